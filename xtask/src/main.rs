@@ -1,0 +1,77 @@
+//! Project automation: `cargo xtask <command>`.
+//!
+//! - `gen-grammar [--check] [--grammar DIR]`: regenerate (or verify) the grammar tables.
+
+mod gen_grammar;
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+/// Default location of the Khronos grammar: the shared reference next to the project.
+fn default_grammar_dir() -> PathBuf {
+    workspace_root().join("../shared/reference/spirv-headers/unified1")
+}
+
+const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        bail!("usage: cargo xtask <gen-grammar|conformance|bench> [options]");
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "gen-grammar" => gen_grammar_cmd(rest),
+        other => bail!("unknown xtask command `{other}`"),
+    }
+}
+
+fn option_value(args: &[String], name: &str) -> Option<String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn gen_grammar_cmd(args: &[String]) -> Result<()> {
+    let dir = option_value(args, "--grammar").map(PathBuf::from).unwrap_or_else(default_grammar_dir);
+    let check = args.iter().any(|a| a == "--check");
+    if !dir.join("spirv.core.grammar.json").exists() {
+        bail!("grammar not found in {} (pass --grammar DIR)", dir.display());
+    }
+    let text = gen_grammar::generate(&dir)?;
+    let text = rustfmt(&text)?;
+    let target = workspace_root().join(GENERATED_PATH);
+    if check {
+        let committed = std::fs::read_to_string(&target).context("reading committed tables")?;
+        if committed != text {
+            bail!("{GENERATED_PATH} is stale: run `cargo xtask gen-grammar`");
+        }
+        println!("{GENERATED_PATH} is up to date");
+    } else {
+        std::fs::write(&target, text)?;
+        println!("wrote {GENERATED_PATH}");
+    }
+    Ok(())
+}
+
+/// Formats generated code the way `cargo fmt` would, so the committed file is stable.
+fn rustfmt(text: &str) -> Result<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .arg("--config-path")
+        .arg(workspace_root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running rustfmt")?;
+    child.stdin.take().expect("piped").write_all(text.as_bytes())?;
+    let output = child.wait_with_output()?;
+    if !output.status.success() {
+        bail!("rustfmt failed on generated code");
+    }
+    Ok(String::from_utf8(output.stdout)?)
+}
