@@ -1,1 +1,12 @@
-pub fn placeholder() {}
+//! The SPIR-V binary layer: reading and writing modules word for word, and the
+//! SPIRV-Tools-compatible text forms (disassembler and assembler).
+
+#![forbid(unsafe_code)]
+
+pub mod module;
+pub mod read;
+pub mod write;
+
+pub use module::{Endian, ExtSetRef, Header, Inst, Module, NumberKind, ParsedOperand};
+pub use read::{read, read_words, ReadError, ReadErrorKind};
+pub use write::{words_to_bytes, write, Builder};

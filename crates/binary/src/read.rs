@@ -1,0 +1,549 @@
+//! Binary reader: bytes -> [`Module`], every operand decoded by the grammar.
+//!
+//! Input is untrusted: every length is checked against the words actually
+//! present before it is used, and per-id tables are sized by the input, never by
+//! the header's bound alone.
+
+use crate::module::{Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand};
+use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
+use std::collections::HashMap;
+
+/// A reader error: where in the module it happened (in words from the start of
+/// the file, header included) and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("word {word_offset}: {kind}")]
+pub struct ReadError {
+    pub word_offset: usize,
+    pub kind: ReadErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadErrorKind {
+    #[error("module has an incomplete header: {bytes} bytes, expected at least 20")]
+    TruncatedHeader { bytes: usize },
+    #[error("module size {bytes} is not a multiple of 4 bytes")]
+    PartialWord { bytes: usize },
+    #[error("bad magic number {0:#010x}, expected 0x07230203")]
+    BadMagic(u32),
+    #[error("instruction has word count 0")]
+    ZeroWordCount,
+    #[error("{name} has word count {word_count} but only {remaining} words remain in the module")]
+    PastEnd { name: String, word_count: u16, remaining: usize },
+    #[error("unknown opcode {0}")]
+    UnknownOpcode(u16),
+    #[error("{name} expects more operands after {words} words: missing {expected}")]
+    MissingOperand { name: String, words: usize, expected: &'static str },
+    #[error("{name} expects no more operands after {words} words, but its word count is {word_count}")]
+    ExtraOperands { name: String, words: usize, word_count: u16 },
+    #[error("{name}: invalid {kind} operand {value}")]
+    UnknownEnumerant { name: String, kind: &'static str, value: u32 },
+    #[error("{name}: string operand is not NUL-terminated inside the instruction")]
+    UnterminatedString { name: String },
+    #[error("{name}: id {id} is not below the bound {bound}")]
+    IdOutOfBound { name: String, id: u32, bound: u32 },
+    #[error("{name}: id is 0")]
+    ZeroId { name: String },
+    #[error("{name}: type {type_id} of a literal number is not a scalar integer or float type")]
+    NotNumericType { name: String, type_id: u32 },
+    #[error("{name}: literal numbers wider than 64 bits are not supported yet (type {type_id} is {width} bits)")]
+    UnsupportedWidth { name: String, type_id: u32, width: u32 },
+    #[error("OpSwitch selector {0} has no known scalar integer type")]
+    BadSwitchSelector(u32),
+    #[error("OpExtInst set {0} is not the result of an OpExtInstImport")]
+    NotAnExtInstImport(u32),
+    #[error("unknown extended instruction set \"{0}\"")]
+    UnknownExtInstSet(String),
+    #[error("extended instruction set \"{set}\" has no instruction {number}")]
+    UnknownExtInst { set: &'static str, number: u32 },
+    #[error("OpSpecConstantOp: invalid opcode {0}")]
+    BadSpecConstantOp(u32),
+    #[error("{name}: invalid {what} width {width}")]
+    BadTypeWidth { name: String, what: &'static str, width: u32 },
+}
+
+/// Reads a module from bytes of either endianness.
+pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
+    let err = |word_offset, kind| Err(ReadError { word_offset, kind });
+    if bytes.len() < 20 {
+        return err(0, ReadErrorKind::TruncatedHeader { bytes: bytes.len() });
+    }
+    if bytes.len() % 4 != 0 {
+        return err(bytes.len() / 4, ReadErrorKind::PartialWord { bytes: bytes.len() });
+    }
+    let magic_le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let endian = if magic_le == grammar::MAGIC_NUMBER {
+        Endian::Little
+    } else if magic_le.swap_bytes() == grammar::MAGIC_NUMBER {
+        Endian::Big
+    } else {
+        return err(0, ReadErrorKind::BadMagic(magic_le));
+    };
+    let words: Vec<u32> = match endian {
+        Endian::Little => {
+            bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        }
+        Endian::Big => {
+            bytes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect()
+        }
+    };
+    read_words(words, endian)
+}
+
+/// Reads a module from host-order words (the header included).
+pub fn read_words(words: Vec<u32>, endian: Endian) -> Result<Module, ReadError> {
+    if words.len() < Header::WORDS {
+        return Err(ReadError {
+            word_offset: 0,
+            kind: ReadErrorKind::TruncatedHeader { bytes: words.len() * 4 },
+        });
+    }
+    if words[0] != grammar::MAGIC_NUMBER {
+        return Err(ReadError { word_offset: 0, kind: ReadErrorKind::BadMagic(words[0]) });
+    }
+    let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
+    let mut parser = Parser::new(&words, header.bound);
+    parser.parse_all()?;
+    let Parser { instructions, operands, .. } = parser;
+    Ok(Module { header, endian, words, instructions, operands })
+}
+
+/// Per-id facts, densely stored for ids the input could plausibly use and
+/// hashed beyond that, so a lying bound cannot force a huge allocation.
+struct IdTable<T: Copy + Default> {
+    dense: Vec<T>,
+    dense_limit: usize,
+    sparse: HashMap<u32, T>,
+}
+
+impl<T: Copy + Default> IdTable<T> {
+    fn new(bound: u32, word_count: usize) -> Self {
+        IdTable {
+            dense: Vec::new(),
+            dense_limit: (bound as usize).min(word_count.saturating_mul(2) + 64),
+            sparse: HashMap::new(),
+        }
+    }
+
+    fn set(&mut self, id: u32, value: T) {
+        let i = id as usize;
+        if i < self.dense_limit {
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, T::default());
+            }
+            self.dense[i] = value;
+        } else {
+            self.sparse.insert(id, value);
+        }
+    }
+
+    fn get(&self, id: u32) -> T {
+        let i = id as usize;
+        if i < self.dense_limit {
+            self.dense.get(i).copied().unwrap_or_default()
+        } else {
+            self.sparse.get(&id).copied().unwrap_or_default()
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+enum IdFact {
+    #[default]
+    Unknown,
+    NumericType(NumberKind),
+    ExtImport(ExtSetRef),
+}
+
+impl Default for NumberKind {
+    fn default() -> Self {
+        NumberKind::None
+    }
+}
+
+/// One pending operand slot while decoding an instruction.
+#[derive(Clone, Copy)]
+struct Expected {
+    kind: OperandKind,
+    quantifier: Quantifier,
+}
+
+struct Parser<'w> {
+    words: &'w [u32],
+    bound: u32,
+    facts: IdTable<IdFact>,
+    value_types: IdTable<u32>,
+    instructions: Vec<InstRecord>,
+    operands: Vec<ParsedOperand>,
+    /// Expected operands, next one last.
+    stack: Vec<Expected>,
+}
+
+fn push_operands(stack: &mut Vec<Expected>, operands: &[grammar::Operand]) {
+    for o in operands.iter().rev() {
+        stack.push(Expected { kind: o.kind, quantifier: o.quantifier });
+    }
+}
+
+fn ceil_words(bits: u32) -> u16 {
+    bits.div_ceil(32) as u16
+}
+
+impl<'w> Parser<'w> {
+    fn new(words: &'w [u32], bound: u32) -> Self {
+        Parser {
+            words,
+            bound,
+            facts: IdTable::new(bound, words.len()),
+            value_types: IdTable::new(bound, words.len()),
+            instructions: Vec::with_capacity(words.len() / 4),
+            operands: Vec::with_capacity(words.len() / 2),
+            stack: Vec::with_capacity(16),
+        }
+    }
+
+    fn parse_all(&mut self) -> Result<(), ReadError> {
+        let mut pos = Header::WORDS;
+        while pos < self.words.len() {
+            pos += self.parse_instruction(pos)?;
+        }
+        Ok(())
+    }
+
+    fn parse_instruction(&mut self, pos: usize) -> Result<usize, ReadError> {
+        let first = self.words[pos];
+        let word_count = (first >> 16) as u16;
+        let op = (first & 0xffff) as u16;
+        let err = |kind| ReadError { word_offset: pos, kind };
+        if word_count == 0 {
+            return Err(err(ReadErrorKind::ZeroWordCount));
+        }
+        let inst = grammar::instruction(op).ok_or_else(|| err(ReadErrorKind::UnknownOpcode(op)))?;
+        let remaining = self.words.len() - pos;
+        if word_count as usize > remaining {
+            return Err(err(ReadErrorKind::PastEnd { name: inst.name.into(), word_count, remaining }));
+        }
+        let iw = &self.words[pos..pos + word_count as usize];
+        let operands_start = self.operands.len();
+        let mut record = InstRecord {
+            offset: pos as u32,
+            word_count,
+            opcode: op,
+            result_type: 0,
+            result_id: 0,
+            operands_start: operands_start as u32,
+            operands_len: 0,
+            ext_set: ExtSetRef::None,
+        };
+        self.stack.clear();
+        push_operands(&mut self.stack, inst.operands);
+        let mut at: usize = 1;
+        while at < iw.len() {
+            let Some(expected) = self.stack.pop() else {
+                return Err(err(ReadErrorKind::ExtraOperands { name: inst.name.into(), words: at, word_count }));
+            };
+            if expected.quantifier == Quantifier::Variadic {
+                self.stack.push(expected);
+            }
+            at = self.parse_operand(pos, iw, at, expected.kind, &mut record)?;
+        }
+        if let Some(missing) = self.stack.iter().rev().find(|e| e.quantifier == Quantifier::One) {
+            return Err(err(ReadErrorKind::MissingOperand {
+                name: inst.name.into(),
+                words: at,
+                expected: missing.kind.name(),
+            }));
+        }
+        record.operands_len = (self.operands.len() - operands_start) as u16;
+        self.record_facts(pos, iw, &record)?;
+        self.instructions.push(record);
+        Ok(word_count as usize)
+    }
+
+    fn check_id(&self, pos: usize, op: u16, id: u32) -> Result<(), ReadError> {
+        let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
+        if id == 0 {
+            return Err(ReadError { word_offset: pos, kind: ReadErrorKind::ZeroId { name: name() } });
+        }
+        if id >= self.bound {
+            return Err(ReadError {
+                word_offset: pos,
+                kind: ReadErrorKind::IdOutOfBound { name: name(), id, bound: self.bound },
+            });
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, at: usize, num_words: usize, kind: OperandKind, number: NumberKind) {
+        self.operands.push(ParsedOperand { offset: at as u16, num_words: num_words as u16, kind, number });
+    }
+
+    /// Decodes one operand starting at word `at` of the instruction; returns the next word index.
+    fn parse_operand(
+        &mut self,
+        pos: usize,
+        iw: &[u32],
+        at: usize,
+        kind: OperandKind,
+        record: &mut InstRecord,
+    ) -> Result<usize, ReadError> {
+        let op = record.opcode;
+        let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
+        let err = |kind| ReadError { word_offset: pos + at, kind };
+        let word = iw[at];
+        match kind {
+            OperandKind::IdResultType => {
+                self.check_id(pos + at, op, word)?;
+                record.result_type = word;
+                self.push(at, 1, kind, NumberKind::None);
+            }
+            OperandKind::IdResult => {
+                self.check_id(pos + at, op, word)?;
+                record.result_id = word;
+                self.push(at, 1, kind, NumberKind::None);
+            }
+            OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
+                self.check_id(pos + at, op, word)?;
+                if is_ext_inst(op) && record.ext_set == ExtSetRef::None {
+                    match self.facts.get(word) {
+                        IdFact::ExtImport(set) => record.ext_set = set,
+                        _ => return Err(err(ReadErrorKind::NotAnExtInstImport(word))),
+                    }
+                }
+                self.push(at, 1, kind, NumberKind::None);
+            }
+            OperandKind::LiteralInteger => {
+                self.push(at, 1, kind, NumberKind::Int { width: 32, signed: false });
+            }
+            OperandKind::LiteralFloat => {
+                self.push(at, 1, kind, NumberKind::Float { width: 32 });
+            }
+            OperandKind::LiteralString => {
+                let len = iw[at..]
+                    .iter()
+                    .position(|w| w.to_le_bytes().contains(&0))
+                    .ok_or_else(|| err(ReadErrorKind::UnterminatedString { name: name() }))?;
+                self.push(at, len + 1, kind, NumberKind::None);
+                return Ok(at + len + 1);
+            }
+            OperandKind::LiteralContextDependentNumber => {
+                let number = self.number_kind_of_type(pos + at, op, record.result_type)?;
+                return self.push_number(pos, iw, at, kind, number);
+            }
+            OperandKind::LiteralExtInstInteger => {
+                self.push(at, 1, kind, NumberKind::Int { width: 32, signed: false });
+                match record.ext_set {
+                    ExtSetRef::Known(i) => {
+                        let set = &EXT_INST_SETS[i as usize];
+                        match set.instruction(word) {
+                            Some(ext) => push_operands(&mut self.stack, ext.operands),
+                            None if set.name.starts_with("NonSemantic.") => self.push_variadic_ids(),
+                            None => {
+                                return Err(err(ReadErrorKind::UnknownExtInst { set: set.name, number: word }))
+                            }
+                        }
+                    }
+                    ExtSetRef::UnknownNonSemantic => self.push_variadic_ids(),
+                    ExtSetRef::None => return Err(err(ReadErrorKind::NotAnExtInstImport(0))),
+                }
+            }
+            OperandKind::LiteralSpecConstantOpInteger => {
+                let inner = u16::try_from(word)
+                    .ok()
+                    .and_then(grammar::instruction)
+                    .ok_or_else(|| err(ReadErrorKind::BadSpecConstantOp(word)))?;
+                self.push(at, 1, kind, NumberKind::None);
+                let skip = inner
+                    .operands
+                    .iter()
+                    .take_while(|o| matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+                    .count();
+                push_operands(&mut self.stack, &inner.operands[skip..]);
+            }
+            OperandKind::PairLiteralIntegerIdRef if op == opcode::OpSwitch => {
+                // Case literals are as wide as the selector's type.
+                let selector = record_operand_word(&self.operands, record, iw, 0);
+                let number = match self.facts.get(self.value_types.get(selector)) {
+                    IdFact::NumericType(n @ NumberKind::Int { .. }) => n,
+                    _ => return Err(err(ReadErrorKind::BadSwitchSelector(selector))),
+                };
+                let next = self.push_number(pos, iw, at, OperandKind::LiteralInteger, number)?;
+                return self.parse_composite_tail(pos, iw, next, &[OperandKind::IdRef], record);
+            }
+            _ => match kind.category() {
+                Category::ValueEnum => {
+                    let e = kind.info().enumerant(word).ok_or_else(|| {
+                        err(ReadErrorKind::UnknownEnumerant { name: name(), kind: kind.name(), value: word })
+                    })?;
+                    self.push(at, 1, kind, NumberKind::None);
+                    push_operands(&mut self.stack, e.parameters);
+                }
+                Category::BitEnum => {
+                    let info = kind.info();
+                    let mut params: Vec<&'static [grammar::Operand]> = Vec::new();
+                    let mut bits = word;
+                    while bits != 0 {
+                        let bit = bits & bits.wrapping_neg();
+                        bits &= !bit;
+                        let e = info.enumerant(bit).ok_or_else(|| {
+                            err(ReadErrorKind::UnknownEnumerant { name: name(), kind: kind.name(), value: word })
+                        })?;
+                        if !e.parameters.is_empty() {
+                            params.push(e.parameters);
+                        }
+                    }
+                    self.push(at, 1, kind, NumberKind::None);
+                    for p in params.iter().rev() {
+                        push_operands(&mut self.stack, p);
+                    }
+                }
+                Category::Composite => {
+                    return self.parse_composite_tail(pos, iw, at, kind.info().bases, record);
+                }
+                Category::Id | Category::Literal => {
+                    // Every id and literal kind is handled above; a new grammar kind lands here.
+                    return Err(err(ReadErrorKind::UnknownEnumerant {
+                        name: name(),
+                        kind: kind.name(),
+                        value: word,
+                    }));
+                }
+            },
+        }
+        Ok(at + 1)
+    }
+
+    /// Parses the parts of a composite operand; all of them must be present.
+    fn parse_composite_tail(
+        &mut self,
+        pos: usize,
+        iw: &[u32],
+        mut at: usize,
+        parts: &[OperandKind],
+        record: &mut InstRecord,
+    ) -> Result<usize, ReadError> {
+        for &part in parts {
+            if at >= iw.len() {
+                return Err(ReadError {
+                    word_offset: pos,
+                    kind: ReadErrorKind::MissingOperand {
+                        name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
+                        words: at,
+                        expected: part.name(),
+                    },
+                });
+            }
+            at = self.parse_operand(pos, iw, at, part, record)?;
+        }
+        Ok(at)
+    }
+
+    fn push_variadic_ids(&mut self) {
+        self.stack.push(Expected { kind: OperandKind::IdRef, quantifier: Quantifier::Variadic });
+    }
+
+    fn push_number(
+        &mut self,
+        pos: usize,
+        iw: &[u32],
+        at: usize,
+        kind: OperandKind,
+        number: NumberKind,
+    ) -> Result<usize, ReadError> {
+        let words = match number {
+            NumberKind::Int { width, .. } | NumberKind::Float { width } => ceil_words(width) as usize,
+            NumberKind::None => 1,
+        };
+        if at + words > iw.len() {
+            return Err(ReadError {
+                word_offset: pos,
+                kind: ReadErrorKind::MissingOperand {
+                    name: grammar::instruction((iw[0] & 0xffff) as u16).map_or("?", |i| i.name).into(),
+                    words: iw.len(),
+                    expected: kind.name(),
+                },
+            });
+        }
+        self.push(at, words, kind, number);
+        Ok(at + words)
+    }
+
+    fn number_kind_of_type(&self, offset: usize, op: u16, type_id: u32) -> Result<NumberKind, ReadError> {
+        let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
+        match self.facts.get(type_id) {
+            IdFact::NumericType(n) => {
+                let width = match n {
+                    NumberKind::Int { width, .. } | NumberKind::Float { width } => width,
+                    NumberKind::None => 0,
+                };
+                if width > 64 {
+                    return Err(ReadError {
+                        word_offset: offset,
+                        kind: ReadErrorKind::UnsupportedWidth { name: name(), type_id, width },
+                    });
+                }
+                Ok(n)
+            }
+            _ => Err(ReadError { word_offset: offset, kind: ReadErrorKind::NotNumericType { name: name(), type_id } }),
+        }
+    }
+
+    /// Remembers what later instructions need: numeric types, value types, ext-inst imports.
+    fn record_facts(&mut self, pos: usize, iw: &[u32], record: &InstRecord) -> Result<(), ReadError> {
+        let id = record.result_id;
+        if id != 0 && record.result_type != 0 {
+            self.value_types.set(id, record.result_type);
+        }
+        match record.opcode {
+            opcode::OpTypeInt | opcode::OpTypeFloat => {
+                let width = iw[2];
+                let is_int = record.opcode == opcode::OpTypeInt;
+                if width == 0 || width > 0xffff {
+                    return Err(ReadError {
+                        word_offset: pos + 2,
+                        kind: ReadErrorKind::BadTypeWidth {
+                            name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
+                            what: if is_int { "integer" } else { "float" },
+                            width,
+                        },
+                    });
+                }
+                let kind = if is_int {
+                    NumberKind::Int { width, signed: iw[3] != 0 }
+                } else {
+                    NumberKind::Float { width }
+                };
+                self.facts.set(id, IdFact::NumericType(kind));
+            }
+            opcode::OpExtInstImport => {
+                let name_operand = self.operands[record.operands_start as usize + 1];
+                let start = name_operand.offset as usize;
+                let bytes = crate::module::string_bytes(&iw[start..start + name_operand.num_words as usize]);
+                let name = String::from_utf8_lossy(&bytes);
+                let set = match spirvkit_grammar::ext_inst_set(&name) {
+                    Some(set) => ExtSetRef::Known(
+                        EXT_INST_SETS.iter().position(|s| std::ptr::eq(s, set)).unwrap_or(0) as u16,
+                    ),
+                    None if name.starts_with("NonSemantic.") => ExtSetRef::UnknownNonSemantic,
+                    None => {
+                        return Err(ReadError {
+                            word_offset: pos,
+                            kind: ReadErrorKind::UnknownExtInstSet(name.into_owned()),
+                        })
+                    }
+                };
+                self.facts.set(id, IdFact::ExtImport(set));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn is_ext_inst(op: u16) -> bool {
+    op == opcode::OpExtInst || op == opcode::OpExtInstWithForwardRefsKHR
+}
+
+/// The first word of the `index`-th operand parsed so far for this instruction.
+fn record_operand_word(operands: &[ParsedOperand], record: &InstRecord, iw: &[u32], index: usize) -> u32 {
+    operands.get(record.operands_start as usize + index).map_or(0, |o| iw[o.offset as usize])
+}
