@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask <command>`.
 //!
-//! - `gen-grammar [--check] [--grammar DIR]`: regenerate (or verify) the grammar tables.
+//! - `gen-grammar [--check] [--grammar DIR] [--legacy-grammar DIR] [--registry FILE]`:
+//!   regenerate (or verify) the grammar tables.
 
 mod gen_grammar;
 
@@ -40,7 +41,24 @@ fn gen_grammar_cmd(args: &[String]) -> Result<()> {
     if !dir.join("spirv.core.grammar.json").exists() {
         bail!("grammar not found in {} (pass --grammar DIR)", dir.display());
     }
-    let text = gen_grammar::generate(&dir)?;
+    let legacy = option_value(args, "--legacy-grammar")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/include/spirv/unified1"));
+    let registry = option_value(args, "--registry")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/include/spirv/spir-v.xml"));
+    if !legacy.join("spirv.core.grammar.json").exists() || !registry.exists() {
+        bail!(
+            "legacy grammar or registry missing ({} / {}): install Debian's spirv-headers",
+            legacy.display(),
+            registry.display()
+        );
+    }
+    let text = gen_grammar::generate(&gen_grammar::Inputs {
+        grammar_dir: &dir,
+        legacy_grammar: &legacy,
+        registry: &registry,
+    })?;
     let text = rustfmt(&text)?;
     let target = workspace_root().join(GENERATED_PATH);
     if check {

@@ -24877,6 +24877,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_0),
         by_name: &BY_NAME_0,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FPFastMathMode",
@@ -24885,6 +24886,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_1),
         by_name: &BY_NAME_1,
+        legacy_names: &[(65536, "AllowContractFastINTEL"), (131072, "AllowReassocINTEL")],
     },
     OperandKindInfo {
         name: "SelectionControl",
@@ -24893,6 +24895,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_2),
         by_name: &BY_NAME_2,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LoopControl",
@@ -24901,6 +24904,18 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_3),
         by_name: &BY_NAME_3,
+        legacy_names: &[
+            (65536, "InitiationIntervalINTEL"),
+            (131072, "MaxConcurrencyINTEL"),
+            (262144, "DependencyArrayINTEL"),
+            (524288, "PipelineEnableINTEL"),
+            (1048576, "LoopCoalesceINTEL"),
+            (2097152, "MaxInterleavingINTEL"),
+            (4194304, "SpeculatedIterationsINTEL"),
+            (8388608, "NoFusionINTEL"),
+            (16777216, "LoopCountINTEL"),
+            (33554432, "MaxReinvocationDelayINTEL"),
+        ],
     },
     OperandKindInfo {
         name: "FunctionControl",
@@ -24909,6 +24924,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_4),
         by_name: &BY_NAME_4,
+        legacy_names: &[(65536, "OptNoneINTEL")],
     },
     OperandKindInfo {
         name: "MemorySemantics",
@@ -24917,6 +24933,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_5),
         by_name: &BY_NAME_5,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "MemoryAccess",
@@ -24925,6 +24942,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_6),
         by_name: &BY_NAME_6,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "KernelProfilingInfo",
@@ -24933,6 +24951,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_7),
         by_name: &BY_NAME_7,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "RayFlags",
@@ -24941,6 +24960,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_8),
         by_name: &BY_NAME_8,
+        legacy_names: &[(1024, "ForceOpacityMicromap2StateEXT")],
     },
     OperandKindInfo {
         name: "FragmentShadingRate",
@@ -24949,6 +24969,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_9),
         by_name: &BY_NAME_9,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "RawAccessChainOperands",
@@ -24957,6 +24978,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_10),
         by_name: &BY_NAME_10,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "SourceLanguage",
@@ -24965,6 +24987,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_11),
         by_name: &BY_NAME_11,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ExecutionModel",
@@ -24973,6 +24996,14 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_12),
         by_name: &BY_NAME_12,
+        legacy_names: &[
+            (5313, "RayGenerationNV"),
+            (5314, "IntersectionNV"),
+            (5315, "AnyHitNV"),
+            (5316, "ClosestHitNV"),
+            (5317, "MissNV"),
+            (5318, "CallableNV"),
+        ],
     },
     OperandKindInfo {
         name: "AddressingModel",
@@ -24981,6 +25012,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_13),
         by_name: &BY_NAME_13,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "MemoryModel",
@@ -24989,6 +25021,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_14),
         by_name: &BY_NAME_14,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ExecutionMode",
@@ -24997,6 +25030,13 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_15),
         by_name: &BY_NAME_15,
+        legacy_names: &[
+            (5269, "OutputLinesNV"),
+            (5270, "OutputPrimitivesNV"),
+            (5289, "DerivativeGroupQuadsNV"),
+            (5290, "DerivativeGroupLinearNV"),
+            (5298, "OutputTrianglesNV"),
+        ],
     },
     OperandKindInfo {
         name: "StorageClass",
@@ -25005,6 +25045,16 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_16),
         by_name: &BY_NAME_16,
+        legacy_names: &[
+            (5328, "CallableDataNV"),
+            (5329, "IncomingCallableDataNV"),
+            (5338, "RayPayloadNV"),
+            (5339, "HitAttributeNV"),
+            (5342, "IncomingRayPayloadNV"),
+            (5343, "ShaderRecordBufferNV"),
+            (5936, "DeviceOnlyINTEL"),
+            (5937, "HostOnlyINTEL"),
+        ],
     },
     OperandKindInfo {
         name: "Dim",
@@ -25013,6 +25063,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_17),
         by_name: &BY_NAME_17,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "SamplerAddressingMode",
@@ -25021,6 +25072,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_18),
         by_name: &BY_NAME_18,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "SamplerFilterMode",
@@ -25029,6 +25081,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_19),
         by_name: &BY_NAME_19,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ImageFormat",
@@ -25037,6 +25090,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_20),
         by_name: &BY_NAME_20,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ImageChannelOrder",
@@ -25045,6 +25099,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_21),
         by_name: &BY_NAME_21,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ImageChannelDataType",
@@ -25053,6 +25108,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_22),
         by_name: &BY_NAME_22,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FPRoundingMode",
@@ -25061,6 +25117,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_23),
         by_name: &BY_NAME_23,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FPDenormMode",
@@ -25069,6 +25126,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_24),
         by_name: &BY_NAME_24,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "QuantizationModes",
@@ -25077,6 +25135,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_25),
         by_name: &BY_NAME_25,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FPOperationMode",
@@ -25085,6 +25144,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_26),
         by_name: &BY_NAME_26,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "OverflowModes",
@@ -25093,6 +25153,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_27),
         by_name: &BY_NAME_27,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LinkageType",
@@ -25101,6 +25162,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_28),
         by_name: &BY_NAME_28,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "AccessQualifier",
@@ -25109,6 +25171,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_29),
         by_name: &BY_NAME_29,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "HostAccessQualifier",
@@ -25117,6 +25180,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_30),
         by_name: &BY_NAME_30,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FunctionParameterAttribute",
@@ -25125,6 +25189,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_31),
         by_name: &BY_NAME_31,
+        legacy_names: &[(5940, "RuntimeAlignedINTEL")],
     },
     OperandKindInfo {
         name: "Decoration",
@@ -25133,6 +25198,33 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_32),
         by_name: &BY_NAME_32,
+        legacy_names: &[
+            (5271, "PerPrimitiveNV"),
+            (5825, "RegisterINTEL"),
+            (5826, "MemoryINTEL"),
+            (5827, "NumbanksINTEL"),
+            (5828, "BankwidthINTEL"),
+            (5829, "MaxPrivateCopiesINTEL"),
+            (5830, "SinglepumpINTEL"),
+            (5831, "DoublepumpINTEL"),
+            (5832, "MaxReplicatesINTEL"),
+            (5833, "SimpleDualPortINTEL"),
+            (5834, "MergeINTEL"),
+            (5835, "BankBitsINTEL"),
+            (5836, "ForcePow2DepthINTEL"),
+            (5899, "BurstCoalesceINTEL"),
+            (5900, "CacheSizeINTEL"),
+            (5901, "DontStaticallyCoalesceINTEL"),
+            (5902, "PrefetchINTEL"),
+            (5905, "StallEnableINTEL"),
+            (5907, "FuseLoopsInFunctionINTEL"),
+            (5909, "MathOpDSPModeINTEL"),
+            (5917, "InitiationIntervalINTEL"),
+            (5918, "MaxConcurrencyINTEL"),
+            (5919, "PipelineEnableINTEL"),
+            (5921, "BufferLocationINTEL"),
+            (5944, "IOPipeStorageINTEL"),
+        ],
     },
     OperandKindInfo {
         name: "BuiltIn",
@@ -25141,6 +25233,21 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_33),
         by_name: &BY_NAME_33,
+        legacy_names: &[
+            (5319, "LaunchIdNV"),
+            (5320, "LaunchSizeNV"),
+            (5321, "WorldRayOriginNV"),
+            (5322, "WorldRayDirectionNV"),
+            (5323, "ObjectRayOriginNV"),
+            (5324, "ObjectRayDirectionNV"),
+            (5325, "RayTminNV"),
+            (5326, "RayTmaxNV"),
+            (5327, "InstanceCustomIndexNV"),
+            (5330, "ObjectToWorldNV"),
+            (5331, "WorldToObjectNV"),
+            (5333, "HitKindNV"),
+            (5351, "IncomingRayFlagsNV"),
+        ],
     },
     OperandKindInfo {
         name: "Scope",
@@ -25149,6 +25256,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_34),
         by_name: &BY_NAME_34,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "GroupOperation",
@@ -25157,6 +25265,11 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_35),
         by_name: &BY_NAME_35,
+        legacy_names: &[
+            (6, "PartitionedReduceNV"),
+            (7, "PartitionedInclusiveScanNV"),
+            (8, "PartitionedExclusiveScanNV"),
+        ],
     },
     OperandKindInfo {
         name: "KernelEnqueueFlags",
@@ -25165,6 +25278,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_36),
         by_name: &BY_NAME_36,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "Capability",
@@ -25173,6 +25287,31 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_37),
         by_name: &BY_NAME_37,
+        legacy_names: &[
+            (5288, "ComputeDerivativeGroupQuadsNV"),
+            (5297, "GroupNonUniformPartitionedNV"),
+            (5350, "ComputeDerivativeGroupLinearNV"),
+            (5381, "RayTracingOpacityMicromapEXT"),
+            (5824, "FPGAMemoryAttributesINTEL"),
+            (5844, "ArbitraryPrecisionIntegersINTEL"),
+            (5845, "ArbitraryPrecisionFloatingPointINTEL"),
+            (5888, "FPGALoopControlsINTEL"),
+            (5898, "FPGAMemoryAccessesINTEL"),
+            (5904, "FPGAClusterAttributesINTEL"),
+            (5906, "LoopFuseINTEL"),
+            (5908, "FPGADSPControlINTEL"),
+            (5916, "FPGAInvocationPipeliningAttributesINTEL"),
+            (5920, "FPGABufferLocationINTEL"),
+            (5922, "ArbitraryPrecisionFixedPointINTEL"),
+            (5935, "USMStorageClassesINTEL"),
+            (5939, "RuntimeAlignedAttributeINTEL"),
+            (5943, "IOPipesINTEL"),
+            (5945, "BlockingPipesINTEL"),
+            (5948, "FPGARegINTEL"),
+            (6089, "LongConstantCompositeINTEL"),
+            (6094, "OptNoneINTEL"),
+            (6141, "SplitBarrierINTEL"),
+        ],
     },
     OperandKindInfo {
         name: "RayQueryIntersection",
@@ -25181,6 +25320,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_38),
         by_name: &BY_NAME_38,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "RayQueryCommittedIntersectionType",
@@ -25189,6 +25329,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_39),
         by_name: &BY_NAME_39,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "RayQueryCandidateIntersectionType",
@@ -25197,6 +25338,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_40),
         by_name: &BY_NAME_40,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "PackedVectorFormat",
@@ -25205,6 +25347,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_41),
         by_name: &BY_NAME_41,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "CooperativeMatrixOperands",
@@ -25213,6 +25356,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_42),
         by_name: &BY_NAME_42,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "CooperativeMatrixLayout",
@@ -25221,6 +25365,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_43),
         by_name: &BY_NAME_43,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "CooperativeMatrixUse",
@@ -25229,6 +25374,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_44),
         by_name: &BY_NAME_44,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "CooperativeMatrixReduce",
@@ -25237,6 +25383,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_45),
         by_name: &BY_NAME_45,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "TensorClampMode",
@@ -25245,6 +25392,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_46),
         by_name: &BY_NAME_46,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "TensorAddressingOperands",
@@ -25253,6 +25401,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_47),
         by_name: &BY_NAME_47,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "InitializationModeQualifier",
@@ -25261,6 +25410,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_48),
         by_name: &BY_NAME_48,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LoadCacheControl",
@@ -25269,6 +25419,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_49),
         by_name: &BY_NAME_49,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "StoreCacheControl",
@@ -25277,6 +25428,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_50),
         by_name: &BY_NAME_50,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "NamedMaximumNumberOfRegisters",
@@ -25285,6 +25437,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_51),
         by_name: &BY_NAME_51,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "MatrixMultiplyAccumulateOperands",
@@ -25293,6 +25446,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_52),
         by_name: &BY_NAME_52,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "FPEncoding",
@@ -25301,6 +25455,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_53),
         by_name: &BY_NAME_53,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "CooperativeVectorMatrixLayout",
@@ -25309,6 +25464,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_54),
         by_name: &BY_NAME_54,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "ComponentType",
@@ -25317,6 +25473,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_55),
         by_name: &BY_NAME_55,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "GatherModes",
@@ -25325,6 +25482,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_56),
         by_name: &BY_NAME_56,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "IdResultType",
@@ -25333,6 +25491,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_57,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "IdResult",
@@ -25341,6 +25500,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_58,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "IdMemorySemantics",
@@ -25349,6 +25509,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_59,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "IdScope",
@@ -25357,6 +25518,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_60,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "IdRef",
@@ -25365,6 +25527,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_61,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralInteger",
@@ -25373,6 +25536,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_62,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralString",
@@ -25381,6 +25545,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_63,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralFloat",
@@ -25389,6 +25554,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_64,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralContextDependentNumber",
@@ -25397,6 +25563,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_65,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralExtInstInteger",
@@ -25405,6 +25572,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_66,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "LiteralSpecConstantOpInteger",
@@ -25413,6 +25581,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_67,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "PairLiteralIntegerIdRef",
@@ -25421,6 +25590,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[OperandKind::LiteralInteger, OperandKind::IdRef],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_68,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "PairIdRefLiteralInteger",
@@ -25429,6 +25599,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[OperandKind::IdRef, OperandKind::LiteralInteger],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_69,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "PairIdRefIdRef",
@@ -25437,6 +25608,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[OperandKind::IdRef, OperandKind::IdRef],
         by_value: ValueIndex::None,
         by_name: &BY_NAME_70,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "TensorOperands",
@@ -25445,6 +25617,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_71),
         by_name: &BY_NAME_71,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugInfoFlags",
@@ -25453,6 +25626,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_72),
         by_name: &BY_NAME_72,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugBaseTypeAttributeEncoding",
@@ -25461,6 +25635,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_73),
         by_name: &BY_NAME_73,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugCompositeType",
@@ -25469,6 +25644,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_74),
         by_name: &BY_NAME_74,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugTypeQualifier",
@@ -25477,6 +25653,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_75),
         by_name: &BY_NAME_75,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugOperation",
@@ -25485,6 +25662,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_76),
         by_name: &BY_NAME_76,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugInfoFlags",
@@ -25493,6 +25671,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_77),
         by_name: &BY_NAME_77,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugBaseTypeAttributeEncoding",
@@ -25501,6 +25680,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_78),
         by_name: &BY_NAME_78,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugCompositeType",
@@ -25509,6 +25689,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_79),
         by_name: &BY_NAME_79,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugTypeQualifier",
@@ -25517,6 +25698,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_80),
         by_name: &BY_NAME_80,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugOperation",
@@ -25525,6 +25707,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_81),
         by_name: &BY_NAME_81,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugImportedEntity",
@@ -25533,6 +25716,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_82),
         by_name: &BY_NAME_82,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugInfoFlags",
@@ -25541,6 +25725,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_83),
         by_name: &BY_NAME_83,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "BuildIdentifierFlags",
@@ -25549,6 +25734,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_84),
         by_name: &BY_NAME_84,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugBaseTypeAttributeEncoding",
@@ -25557,6 +25743,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_85),
         by_name: &BY_NAME_85,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugCompositeType",
@@ -25565,6 +25752,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_86),
         by_name: &BY_NAME_86,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugTypeQualifier",
@@ -25573,6 +25761,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_87),
         by_name: &BY_NAME_87,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugOperation",
@@ -25581,6 +25770,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_88),
         by_name: &BY_NAME_88,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugImportedEntity",
@@ -25589,6 +25779,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_89),
         by_name: &BY_NAME_89,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugInfoFlags",
@@ -25597,6 +25788,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_90),
         by_name: &BY_NAME_90,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "BuildIdentifierFlags",
@@ -25605,6 +25797,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_91),
         by_name: &BY_NAME_91,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugBaseTypeAttributeEncoding",
@@ -25613,6 +25806,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_92),
         by_name: &BY_NAME_92,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugCompositeType",
@@ -25621,6 +25815,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_93),
         by_name: &BY_NAME_93,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugTypeQualifier",
@@ -25629,6 +25824,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_94),
         by_name: &BY_NAME_94,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugOperation",
@@ -25637,6 +25833,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_95),
         by_name: &BY_NAME_95,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "DebugImportedEntity",
@@ -25645,6 +25842,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Dense(&BY_VALUE_96),
         by_name: &BY_NAME_96,
+        legacy_names: &[],
     },
     OperandKindInfo {
         name: "KernelPropertyFlags",
@@ -25653,6 +25851,7 @@ pub(crate) static OPERAND_KINDS: [OperandKindInfo; 98] = [
         bases: &[],
         by_value: ValueIndex::Sorted(&BY_VALUE_97),
         by_name: &BY_NAME_97,
+        legacy_names: &[],
     },
 ];
 
@@ -43178,6 +43377,86 @@ pub(crate) static OPCODE_INDEX: [u16; 6919] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 873, 874, 875,
+];
+pub(crate) static LEGACY_OPCODE_NAMES: [(u16, &str); 39] = [
+    (5296, "OpGroupNonUniformPartitionNV"),
+    (5334, "OpReportIntersectionNV"),
+    (5341, "OpTypeAccelerationStructureNV"),
+    (5840, "OpArbitraryFloatSinCosPiINTEL"),
+    (5841, "OpArbitraryFloatCastINTEL"),
+    (5842, "OpArbitraryFloatCastFromIntINTEL"),
+    (5843, "OpArbitraryFloatCastToIntINTEL"),
+    (5846, "OpArbitraryFloatAddINTEL"),
+    (5847, "OpArbitraryFloatSubINTEL"),
+    (5848, "OpArbitraryFloatMulINTEL"),
+    (5849, "OpArbitraryFloatDivINTEL"),
+    (5850, "OpArbitraryFloatGTINTEL"),
+    (5851, "OpArbitraryFloatGEINTEL"),
+    (5852, "OpArbitraryFloatLTINTEL"),
+    (5853, "OpArbitraryFloatLEINTEL"),
+    (5854, "OpArbitraryFloatEQINTEL"),
+    (5855, "OpArbitraryFloatRecipINTEL"),
+    (5856, "OpArbitraryFloatRSqrtINTEL"),
+    (5857, "OpArbitraryFloatCbrtINTEL"),
+    (5858, "OpArbitraryFloatHypotINTEL"),
+    (5859, "OpArbitraryFloatSqrtINTEL"),
+    (5923, "OpFixedSqrtINTEL"),
+    (5924, "OpFixedRecipINTEL"),
+    (5925, "OpFixedRsqrtINTEL"),
+    (5926, "OpFixedSinINTEL"),
+    (5927, "OpFixedCosINTEL"),
+    (5928, "OpFixedSinCosINTEL"),
+    (5929, "OpFixedSinPiINTEL"),
+    (5930, "OpFixedCosPiINTEL"),
+    (5931, "OpFixedSinCosPiINTEL"),
+    (5932, "OpFixedLogINTEL"),
+    (5933, "OpFixedExpINTEL"),
+    (5934, "OpPtrCastToCrossWorkgroupINTEL"),
+    (5938, "OpCrossWorkgroupCastToPtrINTEL"),
+    (5946, "OpReadPipeBlockingINTEL"),
+    (5947, "OpWritePipeBlockingINTEL"),
+    (5949, "OpFPGARegINTEL"),
+    (6142, "OpControlBarrierArriveINTEL"),
+    (6143, "OpControlBarrierWaitINTEL"),
+];
+pub(crate) static GENERATORS: [(u16, &str); 37] = [
+    (0, "Khronos"),
+    (1, "LunarG"),
+    (2, "Valve"),
+    (3, "Codeplay"),
+    (4, "NVIDIA"),
+    (5, "ARM"),
+    (6, "Khronos LLVM/SPIR-V Translator"),
+    (7, "Khronos SPIR-V Tools Assembler"),
+    (8, "Khronos Glslang Reference Front End"),
+    (9, "Qualcomm"),
+    (10, "AMD"),
+    (11, "Intel"),
+    (12, "Imagination"),
+    (13, "Google Shaderc over Glslang"),
+    (14, "Google spiregg"),
+    (15, "Google rspirv"),
+    (16, "X-LEGEND Mesa-IR/SPIR-V Translator"),
+    (17, "Khronos SPIR-V Tools Linker"),
+    (18, "Wine VKD3D Shader Compiler"),
+    (19, "Tellusim Clay Shader Compiler"),
+    (20, "W3C WebGPU Group WHLSL Shader Translator"),
+    (21, "Google Clspv"),
+    (22, "Google MLIR SPIR-V Serializer"),
+    (23, "Google Tint Compiler"),
+    (24, "Google ANGLE Shader Compiler"),
+    (25, "Netease Games Messiah Shader Compiler"),
+    (26, "Xenia Xenia Emulator Microcode Translator"),
+    (27, "Embark Studios Rust GPU Compiler Backend"),
+    (28, "gfx-rs community Naga"),
+    (29, "Mikkosoft Productions MSP Shader Compiler"),
+    (30, "SpvGenTwo community SpvGenTwo SPIR-V IR Tools"),
+    (31, "Google Skia SkSL"),
+    (32, "TornadoVM SPIRV Beehive Toolkit"),
+    (33, "DragonJoker ShaderWriter"),
+    (34, "Rayan Hatout SPIRVSmith"),
+    (35, "Saarland University Shady"),
+    (36, "Taichi Graphics Taichi"),
 ];
 pub(crate) static INSTRUCTION_NAMES: [(&str, u16); 934] = [
     ("OpAbortKHR", 440),

@@ -124,9 +124,18 @@ pub struct OperandKindInfo {
     by_value: ValueIndex,
     /// Sorted `(name, index)` pairs over names and aliases.
     by_name: &'static [(&'static str, u16)],
+    /// Sorted `(value, name)` where SPIRV-Tools 2023.1 prints another name than the grammar's.
+    legacy_names: &'static [(u32, &'static str)],
 }
 
 impl OperandKindInfo {
+    /// The name SPIRV-Tools 2023.1 (`spirv-dis`) prints for this value, if it differs
+    /// from the current grammar's canonical name.
+    pub fn legacy_name(&self, value: u32) -> Option<&'static str> {
+        let at = self.legacy_names.binary_search_by_key(&value, |&(v, _)| v).ok()?;
+        Some(self.legacy_names[at].1)
+    }
+
     /// The enumerant with exactly this value (for bit enums: a single bit or 0).
     pub fn enumerant(&self, value: u32) -> Option<&'static Enumerant> {
         let index = match self.by_value {
@@ -180,6 +189,21 @@ impl Instruction {
     pub fn has_result(&self) -> bool {
         self.operands.iter().take(2).any(|o| o.kind == OperandKind::IdResult)
     }
+}
+
+/// The opcode name SPIRV-Tools 2023.1 prints, where it differs from the grammar's.
+pub fn legacy_opcode_name(opcode: u16) -> Option<&'static str> {
+    let names = &generated::LEGACY_OPCODE_NAMES;
+    let at = names.binary_search_by_key(&opcode, |&(o, _)| o).ok()?;
+    Some(names[at].1)
+}
+
+/// The registered name of a generator tool id (the high 16 bits of the header's
+/// generator word), as `"vendor tool"`.
+pub fn generator_name(tool: u16) -> Option<&'static str> {
+    let names = &generated::GENERATORS;
+    let at = names.binary_search_by_key(&tool, |&(t, _)| t).ok()?;
+    Some(names[at].1)
 }
 
 /// The core instruction with this opcode. O(1).
@@ -291,6 +315,16 @@ mod tests {
         let decorate_string = instruction_by_name("OpDecorateStringGOOGLE").unwrap();
         assert_eq!(decorate_string.name, "OpDecorateString");
         assert!(decorate_string.availability.extensions.contains(&"SPV_GOOGLE_decorate_string"));
+    }
+
+    #[test]
+    fn legacy_names_and_generators() {
+        let models = OperandKind::ExecutionModel.info();
+        assert_eq!(models.enumerant(5313).unwrap().name, "RayGenerationKHR");
+        assert_eq!(models.legacy_name(5313), Some("RayGenerationNV"));
+        assert_eq!(models.legacy_name(0), None);
+        assert_eq!(generator_name(8), Some("Khronos Glslang Reference Front End"));
+        assert_eq!(generator_name(0), Some("Khronos"));
     }
 
     #[test]
