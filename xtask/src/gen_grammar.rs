@@ -364,9 +364,15 @@ fn legacy_names(g: &Value) -> Result<HashMap<(String, u64), String>> {
             names.entry((kind.to_string(), value_of(&e["value"])?)).or_insert(str_of(&e["enumerant"])?.to_string());
         }
     }
+    // SPIRV-Tools of that era sorts its opcode table by name within an opcode, so the
+    // alphabetically first spelling wins there (enumerants keep grammar order).
     for inst in arr(&g["instructions"])? {
         let opcode = inst["opcode"].as_u64().ok_or_else(|| anyhow!("opcode"))?;
-        names.entry(("Op".to_string(), opcode)).or_insert(str_of(&inst["opname"])?.to_string());
+        let name = str_of(&inst["opname"])?.to_string();
+        let entry = names.entry(("Op".to_string(), opcode)).or_insert_with(|| name.clone());
+        if name < *entry {
+            *entry = name;
+        }
     }
     Ok(names)
 }

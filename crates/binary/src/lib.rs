@@ -3,10 +3,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod dis;
+mod idmap;
 pub mod module;
+pub mod numfmt;
 pub mod read;
 pub mod write;
 
 pub use module::{Endian, ExtSetRef, Header, Inst, Module, NumberKind, ParsedOperand};
 pub use read::{read, read_words, ReadError, ReadErrorKind};
 pub use write::{words_to_bytes, write, Builder};
+pub use dis::{disassemble, DisOptions, Naming};

@@ -6,7 +6,7 @@
 
 use crate::module::{Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand};
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
-use std::collections::HashMap;
+use crate::idmap::IdMap;
 
 /// A reader error: where in the module it happened (in words from the start of
 /// the file, header included) and what was wrong.
@@ -107,45 +107,6 @@ pub fn read_words(words: Vec<u32>, endian: Endian) -> Result<Module, ReadError> 
     Ok(Module { header, endian, words, instructions, operands })
 }
 
-/// Per-id facts, densely stored for ids the input could plausibly use and
-/// hashed beyond that, so a lying bound cannot force a huge allocation.
-struct IdTable<T: Copy + Default> {
-    dense: Vec<T>,
-    dense_limit: usize,
-    sparse: HashMap<u32, T>,
-}
-
-impl<T: Copy + Default> IdTable<T> {
-    fn new(bound: u32, word_count: usize) -> Self {
-        IdTable {
-            dense: Vec::new(),
-            dense_limit: (bound as usize).min(word_count.saturating_mul(2) + 64),
-            sparse: HashMap::new(),
-        }
-    }
-
-    fn set(&mut self, id: u32, value: T) {
-        let i = id as usize;
-        if i < self.dense_limit {
-            if i >= self.dense.len() {
-                self.dense.resize(i + 1, T::default());
-            }
-            self.dense[i] = value;
-        } else {
-            self.sparse.insert(id, value);
-        }
-    }
-
-    fn get(&self, id: u32) -> T {
-        let i = id as usize;
-        if i < self.dense_limit {
-            self.dense.get(i).copied().unwrap_or_default()
-        } else {
-            self.sparse.get(&id).copied().unwrap_or_default()
-        }
-    }
-}
-
 #[derive(Clone, Copy, Default)]
 enum IdFact {
     #[default]
@@ -170,8 +131,8 @@ struct Expected {
 struct Parser<'w> {
     words: &'w [u32],
     bound: u32,
-    facts: IdTable<IdFact>,
-    value_types: IdTable<u32>,
+    facts: IdMap<IdFact>,
+    value_types: IdMap<u32>,
     instructions: Vec<InstRecord>,
     operands: Vec<ParsedOperand>,
     /// Expected operands, next one last.
@@ -193,8 +154,8 @@ impl<'w> Parser<'w> {
         Parser {
             words,
             bound,
-            facts: IdTable::new(bound, words.len()),
-            value_types: IdTable::new(bound, words.len()),
+            facts: IdMap::new(bound, words.len()),
+            value_types: IdMap::new(bound, words.len()),
             instructions: Vec::with_capacity(words.len() / 4),
             operands: Vec::with_capacity(words.len() / 2),
             stack: Vec::with_capacity(16),
@@ -304,7 +265,7 @@ impl<'w> Parser<'w> {
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
                 self.check_id(pos + at, op, word)?;
                 if is_ext_inst(op) && record.ext_set == ExtSetRef::None {
-                    match self.facts.get(word) {
+                    match *self.facts.get(word) {
                         IdFact::ExtImport(set) => record.ext_set = set,
                         _ => return Err(err(ReadErrorKind::NotAnExtInstImport(word))),
                     }
@@ -362,7 +323,7 @@ impl<'w> Parser<'w> {
             OperandKind::PairLiteralIntegerIdRef if op == opcode::OpSwitch => {
                 // Case literals are as wide as the selector's type.
                 let selector = record_operand_word(&self.operands, record, iw, 0);
-                let number = match self.facts.get(self.value_types.get(selector)) {
+                let number = match *self.facts.get(*self.value_types.get(selector)) {
                     IdFact::NumericType(n @ NumberKind::Int { .. }) => n,
                     _ => return Err(err(ReadErrorKind::BadSwitchSelector(selector))),
                 };
@@ -469,7 +430,7 @@ impl<'w> Parser<'w> {
 
     fn number_kind_of_type(&self, offset: usize, op: u16, type_id: u32) -> Result<NumberKind, ReadError> {
         let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
-        match self.facts.get(type_id) {
+        match *self.facts.get(type_id) {
             IdFact::NumericType(n) => {
                 let width = match n {
                     NumberKind::Int { width, .. } | NumberKind::Float { width } => width,

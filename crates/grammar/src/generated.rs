@@ -43378,10 +43378,8 @@ pub(crate) static OPCODE_INDEX: [u16; 6919] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 873, 874, 875,
 ];
-pub(crate) static LEGACY_OPCODE_NAMES: [(u16, &str); 39] = [
+pub(crate) static LEGACY_OPCODE_NAMES: [(u16, &str); 37] = [
     (5296, "OpGroupNonUniformPartitionNV"),
-    (5334, "OpReportIntersectionNV"),
-    (5341, "OpTypeAccelerationStructureNV"),
     (5840, "OpArbitraryFloatSinCosPiINTEL"),
     (5841, "OpArbitraryFloatCastINTEL"),
     (5842, "OpArbitraryFloatCastFromIntINTEL"),
