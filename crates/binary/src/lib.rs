@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod asm;
 pub mod dis;
 mod idmap;
 pub mod module;
@@ -14,3 +15,4 @@ pub use module::{Endian, ExtSetRef, Header, Inst, Module, NumberKind, ParsedOper
 pub use read::{read, read_words, ReadError, ReadErrorKind};
 pub use write::{words_to_bytes, write, Builder};
 pub use dis::{disassemble, DisOptions, Naming};
+pub use asm::{assemble, AsmError, AsmOptions, TargetEnv};

@@ -1,7 +1,7 @@
 //! `spirvkit`: the command-line front of the toolkit.
 
 use clap::{Parser, Subcommand};
-use spirvkit_binary::{DisOptions, Naming};
+use spirvkit_binary::{AsmOptions, DisOptions, Naming, TargetEnv};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +42,21 @@ enum Command {
         #[arg(long)]
         canonical_names: bool,
     },
+    /// Assemble SPIRV-Tools assembly text to a SPIR-V binary (as `spirv-as`).
+    As {
+        /// Input text; `-` reads standard input.
+        input: String,
+        /// Output file (default `out.spv`, as spirv-as); `-` writes standard output.
+        #[arg(short = 'o')]
+        output: Option<PathBuf>,
+        /// Target environment: decides the header version and which names are valid
+        /// (spv1.0..spv1.6, vulkan1.0..vulkan1.3, vulkan1.1spv1.4, opencl*, opengl*).
+        #[arg(long, default_value = "spv1.6")]
+        target_env: String,
+        /// Keep numeric ids such as `%12` as those numbers.
+        #[arg(long)]
+        preserve_numeric_ids: bool,
+    },
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, String> {
@@ -81,6 +96,21 @@ fn run(cli: Cli) -> Result<(), String> {
             };
             let text = spirvkit_binary::disassemble(&module, &options);
             write_output(output.as_ref(), &text)
+        }
+        Command::As { input, output, target_env, preserve_numeric_ids } => {
+            let env = TargetEnv::parse(&target_env).ok_or_else(|| {
+                let known: Vec<_> = TargetEnv::names().collect();
+                format!("error: unrecognized target env `{target_env}` (known: {})", known.join(", "))
+            })?;
+            let bytes = read_input(&input)?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                format!("{input}: error: input is not UTF-8 (byte {})", e.utf8_error().valid_up_to())
+            })?;
+            let options = AsmOptions { target_env: env, preserve_numeric_ids };
+            let words = spirvkit_binary::assemble(&text, &options).map_err(|e| format!("{input}:{e}"))?;
+            let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+            let output = output.unwrap_or_else(|| PathBuf::from("out.spv"));
+            write_output(Some(&output), &bytes)
         }
     }
 }
