@@ -41,6 +41,8 @@ pub enum ReadErrorKind {
     UnterminatedString { name: String },
     #[error("{name}: id {id} is not below the bound {bound}")]
     IdOutOfBound { name: String, id: u32, bound: u32 },
+    #[error("{name}: id {id} is defined more than once")]
+    DuplicateId { name: String, id: u32 },
     #[error("{name}: id is 0")]
     ZeroId { name: String },
     #[error("{name}: type {type_id} of a literal number is not a scalar integer or float type")]
@@ -133,6 +135,7 @@ struct Parser<'w> {
     bound: u32,
     facts: IdMap<IdFact>,
     value_types: IdMap<u32>,
+    defined: IdMap<bool>,
     instructions: Vec<InstRecord>,
     operands: Vec<ParsedOperand>,
     /// Expected operands, next one last.
@@ -156,6 +159,7 @@ impl<'w> Parser<'w> {
             bound,
             facts: IdMap::new(bound, words.len()),
             value_types: IdMap::new(bound, words.len()),
+            defined: IdMap::new(bound, words.len()),
             instructions: Vec::with_capacity(words.len() / 4),
             operands: Vec::with_capacity(words.len() / 2),
             stack: Vec::with_capacity(16),
@@ -451,6 +455,18 @@ impl<'w> Parser<'w> {
     /// Remembers what later instructions need: numeric types, value types, ext-inst imports.
     fn record_facts(&mut self, pos: usize, iw: &[u32], record: &InstRecord) -> Result<(), ReadError> {
         let id = record.result_id;
+        if id != 0 {
+            if *self.defined.get(id) {
+                return Err(ReadError {
+                    word_offset: pos,
+                    kind: ReadErrorKind::DuplicateId {
+                        name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
+                        id,
+                    },
+                });
+            }
+            self.defined.set(id, true);
+        }
         if id != 0 && record.result_type != 0 {
             self.value_types.set(id, record.result_type);
         }
