@@ -333,10 +333,21 @@ pub fn write_number(out: &mut String, words: &[u32], number: NumberKind) {
     }
 }
 
-/// SPIRV-Tools' FriendlyNameMapper: names from OpName, types and constants,
-/// made unique with `_0`, `_1`… suffixes; other ids print as numbers.
+/// SPIRV-Tools' FriendlyNameMapper: names from OpName, builtins, types and
+/// constants, made unique with `_0`, `_1`… suffixes; other results are named by
+/// their number (which reserves that number as a name).
 pub struct FriendlyNames {
-    names: IdMap<Box<str>>,
+    names: IdMap<NameEntry>,
+}
+
+/// One id's name. Most ids are named by their number, which is kept implicit so
+/// naming a large module does not allocate a string per id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+enum NameEntry {
+    #[default]
+    Unset,
+    Numeric,
+    Named(Box<str>),
 }
 
 impl FriendlyNames {
@@ -353,20 +364,18 @@ impl FriendlyNames {
 
     /// Writes the id's name (without `%`).
     pub fn write(&self, out: &mut Vec<u8>, id: u32) {
-        let name = self.names.get(id);
-        if name.is_empty() {
-            let _ = write!(out, "{id}");
-        } else {
-            out.extend_from_slice(name.as_bytes());
+        match self.names.get(id) {
+            NameEntry::Named(name) => out.extend_from_slice(name.as_bytes()),
+            _ => {
+                let _ = write!(out, "{id}");
+            }
         }
     }
 
     pub fn len(&self, id: u32) -> usize {
-        let name = self.names.get(id);
-        if name.is_empty() {
-            decimal_len(id)
-        } else {
-            name.len()
+        match self.names.get(id) {
+            NameEntry::Named(name) => name.len(),
+            _ => decimal_len(id),
         }
     }
 
@@ -379,33 +388,56 @@ impl FriendlyNames {
 }
 
 struct NameBuilder {
-    names: IdMap<Box<str>>,
+    names: IdMap<NameEntry>,
+    /// Every explicit (non-numeric) name handed out.
     used: HashSet<Box<str>>,
 }
 
 impl NameBuilder {
     fn name_for(&self, id: u32) -> String {
-        let name = self.names.get(id);
-        if name.is_empty() {
-            id.to_string()
-        } else {
-            name.to_string()
+        match self.names.get(id) {
+            NameEntry::Named(name) => name.to_string(),
+            _ => id.to_string(),
         }
     }
 
+    fn is_used(&self, name: &str) -> bool {
+        if self.used.contains(name) {
+            return true;
+        }
+        // A canonical decimal is also taken when that id is named by its number.
+        let canonical = !name.is_empty() && (name == "0" || !name.starts_with('0'));
+        canonical
+            && name.bytes().all(|b| b.is_ascii_digit())
+            && name.parse::<u32>().is_ok_and(|n| *self.names.get(n) == NameEntry::Numeric)
+    }
+
     fn save(&mut self, id: u32, suggested: &[u8]) {
-        if !self.names.get(id).is_empty() {
+        if *self.names.get(id) != NameEntry::Unset {
             return;
         }
         let base = sanitize(suggested);
         let mut name = base.clone();
         let mut index = 0u32;
-        while self.used.contains(name.as_str()) {
+        while self.is_used(&name) {
             name = format!("{base}_{index}");
             index += 1;
         }
         self.used.insert(name.clone().into_boxed_str());
-        self.names.set(id, name.into_boxed_str());
+        self.names.set(id, NameEntry::Named(name.into_boxed_str()));
+    }
+
+    /// Names an id by its own number, unless an explicit name already took it.
+    fn save_numeric(&mut self, id: u32) {
+        if *self.names.get(id) != NameEntry::Unset {
+            return;
+        }
+        let text = id.to_string();
+        if self.used.contains(text.as_str()) {
+            self.save(id, text.as_bytes());
+        } else {
+            self.names.set(id, NameEntry::Numeric);
+        }
     }
 
     fn instruction(&mut self, inst: &Inst, naming: Naming) {
@@ -496,7 +528,7 @@ impl NameBuilder {
             }
             // Every other result is reserved under its number, so that an OpName spelled
             // like a number cannot collide with it.
-            _ if id != 0 => self.save(id, id.to_string().as_bytes()),
+            _ if id != 0 => self.save_numeric(id),
             _ => {}
         }
     }
