@@ -13,11 +13,7 @@ const EXT_SETS: &[(&str, &str, bool)] = &[
     ("extinst.opencl.std.100.grammar.json", "OpenCL.std", false),
     ("extinst.debuginfo.grammar.json", "DebugInfo", false),
     ("extinst.opencl.debuginfo.100.grammar.json", "OpenCL.DebugInfo.100", false),
-    (
-        "extinst.nonsemantic.shader.debuginfo.100.grammar.json",
-        "NonSemantic.Shader.DebugInfo.100",
-        false,
-    ),
+    ("extinst.nonsemantic.shader.debuginfo.100.grammar.json", "NonSemantic.Shader.DebugInfo.100", false),
     ("extinst.nonsemantic.shader.debuginfo.grammar.json", "NonSemantic.Shader.DebugInfo", false),
     ("extinst.nonsemantic.debugprintf.grammar.json", "NonSemantic.DebugPrintf", false),
     ("extinst.nonsemantic.debugbreak.grammar.json", "NonSemantic.DebugBreak", false),
@@ -69,7 +65,11 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
     writeln!(out, "#![allow(non_upper_case_globals, clippy::all)]")?;
     writeln!(out, "use crate::*;")?;
     writeln!(out)?;
-    writeln!(out, "pub const MAGIC_NUMBER: u32 = {};", core["magic_number"].as_str().unwrap_or("0x07230203"))?;
+    writeln!(
+        out,
+        "pub const MAGIC_NUMBER: u32 = {};",
+        core["magic_number"].as_str().unwrap_or("0x07230203")
+    )?;
     writeln!(out, "pub const GRAMMAR_MAJOR_VERSION: u8 = {};", core["major_version"])?;
     writeln!(out, "pub const GRAMMAR_MINOR_VERSION: u8 = {};", core["minor_version"])?;
     writeln!(out, "pub const GRAMMAR_REVISION: u32 = {};", core["revision"])?;
@@ -175,7 +175,8 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
             let name = str_of(&e["enumerant"])?;
             let value = value_of(&e["value"]).with_context(|| format!("{}.{}", k.name, name))?;
             let aliases = string_list(&e["aliases"]);
-            let params = operands_src(e["parameters"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &resolve)?;
+            let params =
+                operands_src(e["parameters"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &resolve)?;
             let avail = availability_src(e, &capability_values)?;
             writeln!(
                 enumerants_src,
@@ -260,7 +261,8 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
         let opcode = inst["opcode"].as_u64().unwrap_or(0);
         max_opcode = max_opcode.max(opcode);
         let aliases = string_list(&inst["aliases"]);
-        let operands = operands_src(inst["operands"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &core_resolve)?;
+        let operands =
+            operands_src(inst["operands"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &core_resolve)?;
         let avail = availability_src(inst, &capability_values)?;
         writeln!(
             out,
@@ -294,8 +296,16 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
         }
     }
     legacy_ops.sort();
-    writeln!(out, "pub(crate) static LEGACY_OPCODE_NAMES: [(u16, &str); {}] = {:?};", legacy_ops.len(), legacy_ops)?;
-    let generators = generator_names(&std::fs::read_to_string(inputs.registry).with_context(|| format!("reading {}", inputs.registry.display()))?)?;
+    writeln!(
+        out,
+        "pub(crate) static LEGACY_OPCODE_NAMES: [(u16, &str); {}] = {:?};",
+        legacy_ops.len(),
+        legacy_ops
+    )?;
+    let generators = generator_names(
+        &std::fs::read_to_string(inputs.registry)
+            .with_context(|| format!("reading {}", inputs.registry.display()))?,
+    )?;
     writeln!(out, "pub(crate) static GENERATORS: [(u16, &str); {}] = {:?};", generators.len(), generators)?;
     names.sort();
     writeln!(out, "pub(crate) static INSTRUCTION_NAMES: [(&str, u16); {}] = [", names.len())?;
@@ -323,7 +333,8 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
             let name = str_of(&inst["opname"])?;
             let opcode = inst["opcode"].as_u64().unwrap_or(0);
             max = max.max(opcode);
-            let operands = operands_src(inst["operands"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &resolve)?;
+            let operands =
+                operands_src(inst["operands"].as_array().map(|v| v.as_slice()).unwrap_or(&[]), &resolve)?;
             let caps = caps_of(inst, &capability_values)?;
             writeln!(
                 out,
@@ -361,7 +372,9 @@ fn legacy_names(g: &Value) -> Result<HashMap<(String, u64), String>> {
     for k in arr(&g["operand_kinds"])? {
         let kind = str_of(&k["kind"])?;
         for e in k["enumerants"].as_array().into_iter().flatten() {
-            names.entry((kind.to_string(), value_of(&e["value"])?)).or_insert(str_of(&e["enumerant"])?.to_string());
+            names
+                .entry((kind.to_string(), value_of(&e["value"])?))
+                .or_insert(str_of(&e["enumerant"])?.to_string());
         }
     }
     // SPIRV-Tools of that era sorts its opcode table by name within an opcode, so the
@@ -389,7 +402,8 @@ fn generator_names(xml: &str) -> Result<Vec<(u16, String)>> {
     for element in xml[ids..].split("<id ").skip(1) {
         let element = &element[..element.find("/>").unwrap_or(element.len())];
         let element = format!(" {element}");
-        let (Some(value), Some(vendor)) = (attribute(&element, "value"), attribute(&element, "vendor")) else {
+        let (Some(value), Some(vendor)) = (attribute(&element, "value"), attribute(&element, "vendor"))
+        else {
             continue;
         };
         let name = match attribute(&element, "tool") {
@@ -441,7 +455,8 @@ fn availability_src(entry: &Value, caps: &HashMap<String, u32>) -> Result<String
         }
     };
     let min = version(&entry["version"])?;
-    let last = if entry["lastVersion"].is_null() { "None".to_string() } else { version(&entry["lastVersion"])? };
+    let last =
+        if entry["lastVersion"].is_null() { "None".to_string() } else { version(&entry["lastVersion"])? };
     Ok(format!(
         "Availability {{ min_version: {min}, last_version: {last}, capabilities: &{:?}, extensions: &{:?}, provisional: {} }}",
         caps_of(entry, caps)?,

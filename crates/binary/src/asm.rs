@@ -54,10 +54,10 @@ impl TargetEnv {
     /// Looks up an environment the way `spirv-as` does: the first known name that
     /// is a prefix of `name`.
     pub fn parse(name: &str) -> Option<TargetEnv> {
-        TARGET_ENVS.iter().find(|(known, _)| name.starts_with(known)).map(|&(known, (major, minor))| TargetEnv {
-            name: known,
-            version: Version::new(major, minor),
-        })
+        TARGET_ENVS
+            .iter()
+            .find(|(known, _)| name.starts_with(known))
+            .map(|&(known, (major, minor))| TargetEnv { name: known, version: Version::new(major, minor) })
     }
 
     pub fn names() -> impl Iterator<Item = &'static str> {
@@ -384,7 +384,8 @@ impl<'t> Assembler<'t> {
                 return Err(self.error_at(Some(eq), "'=' expected after result id."));
             }
             self.pos += 1;
-            let op = self.peek().ok_or_else(|| self.error_at(None, "Expected opcode, found end of stream."))?;
+            let op =
+                self.peek().ok_or_else(|| self.error_at(None, "Expected opcode, found end of stream."))?;
             if !op.text.starts_with("Op") {
                 return Err(self.error_at(Some(op), format!("Invalid Opcode prefix '{}'.", op.text)));
             }
@@ -403,13 +404,18 @@ impl<'t> Assembler<'t> {
         self.pos += 1;
         let inst = grammar::instruction_by_name(op_token.text)
             .filter(|i| available(&i.availability, self.env))
-            .ok_or_else(|| self.error_at(Some(op_token), format!("Invalid Opcode name '{}'", op_token.text)))?;
+            .ok_or_else(|| {
+                self.error_at(Some(op_token), format!("Invalid Opcode name '{}'", op_token.text))
+            })?;
         let has_result = inst.operands.iter().any(|o| o.kind == OperandKind::IdResult);
         match (result, has_result) {
             (Some(r), false) => {
                 return Err(self.error_at(
                     Some(op_token),
-                    format!("Cannot set ID {} because {} does not produce a result ID.", r.text, op_token.text),
+                    format!(
+                        "Cannot set ID {} because {} does not produce a result ID.",
+                        r.text, op_token.text
+                    ),
                 ))
             }
             (None, true) => {
@@ -476,8 +482,9 @@ impl<'t> Assembler<'t> {
     /// `!<word>` at the start of a line: a raw first word and free-form operands.
     fn raw_instruction(&mut self) -> Result<()> {
         let token = self.tokens[self.pos];
-        let word = parse_immediate(token.text)
-            .ok_or_else(|| self.error_at(Some(&token), format!("Invalid immediate integer: {}", token.text)))?;
+        let word = parse_immediate(token.text).ok_or_else(|| {
+            self.error_at(Some(&token), format!("Invalid immediate integer: {}", token.text))
+        })?;
         self.pos += 1;
         self.words.push(word);
         self.free_form_operands()
@@ -622,7 +629,9 @@ impl<'t> Assembler<'t> {
                 self.number(token, number)?;
             }
             OperandKind::LiteralExtInstInteger => {
-                let set = state.ext_set.ok_or_else(|| self.error_at(Some(token), "Missing extended instruction set"))?;
+                let set = state
+                    .ext_set
+                    .ok_or_else(|| self.error_at(Some(token), "Missing extended instruction set"))?;
                 match set {
                     ExtSet::Known(set) => {
                         let ext = set
@@ -637,7 +646,10 @@ impl<'t> Assembler<'t> {
                                     .and_then(|n| set.instruction(n))
                             })
                             .ok_or_else(|| {
-                                self.error_at(Some(token), format!("Invalid extended instruction name '{t}'."))
+                                self.error_at(
+                                    Some(token),
+                                    format!("Invalid extended instruction name '{t}'."),
+                                )
                             })?;
                         self.words.push(ext.opcode);
                         push_operands(stack, ext.operands);
@@ -657,7 +669,9 @@ impl<'t> Assembler<'t> {
             OperandKind::LiteralSpecConstantOpInteger => {
                 let inner = grammar::instruction_by_name(&format!("Op{t}"))
                     .filter(|i| SPEC_CONSTANT_OPS.contains(&i.opcode))
-                    .ok_or_else(|| self.error_at(Some(token), format!("Invalid OpSpecConstantOp opcode '{t}'.")))?;
+                    .ok_or_else(|| {
+                        self.error_at(Some(token), format!("Invalid OpSpecConstantOp opcode '{t}'."))
+                    })?;
                 self.words.push(inner.opcode as u32);
                 let skip = inner
                     .operands
@@ -689,7 +703,9 @@ impl<'t> Assembler<'t> {
                     let e = info
                         .enumerant_by_name(t)
                         .filter(|e| available(&e.availability, self.env))
-                        .ok_or_else(|| self.error_at(Some(token), format!("Invalid {} '{t}'.", kind_label(kind))))?;
+                        .ok_or_else(|| {
+                            self.error_at(Some(token), format!("Invalid {} '{t}'.", kind_label(kind)))
+                        })?;
                     self.words.push(e.value);
                     push_operands(stack, e.parameters);
                 }
@@ -701,7 +717,10 @@ impl<'t> Assembler<'t> {
                             .enumerant_by_name(part)
                             .filter(|e| available(&e.availability, self.env))
                             .ok_or_else(|| {
-                                self.error_at(Some(token), format!("Invalid {} operand '{t}'.", kind_label(kind)))
+                                self.error_at(
+                                    Some(token),
+                                    format!("Invalid {} operand '{t}'.", kind_label(kind)),
+                                )
                             })?;
                         value |= e.value;
                     }
@@ -728,7 +747,8 @@ impl<'t> Assembler<'t> {
                     return self.operand(token, bases[0], stack, state);
                 }
                 _ => {
-                    return Err(self.error_at(Some(token), format!("not supported yet: operand kind {}", kind.name())))
+                    return Err(self
+                        .error_at(Some(token), format!("not supported yet: operand kind {}", kind.name())))
                 }
             },
         }
@@ -747,7 +767,9 @@ impl<'t> Assembler<'t> {
         match number {
             NumberType::Int { width, signed } => {
                 if width > 64 {
-                    return Err(self.error_at(Some(token), format!("Unsupported {width}-bit integer literals")));
+                    return Err(
+                        self.error_at(Some(token), format!("Unsupported {width}-bit integer literals"))
+                    );
                 }
                 let bits = parse_integer(t, width, signed).map_err(|m| self.error_at(Some(token), m))?;
                 self.words.push(bits as u32);
@@ -761,11 +783,14 @@ impl<'t> Assembler<'t> {
                     32 => FloatLayout::SINGLE,
                     64 => FloatLayout::DOUBLE,
                     _ => {
-                        return Err(self.error_at(Some(token), format!("Unsupported {width}-bit float literals")))
+                        return Err(
+                            self.error_at(Some(token), format!("Unsupported {width}-bit float literals"))
+                        )
                     }
                 };
-                let bits = parse_float(t, layout)
-                    .ok_or_else(|| self.error_at(Some(token), format!("Invalid {width}-bit float literal: {t}")))?;
+                let bits = parse_float(t, layout).ok_or_else(|| {
+                    self.error_at(Some(token), format!("Invalid {width}-bit float literal: {t}"))
+                })?;
                 self.words.push(bits as u32);
                 if width == 64 {
                     self.words.push((bits >> 32) as u32);
@@ -990,7 +1015,8 @@ fn parse_hex_float(t: &str, layout: FloatLayout) -> Option<u64> {
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    let exp_digits = exponent_text.strip_prefix('+').or_else(|| exponent_text.strip_prefix('-')).unwrap_or(exponent_text);
+    let exp_digits =
+        exponent_text.strip_prefix('+').or_else(|| exponent_text.strip_prefix('-')).unwrap_or(exponent_text);
     if exp_digits.is_empty() || !exp_digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -1049,7 +1075,13 @@ fn parse_hex_float(t: &str, layout: FloatLayout) -> Option<u64> {
     }
     // Subnormal: value / 2^(1-bias-f) as an integer, truncated.
     let shift = (1 - bias - f) - (e - top); // how far the mantissa's lsb is below the subnormal lsb
-    let bits = if shift >= 128 { 0 } else if shift >= 0 { (mantissa >> shift) as u64 } else { (mantissa << (-shift)) as u64 };
+    let bits = if shift >= 128 {
+        0
+    } else if shift >= 0 {
+        (mantissa >> shift) as u64
+    } else {
+        (mantissa << (-shift)) as u64
+    };
     Some(sign_bit | bits)
 }
 

@@ -36,7 +36,14 @@ pub struct DisOptions {
 
 impl Default for DisOptions {
     fn default() -> Self {
-        DisOptions { indent: true, header: true, raw_ids: false, offsets: false, comment: false, naming: Naming::default() }
+        DisOptions {
+            indent: true,
+            header: true,
+            raw_ids: false,
+            offsets: false,
+            comment: false,
+            naming: Naming::default(),
+        }
     }
 }
 
@@ -193,7 +200,8 @@ impl Disassembler<'_> {
             }
             OperandKind::LiteralExtInstInteger => {
                 let set = inst.ext_set.set().filter(|set| {
-                    self.options.naming == Naming::Canonical || !set.name.starts_with("NonSemantic.")
+                    self.options.naming == Naming::Canonical
+                        || !set.name.starts_with("NonSemantic.")
                         || NON_SEMANTIC_SETS_2023.contains(&set.name)
                 });
                 match set.and_then(|set| set.instruction(word)) {

@@ -28,9 +28,10 @@ impl Header {
 }
 
 /// How a literal number operand is to be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NumberKind {
-    /// Not a number (an id, string, enumerant…), or a plain 32-bit literal integer.
+    /// Not a number (an id, string, enumerant…).
+    #[default]
     None,
     /// An integer of this many bits; `signed` follows the OpTypeInt signedness.
     Int { width: u32, signed: bool },

@@ -4,9 +4,9 @@
 //! present before it is used, and per-id tables are sized by the input, never by
 //! the header's bound alone.
 
+use crate::idmap::IdMap;
 use crate::module::{Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand};
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
-use crate::idmap::IdMap;
 
 /// A reader error: where in the module it happened (in words from the start of
 /// the file, header included) and what was wrong.
@@ -47,7 +47,9 @@ pub enum ReadErrorKind {
     ZeroId { name: String },
     #[error("{name}: type {type_id} of a literal number is not a scalar integer or float type")]
     NotNumericType { name: String, type_id: u32 },
-    #[error("{name}: literal numbers wider than 64 bits are not supported yet (type {type_id} is {width} bits)")]
+    #[error(
+        "{name}: literal numbers wider than 64 bits are not supported yet (type {type_id} is {width} bits)"
+    )]
     UnsupportedWidth { name: String, type_id: u32, width: u32 },
     #[error("OpSwitch selector {0} has no known scalar integer type")]
     BadSwitchSelector(u32),
@@ -69,7 +71,7 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
     if bytes.len() < 20 {
         return err(0, ReadErrorKind::TruncatedHeader { bytes: bytes.len() });
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return err(bytes.len() / 4, ReadErrorKind::PartialWord { bytes: bytes.len() });
     }
     let magic_le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
@@ -84,9 +86,7 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
         Endian::Little => {
             bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
         }
-        Endian::Big => {
-            bytes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect()
-        }
+        Endian::Big => bytes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect(),
     };
     read_words(words, endian)
 }
@@ -117,11 +117,6 @@ enum IdFact {
     ExtImport(ExtSetRef),
 }
 
-impl Default for NumberKind {
-    fn default() -> Self {
-        NumberKind::None
-    }
-}
 
 /// One pending operand slot while decoding an instruction.
 #[derive(Clone, Copy)]
@@ -204,7 +199,11 @@ impl<'w> Parser<'w> {
         let mut at: usize = 1;
         while at < iw.len() {
             let Some(expected) = self.stack.pop() else {
-                return Err(err(ReadErrorKind::ExtraOperands { name: inst.name.into(), words: at, word_count }));
+                return Err(err(ReadErrorKind::ExtraOperands {
+                    name: inst.name.into(),
+                    words: at,
+                    word_count,
+                }));
             };
             if expected.quantifier == Quantifier::Variadic {
                 self.stack.push(expected);
@@ -303,7 +302,10 @@ impl<'w> Parser<'w> {
                             Some(ext) => push_operands(&mut self.stack, ext.operands),
                             None if set.name.starts_with("NonSemantic.") => self.push_variadic_ids(),
                             None => {
-                                return Err(err(ReadErrorKind::UnknownExtInst { set: set.name, number: word }))
+                                return Err(err(ReadErrorKind::UnknownExtInst {
+                                    set: set.name,
+                                    number: word,
+                                }))
                             }
                         }
                     }
@@ -350,7 +352,11 @@ impl<'w> Parser<'w> {
                         let bit = bits & bits.wrapping_neg();
                         bits &= !bit;
                         let e = info.enumerant(bit).ok_or_else(|| {
-                            err(ReadErrorKind::UnknownEnumerant { name: name(), kind: kind.name(), value: word })
+                            err(ReadErrorKind::UnknownEnumerant {
+                                name: name(),
+                                kind: kind.name(),
+                                value: word,
+                            })
                         })?;
                         if !e.parameters.is_empty() {
                             params.push(e.parameters);
@@ -448,7 +454,10 @@ impl<'w> Parser<'w> {
                 }
                 Ok(n)
             }
-            _ => Err(ReadError { word_offset: offset, kind: ReadErrorKind::NotNumericType { name: name(), type_id } }),
+            _ => Err(ReadError {
+                word_offset: offset,
+                kind: ReadErrorKind::NotNumericType { name: name(), type_id },
+            }),
         }
     }
 

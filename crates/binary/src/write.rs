@@ -83,7 +83,7 @@ pub fn encode_string(bytes: &[u8], out: &mut Vec<u32>) {
         w[..chunk.len()].copy_from_slice(chunk);
         out.push(u32::from_le_bytes(w));
     }
-    if bytes.len() % 4 == 0 {
+    if bytes.len().is_multiple_of(4) {
         out.push(0);
     }
 }

@@ -11,7 +11,8 @@ fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-const BASE: &str = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%int = OpTypeInt 32 1\n%c = OpConstant %int 7\n";
+const BASE: &str =
+    "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%int = OpTypeInt 32 1\n%c = OpConstant %int 7\n";
 
 #[test]
 fn valid_module_reads_in_both_byte_orders() {
@@ -95,8 +96,12 @@ fn unknown_enumerants_and_mask_bits() {
     let mut w = module("OpCapability Shader\n");
     w[6] = 99_999;
     let e = read(&bytes(&w)).unwrap_err();
-    assert!(matches!(e.kind, ReadErrorKind::UnknownEnumerant { kind: "Capability", value: 99_999, .. }), "{e}");
-    let mut w = module("%v = OpTypeVoid\n%f = OpTypeFunction %v\n%m = OpFunction %v None %f\nOpFunctionEnd\n");
+    assert!(
+        matches!(e.kind, ReadErrorKind::UnknownEnumerant { kind: "Capability", value: 99_999, .. }),
+        "{e}"
+    );
+    let mut w =
+        module("%v = OpTypeVoid\n%f = OpTypeFunction %v\n%m = OpFunction %v None %f\nOpFunctionEnd\n");
     let at = w.iter().rposition(|&x| x == 0).unwrap(); // the FunctionControl word
     w[at] = 1 << 30;
     let e = read(&bytes(&w)).unwrap_err();
