@@ -2,7 +2,10 @@
 //!
 //! - `gen-grammar [--check] [--grammar DIR] [--legacy-grammar DIR] [--registry FILE]`:
 //!   regenerate (or verify) the grammar tables.
+//! - `conformance [--corpus DIR] [--update-floor] [--jobs N]`: compare spirvkit with
+//!   SPIRV-Tools over the .spv corpus against the floor in conformance/spv-floor.txt.
 
+mod conformance;
 mod gen_grammar;
 
 use anyhow::{bail, Context, Result};
@@ -27,6 +30,7 @@ fn main() -> Result<()> {
     let rest = &args[1..];
     match command.as_str() {
         "gen-grammar" => gen_grammar_cmd(rest),
+        "conformance" => conformance::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
 }
