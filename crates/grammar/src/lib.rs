@@ -191,6 +191,12 @@ impl Instruction {
     }
 }
 
+/// The capabilities a capability implicitly declares (the grammar's `depends`), e.g.
+/// `Shader` implies `Matrix`. Direct dependencies only; apply repeatedly for the closure.
+pub fn implied_capabilities(capability: u32) -> &'static [u32] {
+    OperandKind::Capability.info().enumerant(capability).map_or(&[], |e| e.availability.capabilities)
+}
+
 /// The opcode name SPIRV-Tools 2023.1 prints, where it differs from the grammar's.
 pub fn legacy_opcode_name(opcode: u16) -> Option<&'static str> {
     let names = &generated::LEGACY_OPCODE_NAMES;
@@ -315,6 +321,13 @@ mod tests {
         let decorate_string = instruction_by_name("OpDecorateStringGOOGLE").unwrap();
         assert_eq!(decorate_string.name, "OpDecorateString");
         assert!(decorate_string.availability.extensions.contains(&"SPV_GOOGLE_decorate_string"));
+    }
+
+    #[test]
+    fn capabilities_imply_their_dependencies() {
+        assert_eq!(implied_capabilities(capability::Shader), &[capability::Matrix]);
+        assert_eq!(implied_capabilities(capability::Matrix), &[] as &[u32]);
+        assert!(implied_capabilities(capability::Geometry).contains(&capability::Shader));
     }
 
     #[test]
