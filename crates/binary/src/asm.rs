@@ -1,10 +1,11 @@
 //! Assembler for SPIRV-Tools' assembly syntax, producing exactly what `spirv-as`
 //! (2023.1) produces: same id numbering, header, literal encodings.
 
+use crate::idmap::IdMap;
 use crate::numfmt::FloatLayout;
 use crate::write::encode_string;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_grammar::{self as grammar, opcode, Availability, Category, OperandKind, Quantifier, Version};
-use std::collections::{HashMap, HashSet};
 
 /// An assembly error with its 1-based line and column.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -83,8 +84,7 @@ pub const GENERATOR_WORD: u32 = 7 << 16;
 
 /// Assembles text to a module's words (header included, host order).
 pub fn assemble(text: &str, options: &AsmOptions) -> std::result::Result<Vec<u32>, AsmError> {
-    let tokens = tokenize(text);
-    let mut asm = Assembler::new(&tokens, text, options);
+    let mut asm = Assembler::new(text, options);
     asm.run()?;
     let bound = asm.ids.bound;
     let mut words = asm.words;
@@ -103,55 +103,89 @@ struct Token<'t> {
     column: usize,
 }
 
-/// Splits text into words: whitespace separates, `;` comments to end of line,
-/// quotes and backslash escapes keep separators inside a word.
-fn tokenize(text: &str) -> Vec<Token<'_>> {
-    let bytes = text.as_bytes();
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    let mut tokens = Vec::new();
-    let (mut i, mut line, mut column) = (0usize, 0usize, 0usize);
-    while i < end {
-        match bytes[i] {
-            b'\n' => {
-                i += 1;
-                line += 1;
-                column = 0;
-            }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                column += 1;
-            }
-            b';' => {
-                while i < end && bytes[i] != b'\n' {
-                    i += 1;
+/// Splits text into words on demand: whitespace separates, `;` comments to end of
+/// line, quotes and backslash escapes keep separators inside a word. A NUL ends the text.
+#[derive(Clone)]
+struct Lexer<'t> {
+    text: &'t str,
+    end: usize,
+    i: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'t> Lexer<'t> {
+    fn new(text: &'t str) -> Self {
+        let end = text.as_bytes().iter().position(|&b| b == 0).unwrap_or(text.len());
+        Lexer { text, end, i: 0, line: 0, column: 0 }
+    }
+
+    fn next_token(&mut self) -> Option<Token<'t>> {
+        let bytes = self.text.as_bytes();
+        while self.i < self.end {
+            match bytes[self.i] {
+                b'\n' => {
+                    self.i += 1;
+                    self.line += 1;
+                    self.column = 0;
                 }
-            }
-            _ => {
-                let start = i;
-                let (start_line, start_column) = (line, column);
-                let mut quoted = false;
-                let mut escaped = false;
-                while i < end {
-                    let b = bytes[i];
-                    if escaped {
-                        escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        quoted = !quoted;
-                    } else if !quoted && matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b';') {
-                        break;
+                b' ' | b'\t' | b'\r' => {
+                    self.i += 1;
+                    self.column += 1;
+                }
+                b';' => {
+                    while self.i < self.end && bytes[self.i] != b'\n' {
+                        self.i += 1;
                     }
-                    // A raw newline inside quotes advances the column, as in SPIRV-Tools.
-                    i += 1;
-                    column += 1;
                 }
-                // Token boundaries are ASCII bytes, so slicing stays on char boundaries.
-                tokens.push(Token { text: &text[start..i], line: start_line, column: start_column });
+                _ => {
+                    let start = self.i;
+                    let (line, column) = (self.line, self.column);
+                    let mut quoted = false;
+                    let mut escaped = false;
+                    while self.i < self.end {
+                        let b = bytes[self.i];
+                        if escaped {
+                            escaped = false;
+                        } else if b == b'\\' {
+                            escaped = true;
+                        } else if b == b'"' {
+                            quoted = !quoted;
+                        } else if !quoted && matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b';') {
+                            break;
+                        }
+                        // A raw newline inside quotes advances the column, as in SPIRV-Tools.
+                        self.i += 1;
+                        self.column += 1;
+                    }
+                    // Token boundaries are ASCII bytes, so slicing stays on char boundaries.
+                    return Some(Token { text: &self.text[start..self.i], line, column });
+                }
             }
         }
+        None
     }
-    tokens
+}
+
+/// The token stream with the two tokens of lookahead the grammar needs.
+struct Tokens<'t> {
+    lexer: Lexer<'t>,
+    current: Option<Token<'t>>,
+    next: Option<Token<'t>>,
+}
+
+impl<'t> Tokens<'t> {
+    fn new(text: &'t str) -> Self {
+        let mut lexer = Lexer::new(text);
+        let current = lexer.next_token();
+        let next = lexer.next_token();
+        Tokens { lexer, current, next }
+    }
+
+    fn bump(&mut self) {
+        self.current = self.next.take();
+        self.next = self.lexer.next_token();
+    }
 }
 
 /// Where the end of the text is, for "found the end of the stream" errors.
@@ -170,15 +204,17 @@ fn end_position(text: &str) -> (usize, usize) {
     (line, column)
 }
 
-struct Ids {
-    named: HashMap<String, u32>,
-    preserved: HashSet<u32>,
+struct Ids<'t> {
+    named: FxHashMap<&'t str, u32>,
+    /// Ids spelled as canonical decimals, by that number (0 = not seen).
+    numeric: IdMap<u32>,
+    preserved: FxHashSet<u32>,
     next: u32,
     bound: u32,
 }
 
-impl Ids {
-    fn get(&mut self, name: &str) -> u32 {
+impl<'t> Ids<'t> {
+    fn get(&mut self, name: &'t str) -> u32 {
         if !self.preserved.is_empty() {
             if let Some(value) = parse_c_unsigned(name).and_then(|v| u32::try_from(v).ok()) {
                 if self.preserved.contains(&value) {
@@ -187,8 +223,15 @@ impl Ids {
                 }
             }
         }
-        if let Some(&id) = self.named.get(name) {
-            return id;
+        // Most ids in disassembled text are plain numbers: index those by value
+        // instead of hashing the text (`%7` and `%007` stay distinct names).
+        let numeric = canonical_decimal(name);
+        let known = match numeric {
+            Some(n) => *self.numeric.get(n),
+            None => self.named.get(name).copied().unwrap_or(0),
+        };
+        if known != 0 {
+            return known;
         }
         let mut id = self.next;
         self.next += 1;
@@ -196,10 +239,31 @@ impl Ids {
             id = self.next;
             self.next += 1;
         }
-        self.named.insert(name.to_string(), id);
+        match numeric {
+            Some(n) => self.numeric.set(n, id),
+            None => {
+                self.named.insert(name, id);
+            }
+        }
         self.bound = self.bound.max(id + 1);
         id
     }
+}
+
+/// The value of a decimal without leading zeros that fits in a u32.
+fn canonical_decimal(name: &str) -> Option<u32> {
+    let b = name.as_bytes();
+    if b.is_empty() || b.len() > 10 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for &d in b {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + (d - b'0') as u64;
+    }
+    u32::try_from(value).ok()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,16 +285,15 @@ struct Expected {
 }
 
 struct Assembler<'t> {
-    tokens: &'t [Token<'t>],
+    tokens: Tokens<'t>,
     text: &'t str,
-    pos: usize,
     env: Version,
     words: Vec<u32>,
-    ids: Ids,
-    number_types: HashMap<u32, NumberType>,
-    value_types: HashMap<u32, u32>,
-    type_ids: HashSet<u32>,
-    ext_sets: HashMap<u32, ExtSet>,
+    ids: Ids<'t>,
+    number_types: FxHashMap<u32, NumberType>,
+    value_types: IdMap<u32>,
+    type_ids: IdMap<bool>,
+    ext_sets: FxHashMap<u32, ExtSet>,
 }
 
 type Result<T> = std::result::Result<T, AsmError>;
@@ -312,10 +375,12 @@ const SPEC_CONSTANT_OPS: &[u16] = &[
 ];
 
 impl<'t> Assembler<'t> {
-    fn new(tokens: &'t [Token<'t>], text: &'t str, options: &AsmOptions) -> Self {
-        let mut preserved = HashSet::new();
+    fn new(text: &'t str, options: &AsmOptions) -> Self {
+        let mut preserved = FxHashSet::default();
         if options.preserve_numeric_ids {
-            for t in tokens {
+            // The dry run: every id spelled as a number keeps that number.
+            let mut lexer = Lexer::new(text);
+            while let Some(t) = lexer.next_token() {
                 if let Some(name) = t.text.strip_prefix('%') {
                     if let Some(v) = parse_c_unsigned(name).and_then(|v| u32::try_from(v).ok()) {
                         preserved.insert(v);
@@ -324,16 +389,26 @@ impl<'t> Assembler<'t> {
             }
         }
         Assembler {
-            tokens,
+            tokens: Tokens::new(text),
             text,
-            pos: 0,
             env: options.target_env.version,
-            words: vec![0; 5],
-            ids: Ids { named: HashMap::new(), preserved, next: 1, bound: 1 },
-            number_types: HashMap::new(),
-            value_types: HashMap::new(),
-            type_ids: HashSet::new(),
-            ext_sets: HashMap::new(),
+            words: {
+                let mut words = Vec::with_capacity(text.len() / 6 + 5);
+                words.resize(5, 0);
+                words
+            },
+            ids: Ids {
+                named: named_with_capacity(text.len() / 256),
+                numeric: IdMap::new(u32::MAX, text.len() / 4),
+                preserved,
+                next: 1,
+                bound: 1,
+            },
+            number_types: FxHashMap::default(),
+            // Ids come from the text, so per-id tables are sized by the text, not the ids.
+            value_types: IdMap::new(u32::MAX, text.len() / 4),
+            type_ids: IdMap::new(u32::MAX, text.len() / 4),
+            ext_sets: FxHashMap::default(),
         }
     }
 
@@ -345,17 +420,19 @@ impl<'t> Assembler<'t> {
         AsmError { line: line + 1, column: column + 1, message: message.into() }
     }
 
-    fn peek(&self) -> Option<&'t Token<'t>> {
-        self.tokens.get(self.pos)
+    fn peek(&self) -> Option<Token<'t>> {
+        self.tokens.current
+    }
+
+    fn bump(&mut self) {
+        self.tokens.bump();
     }
 
     /// SPIRV-Tools' `isStartOfNewInst`: `Op[A-Z]…`, or `%id` followed by `=`.
     fn at_new_instruction(&self) -> bool {
-        match self.tokens.get(self.pos) {
+        match self.tokens.current {
             Some(t) if is_start_of_op(t.text) => true,
-            Some(t) if t.text.starts_with('%') => {
-                self.tokens.get(self.pos + 1).is_some_and(|n| n.text.starts_with('='))
-            }
+            Some(t) if t.text.starts_with('%') => self.tokens.next.is_some_and(|n| n.text.starts_with('=')),
             _ => false,
         }
     }
@@ -364,34 +441,33 @@ impl<'t> Assembler<'t> {
         if self.text.is_empty() {
             return Err(AsmError { line: 1, column: 1, message: "Missing assembly text.".into() });
         }
-        while self.pos < self.tokens.len() {
-            self.instruction()?;
+        while let Some(first) = self.peek() {
+            self.instruction(first)?;
         }
         Ok(())
     }
 
-    fn instruction(&mut self) -> Result<()> {
-        let first = self.tokens[self.pos];
+    fn instruction(&mut self, first: Token<'t>) -> Result<()> {
         if first.text.starts_with('!') {
-            return self.raw_instruction();
+            return self.raw_instruction(first);
         }
-        let mut result: Option<&'t Token<'t>> = None;
+        let mut result: Option<Token<'t>> = None;
         let op_token = if first.text.starts_with('%') {
-            result = Some(&self.tokens[self.pos]);
-            self.pos += 1;
+            result = Some(first);
+            self.bump();
             let eq = self.peek().ok_or_else(|| self.error_at(None, "Expected '=', found end of stream."))?;
             if eq.text != "=" {
-                return Err(self.error_at(Some(eq), "'=' expected after result id."));
+                return Err(self.error_at(Some(&eq), "'=' expected after result id."));
             }
-            self.pos += 1;
+            self.bump();
             let op =
                 self.peek().ok_or_else(|| self.error_at(None, "Expected opcode, found end of stream."))?;
             if !op.text.starts_with("Op") {
-                return Err(self.error_at(Some(op), format!("Invalid Opcode prefix '{}'.", op.text)));
+                return Err(self.error_at(Some(&op), format!("Invalid Opcode prefix '{}'.", op.text)));
             }
             op
         } else if first.text.starts_with("Op") {
-            &self.tokens[self.pos]
+            first
         } else {
             return Err(self.error_at(
                 Some(&first),
@@ -401,17 +477,17 @@ impl<'t> Assembler<'t> {
                 ),
             ));
         };
-        self.pos += 1;
+        self.bump();
         let inst = grammar::instruction_by_name(op_token.text)
             .filter(|i| available(&i.availability, self.env))
             .ok_or_else(|| {
-                self.error_at(Some(op_token), format!("Invalid Opcode name '{}'", op_token.text))
+                self.error_at(Some(&op_token), format!("Invalid Opcode name '{}'", op_token.text))
             })?;
         let has_result = inst.operands.iter().any(|o| o.kind == OperandKind::IdResult);
         match (result, has_result) {
             (Some(r), false) => {
                 return Err(self.error_at(
-                    Some(op_token),
+                    Some(&op_token),
                     format!(
                         "Cannot set ID {} because {} does not produce a result ID.",
                         r.text, op_token.text
@@ -420,7 +496,7 @@ impl<'t> Assembler<'t> {
             }
             (None, true) => {
                 return Err(self.error_at(
-                    Some(op_token),
+                    Some(&op_token),
                     format!(
                         "Expected <result-id> at the beginning of an instruction, found '{}'.",
                         op_token.text
@@ -437,21 +513,21 @@ impl<'t> Assembler<'t> {
         while let Some(expected) = stack.pop() {
             if expected.kind == OperandKind::IdResult {
                 let r = result.expect("checked above");
-                let id = self.id_of(r)?;
+                let id = self.id_of(&r)?;
                 state.result_id = id;
                 self.words.push(id);
                 continue;
             }
-            let exhausted = self.pos >= self.tokens.len() || self.at_new_instruction();
+            let exhausted = self.peek().is_none() || self.at_new_instruction();
             if exhausted {
                 if expected.quantifier == Quantifier::One {
-                    let found = if self.pos >= self.tokens.len() {
+                    let found = if self.peek().is_none() {
                         "the end of the stream"
                     } else {
                         "the next instruction instead"
                     };
                     return Err(self.error_at(
-                        self.peek(),
+                        self.peek().as_ref(),
                         format!("Expected operand for {} instruction, but found {found}.", op_token.text),
                     ));
                 }
@@ -460,40 +536,38 @@ impl<'t> Assembler<'t> {
             if expected.quantifier == Quantifier::Variadic {
                 stack.push(expected);
             }
-            let token = self.tokens[self.pos];
+            let token = self.peek().expect("not exhausted");
             if token.text.starts_with('!') {
                 // A raw word: it and everything after it are taken verbatim.
                 stack.clear();
                 self.free_form_operands()?;
                 break;
             }
-            self.pos += 1;
+            self.bump();
             self.operand(&token, expected.kind, &mut stack, &mut state)?;
         }
         let count = self.words.len() - start;
         if count > 0xffff {
-            return Err(self.error_at(Some(op_token), format!("Instruction too long: {count} words")));
+            return Err(self.error_at(Some(&op_token), format!("Instruction too long: {count} words")));
         }
         self.words[start] |= (count as u32) << 16;
-        self.record(&state, op_token)?;
+        self.record(&state, &op_token)?;
         Ok(())
     }
 
     /// `!<word>` at the start of a line: a raw first word and free-form operands.
-    fn raw_instruction(&mut self) -> Result<()> {
-        let token = self.tokens[self.pos];
+    fn raw_instruction(&mut self, token: Token<'t>) -> Result<()> {
         let word = parse_immediate(token.text).ok_or_else(|| {
             self.error_at(Some(&token), format!("Invalid immediate integer: {}", token.text))
         })?;
-        self.pos += 1;
+        self.bump();
         self.words.push(word);
         self.free_form_operands()
     }
 
     fn free_form_operands(&mut self) -> Result<()> {
-        while self.pos < self.tokens.len() && !self.at_new_instruction() {
-            let token = self.tokens[self.pos];
-            self.pos += 1;
+        while let Some(token) = self.peek().filter(|_| !self.at_new_instruction()) {
+            self.bump();
             let t = token.text;
             if t.starts_with('!') {
                 let word = parse_immediate(t)
@@ -519,7 +593,7 @@ impl<'t> Assembler<'t> {
         Ok(())
     }
 
-    fn id_of(&mut self, token: &Token) -> Result<u32> {
+    fn id_of(&mut self, token: &Token<'t>) -> Result<u32> {
         let name = token
             .text
             .strip_prefix('%')
@@ -567,7 +641,7 @@ impl<'t> Assembler<'t> {
 
     fn operand(
         &mut self,
-        token: &Token,
+        token: &Token<'t>,
         kind: OperandKind,
         stack: &mut Vec<Expected>,
         state: &mut InstState,
@@ -683,9 +757,8 @@ impl<'t> Assembler<'t> {
             OperandKind::PairLiteralIntegerIdRef if state.opcode == opcode::OpSwitch => {
                 let selector = self.words.get(state.start + 1).copied().unwrap_or(0);
                 let number = self
-                    .value_types
-                    .get(&selector)
-                    .and_then(|ty| self.number_types.get(ty))
+                    .number_types
+                    .get(self.value_types.get(selector))
                     .copied()
                     .filter(|n| matches!(n, NumberType::Int { .. }))
                     .ok_or_else(|| {
@@ -808,9 +881,9 @@ impl<'t> Assembler<'t> {
         }
         let inst = grammar::instruction(state.opcode);
         if inst.is_some_and(|i| i.class == "Type-Declaration") {
-            if !self.type_ids.insert(id) {
+            if std::mem::replace(self.type_ids.get_mut(id), true) {
                 return Err(self.error_at(
-                    Some(op_token),
+                    Some(&op_token),
                     format!("Value {id} has already been used to generate a type"),
                 ));
             }
@@ -826,10 +899,16 @@ impl<'t> Assembler<'t> {
             }
         }
         if state.result_type != 0 {
-            self.value_types.insert(id, state.result_type);
+            self.value_types.set(id, state.result_type);
         }
         Ok(())
     }
+}
+
+fn named_with_capacity<'t>(capacity: usize) -> FxHashMap<&'t str, u32> {
+    let mut map = FxHashMap::default();
+    map.reserve(capacity);
+    map
 }
 
 struct InstState {

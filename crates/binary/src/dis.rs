@@ -4,7 +4,7 @@ use crate::idmap::IdMap;
 use crate::module::{Inst, Module, NumberKind, ParsedOperand};
 use crate::numfmt;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 /// Which spelling to use where the grammar has renamed an opcode or enumerant.
@@ -363,6 +363,7 @@ impl FriendlyNames {
         let mut builder = NameBuilder {
             names: IdMap::new(module.header.bound, module.words().len()),
             used: HashSet::new(),
+            next_suffix: HashMap::new(),
         };
         for inst in module.instructions() {
             builder.instruction(&inst, naming);
@@ -399,6 +400,8 @@ struct NameBuilder {
     names: IdMap<NameEntry>,
     /// Every explicit (non-numeric) name handed out.
     used: HashSet<Box<str>>,
+    /// For a base name that needed a suffix: the next suffix to try.
+    next_suffix: HashMap<Box<str>, u32>,
 }
 
 impl NameBuilder {
@@ -426,10 +429,18 @@ impl NameBuilder {
         }
         let base = sanitize(suggested);
         let mut name = base.clone();
-        let mut index = 0u32;
-        while self.is_used(&name) {
-            name = format!("{base}_{index}");
-            index += 1;
+        if self.is_used(&name) {
+            // Names are never released, so every suffix below the last one handed out
+            // for this base is still taken: resume there instead of rescanning from 0.
+            let mut index = self.next_suffix.get(base.as_str()).copied().unwrap_or(0);
+            loop {
+                name = format!("{base}_{index}");
+                index += 1;
+                if !self.is_used(&name) {
+                    break;
+                }
+            }
+            self.next_suffix.insert(base.into_boxed_str(), index);
         }
         self.used.insert(name.clone().into_boxed_str());
         self.names.set(id, NameEntry::Named(name.into_boxed_str()));

@@ -1,6 +1,6 @@
 //! Per-id storage that cannot be blown up by a lying header bound.
 
-use std::collections::HashMap;
+use spirvkit_grammar::fxhash::FxHashMap;
 
 /// Per-id values, densely stored for ids the input could plausibly use and
 /// hashed beyond that, so a huge bound or id cannot force a huge allocation.
@@ -8,7 +8,7 @@ use std::collections::HashMap;
 pub struct IdMap<T: Clone + Default> {
     dense: Vec<T>,
     dense_limit: usize,
-    sparse: HashMap<u32, T>,
+    sparse: FxHashMap<u32, T>,
     default: T,
 }
 
@@ -18,7 +18,7 @@ impl<T: Clone + Default> IdMap<T> {
         IdMap {
             dense: Vec::new(),
             dense_limit: (bound as usize).min(input_words.saturating_mul(2) + 64),
-            sparse: HashMap::new(),
+            sparse: FxHashMap::default(),
             default: T::default(),
         }
     }
@@ -32,6 +32,19 @@ impl<T: Clone + Default> IdMap<T> {
             self.dense[i] = value;
         } else {
             self.sparse.insert(id, value);
+        }
+    }
+
+    /// A mutable slot for `id`, created with the default value if absent.
+    pub fn get_mut(&mut self, id: u32) -> &mut T {
+        let i = id as usize;
+        if i < self.dense_limit {
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, T::default());
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(id).or_default()
         }
     }
 

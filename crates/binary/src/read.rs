@@ -117,7 +117,6 @@ enum IdFact {
     ExtImport(ExtSetRef),
 }
 
-
 /// One pending operand slot while decoding an instruction.
 #[derive(Clone, Copy)]
 struct Expected {

@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod fxhash;
 mod generated;
 
 pub use generated::{
@@ -218,11 +219,12 @@ pub fn instruction(opcode: u16) -> Option<&'static Instruction> {
     INSTRUCTIONS.get(index as usize)
 }
 
-/// The core instruction with this name or alias (`"OpDecorateStringGOOGLE"`).
+/// The core instruction with this name or alias (`"OpDecorateStringGOOGLE"`). O(1):
+/// a hash index over the generated name table, built on first use.
 pub fn instruction_by_name(name: &str) -> Option<&'static Instruction> {
-    let names = generated::INSTRUCTION_NAMES;
-    let at = names.binary_search_by(|&(n, _)| n.cmp(name)).ok()?;
-    INSTRUCTIONS.get(names[at].1 as usize)
+    static INDEX: std::sync::OnceLock<fxhash::FxHashMap<&'static str, u16>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| generated::INSTRUCTION_NAMES.iter().copied().collect());
+    INSTRUCTIONS.get(*index.get(name)? as usize)
 }
 
 /// One instruction of an extended instruction set.
