@@ -883,7 +883,7 @@ impl<'t> Assembler<'t> {
         if inst.is_some_and(|i| i.class == "Type-Declaration") {
             if std::mem::replace(self.type_ids.get_mut(id), true) {
                 return Err(self.error_at(
-                    Some(&op_token),
+                    Some(op_token),
                     format!("Value {id} has already been used to generate a type"),
                 ));
             }
