@@ -172,6 +172,8 @@ struct Tokens<'t> {
     lexer: Lexer<'t>,
     current: Option<Token<'t>>,
     next: Option<Token<'t>>,
+    /// Where the last consumed token ended (0-based line, column).
+    last_end: (usize, usize),
 }
 
 impl<'t> Tokens<'t> {
@@ -179,10 +181,13 @@ impl<'t> Tokens<'t> {
         let mut lexer = Lexer::new(text);
         let current = lexer.next_token();
         let next = lexer.next_token();
-        Tokens { lexer, current, next }
+        Tokens { lexer, current, next, last_end: (0, 0) }
     }
 
     fn bump(&mut self) {
+        if let Some(t) = self.current {
+            self.last_end = (t.line, t.column + t.text.len());
+        }
         self.current = self.next.take();
         self.next = self.lexer.next_token();
     }
@@ -420,6 +425,13 @@ impl<'t> Assembler<'t> {
         AsmError { line: line + 1, column: column + 1, message: message.into() }
     }
 
+    /// An error placed just after the last consumed token, where SPIRV-Tools reports
+    /// problems found after reading a word (result ids, type redefinitions).
+    fn error_after_last(&self, message: impl Into<String>) -> AsmError {
+        let (line, column) = self.tokens.last_end;
+        AsmError { line: line + 1, column: column + 1, message: message.into() }
+    }
+
     fn peek(&self) -> Option<Token<'t>> {
         self.tokens.current
     }
@@ -513,7 +525,7 @@ impl<'t> Assembler<'t> {
         while let Some(expected) = stack.pop() {
             if expected.kind == OperandKind::IdResult {
                 let r = result.expect("checked above");
-                let id = self.id_of(&r)?;
+                let id = self.id_of(&r).map_err(|e| self.error_after_last(e.message))?;
                 state.result_id = id;
                 self.words.push(id);
                 continue;
@@ -551,7 +563,7 @@ impl<'t> Assembler<'t> {
             return Err(self.error_at(Some(&op_token), format!("Instruction too long: {count} words")));
         }
         self.words[start] |= (count as u32) << 16;
-        self.record(&state, &op_token)?;
+        self.record(&state)?;
         Ok(())
     }
 
@@ -874,7 +886,7 @@ impl<'t> Assembler<'t> {
     }
 
     /// Remembers types, value types and redefinitions after an instruction is encoded.
-    fn record(&mut self, state: &InstState, op_token: &Token) -> Result<()> {
+    fn record(&mut self, state: &InstState) -> Result<()> {
         let id = state.result_id;
         if id == 0 {
             return Ok(());
@@ -882,10 +894,9 @@ impl<'t> Assembler<'t> {
         let inst = grammar::instruction(state.opcode);
         if inst.is_some_and(|i| i.class == "Type-Declaration") {
             if std::mem::replace(self.type_ids.get_mut(id), true) {
-                return Err(self.error_at(
-                    Some(op_token),
-                    format!("Value {id} has already been used to generate a type"),
-                ));
+                return Err(
+                    self.error_after_last(format!("Value {id} has already been used to generate a type"))
+                );
             }
             let w = &self.words[state.start..];
             match state.opcode {
