@@ -4,7 +4,10 @@
 //!   regenerate (or verify) the grammar tables.
 //! - `conformance [--corpus DIR] [--update-floor] [--jobs N]`: compare spirvkit with
 //!   SPIRV-Tools over the .spv corpus against the floor in conformance/spv-floor.txt.
+//! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
+//!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 
+mod bench;
 mod conformance;
 mod gen_grammar;
 
@@ -31,6 +34,7 @@ fn main() -> Result<()> {
     match command.as_str() {
         "gen-grammar" => gen_grammar_cmd(rest),
         "conformance" => conformance::run(rest),
+        "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
 }

@@ -720,25 +720,29 @@ impl<'t> Assembler<'t> {
                     .ok_or_else(|| self.error_at(Some(token), "Missing extended instruction set"))?;
                 match set {
                     ExtSet::Known(set) => {
-                        let ext = set
-                            .instruction_by_name(t)
-                            .or_else(|| {
-                                // Non-semantic sets also accept instruction numbers.
-                                set.name
-                                    .starts_with("NonSemantic.")
-                                    .then(|| parse_c_unsigned(t))
-                                    .flatten()
-                                    .and_then(|n| u32::try_from(n).ok())
-                                    .and_then(|n| set.instruction(n))
-                            })
-                            .ok_or_else(|| {
-                                self.error_at(
-                                    Some(token),
-                                    format!("Invalid extended instruction name '{t}'."),
-                                )
-                            })?;
-                        self.words.push(ext.opcode);
-                        push_operands(stack, ext.operands);
+                        if let Some(ext) = set.instruction_by_name(t) {
+                            self.words.push(ext.opcode);
+                            push_operands(stack, ext.operands);
+                        } else if let Some(number) = set
+                            .name
+                            .starts_with("NonSemantic.")
+                            .then(|| parse_c_unsigned(t).and_then(|n| u32::try_from(n).ok()))
+                            .flatten()
+                        {
+                            // Non-semantic sets also take instruction numbers; numbers the
+                            // grammar does not describe take ids, as in an unknown set.
+                            self.words.push(number);
+                            match set.instruction(number) {
+                                Some(ext) => push_operands(stack, ext.operands),
+                                None => stack.push(Expected {
+                                    kind: OperandKind::IdRef,
+                                    quantifier: Quantifier::Variadic,
+                                }),
+                            }
+                        } else {
+                            return Err(self
+                                .error_at(Some(token), format!("Invalid extended instruction name '{t}'.")));
+                        }
                     }
                     ExtSet::UnknownNonSemantic => {
                         let number = parse_c_unsigned(t).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {

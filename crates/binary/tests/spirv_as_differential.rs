@@ -122,6 +122,7 @@ const STATEMENTS: &[&str] = &[
     "%g = OpExtInstImport \"Foo.bar\"",
     "%g = OpExtInstImport \"OpenCL.std\"\n%f = OpTypeFloat 32\n%c = OpConstant %f 1\n%r = OpExtInst %f %g sqrt %c",
     "%g = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n%v = OpTypeVoid\n%r = OpExtInst %v %g DebugInfoNone\n%s = OpExtInst %v %g 0",
+    "%g = OpExtInstImport \"NonSemantic.DebugPrintf\"\n%v = OpTypeVoid\n%r = OpExtInst %v %g 248\n%s = OpExtInst %v %g 1 %v %v",
     "OpDecorate %x LinkageAttributes \"foo\" Export\n%x = OpTypeVoid",
     "OpDecorate %x 30\n%x = OpTypeVoid",
     "!0x00040047 %f 30 7\n%f = OpTypeVoid",
