@@ -15,8 +15,15 @@ step() {
 
 step cargo fmt --all -- --check
 step cargo clippy --workspace --all-targets -- -D warnings
-step cargo test --workspace
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+echo "==> cargo test --workspace"
+cargo test --workspace 2>&1 | tee "$log"
 step cargo xtask gen-grammar --check
 step cargo build --release -p spirvkit-cli
 step cargo xtask conformance
+# One closing line over all cargo tests (the last `test result:` line cargo prints
+# is a crate's doc tests, often 0).
+read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log")
 echo "==> all checks passed"
+echo "cargo-test: $passed passed, $failed failed"
