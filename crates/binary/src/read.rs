@@ -328,8 +328,12 @@ impl<'w> Parser<'w> {
             OperandKind::PairLiteralIntegerIdRef if op == opcode::OpSwitch => {
                 // Case literals are as wide as the selector's type.
                 let selector = record_operand_word(&self.operands, record, iw, 0);
-                let number = match *self.facts.get(*self.value_types.get(selector)) {
-                    IdFact::NumericType(n @ NumberKind::Int { .. }) => n,
+                let selector_type = *self.value_types.get(selector);
+                let number = match *self.facts.get(selector_type) {
+                    IdFact::NumericType(n @ NumberKind::Int { .. }) => {
+                        self.number_kind_of_type(pos + at, op, selector_type)?;
+                        n
+                    }
                     _ => return Err(err(ReadErrorKind::BadSwitchSelector(selector))),
                 };
                 let next = self.push_number(pos, iw, at, OperandKind::LiteralInteger, number)?;

@@ -183,3 +183,16 @@ fn duplicate_definitions() {
     let e = read(&bytes(&module("%t = OpTypeBool\n%a = OpUndef %t\n%a = OpUndef %t\n"))).unwrap_err();
     assert!(matches!(e.kind, ReadErrorKind::DuplicateId { id: 2, .. }), "{e}");
 }
+
+#[test]
+fn switch_on_a_selector_wider_than_64_bits() {
+    let text = "%i = OpTypeInt 74 1\n%u = OpUndef %i\n%v = OpTypeVoid\n%fn = OpTypeFunction %v\n\
+                %f = OpFunction %v None %fn\n%l = OpLabel\nOpSwitch %u %l\nOpFunctionEnd\n";
+    let mut w = module(text);
+    // Append one case: a 3-word literal and a label, as a 74-bit selector would need.
+    let at = w.iter().position(|&x| x & 0xffff == 251).unwrap(); // OpSwitch
+    w[at] += 4 << 16;
+    w.splice(at + 3..at + 3, [5, 0, 0, 6]);
+    let e = read(&bytes(&w)).unwrap_err();
+    assert!(matches!(e.kind, ReadErrorKind::UnsupportedWidth { width: 74, .. }), "{e}");
+}
