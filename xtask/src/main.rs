@@ -2,6 +2,8 @@
 //!
 //! - `gen-grammar [--check] [--grammar DIR] [--legacy-grammar DIR] [--registry FILE]`:
 //!   regenerate (or verify) the grammar tables.
+//! - `gen-dialect [--check] [--mlir-include DIR]`: regenerate (or verify) the SPIR-V dialect
+//!   op tables from MLIR's ODS definitions (`libmlir-22-dev`, fetched into target/ if needed).
 //! - `conformance [--corpus DIR] [--update-floor] [--jobs N]`: compare spirvkit with
 //!   SPIRV-Tools over the .spv corpus against the floor in conformance/spv-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
@@ -9,6 +11,7 @@
 
 mod bench;
 mod conformance;
+mod gen_dialect;
 mod gen_grammar;
 
 use anyhow::{bail, Context, Result};
@@ -28,11 +31,12 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|conformance|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|bench> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
         "gen-grammar" => gen_grammar_cmd(rest),
+        "gen-dialect" => gen_dialect::run(rest),
         "conformance" => conformance::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),

@@ -1,0 +1,63 @@
+//! Attribute values, in MLIR's model: typed integers and floats, strings, arrays,
+//! dictionaries, symbol references, dense elements, and dialect attributes.
+
+use crate::types::Type;
+
+/// An attribute value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attribute {
+    /// `unit`: the attribute's presence is the information.
+    Unit,
+    Bool(bool),
+    /// `42 : i32`. The value is kept wide enough for any supported width.
+    Integer {
+        value: i128,
+        ty: Type,
+    },
+    /// `1.5 : f32`, kept as the f64 value (f16/f32 values are exact in f64).
+    Float {
+        value: f64,
+        ty: Type,
+    },
+    String(String),
+    Type(Type),
+    Array(Vec<Attribute>),
+    Dictionary(Vec<NamedAttribute>),
+    /// `@a::@b`.
+    SymbolRef(Vec<String>),
+    /// `dense<[1, 2]> : vector<2xi32>`: the elements (splat if one) and the shaped type.
+    Dense {
+        elements: Vec<Attribute>,
+        ty: Type,
+    },
+    /// `array<i32: 1, 2>`.
+    DenseArray {
+        element: Type,
+        values: Vec<Attribute>,
+    },
+    /// A dialect attribute (`#spirv.vce<...>`, `#spirv.storage_class<Function>`), kept as
+    /// its dialect-qualified name and the canonical text of its body (without the
+    /// angle brackets), so it prints exactly as parsed.
+    Dialect {
+        name: String,
+        body: Option<String>,
+    },
+}
+
+/// `name = value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedAttribute {
+    pub name: String,
+    pub value: Attribute,
+}
+
+impl NamedAttribute {
+    pub fn new(name: impl Into<String>, value: Attribute) -> Self {
+        NamedAttribute { name: name.into(), value }
+    }
+}
+
+/// Finds an attribute by name in a list.
+pub fn find<'a>(attrs: &'a [NamedAttribute], name: &str) -> Option<&'a Attribute> {
+    attrs.iter().find(|a| a.name == name).map(|a| &a.value)
+}

@@ -1,0 +1,364 @@
+//! Custom (pretty) forms of operations: the builtin and `func` ops the MLIR tests
+//! wrap around SPIR-V code, and dispatch to the SPIR-V dialect's forms.
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::ir::{Location, OpId};
+use crate::lexer::Tok;
+use crate::parser::{symbol_name, PResult, ParseError, Parser};
+use crate::printer::Printer;
+use crate::types::{Type, TypeKind};
+
+/// Parses the custom form of `name` (already consumed).
+pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+    match name {
+        "func.func" => parse_func(p),
+        "func.return" | "return" => parse_return(p),
+        "func.call" | "call" => parse_call(p),
+        _ => Err(ParseError {
+            offset: start,
+            message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
+        }),
+    }
+}
+
+/// Prints `op` in its custom form, returning false when it has none (the caller
+/// then prints the generic form).
+pub fn print(p: &mut Printer, op: OpId) -> bool {
+    let name = p.ir.op(op).name.clone();
+    match name.as_str() {
+        "builtin.module" => print_module(p, op),
+        "func.func" => print_func(p, op),
+        "func.return" => print_return(p, op),
+        "func.call" => print_call(p, op),
+        _ => false,
+    }
+}
+
+/// `name` without its dialect when printed inside an op of that dialect (MLIR's
+/// default-dialect elision, e.g. `return` inside `func.func`).
+fn short_name(p: &Printer, op: OpId, full: &'static str) -> &'static str {
+    let parent = p.ir.parent_op(op).map(|o| p.ir.op(o).name.as_str());
+    match (full.split_once('.'), parent) {
+        (Some((dialect, rest)), Some(parent)) if parent.split_once('.').map(|x| x.0) == Some(dialect) => rest,
+        _ => full,
+    }
+}
+
+fn print_module(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op);
+    p.out.push_str("module");
+    let mut attrs = o.attributes.clone();
+    if let Some(pos) = attrs.iter().position(|a| a.name == "sym_name") {
+        if let Attribute::String(n) = &attrs[pos].value {
+            p.out.push_str(" @");
+            p.out.push_str(n);
+        }
+        attrs.remove(pos);
+    }
+    if !attrs.is_empty() {
+        p.out.push_str(" attributes");
+        p.attr_dict(&attrs, &[]);
+    }
+    p.out.push(' ');
+    let region = o.regions[0];
+    p.region(region, false, false);
+    true
+}
+
+/// `(%arg0: T {attrs}, ...)`; returns the argument names, types, attribute dicts
+/// and locations.
+#[allow(clippy::type_complexity)]
+fn parse_signature_args(
+    p: &mut Parser,
+) -> PResult<(Vec<(String, Type, Location)>, Vec<Vec<NamedAttribute>>, bool)> {
+    p.expect("(")?;
+    let mut args = Vec::new();
+    let mut attrs = Vec::new();
+    let mut has_names = true;
+    if !p.at(")") {
+        loop {
+            if p.tok.kind == Tok::ValueId {
+                let r = p.parse_operand_ref()?;
+                p.expect(":")?;
+                let ty = p.parse_type()?;
+                let a = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
+                let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+                args.push((r.name, ty, loc));
+                attrs.push(a);
+            } else {
+                has_names = false;
+                let ty = p.parse_type()?;
+                let a = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
+                args.push((String::new(), ty, Location::Unknown));
+                attrs.push(a);
+            }
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    p.expect(")")?;
+    Ok((args, attrs, has_names))
+}
+
+/// After `->`: result types with optional attribute dicts.
+fn parse_result_list(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttribute>>)> {
+    let mut types = Vec::new();
+    let mut attrs = Vec::new();
+    if p.eat("->") {
+        if p.eat("(") {
+            if !p.at(")") {
+                loop {
+                    types.push(p.parse_type()?);
+                    attrs.push(if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() });
+                    if !p.eat(",") {
+                        break;
+                    }
+                }
+            }
+            p.expect(")")?;
+        } else {
+            types.push(p.parse_type()?);
+            attrs.push(Vec::new());
+        }
+    }
+    Ok((types, attrs))
+}
+
+fn dict_array(attrs: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
+    if attrs.iter().all(|a| a.is_empty()) {
+        return None;
+    }
+    Some(Attribute::Array(attrs.into_iter().map(Attribute::Dictionary).collect()))
+}
+
+fn parse_func(p: &mut Parser) -> PResult<OpId> {
+    let mut visibility = None;
+    if p.tok.kind == Tok::Ident && matches!(p.tok.text, "private" | "public" | "nested") {
+        visibility = Some(p.bump().text.to_string());
+    }
+    if p.tok.kind != Tok::AtId {
+        return p.error("expected valid '@'-identifier for symbol name");
+    }
+    let name = symbol_name(p.bump().text);
+    let (args, arg_attrs, _) = parse_signature_args(p)?;
+    let (results, res_attrs) = parse_result_list(p)?;
+    let fn_type = p.ir.types.function(args.iter().map(|a| a.1).collect(), results);
+    let op = p.ir.create_op("func.func", vec![], &[], Location::Unknown);
+    let mut props = vec![
+        NamedAttribute::new("function_type", Attribute::Type(fn_type)),
+        NamedAttribute::new("sym_name", Attribute::String(name)),
+    ];
+    if let Some(v) = visibility {
+        props.push(NamedAttribute::new("sym_visibility", Attribute::String(v)));
+    }
+    if let Some(a) = dict_array(arg_attrs) {
+        props.insert(0, NamedAttribute::new("arg_attrs", a));
+    }
+    if let Some(a) = dict_array(res_attrs) {
+        props.push(NamedAttribute::new("res_attrs", a));
+    }
+    let attributes = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
+    {
+        let o = p.ir.op_mut(op);
+        o.properties = props;
+        o.attributes = attributes;
+    }
+    if p.at("{") {
+        p.parse_region_into(op, &args)?;
+    }
+    Ok(op)
+}
+
+fn print_func(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(Attribute::Type(fn_ty)) = o.attr("function_type").cloned() else { return false };
+    let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else { return false };
+    let Some(Attribute::String(name)) = o.attr("sym_name").cloned() else { return false };
+    p.out.push_str("func.func ");
+    if let Some(Attribute::String(v)) = o.attr("sym_visibility") {
+        p.out.push_str(v);
+        p.out.push(' ');
+    }
+    p.out.push('@');
+    p.out.push_str(&name);
+    p.out.push('(');
+    let entry = o.regions.first().and_then(|&r| p.ir.region(r).blocks.first().copied());
+    let arg_attrs = match o.attr("arg_attrs") {
+        Some(Attribute::Array(a)) => a.clone(),
+        _ => vec![],
+    };
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        if let Some(b) = entry {
+            let v = p.ir.block(b).arguments[i];
+            p.value(v);
+            p.out.push_str(": ");
+        }
+        p.ty(t);
+        if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
+            p.attr_dict(d, &[]);
+        }
+    }
+    p.out.push(')');
+    if !results.is_empty() {
+        p.out.push_str(" -> ");
+        let res_attrs = match o.attr("res_attrs") {
+            Some(Attribute::Array(a)) => a.clone(),
+            _ => vec![],
+        };
+        let wrap = results.len() > 1
+            || !res_attrs.is_empty()
+            || matches!(p.ir.types.kind(results[0]), TypeKind::Function { .. });
+        if wrap {
+            p.out.push('(');
+        }
+        for (i, &t) in results.iter().enumerate() {
+            if i > 0 {
+                p.out.push_str(", ");
+            }
+            p.ty(t);
+            if let Some(Attribute::Dictionary(d)) = res_attrs.get(i) {
+                p.attr_dict(d, &[]);
+            }
+        }
+        if wrap {
+            p.out.push(')');
+        }
+    }
+    if !o.attributes.is_empty() {
+        p.out.push_str(" attributes");
+        p.attr_dict(&o.attributes, &[]);
+    }
+    if let Some(&r) = o.regions.first() {
+        if !p.ir.region(r).blocks.is_empty() {
+            p.out.push(' ');
+            p.region(r, false, false);
+        }
+    }
+    true
+}
+
+fn parse_return(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let mut refs = Vec::new();
+    if p.tok.kind == Tok::ValueId {
+        loop {
+            refs.push(p.parse_operand_ref()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    let mut types = Vec::new();
+    if !refs.is_empty() {
+        p.expect(":")?;
+        loop {
+            types.push(p.parse_type()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    let operands = p.resolve_operands(&refs, &types, start)?;
+    let op = p.ir.create_op("func.return", operands, &[], Location::Unknown);
+    if p.at("{") {
+        let attrs = p.parse_attribute_dict()?;
+        p.ir.op_mut(op).attributes = attrs;
+    }
+    Ok(op)
+}
+
+fn print_return(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    p.out.push_str(short_name(p, op, "func.return"));
+    if !o.operands.is_empty() {
+        p.out.push(' ');
+        p.values(&o.operands);
+        p.out.push_str(" : ");
+        let types: Vec<Type> = o.operands.iter().map(|&v| p.ir.value_type(v)).collect();
+        p.types(&types);
+    }
+    p.attr_dict(&o.attributes, &[]);
+    true
+}
+
+fn parse_call(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    if p.tok.kind != Tok::AtId {
+        return p.error("expected symbol reference");
+    }
+    let callee = symbol_name(p.bump().text);
+    p.expect("(")?;
+    let mut refs = Vec::new();
+    if !p.at(")") {
+        loop {
+            refs.push(p.parse_operand_ref()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    p.expect(")")?;
+    let attributes = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
+    p.expect(":")?;
+    let fn_ty = p.parse_type()?;
+    let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
+        return Err(ParseError { offset: start, message: "expected function type".into() });
+    };
+    let operands = p.resolve_operands(&refs, &inputs, start)?;
+    let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
+    p.finish_op(op, operands, &results);
+    let o = p.ir.op_mut(op);
+    o.properties.push(NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee])));
+    o.attributes = attributes;
+    Ok(op)
+}
+
+fn print_call(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(Attribute::SymbolRef(callee)) = o.attr("callee").cloned() else { return false };
+    p.out.push_str(short_name(p, op, "func.call"));
+    p.out.push(' ');
+    p.attr(&Attribute::SymbolRef(callee));
+    p.out.push('(');
+    p.values(&o.operands);
+    p.out.push(')');
+    p.attr_dict(&o.attributes, &[]);
+    p.out.push_str(" : ");
+    let inputs: Vec<Type> = o.operands.iter().map(|&v| p.ir.value_type(v)).collect();
+    let results: Vec<Type> = o.results.iter().map(|&v| p.ir.value_type(v)).collect();
+    let fn_ty = crate::types::TypeKind::Function { inputs, results };
+    // Printing needs an interned type; build the text directly instead.
+    let text = function_type_text(p, &fn_ty);
+    p.out.push_str(&text);
+    true
+}
+
+fn function_type_text(p: &Printer, kind: &TypeKind) -> String {
+    let TypeKind::Function { inputs, results } = kind else { return String::new() };
+    let mut s = String::from("(");
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        crate::printer::write_type(p.ir, t, &mut s);
+    }
+    s.push_str(") -> ");
+    let wrap = results.len() != 1 || matches!(p.ir.types.kind(results[0]), TypeKind::Function { .. });
+    if wrap {
+        s.push('(');
+    }
+    for (i, &t) in results.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        crate::printer::write_type(p.ir, t, &mut s);
+    }
+    if wrap {
+        s.push(')');
+    }
+    s
+}

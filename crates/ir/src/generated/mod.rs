@@ -1,0 +1,3 @@
+//! Generated tables. Regenerate with the `cargo xtask` command named in each file's header.
+
+pub mod ops;

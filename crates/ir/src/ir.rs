@@ -1,0 +1,261 @@
+//! The operation graph: operations, blocks, regions and values live in arenas of an
+//! [`Ir`] and refer to each other by small typed ids.
+//!
+//! The shape is MLIR's: an operation has operands, results, attributes (inherent
+//! ones are "properties"), regions and successors; a region is a list of blocks; a
+//! block has arguments (which is how phis are modeled) and a list of operations.
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::types::{Type, TypeStore};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub(crate) u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// An operation.
+    OpId
+);
+id_type!(
+    /// A block.
+    BlockId
+);
+id_type!(
+    /// A region.
+    RegionId
+);
+id_type!(
+    /// An SSA value: an op result or a block argument.
+    Value
+);
+
+/// Where something came from in the source, for diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Location {
+    #[default]
+    Unknown,
+    /// `file:line:col` (1-based).
+    FileLineCol { file: String, line: u32, column: u32 },
+    /// `loc("name")` or other forms kept as text.
+    Opaque(String),
+}
+
+/// What defines a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueDef {
+    Result { op: OpId, index: u32 },
+    Argument { block: BlockId, index: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug)]
+pub struct Operation {
+    /// The full name (`spirv.IAdd`, `func.func`, `builtin.module`).
+    pub name: String,
+    pub operands: Vec<Value>,
+    pub results: Vec<Value>,
+    /// Inherent attributes (`<{...}>` in the generic form).
+    pub properties: Vec<NamedAttribute>,
+    /// Discardable attributes (`{...}` in the generic form).
+    pub attributes: Vec<NamedAttribute>,
+    pub regions: Vec<RegionId>,
+    pub successors: Vec<BlockId>,
+    pub location: Location,
+    pub parent: Option<BlockId>,
+}
+
+impl Operation {
+    /// An inherent or discardable attribute by name.
+    pub fn attr(&self, name: &str) -> Option<&Attribute> {
+        crate::attr::find(&self.properties, name).or_else(|| crate::attr::find(&self.attributes, name))
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub arguments: Vec<Value>,
+    /// Locations of the arguments, parallel to `arguments`.
+    pub argument_locations: Vec<Location>,
+    pub ops: Vec<OpId>,
+    pub parent: Option<RegionId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Region {
+    pub blocks: Vec<BlockId>,
+    pub parent: Option<OpId>,
+}
+
+/// A whole IR unit: the arenas plus the type store.
+#[derive(Clone, Debug, Default)]
+pub struct Ir {
+    pub types: TypeStore,
+    ops: Vec<Operation>,
+    blocks: Vec<Block>,
+    regions: Vec<Region>,
+    values: Vec<ValueData>,
+}
+
+impl Ir {
+    pub fn new() -> Self {
+        Ir::default()
+    }
+
+    pub fn op(&self, id: OpId) -> &Operation {
+        &self.ops[id.index()]
+    }
+
+    pub fn op_mut(&mut self, id: OpId) -> &mut Operation {
+        &mut self.ops[id.index()]
+    }
+
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.index()]
+    }
+
+    pub fn block_mut(&mut self, id: BlockId) -> &mut Block {
+        &mut self.blocks[id.index()]
+    }
+
+    pub fn region(&self, id: RegionId) -> &Region {
+        &self.regions[id.index()]
+    }
+
+    pub fn region_mut(&mut self, id: RegionId) -> &mut Region {
+        &mut self.regions[id.index()]
+    }
+
+    pub fn value(&self, v: Value) -> &ValueData {
+        &self.values[v.index()]
+    }
+
+    pub(crate) fn set_value_def(&mut self, v: Value, def: ValueDef) {
+        self.values[v.index()].def = def;
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v.index()].ty
+    }
+
+    /// Creates a detached operation with results of the given types.
+    pub fn create_op(
+        &mut self,
+        name: impl Into<String>,
+        operands: Vec<Value>,
+        result_types: &[Type],
+        location: Location,
+    ) -> OpId {
+        let id = OpId(self.ops.len() as u32);
+        let results = result_types
+            .iter()
+            .enumerate()
+            .map(|(i, &ty)| self.new_value(ty, ValueDef::Result { op: id, index: i as u32 }))
+            .collect();
+        self.ops.push(Operation {
+            name: name.into(),
+            operands,
+            results,
+            properties: Vec::new(),
+            attributes: Vec::new(),
+            regions: Vec::new(),
+            successors: Vec::new(),
+            location,
+            parent: None,
+        });
+        id
+    }
+
+    fn new_value(&mut self, ty: Type, def: ValueDef) -> Value {
+        let v = Value(self.values.len() as u32);
+        self.values.push(ValueData { ty, def });
+        v
+    }
+
+    /// Adds an empty region to `op`.
+    pub fn add_region(&mut self, op: OpId) -> RegionId {
+        let id = RegionId(self.regions.len() as u32);
+        self.regions.push(Region { blocks: Vec::new(), parent: Some(op) });
+        self.ops[op.index()].regions.push(id);
+        id
+    }
+
+    /// Creates a detached block.
+    pub fn create_block(&mut self) -> BlockId {
+        let id = BlockId(self.blocks.len() as u32);
+        self.blocks.push(Block::default());
+        id
+    }
+
+    /// Appends a block to a region.
+    pub fn append_block(&mut self, region: RegionId, block: BlockId) {
+        self.blocks[block.index()].parent = Some(region);
+        self.regions[region.index()].blocks.push(block);
+    }
+
+    pub fn add_block_argument(&mut self, block: BlockId, ty: Type, location: Location) -> Value {
+        let index = self.blocks[block.index()].arguments.len() as u32;
+        let v = self.new_value(ty, ValueDef::Argument { block, index });
+        let b = &mut self.blocks[block.index()];
+        b.arguments.push(v);
+        b.argument_locations.push(location);
+        v
+    }
+
+    /// Appends an op at the end of a block.
+    pub fn append_op(&mut self, block: BlockId, op: OpId) {
+        self.ops[op.index()].parent = Some(block);
+        self.blocks[block.index()].ops.push(op);
+    }
+
+    /// The op that contains `block` (through its region).
+    pub fn parent_op_of_block(&self, block: BlockId) -> Option<OpId> {
+        self.regions[self.blocks[block.index()].parent?.index()].parent
+    }
+
+    /// The op that contains `op`, if any.
+    pub fn parent_op(&self, op: OpId) -> Option<OpId> {
+        self.parent_op_of_block(self.ops[op.index()].parent?)
+    }
+
+    pub fn op_count(&self) -> usize {
+        self.ops.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Signedness;
+
+    #[test]
+    fn build_a_function_body() {
+        let mut ir = Ir::new();
+        let i32t = ir.types.integer(32, Signedness::Signless);
+        let func = ir.create_op("func.func", vec![], &[], Location::Unknown);
+        let region = ir.add_region(func);
+        let entry = ir.create_block();
+        ir.append_block(region, entry);
+        let arg = ir.add_block_argument(entry, i32t, Location::Unknown);
+        let add = ir.create_op("spirv.IAdd", vec![arg, arg], &[i32t], Location::Unknown);
+        ir.append_op(entry, add);
+        assert_eq!(ir.parent_op(add), Some(func));
+        let result = ir.op(add).results[0];
+        assert_eq!(ir.value(result).def, ValueDef::Result { op: add, index: 0 });
+        assert_eq!(ir.value_type(arg), i32t);
+    }
+}

@@ -1,0 +1,316 @@
+//! Tokens of MLIR's textual syntax.
+
+/// A token kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// A bare identifier or keyword (`spirv.IAdd`, `i32`, `func.func`, `x`).
+    Ident,
+    /// `%name`, `%0`, `%arg0#1`.
+    ValueId,
+    /// `^bb0`.
+    CaretId,
+    /// `@name` or `@"quoted"`.
+    AtId,
+    /// `#name` (attribute alias or dialect attribute start).
+    HashId,
+    /// `!name` (type alias or dialect type start).
+    BangId,
+    /// `"..."` (escapes kept raw; see [`unescape`]).
+    String,
+    Integer,
+    Float,
+    Punct,
+    Eof,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token<'s> {
+    pub kind: Tok,
+    pub text: &'s str,
+    /// Byte offset in the source.
+    pub offset: usize,
+}
+
+/// Splits MLIR text into tokens on demand. `//` comments are skipped.
+#[derive(Clone)]
+pub struct Lexer<'s> {
+    src: &'s str,
+    pos: usize,
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+}
+
+fn is_suffix_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+}
+
+impl<'s> Lexer<'s> {
+    pub fn new(src: &'s str) -> Self {
+        Lexer { src, pos: 0 }
+    }
+
+    pub fn source(&self) -> &'s str {
+        self.src
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub fn reset_to(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    fn skip_trivia(&mut self) {
+        let b = self.src.as_bytes();
+        loop {
+            while self.pos < b.len() && b[self.pos].is_ascii_whitespace() {
+                self.pos += 1;
+            }
+            if self.src[self.pos..].starts_with("//") {
+                while self.pos < b.len() && b[self.pos] != b'\n' {
+                    self.pos += 1;
+                }
+                continue;
+            }
+            break;
+        }
+    }
+
+    /// The next token; a lexing problem becomes a one-byte `Punct` the parser rejects.
+    pub fn next_token(&mut self) -> Token<'s> {
+        self.skip_trivia();
+        let b = self.src.as_bytes();
+        let start = self.pos;
+        let tok = |lexer: &mut Self, kind, end: usize| {
+            lexer.pos = end;
+            Token { kind, text: &lexer.src[start..end], offset: start }
+        };
+        if start >= b.len() {
+            return Token { kind: Tok::Eof, text: "", offset: start };
+        }
+        let c = b[start];
+        match c {
+            b'%' | b'^' | b'@' | b'#' | b'!' => {
+                let kind = match c {
+                    b'%' => Tok::ValueId,
+                    b'^' => Tok::CaretId,
+                    b'@' => Tok::AtId,
+                    b'#' => Tok::HashId,
+                    _ => Tok::BangId,
+                };
+                let mut end = start + 1;
+                if c == b'@' && b.get(end) == Some(&b'"') {
+                    end = self.scan_string(end);
+                    return tok(self, kind, end);
+                }
+                while end < b.len() && is_suffix_char(b[end]) {
+                    end += 1;
+                }
+                // `%x#0` result-group syntax belongs to the value id.
+                if c == b'%' && b.get(end) == Some(&b'#') {
+                    let mut e = end + 1;
+                    while e < b.len() && b[e].is_ascii_digit() {
+                        e += 1;
+                    }
+                    if e > end + 1 {
+                        end = e;
+                    }
+                }
+                if end == start + 1 {
+                    return tok(self, Tok::Punct, start + 1);
+                }
+                tok(self, kind, end)
+            }
+            b'"' => {
+                let end = self.scan_string(start);
+                tok(self, Tok::String, end)
+            }
+            b'0'..=b'9' => {
+                let mut end = start;
+                if c == b'0'
+                    && matches!(b.get(start + 1), Some(b'x') | Some(b'X'))
+                    && b.get(start + 2).is_some_and(|d| d.is_ascii_hexdigit())
+                {
+                    end = start + 2;
+                    while end < b.len() && b[end].is_ascii_hexdigit() {
+                        end += 1;
+                    }
+                    return tok(self, Tok::Integer, end);
+                }
+                while end < b.len() && b[end].is_ascii_digit() {
+                    end += 1;
+                }
+                let mut kind = Tok::Integer;
+                if b.get(end) == Some(&b'.') {
+                    kind = Tok::Float;
+                    end += 1;
+                    while end < b.len() && b[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    if matches!(b.get(end), Some(b'e') | Some(b'E')) {
+                        let mut e = end + 1;
+                        if matches!(b.get(e), Some(b'+') | Some(b'-')) {
+                            e += 1;
+                        }
+                        if b.get(e).is_some_and(|d| d.is_ascii_digit()) {
+                            while e < b.len() && b[e].is_ascii_digit() {
+                                e += 1;
+                            }
+                            end = e;
+                        }
+                    }
+                }
+                tok(self, kind, end)
+            }
+            _ if is_ident_start(c) => {
+                let mut end = start + 1;
+                while end < b.len() && is_ident_char(b[end]) {
+                    end += 1;
+                }
+                tok(self, Tok::Ident, end)
+            }
+            _ => {
+                for p in ["->", "::", "...", "?"] {
+                    if self.src[start..].starts_with(p) {
+                        return tok(self, Tok::Punct, start + p.len());
+                    }
+                }
+                let len = self.src[start..].chars().next().map_or(1, char::len_utf8);
+                tok(self, Tok::Punct, start + len)
+            }
+        }
+    }
+
+    /// The end of a string literal starting at `start` (which is `"`).
+    fn scan_string(&self, start: usize) -> usize {
+        let b = self.src.as_bytes();
+        let mut end = start + 1;
+        while end < b.len() && b[end] != b'"' {
+            if b[end] == b'\\' {
+                end += 1;
+            }
+            end += 1;
+        }
+        (end + 1).min(b.len())
+    }
+}
+
+/// Decodes an MLIR string literal token (with quotes) into bytes: `\"`, `\\`, `\n`,
+/// `\t`, and two-digit hex escapes `\0A`.
+pub fn unescape(token: &str) -> Vec<u8> {
+    let inner = token.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(token);
+    let b = inner.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() {
+            let n = b[i + 1];
+            match n {
+                b'"' | b'\\' => {
+                    out.push(n);
+                    i += 2;
+                }
+                b'n' => {
+                    out.push(b'\n');
+                    i += 2;
+                }
+                b't' => {
+                    out.push(b'\t');
+                    i += 2;
+                }
+                _ if i + 2 < b.len() && n.is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit() => {
+                    let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("00");
+                    out.push(u8::from_str_radix(hex, 16).unwrap_or(0));
+                    i += 3;
+                }
+                _ => {
+                    out.push(b'\\');
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Encodes bytes as an MLIR string literal, escaping as MLIR's printer does.
+pub fn escape(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
+    out.push('"');
+    for &c in bytes {
+        match c {
+            b'"' => out.push_str("\\22"),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\0A"),
+            b'\t' => out.push_str("\\09"),
+            0x20..=0x7e => out.push(c as char),
+            _ => out.push_str(&format!("\\{c:02X}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(Tok, &str)> {
+        let mut lexer = Lexer::new(src);
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token();
+            if t.kind == Tok::Eof {
+                return out;
+            }
+            out.push((t.kind, t.text));
+        }
+    }
+
+    #[test]
+    fn lexes_mlir() {
+        let toks = kinds(
+            "%0 = spirv.IAdd %arg0, %1#2 : i32 // comment\n^bb1 @f !spirv.ptr<f32, Function> -> 1.5e3 0x1F",
+        );
+        assert_eq!(
+            toks,
+            vec![
+                (Tok::ValueId, "%0"),
+                (Tok::Punct, "="),
+                (Tok::Ident, "spirv.IAdd"),
+                (Tok::ValueId, "%arg0"),
+                (Tok::Punct, ","),
+                (Tok::ValueId, "%1#2"),
+                (Tok::Punct, ":"),
+                (Tok::Ident, "i32"),
+                (Tok::CaretId, "^bb1"),
+                (Tok::AtId, "@f"),
+                (Tok::BangId, "!spirv.ptr"),
+                (Tok::Punct, "<"),
+                (Tok::Ident, "f32"),
+                (Tok::Punct, ","),
+                (Tok::Ident, "Function"),
+                (Tok::Punct, ">"),
+                (Tok::Punct, "->"),
+                (Tok::Float, "1.5e3"),
+                (Tok::Integer, "0x1F"),
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_round_trip() {
+        assert_eq!(unescape(r#""a\"b\\c\0A""#), b"a\"b\\c\n");
+        assert_eq!(escape(b"a\"b\n"), r#""a\22b\0A""#);
+    }
+}

@@ -1,0 +1,29 @@
+//! The structured SPIR-V IR, modeled on MLIR's SPIR-V dialect.
+
+#![forbid(unsafe_code)]
+
+pub mod attr;
+pub mod custom;
+pub mod generated;
+pub mod ir;
+pub mod lexer;
+pub mod opdef;
+pub mod parser;
+pub mod printer;
+pub mod types;
+
+pub use ir::{Ir, OpId};
+pub use parser::ParseError;
+pub use printer::PrintOptions;
+
+/// Parses MLIR text; the result is the top-level `builtin.module`.
+pub fn parse(source: &str, file_name: &str) -> Result<(Ir, OpId), ParseError> {
+    let mut ir = Ir::new();
+    let top = parser::Parser::new(source, &mut ir, file_name).parse_top_level()?;
+    Ok((ir, top))
+}
+
+/// Prints an op (normally the top-level module) as `mlir-opt` would.
+pub fn print(ir: &Ir, op: OpId, options: PrintOptions) -> String {
+    printer::print_op(ir, op, options)
+}

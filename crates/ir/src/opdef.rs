@@ -1,0 +1,374 @@
+//! Static descriptions of the dialect's ops, generated from MLIR's operation
+//! definitions (ODS) by `cargo xtask gen-dialect` into `generated/ops.rs`.
+
+/// How many values an operand or result slot takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arity {
+    Single,
+    Optional,
+    Variadic,
+}
+
+/// A type or attribute constraint predicate, as ODS composes them. Leaves are the
+/// C++ predicate texts of ODS (`CPred`); the verifier maps the ones it knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pred {
+    /// A C++ expression over `$_self`.
+    Leaf(&'static str),
+    And(&'static [Pred]),
+    Or(&'static [Pred]),
+    Not(&'static Pred),
+    /// `prefix` + child + `suffix` (ODS `Concat`).
+    Concat {
+        prefix: &'static str,
+        child: &'static Pred,
+        suffix: &'static str,
+    },
+    /// Replace `pattern` with `replacement` in the child's leaves (ODS `SubstLeaves`).
+    SubstLeaves {
+        pattern: &'static str,
+        replacement: &'static str,
+        child: &'static Pred,
+    },
+}
+
+/// A named type constraint (`SPIRV_Integer`, `anonymous_1588`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeConstraint {
+    /// The ODS record name.
+    pub record: &'static str,
+    /// The text MLIR uses in "must be …" diagnostics.
+    pub summary: &'static str,
+    pub pred: Pred,
+    /// For `AnyTypeOf`-style constraints: the alternatives, as indices into `TYPE_CONSTRAINTS`.
+    pub allowed: &'static [u16],
+}
+
+/// A named attribute constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttrConstraint {
+    pub record: &'static str,
+    pub summary: &'static str,
+    pub pred: Pred,
+    /// The C++ storage class (`::mlir::IntegerAttr`, `::mlir::spirv::MemoryAccessAttr`).
+    pub storage_type: &'static str,
+    /// `OptionalAttr<…>`.
+    pub optional: bool,
+    /// `DefaultValuedAttr<…>`'s default, as C++ text.
+    pub default_value: Option<&'static str>,
+    /// For enum attributes: index into `ENUM_ATTRS`.
+    pub enum_attr: Option<u16>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandDef {
+    pub name: &'static str,
+    pub arity: Arity,
+    /// Index into `TYPE_CONSTRAINTS`.
+    pub constraint: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttrDef {
+    pub name: &'static str,
+    /// Index into `ATTR_CONSTRAINTS`.
+    pub constraint: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegionDef {
+    pub name: &'static str,
+    /// `SizedRegion<1>` and the like: the block count limit, if any.
+    pub max_blocks: Option<u32>,
+    pub variadic: bool,
+}
+
+/// A block successor (`AnySuccessor:$target`); `VariadicSuccessor` takes any number of blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SuccessorDef {
+    pub name: &'static str,
+    pub variadic: bool,
+}
+
+/// An ODS `PredOpTrait` (`AllTypesMatch`, `TypesMatchWith`, `InFunctionScope`, …): a check
+/// over the whole op that MLIR's generated verifier reports as "failed to verify that {summary}".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredTraitDef {
+    /// The trait's name, as listed in [`OpDef::traits`].
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Leaves are C++ expressions over `$_op` (ODS `CPred`).
+    pub pred: Pred,
+}
+
+/// One ODS argument, in declaration order (operands and attributes interleave).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    Operand(u16),
+    Attribute(u16),
+}
+
+/// Version/extension/capability requirements of an op (ODS `availability`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpAvailability {
+    /// `(major, minor)`.
+    pub min_version: Option<(u8, u8)>,
+    pub max_version: Option<(u8, u8)>,
+    /// All of these groups, each satisfied by any one member.
+    pub extensions: &'static [&'static [&'static str]],
+    pub capabilities: &'static [&'static [&'static str]],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpDef {
+    /// Full MLIR name: `spirv.IAdd`, `spirv.GL.Sqrt`, `spirv.mlir.loop`.
+    pub name: &'static str,
+    /// The SPIR-V instruction it serializes to (`OpIAdd`), if any.
+    pub spirv_name: Option<&'static str>,
+    /// ODS `summary`, whitespace collapsed to one line.
+    pub summary: &'static str,
+    pub arguments: &'static [Argument],
+    pub operands: &'static [OperandDef],
+    pub attributes: &'static [AttrDef],
+    pub results: &'static [OperandDef],
+    pub regions: &'static [RegionDef],
+    pub successors: &'static [SuccessorDef],
+    /// The declarative assembly format, whitespace-normalized (runs of blanks outside
+    /// backquoted literals become one space); `None` when the op has a custom
+    /// parser/printer. Where ODS sets both, the declarative format is the one MLIR uses.
+    pub assembly_format: Option<&'static str>,
+    /// Trait names in ODS order (`Pure`, `Commutative`, `SameOperandsAndResultType`,
+    /// `Terminator`, `AllTypesMatch<operand1, operand2, result>`,
+    /// `HasParent<spirv.mlir.selection, spirv.mlir.loop>`, `QueryCapabilityInterface`, …).
+    /// Named ODS records keep their record name; see `xtask/src/gen_dialect.rs` for how
+    /// anonymous ones (template instantiations) are named.
+    pub traits: &'static [&'static str],
+    /// The `PredOpTrait`s among `traits`, with their predicates.
+    pub pred_traits: &'static [PredTraitDef],
+    /// Whether the op has a hand-written verifier (`hasVerifier`), beyond the constraints.
+    pub has_verifier: bool,
+    /// One entry, from ODS `availability`; empty for the ops whose availability MLIR
+    /// computes in hand-written code (`autogenAvailability = 0`).
+    pub availability: &'static [OpAvailability],
+}
+
+/// An MLIR enum attribute of the dialect (`#spirv.storage_class<Function>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumAttrDef {
+    /// ODS record name (`SPIRV_StorageClassAttr`).
+    pub record: &'static str,
+    /// The attribute mnemonic (`storage_class`), if it has one.
+    pub mnemonic: Option<&'static str>,
+    /// The C++ enum name (`StorageClass`).
+    pub enum_name: &'static str,
+    /// Bit enum (`|`-combined) rather than value enum.
+    pub bit_enum: bool,
+    /// In declaration order.
+    pub cases: &'static [EnumCaseDef],
+}
+
+/// One enumerant of an [`EnumAttrDef`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumCaseDef {
+    /// The C++ enumerator (`V_1_0`).
+    pub symbol: &'static str,
+    /// The spelling in MLIR's text form (`v1.0`); for most cases the same as `symbol`.
+    pub str: &'static str,
+    pub value: u64,
+}
+
+pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, TYPE_CONSTRAINTS};
+
+/// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`).
+pub fn op_def(name: &str) -> Option<&'static OpDef> {
+    OP_DEFS.binary_search_by(|op| op.name.cmp(name)).ok().map(|i| &OP_DEFS[i])
+}
+
+/// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).
+pub fn enum_attr_by_mnemonic(mnemonic: &str) -> Option<&'static EnumAttrDef> {
+    ENUM_ATTRS.iter().find(|e| e.mnemonic == Some(mnemonic))
+}
+
+/// The enum attribute of the C++ enum `name` (`StorageClass`).
+pub fn enum_attr_by_enum_name(name: &str) -> Option<&'static EnumAttrDef> {
+    ENUM_ATTRS.iter().find(|e| e.enum_name == name)
+}
+
+/// A type constraint by ODS record name (`SPIRV_Integer`).
+pub fn type_constraint(record: &str) -> Option<&'static TypeConstraint> {
+    TYPE_CONSTRAINTS.binary_search_by(|c| c.record.cmp(record)).ok().map(|i| &TYPE_CONSTRAINTS[i])
+}
+
+/// An attribute constraint by ODS record name (`SPIRV_ScopeAttr`).
+pub fn attr_constraint(record: &str) -> Option<&'static AttrConstraint> {
+    ATTR_CONSTRAINTS.binary_search_by(|c| c.record.cmp(record)).ok().map(|i| &ATTR_CONSTRAINTS[i])
+}
+
+impl EnumAttrDef {
+    /// The case spelled `text` in MLIR's text form.
+    pub fn case_by_str(&self, text: &str) -> Option<&'static EnumCaseDef> {
+        self.cases.iter().find(|c| c.str == text)
+    }
+
+    /// The first case with this value (bit enums: the case for exactly these bits).
+    pub fn case_by_value(&self, value: u64) -> Option<&'static EnumCaseDef> {
+        self.cases.iter().find(|c| c.value == value)
+    }
+}
+
+impl OpDef {
+    /// The name without the dialect prefix (`IAdd`, `GL.Sqrt`, `mlir.loop`).
+    pub fn short_name(&self) -> &'static str {
+        self.name.strip_prefix(DIALECT).and_then(|n| n.strip_prefix('.')).unwrap_or(self.name)
+    }
+
+    pub fn operand(&self, name: &str) -> Option<&'static OperandDef> {
+        self.operands.iter().find(|o| o.name == name)
+    }
+
+    pub fn attribute(&self, name: &str) -> Option<&'static AttrDef> {
+        self.attributes.iter().find(|a| a.name == name)
+    }
+
+    pub fn has_trait(&self, name: &str) -> bool {
+        self.traits.contains(&name)
+    }
+}
+
+impl OperandDef {
+    pub fn constraint(&self) -> &'static TypeConstraint {
+        &TYPE_CONSTRAINTS[self.constraint as usize]
+    }
+}
+
+impl AttrDef {
+    pub fn constraint(&self) -> &'static AttrConstraint {
+        &ATTR_CONSTRAINTS[self.constraint as usize]
+    }
+}
+
+impl AttrConstraint {
+    pub fn enum_attr(&self) -> Option<&'static EnumAttrDef> {
+        self.enum_attr.map(|i| &ENUM_ATTRS[i as usize])
+    }
+}
+
+impl TypeConstraint {
+    /// The `AnyTypeOf` alternatives.
+    pub fn alternatives(&self) -> impl Iterator<Item = &'static TypeConstraint> {
+        self.allowed.iter().map(|&i| &TYPE_CONSTRAINTS[i as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_sorted_and_indices_valid() {
+        assert!(OP_DEFS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(TYPE_CONSTRAINTS.windows(2).all(|w| w[0].record < w[1].record));
+        assert!(ATTR_CONSTRAINTS.windows(2).all(|w| w[0].record < w[1].record));
+        for op in &OP_DEFS {
+            assert!(op.name.starts_with("spirv."), "{}", op.name);
+            for arg in op.arguments {
+                match *arg {
+                    Argument::Operand(i) => assert!((i as usize) < op.operands.len()),
+                    Argument::Attribute(i) => assert!((i as usize) < op.attributes.len()),
+                }
+            }
+            assert_eq!(op.arguments.len(), op.operands.len() + op.attributes.len(), "{}", op.name);
+            for o in op.operands.iter().chain(op.results) {
+                assert!((o.constraint as usize) < TYPE_CONSTRAINTS.len());
+            }
+            for a in op.attributes {
+                assert!((a.constraint as usize) < ATTR_CONSTRAINTS.len());
+            }
+            for t in op.pred_traits {
+                assert!(op.has_trait(t.name), "{}: {}", op.name, t.name);
+            }
+        }
+        for c in &TYPE_CONSTRAINTS {
+            assert!(c.allowed.iter().all(|&i| (i as usize) < TYPE_CONSTRAINTS.len()));
+        }
+        for c in &ATTR_CONSTRAINTS {
+            assert!(c.enum_attr.is_none_or(|i| (i as usize) < ENUM_ATTRS.len()));
+        }
+    }
+
+    #[test]
+    fn iadd() {
+        let op = op_def("spirv.IAdd").unwrap();
+        assert_eq!(op.spirv_name, Some("OpIAdd"));
+        assert_eq!(op.short_name(), "IAdd");
+        let names: Vec<_> = op.operands.iter().map(|o| o.name).collect();
+        assert_eq!(names, ["operand1", "operand2"]);
+        assert!(op.operands.iter().all(|o| o.arity == Arity::Single));
+        assert_eq!(op.results.len(), 1);
+        assert_eq!(op.assembly_format, Some("operands attr-dict `:` type($result)"));
+        assert!(op.has_trait("Pure") && op.has_trait("Commutative"));
+        assert!(op.has_trait("AllTypesMatch<operand1, operand2, result>"));
+        let constraint = op.operands[0].constraint();
+        assert!(constraint.summary.starts_with("8/16/32/64-bit integer or"));
+        assert!(constraint.alternatives().any(|c| c.record == "SPIRV_Integer"));
+        let avail = &op.availability[0];
+        assert_eq!((avail.min_version, avail.max_version), (Some((1, 0)), Some((1, 6))));
+        assert!(avail.extensions.is_empty() && avail.capabilities.is_empty());
+    }
+
+    #[test]
+    fn load_has_a_custom_format_and_two_attributes() {
+        let op = op_def("spirv.Load").unwrap();
+        assert_eq!(op.assembly_format, None);
+        let names: Vec<_> = op.attributes.iter().map(|a| a.name).collect();
+        assert_eq!(names, ["memory_access", "alignment"]);
+        assert_eq!(op.arguments, [Argument::Operand(0), Argument::Attribute(0), Argument::Attribute(1)]);
+        let access = op.attribute("memory_access").unwrap().constraint();
+        assert!(access.optional);
+        assert_eq!(access.storage_type, "::mlir::spirv::MemoryAccessAttr");
+        assert_eq!(access.enum_attr().unwrap().mnemonic, Some("memory_access"));
+        assert!(op.has_verifier);
+    }
+
+    #[test]
+    fn sub_namespaces_regions_and_successors() {
+        assert!(op_def("spirv.GL.Sqrt").is_some());
+        assert!(op_def("spirv.Sqrt").is_none());
+        let lp = op_def("spirv.mlir.loop").unwrap();
+        assert_eq!(lp.regions.len(), 1);
+        assert_eq!(lp.spirv_name, None);
+        let branch = op_def("spirv.Branch").unwrap();
+        assert_eq!(branch.successors, [SuccessorDef { name: "target", variadic: false }]);
+        assert!(branch.has_trait("Terminator"));
+        let switch = op_def("spirv.Switch").unwrap();
+        assert!(switch.successors.iter().any(|s| s.variadic));
+        let merge = op_def("spirv.mlir.merge").unwrap();
+        assert!(merge.has_trait("HasParent<spirv.mlir.selection, spirv.mlir.loop>"));
+    }
+
+    #[test]
+    fn enums() {
+        let storage = enum_attr_by_mnemonic("storage_class").unwrap();
+        assert_eq!(storage.enum_name, "StorageClass");
+        assert!(!storage.bit_enum);
+        assert_eq!(storage.case_by_str("Function").unwrap().value, 7);
+        assert_eq!(storage.case_by_value(7).unwrap().symbol, "Function");
+        assert!(enum_attr_by_mnemonic("memory_access").unwrap().bit_enum);
+        let version = enum_attr_by_enum_name("Version").unwrap();
+        assert_eq!(version.case_by_str("v1.3").unwrap().symbol, "V_1_3");
+    }
+
+    #[test]
+    fn availability_and_predicates() {
+        let op = op_def("spirv.KHR.CooperativeMatrixLength").unwrap();
+        let avail = &op.availability[0];
+        assert_eq!(avail.min_version, Some((1, 6)));
+        assert_eq!(avail.extensions, [&["SPV_KHR_cooperative_matrix"][..]]);
+        assert_eq!(avail.capabilities, [&["CooperativeMatrixKHR"][..]]);
+        // Availability MLIR computes by hand.
+        assert!(op_def("spirv.SDot").unwrap().availability.is_empty());
+        let bool_type = type_constraint("SPIRV_Bool").unwrap();
+        assert!(matches!(bool_type.pred, Pred::Leaf(_)));
+        assert!(attr_constraint("SPIRV_ScopeAttr").unwrap().enum_attr().is_some());
+    }
+}

@@ -1,0 +1,1263 @@
+//! Parser for MLIR's textual syntax: the generic operation form, the builtin
+//! `module`/`func.func` forms, types and attributes. Dialect custom forms are
+//! dispatched to [`crate::custom`].
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
+use crate::lexer::{unescape, Lexer, Tok, Token};
+use crate::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+use spirvkit_grammar::fxhash::FxHashMap;
+
+/// A parse error at a byte offset of the source.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParseError {
+    pub offset: usize,
+    pub message: String,
+}
+
+pub type PResult<T> = Result<T, ParseError>;
+
+/// A use of a value before its type is known: `%name` or `%name#index`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperandRef {
+    pub name: String,
+    pub index: u32,
+    pub offset: usize,
+}
+
+#[derive(Default)]
+struct Scope {
+    /// Result groups by name (`%x` with `%x:2` results).
+    values: FxHashMap<String, Vec<Value>>,
+    blocks: FxHashMap<String, BlockId>,
+    /// Blocks referenced before their definition.
+    pending_blocks: FxHashMap<String, usize>,
+}
+
+/// Parses MLIR text into an [`Ir`].
+pub struct Parser<'s, 'ir> {
+    lex: Lexer<'s>,
+    pub(crate) tok: Token<'s>,
+    pub ir: &'ir mut Ir,
+    scopes: Vec<Scope>,
+    /// Placeholder values for uses before definitions: (scope depth, name) -> value.
+    forward: FxHashMap<(usize, String, u32), (Value, usize)>,
+    /// Placeholder -> real value, applied when parsing finishes.
+    pub(crate) replacements: FxHashMap<Value, Value>,
+    /// Type aliases (`!alias = type`) and attribute aliases (`#alias = attr`).
+    type_aliases: FxHashMap<String, Type>,
+    attr_aliases: FxHashMap<String, Attribute>,
+    file_name: String,
+    line_starts: Vec<usize>,
+}
+
+impl<'s, 'ir> Parser<'s, 'ir> {
+    pub fn new(src: &'s str, ir: &'ir mut Ir, file_name: &str) -> Self {
+        let mut lex = Lexer::new(src);
+        let tok = lex.next_token();
+        let mut line_starts = vec![0];
+        line_starts.extend(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        Parser {
+            lex,
+            tok,
+            ir,
+            scopes: vec![Scope::default()],
+            forward: FxHashMap::default(),
+            replacements: FxHashMap::default(),
+            type_aliases: FxHashMap::default(),
+            attr_aliases: FxHashMap::default(),
+            file_name: file_name.to_string(),
+            line_starts,
+        }
+    }
+
+    // ---- token helpers -------------------------------------------------------------
+
+    pub fn bump(&mut self) -> Token<'s> {
+        let t = self.tok;
+        self.tok = self.lex.next_token();
+        t
+    }
+
+    pub fn at(&self, punct: &str) -> bool {
+        matches!(self.tok.kind, Tok::Punct) && self.tok.text == punct
+    }
+
+    pub fn at_keyword(&self, word: &str) -> bool {
+        self.tok.kind == Tok::Ident && self.tok.text == word
+    }
+
+    pub fn eat(&mut self, punct: &str) -> bool {
+        if self.at(punct) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn eat_keyword(&mut self, word: &str) -> bool {
+        if self.at_keyword(word) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
+        Err(ParseError { offset: self.tok.offset, message: message.into() })
+    }
+
+    pub fn expect(&mut self, punct: &str) -> PResult<()> {
+        if self.eat(punct) {
+            Ok(())
+        } else {
+            self.error(format!("expected '{punct}'"))
+        }
+    }
+
+    pub fn expect_keyword(&mut self, word: &str) -> PResult<()> {
+        if self.eat_keyword(word) {
+            Ok(())
+        } else {
+            self.error(format!("expected '{word}'"))
+        }
+    }
+
+    /// A 1-based (line, column) for a byte offset.
+    pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        (line as u32, (offset - start + 1) as u32)
+    }
+
+    fn location_here(&self, offset: usize) -> Location {
+        let (line, column) = self.line_col(offset);
+        Location::FileLineCol { file: self.file_name.clone(), line, column }
+    }
+
+    // ---- top level -----------------------------------------------------------------
+
+    /// Parses a whole source buffer. Top-level ops go into an implicit
+    /// `builtin.module` unless the buffer is exactly one `module`.
+    pub fn parse_top_level(&mut self) -> PResult<OpId> {
+        let module = self.ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+        let region = self.ir.add_region(module);
+        let block = self.ir.create_block();
+        self.ir.append_block(region, block);
+        while self.tok.kind != Tok::Eof {
+            if self.tok.kind == Tok::HashId && self.peek_is_alias_definition() {
+                let name = self.bump().text.to_string();
+                self.expect("=")?;
+                let attr = self.parse_attribute()?;
+                self.attr_aliases.insert(name, attr);
+                continue;
+            }
+            if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
+                let name = self.bump().text.to_string();
+                self.expect("=")?;
+                let ty = self.parse_type()?;
+                self.type_aliases.insert(name, ty);
+                continue;
+            }
+            let op = self.parse_operation()?;
+            self.ir.append_op(block, op);
+        }
+        self.finish_forward_refs()?;
+        // A single explicit module is the top level itself.
+        let ops = self.ir.block(block).ops.clone();
+        if ops.len() == 1 && self.ir.op(ops[0]).name == "builtin.module" {
+            return Ok(ops[0]);
+        }
+        Ok(module)
+    }
+
+    fn peek_is_alias_definition(&self) -> bool {
+        let mut look = self.lex.clone();
+        let next = look.next_token();
+        next.kind == Tok::Punct && next.text == "="
+    }
+
+    fn finish_forward_refs(&mut self) -> PResult<()> {
+        if let Some(((_, name, _), (_, offset))) = self.forward.iter().next() {
+            return Err(ParseError {
+                offset: *offset,
+                message: format!("use of undeclared SSA value name %{name}"),
+            });
+        }
+        if !self.replacements.is_empty() {
+            let replacements = std::mem::take(&mut self.replacements);
+            for i in 0..self.ir.op_count() {
+                let op = self.ir.op_mut(OpId(i as u32));
+                for v in op.operands.iter_mut() {
+                    if let Some(&r) = replacements.get(v) {
+                        *v = r;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- operations ----------------------------------------------------------------
+
+    /// Parses one operation with its results.
+    pub fn parse_operation(&mut self) -> PResult<OpId> {
+        let start = self.tok.offset;
+        let mut result_names: Vec<(String, u32, usize)> = Vec::new();
+        if self.tok.kind == Tok::ValueId {
+            loop {
+                let t = self.bump();
+                if t.kind != Tok::ValueId {
+                    return Err(ParseError { offset: t.offset, message: "expected SSA value name".into() });
+                }
+                let mut count = 1;
+                if self.eat(":") {
+                    let n = self.bump();
+                    count = n.text.parse().map_err(|_| ParseError {
+                        offset: n.offset,
+                        message: "expected integer number of results".into(),
+                    })?;
+                }
+                result_names.push((t.text[1..].to_string(), count, t.offset));
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect("=")?;
+        }
+        let op = if self.tok.kind == Tok::String {
+            self.parse_generic_operation()?
+        } else if self.tok.kind == Tok::Ident {
+            let name = self.bump().text;
+            self.parse_custom_operation(name, start)?
+        } else {
+            return self.error("expected operation name in quotes");
+        };
+        self.parse_trailing_location(op)?;
+        let results = self.ir.op(op).results.clone();
+        let expected: u32 = result_names.iter().map(|r| r.1).sum();
+        if !result_names.is_empty() && expected as usize != results.len() {
+            return Err(ParseError {
+                offset: start,
+                message: format!(
+                    "operation defines {} results but was provided {} to bind",
+                    results.len(),
+                    expected
+                ),
+            });
+        }
+        let mut at = 0;
+        for (name, count, offset) in result_names {
+            let group = results[at..at + count as usize].to_vec();
+            at += count as usize;
+            self.define_values(&name, group, offset)?;
+        }
+        if matches!(self.ir.op(op).location, Location::Unknown) {
+            let loc = self.location_here(start);
+            self.ir.op_mut(op).location = loc;
+        }
+        Ok(op)
+    }
+
+    fn parse_trailing_location(&mut self, op: OpId) -> PResult<()> {
+        if self.at_keyword("loc") {
+            let loc = self.parse_location()?;
+            self.ir.op_mut(op).location = loc;
+        }
+        Ok(())
+    }
+
+    /// `loc(...)`, kept as text except `"file":line:col`.
+    pub fn parse_location(&mut self) -> PResult<Location> {
+        self.expect_keyword("loc")?;
+        let start = self.tok.offset;
+        self.expect("(")?;
+        let mut depth = 1;
+        let mut end = start;
+        while depth > 0 {
+            if self.tok.kind == Tok::Eof {
+                return self.error("unterminated location");
+            }
+            let t = self.bump();
+            match t.text {
+                "(" if t.kind == Tok::Punct => depth += 1,
+                ")" if t.kind == Tok::Punct => depth -= 1,
+                _ => {}
+            }
+            end = t.offset + t.text.len();
+        }
+        let text = &self.lex.source()[start..end];
+        Ok(Location::Opaque(format!("loc{text}")))
+    }
+
+    /// Binds names to values in the current scope, resolving earlier forward uses.
+    pub fn define_values(&mut self, name: &str, values: Vec<Value>, offset: usize) -> PResult<()> {
+        let depth = self.scopes.len() - 1;
+        if self.scopes[depth].values.contains_key(name) {
+            return Err(ParseError { offset, message: format!("redefinition of SSA value '%{name}'") });
+        }
+        for (i, &v) in values.iter().enumerate() {
+            if let Some((placeholder, _)) = self.forward.remove(&(depth, name.to_string(), i as u32)) {
+                if self.ir.value_type(placeholder) != self.ir.value_type(v) {
+                    return Err(ParseError {
+                        offset,
+                        message: format!(
+                            "definition of SSA value '%{name}#{i}' has type mismatch with its use"
+                        ),
+                    });
+                }
+                self.replacements.insert(placeholder, v);
+            }
+        }
+        self.scopes[depth].values.insert(name.to_string(), values);
+        Ok(())
+    }
+
+    /// `%name` or `%name#N` as an unresolved reference.
+    pub fn parse_operand_ref(&mut self) -> PResult<OperandRef> {
+        if self.tok.kind != Tok::ValueId {
+            return self.error("expected SSA operand");
+        }
+        let t = self.bump();
+        let text = &t.text[1..];
+        let (name, index) = match text.split_once('#') {
+            Some((n, i)) => (n, i.parse().unwrap_or(0)),
+            None => (text, 0),
+        };
+        Ok(OperandRef { name: name.to_string(), index, offset: t.offset })
+    }
+
+    /// Resolves a reference to a value of type `ty` (creating a forward reference if
+    /// the value is not defined yet).
+    pub fn resolve_operand(&mut self, r: &OperandRef, ty: Type) -> PResult<Value> {
+        for depth in (0..self.scopes.len()).rev() {
+            if let Some(group) = self.scopes[depth].values.get(&r.name) {
+                let v = *group.get(r.index as usize).ok_or_else(|| ParseError {
+                    offset: r.offset,
+                    message: format!("result number {} out of range for %{}", r.index, r.name),
+                })?;
+                let actual = self.ir.value_type(v);
+                if actual != ty {
+                    return Err(ParseError {
+                        offset: r.offset,
+                        message: format!(
+                            "use of value '%{}' expects different type than prior uses: '{}' vs '{}'",
+                            r.name,
+                            crate::printer::type_to_string(self.ir, ty),
+                            crate::printer::type_to_string(self.ir, actual)
+                        ),
+                    });
+                }
+                return Ok(v);
+            }
+        }
+        let depth = self.scopes.len() - 1;
+        let key = (depth, r.name.clone(), r.index);
+        if let Some(&(v, _)) = self.forward.get(&key) {
+            return Ok(v);
+        }
+        // A placeholder defined by a detached op, replaced when the real definition comes.
+        let holder = self.ir.create_op("builtin.unrealized_forward_ref", vec![], &[ty], Location::Unknown);
+        let v = self.ir.op(holder).results[0];
+        self.forward.insert(key, (v, r.offset));
+        Ok(v)
+    }
+
+    pub fn resolve_operands(
+        &mut self,
+        refs: &[OperandRef],
+        types: &[Type],
+        offset: usize,
+    ) -> PResult<Vec<Value>> {
+        if refs.len() != types.len() {
+            return Err(ParseError {
+                offset,
+                message: format!("{} operands present, but expected {}", refs.len(), types.len()),
+            });
+        }
+        refs.iter().zip(types).map(|(r, &t)| self.resolve_operand(r, t)).collect()
+    }
+
+    /// `"name"(%a, %b) [^succ] <{props}> ({regions}) {attrs} : (T) -> U`
+    fn parse_generic_operation(&mut self) -> PResult<OpId> {
+        let start = self.tok.offset;
+        let name = String::from_utf8_lossy(&unescape(self.bump().text)).into_owned();
+        self.expect("(")?;
+        let mut refs = Vec::new();
+        if !self.at(")") {
+            loop {
+                refs.push(self.parse_operand_ref()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        let mut successors = Vec::new();
+        if self.eat("[") {
+            loop {
+                successors.push(self.parse_successor()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect("]")?;
+        }
+        let mut properties = Vec::new();
+        if self.at("<") {
+            self.bump();
+            self.expect("{")?;
+            properties = self.parse_attribute_entries("}")?;
+            self.expect(">")?;
+        }
+        let op = self.ir.create_op(name.clone(), vec![], &[], Location::Unknown);
+        if self.at("(") {
+            self.bump();
+            loop {
+                self.parse_region_into(op, &[])?;
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(")")?;
+        }
+        let attributes = if self.at("{") { self.parse_attribute_dict()? } else { Vec::new() };
+        self.expect(":")?;
+        let fn_ty = self.parse_type()?;
+        let (inputs, results) = match self.ir.types.kind(fn_ty) {
+            TypeKind::Function { inputs, results } => (inputs.clone(), results.clone()),
+            _ => return Err(ParseError { offset: start, message: "expected function type".into() }),
+        };
+        let operands = self.resolve_operands(&refs, &inputs, start)?;
+        self.finish_op(op, operands, &results);
+        let o = self.ir.op_mut(op);
+        o.successors = successors;
+        o.properties = properties;
+        o.attributes = attributes;
+        Ok(op)
+    }
+
+    /// Gives a created op its operands and result values.
+    pub fn finish_op(&mut self, op: OpId, operands: Vec<Value>, result_types: &[Type]) {
+        // Results are created by a fresh op and moved over, keeping value ids unique.
+        let carrier =
+            self.ir.create_op("builtin.unrealized_carrier", vec![], result_types, Location::Unknown);
+        let results = std::mem::take(&mut self.ir.op_mut(carrier).results);
+        self.ir.retarget_results(op, &results);
+        let o = self.ir.op_mut(op);
+        o.operands = operands;
+        o.results = results;
+    }
+
+    pub fn parse_successor(&mut self) -> PResult<BlockId> {
+        if self.tok.kind != Tok::CaretId {
+            return self.error("expected block name");
+        }
+        let t = self.bump();
+        Ok(self.block_named(&t.text[1..], t.offset))
+    }
+
+    fn block_named(&mut self, name: &str, offset: usize) -> BlockId {
+        let scope = self.scopes.last_mut().expect("a scope");
+        if let Some(&b) = scope.blocks.get(name) {
+            return b;
+        }
+        let b = self.ir.create_block();
+        let scope = self.scopes.last_mut().expect("a scope");
+        scope.blocks.insert(name.to_string(), b);
+        scope.pending_blocks.insert(name.to_string(), offset);
+        b
+    }
+
+    /// Parses `{ ... }` as a new region of `op`. `entry_args` are values (already
+    /// created by the caller, e.g. function arguments) for the entry block.
+    pub fn parse_region_into(
+        &mut self,
+        op: OpId,
+        entry_args: &[(String, Type, Location)],
+    ) -> PResult<RegionId> {
+        let region = self.ir.add_region(op);
+        self.expect("{")?;
+        self.scopes.push(Scope::default());
+        let mut current: Option<BlockId> = None;
+        if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
+            let entry = self.ir.create_block();
+            self.ir.append_block(region, entry);
+            for (name, ty, loc) in entry_args {
+                let v = self.ir.add_block_argument(entry, *ty, loc.clone());
+                self.define_values(name, vec![v], self.tok.offset)?;
+            }
+            current = Some(entry);
+        }
+        while !self.at("}") {
+            if self.tok.kind == Tok::Eof {
+                return self.error("expected '}' to end region");
+            }
+            if self.tok.kind == Tok::CaretId {
+                let t = self.bump();
+                let name = t.text[1..].to_string();
+                let block = self.block_named(&name, t.offset);
+                let scope = self.scopes.last_mut().expect("a scope");
+                if scope.pending_blocks.remove(&name).is_none() && self.ir.block(block).parent.is_some() {
+                    return Err(ParseError {
+                        offset: t.offset,
+                        message: format!("redefinition of block '^{name}'"),
+                    });
+                }
+                self.ir.append_block(region, block);
+                if self.eat("(") {
+                    if !self.at(")") {
+                        loop {
+                            let r = self.parse_operand_ref()?;
+                            self.expect(":")?;
+                            let ty = self.parse_type()?;
+                            let loc = if self.at_keyword("loc") {
+                                self.parse_location()?
+                            } else {
+                                Location::Unknown
+                            };
+                            let v = self.ir.add_block_argument(block, ty, loc);
+                            self.define_values(&r.name, vec![v], r.offset)?;
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(")")?;
+                }
+                self.expect(":")?;
+                current = Some(block);
+                continue;
+            }
+            let block = current
+                .ok_or_else(|| ParseError { offset: self.tok.offset, message: "expected block".into() })?;
+            let op_id = self.parse_operation()?;
+            self.ir.append_op(block, op_id);
+        }
+        self.bump();
+        let scope = self.scopes.pop().expect("pushed above");
+        if let Some((name, offset)) = scope.pending_blocks.into_iter().next() {
+            return Err(ParseError { offset, message: format!("reference to an undefined block '^{name}'") });
+        }
+        // Forward references of this scope that were never defined.
+        let depth = self.scopes.len();
+        if let Some(((_, name, _), (_, offset))) = self.forward.iter().find(|((d, _, _), _)| *d == depth) {
+            return Err(ParseError {
+                offset: *offset,
+                message: format!("use of undeclared SSA value name %{name}"),
+            });
+        }
+        Ok(region)
+    }
+
+    /// Parses an op in its custom (pretty) form: builtin forms here, dialect forms in
+    /// [`crate::custom`].
+    fn parse_custom_operation(&mut self, name: &'s str, start: usize) -> PResult<OpId> {
+        match name {
+            "module" | "builtin.module" => self.parse_module_op(),
+            _ => crate::custom::parse(self, name, start),
+        }
+    }
+
+    fn parse_module_op(&mut self) -> PResult<OpId> {
+        let op = self.ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+        if self.tok.kind == Tok::AtId {
+            let t = self.bump();
+            let name = symbol_name(t.text);
+            self.ir.op_mut(op).attributes.push(NamedAttribute::new("sym_name", Attribute::String(name)));
+        }
+        if self.eat_keyword("attributes") {
+            let attrs = self.parse_attribute_dict()?;
+            self.ir.op_mut(op).attributes.extend(attrs);
+        }
+        self.parse_region_into(op, &[])?;
+        Ok(op)
+    }
+
+    // ---- attributes ----------------------------------------------------------------
+
+    /// `{a = 1, b}`
+    pub fn parse_attribute_dict(&mut self) -> PResult<Vec<NamedAttribute>> {
+        self.expect("{")?;
+        self.parse_attribute_entries("}")
+    }
+
+    fn parse_attribute_entries(&mut self, close: &str) -> PResult<Vec<NamedAttribute>> {
+        let mut out: Vec<NamedAttribute> = Vec::new();
+        if !self.eat(close) {
+            loop {
+                let t = self.bump();
+                let name = match t.kind {
+                    Tok::Ident => t.text.to_string(),
+                    Tok::String => String::from_utf8_lossy(&unescape(t.text)).into_owned(),
+                    _ => {
+                        return Err(ParseError {
+                            offset: t.offset,
+                            message: "expected attribute name".into(),
+                        })
+                    }
+                };
+                let value = if self.eat("=") { self.parse_attribute()? } else { Attribute::Unit };
+                if out.iter().any(|a| a.name == name) {
+                    return Err(ParseError {
+                        offset: t.offset,
+                        message: format!("attribute '{name}' occurs more than once in the attribute list"),
+                    });
+                }
+                out.push(NamedAttribute::new(name, value));
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(close)?;
+        }
+        Ok(out)
+    }
+
+    /// Parses any attribute value.
+    pub fn parse_attribute(&mut self) -> PResult<Attribute> {
+        let t = self.tok;
+        match t.kind {
+            Tok::String => {
+                self.bump();
+                let s = String::from_utf8_lossy(&unescape(t.text)).into_owned();
+                if self.eat(":") {
+                    // A typed string attribute; the type is not modeled.
+                    self.parse_type()?;
+                }
+                Ok(Attribute::String(s))
+            }
+            Tok::Integer | Tok::Float => self.parse_number_attribute(false),
+            Tok::Punct if t.text == "-" => {
+                self.bump();
+                self.parse_number_attribute(true)
+            }
+            Tok::Punct if t.text == "[" => {
+                self.bump();
+                let mut items = Vec::new();
+                if !self.eat("]") {
+                    loop {
+                        items.push(self.parse_attribute()?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    self.expect("]")?;
+                }
+                Ok(Attribute::Array(items))
+            }
+            Tok::Punct if t.text == "{" => Ok(Attribute::Dictionary(self.parse_attribute_dict()?)),
+            Tok::AtId => {
+                let mut path = vec![symbol_name(self.bump().text)];
+                while self.at("::") {
+                    self.bump();
+                    if self.tok.kind != Tok::AtId {
+                        return self.error("expected symbol reference");
+                    }
+                    path.push(symbol_name(self.bump().text));
+                }
+                Ok(Attribute::SymbolRef(path))
+            }
+            Tok::HashId => {
+                self.bump();
+                let name = t.text[1..].to_string();
+                if let Some(a) = self.attr_aliases.get(&name) {
+                    return Ok(a.clone());
+                }
+                let body = if self.at("<") { Some(self.parse_angle_body()?) } else { None };
+                Ok(Attribute::Dialect { name, body })
+            }
+            Tok::Ident => match t.text {
+                "unit" => {
+                    self.bump();
+                    Ok(Attribute::Unit)
+                }
+                "true" | "false" => {
+                    self.bump();
+                    if self.eat(":") {
+                        self.parse_type()?;
+                    }
+                    Ok(Attribute::Bool(t.text == "true"))
+                }
+                "dense" => self.parse_dense(),
+                "array" => {
+                    self.bump();
+                    self.expect("<")?;
+                    let element = self.parse_type()?;
+                    let mut values = Vec::new();
+                    if self.eat(":") {
+                        loop {
+                            let negative = self.eat("-");
+                            values.push(self.parse_typed_number(negative, element)?);
+                            if !self.eat(",") {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(">")?;
+                    Ok(Attribute::DenseArray { element, values })
+                }
+                _ => Ok(Attribute::Type(self.parse_type()?)),
+            },
+            _ => Ok(Attribute::Type(self.parse_type()?)),
+        }
+    }
+
+    fn parse_number_attribute(&mut self, negative: bool) -> PResult<Attribute> {
+        let t = self.tok;
+        let ty = {
+            // Peek past the number for `: type`.
+            let save = (self.lex.position(), self.tok);
+            self.bump();
+            let ty = if self.eat(":") { Some(self.parse_type()?) } else { None };
+            self.lex.reset_to(save.0);
+            self.tok = save.1;
+            ty
+        };
+        let default = if t.kind == Tok::Float {
+            self.ir.types.float(FloatKind::F64)
+        } else {
+            self.ir.types.integer(64, Signedness::Signless)
+        };
+        let attr = self.parse_typed_number(negative, ty.unwrap_or(default))?;
+        if ty.is_some() {
+            self.expect(":")?;
+            self.parse_type()?;
+        }
+        Ok(attr)
+    }
+
+    /// A number token (sign already consumed) as an attribute of type `ty`.
+    pub fn parse_typed_number(&mut self, negative: bool, ty: Type) -> PResult<Attribute> {
+        let t = self.bump();
+        let is_float = matches!(self.ir.types.kind(ty), TypeKind::Float(_));
+        match t.kind {
+            Tok::Integer if !is_float => {
+                let magnitude = parse_integer_text(t.text).ok_or_else(|| ParseError {
+                    offset: t.offset,
+                    message: "integer constant out of range".into(),
+                })?;
+                let value = if negative { -(magnitude as i128) } else { magnitude as i128 };
+                Ok(Attribute::Integer { value, ty })
+            }
+            Tok::Integer | Tok::Float => {
+                let value: f64 = if let Some(hex) = t.text.strip_prefix("0x") {
+                    let bits = u64::from_str_radix(hex, 16).unwrap_or(0);
+                    match self.ir.types.kind(ty) {
+                        TypeKind::Float(FloatKind::F32) => f32::from_bits(bits as u32) as f64,
+                        _ => f64::from_bits(bits),
+                    }
+                } else {
+                    t.text
+                        .parse()
+                        .map_err(|_| ParseError { offset: t.offset, message: "invalid float".into() })?
+                };
+                Ok(Attribute::Float { value: if negative { -value } else { value }, ty })
+            }
+            Tok::Ident if t.text == "true" || t.text == "false" => {
+                Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })
+            }
+            _ => Err(ParseError { offset: t.offset, message: "expected integer or float literal".into() }),
+        }
+    }
+
+    fn parse_dense(&mut self) -> PResult<Attribute> {
+        self.expect_keyword("dense")?;
+        self.expect("<")?;
+        // Collect the raw element tokens; they are typed once the shaped type is known.
+        let mut raw: Vec<(bool, Token<'s>)> = Vec::new();
+        let mut depth = 0;
+        let mut hex_string = None;
+        loop {
+            if self.at(">") && depth == 0 {
+                break;
+            }
+            let t = self.bump();
+            match (t.kind, t.text) {
+                (Tok::Eof, _) => return self.error("unterminated dense attribute"),
+                (Tok::Punct, "[") | (Tok::Punct, "(") => depth += 1,
+                (Tok::Punct, "]") | (Tok::Punct, ")") => depth -= 1,
+                (Tok::Punct, ",") => {}
+                (Tok::Punct, "-") => {
+                    let n = self.bump();
+                    raw.push((true, n));
+                }
+                (Tok::String, _) => hex_string = Some(t.text.to_string()),
+                _ => raw.push((false, t)),
+            }
+        }
+        self.expect(">")?;
+        self.expect(":")?;
+        let ty = self.parse_type()?;
+        let element = match self.ir.types.kind(ty) {
+            TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
+            _ => ty,
+        };
+        if let Some(s) = hex_string {
+            return Ok(Attribute::Dense { elements: vec![Attribute::String(s)], ty });
+        }
+        let mut elements = Vec::with_capacity(raw.len());
+        for (negative, t) in raw {
+            let is_float = matches!(self.ir.types.kind(element), TypeKind::Float(_));
+            let value = match t.kind {
+                Tok::Ident if t.text == "true" || t.text == "false" => {
+                    Attribute::Integer { value: (t.text == "true") as i128, ty: element }
+                }
+                Tok::Integer if !is_float => {
+                    let m = parse_integer_text(t.text).unwrap_or(0) as i128;
+                    Attribute::Integer { value: if negative { -m } else { m }, ty: element }
+                }
+                _ => {
+                    let v: f64 = t.text.parse().unwrap_or(0.0);
+                    Attribute::Float { value: if negative { -v } else { v }, ty: element }
+                }
+            };
+            elements.push(value);
+        }
+        Ok(Attribute::Dense { elements, ty })
+    }
+
+    /// The text between `<` and the matching `>`, normalized to single spaces
+    /// after commas, for dialect attributes kept as text.
+    fn parse_angle_body(&mut self) -> PResult<String> {
+        let open = self.tok.offset;
+        self.expect("<")?;
+        let mut depth = 1;
+        let mut end;
+        loop {
+            if self.tok.kind == Tok::Eof {
+                return Err(ParseError {
+                    offset: open,
+                    message: "unbalanced '<' in dialect attribute".into(),
+                });
+            }
+            let t = self.bump();
+            end = t.offset;
+            if t.kind == Tok::Punct {
+                match t.text {
+                    "<" => depth += 1,
+                    ">" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(self.lex.source()[open + 1..end].trim().to_string())
+    }
+
+    // ---- types ---------------------------------------------------------------------
+
+    pub fn parse_type(&mut self) -> PResult<Type> {
+        let t = self.tok;
+        match t.kind {
+            Tok::Ident => {
+                self.bump();
+                let w = t.text;
+                if let Some(kind) = FloatKind::from_keyword(w) {
+                    return Ok(self.ir.types.float(kind));
+                }
+                if let Some((sign, digits)) = integer_keyword(w) {
+                    let width = digits.parse().map_err(|_| ParseError {
+                        offset: t.offset,
+                        message: "invalid integer width".into(),
+                    })?;
+                    return Ok(self.ir.types.integer(width, sign));
+                }
+                match w {
+                    "index" => Ok(self.ir.types.intern(TypeKind::Index)),
+                    "none" => Ok(self.ir.types.intern(TypeKind::None)),
+                    "vector" => self.parse_vector_type(),
+                    "tensor" | "memref" => self.parse_shaped_type(w),
+                    "complex" => {
+                        self.expect("<")?;
+                        let e = self.parse_type()?;
+                        self.expect(">")?;
+                        Ok(self.ir.types.intern(TypeKind::Complex(e)))
+                    }
+                    "tuple" => {
+                        self.expect("<")?;
+                        let mut items = Vec::new();
+                        if !self.at(">") {
+                            loop {
+                                items.push(self.parse_type()?);
+                                if !self.eat(",") {
+                                    break;
+                                }
+                            }
+                        }
+                        self.expect(">")?;
+                        Ok(self.ir.types.intern(TypeKind::Tuple(items)))
+                    }
+                    _ => Err(ParseError { offset: t.offset, message: "expected non-function type".into() }),
+                }
+            }
+            Tok::Punct if t.text == "(" => self.parse_function_type(),
+            Tok::BangId => {
+                self.bump();
+                let name = &t.text[1..];
+                if let Some(&ty) = self.type_aliases.get(name) {
+                    return Ok(ty);
+                }
+                match name {
+                    "spirv.array"
+                    | "spirv.rtarray"
+                    | "spirv.ptr"
+                    | "spirv.image"
+                    | "spirv.sampled_image"
+                    | "spirv.sampler"
+                    | "spirv.matrix"
+                    | "spirv.coopmatrix"
+                    | "spirv.struct" => self.parse_spirv_type(name, t.offset),
+                    _ => {
+                        let body = if self.at("<") {
+                            format!("<{}>", self.parse_angle_body()?)
+                        } else {
+                            String::new()
+                        };
+                        Ok(self.ir.types.intern(TypeKind::Opaque(format!("{name}{body}"))))
+                    }
+                }
+            }
+            _ => self.error("expected non-function type"),
+        }
+    }
+
+    fn parse_function_type(&mut self) -> PResult<Type> {
+        self.expect("(")?;
+        let mut inputs = Vec::new();
+        if !self.at(")") {
+            loop {
+                inputs.push(self.parse_type()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        self.expect("->")?;
+        let results = self.parse_function_result_types()?;
+        Ok(self.ir.types.function(inputs, results))
+    }
+
+    /// After `->`: a single type or a parenthesized list.
+    pub fn parse_function_result_types(&mut self) -> PResult<Vec<Type>> {
+        if self.at("(") {
+            // `(a, b)` or a function type `(a) -> b`: look ahead for `->` after `)`.
+            let save = (self.lex.position(), self.tok);
+            self.bump();
+            let mut items = Vec::new();
+            if !self.at(")") {
+                loop {
+                    items.push(self.parse_type()?);
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+            }
+            self.expect(")")?;
+            if self.at("->") {
+                self.lex.reset_to(save.0);
+                self.tok = save.1;
+                return Ok(vec![self.parse_function_type()?]);
+            }
+            return Ok(items);
+        }
+        Ok(vec![self.parse_type()?])
+    }
+
+    /// A dimension list and element type: `4x8xf32`, `[4]xf32`, `?x4xf32`. The lexer
+    /// reads `4x8xf32` as `4` then the identifier `x8xf32`; [`Parser::split_x`] peels
+    /// the `x` off and re-lexes the rest, as MLIR's parser does.
+    fn parse_dims(&mut self) -> PResult<(Vec<Option<u64>>, Vec<bool>, Type)> {
+        let mut dims = Vec::new();
+        let mut scalable = Vec::new();
+        loop {
+            if self.eat("[") {
+                dims.push(Some(self.parse_u32()? as u64));
+                scalable.push(true);
+                self.expect("]")?;
+            } else if self.eat("?") {
+                dims.push(None);
+                scalable.push(false);
+            } else if self.tok.kind == Tok::Integer {
+                let t = self.bump();
+                dims.push(Some(
+                    t.text
+                        .parse()
+                        .map_err(|_| ParseError { offset: t.offset, message: "invalid dimension".into() })?,
+                ));
+                scalable.push(false);
+            } else {
+                let element = self.parse_type()?;
+                return Ok((dims, scalable, element));
+            }
+            self.split_x()?;
+        }
+    }
+
+    /// Consumes the `x` at the start of the current identifier token.
+    fn split_x(&mut self) -> PResult<()> {
+        if self.tok.kind == Tok::Ident && self.tok.text.starts_with('x') {
+            self.lex.reset_to(self.tok.offset + 1);
+            self.tok = self.lex.next_token();
+            return Ok(());
+        }
+        self.error("expected 'x' in dimension list")
+    }
+
+    fn parse_vector_type(&mut self) -> PResult<Type> {
+        self.expect("<")?;
+        let (dims, scalable, element) = self.parse_dims()?;
+        self.expect(">")?;
+        let shape = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+        Ok(self.ir.types.intern(TypeKind::Vector { shape, scalable, element }))
+    }
+
+    fn parse_shaped_type(&mut self, which: &str) -> PResult<Type> {
+        self.expect("<")?;
+        let (shape, element) = if self.eat("*") {
+            self.split_x()?;
+            (None, self.parse_type()?)
+        } else {
+            let (dims, _, element) = self.parse_dims()?;
+            (Some(dims), element)
+        };
+        let kind = if which == "tensor" {
+            if self.eat(",") {
+                self.parse_attribute()?;
+            }
+            TypeKind::Tensor { shape, element }
+        } else {
+            let memory_space = if self.eat(",") {
+                let start = self.tok.offset;
+                self.parse_attribute()?;
+                Some(self.lex.source()[start..self.tok.offset].trim().to_string())
+            } else {
+                None
+            };
+            TypeKind::MemRef { shape, element, memory_space }
+        };
+        self.expect(">")?;
+        Ok(self.ir.types.intern(kind))
+    }
+
+    fn parse_enum_word(&mut self) -> PResult<String> {
+        if self.tok.kind != Tok::Ident {
+            return self.error("expected enum keyword");
+        }
+        Ok(self.bump().text.to_string())
+    }
+
+    fn parse_u32(&mut self) -> PResult<u32> {
+        let t = self.bump();
+        if t.kind != Tok::Integer {
+            return Err(ParseError { offset: t.offset, message: "expected integer".into() });
+        }
+        t.text.parse().map_err(|_| ParseError { offset: t.offset, message: "integer out of range".into() })
+    }
+
+    fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {
+        let kind = match name {
+            "spirv.sampler" => TypeKind::Sampler,
+            "spirv.array" => {
+                self.expect("<")?;
+                let count = self.parse_u32()?;
+                self.expect_keyword("x")?;
+                let element = self.parse_type()?;
+                let stride = self.parse_optional_stride()?;
+                self.expect(">")?;
+                TypeKind::Array { element, count, stride }
+            }
+            "spirv.rtarray" => {
+                self.expect("<")?;
+                let element = self.parse_type()?;
+                let stride = self.parse_optional_stride()?;
+                self.expect(">")?;
+                TypeKind::RuntimeArray { element, stride }
+            }
+            "spirv.ptr" => {
+                self.expect("<")?;
+                let pointee = self.parse_type()?;
+                self.expect(",")?;
+                let storage_class = self.parse_enum_word()?;
+                self.expect(">")?;
+                TypeKind::Pointer { pointee, storage_class }
+            }
+            "spirv.image" => {
+                self.expect("<")?;
+                let element = self.parse_type()?;
+                let mut params: [String; 6] = Default::default();
+                for p in params.iter_mut() {
+                    self.expect(",")?;
+                    *p = self.parse_enum_word()?;
+                }
+                self.expect(">")?;
+                TypeKind::Image { element, params }
+            }
+            "spirv.sampled_image" => {
+                self.expect("<")?;
+                let image = self.parse_type()?;
+                self.expect(">")?;
+                TypeKind::SampledImage(image)
+            }
+            "spirv.matrix" => {
+                self.expect("<")?;
+                let columns = self.parse_u32()?;
+                self.expect_keyword("x")?;
+                let column = self.parse_type()?;
+                self.expect(">")?;
+                TypeKind::Matrix { column, columns }
+            }
+            "spirv.coopmatrix" => {
+                self.expect("<")?;
+                let (dims, _, element) = self.parse_dims()?;
+                if dims.len() != 2 {
+                    return Err(ParseError { offset, message: "expected rows x columns".into() });
+                }
+                self.expect(",")?;
+                let scope = self.parse_enum_word()?;
+                self.expect(",")?;
+                let usage = self.parse_enum_word()?;
+                self.expect(">")?;
+                TypeKind::CooperativeMatrix {
+                    rows: dims[0].unwrap_or(0) as u32,
+                    columns: dims[1].unwrap_or(0) as u32,
+                    element,
+                    scope,
+                    usage,
+                }
+            }
+            _ => return self.parse_struct_type(),
+        };
+        Ok(self.ir.types.intern(kind))
+    }
+
+    fn parse_optional_stride(&mut self) -> PResult<Option<u32>> {
+        if self.eat(",") {
+            self.expect_keyword("stride")?;
+            self.expect("=")?;
+            return Ok(Some(self.parse_u32()?));
+        }
+        Ok(None)
+    }
+
+    fn parse_struct_type(&mut self) -> PResult<Type> {
+        self.expect("<")?;
+        let mut name = None;
+        if self.tok.kind == Tok::Ident || self.tok.kind == Tok::String {
+            let t = self.bump();
+            let n = if t.kind == Tok::String {
+                String::from_utf8_lossy(&unescape(t.text)).into_owned()
+            } else {
+                t.text.to_string()
+            };
+            if self.eat(">") {
+                // A reference to an identified struct being defined.
+                return Ok(self.ir.types.intern(TypeKind::IdentifiedStruct { name: n }));
+            }
+            self.expect(",")?;
+            name = Some(n);
+        }
+        let id = name.as_ref().map(|n| self.ir.types.intern(TypeKind::IdentifiedStruct { name: n.clone() }));
+        self.expect("(")?;
+        let mut body = StructBody::default();
+        if !self.at(")") {
+            loop {
+                let ty = self.parse_type()?;
+                let mut member = StructMember { ty, offset: None, decorations: vec![] };
+                if self.eat("[") {
+                    if self.tok.kind == Tok::Integer {
+                        member.offset = Some(self.parse_u32()?);
+                        if !self.eat(",") {
+                            self.expect("]")?;
+                            body.members.push(member);
+                            if !self.eat(",") {
+                                break;
+                            }
+                            continue;
+                        }
+                    }
+                    loop {
+                        let d = self.parse_enum_word()?;
+                        let value = if self.eat("=") { Some(self.bump().text.to_string()) } else { None };
+                        member.decorations.push((d, value));
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    self.expect("]")?;
+                }
+                body.members.push(member);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(")")?;
+        while self.eat(",") {
+            let d = self.parse_enum_word()?;
+            let value = if self.eat("=") { Some(self.bump().text.to_string()) } else { None };
+            body.decorations.push((d, value));
+        }
+        self.expect(">")?;
+        match (name, id) {
+            (Some(n), Some(id)) => {
+                self.ir.types.set_struct_body(&n, body).map_err(|_| ParseError {
+                    offset: self.tok.offset,
+                    message: format!("identified struct '{n}' redefined with a different body"),
+                })?;
+                Ok(id)
+            }
+            _ => Ok(self.ir.types.intern(TypeKind::LiteralStruct(body))),
+        }
+    }
+}
+
+/// `i32` -> (Signless, "32"), `si8`, `ui64`.
+fn integer_keyword(w: &str) -> Option<(Signedness, &str)> {
+    let (sign, digits) = if let Some(d) = w.strip_prefix("si") {
+        (Signedness::Signed, d)
+    } else if let Some(d) = w.strip_prefix("ui") {
+        (Signedness::Unsigned, d)
+    } else if let Some(d) = w.strip_prefix('i') {
+        (Signedness::Signless, d)
+    } else {
+        return None;
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((sign, digits))
+}
+
+fn parse_integer_text(text: &str) -> Option<u128> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        u128::from_str_radix(hex, 16).ok()
+    } else {
+        text.parse().ok()
+    }
+}
+
+/// `@name` or `@"quoted name"` -> the name.
+pub fn symbol_name(token: &str) -> String {
+    let t = &token[1..];
+    if t.starts_with('"') {
+        String::from_utf8_lossy(&unescape(t)).into_owned()
+    } else {
+        t.to_string()
+    }
+}
+
+impl Ir {
+    /// Points the given result values at `op` (used when results are created apart
+    /// from the op that owns them).
+    pub(crate) fn retarget_results(&mut self, op: OpId, results: &[Value]) {
+        for (i, &v) in results.iter().enumerate() {
+            self.set_value_def(v, ValueDef::Result { op, index: i as u32 });
+        }
+    }
+}

@@ -1,0 +1,790 @@
+//! Printer for MLIR's textual syntax, numbering values and blocks the way
+//! `mlir-opt` does so output can be compared with it line by line.
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::ir::{BlockId, Ir, OpId, RegionId, Value};
+use crate::lexer::escape;
+use crate::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
+use spirvkit_grammar::fxhash::FxHashMap;
+use std::fmt::Write;
+
+/// Printing options (`mlir-opt` flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// `--mlir-print-op-generic`.
+    pub generic: bool,
+    /// `--mlir-print-debuginfo`.
+    pub debug_info: bool,
+}
+
+/// SSA value and block names, assigned as MLIR's `SSANameState` does: each region's
+/// own values first, then its nested regions starting from where it stopped.
+pub struct Names {
+    values: FxHashMap<Value, String>,
+    blocks: FxHashMap<BlockId, String>,
+}
+
+impl Names {
+    pub fn new(ir: &Ir, root: OpId) -> Self {
+        let mut names = Names { values: FxHashMap::default(), blocks: FxHashMap::default() };
+        let mut stack: Vec<(RegionId, u32, u32)> =
+            ir.op(root).regions.iter().rev().map(|&r| (r, 0, 0)).collect();
+        while let Some((region, mut next_value, mut next_arg)) = stack.pop() {
+            for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
+                names.blocks.insert(block, format!("^bb{block_index}"));
+                let b = ir.block(block);
+                for &arg in &b.arguments {
+                    if block_index == 0 {
+                        names.values.insert(arg, format!("%arg{next_arg}"));
+                        next_arg += 1;
+                    } else {
+                        names.values.insert(arg, format!("%{next_value}"));
+                        next_value += 1;
+                    }
+                }
+                for &op in &b.ops {
+                    let results = &ir.op(op).results;
+                    if results.is_empty() {
+                        continue;
+                    }
+                    let base = format!("%{next_value}");
+                    next_value += 1;
+                    if results.len() == 1 {
+                        names.values.insert(results[0], base);
+                    } else {
+                        for (i, &r) in results.iter().enumerate() {
+                            names.values.insert(r, format!("{base}#{i}"));
+                        }
+                    }
+                }
+            }
+            let mut nested = Vec::new();
+            for &block in &ir.region(region).blocks {
+                for &op in &ir.block(block).ops {
+                    for &r in &ir.op(op).regions {
+                        nested.push((r, next_value, next_arg));
+                    }
+                }
+            }
+            stack.extend(nested.into_iter().rev());
+        }
+        names
+    }
+
+    pub fn value(&self, v: Value) -> String {
+        self.values.get(&v).cloned().unwrap_or_else(|| format!("<<UNKNOWN SSA VALUE {}>>", v.index()))
+    }
+
+    pub fn block(&self, b: BlockId) -> String {
+        self.blocks.get(&b).cloned().unwrap_or_else(|| "^INVALIDBLOCK".to_string())
+    }
+
+    /// The name a multi-result op binds (`%0` for `%0:2`).
+    fn result_base(&self, v: Value) -> String {
+        let n = self.value(v);
+        match n.split_once('#') {
+            Some((base, _)) => base.to_string(),
+            None => n,
+        }
+    }
+}
+
+/// Writes IR text.
+pub struct Printer<'a> {
+    pub ir: &'a Ir,
+    pub names: Names,
+    pub out: String,
+    pub indent: usize,
+    pub options: PrintOptions,
+}
+
+/// Prints a whole top-level op (normally `builtin.module`).
+pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
+    let mut p = Printer { ir, names: Names::new(ir, root), out: String::new(), indent: 0, options };
+    p.operation(root);
+    p.out.push('\n');
+    p.out
+}
+
+impl Printer<'_> {
+    pub fn newline(&mut self) {
+        self.out.push('\n');
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+    }
+
+    pub fn value(&mut self, v: Value) {
+        let name = self.names.value(v);
+        self.out.push_str(&name);
+    }
+
+    pub fn values(&mut self, vs: &[Value]) {
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.value(v);
+        }
+    }
+
+    pub fn ty(&mut self, t: Type) {
+        write_type(self.ir, t, &mut self.out);
+    }
+
+    pub fn types(&mut self, ts: &[Type]) {
+        for (i, &t) in ts.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.ty(t);
+        }
+    }
+
+    pub fn attr(&mut self, a: &Attribute) {
+        write_attribute(self.ir, a, &mut self.out);
+    }
+
+    /// ` {a = 1, b}` for the attributes not in `elided`; nothing if none remain.
+    pub fn attr_dict(&mut self, attrs: &[NamedAttribute], elided: &[&str]) {
+        let shown: Vec<&NamedAttribute> =
+            attrs.iter().filter(|a| !elided.contains(&a.name.as_str())).collect();
+        if shown.is_empty() {
+            return;
+        }
+        self.out.push_str(" {");
+        for (i, a) in shown.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            write_attr_entry(self.ir, a, &mut self.out);
+        }
+        self.out.push('}');
+    }
+
+    /// One operation, starting at the current position (indentation already written).
+    pub fn operation(&mut self, op: OpId) {
+        let o = self.ir.op(op);
+        if !o.results.is_empty() {
+            let base = self.names.result_base(o.results[0]);
+            self.out.push_str(&base);
+            if o.results.len() > 1 {
+                let _ = write!(self.out, ":{}", o.results.len());
+            }
+            self.out.push_str(" = ");
+        }
+        if self.options.generic || !crate::custom::print(self, op) {
+            self.generic(op);
+        }
+    }
+
+    /// The generic form: `"name"(%a) <{props}> ({...}) {attrs} : (T) -> U`.
+    pub fn generic(&mut self, op: OpId) {
+        let o = self.ir.op(op);
+        self.out.push_str(&escape(o.name.as_bytes()));
+        self.out.push('(');
+        self.values(&o.operands.clone());
+        self.out.push(')');
+        if !o.successors.is_empty() {
+            self.out.push('[');
+            for (i, &s) in o.successors.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                let n = self.names.block(s);
+                self.out.push_str(&n);
+            }
+            self.out.push(']');
+        }
+        if !o.properties.is_empty() {
+            self.out.push_str(" <{");
+            for (i, a) in o.properties.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                write_attr_entry(self.ir, a, &mut self.out);
+            }
+            self.out.push_str("}>");
+        }
+        if !o.regions.is_empty() {
+            self.out.push_str(" (");
+            for (i, &r) in o.regions.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.region(r, true, true);
+            }
+            self.out.push(')');
+        }
+        let attrs = o.attributes.clone();
+        self.attr_dict(&attrs, &[]);
+        self.out.push_str(" : (");
+        let operand_types: Vec<Type> = o.operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        self.types(&operand_types);
+        self.out.push_str(") -> ");
+        let result_types: Vec<Type> = o.results.iter().map(|&v| self.ir.value_type(v)).collect();
+        if result_types.len() == 1
+            && !matches!(self.ir.types.kind(result_types[0]), TypeKind::Function { .. })
+        {
+            self.ty(result_types[0]);
+        } else {
+            self.out.push('(');
+            self.types(&result_types);
+            self.out.push(')');
+        }
+    }
+
+    /// `{ ... }` with its blocks. The entry block's label is printed when it has
+    /// arguments and `print_entry_args` is set, or when the region has several blocks
+    /// and the entry block is the target of a branch.
+    pub fn region(&mut self, region: RegionId, print_entry_args: bool, print_empty_block: bool) {
+        self.out.push('{');
+        self.indent += 1;
+        let blocks = self.ir.region(region).blocks.clone();
+        let preds = self.predecessors(&blocks);
+        for (i, &b) in blocks.iter().enumerate() {
+            let block = self.ir.block(b);
+            let show_label = i > 0
+                || (print_entry_args && !block.arguments.is_empty())
+                || (print_empty_block && block.ops.is_empty() && blocks.len() == 1);
+            if show_label {
+                self.indent -= 1;
+                self.newline();
+                let label = self.names.block(b);
+                self.out.push_str(&label);
+                if !block.arguments.is_empty() {
+                    self.out.push('(');
+                    for (j, &a) in block.arguments.clone().iter().enumerate() {
+                        if j > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.value(a);
+                        self.out.push_str(": ");
+                        let t = self.ir.value_type(a);
+                        self.ty(t);
+                    }
+                    self.out.push(')');
+                }
+                self.out.push(':');
+                if i > 0 {
+                    let p = &preds[i];
+                    match p.len() {
+                        0 => self.out.push_str("  // no predecessors"),
+                        1 => {
+                            let n = self.names.block(p[0]);
+                            let _ = write!(self.out, "  // pred: {n}");
+                        }
+                        count => {
+                            let list: Vec<String> = p.iter().map(|&x| self.names.block(x)).collect();
+                            let _ = write!(self.out, "  // {count} preds: {}", list.join(", "));
+                        }
+                    }
+                }
+                self.indent += 1;
+            }
+            for op in self.ir.block(b).ops.clone() {
+                self.newline();
+                self.operation(op);
+            }
+        }
+        self.indent -= 1;
+        self.newline();
+        self.out.push('}');
+    }
+
+    /// For each block, the blocks that branch to it, in block order, deduplicated.
+    fn predecessors(&self, blocks: &[BlockId]) -> Vec<Vec<BlockId>> {
+        let index: FxHashMap<BlockId, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let mut preds = vec![Vec::new(); blocks.len()];
+        for &b in blocks {
+            if let Some(&last) = self.ir.block(b).ops.last() {
+                for &s in &self.ir.op(last).successors {
+                    if let Some(&i) = index.get(&s) {
+                        if !preds[i].contains(&b) {
+                            preds[i].push(b);
+                        }
+                    }
+                }
+            }
+        }
+        for p in preds.iter_mut() {
+            p.sort_by_key(|b| index[b]);
+        }
+        preds
+    }
+}
+
+/// `name = value`, or just `name` for unit attributes.
+pub fn write_attr_entry(ir: &Ir, a: &NamedAttribute, out: &mut String) {
+    if is_bare_identifier(&a.name) {
+        out.push_str(&a.name);
+    } else {
+        out.push_str(&escape(a.name.as_bytes()));
+    }
+    if a.value != Attribute::Unit {
+        out.push_str(" = ");
+        write_attribute(ir, &a.value, out);
+    }
+}
+
+fn is_bare_identifier(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'.'))
+}
+
+pub fn type_to_string(ir: &Ir, t: Type) -> String {
+    let mut s = String::new();
+    write_type(ir, t, &mut s);
+    s
+}
+
+pub fn attribute_to_string(ir: &Ir, a: &Attribute) -> String {
+    let mut s = String::new();
+    write_attribute(ir, a, &mut s);
+    s
+}
+
+fn dims(shape: &[Option<u64>], out: &mut String) {
+    for d in shape {
+        match d {
+            Some(n) => {
+                let _ = write!(out, "{n}x");
+            }
+            None => out.push_str("?x"),
+        }
+    }
+}
+
+fn decorations(list: &[(String, Option<String>)], out: &mut String) {
+    for (i, (name, value)) in list.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        if let Some(v) = value {
+            let _ = write!(out, "={v}");
+        }
+    }
+}
+
+fn struct_body(ir: &Ir, body: &StructBody, out: &mut String) {
+    out.push('(');
+    for (i, m) in body.members.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_type(ir, m.ty, out);
+        if m.offset.is_some() || !m.decorations.is_empty() {
+            out.push_str(" [");
+            if let Some(o) = m.offset {
+                let _ = write!(out, "{o}");
+                if !m.decorations.is_empty() {
+                    out.push_str(", ");
+                }
+            }
+            decorations(&m.decorations, out);
+            out.push(']');
+        }
+    }
+    out.push(')');
+    if !body.decorations.is_empty() {
+        out.push_str(", ");
+        decorations(&body.decorations, out);
+    }
+}
+
+/// Types as MLIR prints them.
+pub fn write_type(ir: &Ir, t: Type, out: &mut String) {
+    write_type_in(ir, t, out, &mut Vec::new());
+}
+
+fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut Vec<String>) {
+    match ir.types.kind(t) {
+        TypeKind::Integer { width, signedness } => {
+            let prefix = match signedness {
+                Signedness::Signless => "i",
+                Signedness::Signed => "si",
+                Signedness::Unsigned => "ui",
+            };
+            let _ = write!(out, "{prefix}{width}");
+        }
+        TypeKind::Float(k) => out.push_str(k.keyword()),
+        TypeKind::Index => out.push_str("index"),
+        TypeKind::None => out.push_str("none"),
+        TypeKind::Vector { shape, scalable, element } => {
+            out.push_str("vector<");
+            for (d, s) in shape.iter().zip(scalable) {
+                if *s {
+                    let _ = write!(out, "[{d}]x");
+                } else {
+                    let _ = write!(out, "{d}x");
+                }
+            }
+            write_type_in(ir, *element, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::Tensor { shape, element } => {
+            out.push_str("tensor<");
+            match shape {
+                Some(s) => dims(s, out),
+                None => out.push_str("*x"),
+            }
+            write_type_in(ir, *element, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::MemRef { shape, element, memory_space } => {
+            out.push_str("memref<");
+            match shape {
+                Some(s) => dims(s, out),
+                None => out.push_str("*x"),
+            }
+            write_type_in(ir, *element, out, structs_in_progress);
+            if let Some(ms) = memory_space {
+                let _ = write!(out, ", {ms}");
+            }
+            out.push('>');
+        }
+        TypeKind::Complex(e) => {
+            out.push_str("complex<");
+            write_type_in(ir, *e, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::Tuple(items) => {
+            out.push_str("tuple<");
+            for (i, &it) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type_in(ir, it, out, structs_in_progress);
+            }
+            out.push('>');
+        }
+        TypeKind::Function { inputs, results } => {
+            out.push('(');
+            for (i, &it) in inputs.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type_in(ir, it, out, structs_in_progress);
+            }
+            out.push_str(") -> ");
+            let wrap = results.len() != 1 || matches!(ir.types.kind(results[0]), TypeKind::Function { .. });
+            if wrap {
+                out.push('(');
+            }
+            for (i, &it) in results.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type_in(ir, it, out, structs_in_progress);
+            }
+            if wrap {
+                out.push(')');
+            }
+        }
+        TypeKind::Array { element, count, stride } => {
+            let _ = write!(out, "!spirv.array<{count} x ");
+            write_type_in(ir, *element, out, structs_in_progress);
+            if let Some(s) = stride {
+                let _ = write!(out, ", stride={s}");
+            }
+            out.push('>');
+        }
+        TypeKind::RuntimeArray { element, stride } => {
+            out.push_str("!spirv.rtarray<");
+            write_type_in(ir, *element, out, structs_in_progress);
+            if let Some(s) = stride {
+                let _ = write!(out, ", stride={s}");
+            }
+            out.push('>');
+        }
+        TypeKind::Pointer { pointee, storage_class } => {
+            out.push_str("!spirv.ptr<");
+            write_type_in(ir, *pointee, out, structs_in_progress);
+            let _ = write!(out, ", {storage_class}>");
+        }
+        TypeKind::Image { element, params } => {
+            out.push_str("!spirv.image<");
+            write_type_in(ir, *element, out, structs_in_progress);
+            for p in params {
+                let _ = write!(out, ", {p}");
+            }
+            out.push('>');
+        }
+        TypeKind::SampledImage(image) => {
+            out.push_str("!spirv.sampled_image<");
+            write_type_in(ir, *image, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::Sampler => out.push_str("!spirv.sampler"),
+        TypeKind::Matrix { column, columns } => {
+            let _ = write!(out, "!spirv.matrix<{columns} x ");
+            write_type_in(ir, *column, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::CooperativeMatrix { rows, columns, element, scope, usage } => {
+            let _ = write!(out, "!spirv.coopmatrix<{rows}x{columns}x");
+            write_type_in(ir, *element, out, structs_in_progress);
+            let _ = write!(out, ", {scope}, {usage}>");
+        }
+        TypeKind::LiteralStruct(body) => {
+            out.push_str("!spirv.struct<");
+            struct_body(ir, body, out);
+            out.push('>');
+        }
+        TypeKind::IdentifiedStruct { name } => {
+            let _ = write!(out, "!spirv.struct<{name}");
+            if structs_in_progress.contains(name) {
+                out.push('>');
+                return;
+            }
+            out.push_str(", ");
+            structs_in_progress.push(name.clone());
+            let mut inner = String::new();
+            match ir.types.struct_body(name) {
+                Some(body) => {
+                    inner.push('(');
+                    for (i, m) in body.members.iter().enumerate() {
+                        if i > 0 {
+                            inner.push_str(", ");
+                        }
+                        write_type_in(ir, m.ty, &mut inner, structs_in_progress);
+                        if m.offset.is_some() || !m.decorations.is_empty() {
+                            inner.push_str(" [");
+                            if let Some(o) = m.offset {
+                                let _ = write!(inner, "{o}");
+                                if !m.decorations.is_empty() {
+                                    inner.push_str(", ");
+                                }
+                            }
+                            decorations(&m.decorations, &mut inner);
+                            inner.push(']');
+                        }
+                    }
+                    inner.push(')');
+                    if !body.decorations.is_empty() {
+                        inner.push_str(", ");
+                        decorations(&body.decorations, &mut inner);
+                    }
+                }
+                None => inner.push_str("()"),
+            }
+            structs_in_progress.pop();
+            out.push_str(&inner);
+            out.push('>');
+        }
+        TypeKind::Opaque(text) => {
+            out.push('!');
+            out.push_str(text);
+        }
+    }
+}
+
+/// A float as MLIR prints it: `%e` with 6 digits when that reads back exactly,
+/// else the shortest exact decimal, else the bits in hex.
+pub fn write_float(value: f64, kind: FloatKind, out: &mut String) {
+    if value.is_finite() {
+        let short = format!("{value:.6e}");
+        let (mantissa, exp) = short.split_once('e').expect("e format");
+        let exp: i32 = exp.parse().expect("exponent");
+        let text = format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs());
+        let round_trips = match kind {
+            FloatKind::F64 => text.parse::<f64>().ok() == Some(value),
+            _ => text.parse::<f32>().ok().map(|v| v as f64) == Some(value),
+        };
+        if round_trips {
+            out.push_str(&text);
+            return;
+        }
+        let shortest = match kind {
+            FloatKind::F64 => format!("{value:?}"),
+            _ => format!("{:?}", value as f32),
+        };
+        if shortest.contains('.') && !shortest.contains('e') {
+            out.push_str(&shortest);
+            return;
+        }
+    }
+    match kind {
+        FloatKind::F64 => {
+            let _ = write!(out, "0x{:016X}", value.to_bits());
+        }
+        FloatKind::F32 => {
+            let _ = write!(out, "0x{:08X}", (value as f32).to_bits());
+        }
+        _ => {
+            let _ = write!(out, "0x{:04X}", half_bits(value as f32));
+        }
+    }
+}
+
+fn half_bits(v: f32) -> u16 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    if v.is_nan() {
+        return sign | 0x7e00;
+    }
+    if v.is_infinite() {
+        return sign | 0x7c00;
+    }
+    sign | 0x7c00
+}
+
+/// Attributes as MLIR prints them.
+pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
+    match a {
+        Attribute::Unit => out.push_str("unit"),
+        Attribute::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Attribute::Integer { value, ty } => {
+            let is_bool = matches!(ir.types.kind(*ty), TypeKind::Integer { width: 1, .. });
+            if is_bool {
+                out.push_str(if *value != 0 { "true" } else { "false" });
+                return;
+            }
+            let _ = write!(out, "{value}");
+            if !matches!(
+                ir.types.kind(*ty),
+                TypeKind::Integer { width: 64, signedness: Signedness::Signless }
+            ) {
+                out.push_str(" : ");
+                write_type(ir, *ty, out);
+            }
+        }
+        Attribute::Float { value, ty } => {
+            let kind = match ir.types.kind(*ty) {
+                TypeKind::Float(k) => *k,
+                _ => FloatKind::F64,
+            };
+            write_float(*value, kind, out);
+            if kind != FloatKind::F64 {
+                out.push_str(" : ");
+                write_type(ir, *ty, out);
+            }
+        }
+        Attribute::String(s) => out.push_str(&escape(s.as_bytes())),
+        Attribute::Type(t) => write_type(ir, *t, out),
+        Attribute::Array(items) => {
+            out.push('[');
+            for (i, it) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_attribute(ir, it, out);
+            }
+            out.push(']');
+        }
+        Attribute::Dictionary(entries) => {
+            out.push('{');
+            for (i, e) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_attr_entry(ir, e, out);
+            }
+            out.push('}');
+        }
+        Attribute::SymbolRef(path) => {
+            for (i, p) in path.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("::");
+                }
+                out.push('@');
+                if is_bare_identifier(p) {
+                    out.push_str(p);
+                } else {
+                    out.push_str(&escape(p.as_bytes()));
+                }
+            }
+        }
+        Attribute::Dense { elements, ty } => {
+            out.push_str("dense<");
+            write_dense_elements(ir, elements, *ty, out);
+            out.push_str("> : ");
+            write_type(ir, *ty, out);
+        }
+        Attribute::DenseArray { element, values } => {
+            out.push_str("array<");
+            write_type(ir, *element, out);
+            if !values.is_empty() {
+                out.push_str(": ");
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    write_element(ir, v, out);
+                }
+            }
+            out.push('>');
+        }
+        Attribute::Dialect { name, body } => {
+            out.push('#');
+            out.push_str(name);
+            if let Some(b) = body {
+                let _ = write!(out, "<{b}>");
+            }
+        }
+    }
+}
+
+/// One element of a dense attribute, without its type.
+fn write_element(ir: &Ir, a: &Attribute, out: &mut String) {
+    match a {
+        Attribute::Integer { value, ty } => {
+            if matches!(ir.types.kind(*ty), TypeKind::Integer { width: 1, .. }) {
+                out.push_str(if *value != 0 { "true" } else { "false" });
+            } else {
+                let _ = write!(out, "{value}");
+            }
+        }
+        Attribute::Float { value, ty } => {
+            let kind = match ir.types.kind(*ty) {
+                TypeKind::Float(k) => *k,
+                _ => FloatKind::F64,
+            };
+            write_float(*value, kind, out);
+        }
+        Attribute::String(s) => out.push_str(s),
+        other => write_attribute(ir, other, out),
+    }
+}
+
+fn write_dense_elements(ir: &Ir, elements: &[Attribute], ty: Type, out: &mut String) {
+    let shape: Vec<u64> = match ir.types.kind(ty) {
+        TypeKind::Vector { shape, .. } => shape.clone(),
+        TypeKind::Tensor { shape: Some(s), .. } => s.iter().map(|d| d.unwrap_or(0)).collect(),
+        _ => vec![],
+    };
+    let splat = elements.len() == 1 || elements.windows(2).all(|w| w[0] == w[1]) && !elements.is_empty();
+    if splat && shape.iter().product::<u64>() != 1 || elements.len() == 1 {
+        write_element(ir, &elements[0], out);
+        return;
+    }
+    fn nest(ir: &Ir, elements: &[Attribute], shape: &[u64], out: &mut String) {
+        if shape.is_empty() {
+            if let Some(e) = elements.first() {
+                write_element(ir, e, out);
+            }
+            return;
+        }
+        let inner: u64 = shape[1..].iter().product();
+        out.push('[');
+        for i in 0..shape[0] as usize {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let start = i * inner as usize;
+            let end = (start + inner as usize).min(elements.len());
+            nest(ir, &elements[start.min(end)..end], &shape[1..], out);
+        }
+        out.push(']');
+    }
+    if shape.is_empty() {
+        if let Some(e) = elements.first() {
+            write_element(ir, e, out);
+        }
+    } else {
+        nest(ir, elements, &shape, out);
+    }
+}

@@ -1,0 +1,282 @@
+//! Interned types: MLIR builtin types the dialect uses and the SPIR-V dialect types.
+//!
+//! Every type lives once in a [`TypeStore`] and is referred to by a [`Type`] id, so
+//! equality is id equality. Identified structs are the one mutable exception: their
+//! body is set after the name is interned, which is what makes recursive structs
+//! possible (`!spirv.struct<S, (!spirv.ptr<!spirv.struct<S>, StorageBuffer>)>`).
+
+use spirvkit_grammar::fxhash::FxHashMap;
+
+/// An interned type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Type(u32);
+
+impl Type {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Signedness {
+    Signless,
+    Signed,
+    Unsigned,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatKind {
+    F16,
+    BF16,
+    F32,
+    F64,
+    /// 8-bit float formats (`f8E4M3FN`, `f8E5M2`) the dialect can carry.
+    F8E4M3FN,
+    F8E5M2,
+}
+
+impl FloatKind {
+    pub fn width(self) -> u32 {
+        match self {
+            FloatKind::F16 | FloatKind::BF16 => 16,
+            FloatKind::F32 => 32,
+            FloatKind::F64 => 64,
+            FloatKind::F8E4M3FN | FloatKind::F8E5M2 => 8,
+        }
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FloatKind::F16 => "f16",
+            FloatKind::BF16 => "bf16",
+            FloatKind::F32 => "f32",
+            FloatKind::F64 => "f64",
+            FloatKind::F8E4M3FN => "f8E4M3FN",
+            FloatKind::F8E5M2 => "f8E5M2",
+        }
+    }
+
+    pub fn from_keyword(word: &str) -> Option<FloatKind> {
+        Some(match word {
+            "f16" => FloatKind::F16,
+            "bf16" => FloatKind::BF16,
+            "f32" => FloatKind::F32,
+            "f64" => FloatKind::F64,
+            "f8E4M3FN" => FloatKind::F8E4M3FN,
+            "f8E5M2" => FloatKind::F8E5M2,
+            _ => return None,
+        })
+    }
+}
+
+/// A dimension of a shaped builtin type: a size or `?`.
+pub type Dim = Option<u64>;
+
+/// One member of a SPIR-V struct.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StructMember {
+    pub ty: Type,
+    /// Byte offset (`[4]`), when the struct has an explicit layout.
+    pub offset: Option<u32>,
+    /// Member decorations, printed after the offset (`[0, NonWritable]`), kept as
+    /// the decoration name and its optional value text (`MatrixStride=16`).
+    pub decorations: Vec<(String, Option<String>)>,
+}
+
+/// The body of a struct type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct StructBody {
+    pub members: Vec<StructMember>,
+    /// Struct-level decorations (`Block`), printed after the members.
+    pub decorations: Vec<(String, Option<String>)>,
+}
+
+/// Every kind of type the IR knows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    Integer {
+        width: u32,
+        signedness: Signedness,
+    },
+    Float(FloatKind),
+    Index,
+    None,
+    /// `vector<2x4xf32>`, with `[4]` marking scalable dimensions.
+    Vector {
+        shape: Vec<u64>,
+        scalable: Vec<bool>,
+        element: Type,
+    },
+    /// `tensor<4x?xf32>` (unranked when `shape` is `None`).
+    Tensor {
+        shape: Option<Vec<Dim>>,
+        element: Type,
+    },
+    /// `memref<4xf32>` with an optional memory space, kept as attribute text.
+    MemRef {
+        shape: Option<Vec<Dim>>,
+        element: Type,
+        memory_space: Option<String>,
+    },
+    Complex(Type),
+    Tuple(Vec<Type>),
+    Function {
+        inputs: Vec<Type>,
+        results: Vec<Type>,
+    },
+    /// `!spirv.array<4 x f32, stride=4>`.
+    Array {
+        element: Type,
+        count: u32,
+        stride: Option<u32>,
+    },
+    /// `!spirv.rtarray<f32, stride=4>`.
+    RuntimeArray {
+        element: Type,
+        stride: Option<u32>,
+    },
+    /// `!spirv.ptr<f32, Function>`, the storage class by grammar name.
+    Pointer {
+        pointee: Type,
+        storage_class: String,
+    },
+    /// `!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, SamplerUnknown, Unknown>`.
+    Image {
+        element: Type,
+        params: [String; 6],
+    },
+    SampledImage(Type),
+    Sampler,
+    /// `!spirv.matrix<3 x vector<3xf32>>`.
+    Matrix {
+        column: Type,
+        columns: u32,
+    },
+    /// `!spirv.coopmatrix<8x16xi32, Subgroup, MatrixA>`.
+    CooperativeMatrix {
+        rows: u32,
+        columns: u32,
+        element: Type,
+        scope: String,
+        usage: String,
+    },
+    /// `!spirv.struct<(f32 [0], i32 [4])>`.
+    LiteralStruct(StructBody),
+    /// `!spirv.struct<name, (...)>`: the body is set separately (it may refer to itself).
+    IdentifiedStruct {
+        name: String,
+    },
+    /// A dialect type this IR does not model, kept as its text (`!llvm.ptr`).
+    Opaque(String),
+}
+
+/// The type interner.
+#[derive(Clone, Debug, Default)]
+pub struct TypeStore {
+    kinds: Vec<TypeKind>,
+    ids: FxHashMap<TypeKind, Type>,
+    struct_bodies: FxHashMap<String, StructBody>,
+}
+
+impl TypeStore {
+    pub fn new() -> Self {
+        TypeStore::default()
+    }
+
+    /// The id of `kind`, interning it on first use.
+    pub fn intern(&mut self, kind: TypeKind) -> Type {
+        if let Some(&ty) = self.ids.get(&kind) {
+            return ty;
+        }
+        let ty = Type(self.kinds.len() as u32);
+        self.kinds.push(kind.clone());
+        self.ids.insert(kind, ty);
+        ty
+    }
+
+    pub fn kind(&self, ty: Type) -> &TypeKind {
+        &self.kinds[ty.index()]
+    }
+
+    pub fn integer(&mut self, width: u32, signedness: Signedness) -> Type {
+        self.intern(TypeKind::Integer { width, signedness })
+    }
+
+    pub fn float(&mut self, kind: FloatKind) -> Type {
+        self.intern(TypeKind::Float(kind))
+    }
+
+    pub fn vector(&mut self, count: u64, element: Type) -> Type {
+        self.intern(TypeKind::Vector { shape: vec![count], scalable: vec![false], element })
+    }
+
+    pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
+        self.intern(TypeKind::Function { inputs, results })
+    }
+
+    /// The body of an identified struct, if it has been set.
+    pub fn struct_body(&self, name: &str) -> Option<&StructBody> {
+        self.struct_bodies.get(name)
+    }
+
+    /// Sets an identified struct's body. It may be set once; setting it again to a
+    /// different body is an error (returns the existing body).
+    pub fn set_struct_body(&mut self, name: &str, body: StructBody) -> Result<(), StructBody> {
+        match self.struct_bodies.get(name) {
+            Some(existing) if *existing != body => Err(existing.clone()),
+            Some(_) => Ok(()),
+            None => {
+                self.struct_bodies.insert(name.to_string(), body);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn is_integer(&self, ty: Type) -> bool {
+        matches!(self.kind(ty), TypeKind::Integer { .. })
+    }
+
+    pub fn is_float(&self, ty: Type) -> bool {
+        matches!(self.kind(ty), TypeKind::Float(_))
+    }
+
+    /// The element type of a vector, or the type itself.
+    pub fn scalar_of(&self, ty: Type) -> Type {
+        match self.kind(ty) {
+            TypeKind::Vector { element, .. } => *element,
+            _ => ty,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_are_interned() {
+        let mut store = TypeStore::new();
+        let a = store.integer(32, Signedness::Signless);
+        let b = store.integer(32, Signedness::Signless);
+        let c = store.integer(32, Signedness::Signed);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let v = store.vector(4, a);
+        assert_eq!(store.scalar_of(v), a);
+    }
+
+    #[test]
+    fn identified_struct_bodies_are_set_once() {
+        let mut store = TypeStore::new();
+        let s = store.intern(TypeKind::IdentifiedStruct { name: "S".into() });
+        let f = store.float(FloatKind::F32);
+        let body = StructBody {
+            members: vec![StructMember { ty: f, offset: None, decorations: vec![] }],
+            decorations: vec![],
+        };
+        assert!(store.set_struct_body("S", body.clone()).is_ok());
+        assert!(store.set_struct_body("S", body).is_ok());
+        assert!(store.set_struct_body("S", StructBody::default()).is_err());
+        assert!(matches!(store.kind(s), TypeKind::IdentifiedStruct { .. }));
+    }
+}

@@ -1,0 +1,53 @@
+//! Parsing and printing MLIR text.
+
+use spirvkit_ir::{parse, print, PrintOptions};
+
+const GENERIC: &str = r#""builtin.module"() ({
+  "func.func"() <{function_type = (f32) -> f32, sym_name = "f"}> ({
+  ^bb0(%arg0: f32):
+    %0 = "spirv.FAdd"(%arg0, %arg0) : (f32, f32) -> f32
+    %1 = "func.call"(%0) <{callee = @f}> : (f32) -> f32
+    %2 = "spirv.Constant"() <{value = true}> : () -> i1
+    %3 = "spirv.Constant"() <{value = 1.500000e+00 : f32}> : () -> f32
+    "func.return"(%0) : (f32) -> ()
+  }) : () -> ()
+}) : () -> ()
+"#;
+
+#[test]
+fn generic_form_round_trips() {
+    let (ir, top) = parse(GENERIC, "test.mlir").unwrap();
+    let text = print(&ir, top, PrintOptions { generic: true, ..Default::default() });
+    assert_eq!(text, GENERIC);
+}
+
+#[test]
+fn func_custom_form() {
+    let (ir, top) = parse(GENERIC, "test.mlir").unwrap();
+    let text = print(&ir, top, PrintOptions::default());
+    assert!(text.starts_with("module {\n  func.func @f(%arg0: f32) -> f32 {\n"), "{text}");
+    assert!(text.contains("    %1 = call @f(%0) : (f32) -> f32\n"), "{text}");
+    assert!(text.contains("    return %0 : f32\n  }\n}\n"), "{text}");
+}
+
+#[test]
+fn spirv_types_round_trip() {
+    for ty in [
+        "!spirv.array<4 x f32, stride=4>",
+        "!spirv.rtarray<vector<4xf32>>",
+        "!spirv.ptr<!spirv.struct<(f32 [0, NonWritable], i32 [4]), Block>, StorageBuffer>",
+        "!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, SamplerUnknown, Unknown>",
+        "!spirv.sampled_image<!spirv.image<f32, Dim1D, NoDepth, NonArrayed, SingleSampled, NeedSampler, Rgba8>>",
+        "!spirv.matrix<3 x vector<3xf32>>",
+        "!spirv.coopmatrix<8x16xi32, Subgroup, MatrixA>",
+        "!spirv.struct<S, (!spirv.ptr<!spirv.struct<S>, StorageBuffer>)>",
+        "vector<[4]xf32>",
+        "tensor<4x?xf32>",
+        "(i32, f32) -> (i32, i32)",
+    ] {
+        let src = format!("\"test.op\"() {{t = {ty}}} : () -> ()\n");
+        let (ir, top) = parse(&src, "t.mlir").unwrap_or_else(|e| panic!("{ty}: {e}"));
+        let text = print(&ir, top, PrintOptions { generic: true, ..Default::default() });
+        assert!(text.contains(&format!("{{t = {ty}}}")), "{ty}\n{text}");
+    }
+}
