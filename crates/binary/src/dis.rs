@@ -4,7 +4,7 @@ use crate::idmap::IdMap;
 use crate::module::{Inst, Module, NumberKind, ParsedOperand};
 use crate::numfmt;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind};
-use std::collections::{HashMap, HashSet};
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use std::io::Write;
 
 /// Which spelling to use where the grammar has renamed an opcode or enumerant.
@@ -53,7 +53,8 @@ const INDENT: usize = 15;
 pub fn disassemble(module: &Module, options: &DisOptions) -> Vec<u8> {
     let names = if options.raw_ids { None } else { Some(FriendlyNames::new(module, options.naming)) };
     let mut d = Disassembler {
-        out: Vec::with_capacity(module.words().len() * 8),
+        // Friendly-named text runs about 2.7 bytes per binary byte.
+        out: Vec::with_capacity(module.words().len() * 12),
         scratch: String::new(),
         options: *options,
         names: names.as_ref(),
@@ -362,8 +363,8 @@ impl FriendlyNames {
     pub fn new(module: &Module, naming: Naming) -> Self {
         let mut builder = NameBuilder {
             names: IdMap::new(module.header.bound, module.words().len()),
-            used: HashSet::new(),
-            next_suffix: HashMap::new(),
+            used: FxHashSet::default(),
+            next_suffix: FxHashMap::default(),
         };
         for inst in module.instructions() {
             builder.instruction(&inst, naming);
@@ -399,9 +400,9 @@ impl FriendlyNames {
 struct NameBuilder {
     names: IdMap<NameEntry>,
     /// Every explicit (non-numeric) name handed out.
-    used: HashSet<Box<str>>,
+    used: FxHashSet<Box<str>>,
     /// For a base name that needed a suffix: the next suffix to try.
-    next_suffix: HashMap<Box<str>, u32>,
+    next_suffix: FxHashMap<Box<str>, u32>,
 }
 
 impl NameBuilder {
