@@ -14,10 +14,32 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
         "func.func" => parse_func(p),
         "func.return" | "return" => parse_return(p),
         "func.call" | "call" => parse_call(p),
-        _ => Err(ParseError {
-            offset: start,
-            message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
-        }),
+        _ => {
+            let full = if name.contains('.') { name.to_string() } else { format!("spirv.{name}") };
+            if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
+                return result;
+            }
+            if let Some(result) = crate::format::parse(p, name, start) {
+                return result;
+            }
+            if !name.contains('.') {
+                if let Some(result) = crate::format::parse(p, &format!("spirv.{name}"), start) {
+                    return result;
+                }
+            }
+            if crate::opdef::op_def(name).is_some() {
+                return Err(ParseError {
+                    offset: start,
+                    message: format!(
+                        "not supported yet: the custom assembly form of '{name}' (use the generic form)"
+                    ),
+                });
+            }
+            Err(ParseError {
+                offset: start,
+                message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
+            })
+        }
     }
 }
 
@@ -30,7 +52,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         "func.func" => print_func(p, op),
         "func.return" => print_return(p, op),
         "func.call" => print_call(p, op),
-        _ => false,
+        _ => crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op)),
     }
 }
 

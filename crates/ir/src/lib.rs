@@ -4,12 +4,14 @@
 
 pub mod attr;
 pub mod custom;
+pub mod format;
 pub mod generated;
 pub mod ir;
 pub mod lexer;
 pub mod opdef;
 pub mod parser;
 pub mod printer;
+pub mod spirv_custom;
 pub mod types;
 
 pub use ir::{Ir, OpId};

@@ -74,6 +74,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     // ---- token helpers -------------------------------------------------------------
 
+    /// A copy of the lexer, positioned after the current token (for lookahead).
+    pub(crate) fn lexer_after_current(&self) -> Lexer<'s> {
+        self.lex.clone()
+    }
+
     pub fn bump(&mut self) -> Token<'s> {
         let t = self.tok;
         self.tok = self.lex.next_token();
@@ -755,7 +760,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         .parse()
                         .map_err(|_| ParseError { offset: t.offset, message: "invalid float".into() })?
                 };
-                Ok(Attribute::Float { value: if negative { -value } else { value }, ty })
+                let value = if negative { -value } else { value };
+                // The attribute holds the value as its type represents it.
+                let value = match self.ir.types.kind(ty) {
+                    TypeKind::Float(FloatKind::F32) => value as f32 as f64,
+                    _ => value,
+                };
+                Ok(Attribute::Float { value, ty })
             }
             Tok::Ident if t.text == "true" || t.text == "false" => {
                 Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })

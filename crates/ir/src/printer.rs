@@ -5,7 +5,7 @@ use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, OpId, RegionId, Value};
 use crate::lexer::escape;
 use crate::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
-use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
 
 /// Printing options (`mlir-opt` flags).
@@ -24,12 +24,50 @@ pub struct Names {
     blocks: FxHashMap<BlockId, String>,
 }
 
+/// Used result names, scoped like MLIR's: a region sees its ancestors' names.
+struct NameScopes {
+    parent: Vec<Option<usize>>,
+    names: Vec<FxHashSet<String>>,
+}
+
+impl NameScopes {
+    fn new_scope(&mut self, parent: Option<usize>) -> usize {
+        self.parent.push(parent);
+        self.names.push(FxHashSet::default());
+        self.names.len() - 1
+    }
+
+    fn contains(&self, mut scope: usize, name: &str) -> bool {
+        loop {
+            if self.names[scope].contains(name) {
+                return true;
+            }
+            match self.parent[scope] {
+                Some(p) => scope = p,
+                None => return false,
+            }
+        }
+    }
+}
+
 impl Names {
-    pub fn new(ir: &Ir, root: OpId) -> Self {
+    /// Numbers values as `mlir-opt` does. In the custom form (`generic == false`)
+    /// numbering restarts for each region from where its parent stopped and ops may
+    /// suggest names (`%cst1_i32`); the generic form numbers globally.
+    pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
         let mut names = Names { values: FxHashMap::default(), blocks: FxHashMap::default() };
-        let mut stack: Vec<(RegionId, u32, u32)> =
-            ir.op(root).regions.iter().rev().map(|&r| (r, 0, 0)).collect();
-        while let Some((region, mut next_value, mut next_arg)) = stack.pop() {
+        let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
+        let root_scope = scopes.new_scope(None);
+        let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
+        let mut stack: Vec<(RegionId, u32, u32, u32, usize)> =
+            ir.op(root).regions.iter().map(|&r| (r, 0, 0, 0, root_scope)).collect();
+        while let Some((region, v, a, c, parent_scope)) = stack.pop() {
+            if !generic {
+                next_value = v;
+                next_arg = a;
+                next_conflict = c;
+            }
+            let scope = scopes.new_scope(Some(parent_scope));
             for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
                 names.blocks.insert(block, format!("^bb{block_index}"));
                 let b = ir.block(block);
@@ -47,8 +85,27 @@ impl Names {
                     if results.is_empty() {
                         continue;
                     }
-                    let base = format!("%{next_value}");
-                    next_value += 1;
+                    let suggested = if generic { None } else { suggested_result_name(ir, op) };
+                    let base = match suggested {
+                        Some(name) => {
+                            let mut unique = name.clone();
+                            if scopes.contains(scope, &unique) {
+                                loop {
+                                    unique = format!("{name}_{next_conflict}");
+                                    next_conflict += 1;
+                                    if !scopes.contains(scope, &unique) {
+                                        break;
+                                    }
+                                }
+                            }
+                            scopes.names[scope].insert(unique.clone());
+                            format!("%{unique}")
+                        }
+                        None => {
+                            next_value += 1;
+                            format!("%{}", next_value - 1)
+                        }
+                    };
                     if results.len() == 1 {
                         names.values.insert(results[0], base);
                     } else {
@@ -58,15 +115,13 @@ impl Names {
                     }
                 }
             }
-            let mut nested = Vec::new();
             for &block in &ir.region(region).blocks {
                 for &op in &ir.block(block).ops {
                     for &r in &ir.op(op).regions {
-                        nested.push((r, next_value, next_arg));
+                        stack.push((r, next_value, next_arg, next_conflict, scope));
                     }
                 }
             }
-            stack.extend(nested.into_iter().rev());
         }
         names
     }
@@ -100,9 +155,11 @@ pub struct Printer<'a> {
 
 /// Prints a whole top-level op (normally `builtin.module`).
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
-    let mut p = Printer { ir, names: Names::new(ir, root), out: String::new(), indent: 0, options };
+    let mut p =
+        Printer { ir, names: Names::new(ir, root, options.generic), out: String::new(), indent: 0, options };
     p.operation(root);
-    p.out.push('\n');
+    // mlir-opt ends its output with an empty line.
+    p.out.push_str("\n\n");
     p.out
 }
 
@@ -312,6 +369,42 @@ impl Printer<'_> {
         }
         preds
     }
+}
+
+/// The result name an op suggests in the custom form (MLIR's `getAsmResultNames`):
+/// `spirv.Constant` names its result after the value (`%true`, `%cst1_i32`,
+/// `%cst_f32`, `%cst_vec_4xi32`).
+fn suggested_result_name(ir: &Ir, op: OpId) -> Option<String> {
+    let o = ir.op(op);
+    if o.name != "spirv.Constant" || o.results.len() != 1 {
+        return None;
+    }
+    let ty = ir.value_type(o.results[0]);
+    let mut name = String::from("cst");
+    match (o.attr("value"), ir.types.kind(ty)) {
+        (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
+            return Some(if *value != 0 { "true" } else { "false" }.to_string());
+        }
+        (Some(Attribute::Integer { value, .. }), _) => {
+            let _ = write!(name, "{value}");
+        }
+        _ => {}
+    }
+    match ir.types.kind(ty) {
+        TypeKind::Integer { .. } | TypeKind::Float(_) => {
+            name.push('_');
+            write_type(ir, ty, &mut name);
+        }
+        TypeKind::Vector { shape, element, .. } => {
+            let _ = write!(name, "_vec_{}", shape.first().copied().unwrap_or(0));
+            if matches!(ir.types.kind(*element), TypeKind::Integer { .. } | TypeKind::Float(_)) {
+                name.push('x');
+                write_type(ir, *element, &mut name);
+            }
+        }
+        _ => {}
+    }
+    Some(name)
 }
 
 /// `name = value`, or just `name` for unit attributes.
@@ -598,12 +691,19 @@ pub fn write_float(value: f64, kind: FloatKind, out: &mut String) {
             out.push_str(&text);
             return;
         }
-        let shortest = match kind {
-            FloatKind::F64 => format!("{value:?}"),
-            _ => format!("{:?}", value as f32),
-        };
-        if shortest.contains('.') && !shortest.contains('e') {
-            out.push_str(&shortest);
+        // APFloat's default form: the type's natural precision, trailing zeros dropped.
+        let digits = if kind == FloatKind::F64 { 17 } else { 9 };
+        let mut natural = String::new();
+        spirvkit_binary::numfmt::write_general(&mut natural, value, digits);
+        if natural.contains('.') {
+            match natural.split_once('e') {
+                Some((mantissa, exp)) => {
+                    let exp: i32 = exp.parse().unwrap_or(0);
+                    let _ =
+                        write!(out, "{mantissa}E{}{}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs());
+                }
+                None => out.push_str(&natural),
+            }
             return;
         }
     }
@@ -643,14 +743,8 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
                 out.push_str(if *value != 0 { "true" } else { "false" });
                 return;
             }
-            let _ = write!(out, "{value}");
-            if !matches!(
-                ir.types.kind(*ty),
-                TypeKind::Integer { width: 64, signedness: Signedness::Signless }
-            ) {
-                out.push_str(" : ");
-                write_type(ir, *ty, out);
-            }
+            let _ = write!(out, "{value} : ");
+            write_type(ir, *ty, out);
         }
         Attribute::Float { value, ty } => {
             let kind = match ir.types.kind(*ty) {
@@ -658,10 +752,8 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
                 _ => FloatKind::F64,
             };
             write_float(*value, kind, out);
-            if kind != FloatKind::F64 {
-                out.push_str(" : ");
-                write_type(ir, *ty, out);
-            }
+            out.push_str(" : ");
+            write_type(ir, *ty, out);
         }
         Attribute::String(s) => out.push_str(&escape(s.as_bytes())),
         Attribute::Type(t) => write_type(ir, *t, out),

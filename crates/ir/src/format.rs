@@ -1,0 +1,994 @@
+//! An interpreter for MLIR's declarative assembly formats (ODS `assemblyFormat`),
+//! so every op whose format is declarative is parsed and printed from its
+//! definition in `generated/ops.rs`, with MLIR's spacing rules and type inference.
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::ir::{Location, OpId, Value};
+use crate::lexer::Tok;
+use crate::opdef::{Arity, OpDef, OP_DEFS};
+use crate::parser::{OperandRef, PResult, ParseError, Parser};
+use crate::printer::Printer;
+use crate::types::{Signedness, Type, TypeKind};
+use std::sync::OnceLock;
+
+/// What a `type(...)` directive or a `$name` refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Var {
+    Operand(usize),
+    Result(usize),
+    Attr(usize),
+    Region(usize),
+    Successor(usize),
+    AllOperands,
+    AllResults,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Elem {
+    Literal(String),
+    /// `` ` ` `` (a space), `` `` `` (suppress the next space), or `` `\n` ``.
+    Space,
+    NoSpace,
+    Newline,
+    Var(Var),
+    AttrDict {
+        with_keyword: bool,
+    },
+    Type(Var),
+    FunctionalType(Var, Var),
+    Optional {
+        then: Vec<Elem>,
+        anchor: usize,
+        otherwise: Vec<Elem>,
+    },
+    /// `custom<Name>(...)`: not interpreted; ops using it fall back to the generic form.
+    Custom(String),
+}
+
+/// A compiled format.
+#[derive(Debug)]
+pub struct Format {
+    elems: Vec<Elem>,
+}
+
+/// The compiled format of every op with a declarative one (indexed like `OP_DEFS`).
+fn formats() -> &'static [Option<Format>] {
+    static FORMATS: OnceLock<Vec<Option<Format>>> = OnceLock::new();
+    FORMATS.get_or_init(|| {
+        OP_DEFS.iter().map(|def| def.assembly_format.and_then(|f| compile(def, f).ok())).collect()
+    })
+}
+
+fn format_of(def: &'static OpDef) -> Option<&'static Format> {
+    let index = OP_DEFS.iter().position(|d| std::ptr::eq(d, def))?;
+    formats()[index].as_ref()
+}
+
+/// The op definition with this full name.
+pub fn def_of(name: &str) -> Option<&'static OpDef> {
+    crate::opdef::op_def(name)
+}
+
+// ---- compiling format strings -------------------------------------------------
+
+fn compile(def: &OpDef, text: &str) -> Result<Format, String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut pos = 0;
+    let elems = compile_seq(def, &chars, &mut pos, None)?;
+    if elems.iter().any(contains_custom) {
+        return Err("custom directive".into());
+    }
+    Ok(Format { elems })
+}
+
+fn contains_custom(e: &Elem) -> bool {
+    match e {
+        Elem::Custom(_) => true,
+        Elem::Optional { then, otherwise, .. } => then.iter().chain(otherwise).any(contains_custom),
+        _ => false,
+    }
+}
+
+fn skip_ws(chars: &[char], pos: &mut usize) {
+    while *pos < chars.len() && chars[*pos].is_whitespace() {
+        *pos += 1;
+    }
+}
+
+fn ident(chars: &[char], pos: &mut usize) -> String {
+    let start = *pos;
+    while *pos < chars.len() && (chars[*pos].is_alphanumeric() || chars[*pos] == '_' || chars[*pos] == '-') {
+        *pos += 1;
+    }
+    chars[start..*pos].iter().collect()
+}
+
+fn resolve_var(def: &OpDef, name: &str) -> Result<Var, String> {
+    if let Some(i) = def.operands.iter().position(|o| o.name == name) {
+        return Ok(Var::Operand(i));
+    }
+    if let Some(i) = def.results.iter().position(|o| o.name == name) {
+        return Ok(Var::Result(i));
+    }
+    if let Some(i) = def.attributes.iter().position(|a| a.name == name) {
+        return Ok(Var::Attr(i));
+    }
+    if let Some(i) = def.regions.iter().position(|r| r.name == name) {
+        return Ok(Var::Region(i));
+    }
+    if let Some(i) = def.successors.iter().position(|s| s.name == name) {
+        return Ok(Var::Successor(i));
+    }
+    Err(format!("unknown variable ${name}"))
+}
+
+fn compile_type_arg(def: &OpDef, chars: &[char], pos: &mut usize) -> Result<Var, String> {
+    skip_ws(chars, pos);
+    if chars.get(*pos) == Some(&'$') {
+        *pos += 1;
+        let name = ident(chars, pos);
+        return resolve_var(def, &name);
+    }
+    match ident(chars, pos).as_str() {
+        "operands" => Ok(Var::AllOperands),
+        "results" => Ok(Var::AllResults),
+        other => Err(format!("unsupported type argument {other}")),
+    }
+}
+
+fn expect_char(chars: &[char], pos: &mut usize, c: char) -> Result<(), String> {
+    skip_ws(chars, pos);
+    if chars.get(*pos) == Some(&c) {
+        *pos += 1;
+        Ok(())
+    } else {
+        Err(format!("expected {c}"))
+    }
+}
+
+/// Compiles elements until `close` (`)` of an optional group) or the end.
+fn compile_seq(
+    def: &OpDef,
+    chars: &[char],
+    pos: &mut usize,
+    close: Option<char>,
+) -> Result<Vec<Elem>, String> {
+    let mut out = Vec::new();
+    loop {
+        skip_ws(chars, pos);
+        let Some(&c) = chars.get(*pos) else {
+            return if close.is_none() { Ok(out) } else { Err("unterminated group".into()) };
+        };
+        if Some(c) == close {
+            return Ok(out);
+        }
+        match c {
+            '`' => {
+                *pos += 1;
+                let start = *pos;
+                while *pos < chars.len() && chars[*pos] != '`' {
+                    *pos += 1;
+                }
+                let lit: String = chars[start..*pos].iter().collect();
+                *pos += 1;
+                out.push(match lit.as_str() {
+                    " " => Elem::Space,
+                    "" => Elem::NoSpace,
+                    "\\n" => Elem::Newline,
+                    _ => Elem::Literal(lit),
+                });
+            }
+            '$' => {
+                *pos += 1;
+                let name = ident(chars, pos);
+                out.push(Elem::Var(resolve_var(def, &name)?));
+                if chars.get(*pos) == Some(&'^') {
+                    *pos += 1;
+                    out.push(Elem::Literal("^".into()));
+                }
+            }
+            '^' => {
+                *pos += 1;
+                out.push(Elem::Literal("^".into()));
+            }
+            '(' => {
+                *pos += 1;
+                let mut group = compile_seq(def, chars, pos, Some(')'))?;
+                *pos += 1; // ')'
+                let mut otherwise = Vec::new();
+                skip_ws(chars, pos);
+                if chars.get(*pos) == Some(&':') {
+                    *pos += 1;
+                    expect_char(chars, pos, '(')?;
+                    otherwise = compile_seq(def, chars, pos, Some(')'))?;
+                    *pos += 1;
+                    skip_ws(chars, pos);
+                }
+                if chars.get(*pos) != Some(&'?') {
+                    return Err("expected '?' after optional group".into());
+                }
+                *pos += 1;
+                // The anchor is marked by a `^` literal after the anchored element.
+                let caret = group.iter().position(|e| *e == Elem::Literal("^".into()));
+                let anchor = match caret {
+                    Some(i) => {
+                        group.remove(i);
+                        i.saturating_sub(1)
+                    }
+                    None => return Err("optional group without anchor".into()),
+                };
+                out.push(Elem::Optional { then: group, anchor, otherwise });
+            }
+            _ if c.is_alphabetic() => {
+                let word = ident(chars, pos);
+                match word.as_str() {
+                    "attr-dict" => out.push(Elem::AttrDict { with_keyword: false }),
+                    "attr-dict-with-keyword" => out.push(Elem::AttrDict { with_keyword: true }),
+                    "operands" => out.push(Elem::Var(Var::AllOperands)),
+                    "results" => out.push(Elem::Var(Var::AllResults)),
+                    "type" => {
+                        expect_char(chars, pos, '(')?;
+                        let v = compile_type_arg(def, chars, pos)?;
+                        expect_char(chars, pos, ')')?;
+                        out.push(Elem::Type(v));
+                    }
+                    "qualified" => {
+                        expect_char(chars, pos, '(')?;
+                        skip_ws(chars, pos);
+                        let inner = ident(chars, pos);
+                        if inner != "type" {
+                            return Err("unsupported qualified()".into());
+                        }
+                        expect_char(chars, pos, '(')?;
+                        let v = compile_type_arg(def, chars, pos)?;
+                        expect_char(chars, pos, ')')?;
+                        expect_char(chars, pos, ')')?;
+                        out.push(Elem::Type(v));
+                    }
+                    "functional-type" => {
+                        expect_char(chars, pos, '(')?;
+                        let a = compile_type_arg(def, chars, pos)?;
+                        expect_char(chars, pos, ',')?;
+                        let b = compile_type_arg(def, chars, pos)?;
+                        expect_char(chars, pos, ')')?;
+                        out.push(Elem::FunctionalType(a, b));
+                    }
+                    "custom" => {
+                        // custom<Name>(args): skip to the matching ')'.
+                        let mut depth = 0;
+                        let start = *pos;
+                        while *pos < chars.len() {
+                            match chars[*pos] {
+                                '(' => depth += 1,
+                                ')' => {
+                                    depth -= 1;
+                                    if depth == 0 {
+                                        *pos += 1;
+                                        break;
+                                    }
+                                }
+                                _ => {}
+                            }
+                            *pos += 1;
+                        }
+                        out.push(Elem::Custom(chars[start..*pos].iter().collect()));
+                    }
+                    "regions" | "successors" => return Err(format!("unsupported directive {word}")),
+                    other => return Err(format!("unknown directive {other}")),
+                }
+            }
+            _ => return Err(format!("unexpected '{c}' in format")),
+        }
+    }
+}
+
+// ---- printing -------------------------------------------------------------------
+
+struct PrintState {
+    should_emit_space: bool,
+    last_was_punctuation: bool,
+}
+
+fn should_emit_space_before(value: &str, last_was_punctuation: bool) -> bool {
+    if value.chars().count() != 1 && value != "->" {
+        return true;
+    }
+    let first = value.chars().next().unwrap_or(' ');
+    if last_was_punctuation {
+        return !">)}],".contains(first);
+    }
+    !"<>(){}[],".contains(first)
+}
+
+/// Prints `op` with its declarative format; false if it has none we can interpret.
+pub fn print(p: &mut Printer, op: OpId) -> bool {
+    let name = p.ir.op(op).name.clone();
+    let Some(def) = def_of(&name) else { return false };
+    let Some(format) = format_of(def) else { return false };
+    // Operand groups must be recoverable (segment sizes for several variadic groups).
+    let Some(groups) = operand_groups(p, op, def) else { return false };
+    p.out.push_str(&name);
+    let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
+    let used = used_attrs(&format.elems, def);
+    print_elems(p, op, def, &format.elems, &groups, &used, &mut st);
+    true
+}
+
+/// Attribute names a format prints itself (so `attr-dict` elides them).
+fn used_attrs(elems: &[Elem], def: &OpDef) -> Vec<&'static str> {
+    let mut out = vec!["operandSegmentSizes", "resultSegmentSizes"];
+    fn walk(elems: &[Elem], def: &OpDef, out: &mut Vec<&'static str>) {
+        for e in elems {
+            match e {
+                Elem::Var(Var::Attr(i)) => out.push(def.attributes[*i].name),
+                Elem::Optional { then, otherwise, .. } => {
+                    walk(then, def, out);
+                    walk(otherwise, def, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    walk(elems, def, &mut out);
+    out
+}
+
+/// The op's operands split into the definition's operand groups.
+fn operand_groups(p: &Printer, op: OpId, def: &OpDef) -> Option<Vec<Vec<Value>>> {
+    let o = p.ir.op(op);
+    split_groups(&o.operands, def.operands.iter().map(|d| d.arity), o.attr("operandSegmentSizes"))
+}
+
+fn split_groups(
+    values: &[Value],
+    arities: impl Iterator<Item = Arity>,
+    segments: Option<&Attribute>,
+) -> Option<Vec<Vec<Value>>> {
+    let arities: Vec<Arity> = arities.collect();
+    if let Some(Attribute::DenseArray { values: sizes, .. }) = segments {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for s in sizes {
+            let Attribute::Integer { value, .. } = s else { return None };
+            let n = *value as usize;
+            out.push(values.get(at..at + n)?.to_vec());
+            at += n;
+        }
+        return (out.len() == arities.len()).then_some(out);
+    }
+    let variable = arities.iter().filter(|a| **a != Arity::Single).count();
+    let fixed = arities.len() - variable;
+    if variable > 1 || values.len() < fixed {
+        return None;
+    }
+    let extra = values.len() - fixed;
+    let mut out = Vec::new();
+    let mut at = 0;
+    for a in arities {
+        let n = if a == Arity::Single { 1 } else { extra };
+        out.push(values.get(at..at + n)?.to_vec());
+        at += n;
+    }
+    Some(out)
+}
+
+fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Vec<Value>], e: &Elem) -> bool {
+    let o = p.ir.op(op);
+    match e {
+        Elem::Var(Var::Operand(i)) | Elem::Type(Var::Operand(i)) => !groups[*i].is_empty(),
+        Elem::Var(Var::Attr(i)) => {
+            let attr = o.attr(def.attributes[*i].name);
+            !matches!(attr, None | Some(Attribute::Bool(false)))
+        }
+        Elem::Var(Var::Result(i)) | Elem::Type(Var::Result(i)) => o.results.len() > *i,
+        Elem::Var(Var::Region(i)) => o.regions.get(*i).is_some_and(|&r| !p.ir.region(r).blocks.is_empty()),
+        Elem::Var(Var::Successor(i)) => o.successors.len() > *i,
+        Elem::Var(Var::AllOperands) | Elem::Type(Var::AllOperands) => !o.operands.is_empty(),
+        Elem::Var(Var::AllResults) | Elem::Type(Var::AllResults) => !o.results.is_empty(),
+        _ => true,
+    }
+}
+
+fn emit_space(p: &mut Printer, st: &mut PrintState) {
+    if st.should_emit_space {
+        p.out.push(' ');
+    }
+    st.should_emit_space = true;
+    st.last_was_punctuation = false;
+}
+
+fn print_elems(
+    p: &mut Printer,
+    op: OpId,
+    def: &OpDef,
+    elems: &[Elem],
+    groups: &[Vec<Value>],
+    used: &[&str],
+    st: &mut PrintState,
+) {
+    for e in elems {
+        match e {
+            Elem::Literal(lit) => {
+                if st.should_emit_space && should_emit_space_before(lit, st.last_was_punctuation) {
+                    p.out.push(' ');
+                }
+                p.out.push_str(lit);
+                let first = lit.chars().next().unwrap_or(' ');
+                st.should_emit_space = lit.chars().count() != 1 || !"<({[".contains(first);
+                st.last_was_punctuation = first != '_' && !first.is_alphabetic();
+            }
+            Elem::Space => {
+                p.out.push(' ');
+                st.should_emit_space = false;
+                st.last_was_punctuation = false;
+            }
+            Elem::NoSpace => {
+                st.should_emit_space = false;
+                st.last_was_punctuation = false;
+            }
+            Elem::Newline => {
+                p.newline();
+                st.should_emit_space = false;
+                st.last_was_punctuation = false;
+            }
+            Elem::AttrDict { with_keyword } => {
+                let o = p.ir.op(op);
+                let mut attrs: Vec<NamedAttribute> = o
+                    .properties
+                    .iter()
+                    .chain(&o.attributes)
+                    .filter(|a| !used.contains(&a.name.as_str()))
+                    .cloned()
+                    .collect();
+                attrs.sort_by(|a, b| a.name.cmp(&b.name));
+                if !attrs.is_empty() {
+                    if *with_keyword {
+                        p.out.push_str(" attributes");
+                    }
+                    p.attr_dict(&attrs, &[]);
+                }
+                st.should_emit_space = true;
+                st.last_was_punctuation = false;
+            }
+            Elem::Var(v) => {
+                emit_space(p, st);
+                print_var(p, op, def, v, groups);
+            }
+            Elem::Type(v) => {
+                emit_space(p, st);
+                let types = var_types(p, op, v, groups);
+                p.types(&types);
+            }
+            Elem::FunctionalType(a, b) => {
+                emit_space(p, st);
+                let ins = var_types(p, op, a, groups);
+                let outs = var_types(p, op, b, groups);
+                p.out.push('(');
+                p.types(&ins);
+                p.out.push_str(") -> ");
+                let wrap = outs.len() != 1 || matches!(p.ir.types.kind(outs[0]), TypeKind::Function { .. });
+                if wrap {
+                    p.out.push('(');
+                }
+                p.types(&outs);
+                if wrap {
+                    p.out.push(')');
+                }
+            }
+            Elem::Optional { then, anchor, otherwise } => {
+                if is_present(p, op, def, groups, &then[*anchor]) {
+                    print_elems(p, op, def, then, groups, used, st);
+                } else {
+                    print_elems(p, op, def, otherwise, groups, used, st);
+                }
+            }
+            Elem::Custom(_) => {}
+        }
+    }
+}
+
+fn var_types(p: &Printer, op: OpId, v: &Var, groups: &[Vec<Value>]) -> Vec<Type> {
+    let o = p.ir.op(op);
+    let values: Vec<Value> = match v {
+        Var::Operand(i) => groups[*i].clone(),
+        Var::Result(i) => o.results.get(*i).copied().into_iter().collect(),
+        Var::AllOperands => o.operands.clone(),
+        Var::AllResults => o.results.clone(),
+        _ => vec![],
+    };
+    values.iter().map(|&x| p.ir.value_type(x)).collect()
+}
+
+fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Value>]) {
+    let o = p.ir.op(op).clone();
+    match v {
+        Var::Operand(i) => p.values(&groups[*i]),
+        Var::AllOperands => p.values(&o.operands),
+        Var::Result(i) => {
+            if let Some(&r) = o.results.get(*i) {
+                p.value(r);
+            }
+        }
+        Var::AllResults => p.values(&o.results),
+        Var::Attr(i) => {
+            let ad = &def.attributes[*i];
+            if let Some(a) = o.attr(ad.name) {
+                print_format_attr(p, ad.constraint().enum_attr.is_some(), a);
+            }
+        }
+        Var::Region(i) => {
+            if let Some(&r) = o.regions.get(*i) {
+                p.region(r, true, false);
+            }
+        }
+        Var::Successor(i) => {
+            if let Some(&s) = o.successors.get(*i) {
+                let n = p.names.block(s);
+                p.out.push_str(&n);
+            }
+        }
+    }
+}
+
+/// An attribute inside a format: enum attributes print stripped (`<Workgroup>`),
+/// integers without their (known) type.
+fn print_format_attr(p: &mut Printer, is_enum: bool, a: &Attribute) {
+    match a {
+        Attribute::Dialect { body: Some(b), .. } if is_enum => {
+            p.out.push('<');
+            p.out.push_str(b);
+            p.out.push('>');
+        }
+        Attribute::Integer { value, .. } => {
+            use std::fmt::Write;
+            let _ = write!(p.out, "{value}");
+        }
+        other => p.attr(other),
+    }
+}
+
+// ---- parsing --------------------------------------------------------------------
+
+struct ParseState {
+    operand_refs: Vec<Vec<OperandRef>>,
+    operand_types: Vec<Option<Vec<Type>>>,
+    result_types: Vec<Option<Type>>,
+    /// `operands` / `type(operands)` directives.
+    all_operand_refs: Option<Vec<OperandRef>>,
+    all_operand_types: Option<Vec<Type>>,
+    all_result_types: Option<Vec<Type>>,
+    properties: Vec<NamedAttribute>,
+    attributes: Vec<NamedAttribute>,
+    successors: Vec<crate::ir::BlockId>,
+    /// Regions are parsed into the op directly; remember which were seen.
+    op: OpId,
+}
+
+/// Parses the custom form of `name` if it has a declarative format.
+pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> {
+    let def = def_of(name)?;
+    let format = format_of(def)?;
+    Some(parse_with(p, def, format, start))
+}
+
+fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize) -> PResult<OpId> {
+    let op = p.ir.create_op(def.name, vec![], &[], Location::Unknown);
+    let mut st = ParseState {
+        operand_refs: vec![Vec::new(); def.operands.len()],
+        operand_types: vec![None; def.operands.len()],
+        result_types: vec![None; def.results.len()],
+        all_operand_refs: None,
+        all_operand_types: None,
+        all_result_types: None,
+        properties: Vec::new(),
+        attributes: Vec::new(),
+        successors: Vec::new(),
+        op,
+    };
+    parse_elems(p, def, &format.elems, &mut st)?;
+    finish(p, def, st, start)
+}
+
+/// Whether the next token can start the element (used for optional groups).
+fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
+    match e {
+        Elem::Literal(lit) => match p.tok.kind {
+            Tok::Punct => p.tok.text == lit,
+            Tok::Ident => p.tok.text == lit,
+            _ => false,
+        },
+        Elem::Var(Var::Operand(_)) | Elem::Var(Var::AllOperands) => p.tok.kind == Tok::ValueId,
+        Elem::Var(Var::Attr(i)) => {
+            let ad = &def.attributes[*i];
+            if ad.constraint().enum_attr.is_some() {
+                p.at("<")
+            } else {
+                !matches!(p.tok.kind, Tok::Eof) && !p.at(":") && !p.at("{")
+            }
+        }
+        Elem::Var(Var::Region(_)) => p.at("{"),
+        Elem::Var(Var::Successor(_)) => p.tok.kind == Tok::CaretId,
+        Elem::Type(_) | Elem::FunctionalType(..) => true,
+        _ => false,
+    }
+}
+
+fn parse_value_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
+    let mut refs = Vec::new();
+    if p.tok.kind == Tok::ValueId {
+        loop {
+            refs.push(p.parse_operand_ref()?);
+            if !(p.at(",") && peek_is_value(p)) {
+                break;
+            }
+            p.bump();
+        }
+    }
+    Ok(refs)
+}
+
+/// After a `,`: is the next token a value (so the comma continues the list)?
+fn peek_is_value(p: &Parser) -> bool {
+    let mut look = p.lexer_clone();
+    look.next_token().kind == Tok::ValueId
+}
+
+fn parse_type_list(p: &mut Parser, variadic: bool) -> PResult<Vec<Type>> {
+    let mut types = vec![p.parse_type()?];
+    if variadic {
+        while p.at(",") && peek_is_type(p) {
+            p.bump();
+            types.push(p.parse_type()?);
+        }
+    }
+    Ok(types)
+}
+
+fn peek_is_type(p: &Parser) -> bool {
+    let mut look = p.lexer_clone();
+    let t = look.next_token();
+    match t.kind {
+        Tok::BangId => true,
+        Tok::Ident => {
+            let w = t.text;
+            crate::types::FloatKind::from_keyword(w).is_some()
+                || ["index", "none", "vector", "tensor", "memref", "complex", "tuple"].contains(&w)
+                || (w.starts_with('i') || w.starts_with("si") || w.starts_with("ui"))
+                    && w.trim_start_matches(|c: char| c.is_alphabetic()).chars().all(|c| c.is_ascii_digit())
+                    && w.len() > 1
+        }
+        Tok::Punct => t.text == "(",
+        _ => false,
+    }
+}
+
+fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut ParseState) -> PResult<()> {
+    for e in elems {
+        match e {
+            Elem::Literal(lit) => {
+                if p.tok.text == lit && matches!(p.tok.kind, Tok::Punct | Tok::Ident) {
+                    p.bump();
+                } else {
+                    return p.error(format!("expected '{lit}'"));
+                }
+            }
+            Elem::Space | Elem::NoSpace | Elem::Newline => {}
+            Elem::AttrDict { with_keyword } => {
+                if *with_keyword && !p.eat_keyword("attributes") {
+                    continue;
+                }
+                if p.at("{") {
+                    for a in p.parse_attribute_dict()? {
+                        if def.attributes.iter().any(|d| d.name == a.name) {
+                            st.properties.push(a);
+                        } else {
+                            st.attributes.push(a);
+                        }
+                    }
+                }
+            }
+            Elem::Var(Var::Operand(i)) => {
+                let refs = match def.operands[*i].arity {
+                    Arity::Single => vec![p.parse_operand_ref()?],
+                    Arity::Optional => {
+                        if p.tok.kind == Tok::ValueId {
+                            vec![p.parse_operand_ref()?]
+                        } else {
+                            vec![]
+                        }
+                    }
+                    Arity::Variadic => parse_value_list(p)?,
+                };
+                st.operand_refs[*i] = refs;
+            }
+            Elem::Var(Var::AllOperands) => st.all_operand_refs = Some(parse_value_list(p)?),
+            Elem::Var(Var::Attr(i)) => {
+                let ad = &def.attributes[*i];
+                let value = parse_format_attr(p, ad)?;
+                st.properties.push(NamedAttribute::new(ad.name, value));
+            }
+            Elem::Var(Var::Region(_)) => {
+                p.parse_region_into(st.op, &[])?;
+            }
+            Elem::Var(Var::Successor(_)) => {
+                let b = p.parse_successor()?;
+                st.successors.push(b);
+            }
+            Elem::Var(Var::Result(_)) | Elem::Var(Var::AllResults) => {
+                return p.error("not supported yet: result variables in formats")
+            }
+            Elem::Type(v) => match v {
+                Var::Operand(i) => {
+                    let variadic = def.operands[*i].arity == Arity::Variadic;
+                    st.operand_types[*i] = Some(parse_type_list(p, variadic)?);
+                }
+                Var::Result(i) => st.result_types[*i] = Some(p.parse_type()?),
+                Var::AllOperands => st.all_operand_types = Some(parse_type_list(p, true)?),
+                Var::AllResults => st.all_result_types = Some(parse_type_list(p, true)?),
+                _ => return p.error("not supported yet: type of a non-value"),
+            },
+            Elem::FunctionalType(a, b) => {
+                let fn_ty = p.parse_type()?;
+                let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
+                    return p.error("expected function type");
+                };
+                assign_types(st, def, a, inputs);
+                assign_types(st, def, b, results);
+            }
+            Elem::Optional { then, anchor, otherwise } => {
+                // The group is present when its first element can start here.
+                let first = then.first().map(|f| can_start(p, def, f)).unwrap_or(false);
+                let _ = anchor;
+                if first {
+                    parse_elems(p, def, then, st)?;
+                } else if !otherwise.is_empty() {
+                    parse_elems(p, def, otherwise, st)?;
+                }
+            }
+            Elem::Custom(name) => return p.error(format!("not supported yet: {name}")),
+        }
+    }
+    Ok(())
+}
+
+fn assign_types(st: &mut ParseState, def: &OpDef, v: &Var, types: Vec<Type>) {
+    match v {
+        Var::AllOperands => st.all_operand_types = Some(types),
+        Var::AllResults => st.all_result_types = Some(types),
+        Var::Operand(i) => st.operand_types[*i] = Some(types),
+        Var::Result(i) => st.result_types[*i] = types.first().copied(),
+        _ => {}
+    }
+    let _ = def;
+}
+
+fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attribute> {
+    let c = ad.constraint();
+    if let Some(e) = c.enum_attr {
+        let enum_def = &crate::opdef::ENUM_ATTRS[e as usize];
+        let start = p.tok.offset;
+        p.expect("<")?;
+        let mut body = String::new();
+        while !p.at(">") {
+            if p.tok.kind == Tok::Eof {
+                return Err(ParseError { offset: start, message: "expected '>'".into() });
+            }
+            body.push_str(p.bump().text);
+        }
+        p.bump();
+        let mnemonic = enum_def.mnemonic.unwrap_or(enum_def.enum_name);
+        return Ok(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(body) });
+    }
+    if c.storage_type.contains("IntegerAttr") && matches!(p.tok.kind, Tok::Integer) || p.at("-") {
+        let negative = p.eat("-");
+        let width = if c.summary.contains("64-bit") {
+            64
+        } else if c.summary.contains("8-bit") {
+            8
+        } else {
+            32
+        };
+        let ty = p.ir.types.integer(width, Signedness::Signless);
+        return p.parse_typed_number(negative, ty);
+    }
+    if c.storage_type.contains("UnitAttr") {
+        return Ok(Attribute::Unit);
+    }
+    p.parse_attribute()
+}
+
+/// Resolves every operand and result type from the directives and the op's type
+/// traits, then builds the op.
+fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize) -> PResult<OpId> {
+    // `operands` distributes over the groups like the printer's split.
+    if let Some(refs) = st.all_operand_refs.take() {
+        let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();
+        let extra = refs.len().saturating_sub(fixed);
+        let mut at = 0;
+        for (i, d) in def.operands.iter().enumerate() {
+            let n = if d.arity == Arity::Single { 1 } else { extra };
+            st.operand_refs[i] = refs.get(at..(at + n).min(refs.len())).unwrap_or(&[]).to_vec();
+            at += n;
+        }
+    }
+    if let Some(types) = st.all_operand_types.take() {
+        let mut at = 0;
+        for i in 0..def.operands.len() {
+            let n = st.operand_refs[i].len();
+            st.operand_types[i] = Some(types.get(at..at + n).unwrap_or(&[]).to_vec());
+            at += n;
+        }
+    }
+    if let Some(types) = st.all_result_types.take() {
+        for (i, t) in types.into_iter().enumerate() {
+            if i < st.result_types.len() {
+                st.result_types[i] = Some(t);
+            }
+        }
+    }
+    infer_types(p, def, &mut st);
+    let mut operands = Vec::new();
+    for i in 0..def.operands.len() {
+        let refs = std::mem::take(&mut st.operand_refs[i]);
+        if refs.is_empty() {
+            continue;
+        }
+        let types = st.operand_types[i].clone().ok_or_else(|| ParseError {
+            offset: start,
+            message: format!(
+                "not supported yet: inferring the type of operand '{}' of {}",
+                def.operands[i].name, def.name
+            ),
+        })?;
+        let types = if types.len() == 1 && refs.len() > 1 { vec![types[0]; refs.len()] } else { types };
+        operands.extend(p.resolve_operands(&refs, &types, start)?);
+    }
+    let mut results = Vec::new();
+    for (i, r) in def.results.iter().enumerate() {
+        match st.result_types[i] {
+            Some(t) => results.push(t),
+            None if r.arity != Arity::Single => {}
+            None => {
+                return Err(ParseError {
+                    offset: start,
+                    message: format!(
+                        "not supported yet: inferring the type of result '{}' of {}",
+                        r.name, def.name
+                    ),
+                })
+            }
+        }
+    }
+    let op = st.op;
+    let segments = if def.traits.contains(&"AttrSizedOperandSegments") {
+        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let sizes = (0..def.operands.len())
+            .map(|i| Attribute::Integer { value: operand_count(p, &operands, &st, i) as i128, ty: i32t })
+            .collect();
+        Some(NamedAttribute::new(
+            "operandSegmentSizes",
+            Attribute::DenseArray { element: i32t, values: sizes },
+        ))
+    } else {
+        None
+    };
+    p.finish_op(op, operands, &results);
+    let o = p.ir.op_mut(op);
+    o.properties = st.properties;
+    if let Some(s) = segments {
+        o.properties.push(s);
+    }
+    o.properties.sort_by(|a, b| a.name.cmp(&b.name));
+    o.attributes = st.attributes;
+    o.successors = st.successors;
+    Ok(op)
+}
+
+fn operand_count(_p: &Parser, _operands: &[Value], st: &ParseState, i: usize) -> usize {
+    st.operand_types[i].as_ref().map_or(0, |t| t.len())
+}
+
+/// Applies the type-equality and type-derivation traits until nothing changes.
+fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
+    let names: Vec<&str> =
+        def.operands.iter().map(|o| o.name).chain(def.results.iter().map(|r| r.name)).collect();
+    let n_ops = def.operands.len();
+    let get = |st: &ParseState, i: usize| -> Option<Type> {
+        if i < n_ops {
+            st.operand_types[i].as_ref().and_then(|t| t.first().copied())
+        } else {
+            st.result_types[i - n_ops]
+        }
+    };
+    let set = |st: &mut ParseState, i: usize, t: Type| {
+        if i < n_ops {
+            if st.operand_types[i].is_none() {
+                st.operand_types[i] = Some(vec![t]);
+            }
+        } else if st.result_types[i - n_ops].is_none() {
+            st.result_types[i - n_ops] = Some(t);
+        }
+    };
+    let index = |name: &str| names.iter().position(|n| *n == name);
+    for _ in 0..4 {
+        // All values the same type.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        if def.traits.contains(&"SameOperandsAndResultType") {
+            groups.push((0..names.len()).collect());
+        }
+        if def.traits.contains(&"SameTypeOperands") {
+            groups.push((0..n_ops).collect());
+        }
+        for t in def.traits {
+            if let Some(list) = t.strip_prefix("AllTypesMatch<").and_then(|r| r.strip_suffix('>')) {
+                groups.push(list.split(", ").filter_map(index).collect());
+            }
+        }
+        for g in &groups {
+            if let Some(t) = g.iter().find_map(|&i| get(st, i)) {
+                for &i in g {
+                    set(st, i, t);
+                }
+            }
+        }
+        for pt in def.pred_traits {
+            let (src, dst) = match pt
+                .name
+                .split_once('<')
+                .and_then(|(_, r)| r.strip_suffix('>'))
+                .and_then(|r| r.split_once(", "))
+            {
+                Some(x) => x,
+                None => continue,
+            };
+            let (Some(si), Some(di)) = (index(src), index(dst)) else { continue };
+            let Some(src_ty) = get(st, si) else { continue };
+            let derived = if pt.name.starts_with("PointeeTypeMatchTrait") {
+                match p.ir.types.kind(src_ty) {
+                    TypeKind::Pointer { pointee, .. } => Some(*pointee),
+                    _ => None,
+                }
+            } else if pt.summary.contains("`i1` equivalent") {
+                let i1 = p.ir.types.integer(1, Signedness::Signless);
+                match p.ir.types.kind(src_ty).clone() {
+                    TypeKind::Vector { shape, scalable, .. } => {
+                        Some(p.ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 }))
+                    }
+                    TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
+                        Some(p.ir.types.intern(TypeKind::CooperativeMatrix {
+                            rows,
+                            columns,
+                            element: i1,
+                            scope,
+                            usage,
+                        }))
+                    }
+                    _ => Some(i1),
+                }
+            } else if pt.summary.contains("image type of") {
+                match p.ir.types.kind(src_ty) {
+                    TypeKind::SampledImage(image) => Some(*image),
+                    _ => None,
+                }
+            } else if pt.summary.contains("element type") {
+                match p.ir.types.kind(src_ty) {
+                    TypeKind::Vector { element, .. } => Some(*element),
+                    TypeKind::CooperativeMatrix { element, .. } => Some(*element),
+                    _ => Some(src_ty),
+                }
+            } else {
+                None
+            };
+            if let Some(t) = derived {
+                set(st, di, t);
+            }
+        }
+    }
+}
+
+impl Parser<'_, '_> {
+    /// A copy of the lexer positioned after the current token, for lookahead.
+    pub(crate) fn lexer_clone(&self) -> crate::lexer::Lexer<'_> {
+        self.lexer_after_current()
+    }
+}

@@ -1,0 +1,1079 @@
+//! Hand-written custom forms of the SPIR-V ops whose MLIR definitions have C++
+//! parsers and printers instead of declarative formats. Each pair reproduces
+//! `mlir-opt-22`'s text exactly (including its quirks, such as the spacing of
+//! `spirv.CopyMemory`).
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::ir::{BlockId, Location, OpId, Value};
+use crate::lexer::{escape, unescape, Tok};
+use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
+use crate::printer::Printer;
+use crate::types::{Signedness, Type, TypeKind};
+
+fn dialect(name: &str, body: &str) -> Attribute {
+    Attribute::Dialect { name: name.to_string(), body: Some(body.to_string()) }
+}
+
+fn dialect_body(a: Option<&Attribute>) -> Option<&str> {
+    match a {
+        Some(Attribute::Dialect { body: Some(b), .. }) => Some(b.as_str()),
+        _ => None,
+    }
+}
+
+fn string_token(p: &mut Parser) -> PResult<String> {
+    if p.tok.kind != Tok::String {
+        return p.error("expected string");
+    }
+    let t = p.bump();
+    Ok(String::from_utf8_lossy(&unescape(t.text)).into_owned())
+}
+
+fn symbol(p: &mut Parser) -> PResult<String> {
+    if p.tok.kind != Tok::AtId {
+        return p.error("expected valid '@'-identifier for symbol name");
+    }
+    Ok(symbol_name(p.bump().text))
+}
+
+fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>> {
+    if p.at("{") {
+        p.parse_attribute_dict()
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
+    p.ir.types.intern(TypeKind::Pointer { pointee, storage_class: storage_class.to_string() })
+}
+
+fn pointee_of(p: &Printer, ty: Type) -> Option<(Type, String)> {
+    match p.ir.types.kind(ty) {
+        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.clone())),
+        _ => None,
+    }
+}
+
+/// Parses the custom form of a SPIR-V op with a C++ parser, if `name` is one.
+pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> {
+    let r = match name {
+        "spirv.Constant" => parse_constant(p),
+        "spirv.Load" => parse_load(p),
+        "spirv.Store" => parse_store(p),
+        "spirv.Variable" => parse_variable(p),
+        "spirv.CopyMemory" => parse_copy_memory(p),
+        "spirv.GlobalVariable" => parse_global_variable(p),
+        "spirv.SpecConstant" => parse_spec_constant(p),
+        "spirv.SpecConstantComposite" => parse_spec_constant_composite(p),
+        "spirv.func" => parse_func(p),
+        "spirv.module" => parse_module(p),
+        "spirv.mlir.loop" | "spirv.mlir.selection" => parse_structured(p, name),
+        "spirv.BranchConditional" => parse_branch_conditional(p, start),
+        "spirv.CompositeExtract" => parse_composite_extract(p, start),
+        "spirv.CompositeInsert" => parse_composite_insert(p, start),
+        "spirv.EntryPoint" => parse_entry_point(p),
+        "spirv.ExecutionMode" => parse_execution_mode(p),
+        "spirv.IAddCarry" | "spirv.ISubBorrow" | "spirv.SMulExtended" | "spirv.UMulExtended" => {
+            parse_struct_result_binary(p, name, start)
+        }
+        "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => {
+            parse_ternary(p, name, start)
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// Prints the custom form of a SPIR-V op with a C++ printer, if it is one.
+pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
+    let name = p.ir.op(op).name.clone();
+    let done = match name.as_str() {
+        "spirv.Constant" => print_constant(p, op),
+        "spirv.Load" => print_load(p, op),
+        "spirv.Store" => print_store(p, op),
+        "spirv.Variable" => print_variable(p, op),
+        "spirv.CopyMemory" => print_copy_memory(p, op),
+        "spirv.GlobalVariable" => print_global_variable(p, op),
+        "spirv.SpecConstant" => print_spec_constant(p, op),
+        "spirv.SpecConstantComposite" => print_spec_constant_composite(p, op),
+        "spirv.func" => print_func(p, op),
+        "spirv.module" => print_module(p, op),
+        "spirv.mlir.loop" | "spirv.mlir.selection" => print_structured(p, op),
+        "spirv.BranchConditional" => print_branch_conditional(p, op),
+        "spirv.CompositeExtract" => print_composite_extract(p, op),
+        "spirv.CompositeInsert" => print_composite_insert(p, op),
+        "spirv.EntryPoint" => print_entry_point(p, op),
+        "spirv.ExecutionMode" => print_execution_mode(p, op),
+        "spirv.IAddCarry" | "spirv.ISubBorrow" | "spirv.SMulExtended" | "spirv.UMulExtended" => {
+            print_struct_result_binary(p, op)
+        }
+        "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => print_ternary(p, op),
+        _ => return None,
+    };
+    Some(done)
+}
+
+// ---- spirv.Constant ---------------------------------------------------------------
+
+fn parse_constant(p: &mut Parser) -> PResult<OpId> {
+    let mut value = p.parse_attribute()?;
+    let ty = match &value {
+        Attribute::Bool(b) => {
+            let i1 = p.ir.types.integer(1, Signedness::Signless);
+            value = Attribute::Integer { value: *b as i128, ty: i1 };
+            i1
+        }
+        Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
+        _ => {
+            p.expect(":")?;
+            p.parse_type()?
+        }
+    };
+    let op = p.ir.create_op("spirv.Constant", vec![], &[], Location::Unknown);
+    p.finish_op(op, vec![], &[ty]);
+    p.ir.op_mut(op).properties.push(NamedAttribute::new("value", value));
+    Ok(op)
+}
+
+fn print_constant(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(value) = o.attr("value") else { return false };
+    p.out.push_str("spirv.Constant ");
+    p.attr(value);
+    let ty = p.ir.value_type(o.results[0]);
+    if matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
+        p.out.push_str(" : ");
+        p.ty(ty);
+    }
+    true
+}
+
+// ---- memory access ------------------------------------------------------------------
+
+/// `["Volatile"]` or `["Aligned", 4]` after a pointer operand.
+fn parse_memory_access(
+    p: &mut Parser,
+    props: &mut Vec<NamedAttribute>,
+    access_name: &str,
+    alignment_name: &str,
+) -> PResult<()> {
+    if !p.eat("[") {
+        return Ok(());
+    }
+    let access = string_token(p)?;
+    props.push(NamedAttribute::new(access_name, dialect("spirv.memory_access", &access)));
+    if p.eat(",") {
+        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let value = p.parse_typed_number(false, i32t)?;
+        props.push(NamedAttribute::new(alignment_name, value));
+    }
+    p.expect("]")
+}
+
+fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_name: &str) {
+    let o = p.ir.op(op).clone();
+    if let Some(access) = dialect_body(o.attr(access_name)) {
+        p.out.push_str(" [");
+        p.out.push_str(&escape(access.as_bytes()));
+        if access.split('|').any(|a| a == "Aligned") {
+            if let Some(Attribute::Integer { value, .. }) = o.attr(alignment_name) {
+                p.out.push_str(&format!(", {value}"));
+            }
+        }
+        p.out.push(']');
+    }
+}
+
+fn other_attrs(o: &crate::ir::Operation, elided: &[&str]) -> Vec<NamedAttribute> {
+    let mut v: Vec<NamedAttribute> = o
+        .properties
+        .iter()
+        .chain(&o.attributes)
+        .filter(|a| !elided.contains(&a.name.as_str()))
+        .cloned()
+        .collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+fn split_props(def_attrs: &[&str], attrs: Vec<NamedAttribute>) -> (Vec<NamedAttribute>, Vec<NamedAttribute>) {
+    attrs.into_iter().partition(|a| def_attrs.contains(&a.name.as_str()))
+}
+
+fn inherent(name: &str) -> Vec<&'static str> {
+    crate::opdef::op_def(name).map(|d| d.attributes.iter().map(|a| a.name).collect()).unwrap_or_default()
+}
+
+fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
+    let name = p.ir.op(op).name.clone();
+    let (inh, discardable) = split_props(&inherent(&name), extra);
+    props.extend(inh);
+    props.sort_by(|a, b| a.name.cmp(&b.name));
+    let o = p.ir.op_mut(op);
+    o.properties = props;
+    o.attributes = discardable;
+}
+
+fn parse_load(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let sc = string_token(p)?;
+    let r = p.parse_operand_ref()?;
+    let mut props = Vec::new();
+    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let ptr = pointer(p, ty, &sc);
+    let v = p.resolve_operands(&[r], &[ptr], start)?;
+    let op = p.ir.create_op("spirv.Load", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[ty]);
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn print_load(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
+    p.out.push_str("spirv.Load ");
+    p.out.push_str(&escape(sc.as_bytes()));
+    p.out.push(' ');
+    p.value(o.operands[0]);
+    print_memory_access(p, op, "memory_access", "alignment");
+    let rest = other_attrs(&o, &["memory_access", "alignment"]);
+    p.attr_dict(&rest, &[]);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.results[0]);
+    p.ty(t);
+    true
+}
+
+fn parse_store(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let sc = string_token(p)?;
+    let ptr_ref = p.parse_operand_ref()?;
+    p.expect(",")?;
+    let value_ref = p.parse_operand_ref()?;
+    let mut props = Vec::new();
+    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let ptr = pointer(p, ty, &sc);
+    let v = p.resolve_operands(&[ptr_ref, value_ref], &[ptr, ty], start)?;
+    let op = p.ir.create_op("spirv.Store", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[]);
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn print_store(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
+    p.out.push_str("spirv.Store ");
+    p.out.push_str(&escape(sc.as_bytes()));
+    p.out.push(' ');
+    p.value(o.operands[0]);
+    p.out.push_str(", ");
+    p.value(o.operands[1]);
+    print_memory_access(p, op, "memory_access", "alignment");
+    let rest = other_attrs(&o, &["memory_access", "alignment"]);
+    p.attr_dict(&rest, &[]);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.operands[1]);
+    p.ty(t);
+    true
+}
+
+fn parse_variable(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let mut init = None;
+    if p.eat_keyword("init") {
+        p.expect("(")?;
+        init = Some(p.parse_operand_ref()?);
+        p.expect(")")?;
+    }
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let TypeKind::Pointer { pointee, storage_class } = p.ir.types.kind(ty).clone() else {
+        return Err(ParseError { offset: start, message: "expected spirv.ptr type".into() });
+    };
+    let operands = match init {
+        Some(r) => p.resolve_operands(&[r], &[pointee], start)?,
+        None => vec![],
+    };
+    let op = p.ir.create_op("spirv.Variable", vec![], &[], Location::Unknown);
+    p.finish_op(op, operands, &[ty]);
+    let props = vec![NamedAttribute::new("storage_class", dialect("spirv.storage_class", &storage_class))];
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn print_variable(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    p.out.push_str("spirv.Variable");
+    if let Some(&init) = o.operands.first() {
+        p.out.push_str(" init(");
+        p.value(init);
+        p.out.push(')');
+    }
+    let rest = other_attrs(&o, &["storage_class"]);
+    p.attr_dict(&rest, &[]);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.results[0]);
+    p.ty(t);
+    true
+}
+
+/// `"SC" %target, "SC" %source ["A"], ["B"] : T`. The printer reproduces MLIR's
+/// spacing exactly, including the comma it always prints before the source access.
+fn parse_copy_memory(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let target_sc = string_token(p)?;
+    let target = p.parse_operand_ref()?;
+    p.expect(",")?;
+    let source_sc = string_token(p)?;
+    let source = p.parse_operand_ref()?;
+    let mut props = Vec::new();
+    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    if p.eat(",") {
+        parse_memory_access(p, &mut props, "source_memory_access", "source_alignment")?;
+    }
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let target_ptr = pointer(p, ty, &target_sc);
+    let source_ptr = pointer(p, ty, &source_sc);
+    let v = p.resolve_operands(&[target, source], &[target_ptr, source_ptr], start)?;
+    let op = p.ir.create_op("spirv.CopyMemory", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[]);
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some((pointee, target_sc)), Some((_, source_sc))) =
+        (pointee_of(p, p.ir.value_type(o.operands[0])), pointee_of(p, p.ir.value_type(o.operands[1])))
+    else {
+        return false;
+    };
+    p.out.push_str("spirv.CopyMemory  ");
+    p.out.push_str(&escape(target_sc.as_bytes()));
+    p.out.push(' ');
+    p.value(o.operands[0]);
+    p.out.push_str(",  ");
+    p.out.push_str(&escape(source_sc.as_bytes()));
+    p.out.push(' ');
+    p.value(o.operands[1]);
+    print_memory_access(p, op, "memory_access", "alignment");
+    p.out.push_str(", ");
+    print_memory_access(p, op, "source_memory_access", "source_alignment");
+    let rest = other_attrs(&o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
+    p.attr_dict(&rest, &[]);
+    p.out.push_str(" : ");
+    p.ty(pointee);
+    true
+}
+
+// ---- module-level declarations ------------------------------------------------------
+
+fn parse_global_variable(p: &mut Parser) -> PResult<OpId> {
+    let name = symbol(p)?;
+    let mut props = vec![NamedAttribute::new("sym_name", Attribute::String(name))];
+    if p.eat_keyword("initializer") {
+        p.expect("(")?;
+        let init = symbol(p)?;
+        p.expect(")")?;
+        props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init])));
+    }
+    parse_variable_decorations(p, &mut props)?;
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    props.push(NamedAttribute::new("type", Attribute::Type(ty)));
+    let op = p.ir.create_op("spirv.GlobalVariable", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn parse_variable_decorations(p: &mut Parser, props: &mut Vec<NamedAttribute>) -> PResult<()> {
+    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    if p.eat_keyword("bind") {
+        p.expect("(")?;
+        let set = p.parse_typed_number(false, i32t)?;
+        p.expect(",")?;
+        let binding = p.parse_typed_number(false, i32t)?;
+        p.expect(")")?;
+        props.push(NamedAttribute::new("descriptor_set", set));
+        props.push(NamedAttribute::new("binding", binding));
+    }
+    if p.eat_keyword("built_in") {
+        p.expect("(")?;
+        let b = string_token(p)?;
+        p.expect(")")?;
+        props.push(NamedAttribute::new("built_in", Attribute::String(b)));
+    }
+    Ok(())
+}
+
+fn print_variable_decorations(p: &mut Printer, o: &crate::ir::Operation, elided: &mut Vec<&'static str>) {
+    if let (Some(Attribute::Integer { value: set, .. }), Some(Attribute::Integer { value: binding, .. })) =
+        (o.attr("descriptor_set"), o.attr("binding"))
+    {
+        p.out.push_str(&format!(" bind({set}, {binding})"));
+        elided.push("descriptor_set");
+        elided.push("binding");
+    }
+    if let Some(Attribute::String(b)) = o.attr("built_in") {
+        p.out.push_str(&format!(" built_in(\"{b}\")"));
+        elided.push("built_in");
+    }
+}
+
+fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(Attribute::String(name)), Some(Attribute::Type(ty))) = (o.attr("sym_name"), o.attr("type"))
+    else {
+        return false;
+    };
+    p.out.push_str("spirv.GlobalVariable ");
+    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    let mut elided = vec!["sym_name", "type", "storage_class"];
+    if let Some(init @ Attribute::SymbolRef(_)) = o.attr("initializer") {
+        p.out.push_str(" initializer(");
+        p.attr(init);
+        p.out.push(')');
+        elided.push("initializer");
+    }
+    print_variable_decorations(p, &o, &mut elided);
+    let rest = other_attrs(&o, &elided);
+    p.attr_dict(&rest, &[]);
+    p.out.push_str(" : ");
+    p.ty(*ty);
+    true
+}
+
+fn parse_spec_constant(p: &mut Parser) -> PResult<OpId> {
+    let name = symbol(p)?;
+    let mut discardable = Vec::new();
+    if p.eat_keyword("spec_id") {
+        p.expect("(")?;
+        let i64t = p.ir.types.integer(64, Signedness::Signless);
+        let id = p.parse_typed_number(false, i64t)?;
+        p.expect(")")?;
+        discardable.push(NamedAttribute::new("spec_id", id));
+    }
+    p.expect("=")?;
+    let mut value = p.parse_attribute()?;
+    if let Attribute::Bool(b) = value {
+        let i1 = p.ir.types.integer(1, Signedness::Signless);
+        value = Attribute::Integer { value: b as i128, ty: i1 };
+    }
+    let props = vec![
+        NamedAttribute::new("default_value", value),
+        NamedAttribute::new("sym_name", Attribute::String(name)),
+    ];
+    let op = p.ir.create_op("spirv.SpecConstant", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, discardable);
+    Ok(op)
+}
+
+fn print_spec_constant(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(Attribute::String(name)), Some(value)) = (o.attr("sym_name"), o.attr("default_value")) else {
+        return false;
+    };
+    p.out.push_str("spirv.SpecConstant ");
+    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    if let Some(Attribute::Integer { value: id, .. }) = o.attr("spec_id") {
+        p.out.push_str(&format!(" spec_id({id})"));
+    }
+    p.out.push_str(" = ");
+    p.attr(value);
+    true
+}
+
+fn parse_spec_constant_composite(p: &mut Parser) -> PResult<OpId> {
+    let name = symbol(p)?;
+    p.expect("(")?;
+    let mut parts = Vec::new();
+    if !p.at(")") {
+        loop {
+            parts.push(Attribute::SymbolRef(vec![symbol(p)?]));
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    p.expect(")")?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let props = vec![
+        NamedAttribute::new("constituents", Attribute::Array(parts)),
+        NamedAttribute::new("sym_name", Attribute::String(name)),
+        NamedAttribute::new("type", Attribute::Type(ty)),
+    ];
+    let op = p.ir.create_op("spirv.SpecConstantComposite", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, vec![]);
+    Ok(op)
+}
+
+fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(Attribute::String(name)), Some(Attribute::Array(parts)), Some(Attribute::Type(ty))) =
+        (o.attr("sym_name"), o.attr("constituents"), o.attr("type"))
+    else {
+        return false;
+    };
+    p.out.push_str("spirv.SpecConstantComposite ");
+    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    p.out.push_str(" (");
+    for (i, c) in parts.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        p.attr(c);
+    }
+    p.out.push_str(") : ");
+    p.ty(*ty);
+    true
+}
+
+fn parse_entry_point(p: &mut Parser) -> PResult<OpId> {
+    let model = string_token(p)?;
+    let f = symbol(p)?;
+    let mut interface = Vec::new();
+    while p.eat(",") {
+        interface.push(Attribute::SymbolRef(vec![symbol(p)?]));
+    }
+    let props = vec![
+        NamedAttribute::new("execution_model", dialect("spirv.execution_model", &model)),
+        NamedAttribute::new("fn", Attribute::SymbolRef(vec![f])),
+        NamedAttribute::new("interface", Attribute::Array(interface)),
+    ];
+    let op = p.ir.create_op("spirv.EntryPoint", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, vec![]);
+    Ok(op)
+}
+
+fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(model), Some(f)) = (dialect_body(o.attr("execution_model")), o.attr("fn")) else {
+        return false;
+    };
+    p.out.push_str("spirv.EntryPoint ");
+    p.out.push_str(&escape(model.as_bytes()));
+    p.out.push(' ');
+    p.attr(f);
+    if let Some(Attribute::Array(items)) = o.attr("interface") {
+        for it in items {
+            p.out.push_str(", ");
+            p.attr(it);
+        }
+    }
+    true
+}
+
+fn parse_execution_mode(p: &mut Parser) -> PResult<OpId> {
+    let f = symbol(p)?;
+    let mode = string_token(p)?;
+    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let mut values = Vec::new();
+    while p.eat(",") {
+        let negative = p.eat("-");
+        values.push(p.parse_typed_number(negative, i32t)?);
+    }
+    let props = vec![
+        NamedAttribute::new("execution_mode", dialect("spirv.execution_mode", &mode)),
+        NamedAttribute::new("fn", Attribute::SymbolRef(vec![f])),
+        NamedAttribute::new("values", Attribute::Array(values)),
+    ];
+    let op = p.ir.create_op("spirv.ExecutionMode", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, vec![]);
+    Ok(op)
+}
+
+fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(mode), Some(f)) = (dialect_body(o.attr("execution_mode")), o.attr("fn")) else { return false };
+    p.out.push_str("spirv.ExecutionMode ");
+    p.attr(f);
+    p.out.push(' ');
+    p.out.push_str(&escape(mode.as_bytes()));
+    if let Some(Attribute::Array(items)) = o.attr("values") {
+        for it in items {
+            if let Attribute::Integer { value, .. } = it {
+                p.out.push_str(&format!(", {value}"));
+            }
+        }
+    }
+    true
+}
+
+// ---- functions and modules ----------------------------------------------------------
+
+fn parse_func(p: &mut Parser) -> PResult<OpId> {
+    let name = symbol(p)?;
+    p.expect("(")?;
+    let mut args: Vec<(String, Type, Location)> = Vec::new();
+    let mut arg_attrs = Vec::new();
+    if !p.at(")") {
+        loop {
+            let r = p.parse_operand_ref()?;
+            p.expect(":")?;
+            let ty = p.parse_type()?;
+            arg_attrs.push(optional_attr_dict(p)?);
+            let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+            args.push((r.name, ty, loc));
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
+    p.expect(")")?;
+    let mut results = Vec::new();
+    if p.eat("->") {
+        results = p.parse_function_result_types()?;
+    }
+    let control = string_token(p)?;
+    let extra = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
+    let fn_ty = p.ir.types.function(args.iter().map(|a| a.1).collect(), results);
+    let mut props = vec![
+        NamedAttribute::new("function_control", dialect("spirv.function_control", &control)),
+        NamedAttribute::new("function_type", Attribute::Type(fn_ty)),
+        NamedAttribute::new("sym_name", Attribute::String(name)),
+    ];
+    if arg_attrs.iter().any(|a| !a.is_empty()) {
+        props.push(NamedAttribute::new(
+            "arg_attrs",
+            Attribute::Array(arg_attrs.into_iter().map(Attribute::Dictionary).collect()),
+        ));
+    }
+    let op = p.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, extra);
+    if p.at("{") {
+        p.parse_region_into(op, &args)?;
+    } else {
+        p.ir.add_region(op);
+    }
+    Ok(op)
+}
+
+fn print_func(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(Attribute::String(name)), Some(Attribute::Type(fn_ty)), Some(control)) =
+        (o.attr("sym_name"), o.attr("function_type"), dialect_body(o.attr("function_control")))
+    else {
+        return false;
+    };
+    let TypeKind::Function { inputs, results } = p.ir.types.kind(*fn_ty).clone() else { return false };
+    p.out.push_str("spirv.func ");
+    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    p.out.push('(');
+    let entry = o.regions.first().and_then(|&r| p.ir.region(r).blocks.first().copied());
+    let arg_attrs = match o.attr("arg_attrs") {
+        Some(Attribute::Array(a)) => a.clone(),
+        _ => vec![],
+    };
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        if let Some(b) = entry {
+            let v = p.ir.block(b).arguments[i];
+            p.value(v);
+            p.out.push_str(": ");
+        }
+        p.ty(t);
+        if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
+            p.attr_dict(d, &[]);
+        }
+    }
+    p.out.push(')');
+    if !results.is_empty() {
+        p.out.push_str(" -> ");
+        if results.len() > 1 {
+            p.out.push('(');
+        }
+        p.types(&results);
+        if results.len() > 1 {
+            p.out.push(')');
+        }
+    }
+    p.out.push(' ');
+    p.out.push_str(&escape(control.as_bytes()));
+    let rest = other_attrs(&o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"]);
+    if !rest.is_empty() {
+        p.out.push_str(" attributes");
+        p.attr_dict(&rest, &[]);
+    }
+    if let Some(&r) = o.regions.first() {
+        if !p.ir.region(r).blocks.is_empty() {
+            p.out.push(' ');
+            p.region(r, false, false);
+        }
+    }
+    true
+}
+
+fn parse_module(p: &mut Parser) -> PResult<OpId> {
+    let mut props = Vec::new();
+    if p.tok.kind == Tok::AtId {
+        let name = symbol(p)?;
+        props.push(NamedAttribute::new("sym_name", Attribute::String(name)));
+    }
+    let addressing = p.tok.text.to_string();
+    if p.tok.kind != Tok::Ident {
+        return p.error("expected addressing model");
+    }
+    p.bump();
+    let memory = p.tok.text.to_string();
+    if p.tok.kind != Tok::Ident {
+        return p.error("expected memory model");
+    }
+    p.bump();
+    props.push(NamedAttribute::new("addressing_model", dialect("spirv.addressing_model", &addressing)));
+    props.push(NamedAttribute::new("memory_model", dialect("spirv.memory_model", &memory)));
+    if p.eat_keyword("requires") {
+        let vce = p.parse_attribute()?;
+        props.push(NamedAttribute::new("vce_triple", vce));
+    }
+    let extra = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
+    let op = p.ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, extra);
+    p.parse_region_into(op, &[])?;
+    Ok(op)
+}
+
+fn print_module(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(addressing), Some(memory)) =
+        (dialect_body(o.attr("addressing_model")), dialect_body(o.attr("memory_model")))
+    else {
+        return false;
+    };
+    p.out.push_str("spirv.module ");
+    if let Some(Attribute::String(n)) = o.attr("sym_name") {
+        p.attr(&Attribute::SymbolRef(vec![n.clone()]));
+        p.out.push(' ');
+    }
+    p.out.push_str(addressing);
+    p.out.push(' ');
+    p.out.push_str(memory);
+    if let Some(vce) = o.attr("vce_triple") {
+        p.out.push_str(" requires ");
+        p.attr(vce);
+    }
+    let rest = other_attrs(&o, &["sym_name", "addressing_model", "memory_model", "vce_triple"]);
+    if !rest.is_empty() {
+        p.out.push_str(" attributes");
+        p.attr_dict(&rest, &[]);
+    }
+    p.out.push(' ');
+    p.region(o.regions[0], false, false);
+    true
+}
+
+// ---- structured control flow --------------------------------------------------------
+
+fn parse_structured(p: &mut Parser, name: &str) -> PResult<OpId> {
+    let (attr_name, enum_name) = if name == "spirv.mlir.loop" {
+        ("loop_control", "spirv.loop_control")
+    } else {
+        ("selection_control", "spirv.selection_control")
+    };
+    let mut control = "None".to_string();
+    if p.eat_keyword("control") {
+        p.expect("(")?;
+        let mut body = String::new();
+        while !p.at(")") {
+            if p.tok.kind == Tok::Eof {
+                return p.error("expected ')'");
+            }
+            body.push_str(p.bump().text);
+        }
+        p.bump();
+        control = body;
+    }
+    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    p.ir.op_mut(op).properties.push(NamedAttribute::new(attr_name, dialect(enum_name, &control)));
+    p.parse_region_into(op, &[])?;
+    if p.at("{") {
+        let extra = p.parse_attribute_dict()?;
+        p.ir.op_mut(op).attributes = extra;
+    }
+    Ok(op)
+}
+
+fn print_structured(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let attr_name = if o.name == "spirv.mlir.loop" { "loop_control" } else { "selection_control" };
+    p.out.push_str(&o.name);
+    if let Some(control) = dialect_body(o.attr(attr_name)) {
+        if control != "None" {
+            p.out.push_str(&format!(" control({control})"));
+        }
+    }
+    p.out.push(' ');
+    p.region(o.regions[0], false, false);
+    let rest = other_attrs(&o, &[attr_name]);
+    p.attr_dict(&rest, &[]);
+    true
+}
+
+/// `^bb1(%a, %b : i32, i32)` or `^bb1`.
+fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockId, Vec<Value>)> {
+    let block = p.parse_successor()?;
+    let mut values = Vec::new();
+    if p.eat("(") {
+        let mut refs: Vec<OperandRef> = Vec::new();
+        loop {
+            refs.push(p.parse_operand_ref()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+        p.expect(":")?;
+        let mut types = Vec::new();
+        loop {
+            types.push(p.parse_type()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+        p.expect(")")?;
+        values = p.resolve_operands(&refs, &types, start)?;
+    }
+    Ok((block, values))
+}
+
+fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value]) {
+    let n = p.names.block(block);
+    p.out.push_str(&n);
+    if !values.is_empty() {
+        p.out.push('(');
+        p.values(values);
+        p.out.push_str(" : ");
+        let types: Vec<Type> = values.iter().map(|&v| p.ir.value_type(v)).collect();
+        p.types(&types);
+        p.out.push(')');
+    }
+}
+
+fn parse_branch_conditional(p: &mut Parser, start: usize) -> PResult<OpId> {
+    let cond_ref = p.parse_operand_ref()?;
+    let i1 = p.ir.types.integer(1, Signedness::Signless);
+    let cond = p.resolve_operands(&[cond_ref], &[i1], start)?;
+    let mut weights = None;
+    if p.eat("[") {
+        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let a = p.parse_typed_number(false, i32t)?;
+        p.expect(",")?;
+        let b = p.parse_typed_number(false, i32t)?;
+        p.expect("]")?;
+        weights = Some(Attribute::Array(vec![a, b]));
+    }
+    p.expect(",")?;
+    let (t, t_args) = parse_successor_and_operands(p, start)?;
+    p.expect(",")?;
+    let (f, f_args) = parse_successor_and_operands(p, start)?;
+    let op = p.ir.create_op("spirv.BranchConditional", vec![], &[], Location::Unknown);
+    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let segments = Attribute::DenseArray {
+        element: i32t,
+        values: [1, t_args.len(), f_args.len()]
+            .iter()
+            .map(|&n| Attribute::Integer { value: n as i128, ty: i32t })
+            .collect(),
+    };
+    let mut operands = cond;
+    operands.extend(t_args);
+    operands.extend(f_args);
+    p.finish_op(op, operands, &[]);
+    let o = p.ir.op_mut(op);
+    o.successors = vec![t, f];
+    if let Some(w) = weights {
+        o.properties.push(NamedAttribute::new("branch_weights", w));
+    }
+    o.properties.push(NamedAttribute::new("operandSegmentSizes", segments));
+    Ok(op)
+}
+
+fn print_branch_conditional(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else { return false };
+    let sizes: Vec<usize> = values
+        .iter()
+        .map(|v| if let Attribute::Integer { value, .. } = v { *value as usize } else { 0 })
+        .collect();
+    if sizes.len() != 3 || o.successors.len() != 2 {
+        return false;
+    }
+    p.out.push_str("spirv.BranchConditional ");
+    p.value(o.operands[0]);
+    if let Some(Attribute::Array(w)) = o.attr("branch_weights") {
+        let list: Vec<String> = w
+            .iter()
+            .map(|a| if let Attribute::Integer { value, .. } = a { value.to_string() } else { String::new() })
+            .collect();
+        p.out.push_str(&format!(" [{}]", list.join(", ")));
+    }
+    p.out.push_str(", ");
+    print_successor_and_operands(p, o.successors[0], &o.operands[1..1 + sizes[1]]);
+    p.out.push_str(", ");
+    print_successor_and_operands(p, o.successors[1], &o.operands[1 + sizes[1]..]);
+    true
+}
+
+// ---- composites -------------------------------------------------------------------
+
+/// The type reached by following constant `indices` into `ty`.
+fn element_at(p: &Parser, mut ty: Type, indices: &[Attribute]) -> Option<Type> {
+    for idx in indices {
+        let Attribute::Integer { value, .. } = idx else { return None };
+        let i = usize::try_from(*value).ok()?;
+        ty = match p.ir.types.kind(ty) {
+            TypeKind::Vector { element, .. }
+            | TypeKind::Array { element, .. }
+            | TypeKind::RuntimeArray { element, .. } => *element,
+            TypeKind::Matrix { column, .. } => *column,
+            TypeKind::CooperativeMatrix { element, .. } => *element,
+            TypeKind::LiteralStruct(body) => body.members.get(i)?.ty,
+            TypeKind::IdentifiedStruct { name } => p.ir.types.struct_body(name)?.members.get(i)?.ty,
+            _ => return None,
+        };
+    }
+    Some(ty)
+}
+
+fn parse_index_list(p: &mut Parser) -> PResult<Vec<Attribute>> {
+    let a = p.parse_attribute()?;
+    match a {
+        Attribute::Array(items) => Ok(items),
+        _ => p.error("expected index array"),
+    }
+}
+
+fn parse_composite_extract(p: &mut Parser, start: usize) -> PResult<OpId> {
+    let r = p.parse_operand_ref()?;
+    let indices = parse_index_list(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let result = element_at(p, ty, &indices)
+        .ok_or_else(|| ParseError { offset: start, message: "invalid composite index".into() })?;
+    let v = p.resolve_operands(&[r], &[ty], start)?;
+    let op = p.ir.create_op("spirv.CompositeExtract", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[result]);
+    p.ir.op_mut(op).properties.push(NamedAttribute::new("indices", Attribute::Array(indices)));
+    Ok(op)
+}
+
+fn print_composite_extract(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(indices) = o.attr("indices") else { return false };
+    p.out.push_str("spirv.CompositeExtract ");
+    p.value(o.operands[0]);
+    p.attr(indices);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.operands[0]);
+    p.ty(t);
+    true
+}
+
+fn parse_composite_insert(p: &mut Parser, start: usize) -> PResult<OpId> {
+    let object = p.parse_operand_ref()?;
+    p.expect(",")?;
+    let composite = p.parse_operand_ref()?;
+    let indices = parse_index_list(p)?;
+    p.expect(":")?;
+    let object_ty = p.parse_type()?;
+    p.expect_keyword("into")?;
+    let composite_ty = p.parse_type()?;
+    let v = p.resolve_operands(&[object, composite], &[object_ty, composite_ty], start)?;
+    let op = p.ir.create_op("spirv.CompositeInsert", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[composite_ty]);
+    p.ir.op_mut(op).properties.push(NamedAttribute::new("indices", Attribute::Array(indices)));
+    Ok(op)
+}
+
+fn print_composite_insert(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(indices) = o.attr("indices") else { return false };
+    p.out.push_str("spirv.CompositeInsert ");
+    p.value(o.operands[0]);
+    p.out.push_str(", ");
+    p.value(o.operands[1]);
+    p.attr(indices);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.operands[0]);
+    p.ty(t);
+    p.out.push_str(" into ");
+    let t = p.ir.value_type(o.operands[1]);
+    p.ty(t);
+    true
+}
+
+fn parse_struct_result_binary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+    let a = p.parse_operand_ref()?;
+    p.expect(",")?;
+    let b = p.parse_operand_ref()?;
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let member = match p.ir.types.kind(ty) {
+        TypeKind::LiteralStruct(body) if !body.members.is_empty() => body.members[0].ty,
+        _ => {
+            return Err(ParseError {
+                offset: start,
+                message: "expected spirv.struct type with two members".into(),
+            })
+        }
+    };
+    let v = p.resolve_operands(&[a, b], &[member, member], start)?;
+    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[ty]);
+    p.ir.op_mut(op).attributes = extra;
+    Ok(op)
+}
+
+fn print_struct_result_binary(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    p.out.push_str(&o.name);
+    p.out.push(' ');
+    p.values(&o.operands);
+    p.attr_dict(&o.attributes, &[]);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.results[0]);
+    p.ty(t);
+    true
+}
+
+fn parse_ternary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+    let mut refs = vec![p.parse_operand_ref()?];
+    for _ in 0..2 {
+        p.expect(",")?;
+        refs.push(p.parse_operand_ref()?);
+    }
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let v = p.resolve_operands(&refs, &[ty, ty, ty], start)?;
+    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[ty]);
+    p.ir.op_mut(op).attributes = extra;
+    Ok(op)
+}
+
+fn print_ternary(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    p.out.push_str(&o.name);
+    p.out.push(' ');
+    p.values(&o.operands);
+    p.attr_dict(&o.attributes, &[]);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.results[0]);
+    p.ty(t);
+    true
+}
