@@ -41,7 +41,9 @@ enum Elem {
         anchor: usize,
         otherwise: Vec<Elem>,
     },
-    /// `custom<Name>(...)`: not interpreted; ops using it fall back to the generic form.
+    /// `custom<ImageOperands>($attr)`: ` ["Lod|Bias"]` when the attribute is set.
+    ImageOperands(usize),
+    /// Any other `custom<Name>(...)`: not interpreted; such ops use the generic form.
     Custom(String),
 }
 
@@ -271,7 +273,15 @@ fn compile_seq(
                             }
                             *pos += 1;
                         }
-                        out.push(Elem::Custom(chars[start..*pos].iter().collect()));
+                        let text: String = chars[start..*pos].iter().collect();
+                        let image_operands = text
+                            .strip_prefix("<ImageOperands>($")
+                            .and_then(|r| r.strip_suffix(')'))
+                            .and_then(|name| def.attributes.iter().position(|a| a.name == name));
+                        match image_operands {
+                            Some(i) => out.push(Elem::ImageOperands(i)),
+                            None => out.push(Elem::Custom(text)),
+                        }
                     }
                     "regions" | "successors" => return Err(format!("unsupported directive {word}")),
                     other => return Err(format!("unknown directive {other}")),
@@ -320,7 +330,7 @@ fn used_attrs(elems: &[Elem], def: &OpDef) -> Vec<&'static str> {
     fn walk(elems: &[Elem], def: &OpDef, out: &mut Vec<&'static str>) {
         for e in elems {
             match e {
-                Elem::Var(Var::Attr(i)) => out.push(def.attributes[*i].name),
+                Elem::Var(Var::Attr(i)) | Elem::ImageOperands(i) => out.push(def.attributes[*i].name),
                 Elem::Optional { then, otherwise, .. } => {
                     walk(then, def, out);
                     walk(otherwise, def, out);
@@ -480,6 +490,16 @@ fn print_elems(
                     print_elems(p, op, def, then, groups, used, st);
                 } else {
                     print_elems(p, op, def, otherwise, groups, used, st);
+                }
+            }
+            Elem::ImageOperands(i) => {
+                // ODS puts a space before a custom directive even when it prints nothing.
+                emit_space(p, st);
+                if let Some(Attribute::Dialect { body: Some(b), .. }) =
+                    p.ir.op(op).attr(def.attributes[*i].name)
+                {
+                    let text = format!("[{}]", crate::lexer::escape(b.as_bytes()));
+                    p.out.push_str(&text);
                 }
             }
             Elem::Custom(_) => {}
@@ -743,6 +763,19 @@ fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut Par
                     parse_elems(p, def, then, st)?;
                 } else if !otherwise.is_empty() {
                     parse_elems(p, def, otherwise, st)?;
+                }
+            }
+            Elem::ImageOperands(i) => {
+                if p.eat("[") {
+                    if p.tok.kind != Tok::String {
+                        return p.error("expected image operands string");
+                    }
+                    let text = String::from_utf8_lossy(&crate::lexer::unescape(p.bump().text)).into_owned();
+                    p.expect("]")?;
+                    st.properties.push(NamedAttribute::new(
+                        def.attributes[*i].name,
+                        Attribute::Dialect { name: "spirv.image_operands".into(), body: Some(text) },
+                    ));
                 }
             }
             Elem::Custom(name) => return p.error(format!("not supported yet: {name}")),

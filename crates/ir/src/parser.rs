@@ -429,7 +429,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
             self.expect(")")?;
         }
-        let attributes = if self.at("{") { self.parse_attribute_dict()? } else { Vec::new() };
+        let mut attributes = if self.at("{") { self.parse_attribute_dict()? } else { Vec::new() };
+        // Inherent attributes given in the discardable dictionary become properties,
+        // as MLIR does when it parses the generic form of a registered op.
+        if let Some(def) = crate::opdef::op_def(&name) {
+            let (inherent, rest): (Vec<_>, Vec<_>) =
+                attributes.into_iter().partition(|a| def.attributes.iter().any(|d| d.name == a.name));
+            properties.extend(inherent);
+            properties.sort_by(|a, b| a.name.cmp(&b.name));
+            attributes = rest;
+        }
         self.expect(":")?;
         let fn_ty = self.parse_type()?;
         let (inputs, results) = match self.ir.types.kind(fn_ty) {
@@ -746,7 +755,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                     message: "integer constant out of range".into(),
                 })?;
                 let value = if negative { -(magnitude as i128) } else { magnitude as i128 };
-                Ok(Attribute::Integer { value, ty })
+                Ok(Attribute::Integer { value: self.normalize_integer(value, ty), ty })
             }
             Tok::Integer | Tok::Float => {
                 let value: f64 = if let Some(hex) = t.text.strip_prefix("0x") {
@@ -772,6 +781,23 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })
             }
             _ => Err(ParseError { offset: t.offset, message: "expected integer or float literal".into() }),
+        }
+    }
+
+    /// An integer as an attribute of `ty` holds it: truncated to the type's width,
+    /// then read back signed (signless and signed types) or unsigned.
+    pub fn normalize_integer(&self, value: i128, ty: Type) -> i128 {
+        match self.ir.types.kind(ty) {
+            TypeKind::Integer { width, signedness } if *width > 0 && *width < 128 => {
+                let shift = 128 - *width;
+                let bits = ((value as u128) << shift) >> shift;
+                if *signedness == Signedness::Unsigned {
+                    bits as i128
+                } else {
+                    ((bits << shift) as i128) >> shift
+                }
+            }
+            _ => value,
         }
     }
 
@@ -819,7 +845,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 }
                 Tok::Integer if !is_float => {
                     let m = parse_integer_text(t.text).unwrap_or(0) as i128;
-                    Attribute::Integer { value: if negative { -m } else { m }, ty: element }
+                    let value = self.normalize_integer(if negative { -m } else { m }, element);
+                    Attribute::Integer { value, ty: element }
                 }
                 _ => {
                     let v: f64 = t.text.parse().unwrap_or(0.0);
@@ -860,7 +887,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 }
             }
         }
-        Ok(self.lex.source()[open + 1..end].trim().to_string())
+        Ok(normalize_body(&self.lex.source()[open + 1..end]))
     }
 
     // ---- types ---------------------------------------------------------------------
@@ -1013,6 +1040,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
     }
 
+    /// `x` as a separate word (`4 x f32`) or glued to what follows (`4xf32`).
+    fn expect_x_word(&mut self) -> PResult<()> {
+        if self.eat_keyword("x") {
+            return Ok(());
+        }
+        self.split_x()
+    }
+
     /// Consumes the `x` at the start of the current identifier token.
     fn split_x(&mut self) -> PResult<()> {
         if self.tok.kind == Tok::Ident && self.tok.text.starts_with('x') {
@@ -1080,7 +1115,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             "spirv.array" => {
                 self.expect("<")?;
                 let count = self.parse_u32()?;
-                self.expect_keyword("x")?;
+                self.expect_x_word()?;
                 let element = self.parse_type()?;
                 let stride = self.parse_optional_stride()?;
                 self.expect(">")?;
@@ -1121,7 +1156,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             "spirv.matrix" => {
                 self.expect("<")?;
                 let columns = self.parse_u32()?;
-                self.expect_keyword("x")?;
+                self.expect_x_word()?;
                 let column = self.parse_type()?;
                 self.expect(">")?;
                 TypeKind::Matrix { column, columns }
@@ -1229,6 +1264,33 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             _ => Ok(self.ir.types.intern(TypeKind::LiteralStruct(body))),
         }
     }
+}
+
+/// Re-spaces the body of a dialect attribute or type kept as text the way MLIR
+/// prints such bodies: `a = b, (0, 1), <X>`.
+pub fn normalize_body(text: &str) -> String {
+    let mut lex = Lexer::new(text);
+    let mut out = String::new();
+    let mut prev: Option<Token> = None;
+    loop {
+        let t = lex.next_token();
+        if t.kind == Tok::Eof {
+            break;
+        }
+        if let Some(p) = prev {
+            let is = |x: &Token, set: &[&str]| x.kind == Tok::Punct && set.contains(&x.text);
+            let open = is(&p, &["<", "(", "[", "{"]);
+            let close = is(&t, &[">", ")", "]", "}", ","]);
+            let glued_angle = is(&t, &["<"]) && !is(&p, &["=", ","]);
+            let around = is(&p, &["=", ":", "->"]) || (is(&t, &["=", ":", "->"]) && !open);
+            if around || (!open && !close && !glued_angle) {
+                out.push(' ');
+            }
+        }
+        out.push_str(t.text);
+        prev = Some(t);
+    }
+    out
 }
 
 /// `i32` -> (Signless, "32"), `si8`, `ui64`.

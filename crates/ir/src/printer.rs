@@ -376,6 +376,11 @@ impl Printer<'_> {
 /// `%cst_f32`, `%cst_vec_4xi32`).
 fn suggested_result_name(ir: &Ir, op: OpId) -> Option<String> {
     let o = ir.op(op);
+    if o.name == "spirv.mlir.addressof" {
+        if let Some(Attribute::SymbolRef(path)) = o.attr("variable") {
+            return path.last().map(|v| format!("{v}_addr"));
+        }
+    }
     if o.name != "spirv.Constant" || o.results.len() != 1 {
         return None;
     }

@@ -80,6 +80,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
         "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => {
             parse_ternary(p, name, start)
         }
+        "spirv.INTEL.SubgroupBlockWrite" => parse_block_write(p, start),
         _ => return None,
     };
     Some(r)
@@ -109,6 +110,7 @@ pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
             print_struct_result_binary(p, op)
         }
         "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => print_ternary(p, op),
+        "spirv.INTEL.SubgroupBlockWrite" => print_block_write(p, op),
         _ => return None,
     };
     Some(done)
@@ -797,7 +799,17 @@ fn parse_structured(p: &mut Parser, name: &str) -> PResult<OpId> {
         p.bump();
         control = body;
     }
+    let mut results = Vec::new();
+    if p.eat("->") {
+        loop {
+            results.push(p.parse_type()?);
+            if !p.eat(",") {
+                break;
+            }
+        }
+    }
     let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    p.finish_op(op, vec![], &results);
     p.ir.op_mut(op).properties.push(NamedAttribute::new(attr_name, dialect(enum_name, &control)));
     p.parse_region_into(op, &[])?;
     if p.at("{") {
@@ -815,6 +827,11 @@ fn print_structured(p: &mut Printer, op: OpId) -> bool {
         if control != "None" {
             p.out.push_str(&format!(" control({control})"));
         }
+    }
+    if !o.results.is_empty() {
+        p.out.push_str(" -> ");
+        let types: Vec<Type> = o.results.iter().map(|&v| p.ir.value_type(v)).collect();
+        p.types(&types);
     }
     p.out.push(' ');
     p.region(o.regions[0], false, false);
@@ -1074,6 +1091,35 @@ fn print_ternary(p: &mut Printer, op: OpId) -> bool {
     p.attr_dict(&o.attributes, &[]);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
+    p.ty(t);
+    true
+}
+
+/// `"StorageBuffer" %ptr, %value : T`, printed without the storage class.
+fn parse_block_write(p: &mut Parser, start: usize) -> PResult<OpId> {
+    let sc = string_token(p)?;
+    let ptr = p.parse_operand_ref()?;
+    p.expect(",")?;
+    let value = p.parse_operand_ref()?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let element = match p.ir.types.kind(ty) {
+        TypeKind::Vector { element, .. } => *element,
+        _ => ty,
+    };
+    let ptr_ty = pointer(p, element, &sc);
+    let v = p.resolve_operands(&[ptr, value], &[ptr_ty, ty], start)?;
+    let op = p.ir.create_op("spirv.INTEL.SubgroupBlockWrite", vec![], &[], Location::Unknown);
+    p.finish_op(op, v, &[]);
+    Ok(op)
+}
+
+fn print_block_write(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    p.out.push_str("spirv.INTEL.SubgroupBlockWrite ");
+    p.values(&o.operands);
+    p.out.push_str(" : ");
+    let t = p.ir.value_type(o.operands[1]);
     p.ty(t);
     true
 }
