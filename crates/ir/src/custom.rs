@@ -188,6 +188,8 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
     }
     if p.at("{") {
         p.parse_region_into(op, &args)?;
+    } else {
+        p.ir.add_region(op);
     }
     Ok(op)
 }

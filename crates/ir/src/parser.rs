@@ -552,6 +552,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             self.ir.append_op(block, op_id);
         }
         self.bump();
+        // Single-block regions (modules) always have their block, even when empty.
+        if self.ir.region(region).blocks.is_empty() {
+            let name = self.ir.op(op).name.clone();
+            let single = name == "builtin.module"
+                || crate::opdef::op_def(&name).is_some_and(|d| d.traits.contains(&"SingleBlock"));
+            if single {
+                let b = self.ir.create_block();
+                self.ir.append_block(region, b);
+            }
+        }
         let scope = self.scopes.pop().expect("pushed above");
         if let Some((name, offset)) = scope.pending_blocks.into_iter().next() {
             return Err(ParseError { offset, message: format!("reference to an undefined block '^{name}'") });
@@ -1272,6 +1282,7 @@ pub fn normalize_body(text: &str) -> String {
     let mut lex = Lexer::new(text);
     let mut out = String::new();
     let mut prev: Option<Token> = None;
+    let mut prev2: Option<Token> = None;
     loop {
         let t = lex.next_token();
         if t.kind == Tok::Eof {
@@ -1282,12 +1293,21 @@ pub fn normalize_body(text: &str) -> String {
             let open = is(&p, &["<", "(", "[", "{"]);
             let close = is(&t, &[">", ")", "]", "}", ","]);
             let glued_angle = is(&t, &["<"]) && !is(&p, &["=", ","]);
+            // `A|B` masks are printed without spaces.
+            let bar = is(&p, &["|"]) || is(&t, &["|"]);
+            // `#spirv.target_env` prints its keyword parameters as `api=Metal`.
+            let tight_key = |x: &Token| {
+                x.kind == Tok::Ident && matches!(x.text, "api" | "vendor" | "device_type" | "device_id")
+            };
+            let tight = (is(&t, &["="]) && tight_key(&p))
+                || (is(&p, &["="]) && prev2.as_ref().is_some_and(tight_key));
             let around = is(&p, &["=", ":", "->"]) || (is(&t, &["=", ":", "->"]) && !open);
-            if around || (!open && !close && !glued_angle) {
+            if !bar && !tight && (around || (!open && !close && !glued_angle)) {
                 out.push(' ');
             }
         }
         out.push_str(t.text);
+        prev2 = prev;
         prev = Some(t);
     }
     out

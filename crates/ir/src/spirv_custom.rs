@@ -371,7 +371,12 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
     p.out.push_str(", ");
-    print_memory_access(p, op, "source_memory_access", "source_alignment");
+    // Like MLIR, the source access falls back to the target's when it is not set.
+    if o.attr("source_memory_access").is_some() {
+        print_memory_access(p, op, "source_memory_access", "source_alignment");
+    } else {
+        print_memory_access(p, op, "memory_access", "alignment");
+    }
     let rest = other_attrs(&o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
