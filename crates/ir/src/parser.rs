@@ -154,14 +154,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.ir.append_block(region, block);
         while self.tok.kind != Tok::Eof {
             if self.tok.kind == Tok::HashId && self.peek_is_alias_definition() {
-                let name = self.bump().text.to_string();
+                let name = self.bump().text[1..].to_string();
                 self.expect("=")?;
                 let attr = self.parse_attribute()?;
                 self.attr_aliases.insert(name, attr);
                 continue;
             }
             if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
-                let name = self.bump().text.to_string();
+                let name = self.bump().text[1..].to_string();
                 self.expect("=")?;
                 let ty = self.parse_type()?;
                 self.type_aliases.insert(name, ty);
@@ -1295,6 +1295,10 @@ pub fn normalize_body(text: &str) -> String {
             let glued_angle = is(&t, &["<"]) && !is(&p, &["=", ","]);
             // `A|B` masks are printed without spaces.
             let bar = is(&p, &["|"]) || is(&t, &["|"]);
+            // Shapes (`2x3xi32`) lex as a number followed by `x3xi32`.
+            let shape =
+                (p.kind == Tok::Integer || is(&p, &["?"])) && t.kind == Tok::Ident && t.text.starts_with('x');
+            let bar = bar || shape;
             // `#spirv.target_env` prints its keyword parameters as `api=Metal`.
             let tight_key = |x: &Token| {
                 x.kind == Tok::Ident && matches!(x.text, "api" | "vendor" | "device_type" | "device_id")
