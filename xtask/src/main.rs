@@ -6,6 +6,9 @@
 //!   op tables from MLIR's ODS definitions (`libmlir-22-dev`, fetched into target/ if needed).
 //! - `conformance [--corpus DIR] [--update-floor] [--jobs N]`: compare spirvkit with
 //!   SPIRV-Tools over the .spv corpus against the floor in conformance/spv-floor.txt.
+//! - `mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] [--compare-mlir-opt]
+//!   [--jobs N]`: run MLIR 22's own SPIR-V tests (their RUN lines) with `spirvkit opt` /
+//!   `spirvkit translate` against the floor in conformance/mlir-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 
@@ -13,6 +16,7 @@ mod bench;
 mod conformance;
 mod gen_dialect;
 mod gen_grammar;
+mod mlir_conformance;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -31,13 +35,14 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|bench> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
         "gen-grammar" => gen_grammar_cmd(rest),
         "gen-dialect" => gen_dialect::run(rest),
         "conformance" => conformance::run(rest),
+        "mlir-conformance" => mlir_conformance::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }

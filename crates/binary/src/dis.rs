@@ -3,8 +3,8 @@
 use crate::idmap::IdMap;
 use crate::module::{Inst, Module, NumberKind, ParsedOperand};
 use crate::numfmt;
-use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind};
 use std::io::Write;
 
 /// Which spelling to use where the grammar has renamed an opcode or enumerant.

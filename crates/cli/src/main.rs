@@ -57,6 +57,21 @@ enum Command {
         #[arg(long)]
         preserve_numeric_ids: bool,
     },
+    /// Parse, verify and print MLIR text in the SPIR-V dialect (as `mlir-opt`).
+    ///
+    /// Usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]]
+    /// [--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]]
+    /// [--mlir-print-op-generic] [--mlir-print-debuginfo] [--allow-unregistered-dialect]
+    /// [--mlir-disable-threading] [PASS FLAGS...]
+    ///
+    /// Options take one or two dashes, as in mlir-opt. Pass flags (anything else that
+    /// starts with `-`) are not supported yet and make the run fail.
+    #[command(disable_help_flag = true)]
+    Opt {
+        /// Input file (`-` or absent: standard input), options and pass flags.
+        #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, String> {
@@ -81,8 +96,96 @@ fn write_output(output: Option<&PathBuf>, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// `spirvkit opt` arguments, parsed the way LLVM's command line accepts them.
+struct OptArgs {
+    input: String,
+    output: Option<PathBuf>,
+    options: spirvkit_ir::opt::OptOptions,
+}
+
+const OPT_USAGE: &str = "usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]] \
+[--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]] [--mlir-print-op-generic] \
+[--mlir-print-debuginfo] [--allow-unregistered-dialect] [--mlir-disable-threading] [PASS FLAGS...]";
+
+fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
+    let mut input = None;
+    let mut output = None;
+    let mut options = spirvkit_ir::opt::OptOptions::default();
+    let mut iter = args.iter();
+    let mut positional_only = false;
+    while let Some(arg) = iter.next() {
+        if positional_only || arg == "-" || !arg.starts_with('-') {
+            if input.replace(arg.clone()).is_some() {
+                return Err(format!("error: more than one input file given\n{OPT_USAGE}"));
+            }
+            continue;
+        }
+        if arg == "--" {
+            positional_only = true;
+            continue;
+        }
+        // `-x`, `--x`, `-x=value`, `--x=value`.
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (body, None),
+        };
+        match (name, value) {
+            ("h" | "help", None) => return Ok(None),
+            ("o", None) => {
+                output = Some(PathBuf::from(
+                    iter.next().ok_or_else(|| format!("error: -o needs a file\n{OPT_USAGE}"))?,
+                ))
+            }
+            ("o", Some(v)) => output = Some(PathBuf::from(v)),
+            ("split-input-file", v) => {
+                options.split_input_file = true;
+                options.split_marker = v.map(str::to_string);
+            }
+            ("output-split-marker", Some(v)) => options.output_split_marker = Some(v.to_string()),
+            ("verify-diagnostics", None | Some("") | Some("all")) => options.verify_diagnostics = true,
+            ("verify-diagnostics", Some("only-expected")) => {
+                options.verify_diagnostics = true;
+                options.verify_only_expected = true;
+            }
+            ("mlir-print-op-generic", None) => options.generic = true,
+            ("mlir-print-debuginfo", None) => options.debug_info = true,
+            ("allow-unregistered-dialect", None) => options.allow_unregistered_dialect = true,
+            // Threading does not change the output.
+            ("mlir-disable-threading", None) => {}
+            _ => options.passes.push(arg.clone()),
+        }
+    }
+    Ok(Some(OptArgs { input: input.unwrap_or_else(|| "-".to_string()), output, options }))
+}
+
+fn run_opt(args: &[String]) -> Result<bool, String> {
+    let Some(OptArgs { input, output, options }) = parse_opt_args(args)? else {
+        println!("{OPT_USAGE}");
+        return Ok(true);
+    };
+    let bytes = read_input(&input)?;
+    let name = if input == "-" { "<stdin>" } else { input.as_str() };
+    let source = String::from_utf8(bytes)
+        .map_err(|e| format!("{name}: error: input is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?;
+    let result = spirvkit_ir::opt::run(&source, name, &options);
+    eprint!("{}", result.diagnostics_text);
+    match output.as_ref() {
+        // Like mlir-opt's `ToolOutputFile`, an output file is only kept on success.
+        Some(path) if path.as_os_str() != "-" && !result.success => {
+            let _ = std::fs::remove_file(path);
+        }
+        _ => write_output(output.as_ref(), result.output.as_bytes())?,
+    }
+    Ok(result.success)
+}
+
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
+        Command::Opt { args } => match run_opt(&args)? {
+            true => Ok(()),
+            false => Err(String::new()),
+        },
         Command::Dis { input, output, raw_id, no_header, no_indent, offsets, comment, canonical_names } => {
             let bytes = read_input(&input)?;
             let module = spirvkit_binary::read(&bytes).map_err(|e| format!("{input}: error: {e}"))?;
@@ -119,7 +222,10 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("{message}");
+            // An empty message: the diagnostics were already printed.
+            if !message.is_empty() {
+                eprintln!("{message}");
+            }
             ExitCode::FAILURE
         }
     }

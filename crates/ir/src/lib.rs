@@ -4,15 +4,18 @@
 
 pub mod attr;
 pub mod custom;
+pub mod diag;
 pub mod format;
 pub mod generated;
 pub mod ir;
 pub mod lexer;
 pub mod opdef;
+pub mod opt;
 pub mod parser;
 pub mod printer;
 pub mod spirv_custom;
 pub mod types;
+pub mod verify;
 
 pub use ir::{Ir, OpId};
 pub use parser::ParseError;

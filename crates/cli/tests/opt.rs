@@ -1,0 +1,163 @@
+//! End-to-end tests of `spirvkit opt` (the `mlir-opt`-compatible driver).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A scratch directory per test, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("spirvkit-opt-test-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(program: &Path, args: &[&str], dir: &Path) -> Output {
+    Command::new(program).args(args).current_dir(dir).output().expect("tool runs")
+}
+
+fn spirvkit_opt(args: &[&str], dir: &Path) -> Output {
+    let mut all = vec!["opt"];
+    all.extend_from_slice(args);
+    run(Path::new(env!("CARGO_BIN_EXE_spirvkit")), &all, dir)
+}
+
+const SPLIT: &str = "module {\n}\n\n// -----\n\n// expected-error @+1 {{unregistered dialect}}\n\"x.y\"() : () -> ()\n\n// -----\n\nmodule {\n}\n";
+
+#[test]
+fn split_and_verify_diagnostics() {
+    let scratch = Scratch::new("split");
+    let file = scratch.file("split.mlir");
+    std::fs::write(&file, SPLIT).unwrap();
+    let dir = file.parent().unwrap();
+    for flags in
+        [["--split-input-file", "--verify-diagnostics"], ["-split-input-file", "-verify-diagnostics"]]
+    {
+        let out = spirvkit_opt(&[flags[0], flags[1], "split.mlir"], dir);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "module {\n}\n\n// -----\n// -----\nmodule {\n}\n\n"
+        );
+        assert!(out.stderr.is_empty());
+    }
+    // Without --verify-diagnostics the error is an error.
+    let out = spirvkit_opt(&["--split-input-file", "split.mlir"], dir);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("split.mlir:7:6: error: operation being parsed with an unregistered dialect"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn output_file_and_stdin() {
+    let scratch = Scratch::new("io");
+    let file = scratch.file("in.mlir");
+    std::fs::write(&file, "module {\n}\n").unwrap();
+    let dir = file.parent().unwrap();
+    let out = spirvkit_opt(&["in.mlir", "-o", "out.mlir"], dir);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(dir.join("out.mlir")).unwrap(), "module {\n}\n\n");
+    let out = spirvkit_opt(&["in.mlir", "-o=out2.mlir"], dir);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(dir.join("out2.mlir")).unwrap(), "module {\n}\n\n");
+
+    // A failed run keeps no output file (mlir-opt's `ToolOutputFile`).
+    std::fs::write(dir.join("bad.mlir"), "\"x.y\"() : () -> ()\n").unwrap();
+    let out = spirvkit_opt(&["bad.mlir", "-o", "out.mlir"], dir);
+    assert!(!out.status.success());
+    assert!(!dir.join("out.mlir").exists());
+
+    let child = Command::new(env!("CARGO_BIN_EXE_spirvkit"))
+        .args(["opt", "-"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .unwrap();
+    assert!(child.status.success());
+    assert_eq!(String::from_utf8_lossy(&child.stdout), "module {\n}\n\n");
+}
+
+#[test]
+fn pass_flags_are_reported() {
+    let scratch = Scratch::new("pass");
+    let file = scratch.file("pass.mlir");
+    std::fs::write(&file, "module {\n}\n").unwrap();
+    let out = spirvkit_opt(&["--canonicalize", "pass.mlir"], file.parent().unwrap());
+    assert!(!out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: not supported yet: pass --canonicalize\n");
+    assert!(out.stdout.is_empty());
+}
+
+/// Same stdout, stderr and exit status as mlir-opt-22 on inputs whose handling does
+/// not depend on op knowledge (skipped when mlir-opt-22 is not installed).
+#[test]
+fn matches_mlir_opt() {
+    let mlir_opt = Path::new("mlir-opt-22");
+    if Command::new(mlir_opt).arg("--version").output().is_err() {
+        eprintln!("skipping: mlir-opt-22 not installed");
+        return;
+    }
+    let cases: [(&str, &str); 5] = [
+        ("split.mlir", SPLIT),
+        (
+            "markers.mlir",
+            "module {\n}\n// -----   \nmodule {\n} // ----- \n// -----0\nmodule {\n}\n// ---x\n// -----\n// -----\n",
+        ),
+        (
+            "expect.mlir",
+            "module {\n}\n// expected-error @below {{unregistered}}\n// -----\n\"x.y\"() : () -> ()\n\
+             // -----\n// expected-error @+2 {{unregistered}}\n// -----\n\"x.z\"() : () -> ()\n\
+             // expected-error-re @below {{un{{[a-z}}ed dialect}}\n\"x.w\"() : () -> ()\n",
+        ),
+        ("unknown.mlir", "module {}\n// expected-error @unknown {{zzz}}\n// expected-warning {{w}}\n"),
+        ("empty.mlir", ""),
+    ];
+    let flag_sets: [&[&str]; 4] = [
+        &[],
+        &["--split-input-file"],
+        &["-split-input-file", "-verify-diagnostics"],
+        &["--split-input-file", "--allow-unregistered-dialect"],
+    ];
+    let scratch = Scratch::new("compare");
+    let mut mismatches = Vec::new();
+    for (name, text) in cases {
+        let file = scratch.file(name);
+        std::fs::write(&file, text).unwrap();
+        let dir = file.parent().unwrap();
+        for flags in flag_sets {
+            let mut args = flags.to_vec();
+            args.push(name);
+            let reference = run(mlir_opt, &args, dir);
+            let ours = spirvkit_opt(&args, dir);
+            if reference.stdout != ours.stdout
+                || reference.stderr != ours.stderr
+                || reference.status.code() != ours.status.code()
+            {
+                mismatches.push(format!(
+                    "{name} {flags:?}:\n--- mlir-opt-22 ({:?})\n{}{}\n--- spirvkit ({:?})\n{}{}",
+                    reference.status.code(),
+                    String::from_utf8_lossy(&reference.stdout),
+                    String::from_utf8_lossy(&reference.stderr),
+                    ours.status.code(),
+                    String::from_utf8_lossy(&ours.stdout),
+                    String::from_utf8_lossy(&ours.stderr),
+                ));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

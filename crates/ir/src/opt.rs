@@ -1,0 +1,438 @@
+//! An `mlir-opt`-compatible driver: parse, verify and print a buffer, optionally split
+//! into chunks (`--split-input-file`), optionally checking the diagnostics against the
+//! buffer's `expected-*` comments (`--verify-diagnostics`).
+//!
+//! Behaviour follows `mlir-opt` 22:
+//!
+//! - Splitting is MLIR's `splitAndProcessBuffer`: the text is cut at every `// ---`
+//!   (the marker less its last two characters), anywhere on a line, and a piece starts
+//!   a new chunk only when it begins with the remaining `--`, is longer than that and
+//!   its next character is not `0` (MLIR's check); otherwise MLIR warns `near miss with
+//!   file split marker` and the piece stays in the current chunk. So `// -----` ends
+//!   a chunk wherever it appears (`// ------` leaves a `-` in the next chunk). Empty
+//!   chunks are dropped.
+//! - Each chunk is parsed on its own but keeps the whole file's line and column
+//!   numbers (in diagnostics and in op locations).
+//! - The chunks' outputs (the printed op and an empty line, or nothing for a chunk
+//!   that failed) are joined with `<output marker>\n`.
+//! - With `--verify-diagnostics`, expectations are read from the whole buffer once;
+//!   unexpected diagnostics are reported as they happen, unmatched expectations at
+//!   the end; the run succeeds iff everything matched, whatever the chunks did.
+//!   Without it, the run succeeds iff no chunk produced an error. (mlir-opt 22 builds
+//!   the expectation checker in both modes and its destructor reports unmatched
+//!   expectations; so without the flag, every `expected-*` comment is reported as
+//!   not produced, without affecting the exit status. This is reproduced.)
+//!
+//! Passes are not implemented yet: any pass flag makes the run fail with
+//! `not supported yet: pass <flag>`.
+
+mod ere;
+pub(crate) mod expected;
+
+use crate::diag::{render, render_message, Diagnostic, LineIndex, Severity};
+use crate::ir::{Ir, Location, OpId};
+use crate::printer::PrintOptions;
+use std::ops::Range;
+
+/// MLIR's default split marker (`kDefaultSplitMarker`).
+pub const DEFAULT_SPLIT_MARKER: &str = "// -----";
+
+/// Dialects `mlir-opt-22 --show-dialects` lists; ops of any other dialect need
+/// `--allow-unregistered-dialect`.
+pub const REGISTERED_DIALECTS: &[&str] = &[
+    "acc",
+    "affine",
+    "amdgpu",
+    "amx",
+    "arith",
+    "arm_neon",
+    "arm_sme",
+    "arm_sve",
+    "async",
+    "bufferization",
+    "builtin",
+    "cf",
+    "complex",
+    "dlti",
+    "emitc",
+    "func",
+    "gpu",
+    "index",
+    "irdl",
+    "linalg",
+    "llvm",
+    "math",
+    "memref",
+    "ml_program",
+    "mpi",
+    "nvgpu",
+    "nvvm",
+    "omp",
+    "pdl",
+    "pdl_interp",
+    "ptr",
+    "quant",
+    "rocdl",
+    "scf",
+    "shape",
+    "shard",
+    "smt",
+    "sparse_tensor",
+    "spirv",
+    "tensor",
+    "test",
+    "test_dyn",
+    "test_irdl_to_cpp",
+    "tosa",
+    "transform",
+    "ub",
+    "vector",
+    "wasmssa",
+    "x86vector",
+    "xegpu",
+    "xevm",
+];
+
+const UNREGISTERED_DIALECT_MESSAGE: &str = "operation being parsed with an unregistered dialect. If this is \
+     intended, please use -allow-unregistered-dialect with the MLIR tool used";
+
+/// `mlir-opt` options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptOptions {
+    /// `--split-input-file[=MARKER]`.
+    pub split_input_file: bool,
+    /// The marker given to `--split-input-file=`; `None` or empty: `// -----`.
+    pub split_marker: Option<String>,
+    /// `--output-split-marker=`; `None`: `// -----`.
+    pub output_split_marker: Option<String>,
+    /// `--verify-diagnostics`.
+    pub verify_diagnostics: bool,
+    /// `--verify-diagnostics=only-expected`: only check that expectations are met.
+    pub verify_only_expected: bool,
+    /// `--mlir-print-op-generic`.
+    pub generic: bool,
+    /// `--mlir-print-debuginfo`.
+    pub debug_info: bool,
+    /// Pass flags, in order (not supported yet).
+    pub passes: Vec<String>,
+    /// `--allow-unregistered-dialect`.
+    pub allow_unregistered_dialect: bool,
+}
+
+/// What a run produced: the text for standard output and standard error.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptResult {
+    pub output: String,
+    pub diagnostics_text: String,
+    pub success: bool,
+}
+
+/// Runs the driver over a whole buffer named `file_name` (as diagnostics show it:
+/// `<stdin>` for standard input).
+pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
+    if !options.passes.is_empty() {
+        let diagnostics_text =
+            options.passes.iter().map(|p| format!("error: not supported yet: pass {p}\n")).collect();
+        return OptResult { output: String::new(), diagnostics_text, success: false };
+    }
+    let mut err = String::new();
+    // mlir-opt 22 builds the expectation checker over the whole buffer whether or not
+    // `--verify-diagnostics` is given (malformed `-re` expectations are reported
+    // here), but only feeds it diagnostics in that mode.
+    let mut verifier = expected::Verifier::new(file_name, source, options.verify_only_expected, &mut err);
+    let chunks = if options.split_input_file {
+        let marker =
+            options.split_marker.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_SPLIT_MARKER);
+        let (chunks, near_misses) = split_chunks(source, marker);
+        for offset in near_misses {
+            err.push_str(&render_message(
+                file_name,
+                source,
+                Some(offset),
+                Severity::Warning,
+                "near miss with file split marker",
+                None,
+                true,
+            ));
+        }
+        chunks
+    } else {
+        std::iter::once(0..source.len()).collect()
+    };
+
+    let index = LineIndex::new(source);
+    let print_options = PrintOptions { generic: options.generic, debug_info: options.debug_info };
+    let mut outputs = Vec::with_capacity(chunks.len());
+    let mut failed = false;
+    for chunk in chunks {
+        let (output, diagnostics) = process_chunk(source, &index, chunk, file_name, options, print_options);
+        if diagnostics.iter().any(Diagnostic::is_error) {
+            failed = true;
+        }
+        for d in &diagnostics {
+            if options.verify_diagnostics {
+                verifier.process(d, &mut err);
+            } else {
+                err.push_str(&render(file_name, source, d));
+            }
+        }
+        outputs.push(output.unwrap_or_default());
+    }
+    // As in mlir-opt 22: in verify mode the checker's result decides; either way, the
+    // checker's destructor then reports the expectations still unmatched (so, outside
+    // verify mode, every expectation, without failing the run; in verify mode, the
+    // unmatched `@unknown` ones a second time).
+    let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
+    verifier.verify(&mut err);
+    let output = if options.split_input_file {
+        let marker = options.output_split_marker.as_deref().unwrap_or(DEFAULT_SPLIT_MARKER);
+        outputs.join(&format!("{marker}\n"))
+    } else {
+        outputs.concat()
+    };
+    OptResult { output, diagnostics_text: err, success }
+}
+
+/// MLIR's `splitAndProcessBuffer` cutting: the chunks' byte ranges, and the offsets
+/// of near misses (a `// ---` not completing a marker).
+pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize>) {
+    const CHECK_LEN: usize = 2;
+    let mut chunks = Vec::new();
+    let mut near_misses = Vec::new();
+    if marker.len() <= CHECK_LEN || !marker.is_char_boundary(marker.len() - CHECK_LEN) {
+        // Too short for MLIR's near-miss scheme: plain cuts.
+        let mut start = 0;
+        for (at, _) in source.match_indices(marker) {
+            chunks.push(start..at);
+            start = at + marker.len();
+        }
+        chunks.push(start..source.len());
+        chunks.retain(|r| !r.is_empty());
+        return (chunks, near_misses);
+    }
+    let (cut, tail) = marker.split_at(marker.len() - CHECK_LEN);
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (at, _) in source.match_indices(cut) {
+        pieces.push(start..at);
+        start = at + cut.len();
+    }
+    pieces.push(start..source.len());
+
+    let mut prev: Range<usize> = 0..0;
+    for piece in pieces {
+        if prev.is_empty() {
+            prev = piece;
+            continue;
+        }
+        let text = &source[piece.clone()];
+        if text.starts_with(tail) && text.len() > CHECK_LEN && text.as_bytes()[CHECK_LEN] != b'0' {
+            chunks.push(prev);
+            prev = piece.start + CHECK_LEN..piece.end;
+        } else {
+            near_misses.push(piece.start);
+            prev = prev.start..piece.end;
+        }
+    }
+    if !prev.is_empty() {
+        chunks.push(prev);
+    }
+    (chunks, near_misses)
+}
+
+/// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`.
+fn process_chunk(
+    source: &str,
+    index: &LineIndex,
+    chunk: Range<usize>,
+    file_name: &str,
+    options: &OptOptions,
+    print_options: PrintOptions,
+) -> (Option<String>, Vec<Diagnostic>) {
+    // Pad the chunk so that its lines and columns are the whole file's.
+    let (line, column) = index.line_col(chunk.start);
+    let pad = (line - 1) as usize + (column - 1) as usize;
+    let mut text = String::with_capacity(pad + chunk.len());
+    text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
+    text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
+    text.push_str(&source[chunk.clone()]);
+    let to_source = |offset: usize| chunk.start + offset.saturating_sub(pad).min(chunk.len());
+    let relocate = |mut d: Diagnostic| {
+        d.offset = d.offset.map(to_source);
+        for n in &mut d.notes {
+            n.offset = n.offset.map(to_source);
+        }
+        d
+    };
+
+    let (ir, top) = match crate::parse(&text, file_name) {
+        Ok(parsed) => parsed,
+        Err(e) => return (None, vec![relocate(e.into())]),
+    };
+    if !options.allow_unregistered_dialect {
+        if let Some(offset) = first_unregistered_op(&ir, top, &text, file_name) {
+            return (None, vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
+        }
+    }
+    let diagnostics: Vec<Diagnostic> = crate::verify::verify(&ir, top).into_iter().map(relocate).collect();
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return (None, diagnostics);
+    }
+    // mlir-opt prints the op, a newline, and one more newline.
+    let printed = crate::print(&ir, top, print_options);
+    (Some(format!("{}\n\n", printed.trim_end_matches('\n'))), diagnostics)
+}
+
+/// The first op (in source order) of a dialect `mlir-opt` does not register, located
+/// where MLIR reports it: just after the quoted op name.
+fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Option<usize> {
+    let mut stack = vec![top];
+    let mut first: Option<(usize, OpId)> = None;
+    let index = LineIndex::new(text);
+    while let Some(op) = stack.pop() {
+        let operation = ir.op(op);
+        let dialect = operation.name.split('.').next().unwrap_or("");
+        if operation.name.contains('.') && !REGISTERED_DIALECTS.contains(&dialect) {
+            let offset = match &operation.location {
+                Location::FileLineCol { file, line, column } if file == file_name => {
+                    index.offset(*line, *column).map(|o| after_quoted_name(text, o))
+                }
+                _ => None,
+            };
+            let key = offset.unwrap_or(usize::MAX);
+            if first.is_none_or(|(k, _)| key < k) {
+                first = Some((key, op));
+            }
+        }
+        for &region in operation.regions.iter().rev() {
+            for &block in ir.region(region).blocks.iter().rev() {
+                stack.extend(ir.block(block).ops.iter().rev());
+            }
+        }
+    }
+    first.map(|(offset, _)| if offset == usize::MAX { 0 } else { offset })
+}
+
+/// The offset just after the first string literal at or after `from` (the generic
+/// op name `"dialect.op"`), or `from` when there is none.
+fn after_quoted_name(text: &str, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    let Some(open) = bytes[from..].iter().position(|&b| b == b'"').map(|p| from + p) else {
+        return from;
+    };
+    let mut i = open + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            b'\n' => break,
+            _ => i += 1,
+        }
+    }
+    from
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(source: &str) -> (Vec<&str>, Vec<usize>) {
+        let (chunks, near) = split_chunks(source, DEFAULT_SPLIT_MARKER);
+        (chunks.into_iter().map(|r| &source[r]).collect(), near)
+    }
+
+    #[test]
+    fn split_on_marker_lines() {
+        let (chunks, near) = texts("a\n// -----\nb\n// -----   \nc\n");
+        assert_eq!(chunks, ["a\n", "\nb\n", "   \nc\n"]);
+        assert!(near.is_empty());
+    }
+
+    #[test]
+    fn split_like_mlir_on_odd_markers() {
+        // Anywhere on a line, as mlir-opt-22 does.
+        let (chunks, _) = texts("a } // ----- x\nb");
+        assert_eq!(chunks, ["a } ", " x\nb"]);
+        // Six dashes cut after five.
+        let (chunks, _) = texts("a\n// ------\nb");
+        assert_eq!(chunks, ["a\n", "-\nb"]);
+        // Near misses stay in the chunk.
+        let src = "a\n// -----0\nb\n// ---x\nc\n// ---\n";
+        let (chunks, near) = texts(src);
+        assert_eq!(chunks, [src]);
+        assert_eq!(near, [8, 20, 30]);
+        // Empty chunks are dropped; a leading marker leaves its `--` in the first one.
+        assert_eq!(texts("// -----\n// -----\n").0, ["--\n", "\n"]);
+        assert!(texts("").0.is_empty());
+    }
+
+    #[test]
+    fn passes_are_not_supported() {
+        let options = OptOptions { passes: vec!["--canonicalize".into()], ..Default::default() };
+        let r = run("", "f.mlir", &options);
+        assert!(!r.success);
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --canonicalize\n");
+        assert_eq!(r.output, "");
+    }
+
+    #[test]
+    fn split_outputs_are_joined() {
+        let options = OptOptions { split_input_file: true, ..Default::default() };
+        let r = run("// -----\n// -----\n", "e.mlir", &options);
+        assert!(!r.success);
+        assert!(r.diagnostics_text.starts_with("e.mlir:1:7: error: "), "{}", r.diagnostics_text);
+        assert_eq!(r.output, "// -----\nmodule {\n}\n\n");
+        let r = run("", "e.mlir", &options);
+        assert!(r.success);
+        assert_eq!(r.output, "");
+    }
+
+    #[test]
+    fn errors_keep_whole_file_positions() {
+        let src = "module {\n}\n// -----\nmodule {\n  \"x.y\"() : () -> ()\n}\n";
+        let options = OptOptions { split_input_file: true, ..Default::default() };
+        let r = run(src, "s.mlir", &options);
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            format!("s.mlir:5:8: error: {UNREGISTERED_DIALECT_MESSAGE}\n  \"x.y\"() : () -> ()\n       ^\n")
+        );
+        assert_eq!(r.output, "module {\n}\n\n// -----\n");
+        let options = OptOptions { allow_unregistered_dialect: true, ..options };
+        assert!(run(src, "s.mlir", &options).success);
+    }
+
+    #[test]
+    fn verify_diagnostics_over_chunks() {
+        let src =
+            "module {\n}\n// -----\n// expected-error @+1 {{unregistered dialect}}\n\"x.y\"() : () -> ()\n";
+        let options = OptOptions { split_input_file: true, verify_diagnostics: true, ..Default::default() };
+        let r = run(src, "v.mlir", &options);
+        assert_eq!(r.diagnostics_text, "");
+        assert!(r.success);
+        assert_eq!(r.output, "module {\n}\n\n// -----\n");
+
+        let src = "// expected-error @+1 {{never}}\nmodule {\n}\n";
+        let r = run(src, "v.mlir", &options);
+        assert!(!r.success);
+        assert!(r
+            .diagnostics_text
+            .starts_with("v.mlir:1:4: error: expected error \"never\" was not produced\n"));
+        assert_eq!(r.output, "module {\n}\n\n");
+
+        // Without the flag, mlir-opt 22 still lists the expectations, but succeeds.
+        let r = run(src, "v.mlir", &OptOptions::default());
+        assert!(r.success);
+        assert!(r
+            .diagnostics_text
+            .starts_with("v.mlir:1:4: error: expected error \"never\" was not produced\n"));
+
+        // Unmatched `@unknown` expectations are reported twice in verify mode.
+        let r = run("// expected-error @unknown {{zzz}}\n", "u.mlir", &options);
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            "<unknown>:0: error: expected error \"zzz\" was not produced\n".repeat(2)
+        );
+    }
+}

@@ -1,0 +1,733 @@
+//! `cargo xtask mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR]
+//! [--compare-mlir-opt] [--jobs N]`: runs MLIR 22's own SPIR-V tests against spirvkit.
+//!
+//! For every `.mlir` file under `<corpus>/test/Dialect/SPIRV/IR`,
+//! `<corpus>/test/Dialect/SPIRV/Transforms` and `<corpus>/test/Target/SPIRV`, the
+//! `RUN:` lines are executed as the corpus README describes (and as lit would):
+//! continuation lines ending in `\` are joined, lines wrapped in `%if FEATURE %{ .. %}`
+//! are disabled, `%s` is the file, `%t` a scratch path, and the tools are replaced:
+//! `mlir-opt` by `target/release/spirvkit opt`, `mlir-translate` by
+//! `target/release/spirvkit translate`, `FileCheck` by LLVM 22's `FileCheck-22`, `not`
+//! and `split-file` by LLVM 22's. Each command runs as `bash -c 'set -o pipefail; ..'`
+//! with a timeout; a RUN line passes when it exits with status 0 and a file passes
+//! when all its RUN lines do.
+//!
+//! The RUN lines passed per directory are compared with the floor in
+//! `conformance/mlir-floor.txt`; `--update-floor` rewrites it. `--compare-mlir-opt`
+//! runs the same lines with the real `mlir-opt-22`/`mlir-translate-22` instead, to
+//! check the harness itself (the corpus README says MLIR 22 passes every file); it
+//! fails if anything fails and leaves the floor alone. `--filter` keeps the files
+//! whose path (relative to the corpus) contains the text, and skips the floor.
+
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const FLOOR_PATH: &str = "conformance/mlir-floor.txt";
+/// The directories of the corpus that are run, in report order.
+const DIRS: [&str; 3] = ["test/Dialect/SPIRV/IR", "test/Dialect/SPIRV/Transforms", "test/Target/SPIRV"];
+/// A RUN line taking longer than this fails (its process group is killed).
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How many of the most common first-failure messages to show.
+const TOP_MESSAGES: usize = 10;
+
+/// Which tools stand behind `mlir-opt`/`mlir-translate`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Spirvkit,
+    MlirOpt,
+}
+
+struct Tools {
+    /// Tool name in RUN lines -> replacement text (already shell-quoted).
+    substitutions: Vec<(&'static str, String)>,
+}
+
+struct Ctx {
+    corpus: PathBuf,
+    scratch: PathBuf,
+    tools: Tools,
+}
+
+/// One RUN line's outcome.
+struct RunOutcome {
+    /// 1-based line of the (first line of the) RUN directive.
+    line: usize,
+    ok: bool,
+    /// Why it failed: the first non-empty stderr line, or the exit status.
+    why: String,
+}
+
+struct FileReport {
+    dir: usize,
+    runs: Vec<RunOutcome>,
+    /// A problem reading the file or its RUN lines (the file fails).
+    error: Option<String>,
+}
+
+impl FileReport {
+    fn passed(&self) -> bool {
+        self.error.is_none() && self.runs.iter().all(|r| r.ok)
+    }
+
+    fn first_failure(&self) -> Option<(Option<usize>, &str)> {
+        if let Some(e) = &self.error {
+            return Some((None, e));
+        }
+        self.runs.iter().find(|r| !r.ok).map(|r| (Some(r.line), r.why.as_str()))
+    }
+}
+
+/// Removes the scratch directory however the run ends.
+struct ScratchDir(PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const USAGE: &str = "usage: cargo xtask mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] \
+                     [--compare-mlir-opt] [--jobs N]";
+
+pub fn run(args: &[String]) -> Result<()> {
+    let mut corpus = None;
+    let mut update_floor = false;
+    let mut filter: Option<String> = None;
+    let mut mode = Mode::Spirvkit;
+    let mut jobs = 2usize;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--corpus" => corpus = Some(PathBuf::from(iter.next().context("--corpus needs a directory")?)),
+            "--update-floor" => update_floor = true,
+            "--filter" => filter = Some(iter.next().context("--filter needs a text")?.clone()),
+            "--compare-mlir-opt" => mode = Mode::MlirOpt,
+            "--jobs" | "-j" => {
+                jobs =
+                    iter.next().context("--jobs needs a number")?.parse().context("--jobs needs a number")?
+            }
+            other => bail!("{USAGE} (got `{other}`)"),
+        }
+    }
+    if update_floor && (filter.is_some() || mode == Mode::MlirOpt) {
+        bail!("--update-floor needs a full run of spirvkit (no --filter, no --compare-mlir-opt)");
+    }
+    let jobs = jobs.max(1);
+    let corpus = corpus
+        .or_else(|| std::env::var_os("SPIRVKIT_MLIR_CORPUS").map(PathBuf::from))
+        .unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/mlir-spirv"));
+    if !corpus.is_dir() {
+        println!("mlir-conformance: skipping: corpus not found at {}", corpus.display());
+        return Ok(());
+    }
+
+    let scratch = std::env::temp_dir().join(format!(
+        "spirvkit-mlir-conformance-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+    ));
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let _guard = ScratchDir(scratch.clone());
+    let tools = find_tools(mode, &scratch)?;
+
+    let mut files = Vec::new();
+    for (dir_index, dir) in DIRS.iter().enumerate() {
+        let path = corpus.join(dir);
+        if !path.is_dir() {
+            bail!("{} is missing from the corpus", path.display());
+        }
+        let mut found = Vec::new();
+        mlir_files(&path, &mut found).with_context(|| format!("listing {}", path.display()))?;
+        for file in found {
+            let rel = display_path(&corpus, &file);
+            if filter.as_deref().is_none_or(|f| rel.contains(f)) {
+                files.push((dir_index, file));
+            }
+        }
+    }
+    if files.is_empty() {
+        bail!("no .mlir files selected under {}", corpus.display());
+    }
+
+    let ctx = Ctx { corpus: corpus.clone(), scratch, tools };
+    let who = match mode {
+        Mode::Spirvkit => "spirvkit",
+        Mode::MlirOpt => "sanity mode: mlir-opt-22 / mlir-translate-22",
+    };
+    println!("mlir-conformance: {} files under {} ({who}, {jobs} workers)", files.len(), corpus.display());
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let reports: Vec<Mutex<Option<FileReport>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some((dir, path)) = files.get(index) else { break };
+                let report = check_file(&ctx, *dir, path, index);
+                *reports[index].lock().unwrap() = Some(report);
+            });
+        }
+    });
+    let elapsed = started.elapsed();
+    let reports: Vec<FileReport> =
+        reports.into_iter().map(|r| r.into_inner().unwrap().expect("every file is checked")).collect();
+
+    // Tally per directory.
+    let floor_path = crate::workspace_root().join(FLOOR_PATH);
+    let floor = if floor_path.exists() { read_floor(&floor_path)? } else { BTreeMap::new() };
+    let mut run_pass = [0usize; DIRS.len()];
+    let mut run_total = [0usize; DIRS.len()];
+    let mut file_pass = [0usize; DIRS.len()];
+    let mut file_total = [0usize; DIRS.len()];
+    for r in &reports {
+        run_total[r.dir] += r.runs.len();
+        run_pass[r.dir] += r.runs.iter().filter(|o| o.ok).count();
+        file_total[r.dir] += 1;
+        file_pass[r.dir] += usize::from(r.passed());
+    }
+    println!();
+    println!("{:<32} {:>13} {:>13} {:>6}", "directory", "RUN lines", "files", "floor");
+    for (i, dir) in DIRS.iter().enumerate() {
+        let fl = floor.get(*dir).map_or("-".to_string(), |n| n.to_string());
+        println!(
+            "{dir:<32} {:>13} {:>13} {fl:>6}",
+            format!("{}/{}", run_pass[i], run_total[i]),
+            format!("{}/{}", file_pass[i], file_total[i])
+        );
+    }
+    let (rp, rt): (usize, usize) = (run_pass.iter().sum(), run_total.iter().sum());
+    let (fp, ft): (usize, usize) = (file_pass.iter().sum(), file_total.iter().sum());
+    println!("{:<32} {:>13} {:>13}", "total", format!("{rp}/{rt}"), format!("{fp}/{ft}"));
+    println!("time: {:.1}s", elapsed.as_secs_f64());
+
+    // Failing files, then the most common first failures.
+    let failing: Vec<(&PathBuf, &FileReport)> =
+        files.iter().map(|(_, p)| p).zip(&reports).filter(|(_, r)| !r.passed()).collect();
+    if !failing.is_empty() {
+        println!();
+        println!("failing files ({}), first failing RUN line and its first stderr line:", failing.len());
+        for (path, report) in &failing {
+            let (line, why) = report.first_failure().expect("failing");
+            let at = line.map_or(String::new(), |l| format!(":{l}"));
+            println!("  {}{at}: {}", display_path(&ctx.corpus, path), clip(why));
+        }
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, report) in &failing {
+            let (_, why) = report.first_failure().expect("failing");
+            *counts.entry(normalize_message(why)).or_default() += 1;
+        }
+        let mut counts: Vec<(String, usize)> = counts.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        println!();
+        println!("most common first failures (location prefixes removed):");
+        for (message, n) in counts.iter().take(TOP_MESSAGES) {
+            println!("  {n:>4}  {}", clip(message));
+        }
+    }
+    println!();
+
+    if mode == Mode::MlirOpt {
+        if rp < rt {
+            bail!(
+                "sanity mode: {} of {rt} RUN lines fail with MLIR 22 itself: the harness is wrong",
+                rt - rp
+            );
+        }
+        println!("mlir-conformance: sanity mode OK: MLIR 22 passes all {rt} RUN lines ({ft} files)");
+        return Ok(());
+    }
+    if update_floor {
+        let mut text = String::from(
+            "# Minimum RUN lines passing per directory in `cargo xtask mlir-conformance` over\n\
+             # ../shared/corpus/mlir-spirv. Regenerate with `cargo xtask mlir-conformance --update-floor`.\n",
+        );
+        for (i, dir) in DIRS.iter().enumerate() {
+            text.push_str(&format!("{dir} {}\n", run_pass[i]));
+        }
+        if let Some(dir) = floor_path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&floor_path, text).with_context(|| format!("writing {}", floor_path.display()))?;
+        println!("mlir-conformance: wrote {FLOOR_PATH}");
+        return Ok(());
+    }
+    if filter.is_some() {
+        println!("mlir-conformance: --filter given: floor not checked");
+        return Ok(());
+    }
+    if floor.is_empty() {
+        println!("mlir-conformance: no floor file at {FLOOR_PATH}; run with --update-floor to create it");
+        return Ok(());
+    }
+    let mut below = Vec::new();
+    let mut above = Vec::new();
+    for (dir, &min) in &floor {
+        let Some(i) = DIRS.iter().position(|d| d == dir) else {
+            bail!("{FLOOR_PATH} names unknown directory `{dir}`");
+        };
+        if run_pass[i] < min {
+            below.push(format!("{dir} {} < {min}", run_pass[i]));
+        } else if run_pass[i] > min {
+            above.push(dir.as_str());
+        }
+    }
+    if !below.is_empty() {
+        bail!("mlir-conformance regressed below {FLOOR_PATH}: {}", below.join(", "));
+    }
+    if above.is_empty() {
+        println!("mlir-conformance: OK (at the floor)");
+    } else {
+        println!(
+            "mlir-conformance: OK; above the floor for {} (ratchet with `cargo xtask mlir-conformance --update-floor`)",
+            above.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Finds the tools for `mode`; missing required ones are an error with a hint.
+fn find_tools(mode: Mode, scratch: &Path) -> Result<Tools> {
+    let filecheck = find_in_path("FileCheck-22").context(
+        "FileCheck-22 not found: install LLVM 22's tools (`apt-get install llvm-22-tools`, \
+         or run ./scripts/install-deps.sh)",
+    )?;
+    let not = match Some(PathBuf::from("/usr/lib/llvm-22/bin/not")).filter(|p| p.is_file()) {
+        Some(p) => p,
+        None => match find_in_path("not-22") {
+            Some(p) => p,
+            None => {
+                // A minimal `not`: succeed iff the command fails.
+                let shim = scratch.join("not");
+                std::fs::write(&shim, "#!/bin/sh\n\"$@\"\n[ $? -ne 0 ]\n")?;
+                make_executable(&shim)?;
+                shim
+            }
+        },
+    };
+    let split_file = Some(PathBuf::from("/usr/lib/llvm-22/bin/split-file"))
+        .filter(|p| p.is_file())
+        .or_else(|| find_in_path("split-file-22"));
+    let mut substitutions = vec![("FileCheck", quote(&filecheck)), ("not", quote(&not))];
+    if let Some(p) = split_file {
+        substitutions.push(("split-file", quote(&p)));
+    }
+    match mode {
+        Mode::Spirvkit => {
+            let spirvkit = spirvkit_binary_path();
+            if !spirvkit.is_file() {
+                bail!(
+                    "{} not found: build it first with `cargo build --release -p spirvkit-cli`",
+                    spirvkit.display()
+                );
+            }
+            substitutions.push(("mlir-opt", format!("{} opt", quote(&spirvkit))));
+            substitutions.push(("mlir-translate", format!("{} translate", quote(&spirvkit))));
+        }
+        Mode::MlirOpt => {
+            for (name, tool) in [("mlir-opt", "mlir-opt-22"), ("mlir-translate", "mlir-translate-22")] {
+                let path = find_in_path(tool).with_context(|| {
+                    format!("{tool} not found: install MLIR 22 (`apt-get install mlir-22-tools`)")
+                })?;
+                substitutions.push((name, quote(&path)));
+            }
+        }
+    }
+    Ok(Tools { substitutions })
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<()> {
+    Ok(())
+}
+
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+fn spirvkit_binary_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::workspace_root().join("target"));
+    let target = if target.is_absolute() { target } else { crate::workspace_root().join(target) };
+    target.join("release").join(format!("spirvkit{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Single-quotes a path for bash when it needs it.
+fn quote(path: &Path) -> String {
+    let s = path.display().to_string();
+    if s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b)) {
+        s
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn display_path(corpus: &Path, path: &Path) -> String {
+    path.strip_prefix(corpus).unwrap_or(path).display().to_string()
+}
+
+fn mlir_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<Vec<_>, _>>()?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            mlir_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "mlir") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn read_floor(path: &Path) -> Result<BTreeMap<String, usize>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut floor = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let (Some(name), Some(count), None) = (parts.next(), parts.next(), parts.next()) else {
+            bail!("{}:{}: expected `directory run_lines_passed`", path.display(), n + 1);
+        };
+        let count = count.parse().with_context(|| format!("{}:{}: bad count", path.display(), n + 1))?;
+        floor.insert(name.to_string(), count);
+    }
+    Ok(floor)
+}
+
+/// The RUN directives of a test file as lit reads them: `(line, command)`, with `\`
+/// continuations joined and commands that `%if` disables dropped.
+fn run_lines(text: &str) -> Result<Vec<(usize, String)>, String> {
+    let mut directives: Vec<(usize, String)> = Vec::new();
+    let mut continuing = false;
+    for (n, line) in text.lines().enumerate() {
+        let Some(at) = line.find("RUN:") else { continue };
+        let content = line[at + "RUN:".len()..].trim_end();
+        if continuing {
+            let last = directives.last_mut().expect("continuing a directive");
+            last.1.pop(); // the `\`
+            last.1.push_str(content);
+        } else {
+            directives.push((n + 1, content.to_string()));
+        }
+        continuing = content.ends_with('\\');
+    }
+    if continuing {
+        return Err("RUN line ends with a continuation `\\` but no RUN line follows".into());
+    }
+    let mut out = Vec::new();
+    for (line, command) in directives {
+        let command = expand_if(&command).map_err(|e| format!("RUN line {line}: {e}"))?;
+        if !command.trim().is_empty() {
+            out.push((line, command.trim().to_string()));
+        }
+    }
+    Ok(out)
+}
+
+/// lit's `%if FEATURE %{ A %} [%else %{ B %}]` with every feature unavailable (the
+/// corpus README treats the `spirv-tools` lines as disabled): keeps B, drops A.
+fn expand_if(command: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = command;
+    while let Some(at) = rest.find("%if") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        let open = after.find("%{").ok_or("`%if` without `%{`")?;
+        let (_, after) = take_braced(&after[open..])?;
+        let trimmed = after.trim_start();
+        if let Some(else_part) = trimmed.strip_prefix("%else") {
+            let open = else_part.find("%{").ok_or("`%else` without `%{`")?;
+            let (body, after) = take_braced(&else_part[open..])?;
+            out.push_str(body);
+            rest = after;
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Splits `%{ body %} rest` (nesting allowed) into `(body, rest)`.
+fn take_braced(text: &str) -> Result<(&str, &str), String> {
+    let mut depth = 0;
+    let mut i = 0;
+    while i < text.len() {
+        if text[i..].starts_with("%{") {
+            depth += 1;
+            i += 2;
+        } else if text[i..].starts_with("%}") {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return Ok((&text[2..i - 2], &text[i..]));
+            }
+        } else {
+            i += text[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    Err("`%{` without `%}`".into())
+}
+
+/// Replaces tool names standing as whole words (lit's tool substitutions).
+fn substitute_tools(command: &str, tools: &Tools) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '%' | '=');
+    let mut out = String::with_capacity(command.len());
+    let mut i = 0;
+    'outer: while i < command.len() {
+        let before_ok = command[..i].chars().next_back().is_none_or(|c| !is_word(c));
+        if before_ok {
+            for (name, replacement) in &tools.substitutions {
+                if command[i..].starts_with(name)
+                    && command[i + name.len()..].chars().next().is_none_or(|c| !is_word(c))
+                {
+                    out.push_str(replacement);
+                    i += name.len();
+                    continue 'outer;
+                }
+            }
+        }
+        let c = command[i..].chars().next().expect("in bounds");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// lit's path substitutions: `%s`, `%S`, `%t`, `%T`, `%%`.
+fn substitute_paths(command: &str, file: &Path, tmp: &Path) -> String {
+    let mut out = String::with_capacity(command.len());
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('s') => out.push_str(&quote(file)),
+            Some('S') => out.push_str(&quote(file.parent().unwrap_or(Path::new(".")))),
+            Some('t') => out.push_str(&quote(tmp)),
+            Some('T') => out.push_str(&quote(tmp.parent().unwrap_or(Path::new(".")))),
+            Some('%') => out.push('%'),
+            _ => {
+                out.push('%');
+                continue;
+            }
+        }
+        chars.next();
+    }
+    out
+}
+
+fn check_file(ctx: &Ctx, dir: usize, path: &Path, index: usize) -> FileReport {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return FileReport { dir, runs: Vec::new(), error: Some(format!("cannot read file: {e}")) },
+    };
+    let lines = match run_lines(&text) {
+        Ok(lines) if lines.is_empty() => {
+            return FileReport { dir, runs: Vec::new(), error: Some("no RUN lines".into()) }
+        }
+        Ok(lines) => lines,
+        Err(e) => return FileReport { dir, runs: Vec::new(), error: Some(e) },
+    };
+    let work = ctx.scratch.join(index.to_string());
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        return FileReport {
+            dir,
+            runs: Vec::new(),
+            error: Some(format!("creating {}: {e}", work.display())),
+        };
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = work.join(format!("{name}.tmp"));
+    let runs = lines
+        .into_iter()
+        .map(|(line, command)| {
+            let command = substitute_paths(&substitute_tools(&command, &ctx.tools), path, &tmp);
+            let (ok, why) = run_command(&command, &work);
+            RunOutcome { line, ok, why }
+        })
+        .collect();
+    let _ = std::fs::remove_dir_all(&work);
+    FileReport { dir, runs, error: None }
+}
+
+/// Runs one RUN command; `(passed, why it failed)`.
+fn run_command(command: &str, cwd: &Path) -> (bool, String) {
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(format!("set -o pipefail; {command}"))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return (false, format!("cannot run bash: {e}")),
+    };
+    let mut stderr = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stderr.read_to_end(&mut v);
+        v
+    });
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                // The whole pipeline: bash's process group.
+                let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return (false, format!("waiting for bash: {e}"));
+            }
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    let Some(status) = status else {
+        return (false, format!("timed out after {}s", RUN_TIMEOUT.as_secs()));
+    };
+    if status.success() {
+        return (true, String::new());
+    }
+    let stderr = String::from_utf8_lossy(&stderr);
+    let first = stderr.lines().map(str::trim).find(|l| !l.is_empty());
+    (false, first.map_or_else(|| format!("{status}, no output on stderr"), str::to_string))
+}
+
+/// A message without its `path:line:col: ` prefix and with double-quoted texts
+/// elided (`expected error "…" was not produced`), for grouping failures.
+fn normalize_message(message: &str) -> String {
+    let message = strip_location(message);
+    let mut out = String::with_capacity(message.len());
+    let mut parts = message.split('"');
+    out.push_str(parts.next().unwrap_or(""));
+    let rest: Vec<&str> = parts.collect();
+    if rest.len().is_multiple_of(2) {
+        // Balanced quotes: every other part is quoted text.
+        for (i, part) in rest.iter().enumerate() {
+            out.push('"');
+            out.push_str(if i % 2 == 0 { "…" } else { part });
+        }
+        out
+    } else {
+        message
+    }
+}
+
+/// A message without its `path:line:col: ` prefix.
+fn strip_location(message: &str) -> String {
+    // `<path>:<line>[:<col>]: rest`, the path possibly `<stdin>` or `<unknown>`.
+    let mut parts = message.splitn(4, ':');
+    let (Some(_path), Some(line), Some(third)) = (parts.next(), parts.next(), parts.next()) else {
+        return message.to_string();
+    };
+    if !line.chars().all(|c| c.is_ascii_digit()) || line.is_empty() {
+        return message.to_string();
+    }
+    if third.chars().all(|c| c.is_ascii_digit()) && !third.is_empty() {
+        parts.next().map_or_else(|| message.to_string(), |rest| rest.trim_start().to_string())
+    } else {
+        // `<unknown>:0: error: ..` has no column.
+        let rest = message.splitn(3, ':').nth(2).unwrap_or(message);
+        rest.trim_start().to_string()
+    }
+}
+
+fn clip(s: &str) -> String {
+    const MAX: usize = 160;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_lines_are_joined_and_filtered() {
+        let text = "// RUN: mlir-opt --split-input-file \\\n// RUN:   --x %s \\\n// RUN: | FileCheck %s\n\
+                    // RUN: %if spirv-tools %{ rm -rf %t %}\n# RUN: split-file %s %t\nfunc.func\n";
+        let lines = run_lines(text).unwrap();
+        assert_eq!(
+            lines,
+            [
+                (1, "mlir-opt --split-input-file    --x %s  | FileCheck %s".to_string()),
+                (5, "split-file %s %t".into())
+            ]
+        );
+        assert_eq!(expand_if("a %if f %{ b %} %else %{ c %} d").unwrap(), "a  c  d");
+        assert!(run_lines("// RUN: a \\\n").is_err());
+    }
+
+    #[test]
+    fn substitutions() {
+        let tools = Tools {
+            substitutions: vec![
+                ("FileCheck", "/u/FileCheck-22".into()),
+                ("mlir-opt", "/t/spirvkit opt".into()),
+                ("not", "/u/not".into()),
+            ],
+        };
+        assert_eq!(
+            substitute_tools("not mlir-opt -x %s | FileCheck %s --check-prefix=FileCheck", &tools),
+            "/u/not /t/spirvkit opt -x %s | /u/FileCheck-22 %s --check-prefix=FileCheck"
+        );
+        assert_eq!(
+            substitute_tools("ls %t/mlir-opt mlir-opt-22 nothing", &tools),
+            "ls %t/mlir-opt mlir-opt-22 nothing"
+        );
+        assert_eq!(
+            substitute_paths("a %s %t.spv %t/x 100%%", Path::new("/c/f.mlir"), Path::new("/w/f.mlir.tmp")),
+            "a /c/f.mlir /w/f.mlir.tmp.spv /w/f.mlir.tmp/x 100%"
+        );
+    }
+
+    #[test]
+    fn messages_lose_their_location() {
+        assert_eq!(normalize_message("/a/b.mlir:12:3: error: boom"), "error: boom");
+        assert_eq!(normalize_message("<unknown>:0: error: lost"), "error: lost");
+        assert_eq!(
+            normalize_message("error: not supported yet: pass --cse"),
+            "error: not supported yet: pass --cse"
+        );
+        assert_eq!(
+            normalize_message("f:1:2: error: expected error \"x y\" was not produced"),
+            "error: expected error \"…\" was not produced"
+        );
+        assert_eq!(normalize_message("error: odd \" quote"), "error: odd \" quote");
+    }
+}
