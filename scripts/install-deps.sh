@@ -5,7 +5,8 @@
 # Run as root (or with sudo available).
 set -euo pipefail
 
-apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine)
+# llvm-22-tools brings FileCheck-22 for the MLIR conformance run.
+apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools)
 # A Rust toolchain needs a C linker.
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
