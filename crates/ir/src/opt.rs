@@ -274,7 +274,8 @@ fn process_chunk(
             return (None, vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
         }
     }
-    let diagnostics: Vec<Diagnostic> = crate::verify::verify(&ir, top).into_iter().map(relocate).collect();
+    let diagnostics: Vec<Diagnostic> =
+        crate::verify::verify(&ir, top, &text).into_iter().map(relocate).collect();
     if diagnostics.iter().any(Diagnostic::is_error) {
         return (None, diagnostics);
     }

@@ -194,6 +194,11 @@ impl TypeStore {
         ty
     }
 
+    /// The id of `kind` if it has been interned.
+    pub fn find(&self, kind: &TypeKind) -> Option<Type> {
+        self.ids.get(kind).copied()
+    }
+
     pub fn kind(&self, ty: Type) -> &TypeKind {
         &self.kinds[ty.index()]
     }

@@ -1,19 +1,507 @@
-//! The verifier hook `opt::run` calls after a successful parse.
+//! The verifier: the rules MLIR's ODS definitions state for every op (attribute,
+//! operand and result constraints, type-relation traits, placement), evaluated from
+//! the generated tables, with MLIR's diagnostic texts.
 //!
-//! For now it checks nothing: the per-op rules (operand/result/attribute constraints,
-//! traits, region and terminator rules, MLIR's diagnostic texts) are to come.
-//!
-//! Offsets in the returned diagnostics are byte offsets into the text given to
-//! [`crate::parse`]. `opt::run` parses each `--split-input-file` chunk padded so that
-//! its lines and columns are the whole file's, so an op's `Location::FileLineCol`
-//! converts to such an offset with a [`crate::diag::LineIndex`] over the parsed text
-//! (which this signature does not carry yet; add it when the rules need locations).
+//! Constraint predicates are ODS trees whose leaves are C++ expressions; the leaves
+//! this module understands are mapped to checks on our types and attributes, and an
+//! unknown leaf never produces an error (it is treated as "cannot tell").
 
-use crate::diag::Diagnostic;
-use crate::ir::{Ir, OpId};
+use crate::attr::Attribute;
+use crate::diag::{Diagnostic, LineIndex};
+use crate::ir::{Ir, Location, OpId, Value};
+use crate::opdef::{op_def, Arity, OpDef, Pred};
+use crate::printer::type_to_string;
+use crate::types::{FloatKind, Signedness, Type, TypeKind};
 
-/// Verifies the IR under `top`; an empty list means it is valid.
-pub fn verify(ir: &Ir, top: OpId) -> Vec<Diagnostic> {
-    let _ = (ir, top);
-    Vec::new()
+/// Verifies the IR under `top`; an empty list means it is valid. `text` is the
+/// source the IR was parsed from (op locations are converted to offsets into it).
+pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
+    let index = LineIndex::new(text);
+    let mut v = Verifier { ir, index: &index, out: Vec::new() };
+    let mut stack = vec![top];
+    while let Some(op) = stack.pop() {
+        v.op(op);
+        if !v.out.is_empty() {
+            // MLIR stops at the first op that fails.
+            break;
+        }
+        let o = ir.op(op);
+        for &r in o.regions.iter().rev() {
+            for &b in ir.region(r).blocks.iter().rev() {
+                stack.extend(ir.block(b).ops.iter().rev());
+            }
+        }
+    }
+    v.out
+}
+
+struct Verifier<'a> {
+    ir: &'a Ir,
+    index: &'a LineIndex,
+    out: Vec<Diagnostic>,
+}
+
+/// What a predicate is evaluated on.
+#[derive(Clone, Copy)]
+enum Subject<'a> {
+    Type(Type),
+    Attr(&'a Attribute),
+    /// An op-level predicate (ODS `PredOpTrait`): only op leaves apply.
+    Op,
+}
+
+impl<'a> Verifier<'a> {
+    fn offset(&self, op: OpId) -> Option<usize> {
+        match &self.ir.op(op).location {
+            Location::FileLineCol { line, column, .. } => self.index.offset(*line, *column),
+            _ => None,
+        }
+    }
+
+    fn error(&mut self, op: OpId, message: String) {
+        let name = self.ir.op(op).name.clone();
+        let offset = self.offset(op);
+        self.out.push(Diagnostic::error(offset, format!("'{name}' op {message}")));
+    }
+
+    fn op(&mut self, op: OpId) {
+        let name = self.ir.op(op).name.clone();
+        let Some(def) = op_def(&name) else { return };
+        if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
+            return;
+        }
+        self.native_traits(op, def);
+    }
+
+    /// Required attributes and attribute constraints. Returns true on error.
+    fn attributes(&mut self, op: OpId, def: &OpDef) -> bool {
+        for ad in def.attributes {
+            let c = ad.constraint();
+            let value = self.ir.op(op).attr(ad.name).cloned();
+            match value {
+                None if !c.optional && c.default_value.is_none() && !c.storage_type.contains("UnitAttr") => {
+                    self.error(op, format!("requires attribute '{}'", ad.name));
+                    return true;
+                }
+                Some(v) if self.eval(&c.pred, Subject::Attr(&v), op) == Some(false) => {
+                    self.error(
+                        op,
+                        format!("attribute '{}' failed to satisfy constraint: {}", ad.name, c.summary),
+                    );
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The values of each operand group (or result group).
+    fn groups(&self, op: OpId, def: &OpDef, results: bool) -> Option<Vec<Vec<Value>>> {
+        let o = self.ir.op(op);
+        let (values, defs) = if results { (&o.results, def.results) } else { (&o.operands, def.operands) };
+        let segments = if results { o.attr("resultSegmentSizes") } else { o.attr("operandSegmentSizes") };
+        if let Some(Attribute::DenseArray { values: sizes, .. }) = segments {
+            let mut out = Vec::new();
+            let mut at = 0;
+            for s in sizes {
+                let Attribute::Integer { value, .. } = s else { return None };
+                let n = *value as usize;
+                out.push(values.get(at..at + n)?.to_vec());
+                at += n;
+            }
+            return Some(out);
+        }
+        let variable = defs.iter().filter(|d| d.arity != Arity::Single).count();
+        let fixed = defs.len() - variable;
+        if variable > 1 || values.len() < fixed {
+            return None;
+        }
+        let extra = values.len() - fixed;
+        if variable == 0 && extra > 0 {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut at = 0;
+        for d in defs {
+            let n = if d.arity == Arity::Single { 1 } else { extra };
+            out.push(values.get(at..at + n)?.to_vec());
+            at += n;
+        }
+        Some(out)
+    }
+
+    fn operands_and_results(&mut self, op: OpId, def: &OpDef) -> bool {
+        for results in [false, true] {
+            let defs = if results { def.results } else { def.operands };
+            let Some(groups) = self.groups(op, def, results) else {
+                let o = self.ir.op(op);
+                let (count, what) =
+                    if results { (o.results.len(), "results") } else { (o.operands.len(), "operands") };
+                let fixed = defs.iter().filter(|d| d.arity == Arity::Single).count();
+                if defs.iter().all(|d| d.arity == Arity::Single) {
+                    self.error(
+                        op,
+                        format!(
+                            "requires {fixed} {what}, but found {count}",
+                            what = if fixed == 1 { &what[..what.len() - 1] } else { what }
+                        ),
+                    );
+                    return true;
+                }
+                continue;
+            };
+            let mut flat = 0;
+            for (d, group) in defs.iter().zip(&groups) {
+                for &v in group {
+                    let ty = self.ir.value_type(v);
+                    let c = d.constraint();
+                    if self.eval(&c.pred, Subject::Type(ty), op) == Some(false) {
+                        let kind = if results { "result" } else { "operand" };
+                        let ty_text = type_to_string(self.ir, ty);
+                        self.error(op, format!("{kind} #{flat} must be {}, but got '{ty_text}'", c.summary));
+                        return true;
+                    }
+                    flat += 1;
+                }
+            }
+        }
+        false
+    }
+
+    fn pred_traits(&mut self, op: OpId, def: &OpDef) -> bool {
+        for t in def.pred_traits {
+            if self.eval(&t.pred, Subject::Op, op) == Some(false) {
+                self.error(op, format!("failed to verify that {}", t.summary));
+                return true;
+            }
+        }
+        false
+    }
+
+    fn native_traits(&mut self, op: OpId, def: &OpDef) {
+        let o = self.ir.op(op);
+        let types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| self.ir.value_type(v)).collect();
+        if def.traits.contains(&"SameOperandsAndResultType") && types.windows(2).any(|w| w[0] != w[1]) {
+            self.error(op, "requires the same type for all operands and results".into());
+            return;
+        }
+        let operand_types: Vec<Type> = o.operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        if def.traits.contains(&"SameTypeOperands") && operand_types.windows(2).any(|w| w[0] != w[1]) {
+            self.error(op, "requires all operands to have the same type".into());
+            return;
+        }
+        if def.traits.contains(&"SameOperandsAndResultShape") {
+            let shapes: Vec<Option<Vec<u64>>> = types.iter().map(|&t| self.shape(t)).collect();
+            if shapes.windows(2).any(|w| w[0] != w[1]) {
+                self.error(op, "requires the same shape for all operands and results".into());
+                return;
+            }
+        }
+        if def.traits.contains(&"Terminator") {
+            if let Some(block) = o.parent {
+                if self.ir.block(block).ops.last() != Some(&op) {
+                    self.error(op, "must be the last operation in the parent block".into());
+                }
+            }
+        }
+    }
+
+    fn shape(&self, t: Type) -> Option<Vec<u64>> {
+        match self.ir.types.kind(t) {
+            TypeKind::Vector { shape, .. } => Some(shape.clone()),
+            TypeKind::CooperativeMatrix { rows, columns, .. } => Some(vec![*rows as u64, *columns as u64]),
+            _ => None,
+        }
+    }
+
+    /// The first value of the operand or result group called `name`.
+    fn named_value(&self, op: OpId, name: &str) -> Option<Value> {
+        let def = op_def(&self.ir.op(op).name)?;
+        if let Some(i) = def.operands.iter().position(|d| d.name == name) {
+            return self.groups(op, def, false)?.get(i)?.first().copied();
+        }
+        let i = def.results.iter().position(|d| d.name == name)?;
+        self.groups(op, def, true)?.get(i)?.first().copied()
+    }
+
+    fn element_or_self(&self, t: Type) -> Type {
+        match self.ir.types.kind(t) {
+            TypeKind::Vector { element, .. } | TypeKind::CooperativeMatrix { element, .. } => *element,
+            _ => t,
+        }
+    }
+
+    /// Evaluates an ODS predicate; `None` when it contains something we cannot judge.
+    fn eval(&self, pred: &Pred, subject: Subject, op: OpId) -> Option<bool> {
+        match pred {
+            Pred::And(items) => {
+                let mut unknown = false;
+                for p in items.iter() {
+                    match self.eval(p, subject, op) {
+                        Some(false) => return Some(false),
+                        None => unknown = true,
+                        Some(true) => {}
+                    }
+                }
+                if unknown {
+                    None
+                } else {
+                    Some(true)
+                }
+            }
+            Pred::Or(items) => {
+                let mut unknown = false;
+                for p in items.iter() {
+                    match self.eval(p, subject, op) {
+                        Some(true) => return Some(true),
+                        None => unknown = true,
+                        Some(false) => {}
+                    }
+                }
+                if unknown {
+                    None
+                } else {
+                    Some(false)
+                }
+            }
+            Pred::Not(p) => self.eval(p, subject, op).map(|b| !b),
+            Pred::SubstLeaves { child, .. } => self.eval(child, subject, op),
+            Pred::Concat { prefix, child, .. } => {
+                if prefix.contains("elementType") {
+                    let Subject::Type(t) = subject else { return None };
+                    match self.ir.types.kind(t) {
+                        TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => {
+                            self.eval(child, Subject::Type(*element), op)
+                        }
+                        _ => Some(false),
+                    }
+                } else if prefix.contains("all_of") {
+                    let Subject::Attr(Attribute::Array(items)) = subject else { return Some(false) };
+                    let mut all = Some(true);
+                    for it in items {
+                        match self.eval(child, Subject::Attr(it), op) {
+                            Some(false) => return Some(false),
+                            None => all = None,
+                            Some(true) => {}
+                        }
+                    }
+                    all
+                } else {
+                    None
+                }
+            }
+            Pred::Leaf(text) => self.leaf(text, subject, op),
+        }
+    }
+
+    fn leaf(&self, text: &str, subject: Subject, op: OpId) -> Option<bool> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        // ODS wraps every leaf in one pair of parentheses.
+        let e = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(&compact);
+        if e == "true" {
+            return Some(true);
+        }
+        if let Some(r) = self.op_leaf(e, op) {
+            return Some(r);
+        }
+        match subject {
+            Subject::Type(t) => self.type_leaf(e, t),
+            Subject::Attr(a) => self.attr_leaf(e, a),
+            Subject::Op => None,
+        }
+    }
+
+    fn type_leaf(&self, e: &str, t: Type) -> Option<bool> {
+        let kind = self.ir.types.kind(t);
+        let int = |w: u32, s: Option<Signedness>| matches!(kind, TypeKind::Integer { width, signedness } if *width == w && s.is_none_or(|s| s == *signedness));
+        let number = |prefix: &str| {
+            e.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).and_then(|n| n.parse::<u32>().ok())
+        };
+        if let Some(w) = number("$_self.isInteger(") {
+            return Some(int(w, None));
+        }
+        if let Some(w) = number("$_self.isSignlessInteger(") {
+            return Some(int(w, Some(Signedness::Signless)));
+        }
+        if let Some(w) = number("$_self.isUnsignedInteger(") {
+            return Some(int(w, Some(Signedness::Unsigned)));
+        }
+        if let Some(w) = number("$_self.isSignedInteger(") {
+            return Some(int(w, Some(Signedness::Signed)));
+        }
+        if let Some(n) = e.strip_prefix("::llvm::cast<::mlir::VectorType>($_self).getNumElements()==") {
+            let n: u64 = n.parse().ok()?;
+            return Some(
+                matches!(kind, TypeKind::Vector { shape, .. } if shape.iter().product::<u64>() == n),
+            );
+        }
+        Some(match e {
+            "$_self.isF16()" => matches!(kind, TypeKind::Float(FloatKind::F16)),
+            "$_self.isF32()" => matches!(kind, TypeKind::Float(FloatKind::F32)),
+            "$_self.isF64()" => matches!(kind, TypeKind::Float(FloatKind::F64)),
+            "::llvm::isa<::mlir::BFloat16Type>($_self)" => matches!(kind, TypeKind::Float(FloatKind::BF16)),
+            "::llvm::isa<::mlir::VectorType>($_self)" => matches!(kind, TypeKind::Vector { .. }),
+            "::llvm::isa<::mlir::FixedVectorType>($_self)" => {
+                matches!(kind, TypeKind::Vector { scalable, .. } if !scalable.iter().any(|s| *s))
+            }
+            "::llvm::cast<::mlir::VectorType>($_self).getRank()>0" => {
+                matches!(kind, TypeKind::Vector { shape, .. } if !shape.is_empty())
+            }
+            "::llvm::isa<::mlir::NoneType>($_self)" => matches!(kind, TypeKind::None),
+            "::llvm::isa<::mlir::FunctionType>($_self)" => matches!(kind, TypeKind::Function { .. }),
+            "::llvm::isa<::mlir::spirv::ArrayType>($_self)" => matches!(kind, TypeKind::Array { .. }),
+            "::llvm::isa<::mlir::spirv::RuntimeArrayType>($_self)" => {
+                matches!(kind, TypeKind::RuntimeArray { .. })
+            }
+            "::llvm::isa<::mlir::spirv::PointerType>($_self)" => matches!(kind, TypeKind::Pointer { .. }),
+            "::llvm::isa<::mlir::spirv::StructType>($_self)" => {
+                matches!(kind, TypeKind::LiteralStruct(_) | TypeKind::IdentifiedStruct { .. })
+            }
+            "::llvm::isa<::mlir::spirv::ImageType>($_self)" => matches!(kind, TypeKind::Image { .. }),
+            "::llvm::isa<::mlir::spirv::SampledImageType>($_self)" => {
+                matches!(kind, TypeKind::SampledImage(_))
+            }
+            "::llvm::isa<::mlir::spirv::MatrixType>($_self)" => matches!(kind, TypeKind::Matrix { .. }),
+            "::llvm::isa<::mlir::spirv::CooperativeMatrixType>($_self)" => {
+                matches!(kind, TypeKind::CooperativeMatrix { .. })
+            }
+            "::llvm::isa<::mlir::spirv::TensorArmType>($_self)" => {
+                matches!(kind, TypeKind::Opaque(t) if t.starts_with("spirv.arm.tensor"))
+            }
+            _ => return None,
+        })
+    }
+
+    fn attr_leaf(&self, e: &str, a: &Attribute) -> Option<bool> {
+        if let Some(class) =
+            e.strip_prefix("::llvm::isa<::mlir::spirv::").and_then(|r| r.strip_suffix("Attr>($_self)"))
+        {
+            // An enum attribute of the dialect: `#spirv.<mnemonic><...>`.
+            let Attribute::Dialect { name, .. } = a else { return Some(false) };
+            let enum_def = crate::opdef::enum_attr_by_enum_name(class)?;
+            return Some(enum_def.mnemonic.is_some_and(|m| name == &format!("spirv.{m}")));
+        }
+        Some(match e {
+            "::llvm::isa<::mlir::IntegerAttr>($_self)" => matches!(a, Attribute::Integer { .. }),
+            "::llvm::isa<::mlir::BoolAttr>($_self)" => matches!(a, Attribute::Bool(_)),
+            "::llvm::isa<::mlir::StringAttr>($_self)" => matches!(a, Attribute::String(_)),
+            "::llvm::isa<::mlir::ArrayAttr>($_self)" => matches!(a, Attribute::Array(_)),
+            "::llvm::isa<::mlir::DictionaryAttr>($_self)" => matches!(a, Attribute::Dictionary(_)),
+            "::llvm::isa<::mlir::SymbolRefAttr>($_self)" => matches!(a, Attribute::SymbolRef(_)),
+            "::llvm::isa<::mlir::FlatSymbolRefAttr>($_self)" => {
+                matches!(a, Attribute::SymbolRef(p) if p.len() == 1)
+            }
+            "::llvm::isa<::mlir::TypeAttr>($_self)" => matches!(a, Attribute::Type(_)),
+            "::llvm::isa<::mlir::DenseI32ArrayAttr>($_self)" => matches!(a, Attribute::DenseArray { .. }),
+            "::llvm::isa<::mlir::TypedAttr>($_self)" => {
+                matches!(
+                    a,
+                    Attribute::Integer { .. }
+                        | Attribute::Float { .. }
+                        | Attribute::Dense { .. }
+                        | Attribute::Bool(_)
+                )
+            }
+            "::llvm::isa<::mlir::Type>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
+                matches!(a, Attribute::Type(_))
+            }
+            "::llvm::isa<::mlir::FunctionType>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
+                matches!(a, Attribute::Type(t) if matches!(self.ir.types.kind(*t), TypeKind::Function { .. }))
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getType().isSignlessInteger(32)" => {
+                matches!(a, Attribute::Integer { ty, .. }
+                    if matches!(self.ir.types.kind(*ty), TypeKind::Integer { width: 32, signedness: Signedness::Signless }))
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isStrictlyPositive()" => {
+                matches!(a, Attribute::Integer { value, .. } if *value > 0)
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isPowerOf2()" => {
+                matches!(a, Attribute::Integer { value, .. } if *value > 0 && (*value & (*value - 1)) == 0)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Leaves that relate an op's operands and results (ODS `PredOpTrait`s).
+    fn op_leaf(&self, e: &str, op: OpId) -> Option<bool> {
+        let ty = |name: &str| self.named_value(op, name).map(|v| self.ir.value_type(v));
+        if e == "isNestedInFunctionOpInterface($_op.getParentOp())" {
+            return Some(self.inside(op, &["spirv.func", "func.func"], false));
+        }
+        if e == "isDirectInModuleLikeOp($_op.getParentOp())" {
+            return Some(self.inside(op, &["spirv.module", "builtin.module"], true));
+        }
+        // `(($a.getType()) == ($b.getType()) && ...)`: all the named values have one type.
+        if e.starts_with("($") && e.contains(".getType())==($") {
+            let names: Vec<&str> =
+                e.split("($").skip(1).filter_map(|s| s.split(".getType()").next()).collect();
+            let types: Vec<Type> = names.iter().filter_map(|n| ty(n)).collect();
+            if types.len() != names.len() {
+                return None;
+            }
+            return Some(types.windows(2).all(|w| w[0] == w[1]));
+        }
+        if e.starts_with("(getElementTypeOrSelf($") {
+            let names: Vec<&str> =
+                e.split("getElementTypeOrSelf($").skip(1).filter_map(|s| s.split(')').next()).collect();
+            let types: Vec<Type> =
+                names.iter().filter_map(|n| ty(n)).map(|t| self.element_or_self(t)).collect();
+            if types.len() != names.len() {
+                return None;
+            }
+            return Some(types.windows(2).all(|w| w[0] == w[1]));
+        }
+        let body = e.strip_prefix("std::equal_to<>()(")?.strip_suffix(')')?;
+        let (lhs, rhs) = body.rsplit_once(",$")?;
+        let dst = ty(rhs.strip_suffix(".getType()")?)?;
+        let src_name = lhs.split('$').nth(1)?.split('.').next()?;
+        let src = ty(src_name)?;
+        let derived = if lhs.starts_with("getUnaryOpResultType(") {
+            let i1 = self.find_i1()?;
+            match self.ir.types.kind(src) {
+                TypeKind::Vector { .. } => {
+                    return Some(matches!(self.ir.types.kind(dst), TypeKind::Vector { element, shape, .. }
+                    if *element == i1 && self.shape(src).as_ref() == Some(shape)))
+                }
+                _ => i1,
+            }
+        } else if lhs.contains("getPointeeType") {
+            match self.ir.types.kind(src) {
+                TypeKind::Pointer { pointee, .. } => *pointee,
+                _ => return Some(false),
+            }
+        } else if lhs.starts_with("::mlir::getElementTypeOrSelf(")
+            || (lhs.contains("VectorType>($") && lhs.ends_with("getElementType()"))
+        {
+            self.element_or_self(src)
+        } else if lhs.contains("SampledImageType>($") && lhs.ends_with("getImageType()") {
+            match self.ir.types.kind(src) {
+                TypeKind::SampledImage(image) => *image,
+                _ => return Some(false),
+            }
+        } else {
+            return None;
+        };
+        Some(derived == dst)
+    }
+
+    fn find_i1(&self) -> Option<Type> {
+        self.ir.types.find(&TypeKind::Integer { width: 1, signedness: Signedness::Signless })
+    }
+
+    /// Whether `op` sits in one of `parents` (directly, or anywhere above unless `direct`).
+    fn inside(&self, op: OpId, parents: &[&str], direct: bool) -> bool {
+        let mut current = self.ir.parent_op(op);
+        while let Some(p) = current {
+            if parents.contains(&self.ir.op(p).name.as_str()) {
+                return true;
+            }
+            if direct {
+                return false;
+            }
+            current = self.ir.parent_op(p);
+        }
+        false
+    }
 }
