@@ -266,15 +266,26 @@ impl<'a> Verifier<'a> {
                 }
             }
             Pred::Not(p) => self.eval(p, subject, op).map(|b| !b),
+            // `$_self` replaced by an element-type expression: the child judges the element.
+            Pred::SubstLeaves { replacement, child, .. } if replacement.contains("getElementType()") => {
+                let Subject::Type(t) = subject else { return None };
+                match self.ir.types.kind(t) {
+                    TypeKind::Vector { element, .. }
+                    | TypeKind::Tensor { element, .. }
+                    | TypeKind::CooperativeMatrix { element, .. } => self.eval(child, Subject::Type(*element), op),
+                    _ => None,
+                }
+            }
             Pred::SubstLeaves { child, .. } => self.eval(child, subject, op),
             Pred::Concat { prefix, child, .. } => {
                 if prefix.contains("elementType") {
                     let Subject::Type(t) = subject else { return None };
                     match self.ir.types.kind(t) {
-                        TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => {
-                            self.eval(child, Subject::Type(*element), op)
-                        }
-                        _ => Some(false),
+                        TypeKind::Vector { element, .. }
+                        | TypeKind::Tensor { element, .. }
+                        | TypeKind::CooperativeMatrix { element, .. } => self.eval(child, Subject::Type(*element), op),
+                        // The guard before the element check rejects other kinds itself.
+                        _ => None,
                     }
                 } else if prefix.contains("all_of") {
                     let Subject::Attr(Attribute::Array(items)) = subject else { return Some(false) };
