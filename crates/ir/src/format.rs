@@ -873,7 +873,22 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
                 def.operands[i].name, def.name
             ),
         })?;
-        let types = if types.len() == 1 && refs.len() > 1 { vec![types[0]; refs.len()] } else { types };
+        let types = if types.len() == 1 && refs.len() > 1 && def.operands[i].arity == Arity::Single {
+            vec![types[0]; refs.len()]
+        } else {
+            types
+        };
+        if refs.len() != types.len() {
+            return Err(ParseError {
+                offset: start,
+                message: format!(
+                    "custom op '{}' number of operands and types do not match: got {} operands and {} types",
+                    def.name,
+                    refs.len(),
+                    types.len()
+                ),
+            });
+        }
         operands.extend(p.resolve_operands(&refs, &types, start)?);
     }
     let mut results = Vec::new();
@@ -943,6 +958,22 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
         }
     };
     let index = |name: &str| names.iter().position(|n| *n == name);
+    // Operands and results whose constraint admits exactly one type (`bool`).
+    for i in 0..names.len() {
+        if get(st, i).is_some() {
+            continue;
+        }
+        let c = if i < n_ops { def.operands[i].constraint() } else { def.results[i - n_ops].constraint() };
+        let buildable = match c.summary {
+            "bool" | "1-bit signless integer" => Some((1, Signedness::Signless)),
+            "32-bit signless integer" => Some((32, Signedness::Signless)),
+            _ => None,
+        };
+        if let Some((w, s)) = buildable {
+            let t = p.ir.types.integer(w, s);
+            set(st, i, t);
+        }
+    }
     for _ in 0..4 {
         // All values the same type.
         let mut groups: Vec<Vec<usize>> = Vec::new();

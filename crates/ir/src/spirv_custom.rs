@@ -126,6 +126,11 @@ fn parse_constant(p: &mut Parser) -> PResult<OpId> {
             value = Attribute::Integer { value: *b as i128, ty: i1 };
             i1
         }
+        Attribute::Dense { ty, .. } if matches!(p.ir.types.kind(*ty), TypeKind::Tensor { .. }) => {
+            // A tensor-shaped value for an array constant: the array type follows.
+            p.expect(":")?;
+            p.parse_type()?
+        }
         Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
         _ => {
             p.expect(":")?;
@@ -626,14 +631,22 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
     p.expect("(")?;
     let mut args: Vec<(String, Type, Location)> = Vec::new();
     let mut arg_attrs = Vec::new();
+    // Declarations may list bare types; then the body (if any) gets no arguments.
+    let mut input_types = Vec::new();
     if !p.at(")") {
         loop {
-            let r = p.parse_operand_ref()?;
-            p.expect(":")?;
-            let ty = p.parse_type()?;
-            arg_attrs.push(optional_attr_dict(p)?);
-            let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
-            args.push((r.name, ty, loc));
+            if p.tok.kind == Tok::ValueId {
+                let r = p.parse_operand_ref()?;
+                p.expect(":")?;
+                let ty = p.parse_type()?;
+                arg_attrs.push(optional_attr_dict(p)?);
+                let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+                args.push((r.name, ty, loc));
+                input_types.push(ty);
+            } else {
+                input_types.push(p.parse_type()?);
+                arg_attrs.push(optional_attr_dict(p)?);
+            }
             if !p.eat(",") {
                 break;
             }
@@ -646,7 +659,7 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
     }
     let control = string_token(p)?;
     let extra = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
-    let fn_ty = p.ir.types.function(args.iter().map(|a| a.1).collect(), results);
+    let fn_ty = p.ir.types.function(input_types, results);
     let mut props = vec![
         NamedAttribute::new("function_control", dialect("spirv.function_control", &control)),
         NamedAttribute::new("function_type", Attribute::Type(fn_ty)),

@@ -272,7 +272,9 @@ impl<'a> Verifier<'a> {
                 match self.ir.types.kind(t) {
                     TypeKind::Vector { element, .. }
                     | TypeKind::Tensor { element, .. }
-                    | TypeKind::CooperativeMatrix { element, .. } => self.eval(child, Subject::Type(*element), op),
+                    | TypeKind::CooperativeMatrix { element, .. } => {
+                        self.eval(child, Subject::Type(*element), op)
+                    }
                     _ => None,
                 }
             }
@@ -283,7 +285,9 @@ impl<'a> Verifier<'a> {
                     match self.ir.types.kind(t) {
                         TypeKind::Vector { element, .. }
                         | TypeKind::Tensor { element, .. }
-                        | TypeKind::CooperativeMatrix { element, .. } => self.eval(child, Subject::Type(*element), op),
+                        | TypeKind::CooperativeMatrix { element, .. } => {
+                            self.eval(child, Subject::Type(*element), op)
+                        }
                         // The guard before the element check rejects other kinds itself.
                         _ => None,
                     }
