@@ -633,24 +633,19 @@ fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
     }
 }
 
+/// A comma-separated operand list; as in MLIR, a comma after an operand always
+/// continues the list.
 fn parse_value_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
     let mut refs = Vec::new();
     if p.tok.kind == Tok::ValueId {
         loop {
             refs.push(p.parse_operand_ref()?);
-            if !(p.at(",") && peek_is_value(p)) {
+            if !p.eat(",") {
                 break;
             }
-            p.bump();
         }
     }
     Ok(refs)
-}
-
-/// After a `,`: is the next token a value (so the comma continues the list)?
-fn peek_is_value(p: &Parser) -> bool {
-    let mut look = p.lexer_clone();
-    look.next_token().kind == Tok::ValueId
 }
 
 fn parse_type_list(p: &mut Parser, variadic: bool) -> PResult<Vec<Type>> {
@@ -966,7 +961,7 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
         let c = if i < n_ops { def.operands[i].constraint() } else { def.results[i - n_ops].constraint() };
         let buildable = match c.summary {
             "bool" | "1-bit signless integer" => Some((1, Signedness::Signless)),
-            "32-bit signless integer" => Some((32, Signedness::Signless)),
+            "32-bit signless integer" | "Int32" => Some((32, Signedness::Signless)),
             _ => None,
         };
         if let Some((w, s)) = buildable {

@@ -81,6 +81,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
             parse_ternary(p, name, start)
         }
         "spirv.INTEL.SubgroupBlockWrite" => parse_block_write(p, start),
+        "spirv.SpecConstantOperation" => parse_spec_constant_operation(p, start),
         _ => return None,
     };
     Some(r)
@@ -111,6 +112,7 @@ pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
         }
         "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => print_ternary(p, op),
         "spirv.INTEL.SubgroupBlockWrite" => print_block_write(p, op),
+        "spirv.SpecConstantOperation" => print_spec_constant_operation(p, op),
         _ => return None,
     };
     Some(done)
@@ -1139,5 +1141,40 @@ fn print_block_write(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.operands[1]);
     p.ty(t);
+    true
+}
+
+/// `wraps "spirv.IAdd"(%a, %b) : (i32, i32) -> i32`: the wrapped op in its generic
+/// form, which becomes the body with a `spirv.mlir.yield` of its result.
+fn parse_spec_constant_operation(p: &mut Parser, start: usize) -> PResult<OpId> {
+    p.expect_keyword("wraps")?;
+    if p.tok.kind != Tok::String {
+        return p.error("expected operation name in quotes");
+    }
+    let inner = p.parse_operation()?;
+    let results = p.ir.op(inner).results.clone();
+    let Some(&result) = results.first() else {
+        return Err(ParseError { offset: start, message: "wrapped op must have a result".into() });
+    };
+    let ty = p.ir.value_type(result);
+    let op = p.ir.create_op("spirv.SpecConstantOperation", vec![], &[], Location::Unknown);
+    p.finish_op(op, vec![], &[ty]);
+    let region = p.ir.add_region(op);
+    let block = p.ir.create_block();
+    p.ir.append_block(region, block);
+    p.ir.append_op(block, inner);
+    let location = p.ir.op(inner).location.clone();
+    let yield_op = p.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
+    p.ir.append_op(block, yield_op);
+    Ok(op)
+}
+
+fn print_spec_constant_operation(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(&region) = o.regions.first() else { return false };
+    let Some(&block) = p.ir.region(region).blocks.first() else { return false };
+    let Some(&inner) = p.ir.block(block).ops.first() else { return false };
+    p.out.push_str("spirv.SpecConstantOperation wraps ");
+    p.generic(inner);
     true
 }
