@@ -14,6 +14,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
         "func.func" => parse_func(p),
         "func.return" | "return" => parse_return(p),
         "func.call" | "call" => parse_call(p),
+        "arith.constant" => parse_arith_constant(p),
         _ => {
             let full = if name.contains('.') { name.to_string() } else { format!("spirv.{name}") };
             if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
@@ -52,6 +53,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         "func.func" => print_func(p, op),
         "func.return" => print_return(p, op),
         "func.call" => print_call(p, op),
+        "arith.constant" => print_arith_constant(p, op),
         _ => crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op)),
     }
 }
@@ -385,4 +387,30 @@ fn function_type_text(p: &Printer, kind: &TypeKind) -> String {
         s.push(')');
     }
     s
+}
+
+/// `arith.constant 1 : i32` (the tests use it to make index and integer values).
+fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
+    let start = p.tok.offset;
+    let mut value = p.parse_attribute()?;
+    let ty = match &value {
+        Attribute::Bool(b) => {
+            let i1 = p.ir.types.integer(1, crate::types::Signedness::Signless);
+            value = Attribute::Integer { value: *b as i128, ty: i1 };
+            i1
+        }
+        Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
+        _ => return Err(ParseError { offset: start, message: "expected a typed constant value".into() }),
+    };
+    let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);
+    p.finish_op(op, vec![], &[ty]);
+    p.ir.op_mut(op).properties.push(NamedAttribute::new("value", value));
+    Ok(op)
+}
+
+fn print_arith_constant(p: &mut Printer, op: OpId) -> bool {
+    let Some(value) = p.ir.op(op).attr("value").cloned() else { return false };
+    p.out.push_str("arith.constant ");
+    p.attr(&value);
+    true
 }

@@ -381,6 +381,17 @@ fn suggested_result_name(ir: &Ir, op: OpId) -> Option<String> {
             return path.last().map(|v| format!("{v}_addr"));
         }
     }
+    if o.name == "arith.constant" && o.results.len() == 1 {
+        let ty = ir.value_type(o.results[0]);
+        return Some(match (o.attr("value"), ir.types.kind(ty)) {
+            (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
+                if *value != 0 { "true" } else { "false" }.to_string()
+            }
+            (Some(Attribute::Integer { value, .. }), TypeKind::Index) => format!("c{value}"),
+            (Some(Attribute::Integer { value, .. }), _) => format!("c{value}_{}", type_to_string(ir, ty)),
+            _ => "cst".to_string(),
+        });
+    }
     if o.name != "spirv.Constant" || o.results.len() != 1 {
         return None;
     }
