@@ -218,8 +218,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
         if i > 0 {
             p.out.push_str(", ");
         }
-        if let Some(b) = entry {
-            let v = p.ir.block(b).arguments[i];
+        if let Some(&v) = entry.and_then(|b| p.ir.block(b).arguments.get(i)) {
             p.value(v);
             p.out.push_str(": ");
         }

@@ -66,6 +66,9 @@ impl<'a> Verifier<'a> {
 
     fn op(&mut self, op: OpId) {
         let name = self.ir.op(op).name.clone();
+        if self.function_signature(op) {
+            return;
+        }
         let Some(def) = op_def(&name) else { return };
         if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
             return;
@@ -205,6 +208,37 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
+    }
+
+    /// Function-like ops: the entry block's arguments match the signature.
+    fn function_signature(&mut self, op: OpId) -> bool {
+        let o = self.ir.op(op);
+        if !matches!(o.name.as_str(), "spirv.func" | "func.func") {
+            return false;
+        }
+        let Some(Attribute::Type(fn_ty)) = o.attr("function_type") else { return false };
+        let TypeKind::Function { inputs, .. } = self.ir.types.kind(*fn_ty) else { return false };
+        let Some(entry) = o.regions.first().and_then(|&r| self.ir.region(r).blocks.first().copied()) else {
+            return false;
+        };
+        let args = &self.ir.block(entry).arguments;
+        if args.len() != inputs.len() {
+            let n = inputs.len();
+            self.error(op, format!("entry block must have {n} arguments to match function signature"));
+            return true;
+        }
+        for (i, (&a, &t)) in args.iter().zip(inputs).enumerate() {
+            let actual = self.ir.value_type(a);
+            if actual != t {
+                let (want, got) = (type_to_string(self.ir, t), type_to_string(self.ir, actual));
+                self.error(
+                    op,
+                    format!("type of entry block argument #{i}('{got}') must match the type of the corresponding argument in function signature('{want}')"),
+                );
+                return true;
+            }
+        }
+        false
     }
 
     fn shape(&self, t: Type) -> Option<Vec<u64>> {
