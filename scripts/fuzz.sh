@@ -13,7 +13,7 @@
 # forbid unsafe code, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +21,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble) ;;
+    read | dis_roundtrip | assemble | mlir_text) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -46,7 +46,16 @@ fi
 mkdir -p "$seeds"
 if [ -d "$spv_corpus" ]; then
     # Seed names are flattened corpus paths, so re-seeding does not duplicate.
-    if [ "$target" = assemble ]; then
+    if [ "$target" = mlir_text ]; then
+        mlir_corpus="${SPIRVKIT_MLIR_CORPUS:-$root/../shared/corpus/mlir-spirv}"
+        if [ -d "$mlir_corpus/test" ]; then
+            find "$mlir_corpus/test" -name '*.mlir' | while IFS= read -r file; do
+                name="${file#"$mlir_corpus"/}"
+                out="$seeds/${name//\//__}"
+                [ -e "$out" ] || cp "$file" "$out"
+            done
+        fi
+    elif [ "$target" = assemble ]; then
         (cd "$root" && cargo build --release --quiet --package spirvkit-cli)
         find "$spv_corpus" -name '*.spv' -size -64k | LC_ALL=C sort | awk 'NR % 12 == 1' | head -n 48 |
             while IFS= read -r file; do

@@ -82,6 +82,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
         }
         "spirv.INTEL.SubgroupBlockWrite" => parse_block_write(p, start),
         "spirv.SpecConstantOperation" => parse_spec_constant_operation(p, start),
+        "spirv.Switch" => parse_switch(p, start),
         _ => return None,
     };
     Some(r)
@@ -113,6 +114,7 @@ pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
         "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => print_ternary(p, op),
         "spirv.INTEL.SubgroupBlockWrite" => print_block_write(p, op),
         "spirv.SpecConstantOperation" => print_spec_constant_operation(p, op),
+        "spirv.Switch" => print_switch(p, op),
         _ => return None,
     };
     Some(done)
@@ -1175,5 +1177,115 @@ fn print_spec_constant_operation(p: &mut Printer, op: OpId) -> bool {
     let Some(&inner) = p.ir.block(block).ops.first() else { return false };
     p.out.push_str("spirv.SpecConstantOperation wraps ");
     p.generic(inner);
+    true
+}
+
+/// `%sel : i32, [ default: ^bb1, 0: ^bb2(%x : f32), ... ]`.
+fn parse_switch(p: &mut Parser, start: usize) -> PResult<OpId> {
+    let selector = p.parse_operand_ref()?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let selector = p.resolve_operands(&[selector], &[ty], start)?;
+    p.expect(",")?;
+    p.expect("[")?;
+    p.expect_keyword("default")?;
+    p.expect(":")?;
+    let (default, default_args) = parse_successor_and_operands(p, start)?;
+    let mut literals = Vec::new();
+    let mut successors = vec![default];
+    let mut case_values = Vec::new();
+    let mut segments = Vec::new();
+    while p.eat(",") {
+        let negative = p.eat("-");
+        literals.push(p.parse_typed_number(negative, ty)?);
+        p.expect(":")?;
+        let (block, args) = parse_successor_and_operands(p, start)?;
+        successors.push(block);
+        segments.push(args.len());
+        case_values.extend(args);
+    }
+    p.expect("]")?;
+    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
+    let literals_ty = p.ir.types.vector(literals.len() as u64, ty);
+    let props = vec![
+        NamedAttribute::new(
+            "case_operand_segments",
+            Attribute::DenseArray { element: i32t, values: segments.iter().map(|&n| count(n)).collect() },
+        ),
+        NamedAttribute::new("literals", Attribute::Dense { elements: literals, ty: literals_ty }),
+        NamedAttribute::new(
+            "operandSegmentSizes",
+            Attribute::DenseArray {
+                element: i32t,
+                values: vec![count(1), count(default_args.len()), count(case_values.len())],
+            },
+        ),
+    ];
+    let mut operands = selector;
+    operands.extend(default_args);
+    operands.extend(case_values);
+    let op = p.ir.create_op("spirv.Switch", vec![], &[], Location::Unknown);
+    p.finish_op(op, operands, &[]);
+    let extra = optional_attr_dict(p)?;
+    set_attrs(p, op, props, extra);
+    p.ir.op_mut(op).successors = successors;
+    Ok(op)
+}
+
+fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
+    match a {
+        Some(Attribute::DenseArray { values, .. }) => values
+            .iter()
+            .map(|v| if let Attribute::Integer { value, .. } = v { Some(*value as usize) } else { None })
+            .collect(),
+        _ => None,
+    }
+}
+
+fn print_switch(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let (Some(segments), Some(cases), Some(Attribute::Dense { elements, .. })) = (
+        dense_counts(o.attr("operandSegmentSizes")),
+        dense_counts(o.attr("case_operand_segments")),
+        o.attr("literals"),
+    ) else {
+        return false;
+    };
+    if segments.len() != 3 || o.successors.len() != cases.len() + 1 || elements.len() != cases.len() {
+        return false;
+    }
+    let selector_ty = p.ir.value_type(o.operands[0]);
+    let width = match p.ir.types.kind(selector_ty) {
+        TypeKind::Integer { width, .. } => *width,
+        _ => 64,
+    };
+    p.out.push_str("spirv.Switch ");
+    p.value(o.operands[0]);
+    p.out.push_str(" : ");
+    p.ty(selector_ty);
+    p.out.push_str(", [");
+    p.indent += 1;
+    p.newline();
+    p.out.push_str("default: ");
+    let default_args = &o.operands[1..1 + segments[1]];
+    print_successor_and_operands(p, o.successors[0], default_args);
+    let mut at = 1 + segments[1];
+    for (i, n) in cases.iter().enumerate() {
+        p.out.push(',');
+        p.newline();
+        // Case values print as unsigned numbers of the selector's width.
+        if let Attribute::Integer { value, .. } = &elements[i] {
+            let bits = if width >= 128 { *value as u128 } else { (*value as u128) & ((1u128 << width) - 1) };
+            p.out.push_str(&format!("{bits}: "));
+        }
+        print_successor_and_operands(p, o.successors[i + 1], &o.operands[at..at + n]);
+        at += n;
+    }
+    p.indent -= 1;
+    p.newline();
+    p.out.push(']');
+    let rest = other_attrs(&o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
+    p.attr_dict(&rest, &[]);
     true
 }
