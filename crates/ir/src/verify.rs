@@ -73,7 +73,10 @@ impl<'a> Verifier<'a> {
         if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
             return;
         }
-        self.native_traits(op, def);
+        if self.native_traits(op, def) {
+            return;
+        }
+        self.op_rules(op, def);
     }
 
     /// Required attributes and attribute constraints. Returns true on error.
@@ -182,32 +185,64 @@ impl<'a> Verifier<'a> {
         false
     }
 
-    fn native_traits(&mut self, op: OpId, def: &OpDef) {
+    /// Op-specific rules (MLIR's hand-written `verify()` methods) that the tests check.
+    fn op_rules(&mut self, op: OpId, def: &OpDef) {
+        let o = self.ir.op(op);
+        // Memory semantics of atomics and barriers: at most one ordering.
+        for name in ["semantics", "memory_semantics", "equal_semantics"] {
+            if let Some(Attribute::Dialect { body: Some(b), .. }) = o.attr(name) {
+                let orderings = ["Acquire", "Release", "AcquireRelease", "SequentiallyConsistent"];
+                if b.split('|').filter(|f| orderings.contains(&f.trim())).count() > 1 {
+                    self.error(
+                        op,
+                        "expected at most one of these four memory constraints to be set: `Acquire`, `Release`,`AcquireRelease` or `SequentiallyConsistent`".into(),
+                    );
+                    return;
+                }
+            }
+        }
+        if def.name == "spirv.EXT.EmitMeshTasks" {
+            if let Some(&payload) = o.operands.get(3) {
+                let ok = matches!(self.ir.types.kind(self.ir.value_type(payload)),
+                    TypeKind::Pointer { storage_class, .. } if storage_class == "TaskPayloadWorkgroupEXT");
+                if !ok {
+                    self.error(
+                        op,
+                        "payload must be a variable with a storage class of TaskPayloadWorkgroupEXT".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    fn native_traits(&mut self, op: OpId, def: &OpDef) -> bool {
         let o = self.ir.op(op);
         let types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| self.ir.value_type(v)).collect();
         if def.traits.contains(&"SameOperandsAndResultType") && types.windows(2).any(|w| w[0] != w[1]) {
             self.error(op, "requires the same type for all operands and results".into());
-            return;
+            return true;
         }
         let operand_types: Vec<Type> = o.operands.iter().map(|&v| self.ir.value_type(v)).collect();
         if def.traits.contains(&"SameTypeOperands") && operand_types.windows(2).any(|w| w[0] != w[1]) {
             self.error(op, "requires all operands to have the same type".into());
-            return;
+            return true;
         }
         if def.traits.contains(&"SameOperandsAndResultShape") {
             let shapes: Vec<Option<Vec<u64>>> = types.iter().map(|&t| self.shape(t)).collect();
             if shapes.windows(2).any(|w| w[0] != w[1]) {
                 self.error(op, "requires the same shape for all operands and results".into());
-                return;
+                return true;
             }
         }
         if def.traits.contains(&"Terminator") {
             if let Some(block) = o.parent {
                 if self.ir.block(block).ops.last() != Some(&op) {
                     self.error(op, "must be the last operation in the parent block".into());
+                    return true;
                 }
             }
         }
+        false
     }
 
     /// Function-like ops: the entry block's arguments match the signature.
