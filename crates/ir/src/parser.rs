@@ -50,6 +50,8 @@ pub struct Parser<'s, 'ir> {
     attr_aliases: FxHashMap<String, Attribute>,
     file_name: String,
     line_starts: Vec<usize>,
+    /// Where the last consumed token ended.
+    prev_end: usize,
 }
 
 impl<'s, 'ir> Parser<'s, 'ir> {
@@ -69,6 +71,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             attr_aliases: FxHashMap::default(),
             file_name: file_name.to_string(),
             line_starts,
+            prev_end: 0,
         }
     }
 
@@ -81,6 +84,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     pub fn bump(&mut self) -> Token<'s> {
         let t = self.tok;
+        self.prev_end = t.offset + t.text.len();
         self.tok = self.lex.next_token();
         t
     }
@@ -115,11 +119,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         Err(ParseError { offset: self.tok.offset, message: message.into() })
     }
 
+    /// An error about the current token being the wrong one, placed as MLIR does:
+    /// when the token starts a later line, at the end of the previous token.
+    pub fn wrong_token<T>(&self, message: impl Into<String>) -> PResult<T> {
+        let src = self.lex.source();
+        let between = &src[self.prev_end.min(self.tok.offset)..self.tok.offset];
+        let offset = if between.contains('\n') { self.prev_end } else { self.tok.offset };
+        Err(ParseError { offset, message: message.into() })
+    }
+
     pub fn expect(&mut self, punct: &str) -> PResult<()> {
         if self.eat(punct) {
             Ok(())
         } else {
-            self.error(format!("expected '{punct}'"))
+            self.wrong_token(format!("expected '{punct}'"))
         }
     }
 
@@ -127,7 +140,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         if self.eat_keyword(word) {
             Ok(())
         } else {
-            self.error(format!("expected '{word}'"))
+            self.wrong_token(format!("expected '{word}'"))
         }
     }
 
@@ -324,7 +337,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// `%name` or `%name#N` as an unresolved reference.
     pub fn parse_operand_ref(&mut self) -> PResult<OperandRef> {
         if self.tok.kind != Tok::ValueId {
-            return self.error("expected SSA operand");
+            return self.wrong_token("expected SSA operand");
         }
         let t = self.bump();
         let text = &t.text[1..];

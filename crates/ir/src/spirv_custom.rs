@@ -168,13 +168,26 @@ fn parse_memory_access(
     props: &mut Vec<NamedAttribute>,
     access_name: &str,
     alignment_name: &str,
+    op_name: &str,
 ) -> PResult<()> {
     if !p.eat("[") {
         return Ok(());
     }
-    let access = string_token(p)?;
+    let access_at = p.tok.offset;
+    let access = enum_string(p)?;
+    let valid = crate::opdef::enum_attr_by_mnemonic("memory_access")
+        .is_some_and(|e| access.split('|').all(|part| e.case_by_str(part.trim()).is_some()));
+    if !valid {
+        return Err(ParseError {
+            offset: access_at,
+            message: format!(
+                "custom op '{op_name}' invalid {access_name} attribute specification: \"{access}\""
+            ),
+        });
+    }
     props.push(NamedAttribute::new(access_name, dialect("spirv.memory_access", &access)));
-    if p.eat(",") {
+    if access.split('|').any(|a| a.trim() == "Aligned") {
+        p.expect(",")?;
         let i32t = p.ir.types.integer(32, Signedness::Signless);
         let value = p.parse_typed_number(false, i32t)?;
         props.push(NamedAttribute::new(alignment_name, value));
@@ -182,6 +195,13 @@ fn parse_memory_access(
     p.expect("]")
 }
 
+/// A quoted enum keyword (`"Function"`), as MLIR's `parseEnumStrAttr` reads it.
+fn enum_string(p: &mut Parser) -> PResult<String> {
+    if p.tok.kind != Tok::String {
+        return p.wrong_token("expected attribute value");
+    }
+    string_token(p)
+}
 fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_name: &str) {
     let o = p.ir.op(op).clone();
     if let Some(access) = dialect_body(o.attr(access_name)) {
@@ -228,10 +248,10 @@ fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Ve
 
 fn parse_load(p: &mut Parser) -> PResult<OpId> {
     let start = p.tok.offset;
-    let sc = string_token(p)?;
+    let sc = enum_string(p)?;
     let r = p.parse_operand_ref()?;
     let mut props = Vec::new();
-    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.Load")?;
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
@@ -261,12 +281,12 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
 
 fn parse_store(p: &mut Parser) -> PResult<OpId> {
     let start = p.tok.offset;
-    let sc = string_token(p)?;
+    let sc = enum_string(p)?;
     let ptr_ref = p.parse_operand_ref()?;
     p.expect(",")?;
     let value_ref = p.parse_operand_ref()?;
     let mut props = Vec::new();
-    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.Store")?;
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
@@ -304,7 +324,11 @@ fn parse_variable(p: &mut Parser) -> PResult<OpId> {
         init = Some(p.parse_operand_ref()?);
         p.expect(")")?;
     }
-    let extra = optional_attr_dict(p)?;
+    // MLIR reads variable decorations here too; the verifier then rejects them.
+    let mut decorations = Vec::new();
+    parse_variable_decorations(p, &mut decorations)?;
+    let mut extra = optional_attr_dict(p)?;
+    extra.extend(decorations);
     p.expect(":")?;
     let ty = p.parse_type()?;
     let TypeKind::Pointer { pointee, storage_class } = p.ir.types.kind(ty).clone() else {
@@ -347,9 +371,9 @@ fn parse_copy_memory(p: &mut Parser) -> PResult<OpId> {
     let source_sc = string_token(p)?;
     let source = p.parse_operand_ref()?;
     let mut props = Vec::new();
-    parse_memory_access(p, &mut props, "memory_access", "alignment")?;
+    parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.CopyMemory")?;
     if p.eat(",") {
-        parse_memory_access(p, &mut props, "source_memory_access", "source_alignment")?;
+        parse_memory_access(p, &mut props, "source_memory_access", "source_alignment", "spirv.CopyMemory")?;
     }
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;

@@ -201,6 +201,52 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
+        if matches!(def.name, "spirv.Load" | "spirv.Store" | "spirv.CopyMemory") {
+            for (access, alignment) in
+                [("memory_access", "alignment"), ("source_memory_access", "source_alignment")]
+            {
+                let aligned = match o.attr(access) {
+                    Some(Attribute::Dialect { body: Some(b), .. }) => {
+                        Some(b.split('|').any(|f| f.trim() == "Aligned"))
+                    }
+                    _ => None,
+                };
+                let has_alignment = o.attr(alignment).is_some();
+                let message = match (aligned, has_alignment) {
+                    (Some(true), false) => "missing alignment value",
+                    (Some(false), true) => {
+                        "invalid alignment specification with non-aligned memory access specification"
+                    }
+                    (None, true) => {
+                        "invalid alignment specification without aligned memory access specification"
+                    }
+                    _ => continue,
+                };
+                self.error(op, message.into());
+                return;
+            }
+        }
+        if def.name == "spirv.CopyMemory" && o.operands.len() == 2 {
+            let pointee = |v: Value| match self.ir.types.kind(self.ir.value_type(v)) {
+                TypeKind::Pointer { pointee, .. } => Some(*pointee),
+                _ => None,
+            };
+            if pointee(o.operands[0]) != pointee(o.operands[1]) {
+                self.error(op, "both operands must be pointers to the same type".into());
+                return;
+            }
+        }
+        if def.name == "spirv.Variable" {
+            for name in ["descriptor_set", "binding", "built_in"] {
+                if o.attr(name).is_some() {
+                    self.error(
+                        op,
+                        format!("cannot have '{name}' attribute (only allowed in spirv.GlobalVariable)"),
+                    );
+                    return;
+                }
+            }
+        }
         if def.name == "spirv.EXT.EmitMeshTasks" {
             if let Some(&payload) = o.operands.get(3) {
                 let ok = matches!(self.ir.types.kind(self.ir.value_type(payload)),
