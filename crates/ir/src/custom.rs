@@ -11,7 +11,9 @@ use crate::types::{Type, TypeKind};
 /// Parses the custom form of `name` (already consumed).
 pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
     match name {
-        "func.func" => parse_func(p),
+        "func.func" => parse_func(p, "func.func"),
+        "spirv.ARM.Graph" => parse_func(p, "spirv.ARM.Graph"),
+        "spirv.ARM.GraphEntryPoint" => parse_graph_entry_point(p),
         "func.return" | "return" => parse_return(p),
         "func.call" | "call" => parse_call(p),
         "arith.constant" => parse_arith_constant(p),
@@ -50,7 +52,8 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let name = p.ir.op(op).name.clone();
     match name.as_str() {
         "builtin.module" => print_module(p, op),
-        "func.func" => print_func(p, op),
+        "func.func" | "spirv.ARM.Graph" => print_func(p, op),
+        "spirv.ARM.GraphEntryPoint" => print_graph_entry_point(p, op),
         "func.return" => print_return(p, op),
         "func.call" => print_call(p, op),
         "arith.constant" => print_arith_constant(p, op),
@@ -156,7 +159,9 @@ fn dict_array(attrs: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
     Some(Attribute::Array(attrs.into_iter().map(Attribute::Dictionary).collect()))
 }
 
-fn parse_func(p: &mut Parser) -> PResult<OpId> {
+/// `func.func` and the function-like `spirv.ARM.Graph`, which share MLIR's
+/// function-interface syntax.
+fn parse_func(p: &mut Parser, op_name: &str) -> PResult<OpId> {
     let mut visibility = None;
     if p.tok.kind == Tok::Ident && matches!(p.tok.text, "private" | "public" | "nested") {
         visibility = Some(p.bump().text.to_string());
@@ -168,7 +173,7 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
     let (args, arg_attrs, _) = parse_signature_args(p)?;
     let (results, res_attrs) = parse_result_list(p)?;
     let fn_type = p.ir.types.function(args.iter().map(|a| a.1).collect(), results);
-    let op = p.ir.create_op("func.func", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name, vec![], &[], Location::Unknown);
     let mut props = vec![
         NamedAttribute::new("function_type", Attribute::Type(fn_type)),
         NamedAttribute::new("sym_name", Attribute::String(name)),
@@ -201,7 +206,8 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     let Some(Attribute::Type(fn_ty)) = o.attr("function_type").cloned() else { return false };
     let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else { return false };
     let Some(Attribute::String(name)) = o.attr("sym_name").cloned() else { return false };
-    p.out.push_str("func.func ");
+    p.out.push_str(&o.name);
+    p.out.push(' ');
     if let Some(Attribute::String(v)) = o.attr("sym_visibility") {
         p.out.push_str(v);
         p.out.push(' ');
@@ -411,5 +417,40 @@ fn print_arith_constant(p: &mut Printer, op: OpId) -> bool {
     let Some(value) = p.ir.op(op).attr("value").cloned() else { return false };
     p.out.push_str("arith.constant ");
     p.attr(&value);
+    true
+}
+
+/// `spirv.ARM.GraphEntryPoint @graph, @arg0, @res0`.
+fn parse_graph_entry_point(p: &mut Parser) -> PResult<OpId> {
+    if p.tok.kind != Tok::AtId {
+        return p.error("expected valid '@'-identifier for symbol name");
+    }
+    let f = symbol_name(p.bump().text);
+    let mut interface = Vec::new();
+    while p.eat(",") {
+        if p.tok.kind != Tok::AtId {
+            return p.error("expected valid '@'-identifier for symbol name");
+        }
+        interface.push(Attribute::SymbolRef(vec![symbol_name(p.bump().text)]));
+    }
+    let op = p.ir.create_op("spirv.ARM.GraphEntryPoint", vec![], &[], Location::Unknown);
+    p.ir.op_mut(op).properties = vec![
+        NamedAttribute::new("fn", Attribute::SymbolRef(vec![f])),
+        NamedAttribute::new("interface", Attribute::Array(interface)),
+    ];
+    Ok(op)
+}
+
+fn print_graph_entry_point(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op).clone();
+    let Some(f) = o.attr("fn") else { return false };
+    p.out.push_str("spirv.ARM.GraphEntryPoint ");
+    p.attr(f);
+    if let Some(Attribute::Array(items)) = o.attr("interface") {
+        for it in items {
+            p.out.push_str(", ");
+            p.attr(it);
+        }
+    }
     true
 }

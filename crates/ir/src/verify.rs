@@ -66,17 +66,23 @@ impl<'a> Verifier<'a> {
 
     fn op(&mut self, op: OpId) {
         let name = self.ir.op(op).name.clone();
-        if self.function_signature(op) {
+        // The op itself first (invariants, traits, its own rules), then its blocks.
+        if self.function_signature(op) || self.graph_results(op) {
             return;
         }
-        let Some(def) = op_def(&name) else { return };
-        if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
-            return;
+        if let Some(def) = op_def(&name) {
+            if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
+                return;
+            }
+            if self.native_traits(op, def) {
+                return;
+            }
+            self.op_rules(op, def);
+            if !self.out.is_empty() {
+                return;
+            }
         }
-        if self.native_traits(op, def) {
-            return;
-        }
-        self.op_rules(op, def);
+        self.terminators(op);
     }
 
     /// Required attributes and attribute constraints. Returns true on error.
@@ -291,10 +297,78 @@ impl<'a> Verifier<'a> {
         false
     }
 
+    /// Blocks of registered ops end in a terminator unless the op says otherwise
+    /// (MLIR's "empty block" rule).
+    fn terminators(&mut self, op: OpId) -> bool {
+        let o = self.ir.op(op);
+        let registered = o.name == "func.func" || op_def(&o.name).is_some();
+        let no_terminator = op_def(&o.name).is_some_and(|d| d.traits.contains(&"NoTerminator"));
+        if registered && !no_terminator {
+            for &r in &o.regions {
+                if self.ir.region(r).blocks.iter().any(|&b| self.ir.block(b).ops.is_empty()) {
+                    let offset = self.offset(op);
+                    self.out.push(Diagnostic::error(offset, "empty block: expect at least a terminator"));
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// `spirv.ARM.Graph`: tensor arguments and results, at least one result, and
+    /// `spirv.ARM.GraphOutputs` returning what the graph declares.
+    fn graph_results(&mut self, op: OpId) -> bool {
+        let o = self.ir.op(op);
+        let is_tensor = |t: Type| matches!(self.ir.types.kind(t), TypeKind::Opaque(s) if s.starts_with("spirv.arm.tensor"));
+        if o.name == "spirv.ARM.Graph" {
+            let Some(Attribute::Type(t)) = o.attr("function_type") else { return false };
+            let TypeKind::Function { inputs, results } = self.ir.types.kind(*t).clone() else { return false };
+            if results.is_empty() {
+                self.error(op, "there should be at least one result".into());
+                return true;
+            }
+            for (what, list) in [("argument", &inputs), ("result", &results)] {
+                if let Some((i, &t)) = list.iter().enumerate().find(|(_, &t)| !is_tensor(t)) {
+                    let got = type_to_string(self.ir, t);
+                    self.error(op, format!("type of {what} #{i} must be a TensorArmType, but got '{got}'"));
+                    return true;
+                }
+            }
+        }
+        if o.name == "spirv.ARM.GraphOutputs" {
+            let Some(graph) = self.ir.parent_op(op) else { return false };
+            let Some(Attribute::Type(t)) = self.ir.op(graph).attr("function_type") else { return false };
+            let TypeKind::Function { results, .. } = self.ir.types.kind(*t).clone() else { return false };
+            if o.operands.len() != results.len() {
+                let (n, m) = (o.operands.len(), results.len());
+                self.error(
+                    op,
+                    format!("is returning {n} value(s) but enclosing spirv.ARM.Graph requires {m} result(s)"),
+                );
+                return true;
+            }
+            for (i, (&v, &want)) in o.operands.iter().zip(&results).enumerate() {
+                let got = self.ir.value_type(v);
+                if got != want {
+                    let (got, want) = (type_to_string(self.ir, got), type_to_string(self.ir, want));
+                    let offset = self.offset(op);
+                    self.out.push(Diagnostic::error(
+                        offset,
+                        format!(
+                            "type of return operand {i} ('{got}') doesn't match graph result type ('{want}')"
+                        ),
+                    ));
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Function-like ops: the entry block's arguments match the signature.
     fn function_signature(&mut self, op: OpId) -> bool {
         let o = self.ir.op(op);
-        if !matches!(o.name.as_str(), "spirv.func" | "func.func") {
+        if !matches!(o.name.as_str(), "spirv.func" | "func.func" | "spirv.ARM.Graph") {
             return false;
         }
         let Some(Attribute::Type(fn_ty)) = o.attr("function_type") else { return false };
@@ -558,6 +632,9 @@ impl<'a> Verifier<'a> {
         let ty = |name: &str| self.named_value(op, name).map(|v| self.ir.value_type(v));
         if e == "isNestedInFunctionOpInterface($_op.getParentOp())" {
             return Some(self.inside(op, &["spirv.func", "func.func"], false));
+        }
+        if e == "isNestedInGraphARMOpInterface($_op.getParentOp())" {
+            return Some(self.inside(op, &["spirv.ARM.Graph"], false));
         }
         if e == "isDirectInModuleLikeOp($_op.getParentOp())" {
             return Some(self.inside(op, &["spirv.module", "builtin.module"], true));
