@@ -704,7 +704,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 if let Some(a) = self.attr_aliases.get(&name) {
                     return Ok(a.clone());
                 }
-                let body = if self.at("<") { Some(self.parse_angle_body()?) } else { None };
+                let mut body = if self.at("<") { Some(self.parse_angle_body()?) } else { None };
+                if name == "spirv.target_env" {
+                    body = body.map(|b| canonical_target_env(&b));
+                }
                 Ok(Attribute::Dialect { name, body })
             }
             Tok::Ident => match t.text {
@@ -1326,6 +1329,60 @@ pub fn normalize_body(text: &str) -> String {
         out.push_str(t.text);
         prev2 = prev;
         prev = Some(t);
+    }
+    out
+}
+
+/// `#spirv.target_env` as MLIR prints it: the default `api=Unknown` is dropped and
+/// `vendor:device:id` is written without spaces, the device id in decimal.
+fn canonical_target_env(body: &str) -> String {
+    let parts: Vec<String> = split_top_level(body)
+        .into_iter()
+        .filter(|p| p != "api = Unknown" && p != "api=Unknown")
+        .map(|p| {
+            if p.starts_with('#') {
+                return p;
+            }
+            if p.starts_with("api") {
+                return p.replace(" = ", "=");
+            }
+            // vendor:device_type[:device_id]
+            let pieces: Vec<String> = p
+                .split(':')
+                .map(|x| {
+                    let x = x.trim();
+                    match x.strip_prefix("0x").and_then(|h| u64::from_str_radix(h, 16).ok()) {
+                        Some(n) => n.to_string(),
+                        None => x.to_string(),
+                    }
+                })
+                .collect();
+            pieces.join(":")
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// Splits on commas that are not nested in `<>`, `()` or `[]`.
+fn split_top_level(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut current = String::new();
+    for c in text.chars() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(current.trim().to_string());
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_string());
     }
     out
 }

@@ -282,9 +282,21 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
 fn parse_store(p: &mut Parser) -> PResult<OpId> {
     let start = p.tok.offset;
     let sc = enum_string(p)?;
-    let ptr_ref = p.parse_operand_ref()?;
-    p.expect(",")?;
-    let value_ref = p.parse_operand_ref()?;
+    if p.tok.kind != Tok::ValueId {
+        return p.wrong_token("expected operand");
+    }
+    let mut refs = vec![p.parse_operand_ref()?];
+    while p.eat(",") {
+        refs.push(p.parse_operand_ref()?);
+    }
+    if refs.len() != 2 {
+        return Err(ParseError {
+            offset: start,
+            message: "custom op 'spirv.Store' expected 2 operands".into(),
+        });
+    }
+    let value_ref = refs.pop().expect("two operands");
+    let ptr_ref = refs.pop().expect("two operands");
     let mut props = Vec::new();
     parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.Store")?;
     let extra = optional_attr_dict(p)?;

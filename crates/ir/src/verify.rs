@@ -232,6 +232,11 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
+        if matches!(def.name, "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain") {
+            if self.access_chain(op, def.name != "spirv.AccessChain") {
+                return;
+            }
+        }
         if def.name == "spirv.CopyMemory" && o.operands.len() == 2 {
             let pointee = |v: Value| match self.ir.types.kind(self.ir.value_type(v)) {
                 TypeKind::Pointer { pointee, .. } => Some(*pointee),
@@ -361,6 +366,77 @@ impl<'a> Verifier<'a> {
                     return true;
                 }
             }
+        }
+        false
+    }
+
+    /// Walks an access chain's indices through the pointee type, as MLIR's
+    /// `getElementPtrType` does, reporting the first index that cannot apply.
+    fn access_chain(&mut self, op: OpId, has_element_operand: bool) -> bool {
+        let o = self.ir.op(op).clone();
+        let Some(&base) = o.operands.first() else { return false };
+        let TypeKind::Pointer { pointee, .. } = self.ir.types.kind(self.ir.value_type(base)).clone() else {
+            return false;
+        };
+        let skip = if has_element_operand { 2 } else { 1 };
+        let mut ty = pointee;
+        for &index in o.operands.iter().skip(skip) {
+            let kind = self.ir.types.kind(ty).clone();
+            let body = match &kind {
+                TypeKind::LiteralStruct(b) => Some(b.clone()),
+                TypeKind::IdentifiedStruct { name } => self.ir.types.struct_body(name).cloned(),
+                _ => None,
+            };
+            ty = match kind {
+                TypeKind::Vector { element, .. }
+                | TypeKind::Array { element, .. }
+                | TypeKind::RuntimeArray { element, .. }
+                | TypeKind::CooperativeMatrix { element, .. } => element,
+                TypeKind::Matrix { column, .. } => column,
+                TypeKind::LiteralStruct(_) | TypeKind::IdentifiedStruct { .. } => {
+                    let base_msg =
+                        "index must be an integer spirv.Constant to access element of spirv.struct";
+                    let def_op = match self.ir.value(index).def {
+                        crate::ir::ValueDef::Result { op, .. } => Some(op),
+                        _ => None,
+                    };
+                    let constant = def_op.filter(|&d| self.ir.op(d).name == "spirv.Constant").and_then(|d| {
+                        match self.ir.op(d).attr("value") {
+                            Some(Attribute::Integer { value, .. }) => Some(*value),
+                            _ => None,
+                        }
+                    });
+                    let Some(value) = constant else {
+                        let message = match def_op {
+                            Some(d) if self.ir.op(d).name != "spirv.Constant" => {
+                                format!("{base_msg}, but provided {}", self.ir.op(d).name)
+                            }
+                            _ => base_msg.to_string(),
+                        };
+                        let offset = self.offset(op);
+                        self.out.push(Diagnostic::error(offset, message));
+                        return true;
+                    };
+                    let members = body.map(|b| b.members).unwrap_or_default();
+                    match usize::try_from(value).ok().and_then(|i| members.get(i)) {
+                        Some(m) => m.ty,
+                        None => {
+                            let t = type_to_string(self.ir, ty);
+                            self.error(op, format!("index {value} out of bounds for '{t}'"));
+                            return true;
+                        }
+                    }
+                }
+                _ => {
+                    let t = type_to_string(self.ir, ty);
+                    let offset = self.offset(op);
+                    self.out.push(Diagnostic::error(
+                        offset,
+                        format!("cannot extract from non-composite type '{t}' with index 0"),
+                    ));
+                    return true;
+                }
+            };
         }
         false
     }
