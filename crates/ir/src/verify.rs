@@ -232,10 +232,10 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
-        if matches!(def.name, "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain") {
-            if self.access_chain(op, def.name != "spirv.AccessChain") {
-                return;
-            }
+        if matches!(def.name, "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain")
+            && self.access_chain(op, def.name != "spirv.AccessChain")
+        {
+            return;
         }
         if def.name == "spirv.CopyMemory" && o.operands.len() == 2 {
             let pointee = |v: Value| match self.ir.types.kind(self.ir.value_type(v)) {
