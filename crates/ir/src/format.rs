@@ -859,6 +859,17 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
     for i in 0..def.operands.len() {
         let refs = std::mem::take(&mut st.operand_refs[i]);
         if refs.is_empty() {
+            // Types written for a group with no operands is MLIR's count mismatch.
+            if let Some(types) = st.operand_types[i].as_ref().filter(|t| !t.is_empty()) {
+                return Err(ParseError {
+                    offset: start,
+                    message: format!(
+                        "custom op '{}' number of operands and types do not match: got 0 operands and {} types",
+                        def.name,
+                        types.len()
+                    ),
+                });
+            }
             continue;
         }
         let types = st.operand_types[i].clone().ok_or_else(|| ParseError {
