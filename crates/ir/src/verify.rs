@@ -248,6 +248,63 @@ impl<'a> Verifier<'a> {
             }
         }
         if def.name == "spirv.Variable" {
+            if let Some(&result) = o.results.first() {
+                if let TypeKind::Pointer { pointee, storage_class } =
+                    self.ir.types.kind(self.ir.value_type(result))
+                {
+                    if storage_class != "Function" {
+                        self.error(op, "can only be used to model function-level variables. Use spirv.GlobalVariable for module-level variables".into());
+                        return;
+                    }
+                    // Pointers to physical buffers (directly or in arrays) need one aliasing decoration.
+                    let mut inner = *pointee;
+                    while let TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } =
+                        self.ir.types.kind(inner)
+                    {
+                        inner = *element;
+                    }
+                    let physical = matches!(self.ir.types.kind(inner),
+                        TypeKind::Pointer { storage_class, .. } if storage_class == "PhysicalStorageBuffer");
+                    if physical {
+                        let aliased = o.attr("aliased_pointer").is_some();
+                        let restrict = o.attr("restrict_pointer").is_some();
+                        let message = match (aliased, restrict) {
+                            (false, false) => {
+                                Some("must be decorated either 'AliasedPointer' or 'RestrictPointer'")
+                            }
+                            (true, true) => Some("must have exactly one aliasing decoration"),
+                            _ => None,
+                        };
+                        if let Some(m) = message {
+                            self.error(op, m.into());
+                            return;
+                        }
+                    }
+                }
+            }
+            if let Some(&init) = o.operands.first() {
+                let from = match self.ir.value(init).def {
+                    crate::ir::ValueDef::Result { op: d, .. } => Some(self.ir.op(d).name.as_str()),
+                    _ => None,
+                };
+                let constant_like = matches!(
+                    from,
+                    Some(
+                        "spirv.Constant"
+                            | "spirv.mlir.addressof"
+                            | "spirv.mlir.referenceof"
+                            | "spirv.SpecConstantOperation"
+                            | "arith.constant"
+                    )
+                );
+                if !constant_like {
+                    self.error(
+                        op,
+                        "initializer must be the result of a constant or spirv.GlobalVariable op".into(),
+                    );
+                    return;
+                }
+            }
             for name in ["descriptor_set", "binding", "built_in"] {
                 if o.attr(name).is_some() {
                     self.error(
