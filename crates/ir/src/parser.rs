@@ -1304,6 +1304,15 @@ pub fn normalize_body(text: &str) -> String {
         if t.kind == Tok::Eof {
             break;
         }
+        // Enum attributes nested in a dialect attribute print without their prefix
+        // (`scope = <Subgroup>`).
+        if t.kind == Tok::HashId
+            && t.text
+                .strip_prefix("#spirv.")
+                .is_some_and(|m| crate::opdef::enum_attr_by_mnemonic(m).is_some())
+        {
+            continue;
+        }
         if let Some(p) = prev {
             let is = |x: &Token, set: &[&str]| x.kind == Tok::Punct && set.contains(&x.text);
             let open = is(&p, &["<", "(", "[", "{"]);
