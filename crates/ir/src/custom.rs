@@ -32,6 +32,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
             }
             if crate::opdef::op_def(name).is_some() {
                 return Err(ParseError {
+                    notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: the custom assembly form of '{name}' (use the generic form)"
@@ -39,6 +40,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
                 });
             }
             Err(ParseError {
+                notes: Vec::new(),
                 offset: start,
                 message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
             })
@@ -337,7 +339,11 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     p.expect(":")?;
     let fn_ty = p.parse_type()?;
     let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
-        return Err(ParseError { offset: start, message: "expected function type".into() });
+        return Err(ParseError {
+            notes: Vec::new(),
+            offset: start,
+            message: "expected function type".into(),
+        });
     };
     let operands = p.resolve_operands(&refs, &inputs, start)?;
     let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
@@ -405,7 +411,13 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
             i1
         }
         Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
-        _ => return Err(ParseError { offset: start, message: "expected a typed constant value".into() }),
+        _ => {
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset: start,
+                message: "expected a typed constant value".into(),
+            })
+        }
     };
     let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);

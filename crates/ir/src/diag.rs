@@ -90,7 +90,9 @@ impl Diagnostic {
 
 impl From<crate::parser::ParseError> for Diagnostic {
     fn from(e: crate::parser::ParseError) -> Self {
-        Diagnostic::error(Some(e.offset), e.message)
+        let mut d = Diagnostic::error(Some(e.offset), e.message);
+        d.notes = e.notes.into_iter().map(|(o, m)| Diagnostic::new(Severity::Note, Some(o), m)).collect();
+        d
     }
 }
 

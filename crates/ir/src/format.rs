@@ -799,7 +799,7 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mut body = String::new();
         while !p.at(">") {
             if p.tok.kind == Tok::Eof {
-                return Err(ParseError { offset: start, message: "expected '>'".into() });
+                return Err(ParseError { notes: Vec::new(), offset: start, message: "expected '>'".into() });
             }
             body.push_str(p.bump().text);
         }
@@ -862,6 +862,7 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
             // Types written for a group with no operands is MLIR's count mismatch.
             if let Some(types) = st.operand_types[i].as_ref().filter(|t| !t.is_empty()) {
                 return Err(ParseError {
+                    notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "custom op '{}' number of operands and types do not match: got 0 operands and {} types",
@@ -873,6 +874,7 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
             continue;
         }
         let types = st.operand_types[i].clone().ok_or_else(|| ParseError {
+            notes: Vec::new(),
             offset: start,
             message: format!(
                 "not supported yet: inferring the type of operand '{}' of {}",
@@ -886,6 +888,7 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
         };
         if refs.len() != types.len() {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset: start,
                 message: format!(
                     "custom op '{}' number of operands and types do not match: got {} operands and {} types",
@@ -904,6 +907,7 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
             None if r.arity != Arity::Single => {}
             None => {
                 return Err(ParseError {
+                    notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: inferring the type of result '{}' of {}",

@@ -14,6 +14,8 @@ use spirvkit_grammar::fxhash::FxHashMap;
 pub struct ParseError {
     pub offset: usize,
     pub message: String,
+    /// Attached notes: byte offset and text (`prior use here`).
+    pub notes: Vec<(usize, String)>,
 }
 
 pub type PResult<T> = Result<T, ParseError>;
@@ -52,6 +54,8 @@ pub struct Parser<'s, 'ir> {
     line_starts: Vec<usize>,
     /// Where the last consumed token ended.
     prev_end: usize,
+    /// Where each value was defined, for "prior use here" notes.
+    value_offsets: FxHashMap<Value, usize>,
 }
 
 impl<'s, 'ir> Parser<'s, 'ir> {
@@ -72,6 +76,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             file_name: file_name.to_string(),
             line_starts,
             prev_end: 0,
+            value_offsets: FxHashMap::default(),
         }
     }
 
@@ -116,7 +121,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     pub fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
-        Err(ParseError { offset: self.tok.offset, message: message.into() })
+        Err(ParseError { notes: Vec::new(), offset: self.tok.offset, message: message.into() })
     }
 
     /// An error about the current token being the wrong one, placed as MLIR does:
@@ -125,7 +130,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let src = self.lex.source();
         let between = &src[self.prev_end.min(self.tok.offset)..self.tok.offset];
         let offset = if between.contains('\n') { self.prev_end } else { self.tok.offset };
-        Err(ParseError { offset, message: message.into() })
+        Err(ParseError { notes: Vec::new(), offset, message: message.into() })
     }
 
     pub fn expect(&mut self, punct: &str) -> PResult<()> {
@@ -201,6 +206,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn finish_forward_refs(&mut self) -> PResult<()> {
         if let Some(((_, name, _), (_, offset))) = self.forward.iter().next() {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset: *offset,
                 message: format!("use of undeclared SSA value name %{name}"),
             });
@@ -229,12 +235,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             loop {
                 let t = self.bump();
                 if t.kind != Tok::ValueId {
-                    return Err(ParseError { offset: t.offset, message: "expected SSA value name".into() });
+                    return Err(ParseError {
+                        notes: Vec::new(),
+                        offset: t.offset,
+                        message: "expected SSA value name".into(),
+                    });
                 }
                 let mut count = 1;
                 if self.eat(":") {
                     let n = self.bump();
                     count = n.text.parse().map_err(|_| ParseError {
+                        notes: Vec::new(),
                         offset: n.offset,
                         message: "expected integer number of results".into(),
                     })?;
@@ -259,6 +270,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let expected: u32 = result_names.iter().map(|r| r.1).sum();
         if !result_names.is_empty() && expected as usize != results.len() {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset: start,
                 message: format!(
                     "operation defines {} results but was provided {} to bind",
@@ -315,12 +327,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn define_values(&mut self, name: &str, values: Vec<Value>, offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
         if self.scopes[depth].values.contains_key(name) {
-            return Err(ParseError { offset, message: format!("redefinition of SSA value '%{name}'") });
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset,
+                message: format!("redefinition of SSA value '%{name}'"),
+            });
         }
         for (i, &v) in values.iter().enumerate() {
             if let Some((placeholder, _)) = self.forward.remove(&(depth, name.to_string(), i as u32)) {
                 if self.ir.value_type(placeholder) != self.ir.value_type(v) {
                     return Err(ParseError {
+                        notes: Vec::new(),
                         offset,
                         message: format!(
                             "definition of SSA value '%{name}#{i}' has type mismatch with its use"
@@ -329,6 +346,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 }
                 self.replacements.insert(placeholder, v);
             }
+        }
+        for &v in &values {
+            self.value_offsets.insert(v, offset);
         }
         self.scopes[depth].values.insert(name.to_string(), values);
         Ok(())
@@ -354,12 +374,15 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         for depth in (0..self.scopes.len()).rev() {
             if let Some(group) = self.scopes[depth].values.get(&r.name) {
                 let v = *group.get(r.index as usize).ok_or_else(|| ParseError {
+                    notes: Vec::new(),
                     offset: r.offset,
                     message: format!("result number {} out of range for %{}", r.index, r.name),
                 })?;
                 let actual = self.ir.value_type(v);
                 if actual != ty {
+                    let prior = self.value_offsets.get(&v).copied();
                     return Err(ParseError {
+                        notes: prior.map(|o| (o, "prior use here".to_string())).into_iter().collect(),
                         offset: r.offset,
                         message: format!(
                             "use of value '%{}' expects different type than prior uses: '{}' vs '{}'",
@@ -392,6 +415,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     ) -> PResult<Vec<Value>> {
         if refs.len() != types.len() {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset,
                 message: format!("{} operands present, but expected {}", refs.len(), types.len()),
             });
@@ -456,7 +480,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let fn_ty = self.parse_type()?;
         let (inputs, results) = match self.ir.types.kind(fn_ty) {
             TypeKind::Function { inputs, results } => (inputs.clone(), results.clone()),
-            _ => return Err(ParseError { offset: start, message: "expected function type".into() }),
+            _ => {
+                return Err(ParseError {
+                    notes: Vec::new(),
+                    offset: start,
+                    message: "expected function type".into(),
+                })
+            }
         };
         let operands = self.resolve_operands(&refs, &inputs, start)?;
         self.finish_op(op, operands, &results);
@@ -507,6 +537,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         entry_args: &[(String, Type, Location)],
     ) -> PResult<RegionId> {
         let region = self.ir.add_region(op);
+        let open = self.tok.offset;
         self.expect("{")?;
         self.scopes.push(Scope::default());
         let mut current: Option<BlockId> = None;
@@ -515,7 +546,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             self.ir.append_block(region, entry);
             for (name, ty, loc) in entry_args {
                 let v = self.ir.add_block_argument(entry, *ty, loc.clone());
-                self.define_values(name, vec![v], self.tok.offset)?;
+                // Signature arguments are defined where the body opens (their line).
+                self.define_values(name, vec![v], open)?;
             }
             current = Some(entry);
         }
@@ -530,6 +562,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let scope = self.scopes.last_mut().expect("a scope");
                 if scope.pending_blocks.remove(&name).is_none() && self.ir.block(block).parent.is_some() {
                     return Err(ParseError {
+                        notes: Vec::new(),
                         offset: t.offset,
                         message: format!("redefinition of block '^{name}'"),
                     });
@@ -559,8 +592,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 current = Some(block);
                 continue;
             }
-            let block = current
-                .ok_or_else(|| ParseError { offset: self.tok.offset, message: "expected block".into() })?;
+            let block = current.ok_or_else(|| ParseError {
+                notes: Vec::new(),
+                offset: self.tok.offset,
+                message: "expected block".into(),
+            })?;
             let op_id = self.parse_operation()?;
             self.ir.append_op(block, op_id);
         }
@@ -577,12 +613,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let scope = self.scopes.pop().expect("pushed above");
         if let Some((name, offset)) = scope.pending_blocks.into_iter().next() {
-            return Err(ParseError { offset, message: format!("reference to an undefined block '^{name}'") });
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset,
+                message: format!("reference to an undefined block '^{name}'"),
+            });
         }
         // Forward references of this scope that were never defined.
         let depth = self.scopes.len();
         if let Some(((_, name, _), (_, offset))) = self.forward.iter().find(|((d, _, _), _)| *d == depth) {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset: *offset,
                 message: format!("use of undeclared SSA value name %{name}"),
             });
@@ -632,6 +673,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                     Tok::String => String::from_utf8_lossy(&unescape(t.text)).into_owned(),
                     _ => {
                         return Err(ParseError {
+                            notes: Vec::new(),
                             offset: t.offset,
                             message: "expected attribute name".into(),
                         })
@@ -640,6 +682,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let value = if self.eat("=") { self.parse_attribute()? } else { Attribute::Unit };
                 if out.iter().any(|a| a.name == name) {
                     return Err(ParseError {
+                        notes: Vec::new(),
                         offset: t.offset,
                         message: format!("attribute '{name}' occurs more than once in the attribute list"),
                     });
@@ -777,6 +820,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         match t.kind {
             Tok::Integer if !is_float => {
                 let magnitude = parse_integer_text(t.text).ok_or_else(|| ParseError {
+                    notes: Vec::new(),
                     offset: t.offset,
                     message: "integer constant out of range".into(),
                 })?;
@@ -791,9 +835,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         _ => f64::from_bits(bits),
                     }
                 } else {
-                    t.text
-                        .parse()
-                        .map_err(|_| ParseError { offset: t.offset, message: "invalid float".into() })?
+                    t.text.parse().map_err(|_| ParseError {
+                        notes: Vec::new(),
+                        offset: t.offset,
+                        message: "invalid float".into(),
+                    })?
                 };
                 let value = if negative { -value } else { value };
                 // The attribute holds the value as its type represents it.
@@ -806,7 +852,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             Tok::Ident if t.text == "true" || t.text == "false" => {
                 Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })
             }
-            _ => Err(ParseError { offset: t.offset, message: "expected integer or float literal".into() }),
+            _ => Err(ParseError {
+                notes: Vec::new(),
+                offset: t.offset,
+                message: "expected integer or float literal".into(),
+            }),
         }
     }
 
@@ -894,6 +944,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         loop {
             if self.tok.kind == Tok::Eof {
                 return Err(ParseError {
+                    notes: Vec::new(),
                     offset: open,
                     message: "unbalanced '<' in dialect attribute".into(),
                 });
@@ -929,6 +980,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 }
                 if let Some((sign, digits)) = integer_keyword(w) {
                     let width = digits.parse().map_err(|_| ParseError {
+                        notes: Vec::new(),
                         offset: t.offset,
                         message: "invalid integer width".into(),
                     })?;
@@ -959,7 +1011,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         self.expect(">")?;
                         Ok(self.ir.types.intern(TypeKind::Tuple(items)))
                     }
-                    _ => Err(ParseError { offset: t.offset, message: "expected non-function type".into() }),
+                    _ => Err(ParseError {
+                        notes: Vec::new(),
+                        offset: t.offset,
+                        message: "expected non-function type".into(),
+                    }),
                 }
             }
             Tok::Punct if t.text == "(" => self.parse_function_type(),
@@ -1052,11 +1108,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 scalable.push(false);
             } else if self.tok.kind == Tok::Integer {
                 let t = self.bump();
-                dims.push(Some(
-                    t.text
-                        .parse()
-                        .map_err(|_| ParseError { offset: t.offset, message: "invalid dimension".into() })?,
-                ));
+                dims.push(Some(t.text.parse().map_err(|_| ParseError {
+                    notes: Vec::new(),
+                    offset: t.offset,
+                    message: "invalid dimension".into(),
+                })?));
                 scalable.push(false);
             } else {
                 let element = self.parse_type()?;
@@ -1130,9 +1186,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn parse_u32(&mut self) -> PResult<u32> {
         let t = self.bump();
         if t.kind != Tok::Integer {
-            return Err(ParseError { offset: t.offset, message: "expected integer".into() });
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset: t.offset,
+                message: "expected integer".into(),
+            });
         }
-        t.text.parse().map_err(|_| ParseError { offset: t.offset, message: "integer out of range".into() })
+        t.text.parse().map_err(|_| ParseError {
+            notes: Vec::new(),
+            offset: t.offset,
+            message: "integer out of range".into(),
+        })
     }
 
     fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {
@@ -1191,7 +1255,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("<")?;
                 let (dims, _, element) = self.parse_dims()?;
                 if dims.len() != 2 {
-                    return Err(ParseError { offset, message: "expected rows x columns".into() });
+                    return Err(ParseError {
+                        notes: Vec::new(),
+                        offset,
+                        message: "expected rows x columns".into(),
+                    });
                 }
                 self.expect(",")?;
                 let scope = self.parse_enum_word()?;
@@ -1282,6 +1350,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         match (name, id) {
             (Some(n), Some(id)) => {
                 self.ir.types.set_struct_body(&n, body).map_err(|_| ParseError {
+                    notes: Vec::new(),
                     offset: self.tok.offset,
                     message: format!("identified struct '{n}' redefined with a different body"),
                 })?;

@@ -179,6 +179,7 @@ fn parse_memory_access(
         .is_some_and(|e| access.split('|').all(|part| e.case_by_str(part.trim()).is_some()));
     if !valid {
         return Err(ParseError {
+            notes: Vec::new(),
             offset: access_at,
             message: format!(
                 "custom op '{op_name}' invalid {access_name} attribute specification: \"{access}\""
@@ -291,6 +292,7 @@ fn parse_store(p: &mut Parser) -> PResult<OpId> {
     }
     if refs.len() != 2 {
         return Err(ParseError {
+            notes: Vec::new(),
             offset: start,
             message: "custom op 'spirv.Store' expected 2 operands".into(),
         });
@@ -344,7 +346,11 @@ fn parse_variable(p: &mut Parser) -> PResult<OpId> {
     p.expect(":")?;
     let ty = p.parse_type()?;
     let TypeKind::Pointer { pointee, storage_class } = p.ir.types.kind(ty).clone() else {
-        return Err(ParseError { offset: start, message: "expected spirv.ptr type".into() });
+        return Err(ParseError {
+            notes: Vec::new(),
+            offset: start,
+            message: "expected spirv.ptr type".into(),
+        });
     };
     let operands = match init {
         Some(r) => p.resolve_operands(&[r], &[pointee], start)?,
@@ -1035,8 +1041,11 @@ fn parse_composite_extract(p: &mut Parser, start: usize) -> PResult<OpId> {
     let indices = parse_index_list(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let result = element_at(p, ty, &indices)
-        .ok_or_else(|| ParseError { offset: start, message: "invalid composite index".into() })?;
+    let result = element_at(p, ty, &indices).ok_or_else(|| ParseError {
+        notes: Vec::new(),
+        offset: start,
+        message: "invalid composite index".into(),
+    })?;
     let v = p.resolve_operands(&[r], &[ty], start)?;
     let op = p.ir.create_op("spirv.CompositeExtract", vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[result]);
@@ -1100,6 +1109,7 @@ fn parse_struct_result_binary(p: &mut Parser, name: &str, start: usize) -> PResu
         TypeKind::LiteralStruct(body) if !body.members.is_empty() => body.members[0].ty,
         _ => {
             return Err(ParseError {
+                notes: Vec::new(),
                 offset: start,
                 message: "expected spirv.struct type with two members".into(),
             })
@@ -1191,7 +1201,11 @@ fn parse_spec_constant_operation(p: &mut Parser, start: usize) -> PResult<OpId> 
     let inner = p.parse_operation()?;
     let results = p.ir.op(inner).results.clone();
     let Some(&result) = results.first() else {
-        return Err(ParseError { offset: start, message: "wrapped op must have a result".into() });
+        return Err(ParseError {
+            notes: Vec::new(),
+            offset: start,
+            message: "wrapped op must have a result".into(),
+        });
     };
     let ty = p.ir.value_type(result);
     let op = p.ir.create_op("spirv.SpecConstantOperation", vec![], &[], Location::Unknown);

@@ -315,6 +315,18 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
+        if matches!(
+            def.name,
+            "spirv.SDot"
+                | "spirv.SUDot"
+                | "spirv.UDot"
+                | "spirv.SDotAccSat"
+                | "spirv.SUDotAccSat"
+                | "spirv.UDotAccSat"
+        ) && self.integer_dot_product(op)
+        {
+            return;
+        }
         if def.name == "spirv.EXT.EmitMeshTasks" {
             if let Some(&payload) = o.operands.get(3) {
                 let ok = matches!(self.ir.types.kind(self.ir.value_type(payload)),
@@ -422,6 +434,67 @@ impl<'a> Verifier<'a> {
                     ));
                     return true;
                 }
+            }
+        }
+        false
+    }
+
+    /// MLIR's integer dot product rules: packed formats only for 32-bit integer
+    /// operands, and a result at least as wide as the operands' elements.
+    fn integer_dot_product(&mut self, op: OpId) -> bool {
+        let o = self.ir.op(op).clone();
+        let (Some(&a), Some(&b), Some(&r)) = (o.operands.first(), o.operands.get(1), o.results.first())
+        else {
+            return false;
+        };
+        let (a_ty, b_ty) = (self.ir.value_type(a), self.ir.value_type(b));
+        if a_ty != b_ty {
+            self.error(op, "requires the same type for both vector operands".into());
+            return true;
+        }
+        let format = match o.attr("format") {
+            Some(Attribute::Dialect { body: Some(f), .. }) => Some(f.clone()),
+            _ => None,
+        };
+        let width = |t: Type| match self.ir.types.kind(self.element_or_self(t)) {
+            TypeKind::Integer { width, .. } => Some(*width),
+            _ => None,
+        };
+        match self.ir.types.kind(a_ty) {
+            TypeKind::Integer { width, .. } => {
+                let Some(f) = format else {
+                    self.error(
+                        op,
+                        "requires Packed Vector Format attribute for integer vector operands".into(),
+                    );
+                    return true;
+                };
+                if *width != 32 {
+                    self.error(
+                        op,
+                        format!("with specified Packed Vector Format ({f}) requires integer vector operands to be 32-bits wide"),
+                    );
+                    return true;
+                }
+            }
+            _ => {
+                if format.is_some() {
+                    let t = type_to_string(self.ir, a_ty);
+                    self.error(
+                        op,
+                        format!("with invalid format attribute for vector operands of type '{t}'"),
+                    );
+                    return true;
+                }
+            }
+        }
+        if let (Some(result_bits), Some(operand_bits)) = (width(self.ir.value_type(r)), width(a_ty)) {
+            if result_bits < operand_bits {
+                self.error(
+                    op,
+                    format!("result type has insufficient bit-width ({result_bits} bits) for the specified vector operand type ({operand_bits} bits)"),
+                );
+                return true;
             }
         }
         false
