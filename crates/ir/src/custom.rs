@@ -204,7 +204,8 @@ fn parse_func(p: &mut Parser, op_name: &str) -> PResult<OpId> {
 }
 
 fn print_func(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(Attribute::Type(fn_ty)) = o.attr("function_type").cloned() else { return false };
     let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else { return false };
     let Some(Attribute::String(name)) = o.attr("sym_name").cloned() else { return false };
@@ -305,7 +306,8 @@ fn parse_return(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_return(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     p.out.push_str(short_name(p, op, "func.return"));
     if !o.operands.is_empty() {
         p.out.push(' ');
@@ -355,7 +357,8 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_call(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(Attribute::SymbolRef(callee)) = o.attr("callee").cloned() else { return false };
     p.out.push_str(short_name(p, op, "func.call"));
     p.out.push(' ');
@@ -454,7 +457,8 @@ fn parse_graph_entry_point(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_graph_entry_point(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(f) = o.attr("fn") else { return false };
     p.out.push_str("spirv.ARM.GraphEntryPoint ");
     p.attr(f);

@@ -62,8 +62,10 @@ fn formats() -> &'static [Option<Format>] {
 }
 
 fn format_of(def: &'static OpDef) -> Option<&'static Format> {
-    let index = OP_DEFS.iter().position(|d| std::ptr::eq(d, def))?;
-    formats()[index].as_ref()
+    // `def` points into OP_DEFS: its index is its distance from the start.
+    let index =
+        (def as *const OpDef as usize).checked_sub(OP_DEFS.as_ptr() as usize)? / std::mem::size_of::<OpDef>();
+    formats().get(index)?.as_ref()
 }
 
 /// The op definition with this full name.
@@ -520,7 +522,8 @@ fn var_types(p: &Printer, op: OpId, v: &Var, groups: &[Vec<Value>]) -> Vec<Type>
 }
 
 fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Value>]) {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     match v {
         Var::Operand(i) => p.values(&groups[*i]),
         Var::AllOperands => p.values(&o.operands),

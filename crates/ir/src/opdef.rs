@@ -179,9 +179,13 @@ pub struct EnumCaseDef {
 
 pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, TYPE_CONSTRAINTS};
 
-/// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`).
+/// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`). O(1) through a hash index
+/// built on first use.
 pub fn op_def(name: &str) -> Option<&'static OpDef> {
-    OP_DEFS.binary_search_by(|op| op.name.cmp(name)).ok().map(|i| &OP_DEFS[i])
+    use spirvkit_grammar::fxhash::FxHashMap;
+    static INDEX: std::sync::OnceLock<FxHashMap<&'static str, usize>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| OP_DEFS.iter().enumerate().map(|(i, d)| (d.name, i)).collect());
+    index.get(name).map(|&i| &OP_DEFS[i])
 }
 
 /// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).

@@ -148,7 +148,8 @@ fn parse_constant(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_constant(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(value) = o.attr("value") else { return false };
     p.out.push_str("spirv.Constant ");
     p.attr(value);
@@ -204,7 +205,8 @@ fn enum_string(p: &mut Parser) -> PResult<String> {
     string_token(p)
 }
 fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_name: &str) {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     if let Some(access) = dialect_body(o.attr(access_name)) {
         p.out.push_str(" [");
         p.out.push_str(&escape(access.as_bytes()));
@@ -265,7 +267,8 @@ fn parse_load(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_load(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Load ");
     p.out.push_str(&escape(sc.as_bytes()));
@@ -313,7 +316,8 @@ fn parse_store(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_store(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Store ");
     p.out.push_str(&escape(sc.as_bytes()));
@@ -364,7 +368,8 @@ fn parse_variable(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_variable(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     p.out.push_str("spirv.Variable");
     if let Some(&init) = o.operands.first() {
         p.out.push_str(" init(");
@@ -406,7 +411,8 @@ fn parse_copy_memory(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some((pointee, target_sc)), Some((_, source_sc))) =
         (pointee_of(p, p.ir.value_type(o.operands[0])), pointee_of(p, p.ir.value_type(o.operands[1])))
     else {
@@ -491,7 +497,8 @@ fn print_variable_decorations(p: &mut Printer, o: &crate::ir::Operation, elided:
 }
 
 fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(Attribute::String(name)), Some(Attribute::Type(ty))) = (o.attr("sym_name"), o.attr("type"))
     else {
         return false;
@@ -539,7 +546,8 @@ fn parse_spec_constant(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_spec_constant(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(Attribute::String(name)), Some(value)) = (o.attr("sym_name"), o.attr("default_value")) else {
         return false;
     };
@@ -579,7 +587,8 @@ fn parse_spec_constant_composite(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(Attribute::String(name)), Some(Attribute::Array(parts)), Some(Attribute::Type(ty))) =
         (o.attr("sym_name"), o.attr("constituents"), o.attr("type"))
     else {
@@ -617,7 +626,8 @@ fn parse_entry_point(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(model), Some(f)) = (dialect_body(o.attr("execution_model")), o.attr("fn")) else {
         return false;
     };
@@ -654,7 +664,8 @@ fn parse_execution_mode(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(mode), Some(f)) = (dialect_body(o.attr("execution_mode")), o.attr("fn")) else { return false };
     p.out.push_str("spirv.ExecutionMode ");
     p.attr(f);
@@ -728,7 +739,8 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_func(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(Attribute::String(name)), Some(Attribute::Type(fn_ty)), Some(control)) =
         (o.attr("sym_name"), o.attr("function_type"), dialect_body(o.attr("function_control")))
     else {
@@ -813,7 +825,8 @@ fn parse_module(p: &mut Parser) -> PResult<OpId> {
 }
 
 fn print_module(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(addressing), Some(memory)) =
         (dialect_body(o.attr("addressing_model")), dialect_body(o.attr("memory_model")))
     else {
@@ -883,7 +896,8 @@ fn parse_structured(p: &mut Parser, name: &str) -> PResult<OpId> {
 }
 
 fn print_structured(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let attr_name = if o.name == "spirv.mlir.loop" { "loop_control" } else { "selection_control" };
     p.out.push_str(&o.name);
     if let Some(control) = dialect_body(o.attr(attr_name)) {
@@ -982,7 +996,8 @@ fn parse_branch_conditional(p: &mut Parser, start: usize) -> PResult<OpId> {
 }
 
 fn print_branch_conditional(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else { return false };
     let sizes: Vec<usize> = values
         .iter()
@@ -1054,7 +1069,8 @@ fn parse_composite_extract(p: &mut Parser, start: usize) -> PResult<OpId> {
 }
 
 fn print_composite_extract(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(indices) = o.attr("indices") else { return false };
     p.out.push_str("spirv.CompositeExtract ");
     p.value(o.operands[0]);
@@ -1082,7 +1098,8 @@ fn parse_composite_insert(p: &mut Parser, start: usize) -> PResult<OpId> {
 }
 
 fn print_composite_insert(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(indices) = o.attr("indices") else { return false };
     p.out.push_str("spirv.CompositeInsert ");
     p.value(o.operands[0]);
@@ -1123,7 +1140,8 @@ fn parse_struct_result_binary(p: &mut Parser, name: &str, start: usize) -> PResu
 }
 
 fn print_struct_result_binary(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     p.out.push_str(&o.name);
     p.out.push(' ');
     p.values(&o.operands);
@@ -1151,7 +1169,8 @@ fn parse_ternary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
 }
 
 fn print_ternary(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     p.out.push_str(&o.name);
     p.out.push(' ');
     p.values(&o.operands);
@@ -1182,7 +1201,8 @@ fn parse_block_write(p: &mut Parser, start: usize) -> PResult<OpId> {
 }
 
 fn print_block_write(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     p.out.push_str("spirv.INTEL.SubgroupBlockWrite ");
     p.values(&o.operands);
     p.out.push_str(" : ");
@@ -1221,7 +1241,8 @@ fn parse_spec_constant_operation(p: &mut Parser, start: usize) -> PResult<OpId> 
 }
 
 fn print_spec_constant_operation(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let Some(&region) = o.regions.first() else { return false };
     let Some(&block) = p.ir.region(region).blocks.first() else { return false };
     let Some(&inner) = p.ir.block(block).ops.first() else { return false };
@@ -1294,7 +1315,8 @@ fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
 }
 
 fn print_switch(p: &mut Printer, op: OpId) -> bool {
-    let o = p.ir.op(op).clone();
+    let ir = p.ir;
+    let o = ir.op(op);
     let (Some(segments), Some(cases), Some(Attribute::Dense { elements, .. })) = (
         dense_counts(o.attr("operandSegmentSizes")),
         dense_counts(o.attr("case_operand_segments")),

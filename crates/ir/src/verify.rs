@@ -442,7 +442,8 @@ impl<'a> Verifier<'a> {
     /// MLIR's integer dot product rules: packed formats only for 32-bit integer
     /// operands, and a result at least as wide as the operands' elements.
     fn integer_dot_product(&mut self, op: OpId) -> bool {
-        let o = self.ir.op(op).clone();
+        let ir = self.ir;
+        let o = ir.op(op);
         let (Some(&a), Some(&b), Some(&r)) = (o.operands.first(), o.operands.get(1), o.results.first())
         else {
             return false;
@@ -503,7 +504,8 @@ impl<'a> Verifier<'a> {
     /// Walks an access chain's indices through the pointee type, as MLIR's
     /// `getElementPtrType` does, reporting the first index that cannot apply.
     fn access_chain(&mut self, op: OpId, has_element_operand: bool) -> bool {
-        let o = self.ir.op(op).clone();
+        let ir = self.ir;
+        let o = ir.op(op);
         let Some(&base) = o.operands.first() else { return false };
         let TypeKind::Pointer { pointee, .. } = self.ir.types.kind(self.ir.value_type(base)).clone() else {
             return false;
@@ -706,7 +708,12 @@ impl<'a> Verifier<'a> {
     }
 
     fn leaf(&self, text: &str, subject: Subject, op: OpId) -> Option<bool> {
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        // Most leaves have no whitespace; only multi-line ones need compacting.
+        let compact: std::borrow::Cow<str> = if text.contains(char::is_whitespace) {
+            text.chars().filter(|c| !c.is_whitespace()).collect::<String>().into()
+        } else {
+            text.into()
+        };
         // ODS wraps every leaf in one pair of parentheses.
         let e = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(&compact);
         if e == "true" {
