@@ -275,7 +275,7 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
     p.out.push(' ');
     p.value(o.operands[0]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(&o, &["memory_access", "alignment"]);
+    let rest = other_attrs(o, &["memory_access", "alignment"]);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
@@ -326,7 +326,7 @@ fn print_store(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str(", ");
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(&o, &["memory_access", "alignment"]);
+    let rest = other_attrs(o, &["memory_access", "alignment"]);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.operands[1]);
@@ -376,7 +376,7 @@ fn print_variable(p: &mut Printer, op: OpId) -> bool {
         p.value(init);
         p.out.push(')');
     }
-    let rest = other_attrs(&o, &["storage_class"]);
+    let rest = other_attrs(o, &["storage_class"]);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
@@ -434,7 +434,7 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
     } else {
         print_memory_access(p, op, "memory_access", "alignment");
     }
-    let rest = other_attrs(&o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
+    let rest = other_attrs(o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
     p.ty(pointee);
@@ -512,8 +512,8 @@ fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
         p.out.push(')');
         elided.push("initializer");
     }
-    print_variable_decorations(p, &o, &mut elided);
-    let rest = other_attrs(&o, &elided);
+    print_variable_decorations(p, o, &mut elided);
+    let rest = other_attrs(o, &elided);
     p.attr_dict(&rest, &[]);
     p.out.push_str(" : ");
     p.ty(*ty);
@@ -781,7 +781,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     }
     p.out.push(' ');
     p.out.push_str(&escape(control.as_bytes()));
-    let rest = other_attrs(&o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"]);
+    let rest = other_attrs(o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"]);
     if !rest.is_empty() {
         p.out.push_str(" attributes");
         p.attr_dict(&rest, &[]);
@@ -844,7 +844,7 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
         p.out.push_str(" requires ");
         p.attr(vce);
     }
-    let rest = other_attrs(&o, &["sym_name", "addressing_model", "memory_model", "vce_triple"]);
+    let rest = other_attrs(o, &["sym_name", "addressing_model", "memory_model", "vce_triple"]);
     if !rest.is_empty() {
         p.out.push_str(" attributes");
         p.attr_dict(&rest, &[]);
@@ -912,7 +912,7 @@ fn print_structured(p: &mut Printer, op: OpId) -> bool {
     }
     p.out.push(' ');
     p.region(o.regions[0], false, false);
-    let rest = other_attrs(&o, &[attr_name]);
+    let rest = other_attrs(o, &[attr_name]);
     p.attr_dict(&rest, &[]);
     true
 }
@@ -1357,7 +1357,7 @@ fn print_switch(p: &mut Printer, op: OpId) -> bool {
     p.indent -= 1;
     p.newline();
     p.out.push(']');
-    let rest = other_attrs(&o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
+    let rest = other_attrs(o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
     p.attr_dict(&rest, &[]);
     true
 }
