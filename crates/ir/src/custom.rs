@@ -217,26 +217,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     }
     p.out.push('@');
     p.out.push_str(&name);
-    p.out.push('(');
-    let entry = o.regions.first().and_then(|&r| p.ir.region(r).blocks.first().copied());
-    let arg_attrs = match o.attr("arg_attrs") {
-        Some(Attribute::Array(a)) => a.clone(),
-        _ => vec![],
-    };
-    for (i, &t) in inputs.iter().enumerate() {
-        if i > 0 {
-            p.out.push_str(", ");
-        }
-        if let Some(&v) = entry.and_then(|b| p.ir.block(b).arguments.get(i)) {
-            p.value(v);
-            p.out.push_str(": ");
-        }
-        p.ty(t);
-        if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
-            p.attr_dict(d, &[]);
-        }
-    }
-    p.out.push(')');
+    print_signature_args(p, o, &inputs);
     if !results.is_empty() {
         p.out.push_str(" -> ");
         let res_attrs = match o.attr("res_attrs") {
@@ -469,4 +450,30 @@ fn print_graph_entry_point(p: &mut Printer, op: OpId) -> bool {
         }
     }
     true
+}
+
+/// `(%arg0: T {attrs}, ...)` of a function-like op: the entry block's arguments
+/// with the signature's types and `arg_attrs`.
+pub(crate) fn print_signature_args(p: &mut Printer, o: &crate::ir::Operation, inputs: &[Type]) {
+    let ir = p.ir;
+    p.out.push('(');
+    let entry = o.regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
+    let arg_attrs = match o.attr("arg_attrs") {
+        Some(Attribute::Array(a)) => a.as_slice(),
+        _ => &[],
+    };
+    for (i, &t) in inputs.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        if let Some(&v) = entry.and_then(|b| ir.block(b).arguments.get(i)) {
+            p.value(v);
+            p.out.push_str(": ");
+        }
+        p.ty(t);
+        if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
+            p.attr_dict(d, &[]);
+        }
+    }
+    p.out.push(')');
 }

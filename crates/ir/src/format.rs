@@ -351,7 +351,7 @@ fn operand_groups(p: &Printer, op: OpId, def: &OpDef) -> Option<Vec<Vec<Value>>>
     split_groups(&o.operands, def.operands.iter().map(|d| d.arity), o.attr("operandSegmentSizes"))
 }
 
-fn split_groups(
+pub(crate) fn split_groups(
     values: &[Value],
     arities: impl Iterator<Item = Arity>,
     segments: Option<&Attribute>,
@@ -374,6 +374,9 @@ fn split_groups(
         return None;
     }
     let extra = values.len() - fixed;
+    if variable == 0 && extra > 0 {
+        return None;
+    }
     let mut out = Vec::new();
     let mut at = 0;
     for a in arities {

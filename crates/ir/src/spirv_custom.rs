@@ -749,26 +749,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     let TypeKind::Function { inputs, results } = p.ir.types.kind(*fn_ty).clone() else { return false };
     p.out.push_str("spirv.func ");
     p.attr(&Attribute::SymbolRef(vec![name.clone()]));
-    p.out.push('(');
-    let entry = o.regions.first().and_then(|&r| p.ir.region(r).blocks.first().copied());
-    let arg_attrs = match o.attr("arg_attrs") {
-        Some(Attribute::Array(a)) => a.clone(),
-        _ => vec![],
-    };
-    for (i, &t) in inputs.iter().enumerate() {
-        if i > 0 {
-            p.out.push_str(", ");
-        }
-        if let Some(&v) = entry.and_then(|b| p.ir.block(b).arguments.get(i)) {
-            p.value(v);
-            p.out.push_str(": ");
-        }
-        p.ty(t);
-        if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
-            p.attr_dict(d, &[]);
-        }
-    }
-    p.out.push(')');
+    crate::custom::print_signature_args(p, o, &inputs);
     if !results.is_empty() {
         p.out.push_str(" -> ");
         if results.len() > 1 {

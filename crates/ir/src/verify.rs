@@ -111,36 +111,19 @@ impl<'a> Verifier<'a> {
     /// The values of each operand group (or result group).
     fn groups(&self, op: OpId, def: &OpDef, results: bool) -> Option<Vec<Vec<Value>>> {
         let o = self.ir.op(op);
-        let (values, defs) = if results { (&o.results, def.results) } else { (&o.operands, def.operands) };
-        let segments = if results { o.attr("resultSegmentSizes") } else { o.attr("operandSegmentSizes") };
-        if let Some(Attribute::DenseArray { values: sizes, .. }) = segments {
-            let mut out = Vec::new();
-            let mut at = 0;
-            for s in sizes {
-                let Attribute::Integer { value, .. } = s else { return None };
-                let n = *value as usize;
-                out.push(values.get(at..at + n)?.to_vec());
-                at += n;
-            }
-            return Some(out);
+        if results {
+            crate::format::split_groups(
+                &o.results,
+                def.results.iter().map(|d| d.arity),
+                o.attr("resultSegmentSizes"),
+            )
+        } else {
+            crate::format::split_groups(
+                &o.operands,
+                def.operands.iter().map(|d| d.arity),
+                o.attr("operandSegmentSizes"),
+            )
         }
-        let variable = defs.iter().filter(|d| d.arity != Arity::Single).count();
-        let fixed = defs.len() - variable;
-        if variable > 1 || values.len() < fixed {
-            return None;
-        }
-        let extra = values.len() - fixed;
-        if variable == 0 && extra > 0 {
-            return None;
-        }
-        let mut out = Vec::new();
-        let mut at = 0;
-        for d in defs {
-            let n = if d.arity == Arity::Single { 1 } else { extra };
-            out.push(values.get(at..at + n)?.to_vec());
-            at += n;
-        }
-        Some(out)
     }
 
     fn operands_and_results(&mut self, op: OpId, def: &OpDef) -> bool {
