@@ -244,6 +244,12 @@ pub fn generate(inputs: &Inputs) -> Result<String> {
         )?;
     }
     writeln!(out)?;
+    writeln!(out, "/// Every operand kind, in declaration order (index = discriminant).")?;
+    writeln!(out, "pub(crate) static ALL_OPERAND_KINDS: [OperandKind; {}] = [", kinds.len())?;
+    for k in &kinds {
+        writeln!(out, "    OperandKind::{},", k.variant)?;
+    }
+    writeln!(out, "];")?;
     writeln!(out, "pub(crate) static OPERAND_KINDS: [OperandKindInfo; {}] = [", kinds.len())?;
     out.push_str(&kind_infos);
     writeln!(out, "];")?;

@@ -158,6 +158,11 @@ impl OperandKindInfo {
 }
 
 impl OperandKind {
+    /// The core operand kind with this grammar name (`StorageClass`).
+    pub fn from_name(name: &str) -> Option<OperandKind> {
+        generated::ALL_OPERAND_KINDS.iter().copied().find(|k| k.name() == name && k.info().name == name)
+    }
+
     pub fn info(self) -> &'static OperandKindInfo {
         &generated::OPERAND_KINDS[self as usize]
     }
@@ -313,6 +318,12 @@ mod tests {
             OperandKind::Capability.info().enumerant(1).unwrap().availability.capabilities,
             &[capability::Matrix]
         );
+    }
+
+    #[test]
+    fn operand_kinds_by_name() {
+        assert_eq!(OperandKind::from_name("StorageClass"), Some(OperandKind::StorageClass));
+        assert_eq!(OperandKind::from_name("NoSuchKind"), None);
     }
 
     #[test]

@@ -539,7 +539,7 @@ fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Valu
         Var::Attr(i) => {
             let ad = &def.attributes[*i];
             if let Some(a) = o.attr(ad.name) {
-                print_format_attr(p, ad.constraint().enum_attr.is_some(), a);
+                print_format_attr(p, ad.constraint(), a);
             }
         }
         Var::Region(i) => {
@@ -557,15 +557,15 @@ fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Valu
 }
 
 /// An attribute inside a format: enum attributes print stripped (`<Workgroup>`),
-/// integers without their (known) type.
-fn print_format_attr(p: &mut Printer, is_enum: bool, a: &Attribute) {
+/// integer attributes of a fixed type (`I32Attr`) without it; others in full.
+fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attribute) {
     match a {
-        Attribute::Dialect { body: Some(b), .. } if is_enum => {
+        Attribute::Dialect { body: Some(b), .. } if c.enum_attr.is_some() => {
             p.out.push('<');
             p.out.push_str(b);
             p.out.push('>');
         }
-        Attribute::Integer { value, .. } => {
+        Attribute::Integer { value, .. } if c.storage_type.contains("IntegerAttr") => {
             use std::fmt::Write;
             let _ = write!(p.out, "{value}");
         }

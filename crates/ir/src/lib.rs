@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attr;
+pub mod availability;
 pub mod custom;
 pub mod diag;
 pub mod format;

@@ -130,9 +130,10 @@ pub struct OptResult {
 /// Runs the driver over a whole buffer named `file_name` (as diagnostics show it:
 /// `<stdin>` for standard input).
 pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
-    if !options.passes.is_empty() {
+    let unsupported: Vec<&String> = options.passes.iter().filter(|p| pass_name(p).is_none()).collect();
+    if !unsupported.is_empty() {
         let diagnostics_text =
-            options.passes.iter().map(|p| format!("error: not supported yet: pass {p}\n")).collect();
+            unsupported.iter().map(|p| format!("error: not supported yet: pass {p}\n")).collect();
         return OptResult { output: String::new(), diagnostics_text, success: false };
     }
     let mut err = String::new();
@@ -280,8 +281,30 @@ fn process_chunk(
         return (None, diagnostics);
     }
     // mlir-opt prints the op, a newline, and one more newline.
+    // Passes run in order; the test passes only report.
+    let mut report = String::new();
+    for pass in options.passes.iter().filter_map(|p| pass_name(p)) {
+        if pass == Pass::TestOpAvailability {
+            report.push_str(&crate::availability::report(&ir, top));
+        }
+    }
     let printed = crate::print(&ir, top, print_options);
-    (Some(format!("{}\n\n", printed.trim_end_matches('\n'))), diagnostics)
+    (Some(format!("{report}{}\n\n", printed.trim_end_matches('\n'))), diagnostics)
+}
+
+/// The passes `spirvkit opt` implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// `-test-spirv-op-availability`: print each op's requirements.
+    TestOpAvailability,
+}
+
+/// The pass a flag names (`-x` or `--x`), if it is one we implement.
+pub fn pass_name(flag: &str) -> Option<Pass> {
+    match flag.trim_start_matches('-') {
+        "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
+        _ => None,
+    }
 }
 
 /// The first op (in source order) of a dialect `mlir-opt` does not register, located

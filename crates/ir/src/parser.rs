@@ -56,7 +56,13 @@ pub struct Parser<'s, 'ir> {
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
     value_offsets: FxHashMap<Value, usize>,
+    /// Current nesting of regions, types and attributes (bounded, so hostile input
+    /// cannot overflow the stack).
+    depth: usize,
 }
+
+/// How deeply regions, types and attributes may nest.
+const MAX_DEPTH: usize = 256;
 
 impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn new(src: &'s str, ir: &'ir mut Ir, file_name: &str) -> Self {
@@ -77,6 +83,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             line_starts,
             prev_end: 0,
             value_offsets: FxHashMap::default(),
+            depth: 0,
         }
     }
 
@@ -536,6 +543,21 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         op: OpId,
         entry_args: &[(String, Type, Location)],
     ) -> PResult<RegionId> {
+        self.nested(|p| p.parse_region_inner(op, entry_args))
+    }
+
+    /// Runs `f` one nesting level deeper, refusing input nested beyond [`MAX_DEPTH`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_DEPTH {
+            return self.error(format!("not supported yet: nesting deeper than {MAX_DEPTH} levels"));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn parse_region_inner(&mut self, op: OpId, entry_args: &[(String, Type, Location)]) -> PResult<RegionId> {
         let region = self.ir.add_region(op);
         let open = self.tok.offset;
         self.expect("{")?;
@@ -699,6 +721,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Parses any attribute value.
     pub fn parse_attribute(&mut self) -> PResult<Attribute> {
+        self.nested(|p| p.parse_attribute_inner())
+    }
+
+    fn parse_attribute_inner(&mut self) -> PResult<Attribute> {
         let t = self.tok;
         match t.kind {
             Tok::String => {
@@ -970,6 +996,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     // ---- types ---------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {
+        self.nested(|p| p.parse_type_inner())
+    }
+
+    fn parse_type_inner(&mut self) -> PResult<Type> {
         let t = self.tok;
         match t.kind {
             Tok::Ident => {

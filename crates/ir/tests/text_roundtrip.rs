@@ -51,3 +51,33 @@ fn spirv_types_round_trip() {
         assert!(text.contains(&format!("{{t = {ty}}}")), "{ty}\n{text}");
     }
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    // Run on a thread with a small stack, like a library caller might.
+    let result = std::thread::Builder::new()
+        .stack_size(4 << 20)
+        .spawn(|| {
+            let deep_types = format!(
+                "\"t.op\"() {{a = {}f32{}}} : () -> ()",
+                "!spirv.array<2 x ".repeat(10_000),
+                ">".repeat(10_000)
+            );
+            let e = parse(&deep_types, "t.mlir").unwrap_err();
+            assert!(e.message.contains("nesting deeper than"), "{}", e.message);
+            let deep_attrs =
+                format!("\"t.op\"() {{a = {}{}}} : () -> ()", "[".repeat(100_000), "]".repeat(100_000));
+            assert!(parse(&deep_attrs, "t.mlir").is_err());
+            let n = 200;
+            let ok = format!(
+                "func.func @f() {{{}{} return }}",
+                " spirv.mlir.loop {".repeat(n),
+                " spirv.mlir.merge }".repeat(n)
+            );
+            let (ir, top) = parse(&ok, "t.mlir").unwrap();
+            assert!(print(&ir, top, PrintOptions::default()).contains("spirv.mlir.merge"));
+        })
+        .unwrap()
+        .join();
+    assert!(result.is_ok());
+}

@@ -1,0 +1,163 @@
+//! Version, extension and capability requirements of ops: the op's own (from
+//! MLIR's definitions) combined with those of the enum values it carries (from the
+//! Khronos grammar), the way MLIR's availability interfaces combine them.
+
+use crate::attr::Attribute;
+use crate::ir::{Ir, OpId};
+use crate::opdef::op_def;
+use crate::types::TypeKind;
+use spirvkit_grammar::OperandKind;
+use std::fmt::Write;
+
+/// What an op needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirements {
+    pub min_version: (u8, u8),
+    pub max_version: (u8, u8),
+    /// All of these groups, each satisfied by any one member.
+    pub extensions: Vec<Vec<String>>,
+    pub capabilities: Vec<Vec<String>>,
+}
+
+/// The requirements of a SPIR-V op, or `None` for ops of other dialects.
+pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
+    let o = ir.op(op);
+    let def = op_def(&o.name)?;
+    let mut r =
+        Requirements { min_version: (1, 0), max_version: (1, 6), extensions: vec![], capabilities: vec![] };
+    for a in def.availability {
+        if let Some(v) = a.min_version {
+            r.min_version = r.min_version.max(v);
+        }
+        if let Some(v) = a.max_version {
+            r.max_version = r.max_version.min(v);
+        }
+        r.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+        r.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+    }
+    if def.availability.is_empty() {
+        // Hand-written in MLIR (the dot products): only what that code says.
+        integer_dot_product(ir, op, &mut r);
+        return Some(r);
+    }
+    // The enum values the op carries, in argument order; bit enums bit by bit.
+    for ad in def.attributes {
+        let Some(enum_def) = ad.constraint().enum_attr() else { continue };
+        let Some(Attribute::Dialect { body: Some(body), .. }) = o.attr(ad.name) else { continue };
+        let Some(kind) = OperandKind::from_name(enum_def.enum_name) else { continue };
+        for case in body.split('|').map(str::trim) {
+            let Some(e) = kind.info().enumerant_by_name(case) else { continue };
+            let a = &e.availability;
+            // A value an extension can enable needs no particular version.
+            if a.extensions.is_empty() {
+                if let Some(v) = a.min_version {
+                    r.min_version = r.min_version.max((v.major, v.minor));
+                }
+            }
+            if let Some(v) = a.last_version {
+                r.max_version = r.max_version.min((v.major, v.minor));
+            }
+            if !a.extensions.is_empty() {
+                r.extensions.push(a.extensions.iter().map(|s| s.to_string()).collect());
+            }
+            if !a.capabilities.is_empty() {
+                let caps = OperandKind::Capability.info();
+                r.capabilities.push(
+                    a.capabilities
+                        .iter()
+                        .filter_map(|&c| caps.enumerant(c))
+                        .map(|e| e.name.to_string())
+                        .collect(),
+                );
+            }
+        }
+    }
+    Some(r)
+}
+
+/// The integer dot product ops' requirements depend on their operand type (MLIR
+/// writes them by hand): the extension, `DotProduct`, and the input capability.
+fn integer_dot_product(ir: &Ir, op: OpId, r: &mut Requirements) {
+    let o = ir.op(op);
+    if !matches!(
+        o.name.as_str(),
+        "spirv.SDot"
+            | "spirv.SUDot"
+            | "spirv.UDot"
+            | "spirv.SDotAccSat"
+            | "spirv.SUDotAccSat"
+            | "spirv.UDotAccSat"
+    ) {
+        return;
+    }
+    let Some(&a) = o.operands.first() else { return };
+    let input = match ir.types.kind(ir.value_type(a)) {
+        TypeKind::Integer { width: 32, .. } => "DotProductInput4x8BitPacked",
+        TypeKind::Vector { shape, element, .. }
+            if shape.iter().product::<u64>() == 4
+                && matches!(ir.types.kind(*element), TypeKind::Integer { width: 8, .. }) =>
+        {
+            "DotProductInput4x8Bit"
+        }
+        _ => "DotProductInputAll",
+    };
+    r.extensions.push(vec!["SPV_KHR_integer_dot_product".into()]);
+    r.capabilities.push(vec!["DotProduct".into()]);
+    r.capabilities.push(vec![input.into()]);
+}
+
+fn groups(list: &[Vec<String>]) -> String {
+    let mut s = String::from("[ ");
+    for g in list {
+        let _ = write!(s, "[{}] ", g.join(", "));
+    }
+    s.push(']');
+    s
+}
+
+/// The report of MLIR's `-test-spirv-op-availability` pass: for each top-level
+/// function, its name and then, for every SPIR-V op in it (inner ops first), its
+/// requirements.
+pub fn report(ir: &Ir, top: OpId) -> String {
+    let mut out = String::new();
+    let module = ir.op(top);
+    for &r in &module.regions {
+        for &b in &ir.region(r).blocks {
+            for &f in &ir.block(b).ops {
+                let func = ir.op(f);
+                if func.name != "func.func" {
+                    continue;
+                }
+                if let Some(Attribute::String(name)) = func.attr("sym_name") {
+                    let _ = writeln!(out, "{name}");
+                }
+                for op in post_order(ir, f) {
+                    let Some(req) = of_op(ir, op) else { continue };
+                    let n = &ir.op(op).name;
+                    let _ = writeln!(out, "{n} min version: v{}.{}", req.min_version.0, req.min_version.1);
+                    let _ = writeln!(out, "{n} max version: v{}.{}", req.max_version.0, req.max_version.1);
+                    let _ = writeln!(out, "{n} extensions: {}", groups(&req.extensions));
+                    let _ = writeln!(out, "{n} capabilities: {}", groups(&req.capabilities));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The ops nested in `op` (not `op` itself), children before parents.
+fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
+    let mut out = Vec::new();
+    fn visit(ir: &Ir, op: OpId, out: &mut Vec<OpId>) {
+        for &r in &ir.op(op).regions {
+            for &b in &ir.region(r).blocks {
+                for &inner in &ir.block(b).ops {
+                    visit(ir, inner, out);
+                    out.push(inner);
+                }
+            }
+        }
+    }
+    visit(ir, op, &mut out);
+    out
+}
