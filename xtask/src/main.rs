@@ -4,6 +4,7 @@
 //!   regenerate (or verify) the grammar tables.
 //! - `gen-dialect [--check] [--mlir-include DIR]`: regenerate (or verify) the SPIR-V dialect
 //!   op tables from MLIR's ODS definitions (`libmlir-22-dev`, fetched into target/ if needed).
+//! - `mlir-print-compare [--corpus DIR]`: spirvkit opt vs mlir-opt-22 output, case by case.
 //! - `conformance [--corpus DIR] [--update-floor] [--jobs N]`: compare spirvkit with
 //!   SPIRV-Tools over the .spv corpus against the floor in conformance/spv-floor.txt.
 //! - `mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] [--compare-mlir-opt]
@@ -17,6 +18,7 @@ mod conformance;
 mod gen_dialect;
 mod gen_grammar;
 mod mlir_conformance;
+mod mlir_print_compare;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -43,6 +45,7 @@ fn main() -> Result<()> {
         "gen-dialect" => gen_dialect::run(rest),
         "conformance" => conformance::run(rest),
         "mlir-conformance" => mlir_conformance::run(rest),
+        "mlir-print-compare" => mlir_print_compare::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
