@@ -556,6 +556,48 @@ impl<'a> Verifier<'a> {
         false
     }
 
+    /// `spirv.func` arguments: physical-buffer pointers need an aliasing decoration,
+    /// and argument attributes must belong to a dialect.
+    fn argument_decorations(&mut self, op: OpId, inputs: &[Type]) -> bool {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let arg_attrs: &[Attribute] = match o.attr("arg_attrs") {
+            Some(Attribute::Array(a)) => a,
+            _ => &[],
+        };
+        let physical = |t: Type| matches!(ir.types.kind(t), TypeKind::Pointer { storage_class, .. } if storage_class == "PhysicalStorageBuffer");
+        for (i, &t) in inputs.iter().enumerate() {
+            let attrs: &[crate::attr::NamedAttribute] = match arg_attrs.get(i) {
+                Some(Attribute::Dictionary(d)) => d,
+                _ => &[],
+            };
+            let decoration =
+                attrs.iter().find(|a| a.name == "spirv.decoration").and_then(|a| match &a.value {
+                    Attribute::Dialect { body: Some(b), .. } => Some(b.as_str()),
+                    _ => None,
+                });
+            let (needed, message): (&[&str], &str) = match ir.types.kind(t) {
+                _ if physical(t) => {
+                    (&["Aliased", "Restrict"], "with physical buffer pointer must be decorated either 'Aliased' or 'Restrict'")
+                }
+                TypeKind::Pointer { pointee, .. } if physical(*pointee) => (
+                    &["AliasedPointer", "RestrictPointer"],
+                    "with a pointer points to a physical buffer pointer must be decorated either 'AliasedPointer' or 'RestrictPointer'",
+                ),
+                _ => (&[], ""),
+            };
+            if !needed.is_empty() && !decoration.is_some_and(|d| needed.contains(&d)) {
+                self.error(op, message.into());
+                return true;
+            }
+            if attrs.iter().any(|a| !a.name.contains('.')) {
+                self.error(op, "arguments may only have dialect attributes".into());
+                return true;
+            }
+        }
+        false
+    }
+
     /// Function-like ops: the entry block's arguments match the signature.
     fn function_signature(&mut self, op: OpId) -> bool {
         let o = self.ir.op(op);
@@ -571,6 +613,9 @@ impl<'a> Verifier<'a> {
         if args.len() != inputs.len() {
             let n = inputs.len();
             self.error(op, format!("entry block must have {n} arguments to match function signature"));
+            return true;
+        }
+        if o.name == "spirv.func" && self.argument_decorations(op, inputs) {
             return true;
         }
         for (i, (&a, &t)) in args.iter().zip(inputs).enumerate() {
