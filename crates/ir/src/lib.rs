@@ -4,6 +4,7 @@
 
 pub mod attr;
 pub mod availability;
+pub mod canonicalize;
 pub mod custom;
 pub mod diag;
 pub mod format;

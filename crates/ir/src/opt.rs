@@ -266,7 +266,7 @@ fn process_chunk(
         d
     };
 
-    let (ir, top) = match crate::parse(&text, file_name) {
+    let (mut ir, top) = match crate::parse(&text, file_name) {
         Ok(parsed) => parsed,
         Err(e) => return (None, vec![relocate(e.into())]),
     };
@@ -284,8 +284,9 @@ fn process_chunk(
     // Passes run in order; the test passes only report.
     let mut report = String::new();
     for pass in options.passes.iter().filter_map(|p| pass_name(p)) {
-        if pass == Pass::TestOpAvailability {
-            report.push_str(&crate::availability::report(&ir, top));
+        match pass {
+            Pass::TestOpAvailability => report.push_str(&crate::availability::report(&ir, top)),
+            Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
         }
     }
     let printed = crate::print(&ir, top, print_options);
@@ -297,12 +298,15 @@ fn process_chunk(
 pub enum Pass {
     /// `-test-spirv-op-availability`: print each op's requirements.
     TestOpAvailability,
+    /// `--canonicalize`: folds, then dead pure ops removed.
+    Canonicalize,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
 pub fn pass_name(flag: &str) -> Option<Pass> {
     match flag.trim_start_matches('-') {
         "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
+        "canonicalize" => Some(Pass::Canonicalize),
         _ => None,
     }
 }

@@ -1,0 +1,165 @@
+//! `--canonicalize`: the SPIR-V dialect's folds the MLIR tests check, then removal
+//! of pure ops whose results are unused. Grows fold by fold; ops without a fold are
+//! left as they are.
+
+use crate::attr::Attribute;
+use crate::ir::{BlockId, Ir, OpId, Value, ValueDef};
+use crate::opdef::op_def;
+use crate::types::TypeKind;
+use spirvkit_grammar::fxhash::FxHashMap;
+
+/// Canonicalizes everything under `top`.
+pub fn run(ir: &mut Ir, top: OpId) {
+    loop {
+        let folded = fold_all(ir, top);
+        let erased = erase_dead(ir, top);
+        if !folded && !erased {
+            break;
+        }
+    }
+}
+
+/// Every op under `top` with the block it is in, in order.
+fn ops_under(ir: &Ir, top: OpId) -> Vec<(BlockId, OpId)> {
+    let mut out = Vec::new();
+    let mut stack = vec![top];
+    while let Some(op) = stack.pop() {
+        for &r in &ir.op(op).regions {
+            for &b in &ir.region(r).blocks {
+                for &inner in &ir.block(b).ops {
+                    out.push((b, inner));
+                    stack.push(inner);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The integer bits of a constant operand, if it is a scalar or splat constant.
+fn constant_bits(ir: &Ir, v: Value) -> Option<(i128, u32)> {
+    let ValueDef::Result { op, .. } = ir.value(v).def else { return None };
+    let o = ir.op(op);
+    if o.name != "spirv.Constant" {
+        return None;
+    }
+    let value = match o.attr("value")? {
+        Attribute::Integer { value, .. } => *value,
+        Attribute::Dense { elements, .. }
+            if !elements.is_empty() && elements.windows(2).all(|w| w[0] == w[1]) =>
+        {
+            match &elements[0] {
+                Attribute::Integer { value, .. } => *value,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let width = match ir.types.kind(ir.types.scalar_of(ir.value_type(v))) {
+        TypeKind::Integer { width, .. } => *width,
+        _ => return None,
+    };
+    Some((value, width))
+}
+
+fn mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+fn is_zero(bits: (i128, u32)) -> bool {
+    (bits.0 as u128) & mask(bits.1) == 0
+}
+
+fn is_all_ones(bits: (i128, u32)) -> bool {
+    (bits.0 as u128) & mask(bits.1) == mask(bits.1)
+}
+
+/// The value `op`'s result folds to, if a fold applies.
+fn fold(ir: &Ir, op: OpId) -> Option<Value> {
+    let o = ir.op(op);
+    if o.operands.len() != 2 || o.results.len() != 1 {
+        return None;
+    }
+    let (a, b) = (o.operands[0], o.operands[1]);
+    // Both ops are commutative: look for the constant on either side.
+    let (x, c, bits) = match (constant_bits(ir, b), constant_bits(ir, a)) {
+        (Some(bits), _) => (a, b, bits),
+        (None, Some(bits)) => (b, a, bits),
+        _ => return None,
+    };
+    match o.name.as_str() {
+        "spirv.BitwiseOr" if is_zero(bits) => Some(x),
+        "spirv.BitwiseOr" if is_all_ones(bits) => Some(c),
+        "spirv.BitwiseAnd" if is_zero(bits) => Some(c),
+        "spirv.BitwiseAnd" if is_all_ones(bits) => Some(x),
+        "spirv.BitwiseAnd" => {
+            // `zext(y) & m` is `zext(y)` when m keeps all of y's bits.
+            let ValueDef::Result { op: def, .. } = ir.value(x).def else { return None };
+            let d = ir.op(def);
+            if d.name != "spirv.UConvert" {
+                return None;
+            }
+            let from = match ir.types.kind(ir.types.scalar_of(ir.value_type(*d.operands.first()?))) {
+                TypeKind::Integer { width, .. } => *width,
+                _ => return None,
+            };
+            let keep = mask(from);
+            ((bits.0 as u128) & keep == keep).then_some(x)
+        }
+        _ => None,
+    }
+}
+
+fn fold_all(ir: &mut Ir, top: OpId) -> bool {
+    let mut replacements: FxHashMap<Value, Value> = FxHashMap::default();
+    for (_, op) in ops_under(ir, top) {
+        if let Some(v) = fold(ir, op) {
+            let result = ir.op(op).results[0];
+            if ir.value_type(v) == ir.value_type(result) {
+                replacements.insert(result, v);
+            }
+        }
+    }
+    if replacements.is_empty() {
+        return false;
+    }
+    for (_, op) in ops_under(ir, top) {
+        for v in ir.op_mut(op).operands.iter_mut() {
+            while let Some(&r) = replacements.get(v) {
+                *v = r;
+            }
+        }
+    }
+    true
+}
+
+/// Removes pure ops (no regions) whose results nothing uses.
+fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
+    let all = ops_under(ir, top);
+    let mut used: FxHashMap<Value, usize> = FxHashMap::default();
+    for &(_, op) in &all {
+        for &v in &ir.op(op).operands {
+            *used.entry(v).or_default() += 1;
+        }
+    }
+    let mut erased = false;
+    for (block, op) in all {
+        let o = ir.op(op);
+        let pure =
+            op_def(&o.name).is_some_and(|d| d.traits.contains(&"Pure") || d.traits.contains(&"ConstantLike"));
+        if pure
+            && o.regions.is_empty()
+            && !o.results.is_empty()
+            && o.results.iter().all(|r| !used.contains_key(r))
+        {
+            ir.block_mut(block).ops.retain(|&x| x != op);
+            ir.op_mut(op).parent = None;
+            erased = true;
+        }
+    }
+    erased
+}
