@@ -396,10 +396,10 @@ mod tests {
 
     #[test]
     fn passes_are_not_supported() {
-        let options = OptOptions { passes: vec!["--canonicalize".into()], ..Default::default() };
+        let options = OptOptions { passes: vec!["--spirv-lower-abi-attrs".into()], ..Default::default() };
         let r = run("", "f.mlir", &options);
         assert!(!r.success);
-        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --canonicalize\n");
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --spirv-lower-abi-attrs\n");
         assert_eq!(r.output, "");
     }
 
