@@ -98,7 +98,10 @@ fn pass_flags_are_reported() {
     std::fs::write(&file, "module {\n}\n").unwrap();
     let out = spirvkit_opt(&["--spirv-lower-abi-attrs", "pass.mlir"], file.parent().unwrap());
     assert!(!out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: not supported yet: pass --spirv-lower-abi-attrs\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: not supported yet: pass --spirv-lower-abi-attrs\n"
+    );
     assert!(out.stdout.is_empty());
 }
 
