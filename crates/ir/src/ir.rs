@@ -222,6 +222,21 @@ impl Ir {
         self.blocks[block.index()].ops.push(op);
     }
 
+    /// Inserts `op` into `block` just before `before` (at the end if absent).
+    pub fn insert_op_before(&mut self, block: BlockId, before: OpId, op: OpId) {
+        self.ops[op.index()].parent = Some(block);
+        let ops = &mut self.blocks[block.index()].ops;
+        let at = ops.iter().position(|&o| o == before).unwrap_or(ops.len());
+        ops.insert(at, op);
+    }
+
+    /// Detaches `op` from its block (the op stays in the arena, unreachable).
+    pub fn erase_op(&mut self, op: OpId) {
+        if let Some(block) = self.ops[op.index()].parent.take() {
+            self.blocks[block.index()].ops.retain(|&o| o != op);
+        }
+    }
+
     /// The op that contains `block` (through its region).
     pub fn parent_op_of_block(&self, block: BlockId) -> Option<OpId> {
         self.regions[self.blocks[block.index()].parent?.index()].parent

@@ -15,6 +15,7 @@ pub mod opdef;
 pub mod opt;
 pub mod parser;
 pub mod printer;
+pub mod rewrite_inserts;
 pub mod spirv_custom;
 pub mod types;
 pub mod verify;

@@ -287,6 +287,7 @@ fn process_chunk(
         match pass {
             Pass::TestOpAvailability => report.push_str(&crate::availability::report(&ir, top)),
             Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
+            Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
         }
     }
     let printed = crate::print(&ir, top, print_options);
@@ -300,6 +301,8 @@ pub enum Pass {
     TestOpAvailability,
     /// `--canonicalize`: folds, then dead pure ops removed.
     Canonicalize,
+    /// `-spirv-rewrite-inserts`: complete insert chains become one construct.
+    RewriteInserts,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -307,6 +310,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
     match flag.trim_start_matches('-') {
         "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
         "canonicalize" => Some(Pass::Canonicalize),
+        "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
         _ => None,
     }
 }
