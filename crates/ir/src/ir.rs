@@ -144,6 +144,11 @@ impl Ir {
         &self.values[v.index()]
     }
 
+    /// Changes a value's type (passes that retype results, e.g. after a layout change).
+    pub fn set_value_type(&mut self, v: Value, ty: Type) {
+        self.values[v.index()].ty = ty;
+    }
+
     pub(crate) fn set_value_def(&mut self, v: Value, def: ValueDef) {
         self.values[v.index()].def = def;
     }

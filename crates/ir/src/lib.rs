@@ -10,6 +10,7 @@ pub mod diag;
 pub mod format;
 pub mod generated;
 pub mod ir;
+pub mod layout;
 pub mod lexer;
 pub mod opdef;
 pub mod opt;

@@ -288,6 +288,7 @@ fn process_chunk(
             Pass::TestOpAvailability => report.push_str(&crate::availability::report(&ir, top)),
             Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
             Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
+            Pass::DecorateLayout => crate::layout::run(&mut ir, top),
         }
     }
     let printed = crate::print(&ir, top, print_options);
@@ -303,6 +304,8 @@ pub enum Pass {
     Canonicalize,
     /// `-spirv-rewrite-inserts`: complete insert chains become one construct.
     RewriteInserts,
+    /// `-decorate-spirv-composite-type-layout`: Vulkan layout for interface structs.
+    DecorateLayout,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -311,6 +314,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
         "canonicalize" => Some(Pass::Canonicalize),
         "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
+        "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
         _ => None,
     }
 }
