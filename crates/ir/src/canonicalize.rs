@@ -137,6 +137,22 @@ fn fold_all(ir: &mut Ir, top: OpId) -> bool {
     true
 }
 
+/// Removes dead pure ops under `top` until none is left.
+pub fn erase_all_dead(ir: &mut Ir, top: OpId) {
+    while erase_dead(ir, top) {}
+}
+
+/// Points every use of `old` under `top` at `new`.
+pub fn replace_all_uses(ir: &mut Ir, top: OpId, old: Value, new: Value) {
+    for (_, op) in ops_under(ir, top) {
+        for v in ir.op_mut(op).operands.iter_mut() {
+            if *v == old {
+                *v = new;
+            }
+        }
+    }
+}
+
 /// Removes pure ops (no regions) whose results nothing uses.
 fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
     let all = ops_under(ir, top);

@@ -9,6 +9,7 @@ pub mod custom;
 pub mod diag;
 pub mod format;
 pub mod generated;
+pub mod gl_canonicalize;
 pub mod ir;
 pub mod layout;
 pub mod lexer;

@@ -289,6 +289,7 @@ fn process_chunk(
             Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
             Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
             Pass::DecorateLayout => crate::layout::run(&mut ir, top),
+            Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
         }
     }
     let printed = crate::print(&ir, top, print_options);
@@ -306,6 +307,8 @@ pub enum Pass {
     RewriteInserts,
     /// `-decorate-spirv-composite-type-layout`: Vulkan layout for interface structs.
     DecorateLayout,
+    /// `-spirv-canonicalize-gl`: comparison/select pairs into GL clamps.
+    CanonicalizeGl,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -315,6 +318,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "canonicalize" => Some(Pass::Canonicalize),
         "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
         "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
+        "spirv-canonicalize-gl" => Some(Pass::CanonicalizeGl),
         _ => None,
     }
 }
