@@ -74,7 +74,7 @@ fn laid_out_variable_type(ir: &mut Ir, op: OpId) -> Option<Type> {
 
 /// The type with layout decorations, its size and its base alignment. A runtime
 /// array's size is unbounded (`u64::MAX`).
-fn decorate(ir: &mut Ir, ty: Type) -> (Type, u64, u64) {
+pub(crate) fn decorate(ir: &mut Ir, ty: Type) -> (Type, u64, u64) {
     match ir.types.kind(ty).clone() {
         TypeKind::Integer { width, .. } => {
             let a = if width == 1 { 1 } else { u64::from(width / 8) };

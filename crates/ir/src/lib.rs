@@ -2,6 +2,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod abi;
 pub mod attr;
 pub mod availability;
 pub mod canonicalize;

@@ -167,7 +167,8 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     let mut failed = false;
     for chunk in chunks {
         let (output, diagnostics) = process_chunk(source, &index, chunk, file_name, options, print_options);
-        if diagnostics.iter().any(Diagnostic::is_error) {
+        // No output means the chunk failed, even when a pass only left a remark.
+        if output.is_none() || diagnostics.iter().any(Diagnostic::is_error) {
             failed = true;
         }
         for d in &diagnostics {
@@ -290,6 +291,15 @@ fn process_chunk(
             Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
             Pass::DecorateLayout => crate::layout::run(&mut ir, top),
             Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
+            Pass::LowerAbiAttrs => {
+                let errors: Vec<Diagnostic> =
+                    crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
+                if !errors.is_empty() {
+                    let mut all = diagnostics;
+                    all.extend(errors);
+                    return (None, all);
+                }
+            }
         }
     }
     let printed = crate::print(&ir, top, print_options);
@@ -309,6 +319,8 @@ pub enum Pass {
     DecorateLayout,
     /// `-spirv-canonicalize-gl`: comparison/select pairs into GL clamps.
     CanonicalizeGl,
+    /// `-spirv-lower-abi-attrs`: entry-point ABI attributes into variables and entry points.
+    LowerAbiAttrs,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -319,6 +331,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
         "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
         "spirv-canonicalize-gl" => Some(Pass::CanonicalizeGl),
+        "spirv-lower-abi-attrs" => Some(Pass::LowerAbiAttrs),
         _ => None,
     }
 }
@@ -408,10 +421,11 @@ mod tests {
 
     #[test]
     fn passes_are_not_supported() {
-        let options = OptOptions { passes: vec!["--spirv-lower-abi-attrs".into()], ..Default::default() };
+        let options =
+            OptOptions { passes: vec!["--spirv-unify-aliased-resource".into()], ..Default::default() };
         let r = run("", "f.mlir", &options);
         assert!(!r.success);
-        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --spirv-lower-abi-attrs\n");
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --spirv-unify-aliased-resource\n");
         assert_eq!(r.output, "");
     }
 
