@@ -78,9 +78,54 @@ fn is_all_ones(bits: (i128, u32)) -> bool {
     (bits.0 as u128) & mask(bits.1) == mask(bits.1)
 }
 
+/// The number of elements a composite type has, if it is one.
+fn composite_len(ir: &Ir, ty: crate::types::Type) -> Option<usize> {
+    Some(match ir.types.kind(ty) {
+        TypeKind::Vector { shape, .. } if shape.len() == 1 => shape[0] as usize,
+        TypeKind::Array { count, .. } => *count as usize,
+        TypeKind::LiteralStruct(body) => body.members.len(),
+        TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name)?.members.len(),
+        _ => return None,
+    })
+}
+
+/// `spirv.CompositeExtract` of an element some insert or construct just provided.
+fn fold_composite_extract(ir: &Ir, op: OpId) -> Option<Value> {
+    let o = ir.op(op);
+    let indices = match o.attr("indices")? {
+        Attribute::Array(a) => a,
+        _ => return None,
+    };
+    let mut composite = *o.operands.first()?;
+    loop {
+        let ValueDef::Result { op: def, .. } = ir.value(composite).def else { return None };
+        let d = ir.op(def);
+        match d.name.as_str() {
+            "spirv.CompositeInsert" => {
+                if d.attr("indices") == Some(&Attribute::Array(indices.clone())) {
+                    return d.operands.first().copied();
+                }
+                composite = *d.operands.get(1)?;
+            }
+            "spirv.CompositeConstruct" => {
+                let [Attribute::Integer { value, .. }] = indices.as_slice() else { return None };
+                let len = composite_len(ir, ir.value_type(composite))?;
+                if d.operands.len() != len {
+                    return None;
+                }
+                return usize::try_from(*value).ok().and_then(|i| d.operands.get(i).copied());
+            }
+            _ => return None,
+        }
+    }
+}
+
 /// The value `op`'s result folds to, if a fold applies.
 fn fold(ir: &Ir, op: OpId) -> Option<Value> {
     let o = ir.op(op);
+    if o.name == "spirv.CompositeExtract" {
+        return fold_composite_extract(ir, op);
+    }
     if o.operands.len() != 2 || o.results.len() != 1 {
         return None;
     }

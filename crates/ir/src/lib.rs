@@ -6,6 +6,7 @@ pub mod abi;
 pub mod attr;
 pub mod availability;
 pub mod canonicalize;
+pub mod cse;
 pub mod custom;
 pub mod diag;
 pub mod format;
@@ -22,6 +23,7 @@ pub mod rewrite_inserts;
 pub mod spirv_custom;
 pub mod types;
 pub mod verify;
+pub mod webgpu;
 
 pub use ir::{Ir, OpId};
 pub use parser::ParseError;

@@ -291,6 +291,8 @@ fn process_chunk(
             Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
             Pass::DecorateLayout => crate::layout::run(&mut ir, top),
             Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
+            Pass::WebGpuPrepare => crate::webgpu::run(&mut ir, top),
+            Pass::Cse => crate::cse::run(&mut ir, top),
             Pass::LowerAbiAttrs => {
                 let errors: Vec<Diagnostic> =
                     crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
@@ -321,6 +323,10 @@ pub enum Pass {
     CanonicalizeGl,
     /// `-spirv-lower-abi-attrs`: entry-point ABI attributes into variables and entry points.
     LowerAbiAttrs,
+    /// `--spirv-webgpu-prepare`: extended multiply/add-carry expanded for WGSL.
+    WebGpuPrepare,
+    /// `--cse`: common subexpression elimination.
+    Cse,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -332,6 +338,8 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
         "spirv-canonicalize-gl" => Some(Pass::CanonicalizeGl),
         "spirv-lower-abi-attrs" => Some(Pass::LowerAbiAttrs),
+        "spirv-webgpu-prepare" => Some(Pass::WebGpuPrepare),
+        "cse" => Some(Pass::Cse),
         _ => None,
     }
 }
