@@ -35,6 +35,18 @@ pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
         r.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
         r.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
     }
+    // A scalar condition selecting between composites is a SPIR-V 1.4 addition.
+    if o.name == "spirv.Select" && o.operands.len() == 3 {
+        let scalar_condition =
+            !matches!(ir.types.kind(ir.value_type(o.operands[0])), TypeKind::Vector { .. });
+        let composite = !matches!(
+            ir.types.kind(ir.value_type(o.operands[1])),
+            TypeKind::Integer { .. } | TypeKind::Float(_) | TypeKind::Pointer { .. }
+        );
+        if scalar_condition && composite {
+            r.min_version = r.min_version.max((1, 4));
+        }
+    }
     if def.availability.is_empty() {
         // Hand-written in MLIR (the dot products): only what that code says.
         integer_dot_product(ir, op, &mut r);

@@ -22,6 +22,7 @@ pub mod printer;
 pub mod rewrite_inserts;
 pub mod spirv_custom;
 pub mod types;
+pub mod vce;
 pub mod verify;
 pub mod webgpu;
 

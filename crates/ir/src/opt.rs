@@ -293,6 +293,15 @@ fn process_chunk(
             Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
             Pass::WebGpuPrepare => crate::webgpu::run(&mut ir, top),
             Pass::Cse => crate::cse::run(&mut ir, top),
+            Pass::UpdateVce => {
+                let errors: Vec<Diagnostic> =
+                    crate::vce::run(&mut ir, top, &text).into_iter().map(relocate).collect();
+                if !errors.is_empty() {
+                    let mut all = diagnostics;
+                    all.extend(errors);
+                    return (None, all);
+                }
+            }
             Pass::LowerAbiAttrs => {
                 let errors: Vec<Diagnostic> =
                     crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
@@ -327,6 +336,8 @@ pub enum Pass {
     WebGpuPrepare,
     /// `--cse`: common subexpression elimination.
     Cse,
+    /// `-spirv-update-vce`: deduce the module's version/capability/extension triple.
+    UpdateVce,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -340,6 +351,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "spirv-lower-abi-attrs" => Some(Pass::LowerAbiAttrs),
         "spirv-webgpu-prepare" => Some(Pass::WebGpuPrepare),
         "cse" => Some(Pass::Cse),
+        "spirv-update-vce" => Some(Pass::UpdateVce),
         _ => None,
     }
 }

@@ -1,0 +1,472 @@
+//! `-spirv-update-vce`: deduces the minimal version, capabilities and extensions a
+//! `spirv.module` needs from its ops, their enum values and their value types,
+//! choosing among alternatives what the target environment allows, and stores the
+//! result as the module's `vce_triple`. Order follows MLIR's: requirements in walk
+//! order (inner ops first, the module last), then the implied capabilities.
+
+use crate::attr::{Attribute, NamedAttribute};
+use crate::diag::{Diagnostic, LineIndex};
+use crate::ir::{Ir, Location, OpId};
+use crate::types::{FloatKind, Type, TypeKind};
+use spirvkit_grammar::OperandKind;
+
+/// Extensions a core version includes (SPIR-V spec, appendix "Changes").
+fn implied_extensions(version: (u8, u8)) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if version >= (1, 3) {
+        out.extend([
+            "SPV_KHR_shader_draw_parameters",
+            "SPV_KHR_16bit_storage",
+            "SPV_KHR_device_group",
+            "SPV_KHR_multiview",
+            "SPV_KHR_storage_buffer_storage_class",
+            "SPV_KHR_variable_pointers",
+        ]);
+    }
+    if version >= (1, 4) {
+        out.extend([
+            "SPV_KHR_no_integer_wrap_decoration",
+            "SPV_GOOGLE_decorate_string",
+            "SPV_GOOGLE_hlsl_functionality1",
+            "SPV_KHR_float_controls",
+        ]);
+    }
+    if version >= (1, 5) {
+        out.extend([
+            "SPV_KHR_8bit_storage",
+            "SPV_EXT_descriptor_indexing",
+            "SPV_EXT_shader_viewport_index_layer",
+            "SPV_EXT_physical_storage_buffer",
+            "SPV_KHR_physical_storage_buffer",
+            "SPV_KHR_vulkan_memory_model",
+        ]);
+    }
+    out
+}
+
+fn capability_name(value: u32) -> Option<&'static str> {
+    OperandKind::Capability.info().enumerant(value).map(|e| e.name)
+}
+
+fn capability_value(name: &str) -> Option<u32> {
+    OperandKind::Capability.info().enumerant_by_name(name).map(|e| e.value)
+}
+
+/// What the target environment allows: its capabilities with everything they
+/// imply, its extensions with those its version includes.
+struct Allowed {
+    version: (u8, u8),
+    capabilities: Vec<String>,
+    extensions: Vec<String>,
+}
+
+impl Allowed {
+    fn new(body: &str) -> Option<Allowed> {
+        let vce = &body[body.find("#spirv.vce<")? + "#spirv.vce<".len()..];
+        let version_text = vce.split(',').next()?.trim().strip_prefix('v')?;
+        let (major, minor) = version_text.split_once('.')?;
+        let version = (major.parse().ok()?, minor.parse().ok()?);
+        let lists: Vec<Vec<String>> = vce
+            .split('[')
+            .skip(1)
+            .take(2)
+            .map(|l| {
+                l.split(']')
+                    .next()
+                    .unwrap_or("")
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .collect();
+        let mut capabilities = lists.first().cloned().unwrap_or_default();
+        let mut i = 0;
+        while i < capabilities.len() {
+            if let Some(v) = capability_value(&capabilities[i]) {
+                for &implied in spirvkit_grammar::implied_capabilities(v) {
+                    if let Some(name) = capability_name(implied) {
+                        if !capabilities.iter().any(|c| c == name) {
+                            capabilities.push(name.to_string());
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+        let mut extensions = lists.get(1).cloned().unwrap_or_default();
+        extensions.extend(implied_extensions(version).into_iter().map(str::to_string));
+        Some(Allowed { version, capabilities, extensions })
+    }
+}
+
+#[derive(Default)]
+struct Deduced {
+    version: (u8, u8),
+    capabilities: Vec<String>,
+    extensions: Vec<String>,
+}
+
+fn insert(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|x| x == item) {
+        list.push(item.to_string());
+    }
+}
+
+/// A type's requirements as AND-of-OR groups: `(extensions, capabilities)`.
+#[derive(Default)]
+struct TypeNeeds {
+    extensions: Vec<Vec<String>>,
+    capabilities: Vec<Vec<String>>,
+}
+
+impl TypeNeeds {
+    fn cap(&mut self, name: &str) {
+        self.capabilities.push(vec![name.to_string()]);
+    }
+    fn ext(&mut self, name: &str) {
+        self.extensions.push(vec![name.to_string()]);
+    }
+    /// The requirements of one enum value (its capability and extension groups).
+    fn enum_value(&mut self, kind: &str, value: &str) {
+        let Some(e) = OperandKind::from_name(kind).and_then(|k| k.info().enumerant_by_name(value)) else {
+            return;
+        };
+        let a = &e.availability;
+        if !a.extensions.is_empty() {
+            self.extensions.push(a.extensions.iter().map(|s| s.to_string()).collect());
+        }
+        if !a.capabilities.is_empty() {
+            self.capabilities.push(
+                a.capabilities.iter().filter_map(|&c| capability_name(c)).map(str::to_string).collect(),
+            );
+        }
+    }
+}
+
+/// MLIR's `SPIRVType::getExtensions`/`getCapabilities` for `ty`, in `storage` if
+/// it is reached through a pointer.
+fn type_needs(ir: &Ir, ty: Type, storage: Option<&str>, out: &mut TypeNeeds, depth: u32) {
+    if depth > 64 {
+        return;
+    }
+    match ir.types.kind(ty) {
+        TypeKind::Integer { width, .. } => scalar_needs(*width, false, false, storage, out),
+        TypeKind::Float(k) => scalar_needs(k.width(), true, *k == FloatKind::BF16, storage, out),
+        TypeKind::Vector { shape, element, .. } => {
+            let n: u64 = shape.iter().product();
+            if n == 8 || n == 16 {
+                out.cap("Vector16");
+            }
+            type_needs(ir, *element, storage, out, depth + 1);
+        }
+        TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => {
+            type_needs(ir, *element, storage, out, depth + 1)
+        }
+        TypeKind::LiteralStruct(body) => {
+            for m in &body.members {
+                type_needs(ir, m.ty, storage, out, depth + 1);
+            }
+        }
+        TypeKind::IdentifiedStruct { name } => {
+            if let Some(body) = ir.types.struct_body(name) {
+                for m in &body.members {
+                    type_needs(ir, m.ty, storage, out, depth + 1);
+                }
+            }
+        }
+        TypeKind::Matrix { column, .. } => {
+            out.cap("Matrix");
+            type_needs(ir, *column, storage, out, depth + 1);
+        }
+        TypeKind::Pointer { pointee, storage_class } => {
+            type_needs(ir, *pointee, Some(storage_class), out, depth + 1);
+            out.enum_value("StorageClass", storage_class);
+        }
+        TypeKind::Image { element, params } => {
+            type_needs(ir, *element, storage, out, depth + 1);
+            out.enum_value("Dim", params[0].trim_start_matches("Dim"));
+            out.enum_value("ImageFormat", &params[5]);
+        }
+        TypeKind::SampledImage(image) => type_needs(ir, *image, storage, out, depth + 1),
+        TypeKind::CooperativeMatrix { element, .. } => {
+            out.ext("SPV_KHR_cooperative_matrix");
+            out.cap("CooperativeMatrixKHR");
+            type_needs(ir, *element, storage, out, depth + 1);
+        }
+        _ => {}
+    }
+}
+
+fn scalar_needs(width: u32, float: bool, bf16: bool, storage: Option<&str>, out: &mut TypeNeeds) {
+    if bf16 {
+        out.ext("SPV_KHR_bfloat16");
+    }
+    if let Some(storage) = storage {
+        let (ext, cap) = match (storage, width) {
+            ("PushConstant", 8) => ("SPV_KHR_8bit_storage", "StoragePushConstant8"),
+            ("PushConstant", 16) => ("SPV_KHR_16bit_storage", "StoragePushConstant16"),
+            ("StorageBuffer", 8) => ("SPV_KHR_8bit_storage", "StorageBuffer8BitAccess"),
+            ("StorageBuffer", 16) => ("SPV_KHR_16bit_storage", "StorageBuffer16BitAccess"),
+            ("Uniform", 8) => ("SPV_KHR_8bit_storage", "UniformAndStorageBuffer8BitAccess"),
+            ("Uniform", 16) => ("SPV_KHR_16bit_storage", "StorageUniform16"),
+            ("Input" | "Output", 16) => ("SPV_KHR_16bit_storage", "StorageInputOutput16"),
+            _ => ("", ""),
+        };
+        if !cap.is_empty() {
+            out.ext(ext);
+            out.cap(cap);
+            return;
+        }
+    }
+    let cap = match (float, width) {
+        (false, 8) => "Int8",
+        (false, 16) => "Int16",
+        (false, 64) => "Int64",
+        (true, 16) if bf16 => "BFloat16TypeKHR",
+        (true, 16) => "Float16",
+        (true, 64) => "Float64",
+        _ => return,
+    };
+    out.cap(cap);
+}
+
+/// Runs the pass on every `spirv.module` under `top`; errors carry offsets into `text`.
+pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
+    let index = LineIndex::new(text);
+    let offset = |ir: &Ir, op: OpId| match &ir.op(op).location {
+        Location::FileLineCol { line, column, .. } => index.offset(*line, *column),
+        _ => None,
+    };
+    let mut modules = Vec::new();
+    let mut stack = vec![top];
+    while let Some(op) = stack.pop() {
+        if ir.op(op).name == "spirv.module" {
+            modules.push(op);
+            continue;
+        }
+        for &r in &ir.op(op).regions {
+            for &b in &ir.region(r).blocks {
+                stack.extend(ir.block(b).ops.iter().rev());
+            }
+        }
+    }
+    for module in modules {
+        if let Err((op, message)) = update_module(ir, module) {
+            return vec![Diagnostic::error(offset(ir, op), message)];
+        }
+    }
+    Vec::new()
+}
+
+fn lookup_target_env(ir: &Ir, op: OpId) -> Option<String> {
+    let mut cur = Some(op);
+    while let Some(o) = cur {
+        if let Some(Attribute::Dialect { body: Some(body), .. }) = ir.op(o).attr("spirv.target_env") {
+            return Some(body.clone());
+        }
+        cur = ir.parent_op(o);
+    }
+    None
+}
+
+/// Ops under `op` (included) in post order.
+fn post_order(ir: &Ir, op: OpId, out: &mut Vec<OpId>) {
+    let mut stack = vec![(op, false)];
+    while let Some((o, expanded)) = stack.pop() {
+        if expanded {
+            out.push(o);
+            continue;
+        }
+        stack.push((o, true));
+        for &r in ir.op(o).regions.iter().rev() {
+            for &b in ir.region(r).blocks.iter().rev() {
+                for &inner in ir.block(b).ops.iter().rev() {
+                    stack.push((inner, false));
+                }
+            }
+        }
+    }
+}
+
+fn choose(
+    ir: &Ir,
+    op: OpId,
+    groups: &[Vec<String>],
+    allowed: &[String],
+    into: &mut Vec<String>,
+    what: &str,
+) -> Result<(), (OpId, String)> {
+    for group in groups {
+        match group.iter().find(|g| allowed.contains(g)) {
+            Some(chosen) => insert(into, chosen),
+            None => {
+                return Err((
+                    op,
+                    format!(
+                        "'{}' requires at least one {what} in [{}] but none allowed in target environment",
+                        ir.op(op).name,
+                        group.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn version_text(v: (u8, u8)) -> String {
+    format!("v{}.{}", v.0, v.1)
+}
+
+fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
+    let body =
+        lookup_target_env(ir, module).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
+    let allowed = Allowed::new(&body).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
+    let mut deduced = Deduced { version: (1, 0), ..Default::default() };
+    let mut ops = Vec::new();
+    post_order(ir, module, &mut ops);
+    for op in ops {
+        if let Some(r) = crate::availability::of_op(ir, op) {
+            deduced.version = deduced.version.max(r.min_version);
+            if deduced.version > allowed.version {
+                return Err((
+                    op,
+                    format!(
+                        "'{}' requires min version {} but target environment allows up to {}",
+                        ir.op(op).name,
+                        version_text(deduced.version),
+                        version_text(allowed.version)
+                    ),
+                ));
+            }
+            choose(ir, op, &r.extensions, &allowed.extensions, &mut deduced.extensions, "extension")?;
+            choose(ir, op, &r.capabilities, &allowed.capabilities, &mut deduced.capabilities, "capability")?;
+        }
+        let o = ir.op(op);
+        let mut types: Vec<Type> = o.operands.iter().map(|&v| ir.value_type(v)).collect();
+        types.extend(o.results.iter().map(|&v| ir.value_type(v)));
+        if o.name == "spirv.GlobalVariable" {
+            if let Some(Attribute::Type(t)) = o.attr("type") {
+                types.push(*t);
+            }
+        }
+        for ty in types {
+            let mut needs = TypeNeeds::default();
+            type_needs(ir, ty, None, &mut needs, 0);
+            choose(ir, op, &needs.extensions, &allowed.extensions, &mut deduced.extensions, "extension")?;
+            choose(
+                ir,
+                op,
+                &needs.capabilities,
+                &allowed.capabilities,
+                &mut deduced.capabilities,
+                "capability",
+            )?;
+        }
+    }
+    // Then everything the deduced capabilities imply.
+    let mut i = 0;
+    while i < deduced.capabilities.len() {
+        if let Some(v) = capability_value(&deduced.capabilities[i]) {
+            for &implied in spirvkit_grammar::implied_capabilities(v) {
+                if let Some(name) = capability_name(implied) {
+                    insert(&mut deduced.capabilities, name);
+                }
+            }
+        }
+        i += 1;
+    }
+    let triple = format!(
+        "{}, [{}], [{}]",
+        version_text(deduced.version),
+        deduced.capabilities.join(", "),
+        deduced.extensions.join(", ")
+    );
+    let value = Attribute::Dialect { name: "spirv.vce".into(), body: Some(triple) };
+    let o = ir.op_mut(module);
+    match o.properties.iter_mut().find(|a| a.name == "vce_triple") {
+        Some(a) => a.value = value,
+        None => {
+            let at = o
+                .properties
+                .iter()
+                .position(|a| a.name.as_str() > "vce_triple")
+                .unwrap_or(o.properties.len());
+            o.properties.insert(at, NamedAttribute::new("vce_triple", value));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    fn update(source: &str) -> crate::opt::OptResult {
+        let options =
+            crate::opt::OptOptions { passes: vec!["-spirv-update-vce".into()], ..Default::default() };
+        crate::opt::run(source, "t.mlir", &options)
+    }
+
+    fn module(target: &str, body: &str) -> String {
+        format!(
+            "spirv.module Logical GLSL450 attributes {{ spirv.target_env = #spirv.target_env<#spirv.vce<{target}>, #spirv.resource_limits<>> }} {{ {body} }}"
+        )
+    }
+
+    #[test]
+    fn deduces_from_ops_enums_and_types() {
+        // The expected triples are what mlir-opt-22 prints for the same modules.
+        let r = update(&module(
+            "v1.5, [Shader, GroupNonUniformBallot], []",
+            "spirv.func @f(%p: i1) -> vector<4xi32> \"None\" {
+               %0 = spirv.GroupNonUniformBallot <Workgroup> %p : vector<4xi32>
+               spirv.ReturnValue %0 : vector<4xi32>
+             }",
+        ));
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert!(
+            r.output.contains(
+                "requires #spirv.vce<v1.3, [GroupNonUniformBallot, Shader, GroupNonUniform, Matrix], []>"
+            ),
+            "{}",
+            r.output
+        );
+
+        let r = update(&module(
+            "v1.3, [Shader, StorageBuffer16BitAccess, Int16], []",
+            "spirv.func @f(%p: !spirv.ptr<i16, StorageBuffer>) -> i16 \"None\" {
+               %0 = spirv.Load \"StorageBuffer\" %p : i16
+               spirv.ReturnValue %0 : i16
+             }",
+        ));
+        assert!(r.output.contains("requires #spirv.vce<v1.0, [StorageBuffer16BitAccess, Shader, Int16, Matrix], [SPV_KHR_16bit_storage, SPV_KHR_storage_buffer_storage_class]>"), "{}", r.output);
+    }
+
+    #[test]
+    fn unsatisfiable_requirements_are_errors() {
+        let r = update(&module(
+            "v1.0, [Shader], []",
+            "spirv.func @f(%a: i8) -> i8 \"None\" {
+               %0 = spirv.IAdd %a, %a : i8
+               spirv.ReturnValue %0 : i8
+             }",
+        ));
+        assert!(!r.success);
+        assert!(
+            r.diagnostics_text.contains(
+                "requires at least one capability in [Int8] but none allowed in target environment"
+            ),
+            "{}",
+            r.diagnostics_text
+        );
+
+        let r = update("spirv.module Logical GLSL450 {}");
+        assert!(!r.success);
+        assert!(
+            r.diagnostics_text.contains("missing 'spirv.target_env' attribute"),
+            "{}",
+            r.diagnostics_text
+        );
+    }
+}
