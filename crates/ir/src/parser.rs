@@ -264,6 +264,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
             self.expect("=")?;
         }
+        // MLIR locates an op at its name, after any result list.
+        let name_offset = self.tok.offset;
         let op = if self.tok.kind == Tok::String {
             self.parse_generic_operation()?
         } else if self.tok.kind == Tok::Ident {
@@ -293,7 +295,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             self.define_values(&name, group, offset)?;
         }
         if matches!(self.ir.op(op).location, Location::Unknown) {
-            let loc = self.location_here(start);
+            let loc = self.location_here(name_offset);
             self.ir.op_mut(op).location = loc;
         }
         Ok(op)

@@ -236,7 +236,7 @@ impl<'a> Verifier<'a> {
                     self.ir.types.kind(self.ir.value_type(result))
                 {
                     if storage_class != "Function" {
-                        self.error(op, "can only be used to model function-level variables. Use spirv.GlobalVariable for module-level variables".into());
+                        self.error(op, "can only be used to model function-level variables. Use spirv.GlobalVariable for module-level variables.".into());
                         return;
                     }
                     // Pointers to physical buffers (directly or in arrays) need one aliasing decoration.
