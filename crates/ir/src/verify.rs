@@ -176,6 +176,10 @@ impl<'a> Verifier<'a> {
 
     /// Op-specific rules (MLIR's hand-written `verify()` methods) that the tests check.
     fn op_rules(&mut self, op: OpId, def: &OpDef) {
+        if let Some(message) = structured_region_error(self.ir, op, def.name) {
+            self.error(op, message.into());
+            return;
+        }
         let o = self.ir.op(op);
         // Memory semantics of atomics and barriers: at most one ordering.
         for name in ["semantics", "memory_semantics", "equal_semantics"] {
@@ -951,5 +955,89 @@ impl<'a> Verifier<'a> {
             current = self.ir.parent_op(p);
         }
         false
+    }
+}
+
+/// Whether `block` holds exactly one `spirv.mlir.merge`.
+fn is_merge_block(ir: &Ir, block: crate::ir::BlockId) -> bool {
+    let ops = &ir.block(block).ops;
+    ops.len() == 1 && ir.op(ops[0]).name == "spirv.mlir.merge"
+}
+
+/// The block layout `spirv.mlir.selection` (header, ..., merge) and
+/// `spirv.mlir.loop` (entry, header, ..., continue, merge) require; an empty
+/// region is allowed.
+fn structured_region_error(ir: &Ir, op: OpId, name: &str) -> Option<&'static str> {
+    if name != "spirv.mlir.loop" && name != "spirv.mlir.selection" {
+        return None;
+    }
+    let region = *ir.op(op).regions.first()?;
+    let blocks = &ir.region(region).blocks;
+    // Empty blocks are reported by the generic block checks instead.
+    if blocks.iter().any(|&b| ir.block(b).ops.is_empty()) {
+        return None;
+    }
+    let &merge = blocks.last()?;
+    if !is_merge_block(ir, merge) {
+        return Some("last block must be the merge block with only one 'spirv.mlir.merge' op");
+    }
+    if name == "spirv.mlir.selection" {
+        return (blocks.len() < 2).then_some("must have a selection header block");
+    }
+    if blocks.len() < 2 {
+        return Some("must have an entry block branching to the loop header block");
+    }
+    if blocks.len() < 3 {
+        return Some("must have a loop header block branched from the entry block");
+    }
+    let (entry, header) = (blocks[0], blocks[1]);
+    let branches_to_header = ir.block(entry).ops.last().is_some_and(|&t| {
+        let t = ir.op(t);
+        t.name == "spirv.Branch" && t.successors.first() == Some(&header)
+    });
+    if !branches_to_header {
+        return Some("entry block must only have one 'spirv.Branch' op to the second block");
+    }
+    if blocks.len() < 4 {
+        return Some("requires a loop continue block branching to the loop header block");
+    }
+    let successors = |b: crate::ir::BlockId| -> Vec<crate::ir::BlockId> {
+        ir.block(b).ops.last().map(|&t| ir.op(t).successors.clone()).unwrap_or_default()
+    };
+    let cont = blocks[blocks.len() - 2];
+    if !successors(cont).contains(&header) {
+        return Some(
+            "second to last block must be the loop continue block that branches to the loop header block",
+        );
+    }
+    if blocks[2..blocks.len() - 2].iter().any(|&b| successors(b).contains(&header)) {
+        return Some("can only have the entry and loop continue block branching to the loop header block");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    fn check(body: &str) -> String {
+        let source = format!("func.func @f(%c: i1) -> () {{\n{body}\n  spirv.Return\n}}");
+        let r = crate::opt::run(&source, "t.mlir", &crate::opt::OptOptions::default());
+        r.diagnostics_text
+    }
+
+    #[test]
+    fn loop_regions_need_entry_header_continue_and_merge() {
+        let ok = check(
+            "spirv.mlir.loop {\n spirv.Branch ^h\n^h:\n spirv.BranchConditional %c, ^b, ^m\n^b:\n spirv.Branch ^k\n^k:\n spirv.Branch ^h\n^m:\n spirv.mlir.merge\n}",
+        );
+        assert_eq!(ok, "");
+        let no_continue = check(
+            "spirv.mlir.loop {\n spirv.Branch ^h\n^h:\n spirv.BranchConditional %c, ^b, ^m\n^b:\n spirv.Return\n^k:\n spirv.Branch ^b\n^m:\n spirv.mlir.merge\n}",
+        );
+        assert!(
+            no_continue.contains("second to last block must be the loop continue block"),
+            "{no_continue}"
+        );
+        let no_merge = check("spirv.mlir.selection {\n spirv.Branch ^m\n^m:\n spirv.Return\n}");
+        assert!(no_merge.contains("last block must be the merge block"), "{no_merge}");
     }
 }
