@@ -10,51 +10,12 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, Location, OpId, Value};
+use crate::target_env::TargetEnv;
 use crate::types::{Signedness, Type, TypeKind};
 use spirvkit_grammar::OperandKind;
 
 const INTERFACE_VAR_ABI: &str = "spirv.interface_var_abi";
 const ENTRY_POINT_ABI: &str = "spirv.entry_point_abi";
-
-/// The parts of `#spirv.target_env` this pass needs.
-struct TargetEnv {
-    /// `(major, minor)`.
-    version: (u32, u32),
-    /// Capability names as written.
-    capabilities: Vec<String>,
-}
-
-impl TargetEnv {
-    /// Whether all of `required` (capability values) are declared, directly or implied;
-    /// an empty list is always allowed.
-    fn allows_any(&self, required: &[u32]) -> bool {
-        if required.is_empty() {
-            return true;
-        }
-        let kind = OperandKind::Capability.info();
-        let mut declared: Vec<u32> =
-            self.capabilities.iter().filter_map(|c| kind.enumerant_by_name(c)).map(|e| e.value).collect();
-        let mut i = 0;
-        while i < declared.len() {
-            for &implied in spirvkit_grammar::implied_capabilities(declared[i]) {
-                if !declared.contains(&implied) {
-                    declared.push(implied);
-                }
-            }
-            i += 1;
-        }
-        required.iter().any(|c| declared.contains(c))
-    }
-
-    /// The execution model entry functions get: the first of `Kernel`/`Shader` declared.
-    fn execution_model(&self) -> Option<&'static str> {
-        self.capabilities.iter().find_map(|c| match c.as_str() {
-            "Kernel" => Some("Kernel"),
-            "Shader" => Some("GLCompute"),
-            _ => None,
-        })
-    }
-}
 
 /// `#spirv.interface_var_abi<(set, binding)[, StorageClass]>`.
 struct InterfaceVarAbi {
@@ -97,33 +58,6 @@ fn keyword_params(body: &str) -> Vec<(String, String)> {
         .filter_map(|p| p.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
         .collect()
-}
-
-fn parse_target_env(body: &str) -> Option<TargetEnv> {
-    let vce = &body[body.find("#spirv.vce<")? + "#spirv.vce<".len()..];
-    let version_text = vce.split(',').next()?.trim().strip_prefix('v')?;
-    let (major, minor) = version_text.split_once('.')?;
-    let open = vce.find('[')?;
-    let close = open + vce[open..].find(']')?;
-    let capabilities = vce[open + 1..close]
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    Some(TargetEnv { version: (major.parse().ok()?, minor.parse().ok()?), capabilities })
-}
-
-/// The nearest `spirv.target_env` on `op` or an enclosing op.
-fn lookup_target_env(ir: &Ir, op: OpId) -> Option<TargetEnv> {
-    let mut cur = Some(op);
-    while let Some(o) = cur {
-        if let Some(Attribute::Dialect { body: Some(body), .. }) = ir.op(o).attr("spirv.target_env") {
-            return parse_target_env(body);
-        }
-        cur = ir.parent_op(o);
-    }
-    None
 }
 
 fn dialect(name: &str, body: &str) -> Attribute {
@@ -215,22 +149,10 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         Location::FileLineCol { line, column, .. } => index.offset(*line, *column),
         _ => None,
     };
-    let mut modules = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        if ir.op(op).name == "spirv.module" {
-            modules.push(op);
-            continue;
-        }
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                stack.extend(ir.block(b).ops.iter().rev());
-            }
-        }
-    }
+    let modules = crate::target_env::spirv_modules(ir, top);
     let mut out = Vec::new();
     for module in modules {
-        let Some(env) = lookup_target_env(ir, module) else {
+        let Some(env) = TargetEnv::lookup(ir, module) else {
             out.push(Diagnostic::error(
                 offset(ir, module),
                 "'spirv.module' op missing SPIR-V target env attribute",
@@ -522,7 +444,7 @@ fn lower_entry_point(
             .split(',')
             .map(|s| s.trim().parse().ok())
             .collect();
-        let Some(numbers) = numbers.filter(|_| env.allows_any(caps)) else {
+        let Some(numbers) = numbers.filter(|_| env.allows_any_capability(caps)) else {
             remaining.push((key, value));
             continue;
         };
@@ -563,9 +485,6 @@ mod tests {
             keyword_params("workgroup_size = [32, 1, 1], subgroup_size = 64"),
             vec![("workgroup_size".into(), "[32, 1, 1]".into()), ("subgroup_size".into(), "64".into())]
         );
-        let env = parse_target_env("#spirv.vce<v1.4, [Shader, Int8], []>, #spirv.resource_limits<>").unwrap();
-        assert_eq!(env.version, (1, 4));
-        assert_eq!(env.execution_model(), Some("GLCompute"));
     }
 
     fn lower(source: &str) -> crate::opt::OptResult {

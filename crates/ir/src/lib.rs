@@ -21,6 +21,7 @@ pub mod parser;
 pub mod printer;
 pub mod rewrite_inserts;
 pub mod spirv_custom;
+pub mod target_env;
 pub mod types;
 pub mod vce;
 pub mod verify;

@@ -7,99 +7,9 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, Location, OpId};
+use crate::target_env::{capability_name, close_capabilities, TargetEnv};
 use crate::types::{FloatKind, Type, TypeKind};
 use spirvkit_grammar::OperandKind;
-
-/// Extensions a core version includes (SPIR-V spec, appendix "Changes").
-fn implied_extensions(version: (u8, u8)) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if version >= (1, 3) {
-        out.extend([
-            "SPV_KHR_shader_draw_parameters",
-            "SPV_KHR_16bit_storage",
-            "SPV_KHR_device_group",
-            "SPV_KHR_multiview",
-            "SPV_KHR_storage_buffer_storage_class",
-            "SPV_KHR_variable_pointers",
-        ]);
-    }
-    if version >= (1, 4) {
-        out.extend([
-            "SPV_KHR_no_integer_wrap_decoration",
-            "SPV_GOOGLE_decorate_string",
-            "SPV_GOOGLE_hlsl_functionality1",
-            "SPV_KHR_float_controls",
-        ]);
-    }
-    if version >= (1, 5) {
-        out.extend([
-            "SPV_KHR_8bit_storage",
-            "SPV_EXT_descriptor_indexing",
-            "SPV_EXT_shader_viewport_index_layer",
-            "SPV_EXT_physical_storage_buffer",
-            "SPV_KHR_physical_storage_buffer",
-            "SPV_KHR_vulkan_memory_model",
-        ]);
-    }
-    out
-}
-
-fn capability_name(value: u32) -> Option<&'static str> {
-    OperandKind::Capability.info().enumerant(value).map(|e| e.name)
-}
-
-fn capability_value(name: &str) -> Option<u32> {
-    OperandKind::Capability.info().enumerant_by_name(name).map(|e| e.value)
-}
-
-/// What the target environment allows: its capabilities with everything they
-/// imply, its extensions with those its version includes.
-struct Allowed {
-    version: (u8, u8),
-    capabilities: Vec<String>,
-    extensions: Vec<String>,
-}
-
-impl Allowed {
-    fn new(body: &str) -> Option<Allowed> {
-        let vce = &body[body.find("#spirv.vce<")? + "#spirv.vce<".len()..];
-        let version_text = vce.split(',').next()?.trim().strip_prefix('v')?;
-        let (major, minor) = version_text.split_once('.')?;
-        let version = (major.parse().ok()?, minor.parse().ok()?);
-        let lists: Vec<Vec<String>> = vce
-            .split('[')
-            .skip(1)
-            .take(2)
-            .map(|l| {
-                l.split(']')
-                    .next()
-                    .unwrap_or("")
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .collect();
-        let mut capabilities = lists.first().cloned().unwrap_or_default();
-        let mut i = 0;
-        while i < capabilities.len() {
-            if let Some(v) = capability_value(&capabilities[i]) {
-                for &implied in spirvkit_grammar::implied_capabilities(v) {
-                    if let Some(name) = capability_name(implied) {
-                        if !capabilities.iter().any(|c| c == name) {
-                            capabilities.push(name.to_string());
-                        }
-                    }
-                }
-            }
-            i += 1;
-        }
-        let mut extensions = lists.get(1).cloned().unwrap_or_default();
-        extensions.extend(implied_extensions(version).into_iter().map(str::to_string));
-        Some(Allowed { version, capabilities, extensions })
-    }
-}
 
 #[derive(Default)]
 struct Deduced {
@@ -239,36 +149,13 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         Location::FileLineCol { line, column, .. } => index.offset(*line, *column),
         _ => None,
     };
-    let mut modules = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        if ir.op(op).name == "spirv.module" {
-            modules.push(op);
-            continue;
-        }
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                stack.extend(ir.block(b).ops.iter().rev());
-            }
-        }
-    }
+    let modules = crate::target_env::spirv_modules(ir, top);
     for module in modules {
         if let Err((op, message)) = update_module(ir, module) {
             return vec![Diagnostic::error(offset(ir, op), message)];
         }
     }
     Vec::new()
-}
-
-fn lookup_target_env(ir: &Ir, op: OpId) -> Option<String> {
-    let mut cur = Some(op);
-    while let Some(o) = cur {
-        if let Some(Attribute::Dialect { body: Some(body), .. }) = ir.op(o).attr("spirv.target_env") {
-            return Some(body.clone());
-        }
-        cur = ir.parent_op(o);
-    }
-    None
 }
 
 /// Ops under `op` (included) in post order.
@@ -321,9 +208,8 @@ fn version_text(v: (u8, u8)) -> String {
 }
 
 fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
-    let body =
-        lookup_target_env(ir, module).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
-    let allowed = Allowed::new(&body).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
+    let allowed =
+        TargetEnv::lookup(ir, module).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
     let mut deduced = Deduced { version: (1, 0), ..Default::default() };
     let mut ops = Vec::new();
     post_order(ir, module, &mut ops);
@@ -367,17 +253,7 @@ fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
         }
     }
     // Then everything the deduced capabilities imply.
-    let mut i = 0;
-    while i < deduced.capabilities.len() {
-        if let Some(v) = capability_value(&deduced.capabilities[i]) {
-            for &implied in spirvkit_grammar::implied_capabilities(v) {
-                if let Some(name) = capability_name(implied) {
-                    insert(&mut deduced.capabilities, name);
-                }
-            }
-        }
-        i += 1;
-    }
+    close_capabilities(&mut deduced.capabilities);
     let triple = format!(
         "{}, [{}], [{}]",
         version_text(deduced.version),
