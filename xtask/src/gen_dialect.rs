@@ -970,6 +970,8 @@ impl<'a> Gen<'a> {
     }
 
     fn enum_attr(&self, r: &Record) -> Result<String> {
+        // Each case carries MLIR's own availability (which differs from the Khronos
+        // grammar for some values), as `OpAvailability`.
         let info = self.records.get(r.reference("enum").ok_or_else(|| anyhow!("no enum"))?)?;
         let mut cases = Vec::new();
         for case in info.list("enumerants") {
@@ -977,9 +979,10 @@ impl<'a> Gen<'a> {
             let symbol = case.str("symbol").ok_or_else(|| anyhow!("{}: no symbol", case.name))?;
             let value = case.int("value").ok_or_else(|| anyhow!("{}: no value", case.name))?;
             cases.push(format!(
-                "EnumCaseDef {{ symbol: {symbol:?}, str: {:?}, value: {} }}",
+                "EnumCaseDef {{ symbol: {symbol:?}, str: {:?}, value: {}, availability: {} }}",
                 case.str("str").unwrap_or(symbol),
-                u64::try_from(value)?
+                u64::try_from(value)?,
+                self.availability(case)?
             ));
         }
         Ok(format!(

@@ -6,7 +6,6 @@ use crate::attr::Attribute;
 use crate::ir::{Ir, OpId};
 use crate::opdef::op_def;
 use crate::types::TypeKind;
-use spirvkit_grammar::OperandKind;
 use std::fmt::Write;
 
 /// What an op needs.
@@ -52,36 +51,15 @@ pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
         integer_dot_product(ir, op, &mut r);
         return Some(r);
     }
-    // The enum values the op carries, in argument order; bit enums bit by bit.
+    // The enum values the op carries, in argument order; bit enums bit by bit. Their
+    // requirements are MLIR's own (its ODS), which differ from the Khronos grammar
+    // for some values.
     for ad in def.attributes {
         let Some(enum_def) = ad.constraint().enum_attr() else { continue };
         let Some(Attribute::Dialect { body: Some(body), .. }) = o.attr(ad.name) else { continue };
-        let Some(kind) = OperandKind::from_name(enum_def.enum_name) else { continue };
         for case in body.split('|').map(str::trim) {
-            let Some(e) = kind.info().enumerant_by_name(case) else { continue };
-            let a = &e.availability;
-            // A value an extension can enable needs no particular version.
-            if a.extensions.is_empty() {
-                if let Some(v) = a.min_version {
-                    r.min_version = r.min_version.max((v.major, v.minor));
-                }
-            }
-            if let Some(v) = a.last_version {
-                r.max_version = r.max_version.min((v.major, v.minor));
-            }
-            if !a.extensions.is_empty() {
-                r.extensions.push(a.extensions.iter().map(|s| s.to_string()).collect());
-            }
-            if !a.capabilities.is_empty() {
-                let caps = OperandKind::Capability.info();
-                r.capabilities.push(
-                    a.capabilities
-                        .iter()
-                        .filter_map(|&c| caps.enumerant(c))
-                        .map(|e| e.name.to_string())
-                        .collect(),
-                );
-            }
+            let Some(c) = enum_def.cases.iter().find(|c| c.str == case) else { continue };
+            add_enum_case(&mut r, &c.availability);
         }
     }
     Some(r)
@@ -172,4 +150,22 @@ fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
     }
     visit(ir, op, &mut out);
     out
+}
+
+/// Adds one enum value's requirements.
+pub(crate) fn add_enum_case(r: &mut Requirements, a: &crate::opdef::OpAvailability) {
+    if let Some(v) = a.min_version {
+        r.min_version = r.min_version.max(v);
+    }
+    if let Some(v) = a.max_version {
+        r.max_version = r.max_version.min(v);
+    }
+    r.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+    r.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+}
+
+/// MLIR's availability of value `case` of the SPIR-V enum `enum_name` (`StorageClass`).
+pub fn enum_case(enum_name: &str, case: &str) -> Option<&'static crate::opdef::OpAvailability> {
+    let def = crate::opdef::enum_attr_by_enum_name(enum_name)?;
+    def.cases.iter().find(|c| c.str == case).map(|c| &c.availability)
 }

@@ -175,6 +175,8 @@ pub struct EnumCaseDef {
     /// The spelling in MLIR's text form (`v1.0`); for most cases the same as `symbol`.
     pub str: &'static str,
     pub value: u64,
+    /// MLIR's availability of this value (empty for non-SPIR-V enums).
+    pub availability: OpAvailability,
 }
 
 pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, TYPE_CONSTRAINTS};

@@ -7,9 +7,8 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, Location, OpId};
-use crate::target_env::{capability_name, close_capabilities, TargetEnv};
+use crate::target_env::{close_capabilities, TargetEnv};
 use crate::types::{FloatKind, Type, TypeKind};
-use spirvkit_grammar::OperandKind;
 
 #[derive(Default)]
 struct Deduced {
@@ -38,20 +37,12 @@ impl TypeNeeds {
     fn ext(&mut self, name: &str) {
         self.extensions.push(vec![name.to_string()]);
     }
-    /// The requirements of one enum value (its capability and extension groups).
+    /// The requirements of one enum value (its capability and extension groups), as
+    /// MLIR defines them.
     fn enum_value(&mut self, kind: &str, value: &str) {
-        let Some(e) = OperandKind::from_name(kind).and_then(|k| k.info().enumerant_by_name(value)) else {
-            return;
-        };
-        let a = &e.availability;
-        if !a.extensions.is_empty() {
-            self.extensions.push(a.extensions.iter().map(|s| s.to_string()).collect());
-        }
-        if !a.capabilities.is_empty() {
-            self.capabilities.push(
-                a.capabilities.iter().filter_map(|&c| capability_name(c)).map(str::to_string).collect(),
-            );
-        }
+        let Some(a) = crate::availability::enum_case(kind, value) else { return };
+        self.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+        self.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
     }
 }
 
@@ -254,6 +245,23 @@ fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
     }
     // Then everything the deduced capabilities imply.
     close_capabilities(&mut deduced.capabilities);
+    // Capabilities that entered the core at some version raise the version too.
+    for cap in &deduced.capabilities {
+        let Some(min) = crate::availability::enum_case("Capability", cap).and_then(|a| a.min_version) else {
+            continue;
+        };
+        deduced.version = deduced.version.max(min);
+        if deduced.version > allowed.version {
+            return Err((
+                module,
+                format!(
+                    "Capability '{cap}' requires min version {} but target environment allows up to {}",
+                    version_text(min),
+                    version_text(allowed.version)
+                ),
+            ));
+        }
+    }
     let triple = format!(
         "{}, [{}], [{}]",
         version_text(deduced.version),
@@ -333,6 +341,16 @@ mod tests {
             r.diagnostics_text.contains(
                 "requires at least one capability in [Int8] but none allowed in target environment"
             ),
+            "{}",
+            r.diagnostics_text
+        );
+
+        let r = update(
+            "spirv.module Logical Vulkan attributes { spirv.target_env = #spirv.target_env<#spirv.vce<v1.0, [Shader, VulkanMemoryModel], [SPV_KHR_vulkan_memory_model]>, #spirv.resource_limits<>> } {}",
+        );
+        assert!(
+            r.diagnostics_text
+                .contains("Capability 'VulkanMemoryModel' requires min version v1.5 but target environment allows up to v1.0"),
             "{}",
             r.diagnostics_text
         );
