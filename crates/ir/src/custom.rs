@@ -17,6 +17,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
         "func.return" | "return" => parse_return(p),
         "func.call" | "call" => parse_call(p),
         "arith.constant" => parse_arith_constant(p),
+        "ub.poison" => parse_ub_poison(p),
         _ => {
             let full = if name.contains('.') { name.to_string() } else { format!("spirv.{name}") };
             if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
@@ -59,6 +60,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         "func.return" => print_return(p, op),
         "func.call" => print_call(p, op),
         "arith.constant" => print_arith_constant(p, op),
+        "ub.poison" => print_ub_poison(p, op),
         _ => crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op)),
     }
 }
@@ -416,6 +418,43 @@ fn print_arith_constant(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
+/// `ub.poison (<value>)? attr-dict : type`; the value defaults to `#ub.poison`.
+fn parse_ub_poison(p: &mut Parser) -> PResult<OpId> {
+    let value = if p.eat("<") {
+        let v = p.parse_attribute()?;
+        p.expect(">")?;
+        v
+    } else {
+        Attribute::Dialect { name: "ub.poison".into(), body: None }
+    };
+    let attrs = crate::spirv_custom::optional_attr_dict(p)?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let op = p.ir.create_op("ub.poison", vec![], &[], Location::Unknown);
+    p.finish_op(op, vec![], &[ty]);
+    let o = p.ir.op_mut(op);
+    o.properties.push(NamedAttribute::new("value", value));
+    o.attributes = attrs;
+    Ok(op)
+}
+
+fn print_ub_poison(p: &mut Printer, op: OpId) -> bool {
+    let o = p.ir.op(op);
+    let (Some(value), Some(&result)) = (o.attr("value").cloned(), o.results.first()) else { return false };
+    let attrs = o.attributes.clone();
+    let ty = p.ir.value_type(result);
+    p.out.push_str("ub.poison");
+    if value != (Attribute::Dialect { name: "ub.poison".into(), body: None }) {
+        p.out.push('<');
+        p.attr(&value);
+        p.out.push('>');
+    }
+    p.attr_dict(&attrs, &[]);
+    p.out.push_str(" : ");
+    p.ty(ty);
+    true
+}
+
 /// `spirv.ARM.GraphEntryPoint @graph, @arg0, @res0`.
 fn parse_graph_entry_point(p: &mut Parser) -> PResult<OpId> {
     if p.tok.kind != Tok::AtId {
@@ -476,4 +515,22 @@ pub(crate) fn print_signature_args(p: &mut Printer, o: &crate::ir::Operation, in
         }
     }
     p.out.push(')');
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ub_poison_round_trips_in_both_forms() {
+        let source = "func.func @f() -> i32 {\n  %0 = ub.poison : i32\n  return %0 : i32\n}\n";
+        let r = crate::opt::run(source, "t.mlir", &crate::opt::OptOptions::default());
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert!(r.output.contains("    %0 = ub.poison : i32\n"), "{}", r.output);
+        let generic = crate::opt::OptOptions { generic: true, ..Default::default() };
+        let r = crate::opt::run(source, "t.mlir", &generic);
+        assert!(
+            r.output.contains(r#"%0 = "ub.poison"() <{value = #ub.poison}> : () -> i32"#),
+            "{}",
+            r.output
+        );
+    }
 }

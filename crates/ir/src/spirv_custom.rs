@@ -36,7 +36,7 @@ fn symbol(p: &mut Parser) -> PResult<String> {
     Ok(symbol_name(p.bump().text))
 }
 
-fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>> {
+pub(crate) fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>> {
     if p.at("{") {
         p.parse_attribute_dict()
     } else {
