@@ -11,7 +11,8 @@ use spirvkit_grammar::fxhash::FxHashMap;
 /// Canonicalizes everything under `top`.
 pub fn run(ir: &mut Ir, top: OpId) {
     loop {
-        let folded = fold_all(ir, top);
+        let rewritten = skip_chained_bitcasts(ir, top);
+        let folded = fold_all(ir, top) | rewritten;
         let erased = erase_dead(ir, top);
         if !folded && !erased {
             break;
@@ -120,11 +121,35 @@ fn fold_composite_extract(ir: &Ir, op: OpId) -> Option<Value> {
     }
 }
 
+/// `bitcast(bitcast(x))` becomes `bitcast(x)` (MLIR's chained-bitcast pattern).
+fn skip_chained_bitcasts(ir: &mut Ir, top: OpId) -> bool {
+    let mut changed = false;
+    for (_, op) in ops_under(ir, top) {
+        if ir.op(op).name != "spirv.Bitcast" {
+            continue;
+        }
+        let Some(&operand) = ir.op(op).operands.first() else { continue };
+        let ValueDef::Result { op: def, .. } = ir.value(operand).def else { continue };
+        if ir.op(def).name != "spirv.Bitcast" {
+            continue;
+        }
+        let Some(&inner) = ir.op(def).operands.first() else { continue };
+        ir.op_mut(op).operands[0] = inner;
+        changed = true;
+    }
+    changed
+}
+
 /// The value `op`'s result folds to, if a fold applies.
 fn fold(ir: &Ir, op: OpId) -> Option<Value> {
     let o = ir.op(op);
     if o.name == "spirv.CompositeExtract" {
         return fold_composite_extract(ir, op);
+    }
+    if o.name == "spirv.Bitcast" {
+        // A cast to the operand's own type is the operand.
+        let (&x, &r) = (o.operands.first()?, o.results.first()?);
+        return (ir.value_type(x) == ir.value_type(r)).then_some(x);
     }
     if o.operands.len() != 2 || o.results.len() != 1 {
         return None;
@@ -223,4 +248,24 @@ fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
         }
     }
     erased
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bitcast_chains_collapse() {
+        let source = "func.func @f(%a: vector<2xf32>) -> (vector<2xf32>, f64) {
+  %0 = spirv.Bitcast %a : vector<2xf32> to vector<2xi32>
+  %1 = spirv.Bitcast %0 : vector<2xi32> to i64
+  %2 = spirv.Bitcast %1 : i64 to f64
+  %3 = spirv.Bitcast %0 : vector<2xi32> to vector<2xf32>
+  return %3, %2 : vector<2xf32>, f64
+}";
+        let options = crate::opt::OptOptions { passes: vec!["--canonicalize".into()], ..Default::default() };
+        let r = crate::opt::run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert!(r.output.contains("%0 = spirv.Bitcast %arg0 : vector<2xf32> to f64"), "{}", r.output);
+        assert!(r.output.contains("return %arg0, %0 : vector<2xf32>, f64"), "{}", r.output);
+        assert_eq!(r.output.matches("spirv.Bitcast").count(), 1, "{}", r.output);
+    }
 }
