@@ -114,17 +114,6 @@ fn strip_abi(ir: &mut Ir, op: OpId, key: &str) {
     }
 }
 
-fn set_property(ir: &mut Ir, op: OpId, name: &str, value: Attribute) {
-    let props = &mut ir.op_mut(op).properties;
-    match props.iter_mut().find(|a| a.name == name) {
-        Some(a) => a.value = value,
-        None => {
-            let at = props.iter().position(|a| a.name.as_str() > name).unwrap_or(props.len());
-            props.insert(at, NamedAttribute::new(name, value));
-        }
-    }
-}
-
 fn global_variable(ir: &mut Ir, name: &str, ty: Type, abi: &InterfaceVarAbi, location: Location) -> OpId {
     let i32_ty = ir.types.integer(32, Signedness::Signless);
     let op = ir.create_op("spirv.GlobalVariable", Vec::new(), &[], location);
@@ -145,10 +134,7 @@ fn is_scalar_or_vector(ir: &Ir, ty: Type) -> bool {
 /// `text`) mean the pass failed and the IR must not be printed.
 pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
-    let offset = |ir: &Ir, op: OpId| match &ir.op(op).location {
-        Location::FileLineCol { line, column, .. } => index.offset(*line, *column),
-        _ => None,
-    };
+    let offset = |ir: &Ir, op: OpId| index.location_offset(&ir.op(op).location);
     let modules = crate::target_env::spirv_modules(ir, top);
     let mut out = Vec::new();
     for module in modules {
@@ -159,7 +145,7 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
             ));
             return out;
         };
-        let Some(&body) = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first()) else {
+        let Some(body) = ir.entry_block(module) else {
             continue;
         };
         let children = ir.block(body).ops.clone();
@@ -216,7 +202,7 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
     }
     let fn_name = sym_name(ir, func).ok_or(())?;
     let location = ir.op(func).location.clone();
-    let entry = ir.op(func).regions.first().and_then(|&r| ir.region(r).blocks.first().copied()).ok_or(())?;
+    let entry = ir.entry_block(func).ok_or(())?;
     // Build everything first so that a failure leaves the function untouched.
     let mut vars = Vec::new();
     for (i, (&arg_ty, abi)) in inputs.iter().zip(&abis).enumerate() {
@@ -293,7 +279,7 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
     b.arguments.clear();
     b.argument_locations.clear();
     let fn_ty = ir.types.intern(TypeKind::Function { inputs: Vec::new(), results: Vec::new() });
-    set_property(ir, func, "function_type", Attribute::Type(fn_ty));
+    ir.set_property(func, "function_type", Attribute::Type(fn_ty));
     let o = ir.op_mut(func);
     o.properties.retain(|a| a.name != "arg_attrs" && a.name != "res_attrs");
     o.attributes.retain(|a| a.name != "arg_attrs" && a.name != "res_attrs");

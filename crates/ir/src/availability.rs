@@ -25,14 +25,7 @@ pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
     let mut r =
         Requirements { min_version: (1, 0), max_version: (1, 6), extensions: vec![], capabilities: vec![] };
     for a in def.availability {
-        if let Some(v) = a.min_version {
-            r.min_version = r.min_version.max(v);
-        }
-        if let Some(v) = a.max_version {
-            r.max_version = r.max_version.min(v);
-        }
-        r.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
-        r.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+        add_availability(&mut r, a);
     }
     // A scalar condition selecting between composites is a SPIR-V 1.4 addition.
     if o.name == "spirv.Select" && o.operands.len() == 3 {
@@ -59,7 +52,7 @@ pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
         let Some(Attribute::Dialect { body: Some(body), .. }) = o.attr(ad.name) else { continue };
         for case in body.split('|').map(str::trim) {
             let Some(c) = enum_def.cases.iter().find(|c| c.str == case) else { continue };
-            add_enum_case(&mut r, &c.availability);
+            add_availability(&mut r, &c.availability);
         }
     }
     Some(r)
@@ -136,7 +129,7 @@ pub fn report(ir: &Ir, top: OpId) -> String {
 }
 
 /// The ops nested in `op` (not `op` itself), children before parents.
-fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
+pub(crate) fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
     let mut out = Vec::new();
     fn visit(ir: &Ir, op: OpId, out: &mut Vec<OpId>) {
         for &r in &ir.op(op).regions {
@@ -152,8 +145,8 @@ fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
     out
 }
 
-/// Adds one enum value's requirements.
-pub(crate) fn add_enum_case(r: &mut Requirements, a: &crate::opdef::OpAvailability) {
+/// Adds the requirements of one availability record (an op's or an enum value's).
+fn add_availability(r: &mut Requirements, a: &crate::opdef::OpAvailability) {
     if let Some(v) = a.min_version {
         r.min_version = r.min_version.max(v);
     }

@@ -3,7 +3,7 @@
 //! left as they are.
 
 use crate::attr::Attribute;
-use crate::ir::{BlockId, Ir, OpId, Value, ValueDef};
+use crate::ir::{Ir, OpId, Value, ValueDef};
 use crate::opdef::op_def;
 use crate::types::TypeKind;
 use spirvkit_grammar::fxhash::FxHashMap;
@@ -18,23 +18,6 @@ pub fn run(ir: &mut Ir, top: OpId) {
             break;
         }
     }
-}
-
-/// Every op under `top` with the block it is in, in order.
-fn ops_under(ir: &Ir, top: OpId) -> Vec<(BlockId, OpId)> {
-    let mut out = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                for &inner in &ir.block(b).ops {
-                    out.push((b, inner));
-                    stack.push(inner);
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The integer bits of a constant operand, if it is a scalar or splat constant.
@@ -124,7 +107,7 @@ fn fold_composite_extract(ir: &Ir, op: OpId) -> Option<Value> {
 /// `bitcast(bitcast(x))` becomes `bitcast(x)` (MLIR's chained-bitcast pattern).
 fn skip_chained_bitcasts(ir: &mut Ir, top: OpId) -> bool {
     let mut changed = false;
-    for (_, op) in ops_under(ir, top) {
+    for (_, op) in ir.ops_under(top) {
         if ir.op(op).name != "spirv.Bitcast" {
             continue;
         }
@@ -186,7 +169,7 @@ fn fold(ir: &Ir, op: OpId) -> Option<Value> {
 
 fn fold_all(ir: &mut Ir, top: OpId) -> bool {
     let mut replacements: FxHashMap<Value, Value> = FxHashMap::default();
-    for (_, op) in ops_under(ir, top) {
+    for (_, op) in ir.ops_under(top) {
         if let Some(v) = fold(ir, op) {
             let result = ir.op(op).results[0];
             if ir.value_type(v) == ir.value_type(result) {
@@ -197,7 +180,7 @@ fn fold_all(ir: &mut Ir, top: OpId) -> bool {
     if replacements.is_empty() {
         return false;
     }
-    for (_, op) in ops_under(ir, top) {
+    for (_, op) in ir.ops_under(top) {
         for v in ir.op_mut(op).operands.iter_mut() {
             while let Some(&r) = replacements.get(v) {
                 *v = r;
@@ -214,7 +197,7 @@ pub fn erase_all_dead(ir: &mut Ir, top: OpId) {
 
 /// Points every use of `old` under `top` at `new`.
 pub fn replace_all_uses(ir: &mut Ir, top: OpId, old: Value, new: Value) {
-    for (_, op) in ops_under(ir, top) {
+    for (_, op) in ir.ops_under(top) {
         for v in ir.op_mut(op).operands.iter_mut() {
             if *v == old {
                 *v = new;
@@ -225,7 +208,7 @@ pub fn replace_all_uses(ir: &mut Ir, top: OpId, old: Value, new: Value) {
 
 /// Removes pure ops (no regions) whose results nothing uses.
 fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
-    let all = ops_under(ir, top);
+    let all = ir.ops_under(top);
     let mut used: FxHashMap<Value, usize> = FxHashMap::default();
     for &(_, op) in &all {
         for &v in &ir.op(op).operands {

@@ -46,7 +46,8 @@ fn is_cse_candidate(ir: &Ir, op: OpId) -> bool {
         && op_def(&o.name).is_some_and(|d| d.traits.contains(&"Pure") || d.traits.contains(&"ConstantLike"))
 }
 
-fn equivalent(ir: &Ir, a: OpId, b: OpId) -> bool {
+/// Same name, operands, attributes and result types.
+pub(crate) fn equivalent(ir: &Ir, a: OpId, b: OpId) -> bool {
     let (x, y) = (ir.op(a), ir.op(b));
     x.name == y.name
         && x.operands == y.operands

@@ -134,6 +134,14 @@ impl LineIndex {
         self.starts.get((line as usize).checked_sub(1)?).copied()
     }
 
+    /// Byte offset of an op's location in this buffer, for `file:line:col` locations.
+    pub fn location_offset(&self, location: &crate::ir::Location) -> Option<usize> {
+        match location {
+            crate::ir::Location::FileLineCol { line, column, .. } => self.offset(*line, *column),
+            _ => None,
+        }
+    }
+
     /// Byte offset of a 1-based (line, column), if the line exists; a column past the
     /// line's end is clamped to the buffer's end, as LLVM's `FindLocForLineAndColumn`.
     pub fn offset(&self, line: u32, column: u32) -> Option<usize> {

@@ -69,20 +69,8 @@ fn match_clamp(ir: &Ir, root: OpId) -> Option<(&'static str, Value, Value, Value
 
 /// Rewrites every clamp pattern under `top`, then drops what became dead.
 pub fn run(ir: &mut Ir, top: OpId) {
-    let mut roots = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                for &inner in &ir.block(b).ops {
-                    stack.push(inner);
-                    if let Some(m) = match_clamp(ir, inner) {
-                        roots.push((b, inner, m));
-                    }
-                }
-            }
-        }
-    }
+    let roots: Vec<_> =
+        ir.ops_under(top).into_iter().filter_map(|(b, op)| Some((b, op, match_clamp(ir, op)?))).collect();
     for (block, root, (clamp, x, min, max)) in roots {
         let result = ir.op(root).results[0];
         let ty = ir.value_type(result);

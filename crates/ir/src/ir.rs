@@ -255,6 +255,42 @@ impl Ir {
     pub fn op_count(&self) -> usize {
         self.ops.len()
     }
+
+    /// The first block of `op`'s first region (a function's entry block).
+    pub fn entry_block(&self, op: OpId) -> Option<BlockId> {
+        self.regions[self.ops[op.index()].regions.first()?.index()].blocks.first().copied()
+    }
+
+    /// Every op nested under `top` with the block it is in: each block's ops in
+    /// order, the blocks of the most recently listed ops first.
+    pub fn ops_under(&self, top: OpId) -> Vec<(BlockId, OpId)> {
+        let mut out = Vec::new();
+        let mut stack = vec![top];
+        while let Some(op) = stack.pop() {
+            for &r in &self.op(op).regions {
+                for &b in &self.region(r).blocks {
+                    for &inner in &self.block(b).ops {
+                        out.push((b, inner));
+                        stack.push(inner);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Sets inherent attribute `name`, keeping the properties sorted by name (as
+    /// MLIR prints them) when it is new.
+    pub fn set_property(&mut self, op: OpId, name: &str, value: Attribute) {
+        let props = &mut self.ops[op.index()].properties;
+        match props.iter_mut().find(|a| a.name == name) {
+            Some(a) => a.value = value,
+            None => {
+                let at = props.iter().position(|a| a.name.as_str() > name).unwrap_or(props.len());
+                props.insert(at, NamedAttribute::new(name, value));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub fn run(ir: &mut Ir, top: OpId) {
                                 {
                                     retyped.push((name, new_ty));
                                 }
-                                set_property(ir, inner, "type", Attribute::Type(new_ty));
+                                ir.set_property(inner, "type", Attribute::Type(new_ty));
                             }
                         }
                         "spirv.mlir.addressof" => addressofs.push(inner),
@@ -43,14 +43,6 @@ pub fn run(ir: &mut Ir, top: OpId) {
             let result = ir.op(op).results[0];
             ir.set_value_type(result, *ty);
         }
-    }
-}
-
-fn set_property(ir: &mut Ir, op: OpId, name: &str, value: Attribute) {
-    let o = ir.op_mut(op);
-    match o.properties.iter_mut().find(|a| a.name == name) {
-        Some(a) => a.value = value,
-        None => o.properties.push(crate::attr::NamedAttribute::new(name, value)),
     }
 }
 

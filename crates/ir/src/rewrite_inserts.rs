@@ -8,20 +8,8 @@ use crate::types::TypeKind;
 
 /// Rewrites every complete insertion chain under `top`.
 pub fn run(ir: &mut Ir, top: OpId) {
-    let mut chains = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                for &inner in &ir.block(b).ops {
-                    if let Some(chain) = insertion_chain(ir, inner) {
-                        chains.push(chain);
-                    }
-                    stack.push(inner);
-                }
-            }
-        }
-    }
+    let chains: Vec<_> =
+        ir.ops_under(top).into_iter().filter_map(|(_, op)| insertion_chain(ir, op)).collect();
     for chain in chains {
         rewrite(ir, &chain);
     }

@@ -6,7 +6,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::diag::{Diagnostic, LineIndex};
-use crate::ir::{Ir, Location, OpId};
+use crate::ir::{Ir, OpId};
 use crate::target_env::{close_capabilities, TargetEnv};
 use crate::types::{FloatKind, Type, TypeKind};
 
@@ -136,10 +136,7 @@ fn scalar_needs(width: u32, float: bool, bf16: bool, storage: Option<&str>, out:
 /// Runs the pass on every `spirv.module` under `top`; errors carry offsets into `text`.
 pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
-    let offset = |ir: &Ir, op: OpId| match &ir.op(op).location {
-        Location::FileLineCol { line, column, .. } => index.offset(*line, *column),
-        _ => None,
-    };
+    let offset = |ir: &Ir, op: OpId| index.location_offset(&ir.op(op).location);
     let modules = crate::target_env::spirv_modules(ir, top);
     for module in modules {
         if let Err((op, message)) = update_module(ir, module) {
@@ -147,25 +144,6 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         }
     }
     Vec::new()
-}
-
-/// Ops under `op` (included) in post order.
-fn post_order(ir: &Ir, op: OpId, out: &mut Vec<OpId>) {
-    let mut stack = vec![(op, false)];
-    while let Some((o, expanded)) = stack.pop() {
-        if expanded {
-            out.push(o);
-            continue;
-        }
-        stack.push((o, true));
-        for &r in ir.op(o).regions.iter().rev() {
-            for &b in ir.region(r).blocks.iter().rev() {
-                for &inner in ir.block(b).ops.iter().rev() {
-                    stack.push((inner, false));
-                }
-            }
-        }
-    }
 }
 
 fn choose(
@@ -202,8 +180,9 @@ fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
     let allowed =
         TargetEnv::lookup(ir, module).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
     let mut deduced = Deduced { version: (1, 0), ..Default::default() };
-    let mut ops = Vec::new();
-    post_order(ir, module, &mut ops);
+    // Inner ops first, the module last.
+    let mut ops = crate::availability::post_order(ir, module);
+    ops.push(module);
     for op in ops {
         if let Some(r) = crate::availability::of_op(ir, op) {
             deduced.version = deduced.version.max(r.min_version);

@@ -8,7 +8,7 @@
 
 use crate::attr::Attribute;
 use crate::diag::{Diagnostic, LineIndex};
-use crate::ir::{Ir, Location, OpId, Value};
+use crate::ir::{Ir, OpId, Value};
 use crate::opdef::{op_def, Arity, OpDef, Pred};
 use crate::printer::type_to_string;
 use crate::types::{FloatKind, Signedness, Type, TypeKind};
@@ -52,10 +52,7 @@ enum Subject<'a> {
 
 impl<'a> Verifier<'a> {
     fn offset(&self, op: OpId) -> Option<usize> {
-        match &self.ir.op(op).location {
-            Location::FileLineCol { line, column, .. } => self.index.offset(*line, *column),
-            _ => None,
-        }
+        self.index.location_offset(&self.ir.op(op).location)
     }
 
     fn error(&mut self, op: OpId, message: String) {
@@ -610,7 +607,7 @@ impl<'a> Verifier<'a> {
         }
         let Some(Attribute::Type(fn_ty)) = o.attr("function_type") else { return false };
         let TypeKind::Function { inputs, .. } = self.ir.types.kind(*fn_ty) else { return false };
-        let Some(entry) = o.regions.first().and_then(|&r| self.ir.region(r).blocks.first().copied()) else {
+        let Some(entry) = self.ir.entry_block(op) else {
             return false;
         };
         let args = &self.ir.block(entry).arguments;

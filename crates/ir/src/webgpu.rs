@@ -126,46 +126,23 @@ fn bool_like(ir: &mut Ir, ty: Type) -> Type {
 
 /// Runs the pass on every `spirv.module` under `top` (the op MLIR anchors it on).
 pub fn run(ir: &mut Ir, top: OpId) {
-    let mut modules = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        if ir.op(op).name == "spirv.module" {
-            modules.push(op);
-            continue;
-        }
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                stack.extend(ir.block(b).ops.iter().copied());
-            }
-        }
-    }
-    for module in modules {
+    for module in crate::target_env::spirv_modules(ir, top) {
         run_on_module(ir, module);
     }
 }
 
 fn run_on_module(ir: &mut Ir, top: OpId) {
-    let mut targets = Vec::new();
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
-        for &r in &ir.op(op).regions {
-            for &b in &ir.region(r).blocks {
-                for &inner in &ir.block(b).ops {
-                    stack.push(inner);
-                    let o = ir.op(inner);
-                    if matches!(
-                        o.name.as_str(),
-                        "spirv.UMulExtended" | "spirv.SMulExtended" | "spirv.IAddCarry"
-                    ) && o.operands.len() == 2
-                        && o.results.len() == 1
-                        && is_i32_based(ir, ir.value_type(o.operands[0]))
-                    {
-                        targets.push((b, inner));
-                    }
-                }
-            }
-        }
-    }
+    let targets: Vec<_> = ir
+        .ops_under(top)
+        .into_iter()
+        .filter(|&(_, op)| {
+            let o = ir.op(op);
+            matches!(o.name.as_str(), "spirv.UMulExtended" | "spirv.SMulExtended" | "spirv.IAddCarry")
+                && o.operands.len() == 2
+                && o.results.len() == 1
+                && is_i32_based(ir, ir.value_type(o.operands[0]))
+        })
+        .collect();
     let mut folder = Folder::default();
     for c in constants_under(ir, top) {
         folder.insert_known_constant(ir, c);
@@ -231,10 +208,7 @@ impl Folder {
     /// in the run of owned constants there.
     fn insert_known_constant(&mut self, ir: &mut Ir, c: OpId) {
         let Some(func) = constant_scope(ir, c) else { return };
-        let Some(entry) = ir.op(func).regions.first().and_then(|&r| ir.region(r).blocks.first().copied())
-        else {
-            return;
-        };
+        let Some(entry) = ir.entry_block(func) else { return };
         let at = match self.owned.iter().position(|(f, _)| *f == func) {
             Some(at) => at,
             None => {
@@ -243,13 +217,7 @@ impl Folder {
             }
         };
         let owned = &mut self.owned[at].1;
-        let same = owned.iter().copied().find(|&k| {
-            let (a, b) = (ir.op(k), ir.op(c));
-            a.name == b.name
-                && a.properties == b.properties
-                && a.attributes == b.attributes
-                && ir.value_type(a.results[0]) == ir.value_type(b.results[0])
-        });
+        let same = owned.iter().copied().find(|&k| crate::cse::equivalent(ir, k, c));
         if let Some(k) = same {
             let (old, new) = (ir.op(c).results[0], ir.op(k).results[0]);
             crate::canonicalize::replace_all_uses(ir, func, old, new);
