@@ -516,19 +516,6 @@ struct CorpusFile {
     text_path: Option<PathBuf>,
 }
 
-fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            spv_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "spv") {
-            out.push(path);
-        }
-    }
-}
-
 fn bench_corpus(
     corpus: &Path,
     bench_dir: &Path,
@@ -537,8 +524,8 @@ fn bench_corpus(
     settings: &Settings,
     report: &mut Report,
 ) -> Result<()> {
-    let mut paths = Vec::new();
-    spv_files(corpus, &mut paths);
+    // A missing or unreadable corpus is reported as skipped below.
+    let paths = crate::corpus::files_with_extension(corpus, "spv").unwrap_or_default();
     if paths.is_empty() {
         report.line(format!("## Corpus\n\nskipped: no .spv files under {}\n", corpus.display()));
         report.flush();

@@ -15,6 +15,7 @@
 //! Pass counts are compared with the floor in `conformance/spv-floor.txt`;
 //! `--update-floor` rewrites it with the current counts.
 
+use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -120,8 +121,8 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
 
-    let mut files = Vec::new();
-    spv_files(&corpus, &mut files).with_context(|| format!("listing {}", corpus.display()))?;
+    let files =
+        files_with_extension(&corpus, "spv").with_context(|| format!("listing {}", corpus.display()))?;
     if files.is_empty() {
         bail!("no .spv files under {}", corpus.display());
     }
@@ -177,7 +178,8 @@ pub fn run(args: &[String]) -> Result<()> {
     }
 
     let floor_path = crate::workspace_root().join(FLOOR_PATH);
-    let floor = if floor_path.exists() { read_floor(&floor_path)? } else { BTreeMap::new() };
+    let floor =
+        if floor_path.exists() { read_floor(&floor_path, "check_name pass_count")? } else { BTreeMap::new() };
 
     println!();
     println!("{:<20} {:>6} {:>6} {:>6} {:>6}", "check", "pass", "fail", "total", "floor");
@@ -267,41 +269,6 @@ fn tool_version(tool: &str) -> String {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .and_then(|s| s.lines().next().map(str::to_string))
         .unwrap_or_else(|| tool.to_string())
-}
-
-fn display_path(corpus: &Path, path: &Path) -> String {
-    path.strip_prefix(corpus).unwrap_or(path).display().to_string()
-}
-
-fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let mut entries = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<Vec<_>, _>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            spv_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "spv") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-fn read_floor(path: &Path) -> Result<BTreeMap<String, usize>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut floor = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut parts = line.split_whitespace();
-        let (Some(name), Some(count), None) = (parts.next(), parts.next(), parts.next()) else {
-            bail!("{}:{}: expected `check_name pass_count`", path.display(), n + 1);
-        };
-        let count = count.parse().with_context(|| format!("{}:{}: bad count", path.display(), n + 1))?;
-        floor.insert(name.to_string(), count);
-    }
-    Ok(floor)
 }
 
 /// Output of one tool run.

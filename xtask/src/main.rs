@@ -15,6 +15,7 @@
 
 mod bench;
 mod conformance;
+mod corpus;
 mod gen_dialect;
 mod gen_grammar;
 mod mlir_conformance;

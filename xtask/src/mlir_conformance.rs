@@ -19,6 +19,7 @@
 //! fails if anything fails and leaves the floor alone. `--filter` keeps the files
 //! whose path (relative to the corpus) contains the text, and skips the floor.
 
+use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -142,8 +143,8 @@ pub fn run(args: &[String]) -> Result<()> {
         if !path.is_dir() {
             bail!("{} is missing from the corpus", path.display());
         }
-        let mut found = Vec::new();
-        mlir_files(&path, &mut found).with_context(|| format!("listing {}", path.display()))?;
+        let found =
+            files_with_extension(&path, "mlir").with_context(|| format!("listing {}", path.display()))?;
         for file in found {
             let rel = display_path(&corpus, &file);
             if filter.as_deref().is_none_or(|f| rel.contains(f)) {
@@ -180,7 +181,11 @@ pub fn run(args: &[String]) -> Result<()> {
 
     // Tally per directory.
     let floor_path = crate::workspace_root().join(FLOOR_PATH);
-    let floor = if floor_path.exists() { read_floor(&floor_path)? } else { BTreeMap::new() };
+    let floor = if floor_path.exists() {
+        read_floor(&floor_path, "directory run_lines_passed")?
+    } else {
+        BTreeMap::new()
+    };
     let mut run_pass = [0usize; DIRS.len()];
     let mut run_total = [0usize; DIRS.len()];
     let mut file_pass = [0usize; DIRS.len()];
@@ -374,41 +379,6 @@ fn quote(path: &Path) -> String {
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
-}
-
-fn display_path(corpus: &Path, path: &Path) -> String {
-    path.strip_prefix(corpus).unwrap_or(path).display().to_string()
-}
-
-fn mlir_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let mut entries = std::fs::read_dir(dir)?.map(|e| e.map(|e| e.path())).collect::<Result<Vec<_>, _>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            mlir_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "mlir") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-fn read_floor(path: &Path) -> Result<BTreeMap<String, usize>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut floor = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut parts = line.split_whitespace();
-        let (Some(name), Some(count), None) = (parts.next(), parts.next(), parts.next()) else {
-            bail!("{}:{}: expected `directory run_lines_passed`", path.display(), n + 1);
-        };
-        let count = count.parse().with_context(|| format!("{}:{}: bad count", path.display(), n + 1))?;
-        floor.insert(name.to_string(), count);
-    }
-    Ok(floor)
 }
 
 /// The RUN directives of a test file as lit reads them: `(line, command)`, with `\`
