@@ -658,39 +658,29 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Three-valued AND (`decisive` false) or OR (`decisive` true): a child equal to
+    /// `decisive` settles it; otherwise any unknown child makes the result unknown.
+    fn eval_all(&self, items: &[Pred], decisive: bool, subject: Subject, op: OpId) -> Option<bool> {
+        let mut unknown = false;
+        for p in items {
+            match self.eval(p, subject, op) {
+                Some(b) if b == decisive => return Some(decisive),
+                None => unknown = true,
+                Some(_) => {}
+            }
+        }
+        if unknown {
+            None
+        } else {
+            Some(!decisive)
+        }
+    }
+
     /// Evaluates an ODS predicate; `None` when it contains something we cannot judge.
     fn eval(&self, pred: &Pred, subject: Subject, op: OpId) -> Option<bool> {
         match pred {
-            Pred::And(items) => {
-                let mut unknown = false;
-                for p in items.iter() {
-                    match self.eval(p, subject, op) {
-                        Some(false) => return Some(false),
-                        None => unknown = true,
-                        Some(true) => {}
-                    }
-                }
-                if unknown {
-                    None
-                } else {
-                    Some(true)
-                }
-            }
-            Pred::Or(items) => {
-                let mut unknown = false;
-                for p in items.iter() {
-                    match self.eval(p, subject, op) {
-                        Some(true) => return Some(true),
-                        None => unknown = true,
-                        Some(false) => {}
-                    }
-                }
-                if unknown {
-                    None
-                } else {
-                    Some(false)
-                }
-            }
+            Pred::And(items) => self.eval_all(items, false, subject, op),
+            Pred::Or(items) => self.eval_all(items, true, subject, op),
             Pred::Not(p) => self.eval(p, subject, op).map(|b| !b),
             // `$_self` replaced by an element-type expression: the child judges the element.
             Pred::SubstLeaves { replacement, child, .. } if replacement.contains("getElementType()") => {
