@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--corpus DIR] [--quick]`: throughput report.
+//! `cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt]`: throughput report.
 //!
 //! Measures reading, writing, disassembling and assembling, both in-process
 //! (through `spirvkit-binary`) and as whole processes (`target/release/spirvkit`
@@ -25,6 +25,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use spirvkit_binary::{AsmOptions, DisOptions};
+
+mod opt;
 
 /// Number of functions in the generated shader; about 1.1 KB of SPIR-V each.
 const LARGE_FUNCTIONS: usize = 5000;
@@ -66,16 +68,25 @@ impl Settings {
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus: Option<PathBuf> = None;
     let mut quick = false;
+    let mut only: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--quick" => quick = true,
+            "--only" => {
+                i += 1;
+                let section = args.get(i).context("--only needs large, corpus or opt")?;
+                if !["large", "corpus", "opt"].contains(&section.as_str()) {
+                    bail!("bench: --only takes large, corpus or opt, not `{section}`");
+                }
+                only = Some(section.clone());
+            }
             "--corpus" => {
                 i += 1;
                 corpus = Some(PathBuf::from(args.get(i).context("--corpus needs a directory")?));
             }
             other => {
-                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick])")
+                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt])")
             }
         }
         i += 1;
@@ -114,20 +125,32 @@ pub fn run(args: &[String]) -> Result<()> {
     ));
     report.flush();
 
-    match prepare_large(&root, &bench_dir, &tools) {
-        Ok(large) => bench_large(&large, &spirvkit, &tools, &settings, &mut report)?,
-        Err(e) => {
-            report.line(format!("## Large module\n\nskipped: {e:#}\n"));
-            report.flush();
+    let wanted = |section: &str| only.as_deref().is_none_or(|o| o == section);
+    if wanted("large") {
+        match prepare_large(&root, &bench_dir, &tools) {
+            Ok(large) => bench_large(&large, &spirvkit, &tools, &settings, &mut report)?,
+            Err(e) => {
+                report.line(format!("## Large module\n\nskipped: {e:#}\n"));
+                report.flush();
+            }
         }
     }
-    if corpus.is_dir() {
+    if !wanted("corpus") {
+        // Skipped on request.
+    } else if corpus.is_dir() {
         bench_corpus(&corpus, &bench_dir, &spirvkit, &tools, &settings, &mut report)?;
     } else {
         report.line(format!(
             "## Corpus\n\nskipped: corpus directory {} not found (pass --corpus DIR)\n",
             corpus.display()
         ));
+        report.flush();
+    }
+
+    if !wanted("opt") {
+        // Skipped on request.
+    } else if let Err(e) = opt::bench(&bench_dir, &spirvkit, &settings, &mut report) {
+        report.line(format!("## opt: parse + verify + print\n\nskipped: {e:#}\n"));
         report.flush();
     }
 
