@@ -107,7 +107,9 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(source: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        // `match_indices` on a char searches with memchr, several times faster than a
+        // byte loop on large modules.
+        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { starts, len: source.len() }
     }
 

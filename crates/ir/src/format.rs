@@ -9,6 +9,7 @@ use crate::opdef::{Arity, OpDef, OP_DEFS};
 use crate::parser::{OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// What a `type(...)` directive or a `$name` refers to.
@@ -353,38 +354,57 @@ fn operand_groups(p: &Printer, op: OpId, def: &OpDef) -> Option<Vec<Vec<Value>>>
 
 pub(crate) fn split_groups(
     values: &[Value],
-    arities: impl Iterator<Item = Arity>,
+    arities: impl Iterator<Item = Arity> + Clone,
     segments: Option<&Attribute>,
 ) -> Option<Vec<Vec<Value>>> {
-    let arities: Vec<Arity> = arities.collect();
+    let ranges = group_ranges(values.len(), arities, segments)?;
+    Some(ranges.into_iter().map(|r| values[r].to_vec()).collect())
+}
+
+/// Where each ODS operand (or result) group lies among `count` values: by the
+/// `operandSegmentSizes`-style attribute when there is one, else with the single
+/// variadic group (if any) taking the values the fixed ones leave. `None` when the
+/// values cannot be split that way. Every range returned is within `0..count`.
+pub(crate) fn group_ranges(
+    count: usize,
+    arities: impl Iterator<Item = Arity> + Clone,
+    segments: Option<&Attribute>,
+) -> Option<Vec<Range<usize>>> {
     if let Some(Attribute::DenseArray { values: sizes, .. }) = segments {
-        let mut out = Vec::new();
-        let mut at = 0;
+        let mut out = Vec::with_capacity(sizes.len());
+        let mut at = 0usize;
         for s in sizes {
             let Attribute::Integer { value, .. } = s else { return None };
-            let n = *value as usize;
-            out.push(values.get(at..at + n)?.to_vec());
-            at += n;
+            let end = at.checked_add(usize::try_from(*value).ok()?)?;
+            if end > count {
+                return None;
+            }
+            out.push(at..end);
+            at = end;
         }
-        return (out.len() == arities.len()).then_some(out);
+        return (out.len() == arities.count()).then_some(out);
     }
-    let variable = arities.iter().filter(|a| **a != Arity::Single).count();
-    let fixed = arities.len() - variable;
-    if variable > 1 || values.len() < fixed {
+    let (groups, variable) = arities
+        .clone()
+        .fold((0, 0), |(all, variable), a| (all + 1, variable + usize::from(a != Arity::Single)));
+    let fixed = groups - variable;
+    if variable > 1 || count < fixed {
         return None;
     }
-    let extra = values.len() - fixed;
+    let extra = count - fixed;
     if variable == 0 && extra > 0 {
         return None;
     }
-    let mut out = Vec::new();
     let mut at = 0;
-    for a in arities {
-        let n = if a == Arity::Single { 1 } else { extra };
-        out.push(values.get(at..at + n)?.to_vec());
-        at += n;
-    }
-    Some(out)
+    Some(
+        arities
+            .map(|a| {
+                let n = if a == Arity::Single { 1 } else { extra };
+                at += n;
+                at - n..at
+            })
+            .collect(),
+    )
 }
 
 fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Vec<Value>], e: &Elem) -> bool {

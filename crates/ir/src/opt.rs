@@ -161,7 +161,7 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
         std::iter::once(0..source.len()).collect()
     };
 
-    let index = LineIndex::new(source);
+    let index = std::cell::OnceCell::new();
     let print_options = PrintOptions { generic: options.generic, debug_info: options.debug_info };
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
@@ -245,19 +245,28 @@ pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize
 /// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`.
 fn process_chunk(
     source: &str,
-    index: &LineIndex,
+    index: &std::cell::OnceCell<LineIndex>,
     chunk: Range<usize>,
     file_name: &str,
     options: &OptOptions,
     print_options: PrintOptions,
 ) -> (Option<String>, Vec<Diagnostic>) {
     // Pad the chunk so that its lines and columns are the whole file's.
-    let (line, column) = index.line_col(chunk.start);
+    let (line, column) = if chunk.start == 0 {
+        (1, 1)
+    } else {
+        index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
+    };
     let pad = (line - 1) as usize + (column - 1) as usize;
-    let mut text = String::with_capacity(pad + chunk.len());
-    text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
-    text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
-    text.push_str(&source[chunk.clone()]);
+    let text: std::borrow::Cow<str> = if pad == 0 {
+        source[chunk.clone()].into()
+    } else {
+        let mut text = String::with_capacity(pad + chunk.len());
+        text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
+        text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
+        text.push_str(&source[chunk.clone()]);
+        text.into()
+    };
     let to_source = |offset: usize| chunk.start + offset.saturating_sub(pad).min(chunk.len());
     let relocate = |mut d: Diagnostic| {
         d.offset = d.offset.map(to_source);
@@ -361,13 +370,14 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
 fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Option<usize> {
     let mut stack = vec![top];
     let mut first: Option<(usize, OpId)> = None;
-    let index = LineIndex::new(text);
+    let index = std::cell::OnceCell::new();
     while let Some(op) = stack.pop() {
         let operation = ir.op(op);
         let dialect = operation.name.split('.').next().unwrap_or("");
         if operation.name.contains('.') && !REGISTERED_DIALECTS.contains(&dialect) {
             let offset = match &operation.location {
                 Location::FileLineCol { file, line, column } if file == file_name => {
+                    let index = index.get_or_init(|| LineIndex::new(text));
                     index.offset(*line, *column).map(|o| after_quoted_name(text, o))
                 }
                 _ => None,

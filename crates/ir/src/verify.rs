@@ -12,12 +12,21 @@ use crate::ir::{Ir, OpId, Value};
 use crate::opdef::{op_def, Arity, OpDef, Pred};
 use crate::printer::type_to_string;
 use crate::types::{FloatKind, Signedness, Type, TypeKind};
+use spirvkit_grammar::fxhash::FxHashMap;
+use std::cell::{OnceCell, RefCell};
+use std::sync::{Mutex, OnceLock};
 
 /// Verifies the IR under `top`; an empty list means it is valid. `text` is the
 /// source the IR was parsed from (op locations are converted to offsets into it).
 pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
-    let index = LineIndex::new(text);
-    let mut v = Verifier { ir, index: &index, out: Vec::new() };
+    let mut v = Verifier {
+        ir,
+        text,
+        index: OnceCell::new(),
+        out: Vec::new(),
+        type_constraints: FxHashMap::default(),
+        compact_leaves: RefCell::default(),
+    };
     let mut stack = vec![top];
     while let Some(op) = stack.pop() {
         v.op(op);
@@ -37,8 +46,17 @@ pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
 
 struct Verifier<'a> {
     ir: &'a Ir,
-    index: &'a LineIndex,
+    text: &'a str,
+    /// Built on the first diagnostic: valid modules never need it.
+    index: OnceCell<LineIndex>,
     out: Vec<Diagnostic>,
+    /// Verdicts of ODS type constraints, which depend on the type alone; keyed by the
+    /// (static) predicate's address. Types are interned, so a module's few distinct
+    /// types are each judged once per constraint.
+    type_constraints: FxHashMap<(usize, Type), Option<bool>>,
+    /// Leaf texts without their whitespace, keyed by the (static) text's address; a
+    /// lock-free front for the process-wide table in `compact`.
+    compact_leaves: RefCell<FxHashMap<usize, &'static str>>,
 }
 
 /// What a predicate is evaluated on.
@@ -52,22 +70,23 @@ enum Subject<'a> {
 
 impl<'a> Verifier<'a> {
     fn offset(&self, op: OpId) -> Option<usize> {
-        self.index.location_offset(&self.ir.op(op).location)
+        self.index.get_or_init(|| LineIndex::new(self.text)).location_offset(&self.ir.op(op).location)
     }
 
     fn error(&mut self, op: OpId, message: String) {
-        let name = self.ir.op(op).name.clone();
+        let name = &self.ir.op(op).name;
         let offset = self.offset(op);
         self.out.push(Diagnostic::error(offset, format!("'{name}' op {message}")));
     }
 
     fn op(&mut self, op: OpId) {
-        let name = self.ir.op(op).name.clone();
+        let ir = self.ir;
+        let name = &ir.op(op).name;
         // The op itself first (invariants, traits, its own rules), then its blocks.
         if self.function_signature(op) || self.graph_results(op) {
             return;
         }
-        if let Some(def) = op_def(&name) {
+        if let Some(def) = op_def(name) {
             if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
                 return;
             }
@@ -86,13 +105,13 @@ impl<'a> Verifier<'a> {
     fn attributes(&mut self, op: OpId, def: &OpDef) -> bool {
         for ad in def.attributes {
             let c = ad.constraint();
-            let value = self.ir.op(op).attr(ad.name).cloned();
-            match value {
+            let ir = self.ir;
+            match ir.op(op).attr(ad.name) {
                 None if !c.optional && c.default_value.is_none() && !c.storage_type.contains("UnitAttr") => {
                     self.error(op, format!("requires attribute '{}'", ad.name));
                     return true;
                 }
-                Some(v) if self.eval(&c.pred, Subject::Attr(&v), op) == Some(false) => {
+                Some(v) if self.eval(&c.pred, Subject::Attr(v), op) == Some(false) => {
                     self.error(
                         op,
                         format!("attribute '{}' failed to satisfy constraint: {}", ad.name, c.summary),
@@ -105,18 +124,18 @@ impl<'a> Verifier<'a> {
         false
     }
 
-    /// The values of each operand group (or result group).
-    fn groups(&self, op: OpId, def: &OpDef, results: bool) -> Option<Vec<Vec<Value>>> {
+    /// Where each operand group (or result group) lies among the op's values.
+    fn groups(&self, op: OpId, def: &OpDef, results: bool) -> Option<Vec<std::ops::Range<usize>>> {
         let o = self.ir.op(op);
         if results {
-            crate::format::split_groups(
-                &o.results,
+            crate::format::group_ranges(
+                o.results.len(),
                 def.results.iter().map(|d| d.arity),
                 o.attr("resultSegmentSizes"),
             )
         } else {
-            crate::format::split_groups(
-                &o.operands,
+            crate::format::group_ranges(
+                o.operands.len(),
                 def.operands.iter().map(|d| d.arity),
                 o.attr("operandSegmentSizes"),
             )
@@ -143,12 +162,23 @@ impl<'a> Verifier<'a> {
                 }
                 continue;
             };
+            let o = self.ir.op(op);
+            let values = if results { &o.results } else { &o.operands };
             let mut flat = 0;
-            for (d, group) in defs.iter().zip(&groups) {
-                for &v in group {
+            for (d, group) in defs.iter().zip(groups) {
+                for &v in &values[group] {
                     let ty = self.ir.value_type(v);
                     let c = d.constraint();
-                    if self.eval(&c.pred, Subject::Type(ty), op) == Some(false) {
+                    let key = (&c.pred as *const Pred as usize, ty);
+                    let verdict = match self.type_constraints.get(&key) {
+                        Some(&verdict) => verdict,
+                        None => {
+                            let verdict = self.eval(&c.pred, Subject::Type(ty), op);
+                            self.type_constraints.insert(key, verdict);
+                            verdict
+                        }
+                    };
+                    if verdict == Some(false) {
                         let kind = if results { "result" } else { "operand" };
                         let ty_text = type_to_string(self.ir, ty);
                         self.error(op, format!("{kind} #{flat} must be {}, but got '{ty_text}'", c.summary));
@@ -643,12 +673,20 @@ impl<'a> Verifier<'a> {
 
     /// The first value of the operand or result group called `name`.
     fn named_value(&self, op: OpId, name: &str) -> Option<Value> {
-        let def = op_def(&self.ir.op(op).name)?;
-        if let Some(i) = def.operands.iter().position(|d| d.name == name) {
-            return self.groups(op, def, false)?.get(i)?.first().copied();
+        let o = self.ir.op(op);
+        let def = op_def(&o.name)?;
+        let (results, i) = match def.operands.iter().position(|d| d.name == name) {
+            Some(i) => (false, i),
+            None => (true, def.results.iter().position(|d| d.name == name)?),
+        };
+        let values = if results { &o.results } else { &o.operands };
+        // With only single-value groups (the common case), group i is value i.
+        let defs = if results { def.results } else { def.operands };
+        if defs.iter().all(|d| d.arity == Arity::Single) {
+            return (values.len() == defs.len()).then(|| values[i]);
         }
-        let i = def.results.iter().position(|d| d.name == name)?;
-        self.groups(op, def, true)?.get(i)?.first().copied()
+        let range = self.groups(op, def, results)?.get(i)?.clone();
+        values[range].first().copied()
     }
 
     fn element_or_self(&self, t: Type) -> Type {
@@ -726,15 +764,10 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn leaf(&self, text: &str, subject: Subject, op: OpId) -> Option<bool> {
-        // Most leaves have no whitespace; only multi-line ones need compacting.
-        let compact: std::borrow::Cow<str> = if text.contains(char::is_whitespace) {
-            text.chars().filter(|c| !c.is_whitespace()).collect::<String>().into()
-        } else {
-            text.into()
-        };
+    fn leaf(&self, text: &'static str, subject: Subject, op: OpId) -> Option<bool> {
+        let compact = self.compact(text);
         // ODS wraps every leaf in one pair of parentheses.
-        let e = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(&compact);
+        let e = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(compact);
         if e == "true" {
             return Some(true);
         }
@@ -746,6 +779,25 @@ impl<'a> Verifier<'a> {
             Subject::Attr(a) => self.attr_leaf(e, a),
             Subject::Op => None,
         }
+    }
+
+    /// The leaf text without whitespace (multi-line C++ leaves), made once per leaf.
+    fn compact(&self, text: &'static str) -> &'static str {
+        if !text.contains(char::is_whitespace) {
+            return text;
+        }
+        let key = text.as_ptr() as usize;
+        if let Some(&compact) = self.compact_leaves.borrow().get(&key) {
+            return compact;
+        }
+        static COMPACTED: OnceLock<Mutex<FxHashMap<usize, &'static str>>> = OnceLock::new();
+        let mut compacted = COMPACTED.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+        // Leaked once per process and distinct leaf: bounded by the generated tables.
+        let compact: &'static str = compacted.entry(key).or_insert_with(|| {
+            Box::leak(text.chars().filter(|c| !c.is_whitespace()).collect::<String>().into_boxed_str())
+        });
+        self.compact_leaves.borrow_mut().insert(key, compact);
+        compact
     }
 
     fn type_leaf(&self, e: &str, t: Type) -> Option<bool> {
@@ -873,23 +925,12 @@ impl<'a> Verifier<'a> {
         }
         // `(($a.getType()) == ($b.getType()) && ...)`: all the named values have one type.
         if e.starts_with("($") && e.contains(".getType())==($") {
-            let names: Vec<&str> =
-                e.split("($").skip(1).filter_map(|s| s.split(".getType()").next()).collect();
-            let types: Vec<Type> = names.iter().filter_map(|n| ty(n)).collect();
-            if types.len() != names.len() {
-                return None;
-            }
-            return Some(types.windows(2).all(|w| w[0] == w[1]));
+            let names = e.split("($").skip(1).filter_map(|s| s.split(".getType()").next());
+            return all_equal(names.map(ty));
         }
         if e.starts_with("(getElementTypeOrSelf($") {
-            let names: Vec<&str> =
-                e.split("getElementTypeOrSelf($").skip(1).filter_map(|s| s.split(')').next()).collect();
-            let types: Vec<Type> =
-                names.iter().filter_map(|n| ty(n)).map(|t| self.element_or_self(t)).collect();
-            if types.len() != names.len() {
-                return None;
-            }
-            return Some(types.windows(2).all(|w| w[0] == w[1]));
+            let names = e.split("getElementTypeOrSelf($").skip(1).filter_map(|s| s.split(')').next());
+            return all_equal(names.map(|n| ty(n).map(|t| self.element_or_self(t))));
         }
         let body = e.strip_prefix("std::equal_to<>()(")?.strip_suffix(')')?;
         let (lhs, rhs) = body.rsplit_once(",$")?;
@@ -1001,6 +1042,17 @@ fn structured_region_error(ir: &Ir, op: OpId, name: &str) -> Option<&'static str
         return Some("can only have the entry and loop continue block branching to the loop header block");
     }
     None
+}
+
+/// Whether all the types are one type; `None` if any is unknown.
+fn all_equal(mut types: impl Iterator<Item = Option<Type>>) -> Option<bool> {
+    let Some(first) = types.next() else { return Some(true) };
+    let first = first?;
+    let mut equal = true;
+    for t in types {
+        equal &= t? == first;
+    }
+    Some(equal)
 }
 
 #[cfg(test)]
