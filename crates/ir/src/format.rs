@@ -974,8 +974,7 @@ fn operand_count(_p: &Parser, _operands: &[Value], st: &ParseState, i: usize) ->
 
 /// Applies the type-equality and type-derivation traits until nothing changes.
 fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
-    let names: Vec<&str> =
-        def.operands.iter().map(|o| o.name).chain(def.results.iter().map(|r| r.name)).collect();
+    let plan = InferPlan::of(def);
     let n_ops = def.operands.len();
     let get = |st: &ParseState, i: usize| -> Option<Type> {
         if i < n_ops {
@@ -984,105 +983,164 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
             st.result_types[i - n_ops]
         }
     };
+    // Returns whether it set something.
     let set = |st: &mut ParseState, i: usize, t: Type| {
         if i < n_ops {
             if st.operand_types[i].is_none() {
                 st.operand_types[i] = Some(vec![t]);
+                return true;
             }
         } else if st.result_types[i - n_ops].is_none() {
             st.result_types[i - n_ops] = Some(t);
+            return true;
         }
+        false
     };
-    let index = |name: &str| names.iter().position(|n| *n == name);
-    // Operands and results whose constraint admits exactly one type (`bool`).
-    for i in 0..names.len() {
-        if get(st, i).is_some() {
-            continue;
-        }
-        let c = if i < n_ops { def.operands[i].constraint() } else { def.results[i - n_ops].constraint() };
-        let buildable = match c.summary {
-            "bool" | "1-bit signless integer" => Some((1, Signedness::Signless)),
-            "32-bit signless integer" | "Int32" => Some((32, Signedness::Signless)),
-            _ => None,
-        };
-        if let Some((w, s)) = buildable {
-            let t = p.ir.types.integer(w, s);
+    for &(i, width, signedness) in &plan.buildable {
+        if get(st, i).is_none() {
+            let t = p.ir.types.integer(width, signedness);
             set(st, i, t);
         }
     }
+    // Each rule can enable another; a few rounds reach the fixpoint.
     for _ in 0..4 {
-        // All values the same type.
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        if def.traits.contains(&"SameOperandsAndResultType") {
-            groups.push((0..names.len()).collect());
-        }
-        if def.traits.contains(&"SameTypeOperands") {
-            groups.push((0..n_ops).collect());
-        }
-        for t in def.traits {
-            if let Some(list) = t.strip_prefix("AllTypesMatch<").and_then(|r| r.strip_suffix('>')) {
-                groups.push(list.split(", ").filter_map(index).collect());
-            }
-        }
-        for g in &groups {
+        let mut changed = false;
+        for g in &plan.same_type {
             if let Some(t) = g.iter().find_map(|&i| get(st, i)) {
                 for &i in g {
-                    set(st, i, t);
+                    changed |= set(st, i, t);
                 }
             }
         }
+        for &(si, di, derive) in &plan.derived {
+            let Some(src_ty) = get(st, si) else { continue };
+            let derived = match derive {
+                InferDerive::Pointee => match p.ir.types.kind(src_ty) {
+                    TypeKind::Pointer { pointee, .. } => Some(*pointee),
+                    _ => None,
+                },
+                InferDerive::BoolEquivalent => {
+                    let i1 = p.ir.types.integer(1, Signedness::Signless);
+                    match p.ir.types.kind(src_ty).clone() {
+                        TypeKind::Vector { shape, scalable, .. } => {
+                            Some(p.ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 }))
+                        }
+                        TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
+                            Some(p.ir.types.intern(TypeKind::CooperativeMatrix {
+                                rows,
+                                columns,
+                                element: i1,
+                                scope,
+                                usage,
+                            }))
+                        }
+                        _ => Some(i1),
+                    }
+                }
+                InferDerive::ImageOfSampledImage => match p.ir.types.kind(src_ty) {
+                    TypeKind::SampledImage(image) => Some(*image),
+                    _ => None,
+                },
+                InferDerive::ElementType => match p.ir.types.kind(src_ty) {
+                    TypeKind::Vector { element, .. } => Some(*element),
+                    TypeKind::CooperativeMatrix { element, .. } => Some(*element),
+                    _ => Some(src_ty),
+                },
+            };
+            if let Some(t) = derived {
+                changed |= set(st, di, t);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// How the declarative-format parser infers the types a format leaves out, from an
+/// op's ODS traits; made once per op definition. Indices count the operand groups,
+/// then the result groups.
+#[derive(Default)]
+struct InferPlan {
+    /// Groups whose constraint admits one type: (index, width, signedness).
+    buildable: Vec<(usize, u32, Signedness)>,
+    /// Groups that all have one type (`SameOperandsAndResultType`, `AllTypesMatch`…).
+    same_type: Vec<Vec<usize>>,
+    /// (source, destination, how): the destination's type follows from the source's.
+    derived: Vec<(usize, usize, InferDerive)>,
+}
+
+#[derive(Clone, Copy)]
+enum InferDerive {
+    Pointee,
+    /// `i1`, or the same shape of `i1`.
+    BoolEquivalent,
+    ImageOfSampledImage,
+    ElementType,
+}
+
+impl InferPlan {
+    fn of(def: &OpDef) -> &'static InferPlan {
+        static PLANS: OnceLock<Vec<OnceLock<InferPlan>>> = OnceLock::new();
+        static NONE: OnceLock<InferPlan> = OnceLock::new();
+        let plans = PLANS.get_or_init(|| OP_DEFS.iter().map(|_| OnceLock::new()).collect());
+        match crate::opdef::op_def_index(def) {
+            Some(i) => plans[i].get_or_init(|| InferPlan::new(def)),
+            // Only the generated definitions have formats; keep a safe answer anyway.
+            None => NONE.get_or_init(InferPlan::default),
+        }
+    }
+
+    fn new(def: &OpDef) -> InferPlan {
+        let names: Vec<&str> =
+            def.operands.iter().map(|o| o.name).chain(def.results.iter().map(|r| r.name)).collect();
+        let n_ops = def.operands.len();
+        let index = |name: &str| names.iter().position(|n| *n == name);
+        let mut plan = InferPlan::default();
+        for i in 0..names.len() {
+            let c =
+                if i < n_ops { def.operands[i].constraint() } else { def.results[i - n_ops].constraint() };
+            match c.summary {
+                "bool" | "1-bit signless integer" => plan.buildable.push((i, 1, Signedness::Signless)),
+                "32-bit signless integer" | "Int32" => plan.buildable.push((i, 32, Signedness::Signless)),
+                _ => {}
+            }
+        }
+        if def.traits.contains(&"SameOperandsAndResultType") {
+            plan.same_type.push((0..names.len()).collect());
+        }
+        if def.traits.contains(&"SameTypeOperands") {
+            plan.same_type.push((0..n_ops).collect());
+        }
+        for t in def.traits {
+            if let Some(list) = t.strip_prefix("AllTypesMatch<").and_then(|r| r.strip_suffix('>')) {
+                plan.same_type.push(list.split(", ").filter_map(index).collect());
+            }
+        }
         for pt in def.pred_traits {
-            let (src, dst) = match pt
+            let Some((src, dst)) = pt
                 .name
                 .split_once('<')
                 .and_then(|(_, r)| r.strip_suffix('>'))
                 .and_then(|r| r.split_once(", "))
-            {
-                Some(x) => x,
-                None => continue,
+            else {
+                continue;
             };
             let (Some(si), Some(di)) = (index(src), index(dst)) else { continue };
-            let Some(src_ty) = get(st, si) else { continue };
-            let derived = if pt.name.starts_with("PointeeTypeMatchTrait") {
-                match p.ir.types.kind(src_ty) {
-                    TypeKind::Pointer { pointee, .. } => Some(*pointee),
-                    _ => None,
-                }
+            let derive = if pt.name.starts_with("PointeeTypeMatchTrait") {
+                InferDerive::Pointee
             } else if pt.summary.contains("`i1` equivalent") {
-                let i1 = p.ir.types.integer(1, Signedness::Signless);
-                match p.ir.types.kind(src_ty).clone() {
-                    TypeKind::Vector { shape, scalable, .. } => {
-                        Some(p.ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 }))
-                    }
-                    TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
-                        Some(p.ir.types.intern(TypeKind::CooperativeMatrix {
-                            rows,
-                            columns,
-                            element: i1,
-                            scope,
-                            usage,
-                        }))
-                    }
-                    _ => Some(i1),
-                }
+                InferDerive::BoolEquivalent
             } else if pt.summary.contains("image type of") {
-                match p.ir.types.kind(src_ty) {
-                    TypeKind::SampledImage(image) => Some(*image),
-                    _ => None,
-                }
+                InferDerive::ImageOfSampledImage
             } else if pt.summary.contains("element type") {
-                match p.ir.types.kind(src_ty) {
-                    TypeKind::Vector { element, .. } => Some(*element),
-                    TypeKind::CooperativeMatrix { element, .. } => Some(*element),
-                    _ => Some(src_ty),
-                }
+                InferDerive::ElementType
             } else {
-                None
+                continue;
             };
-            if let Some(t) = derived {
-                set(st, di, t);
-            }
+            plan.derived.push((si, di, derive));
         }
+        plan
     }
 }
 

@@ -190,6 +190,13 @@ pub fn op_def(name: &str) -> Option<&'static OpDef> {
     index.get(name).map(|&i| &OP_DEFS[i])
 }
 
+/// The position of a definition in `OP_DEFS`, for per-op side tables.
+pub fn op_def_index(def: &OpDef) -> Option<usize> {
+    let offset = (def as *const OpDef as usize).checked_sub(OP_DEFS.as_ptr() as usize)?;
+    let index = offset / std::mem::size_of::<OpDef>();
+    (index < OP_DEFS.len() && std::ptr::eq(&OP_DEFS[index], def)).then_some(index)
+}
+
 /// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).
 pub fn enum_attr_by_mnemonic(mnemonic: &str) -> Option<&'static EnumAttrDef> {
     ENUM_ATTRS.iter().find(|e| e.mnemonic == Some(mnemonic))

@@ -25,7 +25,7 @@ pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         index: OnceCell::new(),
         out: Vec::new(),
         type_constraints: FxHashMap::default(),
-        compact_leaves: RefCell::default(),
+        compiled_leaves: RefCell::default(),
     };
     let mut stack = vec![top];
     while let Some(op) = stack.pop() {
@@ -54,9 +54,9 @@ struct Verifier<'a> {
     /// (static) predicate's address. Types are interned, so a module's few distinct
     /// types are each judged once per constraint.
     type_constraints: FxHashMap<(usize, Type), Option<bool>>,
-    /// Leaf texts without their whitespace, keyed by the (static) text's address; a
-    /// lock-free front for the process-wide table in `compact`.
-    compact_leaves: RefCell<FxHashMap<usize, &'static str>>,
+    /// Compiled predicate leaves, keyed by the (static) text's address; a lock-free
+    /// front for the process-wide table in `compiled`.
+    compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
 }
 
 /// What a predicate is evaluated on.
@@ -765,39 +765,33 @@ impl<'a> Verifier<'a> {
     }
 
     fn leaf(&self, text: &'static str, subject: Subject, op: OpId) -> Option<bool> {
-        let compact = self.compact(text);
-        // ODS wraps every leaf in one pair of parentheses.
-        let e = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(compact);
-        if e == "true" {
+        let leaf = self.compiled(text);
+        if leaf.expr == "true" {
             return Some(true);
         }
-        if let Some(r) = self.op_leaf(e, op) {
+        if let Some(r) = leaf.op.as_ref().and_then(|l| self.op_leaf(l, op)) {
             return Some(r);
         }
         match subject {
-            Subject::Type(t) => self.type_leaf(e, t),
-            Subject::Attr(a) => self.attr_leaf(e, a),
+            Subject::Type(t) => self.type_leaf(leaf.expr, t),
+            Subject::Attr(a) => self.attr_leaf(leaf.expr, a),
             Subject::Op => None,
         }
     }
 
-    /// The leaf text without whitespace (multi-line C++ leaves), made once per leaf.
-    fn compact(&self, text: &'static str) -> &'static str {
-        if !text.contains(char::is_whitespace) {
-            return text;
-        }
+    /// The leaf's compiled form, made once per process and leaf.
+    fn compiled(&self, text: &'static str) -> &'static CompiledLeaf {
         let key = text.as_ptr() as usize;
-        if let Some(&compact) = self.compact_leaves.borrow().get(&key) {
-            return compact;
+        if let Some(&leaf) = self.compiled_leaves.borrow().get(&key) {
+            return leaf;
         }
-        static COMPACTED: OnceLock<Mutex<FxHashMap<usize, &'static str>>> = OnceLock::new();
-        let mut compacted = COMPACTED.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+        static COMPILED: OnceLock<Mutex<FxHashMap<usize, &'static CompiledLeaf>>> = OnceLock::new();
+        let mut compiled = COMPILED.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
         // Leaked once per process and distinct leaf: bounded by the generated tables.
-        let compact: &'static str = compacted.entry(key).or_insert_with(|| {
-            Box::leak(text.chars().filter(|c| !c.is_whitespace()).collect::<String>().into_boxed_str())
-        });
-        self.compact_leaves.borrow_mut().insert(key, compact);
-        compact
+        let leaf: &'static CompiledLeaf =
+            compiled.entry(key).or_insert_with(|| Box::leak(Box::new(CompiledLeaf::new(text))));
+        self.compiled_leaves.borrow_mut().insert(key, leaf);
+        leaf
     }
 
     fn type_leaf(&self, e: &str, t: Type) -> Option<bool> {
@@ -912,58 +906,43 @@ impl<'a> Verifier<'a> {
     }
 
     /// Leaves that relate an op's operands and results (ODS `PredOpTrait`s).
-    fn op_leaf(&self, e: &str, op: OpId) -> Option<bool> {
+    fn op_leaf(&self, leaf: &OpLeaf, op: OpId) -> Option<bool> {
         let ty = |name: &str| self.named_value(op, name).map(|v| self.ir.value_type(v));
-        if e == "isNestedInFunctionOpInterface($_op.getParentOp())" {
-            return Some(self.inside(op, &["spirv.func", "func.func"], false));
-        }
-        if e == "isNestedInGraphARMOpInterface($_op.getParentOp())" {
-            return Some(self.inside(op, &["spirv.ARM.Graph"], false));
-        }
-        if e == "isDirectInModuleLikeOp($_op.getParentOp())" {
-            return Some(self.inside(op, &["spirv.module", "builtin.module"], true));
-        }
-        // `(($a.getType()) == ($b.getType()) && ...)`: all the named values have one type.
-        if e.starts_with("($") && e.contains(".getType())==($") {
-            let names = e.split("($").skip(1).filter_map(|s| s.split(".getType()").next());
-            return all_equal(names.map(ty));
-        }
-        if e.starts_with("(getElementTypeOrSelf($") {
-            let names = e.split("getElementTypeOrSelf($").skip(1).filter_map(|s| s.split(')').next());
-            return all_equal(names.map(|n| ty(n).map(|t| self.element_or_self(t))));
-        }
-        let body = e.strip_prefix("std::equal_to<>()(")?.strip_suffix(')')?;
-        let (lhs, rhs) = body.rsplit_once(",$")?;
-        let dst = ty(rhs.strip_suffix(".getType()")?)?;
-        let src_name = lhs.split('$').nth(1)?.split('.').next()?;
-        let src = ty(src_name)?;
-        let derived = if lhs.starts_with("getUnaryOpResultType(") {
-            let i1 = self.find_i1()?;
-            match self.ir.types.kind(src) {
-                TypeKind::Vector { .. } => {
-                    return Some(matches!(self.ir.types.kind(dst), TypeKind::Vector { element, shape, .. }
-                    if *element == i1 && self.shape(src).as_ref() == Some(shape)))
-                }
-                _ => i1,
+        match leaf {
+            OpLeaf::Inside { parents, direct } => Some(self.inside(op, parents, *direct)),
+            OpLeaf::SameTypes(names) => all_equal(names.iter().map(|n| ty(n))),
+            OpLeaf::SameElementTypes(names) => {
+                all_equal(names.iter().map(|n| ty(n).map(|t| self.element_or_self(t))))
             }
-        } else if lhs.contains("getPointeeType") {
-            match self.ir.types.kind(src) {
-                TypeKind::Pointer { pointee, .. } => *pointee,
-                _ => return Some(false),
+            OpLeaf::Derived { derive, src, dst } => {
+                let dst = ty(dst)?;
+                let src = ty(src)?;
+                let derived = match derive {
+                    Derive::UnaryResult => {
+                        let i1 = self.find_i1()?;
+                        match self.ir.types.kind(src) {
+                            TypeKind::Vector { .. } => {
+                                return Some(
+                                    matches!(self.ir.types.kind(dst), TypeKind::Vector { element, shape, .. }
+                                if *element == i1 && self.shape(src).as_ref() == Some(shape)),
+                                )
+                            }
+                            _ => i1,
+                        }
+                    }
+                    Derive::Pointee => match self.ir.types.kind(src) {
+                        TypeKind::Pointer { pointee, .. } => *pointee,
+                        _ => return Some(false),
+                    },
+                    Derive::ElementOrSelf => self.element_or_self(src),
+                    Derive::SampledImageImage => match self.ir.types.kind(src) {
+                        TypeKind::SampledImage(image) => *image,
+                        _ => return Some(false),
+                    },
+                };
+                Some(derived == dst)
             }
-        } else if lhs.starts_with("::mlir::getElementTypeOrSelf(")
-            || (lhs.contains("VectorType>($") && lhs.ends_with("getElementType()"))
-        {
-            self.element_or_self(src)
-        } else if lhs.contains("SampledImageType>($") && lhs.ends_with("getImageType()") {
-            match self.ir.types.kind(src) {
-                TypeKind::SampledImage(image) => *image,
-                _ => return Some(false),
-            }
-        } else {
-            return None;
-        };
-        Some(derived == dst)
+        }
     }
 
     fn find_i1(&self) -> Option<Type> {
@@ -1042,6 +1021,92 @@ fn structured_region_error(ir: &Ir, op: OpId, name: &str) -> Option<&'static str
         return Some("can only have the entry and loop continue block branching to the loop header block");
     }
     None
+}
+
+/// A predicate leaf prepared for evaluation: its text without whitespace and the
+/// outer parentheses ODS adds, and what it says about the op, if it is an op leaf.
+struct CompiledLeaf {
+    expr: &'static str,
+    op: Option<OpLeaf>,
+}
+
+/// The op-level leaves the verifier understands.
+enum OpLeaf {
+    /// The op sits in one of `parents` (directly, or anywhere above unless `direct`).
+    Inside { parents: &'static [&'static str], direct: bool },
+    /// `(($a.getType()) == ($b.getType()) && ...)`: the named values have one type.
+    SameTypes(Vec<&'static str>),
+    /// `getElementTypeOrSelf($a) == getElementTypeOrSelf($b) ...`.
+    SameElementTypes(Vec<&'static str>),
+    /// `std::equal_to<>()(f($src), $dst.getType())`: `dst`'s type is derived from `src`'s.
+    Derived { derive: Derive, src: &'static str, dst: &'static str },
+}
+
+/// How `OpLeaf::Derived` computes a type from another.
+#[derive(Clone, Copy)]
+enum Derive {
+    /// `getUnaryOpResultType`: i1, or a vector of i1 of the same shape.
+    UnaryResult,
+    Pointee,
+    ElementOrSelf,
+    SampledImageImage,
+}
+
+impl CompiledLeaf {
+    fn new(text: &'static str) -> Self {
+        // Most leaves have no whitespace; only multi-line ones need compacting.
+        let compact: &'static str = if text.contains(char::is_whitespace) {
+            Box::leak(text.chars().filter(|c| !c.is_whitespace()).collect::<String>().into_boxed_str())
+        } else {
+            text
+        };
+        // ODS wraps every leaf in one pair of parentheses.
+        let expr = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(compact);
+        CompiledLeaf { expr, op: OpLeaf::parse(expr) }
+    }
+}
+
+impl OpLeaf {
+    fn parse(e: &'static str) -> Option<OpLeaf> {
+        match e {
+            "isNestedInFunctionOpInterface($_op.getParentOp())" => {
+                return Some(OpLeaf::Inside { parents: &["spirv.func", "func.func"], direct: false })
+            }
+            "isNestedInGraphARMOpInterface($_op.getParentOp())" => {
+                return Some(OpLeaf::Inside { parents: &["spirv.ARM.Graph"], direct: false })
+            }
+            "isDirectInModuleLikeOp($_op.getParentOp())" => {
+                return Some(OpLeaf::Inside { parents: &["spirv.module", "builtin.module"], direct: true })
+            }
+            _ => {}
+        }
+        if e.starts_with("($") && e.contains(".getType())==($") {
+            let names = e.split("($").skip(1).filter_map(|s| s.split(".getType()").next());
+            return Some(OpLeaf::SameTypes(names.collect()));
+        }
+        if e.starts_with("(getElementTypeOrSelf($") {
+            let names = e.split("getElementTypeOrSelf($").skip(1).filter_map(|s| s.split(')').next());
+            return Some(OpLeaf::SameElementTypes(names.collect()));
+        }
+        let body = e.strip_prefix("std::equal_to<>()(")?.strip_suffix(')')?;
+        let (lhs, rhs) = body.rsplit_once(",$")?;
+        let dst = rhs.strip_suffix(".getType()")?;
+        let src = lhs.split('$').nth(1)?.split('.').next()?;
+        let derive = if lhs.starts_with("getUnaryOpResultType(") {
+            Derive::UnaryResult
+        } else if lhs.contains("getPointeeType") {
+            Derive::Pointee
+        } else if lhs.starts_with("::mlir::getElementTypeOrSelf(")
+            || (lhs.contains("VectorType>($") && lhs.ends_with("getElementType()"))
+        {
+            Derive::ElementOrSelf
+        } else if lhs.contains("SampledImageType>($") && lhs.ends_with("getImageType()") {
+            Derive::SampledImageImage
+        } else {
+            return None;
+        };
+        Some(OpLeaf::Derived { derive, src, dst })
+    }
 }
 
 /// Whether all the types are one type; `None` if any is unknown.
