@@ -45,7 +45,7 @@ pub enum Location {
     #[default]
     Unknown,
     /// `file:line:col` (1-based).
-    FileLineCol { file: String, line: u32, column: u32 },
+    FileLineCol { file: std::sync::Arc<str>, line: u32, column: u32 },
     /// `loc("name")` or other forms kept as text.
     Opaque(String),
 }
@@ -254,6 +254,16 @@ impl Ir {
 
     pub fn op_count(&self) -> usize {
         self.ops.len()
+    }
+
+    /// One past the largest value index (values are never reused).
+    pub fn value_count(&self) -> usize {
+        self.values.len()
+    }
+
+    /// One past the largest block index.
+    pub fn block_count(&self) -> usize {
+        self.blocks.len()
     }
 
     /// The first block of `op`'s first region (a function's entry block).

@@ -189,6 +189,8 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     let output = if options.split_input_file {
         let marker = options.output_split_marker.as_deref().unwrap_or(DEFAULT_SPLIT_MARKER);
         outputs.join(&format!("{marker}\n"))
+    } else if outputs.len() == 1 {
+        outputs.pop().unwrap_or_default()
     } else {
         outputs.concat()
     };
@@ -376,7 +378,7 @@ fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Opt
         let dialect = operation.name.split('.').next().unwrap_or("");
         if operation.name.contains('.') && !REGISTERED_DIALECTS.contains(&dialect) {
             let offset = match &operation.location {
-                Location::FileLineCol { file, line, column } if file == file_name => {
+                Location::FileLineCol { file, line, column } if **file == *file_name => {
                     let index = index.get_or_init(|| LineIndex::new(text));
                     index.offset(*line, *column).map(|o| after_quoted_name(text, o))
                 }

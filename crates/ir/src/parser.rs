@@ -50,7 +50,7 @@ pub struct Parser<'s, 'ir> {
     /// Type aliases (`!alias = type`) and attribute aliases (`#alias = attr`).
     type_aliases: FxHashMap<String, Type>,
     attr_aliases: FxHashMap<String, Attribute>,
-    file_name: String,
+    file_name: std::sync::Arc<str>,
     line_starts: Vec<usize>,
     /// Where the last consumed token ended.
     prev_end: usize,
@@ -69,7 +69,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut lex = Lexer::new(src);
         let tok = lex.next_token();
         let mut line_starts = vec![0];
-        line_starts.extend(src.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
         Parser {
             lex,
             tok,
@@ -79,7 +79,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             replacements: FxHashMap::default(),
             type_aliases: FxHashMap::default(),
             attr_aliases: FxHashMap::default(),
-            file_name: file_name.to_string(),
+            file_name: file_name.into(),
             line_starts,
             prev_end: 0,
             value_offsets: FxHashMap::default(),

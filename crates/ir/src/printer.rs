@@ -20,14 +20,67 @@ pub struct PrintOptions {
 /// SSA value and block names, assigned as MLIR's `SSANameState` does: each region's
 /// own values first, then its nested regions starting from where it stopped.
 pub struct Names {
-    values: FxHashMap<Value, String>,
-    blocks: FxHashMap<BlockId, String>,
+    /// By value index; `None` for values outside the printed op.
+    values: Vec<Option<ValueName>>,
+    /// `^bbN` numbers, by block index.
+    blocks: Vec<Option<u32>>,
+}
+
+/// A value's printed name, kept in parts so that naming allocates only for
+/// suggested names.
+#[derive(Clone)]
+struct ValueName {
+    base: NameBase,
+    /// `#i` of a result of a multi-result op.
+    result: Option<u32>,
+}
+
+#[derive(Clone)]
+enum NameBase {
+    /// `%N`.
+    Number(u32),
+    /// `%argN`.
+    Argument(u32),
+    /// `%name` suggested by the op (`%cst0_i32`, `%buf_addr`).
+    Suggested(std::rc::Rc<str>),
+}
+
+impl NameBase {
+    fn write(&self, out: &mut String) {
+        out.push('%');
+        match self {
+            NameBase::Number(n) => push_u32(out, *n),
+            NameBase::Argument(n) => {
+                out.push_str("arg");
+                push_u32(out, *n);
+            }
+            NameBase::Suggested(name) => out.push_str(name),
+        }
+    }
+}
+
+/// Decimal digits of `n`, without `fmt`'s machinery (this is the printer's hot path).
+fn push_u32(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// Used result names, scoped like MLIR's: a region sees its ancestors' names.
 struct NameScopes {
     parent: Vec<Option<usize>>,
-    names: Vec<FxHashSet<String>>,
+    names: Vec<FxHashSet<std::rc::Rc<str>>>,
 }
 
 impl NameScopes {
@@ -55,7 +108,7 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names { values: FxHashMap::default(), blocks: FxHashMap::default() };
+        let mut names = Names { values: vec![None; ir.value_count()], blocks: vec![None; ir.block_count()] };
         let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
         let root_scope = scopes.new_scope(None);
         let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
@@ -69,16 +122,17 @@ impl Names {
             }
             let scope = scopes.new_scope(Some(parent_scope));
             for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
-                names.blocks.insert(block, format!("^bb{block_index}"));
+                names.blocks[block.index()] = Some(block_index as u32);
                 let b = ir.block(block);
                 for &arg in &b.arguments {
-                    if block_index == 0 {
-                        names.values.insert(arg, format!("%arg{next_arg}"));
+                    let base = if block_index == 0 {
                         next_arg += 1;
+                        NameBase::Argument(next_arg - 1)
                     } else {
-                        names.values.insert(arg, format!("%{next_value}"));
                         next_value += 1;
-                    }
+                        NameBase::Number(next_value - 1)
+                    };
+                    names.values[arg.index()] = Some(ValueName { base, result: None });
                 }
                 for &op in &b.ops {
                     let results = &ir.op(op).results;
@@ -98,19 +152,21 @@ impl Names {
                                     }
                                 }
                             }
+                            let unique: std::rc::Rc<str> = unique.into();
                             scopes.names[scope].insert(unique.clone());
-                            format!("%{unique}")
+                            NameBase::Suggested(unique)
                         }
                         None => {
                             next_value += 1;
-                            format!("%{}", next_value - 1)
+                            NameBase::Number(next_value - 1)
                         }
                     };
                     if results.len() == 1 {
-                        names.values.insert(results[0], base);
+                        names.values[results[0].index()] = Some(ValueName { base, result: None });
                     } else {
                         for (i, &r) in results.iter().enumerate() {
-                            names.values.insert(r, format!("{base}#{i}"));
+                            names.values[r.index()] =
+                                Some(ValueName { base: base.clone(), result: Some(i as u32) });
                         }
                     }
                 }
@@ -126,21 +182,53 @@ impl Names {
         names
     }
 
+    /// Appends the value's name (`%0`, `%arg1`, `%cst`, `%5#1`).
+    pub fn write_value(&self, v: Value, out: &mut String) {
+        match self.values.get(v.index()).and_then(Option::as_ref) {
+            Some(name) => {
+                name.base.write(out);
+                if let Some(i) = name.result {
+                    out.push('#');
+                    push_u32(out, i);
+                }
+            }
+            None => {
+                let _ = write!(out, "<<UNKNOWN SSA VALUE {}>>", v.index());
+            }
+        }
+    }
+
     pub fn value(&self, v: Value) -> String {
-        self.values.get(&v).cloned().unwrap_or_else(|| format!("<<UNKNOWN SSA VALUE {}>>", v.index()))
+        let mut out = String::new();
+        self.write_value(v, &mut out);
+        out
+    }
+
+    /// Appends the block's label (`^bb1`).
+    pub fn write_block(&self, b: BlockId, out: &mut String) {
+        match self.blocks.get(b.index()).copied().flatten() {
+            Some(n) => {
+                out.push_str("^bb");
+                push_u32(out, n);
+            }
+            None => out.push_str("^INVALIDBLOCK"),
+        }
     }
 
     pub fn block(&self, b: BlockId) -> String {
-        self.blocks.get(&b).cloned().unwrap_or_else(|| "^INVALIDBLOCK".to_string())
+        let mut out = String::new();
+        self.write_block(b, &mut out);
+        out
     }
 
     /// The name a multi-result op binds (`%0` for `%0:2`).
     fn result_base(&self, v: Value) -> String {
-        let n = self.value(v);
-        match n.split_once('#') {
-            Some((base, _)) => base.to_string(),
-            None => n,
+        let mut out = String::new();
+        match self.values.get(v.index()).and_then(Option::as_ref) {
+            Some(name) => name.base.write(&mut out),
+            None => self.write_value(v, &mut out),
         }
+        out
     }
 }
 
@@ -155,8 +243,9 @@ pub struct Printer<'a> {
 
 /// Prints a whole top-level op (normally `builtin.module`).
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
-    let mut p =
-        Printer { ir, names: Names::new(ir, root, options.generic), out: String::new(), indent: 0, options };
+    // About 80 bytes per op in practice; reserving avoids copying a growing buffer.
+    let out = String::with_capacity(ir.op_count().saturating_mul(80));
+    let mut p = Printer { ir, names: Names::new(ir, root, options.generic), out, indent: 0, options };
     p.operation(root);
     // mlir-opt ends its output with an empty line.
     p.out.push_str("\n\n");
@@ -172,8 +261,7 @@ impl Printer<'_> {
     }
 
     pub fn value(&mut self, v: Value) {
-        let name = self.names.value(v);
-        self.out.push_str(&name);
+        self.names.write_value(v, &mut self.out);
     }
 
     pub fn values(&mut self, vs: &[Value]) {
