@@ -96,11 +96,11 @@ fn pass_flags_are_reported() {
     let scratch = Scratch::new("pass");
     let file = scratch.file("pass.mlir");
     std::fs::write(&file, "module {\n}\n").unwrap();
-    let out = spirvkit_opt(&["--spirv-unify-aliased-resource", "pass.mlir"], file.parent().unwrap());
+    let out = spirvkit_opt(&["--loop-invariant-code-motion", "pass.mlir"], file.parent().unwrap());
     assert!(!out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: not supported yet: pass --spirv-unify-aliased-resource\n"
+        "error: not supported yet: pass --loop-invariant-code-motion\n"
     );
     assert!(out.stdout.is_empty());
 }

@@ -23,6 +23,7 @@ pub mod rewrite_inserts;
 pub mod spirv_custom;
 pub mod target_env;
 pub mod types;
+pub mod unify_aliased;
 pub mod vce;
 pub mod verify;
 pub mod webgpu;

@@ -313,6 +313,15 @@ fn process_chunk(
                     return (None, all);
                 }
             }
+            Pass::UnifyAliasedResource => {
+                let errors: Vec<Diagnostic> =
+                    crate::unify_aliased::run(&mut ir, top, &text).into_iter().map(relocate).collect();
+                if errors.iter().any(Diagnostic::is_error) {
+                    let mut all = diagnostics;
+                    all.extend(errors);
+                    return (None, all);
+                }
+            }
             Pass::LowerAbiAttrs => {
                 let errors: Vec<Diagnostic> =
                     crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
@@ -349,6 +358,8 @@ pub enum Pass {
     Cse,
     /// `-spirv-update-vce`: deduce the module's version/capability/extension triple.
     UpdateVce,
+    /// `-spirv-unify-aliased-resource`: merge `aliased` resources sharing a binding.
+    UnifyAliasedResource,
 }
 
 /// The pass a flag names (`-x` or `--x`), if it is one we implement.
@@ -363,6 +374,7 @@ pub fn pass_name(flag: &str) -> Option<Pass> {
         "spirv-webgpu-prepare" => Some(Pass::WebGpuPrepare),
         "cse" => Some(Pass::Cse),
         "spirv-update-vce" => Some(Pass::UpdateVce),
+        "spirv-unify-aliased-resource" => Some(Pass::UnifyAliasedResource),
         _ => None,
     }
 }
@@ -454,10 +466,10 @@ mod tests {
     #[test]
     fn passes_are_not_supported() {
         let options =
-            OptOptions { passes: vec!["--spirv-unify-aliased-resource".into()], ..Default::default() };
+            OptOptions { passes: vec!["--loop-invariant-code-motion".into()], ..Default::default() };
         let r = run("", "f.mlir", &options);
         assert!(!r.success);
-        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --spirv-unify-aliased-resource\n");
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass --loop-invariant-code-motion\n");
         assert_eq!(r.output, "");
     }
 

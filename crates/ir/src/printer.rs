@@ -232,6 +232,22 @@ impl Names {
     }
 }
 
+/// Prints one op on its own, as MLIR shows an op in a diagnostic: its values
+/// numbered within the nearest enclosing op isolated from above (its function).
+pub fn print_op_in_scope(ir: &Ir, op: OpId) -> String {
+    let mut scope = op;
+    while let Some(parent) = ir.parent_op(scope) {
+        scope = parent;
+        if crate::opdef::op_def(&ir.op(parent).name).is_some_and(|d| d.has_trait("IsolatedFromAbove")) {
+            break;
+        }
+    }
+    let options = PrintOptions::default();
+    let mut p = Printer { ir, names: Names::new(ir, scope, false), out: String::new(), indent: 0, options };
+    p.operation(op);
+    p.out
+}
+
 /// Writes IR text.
 pub struct Printer<'a> {
     pub ir: &'a Ir,

@@ -207,6 +207,18 @@ impl<'a> Verifier<'a> {
             self.error(op, message.into());
             return;
         }
+        if def.name == "spirv.EntryPoint" {
+            if let Some(symbol) = self.missing_interface_variable(op) {
+                // MLIR reports this from the module, without the op prefix.
+                let offset = self.offset(op);
+                let message = format!("expected spirv.GlobalVariable symbol reference instead of'{symbol}'");
+                self.out.push(Diagnostic::error(offset, message));
+                return;
+            }
+        }
+        if def.name == "spirv.Bitcast" && self.bitcast(op) {
+            return;
+        }
         let o = self.ir.op(op);
         // Memory semantics of atomics and barriers: at most one ordering.
         for name in ["semantics", "memory_semantics", "equal_semantics"] {
@@ -517,6 +529,76 @@ impl<'a> Verifier<'a> {
 
     /// Walks an access chain's indices through the pointee type, as MLIR's
     /// `getElementPtrType` does, reporting the first index that cannot apply.
+    /// `spirv.Bitcast`: a real change of type, pointers only to pointers, and the
+    /// same number of bits (pointers count as 64). Returns true on error.
+    fn bitcast(&mut self, op: OpId) -> bool {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let (Some(&operand), Some(&result)) = (o.operands.first(), o.results.first()) else { return false };
+        let (from, to) = (ir.value_type(operand), ir.value_type(result));
+        let is_pointer = |t: Type| matches!(ir.types.kind(t), TypeKind::Pointer { .. });
+        let bits = |t: Type| -> Option<u64> {
+            match ir.types.kind(t) {
+                TypeKind::Pointer { .. } => Some(64),
+                TypeKind::Integer { width, .. } => Some(u64::from(*width)),
+                TypeKind::Float(f) => Some(u64::from(f.width())),
+                TypeKind::Vector { shape, element, .. } => {
+                    let element = match ir.types.kind(*element) {
+                        TypeKind::Integer { width, .. } => u64::from(*width),
+                        TypeKind::Float(f) => u64::from(f.width()),
+                        _ => return None,
+                    };
+                    shape.iter().try_fold(element, |bits, &n| bits.checked_mul(n))
+                }
+                _ => None,
+            }
+        };
+        // These two MLIR reports without the op prefix.
+        let plain = match (is_pointer(from), is_pointer(to)) {
+            _ if from == to => Some("result type must be different from operand type"),
+            (true, false) => Some("unhandled bit cast conversion from pointer type to non-pointer type"),
+            (false, true) => Some("unhandled bit cast conversion from non-pointer type to pointer type"),
+            _ => None,
+        };
+        if let Some(message) = plain {
+            let offset = self.offset(op);
+            self.out.push(Diagnostic::error(offset, message));
+            return true;
+        }
+        match (bits(from), bits(to)) {
+            (Some(from_bits), Some(to_bits)) if from_bits != to_bits => {
+                self.error(
+                    op,
+                    format!(
+                        "mismatch in result type bitwidth {to_bits} and operand type bitwidth {from_bits}"
+                    ),
+                );
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The first symbol of an entry point's interface that names no global
+    /// variable of its module, as printed.
+    fn missing_interface_variable(&self, op: OpId) -> Option<String> {
+        let ir = self.ir;
+        let Some(Attribute::Array(interface)) = ir.op(op).attr("interface") else { return None };
+        let module_body = ir.op(op).parent?;
+        let is_variable = |name: &str| {
+            ir.block(module_body).ops.iter().any(|&o| {
+                ir.op(o).name == "spirv.GlobalVariable"
+                    && matches!(ir.op(o).attr("sym_name"), Some(Attribute::String(s)) if s == name)
+            })
+        };
+        interface.iter().find_map(|symbol| match symbol {
+            Attribute::SymbolRef(path) if path.len() == 1 && !is_variable(&path[0]) => {
+                Some(crate::printer::attribute_to_string(ir, symbol))
+            }
+            _ => None,
+        })
+    }
+
     fn access_chain(&mut self, op: OpId, has_element_operand: bool) -> bool {
         let ir = self.ir;
         let o = ir.op(op);
@@ -1143,5 +1225,54 @@ mod tests {
         );
         let no_merge = check("spirv.mlir.selection {\n spirv.Branch ^m\n^m:\n spirv.Return\n}");
         assert!(no_merge.contains("last block must be the merge block"), "{no_merge}");
+    }
+
+    fn first_error(source: &str) -> String {
+        let r = crate::opt::run(source, "t.mlir", &crate::opt::OptOptions::default());
+        r.diagnostics_text.lines().next().unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn bitcasts_change_type_but_not_width() {
+        let cast = |from: &str, to: &str| {
+            first_error(&format!(
+                "func.func @f(%x: {from}) {{\n  %0 = spirv.Bitcast %x : {from} to {to}\n  return\n}}"
+            ))
+        };
+        assert_eq!(cast("f32", "f32"), "t.mlir:2:8: error: result type must be different from operand type");
+        assert_eq!(
+            cast("!spirv.ptr<f32, Function>", "i64"),
+            "t.mlir:2:8: error: unhandled bit cast conversion from pointer type to non-pointer type"
+        );
+        assert_eq!(
+            cast("f32", "!spirv.ptr<f32, Function>"),
+            "t.mlir:2:8: error: unhandled bit cast conversion from non-pointer type to pointer type"
+        );
+        assert_eq!(
+            cast("vector<2xf16>", "i64"),
+            "t.mlir:2:8: error: 'spirv.Bitcast' op mismatch in result type bitwidth 64 and operand type bitwidth 32"
+        );
+        assert_eq!(cast("vector<2xf16>", "i32"), "");
+        assert_eq!(cast("!spirv.ptr<f32, Function>", "!spirv.ptr<f64, Function>"), "");
+    }
+
+    #[test]
+    fn entry_point_interfaces_name_global_variables() {
+        let module = |interface: &str| {
+            first_error(&format!(
+                "spirv.module Logical GLSL450 {{
+  spirv.GlobalVariable @v : !spirv.ptr<f32, Input>
+  spirv.func @main() \"None\" {{
+    spirv.Return
+  }}
+  spirv.EntryPoint \"GLCompute\" @main{interface}
+}}"
+            ))
+        };
+        assert_eq!(module(", @v"), "");
+        assert_eq!(
+            module(", @v, @main"),
+            "t.mlir:6:3: error: expected spirv.GlobalVariable symbol reference instead of'@main'"
+        );
     }
 }
