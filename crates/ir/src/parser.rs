@@ -55,7 +55,8 @@ pub struct Parser<'s, 'ir> {
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
-    value_offsets: FxHashMap<Value, usize>,
+    /// Indexed by value index; `usize::MAX` for values not defined in the text.
+    value_offsets: Vec<usize>,
     /// Current nesting of regions, types and attributes (bounded, so hostile input
     /// cannot overflow the stack).
     depth: usize,
@@ -82,7 +83,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             file_name: file_name.into(),
             line_starts,
             prev_end: 0,
-            value_offsets: FxHashMap::default(),
+            value_offsets: Vec::new(),
             depth: 0,
         }
     }
@@ -342,7 +343,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 message: format!("redefinition of SSA value '%{name}'"),
             });
         }
-        for (i, &v) in values.iter().enumerate() {
+        // Most values are defined before use: skip the lookup's key allocation then.
+        let pending_uses = !self.forward.is_empty();
+        for (i, &v) in values.iter().enumerate().filter(|_| pending_uses) {
             if let Some((placeholder, _)) = self.forward.remove(&(depth, name.to_string(), i as u32)) {
                 if self.ir.value_type(placeholder) != self.ir.value_type(v) {
                     return Err(ParseError {
@@ -357,7 +360,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         for &v in &values {
-            self.value_offsets.insert(v, offset);
+            if self.value_offsets.len() <= v.index() {
+                self.value_offsets.resize(v.index() + 1, usize::MAX);
+            }
+            self.value_offsets[v.index()] = offset;
         }
         self.scopes[depth].values.insert(name.to_string(), values);
         Ok(())
@@ -389,7 +395,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 })?;
                 let actual = self.ir.value_type(v);
                 if actual != ty {
-                    let prior = self.value_offsets.get(&v).copied();
+                    let prior = self.value_offsets.get(v.index()).copied().filter(|&o| o != usize::MAX);
                     return Err(ParseError {
                         notes: prior.map(|o| (o, "prior use here".to_string())).into_iter().collect(),
                         offset: r.offset,
