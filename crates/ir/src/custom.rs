@@ -191,7 +191,15 @@ fn parse_func(p: &mut Parser, op_name: &str) -> PResult<OpId> {
     if let Some(a) = dict_array(res_attrs) {
         props.push(NamedAttribute::new("res_attrs", a));
     }
-    let attributes = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
+    let mut attributes = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
+    // As in MLIR, inherent attributes written in the `attributes` dictionary (such as
+    // `entry_point` of a graph) are the op's properties.
+    let inherent = |name: &str| match crate::opdef::op_def(op_name) {
+        Some(def) => def.attributes.iter().any(|a| a.name == name),
+        None => op_name == "func.func" && name == "no_inline",
+    };
+    props.extend(attributes.extract_if(.., |a| inherent(&a.name)));
+    props.sort_by(|a, b| a.name.cmp(&b.name));
     {
         let o = p.ir.op_mut(op);
         o.properties = props;
@@ -245,9 +253,16 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
             p.out.push(')');
         }
     }
-    if !o.attributes.is_empty() {
+    // MLIR prints the op's whole attribute dictionary here (inherent and discardable
+    // attributes merged, sorted), less what the signature already shows.
+    let signature = ["function_type", "sym_name", "sym_visibility", "arg_attrs", "res_attrs"];
+    let mut shown: Vec<NamedAttribute> =
+        o.properties.iter().filter(|a| !signature.contains(&a.name.as_str())).cloned().collect();
+    shown.extend(o.attributes.iter().cloned());
+    shown.sort_by(|a, b| a.name.cmp(&b.name));
+    if !shown.is_empty() {
         p.out.push_str(" attributes");
-        p.attr_dict(&o.attributes, &[]);
+        p.attr_dict(&shown, &[]);
     }
     if let Some(&r) = o.regions.first() {
         if !p.ir.region(r).blocks.is_empty() {

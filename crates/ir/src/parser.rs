@@ -941,6 +941,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let ty = self.parse_type()?;
         let element = match self.ir.types.kind(ty) {
             TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
+            TypeKind::Opaque(text) => match crate::types::arm_tensor_parts(text).map(|(_, e)| e) {
+                Some(e) => match (FloatKind::from_keyword(e), integer_keyword(e)) {
+                    (Some(kind), _) => self.ir.types.float(kind),
+                    (None, Some((sign, digits))) => match digits.parse() {
+                        Ok(width) => self.ir.types.integer(width, sign),
+                        Err(_) => ty,
+                    },
+                    (None, None) => ty,
+                },
+                None => ty,
+            },
             _ => ty,
         };
         if let Some(s) = hex_string {
@@ -1428,8 +1439,9 @@ pub fn normalize_body(text: &str) -> String {
             // `A|B` masks are printed without spaces.
             let bar = is(&p, &["|"]) || is(&t, &["|"]);
             // Shapes (`2x3xi32`) lex as a number followed by `x3xi32`.
-            let shape =
-                (p.kind == Tok::Integer || is(&p, &["?"])) && t.kind == Tok::Ident && t.text.starts_with('x');
+            let shape = (p.kind == Tok::Integer || is(&p, &["?", "*"]))
+                && t.kind == Tok::Ident
+                && t.text.starts_with('x');
             let bar = bar || shape;
             // `#spirv.target_env` prints its keyword parameters as `api=Metal`.
             let tight_key = |x: &Token| {

@@ -966,6 +966,9 @@ fn write_dense_elements(ir: &Ir, elements: &[Attribute], ty: Type, out: &mut Str
     let shape: Vec<u64> = match ir.types.kind(ty) {
         TypeKind::Vector { shape, .. } => shape.clone(),
         TypeKind::Tensor { shape: Some(s), .. } => s.iter().map(|d| d.unwrap_or(0)).collect(),
+        TypeKind::Opaque(text) => {
+            crate::types::arm_tensor_parts(text).map(|(shape, _)| shape).unwrap_or_default()
+        }
         _ => vec![],
     };
     let splat = elements.len() == 1 || elements.windows(2).all(|w| w[0] == w[1]) && !elements.is_empty();

@@ -66,6 +66,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
         "spirv.GlobalVariable" => parse_global_variable(p),
         "spirv.SpecConstant" => parse_spec_constant(p),
         "spirv.SpecConstantComposite" => parse_spec_constant_composite(p),
+        "spirv.EXT.SpecConstantCompositeReplicate" => parse_spec_constant_composite_replicate(p),
         "spirv.func" => parse_func(p),
         "spirv.module" => parse_module(p),
         "spirv.mlir.loop" | "spirv.mlir.selection" => parse_structured(p, name),
@@ -100,6 +101,7 @@ pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
         "spirv.GlobalVariable" => print_global_variable(p, op),
         "spirv.SpecConstant" => print_spec_constant(p, op),
         "spirv.SpecConstantComposite" => print_spec_constant_composite(p, op),
+        "spirv.EXT.SpecConstantCompositeReplicate" => print_spec_constant_composite_replicate(p, op),
         "spirv.func" => print_func(p, op),
         "spirv.module" => print_module(p, op),
         "spirv.mlir.loop" | "spirv.mlir.selection" => print_structured(p, op),
@@ -603,6 +605,44 @@ fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
         }
         p.attr(c);
     }
+    p.out.push_str(") : ");
+    p.ty(*ty);
+    true
+}
+
+/// `@name (@constituent) : type`.
+fn parse_spec_constant_composite_replicate(p: &mut Parser) -> PResult<OpId> {
+    let name = symbol(p)?;
+    p.expect("(")?;
+    let constituent = symbol(p)?;
+    p.expect(")")?;
+    p.expect(":")?;
+    let ty = p.parse_type()?;
+    let props = vec![
+        NamedAttribute::new("constituent", Attribute::SymbolRef(vec![constituent])),
+        NamedAttribute::new("sym_name", Attribute::String(name)),
+        NamedAttribute::new("type", Attribute::Type(ty)),
+    ];
+    let op = p.ir.create_op("spirv.EXT.SpecConstantCompositeReplicate", vec![], &[], Location::Unknown);
+    set_attrs(p, op, props, vec![]);
+    Ok(op)
+}
+
+fn print_spec_constant_composite_replicate(p: &mut Printer, op: OpId) -> bool {
+    let ir = p.ir;
+    let o = ir.op(op);
+    let (
+        Some(Attribute::String(name)),
+        Some(constituent @ Attribute::SymbolRef(_)),
+        Some(Attribute::Type(ty)),
+    ) = (o.attr("sym_name"), o.attr("constituent"), o.attr("type"))
+    else {
+        return false;
+    };
+    p.out.push_str("spirv.EXT.SpecConstantCompositeReplicate ");
+    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    p.out.push_str(" (");
+    p.attr(constituent);
     p.out.push_str(") : ");
     p.ty(*ty);
     true
@@ -1260,20 +1300,26 @@ fn parse_switch(p: &mut Parser, start: usize) -> PResult<OpId> {
     let i32t = p.ir.types.integer(32, Signedness::Signless);
     let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
     let literals_ty = p.ir.types.vector(literals.len() as u64, ty);
-    let props = vec![
-        NamedAttribute::new(
+    // MLIR leaves the optional `literals` out when there are no cases.
+    let literals = (!literals.is_empty())
+        .then(|| NamedAttribute::new("literals", Attribute::Dense { elements: literals, ty: literals_ty }));
+    let props = [
+        Some(NamedAttribute::new(
             "case_operand_segments",
             Attribute::DenseArray { element: i32t, values: segments.iter().map(|&n| count(n)).collect() },
-        ),
-        NamedAttribute::new("literals", Attribute::Dense { elements: literals, ty: literals_ty }),
-        NamedAttribute::new(
+        )),
+        literals,
+        Some(NamedAttribute::new(
             "operandSegmentSizes",
             Attribute::DenseArray {
                 element: i32t,
                 values: vec![count(1), count(default_args.len()), count(case_values.len())],
             },
-        ),
-    ];
+        )),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut operands = selector;
     operands.extend(default_args);
     operands.extend(case_values);
@@ -1298,12 +1344,16 @@ fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
 fn print_switch(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
-    let (Some(segments), Some(cases), Some(Attribute::Dense { elements, .. })) = (
-        dense_counts(o.attr("operandSegmentSizes")),
-        dense_counts(o.attr("case_operand_segments")),
-        o.attr("literals"),
-    ) else {
+    let (Some(segments), Some(cases)) =
+        (dense_counts(o.attr("operandSegmentSizes")), dense_counts(o.attr("case_operand_segments")))
+    else {
         return false;
+    };
+    // A switch with only a default target has no `literals`.
+    let elements: &[Attribute] = match o.attr("literals") {
+        Some(Attribute::Dense { elements, .. }) => elements,
+        None => &[],
+        Some(_) => return false,
     };
     if segments.len() != 3 || o.successors.len() != cases.len() + 1 || elements.len() != cases.len() {
         return false;
@@ -1336,7 +1386,10 @@ fn print_switch(p: &mut Printer, op: OpId) -> bool {
         at += n;
     }
     p.indent -= 1;
-    p.newline();
+    // MLIR closes the list on the default's line when there are no cases.
+    if !cases.is_empty() {
+        p.newline();
+    }
     p.out.push(']');
     let rest = other_attrs(o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
     p.attr_dict(&rest, &[]);

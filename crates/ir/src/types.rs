@@ -254,6 +254,17 @@ impl TypeStore {
     }
 }
 
+/// The shape and element spelling of an ARM tensor type kept as opaque text
+/// (`spirv.arm.tensor<3x4xi32>` gives `([3, 4], "i32")`); `None` for anything else
+/// or a dynamic dimension.
+pub fn arm_tensor_parts(text: &str) -> Option<(Vec<u64>, &str)> {
+    let body = text.strip_prefix("spirv.arm.tensor<")?.strip_suffix('>')?;
+    let mut parts: Vec<&str> = body.split('x').collect();
+    let element = parts.pop()?;
+    let shape = parts.iter().map(|d| d.trim().parse::<u64>().ok()).collect::<Option<Vec<u64>>>()?;
+    Some((shape, element.trim()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,5 +294,12 @@ mod tests {
         assert!(store.set_struct_body("S", body).is_ok());
         assert!(store.set_struct_body("S", StructBody::default()).is_err());
         assert!(matches!(store.kind(s), TypeKind::IdentifiedStruct { .. }));
+    }
+
+    #[test]
+    fn arm_tensor_parts_reads_shape_and_element() {
+        assert_eq!(super::arm_tensor_parts("spirv.arm.tensor<3x4xi32>"), Some((vec![3, 4], "i32")));
+        assert_eq!(super::arm_tensor_parts("spirv.arm.tensor<*xi32>"), None);
+        assert_eq!(super::arm_tensor_parts("spirv.other<3xi32>"), None);
     }
 }
