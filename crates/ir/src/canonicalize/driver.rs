@@ -62,6 +62,13 @@ pub(crate) struct Config {
     pub simplify_regions: bool,
 }
 
+impl Default for Config {
+    /// MLIR's default: bottom-up, region simplification on.
+    fn default() -> Config {
+        Config { top_down: false, max_iterations: 10, simplify_regions: true }
+    }
+}
+
 impl Config {
     /// The canonicalizer's configuration.
     pub fn canonicalizer() -> Config {

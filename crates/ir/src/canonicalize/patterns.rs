@@ -9,7 +9,7 @@
 //! - a `spirv.mlir.selection` whose two branches store to the same pointer with the
 //!   same attributes becomes a `spirv.Select` and one store.
 
-use super::constants::{int_attribute, ints, mask, signed, value_constant, Ints};
+use super::constants::{int_attribute, ints, is_poison, mask, poison, signed, value_constant, Ints};
 use super::driver::Rewriter;
 use super::fold::defined_by;
 use crate::attr::{Attribute, NamedAttribute};
@@ -111,6 +111,7 @@ fn fold_extended_arithmetic(rw: &mut Rewriter, op: OpId) -> bool {
     let struct_ty = rw.ir.value_type(result);
     let ty = rw.ir.value_type(lhs);
     let (a, b) = (constant_ints(rw, lhs), constant_ints(rw, rhs));
+    let (ca, cb) = (value_constant(rw.ir, lhs), value_constant(rw.ir, rhs));
     if b.as_ref().is_some_and(|b| b.is_zero()) {
         // MLIR builds the sum as (rhs, lhs); the products as (0, 0) of a new zero.
         if name == "spirv.IAddCarry" {
@@ -121,7 +122,19 @@ fn fold_extended_arithmetic(rw: &mut Rewriter, op: OpId) -> bool {
     }
     if let (Some(a), Some(b)) = (&a, &b) {
         let Some((low, high)) = extended_members(&name, a, b) else { return false };
-        return insert_constants(rw, op, ty, struct_ty, &low, &high);
+        let (Some(low), Some(high)) = (int_attribute(rw.ir, ty, &low), int_attribute(rw.ir, ty, &high))
+        else {
+            return false;
+        };
+        return insert_constants(rw, op, ty, struct_ty, low, high);
+    }
+    if ca.is_some()
+        && cb.is_some()
+        && (ca.as_ref().is_some_and(is_poison) || cb.as_ref().is_some_and(is_poison))
+    {
+        // MLIR folds a poison operand into `spirv.Constant`s holding `#ub.poison`
+        // (which do not verify, unless later folds drop them).
+        return insert_constants(rw, op, ty, struct_ty, poison(), poison());
     }
     if name == "spirv.UMulExtended" && b.as_ref().is_some_and(|b| b.is_one()) {
         let Some(zero) = zero_before(rw, op, ty) else { return false };
@@ -154,12 +167,9 @@ fn insert_constants(
     op: OpId,
     ty: Type,
     struct_ty: Type,
-    low: &[u128],
-    high: &[u128],
+    low: Attribute,
+    high: Attribute,
 ) -> bool {
-    let (Some(low), Some(high)) = (int_attribute(rw.ir, ty, low), int_attribute(rw.ir, ty, high)) else {
-        return false;
-    };
     let (Some(low), Some(high)) = (constant_before(rw, op, low, ty), constant_before(rw, op, high, ty))
     else {
         return false;
