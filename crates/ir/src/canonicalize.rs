@@ -66,7 +66,15 @@ fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    /// `source` after `--canonicalize`, as printed (without the trailing newlines).
+    pub(crate) fn canonicalized(source: &str) -> String {
+        let options = crate::opt::OptOptions { passes: vec!["--canonicalize".into()], ..Default::default() };
+        let r = crate::opt::run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        r.output.trim_end().to_string()
+    }
+
     #[test]
     fn bitcast_chains_collapse() {
         let source = "func.func @f(%a: vector<2xf32>) -> (vector<2xf32>, f64) {

@@ -174,4 +174,35 @@ mod tests {
         assert!(out.contains("spirv.ULessThan %0, %arg0 : i32"), "{out}");
         assert_eq!(out.matches("spirv.IAddCarry").count(), 1, "{out}");
     }
+
+    #[test]
+    fn expansions_of_constants_fold_away() {
+        let out = prepare(
+            r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%x: i32) -> !spirv.struct<(i32, i32)> "None" {
+    %c = spirv.Constant 123456 : i32
+    %d = spirv.Constant -5 : i32
+    %0 = spirv.SMulExtended %c, %d : !spirv.struct<(i32, i32)>
+    %1 = spirv.CompositeExtract %0[1 : i32] : !spirv.struct<(i32, i32)>
+    %2 = spirv.IAddCarry %x, %1 : !spirv.struct<(i32, i32)>
+    spirv.ReturnValue %2 : !spirv.struct<(i32, i32)>
+  }
+}"#,
+        );
+        let expected = r#"module {
+  spirv.module Logical GLSL450 {
+    spirv.func @f(%arg0: i32) -> !spirv.struct<(i32, i32)> "None" {
+      %cst-1_i32 = spirv.Constant -1 : i32
+      %cst1_i32 = spirv.Constant 1 : i32
+      %cst0_i32 = spirv.Constant 0 : i32
+      %0 = spirv.IAdd %arg0, %cst-1_i32 : i32
+      %1 = spirv.ULessThan %0, %arg0 : i32
+      %2 = spirv.Select %1, %cst1_i32, %cst0_i32 : i1, i32
+      %3 = spirv.CompositeConstruct %0, %2 : (i32, i32) -> !spirv.struct<(i32, i32)>
+      spirv.ReturnValue %3 : !spirv.struct<(i32, i32)>
+    }
+  }
+}"#;
+        assert_eq!(out.trim_end(), expected);
+    }
 }

@@ -60,6 +60,30 @@ pub(crate) fn same_attribute(a: &Attribute, b: &Attribute) -> bool {
     }
 }
 
+/// A hash consistent with [`same_attribute`] (splats hash like their spelled-out form).
+pub(crate) fn hash_attribute(a: &Attribute, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    match a {
+        Attribute::Integer { value, ty } => (0u8, value, ty).hash(h),
+        Attribute::Float { value, ty } => (1u8, value.to_bits(), ty).hash(h),
+        Attribute::Dense { elements, ty } => {
+            (2u8, ty).hash(h);
+            let splat = elements.iter().all(|e| elements.first().is_some_and(|f| same_attribute(e, f)));
+            let hashed = if splat { elements.get(..1).unwrap_or(&[]) } else { elements.as_slice() };
+            for e in hashed {
+                hash_attribute(e, h);
+            }
+        }
+        Attribute::Array(items) => {
+            (3u8, items.len()).hash(h);
+            for e in items {
+                hash_attribute(e, h);
+            }
+        }
+        other => (4u8, format!("{other:?}")).hash(h),
+    }
+}
+
 /// Integer (or boolean) constant elements: a scalar, a splat, or one value per
 /// vector element, as bit patterns of `width` bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,27 +233,21 @@ pub(crate) fn fold_ints_unary(
     int_attribute(ir, result_ty, &bits)
 }
 
-/// The elements of a constant composite: an array's members, or a dense vector's
-/// elements (a splat repeated) as scalar attributes of the element type.
-fn members(ir: &Ir, a: &Attribute) -> Option<Vec<Attribute>> {
+/// Member `i` of a constant composite: an array's member, or a dense vector's
+/// element (a splat's one value) as a scalar attribute of the element type.
+fn member(ir: &Ir, a: &Attribute, i: usize) -> Option<Attribute> {
     match a {
-        Attribute::Array(items) => Some(items.clone()),
+        Attribute::Array(items) => items.get(i).cloned(),
         Attribute::Dense { elements, ty } => {
             let (count, element) = match ir.types.kind(*ty) {
-                TypeKind::Vector { shape, element, .. } if shape.len() == 1 => (shape[0] as usize, *element),
+                TypeKind::Vector { shape, element, .. } if shape.len() == 1 => (shape[0], *element),
                 _ => return None,
             };
-            if elements.len() != 1 && elements.len() != count {
+            if i as u64 >= count || (elements.len() != 1 && elements.len() as u64 != count) {
                 return None;
             }
-            Some(
-                (0..count)
-                    .map(|i| {
-                        let e = &elements[if elements.len() == 1 { 0 } else { i }];
-                        as_scalar(ir, e, element)
-                    })
-                    .collect(),
-            )
+            let e = elements.get(if elements.len() == 1 { 0 } else { i })?;
+            Some(as_scalar(ir, e, element))
         }
         _ => None,
     }
@@ -254,7 +272,7 @@ fn as_scalar(ir: &Ir, e: &Attribute, element: Type) -> Attribute {
 pub(crate) fn extract(ir: &Ir, composite: &Attribute, indices: &[usize]) -> Option<Attribute> {
     let mut current = composite.clone();
     for &i in indices {
-        current = members(ir, &current)?.get(i)?.clone();
+        current = member(ir, &current, i)?;
     }
     Some(current)
 }

@@ -557,8 +557,21 @@ impl<'a> Rewriter<'a> {
 /// of each insertion region, uniqued by dialect, value and type.
 #[derive(Default)]
 pub(crate) struct ConstantFolder {
-    scopes: FxHashMap<RegionId, Vec<(OpId, Attribute, Type)>>,
+    /// Owned constants by insertion region and hash of (dialect, type, value).
+    uniqued: FxHashMap<(RegionId, u64), Vec<OwnedConstant>>,
     owned: FxHashSet<OpId>,
+}
+
+/// A constant the folder owns: the op, its value and its type.
+type OwnedConstant = (OpId, Attribute, Type);
+
+/// The key constants are uniqued by, hashed: dialect, result type and value.
+fn constant_key(dialect: &str, ty: Type, value: &Attribute) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = spirvkit_grammar::fxhash::FxBuildHasher::default().build_hasher();
+    (dialect, ty).hash(&mut h);
+    super::constants::hash_attribute(value, &mut h);
+    h.finish()
 }
 
 /// The region constants of `block` belong in: that of the nearest enclosing op
@@ -600,7 +613,8 @@ impl ConstantFolder {
         let Some(&result) = rw.ir.op(op).results.first() else { return true };
         let ty = rw.ir.value_type(result);
         let name = rw.ir.op(op).name.clone();
-        let existing = self.scopes.get(&region).and_then(|list| {
+        let key = (region, constant_key(dialect_of(&name), ty, value));
+        let existing = self.uniqued.get(&key).and_then(|list| {
             list.iter().find(|(k, v, t)| {
                 *t == ty && dialect_of(&rw.ir.op(*k).name) == dialect_of(&name) && same_attribute(v, value)
             })
@@ -619,7 +633,7 @@ impl ConstantFolder {
             rw.move_to_front(op, entry);
         }
         self.owned.insert(op);
-        self.scopes.entry(region).or_default().push((op, value.clone(), ty));
+        self.uniqued.entry(key).or_default().push((op, value.clone(), ty));
         true
     }
 }
@@ -627,4 +641,53 @@ impl ConstantFolder {
 /// `#ub.poison` for a fold that gives poison.
 pub(crate) fn poison_result() -> FoldResult {
     FoldResult::Attribute(poison())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::canonicalize::tests::canonicalized;
+
+    #[test]
+    fn constants_are_uniqued_and_hoisted_in_walk_order() {
+        let source = r#"func.func @f(%x: i32, %c: i1, %p: !spirv.ptr<i32, Function>) -> (i32, i32, i32) {
+  %c1 = spirv.Constant 1 : i32
+  %a = spirv.IAdd %x, %c1 : i32
+  %c2 = spirv.Constant 2 : i32
+  %b = spirv.IAdd %a, %c2 : i32
+  %c2b = spirv.Constant 2 : i32
+  %c3 = spirv.Constant 3 : i32
+  %d = spirv.IMul %c2b, %c3 : i32
+  spirv.mlir.selection {
+    spirv.BranchConditional %c, ^then, ^merge
+  ^then:
+    %c4 = spirv.Constant 4 : i32
+    %e = spirv.IAdd %c4, %c4 : i32
+    spirv.Store "Function" %p, %e : i32
+    spirv.Branch ^merge
+  ^merge:
+    spirv.mlir.merge
+  }
+  return %a, %b, %d : i32, i32, i32
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32, %arg1: i1, %arg2: !spirv.ptr<i32, Function>) -> (i32, i32, i32) {
+    %cst8_i32 = spirv.Constant 8 : i32
+    %cst6_i32 = spirv.Constant 6 : i32
+    %cst2_i32 = spirv.Constant 2 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %0 = spirv.IAdd %arg0, %cst1_i32 : i32
+    %1 = spirv.IAdd %0, %cst2_i32 : i32
+    spirv.mlir.selection {
+      spirv.BranchConditional %arg1, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      spirv.Store "Function" %arg2, %cst8_i32 : i32
+      spirv.Branch ^bb2
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge
+    }
+    return %0, %1, %cst6_i32 : i32, i32, i32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
 }

@@ -431,3 +431,278 @@ fn fold_select(ir: &Ir, operands: &[Value], c: &[Option<Attribute>], ty: Type) -
         if elements.iter().all(|e| *e == elements[0]) { vec![elements[0].clone()] } else { elements };
     attribute(Attribute::Dense { elements, ty })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::canonicalize::tests::canonicalized;
+
+    #[test]
+    fn integer_arithmetic_wraps_and_drops_identities() {
+        let source = r#"func.func @f(%x: i32) -> (i32, i32, i32, i32, i32, i32, i32) {
+  %c0 = spirv.Constant 0 : i32
+  %c1 = spirv.Constant 1 : i32
+  %max = spirv.Constant 2147483647 : i32
+  %0 = spirv.IAdd %c0, %x : i32
+  %1 = spirv.IAdd %max, %c1 : i32
+  %2 = spirv.ISub %x, %x : i32
+  %3 = spirv.ISub %c0, %max : i32
+  %4 = spirv.IMul %x, %c1 : i32
+  %5 = spirv.IMul %max, %max : i32
+  %6 = spirv.ISub %x, %c0 : i32
+  return %0, %1, %2, %3, %4, %5, %6 : i32, i32, i32, i32, i32, i32, i32
+}
+func.func @v() -> (vector<3xi8>, vector<3xi8>) {
+  %a = spirv.Constant dense<[100, -128, 7]> : vector<3xi8>
+  %b = spirv.Constant dense<100> : vector<3xi8>
+  %0 = spirv.IAdd %a, %b : vector<3xi8>
+  %1 = spirv.IMul %b, %b : vector<3xi8>
+  return %0, %1 : vector<3xi8>, vector<3xi8>
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32) -> (i32, i32, i32, i32, i32, i32, i32) {
+    %cst0_i32 = spirv.Constant 0 : i32
+    %cst-2147483648_i32 = spirv.Constant -2147483648 : i32
+    %cst-2147483647_i32 = spirv.Constant -2147483647 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %0 = spirv.ISub %arg0, %cst0_i32 : i32
+    return %arg0, %cst-2147483648_i32, %cst0_i32, %cst-2147483647_i32, %arg0, %cst1_i32, %0 : i32, i32, i32, i32, i32, i32, i32
+  }
+  func.func @v() -> (vector<3xi8>, vector<3xi8>) {
+    %cst_vec_3xi8 = spirv.Constant dense<[-56, -28, 107]> : vector<3xi8>
+    %cst_vec_3xi8_0 = spirv.Constant dense<16> : vector<3xi8>
+    return %cst_vec_3xi8, %cst_vec_3xi8_0 : vector<3xi8>, vector<3xi8>
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn division_folds_except_by_zero_or_overflow() {
+        let source = r#"func.func @f(%x: i32) -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+  %c0 = spirv.Constant 0 : i32
+  %c1 = spirv.Constant 1 : i32
+  %cm1 = spirv.Constant -1 : i32
+  %min = spirv.Constant -2147483648 : i32
+  %c7 = spirv.Constant 7 : i32
+  %cm7 = spirv.Constant -7 : i32
+  %c3 = spirv.Constant 3 : i32
+  %0 = spirv.SDiv %x, %c1 : i32
+  %1 = spirv.UDiv %c7, %c0 : i32
+  %2 = spirv.SDiv %min, %cm1 : i32
+  %3 = spirv.SDiv %cm7, %c3 : i32
+  %4 = spirv.UDiv %cm7, %c3 : i32
+  %5 = spirv.UMod %x, %c1 : i32
+  %6 = spirv.SMod %cm7, %c3 : i32
+  %7 = spirv.SRem %cm7, %c3 : i32
+  %8 = spirv.SMod %c7, %cm7 : i32
+  %9 = spirv.SRem %min, %cm1 : i32
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32) -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+    %cst2_i32 = spirv.Constant 2 : i32
+    %cst1431655763_i32 = spirv.Constant 1431655763 : i32
+    %cst-2_i32 = spirv.Constant -2 : i32
+    %cst0_i32 = spirv.Constant 0 : i32
+    %cst-1_i32 = spirv.Constant -1 : i32
+    %cst-2147483648_i32 = spirv.Constant -2147483648 : i32
+    %cst7_i32 = spirv.Constant 7 : i32
+    %0 = spirv.UDiv %cst7_i32, %cst0_i32 : i32
+    %1 = spirv.SDiv %cst-2147483648_i32, %cst-1_i32 : i32
+    %2 = spirv.SRem %cst-2147483648_i32, %cst-1_i32 : i32
+    return %arg0, %0, %1, %cst-2_i32, %cst1431655763_i32, %cst0_i32, %cst2_i32, %cst-1_i32, %cst0_i32, %2 : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn bitwise_and_shift_folds() {
+        let source = r#"func.func @f(%x: i32) -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+  %c0 = spirv.Constant 0 : i32
+  %cm1 = spirv.Constant -1 : i32
+  %c12 = spirv.Constant 12 : i32
+  %c10 = spirv.Constant 10 : i32
+  %c31 = spirv.Constant 31 : i32
+  %c32 = spirv.Constant 32 : i32
+  %0 = spirv.BitwiseAnd %x, %cm1 : i32
+  %1 = spirv.BitwiseOr %cm1, %x : i32
+  %2 = spirv.BitwiseXor %x, %x : i32
+  %3 = spirv.BitwiseAnd %c12, %c10 : i32
+  %4 = spirv.BitwiseXor %c12, %c10 : i32
+  %5 = spirv.ShiftLeftLogical %x, %c0 : i32, i32
+  %6 = spirv.ShiftLeftLogical %cm1, %c31 : i32, i32
+  %7 = spirv.ShiftRightArithmetic %cm1, %c10 : i32, i32
+  %8 = spirv.ShiftRightLogical %cm1, %c10 : i32, i32
+  %9 = spirv.ShiftLeftLogical %c12, %c32 : i32, i32
+  %10 = spirv.BitwiseXor %c12, %x : i32
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32) -> (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) {
+    %cst-1_i32 = spirv.Constant -1 : i32
+    %cst12_i32 = spirv.Constant 12 : i32
+    %cst32_i32 = spirv.Constant 32 : i32
+    %cst0_i32 = spirv.Constant 0 : i32
+    %cst8_i32 = spirv.Constant 8 : i32
+    %cst6_i32 = spirv.Constant 6 : i32
+    %cst-2147483648_i32 = spirv.Constant -2147483648 : i32
+    %cst4194303_i32 = spirv.Constant 4194303 : i32
+    %0 = spirv.ShiftLeftLogical %cst12_i32, %cst32_i32 : i32, i32
+    %1 = spirv.BitwiseXor %arg0, %cst12_i32 : i32
+    return %arg0, %cst-1_i32, %cst0_i32, %cst8_i32, %cst6_i32, %arg0, %cst-2147483648_i32, %cst-1_i32, %cst4194303_i32, %0, %1 : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn unary_ops_fold_and_cancel_in_pairs() {
+        let source = r#"func.func @f(%x: i32, %b: i1) -> (i32, i32, i32, i8, i1, vector<2xi32>) {
+  %0 = spirv.Not %x : i32
+  %1 = spirv.Not %0 : i32
+  %2 = spirv.SNegate %x : i32
+  %3 = spirv.SNegate %2 : i32
+  %c = spirv.Constant 12 : i32
+  %4 = spirv.Not %c : i32
+  %m = spirv.Constant -128 : i8
+  %5 = spirv.SNegate %m : i8
+  %6 = spirv.LogicalNot %b : i1
+  %7 = spirv.LogicalNot %6 : i1
+  %v = spirv.Constant dense<[1, -2]> : vector<2xi32>
+  %8 = spirv.SNegate %v : vector<2xi32>
+  return %1, %3, %4, %5, %7, %8 : i32, i32, i32, i8, i1, vector<2xi32>
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32, %arg1: i1) -> (i32, i32, i32, i8, i1, vector<2xi32>) {
+    %cst-13_i32 = spirv.Constant -13 : i32
+    %cst-128_i8 = spirv.Constant -128 : i8
+    %cst_vec_2xi32 = spirv.Constant dense<[-1, 2]> : vector<2xi32>
+    return %arg0, %arg0, %cst-13_i32, %cst-128_i8, %arg1, %cst_vec_2xi32 : i32, i32, i32, i8, i1, vector<2xi32>
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn comparisons_and_logical_ops_fold() {
+        let source = r#"func.func @f(%x: i32, %b: i1, %v: vector<2xi32>) -> (i1, i1, i1, i1, vector<2xi1>, vector<2xi1>, i1, i1, i1, i1, i1, i1) {
+  %0 = spirv.SLessThanEqual %x, %x : i32
+  %1 = spirv.UGreaterThan %x, %x : i32
+  %cm1 = spirv.Constant -1 : i32
+  %c1 = spirv.Constant 1 : i32
+  %2 = spirv.SLessThan %cm1, %c1 : i32
+  %3 = spirv.ULessThan %cm1, %c1 : i32
+  %a = spirv.Constant dense<[1, -1]> : vector<2xi32>
+  %e = spirv.Constant dense<[1, 2]> : vector<2xi32>
+  %4 = spirv.IEqual %a, %e : vector<2xi32>
+  %5 = spirv.INotEqual %v, %v : vector<2xi32>
+  %t = spirv.Constant true
+  %f = spirv.Constant false
+  %6 = spirv.LogicalAnd %b, %t : i1
+  %7 = spirv.LogicalAnd %f, %b : i1
+  %8 = spirv.LogicalOr %b, %t : i1
+  %9 = spirv.LogicalEqual %b, %b : i1
+  %10 = spirv.LogicalNotEqual %b, %f : i1
+  %11 = spirv.LogicalEqual %b, %t : i1
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : i1, i1, i1, i1, vector<2xi1>, vector<2xi1>, i1, i1, i1, i1, i1, i1
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32, %arg1: i1, %arg2: vector<2xi32>) -> (i1, i1, i1, i1, vector<2xi1>, vector<2xi1>, i1, i1, i1, i1, i1, i1) {
+    %true = spirv.Constant true
+    %false = spirv.Constant false
+    %cst_vec_2xi1 = spirv.Constant dense<[true, false]> : vector<2xi1>
+    %cst_vec_2xi1_0 = spirv.Constant dense<false> : vector<2xi1>
+    %0 = spirv.LogicalEqual %arg1, %true : i1
+    return %true, %false, %true, %false, %cst_vec_2xi1, %cst_vec_2xi1_0, %arg1, %false, %true, %true, %arg1, %0 : i1, i1, i1, i1, vector<2xi1>, vector<2xi1>, i1, i1, i1, i1, i1, i1
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn select_folds_on_constant_conditions() {
+        let source = r#"func.func @f(%c: i1, %x: i32, %y: i32) -> (i32, i32, i32, vector<2xi32>, vector<2xi32>) {
+  %t = spirv.Constant true
+  %0 = spirv.Select %c, %x, %x : i1, i32
+  %1 = spirv.Select %t, %x, %y : i1, i32
+  %a = spirv.Constant 1 : i32
+  %b = spirv.Constant 2 : i32
+  %2 = spirv.Select %c, %a, %b : i1, i32
+  %va = spirv.Constant dense<[1, 2]> : vector<2xi32>
+  %vb = spirv.Constant dense<[3, 4]> : vector<2xi32>
+  %vc = spirv.Constant dense<[true, false]> : vector<2xi1>
+  %3 = spirv.Select %vc, %va, %vb : vector<2xi1>, vector<2xi32>
+  %vf = spirv.Constant dense<false> : vector<2xi1>
+  %4 = spirv.Select %vf, %va, %vb : vector<2xi1>, vector<2xi32>
+  return %0, %1, %2, %3, %4 : i32, i32, i32, vector<2xi32>, vector<2xi32>
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i1, %arg1: i32, %arg2: i32) -> (i32, i32, i32, vector<2xi32>, vector<2xi32>) {
+    %cst_vec_2xi32 = spirv.Constant dense<[1, 4]> : vector<2xi32>
+    %cst_vec_2xi32_0 = spirv.Constant dense<[3, 4]> : vector<2xi32>
+    %cst2_i32 = spirv.Constant 2 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %0 = spirv.Select %arg0, %cst1_i32, %cst2_i32 : i1, i32
+    return %arg1, %arg1, %0, %cst_vec_2xi32, %cst_vec_2xi32_0 : i32, i32, i32, vector<2xi32>, vector<2xi32>
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn composite_extract_folds_constants_and_inserts() {
+        let source = r#"func.func @f(%s: !spirv.struct<(f32, f32)>, %x: f32) -> (i32, vector<2xi32>, f32, i1, f32) {
+  %a = spirv.Constant [[1 : i32, 2 : i32], [3 : i32, 4 : i32]] : !spirv.array<2 x !spirv.array<2 x i32>>
+  %0 = spirv.CompositeExtract %a[1 : i32, 0 : i32] : !spirv.array<2 x !spirv.array<2 x i32>>
+  %m = spirv.Constant [dense<7> : vector<2xi32>, dense<[1, 2]> : vector<2xi32>] : !spirv.array<2 x vector<2xi32>>
+  %1 = spirv.CompositeExtract %m[0 : i32] : !spirv.array<2 x vector<2xi32>>
+  %f = spirv.Constant dense<[1.5, 2.0]> : vector<2xf32>
+  %2 = spirv.CompositeExtract %f[1 : i32] : vector<2xf32>
+  %b = spirv.Constant dense<[true, false]> : vector<2xi1>
+  %3 = spirv.CompositeExtract %b[0 : i32] : vector<2xi1>
+  %i = spirv.CompositeInsert %x, %s[1 : i32] : f32 into !spirv.struct<(f32, f32)>
+  %4 = spirv.CompositeExtract %i[1 : i32] : !spirv.struct<(f32, f32)>
+  return %0, %1, %2, %3, %4 : i32, vector<2xi32>, f32, i1, f32
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: !spirv.struct<(f32, f32)>, %arg1: f32) -> (i32, vector<2xi32>, f32, i1, f32) {
+    %cst3_i32 = spirv.Constant 3 : i32
+    %cst_vec_2xi32 = spirv.Constant dense<7> : vector<2xi32>
+    %cst_f32 = spirv.Constant 2.000000e+00 : f32
+    %true = spirv.Constant true
+    return %cst3_i32, %cst_vec_2xi32, %cst_f32, %true, %arg1 : i32, vector<2xi32>, f32, i1, f32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn poison_propagates_through_arithmetic_only() {
+        let source = r#"func.func @f(%x: i32, %b: i1) -> (i32, i32, i32, i32, i1, i1, i1) {
+  %p = ub.poison : i32
+  %pb = ub.poison : i1
+  %c0 = spirv.Constant 0 : i32
+  %0 = spirv.IAdd %x, %p : i32
+  %1 = spirv.UDiv %p, %c0 : i32
+  %2 = spirv.BitwiseAnd %p, %c0 : i32
+  %3 = spirv.Select %b, %p, %x : i1, i32
+  %4 = spirv.IEqual %x, %p : i32
+  %5 = spirv.LogicalNot %pb : i1
+  %6 = spirv.LogicalAnd %b, %pb : i1
+  return %0, %1, %2, %3, %4, %5, %6 : i32, i32, i32, i32, i1, i1, i1
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32, %arg1: i1) -> (i32, i32, i32, i32, i1, i1, i1) {
+    %0 = ub.poison : i32
+    %1 = ub.poison : i1
+    %cst0_i32 = spirv.Constant 0 : i32
+    %2 = spirv.Select %arg1, %0, %arg0 : i1, i32
+    %3 = spirv.IEqual %arg0, %0 : i32
+    %4 = spirv.LogicalAnd %arg1, %1 : i1
+    return %0, %0, %cst0_i32, %2, %3, %1, %4 : i32, i32, i32, i32, i1, i1, i1
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+}

@@ -256,3 +256,155 @@ fn selection_to_select(rw: &mut Rewriter, op: OpId) -> bool {
     rw.erase_op(op);
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::canonicalize::tests::canonicalized;
+
+    #[test]
+    fn comparison_umod_and_access_chain_patterns() {
+        let source = r#"func.func @not(%x: i32, %y: i32, %a: i1, %b: i1, %p: !spirv.ptr<i1, Function>) -> (i1, i1, i1) {
+  %0 = spirv.IEqual %x, %y : i32
+  %1 = spirv.LogicalNot %0 : i1
+  %2 = spirv.LogicalNotEqual %a, %b : i1
+  %3 = spirv.LogicalNot %2 : i1
+  spirv.Store "Function" %p, %2 : i1
+  %4 = spirv.SLessThan %x, %y : i32
+  %5 = spirv.LogicalNot %4 : i1
+  return %1, %3, %5 : i1, i1, i1
+}
+func.func @umod(%x: i32) -> (i32, i32) {
+  %c12 = spirv.Constant 12 : i32
+  %c4 = spirv.Constant 4 : i32
+  %c5 = spirv.Constant 5 : i32
+  %0 = spirv.UMod %x, %c12 : i32
+  %1 = spirv.UMod %0, %c4 : i32
+  %2 = spirv.UMod %0, %c5 : i32
+  return %1, %2 : i32, i32
+}
+func.func @chain(%i: i32, %j: i32) -> f32 {
+  %v = spirv.Variable : !spirv.ptr<!spirv.array<4 x !spirv.array<4 x f32>>, Function>
+  %p = spirv.AccessChain %v[%i] : !spirv.ptr<!spirv.array<4 x !spirv.array<4 x f32>>, Function>, i32 -> !spirv.ptr<!spirv.array<4 x f32>, Function>
+  %q = spirv.AccessChain %p[%j] : !spirv.ptr<!spirv.array<4 x f32>, Function>, i32 -> !spirv.ptr<f32, Function>
+  %l = spirv.Load "Function" %q : f32
+  return %l : f32
+}"#;
+        let expected = r#"module {
+  func.func @not(%arg0: i32, %arg1: i32, %arg2: i1, %arg3: i1, %arg4: !spirv.ptr<i1, Function>) -> (i1, i1, i1) {
+    %0 = spirv.INotEqual %arg0, %arg1 : i32
+    %1 = spirv.LogicalNotEqual %arg2, %arg3 : i1
+    %2 = spirv.LogicalEqual %arg2, %arg3 : i1
+    spirv.Store "Function" %arg4, %1 : i1
+    %3 = spirv.SLessThan %arg0, %arg1 : i32
+    %4 = spirv.LogicalNot %3 : i1
+    return %0, %2, %4 : i1, i1, i1
+  }
+  func.func @umod(%arg0: i32) -> (i32, i32) {
+    %cst12_i32 = spirv.Constant 12 : i32
+    %cst4_i32 = spirv.Constant 4 : i32
+    %cst5_i32 = spirv.Constant 5 : i32
+    %0 = spirv.UMod %arg0, %cst12_i32 : i32
+    %1 = spirv.UMod %arg0, %cst4_i32 : i32
+    %2 = spirv.UMod %0, %cst5_i32 : i32
+    return %1, %2 : i32, i32
+  }
+  func.func @chain(%arg0: i32, %arg1: i32) -> f32 {
+    %0 = spirv.Variable : !spirv.ptr<!spirv.array<4 x !spirv.array<4 x f32>>, Function>
+    %1 = spirv.AccessChain %0[%arg0, %arg1] : !spirv.ptr<!spirv.array<4 x !spirv.array<4 x f32>>, Function>, i32, i32 -> !spirv.ptr<f32, Function>
+    %2 = spirv.Load "Function" %1 : f32
+    return %2 : f32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn extended_arithmetic_of_constants() {
+        let source = r#"func.func @f(%x: i32) -> (!spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>) {
+  %c0 = spirv.Constant 0 : i32
+  %c1 = spirv.Constant 1 : i32
+  %cm1 = spirv.Constant -1 : i32
+  %c5 = spirv.Constant 5 : i32
+  %0 = spirv.IAddCarry %c0, %x : !spirv.struct<(i32, i32)>
+  %1 = spirv.IAddCarry %cm1, %c5 : !spirv.struct<(i32, i32)>
+  %2 = spirv.UMulExtended %x, %c1 : !spirv.struct<(i32, i32)>
+  %3 = spirv.SMulExtended %cm1, %c5 : !spirv.struct<(i32, i32)>
+  %4 = spirv.UMulExtended %x, %c0 : !spirv.struct<(i32, i32)>
+  return %0, %1, %2, %3, %4 : !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i32) -> (!spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>) {
+    %cst-1_i32 = spirv.Constant -1 : i32
+    %cst-5_i32 = spirv.Constant -5 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %cst4_i32 = spirv.Constant 4 : i32
+    %cst0_i32 = spirv.Constant 0 : i32
+    %0 = spirv.CompositeConstruct %cst0_i32, %arg0 : (i32, i32) -> !spirv.struct<(i32, i32)>
+    %1 = spirv.Undef : !spirv.struct<(i32, i32)>
+    %2 = spirv.CompositeInsert %cst4_i32, %1[0 : i32] : i32 into !spirv.struct<(i32, i32)>
+    %3 = spirv.CompositeInsert %cst1_i32, %2[1 : i32] : i32 into !spirv.struct<(i32, i32)>
+    %4 = spirv.CompositeConstruct %arg0, %cst0_i32 : (i32, i32) -> !spirv.struct<(i32, i32)>
+    %5 = spirv.Undef : !spirv.struct<(i32, i32)>
+    %6 = spirv.CompositeInsert %cst-5_i32, %5[0 : i32] : i32 into !spirv.struct<(i32, i32)>
+    %7 = spirv.CompositeInsert %cst-1_i32, %6[1 : i32] : i32 into !spirv.struct<(i32, i32)>
+    %8 = spirv.CompositeConstruct %cst0_i32, %cst0_i32 : (i32, i32) -> !spirv.struct<(i32, i32)>
+    return %0, %3, %4, %7, %8 : !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>, !spirv.struct<(i32, i32)>
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+
+    #[test]
+    fn selection_of_two_stores_becomes_select() {
+        let source = r#"func.func @f(%cond: i1, %p: !spirv.ptr<i32, Function>, %x: i32, %y: i32) -> () {
+  spirv.mlir.selection {
+    spirv.BranchConditional %cond, ^then, ^else
+  ^then:
+    spirv.Store "Function" %p, %x ["Volatile"] : i32
+    spirv.Branch ^merge
+  ^else:
+    spirv.Store "Function" %p, %y ["Volatile"] : i32
+    spirv.Branch ^merge
+  ^merge:
+    spirv.mlir.merge
+  }
+  spirv.Return
+}
+func.func @g(%cond: i1, %p: !spirv.ptr<i32, Function>, %x: i32, %y: i32) -> () {
+  spirv.mlir.selection {
+    spirv.BranchConditional %cond, ^then, ^else
+  ^then:
+    spirv.Store "Function" %p, %x ["Volatile"] : i32
+    spirv.Branch ^merge
+  ^else:
+    spirv.Store "Function" %p, %y : i32
+    spirv.Branch ^merge
+  ^merge:
+    spirv.mlir.merge
+  }
+  spirv.Return
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: i1, %arg1: !spirv.ptr<i32, Function>, %arg2: i32, %arg3: i32) {
+    %0 = spirv.Select %arg0, %arg2, %arg3 : i1, i32
+    spirv.Store "Function" %arg1, %0 ["Volatile"] : i32
+    spirv.Return
+  }
+  func.func @g(%arg0: i1, %arg1: !spirv.ptr<i32, Function>, %arg2: i32, %arg3: i32) {
+    spirv.mlir.selection {
+      spirv.BranchConditional %arg0, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      spirv.Store "Function" %arg1, %arg2 ["Volatile"] : i32
+      spirv.Branch ^bb3
+    ^bb2:  // pred: ^bb0
+      spirv.Store "Function" %arg1, %arg3 : i32
+      spirv.Branch ^bb3
+    ^bb3:  // 2 preds: ^bb1, ^bb2
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+}

@@ -324,3 +324,72 @@ fn run_region_dce(rw: &mut Rewriter, scope: RegionId) -> bool {
     }
     delete_dead(rw, &[scope], &live)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::canonicalize::tests::canonicalized;
+
+    #[test]
+    fn dead_block_arguments_and_unreachable_blocks_go() {
+        let source = r#"func.func @loop(%n: i32, %p: !spirv.ptr<i32, Function>) -> () {
+  %c0 = spirv.Constant 0 : i32
+  %c1 = spirv.Constant 1 : i32
+  spirv.mlir.loop {
+    spirv.Branch ^header(%c0, %c0 : i32, i32)
+  ^header(%i: i32, %dead: i32):
+    %cmp = spirv.SLessThan %i, %n : i32
+    spirv.BranchConditional %cmp, ^body, ^merge
+  ^body:
+    %c2 = spirv.Constant 2 : i32
+    %x = spirv.IMul %c2, %c1 : i32
+    spirv.Store "Function" %p, %x : i32
+    %d2 = spirv.IAdd %dead, %c1 : i32
+    spirv.Branch ^continue
+  ^continue:
+    %i2 = spirv.IAdd %i, %c1 : i32
+    spirv.Branch ^header(%i2, %d2 : i32, i32)
+  ^merge:
+    spirv.mlir.merge
+  }
+  spirv.Return
+}
+func.func @unreach(%x: i32) -> i32 {
+  %c1 = spirv.Constant 1 : i32
+  spirv.Branch ^bb2(%c1 : i32)
+^bb1(%a: i32):
+  %y = spirv.IAdd %a, %x : i32
+  spirv.Branch ^bb2(%y : i32)
+^bb2(%b: i32):
+  spirv.ReturnValue %b : i32
+}"#;
+        let expected = r#"module {
+  func.func @loop(%arg0: i32, %arg1: !spirv.ptr<i32, Function>) {
+    %cst2_i32 = spirv.Constant 2 : i32
+    %cst0_i32 = spirv.Constant 0 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    spirv.mlir.loop {
+      spirv.Branch ^bb1(%cst0_i32 : i32)
+    ^bb1(%0: i32):  // 2 preds: ^bb0, ^bb3
+      %1 = spirv.SLessThan %0, %arg0 : i32
+      spirv.BranchConditional %1, ^bb2, ^bb4
+    ^bb2:  // pred: ^bb1
+      spirv.Store "Function" %arg1, %cst2_i32 : i32
+      spirv.Branch ^bb3
+    ^bb3:  // pred: ^bb2
+      %2 = spirv.IAdd %0, %cst1_i32 : i32
+      spirv.Branch ^bb1(%2 : i32)
+    ^bb4:  // pred: ^bb1
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  func.func @unreach(%arg0: i32) -> i32 {
+    %cst1_i32 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst1_i32 : i32)
+  ^bb1(%0: i32):  // pred: ^bb0
+    spirv.ReturnValue %0 : i32
+  }
+}"#;
+        assert_eq!(canonicalized(source), expected);
+    }
+}
