@@ -4,7 +4,7 @@
 //! `regions.rs`) runs the dialect's folds (`fold.rs`) and canonicalization patterns
 //! (`patterns.rs`); `constants.rs` is the constant-value model they share.
 //!
-//! Also home to `replace_all_uses`/`erase_all_dead`, which simpler passes use.
+//! Also home to `replace_all_uses`, which simpler passes use.
 
 mod constants;
 pub(crate) mod driver;
@@ -13,18 +13,11 @@ mod patterns;
 mod regions;
 
 use crate::ir::{Ir, OpId, Value};
-use crate::opdef::op_def;
-use spirvkit_grammar::fxhash::FxHashMap;
 
 /// Canonicalizes everything under `top` (an op isolated from above, normally the
 /// top-level module).
 pub fn run(ir: &mut Ir, top: OpId) {
     driver::apply_patterns_greedily(ir, top, driver::Config::canonicalizer(), &patterns::apply);
-}
-
-/// Removes dead pure ops under `top` until none is left.
-pub fn erase_all_dead(ir: &mut Ir, top: OpId) {
-    while erase_dead(ir, top) {}
 }
 
 /// Points every use of `old` under `top` at `new`.
@@ -36,33 +29,6 @@ pub fn replace_all_uses(ir: &mut Ir, top: OpId, old: Value, new: Value) {
             }
         }
     }
-}
-
-/// Removes pure ops (no regions) whose results nothing uses.
-fn erase_dead(ir: &mut Ir, top: OpId) -> bool {
-    let all = ir.ops_under(top);
-    let mut used: FxHashMap<Value, usize> = FxHashMap::default();
-    for &(_, op) in &all {
-        for &v in &ir.op(op).operands {
-            *used.entry(v).or_default() += 1;
-        }
-    }
-    let mut erased = false;
-    for (block, op) in all {
-        let o = ir.op(op);
-        let pure =
-            op_def(&o.name).is_some_and(|d| d.traits.contains(&"Pure") || d.traits.contains(&"ConstantLike"));
-        if pure
-            && o.regions.is_empty()
-            && !o.results.is_empty()
-            && o.results.iter().all(|r| !used.contains_key(r))
-        {
-            ir.block_mut(block).ops.retain(|&x| x != op);
-            ir.op_mut(op).parent = None;
-            erased = true;
-        }
-    }
-    erased
 }
 
 #[cfg(test)]

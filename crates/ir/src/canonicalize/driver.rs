@@ -14,7 +14,7 @@
 //! The IR keeps no use lists, so the rewriter keeps them (one entry per operand,
 //! oldest first) for everything it rewrites.
 
-use super::constants::{constant_value, is_buildable_with, is_poison, poison, same_attribute};
+use super::constants::{constant_value, is_buildable_with, is_poison, same_attribute};
 use super::{fold, regions};
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
@@ -636,11 +636,6 @@ impl ConstantFolder {
         self.uniqued.entry(key).or_default().push((op, value.clone(), ty));
         true
     }
-}
-
-/// `#ub.poison` for a fold that gives poison.
-pub(crate) fn poison_result() -> FoldResult {
-    FoldResult::Attribute(poison())
 }
 
 #[cfg(test)]

@@ -9,9 +9,9 @@
 //! the width or more are not folded.
 
 use super::constants::{
-    extract, fold_ints, fold_ints_unary, int_attribute, ints, is_poison, mask, signed, splat_bool,
+    extract, fold_ints, fold_ints_unary, int_attribute, ints, is_poison, mask, poison, signed, splat_bool,
 };
-use super::driver::{has_trait, poison_result, FoldResult, Folded, Rewriter};
+use super::driver::{has_trait, FoldResult, Folded, Rewriter};
 use crate::attr::Attribute;
 use crate::ir::{Ir, OpId, Value, ValueDef};
 use crate::types::{Type, TypeKind};
@@ -49,6 +49,11 @@ fn fold_commutative(rw: &mut Rewriter, op: OpId, constants: &[Option<Attribute>]
     }
     rw.set_operands(op, reordered);
     true
+}
+
+/// The fold gives poison.
+fn poison_result() -> FoldResult {
+    FoldResult::Attribute(poison())
 }
 
 fn value(v: Value) -> Option<Folded> {
