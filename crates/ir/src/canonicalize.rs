@@ -42,6 +42,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn running_on_each_function_matches_running_on_the_module() {
+        // What `builtin.module(func.func(canonicalize))` does: one driver per function.
+        let source = "func.func @f(%x: i32) -> (i32, i32) {
+  %c1 = spirv.Constant 1 : i32
+  %a = spirv.IAdd %x, %c1 : i32
+  %c2 = spirv.Constant 2 : i32
+  %c3 = spirv.Constant 3 : i32
+  %b = spirv.IMul %c2, %c3 : i32
+  return %a, %b : i32, i32
+}
+func.func @g() -> i1 {
+  %t = spirv.Constant true
+  %0 = spirv.LogicalNot %t : i1
+  return %0 : i1
+}";
+        let (mut ir, top) = crate::parse(source, "t.mlir").expect("parses");
+        let functions: Vec<_> =
+            ir.ops_under(top).into_iter().filter(|&(_, op)| ir.op(op).name == "func.func").collect();
+        for (_, func) in functions {
+            super::run(&mut ir, func);
+        }
+        let per_function = crate::print(&ir, top, crate::PrintOptions::default());
+        assert_eq!(per_function.trim_end(), canonicalized(source));
+    }
+
+    #[test]
     fn bitcast_chains_collapse() {
         let source = "func.func @f(%a: vector<2xf32>) -> (vector<2xf32>, f64) {
   %0 = spirv.Bitcast %a : vector<2xf32> to vector<2xi32>
