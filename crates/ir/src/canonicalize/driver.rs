@@ -63,7 +63,8 @@ pub(crate) struct Config {
 }
 
 impl Default for Config {
-    /// MLIR's default: bottom-up, region simplification on.
+    /// MLIR's default: bottom-up, region simplification on. (MLIR's default level
+    /// also merges identical blocks, which this driver does not do yet.)
     fn default() -> Config {
         Config { top_down: false, max_iterations: 10, simplify_regions: true }
     }
