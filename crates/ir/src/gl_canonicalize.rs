@@ -3,7 +3,9 @@
 //! `select(cmp(mid, max), mid, max)` with `mid = select(cmp(min, x), x, min)`, and
 //! the mirrored `select(cmp(max, x), max, select(cmp(x, min), min, x))`, are
 //! `clamp(x, min, max)` for the ordered float, signed and unsigned comparisons.
+//! The rewrite is a pattern of the greedy rewrite driver, as in MLIR.
 
+use crate::canonicalize::driver::{self, Rewriter};
 use crate::ir::{Ir, OpId, Value, ValueDef};
 
 /// The clamp op for a less-than comparison.
@@ -67,18 +69,57 @@ fn match_clamp(ir: &Ir, root: OpId) -> Option<(&'static str, Value, Value, Value
     None
 }
 
-/// Rewrites every clamp pattern under `top`, then drops what became dead.
+/// Rewrites every clamp pattern under `top` with the greedy rewrite driver (which
+/// also folds, drops what became dead and uniques and hoists constants).
 pub fn run(ir: &mut Ir, top: OpId) {
-    let roots: Vec<_> =
-        ir.ops_under(top).into_iter().filter_map(|(b, op)| Some((b, op, match_clamp(ir, op)?))).collect();
-    for (block, root, (clamp, x, min, max)) in roots {
-        let result = ir.op(root).results[0];
-        let ty = ir.value_type(result);
-        let location = ir.op(root).location.clone();
-        let op = ir.create_op(clamp, vec![x, min, max], &[ty], location);
-        ir.insert_op_before(block, root, op);
-        let new = ir.op(op).results[0];
-        crate::canonicalize::replace_all_uses(ir, top, result, new);
+    driver::apply_patterns_greedily(ir, top, driver::Config::default(), &clamp);
+}
+
+/// The pattern: a select pair rooted at `root` becomes a clamp.
+fn clamp(rw: &mut Rewriter, root: OpId) -> bool {
+    let Some((clamp, x, min, max)) = match_clamp(rw.ir, root) else { return false };
+    let Some(&result) = rw.ir.op(root).results.first() else { return false };
+    let ty = rw.ir.value_type(result);
+    let Some(new) = rw.create_value_before(root, clamp, vec![x, min, max], ty, Vec::new()) else {
+        return false;
+    };
+    rw.replace_op(root, &[new]);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clamps_form_and_the_driver_folds_the_rest() {
+        let source = r#"func.func @f(%x: f32, %y: i32) -> (f32, i32, i32) {
+  %min = spirv.Constant 0.0 : f32
+  %max = spirv.Constant 1.0 : f32
+  %0 = spirv.FOrdLessThan %min, %x : f32
+  %mid = spirv.Select %0, %x, %min : i1, f32
+  %1 = spirv.FOrdLessThan %mid, %max : f32
+  %2 = spirv.Select %1, %mid, %max : i1, f32
+  %c1 = spirv.Constant 1 : i32
+  %c2 = spirv.Constant 2 : i32
+  %3 = spirv.IAdd %c1, %c2 : i32
+  %4 = spirv.IAdd %y, %c1 : i32
+  %5 = spirv.IAdd %c1, %y : i32
+  return %2, %3, %5 : f32, i32, i32
+}"#;
+        let expected = r#"module {
+  func.func @f(%arg0: f32, %arg1: i32) -> (f32, i32, i32) {
+    %cst3_i32 = spirv.Constant 3 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %cst_f32 = spirv.Constant 0.000000e+00 : f32
+    %cst_f32_0 = spirv.Constant 1.000000e+00 : f32
+    %0 = spirv.GL.FClamp %arg0, %cst_f32, %cst_f32_0 : f32
+    %1 = spirv.IAdd %arg1, %cst1_i32 : i32
+    return %0, %cst3_i32, %1 : f32, i32, i32
+  }
+}"#;
+        let options =
+            crate::opt::OptOptions { passes: vec!["-spirv-canonicalize-gl".into()], ..Default::default() };
+        let r = crate::opt::run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert_eq!(r.output.trim_end(), expected);
     }
-    crate::canonicalize::erase_all_dead(ir, top);
 }

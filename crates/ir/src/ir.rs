@@ -221,6 +221,22 @@ impl Ir {
         v
     }
 
+    /// Removes argument `index` of `block` (it must have no uses left).
+    pub fn erase_block_argument(&mut self, block: BlockId, index: usize) {
+        let b = &mut self.blocks[block.index()];
+        if index >= b.arguments.len() {
+            return;
+        }
+        b.arguments.remove(index);
+        if index < b.argument_locations.len() {
+            b.argument_locations.remove(index);
+        }
+        let later: Vec<Value> = b.arguments[index..].to_vec();
+        for (i, v) in later.into_iter().enumerate() {
+            self.values[v.index()].def = ValueDef::Argument { block, index: (index + i) as u32 };
+        }
+    }
+
     /// Appends an op at the end of a block.
     pub fn append_op(&mut self, block: BlockId, op: OpId) {
         self.ops[op.index()].parent = Some(block);

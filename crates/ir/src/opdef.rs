@@ -197,6 +197,26 @@ pub fn op_def_index(def: &OpDef) -> Option<usize> {
     (index < OP_DEFS.len() && std::ptr::eq(&OP_DEFS[index], def)).then_some(index)
 }
 
+/// Traits of the ops from other dialects that the tests wrap around SPIR-V code
+/// (what the rewrite passes need to know about them).
+const OTHER_OP_TRAITS: &[(&str, &[&str])] = &[
+    ("arith.constant", &["ConstantLike", "Pure"]),
+    ("builtin.module", &["IsolatedFromAbove", "NoTerminator", "Symbol", "SymbolTable"]),
+    ("func.call", &["CallOpInterface"]),
+    ("func.func", &["AutomaticAllocationScope", "FunctionOpInterface", "IsolatedFromAbove", "Symbol"]),
+    ("func.return", &["Pure", "ReturnLike", "Terminator"]),
+    ("ub.poison", &["ConstantLike", "Pure"]),
+];
+
+/// The traits of op `name`, for the SPIR-V ops and the few others the IR knows;
+/// `None` for any other op (MLIR then assumes it might have any trait).
+pub fn op_traits(name: &str) -> Option<&'static [&'static str]> {
+    if let Some(def) = op_def(name) {
+        return Some(def.traits);
+    }
+    OTHER_OP_TRAITS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).
 pub fn enum_attr_by_mnemonic(mnemonic: &str) -> Option<&'static EnumAttrDef> {
     ENUM_ATTRS.iter().find(|e| e.mnemonic == Some(mnemonic))

@@ -894,21 +894,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
     }
 
-    /// An integer as an attribute of `ty` holds it: truncated to the type's width,
-    /// then read back signed (signless and signed types) or unsigned.
+    /// An integer as an attribute of `ty` holds it (see [`TypeStore::normalize_integer`]).
     pub fn normalize_integer(&self, value: i128, ty: Type) -> i128 {
-        match self.ir.types.kind(ty) {
-            TypeKind::Integer { width, signedness } if *width > 0 && *width < 128 => {
-                let shift = 128 - *width;
-                let bits = ((value as u128) << shift) >> shift;
-                if *signedness == Signedness::Unsigned {
-                    bits as i128
-                } else {
-                    ((bits << shift) as i128) >> shift
-                }
-            }
-            _ => value,
-        }
+        self.ir.types.normalize_integer(value, ty)
     }
 
     fn parse_dense(&mut self) -> PResult<Attribute> {

@@ -245,6 +245,23 @@ impl TypeStore {
         matches!(self.kind(ty), TypeKind::Float(_))
     }
 
+    /// An integer as an attribute of `ty` holds it: truncated to the type's width,
+    /// then read back signed (signless and signed types) or unsigned.
+    pub fn normalize_integer(&self, value: i128, ty: Type) -> i128 {
+        match self.kind(ty) {
+            TypeKind::Integer { width, signedness } if *width > 0 && *width < 128 => {
+                let shift = 128 - *width;
+                let bits = ((value as u128) << shift) >> shift;
+                if *signedness == Signedness::Unsigned {
+                    bits as i128
+                } else {
+                    ((bits << shift) as i128) >> shift
+                }
+            }
+            _ => value,
+        }
+    }
+
     /// The element type of a vector, or the type itself.
     pub fn scalar_of(&self, ty: Type) -> Type {
         match self.kind(ty) {
