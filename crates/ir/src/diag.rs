@@ -153,6 +153,16 @@ impl LineIndex {
     }
 }
 
+/// The note MLIR attaches to diagnostics emitted while a pass runs: the op in the
+/// generic form (on its own lines when it spans several).
+pub fn current_operation_note(ir: &crate::ir::Ir, op: crate::ir::OpId) -> String {
+    let options = crate::printer::PrintOptions { generic: true, debug_info: false };
+    let printed = crate::print(ir, op, options);
+    let printed = printed.trim_end_matches('\n');
+    let separator = if printed.contains('\n') { "\n" } else { "" };
+    format!("see current operation: {separator}{printed}")
+}
+
 /// LLVM's tab stop for source lines in diagnostics.
 const TAB_STOP: usize = 8;
 

@@ -190,6 +190,22 @@ pub fn op_def(name: &str) -> Option<&'static OpDef> {
     index.get(name).map(|&i| &OP_DEFS[i])
 }
 
+/// Whether the op named `op` has trait or interface `name`: from the tables for the
+/// SPIR-V dialect, from a short list for the builtin and func ops spirvkit knows.
+pub fn op_has_trait(op: &str, name: &str) -> bool {
+    if let Some(def) = op_def(op) {
+        return def.has_trait(name);
+    }
+    let traits: &[&str] = match op {
+        "builtin.module" => &["IsolatedFromAbove", "NoTerminator", "SingleBlock", "SymbolTable", "Symbol"],
+        "func.func" => &["IsolatedFromAbove", "FunctionOpInterface", "CallableOpInterface", "Symbol"],
+        "func.call" => &["CallOpInterface", "SymbolUserOpInterface"],
+        "func.return" => &["Pure", "ReturnLike", "Terminator"],
+        _ => &[],
+    };
+    traits.contains(&name)
+}
+
 /// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).
 pub fn enum_attr_by_mnemonic(mnemonic: &str) -> Option<&'static EnumAttrDef> {
     ENUM_ATTRS.iter().find(|e| e.mnemonic == Some(mnemonic))

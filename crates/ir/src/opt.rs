@@ -23,15 +23,20 @@
 //!   expectations; so without the flag, every `expected-*` comment is reported as
 //!   not produced, without affecting the exit status. This is reproduced.)
 //!
-//! Passes are not implemented yet: any pass flag makes the run fail with
-//! `not supported yet: pass <flag>`.
+//! - Passes come as flags or as `--pass-pipeline` (see [`crate::pipeline`]) and run
+//!   on each chunk after it verified: a nested pipeline runs on the ops of its anchor
+//!   directly inside the current op, each in turn. A pass mlir-opt has that spirvkit
+//!   lacks makes the run fail with `not supported yet: pass <name>`.
 
 mod ere;
 pub(crate) mod expected;
 
-use crate::diag::{render, render_message, Diagnostic, LineIndex, Severity};
+use crate::diag::{current_operation_note, render, render_message, Diagnostic, LineIndex, Severity};
 use crate::ir::{Ir, Location, OpId};
+use crate::opdef::op_has_trait;
+use crate::pipeline::{InlineOptions, Pass, Pipeline, PipelineItem, ANY_ANCHOR};
 use crate::printer::PrintOptions;
+use spirvkit_grammar::fxhash::FxHashMap;
 use std::ops::Range;
 
 /// MLIR's default split marker (`kDefaultSplitMarker`).
@@ -113,8 +118,10 @@ pub struct OptOptions {
     pub generic: bool,
     /// `--mlir-print-debuginfo`.
     pub debug_info: bool,
-    /// Pass flags, in order (not supported yet).
+    /// Pass flags, in order, as given (`--canonicalize`, `-inline=default-pipeline=`).
     pub passes: Vec<String>,
+    /// `--pass-pipeline=` (exclusive with pass flags).
+    pub pass_pipeline: Option<String>,
     /// `--allow-unregistered-dialect`.
     pub allow_unregistered_dialect: bool,
 }
@@ -130,12 +137,12 @@ pub struct OptResult {
 /// Runs the driver over a whole buffer named `file_name` (as diagnostics show it:
 /// `<stdin>` for standard input).
 pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
-    let unsupported: Vec<&String> = options.passes.iter().filter(|p| pass_name(p).is_none()).collect();
-    if !unsupported.is_empty() {
-        let diagnostics_text =
-            unsupported.iter().map(|p| format!("error: not supported yet: pass {p}\n")).collect();
-        return OptResult { output: String::new(), diagnostics_text, success: false };
-    }
+    let pipeline = match build_pipeline(options) {
+        Ok(pipeline) => pipeline,
+        Err(diagnostics_text) => {
+            return OptResult { output: String::new(), diagnostics_text, success: false }
+        }
+    };
     let mut err = String::new();
     // mlir-opt 22 builds the expectation checker over the whole buffer whether or not
     // `--verify-diagnostics` is given (malformed `-re` expectations are reported
@@ -166,7 +173,9 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
     for chunk in chunks {
-        let (output, diagnostics) = process_chunk(source, &index, chunk, file_name, options, print_options);
+        let (output, diagnostics, raw) =
+            process_chunk(source, &index, chunk, file_name, options, &pipeline, print_options);
+        err.push_str(&raw);
         // No output means the chunk failed, even when a pass only left a remark.
         if output.is_none() || diagnostics.iter().any(Diagnostic::is_error) {
             failed = true;
@@ -193,6 +202,18 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
         outputs.concat()
     };
     OptResult { output, diagnostics_text: err, success }
+}
+
+/// The pipeline the options ask for; errors are the standard-error text.
+fn build_pipeline(options: &OptOptions) -> Result<Pipeline, String> {
+    match &options.pass_pipeline {
+        Some(_) if !options.passes.is_empty() => {
+            Err("<unknown>:0: error: '-pass-pipeline' option can't be used with individual pass options\n"
+                .to_string())
+        }
+        Some(text) => crate::pipeline::parse_pass_pipeline(text).map_err(|e| e.render()),
+        None => crate::pipeline::from_flags(&options.passes).map_err(|e| e.render()),
+    }
 }
 
 /// MLIR's `splitAndProcessBuffer` cutting: the chunks' byte ranges, and the offsets
@@ -242,15 +263,17 @@ pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize
     (chunks, near_misses)
 }
 
-/// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`.
+/// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`;
+/// the last part is text for standard error as is.
 fn process_chunk(
     source: &str,
     index: &LineIndex,
     chunk: Range<usize>,
     file_name: &str,
     options: &OptOptions,
+    pipeline: &Pipeline,
     print_options: PrintOptions,
-) -> (Option<String>, Vec<Diagnostic>) {
+) -> (Option<String>, Vec<Diagnostic>, String) {
     // Pad the chunk so that its lines and columns are the whole file's.
     let (line, column) = index.line_col(chunk.start);
     let pad = (line - 1) as usize + (column - 1) as usize;
@@ -269,90 +292,267 @@ fn process_chunk(
 
     let (mut ir, top) = match crate::parse(&text, file_name) {
         Ok(parsed) => parsed,
-        Err(e) => return (None, vec![relocate(e.into())]),
+        Err(e) => return (None, vec![relocate(e.into())], String::new()),
     };
     if !options.allow_unregistered_dialect {
         if let Some(offset) = first_unregistered_op(&ir, top, &text, file_name) {
-            return (None, vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
+            return (
+                None,
+                vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))],
+                String::new(),
+            );
         }
     }
-    let diagnostics: Vec<Diagnostic> =
+    let mut diagnostics: Vec<Diagnostic> =
         crate::verify::verify(&ir, top, &text).into_iter().map(relocate).collect();
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return (None, diagnostics);
+        return (None, diagnostics, String::new());
+    }
+    let mut runner = PassRunner {
+        text: &text,
+        file_name,
+        // As mlir-opt, which only shows the op when diagnostics are not being checked.
+        op_notes: !options.verify_diagnostics,
+        report: String::new(),
+        raw: String::new(),
+        diagnostics: Vec::new(),
+        inline_depth: 0,
+    };
+    let top_name = ir.op(top).name.clone();
+    if pipeline.anchor != ANY_ANCHOR && pipeline.anchor != top_name {
+        let message = format!("can't run '{}' pass manager on '{top_name}' op", pipeline.anchor);
+        match LineIndex::new(&text).location_offset(&ir.op(top).location) {
+            Some(offset) => diagnostics.push(relocate(Diagnostic::error(Some(offset), message))),
+            // The implicit module is at line 0, column 0.
+            None => runner.raw.push_str(&format!("{file_name}:0:0: error: {message}\n")),
+        }
+        return (None, diagnostics, runner.raw);
+    }
+    let succeeded = runner.run_pipeline(&mut ir, top, pipeline);
+    diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
+    if !succeeded {
+        return (None, diagnostics, runner.raw);
     }
     // mlir-opt prints the op, a newline, and one more newline.
-    // Passes run in order; the test passes only report.
-    let mut report = String::new();
-    for pass in options.passes.iter().filter_map(|p| pass_name(p)) {
-        match pass {
-            Pass::TestOpAvailability => report.push_str(&crate::availability::report(&ir, top)),
-            Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
-            Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
-            Pass::DecorateLayout => crate::layout::run(&mut ir, top),
-            Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
-            Pass::WebGpuPrepare => crate::webgpu::run(&mut ir, top),
-            Pass::Cse => crate::cse::run(&mut ir, top),
-            Pass::UpdateVce => {
-                let errors: Vec<Diagnostic> =
-                    crate::vce::run(&mut ir, top, &text).into_iter().map(relocate).collect();
-                if !errors.is_empty() {
-                    let mut all = diagnostics;
-                    all.extend(errors);
-                    return (None, all);
+    let printed = crate::print(&ir, top, print_options);
+    (Some(format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))), diagnostics, runner.raw)
+}
+
+/// Nested `inline` default pipelines deeper than this are not run (they could only
+/// come from a pipeline text nesting them on purpose).
+const MAX_INLINE_DEPTH: usize = 16;
+
+/// Runs pipelines over one chunk's IR, collecting what the passes report.
+struct PassRunner<'t> {
+    /// The chunk's (padded) text: diagnostics' offsets point into it.
+    text: &'t str,
+    file_name: &'t str,
+    /// Whether errors get MLIR's `see current operation` note.
+    op_notes: bool,
+    /// `-test-spirv-op-availability`'s output, printed before the IR.
+    report: String,
+    /// Text for standard error as is.
+    raw: String,
+    diagnostics: Vec<Diagnostic>,
+    inline_depth: usize,
+}
+
+impl PassRunner<'_> {
+    /// Reports an error on `op` (with the op shown, as MLIR does for errors raised
+    /// while passes run).
+    fn op_error(&mut self, ir: &Ir, op: OpId, message: String) {
+        let note = self.op_notes.then(|| current_operation_note(ir, op));
+        match LineIndex::new(self.text).location_offset(&ir.op(op).location) {
+            Some(offset) => {
+                let mut d = Diagnostic::error(Some(offset), message);
+                if let Some(note) = note {
+                    d = d.with_note(Some(offset), note);
                 }
+                self.diagnostics.push(d);
             }
-            Pass::LowerAbiAttrs => {
-                let errors: Vec<Diagnostic> =
-                    crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
-                if !errors.is_empty() {
-                    let mut all = diagnostics;
-                    all.extend(errors);
-                    return (None, all);
+            // Only the implicit top-level module has no location: MLIR puts it at 0:0.
+            None => {
+                let file = self.file_name;
+                self.raw.push_str(&format!("{file}:0:0: error: {message}\n"));
+                if let Some(note) = note {
+                    self.raw.push_str(&format!("{file}:0:0: note: {note}\n"));
                 }
             }
         }
     }
-    let printed = crate::print(&ir, top, print_options);
-    (Some(format!("{report}{}\n\n", printed.trim_end_matches('\n'))), diagnostics)
-}
 
-/// The passes `spirvkit opt` implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// `-test-spirv-op-availability`: print each op's requirements.
-    TestOpAvailability,
-    /// `--canonicalize`: folds, then dead pure ops removed.
-    Canonicalize,
-    /// `-spirv-rewrite-inserts`: complete insert chains become one construct.
-    RewriteInserts,
-    /// `-decorate-spirv-composite-type-layout`: Vulkan layout for interface structs.
-    DecorateLayout,
-    /// `-spirv-canonicalize-gl`: comparison/select pairs into GL clamps.
-    CanonicalizeGl,
-    /// `-spirv-lower-abi-attrs`: entry-point ABI attributes into variables and entry points.
-    LowerAbiAttrs,
-    /// `--spirv-webgpu-prepare`: extended multiply/add-carry expanded for WGSL.
-    WebGpuPrepare,
-    /// `--cse`: common subexpression elimination.
-    Cse,
-    /// `-spirv-update-vce`: deduce the module's version/capability/extension triple.
-    UpdateVce,
-}
+    /// Keeps the errors a pass reported (their `see current operation` notes only
+    /// where mlir-opt would show them).
+    fn pass_errors(&mut self, errors: Vec<Diagnostic>) {
+        for mut d in errors {
+            if !self.op_notes {
+                d.notes.retain(|n| !n.message.starts_with("see current operation:"));
+            }
+            self.diagnostics.push(d);
+        }
+    }
 
-/// The pass a flag names (`-x` or `--x`), if it is one we implement.
-pub fn pass_name(flag: &str) -> Option<Pass> {
-    match flag.trim_start_matches('-') {
-        "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
-        "canonicalize" => Some(Pass::Canonicalize),
-        "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
-        "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
-        "spirv-canonicalize-gl" => Some(Pass::CanonicalizeGl),
-        "spirv-lower-abi-attrs" => Some(Pass::LowerAbiAttrs),
-        "spirv-webgpu-prepare" => Some(Pass::WebGpuPrepare),
-        "cse" => Some(Pass::Cse),
-        "spirv-update-vce" => Some(Pass::UpdateVce),
-        _ => None,
+    /// Runs `pipeline` on `op`; false when a pass failed.
+    fn run_pipeline(&mut self, ir: &mut Ir, op: OpId, pipeline: &Pipeline) -> bool {
+        let items = &pipeline.items;
+        let mut i = 0;
+        while i < items.len() {
+            match &items[i] {
+                PipelineItem::Pass(pass) => {
+                    if !self.run_pass(ir, op, pass) {
+                        return false;
+                    }
+                    i += 1;
+                }
+                PipelineItem::Nested(first) => {
+                    // Adjacent pipelines on named ops run together, op by op, as MLIR
+                    // merges them; an `any` pipeline runs alone.
+                    let mut group = vec![first];
+                    i += 1;
+                    while let Some(PipelineItem::Nested(next)) = items.get(i) {
+                        if first.anchor == ANY_ANCHOR || next.anchor == ANY_ANCHOR {
+                            break;
+                        }
+                        group.push(next);
+                        i += 1;
+                    }
+                    if !self.run_nested(ir, op, &group) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Runs the pipelines of `group` on the ops directly inside `parent` they anchor on.
+    fn run_nested(&mut self, ir: &mut Ir, parent: OpId, group: &[&Pipeline]) -> bool {
+        let mut children = Vec::new();
+        for &region in &ir.op(parent).regions {
+            for &block in &ir.region(region).blocks {
+                children.extend(ir.block(block).ops.iter().copied());
+            }
+        }
+        let mut succeeded = true;
+        for child in children {
+            let name = ir.op(child).name.clone();
+            let isolated = op_has_trait(&name, "IsolatedFromAbove");
+            let named: Vec<&Pipeline> = group.iter().copied().filter(|p| p.anchor == name).collect();
+            let matching = if named.is_empty() && isolated {
+                group.iter().copied().filter(|p| p.anchor == ANY_ANCHOR).collect()
+            } else {
+                named
+            };
+            if matching.is_empty() {
+                continue;
+            }
+            if !isolated {
+                let message = format!(
+                    "'{name}' op trying to schedule a pass on an operation not marked as 'IsolatedFromAbove'"
+                );
+                self.op_error(ir, child, message);
+                succeeded = false;
+                continue;
+            }
+            for p in matching {
+                if !self.run_pipeline(ir, child, p) {
+                    succeeded = false;
+                    break;
+                }
+            }
+        }
+        succeeded
+    }
+
+    /// Runs one pass on `op`; false when it failed.
+    fn run_pass(&mut self, ir: &mut Ir, op: OpId, pass: &Pass) -> bool {
+        // A pass restricted to one op, in an `any` pipeline, meeting another.
+        if let Some(restriction) = pass.restriction() {
+            let name = &ir.op(op).name;
+            if name != restriction {
+                let message = format!(
+                    "'{name}' op trying to schedule pass '{}' on an unsupported operation",
+                    pass.class_name()
+                );
+                self.op_error(ir, op, message);
+                return false;
+            }
+        }
+        let errors = match pass {
+            Pass::TestOpAvailability => {
+                self.report.push_str(&crate::availability::report(ir, op));
+                Vec::new()
+            }
+            Pass::Canonicalize(_) => {
+                crate::canonicalize::run(ir, op);
+                Vec::new()
+            }
+            Pass::RewriteInserts => {
+                crate::rewrite_inserts::run(ir, op);
+                Vec::new()
+            }
+            Pass::DecorateLayout => {
+                crate::layout::run(ir, op);
+                Vec::new()
+            }
+            Pass::CanonicalizeGl => {
+                crate::gl_canonicalize::run(ir, op);
+                Vec::new()
+            }
+            Pass::WebGpuPrepare => {
+                crate::webgpu::run(ir, op);
+                Vec::new()
+            }
+            Pass::Cse => {
+                crate::cse::run(ir, op);
+                Vec::new()
+            }
+            Pass::UpdateVce => crate::vce::run(ir, op, self.text),
+            Pass::LowerAbiAttrs => crate::abi::run(ir, op, self.text),
+            Pass::Inline(options) => return self.run_inline(ir, op, options),
+        };
+        // Any report from these passes (even a remark) means they gave up.
+        let failed = !errors.is_empty();
+        self.pass_errors(errors);
+        !failed
+    }
+
+    fn run_inline(&mut self, ir: &mut Ir, op: OpId, options: &InlineOptions) -> bool {
+        // The simplification pipeline of each callable op name, parsed on first need
+        // as MLIR does (a bad one is reported and left empty).
+        let mut pipelines: FxHashMap<String, Option<Pipeline>> = FxHashMap::default();
+        let text = self.text;
+        self.inline_depth += 1;
+        let too_deep = self.inline_depth > MAX_INLINE_DEPTH;
+        let mut optimize = |ir: &mut Ir, callable: OpId| -> bool {
+            let name = ir.op(callable).name.clone();
+            let pipeline = pipelines.entry(name).or_insert_with_key(|name| {
+                if let Some(p) = options.op_pipelines.iter().find(|p| p.anchor == *name) {
+                    return Some(p.clone());
+                }
+                match crate::pipeline::parse_pipeline_body(&options.default_pipeline, name) {
+                    Ok(p) if !p.items.is_empty() && !too_deep => Some(p),
+                    Ok(_) => None,
+                    Err(e) => {
+                        self.raw.push_str(&e.render_raw());
+                        None
+                    }
+                }
+            });
+            match pipeline {
+                Some(p) => self.run_pipeline(ir, callable, p),
+                None => true,
+            }
+        };
+        let result = crate::inline::run(ir, op, options, text, &mut optimize);
+        self.inline_depth -= 1;
+        match result {
+            Ok(()) => true,
+            Err(errors) => {
+                self.pass_errors(errors);
+                false
+            }
+        }
     }
 }
 
