@@ -512,9 +512,26 @@ impl PassRunner<'_> {
             Pass::Inline(options) => return self.run_inline(ir, op, options),
         };
         // Any report from these passes (even a remark) means they gave up.
-        let failed = !errors.is_empty();
-        self.pass_errors(errors);
-        !failed
+        if !errors.is_empty() {
+            self.pass_errors(errors);
+            return false;
+        }
+        self.verify_after_pass(ir, op)
+    }
+
+    /// mlir-opt verifies the op a pass ran on once it is done.
+    fn verify_after_pass(&mut self, ir: &Ir, op: OpId) -> bool {
+        let Some((invalid, mut errors)) = crate::verify::first_failure(ir, op, self.text) else {
+            return true;
+        };
+        if self.op_notes {
+            if let Some(first) = errors.first_mut() {
+                let offset = first.offset;
+                first.notes.push(Diagnostic::note(offset, current_operation_note(ir, invalid)));
+            }
+        }
+        self.diagnostics.extend(errors);
+        false
     }
 
     fn run_inline(&mut self, ir: &mut Ir, op: OpId, options: &InlineOptions) -> bool {
@@ -547,7 +564,7 @@ impl PassRunner<'_> {
         let result = crate::inline::run(ir, op, options, text, &mut optimize);
         self.inline_depth -= 1;
         match result {
-            Ok(()) => true,
+            Ok(()) => self.verify_after_pass(ir, op),
             Err(errors) => {
                 self.pass_errors(errors);
                 false
