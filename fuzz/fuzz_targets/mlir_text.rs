@@ -7,6 +7,7 @@ use spirvkit_ir::opt::{run, OptOptions};
 
 /// Every implemented pass, run in one pipeline on the second iteration.
 const PASSES: &[&str] = &[
+    "--inline",
     "-spirv-lower-abi-attrs",
     "-decorate-spirv-composite-type-layout",
     "-spirv-rewrite-inserts",

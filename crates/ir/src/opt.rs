@@ -172,10 +172,12 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     let print_options = PrintOptions { generic: options.generic, debug_info: options.debug_info };
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
+    let mut unexpected = false;
     for chunk in chunks {
-        let (output, diagnostics, raw) =
+        let ChunkOutcome { output, diagnostics, raw, unexpected: unexpected_raw } =
             process_chunk(source, &index, chunk, file_name, options, &pipeline, print_options);
         err.push_str(&raw);
+        unexpected |= unexpected_raw;
         // No output means the chunk failed, even when a pass only left a remark.
         if output.is_none() || diagnostics.iter().any(Diagnostic::is_error) {
             failed = true;
@@ -193,7 +195,7 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     // checker's destructor then reports the expectations still unmatched (so, outside
     // verify mode, every expectation, without failing the run; in verify mode, the
     // unmatched `@unknown` ones a second time).
-    let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
+    let success = if options.verify_diagnostics { verifier.verify(&mut err) && !unexpected } else { !failed };
     verifier.verify(&mut err);
     let output = if options.split_input_file {
         let marker = options.output_split_marker.as_deref().unwrap_or(DEFAULT_SPLIT_MARKER);
@@ -263,8 +265,19 @@ pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize
     (chunks, near_misses)
 }
 
-/// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`;
-/// the last part is text for standard error as is.
+/// What processing a chunk gave.
+struct ChunkOutcome {
+    /// The printed IR (`None`: the chunk failed).
+    output: Option<String>,
+    /// With offsets into the whole source.
+    diagnostics: Vec<Diagnostic>,
+    /// Text for standard error as is, before the diagnostics.
+    raw: String,
+    /// An error shown only in `raw` that `--verify-diagnostics` could not expect.
+    unexpected: bool,
+}
+
+/// Parses, checks and prints one chunk.
 fn process_chunk(
     source: &str,
     index: &LineIndex,
@@ -273,7 +286,7 @@ fn process_chunk(
     options: &OptOptions,
     pipeline: &Pipeline,
     print_options: PrintOptions,
-) -> (Option<String>, Vec<Diagnostic>, String) {
+) -> ChunkOutcome {
     // Pad the chunk so that its lines and columns are the whole file's.
     let (line, column) = index.line_col(chunk.start);
     let pad = (line - 1) as usize + (column - 1) as usize;
@@ -290,52 +303,57 @@ fn process_chunk(
         d
     };
 
+    let failure = |diagnostics: Vec<Diagnostic>| ChunkOutcome {
+        output: None,
+        diagnostics,
+        raw: String::new(),
+        unexpected: false,
+    };
     let (mut ir, top) = match crate::parse(&text, file_name) {
         Ok(parsed) => parsed,
-        Err(e) => return (None, vec![relocate(e.into())], String::new()),
+        Err(e) => return failure(vec![relocate(e.into())]),
     };
     if !options.allow_unregistered_dialect {
         if let Some(offset) = first_unregistered_op(&ir, top, &text, file_name) {
-            return (
-                None,
-                vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))],
-                String::new(),
-            );
+            return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
         }
     }
     let mut diagnostics: Vec<Diagnostic> =
         crate::verify::verify(&ir, top, &text).into_iter().map(relocate).collect();
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return (None, diagnostics, String::new());
+        return failure(diagnostics);
     }
     let mut runner = PassRunner {
         text: &text,
         file_name,
         // As mlir-opt, which only shows the op when diagnostics are not being checked.
         op_notes: !options.verify_diagnostics,
+        verify_diagnostics: options.verify_diagnostics,
+        only_expected: options.verify_only_expected,
+        unexpected: false,
         report: String::new(),
         raw: String::new(),
         diagnostics: Vec::new(),
         inline_depth: 0,
+        // MLIR puts an implicit module at line 0, column 0 of its buffer: shown as
+        // such for the first chunk, at the chunk's start for the others.
+        implicit_module_offset: (chunk.start > 0).then_some(pad),
     };
     let top_name = ir.op(top).name.clone();
-    if pipeline.anchor != ANY_ANCHOR && pipeline.anchor != top_name {
+    let succeeded = if pipeline.anchor != ANY_ANCHOR && pipeline.anchor != top_name {
         let message = format!("can't run '{}' pass manager on '{top_name}' op", pipeline.anchor);
-        match LineIndex::new(&text).location_offset(&ir.op(top).location) {
-            Some(offset) => diagnostics.push(relocate(Diagnostic::error(Some(offset), message))),
-            // The implicit module is at line 0, column 0.
-            None => runner.raw.push_str(&format!("{file_name}:0:0: error: {message}\n")),
-        }
-        return (None, diagnostics, runner.raw);
-    }
-    let succeeded = runner.run_pipeline(&mut ir, top, pipeline);
+        runner.error(&ir, top, message, false);
+        false
+    } else {
+        runner.run_pipeline(&mut ir, top, pipeline)
+    };
     diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
-    if !succeeded {
-        return (None, diagnostics, runner.raw);
-    }
     // mlir-opt prints the op, a newline, and one more newline.
-    let printed = crate::print(&ir, top, print_options);
-    (Some(format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))), diagnostics, runner.raw)
+    let output = succeeded.then(|| {
+        let printed = crate::print(&ir, top, print_options);
+        format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))
+    });
+    ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
 }
 
 /// Nested `inline` default pipelines deeper than this are not run (they could only
@@ -355,14 +373,30 @@ struct PassRunner<'t> {
     raw: String,
     diagnostics: Vec<Diagnostic>,
     inline_depth: usize,
+    /// Where errors on the implicit top-level module go; `None`: line 0, column 0.
+    implicit_module_offset: Option<usize>,
+    /// `--verify-diagnostics` (`=only-expected`), for errors at line 0 which
+    /// bypass the expectation checker.
+    verify_diagnostics: bool,
+    only_expected: bool,
+    /// Such an error was reported.
+    unexpected: bool,
 }
 
 impl PassRunner<'_> {
     /// Reports an error on `op` (with the op shown, as MLIR does for errors raised
     /// while passes run).
     fn op_error(&mut self, ir: &Ir, op: OpId, message: String) {
-        let note = self.op_notes.then(|| current_operation_note(ir, op));
-        match LineIndex::new(self.text).location_offset(&ir.op(op).location) {
+        self.error(ir, op, message, true);
+    }
+
+    fn error(&mut self, ir: &Ir, op: OpId, message: String, show_op: bool) {
+        let note = (show_op && self.op_notes).then(|| current_operation_note(ir, op));
+        let offset = match &ir.op(op).location {
+            Location::Unknown if ir.op(op).parent.is_none() => self.implicit_module_offset,
+            location => LineIndex::new(self.text).location_offset(location),
+        };
+        match offset {
             Some(offset) => {
                 let mut d = Diagnostic::error(Some(offset), message);
                 if let Some(note) = note {
@@ -370,12 +404,18 @@ impl PassRunner<'_> {
                 }
                 self.diagnostics.push(d);
             }
-            // Only the implicit top-level module has no location: MLIR puts it at 0:0.
+            // Only the implicit top-level module has no location: line 0, which no
+            // expectation can name.
             None => {
                 let file = self.file_name;
-                self.raw.push_str(&format!("{file}:0:0: error: {message}\n"));
-                if let Some(note) = note {
-                    self.raw.push_str(&format!("{file}:0:0: note: {note}\n"));
+                if !self.verify_diagnostics {
+                    self.raw.push_str(&format!("{file}:0:0: error: {message}\n"));
+                    if let Some(note) = note {
+                        self.raw.push_str(&format!("{file}:0:0: note: {note}\n"));
+                    }
+                } else if !self.only_expected {
+                    self.raw.push_str(&format!("{file}:0:0: error: unexpected error: {message}\n"));
+                    self.unexpected = true;
                 }
             }
         }
@@ -663,6 +703,41 @@ mod tests {
         let r = run("", "f.mlir", &options);
         assert!(!r.success);
         assert_eq!(r.diagnostics_text, "error: not supported yet: pass --spirv-unify-aliased-resource\n");
+        assert_eq!(r.output, "");
+        let options = OptOptions {
+            pass_pipeline: Some("builtin.module(spirv.module(spirv-unify-aliased-resource))".into()),
+            ..Default::default()
+        };
+        let r = run("", "f.mlir", &options);
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass spirv-unify-aliased-resource\n");
+        assert!(!r.success);
+    }
+
+    #[test]
+    fn nested_pipelines_run_on_their_anchors_only() {
+        // The same fold inside a func.func and inside a spirv.func: only the first is
+        // under `func.func(...)`.
+        let source =
+            "func.func @f(%a: i32) -> i32 {\n  %0 = spirv.Bitcast %a : i32 to i32\n  return %0 : i32\n}\n\
+                      spirv.module Logical GLSL450 {\n  spirv.func @g(%a: i32) -> i32 \"None\" {\n    \
+                      %0 = spirv.Bitcast %a : i32 to i32\n    spirv.ReturnValue %0 : i32\n  }\n}\n";
+        let options = OptOptions {
+            pass_pipeline: Some("builtin.module(func.func(canonicalize{test-convergence}))".into()),
+            ..Default::default()
+        };
+        let r = run(source, "n.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert_eq!(r.output.matches("spirv.Bitcast").count(), 1, "{}", r.output);
+        assert!(r.output.contains("    return %arg0 : i32\n"), "{}", r.output);
+
+        // As mlir-opt-22: the implicit module is at 0:0 of the first chunk.
+        let options = OptOptions { pass_pipeline: Some("func.func(cse)".into()), ..Default::default() };
+        let r = run(source, "n.mlir", &options);
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            "n.mlir:0:0: error: can't run 'func.func' pass manager on 'builtin.module' op\n"
+        );
         assert_eq!(r.output, "");
     }
 
