@@ -266,6 +266,17 @@ pub fn parse_pass_pipeline(text: &str) -> Result<Pipeline, PipelineError> {
 /// Parses the body of a pipeline (`canonicalize,spirv.module(cse)`) that will run on
 /// ops named `anchor`.
 pub fn parse_pipeline_body(text: &str, anchor: &str) -> Result<Pipeline, PipelineError> {
+    match parse_pipeline_body_partially(text, anchor) {
+        (pipeline, None) => Ok(pipeline),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// Like [`parse_pipeline_body`], but also returns what MLIR's pass manager holds when
+/// adding a pass failed: the passes before it, and the failing one itself when only
+/// its options were wrong. (A syntax or name error leaves the pipeline empty.)
+pub fn parse_pipeline_body_partially(text: &str, anchor: &str) -> (Pipeline, Option<PipelineError>) {
+    let mut pipeline = Pipeline { anchor: anchor.to_string(), items: Vec::new() };
     let syntax_error = |offset: usize, message: &str| {
         PipelineError::mlir(render_message(
             PARSER_BUFFER_NAME,
@@ -277,16 +288,20 @@ pub fn parse_pipeline_body(text: &str, anchor: &str) -> Result<Pipeline, Pipelin
             true,
         ))
     };
-    let elements = parse_elements(text).map_err(|(offset, message)| syntax_error(offset, message))?;
+    let elements = match parse_elements(text) {
+        Ok(elements) => elements,
+        Err((offset, message)) => return (pipeline, Some(syntax_error(offset, message))),
+    };
     let mut unsupported = Vec::new();
-    check_names(&elements, &mut unsupported).map_err(|e| {
-        syntax_error(e.offset, &format!("'{}' does not refer to a registered pass or pass pipeline", e.name))
-    })?;
-    if !unsupported.is_empty() {
-        return Err(PipelineError::Unsupported(unsupported));
+    if let Err(e) = check_names(&elements, &mut unsupported) {
+        let message = format!("'{}' does not refer to a registered pass or pass pipeline", e.name);
+        return (pipeline, Some(syntax_error(e.offset, &message)));
     }
-    let items = build_items(&elements, anchor).map_err(|e| e.into_pipeline_error())?;
-    Ok(Pipeline { anchor: anchor.to_string(), items })
+    if !unsupported.is_empty() {
+        return (pipeline, Some(PipelineError::Unsupported(unsupported)));
+    }
+    let error = build_items(&elements, anchor, &mut pipeline.items).err().map(AddError::into_pipeline_error);
+    (pipeline, error)
 }
 
 /// Builds the pipeline pass flags describe (`--canonicalize`, `-spirv-update-vce`,
@@ -308,8 +323,8 @@ pub fn from_flags(flags: &[String]) -> Result<Pipeline, PipelineError> {
     let mut items = Vec::new();
     for flag in flags {
         let (name, options) = split(flag);
-        let pass = build_pass(&name, options.as_deref().unwrap_or(""))
-            .map_err(|e| PipelineError::Mlir { raw: e.raw, message: e.message })?;
+        let (pass, options_error) = build_pass(&name, options.as_deref().unwrap_or(""));
+        options_error.map_err(|e| PipelineError::Mlir { raw: e.raw, message: e.message })?;
         match pass.restriction() {
             Some(op) if op != "builtin.module" => {
                 items.push(PipelineItem::Nested(Pipeline {
@@ -474,23 +489,25 @@ impl AddError {
     }
 }
 
-fn build_items(elements: &[Element], anchor: &str) -> Result<Vec<PipelineItem>, AddError> {
-    let mut items = Vec::with_capacity(elements.len());
+/// Adds the passes of `elements` to `items` (a pipeline anchored on `anchor`), in
+/// order, up to the first that cannot be added.
+fn build_items(elements: &[Element], anchor: &str, items: &mut Vec<PipelineItem>) -> Result<(), AddError> {
     for e in elements {
         if !e.inner.is_empty() {
-            let inner = build_items(&e.inner, e.name).map_err(|mut err| {
+            items.push(PipelineItem::Nested(Pipeline { anchor: e.name.to_string(), items: Vec::new() }));
+            let Some(PipelineItem::Nested(nested)) = items.last_mut() else { continue };
+            build_items(&e.inner, e.name, &mut nested.items).map_err(|mut err| {
                 err.message
                     .push_str(&format!("\nfailed to add `{}` with options `` to inner pipeline", e.name));
                 err
             })?;
-            items.push(PipelineItem::Nested(Pipeline { anchor: e.name.to_string(), items: inner }));
             continue;
         }
         let failed = |raw: String, inner: String| AddError {
             raw,
             message: format!("{inner}\nfailed to add `{}` with options `{}`", e.name, e.options),
         };
-        let pass = build_pass(e.name, e.options).map_err(|o| failed(o.raw, o.message))?;
+        let (pass, options_error) = build_pass(e.name, e.options);
         // An `any` pipeline takes any pass; running it on another op fails.
         if let (Some(restriction), Some(info)) = (pass.restriction(), pass_info(e.name)) {
             if restriction != anchor && anchor != ANY_ANCHOR {
@@ -504,9 +521,13 @@ fn build_items(elements: &[Element], anchor: &str) -> Result<Vec<PipelineItem>, 
                 ));
             }
         }
+        // MLIR keeps a pass whose options failed to parse (with those parsed before).
         items.push(PipelineItem::Pass(pass));
+        if let Err(o) = options_error {
+            return Err(failed(o.raw, o.message));
+        }
     }
-    Ok(items)
+    Ok(())
 }
 
 // ---- pass options -------------------------------------------------------------------
@@ -569,12 +590,13 @@ const INLINE_OPTIONS: &[(&str, OptionKind)] = &[
     ("op-pipelines", OptionKind::PipelineList),
 ];
 
-/// Builds pass `name` (one of [`PASSES`]) from its option text.
-fn build_pass(name: &str, options: &str) -> Result<Pass, OptionError> {
+/// Builds pass `name` (one of [`PASSES`]) from its option text; on a bad option, the
+/// pass has the options parsed before it.
+fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
     match name {
         "canonicalize" => {
             let mut o = CanonicalizeOptions::default();
-            parse_options(options, CANONICALIZE_OPTIONS, |key, value| match (key, value) {
+            let parsed = parse_options(options, CANONICALIZE_OPTIONS, |key, value| match (key, value) {
                 ("top-down", OptionValue::Bool(b)) => o.top_down = b,
                 ("test-convergence", OptionValue::Bool(b)) => o.test_convergence = b,
                 ("max-iterations", OptionValue::Long(n)) => o.max_iterations = n,
@@ -589,23 +611,22 @@ fn build_pass(name: &str, options: &str) -> Result<Pass, OptionError> {
                 ("disable-patterns", OptionValue::List(l)) => o.disable_patterns = l,
                 ("enable-patterns", OptionValue::List(l)) => o.enable_patterns = l,
                 _ => {}
-            })?;
-            Ok(Pass::Canonicalize(o))
+            });
+            (Pass::Canonicalize(o), parsed)
         }
         "inline" => {
             let mut o = InlineOptions::default();
-            parse_options(options, INLINE_OPTIONS, |key, value| match (key, value) {
+            let parsed = parse_options(options, INLINE_OPTIONS, |key, value| match (key, value) {
                 ("default-pipeline", OptionValue::Str(s)) => o.default_pipeline = s,
                 ("op-pipelines", OptionValue::Pipelines(p)) => o.op_pipelines = p,
                 ("max-iterations", OptionValue::Uint(n)) => o.max_iterations = n,
                 ("inlining-threshold", OptionValue::Uint(n)) => o.inlining_threshold = n,
                 _ => {}
-            })?;
-            Ok(Pass::Inline(o))
+            });
+            (Pass::Inline(o), parsed)
         }
         _ => {
-            parse_options(options, &[], |_, _| {})?;
-            Ok(match name {
+            let pass = match name {
                 "test-spirv-op-availability" => Pass::TestOpAvailability,
                 "spirv-rewrite-inserts" => Pass::RewriteInserts,
                 "decorate-spirv-composite-type-layout" => Pass::DecorateLayout,
@@ -614,7 +635,8 @@ fn build_pass(name: &str, options: &str) -> Result<Pass, OptionError> {
                 "spirv-webgpu-prepare" => Pass::WebGpuPrepare,
                 "spirv-update-vce" => Pass::UpdateVce,
                 _ => Pass::Cse,
-            })
+            };
+            (pass, parse_options(options, &[], |_, _| {}))
         }
     }
 }
@@ -988,6 +1010,26 @@ mod tests {
         assert_eq!(e.render(), "<unknown>:0: error: <Pass-Options-Parser>: no such option foo\n\n");
         let e = from_flags(&["--cse".to_string(), "--spirv-unify-aliased-resource".to_string()]).unwrap_err();
         assert_eq!(e.render(), "error: not supported yet: pass --spirv-unify-aliased-resource\n");
+    }
+
+    #[test]
+    fn failed_adds_keep_what_mlir_keeps() {
+        // The passes before the failure stay, and a pass whose options failed too.
+        let (p, e) = parse_pipeline_body_partially("cse,canonicalize{top-down=0 bogus},cse", "spirv.func");
+        let canonicalize = CanonicalizeOptions { top_down: false, ..Default::default() };
+        assert_eq!(p.items, vec![pass(Pass::Cse), pass(Pass::Canonicalize(canonicalize))]);
+        assert_eq!(
+            e.unwrap().render_raw(),
+            "<Pass-Options-Parser>: no such option bogus\n\nfailed to add `canonicalize` with options \
+             `top-down=0 bogus`\n"
+        );
+        // A misplaced pass does not.
+        let (p, e) = parse_pipeline_body_partially("cse,spirv-update-vce,cse", "spirv.func");
+        assert_eq!(p.items, vec![pass(Pass::Cse)]);
+        assert!(e.is_some());
+        // Nor does anything when a name is unknown.
+        let (p, e) = parse_pipeline_body_partially("cse,bogus", "spirv.func");
+        assert!(p.items.is_empty() && e.is_some());
     }
 
     #[test]

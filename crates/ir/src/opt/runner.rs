@@ -262,14 +262,12 @@ impl<'t> PassRunner<'t> {
                 if let Some(p) = options.op_pipelines.iter().find(|p| p.anchor == *name) {
                     return Some(p.clone());
                 }
-                match crate::pipeline::parse_pipeline_body(&options.default_pipeline, name) {
-                    Ok(p) if !p.items.is_empty() && !too_deep => Some(p),
-                    Ok(_) => None,
-                    Err(e) => {
-                        self.raw.push_str(&e.render_raw());
-                        None
-                    }
+                let (p, error) =
+                    crate::pipeline::parse_pipeline_body_partially(&options.default_pipeline, name);
+                if let Some(e) = error {
+                    self.raw.push_str(&e.render_raw());
                 }
+                (!p.items.is_empty() && !too_deep).then_some(p)
             });
             match pipeline {
                 Some(p) => self.run_pipeline(ir, callable, p),
