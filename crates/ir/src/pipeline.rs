@@ -1033,6 +1033,25 @@ mod tests {
     }
 
     #[test]
+    fn arbitrary_text_never_panics() {
+        // A small deterministic generator over the characters that matter.
+        let alphabet: Vec<char> = "builtin.module(){},'\" =-cse canonicalize{inline}éx0".chars().collect();
+        let mut state = 0x2545_f491_u64;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..(state % 40) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            let _ = parse_pass_pipeline(&text);
+            let _ = parse_pipeline_body_partially(&text, "spirv.func");
+            let _ = from_flags(&[format!("--canonicalize={text}"), format!("-inline={text}")]);
+        }
+    }
+
+    #[test]
     fn deep_nesting_is_refused() {
         let deep = format!("builtin.module({}cse{})", "a(".repeat(10_000), ")".repeat(10_000));
         assert!(parse_pass_pipeline(&deep).is_err());
