@@ -212,7 +212,8 @@ struct Node {
     op: OpId,
     /// Targets of calls and nested callables, each once, in discovery order.
     edges: Vec<NodeId>,
-    has_children: bool,
+    /// The callables nested in this one.
+    children: Vec<NodeId>,
 }
 
 struct CallGraph {
@@ -240,12 +241,12 @@ impl CallGraph {
                     continue;
                 }
                 let id = graph.nodes.len();
-                graph.nodes.push(Node { op, edges: Vec::new(), has_children: false });
+                graph.nodes.push(Node { op, edges: Vec::new(), children: Vec::new() });
                 graph.node_of.insert(op, id);
                 match parent {
                     Some(p) => {
                         graph.add_edge(p, id);
-                        graph.nodes[p].has_children = true;
+                        graph.nodes[p].children.push(id);
                     }
                     None => graph.roots.push(id),
                 }
@@ -507,9 +508,7 @@ impl UseList {
     fn erase_node(&mut self, node: NodeId, graph: &CallGraph) {
         let mut work = vec![node];
         while let Some(n) = work.pop() {
-            if graph.nodes[n].has_children {
-                work.extend(graph.nodes[n].edges.iter().copied().filter(|&c| c != n));
-            }
+            work.extend(graph.nodes[n].children.iter().copied());
             if let Some(uses) = self.node_uses.remove(&n) {
                 self.decrement(&uses);
             }
@@ -567,8 +566,9 @@ impl Inliner<'_> {
         component: &[NodeId],
         optimize: &mut dyn FnMut(&mut Ir, OpId) -> bool,
     ) -> bool {
+        // As MLIR, callables with nested callables are left alone.
         let visit: Vec<NodeId> =
-            component.iter().copied().filter(|&n| !self.graph.nodes[n].has_children).collect();
+            component.iter().copied().filter(|&n| self.graph.nodes[n].children.is_empty()).collect();
         for &node in &visit {
             if !optimize(ir, self.graph.nodes[node].op) {
                 return false;
