@@ -318,8 +318,15 @@ fn process_chunk(
             return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
         }
     }
-    let mut diagnostics: Vec<Diagnostic> =
-        crate::verify::verify(&ir, top, &text).into_iter().map(relocate).collect();
+    let mut diagnostics: Vec<Diagnostic> = match crate::verify::first_failure(&ir, top, &text) {
+        Some((invalid, mut found)) => {
+            if !options.verify_diagnostics {
+                runner::attach_op_note(&ir, invalid, &mut found);
+            }
+            found.into_iter().map(relocate).collect()
+        }
+        None => Vec::new(),
+    };
     if diagnostics.iter().any(Diagnostic::is_error) {
         return failure(diagnostics);
     }
@@ -470,6 +477,24 @@ mod tests {
             "n.mlir:0:0: error: can't run 'func.func' pass manager on 'builtin.module' op\n"
         );
         assert_eq!(r.output, "");
+    }
+
+    #[test]
+    fn verifier_errors_show_the_op_unless_checked() {
+        // As mlir-opt-22 prints it.
+        let source =
+            "func.func @f(%a: f16) -> f16 {\n  %0 = spirv.BitwiseOr %a, %a : f16\n  return %0 : f16\n}\n";
+        let r = run(source, "bo.mlir", &OptOptions::default());
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            "bo.mlir:2:8: error: 'spirv.BitwiseOr' op operand #0 must be 8/16/32/64-bit integer or fixed-length \
+             vector of 8/16/32/64-bit integer values of length 2/3/4/8/16, but got 'f16'\n  %0 = spirv.BitwiseOr \
+             %a, %a : f16\n       ^\nbo.mlir:2:8: note: see current operation: %0 = \"spirv.BitwiseOr\"(%arg0, \
+             %arg0) : (f16, f16) -> f16\n"
+        );
+        let r = run(source, "bo.mlir", &OptOptions { verify_diagnostics: true, ..Default::default() });
+        assert!(!r.diagnostics_text.contains("see current operation"), "{}", r.diagnostics_text);
     }
 
     #[test]

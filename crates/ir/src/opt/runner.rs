@@ -240,10 +240,7 @@ impl<'t> PassRunner<'t> {
             return true;
         };
         if self.op_notes {
-            if let Some(first) = errors.first_mut() {
-                let offset = first.offset;
-                first.notes.push(Diagnostic::note(offset, current_operation_note(ir, invalid)));
-            }
+            attach_op_note(ir, invalid, &mut errors);
         }
         self.diagnostics.extend(errors);
         false
@@ -283,5 +280,18 @@ impl<'t> PassRunner<'t> {
                 false
             }
         }
+    }
+}
+
+/// Shows `op` under the first error about it, as mlir-opt does (unless it checks
+/// diagnostics) for errors raised on an op, which all verifier errors are but the
+/// one MLIR raises at a location.
+pub(super) fn attach_op_note(ir: &Ir, op: OpId, diagnostics: &mut [Diagnostic]) {
+    const RAISED_AT_LOCATION: &[&str] = &["empty block: expect at least a terminator"];
+    if let Some(first) =
+        diagnostics.iter_mut().find(|d| d.is_error() && !RAISED_AT_LOCATION.contains(&d.message.as_str()))
+    {
+        let offset = first.offset;
+        first.notes.push(Diagnostic::note(offset, current_operation_note(ir, op)));
     }
 }
