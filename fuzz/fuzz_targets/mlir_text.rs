@@ -8,6 +8,7 @@ use spirvkit_ir::opt::{run, OptOptions};
 /// Every implemented pass, run in one pipeline on the second iteration.
 const PASSES: &[&str] = &[
     "-spirv-unify-aliased-resource",
+    "--inline",
     "-spirv-lower-abi-attrs",
     "-decorate-spirv-composite-type-layout",
     "-spirv-rewrite-inserts",

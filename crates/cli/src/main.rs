@@ -67,10 +67,11 @@ enum Command {
     /// Usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]]
     /// [--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]]
     /// [--mlir-print-op-generic] [--mlir-print-debuginfo] [--allow-unregistered-dialect]
-    /// [--mlir-disable-threading] [PASS FLAGS...]
+    /// [--mlir-disable-threading] [--pass-pipeline=PIPELINE | PASS FLAGS...]
     ///
-    /// Options take one or two dashes, as in mlir-opt. Pass flags (anything else that
-    /// starts with `-`) are not supported yet and make the run fail.
+    /// Options take one or two dashes, as in mlir-opt. Anything else that starts with
+    /// `-` is a pass flag (`--canonicalize`, `--inline=default-pipeline=`); a pass
+    /// spirvkit does not implement makes the run fail.
     #[command(disable_help_flag = true)]
     Opt {
         /// Input file (`-` or absent: standard input), options and pass flags.
@@ -110,7 +111,8 @@ struct OptArgs {
 
 const OPT_USAGE: &str = "usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]] \
 [--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]] [--mlir-print-op-generic] \
-[--mlir-print-debuginfo] [--allow-unregistered-dialect] [--mlir-disable-threading] [PASS FLAGS...]";
+[--mlir-print-debuginfo] [--allow-unregistered-dialect] [--mlir-disable-threading] \
+[--pass-pipeline=PIPELINE | PASS FLAGS...]";
 
 fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
     let mut input = None;
@@ -152,6 +154,13 @@ fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
             ("verify-diagnostics", Some("only-expected")) => {
                 options.verify_diagnostics = true;
                 options.verify_only_expected = true;
+            }
+            ("pass-pipeline", Some(v)) => options.pass_pipeline = Some(v.to_string()),
+            ("pass-pipeline", None) => {
+                let v = iter
+                    .next()
+                    .ok_or_else(|| format!("error: --pass-pipeline needs a value\n{OPT_USAGE}"))?;
+                options.pass_pipeline = Some(v.clone());
             }
             ("mlir-print-op-generic", None) => options.generic = true,
             ("mlir-print-debuginfo", None) => options.debug_info = true,

@@ -105,6 +105,48 @@ fn pass_flags_are_reported() {
     assert!(out.stdout.is_empty());
 }
 
+#[test]
+fn pass_pipeline_option() {
+    let scratch = Scratch::new("pipeline");
+    let file = scratch.file("inline.mlir");
+    std::fs::write(
+        &file,
+        "spirv.module Logical GLSL450 {\n  spirv.func @f() \"None\" attributes {sym_visibility = \"private\"} {\n    \
+         spirv.Return\n  }\n  spirv.func @g() \"None\" {\n    spirv.FunctionCall @f() : () -> ()\n    \
+         spirv.Return\n  }\n}\n",
+    )
+    .unwrap();
+    let dir = file.parent().unwrap();
+    // As mlir-opt-22 prints it: the call inlined, the private callee gone.
+    let expected = "module {\n  spirv.module Logical GLSL450 {\n    spirv.func @g() \"None\" {\n      \
+                    spirv.Return\n    }\n  }\n}\n\n";
+    let pipeline = "builtin.module(spirv.module(inline{default-pipeline=''}))";
+    for args in [
+        vec![format!("-pass-pipeline={pipeline}"), "inline.mlir".to_string()],
+        vec!["--pass-pipeline".to_string(), pipeline.to_string(), "inline.mlir".to_string()],
+        vec!["--inline=default-pipeline=".to_string(), "inline.mlir".to_string()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = spirvkit_opt(&args, dir);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    }
+    let out = spirvkit_opt(&["--pass-pipeline=builtin.module(cse)", "--canonicalize", "inline.mlir"], dir);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "<unknown>:0: error: '-pass-pipeline' option can't be used with individual pass options\n"
+    );
+    let out = spirvkit_opt(&["--pass-pipeline=builtin.module(nope)", "inline.mlir"], dir);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "<unknown>:0: error: MLIR Textual PassPipeline Parser:1:1: error: 'nope' does not refer to a registered \
+         pass or pass pipeline\nnope\n^\n\n"
+    );
+}
+
 /// Same stdout, stderr and exit status as mlir-opt-22 on inputs whose handling does
 /// not depend on op knowledge (skipped when mlir-opt-22 is not installed).
 #[test]
@@ -160,6 +202,84 @@ fn matches_mlir_opt() {
                     String::from_utf8_lossy(&ours.stderr),
                 ));
             }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// `--pass-pipeline` texts, good and bad, give mlir-opt-22's output, errors and exit
+/// status (LLVM's option complaints name the tool; skipped when mlir-opt-22 is not
+/// installed).
+#[test]
+fn pipelines_match_mlir_opt() {
+    let mlir_opt = Path::new("mlir-opt-22");
+    if Command::new(mlir_opt).arg("--version").output().is_err() {
+        eprintln!("skipping: mlir-opt-22 not installed");
+        return;
+    }
+    let pipelines = [
+        "builtin.module(",
+        "builtin.module()",
+        "canonicalize",
+        "func.func(canonicalize)",
+        "builtin.module(foo)",
+        "builtin.module(func.func(canonicalize)",
+        "builtin.module(canonicalize))",
+        "builtin.module(canonicalize{)",
+        "builtin.module(canonicalize,,cse)",
+        " builtin.module( spirv.module ( canonicalize ) , cse ) ",
+        "builtin.module(spirv.module(canonicalize)  x)",
+        "builtin.module(canonicalize{a}(cse))",
+        "builtin.module(a(b( c)",
+        "builtin.module(spirv.module(),canonicalize)",
+        "builtin.module(canonicalize{bogus=1})",
+        "builtin.module(canonicalize{test-convergence=x})",
+        "builtin.module(canonicalize{max-iterations={a 'b} c' d}})",
+        "builtin.module(canonicalize{max-iterations='a b'c})",
+        "builtin.module(canonicalize{max-iterations = x})",
+        "builtin.module(canonicalize{region-simplify=foo})",
+        "builtin.module(spirv-update-vce)",
+        "builtin.module(spirv.module(func.func(decorate-spirv-composite-type-layout)))",
+        "builtin.module(any(spirv-update-vce))",
+        "any(spirv-update-vce)",
+        "builtin.module(spirv.module(spirv.GlobalVariable(cse)))",
+        "builtin.module(spirv.module(spirv.func(inline)))",
+        "builtin.module(inline{op-pipelines=cse})",
+        "builtin.module(inline{max-iterations=-1})",
+        "builtin.module(spirv.module(inline{default-pipeline=bogus}))",
+        "builtin.module(spirv.module(inline{default-pipeline=spirv-update-vce}))",
+        "builtin.module(spirv.module(inline{default-pipeline='' inlining-threshold=100}))",
+    ];
+    let scratch = Scratch::new("pipelines");
+    let file = scratch.file("p.mlir");
+    std::fs::write(
+        &file,
+        "spirv.module Logical GLSL450 {\n  spirv.GlobalVariable @v : !spirv.ptr<i32, Private>\n  \
+         spirv.func @f(%a: i32) -> i32 \"None\" {\n    %0 = spirv.IAdd %a, %a : i32\n    \
+         spirv.ReturnValue %0 : i32\n  }\n  spirv.func @g(%a: i32) -> i32 \"None\" {\n    \
+         %0 = spirv.FunctionCall @f(%a) : (i32) -> i32\n    spirv.ReturnValue %0 : i32\n  }\n}\n",
+    )
+    .unwrap();
+    let dir = file.parent().unwrap();
+    let mut mismatches = Vec::new();
+    for pipeline in pipelines {
+        let option = format!("--pass-pipeline={pipeline}");
+        let reference = run(mlir_opt, &[&option, "p.mlir"], dir);
+        let ours = spirvkit_opt(&[&option, "p.mlir"], dir);
+        let reference_stderr =
+            String::from_utf8_lossy(&reference.stderr).replace("mlir-opt-22: for", "spirvkit: for");
+        if reference.stdout != ours.stdout
+            || reference_stderr != String::from_utf8_lossy(&ours.stderr)
+            || reference.status.code() != ours.status.code()
+        {
+            mismatches.push(format!(
+                "{pipeline}:\n--- mlir-opt-22 ({:?})\n{}{reference_stderr}\n--- spirvkit ({:?})\n{}{}",
+                reference.status.code(),
+                String::from_utf8_lossy(&reference.stdout),
+                ours.status.code(),
+                String::from_utf8_lossy(&ours.stdout),
+                String::from_utf8_lossy(&ours.stderr),
+            ));
         }
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));

@@ -155,6 +155,27 @@ impl LineIndex {
     }
 }
 
+/// The note MLIR attaches to diagnostics emitted while a pass runs: the op in the
+/// generic form (on its own lines when it spans several).
+pub fn current_operation_note(ir: &crate::ir::Ir, op: crate::ir::OpId) -> String {
+    use crate::printer::{Names, PrintOptions, Printer};
+    // Values are named as in the enclosing op that is isolated from above.
+    let mut scope = op;
+    while !crate::opdef::op_has_trait(&ir.op(scope).name, "IsolatedFromAbove") {
+        match ir.parent_op(scope) {
+            Some(parent) => scope = parent,
+            None => break,
+        }
+    }
+    let options = PrintOptions { generic: true, debug_info: false };
+    let mut printer =
+        Printer { ir, names: Names::new(ir, scope, true), out: String::new(), indent: 0, options };
+    printer.operation(op);
+    let printed = printer.out.trim_end_matches('\n');
+    let separator = if printed.contains('\n') { "\n" } else { "" };
+    format!("see current operation: {separator}{printed}")
+}
+
 /// LLVM's tab stop for source lines in diagnostics.
 const TAB_STOP: usize = 8;
 

@@ -201,9 +201,18 @@ pub fn op_def_index(def: &OpDef) -> Option<usize> {
 /// (what the rewrite passes need to know about them).
 const OTHER_OP_TRAITS: &[(&str, &[&str])] = &[
     ("arith.constant", &["ConstantLike", "Pure"]),
-    ("builtin.module", &["IsolatedFromAbove", "NoTerminator", "Symbol", "SymbolTable"]),
-    ("func.call", &["CallOpInterface"]),
-    ("func.func", &["AutomaticAllocationScope", "FunctionOpInterface", "IsolatedFromAbove", "Symbol"]),
+    ("builtin.module", &["IsolatedFromAbove", "NoTerminator", "SingleBlock", "Symbol", "SymbolTable"]),
+    ("func.call", &["CallOpInterface", "SymbolUserOpInterface"]),
+    (
+        "func.func",
+        &[
+            "AutomaticAllocationScope",
+            "CallableOpInterface",
+            "FunctionOpInterface",
+            "IsolatedFromAbove",
+            "Symbol",
+        ],
+    ),
     ("func.return", &["Pure", "ReturnLike", "Terminator"]),
     ("ub.poison", &["ConstantLike", "Pure"]),
 ];
@@ -215,6 +224,11 @@ pub fn op_traits(name: &str) -> Option<&'static [&'static str]> {
         return Some(def.traits);
     }
     OTHER_OP_TRAITS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Whether the op named `op` has trait or interface `name` (see `op_traits`).
+pub fn op_has_trait(op: &str, name: &str) -> bool {
+    op_traits(op).is_some_and(|traits| traits.contains(&name))
 }
 
 /// The enum attribute with this mnemonic (`storage_class` for `#spirv.storage_class<…>`).

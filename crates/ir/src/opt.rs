@@ -23,15 +23,20 @@
 //!   expectations; so without the flag, every `expected-*` comment is reported as
 //!   not produced, without affecting the exit status. This is reproduced.)
 //!
-//! Passes are not implemented yet: any pass flag makes the run fail with
-//! `not supported yet: pass <flag>`.
+//! - Passes come as flags or as `--pass-pipeline` (see [`crate::pipeline`]) and run
+//!   on each chunk after it verified: a nested pipeline runs on the ops of its anchor
+//!   directly inside the current op, each in turn. A pass mlir-opt has that spirvkit
+//!   lacks makes the run fail with `not supported yet: pass <name>`.
 
 mod ere;
 pub(crate) mod expected;
+mod runner;
 
 use crate::diag::{render, render_message, Diagnostic, LineIndex, Severity};
 use crate::ir::{Ir, Location, OpId};
+use crate::pipeline::{Pipeline, ANY_ANCHOR};
 use crate::printer::PrintOptions;
+use runner::PassRunner;
 use std::ops::Range;
 
 /// MLIR's default split marker (`kDefaultSplitMarker`).
@@ -113,8 +118,10 @@ pub struct OptOptions {
     pub generic: bool,
     /// `--mlir-print-debuginfo`.
     pub debug_info: bool,
-    /// Pass flags, in order (not supported yet).
+    /// Pass flags, in order, as given (`--canonicalize`, `-inline=default-pipeline=`).
     pub passes: Vec<String>,
+    /// `--pass-pipeline=` (exclusive with pass flags).
+    pub pass_pipeline: Option<String>,
     /// `--allow-unregistered-dialect`.
     pub allow_unregistered_dialect: bool,
 }
@@ -130,12 +137,12 @@ pub struct OptResult {
 /// Runs the driver over a whole buffer named `file_name` (as diagnostics show it:
 /// `<stdin>` for standard input).
 pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
-    let unsupported: Vec<&String> = options.passes.iter().filter(|p| pass_name(p).is_none()).collect();
-    if !unsupported.is_empty() {
-        let diagnostics_text =
-            unsupported.iter().map(|p| format!("error: not supported yet: pass {p}\n")).collect();
-        return OptResult { output: String::new(), diagnostics_text, success: false };
-    }
+    let pipeline = match build_pipeline(options) {
+        Ok(pipeline) => pipeline,
+        Err(diagnostics_text) => {
+            return OptResult { output: String::new(), diagnostics_text, success: false }
+        }
+    };
     let mut err = String::new();
     // mlir-opt 22 builds the expectation checker over the whole buffer whether or not
     // `--verify-diagnostics` is given (malformed `-re` expectations are reported
@@ -165,8 +172,12 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     let print_options = PrintOptions { generic: options.generic, debug_info: options.debug_info };
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
+    let mut unexpected = false;
     for chunk in chunks {
-        let (output, diagnostics) = process_chunk(source, &index, chunk, file_name, options, print_options);
+        let ChunkOutcome { output, diagnostics, raw, unexpected: unexpected_raw } =
+            process_chunk(source, &index, chunk, file_name, options, &pipeline, print_options);
+        err.push_str(&raw);
+        unexpected |= unexpected_raw;
         // No output means the chunk failed, even when a pass only left a remark.
         if output.is_none() || diagnostics.iter().any(Diagnostic::is_error) {
             failed = true;
@@ -184,7 +195,7 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     // checker's destructor then reports the expectations still unmatched (so, outside
     // verify mode, every expectation, without failing the run; in verify mode, the
     // unmatched `@unknown` ones a second time).
-    let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
+    let success = if options.verify_diagnostics { verifier.verify(&mut err) && !unexpected } else { !failed };
     verifier.verify(&mut err);
     let output = if options.split_input_file {
         let marker = options.output_split_marker.as_deref().unwrap_or(DEFAULT_SPLIT_MARKER);
@@ -195,6 +206,18 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
         outputs.concat()
     };
     OptResult { output, diagnostics_text: err, success }
+}
+
+/// The pipeline the options ask for; errors are the standard-error text.
+fn build_pipeline(options: &OptOptions) -> Result<Pipeline, String> {
+    match &options.pass_pipeline {
+        Some(_) if !options.passes.is_empty() => {
+            Err("<unknown>:0: error: '-pass-pipeline' option can't be used with individual pass options\n"
+                .to_string())
+        }
+        Some(text) => crate::pipeline::parse_pass_pipeline(text).map_err(|e| e.render()),
+        None => crate::pipeline::from_flags(&options.passes).map_err(|e| e.render()),
+    }
 }
 
 /// MLIR's `splitAndProcessBuffer` cutting: the chunks' byte ranges, and the offsets
@@ -244,15 +267,28 @@ pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize
     (chunks, near_misses)
 }
 
-/// Parses, checks and prints one chunk. Diagnostics carry offsets into `source`.
+/// What processing a chunk gave.
+struct ChunkOutcome {
+    /// The printed IR (`None`: the chunk failed).
+    output: Option<String>,
+    /// With offsets into the whole source.
+    diagnostics: Vec<Diagnostic>,
+    /// Text for standard error as is, before the diagnostics.
+    raw: String,
+    /// An error shown only in `raw` that `--verify-diagnostics` could not expect.
+    unexpected: bool,
+}
+
+/// Parses, checks and prints one chunk.
 fn process_chunk(
     source: &str,
     index: &std::cell::OnceCell<LineIndex>,
     chunk: Range<usize>,
     file_name: &str,
     options: &OptOptions,
+    pipeline: &Pipeline,
     print_options: PrintOptions,
-) -> (Option<String>, Vec<Diagnostic>) {
+) -> ChunkOutcome {
     // Pad the chunk so that its lines and columns are the whole file's.
     let (line, column) = if chunk.start == 0 {
         (1, 1)
@@ -278,105 +314,52 @@ fn process_chunk(
         d
     };
 
+    let failure = |diagnostics: Vec<Diagnostic>| ChunkOutcome {
+        output: None,
+        diagnostics,
+        raw: String::new(),
+        unexpected: false,
+    };
     let (mut ir, top) = match crate::parse(&text, file_name) {
         Ok(parsed) => parsed,
-        Err(e) => return (None, vec![relocate(e.into())]),
+        Err(e) => return failure(vec![relocate(e.into())]),
     };
     if !options.allow_unregistered_dialect {
         if let Some(offset) = first_unregistered_op(&ir, top, &text, file_name) {
-            return (None, vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
+            return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
         }
     }
-    let diagnostics: Vec<Diagnostic> =
-        crate::verify::verify(&ir, top, &text).into_iter().map(relocate).collect();
+    let mut diagnostics: Vec<Diagnostic> = match crate::verify::first_failure(&ir, top, &text) {
+        Some((invalid, mut found)) => {
+            if !options.verify_diagnostics {
+                runner::attach_op_note(&ir, invalid, &mut found);
+            }
+            found.into_iter().map(relocate).collect()
+        }
+        None => Vec::new(),
+    };
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return (None, diagnostics);
+        return failure(diagnostics);
     }
+    // MLIR puts an implicit module at line 0, column 0 of its buffer: shown as such
+    // for the first chunk, at the chunk's start for the others.
+    let implicit_module_offset = (chunk.start > 0).then_some(pad);
+    let mut runner = PassRunner::new(&text, file_name, options, implicit_module_offset);
+    let top_name = ir.op(top).name.clone();
+    let succeeded = if pipeline.anchor != ANY_ANCHOR && pipeline.anchor != top_name {
+        let message = format!("can't run '{}' pass manager on '{top_name}' op", pipeline.anchor);
+        runner.error(&ir, top, message, false);
+        false
+    } else {
+        runner.run_pipeline(&mut ir, top, pipeline)
+    };
+    diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
     // mlir-opt prints the op, a newline, and one more newline.
-    // Passes run in order; the test passes only report.
-    let mut report = String::new();
-    for pass in options.passes.iter().filter_map(|p| pass_name(p)) {
-        match pass {
-            Pass::TestOpAvailability => report.push_str(&crate::availability::report(&ir, top)),
-            Pass::Canonicalize => crate::canonicalize::run(&mut ir, top),
-            Pass::RewriteInserts => crate::rewrite_inserts::run(&mut ir, top),
-            Pass::DecorateLayout => crate::layout::run(&mut ir, top),
-            Pass::CanonicalizeGl => crate::gl_canonicalize::run(&mut ir, top),
-            Pass::WebGpuPrepare => crate::webgpu::run(&mut ir, top),
-            Pass::Cse => crate::cse::run(&mut ir, top),
-            Pass::UpdateVce => {
-                let errors: Vec<Diagnostic> =
-                    crate::vce::run(&mut ir, top, &text).into_iter().map(relocate).collect();
-                if !errors.is_empty() {
-                    let mut all = diagnostics;
-                    all.extend(errors);
-                    return (None, all);
-                }
-            }
-            Pass::UnifyAliasedResource => {
-                let errors: Vec<Diagnostic> =
-                    crate::unify_aliased::run(&mut ir, top, &text).into_iter().map(relocate).collect();
-                if errors.iter().any(Diagnostic::is_error) {
-                    let mut all = diagnostics;
-                    all.extend(errors);
-                    return (None, all);
-                }
-            }
-            Pass::LowerAbiAttrs => {
-                let errors: Vec<Diagnostic> =
-                    crate::abi::run(&mut ir, top, &text).into_iter().map(relocate).collect();
-                if !errors.is_empty() {
-                    let mut all = diagnostics;
-                    all.extend(errors);
-                    return (None, all);
-                }
-            }
-        }
-    }
-    let printed = crate::print(&ir, top, print_options);
-    (Some(format!("{report}{}\n\n", printed.trim_end_matches('\n'))), diagnostics)
-}
-
-/// The passes `spirvkit opt` implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pass {
-    /// `-test-spirv-op-availability`: print each op's requirements.
-    TestOpAvailability,
-    /// `--canonicalize`: folds, then dead pure ops removed.
-    Canonicalize,
-    /// `-spirv-rewrite-inserts`: complete insert chains become one construct.
-    RewriteInserts,
-    /// `-decorate-spirv-composite-type-layout`: Vulkan layout for interface structs.
-    DecorateLayout,
-    /// `-spirv-canonicalize-gl`: comparison/select pairs into GL clamps.
-    CanonicalizeGl,
-    /// `-spirv-lower-abi-attrs`: entry-point ABI attributes into variables and entry points.
-    LowerAbiAttrs,
-    /// `--spirv-webgpu-prepare`: extended multiply/add-carry expanded for WGSL.
-    WebGpuPrepare,
-    /// `--cse`: common subexpression elimination.
-    Cse,
-    /// `-spirv-update-vce`: deduce the module's version/capability/extension triple.
-    UpdateVce,
-    /// `-spirv-unify-aliased-resource`: merge `aliased` resources sharing a binding.
-    UnifyAliasedResource,
-}
-
-/// The pass a flag names (`-x` or `--x`), if it is one we implement.
-pub fn pass_name(flag: &str) -> Option<Pass> {
-    match flag.trim_start_matches('-') {
-        "test-spirv-op-availability" => Some(Pass::TestOpAvailability),
-        "canonicalize" => Some(Pass::Canonicalize),
-        "spirv-rewrite-inserts" => Some(Pass::RewriteInserts),
-        "decorate-spirv-composite-type-layout" => Some(Pass::DecorateLayout),
-        "spirv-canonicalize-gl" => Some(Pass::CanonicalizeGl),
-        "spirv-lower-abi-attrs" => Some(Pass::LowerAbiAttrs),
-        "spirv-webgpu-prepare" => Some(Pass::WebGpuPrepare),
-        "cse" => Some(Pass::Cse),
-        "spirv-update-vce" => Some(Pass::UpdateVce),
-        "spirv-unify-aliased-resource" => Some(Pass::UnifyAliasedResource),
-        _ => None,
-    }
+    let output = succeeded.then(|| {
+        let printed = crate::print(&ir, top, print_options);
+        format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))
+    });
+    ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
 }
 
 /// The first op (in source order) of a dialect `mlir-opt` does not register, located
@@ -471,6 +454,59 @@ mod tests {
         assert!(!r.success);
         assert_eq!(r.diagnostics_text, "error: not supported yet: pass --loop-invariant-code-motion\n");
         assert_eq!(r.output, "");
+        let options = OptOptions {
+            pass_pipeline: Some("builtin.module(spirv.module(loop-invariant-code-motion))".into()),
+            ..Default::default()
+        };
+        let r = run("", "f.mlir", &options);
+        assert_eq!(r.diagnostics_text, "error: not supported yet: pass loop-invariant-code-motion\n");
+        assert!(!r.success);
+    }
+
+    #[test]
+    fn nested_pipelines_run_on_their_anchors_only() {
+        // The same fold inside a func.func and inside a spirv.func: only the first is
+        // under `func.func(...)`.
+        let source =
+            "func.func @f(%a: i32) -> i32 {\n  %c = spirv.Constant 0 : i32\n  %0 = spirv.IAdd %a, %c : i32\n  \
+                      return %0 : i32\n}\nspirv.module Logical GLSL450 {\n  spirv.func @g(%a: i32) -> i32 \"None\" {\n    \
+                      %c = spirv.Constant 0 : i32\n    %0 = spirv.IAdd %a, %c : i32\n    spirv.ReturnValue %0 : i32\n  }\n}\n";
+        let options = OptOptions {
+            pass_pipeline: Some("builtin.module(func.func(canonicalize{test-convergence}))".into()),
+            ..Default::default()
+        };
+        let r = run(source, "n.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        assert_eq!(r.output.matches("spirv.IAdd").count(), 1, "{}", r.output);
+        assert!(r.output.contains("    return %arg0 : i32\n"), "{}", r.output);
+
+        // As mlir-opt-22: the implicit module is at 0:0 of the first chunk.
+        let options = OptOptions { pass_pipeline: Some("func.func(cse)".into()), ..Default::default() };
+        let r = run(source, "n.mlir", &options);
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            "n.mlir:0:0: error: can't run 'func.func' pass manager on 'builtin.module' op\n"
+        );
+        assert_eq!(r.output, "");
+    }
+
+    #[test]
+    fn verifier_errors_show_the_op_unless_checked() {
+        // As mlir-opt-22 prints it.
+        let source =
+            "func.func @f(%a: f16) -> f16 {\n  %0 = spirv.BitwiseOr %a, %a : f16\n  return %0 : f16\n}\n";
+        let r = run(source, "bo.mlir", &OptOptions::default());
+        assert!(!r.success);
+        assert_eq!(
+            r.diagnostics_text,
+            "bo.mlir:2:8: error: 'spirv.BitwiseOr' op operand #0 must be 8/16/32/64-bit integer or fixed-length \
+             vector of 8/16/32/64-bit integer values of length 2/3/4/8/16, but got 'f16'\n  %0 = spirv.BitwiseOr \
+             %a, %a : f16\n       ^\nbo.mlir:2:8: note: see current operation: %0 = \"spirv.BitwiseOr\"(%arg0, \
+             %arg0) : (f16, f16) -> f16\n"
+        );
+        let r = run(source, "bo.mlir", &OptOptions { verify_diagnostics: true, ..Default::default() });
+        assert!(!r.diagnostics_text.contains("see current operation"), "{}", r.diagnostics_text);
     }
 
     #[test]

@@ -35,22 +35,19 @@ use spirvkit_grammar::fxhash::FxHashMap;
 
 const ALIASED: &str = "aliased";
 
-/// Runs the pass on every `spirv.module` directly under `top` (where `mlir-opt`
-/// nests a pass anchored on `spirv.module`). Errors (offsets into `text`) mean the
-/// pass failed and the IR must not be printed.
+/// Runs the pass on `top` when it is a `spirv.module` (the pass's anchor), else on
+/// every `spirv.module` directly under it. Errors (offsets into `text`) mean the pass
+/// failed and the IR must not be printed; the caller verifies the result.
 pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
-    let modules: Vec<OpId> =
-        children(ir, top).into_iter().filter(|&op| ir.op(op).name == "spirv.module").collect();
+    let modules: Vec<OpId> = if ir.op(top).name == "spirv.module" {
+        vec![top]
+    } else {
+        children(ir, top).into_iter().filter(|&op| ir.op(op).name == "spirv.module").collect()
+    };
     let mut out = Vec::new();
     for module in modules {
-        let errors = run_on_module(ir, module, &index);
-        if errors.is_empty() {
-            // mlir-opt verifies each op a pass succeeded on.
-            out.extend(crate::verify::verify(ir, module, text));
-        } else {
-            out.extend(errors);
-        }
+        out.extend(run_on_module(ir, module, &index));
     }
     out
 }

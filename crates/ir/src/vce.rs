@@ -140,7 +140,10 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let modules = crate::target_env::spirv_modules(ir, top);
     for module in modules {
         if let Err((op, message)) = update_module(ir, module) {
-            return vec![Diagnostic::error(offset(ir, op), message)];
+            let at = offset(ir, op);
+            return vec![
+                Diagnostic::error(at, message).with_note(at, crate::diag::current_operation_note(ir, op))
+            ];
         }
     }
     Vec::new()

@@ -19,6 +19,12 @@ use std::sync::{Mutex, OnceLock};
 /// Verifies the IR under `top`; an empty list means it is valid. `text` is the
 /// source the IR was parsed from (op locations are converted to offsets into it).
 pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
+    first_failure(ir, top, text).map(|(_, diagnostics)| diagnostics).unwrap_or_default()
+}
+
+/// The first op under `top` (itself included) that fails to verify, with its
+/// diagnostics.
+pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagnostic>)> {
     let mut v = Verifier {
         ir,
         text,
@@ -32,7 +38,7 @@ pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         v.op(op);
         if !v.out.is_empty() {
             // MLIR stops at the first op that fails.
-            break;
+            return Some((op, v.out));
         }
         let o = ir.op(op);
         for &r in o.regions.iter().rev() {
@@ -41,7 +47,7 @@ pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    v.out
+    None
 }
 
 struct Verifier<'a> {
