@@ -514,19 +514,22 @@ fn bench_large(
             table.note_row(case.name, &message);
             continue;
         }
-        let (name, theirs_ok, reference) = (case.name, case.theirs_ok, case.reference);
-        let ours = Stats::of(times_ours);
-        let mut cells = vec![name.to_string(), ms(ours.best), ms(ours.median)];
-        if theirs_ok {
-            let theirs = Stats::of(times_ref);
-            cells.extend([ms(theirs.best), ms(theirs.median), ratio(theirs.best, ours.best)]);
-        } else {
-            cells.extend([format!("{reference} not installed"), String::new(), String::new()]);
-        }
-        table.row(cells);
+        let theirs = case.theirs_ok.then(|| Stats::of(times_ref));
+        table.row(comparison_row(case.name, Stats::of(times_ours), theirs, case.reference));
     }
     report.table(&table);
     Ok(())
+}
+
+/// A whole-process table row: our times, the reference's (`None`: not installed),
+/// and the ratio.
+fn comparison_row(name: &str, ours: Stats, theirs: Option<Stats>, reference: &str) -> Vec<String> {
+    let mut cells = vec![name.to_string(), ms(ours.best), ms(ours.median)];
+    match theirs {
+        Some(theirs) => cells.extend([ms(theirs.best), ms(theirs.median), ratio(theirs.best, ours.best)]),
+        None => cells.extend([format!("{reference} not installed"), String::new(), String::new()]),
+    }
+    cells
 }
 
 // ---------------------------------------------------------------------------
@@ -774,14 +777,9 @@ fn bench_corpus(
         if theirs_rejected > 0 {
             let _ = write!(files_cell, "; {reference} rejects {theirs_rejected}");
         }
-        let ours = Stats::of(totals_ours);
-        let mut cells = vec![name.to_string(), files_cell, ms(ours.best), ms(ours.median)];
-        if theirs_ok {
-            let theirs = Stats::of(totals_ref);
-            cells.extend([ms(theirs.best), ms(theirs.median), ratio(theirs.best, ours.best)]);
-        } else {
-            cells.extend([format!("{reference} not installed"), String::new(), String::new()]);
-        }
+        let theirs = theirs_ok.then(|| Stats::of(totals_ref));
+        let mut cells = comparison_row(name, Stats::of(totals_ours), theirs, reference);
+        cells.insert(1, files_cell);
         table.row(cells);
     }
     report.table(&table);

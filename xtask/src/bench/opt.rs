@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
 
-use super::{mb, measure, ms, rate, ratio, rel, time_process, Report, Settings, Stats, Table};
+use super::{comparison_row, mb, measure, ms, rate, rel, time_process, Report, Settings, Stats, Table};
 
 /// Functions in the generated module; about 2 KB of text each.
 const FUNCTIONS: usize = 5000;
@@ -105,15 +105,8 @@ pub(super) fn bench(
                 }
             }
         }
-        let ours = Stats::of(ours);
-        let mut cells = vec![name.to_string(), ms(ours.best), ms(ours.median)];
-        if reference_ok {
-            let theirs = Stats::of(theirs);
-            cells.extend([ms(theirs.best), ms(theirs.median), ratio(theirs.best, ours.best)]);
-        } else {
-            cells.extend([format!("{REFERENCE} not installed"), String::new(), String::new()]);
-        }
-        table.row(cells);
+        let theirs = reference_ok.then(|| Stats::of(theirs));
+        table.row(comparison_row(name, Stats::of(ours), theirs, REFERENCE));
     }
     report.table(&table);
     Ok(())
