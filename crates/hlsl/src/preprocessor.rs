@@ -1213,11 +1213,8 @@ pub fn render_tokens(tokens: &[Token], interner: &Interner, sources: &SourceMap)
     for tok in tokens.iter().filter(|t| t.kind != TokenKind::Eof) {
         let line = (tok.origin.file, sources.line_col(tok.origin).line);
         match last_line {
-            Some(prev) if prev == line => {
-                if tok.space_before() {
-                    out.push(' ');
-                }
-            }
+            Some(prev) if prev == line && tok.space_before() => out.push(' '),
+            Some(prev) if prev == line => {}
             Some(_) => out.push('\n'),
             None => {}
         }
