@@ -352,10 +352,8 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
             "-Fo" => o.output = Some(value.clone()),
             "-Fi" => o.preprocess_output = Some(value.clone()),
             "-HV" => o.hlsl_version = parse_version(&value)?,
-            "-denorm" => {
-                if !matches!(value.as_str(), "any" | "preserve" | "ftz") {
-                    return Err(OptionError::BadDenorm(value));
-                }
+            "-denorm" if !matches!(value.as_str(), "any" | "preserve" | "ftz") => {
+                return Err(OptionError::BadDenorm(value));
             }
             _ => {}
         }
