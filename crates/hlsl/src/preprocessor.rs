@@ -22,9 +22,9 @@ pub const MAX_INCLUDE_DEPTH: usize = 200;
 /// How deep macro argument pre-expansion and `#if` expressions may nest.
 pub const MAX_EXPANSION_DEPTH: usize = 200;
 /// How many macro expansions one translation unit may perform.
-pub const MAX_EXPANSIONS: usize = 4_000_000;
+pub const MAX_EXPANSIONS: usize = 1_000_000;
 /// How many tokens the preprocessor may produce.
-pub const MAX_OUTPUT_TOKENS: usize = 32_000_000;
+pub const MAX_OUTPUT_TOKENS: usize = 8_000_000;
 /// Largest source file read from disk.
 pub const MAX_FILE_SIZE: u64 = 64 << 20;
 
