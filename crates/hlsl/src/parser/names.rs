@@ -120,6 +120,7 @@ const TEMPLATES: &[&str] = &[
 /// Object types without template arguments.
 const PLAIN_TYPES: &[&str] = &[
     "void",
+    "auto",
     "string",
     "sampler",
     "sampler1D",
