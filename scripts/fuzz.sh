@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET is read, assemble or dis_roundtrip (see fuzz/fuzz_targets/). The corpus
+# TARGET is read, assemble, dis_roundtrip, mlir_text or hlsl_front (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
-# few dozen of them. Crashes land in fuzz/artifacts/TARGET/.
+# few dozen of them; for hlsl_front, the .hlsl/.hlsli files of the DXC SPIR-V tests
+# (../shared/corpus/dxc-codegen-spirv, or $SPIRVKIT_HLSL_CORPUS). Crashes land in
+# fuzz/artifacts/TARGET/.
 #
 # Needs cargo-fuzz (installed here if missing) and a nightly compiler: the nightly
 # toolchain when rustup has one, else the stable one with RUSTC_BOOTSTRAP=1.
@@ -13,7 +15,7 @@
 # forbid unsafe code, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | hlsl_front)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +23,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text) ;;
+    read | dis_roundtrip | assemble | mlir_text | hlsl_front) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -44,7 +46,18 @@ else
 fi
 
 mkdir -p "$seeds"
-if [ -d "$spv_corpus" ]; then
+hlsl_corpus="${SPIRVKIT_HLSL_CORPUS:-$root/../shared/corpus/dxc-codegen-spirv}"
+if [ "$target" = hlsl_front ]; then
+    if [ -d "$hlsl_corpus" ]; then
+        find "$hlsl_corpus" \( -name '*.hlsl' -o -name '*.hlsli' \) | while IFS= read -r file; do
+            name="${file#"$hlsl_corpus"/}"
+            out="$seeds/${name//\//__}"
+            [ -e "$out" ] || cp "$file" "$out"
+        done
+    else
+        echo "fuzz.sh: no HLSL corpus at $hlsl_corpus; starting from an empty corpus" >&2
+    fi
+elif [ -d "$spv_corpus" ]; then
     # Seed names are flattened corpus paths, so re-seeding does not duplicate.
     if [ "$target" = mlir_text ]; then
         mlir_corpus="${SPIRVKIT_MLIR_CORPUS:-$root/../shared/corpus/mlir-spirv}"

@@ -23,6 +23,11 @@ step cargo xtask gen-grammar --check
 step cargo build --release -p spirvkit-cli
 step cargo xtask conformance
 step cargo xtask mlir-conformance
+if [ -d ../shared/corpus/dxc-codegen-spirv ]; then
+    step cargo xtask hlsl-conformance
+else
+    echo "==> hlsl-conformance skipped: no corpus at ../shared/corpus/dxc-codegen-spirv"
+fi
 # One closing line over all cargo tests (the last `test result:` line cargo prints
 # is a crate's doc tests, often 0).
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log")

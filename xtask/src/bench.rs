@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt]`: throughput report.
+//! `cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl]`: throughput report.
 //!
 //! Measures reading, writing, disassembling and assembling, both in-process
 //! (through `spirvkit-binary`) and as whole processes (`target/release/spirvkit`
@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use spirvkit_binary::{AsmOptions, DisOptions};
 
+mod hlsl;
 mod opt;
 
 /// Number of functions in the generated shader; about 1.1 KB of SPIR-V each.
@@ -75,9 +76,9 @@ pub fn run(args: &[String]) -> Result<()> {
             "--quick" => quick = true,
             "--only" => {
                 i += 1;
-                let section = args.get(i).context("--only needs large, corpus or opt")?;
-                if !["large", "corpus", "opt"].contains(&section.as_str()) {
-                    bail!("bench: --only takes large, corpus or opt, not `{section}`");
+                let section = args.get(i).context("--only needs large, corpus, opt or hlsl")?;
+                if !["large", "corpus", "opt", "hlsl"].contains(&section.as_str()) {
+                    bail!("bench: --only takes large, corpus, opt or hlsl, not `{section}`");
                 }
                 only = Some(section.clone());
             }
@@ -86,7 +87,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 corpus = Some(PathBuf::from(args.get(i).context("--corpus needs a directory")?));
             }
             other => {
-                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt])")
+                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl])")
             }
         }
         i += 1;
@@ -152,6 +153,14 @@ pub fn run(args: &[String]) -> Result<()> {
     } else if let Err(e) = opt::bench(&bench_dir, &spirvkit, &settings, &mut report) {
         report.line(format!("## opt: parse + verify + print\n\nskipped: {e:#}\n"));
         report.flush();
+    }
+
+    if wanted("hlsl") {
+        let hlsl_corpus = root.join("../shared/corpus/dxc-codegen-spirv");
+        if let Err(e) = hlsl::bench(&bench_dir, &hlsl_corpus, &settings, &mut report) {
+            report.line(format!("## hlsl: front end (preprocess + parse)\n\nskipped: {e:#}\n"));
+            report.flush();
+        }
     }
 
     let path = bench_dir.join("report.md");

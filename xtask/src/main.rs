@@ -10,6 +10,8 @@
 //! - `mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] [--compare-mlir-opt]
 //!   [--jobs N]`: run MLIR 22's own SPIR-V tests (their RUN lines) with `spirvkit opt` /
 //!   `spirvkit translate` against the floor in conformance/mlir-floor.txt.
+//! - `hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]`: `hlsl2spirv -fsyntax-only`
+//!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 
@@ -18,6 +20,7 @@ mod conformance;
 mod corpus;
 mod gen_dialect;
 mod gen_grammar;
+mod hlsl_conformance;
 mod mlir_conformance;
 mod mlir_print_compare;
 
@@ -38,7 +41,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|bench> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -46,6 +49,7 @@ fn main() -> Result<()> {
         "gen-dialect" => gen_dialect::run(rest),
         "conformance" => conformance::run(rest),
         "mlir-conformance" => mlir_conformance::run(rest),
+        "hlsl-conformance" => hlsl_conformance::run(rest),
         "mlir-print-compare" => mlir_print_compare::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),

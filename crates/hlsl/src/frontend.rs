@@ -1,0 +1,66 @@
+//! The front end in one call: read, preprocess, parse. The driver, the fuzzer and
+//! the benchmarks all go through here.
+
+use crate::ast::Ast;
+use crate::diag::{DiagOptions, Diagnostics};
+use crate::lexer::Interner;
+use crate::parser::{self, ParseOptions};
+use crate::preprocessor::{self, FileLoader, PreprocessOptions, Preprocessed};
+use crate::source::{FileId, SourceMap};
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    pub preprocess: PreprocessOptions,
+    pub parse: ParseOptions,
+    pub diag: DiagOptions,
+}
+
+/// Everything the front end produced, diagnostics included.
+pub struct Frontend {
+    pub sources: SourceMap,
+    pub main: FileId,
+    pub diags: Diagnostics,
+    pub ast: Ast,
+}
+
+impl Frontend {
+    /// Diagnostics rendered clang-style.
+    pub fn render_diagnostics(&self) -> String {
+        self.diags.render(&self.sources)
+    }
+
+    pub fn dump(&self) -> String {
+        crate::dump::dump(&self.ast, &self.sources)
+    }
+}
+
+/// Preprocesses only (`-P`): the tokens, the interner and the diagnostics.
+pub fn preprocess_only(
+    name: &str,
+    path: Option<PathBuf>,
+    text: String,
+    options: &FrontendOptions,
+    loader: &dyn FileLoader,
+) -> (SourceMap, Interner, Preprocessed, Diagnostics) {
+    let mut sources = SourceMap::new();
+    let mut interner = Interner::new();
+    let mut diags = Diagnostics::new(options.diag.clone());
+    let main = sources.add(name, path, text);
+    let pre =
+        preprocessor::preprocess(main, &mut sources, &mut interner, &mut diags, &options.preprocess, loader);
+    (sources, interner, pre, diags)
+}
+
+/// Preprocesses and parses one translation unit.
+pub fn parse_source(
+    name: &str,
+    path: Option<PathBuf>,
+    text: String,
+    options: &FrontendOptions,
+    loader: &dyn FileLoader,
+) -> Frontend {
+    let (sources, interner, pre, mut diags) = preprocess_only(name, path, text, options, loader);
+    let ast = parser::parse(pre, interner, &mut diags, options.parse);
+    Frontend { sources, main: FileId(0), diags, ast }
+}

@@ -1,0 +1,32 @@
+use crate::frontend::{parse_source, Frontend, FrontendOptions};
+use crate::preprocessor::MemoryLoader;
+
+fn parse(text: &str) -> Frontend {
+    parse_source("t.hlsl", None, text.to_string(), &FrontendOptions::default(), &MemoryLoader::default())
+}
+
+fn parse_ok(text: &str) -> String {
+    let fe = parse(text);
+    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
+    fe.dump()
+}
+
+fn parse_err(text: &str) -> String {
+    let fe = parse(text);
+    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
+    fe.render_diagnostics()
+}
+
+#[test]
+fn smoke() {
+    let dump = parse_ok("float4 main(float4 p : POSITION) : SV_Target { return p * 2.0f; }");
+    assert!(dump.contains("FunctionDecl <1:1, 1:65> main 'float4 (float4)'"), "{dump}");
+    assert!(dump.contains("Semantic <1:36, 1:44> SV_Target"), "{dump}");
+    assert!(dump.contains("Semantic <1:24, 1:31> POSITION"), "{dump}");
+}
+
+#[test]
+fn reports_missing_semicolon_after_expression() {
+    let diags = parse_err("void f() { int a; a = 1\n a = 2; }");
+    assert!(diags.contains("t.hlsl:1:24: error: expected ';' after expression"), "{diags}");
+}

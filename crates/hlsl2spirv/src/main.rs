@@ -1,0 +1,187 @@
+//! `hlsl2spirv`: compiles HLSL with dxc's command line. For now the front end only:
+//! `-fsyntax-only` (preprocess and parse), `-ast-dump` and `-P` (preprocess).
+
+mod options;
+
+use options::{Mode, Options, Stage};
+use spirvkit_hlsl::diag::DiagOptions;
+use spirvkit_hlsl::parser::ParseOptions;
+use spirvkit_hlsl::preprocessor::{FsLoader, PreprocessOptions};
+use spirvkit_hlsl::FrontendOptions;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The front end runs on a thread with this much stack (its recursion is bounded;
+/// this leaves a wide margin in debug builds).
+const STACK_SIZE: usize = 256 << 20;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let worker = std::thread::Builder::new().stack_size(STACK_SIZE).spawn(move || run(&args));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("hlsl2spirv: internal error");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> ExitCode {
+    let options = match options::parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("dxc failed : {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Some(input) = options.input.clone() else {
+        eprintln!("dxc failed : Required input file argument is missing. use -help to get more information.");
+        return ExitCode::FAILURE;
+    };
+    let (name, path, text) = if input == "-" {
+        let mut text = String::new();
+        if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+            eprintln!("dxc failed : cannot read standard input: {e}");
+            return ExitCode::FAILURE;
+        }
+        ("<stdin>".to_string(), None, text)
+    } else {
+        match std::fs::read(&input) {
+            Ok(bytes) => {
+                (input.clone(), Some(PathBuf::from(&input)), String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Err(e) => {
+                eprintln!("dxc failed : cannot open file '{input}': {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let frontend_options = frontend_options(&options);
+    if options.mode == Mode::Preprocess {
+        let (sources, interner, pre, diags) =
+            spirvkit_hlsl::frontend::preprocess_only(&name, path, text, &frontend_options, &FsLoader);
+        eprint!("{}", diags.render(&sources));
+        if diags.has_errors() {
+            return ExitCode::FAILURE;
+        }
+        let rendered = spirvkit_hlsl::preprocessor::render_tokens(&pre.tokens, &interner, &sources);
+        return write_output(options.preprocess_output.as_deref(), &rendered);
+    }
+    let fe = spirvkit_hlsl::parse_source(&name, path, text, &frontend_options, &FsLoader);
+    eprint!("{}", fe.render_diagnostics());
+    if fe.diags.has_errors() {
+        return ExitCode::FAILURE;
+    }
+    match options.mode {
+        Mode::SyntaxOnly | Mode::Preprocess => ExitCode::SUCCESS,
+        Mode::AstDump => write_output(options.output.as_deref(), &fe.dump()),
+        Mode::Compile => {
+            eprintln!("hlsl2spirv: not supported yet: SPIR-V code generation");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_output(path: Option<&str>, text: &str) -> ExitCode {
+    let result = match path {
+        None | Some("-") => std::io::stdout().write_all(text.as_bytes()),
+        Some(p) => std::fs::write(p, text),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dxc failed : cannot write output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The SPIR-V version a `-fspv-target-env` implies (for `__SPIRV_*_VERSION__`).
+fn spirv_version(target_env: Option<&str>) -> (u32, u32) {
+    let env = target_env.unwrap_or("vulkan1.0");
+    if let Some((_, spv)) = env.split_once("spirv") {
+        if let Some((major, minor)) = spv.split_once('.') {
+            if let (Ok(a), Ok(b)) = (major.parse(), minor.parse()) {
+                return (a, b);
+            }
+        }
+    }
+    match env {
+        "vulkan1.1" => (1, 3),
+        "vulkan1.2" => (1, 5),
+        "vulkan1.3" => (1, 6),
+        "vulkan1.4" => (1, 6),
+        e if e.starts_with("universal1.") => (1, e["universal1.".len()..].parse().unwrap_or(0)),
+        _ => (1, 0),
+    }
+}
+
+fn frontend_options(o: &Options) -> FrontendOptions {
+    let mut predefined: Vec<(String, String)> = vec![
+        ("__hlsl_dx_compiler".into(), "1".into()),
+        ("__HLSL_VERSION".into(), o.hlsl_version.to_string()),
+        ("__spirv__".into(), "1".into()),
+        ("__DXC_VERSION_MAJOR".into(), "1".into()),
+        ("__DXC_VERSION_MINOR".into(), "8".into()),
+        ("__DXC_VERSION_RELEASE".into(), "0".into()),
+        ("__DXC_VERSION_COMMITS".into(), "0".into()),
+    ];
+    let stages = [
+        ("PIXEL", Stage::Pixel),
+        ("VERTEX", Stage::Vertex),
+        ("GEOMETRY", Stage::Geometry),
+        ("HULL", Stage::Hull),
+        ("DOMAIN", Stage::Domain),
+        ("COMPUTE", Stage::Compute),
+        ("LIBRARY", Stage::Library),
+        ("MESH", Stage::Mesh),
+        ("AMPLIFICATION", Stage::Amplification),
+    ];
+    for (name, stage) in stages {
+        predefined.push((format!("__SHADER_STAGE_{name}"), stage.target_stage_value().to_string()));
+    }
+    if let Some(p) = o.profile {
+        predefined.push(("__SHADER_TARGET_STAGE".into(), p.stage.target_stage_value().to_string()));
+        predefined.push(("__SHADER_TARGET_MAJOR".into(), p.major.to_string()));
+        predefined.push(("__SHADER_TARGET_MINOR".into(), p.minor.to_string()));
+    }
+    if o.enable_16bit_types {
+        predefined.push(("__HLSL_ENABLE_16_BIT".into(), "1".into()));
+    }
+    let (major, minor) = spirv_version(o.target_env.as_deref());
+    predefined.push(("__SPIRV_MAJOR_VERSION__".into(), major.to_string()));
+    predefined.push(("__SPIRV_MINOR_VERSION__".into(), minor.to_string()));
+    FrontendOptions {
+        preprocess: PreprocessOptions {
+            predefined,
+            defines: o.defines.clone(),
+            include_dirs: o.include_dirs.iter().map(PathBuf::from).collect(),
+        },
+        parse: ParseOptions { hlsl_version: o.hlsl_version },
+        diag: DiagOptions {
+            warnings_as_errors: o.warnings_as_errors,
+            no_warnings: o.no_warnings,
+            disabled_warnings: o.disabled_warnings.iter().cloned().collect(),
+            ..DiagOptions::default()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spirv_versions_of_target_envs() {
+        assert_eq!(spirv_version(None), (1, 0));
+        assert_eq!(spirv_version(Some("vulkan1.1")), (1, 3));
+        assert_eq!(spirv_version(Some("vulkan1.1spirv1.4")), (1, 4));
+        assert_eq!(spirv_version(Some("universal1.5")), (1, 5));
+        assert_eq!(spirv_version(Some("vulkan1.3")), (1, 6));
+    }
+}

@@ -1,0 +1,51 @@
+//! The `hlsl2spirv` binary: exit codes, diagnostics on stderr, output modes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hlsl2spirv"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child.stdin.take().expect("piped").write_all(stdin.as_bytes()).expect("writes");
+    child.wait_with_output().expect("finishes")
+}
+
+const SHADER: &str = "#if __SHADER_TARGET_STAGE == __SHADER_STAGE_PIXEL && __HLSL_VERSION == 2018\n\
+                      float4 main() : SV_Target { return X; }\n#endif\n";
+
+#[test]
+fn syntax_only_accepts_and_rejects() {
+    let ok = run(&["-T", "ps_6_0", "-E", "main", "-HV", "2018", "-DX=1", "-fsyntax-only", "-"], SHADER);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let bad = run(&["-Tps_6_0", "-fsyntax-only", "-"], "float4 main() { return 1 }");
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("<stdin>:1:26: error: expected ';' after return statement"), "{stderr}");
+}
+
+#[test]
+fn ast_dump_and_preprocess() {
+    let dump = run(&["-T", "ps_6_0", "-HV", "2018", "-D", "X=2", "-ast-dump", "-"], SHADER);
+    let text = String::from_utf8_lossy(&dump.stdout);
+    assert!(text.contains("FunctionDecl <2:1, 2:39> main 'float4 ()'"), "{text}");
+    let pp = run(
+        &["-T", "vs_6_0", "-P", "-fspv-target-env=vulkan1.1", "-"],
+        "v __SPIRV_MAJOR_VERSION__ __SPIRV_MINOR_VERSION__",
+    );
+    assert_eq!(String::from_utf8_lossy(&pp.stdout), "v 1 3\n");
+}
+
+#[test]
+fn codegen_and_unknown_options_are_errors() {
+    let out = run(&["-T", "ps_6_0", "-E", "main", "-spirv", "-"], "float4 main() : SV_Target { return 0; }");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: SPIR-V code generation"));
+    let out = run(&["-frobnicate", "-"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Unknown argument: '-frobnicate'"));
+}

@@ -1,0 +1,27 @@
+//! HLSL source -> preprocessor -> parser -> `-ast-dump` and rendered diagnostics:
+//! never a panic, never a stack overflow, bounded time and memory.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use spirvkit_hlsl::frontend::{parse_source, preprocess_only, FrontendOptions};
+use spirvkit_hlsl::preprocessor::{render_tokens, MemoryLoader};
+use std::path::PathBuf;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data).into_owned();
+    // Includes resolve in memory (never the file system): the input includes itself
+    // under two names, which exercises guards, `#pragma once` and the depth limit.
+    let mut loader = MemoryLoader::default();
+    loader.files.insert(PathBuf::from("/fuzz/a.hlsli"), text.clone());
+    loader.files.insert(PathBuf::from("/fuzz/b.h"), "#pragma once\n#define B 1\nstruct B_t { float b; };\n".into());
+    let mut options = FrontendOptions::default();
+    options.preprocess.predefined = vec![("__HLSL_VERSION".into(), "2021".into()), ("__spirv__".into(), "1".into())];
+    options.preprocess.defines = vec![("FUZZ".into(), None)];
+    let path = Some(PathBuf::from("/fuzz/main.hlsl"));
+    let fe = parse_source("main.hlsl", path.clone(), text.clone(), &options, &loader);
+    let _ = fe.render_diagnostics();
+    let _ = fe.dump();
+    let (sources, interner, pre, diags) = preprocess_only("main.hlsl", path, text, &options, &loader);
+    let _ = render_tokens(&pre.tokens, &interner, &sources);
+    let _ = diags.render(&sources);
+});
