@@ -103,8 +103,30 @@ impl<'a> Verifier<'a> {
             if !self.out.is_empty() {
                 return;
             }
+        } else if self.foreign_op_in_spirv_function(op) {
+            // MLIR reports this from the module, without the op prefix.
+            let offset = self.offset(op);
+            self.out
+                .push(Diagnostic::error(offset, "functions in 'spirv.module' can only contain spirv.* ops"));
+            return;
         }
         self.terminators(op);
+    }
+
+    /// A non-SPIR-V op inside a `spirv.func` of a `spirv.module`.
+    fn foreign_op_in_spirv_function(&self, op: OpId) -> bool {
+        let ir = self.ir;
+        if ir.op(op).name.starts_with("spirv.") {
+            return false;
+        }
+        let mut current = ir.parent_op(op);
+        while let Some(p) = current {
+            if ir.op(p).name == "spirv.func" {
+                return ir.parent_op(p).is_some_and(|m| ir.op(m).name == "spirv.module");
+            }
+            current = ir.parent_op(p);
+        }
+        false
     }
 
     /// Required attributes and attribute constraints. Returns true on error.
@@ -223,6 +245,10 @@ impl<'a> Verifier<'a> {
             }
         }
         if def.name == "spirv.Bitcast" && self.bitcast(op) {
+            return;
+        }
+        if let Some(message) = self.return_rules(op, def.name) {
+            self.error(op, message);
             return;
         }
         let o = self.ir.op(op);
@@ -718,6 +744,61 @@ impl<'a> Verifier<'a> {
     }
 
     /// Function-like ops: the entry block's arguments match the signature.
+    /// `spirv.Return`/`spirv.ReturnValue` against the enclosing `spirv.func`'s results,
+    /// and `spirv.Unreachable` in a function's entry block, with MLIR's messages.
+    fn return_rules(&self, op: OpId, name: &str) -> Option<String> {
+        let ir = self.ir;
+        let function_results = || {
+            let mut current = ir.parent_op(op);
+            while let Some(p) = current {
+                if ir.op(p).name == "spirv.func" {
+                    let Some(Attribute::Type(fn_ty)) = ir.op(p).attr("function_type") else { return None };
+                    return match ir.types.kind(*fn_ty) {
+                        TypeKind::Function { results, .. } => Some(results.clone()),
+                        _ => None,
+                    };
+                }
+                current = ir.parent_op(p);
+            }
+            None
+        };
+        match name {
+            "spirv.Return" => {
+                let results = function_results()?;
+                (!results.is_empty()).then(|| "cannot be used in functions returning value".to_string())
+            }
+            "spirv.ReturnValue" => {
+                let results = function_results()?;
+                let operands = &ir.op(op).operands;
+                if results.len() != operands.len() {
+                    return Some(format!(
+                        "returns {} value but enclosing function requires {} results",
+                        operands.len(),
+                        results.len()
+                    ));
+                }
+                let (&value, &expected) = (operands.first()?, results.first()?);
+                let actual = ir.value_type(value);
+                (actual != expected).then(|| {
+                    // MLIR's text has the doubled space.
+                    format!(
+                        " return value's type ('{}') mismatch with function's result type ('{}')",
+                        type_to_string(ir, actual),
+                        type_to_string(ir, expected)
+                    )
+                })
+            }
+            "spirv.Unreachable" => {
+                let block = ir.op(op).parent?;
+                let region = ir.block(block).parent?;
+                let is_entry = ir.region(region).blocks.first() == Some(&block);
+                let in_function = ir.region(region).parent.is_some_and(|f| ir.op(f).name == "spirv.func");
+                (is_entry && in_function).then(|| "cannot be used in reachable block".to_string())
+            }
+            _ => None,
+        }
+    }
+
     fn function_signature(&mut self, op: OpId) -> bool {
         let o = self.ir.op(op);
         if !matches!(o.name.as_str(), "spirv.func" | "func.func" | "spirv.ARM.Graph") {
@@ -1279,6 +1360,40 @@ mod tests {
         assert_eq!(
             module(", @v, @main"),
             "t.mlir:6:3: error: expected spirv.GlobalVariable symbol reference instead of'@main'"
+        );
+    }
+
+    fn in_spirv_function(result: &str, body: &str) -> String {
+        first_error(&format!(
+            "spirv.module Logical GLSL450 {{\n  spirv.func @f() {result} \"None\" {{\n{body}\n  }}\n}}\n"
+        ))
+    }
+
+    /// Texts and positions as mlir-opt-22 reports them.
+    #[test]
+    fn returns_match_the_function_and_unreachable_is_not_the_entry() {
+        assert_eq!(
+            in_spirv_function("-> i32", "    spirv.Return"),
+            "t.mlir:3:5: error: 'spirv.Return' op cannot be used in functions returning value"
+        );
+        assert_eq!(
+            in_spirv_function("", "    %0 = spirv.Constant 1 : i32\n    spirv.ReturnValue %0 : i32"),
+            "t.mlir:4:5: error: 'spirv.ReturnValue' op returns 1 value but enclosing function requires 0 results"
+        );
+        assert_eq!(
+            in_spirv_function("-> f32", "    %0 = spirv.Constant 1 : i32\n    spirv.ReturnValue %0 : i32"),
+            "t.mlir:4:5: error: 'spirv.ReturnValue' op  return value's type ('i32') mismatch with function's \
+             result type ('f32')"
+        );
+        assert_eq!(
+            in_spirv_function("", "    spirv.Unreachable"),
+            "t.mlir:3:5: error: 'spirv.Unreachable' op cannot be used in reachable block"
+        );
+        // Outside the entry block mlir-opt accepts it, reachable or not.
+        assert_eq!(in_spirv_function("", "    spirv.Branch ^bb1\n  ^bb1:\n    spirv.Unreachable"), "");
+        assert_eq!(
+            in_spirv_function("-> i32", "    %0 = ub.poison : i32\n    spirv.ReturnValue %0 : i32"),
+            "t.mlir:3:10: error: functions in 'spirv.module' can only contain spirv.* ops"
         );
     }
 }
