@@ -83,7 +83,22 @@ pub fn implicit_conversion(types: &TypeTable, from: Ty, to: Ty) -> Option<Implic
                 return None;
             }
         }
-        (_, TypeData::Enum(_)) => return None,
+        (_, TypeData::Enum(e)) => {
+            // dxc lets integers initialize and assign unscoped enums.
+            let scoped = types.enums.get(e.0 as usize).is_some_and(|i| i.scoped);
+            let integer = types.is_scalar(from) && types.component(from).is_some_and(|c| c.is_integer());
+            return (!scoped && integer).then_some(Implicit { cost: 6, kind: CastKind::Enum, truncates: false });
+        }
+        (TypeData::Object { kind, args }, _)
+            if matches!(kind.family(), super::types::Family::ConstantBuffer | super::types::Family::TextureBuffer) =>
+        {
+            // `ConstantBuffer<S>` is usable as an `S` value.
+            let elem = args.iter().find_map(|a| match a {
+                super::types::ObjectArg::Type(t) => Some(*t),
+                _ => None,
+            });
+            return (elem == Some(to)).then_some(Implicit { cost: 1, kind: CastKind::Other, truncates: false });
+        }
         (TypeData::Array { elem: a, len: la }, TypeData::Array { elem: b, len: lb }) => {
             if la != lb && lb.is_some() {
                 return None;
@@ -106,6 +121,11 @@ pub fn implicit_conversion(types: &TypeTable, from: Ty, to: Ty) -> Option<Implic
             // A derived struct converts to its base.
             if a == b || is_base_of(types, to, from, 0) {
                 return implicit(1, CastKind::NoOp);
+            }
+            // Structs of the same flattened shape convert element-wise.
+            let same_size = types.flat_count(from).is_some() && types.flat_count(from) == types.flat_count(to);
+            if same_size && !types.contains_object(from) && !types.contains_object(to) {
+                return implicit(40, CastKind::Flat);
             }
             return None;
         }
@@ -179,6 +199,13 @@ pub fn explicit_conversion(types: &TypeTable, from: Ty, to: Ty) -> Option<CastKi
         (TypeData::Enum(_), _) if types.is_numeric(to) => Some(CastKind::Enum),
         (_, TypeData::Enum(_)) if types.is_numeric(from) => Some(CastKind::Enum),
         (TypeData::Struct(_), TypeData::Struct(_)) if is_base_of(types, from, to, 0) => Some(CastKind::NoOp),
+        // `vk::BufferPointer<T>(address)` and back.
+        (TypeData::Scalar(s), TypeData::Object { kind: super::types::ObjectKind::BufferPointer, .. })
+        | (TypeData::Object { kind: super::types::ObjectKind::BufferPointer, .. }, TypeData::Scalar(s))
+            if s.is_integer() =>
+        {
+            Some(CastKind::Other)
+        }
         _ => {
             let fc = types.flat_count(from)?;
             let tc = types.flat_count(to)?;

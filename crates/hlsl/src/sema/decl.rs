@@ -21,7 +21,6 @@ pub enum VarContext {
     Buffer(DeclId),
     Local,
     Param,
-    Field,
 }
 
 impl Sema<'_> {
@@ -92,6 +91,7 @@ impl Sema<'_> {
         let decl = self.ast.decl(id).clone();
         match decl.kind {
             DeclKind::Typedef { ty, name, array_dims } => {
+                self.forward_declare_elaborated(ty);
                 let mut t = self.resolve_type(ty);
                 t = self.apply_type_modifiers(t, decl.modifiers);
                 for d in array_dims.iter().rev() {
@@ -179,6 +179,30 @@ impl Sema<'_> {
             }
             DeclKind::EnumConstant { .. } | DeclKind::Empty => {}
         }
+    }
+
+    /// `typedef struct S T;` names a struct not declared yet: declare it incomplete.
+    fn forward_declare_elaborated(&mut self, ty: crate::ast::TypeId) {
+        let crate::ast::TypeKind::Named { name, args: None } = self.ast.ty(ty).kind.clone() else { return };
+        let [ident] = name.segments.as_slice() else { return };
+        let text = self.name(ident.name).to_string();
+        if crate::parser::builtin_type_kind(&text).is_some() || self.lookup(ident.name).is_some() {
+            return;
+        }
+        let sid = StructId(self.types.structs.len() as u32);
+        self.types.structs.push(StructInfo {
+            name: text,
+            decl: DeclId(0),
+            bases: Vec::new(),
+            fields: Vec::new(),
+            methods: HashMap::new(),
+            statics: HashMap::new(),
+            types: HashMap::new(),
+            complete: false,
+            template_args: Vec::new(),
+        });
+        let t = self.types.intern(TypeData::Struct(sid));
+        self.declare(ident.name, Entity::Type(t));
     }
 
     fn enum_decl(&mut self, id: DeclId) -> Ty {
@@ -312,6 +336,12 @@ impl Sema<'_> {
             };
             self.decl_info(id).direction = Some(dir);
         }
+        // The name is visible in its own initializer (as in C++).
+        if let Some(name) = v.name {
+            if context != VarContext::Param {
+                self.declare(name.name, Entity::Var(id));
+            }
+        }
         if let Some(init) = v.init {
             if context == VarContext::Param {
                 // A default argument.
@@ -335,7 +365,7 @@ impl Sema<'_> {
             self.check_global_var(id, ty);
         }
         if let Some(name) = v.name {
-            if context != VarContext::Field {
+            if context == VarContext::Param {
                 self.declare(name.name, Entity::Var(id));
             }
         }
@@ -772,7 +802,7 @@ impl Sema<'_> {
             .filter(|s| !matches!(s.kind, ScopeKind::Block))
             .map(|s| Scope { kind: s.kind.clone(), names: s.names.clone(), using: s.using.clone() })
             .collect();
-        self.templates.insert(id, TemplateInfo { context, specializations: Vec::new() });
+        self.templates.insert(id, TemplateInfo { context, specializations: Vec::new(), partials: Vec::new() });
         match &self.ast.decl(inner).kind {
             DeclKind::Function(f) => {
                 if let Some(n) = f.name.last() {
@@ -785,6 +815,15 @@ impl Sema<'_> {
             DeclKind::Struct { name: Some(n), template_args: None, .. } => {
                 let n = *n;
                 self.declare(n.name, Entity::StructTemplate(id));
+            }
+            DeclKind::Struct { template_args: Some(_), name: Some(n), .. } if !_params.is_empty() => {
+                // A partial specialization: matched against arguments at instantiation.
+                let n = *n;
+                if let Some(Found::Entity(Entity::StructTemplate(primary))) = self.lookup(n.name) {
+                    if let Some(t) = self.templates.get_mut(&primary) {
+                        t.partials.push(id);
+                    }
+                }
             }
             DeclKind::Struct { template_args: Some(_), .. } => self.record_specialization(inner),
             DeclKind::TypeAlias { name, .. } => {
@@ -939,6 +978,11 @@ impl Sema<'_> {
             .templates
             .get(&template)
             .and_then(|t| t.specializations.iter().find(|(v, _)| *v == values).map(|(_, d)| *d));
+        if specialization.is_none() {
+            if let Some(ty) = self.instantiate_partial(template, &values, span) {
+                return ty;
+            }
+        }
         let source = match specialization {
             Some(d) => d,
             None => match self.template_inner(template) {
@@ -1006,6 +1050,60 @@ impl Sema<'_> {
             return r;
         }
         ty
+    }
+
+    /// The first partial specialization of `template` whose pattern matches `values`.
+    fn instantiate_partial(&mut self, template: DeclId, values: &[TemplateValue], span: Span) -> Option<Ty> {
+        let partials = self.templates.get(&template).map(|t| t.partials.clone()).unwrap_or_default();
+        for partial in partials {
+            let Some((params, inner)) = self.template_inner(partial) else { continue };
+            let DeclKind::Struct { template_args: Some(pattern), .. } = self.ast.decl(inner).kind.clone() else {
+                continue;
+            };
+            if pattern.len() != values.len() {
+                continue;
+            }
+            let mut deduced: Vec<Option<TemplateValue>> = vec![None; params.len()];
+            for (p, v) in pattern.iter().zip(values) {
+                match (p, v) {
+                    (TemplateArg::Type(t), TemplateValue::Type(actual)) => {
+                        self.deduce_from_type_ref(*t, *actual, &params, &mut deduced, 0)
+                    }
+                    (TemplateArg::Expr(e), TemplateValue::Value(val)) => {
+                        if let ExprKind::Name { name, .. } = &self.ast.expr(*e).kind {
+                            let pos = name
+                                .last()
+                                .and_then(|n| params.iter().position(|p| p.name.is_some_and(|pn| pn.name == n.name)));
+                            if let Some(i) = pos {
+                                deduced[i] = Some(TemplateValue::Value(*val));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(deduced) = deduced.into_iter().collect::<Option<Vec<_>>>() else { continue };
+            let (bindings, deduced) = self.bind_template_params(partial, deduced, span)?;
+            if let Some(Entity::Type(t)) = self.cached_instance(partial, &deduced) {
+                return Some(t);
+            }
+            let copy = {
+                let mut cloner = Cloner { ast: &mut self.ast, truncated: false };
+                cloner.decl(inner, 0)
+            };
+            self.grow_tables();
+            let key = deduced.clone();
+            let shown = values.to_vec();
+            let ty = self.in_template_context(partial, bindings, |s| {
+                let ty = s.struct_decl_for_instance(copy, shown, partial);
+                s.instances.push((partial, key, Entity::Type(ty)));
+                ty
+            });
+            self.instances.push((template, values.to_vec(), Entity::Type(ty)));
+            self.instantiations.push(Instantiation { template: partial, args: deduced, decl: copy });
+            return Some(ty);
+        }
+        None
     }
 
     /// `A<args>` for an alias template.

@@ -100,7 +100,7 @@ impl Sema<'_> {
                 }
             }
             ExprKind::Unary { op, operand } => self.check_unary(op, operand, span),
-            ExprKind::Binary { op, lhs, rhs } => self.check_binary(op, lhs, rhs, span),
+            ExprKind::Binary { op, lhs, rhs } => self.check_binary(id, op, lhs, rhs, span),
             ExprKind::Assign { op, lhs, rhs } => self.check_assign(op, lhs, rhs, span),
             ExprKind::Conditional { condition, then_value, else_value } => {
                 self.check_conditional(condition, then_value, else_value, span)
@@ -109,7 +109,7 @@ impl Sema<'_> {
             ExprKind::Member { base, member, template_args } => {
                 self.check_member(base, member, template_args.as_deref(), span)
             }
-            ExprKind::Index { base, index } => self.check_index(base, index, span),
+            ExprKind::Index { base, index } => self.check_index(id, base, index, span),
             ExprKind::Cast { ty, operand } => {
                 let to = self.resolve_type(ty);
                 self.check_cast(operand, to, span)
@@ -296,6 +296,11 @@ impl Sema<'_> {
                         return info;
                     }
                 }
+                if name.segments.len() == 1 {
+                    if let Some(info) = self.builtin_value(&last) {
+                        return info;
+                    }
+                }
                 if intrinsics::tables().by_name.contains_key(last.as_str()) && name.segments.len() == 1 {
                     return ExprInfo { ty: TypeTable::ERROR, ..ExprInfo::default() };
                 }
@@ -310,6 +315,27 @@ impl Sema<'_> {
                 Self::rvalue(TypeTable::ERROR)
             }
         }
+    }
+
+    /// Names the language predefines: ray flags and other enumerations, and the
+    /// descriptor heaps.
+    fn builtin_value(&mut self, name: &str) -> Option<ExprInfo> {
+        if let Some((_, value)) = BUILTIN_CONSTANTS.iter().find(|(n, _)| *n == name) {
+            return Some(Self::constant(TypeTable::UINT, Some(ConstValue::Int(*value))));
+        }
+        let heap = match name {
+            "ResourceDescriptorHeap" => "ResourceDescriptorHeap",
+            "SamplerDescriptorHeap" => "SamplerDescriptorHeap",
+            _ => return None,
+        };
+        let sym = self.ast.interner.intern(heap);
+        let ty = self.types.intern(TypeData::Opaque(sym));
+        Some(ExprInfo {
+            ty,
+            category: ValueCategory::ConstLValue,
+            resolution: Resolution::BuiltinMember(heap),
+            ..ExprInfo::default()
+        })
     }
 
     fn resolve_named_type_public(
@@ -538,7 +564,7 @@ impl Sema<'_> {
         None
     }
 
-    fn check_binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, span: Span) -> ExprInfo {
+    fn check_binary(&mut self, id: ExprId, op: BinaryOp, lhs: ExprId, rhs: ExprId, span: Span) -> ExprInfo {
         let lt = self.check_expr(lhs);
         let rt = self.check_expr(rhs);
         if op == BinaryOp::Comma {
@@ -548,6 +574,12 @@ impl Sema<'_> {
         }
         if self.types.is_error(lt) || self.types.is_error(rt) {
             return Self::rvalue(TypeTable::ERROR);
+        }
+        if matches!(self.types.get(lt), TypeData::Struct(_)) {
+            let name = format!("operator{}", op.spelling());
+            if let Some(info) = self.call_operator(id, lt, &name, &[rhs], &[rt], span) {
+                return info;
+            }
         }
         let (Some(ls), Some(rs), Some(lshape), Some(rshape)) =
             (self.types.component(lt), self.types.component(rt), self.types.shape(lt), self.types.shape(rt))
@@ -768,8 +800,16 @@ impl Sema<'_> {
         match explicit_conversion(&self.types, from, to) {
             Some(kind) => {
                 let c = self.constant_of(operand).map(|v| convert_constant(v, to, &self.types));
+                let category = self.exprs.get(operand.index()).map_or(ValueCategory::RValue, |i| i.category);
                 self.expr_info(operand).conversion = Some(Conversion { to, kind });
-                Self::constant(to, c)
+                // A cast of a struct lvalue to itself or a base designates the same storage.
+                let keeps_storage = kind == CastKind::NoOp && matches!(self.types.get(to), TypeData::Struct(_));
+                ExprInfo {
+                    ty: to,
+                    constant: c,
+                    category: if keeps_storage { category } else { ValueCategory::RValue },
+                    ..ExprInfo::default()
+                }
             }
             None => {
                 self.error(span, format!("cannot convert from {} to {}", self.quoted(from), self.quoted(to)));
@@ -1030,7 +1070,7 @@ impl Sema<'_> {
         Self::rvalue(TypeTable::ERROR)
     }
 
-    fn check_index(&mut self, base: ExprId, index: ExprId, span: Span) -> ExprInfo {
+    fn check_index(&mut self, id: ExprId, base: ExprId, index: ExprId, span: Span) -> ExprInfo {
         let bt = self.check_expr(base);
         let it = self.check_expr(index);
         let binfo = self.exprs.get(base.index()).cloned().unwrap_or_default();
@@ -1075,6 +1115,13 @@ impl Sema<'_> {
                 ExprInfo { ty, category: binfo.category, ..ExprInfo::default() }
             }
             TypeData::Object { kind, args } => self.object_index(bt, kind, &args, &binfo, index, it, span),
+            TypeData::Struct(_) => match self.call_operator(id, bt, "operator[]", &[index], &[it], span) {
+                Some(info) => info,
+                None => {
+                    self.error(span, format!("type {} does not provide a subscript operator", self.quoted(bt)));
+                    Self::rvalue(TypeTable::ERROR)
+                }
+            },
             _ => {
                 self.error(span, "subscripted value is not an array, matrix, or vector");
                 Self::rvalue(TypeTable::ERROR)
@@ -1218,7 +1265,12 @@ impl Sema<'_> {
                     }
                     Some(_) => {
                         let t = self.check_expr(callee);
-                        self.check_args(args);
+                        let arg_tys = self.check_args(args);
+                        if matches!(self.types.get(t), TypeData::Struct(_)) {
+                            if let Some(info) = self.call_operator(id, t, "operator()", args, &arg_tys, span) {
+                                return info;
+                            }
+                        }
                         if !self.types.is_error(t) {
                             self.error(
                                 span,
@@ -1367,6 +1419,19 @@ impl Sema<'_> {
                 Self::rvalue(TypeTable::ERROR)
             }
         }
+    }
+
+    /// An overloaded operator of a struct (`operator+`, `operator[]`, `operator()`):
+    /// `None` when the struct has none of that name.
+    fn call_operator(&mut self, id: ExprId, owner: Ty, name: &str, args: &[ExprId], arg_tys: &[Ty], span: Span) -> Option<ExprInfo> {
+        let sym = self.ast.interner.lookup(name)?;
+        let Some(Found::Methods { owner, set }) = self.lookup_member(owner, sym, 0) else { return None };
+        let info = self.call_user(id, id, name, set, args, arg_tys, None, Some(owner), span);
+        let resolution = match self.calls.get(&id).map(|c| &c.callee) {
+            Some(Callee::Function(d)) => Resolution::Method(*d),
+            _ => Resolution::None,
+        };
+        Some(ExprInfo { resolution, ..info })
     }
 
     fn check_args(&mut self, args: &[ExprId]) -> Vec<Ty> {
@@ -1561,11 +1626,34 @@ impl Sema<'_> {
         span: Span,
         callee: impl Fn(u16, &'static str) -> Callee,
     ) -> ExprInfo {
+        self.resolve_builtin_with(id, name, candidates, args, arg_tys, object, template_arg, false, span, callee)
+    }
+
+    /// As [`Self::resolve_builtin`]; `implicit_sampler` matches signatures whose first
+    /// parameter is a sampler without it (`vk::SampledTexture*` carry their sampler).
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_builtin_with(
+        &mut self,
+        id: ExprId,
+        name: &str,
+        candidates: &[(u16, &'static Signature)],
+        args: &[ExprId],
+        arg_tys: &[Ty],
+        object: Option<Ty>,
+        template_arg: Option<Ty>,
+        implicit_sampler: bool,
+        span: Span,
+        callee: impl Fn(u16, &'static str) -> Callee,
+    ) -> ExprInfo {
         if arg_tys.iter().any(|&t| self.types.is_error(t)) {
             return Self::rvalue(TypeTable::ERROR);
         }
-        let margs: Vec<Arg> =
+        let mut margs: Vec<Arg> =
             args.iter().zip(arg_tys).map(|(&a, &ty)| Arg { ty, lvalue: self.is_lvalue(a) }).collect();
+        if implicit_sampler {
+            // The error type matches the sampler parameter at no cost.
+            margs.insert(0, Arg { ty: TypeTable::ERROR, lvalue: false });
+        }
         let builtin_structs = self.builtin_structs.clone();
         let named = move |n: &str| builtin_structs.get(n).copied();
         let env = Env { object, template_arg, named: &named };
@@ -1577,11 +1665,17 @@ impl Sema<'_> {
                 }
             }
         }
-        let Some((index, sig, m)) = best else {
+        let Some((index, sig, mut m)) = best else {
             self.error(span, format!("no matching function for call to '{name}'"));
             return Self::rvalue(TypeTable::ERROR);
         };
+        if implicit_sampler && !m.params.is_empty() {
+            m.params.remove(0);
+        }
         self.apply_params(args, arg_tys, &m.params, name, span);
+        if name == "Load" && object.is_some() {
+            self.check_load_offset(sig, args, implicit_sampler);
+        }
         let ret = m.ret;
         self.calls.insert(id, CallInfo { callee: callee(index, sig.name), params: m.params, ret });
         let resolution = match callee(index, sig.name) {
@@ -1628,7 +1722,8 @@ impl Sema<'_> {
             self.error(member_span, format!("no member named '{name}' in {}", self.quoted(bt)));
             return Self::rvalue(TypeTable::ERROR);
         }
-        let info = self.resolve_builtin(
+        let implicit_sampler = kind.name().starts_with("SampledTexture");
+        let mut info = self.resolve_builtin_with(
             id,
             name,
             &candidates,
@@ -1636,10 +1731,18 @@ impl Sema<'_> {
             arg_tys,
             Some(bt),
             template_arg,
+            implicit_sampler,
             span,
             |index, name| Callee::ObjectMethod { index, name },
         );
-        self.check_method_rules(kind, name, args, span);
+        if name == "Get" && !self.types.is_error(info.ty) {
+            // Records and buffer pointers give access to their storage.
+            let read_only = matches!(
+                kind,
+                ObjectKind::DispatchNodeInputRecord | ObjectKind::GroupNodeInputRecords | ObjectKind::ThreadNodeInputRecord
+            );
+            info.category = if read_only { ValueCategory::ConstLValue } else { ValueCategory::LValue };
+        }
         info
     }
 
@@ -1668,7 +1771,8 @@ impl Sema<'_> {
             }
             "printf" | "errorf" => {
                 if let Some(&first) = args.first() {
-                    if !self.is_string_literal(first) {
+                    let ty = self.exprs.get(first.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                    if !self.is_string_literal(first) && ty != TypeTable::STRING && !self.types.is_error(ty) {
                         let fspan = self.ast.expr(first).span;
                         self.error(fspan, "format string must be a string literal");
                     }
@@ -1679,39 +1783,20 @@ impl Sema<'_> {
         let _ = span;
     }
 
-    fn check_method_rules(&mut self, kind: ObjectKind, name: &str, args: &[ExprId], span: Span) {
-        // Texture offsets must be immediates.
-        let sampling = name.starts_with("Sample") || name.starts_with("Gather") || name == "Load";
-        if sampling && matches!(kind.family(), Family::Texture) {
-            let offset_index = |n: usize| -> Option<usize> {
-                let base = match name {
-                    "Sample" | "Gather" | "GatherRed" | "GatherGreen" | "GatherBlue" | "GatherAlpha" => 2,
-                    "SampleBias" | "SampleLevel" | "SampleCmp" | "SampleCmpLevelZero" | "GatherCmp"
-                    | "GatherCmpRed" | "GatherCmpGreen" | "GatherCmpBlue" | "GatherCmpAlpha" => 3,
-                    "SampleCmpLevel" | "SampleCmpBias" | "SampleGrad" => 4,
-                    "SampleCmpGrad" => 5,
-                    "Load" => {
-                        if kind.shape().is_some_and(|s| s.multisampled) {
-                            2
-                        } else {
-                            1
-                        }
-                    }
-                    _ => return None,
-                };
-                (n > base).then_some(base)
-            };
-            if let Some(i) = offset_index(args.len()) {
-                let a = args[i];
-                let ty = self.exprs.get(a.index()).map_or(TypeTable::ERROR, |x| x.ty);
-                let is_int_vec = self.types.component(ty).is_some_and(|c| c.is_integer());
-                if is_int_vec && !self.is_constant_expr(a) {
-                    let aspan = self.ast.expr(a).span;
-                    self.error(aspan, "Offsets to texture access operations must be immediate values.");
-                }
+    /// Texel fetches take their offset as an immediate (sampling may use a variable
+    /// offset, which legalization handles).
+    fn check_load_offset(&mut self, sig: &Signature, args: &[ExprId], implicit_sampler: bool) {
+        let skip = usize::from(implicit_sampler);
+        for (i, p) in sig.params.iter().enumerate().skip(skip) {
+            if p.pattern != intrinsics::Pattern::Offset {
+                continue;
+            }
+            let Some(&a) = args.get(i - skip) else { continue };
+            if !self.is_constant_expr(a) {
+                let aspan = self.ast.expr(a).span;
+                self.error(aspan, "Offsets to texture access operations must be immediate values.");
             }
         }
-        let _ = span;
     }
 
     /// Whether an expression is built from literals and constants only (for offsets,
@@ -1735,6 +1820,39 @@ impl Sema<'_> {
         }
     }
 }
+
+/// Predefined enumerators: ray flags, committed/candidate statuses, hit kinds,
+/// barrier flags (values from the DXR and shader model 6.8 specifications).
+const BUILTIN_CONSTANTS: &[(&str, i64)] = &[
+    ("RAY_FLAG_NONE", 0x00),
+    ("RAY_FLAG_FORCE_OPAQUE", 0x01),
+    ("RAY_FLAG_FORCE_NON_OPAQUE", 0x02),
+    ("RAY_FLAG_ACCEPT_FIRST_HIT_AND_END_SEARCH", 0x04),
+    ("RAY_FLAG_SKIP_CLOSEST_HIT_SHADER", 0x08),
+    ("RAY_FLAG_CULL_BACK_FACING_TRIANGLES", 0x10),
+    ("RAY_FLAG_CULL_FRONT_FACING_TRIANGLES", 0x20),
+    ("RAY_FLAG_CULL_OPAQUE", 0x40),
+    ("RAY_FLAG_CULL_NON_OPAQUE", 0x80),
+    ("RAY_FLAG_SKIP_TRIANGLES", 0x100),
+    ("RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES", 0x200),
+    ("RAY_FLAG_FORCE_OMM_2_STATE", 0x400),
+    ("COMMITTED_NOTHING", 0),
+    ("COMMITTED_TRIANGLE_HIT", 1),
+    ("COMMITTED_PROCEDURAL_PRIMITIVE_HIT", 2),
+    ("CANDIDATE_NON_OPAQUE_TRIANGLE", 0),
+    ("CANDIDATE_PROCEDURAL_PRIMITIVE", 1),
+    ("HIT_KIND_NONE", 0),
+    ("HIT_KIND_TRIANGLE_FRONT_FACE", 0xFE),
+    ("HIT_KIND_TRIANGLE_BACK_FACE", 0xFF),
+    ("UAV_MEMORY", 0x1),
+    ("GROUP_SHARED_MEMORY", 0x2),
+    ("NODE_INPUT_MEMORY", 0x4),
+    ("NODE_OUTPUT_MEMORY", 0x8),
+    ("ALL_MEMORY", 0xF),
+    ("GROUP_SYNC", 0x1),
+    ("GROUP_SCOPE", 0x2),
+    ("DEVICE_SCOPE", 0x4),
+];
 
 #[derive(Debug, PartialEq, Eq)]
 enum SwizzleError {

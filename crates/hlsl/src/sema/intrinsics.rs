@@ -20,7 +20,8 @@
 //! Object methods add: `$E` (the element type, the first template argument), `$Es`
 //! (its component type), `$E4` (four of them, for `Gather`), `$C` (sampling
 //! coordinates, `float2` for 2D), `$Cm` (texel address and mip, `int3` for 2D), `$Ci`
-//! (texel address, `int2`), `$Cu` (the same as `uint2`), `$O` (offset, `int2`), `$T`
+//! (texel address, `int2`), `$Cu` (the same as `uint2`), `$O` (offset, `int2`), `$G`
+//! (spatial coordinates without the array index: gradients, level of detail), `$T`
 //! (the method's explicit template argument: `Load<T>`), `$R` (a node record type).
 //! A parameter may be `out`, `inout` or `ref` (an atomic's destination) and end in
 //! `?` (optional, trailing); `...` accepts any further arguments.
@@ -87,6 +88,8 @@ pub enum Pattern {
     Texel,
     TexelUnsigned,
     Offset,
+    /// Spatial coordinates without the array index (gradients, level of detail).
+    Gradient,
     TemplateArg,
     /// The object's type argument wrapped in another object (`GetThreadNodeOutputRecords`).
     Wrapped(ObjectKind),
@@ -163,6 +166,7 @@ fn parse_pattern(text: &'static str) -> Result<Pattern, String> {
         "Ci" => Some(Pattern::Texel),
         "Cu" => Some(Pattern::TexelUnsigned),
         "O" => Some(Pattern::Offset),
+        "G" => Some(Pattern::Gradient),
         "T" => Some(Pattern::TemplateArg),
         "@" | "@0" | "@1" | "@2" | "@3" => Some(Pattern::AnyType),
         "ThreadRecords" => Some(Pattern::Wrapped(ObjectKind::ThreadNodeOutputRecords)),
@@ -272,6 +276,7 @@ pub const INTRINSICS: &[&str] = &[
     "$0.bool isfinite($fx0)",
     "$0.bool isinf($fx0)",
     "$0.bool isnan($fx0)",
+    "$0.bool isnormal($fx0)",
     "bool all($ax0)",
     "bool any($ax0)",
     "void clip($fx0)",
@@ -307,7 +312,7 @@ pub const INTRINSICS: &[&str] = &[
     "$0.float asfloat($ax0)",
     "$0.int asint($ax0)",
     "$0.uint asuint($ax0)",
-    "void asuint($dy0, out $0.uint, out $0.uint)",
+    "void asuint($dx0, out $0.uint, out $0.uint)",
     "$0.double asdouble($uy0, $uy0)",
     "$0.half asfloat16($ax0)",
     "$0.int16 asint16($ax0)",
@@ -380,6 +385,7 @@ pub const INTRINSICS: &[&str] = &[
     "void ProcessTriTessFactorsMax(float3, float, out float3, out float)",
     "void ProcessTriTessFactorsMin(float3, float, out float3, out float)",
     "$0 EvaluateAttributeAtCentroid($ax0)",
+    "$0 EvaluateAttributeCentroid($ax0)",
     "$0 EvaluateAttributeAtSample($ax0, uint)",
     "$0 EvaluateAttributeSnapped($ax0, int2)",
     "$0 GetAttributeAtVertex($ax0, uint)",
@@ -429,6 +435,8 @@ pub const INTRINSICS: &[&str] = &[
     "int dot4add_i8packed(uint, uint, int)",
     "float dot2add(half2, half2, float)",
     "uint GetRemainingRecursionLevels()",
+    "uint GetGroupWaveIndex()",
+    "uint GetGroupWaveCount()",
 ];
 
 /// Intrinsics in the `vk` namespace (`vk::RawBufferLoad`, ...).
@@ -463,16 +471,16 @@ pub const METHODS: &[&str] = &[
     "TC | $Es SampleCmpLevel(SamplerComparisonState, $C, float, float, out uint?)",
     "T | $Es SampleCmpBias(SamplerComparisonState, $C, float, float, $O?, float?, out uint?)",
     "TC | $Es SampleCmpBias(SamplerComparisonState, $C, float, float, float?, out uint?)",
-    "T | $Es SampleCmpGrad(SamplerComparisonState, $C, float, $C, $C, $O?, float?, out uint?)",
-    "TC | $Es SampleCmpGrad(SamplerComparisonState, $C, float, $C, $C, float?, out uint?)",
-    "T | $E SampleGrad(SamplerState, $C, $C, $C, $O?, float?, out uint?)",
-    "TC | $E SampleGrad(SamplerState, $C, $C, $C, float?, out uint?)",
+    "T | $Es SampleCmpGrad(SamplerComparisonState, $C, float, $G, $G, $O?, float?, out uint?)",
+    "TC | $Es SampleCmpGrad(SamplerComparisonState, $C, float, $G, $G, float?, out uint?)",
+    "T | $E SampleGrad(SamplerState, $G, $G, $C, $O?, float?, out uint?)",
+    "TC | $E SampleGrad(SamplerState, $G, $G, $C, float?, out uint?)",
     "T | $E SampleLevel(SamplerState, $C, float, $O?, out uint?)",
     "TC | $E SampleLevel(SamplerState, $C, float, out uint?)",
-    "T TC | float CalculateLevelOfDetail(SamplerState, $C)",
-    "T TC | float CalculateLevelOfDetail(SamplerComparisonState, $C)",
-    "T TC | float CalculateLevelOfDetailUnclamped(SamplerState, $C)",
-    "T TC | float CalculateLevelOfDetailUnclamped(SamplerComparisonState, $C)",
+    "T TC | float CalculateLevelOfDetail(SamplerState, $G)",
+    "T TC | float CalculateLevelOfDetail(SamplerComparisonState, $G)",
+    "T TC | float CalculateLevelOfDetailUnclamped(SamplerState, $G)",
+    "T TC | float CalculateLevelOfDetailUnclamped(SamplerComparisonState, $G)",
     "G | $E4 Gather(SamplerState, $C, $O?, out uint?)",
     "G | $E4 GatherRed(SamplerState, $C, $O?, out uint?)",
     "G | $E4 GatherGreen(SamplerState, $C, $O?, out uint?)",
@@ -581,8 +589,8 @@ pub const METHODS: &[&str] = &[
     "FB | void WriteSamplerFeedback(Texture2DArray, SamplerState, $C, float?)",
     "FB | void WriteSamplerFeedbackBias(Texture2D, SamplerState, $C, float, float?)",
     "FB | void WriteSamplerFeedbackBias(Texture2DArray, SamplerState, $C, float, float?)",
-    "FB | void WriteSamplerFeedbackGrad(Texture2D, SamplerState, $C, $C, $C, float?)",
-    "FB | void WriteSamplerFeedbackGrad(Texture2DArray, SamplerState, $C, $C, $C, float?)",
+    "FB | void WriteSamplerFeedbackGrad(Texture2D, SamplerState, $C, $G, $G, float?)",
+    "FB | void WriteSamplerFeedbackGrad(Texture2DArray, SamplerState, $C, $G, $G, float?)",
     "FB | void WriteSamplerFeedbackLevel(Texture2D, SamplerState, $C, float)",
     "FB | void WriteSamplerFeedbackLevel(Texture2DArray, SamplerState, $C, float)",
     "SI | $E SubpassLoad()",
@@ -598,6 +606,7 @@ pub const METHODS: &[&str] = &[
     "NR | $E Get(uint?)",
     "NR | void OutputComplete()",
     "NR | uint Count()",
+    "BP | $E Get()",
 ];
 
 /// A parsed method entry: the families it applies to and its signature.
@@ -689,6 +698,7 @@ pub fn family_codes(kind: ObjectKind) -> Vec<&'static str> {
         Family::RayQuery => codes.push("RQ"),
         Family::FeedbackTexture => codes.push("FB"),
         Family::SubpassInput => codes.push(if kind == ObjectKind::SubpassInputMS { "SIMS" } else { "SI" }),
+        Family::Other if kind == ObjectKind::BufferPointer => codes.push("BP"),
         Family::Node => codes.push(match kind {
             ObjectKind::NodeOutput | ObjectKind::EmptyNodeOutput => "NO",
             ObjectKind::GroupNodeOutputRecords | ObjectKind::ThreadNodeOutputRecords => "NR",
@@ -796,9 +806,21 @@ pub fn match_signature(types: &mut TypeTable, sig: &Signature, args: &[Arg], env
             })
             .collect();
         let Some(&(_, class, shape_class, _)) = members.first() else { continue };
+        // An atomic's destination decides the slot; `out` arguments only receive it.
+        let deciding: Vec<usize> = match members.iter().find(|m| sig.params[m.0].by_ref) {
+            Some(m) => vec![m.0],
+            None => {
+                let ins: Vec<usize> = members.iter().filter(|m| !m.3).map(|m| m.0).collect();
+                if ins.is_empty() {
+                    members.iter().map(|m| m.0).collect()
+                } else {
+                    ins
+                }
+            }
+        };
         let mut comp: Option<Scalar> = None;
         let mut shape: Option<Shape> = None;
-        for &(i, _, _, _) in &members {
+        for &i in &deciding {
             let ty = args[i].ty;
             if types.is_error(ty) {
                 continue;
@@ -812,7 +834,7 @@ pub fn match_signature(types: &mut TypeTable, sig: &Signature, args: &[Arg], env
         }
         let comp = comp.unwrap_or(Scalar::Float);
         let shape = shape.unwrap_or(Shape::Scalar);
-        let writes = members.iter().any(|m| m.3);
+        let writes = members.iter().any(|m| m.3 && sig.params[m.0].by_ref);
         let comp = fit_class(class, comp, writes)?;
         let shape = fit_shape(shape_class, shape)?;
         if is_mul {
@@ -979,6 +1001,7 @@ fn resolve(types: &mut TypeTable, p: &Pattern, slots: &[Option<Ty>; 4], env: &En
         Pattern::Texel => coord(types, Scalar::Int, shape?.texel_coords()),
         Pattern::TexelUnsigned => coord(types, Scalar::UInt, shape?.texel_coords()),
         Pattern::Offset => coord(types, Scalar::Int, shape?.offset_coords()),
+        Pattern::Gradient => coord(types, Scalar::Float, shape?.offset_coords()),
         Pattern::TemplateArg => env.template_arg?,
         Pattern::Wrapped(kind) => {
             let e = element().unwrap_or(TypeTable::ERROR);

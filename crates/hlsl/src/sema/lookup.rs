@@ -171,20 +171,24 @@ impl Sema<'_> {
             return Some(Found::Field { owner: ty, decl: f.decl, ty: f.ty, index: index as u32 });
         }
         if let Some(set) = info.methods.get(&name) {
-            let mut set = set.clone();
-            // Overloads in bases join (HLSL has no hiding rules worth modelling here).
-            for &b in &info.bases {
-                if let Some(Found::Methods { set: more, .. }) = self.lookup_member(b, name, depth + 1) {
-                    set.extend(more);
-                }
-            }
-            return Some(Found::Methods { owner: ty, set });
+            // A derived class's methods hide its bases' of the same name.
+            return Some(Found::Methods { owner: ty, set: set.clone() });
         }
         if let Some(&d) = info.statics.get(&name) {
             return Some(Found::Entity(Entity::Var(d)));
         }
         if let Some(&t) = info.types.get(&name) {
             return Some(Found::Entity(Entity::Type(t)));
+        }
+        // Enumerators of unscoped enums nested in the struct.
+        for &t in info.types.values() {
+            if let TypeData::Enum(e) = self.types.get(t) {
+                if let Some(e) = self.types.enums.get(e.0 as usize).filter(|e| !e.scoped) {
+                    if let Some(&(decl, _)) = e.constants.get(&name) {
+                        return Some(Found::Entity(Entity::EnumConstant(decl)));
+                    }
+                }
+            }
         }
         for &b in &info.bases {
             if let Some(f) = self.lookup_member(b, name, depth + 1) {

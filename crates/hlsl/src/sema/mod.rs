@@ -79,6 +79,8 @@ struct TemplateInfo {
     context: Vec<Scope>,
     /// Explicit specializations: their template arguments and declaration.
     specializations: Vec<(Vec<TemplateValue>, DeclId)>,
+    /// Partial specializations (their `Template` declarations).
+    partials: Vec<DeclId>,
 }
 
 /// The function whose body is being checked.

@@ -95,10 +95,11 @@ impl Sema<'_> {
                 self.push_scope(ScopeKind::Block);
                 let t = self.check_expr(condition);
                 if !self.types.is_error(t) {
-                    let ok = self.types.is_scalar(t)
-                        && self.types.component(t).is_some_and(|c| c.is_integer() || c == Scalar::Bool);
+                    let ok = self.types.is_scalar(t);
                     if ok {
-                        let target = self.types.concrete(t);
+                        // dxc converts other scalar types to int.
+                        let c = self.types.component(t).unwrap_or(Scalar::Int);
+                        let target = if c.is_integer() { self.types.concrete(t) } else { TypeTable::INT };
                         self.convert_implicit(condition, t, target);
                     } else {
                         let span = self.ast.expr(condition).span;
