@@ -154,6 +154,9 @@ fn frontend_options(o: &Options) -> FrontendOptions {
         ("__DXC_VERSION_MINOR".into(), "8".into()),
         ("__DXC_VERSION_RELEASE".into(), "0".into()),
         ("__DXC_VERSION_COMMITS".into(), "0".into()),
+        // `__has_feature(x)` is 1 for the features below, 0 (or undeclared) otherwise.
+        ("__has_feature(x)".into(), "__spirvkit_feature_##x".into()),
+        ("__spirvkit_feature_hlsl_vk_buffer_pointer".into(), "1".into()),
     ];
     let stages = [
         ("PIXEL", Stage::Pixel),

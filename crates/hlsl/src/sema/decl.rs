@@ -796,10 +796,13 @@ impl Sema<'_> {
 
     /// Records a template; its body is checked per instantiation.
     fn template_decl(&mut self, id: DeclId, _params: &[crate::ast::TemplateParam], inner: DeclId) {
+        // Outside function bodies every scope is kept: a member template of an
+        // instantiated class needs the class's template bindings (block scopes).
+        let in_function = self.function.is_some();
         let context: Vec<Scope> = self
             .scopes
             .iter()
-            .filter(|s| !matches!(s.kind, ScopeKind::Block))
+            .filter(|s| !in_function || !matches!(s.kind, ScopeKind::Block))
             .map(|s| Scope { kind: s.kind.clone(), names: s.names.clone(), using: s.using.clone() })
             .collect();
         self.templates.insert(id, TemplateInfo { context, specializations: Vec::new(), partials: Vec::new() });

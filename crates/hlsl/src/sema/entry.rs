@@ -47,7 +47,7 @@ impl Sema<'_> {
             .decl(f)
             .attrs
             .iter()
-            .find(|a| a.namespace.is_none() && self.name(a.name.name) == name)
+            .find(|a| a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case(name))
             .cloned()
     }
 

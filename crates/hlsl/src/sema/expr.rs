@@ -1160,7 +1160,10 @@ impl Sema<'_> {
         }
         let coord = |s: &mut Self, n: u8| {
             let target = if n <= 1 { TypeTable::UINT } else { s.types.vector(Scalar::UInt, n) };
-            if !s.types.is_error(it) && s.convert_implicit(index, it, target).is_none() {
+            // operator[] takes exactly its coordinate shape: no truncation, no structs.
+            let fits = implicit_conversion(&s.types, it, target)
+                .is_some_and(|c| !c.truncates && !matches!(c.kind, CastKind::Flat | CastKind::Reshape));
+            if !s.types.is_error(it) && (!fits || s.convert_implicit(index, it, target).is_none()) {
                 s.error(span, format!("no viable overloaded operator[] for type {}", s.quoted(bt)));
                 return false;
             }
@@ -1169,16 +1172,6 @@ impl Sema<'_> {
         match kind.family() {
             Family::Texture | Family::RWTexture => {
                 let Some(shape) = kind.shape() else { return Self::rvalue(TypeTable::ERROR) };
-                if matches!(
-                    kind,
-                    ObjectKind::SampledTexture1D
-                        | ObjectKind::SampledTexture1DArray
-                        | ObjectKind::SampledTexture3D
-                ) || kind.name().starts_with("SampledTexture") && shape.cube
-                {
-                    self.error(span, format!("no viable overloaded operator[] for type {}", self.quoted(bt)));
-                    return Self::rvalue(TypeTable::ERROR);
-                }
                 if shape.cube && kind.family() == Family::Texture {
                     self.error(span, format!("no viable overloaded operator[] for type {}", self.quoted(bt)));
                     return Self::rvalue(TypeTable::ERROR);
@@ -1248,9 +1241,10 @@ impl Sema<'_> {
                         self.call_user(id, callee, &last, set, args, &arg_tys, targs, None, span)
                     }
                     Some(Found::Methods { owner, set }) => {
+                        let targs = template_args.as_deref().map(|a| self.template_values(a));
                         let arg_tys = self.check_args(args);
                         *self.expr_info(callee) = ExprInfo::default();
-                        self.call_user(id, callee, &last, set, args, &arg_tys, None, Some(owner), span)
+                        self.call_user(id, callee, &last, set, args, &arg_tys, targs, Some(owner), span)
                     }
                     Some(Found::Entity(Entity::Type(t))) => {
                         *self.expr_info(callee) =
@@ -1648,18 +1642,25 @@ impl Sema<'_> {
         if arg_tys.iter().any(|&t| self.types.is_error(t)) {
             return Self::rvalue(TypeTable::ERROR);
         }
-        let mut margs: Vec<Arg> =
+        let margs: Vec<Arg> =
             args.iter().zip(arg_tys).map(|(&a, &ty)| Arg { ty, lvalue: self.is_lvalue(a) }).collect();
-        if implicit_sampler {
-            // The error type matches the sampler parameter at no cost.
-            margs.insert(0, Arg { ty: TypeTable::ERROR, lvalue: false });
-        }
+        // With an implicit sampler, the error type stands for it (it matches at no cost).
+        let mut with_sampler = margs.clone();
+        with_sampler.insert(0, Arg { ty: TypeTable::ERROR, lvalue: false });
+        let takes_sampler = |sig: &Signature| {
+            matches!(
+                sig.params.first().map(|p| &p.pattern),
+                Some(intrinsics::Pattern::Concrete("SamplerState" | "SamplerComparisonState"))
+            )
+        };
         let builtin_structs = self.builtin_structs.clone();
         let named = move |n: &str| builtin_structs.get(n).copied();
         let env = Env { object, template_arg, named: &named };
         let mut best: Option<(u16, &'static Signature, intrinsics::Match)> = None;
         for &(index, sig) in candidates {
-            if let Some(m) = intrinsics::match_signature(&mut self.types, sig, &margs, &env) {
+            let skip = implicit_sampler && takes_sampler(sig);
+            let margs = if skip { &with_sampler } else { &margs };
+            if let Some(m) = intrinsics::match_signature(&mut self.types, sig, margs, &env) {
                 if best.as_ref().is_none_or(|(_, _, b)| m.cost < b.cost) {
                     best = Some((index, sig, m));
                 }
@@ -1669,12 +1670,13 @@ impl Sema<'_> {
             self.error(span, format!("no matching function for call to '{name}'"));
             return Self::rvalue(TypeTable::ERROR);
         };
-        if implicit_sampler && !m.params.is_empty() {
+        let skipped = implicit_sampler && takes_sampler(sig);
+        if skipped && !m.params.is_empty() {
             m.params.remove(0);
         }
         self.apply_params(args, arg_tys, &m.params, name, span);
         if name == "Load" && object.is_some() {
-            self.check_load_offset(sig, args, implicit_sampler);
+            self.check_load_offset(sig, args, skipped);
         }
         let ret = m.ret;
         self.calls.insert(id, CallInfo { callee: callee(index, sig.name), params: m.params, ret });

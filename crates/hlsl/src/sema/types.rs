@@ -344,7 +344,7 @@ object_kinds! {
     SpirvType = "vk::SpirvType", Other, None;
     SpirvOpaqueType = "vk::SpirvOpaqueType", Other, None;
     BufferPointer = "vk::BufferPointer", Other, None;
-    LegacyObject = "sampler", Other, None;
+    LegacyObject = "texture", Other, None;
     StateObject = "StateObjectConfig", Other, None;
 }
 
