@@ -1245,11 +1245,12 @@ impl Sema<'_> {
             |sym: crate::lexer::Symbol| params.iter().position(|p| p.name.is_some_and(|n| n.name == sym));
         match &t.kind {
             crate::ast::TypeKind::Named { name, args } => {
-                if name.segments.len() != 1 {
-                    return;
-                }
-                let sym = name.segments[0].name;
+                let Some(last) = name.last() else { return };
+                let sym = last.name;
                 if args.is_none() {
+                    if name.segments.len() != 1 {
+                        return;
+                    }
                     if let Some(i) = position(sym) {
                         if deduced[i].is_none() {
                             deduced[i] = Some(TemplateValue::Type(arg));
