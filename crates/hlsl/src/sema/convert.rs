@@ -87,17 +87,28 @@ pub fn implicit_conversion(types: &TypeTable, from: Ty, to: Ty) -> Option<Implic
             // dxc lets integers initialize and assign unscoped enums.
             let scoped = types.enums.get(e.0 as usize).is_some_and(|i| i.scoped);
             let integer = types.is_scalar(from) && types.component(from).is_some_and(|c| c.is_integer());
-            return (!scoped && integer).then_some(Implicit { cost: 6, kind: CastKind::Enum, truncates: false });
+            return (!scoped && integer).then_some(Implicit {
+                cost: 6,
+                kind: CastKind::Enum,
+                truncates: false,
+            });
         }
         (TypeData::Object { kind, args }, _)
-            if matches!(kind.family(), super::types::Family::ConstantBuffer | super::types::Family::TextureBuffer) =>
+            if matches!(
+                kind.family(),
+                super::types::Family::ConstantBuffer | super::types::Family::TextureBuffer
+            ) =>
         {
             // `ConstantBuffer<S>` is usable as an `S` value.
             let elem = args.iter().find_map(|a| match a {
                 super::types::ObjectArg::Type(t) => Some(*t),
                 _ => None,
             });
-            return (elem == Some(to)).then_some(Implicit { cost: 1, kind: CastKind::Other, truncates: false });
+            return (elem == Some(to)).then_some(Implicit {
+                cost: 1,
+                kind: CastKind::Other,
+                truncates: false,
+            });
         }
         (TypeData::Array { elem: a, len: la }, TypeData::Array { elem: b, len: lb }) => {
             if la != lb && lb.is_some() {
@@ -123,7 +134,8 @@ pub fn implicit_conversion(types: &TypeTable, from: Ty, to: Ty) -> Option<Implic
                 return implicit(1, CastKind::NoOp);
             }
             // Structs of the same flattened shape convert element-wise.
-            let same_size = types.flat_count(from).is_some() && types.flat_count(from) == types.flat_count(to);
+            let same_size =
+                types.flat_count(from).is_some() && types.flat_count(from) == types.flat_count(to);
             if same_size && !types.contains_object(from) && !types.contains_object(to) {
                 return implicit(40, CastKind::Flat);
             }

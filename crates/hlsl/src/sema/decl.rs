@@ -493,6 +493,20 @@ impl Sema<'_> {
                 }
             }
         }
+        for a in &decl.attrs {
+            let attr_span = a.namespace.map_or(a.name.span, |n| n.span);
+            match self.name(a.name.name) {
+                "push_constant" => {
+                    if self.push_constant_seen {
+                        self.error(attr_span, "cannot have more than one push constant block");
+                    }
+                    self.push_constant_seen = true;
+                }
+                "image_format" => self.check_image_format(a, ty),
+                _ => {}
+            }
+        }
+        self.check_register_overlap(id, ty);
         if let TypeData::Object { kind, .. } = self.types.get(ty).clone() {
             if matches!(
                 kind,
@@ -503,6 +517,70 @@ impl Sema<'_> {
                 let span = v.name.map_or(decl.span, |n| n.span);
                 self.error(span, "SubpassInput(MS) must be externally visible");
             }
+        }
+    }
+
+    /// `[[vk::image_format("...")]]` must agree with the element's component kind.
+    fn check_image_format(&mut self, attr: &crate::ast::Attribute, ty: Ty) {
+        let Some(&arg) = attr.args.first() else { return };
+        let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { return };
+        let format: String = parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
+        let Some(elem) = self.types.object_element(ty) else { return };
+        let Some(comp) = self.types.component(elem) else { return };
+        if format == "unknown" {
+            return;
+        }
+        let wants = if format.ends_with("ui") {
+            if format.contains("64") {
+                Scalar::UInt64
+            } else {
+                Scalar::UInt
+            }
+        } else if format.ends_with('i') {
+            if format.contains("64") {
+                Scalar::Int64
+            } else {
+                Scalar::Int
+            }
+        } else {
+            Scalar::Float
+        };
+        let ok = match wants {
+            Scalar::Float => comp.is_float(),
+            Scalar::Int | Scalar::UInt => {
+                comp.is_integer() && comp.bits(false) == 32 && comp.is_signed() == (wants == Scalar::Int)
+            }
+            w => comp == w,
+        };
+        if !ok {
+            self.error(
+                attr.span,
+                "The image format and the sampled type are not compatible.\nFor the table of compatible types, see https://docs.vulkan.org/spec/latest/appendices/spirvenv.html#spirvenv-format-type-matching.",
+            );
+        }
+    }
+
+    /// `register(cN)` on `$Globals` members: overlapping constant registers.
+    fn check_register_overlap(&mut self, id: DeclId, ty: Ty) {
+        let DeclKind::Var(v) = self.ast.decl(id).kind.clone() else { return };
+        for a in &v.annotations {
+            let crate::ast::Annotation::Register { slot, .. } = a else { continue };
+            let text = self.name(slot.name).to_string();
+            let Some(n) = text.strip_prefix(['c', 'C']).and_then(|d| d.parse::<u32>().ok()) else { continue };
+            let size = self.types.flat_count(ty).unwrap_or(4).div_ceil(4).max(1);
+            let name = v.name.map(|n| self.name(n.name).to_string()).unwrap_or_default();
+            let range = (n, n + size);
+            if let Some((_, other)) =
+                self.constant_registers.iter().find(|(r, _)| r.0 < range.1 && range.0 < r.1)
+            {
+                let other = other.clone();
+                let span = v.name.map_or(self.ast.decl(id).span, |x| x.span);
+                self.error(
+                    span,
+                    format!("field \"{other}\" at register(c{n}) overlaps with previous members"),
+                );
+            }
+            self.constant_registers.push((range, name));
         }
     }
 
@@ -597,6 +675,14 @@ impl Sema<'_> {
                     }
                     let fty = self.var_type(m, v, mdecl.modifiers);
                     self.decl_info(m).ty = fty;
+                    for a in &mdecl.attrs {
+                        if a.namespace.is_some_and(|n| self.name(n.name) == "vk")
+                            && self.name(a.name.name) == "binding"
+                        {
+                            let span = a.namespace.map_or(a.name.span, |n| n.span);
+                            self.error(span, "'binding' attribute only applies to global variables, cbuffers, and tbuffers");
+                        }
+                    }
                     if let Some(init) = v.init {
                         self.check_initializer(init, fty, mdecl.span);
                     }
@@ -682,6 +768,12 @@ impl Sema<'_> {
         for &p in &f.params {
             self.var_decl_param_signature(p);
             let info = self.decls.get(p.index()).cloned().unwrap_or_default();
+            if let TypeData::Opaque(sym) = self.types.get(info.ty) {
+                if matches!(self.name(*sym), "ResourceDescriptorHeap" | "SamplerDescriptorHeap") {
+                    let span = self.ast.decl(p).span;
+                    self.error(span, "Resource/sampler heaps are not allowed as function parameters.");
+                }
+            }
             params.push((info.ty, info.direction.unwrap_or(ParamDirection::In)));
         }
         let info = self.decl_info(id);
@@ -805,7 +897,8 @@ impl Sema<'_> {
             .filter(|s| !in_function || !matches!(s.kind, ScopeKind::Block))
             .map(|s| Scope { kind: s.kind.clone(), names: s.names.clone(), using: s.using.clone() })
             .collect();
-        self.templates.insert(id, TemplateInfo { context, specializations: Vec::new(), partials: Vec::new() });
+        self.templates
+            .insert(id, TemplateInfo { context, specializations: Vec::new(), partials: Vec::new() });
         match &self.ast.decl(inner).kind {
             DeclKind::Function(f) => {
                 if let Some(n) = f.name.last() {
@@ -1060,7 +1153,8 @@ impl Sema<'_> {
         let partials = self.templates.get(&template).map(|t| t.partials.clone()).unwrap_or_default();
         for partial in partials {
             let Some((params, inner)) = self.template_inner(partial) else { continue };
-            let DeclKind::Struct { template_args: Some(pattern), .. } = self.ast.decl(inner).kind.clone() else {
+            let DeclKind::Struct { template_args: Some(pattern), .. } = self.ast.decl(inner).kind.clone()
+            else {
                 continue;
             };
             if pattern.len() != values.len() {
@@ -1074,9 +1168,9 @@ impl Sema<'_> {
                     }
                     (TemplateArg::Expr(e), TemplateValue::Value(val)) => {
                         if let ExprKind::Name { name, .. } = &self.ast.expr(*e).kind {
-                            let pos = name
-                                .last()
-                                .and_then(|n| params.iter().position(|p| p.name.is_some_and(|pn| pn.name == n.name)));
+                            let pos = name.last().and_then(|n| {
+                                params.iter().position(|p| p.name.is_some_and(|pn| pn.name == n.name))
+                            });
                             if let Some(i) = pos {
                                 deduced[i] = Some(TemplateValue::Value(*val));
                             }

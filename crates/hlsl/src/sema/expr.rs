@@ -803,7 +803,8 @@ impl Sema<'_> {
                 let category = self.exprs.get(operand.index()).map_or(ValueCategory::RValue, |i| i.category);
                 self.expr_info(operand).conversion = Some(Conversion { to, kind });
                 // A cast of a struct lvalue to itself or a base designates the same storage.
-                let keeps_storage = kind == CastKind::NoOp && matches!(self.types.get(to), TypeData::Struct(_));
+                let keeps_storage =
+                    kind == CastKind::NoOp && matches!(self.types.get(to), TypeData::Struct(_));
                 ExprInfo {
                     ty: to,
                     constant: c,
@@ -1118,7 +1119,10 @@ impl Sema<'_> {
             TypeData::Struct(_) => match self.call_operator(id, bt, "operator[]", &[index], &[it], span) {
                 Some(info) => info,
                 None => {
-                    self.error(span, format!("type {} does not provide a subscript operator", self.quoted(bt)));
+                    self.error(
+                        span,
+                        format!("type {} does not provide a subscript operator", self.quoted(bt)),
+                    );
                     Self::rvalue(TypeTable::ERROR)
                 }
             },
@@ -1261,7 +1265,8 @@ impl Sema<'_> {
                         let t = self.check_expr(callee);
                         let arg_tys = self.check_args(args);
                         if matches!(self.types.get(t), TypeData::Struct(_)) {
-                            if let Some(info) = self.call_operator(id, t, "operator()", args, &arg_tys, span) {
+                            if let Some(info) = self.call_operator(id, t, "operator()", args, &arg_tys, span)
+                            {
                                 return info;
                             }
                         }
@@ -1417,7 +1422,15 @@ impl Sema<'_> {
 
     /// An overloaded operator of a struct (`operator+`, `operator[]`, `operator()`):
     /// `None` when the struct has none of that name.
-    fn call_operator(&mut self, id: ExprId, owner: Ty, name: &str, args: &[ExprId], arg_tys: &[Ty], span: Span) -> Option<ExprInfo> {
+    fn call_operator(
+        &mut self,
+        id: ExprId,
+        owner: Ty,
+        name: &str,
+        args: &[ExprId],
+        arg_tys: &[Ty],
+        span: Span,
+    ) -> Option<ExprInfo> {
         let sym = self.ast.interner.lookup(name)?;
         let Some(Found::Methods { owner, set }) = self.lookup_member(owner, sym, 0) else { return None };
         let info = self.call_user(id, id, name, set, args, arg_tys, None, Some(owner), span);
@@ -1446,7 +1459,7 @@ impl Sema<'_> {
         owner: Option<Ty>,
         span: Span,
     ) -> ExprInfo {
-        if arg_tys.iter().any(|&t| self.types.is_error(t)) {
+        if arg_tys.contains(&TypeTable::ERROR) {
             return Self::rvalue(TypeTable::ERROR);
         }
         let mut viable: Vec<Viable> = Vec::new();
@@ -1620,7 +1633,18 @@ impl Sema<'_> {
         span: Span,
         callee: impl Fn(u16, &'static str) -> Callee,
     ) -> ExprInfo {
-        self.resolve_builtin_with(id, name, candidates, args, arg_tys, object, template_arg, false, span, callee)
+        self.resolve_builtin_with(
+            id,
+            name,
+            candidates,
+            args,
+            arg_tys,
+            object,
+            template_arg,
+            false,
+            span,
+            callee,
+        )
     }
 
     /// As [`Self::resolve_builtin`]; `implicit_sampler` matches signatures whose first
@@ -1737,11 +1761,20 @@ impl Sema<'_> {
             span,
             |index, name| Callee::ObjectMethod { index, name },
         );
+        if name == "SubpassLoad" && self.in_entry_function() {
+            if let Some(stage) = self.opts.stage {
+                if !matches!(stage, super::tree::Stage::Pixel | super::tree::Stage::Library) {
+                    self.error(span, "SubpassInput(MS) only allowed in pixel shader");
+                }
+            }
+        }
         if name == "Get" && !self.types.is_error(info.ty) {
             // Records and buffer pointers give access to their storage.
             let read_only = matches!(
                 kind,
-                ObjectKind::DispatchNodeInputRecord | ObjectKind::GroupNodeInputRecords | ObjectKind::ThreadNodeInputRecord
+                ObjectKind::DispatchNodeInputRecord
+                    | ObjectKind::GroupNodeInputRecords
+                    | ObjectKind::ThreadNodeInputRecord
             );
             info.category = if read_only { ValueCategory::ConstLValue } else { ValueCategory::LValue };
         }
@@ -1751,23 +1784,70 @@ impl Sema<'_> {
     /// Rules of particular intrinsics that dxc checks in its front end.
     fn check_intrinsic_rules(&mut self, name: &str, args: &[ExprId], span: Span) {
         match name {
-            "InterlockedCompareExchange" | "InterlockedCompareExchangeFloatBitwise" => {
-                if let Some(&out) = args.get(3) {
-                    if !self.is_lvalue(out)
-                        && !self
-                            .types
-                            .is_error(self.exprs.get(out.index()).map_or(TypeTable::ERROR, |i| i.ty))
-                    {
-                        self.error(span, format!("{name} requires a reference as output parameter"));
-                    }
-                }
-            }
             "RawBufferLoad" | "RawBufferStore" => {
                 let align = if name == "RawBufferLoad" { args.get(1) } else { args.get(2) };
                 if let Some(&a) = align {
-                    if self.constant_of(a).and_then(|c| c.as_int()).is_none_or(|v| v < 0) {
+                    let negative =
+                        matches!(self.ast.expr(a).kind, ExprKind::Unary { op: UnaryOp::Minus, .. });
+                    if negative || self.constant_of(a).and_then(|c| c.as_int()).is_none_or(|v| v < 0) {
                         let aspan = self.ast.expr(a).span;
                         self.error(aspan, "alignment argument must be a constant unsigned integer");
+                    }
+                }
+            }
+            "GetAttributeAtVertex" => {
+                if let Some(stage) = self.opts.stage {
+                    if !matches!(stage, super::tree::Stage::Pixel | super::tree::Stage::Library) {
+                        self.error(span, "GetAttributeAtVertex only allowed in pixel shader");
+                        return;
+                    }
+                }
+                if let Some(&a) = args.first() {
+                    let ty = self.exprs.get(a.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                    if self.types.component(ty) == Some(Scalar::Bool) {
+                        let aspan = self.ast.expr(a).span;
+                        self.error(
+                            aspan,
+                            "attribute evaluation can only be done on values taken directly from inputs.",
+                        );
+                    }
+                }
+            }
+            "DispatchMesh" => {
+                if let Some(&a) = args.get(3) {
+                    let groupshared = self
+                        .root_decl(a)
+                        .is_some_and(|d| self.ast.decl(d).modifiers.contains(Modifiers::GROUPSHARED));
+                    let ty = self.exprs.get(a.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                    if !groupshared && !self.types.is_error(ty) {
+                        let aspan = self.ast.expr(a).span;
+                        self.error(aspan, "expected groupshared object as argument to DispatchMesh()");
+                    }
+                }
+            }
+            n if n.starts_with("Interlocked") => {
+                // A component of a texel of a vector-typed RW texture or buffer.
+                if let Some(&dest) = args.first() {
+                    if let ExprKind::Member { base, .. } = self.ast.expr(dest).kind.clone() {
+                        if let ExprKind::Index { base: object, .. } = self.ast.expr(base).kind.clone() {
+                            let oty = self.exprs.get(object.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                            let elem = self.types.object_element(oty);
+                            if elem.is_some_and(|e| !self.types.is_scalar(e)) {
+                                let dspan = self.ast.expr(dest).span;
+                                self.error(
+                                    dspan,
+                                    "Interlocked operation for texture buffer whose result type is non-scalar type is not allowed",
+                                );
+                            }
+                        }
+                    }
+                }
+                if matches!(name, "InterlockedCompareExchange" | "InterlockedCompareExchangeFloatBitwise") {
+                    if let Some(&out) = args.get(3) {
+                        let ty = self.exprs.get(out.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                        if !self.is_lvalue(out) && !self.types.is_error(ty) {
+                            self.error(span, format!("{name} requires a reference as output parameter"));
+                        }
                     }
                 }
             }
@@ -1783,6 +1863,18 @@ impl Sema<'_> {
             _ => {}
         }
         let _ = span;
+    }
+
+    /// Whether the function being checked is the `-E` entry point.
+    fn in_entry_function(&self) -> bool {
+        let Some(f) = &self.function else { return false };
+        let entry = self.opts.entry.as_deref().unwrap_or("main");
+        match &self.ast.decl(f.decl).kind {
+            DeclKind::Function(func) => {
+                func.name.segments.len() == 1 && func.name.last().is_some_and(|n| self.name(n.name) == entry)
+            }
+            _ => false,
+        }
     }
 
     /// Texel fetches take their offset as an immediate (sampling may use a variable

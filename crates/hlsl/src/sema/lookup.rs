@@ -565,14 +565,7 @@ impl Sema<'_> {
             | TypeData::Error
             | TypeData::Opaque(_)
             | TypeData::Enum(_) => {}
-            TypeData::Struct(_) => {
-                // dxc accepts structs that flatten to at most 4 scalars of one type.
-                let simple =
-                    self.types.flat_count(elem).is_some_and(|n| n <= 4) && !self.types.contains_object(elem);
-                if !simple {
-                    self.error(span, "elements of typed buffers and textures must be scalars or vectors");
-                }
-            }
+
             _ => self.error(span, "elements of typed buffers and textures must be scalars or vectors"),
         }
     }

@@ -119,6 +119,9 @@ pub(crate) struct Sema<'d> {
     /// The current `#pragma pack_matrix` default.
     pack_matrix_row_major: Option<bool>,
     entry_points: Vec<tree::EntryPoint>,
+    push_constant_seen: bool,
+    /// `register(cN)` ranges of `$Globals` members and their names.
+    constant_registers: Vec<((u32, u32), String)>,
 }
 
 impl<'d> Sema<'d> {
@@ -144,6 +147,8 @@ impl<'d> Sema<'d> {
             functions: Vec::new(),
             pack_matrix_row_major: None,
             entry_points: Vec::new(),
+            push_constant_seen: false,
+            constant_registers: Vec::new(),
         };
         s.declare_builtin_structs();
         s

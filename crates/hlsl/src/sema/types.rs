@@ -358,10 +358,10 @@ impl ObjectKind {
         found.or(match name {
             "SampledTextureCUBE" => Some(ObjectKind::SampledTextureCube),
             "SampledTextureCUBEArray" => Some(ObjectKind::SampledTextureCubeArray),
-            "sampler" | "sampler1D" | "sampler2D" | "sampler3D" | "samplerCUBE" => Some(ObjectKind::SamplerState),
-            "texture" | "Texture" => {
-                Some(ObjectKind::LegacyObject)
+            "sampler" | "sampler1D" | "sampler2D" | "sampler3D" | "samplerCUBE" => {
+                Some(ObjectKind::SamplerState)
             }
+            "texture" | "Texture" => Some(ObjectKind::LegacyObject),
             "GlobalRootSignature"
             | "LocalRootSignature"
             | "StateObjectConfig"
