@@ -1,9 +1,10 @@
-//! HLSL source -> preprocessor -> parser -> `-ast-dump` and rendered diagnostics:
+//! HLSL source -> preprocessor -> parser -> sema -> typed `-ast-dump` and rendered diagnostics:
 //! never a panic, never a stack overflow, bounded time and memory.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spirvkit_hlsl::frontend::{parse_source, preprocess_only, FrontendOptions};
+use spirvkit_hlsl::frontend::{analyze_source, preprocess_only, FrontendOptions};
+use spirvkit_hlsl::sema::tree::Stage;
 use spirvkit_hlsl::preprocessor::{render_tokens, MemoryLoader};
 use std::path::PathBuf;
 
@@ -18,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
     options.preprocess.predefined = vec![("__HLSL_VERSION".into(), "2021".into()), ("__spirv__".into(), "1".into())];
     options.preprocess.defines = vec![("FUZZ".into(), None)];
     let path = Some(PathBuf::from("/fuzz/main.hlsl"));
-    let fe = parse_source("main.hlsl", path.clone(), text.clone(), &options, &loader);
+    // The first byte picks the stage, so the entry point checks run too.
+    let stages = [Stage::Pixel, Stage::Vertex, Stage::Compute, Stage::Mesh, Stage::Hull, Stage::Geometry, Stage::Library];
+    options.sema.stage = data.first().map(|b| stages[usize::from(*b) % stages.len()]);
+    let fe = analyze_source("main.hlsl", path.clone(), text.clone(), &options, &loader);
     let _ = fe.render_diagnostics();
     let _ = fe.dump();
     let (sources, interner, pre, diags) = preprocess_only("main.hlsl", path, text, &options, &loader);

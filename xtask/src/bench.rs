@@ -158,7 +158,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if wanted("hlsl") {
         let hlsl_corpus = root.join("../shared/corpus/dxc-codegen-spirv");
         if let Err(e) = hlsl::bench(&bench_dir, &hlsl_corpus, &settings, &mut report) {
-            report.line(format!("## hlsl: front end (preprocess + parse)\n\nskipped: {e:#}\n"));
+            report.line(format!("## hlsl: front end (preprocess, parse, sema)\n\nskipped: {e:#}\n"));
             report.flush();
         }
     }

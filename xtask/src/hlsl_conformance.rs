@@ -1,4 +1,4 @@
-//! `cargo xtask hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]`: runs the
+//! `cargo xtask hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N] [--debug]`: runs the
 //! front end (`hlsl2spirv -fsyntax-only`) over DXC's SPIR-V tests.
 //!
 //! Every `%dxc` RUN line of every `.hlsl` file under the corpus
@@ -202,13 +202,15 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = crate::workspace_root().join("../shared/corpus/dxc-codegen-spirv");
     let mut update_floor = false;
     let mut jobs = 2usize;
+    let mut debug = false;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--corpus" => corpus = PathBuf::from(iter.next().context("--corpus needs a directory")?),
             "--update-floor" => update_floor = true,
+            "--debug" => debug = true,
             "--jobs" | "-j" => jobs = iter.next().context("--jobs needs a number")?.parse()?,
-            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]"),
+            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N] [--debug]"),
         }
     }
     if !corpus.is_dir() {
@@ -216,15 +218,19 @@ pub fn run(args: &[String]) -> Result<()> {
         return Ok(());
     }
     let root = crate::workspace_root();
+    // `--debug` reuses the dev build (quicker to rebuild while iterating).
+    let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "hlsl2spirv"])
+        .arg("build")
+        .args(profile_args)
+        .args(["--quiet", "-p", "hlsl2spirv"])
         .current_dir(&root)
         .status()
         .context("building hlsl2spirv")?;
     if !status.success() {
         bail!("building hlsl2spirv failed");
     }
-    let binary = root.join("target/release/hlsl2spirv");
+    let binary = root.join(if debug { "target/debug/hlsl2spirv" } else { "target/release/hlsl2spirv" });
     let scratch = root.join("target/hlsl-conformance");
     std::fs::create_dir_all(&scratch)?;
 

@@ -5,6 +5,7 @@ use crate::ast::{
     Annotation, Ast, Attribute, DeclId, DeclKind, ExprId, ExprKind, StmtId, StmtKind, TemplateArg,
     TemplateParamKind, TypeId, TypeKind,
 };
+use crate::sema::tree::{Callee, Resolution, TypedTree, ValueCategory};
 use crate::source::{SourceMap, Span};
 
 #[derive(Clone)]
@@ -21,16 +22,35 @@ enum Node<'a> {
 
 /// The whole tree as text.
 pub fn dump(ast: &Ast, sources: &SourceMap) -> String {
-    let mut d = Dumper { ast, sources, out: String::new(), prefix: String::new() };
+    let mut d = Dumper { ast, sources, typed: None, out: String::new(), prefix: String::new() };
     d.out.push_str("TranslationUnitDecl\n");
     let items: Vec<Node> = ast.items.iter().map(|&i| Node::Decl(i)).collect();
     d.children(&items);
     d.out
 }
 
+/// The typed tree: every expression with its type (`: 'float4' lvalue`), resolved
+/// declaration (`-> Var #12 'x'`), implicit conversion (`<Splat 'float4'>`), constant
+/// value and chosen overload (`call 'dot(float3, float3) -> float'`); every
+/// declaration with its resolved type; template instantiations under their template.
+pub fn dump_typed(tree: &TypedTree, sources: &SourceMap) -> String {
+    let ast = &tree.ast;
+    let mut d = Dumper { ast, sources, typed: Some(tree), out: String::new(), prefix: String::new() };
+    d.out.push_str("TranslationUnitDecl\n");
+    let items: Vec<Node> = ast.items.iter().map(|&i| Node::Decl(i)).collect();
+    d.children(&items);
+    for e in &tree.entry_points {
+        let threads =
+            e.numthreads.map(|t| format!(" numthreads({}, {}, {})", t[0], t[1], t[2])).unwrap_or_default();
+        d.out.push_str(&format!("EntryPoint {} {:?} #{}{threads}\n", e.name, e.stage, e.function.0));
+    }
+    d.out
+}
+
 struct Dumper<'a> {
     ast: &'a Ast,
     sources: &'a SourceMap,
+    typed: Option<&'a TypedTree>,
     out: String,
     prefix: String,
 }
@@ -302,7 +322,29 @@ impl<'a> Dumper<'a> {
             DeclKind::Pragma(text) => format!("PragmaDecl {range} '{text}'"),
             DeclKind::Empty => format!("EmptyDecl {range}"),
         };
-        self.line(header);
+        let annotation = match &decl.kind {
+            DeclKind::Var(_) | DeclKind::Function(_) | DeclKind::Typedef { .. } | DeclKind::Struct { .. } => {
+                self.decl_annotation(id)
+            }
+            _ => String::new(),
+        };
+        if let (Some(tree), DeclKind::Template { .. }) = (self.typed, &decl.kind) {
+            for inst in tree.instantiations.iter().filter(|i| i.template == id) {
+                let args: Vec<String> = inst
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        crate::sema::tree::TemplateValue::Type(t) => tree.types.display(*t),
+                        crate::sema::tree::TemplateValue::Value(v) => format!("{v:?}"),
+                    })
+                    .collect();
+                kids.push(Node::Label(
+                    format!("Instantiation <{}>", args.join(", ")),
+                    Some(Box::new(Node::Decl(inst.decl))),
+                ));
+            }
+        }
+        self.line(header + &annotation);
         self.children(&kids);
     }
 
@@ -490,7 +532,93 @@ impl<'a> Dumper<'a> {
             }
             ExprKind::Error => format!("RecoveryExpr {range}"),
         };
-        self.line(header);
+        let typed = self.expr_annotation(id);
+        self.line(header + &typed);
         self.children(&kids);
+    }
+
+    /// ` : 'type' lvalue -> target <Conversion 'to'> = value call 'overload'`.
+    fn expr_annotation(&self, id: ExprId) -> String {
+        let Some(tree) = self.typed else { return String::new() };
+        let Some(info) = tree.expr(id) else { return String::new() };
+        let types = &tree.types;
+        let mut t = format!(" : '{}'", types.display(info.ty));
+        match info.category {
+            ValueCategory::LValue => t.push_str(" lvalue"),
+            ValueCategory::ConstLValue => t.push_str(" const lvalue"),
+            ValueCategory::RValue => {}
+        }
+        match &info.resolution {
+            Resolution::None => {}
+            Resolution::Decl(d) | Resolution::Method(d) => t.push_str(&format!(" -> {}", self.decl_ref(*d))),
+            Resolution::EnumConstant(d) => t.push_str(&format!(" -> {}", self.decl_ref(*d))),
+            Resolution::Field { decl, index } => {
+                t.push_str(&format!(" -> field {index} {}", self.decl_ref(*decl)))
+            }
+            Resolution::Swizzle(ix) => {
+                let parts: Vec<String> = ix.iter().map(|i| i.to_string()).collect();
+                t.push_str(&format!(" swizzle({})", parts.join(",")));
+            }
+            Resolution::Intrinsic(_) | Resolution::ObjectMethod(_) => {}
+            Resolution::BuiltinMember(m) => t.push_str(&format!(" builtin .{m}")),
+            Resolution::Type(ty) => t.push_str(&format!(" type '{}'", types.display(*ty))),
+        }
+        if let Some(c) = &info.conversion {
+            t.push_str(&format!(" <{:?} '{}'>", c.kind, types.display(c.to)));
+        }
+        if let Some(v) = info.constant {
+            t.push_str(&format!(" = {v:?}"));
+        }
+        if let Some(call) = tree.calls.get(&id) {
+            let params: Vec<String> = call
+                .params
+                .iter()
+                .map(|(p, d)| {
+                    let dir = match d {
+                        crate::sema::tree::ParamDirection::In => "",
+                        crate::sema::tree::ParamDirection::Out => "out ",
+                        crate::sema::tree::ParamDirection::InOut => "inout ",
+                    };
+                    format!("{dir}{}", types.display(*p))
+                })
+                .collect();
+            let callee = match &call.callee {
+                Callee::Function(d) => self.decl_ref(*d),
+                Callee::Intrinsic { name, .. } => format!("intrinsic {name}"),
+                Callee::ObjectMethod { name, .. } => format!("method {name}"),
+                Callee::Constructor => "constructor".to_string(),
+            };
+            t.push_str(&format!(" call {callee} '({}) -> {}'", params.join(", "), types.display(call.ret)));
+        }
+        t
+    }
+
+    /// `Var #12 'x'`: a declaration by kind, id and name.
+    fn decl_ref(&self, id: DeclId) -> String {
+        let decl = self.ast.decl(id);
+        let (kind, name) = match &decl.kind {
+            DeclKind::Var(v) => ("Var", v.name.map(|n| self.name(n.name).to_string()).unwrap_or_default()),
+            DeclKind::Function(f) => ("Function", self.ast.qualified_name_text(&f.name)),
+            DeclKind::EnumConstant { name, .. } => ("EnumConstant", self.name(name.name).to_string()),
+            _ => ("Decl", String::new()),
+        };
+        format!("{kind} #{} '{name}'", id.0)
+    }
+
+    /// ` : 'resolved type'` and storage for declarations.
+    fn decl_annotation(&self, id: DeclId) -> String {
+        let Some(tree) = self.typed else { return String::new() };
+        let Some(info) = tree.decl(id) else { return String::new() };
+        let mut t = format!(" #{} : '{}'", id.0, tree.types.display(info.ty));
+        if let Some(s) = info.storage {
+            t.push_str(&format!(" storage={s:?}"));
+        }
+        if let Some(c) = info.constant {
+            t.push_str(&format!(" = {c:?}"));
+        }
+        if let Some(d) = info.definition {
+            t.push_str(&format!(" definition=#{}", d.0));
+        }
+        t
     }
 }

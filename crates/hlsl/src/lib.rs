@@ -1,10 +1,11 @@
 //! The HLSL front end of spirvkit: source map, diagnostics, lexer, preprocessor,
-//! syntax tree and parser. Semantic analysis (a typed tree) comes later and starts
-//! from [`ast::Ast`].
+//! syntax tree, parser and semantic analysis (a typed, resolved tree).
 //!
 //! Data flow: source text -> [`preprocessor`] (tokens with spans into the original
 //! files) -> [`parser`] -> [`ast::Ast`] (arena-based, every node with a span) ->
-//! [`dump`] for `-ast-dump`. [`frontend::parse_source`] runs the whole chain.
+//! [`sema`] -> [`sema::tree::TypedTree`] (types, resolutions, chosen overloads as side
+//! tables of the tree) -> [`dump`] for `-ast-dump`. [`frontend::analyze_source`] runs
+//! the whole chain.
 
 pub mod ast;
 pub mod diag;
@@ -13,6 +14,7 @@ pub mod frontend;
 pub mod lexer;
 pub mod parser;
 pub mod preprocessor;
+pub mod sema;
 pub mod source;
 
-pub use frontend::{parse_source, Frontend, FrontendOptions};
+pub use frontend::{analyze_source, parse_source, Frontend, FrontendOptions};

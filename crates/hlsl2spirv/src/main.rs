@@ -1,12 +1,16 @@
 //! `hlsl2spirv`: compiles HLSL with dxc's command line. For now the front end only:
-//! `-fsyntax-only` (preprocess and parse), `-ast-dump` and `-P` (preprocess).
+//! `-fsyntax-only` (preprocess, parse, semantic analysis), `-ast-dump` (the typed
+//! tree) and `-P` (preprocess).
 
+mod builtin_headers;
 mod options;
 
 use options::{Mode, Options, Stage};
 use spirvkit_hlsl::diag::DiagOptions;
 use spirvkit_hlsl::parser::ParseOptions;
 use spirvkit_hlsl::preprocessor::{FsLoader, PreprocessOptions};
+use spirvkit_hlsl::sema::tree::Stage as SemaStage;
+use spirvkit_hlsl::sema::SemaOptions;
 use spirvkit_hlsl::FrontendOptions;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -63,8 +67,13 @@ fn run(args: &[String]) -> ExitCode {
     };
     let frontend_options = frontend_options(&options);
     if options.mode == Mode::Preprocess {
-        let (sources, interner, pre, diags) =
-            spirvkit_hlsl::frontend::preprocess_only(&name, path, text, &frontend_options, &FsLoader);
+        let (sources, interner, pre, diags) = spirvkit_hlsl::frontend::preprocess_only(
+            &name,
+            path,
+            text,
+            &frontend_options,
+            &builtin_headers::WithBuiltinHeaders(FsLoader),
+        );
         eprint!("{}", diags.render(&sources));
         if diags.has_errors() {
             return ExitCode::FAILURE;
@@ -72,7 +81,8 @@ fn run(args: &[String]) -> ExitCode {
         let rendered = spirvkit_hlsl::preprocessor::render_tokens(&pre.tokens, &interner, &sources);
         return write_output(options.preprocess_output.as_deref(), &rendered);
     }
-    let fe = spirvkit_hlsl::parse_source(&name, path, text, &frontend_options, &FsLoader);
+    let loader = builtin_headers::WithBuiltinHeaders(FsLoader);
+    let fe = spirvkit_hlsl::analyze_source(&name, path, text, &frontend_options, &loader);
     eprint!("{}", fe.render_diagnostics());
     if fe.diags.has_errors() {
         return ExitCode::FAILURE;
@@ -121,6 +131,20 @@ fn spirv_version(target_env: Option<&str>) -> (u32, u32) {
     }
 }
 
+fn sema_stage(stage: Stage) -> SemaStage {
+    match stage {
+        Stage::Pixel => SemaStage::Pixel,
+        Stage::Vertex => SemaStage::Vertex,
+        Stage::Geometry => SemaStage::Geometry,
+        Stage::Hull => SemaStage::Hull,
+        Stage::Domain => SemaStage::Domain,
+        Stage::Compute => SemaStage::Compute,
+        Stage::Library => SemaStage::Library,
+        Stage::Mesh => SemaStage::Mesh,
+        Stage::Amplification => SemaStage::Amplification,
+    }
+}
+
 fn frontend_options(o: &Options) -> FrontendOptions {
     let mut predefined: Vec<(String, String)> = vec![
         ("__hlsl_dx_compiler".into(), "1".into()),
@@ -130,6 +154,9 @@ fn frontend_options(o: &Options) -> FrontendOptions {
         ("__DXC_VERSION_MINOR".into(), "8".into()),
         ("__DXC_VERSION_RELEASE".into(), "0".into()),
         ("__DXC_VERSION_COMMITS".into(), "0".into()),
+        // `__has_feature(x)` is 1 for the features below, 0 (or undeclared) otherwise.
+        ("__has_feature(x)".into(), "__spirvkit_feature_##x".into()),
+        ("__spirvkit_feature_hlsl_vk_buffer_pointer".into(), "1".into()),
     ];
     let stages = [
         ("PIXEL", Stage::Pixel),
@@ -163,6 +190,13 @@ fn frontend_options(o: &Options) -> FrontendOptions {
             include_dirs: o.include_dirs.iter().map(PathBuf::from).collect(),
         },
         parse: ParseOptions { hlsl_version: o.hlsl_version },
+        sema: SemaOptions {
+            hlsl_version: o.hlsl_version,
+            enable_16bit_types: o.enable_16bit_types,
+            stage: o.profile.map(|p| sema_stage(p.stage)),
+            shader_model: o.profile.map_or((6, 0), |p| (p.major, p.minor)),
+            entry: o.entry.clone(),
+        },
         diag: DiagOptions {
             warnings_as_errors: o.warnings_as_errors,
             no_warnings: o.no_warnings,

@@ -1,4 +1,4 @@
-//! The `hlsl` rows of `cargo xtask bench`: front-end throughput (preprocess + parse)
+//! The `hlsl` rows of `cargo xtask bench`: front-end throughput (preprocess, parse, sema)
 //! in lines per second, over DXC's SPIR-V tests and over a large generated shader,
 //! in-process and as whole `hlsl2spirv -fsyntax-only` processes. No reference tool:
 //! dxc is not installed here.
@@ -28,12 +28,12 @@ pub(super) fn bench(bench_dir: &Path, corpus: &Path, settings: &Settings, report
     let large_lines = text.lines().count();
     let options = FrontendOptions::default();
     let check =
-        spirvkit_hlsl::parse_source("large.hlsl", Some(path.clone()), text.clone(), &options, &FsLoader);
+        spirvkit_hlsl::analyze_source("large.hlsl", Some(path.clone()), text.clone(), &options, &FsLoader);
     if check.diags.has_errors() {
-        bail!("the generated shader does not parse:\n{}", check.render_diagnostics());
+        bail!("the generated shader has errors:\n{}", check.render_diagnostics());
     }
     report.line(format!(
-        "## hlsl: front end (preprocess + parse)\n\n`{}`: a generated shader, {FUNCTIONS} functions with \
+        "## hlsl: front end (preprocess, parse, sema)\n\n`{}`: a generated shader, {FUNCTIONS} functions with \
          structs, cbuffers, loops and switches: {large_lines} lines, {}\n",
         rel(&path),
         mb(text.len())
@@ -79,6 +79,20 @@ pub(super) fn bench(bench_dir: &Path, corpus: &Path, settings: &Settings, report
             )))
         }),
     );
+    row(
+        &mut table,
+        "large: preprocess + parse + sema",
+        large_lines,
+        measure(settings, || {
+            drop(black_box(spirvkit_hlsl::analyze_source(
+                "large.hlsl",
+                None,
+                text.clone(),
+                &options,
+                &FsLoader,
+            )))
+        }),
+    );
     let files = corpus_files(corpus)?;
     if !files.is_empty() {
         let lines: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
@@ -95,11 +109,24 @@ pub(super) fn bench(bench_dir: &Path, corpus: &Path, settings: &Settings, report
             }
         });
         row(&mut table, &format!("corpus: {} files, preprocess + parse", files.len()), lines, stats);
+        let stats = measure(settings, || {
+            for (p, t) in &files {
+                let name = p.display().to_string();
+                drop(black_box(spirvkit_hlsl::analyze_source(
+                    &name,
+                    Some(p.clone()),
+                    t.clone(),
+                    &options,
+                    &FsLoader,
+                )));
+            }
+        });
+        row(&mut table, &format!("corpus: {} files, preprocess + parse + sema", files.len()), lines, stats);
     }
     report.table(&table);
 
     let mut table = Table::new(&["whole-process", "lines", "best", "median", "runs", "lines/s"]);
-    let args = [OsStr::new("-fsyntax-only"), OsStr::new("-T"), OsStr::new("ps_6_0"), path.as_os_str()];
+    let args = [OsStr::new("-fsyntax-only"), OsStr::new("-T"), OsStr::new("lib_6_6"), path.as_os_str()];
     let mut times = Vec::new();
     for _ in 0..settings.process_runs {
         times.push(time_process(binary.as_os_str(), &args)?);
@@ -119,7 +146,7 @@ pub(super) fn bench(bench_dir: &Path, corpus: &Path, settings: &Settings, report
         let start = std::time::Instant::now();
         for (p, _) in &files {
             let _ = Command::new(&binary)
-                .args(["-fsyntax-only", "-T", "ps_6_0"])
+                .args(["-fsyntax-only", "-T", "lib_6_6"])
                 .arg(p)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -209,7 +236,7 @@ mod tests {
     #[test]
     fn generated_shader_parses_without_errors() {
         let text = super::large_shader(20);
-        let fe = spirvkit_hlsl::parse_source(
+        let fe = spirvkit_hlsl::analyze_source(
             "large.hlsl",
             None,
             text,

@@ -1,0 +1,480 @@
+//! Entry points: found by `-E` (or `[shader("...")]` in libraries), with the stage
+//! from the profile, and the attribute and signature rules dxc checks up front.
+
+use super::tree::ParamDirection;
+use super::tree::{EntryPoint, Stage};
+use super::types::{Scalar, Ty, TypeData, TypeTable};
+use super::Sema;
+use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprKind, Modifiers};
+use crate::source::Span;
+
+impl Sema<'_> {
+    pub(super) fn check_entry_points(&mut self) {
+        let Some(stage) = self.opts.stage else { return };
+        if stage == Stage::Library {
+            let functions = self.functions.clone();
+            for f in functions {
+                let attrs = self.ast.decl(f).attrs.clone();
+                let shader =
+                    attrs.iter().find(|a| self.name(a.name.name) == "shader" && a.namespace.is_none());
+                let Some(shader) = shader else { continue };
+                let Some(&arg) = shader.args.first() else { continue };
+                let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { continue };
+                let text: String =
+                    parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
+                if let Some(stage) = Stage::from_shader_attribute(&text) {
+                    self.add_entry(f, stage);
+                }
+            }
+            return;
+        }
+        let entry = self.opts.entry.clone().unwrap_or_else(|| "main".to_string());
+        let found = self.functions.iter().copied().find(|&f| match &self.ast.decl(f).kind {
+            DeclKind::Function(func) => {
+                func.name.segments.len() == 1 && func.name.last().is_some_and(|n| self.name(n.name) == entry)
+            }
+            _ => false,
+        });
+        match found {
+            Some(f) => self.add_entry(f, stage),
+            None => {
+                if !self.diags.has_errors() {
+                    self.report(crate::diag::Diagnostic::error(None, "missing entry point definition"));
+                }
+            }
+        }
+    }
+
+    pub(super) fn attribute(&self, f: DeclId, name: &str) -> Option<Attribute> {
+        self.ast
+            .decl(f)
+            .attrs
+            .iter()
+            .find(|a| a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case(name))
+            .cloned()
+    }
+
+    fn add_entry(&mut self, f: DeclId, stage: Stage) {
+        let decl = self.ast.decl(f).clone();
+        let DeclKind::Function(func) = &decl.kind else { return };
+        let name_ident = func.name.last();
+        let name = name_ident.map(|n| self.name(n.name).to_string()).unwrap_or_default();
+        let name_span = name_ident.map_or(decl.span, |n| n.span);
+        let numthreads = self.attribute(f, "numthreads").and_then(|a| {
+            let mut dims = [1u32; 3];
+            if a.args.len() != 3 {
+                return None;
+            }
+            for (i, &e) in a.args.iter().enumerate() {
+                let v = self.const_int(e, "numthreads argument")?;
+                dims[i] = u32::try_from(v).ok()?;
+            }
+            Some(dims)
+        });
+        let stage_name = match stage {
+            Stage::Compute => Some("compute"),
+            Stage::Mesh => Some("mesh"),
+            Stage::Amplification => Some("amplification"),
+            Stage::Node => Some("node"),
+            _ => None,
+        };
+        if let Some(what) = stage_name {
+            if numthreads.is_none() && what != "node" {
+                self.error(name_span, format!("{what} entry point must have a valid numthreads attribute"));
+            }
+        }
+        if stage == Stage::Mesh && self.attribute(f, "outputtopology").is_none() {
+            self.error(name_span, "mesh entry point must have a valid outputtopology attribute");
+        }
+        self.entry_points.push(EntryPoint { function: f, name, stage, numthreads });
+        self.check_entry_signature(f, stage);
+    }
+
+    /// Signature rules of entry points (semantics per stage, mesh shader objects).
+    fn check_entry_signature(&mut self, f: DeclId, stage: Stage) {
+        if self.diags.limit_reached() {
+            return;
+        }
+        self.entry_interface_checks(f, stage);
+    }
+}
+
+/// One input or output of an entry point after flattening structs: what the
+/// interface checks look at.
+#[derive(Clone, Debug)]
+struct StageVar {
+    name: String,
+    name_span: Span,
+    semantic: Option<(String, Span)>,
+    ty: Ty,
+    input: bool,
+    output: bool,
+    modifiers: Modifiers,
+    attrs: Vec<Attribute>,
+}
+
+/// `ABC1` -> (`ABC`, 1); semantics compare without case.
+fn split_semantic(s: &str) -> (String, u32) {
+    let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (base, index) = s.split_at(s.len() - digits);
+    (base.to_ascii_uppercase(), index.parse().unwrap_or(0))
+}
+
+impl Sema<'_> {
+    /// Inputs and outputs of an entry point, structs flattened to their fields.
+    fn stage_vars(&self, f: DeclId) -> Vec<StageVar> {
+        let mut out = Vec::new();
+        let DeclKind::Function(func) = &self.ast.decl(f).kind else { return out };
+        for &p in &func.params {
+            let decl = self.ast.decl(p);
+            let DeclKind::Var(v) = &decl.kind else { continue };
+            let dir = self.decls.get(p.index()).and_then(|i| i.direction).unwrap_or(ParamDirection::In);
+            let input = dir != ParamDirection::Out;
+            let output = dir != ParamDirection::In;
+            let ty = self.decl_ty(p);
+            let var = StageVar {
+                name: v.name.map(|n| self.name(n.name).to_string()).unwrap_or_default(),
+                name_span: v.name.map_or(decl.span, |n| n.span),
+                semantic: semantic_of(self, &v.annotations),
+                ty,
+                input,
+                output,
+                modifiers: decl.modifiers,
+                attrs: decl.attrs.clone(),
+            };
+            self.flatten_stage_var(var, &mut out, 0);
+        }
+        let ret = self.decl_ty(f);
+        if !self.types.is_void(ret) && !self.types.is_error(ret) {
+            let decl = self.ast.decl(f);
+            let var = StageVar {
+                name: String::new(),
+                name_span: func.name.last().map_or(decl.span, |n| n.span),
+                semantic: semantic_of(self, &func.annotations),
+                ty: ret,
+                input: false,
+                output: true,
+                modifiers: Modifiers::default(),
+                attrs: decl.attrs.clone(),
+            };
+            self.flatten_stage_var(var, &mut out, 0);
+        }
+        out
+    }
+
+    fn flatten_stage_var(&self, var: StageVar, out: &mut Vec<StageVar>, depth: u32) {
+        let mut elem = var.ty;
+        while let TypeData::Array { elem: e, .. } = self.types.get(elem) {
+            elem = *e;
+        }
+        let TypeData::Struct(sid) = self.types.get(elem) else {
+            out.push(var);
+            return;
+        };
+        if var.semantic.is_some() || depth > 16 {
+            out.push(var);
+            return;
+        }
+        let Some(info) = self.types.struct_info(*sid) else { return };
+        for field in &info.fields {
+            let decl = self.ast.decl(field.decl);
+            let DeclKind::Var(v) = &decl.kind else { continue };
+            let f = StageVar {
+                name: self.name(field.name).to_string(),
+                name_span: v.name.map_or(decl.span, |n| n.span),
+                semantic: semantic_of(self, &v.annotations),
+                ty: field.ty,
+                input: var.input,
+                output: var.output,
+                modifiers: Modifiers(decl.modifiers.0 | var.modifiers.0),
+                attrs: decl.attrs.clone(),
+            };
+            self.flatten_stage_var(f, out, depth + 1);
+        }
+    }
+
+    fn entry_interface_checks(&mut self, f: DeclId, stage: Stage) {
+        let decl = self.ast.decl(f).clone();
+        let DeclKind::Function(func) = &decl.kind else { return };
+        let name_span = func.name.last().map_or(decl.span, |n| n.span);
+        if stage == Stage::Mesh {
+            self.mesh_checks(f, name_span);
+        }
+        if stage == Stage::Geometry {
+            let kinds = [
+                Modifiers::POINT,
+                Modifiers::LINE,
+                Modifiers::TRIANGLE,
+                Modifiers::LINEADJ,
+                Modifiers::TRIANGLEADJ,
+            ];
+            let prims: Vec<(Span, Modifiers)> = func
+                .params
+                .iter()
+                .filter_map(|&p| {
+                    let m = self.ast.decl(p).modifiers;
+                    kinds.iter().find(|k| m.contains(**k)).map(|k| (self.ast.decl(p).span, *k))
+                })
+                .collect();
+            // Several inputs may share one primitive type; two types conflict.
+            if let Some((span, _)) = prims.iter().find(|(_, k)| *k != prims[0].1) {
+                self.error(*span, "only one input primitive type can be specified in the geometry shader");
+            }
+        }
+        let vars = self.stage_vars(f);
+        if matches!(stage, Stage::Mesh | Stage::Amplification) {
+            for v in &vars {
+                let mesh_object =
+                    [Modifiers::VERTICES, Modifiers::INDICES, Modifiers::PRIMITIVES, Modifiers::PAYLOAD]
+                        .iter()
+                        .any(|m| v.modifiers.contains(*m));
+                let builtin = v.attrs.iter().any(|a| self.name(a.name.name) == "builtin");
+                if let Some((sem, _)) = &v.semantic {
+                    if !mesh_object && !builtin && !sem.to_ascii_uppercase().starts_with("SV_") {
+                        let prefix = stage.profile_prefix();
+                        self.error(
+                            v.name_span,
+                            format!("invalid usage of semantic '{sem}' in shader profile {prefix}"),
+                        );
+                    }
+                }
+            }
+        }
+        // Duplicated semantics among inputs and among outputs.
+        for (dir, label) in [(true, "input"), (false, "output")] {
+            let mut seen: Vec<(String, u32)> = Vec::new();
+            let mesh_object = [Modifiers::VERTICES, Modifiers::PRIMITIVES];
+            for v in vars.iter().filter(|v| if dir { v.input } else { v.output }) {
+                if mesh_object.iter().any(|m| v.modifiers.contains(*m)) {
+                    continue;
+                }
+                let Some((sem, span)) = &v.semantic else { continue };
+                let key = split_semantic(sem);
+                if seen.contains(&key) {
+                    if key.0 == "SV_TARGET" && !dir {
+                        self.error(
+                            *span,
+                            format!("Multiple stage variables have a duplicated pair of location and index at {} / 0", key.1),
+                        );
+                    } else {
+                        self.error(*span, format!("{label} semantic '{sem}' used more than once"));
+                    }
+                } else {
+                    seen.push(key);
+                }
+            }
+        }
+        for v in &vars {
+            let Some((sem, _)) = &v.semantic else { continue };
+            let (base, _) = split_semantic(sem);
+            let comp = self.types.component(v.ty);
+            match base.as_str() {
+                "SV_INNERCOVERAGE" if v.ty != TypeTable::UINT => {
+                    self.error(v.name_span, "SV_InnerCoverage must be of uint type.");
+                }
+                "SV_CLIPDISTANCE" | "SV_CULLDISTANCE" => {
+                    let mut elem = v.ty;
+                    while let TypeData::Array { elem: e, .. } = self.types.get(elem) {
+                        elem = *e;
+                    }
+                    let ok = matches!(self.types.get(elem), TypeData::Scalar(_) | TypeData::Vector(..))
+                        && self.types.component(elem).is_some_and(|c| c.is_float());
+                    if !ok {
+                        let which =
+                            if base == "SV_CLIPDISTANCE" { "SV_ClipDistance" } else { "SV_CullDistance" };
+                        self.error(
+                            v.name_span,
+                            format!("elements for {which} variable '{}' must be scalar, vector, or array with float type", v.name),
+                        );
+                    }
+                }
+                _ => {}
+            }
+            let _ = comp;
+        }
+        if stage == Stage::Pixel {
+            let interpolated = Modifiers(
+                Modifiers::LINEAR.0
+                    | Modifiers::CENTROID.0
+                    | Modifiers::NOPERSPECTIVE.0
+                    | Modifiers::SAMPLE.0,
+            );
+            for v in vars.iter().filter(|v| v.input) {
+                let integer = self.types.component(v.ty).is_some_and(|c| !c.is_float());
+                if integer && v.modifiers.0 & interpolated.0 != 0 {
+                    self.error(
+                        v.name_span,
+                        "only nointerpolation mode allowed for integer input parameters in pixel shader",
+                    );
+                }
+            }
+        }
+        if stage == Stage::Hull {
+            let has_id = vars.iter().any(|v| {
+                v.input
+                    && v.semantic
+                        .as_ref()
+                        .is_some_and(|(s, _)| s.eq_ignore_ascii_case("SV_OutputControlPointID"))
+            });
+            if !has_id {
+                self.error(name_span, "SV_OutputControlPointID semantic must be provided in hull shader");
+            }
+        }
+        self.builtin_and_location_checks(&vars);
+        let stencil = [
+            "stencil_ref_unchanged_front",
+            "stencil_ref_greater_equal_front",
+            "stencil_ref_less_equal_front",
+        ];
+        let count = decl.attrs.iter().filter(|a| stencil.contains(&self.name(a.name.name))).count();
+        if count > 1 {
+            self.error(
+                decl.span,
+                "Shaders must not specify more than one of stencil_ref_unchanged_front, stencil_ref_greater_equal_front, and stencil_ref_less_equal_front.",
+            );
+        }
+    }
+
+    /// `[[vk::builtin]]` placement and types; `[[vk::location]]` collisions.
+    fn builtin_and_location_checks(&mut self, vars: &[StageVar]) {
+        for dir in [true, false] {
+            let mut used: Vec<(u32, String)> = Vec::new();
+            for v in vars.iter().filter(|v| if dir { v.input } else { v.output }) {
+                let Some(loc) = v.attrs.iter().find(|a| self.name(a.name.name) == "location") else {
+                    continue;
+                };
+                let Some(&arg) = loc.args.first() else { continue };
+                self.check_expr(arg);
+                let Some(start) = self.constant_of(arg).and_then(|c| c.as_int()) else { continue };
+                let start = start.max(0) as u32;
+                let width = self.location_count(v.ty);
+                let sem = v.semantic.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+                for l in start..start + width {
+                    if let Some((_, owner)) = used.iter().find(|(u, _)| *u == l) {
+                        let label = if dir { "input" } else { "output" };
+                        let owner = owner.clone();
+                        self.error(
+                            v.name_span,
+                            format!("stage {label} location #{l} already consumed by semantic '{owner}'"),
+                        );
+                        break;
+                    }
+                }
+                for l in start..start + width {
+                    used.push((l, sem.clone()));
+                }
+            }
+        }
+        for v in vars {
+            let Some(b) = v.attrs.iter().find(|a| self.name(a.name.name) == "builtin") else { continue };
+            let span = b.namespace.map_or(b.name.span, |n| n.span);
+            let Some(&arg) = b.args.first() else { continue };
+            let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { continue };
+            let text: String =
+                parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
+            match text.as_str() {
+                "DeviceIndex" | "BaseVertex" | "BaseInstance" | "DrawIndex" | "ViewIndex" if v.output => {
+                    self.error(span, format!("{text} builtin can only be used as shader input"));
+                }
+                "BaseVertex" | "BaseInstance" | "DrawIndex" | "DeviceIndex" | "ViewIndex"
+                    if v.ty != TypeTable::INT && v.ty != TypeTable::UINT =>
+                {
+                    self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Locations a stage variable occupies (64-bit vectors of 3-4 take two).
+    fn location_count(&self, ty: Ty) -> u32 {
+        match self.types.get(ty) {
+            TypeData::Vector(s, n) if s.bits(false) == 64 && *n > 2 => 2,
+            TypeData::Matrix { rows, .. } => u32::from(*rows),
+            TypeData::Array { elem, len } => self.location_count(*elem) * len.unwrap_or(1),
+            _ => 1,
+        }
+    }
+
+    fn mesh_checks(&mut self, f: DeclId, name_span: Span) {
+        let DeclKind::Function(func) = self.ast.decl(f).kind.clone() else { return };
+        let topology = self.attribute(f, "outputtopology").and_then(|a| {
+            a.args.first().and_then(|&e| match &self.ast.expr(e).kind {
+                ExprKind::StringLiteral(parts) => Some(
+                    parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect::<String>(),
+                ),
+                _ => None,
+            })
+        });
+        let mut seen: Vec<(&str, Option<u32>)> = Vec::new();
+        for &p in &func.params {
+            let decl = self.ast.decl(p).clone();
+            let DeclKind::Var(v) = &decl.kind else { continue };
+            let name_of = v.name.map_or(decl.span, |n| n.span);
+            let which = if decl.modifiers.contains(Modifiers::VERTICES) {
+                "vertices"
+            } else if decl.modifiers.contains(Modifiers::INDICES) {
+                "indices"
+            } else if decl.modifiers.contains(Modifiers::PRIMITIVES) {
+                "primitives"
+            } else if decl.modifiers.contains(Modifiers::PAYLOAD) {
+                if decl.modifiers.contains(Modifiers::OUT) || decl.modifiers.contains(Modifiers::INOUT) {
+                    self.error(decl.span, "'payload' object must be an in parameter");
+                }
+                continue;
+            } else {
+                continue;
+            };
+            if seen.iter().any(|(w, _)| *w == which) {
+                self.error(name_of, format!("only one object with '{which}' modifier is allowed"));
+                continue;
+            }
+            if !decl.modifiers.contains(Modifiers::OUT) {
+                self.error(decl.span, format!("'{which}' object must be an out parameter"));
+            }
+            let ty = self.decl_ty(p);
+            let (elem, len) = match self.types.get(ty) {
+                TypeData::Array { elem, len } if !matches!(self.types.get(*elem), TypeData::Array { .. }) => {
+                    (*elem, *len)
+                }
+                _ => {
+                    self.error(name_of, "expected 1D array of indices/vertices/primitives object");
+                    seen.push((which, None));
+                    continue;
+                }
+            };
+            if which == "indices" {
+                let want = match topology.as_deref() {
+                    Some("line") => Some(2u8),
+                    Some("triangle") => Some(3),
+                    _ => None,
+                };
+                if let Some(n) = want {
+                    if self.types.get(elem) != &TypeData::Vector(Scalar::UInt, n) {
+                        self.error(name_of, format!("expected 1D array of uint{n} type"));
+                    }
+                }
+            }
+            seen.push((which, len));
+        }
+        let get = |w: &str| seen.iter().find(|(x, _)| *x == w).map(|(_, l)| *l);
+        if get("vertices").is_none() {
+            self.error(name_span, "expected vertices object declaration");
+        }
+        if get("indices").is_none() {
+            self.error(name_span, "expected indices object declaration");
+        }
+        if let (Some(Some(p)), Some(Some(i))) = (get("primitives"), get("indices")) {
+            if p != i {
+                self.error(name_span, "array size of primitives object should match 'indices' object");
+            }
+        }
+    }
+}
+
+fn semantic_of(sema: &Sema, annotations: &[Annotation]) -> Option<(String, Span)> {
+    annotations.iter().find_map(|a| match a {
+        Annotation::Semantic(s) => Some((sema.name(s.name).to_string(), s.span)),
+        _ => None,
+    })
+}

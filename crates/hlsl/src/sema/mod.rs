@@ -1,0 +1,328 @@
+//! Semantic analysis: the syntax tree to a typed, resolved tree.
+//!
+//! [`analyze`] walks the declarations in source order (as C++ does: a name is visible
+//! after its declaration; struct members see each other), resolves every type
+//! reference to an interned [`types::Ty`], types every expression, resolves every
+//! name to its declaration and every call to its overload (user functions, the
+//! intrinsic table in [`intrinsics`], object methods), evaluates constants, and
+//! checks the entry point. The results are side tables of the tree ([`tree`]).
+//!
+//! Errors follow dxc's wording where its tests check it. An erroneous expression gets
+//! the error type, which converts to anything silently, so one mistake is reported
+//! once.
+
+mod clone;
+pub mod convert;
+mod decl;
+mod entry;
+mod expr;
+pub mod intrinsics;
+mod lookup;
+mod stmt;
+pub mod tree;
+pub mod types;
+
+use crate::ast::{
+    Ast, Decl, DeclId, DeclKind, ExprId, ExprKind, Ident, Modifiers, QualifiedName, TypeKind, TypeRef,
+    VarDecl,
+};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::source::Span;
+use lookup::{Entity, Scope, ScopeKind};
+use std::collections::HashMap;
+use tree::{CallInfo, ConstValue, DeclInfo, ExprInfo, Instantiation, Stage, TemplateValue, TypedTree};
+use types::{Ty, TypeTable};
+
+/// How deep template instantiations may nest.
+pub const MAX_INSTANTIATION_DEPTH: u32 = 64;
+/// How deep expression checking may recurse (the parser bounds trees lower).
+pub const MAX_EXPR_DEPTH: u32 = 1100;
+
+/// What sema needs from the command line.
+#[derive(Clone, Debug)]
+pub struct SemaOptions {
+    /// 2016, 2018, 2021 (`-HV`).
+    pub hlsl_version: u32,
+    pub enable_16bit_types: bool,
+    /// The stage of the `-T` profile (`Library` for `lib_*`); `None` skips the entry
+    /// point checks.
+    pub stage: Option<Stage>,
+    /// The `-T` profile's shader model.
+    pub shader_model: (u32, u32),
+    /// `-E`; `main` when not given.
+    pub entry: Option<String>,
+}
+
+impl Default for SemaOptions {
+    fn default() -> SemaOptions {
+        SemaOptions {
+            hlsl_version: 2021,
+            enable_16bit_types: false,
+            stage: None,
+            shader_model: (6, 0),
+            entry: None,
+        }
+    }
+}
+
+/// Runs semantic analysis over a parsed translation unit.
+pub fn analyze(ast: Ast, diags: &mut Diagnostics, options: &SemaOptions) -> TypedTree {
+    let mut sema = Sema::new(ast, diags, options.clone());
+    sema.run();
+    sema.finish()
+}
+
+/// A template declaration and where it was declared (for lookups in instantiations).
+#[derive(Clone, Debug)]
+struct TemplateInfo {
+    /// The scopes at its declaration (namespaces and enclosing structs).
+    context: Vec<Scope>,
+    /// Explicit specializations: their template arguments and declaration.
+    specializations: Vec<(Vec<TemplateValue>, DeclId)>,
+    /// Partial specializations (their `Template` declarations).
+    partials: Vec<DeclId>,
+}
+
+/// The function whose body is being checked.
+#[derive(Clone, Debug)]
+struct FunctionContext {
+    decl: DeclId,
+    ret: Ty,
+    this_ty: Option<Ty>,
+    is_const_method: bool,
+}
+
+pub(crate) struct Sema<'d> {
+    ast: Ast,
+    diags: &'d mut Diagnostics,
+    opts: SemaOptions,
+    types: TypeTable,
+    exprs: Vec<ExprInfo>,
+    decls: Vec<DeclInfo>,
+    calls: HashMap<ExprId, CallInfo>,
+    instantiations: Vec<Instantiation>,
+    /// Namespaces' names (0 is the global namespace).
+    namespaces: Vec<lookup::Namespace>,
+    scopes: Vec<Scope>,
+    templates: HashMap<DeclId, TemplateInfo>,
+    /// Instantiation cache: (template declaration, arguments) -> entity.
+    instances: Vec<(DeclId, Vec<TemplateValue>, Entity)>,
+    instantiation_depth: u32,
+    function: Option<FunctionContext>,
+    /// The struct type of each struct declaration.
+    struct_types: HashMap<DeclId, Ty>,
+    /// Built-in structs (`RayDesc`, ...) by name.
+    builtin_structs: HashMap<&'static str, Ty>,
+    expr_depth: u32,
+    /// Functions with bodies, for the entry point search.
+    functions: Vec<DeclId>,
+    /// The current `#pragma pack_matrix` default.
+    pack_matrix_row_major: Option<bool>,
+    entry_points: Vec<tree::EntryPoint>,
+    push_constant_seen: bool,
+    /// `register(cN)` ranges of `$Globals` members and their names.
+    constant_registers: Vec<((u32, u32), String)>,
+}
+
+impl<'d> Sema<'d> {
+    fn new(ast: Ast, diags: &'d mut Diagnostics, opts: SemaOptions) -> Sema<'d> {
+        let mut s = Sema {
+            ast,
+            diags,
+            opts,
+            types: TypeTable::new(),
+            exprs: Vec::new(),
+            decls: Vec::new(),
+            calls: HashMap::new(),
+            instantiations: Vec::new(),
+            namespaces: vec![lookup::Namespace::default()],
+            scopes: vec![Scope::new(ScopeKind::Namespace(0))],
+            templates: HashMap::new(),
+            instances: Vec::new(),
+            instantiation_depth: 0,
+            function: None,
+            struct_types: HashMap::new(),
+            builtin_structs: HashMap::new(),
+            expr_depth: 0,
+            functions: Vec::new(),
+            pack_matrix_row_major: None,
+            entry_points: Vec::new(),
+            push_constant_seen: false,
+            constant_registers: Vec::new(),
+        };
+        s.declare_builtin_structs();
+        s
+    }
+
+    fn run(&mut self) {
+        let items = self.ast.items.clone();
+        for item in items {
+            if self.diags.limit_reached() {
+                break;
+            }
+            self.global_decl(item);
+        }
+        self.check_entry_points();
+    }
+
+    fn finish(mut self) -> TypedTree {
+        self.grow_tables();
+        TypedTree {
+            ast: self.ast,
+            types: self.types,
+            exprs: self.exprs,
+            decls: self.decls,
+            calls: self.calls,
+            entry_points: self.entry_points,
+            instantiations: self.instantiations,
+        }
+    }
+
+    /// Keeps the side tables as long as the arenas (instantiation adds nodes).
+    fn grow_tables(&mut self) {
+        if self.exprs.len() < self.ast.exprs.len() {
+            self.exprs.resize(self.ast.exprs.len(), ExprInfo::default());
+        }
+        if self.decls.len() < self.ast.decls.len() {
+            self.decls.resize(self.ast.decls.len(), DeclInfo::default());
+        }
+    }
+
+    fn expr_info(&mut self, id: ExprId) -> &mut ExprInfo {
+        let i = id.index();
+        if i >= self.exprs.len() {
+            self.grow_tables();
+            if i >= self.exprs.len() {
+                self.exprs.resize(i + 1, ExprInfo::default());
+            }
+        }
+        &mut self.exprs[i]
+    }
+
+    fn decl_info(&mut self, id: DeclId) -> &mut DeclInfo {
+        let i = id.index();
+        if i >= self.decls.len() {
+            self.grow_tables();
+            if i >= self.decls.len() {
+                self.decls.resize(i + 1, DeclInfo::default());
+            }
+        }
+        &mut self.decls[i]
+    }
+
+    fn decl_ty(&self, id: DeclId) -> Ty {
+        self.decls.get(id.index()).map_or(TypeTable::ERROR, |d| d.ty)
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.error(span, message);
+    }
+
+    fn warning(&mut self, span: Span, flag: &'static str, message: impl Into<String>) {
+        self.diags.warning(span, flag, message);
+    }
+
+    fn report(&mut self, diag: Diagnostic) {
+        self.diags.report(diag);
+    }
+
+    fn name(&self, sym: crate::lexer::Symbol) -> &str {
+        self.ast.name(sym)
+    }
+
+    fn display(&self, ty: Ty) -> String {
+        self.types.display(ty)
+    }
+
+    /// `'float4'`, or `'const float4'` for a const lvalue, as clang quotes types.
+    fn quoted(&self, ty: Ty) -> String {
+        format!("'{}'", self.display(ty))
+    }
+
+    /// `RayDesc` and `BuiltInTriangleIntersectionAttributes` are structs the language
+    /// defines; they get synthesized declarations so fields resolve like any other.
+    fn declare_builtin_structs(&mut self) {
+        let defs: [(&'static str, &[(&str, &str)]); 2] = [
+            (
+                "RayDesc",
+                &[("float3", "Origin"), ("float", "TMin"), ("float3", "Direction"), ("float", "TMax")],
+            ),
+            ("BuiltInTriangleIntersectionAttributes", &[("float2", "barycentrics")]),
+        ];
+        for (name, fields) in defs {
+            let span = Span::default();
+            let mut members = Vec::new();
+            for (ty_name, field) in fields {
+                let ty = self.named_type_ref(ty_name);
+                let ident = Ident { name: self.ast.interner.intern(field), span };
+                let var = VarDecl {
+                    ty,
+                    name: Some(ident),
+                    array_dims: Vec::new(),
+                    annotations: Vec::new(),
+                    init: None,
+                    bit_width: None,
+                    has_effect_annotations: false,
+                };
+                members.push(self.ast.add_decl(Decl {
+                    kind: DeclKind::Var(var),
+                    attrs: Vec::new(),
+                    modifiers: Modifiers::default(),
+                    span,
+                }));
+            }
+            let ident = Ident { name: self.ast.interner.intern(name), span };
+            let decl = self.ast.add_decl(Decl {
+                kind: DeclKind::Struct {
+                    keyword: crate::ast::StructKeyword::Struct,
+                    name: Some(ident),
+                    template_args: None,
+                    bases: Vec::new(),
+                    members: Some(members),
+                },
+                attrs: Vec::new(),
+                modifiers: Modifiers::default(),
+                span,
+            });
+            let ty = self.struct_decl(decl, None);
+            self.builtin_structs.insert(name, ty);
+        }
+    }
+
+    fn named_type_ref(&mut self, name: &str) -> crate::ast::TypeId {
+        let ident = Ident { name: self.ast.interner.intern(name), span: Span::default() };
+        self.ast.add_type(TypeRef {
+            kind: TypeKind::Named {
+                name: QualifiedName { global: false, segments: vec![ident] },
+                args: None,
+            },
+            modifiers: Modifiers::default(),
+            span: Span::default(),
+        })
+    }
+
+    /// Evaluates an expression that must be an integer constant.
+    fn const_int(&mut self, e: ExprId, what: &str) -> Option<i64> {
+        let ty = self.check_expr(e);
+        if self.types.is_error(ty) {
+            return None;
+        }
+        match self.exprs.get(e.index()).and_then(|i| i.constant) {
+            Some(v) => v.as_int(),
+            None => {
+                let span = self.ast.expr(e).span;
+                self.error(span, format!("{what} is not an integral constant expression"));
+                None
+            }
+        }
+    }
+
+    /// Whether an expression is a string literal (for `printf` and attributes).
+    fn is_string_literal(&self, e: ExprId) -> bool {
+        matches!(self.ast.expr(e).kind, ExprKind::StringLiteral(_))
+    }
+
+    fn constant_of(&self, e: ExprId) -> Option<ConstValue> {
+        self.exprs.get(e.index()).and_then(|i| i.constant)
+    }
+}
