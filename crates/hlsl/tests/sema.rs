@@ -147,6 +147,23 @@ fn truncation_warns_with_dxcs_text() {
 }
 
 #[test]
+fn narrowing_warns_with_dxcs_text() {
+    let fe = ok("float f(double d) { return d; }\nfloat g(int i, float x) { return i + x; }\n\
+                 double h(double d) { return ddx(d); }\n");
+    let text = fe.render_diagnostics();
+    assert_eq!(
+        text.matches("warning: conversion from larger type 'double' to smaller type 'float', possible loss of data [-Wconversion]")
+            .count(),
+        2,
+        "{text}"
+    );
+    // Same-width conversions and literals do not warn.
+    assert!(!text.contains("'int'"), "{text}");
+    let fe = ok("float f() { half h = 1.0; float g = 2.0; return g + h; }\n");
+    assert_eq!(fe.render_diagnostics(), "");
+}
+
+#[test]
 fn dxc_error_texts() {
     let cases: &[(&str, Option<Stage>, &str)] = &[
         ("float f() { return y; }", None, "use of undeclared identifier 'y'"),

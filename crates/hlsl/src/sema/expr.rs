@@ -185,6 +185,24 @@ impl Sema<'_> {
     /// warns on truncation. `None` when not convertible.
     pub(super) fn convert_implicit(&mut self, e: ExprId, from: Ty, to: Ty) -> Option<CastKind> {
         let conv = implicit_conversion(&self.types, from, to)?;
+        if let (Some(source), Some(target)) = (self.types.component(from), self.types.component(to)) {
+            // dxc's narrowing warning: a (non-literal) number into a narrower one.
+            let sixteen = self.opts.enable_16bit_types;
+            let numeric = |s: Scalar| s != Scalar::Bool;
+            if numeric(source)
+                && numeric(target)
+                && !source.is_literal()
+                && target.bits(sixteen) < source.bits(sixteen)
+            {
+                let span = self.ast.expr(e).span;
+                let message = format!(
+                    "conversion from larger type '{}' to smaller type '{}', possible loss of data",
+                    self.types.display(from),
+                    self.types.display(to)
+                );
+                self.warning(span, "conversion", message);
+            }
+        }
         if conv.truncates {
             let span = self.ast.expr(e).span;
             let vector = matches!(self.types.get(from), TypeData::Vector(..));

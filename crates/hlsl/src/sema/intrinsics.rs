@@ -36,6 +36,8 @@ use std::sync::OnceLock;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     Float,
+    /// Floating types below 64 bits (`float_like`): a `double` converts to `float`.
+    FloatLike,
     Float32,
     Numeric,
     Any,
@@ -202,6 +204,7 @@ fn parse_pattern(text: &'static str) -> Result<Pattern, String> {
     }
     let class = match bytes[0] {
         b'f' => Class::Float,
+        b'g' => Class::FloatLike,
         b'F' => Class::Float32,
         b'n' => Class::Numeric,
         b'a' => Class::Any,
@@ -280,13 +283,13 @@ pub const INTRINSICS: &[&str] = &[
     "bool all($ax0)",
     "bool any($ax0)",
     "void clip($fx0)",
-    "$0 ddx($fx0)",
-    "$0 ddx_coarse($fx0)",
-    "$0 ddx_fine($fx0)",
-    "$0 ddy($fx0)",
-    "$0 ddy_coarse($fx0)",
-    "$0 ddy_fine($fx0)",
-    "$0 fwidth($fx0)",
+    "$0 ddx($gx0)",
+    "$0 ddx_coarse($gx0)",
+    "$0 ddx_fine($gx0)",
+    "$0 ddy($gx0)",
+    "$0 ddy_coarse($gx0)",
+    "$0 ddy_fine($gx0)",
+    "$0 fwidth($gx0)",
     "$0 cross($f30, $f30)",
     "$0.scalar determinant($fm0)",
     "$0.scalar distance($fy0, $fy0)",
@@ -894,6 +897,13 @@ fn fit_class(class: Class, comp: Scalar, writes: bool) -> Option<Scalar> {
         Class::Any => comp.concrete(),
         Class::Float => {
             if comp.is_float() {
+                comp.concrete()
+            } else {
+                Scalar::Float
+            }
+        }
+        Class::FloatLike => {
+            if comp.is_float() && comp.concrete() != Scalar::Double {
                 comp.concrete()
             } else {
                 Scalar::Float
