@@ -9,8 +9,9 @@
 //! a front-end error (syntax or semantics), a code-generation error (mentions SPIR-V,
 //! Vulkan, unsupported features, ...) or a command-line error. For each kind the run
 //! reports how many cases we reject and how many of those print the CHECK text.
-//! Positive `-verify` cases whose file expects errors (`expected-error`) are counted
-//! apart. The counts are held to `conformance/hlsl-floor.txt`.
+//! `-verify` cases are counted apart: they pass when `hlsl2spirv -verify` exits 0,
+//! i.e. the front end reports exactly the diagnostics the file's `expected-*`
+//! comments name. The counts are held to `conformance/hlsl-floor.txt`.
 
 use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};
@@ -195,7 +196,6 @@ struct CaseOutcome {
 struct FileInfo {
     path: PathBuf,
     checks: Vec<String>,
-    expects_errors: bool,
 }
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -243,11 +243,7 @@ pub fn run(args: &[String]) -> Result<()> {
         for run in parse_run_lines(&text) {
             cases.push((index, run));
         }
-        files.push(FileInfo {
-            checks: check_texts(&text),
-            expects_errors: text.contains("expected-error"),
-            path,
-        });
+        files.push(FileInfo { checks: check_texts(&text), path });
     }
     println!(
         "hlsl-conformance: {} RUN lines in {} files under {} ({jobs} workers)",
@@ -281,12 +277,17 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut failing_positive = Vec::new();
     let mut negative: BTreeMap<NegativeKind, (usize, usize, usize)> = BTreeMap::new();
     let mut verify = (0usize, 0usize);
+    let mut failing_verify = Vec::new();
     for o in &outcomes {
         let info = &files[o.file];
-        let is_verify = o.run.args.iter().any(|a| a == "-verify") && info.expects_errors;
+        let is_verify = !o.run.negative && o.run.args.iter().any(|a| a == "-verify");
         if is_verify {
             verify.0 += 1;
-            verify.1 += usize::from(!o.ok_exit);
+            if o.ok_exit {
+                verify.1 += 1;
+            } else {
+                failing_verify.push(o);
+            }
             continue;
         }
         if !o.run.negative {
@@ -321,10 +322,7 @@ pub fn run(args: &[String]) -> Result<()> {
         "positive files accepted:     {positive_files_ok}/{positive_files} ({:.1}%)",
         percent(positive_files_ok, positive_files)
     );
-    println!(
-        "-verify cases expecting errors: {} ({} rejected; -verify matching is not implemented)",
-        verify.0, verify.1
-    );
+    println!("-verify RUN lines matching:  {}/{} ({:.1}%)", verify.1, verify.0, percent(verify.1, verify.0));
     println!("negative RUN lines by what their CHECK lines expect:");
     println!("  {:<14} {:>6} {:>9} {:>14}", "kind", "total", "rejected", "match CHECK");
     for (kind, (total, rejected, matched)) in &negative {
@@ -332,6 +330,18 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     println!("time: {:.1}s", elapsed.as_secs_f64());
 
+    if !failing_verify.is_empty() {
+        println!();
+        println!("failing -verify RUN lines ({}):", failing_verify.len());
+        for o in &failing_verify {
+            println!(
+                "  {}:{}: {}",
+                display_path(&corpus, &files[o.file].path),
+                o.run.line,
+                clip(&one_line(&o.stderr))
+            );
+        }
+    }
     if !failing_positive.is_empty() {
         println!();
         println!("failing positive RUN lines ({}), with the first error:", failing_positive.len());
@@ -366,6 +376,7 @@ pub fn run(args: &[String]) -> Result<()> {
         ("negative_frontend_rejected", front.1),
         ("negative_rejected", all_rejected),
         ("negative_matched", all_matched),
+        ("verify_passed", verify.1),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -408,6 +419,11 @@ fn percent(n: usize, total: usize) -> f64 {
     } else {
         100.0 * n as f64 / total as f64
     }
+}
+
+/// A multi-line report on one line (`-verify` mismatches).
+fn one_line(stderr: &str) -> String {
+    stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ")
 }
 
 fn first_error(stderr: &str) -> String {

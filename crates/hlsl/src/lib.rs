@@ -16,5 +16,6 @@ pub mod parser;
 pub mod preprocessor;
 pub mod sema;
 pub mod source;
+pub mod verify;
 
 pub use frontend::{analyze_source, parse_source, Frontend, FrontendOptions};

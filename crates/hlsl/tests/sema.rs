@@ -289,3 +289,48 @@ fn statements_keep_their_typed_conditions() {
         .and_then(|(i, _)| tree.exprs[i].constant);
     assert_eq!(case_value.and_then(|c| c.as_int()), Some(2));
 }
+
+const HULL: &str = "struct CP { float4 p : POSITION; };\n\
+                    struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\n\
+                    PC Const(InputPatch<CP, IN> v, OutputPatch<CP, OUT> o) { return (PC)0; }\n\
+                    [domain(\"tri\")] [partitioning(\"fractional_odd\")] TOPOLOGY\n\
+                    [patchconstantfunc(\"Const\")] [outputcontrolpoints(4)]\n\
+                    CP main(InputPatch<CP, 3> v, uint id : SV_OutputControlPointID) { return v[id]; }\n";
+
+fn hull(input: &str, output: &str, topology: &str) -> Frontend {
+    let text = HULL.replace("IN>", &format!("{input}>")).replace("OUT>", &format!("{output}>"));
+    analyze_with(&text.replace("TOPOLOGY", topology), Some(Stage::Hull))
+}
+
+#[test]
+fn hull_entry_attributes_and_patch_sizes() {
+    let fe = hull("3", "4", "[outputtopology(\"triangle_cw\")]");
+    assert!(!fe.diags.has_errors(), "{}", fe.render_diagnostics());
+    let r = hull("3", "4", "").render_diagnostics();
+    assert!(
+        r.contains("t.hlsl:6:4: error: hull entry point must have a valid outputtopology attribute"),
+        "{r}"
+    );
+    let r = hull("2", "5", "[outputtopology(\"triangle_cw\")]").render_diagnostics();
+    assert!(
+        r.contains("t.hlsl:3:4: error: Patch constant function's input patch input should have 3 elements, but has 2."),
+        "{r}"
+    );
+    assert!(
+        r.contains("t.hlsl:3:4: error: Patch constant function's output patch input should have 4 elements, but has 5."),
+        "{r}"
+    );
+}
+
+#[test]
+fn nointerpolation_parameters_take_nointerpolation_arguments() {
+    let text = "float f(nointerpolation float4 a) { return GetAttributeAtVertex(a, 1).x; }\n\
+                float4 main(nointerpolation float4 n : N, float4 i : I) : SV_Target {\n\
+                  return float4(f(n), f((i)), f(n), 0);\n}\n";
+    let r = errors(text, Some(Stage::Pixel));
+    assert!(
+        r.contains("t.hlsl:3:23: error: parameter 0 of f must have a 'nointerpolation' attribute"),
+        "{r}"
+    );
+    assert!(r.contains("1 error generated."), "{r}");
+}

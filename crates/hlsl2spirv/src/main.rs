@@ -1,6 +1,7 @@
 //! `hlsl2spirv`: compiles HLSL with dxc's command line. For now the front end only:
 //! `-fsyntax-only` (preprocess, parse, semantic analysis), `-ast-dump` (the typed
-//! tree) and `-P` (preprocess).
+//! tree), `-P` (preprocess) and `-verify` (the diagnostics against the input's
+//! `expected-*` comments).
 
 mod builtin_headers;
 mod options;
@@ -83,6 +84,13 @@ fn run(args: &[String]) -> ExitCode {
     }
     let loader = builtin_headers::WithBuiltinHeaders(FsLoader);
     let fe = spirvkit_hlsl::analyze_source(&name, path, text, &frontend_options, &loader);
+    if options.verify {
+        // The diagnostics are the test's subject: only the comparison is reported.
+        let files: Vec<_> = fe.sources.files().map(|(id, _)| id).collect();
+        let result = spirvkit_hlsl::verify::verify(&fe.sources, &fe.diags, &files);
+        eprint!("{}", result.report);
+        return if result.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
     eprint!("{}", fe.render_diagnostics());
     if fe.diags.has_errors() {
         return ExitCode::FAILURE;

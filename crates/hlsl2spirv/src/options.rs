@@ -118,6 +118,8 @@ pub struct Options {
     pub warnings_as_errors: bool,
     pub no_warnings: bool,
     pub disabled_warnings: Vec<String>,
+    /// `-verify`: compare the diagnostics with the `expected-*` comments of the input.
+    pub verify: bool,
     /// Every other accepted option with its values, for later stages (codegen).
     pub other: Vec<(String, Vec<String>)>,
 }
@@ -141,6 +143,7 @@ impl Default for Options {
             warnings_as_errors: false,
             no_warnings: false,
             disabled_warnings: Vec::new(),
+            verify: false,
             other: Vec::new(),
         }
     }
@@ -281,6 +284,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
                 "-enable-16bit-types" => o.enable_16bit_types = true,
                 "-WX" | "-Werror" => o.warnings_as_errors = true,
                 "-no-warnings" => o.no_warnings = true,
+                "-verify" => o.verify = true,
                 "-O0" | "-O1" | "-O2" | "-O3" | "-O4" => optimization_level = true,
                 "-HV2016" | "-HV2018" | "-HV2021" | "-HV202x" => o.hlsl_version = parse_version(&arg[3..])?,
                 _ => {}

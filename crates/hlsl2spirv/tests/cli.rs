@@ -49,3 +49,28 @@ fn codegen_and_unknown_options_are_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Unknown argument: '-frobnicate'"));
 }
+
+#[test]
+fn verify_compares_expected_comments() {
+    let good = "float4 main() : SV_Target { return x; } // expected-error {{undeclared identifier 'x'}}\n";
+    let out = run(&["-T", "ps_6_0", "-E", "main", "-verify", "-"], good);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty());
+
+    let none = "// expected-no-diagnostics\nfloat4 main() : SV_Target { return 0; }\n";
+    let out = run(&["-T", "ps_6_0", "-E", "main", "-verify", "-"], none);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let bad = "// expected-error@+2 {{something else}}\n\n\
+               float4 main() : SV_Target { return x; }\n";
+    let out = run(&["-T", "ps_6_0", "-E", "main", "-verify", "-"], bad);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error: 'error' diagnostics expected but not seen: \n  File <stdin> Line 3: something else\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("error: 'error' diagnostics seen but not expected: \n  File <stdin> Line 3: use of undeclared identifier 'x'\n"), "{stderr}");
+}

@@ -3,7 +3,7 @@
 
 use super::tree::ParamDirection;
 use super::tree::{EntryPoint, Stage};
-use super::types::{Scalar, Ty, TypeData, TypeTable};
+use super::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use super::Sema;
 use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprKind, Modifiers};
 use crate::source::Span;
@@ -83,11 +83,84 @@ impl Sema<'_> {
                 self.error(name_span, format!("{what} entry point must have a valid numthreads attribute"));
             }
         }
-        if stage == Stage::Mesh && self.attribute(f, "outputtopology").is_none() {
-            self.error(name_span, "mesh entry point must have a valid outputtopology attribute");
+        if matches!(stage, Stage::Mesh | Stage::Hull) && self.attribute(f, "outputtopology").is_none() {
+            let what = if stage == Stage::Mesh { "mesh" } else { "hull" };
+            self.error(name_span, format!("{what} entry point must have a valid outputtopology attribute"));
+        }
+        if stage == Stage::Hull {
+            self.patch_constant_checks(f);
         }
         self.entry_points.push(EntryPoint { function: f, name, stage, numthreads });
         self.check_entry_signature(f, stage);
+    }
+
+    /// The string argument of an attribute (`[patchconstantfunc("F")]` -> `F`).
+    fn attribute_string(&self, f: DeclId, name: &str) -> Option<String> {
+        let a = self.attribute(f, name)?;
+        let &arg = a.args.first()?;
+        match &self.ast.expr(arg).kind {
+            ExprKind::StringLiteral(parts) => {
+                Some(parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// The family and element count of an `InputPatch<T, N>`/`OutputPatch<T, N>` parameter.
+    fn patch_param(&self, p: DeclId) -> Option<(Family, i64)> {
+        match self.types.get(self.decl_ty(p)) {
+            TypeData::Object { kind, args }
+                if matches!(kind.family(), Family::InputPatch | Family::OutputPatch) =>
+            {
+                let n = args.iter().find_map(|a| match a {
+                    ObjectArg::Int(n) => Some(*n),
+                    _ => None,
+                })?;
+                Some((kind.family(), n))
+            }
+            _ => None,
+        }
+    }
+
+    /// A hull entry's patch constant function takes patches of the entry's sizes: the
+    /// input patch of the entry's, the output patch of `outputcontrolpoints`.
+    fn patch_constant_checks(&mut self, f: DeclId) {
+        let Some(pcf_name) = self.attribute_string(f, "patchconstantfunc") else { return };
+        let pcf = self.functions.iter().copied().find(|&g| match &self.ast.decl(g).kind {
+            DeclKind::Function(func) => {
+                func.body.is_some()
+                    && func.name.segments.len() == 1
+                    && func.name.last().is_some_and(|n| self.name(n.name) == pcf_name)
+            }
+            _ => false,
+        });
+        let Some(pcf) = pcf else { return };
+        let DeclKind::Function(entry) = self.ast.decl(f).kind.clone() else { return };
+        let DeclKind::Function(pcf_func) = self.ast.decl(pcf).kind.clone() else { return };
+        let pcf_span = pcf_func.name.last().map_or(self.ast.decl(pcf).span, |n| n.span);
+        let input_size = entry
+            .params
+            .iter()
+            .find_map(|&p| self.patch_param(p).filter(|(fam, _)| *fam == Family::InputPatch).map(|(_, n)| n));
+        let control_points = self.attribute(f, "outputcontrolpoints").and_then(|a| {
+            let &e = a.args.first()?;
+            self.const_int(e, "outputcontrolpoints argument")
+        });
+        for &p in &pcf_func.params {
+            let Some((family, n)) = self.patch_param(p) else { continue };
+            let (what, expected) = match family {
+                Family::InputPatch => ("input", input_size),
+                _ => ("output", control_points),
+            };
+            if let Some(expected) = expected.filter(|&e| e != n) {
+                self.error(
+                    pcf_span,
+                    format!(
+                        "Patch constant function's {what} patch input should have {expected} elements, but has {n}."
+                    ),
+                );
+            }
+        }
     }
 
     /// Signature rules of entry points (semantics per stage, mesh shader objects).

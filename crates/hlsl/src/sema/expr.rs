@@ -1527,9 +1527,37 @@ impl Sema<'_> {
         let target = self.decls.get(chosen.decl.index()).and_then(|i| i.definition).unwrap_or(chosen.decl);
         let (params, ret) = (chosen.params.clone(), chosen.ret);
         self.apply_params(args, arg_tys, &params, name, span);
+        self.check_nointerpolation_args(target, args, name);
         self.expr_info(callee).resolution = Resolution::Decl(target);
         self.calls.insert(id, CallInfo { callee: Callee::Function(target), params, ret });
         Self::rvalue(ret)
+    }
+
+    /// A `nointerpolation` parameter (one `GetAttributeAtVertex` may read) cannot take
+    /// a parameter of the caller that is interpolated.
+    fn check_nointerpolation_args(&mut self, target: DeclId, args: &[ExprId], name: &str) {
+        let DeclKind::Function(f) = &self.ast.decl(target).kind else { return };
+        let mut bad = Vec::new();
+        for (i, (&p, &a)) in f.params.iter().zip(args).enumerate() {
+            if !self.ast.decl(p).modifiers.contains(Modifiers::NOINTERPOLATION) {
+                continue;
+            }
+            let mut e = a;
+            while let ExprKind::Paren(inner) = self.ast.expr(e).kind {
+                e = inner;
+            }
+            let Some(Resolution::Decl(d)) = self.exprs.get(e.index()).map(|info| info.resolution.clone())
+            else {
+                continue;
+            };
+            let is_param = self.decls.get(d.index()).is_some_and(|info| info.direction.is_some());
+            if is_param && !self.ast.decl(d).modifiers.contains(Modifiers::NOINTERPOLATION) {
+                bad.push((i, self.ast.expr(a).span));
+            }
+        }
+        for (i, span) in bad {
+            self.error(span, format!("parameter {i} of {name} must have a 'nointerpolation' attribute"));
+        }
     }
 
     /// Whether a user function accepts these argument types, and at what cost.
