@@ -334,3 +334,19 @@ fn nointerpolation_parameters_take_nointerpolation_arguments() {
     );
     assert!(r.contains("1 error generated."), "{r}");
 }
+
+#[test]
+fn array_returns_and_member_template_calls_through_aliases() {
+    let fe = ok("int f()[2] { int a[2] = {1, 2}; return a; }\n\
+                 struct S { template<int N> static int g(int x) { return x + N; } };\n\
+                 int h() { int b[2] = f(); typedef S T; using U = S; return T::g<1>(b[0]) + U::g<2>(b[1]); }\n");
+    let dump = fe.dump();
+    assert!(dump.contains("call Function #1 'f' '() -> int[2]'"), "{dump}");
+    assert!(dump.contains("'T::g<1>'"), "{dump}");
+    assert!(dump.contains("'U::g<2>'"), "{dump}");
+    let r = errors("int f()[2] { int a[3] = {1, 2, 3}; return a; }", None);
+    assert!(
+        r.contains("cannot initialize return object of type 'int[2]' with an lvalue of type 'int[3]'"),
+        "{r}"
+    );
+}

@@ -803,6 +803,8 @@ impl Parser<'_> {
             }
         }
         self.expect_closing(Punct::RParen, open);
+        // `int f()[2]`: a declarator returning an array.
+        let ret = self.parse_abstract_array_suffix(ret);
         let is_const = self.text(self.peek()) == "const" && {
             self.bump();
             true

@@ -305,6 +305,14 @@ impl Parser<'_> {
         })
     }
 
+    /// Template arguments after `Type::member`, kept when a call follows.
+    fn try_member_template_args(&mut self) -> Option<Vec<TemplateArg>> {
+        self.speculate(|p| {
+            let args = p.parse_template_args()?;
+            p.at(Punct::LParen).then_some(args)
+        })
+    }
+
     fn parse_primary(&mut self) -> ExprId {
         let tok = self.peek();
         match tok.kind {
@@ -392,8 +400,10 @@ impl Parser<'_> {
                 if self.eat(Punct::ColonColon) {
                     let tok = self.bump();
                     let member = Ident { name: tok.sym, span: tok.origin };
+                    // `T::f<1>(x)`: a static member of a type followed by `<...>(` is a
+                    // member template called (comparisons would not chain that way).
                     let template_args =
-                        if self.at(Punct::Lt) { self.try_call_template_args(false) } else { None };
+                        if self.at(Punct::Lt) { self.try_member_template_args() } else { None };
                     let kind = ExprKind::TypeMember { ty, member, template_args };
                     return self.make_expr(kind, self.span_from(start));
                 }
@@ -413,6 +423,9 @@ impl Parser<'_> {
             match kind {
                 Some(NameKind::FunctionTemplate) => self.try_call_template_args(true),
                 Some(NameKind::Value) => None,
+                // `T::f<1>(x)` with `T` a type the parser does not track (a local alias,
+                // a template parameter): a qualified name followed by `<...>(`.
+                _ if name.segments.len() > 1 => self.try_member_template_args(),
                 _ => self.try_call_template_args(false),
             }
         } else {
