@@ -350,3 +350,17 @@ fn array_returns_and_member_template_calls_through_aliases() {
         "{r}"
     );
 }
+
+#[test]
+fn counters_of_buffer_arrays_in_structs() {
+    let text = "ConsumeStructuredBuffer<int> a[2];\nRWStructuredBuffer<int> o;\n\
+                struct S { ConsumeStructuredBuffer<int> a[2]; AppendStructuredBuffer<int> b; };\n\
+                void f() { S s; s.a = a; o[0] = s.a[0].Consume() + a[1].Consume(); s.b.Append(1);\n\
+                uint n; uint st; s.a[1].GetDimensions(n, st); }\n";
+    let r = errors(text, None);
+    assert!(
+        r.contains("t.hlsl:4:33: error: Cannot access associated counter variable for an array of buffers in a struct."),
+        "{r}"
+    );
+    assert!(r.contains("1 error generated."), "{r}");
+}

@@ -1380,6 +1380,7 @@ impl Sema<'_> {
                     }
                 }
                 if let TypeData::Object { kind, .. } = self.types.get(bt).clone() {
+                    self.check_counter_access(base, kind, &text);
                     return self.call_method(
                         id,
                         bt,
@@ -1531,6 +1532,44 @@ impl Sema<'_> {
         self.expr_info(callee).resolution = Resolution::Decl(target);
         self.calls.insert(id, CallInfo { callee: Callee::Function(target), params, ret });
         Self::rvalue(ret)
+    }
+
+    /// The counter of a buffer in an array that is a struct field cannot be reached
+    /// (`s.buffers[0].Consume()`).
+    fn check_counter_access(&mut self, base: ExprId, kind: ObjectKind, method: &str) {
+        let uses_counter = match kind.family() {
+            Family::AppendBuffer => method == "Append",
+            Family::ConsumeBuffer => method == "Consume",
+            Family::RWStructuredBuffer => matches!(method, "IncrementCounter" | "DecrementCounter"),
+            _ => false,
+        };
+        if !uses_counter {
+            return;
+        }
+        let strip = |s: &Self, mut e: ExprId| {
+            while let ExprKind::Paren(inner) = s.ast.expr(e).kind {
+                e = inner;
+            }
+            e
+        };
+        let ExprKind::Index { base: array, .. } = self.ast.expr(strip(self, base)).kind else { return };
+        let array = strip(self, array);
+        let ExprKind::Member { base: owner, .. } = self.ast.expr(array).kind else { return };
+        let is_array = self
+            .exprs
+            .get(array.index())
+            .is_some_and(|i| matches!(self.types.get(i.ty), TypeData::Array { .. }));
+        let in_struct = self
+            .exprs
+            .get(owner.index())
+            .is_some_and(|i| matches!(self.types.get(i.ty), TypeData::Struct(_)));
+        if is_array && in_struct {
+            let span = self.ast.expr(base).span;
+            self.error(
+                span,
+                "Cannot access associated counter variable for an array of buffers in a struct.",
+            );
+        }
     }
 
     /// A `nointerpolation` parameter (one `GetAttributeAtVertex` may read) cannot take
