@@ -364,3 +364,19 @@ fn counters_of_buffer_arrays_in_structs() {
     );
     assert!(r.contains("1 error generated."), "{r}");
 }
+
+#[test]
+fn undefined_static_members() {
+    let text = "template<uint N, typename T = double> struct G { const static T w[N]; };\n\
+                struct D { static float m; static const uint v = 2; static float unused; };\n\
+                float D::m = 1;\n\
+                float f() { return float(G<2>::w[1]) + D::m + D::v; }\n";
+    let r = errors(text, None);
+    assert!(
+        r.contains("t.hlsl:1:65: warning: variable 'G<2, double>::w' has internal linkage but is not defined [-Wundefined-internal]"),
+        "{r}"
+    );
+    assert!(r.contains("t.hlsl:4:32: note: used here"), "{r}");
+    assert!(r.contains("t.hlsl:1:65: error: found unregistered decl"), "{r}");
+    assert!(r.contains("1 warning and 1 error generated."), "{r}");
+}

@@ -3,12 +3,12 @@
 
 use super::clone::Cloner;
 use super::lookup::{Entity, Found, Scope, ScopeKind};
-use super::tree::{ConstValue, GlobalStorage, Instantiation, ParamDirection, TemplateValue};
+use super::tree::{ConstValue, GlobalStorage, Instantiation, ParamDirection, Resolution, TemplateValue};
 use super::types::{EnumInfo, Field, Scalar, StructId, StructInfo, Ty, TypeData, TypeTable};
 use super::{FunctionContext, Sema, TemplateInfo, MAX_INSTANTIATION_DEPTH};
-use crate::ast::{DeclId, DeclKind, ExprKind, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
+use crate::ast::{DeclId, DeclKind, ExprId, ExprKind, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
 use crate::source::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Template parameters bound to their arguments.
 type Bindings = Vec<(crate::lexer::Symbol, Entity)>;
@@ -1431,6 +1431,71 @@ impl Sema<'_> {
                 }
             }
             crate::ast::TypeKind::Struct(_) => {}
+        }
+    }
+}
+
+impl Sema<'_> {
+    /// Static data members that are used but never defined (no initializer in the
+    /// struct and no namespace-scope definition): dxc warns (`-Wundefined-internal`)
+    /// and then cannot lower the variable.
+    pub(super) fn check_undefined_statics(&mut self) {
+        // Out-of-line definitions (`float S::x = 1;`) are namespace-scope variables of
+        // the member's name.
+        let mut defined: HashSet<crate::lexer::Symbol> = HashSet::new();
+        let mut stack: Vec<DeclId> = self.ast.items.clone();
+        while let Some(d) = stack.pop() {
+            match &self.ast.decl(d).kind {
+                DeclKind::Var(v) => defined.extend(v.name.map(|n| n.name)),
+                DeclKind::Template { decl, .. } => stack.push(*decl),
+                DeclKind::Namespace { decls, .. } => stack.extend(decls.iter().copied()),
+                _ => {}
+            }
+        }
+        let mut undefined: HashMap<DeclId, (StructId, crate::lexer::Symbol)> = HashMap::new();
+        for (i, info) in self.types.structs.iter().enumerate() {
+            for (&name, &d) in &info.statics {
+                let DeclKind::Var(v) = &self.ast.decl(d).kind else { continue };
+                if v.init.is_none() && !defined.contains(&name) {
+                    undefined.insert(d, (StructId(i as u32), name));
+                }
+            }
+        }
+        if undefined.is_empty() {
+            return;
+        }
+        let mut uses: Vec<(DeclId, Span)> = Vec::new();
+        for (i, info) in self.exprs.iter().enumerate() {
+            let Resolution::Decl(d) = info.resolution else { continue };
+            if !undefined.contains_key(&d) || uses.iter().any(|(u, _)| *u == d) {
+                continue;
+            }
+            let e = ExprId(i as u32);
+            let span = match &self.ast.expr(e).kind {
+                ExprKind::Name { name, .. } => name.last().map_or(self.ast.expr(e).span, |n| n.span),
+                ExprKind::TypeMember { member, .. } | ExprKind::Member { member, .. } => member.span,
+                _ => self.ast.expr(e).span,
+            };
+            uses.push((d, span));
+        }
+        uses.sort_by_key(|(d, _)| *d);
+        for (d, use_span) in uses {
+            let Some(&(sid, name)) = undefined.get(&d) else { continue };
+            let owner = self.types.intern(TypeData::Struct(sid));
+            let member_span = match &self.ast.decl(d).kind {
+                DeclKind::Var(v) => v.name.map_or(self.ast.decl(d).span, |n| n.span),
+                _ => self.ast.decl(d).span,
+            };
+            let message = format!(
+                "variable '{}::{}' has internal linkage but is not defined",
+                self.display(owner),
+                self.name(name)
+            );
+            self.report(
+                crate::diag::Diagnostic::warning(Some(member_span), "undefined-internal", message)
+                    .with_note(Some(use_span), "used here"),
+            );
+            self.error(member_span, "found unregistered decl");
         }
     }
 }

@@ -163,6 +163,9 @@ impl<'d> Sema<'d> {
             self.global_decl(item);
         }
         self.check_entry_points();
+        if !self.diags.limit_reached() {
+            self.check_undefined_statics();
+        }
     }
 
     fn finish(mut self) -> TypedTree {
