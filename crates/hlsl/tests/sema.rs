@@ -380,3 +380,12 @@ fn undefined_static_members() {
     assert!(r.contains("t.hlsl:1:65: error: found unregistered decl"), "{r}");
     assert!(r.contains("1 warning and 1 error generated."), "{r}");
 }
+
+#[test]
+fn location_conflicts_name_the_first_owner_of_the_location() {
+    let text = "struct T { [[vk::location(3)]] float i : A; };\n\
+                [[vk::location(3)]] float main([[vk::location(3)]] float m : M, out T t) : R { return 1.0; }\n";
+    let r = errors(text, Some(Stage::Vertex));
+    assert!(r.contains("error: stage output location #3 already consumed by semantic 'M'"), "{r}");
+    assert!(r.contains("1 error generated."), "{r}");
+}

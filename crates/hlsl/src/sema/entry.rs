@@ -410,6 +410,9 @@ impl Sema<'_> {
 
     /// `[[vk::builtin]]` placement and types; `[[vk::location]]` collisions.
     fn builtin_and_location_checks(&mut self, vars: &[StageVar]) {
+        // Conflicts are per direction, but the semantic named in the report is the
+        // first one given the location in either direction (inputs first), as dxc does.
+        let mut first_owner: Vec<(u32, String)> = Vec::new();
         for dir in [true, false] {
             let mut used: Vec<(u32, String)> = Vec::new();
             for v in vars.iter().filter(|v| if dir { v.input } else { v.output }) {
@@ -425,7 +428,10 @@ impl Sema<'_> {
                 for l in start..start + width {
                     if let Some((_, owner)) = used.iter().find(|(u, _)| *u == l) {
                         let label = if dir { "input" } else { "output" };
-                        let owner = owner.clone();
+                        let owner = first_owner
+                            .iter()
+                            .find(|(u, _)| *u == l)
+                            .map_or_else(|| owner.clone(), |f| f.1.clone());
                         self.error(
                             v.name_span,
                             format!("stage {label} location #{l} already consumed by semantic '{owner}'"),
@@ -435,6 +441,9 @@ impl Sema<'_> {
                 }
                 for l in start..start + width {
                     used.push((l, sem.clone()));
+                    if !first_owner.iter().any(|(u, _)| *u == l) {
+                        first_owner.push((l, sem.clone()));
+                    }
                 }
             }
         }
