@@ -389,3 +389,19 @@ fn location_conflicts_name_the_first_owner_of_the_location() {
     assert!(r.contains("error: stage output location #3 already consumed by semantic 'M'"), "{r}");
     assert!(r.contains("1 error generated."), "{r}");
 }
+
+#[test]
+fn combined_image_sampler_partners() {
+    let text = "Texture2D t1 : register(t1);\n[[vk::combinedImageSampler]] SamplerState s1 : register(s1);\n\
+                [[vk::combinedImageSampler]] Texture2D t0 : register(t0);\n\
+                [[vk::combinedImageSampler]] SamplerState s0 : register(s0);\nSamplerState other : register(s0);\n\
+                [[vk::combinedImageSampler, vk::binding(3, 2)]] Texture2D t3;\n\
+                [[vk::binding(3, 2)]] SamplerComparisonState s3;\n";
+    let r = errors(text, None);
+    assert!(
+        r.contains("t.hlsl:1:11: error: Texture or Sampler with vk::combinedImageSampler attribute is missing for descriptor set and binding: 0, 1"),
+        "{r}"
+    );
+    assert!(r.contains("missing for descriptor set and binding: 2, 3"), "{r}");
+    assert!(r.contains("2 errors generated."), "{r}");
+}

@@ -1499,3 +1499,91 @@ impl Sema<'_> {
         }
     }
 }
+
+impl Sema<'_> {
+    /// The descriptor (set, binding) a global resource names itself: `[[vk::binding(b, s)]]`,
+    /// else `register(xN, spaceM)` as (M, N); without `-fvk-*-shift`s.
+    fn written_binding(&mut self, d: DeclId) -> Option<(i64, i64)> {
+        let decl = self.ast.decl(d).clone();
+        let DeclKind::Var(v) = &decl.kind else { return None };
+        let vk_binding = decl.attrs.iter().find(|a| {
+            a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding"
+        });
+        if let Some(a) = vk_binding {
+            let binding = self.const_int(*a.args.first()?, "binding number")?;
+            let set = match a.args.get(1) {
+                Some(&e) => self.const_int(e, "descriptor set")?,
+                None => 0,
+            };
+            return Some((set, binding));
+        }
+        v.annotations.iter().find_map(|a| match a {
+            crate::ast::Annotation::Register { slot, space, .. } => {
+                let slot = self.name(slot.name);
+                let binding = slot.get(1..)?.parse().ok()?;
+                let set = match space {
+                    Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
+                    None => 0,
+                };
+                Some((set, binding))
+            }
+            _ => None,
+        })
+    }
+
+    /// `[[vk::combinedImageSampler]]` pairs a texture and a sampler at one binding: a
+    /// partner at that binding without the attribute is an error.
+    pub(super) fn check_combined_image_samplers(&mut self) {
+        // (decl, is texture, marked, binding)
+        let mut resources: Vec<(DeclId, bool, bool, (i64, i64))> = Vec::new();
+        for d in self.ast.items.clone() {
+            let decl = self.ast.decl(d).clone();
+            if !matches!(decl.kind, DeclKind::Var(_)) {
+                continue;
+            }
+            let is_texture = match self.types.get(self.decl_ty(d)) {
+                TypeData::Object { kind, .. } => match kind.family() {
+                    super::types::Family::Texture => true,
+                    super::types::Family::Sampler | super::types::Family::ComparisonSampler => false,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let marked = decl.attrs.iter().any(|a| {
+                a.namespace.is_some_and(|n| self.name(n.name) == "vk")
+                    && self.name(a.name.name) == "combinedImageSampler"
+            });
+            let Some(binding) = self.written_binding(d) else { continue };
+            resources.push((d, is_texture, marked, binding));
+        }
+        let mut reported = Vec::new();
+        for &(_, texture, marked, binding) in &resources {
+            // Without the `-fvk-*-shift`s sema cannot tell resources apart that only
+            // shifts separate: a binding holding a complete marked pair is accepted.
+            let pair_complete = resources.iter().any(|r| r.3 == binding && r.1 != texture && r.2);
+            if !marked || pair_complete {
+                continue;
+            }
+            for &(other, other_texture, other_marked, other_binding) in &resources {
+                if other_binding == binding
+                    && other_texture != texture
+                    && !other_marked
+                    && !reported.contains(&other)
+                {
+                    reported.push(other);
+                    let span = match &self.ast.decl(other).kind {
+                        DeclKind::Var(v) => v.name.map_or(self.ast.decl(other).span, |n| n.span),
+                        _ => self.ast.decl(other).span,
+                    };
+                    self.error(
+                        span,
+                        format!(
+                            "Texture or Sampler with vk::combinedImageSampler attribute is missing for descriptor set and binding: {}, {}",
+                            binding.0, binding.1
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

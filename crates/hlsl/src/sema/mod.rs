@@ -165,6 +165,7 @@ impl<'d> Sema<'d> {
         self.check_entry_points();
         if !self.diags.limit_reached() {
             self.check_undefined_statics();
+            self.check_combined_image_samplers();
         }
     }
 
