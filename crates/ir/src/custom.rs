@@ -19,17 +19,15 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
         "arith.constant" => parse_arith_constant(p),
         "ub.poison" => parse_ub_poison(p),
         _ => {
-            let full = if name.contains('.') { name.to_string() } else { format!("spirv.{name}") };
+            // Every op of the tables is `spirv.`-prefixed: a bare name can only be one of
+            // them with the prefix (the default dialect inside `spirv.module`).
+            let full: std::borrow::Cow<str> =
+                if name.contains('.') { name.into() } else { format!("spirv.{name}").into() };
             if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
                 return result;
             }
-            if let Some(result) = crate::format::parse(p, name, start) {
+            if let Some(result) = crate::format::parse(p, &full, start) {
                 return result;
-            }
-            if !name.contains('.') {
-                if let Some(result) = crate::format::parse(p, &format!("spirv.{name}"), start) {
-                    return result;
-                }
             }
             if crate::opdef::op_def(name).is_some() {
                 return Err(ParseError {
@@ -99,9 +97,9 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
 /// `(%arg0: T {attrs}, ...)`; returns the argument names, types, attribute dicts
 /// and locations.
 #[allow(clippy::type_complexity)]
-fn parse_signature_args(
-    p: &mut Parser,
-) -> PResult<(Vec<(String, Type, Location)>, Vec<Vec<NamedAttribute>>, bool)> {
+fn parse_signature_args<'s>(
+    p: &mut Parser<'s, '_>,
+) -> PResult<(Vec<(&'s str, Type, Location)>, Vec<Vec<NamedAttribute>>, bool)> {
     p.expect("(")?;
     let mut args = Vec::new();
     let mut attrs = Vec::new();
@@ -120,7 +118,7 @@ fn parse_signature_args(
                 has_names = false;
                 let ty = p.parse_type()?;
                 let a = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
-                args.push((String::new(), ty, Location::Unknown));
+                args.push(("", ty, Location::Unknown));
                 attrs.push(a);
             }
             if !p.eat(",") {

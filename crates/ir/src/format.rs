@@ -595,12 +595,12 @@ fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attr
 
 // ---- parsing --------------------------------------------------------------------
 
-struct ParseState {
-    operand_refs: Vec<Vec<OperandRef>>,
+struct ParseState<'s> {
+    operand_refs: Vec<Vec<OperandRef<'s>>>,
     operand_types: Vec<Option<Vec<Type>>>,
     result_types: Vec<Option<Type>>,
     /// `operands` / `type(operands)` directives.
-    all_operand_refs: Option<Vec<OperandRef>>,
+    all_operand_refs: Option<Vec<OperandRef<'s>>>,
     all_operand_types: Option<Vec<Type>>,
     all_result_types: Option<Vec<Type>>,
     properties: Vec<NamedAttribute>,
@@ -618,7 +618,7 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
 }
 
 fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize) -> PResult<OpId> {
-    let op = p.ir.create_op(def.name, vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
     let mut st = ParseState {
         operand_refs: vec![Vec::new(); def.operands.len()],
         operand_types: vec![None; def.operands.len()],
@@ -661,7 +661,7 @@ fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
 
 /// A comma-separated operand list; as in MLIR, a comma after an operand always
 /// continues the list.
-fn parse_value_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
+fn parse_value_list<'s>(p: &mut Parser<'s, '_>) -> PResult<Vec<OperandRef<'s>>> {
     let mut refs = Vec::new();
     if p.tok.kind == Tok::ValueId {
         loop {
@@ -703,7 +703,12 @@ fn peek_is_type(p: &Parser) -> bool {
     }
 }
 
-fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut ParseState) -> PResult<()> {
+fn parse_elems<'s>(
+    p: &mut Parser<'s, '_>,
+    def: &'static OpDef,
+    elems: &[Elem],
+    st: &mut ParseState<'s>,
+) -> PResult<()> {
     for e in elems {
         match e {
             Elem::Literal(lit) => {
@@ -853,7 +858,12 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
 
 /// Resolves every operand and result type from the directives and the op's type
 /// traits, then builds the op.
-fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize) -> PResult<OpId> {
+fn finish<'s>(
+    p: &mut Parser<'s, '_>,
+    def: &'static OpDef,
+    mut st: ParseState<'s>,
+    start: usize,
+) -> PResult<OpId> {
     // `operands` distributes over the groups like the printer's split.
     if let Some(refs) = st.all_operand_refs.take() {
         let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();

@@ -184,10 +184,204 @@ pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, 
 /// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`). O(1) through a hash index
 /// built on first use.
 pub fn op_def(name: &str) -> Option<&'static OpDef> {
+    known_op_index(name).and_then(|i| OP_DEFS.get(i))
+}
+
+/// Ops outside the generated tables that the IR names often enough to intern: the
+/// builtin and `func` ops the tests wrap around SPIR-V code, and the parser's
+/// placeholders. Their indices follow `OP_DEFS`'.
+const OTHER_KNOWN_OPS: &[&str] = &[
+    "arith.constant",
+    "builtin.module",
+    "builtin.unrealized_conversion_cast",
+    "builtin.unrealized_forward_ref",
+    "func.call",
+    "func.func",
+    "func.return",
+    "ub.poison",
+];
+
+/// The index of a known op name: its position in `OP_DEFS`, or past it for
+/// `OTHER_KNOWN_OPS`.
+fn known_op_index(name: &str) -> Option<usize> {
     use spirvkit_grammar::fxhash::FxHashMap;
     static INDEX: std::sync::OnceLock<FxHashMap<&'static str, usize>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| OP_DEFS.iter().enumerate().map(|(i, d)| (d.name, i)).collect());
-    index.get(name).map(|&i| &OP_DEFS[i])
+    let index = INDEX.get_or_init(|| {
+        OP_DEFS
+            .iter()
+            .map(|d| d.name)
+            .chain(OTHER_KNOWN_OPS.iter().copied())
+            .enumerate()
+            .map(|(i, n)| (n, i))
+            .collect()
+    });
+    index.get(name).copied()
+}
+
+fn known_op_name(index: u16) -> &'static str {
+    let index = usize::from(index);
+    match OP_DEFS.get(index) {
+        Some(def) => def.name,
+        None => OTHER_KNOWN_OPS.get(index - OP_DEFS.len()).copied().unwrap_or(""),
+    }
+}
+
+/// An operation's full name (`spirv.IAdd`, `func.func`), interned: the ops of the
+/// tables are a small index (so their definition is one array access away), any
+/// other name is kept as text. Compares, hashes and prints like the text; derefs
+/// to it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct OpName(OpNameRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum OpNameRepr {
+    /// Index into `OP_DEFS` followed by `OTHER_KNOWN_OPS`.
+    Known(u16),
+    /// A name no table knows (unregistered ops); never one of the known names, so
+    /// equality of the representation is equality of the text.
+    Other(Box<str>),
+}
+
+impl OpName {
+    pub fn new(name: &str) -> OpName {
+        match known_op_index(name) {
+            Some(i) => OpName(OpNameRepr::Known(i as u16)),
+            None => OpName(OpNameRepr::Other(name.into())),
+        }
+    }
+
+    /// The name of a generated op definition.
+    pub fn of_def(def: &'static OpDef) -> OpName {
+        match op_def_index(def) {
+            Some(i) => OpName(OpNameRepr::Known(i as u16)),
+            None => OpName::new(def.name),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            OpNameRepr::Known(i) => known_op_name(*i),
+            OpNameRepr::Other(name) => name,
+        }
+    }
+
+    /// The op's generated definition (the SPIR-V dialect's ops).
+    pub fn def(&self) -> Option<&'static OpDef> {
+        match self.0 {
+            OpNameRepr::Known(i) => OP_DEFS.get(usize::from(i)),
+            OpNameRepr::Other(_) => None,
+        }
+    }
+
+    /// The position of the op's definition in `OP_DEFS`, for per-op side tables.
+    pub fn def_index(&self) -> Option<usize> {
+        match self.0 {
+            OpNameRepr::Known(i) if usize::from(i) < OP_DEFS.len() => Some(usize::from(i)),
+            _ => None,
+        }
+    }
+
+    /// Whether the name is one of the tables' (registered with a known dialect).
+    pub fn is_known(&self) -> bool {
+        matches!(self.0, OpNameRepr::Known(_))
+    }
+}
+
+impl std::ops::Deref for OpName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for OpName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for OpName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for OpName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for OpName {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<OpName> for &str {
+    fn eq(&self, other: &OpName) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<OpName> for String {
+    fn eq(&self, other: &OpName) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialOrd for OpName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OpName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl From<&str> for OpName {
+    fn from(name: &str) -> OpName {
+        OpName::new(name)
+    }
+}
+
+impl From<&String> for OpName {
+    fn from(name: &String) -> OpName {
+        OpName::new(name)
+    }
+}
+
+impl From<String> for OpName {
+    fn from(name: String) -> OpName {
+        OpName::new(&name)
+    }
+}
+
+impl From<&OpName> for OpName {
+    fn from(name: &OpName) -> OpName {
+        name.clone()
+    }
+}
+
+impl From<OpName> for String {
+    fn from(name: OpName) -> String {
+        name.as_str().to_string()
+    }
 }
 
 /// The position of a definition in `OP_DEFS`, for per-op side tables.

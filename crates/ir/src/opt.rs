@@ -371,7 +371,11 @@ fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Opt
     while let Some(op) = stack.pop() {
         let operation = ir.op(op);
         let dialect = operation.name.split('.').next().unwrap_or("");
-        if operation.name.contains('.') && !REGISTERED_DIALECTS.contains(&dialect) {
+        // The tables' ops all belong to registered dialects.
+        if !operation.name.is_known()
+            && operation.name.contains('.')
+            && !REGISTERED_DIALECTS.contains(&dialect)
+        {
             let offset = match &operation.location {
                 Location::FileLineCol { file, line, column } if **file == *file_name => {
                     let index = index.get_or_init(|| LineIndex::new(text));

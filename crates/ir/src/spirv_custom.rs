@@ -726,7 +726,7 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
 fn parse_func(p: &mut Parser) -> PResult<OpId> {
     let name = symbol(p)?;
     p.expect("(")?;
-    let mut args: Vec<(String, Type, Location)> = Vec::new();
+    let mut args: Vec<(&str, Type, Location)> = Vec::new();
     let mut arg_attrs = Vec::new();
     // Declarations may list bare types; then the body (if any) gets no arguments.
     let mut input_types = Vec::new();
