@@ -50,8 +50,8 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
 /// Prints `op` in its custom form, returning false when it has none (the caller
 /// then prints the generic form).
 pub fn print(p: &mut Printer, op: OpId) -> bool {
-    let name = p.ir.op(op).name.clone();
-    match name.as_str() {
+    let ir = p.ir;
+    match ir.op(op).name.as_str() {
         "builtin.module" => print_module(p, op),
         "func.func" | "spirv.ARM.Graph" => print_func(p, op),
         "spirv.ARM.GraphEntryPoint" => print_graph_entry_point(p, op),
@@ -309,8 +309,7 @@ fn print_return(p: &mut Printer, op: OpId) -> bool {
         p.out.push(' ');
         p.values(&o.operands);
         p.out.push_str(" : ");
-        let types: Vec<Type> = o.operands.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(&o.operands);
     }
     p.attr_dict(&o.attributes, &[]);
     true

@@ -246,6 +246,13 @@ pub fn unescape(token: &str) -> Vec<u8> {
 /// Encodes bytes as an MLIR string literal, escaping as MLIR's printer does.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 2);
+    write_escaped(bytes, &mut out);
+    out
+}
+
+/// Appends bytes as an MLIR string literal (see [`escape`]).
+pub fn write_escaped(bytes: &[u8], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     out.push('"');
     for &c in bytes {
         match c {
@@ -254,11 +261,14 @@ pub fn escape(bytes: &[u8]) -> String {
             b'\n' => out.push_str("\\0A"),
             b'\t' => out.push_str("\\09"),
             0x20..=0x7e => out.push(c as char),
-            _ => out.push_str(&format!("\\{c:02X}")),
+            _ => {
+                out.push('\\');
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 15)]));
+            }
         }
     }
     out.push('"');
-    out
 }
 
 #[cfg(test)]

@@ -82,6 +82,8 @@ pub struct Parser<'s, 'ir> {
     line_cursor: (usize, u32, usize),
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
+    /// States of the declarative-format parser, reused from op to op.
+    pub(crate) format_states: Vec<crate::format::ParseState<'s>>,
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
@@ -112,6 +114,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             file_name: file_name.into(),
             line_cursor: (0, 1, 0),
             result_names: Vec::new(),
+            format_states: Vec::new(),
             prev_end: 0,
             value_offsets: Vec::new(),
             depth: 0,

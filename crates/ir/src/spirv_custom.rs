@@ -5,7 +5,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Location, OpId, Value};
-use crate::lexer::{escape, unescape, Tok};
+use crate::lexer::{unescape, Tok};
 use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
@@ -48,9 +48,9 @@ fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
     p.ir.types.intern(TypeKind::Pointer { pointee, storage_class: storage_class.to_string() })
 }
 
-fn pointee_of(p: &Printer, ty: Type) -> Option<(Type, String)> {
+fn pointee_of<'a>(p: &Printer<'a>, ty: Type) -> Option<(Type, &'a str)> {
     match p.ir.types.kind(ty) {
-        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.clone())),
+        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.as_str())),
         _ => None,
     }
 }
@@ -91,8 +91,8 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
 
 /// Prints the custom form of a SPIR-V op with a C++ printer, if it is one.
 pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
-    let name = p.ir.op(op).name.clone();
-    let done = match name.as_str() {
+    let ir = p.ir;
+    let done = match ir.op(op).name.as_str() {
         "spirv.Constant" => print_constant(p, op),
         "spirv.Load" => print_load(p, op),
         "spirv.Store" => print_store(p, op),
@@ -211,26 +211,15 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
     let o = ir.op(op);
     if let Some(access) = dialect_body(o.attr(access_name)) {
         p.out.push_str(" [");
-        p.out.push_str(&escape(access.as_bytes()));
+        p.string(access);
         if access.split('|').any(|a| a == "Aligned") {
             if let Some(Attribute::Integer { value, .. }) = o.attr(alignment_name) {
-                p.out.push_str(&format!(", {value}"));
+                p.out.push_str(", ");
+                crate::printer::push_i128(&mut p.out, *value);
             }
         }
         p.out.push(']');
     }
-}
-
-fn other_attrs(o: &crate::ir::Operation, elided: &[&str]) -> Vec<NamedAttribute> {
-    let mut v: Vec<NamedAttribute> = o
-        .properties
-        .iter()
-        .chain(&o.attributes)
-        .filter(|a| !elided.contains(&a.name.as_str()))
-        .cloned()
-        .collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
-    v
 }
 
 fn split_props(def_attrs: &[&str], attrs: Vec<NamedAttribute>) -> (Vec<NamedAttribute>, Vec<NamedAttribute>) {
@@ -273,12 +262,11 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
     let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Load ");
-    p.out.push_str(&escape(sc.as_bytes()));
+    p.string(sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(o, &["memory_access", "alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
     p.ty(t);
@@ -322,14 +310,13 @@ fn print_store(p: &mut Printer, op: OpId) -> bool {
     let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Store ");
-    p.out.push_str(&escape(sc.as_bytes()));
+    p.string(sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     p.out.push_str(", ");
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(o, &["memory_access", "alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.operands[1]);
     p.ty(t);
@@ -378,8 +365,7 @@ fn print_variable(p: &mut Printer, op: OpId) -> bool {
         p.value(init);
         p.out.push(')');
     }
-    let rest = other_attrs(o, &["storage_class"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["storage_class"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
     p.ty(t);
@@ -421,11 +407,11 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.CopyMemory  ");
-    p.out.push_str(&escape(target_sc.as_bytes()));
+    p.string(target_sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     p.out.push_str(",  ");
-    p.out.push_str(&escape(source_sc.as_bytes()));
+    p.string(source_sc);
     p.out.push(' ');
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
@@ -436,8 +422,7 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
     } else {
         print_memory_access(p, op, "memory_access", "alignment");
     }
-    let rest = other_attrs(o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment", "source_memory_access", "source_alignment"], false);
     p.out.push_str(" : ");
     p.ty(pointee);
     true
@@ -488,7 +473,11 @@ fn print_variable_decorations(p: &mut Printer, o: &crate::ir::Operation, elided:
     if let (Some(Attribute::Integer { value: set, .. }), Some(Attribute::Integer { value: binding, .. })) =
         (o.attr("descriptor_set"), o.attr("binding"))
     {
-        p.out.push_str(&format!(" bind({set}, {binding})"));
+        p.out.push_str(" bind(");
+        crate::printer::push_i128(&mut p.out, *set);
+        p.out.push_str(", ");
+        crate::printer::push_i128(&mut p.out, *binding);
+        p.out.push(')');
         elided.push("descriptor_set");
         elided.push("binding");
     }
@@ -506,7 +495,7 @@ fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.GlobalVariable ");
-    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    p.symbol_ref(name);
     let mut elided = vec!["sym_name", "type", "storage_class"];
     if let Some(init @ Attribute::SymbolRef(_)) = o.attr("initializer") {
         p.out.push_str(" initializer(");
@@ -515,8 +504,7 @@ fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
         elided.push("initializer");
     }
     print_variable_decorations(p, o, &mut elided);
-    let rest = other_attrs(o, &elided);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &elided, false);
     p.out.push_str(" : ");
     p.ty(*ty);
     true
@@ -672,7 +660,7 @@ fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.EntryPoint ");
-    p.out.push_str(&escape(model.as_bytes()));
+    p.string(model);
     p.out.push(' ');
     p.attr(f);
     if let Some(Attribute::Array(items)) = o.attr("interface") {
@@ -710,11 +698,12 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str("spirv.ExecutionMode ");
     p.attr(f);
     p.out.push(' ');
-    p.out.push_str(&escape(mode.as_bytes()));
+    p.string(mode);
     if let Some(Attribute::Array(items)) = o.attr("values") {
         for it in items {
             if let Attribute::Integer { value, .. } = it {
-                p.out.push_str(&format!(", {value}"));
+                p.out.push_str(", ");
+                crate::printer::push_i128(&mut p.out, *value);
             }
         }
     }
@@ -786,27 +775,23 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     else {
         return false;
     };
-    let TypeKind::Function { inputs, results } = p.ir.types.kind(*fn_ty).clone() else { return false };
+    let TypeKind::Function { inputs, results } = ir.types.kind(*fn_ty) else { return false };
     p.out.push_str("spirv.func ");
-    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
-    crate::custom::print_signature_args(p, o, &inputs);
+    p.symbol_ref(name);
+    crate::custom::print_signature_args(p, o, inputs);
     if !results.is_empty() {
         p.out.push_str(" -> ");
         if results.len() > 1 {
             p.out.push('(');
         }
-        p.types(&results);
+        p.types(results);
         if results.len() > 1 {
             p.out.push(')');
         }
     }
     p.out.push(' ');
-    p.out.push_str(&escape(control.as_bytes()));
-    let rest = other_attrs(o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"]);
-    if !rest.is_empty() {
-        p.out.push_str(" attributes");
-        p.attr_dict(&rest, &[]);
-    }
+    p.string(control);
+    p.merged_attr_dict(o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"], true);
     if let Some(&r) = o.regions.first() {
         if !p.ir.region(r).blocks.is_empty() {
             p.out.push(' ');
@@ -855,7 +840,7 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
     };
     p.out.push_str("spirv.module ");
     if let Some(Attribute::String(n)) = o.attr("sym_name") {
-        p.attr(&Attribute::SymbolRef(vec![n.clone()]));
+        p.symbol_ref(n);
         p.out.push(' ');
     }
     p.out.push_str(addressing);
@@ -865,11 +850,7 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
         p.out.push_str(" requires ");
         p.attr(vce);
     }
-    let rest = other_attrs(o, &["sym_name", "addressing_model", "memory_model", "vce_triple"]);
-    if !rest.is_empty() {
-        p.out.push_str(" attributes");
-        p.attr_dict(&rest, &[]);
-    }
+    p.merged_attr_dict(o, &["sym_name", "addressing_model", "memory_model", "vce_triple"], true);
     p.out.push(' ');
     p.region(o.regions[0], false, false);
     true
@@ -923,18 +904,18 @@ fn print_structured(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str(&o.name);
     if let Some(control) = dialect_body(o.attr(attr_name)) {
         if control != "None" {
-            p.out.push_str(&format!(" control({control})"));
+            p.out.push_str(" control(");
+            p.out.push_str(control);
+            p.out.push(')');
         }
     }
     if !o.results.is_empty() {
         p.out.push_str(" -> ");
-        let types: Vec<Type> = o.results.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(&o.results);
     }
     p.out.push(' ');
     p.region(o.regions[0], false, false);
-    let rest = other_attrs(o, &[attr_name]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &[attr_name], false);
     true
 }
 
@@ -965,14 +946,12 @@ fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockI
 }
 
 fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value]) {
-    let n = p.names.block(block);
-    p.out.push_str(&n);
+    p.names.write_block(block, &mut p.out);
     if !values.is_empty() {
         p.out.push('(');
         p.values(values);
         p.out.push_str(" : ");
-        let types: Vec<Type> = values.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(values);
         p.out.push(')');
     }
 }
@@ -1020,21 +999,26 @@ fn print_branch_conditional(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
     let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else { return false };
-    let sizes: Vec<usize> = values
-        .iter()
-        .map(|v| if let Attribute::Integer { value, .. } = v { *value as usize } else { 0 })
-        .collect();
-    if sizes.len() != 3 || o.successors.len() != 2 {
+    let size = |v: &Attribute| if let Attribute::Integer { value, .. } = v { *value as usize } else { 0 };
+    let [_, true_count, _] = values.as_slice() else { return false };
+    let true_count = size(true_count);
+    if o.successors.len() != 2 {
         return false;
     }
+    let sizes = [1, true_count];
     p.out.push_str("spirv.BranchConditional ");
     p.value(o.operands[0]);
     if let Some(Attribute::Array(w)) = o.attr("branch_weights") {
-        let list: Vec<String> = w
-            .iter()
-            .map(|a| if let Attribute::Integer { value, .. } = a { value.to_string() } else { String::new() })
-            .collect();
-        p.out.push_str(&format!(" [{}]", list.join(", ")));
+        p.out.push_str(" [");
+        for (i, a) in w.iter().enumerate() {
+            if i > 0 {
+                p.out.push_str(", ");
+            }
+            if let Attribute::Integer { value, .. } = a {
+                crate::printer::push_i128(&mut p.out, *value);
+            }
+        }
+        p.out.push(']');
     }
     p.out.push_str(", ");
     print_successor_and_operands(p, o.successors[0], &o.operands[1..1 + sizes[1]]);
@@ -1391,7 +1375,6 @@ fn print_switch(p: &mut Printer, op: OpId) -> bool {
         p.newline();
     }
     p.out.push(']');
-    let rest = other_attrs(o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["case_operand_segments", "literals", "operandSegmentSizes"], false);
     true
 }

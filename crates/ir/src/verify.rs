@@ -407,8 +407,8 @@ impl<'a> Verifier<'a> {
     /// (MLIR's "empty block" rule).
     fn terminators(&mut self, op: OpId) -> bool {
         let o = self.ir.op(op);
-        let registered = o.name == "func.func" || op_def(&o.name).is_some();
-        let no_terminator = op_def(&o.name).is_some_and(|d| d.traits.contains(&"NoTerminator"));
+        let registered = o.name == "func.func" || o.name.def().is_some();
+        let no_terminator = o.name.def().is_some_and(|d| d.traits.contains(&"NoTerminator"));
         if registered && !no_terminator {
             for &r in &o.regions {
                 if self.ir.region(r).blocks.iter().any(|&b| self.ir.block(b).ops.is_empty()) {
@@ -762,7 +762,7 @@ impl<'a> Verifier<'a> {
     /// The first value of the operand or result group called `name`.
     fn named_value(&self, op: OpId, name: &str) -> Option<Value> {
         let o = self.ir.op(op);
-        let def = op_def(&o.name)?;
+        let def = o.name.def()?;
         let (results, i) = match def.operands.iter().position(|d| d.name == name) {
             Some(i) => (false, i),
             None => (true, def.results.iter().position(|d| d.name == name)?),
