@@ -117,6 +117,16 @@ impl Ir {
         Ir::default()
     }
 
+    /// Reserves room for the IR of about `bytes` of text (an op per 64 bytes is
+    /// typical), so the arenas need not grow, copying themselves, while parsing.
+    pub fn reserve_for_text(&mut self, bytes: usize) {
+        let ops = bytes / 64;
+        self.ops.reserve(ops);
+        self.values.reserve(ops);
+        self.blocks.reserve(ops / 8);
+        self.regions.reserve(ops / 8);
+    }
+
     pub fn op(&self, id: OpId) -> &Operation {
         &self.ops[id.index()]
     }

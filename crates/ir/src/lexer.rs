@@ -73,7 +73,7 @@ impl<'s> Lexer<'s> {
             while self.pos < b.len() && b[self.pos].is_ascii_whitespace() {
                 self.pos += 1;
             }
-            if self.src[self.pos..].starts_with("//") {
+            if b.get(self.pos) == Some(&b'/') && b.get(self.pos + 1) == Some(&b'/') {
                 while self.pos < b.len() && b[self.pos] != b'\n' {
                     self.pos += 1;
                 }
@@ -176,12 +176,14 @@ impl<'s> Lexer<'s> {
                 }
                 tok(self, Tok::Ident, end)
             }
+            // Multi-character punctuation: `->`, `::`, `...`.
+            b'-' if b.get(start + 1) == Some(&b'>') => tok(self, Tok::Punct, start + 2),
+            b':' if b.get(start + 1) == Some(&b':') => tok(self, Tok::Punct, start + 2),
+            b'.' if b.get(start + 1) == Some(&b'.') && b.get(start + 2) == Some(&b'.') => {
+                tok(self, Tok::Punct, start + 3)
+            }
+            _ if c.is_ascii() => tok(self, Tok::Punct, start + 1),
             _ => {
-                for p in ["->", "::", "...", "?"] {
-                    if self.src[start..].starts_with(p) {
-                        return tok(self, Tok::Punct, start + p.len());
-                    }
-                }
                 let len = self.src[start..].chars().next().map_or(1, char::len_utf8);
                 tok(self, Tok::Punct, start + len)
             }

@@ -92,6 +92,11 @@ pub struct Parser<'s, 'ir> {
     /// Current nesting of regions, types and attributes (bounded, so hostile input
     /// cannot overflow the stack).
     depth: usize,
+    /// The deepest nesting reached since it was last reset (by the type cache).
+    peak_depth: usize,
+    /// Types already parsed, by their source text (`!spirv.ptr<f32, Function>`), with
+    /// the nesting their parse needs: a module spells the same few types many times.
+    type_cache: FxHashMap<&'s str, (Type, usize)>,
 }
 
 /// How deeply regions, types and attributes may nest.
@@ -118,6 +123,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             prev_end: 0,
             value_offsets: Vec::new(),
             depth: 0,
+            peak_depth: 0,
+            type_cache: FxHashMap::default(),
         }
     }
 
@@ -199,9 +206,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             (at, line, line_start) = (0, 1, 0);
         }
         let between = &src[at..offset];
-        let newlines = between.iter().filter(|&&b| b == b'\n').count();
         if let Some(last) = between.iter().rposition(|&b| b == b'\n') {
-            line += newlines as u32;
+            line += count_newlines(&between[..=last]) as u32;
             line_start = at + last + 1;
         }
         self.line_cursor = (offset, line, line_start);
@@ -228,6 +234,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let attr = self.parse_attribute()?;
                 self.attr_aliases.insert(name, attr);
+                // Cached types may have used the alias's previous meaning.
+                self.type_cache.clear();
                 continue;
             }
             if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
@@ -235,6 +243,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let ty = self.parse_type()?;
                 self.type_aliases.insert(name, ty);
+                self.type_cache.clear();
                 continue;
             }
             let op = self.parse_operation()?;
@@ -622,6 +631,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             return self.error(format!("not supported yet: nesting deeper than {MAX_DEPTH} levels"));
         }
         self.depth += 1;
+        self.peak_depth = self.peak_depth.max(self.depth);
         let result = f(self);
         self.depth -= 1;
         result
@@ -893,32 +903,25 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     fn parse_number_attribute(&mut self, negative: bool) -> PResult<Attribute> {
-        let t = self.tok;
-        let ty = {
-            // Peek past the number for `: type`.
-            let save = (self.lex.position(), self.tok);
-            self.bump();
-            let ty = if self.eat(":") { Some(self.parse_type()?) } else { None };
-            self.lex.reset_to(save.0);
-            self.tok = save.1;
-            ty
-        };
-        let default = if t.kind == Tok::Float {
+        // The number's meaning depends on the `: type` after it.
+        let t = self.bump();
+        let ty = if self.eat(":") {
+            self.parse_type()?
+        } else if t.kind == Tok::Float {
             self.ir.types.float(FloatKind::F64)
         } else {
             self.ir.types.integer(64, Signedness::Signless)
         };
-        let attr = self.parse_typed_number(negative, ty.unwrap_or(default))?;
-        if ty.is_some() {
-            self.expect(":")?;
-            self.parse_type()?;
-        }
-        Ok(attr)
+        self.typed_number(t, negative, ty)
     }
 
     /// A number token (sign already consumed) as an attribute of type `ty`.
     pub fn parse_typed_number(&mut self, negative: bool, ty: Type) -> PResult<Attribute> {
         let t = self.bump();
+        self.typed_number(t, negative, ty)
+    }
+
+    fn typed_number(&mut self, t: Token<'s>, negative: bool, ty: Type) -> PResult<Attribute> {
         let is_float = matches!(self.ir.types.kind(ty), TypeKind::Float(_));
         match t.kind {
             Tok::Integer if !is_float => {
@@ -1072,7 +1075,65 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     // ---- types ---------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {
-        self.nested(|p| p.parse_type_inner())
+        let Some((start, end)) = self.type_extent() else {
+            return self.nested(|p| p.parse_type_inner());
+        };
+        let text = &self.lex.source()[start..end];
+        if let Some(&(ty, needed)) = self.type_cache.get(text) {
+            if self.depth + needed <= MAX_DEPTH {
+                self.skip_to(end);
+                return Ok(ty);
+            }
+        }
+        let outer_peak = std::mem::replace(&mut self.peak_depth, self.depth);
+        let parsed = self.nested(|p| p.parse_type_inner());
+        let needed = self.peak_depth - self.depth;
+        self.peak_depth = self.peak_depth.max(outer_peak);
+        let ty = parsed?;
+        // Only text the parse consumed exactly is a key (the extent is a guess).
+        if self.prev_end == end {
+            self.type_cache.insert(text, (ty, needed));
+        }
+        Ok(ty)
+    }
+
+    /// Where the type starting at the current token seems to end: a keyword or
+    /// `!dialect.type`, with its balanced `<...>` if one follows at once. `None` for
+    /// other types and for text that could confuse the scan (strings, comments,
+    /// braces) or is very long.
+    fn type_extent(&self) -> Option<(usize, usize)> {
+        if !matches!(self.tok.kind, Tok::Ident | Tok::BangId) {
+            return None;
+        }
+        let bytes = self.lex.source().as_bytes();
+        let start = self.tok.offset;
+        let mut at = start + self.tok.text.len();
+        if bytes.get(at) != Some(&b'<') {
+            return Some((start, at));
+        }
+        let mut depth = 0usize;
+        while at < bytes.len() && at - start < 4096 {
+            match bytes[at] {
+                b'<' => depth += 1,
+                b'>' if bytes[at - 1] != b'-' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((start, at + 1));
+                    }
+                }
+                b'"' | b'/' | b'{' | b'}' => return None,
+                _ => {}
+            }
+            at += 1;
+        }
+        None
+    }
+
+    /// Moves to the token at `offset`, as if the tokens before it were consumed.
+    fn skip_to(&mut self, offset: usize) {
+        self.lex.reset_to(offset);
+        self.prev_end = offset;
+        self.tok = self.lex.next_token();
     }
 
     fn parse_type_inner(&mut self) -> PResult<Type> {
@@ -1572,6 +1633,24 @@ fn split_top_level(text: &str) -> Vec<String> {
     out
 }
 
+/// The number of `\n` bytes, eight at a time.
+fn count_newlines(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut count = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Bytes equal to '\n' become zero; a zero byte is one whose high bit stays
+        // clear after adding 0x7f to its low seven bits and or-ing it back in.
+        let x = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        let nonzero = ((x & LOW7) + LOW7) | x;
+        count += 8 - (nonzero & !LOW7).count_ones() as usize;
+    }
+    count + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
+}
+
 /// `i32` -> (Signless, "32"), `si8`, `ui64`.
 fn integer_keyword(w: &str) -> Option<(Signedness, &str)> {
     let (sign, digits) = if let Some(d) = w.strip_prefix("si") {
@@ -1601,5 +1680,36 @@ pub fn symbol_name(token: &str) -> String {
         String::from_utf8_lossy(&unescape(t)).into_owned()
     } else {
         t.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newlines_are_counted_in_any_alignment() {
+        let text = "a\nbc\n\n defgh\nijklmnopq\n\n\nrstuvwxyz0123456789\n";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let bytes = &text.as_bytes()[start..end];
+                assert_eq!(count_newlines(bytes), bytes.iter().filter(|&&b| b == b'\n').count());
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_type_texts_give_the_same_type() {
+        let source = "!a = f32\n\"x.op\"() : () -> (!spirv.ptr<!a, Function>, !spirv.ptr<!a, Function>)\n\
+                      !a = i32\n\"x.op\"() : () -> (!spirv.ptr<!a, Function>, vector<2xf32>, vector<2xf32>)\n";
+        let (ir, top) = crate::parse(source, "t.mlir").expect("parses");
+        let block = ir.entry_block(top).expect("a body");
+        let types = |op: OpId| -> Vec<String> {
+            ir.op(op).results.iter().map(|&v| crate::printer::type_to_string(&ir, ir.value_type(v))).collect()
+        };
+        let ops = &ir.block(block).ops;
+        assert_eq!(types(ops[0]), ["!spirv.ptr<f32, Function>", "!spirv.ptr<f32, Function>"]);
+        // The alias changed meaning: the cached text must not be reused.
+        assert_eq!(types(ops[1]), ["!spirv.ptr<i32, Function>", "vector<2xf32>", "vector<2xf32>"]);
     }
 }
