@@ -56,16 +56,17 @@ pub struct Format {
     used_attrs: Vec<&'static str>,
 }
 
-/// The compiled format of every op with a declarative one (indexed like `OP_DEFS`).
-fn formats() -> &'static [Option<Format>] {
-    static FORMATS: OnceLock<Vec<Option<Format>>> = OnceLock::new();
-    FORMATS.get_or_init(|| {
-        OP_DEFS.iter().map(|def| def.assembly_format.and_then(|f| compile(def, f).ok())).collect()
-    })
+/// The compiled format of the op definition at `index` in `OP_DEFS`, if it has a
+/// declarative one; compiled on first use.
+fn format_at(index: usize) -> Option<&'static Format> {
+    static FORMATS: OnceLock<Vec<OnceLock<Option<Format>>>> = OnceLock::new();
+    let formats = FORMATS.get_or_init(|| OP_DEFS.iter().map(|_| OnceLock::new()).collect());
+    let def = OP_DEFS.get(index)?;
+    formats[index].get_or_init(|| def.assembly_format.and_then(|f| compile(def, f).ok())).as_ref()
 }
 
 fn format_of(def: &'static OpDef) -> Option<&'static Format> {
-    formats().get(crate::opdef::op_def_index(def)?)?.as_ref()
+    format_at(crate::opdef::op_def_index(def)?)
 }
 
 /// The op definition with this full name.
@@ -318,7 +319,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
     let Some(index) = o.name.def_index() else { return false };
-    let Some(format) = formats().get(index).and_then(Option::as_ref) else { return false };
+    let Some(format) = format_at(index) else { return false };
     let def = &OP_DEFS[index];
     // Operand groups must be recoverable (segment sizes for several variadic groups).
     let Some(groups) =

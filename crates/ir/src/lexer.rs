@@ -38,16 +38,55 @@ pub struct Lexer<'s> {
     pos: usize,
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
+/// Byte classes, as bits of [`CLASSES`].
+const SPACE: u8 = 1;
+const IDENT_START: u8 = 2;
+/// Continues an identifier: letters, digits, `_ $ .`.
+const IDENT: u8 = 4;
+/// Continues a `%`/`^`/`@`/`#`/`!` name: identifier bytes and `-`.
+const SUFFIX: u8 = 8;
+const DIGIT: u8 = 16;
+
+/// The class bits of every byte value (one table load per byte scanned).
+static CLASSES: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut bits = 0;
+        if b.is_ascii_whitespace() {
+            bits |= SPACE;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            bits |= IDENT_START;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.') {
+            bits |= IDENT | SUFFIX;
+        }
+        if b == b'-' {
+            bits |= SUFFIX;
+        }
+        if b.is_ascii_digit() {
+            bits |= DIGIT;
+        }
+        table[i] = bits;
+        i += 1;
+    }
+    table
 }
 
-fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+fn is(b: u8, class: u8) -> bool {
+    CLASSES[usize::from(b)] & class != 0
 }
 
-fn is_suffix_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+/// The end of the run of bytes of `class` starting at `at`.
+fn scan(bytes: &[u8], mut at: usize, class: u8) -> usize {
+    while at < bytes.len() && is(bytes[at], class) {
+        at += 1;
+    }
+    at
 }
 
 impl<'s> Lexer<'s> {
@@ -70,9 +109,7 @@ impl<'s> Lexer<'s> {
     fn skip_trivia(&mut self) {
         let b = self.src.as_bytes();
         loop {
-            while self.pos < b.len() && b[self.pos].is_ascii_whitespace() {
-                self.pos += 1;
-            }
+            self.pos = scan(b, self.pos, SPACE);
             if b.get(self.pos) == Some(&b'/') && b.get(self.pos + 1) == Some(&b'/') {
                 while self.pos < b.len() && b[self.pos] != b'\n' {
                     self.pos += 1;
@@ -110,15 +147,10 @@ impl<'s> Lexer<'s> {
                     end = self.scan_string(end);
                     return tok(self, kind, end);
                 }
-                while end < b.len() && is_suffix_char(b[end]) {
-                    end += 1;
-                }
+                end = scan(b, end, SUFFIX);
                 // `%x#0` result-group syntax belongs to the value id.
                 if c == b'%' && b.get(end) == Some(&b'#') {
-                    let mut e = end + 1;
-                    while e < b.len() && b[e].is_ascii_digit() {
-                        e += 1;
-                    }
+                    let e = scan(b, end + 1, DIGIT);
                     if e > end + 1 {
                         end = e;
                     }
@@ -144,38 +176,24 @@ impl<'s> Lexer<'s> {
                     }
                     return tok(self, Tok::Integer, end);
                 }
-                while end < b.len() && b[end].is_ascii_digit() {
-                    end += 1;
-                }
+                end = scan(b, end, DIGIT);
                 let mut kind = Tok::Integer;
                 if b.get(end) == Some(&b'.') {
                     kind = Tok::Float;
-                    end += 1;
-                    while end < b.len() && b[end].is_ascii_digit() {
-                        end += 1;
-                    }
+                    end = scan(b, end + 1, DIGIT);
                     if matches!(b.get(end), Some(b'e') | Some(b'E')) {
                         let mut e = end + 1;
                         if matches!(b.get(e), Some(b'+') | Some(b'-')) {
                             e += 1;
                         }
                         if b.get(e).is_some_and(|d| d.is_ascii_digit()) {
-                            while e < b.len() && b[e].is_ascii_digit() {
-                                e += 1;
-                            }
-                            end = e;
+                            end = scan(b, e, DIGIT);
                         }
                     }
                 }
                 tok(self, kind, end)
             }
-            _ if is_ident_start(c) => {
-                let mut end = start + 1;
-                while end < b.len() && is_ident_char(b[end]) {
-                    end += 1;
-                }
-                tok(self, Tok::Ident, end)
-            }
+            _ if is(c, IDENT_START) => tok(self, Tok::Ident, scan(b, start + 1, IDENT)),
             // Multi-character punctuation: `->`, `::`, `...`.
             b'-' if b.get(start + 1) == Some(&b'>') => tok(self, Tok::Punct, start + 2),
             b':' if b.get(start + 1) == Some(&b':') => tok(self, Tok::Punct, start + 2),

@@ -356,8 +356,11 @@ fn process_chunk(
     diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
     // mlir-opt prints the op, a newline, and one more newline.
     let output = succeeded.then(|| {
-        let printed = crate::print(&ir, top, print_options);
-        format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))
+        let mut printed = crate::print(&ir, top, print_options);
+        printed.truncate(printed.trim_end_matches('\n').len());
+        printed.push_str("\n\n");
+        printed.insert_str(0, &runner.report);
+        printed
     });
     ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
 }
