@@ -23,11 +23,13 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
             // them with the prefix (the default dialect inside `spirv.module`).
             let full: std::borrow::Cow<str> =
                 if name.contains('.') { name.into() } else { format!("spirv.{name}").into() };
-            if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
-                return result;
-            }
-            if let Some(result) = crate::format::parse(p, &full, start) {
-                return result;
+            if let Some(index) = crate::opdef::op_def_index_by_name(&full) {
+                if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
+                    return result;
+                }
+                if let Some(result) = crate::format::parse_at(p, index, start) {
+                    return result;
+                }
             }
             if crate::opdef::op_def(name).is_some() {
                 return Err(ParseError {
@@ -346,7 +348,7 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
     p.finish_op(op, operands, &results);
     let o = p.ir.op_mut(op);
-    o.properties.push(NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee])));
+    o.properties = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee]))];
     o.attributes = attributes;
     Ok(op)
 }
@@ -419,7 +421,7 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
     };
     let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new("value", value));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new("value", value)];
     Ok(op)
 }
 
@@ -445,7 +447,7 @@ fn parse_ub_poison(p: &mut Parser) -> PResult<OpId> {
     let op = p.ir.create_op("ub.poison", vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
     let o = p.ir.op_mut(op);
-    o.properties.push(NamedAttribute::new("value", value));
+    o.properties = vec![NamedAttribute::new("value", value)];
     o.attributes = attrs;
     Ok(op)
 }

@@ -629,6 +629,12 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
     Some(parse_with(p, def, format, start))
 }
 
+/// [`parse`] for the op definition at `index` in `OP_DEFS`.
+pub(crate) fn parse_at(p: &mut Parser, index: usize, start: usize) -> Option<PResult<OpId>> {
+    let format = format_at(index)?;
+    Some(parse_with(p, &OP_DEFS[index], format, start))
+}
+
 fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize) -> PResult<OpId> {
     let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
     let mut st = p.format_states.pop().unwrap_or_default();
@@ -984,14 +990,15 @@ fn finish<'s>(
         None
     };
     p.finish_op(op, operands, &st.result_list);
+    // The op's lists are allocated at their size; the state keeps its room for reuse.
+    let mut properties = Vec::with_capacity(st.properties.len() + usize::from(segments.is_some()));
+    properties.append(&mut st.properties);
+    properties.extend(segments);
+    properties.sort_by(|a, b| a.name.cmp(&b.name));
     let o = p.ir.op_mut(op);
-    o.properties = std::mem::take(&mut st.properties);
-    if let Some(s) = segments {
-        o.properties.push(s);
-    }
-    o.properties.sort_by(|a, b| a.name.cmp(&b.name));
-    o.attributes = std::mem::take(&mut st.attributes);
-    o.successors = std::mem::take(&mut st.successors);
+    o.properties = properties;
+    o.attributes = st.attributes.drain(..).collect();
+    o.successors = st.successors.drain(..).collect();
     Ok(())
 }
 

@@ -187,6 +187,11 @@ pub fn op_def(name: &str) -> Option<&'static OpDef> {
     known_op_index(name).and_then(|i| OP_DEFS.get(i))
 }
 
+/// The position in `OP_DEFS` of the op named `name`.
+pub fn op_def_index_by_name(name: &str) -> Option<usize> {
+    known_op_index(name).filter(|&i| i < OP_DEFS.len())
+}
+
 /// Ops outside the generated tables that the IR names often enough to intern: the
 /// builtin and `func` ops the tests wrap around SPIR-V code, and the parser's
 /// placeholders. Their indices follow `OP_DEFS`'.

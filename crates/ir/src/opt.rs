@@ -359,7 +359,9 @@ fn process_chunk(
         let mut printed = crate::print(&ir, top, print_options);
         printed.truncate(printed.trim_end_matches('\n').len());
         printed.push_str("\n\n");
-        printed.insert_str(0, &runner.report);
+        if !runner.report.is_empty() {
+            printed.insert_str(0, &runner.report);
+        }
         printed
     });
     ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
