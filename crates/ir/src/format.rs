@@ -24,9 +24,45 @@ enum Var {
     AllResults,
 }
 
+/// A literal of a format, with the spacing decisions that depend only on its text
+/// worked out when the format is compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Literal {
+    text: String,
+    /// Printed after a space whatever came before (not a one-character punctuation).
+    spaced: bool,
+    /// For one-character punctuation: whether a space goes before it after
+    /// punctuation, and otherwise.
+    space_after_punctuation: bool,
+    space_otherwise: bool,
+    /// What printing it leaves: whether the next element gets a space, and whether it
+    /// was punctuation.
+    then_space: bool,
+    is_punctuation: bool,
+}
+
+impl Literal {
+    fn new(text: String) -> Literal {
+        let first = text.chars().next().unwrap_or(' ');
+        let one_char = text.chars().count() == 1;
+        Literal {
+            spaced: !one_char && text != "->",
+            space_after_punctuation: !">)}],".contains(first),
+            space_otherwise: !"<>(){}[],".contains(first),
+            then_space: !one_char || !"<({[".contains(first),
+            is_punctuation: first != '_' && !first.is_alphabetic(),
+            text,
+        }
+    }
+
+    fn caret() -> Literal {
+        Literal::new("^".into())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Elem {
-    Literal(String),
+    Literal(Literal),
     /// `` ` ` `` (a space), `` `` `` (suppress the next space), or `` `\n` ``.
     Space,
     NoSpace,
@@ -54,6 +90,8 @@ pub struct Format {
     elems: Vec<Elem>,
     /// Attribute names the format prints itself (so `attr-dict` elides them).
     used_attrs: Vec<&'static str>,
+    /// Every operand group of the op takes exactly one value.
+    single_operand_groups: bool,
 }
 
 /// The compiled format of the op definition at `index` in `OP_DEFS`, if it has a
@@ -84,7 +122,8 @@ fn compile(def: &'static OpDef, text: &str) -> Result<Format, String> {
         return Err("custom directive".into());
     }
     let used_attrs = used_attrs(&elems, def);
-    Ok(Format { elems, used_attrs })
+    let single_operand_groups = def.operands.iter().all(|d| d.arity == Arity::Single);
+    Ok(Format { elems, used_attrs, single_operand_groups })
 }
 
 fn contains_custom(e: &Elem) -> bool {
@@ -181,7 +220,7 @@ fn compile_seq(
                     " " => Elem::Space,
                     "" => Elem::NoSpace,
                     "\\n" => Elem::Newline,
-                    _ => Elem::Literal(lit),
+                    _ => Elem::Literal(Literal::new(lit)),
                 });
             }
             '$' => {
@@ -190,12 +229,12 @@ fn compile_seq(
                 out.push(Elem::Var(resolve_var(def, &name)?));
                 if chars.get(*pos) == Some(&'^') {
                     *pos += 1;
-                    out.push(Elem::Literal("^".into()));
+                    out.push(Elem::Literal(Literal::caret()));
                 }
             }
             '^' => {
                 *pos += 1;
-                out.push(Elem::Literal("^".into()));
+                out.push(Elem::Literal(Literal::caret()));
             }
             '(' => {
                 *pos += 1;
@@ -215,7 +254,7 @@ fn compile_seq(
                 }
                 *pos += 1;
                 // The anchor is marked by a `^` literal after the anchored element.
-                let caret = group.iter().position(|e| *e == Elem::Literal("^".into()));
+                let caret = group.iter().position(|e| *e == Elem::Literal(Literal::caret()));
                 let anchor = match caret {
                     Some(i) => {
                         group.remove(i);
@@ -303,17 +342,6 @@ struct PrintState {
     last_was_punctuation: bool,
 }
 
-fn should_emit_space_before(value: &str, last_was_punctuation: bool) -> bool {
-    if value.chars().count() != 1 && value != "->" {
-        return true;
-    }
-    let first = value.chars().next().unwrap_or(' ');
-    if last_was_punctuation {
-        return !">)}],".contains(first);
-    }
-    !"<>(){}[],".contains(first)
-}
-
 /// Prints `op` with its declarative format; false if it has none we can interpret.
 pub fn print(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
@@ -322,14 +350,29 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let Some(format) = format_at(index) else { return false };
     let def = &OP_DEFS[index];
     // Operand groups must be recoverable (segment sizes for several variadic groups).
-    let Some(groups) =
-        group_ranges(o.operands.len(), def.operands.iter().map(|d| d.arity), o.attr("operandSegmentSizes"))
-    else {
-        return false;
+    // Most ops have a few single-value groups: group i is then operand i.
+    const FEW: usize = 8;
+    let identity: [Range<usize>; FEW] = std::array::from_fn(|i| i..i + 1);
+    let single = o.operands.len() == def.operands.len()
+        && o.operands.len() <= FEW
+        && format.single_operand_groups
+        && o.attr("operandSegmentSizes").is_none();
+    let split;
+    let groups: &[Range<usize>] = if single {
+        &identity[..o.operands.len()]
+    } else {
+        let arities = def.operands.iter().map(|d| d.arity);
+        match group_ranges(o.operands.len(), arities, o.attr("operandSegmentSizes")) {
+            Some(ranges) => {
+                split = ranges;
+                &split
+            }
+            None => return false,
+        }
     };
     p.out.push_str(&o.name);
     let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
-    print_elems(p, op, def, &format.elems, &groups, &format.used_attrs, &mut st);
+    print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
     true
 }
 
@@ -435,13 +478,18 @@ fn print_elems(
     for e in elems {
         match e {
             Elem::Literal(lit) => {
-                if st.should_emit_space && should_emit_space_before(lit, st.last_was_punctuation) {
+                let space_before = lit.spaced
+                    || if st.last_was_punctuation {
+                        lit.space_after_punctuation
+                    } else {
+                        lit.space_otherwise
+                    };
+                if st.should_emit_space && space_before {
                     p.out.push(' ');
                 }
-                p.out.push_str(lit);
-                let first = lit.chars().next().unwrap_or(' ');
-                st.should_emit_space = lit.chars().count() != 1 || !"<({[".contains(first);
-                st.last_was_punctuation = first != '_' && !first.is_alphabetic();
+                p.out.push_str(&lit.text);
+                st.should_emit_space = lit.then_space;
+                st.last_was_punctuation = lit.is_punctuation;
             }
             Elem::Space => {
                 p.out.push(' ');
@@ -649,8 +697,8 @@ fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize
 fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
     match e {
         Elem::Literal(lit) => match p.tok.kind {
-            Tok::Punct => p.tok.text == lit,
-            Tok::Ident => p.tok.text == lit,
+            Tok::Punct => p.tok.text == lit.text,
+            Tok::Ident => p.tok.text == lit.text,
             _ => false,
         },
         Elem::Var(Var::Operand(_)) | Elem::Var(Var::AllOperands) => p.tok.kind == Tok::ValueId,
@@ -725,10 +773,10 @@ fn parse_elems<'s>(
     for e in elems {
         match e {
             Elem::Literal(lit) => {
-                if p.tok.text == lit && matches!(p.tok.kind, Tok::Punct | Tok::Ident) {
+                if p.tok.text == lit.text && matches!(p.tok.kind, Tok::Punct | Tok::Ident) {
                     p.bump();
                 } else {
-                    return p.error(format!("expected '{lit}'"));
+                    return p.error(format!("expected '{}'", lit.text));
                 }
             }
             Elem::Space | Elem::NoSpace | Elem::Newline => {}

@@ -20,47 +20,46 @@ pub struct PrintOptions {
 /// SSA value and block names, assigned as MLIR's `SSANameState` does: each region's
 /// own values first, then its nested regions starting from where it stopped.
 pub struct Names {
-    /// By value index; `None` for values outside the printed op.
-    values: Vec<Option<ValueName>>,
-    /// `^bbN` numbers, by block index.
-    blocks: Vec<Option<u32>>,
+    /// By value index; `NameKind::None` for values outside the printed op.
+    values: Vec<ValueName>,
+    /// `^bbN` numbers, by block index (`u32::MAX`: not in the printed op).
+    blocks: Vec<u32>,
+    /// Names ops suggested (`%cst0_i32`, `%buf_addr`), made unique.
+    suggested: Vec<std::rc::Rc<str>>,
 }
 
-/// A value's printed name, kept in parts so that naming allocates only for
-/// suggested names.
-#[derive(Clone)]
+/// A value's printed name in parts: `%N`, `%argN` or a suggested name, and `#i` for a
+/// result of a multi-result op.
+#[derive(Clone, Copy)]
 struct ValueName {
-    base: NameBase,
-    /// `#i` of a result of a multi-result op.
-    result: Option<u32>,
+    kind: NameKind,
+    /// The number, or the index in `Names::suggested`.
+    base: u32,
+    /// `i + 1` for `#i`; 0 for none.
+    result: u32,
 }
 
-#[derive(Clone)]
-enum NameBase {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    None,
     /// `%N`.
-    Number(u32),
+    Number,
     /// `%argN`.
-    Argument(u32),
-    /// `%name` suggested by the op (`%cst0_i32`, `%buf_addr`).
-    Suggested(std::rc::Rc<str>),
+    Argument,
+    /// `%name` suggested by the op.
+    Suggested,
 }
 
-impl NameBase {
-    fn write(&self, out: &mut String) {
-        out.push('%');
-        match self {
-            NameBase::Number(n) => push_u32(out, *n),
-            NameBase::Argument(n) => {
-                out.push_str("arg");
-                push_u32(out, *n);
-            }
-            NameBase::Suggested(name) => out.push_str(name),
-        }
-    }
+impl ValueName {
+    const NONE: ValueName = ValueName { kind: NameKind::None, base: 0, result: 0 };
 }
 
 /// Decimal digits of `n`, without `fmt`'s machinery (this is the printer's hot path).
 fn push_u32(out: &mut String, n: u32) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 10];
     let mut i = digits.len();
     let mut n = n;
@@ -108,12 +107,17 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names { values: vec![None; ir.value_count()], blocks: vec![None; ir.block_count()] };
+        let mut names = Names {
+            values: vec![ValueName::NONE; ir.value_count()],
+            blocks: vec![u32::MAX; ir.block_count()],
+            suggested: Vec::new(),
+        };
         let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
         let root_scope = scopes.new_scope(None);
         let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
         let mut stack: Vec<(RegionId, u32, u32, u32, usize)> =
             ir.op(root).regions.iter().map(|&r| (r, 0, 0, 0, root_scope)).collect();
+        let mut suggestion = String::new();
         while let Some((region, v, a, c, parent_scope)) = stack.pop() {
             if !generic {
                 next_value = v;
@@ -122,51 +126,48 @@ impl Names {
             }
             let scope = scopes.new_scope(Some(parent_scope));
             for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
-                names.blocks[block.index()] = Some(block_index as u32);
+                names.blocks[block.index()] = block_index as u32;
                 let b = ir.block(block);
                 for &arg in &b.arguments {
-                    let base = if block_index == 0 {
+                    let name = if block_index == 0 {
                         next_arg += 1;
-                        NameBase::Argument(next_arg - 1)
+                        ValueName { kind: NameKind::Argument, base: next_arg - 1, result: 0 }
                     } else {
                         next_value += 1;
-                        NameBase::Number(next_value - 1)
+                        ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
                     };
-                    names.values[arg.index()] = Some(ValueName { base, result: None });
+                    names.values[arg.index()] = name;
                 }
                 for &op in &b.ops {
                     let results = &ir.op(op).results;
                     if results.is_empty() {
                         continue;
                     }
-                    let suggested = if generic { None } else { suggested_result_name(ir, op) };
-                    let base = match suggested {
-                        Some(name) => {
-                            let mut unique = name.clone();
-                            if scopes.contains(scope, &unique) {
-                                loop {
-                                    unique = format!("{name}_{next_conflict}");
-                                    next_conflict += 1;
-                                    if !scopes.contains(scope, &unique) {
-                                        break;
-                                    }
+                    suggestion.clear();
+                    let name = if !generic && suggested_result_name(ir, op, &mut suggestion) {
+                        let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
+                        if scopes.contains(scope, &unique) {
+                            loop {
+                                unique = format!("{suggestion}_{next_conflict}").into();
+                                next_conflict += 1;
+                                if !scopes.contains(scope, &unique) {
+                                    break;
                                 }
                             }
-                            let unique: std::rc::Rc<str> = unique.into();
-                            scopes.names[scope].insert(unique.clone());
-                            NameBase::Suggested(unique)
                         }
-                        None => {
-                            next_value += 1;
-                            NameBase::Number(next_value - 1)
-                        }
+                        scopes.names[scope].insert(unique.clone());
+                        names.suggested.push(unique);
+                        let index = names.suggested.len() as u32 - 1;
+                        ValueName { kind: NameKind::Suggested, base: index, result: 0 }
+                    } else {
+                        next_value += 1;
+                        ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
                     };
                     if results.len() == 1 {
-                        names.values[results[0].index()] = Some(ValueName { base, result: None });
+                        names.values[results[0].index()] = name;
                     } else {
                         for (i, &r) in results.iter().enumerate() {
-                            names.values[r.index()] =
-                                Some(ValueName { base: base.clone(), result: Some(i as u32) });
+                            names.values[r.index()] = ValueName { result: i as u32 + 1, ..name };
                         }
                     }
                 }
@@ -182,14 +183,32 @@ impl Names {
         names
     }
 
+    fn name_of(&self, v: Value) -> Option<ValueName> {
+        self.values.get(v.index()).copied().filter(|n| n.kind != NameKind::None)
+    }
+
+    /// Appends `%N`, `%argN` or the suggested name.
+    fn write_base(&self, name: ValueName, out: &mut String) {
+        out.push('%');
+        match name.kind {
+            NameKind::Number => push_u32(out, name.base),
+            NameKind::Argument => {
+                out.push_str("arg");
+                push_u32(out, name.base);
+            }
+            NameKind::Suggested => out.push_str(self.suggested.get(name.base as usize).map_or("", |s| s)),
+            NameKind::None => {}
+        }
+    }
+
     /// Appends the value's name (`%0`, `%arg1`, `%cst`, `%5#1`).
     pub fn write_value(&self, v: Value, out: &mut String) {
-        match self.values.get(v.index()).and_then(Option::as_ref) {
+        match self.name_of(v) {
             Some(name) => {
-                name.base.write(out);
-                if let Some(i) = name.result {
+                self.write_base(name, out);
+                if name.result != 0 {
                     out.push('#');
-                    push_u32(out, i);
+                    push_u32(out, name.result - 1);
                 }
             }
             None => {
@@ -206,7 +225,7 @@ impl Names {
 
     /// Appends the block's label (`^bb1`).
     pub fn write_block(&self, b: BlockId, out: &mut String) {
-        match self.blocks.get(b.index()).copied().flatten() {
+        match self.blocks.get(b.index()).copied().filter(|&n| n != u32::MAX) {
             Some(n) => {
                 out.push_str("^bb");
                 push_u32(out, n);
@@ -223,8 +242,8 @@ impl Names {
 
     /// Appends the name a multi-result op binds (`%0` for `%0:2`).
     fn write_result_base(&self, v: Value, out: &mut String) {
-        match self.values.get(v.index()).and_then(Option::as_ref) {
-            Some(name) => name.base.write(out),
+        match self.name_of(v) {
+            Some(name) => self.write_base(name, out),
             None => self.write_value(v, out),
         }
     }
@@ -299,6 +318,16 @@ impl TypeTexts {
     }
 }
 
+/// The name of the op definition at `index` in `OP_DEFS` as a string literal, made
+/// once per process (the generic form starts every op with it).
+fn quoted_op_name(index: usize) -> &'static str {
+    static QUOTED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let quoted = QUOTED.get_or_init(|| {
+        crate::opdef::OP_DEFS.iter().map(|d| crate::lexer::escape(d.name.as_bytes())).collect()
+    });
+    quoted.get(index).map_or("\"\"", String::as_str)
+}
+
 /// Prints a whole top-level op (normally `builtin.module`).
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
     let mut p = Printer::new(ir, Names::new(ir, root, options.generic), options);
@@ -316,9 +345,15 @@ impl<'a> Printer<'a> {
     }
 
     pub fn newline(&mut self) {
+        const SPACES: &str = "                                                                ";
         self.out.push('\n');
-        for _ in 0..self.indent {
-            self.out.push_str("  ");
+        match SPACES.get(..2 * self.indent) {
+            Some(spaces) => self.out.push_str(spaces),
+            None => {
+                for _ in 0..self.indent {
+                    self.out.push_str("  ");
+                }
+            }
         }
     }
 
@@ -439,7 +474,10 @@ impl<'a> Printer<'a> {
     pub fn generic(&mut self, op: OpId) {
         let ir = self.ir;
         let o = ir.op(op);
-        write_escaped(o.name.as_bytes(), &mut self.out);
+        match o.name.def_index() {
+            Some(index) => self.out.push_str(quoted_op_name(index)),
+            None => write_escaped(o.name.as_bytes(), &mut self.out),
+        }
         self.out.push('(');
         self.values(&o.operands);
         self.out.push(')');
@@ -588,56 +626,71 @@ impl<'a> Printer<'a> {
     }
 }
 
-/// The result name an op suggests in the custom form (MLIR's `getAsmResultNames`):
-/// `spirv.Constant` names its result after the value (`%true`, `%cst1_i32`,
-/// `%cst_f32`, `%cst_vec_4xi32`).
-fn suggested_result_name(ir: &Ir, op: OpId) -> Option<String> {
+/// Writes the result name an op suggests in the custom form (MLIR's
+/// `getAsmResultNames`) into `name`; false when it suggests none. `spirv.Constant`
+/// names its result after the value (`%true`, `%cst1_i32`, `%cst_f32`,
+/// `%cst_vec_4xi32`).
+fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     let o = ir.op(op);
     if o.name == "spirv.mlir.addressof" {
         if let Some(Attribute::SymbolRef(path)) = o.attr("variable") {
-            return path.last().map(|v| format!("{v}_addr"));
+            let Some(v) = path.last() else { return false };
+            name.push_str(v);
+            name.push_str("_addr");
+            return true;
         }
     }
     if o.name == "arith.constant" && o.results.len() == 1 {
         let ty = ir.value_type(o.results[0]);
-        return Some(match (o.attr("value"), ir.types.kind(ty)) {
+        match (o.attr("value"), ir.types.kind(ty)) {
             (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
-                if *value != 0 { "true" } else { "false" }.to_string()
+                name.push_str(if *value != 0 { "true" } else { "false" })
             }
-            (Some(Attribute::Integer { value, .. }), TypeKind::Index) => format!("c{value}"),
-            (Some(Attribute::Integer { value, .. }), _) => format!("c{value}_{}", type_to_string(ir, ty)),
-            _ => "cst".to_string(),
-        });
+            (Some(Attribute::Integer { value, .. }), TypeKind::Index) => {
+                name.push('c');
+                push_i128(name, *value);
+            }
+            (Some(Attribute::Integer { value, .. }), _) => {
+                name.push('c');
+                push_i128(name, *value);
+                name.push('_');
+                write_type(ir, ty, name);
+            }
+            _ => name.push_str("cst"),
+        }
+        return true;
     }
     if o.name != "spirv.Constant" || o.results.len() != 1 {
-        return None;
+        return false;
     }
     let ty = ir.value_type(o.results[0]);
-    let mut name = String::from("cst");
     match (o.attr("value"), ir.types.kind(ty)) {
         (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
-            return Some(if *value != 0 { "true" } else { "false" }.to_string());
+            name.push_str(if *value != 0 { "true" } else { "false" });
+            return true;
         }
         (Some(Attribute::Integer { value, .. }), _) => {
-            let _ = write!(name, "{value}");
+            name.push_str("cst");
+            push_i128(name, *value);
         }
-        _ => {}
+        _ => name.push_str("cst"),
     }
     match ir.types.kind(ty) {
         TypeKind::Integer { .. } | TypeKind::Float(_) => {
             name.push('_');
-            write_type(ir, ty, &mut name);
+            write_type(ir, ty, name);
         }
         TypeKind::Vector { shape, element, .. } => {
-            let _ = write!(name, "_vec_{}", shape.first().copied().unwrap_or(0));
+            name.push_str("_vec_");
+            push_i128(name, i128::from(shape.first().copied().unwrap_or(0)));
             if matches!(ir.types.kind(*element), TypeKind::Integer { .. } | TypeKind::Float(_)) {
                 name.push('x');
-                write_type(ir, *element, &mut name);
+                write_type(ir, *element, name);
             }
         }
         _ => {}
     }
-    Some(name)
+    true
 }
 
 /// `name = value`, or just `name` for unit attributes.
