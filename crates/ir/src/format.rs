@@ -1045,8 +1045,12 @@ fn finish<'s>(
     properties.sort_by(|a, b| a.name.cmp(&b.name));
     let o = p.ir.op_mut(op);
     o.properties = properties;
-    o.attributes = st.attributes.drain(..).collect();
-    o.successors = st.successors.drain(..).collect();
+    if !st.attributes.is_empty() {
+        o.attributes = st.attributes.drain(..).collect();
+    }
+    if !st.successors.is_empty() {
+        o.successors = st.successors.drain(..).collect();
+    }
     Ok(())
 }
 

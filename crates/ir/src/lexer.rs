@@ -123,14 +123,18 @@ impl<'s> Lexer<'s> {
     /// The next token; a lexing problem becomes a one-byte `Punct` the parser rejects.
     pub fn next_token(&mut self) -> Token<'s> {
         self.skip_trivia();
-        let b = self.src.as_bytes();
         let start = self.pos;
-        let tok = |lexer: &mut Self, kind, end: usize| {
-            lexer.pos = end;
-            Token { kind, text: &lexer.src[start..end], offset: start }
-        };
+        let (kind, end) = self.scan_token(start);
+        self.pos = end;
+        // Token boundaries are at ASCII bytes or whole characters.
+        Token { kind, text: self.src.get(start..end).unwrap_or(""), offset: start }
+    }
+
+    /// The kind and end of the token starting at `start` (after trivia).
+    fn scan_token(&self, start: usize) -> (Tok, usize) {
+        let b = self.src.as_bytes();
         if start >= b.len() {
-            return Token { kind: Tok::Eof, text: "", offset: start };
+            return (Tok::Eof, start);
         }
         let c = b[start];
         match c {
@@ -145,7 +149,7 @@ impl<'s> Lexer<'s> {
                 let mut end = start + 1;
                 if c == b'@' && b.get(end) == Some(&b'"') {
                     end = self.scan_string(end);
-                    return tok(self, kind, end);
+                    return (kind, end);
                 }
                 end = scan(b, end, SUFFIX);
                 // `%x#0` result-group syntax belongs to the value id.
@@ -156,13 +160,13 @@ impl<'s> Lexer<'s> {
                     }
                 }
                 if end == start + 1 {
-                    return tok(self, Tok::Punct, start + 1);
+                    return (Tok::Punct, start + 1);
                 }
-                tok(self, kind, end)
+                (kind, end)
             }
             b'"' => {
                 let end = self.scan_string(start);
-                tok(self, Tok::String, end)
+                (Tok::String, end)
             }
             b'0'..=b'9' => {
                 let mut end = start;
@@ -174,7 +178,7 @@ impl<'s> Lexer<'s> {
                     while end < b.len() && b[end].is_ascii_hexdigit() {
                         end += 1;
                     }
-                    return tok(self, Tok::Integer, end);
+                    return (Tok::Integer, end);
                 }
                 end = scan(b, end, DIGIT);
                 let mut kind = Tok::Integer;
@@ -191,19 +195,19 @@ impl<'s> Lexer<'s> {
                         }
                     }
                 }
-                tok(self, kind, end)
+                (kind, end)
             }
-            _ if is(c, IDENT_START) => tok(self, Tok::Ident, scan(b, start + 1, IDENT)),
+            _ if is(c, IDENT_START) => (Tok::Ident, scan(b, start + 1, IDENT)),
             // Multi-character punctuation: `->`, `::`, `...`.
-            b'-' if b.get(start + 1) == Some(&b'>') => tok(self, Tok::Punct, start + 2),
-            b':' if b.get(start + 1) == Some(&b':') => tok(self, Tok::Punct, start + 2),
+            b'-' if b.get(start + 1) == Some(&b'>') => (Tok::Punct, start + 2),
+            b':' if b.get(start + 1) == Some(&b':') => (Tok::Punct, start + 2),
             b'.' if b.get(start + 1) == Some(&b'.') && b.get(start + 2) == Some(&b'.') => {
-                tok(self, Tok::Punct, start + 3)
+                (Tok::Punct, start + 3)
             }
-            _ if c.is_ascii() => tok(self, Tok::Punct, start + 1),
+            _ if c.is_ascii() => (Tok::Punct, start + 1),
             _ => {
                 let len = self.src[start..].chars().next().map_or(1, char::len_utf8);
-                tok(self, Tok::Punct, start + len)
+                (Tok::Punct, start + len)
             }
         }
     }

@@ -449,8 +449,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let t = self.bump();
         let text = &t.text[1..];
-        let (name, index) = match text.split_once('#') {
-            Some((n, i)) => (n, i.parse().unwrap_or(0)),
+        let (name, index) = match text.bytes().position(|b| b == b'#') {
+            Some(hash) => (&text[..hash], text[hash + 1..].parse().unwrap_or(0)),
             None => (text, 0),
         };
         Ok(OperandRef { name, index, offset: t.offset })

@@ -289,17 +289,10 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
     }
 }
 
-fn split_props(def_attrs: &[&str], attrs: Vec<NamedAttribute>) -> (Vec<NamedAttribute>, Vec<NamedAttribute>) {
-    attrs.into_iter().partition(|a| def_attrs.contains(&a.name.as_str()))
-}
-
-fn inherent(name: &str) -> Vec<&'static str> {
-    crate::opdef::op_def(name).map(|d| d.attributes.iter().map(|a| a.name).collect()).unwrap_or_default()
-}
-
 fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
-    let name = p.ir.op(op).name.clone();
-    let (inh, discardable) = split_props(&inherent(&name), extra);
+    let def_attrs = p.ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
+    let (inh, discardable): (Vec<_>, Vec<_>) =
+        extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
     props.extend(inh);
     props.sort_by(|a, b| a.name.cmp(&b.name));
     // The op keeps these for its lifetime: no spare room.

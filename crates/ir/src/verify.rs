@@ -30,7 +30,7 @@ pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagno
         text,
         index: OnceCell::new(),
         out: Vec::new(),
-        type_constraints: FxHashMap::default(),
+        type_constraints: Vec::new(),
         compiled_leaves: RefCell::default(),
     };
     let mut stack = vec![top];
@@ -56,10 +56,10 @@ struct Verifier<'a> {
     /// Built on the first diagnostic: valid modules never need it.
     index: OnceCell<LineIndex>,
     out: Vec<Diagnostic>,
-    /// Verdicts of ODS type constraints, which depend on the type alone; keyed by the
-    /// (static) predicate's address. Types are interned, so a module's few distinct
-    /// types are each judged once per constraint.
-    type_constraints: FxHashMap<(usize, Type), Option<bool>>,
+    /// Verdicts of ODS type constraints, which depend on the type alone: by type
+    /// index, the (constraint index, verdict) pairs judged so far. Types are interned,
+    /// so a module's few distinct types are each judged once per constraint.
+    type_constraints: Vec<Vec<(u16, Option<bool>)>>,
     /// Compiled predicate leaves, keyed by the (static) text's address; a lock-free
     /// front for the process-wide table in `compiled`.
     compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
@@ -211,12 +211,17 @@ impl<'a> Verifier<'a> {
     fn value_fails(&mut self, op: OpId, d: &OperandDef, v: Value, results: bool, flat: usize) -> bool {
         let ty = self.ir.value_type(v);
         let c = d.constraint();
-        let key = (&c.pred as *const Pred as usize, ty);
-        let verdict = match self.type_constraints.get(&key) {
-            Some(&verdict) => verdict,
+        let judged = self.type_constraints.get(ty.index()).and_then(|known| {
+            known.iter().find(|(constraint, _)| *constraint == d.constraint).map(|&(_, verdict)| verdict)
+        });
+        let verdict = match judged {
+            Some(verdict) => verdict,
             None => {
                 let verdict = self.eval(&c.pred, Subject::Type(ty), op);
-                self.type_constraints.insert(key, verdict);
+                if self.type_constraints.len() <= ty.index() {
+                    self.type_constraints.resize_with(ty.index() + 1, Vec::new);
+                }
+                self.type_constraints[ty.index()].push((d.constraint, verdict));
                 verdict
             }
         };
@@ -987,13 +992,12 @@ impl<'a> Verifier<'a> {
     /// The first value of an operand or result group (as [`Verifier::named_value`]).
     fn value_at(&self, op: OpId, r: ValueRef) -> Option<Value> {
         let o = self.ir.op(op);
-        let def = o.name.def()?;
         let values = if r.results { &o.results } else { &o.operands };
-        let defs = if r.results { def.results } else { def.operands };
         // With only single-value groups (the common case), group i is value i.
-        if defs.iter().all(|d| d.arity == Arity::Single) {
-            return (values.len() == defs.len()).then(|| values[r.index]);
+        if r.single {
+            return (values.len() == r.count).then(|| values.get(r.index).copied()).flatten();
         }
+        let def = o.name.def()?;
         let range = self.groups(op, def, r.results)?.get(r.index)?.clone();
         values[range].first().copied()
     }
@@ -1443,17 +1447,22 @@ impl Check {
 struct ValueRef {
     results: bool,
     index: usize,
+    /// The definition's groups of that kind all take one value: then group `index`
+    /// is value `index` when the op has `count` values.
+    single: bool,
+    count: usize,
 }
 
 impl ValueRef {
     /// The group called `name`: operands first, as MLIR resolves ODS names.
     fn named(def: &OpDef, name: &str) -> Option<ValueRef> {
-        match def.operands.iter().position(|d| d.name == name) {
-            Some(index) => Some(ValueRef { results: false, index }),
-            None => {
-                def.results.iter().position(|d| d.name == name).map(|index| ValueRef { results: true, index })
-            }
-        }
+        let (results, index) = match def.operands.iter().position(|d| d.name == name) {
+            Some(index) => (false, index),
+            None => (true, def.results.iter().position(|d| d.name == name)?),
+        };
+        let defs = if results { def.results } else { def.operands };
+        let single = defs.iter().all(|d| d.arity == Arity::Single);
+        Some(ValueRef { results, index, single, count: defs.len() })
     }
 }
 
