@@ -295,6 +295,11 @@ impl Ir {
         self.values.len()
     }
 
+    /// One past the largest region index.
+    pub fn region_count(&self) -> usize {
+        self.regions.len()
+    }
+
     /// One past the largest block index.
     pub fn block_count(&self) -> usize {
         self.blocks.len()

@@ -26,6 +26,27 @@ pub struct Names {
     blocks: Vec<u32>,
     /// Names ops suggested (`%cst0_i32`, `%buf_addr`), made unique.
     suggested: Vec<std::rc::Rc<str>>,
+    /// For names given region by region as the printer reaches each region (the
+    /// custom form of a whole print): what each named region left for its nested
+    /// regions. `None` when every name was given upfront.
+    regions: Option<RegionStates>,
+}
+
+/// Where naming stands after a region's own values: nested regions continue from
+/// the counters, and see the region's names (`scope`).
+#[derive(Clone, Copy)]
+struct NamingState {
+    next_value: u32,
+    next_arg: u32,
+    next_conflict: u32,
+    scope: usize,
+}
+
+struct RegionStates {
+    root: OpId,
+    scopes: NameScopes,
+    /// By region index; `None` until the region is named.
+    after: Vec<Option<NamingState>>,
 }
 
 /// A value's printed name in parts: `%N`, `%argN` or a suggested name, and `#i` for a
@@ -107,80 +128,168 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names {
-            values: vec![ValueName::NONE; ir.value_count()],
-            blocks: vec![u32::MAX; ir.block_count()],
-            suggested: Vec::new(),
-        };
+        let mut names = Names::empty(ir);
         let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
         let root_scope = scopes.new_scope(None);
-        let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
-        let mut stack: Vec<(RegionId, u32, u32, u32, usize)> =
-            ir.op(root).regions.iter().map(|&r| (r, 0, 0, 0, root_scope)).collect();
+        let start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: root_scope };
+        let mut global = start;
+        let mut stack: Vec<(RegionId, NamingState)> =
+            ir.op(root).regions.iter().map(|&r| (r, start)).collect();
         let mut suggestion = String::new();
-        while let Some((region, v, a, c, parent_scope)) = stack.pop() {
-            if !generic {
-                next_value = v;
-                next_arg = a;
-                next_conflict = c;
-            }
-            let scope = scopes.new_scope(Some(parent_scope));
-            for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
-                names.blocks[block.index()] = block_index as u32;
-                let b = ir.block(block);
-                for &arg in &b.arguments {
-                    let name = if block_index == 0 {
-                        next_arg += 1;
-                        ValueName { kind: NameKind::Argument, base: next_arg - 1, result: 0 }
-                    } else {
-                        next_value += 1;
-                        ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
-                    };
-                    names.values[arg.index()] = name;
-                }
-                for &op in &b.ops {
-                    let results = &ir.op(op).results;
-                    if results.is_empty() {
-                        continue;
-                    }
-                    suggestion.clear();
-                    let name = if !generic && suggested_result_name(ir, op, &mut suggestion) {
-                        let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
-                        if scopes.contains(scope, &unique) {
-                            loop {
-                                unique = format!("{suggestion}_{next_conflict}").into();
-                                next_conflict += 1;
-                                if !scopes.contains(scope, &unique) {
-                                    break;
-                                }
-                            }
-                        }
-                        scopes.names[scope].insert(unique.clone());
-                        names.suggested.push(unique);
-                        let index = names.suggested.len() as u32 - 1;
-                        ValueName { kind: NameKind::Suggested, base: index, result: 0 }
-                    } else {
-                        next_value += 1;
-                        ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
-                    };
-                    if results.len() == 1 {
-                        names.values[results[0].index()] = name;
-                    } else {
-                        for (i, &r) in results.iter().enumerate() {
-                            names.values[r.index()] = ValueName { result: i as u32 + 1, ..name };
-                        }
-                    }
-                }
-            }
+        while let Some((region, parent)) = stack.pop() {
+            // The generic form numbers values across regions, in this walk's order.
+            let from = if generic { NamingState { scope: parent.scope, ..global } } else { parent };
+            let after = names.name_region(ir, region, from, &mut scopes, generic, &mut suggestion);
+            global = after;
             for &block in &ir.region(region).blocks {
                 for &op in &ir.block(block).ops {
                     for &r in &ir.op(op).regions {
-                        stack.push((r, next_value, next_arg, next_conflict, scope));
+                        stack.push((r, after));
                     }
                 }
             }
         }
         names
+    }
+
+    /// Names for the custom form of `root`, given region by region as the printer
+    /// reaches each region (see [`Names::enter_region`]): numbering a region just
+    /// before printing it reads the ops while they are about to be printed anyway.
+    /// The names are those [`Names::new`] gives.
+    pub fn custom_by_region(ir: &Ir, root: OpId) -> Self {
+        let mut names = Names::empty(ir);
+        let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
+        scopes.new_scope(None);
+        names.regions = Some(RegionStates { root, scopes, after: vec![None; ir.region_count()] });
+        names
+    }
+
+    fn empty(ir: &Ir) -> Self {
+        Names {
+            values: vec![ValueName::NONE; ir.value_count()],
+            blocks: vec![u32::MAX; ir.block_count()],
+            suggested: Vec::new(),
+            regions: None,
+        }
+    }
+
+    /// Names `region`'s values and blocks if they are given region by region and it
+    /// has not been named yet (its enclosing regions first).
+    pub fn enter_region(&mut self, ir: &Ir, region: RegionId) {
+        let Some(states) = self.regions.as_mut() else { return };
+        if states.after.get(region.index()).is_none_or(|s| s.is_some()) {
+            return;
+        }
+        // The regions to name, innermost first: up to one already named or one of the
+        // root's (regions outside the printed op keep no names).
+        let mut chain = vec![region];
+        let mut start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: 0 };
+        let mut current = region;
+        loop {
+            let Some(op) = ir.region(current).parent else { return };
+            if op == states.root {
+                break;
+            }
+            let Some(outer) = ir.op(op).parent.and_then(|b| ir.block(b).parent) else { return };
+            if let Some(after) = states.after.get(outer.index()).copied().flatten() {
+                start = after;
+                break;
+            }
+            chain.push(outer);
+            current = outer;
+        }
+        let mut scopes =
+            std::mem::replace(&mut states.scopes, NameScopes { parent: Vec::new(), names: Vec::new() });
+        let mut suggestion = String::new();
+        for &r in chain.iter().rev() {
+            start = self.name_region(ir, r, start, &mut scopes, false, &mut suggestion);
+            if let Some(states) = self.regions.as_mut() {
+                if let Some(slot) = states.after.get_mut(r.index()) {
+                    *slot = Some(start);
+                }
+            }
+        }
+        if let Some(states) = self.regions.as_mut() {
+            states.scopes = scopes;
+        }
+    }
+
+    /// [`Names::enter_region`] for the region that defines `v`.
+    fn enter_value_region(&mut self, ir: &Ir, v: Value) {
+        if self.regions.is_none() || v.index() >= ir.value_count() {
+            return;
+        }
+        let block = match ir.value(v).def {
+            crate::ir::ValueDef::Argument { block, .. } => Some(block),
+            crate::ir::ValueDef::Result { op, .. } => ir.op(op).parent,
+        };
+        if let Some(region) = block.and_then(|b| ir.block(b).parent) {
+            self.enter_region(ir, region);
+        }
+    }
+
+    /// Names a region's block arguments, op results and blocks (not its nested
+    /// regions') from `from`, in a new scope under `from.scope`; returns where naming
+    /// stands after them.
+    fn name_region(
+        &mut self,
+        ir: &Ir,
+        region: RegionId,
+        from: NamingState,
+        scopes: &mut NameScopes,
+        generic: bool,
+        suggestion: &mut String,
+    ) -> NamingState {
+        let NamingState { mut next_value, mut next_arg, mut next_conflict, .. } = from;
+        let scope = scopes.new_scope(Some(from.scope));
+        for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
+            self.blocks[block.index()] = block_index as u32;
+            let b = ir.block(block);
+            for &arg in &b.arguments {
+                let name = if block_index == 0 {
+                    next_arg += 1;
+                    ValueName { kind: NameKind::Argument, base: next_arg - 1, result: 0 }
+                } else {
+                    next_value += 1;
+                    ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
+                };
+                self.values[arg.index()] = name;
+            }
+            for &op in &b.ops {
+                let results = &ir.op(op).results;
+                if results.is_empty() {
+                    continue;
+                }
+                suggestion.clear();
+                let name = if !generic && suggested_result_name(ir, op, suggestion) {
+                    let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
+                    if scopes.contains(scope, &unique) {
+                        loop {
+                            unique = format!("{suggestion}_{next_conflict}").into();
+                            next_conflict += 1;
+                            if !scopes.contains(scope, &unique) {
+                                break;
+                            }
+                        }
+                    }
+                    scopes.names[scope].insert(unique.clone());
+                    self.suggested.push(unique);
+                    let index = self.suggested.len() as u32 - 1;
+                    ValueName { kind: NameKind::Suggested, base: index, result: 0 }
+                } else {
+                    next_value += 1;
+                    ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
+                };
+                if results.len() == 1 {
+                    self.values[results[0].index()] = name;
+                } else {
+                    for (i, &r) in results.iter().enumerate() {
+                        self.values[r.index()] = ValueName { result: i as u32 + 1, ..name };
+                    }
+                }
+            }
+        }
+        NamingState { next_value, next_arg, next_conflict, scope }
     }
 
     fn name_of(&self, v: Value) -> Option<ValueName> {
@@ -330,7 +439,8 @@ fn quoted_op_name(index: usize) -> &'static str {
 
 /// Prints a whole top-level op (normally `builtin.module`).
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
-    let mut p = Printer::new(ir, Names::new(ir, root, options.generic), options);
+    let names = if options.generic { Names::new(ir, root, true) } else { Names::custom_by_region(ir, root) };
+    let mut p = Printer::new(ir, names, options);
     // About 60 bytes per op in practice (90 in the generic form); reserving avoids
     // copying a growing buffer (room left unused is never touched).
     let per_op = if options.generic { 120 } else { 80 };
@@ -360,6 +470,10 @@ impl<'a> Printer<'a> {
     }
 
     pub fn value(&mut self, v: Value) {
+        if self.names.name_of(v).is_none() {
+            // Printed before its region (a function's arguments in its signature).
+            self.names.enter_value_region(self.ir, v);
+        }
         self.names.write_value(v, &mut self.out);
     }
 
@@ -534,6 +648,7 @@ impl<'a> Printer<'a> {
     /// and the entry block is the target of a branch.
     pub fn region(&mut self, region: RegionId, print_entry_args: bool, print_empty_block: bool) {
         let ir = self.ir;
+        self.names.enter_region(ir, region);
         self.out.push('{');
         self.indent += 1;
         let blocks = &ir.region(region).blocks;
