@@ -207,20 +207,49 @@ const OTHER_KNOWN_OPS: &[&str] = &[
 ];
 
 /// The index of a known op name: its position in `OP_DEFS`, or past it for
-/// `OTHER_KNOWN_OPS`.
+/// `OTHER_KNOWN_OPS`. Every parsed op is looked up, so the table is open addressing
+/// on a hash of a few bytes (the names differ in their length and tail) rather than
+/// a hash of the whole name.
 fn known_op_index(name: &str) -> Option<usize> {
-    use spirvkit_grammar::fxhash::FxHashMap;
-    static INDEX: std::sync::OnceLock<FxHashMap<&'static str, usize>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        OP_DEFS
-            .iter()
-            .map(|d| d.name)
-            .chain(OTHER_KNOWN_OPS.iter().copied())
-            .enumerate()
-            .map(|(i, n)| (n, i))
-            .collect()
+    const SLOTS: usize = 4096;
+    static TABLE: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        // Slot values are index + 1; 0 is empty.
+        let mut table = vec![0u16; SLOTS];
+        let names = OP_DEFS.iter().map(|d| d.name).chain(OTHER_KNOWN_OPS.iter().copied());
+        for (i, known) in names.enumerate() {
+            let mut slot = name_hash(known) % SLOTS;
+            while table[slot] != 0 {
+                slot = (slot + 1) % SLOTS;
+            }
+            table[slot] = (i + 1) as u16;
+        }
+        table
     });
-    index.get(name).copied()
+    let mut slot = name_hash(name) % SLOTS;
+    loop {
+        let entry = usize::from(*table.get(slot)?);
+        if entry == 0 {
+            return None;
+        }
+        if known_op_name((entry - 1) as u16) == name {
+            return Some(entry - 1);
+        }
+        slot = (slot + 1) % SLOTS;
+    }
+}
+
+/// A hash of an op name's length and a few of its bytes.
+fn name_hash(name: &str) -> usize {
+    let b = name.as_bytes();
+    let n = b.len();
+    let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+    let mut h = n;
+    for byte in [at(6), at(7), at(n / 2), at(n.wrapping_sub(3)), at(n.wrapping_sub(2)), at(n.wrapping_sub(1))]
+    {
+        h = h.wrapping_mul(131).wrapping_add(byte);
+    }
+    h ^ (h >> 13)
 }
 
 fn known_op_name(index: u16) -> &'static str {
@@ -539,6 +568,19 @@ mod tests {
         }
         for c in &ATTR_CONSTRAINTS {
             assert!(c.enum_attr.is_none_or(|i| (i as usize) < ENUM_ATTRS.len()));
+        }
+    }
+
+    #[test]
+    fn every_known_name_is_found() {
+        for (i, def) in OP_DEFS.iter().enumerate() {
+            assert_eq!(known_op_index(def.name), Some(i), "{}", def.name);
+        }
+        for (i, name) in OTHER_KNOWN_OPS.iter().enumerate() {
+            assert_eq!(known_op_index(name), Some(OP_DEFS.len() + i), "{name}");
+        }
+        for other in ["", "spirv.", "spirv.IAddd", "x.y", "spirv.iadd"] {
+            assert_eq!(known_op_index(other), None, "{other}");
         }
     }
 
