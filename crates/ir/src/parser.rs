@@ -77,9 +77,11 @@ pub struct Parser<'s, 'ir> {
     type_aliases: FxHashMap<String, Type>,
     attr_aliases: FxHashMap<String, Attribute>,
     file_name: std::sync::Arc<str>,
-    /// The last offset located, with its 1-based line and that line's start: ops are
-    /// located in source order, so each location only counts the lines since.
-    line_cursor: (usize, u32, usize),
+    /// Where each line break of the source is (found eight bytes at a time on first
+    /// need), and how many of them lie before the last offset located: ops are
+    /// located in source order, so the count mostly moves forward by a line or two.
+    newlines: Vec<usize>,
+    newlines_before: usize,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
     /// States of the declarative-format parser, reused from op to op.
@@ -117,7 +119,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             type_aliases: FxHashMap::default(),
             attr_aliases: FxHashMap::default(),
             file_name: file_name.into(),
-            line_cursor: (0, 1, 0),
+            newlines: Vec::new(),
+            newlines_before: 0,
             result_names: Vec::new(),
             format_states: Vec::new(),
             prev_end: 0,
@@ -201,17 +204,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
         let src = self.lex.source().as_bytes();
         let offset = offset.min(src.len());
-        let (mut at, mut line, mut line_start) = self.line_cursor;
-        if offset < at {
-            (at, line, line_start) = (0, 1, 0);
+        if self.newlines.is_empty() && !src.is_empty() {
+            self.newlines = newline_offsets(src);
         }
-        let between = &src[at..offset];
-        if let Some(last) = between.iter().rposition(|&b| b == b'\n') {
-            line += count_newlines(&between[..=last]) as u32;
-            line_start = at + last + 1;
+        let newlines = &self.newlines;
+        let mut before = self.newlines_before;
+        if before > newlines.len() || (before > 0 && newlines[before - 1] >= offset) {
+            before = newlines.partition_point(|&n| n < offset);
         }
-        self.line_cursor = (offset, line, line_start);
-        (line, (offset - line_start + 1) as u32)
+        while before < newlines.len() && newlines[before] < offset {
+            before += 1;
+        }
+        self.newlines_before = before;
+        let line_start = if before == 0 { 0 } else { newlines[before - 1] + 1 };
+        (before as u32 + 1, (offset - line_start + 1) as u32)
     }
 
     fn location_here(&mut self, offset: usize) -> Location {
@@ -1633,22 +1639,28 @@ fn split_top_level(text: &str) -> Vec<String> {
     out
 }
 
-/// The number of `\n` bytes, eight at a time.
-fn count_newlines(bytes: &[u8]) -> usize {
+/// The offsets of the `\n` bytes, eight bytes at a time.
+fn newline_offsets(bytes: &[u8]) -> Vec<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut out = Vec::with_capacity(bytes.len() / 32);
     let mut chunks = bytes.chunks_exact(8);
-    let mut count = 0;
+    let mut base = 0;
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         // Bytes equal to '\n' become zero; a zero byte is one whose high bit stays
         // clear after adding 0x7f to its low seven bits and or-ing it back in.
         let x = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
-        let nonzero = ((x & LOW7) + LOW7) | x;
-        count += 8 - (nonzero & !LOW7).count_ones() as usize;
+        let mut found = !(((x & LOW7) + LOW7) | x) & !LOW7;
+        while found != 0 {
+            out.push(base + found.trailing_zeros() as usize / 8);
+            found &= found - 1;
+        }
+        base += 8;
     }
-    count + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
+    out.extend(chunks.remainder().iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| base + i));
+    out
 }
 
 /// `i32` -> (Signless, "32"), `si8`, `ui64`.
@@ -1688,13 +1700,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn newlines_are_counted_in_any_alignment() {
+    fn newlines_are_found_in_any_alignment() {
         let text = "a\nbc\n\n defgh\nijklmnopq\n\n\nrstuvwxyz0123456789\n";
         for start in 0..text.len() {
-            for end in start..=text.len() {
-                let bytes = &text.as_bytes()[start..end];
-                assert_eq!(count_newlines(bytes), bytes.iter().filter(|&&b| b == b'\n').count());
-            }
+            let bytes = &text.as_bytes()[start..];
+            let expected: Vec<usize> =
+                bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i).collect();
+            assert_eq!(newline_offsets(bytes), expected);
+        }
+    }
+
+    #[test]
+    fn offsets_become_lines_and_columns_in_any_order() {
+        let text = "ab\n\ncd\n  e";
+        let mut ir = Ir::new();
+        let mut p = Parser::new(text, &mut ir, "t");
+        let expected = [
+            (0, (1, 1)),
+            (2, (1, 3)),
+            (3, (2, 1)),
+            (4, (3, 1)),
+            (6, (3, 3)),
+            (7, (4, 1)),
+            (9, (4, 3)),
+            (10, (4, 4)),
+        ];
+        for &(offset, lc) in expected.iter().chain(expected.iter().rev()) {
+            assert_eq!(p.line_col(offset), lc, "{offset}");
         }
     }
 
