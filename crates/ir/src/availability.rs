@@ -4,7 +4,6 @@
 
 use crate::attr::Attribute;
 use crate::ir::{Ir, OpId};
-use crate::opdef::op_def;
 use crate::types::TypeKind;
 use std::fmt::Write;
 
@@ -21,7 +20,7 @@ pub struct Requirements {
 /// The requirements of a SPIR-V op, or `None` for ops of other dialects.
 pub fn of_op(ir: &Ir, op: OpId) -> Option<Requirements> {
     let o = ir.op(op);
-    let def = op_def(&o.name)?;
+    let def = o.name.def()?;
     let mut r =
         Requirements { min_version: (1, 0), max_version: (1, 6), extensions: vec![], capabilities: vec![] };
     for a in def.availability {

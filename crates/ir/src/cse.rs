@@ -5,7 +5,6 @@
 //! sibling blocks of a multi-block region do not share.
 
 use crate::ir::{BlockId, Ir, OpId};
-use crate::opdef::op_def;
 
 /// Runs CSE over everything under `top`.
 pub fn run(ir: &mut Ir, top: OpId) {
@@ -14,7 +13,7 @@ pub fn run(ir: &mut Ir, top: OpId) {
 }
 
 fn cse_op(ir: &mut Ir, top: OpId, op: OpId, scope: &mut Vec<OpId>) {
-    let isolated = op_def(&ir.op(op).name).is_some_and(|d| d.traits.contains(&"IsolatedFromAbove"))
+    let isolated = ir.op(op).name.def().is_some_and(|d| d.traits.contains(&"IsolatedFromAbove"))
         || ir.op(op).name == "builtin.module";
     let saved = scope.len();
     if isolated {
@@ -43,7 +42,7 @@ fn is_cse_candidate(ir: &Ir, op: OpId) -> bool {
     let o = ir.op(op);
     o.regions.is_empty()
         && !o.results.is_empty()
-        && op_def(&o.name).is_some_and(|d| d.traits.contains(&"Pure") || d.traits.contains(&"ConstantLike"))
+        && o.name.def().is_some_and(|d| d.traits.contains(&"Pure") || d.traits.contains(&"ConstantLike"))
 }
 
 /// Same name, operands, attributes and result types.

@@ -19,15 +19,15 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
         "arith.constant" => parse_arith_constant(p),
         "ub.poison" => parse_ub_poison(p),
         _ => {
-            let full = if name.contains('.') { name.to_string() } else { format!("spirv.{name}") };
-            if let Some(result) = crate::spirv_custom::parse(p, &full, start) {
-                return result;
-            }
-            if let Some(result) = crate::format::parse(p, name, start) {
-                return result;
-            }
-            if !name.contains('.') {
-                if let Some(result) = crate::format::parse(p, &format!("spirv.{name}"), start) {
+            // Every op of the tables is `spirv.`-prefixed: a bare name can only be one of
+            // them with the prefix (the default dialect inside `spirv.module`).
+            let full: std::borrow::Cow<str> =
+                if name.contains('.') { name.into() } else { format!("spirv.{name}").into() };
+            if let Some(index) = crate::opdef::op_def_index_by_name(&full) {
+                if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
+                    return result;
+                }
+                if let Some(result) = crate::format::parse_at(p, index, start) {
                     return result;
                 }
             }
@@ -52,8 +52,8 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
 /// Prints `op` in its custom form, returning false when it has none (the caller
 /// then prints the generic form).
 pub fn print(p: &mut Printer, op: OpId) -> bool {
-    let name = p.ir.op(op).name.clone();
-    match name.as_str() {
+    let ir = p.ir;
+    match ir.op(op).name.as_str() {
         "builtin.module" => print_module(p, op),
         "func.func" | "spirv.ARM.Graph" => print_func(p, op),
         "spirv.ARM.GraphEntryPoint" => print_graph_entry_point(p, op),
@@ -99,9 +99,9 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
 /// `(%arg0: T {attrs}, ...)`; returns the argument names, types, attribute dicts
 /// and locations.
 #[allow(clippy::type_complexity)]
-fn parse_signature_args(
-    p: &mut Parser,
-) -> PResult<(Vec<(String, Type, Location)>, Vec<Vec<NamedAttribute>>, bool)> {
+fn parse_signature_args<'s>(
+    p: &mut Parser<'s, '_>,
+) -> PResult<(Vec<(&'s str, Type, Location)>, Vec<Vec<NamedAttribute>>, bool)> {
     p.expect("(")?;
     let mut args = Vec::new();
     let mut attrs = Vec::new();
@@ -120,7 +120,7 @@ fn parse_signature_args(
                 has_names = false;
                 let ty = p.parse_type()?;
                 let a = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
-                args.push((String::new(), ty, Location::Unknown));
+                args.push(("", ty, Location::Unknown));
                 attrs.push(a);
             }
             if !p.eat(",") {
@@ -311,8 +311,7 @@ fn print_return(p: &mut Printer, op: OpId) -> bool {
         p.out.push(' ');
         p.values(&o.operands);
         p.out.push_str(" : ");
-        let types: Vec<Type> = o.operands.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(&o.operands);
     }
     p.attr_dict(&o.attributes, &[]);
     true
@@ -349,7 +348,7 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
     p.finish_op(op, operands, &results);
     let o = p.ir.op_mut(op);
-    o.properties.push(NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee])));
+    o.properties = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee]))];
     o.attributes = attributes;
     Ok(op)
 }
@@ -422,7 +421,7 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
     };
     let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new("value", value));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new("value", value)];
     Ok(op)
 }
 
@@ -448,7 +447,7 @@ fn parse_ub_poison(p: &mut Parser) -> PResult<OpId> {
     let op = p.ir.create_op("ub.poison", vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
     let o = p.ir.op_mut(op);
-    o.properties.push(NamedAttribute::new("value", value));
+    o.properties = vec![NamedAttribute::new("value", value)];
     o.attributes = attrs;
     Ok(op)
 }

@@ -168,8 +168,7 @@ pub fn current_operation_note(ir: &crate::ir::Ir, op: crate::ir::OpId) -> String
         }
     }
     let options = PrintOptions { generic: true, debug_info: false };
-    let mut printer =
-        Printer { ir, names: Names::new(ir, scope, true), out: String::new(), indent: 0, options };
+    let mut printer = Printer::new(ir, Names::new(ir, scope, true), options);
     printer.operation(op);
     let printed = printer.out.trim_end_matches('\n');
     let separator = if printed.contains('\n') { "\n" } else { "" };

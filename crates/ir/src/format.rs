@@ -24,9 +24,45 @@ enum Var {
     AllResults,
 }
 
+/// A literal of a format, with the spacing decisions that depend only on its text
+/// worked out when the format is compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Literal {
+    text: String,
+    /// Printed after a space whatever came before (not a one-character punctuation).
+    spaced: bool,
+    /// For one-character punctuation: whether a space goes before it after
+    /// punctuation, and otherwise.
+    space_after_punctuation: bool,
+    space_otherwise: bool,
+    /// What printing it leaves: whether the next element gets a space, and whether it
+    /// was punctuation.
+    then_space: bool,
+    is_punctuation: bool,
+}
+
+impl Literal {
+    fn new(text: String) -> Literal {
+        let first = text.chars().next().unwrap_or(' ');
+        let one_char = text.chars().count() == 1;
+        Literal {
+            spaced: !one_char && text != "->",
+            space_after_punctuation: !">)}],".contains(first),
+            space_otherwise: !"<>(){}[],".contains(first),
+            then_space: !one_char || !"<({[".contains(first),
+            is_punctuation: first != '_' && !first.is_alphabetic(),
+            text,
+        }
+    }
+
+    fn caret() -> Literal {
+        Literal::new("^".into())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Elem {
-    Literal(String),
+    Literal(Literal),
     /// `` ` ` `` (a space), `` `` `` (suppress the next space), or `` `\n` ``.
     Space,
     NoSpace,
@@ -52,21 +88,23 @@ enum Elem {
 #[derive(Debug)]
 pub struct Format {
     elems: Vec<Elem>,
+    /// Attribute names the format prints itself (so `attr-dict` elides them).
+    used_attrs: Vec<&'static str>,
+    /// Every operand group of the op takes exactly one value.
+    single_operand_groups: bool,
 }
 
-/// The compiled format of every op with a declarative one (indexed like `OP_DEFS`).
-fn formats() -> &'static [Option<Format>] {
-    static FORMATS: OnceLock<Vec<Option<Format>>> = OnceLock::new();
-    FORMATS.get_or_init(|| {
-        OP_DEFS.iter().map(|def| def.assembly_format.and_then(|f| compile(def, f).ok())).collect()
-    })
+/// The compiled format of the op definition at `index` in `OP_DEFS`, if it has a
+/// declarative one; compiled on first use.
+fn format_at(index: usize) -> Option<&'static Format> {
+    static FORMATS: OnceLock<Vec<OnceLock<Option<Format>>>> = OnceLock::new();
+    let formats = FORMATS.get_or_init(|| OP_DEFS.iter().map(|_| OnceLock::new()).collect());
+    let def = OP_DEFS.get(index)?;
+    formats[index].get_or_init(|| def.assembly_format.and_then(|f| compile(def, f).ok())).as_ref()
 }
 
 fn format_of(def: &'static OpDef) -> Option<&'static Format> {
-    // `def` points into OP_DEFS: its index is its distance from the start.
-    let index =
-        (def as *const OpDef as usize).checked_sub(OP_DEFS.as_ptr() as usize)? / std::mem::size_of::<OpDef>();
-    formats().get(index)?.as_ref()
+    format_at(crate::opdef::op_def_index(def)?)
 }
 
 /// The op definition with this full name.
@@ -76,14 +114,16 @@ pub fn def_of(name: &str) -> Option<&'static OpDef> {
 
 // ---- compiling format strings -------------------------------------------------
 
-fn compile(def: &OpDef, text: &str) -> Result<Format, String> {
+fn compile(def: &'static OpDef, text: &str) -> Result<Format, String> {
     let chars: Vec<char> = text.chars().collect();
     let mut pos = 0;
     let elems = compile_seq(def, &chars, &mut pos, None)?;
     if elems.iter().any(contains_custom) {
         return Err("custom directive".into());
     }
-    Ok(Format { elems })
+    let used_attrs = used_attrs(&elems, def);
+    let single_operand_groups = def.operands.iter().all(|d| d.arity == Arity::Single);
+    Ok(Format { elems, used_attrs, single_operand_groups })
 }
 
 fn contains_custom(e: &Elem) -> bool {
@@ -180,7 +220,7 @@ fn compile_seq(
                     " " => Elem::Space,
                     "" => Elem::NoSpace,
                     "\\n" => Elem::Newline,
-                    _ => Elem::Literal(lit),
+                    _ => Elem::Literal(Literal::new(lit)),
                 });
             }
             '$' => {
@@ -189,12 +229,12 @@ fn compile_seq(
                 out.push(Elem::Var(resolve_var(def, &name)?));
                 if chars.get(*pos) == Some(&'^') {
                     *pos += 1;
-                    out.push(Elem::Literal("^".into()));
+                    out.push(Elem::Literal(Literal::caret()));
                 }
             }
             '^' => {
                 *pos += 1;
-                out.push(Elem::Literal("^".into()));
+                out.push(Elem::Literal(Literal::caret()));
             }
             '(' => {
                 *pos += 1;
@@ -214,7 +254,7 @@ fn compile_seq(
                 }
                 *pos += 1;
                 // The anchor is marked by a `^` literal after the anchored element.
-                let caret = group.iter().position(|e| *e == Elem::Literal("^".into()));
+                let caret = group.iter().position(|e| *e == Elem::Literal(Literal::caret()));
                 let anchor = match caret {
                     Some(i) => {
                         group.remove(i);
@@ -302,35 +342,44 @@ struct PrintState {
     last_was_punctuation: bool,
 }
 
-fn should_emit_space_before(value: &str, last_was_punctuation: bool) -> bool {
-    if value.chars().count() != 1 && value != "->" {
-        return true;
-    }
-    let first = value.chars().next().unwrap_or(' ');
-    if last_was_punctuation {
-        return !">)}],".contains(first);
-    }
-    !"<>(){}[],".contains(first)
-}
-
 /// Prints `op` with its declarative format; false if it has none we can interpret.
 pub fn print(p: &mut Printer, op: OpId) -> bool {
-    let name = p.ir.op(op).name.clone();
-    let Some(def) = def_of(&name) else { return false };
-    let Some(format) = format_of(def) else { return false };
+    let ir = p.ir;
+    let o = ir.op(op);
+    let Some(index) = o.name.def_index() else { return false };
+    let Some(format) = format_at(index) else { return false };
+    let def = &OP_DEFS[index];
     // Operand groups must be recoverable (segment sizes for several variadic groups).
-    let Some(groups) = operand_groups(p, op, def) else { return false };
-    p.out.push_str(&name);
+    // Most ops have a few single-value groups: group i is then operand i.
+    const FEW: usize = 8;
+    let identity: [Range<usize>; FEW] = std::array::from_fn(|i| i..i + 1);
+    let single = o.operands.len() == def.operands.len()
+        && o.operands.len() <= FEW
+        && format.single_operand_groups
+        && o.attr("operandSegmentSizes").is_none();
+    let split;
+    let groups: &[Range<usize>] = if single {
+        &identity[..o.operands.len()]
+    } else {
+        let arities = def.operands.iter().map(|d| d.arity);
+        match group_ranges(o.operands.len(), arities, o.attr("operandSegmentSizes")) {
+            Some(ranges) => {
+                split = ranges;
+                &split
+            }
+            None => return false,
+        }
+    };
+    p.out.push_str(&o.name);
     let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
-    let used = used_attrs(&format.elems, def);
-    print_elems(p, op, def, &format.elems, &groups, &used, &mut st);
+    print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
     true
 }
 
 /// Attribute names a format prints itself (so `attr-dict` elides them).
-fn used_attrs(elems: &[Elem], def: &OpDef) -> Vec<&'static str> {
+fn used_attrs(elems: &[Elem], def: &'static OpDef) -> Vec<&'static str> {
     let mut out = vec!["operandSegmentSizes", "resultSegmentSizes"];
-    fn walk(elems: &[Elem], def: &OpDef, out: &mut Vec<&'static str>) {
+    fn walk(elems: &[Elem], def: &'static OpDef, out: &mut Vec<&'static str>) {
         for e in elems {
             match e {
                 Elem::Var(Var::Attr(i)) | Elem::ImageOperands(i) => out.push(def.attributes[*i].name),
@@ -344,21 +393,6 @@ fn used_attrs(elems: &[Elem], def: &OpDef) -> Vec<&'static str> {
     }
     walk(elems, def, &mut out);
     out
-}
-
-/// The op's operands split into the definition's operand groups.
-fn operand_groups(p: &Printer, op: OpId, def: &OpDef) -> Option<Vec<Vec<Value>>> {
-    let o = p.ir.op(op);
-    split_groups(&o.operands, def.operands.iter().map(|d| d.arity), o.attr("operandSegmentSizes"))
-}
-
-pub(crate) fn split_groups(
-    values: &[Value],
-    arities: impl Iterator<Item = Arity> + Clone,
-    segments: Option<&Attribute>,
-) -> Option<Vec<Vec<Value>>> {
-    let ranges = group_ranges(values.len(), arities, segments)?;
-    Some(ranges.into_iter().map(|r| values[r].to_vec()).collect())
 }
 
 /// Where each ODS operand (or result) group lies among `count` values: by the
@@ -407,7 +441,7 @@ pub(crate) fn group_ranges(
     )
 }
 
-fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Vec<Value>], e: &Elem) -> bool {
+fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Range<usize>], e: &Elem) -> bool {
     let o = p.ir.op(op);
     match e {
         Elem::Var(Var::Operand(i)) | Elem::Type(Var::Operand(i)) => !groups[*i].is_empty(),
@@ -437,20 +471,25 @@ fn print_elems(
     op: OpId,
     def: &OpDef,
     elems: &[Elem],
-    groups: &[Vec<Value>],
+    groups: &[Range<usize>],
     used: &[&str],
     st: &mut PrintState,
 ) {
     for e in elems {
         match e {
             Elem::Literal(lit) => {
-                if st.should_emit_space && should_emit_space_before(lit, st.last_was_punctuation) {
+                let space_before = lit.spaced
+                    || if st.last_was_punctuation {
+                        lit.space_after_punctuation
+                    } else {
+                        lit.space_otherwise
+                    };
+                if st.should_emit_space && space_before {
                     p.out.push(' ');
                 }
-                p.out.push_str(lit);
-                let first = lit.chars().next().unwrap_or(' ');
-                st.should_emit_space = lit.chars().count() != 1 || !"<({[".contains(first);
-                st.last_was_punctuation = first != '_' && !first.is_alphabetic();
+                p.out.push_str(&lit.text);
+                st.should_emit_space = lit.then_space;
+                st.last_was_punctuation = lit.is_punctuation;
             }
             Elem::Space => {
                 p.out.push(' ');
@@ -467,21 +506,8 @@ fn print_elems(
                 st.last_was_punctuation = false;
             }
             Elem::AttrDict { with_keyword } => {
-                let o = p.ir.op(op);
-                let mut attrs: Vec<NamedAttribute> = o
-                    .properties
-                    .iter()
-                    .chain(&o.attributes)
-                    .filter(|a| !used.contains(&a.name.as_str()))
-                    .cloned()
-                    .collect();
-                attrs.sort_by(|a, b| a.name.cmp(&b.name));
-                if !attrs.is_empty() {
-                    if *with_keyword {
-                        p.out.push_str(" attributes");
-                    }
-                    p.attr_dict(&attrs, &[]);
-                }
+                let ir = p.ir;
+                p.merged_attr_dict(ir.op(op), used, *with_keyword);
                 st.should_emit_space = true;
                 st.last_was_punctuation = false;
             }
@@ -491,21 +517,22 @@ fn print_elems(
             }
             Elem::Type(v) => {
                 emit_space(p, st);
-                let types = var_types(p, op, v, groups);
-                p.types(&types);
+                let values = var_values(p, op, v, groups);
+                p.value_types(values);
             }
             Elem::FunctionalType(a, b) => {
                 emit_space(p, st);
-                let ins = var_types(p, op, a, groups);
-                let outs = var_types(p, op, b, groups);
+                let ins = var_values(p, op, a, groups);
+                let outs = var_values(p, op, b, groups);
                 p.out.push('(');
-                p.types(&ins);
+                p.value_types(ins);
                 p.out.push_str(") -> ");
-                let wrap = outs.len() != 1 || matches!(p.ir.types.kind(outs[0]), TypeKind::Function { .. });
+                let wrap = outs.len() != 1
+                    || matches!(p.ir.types.kind(p.ir.value_type(outs[0])), TypeKind::Function { .. });
                 if wrap {
                     p.out.push('(');
                 }
-                p.types(&outs);
+                p.value_types(outs);
                 if wrap {
                     p.out.push(')');
                 }
@@ -520,11 +547,13 @@ fn print_elems(
             Elem::ImageOperands(i) => {
                 // ODS puts a space before a custom directive even when it prints nothing.
                 emit_space(p, st);
+                let ir = p.ir;
                 if let Some(Attribute::Dialect { body: Some(b), .. }) =
-                    p.ir.op(op).attr(def.attributes[*i].name)
+                    ir.op(op).attr(def.attributes[*i].name)
                 {
-                    let text = format!("[{}]", crate::lexer::escape(b.as_bytes()));
-                    p.out.push_str(&text);
+                    p.out.push('[');
+                    p.string(b);
+                    p.out.push(']');
                 }
             }
             Elem::Custom(_) => {}
@@ -532,23 +561,23 @@ fn print_elems(
     }
 }
 
-fn var_types(p: &Printer, op: OpId, v: &Var, groups: &[Vec<Value>]) -> Vec<Type> {
+/// The values a variable of a `type(...)` directive stands for.
+fn var_values<'a>(p: &Printer<'a>, op: OpId, v: &Var, groups: &[Range<usize>]) -> &'a [Value] {
     let o = p.ir.op(op);
-    let values: Vec<Value> = match v {
-        Var::Operand(i) => groups[*i].clone(),
-        Var::Result(i) => o.results.get(*i).copied().into_iter().collect(),
-        Var::AllOperands => o.operands.clone(),
-        Var::AllResults => o.results.clone(),
-        _ => vec![],
-    };
-    values.iter().map(|&x| p.ir.value_type(x)).collect()
+    match v {
+        Var::Operand(i) => &o.operands[groups[*i].clone()],
+        Var::Result(i) => o.results.get(*i..*i + 1).unwrap_or(&[]),
+        Var::AllOperands => &o.operands,
+        Var::AllResults => &o.results,
+        _ => &[],
+    }
 }
 
-fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Value>]) {
+fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Range<usize>]) {
     let ir = p.ir;
     let o = ir.op(op);
     match v {
-        Var::Operand(i) => p.values(&groups[*i]),
+        Var::Operand(i) => p.values(&o.operands[groups[*i].clone()]),
         Var::AllOperands => p.values(&o.operands),
         Var::Result(i) => {
             if let Some(&r) = o.results.get(*i) {
@@ -569,8 +598,7 @@ fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Vec<Valu
         }
         Var::Successor(i) => {
             if let Some(&s) = o.successors.get(*i) {
-                let n = p.names.block(s);
-                p.out.push_str(&n);
+                p.names.write_block(s, &mut p.out);
             }
         }
     }
@@ -586,8 +614,7 @@ fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attr
             p.out.push('>');
         }
         Attribute::Integer { value, .. } if c.storage_type.contains("IntegerAttr") => {
-            use std::fmt::Write;
-            let _ = write!(p.out, "{value}");
+            crate::printer::push_i128(&mut p.out, *value);
         }
         other => p.attr(other),
     }
@@ -595,19 +622,52 @@ fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attr
 
 // ---- parsing --------------------------------------------------------------------
 
-struct ParseState {
-    operand_refs: Vec<Vec<OperandRef>>,
-    operand_types: Vec<Option<Vec<Type>>>,
+/// What a declarative format has read of an op so far. Values are kept flat (group
+/// `i`'s references are `refs[operand_refs[i]]`), and the parser keeps one state per
+/// nesting level to reuse from op to op, so reading an op allocates only what the op
+/// keeps.
+#[derive(Default)]
+pub(crate) struct ParseState<'s> {
+    refs: Vec<OperandRef<'s>>,
+    types: Vec<Type>,
+    /// By operand group: its references, its types once known.
+    operand_refs: Vec<Range<usize>>,
+    operand_types: Vec<Option<Range<usize>>>,
     result_types: Vec<Option<Type>>,
-    /// `operands` / `type(operands)` directives.
-    all_operand_refs: Option<Vec<OperandRef>>,
-    all_operand_types: Option<Vec<Type>>,
-    all_result_types: Option<Vec<Type>>,
+    /// `operands` / `type(operands)` / `type(results)` directives.
+    all_operand_refs: Option<Range<usize>>,
+    all_operand_types: Option<Range<usize>>,
+    all_result_types: Option<Range<usize>>,
     properties: Vec<NamedAttribute>,
     attributes: Vec<NamedAttribute>,
     successors: Vec<crate::ir::BlockId>,
-    /// Regions are parsed into the op directly; remember which were seen.
-    op: OpId,
+    /// The result types handed to the op.
+    result_list: Vec<Type>,
+}
+
+impl ParseState<'_> {
+    fn reset(&mut self, def: &OpDef) {
+        self.refs.clear();
+        self.types.clear();
+        self.operand_refs.clear();
+        self.operand_refs.resize(def.operands.len(), 0..0);
+        self.operand_types.clear();
+        self.operand_types.resize(def.operands.len(), None);
+        self.result_types.clear();
+        self.result_types.resize(def.results.len(), None);
+        self.all_operand_refs = None;
+        self.all_operand_types = None;
+        self.all_result_types = None;
+        self.properties.clear();
+        self.attributes.clear();
+        self.successors.clear();
+        self.result_list.clear();
+    }
+
+    /// The first known type of operand group `i`.
+    fn first_operand_type(&self, i: usize) -> Option<Type> {
+        self.operand_types[i].as_ref().filter(|r| !r.is_empty()).map(|r| self.types[r.start])
+    }
 }
 
 /// Parses the custom form of `name` if it has a declarative format.
@@ -617,30 +677,28 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> 
     Some(parse_with(p, def, format, start))
 }
 
+/// [`parse`] for the op definition at `index` in `OP_DEFS`.
+pub(crate) fn parse_at(p: &mut Parser, index: usize, start: usize) -> Option<PResult<OpId>> {
+    let format = format_at(index)?;
+    Some(parse_with(p, &OP_DEFS[index], format, start))
+}
+
 fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize) -> PResult<OpId> {
-    let op = p.ir.create_op(def.name, vec![], &[], Location::Unknown);
-    let mut st = ParseState {
-        operand_refs: vec![Vec::new(); def.operands.len()],
-        operand_types: vec![None; def.operands.len()],
-        result_types: vec![None; def.results.len()],
-        all_operand_refs: None,
-        all_operand_types: None,
-        all_result_types: None,
-        properties: Vec::new(),
-        attributes: Vec::new(),
-        successors: Vec::new(),
-        op,
-    };
-    parse_elems(p, def, &format.elems, &mut st)?;
-    finish(p, def, st, start)
+    let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
+    let mut st = p.format_states.pop().unwrap_or_default();
+    st.reset(def);
+    parse_elems(p, def, op, &format.elems, &mut st)?;
+    finish(p, def, op, &mut st, start)?;
+    p.format_states.push(st);
+    Ok(op)
 }
 
 /// Whether the next token can start the element (used for optional groups).
 fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
     match e {
         Elem::Literal(lit) => match p.tok.kind {
-            Tok::Punct => p.tok.text == lit,
-            Tok::Ident => p.tok.text == lit,
+            Tok::Punct => p.tok.text == lit.text,
+            Tok::Ident => p.tok.text == lit.text,
             _ => false,
         },
         Elem::Var(Var::Operand(_)) | Elem::Var(Var::AllOperands) => p.tok.kind == Tok::ValueId,
@@ -659,10 +717,10 @@ fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
     }
 }
 
-/// A comma-separated operand list; as in MLIR, a comma after an operand always
-/// continues the list.
-fn parse_value_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
-    let mut refs = Vec::new();
+/// A comma-separated operand list, appended to `refs`; as in MLIR, a comma after an
+/// operand always continues the list.
+fn parse_value_list<'s>(p: &mut Parser<'s, '_>, refs: &mut Vec<OperandRef<'s>>) -> PResult<Range<usize>> {
+    let start = refs.len();
     if p.tok.kind == Tok::ValueId {
         loop {
             refs.push(p.parse_operand_ref()?);
@@ -671,18 +729,20 @@ fn parse_value_list(p: &mut Parser) -> PResult<Vec<OperandRef>> {
             }
         }
     }
-    Ok(refs)
+    Ok(start..refs.len())
 }
 
-fn parse_type_list(p: &mut Parser, variadic: bool) -> PResult<Vec<Type>> {
-    let mut types = vec![p.parse_type()?];
+/// One type, or several for a variadic group; appended to `types`.
+fn parse_type_list(p: &mut Parser, variadic: bool, types: &mut Vec<Type>) -> PResult<Range<usize>> {
+    let start = types.len();
+    types.push(p.parse_type()?);
     if variadic {
         while p.at(",") && peek_is_type(p) {
             p.bump();
             types.push(p.parse_type()?);
         }
     }
-    Ok(types)
+    Ok(start..types.len())
 }
 
 fn peek_is_type(p: &Parser) -> bool {
@@ -703,14 +763,20 @@ fn peek_is_type(p: &Parser) -> bool {
     }
 }
 
-fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut ParseState) -> PResult<()> {
+fn parse_elems<'s>(
+    p: &mut Parser<'s, '_>,
+    def: &'static OpDef,
+    op: OpId,
+    elems: &[Elem],
+    st: &mut ParseState<'s>,
+) -> PResult<()> {
     for e in elems {
         match e {
             Elem::Literal(lit) => {
-                if p.tok.text == lit && matches!(p.tok.kind, Tok::Punct | Tok::Ident) {
+                if p.tok.text == lit.text && matches!(p.tok.kind, Tok::Punct | Tok::Ident) {
                     p.bump();
                 } else {
-                    return p.error(format!("expected '{lit}'"));
+                    return p.error(format!("expected '{}'", lit.text));
                 }
             }
             Elem::Space | Elem::NoSpace | Elem::Newline => {}
@@ -729,27 +795,28 @@ fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut Par
                 }
             }
             Elem::Var(Var::Operand(i)) => {
-                let refs = match def.operands[*i].arity {
-                    Arity::Single => vec![p.parse_operand_ref()?],
+                let start = st.refs.len();
+                match def.operands[*i].arity {
+                    Arity::Single => st.refs.push(p.parse_operand_ref()?),
                     Arity::Optional => {
                         if p.tok.kind == Tok::ValueId {
-                            vec![p.parse_operand_ref()?]
-                        } else {
-                            vec![]
+                            st.refs.push(p.parse_operand_ref()?);
                         }
                     }
-                    Arity::Variadic => parse_value_list(p)?,
-                };
-                st.operand_refs[*i] = refs;
+                    Arity::Variadic => {
+                        parse_value_list(p, &mut st.refs)?;
+                    }
+                }
+                st.operand_refs[*i] = start..st.refs.len();
             }
-            Elem::Var(Var::AllOperands) => st.all_operand_refs = Some(parse_value_list(p)?),
+            Elem::Var(Var::AllOperands) => st.all_operand_refs = Some(parse_value_list(p, &mut st.refs)?),
             Elem::Var(Var::Attr(i)) => {
                 let ad = &def.attributes[*i];
                 let value = parse_format_attr(p, ad)?;
                 st.properties.push(NamedAttribute::new(ad.name, value));
             }
             Elem::Var(Var::Region(_)) => {
-                p.parse_region_into(st.op, &[])?;
+                p.parse_region_into(op, &[])?;
             }
             Elem::Var(Var::Successor(_)) => {
                 let b = p.parse_successor()?;
@@ -761,29 +828,34 @@ fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut Par
             Elem::Type(v) => match v {
                 Var::Operand(i) => {
                     let variadic = def.operands[*i].arity == Arity::Variadic;
-                    st.operand_types[*i] = Some(parse_type_list(p, variadic)?);
+                    st.operand_types[*i] = Some(parse_type_list(p, variadic, &mut st.types)?);
                 }
                 Var::Result(i) => st.result_types[*i] = Some(p.parse_type()?),
-                Var::AllOperands => st.all_operand_types = Some(parse_type_list(p, true)?),
-                Var::AllResults => st.all_result_types = Some(parse_type_list(p, true)?),
+                Var::AllOperands => st.all_operand_types = Some(parse_type_list(p, true, &mut st.types)?),
+                Var::AllResults => st.all_result_types = Some(parse_type_list(p, true, &mut st.types)?),
                 _ => return p.error("not supported yet: type of a non-value"),
             },
             Elem::FunctionalType(a, b) => {
                 let fn_ty = p.parse_type()?;
-                let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
+                let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty) else {
                     return p.error("expected function type");
                 };
-                assign_types(st, def, a, inputs);
-                assign_types(st, def, b, results);
+                let start = st.types.len();
+                st.types.extend_from_slice(inputs);
+                let middle = st.types.len();
+                st.types.extend_from_slice(results);
+                let end = st.types.len();
+                assign_types(st, a, start..middle);
+                assign_types(st, b, middle..end);
             }
             Elem::Optional { then, anchor, otherwise } => {
                 // The group is present when its first element can start here.
                 let first = then.first().map(|f| can_start(p, def, f)).unwrap_or(false);
                 let _ = anchor;
                 if first {
-                    parse_elems(p, def, then, st)?;
+                    parse_elems(p, def, op, then, st)?;
                 } else if !otherwise.is_empty() {
-                    parse_elems(p, def, otherwise, st)?;
+                    parse_elems(p, def, op, otherwise, st)?;
                 }
             }
             Elem::ImageOperands(i) => {
@@ -805,15 +877,15 @@ fn parse_elems(p: &mut Parser, def: &'static OpDef, elems: &[Elem], st: &mut Par
     Ok(())
 }
 
-fn assign_types(st: &mut ParseState, def: &OpDef, v: &Var, types: Vec<Type>) {
+/// Records that the types in `types` (a range of `st.types`) are those of `v`.
+fn assign_types(st: &mut ParseState, v: &Var, types: Range<usize>) {
     match v {
         Var::AllOperands => st.all_operand_types = Some(types),
         Var::AllResults => st.all_result_types = Some(types),
         Var::Operand(i) => st.operand_types[*i] = Some(types),
-        Var::Result(i) => st.result_types[*i] = types.first().copied(),
+        Var::Result(i) => st.result_types[*i] = st.types.get(types).and_then(|t| t.first().copied()),
         _ => {}
     }
-    let _ = def;
 }
 
 fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attribute> {
@@ -853,37 +925,45 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
 
 /// Resolves every operand and result type from the directives and the op's type
 /// traits, then builds the op.
-fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize) -> PResult<OpId> {
+fn finish<'s>(
+    p: &mut Parser<'s, '_>,
+    def: &'static OpDef,
+    op: OpId,
+    st: &mut ParseState<'s>,
+    start: usize,
+) -> PResult<()> {
     // `operands` distributes over the groups like the printer's split.
-    if let Some(refs) = st.all_operand_refs.take() {
+    if let Some(all) = st.all_operand_refs.take() {
         let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();
-        let extra = refs.len().saturating_sub(fixed);
+        let extra = all.len().saturating_sub(fixed);
         let mut at = 0;
         for (i, d) in def.operands.iter().enumerate() {
             let n = if d.arity == Arity::Single { 1 } else { extra };
-            st.operand_refs[i] = refs.get(at..(at + n).min(refs.len())).unwrap_or(&[]).to_vec();
+            let end = (at + n).min(all.len());
+            st.operand_refs[i] = if at <= end { all.start + at..all.start + end } else { 0..0 };
             at += n;
         }
     }
-    if let Some(types) = st.all_operand_types.take() {
+    if let Some(all) = st.all_operand_types.take() {
         let mut at = 0;
         for i in 0..def.operands.len() {
             let n = st.operand_refs[i].len();
-            st.operand_types[i] = Some(types.get(at..at + n).unwrap_or(&[]).to_vec());
+            st.operand_types[i] =
+                Some(if at + n <= all.len() { all.start + at..all.start + at + n } else { 0..0 });
             at += n;
         }
     }
-    if let Some(types) = st.all_result_types.take() {
-        for (i, t) in types.into_iter().enumerate() {
+    if let Some(all) = st.all_result_types.take() {
+        for (i, at) in all.enumerate() {
             if i < st.result_types.len() {
-                st.result_types[i] = Some(t);
+                st.result_types[i] = Some(st.types[at]);
             }
         }
     }
-    infer_types(p, def, &mut st);
-    let mut operands = Vec::new();
+    infer_types(p, def, st);
+    let mut operands = Vec::with_capacity(st.refs.len());
     for i in 0..def.operands.len() {
-        let refs = std::mem::take(&mut st.operand_refs[i]);
+        let refs = st.operand_refs[i].clone();
         if refs.is_empty() {
             // Types written for a group with no operands is MLIR's count mismatch.
             if let Some(types) = st.operand_types[i].as_ref().filter(|t| !t.is_empty()) {
@@ -907,12 +987,9 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
                 def.operands[i].name, def.name
             ),
         })?;
-        let types = if types.len() == 1 && refs.len() > 1 && def.operands[i].arity == Arity::Single {
-            vec![types[0]; refs.len()]
-        } else {
-            types
-        };
-        if refs.len() != types.len() {
+        // One type written for a single group stands for all its references.
+        let repeated = types.len() == 1 && refs.len() > 1 && def.operands[i].arity == Arity::Single;
+        if !repeated && refs.len() != types.len() {
             return Err(ParseError {
                 notes: Vec::new(),
                 offset: start,
@@ -924,12 +1001,14 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
                 ),
             });
         }
-        operands.extend(p.resolve_operands(&refs, &types, start)?);
+        for (j, r) in refs.enumerate() {
+            let ty = st.types[if repeated { types.start } else { types.start + j }];
+            operands.push(p.resolve_operand(&st.refs[r], ty)?);
+        }
     }
-    let mut results = Vec::new();
     for (i, r) in def.results.iter().enumerate() {
         match st.result_types[i] {
-            Some(t) => results.push(t),
+            Some(t) => st.result_list.push(t),
             None if r.arity != Arity::Single => {}
             None => {
                 return Err(ParseError {
@@ -943,11 +1022,13 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
             }
         }
     }
-    let op = st.op;
     let segments = if def.traits.contains(&"AttrSizedOperandSegments") {
         let i32t = p.ir.types.integer(32, Signedness::Signless);
         let sizes = (0..def.operands.len())
-            .map(|i| Attribute::Integer { value: operand_count(p, &operands, &st, i) as i128, ty: i32t })
+            .map(|i| {
+                let count = st.operand_types[i].as_ref().map_or(0, |t| t.len());
+                Attribute::Integer { value: count as i128, ty: i32t }
+            })
             .collect();
         Some(NamedAttribute::new(
             "operandSegmentSizes",
@@ -956,20 +1037,21 @@ fn finish(p: &mut Parser, def: &'static OpDef, mut st: ParseState, start: usize)
     } else {
         None
     };
-    p.finish_op(op, operands, &results);
+    p.finish_op(op, operands, &st.result_list);
+    // The op's lists are allocated at their size; the state keeps its room for reuse.
+    let mut properties = Vec::with_capacity(st.properties.len() + usize::from(segments.is_some()));
+    properties.append(&mut st.properties);
+    properties.extend(segments);
+    properties.sort_by(|a, b| a.name.cmp(&b.name));
     let o = p.ir.op_mut(op);
-    o.properties = st.properties;
-    if let Some(s) = segments {
-        o.properties.push(s);
+    o.properties = properties;
+    if !st.attributes.is_empty() {
+        o.attributes = st.attributes.drain(..).collect();
     }
-    o.properties.sort_by(|a, b| a.name.cmp(&b.name));
-    o.attributes = st.attributes;
-    o.successors = st.successors;
-    Ok(op)
-}
-
-fn operand_count(_p: &Parser, _operands: &[Value], st: &ParseState, i: usize) -> usize {
-    st.operand_types[i].as_ref().map_or(0, |t| t.len())
+    if !st.successors.is_empty() {
+        o.successors = st.successors.drain(..).collect();
+    }
+    Ok(())
 }
 
 /// Applies the type-equality and type-derivation traits until nothing changes.
@@ -978,7 +1060,7 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
     let n_ops = def.operands.len();
     let get = |st: &ParseState, i: usize| -> Option<Type> {
         if i < n_ops {
-            st.operand_types[i].as_ref().and_then(|t| t.first().copied())
+            st.first_operand_type(i)
         } else {
             st.result_types[i - n_ops]
         }
@@ -987,7 +1069,8 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
     let set = |st: &mut ParseState, i: usize, t: Type| {
         if i < n_ops {
             if st.operand_types[i].is_none() {
-                st.operand_types[i] = Some(vec![t]);
+                st.types.push(t);
+                st.operand_types[i] = Some(st.types.len() - 1..st.types.len());
                 return true;
             }
         } else if st.result_types[i - n_ops].is_none() {

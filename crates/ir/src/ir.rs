@@ -6,6 +6,7 @@
 //! block has arguments (which is how phis are modeled) and a list of operations.
 
 use crate::attr::{Attribute, NamedAttribute};
+pub use crate::opdef::OpName;
 use crate::types::{Type, TypeStore};
 
 macro_rules! id_type {
@@ -66,7 +67,7 @@ pub struct ValueData {
 #[derive(Clone, Debug)]
 pub struct Operation {
     /// The full name (`spirv.IAdd`, `func.func`, `builtin.module`).
-    pub name: String,
+    pub name: OpName,
     pub operands: Vec<Value>,
     pub results: Vec<Value>,
     /// Inherent attributes (`<{...}>` in the generic form).
@@ -116,6 +117,17 @@ impl Ir {
         Ir::default()
     }
 
+    /// Reserves room for the IR of about `bytes` of text (an op per 60 bytes is
+    /// typical; room left unused is never touched), so the arenas need not grow,
+    /// copying themselves, while parsing.
+    pub fn reserve_for_text(&mut self, bytes: usize) {
+        let ops = bytes / 40;
+        self.ops.reserve(ops);
+        self.values.reserve(ops);
+        self.blocks.reserve(ops / 8);
+        self.regions.reserve(ops / 8);
+    }
+
     pub fn op(&self, id: OpId) -> &Operation {
         &self.ops[id.index()]
     }
@@ -149,10 +161,6 @@ impl Ir {
         self.values[v.index()].ty = ty;
     }
 
-    pub(crate) fn set_value_def(&mut self, v: Value, def: ValueDef) {
-        self.values[v.index()].def = def;
-    }
-
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v.index()].ty
     }
@@ -160,7 +168,7 @@ impl Ir {
     /// Creates a detached operation with results of the given types.
     pub fn create_op(
         &mut self,
-        name: impl Into<String>,
+        name: impl Into<OpName>,
         operands: Vec<Value>,
         result_types: &[Type],
         location: Location,
@@ -183,6 +191,16 @@ impl Ir {
             parent: None,
         });
         id
+    }
+
+    /// Appends results of the given types to `op`.
+    pub fn add_results(&mut self, op: OpId, result_types: &[Type]) {
+        let first = self.ops[op.index()].results.len();
+        self.ops[op.index()].results.reserve(result_types.len());
+        for (i, &ty) in result_types.iter().enumerate() {
+            let v = self.new_value(ty, ValueDef::Result { op, index: (first + i) as u32 });
+            self.ops[op.index()].results.push(v);
+        }
     }
 
     fn new_value(&mut self, ty: Type, def: ValueDef) -> Value {
@@ -275,6 +293,11 @@ impl Ir {
     /// One past the largest value index (values are never reused).
     pub fn value_count(&self) -> usize {
         self.values.len()
+    }
+
+    /// One past the largest region index.
+    pub fn region_count(&self) -> usize {
+        self.regions.len()
     }
 
     /// One past the largest block index.

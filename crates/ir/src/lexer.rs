@@ -38,16 +38,55 @@ pub struct Lexer<'s> {
     pos: usize,
 }
 
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
+/// Byte classes, as bits of [`CLASSES`].
+const SPACE: u8 = 1;
+const IDENT_START: u8 = 2;
+/// Continues an identifier: letters, digits, `_ $ .`.
+const IDENT: u8 = 4;
+/// Continues a `%`/`^`/`@`/`#`/`!` name: identifier bytes and `-`.
+const SUFFIX: u8 = 8;
+const DIGIT: u8 = 16;
+
+/// The class bits of every byte value (one table load per byte scanned).
+static CLASSES: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut bits = 0;
+        if b.is_ascii_whitespace() {
+            bits |= SPACE;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            bits |= IDENT_START;
+        }
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.') {
+            bits |= IDENT | SUFFIX;
+        }
+        if b == b'-' {
+            bits |= SUFFIX;
+        }
+        if b.is_ascii_digit() {
+            bits |= DIGIT;
+        }
+        table[i] = bits;
+        i += 1;
+    }
+    table
 }
 
-fn is_ident_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.')
+fn is(b: u8, class: u8) -> bool {
+    CLASSES[usize::from(b)] & class != 0
 }
 
-fn is_suffix_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.' | b'-')
+/// The end of the run of bytes of `class` starting at `at`.
+fn scan(bytes: &[u8], mut at: usize, class: u8) -> usize {
+    while at < bytes.len() && is(bytes[at], class) {
+        at += 1;
+    }
+    at
 }
 
 impl<'s> Lexer<'s> {
@@ -70,10 +109,8 @@ impl<'s> Lexer<'s> {
     fn skip_trivia(&mut self) {
         let b = self.src.as_bytes();
         loop {
-            while self.pos < b.len() && b[self.pos].is_ascii_whitespace() {
-                self.pos += 1;
-            }
-            if self.src[self.pos..].starts_with("//") {
+            self.pos = scan(b, self.pos, SPACE);
+            if b.get(self.pos) == Some(&b'/') && b.get(self.pos + 1) == Some(&b'/') {
                 while self.pos < b.len() && b[self.pos] != b'\n' {
                     self.pos += 1;
                 }
@@ -86,14 +123,18 @@ impl<'s> Lexer<'s> {
     /// The next token; a lexing problem becomes a one-byte `Punct` the parser rejects.
     pub fn next_token(&mut self) -> Token<'s> {
         self.skip_trivia();
-        let b = self.src.as_bytes();
         let start = self.pos;
-        let tok = |lexer: &mut Self, kind, end: usize| {
-            lexer.pos = end;
-            Token { kind, text: &lexer.src[start..end], offset: start }
-        };
+        let (kind, end) = self.scan_token(start);
+        self.pos = end;
+        // Token boundaries are at ASCII bytes or whole characters.
+        Token { kind, text: self.src.get(start..end).unwrap_or(""), offset: start }
+    }
+
+    /// The kind and end of the token starting at `start` (after trivia).
+    fn scan_token(&self, start: usize) -> (Tok, usize) {
+        let b = self.src.as_bytes();
         if start >= b.len() {
-            return Token { kind: Tok::Eof, text: "", offset: start };
+            return (Tok::Eof, start);
         }
         let c = b[start];
         match c {
@@ -108,29 +149,24 @@ impl<'s> Lexer<'s> {
                 let mut end = start + 1;
                 if c == b'@' && b.get(end) == Some(&b'"') {
                     end = self.scan_string(end);
-                    return tok(self, kind, end);
+                    return (kind, end);
                 }
-                while end < b.len() && is_suffix_char(b[end]) {
-                    end += 1;
-                }
+                end = scan(b, end, SUFFIX);
                 // `%x#0` result-group syntax belongs to the value id.
                 if c == b'%' && b.get(end) == Some(&b'#') {
-                    let mut e = end + 1;
-                    while e < b.len() && b[e].is_ascii_digit() {
-                        e += 1;
-                    }
+                    let e = scan(b, end + 1, DIGIT);
                     if e > end + 1 {
                         end = e;
                     }
                 }
                 if end == start + 1 {
-                    return tok(self, Tok::Punct, start + 1);
+                    return (Tok::Punct, start + 1);
                 }
-                tok(self, kind, end)
+                (kind, end)
             }
             b'"' => {
                 let end = self.scan_string(start);
-                tok(self, Tok::String, end)
+                (Tok::String, end)
             }
             b'0'..=b'9' => {
                 let mut end = start;
@@ -142,48 +178,36 @@ impl<'s> Lexer<'s> {
                     while end < b.len() && b[end].is_ascii_hexdigit() {
                         end += 1;
                     }
-                    return tok(self, Tok::Integer, end);
+                    return (Tok::Integer, end);
                 }
-                while end < b.len() && b[end].is_ascii_digit() {
-                    end += 1;
-                }
+                end = scan(b, end, DIGIT);
                 let mut kind = Tok::Integer;
                 if b.get(end) == Some(&b'.') {
                     kind = Tok::Float;
-                    end += 1;
-                    while end < b.len() && b[end].is_ascii_digit() {
-                        end += 1;
-                    }
+                    end = scan(b, end + 1, DIGIT);
                     if matches!(b.get(end), Some(b'e') | Some(b'E')) {
                         let mut e = end + 1;
                         if matches!(b.get(e), Some(b'+') | Some(b'-')) {
                             e += 1;
                         }
                         if b.get(e).is_some_and(|d| d.is_ascii_digit()) {
-                            while e < b.len() && b[e].is_ascii_digit() {
-                                e += 1;
-                            }
-                            end = e;
+                            end = scan(b, e, DIGIT);
                         }
                     }
                 }
-                tok(self, kind, end)
+                (kind, end)
             }
-            _ if is_ident_start(c) => {
-                let mut end = start + 1;
-                while end < b.len() && is_ident_char(b[end]) {
-                    end += 1;
-                }
-                tok(self, Tok::Ident, end)
+            _ if is(c, IDENT_START) => (Tok::Ident, scan(b, start + 1, IDENT)),
+            // Multi-character punctuation: `->`, `::`, `...`.
+            b'-' if b.get(start + 1) == Some(&b'>') => (Tok::Punct, start + 2),
+            b':' if b.get(start + 1) == Some(&b':') => (Tok::Punct, start + 2),
+            b'.' if b.get(start + 1) == Some(&b'.') && b.get(start + 2) == Some(&b'.') => {
+                (Tok::Punct, start + 3)
             }
+            _ if c.is_ascii() => (Tok::Punct, start + 1),
             _ => {
-                for p in ["->", "::", "...", "?"] {
-                    if self.src[start..].starts_with(p) {
-                        return tok(self, Tok::Punct, start + p.len());
-                    }
-                }
                 let len = self.src[start..].chars().next().map_or(1, char::len_utf8);
-                tok(self, Tok::Punct, start + len)
+                (Tok::Punct, start + len)
             }
         }
     }
@@ -246,6 +270,13 @@ pub fn unescape(token: &str) -> Vec<u8> {
 /// Encodes bytes as an MLIR string literal, escaping as MLIR's printer does.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 2);
+    write_escaped(bytes, &mut out);
+    out
+}
+
+/// Appends bytes as an MLIR string literal (see [`escape`]).
+pub fn write_escaped(bytes: &[u8], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     out.push('"');
     for &c in bytes {
         match c {
@@ -254,11 +285,14 @@ pub fn escape(bytes: &[u8]) -> String {
             b'\n' => out.push_str("\\0A"),
             b'\t' => out.push_str("\\09"),
             0x20..=0x7e => out.push(c as char),
-            _ => out.push_str(&format!("\\{c:02X}")),
+            _ => {
+                out.push('\\');
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 15)]));
+            }
         }
     }
     out.push('"');
-    out
 }
 
 #[cfg(test)]

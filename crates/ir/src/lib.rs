@@ -37,6 +37,7 @@ pub use printer::PrintOptions;
 /// Parses MLIR text; the result is the top-level `builtin.module`.
 pub fn parse(source: &str, file_name: &str) -> Result<(Ir, OpId), ParseError> {
     let mut ir = Ir::new();
+    ir.reserve_for_text(source.len());
     let top = parser::Parser::new(source, &mut ir, file_name).parse_top_level()?;
     Ok((ir, top))
 }

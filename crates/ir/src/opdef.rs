@@ -184,10 +184,238 @@ pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, 
 /// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`). O(1) through a hash index
 /// built on first use.
 pub fn op_def(name: &str) -> Option<&'static OpDef> {
-    use spirvkit_grammar::fxhash::FxHashMap;
-    static INDEX: std::sync::OnceLock<FxHashMap<&'static str, usize>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| OP_DEFS.iter().enumerate().map(|(i, d)| (d.name, i)).collect());
-    index.get(name).map(|&i| &OP_DEFS[i])
+    known_op_index(name).and_then(|i| OP_DEFS.get(i))
+}
+
+/// The position in `OP_DEFS` of the op named `name`.
+pub fn op_def_index_by_name(name: &str) -> Option<usize> {
+    known_op_index(name).filter(|&i| i < OP_DEFS.len())
+}
+
+/// Ops outside the generated tables that the IR names often enough to intern: the
+/// builtin and `func` ops the tests wrap around SPIR-V code, and the parser's
+/// placeholders. Their indices follow `OP_DEFS`'.
+const OTHER_KNOWN_OPS: &[&str] = &[
+    "arith.constant",
+    "builtin.module",
+    "builtin.unrealized_conversion_cast",
+    "builtin.unrealized_forward_ref",
+    "func.call",
+    "func.func",
+    "func.return",
+    "ub.poison",
+];
+
+/// The index of a known op name: its position in `OP_DEFS`, or past it for
+/// `OTHER_KNOWN_OPS`. Every parsed op is looked up, so the table is open addressing
+/// on a hash of a few bytes (the names differ in their length and tail) rather than
+/// a hash of the whole name.
+fn known_op_index(name: &str) -> Option<usize> {
+    const SLOTS: usize = 4096;
+    static TABLE: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        // Slot values are index + 1; 0 is empty.
+        let mut table = vec![0u16; SLOTS];
+        let names = OP_DEFS.iter().map(|d| d.name).chain(OTHER_KNOWN_OPS.iter().copied());
+        for (i, known) in names.enumerate() {
+            let mut slot = name_hash(known) % SLOTS;
+            while table[slot] != 0 {
+                slot = (slot + 1) % SLOTS;
+            }
+            table[slot] = (i + 1) as u16;
+        }
+        table
+    });
+    let mut slot = name_hash(name) % SLOTS;
+    loop {
+        let entry = usize::from(*table.get(slot)?);
+        if entry == 0 {
+            return None;
+        }
+        if known_op_name((entry - 1) as u16) == name {
+            return Some(entry - 1);
+        }
+        slot = (slot + 1) % SLOTS;
+    }
+}
+
+/// A hash of an op name's length and a few of its bytes.
+fn name_hash(name: &str) -> usize {
+    let b = name.as_bytes();
+    let n = b.len();
+    let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+    let mut h = n;
+    for byte in [at(6), at(7), at(n / 2), at(n.wrapping_sub(3)), at(n.wrapping_sub(2)), at(n.wrapping_sub(1))]
+    {
+        h = h.wrapping_mul(131).wrapping_add(byte);
+    }
+    h ^ (h >> 13)
+}
+
+fn known_op_name(index: u16) -> &'static str {
+    let index = usize::from(index);
+    match OP_DEFS.get(index) {
+        Some(def) => def.name,
+        None => OTHER_KNOWN_OPS.get(index - OP_DEFS.len()).copied().unwrap_or(""),
+    }
+}
+
+/// An operation's full name (`spirv.IAdd`, `func.func`), interned: the ops of the
+/// tables are a small index (so their definition is one array access away), any
+/// other name is kept as text. Compares, hashes and prints like the text; derefs
+/// to it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct OpName(OpNameRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum OpNameRepr {
+    /// Index into `OP_DEFS` followed by `OTHER_KNOWN_OPS`.
+    Known(u16),
+    /// A name no table knows (unregistered ops); never one of the known names, so
+    /// equality of the representation is equality of the text.
+    Other(Box<str>),
+}
+
+impl OpName {
+    pub fn new(name: &str) -> OpName {
+        match known_op_index(name) {
+            Some(i) => OpName(OpNameRepr::Known(i as u16)),
+            None => OpName(OpNameRepr::Other(name.into())),
+        }
+    }
+
+    /// The name of a generated op definition.
+    pub fn of_def(def: &'static OpDef) -> OpName {
+        match op_def_index(def) {
+            Some(i) => OpName(OpNameRepr::Known(i as u16)),
+            None => OpName::new(def.name),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            OpNameRepr::Known(i) => known_op_name(*i),
+            OpNameRepr::Other(name) => name,
+        }
+    }
+
+    /// The op's generated definition (the SPIR-V dialect's ops).
+    pub fn def(&self) -> Option<&'static OpDef> {
+        match self.0 {
+            OpNameRepr::Known(i) => OP_DEFS.get(usize::from(i)),
+            OpNameRepr::Other(_) => None,
+        }
+    }
+
+    /// The position of the op's definition in `OP_DEFS`, for per-op side tables.
+    pub fn def_index(&self) -> Option<usize> {
+        match self.0 {
+            OpNameRepr::Known(i) if usize::from(i) < OP_DEFS.len() => Some(usize::from(i)),
+            _ => None,
+        }
+    }
+
+    /// Whether the name is one of the tables' (registered with a known dialect).
+    pub fn is_known(&self) -> bool {
+        matches!(self.0, OpNameRepr::Known(_))
+    }
+}
+
+impl std::ops::Deref for OpName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for OpName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for OpName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for OpName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for OpName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for OpName {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<OpName> for &str {
+    fn eq(&self, other: &OpName) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<OpName> for String {
+    fn eq(&self, other: &OpName) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialOrd for OpName {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OpName {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl From<&str> for OpName {
+    fn from(name: &str) -> OpName {
+        OpName::new(name)
+    }
+}
+
+impl From<&String> for OpName {
+    fn from(name: &String) -> OpName {
+        OpName::new(name)
+    }
+}
+
+impl From<String> for OpName {
+    fn from(name: String) -> OpName {
+        OpName::new(&name)
+    }
+}
+
+impl From<&OpName> for OpName {
+    fn from(name: &OpName) -> OpName {
+        name.clone()
+    }
+}
+
+impl From<OpName> for String {
+    fn from(name: OpName) -> String {
+        name.as_str().to_string()
+    }
 }
 
 /// The position of a definition in `OP_DEFS`, for per-op side tables.
@@ -340,6 +568,19 @@ mod tests {
         }
         for c in &ATTR_CONSTRAINTS {
             assert!(c.enum_attr.is_none_or(|i| (i as usize) < ENUM_ATTRS.len()));
+        }
+    }
+
+    #[test]
+    fn every_known_name_is_found() {
+        for (i, def) in OP_DEFS.iter().enumerate() {
+            assert_eq!(known_op_index(def.name), Some(i), "{}", def.name);
+        }
+        for (i, name) in OTHER_KNOWN_OPS.iter().enumerate() {
+            assert_eq!(known_op_index(name), Some(OP_DEFS.len() + i), "{name}");
+        }
+        for other in ["", "spirv.", "spirv.IAddd", "x.y", "spirv.iadd"] {
+            assert_eq!(known_op_index(other), None, "{other}");
         }
     }
 

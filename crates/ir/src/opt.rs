@@ -356,8 +356,13 @@ fn process_chunk(
     diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
     // mlir-opt prints the op, a newline, and one more newline.
     let output = succeeded.then(|| {
-        let printed = crate::print(&ir, top, print_options);
-        format!("{}{}\n\n", runner.report, printed.trim_end_matches('\n'))
+        let mut printed = crate::print(&ir, top, print_options);
+        printed.truncate(printed.trim_end_matches('\n').len());
+        printed.push_str("\n\n");
+        if !runner.report.is_empty() {
+            printed.insert_str(0, &runner.report);
+        }
+        printed
     });
     ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
 }
@@ -371,7 +376,11 @@ fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Opt
     while let Some(op) = stack.pop() {
         let operation = ir.op(op);
         let dialect = operation.name.split('.').next().unwrap_or("");
-        if operation.name.contains('.') && !REGISTERED_DIALECTS.contains(&dialect) {
+        // The tables' ops all belong to registered dialects.
+        if !operation.name.is_known()
+            && operation.name.contains('.')
+            && !REGISTERED_DIALECTS.contains(&dialect)
+        {
             let offset = match &operation.location {
                 Location::FileLineCol { file, line, column } if **file == *file_name => {
                     let index = index.get_or_init(|| LineIndex::new(text));

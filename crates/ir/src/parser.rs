@@ -3,7 +3,7 @@
 //! dispatched to [`crate::custom`].
 
 use crate::attr::{Attribute, NamedAttribute};
-use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
+use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use crate::lexer::{unescape, Lexer, Tok, Token};
 use crate::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
@@ -20,21 +20,45 @@ pub struct ParseError {
 
 pub type PResult<T> = Result<T, ParseError>;
 
-/// A use of a value before its type is known: `%name` or `%name#index`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OperandRef {
-    pub name: String,
+/// A use of a value before its type is known: `%name` or `%name#index`. The name
+/// borrows the source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandRef<'s> {
+    pub name: &'s str,
     pub index: u32,
     pub offset: usize,
 }
 
+/// The values one name binds: an op's result group (`%x` with `%x:2` results).
+enum ValueGroup {
+    One(Value),
+    Many(Vec<Value>),
+}
+
+impl ValueGroup {
+    fn get(&self, index: usize) -> Option<Value> {
+        match self {
+            ValueGroup::One(v) => (index == 0).then_some(*v),
+            ValueGroup::Many(values) => values.get(index).copied(),
+        }
+    }
+}
+
+/// The names a region defines; keys borrow the source text.
 #[derive(Default)]
-struct Scope {
-    /// Result groups by name (`%x` with `%x:2` results).
-    values: FxHashMap<String, Vec<Value>>,
-    blocks: FxHashMap<String, BlockId>,
+struct Scope<'s> {
+    values: FxHashMap<&'s str, ValueGroup>,
+    blocks: FxHashMap<&'s str, BlockId>,
     /// Blocks referenced before their definition.
-    pending_blocks: FxHashMap<String, usize>,
+    pending_blocks: FxHashMap<&'s str, usize>,
+}
+
+impl Scope<'_> {
+    fn clear(&mut self) {
+        self.values.clear();
+        self.blocks.clear();
+        self.pending_blocks.clear();
+    }
 }
 
 /// Parses MLIR text into an [`Ir`].
@@ -42,16 +66,26 @@ pub struct Parser<'s, 'ir> {
     lex: Lexer<'s>,
     pub(crate) tok: Token<'s>,
     pub ir: &'ir mut Ir,
-    scopes: Vec<Scope>,
+    scopes: Vec<Scope<'s>>,
+    /// Emptied scopes kept for reuse (their tables keep their capacity).
+    spare_scopes: Vec<Scope<'s>>,
     /// Placeholder values for uses before definitions: (scope depth, name) -> value.
-    forward: FxHashMap<(usize, String, u32), (Value, usize)>,
+    forward: FxHashMap<(usize, &'s str, u32), (Value, usize)>,
     /// Placeholder -> real value, applied when parsing finishes.
     pub(crate) replacements: FxHashMap<Value, Value>,
     /// Type aliases (`!alias = type`) and attribute aliases (`#alias = attr`).
     type_aliases: FxHashMap<String, Type>,
     attr_aliases: FxHashMap<String, Attribute>,
     file_name: std::sync::Arc<str>,
-    line_starts: Vec<usize>,
+    /// Where each line break of the source is (found eight bytes at a time on first
+    /// need), and how many of them lie before the last offset located: ops are
+    /// located in source order, so the count mostly moves forward by a line or two.
+    newlines: Vec<usize>,
+    newlines_before: usize,
+    /// Reused for the result names of each op.
+    result_names: Vec<(&'s str, u32, usize)>,
+    /// States of the declarative-format parser, reused from op to op.
+    pub(crate) format_states: Vec<crate::format::ParseState<'s>>,
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
@@ -60,6 +94,11 @@ pub struct Parser<'s, 'ir> {
     /// Current nesting of regions, types and attributes (bounded, so hostile input
     /// cannot overflow the stack).
     depth: usize,
+    /// The deepest nesting reached since it was last reset (by the type cache).
+    peak_depth: usize,
+    /// Types already parsed, by their source text (`!spirv.ptr<f32, Function>`), with
+    /// the nesting their parse needs: a module spells the same few types many times.
+    type_cache: FxHashMap<&'s str, (Type, usize)>,
 }
 
 /// How deeply regions, types and attributes may nest.
@@ -69,22 +108,26 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn new(src: &'s str, ir: &'ir mut Ir, file_name: &str) -> Self {
         let mut lex = Lexer::new(src);
         let tok = lex.next_token();
-        let mut line_starts = vec![0];
-        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
         Parser {
             lex,
             tok,
             ir,
             scopes: vec![Scope::default()],
+            spare_scopes: Vec::new(),
             forward: FxHashMap::default(),
             replacements: FxHashMap::default(),
             type_aliases: FxHashMap::default(),
             attr_aliases: FxHashMap::default(),
             file_name: file_name.into(),
-            line_starts,
+            newlines: Vec::new(),
+            newlines_before: 0,
+            result_names: Vec::new(),
+            format_states: Vec::new(),
             prev_end: 0,
             value_offsets: Vec::new(),
             depth: 0,
+            peak_depth: 0,
+            type_cache: FxHashMap::default(),
         }
     }
 
@@ -158,13 +201,26 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     /// A 1-based (line, column) for a byte offset.
-    pub fn line_col(&self, offset: usize) -> (u32, u32) {
-        let line = self.line_starts.partition_point(|&s| s <= offset);
-        let start = self.line_starts[line - 1];
-        (line as u32, (offset - start + 1) as u32)
+    pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
+        let src = self.lex.source().as_bytes();
+        let offset = offset.min(src.len());
+        if self.newlines.is_empty() && !src.is_empty() {
+            self.newlines = newline_offsets(src);
+        }
+        let newlines = &self.newlines;
+        let mut before = self.newlines_before;
+        if before > newlines.len() || (before > 0 && newlines[before - 1] >= offset) {
+            before = newlines.partition_point(|&n| n < offset);
+        }
+        while before < newlines.len() && newlines[before] < offset {
+            before += 1;
+        }
+        self.newlines_before = before;
+        let line_start = if before == 0 { 0 } else { newlines[before - 1] + 1 };
+        (before as u32 + 1, (offset - line_start + 1) as u32)
     }
 
-    fn location_here(&self, offset: usize) -> Location {
+    fn location_here(&mut self, offset: usize) -> Location {
         let (line, column) = self.line_col(offset);
         Location::FileLineCol { file: self.file_name.clone(), line, column }
     }
@@ -184,6 +240,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let attr = self.parse_attribute()?;
                 self.attr_aliases.insert(name, attr);
+                // Cached types may have used the alias's previous meaning.
+                self.type_cache.clear();
                 continue;
             }
             if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
@@ -191,6 +249,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let ty = self.parse_type()?;
                 self.type_aliases.insert(name, ty);
+                self.type_cache.clear();
                 continue;
             }
             let op = self.parse_operation()?;
@@ -238,7 +297,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Parses one operation with its results.
     pub fn parse_operation(&mut self) -> PResult<OpId> {
         let start = self.tok.offset;
-        let mut result_names: Vec<(String, u32, usize)> = Vec::new();
+        let mut result_names = std::mem::take(&mut self.result_names);
+        result_names.clear();
+        let op = self.parse_operation_with(start, &mut result_names);
+        self.result_names = result_names;
+        op
+    }
+
+    fn parse_operation_with(
+        &mut self,
+        start: usize,
+        result_names: &mut Vec<(&'s str, u32, usize)>,
+    ) -> PResult<OpId> {
         if self.tok.kind == Tok::ValueId {
             loop {
                 let t = self.bump();
@@ -258,15 +328,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         message: "expected integer number of results".into(),
                     })?;
                 }
-                result_names.push((t.text[1..].to_string(), count, t.offset));
+                result_names.push((&t.text[1..], count, t.offset));
                 if !self.eat(",") {
                     break;
                 }
             }
             self.expect("=")?;
         }
-        // MLIR locates an op at its name, after any result list.
-        let name_offset = self.tok.offset;
+        // MLIR locates an op at its name, after any result list (located before the
+        // op's regions are parsed, so locations are found in source order).
+        let location = self.location_here(self.tok.offset);
         let op = if self.tok.kind == Tok::String {
             self.parse_generic_operation()?
         } else if self.tok.kind == Tok::Ident {
@@ -276,28 +347,32 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             return self.error("expected operation name in quotes");
         };
         self.parse_trailing_location(op)?;
-        let results = self.ir.op(op).results.clone();
+        let result_count = self.ir.op(op).results.len();
         let expected: u32 = result_names.iter().map(|r| r.1).sum();
-        if !result_names.is_empty() && expected as usize != results.len() {
+        if !result_names.is_empty() && expected as usize != result_count {
             return Err(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!(
-                    "operation defines {} results but was provided {} to bind",
-                    results.len(),
-                    expected
+                    "operation defines {result_count} results but was provided {expected} to bind"
                 ),
             });
         }
         let mut at = 0;
-        for (name, count, offset) in result_names {
-            let group = results[at..at + count as usize].to_vec();
+        for &(name, count, offset) in result_names.iter() {
+            let results = &self.ir.op(op).results;
+            if count == 1 {
+                let value = results[at];
+                self.define_values(name, &[value], offset)?;
+            } else {
+                let group = results[at..at + count as usize].to_vec();
+                self.define_values(name, &group, offset)?;
+            }
             at += count as usize;
-            self.define_values(&name, group, offset)?;
         }
-        if matches!(self.ir.op(op).location, Location::Unknown) {
-            let loc = self.location_here(name_offset);
-            self.ir.op_mut(op).location = loc;
+        let o = self.ir.op_mut(op);
+        if matches!(o.location, Location::Unknown) {
+            o.location = location;
         }
         Ok(op)
     }
@@ -334,7 +409,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     /// Binds names to values in the current scope, resolving earlier forward uses.
-    pub fn define_values(&mut self, name: &str, values: Vec<Value>, offset: usize) -> PResult<()> {
+    pub fn define_values(&mut self, name: &'s str, values: &[Value], offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
         if self.scopes[depth].values.contains_key(name) {
             return Err(ParseError {
@@ -346,7 +421,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         // Most values are defined before use: skip the lookup's key allocation then.
         let pending_uses = !self.forward.is_empty();
         for (i, &v) in values.iter().enumerate().filter(|_| pending_uses) {
-            if let Some((placeholder, _)) = self.forward.remove(&(depth, name.to_string(), i as u32)) {
+            if let Some((placeholder, _)) = self.forward.remove(&(depth, name, i as u32)) {
                 if self.ir.value_type(placeholder) != self.ir.value_type(v) {
                     return Err(ParseError {
                         notes: Vec::new(),
@@ -359,36 +434,40 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.replacements.insert(placeholder, v);
             }
         }
-        for &v in &values {
+        for &v in values {
             if self.value_offsets.len() <= v.index() {
                 self.value_offsets.resize(v.index() + 1, usize::MAX);
             }
             self.value_offsets[v.index()] = offset;
         }
-        self.scopes[depth].values.insert(name.to_string(), values);
+        let group = match values {
+            [one] => ValueGroup::One(*one),
+            _ => ValueGroup::Many(values.to_vec()),
+        };
+        self.scopes[depth].values.insert(name, group);
         Ok(())
     }
 
     /// `%name` or `%name#N` as an unresolved reference.
-    pub fn parse_operand_ref(&mut self) -> PResult<OperandRef> {
+    pub fn parse_operand_ref(&mut self) -> PResult<OperandRef<'s>> {
         if self.tok.kind != Tok::ValueId {
             return self.wrong_token("expected SSA operand");
         }
         let t = self.bump();
         let text = &t.text[1..];
-        let (name, index) = match text.split_once('#') {
-            Some((n, i)) => (n, i.parse().unwrap_or(0)),
+        let (name, index) = match text.bytes().position(|b| b == b'#') {
+            Some(hash) => (&text[..hash], text[hash + 1..].parse().unwrap_or(0)),
             None => (text, 0),
         };
-        Ok(OperandRef { name: name.to_string(), index, offset: t.offset })
+        Ok(OperandRef { name, index, offset: t.offset })
     }
 
     /// Resolves a reference to a value of type `ty` (creating a forward reference if
     /// the value is not defined yet).
-    pub fn resolve_operand(&mut self, r: &OperandRef, ty: Type) -> PResult<Value> {
+    pub fn resolve_operand(&mut self, r: &OperandRef<'s>, ty: Type) -> PResult<Value> {
         for depth in (0..self.scopes.len()).rev() {
-            if let Some(group) = self.scopes[depth].values.get(&r.name) {
-                let v = *group.get(r.index as usize).ok_or_else(|| ParseError {
+            if let Some(group) = self.scopes[depth].values.get(r.name) {
+                let v = group.get(r.index as usize).ok_or_else(|| ParseError {
                     notes: Vec::new(),
                     offset: r.offset,
                     message: format!("result number {} out of range for %{}", r.index, r.name),
@@ -411,7 +490,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         let depth = self.scopes.len() - 1;
-        let key = (depth, r.name.clone(), r.index);
+        let key = (depth, r.name, r.index);
         if let Some(&(v, _)) = self.forward.get(&key) {
             return Ok(v);
         }
@@ -424,7 +503,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     pub fn resolve_operands(
         &mut self,
-        refs: &[OperandRef],
+        refs: &[OperandRef<'s>],
         types: &[Type],
         offset: usize,
     ) -> PResult<Vec<Value>> {
@@ -435,7 +514,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 message: format!("{} operands present, but expected {}", refs.len(), types.len()),
             });
         }
-        refs.iter().zip(types).map(|(r, &t)| self.resolve_operand(r, t)).collect()
+        let mut values = Vec::with_capacity(refs.len());
+        for (r, &t) in refs.iter().zip(types) {
+            values.push(self.resolve_operand(r, t)?);
+        }
+        Ok(values)
     }
 
     /// `"name"(%a, %b) [^succ] <{props}> ({regions}) {attrs} : (T) -> U`
@@ -514,14 +597,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Gives a created op its operands and result values.
     pub fn finish_op(&mut self, op: OpId, operands: Vec<Value>, result_types: &[Type]) {
-        // Results are created by a fresh op and moved over, keeping value ids unique.
-        let carrier =
-            self.ir.create_op("builtin.unrealized_carrier", vec![], result_types, Location::Unknown);
-        let results = std::mem::take(&mut self.ir.op_mut(carrier).results);
-        self.ir.retarget_results(op, &results);
-        let o = self.ir.op_mut(op);
-        o.operands = operands;
-        o.results = results;
+        self.ir.add_results(op, result_types);
+        self.ir.op_mut(op).operands = operands;
     }
 
     pub fn parse_successor(&mut self) -> PResult<BlockId> {
@@ -532,15 +609,15 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         Ok(self.block_named(&t.text[1..], t.offset))
     }
 
-    fn block_named(&mut self, name: &str, offset: usize) -> BlockId {
+    fn block_named(&mut self, name: &'s str, offset: usize) -> BlockId {
         let scope = self.scopes.last_mut().expect("a scope");
         if let Some(&b) = scope.blocks.get(name) {
             return b;
         }
         let b = self.ir.create_block();
         let scope = self.scopes.last_mut().expect("a scope");
-        scope.blocks.insert(name.to_string(), b);
-        scope.pending_blocks.insert(name.to_string(), offset);
+        scope.blocks.insert(name, b);
+        scope.pending_blocks.insert(name, offset);
         b
     }
 
@@ -549,7 +626,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn parse_region_into(
         &mut self,
         op: OpId,
-        entry_args: &[(String, Type, Location)],
+        entry_args: &[(&'s str, Type, Location)],
     ) -> PResult<RegionId> {
         self.nested(|p| p.parse_region_inner(op, entry_args))
     }
@@ -560,16 +637,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             return self.error(format!("not supported yet: nesting deeper than {MAX_DEPTH} levels"));
         }
         self.depth += 1;
+        self.peak_depth = self.peak_depth.max(self.depth);
         let result = f(self);
         self.depth -= 1;
         result
     }
 
-    fn parse_region_inner(&mut self, op: OpId, entry_args: &[(String, Type, Location)]) -> PResult<RegionId> {
+    fn parse_region_inner(
+        &mut self,
+        op: OpId,
+        entry_args: &[(&'s str, Type, Location)],
+    ) -> PResult<RegionId> {
         let region = self.ir.add_region(op);
         let open = self.tok.offset;
         self.expect("{")?;
-        self.scopes.push(Scope::default());
+        let scope = self.spare_scopes.pop().unwrap_or_default();
+        self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
         if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
             let entry = self.ir.create_block();
@@ -577,7 +660,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             for (name, ty, loc) in entry_args {
                 let v = self.ir.add_block_argument(entry, *ty, loc.clone());
                 // Signature arguments are defined where the body opens (their line).
-                self.define_values(name, vec![v], open)?;
+                self.define_values(name, &[v], open)?;
             }
             current = Some(entry);
         }
@@ -587,10 +670,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
             if self.tok.kind == Tok::CaretId {
                 let t = self.bump();
-                let name = t.text[1..].to_string();
-                let block = self.block_named(&name, t.offset);
+                let name = &t.text[1..];
+                let block = self.block_named(name, t.offset);
                 let scope = self.scopes.last_mut().expect("a scope");
-                if scope.pending_blocks.remove(&name).is_none() && self.ir.block(block).parent.is_some() {
+                if scope.pending_blocks.remove(name).is_none() && self.ir.block(block).parent.is_some() {
                     return Err(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
@@ -610,7 +693,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                                 Location::Unknown
                             };
                             let v = self.ir.add_block_argument(block, ty, loc);
-                            self.define_values(&r.name, vec![v], r.offset)?;
+                            self.define_values(r.name, &[v], r.offset)?;
                             if !self.eat(",") {
                                 break;
                             }
@@ -633,22 +716,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.bump();
         // Single-block regions (modules) always have their block, even when empty.
         if self.ir.region(region).blocks.is_empty() {
-            let name = self.ir.op(op).name.clone();
-            let single = name == "builtin.module"
-                || crate::opdef::op_def(&name).is_some_and(|d| d.traits.contains(&"SingleBlock"));
+            let name = &self.ir.op(op).name;
+            let single =
+                *name == "builtin.module" || name.def().is_some_and(|d| d.traits.contains(&"SingleBlock"));
             if single {
                 let b = self.ir.create_block();
                 self.ir.append_block(region, b);
             }
         }
-        let scope = self.scopes.pop().expect("pushed above");
-        if let Some((name, offset)) = scope.pending_blocks.into_iter().next() {
+        let mut scope = self.scopes.pop().expect("pushed above");
+        if let Some((name, offset)) = scope.pending_blocks.drain().next() {
             return Err(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("reference to an undefined block '^{name}'"),
             });
         }
+        scope.clear();
+        self.spare_scopes.push(scope);
         // Forward references of this scope that were never defined.
         let depth = self.scopes.len();
         if let Some(((_, name, _), (_, offset))) = self.forward.iter().find(|((d, _, _), _)| *d == depth) {
@@ -824,32 +909,25 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     fn parse_number_attribute(&mut self, negative: bool) -> PResult<Attribute> {
-        let t = self.tok;
-        let ty = {
-            // Peek past the number for `: type`.
-            let save = (self.lex.position(), self.tok);
-            self.bump();
-            let ty = if self.eat(":") { Some(self.parse_type()?) } else { None };
-            self.lex.reset_to(save.0);
-            self.tok = save.1;
-            ty
-        };
-        let default = if t.kind == Tok::Float {
+        // The number's meaning depends on the `: type` after it.
+        let t = self.bump();
+        let ty = if self.eat(":") {
+            self.parse_type()?
+        } else if t.kind == Tok::Float {
             self.ir.types.float(FloatKind::F64)
         } else {
             self.ir.types.integer(64, Signedness::Signless)
         };
-        let attr = self.parse_typed_number(negative, ty.unwrap_or(default))?;
-        if ty.is_some() {
-            self.expect(":")?;
-            self.parse_type()?;
-        }
-        Ok(attr)
+        self.typed_number(t, negative, ty)
     }
 
     /// A number token (sign already consumed) as an attribute of type `ty`.
     pub fn parse_typed_number(&mut self, negative: bool, ty: Type) -> PResult<Attribute> {
         let t = self.bump();
+        self.typed_number(t, negative, ty)
+    }
+
+    fn typed_number(&mut self, t: Token<'s>, negative: bool, ty: Type) -> PResult<Attribute> {
         let is_float = matches!(self.ir.types.kind(ty), TypeKind::Float(_));
         match t.kind {
             Tok::Integer if !is_float => {
@@ -1003,7 +1081,65 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     // ---- types ---------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {
-        self.nested(|p| p.parse_type_inner())
+        let Some((start, end)) = self.type_extent() else {
+            return self.nested(|p| p.parse_type_inner());
+        };
+        let text = &self.lex.source()[start..end];
+        if let Some(&(ty, needed)) = self.type_cache.get(text) {
+            if self.depth + needed <= MAX_DEPTH {
+                self.skip_to(end);
+                return Ok(ty);
+            }
+        }
+        let outer_peak = std::mem::replace(&mut self.peak_depth, self.depth);
+        let parsed = self.nested(|p| p.parse_type_inner());
+        let needed = self.peak_depth - self.depth;
+        self.peak_depth = self.peak_depth.max(outer_peak);
+        let ty = parsed?;
+        // Only text the parse consumed exactly is a key (the extent is a guess).
+        if self.prev_end == end {
+            self.type_cache.insert(text, (ty, needed));
+        }
+        Ok(ty)
+    }
+
+    /// Where the type starting at the current token seems to end: a keyword or
+    /// `!dialect.type`, with its balanced `<...>` if one follows at once. `None` for
+    /// other types and for text that could confuse the scan (strings, comments,
+    /// braces) or is very long.
+    fn type_extent(&self) -> Option<(usize, usize)> {
+        if !matches!(self.tok.kind, Tok::Ident | Tok::BangId) {
+            return None;
+        }
+        let bytes = self.lex.source().as_bytes();
+        let start = self.tok.offset;
+        let mut at = start + self.tok.text.len();
+        if bytes.get(at) != Some(&b'<') {
+            return Some((start, at));
+        }
+        let mut depth = 0usize;
+        while at < bytes.len() && at - start < 4096 {
+            match bytes[at] {
+                b'<' => depth += 1,
+                b'>' if bytes[at - 1] != b'-' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some((start, at + 1));
+                    }
+                }
+                b'"' | b'/' | b'{' | b'}' => return None,
+                _ => {}
+            }
+            at += 1;
+        }
+        None
+    }
+
+    /// Moves to the token at `offset`, as if the tokens before it were consumed.
+    fn skip_to(&mut self, offset: usize) {
+        self.lex.reset_to(offset);
+        self.prev_end = offset;
+        self.tok = self.lex.next_token();
     }
 
     fn parse_type_inner(&mut self) -> PResult<Type> {
@@ -1503,6 +1639,30 @@ fn split_top_level(text: &str) -> Vec<String> {
     out
 }
 
+/// The offsets of the `\n` bytes, eight bytes at a time.
+fn newline_offsets(bytes: &[u8]) -> Vec<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut out = Vec::with_capacity(bytes.len() / 32);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Bytes equal to '\n' become zero; a zero byte is one whose high bit stays
+        // clear after adding 0x7f to its low seven bits and or-ing it back in.
+        let x = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        let mut found = !(((x & LOW7) + LOW7) | x) & !LOW7;
+        while found != 0 {
+            out.push(base + found.trailing_zeros() as usize / 8);
+            found &= found - 1;
+        }
+        base += 8;
+    }
+    out.extend(chunks.remainder().iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| base + i));
+    out
+}
+
 /// `i32` -> (Signless, "32"), `si8`, `ui64`.
 fn integer_keyword(w: &str) -> Option<(Signedness, &str)> {
     let (sign, digits) = if let Some(d) = w.strip_prefix("si") {
@@ -1535,12 +1695,53 @@ pub fn symbol_name(token: &str) -> String {
     }
 }
 
-impl Ir {
-    /// Points the given result values at `op` (used when results are created apart
-    /// from the op that owns them).
-    pub(crate) fn retarget_results(&mut self, op: OpId, results: &[Value]) {
-        for (i, &v) in results.iter().enumerate() {
-            self.set_value_def(v, ValueDef::Result { op, index: i as u32 });
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newlines_are_found_in_any_alignment() {
+        let text = "a\nbc\n\n defgh\nijklmnopq\n\n\nrstuvwxyz0123456789\n";
+        for start in 0..text.len() {
+            let bytes = &text.as_bytes()[start..];
+            let expected: Vec<usize> =
+                bytes.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i).collect();
+            assert_eq!(newline_offsets(bytes), expected);
         }
+    }
+
+    #[test]
+    fn offsets_become_lines_and_columns_in_any_order() {
+        let text = "ab\n\ncd\n  e";
+        let mut ir = Ir::new();
+        let mut p = Parser::new(text, &mut ir, "t");
+        let expected = [
+            (0, (1, 1)),
+            (2, (1, 3)),
+            (3, (2, 1)),
+            (4, (3, 1)),
+            (6, (3, 3)),
+            (7, (4, 1)),
+            (9, (4, 3)),
+            (10, (4, 4)),
+        ];
+        for &(offset, lc) in expected.iter().chain(expected.iter().rev()) {
+            assert_eq!(p.line_col(offset), lc, "{offset}");
+        }
+    }
+
+    #[test]
+    fn repeated_type_texts_give_the_same_type() {
+        let source = "!a = f32\n\"x.op\"() : () -> (!spirv.ptr<!a, Function>, !spirv.ptr<!a, Function>)\n\
+                      !a = i32\n\"x.op\"() : () -> (!spirv.ptr<!a, Function>, vector<2xf32>, vector<2xf32>)\n";
+        let (ir, top) = crate::parse(source, "t.mlir").expect("parses");
+        let block = ir.entry_block(top).expect("a body");
+        let types = |op: OpId| -> Vec<String> {
+            ir.op(op).results.iter().map(|&v| crate::printer::type_to_string(&ir, ir.value_type(v))).collect()
+        };
+        let ops = &ir.block(block).ops;
+        assert_eq!(types(ops[0]), ["!spirv.ptr<f32, Function>", "!spirv.ptr<f32, Function>"]);
+        // The alias changed meaning: the cached text must not be reused.
+        assert_eq!(types(ops[1]), ["!spirv.ptr<i32, Function>", "vector<2xf32>", "vector<2xf32>"]);
     }
 }

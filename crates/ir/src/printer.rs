@@ -3,7 +3,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, OpId, RegionId, Value};
-use crate::lexer::escape;
+use crate::lexer::write_escaped;
 use crate::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
@@ -20,47 +20,67 @@ pub struct PrintOptions {
 /// SSA value and block names, assigned as MLIR's `SSANameState` does: each region's
 /// own values first, then its nested regions starting from where it stopped.
 pub struct Names {
-    /// By value index; `None` for values outside the printed op.
-    values: Vec<Option<ValueName>>,
-    /// `^bbN` numbers, by block index.
-    blocks: Vec<Option<u32>>,
+    /// By value index; `NameKind::None` for values outside the printed op.
+    values: Vec<ValueName>,
+    /// `^bbN` numbers, by block index (`u32::MAX`: not in the printed op).
+    blocks: Vec<u32>,
+    /// Names ops suggested (`%cst0_i32`, `%buf_addr`), made unique.
+    suggested: Vec<std::rc::Rc<str>>,
+    /// For names given region by region as the printer reaches each region (the
+    /// custom form of a whole print): what each named region left for its nested
+    /// regions. `None` when every name was given upfront.
+    regions: Option<RegionStates>,
 }
 
-/// A value's printed name, kept in parts so that naming allocates only for
-/// suggested names.
-#[derive(Clone)]
+/// Where naming stands after a region's own values: nested regions continue from
+/// the counters, and see the region's names (`scope`).
+#[derive(Clone, Copy)]
+struct NamingState {
+    next_value: u32,
+    next_arg: u32,
+    next_conflict: u32,
+    scope: usize,
+}
+
+struct RegionStates {
+    root: OpId,
+    scopes: NameScopes,
+    /// By region index; `None` until the region is named.
+    after: Vec<Option<NamingState>>,
+}
+
+/// A value's printed name in parts: `%N`, `%argN` or a suggested name, and `#i` for a
+/// result of a multi-result op.
+#[derive(Clone, Copy)]
 struct ValueName {
-    base: NameBase,
-    /// `#i` of a result of a multi-result op.
-    result: Option<u32>,
+    kind: NameKind,
+    /// The number, or the index in `Names::suggested`.
+    base: u32,
+    /// `i + 1` for `#i`; 0 for none.
+    result: u32,
 }
 
-#[derive(Clone)]
-enum NameBase {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    None,
     /// `%N`.
-    Number(u32),
+    Number,
     /// `%argN`.
-    Argument(u32),
-    /// `%name` suggested by the op (`%cst0_i32`, `%buf_addr`).
-    Suggested(std::rc::Rc<str>),
+    Argument,
+    /// `%name` suggested by the op.
+    Suggested,
 }
 
-impl NameBase {
-    fn write(&self, out: &mut String) {
-        out.push('%');
-        match self {
-            NameBase::Number(n) => push_u32(out, *n),
-            NameBase::Argument(n) => {
-                out.push_str("arg");
-                push_u32(out, *n);
-            }
-            NameBase::Suggested(name) => out.push_str(name),
-        }
-    }
+impl ValueName {
+    const NONE: ValueName = ValueName { kind: NameKind::None, base: 0, result: 0 };
 }
 
 /// Decimal digits of `n`, without `fmt`'s machinery (this is the printer's hot path).
 fn push_u32(out: &mut String, n: u32) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 10];
     let mut i = digits.len();
     let mut n = n;
@@ -108,73 +128,23 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names { values: vec![None; ir.value_count()], blocks: vec![None; ir.block_count()] };
+        let mut names = Names::empty(ir);
         let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
         let root_scope = scopes.new_scope(None);
-        let (mut next_value, mut next_arg, mut next_conflict) = (0u32, 0u32, 0u32);
-        let mut stack: Vec<(RegionId, u32, u32, u32, usize)> =
-            ir.op(root).regions.iter().map(|&r| (r, 0, 0, 0, root_scope)).collect();
-        while let Some((region, v, a, c, parent_scope)) = stack.pop() {
-            if !generic {
-                next_value = v;
-                next_arg = a;
-                next_conflict = c;
-            }
-            let scope = scopes.new_scope(Some(parent_scope));
-            for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
-                names.blocks[block.index()] = Some(block_index as u32);
-                let b = ir.block(block);
-                for &arg in &b.arguments {
-                    let base = if block_index == 0 {
-                        next_arg += 1;
-                        NameBase::Argument(next_arg - 1)
-                    } else {
-                        next_value += 1;
-                        NameBase::Number(next_value - 1)
-                    };
-                    names.values[arg.index()] = Some(ValueName { base, result: None });
-                }
-                for &op in &b.ops {
-                    let results = &ir.op(op).results;
-                    if results.is_empty() {
-                        continue;
-                    }
-                    let suggested = if generic { None } else { suggested_result_name(ir, op) };
-                    let base = match suggested {
-                        Some(name) => {
-                            let mut unique = name.clone();
-                            if scopes.contains(scope, &unique) {
-                                loop {
-                                    unique = format!("{name}_{next_conflict}");
-                                    next_conflict += 1;
-                                    if !scopes.contains(scope, &unique) {
-                                        break;
-                                    }
-                                }
-                            }
-                            let unique: std::rc::Rc<str> = unique.into();
-                            scopes.names[scope].insert(unique.clone());
-                            NameBase::Suggested(unique)
-                        }
-                        None => {
-                            next_value += 1;
-                            NameBase::Number(next_value - 1)
-                        }
-                    };
-                    if results.len() == 1 {
-                        names.values[results[0].index()] = Some(ValueName { base, result: None });
-                    } else {
-                        for (i, &r) in results.iter().enumerate() {
-                            names.values[r.index()] =
-                                Some(ValueName { base: base.clone(), result: Some(i as u32) });
-                        }
-                    }
-                }
-            }
+        let start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: root_scope };
+        let mut global = start;
+        let mut stack: Vec<(RegionId, NamingState)> =
+            ir.op(root).regions.iter().map(|&r| (r, start)).collect();
+        let mut suggestion = String::new();
+        while let Some((region, parent)) = stack.pop() {
+            // The generic form numbers values across regions, in this walk's order.
+            let from = if generic { NamingState { scope: parent.scope, ..global } } else { parent };
+            let after = names.name_region(ir, region, from, &mut scopes, generic, &mut suggestion);
+            global = after;
             for &block in &ir.region(region).blocks {
                 for &op in &ir.block(block).ops {
                     for &r in &ir.op(op).regions {
-                        stack.push((r, next_value, next_arg, next_conflict, scope));
+                        stack.push((r, after));
                     }
                 }
             }
@@ -182,14 +152,172 @@ impl Names {
         names
     }
 
+    /// Names for the custom form of `root`, given region by region as the printer
+    /// reaches each region (see [`Names::enter_region`]): numbering a region just
+    /// before printing it reads the ops while they are about to be printed anyway.
+    /// The names are those [`Names::new`] gives.
+    pub fn custom_by_region(ir: &Ir, root: OpId) -> Self {
+        let mut names = Names::empty(ir);
+        let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
+        scopes.new_scope(None);
+        names.regions = Some(RegionStates { root, scopes, after: vec![None; ir.region_count()] });
+        names
+    }
+
+    fn empty(ir: &Ir) -> Self {
+        Names {
+            values: vec![ValueName::NONE; ir.value_count()],
+            blocks: vec![u32::MAX; ir.block_count()],
+            suggested: Vec::new(),
+            regions: None,
+        }
+    }
+
+    /// Names `region`'s values and blocks if they are given region by region and it
+    /// has not been named yet (its enclosing regions first).
+    pub fn enter_region(&mut self, ir: &Ir, region: RegionId) {
+        let Some(states) = self.regions.as_mut() else { return };
+        if states.after.get(region.index()).is_none_or(|s| s.is_some()) {
+            return;
+        }
+        // The regions to name, innermost first: up to one already named or one of the
+        // root's (regions outside the printed op keep no names).
+        let mut chain = vec![region];
+        let mut start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: 0 };
+        let mut current = region;
+        loop {
+            let Some(op) = ir.region(current).parent else { return };
+            if op == states.root {
+                break;
+            }
+            let Some(outer) = ir.op(op).parent.and_then(|b| ir.block(b).parent) else { return };
+            if let Some(after) = states.after.get(outer.index()).copied().flatten() {
+                start = after;
+                break;
+            }
+            chain.push(outer);
+            current = outer;
+        }
+        let mut scopes =
+            std::mem::replace(&mut states.scopes, NameScopes { parent: Vec::new(), names: Vec::new() });
+        let mut suggestion = String::new();
+        for &r in chain.iter().rev() {
+            start = self.name_region(ir, r, start, &mut scopes, false, &mut suggestion);
+            if let Some(states) = self.regions.as_mut() {
+                if let Some(slot) = states.after.get_mut(r.index()) {
+                    *slot = Some(start);
+                }
+            }
+        }
+        if let Some(states) = self.regions.as_mut() {
+            states.scopes = scopes;
+        }
+    }
+
+    /// [`Names::enter_region`] for the region that defines `v`.
+    fn enter_value_region(&mut self, ir: &Ir, v: Value) {
+        if self.regions.is_none() || v.index() >= ir.value_count() {
+            return;
+        }
+        let block = match ir.value(v).def {
+            crate::ir::ValueDef::Argument { block, .. } => Some(block),
+            crate::ir::ValueDef::Result { op, .. } => ir.op(op).parent,
+        };
+        if let Some(region) = block.and_then(|b| ir.block(b).parent) {
+            self.enter_region(ir, region);
+        }
+    }
+
+    /// Names a region's block arguments, op results and blocks (not its nested
+    /// regions') from `from`, in a new scope under `from.scope`; returns where naming
+    /// stands after them.
+    fn name_region(
+        &mut self,
+        ir: &Ir,
+        region: RegionId,
+        from: NamingState,
+        scopes: &mut NameScopes,
+        generic: bool,
+        suggestion: &mut String,
+    ) -> NamingState {
+        let NamingState { mut next_value, mut next_arg, mut next_conflict, .. } = from;
+        let scope = scopes.new_scope(Some(from.scope));
+        for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
+            self.blocks[block.index()] = block_index as u32;
+            let b = ir.block(block);
+            for &arg in &b.arguments {
+                let name = if block_index == 0 {
+                    next_arg += 1;
+                    ValueName { kind: NameKind::Argument, base: next_arg - 1, result: 0 }
+                } else {
+                    next_value += 1;
+                    ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
+                };
+                self.values[arg.index()] = name;
+            }
+            for &op in &b.ops {
+                let results = &ir.op(op).results;
+                if results.is_empty() {
+                    continue;
+                }
+                suggestion.clear();
+                let name = if !generic && suggested_result_name(ir, op, suggestion) {
+                    let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
+                    if scopes.contains(scope, &unique) {
+                        loop {
+                            unique = format!("{suggestion}_{next_conflict}").into();
+                            next_conflict += 1;
+                            if !scopes.contains(scope, &unique) {
+                                break;
+                            }
+                        }
+                    }
+                    scopes.names[scope].insert(unique.clone());
+                    self.suggested.push(unique);
+                    let index = self.suggested.len() as u32 - 1;
+                    ValueName { kind: NameKind::Suggested, base: index, result: 0 }
+                } else {
+                    next_value += 1;
+                    ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
+                };
+                if results.len() == 1 {
+                    self.values[results[0].index()] = name;
+                } else {
+                    for (i, &r) in results.iter().enumerate() {
+                        self.values[r.index()] = ValueName { result: i as u32 + 1, ..name };
+                    }
+                }
+            }
+        }
+        NamingState { next_value, next_arg, next_conflict, scope }
+    }
+
+    fn name_of(&self, v: Value) -> Option<ValueName> {
+        self.values.get(v.index()).copied().filter(|n| n.kind != NameKind::None)
+    }
+
+    /// Appends `%N`, `%argN` or the suggested name.
+    fn write_base(&self, name: ValueName, out: &mut String) {
+        out.push('%');
+        match name.kind {
+            NameKind::Number => push_u32(out, name.base),
+            NameKind::Argument => {
+                out.push_str("arg");
+                push_u32(out, name.base);
+            }
+            NameKind::Suggested => out.push_str(self.suggested.get(name.base as usize).map_or("", |s| s)),
+            NameKind::None => {}
+        }
+    }
+
     /// Appends the value's name (`%0`, `%arg1`, `%cst`, `%5#1`).
     pub fn write_value(&self, v: Value, out: &mut String) {
-        match self.values.get(v.index()).and_then(Option::as_ref) {
+        match self.name_of(v) {
             Some(name) => {
-                name.base.write(out);
-                if let Some(i) = name.result {
+                self.write_base(name, out);
+                if name.result != 0 {
                     out.push('#');
-                    push_u32(out, i);
+                    push_u32(out, name.result - 1);
                 }
             }
             None => {
@@ -206,7 +334,7 @@ impl Names {
 
     /// Appends the block's label (`^bb1`).
     pub fn write_block(&self, b: BlockId, out: &mut String) {
-        match self.blocks.get(b.index()).copied().flatten() {
+        match self.blocks.get(b.index()).copied().filter(|&n| n != u32::MAX) {
             Some(n) => {
                 out.push_str("^bb");
                 push_u32(out, n);
@@ -221,14 +349,12 @@ impl Names {
         out
     }
 
-    /// The name a multi-result op binds (`%0` for `%0:2`).
-    fn result_base(&self, v: Value) -> String {
-        let mut out = String::new();
-        match self.values.get(v.index()).and_then(Option::as_ref) {
-            Some(name) => name.base.write(&mut out),
-            None => self.write_value(v, &mut out),
+    /// Appends the name a multi-result op binds (`%0` for `%0:2`).
+    fn write_result_base(&self, v: Value, out: &mut String) {
+        match self.name_of(v) {
+            Some(name) => self.write_base(name, out),
+            None => self.write_value(v, out),
         }
-        out
     }
 }
 
@@ -238,12 +364,12 @@ pub fn print_op_in_scope(ir: &Ir, op: OpId) -> String {
     let mut scope = op;
     while let Some(parent) = ir.parent_op(scope) {
         scope = parent;
-        if crate::opdef::op_def(&ir.op(parent).name).is_some_and(|d| d.has_trait("IsolatedFromAbove")) {
+        if ir.op(parent).name.def().is_some_and(|d| d.has_trait("IsolatedFromAbove")) {
             break;
         }
     }
     let options = PrintOptions::default();
-    let mut p = Printer { ir, names: Names::new(ir, scope, false), out: String::new(), indent: 0, options };
+    let mut p = Printer::new(ir, Names::new(ir, scope, false), options);
     p.operation(op);
     p.out
 }
@@ -255,28 +381,99 @@ pub struct Printer<'a> {
     pub out: String,
     pub indent: usize,
     pub options: PrintOptions,
+    /// The text of each type printed so far (types are interned, and a module
+    /// prints few distinct ones many times).
+    type_texts: TypeTexts,
+}
+
+/// The text of each type printed so far.
+struct TypeTexts {
+    /// By type index: where the type's text lies in `text`.
+    spans: Vec<Option<(u32, u32)>>,
+    text: String,
+    /// Off for one-off printing (diagnostics), where keeping texts only costs.
+    enabled: bool,
+}
+
+impl TypeTexts {
+    fn new() -> Self {
+        TypeTexts { spans: Vec::new(), text: String::new(), enabled: true }
+    }
+
+    fn uncached() -> Self {
+        TypeTexts { spans: Vec::new(), text: String::new(), enabled: false }
+    }
+
+    fn write(&mut self, ir: &Ir, t: Type, out: &mut String) {
+        if !self.enabled {
+            write_type(ir, t, out);
+            return;
+        }
+        if let Some(Some((start, len))) = self.spans.get(t.index()) {
+            let (start, len) = (*start as usize, *len as usize);
+            out.push_str(&self.text[start..start + len]);
+            return;
+        }
+        let start = self.text.len();
+        write_type(ir, t, &mut self.text);
+        let text = &self.text[start..];
+        out.push_str(text);
+        if let (Ok(start32), Ok(len32)) = (u32::try_from(start), u32::try_from(text.len())) {
+            if self.spans.len() <= t.index() {
+                self.spans.resize(t.index() + 1, None);
+            }
+            self.spans[t.index()] = Some((start32, len32));
+        }
+    }
+}
+
+/// The name of the op definition at `index` in `OP_DEFS` as a string literal, made
+/// once per process (the generic form starts every op with it).
+fn quoted_op_name(index: usize) -> &'static str {
+    static QUOTED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let quoted = QUOTED.get_or_init(|| {
+        crate::opdef::OP_DEFS.iter().map(|d| crate::lexer::escape(d.name.as_bytes())).collect()
+    });
+    quoted.get(index).map_or("\"\"", String::as_str)
 }
 
 /// Prints a whole top-level op (normally `builtin.module`).
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
-    // About 80 bytes per op in practice; reserving avoids copying a growing buffer.
-    let out = String::with_capacity(ir.op_count().saturating_mul(80));
-    let mut p = Printer { ir, names: Names::new(ir, root, options.generic), out, indent: 0, options };
+    let names = if options.generic { Names::new(ir, root, true) } else { Names::custom_by_region(ir, root) };
+    let mut p = Printer::new(ir, names, options);
+    // About 60 bytes per op in practice (90 in the generic form); reserving avoids
+    // copying a growing buffer (room left unused is never touched).
+    let per_op = if options.generic { 120 } else { 80 };
+    p.out.reserve(ir.op_count().saturating_mul(per_op));
     p.operation(root);
     // mlir-opt ends its output with an empty line.
     p.out.push_str("\n\n");
     p.out
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
+    pub fn new(ir: &'a Ir, names: Names, options: PrintOptions) -> Self {
+        Printer { ir, names, out: String::new(), indent: 0, options, type_texts: TypeTexts::new() }
+    }
+
     pub fn newline(&mut self) {
+        const SPACES: &str = "                                                                ";
         self.out.push('\n');
-        for _ in 0..self.indent {
-            self.out.push_str("  ");
+        match SPACES.get(..2 * self.indent) {
+            Some(spaces) => self.out.push_str(spaces),
+            None => {
+                for _ in 0..self.indent {
+                    self.out.push_str("  ");
+                }
+            }
         }
     }
 
     pub fn value(&mut self, v: Value) {
+        if self.names.name_of(v).is_none() {
+            // Printed before its region (a function's arguments in its signature).
+            self.names.enter_value_region(self.ir, v);
+        }
         self.names.write_value(v, &mut self.out);
     }
 
@@ -290,7 +487,61 @@ impl Printer<'_> {
     }
 
     pub fn ty(&mut self, t: Type) {
-        write_type(self.ir, t, &mut self.out);
+        self.type_texts.write(self.ir, t, &mut self.out);
+    }
+
+    /// The types of `values`, comma-separated.
+    pub fn value_types(&mut self, values: &[Value]) {
+        for (i, &v) in values.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.ty(self.ir.value_type(v));
+        }
+    }
+
+    /// A symbol reference to `name` (`@name`, quoted when it needs to be).
+    pub fn symbol_ref(&mut self, name: &str) {
+        self.out.push('@');
+        if is_bare_identifier(name) {
+            self.out.push_str(name);
+        } else {
+            write_escaped(name.as_bytes(), &mut self.out);
+        }
+    }
+
+    /// A string literal, escaped as MLIR does.
+    pub fn string(&mut self, text: &str) {
+        write_escaped(text.as_bytes(), &mut self.out);
+    }
+
+    /// The op's attribute dictionary as `attr-dict` prints it: inherent and
+    /// discardable attributes merged and sorted by name, less `elided`; nothing
+    /// when none remain.
+    pub fn merged_attr_dict(&mut self, o: &crate::ir::Operation, elided: &[&str], with_keyword: bool) {
+        let shown = |a: &&NamedAttribute| !elided.contains(&a.name.as_str());
+        if !o.properties.iter().chain(&o.attributes).any(|a| shown(&a)) {
+            return;
+        }
+        let mut attrs: Vec<&NamedAttribute> =
+            o.properties.iter().chain(&o.attributes).filter(shown).collect();
+        attrs.sort_by(|a, b| a.name.cmp(&b.name));
+        if with_keyword {
+            self.out.push_str(" attributes");
+        }
+        self.out.push_str(" {");
+        for (i, a) in attrs.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.attr_entry(a);
+        }
+        self.out.push('}');
+    }
+
+    /// `name = value`, or just `name` for unit attributes.
+    pub fn attr_entry(&mut self, a: &NamedAttribute) {
+        write_attr_entry_in(self.ir, a, &mut self.out, &mut self.type_texts);
     }
 
     pub fn types(&mut self, ts: &[Type]) {
@@ -303,34 +554,30 @@ impl Printer<'_> {
     }
 
     pub fn attr(&mut self, a: &Attribute) {
-        write_attribute(self.ir, a, &mut self.out);
+        write_attribute_in(self.ir, a, &mut self.out, &mut self.type_texts);
     }
 
     /// ` {a = 1, b}` for the attributes not in `elided`; nothing if none remain.
     pub fn attr_dict(&mut self, attrs: &[NamedAttribute], elided: &[&str]) {
-        let shown: Vec<&NamedAttribute> =
-            attrs.iter().filter(|a| !elided.contains(&a.name.as_str())).collect();
-        if shown.is_empty() {
-            return;
+        let mut first = true;
+        for a in attrs.iter().filter(|a| !elided.contains(&a.name.as_str())) {
+            self.out.push_str(if first { " {" } else { ", " });
+            first = false;
+            self.attr_entry(a);
         }
-        self.out.push_str(" {");
-        for (i, a) in shown.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            write_attr_entry(self.ir, a, &mut self.out);
+        if !first {
+            self.out.push('}');
         }
-        self.out.push('}');
     }
 
     /// One operation, starting at the current position (indentation already written).
     pub fn operation(&mut self, op: OpId) {
         let o = self.ir.op(op);
         if !o.results.is_empty() {
-            let base = self.names.result_base(o.results[0]);
-            self.out.push_str(&base);
+            self.names.write_result_base(o.results[0], &mut self.out);
             if o.results.len() > 1 {
-                let _ = write!(self.out, ":{}", o.results.len());
+                self.out.push(':');
+                push_u32(&mut self.out, o.results.len() as u32);
             }
             self.out.push_str(" = ");
         }
@@ -341,10 +588,14 @@ impl Printer<'_> {
 
     /// The generic form: `"name"(%a) <{props}> ({...}) {attrs} : (T) -> U`.
     pub fn generic(&mut self, op: OpId) {
-        let o = self.ir.op(op);
-        self.out.push_str(&escape(o.name.as_bytes()));
+        let ir = self.ir;
+        let o = ir.op(op);
+        match o.name.def_index() {
+            Some(index) => self.out.push_str(quoted_op_name(index)),
+            None => write_escaped(o.name.as_bytes(), &mut self.out),
+        }
         self.out.push('(');
-        self.values(&o.operands.clone());
+        self.values(&o.operands);
         self.out.push(')');
         if !o.successors.is_empty() {
             self.out.push('[');
@@ -352,8 +603,7 @@ impl Printer<'_> {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
-                let n = self.names.block(s);
-                self.out.push_str(&n);
+                self.names.write_block(s, &mut self.out);
             }
             self.out.push(']');
         }
@@ -363,7 +613,7 @@ impl Printer<'_> {
                 if i > 0 {
                     self.out.push_str(", ");
                 }
-                write_attr_entry(self.ir, a, &mut self.out);
+                self.attr_entry(a);
             }
             self.out.push_str("}>");
         }
@@ -377,21 +627,19 @@ impl Printer<'_> {
             }
             self.out.push(')');
         }
-        let attrs = o.attributes.clone();
-        self.attr_dict(&attrs, &[]);
+        self.attr_dict(&o.attributes, &[]);
         self.out.push_str(" : (");
-        let operand_types: Vec<Type> = o.operands.iter().map(|&v| self.ir.value_type(v)).collect();
-        self.types(&operand_types);
+        self.value_types(&o.operands);
         self.out.push_str(") -> ");
-        let result_types: Vec<Type> = o.results.iter().map(|&v| self.ir.value_type(v)).collect();
-        if result_types.len() == 1
-            && !matches!(self.ir.types.kind(result_types[0]), TypeKind::Function { .. })
-        {
-            self.ty(result_types[0]);
-        } else {
-            self.out.push('(');
-            self.types(&result_types);
-            self.out.push(')');
+        match o.results.as_slice() {
+            [one] if !matches!(ir.types.kind(ir.value_type(*one)), TypeKind::Function { .. }) => {
+                self.ty(ir.value_type(*one))
+            }
+            results => {
+                self.out.push('(');
+                self.value_types(results);
+                self.out.push(')');
+            }
         }
     }
 
@@ -399,23 +647,24 @@ impl Printer<'_> {
     /// arguments and `print_entry_args` is set, or when the region has several blocks
     /// and the entry block is the target of a branch.
     pub fn region(&mut self, region: RegionId, print_entry_args: bool, print_empty_block: bool) {
+        let ir = self.ir;
+        self.names.enter_region(ir, region);
         self.out.push('{');
         self.indent += 1;
-        let blocks = self.ir.region(region).blocks.clone();
-        let preds = self.predecessors(&blocks);
+        let blocks = &ir.region(region).blocks;
+        let preds = if blocks.len() > 1 { self.predecessors(blocks) } else { Vec::new() };
         for (i, &b) in blocks.iter().enumerate() {
-            let block = self.ir.block(b);
+            let block = ir.block(b);
             let show_label = i > 0
                 || (print_entry_args && !block.arguments.is_empty())
                 || (print_empty_block && block.ops.is_empty() && blocks.len() == 1);
             if show_label {
                 self.indent -= 1;
                 self.newline();
-                let label = self.names.block(b);
-                self.out.push_str(&label);
+                self.names.write_block(b, &mut self.out);
                 if !block.arguments.is_empty() {
                     self.out.push('(');
-                    for (j, &a) in block.arguments.clone().iter().enumerate() {
+                    for (j, &a) in block.arguments.iter().enumerate() {
                         if j > 0 {
                             self.out.push_str(", ");
                         }
@@ -432,18 +681,25 @@ impl Printer<'_> {
                     match p.len() {
                         0 => self.out.push_str("  // no predecessors"),
                         1 => {
-                            let n = self.names.block(p[0]);
-                            let _ = write!(self.out, "  // pred: {n}");
+                            self.out.push_str("  // pred: ");
+                            self.names.write_block(p[0], &mut self.out);
                         }
                         count => {
-                            let list: Vec<String> = p.iter().map(|&x| self.names.block(x)).collect();
-                            let _ = write!(self.out, "  // {count} preds: {}", list.join(", "));
+                            self.out.push_str("  // ");
+                            push_u32(&mut self.out, count as u32);
+                            self.out.push_str(" preds: ");
+                            for (j, &x) in p.iter().enumerate() {
+                                if j > 0 {
+                                    self.out.push_str(", ");
+                                }
+                                self.names.write_block(x, &mut self.out);
+                            }
                         }
                     }
                 }
                 self.indent += 1;
             }
-            for op in self.ir.block(b).ops.clone() {
+            for &op in &block.ops {
                 self.newline();
                 self.operation(op);
             }
@@ -455,12 +711,24 @@ impl Printer<'_> {
 
     /// For each block, the blocks that branch to it, in block order, deduplicated.
     fn predecessors(&self, blocks: &[BlockId]) -> Vec<Vec<BlockId>> {
-        let index: FxHashMap<BlockId, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        // Small regions (most) find a block's position by a scan.
+        let index: FxHashMap<BlockId, usize> = if blocks.len() > 16 {
+            blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect()
+        } else {
+            FxHashMap::default()
+        };
+        let position = |b: BlockId| {
+            if blocks.len() > 16 {
+                index.get(&b).copied()
+            } else {
+                blocks.iter().position(|&x| x == b)
+            }
+        };
         let mut preds = vec![Vec::new(); blocks.len()];
         for &b in blocks {
             if let Some(&last) = self.ir.block(b).ops.last() {
                 for &s in &self.ir.op(last).successors {
-                    if let Some(&i) = index.get(&s) {
+                    if let Some(i) = position(s) {
                         if !preds[i].contains(&b) {
                             preds[i].push(b);
                         }
@@ -469,74 +737,93 @@ impl Printer<'_> {
             }
         }
         for p in preds.iter_mut() {
-            p.sort_by_key(|b| index[b]);
+            p.sort_by_key(|&b| position(b));
         }
         preds
     }
 }
 
-/// The result name an op suggests in the custom form (MLIR's `getAsmResultNames`):
-/// `spirv.Constant` names its result after the value (`%true`, `%cst1_i32`,
-/// `%cst_f32`, `%cst_vec_4xi32`).
-fn suggested_result_name(ir: &Ir, op: OpId) -> Option<String> {
+/// Writes the result name an op suggests in the custom form (MLIR's
+/// `getAsmResultNames`) into `name`; false when it suggests none. `spirv.Constant`
+/// names its result after the value (`%true`, `%cst1_i32`, `%cst_f32`,
+/// `%cst_vec_4xi32`).
+fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     let o = ir.op(op);
     if o.name == "spirv.mlir.addressof" {
         if let Some(Attribute::SymbolRef(path)) = o.attr("variable") {
-            return path.last().map(|v| format!("{v}_addr"));
+            let Some(v) = path.last() else { return false };
+            name.push_str(v);
+            name.push_str("_addr");
+            return true;
         }
     }
     if o.name == "arith.constant" && o.results.len() == 1 {
         let ty = ir.value_type(o.results[0]);
-        return Some(match (o.attr("value"), ir.types.kind(ty)) {
+        match (o.attr("value"), ir.types.kind(ty)) {
             (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
-                if *value != 0 { "true" } else { "false" }.to_string()
+                name.push_str(if *value != 0 { "true" } else { "false" })
             }
-            (Some(Attribute::Integer { value, .. }), TypeKind::Index) => format!("c{value}"),
-            (Some(Attribute::Integer { value, .. }), _) => format!("c{value}_{}", type_to_string(ir, ty)),
-            _ => "cst".to_string(),
-        });
+            (Some(Attribute::Integer { value, .. }), TypeKind::Index) => {
+                name.push('c');
+                push_i128(name, *value);
+            }
+            (Some(Attribute::Integer { value, .. }), _) => {
+                name.push('c');
+                push_i128(name, *value);
+                name.push('_');
+                write_type(ir, ty, name);
+            }
+            _ => name.push_str("cst"),
+        }
+        return true;
     }
     if o.name != "spirv.Constant" || o.results.len() != 1 {
-        return None;
+        return false;
     }
     let ty = ir.value_type(o.results[0]);
-    let mut name = String::from("cst");
     match (o.attr("value"), ir.types.kind(ty)) {
         (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
-            return Some(if *value != 0 { "true" } else { "false" }.to_string());
+            name.push_str(if *value != 0 { "true" } else { "false" });
+            return true;
         }
         (Some(Attribute::Integer { value, .. }), _) => {
-            let _ = write!(name, "{value}");
+            name.push_str("cst");
+            push_i128(name, *value);
         }
-        _ => {}
+        _ => name.push_str("cst"),
     }
     match ir.types.kind(ty) {
         TypeKind::Integer { .. } | TypeKind::Float(_) => {
             name.push('_');
-            write_type(ir, ty, &mut name);
+            write_type(ir, ty, name);
         }
         TypeKind::Vector { shape, element, .. } => {
-            let _ = write!(name, "_vec_{}", shape.first().copied().unwrap_or(0));
+            name.push_str("_vec_");
+            push_i128(name, i128::from(shape.first().copied().unwrap_or(0)));
             if matches!(ir.types.kind(*element), TypeKind::Integer { .. } | TypeKind::Float(_)) {
                 name.push('x');
-                write_type(ir, *element, &mut name);
+                write_type(ir, *element, name);
             }
         }
         _ => {}
     }
-    Some(name)
+    true
 }
 
 /// `name = value`, or just `name` for unit attributes.
 pub fn write_attr_entry(ir: &Ir, a: &NamedAttribute, out: &mut String) {
+    write_attr_entry_in(ir, a, out, &mut TypeTexts::uncached());
+}
+
+fn write_attr_entry_in(ir: &Ir, a: &NamedAttribute, out: &mut String, types: &mut TypeTexts) {
     if is_bare_identifier(&a.name) {
         out.push_str(&a.name);
     } else {
-        out.push_str(&escape(a.name.as_bytes()));
+        write_escaped(a.name.as_bytes(), out);
     }
     if a.value != Attribute::Unit {
         out.push_str(" = ");
-        write_attribute(ir, &a.value, out);
+        write_attribute_in(ir, &a.value, out, types);
     }
 }
 
@@ -798,6 +1085,12 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
 /// A float as MLIR prints it: `%e` with 6 digits when that reads back exactly,
 /// else the shortest exact decimal, else the bits in hex.
 pub fn write_float(value: f64, kind: FloatKind, out: &mut String) {
+    if !write_small_integral_float(value, out) {
+        write_float_general(value, kind, out);
+    }
+}
+
+fn write_float_general(value: f64, kind: FloatKind, out: &mut String) {
     if value.is_finite() {
         let short = format!("{value:.6e}");
         let (mantissa, exp) = short.split_once('e').expect("e format");
@@ -840,6 +1133,40 @@ pub fn write_float(value: f64, kind: FloatKind, out: &mut String) {
     }
 }
 
+/// `%e` with 6 digits for a whole number of at most 7 digits (`2.000000e+00`): the
+/// text is the exact value, so it reads back exactly as f32 and f64, which is what
+/// the general path checks. Returns false for other values.
+fn write_small_integral_float(value: f64, out: &mut String) -> bool {
+    let magnitude = value.abs();
+    if !value.is_finite() || magnitude >= 1e7 || magnitude.fract() != 0.0 {
+        return false;
+    }
+    let mut n = magnitude as u32;
+    let mut digits = [b'0'; 7];
+    let mut count = 0;
+    while n > 0 {
+        digits[count] = b'0' + (n % 10) as u8;
+        n /= 10;
+        count += 1;
+    }
+    if value.is_sign_negative() {
+        out.push('-');
+    }
+    // The digits, most significant first, padded to seven.
+    let mut mantissa = [b'0'; 7];
+    for i in 0..count {
+        mantissa[i] = digits[count - 1 - i];
+    }
+    out.push(char::from(mantissa[0]));
+    out.push('.');
+    for &d in &mantissa[1..] {
+        out.push(char::from(d));
+    }
+    out.push_str("e+0");
+    out.push(char::from(b'0' + count.saturating_sub(1) as u8));
+    true
+}
+
 fn half_bits(v: f32) -> u16 {
     let bits = v.to_bits();
     let sign = ((bits >> 16) & 0x8000) as u16;
@@ -854,6 +1181,10 @@ fn half_bits(v: f32) -> u16 {
 
 /// Attributes as MLIR prints them.
 pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
+    write_attribute_in(ir, a, out, &mut TypeTexts::uncached());
+}
+
+fn write_attribute_in(ir: &Ir, a: &Attribute, out: &mut String, types: &mut TypeTexts) {
     match a {
         Attribute::Unit => out.push_str("unit"),
         Attribute::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -863,8 +1194,9 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
                 out.push_str(if *value != 0 { "true" } else { "false" });
                 return;
             }
-            let _ = write!(out, "{value} : ");
-            write_type(ir, *ty, out);
+            push_i128(out, *value);
+            out.push_str(" : ");
+            types.write(ir, *ty, out);
         }
         Attribute::Float { value, ty } => {
             let kind = match ir.types.kind(*ty) {
@@ -873,17 +1205,17 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
             };
             write_float(*value, kind, out);
             out.push_str(" : ");
-            write_type(ir, *ty, out);
+            types.write(ir, *ty, out);
         }
-        Attribute::String(s) => out.push_str(&escape(s.as_bytes())),
-        Attribute::Type(t) => write_type(ir, *t, out),
+        Attribute::String(s) => write_escaped(s.as_bytes(), out),
+        Attribute::Type(t) => types.write(ir, *t, out),
         Attribute::Array(items) => {
             out.push('[');
             for (i, it) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_attribute(ir, it, out);
+                write_attribute_in(ir, it, out, types);
             }
             out.push(']');
         }
@@ -893,7 +1225,7 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_attr_entry(ir, e, out);
+                write_attr_entry_in(ir, e, out, types);
             }
             out.push('}');
         }
@@ -906,7 +1238,7 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
                 if is_bare_identifier(p) {
                     out.push_str(p);
                 } else {
-                    out.push_str(&escape(p.as_bytes()));
+                    write_escaped(p.as_bytes(), out);
                 }
             }
         }
@@ -914,11 +1246,11 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
             out.push_str("dense<");
             write_dense_elements(ir, elements, *ty, out);
             out.push_str("> : ");
-            write_type(ir, *ty, out);
+            types.write(ir, *ty, out);
         }
         Attribute::DenseArray { element, values } => {
             out.push_str("array<");
-            write_type(ir, *element, out);
+            types.write(ir, *element, out);
             if !values.is_empty() {
                 out.push_str(": ");
                 for (i, v) in values.iter().enumerate() {
@@ -934,9 +1266,32 @@ pub fn write_attribute(ir: &Ir, a: &Attribute, out: &mut String) {
             out.push('#');
             out.push_str(name);
             if let Some(b) = body {
-                let _ = write!(out, "<{b}>");
+                out.push('<');
+                out.push_str(b);
+                out.push('>');
             }
         }
+    }
+}
+
+/// Decimal digits of `n`, without `fmt`'s machinery.
+pub(crate) fn push_i128(out: &mut String, n: i128) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut magnitude = n.unsigned_abs();
+    let mut digits = [0u8; 40];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (magnitude % 10) as u8;
+        magnitude /= 10;
+        if magnitude == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
     }
 }
 
@@ -947,7 +1302,7 @@ fn write_element(ir: &Ir, a: &Attribute, out: &mut String) {
             if matches!(ir.types.kind(*ty), TypeKind::Integer { width: 1, .. }) {
                 out.push_str(if *value != 0 { "true" } else { "false" });
             } else {
-                let _ = write!(out, "{value}");
+                push_i128(out, *value);
             }
         }
         Attribute::Float { value, ty } => {
@@ -1001,5 +1356,35 @@ fn write_dense_elements(ir: &Ir, elements: &[Attribute], ty: Type, out: &mut Str
         }
     } else {
         nest(ir, elements, &shape, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_floats_print_as_the_general_path_does() {
+        let values = [0.0, -0.0, 1.0, -1.0, 2.0, 10.0, 100.0, 12345.0, -654321.0, 1234567.0, 9999999.0];
+        for v in values.into_iter().chain((0..3000).map(f64::from)) {
+            for kind in [FloatKind::F16, FloatKind::F32, FloatKind::F64, FloatKind::BF16] {
+                let (mut fast, mut general) = (String::new(), String::new());
+                assert!(write_small_integral_float(v, &mut fast));
+                write_float_general(v, kind, &mut general);
+                assert_eq!(fast, general, "{v} as {kind:?}");
+            }
+        }
+        assert!(!write_small_integral_float(0.5, &mut String::new()));
+        assert!(!write_small_integral_float(1e7, &mut String::new()));
+        assert!(!write_small_integral_float(f64::NAN, &mut String::new()));
+    }
+
+    #[test]
+    fn integers_print_in_decimal() {
+        for v in [0i128, 7, -7, 42, i128::from(i64::MIN), i128::MAX, i128::MIN] {
+            let mut out = String::new();
+            push_i128(&mut out, v);
+            assert_eq!(out, v.to_string());
+        }
     }
 }

@@ -4,8 +4,8 @@
 //! `spirv.CopyMemory`).
 
 use crate::attr::{Attribute, NamedAttribute};
-use crate::ir::{BlockId, Location, OpId, Value};
-use crate::lexer::{escape, unescape, Tok};
+use crate::ir::{BlockId, Location, OpId, OpName, Value};
+use crate::lexer::{unescape, Tok};
 use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
@@ -48,83 +48,150 @@ fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
     p.ir.types.intern(TypeKind::Pointer { pointee, storage_class: storage_class.to_string() })
 }
 
-fn pointee_of(p: &Printer, ty: Type) -> Option<(Type, String)> {
+fn pointee_of<'a>(p: &Printer<'a>, ty: Type) -> Option<(Type, &'a str)> {
     match p.ir.types.kind(ty) {
-        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.clone())),
+        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.as_str())),
         _ => None,
     }
 }
 
+/// The ops whose forms are written by hand here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Constant,
+    Load,
+    Store,
+    Variable,
+    CopyMemory,
+    GlobalVariable,
+    SpecConstant,
+    SpecConstantComposite,
+    SpecConstantCompositeReplicate,
+    Func,
+    Module,
+    Structured,
+    BranchConditional,
+    CompositeExtract,
+    CompositeInsert,
+    EntryPoint,
+    ExecutionMode,
+    StructResultBinary,
+    Ternary,
+    BlockWrite,
+    SpecConstantOperation,
+    Switch,
+}
+
+fn form_of(name: &str) -> Option<Form> {
+    Some(match name {
+        "spirv.Constant" => Form::Constant,
+        "spirv.Load" => Form::Load,
+        "spirv.Store" => Form::Store,
+        "spirv.Variable" => Form::Variable,
+        "spirv.CopyMemory" => Form::CopyMemory,
+        "spirv.GlobalVariable" => Form::GlobalVariable,
+        "spirv.SpecConstant" => Form::SpecConstant,
+        "spirv.SpecConstantComposite" => Form::SpecConstantComposite,
+        "spirv.EXT.SpecConstantCompositeReplicate" => Form::SpecConstantCompositeReplicate,
+        "spirv.func" => Form::Func,
+        "spirv.module" => Form::Module,
+        "spirv.mlir.loop" | "spirv.mlir.selection" => Form::Structured,
+        "spirv.BranchConditional" => Form::BranchConditional,
+        "spirv.CompositeExtract" => Form::CompositeExtract,
+        "spirv.CompositeInsert" => Form::CompositeInsert,
+        "spirv.EntryPoint" => Form::EntryPoint,
+        "spirv.ExecutionMode" => Form::ExecutionMode,
+        "spirv.IAddCarry" | "spirv.ISubBorrow" | "spirv.SMulExtended" | "spirv.UMulExtended" => {
+            Form::StructResultBinary
+        }
+        "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => Form::Ternary,
+        "spirv.INTEL.SubgroupBlockWrite" => Form::BlockWrite,
+        "spirv.SpecConstantOperation" => Form::SpecConstantOperation,
+        "spirv.Switch" => Form::Switch,
+        _ => return None,
+    })
+}
+
+/// The hand-written form of the op definition at `index` in `OP_DEFS`, if any
+/// (looked up by name once per process).
+fn form_at(index: usize) -> Option<Form> {
+    static FORMS: std::sync::OnceLock<Vec<Option<Form>>> = std::sync::OnceLock::new();
+    let forms = FORMS.get_or_init(|| crate::opdef::OP_DEFS.iter().map(|d| form_of(d.name)).collect());
+    forms.get(index).copied().flatten()
+}
+
 /// Parses the custom form of a SPIR-V op with a C++ parser, if `name` is one.
 pub fn parse(p: &mut Parser, name: &str, start: usize) -> Option<PResult<OpId>> {
-    let r = match name {
-        "spirv.Constant" => parse_constant(p),
-        "spirv.Load" => parse_load(p),
-        "spirv.Store" => parse_store(p),
-        "spirv.Variable" => parse_variable(p),
-        "spirv.CopyMemory" => parse_copy_memory(p),
-        "spirv.GlobalVariable" => parse_global_variable(p),
-        "spirv.SpecConstant" => parse_spec_constant(p),
-        "spirv.SpecConstantComposite" => parse_spec_constant_composite(p),
-        "spirv.EXT.SpecConstantCompositeReplicate" => parse_spec_constant_composite_replicate(p),
-        "spirv.func" => parse_func(p),
-        "spirv.module" => parse_module(p),
-        "spirv.mlir.loop" | "spirv.mlir.selection" => parse_structured(p, name),
-        "spirv.BranchConditional" => parse_branch_conditional(p, start),
-        "spirv.CompositeExtract" => parse_composite_extract(p, start),
-        "spirv.CompositeInsert" => parse_composite_insert(p, start),
-        "spirv.EntryPoint" => parse_entry_point(p),
-        "spirv.ExecutionMode" => parse_execution_mode(p),
-        "spirv.IAddCarry" | "spirv.ISubBorrow" | "spirv.SMulExtended" | "spirv.UMulExtended" => {
-            parse_struct_result_binary(p, name, start)
-        }
-        "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => {
-            parse_ternary(p, name, start)
-        }
-        "spirv.INTEL.SubgroupBlockWrite" => parse_block_write(p, start),
-        "spirv.SpecConstantOperation" => parse_spec_constant_operation(p, start),
-        "spirv.Switch" => parse_switch(p, start),
-        _ => return None,
-    };
-    Some(r)
+    let form = form_of(name)?;
+    Some(parse_form(p, form, &OpName::new(name), start))
+}
+
+/// [`parse`] for the op definition at `index` in `OP_DEFS`.
+pub(crate) fn parse_at(p: &mut Parser, index: usize, start: usize) -> Option<PResult<OpId>> {
+    let form = form_at(index)?;
+    Some(parse_form(p, form, &OpName::of_def(&crate::opdef::OP_DEFS[index]), start))
+}
+
+fn parse_form(p: &mut Parser, form: Form, name: &OpName, start: usize) -> PResult<OpId> {
+    match form {
+        Form::Constant => parse_constant(p, name),
+        Form::Load => parse_load(p, name),
+        Form::Store => parse_store(p, name),
+        Form::Variable => parse_variable(p, name),
+        Form::CopyMemory => parse_copy_memory(p, name),
+        Form::GlobalVariable => parse_global_variable(p, name),
+        Form::SpecConstant => parse_spec_constant(p, name),
+        Form::SpecConstantComposite => parse_spec_constant_composite(p, name),
+        Form::SpecConstantCompositeReplicate => parse_spec_constant_composite_replicate(p, name),
+        Form::Func => parse_func(p, name),
+        Form::Module => parse_module(p, name),
+        Form::Structured => parse_structured(p, name),
+        Form::BranchConditional => parse_branch_conditional(p, name, start),
+        Form::CompositeExtract => parse_composite_extract(p, name, start),
+        Form::CompositeInsert => parse_composite_insert(p, name, start),
+        Form::EntryPoint => parse_entry_point(p, name),
+        Form::ExecutionMode => parse_execution_mode(p, name),
+        Form::StructResultBinary => parse_struct_result_binary(p, name, start),
+        Form::Ternary => parse_ternary(p, name, start),
+        Form::BlockWrite => parse_block_write(p, name, start),
+        Form::SpecConstantOperation => parse_spec_constant_operation(p, name, start),
+        Form::Switch => parse_switch(p, name, start),
+    }
 }
 
 /// Prints the custom form of a SPIR-V op with a C++ printer, if it is one.
 pub fn print(p: &mut Printer, op: OpId) -> Option<bool> {
-    let name = p.ir.op(op).name.clone();
-    let done = match name.as_str() {
-        "spirv.Constant" => print_constant(p, op),
-        "spirv.Load" => print_load(p, op),
-        "spirv.Store" => print_store(p, op),
-        "spirv.Variable" => print_variable(p, op),
-        "spirv.CopyMemory" => print_copy_memory(p, op),
-        "spirv.GlobalVariable" => print_global_variable(p, op),
-        "spirv.SpecConstant" => print_spec_constant(p, op),
-        "spirv.SpecConstantComposite" => print_spec_constant_composite(p, op),
-        "spirv.EXT.SpecConstantCompositeReplicate" => print_spec_constant_composite_replicate(p, op),
-        "spirv.func" => print_func(p, op),
-        "spirv.module" => print_module(p, op),
-        "spirv.mlir.loop" | "spirv.mlir.selection" => print_structured(p, op),
-        "spirv.BranchConditional" => print_branch_conditional(p, op),
-        "spirv.CompositeExtract" => print_composite_extract(p, op),
-        "spirv.CompositeInsert" => print_composite_insert(p, op),
-        "spirv.EntryPoint" => print_entry_point(p, op),
-        "spirv.ExecutionMode" => print_execution_mode(p, op),
-        "spirv.IAddCarry" | "spirv.ISubBorrow" | "spirv.SMulExtended" | "spirv.UMulExtended" => {
-            print_struct_result_binary(p, op)
-        }
-        "spirv.GL.FClamp" | "spirv.GL.SClamp" | "spirv.GL.UClamp" | "spirv.GL.Fma" => print_ternary(p, op),
-        "spirv.INTEL.SubgroupBlockWrite" => print_block_write(p, op),
-        "spirv.SpecConstantOperation" => print_spec_constant_operation(p, op),
-        "spirv.Switch" => print_switch(p, op),
-        _ => return None,
+    let form = form_at(p.ir.op(op).name.def_index()?)?;
+    let done = match form {
+        Form::Constant => print_constant(p, op),
+        Form::Load => print_load(p, op),
+        Form::Store => print_store(p, op),
+        Form::Variable => print_variable(p, op),
+        Form::CopyMemory => print_copy_memory(p, op),
+        Form::GlobalVariable => print_global_variable(p, op),
+        Form::SpecConstant => print_spec_constant(p, op),
+        Form::SpecConstantComposite => print_spec_constant_composite(p, op),
+        Form::SpecConstantCompositeReplicate => print_spec_constant_composite_replicate(p, op),
+        Form::Func => print_func(p, op),
+        Form::Module => print_module(p, op),
+        Form::Structured => print_structured(p, op),
+        Form::BranchConditional => print_branch_conditional(p, op),
+        Form::CompositeExtract => print_composite_extract(p, op),
+        Form::CompositeInsert => print_composite_insert(p, op),
+        Form::EntryPoint => print_entry_point(p, op),
+        Form::ExecutionMode => print_execution_mode(p, op),
+        Form::StructResultBinary => print_struct_result_binary(p, op),
+        Form::Ternary => print_ternary(p, op),
+        Form::BlockWrite => print_block_write(p, op),
+        Form::SpecConstantOperation => print_spec_constant_operation(p, op),
+        Form::Switch => print_switch(p, op),
     };
     Some(done)
 }
 
 // ---- spirv.Constant ---------------------------------------------------------------
 
-fn parse_constant(p: &mut Parser) -> PResult<OpId> {
+fn parse_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let mut value = p.parse_attribute()?;
     let ty = match &value {
         Attribute::Bool(b) => {
@@ -143,9 +210,9 @@ fn parse_constant(p: &mut Parser) -> PResult<OpId> {
             p.parse_type()?
         }
     };
-    let op = p.ir.create_op("spirv.Constant", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new("value", value));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new("value", value)];
     Ok(op)
 }
 
@@ -211,47 +278,31 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
     let o = ir.op(op);
     if let Some(access) = dialect_body(o.attr(access_name)) {
         p.out.push_str(" [");
-        p.out.push_str(&escape(access.as_bytes()));
+        p.string(access);
         if access.split('|').any(|a| a == "Aligned") {
             if let Some(Attribute::Integer { value, .. }) = o.attr(alignment_name) {
-                p.out.push_str(&format!(", {value}"));
+                p.out.push_str(", ");
+                crate::printer::push_i128(&mut p.out, *value);
             }
         }
         p.out.push(']');
     }
 }
 
-fn other_attrs(o: &crate::ir::Operation, elided: &[&str]) -> Vec<NamedAttribute> {
-    let mut v: Vec<NamedAttribute> = o
-        .properties
-        .iter()
-        .chain(&o.attributes)
-        .filter(|a| !elided.contains(&a.name.as_str()))
-        .cloned()
-        .collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
-    v
-}
-
-fn split_props(def_attrs: &[&str], attrs: Vec<NamedAttribute>) -> (Vec<NamedAttribute>, Vec<NamedAttribute>) {
-    attrs.into_iter().partition(|a| def_attrs.contains(&a.name.as_str()))
-}
-
-fn inherent(name: &str) -> Vec<&'static str> {
-    crate::opdef::op_def(name).map(|d| d.attributes.iter().map(|a| a.name).collect()).unwrap_or_default()
-}
-
 fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
-    let name = p.ir.op(op).name.clone();
-    let (inh, discardable) = split_props(&inherent(&name), extra);
+    let def_attrs = p.ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
+    let (inh, discardable): (Vec<_>, Vec<_>) =
+        extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
     props.extend(inh);
     props.sort_by(|a, b| a.name.cmp(&b.name));
+    // The op keeps these for its lifetime: no spare room.
+    props.shrink_to_fit();
     let o = p.ir.op_mut(op);
     o.properties = props;
     o.attributes = discardable;
 }
 
-fn parse_load(p: &mut Parser) -> PResult<OpId> {
+fn parse_load(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
     let sc = enum_string(p)?;
     let r = p.parse_operand_ref()?;
@@ -262,7 +313,7 @@ fn parse_load(p: &mut Parser) -> PResult<OpId> {
     let ty = p.parse_type()?;
     let ptr = pointer(p, ty, &sc);
     let v = p.resolve_operands(&[r], &[ptr], start)?;
-    let op = p.ir.create_op("spirv.Load", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
     set_attrs(p, op, props, extra);
     Ok(op)
@@ -273,19 +324,18 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
     let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Load ");
-    p.out.push_str(&escape(sc.as_bytes()));
+    p.string(sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(o, &["memory_access", "alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
     p.ty(t);
     true
 }
 
-fn parse_store(p: &mut Parser) -> PResult<OpId> {
+fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
     let sc = enum_string(p)?;
     if p.tok.kind != Tok::ValueId {
@@ -311,7 +361,7 @@ fn parse_store(p: &mut Parser) -> PResult<OpId> {
     let ty = p.parse_type()?;
     let ptr = pointer(p, ty, &sc);
     let v = p.resolve_operands(&[ptr_ref, value_ref], &[ptr, ty], start)?;
-    let op = p.ir.create_op("spirv.Store", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
     set_attrs(p, op, props, extra);
     Ok(op)
@@ -322,21 +372,20 @@ fn print_store(p: &mut Printer, op: OpId) -> bool {
     let o = ir.op(op);
     let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
     p.out.push_str("spirv.Store ");
-    p.out.push_str(&escape(sc.as_bytes()));
+    p.string(sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     p.out.push_str(", ");
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
-    let rest = other_attrs(o, &["memory_access", "alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.operands[1]);
     p.ty(t);
     true
 }
 
-fn parse_variable(p: &mut Parser) -> PResult<OpId> {
+fn parse_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
     let mut init = None;
     if p.eat_keyword("init") {
@@ -362,7 +411,7 @@ fn parse_variable(p: &mut Parser) -> PResult<OpId> {
         Some(r) => p.resolve_operands(&[r], &[pointee], start)?,
         None => vec![],
     };
-    let op = p.ir.create_op("spirv.Variable", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, operands, &[ty]);
     let props = vec![NamedAttribute::new("storage_class", dialect("spirv.storage_class", &storage_class))];
     set_attrs(p, op, props, extra);
@@ -378,8 +427,7 @@ fn print_variable(p: &mut Printer, op: OpId) -> bool {
         p.value(init);
         p.out.push(')');
     }
-    let rest = other_attrs(o, &["storage_class"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["storage_class"], false);
     p.out.push_str(" : ");
     let t = p.ir.value_type(o.results[0]);
     p.ty(t);
@@ -388,7 +436,7 @@ fn print_variable(p: &mut Printer, op: OpId) -> bool {
 
 /// `"SC" %target, "SC" %source ["A"], ["B"] : T`. The printer reproduces MLIR's
 /// spacing exactly, including the comma it always prints before the source access.
-fn parse_copy_memory(p: &mut Parser) -> PResult<OpId> {
+fn parse_copy_memory(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
     let target_sc = string_token(p)?;
     let target = p.parse_operand_ref()?;
@@ -406,7 +454,7 @@ fn parse_copy_memory(p: &mut Parser) -> PResult<OpId> {
     let target_ptr = pointer(p, ty, &target_sc);
     let source_ptr = pointer(p, ty, &source_sc);
     let v = p.resolve_operands(&[target, source], &[target_ptr, source_ptr], start)?;
-    let op = p.ir.create_op("spirv.CopyMemory", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
     set_attrs(p, op, props, extra);
     Ok(op)
@@ -421,11 +469,11 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.CopyMemory  ");
-    p.out.push_str(&escape(target_sc.as_bytes()));
+    p.string(target_sc);
     p.out.push(' ');
     p.value(o.operands[0]);
     p.out.push_str(",  ");
-    p.out.push_str(&escape(source_sc.as_bytes()));
+    p.string(source_sc);
     p.out.push(' ');
     p.value(o.operands[1]);
     print_memory_access(p, op, "memory_access", "alignment");
@@ -436,8 +484,7 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
     } else {
         print_memory_access(p, op, "memory_access", "alignment");
     }
-    let rest = other_attrs(o, &["memory_access", "alignment", "source_memory_access", "source_alignment"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["memory_access", "alignment", "source_memory_access", "source_alignment"], false);
     p.out.push_str(" : ");
     p.ty(pointee);
     true
@@ -445,7 +492,7 @@ fn print_copy_memory(p: &mut Printer, op: OpId) -> bool {
 
 // ---- module-level declarations ------------------------------------------------------
 
-fn parse_global_variable(p: &mut Parser) -> PResult<OpId> {
+fn parse_global_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let name = symbol(p)?;
     let mut props = vec![NamedAttribute::new("sym_name", Attribute::String(name))];
     if p.eat_keyword("initializer") {
@@ -459,7 +506,7 @@ fn parse_global_variable(p: &mut Parser) -> PResult<OpId> {
     p.expect(":")?;
     let ty = p.parse_type()?;
     props.push(NamedAttribute::new("type", Attribute::Type(ty)));
-    let op = p.ir.create_op("spirv.GlobalVariable", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, extra);
     Ok(op)
 }
@@ -488,7 +535,11 @@ fn print_variable_decorations(p: &mut Printer, o: &crate::ir::Operation, elided:
     if let (Some(Attribute::Integer { value: set, .. }), Some(Attribute::Integer { value: binding, .. })) =
         (o.attr("descriptor_set"), o.attr("binding"))
     {
-        p.out.push_str(&format!(" bind({set}, {binding})"));
+        p.out.push_str(" bind(");
+        crate::printer::push_i128(&mut p.out, *set);
+        p.out.push_str(", ");
+        crate::printer::push_i128(&mut p.out, *binding);
+        p.out.push(')');
         elided.push("descriptor_set");
         elided.push("binding");
     }
@@ -506,7 +557,7 @@ fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.GlobalVariable ");
-    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
+    p.symbol_ref(name);
     let mut elided = vec!["sym_name", "type", "storage_class"];
     if let Some(init @ Attribute::SymbolRef(_)) = o.attr("initializer") {
         p.out.push_str(" initializer(");
@@ -515,14 +566,13 @@ fn print_global_variable(p: &mut Printer, op: OpId) -> bool {
         elided.push("initializer");
     }
     print_variable_decorations(p, o, &mut elided);
-    let rest = other_attrs(o, &elided);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &elided, false);
     p.out.push_str(" : ");
     p.ty(*ty);
     true
 }
 
-fn parse_spec_constant(p: &mut Parser) -> PResult<OpId> {
+fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let name = symbol(p)?;
     let mut discardable = Vec::new();
     if p.eat_keyword("spec_id") {
@@ -542,7 +592,7 @@ fn parse_spec_constant(p: &mut Parser) -> PResult<OpId> {
         NamedAttribute::new("default_value", value),
         NamedAttribute::new("sym_name", Attribute::String(name)),
     ];
-    let op = p.ir.create_op("spirv.SpecConstant", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, discardable);
     Ok(op)
 }
@@ -563,7 +613,7 @@ fn print_spec_constant(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_spec_constant_composite(p: &mut Parser) -> PResult<OpId> {
+fn parse_spec_constant_composite(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let name = symbol(p)?;
     p.expect("(")?;
     let mut parts = Vec::new();
@@ -583,7 +633,7 @@ fn parse_spec_constant_composite(p: &mut Parser) -> PResult<OpId> {
         NamedAttribute::new("sym_name", Attribute::String(name)),
         NamedAttribute::new("type", Attribute::Type(ty)),
     ];
-    let op = p.ir.create_op("spirv.SpecConstantComposite", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, vec![]);
     Ok(op)
 }
@@ -611,7 +661,7 @@ fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
 }
 
 /// `@name (@constituent) : type`.
-fn parse_spec_constant_composite_replicate(p: &mut Parser) -> PResult<OpId> {
+fn parse_spec_constant_composite_replicate(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let name = symbol(p)?;
     p.expect("(")?;
     let constituent = symbol(p)?;
@@ -623,7 +673,7 @@ fn parse_spec_constant_composite_replicate(p: &mut Parser) -> PResult<OpId> {
         NamedAttribute::new("sym_name", Attribute::String(name)),
         NamedAttribute::new("type", Attribute::Type(ty)),
     ];
-    let op = p.ir.create_op("spirv.EXT.SpecConstantCompositeReplicate", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, vec![]);
     Ok(op)
 }
@@ -648,7 +698,7 @@ fn print_spec_constant_composite_replicate(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_entry_point(p: &mut Parser) -> PResult<OpId> {
+fn parse_entry_point(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let model = string_token(p)?;
     let f = symbol(p)?;
     let mut interface = Vec::new();
@@ -660,7 +710,7 @@ fn parse_entry_point(p: &mut Parser) -> PResult<OpId> {
         NamedAttribute::new("fn", Attribute::SymbolRef(vec![f])),
         NamedAttribute::new("interface", Attribute::Array(interface)),
     ];
-    let op = p.ir.create_op("spirv.EntryPoint", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, vec![]);
     Ok(op)
 }
@@ -672,7 +722,7 @@ fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
         return false;
     };
     p.out.push_str("spirv.EntryPoint ");
-    p.out.push_str(&escape(model.as_bytes()));
+    p.string(model);
     p.out.push(' ');
     p.attr(f);
     if let Some(Attribute::Array(items)) = o.attr("interface") {
@@ -684,7 +734,7 @@ fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_execution_mode(p: &mut Parser) -> PResult<OpId> {
+fn parse_execution_mode(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let f = symbol(p)?;
     let mode = string_token(p)?;
     let i32t = p.ir.types.integer(32, Signedness::Signless);
@@ -698,7 +748,7 @@ fn parse_execution_mode(p: &mut Parser) -> PResult<OpId> {
         NamedAttribute::new("fn", Attribute::SymbolRef(vec![f])),
         NamedAttribute::new("values", Attribute::Array(values)),
     ];
-    let op = p.ir.create_op("spirv.ExecutionMode", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, vec![]);
     Ok(op)
 }
@@ -710,11 +760,12 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str("spirv.ExecutionMode ");
     p.attr(f);
     p.out.push(' ');
-    p.out.push_str(&escape(mode.as_bytes()));
+    p.string(mode);
     if let Some(Attribute::Array(items)) = o.attr("values") {
         for it in items {
             if let Attribute::Integer { value, .. } = it {
-                p.out.push_str(&format!(", {value}"));
+                p.out.push_str(", ");
+                crate::printer::push_i128(&mut p.out, *value);
             }
         }
     }
@@ -723,10 +774,10 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
 
 // ---- functions and modules ----------------------------------------------------------
 
-fn parse_func(p: &mut Parser) -> PResult<OpId> {
+fn parse_func(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let name = symbol(p)?;
     p.expect("(")?;
-    let mut args: Vec<(String, Type, Location)> = Vec::new();
+    let mut args: Vec<(&str, Type, Location)> = Vec::new();
     let mut arg_attrs = Vec::new();
     // Declarations may list bare types; then the body (if any) gets no arguments.
     let mut input_types = Vec::new();
@@ -768,7 +819,7 @@ fn parse_func(p: &mut Parser) -> PResult<OpId> {
             Attribute::Array(arg_attrs.into_iter().map(Attribute::Dictionary).collect()),
         ));
     }
-    let op = p.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, extra);
     if p.at("{") {
         p.parse_region_into(op, &args)?;
@@ -786,27 +837,23 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     else {
         return false;
     };
-    let TypeKind::Function { inputs, results } = p.ir.types.kind(*fn_ty).clone() else { return false };
+    let TypeKind::Function { inputs, results } = ir.types.kind(*fn_ty) else { return false };
     p.out.push_str("spirv.func ");
-    p.attr(&Attribute::SymbolRef(vec![name.clone()]));
-    crate::custom::print_signature_args(p, o, &inputs);
+    p.symbol_ref(name);
+    crate::custom::print_signature_args(p, o, inputs);
     if !results.is_empty() {
         p.out.push_str(" -> ");
         if results.len() > 1 {
             p.out.push('(');
         }
-        p.types(&results);
+        p.types(results);
         if results.len() > 1 {
             p.out.push(')');
         }
     }
     p.out.push(' ');
-    p.out.push_str(&escape(control.as_bytes()));
-    let rest = other_attrs(o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"]);
-    if !rest.is_empty() {
-        p.out.push_str(" attributes");
-        p.attr_dict(&rest, &[]);
-    }
+    p.string(control);
+    p.merged_attr_dict(o, &["sym_name", "function_type", "function_control", "arg_attrs", "res_attrs"], true);
     if let Some(&r) = o.regions.first() {
         if !p.ir.region(r).blocks.is_empty() {
             p.out.push(' ');
@@ -816,7 +863,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_module(p: &mut Parser) -> PResult<OpId> {
+fn parse_module(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let mut props = Vec::new();
     if p.tok.kind == Tok::AtId {
         let name = symbol(p)?;
@@ -839,7 +886,7 @@ fn parse_module(p: &mut Parser) -> PResult<OpId> {
         props.push(NamedAttribute::new("vce_triple", vce));
     }
     let extra = if p.eat_keyword("attributes") { p.parse_attribute_dict()? } else { Vec::new() };
-    let op = p.ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     set_attrs(p, op, props, extra);
     p.parse_region_into(op, &[])?;
     Ok(op)
@@ -855,7 +902,7 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
     };
     p.out.push_str("spirv.module ");
     if let Some(Attribute::String(n)) = o.attr("sym_name") {
-        p.attr(&Attribute::SymbolRef(vec![n.clone()]));
+        p.symbol_ref(n);
         p.out.push(' ');
     }
     p.out.push_str(addressing);
@@ -865,11 +912,7 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
         p.out.push_str(" requires ");
         p.attr(vce);
     }
-    let rest = other_attrs(o, &["sym_name", "addressing_model", "memory_model", "vce_triple"]);
-    if !rest.is_empty() {
-        p.out.push_str(" attributes");
-        p.attr_dict(&rest, &[]);
-    }
+    p.merged_attr_dict(o, &["sym_name", "addressing_model", "memory_model", "vce_triple"], true);
     p.out.push(' ');
     p.region(o.regions[0], false, false);
     true
@@ -877,8 +920,8 @@ fn print_module(p: &mut Printer, op: OpId) -> bool {
 
 // ---- structured control flow --------------------------------------------------------
 
-fn parse_structured(p: &mut Parser, name: &str) -> PResult<OpId> {
-    let (attr_name, enum_name) = if name == "spirv.mlir.loop" {
+fn parse_structured(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
+    let (attr_name, enum_name) = if *op_name == "spirv.mlir.loop" {
         ("loop_control", "spirv.loop_control")
     } else {
         ("selection_control", "spirv.selection_control")
@@ -905,9 +948,9 @@ fn parse_structured(p: &mut Parser, name: &str) -> PResult<OpId> {
             }
         }
     }
-    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &results);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new(attr_name, dialect(enum_name, &control)));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new(attr_name, dialect(enum_name, &control))];
     p.parse_region_into(op, &[])?;
     if p.at("{") {
         let extra = p.parse_attribute_dict()?;
@@ -923,18 +966,18 @@ fn print_structured(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str(&o.name);
     if let Some(control) = dialect_body(o.attr(attr_name)) {
         if control != "None" {
-            p.out.push_str(&format!(" control({control})"));
+            p.out.push_str(" control(");
+            p.out.push_str(control);
+            p.out.push(')');
         }
     }
     if !o.results.is_empty() {
         p.out.push_str(" -> ");
-        let types: Vec<Type> = o.results.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(&o.results);
     }
     p.out.push(' ');
     p.region(o.regions[0], false, false);
-    let rest = other_attrs(o, &[attr_name]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &[attr_name], false);
     true
 }
 
@@ -965,19 +1008,17 @@ fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockI
 }
 
 fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value]) {
-    let n = p.names.block(block);
-    p.out.push_str(&n);
+    p.names.write_block(block, &mut p.out);
     if !values.is_empty() {
         p.out.push('(');
         p.values(values);
         p.out.push_str(" : ");
-        let types: Vec<Type> = values.iter().map(|&v| p.ir.value_type(v)).collect();
-        p.types(&types);
+        p.value_types(values);
         p.out.push(')');
     }
 }
 
-fn parse_branch_conditional(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_branch_conditional(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let cond_ref = p.parse_operand_ref()?;
     let i1 = p.ir.types.integer(1, Signedness::Signless);
     let cond = p.resolve_operands(&[cond_ref], &[i1], start)?;
@@ -994,7 +1035,7 @@ fn parse_branch_conditional(p: &mut Parser, start: usize) -> PResult<OpId> {
     let (t, t_args) = parse_successor_and_operands(p, start)?;
     p.expect(",")?;
     let (f, f_args) = parse_successor_and_operands(p, start)?;
-    let op = p.ir.create_op("spirv.BranchConditional", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     let i32t = p.ir.types.integer(32, Signedness::Signless);
     let segments = Attribute::DenseArray {
         element: i32t,
@@ -1009,10 +1050,11 @@ fn parse_branch_conditional(p: &mut Parser, start: usize) -> PResult<OpId> {
     p.finish_op(op, operands, &[]);
     let o = p.ir.op_mut(op);
     o.successors = vec![t, f];
-    if let Some(w) = weights {
-        o.properties.push(NamedAttribute::new("branch_weights", w));
-    }
-    o.properties.push(NamedAttribute::new("operandSegmentSizes", segments));
+    let segments = NamedAttribute::new("operandSegmentSizes", segments);
+    o.properties = match weights {
+        Some(w) => vec![NamedAttribute::new("branch_weights", w), segments],
+        None => vec![segments],
+    };
     Ok(op)
 }
 
@@ -1020,21 +1062,26 @@ fn print_branch_conditional(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
     let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else { return false };
-    let sizes: Vec<usize> = values
-        .iter()
-        .map(|v| if let Attribute::Integer { value, .. } = v { *value as usize } else { 0 })
-        .collect();
-    if sizes.len() != 3 || o.successors.len() != 2 {
+    let size = |v: &Attribute| if let Attribute::Integer { value, .. } = v { *value as usize } else { 0 };
+    let [_, true_count, _] = values.as_slice() else { return false };
+    let true_count = size(true_count);
+    if o.successors.len() != 2 {
         return false;
     }
+    let sizes = [1, true_count];
     p.out.push_str("spirv.BranchConditional ");
     p.value(o.operands[0]);
     if let Some(Attribute::Array(w)) = o.attr("branch_weights") {
-        let list: Vec<String> = w
-            .iter()
-            .map(|a| if let Attribute::Integer { value, .. } = a { value.to_string() } else { String::new() })
-            .collect();
-        p.out.push_str(&format!(" [{}]", list.join(", ")));
+        p.out.push_str(" [");
+        for (i, a) in w.iter().enumerate() {
+            if i > 0 {
+                p.out.push_str(", ");
+            }
+            if let Attribute::Integer { value, .. } = a {
+                crate::printer::push_i128(&mut p.out, *value);
+            }
+        }
+        p.out.push(']');
     }
     p.out.push_str(", ");
     print_successor_and_operands(p, o.successors[0], &o.operands[1..1 + sizes[1]]);
@@ -1072,7 +1119,7 @@ fn parse_index_list(p: &mut Parser) -> PResult<Vec<Attribute>> {
     }
 }
 
-fn parse_composite_extract(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_composite_extract(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let r = p.parse_operand_ref()?;
     let indices = parse_index_list(p)?;
     p.expect(":")?;
@@ -1083,9 +1130,9 @@ fn parse_composite_extract(p: &mut Parser, start: usize) -> PResult<OpId> {
         message: "invalid composite index".into(),
     })?;
     let v = p.resolve_operands(&[r], &[ty], start)?;
-    let op = p.ir.create_op("spirv.CompositeExtract", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[result]);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new("indices", Attribute::Array(indices)));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new("indices", Attribute::Array(indices))];
     Ok(op)
 }
 
@@ -1102,7 +1149,7 @@ fn print_composite_extract(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_composite_insert(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_composite_insert(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let object = p.parse_operand_ref()?;
     p.expect(",")?;
     let composite = p.parse_operand_ref()?;
@@ -1112,9 +1159,9 @@ fn parse_composite_insert(p: &mut Parser, start: usize) -> PResult<OpId> {
     p.expect_keyword("into")?;
     let composite_ty = p.parse_type()?;
     let v = p.resolve_operands(&[object, composite], &[object_ty, composite_ty], start)?;
-    let op = p.ir.create_op("spirv.CompositeInsert", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[composite_ty]);
-    p.ir.op_mut(op).properties.push(NamedAttribute::new("indices", Attribute::Array(indices)));
+    p.ir.op_mut(op).properties = vec![NamedAttribute::new("indices", Attribute::Array(indices))];
     Ok(op)
 }
 
@@ -1136,7 +1183,7 @@ fn print_composite_insert(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_struct_result_binary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+fn parse_struct_result_binary(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let a = p.parse_operand_ref()?;
     p.expect(",")?;
     let b = p.parse_operand_ref()?;
@@ -1154,7 +1201,7 @@ fn parse_struct_result_binary(p: &mut Parser, name: &str, start: usize) -> PResu
         }
     };
     let v = p.resolve_operands(&[a, b], &[member, member], start)?;
-    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
     p.ir.op_mut(op).attributes = extra;
     Ok(op)
@@ -1173,7 +1220,7 @@ fn print_struct_result_binary(p: &mut Printer, op: OpId) -> bool {
     true
 }
 
-fn parse_ternary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+fn parse_ternary(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let mut refs = vec![p.parse_operand_ref()?];
     for _ in 0..2 {
         p.expect(",")?;
@@ -1183,7 +1230,7 @@ fn parse_ternary(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
     p.expect(":")?;
     let ty = p.parse_type()?;
     let v = p.resolve_operands(&refs, &[ty, ty, ty], start)?;
-    let op = p.ir.create_op(name, vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
     p.ir.op_mut(op).attributes = extra;
     Ok(op)
@@ -1203,7 +1250,7 @@ fn print_ternary(p: &mut Printer, op: OpId) -> bool {
 }
 
 /// `"StorageBuffer" %ptr, %value : T`, printed without the storage class.
-fn parse_block_write(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_block_write(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let sc = string_token(p)?;
     let ptr = p.parse_operand_ref()?;
     p.expect(",")?;
@@ -1216,7 +1263,7 @@ fn parse_block_write(p: &mut Parser, start: usize) -> PResult<OpId> {
     };
     let ptr_ty = pointer(p, element, &sc);
     let v = p.resolve_operands(&[ptr, value], &[ptr_ty, ty], start)?;
-    let op = p.ir.create_op("spirv.INTEL.SubgroupBlockWrite", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
     Ok(op)
 }
@@ -1234,7 +1281,7 @@ fn print_block_write(p: &mut Printer, op: OpId) -> bool {
 
 /// `wraps "spirv.IAdd"(%a, %b) : (i32, i32) -> i32`: the wrapped op in its generic
 /// form, which becomes the body with a `spirv.mlir.yield` of its result.
-fn parse_spec_constant_operation(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_spec_constant_operation(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     p.expect_keyword("wraps")?;
     if p.tok.kind != Tok::String {
         return p.error("expected operation name in quotes");
@@ -1249,7 +1296,7 @@ fn parse_spec_constant_operation(p: &mut Parser, start: usize) -> PResult<OpId> 
         });
     };
     let ty = p.ir.value_type(result);
-    let op = p.ir.create_op("spirv.SpecConstantOperation", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, vec![], &[ty]);
     let region = p.ir.add_region(op);
     let block = p.ir.create_block();
@@ -1273,7 +1320,7 @@ fn print_spec_constant_operation(p: &mut Printer, op: OpId) -> bool {
 }
 
 /// `%sel : i32, [ default: ^bb1, 0: ^bb2(%x : f32), ... ]`.
-fn parse_switch(p: &mut Parser, start: usize) -> PResult<OpId> {
+fn parse_switch(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let selector = p.parse_operand_ref()?;
     p.expect(":")?;
     let ty = p.parse_type()?;
@@ -1323,7 +1370,7 @@ fn parse_switch(p: &mut Parser, start: usize) -> PResult<OpId> {
     let mut operands = selector;
     operands.extend(default_args);
     operands.extend(case_values);
-    let op = p.ir.create_op("spirv.Switch", vec![], &[], Location::Unknown);
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, operands, &[]);
     let extra = optional_attr_dict(p)?;
     set_attrs(p, op, props, extra);
@@ -1391,7 +1438,27 @@ fn print_switch(p: &mut Printer, op: OpId) -> bool {
         p.newline();
     }
     p.out.push(']');
-    let rest = other_attrs(o, &["case_operand_segments", "literals", "operandSegmentSizes"]);
-    p.attr_dict(&rest, &[]);
+    p.merged_attr_dict(o, &["case_operand_segments", "literals", "operandSegmentSizes"], false);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hand_written_forms_are_generated_ops() {
+        for def in crate::opdef::OP_DEFS.iter() {
+            let index = crate::opdef::op_def_index(def).expect("a table entry");
+            assert_eq!(super::form_at(index), super::form_of(def.name), "{}", def.name);
+        }
+        for name in [
+            "spirv.Constant",
+            "spirv.func",
+            "spirv.module",
+            "spirv.mlir.loop",
+            "spirv.GL.Fma",
+            "spirv.Switch",
+        ] {
+            assert!(super::form_of(name).is_some() && crate::opdef::op_def(name).is_some(), "{name}");
+        }
+    }
 }

@@ -9,7 +9,7 @@
 use crate::attr::Attribute;
 use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, OpId, Value};
-use crate::opdef::{op_def, Arity, OpDef, Pred};
+use crate::opdef::{Arity, OpDef, OperandDef, Pred};
 use crate::printer::type_to_string;
 use crate::types::{FloatKind, Signedness, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
@@ -30,7 +30,7 @@ pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagno
         text,
         index: OnceCell::new(),
         out: Vec::new(),
-        type_constraints: FxHashMap::default(),
+        type_constraints: Vec::new(),
         compiled_leaves: RefCell::default(),
     };
     let mut stack = vec![top];
@@ -56,10 +56,10 @@ struct Verifier<'a> {
     /// Built on the first diagnostic: valid modules never need it.
     index: OnceCell<LineIndex>,
     out: Vec<Diagnostic>,
-    /// Verdicts of ODS type constraints, which depend on the type alone; keyed by the
-    /// (static) predicate's address. Types are interned, so a module's few distinct
-    /// types are each judged once per constraint.
-    type_constraints: FxHashMap<(usize, Type), Option<bool>>,
+    /// Verdicts of ODS type constraints, which depend on the type alone: by type
+    /// index, the (constraint index, verdict) pairs judged so far. Types are interned,
+    /// so a module's few distinct types are each judged once per constraint.
+    type_constraints: Vec<Vec<(u16, Option<bool>)>>,
     /// Compiled predicate leaves, keyed by the (static) text's address; a lock-free
     /// front for the process-wide table in `compiled`.
     compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
@@ -89,20 +89,32 @@ impl<'a> Verifier<'a> {
         let ir = self.ir;
         let name = &ir.op(op).name;
         // The op itself first (invariants, traits, its own rules), then its blocks.
-        if self.function_signature(op) || self.graph_results(op) {
+        let function_like = name.def_index().is_none_or(|i| OpPlan::of(i).function_like);
+        if function_like && (self.function_signature(op) || self.graph_results(op)) {
             return;
         }
-        if let Some(def) = op_def(name) {
-            if self.attributes(op, def) || self.operands_and_results(op, def) || self.pred_traits(op, def) {
+        let mut no_terminator = false;
+        if let Some(index) = name.def_index() {
+            let def = &crate::opdef::OP_DEFS[index];
+            let plan = OpPlan::of(index);
+            if self.attributes(op, plan)
+                || self.operands_and_results(op, def, plan)
+                || self.pred_traits(op, def, plan)
+            {
                 return;
             }
-            if self.native_traits(op, def) {
+            if self.native_traits(op, plan) {
                 return;
             }
-            self.op_rules(op, def);
-            if !self.out.is_empty() {
-                return;
+            // The rules of specific ops, and those on attributes any op may carry.
+            let o = ir.op(op);
+            if plan.has_rules || !o.properties.is_empty() || !o.attributes.is_empty() {
+                self.op_rules(op, def);
+                if !self.out.is_empty() {
+                    return;
+                }
             }
+            no_terminator = plan.no_terminator;
         } else if self.foreign_op_in_spirv_function(op) {
             // MLIR reports this from the module, without the op prefix.
             let offset = self.offset(op);
@@ -110,7 +122,7 @@ impl<'a> Verifier<'a> {
                 .push(Diagnostic::error(offset, "functions in 'spirv.module' can only contain spirv.* ops"));
             return;
         }
-        self.terminators(op);
+        self.terminators(op, no_terminator);
     }
 
     /// A non-SPIR-V op inside a `spirv.func` of a `spirv.module`.
@@ -130,19 +142,18 @@ impl<'a> Verifier<'a> {
     }
 
     /// Required attributes and attribute constraints. Returns true on error.
-    fn attributes(&mut self, op: OpId, def: &OpDef) -> bool {
-        for ad in def.attributes {
-            let c = ad.constraint();
-            let ir = self.ir;
-            match ir.op(op).attr(ad.name) {
-                None if !c.optional && c.default_value.is_none() && !c.storage_type.contains("UnitAttr") => {
-                    self.error(op, format!("requires attribute '{}'", ad.name));
+    fn attributes(&mut self, op: OpId, plan: &OpPlan) -> bool {
+        let ir = self.ir;
+        for a in &plan.attributes {
+            match ir.op(op).attr(a.name) {
+                None if a.required => {
+                    self.error(op, format!("requires attribute '{}'", a.name));
                     return true;
                 }
-                Some(v) if self.eval(&c.pred, Subject::Attr(v), op) == Some(false) => {
+                Some(v) if self.check(&a.check, Subject::Attr(v), op) == Some(false) => {
                     self.error(
                         op,
-                        format!("attribute '{}' failed to satisfy constraint: {}", ad.name, c.summary),
+                        format!("attribute '{}' failed to satisfy constraint: {}", a.name, a.summary),
                     );
                     return true;
                 }
@@ -170,9 +181,23 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn operands_and_results(&mut self, op: OpId, def: &OpDef) -> bool {
+    fn operands_and_results(&mut self, op: OpId, def: &OpDef, plan: &OpPlan) -> bool {
         for results in [false, true] {
             let defs = if results { def.results } else { def.operands };
+            let ir = self.ir;
+            let o = ir.op(op);
+            let values = if results { &o.results } else { &o.operands };
+            // Only single-value groups, no segment sizes: group i is value i.
+            let all_single = if results { plan.results_single } else { plan.operands_single };
+            let segments = if results { "resultSegmentSizes" } else { "operandSegmentSizes" };
+            if all_single && values.len() == defs.len() && o.attr(segments).is_none() {
+                for (flat, (d, &v)) in defs.iter().zip(values).enumerate() {
+                    if self.value_fails(op, d, v, results, flat) {
+                        return true;
+                    }
+                }
+                continue;
+            }
             let Some(groups) = self.groups(op, def, results) else {
                 let o = self.ir.op(op);
                 let (count, what) =
@@ -190,26 +215,10 @@ impl<'a> Verifier<'a> {
                 }
                 continue;
             };
-            let o = self.ir.op(op);
-            let values = if results { &o.results } else { &o.operands };
             let mut flat = 0;
             for (d, group) in defs.iter().zip(groups) {
                 for &v in &values[group] {
-                    let ty = self.ir.value_type(v);
-                    let c = d.constraint();
-                    let key = (&c.pred as *const Pred as usize, ty);
-                    let verdict = match self.type_constraints.get(&key) {
-                        Some(&verdict) => verdict,
-                        None => {
-                            let verdict = self.eval(&c.pred, Subject::Type(ty), op);
-                            self.type_constraints.insert(key, verdict);
-                            verdict
-                        }
-                    };
-                    if verdict == Some(false) {
-                        let kind = if results { "result" } else { "operand" };
-                        let ty_text = type_to_string(self.ir, ty);
-                        self.error(op, format!("{kind} #{flat} must be {}, but got '{ty_text}'", c.summary));
+                    if self.value_fails(op, d, v, results, flat) {
                         return true;
                     }
                     flat += 1;
@@ -219,9 +228,37 @@ impl<'a> Verifier<'a> {
         false
     }
 
-    fn pred_traits(&mut self, op: OpId, def: &OpDef) -> bool {
-        for t in def.pred_traits {
-            if self.eval(&t.pred, Subject::Op, op) == Some(false) {
+    /// Checks value `v` (operand or result number `flat`) against its group's type
+    /// constraint; reports and returns true when it fails.
+    fn value_fails(&mut self, op: OpId, d: &OperandDef, v: Value, results: bool, flat: usize) -> bool {
+        let ty = self.ir.value_type(v);
+        let c = d.constraint();
+        let judged = self.type_constraints.get(ty.index()).and_then(|known| {
+            known.iter().find(|(constraint, _)| *constraint == d.constraint).map(|&(_, verdict)| verdict)
+        });
+        let verdict = match judged {
+            Some(verdict) => verdict,
+            None => {
+                let verdict = self.eval(&c.pred, Subject::Type(ty), op);
+                if self.type_constraints.len() <= ty.index() {
+                    self.type_constraints.resize_with(ty.index() + 1, Vec::new);
+                }
+                self.type_constraints[ty.index()].push((d.constraint, verdict));
+                verdict
+            }
+        };
+        if verdict == Some(false) {
+            let kind = if results { "result" } else { "operand" };
+            let ty_text = type_to_string(self.ir, ty);
+            self.error(op, format!("{kind} #{flat} must be {}, but got '{ty_text}'", c.summary));
+            return true;
+        }
+        false
+    }
+
+    fn pred_traits(&mut self, op: OpId, def: &OpDef, plan: &OpPlan) -> bool {
+        for (t, check) in def.pred_traits.iter().zip(&plan.pred_traits) {
+            if self.check(check, Subject::Op, op) == Some(false) {
                 self.error(op, format!("failed to verify that {}", t.summary));
                 return true;
             }
@@ -399,26 +436,32 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn native_traits(&mut self, op: OpId, def: &OpDef) -> bool {
-        let o = self.ir.op(op);
-        let types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| self.ir.value_type(v)).collect();
-        if def.traits.contains(&"SameOperandsAndResultType") && types.windows(2).any(|w| w[0] != w[1]) {
+    fn native_traits(&mut self, op: OpId, plan: &OpPlan) -> bool {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let all_one_type = |values: &mut dyn Iterator<Item = &Value>| {
+            let mut types = values.map(|&v| ir.value_type(v));
+            let first = types.next();
+            types.all(|t| Some(t) == first)
+        };
+        if plan.same_operands_and_result_type && !all_one_type(&mut o.operands.iter().chain(&o.results)) {
             self.error(op, "requires the same type for all operands and results".into());
             return true;
         }
-        let operand_types: Vec<Type> = o.operands.iter().map(|&v| self.ir.value_type(v)).collect();
-        if def.traits.contains(&"SameTypeOperands") && operand_types.windows(2).any(|w| w[0] != w[1]) {
+        if plan.same_type_operands && !all_one_type(&mut o.operands.iter()) {
             self.error(op, "requires all operands to have the same type".into());
             return true;
         }
-        if def.traits.contains(&"SameOperandsAndResultShape") {
+        if plan.same_shape {
+            let types: Vec<Type> =
+                o.operands.iter().chain(&o.results).map(|&v| self.ir.value_type(v)).collect();
             let shapes: Vec<Option<Vec<u64>>> = types.iter().map(|&t| self.shape(t)).collect();
             if shapes.windows(2).any(|w| w[0] != w[1]) {
                 self.error(op, "requires the same shape for all operands and results".into());
                 return true;
             }
         }
-        if def.traits.contains(&"Terminator") {
+        if plan.terminator {
             if let Some(block) = o.parent {
                 if self.ir.block(block).ops.last() != Some(&op) {
                     self.error(op, "must be the last operation in the parent block".into());
@@ -431,10 +474,9 @@ impl<'a> Verifier<'a> {
 
     /// Blocks of registered ops end in a terminator unless the op says otherwise
     /// (MLIR's "empty block" rule).
-    fn terminators(&mut self, op: OpId) -> bool {
+    fn terminators(&mut self, op: OpId, no_terminator: bool) -> bool {
         let o = self.ir.op(op);
-        let registered = o.name == "func.func" || op_def(&o.name).is_some();
-        let no_terminator = op_def(&o.name).is_some_and(|d| d.traits.contains(&"NoTerminator"));
+        let registered = o.name == "func.func" || o.name.def().is_some();
         if registered && !no_terminator {
             for &r in &o.regions {
                 if self.ir.region(r).blocks.iter().any(|&b| self.ir.block(b).ops.is_empty()) {
@@ -843,7 +885,7 @@ impl<'a> Verifier<'a> {
     /// The first value of the operand or result group called `name`.
     fn named_value(&self, op: OpId, name: &str) -> Option<Value> {
         let o = self.ir.op(op);
-        let def = op_def(&o.name)?;
+        let def = o.name.def()?;
         let (results, i) = match def.operands.iter().position(|d| d.name == name) {
             Some(i) => (false, i),
             None => (true, def.results.iter().position(|d| d.name == name)?),
@@ -943,9 +985,102 @@ impl<'a> Verifier<'a> {
         }
         match subject {
             Subject::Type(t) => self.type_leaf(leaf.expr, t),
-            Subject::Attr(a) => self.attr_leaf(leaf.expr, a),
+            Subject::Attr(a) => self.attr_leaf(&leaf.attr, a),
             Subject::Op => None,
         }
+    }
+
+    /// Evaluates a predicate prepared by an [`OpPlan`], as [`Verifier::eval`] does the
+    /// predicate it was made from.
+    fn check(&self, check: &Check, subject: Subject, op: OpId) -> Option<bool> {
+        match check {
+            Check::And(items) => self.check_all(items, false, subject, op),
+            Check::Or(items) => self.check_all(items, true, subject, op),
+            Check::Not(c) => self.check(c, subject, op).map(|b| !b),
+            Check::Element(child) => {
+                let Subject::Type(t) = subject else { return None };
+                match self.ir.types.kind(t) {
+                    TypeKind::Vector { element, .. }
+                    | TypeKind::Tensor { element, .. }
+                    | TypeKind::CooperativeMatrix { element, .. } => {
+                        self.check(child, Subject::Type(*element), op)
+                    }
+                    _ => None,
+                }
+            }
+            Check::AllOf(child) => {
+                let Subject::Attr(Attribute::Array(items)) = subject else { return Some(false) };
+                let mut all = Some(true);
+                for it in items {
+                    match self.check(child, Subject::Attr(it), op) {
+                        Some(false) => return Some(false),
+                        None => all = None,
+                        Some(true) => {}
+                    }
+                }
+                all
+            }
+            Check::Unknown => None,
+            Check::Leaf { leaf, op: op_check } => {
+                if leaf.expr == "true" {
+                    return Some(true);
+                }
+                if let Some(r) = op_check.as_ref().and_then(|l| self.op_check(l, op)) {
+                    return Some(r);
+                }
+                match subject {
+                    Subject::Type(t) => self.type_leaf(leaf.expr, t),
+                    Subject::Attr(a) => self.attr_leaf(&leaf.attr, a),
+                    Subject::Op => None,
+                }
+            }
+        }
+    }
+
+    fn check_all(&self, items: &[Check], decisive: bool, subject: Subject, op: OpId) -> Option<bool> {
+        let mut unknown = false;
+        for c in items {
+            match self.check(c, subject, op) {
+                Some(b) if b == decisive => return Some(decisive),
+                None => unknown = true,
+                Some(_) => {}
+            }
+        }
+        if unknown {
+            None
+        } else {
+            Some(!decisive)
+        }
+    }
+
+    /// An op-level leaf whose value names were resolved against the op's definition.
+    fn op_check(&self, leaf: &OpCheck, op: OpId) -> Option<bool> {
+        let ty = |r: &Option<ValueRef>| r.and_then(|r| self.value_at(op, r)).map(|v| self.ir.value_type(v));
+        match leaf {
+            OpCheck::Inside { parents, direct } => Some(self.inside(op, parents, *direct)),
+            OpCheck::SameTypes(refs) => all_equal(refs.iter().map(ty)),
+            OpCheck::SameElementTypes(refs) => {
+                all_equal(refs.iter().map(|r| ty(r).map(|t| self.element_or_self(t))))
+            }
+            OpCheck::Derived { derive, src, dst } => {
+                let dst = ty(dst)?;
+                let src = ty(src)?;
+                self.derived_matches(*derive, src, dst)
+            }
+        }
+    }
+
+    /// The first value of an operand or result group (as [`Verifier::named_value`]).
+    fn value_at(&self, op: OpId, r: ValueRef) -> Option<Value> {
+        let o = self.ir.op(op);
+        let values = if r.results { &o.results } else { &o.operands };
+        // With only single-value groups (the common case), group i is value i.
+        if r.single {
+            return (values.len() == r.count).then(|| values.get(r.index).copied()).flatten();
+        }
+        let def = o.name.def()?;
+        let range = self.groups(op, def, r.results)?.get(r.index)?.clone();
+        values[range].first().copied()
     }
 
     /// The leaf's compiled form, made once per process and leaf.
@@ -954,11 +1089,7 @@ impl<'a> Verifier<'a> {
         if let Some(&leaf) = self.compiled_leaves.borrow().get(&key) {
             return leaf;
         }
-        static COMPILED: OnceLock<Mutex<FxHashMap<usize, &'static CompiledLeaf>>> = OnceLock::new();
-        let mut compiled = COMPILED.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
-        // Leaked once per process and distinct leaf: bounded by the generated tables.
-        let leaf: &'static CompiledLeaf =
-            compiled.entry(key).or_insert_with(|| Box::leak(Box::new(CompiledLeaf::new(text))));
+        let leaf = compiled_leaf(text);
         self.compiled_leaves.borrow_mut().insert(key, leaf);
         leaf
     }
@@ -1024,53 +1155,44 @@ impl<'a> Verifier<'a> {
         })
     }
 
-    fn attr_leaf(&self, e: &str, a: &Attribute) -> Option<bool> {
-        if let Some(class) =
-            e.strip_prefix("::llvm::isa<::mlir::spirv::").and_then(|r| r.strip_suffix("Attr>($_self)"))
-        {
-            // An enum attribute of the dialect: `#spirv.<mnemonic><...>`.
-            let Attribute::Dialect { name, .. } = a else { return Some(false) };
-            let enum_def = crate::opdef::enum_attr_by_enum_name(class)?;
-            return Some(enum_def.mnemonic.is_some_and(|m| name == &format!("spirv.{m}")));
-        }
-        Some(match e {
-            "::llvm::isa<::mlir::IntegerAttr>($_self)" => matches!(a, Attribute::Integer { .. }),
-            "::llvm::isa<::mlir::BoolAttr>($_self)" => matches!(a, Attribute::Bool(_)),
-            "::llvm::isa<::mlir::StringAttr>($_self)" => matches!(a, Attribute::String(_)),
-            "::llvm::isa<::mlir::ArrayAttr>($_self)" => matches!(a, Attribute::Array(_)),
-            "::llvm::isa<::mlir::DictionaryAttr>($_self)" => matches!(a, Attribute::Dictionary(_)),
-            "::llvm::isa<::mlir::SymbolRefAttr>($_self)" => matches!(a, Attribute::SymbolRef(_)),
-            "::llvm::isa<::mlir::FlatSymbolRefAttr>($_self)" => {
-                matches!(a, Attribute::SymbolRef(p) if p.len() == 1)
+    fn attr_leaf(&self, leaf: &AttrLeaf, a: &Attribute) -> Option<bool> {
+        Some(match leaf {
+            AttrLeaf::Unknown => return None,
+            AttrLeaf::EnumAttr { known, expected_name } => {
+                // An enum attribute of the dialect: `#spirv.<mnemonic><...>`.
+                let Attribute::Dialect { name, .. } = a else { return Some(false) };
+                if !known {
+                    return None;
+                }
+                expected_name.as_deref().is_some_and(|e| name == e)
             }
-            "::llvm::isa<::mlir::TypeAttr>($_self)" => matches!(a, Attribute::Type(_)),
-            "::llvm::isa<::mlir::DenseI32ArrayAttr>($_self)" => matches!(a, Attribute::DenseArray { .. }),
-            "::llvm::isa<::mlir::TypedAttr>($_self)" => {
-                matches!(
-                    a,
-                    Attribute::Integer { .. }
-                        | Attribute::Float { .. }
-                        | Attribute::Dense { .. }
-                        | Attribute::Bool(_)
-                )
-            }
-            "::llvm::isa<::mlir::Type>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
-                matches!(a, Attribute::Type(_))
-            }
-            "::llvm::isa<::mlir::FunctionType>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
+            AttrLeaf::Integer => matches!(a, Attribute::Integer { .. }),
+            AttrLeaf::Bool => matches!(a, Attribute::Bool(_)),
+            AttrLeaf::String => matches!(a, Attribute::String(_)),
+            AttrLeaf::Array => matches!(a, Attribute::Array(_)),
+            AttrLeaf::Dictionary => matches!(a, Attribute::Dictionary(_)),
+            AttrLeaf::SymbolRef => matches!(a, Attribute::SymbolRef(_)),
+            AttrLeaf::FlatSymbolRef => matches!(a, Attribute::SymbolRef(p) if p.len() == 1),
+            AttrLeaf::Type => matches!(a, Attribute::Type(_)),
+            AttrLeaf::DenseI32Array => matches!(a, Attribute::DenseArray { .. }),
+            AttrLeaf::Typed => matches!(
+                a,
+                Attribute::Integer { .. }
+                    | Attribute::Float { .. }
+                    | Attribute::Dense { .. }
+                    | Attribute::Bool(_)
+            ),
+            AttrLeaf::FunctionType => {
                 matches!(a, Attribute::Type(t) if matches!(self.ir.types.kind(*t), TypeKind::Function { .. }))
             }
-            "::llvm::cast<::mlir::IntegerAttr>($_self).getType().isSignlessInteger(32)" => {
+            AttrLeaf::SignlessI32 => {
                 matches!(a, Attribute::Integer { ty, .. }
                     if matches!(self.ir.types.kind(*ty), TypeKind::Integer { width: 32, signedness: Signedness::Signless }))
             }
-            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isStrictlyPositive()" => {
-                matches!(a, Attribute::Integer { value, .. } if *value > 0)
-            }
-            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isPowerOf2()" => {
+            AttrLeaf::StrictlyPositive => matches!(a, Attribute::Integer { value, .. } if *value > 0),
+            AttrLeaf::PowerOf2 => {
                 matches!(a, Attribute::Integer { value, .. } if *value > 0 && (*value & (*value - 1)) == 0)
             }
-            _ => return None,
         })
     }
 
@@ -1086,32 +1208,37 @@ impl<'a> Verifier<'a> {
             OpLeaf::Derived { derive, src, dst } => {
                 let dst = ty(dst)?;
                 let src = ty(src)?;
-                let derived = match derive {
-                    Derive::UnaryResult => {
-                        let i1 = self.find_i1()?;
-                        match self.ir.types.kind(src) {
-                            TypeKind::Vector { .. } => {
-                                return Some(
-                                    matches!(self.ir.types.kind(dst), TypeKind::Vector { element, shape, .. }
-                                if *element == i1 && self.shape(src).as_ref() == Some(shape)),
-                                )
-                            }
-                            _ => i1,
-                        }
-                    }
-                    Derive::Pointee => match self.ir.types.kind(src) {
-                        TypeKind::Pointer { pointee, .. } => *pointee,
-                        _ => return Some(false),
-                    },
-                    Derive::ElementOrSelf => self.element_or_self(src),
-                    Derive::SampledImageImage => match self.ir.types.kind(src) {
-                        TypeKind::SampledImage(image) => *image,
-                        _ => return Some(false),
-                    },
-                };
-                Some(derived == dst)
+                self.derived_matches(*derive, src, dst)
             }
         }
+    }
+
+    /// Whether `dst` is the type `derive` makes of `src`; `None` when it cannot tell.
+    fn derived_matches(&self, derive: Derive, src: Type, dst: Type) -> Option<bool> {
+        let derived = match derive {
+            Derive::UnaryResult => {
+                let i1 = self.find_i1()?;
+                match self.ir.types.kind(src) {
+                    TypeKind::Vector { .. } => {
+                        return Some(
+                            matches!(self.ir.types.kind(dst), TypeKind::Vector { element, shape, .. }
+                            if *element == i1 && self.shape(src).as_ref() == Some(shape)),
+                        )
+                    }
+                    _ => i1,
+                }
+            }
+            Derive::Pointee => match self.ir.types.kind(src) {
+                TypeKind::Pointer { pointee, .. } => *pointee,
+                _ => return Some(false),
+            },
+            Derive::ElementOrSelf => self.element_or_self(src),
+            Derive::SampledImageImage => match self.ir.types.kind(src) {
+                TypeKind::SampledImage(image) => *image,
+                _ => return Some(false),
+            },
+        };
+        Some(derived == dst)
     }
 
     fn find_i1(&self) -> Option<Type> {
@@ -1197,6 +1324,260 @@ fn structured_region_error(ir: &Ir, op: OpId, name: &str) -> Option<&'static str
 struct CompiledLeaf {
     expr: &'static str,
     op: Option<OpLeaf>,
+    /// What the leaf says about an attribute.
+    attr: AttrLeaf,
+}
+
+/// The attribute leaves the verifier understands.
+enum AttrLeaf {
+    Unknown,
+    /// `::llvm::isa<::mlir::spirv::XAttr>($_self)`: a dialect enum attribute; `known`
+    /// when the enum exists, `expected_name` its attribute name if it has a mnemonic.
+    EnumAttr {
+        known: bool,
+        expected_name: Option<String>,
+    },
+    Integer,
+    Bool,
+    String,
+    Array,
+    Dictionary,
+    SymbolRef,
+    FlatSymbolRef,
+    Type,
+    DenseI32Array,
+    Typed,
+    FunctionType,
+    SignlessI32,
+    StrictlyPositive,
+    PowerOf2,
+}
+
+impl AttrLeaf {
+    fn parse(e: &str) -> AttrLeaf {
+        if let Some(class) =
+            e.strip_prefix("::llvm::isa<::mlir::spirv::").and_then(|r| r.strip_suffix("Attr>($_self)"))
+        {
+            let enum_def = crate::opdef::enum_attr_by_enum_name(class);
+            return AttrLeaf::EnumAttr {
+                known: enum_def.is_some(),
+                expected_name: enum_def.and_then(|d| d.mnemonic).map(|m| format!("spirv.{m}")),
+            };
+        }
+        match e {
+            "::llvm::isa<::mlir::IntegerAttr>($_self)" => AttrLeaf::Integer,
+            "::llvm::isa<::mlir::BoolAttr>($_self)" => AttrLeaf::Bool,
+            "::llvm::isa<::mlir::StringAttr>($_self)" => AttrLeaf::String,
+            "::llvm::isa<::mlir::ArrayAttr>($_self)" => AttrLeaf::Array,
+            "::llvm::isa<::mlir::DictionaryAttr>($_self)" => AttrLeaf::Dictionary,
+            "::llvm::isa<::mlir::SymbolRefAttr>($_self)" => AttrLeaf::SymbolRef,
+            "::llvm::isa<::mlir::FlatSymbolRefAttr>($_self)" => AttrLeaf::FlatSymbolRef,
+            "::llvm::isa<::mlir::TypeAttr>($_self)"
+            | "::llvm::isa<::mlir::Type>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
+                AttrLeaf::Type
+            }
+            "::llvm::isa<::mlir::DenseI32ArrayAttr>($_self)" => AttrLeaf::DenseI32Array,
+            "::llvm::isa<::mlir::TypedAttr>($_self)" => AttrLeaf::Typed,
+            "::llvm::isa<::mlir::FunctionType>(::llvm::cast<::mlir::TypeAttr>($_self).getValue())" => {
+                AttrLeaf::FunctionType
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getType().isSignlessInteger(32)" => {
+                AttrLeaf::SignlessI32
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isStrictlyPositive()" => {
+                AttrLeaf::StrictlyPositive
+            }
+            "::llvm::cast<::mlir::IntegerAttr>($_self).getValue().isPowerOf2()" => AttrLeaf::PowerOf2,
+            _ => AttrLeaf::Unknown,
+        }
+    }
+}
+
+/// What verifying an op of one definition takes, worked out once per process from
+/// the tables: attribute checks and `PredOpTrait`s with their predicates prepared
+/// (leaves compiled, value names resolved), and the native traits as flags.
+struct OpPlan {
+    attributes: Vec<AttrPlan>,
+    /// Parallel to the definition's `pred_traits`.
+    pred_traits: Vec<Check>,
+    same_operands_and_result_type: bool,
+    same_type_operands: bool,
+    same_shape: bool,
+    terminator: bool,
+    no_terminator: bool,
+    /// Every operand (result) group takes exactly one value.
+    operands_single: bool,
+    results_single: bool,
+    /// Checked as a function (signature, graph results): `spirv.func` and the graph ops.
+    function_like: bool,
+    /// `Verifier::op_rules` has rules for the op itself.
+    has_rules: bool,
+}
+
+struct AttrPlan {
+    name: &'static str,
+    summary: &'static str,
+    /// Absent is an error (not optional, defaulted or a unit attribute).
+    required: bool,
+    check: Check,
+}
+
+impl OpPlan {
+    fn of(index: usize) -> &'static OpPlan {
+        static PLANS: OnceLock<Vec<OnceLock<OpPlan>>> = OnceLock::new();
+        let plans = PLANS.get_or_init(|| crate::opdef::OP_DEFS.iter().map(|_| OnceLock::new()).collect());
+        plans[index].get_or_init(|| OpPlan::new(&crate::opdef::OP_DEFS[index]))
+    }
+
+    fn new(def: &'static OpDef) -> OpPlan {
+        let attributes = def
+            .attributes
+            .iter()
+            .map(|ad| {
+                let c = ad.constraint();
+                AttrPlan {
+                    name: ad.name,
+                    summary: c.summary,
+                    required: !c.optional
+                        && c.default_value.is_none()
+                        && !c.storage_type.contains("UnitAttr"),
+                    check: Check::new(&c.pred, def),
+                }
+            })
+            .collect();
+        OpPlan {
+            attributes,
+            pred_traits: def.pred_traits.iter().map(|t| Check::new(&t.pred, def)).collect(),
+            same_operands_and_result_type: def.has_trait("SameOperandsAndResultType"),
+            same_type_operands: def.has_trait("SameTypeOperands"),
+            same_shape: def.has_trait("SameOperandsAndResultShape"),
+            terminator: def.has_trait("Terminator"),
+            no_terminator: def.has_trait("NoTerminator"),
+            operands_single: def.operands.iter().all(|d| d.arity == Arity::Single),
+            results_single: def.results.iter().all(|d| d.arity == Arity::Single),
+            function_like: matches!(def.name, "spirv.func" | "spirv.ARM.Graph" | "spirv.ARM.GraphOutputs"),
+            has_rules: matches!(
+                def.name,
+                "spirv.mlir.loop"
+                    | "spirv.mlir.selection"
+                    | "spirv.EntryPoint"
+                    | "spirv.Bitcast"
+                    | "spirv.Load"
+                    | "spirv.Store"
+                    | "spirv.CopyMemory"
+                    | "spirv.AccessChain"
+                    | "spirv.InBoundsPtrAccessChain"
+                    | "spirv.PtrAccessChain"
+                    | "spirv.Variable"
+                    | "spirv.SDot"
+                    | "spirv.SUDot"
+                    | "spirv.UDot"
+                    | "spirv.SDotAccSat"
+                    | "spirv.SUDotAccSat"
+                    | "spirv.UDotAccSat"
+                    | "spirv.EXT.EmitMeshTasks"
+                    | "spirv.Return"
+                    | "spirv.ReturnValue"
+                    | "spirv.Unreachable"
+            ),
+        }
+    }
+}
+
+/// An ODS predicate prepared for one op definition; evaluates as [`Verifier::eval`]
+/// does the predicate.
+enum Check {
+    Leaf {
+        leaf: &'static CompiledLeaf,
+        op: Option<OpCheck>,
+    },
+    And(Vec<Check>),
+    Or(Vec<Check>),
+    Not(Box<Check>),
+    /// The child judges the element type of a vector, tensor or cooperative matrix.
+    Element(Box<Check>),
+    /// The child judges every element of an array attribute.
+    AllOf(Box<Check>),
+    Unknown,
+}
+
+impl Check {
+    fn new(pred: &'static Pred, def: &'static OpDef) -> Check {
+        match pred {
+            Pred::And(items) => Check::And(items.iter().map(|p| Check::new(p, def)).collect()),
+            Pred::Or(items) => Check::Or(items.iter().map(|p| Check::new(p, def)).collect()),
+            Pred::Not(p) => Check::Not(Box::new(Check::new(p, def))),
+            Pred::SubstLeaves { replacement, child, .. } if replacement.contains("getElementType()") => {
+                Check::Element(Box::new(Check::new(child, def)))
+            }
+            Pred::SubstLeaves { child, .. } => Check::new(child, def),
+            Pred::Concat { prefix, child, .. } if prefix.contains("elementType") => {
+                Check::Element(Box::new(Check::new(child, def)))
+            }
+            Pred::Concat { prefix, child, .. } if prefix.contains("all_of") => {
+                Check::AllOf(Box::new(Check::new(child, def)))
+            }
+            Pred::Concat { .. } => Check::Unknown,
+            Pred::Leaf(text) => {
+                let leaf = compiled_leaf(text);
+                Check::Leaf { leaf, op: leaf.op.as_ref().map(|l| OpCheck::new(l, def)) }
+            }
+        }
+    }
+}
+
+/// An operand or result group of a definition.
+#[derive(Clone, Copy)]
+struct ValueRef {
+    results: bool,
+    index: usize,
+    /// The definition's groups of that kind all take one value: then group `index`
+    /// is value `index` when the op has `count` values.
+    single: bool,
+    count: usize,
+}
+
+impl ValueRef {
+    /// The group called `name`: operands first, as MLIR resolves ODS names.
+    fn named(def: &OpDef, name: &str) -> Option<ValueRef> {
+        let (results, index) = match def.operands.iter().position(|d| d.name == name) {
+            Some(index) => (false, index),
+            None => (true, def.results.iter().position(|d| d.name == name)?),
+        };
+        let defs = if results { def.results } else { def.operands };
+        let single = defs.iter().all(|d| d.arity == Arity::Single);
+        Some(ValueRef { results, index, single, count: defs.len() })
+    }
+}
+
+/// An [`OpLeaf`] with its names resolved against a definition.
+enum OpCheck {
+    Inside { parents: &'static [&'static str], direct: bool },
+    SameTypes(Vec<Option<ValueRef>>),
+    SameElementTypes(Vec<Option<ValueRef>>),
+    Derived { derive: Derive, src: Option<ValueRef>, dst: Option<ValueRef> },
+}
+
+impl OpCheck {
+    fn new(leaf: &OpLeaf, def: &OpDef) -> OpCheck {
+        let named = |n: &&str| ValueRef::named(def, n);
+        match leaf {
+            OpLeaf::Inside { parents, direct } => OpCheck::Inside { parents, direct: *direct },
+            OpLeaf::SameTypes(names) => OpCheck::SameTypes(names.iter().map(named).collect()),
+            OpLeaf::SameElementTypes(names) => OpCheck::SameElementTypes(names.iter().map(named).collect()),
+            OpLeaf::Derived { derive, src, dst } => {
+                OpCheck::Derived { derive: *derive, src: named(src), dst: named(dst) }
+            }
+        }
+    }
+}
+
+/// The leaf's compiled form, made once per process and leaf.
+fn compiled_leaf(text: &'static str) -> &'static CompiledLeaf {
+    static COMPILED: OnceLock<Mutex<FxHashMap<usize, &'static CompiledLeaf>>> = OnceLock::new();
+    let mut compiled = COMPILED.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+    // Leaked once per process and distinct leaf: bounded by the generated tables.
+    compiled.entry(text.as_ptr() as usize).or_insert_with(|| Box::leak(Box::new(CompiledLeaf::new(text))))
 }
 
 /// The op-level leaves the verifier understands.
@@ -1231,7 +1612,7 @@ impl CompiledLeaf {
         };
         // ODS wraps every leaf in one pair of parentheses.
         let expr = compact.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(compact);
-        CompiledLeaf { expr, op: OpLeaf::parse(expr) }
+        CompiledLeaf { expr, op: OpLeaf::parse(expr), attr: AttrLeaf::parse(expr) }
     }
 }
 

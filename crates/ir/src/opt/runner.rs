@@ -255,7 +255,7 @@ impl<'t> PassRunner<'t> {
         self.inline_depth += 1;
         let too_deep = self.inline_depth > MAX_INLINE_DEPTH;
         let mut optimize = |ir: &mut Ir, callable: OpId| -> bool {
-            let name = ir.op(callable).name.clone();
+            let name = ir.op(callable).name.to_string();
             let pipeline = pipelines.entry(name).or_insert_with_key(|name| {
                 if let Some(p) = options.op_pipelines.iter().find(|p| p.anchor == *name) {
                     return Some(p.clone());
