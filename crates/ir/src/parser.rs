@@ -84,8 +84,10 @@ pub struct Parser<'s, 'ir> {
     newlines_before: usize,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
-    /// States of the declarative-format parser, reused from op to op.
-    pub(crate) format_states: Vec<crate::format::ParseState<'s>>,
+    /// States of the declarative-format parser, reused from op to op (boxed: taking
+    /// one out and putting it back moves a pointer, not the state).
+    #[allow(clippy::vec_box)]
+    pub(crate) format_states: Vec<Box<crate::format::ParseState<'s>>>,
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
