@@ -74,7 +74,12 @@ fn parse_generated(p: &mut Parser, name: &str, full: &str, start: usize) -> Opti
 /// then prints the generic form).
 pub fn print(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
-    match ir.op(op).name.as_str() {
+    let name = &ir.op(op).name;
+    // The dialect's own ops (but the graph ones printed here) go straight to theirs.
+    if name.def_index().is_some() && !name.starts_with("spirv.ARM.Graph") {
+        return crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op));
+    }
+    match name.as_str() {
         "builtin.module" => print_module(p, op),
         "func.func" | "spirv.ARM.Graph" => print_func(p, op),
         "spirv.ARM.GraphEntryPoint" => print_graph_entry_point(p, op),
