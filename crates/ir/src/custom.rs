@@ -10,6 +10,12 @@ use crate::types::{Type, TypeKind};
 
 /// Parses the custom form of `name` (already consumed).
 pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+    // The dialect's own ops (nearly all ops parsed) go straight to their definition.
+    if name.starts_with("spirv.") && !name.starts_with("spirv.ARM.Graph") {
+        if let Some(result) = parse_generated(p, name, name, start) {
+            return result;
+        }
+    }
     match name {
         "func.func" => parse_func(p, "func.func"),
         "spirv.ARM.Graph" => parse_func(p, "spirv.ARM.Graph"),
@@ -23,13 +29,8 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
             // them with the prefix (the default dialect inside `spirv.module`).
             let full: std::borrow::Cow<str> =
                 if name.contains('.') { name.into() } else { format!("spirv.{name}").into() };
-            if let Some(index) = crate::opdef::op_def_index_by_name(&full) {
-                if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
-                    return result;
-                }
-                if let Some(result) = crate::format::parse_at(p, index, start) {
-                    return result;
-                }
+            if let Some(result) = parse_generated(p, name, &full, start) {
+                return result;
             }
             if crate::opdef::op_def(name).is_some() {
                 return Err(ParseError {
@@ -49,11 +50,36 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
     }
 }
 
+/// Parses the custom form of the generated op `full` (written `name`), hand-written or
+/// declarative; `None` when it has neither.
+fn parse_generated(p: &mut Parser, name: &str, full: &str, start: usize) -> Option<PResult<OpId>> {
+    let index = crate::opdef::op_def_index_by_name(full)?;
+    if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
+        return Some(result);
+    }
+    let result = crate::format::parse_at(p, index, start);
+    if result.is_none() && name == full {
+        return Some(Err(ParseError {
+            notes: Vec::new(),
+            offset: start,
+            message: format!(
+                "not supported yet: the custom assembly form of '{name}' (use the generic form)"
+            ),
+        }));
+    }
+    result
+}
+
 /// Prints `op` in its custom form, returning false when it has none (the caller
 /// then prints the generic form).
 pub fn print(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
-    match ir.op(op).name.as_str() {
+    let name = &ir.op(op).name;
+    // The dialect's own ops (but the graph ones printed here) go straight to theirs.
+    if name.def_index().is_some() && !name.starts_with("spirv.ARM.Graph") {
+        return crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op));
+    }
+    match name.as_str() {
         "builtin.module" => print_module(p, op),
         "func.func" | "spirv.ARM.Graph" => print_func(p, op),
         "spirv.ARM.GraphEntryPoint" => print_graph_entry_point(p, op),

@@ -92,6 +92,8 @@ pub struct Format {
     used_attrs: Vec<&'static str>,
     /// Every operand group of the op takes exactly one value.
     single_operand_groups: bool,
+    /// The op records its operand group sizes (`operandSegmentSizes`).
+    attr_sized_operands: bool,
 }
 
 /// The compiled format of the op definition at `index` in `OP_DEFS`, if it has a
@@ -123,7 +125,8 @@ fn compile(def: &'static OpDef, text: &str) -> Result<Format, String> {
     }
     let used_attrs = used_attrs(&elems, def);
     let single_operand_groups = def.operands.iter().all(|d| d.arity == Arity::Single);
-    Ok(Format { elems, used_attrs, single_operand_groups })
+    let attr_sized_operands = def.has_trait("AttrSizedOperandSegments");
+    Ok(Format { elems, used_attrs, single_operand_groups, attr_sized_operands })
 }
 
 fn contains_custom(e: &Elem) -> bool {
@@ -688,7 +691,7 @@ fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize
     let mut st = p.format_states.pop().unwrap_or_default();
     st.reset(def);
     parse_elems(p, def, op, &format.elems, &mut st)?;
-    finish(p, def, op, &mut st, start)?;
+    finish(p, def, format, op, &mut st, start)?;
     p.format_states.push(st);
     Ok(op)
 }
@@ -928,6 +931,7 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
 fn finish<'s>(
     p: &mut Parser<'s, '_>,
     def: &'static OpDef,
+    format: &Format,
     op: OpId,
     st: &mut ParseState<'s>,
     start: usize,
@@ -1022,7 +1026,7 @@ fn finish<'s>(
             }
         }
     }
-    let segments = if def.traits.contains(&"AttrSizedOperandSegments") {
+    let segments = if format.attr_sized_operands {
         let i32t = p.ir.types.integer(32, Signedness::Signless);
         let sizes = (0..def.operands.len())
             .map(|i| {

@@ -84,8 +84,10 @@ pub struct Parser<'s, 'ir> {
     newlines_before: usize,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
-    /// States of the declarative-format parser, reused from op to op.
-    pub(crate) format_states: Vec<crate::format::ParseState<'s>>,
+    /// States of the declarative-format parser, reused from op to op (boxed: taking
+    /// one out and putting it back moves a pointer, not the state).
+    #[allow(clippy::vec_box)]
+    pub(crate) format_states: Vec<Box<crate::format::ParseState<'s>>>,
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
@@ -96,9 +98,10 @@ pub struct Parser<'s, 'ir> {
     depth: usize,
     /// The deepest nesting reached since it was last reset (by the type cache).
     peak_depth: usize,
-    /// Types already parsed, by their source text (`!spirv.ptr<f32, Function>`), with
-    /// the nesting their parse needs: a module spells the same few types many times.
-    type_cache: FxHashMap<&'s str, (Type, usize)>,
+    /// Types already parsed, by their first token (`!spirv.ptr`): each whole source
+    /// text (`!spirv.ptr<f32, Function>`) with its type and the nesting its parse
+    /// needs. A module spells the same few types many times.
+    type_cache: FxHashMap<&'s str, Vec<(&'s str, Type, usize)>>,
 }
 
 /// How deeply regions, types and attributes may nest.
@@ -1081,14 +1084,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     // ---- types ---------------------------------------------------------------------
 
     pub fn parse_type(&mut self) -> PResult<Type> {
-        let Some((start, end)) = self.type_extent() else {
+        if !matches!(self.tok.kind, Tok::Ident | Tok::BangId) {
             return self.nested(|p| p.parse_type_inner());
-        };
-        let text = &self.lex.source()[start..end];
-        if let Some(&(ty, needed)) = self.type_cache.get(text) {
-            if self.depth + needed <= MAX_DEPTH {
-                self.skip_to(end);
-                return Ok(ty);
+        }
+        let (head, start) = (self.tok.text, self.tok.offset);
+        let src = self.lex.source();
+        if let Some(known) = self.type_cache.get(head) {
+            let rest = &src.as_bytes()[start..];
+            for &(text, ty, needed) in known {
+                // A bare keyword must not be followed by parameters here.
+                let whole = text.len() > head.len() || rest.get(text.len()) != Some(&b'<');
+                if rest.starts_with(text.as_bytes()) && whole && self.depth + needed <= MAX_DEPTH {
+                    self.skip_to(start + text.len());
+                    return Ok(ty);
+                }
             }
         }
         let outer_peak = std::mem::replace(&mut self.peak_depth, self.depth);
@@ -1096,43 +1105,21 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let needed = self.peak_depth - self.depth;
         self.peak_depth = self.peak_depth.max(outer_peak);
         let ty = parsed?;
-        // Only text the parse consumed exactly is a key (the extent is a guess).
-        if self.prev_end == end {
-            self.type_cache.insert(text, (ty, needed));
+        // Text that is the keyword alone, or the keyword and its whole `<...>`, means
+        // the same type wherever it is written (aliases clear the cache).
+        let text = &src[start..self.prev_end.max(start)];
+        let cacheable = text == head
+            || (text.as_bytes().get(head.len()) == Some(&b'<')
+                && text.ends_with('>')
+                && !text.ends_with("->"));
+        if cacheable {
+            let known = self.type_cache.entry(head).or_default();
+            // A few spellings per keyword; past that, parsing is as cheap as comparing.
+            if known.len() < 16 {
+                known.push((text, ty, needed));
+            }
         }
         Ok(ty)
-    }
-
-    /// Where the type starting at the current token seems to end: a keyword or
-    /// `!dialect.type`, with its balanced `<...>` if one follows at once. `None` for
-    /// other types and for text that could confuse the scan (strings, comments,
-    /// braces) or is very long.
-    fn type_extent(&self) -> Option<(usize, usize)> {
-        if !matches!(self.tok.kind, Tok::Ident | Tok::BangId) {
-            return None;
-        }
-        let bytes = self.lex.source().as_bytes();
-        let start = self.tok.offset;
-        let mut at = start + self.tok.text.len();
-        if bytes.get(at) != Some(&b'<') {
-            return Some((start, at));
-        }
-        let mut depth = 0usize;
-        while at < bytes.len() && at - start < 4096 {
-            match bytes[at] {
-                b'<' => depth += 1,
-                b'>' if bytes[at - 1] != b'-' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some((start, at + 1));
-                    }
-                }
-                b'"' | b'/' | b'{' | b'}' => return None,
-                _ => {}
-            }
-            at += 1;
-        }
-        None
     }
 
     /// Moves to the token at `offset`, as if the tokens before it were consumed.
@@ -1647,8 +1634,7 @@ fn newline_offsets(bytes: &[u8]) -> Vec<usize> {
     let mut chunks = bytes.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
         // Bytes equal to '\n' become zero; a zero byte is one whose high bit stays
         // clear after adding 0x7f to its low seven bits and or-ing it back in.
         let x = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));

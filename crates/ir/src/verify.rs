@@ -87,42 +87,46 @@ impl<'a> Verifier<'a> {
 
     fn op(&mut self, op: OpId) {
         let ir = self.ir;
-        let name = &ir.op(op).name;
+        let o = ir.op(op);
         // The op itself first (invariants, traits, its own rules), then its blocks.
-        let function_like = name.def_index().is_none_or(|i| OpPlan::of(i).function_like);
-        if function_like && (self.function_signature(op) || self.graph_results(op)) {
-            return;
-        }
-        let mut no_terminator = false;
-        if let Some(index) = name.def_index() {
-            let def = &crate::opdef::OP_DEFS[index];
-            let plan = OpPlan::of(index);
-            if self.attributes(op, plan)
-                || self.operands_and_results(op, def, plan)
-                || self.pred_traits(op, def, plan)
-            {
+        let Some(index) = o.name.def_index() else {
+            if self.function_signature(op) || self.graph_results(op) {
                 return;
             }
-            if self.native_traits(op, plan) {
+            if self.foreign_op_in_spirv_function(op) {
+                // MLIR reports this from the module, without the op prefix.
+                let offset = self.offset(op);
+                self.out.push(Diagnostic::error(
+                    offset,
+                    "functions in 'spirv.module' can only contain spirv.* ops",
+                ));
                 return;
             }
-            // The rules of specific ops, and those on attributes any op may carry.
-            let o = ir.op(op);
-            if plan.has_rules || !o.properties.is_empty() || !o.attributes.is_empty() {
-                self.op_rules(op, def);
-                if !self.out.is_empty() {
-                    return;
-                }
-            }
-            no_terminator = plan.no_terminator;
-        } else if self.foreign_op_in_spirv_function(op) {
-            // MLIR reports this from the module, without the op prefix.
-            let offset = self.offset(op);
-            self.out
-                .push(Diagnostic::error(offset, "functions in 'spirv.module' can only contain spirv.* ops"));
+            self.terminators(op, o.name == "func.func");
+            return;
+        };
+        let def = &crate::opdef::OP_DEFS[index];
+        let plan = OpPlan::of(index);
+        if plan.function_like && (self.function_signature(op) || self.graph_results(op)) {
             return;
         }
-        self.terminators(op, no_terminator);
+        if self.attributes(op, plan)
+            || self.operands_and_results(op, def, plan)
+            || self.pred_traits(op, def, plan)
+        {
+            return;
+        }
+        if self.native_traits(op, plan) {
+            return;
+        }
+        // The rules of specific ops, and those on attributes any op may carry.
+        if plan.has_rules || !o.properties.is_empty() || !o.attributes.is_empty() {
+            self.op_rules(op, def);
+            if !self.out.is_empty() {
+                return;
+            }
+        }
+        self.terminators(op, !plan.no_terminator);
     }
 
     /// A non-SPIR-V op inside a `spirv.func` of a `spirv.module`.
@@ -474,10 +478,9 @@ impl<'a> Verifier<'a> {
 
     /// Blocks of registered ops end in a terminator unless the op says otherwise
     /// (MLIR's "empty block" rule).
-    fn terminators(&mut self, op: OpId, no_terminator: bool) -> bool {
+    fn terminators(&mut self, op: OpId, needs_terminators: bool) -> bool {
         let o = self.ir.op(op);
-        let registered = o.name == "func.func" || o.name.def().is_some();
-        if registered && !no_terminator {
+        if needs_terminators {
             for &r in &o.regions {
                 if self.ir.region(r).blocks.iter().any(|&b| self.ir.block(b).ops.is_empty()) {
                     let offset = self.offset(op);
