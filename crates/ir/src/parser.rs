@@ -438,7 +438,12 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         for &v in values {
-            if self.value_offsets.len() <= v.index() {
+            // Values are mostly defined in the order they were created.
+            if self.value_offsets.len() == v.index() {
+                self.value_offsets.push(offset);
+                continue;
+            }
+            if self.value_offsets.len() < v.index() {
                 self.value_offsets.resize(v.index() + 1, usize::MAX);
             }
             self.value_offsets[v.index()] = offset;
