@@ -117,14 +117,15 @@ impl Ir {
         Ir::default()
     }
 
-    /// Reserves room for the IR of about `bytes` of text (an op per 60 bytes is
-    /// typical; room left unused is never touched), so the arenas need not grow,
-    /// copying themselves, while parsing.
+    /// Reserves room for the IR of about `bytes` of text (an op per 60 bytes and a
+    /// block per four ops are typical; room left unused is never touched), so the
+    /// arenas need not grow, copying themselves, while parsing. Capped, so that a
+    /// huge text of blanks reserves no absurd amount.
     pub fn reserve_for_text(&mut self, bytes: usize) {
-        let ops = bytes / 40;
+        let ops = (bytes / 40).min(1 << 22);
         self.ops.reserve(ops);
         self.values.reserve(ops);
-        self.blocks.reserve(ops / 8);
+        self.blocks.reserve(ops / 4);
         self.regions.reserve(ops / 8);
     }
 

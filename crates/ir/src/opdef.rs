@@ -572,6 +572,20 @@ mod tests {
     }
 
     #[test]
+    fn op_names_compare_and_print_as_text() {
+        let iadd = OpName::new("spirv.IAdd");
+        assert!(iadd.is_known() && iadd == "spirv.IAdd" && iadd.as_str() == "spirv.IAdd");
+        assert_eq!(iadd.def().map(|d| d.name), Some("spirv.IAdd"));
+        assert_eq!(iadd, OpName::of_def(op_def("spirv.IAdd").unwrap()));
+        let func = OpName::new("func.func");
+        assert!(func.is_known() && func.def().is_none() && format!("{func}") == "func.func");
+        let other = OpName::new("test.op");
+        assert!(!other.is_known() && other == "test.op" && other.starts_with("test."));
+        assert!(OpName::new("a.b") < OpName::new("spirv.IAdd") && iadd < other);
+        assert_eq!(format!("{other:?}"), "\"test.op\"");
+    }
+
+    #[test]
     fn every_known_name_is_found() {
         for (i, def) in OP_DEFS.iter().enumerate() {
             assert_eq!(known_op_index(def.name), Some(i), "{}", def.name);

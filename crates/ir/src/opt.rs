@@ -324,12 +324,18 @@ fn process_chunk(
         Ok(parsed) => parsed,
         Err(e) => return failure(vec![relocate(e.into())]),
     };
-    if !options.allow_unregistered_dialect {
-        if let Some(offset) = first_unregistered_op(&ir, top, &text, file_name) {
-            return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
-        }
+    // Ops of dialects mlir-opt does not register are refused before verification; they
+    // are looked for in the verifier's walk (the ops are then read once).
+    let mut unregistered = UnregisteredOps::new(&ir, &text, file_name);
+    let first_failure = if options.allow_unregistered_dialect {
+        crate::verify::first_failure(&ir, top, &text)
+    } else {
+        crate::verify::first_failure_visiting(&ir, top, &text, &mut |op| unregistered.visit(op))
+    };
+    if let Some(offset) = unregistered.first() {
+        return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
     }
-    let mut diagnostics: Vec<Diagnostic> = match crate::verify::first_failure(&ir, top, &text) {
+    let mut diagnostics: Vec<Diagnostic> = match first_failure {
         Some((invalid, mut found)) => {
             if !options.verify_diagnostics {
                 runner::attach_op_note(&ir, invalid, &mut found);
@@ -367,39 +373,50 @@ fn process_chunk(
     ChunkOutcome { output, diagnostics, raw: runner.raw, unexpected: runner.unexpected }
 }
 
-/// The first op (in source order) of a dialect `mlir-opt` does not register, located
-/// where MLIR reports it: just after the quoted op name.
-fn first_unregistered_op(ir: &Ir, top: OpId, text: &str, file_name: &str) -> Option<usize> {
-    let mut stack = vec![top];
-    let mut first: Option<(usize, OpId)> = None;
-    let index = std::cell::OnceCell::new();
-    while let Some(op) = stack.pop() {
-        let operation = ir.op(op);
-        let dialect = operation.name.split('.').next().unwrap_or("");
+/// Looks, op by op, for the first op (in source order) of a dialect `mlir-opt` does
+/// not register, located where MLIR reports it: just after the quoted op name.
+struct UnregisteredOps<'a> {
+    ir: &'a Ir,
+    text: &'a str,
+    file_name: &'a str,
+    index: std::cell::OnceCell<LineIndex>,
+    /// The smallest offset so far (`usize::MAX`: an op without one).
+    first: Option<usize>,
+}
+
+impl<'a> UnregisteredOps<'a> {
+    fn new(ir: &'a Ir, text: &'a str, file_name: &'a str) -> Self {
+        UnregisteredOps { ir, text, file_name, index: std::cell::OnceCell::new(), first: None }
+    }
+
+    fn visit(&mut self, op: OpId) {
+        let operation = self.ir.op(op);
         // The tables' ops all belong to registered dialects.
-        if !operation.name.is_known()
-            && operation.name.contains('.')
-            && !REGISTERED_DIALECTS.contains(&dialect)
-        {
-            let offset = match &operation.location {
-                Location::FileLineCol { file, line, column } if **file == *file_name => {
-                    let index = index.get_or_init(|| LineIndex::new(text));
-                    index.offset(*line, *column).map(|o| after_quoted_name(text, o))
-                }
-                _ => None,
-            };
-            let key = offset.unwrap_or(usize::MAX);
-            if first.is_none_or(|(k, _)| key < k) {
-                first = Some((key, op));
-            }
+        if operation.name.is_known() || !operation.name.contains('.') {
+            return;
         }
-        for &region in operation.regions.iter().rev() {
-            for &block in ir.region(region).blocks.iter().rev() {
-                stack.extend(ir.block(block).ops.iter().rev());
+        let dialect = operation.name.split('.').next().unwrap_or("");
+        if REGISTERED_DIALECTS.contains(&dialect) {
+            return;
+        }
+        let (text, file_name) = (self.text, self.file_name);
+        let offset = match &operation.location {
+            Location::FileLineCol { file, line, column } if **file == *file_name => {
+                let index = self.index.get_or_init(|| LineIndex::new(text));
+                index.offset(*line, *column).map(|o| after_quoted_name(text, o))
             }
+            _ => None,
+        };
+        let key = offset.unwrap_or(usize::MAX);
+        if self.first.is_none_or(|k| key < k) {
+            self.first = Some(key);
         }
     }
-    first.map(|(offset, _)| if offset == usize::MAX { 0 } else { offset })
+
+    /// The offset to report, if there is such an op.
+    fn first(&self) -> Option<usize> {
+        self.first.map(|offset| if offset == usize::MAX { 0 } else { offset })
+    }
 }
 
 /// The offset just after the first string literal at or after `from` (the generic

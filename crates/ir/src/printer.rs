@@ -1380,6 +1380,45 @@ mod tests {
     }
 
     #[test]
+    fn names_given_region_by_region_are_the_upfront_ones() {
+        let source = "spirv.module Logical GLSL450 {\n  spirv.func @f(%a: i32, %p: !spirv.ptr<i32, Function>) \"None\" {\n    \
+                      %c = spirv.Constant 1 : i32\n    %d = spirv.Constant 1 : i32\n    spirv.mlir.loop {\n      \
+                      spirv.Branch ^bb1(%a : i32)\n    ^bb1(%i: i32):\n      %e = spirv.Constant 1 : i32\n      \
+                      %s = spirv.IAdd %i, %e : i32\n      spirv.Store \"Function\" %p, %s : i32\n      \
+                      spirv.Branch ^bb2\n    ^bb2:\n      spirv.Branch ^bb1(%s : i32)\n    ^bb3:\n      spirv.mlir.merge\n    \
+                      }\n    %x = spirv.IAdd %c, %d : i32\n    spirv.Return\n  }\n}\n";
+        let (ir, top) = crate::parse(source, "t.mlir").expect("parses");
+        let lazy = print_op(&ir, top, PrintOptions::default());
+        let mut upfront = Printer::new(&ir, Names::new(&ir, top, false), PrintOptions::default());
+        upfront.operation(top);
+        assert_eq!(lazy.trim_end(), upfront.out.trim_end());
+        // As mlir-opt-22 prints it.
+        let expected = "module {
+  spirv.module Logical GLSL450 {
+    spirv.func @f(%arg0: i32, %arg1: !spirv.ptr<i32, Function>) \"None\" {
+      %cst1_i32 = spirv.Constant 1 : i32
+      %cst1_i32_0 = spirv.Constant 1 : i32
+      spirv.mlir.loop {
+        spirv.Branch ^bb1(%arg0 : i32)
+      ^bb1(%1: i32):  // 2 preds: ^bb0, ^bb2
+        %cst1_i32_1 = spirv.Constant 1 : i32
+        %2 = spirv.IAdd %1, %cst1_i32_1 : i32
+        spirv.Store \"Function\" %arg1, %2 : i32
+        spirv.Branch ^bb2
+      ^bb2:  // pred: ^bb1
+        spirv.Branch ^bb1(%2 : i32)
+      ^bb3:  // no predecessors
+        spirv.mlir.merge
+      }
+      %0 = spirv.IAdd %cst1_i32, %cst1_i32_0 : i32
+      spirv.Return
+    }
+  }
+}";
+        assert_eq!(lazy.trim_end(), expected);
+    }
+
+    #[test]
     fn integers_print_in_decimal() {
         for v in [0i128, 7, -7, 42, i128::from(i64::MIN), i128::MAX, i128::MIN] {
             let mut out = String::new();

@@ -25,6 +25,27 @@ pub fn verify(ir: &Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
 /// The first op under `top` (itself included) that fails to verify, with its
 /// diagnostics.
 pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagnostic>)> {
+    walk(ir, top, text, None)
+}
+
+/// [`first_failure`] that also shows `visit` every op under `top` (itself included),
+/// failing or not, in the same walk (so a caller's own check of every op reads the ops
+/// once).
+pub(crate) fn first_failure_visiting(
+    ir: &Ir,
+    top: OpId,
+    text: &str,
+    visit: &mut dyn FnMut(OpId),
+) -> Option<(OpId, Vec<Diagnostic>)> {
+    walk(ir, top, text, Some(visit))
+}
+
+fn walk(
+    ir: &Ir,
+    top: OpId,
+    text: &str,
+    mut visit: Option<&mut dyn FnMut(OpId)>,
+) -> Option<(OpId, Vec<Diagnostic>)> {
     let mut v = Verifier {
         ir,
         text,
@@ -33,12 +54,21 @@ pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagno
         type_constraints: Vec::new(),
         compiled_leaves: RefCell::default(),
     };
+    let mut failure = None;
     let mut stack = vec![top];
     while let Some(op) = stack.pop() {
-        v.op(op);
-        if !v.out.is_empty() {
-            // MLIR stops at the first op that fails.
-            return Some((op, v.out));
+        if let Some(visit) = visit.as_mut() {
+            visit(op);
+        }
+        if failure.is_none() {
+            v.op(op);
+            if !v.out.is_empty() {
+                // MLIR stops at the first op that fails.
+                failure = Some((op, std::mem::take(&mut v.out)));
+                if visit.is_none() {
+                    break;
+                }
+            }
         }
         let o = ir.op(op);
         for &r in o.regions.iter().rev() {
@@ -47,7 +77,7 @@ pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagno
             }
         }
     }
-    None
+    failure
 }
 
 struct Verifier<'a> {
