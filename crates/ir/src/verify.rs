@@ -943,19 +943,7 @@ impl<'a> Verifier<'a> {
     /// Three-valued AND (`decisive` false) or OR (`decisive` true): a child equal to
     /// `decisive` settles it; otherwise any unknown child makes the result unknown.
     fn eval_all(&self, items: &[Pred], decisive: bool, subject: Subject, op: OpId) -> Option<bool> {
-        let mut unknown = false;
-        for p in items {
-            match self.eval(p, subject, op) {
-                Some(b) if b == decisive => return Some(decisive),
-                None => unknown = true,
-                Some(_) => {}
-            }
-        }
-        if unknown {
-            None
-        } else {
-            Some(!decisive)
-        }
+        three_valued(items.iter().map(|p| self.eval(p, subject, op)), decisive)
     }
 
     /// Evaluates an ODS predicate; `None` when it contains something we cannot judge.
@@ -1071,19 +1059,7 @@ impl<'a> Verifier<'a> {
     }
 
     fn check_all(&self, items: &[Check], decisive: bool, subject: Subject, op: OpId) -> Option<bool> {
-        let mut unknown = false;
-        for c in items {
-            match self.check(c, subject, op) {
-                Some(b) if b == decisive => return Some(decisive),
-                None => unknown = true,
-                Some(_) => {}
-            }
-        }
-        if unknown {
-            None
-        } else {
-            Some(!decisive)
-        }
+        three_valued(items.iter().map(|c| self.check(c, subject, op)), decisive)
     }
 
     /// An op-level leaf whose value names were resolved against the op's definition.
@@ -1689,6 +1665,25 @@ impl OpLeaf {
             return None;
         };
         Some(OpLeaf::Derived { derive, src, dst })
+    }
+}
+
+/// Three-valued AND (`decisive` false) or OR (`decisive` true) of lazily evaluated
+/// children: a child equal to `decisive` settles it; otherwise any unknown child makes
+/// the result unknown.
+fn three_valued(children: impl Iterator<Item = Option<bool>>, decisive: bool) -> Option<bool> {
+    let mut unknown = false;
+    for child in children {
+        match child {
+            Some(b) if b == decisive => return Some(decisive),
+            None => unknown = true,
+            Some(_) => {}
+        }
+    }
+    if unknown {
+        None
+    } else {
+        Some(!decisive)
     }
 }
 
