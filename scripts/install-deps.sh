@@ -5,8 +5,9 @@
 # Run as root (or with sudo available).
 set -euo pipefail
 
-# llvm-22-tools brings FileCheck-22 for the MLIR conformance run.
-apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools)
+# llvm-22-tools brings FileCheck-22 for the MLIR conformance run; mlir-22-tools brings
+# mlir-opt-22, the oracle the `spirvkit opt` tests compare against (they skip without it).
+apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools mlir-22-tools)
 # A Rust toolchain needs a C linker.
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
