@@ -102,6 +102,17 @@ fn write_output(output: Option<&PathBuf>, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// Deletes the output of a failed run, but only a regular file or a symlink, as LLVM's
+/// `sys::fs::remove` does: `-o /dev/null` run as root must never delete the device.
+fn remove_failed_output(path: &std::path::Path) {
+    let removable = std::fs::symlink_metadata(path)
+        .map(|meta| meta.file_type().is_file() || meta.file_type().is_symlink())
+        .unwrap_or(false);
+    if removable {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// `spirvkit opt` arguments, parsed the way LLVM's command line accepts them.
 struct OptArgs {
     input: String,
@@ -186,9 +197,7 @@ fn run_opt(args: &[String]) -> Result<bool, String> {
     eprint!("{}", result.diagnostics_text);
     match output.as_ref() {
         // Like mlir-opt's `ToolOutputFile`, an output file is only kept on success.
-        Some(path) if path.as_os_str() != "-" && !result.success => {
-            let _ = std::fs::remove_file(path);
-        }
+        Some(path) if path.as_os_str() != "-" && !result.success => remove_failed_output(path),
         _ => write_output(output.as_ref(), result.output.as_bytes())?,
     }
     Ok(result.success)

@@ -82,6 +82,16 @@ fn output_file_and_stdin() {
     assert!(!out.status.success());
     assert!(!dir.join("out.mlir").exists());
 
+    // ...but a non-regular output such as `/dev/null` is never deleted (a failed
+    // `-o /dev/null` run as root once replaced the device with a plain file).
+    let fifo = dir.join("fifo");
+    if Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        let out = spirvkit_opt(&["bad.mlir", "-o", "fifo"], dir);
+        assert!(!out.status.success());
+        let kind = std::fs::symlink_metadata(&fifo).expect("the fifo is kept").file_type();
+        assert!(!kind.is_file());
+    }
+
     let child = Command::new(env!("CARGO_BIN_EXE_spirvkit"))
         .args(["opt", "-"])
         .stdin(std::fs::File::open(&file).unwrap())
