@@ -78,6 +78,21 @@ enum Command {
         #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Translate between MLIR text in the SPIR-V dialect and SPIR-V binaries (as
+    /// `mlir-translate`).
+    ///
+    /// Usage: spirvkit translate (--serialize-spirv | --deserialize-spirv |
+    /// --test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module]
+    /// [--split-input-file[=MARKER]] [--output-split-marker=MARKER] [--verify-diagnostics]
+    /// [--spirv-emit-op-names] [--spirv-structurize-control-flow[=true|false]]
+    /// [--spirv-save-validation-files-with-prefix=PREFIX] [--mlir-print-op-generic]
+    /// [--mlir-print-debuginfo] [--mlir-print-local-scope] [FILE|-] [-o OUT]
+    #[command(disable_help_flag = true)]
+    Translate {
+        /// Input file (`-` or absent: standard input) and options.
+        #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, String> {
@@ -203,8 +218,101 @@ fn run_opt(args: &[String]) -> Result<bool, String> {
     Ok(result.success)
 }
 
+const TRANSLATE_USAGE: &str = "usage: spirvkit translate (--serialize-spirv | --deserialize-spirv | \
+--test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module] [--split-input-file[=MARKER]] \
+[--output-split-marker=MARKER] [--verify-diagnostics] [--spirv-emit-op-names] \
+[--spirv-structurize-control-flow[=true|false]] [--spirv-save-validation-files-with-prefix=PREFIX] \
+[--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] [FILE|-] [-o OUT]";
+
+/// `spirvkit translate`: options spelled as mlir-translate's (one or two dashes).
+fn run_translate(args: &[String]) -> Result<bool, String> {
+    use spirvkit_translate::driver::{Mode, TranslateOptions};
+    let mut input: Option<String> = None;
+    let mut output: Option<PathBuf> = None;
+    let mut mode = None;
+    let mut options = TranslateOptions::default();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "-" || !arg.starts_with('-') {
+            if input.replace(arg.clone()).is_some() {
+                return Err(format!("error: more than one input file given\n{TRANSLATE_USAGE}"));
+            }
+            continue;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (body, None),
+        };
+        let flag = |v: Option<&str>| -> Result<bool, String> {
+            match v {
+                None | Some("true" | "1" | "TRUE" | "True") => Ok(true),
+                Some("false" | "0" | "FALSE" | "False") => Ok(false),
+                Some(other) => Err(format!("error: invalid boolean value '{other}' for {arg}")),
+            }
+        };
+        let chosen = match name {
+            "serialize-spirv" => Some(Mode::Serialize),
+            "deserialize-spirv" => Some(Mode::Deserialize),
+            "test-spirv-roundtrip" => Some(Mode::Roundtrip),
+            "test-spirv-roundtrip-debug" => Some(Mode::RoundtripDebug),
+            _ => None,
+        };
+        if let Some(chosen) = chosen {
+            if mode.replace(chosen).is_some() {
+                return Err(format!("error: only one translation may be given\n{TRANSLATE_USAGE}"));
+            }
+            continue;
+        }
+        match (name, value) {
+            ("h" | "help", None) => {
+                println!("{TRANSLATE_USAGE}");
+                return Ok(true);
+            }
+            ("o", None) => {
+                output = Some(PathBuf::from(
+                    iter.next().ok_or_else(|| format!("error: -o needs a file\n{TRANSLATE_USAGE}"))?,
+                ))
+            }
+            ("o", Some(v)) => output = Some(PathBuf::from(v)),
+            ("no-implicit-module", v) => options.no_implicit_module = flag(v)?,
+            ("split-input-file", v) => {
+                options.split_input_file = true;
+                options.split_marker = v.map(str::to_string);
+            }
+            ("output-split-marker", Some(v)) => options.output_split_marker = v.to_string(),
+            ("verify-diagnostics", None | Some("") | Some("all")) => options.verify_diagnostics = true,
+            ("spirv-emit-op-names", v) => options.emit_op_names = flag(v)?,
+            ("spirv-structurize-control-flow", v) => options.structurize = flag(v)?,
+            ("spirv-save-validation-files-with-prefix", Some(v)) => {
+                options.validation_prefix = Some(v.to_string())
+            }
+            ("mlir-print-op-generic", v) => options.generic = flag(v)?,
+            ("mlir-print-debuginfo", v) => options.debug_info = flag(v)?,
+            // Printing without aliases is what spirvkit always does.
+            ("mlir-print-local-scope" | "mlir-disable-threading", _) => {}
+            _ => return Err(format!("error: unknown option '{arg}'\n{TRANSLATE_USAGE}")),
+        }
+    }
+    options.mode = mode.ok_or_else(|| format!("error: no translation given\n{TRANSLATE_USAGE}"))?;
+    let input = input.unwrap_or_else(|| "-".to_string());
+    let bytes = read_input(&input)?;
+    let name = if input == "-" { "<stdin>" } else { input.as_str() };
+    let result = spirvkit_translate::driver::run(&bytes, name, &options);
+    eprint!("{}", result.diagnostics_text);
+    match output.as_ref() {
+        Some(path) if path.as_os_str() != "-" && !result.success => remove_failed_output(path),
+        _ => write_output(output.as_ref(), &result.output)?,
+    }
+    Ok(result.success)
+}
+
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
+        Command::Translate { args } => match run_translate(&args)? {
+            true => Ok(()),
+            false => Err(String::new()),
+        },
         Command::Opt { args } => match run_opt(&args)? {
             true => Ok(()),
             false => Err(String::new()),

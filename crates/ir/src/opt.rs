@@ -29,7 +29,7 @@
 //!   lacks makes the run fail with `not supported yet: pass <name>`.
 
 mod ere;
-pub(crate) mod expected;
+pub mod expected;
 mod runner;
 
 use crate::diag::{render, render_message, Diagnostic, LineIndex, Severity};
@@ -267,6 +267,30 @@ pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize
     (chunks, near_misses)
 }
 
+/// A chunk of `source`, padded with newlines and blanks so that its lines and columns
+/// are the whole buffer's, and the padding's length (an offset `o` into the padded
+/// text is `chunk.start + o - pad` in `source`).
+pub fn padded_chunk<'s>(
+    source: &'s str,
+    index: &std::cell::OnceCell<LineIndex>,
+    chunk: Range<usize>,
+) -> (std::borrow::Cow<'s, str>, usize) {
+    let (line, column) = if chunk.start == 0 {
+        (1, 1)
+    } else {
+        index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
+    };
+    let pad = (line - 1) as usize + (column - 1) as usize;
+    if pad == 0 {
+        return (source[chunk].into(), 0);
+    }
+    let mut text = String::with_capacity(pad + chunk.len());
+    text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
+    text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
+    text.push_str(&source[chunk]);
+    (text.into(), pad)
+}
+
 /// What processing a chunk gave.
 struct ChunkOutcome {
     /// The printed IR (`None`: the chunk failed).
@@ -289,22 +313,7 @@ fn process_chunk(
     pipeline: &Pipeline,
     print_options: PrintOptions,
 ) -> ChunkOutcome {
-    // Pad the chunk so that its lines and columns are the whole file's.
-    let (line, column) = if chunk.start == 0 {
-        (1, 1)
-    } else {
-        index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
-    };
-    let pad = (line - 1) as usize + (column - 1) as usize;
-    let text: std::borrow::Cow<str> = if pad == 0 {
-        source[chunk.clone()].into()
-    } else {
-        let mut text = String::with_capacity(pad + chunk.len());
-        text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
-        text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
-        text.push_str(&source[chunk.clone()]);
-        text.into()
-    };
+    let (text, pad) = padded_chunk(source, index, chunk.clone());
     let to_source = |offset: usize| chunk.start + offset.saturating_sub(pad).min(chunk.len());
     let relocate = |mut d: Diagnostic| {
         d.offset = d.offset.map(to_source);

@@ -148,7 +148,7 @@ fn compute_regex(substring: &str) -> Result<Option<Regex>, String> {
 }
 
 /// Checks produced diagnostics against a buffer's expectations.
-pub(crate) struct Verifier<'a> {
+pub struct Verifier<'a> {
     file_name: &'a str,
     source: &'a str,
     /// Built when first needed: most runs have no diagnostics to place.

@@ -1,0 +1,284 @@
+//! The `spirvkit translate` command, compatible with `mlir-translate-22`'s SPIR-V
+//! translations:
+//!
+//! - `--serialize-spirv`: MLIR text with one `spirv.module` (per chunk) to a binary;
+//!   with `--split-input-file` the chunks' binaries are concatenated, as mlir-translate
+//!   does, and `--spirv-save-validation-files-with-prefix=P` also writes each to
+//!   `P<n>.spv` (n counting from 0) for validation.
+//! - `--deserialize-spirv`: a binary to the MLIR text of its `spirv.module`.
+//! - `--test-spirv-roundtrip[-debug]`: text -> binary -> text.
+//!
+//! As in mlir-translate, the chunks' outputs are joined with the output split marker
+//! (empty by default) and a newline; errors are reported at the op's location, or at
+//! `<unknown>:0` for binary input; `--verify-diagnostics` checks them against the
+//! buffer's `expected-*` comments.
+
+use crate::deserialize::{deserialize, DeserializeOptions};
+use crate::serialize::{serialize, SerializeOptions};
+use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
+use spirvkit_ir::ir::Location;
+use spirvkit_ir::opt::{expected, padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
+use spirvkit_ir::{Ir, OpId, PrintOptions};
+use std::ops::Range;
+
+/// Which translation to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Serialize,
+    Deserialize,
+    Roundtrip,
+    /// Round trip with debug information (OpLine/OpString) carried through.
+    RoundtripDebug,
+}
+
+/// `mlir-translate` options this command understands.
+#[derive(Clone, Debug)]
+pub struct TranslateOptions {
+    pub mode: Mode,
+    /// `--no-implicit-module`: the buffer (chunk) must be exactly one `spirv.module`.
+    pub no_implicit_module: bool,
+    pub split_input_file: bool,
+    pub split_marker: Option<String>,
+    /// `--output-split-marker=`; mlir-translate's default is empty.
+    pub output_split_marker: String,
+    pub verify_diagnostics: bool,
+    /// `--spirv-emit-op-names`.
+    pub emit_op_names: bool,
+    /// `--spirv-structurize-control-flow` (default true).
+    pub structurize: bool,
+    /// `--spirv-save-validation-files-with-prefix=`.
+    pub validation_prefix: Option<String>,
+    /// `--mlir-print-op-generic`.
+    pub generic: bool,
+    /// `--mlir-print-debuginfo`.
+    pub debug_info: bool,
+}
+
+impl Default for TranslateOptions {
+    fn default() -> Self {
+        TranslateOptions {
+            mode: Mode::Roundtrip,
+            no_implicit_module: false,
+            split_input_file: false,
+            split_marker: None,
+            output_split_marker: String::new(),
+            verify_diagnostics: false,
+            emit_op_names: false,
+            structurize: true,
+            validation_prefix: None,
+            generic: false,
+            debug_info: false,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TranslateResult {
+    /// Bytes for the output file (text or a binary).
+    pub output: Vec<u8>,
+    pub diagnostics_text: String,
+    pub success: bool,
+}
+
+/// Runs a translation over `input` (text, or a binary for `--deserialize-spirv`), named
+/// `file_name` in diagnostics.
+pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> TranslateResult {
+    if options.mode == Mode::Deserialize {
+        return run_deserialize(input, options);
+    }
+    let source = match std::str::from_utf8(input) {
+        Ok(source) => source,
+        Err(e) => {
+            return TranslateResult {
+                output: Vec::new(),
+                diagnostics_text: format!(
+                    "{file_name}: error: input is not UTF-8 (byte {})\n",
+                    e.valid_up_to()
+                ),
+                success: false,
+            }
+        }
+    };
+    let mut err = String::new();
+    let only_expected = false;
+    let mut verifier = expected::Verifier::new(file_name, source, only_expected, &mut err);
+    let chunks: Vec<Range<usize>> = if options.split_input_file {
+        let marker =
+            options.split_marker.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_SPLIT_MARKER);
+        split_chunks(source, marker).0
+    } else {
+        vec![0..source.len()]
+    };
+    let index = std::cell::OnceCell::new();
+    let mut outputs: Vec<Vec<u8>> = Vec::with_capacity(chunks.len());
+    let mut failed = false;
+    let mut validation_counter = 0usize;
+    for chunk in chunks {
+        let (text, pad) = padded_chunk(source, &index, chunk.clone());
+        let to_source = |offset: usize| chunk.start + offset.saturating_sub(pad).min(chunk.len());
+        let (output, diagnostics) = translate_chunk(&text, file_name, options, &mut validation_counter);
+        for mut d in diagnostics {
+            d.offset = d.offset.map(to_source);
+            for n in &mut d.notes {
+                n.offset = n.offset.map(to_source);
+            }
+            failed |= d.is_error();
+            if options.verify_diagnostics {
+                verifier.process(&d, &mut err);
+            } else {
+                err.push_str(&render(file_name, source, &d));
+            }
+        }
+        match output {
+            Some(bytes) => outputs.push(bytes),
+            None => {
+                failed = true;
+                outputs.push(Vec::new());
+            }
+        }
+    }
+    let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
+    let output = if options.mode == Mode::Serialize {
+        outputs.concat()
+    } else {
+        let separator = format!("{}\n", options.output_split_marker);
+        outputs.join(separator.as_bytes())
+    };
+    TranslateResult { output, diagnostics_text: err, success }
+}
+
+/// Parses, verifies and translates one chunk; `None` output: the chunk failed.
+fn translate_chunk(
+    text: &str,
+    file_name: &str,
+    options: &TranslateOptions,
+    validation_counter: &mut usize,
+) -> (Option<Vec<u8>>, Vec<Diagnostic>) {
+    let (ir, top) = match spirvkit_ir::parse(text, file_name) {
+        Ok(parsed) => parsed,
+        Err(e) => return (None, vec![e.into()]),
+    };
+    if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
+        return (None, found);
+    }
+    let module = match spirv_module(&ir, top, options.no_implicit_module) {
+        Ok(module) => module,
+        Err(message) => return (None, vec![Diagnostic::error(Some(0), message)]),
+    };
+    let serialize_options = SerializeOptions {
+        emit_symbol_names: true,
+        emit_op_names: options.emit_op_names,
+        emit_debug_info: options.mode == Mode::RoundtripDebug,
+    };
+    let words = match serialize(&ir, module, &serialize_options) {
+        Ok(words) => words,
+        Err(e) => {
+            let index = LineIndex::new(text);
+            return (None, vec![Diagnostic::error(located(&index, &e.location), e.message)]);
+        }
+    };
+    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    if options.mode == Mode::Serialize {
+        if let Some(prefix) = options.validation_prefix.as_deref().filter(|p| !p.is_empty()) {
+            let path = format!("{prefix}{}.spv", *validation_counter);
+            *validation_counter += 1;
+            if let Err(e) = std::fs::write(&path, &bytes) {
+                return (None, vec![Diagnostic::error(None, format!("cannot write '{path}': {e}"))]);
+            }
+        }
+        return (Some(bytes), Vec::new());
+    }
+    let deserialize_options = DeserializeOptions {
+        structurize: options.structurize,
+        debug_locations: options.mode == Mode::RoundtripDebug,
+    };
+    let mut out_ir = Ir::new();
+    match deserialize(&bytes, &mut out_ir, &deserialize_options) {
+        Ok(op) => (Some(print_module(&out_ir, op, options).into_bytes()), Vec::new()),
+        Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
+    }
+}
+
+/// The `spirv.module` to translate, as mlir-translate finds it.
+fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, String> {
+    let candidate = if no_implicit_module {
+        let body = ir.op(top).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
+        let ops = body.map(|b| ir.block(b).ops.clone()).unwrap_or_default();
+        // The parser's implicit module is the one without a location; an explicit
+        // `module { ... }` is itself the single top-level op.
+        let implicit = ir.op(top).name == "builtin.module" && ir.op(top).location == Location::Unknown;
+        if !implicit {
+            top
+        } else if ops.len() != 1 {
+            return Err(format!("source must contain a single top-level operation, found: {}", ops.len()));
+        } else {
+            ops[0]
+        }
+    } else {
+        top
+    };
+    let name = &ir.op(candidate).name;
+    if *name != "spirv.module" {
+        return Err(format!("expected a 'spirv.module' op, got '{name}'"));
+    }
+    Ok(candidate)
+}
+
+fn located(index: &LineIndex, location: &Location) -> Option<usize> {
+    index.location_offset(location)
+}
+
+fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
+    let mut printed =
+        spirvkit_ir::print(ir, op, PrintOptions { generic: options.generic, debug_info: options.debug_info });
+    printed.truncate(printed.trim_end_matches('\n').len());
+    printed.push('\n');
+    printed
+}
+
+fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
+    let mut ir = Ir::new();
+    let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: false };
+    match deserialize(input, &mut ir, &deserialize_options) {
+        Ok(op) => TranslateResult {
+            output: print_module(&ir, op, options).into_bytes(),
+            diagnostics_text: String::new(),
+            success: true,
+        },
+        Err(e) => TranslateResult {
+            output: Vec::new(),
+            diagnostics_text: format!("<unknown>:0: error: {}\n", e.message),
+            success: false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_implicit_module_wants_one_spirv_module() {
+        let options = TranslateOptions { no_implicit_module: true, ..TranslateOptions::default() };
+        let two = "spirv.module Logical GLSL450 {\n}\nspirv.module Logical GLSL450 {\n}\n";
+        let result = run(two.as_bytes(), "t.mlir", &options);
+        assert!(!result.success);
+        assert!(
+            result.diagnostics_text.contains("source must contain a single top-level operation, found: 2"),
+            "{}",
+            result.diagnostics_text
+        );
+        let wrapped = "module {\n  spirv.module Logical GLSL450 {\n  }\n}\n";
+        let result = run(wrapped.as_bytes(), "t.mlir", &options);
+        assert!(result.diagnostics_text.contains("expected a 'spirv.module' op, got 'builtin.module'"));
+    }
+
+    #[test]
+    fn binary_errors_have_unknown_location() {
+        let options = TranslateOptions { mode: Mode::Deserialize, ..TranslateOptions::default() };
+        let result = run(b"garbage!", "g.spv", &options);
+        assert!(!result.success);
+        assert!(result.diagnostics_text.starts_with("<unknown>:0: error: "), "{}", result.diagnostics_text);
+    }
+}

@@ -1,0 +1,19 @@
+//! IR <-> SPIR-V binary, as MLIR's `mlir::spirv::serialize`/`deserialize` do it
+//! (the seed's "Serialization and deserialization" section).
+//!
+//! - [`serialize`]: a `spirv.module` op to SPIR-V words. The module is checked first
+//!   (its VCE must cover what it uses; constructs with no binary form are refused), so
+//!   a broken binary is never written.
+//! - [`deserialize`]: SPIR-V words to a `spirv.module` op in an [`Ir`]; the control
+//!   flow of each function is structurized ([`structurize`]) into
+//!   `spirv.mlir.selection`/`spirv.mlir.loop` regions unless asked not to.
+//! - [`driver`]: the `spirvkit translate` command (mlir-translate's options).
+
+pub mod deserialize;
+pub mod driver;
+pub mod serialize;
+pub mod structurize;
+
+pub use deserialize::{deserialize, DeserializeError, DeserializeOptions};
+pub use serialize::{serialize, SerializeError, SerializeOptions};
+pub use spirvkit_ir::{Ir, OpId};
