@@ -108,7 +108,7 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
             options.split_marker.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_SPLIT_MARKER);
         split_chunks(source, marker).0
     } else {
-        vec![0..source.len()]
+        std::iter::once(0..source.len()).collect()
     };
     let index = std::cell::OnceCell::new();
     let mut outputs: Vec<Vec<u8>> = Vec::with_capacity(chunks.len());
