@@ -59,7 +59,23 @@ pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Ve
     check::check_module(ir, module)?;
     let mut s = Serializer::new(ir, module, options);
     s.module_level()?;
-    Ok(s.collect())
+    let words = s.collect();
+    let too_long = instruction_counts_overflowed(&words);
+    if too_long {
+        return Err(SerializeError {
+            location: ir.op(module).location.clone(),
+            message: "not supported yet: an instruction longer than 65535 words".to_string(),
+        });
+    }
+    // Last line of defence: what we write must read back by the grammar.
+    if let Err(e) = spirvkit_binary::read::read_words(words.clone(), spirvkit_binary::module::Endian::Little)
+    {
+        return Err(SerializeError {
+            location: ir.op(module).location.clone(),
+            message: format!("internal error: the serialized module does not read back: {e}"),
+        });
+    }
+    Ok(words)
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
@@ -311,9 +327,24 @@ fn parse_vce(body: &str) -> (u32, Vec<String>, Vec<String>) {
     (version.word(), capabilities, extensions)
 }
 
-/// Appends one instruction: word count and opcode, then the operands.
+/// Whether an instruction's word count is 0 (`encode`'s mark for an overflow).
+fn instruction_counts_overflowed(words: &[u32]) -> bool {
+    let mut at = Header::WORDS;
+    while let Some(&word) = words.get(at) {
+        let count = (word >> 16) as usize;
+        if count == 0 {
+            return true;
+        }
+        at += count;
+    }
+    false
+}
+
+/// Appends one instruction: word count and opcode, then the operands. A count that
+/// does not fit is written as 0, which `serialize` then refuses.
 fn encode(out: &mut Vec<u32>, opcode: u16, operands: &[u32]) {
-    out.push((((operands.len() + 1) as u32) << 16) | u32::from(opcode));
+    let count = u32::try_from(operands.len() + 1).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
+    out.push((count << 16) | u32::from(opcode));
     out.extend_from_slice(operands);
 }
 

@@ -8,6 +8,11 @@ use spirvkit_ir::OpId;
 
 /// The value of a grammar enumerant (`Capability`, `Decoration`, ...) by name.
 pub(super) fn enumerant(kind: &str, name: &str) -> Option<u32> {
+    // MLIR's spelling first (it differs from the grammar's in places, e.g.
+    // `Bfloat16ConversionINTEL`), then the grammar's.
+    if let Some(v) = enum_case_value(kind, name) {
+        return Some(v);
+    }
     let kind = OperandKind::from_name(kind)?;
     kind.info().enumerant_by_name(name).map(|e| e.value)
 }
@@ -200,7 +205,7 @@ impl Serializer<'_> {
             let parsed = match item {
                 Attribute::Dialect { name: n, body: Some(body) } if n == mnemonic => {
                     let level = field(body, "cache_level").and_then(|l| l.parse::<u32>().ok());
-                    let control = field(body, control_field).and_then(|c| enumerant(control_kind, c));
+                    let control = field(body, control_field).and_then(|c| enum_case_value(control_kind, c));
                     level.zip(control)
                 }
                 _ => None,

@@ -56,10 +56,6 @@ impl Serializer<'_> {
             o.attr("linkage_attributes"),
             Some(Attribute::Dialect { body: Some(body), .. }) if body.contains("Import")
         );
-        if let Some(linkage) = o.attr("linkage_attributes") {
-            let decoration = super::types::decoration("LinkageAttributes");
-            self.process_decoration_value(op, function_id, "LinkageAttributes", decoration, linkage)?;
-        }
         let arg_attrs = match o.attr("arg_attrs") {
             Some(Attribute::Array(items)) => items.clone(),
             _ => Vec::new(),
@@ -117,8 +113,16 @@ impl Serializer<'_> {
         let body = std::mem::take(&mut self.function_body);
         self.functions.extend(header);
         self.functions.extend(body);
-        // Discardable attributes other than linkage have no binary form on functions.
-        let _ = sorted_attrs;
+        // The function's other attributes decorate it, after its body's decorations.
+        for attr in sorted_attrs(ir, op) {
+            if matches!(
+                attr.name.as_str(),
+                "sym_name" | "function_type" | "function_control" | "arg_attrs" | "res_attrs"
+            ) {
+                continue;
+            }
+            self.process_decoration(op, function_id, attr)?;
+        }
         Ok(())
     }
 

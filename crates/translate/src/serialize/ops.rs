@@ -86,6 +86,7 @@ impl Serializer<'_> {
             "spirv.EntryPoint" => self.process_entry_point(op),
             "spirv.ExecutionMode" => self.process_execution_mode(op),
             "spirv.FunctionCall" => self.process_function_call(op),
+            "spirv.GenericCastToPtrExplicit" => self.process_cast_to_ptr_explicit(op),
             "spirv.mlir.merge" | "spirv.mlir.yield" => {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
@@ -381,6 +382,30 @@ impl Serializer<'_> {
             }
         }
         encode(&mut self.execution_modes, opcode::OpExecutionMode, &operands);
+        Ok(())
+    }
+
+    /// The storage class operand comes from the result's pointer type.
+    fn process_cast_to_ptr_explicit(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let (Some(&result), Some(&pointer)) = (o.results.first(), o.operands.first()) else {
+            return Err(self.error(op, "malformed spirv.GenericCastToPtrExplicit"));
+        };
+        let ty = ir.value_type(result);
+        let storage = match ir.types.kind(ty) {
+            TypeKind::Pointer { storage_class, .. } => super::attrs::enumerant("StorageClass", storage_class),
+            _ => None,
+        };
+        let Some(storage) = storage else {
+            return Err(self.error(op, "spirv.GenericCastToPtrExplicit must produce a pointer"));
+        };
+        let type_id = self.process_type(op, ty)?;
+        let id = self.next();
+        self.value_ids.insert(result, id);
+        let pointer = self.value_id(op, pointer)?;
+        self.emit_debug_line(false, op);
+        encode(&mut self.function_body, opcode::OpGenericCastToPtrExplicit, &[type_id, id, pointer, storage]);
         Ok(())
     }
 

@@ -454,12 +454,30 @@ impl Serializer<'_> {
             Attribute::Dense { elements, ty: shaped } => {
                 let shape: Vec<u64> = match self.ir.types.kind(*shaped) {
                     TypeKind::Vector { shape, .. } => shape.clone(),
+                    TypeKind::CooperativeMatrix { rows, columns, .. } => {
+                        vec![u64::from(*rows), u64::from(*columns)]
+                    }
                     TypeKind::Tensor { shape: Some(shape), .. } => {
                         shape.iter().map(|d| d.unwrap_or(0)).collect()
                     }
                     _ => return Err(self.error(at, format!("cannot serialize attribute: {attr:?}"))),
                 };
-                self.dense_constant(at, ty, elements, &shape, 0, 0)
+                let scalar = match self.ir.types.kind(*shaped) {
+                    TypeKind::Vector { element, .. }
+                    | TypeKind::Tensor { element, .. }
+                    | TypeKind::CooperativeMatrix { element, .. } => *element,
+                    _ => *shaped,
+                };
+                // Elements carry the scalar type (the parser may leave the shaped one).
+                let elements: Vec<Attribute> = elements
+                    .iter()
+                    .map(|e| match e {
+                        Attribute::Integer { value, .. } => Attribute::Integer { value: *value, ty: scalar },
+                        Attribute::Float { value, .. } => Attribute::Float { value: *value, ty: scalar },
+                        other => other.clone(),
+                    })
+                    .collect();
+                self.dense_constant(at, ty, &elements, &shape, 0, 0)
             }
             Attribute::Array(items) => {
                 let type_id = self.process_type(at, ty)?;
