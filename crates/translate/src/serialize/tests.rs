@@ -196,3 +196,13 @@ const B_OUT: &str = r#"               OpCapability Shader
                OpBranch %23
                OpFunctionEnd
 "#;
+
+#[test]
+fn refuses_what_the_vce_triple_does_not_cover() {
+    let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  spirv.func @f(%a: i64) -> i64 \"None\" {\n    %0 = spirv.IAdd %a, %a : i64\n    spirv.ReturnValue %0 : i64\n  }\n}\n";
+    let e = serialize_text(text).unwrap_err();
+    assert!(e.message.contains("capabilities [Int64]"), "{}", e.message);
+    assert!(matches!(e.location, Location::FileLineCol { line: 3, .. }), "{:?}", e.location);
+    let text = text.replace("[Shader]", "[Shader, Int64]");
+    assert!(serialize_text(&text).is_ok());
+}
