@@ -90,11 +90,27 @@ pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Ve
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
-/// instruction (`OpTypeInt N 0`), and "no result" is `OpTypeVoid`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// instruction (`OpTypeInt N 0`), "no result" is `OpTypeVoid`, and types MLIR makes
+/// up while serializing (an ARM tensor's shape array, its sub-tensors) need no
+/// interned IR type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum TypeKey {
     Void,
-    Int { width: u32, signed: bool },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float(spirvkit_ir::types::FloatKind),
+    Array {
+        element: Box<TypeKey>,
+        count: u32,
+        stride: Option<u32>,
+    },
+    /// `shape`: `None` unranked, `-1` a dynamic dimension.
+    ArmTensor {
+        shape: Option<Vec<i64>>,
+        element: Box<TypeKey>,
+    },
     Other(Type),
 }
 

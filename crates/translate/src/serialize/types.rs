@@ -16,12 +16,18 @@ enum Prepared {
 }
 
 impl Serializer<'_> {
-    fn type_key(&self, ty: Type) -> TypeKey {
+    /// How `ty` is keyed for uniquing.
+    pub(super) fn type_key(&self, ty: Type) -> TypeKey {
         match self.ir.types.kind(ty) {
             TypeKind::Integer { width, signedness } => {
                 TypeKey::Int { width: *width, signed: *signedness == Signedness::Signed }
             }
+            TypeKind::Float(kind) => TypeKey::Float(*kind),
             TypeKind::None => TypeKey::Void,
+            TypeKind::Array { element, count, stride } => {
+                TypeKey::Array { element: Box::new(self.type_key(*element)), count: *count, stride: *stride }
+            }
+            TypeKind::Opaque(text) => arm_tensor_key(text).unwrap_or(TypeKey::Other(ty)),
             _ => TypeKey::Other(ty),
         }
     }
@@ -40,6 +46,10 @@ impl Serializer<'_> {
     /// The id of `ty`, emitting its instruction (and its components') on first use.
     pub(super) fn process_type(&mut self, at: OpId, ty: Type) -> Result<u32> {
         let key = self.type_key(ty);
+        self.process_key(at, key)
+    }
+
+    pub(super) fn process_key(&mut self, at: OpId, key: TypeKey) -> Result<u32> {
         if key == TypeKey::Void {
             return Ok(self.void_type());
         }
@@ -52,21 +62,93 @@ impl Serializer<'_> {
         self.depth += 1;
         let id = self.next();
         let mut operands = vec![id];
-        let prepared = self.prepare_type(at, ty, id, &mut operands);
+        let prepared = self.prepare_key(at, &key, id, &mut operands);
         self.depth -= 1;
         match prepared? {
             Prepared::Deferred => Ok(id),
             Prepared::Emit(op) => {
+                let named = match &key {
+                    TypeKey::Other(ty) => match self.ir.types.kind(*ty) {
+                        TypeKind::IdentifiedStruct { name } => Some(name.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 self.type_ids.insert(key, id);
                 encode(&mut self.globals, op, &operands);
-                if let TypeKind::IdentifiedStruct { name } = self.ir.types.kind(ty) {
-                    for (pointer, storage) in self.recursive_pointers.remove(name).unwrap_or_default() {
+                if let Some(name) = named {
+                    for (pointer, storage) in self.recursive_pointers.remove(&name).unwrap_or_default() {
                         encode(&mut self.globals, opcode::OpTypePointer, &[pointer, storage, id]);
                     }
                 }
                 Ok(id)
             }
         }
+    }
+
+    fn prepare_key(&mut self, at: OpId, key: &TypeKey, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
+        Ok(Prepared::Emit(match key {
+            TypeKey::Void => opcode::OpTypeVoid,
+            TypeKey::Int { width: 1, .. } => opcode::OpTypeBool,
+            TypeKey::Int { width, signed } => {
+                operands.extend([*width, u32::from(*signed)]);
+                opcode::OpTypeInt
+            }
+            TypeKey::Float(kind) => {
+                operands.push(kind.width());
+                let encoding = match kind {
+                    FloatKind::BF16 => Some("BFloat16KHR"),
+                    FloatKind::F8E4M3FN => Some("Float8E4M3EXT"),
+                    FloatKind::F8E5M2 => Some("Float8E5M2EXT"),
+                    _ => None,
+                };
+                if let Some(encoding) = encoding {
+                    let Some(value) = enumerant("FPEncoding", encoding) else {
+                        return Err(self.error(at, format!("not supported yet: {} floats", kind.keyword())));
+                    };
+                    operands.push(value);
+                }
+                opcode::OpTypeFloat
+            }
+            TypeKey::Array { element, count, stride } => {
+                let element = self.process_key(at, (**element).clone())?;
+                operands.push(element);
+                let length = self.constant_int(at, i128::from(*count), 32, false, false)?;
+                operands.push(length);
+                if let Some(stride) = stride.filter(|&s| s != 0) {
+                    self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
+                }
+                opcode::OpTypeArray
+            }
+            TypeKey::ArmTensor { shape, element } => {
+                let element_key = (**element).clone();
+                let element = self.process_key(at, element_key)?;
+                operands.push(element);
+                if let Some(dims) = shape {
+                    let rank = self.constant_int(at, dims.len() as i128, 32, false, false)?;
+                    operands.push(rank);
+                    if !dims.is_empty() && dims.iter().all(|&d| d > 0) {
+                        // The shape is an i32 array constant, not uniqued (as MLIR does).
+                        let i32_key = TypeKey::Int { width: 32, signed: false };
+                        let array = TypeKey::Array {
+                            element: Box::new(i32_key),
+                            count: dims.len() as u32,
+                            stride: None,
+                        };
+                        let array_id = self.process_key(at, array)?;
+                        let shape_id = self.next();
+                        let mut words = vec![array_id, shape_id];
+                        for &d in dims {
+                            words.push(self.constant_int(at, i128::from(d), 32, false, false)?);
+                        }
+                        encode(&mut self.globals, opcode::OpConstantComposite, &words);
+                        operands.push(shape_id);
+                    }
+                }
+                opcode::OpTypeTensorARM
+            }
+            TypeKey::Other(ty) => return self.prepare_type(at, *ty, id, operands),
+        }))
     }
 
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
@@ -81,24 +163,6 @@ impl Serializer<'_> {
             )
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
-            TypeKind::Integer { width: 1, .. } => opcode::OpTypeBool,
-            TypeKind::Integer { width, signedness } => {
-                operands.extend([*width, u32::from(*signedness == Signedness::Signed)]);
-                opcode::OpTypeInt
-            }
-            TypeKind::Float(kind) => {
-                operands.push(kind.width());
-                let encoding = match kind {
-                    FloatKind::BF16 => Some("BFloat16KHR"),
-                    FloatKind::F8E4M3FN => Some("Float8E4M3EXT"),
-                    FloatKind::F8E5M2 => Some("Float8E5M2EXT"),
-                    _ => None,
-                };
-                if let Some(encoding) = encoding {
-                    operands.push(enumerant("FPEncoding", encoding).ok_or_else(|| unsupported(self))?);
-                }
-                opcode::OpTypeFloat
-            }
             TypeKind::Vector { shape, element, .. } => {
                 let count: u64 = shape.iter().product();
                 let element = self.process_type(at, *element)?;
@@ -120,18 +184,6 @@ impl Serializer<'_> {
                     operands.push(enum_case_value(kind, text).ok_or_else(|| unsupported(self))?);
                 }
                 opcode::OpTypeImage
-            }
-            TypeKind::Array { element, count, stride } => {
-                let element = self.process_type(at, *element)?;
-                operands.push(element);
-                let i32_type =
-                    self.find_type(TypeKind::Integer { width: 32, signedness: Signedness::Signless });
-                let length = self.constant_int(at, i64::from(*count) as i128, i32_type, 32, false, false)?;
-                operands.push(length);
-                if let Some(stride) = stride.filter(|&s| s != 0) {
-                    self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
-                }
-                opcode::OpTypeArray
             }
             TypeKind::RuntimeArray { element, stride } => {
                 let element = self.process_type(at, *element)?;
@@ -277,37 +329,44 @@ impl Serializer<'_> {
         encode(&mut self.decorations, opcode::OpMemberDecorate, &operands);
     }
 
-    /// A type already interned in the IR (the IR is read-only here).
-    fn find_type(&self, kind: TypeKind) -> Option<Type> {
-        self.ir.types.find(&kind)
-    }
-
     /// The constant `value : i32` (array lengths, scopes and semantics as ids).
     pub(super) fn constant_i32(&mut self, at: OpId, value: u32) -> Result<u32> {
-        let ty = self.find_type(TypeKind::Integer { width: 32, signedness: Signedness::Signless });
-        self.constant_int(at, i128::from(value as i32), ty, 32, false, false)
+        self.constant_int(at, i128::from(value as i32), 32, false, false)
     }
 
-    /// An integer constant of `ty` (`None`: a signless i32 the IR never mentioned).
+    /// An integer constant (`OpConstant`/`OpSpecConstant`) of an `OpTypeInt`.
     pub(super) fn constant_int(
         &mut self,
         at: OpId,
         value: i128,
-        ty: Option<Type>,
         width: u32,
         signed: bool,
         spec: bool,
     ) -> Result<u32> {
-        let key = format!("int:{:?}:{width}:{signed}:{value}", ty.map(|t| t.index()));
+        self.constant_int_attr(at, value, width, signed, false, spec)
+    }
+
+    /// An integer constant; `unsigned` marks a `uiN` attribute, which MLIR keeps
+    /// apart from the signless one of the same value (same type instruction).
+    fn constant_int_attr(
+        &mut self,
+        at: OpId,
+        value: i128,
+        width: u32,
+        signed: bool,
+        unsigned: bool,
+        spec: bool,
+    ) -> Result<u32> {
+        if width == 1 {
+            return self.constant_bool(at, value != 0, spec);
+        }
+        let key = format!("int:{width}:{signed}:{unsigned}:{value}");
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
             }
         }
-        let type_id = match ty {
-            Some(ty) => self.process_type(at, ty)?,
-            None => self.int_type(width, signed),
-        };
+        let type_id = self.process_key(at, TypeKey::Int { width, signed })?;
         let id = self.next();
         let op = if spec { opcode::OpSpecConstant } else { opcode::OpConstant };
         match width {
@@ -338,26 +397,14 @@ impl Serializer<'_> {
         Ok(id)
     }
 
-    /// `OpTypeInt` for a type the IR has not interned.
-    fn int_type(&mut self, width: u32, signed: bool) -> u32 {
-        let key = TypeKey::Int { width, signed };
-        if let Some(&id) = self.type_ids.get(&key) {
-            return id;
-        }
-        let id = self.next();
-        self.type_ids.insert(key, id);
-        encode(&mut self.globals, opcode::OpTypeInt, &[id, width, u32::from(signed)]);
-        id
-    }
-
-    pub(super) fn constant_bool(&mut self, at: OpId, value: bool, ty: Type, spec: bool) -> Result<u32> {
+    pub(super) fn constant_bool(&mut self, at: OpId, value: bool, spec: bool) -> Result<u32> {
         let key = format!("bool:{value}");
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
             }
         }
-        let type_id = self.process_type(at, ty)?;
+        let type_id = self.process_key(at, TypeKey::Int { width: 1, signed: false })?;
         let id = self.next();
         let op = match (value, spec) {
             (true, false) => opcode::OpConstantTrue,
@@ -372,10 +419,13 @@ impl Serializer<'_> {
         Ok(id)
     }
 
-    pub(super) fn constant_float(&mut self, at: OpId, value: f64, ty: Type, spec: bool) -> Result<u32> {
-        let TypeKind::Float(kind) = *self.ir.types.kind(ty) else {
-            return Err(self.error(at, "cannot serialize a float literal of a non-float type"));
-        };
+    pub(super) fn constant_float(
+        &mut self,
+        at: OpId,
+        value: f64,
+        kind: FloatKind,
+        spec: bool,
+    ) -> Result<u32> {
         let words: Vec<u32> = match kind {
             FloatKind::F16 => vec![u32::from(f64_to_f16_bits(value))],
             FloatKind::BF16 => vec![(value as f32).to_bits() >> 16],
@@ -386,13 +436,13 @@ impl Serializer<'_> {
             }
             _ => return Err(self.error(at, format!("cannot serialize {}-bit float literal", kind.width()))),
         };
-        let key = format!("float:{}:{words:?}", ty.index());
+        let key = format!("float:{kind:?}:{words:?}");
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
             }
         }
-        let type_id = self.process_type(at, ty)?;
+        let type_id = self.process_key(at, TypeKey::Float(kind))?;
         let id = self.next();
         let op = if spec { opcode::OpSpecConstant } else { opcode::OpConstant };
         let mut operands = vec![type_id, id];
@@ -406,30 +456,41 @@ impl Serializer<'_> {
 
     /// A scalar constant attribute (`None`: not a scalar).
     pub(super) fn constant_scalar(&mut self, at: OpId, attr: &Attribute, spec: bool) -> Result<Option<u32>> {
-        Ok(Some(match attr {
-            Attribute::Float { value, ty } => self.constant_float(at, *value, *ty, spec)?,
-            Attribute::Bool(b) => {
-                let ty = self.find_type(TypeKind::Integer { width: 1, signedness: Signedness::Signless });
-                match ty {
-                    Some(ty) => self.constant_bool(at, *b, ty, spec)?,
-                    None => {
-                        return Err(self.error(at, "not supported yet: boolean constant without an i1 type"))
-                    }
-                }
-            }
-            Attribute::Integer { value, ty } => match *self.ir.types.kind(*ty) {
-                TypeKind::Integer { width: 1, .. } => self.constant_bool(at, *value != 0, *ty, spec)?,
-                TypeKind::Integer { width, signedness } => {
-                    self.constant_int(at, *value, Some(*ty), width, signedness == Signedness::Signed, spec)?
-                }
-                _ => return Err(self.error(at, "not supported yet: integer constant of a non-integer type")),
-            },
+        let key = match attr {
+            Attribute::Float { ty, .. } | Attribute::Integer { ty, .. } => self.type_key(*ty),
+            Attribute::Bool(_) => TypeKey::Int { width: 1, signed: false },
             _ => return Ok(None),
-        }))
+        };
+        self.constant_scalar_of(at, &key, attr, spec).map(Some)
+    }
+
+    /// A scalar constant of the scalar type `key` with the value of `attr`.
+    fn constant_scalar_of(&mut self, at: OpId, key: &TypeKey, attr: &Attribute, spec: bool) -> Result<u32> {
+        match (key, attr) {
+            (TypeKey::Float(kind), Attribute::Float { value, .. }) => {
+                self.constant_float(at, *value, *kind, spec)
+            }
+            (TypeKey::Float(kind), Attribute::Integer { value, .. }) => {
+                self.constant_float(at, *value as f64, *kind, spec)
+            }
+            (TypeKey::Int { width, signed }, Attribute::Integer { value, ty }) => {
+                let unsigned = self.is_unsigned(*ty);
+                self.constant_int_attr(at, *value, *width, *signed, unsigned, spec)
+            }
+            (TypeKey::Int { width, signed }, Attribute::Bool(b)) => {
+                self.constant_int(at, i128::from(*b), *width, *signed, spec)
+            }
+            _ => Err(self.error(at, format!("cannot serialize attribute: {attr:?}"))),
+        }
     }
 
     /// A constant of type `ty` with value `attr`: scalars, dense elements and arrays.
     pub(super) fn constant(&mut self, at: OpId, ty: Type, attr: &Attribute) -> Result<u32> {
+        let key = self.type_key(ty);
+        self.constant_of(at, key, attr)
+    }
+
+    fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
@@ -448,47 +509,39 @@ impl Serializer<'_> {
         Ok(id)
     }
 
-    fn constant_composite(&mut self, at: OpId, ty: Type, attr: &Attribute) -> Result<u32> {
-        self.process_type(at, ty)?;
+    fn constant_composite(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
+        self.process_key(at, ty.clone())?;
         match attr {
             Attribute::Dense { elements, ty: shaped } => {
-                let shape: Vec<u64> = match self.ir.types.kind(*shaped) {
-                    TypeKind::Vector { shape, .. } => shape.clone(),
-                    TypeKind::CooperativeMatrix { rows, columns, .. } => {
-                        vec![u64::from(*rows), u64::from(*columns)]
+                let (shape, scalar): (Vec<u64>, TypeKey) = match self.ir.types.kind(*shaped) {
+                    TypeKind::Vector { shape, element, .. } => (shape.clone(), self.type_key(*element)),
+                    TypeKind::CooperativeMatrix { rows, columns, element, .. } => {
+                        (vec![u64::from(*rows), u64::from(*columns)], self.type_key(*element))
                     }
-                    TypeKind::Tensor { shape: Some(shape), .. } => {
-                        shape.iter().map(|d| d.unwrap_or(0)).collect()
+                    TypeKind::Tensor { shape: Some(shape), element } => {
+                        (shape.iter().map(|d| d.unwrap_or(0)).collect(), self.type_key(*element))
                     }
+                    TypeKind::Opaque(text) => match arm_tensor_key(text) {
+                        Some(TypeKey::ArmTensor { shape: Some(dims), element }) => {
+                            (dims.iter().map(|&d| d.max(0) as u64).collect(), *element)
+                        }
+                        _ => return Err(self.error(at, format!("cannot serialize attribute: {attr:?}"))),
+                    },
                     _ => return Err(self.error(at, format!("cannot serialize attribute: {attr:?}"))),
                 };
-                let scalar = match self.ir.types.kind(*shaped) {
-                    TypeKind::Vector { element, .. }
-                    | TypeKind::Tensor { element, .. }
-                    | TypeKind::CooperativeMatrix { element, .. } => *element,
-                    _ => *shaped,
-                };
-                // Elements carry the scalar type (the parser may leave the shaped one).
-                let elements: Vec<Attribute> = elements
-                    .iter()
-                    .map(|e| match e {
-                        Attribute::Integer { value, .. } => Attribute::Integer { value: *value, ty: scalar },
-                        Attribute::Float { value, .. } => Attribute::Float { value: *value, ty: scalar },
-                        other => other.clone(),
-                    })
-                    .collect();
-                self.dense_constant(at, ty, &elements, &shape, 0, 0)
+                let level = DenseLevel { elements, shape: &shape, scalar: &scalar };
+                self.dense_constant(at, ty, &level, 0, 0)
             }
             Attribute::Array(items) => {
-                let type_id = self.process_type(at, ty)?;
+                let type_id = self.process_key(at, ty.clone())?;
                 let id = self.next();
-                let element_type = self.element_type(ty);
+                let element_type = self.element_key(&ty);
                 let mut operands = vec![type_id, id];
                 for item in items {
-                    let Some(element_type) = element_type else {
+                    let Some(element_type) = element_type.clone() else {
                         return Err(self.error(at, format!("cannot serialize attribute: {attr:?}")));
                     };
-                    operands.push(self.constant(at, element_type, item)?);
+                    operands.push(self.constant_of(at, element_type, item)?);
                 }
                 encode(&mut self.globals, opcode::OpConstantComposite, &operands);
                 Ok(id)
@@ -512,55 +565,140 @@ impl Serializer<'_> {
         }
     }
 
+    /// The element type of a composite key; an ARM tensor's is the tensor of its
+    /// inner dimensions (a scalar for rank 1).
+    pub(super) fn element_key(&self, key: &TypeKey) -> Option<TypeKey> {
+        match key {
+            TypeKey::Array { element, .. } => Some((**element).clone()),
+            TypeKey::ArmTensor { shape: Some(dims), element } => Some(if dims.len() > 1 {
+                TypeKey::ArmTensor { shape: Some(dims[1..].to_vec()), element: element.clone() }
+            } else {
+                (**element).clone()
+            }),
+            TypeKey::Other(ty) => self.element_type(*ty).map(|t| self.type_key(t)),
+            _ => None,
+        }
+    }
+
     /// One level of a dense constant: `offset` is the flat index of this slice's first
     /// element.
     fn dense_constant(
         &mut self,
         at: OpId,
-        ty: Type,
-        elements: &[Attribute],
-        shape: &[u64],
+        ty: TypeKey,
+        level: &DenseLevel,
         dim: usize,
         offset: u64,
     ) -> Result<u32> {
-        if dim == shape.len() {
+        let elements = level.elements;
+        if dim == level.shape.len() {
             let element = if elements.len() == 1 { elements.first() } else { elements.get(offset as usize) };
             let Some(element) = element else {
                 return Err(self.error(at, "cannot serialize attribute: dense elements out of range"));
             };
-            return match self.constant_scalar(at, element, false)? {
-                Some(id) => Ok(id),
-                None => Err(self.error(at, format!("cannot serialize attribute: {element:?}"))),
-            };
+            return self.constant_scalar_of(at, level.scalar, element, false);
         }
-        let type_id = self.process_type(at, ty)?;
+        let type_id = self.process_key(at, ty.clone())?;
         let id = self.next();
         let mut operands = vec![type_id, id];
-        let Some(element_type) = self.element_type(ty) else {
+        let Some(element_type) = self.element_key(&ty) else {
             return Err(self.error(at, "cannot serialize a dense constant of a non-composite type"));
         };
-        let stride: u64 = shape.get(dim + 1..).unwrap_or(&[]).iter().product();
-        if matches!(self.ir.types.kind(ty), TypeKind::CooperativeMatrix { .. }) {
+        let stride: u64 = level.shape.get(dim + 1..).unwrap_or(&[]).iter().product();
+        let is_cooperative = matches!(&ty, TypeKey::Other(t) if matches!(self.ir.types.kind(*t), TypeKind::CooperativeMatrix { .. }));
+        if is_cooperative {
             if elements.len() != 1 {
                 return Err(
                     self.error(at, "cannot serialize a non-splat value for a cooperative matrix type")
                 );
             }
-            operands.push(self.dense_constant(at, element_type, elements, shape, shape.len(), 0)?);
+            operands.push(self.dense_constant(at, element_type, level, level.shape.len(), 0)?);
+        } else if matches!(ty, TypeKey::ArmTensor { .. }) && elements.iter().all(is_zero) {
+            encode(&mut self.globals, opcode::OpConstantNull, &[type_id, id]);
+            return Ok(id);
         } else {
-            let count = shape.get(dim).copied().unwrap_or(0);
+            let count = level.shape.get(dim).copied().unwrap_or(0);
             if count > elements.len().max(1) as u64 * 4096 {
                 return Err(self.error(at, "not supported yet: dense constant larger than its elements"));
             }
             for i in 0..count {
                 let element =
-                    self.dense_constant(at, element_type, elements, shape, dim + 1, offset + i * stride)?;
+                    self.dense_constant(at, element_type.clone(), level, dim + 1, offset + i * stride)?;
                 operands.push(element);
             }
         }
         encode(&mut self.globals, opcode::OpConstantComposite, &operands);
         Ok(id)
     }
+}
+
+impl Serializer<'_> {
+    /// Whether `ty` (or its element type) is an unsigned integer type.
+    fn is_unsigned(&self, ty: Type) -> bool {
+        match self.ir.types.kind(ty) {
+            TypeKind::Integer { signedness, .. } => *signedness == Signedness::Unsigned,
+            TypeKind::Vector { element, .. }
+            | TypeKind::Tensor { element, .. }
+            | TypeKind::CooperativeMatrix { element, .. } => matches!(
+                self.ir.types.kind(*element),
+                TypeKind::Integer { signedness: Signedness::Unsigned, .. }
+            ),
+            TypeKind::Opaque(text) => {
+                text.strip_suffix('>').and_then(|t| t.rsplit('x').next()).is_some_and(|e| e.starts_with("ui"))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A dense attribute's flat elements, shape and scalar type.
+struct DenseLevel<'e> {
+    elements: &'e [Attribute],
+    shape: &'e [u64],
+    scalar: &'e TypeKey,
+}
+
+fn is_zero(attr: &Attribute) -> bool {
+    match attr {
+        Attribute::Integer { value, .. } => *value == 0,
+        Attribute::Float { value, .. } => *value == 0.0 && value.is_sign_positive(),
+        Attribute::Bool(b) => !b,
+        _ => false,
+    }
+}
+
+/// `spirv.arm.tensor<2x?xi32>` (kept as opaque text) as a type key; `*` is unranked,
+/// `?` a dynamic dimension (-1).
+fn arm_tensor_key(text: &str) -> Option<TypeKey> {
+    let body = text.strip_prefix("spirv.arm.tensor<")?.strip_suffix('>')?;
+    let mut parts: Vec<&str> = body.split('x').map(str::trim).collect();
+    let element = scalar_key(parts.pop()?)?;
+    let shape = if parts.first() == Some(&"*") {
+        None
+    } else {
+        Some(
+            parts
+                .iter()
+                .map(|d| if *d == "?" { Some(-1) } else { d.parse::<i64>().ok() })
+                .collect::<Option<Vec<i64>>>()?,
+        )
+    };
+    Some(TypeKey::ArmTensor { shape, element: Box::new(element) })
+}
+
+/// A scalar type's key from its spelling (`i32`, `si8`, `ui64`, `f16`, `bf16`).
+fn scalar_key(text: &str) -> Option<TypeKey> {
+    if let Some(kind) = FloatKind::from_keyword(text) {
+        return Some(TypeKey::Float(kind));
+    }
+    let (signed, digits) = if let Some(d) = text.strip_prefix("si") {
+        (true, d)
+    } else if let Some(d) = text.strip_prefix("ui") {
+        (false, d)
+    } else {
+        (false, text.strip_prefix('i')?)
+    };
+    Some(TypeKey::Int { width: digits.parse().ok()?, signed })
 }
 
 /// A decoration's value by its grammar name (names used here all exist).
