@@ -1339,3 +1339,73 @@ fn nested_loops_with_break_and_continue() {
 }"#;
     assert_eq!(structurized(input, &[lp(1, 3, 2, 0), lp(4, 6, 5, 0), sel(7, 8, 0), sel(8, 10, 0)]), expected);
 }
+
+/// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
+/// plain CFG of a binary) and `N.merges` (lines `function header merge
+/// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
+/// hand: `cargo test -p spirvkit-translate corpus -- --ignored`.
+#[test]
+#[ignore]
+fn corpus() {
+    let Ok(dir) = std::env::var("STRUCT_CORPUS") else { return };
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "mlir") {
+            continue;
+        }
+        let input = std::fs::read_to_string(&path).unwrap_or_default();
+        let merges = std::fs::read_to_string(path.with_extension("merges")).unwrap_or_default();
+        let result = std::panic::catch_unwind(|| structurize_module(&input, &merges));
+        let (ext, text) = match result {
+            Ok(Ok(text)) => ("out", text + "\n"),
+            Ok(Err(e)) => ("err", e),
+            Err(_) => ("err", "panic".to_string()),
+        };
+        let _ = std::fs::write(path.with_extension(ext), text);
+    }
+}
+
+fn structurize_module(input: &str, merges: &str) -> Result<String, String> {
+    let (mut ir, top) = spirvkit_ir::parse(input, "t.mlir").map_err(|e| format!("parse: {e:?}"))?;
+    let module = ir
+        .ops_under(top)
+        .into_iter()
+        .map(|(_, op)| op)
+        .find(|&op| ir.op(op).name == "spirv.module")
+        .ok_or("no spirv.module")?;
+    let module_body = ir.op(module).regions[0];
+    let module_block = ir.region(module_body).blocks[0];
+    let funcs: Vec<OpId> =
+        ir.block(module_block).ops.iter().copied().filter(|&op| ir.op(op).name == "spirv.func").collect();
+    let mut per_func: Vec<FxHashMap<BlockId, MergeInfo>> = vec![FxHashMap::default(); funcs.len()];
+    for line in merges.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let [func, header, merge, cont, control] = f[..] else { continue };
+        let func: usize = func.parse().map_err(|_| "bad merges")?;
+        let blocks = ir.region(ir.op(funcs[func]).regions[0]).blocks.clone();
+        let block = |s: &str| -> Result<BlockId, String> {
+            let i: usize = s.parse().map_err(|_| "bad merges")?;
+            blocks.get(i).copied().ok_or_else(|| "block index out of range".to_string())
+        };
+        let control: u32 = control.parse().map_err(|_| "bad merges")?;
+        let info = if cont == "-" {
+            MergeInfo::Selection { merge: block(merge)?, control }
+        } else {
+            MergeInfo::Loop {
+                merge: block(merge)?,
+                continue_target: block(cont)?,
+                control,
+                parameters: Vec::new(),
+            }
+        };
+        per_func[func].insert(block(header)?, info);
+    }
+    for (func, headers) in funcs.iter().zip(&per_func) {
+        structurize(&mut ir, *func, headers).map_err(|e| format!("structurize: {e} at {:?}", e.block))?;
+    }
+    if let Some(d) = spirvkit_ir::verify::verify(&ir, top, input).first() {
+        return Err(format!("does not verify: {}", d.message));
+    }
+    Ok(spirvkit_ir::print(&ir, module, PrintOptions::default()).trim_end().to_string())
+}
