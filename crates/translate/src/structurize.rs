@@ -135,6 +135,8 @@ struct Structurizer<'a> {
     owner: FxHashMap<BlockId, Option<usize>>,
     /// The ops using each value (an op may be listed more than once).
     uses: FxHashMap<Value, Vec<OpId>>,
+    /// Blocks not reached from the entry, even through merge edges.
+    dead: FxHashSet<BlockId>,
     /// Loop headers moved into their region -> the merge block now entered instead.
     forward: FxHashMap<BlockId, BlockId>,
     bool_type: Type,
@@ -200,6 +202,7 @@ impl<'a> Structurizer<'a> {
             top: blocks,
             owner: FxHashMap::default(),
             uses,
+            dead: FxHashSet::default(),
             forward: FxHashMap::default(),
             bool_type,
         })
@@ -233,12 +236,13 @@ impl<'a> Structurizer<'a> {
                 }
             }
         }
-        self.erase_dead_blocks();
+        self.set_aside_dead_blocks();
         // Innermost first: a nested header comes after its parent's in the order.
         header_rank.sort_unstable();
         for &(_, c) in header_rank.iter().rev() {
             self.process(c)?;
         }
+        self.drop_invalid_dead_blocks();
         let top = std::mem::take(&mut self.top);
         let body = self.body;
         let kept: Vec<BlockId> = top.into_iter().filter(|&b| self.ir.block(b).parent == Some(body)).collect();

@@ -19,25 +19,13 @@ struct Fillers {
 }
 
 impl Structurizer<'_> {
-    /// Removes the blocks the structured walk never reached (dead code).
-    pub(super) fn erase_dead_blocks(&mut self) {
+    /// Sets aside the blocks the structured walk never reached (dead code): they stay
+    /// where they are, as in MLIR, and their uses do not count as uses after a
+    /// construct.
+    pub(super) fn set_aside_dead_blocks(&mut self) {
         let dead: Vec<BlockId> = self.top.iter().copied().filter(|b| !self.owner.contains_key(b)).collect();
-        if dead.is_empty() {
-            return;
-        }
         for &b in &dead {
-            let mut ops: Vec<OpId> = self.ir.block(b).ops.clone();
-            let mut i = 0;
-            while i < ops.len() {
-                let op = ops[i];
-                for &r in &self.ir.op(op).regions {
-                    for &nb in &self.ir.region(r).blocks {
-                        ops.extend_from_slice(&self.ir.block(nb).ops);
-                    }
-                }
-                i += 1;
-            }
-            for op in ops {
+            for op in self.ops_in(b) {
                 for v in self.ir.op(op).operands.clone() {
                     if let Some(users) = self.uses.get_mut(&v) {
                         users.retain(|&u| u != op);
@@ -45,8 +33,67 @@ impl Structurizer<'_> {
                 }
             }
         }
-        let dead: FxHashSet<BlockId> = dead.into_iter().collect();
-        self.top.retain(|b| !dead.contains(b));
+        self.dead = dead.into_iter().collect();
+    }
+
+    /// The function-level block holding the definition of `v`, and whether the
+    /// definition is directly in it (not in a nested region).
+    fn value_home(&self, v: Value) -> Option<(BlockId, bool)> {
+        let block = match self.ir.value(v).def {
+            ValueDef::Argument { block, .. } => block,
+            ValueDef::Result { op, .. } => self.ir.op(op).parent?,
+        };
+        let region = self.ir.block(block).parent?;
+        if region == self.body {
+            return Some((block, true));
+        }
+        Some((self.top_block(self.ir.region(region).parent?)?, false))
+    }
+
+    /// The ops of `block`, nested ones included.
+    fn ops_in(&self, block: BlockId) -> Vec<OpId> {
+        let mut ops: Vec<OpId> = self.ir.block(block).ops.clone();
+        let mut i = 0;
+        while let Some(&op) = ops.get(i) {
+            for &r in &self.ir.op(op).regions {
+                for &nb in &self.ir.region(r).blocks {
+                    ops.extend_from_slice(&self.ir.block(nb).ops);
+                }
+            }
+            i += 1;
+        }
+        ops
+    }
+
+    /// Drops the dead blocks that would no longer be valid where they are: those
+    /// branching into a region, or using a value defined in one (or in a dropped
+    /// block).
+    pub(super) fn drop_invalid_dead_blocks(&mut self) {
+        let body = self.body;
+        let mut dropped: FxHashSet<BlockId> = FxHashSet::default();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &self.dead {
+                if dropped.contains(&b) {
+                    continue;
+                }
+                let visible =
+                    |blk: BlockId| self.ir.block(blk).parent == Some(body) && !dropped.contains(&blk);
+                let successors_ok = successors(self.ir, b).iter().all(|&s| visible(s));
+                let operands_ok = self.ops_in(b).into_iter().all(|op| {
+                    self.ir.op(op).operands.iter().all(|&v| match self.value_home(v) {
+                        Some((home, direct)) => home == b || (direct && visible(home)),
+                        None => false,
+                    })
+                });
+                if !(successors_ok && operands_ok) {
+                    dropped.insert(b);
+                    changed = true;
+                }
+            }
+        }
+        self.top.retain(|b| !dropped.contains(b));
     }
 
     /// Follows loop headers already moved into their region to the block now entered
@@ -182,7 +229,11 @@ impl Structurizer<'_> {
         for &b in &self.top {
             let inside = self.owner.get(&b).copied().flatten() == Some(c);
             let is_split_header = kind == Kind::Selection && b == header;
-            if !inside && !is_split_header && successors(self.ir, b).contains(&merge) {
+            if !inside
+                && !is_split_header
+                && !self.dead.contains(&b)
+                && successors(self.ir, b).contains(&merge)
+            {
                 return err("the merge block is branched to from outside its construct");
             }
         }

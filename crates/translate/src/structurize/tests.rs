@@ -1340,6 +1340,57 @@ fn nested_loops_with_break_and_continue() {
     assert_eq!(structurized(input, &[lp(1, 3, 2, 0), lp(4, 6, 5, 0), sel(7, 8, 0), sel(8, 10, 0)]), expected);
 }
 
+#[test]
+fn dead_blocks() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %true = spirv.Constant true
+    spirv.BranchConditional %true, ^bb2, ^bb1
+  ^bb1:  // 3 preds: ^bb0, ^bb2, ^bb3
+    spirv.Return
+  ^bb2:  // 2 preds: ^bb0, ^bb4
+    %cst1_si32 = spirv.Constant 1 : si32
+    spirv.Store "Function" %0, %cst1_si32 : si32
+    spirv.Branch ^bb1
+  ^bb3:  // no predecessors
+    %cst2_si32 = spirv.Constant 2 : si32
+    spirv.Store "Function" %0, %cst2_si32 : si32
+    spirv.Branch ^bb1
+  ^bb4:  // no predecessors
+    spirv.Branch ^bb2
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    // mlir-translate-22: <unknown>:0: error: failed control flow structurization: block has uses outside of the enclosing selection/loop construct
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %true = spirv.Constant true
+    spirv.Branch ^bb1
+  ^bb1:  // 2 preds: ^bb0, ^bb2
+    spirv.mlir.selection {
+      spirv.BranchConditional %true, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      %cst1_si32 = spirv.Constant 1 : si32
+      spirv.Store "Function" %0, %cst1_si32 : si32
+      spirv.Branch ^bb2
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge
+    }
+    spirv.Return
+  ^bb2:  // no predecessors
+    %cst2_si32 = spirv.Constant 2 : si32
+    spirv.Store "Function" %0, %cst2_si32 : si32
+    spirv.Branch ^bb1
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[sel(0, 1, 0)]), expected);
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
