@@ -129,8 +129,15 @@ struct Structurizer<'a> {
     func: OpId,
     body: RegionId,
     constructs: Vec<Construct>,
-    /// Function-level blocks in order (blocks moved into regions leave it).
+    /// The function's blocks in their original order.
     top: Vec<BlockId>,
+    /// The function-level blocks of each construct (index `c + 1`) and of the function
+    /// itself (index 0), in order.
+    members: Vec<Vec<BlockId>>,
+    /// Blocks that branch (or once branched: check the terminator) to each block.
+    preds: FxHashMap<BlockId, Vec<BlockId>>,
+    /// Blocks made while rewriting, to be placed after a function-level block.
+    inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
     /// The construct a function-level block belongs to (`None`: the function itself).
     owner: FxHashMap<BlockId, Option<usize>>,
     /// The ops using each value (an op may be listed more than once).
@@ -193,6 +200,12 @@ impl<'a> Structurizer<'a> {
                 uses.entry(v).or_default().push(op);
             }
         }
+        let mut preds: FxHashMap<BlockId, Vec<BlockId>> = FxHashMap::default();
+        for &b in &blocks {
+            for &s in successors(ir, b) {
+                preds.entry(s).or_default().push(b);
+            }
+        }
         let bool_type = ir.types.integer(1, Signedness::Signless);
         Ok(Structurizer {
             ir,
@@ -203,6 +216,9 @@ impl<'a> Structurizer<'a> {
             owner: FxHashMap::default(),
             uses,
             dead: FxHashSet::default(),
+            members: Vec::new(),
+            preds,
+            inserted_after: FxHashMap::default(),
             forward: FxHashMap::default(),
             bool_type,
         })
@@ -237,15 +253,32 @@ impl<'a> Structurizer<'a> {
             }
         }
         self.set_aside_dead_blocks();
+        self.members = vec![Vec::new(); self.constructs.len() + 1];
+        for &b in &self.top {
+            if let Some(&owner) = self.owner.get(&b) {
+                if let Some(list) = self.members.get_mut(owner.map_or(0, |o| o + 1)) {
+                    list.push(b);
+                }
+            }
+        }
         // Innermost first: a nested header comes after its parent's in the order.
         header_rank.sort_unstable();
         for &(_, c) in header_rank.iter().rev() {
             self.process(c)?;
         }
         self.drop_invalid_dead_blocks();
-        let top = std::mem::take(&mut self.top);
+        // The original order, with the blocks made after a merge block following it.
         let body = self.body;
-        let kept: Vec<BlockId> = top.into_iter().filter(|&b| self.ir.block(b).parent == Some(body)).collect();
+        let mut kept = Vec::with_capacity(self.top.len());
+        let mut pending: Vec<BlockId> = self.top.iter().rev().copied().collect();
+        while let Some(b) = pending.pop() {
+            if self.ir.block(b).parent == Some(body) {
+                kept.push(b);
+            }
+            if let Some(after) = self.inserted_after.remove(&b) {
+                pending.extend(after.into_iter().rev());
+            }
+        }
         self.ir.region_mut(body).blocks = kept;
         Ok(())
     }

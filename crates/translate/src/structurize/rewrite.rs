@@ -201,7 +201,26 @@ impl Structurizer<'_> {
         }
     }
 
+    /// Records that `block`'s terminator now branches to each of its successors.
+    fn note_branches(&mut self, block: BlockId) {
+        for s in successors(self.ir, block).to_vec() {
+            self.preds.entry(s).or_default().push(block);
+        }
+    }
+
+    /// The function-level blocks whose terminator now branches to `target`.
+    fn current_preds(&self, target: BlockId) -> Vec<BlockId> {
+        let mut out: Vec<BlockId> = Vec::new();
+        for &p in self.preds.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
+            if !out.contains(&p) && successors(self.ir, p).contains(&target) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
     fn retarget(&mut self, block: BlockId, index: usize, target: BlockId, operands: Vec<Value>) {
+        self.preds.entry(target).or_default().push(block);
         let Some(t) = terminator(self.ir, block) else { return };
         for &v in &operands {
             self.uses.entry(v).or_default().push(t);
@@ -220,20 +239,17 @@ impl Structurizer<'_> {
         if self.owner.get(&merge).copied().flatten() == Some(c) || !self.owner.contains_key(&merge) {
             return err("the merge block is not after its construct");
         }
-        let mut members: Vec<BlockId> =
-            self.top.iter().copied().filter(|b| self.owner.get(b).copied().flatten() == Some(c)).collect();
+        let mut members: Vec<BlockId> = self.members.get_mut(c + 1).map(std::mem::take).unwrap_or_default();
         if kind == Kind::Loop && !members.contains(&header) {
             return err("the loop header is not in its loop");
         }
-        // Every block branching to the merge block must be in the construct.
-        for &b in &self.top {
-            let inside = self.owner.get(&b).copied().flatten() == Some(c);
-            let is_split_header = kind == Kind::Selection && b == header;
-            if !inside
-                && !is_split_header
-                && !self.dead.contains(&b)
-                && successors(self.ir, b).contains(&merge)
-            {
+        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_slot = merge_owner.map_or(0, |o| o + 1);
+        // Only the construct's blocks may branch to its merge block.
+        let member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+        for p in self.current_preds(merge) {
+            let is_split_header = kind == Kind::Selection && p == header;
+            if !member_set.contains(&p) && !is_split_header && !self.dead.contains(&p) {
                 return err("the merge block is branched to from outside its construct");
             }
         }
@@ -249,13 +265,15 @@ impl Structurizer<'_> {
                 self.ir.append_op(split, term);
                 let to_merge = branch(self.ir, merge, Vec::new());
                 self.ir.append_op(header, to_merge);
+                self.note_branches(header);
+                self.note_branches(split);
                 self.owner.insert(split, Some(c));
                 members.insert(0, split);
                 split
             }
             Kind::Loop => header,
         };
-        let member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+        let mut member_set: FxHashSet<BlockId> = members.iter().copied().collect();
 
         // MLIR's order: breadth-first from the header, then blocks it does not reach.
         let mut order = vec![entry];
@@ -338,6 +356,7 @@ impl Structurizer<'_> {
                 let br = branch(self.ir, header, args);
                 self.add_uses(br);
                 self.ir.append_op(latch, br);
+                self.note_branches(latch);
                 for &b in &back {
                     for (i, s) in successors(self.ir, b).to_vec().into_iter().enumerate() {
                         if s == header {
@@ -347,6 +366,7 @@ impl Structurizer<'_> {
                     }
                 }
                 order.push(latch);
+                member_set.insert(latch);
             }
         }
 
@@ -464,7 +484,7 @@ impl Structurizer<'_> {
                 .iter()
                 .map(|&t| self.ir.add_block_argument(merge, t, Location::Unknown))
                 .collect();
-            for b in self.top.clone() {
+            for b in self.current_preds(header) {
                 if member_set.contains(&b) {
                     continue;
                 }
@@ -479,6 +499,7 @@ impl Structurizer<'_> {
             let br = branch(self.ir, header, carried);
             self.add_uses(br);
             self.ir.append_op(e, br);
+            self.note_branches(e);
             loop_entry = Some(e);
             self.forward.insert(header, merge);
         }
@@ -502,6 +523,7 @@ impl Structurizer<'_> {
             for moved in std::mem::take(&mut self.ir.block_mut(merge).ops) {
                 self.ir.append_op(rest, moved);
             }
+            self.note_branches(rest);
             self.ir.append_op(merge, op);
             let mut current = merge;
             for (j, &t) in targets.iter().enumerate() {
@@ -510,26 +532,21 @@ impl Structurizer<'_> {
                 let br = branch_conditional(self.ir, results[flag_base + j], (t, args), (next, Vec::new()));
                 self.add_uses(br);
                 self.ir.append_op(current, br);
+                self.note_branches(current);
                 new_blocks.push(next);
                 current = next;
             }
         }
-        let merge_owner = self.owner.get(&merge).copied().flatten();
         for &b in &new_blocks {
             self.ir.append_block(self.body, b);
             self.owner.insert(b, merge_owner);
         }
-        let mut top = Vec::with_capacity(self.top.len() + new_blocks.len());
-        for &b in &self.top {
-            if member_set.contains(&b) {
-                continue;
-            }
-            top.push(b);
-            if b == merge {
-                top.extend_from_slice(&new_blocks);
-            }
+        if let Some(list) = self.members.get_mut(merge_slot) {
+            list.extend_from_slice(&new_blocks);
         }
-        self.top = top;
+        if !new_blocks.is_empty() {
+            self.inserted_after.entry(merge).or_default().extend(new_blocks);
+        }
         Ok(())
     }
 

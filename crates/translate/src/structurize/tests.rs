@@ -1460,3 +1460,46 @@ fn structurize_module(input: &str, merges: &str) -> Result<String, String> {
     }
     Ok(spirvkit_ir::print(&ir, module, PrintOptions::default()).trim_end().to_string())
 }
+
+/// A function of `depth` selections nested in one another, then `count` loops in
+/// sequence, each with a break out of a nested selection.
+fn big_function(depth: usize, count: usize) -> (String, Vec<(usize, usize, Option<usize>, u32)>) {
+    let mut text = String::from(
+        "spirv.module Logical GLSL450 {\n spirv.func @f(%c: i1, %n: i32) \"None\" {\n  spirv.Branch ^bb1\n",
+    );
+    let mut merges = Vec::new();
+    // Blocks 1..=depth are headers, depth+1 the innermost body, then the merges from
+    // the innermost out.
+    for i in 1..=depth {
+        let merge = 2 * depth + 2 - i;
+        text.push_str(&format!("^bb{i}:\n  spirv.BranchConditional %c, ^bb{}, ^bb{merge}\n", i + 1));
+        merges.push(sel(i, merge, 0));
+    }
+    let mut next = 2 * depth + 2;
+    text.push_str(&format!("^bb{}:\n  spirv.Branch ^bb{}\n", depth + 1, depth + 2));
+    for i in depth + 2..next {
+        text.push_str(&format!("^bb{i}:\n  spirv.Branch ^bb{}\n", i + 1));
+    }
+    for _ in 0..count {
+        // header, body (selection header), break, selection merge, continue, merge.
+        let (h, b, brk, sm, ct, m) = (next, next + 1, next + 2, next + 3, next + 4, next + 5);
+        text.push_str(&format!(
+            "^bb{h}:\n  spirv.Branch ^bb{b}\n^bb{b}:\n  spirv.BranchConditional %c, ^bb{brk}, ^bb{sm}\n\
+             ^bb{brk}:\n  spirv.Branch ^bb{m}\n^bb{sm}:\n  spirv.Branch ^bb{ct}\n\
+             ^bb{ct}:\n  %x{h} = spirv.IAdd %n, %n : i32\n  spirv.Branch ^bb{h}\n^bb{m}:\n"
+        ));
+        merges.push(lp(h, m, ct, 0));
+        merges.push(sel(b, sm, 0));
+        next = m + 1;
+        text.push_str(&format!("  spirv.Branch ^bb{next}\n"));
+    }
+    text.push_str(&format!("^bb{next}:\n  spirv.Return\n }}\n}}\n"));
+    (text, merges)
+}
+
+#[test]
+fn deep_nesting_and_long_functions() {
+    let (text, merges) = big_function(400, 1500);
+    let out = try_structurize(&text, &merges);
+    assert!(out.is_ok(), "{:?}", out.err());
+}
