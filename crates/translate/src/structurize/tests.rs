@@ -8,18 +8,16 @@
 use super::*;
 use spirvkit_ir::PrintOptions;
 
+/// A merge instruction: header block, merge block, continue target (loops), control.
+type Merge = (usize, usize, Option<usize>, u32);
+
 /// `OpSelectionMerge`: header block, merge block, control mask.
-fn sel(header: usize, merge: usize, control: u32) -> (usize, usize, Option<usize>, u32) {
+fn sel(header: usize, merge: usize, control: u32) -> Merge {
     (header, merge, None, control)
 }
 
 /// `OpLoopMerge`: header block, merge block, continue target, control mask.
-fn lp(
-    header: usize,
-    merge: usize,
-    continue_target: usize,
-    control: u32,
-) -> (usize, usize, Option<usize>, u32) {
+fn lp(header: usize, merge: usize, continue_target: usize, control: u32) -> Merge {
     (header, merge, Some(continue_target), control)
 }
 
@@ -27,7 +25,7 @@ fn lp(
 /// with the given merges, checks it verifies and prints the `spirv.module`.
 /// With `STRUCT_DUMP=dir` set, each result is also written to `dir/<test>.mlir` (to
 /// check new cases with `mlir-opt-22`).
-fn structurized(input: &str, merges: &[(usize, usize, Option<usize>, u32)]) -> String {
+fn structurized(input: &str, merges: &[Merge]) -> String {
     let out = structurized_inner(input, merges);
     if let Ok(dir) = std::env::var("STRUCT_DUMP") {
         let n = std::thread::current().name().unwrap_or("x").replace("::", "_");
@@ -36,14 +34,14 @@ fn structurized(input: &str, merges: &[(usize, usize, Option<usize>, u32)]) -> S
     out
 }
 
-fn structurized_inner(input: &str, merges: &[(usize, usize, Option<usize>, u32)]) -> String {
+fn structurized_inner(input: &str, merges: &[Merge]) -> String {
     match try_structurize(input, merges) {
         Ok(text) => text,
         Err(e) => format!("error: {e}"),
     }
 }
 
-fn try_structurize(input: &str, merges: &[(usize, usize, Option<usize>, u32)]) -> Result<String, String> {
+fn try_structurize(input: &str, merges: &[Merge]) -> Result<String, String> {
     let (mut ir, top) = spirvkit_ir::parse(input, "t.mlir").map_err(|e| format!("{e:?}"))?;
     let module = ir
         .ops_under(top)
@@ -1463,7 +1461,7 @@ fn structurize_module(input: &str, merges: &str) -> Result<String, String> {
 
 /// A function of `depth` selections nested in one another, then `count` loops in
 /// sequence, each with a break out of a nested selection.
-fn big_function(depth: usize, count: usize) -> (String, Vec<(usize, usize, Option<usize>, u32)>) {
+fn big_function(depth: usize, count: usize) -> (String, Vec<Merge>) {
     let mut text = String::from(
         "spirv.module Logical GLSL450 {\n spirv.func @f(%c: i1, %n: i32) \"None\" {\n  spirv.Branch ^bb1\n",
     );
