@@ -243,6 +243,9 @@ impl Structurizer<'_> {
         if kind == Kind::Loop && !members.contains(&header) {
             return err("the loop header is not in its loop");
         }
+        if kind == Kind::Loop && self.top.first() == Some(&header) {
+            return err("the function's entry block is a loop header");
+        }
         let merge_owner = self.owner.get(&merge).copied().flatten();
         let merge_slot = merge_owner.map_or(0, |o| o + 1);
         // Only the construct's blocks may branch to its merge block.

@@ -1389,6 +1389,115 @@ fn dead_blocks() {
     assert_eq!(structurized(input, &[sel(0, 1, 0)]), expected);
 }
 
+#[test]
+fn phi_and_escaping_value_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    spirv.Switch %1 : si32, [
+      default: ^bb2]
+  ^bb1(%2: si32):  // pred: ^bb3
+    %3 = spirv.IAdd %5, %2 : si32
+    %4 = spirv.IAdd %3, %6 : si32
+    spirv.Return
+  ^bb2:  // pred: ^bb0
+    %cst2_si32 = spirv.Constant 2 : si32
+    %5 = spirv.IAdd %1, %cst2_si32 : si32
+    %true = spirv.Constant true
+    spirv.BranchConditional %true, ^bb4, ^bb3
+  ^bb3:  // 2 preds: ^bb2, ^bb4
+    %cst3_si32 = spirv.Constant 3 : si32
+    %6 = spirv.IMul %5, %cst3_si32 : si32
+    spirv.Branch ^bb1(%6 : si32)
+  ^bb4:  // pred: ^bb2
+    spirv.Branch ^bb3
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    %2:3 = spirv.mlir.selection -> si32, si32, si32 {
+      spirv.Switch %1 : si32, [
+        default: ^bb1]
+    ^bb1:  // pred: ^bb0
+      %cst2_si32 = spirv.Constant 2 : si32
+      %5 = spirv.IAdd %1, %cst2_si32 : si32
+      %true = spirv.Constant true
+      spirv.Branch ^bb2
+    ^bb2:  // pred: ^bb1
+      spirv.mlir.selection {
+        spirv.BranchConditional %true, ^bb1, ^bb2
+      ^bb1:  // pred: ^bb0
+        spirv.Branch ^bb2
+      ^bb2:  // 2 preds: ^bb0, ^bb1
+        spirv.mlir.merge
+      }
+      %cst3_si32 = spirv.Constant 3 : si32
+      %6 = spirv.IMul %5, %cst3_si32 : si32
+      spirv.Branch ^bb3(%6 : si32)
+    ^bb3(%7: si32):  // pred: ^bb2
+      spirv.mlir.merge %7, %5, %6 : si32, si32, si32
+    }
+    %3 = spirv.IAdd %2#1, %2#0 : si32
+    %4 = spirv.IAdd %3, %2#2 : si32
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[sel(0, 1, 0), sel(2, 3, 0)]), expected);
+}
+
+#[test]
+fn unreachable_merge_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    %true = spirv.Constant true
+    spirv.BranchConditional %true, ^bb3, ^bb4
+  ^bb2:  // no predecessors
+    spirv.Unreachable
+  ^bb3:  // pred: ^bb1
+    spirv.Return
+  ^bb4:  // pred: ^bb1
+    spirv.Unreachable
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    %true = spirv.Constant true
+    spirv.Branch ^bb2
+  ^bb2:  // pred: ^bb1
+    spirv.mlir.selection {
+      spirv.BranchConditional %true, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      spirv.Return
+    ^bb2:  // pred: ^bb0
+      spirv.Unreachable
+    ^bb3:  // no predecessors
+      spirv.mlir.merge
+    }
+    spirv.Unreachable
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[sel(1, 2, 0)]), expected);
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
@@ -1500,4 +1609,61 @@ fn deep_nesting_and_long_functions() {
     let (text, merges) = big_function(400, 1500);
     let out = try_structurize(&text, &merges);
     assert!(out.is_ok(), "{:?}", out.err());
+}
+
+/// Random CFGs with random (mostly invalid) merge instructions: structurize never
+/// panics, and what it accepts verifies (its own final check).
+#[test]
+fn random_cfgs_never_panic() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |bound: usize| -> usize {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound.max(1) as u64) as usize
+    };
+    let mut accepted = 0;
+    for _ in 0..2000 {
+        let n = 2 + next(10);
+        let mut text =
+            String::from("spirv.module Logical GLSL450 {\n spirv.func @f(%c: i1, %x: i32) \"None\" {\n");
+        for b in 0..n {
+            if b > 0 {
+                text.push_str(&format!("^bb{b}:\n"));
+            }
+            match next(5) {
+                0 => text.push_str("  spirv.Return\n"),
+                1 | 2 => text.push_str(&format!("  spirv.Branch ^bb{}\n", 1 + next(n - 1))),
+                3 => text.push_str(&format!(
+                    "  spirv.BranchConditional %c, ^bb{}, ^bb{}\n",
+                    1 + next(n - 1),
+                    1 + next(n - 1)
+                )),
+                _ => text.push_str(&format!(
+                    "  spirv.Switch %x : i32, [\n default: ^bb{},\n 1: ^bb{}\n ]\n",
+                    1 + next(n - 1),
+                    1 + next(n - 1)
+                )),
+            }
+        }
+        text.push_str(" }\n}\n");
+        let mut merges = Vec::new();
+        for h in 0..n {
+            match next(4) {
+                0 => merges.push(sel(h, next(n), 0)),
+                1 => merges.push(lp(h, next(n), next(n), 0)),
+                _ => {}
+            }
+        }
+        match try_structurize(&text, &merges) {
+            Ok(out) => {
+                accepted += 1;
+                if let Ok(dir) = std::env::var("STRUCT_DUMP") {
+                    let _ = std::fs::write(format!("{dir}/random{accepted}.mlir"), out);
+                }
+            }
+            Err(e) => assert!(!e.starts_with("does not verify"), "{e}\n{text}\n{merges:?}"),
+        }
+    }
+    assert!(accepted > 0);
 }
