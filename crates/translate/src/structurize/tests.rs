@@ -1498,6 +1498,150 @@ fn unreachable_merge_matches_mlir() {
     assert_eq!(structurized(input, &[sel(1, 2, 0)]), expected);
 }
 
+#[test]
+fn loop_then_loop() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // 2 preds: ^bb0, ^bb2
+    %cst10_si32 = spirv.Constant 10 : si32
+    %2 = spirv.SLessThan %1, %cst10_si32 : si32
+    spirv.BranchConditional %2, ^bb2, ^bb3
+  ^bb2:  // pred: ^bb1
+    %cst1_si32 = spirv.Constant 1 : si32
+    %3 = spirv.IAdd %1, %cst1_si32 : si32
+    spirv.Branch ^bb1(%3 : si32)
+  ^bb3:  // 2 preds: ^bb1, ^bb5
+    %4 = spirv.Load "Function" %0 : si32
+    %cst3_si32 = spirv.Constant 3 : si32
+    %5 = spirv.SLessThan %4, %cst3_si32 : si32
+    spirv.BranchConditional %5, ^bb5, ^bb4
+  ^bb4:  // pred: ^bb3
+    spirv.Return
+  ^bb5:  // pred: ^bb3
+    %6 = spirv.IAdd %4, %1 : si32
+    spirv.Store "Function" %0, %6 : si32
+    spirv.Branch ^bb3
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    // mlir-translate-22: <unknown>:0: error: branch has 0 operands for successor #0, but target block has 1
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // pred: ^bb0
+    %2 = spirv.mlir.loop -> si32 {
+      spirv.Branch ^bb1(%1 : si32)
+    ^bb1(%3: si32):  // 2 preds: ^bb0, ^bb2
+      %cst10_si32 = spirv.Constant 10 : si32
+      %4 = spirv.SLessThan %3, %cst10_si32 : si32
+      spirv.BranchConditional %4, ^bb2, ^bb3
+    ^bb2:  // pred: ^bb1
+      %cst1_si32 = spirv.Constant 1 : si32
+      %5 = spirv.IAdd %3, %cst1_si32 : si32
+      spirv.Branch ^bb1(%5 : si32)
+    ^bb3:  // pred: ^bb1
+      spirv.mlir.merge %3 : si32
+    }
+    spirv.mlir.loop {
+      spirv.Branch ^bb1
+    ^bb1:  // 2 preds: ^bb0, ^bb2
+      %3 = spirv.Load "Function" %0 : si32
+      %cst3_si32 = spirv.Constant 3 : si32
+      %4 = spirv.SLessThan %3, %cst3_si32 : si32
+      spirv.BranchConditional %4, ^bb2, ^bb3
+    ^bb2:  // pred: ^bb1
+      %5 = spirv.IAdd %3, %2 : si32
+      spirv.Store "Function" %0, %5 : si32
+      spirv.Branch ^bb1
+    ^bb3:  // pred: ^bb1
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[lp(1, 3, 2, 0), lp(3, 4, 5, 0)]), expected);
+}
+
+#[test]
+fn loop_merge_is_loop_header() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // 2 preds: ^bb0, ^bb2
+    %cst10_si32 = spirv.Constant 10 : si32
+    %2 = spirv.SLessThan %1, %cst10_si32 : si32
+    spirv.BranchConditional %2, ^bb2, ^bb3(%1 : si32)
+  ^bb2:  // pred: ^bb1
+    %cst1_si32 = spirv.Constant 1 : si32
+    %3 = spirv.IAdd %1, %cst1_si32 : si32
+    spirv.Branch ^bb1(%3 : si32)
+  ^bb3(%4: si32):  // 2 preds: ^bb1, ^bb4
+    %cst3_si32 = spirv.Constant 3 : si32
+    %5 = spirv.SLessThan %4, %cst3_si32 : si32
+    spirv.BranchConditional %5, ^bb4, ^bb5
+  ^bb4:  // pred: ^bb3
+    %cst2_si32 = spirv.Constant 2 : si32
+    %6 = spirv.IAdd %4, %cst2_si32 : si32
+    spirv.Branch ^bb3(%6 : si32)
+  ^bb5:  // pred: ^bb3
+    spirv.Store "Function" %0, %4 : si32
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    // mlir-translate-22: <unknown>:0: error: OpPhi in loop merge block unimplemented
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // pred: ^bb0
+    %2 = spirv.mlir.loop -> si32 {
+      spirv.Branch ^bb1(%1 : si32)
+    ^bb1(%4: si32):  // 2 preds: ^bb0, ^bb2
+      %cst10_si32 = spirv.Constant 10 : si32
+      %5 = spirv.SLessThan %4, %cst10_si32 : si32
+      spirv.BranchConditional %5, ^bb2, ^bb3(%4 : si32)
+    ^bb2:  // pred: ^bb1
+      %cst1_si32 = spirv.Constant 1 : si32
+      %6 = spirv.IAdd %4, %cst1_si32 : si32
+      spirv.Branch ^bb1(%6 : si32)
+    ^bb3(%7: si32):  // pred: ^bb1
+      spirv.mlir.merge %7 : si32
+    }
+    %3 = spirv.mlir.loop -> si32 {
+      spirv.Branch ^bb1(%2 : si32)
+    ^bb1(%4: si32):  // 2 preds: ^bb0, ^bb2
+      %cst3_si32 = spirv.Constant 3 : si32
+      %5 = spirv.SLessThan %4, %cst3_si32 : si32
+      spirv.BranchConditional %5, ^bb2, ^bb3
+    ^bb2:  // pred: ^bb1
+      %cst2_si32 = spirv.Constant 2 : si32
+      %6 = spirv.IAdd %4, %cst2_si32 : si32
+      spirv.Branch ^bb1(%6 : si32)
+    ^bb3:  // pred: ^bb1
+      spirv.mlir.merge %4 : si32
+    }
+    spirv.Store "Function" %0, %3 : si32
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[lp(1, 3, 2, 0), lp(3, 5, 4, 0)]), expected);
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
