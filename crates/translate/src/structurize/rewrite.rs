@@ -243,6 +243,9 @@ impl Structurizer<'_> {
         if kind == Kind::Loop && !members.contains(&header) {
             return err("the loop header is not in its loop");
         }
+        if self.top.first() == Some(&merge) {
+            return err("the merge block is the function's entry block");
+        }
         if kind == Kind::Loop && self.top.first() == Some(&header) {
             return err("the function's entry block is a loop header");
         }
@@ -631,8 +634,8 @@ impl Structurizer<'_> {
     }
 
     /// Checks what the rewrite must guarantee: branches stay within their region,
-    /// every operand is defined in an enclosing region, and the verifier accepts the
-    /// function.
+    /// every operand is defined in an enclosing region, and the regions have the
+    /// layout the dialect requires.
     pub(super) fn check(&self) -> Result<(), StructurizeError> {
         let fail = |m: String| Err(StructurizeError { block: None, message: m });
         let region_of_value = |v: Value| -> Option<RegionId> {
@@ -681,11 +684,54 @@ impl Structurizer<'_> {
                 }
             }
         }
-        if let Some(d) = spirvkit_ir::verify::verify(self.ir, self.func, "").into_iter().next() {
-            return fail(format!("structurized function does not verify: {}", d.message));
+        for (_, op) in self.ir.ops_under(self.func) {
+            if let Some(problem) = region_layout_error(self.ir, op) {
+                return fail(format!("internal error: '{}' {problem}", self.ir.op(op).name.as_str()));
+            }
         }
         Ok(())
     }
+}
+
+/// What is wrong with the blocks of a `spirv.mlir.selection`/`spirv.mlir.loop` region
+/// (the rules the dialect's verifier applies), if anything. Only this is checked here:
+/// the ops themselves are as the deserializer made them.
+fn region_layout_error(ir: &spirvkit_ir::Ir, op: OpId) -> Option<&'static str> {
+    let o = ir.op(op);
+    let is_loop = match o.name.as_str() {
+        "spirv.mlir.loop" => true,
+        "spirv.mlir.selection" => false,
+        _ => return None,
+    };
+    let blocks = &ir.region(*o.regions.first()?).blocks;
+    let last_op = |b: BlockId| ir.block(b).ops.last().map(|&t| ir.op(t));
+    let Some(&merge) = blocks.last() else { return Some("has an empty region") };
+    let merge_ops = &ir.block(merge).ops;
+    if merge_ops.len() != 1 || last_op(merge).is_none_or(|t| t.name != "spirv.mlir.merge") {
+        return Some("region does not end in a merge block holding only 'spirv.mlir.merge'");
+    }
+    if blocks.iter().any(|&b| last_op(b).is_none()) {
+        return Some("region has an empty block");
+    }
+    if !is_loop {
+        return (blocks.len() < 2).then_some("region has no header block");
+    }
+    if blocks.len() < 4 {
+        return Some("region lacks an entry, header or continue block");
+    }
+    let header = blocks[1];
+    let targets = |b: BlockId| last_op(b).map(|t| t.successors.clone()).unwrap_or_default();
+    let entry_ok = last_op(blocks[0]).is_some_and(|t| t.name == "spirv.Branch" && t.successors == [header]);
+    if !entry_ok {
+        return Some("region's entry block does not just branch to the header");
+    }
+    if !targets(blocks[blocks.len() - 2]).contains(&header) {
+        return Some("region's second to last block does not branch to the header");
+    }
+    if blocks[1..blocks.len() - 2].iter().any(|&b| targets(b).contains(&header)) {
+        return Some("region has a back edge from a block other than the continue block");
+    }
+    None
 }
 
 fn intersect(
