@@ -138,6 +138,8 @@ struct Structurizer<'a> {
     preds: FxHashMap<BlockId, Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
+    /// Blocks made while rewriting, to be placed before a function-level block.
+    inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
     /// The construct a function-level block belongs to (`None`: the function itself).
     owner: FxHashMap<BlockId, Option<usize>>,
     /// The ops using each value (an op may be listed more than once).
@@ -219,6 +221,7 @@ impl<'a> Structurizer<'a> {
             members: Vec::new(),
             preds,
             inserted_after: FxHashMap::default(),
+            inserted_before: FxHashMap::default(),
             forward: FxHashMap::default(),
             bool_type,
         })
@@ -270,13 +273,21 @@ impl<'a> Structurizer<'a> {
         // The original order, with the blocks made after a merge block following it.
         let body = self.body;
         let mut kept = Vec::with_capacity(self.top.len());
-        let mut pending: Vec<BlockId> = self.top.iter().rev().copied().collect();
-        while let Some(b) = pending.pop() {
+        // (block, whether the blocks to put before it are already placed)
+        let mut pending: Vec<(BlockId, bool)> = self.top.iter().rev().map(|&b| (b, false)).collect();
+        while let Some((b, before_done)) = pending.pop() {
+            if !before_done {
+                if let Some(before) = self.inserted_before.remove(&b) {
+                    pending.push((b, true));
+                    pending.extend(before.into_iter().rev().map(|x| (x, false)));
+                    continue;
+                }
+            }
             if self.ir.block(b).parent == Some(body) {
                 kept.push(b);
             }
             if let Some(after) = self.inserted_after.remove(&b) {
-                pending.extend(after.into_iter().rev());
+                pending.extend(after.into_iter().rev().map(|x| (x, false)));
             }
         }
         self.ir.region_mut(body).blocks = kept;

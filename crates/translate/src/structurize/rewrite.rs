@@ -231,7 +231,7 @@ impl Structurizer<'_> {
     /// Rewrites construct `c` (its nested constructs already rewritten).
     pub(super) fn process(&mut self, c: usize) -> Result<(), StructurizeError> {
         let Construct { kind, header, merge, control, .. } = self.constructs[c].clone();
-        let merge = self.resolve(merge);
+        let mut merge = self.resolve(merge);
         let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
         if merge == header {
             return err("the merge block is the header itself");
@@ -251,13 +251,37 @@ impl Structurizer<'_> {
         }
         let merge_owner = self.owner.get(&merge).copied().flatten();
         let merge_slot = merge_owner.map_or(0, |o| o + 1);
-        // Only the construct's blocks may branch to its merge block.
+        // A merge block also entered from outside the construct (older compilers made
+        // an `if`'s merge block the loop's continue target, which `continue`s elsewhere
+        // branch to): the construct gets a merge block of its own, which branches on.
         let member_set: FxHashSet<BlockId> = members.iter().copied().collect();
-        for p in self.current_preds(merge) {
-            let is_split_header = kind == Kind::Selection && p == header;
-            if !member_set.contains(&p) && !is_split_header && !self.dead.contains(&p) {
-                return err("the merge block is branched to from outside its construct");
+        let from_construct = |p: BlockId| member_set.contains(&p) || (kind == Kind::Selection && p == header);
+        let preds = self.current_preds(merge);
+        if preds.iter().any(|&p| !from_construct(p) && !self.dead.contains(&p)) {
+            let own = self.ir.create_block();
+            let types: Vec<Type> =
+                self.ir.block(merge).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
+            let args: Vec<Value> =
+                types.iter().map(|&t| self.ir.add_block_argument(own, t, Location::Unknown)).collect();
+            let br = branch(self.ir, merge, args);
+            self.add_uses(br);
+            self.ir.append_op(own, br);
+            self.note_branches(own);
+            for p in preds.into_iter().filter(|&p| from_construct(p)) {
+                for (i, s) in successors(self.ir, p).to_vec().into_iter().enumerate() {
+                    if s == merge {
+                        let operands = self.edge_operands(p, i);
+                        self.retarget(p, i, own, operands);
+                    }
+                }
             }
+            self.ir.append_block(self.body, own);
+            self.owner.insert(own, merge_owner);
+            if let Some(list) = self.members.get_mut(merge_slot) {
+                list.push(own);
+            }
+            self.inserted_before.entry(merge).or_default().push(own);
+            merge = own;
         }
         let entry = match kind {
             Kind::Selection => {

@@ -1642,6 +1642,101 @@ fn loop_merge_is_loop_header() {
     assert_eq!(structurized(input, &[lp(1, 3, 2, 0), lp(3, 5, 4, 0)]), expected);
 }
 
+/// Invalid since SPIR-V 1.3's rules, but older compilers made an `if`'s merge block
+/// the loop's continue target.
+#[test]
+fn selection_merge_is_continue_target() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // 2 preds: ^bb0, ^bb2
+    spirv.Branch ^bb4
+  ^bb2:  // 3 preds: ^bb5, ^bb7, ^bb8
+    %cst1_si32 = spirv.Constant 1 : si32
+    %2 = spirv.IAdd %1, %cst1_si32 : si32
+    spirv.Branch ^bb1(%2 : si32)
+  ^bb3:  // pred: ^bb4
+    spirv.Return
+  ^bb4:  // pred: ^bb1
+    %cst10_si32 = spirv.Constant 10 : si32
+    %3 = spirv.SLessThan %1, %cst10_si32 : si32
+    spirv.BranchConditional %3, ^bb5, ^bb3
+  ^bb5:  // pred: ^bb4
+    %false = spirv.Constant false
+    spirv.BranchConditional %false, ^bb2, ^bb6
+  ^bb6:  // pred: ^bb5
+    %false_0 = spirv.Constant false
+    spirv.BranchConditional %false_0, ^bb7, ^bb8
+  ^bb7:  // pred: ^bb6
+    spirv.Branch ^bb2
+  ^bb8:  // pred: ^bb6
+    %cst1_si32_1 = spirv.Constant 1 : si32
+    spirv.Store "Function" %0, %cst1_si32_1 : si32
+    spirv.Branch ^bb2
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    // mlir-translate-22: <unknown>:0: error: failed control flow structurization: block has uses outside of the enclosing selection/loop construct
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1(%cst0_si32 : si32)
+  ^bb1(%1: si32):  // pred: ^bb0
+    spirv.mlir.loop {
+      spirv.Branch ^bb1(%1 : si32)
+    ^bb1(%2: si32):  // 2 preds: ^bb0, ^bb7
+      spirv.Branch ^bb2
+    ^bb2:  // pred: ^bb1
+      %cst10_si32 = spirv.Constant 10 : si32
+      %3 = spirv.SLessThan %2, %cst10_si32 : si32
+      spirv.BranchConditional %3, ^bb3, ^bb8
+    ^bb3:  // pred: ^bb2
+      %false = spirv.Constant false
+      spirv.Branch ^bb4
+    ^bb4:  // pred: ^bb3
+      %4 = spirv.mlir.selection -> i1 {
+        %false_1 = spirv.Constant false
+        %true = spirv.Constant true
+        spirv.BranchConditional %false, ^bb1(%true : i1), ^bb1(%false_1 : i1)
+      ^bb1(%6: i1):  // 2 preds: ^bb0, ^bb0
+        spirv.mlir.merge %6 : i1
+      }
+      spirv.BranchConditional %4, ^bb7, ^bb5
+    ^bb5:  // pred: ^bb4
+      %false_0 = spirv.Constant false
+      spirv.Branch ^bb6
+    ^bb6:  // pred: ^bb5
+      spirv.mlir.selection {
+        spirv.BranchConditional %false_0, ^bb1, ^bb2
+      ^bb1:  // pred: ^bb0
+        spirv.Branch ^bb3
+      ^bb2:  // pred: ^bb0
+        %cst1_si32_1 = spirv.Constant 1 : si32
+        spirv.Store "Function" %0, %cst1_si32_1 : si32
+        spirv.Branch ^bb3
+      ^bb3:  // 2 preds: ^bb1, ^bb2
+        spirv.mlir.merge
+      }
+      spirv.Branch ^bb7
+    ^bb7:  // 2 preds: ^bb4, ^bb6
+      %cst1_si32 = spirv.Constant 1 : si32
+      %5 = spirv.IAdd %2, %cst1_si32 : si32
+      spirv.Branch ^bb1(%5 : si32)
+    ^bb8:  // pred: ^bb2
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[lp(1, 3, 2, 0), sel(5, 6, 0), sel(6, 2, 0)]), expected);
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
