@@ -264,9 +264,11 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             mode = match (mode, chosen) {
                 (None, chosen) => Some(chosen),
                 (Some(Mode::Serialize), Mode::Deserialize) => Some(Mode::Roundtrip),
-                (Some(first), then) => return Err(format!(
+                (Some(first), then) => {
+                    return Err(format!(
                     "error: not supported yet: translation chain {first:?} then {then:?}\n{TRANSLATE_USAGE}"
-                )),
+                ))
+                }
             };
             continue;
         }
