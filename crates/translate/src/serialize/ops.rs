@@ -226,49 +226,76 @@ impl Serializer<'_> {
                 None => return Err(self.error(op, "replicated composite needs a result")),
             }
         };
-        let key = format!("replicate:{}:{:?}", ty.index(), o.attr("value"));
-        if !spec {
-            if let Some(&id) = self.constant_ids.get(&key) {
-                self.map_result(op, id);
-                return Ok(());
-            }
-        }
-        let type_id = self.process_type(op, ty)?;
-        let constituent = if spec {
-            let name = symbol(o.attr("constituent"));
-            match self.spec_constant_ids.get(name) {
-                Some(&id) => id,
-                None => {
-                    return Err(
-                        self.error(op, format!("unknown result <id> for replicated spec constant {name}"))
-                    )
-                }
-            }
-        } else {
-            let Some(value) = o.attr("value") else {
-                return Err(self.error(op, "replicated composite needs a value"));
-            };
-            let Some(element_type) = self.element_type(ty) else {
-                return Err(self.error(op, "replicated composite of a non-composite type"));
-            };
-            self.constant(op, element_type, value)?
-        };
-        let id = self.next();
-        let opcode = if spec {
-            opcode::OpSpecConstantCompositeReplicateEXT
-        } else {
-            opcode::OpConstantCompositeReplicateEXT
-        };
-        encode(&mut self.globals, opcode, &[type_id, id, constituent]);
         if spec {
+            let type_id = self.process_type(op, ty)?;
+            let name = symbol(o.attr("constituent"));
+            let Some(&constituent) = self.spec_constant_ids.get(name) else {
+                return Err(
+                    self.error(op, format!("unknown result <id> for replicated spec constant {name}"))
+                );
+            };
+            let id = self.next();
+            encode(
+                &mut self.globals,
+                opcode::OpSpecConstantCompositeReplicateEXT,
+                &[type_id, id, constituent],
+            );
             let name = string_attr(o.attr("sym_name")).to_string();
             self.process_name(id, &name);
             self.spec_constant_ids.insert(name, id);
-        } else {
-            self.constant_ids.insert(key, id);
-            self.map_result(op, id);
+            return Ok(());
         }
+        let Some(value) = o.attr("value") else {
+            return Err(self.error(op, "replicated composite needs a value"));
+        };
+        let key = self.type_key(ty);
+        let id = self.replicate(op, key, value)?;
+        self.map_result(op, id);
         Ok(())
+    }
+
+    /// `OpConstantCompositeReplicateEXT` of `value` into `ty`, replicating level by
+    /// level while the value is a scalar and the element type a composite; an ARM
+    /// tensor takes the scalar directly, and a zero one is `OpConstantNull`.
+    fn replicate(&mut self, op: OpId, ty: super::TypeKey, value: &Attribute) -> Result<u32> {
+        let key = format!("replicate:{ty:?}:{value:?}");
+        if let Some(&id) = self.constant_ids.get(&key) {
+            return Ok(id);
+        }
+        if self.depth > super::MAX_DEPTH {
+            return Err(self.error(op, "not supported yet: constants nested this deeply"));
+        }
+        let type_id = self.process_key(op, ty.clone())?;
+        let element = match &ty {
+            super::TypeKey::ArmTensor { element, .. } => Some((**element).clone()),
+            other => self.element_key(other),
+        };
+        let Some(element) = element else {
+            return Err(self.error(op, "replicated composite of a non-composite type"));
+        };
+        let scalar_key = match value {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => Some(self.type_key(*ty)),
+            Attribute::Bool(_) => Some(super::TypeKey::Int { width: 1, signed: false }),
+            _ => None,
+        };
+        let element_is_composite = self.element_key(&element).is_some();
+        self.depth += 1;
+        let constituent =
+            if scalar_key.is_some() && scalar_key.as_ref() != Some(&element) && element_is_composite {
+                self.replicate(op, element, value)
+            } else {
+                self.constant_of(op, element, value)
+            };
+        self.depth -= 1;
+        let constituent = constituent?;
+        let id = self.next();
+        if matches!(ty, super::TypeKey::ArmTensor { .. }) && super::types::is_zero(value) {
+            encode(&mut self.globals, opcode::OpConstantNull, &[type_id, id]);
+        } else {
+            encode(&mut self.globals, opcode::OpConstantCompositeReplicateEXT, &[type_id, id, constituent]);
+        }
+        self.constant_ids.insert(key, id);
+        Ok(id)
     }
 
     fn process_spec_constant_operation(&mut self, op: OpId) -> Result<()> {

@@ -490,7 +490,7 @@ impl Serializer<'_> {
         self.constant_of(at, key, attr)
     }
 
-    fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
+    pub(super) fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
@@ -658,7 +658,7 @@ struct DenseLevel<'e> {
     scalar: &'e TypeKey,
 }
 
-fn is_zero(attr: &Attribute) -> bool {
+pub(super) fn is_zero(attr: &Attribute) -> bool {
     match attr {
         Attribute::Integer { value, .. } => *value == 0,
         Attribute::Float { value, .. } => *value == 0.0 && value.is_sign_positive(),
