@@ -57,6 +57,33 @@ impl Serializer<'_> {
             "spirv.EXT.ConstantCompositeReplicate" => self.process_replicate(op, false),
             "spirv.EXT.SpecConstantCompositeReplicate" => self.process_replicate(op, true),
             "spirv.func" => self.process_function(op),
+            "spirv.ARM.Graph" => self.process_graph(op),
+            "spirv.ARM.GraphEntryPoint" => self.process_graph_entry_point(op),
+            "spirv.ARM.GraphConstant" => {
+                let Some(&result) = o.results.first() else {
+                    return Err(self.error(op, "graph constant needs a result"));
+                };
+                let Some(Attribute::Integer { value, .. }) = o.attr("graph_constant_id") else {
+                    return Err(self.error(op, "graph constant needs a graph_constant_id"));
+                };
+                let type_id = self.process_type(op, ir.value_type(result))?;
+                let id = self.next();
+                self.value_ids.insert(result, id);
+                encode(&mut self.globals, opcode::OpGraphConstantARM, &[type_id, id, *value as u32]);
+                Ok(())
+            }
+            "spirv.ARM.GraphOutputs" => {
+                let mut words = Vec::new();
+                for (index, &v) in o.operands.iter().enumerate() {
+                    let value = self.value_id(op, v)?;
+                    let index = self.constant_i32(op, index as u32)?;
+                    words.push((value, index));
+                }
+                for (value, index) in words {
+                    encode(&mut self.function_body, opcode::OpGraphSetOutputARM, &[value, index]);
+                }
+                Ok(())
+            }
             "spirv.GlobalVariable" => self.process_global_variable(op),
             "spirv.mlir.loop" => self.process_loop(op),
             "spirv.mlir.selection" => self.process_selection(op),
@@ -433,6 +460,76 @@ impl Serializer<'_> {
         let pointer = self.value_id(op, pointer)?;
         self.emit_debug_line(false, op);
         encode(&mut self.function_body, opcode::OpGenericCastToPtrExplicit, &[type_id, id, pointer, storage]);
+        Ok(())
+    }
+
+    fn graph_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.graph_ids.get(name) {
+            return id;
+        }
+        let id = self.next();
+        self.graph_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn process_graph_entry_point(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let name = symbol(o.attr("fn"));
+        let graph = self.graph_id(name);
+        let mut operands = vec![graph];
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        if let Some(Attribute::Array(items)) = o.attr("interface") {
+            for item in items {
+                let var = symbol(Some(item));
+                let Some(&id) = self.variable_ids.get(var) else {
+                    return Err(self.error(op, format!("referencing undefined global variable {var}")));
+                };
+                operands.push(id);
+            }
+        }
+        encode(&mut self.graphs, opcode::OpGraphEntryPointARM, &operands);
+        Ok(())
+    }
+
+    /// `spirv.ARM.Graph`: `OpGraphARM`, an `OpGraphInputARM` per argument, the body,
+    /// `OpGraphEndARM`.
+    fn process_graph(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let name = string_attr(o.attr("sym_name")).to_string();
+        let graph = self.graph_id(&name);
+        let Some(&Attribute::Type(fn_type)) = o.attr("function_type") else {
+            return Err(self.error(op, "spirv.ARM.Graph needs a function type"));
+        };
+        let type_id = self.process_key(op, super::TypeKey::Graph(fn_type))?;
+        encode(&mut self.function_header, opcode::OpGraphARM, &[type_id, graph]);
+        let entry = ir.entry_block(op);
+        if let Some(entry) = entry {
+            for (index, &arg) in ir.block(entry).arguments.iter().enumerate() {
+                let arg_type = self.process_type(op, ir.value_type(arg))?;
+                let id = self.next();
+                let index = self.constant_i32(op, index as u32)?;
+                self.value_ids.insert(arg, id);
+                encode(&mut self.function_header, opcode::OpGraphInputARM, &[arg_type, id, index]);
+            }
+            for &inner in &ir.block(entry).ops {
+                self.process_op(inner)?;
+            }
+        }
+        encode(&mut self.function_body, opcode::OpGraphEndARM, &[]);
+        let header = std::mem::take(&mut self.function_header);
+        let body = std::mem::take(&mut self.function_body);
+        self.graphs.extend(header);
+        self.graphs.extend(body);
+        for attr in sorted_attrs(ir, op) {
+            if matches!(
+                attr.name.as_str(),
+                "sym_name" | "function_type" | "entry_point" | "arg_attrs" | "res_attrs"
+            ) {
+                continue;
+            }
+            self.process_decoration(op, graph, attr)?;
+        }
         Ok(())
     }
 

@@ -147,6 +147,17 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeTensorARM
             }
+            TypeKey::Graph(ty) => {
+                let TypeKind::Function { inputs, results } = self.ir.types.kind(*ty) else {
+                    return Err(self.error(at, "a graph needs a function type"));
+                };
+                operands.push(inputs.len() as u32);
+                for &t in inputs.iter().chain(results) {
+                    let t = self.process_type(at, t)?;
+                    operands.push(t);
+                }
+                opcode::OpTypeGraphARM
+            }
             TypeKey::Other(ty) => return self.prepare_type(at, *ty, id, operands),
         }))
     }
