@@ -231,6 +231,9 @@ impl<'a> Serializer<'a> {
     /// Capabilities, extensions, the memory model, then every op of the module body.
     fn module_level(&mut self) -> Result<()> {
         let module = self.module;
+        if !matches!(self.ir.op(module).attr("vce_triple"), Some(Attribute::Dialect { .. })) {
+            return Err(self.error(module, "module must have 'vce_triple' attribute to be serializeable"));
+        }
         let (_, capabilities, extensions) = self.vce();
         for cap in &capabilities {
             let Some(value) = attrs::enumerant("Capability", cap) else {
@@ -268,8 +271,18 @@ impl<'a> Serializer<'a> {
             Some(block) => self.ir.block(block).ops.clone(),
             None => Vec::new(),
         };
-        for op in body {
-            self.process_op(op)?;
+        // Function declarations (imported, no body) come before every definition.
+        let is_declaration =
+            |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
+        for &op in &body {
+            if is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
+        }
+        for &op in &body {
+            if !is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
         }
         Ok(())
     }
