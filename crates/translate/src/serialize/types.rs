@@ -264,7 +264,6 @@ impl Serializer<'_> {
                         member_decorations.push((index as u32, d, value));
                     }
                 }
-                member_decorations.sort_by_key(|&(index, d, _)| (index, d));
                 for (index, d, value) in member_decorations {
                     self.member_decoration(id, index, d, value.map(|v| v as u32));
                 }
