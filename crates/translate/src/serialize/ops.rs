@@ -95,7 +95,7 @@ impl Serializer<'_> {
                     return Err(self.error(op, "spirv.Undef needs a result"));
                 };
                 let ty = ir.value_type(result);
-                let key = self.type_key_of(ty);
+                let key = self.type_key(ty);
                 let id = match self.undef_ids.get(&key) {
                     Some(&id) => id,
                     None => {
@@ -118,17 +118,6 @@ impl Serializer<'_> {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
             _ => self.process_generic(op),
-        }
-    }
-
-    fn type_key_of(&self, ty: spirvkit_ir::types::Type) -> super::TypeKey {
-        match self.ir.types.kind(ty) {
-            TypeKind::Integer { width, signedness } => super::TypeKey::Int {
-                width: *width,
-                signed: *signedness == spirvkit_ir::types::Signedness::Signed,
-            },
-            TypeKind::None => super::TypeKey::Void,
-            _ => super::TypeKey::Other(ty),
         }
     }
 

@@ -175,7 +175,7 @@ impl Serializer<'_> {
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
             TypeKind::Vector { shape, element, .. } => {
-                let count: u64 = shape.iter().product();
+                let count = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d));
                 let element = self.process_type(at, *element)?;
                 operands.extend([element, count as u32]);
                 opcode::OpTypeVector
@@ -614,7 +614,7 @@ impl Serializer<'_> {
         let Some(element_type) = self.element_key(&ty) else {
             return Err(self.error(at, "cannot serialize a dense constant of a non-composite type"));
         };
-        let stride: u64 = level.shape.get(dim + 1..).unwrap_or(&[]).iter().product();
+        let stride = level.shape.get(dim + 1..).unwrap_or(&[]).iter().fold(1u64, |n, &d| n.saturating_mul(d));
         let is_cooperative = matches!(&ty, TypeKey::Other(t) if matches!(self.ir.types.kind(*t), TypeKind::CooperativeMatrix { .. }));
         if is_cooperative {
             if elements.len() != 1 {
@@ -632,8 +632,13 @@ impl Serializer<'_> {
                 return Err(self.error(at, "not supported yet: dense constant larger than its elements"));
             }
             for i in 0..count {
-                let element =
-                    self.dense_constant(at, element_type.clone(), level, dim + 1, offset + i * stride)?;
+                let element = self.dense_constant(
+                    at,
+                    element_type.clone(),
+                    level,
+                    dim + 1,
+                    offset.saturating_add(i.saturating_mul(stride)),
+                )?;
                 operands.push(element);
             }
         }
