@@ -95,6 +95,9 @@ struct Decoration {
 struct Constant {
     value: Attribute,
     ty: Type,
+    /// OpConstantCompositeReplicateEXT (`spirv.EXT.ConstantCompositeReplicate`): `value` is
+    /// `[constituent]`.
+    replicate: bool,
 }
 
 /// A module-level id that uses materialize.
@@ -112,6 +115,14 @@ enum ModuleValue {
     SpecConstant {
         symbol: String,
         ty: Type,
+    },
+    /// OpSpecConstantOp: a `spirv.SpecConstantOperation` at each use, its operands
+    /// materialized before it.
+    SpecOperation {
+        offset: usize,
+        ty: Type,
+        opcode: u16,
+        operands: Vec<u32>,
     },
 }
 
@@ -136,6 +147,8 @@ struct Deserializer<'m, 'i> {
     function_types: FxHashMap<u32, (Vec<Type>, Option<Type>)>,
     /// OpTypeForwardPointer ids (their storage class) not yet defined.
     forward_pointers: FxHashMap<u32, u32>,
+    /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
+    pointer_defs: FxHashMap<u32, (u32, u32)>,
     module_values: FxHashMap<u32, ModuleValue>,
     /// Symbol names of every function (known before any body is read, for calls).
     function_symbols: FxHashMap<u32, String>,
@@ -168,6 +181,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             void_types: FxHashSet::default(),
             function_types: FxHashMap::default(),
             forward_pointers: FxHashMap::default(),
+            pointer_defs: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
@@ -219,6 +233,11 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     }
                 }
                 opcode::OpFunction => function_ids.push(inst.result_id),
+                opcode::OpTypePointer => {
+                    if let (Some(&class), Some(&pointee)) = (inst.words.get(2), inst.words.get(3)) {
+                        self.pointer_defs.insert(inst.result_id, (class, pointee));
+                    }
+                }
                 _ => {}
             }
         }
@@ -325,6 +344,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             | opcode::OpConstantTrue
             | opcode::OpConstantFalse
             | opcode::OpConstantComposite
+            | opcode::OpConstantCompositeReplicateEXT
             | opcode::OpConstantNull => {
                 let constant = self.constant(inst)?;
                 self.module_values.insert(inst.result_id, ModuleValue::Constant(constant));
@@ -332,7 +352,18 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             opcode::OpSpecConstant
             | opcode::OpSpecConstantTrue
             | opcode::OpSpecConstantFalse
-            | opcode::OpSpecConstantComposite => self.spec_constant(inst)?,
+            | opcode::OpSpecConstantComposite
+            | opcode::OpSpecConstantCompositeReplicateEXT => self.spec_constant(inst)?,
+            opcode::OpSpecConstantOp => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let inner = word(inst, 3)?;
+                let Ok(inner) = u16::try_from(inner) else {
+                    return error(inst.offset, format!("OpSpecConstantOp: invalid opcode {inner}"));
+                };
+                let operands = inst.words.get(4..).unwrap_or(&[]).to_vec();
+                let value = ModuleValue::SpecOperation { offset: inst.offset, ty, opcode: inner, operands };
+                self.module_values.insert(inst.result_id, value);
+            }
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }

@@ -8,7 +8,7 @@ use super::{
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
 use spirvkit_grammar::fxhash::FxHashMap;
-use spirvkit_grammar::opcode;
+use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
 use spirvkit_ir::opdef::{Argument, Arity, OpDef, ATTR_CONSTRAINTS, OP_DEFS};
@@ -46,6 +46,12 @@ struct FunctionState {
     headers: FxHashMap<BlockId, MergeInfo>,
     location: Location,
 }
+
+/// How deep spec constant operations may nest, and how many ops one use may
+/// materialize (each use of an OpSpecConstantOp re-materializes its operands, so a
+/// hostile DAG could otherwise blow up exponentially).
+const MAX_SPEC_OPERATION_DEPTH: usize = 64;
+const SPEC_OPERATION_BUDGET: usize = 4096;
 
 /// The ODS op of each core opcode (through `OpDef::spirv_name`).
 fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
@@ -220,13 +226,37 @@ impl Deserializer<'_, '_> {
     /// The value of `id` for a use: a local value, or a module-level one materialized at
     /// the insertion point, as MLIR does at each use.
     fn operand(&mut self, state: &FunctionState, id: u32, offset: usize) -> Result<Value> {
+        let mut budget = SPEC_OPERATION_BUDGET;
+        self.materialize(state, id, offset, 0, &mut budget)
+    }
+
+    /// [`Self::operand`], with the depth and op budget that bound the expansion of spec
+    /// constant operations (each use of one re-materializes its operands, as in MLIR).
+    fn materialize(
+        &mut self,
+        state: &FunctionState,
+        id: u32,
+        offset: usize,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
         if let Some(&v) = state.values.get(&id) {
             return Ok(v);
         }
+        if depth > MAX_SPEC_OPERATION_DEPTH || *budget == 0 {
+            return error(offset, "not supported yet: spec constant operations nested this deep");
+        }
+        *budget -= 1;
         let location = state.location.clone();
         let (name, ty, props) = match self.module_values.get(&id) {
             Some(ModuleValue::Constant(c)) => {
-                ("spirv.Constant", c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+                let name =
+                    if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
+                (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+            }
+            Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
+                let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
+                return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
             }
             Some(ModuleValue::Undef(ty)) => ("spirv.Undef", *ty, Vec::new()),
             Some(ModuleValue::Global { symbol, ty }) => (
@@ -245,6 +275,61 @@ impl Deserializer<'_, '_> {
         self.ir.op_mut(op).properties = props;
         self.insert(state, op);
         Ok(self.ir.op(op).results[0])
+    }
+
+    /// `spirv.SpecConstantOperation wraps "spirv.X"(...)` for an OpSpecConstantOp.
+    #[allow(clippy::too_many_arguments)]
+    fn spec_operation(
+        &mut self,
+        state: &FunctionState,
+        offset: usize,
+        ty: Type,
+        inner: u16,
+        words: &[u32],
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
+        let Some(def) = op_def_for_opcode(inner) else {
+            return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner)));
+        };
+        let (id_count, has_indices) = match inner {
+            opcode::OpCompositeExtract => (1, true),
+            opcode::OpCompositeInsert => (2, true),
+            _ if def.attributes.is_empty() && def.regions.is_empty() && def.successors.is_empty() => {
+                (words.len(), false)
+            }
+            _ => return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner))),
+        };
+        let Some(ids) = words.get(..id_count) else {
+            return error(offset, "OpSpecConstantOp is missing operands");
+        };
+        let mut operands = Vec::with_capacity(ids.len());
+        for &id in ids {
+            operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
+        }
+        let location = state.location.clone();
+        let inner_op = self.ir.create_op(def.name, operands, &[ty], location.clone());
+        if has_indices {
+            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let indices = words
+                .get(id_count..)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                .collect();
+            self.ir.op_mut(inner_op).properties =
+                vec![NamedAttribute::new("indices", Attribute::Array(indices))];
+        }
+        let wrapper = self.ir.create_op("spirv.SpecConstantOperation", vec![], &[ty], location.clone());
+        let region = self.ir.add_region(wrapper);
+        let block = self.ir.create_block();
+        self.ir.append_block(region, block);
+        self.ir.append_op(block, inner_op);
+        let result = self.ir.op(inner_op).results[0];
+        let yield_op = self.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
+        self.ir.append_op(block, yield_op);
+        self.insert(state, wrapper);
+        Ok(self.ir.op(wrapper).results[0])
     }
 
     fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
@@ -420,6 +505,12 @@ impl Deserializer<'_, '_> {
                 }
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
+            opcode::OpGenericCastToPtrExplicit => {
+                // The storage class operand is the result type's; MLIR keeps only the type.
+                let ty = self.result_type(inst)?;
+                let pointer = self.operand(state, word(inst, 3)?, inst.offset)?;
+                self.emit(state, inst, "spirv.GenericCastToPtrExplicit", vec![pointer], Some(ty), vec![])?;
+            }
             opcode::OpCompositeExtract | opcode::OpCompositeInsert => {
                 let ty = self.result_type(inst)?;
                 let value_count = if inst.opcode == opcode::OpCompositeExtract { 1 } else { 2 };
@@ -594,7 +685,7 @@ impl Deserializer<'_, '_> {
                         skip_alignment = false;
                         continue;
                     }
-                    let Some(&value) = words.get(pos) else {
+                    let Some(&word_value) = words.get(pos) else {
                         if constraint.optional || constraint.default_value.is_some() {
                             continue;
                         }
@@ -603,6 +694,15 @@ impl Deserializer<'_, '_> {
                             format!("{} is missing its {} operand", opcode_name(inst.opcode), ad.name),
                         );
                     };
+                    // Scopes and memory semantics are ids of integer constants.
+                    let is_id = inst.operands.iter().any(|o| {
+                        usize::from(o.offset) == pos
+                            && matches!(
+                                o.kind,
+                                OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
+                            )
+                    });
+                    let value = if is_id { self.constant_word(inst, word_value)? } else { word_value };
                     let attr = if let Some(e) = constraint.enum_attr {
                         let Some(enum_def) = spirvkit_ir::opdef::ENUM_ATTRS.get(usize::from(e)) else {
                             continue;
@@ -621,6 +721,18 @@ impl Deserializer<'_, '_> {
                         };
                         pos += 1;
                         dialect(&format!("spirv.{mnemonic}"), &text)
+                    } else if constraint.storage_type == "::mlir::ArrayAttr"
+                        && constraint.record == "I32ArrayAttr"
+                    {
+                        // Literal lists (`components`) take the remaining words.
+                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        let rest = words.get(pos..).unwrap_or(&[]);
+                        pos = words.len();
+                        Attribute::Array(
+                            rest.iter()
+                                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                                .collect(),
+                        )
                     } else if constraint.storage_type == "::mlir::IntegerAttr" {
                         pos += 1;
                         let i32t = self.ir.types.integer(32, Signedness::Signless);
@@ -653,7 +765,23 @@ impl Deserializer<'_, '_> {
             _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
         };
         self.emit(state, inst, def.name, operands, result, props)?;
+        if def.traits.contains(&"Terminator") {
+            state.current = None;
+        }
         Ok(())
+    }
+
+    /// The value of a 32-bit integer constant operand (a scope, memory semantics).
+    fn constant_word(&self, inst: &Inst, id: u32) -> Result<u32> {
+        match self.module_values.get(&id) {
+            Some(ModuleValue::Constant(super::Constant {
+                value: Attribute::Integer { value, .. }, ..
+            })) => Ok(*value as u32),
+            _ => not_supported(
+                inst,
+                &format!("{} operand <id> {id} that is not an integer constant", opcode_name(inst.opcode)),
+            ),
+        }
     }
 
     /// Passes phi values along the branches, checks every block was defined and
