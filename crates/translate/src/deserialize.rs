@@ -155,6 +155,9 @@ struct Deserializer<'m, 'i> {
     used_symbols: FxHashSet<String>,
     /// OpEntryPoint/OpExecutionMode, emitted after everything else.
     deferred: Vec<usize>,
+    /// The location of the last OpLine (with `debug_locations`), until OpNoLine or the
+    /// end of the block.
+    line: Location,
 }
 
 impl<'m, 'i> Deserializer<'m, 'i> {
@@ -186,6 +189,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
             deferred: Vec::new(),
+            line: Location::Unknown,
         }
     }
 
@@ -312,9 +316,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             | opcode::OpSourceContinued
             | opcode::OpSourceExtension
             | opcode::OpModuleProcessed
-            | opcode::OpLine
-            | opcode::OpNoLine
             | opcode::OpNop => {}
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
             opcode::OpDecorate | opcode::OpDecorateId | opcode::OpDecorateString => {
                 let target = word(inst, 1)?;
                 let kind = word(inst, 2)?;
@@ -370,6 +373,24 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         Ok(())
     }
 
+    /// OpLine/OpNoLine: the location of the ops that follow.
+    fn debug_line(&mut self, inst: &Inst) -> Result<()> {
+        if inst.opcode == opcode::OpNoLine || !self.options.debug_locations {
+            self.line = Location::Unknown;
+            return Ok(());
+        }
+        let file = word(inst, 1)?;
+        let Some(name) = self.strings.get(&file) else {
+            return error(inst.offset, format!("OpLine refers to <id> {file}, which is not an OpString"));
+        };
+        self.line = Location::FileLineCol {
+            file: name.as_str().into(),
+            line: word(inst, 2)?,
+            column: word(inst, 3)?,
+        };
+        Ok(())
+    }
+
     /// The type with id `id`, for an instruction that needs it.
     fn type_of(&self, inst: &Inst, id: u32) -> Result<Type> {
         match self.types.get(&id) {
@@ -405,7 +426,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             };
             props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init_symbol])));
         }
-        let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], Location::Unknown);
+        let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], self.line.clone());
         let decorations = self.decoration_attrs(inst.result_id)?;
         set_attributes(self.ir, op, props, decorations);
         self.ir.append_op(self.module_block, op);

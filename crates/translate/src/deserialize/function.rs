@@ -44,7 +44,6 @@ struct FunctionState {
     phis: Vec<Phi>,
     terminators: FxHashMap<BlockId, Terminator>,
     headers: FxHashMap<BlockId, MergeInfo>,
-    location: Location,
 }
 
 /// How deep spec constant operations may nest, and how many ops one use may
@@ -116,7 +115,6 @@ impl Deserializer<'_, '_> {
             phis: Vec::new(),
             terminators: FxHashMap::default(),
             headers: FxHashMap::default(),
-            location: Location::Unknown,
         };
         let mut param_index = 0usize;
         let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::new();
@@ -171,6 +169,10 @@ impl Deserializer<'_, '_> {
                         );
                     }
                     self.function_instruction(&mut state, &inst)?;
+                    // A line applies up to the end of its block.
+                    if state.current.is_none() {
+                        self.line = Location::Unknown;
+                    }
                 }
             }
             if index >= count && inst.opcode != opcode::OpFunctionEnd {
@@ -247,7 +249,8 @@ impl Deserializer<'_, '_> {
             return error(offset, "not supported yet: spec constant operations nested this deep");
         }
         *budget -= 1;
-        let location = state.location.clone();
+        // Materialized values have no location, as in MLIR.
+        let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
             Some(ModuleValue::Constant(c)) => {
                 let name =
@@ -307,7 +310,7 @@ impl Deserializer<'_, '_> {
         for &id in ids {
             operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
         }
-        let location = state.location.clone();
+        let location = Location::Unknown;
         let inner_op = self.ir.create_op(def.name, operands, &[ty], location.clone());
         if has_indices {
             let i32t = self.ir.types.integer(32, Signedness::Signless);
@@ -349,7 +352,7 @@ impl Deserializer<'_, '_> {
         props: Vec<NamedAttribute>,
     ) -> Result<OpId> {
         let result_types: Vec<Type> = result.into_iter().collect();
-        let op = self.ir.create_op(name, operands, &result_types, state.location.clone());
+        let op = self.ir.create_op(name, operands, &result_types, self.line.clone());
         let decorations =
             if inst.result_id != 0 { self.decoration_attrs(inst.result_id)? } else { Vec::new() };
         set_attributes(self.ir, op, props, decorations);
@@ -378,30 +381,14 @@ impl Deserializer<'_, '_> {
     fn function_instruction(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
         let words = inst.words;
         match inst.opcode {
-            opcode::OpLine => {
-                if self.options.debug_locations {
-                    let file = word(inst, 1)?;
-                    let Some(name) = self.strings.get(&file) else {
-                        return error(
-                            inst.offset,
-                            format!("OpLine refers to <id> {file}, which is not an OpString"),
-                        );
-                    };
-                    state.location = Location::FileLineCol {
-                        file: name.as_str().into(),
-                        line: word(inst, 2)?,
-                        column: word(inst, 3)?,
-                    };
-                }
-            }
-            opcode::OpNoLine => state.location = Location::Unknown,
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
             opcode::OpNop => {}
             opcode::OpPhi => {
                 let Some(block) = state.current else {
                     return error(inst.offset, "OpPhi outside of a block");
                 };
                 let ty = self.result_type(inst)?;
-                let arg = self.ir.add_block_argument(block, ty, state.location.clone());
+                let arg = self.ir.add_block_argument(block, ty, Location::Unknown);
                 state.values.insert(inst.result_id, arg);
                 let mut incoming = Vec::new();
                 for pair in words.get(3..).unwrap_or(&[]).chunks(2) {
