@@ -60,7 +60,7 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::Matrix { column, columns })
             }
             opcode::OpTypeArray => {
-                let element = self.type_of(inst, word(inst, 2)?)?;
+                let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let length_id = word(inst, 3)?;
                 let count = match self.module_values.get(&length_id) {
                     Some(ModuleValue::Constant(Constant {
@@ -75,7 +75,7 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::Array { element, count, stride })
             }
             opcode::OpTypeRuntimeArray => {
-                let element = self.type_of(inst, word(inst, 2)?)?;
+                let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let stride = self.array_stride(id)?;
                 self.ir.types.intern(TypeKind::RuntimeArray { element, stride })
             }
@@ -85,7 +85,7 @@ impl Deserializer<'_, '_> {
                 let Some(storage_class) = enum_case_text("StorageClass", class) else {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
-                let pointee = self.type_of(inst, pointee_id)?;
+                let pointee = self.type_or_forward(inst, pointee_id)?;
                 self.forward_pointers.remove(&id);
                 self.ir.types.intern(TypeKind::Pointer { pointee, storage_class })
             }
@@ -160,10 +160,7 @@ impl Deserializer<'_, '_> {
         let offset_kind = decoration_info.enumerant_by_name("Offset").map(|e| e.value);
         let mut members = Vec::new();
         for &m in inst.words.get(2..).unwrap_or(&[]) {
-            let ty = match self.forward_pointers.get(&m) {
-                Some(_) if !self.types.contains_key(&m) => self.forward_pointer_type(inst, m)?,
-                _ => self.type_of(inst, m)?,
-            };
+            let ty = self.type_or_forward(inst, m)?;
             members.push(StructMember { ty, offset: None, decorations: Vec::new() });
         }
         let mut member_decorations: Vec<(u32, u32, Option<String>)> = Vec::new();
@@ -235,6 +232,14 @@ impl Deserializer<'_, '_> {
             }
             None => Ok(self.ir.types.intern(TypeKind::LiteralStruct(body))),
         }
+    }
+
+    /// A defined type, or a pointer declared by OpTypeForwardPointer and defined later.
+    fn type_or_forward(&mut self, inst: &Inst, id: u32) -> Result<Type> {
+        if !self.types.contains_key(&id) && self.forward_pointers.contains_key(&id) {
+            return self.forward_pointer_type(inst, id);
+        }
+        self.type_of(inst, id)
     }
 
     /// A pointer declared by OpTypeForwardPointer and not defined yet: it points to a
