@@ -145,10 +145,12 @@ struct Deserializer<'m, 'i> {
     void_types: FxHashSet<u32>,
     /// OpTypeFunction: parameter types and the return type (`None` for void).
     function_types: FxHashMap<u32, (Vec<Type>, Option<Type>)>,
-    /// OpTypeForwardPointer ids (their storage class) not yet defined.
+    /// OpTypeForwardPointer ids and their storage class.
     forward_pointers: FxHashMap<u32, u32>,
     /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
     pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// How deeply each type nests (printers and verifiers recurse on types).
+    type_depths: FxHashMap<Type, u32>,
     module_values: FxHashMap<u32, ModuleValue>,
     /// Symbol names of every function (known before any body is read, for calls).
     function_symbols: FxHashMap<u32, String>,
@@ -185,6 +187,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             function_types: FxHashMap::default(),
             forward_pointers: FxHashMap::default(),
             pointer_defs: FxHashMap::default(),
+            type_depths: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
@@ -233,7 +236,21 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 opcode::OpEntryPoint => {
                     if let (Some(&f), Some(name)) = (inst.words.get(2), inst.operands.get(2)) {
                         let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
-                        entry_names.entry(f).or_insert(text);
+                        // `spirv.EntryPoint` names the function: one name per function.
+                        match entry_names.get(&f) {
+                            Some(existing) if *existing != text => {
+                                return error(
+                                    inst.offset,
+                                    format!(
+                                        "not supported yet: function <id> {f} is an entry point as both '{existing}' and '{text}'"
+                                    ),
+                                )
+                            }
+                            Some(_) => {}
+                            None => {
+                                entry_names.insert(f, text);
+                            }
+                        }
                     }
                 }
                 opcode::OpFunction => function_ids.push(inst.result_id),
@@ -245,10 +262,28 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 _ => {}
             }
         }
+        // Entry points first: their names must survive as they are.
+        for &id in &function_ids {
+            if let Some(name) = entry_names.get(&id) {
+                if name.is_empty() {
+                    return error(
+                        0,
+                        format!("not supported yet: entry point function <id> {id} with an empty name"),
+                    );
+                }
+                if !self.used_symbols.insert(name.clone()) {
+                    return error(0, format!("not supported yet: two entry point functions named '{name}'"));
+                }
+                self.function_symbols.insert(id, name.clone());
+            }
+        }
         for id in function_ids {
-            let preferred = entry_names
+            if entry_names.contains_key(&id) {
+                continue;
+            }
+            let preferred = self
+                .names
                 .get(&id)
-                .or_else(|| self.names.get(&id))
                 .filter(|n| !n.is_empty())
                 .cloned()
                 .unwrap_or_else(|| format!("spirv_fn_{id}"));

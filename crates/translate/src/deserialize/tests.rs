@@ -382,3 +382,29 @@ fn op_lines_become_locations() {
         .expect("the comparison");
     assert_eq!(ir.op(compare).location, Location::FileLineCol { file: "a.hlsl".into(), line: 12, column: 3 });
 }
+
+#[test]
+fn deeply_nested_types_are_refused() {
+    let mut text = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+         %one = OpConstant %uint 1\n%t0 = OpTypeArray %float %one\n",
+    );
+    for i in 1..200 {
+        text.push_str(&format!("%t{i} = OpTypeArray %t{} %one\n", i - 1));
+    }
+    let err = translate(&binary(&text), false).expect_err("too deep");
+    assert!(err.message.contains("nested more than"), "{err}");
+}
+
+#[test]
+fn an_entry_point_keeps_its_name_over_a_helper_named_alike() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %e \"main\"\n\
+                OpExecutionMode %e LocalSize 1 1 1\nOpName %h \"main\"\nOpName %e \"entry\"\n\
+                %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %h = OpFunction %void None %fn\n%l1 = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                %e = OpFunction %void None %fn\n%l2 = OpLabel\n%c = OpFunctionCall %void %h\nOpReturn\nOpFunctionEnd\n";
+    let printed = translate(&binary(text), false).expect("deserializes");
+    assert!(printed.contains("spirv.func @main_2() \"None\""), "{printed}");
+    assert!(printed.contains("spirv.FunctionCall @main_2() : () -> ()"), "{printed}");
+    assert!(printed.contains("spirv.EntryPoint \"GLCompute\" @main\n"), "{printed}");
+}

@@ -10,6 +10,12 @@ use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
+/// How deeply types may nest.
+const MAX_TYPE_DEPTH: u32 = 64;
+/// Pointers to structs not yet defined evade the depth count (the struct's body comes
+/// later), so they are few: the deepest type is then below `64 * 33` levels.
+const MAX_FORWARD_POINTERS: usize = 32;
+
 impl Deserializer<'_, '_> {
     pub(super) fn is_type_instruction(&self, op: u16) -> bool {
         spirvkit_grammar::instruction(op).is_some_and(|i| i.class == "Type-Declaration")
@@ -86,10 +92,15 @@ impl Deserializer<'_, '_> {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
                 let pointee = self.type_or_forward(inst, pointee_id)?;
-                self.forward_pointers.remove(&id);
                 self.ir.types.intern(TypeKind::Pointer { pointee, storage_class })
             }
             opcode::OpTypeForwardPointer => {
+                if self.forward_pointers.len() >= MAX_FORWARD_POINTERS {
+                    return not_supported(
+                        inst,
+                        &format!("more than {MAX_FORWARD_POINTERS} forward pointers"),
+                    );
+                }
                 self.forward_pointers.insert(word(inst, 1)?, word(inst, 2)?);
                 return Ok(());
             }
@@ -126,7 +137,40 @@ impl Deserializer<'_, '_> {
             }
             op => return not_supported(inst, &opcode_name(op)),
         };
+        self.check_depth(inst, ty)?;
         self.types.insert(id, ty);
+        Ok(())
+    }
+
+    /// Bounds how deeply types nest, so that everything recursing on them (the printer,
+    /// the verifier) stays within its stack. A struct reached through a forward pointer
+    /// counts as one level here; forward pointers are few (see `MAX_FORWARD_POINTERS`).
+    fn check_depth(&mut self, inst: &Inst, ty: Type) -> Result<()> {
+        let components: Vec<Type> = match self.ir.types.kind(ty) {
+            TypeKind::Vector { element, .. }
+            | TypeKind::Array { element, .. }
+            | TypeKind::RuntimeArray { element, .. }
+            | TypeKind::Image { element, .. }
+            | TypeKind::CooperativeMatrix { element, .. } => vec![*element],
+            TypeKind::Pointer { pointee, .. } => vec![*pointee],
+            TypeKind::SampledImage(image) => vec![*image],
+            TypeKind::Matrix { column, .. } => vec![*column],
+            TypeKind::LiteralStruct(body) => body.members.iter().map(|m| m.ty).collect(),
+            TypeKind::IdentifiedStruct { name } => self
+                .ir
+                .types
+                .struct_body(name)
+                .map(|b| b.members.iter().map(|m| m.ty).collect())
+                .unwrap_or_default(),
+            TypeKind::Function { inputs, results } => inputs.iter().chain(results).copied().collect(),
+            _ => Vec::new(),
+        };
+        let depth =
+            1 + components.iter().map(|c| self.type_depths.get(c).copied().unwrap_or(1)).max().unwrap_or(0);
+        if depth > MAX_TYPE_DEPTH {
+            return not_supported(inst, &format!("types nested more than {MAX_TYPE_DEPTH} deep"));
+        }
+        self.type_depths.insert(ty, depth);
         Ok(())
     }
 
