@@ -251,7 +251,7 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 
 fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
     let mut ir = Ir::new();
-    let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: false };
+    let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
     match deserialize(input, &mut ir, &deserialize_options) {
         Ok(op) => TranslateResult {
             output: print_module(&ir, op, options).into_bytes(),
