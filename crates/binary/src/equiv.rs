@@ -418,7 +418,8 @@ struct Side<'m> {
     non_semantic_imports: FxHashSet<u32>,
     capabilities: Vec<u32>,
     extensions: Vec<String>,
-    imports: Vec<String>,
+    /// `OpExtInstImport`s: id and name.
+    imports: Vec<(u32, String)>,
     memory_model: Option<(u32, u32)>,
     /// Module-level instructions this checker has no dedicated rule for.
     other_module_level: Vec<usize>,
@@ -531,7 +532,7 @@ impl<'m> Side<'m> {
                         self.non_semantic_imports.insert(inst.result_id);
                     }
                     self.strings.insert(inst.result_id, ctx.string(name.clone()));
-                    self.imports.push(name);
+                    self.imports.push((inst.result_id, name));
                 }
                 op::OpString => {
                     let text = string_operand(&inst, 0).unwrap_or_default();
@@ -904,8 +905,51 @@ impl Comparer<'_, '_> {
         self.set_difference(Category::Capabilities, "capability", a, b);
         let (a, b) = (self.sides[0].extensions.clone(), self.sides[1].extensions.clone());
         self.set_difference(Category::Extensions, "extension", a, b);
-        let (a, b) = (self.sides[0].imports.clone(), self.sides[1].imports.clone());
-        self.set_difference(Category::ExtInstImports, "extended instruction set import", a, b);
+        // An import no OpExtInst uses may be dropped (or added).
+        let imports = |s: &Side<'_>, used: bool| -> Vec<String> {
+            let users: FxHashSet<u32> = s
+                .module
+                .instructions()
+                .filter(|i| i.opcode == op::OpExtInst)
+                .filter_map(|i| word_operand(&i, 0))
+                .collect();
+            s.imports
+                .iter()
+                .filter(|(id, _)| users.contains(id) == used)
+                .map(|(_, name)| name.clone())
+                .collect()
+        };
+        let (a, b) = (imports(&self.sides[0], true), imports(&self.sides[1], true));
+        let (unused_a, unused_b) = (imports(&self.sides[0], false), imports(&self.sides[1], false));
+        let (all_a, all_b) = ([a.clone(), unused_a.clone()].concat(), [b.clone(), unused_b.clone()].concat());
+        let used_only = |x: Vec<String>, y: &[String]| x.into_iter().filter(|n| !y.contains(n)).collect();
+        let unused_only = |x: Vec<String>, y: &[String]| x.into_iter().filter(|n| !y.contains(n)).collect();
+        self.set_difference(
+            Category::ExtInstImports,
+            "extended instruction set import",
+            used_only(a, &all_b),
+            Vec::new(),
+        );
+        self.set_difference(
+            Category::ExtInstImports,
+            "extended instruction set import",
+            Vec::new(),
+            used_only(b, &all_a),
+        );
+        let (ua, ub): (Vec<String>, Vec<String>) =
+            (unused_only(unused_a, &all_b), unused_only(unused_b, &all_a));
+        for name in ua {
+            self.report(
+                Category::UnusedDeclarations,
+                format!("extended instruction set import {name} only in the original (unused)"),
+            );
+        }
+        for name in ub {
+            self.report(
+                Category::UnusedDeclarations,
+                format!("extended instruction set import {name} only in the round trip (unused)"),
+            );
+        }
     }
 
     /// Reports the elements on only one side, compared as sets.
@@ -1615,6 +1659,26 @@ mod tests {
             notes[0].message.contains("OpConstant(OpTypeInt(32, 1), 7) only in the original (unused)"),
             "{}",
             notes[0].message
+        );
+    }
+
+    #[test]
+    fn unused_imports_are_not_semantic_but_used_ones_are() {
+        let extra = base().replace("OpMemoryModel", "%cl = OpExtInstImport \"OpenCL.std\"\nOpMemoryModel");
+        let notes = check_equivalent(&module(&extra), &module(&base())).expect("equivalent");
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert_eq!(
+            notes[0].message,
+            "extended instruction set import OpenCL.std only in the original (unused)"
+        );
+        let renamed = base()
+            .replace("OpExtInstImport \"GLSL.std.450\"", "OpExtInstImport \"OpenCL.std\"")
+            .replace("%glsl Sqrt", "%glsl sqrt");
+        let d = semantic(&base(), &renamed);
+        assert!(
+            d.iter()
+                .any(|d| d.message == "extended instruction set import GLSL.std.450 only in the original"),
+            "{d:#?}"
         );
     }
 
