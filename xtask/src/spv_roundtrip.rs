@@ -631,7 +631,8 @@ fn normalize(message: &str) -> String {
             _ => out.push(c),
         }
     }
-    let out = out.trim().to_string();
+    // Tools' location prefixes say nothing about the cause.
+    let out = out.replace("<unknown>:N: ", "").replace("<stdin>:N:N: ", "").trim().to_string();
     if out.chars().count() > 110 {
         format!("{}…", out.chars().take(110).collect::<String>())
     } else {

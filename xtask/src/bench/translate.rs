@@ -70,13 +70,23 @@ pub(super) fn bench(
                 std::fs::write(&text_path, &out.stdout)?;
                 Some(text_path)
             }
-            Ok(out) => {
-                notes.push(format!(
-                    "{label}: {REFERENCE} --deserialize-spirv fails ({}), so no text to serialize",
-                    first_line(&out.stderr)
-                ));
-                None
-            }
+            Ok(out) => match own_text(&bytes) {
+                Some(text) => {
+                    notes.push(format!(
+                        "{label}: {REFERENCE} --deserialize-spirv fails ({}); serializing spirvkit's deserialization",
+                        first_line(&out.stderr)
+                    ));
+                    std::fs::write(&text_path, text)?;
+                    Some(text_path)
+                }
+                None => {
+                    notes.push(format!(
+                        "{label}: {REFERENCE} --deserialize-spirv fails ({}) and so does spirvkit's: no text to serialize",
+                        first_line(&out.stderr)
+                    ));
+                    None
+                }
+            },
             Err(e) => bail!("running {REFERENCE}: {e}"),
         };
         inputs.push(Input { label, spv: path, bytes, text });
@@ -229,19 +239,20 @@ fn process_row(
             }
         }
     }
+    let failed = |e: anyhow::Error| format!("fails ({})", e.to_string().trim_start_matches("exit status "));
+    let (ours, theirs) = (Stats::of(ours), Stats::of(theirs));
     match (ours_failed, theirs_failed) {
-        (None, None) => table.row(comparison_row(name, Stats::of(ours), Some(Stats::of(theirs)), REFERENCE)),
-        (Some(e), _) => table.note_row(name, &format!("spirvkit translate fails ({e:#}); row skipped")),
-        (None, Some(e)) => {
-            let ours = Stats::of(ours);
-            table.row(vec![
-                name.to_string(),
-                ms(ours.best),
-                ms(ours.median),
-                format!("{REFERENCE} fails ({e:#}); skipped"),
-                String::new(),
-                String::new(),
-            ]);
+        (None, None) => table.row(comparison_row(name, ours, Some(theirs), REFERENCE)),
+        (ours_failed, theirs_failed) => {
+            let cells = |failure: Option<anyhow::Error>, stats: Stats, who: &str| match failure {
+                Some(e) => [format!("{who} {}", failed(e)), String::new()],
+                None => [ms(stats.best), ms(stats.median)],
+            };
+            let mut row = vec![name.to_string()];
+            row.extend(cells(ours_failed, ours, "spirvkit"));
+            row.extend(cells(theirs_failed, theirs, REFERENCE));
+            row.push("skipped".to_string());
+            table.row(row);
         }
     }
 }
@@ -278,6 +289,13 @@ fn large_input(bench_dir: &Path) -> Result<Input> {
     }
     let bytes = std::fs::read(&spv)?;
     Ok(Input { label: rel(&spv), spv, bytes, text: Some(text_path) })
+}
+
+/// spirvkit's deserialization of a binary, printed.
+fn own_text(bytes: &[u8]) -> Option<String> {
+    let mut ir = Ir::new();
+    let module = spirvkit_translate::deserialize(bytes, &mut ir, &DeserializeOptions::default()).ok()?;
+    Some(spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default()))
 }
 
 fn first_line(bytes: &[u8]) -> String {
