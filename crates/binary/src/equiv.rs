@@ -11,9 +11,10 @@
 //!   set of their decorations. Structurally equal declarations are one form (duplicates
 //!   collapse). A reference back into a type being defined (recursive structs through
 //!   `OpTypeForwardPointer`) becomes a back-reference by depth, so cycles terminate and
-//!   the form does not depend on where the walk started. `OpConstantNull` of a scalar or
-//!   a vector of scalars is the explicit zero constant (`OpConstant 0`, `OpConstantFalse`,
-//!   an `OpConstantComposite` of those), since deserializers materialize it that way.
+//!   the form does not depend on where the walk started. `OpConstantNull` is the
+//!   explicit zero constant (`OpConstant 0`, `OpConstantFalse`, `OpConstantComposite`s
+//!   of those for vectors, matrices, arrays and structs up to a size), since
+//!   deserializers may materialize it that way.
 //! - **global variables** are matched pairwise by (type, storage class, initializer), then
 //!   decorations, then `OpName`, then order; a pair shares one form, and its decoration
 //!   sets are compared.
@@ -21,8 +22,8 @@
 //!   order; a pair shares one form.
 //! - **function bodies** are compared as multisets of instructions: (opcode, result type,
 //!   operands, decorations of the result) with ids in canonical form and function-local
-//!   ids as the opcode of their definition (`%<OpLoad>`). Instruction order and data flow
-//!   between locals are not compared.
+//!   ids as the opcode and type of their definition (`%<OpLoad>`). Instruction order and
+//!   data flow between locals are not compared.
 //!
 //! Ignored everywhere: `OpName`, `OpMemberName`, `OpLine`, `OpNoLine`, `OpSource*`,
 //! `OpString` (except as an operand's text), `OpModuleProcessed`, `OpNop`,
@@ -185,8 +186,9 @@ enum Tok {
     Global(u32),
     /// A function: a matched pair's index, or an unmatched one's.
     Function(u32),
-    /// A function-local id, by the opcode of its definition.
-    Local(u16),
+    /// A function-local id, by the opcode of its definition and its type's node
+    /// (`u32::MAX`: none).
+    Local(u16, u32),
     /// An id with no definition.
     Undefined,
 }
@@ -195,6 +197,11 @@ enum Tok {
 /// `UNMATCHED_ROUNDTRIP` (round trip), so they never equal anything across sides.
 const UNMATCHED_ORIGINAL: u32 = 1 << 30;
 const UNMATCHED_ROUNDTRIP: u32 = 1 << 31;
+
+/// `OpConstantNull` of a composite is spelled out as zeros only up to this nesting and
+/// this many elements.
+const MAX_ZERO_DEPTH: u32 = 8;
+const MAX_ZERO_ELEMENTS: usize = 4096;
 
 /// Canonicalization gives up on one id after this many definitions visited
 /// (pathological recursive types), and uses the opcode instead.
@@ -261,25 +268,82 @@ impl Ctx {
         matches!(self.opcode_of(tok), Some(op::OpConstantTrue | op::OpConstantFalse))
     }
 
-    /// `OpConstantNull` of a scalar or a vector of scalars as the explicit zero constant;
-    /// other tokens unchanged.
+    /// `OpConstantNull` as the explicit zero constant (`OpConstant 0`, `OpConstantFalse`,
+    /// `OpConstantComposite` of zeros, for composites of those up to a size); other tokens
+    /// unchanged.
     fn normalize_null(&mut self, tokens: Vec<Tok>) -> Vec<Tok> {
-        let [Tok::Op(op::OpConstantNull), ty, ..] = tokens.as_slice() else { return tokens };
-        let ty = *ty;
-        if let Some(zero) = self.scalar_zero(ty) {
-            return zero;
+        let [Tok::Op(op::OpConstantNull), ty] = tokens.as_slice() else { return tokens };
+        let mut budget = MAX_ZERO_ELEMENTS;
+        match self.zero_of(*ty, 0, &mut budget) {
+            Some(Tok::Node(n)) => self.tokens(n).to_vec(),
+            _ => tokens,
         }
-        let Tok::Node(n) = ty else { return tokens };
-        if let [Tok::Op(op::OpTypeVector), component, Tok::Lit(count), ..] = self.tokens(n) {
-            let (component, count) = (*component, *count);
-            if let Some(zero) = self.scalar_zero(component) {
-                let zero = Tok::Node(self.node(zero));
-                let mut composite = vec![Tok::Op(op::OpConstantComposite), ty];
-                composite.extend(std::iter::repeat_n(zero, count.min(64) as usize));
-                return composite;
+    }
+
+    /// The explicit zero of a type, as an interned constant.
+    fn zero_of(&mut self, ty: Tok, depth: u32, budget: &mut usize) -> Option<Tok> {
+        if depth > MAX_ZERO_DEPTH || *budget == 0 {
+            return None;
+        }
+        *budget -= 1;
+        if let Some(zero) = self.scalar_zero(ty) {
+            return Some(Tok::Node(self.node(zero)));
+        }
+        let Tok::Node(n) = ty else { return None };
+        let tokens = self.tokens(n).to_vec();
+        let (members, count): (Vec<Tok>, usize) = match tokens.as_slice() {
+            [Tok::Op(op::OpTypeVector | op::OpTypeMatrix), element, Tok::Lit(count), ..] => {
+                (vec![*element], *count as usize)
+            }
+            [Tok::Op(op::OpTypeArray), element, length, ..] => {
+                let Tok::Node(length) = length else { return None };
+                let [Tok::Op(op::OpConstant), _, Tok::Lit(count)] = self.tokens(*length) else { return None };
+                (vec![*element], *count as usize)
+            }
+            [Tok::Op(op::OpTypeStruct), rest @ ..] => {
+                // Members, then the struct's decorations (nodes headed by OpDecorate*).
+                let members: Vec<Tok> =
+                    rest.iter().copied().take_while(|t| !self.is_decoration_node(*t)).collect();
+                (members, 1)
+            }
+            _ => return None,
+        };
+        if count > *budget {
+            return None;
+        }
+        let mut composite = vec![Tok::Op(op::OpConstantComposite), ty];
+        for member in members {
+            let zero = self.zero_of(member, depth + 1, budget)?;
+            composite.extend(std::iter::repeat_n(zero, if count == 1 { 1 } else { count }));
+        }
+        *budget = budget.saturating_sub(count);
+        Some(Tok::Node(self.node(composite)))
+    }
+
+    /// Every node in `roots` and nested in them.
+    fn nested(&self, roots: impl Iterator<Item = Tok>) -> FxHashSet<Tok> {
+        let mut seen = FxHashSet::default();
+        let mut work: Vec<Tok> = roots.collect();
+        while let Some(tok) = work.pop() {
+            let Tok::Node(n) = tok else { continue };
+            if seen.insert(tok) {
+                work.extend(self.tokens(n).iter().copied().filter(|t| matches!(t, Tok::Node(_))));
             }
         }
-        tokens
+        seen
+    }
+
+    fn is_decoration_node(&self, tok: Tok) -> bool {
+        matches!(
+            self.opcode_of(tok),
+            Some(
+                op::OpDecorate
+                    | op::OpDecorateId
+                    | op::OpDecorateString
+                    | op::OpMemberDecorate
+                    | op::OpMemberDecorateString
+            )
+        )
     }
 
     fn scalar_zero(&self, ty: Tok) -> Option<Vec<Tok>> {
@@ -321,7 +385,7 @@ impl Ctx {
             Tok::Function(f) => {
                 let _ = write!(out, "@{}", self.function_names.get(&f).map_or("?", String::as_str));
             }
-            Tok::Local(o) => {
+            Tok::Local(o, _) => {
                 let _ = write!(out, "%<{}>", opcode_name(o));
             }
             Tok::Undefined => out.push_str("%<undefined>"),
@@ -678,10 +742,11 @@ impl<'m> Side<'m> {
         }
     }
 
-    /// A token for an id that does not walk into its definition (decoration operands).
+    /// A token for an id that does not walk into its definition (decoration operands,
+    /// non-structural ids inside types): its definition's opcode only.
     fn shallow(&self, id: u32) -> Tok {
         match self.def(id) {
-            Some(inst) => Tok::Local(inst.opcode),
+            Some(inst) => Tok::Local(inst.opcode, u32::MAX),
             None => Tok::Undefined,
         }
     }
@@ -701,7 +766,16 @@ impl<'m> Side<'m> {
         if self.structural.contains(&id) {
             return self.canon(ctx, id);
         }
-        self.shallow(id)
+        // A local: its definition's opcode and type.
+        match self.def(id) {
+            Some(inst) if inst.result_type != 0 && self.structural.contains(&inst.result_type) => {
+                match self.canon(ctx, inst.result_type) {
+                    Tok::Node(ty) => Tok::Local(inst.opcode, ty),
+                    _ => self.shallow(id),
+                }
+            }
+            _ => self.shallow(id),
+        }
     }
 
     /// The canonical form of a type, constant or `OpUndef`, walked with an explicit stack.
@@ -976,11 +1050,14 @@ impl Comparer<'_, '_> {
                 entry.1 |= used.contains(&id);
             }
         }
+        // A form nested in the other side's forms exists there too (an `OpConstantNull`
+        // spelled out has no ids for its parts).
+        let nested = [self.ctx.nested(forms[0].keys().copied()), self.ctx.nested(forms[1].keys().copied())];
         for s in 0..2 {
             let other = 1 - s;
             let only: Vec<(Tok, u32, bool)> = forms[s]
                 .iter()
-                .filter(|(tok, _)| !forms[other].contains_key(tok))
+                .filter(|(tok, _)| !nested[other].contains(tok))
                 .map(|(&tok, &(id, used))| (tok, id, used))
                 .collect();
             for (tok, id, used) in only {
@@ -1364,8 +1441,8 @@ impl Comparer<'_, '_> {
         match key {
             [Tok::Op(op::OpBranchConditional | op::OpSwitch | op::OpUnreachable), ..] => true,
             [Tok::Op(op::OpVariable), ty, Tok::Enum("Function"), ..] => ctx.is_local_bool_pointer(*ty),
-            [Tok::Op(op::OpLoad), ty, Tok::Local(op::OpVariable), ..] => ctx.is_bool_type(*ty),
-            [Tok::Op(op::OpStore), Tok::Local(op::OpVariable), value, ..] => ctx.is_bool_constant(*value),
+            [Tok::Op(op::OpLoad), ty, Tok::Local(op::OpVariable, _), ..] => ctx.is_bool_type(*ty),
+            [Tok::Op(op::OpStore), Tok::Local(op::OpVariable, _), value, ..] => ctx.is_bool_constant(*value),
             _ => false,
         }
     }
@@ -1646,6 +1723,24 @@ mod tests {
             "%zero = OpConstant %float 0\n%zero2 = OpConstant %float 0",
         );
         assert_eq!(check_equivalent(&module(&base()), &module(&explicit)), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn composite_nulls_equal_explicit_zeros() {
+        let add =
+            |extra: &str| base().replace("%bool = OpTypeBool\n", &format!("%bool = OpTypeBool\n{extra}"));
+        let types =
+            "%int_3 = OpConstant %int 3\n%arr = OpTypeArray %v4float %int_3\n%S = OpTypeStruct %arr %int\n\
+                     %pS = OpTypePointer Private %S\n";
+        let null = add(&format!("{types}%n = OpConstantNull %S\n%g = OpVariable %pS Private %n\n"));
+        let explicit = add(&format!(
+            "{types}%f0 = OpConstant %float 0\n%v0 = OpConstantComposite %v4float %f0 %f0 %f0 %f0\n\
+             %a0 = OpConstantComposite %arr %v0 %v0 %v0\n%n = OpConstantComposite %S %a0 %int_0\n\
+             %g = OpVariable %pS Private %n\n"
+        ));
+        assert_eq!(check_equivalent(&module(&null), &module(&explicit)), Ok(Vec::new()));
+        let one = explicit.replace("%a0 %int_0", "%a0 %int_3");
+        assert!(check_equivalent(&module(&null), &module(&one)).is_err());
     }
 
     #[test]
