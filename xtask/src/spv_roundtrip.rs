@@ -704,6 +704,25 @@ impl Tally {
             self.notes,
             elapsed.as_secs_f64()
         );
+        // spirvkit's deserializer next to mlir-translate's, file by file.
+        let outcome = |r: &FileResult, stage: Stage| {
+            r.outcomes.iter().find(|(s, _)| *s == stage).map(|(_, o)| o.is_ok())
+        };
+        let (mut only_oracle, mut only_ours) = (Vec::new(), 0usize);
+        for r in results {
+            match (outcome(r, Stage::Deserialize), outcome(r, Stage::OracleDeserialize)) {
+                (Some(false), Some(true)) => only_oracle.push(r),
+                (Some(true), Some(false)) => only_ours += 1,
+                _ => {}
+            }
+        }
+        if results.iter().any(|r| outcome(r, Stage::OracleDeserialize).is_some()) {
+            println!(
+                "deserialize: spirvkit fails on {} files mlir-translate-22 deserializes{}; succeeds on {only_ours} it does not",
+                only_oracle.len(),
+                only_oracle.first().map_or(String::new(), |r| format!(" (e.g. {})", r.path))
+            );
+        }
         for stage in STAGES {
             let Some(causes) = self.causes.get(&stage) else { continue };
             let mut sorted: Vec<(&String, &Vec<usize>)> = causes.iter().collect();
