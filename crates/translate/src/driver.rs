@@ -170,6 +170,8 @@ fn translate_chunk(
         emit_symbol_names: true,
         emit_op_names: options.emit_op_names,
         emit_debug_info: options.mode == Mode::RoundtripDebug,
+        // mlir-translate serializes modules whatever their VCE triple says.
+        check_requirements: false,
     };
     let words = match serialize(&ir, module, &serialize_options) {
         Ok(words) => words,
