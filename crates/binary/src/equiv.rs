@@ -14,7 +14,8 @@
 //!   the form does not depend on where the walk started. `OpConstantNull` is the
 //!   explicit zero constant (`OpConstant 0`, `OpConstantFalse`, `OpConstantComposite`s
 //!   of those for vectors, matrices, arrays and structs up to a size), since
-//!   deserializers may materialize it that way.
+//!   deserializers may materialize it that way. An array's constant length is its value
+//!   (the integer type spelling it is not compared: MLIR keeps only the count).
 //! - **global variables** are matched pairwise by (type, storage class, initializer), then
 //!   decorations, then `OpName`, then order; a pair shares one form, and its decoration
 //!   sets are compared.
@@ -295,11 +296,7 @@ impl Ctx {
             [Tok::Op(op::OpTypeVector | op::OpTypeMatrix), element, Tok::Lit(count), ..] => {
                 (vec![*element], *count as usize)
             }
-            [Tok::Op(op::OpTypeArray), element, length, ..] => {
-                let Tok::Node(length) = length else { return None };
-                let [Tok::Op(op::OpConstant), _, Tok::Lit(count)] = self.tokens(*length) else { return None };
-                (vec![*element], *count as usize)
-            }
+            [Tok::Op(op::OpTypeArray), element, Tok::Lit(count), ..] => (vec![*element], *count as usize),
             [Tok::Op(op::OpTypeStruct), rest @ ..] => {
                 // Members, then the struct's decorations (nodes headed by OpDecorate*).
                 let members: Vec<Tok> =
@@ -803,9 +800,23 @@ impl<'m> Side<'m> {
             if inst.result_type != 0 {
                 items.push(Item::Id(inst.result_type));
             }
-            for operand in plain_operands(&inst) {
+            for (index, operand) in plain_operands(&inst).enumerate() {
                 if is_id_kind(operand.kind) {
-                    items.extend(inst.operand_words(operand).first().map(|&w| Item::Id(w)));
+                    let Some(&w) = inst.operand_words(operand).first() else { continue };
+                    // An array's length is its value: the integer type that spells it is not
+                    // part of the array type (MLIR's array type keeps only the count).
+                    let length = (inst.opcode == op::OpTypeArray && index == 1)
+                        .then(|| side.def(w))
+                        .flatten()
+                        .filter(|c| c.opcode == op::OpConstant);
+                    match length {
+                        Some(constant) => items.extend(
+                            plain_operands(&constant)
+                                .flat_map(|o| constant.operand_words(o))
+                                .map(|&w| Item::Tok(Tok::Lit(w))),
+                        ),
+                        None => items.push(Item::Id(w)),
+                    }
                 } else {
                     let mut tokens = Vec::new();
                     literal_tokens(ctx, &inst, operand, &mut tokens);
@@ -907,7 +918,16 @@ impl<'m> Side<'m> {
                 continue;
             }
             if let Some(inst) = self.def(id) {
+                let before = work.len();
                 push_ids(&inst, &mut work);
+                // A constant array length is part of the type's form, not a use.
+                if inst.opcode == op::OpTypeArray {
+                    if let Some(&length) = work.get(before + 1) {
+                        if self.def(length).is_some_and(|c| c.opcode == op::OpConstant) {
+                            work.remove(before + 1);
+                        }
+                    }
+                }
             }
         }
         used
@@ -1741,6 +1761,20 @@ mod tests {
         assert_eq!(check_equivalent(&module(&null), &module(&explicit)), Ok(Vec::new()));
         let one = explicit.replace("%a0 %int_0", "%a0 %int_3");
         assert!(check_equivalent(&module(&null), &module(&one)).is_err());
+    }
+
+    #[test]
+    fn array_lengths_compare_by_value() {
+        let add =
+            |extra: &str| base().replace("%bool = OpTypeBool\n", &format!("%bool = OpTypeBool\n{extra}"));
+        let signed = add("%len = OpConstant %int 4\n%arr = OpTypeArray %float %len\n%pa = OpTypePointer Private %arr\n%g = OpVariable %pa Private\n");
+        let unsigned =
+            add("%uint = OpTypeInt 32 0\n%len = OpConstant %uint 4\n%arr = OpTypeArray %float %len\n\
+                            %pa = OpTypePointer Private %arr\n%g = OpVariable %pa Private\n");
+        let notes = check_equivalent(&module(&signed), &module(&unsigned)).expect("equivalent");
+        assert!(notes.iter().all(|d| d.category == Category::UnusedDeclarations), "{notes:#?}");
+        let five = signed.replace("OpConstant %int 4", "OpConstant %int 5");
+        assert!(check_equivalent(&module(&signed), &module(&five)).is_err());
     }
 
     #[test]
