@@ -182,10 +182,10 @@ mod tests {
         assert_eq!(missing[0].user, "OpTypeMatrix");
         // The storage class PhysicalStorageBuffer needs its capability, and below 1.5
         // its extension.
-        let text = format!(
+        let text = String::from(
             "OpCapability Shader\nOpCapability PhysicalStorageBufferAddresses\n\
              OpMemoryModel PhysicalStorageBuffer64 GLSL450\n%uint = OpTypeInt 32 0\n\
-             %p = OpTypePointer PhysicalStorageBuffer %uint\n"
+             %p = OpTypePointer PhysicalStorageBuffer %uint\n",
         );
         let m = module(&text, "spv1.3");
         let missing = missing_requirements(&m);
