@@ -5,6 +5,10 @@ use super::*;
 
 /// Parses `text`, serializes its only `spirv.module` and disassembles the words.
 fn serialize_text(text: &str) -> Result<String> {
+    serialize_text_with(text, &SerializeOptions::default())
+}
+
+fn serialize_text_with(text: &str, options: &SerializeOptions) -> Result<String> {
     let (ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
     let module = ir
         .ops_under(top)
@@ -12,7 +16,7 @@ fn serialize_text(text: &str) -> Result<String> {
         .map(|(_, op)| op)
         .find(|&op| ir.op(op).name == "spirv.module")
         .expect("a spirv.module");
-    let words = serialize(&ir, module, &SerializeOptions::default())?;
+    let words = serialize(&ir, module, options)?;
     let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
     let module = spirvkit_binary::read::read(&bytes).expect("our binary reads back");
     let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
@@ -74,6 +78,17 @@ fn refuses_modules_without_vce_and_unknown_attributes() {
         e.message,
         "non-argument attributes expected to have snake-case-ified decoration name, unhandled attribute with name : not_a_decoration"
     );
+}
+
+#[test]
+fn debug_info_as_strings_and_lines() {
+    // The expected text is mlir-translate-22's binary for `--test-spirv-roundtrip-debug`.
+    let options = SerializeOptions { emit_debug_info: true, ..SerializeOptions::default() };
+    let got = serialize_text_with(DEBUG_IN, &options).expect("serializes");
+    assert_eq!(got.trim_end(), DEBUG_OUT.trim_end(), "got:\n{got}");
+    let without = DEBUG_IN.replace("[SPV_KHR_non_semantic_info]", "[]");
+    let e = serialize_text_with(&without, &options).unwrap_err();
+    assert_eq!(e.message, "SPV_KHR_non_semantic_info extension not available");
 }
 
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
@@ -468,5 +483,63 @@ const DECL_OUT: &str = r#"               OpCapability Shader
           %8 = OpLabel
          %10 = OpFunctionCall %void %ext %half_0x1_8p_0
                OpReturn
+               OpFunctionEnd
+"#;
+
+const DEBUG_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_non_semantic_info]> {
+  spirv.GlobalVariable @g : !spirv.ptr<f32, Private>
+  spirv.func @f(%c: i1, %x: f32) -> f32 "None" {
+    %v = spirv.Variable : !spirv.ptr<f32, Function>
+    %0 = spirv.FAdd %x, %x : f32
+    spirv.mlir.selection {
+      spirv.BranchConditional %c, ^t, ^m
+    ^t:
+      spirv.Store "Function" %v, %0 : f32
+      spirv.Branch ^m
+    ^m:
+      spirv.mlir.merge
+    }
+    %1 = spirv.Load "Function" %v : f32
+    spirv.ReturnValue %1 : f32
+  }
+}
+"#;
+
+const DEBUG_OUT: &str = r#"               OpCapability Shader
+               OpExtension "SPV_KHR_non_semantic_info"
+               OpMemoryModel Logical GLSL450
+          %1 = OpString "t.mlir"
+               OpName %g "g"
+               OpName %f "f"
+      %float = OpTypeFloat 32
+%_ptr_Private_float = OpTypePointer Private %float
+               OpLine %1 2 3
+          %g = OpVariable %_ptr_Private_float Private
+       %bool = OpTypeBool
+          %5 = OpTypeFunction %float %bool %float
+%_ptr_Function_float = OpTypePointer Function %float
+          %f = OpFunction %float None %5
+          %8 = OpFunctionParameter %bool
+          %9 = OpFunctionParameter %float
+         %10 = OpLabel
+               OpLine %1 4 10
+         %12 = OpVariable %_ptr_Function_float Function
+               OpLine %1 5 10
+         %13 = OpFAdd %float %9 %9
+               OpBranch %14
+         %14 = OpLabel
+               OpLine %1 6 5
+               OpSelectionMerge %16 None
+               OpBranchConditional %8 %15 %16
+         %15 = OpLabel
+               OpLine %1 9 7
+               OpStore %12 %13
+               OpLine %1 10 7
+               OpBranch %16
+         %16 = OpLabel
+               OpLine %1 14 10
+         %17 = OpLoad %float %12
+               OpLine %1 15 5
+               OpReturnValue %17
                OpFunctionEnd
 "#;
