@@ -477,6 +477,9 @@ impl Serializer<'_> {
         }
         self.process_block(continue_block, false, None)?;
         encode(&mut self.function_body, opcode::OpLabel, &[merge_id]);
+        // MLIR emits no phis here (so a merge block taking values serializes to an
+        // id 0); we do, so the values reach the merge.
+        self.emit_phis(merge)?;
         self.map_construct_results(op, merge)
     }
 
