@@ -100,6 +100,20 @@ fn constructs_yielding_values_through_their_merge() {
     assert_same(LOOP_RESULT_IN, &expected);
 }
 
+#[test]
+fn group_dot_atomic_and_extended_ops() {
+    // spirv-dis 2023.1 predates some capabilities here: the expected text is our
+    // disassembler's (byte-identical to spirv-dis elsewhere) of mlir-translate-22's binary.
+    assert_same(MISC1_IN, MISC1_OUT);
+}
+
+#[test]
+fn kernel_pointers_opencl_ops_and_cooperative_matrices() {
+    // spirv-dis 2023.1 predates some capabilities here: the expected text is our
+    // disassembler's (byte-identical to spirv-dis elsewhere) of mlir-translate-22's binary.
+    assert_same(MISC2_IN, MISC2_OUT);
+}
+
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
   spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
   spirv.func @f(%arg0: f32, %p : !spirv.ptr<f32, Function>) -> f32 "None" {
@@ -620,4 +634,168 @@ const LOOP_RESULT_ORACLE_PREFIX: &str = r#"               OpCapability Shader
          %23 = OpIAdd %uint %12 %uint_1
                OpBranch %8
          %11 = OpLabel
+"#;
+
+const MISC1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader, Linkage, GroupNonUniformShuffle, GroupNonUniformBallot, GroupNonUniformArithmetic, GroupNonUniformClustered, DotProduct, DotProductInput4x8BitPacked, CooperativeMatrixKHR, ExpectAssumeKHR, AtomicFloat32AddEXT], [SPV_KHR_cooperative_matrix, SPV_KHR_expect_assume, SPV_EXT_shader_atomic_float_add]> {
+  spirv.func @f(%a: i32, %b: i32, %v: vector<4xf32>, %p: !spirv.ptr<i32, StorageBuffer>, %fp: !spirv.ptr<f32, StorageBuffer>, %c: i1, %f: f32) -> i32 "None" {
+    %0 = spirv.IAddCarry %a, %b : !spirv.struct<(i32, i32)>
+    %1 = spirv.SMulExtended %a, %b : !spirv.struct<(i32, i32)>
+    %2 = spirv.CompositeExtract %0[0 : i32] : !spirv.struct<(i32, i32)>
+    %3 = spirv.VectorExtractDynamic %v[%a] : vector<4xf32>, i32
+    %4 = spirv.VectorInsertDynamic %3, %v[%b] : vector<4xf32>, i32
+    %5 = spirv.GroupNonUniformShuffle <Subgroup> %3, %a : f32, i32
+    %cs = spirv.Constant 4 : i32
+    %6 = spirv.GroupNonUniformFMax <Subgroup> <ClusteredReduce> %f cluster_size(%cs) : f32, i32 -> f32
+    %7 = spirv.GroupNonUniformElect <Workgroup> : i1
+    %8 = spirv.SDot %a, %b, <PackedVectorFormat4x8Bit> : i32 -> i32
+    %9 = spirv.AtomicCompareExchange <Workgroup> <AcquireRelease> <Acquire> %p, %a, %b : !spirv.ptr<i32, StorageBuffer>
+    %10 = spirv.EXT.AtomicFAdd <Device> <None> %fp, %f : !spirv.ptr<f32, StorageBuffer>
+    spirv.KHR.AssumeTrue %c
+    %11 = spirv.GL.FrexpStruct %f : f32 -> !spirv.struct<(f32, i32)>
+    %v2 = spirv.VectorShuffle [0 : i32, 1 : i32] %v, %v : vector<4xf32>, vector<4xf32> -> vector<2xf32>
+    %12 = spirv.GL.PackHalf2x16 %v2 : vector<2xf32> -> i32
+    %13 = spirv.IsFinite %f : f32
+    %bal = spirv.GroupNonUniformBallot <Subgroup> %c : vector<4xi32>
+    %14 = spirv.GroupNonUniformBallotFindLSB <Subgroup> %bal : vector<4xi32>, i32
+    spirv.ReturnValue %2 : i32
+  }
+}
+"#;
+
+const MISC1_OUT: &str = r#"               OpCapability Shader
+               OpCapability Linkage
+               OpCapability GroupNonUniformShuffle
+               OpCapability GroupNonUniformBallot
+               OpCapability GroupNonUniformArithmetic
+               OpCapability GroupNonUniformClustered
+               OpCapability DotProduct
+               OpCapability DotProductInput4x8BitPacked
+               OpCapability CooperativeMatrixKHR
+               OpCapability ExpectAssumeKHR
+               OpCapability AtomicFloat32AddEXT
+               OpExtension "SPV_KHR_cooperative_matrix"
+               OpExtension "SPV_KHR_expect_assume"
+               OpExtension "SPV_EXT_shader_atomic_float_add"
+         %37 = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpName %f "f"
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+%_ptr_StorageBuffer_uint = OpTypePointer StorageBuffer %uint
+%_ptr_StorageBuffer_float = OpTypePointer StorageBuffer %float
+       %bool = OpTypeBool
+          %1 = OpTypeFunction %uint %uint %uint %v4float %_ptr_StorageBuffer_uint %_ptr_StorageBuffer_float %bool %float
+ %_struct_17 = OpTypeStruct %uint %uint
+     %uint_3 = OpConstant %uint 3
+     %uint_4 = OpConstant %uint 4
+     %uint_2 = OpConstant %uint 2
+     %uint_8 = OpConstant %uint 8
+     %uint_1 = OpConstant %uint 1
+     %uint_0 = OpConstant %uint 0
+ %_struct_35 = OpTypeStruct %float %uint
+    %v2float = OpTypeVector %float 2
+     %v4uint = OpTypeVector %uint 4
+          %f = OpFunction %uint None %1
+          %9 = OpFunctionParameter %uint
+         %10 = OpFunctionParameter %uint
+         %11 = OpFunctionParameter %v4float
+         %12 = OpFunctionParameter %_ptr_StorageBuffer_uint
+         %13 = OpFunctionParameter %_ptr_StorageBuffer_float
+         %14 = OpFunctionParameter %bool
+         %15 = OpFunctionParameter %float
+         %16 = OpLabel
+         %18 = OpIAddCarry %_struct_17 %9 %10
+         %19 = OpSMulExtended %_struct_17 %9 %10
+         %20 = OpCompositeExtract %uint %18 0
+         %21 = OpVectorExtractDynamic %float %11 %9
+         %22 = OpVectorInsertDynamic %v4float %11 %21 %10
+         %23 = OpGroupNonUniformShuffle %float %uint_3 %21 %9
+         %26 = OpGroupNonUniformFMax %float %uint_3 ClusteredReduce %15 %uint_4
+         %27 = OpGroupNonUniformElect %bool %uint_2
+         %29 = OpSDot %uint %9 %10 PackedVectorFormat4x8Bit
+         %30 = OpAtomicCompareExchange %uint %12 %uint_2 %uint_8 %uint_2 %9 %10
+         %32 = OpAtomicFAddEXT %float %13 %uint_1 %uint_0 %15
+               OpAssumeTrueKHR %14
+         %36 = OpExtInst %_struct_35 %37 FrexpStruct %15
+         %39 = OpVectorShuffle %v2float %11 %11 0 1
+         %40 = OpExtInst %uint %37 PackHalf2x16 %39
+         %41 = OpIsFinite %bool %15
+         %43 = OpGroupNonUniformBallot %v4uint %uint_3 %14
+         %44 = OpGroupNonUniformBallotFindLSB %uint %uint_3 %43
+               OpReturnValue %20
+               OpFunctionEnd
+"#;
+
+const MISC2_IN: &str = r#"spirv.module Physical64 OpenCL requires #spirv.vce<v1.6, [Kernel, Addresses, Linkage, Int64, Int8, CooperativeMatrixKHR, Float16], [SPV_KHR_cooperative_matrix]> {
+  spirv.func @k(%p: !spirv.ptr<f32, CrossWorkgroup>, %i: i64, %x: f32, %ip: !spirv.ptr<i32, Workgroup>, %s: i32, %mp: !spirv.ptr<i32, StorageBuffer>) -> f32 "None" {
+    %0 = spirv.PtrAccessChain %p[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
+    %1 = spirv.InBoundsPtrAccessChain %0[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
+    %2 = spirv.Load "CrossWorkgroup" %1 ["Aligned", 8] : f32
+    %3 = spirv.CL.fma %2, %x, %x : f32
+    %4 = spirv.CL.s_max %s, %s : i32
+    %5 = spirv.CL.atan2 %3, %x : f32
+    %6 = spirv.AtomicIIncrement <Workgroup> <SequentiallyConsistent> %ip : !spirv.ptr<i32, Workgroup>
+    %7 = spirv.AtomicExchange <Device> <Release> %ip, %4 : !spirv.ptr<i32, Workgroup>
+    %m = spirv.KHR.CooperativeMatrixLoad %mp, %s, <RowMajor> : !spirv.ptr<i32, StorageBuffer>, i32 -> !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
+    %len = spirv.KHR.CooperativeMatrixLength : !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
+    spirv.KHR.CooperativeMatrixStore %mp, %m, %s, <ColumnMajor>, <Volatile> : !spirv.ptr<i32, StorageBuffer>, !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>, i32
+    %h = spirv.FConvert %x : f32 to f16
+    %u = spirv.UConvert %s : i32 to i8
+    spirv.ReturnValue %5 : f32
+  }
+}
+"#;
+
+const MISC2_OUT: &str = r#"               OpCapability Kernel
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Int64
+               OpCapability Int8
+               OpCapability CooperativeMatrixKHR
+               OpCapability Float16
+               OpExtension "SPV_KHR_cooperative_matrix"
+         %20 = OpExtInstImport "OpenCL.std"
+               OpMemoryModel Physical64 OpenCL
+               OpName %k "k"
+      %float = OpTypeFloat 32
+%_ptr_CrossWorkgroup_float = OpTypePointer CrossWorkgroup %float
+      %ulong = OpTypeInt 64 0
+       %uint = OpTypeInt 32 0
+%_ptr_Workgroup_uint = OpTypePointer Workgroup %uint
+%_ptr_StorageBuffer_uint = OpTypePointer StorageBuffer %uint
+          %1 = OpTypeFunction %float %_ptr_CrossWorkgroup_float %ulong %float %_ptr_Workgroup_uint %uint %_ptr_StorageBuffer_uint
+     %uint_2 = OpConstant %uint 2
+    %uint_16 = OpConstant %uint 16
+     %uint_1 = OpConstant %uint 1
+     %uint_4 = OpConstant %uint 4
+     %uint_3 = OpConstant %uint 3
+     %uint_8 = OpConstant %uint 8
+     %uint_0 = OpConstant %uint 0
+         %29 = OpTypeCooperativeMatrixKHR %uint %uint_3 %uint_16 %uint_8 %uint_0
+       %half = OpTypeFloat 16
+      %uchar = OpTypeInt 8 0
+          %k = OpFunction %float None %1
+          %9 = OpFunctionParameter %_ptr_CrossWorkgroup_float
+         %10 = OpFunctionParameter %ulong
+         %11 = OpFunctionParameter %float
+         %12 = OpFunctionParameter %_ptr_Workgroup_uint
+         %13 = OpFunctionParameter %uint
+         %14 = OpFunctionParameter %_ptr_StorageBuffer_uint
+         %15 = OpLabel
+         %16 = OpPtrAccessChain %_ptr_CrossWorkgroup_float %9 %10
+         %17 = OpInBoundsPtrAccessChain %_ptr_CrossWorkgroup_float %16 %10
+         %18 = OpLoad %float %17 Aligned 8
+         %19 = OpExtInst %float %20 fma %18 %11 %11
+         %21 = OpExtInst %uint %20 s_max %13 %13
+         %22 = OpExtInst %float %20 atan2 %19 %11
+         %23 = OpAtomicIIncrement %uint %12 %uint_2 %uint_16
+         %26 = OpAtomicExchange %uint %12 %uint_1 %uint_4 %21
+         %33 = OpCooperativeMatrixLoadKHR %29 %14 %uint_0 %13
+         %34 = OpCooperativeMatrixLengthKHR %uint %29
+               OpCooperativeMatrixStoreKHR %14 %33 %uint_1 %13 Volatile
+         %36 = OpFConvert %half %11
+         %38 = OpUConvert %uchar %13
+               OpReturnValue %22
+               OpFunctionEnd
 "#;
