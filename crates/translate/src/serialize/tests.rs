@@ -728,7 +728,7 @@ const MISC1_OUT: &str = r#"               OpCapability Shader
 "#;
 
 const MISC2_IN: &str = r#"spirv.module Physical64 OpenCL requires #spirv.vce<v1.6, [Kernel, Addresses, Linkage, Int64, Int8, CooperativeMatrixKHR, Float16], [SPV_KHR_cooperative_matrix]> {
-  spirv.func @k(%p: !spirv.ptr<f32, CrossWorkgroup>, %i: i64, %x: f32, %ip: !spirv.ptr<i32, Workgroup>, %s: i32, %mp: !spirv.ptr<i32, StorageBuffer>) -> f32 "None" {
+  spirv.func @k(%p: !spirv.ptr<f32, CrossWorkgroup>, %i: i64, %x: f32, %ip: !spirv.ptr<i32, Workgroup>, %s: i32, %mp: !spirv.ptr<i32, CrossWorkgroup>) -> f32 "None" {
     %0 = spirv.PtrAccessChain %p[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
     %1 = spirv.InBoundsPtrAccessChain %0[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
     %2 = spirv.Load "CrossWorkgroup" %1 ["Aligned", 8] : f32
@@ -737,9 +737,9 @@ const MISC2_IN: &str = r#"spirv.module Physical64 OpenCL requires #spirv.vce<v1.
     %5 = spirv.CL.atan2 %3, %x : f32
     %6 = spirv.AtomicIIncrement <Workgroup> <SequentiallyConsistent> %ip : !spirv.ptr<i32, Workgroup>
     %7 = spirv.AtomicExchange <Device> <Release> %ip, %4 : !spirv.ptr<i32, Workgroup>
-    %m = spirv.KHR.CooperativeMatrixLoad %mp, %s, <RowMajor> : !spirv.ptr<i32, StorageBuffer>, i32 -> !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
+    %m = spirv.KHR.CooperativeMatrixLoad %mp, %s, <RowMajor> : !spirv.ptr<i32, CrossWorkgroup>, i32 -> !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
     %len = spirv.KHR.CooperativeMatrixLength : !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
-    spirv.KHR.CooperativeMatrixStore %mp, %m, %s, <ColumnMajor>, <Volatile> : !spirv.ptr<i32, StorageBuffer>, !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>, i32
+    spirv.KHR.CooperativeMatrixStore %mp, %m, %s, <ColumnMajor>, <Volatile> : !spirv.ptr<i32, CrossWorkgroup>, !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>, i32
     %h = spirv.FConvert %x : f32 to f16
     %u = spirv.UConvert %s : i32 to i8
     spirv.ReturnValue %5 : f32
@@ -763,8 +763,8 @@ const MISC2_OUT: &str = r#"               OpCapability Kernel
       %ulong = OpTypeInt 64 0
        %uint = OpTypeInt 32 0
 %_ptr_Workgroup_uint = OpTypePointer Workgroup %uint
-%_ptr_StorageBuffer_uint = OpTypePointer StorageBuffer %uint
-          %1 = OpTypeFunction %float %_ptr_CrossWorkgroup_float %ulong %float %_ptr_Workgroup_uint %uint %_ptr_StorageBuffer_uint
+%_ptr_CrossWorkgroup_uint = OpTypePointer CrossWorkgroup %uint
+          %1 = OpTypeFunction %float %_ptr_CrossWorkgroup_float %ulong %float %_ptr_Workgroup_uint %uint %_ptr_CrossWorkgroup_uint
      %uint_2 = OpConstant %uint 2
     %uint_16 = OpConstant %uint 16
      %uint_1 = OpConstant %uint 1
@@ -781,7 +781,7 @@ const MISC2_OUT: &str = r#"               OpCapability Kernel
          %11 = OpFunctionParameter %float
          %12 = OpFunctionParameter %_ptr_Workgroup_uint
          %13 = OpFunctionParameter %uint
-         %14 = OpFunctionParameter %_ptr_StorageBuffer_uint
+         %14 = OpFunctionParameter %_ptr_CrossWorkgroup_uint
          %15 = OpLabel
          %16 = OpPtrAccessChain %_ptr_CrossWorkgroup_float %9 %10
          %17 = OpInBoundsPtrAccessChain %_ptr_CrossWorkgroup_float %16 %10
