@@ -114,6 +114,13 @@ fn kernel_pointers_opencl_ops_and_cooperative_matrices() {
     assert_same(MISC2_IN, MISC2_OUT);
 }
 
+#[test]
+fn arm_tensors_graphs_and_replicated_composites() {
+    // Expected: our disassembler's text of mlir-translate-22's binary (spirv-dis
+    // 2023.1 does not know the ARM instructions).
+    assert_same(ARM_IN, ARM_OUT);
+}
+
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
   spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
   spirv.func @f(%arg0: f32, %p : !spirv.ptr<f32, Function>) -> f32 "None" {
@@ -798,4 +805,81 @@ const MISC2_OUT: &str = r#"               OpCapability Kernel
          %38 = OpUConvert %uchar %13
                OpReturnValue %22
                OpFunctionEnd
+"#;
+
+const ARM_IN: &str = r#"spirv.module Logical Vulkan requires #spirv.vce<v1.6, [VulkanMemoryModel, Shader, Int8, TensorsARM, GraphARM, ReplicatedCompositesEXT], [SPV_ARM_tensors, SPV_ARM_graph, SPV_EXT_replicated_composites]> {
+  spirv.GlobalVariable @in bind(0, 0) : !spirv.ptr<!spirv.arm.tensor<2x3xi8>, UniformConstant>
+  spirv.GlobalVariable @out bind(0, 1) : !spirv.ptr<!spirv.arm.tensor<2x3xi8>, UniformConstant>
+  spirv.ARM.GraphEntryPoint @g, @in, @out
+  spirv.ARM.Graph @g(%arg0 : !spirv.arm.tensor<2x3xi8>) -> !spirv.arm.tensor<2x3xi8> attributes {entry_point = true} {
+    spirv.ARM.GraphOutputs %arg0 : !spirv.arm.tensor<2x3xi8>
+  }
+  spirv.func @consts() -> !spirv.arm.tensor<2x3xi32> "None" {
+    %0 = spirv.Constant dense<[[1, 2, 3], [4, 5, 6]]> : !spirv.arm.tensor<2x3xi32>
+    %1 = spirv.Constant dense<0> : !spirv.arm.tensor<2x3xi32>
+    %2 = spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.arm.tensor<2x3xi32>
+    %3 = spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.array<2 x vector<2xi32>>
+    spirv.ReturnValue %0 : !spirv.arm.tensor<2x3xi32>
+  }
+}
+"#;
+
+const ARM_OUT: &str = r#"               OpCapability VulkanMemoryModel
+               OpCapability Shader
+               OpCapability Int8
+               OpCapability TensorsARM
+               OpCapability GraphARM
+               OpCapability ReplicatedCompositesEXT
+               OpExtension "SPV_ARM_tensors"
+               OpExtension "SPV_ARM_graph"
+               OpExtension "SPV_EXT_replicated_composites"
+               OpMemoryModel Logical Vulkan
+               OpName %in "in"
+               OpName %out "out"
+               OpName %consts "consts"
+               OpDecorate %in Binding 0
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %out Binding 1
+               OpDecorate %out DescriptorSet 0
+      %uchar = OpTypeInt 8 0
+       %uint = OpTypeInt 32 0
+     %uint_2 = OpConstant %uint 2
+%_arr_uint_uint_2 = OpTypeArray %uint %uint_2
+     %uint_3 = OpConstant %uint 3
+          %7 = OpConstantComposite %_arr_uint_uint_2 %uint_2 %uint_3
+          %2 = OpTypeTensorARM %uchar %uint_2 %7
+%_ptr_UniformConstant_2 = OpTypePointer UniformConstant %2
+         %in = OpVariable %_ptr_UniformConstant_2 UniformConstant
+        %out = OpVariable %_ptr_UniformConstant_2 UniformConstant
+         %12 = OpTypeGraphARM 1 %2 %2
+     %uint_0 = OpConstant %uint 0
+         %17 = OpConstantComposite %_arr_uint_uint_2 %uint_2 %uint_3
+         %16 = OpTypeTensorARM %uint %uint_2 %17
+         %15 = OpTypeFunction %16
+     %uint_1 = OpConstant %uint 1
+%_arr_uint_uint_1 = OpTypeArray %uint %uint_1
+         %24 = OpConstantComposite %_arr_uint_uint_1 %uint_3
+         %21 = OpTypeTensorARM %uint %uint_1 %24
+         %25 = OpConstantComposite %21 %uint_1 %uint_2 %uint_3
+     %uint_4 = OpConstant %uint 4
+     %uint_5 = OpConstant %uint 5
+     %uint_6 = OpConstant %uint 6
+         %26 = OpConstantComposite %21 %uint_4 %uint_5 %uint_6
+         %20 = OpConstantComposite %16 %25 %26
+         %30 = OpConstantNull %16
+     %uint_7 = OpConstant %uint 7
+         %32 = OpConstantCompositeReplicateEXT %16 %uint_7
+     %v2uint = OpTypeVector %uint 2
+%_arr_v2uint_uint_2 = OpTypeArray %v2uint %uint_2
+         %35 = OpConstantCompositeReplicateEXT %v2uint %uint_7
+         %36 = OpConstantCompositeReplicateEXT %_arr_v2uint_uint_2 %35
+     %consts = OpFunction %16 None %15
+         %19 = OpLabel
+               OpReturnValue %20
+               OpFunctionEnd
+               OpGraphEntryPointARM %11 "g" %in %out
+         %11 = OpGraphARM %12
+         %13 = OpGraphInputARM %2 %uint_0
+               OpGraphSetOutputARM %13 %uint_0
+               OpGraphEndARM
 "#;
