@@ -54,7 +54,8 @@ impl Serializer<'_> {
         let entry = ir.entry_block(op);
         let import = matches!(
             o.attr("linkage_attributes"),
-            Some(Attribute::Dialect { body: Some(body), .. }) if body.contains("Import")
+            Some(Attribute::Dialect { body: Some(body), .. })
+                if super::attrs::field(body, "linkage_type").is_some_and(|t| t.contains("Import"))
         );
         let arg_attrs = match o.attr("arg_attrs") {
             Some(Attribute::Array(items)) => items.clone(),
