@@ -158,6 +158,8 @@ struct Serializer<'a> {
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
     ext_set_ids: Vec<(&'static str, u32)>,
+    /// Per region: each block's predecessor uses (block, terminator), most recent first.
+    predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
     deferred_phi_values: Vec<(Value, usize)>,
     /// Identified structs being serialized (a pointer to one of them is a forward pointer).
@@ -200,6 +202,7 @@ impl<'a> Serializer<'a> {
             variable_ids: HashMap::new(),
             spec_constant_ids: HashMap::new(),
             ext_set_ids: Vec::new(),
+            predecessors: HashMap::new(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),
             recursive_pointers: HashMap::new(),

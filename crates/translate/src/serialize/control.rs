@@ -10,7 +10,7 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Value};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 impl Serializer<'_> {
     pub(super) fn block_id(&mut self, block: BlockId) -> u32 {
@@ -375,16 +375,18 @@ impl Serializer<'_> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        let mut uses = Vec::new();
-        for &pred in &ir.region(region).blocks {
-            let Some(&terminator) = ir.block(pred).ops.last() else { continue };
-            for &s in &ir.op(terminator).successors {
-                if s == block {
-                    uses.push((pred, terminator));
+        if !self.predecessors.contains_key(&region) {
+            // Every branch of the region to each block, most recent use first.
+            let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::new();
+            for &pred in ir.region(region).blocks.iter().rev() {
+                let Some(&terminator) = ir.block(pred).ops.last() else { continue };
+                for &s in ir.op(terminator).successors.iter().rev() {
+                    map.entry(s).or_default().push((pred, terminator));
                 }
             }
+            self.predecessors.insert(region, map);
         }
-        uses.reverse();
+        let uses = self.predecessors.get(&region).and_then(|m| m.get(&block)).cloned().unwrap_or_default();
         let mut predecessors = Vec::with_capacity(uses.len());
         for (pred, terminator) in uses {
             let Some(values) = self.branch_operands(terminator, block) else {
