@@ -375,18 +375,23 @@ impl Serializer<'_> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        if !self.predecessors.contains_key(&region) {
-            // Every branch of the region to each block, most recent use first.
-            let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::new();
-            for &pred in ir.region(region).blocks.iter().rev() {
-                let Some(&terminator) = ir.block(pred).ops.last() else { continue };
-                for &s in ir.op(terminator).successors.iter().rev() {
-                    map.entry(s).or_default().push((pred, terminator));
+        let uses = self
+            .predecessors
+            .entry(region)
+            .or_insert_with(|| {
+                // Every branch of the region to each block, most recent use first.
+                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::new();
+                for &pred in ir.region(region).blocks.iter().rev() {
+                    let Some(&terminator) = ir.block(pred).ops.last() else { continue };
+                    for &s in ir.op(terminator).successors.iter().rev() {
+                        map.entry(s).or_default().push((pred, terminator));
+                    }
                 }
-            }
-            self.predecessors.insert(region, map);
-        }
-        let uses = self.predecessors.get(&region).and_then(|m| m.get(&block)).cloned().unwrap_or_default();
+                map
+            })
+            .get(&block)
+            .cloned()
+            .unwrap_or_default();
         let mut predecessors = Vec::with_capacity(uses.len());
         for (pred, terminator) in uses {
             let Some(values) = self.branch_operands(terminator, block) else {
