@@ -12,6 +12,11 @@
 //! - [`control`]: functions, blocks, phis and the structured control flow regions.
 //! - [`attrs`]: attribute values as words, and decorations.
 //! - [`check`]: what is refused before anything is written.
+//!
+//! Where we differ from mlir-translate on purpose: the generator word is 0 (we are
+//! not a registered tool); a loop's merge block taking values gets its phis (MLIR
+//! leaves the values at id 0); and the finished words are read back by the grammar,
+//! so a malformed instruction is an error rather than a broken binary.
 
 mod attrs;
 mod check;
