@@ -6,12 +6,12 @@
 //! components, a composite constant before its elements), as MLIR does, so that
 //! `spirv-dis` of our binary and of mlir-translate's read alike.
 //!
-//! - [`types`]: types (uniqued; forward pointers for recursive structs) and constants.
-//! - [`ops`]: module-level ops, the ops with special encodings, and every other op
+//! - `types`: types (uniqued; forward pointers for recursive structs) and constants.
+//! - `ops`: module-level ops, the ops with special encodings, and every other op
 //!   encoded from its ODS definition (`OpDef::spirv_name` + `arguments`).
-//! - [`control`]: functions, blocks, phis and the structured control flow regions.
-//! - [`attrs`]: attribute values as words, and decorations.
-//! - [`check`]: what is refused before anything is written.
+//! - `control`: functions, blocks, phis and the structured control flow regions.
+//! - `attrs`: attribute values as words, and decorations.
+//! - `check`: what is refused before anything is written.
 //!
 //! Where we differ from mlir-translate on purpose: the generator word is 0 (we are
 //! not a registered tool); a loop's merge block taking values gets its phis (MLIR
