@@ -155,7 +155,7 @@ struct Serializer<'a> {
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<String, u32>,
-    undef_ids: HashMap<TypeKey, u32>,
+    undef_ids: HashMap<Type, u32>,
     value_ids: HashMap<Value, u32>,
     block_ids: HashMap<BlockId, u32>,
     function_ids: HashMap<String, u32>,

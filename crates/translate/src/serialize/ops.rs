@@ -94,13 +94,13 @@ impl Serializer<'_> {
                 let Some(&result) = o.results.first() else {
                     return Err(self.error(op, "spirv.Undef needs a result"));
                 };
+                // Uniqued by IR type, as MLIR does (`ui32` apart from `i32`).
                 let ty = ir.value_type(result);
-                let key = self.type_key(ty);
-                let id = match self.undef_ids.get(&key) {
+                let id = match self.undef_ids.get(&ty) {
                     Some(&id) => id,
                     None => {
                         let id = self.next();
-                        self.undef_ids.insert(key, id);
+                        self.undef_ids.insert(ty, id);
                         let type_id = self.process_type(op, ty)?;
                         encode(&mut self.globals, opcode::OpUndef, &[type_id, id]);
                         id
