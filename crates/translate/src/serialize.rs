@@ -95,9 +95,11 @@ pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Ve
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
-/// instruction (`OpTypeInt N 0`), "no result" is `OpTypeVoid`, and types MLIR makes
-/// up while serializing (an ARM tensor's shape array, its sub-tensors) need no
-/// interned IR type.
+/// instruction (`OpTypeInt N 0`), and so do the vectors, matrices, pointers,
+/// function types and arrays built on them (MLIR emits `vector<2xui32>` and
+/// `vector<2xi32>` twice, which validation rejects); "no result" is `OpTypeVoid`;
+/// types MLIR makes up while serializing (an ARM tensor's shape array, its
+/// sub-tensors) need no interned IR type. Structs are keyed by their IR type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum TypeKey {
     Void,
@@ -118,6 +120,27 @@ enum TypeKey {
     },
     /// `OpTypeGraphARM` of a graph's function type.
     Graph(Type),
+    Vector {
+        element: Box<TypeKey>,
+        count: u32,
+    },
+    Matrix {
+        column: Box<TypeKey>,
+        count: u32,
+    },
+    RuntimeArray {
+        element: Box<TypeKey>,
+        stride: Option<u32>,
+    },
+    Pointer {
+        pointee: Box<TypeKey>,
+        storage_class: String,
+    },
+    /// `result`: `None` for no result (void).
+    Function {
+        inputs: Vec<TypeKey>,
+        result: Option<Box<TypeKey>>,
+    },
     Other(Type),
 }
 

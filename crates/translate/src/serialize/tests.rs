@@ -121,6 +121,20 @@ fn arm_tensors_graphs_and_replicated_composites() {
     assert_same(ARM_IN, ARM_OUT);
 }
 
+#[test]
+fn unsigned_and_signless_composites_share_one_declaration() {
+    // mlir-translate-22 declares `vector<2xui32>` and `vector<2xi32>` (and the
+    // pointers) twice over the same `OpTypeInt 32 0`, which spirv-val rejects as a
+    // duplicate non-aggregate type; we declare each once.
+    let got = serialize_text(VDUP_IN).expect("serializes");
+    assert_eq!(got.matches("OpTypeVector").count(), 1, "{got}");
+    assert_eq!(got.matches("OpTypePointer").count(), 1, "{got}");
+    assert!(
+        got.contains("%1 = OpTypeFunction %void %v2uint %v2uint %_ptr_Function_uint %_ptr_Function_uint"),
+        "{got}"
+    );
+}
+
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
   spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
   spirv.func @f(%arg0: f32, %p : !spirv.ptr<f32, Function>) -> f32 "None" {
@@ -882,4 +896,11 @@ const ARM_OUT: &str = r#"               OpCapability VulkanMemoryModel
          %13 = OpGraphInputARM %2 %uint_0
                OpGraphSetOutputARM %13 %uint_0
                OpGraphEndARM
+"#;
+
+const VDUP_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {
+  spirv.func @f(%a: vector<2xui32>, %b: vector<2xi32>, %p: !spirv.ptr<ui32, Function>, %q: !spirv.ptr<i32, Function>) "None" {
+    spirv.Return
+  }
+}
 "#;
