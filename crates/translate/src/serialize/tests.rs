@@ -135,6 +135,17 @@ fn unsigned_and_signless_composites_share_one_declaration() {
     );
 }
 
+#[test]
+fn execution_modes_taking_ids_use_constants() {
+    // mlir-translate-22 writes the literals 8 4 1 into an `OpExecutionMode` where
+    // the grammar wants <id>s (spirv-dis shows them as ids; spirv-val rejects it);
+    // we write OpExecutionModeId with constants.
+    let got = serialize_text(EMID_IN).expect("serializes");
+    assert!(EMID_ORACLE.contains("OpExecutionMode %main LocalSizeId %8 %4 %1"), "{EMID_ORACLE}");
+    assert!(got.contains("OpExecutionModeId %main LocalSizeId %uint_8 %uint_4 %uint_1"), "{got}");
+    assert!(got.contains("%uint_8 = OpConstant %uint 8"), "{got}");
+}
+
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
   spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
   spirv.func @f(%arg0: f32, %p : !spirv.ptr<f32, Function>) -> f32 "None" {
@@ -903,4 +914,26 @@ const VDUP_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, 
     spirv.Return
   }
 }
+"#;
+
+const EMID_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.2, [Shader], []> {
+  spirv.func @main() "None" {
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSizeId", 8, 4, 1
+}
+"#;
+
+const EMID_ORACLE: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSizeId %8 %4 %1
+               OpName %main "main"
+       %void = OpTypeVoid
+          %1 = OpTypeFunction %void
+       %main = OpFunction %void None %1
+          %4 = OpLabel
+               OpReturn
+               OpFunctionEnd
 "#;
