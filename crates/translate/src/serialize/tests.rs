@@ -937,3 +937,37 @@ const EMID_ORACLE: &str = r#"               OpCapability Shader
                OpReturn
                OpFunctionEnd
 "#;
+
+#[test]
+fn malformed_unverified_ir_is_an_error_not_a_panic() {
+    // The parser does not verify: these reach the serializer as they are.
+    let wrap = |body: &str| {
+        format!(
+            "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {{\n{body}\n}}\n"
+        )
+    };
+    let cases = [
+        // A loop without header, continue and merge blocks.
+        "spirv.func @f() \"None\" {\n  spirv.mlir.loop {\n    spirv.mlir.merge\n  }\n  spirv.Return\n}",
+        // A block argument no branch passes.
+        "spirv.func @f(%c: i1) \"None\" {\n  spirv.Branch ^b\n^b(%x: i32):\n  spirv.Return\n}",
+        // A use of a value defined in a block never reached.
+        "spirv.func @f() -> i32 \"None\" {\n  spirv.Branch ^b\n^a:\n  %0 = spirv.Constant 1 : i32\n  spirv.Branch ^b\n^b:\n  %1 = spirv.IAdd %0, %0 : i32\n  spirv.ReturnValue %1 : i32\n}",
+        // An entry point naming no function.
+        "spirv.EntryPoint \"GLCompute\" @nowhere",
+    ];
+    let mut tried = 0;
+    for body in cases {
+        let text = wrap(body);
+        let Ok((ir, top)) = spirvkit_ir::parse(&text, "t.mlir") else { continue };
+        let Some(module) =
+            ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module")
+        else {
+            continue;
+        };
+        let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+        assert!(serialize(&ir, module, &options).is_err(), "{text}");
+        tried += 1;
+    }
+    assert_eq!(tried, cases.len());
+}
