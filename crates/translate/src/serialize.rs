@@ -197,6 +197,24 @@ struct Serializer<'a> {
     file_id: u32,
     last_was_merge: bool,
     depth: u32,
+    /// The pointee types of global variables: the structs that may need `Block`.
+    variable_pointees: std::collections::HashSet<Type>,
+}
+
+/// The pointee types of the module's `spirv.GlobalVariable`s.
+fn variable_pointees(ir: &Ir, module: OpId) -> std::collections::HashSet<Type> {
+    let body = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
+    let ops = body.map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+    ops.iter()
+        .filter(|&&op| ir.op(op).name == "spirv.GlobalVariable")
+        .filter_map(|&op| match ir.op(op).attr("type") {
+            Some(Attribute::Type(ty)) => match ir.types.kind(*ty) {
+                spirvkit_ir::types::TypeKind::Pointer { pointee, .. } => Some(*pointee),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 impl<'a> Serializer<'a> {
@@ -237,6 +255,7 @@ impl<'a> Serializer<'a> {
             file_id: 0,
             last_was_merge: false,
             depth: 0,
+            variable_pointees: variable_pointees(ir, module),
         }
     }
 

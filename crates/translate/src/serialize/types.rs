@@ -212,11 +212,13 @@ impl Serializer<'_> {
                 }
                 let pointee_id = self.process_key(at, (**pointee).clone())?;
                 operands.extend([storage, pointee_id]);
-                // Interface blocks need `Block`; MLIR adds it when the struct lacks it.
+                // Interface blocks need `Block`; MLIR adds it when the struct lacks it,
+                // but only to the struct of a variable: a pointer into a block (an
+                // access chain's) must not make the inner struct a block too.
                 let interface = matches!(
                     storage_class.as_str(),
                     "PhysicalStorageBuffer" | "PushConstant" | "StorageBuffer" | "Uniform"
-                );
+                ) && pointee_type.is_some_and(|t| self.variable_pointees.contains(&t));
                 if let Some(body) = pointee_type.filter(|_| interface).and_then(|t| self.struct_body(t)) {
                     if !body.decorations.iter().any(|(d, _)| d == "Block") {
                         self.emit_decoration(pointee_id, decoration("Block"), &[]);
