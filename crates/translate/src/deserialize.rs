@@ -96,7 +96,7 @@ struct Constant {
     value: Attribute,
     ty: Type,
     /// OpConstantCompositeReplicateEXT (`spirv.EXT.ConstantCompositeReplicate`): `value` is
-    /// `[constituent]`.
+    /// the replicated constituent.
     replicate: bool,
 }
 
