@@ -527,11 +527,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     )),
                 }
             }
-            (other, [v])
+            (_, [v])
                 if enumerant.parameters.len() == 1
                     && enumerant.parameters[0].kind == OperandKind::LiteralInteger =>
             {
-                let _ = other;
                 Attribute::Integer { value: i128::from(*v as i32), ty: i32t }
             }
             (other, _) => return error(d.offset, format!("not supported yet: decoration {other}")),

@@ -2,8 +2,8 @@
 //! (optionally) structurized.
 
 use super::{
-    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, string_operand,
-    word, Deserializer, ModuleValue, Result,
+    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, word,
+    Deserializer, ModuleValue, Result,
 };
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
@@ -32,7 +32,6 @@ struct Terminator {
 struct FunctionState {
     func: OpId,
     region: RegionId,
-    entry: BlockId,
     entry_label: Option<u32>,
     values: FxHashMap<u32, Value>,
     blocks: FxHashMap<u32, BlockId>,
@@ -105,7 +104,6 @@ impl Deserializer<'_, '_> {
         let mut state = FunctionState {
             func,
             region,
-            entry,
             entry_label: None,
             values: FxHashMap::default(),
             blocks: FxHashMap::default(),
@@ -341,7 +339,6 @@ impl Deserializer<'_, '_> {
 
     /// Creates an op at the insertion point, maps its result and applies the result's
     /// decorations.
-    #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
         state: &mut FunctionState,
@@ -484,12 +481,7 @@ impl Deserializer<'_, '_> {
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
-                let op = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
-                if result.is_none() {
-                    // A void call's id names nothing.
-                    let _ = op;
-                    state.values.remove(&inst.result_id);
-                }
+                self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
             opcode::OpGenericCastToPtrExplicit => {
@@ -777,8 +769,7 @@ impl Deserializer<'_, '_> {
         if state.entry_label.is_none() {
             return Ok(());
         }
-        if let Some(open) = state.current {
-            let _ = open;
+        if state.current.is_some() {
             return error(end_offset, format!("last block of function {symbol} has no terminator"));
         }
         let blocks = self.ir.region(state.region).blocks.clone();
@@ -862,7 +853,6 @@ impl Deserializer<'_, '_> {
                 }
             })?;
         }
-        let _ = (state.entry, string_operand);
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! OpType* -> interned types, constants -> attributes, spec constants -> their ops.
 
 use super::{
-    dialect, enum_case_text, error, not_supported, opcode_name, set_attributes, word, Constant, Deserializer,
+    enum_case_text, error, not_supported, opcode_name, set_attributes, word, Constant, Deserializer,
     ModuleValue, Result,
 };
 use spirvkit_binary::module::Inst;
@@ -618,7 +618,6 @@ impl Deserializer<'_, '_> {
         set_attributes(self.ir, op, props, discardable);
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(id, ModuleValue::SpecConstant { symbol, ty });
-        let _ = dialect;
         Ok(())
     }
 }
