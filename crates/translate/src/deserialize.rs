@@ -475,6 +475,14 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let i32t = self_i32(self.ir);
         let mut attrs = Vec::new();
         for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some((name, element)) = cache_control(d)? {
+                // Cache controls accumulate, one array element per decoration.
+                match attrs.iter_mut().find(|a: &&mut NamedAttribute| a.name == name) {
+                    Some(NamedAttribute { value: Attribute::Array(items), .. }) => items.push(element),
+                    _ => attrs.push(NamedAttribute::new(name, Attribute::Array(vec![element]))),
+                }
+                continue;
+            }
             if let Some(attr) = self.decoration_attr(d, i32t)? {
                 attrs.retain(|a: &NamedAttribute| a.name != attr.name);
                 attrs.push(attr);
@@ -678,6 +686,26 @@ fn quoted(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// `CacheControlLoadINTEL`/`CacheControlStoreINTEL`: the attribute name and one element
+/// (`#spirv.cache_control_load_intel<cache_level = 0, load_cache_control = Uncached>`).
+fn cache_control(d: &Decoration) -> Result<Option<(&'static str, Attribute)>> {
+    let info = OperandKind::Decoration.info();
+    let Some(name) = info.enumerant(d.kind).map(|e| e.name) else { return Ok(None) };
+    let (attr_name, field, enum_name) = match name {
+        "CacheControlLoadINTEL" => ("cache_control_load_intel", "load_cache_control", "LoadCacheControl"),
+        "CacheControlStoreINTEL" => ("cache_control_store_intel", "store_cache_control", "StoreCacheControl"),
+        _ => return Ok(None),
+    };
+    let [level, control] = d.params.as_slice() else {
+        return error(d.offset, format!("{name} expects a cache level and a control"));
+    };
+    let Some(control) = enum_case_text(enum_name, *control) else {
+        return error(d.offset, format!("invalid {enum_name} {control}"));
+    };
+    let body = format!("cache_level = {level}, {field} = {control}");
+    Ok(Some((attr_name, dialect(&format!("spirv.{attr_name}"), &body))))
 }
 
 /// MLIR's attribute name for a decoration: its name in snake case (`RelaxedPrecision` ->
