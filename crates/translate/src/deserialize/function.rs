@@ -681,7 +681,9 @@ impl Deserializer<'_, '_> {
                                 OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
                             )
                     });
-                    let value = if is_id { self.constant_word(inst, word_value)? } else { word_value };
+                    let is_type = constraint.storage_type == "::mlir::TypeAttr";
+                    let value =
+                        if is_id && !is_type { self.constant_word(inst, word_value)? } else { word_value };
                     let attr = if let Some(e) = constraint.enum_attr {
                         let Some(enum_def) = spirvkit_ir::opdef::ENUM_ATTRS.get(usize::from(e)) else {
                             continue;
@@ -712,6 +714,9 @@ impl Deserializer<'_, '_> {
                                 .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
                                 .collect(),
                         )
+                    } else if is_type {
+                        pos += 1;
+                        Attribute::Type(self.type_of(inst, word_value)?)
                     } else if constraint.storage_type == "::mlir::IntegerAttr" {
                         pos += 1;
                         let i32t = self.ir.types.integer(32, Signedness::Signless);

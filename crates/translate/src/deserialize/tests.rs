@@ -408,3 +408,52 @@ fn an_entry_point_keeps_its_name_over_a_helper_named_alike() {
     assert!(printed.contains("spirv.FunctionCall @main_2() : () -> ()"), "{printed}");
     assert!(printed.contains("spirv.EntryPoint \"GLCompute\" @main\n"), "{printed}");
 }
+
+/// Cooperative matrix ops: a layout given as a constant id, a type operand (written by
+/// hand in MLIR's dialect, serialized by mlir-translate-22, disassembled by `spirvkit dis`).
+const COOP: &str = r#"OpCapability Shader
+OpCapability CooperativeMatrixKHR
+OpCapability VulkanMemoryModel
+OpExtension "SPV_KHR_cooperative_matrix"
+OpExtension "SPV_KHR_vulkan_memory_model"
+OpMemoryModel Logical GLSL450
+OpName %4 "f"
+%2 = OpTypeInt 32 0
+%3 = OpTypePointer StorageBuffer %2
+%1 = OpTypeFunction %2 %3 %2
+%10 = OpConstant %2 3
+%11 = OpConstant %2 8
+%12 = OpConstant %2 16
+%13 = OpConstant %2 0
+%9 = OpTypeCooperativeMatrixKHR %2 %10 %11 %12 %13
+%15 = OpConstant %2 1
+%4 = OpFunction %2 None %1
+%5 = OpFunctionParameter %3
+%6 = OpFunctionParameter %2
+%7 = OpLabel
+%8 = OpCooperativeMatrixLengthKHR %2 %9
+%14 = OpCooperativeMatrixLoadKHR %9 %5 %13 %6
+OpCooperativeMatrixStoreKHR %5 %14 %15 %6
+OpReturnValue %8
+OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of COOP (assembled for SPIR-V 1.6).
+const COOP_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader, CooperativeMatrixKHR, VulkanMemoryModel], [SPV_KHR_cooperative_matrix, SPV_KHR_vulkan_memory_model]> {
+  spirv.func @f(%arg0: !spirv.ptr<i32, StorageBuffer>, %arg1: i32) -> i32 "None" {
+    %0 = spirv.KHR.CooperativeMatrixLength : !spirv.coopmatrix<8x16xi32, Subgroup, MatrixA>
+    %1 = spirv.KHR.CooperativeMatrixLoad %arg0, %arg1, <RowMajor> : !spirv.ptr<i32, StorageBuffer>, i32 -> !spirv.coopmatrix<8x16xi32, Subgroup, MatrixA>
+    spirv.KHR.CooperativeMatrixStore %arg0, %1, %arg1, <ColumnMajor> : !spirv.ptr<i32, StorageBuffer>, !spirv.coopmatrix<8x16xi32, Subgroup, MatrixA>, i32
+    spirv.ReturnValue %0 : i32
+  }
+}
+"#;
+
+#[test]
+fn constant_operands_and_type_operands_become_attributes() {
+    let target_env = TargetEnv::parse("spv1.6").expect("known target");
+    let words =
+        assemble(COOP, &AsmOptions { target_env, preserve_numeric_ids: true }).expect("valid assembly");
+    let printed = translate(&words_to_bytes(&words, Endian::Little), true).expect("deserializes");
+    assert_eq!(printed, COOP_MLIR);
+}
