@@ -124,6 +124,11 @@ enum ModuleValue {
         opcode: u16,
         operands: Vec<u32>,
     },
+    /// OpGraphConstantARM: `spirv.ARM.GraphConstant` at each use.
+    GraphConstant {
+        ty: Type,
+        id: u32,
+    },
 }
 
 struct Deserializer<'m, 'i> {
@@ -149,6 +154,10 @@ struct Deserializer<'m, 'i> {
     forward_pointers: FxHashMap<u32, u32>,
     /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
     pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// OpTypeGraphARM: input and output types.
+    graph_types: FxHashMap<u32, (Vec<Type>, Vec<Type>)>,
+    /// OpGraphARM ids: symbol and whether it is an entry point.
+    graph_symbols: FxHashMap<u32, (String, bool)>,
     /// How deeply each type nests (printers and verifiers recurse on types).
     type_depths: FxHashMap<Type, u32>,
     module_values: FxHashMap<u32, ModuleValue>,
@@ -188,6 +197,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             forward_pointers: FxHashMap::default(),
             pointer_defs: FxHashMap::default(),
             type_depths: FxHashMap::default(),
+            graph_types: FxHashMap::default(),
+            graph_symbols: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
@@ -204,6 +215,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
                 index = self.function(index)?;
+                continue;
+            }
+            if inst.opcode == opcode::OpGraphARM {
+                index = self.graph(index)?;
                 continue;
             }
             self.module_instruction(&inst, index)?;
@@ -224,6 +239,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     fn collect_function_symbols(&mut self) -> Result<()> {
         let mut entry_names: FxHashMap<u32, String> = FxHashMap::default();
         let mut function_ids = Vec::new();
+        let mut graph_ids = Vec::new();
+        let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
         for inst in self.module.instructions() {
             match inst.opcode {
                 opcode::OpName => {
@@ -254,6 +271,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     }
                 }
                 opcode::OpFunction => function_ids.push(inst.result_id),
+                opcode::OpGraphARM => graph_ids.push(inst.result_id),
+                opcode::OpGraphEntryPointARM => {
+                    if let (Some(&g), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
+                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        graph_entry_names.entry(g).or_insert(text);
+                    }
+                }
                 opcode::OpTypePointer => {
                     if let (Some(&class), Some(&pointee)) = (inst.words.get(2), inst.words.get(3)) {
                         self.pointer_defs.insert(inst.result_id, (class, pointee));
@@ -275,6 +299,20 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     return error(0, format!("not supported yet: two entry point functions named '{name}'"));
                 }
                 self.function_symbols.insert(id, name.clone());
+            }
+        }
+        for &id in &graph_ids {
+            if let Some(name) = graph_entry_names.get(&id).filter(|n| !n.is_empty()) {
+                if !self.used_symbols.insert(name.clone()) {
+                    return error(0, format!("not supported yet: two entry points named '{name}'"));
+                }
+                self.graph_symbols.insert(id, (name.clone(), true));
+            }
+        }
+        for id in graph_ids {
+            if !self.graph_symbols.contains_key(&id) {
+                let symbol = self.unique_symbol(format!("spirv_graph_{id}"), id);
+                self.graph_symbols.insert(id, (symbol, false));
             }
         }
         for id in function_ids {
@@ -402,6 +440,24 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 let value = ModuleValue::SpecOperation { offset: inst.offset, ty, opcode: inner, operands };
                 self.module_values.insert(inst.result_id, value);
             }
+            opcode::OpTypeGraphARM => {
+                let inputs = word(inst, 2)? as usize;
+                let mut types = Vec::new();
+                for &t in inst.words.get(3..).unwrap_or(&[]) {
+                    types.push(self.type_of(inst, t)?);
+                }
+                if inputs > types.len() {
+                    return error(inst.offset, "OpTypeGraphARM has fewer types than inputs");
+                }
+                let outputs = types.split_off(inputs);
+                self.graph_types.insert(inst.result_id, (types, outputs));
+            }
+            opcode::OpGraphConstantARM => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let id = word(inst, 3)?;
+                self.module_values.insert(inst.result_id, ModuleValue::GraphConstant { ty, id });
+            }
+            opcode::OpGraphEntryPointARM => self.graph_entry_point(inst)?,
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }

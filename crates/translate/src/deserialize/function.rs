@@ -255,6 +255,11 @@ impl Deserializer<'_, '_> {
                     if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
                 (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
             }
+            Some(ModuleValue::GraphConstant { ty, id: constant_id }) => {
+                let i32t = self.ir.types.integer(32, Signedness::Signless);
+                let value = Attribute::Integer { value: i128::from(*constant_id as i32), ty: i32t };
+                ("spirv.ARM.GraphConstant", *ty, vec![NamedAttribute::new("graph_constant_id", value)])
+            }
             Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
                 let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
                 return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
@@ -864,4 +869,117 @@ impl Deserializer<'_, '_> {
 
 fn words_from<'a>(inst: &Inst<'a>, start: usize) -> &'a [u32] {
     inst.words.get(start..).unwrap_or(&[])
+}
+
+impl Deserializer<'_, '_> {
+    /// `spirv.ARM.GraphEntryPoint @graph, @interface...`, where it stands.
+    pub(super) fn graph_entry_point(&mut self, inst: &Inst) -> Result<()> {
+        let graph = word(inst, 1)?;
+        let Some((symbol, _)) = self.graph_symbols.get(&graph).cloned() else {
+            return error(
+                inst.offset,
+                format!("OpGraphEntryPointARM refers to <id> {graph}, which is not a graph"),
+            );
+        };
+        let mut interface = Vec::new();
+        for operand in inst.operands.iter().skip(2) {
+            let id = inst.words.get(usize::from(operand.offset)).copied().unwrap_or(0);
+            match self.module_values.get(&id) {
+                Some(ModuleValue::Global { symbol, .. }) => {
+                    interface.push(Attribute::SymbolRef(vec![symbol.clone()]))
+                }
+                _ => {
+                    return error(inst.offset, format!("graph interface <id> {id} is not a global variable"))
+                }
+            }
+        }
+        let op = self.ir.create_op("spirv.ARM.GraphEntryPoint", vec![], &[], Location::Unknown);
+        self.ir.op_mut(op).properties = vec![
+            NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),
+            NamedAttribute::new("interface", Attribute::Array(interface)),
+        ];
+        self.ir.append_op(self.module_block, op);
+        Ok(())
+    }
+
+    /// OpGraphARM ... OpGraphEndARM -> `spirv.ARM.Graph`: inputs are the entry block's
+    /// arguments, the outputs set by OpGraphSetOutputARM end it in `spirv.ARM.GraphOutputs`.
+    pub(super) fn graph(&mut self, start: usize) -> Result<usize> {
+        let Some(inst) = self.module.instruction(start) else { return error(0, "missing OpGraphARM") };
+        let type_id = inst.result_type;
+        let Some((inputs, outputs)) = self.graph_types.get(&type_id).cloned() else {
+            return error(inst.offset, format!("OpGraphARM type <id> {type_id} is not an OpTypeGraphARM"));
+        };
+        let (symbol, entry_point) = self
+            .graph_symbols
+            .get(&inst.result_id)
+            .cloned()
+            .unwrap_or_else(|| (format!("spirv_graph_{}", inst.result_id), false));
+        let fn_ty = self.ir.types.function(inputs.clone(), outputs.clone());
+        let graph = self.ir.create_op("spirv.ARM.Graph", vec![], &[], Location::Unknown);
+        let props = vec![
+            NamedAttribute::new("entry_point", Attribute::Bool(entry_point)),
+            NamedAttribute::new("function_type", Attribute::Type(fn_ty)),
+            NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
+        ];
+        set_attributes(self.ir, graph, props, Vec::new());
+        self.ir.append_op(self.module_block, graph);
+        let region = self.ir.add_region(graph);
+        let entry = self.ir.create_block();
+        self.ir.append_block(region, entry);
+        let args: Vec<Value> =
+            inputs.iter().map(|&t| self.ir.add_block_argument(entry, t, Location::Unknown)).collect();
+        let mut state = FunctionState {
+            func: graph,
+            region,
+            entry_label: None,
+            values: FxHashMap::default(),
+            blocks: FxHashMap::default(),
+            defined_blocks: FxHashMap::default(),
+            current: Some(entry),
+            insert_before: None,
+            phis: Vec::new(),
+            terminators: FxHashMap::default(),
+            headers: FxHashMap::default(),
+        };
+        let mut results: Vec<Option<Value>> = vec![None; outputs.len()];
+        let mut index = start + 1;
+        loop {
+            let Some(inst) = self.module.instruction(index) else {
+                return error(self.module.words().len(), format!("graph {symbol} has no OpGraphEndARM"));
+            };
+            index += 1;
+            match inst.opcode {
+                opcode::OpGraphInputARM => {
+                    let slot = self.constant_word(&inst, word(&inst, 3)?)? as usize;
+                    let Some(&arg) = args.get(slot) else {
+                        return error(inst.offset, format!("graph input {slot} is out of range"));
+                    };
+                    state.values.insert(inst.result_id, arg);
+                }
+                opcode::OpGraphSetOutputARM => {
+                    let value = self.operand(&state, word(&inst, 1)?, inst.offset)?;
+                    let slot = self.constant_word(&inst, word(&inst, 2)?)? as usize;
+                    let Some(place) = results.get_mut(slot) else {
+                        return error(inst.offset, format!("graph output {slot} is out of range"));
+                    };
+                    *place = Some(value);
+                }
+                opcode::OpGraphEndARM => {
+                    let Some(values) = results.iter().copied().collect::<Option<Vec<Value>>>() else {
+                        return error(inst.offset, format!("graph {symbol} does not set all its outputs"));
+                    };
+                    let op = self.ir.create_op("spirv.ARM.GraphOutputs", values, &[], Location::Unknown);
+                    self.ir.append_op(entry, op);
+                    return Ok(index);
+                }
+                _ => {
+                    self.function_instruction(&mut state, &inst)?;
+                    if state.current.is_none() {
+                        return error(inst.offset, "control flow inside a graph");
+                    }
+                }
+            }
+        }
+    }
 }
