@@ -13,10 +13,19 @@
 //!   they are first referenced (as MLIR creates them), OpPhi as block arguments whose
 //!   incoming values are appended to the predecessors' branches once the function is
 //!   complete, and merge instructions recorded per header for [`crate::structurize`];
+//! - ARM graphs (OpGraphARM ... OpGraphEndARM) become `spirv.ARM.Graph`;
 //! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
 //!
-//! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`);
-//! only the ops with special encodings are hand-written.
+//! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`:
+//! ids to operands, enumerant words or constant ids to enum attributes, literal words to
+//! integer and array attributes); only the ops with special encodings are hand-written.
+//! Symbols: an entry point's function is named by the entry point (MLIR requires its
+//! OpName to agree), others by OpName, else `spirv_fn_<id>`/`spirv_var_<id>`/
+//! `spirv_spec_const_<id>`/`spirv_graph_<id>` as MLIR names them.
+//!
+//! Hostile input: ids and counts are checked before use; spec constant operations
+//! (re-materialized at every use) are bounded in depth and size, type nesting and
+//! forward pointers in number, so that printing and verifying stay within the stack.
 
 mod function;
 mod types;
