@@ -828,7 +828,11 @@ impl Deserializer<'_, '_> {
                 "spirv.BranchConditional" => {
                     let sizes_attr = Attribute::DenseArray {
                         element: i32t,
-                        values: vec![count(1), count(sizes[0]), count(sizes.get(1).copied().unwrap_or(0))],
+                        values: vec![
+                            count(1),
+                            count(sizes.first().copied().unwrap_or(0)),
+                            count(sizes.get(1).copied().unwrap_or(0)),
+                        ],
                     };
                     self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
                 }

@@ -471,13 +471,26 @@ impl Deserializer<'_, '_> {
                         let shape =
                             spirvkit_ir::types::arm_tensor_parts(text).map(|(s, _)| s).unwrap_or_default();
                         let inner: u64 = shape.iter().skip(1).product();
+                        // One constituent per outer slice, so the expansion stays within the
+                        // tensor's (bounded) size.
+                        if shape.first().copied() != Some(parts.len() as u64) {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
                         let mut elements = Vec::new();
                         for part in parts {
                             match part {
                                 Attribute::Dense { elements: sub, .. } if sub.len() == 1 && inner > 1 => {
                                     elements.extend(std::iter::repeat_n(sub[0].clone(), inner as usize))
                                 }
-                                Attribute::Dense { elements: sub, .. } => elements.extend(sub),
+                                Attribute::Dense { elements: sub, .. } if sub.len() as u64 == inner => {
+                                    elements.extend(sub)
+                                }
+                                Attribute::Dense { .. } => {
+                                    return error(inst.offset, "tensor constituent of the wrong shape")
+                                }
                                 scalar => elements.push(scalar),
                             }
                         }
