@@ -163,6 +163,10 @@ struct Deserializer<'m, 'i> {
     forward_pointers: FxHashMap<u32, u32>,
     /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
     pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// How many more ops and branch arguments uses may create: each use of a constant
+    /// makes an op and each phi an argument per edge, so a small hostile module could
+    /// otherwise ask for a huge IR. Proportional to the input.
+    materialized_budget: usize,
     /// OpTypeGraphARM: input and output types.
     graph_types: FxHashMap<u32, (Vec<Type>, Vec<Type>)>,
     /// OpGraphARM ids: symbol and whether it is an entry point.
@@ -207,6 +211,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             pointer_defs: FxHashMap::default(),
             type_depths: FxHashMap::default(),
             graph_types: FxHashMap::default(),
+            materialized_budget: module.words().len().saturating_mul(16).saturating_add(1 << 16),
             graph_symbols: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),

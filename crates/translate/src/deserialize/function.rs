@@ -37,9 +37,8 @@ struct FunctionState {
     blocks: FxHashMap<u32, BlockId>,
     /// Labels whose OpLabel has been seen.
     defined_blocks: FxHashMap<BlockId, u32>,
+    /// The block being filled: new ops (and values materialized for them) go at its end.
     current: Option<BlockId>,
-    /// Where materialized module values go: before this op, else at the block's end.
-    insert_before: Option<OpId>,
     phis: Vec<Phi>,
     terminators: FxHashMap<BlockId, Terminator>,
     headers: FxHashMap<BlockId, MergeInfo>,
@@ -109,7 +108,6 @@ impl Deserializer<'_, '_> {
             blocks: FxHashMap::default(),
             defined_blocks: FxHashMap::default(),
             current: None,
-            insert_before: None,
             phis: Vec::new(),
             terminators: FxHashMap::default(),
             headers: FxHashMap::default(),
@@ -214,12 +212,10 @@ impl Deserializer<'_, '_> {
         block
     }
 
-    /// Places `op` at the insertion point.
+    /// Places `op` at the end of the current block.
     fn insert(&mut self, state: &FunctionState, op: OpId) {
-        let Some(block) = state.current else { return };
-        match state.insert_before {
-            Some(before) => self.ir.insert_op_before(block, before, op),
-            None => self.ir.append_op(block, op),
+        if let Some(block) = state.current {
+            self.ir.append_op(block, op);
         }
     }
 
@@ -243,10 +239,14 @@ impl Deserializer<'_, '_> {
         if let Some(&v) = state.values.get(&id) {
             return Ok(v);
         }
+        if self.materialized_budget == 0 {
+            return error(offset, "not supported yet: this many materialized constants and phi arguments");
+        }
         if depth > MAX_SPEC_OPERATION_DEPTH || *budget == 0 {
             return error(offset, "not supported yet: spec constant operations nested this deep");
         }
         *budget -= 1;
+        self.materialized_budget -= 1;
         // Materialized values have no location, as in MLIR.
         let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
@@ -797,22 +797,38 @@ impl Deserializer<'_, '_> {
             phis_by_block.entry(phi.block).or_default().push(i);
         }
         let mut used_edges = vec![0usize; state.phis.len()];
+        // (phi, predecessor) -> incoming value; the first pair wins.
+        let mut incoming: FxHashMap<(usize, BlockId), u32> = FxHashMap::default();
+        for (i, phi) in state.phis.iter().enumerate() {
+            for &(value, pred) in &phi.incoming {
+                incoming.entry((i, pred)).or_insert(value);
+            }
+        }
         for &block in &blocks {
             let Some(term) = state.terminators.get(&block) else { continue };
             let term_op = term.op;
             let mut operands = term.leading.clone();
             let successors = self.ir.op(term_op).successors.clone();
             let mut sizes = Vec::with_capacity(successors.len());
+            // Values materialized for the arguments go before the branch: it is taken
+            // out and put back after them (inserting before it would rescan the block).
+            self.ir.erase_op(term_op);
             state.current = Some(block);
-            state.insert_before = Some(term_op);
             for &target in &successors {
                 let mut args = Vec::new();
                 for &phi_index in phis_by_block.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
                     let Some(phi) = state.phis.get(phi_index) else { continue };
-                    let Some(&(value, _)) = phi.incoming.iter().find(|(_, pred)| *pred == block) else {
+                    let Some(&value) = incoming.get(&(phi_index, block)) else {
                         return error(phi.offset, "OpPhi has no incoming value for one of its predecessors");
                     };
                     let offset = phi.offset;
+                    if self.materialized_budget == 0 {
+                        return error(
+                            offset,
+                            "not supported yet: this many materialized constants and phi arguments",
+                        );
+                    }
+                    self.materialized_budget -= 1;
                     args.push(self.operand(state, value, offset)?);
                     used_edges[phi_index] += 1;
                 }
@@ -820,7 +836,7 @@ impl Deserializer<'_, '_> {
                 operands.extend(args);
             }
             state.current = None;
-            state.insert_before = None;
+            self.ir.append_op(block, term_op);
             let i32t = self.ir.types.integer(32, Signedness::Signless);
             let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
             let name = self.ir.op(term_op).name.to_string();
@@ -941,7 +957,6 @@ impl Deserializer<'_, '_> {
             blocks: FxHashMap::default(),
             defined_blocks: FxHashMap::default(),
             current: Some(entry),
-            insert_before: None,
             phis: Vec::new(),
             terminators: FxHashMap::default(),
             headers: FxHashMap::default(),

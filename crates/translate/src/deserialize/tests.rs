@@ -457,3 +457,24 @@ fn constant_operands_and_type_operands_become_attributes() {
     let printed = translate(&words_to_bytes(&words, Endian::Little), true).expect("deserializes");
     assert_eq!(printed, COOP_MLIR);
 }
+
+#[test]
+fn phi_arguments_are_bounded_by_the_input() {
+    // 400 cases to one block with 400 phis would be 160000 branch arguments from a few
+    // thousand words.
+    let mut text = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+         %uint = OpTypeInt 32 0\n%zero = OpConstant %uint 0\n%f = OpFunction %void None %fn\n%entry = OpLabel\n\
+         OpSwitch %zero %join",
+    );
+    for i in 0..400 {
+        text.push_str(&format!(" {i} %join"));
+    }
+    text.push_str("\n%join = OpLabel\n");
+    for i in 0..400 {
+        text.push_str(&format!("%p{i} = OpPhi %uint %zero %entry\n"));
+    }
+    text.push_str("OpReturn\nOpFunctionEnd\n");
+    let err = translate(&binary(&text), false).expect_err("too many arguments");
+    assert!(err.message.contains("materialized constants and phi arguments"), "{err}");
+}
