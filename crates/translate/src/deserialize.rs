@@ -148,6 +148,7 @@ struct Deserializer<'m, 'i> {
     module_block: BlockId,
     capabilities: Vec<String>,
     extensions: Vec<String>,
+    extension_set: FxHashSet<String>,
     memory_model: Option<(u32, u32)>,
     /// OpExtInstImport ids to the dialect prefix of their ops (`GL`, `CL`).
     ext_imports: FxHashMap<u32, Option<&'static str>>,
@@ -198,6 +199,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             module_block,
             capabilities: Vec::new(),
             extensions: Vec::new(),
+            extension_set: FxHashSet::default(),
             memory_model: None,
             ext_imports: FxHashMap::default(),
             names: FxHashMap::default(),
@@ -375,7 +377,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             }
             opcode::OpExtension => {
                 let name = string_operand(inst, 0);
-                if !self.extensions.contains(&name) {
+                if self.extension_set.insert(name.clone()) {
                     self.extensions.push(name);
                 }
             }
