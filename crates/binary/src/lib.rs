@@ -5,10 +5,12 @@
 
 pub mod asm;
 pub mod dis;
+pub mod equiv;
 mod idmap;
 pub mod module;
 pub mod numfmt;
 pub mod read;
+pub mod requirements;
 pub mod write;
 
 pub use asm::{assemble, AsmError, AsmOptions, TargetEnv};

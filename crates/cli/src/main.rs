@@ -222,7 +222,8 @@ const TRANSLATE_USAGE: &str = "usage: spirvkit translate (--serialize-spirv | --
 --test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module] [--split-input-file[=MARKER]] \
 [--output-split-marker=MARKER] [--verify-diagnostics] [--spirv-emit-op-names] \
 [--spirv-structurize-control-flow[=true|false]] [--spirv-save-validation-files-with-prefix=PREFIX] \
-[--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] [FILE|-] [-o OUT]";
+[--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] \
+[--spirv-allow-undeclared-requirements] [FILE|-] [-o OUT]";
 
 /// `spirvkit translate`: options spelled as mlir-translate's (one or two dashes).
 fn run_translate(args: &[String]) -> Result<bool, String> {
@@ -259,9 +260,17 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             _ => None,
         };
         if let Some(chosen) = chosen {
-            if mode.replace(chosen).is_some() {
-                return Err(format!("error: only one translation may be given\n{TRANSLATE_USAGE}"));
-            }
+            // mlir-translate chains translations in order; serializing then
+            // deserializing is the round trip.
+            mode = match (mode, chosen) {
+                (None, chosen) => Some(chosen),
+                (Some(Mode::Serialize), Mode::Deserialize) => Some(Mode::Roundtrip),
+                (Some(first), then) => {
+                    return Err(format!(
+                    "error: not supported yet: translation chain {first:?} then {then:?}\n{TRANSLATE_USAGE}"
+                ))
+                }
+            };
             continue;
         }
         match (name, value) {
@@ -289,6 +298,7 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             }
             ("mlir-print-op-generic", v) => options.generic = flag(v)?,
             ("mlir-print-debuginfo", v) => options.debug_info = flag(v)?,
+            ("spirv-allow-undeclared-requirements", v) => options.check_requirements = !flag(v)?,
             // Printing without aliases is what spirvkit always does.
             ("mlir-print-local-scope" | "mlir-disable-threading", _) => {}
             _ => return Err(format!("error: unknown option '{arg}'\n{TRANSLATE_USAGE}")),

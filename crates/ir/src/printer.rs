@@ -709,7 +709,8 @@ impl<'a> Printer<'a> {
         self.out.push('}');
     }
 
-    /// For each block, the blocks that branch to it, in block order, deduplicated.
+    /// For each block, the blocks that branch to it, in block order, once per branch
+    /// edge (as MLIR lists them: `2 preds: ^bb0, ^bb0` for both arms to one block).
     fn predecessors(&self, blocks: &[BlockId]) -> Vec<Vec<BlockId>> {
         // Small regions (most) find a block's position by a scan.
         let index: FxHashMap<BlockId, usize> = if blocks.len() > 16 {
@@ -729,9 +730,7 @@ impl<'a> Printer<'a> {
             if let Some(&last) = self.ir.block(b).ops.last() {
                 for &s in &self.ir.op(last).successors {
                     if let Some(i) = position(s) {
-                        if !preds[i].contains(&b) {
-                            preds[i].push(b);
-                        }
+                        preds[i].push(b);
                     }
                 }
             }

@@ -2,9 +2,69 @@
 //! (blocks in binary order, `spirv.Branch`/`spirv.BranchConditional`/`spirv.Switch`
 //! terminators, OpPhi as block arguments) plus the merge instructions the binary
 //! had, rewritten into `spirv.mlir.selection`/`spirv.mlir.loop` regions.
+//!
+//! # Shape of the result (as `mlir-translate --deserialize-spirv` prints it)
+//!
+//! - A selection header is split: its ops (and arguments) stay where they are and end
+//!   with `spirv.Branch` to the merge block; its terminator alone becomes the first
+//!   block of the `spirv.mlir.selection` region.
+//! - A loop header moves into the `spirv.mlir.loop` region after a new entry block
+//!   that branches to it. The loop header's arguments are added to the merge block,
+//!   and branches entering the loop from outside go to the merge block instead.
+//! - The construct op is put at the front of the merge block. Its region holds the
+//!   construct's blocks in breadth-first order from the header (MLIR's order; a
+//!   loop's back-edge block is moved to second to last), then a new merge block with
+//!   `spirv.mlir.merge`. The old merge block's arguments (OpPhi) become arguments of
+//!   the new one and results of the op, followed by the values defined in the
+//!   construct and used after it.
+//! - Constructs are rewritten innermost first, so an outer construct sees each inner
+//!   one as a single op in the inner merge block.
+//!
+//! # Which blocks belong to a construct
+//!
+//! Blocks are visited in reverse post-order of the *structured* successors (a
+//! header's merge block and continue target listed before its branch targets, so
+//! they come after every block of the construct), keeping a stack of open constructs
+//! that is popped at each merge block: a block belongs to the construct on top of the
+//! stack. A loop header belongs to its own loop, a selection header to the enclosing
+//! construct (only its terminator moves). Blocks not reached even through merge
+//! edges are dead: they are erased (nothing reachable can use their values).
+//!
+//! # Branches a region cannot express: guard flags
+//!
+//! A region can only be left through its merge block, so a branch from inside a
+//! construct to any other block outside it (a `break` out of a loop from a nested
+//! selection, a `continue`, a branch to an enclosing switch's or selection's merge,
+//! a back edge from a nested selection) is rewritten: for each such exit target `T`
+//! the region's merge block gets an `i1` flag argument and arguments for `T`'s own
+//! arguments; the exiting branch goes to the merge block with its flag `true`, the
+//! normal branches with all flags `false` (`spirv.Undef` fills the slots a path does
+//! not define). After the construct op, the outer merge block dispatches:
+//! `spirv.BranchConditional %flag_T, ^T(args), ^next`, the last `^next` being a new
+//! block holding the merge block's original ops. The dispatch is an ordinary branch
+//! of the enclosing construct, so an exit through several levels is rewritten again
+//! at each level. When a construct has such exits, the values it yields to code after
+//! it are threaded through merge-block arguments too (the value where its definition
+//! dominates the branch, `spirv.Undef` where it does not and so cannot be used).
+//!
+//! Loops whose back edges do not come from a single block other than the header (a
+//! one-block loop, or several back-edge blocks) get a new latch block that is the
+//! only one branching to the header.
+//!
+//! Everything is iterative (explicit worklists); an input that does not fit these
+//! rules gives a [`StructurizeError`] naming the header.
 
-use spirvkit_grammar::fxhash::FxHashMap;
-use spirvkit_ir::ir::BlockId;
+mod branch;
+mod rewrite;
+#[cfg(test)]
+mod tests;
+
+use branch::successors;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{BlockId, RegionId, Value};
+use spirvkit_ir::opdef::enum_attr_by_mnemonic;
+use spirvkit_ir::types::{Signedness, Type};
 use spirvkit_ir::{Ir, OpId};
 
 /// The merge instruction of a header block.
@@ -25,6 +85,12 @@ pub struct StructurizeError {
     pub message: String,
 }
 
+impl StructurizeError {
+    fn at(block: BlockId, message: impl Into<String>) -> Self {
+        StructurizeError { block: Some(block), message: message.into() }
+    }
+}
+
 /// Structurizes the body of `func` (a `spirv.func`), given the merge instruction of
 /// every header block.
 pub fn structurize(
@@ -32,9 +98,266 @@ pub fn structurize(
     func: OpId,
     headers: &FxHashMap<BlockId, MergeInfo>,
 ) -> Result<(), StructurizeError> {
-    let _ = (ir, func);
     if headers.is_empty() {
         return Ok(());
     }
-    Err(StructurizeError { block: None, message: "not supported yet: structured control flow".to_string() })
+    let Some(&body) = ir.op(func).regions.first() else {
+        return Err(StructurizeError { block: None, message: "function has no body".to_string() });
+    };
+    let mut s = Structurizer::new(ir, func, body, headers)?;
+    s.run()?;
+    s.check()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Selection,
+    Loop,
+}
+
+#[derive(Clone, Debug)]
+struct Construct {
+    kind: Kind,
+    header: BlockId,
+    merge: BlockId,
+    continue_target: Option<BlockId>,
+    control: Attribute,
+}
+
+struct Structurizer<'a> {
+    ir: &'a mut Ir,
+    func: OpId,
+    body: RegionId,
+    constructs: Vec<Construct>,
+    /// The function's blocks in their original order.
+    top: Vec<BlockId>,
+    /// The function-level blocks of each construct (index `c + 1`) and of the function
+    /// itself (index 0), in order.
+    members: Vec<Vec<BlockId>>,
+    /// Blocks that branch (or once branched: check the terminator) to each block.
+    preds: FxHashMap<BlockId, Vec<BlockId>>,
+    /// Blocks made while rewriting, to be placed after a function-level block.
+    inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
+    /// Blocks made while rewriting, to be placed before a function-level block.
+    inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
+    /// The construct a function-level block belongs to (`None`: the function itself).
+    owner: FxHashMap<BlockId, Option<usize>>,
+    /// The ops using each value (an op may be listed more than once).
+    uses: FxHashMap<Value, Vec<OpId>>,
+    /// The merge blocks of all constructs, as given.
+    merge_blocks: FxHashSet<BlockId>,
+    /// Blocks not reached from the entry, even through merge edges.
+    dead: FxHashSet<BlockId>,
+    /// Loop headers moved into their region -> the merge block now entered instead.
+    forward: FxHashMap<BlockId, BlockId>,
+    bool_type: Type,
+}
+
+impl<'a> Structurizer<'a> {
+    fn new(
+        ir: &'a mut Ir,
+        func: OpId,
+        body: RegionId,
+        headers: &FxHashMap<BlockId, MergeInfo>,
+    ) -> Result<Self, StructurizeError> {
+        let blocks = ir.region(body).blocks.clone();
+        let in_body: FxHashSet<BlockId> = blocks.iter().copied().collect();
+        let mut constructs = Vec::with_capacity(headers.len());
+        // Deterministic order: headers in block order.
+        for &b in &blocks {
+            let Some(info) = headers.get(&b) else { continue };
+            let (kind, merge, continue_target, control) = match info {
+                MergeInfo::Selection { merge, control } => (Kind::Selection, *merge, None, *control),
+                MergeInfo::Loop { merge, continue_target, control, .. } => {
+                    (Kind::Loop, *merge, Some(*continue_target), *control)
+                }
+            };
+            for t in std::iter::once(merge).chain(continue_target) {
+                if !in_body.contains(&t) {
+                    return Err(StructurizeError::at(
+                        b,
+                        "merge block or continue target is not a block of the function",
+                    ));
+                }
+            }
+            if merge == b {
+                return Err(StructurizeError::at(b, "header block is its own merge block"));
+            }
+            let control = control_attr(kind, control).ok_or_else(|| {
+                StructurizeError::at(
+                    b,
+                    format!("not supported yet: control mask {control:#x} of a structured construct"),
+                )
+            })?;
+            constructs.push(Construct { kind, header: b, merge, continue_target, control });
+        }
+        if constructs.len() != headers.len() {
+            let stray = headers.keys().find(|h| !in_body.contains(h)).copied();
+            return Err(StructurizeError {
+                block: stray,
+                message: "header block is not a block of the function".to_string(),
+            });
+        }
+        let mut uses: FxHashMap<Value, Vec<OpId>> = FxHashMap::default();
+        for (_, op) in ir.ops_under(func) {
+            for &v in &ir.op(op).operands {
+                uses.entry(v).or_default().push(op);
+            }
+        }
+        let mut preds: FxHashMap<BlockId, Vec<BlockId>> = FxHashMap::default();
+        for &b in &blocks {
+            for &s in successors(ir, b) {
+                preds.entry(s).or_default().push(b);
+            }
+        }
+        let bool_type = ir.types.integer(1, Signedness::Signless);
+        let merge_blocks = constructs.iter().map(|c| c.merge).collect();
+        Ok(Structurizer {
+            ir,
+            func,
+            body,
+            constructs,
+            top: blocks,
+            owner: FxHashMap::default(),
+            uses,
+            merge_blocks,
+            dead: FxHashSet::default(),
+            members: Vec::new(),
+            preds,
+            inserted_after: FxHashMap::default(),
+            inserted_before: FxHashMap::default(),
+            forward: FxHashMap::default(),
+            bool_type,
+        })
+    }
+
+    fn run(&mut self) -> Result<(), StructurizeError> {
+        let header_of: FxHashMap<BlockId, usize> =
+            self.constructs.iter().enumerate().map(|(i, c)| (c.header, i)).collect();
+        let merge_of: FxHashMap<BlockId, usize> =
+            self.constructs.iter().enumerate().map(|(i, c)| (c.merge, i)).collect();
+        let order = self.structured_order(&header_of);
+        // Assign each reached block to the innermost open construct.
+        let mut open: Vec<usize> = Vec::new();
+        let mut header_rank: Vec<(usize, usize)> = Vec::new();
+        for (rank, &b) in order.iter().enumerate() {
+            if let Some(&c) = merge_of.get(&b) {
+                if let Some(pos) = open.iter().rposition(|&o| o == c) {
+                    open.truncate(pos);
+                }
+            }
+            let enclosing = open.last().copied();
+            match header_of.get(&b) {
+                Some(&c) => {
+                    let own = if self.constructs[c].kind == Kind::Loop { Some(c) } else { enclosing };
+                    self.owner.insert(b, own);
+                    open.push(c);
+                    header_rank.push((rank, c));
+                }
+                None => {
+                    self.owner.insert(b, enclosing);
+                }
+            }
+        }
+        self.set_aside_dead_blocks();
+        self.members = vec![Vec::new(); self.constructs.len() + 1];
+        for &b in &self.top {
+            if let Some(&owner) = self.owner.get(&b) {
+                if let Some(list) = self.members.get_mut(owner.map_or(0, |o| o + 1)) {
+                    list.push(b);
+                }
+            }
+        }
+        // Innermost first: a nested header comes after its parent's in the order.
+        header_rank.sort_unstable();
+        for &(_, c) in header_rank.iter().rev() {
+            self.process(c)?;
+        }
+        self.drop_invalid_dead_blocks();
+        // The original order, with the blocks made after a merge block following it.
+        let body = self.body;
+        let mut kept = Vec::with_capacity(self.top.len());
+        // (block, whether the blocks to put before it are already placed)
+        let mut pending: Vec<(BlockId, bool)> = self.top.iter().rev().map(|&b| (b, false)).collect();
+        while let Some((b, before_done)) = pending.pop() {
+            if !before_done {
+                if let Some(before) = self.inserted_before.remove(&b) {
+                    pending.push((b, true));
+                    pending.extend(before.into_iter().rev().map(|x| (x, false)));
+                    continue;
+                }
+            }
+            if self.ir.block(b).parent == Some(body) {
+                kept.push(b);
+            }
+            if let Some(after) = self.inserted_after.remove(&b) {
+                pending.extend(after.into_iter().rev().map(|x| (x, false)));
+            }
+        }
+        self.ir.region_mut(body).blocks = kept;
+        Ok(())
+    }
+
+    /// Reverse post-order of the blocks reachable from the entry through branches and
+    /// merge edges, a header's merge block and continue target first among its
+    /// successors.
+    fn structured_order(&self, header_of: &FxHashMap<BlockId, usize>) -> Vec<BlockId> {
+        let Some(&entry) = self.top.first() else { return Vec::new() };
+        let structured_successors = |b: BlockId| -> Vec<BlockId> {
+            let mut out = Vec::new();
+            if let Some(&c) = header_of.get(&b) {
+                let c = &self.constructs[c];
+                out.push(c.merge);
+                out.extend(c.continue_target);
+            }
+            out.extend_from_slice(successors(self.ir, b));
+            out
+        };
+        let mut visited: FxHashSet<BlockId> = FxHashSet::default();
+        let mut post = Vec::new();
+        let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = Vec::new();
+        visited.insert(entry);
+        stack.push((entry, structured_successors(entry), 0));
+        while let Some((block, succs, next)) = stack.last_mut() {
+            if let Some(&s) = succs.get(*next) {
+                *next += 1;
+                if self.ir.block(s).parent == Some(self.body) && visited.insert(s) {
+                    let ss = structured_successors(s);
+                    stack.push((s, ss, 0));
+                }
+            } else {
+                post.push(*block);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        post
+    }
+}
+
+/// The `#spirv.selection_control<...>`/`#spirv.loop_control<...>` attribute for a
+/// control mask, its bits named as MLIR's enum does; `None` for unknown bits.
+fn control_attr(kind: Kind, mask: u32) -> Option<Attribute> {
+    let mnemonic = match kind {
+        Kind::Selection => "selection_control",
+        Kind::Loop => "loop_control",
+    };
+    let def = enum_attr_by_mnemonic(mnemonic)?;
+    let text = if mask == 0 {
+        def.case_by_value(0).map(|c| c.str.to_string())?
+    } else {
+        let mut names = Vec::new();
+        let mut covered = 0u64;
+        for case in def.cases {
+            if case.value != 0 && case.value.count_ones() == 1 && u64::from(mask) & case.value != 0 {
+                names.push(case.str);
+                covered |= case.value;
+            }
+        }
+        if covered != u64::from(mask) {
+            return None;
+        }
+        names.join("|")
+    };
+    Some(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(text) })
 }

@@ -1,0 +1,838 @@
+//! Rewriting one construct into its `spirv.mlir.selection`/`spirv.mlir.loop` op, and
+//! the final consistency check.
+
+use super::branch::{
+    branch, branch_conditional, set_successor, successor_operand_ranges, successors, terminator,
+};
+use super::{Construct, Kind, StructurizeError, Structurizer};
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{BlockId, Location, RegionId, Value, ValueDef};
+use spirvkit_ir::types::Type;
+use spirvkit_ir::OpId;
+
+/// Values materialized at the end of a block (before its terminator), made once.
+#[derive(Default)]
+struct Fillers {
+    undef: FxHashMap<(BlockId, Type), Value>,
+    flag: FxHashMap<(BlockId, bool), Value>,
+}
+
+impl Structurizer<'_> {
+    /// Sets aside the blocks the structured walk never reached (dead code): they stay
+    /// where they are, as in MLIR, and their uses do not count as uses after a
+    /// construct.
+    pub(super) fn set_aside_dead_blocks(&mut self) {
+        let dead: Vec<BlockId> = self.top.iter().copied().filter(|b| !self.owner.contains_key(b)).collect();
+        for &b in &dead {
+            for op in self.ops_in(b) {
+                for v in self.ir.op(op).operands.clone() {
+                    if let Some(users) = self.uses.get_mut(&v) {
+                        users.retain(|&u| u != op);
+                    }
+                }
+            }
+        }
+        self.dead = dead.into_iter().collect();
+    }
+
+    /// The function-level block holding the definition of `v`, and whether the
+    /// definition is directly in it (not in a nested region).
+    fn value_home(&self, v: Value) -> Option<(BlockId, bool)> {
+        let block = match self.ir.value(v).def {
+            ValueDef::Argument { block, .. } => block,
+            ValueDef::Result { op, .. } => self.ir.op(op).parent?,
+        };
+        let region = self.ir.block(block).parent?;
+        if region == self.body {
+            return Some((block, true));
+        }
+        Some((self.top_block(self.ir.region(region).parent?)?, false))
+    }
+
+    /// The ops of `block`, nested ones included.
+    fn ops_in(&self, block: BlockId) -> Vec<OpId> {
+        let mut ops: Vec<OpId> = self.ir.block(block).ops.clone();
+        let mut i = 0;
+        while let Some(&op) = ops.get(i) {
+            for &r in &self.ir.op(op).regions {
+                for &nb in &self.ir.region(r).blocks {
+                    ops.extend_from_slice(&self.ir.block(nb).ops);
+                }
+            }
+            i += 1;
+        }
+        ops
+    }
+
+    /// Drops the dead blocks that would no longer be valid where they are: those
+    /// branching into a region, or using a value defined in one (or in a dropped
+    /// block).
+    pub(super) fn drop_invalid_dead_blocks(&mut self) {
+        let body = self.body;
+        let mut dropped: FxHashSet<BlockId> = FxHashSet::default();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &self.dead {
+                if dropped.contains(&b) {
+                    continue;
+                }
+                let visible =
+                    |blk: BlockId| self.ir.block(blk).parent == Some(body) && !dropped.contains(&blk);
+                let successors_ok = successors(self.ir, b).iter().all(|&s| visible(s));
+                let operands_ok = self.ops_in(b).into_iter().all(|op| {
+                    self.ir.op(op).operands.iter().all(|&v| match self.value_home(v) {
+                        Some((home, direct)) => home == b || (direct && visible(home)),
+                        None => false,
+                    })
+                });
+                if !(successors_ok && operands_ok) {
+                    dropped.insert(b);
+                    changed = true;
+                }
+            }
+        }
+        self.top.retain(|b| !dropped.contains(b));
+    }
+
+    /// Follows loop headers already moved into their region to the block now entered
+    /// instead.
+    fn resolve(&self, mut block: BlockId) -> BlockId {
+        for _ in 0..=self.forward.len() {
+            match self.forward.get(&block) {
+                Some(&next) => block = next,
+                None => break,
+            }
+        }
+        block
+    }
+
+    /// The function-level block holding `op` (through any nesting).
+    fn top_block(&self, mut op: OpId) -> Option<BlockId> {
+        loop {
+            let b = self.ir.op(op).parent?;
+            let r = self.ir.block(b).parent?;
+            if r == self.body {
+                return Some(b);
+            }
+            op = self.ir.region(r).parent?;
+        }
+    }
+
+    fn used_outside(&self, v: Value, members: &FxHashSet<BlockId>) -> bool {
+        self.uses.get(&v).is_some_and(|users| {
+            users.iter().any(|&u| self.top_block(u).is_some_and(|b| !members.contains(&b)))
+        })
+    }
+
+    /// Replaces the uses of `old` by `new` in ops outside `members` (all uses if
+    /// `members` is `None`).
+    fn replace_uses(&mut self, old: Value, new: Value, members: Option<&FxHashSet<BlockId>>) {
+        let users = self.uses.remove(&old).unwrap_or_default();
+        let mut kept = Vec::new();
+        let mut moved = Vec::new();
+        for u in users {
+            let inside = members.is_some_and(|m| self.top_block(u).is_none_or(|b| m.contains(&b)));
+            if inside {
+                kept.push(u);
+                continue;
+            }
+            for operand in self.ir.op_mut(u).operands.iter_mut() {
+                if *operand == old {
+                    *operand = new;
+                }
+            }
+            moved.push(u);
+        }
+        if !kept.is_empty() {
+            self.uses.insert(old, kept);
+        }
+        self.uses.entry(new).or_default().extend(moved);
+    }
+
+    fn add_uses(&mut self, op: OpId) {
+        for v in self.ir.op(op).operands.clone() {
+            self.uses.entry(v).or_default().push(op);
+        }
+    }
+
+    fn undef(&mut self, fillers: &mut Fillers, block: BlockId, ty: Type) -> Value {
+        if let Some(&v) = fillers.undef.get(&(block, ty)) {
+            return v;
+        }
+        let op = self.ir.create_op("spirv.Undef", vec![], &[ty], Location::Unknown);
+        self.insert_before_terminator(block, op);
+        let v = self.ir.op(op).results[0];
+        fillers.undef.insert((block, ty), v);
+        v
+    }
+
+    fn flag(&mut self, fillers: &mut Fillers, block: BlockId, value: bool) -> Value {
+        if let Some(&v) = fillers.flag.get(&(block, value)) {
+            return v;
+        }
+        let op = self.ir.create_op("spirv.Constant", vec![], &[self.bool_type], Location::Unknown);
+        self.ir.set_property(
+            op,
+            "value",
+            Attribute::Integer { value: i128::from(value), ty: self.bool_type },
+        );
+        self.insert_before_terminator(block, op);
+        let v = self.ir.op(op).results[0];
+        fillers.flag.insert((block, value), v);
+        v
+    }
+
+    fn insert_before_terminator(&mut self, block: BlockId, op: OpId) {
+        match terminator(self.ir, block) {
+            Some(t) => self.ir.insert_op_before(block, t, op),
+            None => self.ir.append_op(block, op),
+        }
+    }
+
+    /// The operands successor `index` of `block`'s terminator forwards.
+    fn edge_operands(&self, block: BlockId, index: usize) -> Vec<Value> {
+        let Some(t) = terminator(self.ir, block) else { return Vec::new() };
+        let Some(ranges) = successor_operand_ranges(self.ir, t) else { return Vec::new() };
+        match ranges.get(index) {
+            Some(r) => self.ir.op(t).operands[r.clone()].to_vec(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Records that `block`'s terminator now branches to each of its successors.
+    fn note_branches(&mut self, block: BlockId) {
+        for s in successors(self.ir, block).to_vec() {
+            self.preds.entry(s).or_default().push(block);
+        }
+    }
+
+    /// The function-level blocks whose terminator now branches to `target`.
+    fn current_preds(&self, target: BlockId) -> Vec<BlockId> {
+        let mut out: Vec<BlockId> = Vec::new();
+        for &p in self.preds.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
+            if !out.contains(&p) && successors(self.ir, p).contains(&target) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn retarget(&mut self, block: BlockId, index: usize, target: BlockId, operands: Vec<Value>) {
+        self.preds.entry(target).or_default().push(block);
+        let Some(t) = terminator(self.ir, block) else { return };
+        for &v in &operands {
+            self.uses.entry(v).or_default().push(t);
+        }
+        set_successor(self.ir, t, index, target, operands);
+    }
+
+    /// Rewrites construct `c` (its nested constructs already rewritten).
+    pub(super) fn process(&mut self, c: usize) -> Result<(), StructurizeError> {
+        let Construct { kind, header, merge, .. } = self.constructs[c].clone();
+        let mut merge = self.resolve(merge);
+        let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
+        if merge == header {
+            return err("the merge block is the header itself");
+        }
+        if self.owner.get(&merge).copied().flatten() == Some(c) || !self.owner.contains_key(&merge) {
+            return err("the merge block is not after its construct");
+        }
+        let mut members: Vec<BlockId> = self.members.get_mut(c + 1).map(std::mem::take).unwrap_or_default();
+        if kind == Kind::Loop && !members.contains(&header) {
+            return err("the loop header is not in its loop");
+        }
+        if self.top.first() == Some(&merge) {
+            return err("the merge block is the function's entry block");
+        }
+        if kind == Kind::Loop && self.top.first() == Some(&header) {
+            return err("the function's entry block is a loop header");
+        }
+        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_slot = merge_owner.map_or(0, |o| o + 1);
+        // A merge block also entered from outside the construct (older compilers made
+        // an `if`'s merge block the loop's continue target, which `continue`s elsewhere
+        // branch to): the construct gets a merge block of its own, which branches on.
+        let member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+        let from_construct = |p: BlockId| member_set.contains(&p) || (kind == Kind::Selection && p == header);
+        let preds = self.current_preds(merge);
+        if preds.iter().any(|&p| !from_construct(p) && !self.dead.contains(&p)) {
+            let own = self.ir.create_block();
+            let types: Vec<Type> =
+                self.ir.block(merge).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
+            let args: Vec<Value> =
+                types.iter().map(|&t| self.ir.add_block_argument(own, t, Location::Unknown)).collect();
+            let br = branch(self.ir, merge, args);
+            self.add_uses(br);
+            self.ir.append_op(own, br);
+            self.note_branches(own);
+            for p in preds.into_iter().filter(|&p| from_construct(p)) {
+                for (i, s) in successors(self.ir, p).to_vec().into_iter().enumerate() {
+                    if s == merge {
+                        let operands = self.edge_operands(p, i);
+                        self.retarget(p, i, own, operands);
+                    }
+                }
+            }
+            self.ir.append_block(self.body, own);
+            self.owner.insert(own, merge_owner);
+            if let Some(list) = self.members.get_mut(merge_slot) {
+                list.push(own);
+            }
+            self.inserted_before.entry(merge).or_default().push(own);
+            merge = own;
+        }
+        let entry = match kind {
+            Kind::Selection => {
+                let Some(term) = terminator(self.ir, header) else { return err("the header block is empty") };
+                if successor_operand_ranges(self.ir, term).is_none() {
+                    return err("not supported yet: a selection header that does not end in a branch");
+                }
+                let block = self.ir.block(header);
+                let only_terminator = block.ops.len() == 1
+                    && block.arguments.is_empty()
+                    && self.top.first() != Some(&header)
+                    && !self.merge_blocks.contains(&header);
+                if only_terminator {
+                    // As MLIR does, a header holding nothing else, and not also the merge
+                    // block of another construct, moves into the region as it is;
+                    // branches to it will go to the merge block.
+                    let old_slot = self.owner.get(&header).copied().flatten().map_or(0, |o| o + 1);
+                    if let Some(list) = self.members.get_mut(old_slot) {
+                        list.retain(|&b| b != header);
+                    }
+                    self.owner.insert(header, Some(c));
+                    members.insert(0, header);
+                    return self.process_with_entry(c, merge, members, header);
+                }
+                let split = self.ir.create_block();
+                self.ir.append_block(self.body, split);
+                self.ir.erase_op(term);
+                self.ir.append_op(split, term);
+                let to_merge = branch(self.ir, merge, Vec::new());
+                self.ir.append_op(header, to_merge);
+                self.note_branches(header);
+                self.note_branches(split);
+                self.owner.insert(split, Some(c));
+                members.insert(0, split);
+                split
+            }
+            Kind::Loop => header,
+        };
+        self.process_with_entry(c, merge, members, entry)
+    }
+
+    /// Rewrites construct `c` whose region starts at `entry` (the header, or the block
+    /// its terminator was split into) and whose blocks are `members`.
+    fn process_with_entry(
+        &mut self,
+        c: usize,
+        merge: BlockId,
+        members: Vec<BlockId>,
+        entry: BlockId,
+    ) -> Result<(), StructurizeError> {
+        let Construct { kind, header, control, .. } = self.constructs[c].clone();
+        let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
+        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_slot = merge_owner.map_or(0, |o| o + 1);
+        let moves_header = entry == header;
+        let mut member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+
+        // MLIR's order: breadth-first from the header, then blocks it does not reach.
+        let mut order = vec![entry];
+        let mut seen: FxHashSet<BlockId> = std::iter::once(entry).collect();
+        let mut i = 0;
+        while let Some(&b) = order.get(i) {
+            for &s in successors(self.ir, b) {
+                if member_set.contains(&s) && seen.insert(s) {
+                    order.push(s);
+                }
+            }
+            i += 1;
+        }
+        order.extend(members.iter().copied().filter(|b| !seen.contains(b)));
+
+        // Branches leaving the construct.
+        let mut to_merge: Vec<(BlockId, usize)> = Vec::new();
+        let mut exits: Vec<(BlockId, usize, usize)> = Vec::new();
+        let mut targets: Vec<BlockId> = Vec::new();
+        for &b in &order {
+            let succs = successors(self.ir, b).to_vec();
+            if succs.is_empty() {
+                continue;
+            }
+            if terminator(self.ir, b).and_then(|t| successor_operand_ranges(self.ir, t)).is_none() {
+                return err("not supported yet: a terminator with successors that is not a spirv branch");
+            }
+            for (i, s) in succs.into_iter().enumerate() {
+                if member_set.contains(&s) {
+                    continue;
+                }
+                if s == merge {
+                    to_merge.push((b, i));
+                    continue;
+                }
+                let t = match targets.iter().position(|&t| t == s) {
+                    Some(t) => t,
+                    None => {
+                        targets.push(s);
+                        targets.len() - 1
+                    }
+                };
+                exits.push((b, i, t));
+            }
+        }
+
+        // Values defined inside and used after the construct.
+        let mut escaping: Vec<(Value, BlockId)> = Vec::new();
+        for &b in &order {
+            let block = self.ir.block(b);
+            let defined = block
+                .arguments
+                .iter()
+                .copied()
+                .chain(block.ops.iter().flat_map(|&op| self.ir.op(op).results.iter().copied()));
+            for v in defined.collect::<Vec<_>>() {
+                if self.used_outside(v, &member_set) {
+                    escaping.push((v, b));
+                }
+            }
+        }
+        let idom =
+            if escaping.is_empty() { FxHashMap::default() } else { self.dominators(entry, &member_set) };
+        let threaded = !exits.is_empty()
+            || escaping.iter().any(|&(_, d)| to_merge.iter().any(|&(p, _)| !dominates(&idom, d, p)));
+
+        // Loops: a single back-edge block, placed second to last.
+        if kind == Kind::Loop {
+            let back: Vec<BlockId> =
+                order.iter().copied().filter(|&b| successors(self.ir, b).contains(&header)).collect();
+            if back.len() == 1 && back[0] != header {
+                order.retain(|&b| b != back[0]);
+                order.push(back[0]);
+            } else {
+                let latch = self.ir.create_block();
+                let types: Vec<Type> =
+                    self.ir.block(header).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
+                let args: Vec<Value> =
+                    types.iter().map(|&t| self.ir.add_block_argument(latch, t, Location::Unknown)).collect();
+                let br = branch(self.ir, header, args);
+                self.add_uses(br);
+                self.ir.append_op(latch, br);
+                self.note_branches(latch);
+                for &b in &back {
+                    for (i, s) in successors(self.ir, b).to_vec().into_iter().enumerate() {
+                        if s == header {
+                            let operands = self.edge_operands(b, i);
+                            self.retarget(b, i, latch, operands);
+                        }
+                    }
+                }
+                order.push(latch);
+                member_set.insert(latch);
+            }
+        }
+
+        // The op, its results and the region's merge block.
+        let merge_args = self.ir.block(merge).arguments.clone();
+        let value_types = |ir: &spirvkit_ir::Ir, vs: &mut dyn Iterator<Item = Value>| -> Vec<Type> {
+            vs.map(|v| ir.value_type(v)).collect()
+        };
+        let mut region_merge_types = value_types(self.ir, &mut merge_args.iter().copied());
+        let escaping_types = value_types(self.ir, &mut escaping.iter().map(|e| e.0));
+        let target_types: Vec<Vec<Type>> = targets
+            .iter()
+            .map(|&t| value_types(self.ir, &mut self.ir.block(t).arguments.iter().copied()))
+            .collect();
+        let escaping_base = merge_args.len();
+        let flag_base = escaping_base + escaping.len();
+        let mut target_base = Vec::with_capacity(targets.len());
+        if threaded {
+            region_merge_types.extend_from_slice(&escaping_types);
+            region_merge_types.extend(targets.iter().map(|_| self.bool_type));
+            let mut next = flag_base + targets.len();
+            for types in &target_types {
+                target_base.push(next);
+                region_merge_types.extend_from_slice(types);
+                next += types.len();
+            }
+        }
+        let mut result_types = region_merge_types.clone();
+        if !threaded {
+            result_types.extend_from_slice(&escaping_types);
+        }
+        let name = match kind {
+            Kind::Selection => "spirv.mlir.selection",
+            Kind::Loop => "spirv.mlir.loop",
+        };
+        let op = self.ir.create_op(name, vec![], &result_types, Location::Unknown);
+        let control_name = match kind {
+            Kind::Selection => "selection_control",
+            Kind::Loop => "loop_control",
+        };
+        self.ir.set_property(op, control_name, control);
+        let region_merge = self.ir.create_block();
+        let mut yields: Vec<Value> = region_merge_types
+            .iter()
+            .map(|&t| self.ir.add_block_argument(region_merge, t, Location::Unknown))
+            .collect();
+        if !threaded {
+            yields.extend(escaping.iter().map(|e| e.0));
+        }
+        let merge_op = self.ir.create_op("spirv.mlir.merge", yields, &[], Location::Unknown);
+        self.add_uses(merge_op);
+        self.ir.append_op(region_merge, merge_op);
+
+        // Branches to the merge block, then exits, now go to the region's merge block.
+        let mut fillers = Fillers::default();
+        for &(p, i) in &to_merge {
+            let mut operands = self.edge_operands(p, i);
+            if threaded {
+                self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
+                for _ in &targets {
+                    operands.push(self.flag(&mut fillers, p, false));
+                }
+                for types in &target_types {
+                    for &t in types {
+                        operands.push(self.undef(&mut fillers, p, t));
+                    }
+                }
+            }
+            self.retarget(p, i, region_merge, operands);
+        }
+        for &(p, i, target) in &exits {
+            let own = self.edge_operands(p, i);
+            if own.len() != target_types[target].len() {
+                return err("a branch out of the construct passes the wrong number of arguments");
+            }
+            let mut operands = Vec::with_capacity(region_merge_types.len());
+            for &a in &merge_args {
+                let ty = self.ir.value_type(a);
+                operands.push(self.undef(&mut fillers, p, ty));
+            }
+            self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
+            for j in 0..targets.len() {
+                operands.push(self.flag(&mut fillers, p, j == target));
+            }
+            for (j, types) in target_types.iter().enumerate() {
+                if j == target {
+                    operands.extend_from_slice(&own);
+                } else {
+                    for &t in types {
+                        operands.push(self.undef(&mut fillers, p, t));
+                    }
+                }
+            }
+            self.retarget(p, i, region_merge, operands);
+        }
+
+        // Uses after the construct read its results.
+        let results = self.ir.op(op).results.clone();
+        for (k, &a) in merge_args.iter().enumerate() {
+            self.replace_uses(a, results[k], None);
+        }
+        for (k, &(v, _)) in escaping.iter().enumerate() {
+            self.replace_uses(v, results[escaping_base + k], Some(&member_set));
+        }
+        for idx in (0..merge_args.len()).rev() {
+            self.ir.erase_block_argument(merge, idx);
+        }
+
+        // A header moved into the region: entering the construct now means entering its
+        // merge block (for loops, with the header's arguments).
+        let mut loop_entry = None;
+        if moves_header {
+            let header_types: Vec<Type> =
+                self.ir.block(header).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
+            let carried: Vec<Value> = header_types
+                .iter()
+                .map(|&t| self.ir.add_block_argument(merge, t, Location::Unknown))
+                .collect();
+            for b in self.current_preds(header) {
+                if member_set.contains(&b) {
+                    continue;
+                }
+                for (i, s) in successors(self.ir, b).to_vec().into_iter().enumerate() {
+                    if s == header {
+                        let operands = self.edge_operands(b, i);
+                        self.retarget(b, i, merge, operands);
+                    }
+                }
+            }
+            if kind == Kind::Loop {
+                let e = self.ir.create_block();
+                let br = branch(self.ir, header, carried);
+                self.add_uses(br);
+                self.ir.append_op(e, br);
+                self.note_branches(e);
+                loop_entry = Some(e);
+            }
+            self.forward.insert(header, merge);
+        }
+
+        // Move the blocks into the region.
+        let region: RegionId = self.ir.add_region(op);
+        for b in loop_entry.into_iter().chain(order.iter().copied()) {
+            self.ir.append_block(region, b);
+        }
+        self.ir.append_block(region, region_merge);
+
+        // Place the op in the merge block, dispatching exits after it.
+        let mut new_blocks = Vec::new();
+        if exits.is_empty() {
+            match self.ir.block(merge).ops.first().copied() {
+                Some(first) => self.ir.insert_op_before(merge, first, op),
+                None => self.ir.append_op(merge, op),
+            }
+        } else {
+            let rest = self.ir.create_block();
+            for moved in std::mem::take(&mut self.ir.block_mut(merge).ops) {
+                self.ir.append_op(rest, moved);
+            }
+            self.note_branches(rest);
+            self.ir.append_op(merge, op);
+            let mut current = merge;
+            for (j, &t) in targets.iter().enumerate() {
+                let next = if j + 1 == targets.len() { rest } else { self.ir.create_block() };
+                let args = results[target_base[j]..target_base[j] + target_types[j].len()].to_vec();
+                let br = branch_conditional(self.ir, results[flag_base + j], (t, args), (next, Vec::new()));
+                self.add_uses(br);
+                self.ir.append_op(current, br);
+                self.note_branches(current);
+                new_blocks.push(next);
+                current = next;
+            }
+        }
+        for &b in &new_blocks {
+            self.ir.append_block(self.body, b);
+            self.owner.insert(b, merge_owner);
+        }
+        if let Some(list) = self.members.get_mut(merge_slot) {
+            list.extend_from_slice(&new_blocks);
+        }
+        if !new_blocks.is_empty() {
+            self.inserted_after.entry(merge).or_default().extend(new_blocks);
+        }
+        Ok(())
+    }
+
+    fn thread_escaping(
+        &mut self,
+        fillers: &mut Fillers,
+        operands: &mut Vec<Value>,
+        from: BlockId,
+        escaping: &[(Value, BlockId)],
+        idom: &FxHashMap<BlockId, BlockId>,
+    ) {
+        for &(v, def) in escaping {
+            if dominates(idom, def, from) {
+                operands.push(v);
+            } else {
+                let ty = self.ir.value_type(v);
+                operands.push(self.undef(fillers, from, ty));
+            }
+        }
+    }
+
+    /// Immediate dominators of the blocks of `members` reachable from `entry` (the
+    /// entry maps to itself), by the iterative algorithm of Cooper, Harvey and
+    /// Kennedy.
+    fn dominators(&self, entry: BlockId, members: &FxHashSet<BlockId>) -> FxHashMap<BlockId, BlockId> {
+        // Post-order from the entry.
+        let mut post: Vec<BlockId> = Vec::new();
+        let mut visited: FxHashSet<BlockId> = std::iter::once(entry).collect();
+        let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
+        while let Some((b, next)) = stack.last_mut() {
+            let succs = successors(self.ir, *b);
+            if let Some(&s) = succs.get(*next) {
+                *next += 1;
+                if members.contains(&s) && visited.insert(s) {
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+        let number: FxHashMap<BlockId, usize> = post.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let mut preds: FxHashMap<BlockId, Vec<BlockId>> = FxHashMap::default();
+        for &b in &post {
+            for &s in successors(self.ir, b) {
+                if number.contains_key(&s) {
+                    preds.entry(s).or_default().push(b);
+                }
+            }
+        }
+        let mut idom: FxHashMap<BlockId, BlockId> = FxHashMap::default();
+        idom.insert(entry, entry);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in post.iter().rev() {
+                if b == entry {
+                    continue;
+                }
+                let mut new_idom: Option<BlockId> = None;
+                for &p in preds.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+                    if !idom.contains_key(&p) {
+                        continue;
+                    }
+                    new_idom = Some(match new_idom {
+                        None => p,
+                        Some(cur) => intersect(&idom, &number, p, cur),
+                    });
+                }
+                if let Some(n) = new_idom {
+                    if idom.get(&b) != Some(&n) {
+                        idom.insert(b, n);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        idom
+    }
+
+    /// Checks what the rewrite must guarantee: branches stay within their region,
+    /// every operand is defined in an enclosing region, and the regions have the
+    /// layout the dialect requires.
+    pub(super) fn check(&self) -> Result<(), StructurizeError> {
+        let fail = |m: String| Err(StructurizeError { block: None, message: m });
+        let region_of_value = |v: Value| -> Option<RegionId> {
+            let block = match self.ir.value(v).def {
+                ValueDef::Result { op, .. } => self.ir.op(op).parent?,
+                ValueDef::Argument { block, .. } => block,
+            };
+            self.ir.block(block).parent
+        };
+        for (block, op) in self.ir.ops_under(self.func) {
+            let Some(region) = self.ir.block(block).parent else { continue };
+            for &s in &self.ir.op(op).successors {
+                if self.ir.block(s).parent != Some(region) {
+                    return fail(format!(
+                        "internal error: '{}' branches out of its region",
+                        self.ir.op(op).name.as_str()
+                    ));
+                }
+            }
+            for &v in &self.ir.op(op).operands {
+                let Some(def_region) = region_of_value(v) else {
+                    return fail(format!(
+                        "internal error: '{}' uses a detached value",
+                        self.ir.op(op).name.as_str()
+                    ));
+                };
+                let mut r = Some(region);
+                let mut found = false;
+                while let Some(cur) = r {
+                    if cur == def_region {
+                        found = true;
+                        break;
+                    }
+                    r = self
+                        .ir
+                        .region(cur)
+                        .parent
+                        .and_then(|o| self.ir.op(o).parent)
+                        .and_then(|b| self.ir.block(b).parent);
+                }
+                if !found {
+                    return fail(format!(
+                        "internal error: '{}' uses a value defined in a region that does not enclose it",
+                        self.ir.op(op).name.as_str()
+                    ));
+                }
+            }
+        }
+        for (_, op) in self.ir.ops_under(self.func) {
+            if let Some(problem) = region_layout_error(self.ir, op) {
+                return fail(format!("internal error: '{}' {problem}", self.ir.op(op).name.as_str()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What is wrong with the blocks of a `spirv.mlir.selection`/`spirv.mlir.loop` region
+/// (the rules the dialect's verifier applies), if anything. Only this is checked here:
+/// the ops themselves are as the deserializer made them.
+fn region_layout_error(ir: &spirvkit_ir::Ir, op: OpId) -> Option<&'static str> {
+    let o = ir.op(op);
+    let is_loop = match o.name.as_str() {
+        "spirv.mlir.loop" => true,
+        "spirv.mlir.selection" => false,
+        _ => return None,
+    };
+    let blocks = &ir.region(*o.regions.first()?).blocks;
+    let last_op = |b: BlockId| ir.block(b).ops.last().map(|&t| ir.op(t));
+    let Some(&merge) = blocks.last() else { return Some("has an empty region") };
+    let merge_ops = &ir.block(merge).ops;
+    if merge_ops.len() != 1 || last_op(merge).is_none_or(|t| t.name != "spirv.mlir.merge") {
+        return Some("region does not end in a merge block holding only 'spirv.mlir.merge'");
+    }
+    if blocks.iter().any(|&b| last_op(b).is_none()) {
+        return Some("region has an empty block");
+    }
+    if !is_loop {
+        return (blocks.len() < 2).then_some("region has no header block");
+    }
+    if blocks.len() < 4 {
+        return Some("region lacks an entry, header or continue block");
+    }
+    let header = blocks[1];
+    let targets = |b: BlockId| last_op(b).map(|t| t.successors.clone()).unwrap_or_default();
+    let entry_ok = last_op(blocks[0]).is_some_and(|t| t.name == "spirv.Branch" && t.successors == [header]);
+    if !entry_ok {
+        return Some("region's entry block does not just branch to the header");
+    }
+    if !targets(blocks[blocks.len() - 2]).contains(&header) {
+        return Some("region's second to last block does not branch to the header");
+    }
+    if blocks[1..blocks.len() - 2].iter().any(|&b| targets(b).contains(&header)) {
+        return Some("region has a back edge from a block other than the continue block");
+    }
+    None
+}
+
+fn intersect(
+    idom: &FxHashMap<BlockId, BlockId>,
+    number: &FxHashMap<BlockId, usize>,
+    a: BlockId,
+    b: BlockId,
+) -> BlockId {
+    let (mut a, mut b) = (a, b);
+    let num = |x: BlockId| number.get(&x).copied().unwrap_or(usize::MAX);
+    let mut guard = number.len() * 2 + 2;
+    while a != b && guard > 0 {
+        guard -= 1;
+        while num(a) < num(b) {
+            match idom.get(&a) {
+                Some(&n) if n != a => a = n,
+                _ => return b,
+            }
+        }
+        while num(b) < num(a) {
+            match idom.get(&b) {
+                Some(&n) if n != b => b = n,
+                _ => return a,
+            }
+        }
+    }
+    a
+}
+
+/// Whether `a` dominates `b` in the region's CFG (`false` for unreached blocks,
+/// unless they are the same block).
+fn dominates(idom: &FxHashMap<BlockId, BlockId>, a: BlockId, b: BlockId) -> bool {
+    let mut cur = b;
+    loop {
+        if cur == a {
+            return true;
+        }
+        match idom.get(&cur) {
+            Some(&next) if next != cur => cur = next,
+            _ => return false,
+        }
+    }
+}
