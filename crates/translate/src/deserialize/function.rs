@@ -528,7 +528,11 @@ impl Deserializer<'_, '_> {
                 Some(def) if def.successors.is_empty() && def.regions.is_empty() => {
                     self.generic(state, inst, def)?
                 }
-                _ => return not_supported(inst, &opcode_name(op)),
+                Some(_) => return not_supported(inst, &opcode_name(op)),
+                None => match crate::fallback::fallback_op_name(op) {
+                    Some(name) => self.fallback(state, inst, &name)?,
+                    None => return not_supported(inst, &opcode_name(op)),
+                },
             },
         }
         Ok(())
@@ -613,7 +617,12 @@ impl Deserializer<'_, '_> {
         };
         let name = format!("spirv.{prefix}.{}", ext.name);
         let Some(def) = spirvkit_ir::opdef::op_def(&name) else {
-            return not_supported(inst, &format!("OpExtInst {}", ext.name));
+            // An instruction of the set the dialect lacks: the generic fallback op.
+            let import = if prefix == "GL" { "GLSL.std.450" } else { "OpenCL.std" };
+            return match crate::fallback::fallback_ext_op_name(import, number) {
+                Some(fallback) => self.fallback(state, inst, &fallback),
+                None => not_supported(inst, &format!("OpExtInst {}", ext.name)),
+            };
         };
         let ty = self.result_type(inst)?;
         let ids = words_from(inst, 5);
@@ -623,6 +632,40 @@ impl Deserializer<'_, '_> {
         let operands = self.operands(state, ids, inst.offset)?;
         let result = if def.results.is_empty() { None } else { Some(ty) };
         self.emit(state, inst, def.name, operands, result, vec![])?;
+        Ok(())
+    }
+
+    /// An instruction the dialect has no op for, as the serializer's fallback encoding
+    /// holds it (`crate::fallback`): `spirv.<Name>` with its ids as operands and its other
+    /// operands in discardable attributes, printed in the generic form.
+    fn fallback(&mut self, state: &mut FunctionState, inst: &Inst, name: &str) -> Result<()> {
+        let grammar = inst.grammar();
+        let result =
+            if grammar.is_some_and(|g| g.has_result_type()) && !self.void_types.contains(&inst.result_type) {
+                Some(self.result_type(inst)?)
+            } else {
+                None
+            };
+        let (ids, attrs) = crate::fallback::split_operands(inst, &mut self.ir.types);
+        let operands = self.operands(state, &ids, inst.offset)?;
+        let op =
+            self.ir.create_op(name, operands, &result.into_iter().collect::<Vec<_>>(), self.line.clone());
+        let mut discardable = attrs;
+        if inst.result_id != 0 {
+            discardable.extend(self.decoration_attrs(inst.result_id)?);
+        }
+        set_attributes(self.ir, op, Vec::new(), discardable);
+        self.insert(state, op);
+        if let Some(&v) = self.ir.op(op).results.first() {
+            state.values.insert(inst.result_id, v);
+        }
+        // The termination instructions the dialect lacks end their block here too.
+        if matches!(
+            inst.opcode,
+            opcode::OpTerminateInvocation | opcode::OpIgnoreIntersectionKHR | opcode::OpTerminateRayKHR
+        ) {
+            state.current = None;
+        }
         Ok(())
     }
 

@@ -360,10 +360,18 @@ fn switch_cases_pass_phi_values_as_mlir_does() {
 
 #[test]
 fn unsupported_instructions_are_named_with_their_offset() {
-    let text = COMPUTE.replace("%15 = OpFMul %float %14 %float_2", "%15 = OpCopyObject %float %14");
-    let err = translate(&binary(&text), false).expect_err("OpCopyObject has no op");
-    assert_eq!(err.message, "not supported yet: OpCopyObject");
+    let text =
+        COMPUTE.replace("OpDecorate %gid BuiltIn", "%group = OpDecorationGroup\nOpDecorate %gid BuiltIn");
+    let err = translate(&binary(&text), false).expect_err("decoration groups are not modeled");
+    assert_eq!(err.message, "not supported yet: OpDecorationGroup");
     assert!(err.offset > 5);
+}
+
+#[test]
+fn instructions_the_dialect_lacks_become_fallback_ops() {
+    let text = COMPUTE.replace("%15 = OpFMul %float %14 %float_2", "%15 = OpCopyObject %float %14");
+    let printed = translate(&binary(&text), false).expect("deserializes");
+    assert!(printed.contains("%5 = \"spirv.CopyObject\"(%4) : (f32) -> f32"), "{printed}");
 }
 
 #[test]

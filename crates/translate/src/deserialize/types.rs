@@ -139,7 +139,11 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::CooperativeMatrix { rows, columns, element, scope, usage })
             }
             opcode::OpTypeTensorARM => self.tensor_type(inst)?,
-            op => return not_supported(inst, &opcode_name(op)),
+            // Operand-less types the dialect lacks: opaque, as the serializer writes them back.
+            op => match crate::fallback::opaque_type_name(op) {
+                Some(name) => self.ir.types.intern(TypeKind::Opaque(name)),
+                None => return not_supported(inst, &opcode_name(op)),
+            },
         };
         self.check_depth(inst, ty)?;
         self.types.insert(id, ty);
