@@ -656,7 +656,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 self.ir.op_mut(op).properties = props;
                 self.ir.append_op(self.module_block, op);
             }
-            opcode::OpExecutionMode => {
+            opcode::OpExecutionMode | opcode::OpExecutionModeId => {
                 let f = word(inst, 1)?;
                 let mode = word(inst, 2)?;
                 let Some(mode_text) = enum_case_text("ExecutionMode", mode) else {
@@ -669,13 +669,30 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     );
                 };
                 let i32t = self_i32(self.ir);
-                let values = inst
-                    .words
-                    .get(3..)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
-                    .collect();
+                // OpExecutionModeId gives ids of integer constants where OpExecutionMode
+                // has literals; the op holds the values either way.
+                let mut values = Vec::new();
+                for &w in inst.words.get(3..).unwrap_or(&[]) {
+                    let value = if inst.opcode == opcode::OpExecutionModeId {
+                        match self.module_values.get(&w) {
+                            Some(ModuleValue::Constant(Constant {
+                                value: Attribute::Integer { value, .. },
+                                ..
+                            })) => *value as i32,
+                            _ => {
+                                return not_supported(
+                                    inst,
+                                    &format!(
+                                        "OpExecutionModeId operand <id> {w} that is not an integer constant"
+                                    ),
+                                )
+                            }
+                        }
+                    } else {
+                        w as i32
+                    };
+                    values.push(Attribute::Integer { value: i128::from(value), ty: i32t });
+                }
                 let props = vec![
                     NamedAttribute::new("execution_mode", dialect("spirv.execution_mode", &mode_text)),
                     NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),

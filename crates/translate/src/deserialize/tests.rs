@@ -486,3 +486,15 @@ fn phi_arguments_are_bounded_by_the_input() {
     let err = translate(&binary(&text), false).expect_err("too many arguments");
     assert!(err.message.contains("materialized constants and phi arguments"), "{err}");
 }
+
+#[test]
+fn execution_modes_with_id_operands_hold_the_constants_values() {
+    // mlir-translate-22 refuses OpExecutionModeId ("unhandled opcode"); the serializer
+    // writes it for the modes that take ids, so the values come back from the constants.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+                OpExecutionModeId %main LocalSizeId %c8 %c1 %c1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %uint = OpTypeInt 32 0\n%c8 = OpConstant %uint 8\n%c1 = OpConstant %uint 1\n\
+                %main = OpFunction %void None %fn\n%entry = OpLabel\nOpReturn\nOpFunctionEnd\n";
+    let printed = translate(&binary_v13(text), true).expect("deserializes");
+    assert!(printed.contains("spirv.ExecutionMode @main \"LocalSizeId\", 8, 1, 1\n"), "{printed}");
+}
