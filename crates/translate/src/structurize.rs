@@ -55,6 +55,7 @@
 //! rules gives a [`StructurizeError`] naming the header.
 
 mod branch;
+mod order;
 mod rewrite;
 #[cfg(test)]
 mod tests;
@@ -138,6 +139,8 @@ struct Structurizer<'a> {
     preds: FxHashMap<BlockId, Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
+    /// The block each block made while rewriting was split from.
+    anchor: FxHashMap<BlockId, BlockId>,
     /// Blocks made while rewriting, to be placed before a function-level block.
     inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
     /// The construct a function-level block belongs to (`None`: the function itself).
@@ -146,6 +149,11 @@ struct Structurizer<'a> {
     uses: FxHashMap<Value, Vec<OpId>>,
     /// The merge blocks of all constructs, as given.
     merge_blocks: FxHashSet<BlockId>,
+    /// Whether each construct's header is split (a selection header holding more than
+    /// its branch, or a merge block too, or the entry block, or with arguments).
+    header_splits: Vec<bool>,
+    /// For each construct, the positions of its region's blocks in MLIR's order.
+    mlir_positions: Vec<FxHashMap<order::Node, usize>>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
     /// Loop headers moved into their region -> the merge block now entered instead.
@@ -221,11 +229,14 @@ impl<'a> Structurizer<'a> {
             owner: FxHashMap::default(),
             uses,
             merge_blocks,
+            header_splits: Vec::new(),
+            mlir_positions: Vec::new(),
             dead: FxHashSet::default(),
             members: Vec::new(),
             preds,
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
+            anchor: FxHashMap::default(),
             forward: FxHashMap::default(),
             bool_type,
         })
@@ -260,6 +271,24 @@ impl<'a> Structurizer<'a> {
             }
         }
         self.set_aside_dead_blocks();
+        let entry = self.top.first().copied();
+        let shapes: Vec<order::HeaderShape> = self
+            .constructs
+            .iter()
+            .map(|c| {
+                let block = self.ir.block(c.header);
+                let keeps_alone = block.ops.len() == 1
+                    && block.arguments.is_empty()
+                    && entry != Some(c.header)
+                    && !self.merge_blocks.contains(&c.header);
+                order::HeaderShape {
+                    mlir_splits: order::mlir_splits(self.ir, c, &self.merge_blocks),
+                    splits: c.kind == Kind::Selection && !keeps_alone,
+                }
+            })
+            .collect();
+        self.header_splits = shapes.iter().map(|s| s.splits).collect();
+        self.mlir_positions = order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes);
         self.members = vec![Vec::new(); self.constructs.len() + 1];
         for &b in &self.top {
             if let Some(&owner) = self.owner.get(&b) {
