@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET is read, assemble, dis_roundtrip, mlir_text or hlsl_front (see fuzz/fuzz_targets/). The corpus
+# TARGET is read, assemble, dis_roundtrip, mlir_text, hlsl_front or deserialize (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
 # few dozen of them; for hlsl_front, the .hlsl/.hlsli files of the DXC SPIR-V tests
-# (../shared/corpus/dxc-codegen-spirv, or $SPIRVKIT_HLSL_CORPUS). Crashes land in
+# (../shared/corpus/dxc-codegen-spirv, or $SPIRVKIT_HLSL_CORPUS); for deserialize, a few
+# small modules assembled by spirv-as from the texts below. Crashes land in
 # fuzz/artifacts/TARGET/.
 #
 # Needs cargo-fuzz (installed here if missing) and a nightly compiler: the nightly
@@ -15,7 +16,7 @@
 # forbid unsafe code, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | hlsl_front)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | hlsl_front | deserialize)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,7 +24,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text | hlsl_front) ;;
+    read | dis_roundtrip | assemble | mlir_text | hlsl_front | deserialize) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -47,7 +48,177 @@ fi
 
 mkdir -p "$seeds"
 hlsl_corpus="${SPIRVKIT_HLSL_CORPUS:-$root/../shared/corpus/dxc-codegen-spirv}"
-if [ "$target" = hlsl_front ]; then
+# Seeds for the deserializer: small modules of our own covering types, constants,
+# decorations, structured selections, loops, switches, phis, calls and ext insts.
+seed_deserialize() {
+    local name
+    local text
+    local -A seeds
+    seeds[compute_loop]='OpCapability Shader
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid
+OpExecutionMode %main LocalSize 8 1 1
+OpName %main "main"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %Buf BufferBlock
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %rta ArrayStride 4
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%bool = OpTypeBool
+%v3uint = OpTypeVector %uint 3
+%pin = OpTypePointer Input %v3uint
+%gid = OpVariable %pin Input
+%rta = OpTypeRuntimeArray %float
+%Buf = OpTypeStruct %rta
+%pbuf = OpTypePointer Uniform %Buf
+%buf = OpVariable %pbuf Uniform
+%pf = OpTypePointer Uniform %float
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u4 = OpConstant %uint 4
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%id3 = OpLoad %v3uint %gid
+%id = OpCompositeExtract %uint %id3 0
+OpBranch %header
+%header = OpLabel
+%i = OpPhi %uint %u0 %entry %next %continue
+%cond = OpULessThan %bool %i %u4
+OpLoopMerge %exit %continue None
+OpBranchConditional %cond %body %exit
+%body = OpLabel
+%p = OpAccessChain %pf %buf %u0 %id
+%v = OpLoad %float %p
+%s = OpExtInst %float %glsl Sqrt %v
+%odd = OpBitwiseAnd %uint %i %u1
+%isodd = OpIEqual %bool %odd %u1
+OpSelectionMerge %join None
+OpBranchConditional %isodd %then %join
+%then = OpLabel
+OpStore %p %s
+OpBranch %join
+%join = OpLabel
+OpBranch %continue
+%continue = OpLabel
+%next = OpIAdd %uint %i %u1
+OpBranch %header
+%exit = OpLabel
+OpReturn
+OpFunctionEnd
+'
+    seeds[fragment_sampling]='OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %uv %color
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %uv Location 0
+OpDecorate %color Location 0
+OpDecorate %tex DescriptorSet 0
+OpDecorate %tex Binding 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v2 = OpTypeVector %float 2
+%v4 = OpTypeVector %float 4
+%img = OpTypeImage %float 2D 0 0 0 1 Unknown
+%simg = OpTypeSampledImage %img
+%ptex = OpTypePointer UniformConstant %simg
+%tex = OpVariable %ptex UniformConstant
+%pin = OpTypePointer Input %v2
+%uv = OpVariable %pin Input
+%pout = OpTypePointer Output %v4
+%color = OpVariable %pout Output
+%half = OpConstant %float 0.5
+%halves = OpConstantComposite %v4 %half %half %half %half
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%t = OpLoad %simg %tex
+%c = OpLoad %v2 %uv
+%s = OpImageSampleImplicitLod %v4 %t %c
+%m = OpFMul %v4 %s %halves
+OpStore %color %m
+OpReturn
+OpFunctionEnd
+'
+    seeds[switch_call_spec]='OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main "main" %out
+OpDecorate %out Location 0
+OpDecorate %spec SpecId 3
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%int = OpTypeInt 32 1
+%fii = OpTypeFunction %int %int
+%pout = OpTypePointer Output %int
+%out = OpVariable %pout Output
+%pfn = OpTypePointer Function %int
+%i0 = OpConstant %int 0
+%i1 = OpConstant %int 1
+%i7 = OpConstant %int 7
+%spec = OpSpecConstant %int 2
+%arr = OpTypeArray %int %i7
+%null = OpConstantNull %arr
+%pick = OpFunction %int None %fii
+%x = OpFunctionParameter %int
+%pe = OpLabel
+%var = OpVariable %pfn Function %i0
+OpSelectionMerge %sm None
+OpSwitch %x %default 1 %one 2 %two
+%one = OpLabel
+OpStore %var %i1
+OpBranch %sm
+%two = OpLabel
+OpStore %var %spec
+OpBranch %sm
+%default = OpLabel
+OpBranch %sm
+%sm = OpLabel
+%r = OpLoad %int %var
+OpReturnValue %r
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpFunctionCall %int %pick %i7
+%w = OpCompositeExtract %int %null 3
+%sum = OpIAdd %int %v %w
+OpStore %out %sum
+OpReturn
+OpFunctionEnd
+'
+    seeds[empty_kernel]='OpCapability Addresses
+OpCapability Kernel
+OpCapability Int64
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %k "k"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%k = OpFunction %void None %fn
+%l = OpLabel
+OpReturn
+OpFunctionEnd
+'
+    if ! command -v spirv-as >/dev/null 2>&1; then
+        echo "fuzz.sh: spirv-as not found; no deserialize seeds" >&2
+        return
+    fi
+    local tmp
+    tmp="$(mktemp)"
+    for name in "${!seeds[@]}"; do
+        printf '%s' "${seeds[$name]}" >"$tmp"
+        spirv-as --target-env spv1.0 "$tmp" -o "$seeds_dir/$name.spv" ||
+            echo "fuzz.sh: spirv-as rejected seed $name" >&2
+    done
+    rm -f "$tmp"
+}
+
+if [ "$target" = deserialize ]; then
+    seeds_dir="$seeds" seed_deserialize
+elif [ "$target" = hlsl_front ]; then
     if [ -d "$hlsl_corpus" ]; then
         find "$hlsl_corpus" \( -name '*.hlsl' -o -name '*.hlsli' \) | while IFS= read -r file; do
             name="${file#"$hlsl_corpus"/}"

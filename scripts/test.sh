@@ -23,6 +23,11 @@ step cargo xtask gen-grammar --check
 step cargo build --release -p spirvkit-cli
 step cargo xtask conformance
 step cargo xtask mlir-conformance
+if [ -d ../shared/corpus/spv ]; then
+    step cargo xtask spv-roundtrip
+else
+    echo "==> spv-roundtrip skipped: no corpus at ../shared/corpus/spv"
+fi
 if [ -d ../shared/corpus/dxc-codegen-spirv ]; then
     step cargo xtask hlsl-conformance
 else

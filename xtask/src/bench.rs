@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl]`: throughput report.
+//! `cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl|translate]`: throughput report.
 //!
 //! Measures reading, writing, disassembling and assembling, both in-process
 //! (through `spirvkit-binary`) and as whole processes (`target/release/spirvkit`
@@ -28,6 +28,7 @@ use spirvkit_binary::{AsmOptions, DisOptions};
 
 mod hlsl;
 mod opt;
+mod translate;
 
 /// Number of functions in the generated shader; about 1.1 KB of SPIR-V each.
 const LARGE_FUNCTIONS: usize = 5000;
@@ -76,9 +77,9 @@ pub fn run(args: &[String]) -> Result<()> {
             "--quick" => quick = true,
             "--only" => {
                 i += 1;
-                let section = args.get(i).context("--only needs large, corpus, opt or hlsl")?;
-                if !["large", "corpus", "opt", "hlsl"].contains(&section.as_str()) {
-                    bail!("bench: --only takes large, corpus, opt or hlsl, not `{section}`");
+                let section = args.get(i).context("--only needs large, corpus, opt, hlsl or translate")?;
+                if !["large", "corpus", "opt", "hlsl", "translate"].contains(&section.as_str()) {
+                    bail!("bench: --only takes large, corpus, opt, hlsl or translate, not `{section}`");
                 }
                 only = Some(section.clone());
             }
@@ -87,7 +88,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 corpus = Some(PathBuf::from(args.get(i).context("--corpus needs a directory")?));
             }
             other => {
-                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl])")
+                bail!("bench: unknown option `{other}` (usage: cargo xtask bench [--corpus DIR] [--quick] [--only large|corpus|opt|hlsl|translate])")
             }
         }
         i += 1;
@@ -159,6 +160,13 @@ pub fn run(args: &[String]) -> Result<()> {
         let hlsl_corpus = root.join("../shared/corpus/dxc-codegen-spirv");
         if let Err(e) = hlsl::bench(&bench_dir, &hlsl_corpus, &settings, &mut report) {
             report.line(format!("## hlsl: front end (preprocess, parse, sema)\n\nskipped: {e:#}\n"));
+            report.flush();
+        }
+    }
+
+    if wanted("translate") {
+        if let Err(e) = translate::bench(&bench_dir, &corpus, &spirvkit, &settings, &mut report) {
+            report.line(format!("## translate: deserialize and serialize\n\nskipped: {e:#}\n"));
             report.flush();
         }
     }

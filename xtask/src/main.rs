@@ -12,6 +12,9 @@
 //!   `spirvkit translate` against the floor in conformance/mlir-floor.txt.
 //! - `hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]`: `hlsl2spirv -fsyntax-only`
 //!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt.
+//! - `spv-roundtrip [--corpus DIR] [--update-floor] [--filter S] [--jobs N] [--oracle]`: binary ->
+//!   IR -> binary over the .spv corpus (spirv-val, semantic equivalence, mlir-opt-22 on the IR)
+//!   against the floor in conformance/spv-roundtrip-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 
@@ -23,6 +26,7 @@ mod gen_grammar;
 mod hlsl_conformance;
 mod mlir_conformance;
 mod mlir_print_compare;
+mod spv_roundtrip;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -41,7 +45,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|bench> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -51,6 +55,7 @@ fn main() -> Result<()> {
         "mlir-conformance" => mlir_conformance::run(rest),
         "hlsl-conformance" => hlsl_conformance::run(rest),
         "mlir-print-compare" => mlir_print_compare::run(rest),
+        "spv-roundtrip" => spv_roundtrip::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }

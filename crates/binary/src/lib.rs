@@ -5,6 +5,7 @@
 
 pub mod asm;
 pub mod dis;
+pub mod equiv;
 mod idmap;
 pub mod module;
 pub mod numfmt;

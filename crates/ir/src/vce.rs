@@ -100,6 +100,14 @@ fn type_needs(ir: &Ir, ty: Type, storage: Option<&str>, out: &mut TypeNeeds, dep
     }
 }
 
+/// What a value of type `ty` requires, as MLIR's type availability defines it:
+/// `(extension groups, capability groups)`, each group satisfied by any member.
+pub fn type_requirements(ir: &Ir, ty: Type) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let mut needs = TypeNeeds::default();
+    type_needs(ir, ty, None, &mut needs, 0);
+    (needs.extensions, needs.capabilities)
+}
+
 fn scalar_needs(width: u32, float: bool, bf16: bool, storage: Option<&str>, out: &mut TypeNeeds) {
     if bf16 {
         out.ext("SPV_KHR_bfloat16");

@@ -1,5 +1,33 @@
-//! SPIR-V words -> a `spirv.module` op.
+//! SPIR-V words -> a `spirv.module` op, producing what `mlir-translate --deserialize-spirv`
+//! prints.
+//!
+//! The binary is read (and its word structure validated) by `spirvkit_binary::read`; this
+//! module then walks the instructions once, in order:
+//!
+//! - module-level instructions (capabilities, extensions, memory model, names,
+//!   decorations) are collected; types are interned as they are defined
+//!   ([`types`]); constants, undefs, global variables and spec constants are recorded
+//!   and materialized at each use, in the using block, as MLIR does (`spirv.Constant`,
+//!   `spirv.Undef`, `spirv.mlir.addressof`, `spirv.mlir.referenceof`);
+//! - functions become `spirv.func` with a plain CFG ([`function`]): blocks in the order
+//!   they are first referenced (as MLIR creates them), OpPhi as block arguments whose
+//!   incoming values are appended to the predecessors' branches once the function is
+//!   complete, and merge instructions recorded per header for [`crate::structurize`];
+//! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
+//!
+//! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`);
+//! only the ops with special encodings are hand-written.
 
+mod function;
+mod types;
+
+use spirvkit_binary::module::{Inst, Module};
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_grammar::{opcode, OperandKind};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{BlockId, Location};
+use spirvkit_ir::opdef::{EnumAttrDef, ENUM_ATTRS};
+use spirvkit_ir::types::{Signedness, Type};
 use spirvkit_ir::{Ir, OpId};
 
 #[derive(Clone, Debug)]
@@ -26,13 +54,699 @@ pub struct DeserializeError {
     pub message: String,
 }
 
+type Result<T> = std::result::Result<T, DeserializeError>;
+
+fn error<T>(offset: usize, message: impl Into<String>) -> Result<T> {
+    Err(DeserializeError { offset, message: message.into() })
+}
+
+/// The name of an opcode for messages.
+fn opcode_name(op: u16) -> String {
+    spirvkit_grammar::instruction(op).map_or_else(|| format!("opcode {op}"), |i| i.name.to_string())
+}
+
+fn not_supported<T>(inst: &Inst, what: &str) -> Result<T> {
+    error(inst.offset, format!("not supported yet: {what}"))
+}
+
 /// Deserializes a SPIR-V binary (bytes in either byte order) into a new top-level
 /// `spirv.module` op of `ir`.
 pub fn deserialize(
     bytes: &[u8],
     ir: &mut Ir,
     options: &DeserializeOptions,
-) -> Result<OpId, DeserializeError> {
-    let _ = (bytes, ir, options);
-    Err(DeserializeError { offset: 0, message: "not supported yet: deserialization".to_string() })
+) -> std::result::Result<OpId, DeserializeError> {
+    let module = spirvkit_binary::read::read(bytes)
+        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })?;
+    Deserializer::new(&module, ir, options).run()
 }
+
+/// One OpDecorate/OpMemberDecorate: the decoration and its literal words.
+#[derive(Clone, Debug)]
+struct Decoration {
+    offset: usize,
+    kind: u32,
+    /// The parameter words (ids, literals or enumerants, as the decoration defines).
+    params: Vec<u32>,
+}
+
+/// A constant's value as MLIR keeps it: the attribute of `spirv.Constant` and its type.
+#[derive(Clone, Debug)]
+struct Constant {
+    value: Attribute,
+    ty: Type,
+    /// OpConstantCompositeReplicateEXT (`spirv.EXT.ConstantCompositeReplicate`): `value` is
+    /// `[constituent]`.
+    replicate: bool,
+}
+
+/// A module-level id that uses materialize.
+#[derive(Clone, Debug)]
+enum ModuleValue {
+    Constant(Constant),
+    /// OpUndef at module level: a `spirv.Undef` of this type at each use.
+    Undef(Type),
+    /// A global variable: `spirv.mlir.addressof @symbol`.
+    Global {
+        symbol: String,
+        ty: Type,
+    },
+    /// A spec constant (scalar or composite): `spirv.mlir.referenceof @symbol`.
+    SpecConstant {
+        symbol: String,
+        ty: Type,
+    },
+    /// OpSpecConstantOp: a `spirv.SpecConstantOperation` at each use, its operands
+    /// materialized before it.
+    SpecOperation {
+        offset: usize,
+        ty: Type,
+        opcode: u16,
+        operands: Vec<u32>,
+    },
+}
+
+struct Deserializer<'m, 'i> {
+    module: &'m Module,
+    ir: &'i mut Ir,
+    options: &'i DeserializeOptions,
+    module_op: OpId,
+    module_block: BlockId,
+    capabilities: Vec<String>,
+    extensions: Vec<String>,
+    memory_model: Option<(u32, u32)>,
+    /// OpExtInstImport ids to the dialect prefix of their ops (`GL`, `CL`).
+    ext_imports: FxHashMap<u32, Option<&'static str>>,
+    names: FxHashMap<u32, String>,
+    strings: FxHashMap<u32, String>,
+    decorations: FxHashMap<u32, Vec<Decoration>>,
+    member_decorations: FxHashMap<u32, Vec<(u32, Decoration)>>,
+    types: FxHashMap<u32, Type>,
+    void_types: FxHashSet<u32>,
+    /// OpTypeFunction: parameter types and the return type (`None` for void).
+    function_types: FxHashMap<u32, (Vec<Type>, Option<Type>)>,
+    /// OpTypeForwardPointer ids and their storage class.
+    forward_pointers: FxHashMap<u32, u32>,
+    /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
+    pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// How deeply each type nests (printers and verifiers recurse on types).
+    type_depths: FxHashMap<Type, u32>,
+    module_values: FxHashMap<u32, ModuleValue>,
+    /// Symbol names of every function (known before any body is read, for calls).
+    function_symbols: FxHashMap<u32, String>,
+    used_symbols: FxHashSet<String>,
+    /// OpEntryPoint/OpExecutionMode, emitted after everything else.
+    deferred: Vec<usize>,
+    /// The location of the last OpLine (with `debug_locations`), until OpNoLine or the
+    /// end of the block.
+    line: Location,
+}
+
+impl<'m, 'i> Deserializer<'m, 'i> {
+    fn new(module: &'m Module, ir: &'i mut Ir, options: &'i DeserializeOptions) -> Self {
+        let module_op = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+        let region = ir.add_region(module_op);
+        let module_block = ir.create_block();
+        ir.append_block(region, module_block);
+        Deserializer {
+            module,
+            ir,
+            options,
+            module_op,
+            module_block,
+            capabilities: Vec::new(),
+            extensions: Vec::new(),
+            memory_model: None,
+            ext_imports: FxHashMap::default(),
+            names: FxHashMap::default(),
+            strings: FxHashMap::default(),
+            decorations: FxHashMap::default(),
+            member_decorations: FxHashMap::default(),
+            types: FxHashMap::default(),
+            void_types: FxHashSet::default(),
+            function_types: FxHashMap::default(),
+            forward_pointers: FxHashMap::default(),
+            pointer_defs: FxHashMap::default(),
+            type_depths: FxHashMap::default(),
+            module_values: FxHashMap::default(),
+            function_symbols: FxHashMap::default(),
+            used_symbols: FxHashSet::default(),
+            deferred: Vec::new(),
+            line: Location::Unknown,
+        }
+    }
+
+    fn run(mut self) -> Result<OpId> {
+        self.collect_function_symbols()?;
+        let count = self.module.instruction_count();
+        let mut index = 0;
+        while index < count {
+            let Some(inst) = self.module.instruction(index) else { break };
+            if inst.opcode == opcode::OpFunction {
+                index = self.function(index)?;
+                continue;
+            }
+            self.module_instruction(&inst, index)?;
+            index += 1;
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        for index in deferred {
+            if let Some(inst) = self.module.instruction(index) {
+                self.entry_point_or_mode(&inst)?;
+            }
+        }
+        self.finish_module()?;
+        Ok(self.module_op)
+    }
+
+    /// Names every function before any body is read: the entry point's name when it is
+    /// one (that name is the one that matters), else OpName, else MLIR's `spirv_fn_<id>`.
+    fn collect_function_symbols(&mut self) -> Result<()> {
+        let mut entry_names: FxHashMap<u32, String> = FxHashMap::default();
+        let mut function_ids = Vec::new();
+        for inst in self.module.instructions() {
+            match inst.opcode {
+                opcode::OpName => {
+                    if let (Some(&target), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
+                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        // A repeated OpName keeps the first.
+                        self.names.entry(target).or_insert(text);
+                    }
+                }
+                opcode::OpEntryPoint => {
+                    if let (Some(&f), Some(name)) = (inst.words.get(2), inst.operands.get(2)) {
+                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        // `spirv.EntryPoint` names the function: one name per function.
+                        match entry_names.get(&f) {
+                            Some(existing) if *existing != text => {
+                                return error(
+                                    inst.offset,
+                                    format!(
+                                        "not supported yet: function <id> {f} is an entry point as both '{existing}' and '{text}'"
+                                    ),
+                                )
+                            }
+                            Some(_) => {}
+                            None => {
+                                entry_names.insert(f, text);
+                            }
+                        }
+                    }
+                }
+                opcode::OpFunction => function_ids.push(inst.result_id),
+                opcode::OpTypePointer => {
+                    if let (Some(&class), Some(&pointee)) = (inst.words.get(2), inst.words.get(3)) {
+                        self.pointer_defs.insert(inst.result_id, (class, pointee));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Entry points first: their names must survive as they are.
+        for &id in &function_ids {
+            if let Some(name) = entry_names.get(&id) {
+                if name.is_empty() {
+                    return error(
+                        0,
+                        format!("not supported yet: entry point function <id> {id} with an empty name"),
+                    );
+                }
+                if !self.used_symbols.insert(name.clone()) {
+                    return error(0, format!("not supported yet: two entry point functions named '{name}'"));
+                }
+                self.function_symbols.insert(id, name.clone());
+            }
+        }
+        for id in function_ids {
+            if entry_names.contains_key(&id) {
+                continue;
+            }
+            let preferred = self
+                .names
+                .get(&id)
+                .filter(|n| !n.is_empty())
+                .cloned()
+                .unwrap_or_else(|| format!("spirv_fn_{id}"));
+            let symbol = self.unique_symbol(preferred, id);
+            self.function_symbols.insert(id, symbol);
+        }
+        Ok(())
+    }
+
+    /// `name`, or `name_<id>` when a symbol of that name exists already.
+    fn unique_symbol(&mut self, name: String, id: u32) -> String {
+        let symbol = if self.used_symbols.contains(&name) { format!("{name}_{id}") } else { name };
+        self.used_symbols.insert(symbol.clone());
+        symbol
+    }
+
+    /// The symbol of a global or spec constant: its OpName, else `<prefix><id>`.
+    fn symbol_for(&mut self, id: u32, prefix: &str) -> String {
+        let preferred =
+            self.names.get(&id).filter(|n| !n.is_empty()).cloned().unwrap_or_else(|| format!("{prefix}{id}"));
+        self.unique_symbol(preferred, id)
+    }
+
+    fn module_instruction(&mut self, inst: &Inst, index: usize) -> Result<()> {
+        match inst.opcode {
+            opcode::OpCapability => {
+                let value = word(inst, 1)?;
+                let name = enum_case_text("Capability", value)
+                    .or_else(|| OperandKind::Capability.info().enumerant(value).map(|e| e.name.to_string()))
+                    .ok_or_else(|| DeserializeError {
+                        offset: inst.offset,
+                        message: format!("unknown capability: {value}"),
+                    })?;
+                if !self.capabilities.contains(&name) {
+                    self.capabilities.push(name);
+                }
+            }
+            opcode::OpExtension => {
+                let name = string_operand(inst, 0);
+                if !self.extensions.contains(&name) {
+                    self.extensions.push(name);
+                }
+            }
+            opcode::OpExtInstImport => {
+                let name = string_operand(inst, 1);
+                let prefix = match name.as_str() {
+                    "GLSL.std.450" => Some("GL"),
+                    "OpenCL.std" => Some("CL"),
+                    _ => None,
+                };
+                self.ext_imports.insert(inst.result_id, prefix);
+            }
+            opcode::OpMemoryModel => self.memory_model = Some((word(inst, 1)?, word(inst, 2)?)),
+            opcode::OpEntryPoint | opcode::OpExecutionMode | opcode::OpExecutionModeId => {
+                self.deferred.push(index)
+            }
+            opcode::OpString => {
+                let text = string_operand(inst, 1);
+                self.strings.insert(inst.result_id, text);
+            }
+            // Names were collected up front; the rest of the debug section has no IR form.
+            opcode::OpName
+            | opcode::OpMemberName
+            | opcode::OpSource
+            | opcode::OpSourceContinued
+            | opcode::OpSourceExtension
+            | opcode::OpModuleProcessed
+            | opcode::OpNop => {}
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
+            opcode::OpDecorate | opcode::OpDecorateId | opcode::OpDecorateString => {
+                let target = word(inst, 1)?;
+                let kind = word(inst, 2)?;
+                let params = inst.words.get(3..).unwrap_or(&[]).to_vec();
+                self.decorations.entry(target).or_default().push(Decoration {
+                    offset: inst.offset,
+                    kind,
+                    params,
+                });
+            }
+            opcode::OpMemberDecorate | opcode::OpMemberDecorateString => {
+                let target = word(inst, 1)?;
+                let member = word(inst, 2)?;
+                let kind = word(inst, 3)?;
+                let params = inst.words.get(4..).unwrap_or(&[]).to_vec();
+                self.member_decorations
+                    .entry(target)
+                    .or_default()
+                    .push((member, Decoration { offset: inst.offset, kind, params }));
+            }
+            opcode::OpVariable => self.global_variable(inst)?,
+            opcode::OpUndef => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                self.module_values.insert(inst.result_id, ModuleValue::Undef(ty));
+            }
+            opcode::OpConstant
+            | opcode::OpConstantTrue
+            | opcode::OpConstantFalse
+            | opcode::OpConstantComposite
+            | opcode::OpConstantCompositeReplicateEXT
+            | opcode::OpConstantNull => {
+                let constant = self.constant(inst)?;
+                self.module_values.insert(inst.result_id, ModuleValue::Constant(constant));
+            }
+            opcode::OpSpecConstant
+            | opcode::OpSpecConstantTrue
+            | opcode::OpSpecConstantFalse
+            | opcode::OpSpecConstantComposite
+            | opcode::OpSpecConstantCompositeReplicateEXT => self.spec_constant(inst)?,
+            opcode::OpSpecConstantOp => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let inner = word(inst, 3)?;
+                let Ok(inner) = u16::try_from(inner) else {
+                    return error(inst.offset, format!("OpSpecConstantOp: invalid opcode {inner}"));
+                };
+                let operands = inst.words.get(4..).unwrap_or(&[]).to_vec();
+                let value = ModuleValue::SpecOperation { offset: inst.offset, ty, opcode: inner, operands };
+                self.module_values.insert(inst.result_id, value);
+            }
+            op if self.is_type_instruction(op) => self.type_instruction(inst)?,
+            op => return not_supported(inst, &opcode_name(op)),
+        }
+        Ok(())
+    }
+
+    /// OpLine/OpNoLine: the location of the ops that follow.
+    fn debug_line(&mut self, inst: &Inst) -> Result<()> {
+        if inst.opcode == opcode::OpNoLine || !self.options.debug_locations {
+            self.line = Location::Unknown;
+            return Ok(());
+        }
+        let file = word(inst, 1)?;
+        let Some(name) = self.strings.get(&file) else {
+            return error(inst.offset, format!("OpLine refers to <id> {file}, which is not an OpString"));
+        };
+        self.line = Location::FileLineCol {
+            file: name.as_str().into(),
+            line: word(inst, 2)?,
+            column: word(inst, 3)?,
+        };
+        Ok(())
+    }
+
+    /// The type with id `id`, for an instruction that needs it.
+    fn type_of(&self, inst: &Inst, id: u32) -> Result<Type> {
+        match self.types.get(&id) {
+            Some(&ty) => Ok(ty),
+            None if self.void_types.contains(&id) => {
+                error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)))
+            }
+            None => {
+                error(inst.offset, format!("{} refers to undefined type <id> {id}", opcode_name(inst.opcode)))
+            }
+        }
+    }
+
+    /// `spirv.GlobalVariable`.
+    fn global_variable(&mut self, inst: &Inst) -> Result<()> {
+        let ty = self.type_of(inst, inst.result_type)?;
+        let symbol = self.symbol_for(inst.result_id, "spirv_var_");
+        let mut props = vec![
+            NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
+            NamedAttribute::new("type", Attribute::Type(ty)),
+        ];
+        if let Some(&init) = inst.words.get(4) {
+            let init_symbol = match self.module_values.get(&init) {
+                Some(ModuleValue::Global { symbol, .. } | ModuleValue::SpecConstant { symbol, .. }) => {
+                    symbol.clone()
+                }
+                _ => {
+                    return not_supported(
+                        inst,
+                        "OpVariable initializer that is not a global or spec constant",
+                    )
+                }
+            };
+            props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init_symbol])));
+        }
+        let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], self.line.clone());
+        let decorations = self.decoration_attrs(inst.result_id)?;
+        set_attributes(self.ir, op, props, decorations);
+        self.ir.append_op(self.module_block, op);
+        self.module_values.insert(inst.result_id, ModuleValue::Global { symbol, ty });
+        Ok(())
+    }
+
+    /// The attributes MLIR makes of the decorations of a value (`location = 0 : i32`,
+    /// `relaxed_precision`, `built_in = "Position"`, ...), by decoration name in snake case.
+    fn decoration_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
+        let i32t = self_i32(self.ir);
+        let mut attrs = Vec::new();
+        for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(attr) = self.decoration_attr(d, i32t)? {
+                attrs.retain(|a: &NamedAttribute| a.name != attr.name);
+                attrs.push(attr);
+            }
+        }
+        Ok(attrs)
+    }
+
+    fn decoration_attr(&self, d: &Decoration, i32t: Type) -> Result<Option<NamedAttribute>> {
+        let info = OperandKind::Decoration.info();
+        let Some(enumerant) = info.enumerant(d.kind) else {
+            return error(d.offset, format!("unknown decoration {}", d.kind));
+        };
+        let name = decoration_attr_name(enumerant.name);
+        // Decorations that shape types or are handled with their instruction.
+        if matches!(
+            enumerant.name,
+            "SpecId" | "ArrayStride" | "Offset" | "MatrixStride" | "Block" | "BufferBlock"
+        ) {
+            return Ok(None);
+        }
+        let value = match (enumerant.name, d.params.as_slice()) {
+            (_, []) => Attribute::Unit,
+            ("BuiltIn", [b]) => match OperandKind::BuiltIn.info().enumerant(*b) {
+                Some(e) => {
+                    Attribute::String(enum_case_text("BuiltIn", *b).unwrap_or_else(|| e.name.to_string()))
+                }
+                None => return error(d.offset, format!("unknown BuiltIn {b}")),
+            },
+            ("FPFastMathMode", [mask]) => enum_attr_of("FPFastMathMode", *mask).ok_or_else(|| {
+                DeserializeError { offset: d.offset, message: format!("invalid FPFastMathMode {mask}") }
+            })?,
+            ("FPRoundingMode", [mode]) => enum_attr_of("FPRoundingMode", *mode).ok_or_else(|| {
+                DeserializeError { offset: d.offset, message: format!("invalid FPRoundingMode {mode}") }
+            })?,
+            ("LinkageAttributes", words) => {
+                let (Some((&linkage_type, name_words)), true) = (words.split_last(), words.len() >= 2) else {
+                    return error(d.offset, "LinkageAttributes decoration without a name and type");
+                };
+                let linkage_name =
+                    String::from_utf8_lossy(&spirvkit_binary::module::string_bytes(name_words)).into_owned();
+                let Some(linkage) = enum_case_text("LinkageType", linkage_type) else {
+                    return error(d.offset, format!("invalid linkage type {linkage_type}"));
+                };
+                Attribute::Dialect {
+                    name: "spirv.linkage_attributes".to_string(),
+                    body: Some(format!(
+                        "linkage_name = {}, linkage_type = <{linkage}>",
+                        quoted(&linkage_name)
+                    )),
+                }
+            }
+            (other, [v])
+                if enumerant.parameters.len() == 1
+                    && enumerant.parameters[0].kind == OperandKind::LiteralInteger =>
+            {
+                let _ = other;
+                Attribute::Integer { value: i128::from(*v as i32), ty: i32t }
+            }
+            (other, _) => return error(d.offset, format!("not supported yet: decoration {other}")),
+        };
+        Ok(Some(NamedAttribute::new(name, value)))
+    }
+
+    fn entry_point_or_mode(&mut self, inst: &Inst) -> Result<()> {
+        match inst.opcode {
+            opcode::OpEntryPoint => {
+                let model = word(inst, 1)?;
+                let f = word(inst, 2)?;
+                let Some(model_text) = enum_case_text("ExecutionModel", model) else {
+                    return not_supported(inst, &format!("execution model {model}"));
+                };
+                let Some(symbol) = self.function_symbols.get(&f).cloned() else {
+                    return error(
+                        inst.offset,
+                        format!("OpEntryPoint refers to <id> {f}, which is not a function"),
+                    );
+                };
+                let mut interface = Vec::new();
+                for operand in inst.operands.iter().skip(3) {
+                    let id = inst.words.get(operand.offset as usize).copied().unwrap_or(0);
+                    match self.module_values.get(&id) {
+                        Some(ModuleValue::Global { symbol, .. }) => {
+                            interface.push(Attribute::SymbolRef(vec![symbol.clone()]))
+                        }
+                        _ => {
+                            return error(
+                                inst.offset,
+                                format!("OpEntryPoint interface <id> {id} is not a global variable"),
+                            )
+                        }
+                    }
+                }
+                let props = vec![
+                    NamedAttribute::new("execution_model", dialect("spirv.execution_model", &model_text)),
+                    NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),
+                    NamedAttribute::new("interface", Attribute::Array(interface)),
+                ];
+                let op = self.ir.create_op("spirv.EntryPoint", vec![], &[], Location::Unknown);
+                self.ir.op_mut(op).properties = props;
+                self.ir.append_op(self.module_block, op);
+            }
+            opcode::OpExecutionMode => {
+                let f = word(inst, 1)?;
+                let mode = word(inst, 2)?;
+                let Some(mode_text) = enum_case_text("ExecutionMode", mode) else {
+                    return not_supported(inst, &format!("execution mode {mode}"));
+                };
+                let Some(symbol) = self.function_symbols.get(&f).cloned() else {
+                    return error(
+                        inst.offset,
+                        format!("OpExecutionMode refers to <id> {f}, which is not a function"),
+                    );
+                };
+                let i32t = self_i32(self.ir);
+                let values = inst
+                    .words
+                    .get(3..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                    .collect();
+                let props = vec![
+                    NamedAttribute::new("execution_mode", dialect("spirv.execution_mode", &mode_text)),
+                    NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),
+                    NamedAttribute::new("values", Attribute::Array(values)),
+                ];
+                let op = self.ir.create_op("spirv.ExecutionMode", vec![], &[], Location::Unknown);
+                self.ir.op_mut(op).properties = props;
+                self.ir.append_op(self.module_block, op);
+            }
+            _ => return not_supported(inst, &opcode_name(inst.opcode)),
+        }
+        Ok(())
+    }
+
+    /// The module's addressing/memory model and `#spirv.vce<...>`.
+    fn finish_module(&mut self) -> Result<()> {
+        let Some((addressing, memory)) = self.memory_model else {
+            return error(0, "module has no OpMemoryModel");
+        };
+        let (Some(addressing), Some(memory)) =
+            (enum_case_text("AddressingModel", addressing), enum_case_text("MemoryModel", memory))
+        else {
+            return error(0, "not supported yet: addressing or memory model");
+        };
+        let version = self.module.header.version;
+        let (major, minor) = ((version >> 16) & 0xff, (version >> 8) & 0xff);
+        if major != 1 || minor > 6 {
+            return error(0, format!("not supported yet: SPIR-V version {major}.{minor}"));
+        }
+        let vce =
+            format!("v{major}.{minor}, [{}], [{}]", self.capabilities.join(", "), self.extensions.join(", "));
+        let props = vec![
+            NamedAttribute::new("addressing_model", dialect("spirv.addressing_model", &addressing)),
+            NamedAttribute::new("memory_model", dialect("spirv.memory_model", &memory)),
+            NamedAttribute::new("vce_triple", dialect("spirv.vce", &vce)),
+        ];
+        self.ir.op_mut(self.module_op).properties = props;
+        Ok(())
+    }
+}
+
+// ---- small helpers -------------------------------------------------------------------
+
+/// Word `index` of an instruction (0 is the opcode word).
+fn word(inst: &Inst, index: usize) -> Result<u32> {
+    inst.words.get(index).copied().ok_or_else(|| DeserializeError {
+        offset: inst.offset,
+        message: format!("{} is missing word {index}", opcode_name(inst.opcode)),
+    })
+}
+
+/// The string of parsed operand `index` (empty if absent).
+fn string_operand(inst: &Inst, index: usize) -> String {
+    inst.operands
+        .get(index)
+        .map(|o| String::from_utf8_lossy(&inst.string_bytes(o)).into_owned())
+        .unwrap_or_default()
+}
+
+fn dialect(name: &str, body: &str) -> Attribute {
+    Attribute::Dialect { name: name.to_string(), body: Some(body.to_string()) }
+}
+
+fn self_i32(ir: &mut Ir) -> Type {
+    ir.types.integer(32, Signedness::Signless)
+}
+
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for b in text.bytes() {
+        match b {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:02X}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// MLIR's attribute name for a decoration: its name in snake case (`RelaxedPrecision` ->
+/// `relaxed_precision`, `FPFastMathMode` -> `fp_fast_math_mode`).
+fn decoration_attr_name(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The dialect's enum with this C++ name (`StorageClass`).
+fn enum_def(enum_name: &str) -> Option<&'static EnumAttrDef> {
+    ENUM_ATTRS.iter().find(|e| e.enum_name == enum_name)
+}
+
+/// MLIR's spelling of an enum value (`Dim2D`, `Inline|Pure`), `None` when the value is not
+/// one the dialect knows.
+fn enum_case_text(enum_name: &str, value: u32) -> Option<String> {
+    enum_text(enum_def(enum_name)?, value)
+}
+
+fn enum_text(def: &EnumAttrDef, value: u32) -> Option<String> {
+    let value = u64::from(value);
+    if !def.bit_enum || value == 0 {
+        return def.cases.iter().find(|c| c.value == value).map(|c| c.str.to_string());
+    }
+    let mut left = value;
+    let mut parts = Vec::new();
+    for case in def.cases {
+        if case.value != 0 && case.value & value == case.value && left & case.value != 0 {
+            parts.push(case.str);
+            left &= !case.value;
+        }
+    }
+    (left == 0).then(|| parts.join("|"))
+}
+
+/// `#spirv.<mnemonic><text>` for an enum value.
+fn enum_attr_of(enum_name: &str, value: u32) -> Option<Attribute> {
+    let def = enum_def(enum_name)?;
+    let text = enum_text(def, value)?;
+    Some(dialect(&format!("spirv.{}", def.mnemonic?), &text))
+}
+
+/// Sets an op's attributes as the parser does: the op's ODS attributes are properties,
+/// the others discardable; both sorted by name.
+fn set_attributes(ir: &mut Ir, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
+    let def_attrs = ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
+    let (inherent, mut discardable): (Vec<_>, Vec<_>) =
+        extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
+    props.extend(inherent);
+    props.sort_by(|a, b| a.name.cmp(&b.name));
+    discardable.sort_by(|a, b| a.name.cmp(&b.name));
+    let o = ir.op_mut(op);
+    o.properties = props;
+    o.attributes = discardable;
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,31 @@
-//! `spirv.module` -> SPIR-V words.
+//! `spirv.module` -> SPIR-V words, in the order and with the id numbering
+//! mlir-translate's serializer uses.
+//!
+//! Words go to one buffer per section of the binary's logical layout and are joined
+//! at the end. Ids are handed out as things are first needed (a type before its
+//! components, a composite constant before its elements), as MLIR does, so that
+//! `spirv-dis` of our binary and of mlir-translate's read alike.
+//!
+//! - [`types`]: types (uniqued; forward pointers for recursive structs) and constants.
+//! - [`ops`]: module-level ops, the ops with special encodings, and every other op
+//!   encoded from its ODS definition (`OpDef::spirv_name` + `arguments`).
+//! - [`control`]: functions, blocks, phis and the structured control flow regions.
+//! - [`attrs`]: attribute values as words, and decorations.
+//! - [`check`]: what is refused before anything is written.
 
-use spirvkit_ir::ir::Location;
+mod attrs;
+mod check;
+mod control;
+mod ops;
+mod types;
+
+use spirvkit_binary::module::Header;
+use spirvkit_grammar::opcode;
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{BlockId, Location, Value};
+use spirvkit_ir::types::Type;
 use spirvkit_ir::{Ir, OpId};
+use std::collections::HashMap;
 
 /// What to emit besides the module's semantics.
 #[derive(Clone, Debug)]
@@ -12,11 +36,22 @@ pub struct SerializeOptions {
     pub emit_op_names: bool,
     /// `--test-spirv-roundtrip-debug`: OpString/OpLine from op locations.
     pub emit_debug_info: bool,
+    /// Refuse modules whose `#spirv.vce` does not cover the version, capabilities
+    /// and extensions their ops, enum values and types need (MLIR's availability).
+    /// mlir-translate does not check this (its tests serialize many such modules, some
+    /// of which `spirv-val` accepts: MLIR's requirements are conservative), so the
+    /// mlir-translate-compatible driver turns it off.
+    pub check_requirements: bool,
 }
 
 impl Default for SerializeOptions {
     fn default() -> Self {
-        SerializeOptions { emit_symbol_names: true, emit_op_names: false, emit_debug_info: false }
+        SerializeOptions {
+            emit_symbol_names: true,
+            emit_op_names: false,
+            emit_debug_info: false,
+            check_requirements: true,
+        }
     }
 }
 
@@ -28,11 +63,343 @@ pub struct SerializeError {
     pub message: String,
 }
 
+type Result<T> = std::result::Result<T, SerializeError>;
+
 /// Serializes the `spirv.module` op `module` into SPIR-V words (header included).
-pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Vec<u32>, SerializeError> {
-    let _ = options;
-    Err(SerializeError {
-        location: ir.op(module).location.clone(),
-        message: "not supported yet: serialization".to_string(),
-    })
+pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Vec<u32>> {
+    check::check_module(ir, module, options.check_requirements)?;
+    let mut s = Serializer::new(ir, module, options);
+    s.module_level()?;
+    let words = s.collect();
+    let too_long = instruction_counts_overflowed(&words);
+    if too_long {
+        return Err(SerializeError {
+            location: ir.op(module).location.clone(),
+            message: "not supported yet: an instruction longer than 65535 words".to_string(),
+        });
+    }
+    // Last line of defence: what we write must read back by the grammar.
+    if let Err(e) = spirvkit_binary::read::read_words(words.clone(), spirvkit_binary::module::Endian::Little)
+    {
+        return Err(SerializeError {
+            location: ir.op(module).location.clone(),
+            message: format!("internal error: the serialized module does not read back: {e}"),
+        });
+    }
+    Ok(words)
 }
+
+/// How a type is keyed for uniquing: unsigned integers share the signless type's
+/// instruction (`OpTypeInt N 0`), "no result" is `OpTypeVoid`, and types MLIR makes
+/// up while serializing (an ARM tensor's shape array, its sub-tensors) need no
+/// interned IR type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum TypeKey {
+    Void,
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float(spirvkit_ir::types::FloatKind),
+    Array {
+        element: Box<TypeKey>,
+        count: u32,
+        stride: Option<u32>,
+    },
+    /// `shape`: `None` unranked, `-1` a dynamic dimension.
+    ArmTensor {
+        shape: Option<Vec<i64>>,
+        element: Box<TypeKey>,
+    },
+    /// `OpTypeGraphARM` of a graph's function type.
+    Graph(Type),
+    Other(Type),
+}
+
+/// The merge instruction a structured header block emits before its terminator.
+#[derive(Clone, Copy, Debug)]
+enum PendingMerge {
+    Selection { merge: u32, control: u32, at: OpId },
+    Loop { merge: u32, continue_target: u32, control: u32, at: OpId },
+}
+
+/// Deepest nesting of types and regions followed before giving up (the parser's
+/// nesting limit is 256, so valid IR never reaches it).
+const MAX_DEPTH: u32 = 1024;
+
+struct Serializer<'a> {
+    ir: &'a Ir,
+    module: OpId,
+    options: &'a SerializeOptions,
+    next_id: u32,
+    capabilities: Vec<u32>,
+    extensions: Vec<u32>,
+    ext_sets: Vec<u32>,
+    memory_model: Vec<u32>,
+    entry_points: Vec<u32>,
+    execution_modes: Vec<u32>,
+    debug: Vec<u32>,
+    names: Vec<u32>,
+    decorations: Vec<u32>,
+    globals: Vec<u32>,
+    functions: Vec<u32>,
+    /// `spirv.ARM.Graph`s and their entry points, after the functions.
+    graphs: Vec<u32>,
+    function_header: Vec<u32>,
+    function_body: Vec<u32>,
+    type_ids: HashMap<TypeKey, u32>,
+    /// Constants uniqued by their attribute, as MLIR keys them.
+    constant_ids: HashMap<String, u32>,
+    undef_ids: HashMap<TypeKey, u32>,
+    value_ids: HashMap<Value, u32>,
+    block_ids: HashMap<BlockId, u32>,
+    function_ids: HashMap<String, u32>,
+    graph_ids: HashMap<String, u32>,
+    variable_ids: HashMap<String, u32>,
+    spec_constant_ids: HashMap<String, u32>,
+    ext_set_ids: Vec<(&'static str, u32)>,
+    /// Phi operands defined later in the function: (value, word offset in the body).
+    deferred_phi_values: Vec<(Value, usize)>,
+    /// Identified structs being serialized (a pointer to one of them is a forward pointer).
+    struct_context: Vec<String>,
+    /// Pointer types to emit once the named struct is complete: (pointer id, storage class).
+    recursive_pointers: HashMap<String, Vec<(u32, u32)>>,
+    file_id: u32,
+    last_was_merge: bool,
+    depth: u32,
+}
+
+impl<'a> Serializer<'a> {
+    fn new(ir: &'a Ir, module: OpId, options: &'a SerializeOptions) -> Self {
+        Serializer {
+            ir,
+            module,
+            options,
+            next_id: 1,
+            capabilities: Vec::new(),
+            extensions: Vec::new(),
+            ext_sets: Vec::new(),
+            memory_model: Vec::new(),
+            entry_points: Vec::new(),
+            execution_modes: Vec::new(),
+            debug: Vec::new(),
+            names: Vec::new(),
+            decorations: Vec::new(),
+            globals: Vec::new(),
+            functions: Vec::new(),
+            graphs: Vec::new(),
+            function_header: Vec::new(),
+            function_body: Vec::new(),
+            type_ids: HashMap::new(),
+            constant_ids: HashMap::new(),
+            undef_ids: HashMap::new(),
+            value_ids: HashMap::new(),
+            block_ids: HashMap::new(),
+            function_ids: HashMap::new(),
+            graph_ids: HashMap::new(),
+            variable_ids: HashMap::new(),
+            spec_constant_ids: HashMap::new(),
+            ext_set_ids: Vec::new(),
+            deferred_phi_values: Vec::new(),
+            struct_context: Vec::new(),
+            recursive_pointers: HashMap::new(),
+            file_id: 0,
+            last_was_merge: false,
+            depth: 0,
+        }
+    }
+
+    fn next(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn error(&self, at: OpId, message: impl Into<String>) -> SerializeError {
+        SerializeError { location: self.ir.op(at).location.clone(), message: message.into() }
+    }
+
+    /// The VCE triple's parts: version word, capabilities, extensions.
+    fn vce(&self) -> (u32, Vec<String>, Vec<String>) {
+        let body = match self.ir.op(self.module).attr("vce_triple") {
+            Some(Attribute::Dialect { body: Some(body), .. }) => body.clone(),
+            _ => return (spirvkit_grammar::Version::new(1, 0).word(), Vec::new(), Vec::new()),
+        };
+        parse_vce(&body)
+    }
+
+    /// Capabilities, extensions, the memory model, then every op of the module body.
+    fn module_level(&mut self) -> Result<()> {
+        let module = self.module;
+        if !matches!(self.ir.op(module).attr("vce_triple"), Some(Attribute::Dialect { .. })) {
+            return Err(self.error(module, "module must have 'vce_triple' attribute to be serializeable"));
+        }
+        let (_, capabilities, extensions) = self.vce();
+        for cap in &capabilities {
+            let Some(value) = attrs::enumerant("Capability", cap) else {
+                return Err(self.error(module, format!("unknown capability '{cap}'")));
+            };
+            encode(&mut self.capabilities, opcode::OpCapability, &[value]);
+        }
+        for ext in &extensions {
+            let mut operands = Vec::new();
+            spirvkit_binary::write::encode_string(ext.as_bytes(), &mut operands);
+            encode(&mut self.extensions, opcode::OpExtension, &operands);
+        }
+        let op = self.ir.op(module);
+        let addressing = op.attr("addressing_model").and_then(attrs::enum_value);
+        let memory = op.attr("memory_model").and_then(attrs::enum_value);
+        let (Some(addressing), Some(memory)) = (addressing, memory) else {
+            return Err(self.error(module, "spirv.module needs an addressing model and a memory model"));
+        };
+        encode(&mut self.memory_model, opcode::OpMemoryModel, &[addressing, memory]);
+        if self.options.emit_debug_info {
+            // MLIR's debug information needs the non-semantic instruction sets.
+            if !extensions.iter().any(|e| e == "SPV_KHR_non_semantic_info") {
+                return Err(self.error(module, "SPV_KHR_non_semantic_info extension not available"));
+            }
+            let file = match &op.location {
+                Location::FileLineCol { file, .. } => file.to_string(),
+                _ => "<unknown>".to_string(),
+            };
+            self.file_id = self.next();
+            let mut operands = vec![self.file_id];
+            spirvkit_binary::write::encode_string(file.as_bytes(), &mut operands);
+            encode(&mut self.debug, opcode::OpString, &operands);
+        }
+        let body: Vec<OpId> = match self.ir.entry_block(module) {
+            Some(block) => self.ir.block(block).ops.clone(),
+            None => Vec::new(),
+        };
+        // Function declarations (imported, no body) come before every definition.
+        let is_declaration =
+            |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
+        for &op in &body {
+            if is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
+        }
+        for &op in &body {
+            if !is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The sections joined after the header.
+    fn collect(self) -> Vec<u32> {
+        let (version, _, _) = self.vce();
+        let header = Header { version, generator: 0, bound: self.next_id, schema: 0 };
+        let mut words = Vec::with_capacity(
+            Header::WORDS
+                + self.capabilities.len()
+                + self.extensions.len()
+                + self.ext_sets.len()
+                + self.memory_model.len()
+                + self.entry_points.len()
+                + self.execution_modes.len()
+                + self.debug.len()
+                + self.names.len()
+                + self.decorations.len()
+                + self.globals.len()
+                + self.functions.len()
+                + self.graphs.len(),
+        );
+        words.extend_from_slice(&header.words());
+        for section in [
+            &self.capabilities,
+            &self.extensions,
+            &self.ext_sets,
+            &self.memory_model,
+            &self.entry_points,
+            &self.execution_modes,
+            &self.debug,
+            &self.names,
+            &self.decorations,
+            &self.globals,
+            &self.functions,
+            &self.graphs,
+        ] {
+            words.extend_from_slice(section);
+        }
+        words
+    }
+
+    /// `OpName` for a symbol.
+    fn process_name(&mut self, id: u32, name: &str) {
+        if !self.options.emit_symbol_names || name.is_empty() {
+            return;
+        }
+        let mut operands = vec![id];
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        encode(&mut self.names, opcode::OpName, &operands);
+    }
+
+    /// `OpLine` for an op's location, with debug info on; none right after a merge
+    /// instruction (the merge and its branch share a line).
+    fn emit_debug_line(&mut self, into_header: bool, at: OpId) {
+        if !self.options.emit_debug_info {
+            return;
+        }
+        if self.last_was_merge {
+            self.last_was_merge = false;
+            return;
+        }
+        if let Location::FileLineCol { line, column, .. } = self.ir.op(at).location {
+            let words = [self.file_id, line, column];
+            let out = if into_header { &mut self.function_header } else { &mut self.function_body };
+            encode(out, opcode::OpLine, &words);
+        }
+    }
+}
+
+/// `#spirv.vce<v1.3, [A, B], [C]>`'s body as (version word, capabilities, extensions).
+fn parse_vce(body: &str) -> (u32, Vec<String>, Vec<String>) {
+    let version = body
+        .split(',')
+        .next()
+        .and_then(|v| v.trim().strip_prefix('v'))
+        .and_then(|v| v.split_once('.'))
+        .and_then(|(major, minor)| {
+            Some(spirvkit_grammar::Version::new(major.parse().ok()?, minor.parse().ok()?))
+        })
+        .unwrap_or(spirvkit_grammar::Version::new(1, 0));
+    let mut lists = body.split('[').skip(1).map(|list| {
+        list.split(']')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    });
+    let capabilities = lists.next().unwrap_or_default();
+    let extensions = lists.next().unwrap_or_default();
+    (version.word(), capabilities, extensions)
+}
+
+/// Whether an instruction's word count is 0 (`encode`'s mark for an overflow).
+fn instruction_counts_overflowed(words: &[u32]) -> bool {
+    let mut at = Header::WORDS;
+    while let Some(&word) = words.get(at) {
+        let count = (word >> 16) as usize;
+        if count == 0 {
+            return true;
+        }
+        at += count;
+    }
+    false
+}
+
+/// Appends one instruction: word count and opcode, then the operands. A count that
+/// does not fit is written as 0, which `serialize` then refuses.
+fn encode(out: &mut Vec<u32>, opcode: u16, operands: &[u32]) {
+    let count = u32::try_from(operands.len() + 1).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
+    out.push((count << 16) | u32::from(opcode));
+    out.extend_from_slice(operands);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,872 @@
+//! Functions: OpFunction ... OpFunctionEnd -> `spirv.func` with a plain CFG, then
+//! (optionally) structurized.
+
+use super::{
+    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, string_operand,
+    word, Deserializer, ModuleValue, Result,
+};
+use crate::structurize::MergeInfo;
+use spirvkit_binary::module::Inst;
+use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::{opcode, OperandKind};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
+use spirvkit_ir::opdef::{Argument, Arity, OpDef, ATTR_CONSTRAINTS, OP_DEFS};
+use spirvkit_ir::types::{Signedness, Type, TypeKind};
+
+/// One OpPhi: the block it starts, its argument index, and its (value, predecessor) pairs.
+struct Phi {
+    offset: usize,
+    block: BlockId,
+    incoming: Vec<(u32, BlockId)>,
+}
+
+/// A branch whose successors may receive phi values once the function is complete.
+struct Terminator {
+    op: OpId,
+    /// Operands before the successors' arguments (the condition, the selector).
+    leading: Vec<Value>,
+}
+
+/// The state of the function being read.
+struct FunctionState {
+    func: OpId,
+    region: RegionId,
+    entry: BlockId,
+    entry_label: Option<u32>,
+    values: FxHashMap<u32, Value>,
+    blocks: FxHashMap<u32, BlockId>,
+    /// Labels whose OpLabel has been seen.
+    defined_blocks: FxHashMap<BlockId, u32>,
+    current: Option<BlockId>,
+    /// Where materialized module values go: before this op, else at the block's end.
+    insert_before: Option<OpId>,
+    phis: Vec<Phi>,
+    terminators: FxHashMap<BlockId, Terminator>,
+    headers: FxHashMap<BlockId, MergeInfo>,
+}
+
+/// How deep spec constant operations may nest, and how many ops one use may
+/// materialize (each use of an OpSpecConstantOp re-materializes its operands, so a
+/// hostile DAG could otherwise blow up exponentially).
+const MAX_SPEC_OPERATION_DEPTH: usize = 64;
+const SPEC_OPERATION_BUDGET: usize = 4096;
+
+/// The ODS op of each core opcode (through `OpDef::spirv_name`).
+fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
+    static TABLE: std::sync::OnceLock<FxHashMap<u16, usize>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table = FxHashMap::default();
+        for (i, def) in OP_DEFS.iter().enumerate() {
+            if let Some(inst) = def.spirv_name.and_then(spirvkit_grammar::instruction_by_name) {
+                table.entry(inst.opcode).or_insert(i);
+            }
+        }
+        table
+    });
+    table.get(&op).and_then(|&i| OP_DEFS.get(i))
+}
+
+impl Deserializer<'_, '_> {
+    /// Reads the function starting at instruction `start`; returns the index after its
+    /// OpFunctionEnd.
+    pub(super) fn function(&mut self, start: usize) -> Result<usize> {
+        let Some(inst) = self.module.instruction(start) else { return error(0, "missing OpFunction") };
+        let id = inst.result_id;
+        let control = word(&inst, 3)?;
+        let type_id = word(&inst, 4)?;
+        let Some((params, result)) = self.function_types.get(&type_id).cloned() else {
+            return error(inst.offset, format!("OpFunction type <id> {type_id} is not an OpTypeFunction"));
+        };
+        let declared_result = if self.void_types.contains(&inst.result_type) {
+            None
+        } else {
+            Some(self.type_of(&inst, inst.result_type)?)
+        };
+        if declared_result != result {
+            return error(inst.offset, "OpFunction result type does not match its function type");
+        }
+        let Some(control_text) = enum_case_text("FunctionControl", control) else {
+            return not_supported(&inst, &format!("function control {control}"));
+        };
+        let symbol = self.function_symbols.get(&id).cloned().unwrap_or_else(|| format!("spirv_fn_{id}"));
+        let fn_ty = self.ir.types.function(params.clone(), result.into_iter().collect());
+        let func = self.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        let props = vec![
+            NamedAttribute::new("function_control", dialect("spirv.function_control", &control_text)),
+            NamedAttribute::new("function_type", Attribute::Type(fn_ty)),
+            NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
+        ];
+        let decorations = self.decoration_attrs(id)?;
+        set_attributes(self.ir, func, props, decorations);
+        self.ir.append_op(self.module_block, func);
+        let region = self.ir.add_region(func);
+        let entry = self.ir.create_block();
+        let mut state = FunctionState {
+            func,
+            region,
+            entry,
+            entry_label: None,
+            values: FxHashMap::default(),
+            blocks: FxHashMap::default(),
+            defined_blocks: FxHashMap::default(),
+            current: None,
+            insert_before: None,
+            phis: Vec::new(),
+            terminators: FxHashMap::default(),
+            headers: FxHashMap::default(),
+        };
+        let mut param_index = 0usize;
+        let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::new();
+        let count = self.module.instruction_count();
+        let mut index = start + 1;
+        loop {
+            let Some(inst) = self.module.instruction(index) else {
+                return error(self.module.words().len(), format!("function {symbol} has no OpFunctionEnd"));
+            };
+            index += 1;
+            match inst.opcode {
+                opcode::OpFunctionParameter => {
+                    if state.entry_label.is_some() || param_index >= params.len() {
+                        return error(inst.offset, "unexpected OpFunctionParameter");
+                    }
+                    let ty = self.type_of(&inst, inst.result_type)?;
+                    if Some(&ty) != params.get(param_index) {
+                        return error(
+                            inst.offset,
+                            "OpFunctionParameter type does not match the function type",
+                        );
+                    }
+                    let arg = self.ir.add_block_argument(entry, ty, Location::Unknown);
+                    state.values.insert(inst.result_id, arg);
+                    arg_attrs.push(self.parameter_attrs(inst.result_id)?);
+                    param_index += 1;
+                }
+                opcode::OpFunctionEnd => break,
+                opcode::OpLabel => {
+                    if state.entry_label.is_none() {
+                        if param_index != params.len() {
+                            return error(
+                                inst.offset,
+                                "function has fewer OpFunctionParameters than its type",
+                            );
+                        }
+                        state.entry_label = Some(inst.result_id);
+                        self.ir.append_block(region, entry);
+                        state.blocks.insert(inst.result_id, entry);
+                    }
+                    let block = self.block_for(&mut state, inst.result_id);
+                    if state.defined_blocks.insert(block, inst.result_id).is_some() {
+                        return error(inst.offset, format!("block <id> {} is defined twice", inst.result_id));
+                    }
+                    state.current = Some(block);
+                }
+                _ => {
+                    if state.current.is_none() {
+                        return error(
+                            inst.offset,
+                            format!("{} outside of a block", opcode_name(inst.opcode)),
+                        );
+                    }
+                    self.function_instruction(&mut state, &inst)?;
+                    // A line applies up to the end of its block.
+                    if state.current.is_none() {
+                        self.line = Location::Unknown;
+                    }
+                }
+            }
+            if index >= count && inst.opcode != opcode::OpFunctionEnd {
+                return error(inst.offset, format!("function {symbol} has no OpFunctionEnd"));
+            }
+        }
+        if state.entry_label.is_none() && param_index != params.len() {
+            return error(inst.offset, "function has fewer OpFunctionParameters than its type");
+        }
+        if arg_attrs.iter().any(|a| !a.is_empty()) {
+            let attrs = Attribute::Array(arg_attrs.into_iter().map(Attribute::Dictionary).collect());
+            self.ir.set_property(func, "arg_attrs", attrs);
+        }
+        self.finish_function(&mut state, &symbol, inst.offset)?;
+        Ok(index)
+    }
+
+    /// `{spirv.decoration = #spirv.decoration<X>}` for each decoration of a parameter.
+    fn parameter_attrs(&self, id: u32) -> Result<Vec<NamedAttribute>> {
+        let mut attrs = Vec::new();
+        for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            let Some(name) = enum_case_text("Decoration", d.kind) else {
+                return error(d.offset, format!("not supported yet: decoration {} on a parameter", d.kind));
+            };
+            if !d.params.is_empty() {
+                return error(d.offset, format!("not supported yet: decoration {name} on a parameter"));
+            }
+            attrs.push(NamedAttribute::new("spirv.decoration", dialect("spirv.decoration", &name)));
+        }
+        Ok(attrs)
+    }
+
+    /// The block of a label, created (and appended to the function) at its first reference.
+    fn block_for(&mut self, state: &mut FunctionState, label: u32) -> BlockId {
+        if let Some(&b) = state.blocks.get(&label) {
+            return b;
+        }
+        let block = self.ir.create_block();
+        self.ir.append_block(state.region, block);
+        state.blocks.insert(label, block);
+        block
+    }
+
+    /// Places `op` at the insertion point.
+    fn insert(&mut self, state: &FunctionState, op: OpId) {
+        let Some(block) = state.current else { return };
+        match state.insert_before {
+            Some(before) => self.ir.insert_op_before(block, before, op),
+            None => self.ir.append_op(block, op),
+        }
+    }
+
+    /// The value of `id` for a use: a local value, or a module-level one materialized at
+    /// the insertion point, as MLIR does at each use.
+    fn operand(&mut self, state: &FunctionState, id: u32, offset: usize) -> Result<Value> {
+        let mut budget = SPEC_OPERATION_BUDGET;
+        self.materialize(state, id, offset, 0, &mut budget)
+    }
+
+    /// [`Self::operand`], with the depth and op budget that bound the expansion of spec
+    /// constant operations (each use of one re-materializes its operands, as in MLIR).
+    fn materialize(
+        &mut self,
+        state: &FunctionState,
+        id: u32,
+        offset: usize,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
+        if let Some(&v) = state.values.get(&id) {
+            return Ok(v);
+        }
+        if depth > MAX_SPEC_OPERATION_DEPTH || *budget == 0 {
+            return error(offset, "not supported yet: spec constant operations nested this deep");
+        }
+        *budget -= 1;
+        // Materialized values have no location, as in MLIR.
+        let location = Location::Unknown;
+        let (name, ty, props) = match self.module_values.get(&id) {
+            Some(ModuleValue::Constant(c)) => {
+                let name =
+                    if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
+                (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+            }
+            Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
+                let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
+                return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
+            }
+            Some(ModuleValue::Undef(ty)) => ("spirv.Undef", *ty, Vec::new()),
+            Some(ModuleValue::Global { symbol, ty }) => (
+                "spirv.mlir.addressof",
+                *ty,
+                vec![NamedAttribute::new("variable", Attribute::SymbolRef(vec![symbol.clone()]))],
+            ),
+            Some(ModuleValue::SpecConstant { symbol, ty }) => (
+                "spirv.mlir.referenceof",
+                *ty,
+                vec![NamedAttribute::new("spec_const", Attribute::SymbolRef(vec![symbol.clone()]))],
+            ),
+            None => return error(offset, format!("use of undefined <id> {id}")),
+        };
+        let op = self.ir.create_op(name, vec![], &[ty], location);
+        self.ir.op_mut(op).properties = props;
+        self.insert(state, op);
+        Ok(self.ir.op(op).results[0])
+    }
+
+    /// `spirv.SpecConstantOperation wraps "spirv.X"(...)` for an OpSpecConstantOp.
+    #[allow(clippy::too_many_arguments)]
+    fn spec_operation(
+        &mut self,
+        state: &FunctionState,
+        offset: usize,
+        ty: Type,
+        inner: u16,
+        words: &[u32],
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
+        let Some(def) = op_def_for_opcode(inner) else {
+            return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner)));
+        };
+        let (id_count, has_indices) = match inner {
+            opcode::OpCompositeExtract => (1, true),
+            opcode::OpCompositeInsert => (2, true),
+            _ if def.attributes.is_empty() && def.regions.is_empty() && def.successors.is_empty() => {
+                (words.len(), false)
+            }
+            _ => return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner))),
+        };
+        let Some(ids) = words.get(..id_count) else {
+            return error(offset, "OpSpecConstantOp is missing operands");
+        };
+        let mut operands = Vec::with_capacity(ids.len());
+        for &id in ids {
+            operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
+        }
+        let location = Location::Unknown;
+        let inner_op = self.ir.create_op(def.name, operands, &[ty], location.clone());
+        if has_indices {
+            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let indices = words
+                .get(id_count..)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                .collect();
+            self.ir.op_mut(inner_op).properties =
+                vec![NamedAttribute::new("indices", Attribute::Array(indices))];
+        }
+        let wrapper = self.ir.create_op("spirv.SpecConstantOperation", vec![], &[ty], location.clone());
+        let region = self.ir.add_region(wrapper);
+        let block = self.ir.create_block();
+        self.ir.append_block(region, block);
+        self.ir.append_op(block, inner_op);
+        let result = self.ir.op(inner_op).results[0];
+        let yield_op = self.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
+        self.ir.append_op(block, yield_op);
+        self.insert(state, wrapper);
+        Ok(self.ir.op(wrapper).results[0])
+    }
+
+    fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
+        ids.iter().map(|&id| self.operand(state, id, offset)).collect()
+    }
+
+    /// Creates an op at the insertion point, maps its result and applies the result's
+    /// decorations.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        state: &mut FunctionState,
+        inst: &Inst,
+        name: &str,
+        operands: Vec<Value>,
+        result: Option<Type>,
+        props: Vec<NamedAttribute>,
+    ) -> Result<OpId> {
+        let result_types: Vec<Type> = result.into_iter().collect();
+        let op = self.ir.create_op(name, operands, &result_types, self.line.clone());
+        let decorations =
+            if inst.result_id != 0 { self.decoration_attrs(inst.result_id)? } else { Vec::new() };
+        set_attributes(self.ir, op, props, decorations);
+        self.insert(state, op);
+        if inst.result_id != 0 {
+            if let Some(&v) = self.ir.op(op).results.first() {
+                state.values.insert(inst.result_id, v);
+            }
+        }
+        Ok(op)
+    }
+
+    /// The result type of an instruction that must have one.
+    fn result_type(&self, inst: &Inst) -> Result<Type> {
+        self.type_of(inst, inst.result_type)
+    }
+
+    fn label(&mut self, state: &mut FunctionState, inst: &Inst, index: usize) -> Result<BlockId> {
+        let label = word(inst, index)?;
+        if Some(label) == state.entry_label {
+            return not_supported(inst, "branch to the entry block");
+        }
+        Ok(self.block_for(state, label))
+    }
+
+    fn function_instruction(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
+        let words = inst.words;
+        match inst.opcode {
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
+            opcode::OpNop => {}
+            opcode::OpPhi => {
+                let Some(block) = state.current else {
+                    return error(inst.offset, "OpPhi outside of a block");
+                };
+                let ty = self.result_type(inst)?;
+                let arg = self.ir.add_block_argument(block, ty, Location::Unknown);
+                state.values.insert(inst.result_id, arg);
+                let mut incoming = Vec::new();
+                for pair in words.get(3..).unwrap_or(&[]).chunks(2) {
+                    let [value, pred] = *pair else {
+                        return error(inst.offset, "OpPhi has an odd number of operands");
+                    };
+                    let pred_block = self.block_for(state, pred);
+                    incoming.push((value, pred_block));
+                }
+                state.phis.push(Phi { offset: inst.offset, block, incoming });
+            }
+            opcode::OpSelectionMerge => {
+                let merge = self.label(state, inst, 1)?;
+                let control = word(inst, 2)?;
+                self.record_header(state, inst, MergeInfo::Selection { merge, control })?;
+            }
+            opcode::OpLoopMerge => {
+                let merge = self.label(state, inst, 1)?;
+                let continue_target = self.label(state, inst, 2)?;
+                let control = word(inst, 3)?;
+                let parameters = words.get(4..).unwrap_or(&[]).to_vec();
+                self.record_header(
+                    state,
+                    inst,
+                    MergeInfo::Loop { merge, continue_target, control, parameters },
+                )?;
+            }
+            opcode::OpBranch => {
+                let target = self.label(state, inst, 1)?;
+                let op = self.emit(state, inst, "spirv.Branch", vec![], None, vec![])?;
+                self.ir.op_mut(op).successors = vec![target];
+                self.end_block(state, op, vec![]);
+            }
+            opcode::OpBranchConditional => {
+                let condition = self.operand(state, word(inst, 1)?, inst.offset)?;
+                let on_true = self.label(state, inst, 2)?;
+                let on_false = self.label(state, inst, 3)?;
+                let mut props = Vec::new();
+                if let [t, f] = words.get(4..).unwrap_or(&[]) {
+                    let i32t = self.ir.types.integer(32, Signedness::Signless);
+                    props.push(NamedAttribute::new(
+                        "branch_weights",
+                        Attribute::Array(vec![
+                            Attribute::Integer { value: i128::from(*t), ty: i32t },
+                            Attribute::Integer { value: i128::from(*f), ty: i32t },
+                        ]),
+                    ));
+                }
+                let op = self.emit(state, inst, "spirv.BranchConditional", vec![condition], None, props)?;
+                self.ir.op_mut(op).successors = vec![on_true, on_false];
+                self.end_block(state, op, vec![condition]);
+            }
+            opcode::OpSwitch => self.switch(state, inst)?,
+            opcode::OpReturn | opcode::OpUnreachable | opcode::OpKill | opcode::OpReturnValue => {
+                let def = op_def_for_opcode(inst.opcode);
+                let Some(def) = def else { return not_supported(inst, &opcode_name(inst.opcode)) };
+                let operands = self.operands(state, words.get(1..).unwrap_or(&[]), inst.offset)?;
+                self.emit(state, inst, def.name, operands, None, vec![])?;
+                state.current = None;
+            }
+            opcode::OpVariable => {
+                let ty = self.result_type(inst)?;
+                let class = word(inst, 3)?;
+                let Some(storage) = enum_attr_of("StorageClass", class) else {
+                    return not_supported(inst, &format!("storage class {class}"));
+                };
+                let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
+                self.emit(
+                    state,
+                    inst,
+                    "spirv.Variable",
+                    operands,
+                    Some(ty),
+                    vec![NamedAttribute::new("storage_class", storage)],
+                )?;
+            }
+            opcode::OpUndef => {
+                let ty = self.result_type(inst)?;
+                self.emit(state, inst, "spirv.Undef", vec![], Some(ty), vec![])?;
+            }
+            opcode::OpFunctionCall => {
+                let callee = word(inst, 3)?;
+                let Some(symbol) = self.function_symbols.get(&callee).cloned() else {
+                    return error(
+                        inst.offset,
+                        format!("OpFunctionCall callee <id> {callee} is not a function"),
+                    );
+                };
+                let result = if self.void_types.contains(&inst.result_type) {
+                    None
+                } else {
+                    Some(self.result_type(inst)?)
+                };
+                let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
+                let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
+                let op = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                if result.is_none() {
+                    // A void call's id names nothing.
+                    let _ = op;
+                    state.values.remove(&inst.result_id);
+                }
+            }
+            opcode::OpExtInst => self.ext_inst(state, inst)?,
+            opcode::OpGenericCastToPtrExplicit => {
+                // The storage class operand is the result type's; MLIR keeps only the type.
+                let ty = self.result_type(inst)?;
+                let pointer = self.operand(state, word(inst, 3)?, inst.offset)?;
+                self.emit(state, inst, "spirv.GenericCastToPtrExplicit", vec![pointer], Some(ty), vec![])?;
+            }
+            opcode::OpCompositeExtract | opcode::OpCompositeInsert => {
+                let ty = self.result_type(inst)?;
+                let value_count = if inst.opcode == opcode::OpCompositeExtract { 1 } else { 2 };
+                let ids = words.get(3..3 + value_count).unwrap_or(&[]);
+                if ids.len() != value_count {
+                    return error(inst.offset, format!("{} is missing operands", opcode_name(inst.opcode)));
+                }
+                let operands = self.operands(state, ids, inst.offset)?;
+                let i32t = self.ir.types.integer(32, Signedness::Signless);
+                let indices = words
+                    .get(3 + value_count..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                    .collect();
+                let name = if inst.opcode == opcode::OpCompositeExtract {
+                    "spirv.CompositeExtract"
+                } else {
+                    "spirv.CompositeInsert"
+                };
+                self.emit(
+                    state,
+                    inst,
+                    name,
+                    operands,
+                    Some(ty),
+                    vec![NamedAttribute::new("indices", Attribute::Array(indices))],
+                )?;
+            }
+            op => match op_def_for_opcode(op) {
+                Some(def) if def.successors.is_empty() && def.regions.is_empty() => {
+                    self.generic(state, inst, def)?
+                }
+                _ => return not_supported(inst, &opcode_name(op)),
+            },
+        }
+        Ok(())
+    }
+
+    fn record_header(&mut self, state: &mut FunctionState, inst: &Inst, info: MergeInfo) -> Result<()> {
+        let Some(block) = state.current else {
+            return error(inst.offset, "merge instruction outside of a block");
+        };
+        if state.headers.insert(block, info).is_some() {
+            return error(inst.offset, "block has two merge instructions");
+        }
+        Ok(())
+    }
+
+    /// Records a branch (its phi arguments come later) and closes the block.
+    fn end_block(&mut self, state: &mut FunctionState, op: OpId, leading: Vec<Value>) {
+        if let Some(block) = state.current.take() {
+            state.terminators.insert(block, Terminator { op, leading });
+        }
+    }
+
+    fn switch(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
+        let selector_id = word(inst, 1)?;
+        let selector = self.operand(state, selector_id, inst.offset)?;
+        let selector_ty = self.ir.value_type(selector);
+        if !matches!(self.ir.types.kind(selector_ty), TypeKind::Integer { .. }) {
+            return error(inst.offset, "OpSwitch selector is not an integer");
+        }
+        let default = self.label(state, inst, 2)?;
+        let mut successors = vec![default];
+        let mut literals = Vec::new();
+        let rest = inst.operands.get(2..).unwrap_or(&[]);
+        for pair in rest.chunks(2) {
+            let [literal, target] = pair else { return error(inst.offset, "OpSwitch case without a target") };
+            let lw = inst.operand_words(literal);
+            let bits = match lw {
+                [lo] => u64::from(*lo),
+                [lo, hi] => u64::from(*lo) | (u64::from(*hi) << 32),
+                _ => return error(inst.offset, "OpSwitch literal of an unexpected size"),
+            };
+            let value = self.ir.types.normalize_integer(i128::from(bits), selector_ty);
+            literals.push(Attribute::Integer { value, ty: selector_ty });
+            let label = inst.operand_words(target).first().copied().unwrap_or(0);
+            if Some(label) == state.entry_label {
+                return not_supported(inst, "branch to the entry block");
+            }
+            successors.push(self.block_for(state, label));
+        }
+        let i32t = self.ir.types.integer(32, Signedness::Signless);
+        let mut props = vec![NamedAttribute::new(
+            "case_operand_segments",
+            Attribute::DenseArray {
+                element: i32t,
+                values: vec![Attribute::Integer { value: 0, ty: i32t }; literals.len()],
+            },
+        )];
+        if !literals.is_empty() {
+            let literals_ty = self.ir.types.vector(literals.len() as u64, selector_ty);
+            props.push(NamedAttribute::new(
+                "literals",
+                Attribute::Dense { elements: literals, ty: literals_ty },
+            ));
+        }
+        let op = self.emit(state, inst, "spirv.Switch", vec![selector], None, props)?;
+        self.ir.op_mut(op).successors = successors;
+        self.end_block(state, op, vec![selector]);
+        Ok(())
+    }
+
+    /// OpExtInst of GLSL.std.450 or OpenCL.std -> `spirv.GL.*`/`spirv.CL.*`.
+    fn ext_inst(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
+        let set = word(inst, 3)?;
+        let number = word(inst, 4)?;
+        let prefix = match self.ext_imports.get(&set) {
+            Some(Some(prefix)) => *prefix,
+            Some(None) => return not_supported(inst, "OpExtInst of this extended instruction set"),
+            None => return error(inst.offset, format!("OpExtInst set <id> {set} is not an OpExtInstImport")),
+        };
+        let Some(ext) = inst.ext_set.set().and_then(|s| s.instruction(number)) else {
+            return not_supported(inst, &format!("extended instruction {number}"));
+        };
+        let name = format!("spirv.{prefix}.{}", ext.name);
+        let Some(def) = spirvkit_ir::opdef::op_def(&name) else {
+            return not_supported(inst, &format!("OpExtInst {}", ext.name));
+        };
+        let ty = self.result_type(inst)?;
+        let ids = words_from(inst, 5);
+        if def.operands.iter().all(|o| o.arity == Arity::Single) && ids.len() != def.operands.len() {
+            return error(inst.offset, format!("{name} expects {} operands", def.operands.len()));
+        }
+        let operands = self.operands(state, ids, inst.offset)?;
+        let result = if def.results.is_empty() { None } else { Some(ty) };
+        self.emit(state, inst, def.name, operands, result, vec![])?;
+        Ok(())
+    }
+
+    /// An instruction whose operands follow its op's ODS arguments in order.
+    fn generic(&mut self, state: &mut FunctionState, inst: &Inst, def: &'static OpDef) -> Result<()> {
+        let grammar = inst.grammar();
+        let has_type = grammar.is_some_and(|g| g.has_result_type());
+        let has_result = grammar.is_some_and(|g| g.has_result());
+        let words = inst.words;
+        let mut pos = 1 + usize::from(has_type) + usize::from(has_result);
+        let mut operands = Vec::new();
+        let mut segment_sizes = Vec::new();
+        let mut props = Vec::new();
+        // An alignment follows a memory access only when it has the Aligned bit.
+        let mut skip_alignment = false;
+        for argument in def.arguments {
+            match *argument {
+                Argument::Operand(i) => {
+                    let Some(od) = def.operands.get(usize::from(i)) else { continue };
+                    let take = match od.arity {
+                        Arity::Single => {
+                            if pos >= words.len() {
+                                return error(
+                                    inst.offset,
+                                    format!("{} is missing operand {}", opcode_name(inst.opcode), od.name),
+                                );
+                            }
+                            1
+                        }
+                        Arity::Optional => usize::from(pos < words.len()),
+                        Arity::Variadic => words.len().saturating_sub(pos),
+                    };
+                    let ids = words.get(pos..pos + take).unwrap_or(&[]);
+                    operands.extend(self.operands(state, ids, inst.offset)?);
+                    segment_sizes.push(take);
+                    pos += take;
+                }
+                Argument::Attribute(i) => {
+                    let Some(ad) = def.attributes.get(usize::from(i)) else { continue };
+                    let Some(constraint) = ATTR_CONSTRAINTS.get(usize::from(ad.constraint)) else { continue };
+                    let is_alignment =
+                        constraint.storage_type == "::mlir::IntegerAttr" && ad.name.contains("alignment");
+                    if is_alignment && skip_alignment {
+                        skip_alignment = false;
+                        continue;
+                    }
+                    let Some(&word_value) = words.get(pos) else {
+                        if constraint.optional || constraint.default_value.is_some() {
+                            continue;
+                        }
+                        return error(
+                            inst.offset,
+                            format!("{} is missing its {} operand", opcode_name(inst.opcode), ad.name),
+                        );
+                    };
+                    // Scopes and memory semantics are ids of integer constants.
+                    let is_id = inst.operands.iter().any(|o| {
+                        usize::from(o.offset) == pos
+                            && matches!(
+                                o.kind,
+                                OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
+                            )
+                    });
+                    let value = if is_id { self.constant_word(inst, word_value)? } else { word_value };
+                    let attr = if let Some(e) = constraint.enum_attr {
+                        let Some(enum_def) = spirvkit_ir::opdef::ENUM_ATTRS.get(usize::from(e)) else {
+                            continue;
+                        };
+                        let Some(text) = super::enum_text(enum_def, value) else {
+                            return error(
+                                inst.offset,
+                                format!("invalid {} value {value}", enum_def.enum_name),
+                            );
+                        };
+                        if enum_def.enum_name == "MemoryAccess" {
+                            skip_alignment = value & 0x2 == 0;
+                        }
+                        let Some(mnemonic) = enum_def.mnemonic else {
+                            return not_supported(inst, enum_def.enum_name);
+                        };
+                        pos += 1;
+                        dialect(&format!("spirv.{mnemonic}"), &text)
+                    } else if constraint.storage_type == "::mlir::ArrayAttr"
+                        && constraint.record == "I32ArrayAttr"
+                    {
+                        // Literal lists (`components`) take the remaining words.
+                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        let rest = words.get(pos..).unwrap_or(&[]);
+                        pos = words.len();
+                        Attribute::Array(
+                            rest.iter()
+                                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                                .collect(),
+                        )
+                    } else if constraint.storage_type == "::mlir::IntegerAttr" {
+                        pos += 1;
+                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        Attribute::Integer { value: i128::from(value as i32), ty: i32t }
+                    } else {
+                        return not_supported(
+                            inst,
+                            &format!("{} operand {}", opcode_name(inst.opcode), ad.name),
+                        );
+                    };
+                    props.push(NamedAttribute::new(ad.name, attr));
+                }
+            }
+        }
+        if pos < words.len() {
+            return not_supported(inst, &format!("{} with these operands", opcode_name(inst.opcode)));
+        }
+        if def.traits.contains(&"AttrSizedOperandSegments") {
+            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let values =
+                segment_sizes.iter().map(|&n| Attribute::Integer { value: n as i128, ty: i32t }).collect();
+            props.push(NamedAttribute::new(
+                "operandSegmentSizes",
+                Attribute::DenseArray { element: i32t, values },
+            ));
+        }
+        let result = match (def.results.is_empty(), has_type && has_result) {
+            (true, false) => None,
+            (false, true) => Some(self.result_type(inst)?),
+            _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
+        };
+        self.emit(state, inst, def.name, operands, result, props)?;
+        if def.traits.contains(&"Terminator") {
+            state.current = None;
+        }
+        Ok(())
+    }
+
+    /// The value of a 32-bit integer constant operand (a scope, memory semantics).
+    fn constant_word(&self, inst: &Inst, id: u32) -> Result<u32> {
+        match self.module_values.get(&id) {
+            Some(ModuleValue::Constant(super::Constant {
+                value: Attribute::Integer { value, .. }, ..
+            })) => Ok(*value as u32),
+            _ => not_supported(
+                inst,
+                &format!("{} operand <id> {id} that is not an integer constant", opcode_name(inst.opcode)),
+            ),
+        }
+    }
+
+    /// Passes phi values along the branches, checks every block was defined and
+    /// terminated, and structurizes.
+    fn finish_function(&mut self, state: &mut FunctionState, symbol: &str, end_offset: usize) -> Result<()> {
+        if state.entry_label.is_none() {
+            return Ok(());
+        }
+        if let Some(open) = state.current {
+            let _ = open;
+            return error(end_offset, format!("last block of function {symbol} has no terminator"));
+        }
+        let blocks = self.ir.region(state.region).blocks.clone();
+        for &block in &blocks {
+            if !state.defined_blocks.contains_key(&block) {
+                let label = state.blocks.iter().find(|(_, &b)| b == block).map_or(0, |(&l, _)| l);
+                return error(
+                    end_offset,
+                    format!("function {symbol} refers to undefined block <id> {label}"),
+                );
+            }
+        }
+        let mut phis_by_block: FxHashMap<BlockId, Vec<usize>> = FxHashMap::default();
+        for (i, phi) in state.phis.iter().enumerate() {
+            phis_by_block.entry(phi.block).or_default().push(i);
+        }
+        let mut used_edges = vec![0usize; state.phis.len()];
+        for &block in &blocks {
+            let Some(term) = state.terminators.get(&block) else { continue };
+            let term_op = term.op;
+            let mut operands = term.leading.clone();
+            let successors = self.ir.op(term_op).successors.clone();
+            let mut sizes = Vec::with_capacity(successors.len());
+            state.current = Some(block);
+            state.insert_before = Some(term_op);
+            for &target in &successors {
+                let mut args = Vec::new();
+                for &phi_index in phis_by_block.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
+                    let Some(phi) = state.phis.get(phi_index) else { continue };
+                    let Some(&(value, _)) = phi.incoming.iter().find(|(_, pred)| *pred == block) else {
+                        return error(phi.offset, "OpPhi has no incoming value for one of its predecessors");
+                    };
+                    let offset = phi.offset;
+                    args.push(self.operand(state, value, offset)?);
+                    used_edges[phi_index] += 1;
+                }
+                sizes.push(args.len());
+                operands.extend(args);
+            }
+            state.current = None;
+            state.insert_before = None;
+            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
+            let name = self.ir.op(term_op).name.to_string();
+            match name.as_str() {
+                "spirv.BranchConditional" => {
+                    let sizes_attr = Attribute::DenseArray {
+                        element: i32t,
+                        values: vec![count(1), count(sizes[0]), count(sizes.get(1).copied().unwrap_or(0))],
+                    };
+                    self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
+                }
+                "spirv.Switch" => {
+                    let cases: usize = sizes.iter().skip(1).sum();
+                    let segments = Attribute::DenseArray {
+                        element: i32t,
+                        values: sizes.iter().skip(1).map(|&n| count(n)).collect(),
+                    };
+                    self.ir.set_property(term_op, "case_operand_segments", segments);
+                    let sizes_attr = Attribute::DenseArray {
+                        element: i32t,
+                        values: vec![count(1), count(sizes.first().copied().unwrap_or(0)), count(cases)],
+                    };
+                    self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
+                }
+                _ => {}
+            }
+            self.ir.op_mut(term_op).operands = operands;
+        }
+        for (phi, &used) in state.phis.iter().zip(&used_edges) {
+            if used < phi.incoming.len() {
+                return error(phi.offset, "OpPhi names a block that is not a predecessor");
+            }
+        }
+        if self.options.structurize && !state.headers.is_empty() {
+            let headers = std::mem::take(&mut state.headers);
+            crate::structurize::structurize(self.ir, state.func, &headers).map_err(|e| {
+                super::DeserializeError {
+                    offset: end_offset,
+                    message: format!("failed to structurize function {symbol}: {}", e.message),
+                }
+            })?;
+        }
+        let _ = (state.entry, string_operand);
+        Ok(())
+    }
+}
+
+fn words_from<'a>(inst: &Inst<'a>, start: usize) -> &'a [u32] {
+    inst.words.get(start..).unwrap_or(&[])
+}

@@ -1,0 +1,410 @@
+//! Deserialization tests: our own assembly in, mlir-translate-22's text (captured for the
+//! same binaries) out; malformed binaries give errors, never panics.
+
+use super::*;
+use spirvkit_binary::{assemble, words_to_bytes, AsmOptions, Endian, TargetEnv};
+
+fn binary(text: &str) -> Vec<u8> {
+    // Version 1.0, as `spirv-as --target-env spv1.0` made the oracle's inputs.
+    let target_env = TargetEnv::parse("spv1.0").expect("known target");
+    let words =
+        assemble(text, &AsmOptions { target_env, preserve_numeric_ids: false }).expect("valid assembly");
+    words_to_bytes(&words, Endian::Little)
+}
+
+fn translate(bytes: &[u8], structurize: bool) -> std::result::Result<String, DeserializeError> {
+    let mut ir = Ir::new();
+    let options = DeserializeOptions { structurize, debug_locations: false };
+    let op = deserialize(bytes, &mut ir, &options)?;
+    let mut text = spirvkit_ir::print(&ir, op, spirvkit_ir::PrintOptions::default());
+    text.truncate(text.trim_end_matches('\n').len());
+    text.push('\n');
+    Ok(text)
+}
+
+fn assert_deserializes(asm: &str, structurize: bool, expected: &str) {
+    match translate(&binary(asm), structurize) {
+        Ok(text) => assert_eq!(text, expected),
+        Err(e) => panic!("deserialization failed: {e}"),
+    }
+}
+
+/// Globals with decorations, a block struct, constants at their uses, GLSL.std.450,
+/// entry point and execution mode.
+const COMPUTE: &str = r#"               OpCapability Shader
+          %1 = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 8 1 1
+               OpName %main "main"
+               OpName %buf "buf"
+               OpName %gid "gid"
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rt ArrayStride 4
+               OpMemberDecorate %S 0 Offset 0
+               OpDecorate %S Block
+               OpDecorate %buf DescriptorSet 0
+               OpDecorate %buf Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %float = OpTypeFloat 32
+     %v3uint = OpTypeVector %uint 3
+         %rt = OpTypeRuntimeArray %float
+          %S = OpTypeStruct %rt
+      %ptr_S = OpTypePointer StorageBuffer %S
+    %ptr_f = OpTypePointer StorageBuffer %float
+     %ptr_in = OpTypePointer Input %v3uint
+        %buf = OpVariable %ptr_S StorageBuffer
+        %gid = OpVariable %ptr_in Input
+      %int_0 = OpConstant %int 0
+    %float_2 = OpConstant %float 2.5
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %10 = OpLoad %v3uint %gid
+         %11 = OpCompositeExtract %uint %10 0
+         %12 = OpAccessChain %ptr_f %buf %int_0 %11
+         %13 = OpLoad %float %12 Aligned 4
+         %14 = OpExtInst %float %1 Sqrt %13
+         %15 = OpFMul %float %14 %float_2
+               OpStore %12 %15
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of COMPUTE.
+const COMPUTE_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
+  spirv.GlobalVariable @buf bind(0, 1) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>
+  spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+  spirv.func @main() "None" {
+    %gid_addr = spirv.mlir.addressof @gid : !spirv.ptr<vector<3xi32>, Input>
+    %0 = spirv.Load "Input" %gid_addr : vector<3xi32>
+    %1 = spirv.CompositeExtract %0[0 : i32] : vector<3xi32>
+    %buf_addr = spirv.mlir.addressof @buf : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>
+    %cst0_si32 = spirv.Constant 0 : si32
+    %2 = spirv.AccessChain %buf_addr[%cst0_si32, %1] : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>, si32, i32 -> !spirv.ptr<f32, StorageBuffer>
+    %3 = spirv.Load "StorageBuffer" %2 ["Aligned", 4] : f32
+    %4 = spirv.GL.Sqrt %3 : f32
+    %cst_f32 = spirv.Constant 2.500000e+00 : f32
+    %5 = spirv.FMul %4, %cst_f32 : f32
+    spirv.Store "StorageBuffer" %2, %5 : f32
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main, @gid
+  spirv.ExecutionMode @main "LocalSize", 8, 1, 1
+}
+"#;
+
+/// A loop with phis (plain CFG: structurization off).
+const LOOP: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpName %f "f"
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+         %fn = OpTypeFunction %uint %uint
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+    %uint_10 = OpConstant %uint 10
+          %f = OpFunction %uint None %fn
+          %n = OpFunctionParameter %uint
+      %entry = OpLabel
+               OpBranch %header
+     %header = OpLabel
+          %i = OpPhi %uint %uint_0 %entry %next %body
+        %acc = OpPhi %uint %uint_1 %entry %acc2 %body
+               OpLoopMerge %exit %body None
+         %lt = OpULessThan %bool %i %n
+               OpBranchConditional %lt %body %exit
+       %body = OpLabel
+       %acc2 = OpIMul %uint %acc %uint_10
+       %next = OpIAdd %uint %i %uint_1
+               OpBranch %header
+       %exit = OpLabel
+               OpReturnValue %acc
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv --spirv-structurize-control-flow=false` of LOOP.
+const LOOP_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
+  spirv.func @f(%arg0: i32) -> i32 "None" {
+    %cst0_i32 = spirv.Constant 0 : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst0_i32, %cst1_i32 : i32, i32)
+  ^bb1(%0: i32, %1: i32):  // 2 preds: ^bb0, ^bb2
+    %2 = spirv.ULessThan %0, %arg0 : i32
+    spirv.BranchConditional %2, ^bb2, ^bb3
+  ^bb2:  // pred: ^bb1
+    %cst10_i32 = spirv.Constant 10 : i32
+    %3 = spirv.IMul %1, %cst10_i32 : i32
+    %cst1_i32_0 = spirv.Constant 1 : i32
+    %4 = spirv.IAdd %0, %cst1_i32_0 : i32
+    spirv.Branch ^bb1(%4, %3 : i32, i32)
+  ^bb3:  // pred: ^bb1
+    spirv.ReturnValue %1 : i32
+  }
+}
+"#;
+
+#[test]
+fn compute_shader_matches_mlir() {
+    assert_deserializes(COMPUTE, true, COMPUTE_MLIR);
+}
+
+#[test]
+fn phis_become_block_arguments_passed_by_branches() {
+    assert_deserializes(LOOP, false, LOOP_MLIR);
+}
+
+#[test]
+fn malformed_headers_are_errors() {
+    for bytes in
+        [&b""[..], b"garbage!", &[0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0]]
+    {
+        assert!(translate(bytes, true).is_err());
+    }
+}
+
+#[test]
+fn phi_of_an_undefined_id_is_an_error() {
+    let text = LOOP.replace("%acc2 %body", "%missing %body").replace("%acc2 = OpIMul", "%unused = OpIMul");
+    let err = translate(&binary(&text), false).expect_err("undefined phi value");
+    assert!(err.message.contains("use of undefined <id>"), "{err}");
+}
+
+#[test]
+fn truncations_and_bit_flips_never_panic() {
+    let bytes = binary(COMPUTE);
+    for len in (0..bytes.len()).step_by(4) {
+        let _ = translate(&bytes[..len], false);
+    }
+    for i in 20..bytes.len() {
+        for bit in [0x01u8, 0x10, 0x80] {
+            let mut flipped = bytes.clone();
+            flipped[i] ^= bit;
+            let _ = translate(&flipped, false);
+        }
+    }
+}
+
+/// Spec constants (SpecId, a composite, OpSpecConstantOp re-materialized at each use).
+const SPEC: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpName %sc "sc"
+               OpName %scc "scc"
+               OpName %f "f"
+               OpDecorate %sc SpecId 3
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %v2int = OpTypeVector %int 2
+         %fn = OpTypeFunction %uint %int
+     %uint_1 = OpConstant %uint 1
+     %uint_7 = OpConstant %uint 7
+     %int_m5 = OpConstant %int -5
+         %sc = OpSpecConstant %uint 42
+        %sc2 = OpSpecConstant %int 3
+        %scc = OpSpecConstantComposite %v2int %sc2 %sc2
+         %op = OpSpecConstantOp %uint IAdd %sc %uint_1
+        %op2 = OpSpecConstantOp %uint IMul %op %op
+          %f = OpFunction %uint None %fn
+          %x = OpFunctionParameter %int
+      %entry = OpLabel
+          %v = OpCompositeExtract %int %scc 1
+          %s = OpIAdd %int %v %x
+               OpReturnValue %op2
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of SPEC (assembled for SPIR-V 1.3).
+const SPEC_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], []> {
+  spirv.SpecConstant @sc spec_id(3) = 42 : i32
+  spirv.SpecConstant @spirv_spec_const_11 = 3 : si32
+  spirv.SpecConstantComposite @scc (@spirv_spec_const_11, @spirv_spec_const_11) : vector<2xsi32>
+  spirv.func @f(%arg0: si32) -> i32 "None" {
+    %0 = spirv.mlir.referenceof @scc : vector<2xsi32>
+    %1 = spirv.CompositeExtract %0[1 : i32] : vector<2xsi32>
+    %2 = spirv.IAdd %1, %arg0 : si32
+    %3 = spirv.mlir.referenceof @sc : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %4 = spirv.SpecConstantOperation wraps "spirv.IAdd"(%3, %cst1_i32) : (i32, i32) -> i32
+    %5 = spirv.mlir.referenceof @sc : i32
+    %cst1_i32_0 = spirv.Constant 1 : i32
+    %6 = spirv.SpecConstantOperation wraps "spirv.IAdd"(%5, %cst1_i32_0) : (i32, i32) -> i32
+    %7 = spirv.SpecConstantOperation wraps "spirv.IMul"(%4, %6) : (i32, i32) -> i32
+    spirv.ReturnValue %7 : i32
+  }
+}
+"#;
+
+/// A recursive struct through OpTypeForwardPointer; member decorations (MLIR lists them in its hash map order).
+const LAYOUT: &str = r#"               OpCapability Shader
+               OpCapability PhysicalStorageBufferAddresses
+               OpExtension "SPV_KHR_physical_storage_buffer"
+               OpMemoryModel PhysicalStorageBuffer64 GLSL450
+               OpName %Node "Node"
+               OpName %Mats "Mats"
+               OpName %nodes "nodes"
+               OpName %mats "mats"
+               OpMemberDecorate %Node 0 Offset 0
+               OpMemberDecorate %Node 1 Offset 8
+               OpDecorate %Node Block
+               OpMemberDecorate %Mats 0 ColMajor
+               OpMemberDecorate %Mats 0 NonWritable
+               OpMemberDecorate %Mats 0 Offset 0
+               OpMemberDecorate %Mats 0 MatrixStride 16
+               OpMemberDecorate %Mats 1 RowMajor
+               OpMemberDecorate %Mats 1 Offset 64
+               OpMemberDecorate %Mats 1 MatrixStride 16
+               OpDecorate %Mats Block
+               OpDecorate %nodes DescriptorSet 0
+               OpDecorate %nodes Binding 0
+               OpDecorate %mats DescriptorSet 0
+               OpDecorate %mats Binding 1
+               OpTypeForwardPointer %ptr_Node PhysicalStorageBuffer
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+     %mat4 = OpTypeMatrix %v4float 4
+       %Node = OpTypeStruct %ptr_Node %float
+   %ptr_Node = OpTypePointer PhysicalStorageBuffer %Node
+       %Mats = OpTypeStruct %mat4 %mat4
+%ptr_sb_Node = OpTypePointer StorageBuffer %Node
+%ptr_sb_Mats = OpTypePointer StorageBuffer %Mats
+      %nodes = OpVariable %ptr_sb_Node StorageBuffer
+       %mats = OpVariable %ptr_sb_Mats StorageBuffer
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of LAYOUT (assembled for SPIR-V 1.3).
+const LAYOUT_MLIR: &str = r#"spirv.module PhysicalStorageBuffer64 GLSL450 requires #spirv.vce<v1.3, [Shader, PhysicalStorageBufferAddresses], [SPV_KHR_physical_storage_buffer]> {
+  spirv.GlobalVariable @nodes bind(0, 0) : !spirv.ptr<!spirv.struct<Node, (!spirv.ptr<!spirv.struct<Node>, PhysicalStorageBuffer> [0], f32 [8]), Block>, StorageBuffer>
+  spirv.GlobalVariable @mats bind(0, 1) : !spirv.ptr<!spirv.struct<Mats, (!spirv.matrix<4 x vector<4xf32>> [0, MatrixStride=16, NonWritable, ColMajor], !spirv.matrix<4 x vector<4xf32>> [64, MatrixStride=16, RowMajor]), Block>, StorageBuffer>
+}
+"#;
+
+/// OpSwitch with a negative case and phis fed from every case.
+const SWITCH: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpName %f "f"
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+         %fn = OpTypeFunction %uint %int
+     %uint_7 = OpConstant %uint 7
+     %uint_1 = OpConstant %uint 1
+          %f = OpFunction %uint None %fn
+          %x = OpFunctionParameter %int
+      %entry = OpLabel
+               OpSelectionMerge %merge None
+               OpSwitch %x %d -5 %c1 7 %c2
+         %c1 = OpLabel
+               OpBranch %merge
+         %c2 = OpLabel
+               OpBranch %merge
+          %d = OpLabel
+               OpBranch %merge
+      %merge = OpLabel
+          %p = OpPhi %uint %uint_1 %c1 %uint_7 %c2 %uint_1 %d
+               OpReturnValue %p
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv --spirv-structurize-control-flow=false` of SWITCH (assembled for SPIR-V 1.3).
+const SWITCH_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], []> {
+  spirv.func @f(%arg0: si32) -> i32 "None" {
+    spirv.Switch %arg0 : si32, [
+      default: ^bb2,
+      4294967291: ^bb3,
+      7: ^bb4
+    ]
+  ^bb1(%0: i32):  // 3 preds: ^bb2, ^bb3, ^bb4
+    spirv.ReturnValue %0 : i32
+  ^bb2:  // pred: ^bb0
+    %cst1_i32 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst1_i32 : i32)
+  ^bb3:  // pred: ^bb0
+    %cst1_i32_0 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst1_i32_0 : i32)
+  ^bb4:  // pred: ^bb0
+    %cst7_i32 = spirv.Constant 7 : i32
+    spirv.Branch ^bb1(%cst7_i32 : i32)
+  }
+}
+"#;
+
+fn binary_v13(text: &str) -> Vec<u8> {
+    let target_env = TargetEnv::parse("spv1.3").expect("known target");
+    let words =
+        assemble(text, &AsmOptions { target_env, preserve_numeric_ids: false }).expect("valid assembly");
+    words_to_bytes(&words, Endian::Little)
+}
+
+fn assert_v13(asm: &str, structurize: bool, expected: &str) {
+    match translate(&binary_v13(asm), structurize) {
+        Ok(text) => assert_eq!(text, expected),
+        Err(e) => panic!("deserialization failed: {e}"),
+    }
+}
+
+#[test]
+fn spec_constants_and_spec_constant_operations_match_mlir() {
+    assert_v13(SPEC, true, SPEC_MLIR);
+}
+
+#[test]
+fn forward_pointers_and_member_decorations_match_mlir() {
+    assert_v13(LAYOUT, true, LAYOUT_MLIR);
+}
+
+#[test]
+fn switch_cases_pass_phi_values_as_mlir_does() {
+    assert_v13(SWITCH, false, SWITCH_MLIR);
+}
+
+#[test]
+fn unsupported_instructions_are_named_with_their_offset() {
+    let text = COMPUTE.replace("%15 = OpFMul %float %14 %float_2", "%15 = OpCopyObject %float %14");
+    let err = translate(&binary(&text), false).expect_err("OpCopyObject has no op");
+    assert_eq!(err.message, "not supported yet: OpCopyObject");
+    assert!(err.offset > 5);
+}
+
+#[test]
+fn op_lines_become_locations() {
+    let text = LOOP
+        .replace("OpName %f \"f\"", "%file = OpString \"a.hlsl\"\nOpName %f \"f\"")
+        .replace("%lt = OpULessThan", "OpLine %file 12 3\n%lt = OpULessThan");
+    let mut ir = Ir::new();
+    let options = DeserializeOptions { structurize: false, debug_locations: true };
+    let module = deserialize(&binary(&text), &mut ir, &options).expect("deserializes");
+    let compare = ir
+        .ops_under(module)
+        .into_iter()
+        .map(|(_, op)| op)
+        .find(|&op| ir.op(op).name == "spirv.ULessThan")
+        .expect("the comparison");
+    assert_eq!(ir.op(compare).location, Location::FileLineCol { file: "a.hlsl".into(), line: 12, column: 3 });
+}
+
+#[test]
+fn deeply_nested_types_are_refused() {
+    let mut text = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+         %one = OpConstant %uint 1\n%t0 = OpTypeArray %float %one\n",
+    );
+    for i in 1..200 {
+        text.push_str(&format!("%t{i} = OpTypeArray %t{} %one\n", i - 1));
+    }
+    let err = translate(&binary(&text), false).expect_err("too deep");
+    assert!(err.message.contains("nested more than"), "{err}");
+}
+
+#[test]
+fn an_entry_point_keeps_its_name_over_a_helper_named_alike() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %e \"main\"\n\
+                OpExecutionMode %e LocalSize 1 1 1\nOpName %h \"main\"\nOpName %e \"entry\"\n\
+                %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %h = OpFunction %void None %fn\n%l1 = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                %e = OpFunction %void None %fn\n%l2 = OpLabel\n%c = OpFunctionCall %void %h\nOpReturn\nOpFunctionEnd\n";
+    let printed = translate(&binary(text), false).expect("deserializes");
+    assert!(printed.contains("spirv.func @main_2() \"None\""), "{printed}");
+    assert!(printed.contains("spirv.FunctionCall @main_2() : () -> ()"), "{printed}");
+    assert!(printed.contains("spirv.EntryPoint \"GLCompute\" @main\n"), "{printed}");
+}

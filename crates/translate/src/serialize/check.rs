@@ -1,0 +1,72 @@
+//! What is refused before anything is written: ops with no binary form, and ops,
+//! enum values and types the module's `#spirv.vce` does not cover.
+
+use super::{Result, SerializeError};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::target_env::TargetEnv;
+use spirvkit_ir::types::Type;
+use spirvkit_ir::{Ir, OpId};
+
+/// Refuses modules with constructs that have no binary form, or that need a
+/// version, capability or extension their VCE triple does not declare.
+pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<()> {
+    let vce = match ir.op(module).attr("vce_triple") {
+        Some(Attribute::Dialect { body: Some(body), .. }) => TargetEnv::parse(&format!("#spirv.vce<{body}>")),
+        _ => None,
+    };
+    let env = vce.unwrap_or_else(|| TargetEnv::parse("#spirv.vce<v1.0, [], []>").expect("a valid triple"));
+    for (_, op) in ir.ops_under(module) {
+        let o = ir.op(op);
+        let refuse = |message: String| SerializeError { location: o.location.clone(), message };
+        if o.name.def().is_none() {
+            return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
+        }
+        if !requirements {
+            continue;
+        }
+        if let Some(r) = spirvkit_ir::availability::of_op(ir, op) {
+            if r.min_version > env.version {
+                return Err(refuse(format!(
+                    "'{}' requires SPIR-V v{}.{} but the module's VCE triple declares v{}.{}",
+                    o.name, r.min_version.0, r.min_version.1, env.version.0, env.version.1
+                )));
+            }
+            check_groups(&env, &o.name, &r.capabilities, &r.extensions).map_err(refuse)?;
+        }
+        let mut types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)).collect();
+        if let Some(Attribute::Type(t)) = o.attr("type") {
+            types.push(*t);
+        }
+        for ty in types {
+            let (extensions, capabilities) = spirvkit_ir::vce::type_requirements(ir, ty);
+            check_groups(&env, &o.name, &capabilities, &extensions).map_err(refuse)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each group needs one of its members among what the triple allows.
+fn check_groups(
+    env: &TargetEnv,
+    op: &str,
+    capabilities: &[Vec<String>],
+    extensions: &[Vec<String>],
+) -> std::result::Result<(), String> {
+    for group in capabilities {
+        if !group.iter().any(|c| env.capabilities.contains(c)) {
+            return Err(format!(
+                "'{op}' requires one of the capabilities [{}], which the module's VCE triple does not declare",
+                group.join(", ")
+            ));
+        }
+    }
+    for group in extensions {
+        if !group.iter().any(|e| env.extensions.contains(e)) {
+            return Err(format!(
+                "'{op}' requires one of the extensions [{}], which the module's VCE triple does not declare",
+                group.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,770 @@
+//! Ops: the module-level ones, those with special encodings, and every other op
+//! encoded from its ODS definition.
+
+use super::attrs::enum_value;
+use super::{encode, Result, Serializer};
+use spirvkit_grammar::opcode;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::Value;
+use spirvkit_ir::opdef::{Argument, Arity, OpDef};
+use spirvkit_ir::types::TypeKind;
+use spirvkit_ir::OpId;
+
+/// The extended instruction sets ops of a sub-namespace serialize to.
+const EXT_SETS: &[(&str, &str)] = &[("spirv.GL.", "GLSL.std.450"), ("spirv.CL.", "OpenCL.std")];
+
+/// Enum attributes SPIR-V takes as the `<id>` of an i32 constant (the grammar's
+/// `IdScope`/`IdMemorySemantics`/`IdRef` operands), by ODS attribute record.
+const ID_ENUM_ATTRS: &[&str] = &[
+    "SPIRV_ScopeAttr",
+    "SPIRV_MemorySemanticsAttr",
+    "SPIRV_MatrixLayoutAttr",
+    "SPIRV_KHR_CooperativeMatrixLayoutAttr",
+];
+
+impl Serializer<'_> {
+    pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        match o.name.as_str() {
+            "spirv.mlir.addressof" => {
+                let name = symbol(o.attr("variable"));
+                let Some(&id) = self.variable_ids.get(name) else {
+                    return Err(self.error(op, format!("unknown result <id> for variable {name}")));
+                };
+                self.map_result(op, id);
+                Ok(())
+            }
+            "spirv.mlir.referenceof" => {
+                let name = symbol(o.attr("spec_const"));
+                let Some(&id) = self.spec_constant_ids.get(name) else {
+                    return Err(
+                        self.error(op, format!("unknown result <id> for specialization constant {name}"))
+                    );
+                };
+                self.map_result(op, id);
+                Ok(())
+            }
+            "spirv.Branch" | "spirv.BranchConditional" | "spirv.Switch" => self.process_branch(op),
+            "spirv.Constant" => {
+                let (Some(&result), Some(value)) = (o.results.first(), o.attr("value")) else {
+                    return Err(self.error(op, "spirv.Constant needs a value and a result"));
+                };
+                let id = self.constant(op, ir.value_type(result), value)?;
+                self.value_ids.insert(result, id);
+                Ok(())
+            }
+            "spirv.EXT.ConstantCompositeReplicate" => self.process_replicate(op, false),
+            "spirv.EXT.SpecConstantCompositeReplicate" => self.process_replicate(op, true),
+            "spirv.func" => self.process_function(op),
+            "spirv.ARM.Graph" => self.process_graph(op),
+            "spirv.ARM.GraphEntryPoint" => self.process_graph_entry_point(op),
+            "spirv.ARM.GraphConstant" => {
+                let Some(&result) = o.results.first() else {
+                    return Err(self.error(op, "graph constant needs a result"));
+                };
+                let Some(Attribute::Integer { value, .. }) = o.attr("graph_constant_id") else {
+                    return Err(self.error(op, "graph constant needs a graph_constant_id"));
+                };
+                let type_id = self.process_type(op, ir.value_type(result))?;
+                let id = self.next();
+                self.value_ids.insert(result, id);
+                encode(&mut self.globals, opcode::OpGraphConstantARM, &[type_id, id, *value as u32]);
+                Ok(())
+            }
+            "spirv.ARM.GraphOutputs" => {
+                let mut words = Vec::new();
+                for (index, &v) in o.operands.iter().enumerate() {
+                    let value = self.value_id(op, v)?;
+                    let index = self.constant_i32(op, index as u32)?;
+                    words.push((value, index));
+                }
+                for (value, index) in words {
+                    encode(&mut self.function_body, opcode::OpGraphSetOutputARM, &[value, index]);
+                }
+                Ok(())
+            }
+            "spirv.GlobalVariable" => self.process_global_variable(op),
+            "spirv.mlir.loop" => self.process_loop(op),
+            "spirv.mlir.selection" => self.process_selection(op),
+            "spirv.SpecConstant" => self.process_spec_constant(op),
+            "spirv.SpecConstantComposite" => self.process_spec_constant_composite(op),
+            "spirv.SpecConstantOperation" => self.process_spec_constant_operation(op),
+            "spirv.Undef" => {
+                let Some(&result) = o.results.first() else {
+                    return Err(self.error(op, "spirv.Undef needs a result"));
+                };
+                let ty = ir.value_type(result);
+                let key = self.type_key(ty);
+                let id = match self.undef_ids.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.next();
+                        self.undef_ids.insert(key, id);
+                        let type_id = self.process_type(op, ty)?;
+                        encode(&mut self.globals, opcode::OpUndef, &[type_id, id]);
+                        id
+                    }
+                };
+                self.value_ids.insert(result, id);
+                Ok(())
+            }
+            "spirv.Variable" => self.process_variable(op),
+            "spirv.EntryPoint" => self.process_entry_point(op),
+            "spirv.ExecutionMode" => self.process_execution_mode(op),
+            "spirv.FunctionCall" => self.process_function_call(op),
+            "spirv.GenericCastToPtrExplicit" => self.process_cast_to_ptr_explicit(op),
+            "spirv.mlir.merge" | "spirv.mlir.yield" => {
+                Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
+            }
+            _ => self.process_generic(op),
+        }
+    }
+
+    fn map_result(&mut self, op: OpId, id: u32) {
+        if let Some(&result) = self.ir.op(op).results.first() {
+            self.value_ids.insert(result, id);
+        }
+    }
+
+    /// The id of a value defined earlier.
+    pub(super) fn value_id(&self, at: OpId, v: Value) -> Result<u32> {
+        match self.value_ids.get(&v) {
+            Some(&id) => Ok(id),
+            None => {
+                Err(self.error(at, "not supported yet: a value used before its definition is serialized"))
+            }
+        }
+    }
+
+    fn process_global_variable(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let Some(Attribute::Type(ty)) = o.attr("type") else {
+            return Err(self.error(op, "spirv.GlobalVariable needs a type"));
+        };
+        let ty = *ty;
+        let type_id = self.process_type(op, ty)?;
+        let id = self.next();
+        let name = string_attr(o.attr("sym_name")).to_string();
+        self.process_name(id, &name);
+        self.variable_ids.insert(name, id);
+        let storage = match self.ir.types.kind(ty) {
+            TypeKind::Pointer { storage_class, .. } => super::attrs::enumerant("StorageClass", storage_class),
+            _ => None,
+        };
+        let Some(storage) = storage else {
+            return Err(self.error(op, "spirv.GlobalVariable's type must be a pointer"));
+        };
+        let mut operands = vec![type_id, id, storage];
+        if let Some(init) = o.attr("initializer") {
+            let init = symbol(Some(init));
+            let init_id = self.variable_ids.get(init).or_else(|| self.spec_constant_ids.get(init)).copied();
+            let Some(init_id) = init_id else {
+                return Err(self.error(op, "invalid usage of undefined variable as initializer"));
+            };
+            operands.push(init_id);
+        }
+        self.emit_debug_line_globals(op);
+        encode(&mut self.globals, opcode::OpVariable, &operands);
+        for attr in sorted_attrs(self.ir, op) {
+            if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer") {
+                continue;
+            }
+            self.process_decoration(op, id, attr)?;
+        }
+        Ok(())
+    }
+
+    fn emit_debug_line_globals(&mut self, op: OpId) {
+        if !self.options.emit_debug_info {
+            return;
+        }
+        if let spirvkit_ir::ir::Location::FileLineCol { line, column, .. } = self.ir.op(op).location {
+            encode(&mut self.globals, opcode::OpLine, &[self.file_id, line, column]);
+        }
+    }
+
+    fn process_spec_constant(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let Some(value) = o.attr("default_value") else {
+            return Err(self.error(op, "spirv.SpecConstant needs a default value"));
+        };
+        let Some(id) = self.constant_scalar(op, value, true)? else {
+            return Err(self.error(op, "not supported yet: non-scalar spirv.SpecConstant"));
+        };
+        if let Some(Attribute::Integer { value, .. }) = o.attr("spec_id") {
+            self.emit_decoration(id, super::types::decoration("SpecId"), &[*value as u32]);
+        }
+        let name = string_attr(o.attr("sym_name")).to_string();
+        self.process_name(id, &name);
+        self.spec_constant_ids.insert(name, id);
+        Ok(())
+    }
+
+    fn process_spec_constant_composite(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let Some(Attribute::Type(ty)) = o.attr("type") else {
+            return Err(self.error(op, "spirv.SpecConstantComposite needs a type"));
+        };
+        let type_id = self.process_type(op, *ty)?;
+        let id = self.next();
+        let mut operands = vec![type_id, id];
+        if let Some(Attribute::Array(items)) = o.attr("constituents") {
+            for item in items {
+                let name = symbol(Some(item));
+                let Some(&constituent) = self.spec_constant_ids.get(name) else {
+                    return Err(
+                        self.error(op, format!("unknown result <id> for specialization constant {name}"))
+                    );
+                };
+                operands.push(constituent);
+            }
+        }
+        encode(&mut self.globals, opcode::OpSpecConstantComposite, &operands);
+        let name = string_attr(o.attr("sym_name")).to_string();
+        self.process_name(id, &name);
+        self.spec_constant_ids.insert(name, id);
+        Ok(())
+    }
+
+    /// `spirv.EXT.ConstantCompositeReplicate` / `spirv.EXT.SpecConstantCompositeReplicate`.
+    fn process_replicate(&mut self, op: OpId, spec: bool) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let ty = if spec {
+            match o.attr("type") {
+                Some(Attribute::Type(ty)) => *ty,
+                _ => return Err(self.error(op, "replicated composite needs a type")),
+            }
+        } else {
+            match o.results.first() {
+                Some(&r) => ir.value_type(r),
+                None => return Err(self.error(op, "replicated composite needs a result")),
+            }
+        };
+        if spec {
+            let type_id = self.process_type(op, ty)?;
+            let name = symbol(o.attr("constituent"));
+            let Some(&constituent) = self.spec_constant_ids.get(name) else {
+                return Err(
+                    self.error(op, format!("unknown result <id> for replicated spec constant {name}"))
+                );
+            };
+            let id = self.next();
+            encode(
+                &mut self.globals,
+                opcode::OpSpecConstantCompositeReplicateEXT,
+                &[type_id, id, constituent],
+            );
+            let name = string_attr(o.attr("sym_name")).to_string();
+            self.process_name(id, &name);
+            self.spec_constant_ids.insert(name, id);
+            return Ok(());
+        }
+        let Some(value) = o.attr("value") else {
+            return Err(self.error(op, "replicated composite needs a value"));
+        };
+        let key = self.type_key(ty);
+        let id = self.replicate(op, key, value)?;
+        self.map_result(op, id);
+        Ok(())
+    }
+
+    /// `OpConstantCompositeReplicateEXT` of `value` into `ty`, replicating level by
+    /// level while the value is a scalar and the element type a composite; an ARM
+    /// tensor takes the scalar directly, and a zero one is `OpConstantNull`.
+    fn replicate(&mut self, op: OpId, ty: super::TypeKey, value: &Attribute) -> Result<u32> {
+        let key = format!("replicate:{ty:?}:{value:?}");
+        if let Some(&id) = self.constant_ids.get(&key) {
+            return Ok(id);
+        }
+        if self.depth > super::MAX_DEPTH {
+            return Err(self.error(op, "not supported yet: constants nested this deeply"));
+        }
+        let type_id = self.process_key(op, ty.clone())?;
+        let element = match &ty {
+            super::TypeKey::ArmTensor { element, .. } => Some((**element).clone()),
+            other => self.element_key(other),
+        };
+        let Some(element) = element else {
+            return Err(self.error(op, "replicated composite of a non-composite type"));
+        };
+        let scalar_key = match value {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => Some(self.type_key(*ty)),
+            Attribute::Bool(_) => Some(super::TypeKey::Int { width: 1, signed: false }),
+            _ => None,
+        };
+        let element_is_composite = self.element_key(&element).is_some();
+        self.depth += 1;
+        let constituent =
+            if scalar_key.is_some() && scalar_key.as_ref() != Some(&element) && element_is_composite {
+                self.replicate(op, element, value)
+            } else {
+                self.constant_of(op, element, value)
+            };
+        self.depth -= 1;
+        let constituent = constituent?;
+        let id = self.next();
+        if matches!(ty, super::TypeKey::ArmTensor { .. }) && super::types::is_zero(value) {
+            encode(&mut self.globals, opcode::OpConstantNull, &[type_id, id]);
+        } else {
+            encode(&mut self.globals, opcode::OpConstantCompositeReplicateEXT, &[type_id, id, constituent]);
+        }
+        self.constant_ids.insert(key, id);
+        Ok(id)
+    }
+
+    fn process_spec_constant_operation(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let Some(&result) = o.results.first() else {
+            return Err(self.error(op, "spirv.SpecConstantOperation needs a result"));
+        };
+        let type_id = self.process_type(op, ir.value_type(result))?;
+        let id = self.next();
+        let enclosed = ir.entry_block(op).and_then(|b| ir.block(b).ops.first().copied());
+        let Some(enclosed) = enclosed else {
+            return Err(self.error(op, "spirv.SpecConstantOperation needs an op"));
+        };
+        let inner = ir.op(enclosed);
+        let short = inner.name.strip_prefix("spirv.").unwrap_or(&inner.name);
+        let Some(inst) = spirvkit_grammar::instruction_by_name(&format!("Op{short}")) else {
+            return Err(self.error(op, format!("Couldn't find op code for op {}", inner.name)));
+        };
+        let mut operands = vec![type_id, id, u32::from(inst.opcode)];
+        for &v in &inner.operands {
+            operands.push(self.value_id(op, v)?);
+        }
+        encode(&mut self.globals, opcode::OpSpecConstantOp, &operands);
+        self.value_ids.insert(result, id);
+        Ok(())
+    }
+
+    fn process_variable(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let Some(&result) = o.results.first() else {
+            return Err(self.error(op, "spirv.Variable needs a result"));
+        };
+        let ty = ir.value_type(result);
+        let type_id = self.process_type(op, ty)?;
+        let id = self.next();
+        self.value_ids.insert(result, id);
+        let storage = match (o.attr("storage_class").and_then(enum_value), ir.types.kind(ty)) {
+            (Some(s), _) => Some(s),
+            (None, TypeKind::Pointer { storage_class, .. }) => {
+                super::attrs::enumerant("StorageClass", storage_class)
+            }
+            _ => None,
+        };
+        let mut operands = vec![type_id, id];
+        operands.extend(storage);
+        for &v in &o.operands {
+            operands.push(self.value_id(op, v)?);
+        }
+        self.emit_debug_line(true, op);
+        encode(&mut self.function_header, opcode::OpVariable, &operands);
+        for attr in sorted_attrs(ir, op) {
+            if attr.name == "storage_class" {
+                continue;
+            }
+            self.process_decoration(op, id, attr)?;
+        }
+        Ok(())
+    }
+
+    fn process_entry_point(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let Some(model) = o.attr("execution_model").and_then(enum_value) else {
+            return Err(self.error(op, "spirv.EntryPoint needs an execution model"));
+        };
+        let name = symbol(o.attr("fn"));
+        let Some(&function) = self.function_ids.get(name) else {
+            return Err(self.error(
+                op,
+                format!(
+                    "missing <id> for function {name}; function needs to be defined before spirv.EntryPoint is serialized"
+                ),
+            ));
+        };
+        let mut operands = vec![model, function];
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        if let Some(Attribute::Array(items)) = o.attr("interface") {
+            for item in items {
+                let var = symbol(Some(item));
+                let Some(&id) = self.variable_ids.get(var) else {
+                    return Err(self.error(op, "referencing undefined global variable.spirv.EntryPoint is at the end of spirv.module. All referenced variables should already be defined"));
+                };
+                operands.push(id);
+            }
+        }
+        encode(&mut self.entry_points, opcode::OpEntryPoint, &operands);
+        Ok(())
+    }
+
+    fn process_execution_mode(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let name = symbol(o.attr("fn"));
+        let Some(&function) = self.function_ids.get(name) else {
+            return Err(self.error(
+                op,
+                format!(
+                    "missing <id> for function {name}; function needs to be defined before spirv.ExecutionMode is serialized"
+                ),
+            ));
+        };
+        let Some(mode) = o.attr("execution_mode").and_then(enum_value) else {
+            return Err(self.error(op, "spirv.ExecutionMode needs an execution mode"));
+        };
+        let mut operands = vec![function, mode];
+        if let Some(Attribute::Array(values)) = o.attr("values") {
+            for v in values {
+                if let Attribute::Integer { value, .. } = v {
+                    operands.push(*value as u32);
+                }
+            }
+        }
+        encode(&mut self.execution_modes, opcode::OpExecutionMode, &operands);
+        Ok(())
+    }
+
+    /// The storage class operand comes from the result's pointer type.
+    fn process_cast_to_ptr_explicit(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let (Some(&result), Some(&pointer)) = (o.results.first(), o.operands.first()) else {
+            return Err(self.error(op, "malformed spirv.GenericCastToPtrExplicit"));
+        };
+        let ty = ir.value_type(result);
+        let storage = match ir.types.kind(ty) {
+            TypeKind::Pointer { storage_class, .. } => super::attrs::enumerant("StorageClass", storage_class),
+            _ => None,
+        };
+        let Some(storage) = storage else {
+            return Err(self.error(op, "spirv.GenericCastToPtrExplicit must produce a pointer"));
+        };
+        let type_id = self.process_type(op, ty)?;
+        let id = self.next();
+        self.value_ids.insert(result, id);
+        let pointer = self.value_id(op, pointer)?;
+        self.emit_debug_line(false, op);
+        encode(&mut self.function_body, opcode::OpGenericCastToPtrExplicit, &[type_id, id, pointer, storage]);
+        Ok(())
+    }
+
+    fn graph_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.graph_ids.get(name) {
+            return id;
+        }
+        let id = self.next();
+        self.graph_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn process_graph_entry_point(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let name = symbol(o.attr("fn"));
+        let graph = self.graph_id(name);
+        let mut operands = vec![graph];
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        if let Some(Attribute::Array(items)) = o.attr("interface") {
+            for item in items {
+                let var = symbol(Some(item));
+                let Some(&id) = self.variable_ids.get(var) else {
+                    return Err(self.error(op, format!("referencing undefined global variable {var}")));
+                };
+                operands.push(id);
+            }
+        }
+        encode(&mut self.graphs, opcode::OpGraphEntryPointARM, &operands);
+        Ok(())
+    }
+
+    /// `spirv.ARM.Graph`: `OpGraphARM`, an `OpGraphInputARM` per argument, the body,
+    /// `OpGraphEndARM`.
+    fn process_graph(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let name = string_attr(o.attr("sym_name")).to_string();
+        let graph = self.graph_id(&name);
+        let Some(&Attribute::Type(fn_type)) = o.attr("function_type") else {
+            return Err(self.error(op, "spirv.ARM.Graph needs a function type"));
+        };
+        let type_id = self.process_key(op, super::TypeKey::Graph(fn_type))?;
+        encode(&mut self.function_header, opcode::OpGraphARM, &[type_id, graph]);
+        let entry = ir.entry_block(op);
+        if let Some(entry) = entry {
+            for (index, &arg) in ir.block(entry).arguments.iter().enumerate() {
+                let arg_type = self.process_type(op, ir.value_type(arg))?;
+                let id = self.next();
+                let index = self.constant_i32(op, index as u32)?;
+                self.value_ids.insert(arg, id);
+                encode(&mut self.function_header, opcode::OpGraphInputARM, &[arg_type, id, index]);
+            }
+            for &inner in &ir.block(entry).ops {
+                self.process_op(inner)?;
+            }
+        }
+        encode(&mut self.function_body, opcode::OpGraphEndARM, &[]);
+        let header = std::mem::take(&mut self.function_header);
+        let body = std::mem::take(&mut self.function_body);
+        self.graphs.extend(header);
+        self.graphs.extend(body);
+        for attr in sorted_attrs(ir, op) {
+            if matches!(
+                attr.name.as_str(),
+                "sym_name" | "function_type" | "entry_point" | "arg_attrs" | "res_attrs"
+            ) {
+                continue;
+            }
+            self.process_decoration(op, graph, attr)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn function_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.function_ids.get(name) {
+            return id;
+        }
+        let id = self.next();
+        self.function_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn process_function_call(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let result = o.results.first().copied();
+        let type_id = match result {
+            Some(r) => self.process_type(op, ir.value_type(r))?,
+            None => self.void_type(),
+        };
+        let callee = symbol(o.attr("callee")).to_string();
+        let function = self.function_id(&callee);
+        let id = self.next();
+        let mut operands = vec![type_id, id, function];
+        for &v in &o.operands {
+            operands.push(self.value_id(op, v)?);
+        }
+        if let Some(r) = result {
+            self.value_ids.insert(r, id);
+        }
+        self.emit_debug_line(false, op);
+        encode(&mut self.function_body, opcode::OpFunctionCall, &operands);
+        Ok(())
+    }
+
+    /// Any op the ODS tables map to an instruction: result type, result, then the
+    /// ODS arguments in order; other attributes become decorations of the result.
+    fn process_generic(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let Some(def) = o.name.def() else {
+            return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)));
+        };
+        let ext = EXT_SETS.iter().find(|(prefix, _)| o.name.starts_with(prefix));
+        let instruction = match (ext, def.spirv_name) {
+            (Some(&(prefix, set)), _) => {
+                let short = o.name.strip_prefix(prefix).unwrap_or("");
+                let found = spirvkit_grammar::ext_inst_set(set).and_then(|s| s.instruction_by_name(short));
+                match found {
+                    Some(inst) => Instruction::Ext { set, opcode: inst.opcode },
+                    None => {
+                        return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)))
+                    }
+                }
+            }
+            (None, Some(name)) => match spirvkit_grammar::instruction_by_name(name) {
+                Some(inst) => Instruction::Core(inst.opcode),
+                None => return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name))),
+            },
+            (None, None) => {
+                return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)))
+            }
+        };
+        if o.results.len() > 1 {
+            return Err(self.error(op, format!("not supported yet: op '{}' with several results", o.name)));
+        }
+        let mut operands = Vec::new();
+        let mut result_id = None;
+        if let Some(&result) = o.results.first() {
+            let type_id = self.process_type(op, ir.value_type(result))?;
+            operands.push(type_id);
+            let id = self.next();
+            self.value_ids.insert(result, id);
+            operands.push(id);
+            result_id = Some(id);
+        }
+        let segments = operand_segments(ir, op, def);
+        for arg in def.arguments {
+            match *arg {
+                Argument::Operand(i) => {
+                    for &v in segments.get(usize::from(i)).map_or(&[][..], |s| s.as_slice()) {
+                        operands.push(self.value_id(op, v)?);
+                    }
+                }
+                Argument::Attribute(i) => {
+                    let Some(ad) = def.attributes.get(usize::from(i)) else { continue };
+                    let Some(value) = o.attr(ad.name) else { continue };
+                    let record = ad.constraint().record;
+                    self.attribute_words(op, record, value, &mut operands)?;
+                }
+            }
+        }
+        match instruction {
+            Instruction::Core(code) => {
+                self.emit_debug_line(false, op);
+                encode(&mut self.function_body, code, &operands);
+            }
+            Instruction::Ext { set, opcode: ext_opcode } => {
+                if operands.len() < 2 {
+                    return Err(self.error(op, "extended instructions must have a result encoding"));
+                }
+                let set_id = self.ext_set_id(set);
+                let mut words = operands[..2].to_vec();
+                words.extend([set_id, ext_opcode]);
+                words.extend_from_slice(&operands[2..]);
+                self.emit_debug_line(false, op);
+                encode(&mut self.function_body, opcode::OpExtInst, &words);
+            }
+        }
+        if let Some(id) = result_id {
+            for attr in sorted_attrs(ir, op) {
+                if def.attributes.iter().any(|a| a.name == attr.name) || attr.name == "operandSegmentSizes" {
+                    continue;
+                }
+                self.process_decoration(op, id, attr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `OpExtInstImport` of `set`, on first use.
+    fn ext_set_id(&mut self, set: &'static str) -> u32 {
+        if let Some(&(_, id)) = self.ext_set_ids.iter().find(|(s, _)| *s == set) {
+            return id;
+        }
+        let id = self.next();
+        self.ext_set_ids.push((set, id));
+        let mut operands = vec![id];
+        spirvkit_binary::write::encode_string(set.as_bytes(), &mut operands);
+        encode(&mut self.ext_sets, opcode::OpExtInstImport, &operands);
+        id
+    }
+
+    /// An ODS attribute argument's words.
+    fn attribute_words(
+        &mut self,
+        op: OpId,
+        record: &str,
+        value: &Attribute,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        if ID_ENUM_ATTRS.contains(&record) {
+            let Some(v) = enum_value(value) else {
+                return Err(self.error(op, format!("not supported yet: attribute {value:?} as an id")));
+            };
+            out.push(self.constant_i32(op, v)?);
+            return Ok(());
+        }
+        match value {
+            Attribute::Integer { value, .. } => out.push(*value as u32),
+            Attribute::Bool(b) => out.push(u32::from(*b)),
+            Attribute::String(s) => spirvkit_binary::write::encode_string(s.as_bytes(), out),
+            Attribute::Dialect { .. } => match enum_value(value) {
+                Some(v) => out.push(v),
+                None => {
+                    return Err(
+                        self.error(op, format!("not supported yet: attribute {value:?} in serialization"))
+                    )
+                }
+            },
+            Attribute::Array(items) | Attribute::DenseArray { values: items, .. } => {
+                for item in items {
+                    self.attribute_words(op, "", item, out)?;
+                }
+            }
+            Attribute::Type(ty) => {
+                let id = self.process_type(op, *ty)?;
+                out.push(id);
+            }
+            Attribute::Unit => {}
+            _ => {
+                return Err(self.error(op, format!("not supported yet: attribute {value:?} in serialization")))
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Instruction {
+    Core(u16),
+    Ext { set: &'static str, opcode: u32 },
+}
+
+/// The values of each ODS operand of `op`: from `operandSegmentSizes` when the op
+/// has several variable-length operands, else the one variadic takes the rest.
+pub(super) fn operand_segments(ir: &spirvkit_ir::Ir, op: OpId, def: &OpDef) -> Vec<Vec<Value>> {
+    let o = ir.op(op);
+    let sizes: Option<Vec<usize>> = match o.attr("operandSegmentSizes") {
+        Some(Attribute::DenseArray { values, .. }) => Some(
+            values
+                .iter()
+                .map(|v| match v {
+                    Attribute::Integer { value, .. } => usize::try_from(*value).unwrap_or(0),
+                    _ => 0,
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    let sizes = sizes.unwrap_or_else(|| {
+        let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();
+        let rest = o.operands.len().saturating_sub(fixed);
+        let mut given_rest = false;
+        def.operands
+            .iter()
+            .map(|d| match d.arity {
+                Arity::Single => 1,
+                _ if !given_rest => {
+                    given_rest = true;
+                    rest
+                }
+                _ => 0,
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(sizes.len());
+    let mut at = 0usize;
+    for size in sizes {
+        let end = (at + size).min(o.operands.len());
+        out.push(o.operands.get(at..end).unwrap_or(&[]).to_vec());
+        at = end;
+    }
+    out
+}
+
+/// A symbol reference attribute's (first) name.
+pub(super) fn symbol(attr: Option<&Attribute>) -> &str {
+    match attr {
+        Some(Attribute::SymbolRef(path)) => path.first().map_or("", String::as_str),
+        Some(Attribute::String(s)) => s,
+        _ => "",
+    }
+}
+
+fn string_attr(attr: Option<&Attribute>) -> &str {
+    match attr {
+        Some(Attribute::String(s)) => s,
+        _ => "",
+    }
+}
+
+/// An op's inherent and discardable attributes sorted by name, as MLIR's
+/// attribute dictionary lists them.
+pub(super) fn sorted_attrs(ir: &spirvkit_ir::Ir, op: OpId) -> Vec<&NamedAttribute> {
+    let o = ir.op(op);
+    let mut all: Vec<&NamedAttribute> = o.properties.iter().chain(o.attributes.iter()).collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}

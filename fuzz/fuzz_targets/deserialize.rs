@@ -1,0 +1,19 @@
+//! Bytes -> deserializer (structurized; plain CFG with debug locations) -> printer, verifier and
+//! serializer for whatever it accepts: never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use spirvkit_ir::{Ir, PrintOptions};
+use spirvkit_translate::{deserialize, serialize, DeserializeOptions, SerializeOptions};
+
+fuzz_target!(|data: &[u8]| {
+    for structurize in [true, false] {
+        let mut ir = Ir::new();
+        let options = DeserializeOptions { structurize, debug_locations: !structurize };
+        let Ok(module) = deserialize(data, &mut ir, &options) else { continue };
+        let text = spirvkit_ir::print(&ir, module, PrintOptions::default());
+        let _ = spirvkit_ir::print(&ir, module, PrintOptions { generic: true, debug_info: false });
+        let _ = spirvkit_ir::verify::first_failure(&ir, module, &text);
+        let _ = serialize(&ir, module, &SerializeOptions::default());
+    }
+});
