@@ -212,8 +212,9 @@ impl Structurizer<'_> {
     /// The function-level blocks whose terminator now branches to `target`.
     fn current_preds(&self, target: BlockId) -> Vec<BlockId> {
         let mut out: Vec<BlockId> = Vec::new();
+        let mut seen: FxHashSet<BlockId> = FxHashSet::default();
         for &p in self.preds.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
-            if !out.contains(&p) && successors(self.ir, p).contains(&target) {
+            if successors(self.ir, p).contains(&target) && seen.insert(p) {
                 out.push(p);
             }
         }

@@ -2521,3 +2521,38 @@ fn random_cfgs_never_panic() {
     }
     assert!(accepted > 0);
 }
+
+/// A loop around a switch of `cases` cases, every other one breaking out of the loop.
+fn big_switch(cases: usize) -> (String, Vec<Merge>) {
+    // ^bb1 loop header, ^bb2 switch header, ^bb3.. cases, then switch merge,
+    // continue target, loop merge.
+    let (header, switch, first) = (1, 2, 3);
+    let (switch_merge, cont, loop_merge) = (first + cases, first + cases + 1, first + cases + 2);
+    let mut text = String::from(
+        "spirv.module Logical GLSL450 {\n spirv.func @f(%c: i1, %x: i32) \"None\" {\n  spirv.Branch ^bb1\n",
+    );
+    text.push_str(&format!(
+        "^bb{header}:\n  spirv.Branch ^bb{switch}\n^bb{switch}:\n  spirv.Switch %x : i32, [\n"
+    ));
+    text.push_str(&format!("  default: ^bb{switch_merge}"));
+    for i in 0..cases {
+        text.push_str(&format!(",\n  {i}: ^bb{}", first + i));
+    }
+    text.push_str("\n  ]\n");
+    for i in 0..cases {
+        let target = if i % 2 == 0 { switch_merge } else { loop_merge };
+        text.push_str(&format!("^bb{}:\n  spirv.Branch ^bb{target}\n", first + i));
+    }
+    text.push_str(&format!(
+        "^bb{switch_merge}:\n  spirv.Branch ^bb{cont}\n^bb{cont}:\n  spirv.BranchConditional %c, ^bb{header}, ^bb{loop_merge}\n\
+         ^bb{loop_merge}:\n  spirv.Return\n }}\n}}\n"
+    ));
+    (text, vec![lp(header, loop_merge, cont, 0), sel(switch, switch_merge, 0)])
+}
+
+#[test]
+fn big_switch_with_breaks() {
+    let (text, merges) = big_switch(3000);
+    let out = try_structurize(&text, &merges);
+    assert!(out.is_ok(), "{:?}", out.err());
+}
