@@ -438,6 +438,21 @@ fn quoted_op_name(index: usize) -> &'static str {
 }
 
 /// Prints a whole top-level op (normally `builtin.module`).
+/// An identified struct's name: bare when it is a keyword, quoted otherwise.
+/// (mlir-opt prints every name bare, so names from binaries such as Slang's
+/// `S<float, 4>` come out unreadable, and MLIR 22 cannot parse them in any spelling;
+/// quoting keeps our text lossless and readable by our parser. Names that are
+/// keywords, all of MLIR's tests, print exactly as mlir-opt prints them.)
+fn write_struct_name(name: &str, out: &mut String) {
+    let bare = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'));
+    if bare {
+        out.push_str(name);
+    } else {
+        crate::lexer::write_escaped(name.as_bytes(), out);
+    }
+}
+
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
     let names = if options.generic { Names::new(ir, root, true) } else { Names::custom_by_region(ir, root) };
     let mut p = Printer::new(ir, names, options);
@@ -1034,7 +1049,8 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
             out.push('>');
         }
         TypeKind::IdentifiedStruct { name } => {
-            let _ = write!(out, "!spirv.struct<{name}");
+            out.push_str("!spirv.struct<");
+            write_struct_name(name, out);
             if structs_in_progress.contains(name) {
                 out.push('>');
                 return;
@@ -1596,6 +1612,19 @@ fn write_dense_elements(ir: &Ir, elements: &[Attribute], ty: Type, out: &mut Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn struct_names_that_are_not_keywords_are_quoted_and_read_back() {
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                    spirv.GlobalVariable @v : !spirv.ptr<!spirv.struct<\"S<float, 4>\", (f32 [0])>, Uniform>\n  \
+                    spirv.GlobalVariable @w : !spirv.ptr<!spirv.struct<Plain_1.x, (f32 [0])>, Uniform>\n}\n";
+        let (ir, top) = crate::parse(text, "t.mlir").expect("parses");
+        let printed = print_op(&ir, top, PrintOptions::default());
+        assert!(printed.contains("!spirv.struct<\"S<float, 4>\", (f32 [0])>"), "{printed}");
+        assert!(printed.contains("!spirv.struct<Plain_1.x, (f32 [0])>"), "{printed}");
+        let (again, top) = crate::parse(&printed, "t.mlir").expect("reads its own output");
+        assert_eq!(print_op(&again, top, PrintOptions::default()), printed);
+    }
 
     #[test]
     fn whole_floats_print_as_the_general_path_does() {
