@@ -671,9 +671,9 @@ impl<'m> Side<'m> {
     /// Decoration nodes per target, with decoration groups expanded.
     fn scan_decorations(&mut self, ctx: &mut Ctx, indices: &[usize]) {
         let mut by_target: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        // (OpGroup*Decorate, its targets with the member for OpGroupMemberDecorate)
+        // (decoration group, its targets with the member for OpGroupMemberDecorate)
         type GroupTargets = Vec<(u32, Option<u32>)>;
-        let mut groups: Vec<(Inst<'m>, GroupTargets)> = Vec::new();
+        let mut groups: Vec<(u32, GroupTargets)> = Vec::new();
         for &index in indices {
             let Some(inst) = self.inst(index) else { continue };
             let operands: Vec<_> = plain_operands(&inst).collect();
@@ -688,8 +688,7 @@ impl<'m> Side<'m> {
                     } else {
                         words.chunks_exact(2).map(|c| (c[0], Some(c[1]))).collect()
                     };
-                    groups.push((inst, targets));
-                    let _ = target;
+                    groups.push((target, targets));
                 }
                 _ => {
                     let mut tokens = vec![Tok::Op(inst.opcode)];
@@ -706,8 +705,7 @@ impl<'m> Side<'m> {
             }
         }
         // Groups: the group id's own decorations, applied to each target.
-        for (inst, targets) in groups {
-            let Some(group) = word_operand(&inst, 0) else { continue };
+        for (group, targets) in groups {
             let group_decorations = by_target.get(&group).cloned().unwrap_or_default();
             for (target, member) in targets {
                 for &d in &group_decorations {
@@ -831,7 +829,7 @@ impl<'m> Side<'m> {
         let first = items_of(self, ctx, root);
         stack.push(Frame { id: root, items: first, next: 0, tokens: Vec::new(), low: 0 });
         loop {
-            let depth = stack.len() - 1;
+            let Some(depth) = stack.len().checked_sub(1) else { return Tok::Undefined };
             let Some(frame) = stack.last_mut() else { return Tok::Undefined };
             if let Some(item) = frame.items.get(frame.next).copied() {
                 frame.next += 1;
@@ -841,8 +839,9 @@ impl<'m> Side<'m> {
                         if let Some(&t) = self.memo.get(&id) {
                             t
                         } else if let Some(p) = stack.iter().position(|f| f.id == id) {
-                            let frame = stack.last_mut().expect("non-empty");
-                            frame.low = frame.low.min(p);
+                            if let Some(frame) = stack.last_mut() {
+                                frame.low = frame.low.min(p);
+                            }
                             Tok::Back((depth - p) as u32)
                         } else if self.structural.contains(&id) && budget > 0 {
                             budget -= 1;
@@ -858,10 +857,12 @@ impl<'m> Side<'m> {
                         }
                     }
                 };
-                stack.last_mut().expect("non-empty").tokens.push(child);
+                if let Some(frame) = stack.last_mut() {
+                    frame.tokens.push(child);
+                }
                 continue;
             }
-            let frame = stack.pop().expect("non-empty");
+            let Some(frame) = stack.pop() else { return Tok::Undefined };
             let tokens = ctx.normalize_null(frame.tokens);
             let tok = Tok::Node(ctx.node(tokens));
             if frame.low >= depth {
@@ -1761,6 +1762,16 @@ mod tests {
         assert_eq!(check_equivalent(&module(&null), &module(&explicit)), Ok(Vec::new()));
         let one = explicit.replace("%a0 %int_0", "%a0 %int_3");
         assert!(check_equivalent(&module(&null), &module(&one)).is_err());
+    }
+
+    #[test]
+    fn decoration_groups_expand_to_their_targets() {
+        let grouped = base().replace(
+            "OpDecorate %ubo DescriptorSet 0\nOpDecorate %ubo Binding 1\n",
+            "OpDecorate %grp DescriptorSet 0\nOpDecorate %grp Binding 1\n%grp = OpDecorationGroup\nOpGroupDecorate %grp %ubo\n",
+        );
+        assert_ne!(grouped, base());
+        assert_eq!(check_equivalent(&module(&base()), &module(&grouped)), Ok(Vec::new()));
     }
 
     #[test]
