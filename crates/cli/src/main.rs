@@ -259,9 +259,17 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             _ => None,
         };
         if let Some(chosen) = chosen {
-            if mode.replace(chosen).is_some() {
-                return Err(format!("error: only one translation may be given\n{TRANSLATE_USAGE}"));
-            }
+            // mlir-translate chains translations in order; serializing then
+            // deserializing is the round trip.
+            mode = match (mode, chosen) {
+                (None, chosen) => Some(chosen),
+                (Some(Mode::Serialize), Mode::Deserialize) => Some(Mode::Roundtrip),
+                (Some(first), then) => {
+                    return Err(format!(
+                    "error: not supported yet: translation chain {first:?} then {then:?}\n{TRANSLATE_USAGE}"
+                ))
+                }
+            };
             continue;
         }
         match (name, value) {

@@ -95,6 +95,9 @@ struct Decoration {
 struct Constant {
     value: Attribute,
     ty: Type,
+    /// OpConstantCompositeReplicateEXT (`spirv.EXT.ConstantCompositeReplicate`): `value` is
+    /// `[constituent]`.
+    replicate: bool,
 }
 
 /// A module-level id that uses materialize.
@@ -112,6 +115,14 @@ enum ModuleValue {
     SpecConstant {
         symbol: String,
         ty: Type,
+    },
+    /// OpSpecConstantOp: a `spirv.SpecConstantOperation` at each use, its operands
+    /// materialized before it.
+    SpecOperation {
+        offset: usize,
+        ty: Type,
+        opcode: u16,
+        operands: Vec<u32>,
     },
 }
 
@@ -134,14 +145,21 @@ struct Deserializer<'m, 'i> {
     void_types: FxHashSet<u32>,
     /// OpTypeFunction: parameter types and the return type (`None` for void).
     function_types: FxHashMap<u32, (Vec<Type>, Option<Type>)>,
-    /// OpTypeForwardPointer ids (their storage class) not yet defined.
+    /// OpTypeForwardPointer ids and their storage class.
     forward_pointers: FxHashMap<u32, u32>,
+    /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
+    pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// How deeply each type nests (printers and verifiers recurse on types).
+    type_depths: FxHashMap<Type, u32>,
     module_values: FxHashMap<u32, ModuleValue>,
     /// Symbol names of every function (known before any body is read, for calls).
     function_symbols: FxHashMap<u32, String>,
     used_symbols: FxHashSet<String>,
     /// OpEntryPoint/OpExecutionMode, emitted after everything else.
     deferred: Vec<usize>,
+    /// The location of the last OpLine (with `debug_locations`), until OpNoLine or the
+    /// end of the block.
+    line: Location,
 }
 
 impl<'m, 'i> Deserializer<'m, 'i> {
@@ -168,10 +186,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             void_types: FxHashSet::default(),
             function_types: FxHashMap::default(),
             forward_pointers: FxHashMap::default(),
+            pointer_defs: FxHashMap::default(),
+            type_depths: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
             deferred: Vec::new(),
+            line: Location::Unknown,
         }
     }
 
@@ -215,17 +236,54 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 opcode::OpEntryPoint => {
                     if let (Some(&f), Some(name)) = (inst.words.get(2), inst.operands.get(2)) {
                         let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
-                        entry_names.entry(f).or_insert(text);
+                        // `spirv.EntryPoint` names the function: one name per function.
+                        match entry_names.get(&f) {
+                            Some(existing) if *existing != text => {
+                                return error(
+                                    inst.offset,
+                                    format!(
+                                        "not supported yet: function <id> {f} is an entry point as both '{existing}' and '{text}'"
+                                    ),
+                                )
+                            }
+                            Some(_) => {}
+                            None => {
+                                entry_names.insert(f, text);
+                            }
+                        }
                     }
                 }
                 opcode::OpFunction => function_ids.push(inst.result_id),
+                opcode::OpTypePointer => {
+                    if let (Some(&class), Some(&pointee)) = (inst.words.get(2), inst.words.get(3)) {
+                        self.pointer_defs.insert(inst.result_id, (class, pointee));
+                    }
+                }
                 _ => {}
             }
         }
+        // Entry points first: their names must survive as they are.
+        for &id in &function_ids {
+            if let Some(name) = entry_names.get(&id) {
+                if name.is_empty() {
+                    return error(
+                        0,
+                        format!("not supported yet: entry point function <id> {id} with an empty name"),
+                    );
+                }
+                if !self.used_symbols.insert(name.clone()) {
+                    return error(0, format!("not supported yet: two entry point functions named '{name}'"));
+                }
+                self.function_symbols.insert(id, name.clone());
+            }
+        }
         for id in function_ids {
-            let preferred = entry_names
+            if entry_names.contains_key(&id) {
+                continue;
+            }
+            let preferred = self
+                .names
                 .get(&id)
-                .or_else(|| self.names.get(&id))
                 .filter(|n| !n.is_empty())
                 .cloned()
                 .unwrap_or_else(|| format!("spirv_fn_{id}"));
@@ -293,9 +351,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             | opcode::OpSourceContinued
             | opcode::OpSourceExtension
             | opcode::OpModuleProcessed
-            | opcode::OpLine
-            | opcode::OpNoLine
             | opcode::OpNop => {}
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
             opcode::OpDecorate | opcode::OpDecorateId | opcode::OpDecorateString => {
                 let target = word(inst, 1)?;
                 let kind = word(inst, 2)?;
@@ -325,6 +382,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             | opcode::OpConstantTrue
             | opcode::OpConstantFalse
             | opcode::OpConstantComposite
+            | opcode::OpConstantCompositeReplicateEXT
             | opcode::OpConstantNull => {
                 let constant = self.constant(inst)?;
                 self.module_values.insert(inst.result_id, ModuleValue::Constant(constant));
@@ -332,10 +390,39 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             opcode::OpSpecConstant
             | opcode::OpSpecConstantTrue
             | opcode::OpSpecConstantFalse
-            | opcode::OpSpecConstantComposite => self.spec_constant(inst)?,
+            | opcode::OpSpecConstantComposite
+            | opcode::OpSpecConstantCompositeReplicateEXT => self.spec_constant(inst)?,
+            opcode::OpSpecConstantOp => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let inner = word(inst, 3)?;
+                let Ok(inner) = u16::try_from(inner) else {
+                    return error(inst.offset, format!("OpSpecConstantOp: invalid opcode {inner}"));
+                };
+                let operands = inst.words.get(4..).unwrap_or(&[]).to_vec();
+                let value = ModuleValue::SpecOperation { offset: inst.offset, ty, opcode: inner, operands };
+                self.module_values.insert(inst.result_id, value);
+            }
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }
+        Ok(())
+    }
+
+    /// OpLine/OpNoLine: the location of the ops that follow.
+    fn debug_line(&mut self, inst: &Inst) -> Result<()> {
+        if inst.opcode == opcode::OpNoLine || !self.options.debug_locations {
+            self.line = Location::Unknown;
+            return Ok(());
+        }
+        let file = word(inst, 1)?;
+        let Some(name) = self.strings.get(&file) else {
+            return error(inst.offset, format!("OpLine refers to <id> {file}, which is not an OpString"));
+        };
+        self.line = Location::FileLineCol {
+            file: name.as_str().into(),
+            line: word(inst, 2)?,
+            column: word(inst, 3)?,
+        };
         Ok(())
     }
 
@@ -374,7 +461,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             };
             props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init_symbol])));
         }
-        let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], Location::Unknown);
+        let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], self.line.clone());
         let decorations = self.decoration_attrs(inst.result_id)?;
         set_attributes(self.ir, op, props, decorations);
         self.ir.append_op(self.module_block, op);

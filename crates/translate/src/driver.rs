@@ -164,7 +164,10 @@ fn translate_chunk(
     }
     let module = match spirv_module(&ir, top, options.no_implicit_module) {
         Ok(module) => module,
-        Err(message) => return (None, vec![Diagnostic::error(Some(0), message)]),
+        Err((message, location)) => {
+            let offset = location.and_then(|l| located(&LineIndex::new(text), &l)).unwrap_or(0);
+            return (None, vec![Diagnostic::error(Some(offset), message)]);
+        }
     };
     let serialize_options = SerializeOptions {
         emit_symbol_names: true,
@@ -202,8 +205,9 @@ fn translate_chunk(
     }
 }
 
-/// The `spirv.module` to translate, as mlir-translate finds it.
-fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, String> {
+/// The `spirv.module` to translate, as mlir-translate finds it; errors carry the
+/// location of the op that is not one, if any.
+fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, (String, Option<Location>)> {
     let candidate = if no_implicit_module {
         let body = ir.op(top).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
         let ops = body.map(|b| ir.block(b).ops.clone()).unwrap_or_default();
@@ -213,7 +217,10 @@ fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, St
         if !implicit {
             top
         } else if ops.len() != 1 {
-            return Err(format!("source must contain a single top-level operation, found: {}", ops.len()));
+            return Err((
+                format!("source must contain a single top-level operation, found: {}", ops.len()),
+                None,
+            ));
         } else {
             ops[0]
         }
@@ -222,7 +229,10 @@ fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, St
     };
     let name = &ir.op(candidate).name;
     if *name != "spirv.module" {
-        return Err(format!("expected a 'spirv.module' op, got '{name}'"));
+        return Err((
+            format!("expected a 'spirv.module' op, got '{name}'"),
+            Some(ir.op(candidate).location.clone()),
+        ));
     }
     Ok(candidate)
 }
@@ -241,7 +251,7 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 
 fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
     let mut ir = Ir::new();
-    let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: false };
+    let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
     match deserialize(input, &mut ir, &deserialize_options) {
         Ok(op) => TranslateResult {
             output: print_module(&ir, op, options).into_bytes(),

@@ -11,6 +11,7 @@
 
 pub mod deserialize;
 pub mod driver;
+pub mod fallback;
 pub mod serialize;
 pub mod structurize;
 

@@ -111,6 +111,8 @@ enum TypeKey {
         shape: Option<Vec<i64>>,
         element: Box<TypeKey>,
     },
+    /// `OpTypeGraphARM` of a graph's function type.
+    Graph(Type),
     Other(Type),
 }
 
@@ -141,6 +143,8 @@ struct Serializer<'a> {
     decorations: Vec<u32>,
     globals: Vec<u32>,
     functions: Vec<u32>,
+    /// `spirv.ARM.Graph`s and their entry points, after the functions.
+    graphs: Vec<u32>,
     function_header: Vec<u32>,
     function_body: Vec<u32>,
     type_ids: HashMap<TypeKey, u32>,
@@ -150,6 +154,7 @@ struct Serializer<'a> {
     value_ids: HashMap<Value, u32>,
     block_ids: HashMap<BlockId, u32>,
     function_ids: HashMap<String, u32>,
+    graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
     ext_set_ids: Vec<(&'static str, u32)>,
@@ -182,6 +187,7 @@ impl<'a> Serializer<'a> {
             decorations: Vec::new(),
             globals: Vec::new(),
             functions: Vec::new(),
+            graphs: Vec::new(),
             function_header: Vec::new(),
             function_body: Vec::new(),
             type_ids: HashMap::new(),
@@ -190,6 +196,7 @@ impl<'a> Serializer<'a> {
             value_ids: HashMap::new(),
             block_ids: HashMap::new(),
             function_ids: HashMap::new(),
+            graph_ids: HashMap::new(),
             variable_ids: HashMap::new(),
             spec_constant_ids: HashMap::new(),
             ext_set_ids: Vec::new(),
@@ -224,6 +231,9 @@ impl<'a> Serializer<'a> {
     /// Capabilities, extensions, the memory model, then every op of the module body.
     fn module_level(&mut self) -> Result<()> {
         let module = self.module;
+        if !matches!(self.ir.op(module).attr("vce_triple"), Some(Attribute::Dialect { .. })) {
+            return Err(self.error(module, "module must have 'vce_triple' attribute to be serializeable"));
+        }
         let (_, capabilities, extensions) = self.vce();
         for cap in &capabilities {
             let Some(value) = attrs::enumerant("Capability", cap) else {
@@ -244,6 +254,10 @@ impl<'a> Serializer<'a> {
         };
         encode(&mut self.memory_model, opcode::OpMemoryModel, &[addressing, memory]);
         if self.options.emit_debug_info {
+            // MLIR's debug information needs the non-semantic instruction sets.
+            if !extensions.iter().any(|e| e == "SPV_KHR_non_semantic_info") {
+                return Err(self.error(module, "SPV_KHR_non_semantic_info extension not available"));
+            }
             let file = match &op.location {
                 Location::FileLineCol { file, .. } => file.to_string(),
                 _ => "<unknown>".to_string(),
@@ -257,8 +271,18 @@ impl<'a> Serializer<'a> {
             Some(block) => self.ir.block(block).ops.clone(),
             None => Vec::new(),
         };
-        for op in body {
-            self.process_op(op)?;
+        // Function declarations (imported, no body) come before every definition.
+        let is_declaration =
+            |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
+        for &op in &body {
+            if is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
+        }
+        for &op in &body {
+            if !is_declaration(self.ir, op) {
+                self.process_op(op)?;
+            }
         }
         Ok(())
     }
@@ -279,7 +303,8 @@ impl<'a> Serializer<'a> {
                 + self.names.len()
                 + self.decorations.len()
                 + self.globals.len()
-                + self.functions.len(),
+                + self.functions.len()
+                + self.graphs.len(),
         );
         words.extend_from_slice(&header.words());
         for section in [
@@ -294,6 +319,7 @@ impl<'a> Serializer<'a> {
             &self.decorations,
             &self.globals,
             &self.functions,
+            &self.graphs,
         ] {
             words.extend_from_slice(section);
         }

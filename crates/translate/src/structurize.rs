@@ -144,6 +144,8 @@ struct Structurizer<'a> {
     owner: FxHashMap<BlockId, Option<usize>>,
     /// The ops using each value (an op may be listed more than once).
     uses: FxHashMap<Value, Vec<OpId>>,
+    /// The merge blocks of all constructs, as given.
+    merge_blocks: FxHashSet<BlockId>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
     /// Loop headers moved into their region -> the merge block now entered instead.
@@ -209,6 +211,7 @@ impl<'a> Structurizer<'a> {
             }
         }
         let bool_type = ir.types.integer(1, Signedness::Signless);
+        let merge_blocks = constructs.iter().map(|c| c.merge).collect();
         Ok(Structurizer {
             ir,
             func,
@@ -217,6 +220,7 @@ impl<'a> Structurizer<'a> {
             top: blocks,
             owner: FxHashMap::default(),
             uses,
+            merge_blocks,
             dead: FxHashSet::default(),
             members: Vec::new(),
             preds,

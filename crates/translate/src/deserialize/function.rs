@@ -8,7 +8,7 @@ use super::{
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
 use spirvkit_grammar::fxhash::FxHashMap;
-use spirvkit_grammar::opcode;
+use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
 use spirvkit_ir::opdef::{Argument, Arity, OpDef, ATTR_CONSTRAINTS, OP_DEFS};
@@ -44,8 +44,13 @@ struct FunctionState {
     phis: Vec<Phi>,
     terminators: FxHashMap<BlockId, Terminator>,
     headers: FxHashMap<BlockId, MergeInfo>,
-    location: Location,
 }
+
+/// How deep spec constant operations may nest, and how many ops one use may
+/// materialize (each use of an OpSpecConstantOp re-materializes its operands, so a
+/// hostile DAG could otherwise blow up exponentially).
+const MAX_SPEC_OPERATION_DEPTH: usize = 64;
+const SPEC_OPERATION_BUDGET: usize = 4096;
 
 /// The ODS op of each core opcode (through `OpDef::spirv_name`).
 fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
@@ -110,7 +115,6 @@ impl Deserializer<'_, '_> {
             phis: Vec::new(),
             terminators: FxHashMap::default(),
             headers: FxHashMap::default(),
-            location: Location::Unknown,
         };
         let mut param_index = 0usize;
         let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::new();
@@ -165,6 +169,10 @@ impl Deserializer<'_, '_> {
                         );
                     }
                     self.function_instruction(&mut state, &inst)?;
+                    // A line applies up to the end of its block.
+                    if state.current.is_none() {
+                        self.line = Location::Unknown;
+                    }
                 }
             }
             if index >= count && inst.opcode != opcode::OpFunctionEnd {
@@ -220,13 +228,38 @@ impl Deserializer<'_, '_> {
     /// The value of `id` for a use: a local value, or a module-level one materialized at
     /// the insertion point, as MLIR does at each use.
     fn operand(&mut self, state: &FunctionState, id: u32, offset: usize) -> Result<Value> {
+        let mut budget = SPEC_OPERATION_BUDGET;
+        self.materialize(state, id, offset, 0, &mut budget)
+    }
+
+    /// [`Self::operand`], with the depth and op budget that bound the expansion of spec
+    /// constant operations (each use of one re-materializes its operands, as in MLIR).
+    fn materialize(
+        &mut self,
+        state: &FunctionState,
+        id: u32,
+        offset: usize,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
         if let Some(&v) = state.values.get(&id) {
             return Ok(v);
         }
-        let location = state.location.clone();
+        if depth > MAX_SPEC_OPERATION_DEPTH || *budget == 0 {
+            return error(offset, "not supported yet: spec constant operations nested this deep");
+        }
+        *budget -= 1;
+        // Materialized values have no location, as in MLIR.
+        let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
             Some(ModuleValue::Constant(c)) => {
-                ("spirv.Constant", c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+                let name =
+                    if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
+                (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+            }
+            Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
+                let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
+                return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
             }
             Some(ModuleValue::Undef(ty)) => ("spirv.Undef", *ty, Vec::new()),
             Some(ModuleValue::Global { symbol, ty }) => (
@@ -247,6 +280,61 @@ impl Deserializer<'_, '_> {
         Ok(self.ir.op(op).results[0])
     }
 
+    /// `spirv.SpecConstantOperation wraps "spirv.X"(...)` for an OpSpecConstantOp.
+    #[allow(clippy::too_many_arguments)]
+    fn spec_operation(
+        &mut self,
+        state: &FunctionState,
+        offset: usize,
+        ty: Type,
+        inner: u16,
+        words: &[u32],
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<Value> {
+        let Some(def) = op_def_for_opcode(inner) else {
+            return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner)));
+        };
+        let (id_count, has_indices) = match inner {
+            opcode::OpCompositeExtract => (1, true),
+            opcode::OpCompositeInsert => (2, true),
+            _ if def.attributes.is_empty() && def.regions.is_empty() && def.successors.is_empty() => {
+                (words.len(), false)
+            }
+            _ => return error(offset, format!("not supported yet: OpSpecConstantOp {}", opcode_name(inner))),
+        };
+        let Some(ids) = words.get(..id_count) else {
+            return error(offset, "OpSpecConstantOp is missing operands");
+        };
+        let mut operands = Vec::with_capacity(ids.len());
+        for &id in ids {
+            operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
+        }
+        let location = Location::Unknown;
+        let inner_op = self.ir.create_op(def.name, operands, &[ty], location.clone());
+        if has_indices {
+            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let indices = words
+                .get(id_count..)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                .collect();
+            self.ir.op_mut(inner_op).properties =
+                vec![NamedAttribute::new("indices", Attribute::Array(indices))];
+        }
+        let wrapper = self.ir.create_op("spirv.SpecConstantOperation", vec![], &[ty], location.clone());
+        let region = self.ir.add_region(wrapper);
+        let block = self.ir.create_block();
+        self.ir.append_block(region, block);
+        self.ir.append_op(block, inner_op);
+        let result = self.ir.op(inner_op).results[0];
+        let yield_op = self.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
+        self.ir.append_op(block, yield_op);
+        self.insert(state, wrapper);
+        Ok(self.ir.op(wrapper).results[0])
+    }
+
     fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
         ids.iter().map(|&id| self.operand(state, id, offset)).collect()
     }
@@ -264,7 +352,7 @@ impl Deserializer<'_, '_> {
         props: Vec<NamedAttribute>,
     ) -> Result<OpId> {
         let result_types: Vec<Type> = result.into_iter().collect();
-        let op = self.ir.create_op(name, operands, &result_types, state.location.clone());
+        let op = self.ir.create_op(name, operands, &result_types, self.line.clone());
         let decorations =
             if inst.result_id != 0 { self.decoration_attrs(inst.result_id)? } else { Vec::new() };
         set_attributes(self.ir, op, props, decorations);
@@ -293,30 +381,14 @@ impl Deserializer<'_, '_> {
     fn function_instruction(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
         let words = inst.words;
         match inst.opcode {
-            opcode::OpLine => {
-                if self.options.debug_locations {
-                    let file = word(inst, 1)?;
-                    let Some(name) = self.strings.get(&file) else {
-                        return error(
-                            inst.offset,
-                            format!("OpLine refers to <id> {file}, which is not an OpString"),
-                        );
-                    };
-                    state.location = Location::FileLineCol {
-                        file: name.as_str().into(),
-                        line: word(inst, 2)?,
-                        column: word(inst, 3)?,
-                    };
-                }
-            }
-            opcode::OpNoLine => state.location = Location::Unknown,
+            opcode::OpLine | opcode::OpNoLine => self.debug_line(inst)?,
             opcode::OpNop => {}
             opcode::OpPhi => {
                 let Some(block) = state.current else {
                     return error(inst.offset, "OpPhi outside of a block");
                 };
                 let ty = self.result_type(inst)?;
-                let arg = self.ir.add_block_argument(block, ty, state.location.clone());
+                let arg = self.ir.add_block_argument(block, ty, Location::Unknown);
                 state.values.insert(inst.result_id, arg);
                 let mut incoming = Vec::new();
                 for pair in words.get(3..).unwrap_or(&[]).chunks(2) {
@@ -420,6 +492,12 @@ impl Deserializer<'_, '_> {
                 }
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
+            opcode::OpGenericCastToPtrExplicit => {
+                // The storage class operand is the result type's; MLIR keeps only the type.
+                let ty = self.result_type(inst)?;
+                let pointer = self.operand(state, word(inst, 3)?, inst.offset)?;
+                self.emit(state, inst, "spirv.GenericCastToPtrExplicit", vec![pointer], Some(ty), vec![])?;
+            }
             opcode::OpCompositeExtract | opcode::OpCompositeInsert => {
                 let ty = self.result_type(inst)?;
                 let value_count = if inst.opcode == opcode::OpCompositeExtract { 1 } else { 2 };
@@ -594,7 +672,7 @@ impl Deserializer<'_, '_> {
                         skip_alignment = false;
                         continue;
                     }
-                    let Some(&value) = words.get(pos) else {
+                    let Some(&word_value) = words.get(pos) else {
                         if constraint.optional || constraint.default_value.is_some() {
                             continue;
                         }
@@ -603,6 +681,15 @@ impl Deserializer<'_, '_> {
                             format!("{} is missing its {} operand", opcode_name(inst.opcode), ad.name),
                         );
                     };
+                    // Scopes and memory semantics are ids of integer constants.
+                    let is_id = inst.operands.iter().any(|o| {
+                        usize::from(o.offset) == pos
+                            && matches!(
+                                o.kind,
+                                OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
+                            )
+                    });
+                    let value = if is_id { self.constant_word(inst, word_value)? } else { word_value };
                     let attr = if let Some(e) = constraint.enum_attr {
                         let Some(enum_def) = spirvkit_ir::opdef::ENUM_ATTRS.get(usize::from(e)) else {
                             continue;
@@ -621,6 +708,18 @@ impl Deserializer<'_, '_> {
                         };
                         pos += 1;
                         dialect(&format!("spirv.{mnemonic}"), &text)
+                    } else if constraint.storage_type == "::mlir::ArrayAttr"
+                        && constraint.record == "I32ArrayAttr"
+                    {
+                        // Literal lists (`components`) take the remaining words.
+                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        let rest = words.get(pos..).unwrap_or(&[]);
+                        pos = words.len();
+                        Attribute::Array(
+                            rest.iter()
+                                .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
+                                .collect(),
+                        )
                     } else if constraint.storage_type == "::mlir::IntegerAttr" {
                         pos += 1;
                         let i32t = self.ir.types.integer(32, Signedness::Signless);
@@ -653,7 +752,23 @@ impl Deserializer<'_, '_> {
             _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
         };
         self.emit(state, inst, def.name, operands, result, props)?;
+        if def.traits.contains(&"Terminator") {
+            state.current = None;
+        }
         Ok(())
+    }
+
+    /// The value of a 32-bit integer constant operand (a scope, memory semantics).
+    fn constant_word(&self, inst: &Inst, id: u32) -> Result<u32> {
+        match self.module_values.get(&id) {
+            Some(ModuleValue::Constant(super::Constant {
+                value: Attribute::Integer { value, .. }, ..
+            })) => Ok(*value as u32),
+            _ => not_supported(
+                inst,
+                &format!("{} operand <id> {id} that is not an integer constant", opcode_name(inst.opcode)),
+            ),
+        }
     }
 
     /// Passes phi values along the branches, checks every block was defined and

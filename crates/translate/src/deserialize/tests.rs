@@ -186,3 +186,225 @@ fn truncations_and_bit_flips_never_panic() {
         }
     }
 }
+
+/// Spec constants (SpecId, a composite, OpSpecConstantOp re-materialized at each use).
+const SPEC: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpName %sc "sc"
+               OpName %scc "scc"
+               OpName %f "f"
+               OpDecorate %sc SpecId 3
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+      %v2int = OpTypeVector %int 2
+         %fn = OpTypeFunction %uint %int
+     %uint_1 = OpConstant %uint 1
+     %uint_7 = OpConstant %uint 7
+     %int_m5 = OpConstant %int -5
+         %sc = OpSpecConstant %uint 42
+        %sc2 = OpSpecConstant %int 3
+        %scc = OpSpecConstantComposite %v2int %sc2 %sc2
+         %op = OpSpecConstantOp %uint IAdd %sc %uint_1
+        %op2 = OpSpecConstantOp %uint IMul %op %op
+          %f = OpFunction %uint None %fn
+          %x = OpFunctionParameter %int
+      %entry = OpLabel
+          %v = OpCompositeExtract %int %scc 1
+          %s = OpIAdd %int %v %x
+               OpReturnValue %op2
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of SPEC (assembled for SPIR-V 1.3).
+const SPEC_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], []> {
+  spirv.SpecConstant @sc spec_id(3) = 42 : i32
+  spirv.SpecConstant @spirv_spec_const_11 = 3 : si32
+  spirv.SpecConstantComposite @scc (@spirv_spec_const_11, @spirv_spec_const_11) : vector<2xsi32>
+  spirv.func @f(%arg0: si32) -> i32 "None" {
+    %0 = spirv.mlir.referenceof @scc : vector<2xsi32>
+    %1 = spirv.CompositeExtract %0[1 : i32] : vector<2xsi32>
+    %2 = spirv.IAdd %1, %arg0 : si32
+    %3 = spirv.mlir.referenceof @sc : i32
+    %cst1_i32 = spirv.Constant 1 : i32
+    %4 = spirv.SpecConstantOperation wraps "spirv.IAdd"(%3, %cst1_i32) : (i32, i32) -> i32
+    %5 = spirv.mlir.referenceof @sc : i32
+    %cst1_i32_0 = spirv.Constant 1 : i32
+    %6 = spirv.SpecConstantOperation wraps "spirv.IAdd"(%5, %cst1_i32_0) : (i32, i32) -> i32
+    %7 = spirv.SpecConstantOperation wraps "spirv.IMul"(%4, %6) : (i32, i32) -> i32
+    spirv.ReturnValue %7 : i32
+  }
+}
+"#;
+
+/// A recursive struct through OpTypeForwardPointer; member decorations (MLIR lists them in its hash map order).
+const LAYOUT: &str = r#"               OpCapability Shader
+               OpCapability PhysicalStorageBufferAddresses
+               OpExtension "SPV_KHR_physical_storage_buffer"
+               OpMemoryModel PhysicalStorageBuffer64 GLSL450
+               OpName %Node "Node"
+               OpName %Mats "Mats"
+               OpName %nodes "nodes"
+               OpName %mats "mats"
+               OpMemberDecorate %Node 0 Offset 0
+               OpMemberDecorate %Node 1 Offset 8
+               OpDecorate %Node Block
+               OpMemberDecorate %Mats 0 ColMajor
+               OpMemberDecorate %Mats 0 NonWritable
+               OpMemberDecorate %Mats 0 Offset 0
+               OpMemberDecorate %Mats 0 MatrixStride 16
+               OpMemberDecorate %Mats 1 RowMajor
+               OpMemberDecorate %Mats 1 Offset 64
+               OpMemberDecorate %Mats 1 MatrixStride 16
+               OpDecorate %Mats Block
+               OpDecorate %nodes DescriptorSet 0
+               OpDecorate %nodes Binding 0
+               OpDecorate %mats DescriptorSet 0
+               OpDecorate %mats Binding 1
+               OpTypeForwardPointer %ptr_Node PhysicalStorageBuffer
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+     %mat4 = OpTypeMatrix %v4float 4
+       %Node = OpTypeStruct %ptr_Node %float
+   %ptr_Node = OpTypePointer PhysicalStorageBuffer %Node
+       %Mats = OpTypeStruct %mat4 %mat4
+%ptr_sb_Node = OpTypePointer StorageBuffer %Node
+%ptr_sb_Mats = OpTypePointer StorageBuffer %Mats
+      %nodes = OpVariable %ptr_sb_Node StorageBuffer
+       %mats = OpVariable %ptr_sb_Mats StorageBuffer
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv` of LAYOUT (assembled for SPIR-V 1.3).
+const LAYOUT_MLIR: &str = r#"spirv.module PhysicalStorageBuffer64 GLSL450 requires #spirv.vce<v1.3, [Shader, PhysicalStorageBufferAddresses], [SPV_KHR_physical_storage_buffer]> {
+  spirv.GlobalVariable @nodes bind(0, 0) : !spirv.ptr<!spirv.struct<Node, (!spirv.ptr<!spirv.struct<Node>, PhysicalStorageBuffer> [0], f32 [8]), Block>, StorageBuffer>
+  spirv.GlobalVariable @mats bind(0, 1) : !spirv.ptr<!spirv.struct<Mats, (!spirv.matrix<4 x vector<4xf32>> [0, MatrixStride=16, NonWritable, ColMajor], !spirv.matrix<4 x vector<4xf32>> [64, MatrixStride=16, RowMajor]), Block>, StorageBuffer>
+}
+"#;
+
+/// OpSwitch with a negative case and phis fed from every case.
+const SWITCH: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpName %f "f"
+       %uint = OpTypeInt 32 0
+        %int = OpTypeInt 32 1
+         %fn = OpTypeFunction %uint %int
+     %uint_7 = OpConstant %uint 7
+     %uint_1 = OpConstant %uint 1
+          %f = OpFunction %uint None %fn
+          %x = OpFunctionParameter %int
+      %entry = OpLabel
+               OpSelectionMerge %merge None
+               OpSwitch %x %d -5 %c1 7 %c2
+         %c1 = OpLabel
+               OpBranch %merge
+         %c2 = OpLabel
+               OpBranch %merge
+          %d = OpLabel
+               OpBranch %merge
+      %merge = OpLabel
+          %p = OpPhi %uint %uint_1 %c1 %uint_7 %c2 %uint_1 %d
+               OpReturnValue %p
+               OpFunctionEnd
+"#;
+
+/// `mlir-translate-22 --deserialize-spirv --spirv-structurize-control-flow=false` of SWITCH (assembled for SPIR-V 1.3).
+const SWITCH_MLIR: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], []> {
+  spirv.func @f(%arg0: si32) -> i32 "None" {
+    spirv.Switch %arg0 : si32, [
+      default: ^bb2,
+      4294967291: ^bb3,
+      7: ^bb4
+    ]
+  ^bb1(%0: i32):  // 3 preds: ^bb2, ^bb3, ^bb4
+    spirv.ReturnValue %0 : i32
+  ^bb2:  // pred: ^bb0
+    %cst1_i32 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst1_i32 : i32)
+  ^bb3:  // pred: ^bb0
+    %cst1_i32_0 = spirv.Constant 1 : i32
+    spirv.Branch ^bb1(%cst1_i32_0 : i32)
+  ^bb4:  // pred: ^bb0
+    %cst7_i32 = spirv.Constant 7 : i32
+    spirv.Branch ^bb1(%cst7_i32 : i32)
+  }
+}
+"#;
+
+fn binary_v13(text: &str) -> Vec<u8> {
+    let target_env = TargetEnv::parse("spv1.3").expect("known target");
+    let words =
+        assemble(text, &AsmOptions { target_env, preserve_numeric_ids: false }).expect("valid assembly");
+    words_to_bytes(&words, Endian::Little)
+}
+
+fn assert_v13(asm: &str, structurize: bool, expected: &str) {
+    match translate(&binary_v13(asm), structurize) {
+        Ok(text) => assert_eq!(text, expected),
+        Err(e) => panic!("deserialization failed: {e}"),
+    }
+}
+
+#[test]
+fn spec_constants_and_spec_constant_operations_match_mlir() {
+    assert_v13(SPEC, true, SPEC_MLIR);
+}
+
+#[test]
+fn forward_pointers_and_member_decorations_match_mlir() {
+    assert_v13(LAYOUT, true, LAYOUT_MLIR);
+}
+
+#[test]
+fn switch_cases_pass_phi_values_as_mlir_does() {
+    assert_v13(SWITCH, false, SWITCH_MLIR);
+}
+
+#[test]
+fn unsupported_instructions_are_named_with_their_offset() {
+    let text = COMPUTE.replace("%15 = OpFMul %float %14 %float_2", "%15 = OpCopyObject %float %14");
+    let err = translate(&binary(&text), false).expect_err("OpCopyObject has no op");
+    assert_eq!(err.message, "not supported yet: OpCopyObject");
+    assert!(err.offset > 5);
+}
+
+#[test]
+fn op_lines_become_locations() {
+    let text = LOOP
+        .replace("OpName %f \"f\"", "%file = OpString \"a.hlsl\"\nOpName %f \"f\"")
+        .replace("%lt = OpULessThan", "OpLine %file 12 3\n%lt = OpULessThan");
+    let mut ir = Ir::new();
+    let options = DeserializeOptions { structurize: false, debug_locations: true };
+    let module = deserialize(&binary(&text), &mut ir, &options).expect("deserializes");
+    let compare = ir
+        .ops_under(module)
+        .into_iter()
+        .map(|(_, op)| op)
+        .find(|&op| ir.op(op).name == "spirv.ULessThan")
+        .expect("the comparison");
+    assert_eq!(ir.op(compare).location, Location::FileLineCol { file: "a.hlsl".into(), line: 12, column: 3 });
+}
+
+#[test]
+fn deeply_nested_types_are_refused() {
+    let mut text = String::from(
+        "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+         %one = OpConstant %uint 1\n%t0 = OpTypeArray %float %one\n",
+    );
+    for i in 1..200 {
+        text.push_str(&format!("%t{i} = OpTypeArray %t{} %one\n", i - 1));
+    }
+    let err = translate(&binary(&text), false).expect_err("too deep");
+    assert!(err.message.contains("nested more than"), "{err}");
+}
+
+#[test]
+fn an_entry_point_keeps_its_name_over_a_helper_named_alike() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %e \"main\"\n\
+                OpExecutionMode %e LocalSize 1 1 1\nOpName %h \"main\"\nOpName %e \"entry\"\n\
+                %void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %h = OpFunction %void None %fn\n%l1 = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                %e = OpFunction %void None %fn\n%l2 = OpLabel\n%c = OpFunctionCall %void %h\nOpReturn\nOpFunctionEnd\n";
+    let printed = translate(&binary(text), false).expect("deserializes");
+    assert!(printed.contains("spirv.func @main_2() \"None\""), "{printed}");
+    assert!(printed.contains("spirv.FunctionCall @main_2() : () -> ()"), "{printed}");
+    assert!(printed.contains("spirv.EntryPoint \"GLCompute\" @main\n"), "{printed}");
+}

@@ -10,6 +10,12 @@ use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
+/// How deeply types may nest.
+const MAX_TYPE_DEPTH: u32 = 64;
+/// Pointers to structs not yet defined evade the depth count (the struct's body comes
+/// later), so they are few: the deepest type is then below `64 * 33` levels.
+const MAX_FORWARD_POINTERS: usize = 32;
+
 impl Deserializer<'_, '_> {
     pub(super) fn is_type_instruction(&self, op: u16) -> bool {
         spirvkit_grammar::instruction(op).is_some_and(|i| i.class == "Type-Declaration")
@@ -60,7 +66,7 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::Matrix { column, columns })
             }
             opcode::OpTypeArray => {
-                let element = self.type_of(inst, word(inst, 2)?)?;
+                let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let length_id = word(inst, 3)?;
                 let count = match self.module_values.get(&length_id) {
                     Some(ModuleValue::Constant(Constant {
@@ -75,7 +81,7 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::Array { element, count, stride })
             }
             opcode::OpTypeRuntimeArray => {
-                let element = self.type_of(inst, word(inst, 2)?)?;
+                let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let stride = self.array_stride(id)?;
                 self.ir.types.intern(TypeKind::RuntimeArray { element, stride })
             }
@@ -85,12 +91,18 @@ impl Deserializer<'_, '_> {
                 let Some(storage_class) = enum_case_text("StorageClass", class) else {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
-                let pointee = self.type_of(inst, pointee_id)?;
-                self.forward_pointers.remove(&id);
+                let pointee = self.type_or_forward(inst, pointee_id)?;
                 self.ir.types.intern(TypeKind::Pointer { pointee, storage_class })
             }
             opcode::OpTypeForwardPointer => {
-                return not_supported(inst, "OpTypeForwardPointer");
+                if self.forward_pointers.len() >= MAX_FORWARD_POINTERS {
+                    return not_supported(
+                        inst,
+                        &format!("more than {MAX_FORWARD_POINTERS} forward pointers"),
+                    );
+                }
+                self.forward_pointers.insert(word(inst, 1)?, word(inst, 2)?);
+                return Ok(());
             }
             opcode::OpTypeStruct => self.struct_type(inst)?,
             opcode::OpTypeFunction => {
@@ -125,7 +137,40 @@ impl Deserializer<'_, '_> {
             }
             op => return not_supported(inst, &opcode_name(op)),
         };
+        self.check_depth(inst, ty)?;
         self.types.insert(id, ty);
+        Ok(())
+    }
+
+    /// Bounds how deeply types nest, so that everything recursing on them (the printer,
+    /// the verifier) stays within its stack. A struct reached through a forward pointer
+    /// counts as one level here; forward pointers are few (see `MAX_FORWARD_POINTERS`).
+    fn check_depth(&mut self, inst: &Inst, ty: Type) -> Result<()> {
+        let components: Vec<Type> = match self.ir.types.kind(ty) {
+            TypeKind::Vector { element, .. }
+            | TypeKind::Array { element, .. }
+            | TypeKind::RuntimeArray { element, .. }
+            | TypeKind::Image { element, .. }
+            | TypeKind::CooperativeMatrix { element, .. } => vec![*element],
+            TypeKind::Pointer { pointee, .. } => vec![*pointee],
+            TypeKind::SampledImage(image) => vec![*image],
+            TypeKind::Matrix { column, .. } => vec![*column],
+            TypeKind::LiteralStruct(body) => body.members.iter().map(|m| m.ty).collect(),
+            TypeKind::IdentifiedStruct { name } => self
+                .ir
+                .types
+                .struct_body(name)
+                .map(|b| b.members.iter().map(|m| m.ty).collect())
+                .unwrap_or_default(),
+            TypeKind::Function { inputs, results } => inputs.iter().chain(results).copied().collect(),
+            _ => Vec::new(),
+        };
+        let depth =
+            1 + components.iter().map(|c| self.type_depths.get(c).copied().unwrap_or(1)).max().unwrap_or(0);
+        if depth > MAX_TYPE_DEPTH {
+            return not_supported(inst, &format!("types nested more than {MAX_TYPE_DEPTH} deep"));
+        }
+        self.type_depths.insert(ty, depth);
         Ok(())
     }
 
@@ -159,7 +204,7 @@ impl Deserializer<'_, '_> {
         let offset_kind = decoration_info.enumerant_by_name("Offset").map(|e| e.value);
         let mut members = Vec::new();
         for &m in inst.words.get(2..).unwrap_or(&[]) {
-            let ty = self.type_of(inst, m)?;
+            let ty = self.type_or_forward(inst, m)?;
             members.push(StructMember { ty, offset: None, decorations: Vec::new() });
         }
         let mut member_decorations: Vec<(u32, u32, Option<String>)> = Vec::new();
@@ -181,10 +226,15 @@ impl Deserializer<'_, '_> {
             };
             member_decorations.push((*member, d.kind, value));
         }
-        // MLIR keeps member decorations sorted by member, then decoration.
-        member_decorations.sort_by_key(|&(m, k, _)| (m, k));
-        member_decorations.dedup_by_key(|(m, k, _)| (*m, *k));
-        for (member, kind, value) in member_decorations {
+        // MLIR lists a member's decorations in the order of its per-member hash map.
+        member_decorations.sort_by_key(|&(m, _, _)| m);
+        let mut ordered = Vec::with_capacity(member_decorations.len());
+        for group in member_decorations.chunk_by(|a, b| a.0 == b.0) {
+            let member = group[0].0;
+            let entries: Vec<(u32, Option<String>)> = group.iter().map(|(_, k, v)| (*k, v.clone())).collect();
+            ordered.extend(dense_map_order(entries).into_iter().map(|(k, v)| (member, k, v)));
+        }
+        for (member, kind, value) in ordered {
             let Some(name) = decoration_info.enumerant(kind).map(|e| e.name) else {
                 return error(inst.offset, format!("unknown decoration {kind}"));
             };
@@ -204,6 +254,10 @@ impl Deserializer<'_, '_> {
             };
             decorations.push((name.to_string(), value));
         }
+        // MLIR's empty struct carries no decorations.
+        if members.is_empty() {
+            decorations.clear();
+        }
         let body = StructBody { members, decorations };
         match self.names.get(&id).filter(|n| !n.is_empty()).cloned() {
             Some(name) => {
@@ -222,6 +276,31 @@ impl Deserializer<'_, '_> {
             }
             None => Ok(self.ir.types.intern(TypeKind::LiteralStruct(body))),
         }
+    }
+
+    /// A defined type, or a pointer declared by OpTypeForwardPointer and defined later.
+    fn type_or_forward(&mut self, inst: &Inst, id: u32) -> Result<Type> {
+        if !self.types.contains_key(&id) && self.forward_pointers.contains_key(&id) {
+            return self.forward_pointer_type(inst, id);
+        }
+        self.type_of(inst, id)
+    }
+
+    /// A pointer declared by OpTypeForwardPointer and not defined yet: it points to a
+    /// struct that is being (or will be) defined, which must therefore be identified by
+    /// its name, as MLIR's recursive structs are.
+    fn forward_pointer_type(&mut self, inst: &Inst, pointer: u32) -> Result<Type> {
+        let Some(&(class, pointee)) = self.pointer_defs.get(&pointer) else {
+            return error(inst.offset, format!("forward pointer <id> {pointer} is never defined"));
+        };
+        let Some(name) = self.names.get(&pointee).filter(|n| !n.is_empty()).cloned() else {
+            return not_supported(inst, "forward pointer to a struct without a name");
+        };
+        let Some(storage_class) = enum_case_text("StorageClass", class) else {
+            return not_supported(inst, &format!("storage class {class}"));
+        };
+        let pointee = self.ir.types.intern(TypeKind::IdentifiedStruct { name });
+        Ok(self.ir.types.intern(TypeKind::Pointer { pointee, storage_class }))
     }
 
     fn image_type(&mut self, inst: &Inst) -> Result<Type> {
@@ -272,11 +351,32 @@ impl Deserializer<'_, '_> {
                 }
                 _ => return not_supported(inst, "OpConstantNull of a composite type"),
             },
+            opcode::OpConstantCompositeReplicateEXT => {
+                let c = word(inst, 3)?;
+                let part = match self.module_values.get(&c) {
+                    // A replicate of a replicate keeps the innermost constituent.
+                    Some(ModuleValue::Constant(Constant {
+                        value: Attribute::Array(inner),
+                        replicate: true,
+                        ..
+                    })) => inner.first().cloned().unwrap_or(Attribute::Unit),
+                    Some(ModuleValue::Constant(constant)) => constant.value.clone(),
+                    _ => {
+                        return error(
+                            inst.offset,
+                            format!("replicated constituent <id> {c} is not a constant"),
+                        )
+                    }
+                };
+                return Ok(Constant { value: Attribute::Array(vec![part]), ty, replicate: true });
+            }
             opcode::OpConstantComposite => {
                 let mut parts = Vec::new();
                 for &c in inst.words.get(3..).unwrap_or(&[]) {
                     match self.module_values.get(&c) {
-                        Some(ModuleValue::Constant(constant)) => parts.push(constant.value.clone()),
+                        Some(ModuleValue::Constant(constant)) if !constant.replicate => {
+                            parts.push(constant.value.clone())
+                        }
                         _ => {
                             return error(
                                 inst.offset,
@@ -301,6 +401,9 @@ impl Deserializer<'_, '_> {
                         Attribute::Dense { elements, ty }
                     }
                     TypeKind::Array { .. } => Attribute::Array(parts),
+                    TypeKind::CooperativeMatrix { .. } if parts.len() == 1 => {
+                        Attribute::Dense { elements: parts, ty }
+                    }
                     _ => {
                         let text = spirvkit_ir::printer::type_to_string(self.ir, ty);
                         return error(inst.offset, format!("unsupported OpConstantComposite type: '{text}'"));
@@ -309,7 +412,7 @@ impl Deserializer<'_, '_> {
             }
             op => return not_supported(inst, &opcode_name(op)),
         };
-        Ok(Constant { value, ty })
+        Ok(Constant { value, ty, replicate: false })
     }
 
     fn is_bool(&self, ty: Type) -> bool {
@@ -347,6 +450,21 @@ impl Deserializer<'_, '_> {
         let id = inst.result_id;
         let symbol = self.symbol_for(id, "spirv_spec_const_");
         let (name, props, discardable) = match inst.opcode {
+            opcode::OpSpecConstantCompositeReplicateEXT => {
+                let c = word(inst, 3)?;
+                let Some(ModuleValue::SpecConstant { symbol: part, .. }) = self.module_values.get(&c) else {
+                    return not_supported(
+                        inst,
+                        &format!("replicated constituent <id> {c} that is not a spec constant"),
+                    );
+                };
+                let props = vec![
+                    NamedAttribute::new("constituent", Attribute::SymbolRef(vec![part.clone()])),
+                    NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
+                    NamedAttribute::new("type", Attribute::Type(ty)),
+                ];
+                ("spirv.EXT.SpecConstantCompositeReplicate", props, Vec::new())
+            }
             opcode::OpSpecConstantComposite => {
                 let mut parts = Vec::new();
                 for &c in inst.words.get(3..).unwrap_or(&[]) {
@@ -425,4 +543,48 @@ fn half_to_f64(bits: u16) -> f64 {
         0x1f => f64::NAN,
         _ => sign * (1.0 + fraction / 1024.0) * 2f64.powi(exponent - 15),
     }
+}
+
+/// The iteration order of an LLVM `DenseMap<uint32_t, T>` filled with `entries` in order
+/// (a later entry with the same key replaces the value in place): 64 buckets at first,
+/// hash `key * 37`, quadratic probing, growing past three-quarters full.
+fn dense_map_order<T>(entries: Vec<(u32, T)>) -> Vec<(u32, T)> {
+    let mut buckets: Vec<Option<(u32, T)>> = Vec::new();
+    buckets.resize_with(64, || None);
+    let mut count = 0usize;
+    for (key, value) in entries {
+        let at = dense_map_probe(&buckets, key);
+        if let Some(slot) = &mut buckets[at] {
+            slot.1 = value;
+            continue;
+        }
+        if (count + 1) * 4 >= buckets.len() * 3 {
+            let old = std::mem::take(&mut buckets);
+            buckets.resize_with(old.len() * 2, || None);
+            for (k, v) in old.into_iter().flatten() {
+                let at = dense_map_probe(&buckets, k);
+                buckets[at] = Some((k, v));
+            }
+        }
+        let at = dense_map_probe(&buckets, key);
+        buckets[at] = Some((key, value));
+        count += 1;
+    }
+    buckets.into_iter().flatten().collect()
+}
+
+/// The bucket holding `key`, or the empty bucket where it would go (the table is never
+/// full, so the probe ends).
+fn dense_map_probe<T>(buckets: &[Option<(u32, T)>], key: u32) -> usize {
+    let mask = buckets.len() - 1;
+    let mut at = (key.wrapping_mul(37) as usize) & mask;
+    let mut probe = 1;
+    while let Some((k, _)) = &buckets[at] {
+        if *k == key {
+            break;
+        }
+        at = (at + probe) & mask;
+        probe += 1;
+    }
+    at
 }

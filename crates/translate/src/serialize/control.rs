@@ -3,7 +3,7 @@
 //! flattened into header blocks with their merge instructions.
 
 use super::attrs::enum_value;
-use super::ops::{operand_segments, sorted_attrs, symbol};
+use super::ops::{operand_segments, sorted_attrs};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
@@ -495,7 +495,6 @@ impl Serializer<'_> {
             let id = self.value_id(op, value)?;
             self.value_ids.insert(result, id);
         }
-        let _ = symbol;
         Ok(())
     }
 }

@@ -57,6 +57,33 @@ impl Serializer<'_> {
             "spirv.EXT.ConstantCompositeReplicate" => self.process_replicate(op, false),
             "spirv.EXT.SpecConstantCompositeReplicate" => self.process_replicate(op, true),
             "spirv.func" => self.process_function(op),
+            "spirv.ARM.Graph" => self.process_graph(op),
+            "spirv.ARM.GraphEntryPoint" => self.process_graph_entry_point(op),
+            "spirv.ARM.GraphConstant" => {
+                let Some(&result) = o.results.first() else {
+                    return Err(self.error(op, "graph constant needs a result"));
+                };
+                let Some(Attribute::Integer { value, .. }) = o.attr("graph_constant_id") else {
+                    return Err(self.error(op, "graph constant needs a graph_constant_id"));
+                };
+                let type_id = self.process_type(op, ir.value_type(result))?;
+                let id = self.next();
+                self.value_ids.insert(result, id);
+                encode(&mut self.globals, opcode::OpGraphConstantARM, &[type_id, id, *value as u32]);
+                Ok(())
+            }
+            "spirv.ARM.GraphOutputs" => {
+                let mut words = Vec::new();
+                for (index, &v) in o.operands.iter().enumerate() {
+                    let value = self.value_id(op, v)?;
+                    let index = self.constant_i32(op, index as u32)?;
+                    words.push((value, index));
+                }
+                for (value, index) in words {
+                    encode(&mut self.function_body, opcode::OpGraphSetOutputARM, &[value, index]);
+                }
+                Ok(())
+            }
             "spirv.GlobalVariable" => self.process_global_variable(op),
             "spirv.mlir.loop" => self.process_loop(op),
             "spirv.mlir.selection" => self.process_selection(op),
@@ -68,7 +95,7 @@ impl Serializer<'_> {
                     return Err(self.error(op, "spirv.Undef needs a result"));
                 };
                 let ty = ir.value_type(result);
-                let key = self.type_key_of(ty);
+                let key = self.type_key(ty);
                 let id = match self.undef_ids.get(&key) {
                     Some(&id) => id,
                     None => {
@@ -91,17 +118,6 @@ impl Serializer<'_> {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
             _ => self.process_generic(op),
-        }
-    }
-
-    fn type_key_of(&self, ty: spirvkit_ir::types::Type) -> super::TypeKey {
-        match self.ir.types.kind(ty) {
-            TypeKind::Integer { width, signedness } => super::TypeKey::Int {
-                width: *width,
-                signed: *signedness == spirvkit_ir::types::Signedness::Signed,
-            },
-            TypeKind::None => super::TypeKey::Void,
-            _ => super::TypeKey::Other(ty),
         }
     }
 
@@ -226,49 +242,76 @@ impl Serializer<'_> {
                 None => return Err(self.error(op, "replicated composite needs a result")),
             }
         };
-        let key = format!("replicate:{}:{:?}", ty.index(), o.attr("value"));
-        if !spec {
-            if let Some(&id) = self.constant_ids.get(&key) {
-                self.map_result(op, id);
-                return Ok(());
-            }
-        }
-        let type_id = self.process_type(op, ty)?;
-        let constituent = if spec {
-            let name = symbol(o.attr("constituent"));
-            match self.spec_constant_ids.get(name) {
-                Some(&id) => id,
-                None => {
-                    return Err(
-                        self.error(op, format!("unknown result <id> for replicated spec constant {name}"))
-                    )
-                }
-            }
-        } else {
-            let Some(value) = o.attr("value") else {
-                return Err(self.error(op, "replicated composite needs a value"));
-            };
-            let Some(element_type) = self.element_type(ty) else {
-                return Err(self.error(op, "replicated composite of a non-composite type"));
-            };
-            self.constant(op, element_type, value)?
-        };
-        let id = self.next();
-        let opcode = if spec {
-            opcode::OpSpecConstantCompositeReplicateEXT
-        } else {
-            opcode::OpConstantCompositeReplicateEXT
-        };
-        encode(&mut self.globals, opcode, &[type_id, id, constituent]);
         if spec {
+            let type_id = self.process_type(op, ty)?;
+            let name = symbol(o.attr("constituent"));
+            let Some(&constituent) = self.spec_constant_ids.get(name) else {
+                return Err(
+                    self.error(op, format!("unknown result <id> for replicated spec constant {name}"))
+                );
+            };
+            let id = self.next();
+            encode(
+                &mut self.globals,
+                opcode::OpSpecConstantCompositeReplicateEXT,
+                &[type_id, id, constituent],
+            );
             let name = string_attr(o.attr("sym_name")).to_string();
             self.process_name(id, &name);
             self.spec_constant_ids.insert(name, id);
-        } else {
-            self.constant_ids.insert(key, id);
-            self.map_result(op, id);
+            return Ok(());
         }
+        let Some(value) = o.attr("value") else {
+            return Err(self.error(op, "replicated composite needs a value"));
+        };
+        let key = self.type_key(ty);
+        let id = self.replicate(op, key, value)?;
+        self.map_result(op, id);
         Ok(())
+    }
+
+    /// `OpConstantCompositeReplicateEXT` of `value` into `ty`, replicating level by
+    /// level while the value is a scalar and the element type a composite; an ARM
+    /// tensor takes the scalar directly, and a zero one is `OpConstantNull`.
+    fn replicate(&mut self, op: OpId, ty: super::TypeKey, value: &Attribute) -> Result<u32> {
+        let key = format!("replicate:{ty:?}:{value:?}");
+        if let Some(&id) = self.constant_ids.get(&key) {
+            return Ok(id);
+        }
+        if self.depth > super::MAX_DEPTH {
+            return Err(self.error(op, "not supported yet: constants nested this deeply"));
+        }
+        let type_id = self.process_key(op, ty.clone())?;
+        let element = match &ty {
+            super::TypeKey::ArmTensor { element, .. } => Some((**element).clone()),
+            other => self.element_key(other),
+        };
+        let Some(element) = element else {
+            return Err(self.error(op, "replicated composite of a non-composite type"));
+        };
+        let scalar_key = match value {
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } => Some(self.type_key(*ty)),
+            Attribute::Bool(_) => Some(super::TypeKey::Int { width: 1, signed: false }),
+            _ => None,
+        };
+        let element_is_composite = self.element_key(&element).is_some();
+        self.depth += 1;
+        let constituent =
+            if scalar_key.is_some() && scalar_key.as_ref() != Some(&element) && element_is_composite {
+                self.replicate(op, element, value)
+            } else {
+                self.constant_of(op, element, value)
+            };
+        self.depth -= 1;
+        let constituent = constituent?;
+        let id = self.next();
+        if matches!(ty, super::TypeKey::ArmTensor { .. }) && super::types::is_zero(value) {
+            encode(&mut self.globals, opcode::OpConstantNull, &[type_id, id]);
+        } else {
+            encode(&mut self.globals, opcode::OpConstantCompositeReplicateEXT, &[type_id, id, constituent]);
+        }
+        self.constant_ids.insert(key, id);
+        Ok(id)
     }
 
     fn process_spec_constant_operation(&mut self, op: OpId) -> Result<()> {
@@ -406,6 +449,76 @@ impl Serializer<'_> {
         let pointer = self.value_id(op, pointer)?;
         self.emit_debug_line(false, op);
         encode(&mut self.function_body, opcode::OpGenericCastToPtrExplicit, &[type_id, id, pointer, storage]);
+        Ok(())
+    }
+
+    fn graph_id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.graph_ids.get(name) {
+            return id;
+        }
+        let id = self.next();
+        self.graph_ids.insert(name.to_string(), id);
+        id
+    }
+
+    fn process_graph_entry_point(&mut self, op: OpId) -> Result<()> {
+        let o = self.ir.op(op);
+        let name = symbol(o.attr("fn"));
+        let graph = self.graph_id(name);
+        let mut operands = vec![graph];
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        if let Some(Attribute::Array(items)) = o.attr("interface") {
+            for item in items {
+                let var = symbol(Some(item));
+                let Some(&id) = self.variable_ids.get(var) else {
+                    return Err(self.error(op, format!("referencing undefined global variable {var}")));
+                };
+                operands.push(id);
+            }
+        }
+        encode(&mut self.graphs, opcode::OpGraphEntryPointARM, &operands);
+        Ok(())
+    }
+
+    /// `spirv.ARM.Graph`: `OpGraphARM`, an `OpGraphInputARM` per argument, the body,
+    /// `OpGraphEndARM`.
+    fn process_graph(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let name = string_attr(o.attr("sym_name")).to_string();
+        let graph = self.graph_id(&name);
+        let Some(&Attribute::Type(fn_type)) = o.attr("function_type") else {
+            return Err(self.error(op, "spirv.ARM.Graph needs a function type"));
+        };
+        let type_id = self.process_key(op, super::TypeKey::Graph(fn_type))?;
+        encode(&mut self.function_header, opcode::OpGraphARM, &[type_id, graph]);
+        let entry = ir.entry_block(op);
+        if let Some(entry) = entry {
+            for (index, &arg) in ir.block(entry).arguments.iter().enumerate() {
+                let arg_type = self.process_type(op, ir.value_type(arg))?;
+                let id = self.next();
+                let index = self.constant_i32(op, index as u32)?;
+                self.value_ids.insert(arg, id);
+                encode(&mut self.function_header, opcode::OpGraphInputARM, &[arg_type, id, index]);
+            }
+            for &inner in &ir.block(entry).ops {
+                self.process_op(inner)?;
+            }
+        }
+        encode(&mut self.function_body, opcode::OpGraphEndARM, &[]);
+        let header = std::mem::take(&mut self.function_header);
+        let body = std::mem::take(&mut self.function_body);
+        self.graphs.extend(header);
+        self.graphs.extend(body);
+        for attr in sorted_attrs(ir, op) {
+            if matches!(
+                attr.name.as_str(),
+                "sym_name" | "function_type" | "entry_point" | "arg_attrs" | "res_attrs"
+            ) {
+                continue;
+            }
+            self.process_decoration(op, graph, attr)?;
+        }
         Ok(())
     }
 

@@ -147,6 +147,17 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeTensorARM
             }
+            TypeKey::Graph(ty) => {
+                let TypeKind::Function { inputs, results } = self.ir.types.kind(*ty) else {
+                    return Err(self.error(at, "a graph needs a function type"));
+                };
+                operands.push(inputs.len() as u32);
+                for &t in inputs.iter().chain(results) {
+                    let t = self.process_type(at, t)?;
+                    operands.push(t);
+                }
+                opcode::OpTypeGraphARM
+            }
             TypeKey::Other(ty) => return self.prepare_type(at, *ty, id, operands),
         }))
     }
@@ -164,7 +175,7 @@ impl Serializer<'_> {
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
             TypeKind::Vector { shape, element, .. } => {
-                let count: u64 = shape.iter().product();
+                let count = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d));
                 let element = self.process_type(at, *element)?;
                 operands.extend([element, count as u32]);
                 opcode::OpTypeVector
@@ -253,7 +264,6 @@ impl Serializer<'_> {
                         member_decorations.push((index as u32, d, value));
                     }
                 }
-                member_decorations.sort_by_key(|&(index, d, _)| (index, d));
                 for (index, d, value) in member_decorations {
                     self.member_decoration(id, index, d, value.map(|v| v as u32));
                 }
@@ -490,7 +500,7 @@ impl Serializer<'_> {
         self.constant_of(at, key, attr)
     }
 
-    fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
+    pub(super) fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
@@ -604,7 +614,7 @@ impl Serializer<'_> {
         let Some(element_type) = self.element_key(&ty) else {
             return Err(self.error(at, "cannot serialize a dense constant of a non-composite type"));
         };
-        let stride: u64 = level.shape.get(dim + 1..).unwrap_or(&[]).iter().product();
+        let stride = level.shape.get(dim + 1..).unwrap_or(&[]).iter().fold(1u64, |n, &d| n.saturating_mul(d));
         let is_cooperative = matches!(&ty, TypeKey::Other(t) if matches!(self.ir.types.kind(*t), TypeKind::CooperativeMatrix { .. }));
         if is_cooperative {
             if elements.len() != 1 {
@@ -622,8 +632,13 @@ impl Serializer<'_> {
                 return Err(self.error(at, "not supported yet: dense constant larger than its elements"));
             }
             for i in 0..count {
-                let element =
-                    self.dense_constant(at, element_type.clone(), level, dim + 1, offset + i * stride)?;
+                let element = self.dense_constant(
+                    at,
+                    element_type.clone(),
+                    level,
+                    dim + 1,
+                    offset.saturating_add(i.saturating_mul(stride)),
+                )?;
                 operands.push(element);
             }
         }
@@ -658,7 +673,7 @@ struct DenseLevel<'e> {
     scalar: &'e TypeKey,
 }
 
-fn is_zero(attr: &Attribute) -> bool {
+pub(super) fn is_zero(attr: &Attribute) -> bool {
     match attr {
         Attribute::Integer { value, .. } => *value == 0,
         Attribute::Float { value, .. } => *value == 0.0 && value.is_sign_positive(),

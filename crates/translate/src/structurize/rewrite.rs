@@ -230,7 +230,7 @@ impl Structurizer<'_> {
 
     /// Rewrites construct `c` (its nested constructs already rewritten).
     pub(super) fn process(&mut self, c: usize) -> Result<(), StructurizeError> {
-        let Construct { kind, header, merge, control, .. } = self.constructs[c].clone();
+        let Construct { kind, header, merge, .. } = self.constructs[c].clone();
         let mut merge = self.resolve(merge);
         let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
         if merge == header {
@@ -289,6 +289,23 @@ impl Structurizer<'_> {
                 if successor_operand_ranges(self.ir, term).is_none() {
                     return err("not supported yet: a selection header that does not end in a branch");
                 }
+                let block = self.ir.block(header);
+                let only_terminator = block.ops.len() == 1
+                    && block.arguments.is_empty()
+                    && self.top.first() != Some(&header)
+                    && !self.merge_blocks.contains(&header);
+                if only_terminator {
+                    // As MLIR does, a header holding nothing else, and not also the merge
+                    // block of another construct, moves into the region as it is;
+                    // branches to it will go to the merge block.
+                    let old_slot = self.owner.get(&header).copied().flatten().map_or(0, |o| o + 1);
+                    if let Some(list) = self.members.get_mut(old_slot) {
+                        list.retain(|&b| b != header);
+                    }
+                    self.owner.insert(header, Some(c));
+                    members.insert(0, header);
+                    return self.process_with_entry(c, merge, members, header);
+                }
                 let split = self.ir.create_block();
                 self.ir.append_block(self.body, split);
                 self.ir.erase_op(term);
@@ -303,6 +320,23 @@ impl Structurizer<'_> {
             }
             Kind::Loop => header,
         };
+        self.process_with_entry(c, merge, members, entry)
+    }
+
+    /// Rewrites construct `c` whose region starts at `entry` (the header, or the block
+    /// its terminator was split into) and whose blocks are `members`.
+    fn process_with_entry(
+        &mut self,
+        c: usize,
+        merge: BlockId,
+        members: Vec<BlockId>,
+        entry: BlockId,
+    ) -> Result<(), StructurizeError> {
+        let Construct { kind, header, control, .. } = self.constructs[c].clone();
+        let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
+        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_slot = merge_owner.map_or(0, |o| o + 1);
+        let moves_header = entry == header;
         let mut member_set: FxHashSet<BlockId> = members.iter().copied().collect();
 
         // MLIR's order: breadth-first from the header, then blocks it does not reach.
@@ -505,9 +539,10 @@ impl Structurizer<'_> {
             self.ir.erase_block_argument(merge, idx);
         }
 
-        // Loops: entering the loop now means entering its merge block.
+        // A header moved into the region: entering the construct now means entering its
+        // merge block (for loops, with the header's arguments).
         let mut loop_entry = None;
-        if kind == Kind::Loop {
+        if moves_header {
             let header_types: Vec<Type> =
                 self.ir.block(header).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
             let carried: Vec<Value> = header_types
@@ -525,12 +560,14 @@ impl Structurizer<'_> {
                     }
                 }
             }
-            let e = self.ir.create_block();
-            let br = branch(self.ir, header, carried);
-            self.add_uses(br);
-            self.ir.append_op(e, br);
-            self.note_branches(e);
-            loop_entry = Some(e);
+            if kind == Kind::Loop {
+                let e = self.ir.create_block();
+                let br = branch(self.ir, header, carried);
+                self.add_uses(br);
+                self.ir.append_op(e, br);
+                self.note_branches(e);
+                loop_entry = Some(e);
+            }
             self.forward.insert(header, merge);
         }
 

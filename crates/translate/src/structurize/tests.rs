@@ -1737,6 +1737,111 @@ fn selection_merge_is_continue_target() {
     assert_eq!(structurized(input, &[lp(1, 3, 2, 0), sel(5, 6, 0), sel(6, 2, 0)]), expected);
 }
 
+#[test]
+fn header_without_ops_moves_into_region_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    %cst2_si32 = spirv.Constant 2 : si32
+    %2 = spirv.SLessThan %1, %cst2_si32 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    spirv.BranchConditional %2, ^bb3, ^bb2
+  ^bb2:  // 2 preds: ^bb1, ^bb3
+    spirv.Return
+  ^bb3:  // pred: ^bb1
+    %cst1_si32 = spirv.Constant 1 : si32
+    spirv.Store "Function" %0, %cst1_si32 : si32
+    spirv.Branch ^bb2
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    %cst2_si32 = spirv.Constant 2 : si32
+    %2 = spirv.SLessThan %1, %cst2_si32 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    spirv.mlir.selection {
+      spirv.BranchConditional %2, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      %cst1_si32 = spirv.Constant 1 : si32
+      spirv.Store "Function" %0, %cst1_si32 : si32
+      spirv.Branch ^bb2
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[sel(1, 2, 0)]), expected);
+}
+
+#[test]
+fn header_with_phi_is_split_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    %cst2_si32 = spirv.Constant 2 : si32
+    %2 = spirv.SLessThan %1, %cst2_si32 : si32
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.BranchConditional %2, ^bb2, ^bb1(%cst0_si32 : si32)
+  ^bb1(%3: si32):  // 2 preds: ^bb0, ^bb2
+    spirv.BranchConditional %2, ^bb4, ^bb3
+  ^bb2:  // pred: ^bb0
+    %cst1_si32 = spirv.Constant 1 : si32
+    spirv.Branch ^bb1(%cst1_si32 : si32)
+  ^bb3:  // 2 preds: ^bb1, ^bb4
+    spirv.Return
+  ^bb4:  // pred: ^bb1
+    spirv.Store "Function" %0, %3 : si32
+    spirv.Branch ^bb3
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %1 = spirv.Load "Function" %0 : si32
+    %cst2_si32 = spirv.Constant 2 : si32
+    %2 = spirv.SLessThan %1, %cst2_si32 : si32
+    %cst0_si32 = spirv.Constant 0 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    %3 = spirv.mlir.selection -> si32 {
+      spirv.BranchConditional %2, ^bb1, ^bb2(%cst0_si32 : si32)
+    ^bb1:  // pred: ^bb0
+      %cst1_si32 = spirv.Constant 1 : si32
+      spirv.Branch ^bb2(%cst1_si32 : si32)
+    ^bb2(%4: si32):  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge %4 : si32
+    }
+    spirv.Branch ^bb2
+  ^bb2:  // pred: ^bb1
+    spirv.mlir.selection {
+      spirv.BranchConditional %2, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      spirv.Store "Function" %0, %3 : si32
+      spirv.Branch ^bb2
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}"#;
+    assert_eq!(structurized(input, &[sel(0, 1, 0), sel(1, 3, 0)]), expected);
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by

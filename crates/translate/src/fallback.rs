@@ -1,0 +1,205 @@
+//! Instructions and types that MLIR's SPIR-V dialect has no op or type for
+//! (`OpInBoundsAccessChain`, `OpFwidth`, `OpImageQuerySizeLod`, ray-tracing
+//! instructions, `OpTypeAccelerationStructureKHR`, ...), so that every module of the
+//! grammar survives a round trip instead of being refused.
+//!
+//! Such an instruction becomes an op named `spirv.<instruction name without "Op">`
+//! (`"spirv.InBoundsAccessChain"`), printed in the generic form: its result type
+//! and result as the op's, its id operands as the op's operands in order, and its
+//! other operands (literals, enumerants, strings) in the discardable attribute
+//! `literals` — one entry per operand: a string attribute for a literal string, `N :
+//! i32` for a one-word operand, `array<i32: ...>` for a wider one. When literals are
+//! present, `operand_layout` records the interleaving (`i` = next op operand, `l` =
+//! next literal), so the words are written back in grammar order without
+//! re-deriving the grammar's optional and enumerant-dependent operands.
+//!
+//! Operand-less types become opaque `!spirv.<type name without "OpType">` types
+//! (`!spirv.AccelerationStructureKHR`).
+
+use spirvkit_binary::module::Inst;
+use spirvkit_grammar::{Category, OperandKind};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::Operation;
+use spirvkit_ir::types::{Signedness, TypeStore};
+
+/// The attribute holding a fallback op's non-id operands.
+pub const LITERALS_ATTR: &str = "literals";
+/// The attribute recording how ids and literals interleave.
+pub const LAYOUT_ATTR: &str = "operand_layout";
+
+/// The op name for an instruction the dialect does not model.
+pub fn fallback_op_name(opcode: u16) -> Option<String> {
+    let name = spirvkit_grammar::instruction(opcode)?.name;
+    Some(format!("spirv.{}", name.strip_prefix("Op").unwrap_or(name)))
+}
+
+/// The opcode of a fallback op: `spirv.X` names grammar instruction `OpX`, and the
+/// dialect has no op definition of that name.
+pub fn fallback_opcode(op_name: &str) -> Option<u16> {
+    if spirvkit_ir::opdef::op_def(op_name).is_some() {
+        return None;
+    }
+    let short = op_name.strip_prefix("spirv.")?;
+    if short.contains('.') {
+        return None;
+    }
+    spirvkit_grammar::instruction_by_name(&format!("Op{short}")).map(|i| i.opcode)
+}
+
+/// An instruction's operands after its result type and result, split as a fallback
+/// op holds them: the id words in order, and the `literals`/`operand_layout`
+/// attributes (none when every operand is an id).
+pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<NamedAttribute>) {
+    let i32_type = types.integer(32, Signedness::Signless);
+    let mut ids = Vec::new();
+    let mut literals = Vec::new();
+    let mut layout = String::new();
+    for operand in inst.operands {
+        if matches!(operand.kind, OperandKind::IdResultType | OperandKind::IdResult) {
+            continue;
+        }
+        let words = inst.operand_words(operand);
+        if operand.kind.category() == Category::Id {
+            ids.extend_from_slice(words);
+            layout.extend(std::iter::repeat_n('i', words.len()));
+            continue;
+        }
+        layout.push('l');
+        let literal = if operand.kind == OperandKind::LiteralString {
+            Attribute::String(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned())
+        } else if let [word] = words {
+            Attribute::Integer { value: *word as i32 as i128, ty: i32_type }
+        } else {
+            Attribute::DenseArray {
+                element: i32_type,
+                values: words
+                    .iter()
+                    .map(|&w| Attribute::Integer { value: w as i32 as i128, ty: i32_type })
+                    .collect(),
+            }
+        };
+        literals.push(literal);
+    }
+    if literals.is_empty() {
+        return (ids, Vec::new());
+    }
+    let attrs = vec![
+        NamedAttribute::new(LITERALS_ATTR, Attribute::Array(literals)),
+        NamedAttribute::new(LAYOUT_ATTR, Attribute::String(layout)),
+    ];
+    (ids, attrs)
+}
+
+/// The operand words (after result type and result) of a fallback op whose operands
+/// have the ids `operand_ids`, in grammar order.
+pub fn join_operands(op: &Operation, operand_ids: &[u32]) -> Result<Vec<u32>, String> {
+    let literals: &[Attribute] = match op.attr(LITERALS_ATTR) {
+        None => &[],
+        Some(Attribute::Array(items)) => items,
+        Some(_) => return Err(format!("'{}': `{LITERALS_ATTR}` must be an array", op.name)),
+    };
+    let layout = match op.attr(LAYOUT_ATTR) {
+        None if literals.is_empty() => "i".repeat(operand_ids.len()),
+        Some(Attribute::String(layout)) => layout.clone(),
+        _ => return Err(format!("'{}': `{LAYOUT_ATTR}` must be a string naming each operand", op.name)),
+    };
+    let mut words = Vec::with_capacity(operand_ids.len() + literals.len());
+    let mut ids = operand_ids.iter();
+    let mut literal_items = literals.iter();
+    for slot in layout.chars() {
+        match slot {
+            'i' => words.push(*ids.next().ok_or_else(|| mismatch(op))?),
+            'l' => match literal_items.next().ok_or_else(|| mismatch(op))? {
+                Attribute::String(text) => spirvkit_binary::write::encode_string(text.as_bytes(), &mut words),
+                Attribute::Integer { value, .. } => words.push(*value as u32),
+                Attribute::DenseArray { values, .. } => {
+                    for value in values {
+                        match value {
+                            Attribute::Integer { value, .. } => words.push(*value as u32),
+                            _ => return Err(mismatch(op)),
+                        }
+                    }
+                }
+                _ => return Err(mismatch(op)),
+            },
+            _ => return Err(mismatch(op)),
+        }
+    }
+    if ids.next().is_some() || literal_items.next().is_some() {
+        return Err(mismatch(op));
+    }
+    Ok(words)
+}
+
+fn mismatch(op: &Operation) -> String {
+    format!("'{}': operands, `{LITERALS_ATTR}` and `{LAYOUT_ATTR}` do not agree", op.name)
+}
+
+/// The opaque type text (without `!`) for an operand-less type instruction the
+/// dialect does not model.
+pub fn opaque_type_name(opcode: u16) -> Option<String> {
+    let inst = spirvkit_grammar::instruction(opcode)?;
+    let name = inst.name.strip_prefix("OpType")?;
+    let operand_less = inst.operands.iter().all(|o| o.kind == OperandKind::IdResult);
+    operand_less.then(|| format!("spirv.{name}"))
+}
+
+/// The type instruction of an opaque type made by [`opaque_type_name`].
+pub fn opaque_type_opcode(text: &str) -> Option<u16> {
+    let name = text.strip_prefix("spirv.")?;
+    let inst = spirvkit_grammar::instruction_by_name(&format!("OpType{name}"))?;
+    inst.operands.iter().all(|o| o.kind == OperandKind::IdResult).then_some(inst.opcode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spirvkit_binary::AsmOptions;
+
+    fn first_function_inst(text: &str, opcode_name: &str) -> (spirvkit_binary::Module, usize) {
+        let words = spirvkit_binary::assemble(text, &AsmOptions::default()).expect("assembles");
+        let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+        let module = spirvkit_binary::read(&bytes).expect("reads");
+        let opcode = spirvkit_grammar::instruction_by_name(opcode_name).expect("known").opcode;
+        let index = module.instructions().position(|i| i.opcode == opcode).expect("present");
+        (module, index)
+    }
+
+    #[test]
+    fn names_follow_the_grammar_and_skip_modelled_ops() {
+        let in_bounds = spirvkit_grammar::instruction_by_name("OpInBoundsAccessChain").unwrap().opcode;
+        assert_eq!(fallback_op_name(in_bounds).as_deref(), Some("spirv.InBoundsAccessChain"));
+        assert_eq!(fallback_opcode("spirv.InBoundsAccessChain"), Some(in_bounds));
+        // Modelled by the dialect: not a fallback.
+        assert_eq!(fallback_opcode("spirv.IAdd"), None);
+        assert_eq!(fallback_opcode("spirv.GL.Sqrt"), None);
+        assert_eq!(fallback_opcode("spirv.NoSuchInstruction"), None);
+        let accel = spirvkit_grammar::instruction_by_name("OpTypeAccelerationStructureKHR").unwrap().opcode;
+        assert_eq!(opaque_type_name(accel).as_deref(), Some("spirv.AccelerationStructureKHR"));
+        assert_eq!(opaque_type_opcode("spirv.AccelerationStructureKHR"), Some(accel));
+        let int = spirvkit_grammar::instruction_by_name("OpTypeInt").unwrap().opcode;
+        assert_eq!(opaque_type_name(int), None);
+    }
+
+    #[test]
+    fn literals_and_ids_round_trip_in_grammar_order() {
+        // OpSpecConstantOp interleaves a literal (the opcode) before its ids.
+        let text = "OpCapability Shader\nOpCapability Kernel\nOpMemoryModel Logical GLSL450\n\
+                    %void = OpTypeVoid\n%int = OpTypeInt 32 0\n%c = OpConstant %int 7\n\
+                    %fn = OpTypeFunction %void\n%f = OpFunction %void None %fn\n%l = OpLabel\n\
+                    %r = OpSpecConstantOp %int IAdd %c %c\nOpReturn\nOpFunctionEnd\n";
+        let (module, index) = first_function_inst(text, "OpSpecConstantOp");
+        let inst = module.instruction(index).unwrap();
+        let mut types = TypeStore::new();
+        let (ids, attrs) = split_operands(&inst, &mut types);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(attrs.len(), 2);
+        let mut ir = spirvkit_ir::Ir::new();
+        let op = ir.create_op("spirv.SpecConstantOpFallbackTest", vec![], &[], Default::default());
+        ir.op_mut(op).attributes = attrs;
+        let words = join_operands(ir.op(op), &ids).unwrap();
+        assert_eq!(words, inst.words[3..]);
+        // A disagreement is an error, not a panic.
+        assert!(join_operands(ir.op(op), &ids[..1]).is_err());
+    }
+}
