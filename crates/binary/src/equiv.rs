@@ -317,6 +317,37 @@ impl Ctx {
         Some(Tok::Node(self.node(composite)))
     }
 
+    /// A node's tokens without its own decorations, and those decorations' node numbers.
+    fn split_decorations(&self, tok: Tok) -> (Vec<Tok>, Vec<u32>) {
+        let Tok::Node(n) = tok else { return (vec![tok], Vec::new()) };
+        let mut bare = Vec::new();
+        let mut decorations = Vec::new();
+        for &t in self.tokens(n) {
+            match t {
+                Tok::Node(d) if self.is_decoration_node(t) => decorations.push(d),
+                _ => bare.push(t),
+            }
+        }
+        (bare, decorations)
+    }
+
+    /// A node rendered without its own decorations.
+    fn render_bare(&self, tok: Tok) -> String {
+        let (bare, _) = self.split_decorations(tok);
+        let mut out = String::new();
+        let Some((head, rest)) = bare.split_first() else { return out };
+        self.render_into(*head, 2, &mut out);
+        out.push('(');
+        for (i, t) in rest.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.render_into(*t, 2, &mut out);
+        }
+        out.push(')');
+        clip(&out, 400)
+    }
+
     /// Every node in `roots` and nested in them.
     fn nested(&self, roots: impl Iterator<Item = Tok>) -> FxHashSet<Tok> {
         let mut seen = FxHashSet::default();
@@ -1074,6 +1105,8 @@ impl Comparer<'_, '_> {
         // A form nested in the other side's forms exists there too (an `OpConstantNull`
         // spelled out has no ids for its parts).
         let nested = [self.ctx.nested(forms[0].keys().copied()), self.ctx.nested(forms[1].keys().copied())];
+        // Semantic differences: (form, id) per side.
+        let mut semantic: [Vec<(Tok, u32)>; 2] = [Vec::new(), Vec::new()];
         for s in 0..2 {
             let other = 1 - s;
             let only: Vec<(Tok, u32, bool)> = forms[s]
@@ -1082,24 +1115,88 @@ impl Comparer<'_, '_> {
                 .map(|(&tok, &(id, used))| (tok, id, used))
                 .collect();
             for (tok, id, used) in only {
-                let what = match self.sides[s].def(id) {
-                    Some(inst) if inst.opcode == op::OpUndef => "undef",
-                    Some(inst) if inst.result_type != 0 => "constant",
-                    _ => "type",
-                };
-                let text = self.ctx.render(tok);
                 let scaffolding = s == 1
                     && (self.ctx.is_bool_type(tok)
                         || self.ctx.is_local_bool_pointer(tok)
                         || self.ctx.is_bool_constant(tok));
+                if used && !scaffolding {
+                    semantic[s].push((tok, id));
+                    continue;
+                }
                 let (category, note) = if scaffolding {
                     (Category::ControlFlowScaffolding, "")
-                } else if used {
-                    (Category::TypesAndConstants, "")
                 } else {
                     (Category::UnusedDeclarations, " (unused)")
                 };
-                self.report(category, format!("{what} {text} only in {}{note}", SIDE_NAMES[s]));
+                let message =
+                    format!("{} {} only in {}{note}", self.what(s, id), self.ctx.render(tok), SIDE_NAMES[s]);
+                self.report(category, message);
+            }
+        }
+        self.report_form_differences(semantic);
+    }
+
+    fn what(&self, s: usize, id: u32) -> &'static str {
+        match self.sides[s].def(id) {
+            Some(inst) if inst.opcode == op::OpUndef => "undef",
+            Some(inst) if inst.result_type != 0 => "constant",
+            _ => "type",
+        }
+    }
+
+    /// Reports types and constants present on one side only, root causes first: a form
+    /// containing another differing form of its side is only counted; a root on one side
+    /// equal to one on the other but for its own decorations is reported as that
+    /// decoration difference.
+    fn report_form_differences(&mut self, only: [Vec<(Tok, u32)>; 2]) {
+        let mut roots: [Vec<(Tok, u32)>; 2] = [Vec::new(), Vec::new()];
+        let mut derived = [0usize; 2];
+        for (s, list) in only.iter().enumerate() {
+            let differing: FxHashSet<Tok> = list.iter().map(|(t, _)| *t).collect();
+            for &(tok, id) in list {
+                let Tok::Node(n) = tok else { continue };
+                let inner = self.ctx.nested(self.ctx.tokens(n).iter().copied());
+                if inner.iter().any(|t| differing.contains(t)) {
+                    derived[s] += 1;
+                } else {
+                    roots[s].push((tok, id));
+                }
+            }
+        }
+        let [roots_a, roots_b] = roots;
+        let mut paired_b = vec![false; roots_b.len()];
+        for &(ta, id) in &roots_a {
+            let (bare_a, decorations_a) = self.ctx.split_decorations(ta);
+            let partner = roots_b
+                .iter()
+                .enumerate()
+                .position(|(j, &(tb, _))| !paired_b[j] && self.ctx.split_decorations(tb).0 == bare_a);
+            match partner {
+                Some(j) => {
+                    paired_b[j] = true;
+                    let decorations_b = self.ctx.split_decorations(roots_b[j].0).1;
+                    let what = format!("{} {}", self.what(0, id), self.ctx.render_bare(ta));
+                    let message = self.decoration_difference(&what, &decorations_a, &decorations_b);
+                    self.report(Category::TypesAndConstants, message);
+                }
+                None => {
+                    let message =
+                        format!("{} {} only in the original", self.what(0, id), self.ctx.render(ta));
+                    self.report(Category::TypesAndConstants, message);
+                }
+            }
+        }
+        for (j, &(tb, id)) in roots_b.iter().enumerate() {
+            if !paired_b[j] {
+                let message = format!("{} {} only in the round trip", self.what(1, id), self.ctx.render(tb));
+                self.report(Category::TypesAndConstants, message);
+            }
+        }
+        for (s, &count) in derived.iter().enumerate() {
+            if count > 0 {
+                let message =
+                    format!("{count} more types and constants containing these only in {}", SIDE_NAMES[s]);
+                self.report(Category::TypesAndConstants, message);
             }
         }
     }
@@ -1659,9 +1756,14 @@ mod tests {
             base().replace("OpMemberDecorate %Block 0 Offset 0", "OpMemberDecorate %Block 0 Offset 16");
         let d = semantic(&base(), &changed);
         assert!(
-            d.iter().any(|d| d.category == Category::TypesAndConstants && d.message.contains("Offset, 16")),
+            d.iter().any(|d| d.category == Category::TypesAndConstants
+                && d.message.ends_with("only in the round trip: OpMemberDecorate 0 Offset 16")),
             "{d:#?}"
         );
+        // Reported once, at the root: the pointer to the struct is only counted.
+        assert_eq!(d[0].message, "type OpTypeStruct(OpTypeVector(OpTypeFloat(32), 4)): decorations differ; only in the original: OpMemberDecorate 0 Offset 0; only in the round trip: OpMemberDecorate 0 Offset 16");
+        assert_eq!(d[1].message, "1 more types and constants containing these only in the original");
+        assert_eq!(d[2].message, "1 more types and constants containing these only in the round trip");
         // So does one on an instruction's result.
         let changed = base().replace(
             "OpDecorate %color Location 0\n",
