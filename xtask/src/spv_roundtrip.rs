@@ -516,6 +516,11 @@ fn difference_cause(d: &equiv::Difference) -> String {
             return format!("{}: {opcode} {side}", d.category);
         }
     }
+    // The differing decorations say more than the (long) type they are on.
+    if let Some(at) = d.message.find(": decorations differ") {
+        let what = d.message.split_whitespace().next().unwrap_or("");
+        return format!("{}: {what} {}", d.category, &d.message[at + 2..]);
+    }
     format!("{}: {}", d.category, d.message)
 }
 
