@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh Debian machine: installs dependencies, builds the
 # release binary, and round-trips the bundled example through the assembler and
-# disassembler.
+# disassembler, then through the structured IR (deserialize, serialize).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -25,3 +25,12 @@ if command -v spirv-val >/dev/null 2>&1; then
 fi
 echo "==> spirvkit dis triangle.spv"
 "$spirvkit" dis "$work/triangle.spv"
+echo "==> spirvkit translate --deserialize-spirv triangle.spv   (binary -> structured IR)"
+"$spirvkit" translate --deserialize-spirv "$work/triangle.spv" -o "$work/triangle.mlir"
+cat "$work/triangle.mlir"
+echo "==> spirvkit translate --no-implicit-module --serialize-spirv triangle.mlir   (IR -> binary)"
+"$spirvkit" translate --no-implicit-module --serialize-spirv "$work/triangle.mlir" -o "$work/triangle2.spv"
+if command -v spirv-val >/dev/null 2>&1; then
+    spirv-val "$work/triangle2.spv"
+    echo "    ($(stat -c %s "$work/triangle2.spv") bytes, valid according to spirv-val)"
+fi

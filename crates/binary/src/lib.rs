@@ -10,6 +10,7 @@ mod idmap;
 pub mod module;
 pub mod numfmt;
 pub mod read;
+pub mod requirements;
 pub mod write;
 
 pub use asm::{assemble, AsmError, AsmOptions, TargetEnv};

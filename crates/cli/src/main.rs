@@ -222,7 +222,8 @@ const TRANSLATE_USAGE: &str = "usage: spirvkit translate (--serialize-spirv | --
 --test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module] [--split-input-file[=MARKER]] \
 [--output-split-marker=MARKER] [--verify-diagnostics] [--spirv-emit-op-names] \
 [--spirv-structurize-control-flow[=true|false]] [--spirv-save-validation-files-with-prefix=PREFIX] \
-[--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] [FILE|-] [-o OUT]";
+[--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] \
+[--spirv-allow-undeclared-requirements] [FILE|-] [-o OUT]";
 
 /// `spirvkit translate`: options spelled as mlir-translate's (one or two dashes).
 fn run_translate(args: &[String]) -> Result<bool, String> {
@@ -297,6 +298,7 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             }
             ("mlir-print-op-generic", v) => options.generic = flag(v)?,
             ("mlir-print-debuginfo", v) => options.debug_info = flag(v)?,
+            ("spirv-allow-undeclared-requirements", v) => options.check_requirements = !flag(v)?,
             // Printing without aliases is what spirvkit always does.
             ("mlir-print-local-scope" | "mlir-disable-threading", _) => {}
             _ => return Err(format!("error: unknown option '{arg}'\n{TRANSLATE_USAGE}")),

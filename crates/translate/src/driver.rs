@@ -52,6 +52,11 @@ pub struct TranslateOptions {
     pub generic: bool,
     /// `--mlir-print-debuginfo`.
     pub debug_info: bool,
+    /// Refuse to write (`--serialize-spirv`) a module that uses a capability,
+    /// extension or version its `#spirv.vce` does not declare (judged by the Khronos
+    /// grammar, as spirv-val does); on by default,
+    /// `--spirv-allow-undeclared-requirements` turns it off.
+    pub check_requirements: bool,
 }
 
 impl Default for TranslateOptions {
@@ -68,6 +73,7 @@ impl Default for TranslateOptions {
             validation_prefix: None,
             generic: false,
             debug_info: false,
+            check_requirements: true,
         }
     }
 }
@@ -184,6 +190,14 @@ fn translate_chunk(
         }
     };
     let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    // The round-trip modes write no binary (MLIR's tests round-trip many modules
+    // that declare less than they use), so only a written binary is held to it.
+    if options.check_requirements && options.mode == Mode::Serialize {
+        if let Some(message) = undeclared_requirements(&bytes) {
+            let index = LineIndex::new(text);
+            return (None, vec![Diagnostic::error(located(&index, &ir.op(module).location), message)]);
+        }
+    }
     if options.mode == Mode::Serialize {
         if let Some(prefix) = options.validation_prefix.as_deref().filter(|p| !p.is_empty()) {
             let path = format!("{prefix}{}.spv", *validation_counter);
@@ -237,6 +251,25 @@ fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, (S
     Ok(candidate)
 }
 
+/// What the written module uses without declaring it (by the grammar's availability,
+/// as spirv-val checks it), as an error message; `None` when nothing is missing.
+fn undeclared_requirements(bytes: &[u8]) -> Option<String> {
+    let module = match spirvkit_binary::read(bytes) {
+        Ok(module) => module,
+        Err(e) => return Some(format!("the serialized module does not read back: {e}")),
+    };
+    let missing = spirvkit_binary::requirements::missing_requirements(&module);
+    let first = missing.first()?;
+    let more = match missing.len() - 1 {
+        0 => String::new(),
+        n => format!(" (and {n} more)"),
+    };
+    Some(format!(
+        "module not serialized: its #spirv.vce does not declare what it uses: {} needs {}{more}",
+        first.user, first.requirement
+    ))
+}
+
 fn located(index: &LineIndex, location: &Location) -> Option<usize> {
     index.location_offset(location)
 }
@@ -284,6 +317,29 @@ mod tests {
         let wrapped = "module {\n  spirv.module Logical GLSL450 {\n  }\n}\n";
         let result = run(wrapped.as_bytes(), "t.mlir", &options);
         assert!(result.diagnostics_text.contains("expected a 'spirv.module' op, got 'builtin.module'"));
+    }
+
+    #[test]
+    fn undeclared_requirements_are_refused_when_writing_a_binary() {
+        // GLSL450 needs the Shader capability, which the VCE does not declare.
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Linkage], []> {\n}\n";
+        let serialize =
+            TranslateOptions { mode: Mode::Serialize, no_implicit_module: true, ..Default::default() };
+        let result = run(text.as_bytes(), "t.mlir", &serialize);
+        assert!(!result.success);
+        assert!(
+            result.diagnostics_text.starts_with(
+                "t.mlir:1:1: error: module not serialized: its #spirv.vce does not declare what it uses: \
+                 MemoryModel GLSL450 needs capability Shader"
+            ),
+            "{}",
+            result.diagnostics_text
+        );
+        assert!(result.output.is_empty());
+        let allowed = TranslateOptions { check_requirements: false, ..serialize.clone() };
+        assert!(run(text.as_bytes(), "t.mlir", &allowed).success);
+        let complete = text.replace("[Linkage]", "[Shader, Linkage]");
+        assert!(run(complete.as_bytes(), "t.mlir", &serialize).success);
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //! next literal), so the words are written back in grammar order without
 //! re-deriving the grammar's optional and enumerant-dependent operands.
 //!
+//! Extended instructions of GLSL.std.450 and OpenCL.std that the dialect lacks
+//! (`MatrixInverse`, ...) become `spirv.GL.<name>`/`spirv.CL.<name>` ops the same way.
+//!
 //! Operand-less types become opaque `!spirv.<type name without "OpType">` types
 //! (`!spirv.AccelerationStructureKHR`).
 
@@ -46,18 +49,47 @@ pub fn fallback_opcode(op_name: &str) -> Option<u16> {
     spirvkit_grammar::instruction_by_name(&format!("Op{short}")).map(|i| i.opcode)
 }
 
+/// The dialect prefix of extended instruction sets and their import names.
+const EXT_SET_PREFIXES: &[(&str, &str)] = &[("spirv.GL.", "GLSL.std.450"), ("spirv.CL.", "OpenCL.std")];
+
+/// The op name for an extended instruction the dialect does not model (`None` for
+/// sets without a dialect prefix, or an instruction the dialect has).
+pub fn fallback_ext_op_name(import_name: &str, ext_opcode: u32) -> Option<String> {
+    let (prefix, _) = EXT_SET_PREFIXES.iter().find(|(_, set)| *set == import_name)?;
+    let inst = spirvkit_grammar::ext_inst_set(import_name)?.instruction(ext_opcode)?;
+    let name = format!("{prefix}{}", inst.name);
+    spirvkit_ir::opdef::op_def(&name).is_none().then_some(name)
+}
+
+/// The import name and instruction number of a fallback extended-instruction op.
+pub fn fallback_ext_inst(op_name: &str) -> Option<(&'static str, u32)> {
+    if spirvkit_ir::opdef::op_def(op_name).is_some() {
+        return None;
+    }
+    EXT_SET_PREFIXES.iter().find_map(|&(prefix, import)| {
+        let name = op_name.strip_prefix(prefix)?;
+        let inst = spirvkit_grammar::ext_inst_set(import)?.instruction_by_name(name)?;
+        Some((import, inst.opcode))
+    })
+}
+
 /// An instruction's operands after its result type and result, split as a fallback
 /// op holds them: the id words in order, and the `literals`/`operand_layout`
-/// attributes (none when every operand is an id).
+/// attributes (none when every operand is an id). For `OpExtInst`, the set and the
+/// instruction number are left out (the op's name carries them).
 pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<NamedAttribute>) {
     let i32_type = types.integer(32, Signedness::Signless);
     let mut ids = Vec::new();
     let mut literals = Vec::new();
     let mut layout = String::new();
-    for operand in inst.operands {
-        if matches!(operand.kind, OperandKind::IdResultType | OperandKind::IdResult) {
-            continue;
-        }
+    let ext_inst = spirvkit_grammar::instruction_by_name("OpExtInst").map(|i| i.opcode);
+    let skip = if Some(inst.opcode) == ext_inst { 2 } else { 0 };
+    let operands = inst
+        .operands
+        .iter()
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+        .skip(skip);
+    for operand in operands {
         let words = inst.operand_words(operand);
         if operand.kind.category() == Category::Id {
             ids.extend_from_slice(words);
@@ -177,6 +209,17 @@ mod tests {
         let accel = spirvkit_grammar::instruction_by_name("OpTypeAccelerationStructureKHR").unwrap().opcode;
         assert_eq!(opaque_type_name(accel).as_deref(), Some("spirv.AccelerationStructureKHR"));
         assert_eq!(opaque_type_opcode("spirv.AccelerationStructureKHR"), Some(accel));
+        let matrix_inverse = spirvkit_grammar::ext_inst_set("GLSL.std.450")
+            .and_then(|set| set.instruction_by_name("MatrixInverse"))
+            .unwrap()
+            .opcode;
+        let name = fallback_ext_op_name("GLSL.std.450", matrix_inverse);
+        assert_eq!(name.as_deref(), Some("spirv.GL.MatrixInverse"));
+        assert_eq!(fallback_ext_inst("spirv.GL.MatrixInverse"), Some(("GLSL.std.450", matrix_inverse)));
+        let sqrt =
+            spirvkit_grammar::ext_inst_set("GLSL.std.450").unwrap().instruction_by_name("Sqrt").unwrap();
+        assert_eq!(fallback_ext_op_name("GLSL.std.450", sqrt.opcode), None);
+        assert_eq!(fallback_ext_inst("spirv.GL.Sqrt"), None);
         let int = spirvkit_grammar::instruction_by_name("OpTypeInt").unwrap().opcode;
         assert_eq!(opaque_type_name(int), None);
     }

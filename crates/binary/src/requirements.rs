@@ -1,0 +1,206 @@
+//! Whether a module declares what its instructions and enumerants need, by the
+//! Khronos grammar's availability (the rules `spirv-val` applies): every capability
+//! requirement met by a declared capability (or one it implies), every instruction or
+//! enumerant that only an extension provides covered by a declared `OpExtension`,
+//! and none used before the module's version has it (unless an extension brings it).
+//!
+//! The serializer runs this on what it wrote, so a module whose `#spirv.vce` misses
+//! a capability or extension is refused instead of written as a broken binary.
+
+use crate::module::{Inst, Module};
+use spirvkit_grammar::{Availability, Category, OperandKind, Version};
+use std::collections::BTreeSet;
+
+/// One unmet requirement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// Word offset of the instruction that needs it.
+    pub offset: usize,
+    /// What needs it: `OpGroupNonUniformBallot`, `StorageClass PhysicalStorageBuffer`.
+    pub user: String,
+    /// What is missing: `capability GroupNonUniformBallot`, `extension SPV_KHR_...`,
+    /// `version 1.3`.
+    pub requirement: String,
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} needs {} (word {})", self.user, self.requirement, self.offset)
+    }
+}
+
+/// Every unmet requirement of `module`, in instruction order (one per user and
+/// requirement).
+pub fn missing_requirements(module: &Module) -> Vec<Missing> {
+    let version = Version::from_word(module.header.version).unwrap_or(Version::new(1, 0));
+    let mut capabilities = BTreeSet::new();
+    let mut extensions = BTreeSet::new();
+    for inst in module.instructions() {
+        if inst.opcode == spirvkit_grammar::opcode::OpCapability {
+            if let Some(cap) = inst.word_of(0) {
+                declare_capability(cap, &mut capabilities);
+            }
+        } else if inst.opcode == spirvkit_grammar::opcode::OpExtension {
+            if let Some(operand) = inst.operands.first() {
+                extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
+            }
+        }
+    }
+    let context = Context { version, capabilities, extensions };
+    let mut missing = Vec::new();
+    for inst in module.instructions() {
+        context.check_instruction(&inst, &mut missing);
+    }
+    missing.dedup();
+    missing
+}
+
+/// Adds a capability and, transitively, the ones it implies.
+fn declare_capability(cap: u32, declared: &mut BTreeSet<u32>) {
+    let mut work = vec![cap];
+    while let Some(cap) = work.pop() {
+        if declared.insert(cap) {
+            work.extend_from_slice(spirvkit_grammar::implied_capabilities(cap));
+        }
+    }
+}
+
+struct Context {
+    version: Version,
+    capabilities: BTreeSet<u32>,
+    extensions: BTreeSet<String>,
+}
+
+impl Context {
+    fn check_instruction(&self, inst: &Inst, missing: &mut Vec<Missing>) {
+        // The declarations themselves need nothing here.
+        if inst.opcode == spirvkit_grammar::opcode::OpCapability
+            || inst.opcode == spirvkit_grammar::opcode::OpExtension
+        {
+            return;
+        }
+        let Some(grammar) = inst.grammar() else { return };
+        self.check(&grammar.availability, inst.offset, || grammar.name.to_string(), missing);
+        for operand in inst.operands {
+            let info = operand.kind.info();
+            match info.category {
+                // spirv-val asks for a built-in's capability only where the built-in
+                // is used in ways it checks separately (a `gl_PerVertex` block may
+                // declare ClipDistance without the capability), so neither do we.
+                Category::ValueEnum if operand.kind == OperandKind::BuiltIn => {}
+                Category::ValueEnum => {
+                    let value = inst.words[operand.offset as usize];
+                    if let Some(e) = info.enumerant(value) {
+                        let user = || format!("{} {}", info.name, e.name);
+                        self.check(&e.availability, inst.offset, user, missing);
+                    }
+                }
+                Category::BitEnum => {
+                    let mask = inst.words[operand.offset as usize];
+                    for bit in (0..32).map(|b| 1u32 << b).filter(|b| mask & b != 0) {
+                        if let Some(e) = info.enumerant(bit) {
+                            let user = || format!("{} {}", info.name, e.name);
+                            self.check(&e.availability, inst.offset, user, missing);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn check(
+        &self,
+        availability: &Availability,
+        offset: usize,
+        user: impl Fn() -> String,
+        missing: &mut Vec<Missing>,
+    ) {
+        let caps = availability.capabilities;
+        if !caps.is_empty() && !caps.iter().any(|c| self.capabilities.contains(c)) {
+            let names: Vec<&str> = caps.iter().map(|&c| capability_name(c)).collect();
+            let requirement = format!("capability {}", names.join(" or "));
+            missing.push(Missing { offset, user: user(), requirement });
+        }
+        let by_extension = availability.extensions.iter().any(|e| self.extensions.contains(*e));
+        match availability.min_version {
+            Some(min) if min <= self.version || by_extension => {}
+            Some(min) if availability.extensions.is_empty() => {
+                missing.push(Missing { offset, user: user(), requirement: format!("version {min}") });
+            }
+            _ if by_extension => {}
+            Some(_) | None => {
+                if availability.extensions.is_empty() {
+                    // Reserved and not provided by anything: nothing a module can declare.
+                    return;
+                }
+                let requirement = format!("extension {}", availability.extensions.join(" or "));
+                missing.push(Missing { offset, user: user(), requirement });
+            }
+        }
+    }
+}
+
+fn capability_name(cap: u32) -> &'static str {
+    OperandKind::Capability.info().enumerant(cap).map_or("<unknown>", |e| e.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{assemble, read, words_to_bytes, AsmOptions, Endian, TargetEnv};
+
+    fn module(text: &str, env: &str) -> Module {
+        let options = AsmOptions { target_env: TargetEnv::parse(env).unwrap(), ..AsmOptions::default() };
+        let words = assemble(text, &options).expect("assembles");
+        read(&words_to_bytes(&words, Endian::Little)).expect("reads")
+    }
+
+    const HEAD: &str = "OpMemoryModel Logical GLSL450\n%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n";
+
+    #[test]
+    fn a_complete_module_needs_nothing_more() {
+        let m = module(&format!("OpCapability Shader\n{HEAD}"), "spv1.0");
+        assert_eq!(missing_requirements(&m), []);
+        // Implied capabilities count: Shader implies Matrix.
+        let m = module(
+            &format!("OpCapability Shader\n{HEAD}%v = OpTypeVector %uint 4\n%m = OpTypeMatrix %v 4\n"),
+            "spv1.0",
+        );
+        assert_eq!(missing_requirements(&m), []);
+    }
+
+    #[test]
+    fn missing_capability_extension_and_version_are_reported() {
+        // OpTypeMatrix needs Matrix (Shader, which implies it, not declared).
+        let text = "OpCapability Kernel\nOpCapability Linkage\nOpMemoryModel Logical OpenCL\n\
+                    %uint = OpTypeInt 32 0\n%v = OpTypeVector %uint 4\n%m = OpTypeMatrix %v 4\n";
+        let m = module(text, "spv1.0");
+        let missing = missing_requirements(&m);
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        assert_eq!(missing[0].requirement, "capability Matrix");
+        assert_eq!(missing[0].user, "OpTypeMatrix");
+        // The storage class PhysicalStorageBuffer needs its capability, and below 1.5
+        // its extension.
+        let text = String::from(
+            "OpCapability Shader\nOpCapability PhysicalStorageBufferAddresses\n\
+             OpMemoryModel PhysicalStorageBuffer64 GLSL450\n%uint = OpTypeInt 32 0\n\
+             %p = OpTypePointer PhysicalStorageBuffer %uint\n",
+        );
+        let m = module(&text, "spv1.3");
+        let missing = missing_requirements(&m);
+        assert!(
+            missing.iter().any(|m| m.requirement.contains("SPV_KHR_physical_storage_buffer")),
+            "{missing:?}"
+        );
+        let m = module(&text, "spv1.5");
+        assert_eq!(missing_requirements(&m), []);
+        // OpGroupNonUniformElect: capability and version 1.3.
+        let text = format!(
+            "OpCapability Shader\nOpCapability GroupNonUniform\n{HEAD}%bool = OpTypeBool\n\
+             %scope = OpConstant %uint 3\n%fn = OpTypeFunction %void\n%f = OpFunction %void None %fn\n\
+             %l = OpLabel\n%e = OpGroupNonUniformElect %bool %scope\nOpReturn\nOpFunctionEnd\n"
+        );
+        assert_eq!(missing_requirements(&module(&text, "spv1.3")), []);
+    }
+}
