@@ -13,10 +13,19 @@
 //!   they are first referenced (as MLIR creates them), OpPhi as block arguments whose
 //!   incoming values are appended to the predecessors' branches once the function is
 //!   complete, and merge instructions recorded per header for [`crate::structurize`];
+//! - ARM graphs (OpGraphARM ... OpGraphEndARM) become `spirv.ARM.Graph`;
 //! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
 //!
-//! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`);
-//! only the ops with special encodings are hand-written.
+//! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`:
+//! ids to operands, enumerant words or constant ids to enum attributes, literal words to
+//! integer and array attributes); only the ops with special encodings are hand-written.
+//! Symbols: an entry point's function is named by the entry point (MLIR requires its
+//! OpName to agree), others by OpName, else `spirv_fn_<id>`/`spirv_var_<id>`/
+//! `spirv_spec_const_<id>`/`spirv_graph_<id>` as MLIR names them.
+//!
+//! Hostile input: ids and counts are checked before use; spec constant operations
+//! (re-materialized at every use) are bounded in depth and size, type nesting and
+//! forward pointers in number, so that printing and verifying stay within the stack.
 
 mod function;
 mod types;
@@ -96,7 +105,7 @@ struct Constant {
     value: Attribute,
     ty: Type,
     /// OpConstantCompositeReplicateEXT (`spirv.EXT.ConstantCompositeReplicate`): `value` is
-    /// `[constituent]`.
+    /// the replicated constituent.
     replicate: bool,
 }
 
@@ -124,6 +133,11 @@ enum ModuleValue {
         opcode: u16,
         operands: Vec<u32>,
     },
+    /// OpGraphConstantARM: `spirv.ARM.GraphConstant` at each use.
+    GraphConstant {
+        ty: Type,
+        id: u32,
+    },
 }
 
 struct Deserializer<'m, 'i> {
@@ -134,6 +148,7 @@ struct Deserializer<'m, 'i> {
     module_block: BlockId,
     capabilities: Vec<String>,
     extensions: Vec<String>,
+    extension_set: FxHashSet<String>,
     memory_model: Option<(u32, u32)>,
     /// OpExtInstImport ids to the dialect prefix of their ops (`GL`, `CL`).
     ext_imports: FxHashMap<u32, Option<&'static str>>,
@@ -149,6 +164,14 @@ struct Deserializer<'m, 'i> {
     forward_pointers: FxHashMap<u32, u32>,
     /// Every OpTypePointer's storage class and pointee id (forward pointers need them early).
     pointer_defs: FxHashMap<u32, (u32, u32)>,
+    /// How many more ops and branch arguments uses may create: each use of a constant
+    /// makes an op and each phi an argument per edge, so a small hostile module could
+    /// otherwise ask for a huge IR. Proportional to the input.
+    materialized_budget: usize,
+    /// OpTypeGraphARM: input and output types.
+    graph_types: FxHashMap<u32, (Vec<Type>, Vec<Type>)>,
+    /// OpGraphARM ids: symbol and whether it is an entry point.
+    graph_symbols: FxHashMap<u32, (String, bool)>,
     /// How deeply each type nests (printers and verifiers recurse on types).
     type_depths: FxHashMap<Type, u32>,
     module_values: FxHashMap<u32, ModuleValue>,
@@ -176,6 +199,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             module_block,
             capabilities: Vec::new(),
             extensions: Vec::new(),
+            extension_set: FxHashSet::default(),
             memory_model: None,
             ext_imports: FxHashMap::default(),
             names: FxHashMap::default(),
@@ -188,6 +212,9 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             forward_pointers: FxHashMap::default(),
             pointer_defs: FxHashMap::default(),
             type_depths: FxHashMap::default(),
+            graph_types: FxHashMap::default(),
+            materialized_budget: module.words().len().saturating_mul(16).saturating_add(1 << 16),
+            graph_symbols: FxHashMap::default(),
             module_values: FxHashMap::default(),
             function_symbols: FxHashMap::default(),
             used_symbols: FxHashSet::default(),
@@ -204,6 +231,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
                 index = self.function(index)?;
+                continue;
+            }
+            if inst.opcode == opcode::OpGraphARM {
+                index = self.graph(index)?;
                 continue;
             }
             self.module_instruction(&inst, index)?;
@@ -224,6 +255,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     fn collect_function_symbols(&mut self) -> Result<()> {
         let mut entry_names: FxHashMap<u32, String> = FxHashMap::default();
         let mut function_ids = Vec::new();
+        let mut graph_ids = Vec::new();
+        let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
         for inst in self.module.instructions() {
             match inst.opcode {
                 opcode::OpName => {
@@ -254,6 +287,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     }
                 }
                 opcode::OpFunction => function_ids.push(inst.result_id),
+                opcode::OpGraphARM => graph_ids.push(inst.result_id),
+                opcode::OpGraphEntryPointARM => {
+                    if let (Some(&g), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
+                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        graph_entry_names.entry(g).or_insert(text);
+                    }
+                }
                 opcode::OpTypePointer => {
                     if let (Some(&class), Some(&pointee)) = (inst.words.get(2), inst.words.get(3)) {
                         self.pointer_defs.insert(inst.result_id, (class, pointee));
@@ -275,6 +315,20 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     return error(0, format!("not supported yet: two entry point functions named '{name}'"));
                 }
                 self.function_symbols.insert(id, name.clone());
+            }
+        }
+        for &id in &graph_ids {
+            if let Some(name) = graph_entry_names.get(&id).filter(|n| !n.is_empty()) {
+                if !self.used_symbols.insert(name.clone()) {
+                    return error(0, format!("not supported yet: two entry points named '{name}'"));
+                }
+                self.graph_symbols.insert(id, (name.clone(), true));
+            }
+        }
+        for id in graph_ids {
+            if !self.graph_symbols.contains_key(&id) {
+                let symbol = self.unique_symbol(format!("spirv_graph_{id}"), id);
+                self.graph_symbols.insert(id, (symbol, false));
             }
         }
         for id in function_ids {
@@ -323,7 +377,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             }
             opcode::OpExtension => {
                 let name = string_operand(inst, 0);
-                if !self.extensions.contains(&name) {
+                if self.extension_set.insert(name.clone()) {
                     self.extensions.push(name);
                 }
             }
@@ -402,6 +456,24 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 let value = ModuleValue::SpecOperation { offset: inst.offset, ty, opcode: inner, operands };
                 self.module_values.insert(inst.result_id, value);
             }
+            opcode::OpTypeGraphARM => {
+                let inputs = word(inst, 2)? as usize;
+                let mut types = Vec::new();
+                for &t in inst.words.get(3..).unwrap_or(&[]) {
+                    types.push(self.type_of(inst, t)?);
+                }
+                if inputs > types.len() {
+                    return error(inst.offset, "OpTypeGraphARM has fewer types than inputs");
+                }
+                let outputs = types.split_off(inputs);
+                self.graph_types.insert(inst.result_id, (types, outputs));
+            }
+            opcode::OpGraphConstantARM => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let id = word(inst, 3)?;
+                self.module_values.insert(inst.result_id, ModuleValue::GraphConstant { ty, id });
+            }
+            opcode::OpGraphEntryPointARM => self.graph_entry_point(inst)?,
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }
@@ -475,6 +547,14 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let i32t = self_i32(self.ir);
         let mut attrs = Vec::new();
         for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some((name, element)) = cache_control(d)? {
+                // Cache controls accumulate, one array element per decoration.
+                match attrs.iter_mut().find(|a: &&mut NamedAttribute| a.name == name) {
+                    Some(NamedAttribute { value: Attribute::Array(items), .. }) => items.push(element),
+                    _ => attrs.push(NamedAttribute::new(name, Attribute::Array(vec![element]))),
+                }
+                continue;
+            }
             if let Some(attr) = self.decoration_attr(d, i32t)? {
                 attrs.retain(|a: &NamedAttribute| a.name != attr.name);
                 attrs.push(attr);
@@ -527,11 +607,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     )),
                 }
             }
-            (other, [v])
+            (_, [v])
                 if enumerant.parameters.len() == 1
                     && enumerant.parameters[0].kind == OperandKind::LiteralInteger =>
             {
-                let _ = other;
                 Attribute::Integer { value: i128::from(*v as i32), ty: i32t }
             }
             (other, _) => return error(d.offset, format!("not supported yet: decoration {other}")),
@@ -577,7 +656,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 self.ir.op_mut(op).properties = props;
                 self.ir.append_op(self.module_block, op);
             }
-            opcode::OpExecutionMode => {
+            opcode::OpExecutionMode | opcode::OpExecutionModeId => {
                 let f = word(inst, 1)?;
                 let mode = word(inst, 2)?;
                 let Some(mode_text) = enum_case_text("ExecutionMode", mode) else {
@@ -590,13 +669,30 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     );
                 };
                 let i32t = self_i32(self.ir);
-                let values = inst
-                    .words
-                    .get(3..)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
-                    .collect();
+                // OpExecutionModeId gives ids of integer constants where OpExecutionMode
+                // has literals; the op holds the values either way.
+                let mut values = Vec::new();
+                for &w in inst.words.get(3..).unwrap_or(&[]) {
+                    let value = if inst.opcode == opcode::OpExecutionModeId {
+                        match self.module_values.get(&w) {
+                            Some(ModuleValue::Constant(Constant {
+                                value: Attribute::Integer { value, .. },
+                                ..
+                            })) => *value as i32,
+                            _ => {
+                                return not_supported(
+                                    inst,
+                                    &format!(
+                                        "OpExecutionModeId operand <id> {w} that is not an integer constant"
+                                    ),
+                                )
+                            }
+                        }
+                    } else {
+                        w as i32
+                    };
+                    values.push(Attribute::Integer { value: i128::from(value), ty: i32t });
+                }
                 let props = vec![
                     NamedAttribute::new("execution_mode", dialect("spirv.execution_mode", &mode_text)),
                     NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),
@@ -679,6 +775,26 @@ fn quoted(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// `CacheControlLoadINTEL`/`CacheControlStoreINTEL`: the attribute name and one element
+/// (`#spirv.cache_control_load_intel<cache_level = 0, load_cache_control = Uncached>`).
+fn cache_control(d: &Decoration) -> Result<Option<(&'static str, Attribute)>> {
+    let info = OperandKind::Decoration.info();
+    let Some(name) = info.enumerant(d.kind).map(|e| e.name) else { return Ok(None) };
+    let (attr_name, field, enum_name) = match name {
+        "CacheControlLoadINTEL" => ("cache_control_load_intel", "load_cache_control", "LoadCacheControl"),
+        "CacheControlStoreINTEL" => ("cache_control_store_intel", "store_cache_control", "StoreCacheControl"),
+        _ => return Ok(None),
+    };
+    let [level, control] = d.params.as_slice() else {
+        return error(d.offset, format!("{name} expects a cache level and a control"));
+    };
+    let Some(control) = enum_case_text(enum_name, *control) else {
+        return error(d.offset, format!("invalid {enum_name} {control}"));
+    };
+    let body = format!("cache_level = {level}, {field} = {control}");
+    Ok(Some((attr_name, dialect(&format!("spirv.{attr_name}"), &body))))
 }
 
 /// MLIR's attribute name for a decoration: its name in snake case (`RelaxedPrecision` ->

@@ -6,12 +6,17 @@
 //! components, a composite constant before its elements), as MLIR does, so that
 //! `spirv-dis` of our binary and of mlir-translate's read alike.
 //!
-//! - [`types`]: types (uniqued; forward pointers for recursive structs) and constants.
-//! - [`ops`]: module-level ops, the ops with special encodings, and every other op
+//! - `types`: types (uniqued; forward pointers for recursive structs) and constants.
+//! - `ops`: module-level ops, the ops with special encodings, and every other op
 //!   encoded from its ODS definition (`OpDef::spirv_name` + `arguments`).
-//! - [`control`]: functions, blocks, phis and the structured control flow regions.
-//! - [`attrs`]: attribute values as words, and decorations.
-//! - [`check`]: what is refused before anything is written.
+//! - `control`: functions, blocks, phis and the structured control flow regions.
+//! - `attrs`: attribute values as words, and decorations.
+//! - `check`: what is refused before anything is written.
+//!
+//! Where we differ from mlir-translate on purpose: the generator word is 0 (we are
+//! not a registered tool); a loop's merge block taking values gets its phis (MLIR
+//! leaves the values at id 0); and the finished words are read back by the grammar,
+//! so a malformed instruction is an error rather than a broken binary.
 
 mod attrs;
 mod check;
@@ -90,9 +95,11 @@ pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Ve
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
-/// instruction (`OpTypeInt N 0`), "no result" is `OpTypeVoid`, and types MLIR makes
-/// up while serializing (an ARM tensor's shape array, its sub-tensors) need no
-/// interned IR type.
+/// instruction (`OpTypeInt N 0`), and so do the vectors, matrices, pointers,
+/// function types and arrays built on them (MLIR emits `vector<2xui32>` and
+/// `vector<2xi32>` twice, which validation rejects); "no result" is `OpTypeVoid`;
+/// types MLIR makes up while serializing (an ARM tensor's shape array, its
+/// sub-tensors) need no interned IR type. Structs are keyed by their IR type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum TypeKey {
     Void,
@@ -113,6 +120,27 @@ enum TypeKey {
     },
     /// `OpTypeGraphARM` of a graph's function type.
     Graph(Type),
+    Vector {
+        element: Box<TypeKey>,
+        count: u32,
+    },
+    Matrix {
+        column: Box<TypeKey>,
+        count: u32,
+    },
+    RuntimeArray {
+        element: Box<TypeKey>,
+        stride: Option<u32>,
+    },
+    Pointer {
+        pointee: Box<TypeKey>,
+        storage_class: String,
+    },
+    /// `result`: `None` for no result (void).
+    Function {
+        inputs: Vec<TypeKey>,
+        result: Option<Box<TypeKey>>,
+    },
     Other(Type),
 }
 
@@ -150,7 +178,7 @@ struct Serializer<'a> {
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<String, u32>,
-    undef_ids: HashMap<TypeKey, u32>,
+    undef_ids: HashMap<Type, u32>,
     value_ids: HashMap<Value, u32>,
     block_ids: HashMap<BlockId, u32>,
     function_ids: HashMap<String, u32>,
@@ -158,6 +186,8 @@ struct Serializer<'a> {
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
     ext_set_ids: Vec<(&'static str, u32)>,
+    /// Per region: each block's predecessor uses (block, terminator), most recent first.
+    predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
     deferred_phi_values: Vec<(Value, usize)>,
     /// Identified structs being serialized (a pointer to one of them is a forward pointer).
@@ -167,6 +197,24 @@ struct Serializer<'a> {
     file_id: u32,
     last_was_merge: bool,
     depth: u32,
+    /// The pointee types of global variables: the structs that may need `Block`.
+    variable_pointees: std::collections::HashSet<Type>,
+}
+
+/// The pointee types of the module's `spirv.GlobalVariable`s.
+fn variable_pointees(ir: &Ir, module: OpId) -> std::collections::HashSet<Type> {
+    let body = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
+    let ops = body.map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+    ops.iter()
+        .filter(|&&op| ir.op(op).name == "spirv.GlobalVariable")
+        .filter_map(|&op| match ir.op(op).attr("type") {
+            Some(Attribute::Type(ty)) => match ir.types.kind(*ty) {
+                spirvkit_ir::types::TypeKind::Pointer { pointee, .. } => Some(*pointee),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 impl<'a> Serializer<'a> {
@@ -200,12 +248,14 @@ impl<'a> Serializer<'a> {
             variable_ids: HashMap::new(),
             spec_constant_ids: HashMap::new(),
             ext_set_ids: Vec::new(),
+            predecessors: HashMap::new(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),
             recursive_pointers: HashMap::new(),
             file_id: 0,
             last_was_merge: false,
             depth: 0,
+            variable_pointees: variable_pointees(ir, module),
         }
     }
 

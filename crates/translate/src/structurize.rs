@@ -1,24 +1,27 @@
 //! Control-flow structurization: a `spirv.func` body deserialized as a plain CFG
-//! (blocks in binary order, `spirv.Branch`/`spirv.BranchConditional`/`spirv.Switch`
-//! terminators, OpPhi as block arguments) plus the merge instructions the binary
-//! had, rewritten into `spirv.mlir.selection`/`spirv.mlir.loop` regions.
+//! (blocks in the order MLIR creates them, `spirv.Branch`/`spirv.BranchConditional`/
+//! `spirv.Switch` terminators, OpPhi as block arguments) plus the merge instructions
+//! the binary had, rewritten into `spirv.mlir.selection`/`spirv.mlir.loop` regions.
 //!
 //! # Shape of the result (as `mlir-translate --deserialize-spirv` prints it)
 //!
 //! - A selection header is split: its ops (and arguments) stay where they are and end
 //!   with `spirv.Branch` to the merge block; its terminator alone becomes the first
-//!   block of the `spirv.mlir.selection` region.
+//!   block of the `spirv.mlir.selection` region. As in MLIR, a header holding nothing
+//!   but its branch (and not also another construct's merge block) is not split but
+//!   moved into the region, branches to it going to the merge block.
 //! - A loop header moves into the `spirv.mlir.loop` region after a new entry block
 //!   that branches to it. The loop header's arguments are added to the merge block,
 //!   and branches entering the loop from outside go to the merge block instead.
 //! - The construct op is put at the front of the merge block. Its region holds the
-//!   construct's blocks in breadth-first order from the header (MLIR's order; a
-//!   loop's back-edge block is moved to second to last), then a new merge block with
-//!   `spirv.mlir.merge`. The old merge block's arguments (OpPhi) become arguments of
-//!   the new one and results of the op, followed by the values defined in the
-//!   construct and used after it.
+//!   construct's blocks, then a new merge block with `spirv.mlir.merge`. The old merge
+//!   block's arguments (OpPhi, in selection and loop merge blocks alike) become
+//!   arguments of the new one and results of the op, followed by the values defined
+//!   in the construct and used after it, in region order.
 //! - Constructs are rewritten innermost first, so an outer construct sees each inner
-//!   one as a single op in the inner merge block.
+//!   one as a single op in the inner merge block. The blocks of each region are then
+//!   ordered as MLIR leaves them, which depends on the order of its work list
+//!   (`order.rs` simulates it); a loop's back-edge block goes second to last.
 //!
 //! # Which blocks belong to a construct
 //!
@@ -28,33 +31,48 @@
 //! that is popped at each merge block: a block belongs to the construct on top of the
 //! stack. A loop header belongs to its own loop, a selection header to the enclosing
 //! construct (only its terminator moves). Blocks not reached even through merge
-//! edges are dead: they are erased (nothing reachable can use their values).
+//! edges are dead: like MLIR, they stay at function level, unless they branch into a
+//! construct or use its values, in which case they are erased (nothing reachable can
+//! use their values).
 //!
 //! # Branches a region cannot express: guard flags
 //!
 //! A region can only be left through its merge block, so a branch from inside a
 //! construct to any other block outside it (a `break` out of a loop from a nested
-//! selection, a `continue`, a branch to an enclosing switch's or selection's merge,
-//! a back edge from a nested selection) is rewritten: for each such exit target `T`
-//! the region's merge block gets an `i1` flag argument and arguments for `T`'s own
-//! arguments; the exiting branch goes to the merge block with its flag `true`, the
-//! normal branches with all flags `false` (`spirv.Undef` fills the slots a path does
-//! not define). After the construct op, the outer merge block dispatches:
+//! selection or switch, a `continue`, a branch to an enclosing switch's or selection's
+//! merge, a back edge from a nested selection) is rewritten: for each such exit
+//! target `T` the region's merge block gets an `i1` flag argument and arguments for
+//! `T`'s own arguments; the exiting branch goes to the merge block with its flag
+//! `true`, the normal branches with all flags `false` (`spirv.Undef` fills the slots a
+//! path does not define). After the construct op, the outer merge block dispatches:
 //! `spirv.BranchConditional %flag_T, ^T(args), ^next`, the last `^next` being a new
 //! block holding the merge block's original ops. The dispatch is an ordinary branch
 //! of the enclosing construct, so an exit through several levels is rewritten again
 //! at each level. When a construct has such exits, the values it yields to code after
 //! it are threaded through merge-block arguments too (the value where its definition
 //! dominates the branch, `spirv.Undef` where it does not and so cannot be used).
+//! Returns, `spirv.Kill`, `spirv.Unreachable` and the like stay where they are: the
+//! dialect allows them in any region of the function.
 //!
-//! Loops whose back edges do not come from a single block other than the header (a
-//! one-block loop, or several back-edge blocks) get a new latch block that is the
-//! only one branching to the header.
+//! # Other repairs
+//!
+//! - Loops whose back edges do not come from a single block other than the header (a
+//!   one-block loop, or several back-edge blocks) get a new latch block that is the
+//!   only one branching to the header.
+//! - A merge block also entered from outside its construct (older compilers made an
+//!   `if`'s merge block the loop's continue target, which `continue`s elsewhere branch
+//!   to) is preceded by a merge block of the construct's own that branches on to it.
 //!
 //! Everything is iterative (explicit worklists); an input that does not fit these
-//! rules gives a [`StructurizeError`] naming the header.
+//! rules (a loop header as the function's entry, a merge block that is its own
+//! header or inside its construct, a branch back to a selection header, a branch
+//! terminator that is not one of the dialect's) gives a [`StructurizeError`] naming
+//! the header. A final check (branches within their region, operands defined in an
+//! enclosing region, regions laid out as the dialect requires) turns any slip into an
+//! error rather than invalid IR.
 
 mod branch;
+mod order;
 mod rewrite;
 #[cfg(test)]
 mod tests;
@@ -138,6 +156,8 @@ struct Structurizer<'a> {
     preds: FxHashMap<BlockId, Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
+    /// The block each block made while rewriting was split from.
+    anchor: FxHashMap<BlockId, BlockId>,
     /// Blocks made while rewriting, to be placed before a function-level block.
     inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
     /// The construct a function-level block belongs to (`None`: the function itself).
@@ -146,6 +166,11 @@ struct Structurizer<'a> {
     uses: FxHashMap<Value, Vec<OpId>>,
     /// The merge blocks of all constructs, as given.
     merge_blocks: FxHashSet<BlockId>,
+    /// Whether each construct's header is split (a selection header holding more than
+    /// its branch, or a merge block too, or the entry block, or with arguments).
+    header_splits: Vec<bool>,
+    /// For each construct, the positions of its region's blocks in MLIR's order.
+    mlir_positions: Vec<FxHashMap<order::Node, usize>>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
     /// Loop headers moved into their region -> the merge block now entered instead.
@@ -221,11 +246,14 @@ impl<'a> Structurizer<'a> {
             owner: FxHashMap::default(),
             uses,
             merge_blocks,
+            header_splits: Vec::new(),
+            mlir_positions: Vec::new(),
             dead: FxHashSet::default(),
             members: Vec::new(),
             preds,
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
+            anchor: FxHashMap::default(),
             forward: FxHashMap::default(),
             bool_type,
         })
@@ -260,6 +288,24 @@ impl<'a> Structurizer<'a> {
             }
         }
         self.set_aside_dead_blocks();
+        let entry = self.top.first().copied();
+        let shapes: Vec<order::HeaderShape> = self
+            .constructs
+            .iter()
+            .map(|c| {
+                let block = self.ir.block(c.header);
+                let keeps_alone = block.ops.len() == 1
+                    && block.arguments.is_empty()
+                    && entry != Some(c.header)
+                    && !self.merge_blocks.contains(&c.header);
+                order::HeaderShape {
+                    mlir_splits: order::mlir_splits(self.ir, c, &self.merge_blocks),
+                    splits: c.kind == Kind::Selection && !keeps_alone,
+                }
+            })
+            .collect();
+        self.header_splits = shapes.iter().map(|s| s.splits).collect();
+        self.mlir_positions = order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes);
         self.members = vec![Vec::new(); self.constructs.len() + 1];
         for &b in &self.top {
             if let Some(&owner) = self.owner.get(&b) {

@@ -2,8 +2,8 @@
 //! (optionally) structurized.
 
 use super::{
-    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, string_operand,
-    word, Deserializer, ModuleValue, Result,
+    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, word,
+    Deserializer, ModuleValue, Result,
 };
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
@@ -32,15 +32,13 @@ struct Terminator {
 struct FunctionState {
     func: OpId,
     region: RegionId,
-    entry: BlockId,
     entry_label: Option<u32>,
     values: FxHashMap<u32, Value>,
     blocks: FxHashMap<u32, BlockId>,
     /// Labels whose OpLabel has been seen.
     defined_blocks: FxHashMap<BlockId, u32>,
+    /// The block being filled: new ops (and values materialized for them) go at its end.
     current: Option<BlockId>,
-    /// Where materialized module values go: before this op, else at the block's end.
-    insert_before: Option<OpId>,
     phis: Vec<Phi>,
     terminators: FxHashMap<BlockId, Terminator>,
     headers: FxHashMap<BlockId, MergeInfo>,
@@ -105,13 +103,11 @@ impl Deserializer<'_, '_> {
         let mut state = FunctionState {
             func,
             region,
-            entry,
             entry_label: None,
             values: FxHashMap::default(),
             blocks: FxHashMap::default(),
             defined_blocks: FxHashMap::default(),
             current: None,
-            insert_before: None,
             phis: Vec::new(),
             terminators: FxHashMap::default(),
             headers: FxHashMap::default(),
@@ -216,12 +212,10 @@ impl Deserializer<'_, '_> {
         block
     }
 
-    /// Places `op` at the insertion point.
+    /// Places `op` at the end of the current block.
     fn insert(&mut self, state: &FunctionState, op: OpId) {
-        let Some(block) = state.current else { return };
-        match state.insert_before {
-            Some(before) => self.ir.insert_op_before(block, before, op),
-            None => self.ir.append_op(block, op),
+        if let Some(block) = state.current {
+            self.ir.append_op(block, op);
         }
     }
 
@@ -245,10 +239,14 @@ impl Deserializer<'_, '_> {
         if let Some(&v) = state.values.get(&id) {
             return Ok(v);
         }
+        if self.materialized_budget == 0 {
+            return error(offset, "not supported yet: this many materialized constants and phi arguments");
+        }
         if depth > MAX_SPEC_OPERATION_DEPTH || *budget == 0 {
             return error(offset, "not supported yet: spec constant operations nested this deep");
         }
         *budget -= 1;
+        self.materialized_budget -= 1;
         // Materialized values have no location, as in MLIR.
         let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
@@ -256,6 +254,11 @@ impl Deserializer<'_, '_> {
                 let name =
                     if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
                 (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
+            }
+            Some(ModuleValue::GraphConstant { ty, id: constant_id }) => {
+                let i32t = self.ir.types.integer(32, Signedness::Signless);
+                let value = Attribute::Integer { value: i128::from(*constant_id as i32), ty: i32t };
+                ("spirv.ARM.GraphConstant", *ty, vec![NamedAttribute::new("graph_constant_id", value)])
             }
             Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
                 let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
@@ -341,7 +344,6 @@ impl Deserializer<'_, '_> {
 
     /// Creates an op at the insertion point, maps its result and applies the result's
     /// decorations.
-    #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
         state: &mut FunctionState,
@@ -484,12 +486,7 @@ impl Deserializer<'_, '_> {
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
-                let op = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
-                if result.is_none() {
-                    // A void call's id names nothing.
-                    let _ = op;
-                    state.values.remove(&inst.result_id);
-                }
+                self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
             opcode::OpGenericCastToPtrExplicit => {
@@ -531,7 +528,11 @@ impl Deserializer<'_, '_> {
                 Some(def) if def.successors.is_empty() && def.regions.is_empty() => {
                     self.generic(state, inst, def)?
                 }
-                _ => return not_supported(inst, &opcode_name(op)),
+                Some(_) => return not_supported(inst, &opcode_name(op)),
+                None => match crate::fallback::fallback_op_name(op) {
+                    Some(name) => self.fallback(state, inst, &name)?,
+                    None => return not_supported(inst, &opcode_name(op)),
+                },
             },
         }
         Ok(())
@@ -616,7 +617,12 @@ impl Deserializer<'_, '_> {
         };
         let name = format!("spirv.{prefix}.{}", ext.name);
         let Some(def) = spirvkit_ir::opdef::op_def(&name) else {
-            return not_supported(inst, &format!("OpExtInst {}", ext.name));
+            // An instruction of the set the dialect lacks: the generic fallback op.
+            let import = if prefix == "GL" { "GLSL.std.450" } else { "OpenCL.std" };
+            return match crate::fallback::fallback_ext_op_name(import, number) {
+                Some(fallback) => self.fallback(state, inst, &fallback),
+                None => not_supported(inst, &format!("OpExtInst {}", ext.name)),
+            };
         };
         let ty = self.result_type(inst)?;
         let ids = words_from(inst, 5);
@@ -626,6 +632,40 @@ impl Deserializer<'_, '_> {
         let operands = self.operands(state, ids, inst.offset)?;
         let result = if def.results.is_empty() { None } else { Some(ty) };
         self.emit(state, inst, def.name, operands, result, vec![])?;
+        Ok(())
+    }
+
+    /// An instruction the dialect has no op for, as the serializer's fallback encoding
+    /// holds it (`crate::fallback`): `spirv.<Name>` with its ids as operands and its other
+    /// operands in discardable attributes, printed in the generic form.
+    fn fallback(&mut self, state: &mut FunctionState, inst: &Inst, name: &str) -> Result<()> {
+        let grammar = inst.grammar();
+        let result =
+            if grammar.is_some_and(|g| g.has_result_type()) && !self.void_types.contains(&inst.result_type) {
+                Some(self.result_type(inst)?)
+            } else {
+                None
+            };
+        let (ids, attrs) = crate::fallback::split_operands(inst, &mut self.ir.types);
+        let operands = self.operands(state, &ids, inst.offset)?;
+        let op =
+            self.ir.create_op(name, operands, &result.into_iter().collect::<Vec<_>>(), self.line.clone());
+        let mut discardable = attrs;
+        if inst.result_id != 0 {
+            discardable.extend(self.decoration_attrs(inst.result_id)?);
+        }
+        set_attributes(self.ir, op, Vec::new(), discardable);
+        self.insert(state, op);
+        if let Some(&v) = self.ir.op(op).results.first() {
+            state.values.insert(inst.result_id, v);
+        }
+        // The termination instructions the dialect lacks end their block here too.
+        if matches!(
+            inst.opcode,
+            opcode::OpTerminateInvocation | opcode::OpIgnoreIntersectionKHR | opcode::OpTerminateRayKHR
+        ) {
+            state.current = None;
+        }
         Ok(())
     }
 
@@ -689,7 +729,9 @@ impl Deserializer<'_, '_> {
                                 OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
                             )
                     });
-                    let value = if is_id { self.constant_word(inst, word_value)? } else { word_value };
+                    let is_type = constraint.storage_type == "::mlir::TypeAttr";
+                    let value =
+                        if is_id && !is_type { self.constant_word(inst, word_value)? } else { word_value };
                     let attr = if let Some(e) = constraint.enum_attr {
                         let Some(enum_def) = spirvkit_ir::opdef::ENUM_ATTRS.get(usize::from(e)) else {
                             continue;
@@ -720,6 +762,9 @@ impl Deserializer<'_, '_> {
                                 .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
                                 .collect(),
                         )
+                    } else if is_type {
+                        pos += 1;
+                        Attribute::Type(self.type_of(inst, word_value)?)
                     } else if constraint.storage_type == "::mlir::IntegerAttr" {
                         pos += 1;
                         let i32t = self.ir.types.integer(32, Signedness::Signless);
@@ -777,8 +822,7 @@ impl Deserializer<'_, '_> {
         if state.entry_label.is_none() {
             return Ok(());
         }
-        if let Some(open) = state.current {
-            let _ = open;
+        if state.current.is_some() {
             return error(end_offset, format!("last block of function {symbol} has no terminator"));
         }
         let blocks = self.ir.region(state.region).blocks.clone();
@@ -796,22 +840,38 @@ impl Deserializer<'_, '_> {
             phis_by_block.entry(phi.block).or_default().push(i);
         }
         let mut used_edges = vec![0usize; state.phis.len()];
+        // (phi, predecessor) -> incoming value; the first pair wins.
+        let mut incoming: FxHashMap<(usize, BlockId), u32> = FxHashMap::default();
+        for (i, phi) in state.phis.iter().enumerate() {
+            for &(value, pred) in &phi.incoming {
+                incoming.entry((i, pred)).or_insert(value);
+            }
+        }
         for &block in &blocks {
             let Some(term) = state.terminators.get(&block) else { continue };
             let term_op = term.op;
             let mut operands = term.leading.clone();
             let successors = self.ir.op(term_op).successors.clone();
             let mut sizes = Vec::with_capacity(successors.len());
+            // Values materialized for the arguments go before the branch: it is taken
+            // out and put back after them (inserting before it would rescan the block).
+            self.ir.erase_op(term_op);
             state.current = Some(block);
-            state.insert_before = Some(term_op);
             for &target in &successors {
                 let mut args = Vec::new();
                 for &phi_index in phis_by_block.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
                     let Some(phi) = state.phis.get(phi_index) else { continue };
-                    let Some(&(value, _)) = phi.incoming.iter().find(|(_, pred)| *pred == block) else {
+                    let Some(&value) = incoming.get(&(phi_index, block)) else {
                         return error(phi.offset, "OpPhi has no incoming value for one of its predecessors");
                     };
                     let offset = phi.offset;
+                    if self.materialized_budget == 0 {
+                        return error(
+                            offset,
+                            "not supported yet: this many materialized constants and phi arguments",
+                        );
+                    }
+                    self.materialized_budget -= 1;
                     args.push(self.operand(state, value, offset)?);
                     used_edges[phi_index] += 1;
                 }
@@ -819,7 +879,7 @@ impl Deserializer<'_, '_> {
                 operands.extend(args);
             }
             state.current = None;
-            state.insert_before = None;
+            self.ir.append_op(block, term_op);
             let i32t = self.ir.types.integer(32, Signedness::Signless);
             let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
             let name = self.ir.op(term_op).name.to_string();
@@ -827,7 +887,11 @@ impl Deserializer<'_, '_> {
                 "spirv.BranchConditional" => {
                     let sizes_attr = Attribute::DenseArray {
                         element: i32t,
-                        values: vec![count(1), count(sizes[0]), count(sizes.get(1).copied().unwrap_or(0))],
+                        values: vec![
+                            count(1),
+                            count(sizes.first().copied().unwrap_or(0)),
+                            count(sizes.get(1).copied().unwrap_or(0)),
+                        ],
                     };
                     self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
                 }
@@ -862,11 +926,122 @@ impl Deserializer<'_, '_> {
                 }
             })?;
         }
-        let _ = (state.entry, string_operand);
         Ok(())
     }
 }
 
 fn words_from<'a>(inst: &Inst<'a>, start: usize) -> &'a [u32] {
     inst.words.get(start..).unwrap_or(&[])
+}
+
+impl Deserializer<'_, '_> {
+    /// `spirv.ARM.GraphEntryPoint @graph, @interface...`, where it stands.
+    pub(super) fn graph_entry_point(&mut self, inst: &Inst) -> Result<()> {
+        let graph = word(inst, 1)?;
+        let Some((symbol, _)) = self.graph_symbols.get(&graph).cloned() else {
+            return error(
+                inst.offset,
+                format!("OpGraphEntryPointARM refers to <id> {graph}, which is not a graph"),
+            );
+        };
+        let mut interface = Vec::new();
+        for operand in inst.operands.iter().skip(2) {
+            let id = inst.words.get(usize::from(operand.offset)).copied().unwrap_or(0);
+            match self.module_values.get(&id) {
+                Some(ModuleValue::Global { symbol, .. }) => {
+                    interface.push(Attribute::SymbolRef(vec![symbol.clone()]))
+                }
+                _ => {
+                    return error(inst.offset, format!("graph interface <id> {id} is not a global variable"))
+                }
+            }
+        }
+        let op = self.ir.create_op("spirv.ARM.GraphEntryPoint", vec![], &[], Location::Unknown);
+        self.ir.op_mut(op).properties = vec![
+            NamedAttribute::new("fn", Attribute::SymbolRef(vec![symbol])),
+            NamedAttribute::new("interface", Attribute::Array(interface)),
+        ];
+        self.ir.append_op(self.module_block, op);
+        Ok(())
+    }
+
+    /// OpGraphARM ... OpGraphEndARM -> `spirv.ARM.Graph`: inputs are the entry block's
+    /// arguments, the outputs set by OpGraphSetOutputARM end it in `spirv.ARM.GraphOutputs`.
+    pub(super) fn graph(&mut self, start: usize) -> Result<usize> {
+        let Some(inst) = self.module.instruction(start) else { return error(0, "missing OpGraphARM") };
+        let type_id = inst.result_type;
+        let Some((inputs, outputs)) = self.graph_types.get(&type_id).cloned() else {
+            return error(inst.offset, format!("OpGraphARM type <id> {type_id} is not an OpTypeGraphARM"));
+        };
+        let (symbol, entry_point) = self
+            .graph_symbols
+            .get(&inst.result_id)
+            .cloned()
+            .unwrap_or_else(|| (format!("spirv_graph_{}", inst.result_id), false));
+        let fn_ty = self.ir.types.function(inputs.clone(), outputs.clone());
+        let graph = self.ir.create_op("spirv.ARM.Graph", vec![], &[], Location::Unknown);
+        let props = vec![
+            NamedAttribute::new("entry_point", Attribute::Bool(entry_point)),
+            NamedAttribute::new("function_type", Attribute::Type(fn_ty)),
+            NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
+        ];
+        set_attributes(self.ir, graph, props, Vec::new());
+        self.ir.append_op(self.module_block, graph);
+        let region = self.ir.add_region(graph);
+        let entry = self.ir.create_block();
+        self.ir.append_block(region, entry);
+        let args: Vec<Value> =
+            inputs.iter().map(|&t| self.ir.add_block_argument(entry, t, Location::Unknown)).collect();
+        let mut state = FunctionState {
+            func: graph,
+            region,
+            entry_label: None,
+            values: FxHashMap::default(),
+            blocks: FxHashMap::default(),
+            defined_blocks: FxHashMap::default(),
+            current: Some(entry),
+            phis: Vec::new(),
+            terminators: FxHashMap::default(),
+            headers: FxHashMap::default(),
+        };
+        let mut results: Vec<Option<Value>> = vec![None; outputs.len()];
+        let mut index = start + 1;
+        loop {
+            let Some(inst) = self.module.instruction(index) else {
+                return error(self.module.words().len(), format!("graph {symbol} has no OpGraphEndARM"));
+            };
+            index += 1;
+            match inst.opcode {
+                opcode::OpGraphInputARM => {
+                    let slot = self.constant_word(&inst, word(&inst, 3)?)? as usize;
+                    let Some(&arg) = args.get(slot) else {
+                        return error(inst.offset, format!("graph input {slot} is out of range"));
+                    };
+                    state.values.insert(inst.result_id, arg);
+                }
+                opcode::OpGraphSetOutputARM => {
+                    let value = self.operand(&state, word(&inst, 1)?, inst.offset)?;
+                    let slot = self.constant_word(&inst, word(&inst, 2)?)? as usize;
+                    let Some(place) = results.get_mut(slot) else {
+                        return error(inst.offset, format!("graph output {slot} is out of range"));
+                    };
+                    *place = Some(value);
+                }
+                opcode::OpGraphEndARM => {
+                    let Some(values) = results.iter().copied().collect::<Option<Vec<Value>>>() else {
+                        return error(inst.offset, format!("graph {symbol} does not set all its outputs"));
+                    };
+                    let op = self.ir.create_op("spirv.ARM.GraphOutputs", values, &[], Location::Unknown);
+                    self.ir.append_op(entry, op);
+                    return Ok(index);
+                }
+                _ => {
+                    self.function_instruction(&mut state, &inst)?;
+                    if state.current.is_none() {
+                        return error(inst.offset, "control flow inside a graph");
+                    }
+                }
+            }
+        }
+    }
 }

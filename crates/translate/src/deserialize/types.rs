@@ -1,7 +1,7 @@
 //! OpType* -> interned types, constants -> attributes, spec constants -> their ops.
 
 use super::{
-    dialect, enum_case_text, error, not_supported, opcode_name, set_attributes, word, Constant, Deserializer,
+    enum_case_text, error, not_supported, opcode_name, set_attributes, word, Constant, Deserializer,
     ModuleValue, Result,
 };
 use spirvkit_binary::module::Inst;
@@ -9,6 +9,9 @@ use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+
+/// The largest tensor whose constants are expanded.
+const MAX_TENSOR_ELEMENTS: u64 = 1 << 20;
 
 /// How deeply types may nest.
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -135,7 +138,12 @@ impl Deserializer<'_, '_> {
                 };
                 self.ir.types.intern(TypeKind::CooperativeMatrix { rows, columns, element, scope, usage })
             }
-            op => return not_supported(inst, &opcode_name(op)),
+            opcode::OpTypeTensorARM => self.tensor_type(inst)?,
+            // Operand-less types the dialect lacks: opaque, as the serializer writes them back.
+            op => match crate::fallback::opaque_type_name(op) {
+                Some(name) => self.ir.types.intern(TypeKind::Opaque(name)),
+                None => return not_supported(inst, &opcode_name(op)),
+            },
         };
         self.check_depth(inst, ty)?;
         self.types.insert(id, ty);
@@ -226,13 +234,19 @@ impl Deserializer<'_, '_> {
             };
             member_decorations.push((*member, d.kind, value));
         }
-        // MLIR lists a member's decorations in the order of its per-member hash map.
+        // MLIR collects a member's decorations in a hash map; a literal struct sorts them
+        // by decoration, an identified one keeps the map's order.
+        let identified = self.names.get(&id).is_some_and(|n| !n.is_empty());
         member_decorations.sort_by_key(|&(m, _, _)| m);
         let mut ordered = Vec::with_capacity(member_decorations.len());
         for group in member_decorations.chunk_by(|a, b| a.0 == b.0) {
             let member = group[0].0;
             let entries: Vec<(u32, Option<String>)> = group.iter().map(|(_, k, v)| (*k, v.clone())).collect();
-            ordered.extend(dense_map_order(entries).into_iter().map(|(k, v)| (member, k, v)));
+            let mut entries = dense_map_order(entries);
+            if !identified {
+                entries.sort_by_key(|&(k, _)| k);
+            }
+            ordered.extend(entries.into_iter().map(|(k, v)| (member, k, v)));
         }
         for (member, kind, value) in ordered {
             let Some(name) = decoration_info.enumerant(kind).map(|e| e.name) else {
@@ -276,6 +290,41 @@ impl Deserializer<'_, '_> {
             }
             None => Ok(self.ir.types.intern(TypeKind::LiteralStruct(body))),
         }
+    }
+
+    /// `!spirv.arm.tensor<2x3xi32>` (kept as opaque text, as the IR does): the shape is an
+    /// array constant.
+    fn tensor_type(&mut self, inst: &Inst) -> Result<Type> {
+        let element = self.type_of(inst, word(inst, 2)?)?;
+        let (Some(_rank), Some(&shape_id)) = (inst.words.get(3), inst.words.get(4)) else {
+            return not_supported(inst, "OpTypeTensorARM without a shape");
+        };
+        let dims = match self.module_values.get(&shape_id) {
+            Some(ModuleValue::Constant(Constant { value: Attribute::Array(parts), .. })) => parts
+                .iter()
+                .map(|p| match p {
+                    Attribute::Integer { value, .. } => u64::try_from(*value).ok().filter(|&d| d > 0),
+                    _ => None,
+                })
+                .collect::<Option<Vec<u64>>>(),
+            _ => None,
+        };
+        let Some(dims) = dims.filter(|d| !d.is_empty()) else {
+            return not_supported(
+                inst,
+                "OpTypeTensorARM whose shape is not a constant array of positive integers",
+            );
+        };
+        if dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).is_none_or(|n| n > MAX_TENSOR_ELEMENTS) {
+            return not_supported(inst, &format!("tensors of more than {MAX_TENSOR_ELEMENTS} elements"));
+        }
+        let mut text = String::from("spirv.arm.tensor<");
+        for d in &dims {
+            text.push_str(&format!("{d}x"));
+        }
+        text.push_str(&spirvkit_ir::printer::type_to_string(self.ir, element));
+        text.push('>');
+        Ok(self.ir.types.intern(TypeKind::Opaque(text)))
     }
 
     /// A defined type, or a pointer declared by OpTypeForwardPointer and defined later.
@@ -349,26 +398,33 @@ impl Deserializer<'_, '_> {
                     };
                     Attribute::Dense { elements: vec![zero], ty }
                 }
+                TypeKind::Opaque(text) if spirvkit_ir::types::arm_tensor_parts(&text).is_some() => {
+                    let element = match spirvkit_ir::types::arm_tensor_parts(&text).map(|(_, e)| e) {
+                        Some(e) if e.starts_with('f') || e.starts_with("bf") => {
+                            let kind = FloatKind::from_keyword(e).unwrap_or(FloatKind::F32);
+                            Attribute::Float { value: 0.0, ty: self.ir.types.float(kind) }
+                        }
+                        Some(e) => {
+                            let (signedness, width) = match e.strip_prefix("si") {
+                                Some(w) => (Signedness::Signed, w),
+                                None => (Signedness::Signless, e.trim_start_matches('i')),
+                            };
+                            let width = width.parse().unwrap_or(32);
+                            Attribute::Integer { value: 0, ty: self.ir.types.integer(width, signedness) }
+                        }
+                        None => return not_supported(inst, "OpConstantNull of this tensor type"),
+                    };
+                    Attribute::Dense { elements: vec![element], ty }
+                }
                 _ => return not_supported(inst, "OpConstantNull of a composite type"),
             },
             opcode::OpConstantCompositeReplicateEXT => {
+                // `value` is the replicated constituent (of a replicate: its constituent).
                 let c = word(inst, 3)?;
-                let part = match self.module_values.get(&c) {
-                    // A replicate of a replicate keeps the innermost constituent.
-                    Some(ModuleValue::Constant(Constant {
-                        value: Attribute::Array(inner),
-                        replicate: true,
-                        ..
-                    })) => inner.first().cloned().unwrap_or(Attribute::Unit),
-                    Some(ModuleValue::Constant(constant)) => constant.value.clone(),
-                    _ => {
-                        return error(
-                            inst.offset,
-                            format!("replicated constituent <id> {c} is not a constant"),
-                        )
-                    }
+                let Some(ModuleValue::Constant(constituent)) = self.module_values.get(&c) else {
+                    return error(inst.offset, format!("replicated constituent <id> {c} is not a constant"));
                 };
-                return Ok(Constant { value: Attribute::Array(vec![part]), ty, replicate: true });
+                return Ok(Constant { value: constituent.value.clone(), ty, replicate: true });
             }
             opcode::OpConstantComposite => {
                 let mut parts = Vec::new();
@@ -386,7 +442,13 @@ impl Deserializer<'_, '_> {
                     }
                 }
                 match self.ir.types.kind(ty) {
-                    TypeKind::Vector { .. } => {
+                    TypeKind::Vector { shape, .. } => {
+                        if shape.first().copied() != Some(parts.len() as u64) {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
                         // A vector's elements are scalars; all equal is a splat.
                         let mut elements = parts;
                         if elements.windows(2).all(|w| w[0] == w[1]) {
@@ -400,7 +462,53 @@ impl Deserializer<'_, '_> {
                         }
                         Attribute::Dense { elements, ty }
                     }
-                    TypeKind::Array { .. } => Attribute::Array(parts),
+                    TypeKind::Array { count, .. } => {
+                        if parts.len() != *count as usize {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
+                        Attribute::Array(parts)
+                    }
+                    TypeKind::Opaque(text) if spirvkit_ir::types::arm_tensor_parts(text).is_some() => {
+                        let shape =
+                            spirvkit_ir::types::arm_tensor_parts(text).map(|(s, _)| s).unwrap_or_default();
+                        let inner: u64 = shape.iter().skip(1).product();
+                        // One constituent per outer slice, so the expansion stays within the
+                        // tensor's (bounded) size.
+                        if shape.first().copied() != Some(parts.len() as u64) {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
+                        let mut elements = Vec::new();
+                        for part in parts {
+                            match part {
+                                Attribute::Dense { elements: sub, .. } if sub.len() == 1 && inner > 1 => {
+                                    elements.extend(std::iter::repeat_n(sub[0].clone(), inner as usize))
+                                }
+                                Attribute::Dense { elements: sub, .. } if sub.len() as u64 == inner => {
+                                    elements.extend(sub)
+                                }
+                                Attribute::Dense { .. } => {
+                                    return error(inst.offset, "tensor constituent of the wrong shape")
+                                }
+                                scalar => elements.push(scalar),
+                            }
+                        }
+                        if elements.len() as u64 != shape.iter().product::<u64>() {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
+                        if elements.windows(2).all(|w| w[0] == w[1]) {
+                            elements.truncate(1);
+                        }
+                        Attribute::Dense { elements, ty }
+                    }
                     TypeKind::CooperativeMatrix { .. } if parts.len() == 1 => {
                         Attribute::Dense { elements: parts, ty }
                     }
@@ -527,7 +635,6 @@ impl Deserializer<'_, '_> {
         set_attributes(self.ir, op, props, discardable);
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(id, ModuleValue::SpecConstant { symbol, ty });
-        let _ = dialect;
         Ok(())
     }
 }

@@ -14,16 +14,25 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
         Some(Attribute::Dialect { body: Some(body), .. }) => TargetEnv::parse(&format!("#spirv.vce<{body}>")),
         _ => None,
     };
-    let env = vce.unwrap_or_else(|| TargetEnv::parse("#spirv.vce<v1.0, [], []>").expect("a valid triple"));
+    // Without a triple the serializer refuses the module itself.
+    let mut env = vce;
+    // Extensions SPIR-V 1.6 made core (the IR's table stops at 1.5).
+    if let Some(env) = env.as_mut().filter(|env| env.version >= (1, 6)) {
+        for e in [
+            "SPV_KHR_integer_dot_product",
+            "SPV_KHR_terminate_invocation",
+            "SPV_EXT_demote_to_helper_invocation",
+        ] {
+            env.extensions.push(e.to_string());
+        }
+    }
     for (_, op) in ir.ops_under(module) {
         let o = ir.op(op);
         let refuse = |message: String| SerializeError { location: o.location.clone(), message };
         if o.name.def().is_none() {
             return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
         }
-        if !requirements {
-            continue;
-        }
+        let Some(env) = env.as_ref().filter(|_| requirements) else { continue };
         if let Some(r) = spirvkit_ir::availability::of_op(ir, op) {
             if r.min_version > env.version {
                 return Err(refuse(format!(
@@ -31,7 +40,7 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
                     o.name, r.min_version.0, r.min_version.1, env.version.0, env.version.1
                 )));
             }
-            check_groups(&env, &o.name, &r.capabilities, &r.extensions).map_err(refuse)?;
+            check_groups(env, &o.name, &r.capabilities, &r.extensions).map_err(refuse)?;
         }
         let mut types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)).collect();
         if let Some(Attribute::Type(t)) = o.attr("type") {
@@ -39,7 +48,7 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
         }
         for ty in types {
             let (extensions, capabilities) = spirvkit_ir::vce::type_requirements(ir, ty);
-            check_groups(&env, &o.name, &capabilities, &extensions).map_err(refuse)?;
+            check_groups(env, &o.name, &capabilities, &extensions).map_err(refuse)?;
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Value};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 impl Serializer<'_> {
     pub(super) fn block_id(&mut self, block: BlockId) -> u32 {
@@ -54,7 +54,8 @@ impl Serializer<'_> {
         let entry = ir.entry_block(op);
         let import = matches!(
             o.attr("linkage_attributes"),
-            Some(Attribute::Dialect { body: Some(body), .. }) if body.contains("Import")
+            Some(Attribute::Dialect { body: Some(body), .. })
+                if super::attrs::field(body, "linkage_type").is_some_and(|t| t.contains("Import"))
         );
         let arg_attrs = match o.attr("arg_attrs") {
             Some(Attribute::Array(items)) => items.clone(),
@@ -374,16 +375,23 @@ impl Serializer<'_> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        let mut uses = Vec::new();
-        for &pred in &ir.region(region).blocks {
-            let Some(&terminator) = ir.block(pred).ops.last() else { continue };
-            for &s in &ir.op(terminator).successors {
-                if s == block {
-                    uses.push((pred, terminator));
+        let uses = self
+            .predecessors
+            .entry(region)
+            .or_insert_with(|| {
+                // Every branch of the region to each block, most recent use first.
+                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::new();
+                for &pred in ir.region(region).blocks.iter().rev() {
+                    let Some(&terminator) = ir.block(pred).ops.last() else { continue };
+                    for &s in ir.op(terminator).successors.iter().rev() {
+                        map.entry(s).or_default().push((pred, terminator));
+                    }
                 }
-            }
-        }
-        uses.reverse();
+                map
+            })
+            .get(&block)
+            .cloned()
+            .unwrap_or_default();
         let mut predecessors = Vec::with_capacity(uses.len());
         for (pred, terminator) in uses {
             let Some(values) = self.branch_operands(terminator, block) else {
@@ -477,6 +485,9 @@ impl Serializer<'_> {
         }
         self.process_block(continue_block, false, None)?;
         encode(&mut self.function_body, opcode::OpLabel, &[merge_id]);
+        // MLIR emits no phis here (so a merge block taking values serializes to an
+        // id 0); we do, so the values reach the merge.
+        self.emit_phis(merge)?;
         self.map_construct_results(op, merge)
     }
 

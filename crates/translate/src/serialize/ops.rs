@@ -94,13 +94,13 @@ impl Serializer<'_> {
                 let Some(&result) = o.results.first() else {
                     return Err(self.error(op, "spirv.Undef needs a result"));
                 };
+                // Uniqued by IR type, as MLIR does (`ui32` apart from `i32`).
                 let ty = ir.value_type(result);
-                let key = self.type_key(ty);
-                let id = match self.undef_ids.get(&key) {
+                let id = match self.undef_ids.get(&ty) {
                     Some(&id) => id,
                     None => {
                         let id = self.next();
-                        self.undef_ids.insert(key, id);
+                        self.undef_ids.insert(ty, id);
                         let type_id = self.process_type(op, ty)?;
                         encode(&mut self.globals, opcode::OpUndef, &[type_id, id]);
                         id
@@ -416,15 +416,24 @@ impl Serializer<'_> {
         let Some(mode) = o.attr("execution_mode").and_then(enum_value) else {
             return Err(self.error(op, "spirv.ExecutionMode needs an execution mode"));
         };
+        // Modes whose grammar parameters are <id>s (`LocalSizeId`) need
+        // `OpExecutionModeId` with constants; mlir-translate writes the literals into
+        // an `OpExecutionMode`, which is invalid.
+        let takes_ids = spirvkit_grammar::OperandKind::ExecutionMode
+            .info()
+            .enumerant(mode)
+            .is_some_and(|e| e.parameters.iter().any(|p| p.kind == spirvkit_grammar::OperandKind::IdRef));
         let mut operands = vec![function, mode];
         if let Some(Attribute::Array(values)) = o.attr("values") {
             for v in values {
                 if let Attribute::Integer { value, .. } = v {
-                    operands.push(*value as u32);
+                    let word = if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
+                    operands.push(word);
                 }
             }
         }
-        encode(&mut self.execution_modes, opcode::OpExecutionMode, &operands);
+        let opcode = if takes_ids { opcode::OpExecutionModeId } else { opcode::OpExecutionMode };
+        encode(&mut self.execution_modes, opcode, &operands);
         Ok(())
     }
 

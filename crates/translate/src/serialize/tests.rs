@@ -5,6 +5,10 @@ use super::*;
 
 /// Parses `text`, serializes its only `spirv.module` and disassembles the words.
 fn serialize_text(text: &str) -> Result<String> {
+    serialize_text_with(text, &SerializeOptions::default())
+}
+
+fn serialize_text_with(text: &str, options: &SerializeOptions) -> Result<String> {
     let (ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
     let module = ir
         .ops_under(top)
@@ -12,7 +16,7 @@ fn serialize_text(text: &str) -> Result<String> {
         .map(|(_, op)| op)
         .find(|&op| ir.op(op).name == "spirv.module")
         .expect("a spirv.module");
-    let words = serialize(&ir, module, &SerializeOptions::default())?;
+    let words = serialize(&ir, module, options)?;
     let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
     let module = spirvkit_binary::read::read(&bytes).expect("our binary reads back");
     let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
@@ -74,6 +78,72 @@ fn refuses_modules_without_vce_and_unknown_attributes() {
         e.message,
         "non-argument attributes expected to have snake-case-ified decoration name, unhandled attribute with name : not_a_decoration"
     );
+}
+
+#[test]
+fn debug_info_as_strings_and_lines() {
+    // The expected text is mlir-translate-22's binary for `--test-spirv-roundtrip-debug`.
+    let options = SerializeOptions { emit_debug_info: true, ..SerializeOptions::default() };
+    let got = serialize_text_with(DEBUG_IN, &options).expect("serializes");
+    assert_eq!(got.trim_end(), DEBUG_OUT.trim_end(), "got:\n{got}");
+    let without = DEBUG_IN.replace("[SPV_KHR_non_semantic_info]", "[]");
+    let e = serialize_text_with(&without, &options).unwrap_err();
+    assert_eq!(e.message, "SPV_KHR_non_semantic_info extension not available");
+}
+
+#[test]
+fn constructs_yielding_values_through_their_merge() {
+    // mlir-translate-22's binary stops being valid at the loop's merge block: it
+    // emits no phi for the merge block's argument, so the return reads id 0. Ours
+    // matches it up to there and then has the phi.
+    let expected = format!("{LOOP_RESULT_ORACLE_PREFIX}         %24 = OpPhi %uint %13 %8\n               OpReturnValue %24\n               OpFunctionEnd\n");
+    assert_same(LOOP_RESULT_IN, &expected);
+}
+
+#[test]
+fn group_dot_atomic_and_extended_ops() {
+    // spirv-dis 2023.1 predates some capabilities here: the expected text is our
+    // disassembler's (byte-identical to spirv-dis elsewhere) of mlir-translate-22's binary.
+    assert_same(MISC1_IN, MISC1_OUT);
+}
+
+#[test]
+fn kernel_pointers_opencl_ops_and_cooperative_matrices() {
+    // spirv-dis 2023.1 predates some capabilities here: the expected text is our
+    // disassembler's (byte-identical to spirv-dis elsewhere) of mlir-translate-22's binary.
+    assert_same(MISC2_IN, MISC2_OUT);
+}
+
+#[test]
+fn arm_tensors_graphs_and_replicated_composites() {
+    // Expected: our disassembler's text of mlir-translate-22's binary (spirv-dis
+    // 2023.1 does not know the ARM instructions).
+    assert_same(ARM_IN, ARM_OUT);
+}
+
+#[test]
+fn unsigned_and_signless_composites_share_one_declaration() {
+    // mlir-translate-22 declares `vector<2xui32>` and `vector<2xi32>` (and the
+    // pointers) twice over the same `OpTypeInt 32 0`, which spirv-val rejects as a
+    // duplicate non-aggregate type; we declare each once.
+    let got = serialize_text(VDUP_IN).expect("serializes");
+    assert_eq!(got.matches("OpTypeVector").count(), 1, "{got}");
+    assert_eq!(got.matches("OpTypePointer").count(), 1, "{got}");
+    assert!(
+        got.contains("%1 = OpTypeFunction %void %v2uint %v2uint %_ptr_Function_uint %_ptr_Function_uint"),
+        "{got}"
+    );
+}
+
+#[test]
+fn execution_modes_taking_ids_use_constants() {
+    // mlir-translate-22 writes the literals 8 4 1 into an `OpExecutionMode` where
+    // the grammar wants <id>s (spirv-dis shows them as ids; spirv-val rejects it);
+    // we write OpExecutionModeId with constants.
+    let got = serialize_text(EMID_IN).expect("serializes");
+    assert!(EMID_ORACLE.contains("OpExecutionMode %main LocalSizeId %8 %4 %1"), "{EMID_ORACLE}");
+    assert!(got.contains("OpExecutionModeId %main LocalSizeId %uint_8 %uint_4 %uint_1"), "{got}");
+    assert!(got.contains("%uint_8 = OpConstant %uint 8"), "{got}");
 }
 
 const T1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
@@ -470,3 +540,434 @@ const DECL_OUT: &str = r#"               OpCapability Shader
                OpReturn
                OpFunctionEnd
 "#;
+
+const DEBUG_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_non_semantic_info]> {
+  spirv.GlobalVariable @g : !spirv.ptr<f32, Private>
+  spirv.func @f(%c: i1, %x: f32) -> f32 "None" {
+    %v = spirv.Variable : !spirv.ptr<f32, Function>
+    %0 = spirv.FAdd %x, %x : f32
+    spirv.mlir.selection {
+      spirv.BranchConditional %c, ^t, ^m
+    ^t:
+      spirv.Store "Function" %v, %0 : f32
+      spirv.Branch ^m
+    ^m:
+      spirv.mlir.merge
+    }
+    %1 = spirv.Load "Function" %v : f32
+    spirv.ReturnValue %1 : f32
+  }
+}
+"#;
+
+const DEBUG_OUT: &str = r#"               OpCapability Shader
+               OpExtension "SPV_KHR_non_semantic_info"
+               OpMemoryModel Logical GLSL450
+          %1 = OpString "t.mlir"
+               OpName %g "g"
+               OpName %f "f"
+      %float = OpTypeFloat 32
+%_ptr_Private_float = OpTypePointer Private %float
+               OpLine %1 2 3
+          %g = OpVariable %_ptr_Private_float Private
+       %bool = OpTypeBool
+          %5 = OpTypeFunction %float %bool %float
+%_ptr_Function_float = OpTypePointer Function %float
+          %f = OpFunction %float None %5
+          %8 = OpFunctionParameter %bool
+          %9 = OpFunctionParameter %float
+         %10 = OpLabel
+               OpLine %1 4 10
+         %12 = OpVariable %_ptr_Function_float Function
+               OpLine %1 5 10
+         %13 = OpFAdd %float %9 %9
+               OpBranch %14
+         %14 = OpLabel
+               OpLine %1 6 5
+               OpSelectionMerge %16 None
+               OpBranchConditional %8 %15 %16
+         %15 = OpLabel
+               OpLine %1 9 7
+               OpStore %12 %13
+               OpLine %1 10 7
+               OpBranch %16
+         %16 = OpLabel
+               OpLine %1 14 10
+         %17 = OpLoad %float %12
+               OpLine %1 15 5
+               OpReturnValue %17
+               OpFunctionEnd
+"#;
+
+const LOOP_RESULT_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {
+  spirv.func @sum(%n: i32) -> i32 "None" {
+    %zero = spirv.Constant 0 : i32
+    %one = spirv.Constant 1 : i32
+    %r = spirv.mlir.loop -> i32 {
+      spirv.Branch ^header(%zero, %zero : i32, i32)
+    ^header(%i: i32, %acc: i32):
+      %cmp = spirv.SLessThan %i, %n : i32
+      spirv.BranchConditional %cmp, ^body, ^merge(%acc : i32)
+    ^body:
+      %acc2 = spirv.IAdd %acc, %i : i32
+      %sel = spirv.mlir.selection -> i32 {
+        spirv.BranchConditional %cmp, ^then, ^join(%acc2 : i32)
+      ^then:
+        %d = spirv.IAdd %acc2, %one : i32
+        spirv.Branch ^join(%d : i32)
+      ^join(%j: i32):
+        spirv.mlir.merge %j : i32
+      }
+      spirv.Branch ^continue(%sel : i32)
+    ^continue(%a3: i32):
+      %next = spirv.IAdd %i, %one : i32
+      spirv.Branch ^header(%next, %a3 : i32, i32)
+    ^merge(%out: i32):
+      spirv.mlir.merge %out : i32
+    }
+    spirv.ReturnValue %r : i32
+  }
+}
+"#;
+
+const LOOP_RESULT_ORACLE_PREFIX: &str = r#"               OpCapability Shader
+               OpCapability Linkage
+               OpMemoryModel Logical GLSL450
+               OpName %sum "sum"
+       %uint = OpTypeInt 32 0
+          %1 = OpTypeFunction %uint %uint
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+       %bool = OpTypeBool
+        %sum = OpFunction %uint None %1
+          %4 = OpFunctionParameter %uint
+          %5 = OpLabel
+               OpBranch %8
+          %8 = OpLabel
+         %12 = OpPhi %uint %23 %10 %uint_0 %5
+         %13 = OpPhi %uint %22 %10 %uint_0 %5
+         %15 = OpSLessThan %bool %12 %4
+               OpLoopMerge %11 %10 None
+               OpBranchConditional %15 %9 %11
+          %9 = OpLabel
+         %16 = OpIAdd %uint %13 %12
+               OpBranch %17
+         %17 = OpLabel
+               OpSelectionMerge %19 None
+               OpBranchConditional %15 %18 %19
+         %18 = OpLabel
+         %20 = OpIAdd %uint %16 %uint_1
+               OpBranch %19
+         %19 = OpLabel
+         %21 = OpPhi %uint %20 %18 %16 %17
+               OpBranch %10
+         %10 = OpLabel
+         %22 = OpPhi %uint %21 %19
+         %23 = OpIAdd %uint %12 %uint_1
+               OpBranch %8
+         %11 = OpLabel
+"#;
+
+const MISC1_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader, Linkage, GroupNonUniformShuffle, GroupNonUniformBallot, GroupNonUniformArithmetic, GroupNonUniformClustered, DotProduct, DotProductInput4x8BitPacked, CooperativeMatrixKHR, ExpectAssumeKHR, AtomicFloat32AddEXT], [SPV_KHR_cooperative_matrix, SPV_KHR_expect_assume, SPV_EXT_shader_atomic_float_add]> {
+  spirv.func @f(%a: i32, %b: i32, %v: vector<4xf32>, %p: !spirv.ptr<i32, StorageBuffer>, %fp: !spirv.ptr<f32, StorageBuffer>, %c: i1, %f: f32) -> i32 "None" {
+    %0 = spirv.IAddCarry %a, %b : !spirv.struct<(i32, i32)>
+    %1 = spirv.SMulExtended %a, %b : !spirv.struct<(i32, i32)>
+    %2 = spirv.CompositeExtract %0[0 : i32] : !spirv.struct<(i32, i32)>
+    %3 = spirv.VectorExtractDynamic %v[%a] : vector<4xf32>, i32
+    %4 = spirv.VectorInsertDynamic %3, %v[%b] : vector<4xf32>, i32
+    %5 = spirv.GroupNonUniformShuffle <Subgroup> %3, %a : f32, i32
+    %cs = spirv.Constant 4 : i32
+    %6 = spirv.GroupNonUniformFMax <Subgroup> <ClusteredReduce> %f cluster_size(%cs) : f32, i32 -> f32
+    %7 = spirv.GroupNonUniformElect <Workgroup> : i1
+    %8 = spirv.SDot %a, %b, <PackedVectorFormat4x8Bit> : i32 -> i32
+    %9 = spirv.AtomicCompareExchange <Workgroup> <AcquireRelease> <Acquire> %p, %a, %b : !spirv.ptr<i32, StorageBuffer>
+    %10 = spirv.EXT.AtomicFAdd <Device> <None> %fp, %f : !spirv.ptr<f32, StorageBuffer>
+    spirv.KHR.AssumeTrue %c
+    %11 = spirv.GL.FrexpStruct %f : f32 -> !spirv.struct<(f32, i32)>
+    %v2 = spirv.VectorShuffle [0 : i32, 1 : i32] %v, %v : vector<4xf32>, vector<4xf32> -> vector<2xf32>
+    %12 = spirv.GL.PackHalf2x16 %v2 : vector<2xf32> -> i32
+    %13 = spirv.IsFinite %f : f32
+    %bal = spirv.GroupNonUniformBallot <Subgroup> %c : vector<4xi32>
+    %14 = spirv.GroupNonUniformBallotFindLSB <Subgroup> %bal : vector<4xi32>, i32
+    spirv.ReturnValue %2 : i32
+  }
+}
+"#;
+
+const MISC1_OUT: &str = r#"               OpCapability Shader
+               OpCapability Linkage
+               OpCapability GroupNonUniformShuffle
+               OpCapability GroupNonUniformBallot
+               OpCapability GroupNonUniformArithmetic
+               OpCapability GroupNonUniformClustered
+               OpCapability DotProduct
+               OpCapability DotProductInput4x8BitPacked
+               OpCapability CooperativeMatrixKHR
+               OpCapability ExpectAssumeKHR
+               OpCapability AtomicFloat32AddEXT
+               OpExtension "SPV_KHR_cooperative_matrix"
+               OpExtension "SPV_KHR_expect_assume"
+               OpExtension "SPV_EXT_shader_atomic_float_add"
+         %37 = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpName %f "f"
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+%_ptr_StorageBuffer_uint = OpTypePointer StorageBuffer %uint
+%_ptr_StorageBuffer_float = OpTypePointer StorageBuffer %float
+       %bool = OpTypeBool
+          %1 = OpTypeFunction %uint %uint %uint %v4float %_ptr_StorageBuffer_uint %_ptr_StorageBuffer_float %bool %float
+ %_struct_17 = OpTypeStruct %uint %uint
+     %uint_3 = OpConstant %uint 3
+     %uint_4 = OpConstant %uint 4
+     %uint_2 = OpConstant %uint 2
+     %uint_8 = OpConstant %uint 8
+     %uint_1 = OpConstant %uint 1
+     %uint_0 = OpConstant %uint 0
+ %_struct_35 = OpTypeStruct %float %uint
+    %v2float = OpTypeVector %float 2
+     %v4uint = OpTypeVector %uint 4
+          %f = OpFunction %uint None %1
+          %9 = OpFunctionParameter %uint
+         %10 = OpFunctionParameter %uint
+         %11 = OpFunctionParameter %v4float
+         %12 = OpFunctionParameter %_ptr_StorageBuffer_uint
+         %13 = OpFunctionParameter %_ptr_StorageBuffer_float
+         %14 = OpFunctionParameter %bool
+         %15 = OpFunctionParameter %float
+         %16 = OpLabel
+         %18 = OpIAddCarry %_struct_17 %9 %10
+         %19 = OpSMulExtended %_struct_17 %9 %10
+         %20 = OpCompositeExtract %uint %18 0
+         %21 = OpVectorExtractDynamic %float %11 %9
+         %22 = OpVectorInsertDynamic %v4float %11 %21 %10
+         %23 = OpGroupNonUniformShuffle %float %uint_3 %21 %9
+         %26 = OpGroupNonUniformFMax %float %uint_3 ClusteredReduce %15 %uint_4
+         %27 = OpGroupNonUniformElect %bool %uint_2
+         %29 = OpSDot %uint %9 %10 PackedVectorFormat4x8Bit
+         %30 = OpAtomicCompareExchange %uint %12 %uint_2 %uint_8 %uint_2 %9 %10
+         %32 = OpAtomicFAddEXT %float %13 %uint_1 %uint_0 %15
+               OpAssumeTrueKHR %14
+         %36 = OpExtInst %_struct_35 %37 FrexpStruct %15
+         %39 = OpVectorShuffle %v2float %11 %11 0 1
+         %40 = OpExtInst %uint %37 PackHalf2x16 %39
+         %41 = OpIsFinite %bool %15
+         %43 = OpGroupNonUniformBallot %v4uint %uint_3 %14
+         %44 = OpGroupNonUniformBallotFindLSB %uint %uint_3 %43
+               OpReturnValue %20
+               OpFunctionEnd
+"#;
+
+const MISC2_IN: &str = r#"spirv.module Physical64 OpenCL requires #spirv.vce<v1.6, [Kernel, Addresses, Linkage, Int64, Int8, CooperativeMatrixKHR, Float16], [SPV_KHR_cooperative_matrix]> {
+  spirv.func @k(%p: !spirv.ptr<f32, CrossWorkgroup>, %i: i64, %x: f32, %ip: !spirv.ptr<i32, Workgroup>, %s: i32, %mp: !spirv.ptr<i32, CrossWorkgroup>) -> f32 "None" {
+    %0 = spirv.PtrAccessChain %p[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
+    %1 = spirv.InBoundsPtrAccessChain %0[%i] : !spirv.ptr<f32, CrossWorkgroup>, i64 -> !spirv.ptr<f32, CrossWorkgroup>
+    %2 = spirv.Load "CrossWorkgroup" %1 ["Aligned", 8] : f32
+    %3 = spirv.CL.fma %2, %x, %x : f32
+    %4 = spirv.CL.s_max %s, %s : i32
+    %5 = spirv.CL.atan2 %3, %x : f32
+    %6 = spirv.AtomicIIncrement <Workgroup> <SequentiallyConsistent> %ip : !spirv.ptr<i32, Workgroup>
+    %7 = spirv.AtomicExchange <Device> <Release> %ip, %4 : !spirv.ptr<i32, Workgroup>
+    %m = spirv.KHR.CooperativeMatrixLoad %mp, %s, <RowMajor> : !spirv.ptr<i32, CrossWorkgroup>, i32 -> !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
+    %len = spirv.KHR.CooperativeMatrixLength : !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>
+    spirv.KHR.CooperativeMatrixStore %mp, %m, %s, <ColumnMajor>, <Volatile> : !spirv.ptr<i32, CrossWorkgroup>, !spirv.coopmatrix<16x8xi32, Subgroup, MatrixA>, i32
+    %h = spirv.FConvert %x : f32 to f16
+    %u = spirv.UConvert %s : i32 to i8
+    spirv.ReturnValue %5 : f32
+  }
+}
+"#;
+
+const MISC2_OUT: &str = r#"               OpCapability Kernel
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Int64
+               OpCapability Int8
+               OpCapability CooperativeMatrixKHR
+               OpCapability Float16
+               OpExtension "SPV_KHR_cooperative_matrix"
+         %20 = OpExtInstImport "OpenCL.std"
+               OpMemoryModel Physical64 OpenCL
+               OpName %k "k"
+      %float = OpTypeFloat 32
+%_ptr_CrossWorkgroup_float = OpTypePointer CrossWorkgroup %float
+      %ulong = OpTypeInt 64 0
+       %uint = OpTypeInt 32 0
+%_ptr_Workgroup_uint = OpTypePointer Workgroup %uint
+%_ptr_CrossWorkgroup_uint = OpTypePointer CrossWorkgroup %uint
+          %1 = OpTypeFunction %float %_ptr_CrossWorkgroup_float %ulong %float %_ptr_Workgroup_uint %uint %_ptr_CrossWorkgroup_uint
+     %uint_2 = OpConstant %uint 2
+    %uint_16 = OpConstant %uint 16
+     %uint_1 = OpConstant %uint 1
+     %uint_4 = OpConstant %uint 4
+     %uint_3 = OpConstant %uint 3
+     %uint_8 = OpConstant %uint 8
+     %uint_0 = OpConstant %uint 0
+         %29 = OpTypeCooperativeMatrixKHR %uint %uint_3 %uint_16 %uint_8 %uint_0
+       %half = OpTypeFloat 16
+      %uchar = OpTypeInt 8 0
+          %k = OpFunction %float None %1
+          %9 = OpFunctionParameter %_ptr_CrossWorkgroup_float
+         %10 = OpFunctionParameter %ulong
+         %11 = OpFunctionParameter %float
+         %12 = OpFunctionParameter %_ptr_Workgroup_uint
+         %13 = OpFunctionParameter %uint
+         %14 = OpFunctionParameter %_ptr_CrossWorkgroup_uint
+         %15 = OpLabel
+         %16 = OpPtrAccessChain %_ptr_CrossWorkgroup_float %9 %10
+         %17 = OpInBoundsPtrAccessChain %_ptr_CrossWorkgroup_float %16 %10
+         %18 = OpLoad %float %17 Aligned 8
+         %19 = OpExtInst %float %20 fma %18 %11 %11
+         %21 = OpExtInst %uint %20 s_max %13 %13
+         %22 = OpExtInst %float %20 atan2 %19 %11
+         %23 = OpAtomicIIncrement %uint %12 %uint_2 %uint_16
+         %26 = OpAtomicExchange %uint %12 %uint_1 %uint_4 %21
+         %33 = OpCooperativeMatrixLoadKHR %29 %14 %uint_0 %13
+         %34 = OpCooperativeMatrixLengthKHR %uint %29
+               OpCooperativeMatrixStoreKHR %14 %33 %uint_1 %13 Volatile
+         %36 = OpFConvert %half %11
+         %38 = OpUConvert %uchar %13
+               OpReturnValue %22
+               OpFunctionEnd
+"#;
+
+const ARM_IN: &str = r#"spirv.module Logical Vulkan requires #spirv.vce<v1.6, [VulkanMemoryModel, Shader, Int8, TensorsARM, GraphARM, ReplicatedCompositesEXT], [SPV_ARM_tensors, SPV_ARM_graph, SPV_EXT_replicated_composites]> {
+  spirv.GlobalVariable @in bind(0, 0) : !spirv.ptr<!spirv.arm.tensor<2x3xi8>, UniformConstant>
+  spirv.GlobalVariable @out bind(0, 1) : !spirv.ptr<!spirv.arm.tensor<2x3xi8>, UniformConstant>
+  spirv.ARM.GraphEntryPoint @g, @in, @out
+  spirv.ARM.Graph @g(%arg0 : !spirv.arm.tensor<2x3xi8>) -> !spirv.arm.tensor<2x3xi8> attributes {entry_point = true} {
+    spirv.ARM.GraphOutputs %arg0 : !spirv.arm.tensor<2x3xi8>
+  }
+  spirv.func @consts() -> !spirv.arm.tensor<2x3xi32> "None" {
+    %0 = spirv.Constant dense<[[1, 2, 3], [4, 5, 6]]> : !spirv.arm.tensor<2x3xi32>
+    %1 = spirv.Constant dense<0> : !spirv.arm.tensor<2x3xi32>
+    %2 = spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.arm.tensor<2x3xi32>
+    %3 = spirv.EXT.ConstantCompositeReplicate [7 : i32] : !spirv.array<2 x vector<2xi32>>
+    spirv.ReturnValue %0 : !spirv.arm.tensor<2x3xi32>
+  }
+}
+"#;
+
+const ARM_OUT: &str = r#"               OpCapability VulkanMemoryModel
+               OpCapability Shader
+               OpCapability Int8
+               OpCapability TensorsARM
+               OpCapability GraphARM
+               OpCapability ReplicatedCompositesEXT
+               OpExtension "SPV_ARM_tensors"
+               OpExtension "SPV_ARM_graph"
+               OpExtension "SPV_EXT_replicated_composites"
+               OpMemoryModel Logical Vulkan
+               OpName %in "in"
+               OpName %out "out"
+               OpName %consts "consts"
+               OpDecorate %in Binding 0
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %out Binding 1
+               OpDecorate %out DescriptorSet 0
+      %uchar = OpTypeInt 8 0
+       %uint = OpTypeInt 32 0
+     %uint_2 = OpConstant %uint 2
+%_arr_uint_uint_2 = OpTypeArray %uint %uint_2
+     %uint_3 = OpConstant %uint 3
+          %7 = OpConstantComposite %_arr_uint_uint_2 %uint_2 %uint_3
+          %2 = OpTypeTensorARM %uchar %uint_2 %7
+%_ptr_UniformConstant_2 = OpTypePointer UniformConstant %2
+         %in = OpVariable %_ptr_UniformConstant_2 UniformConstant
+        %out = OpVariable %_ptr_UniformConstant_2 UniformConstant
+         %12 = OpTypeGraphARM 1 %2 %2
+     %uint_0 = OpConstant %uint 0
+         %17 = OpConstantComposite %_arr_uint_uint_2 %uint_2 %uint_3
+         %16 = OpTypeTensorARM %uint %uint_2 %17
+         %15 = OpTypeFunction %16
+     %uint_1 = OpConstant %uint 1
+%_arr_uint_uint_1 = OpTypeArray %uint %uint_1
+         %24 = OpConstantComposite %_arr_uint_uint_1 %uint_3
+         %21 = OpTypeTensorARM %uint %uint_1 %24
+         %25 = OpConstantComposite %21 %uint_1 %uint_2 %uint_3
+     %uint_4 = OpConstant %uint 4
+     %uint_5 = OpConstant %uint 5
+     %uint_6 = OpConstant %uint 6
+         %26 = OpConstantComposite %21 %uint_4 %uint_5 %uint_6
+         %20 = OpConstantComposite %16 %25 %26
+         %30 = OpConstantNull %16
+     %uint_7 = OpConstant %uint 7
+         %32 = OpConstantCompositeReplicateEXT %16 %uint_7
+     %v2uint = OpTypeVector %uint 2
+%_arr_v2uint_uint_2 = OpTypeArray %v2uint %uint_2
+         %35 = OpConstantCompositeReplicateEXT %v2uint %uint_7
+         %36 = OpConstantCompositeReplicateEXT %_arr_v2uint_uint_2 %35
+     %consts = OpFunction %16 None %15
+         %19 = OpLabel
+               OpReturnValue %20
+               OpFunctionEnd
+               OpGraphEntryPointARM %11 "g" %in %out
+         %11 = OpGraphARM %12
+         %13 = OpGraphInputARM %2 %uint_0
+               OpGraphSetOutputARM %13 %uint_0
+               OpGraphEndARM
+"#;
+
+const VDUP_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {
+  spirv.func @f(%a: vector<2xui32>, %b: vector<2xi32>, %p: !spirv.ptr<ui32, Function>, %q: !spirv.ptr<i32, Function>) "None" {
+    spirv.Return
+  }
+}
+"#;
+
+const EMID_IN: &str = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.2, [Shader], []> {
+  spirv.func @main() "None" {
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSizeId", 8, 4, 1
+}
+"#;
+
+const EMID_ORACLE: &str = r#"               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSizeId %8 %4 %1
+               OpName %main "main"
+       %void = OpTypeVoid
+          %1 = OpTypeFunction %void
+       %main = OpFunction %void None %1
+          %4 = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+#[test]
+fn malformed_unverified_ir_is_an_error_not_a_panic() {
+    // The parser does not verify: these reach the serializer as they are.
+    let wrap = |body: &str| {
+        format!(
+            "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {{\n{body}\n}}\n"
+        )
+    };
+    let cases = [
+        // A loop without header, continue and merge blocks.
+        "spirv.func @f() \"None\" {\n  spirv.mlir.loop {\n    spirv.mlir.merge\n  }\n  spirv.Return\n}",
+        // A block argument no branch passes.
+        "spirv.func @f(%c: i1) \"None\" {\n  spirv.Branch ^b\n^b(%x: i32):\n  spirv.Return\n}",
+        // A use of a value defined in a block never reached.
+        "spirv.func @f() -> i32 \"None\" {\n  spirv.Branch ^b\n^a:\n  %0 = spirv.Constant 1 : i32\n  spirv.Branch ^b\n^b:\n  %1 = spirv.IAdd %0, %0 : i32\n  spirv.ReturnValue %1 : i32\n}",
+        // An entry point naming no function.
+        "spirv.EntryPoint \"GLCompute\" @nowhere",
+    ];
+    let mut tried = 0;
+    for body in cases {
+        let text = wrap(body);
+        let Ok((ir, top)) = spirvkit_ir::parse(&text, "t.mlir") else { continue };
+        let Some(module) =
+            ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module")
+        else {
+            continue;
+        };
+        let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+        assert!(serialize(&ir, module, &options).is_err(), "{text}");
+        tried += 1;
+    }
+    assert_eq!(tried, cases.len());
+}

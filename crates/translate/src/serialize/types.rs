@@ -28,6 +28,24 @@ impl Serializer<'_> {
                 TypeKey::Array { element: Box::new(self.type_key(*element)), count: *count, stride: *stride }
             }
             TypeKind::Opaque(text) => arm_tensor_key(text).unwrap_or(TypeKey::Other(ty)),
+            TypeKind::Vector { shape, element, .. } => TypeKey::Vector {
+                element: Box::new(self.type_key(*element)),
+                count: shape.iter().fold(1u64, |n, &d| n.saturating_mul(d)) as u32,
+            },
+            TypeKind::Matrix { column, columns } => {
+                TypeKey::Matrix { column: Box::new(self.type_key(*column)), count: *columns }
+            }
+            TypeKind::RuntimeArray { element, stride } => {
+                TypeKey::RuntimeArray { element: Box::new(self.type_key(*element)), stride: *stride }
+            }
+            TypeKind::Pointer { pointee, storage_class } => TypeKey::Pointer {
+                pointee: Box::new(self.type_key(*pointee)),
+                storage_class: storage_class.clone(),
+            },
+            TypeKind::Function { inputs, results } if results.len() <= 1 => TypeKey::Function {
+                inputs: inputs.iter().map(|&t| self.type_key(t)).collect(),
+                result: results.first().map(|&r| Box::new(self.type_key(r))),
+            },
             _ => TypeKey::Other(ty),
         }
     }
@@ -158,6 +176,68 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeGraphARM
             }
+            TypeKey::Vector { element, count } => {
+                let element = self.process_key(at, (**element).clone())?;
+                operands.extend([element, *count]);
+                opcode::OpTypeVector
+            }
+            TypeKey::Matrix { column, count } => {
+                let column = self.process_key(at, (**column).clone())?;
+                operands.extend([column, *count]);
+                opcode::OpTypeMatrix
+            }
+            TypeKey::RuntimeArray { element, stride } => {
+                let element = self.process_key(at, (**element).clone())?;
+                operands.push(element);
+                if let Some(stride) = stride.filter(|&s| s != 0) {
+                    self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
+                }
+                opcode::OpTypeRuntimeArray
+            }
+            TypeKey::Pointer { pointee, storage_class } => {
+                let Some(storage) = enumerant("StorageClass", storage_class) else {
+                    return Err(self.error(at, format!("not supported yet: storage class {storage_class}")));
+                };
+                let pointee_type = match **pointee {
+                    TypeKey::Other(ty) => Some(ty),
+                    _ => None,
+                };
+                if let Some(TypeKind::IdentifiedStruct { name }) = pointee_type.map(|t| self.ir.types.kind(t))
+                {
+                    if self.struct_context.iter().any(|n| n == name) {
+                        encode(&mut self.globals, opcode::OpTypeForwardPointer, &[id, storage]);
+                        self.recursive_pointers.entry(name.clone()).or_default().push((id, storage));
+                        return Ok(Prepared::Deferred);
+                    }
+                }
+                let pointee_id = self.process_key(at, (**pointee).clone())?;
+                operands.extend([storage, pointee_id]);
+                // Interface blocks need `Block`; MLIR adds it when the struct lacks it,
+                // but only to the struct of a variable: a pointer into a block (an
+                // access chain's) must not make the inner struct a block too.
+                let interface = matches!(
+                    storage_class.as_str(),
+                    "PhysicalStorageBuffer" | "PushConstant" | "StorageBuffer" | "Uniform"
+                ) && pointee_type.is_some_and(|t| self.variable_pointees.contains(&t));
+                if let Some(body) = pointee_type.filter(|_| interface).and_then(|t| self.struct_body(t)) {
+                    if !body.decorations.iter().any(|(d, _)| d == "Block") {
+                        self.emit_decoration(pointee_id, decoration("Block"), &[]);
+                    }
+                }
+                opcode::OpTypePointer
+            }
+            TypeKey::Function { inputs, result } => {
+                let result = match result {
+                    Some(r) => self.process_key(at, (**r).clone())?,
+                    None => self.void_type(),
+                };
+                operands.push(result);
+                for input in inputs {
+                    let input = self.process_key(at, input.clone())?;
+                    operands.push(input);
+                }
+                opcode::OpTypeFunction
+            }
             TypeKey::Other(ty) => return self.prepare_type(at, *ty, id, operands),
         }))
     }
@@ -174,12 +254,6 @@ impl Serializer<'_> {
             )
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
-            TypeKind::Vector { shape, element, .. } => {
-                let count = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d));
-                let element = self.process_type(at, *element)?;
-                operands.extend([element, count as u32]);
-                opcode::OpTypeVector
-            }
             TypeKind::Image { element, params } => {
                 let sampled = self.process_type(at, *element)?;
                 operands.push(sampled);
@@ -195,39 +269,6 @@ impl Serializer<'_> {
                     operands.push(enum_case_value(kind, text).ok_or_else(|| unsupported(self))?);
                 }
                 opcode::OpTypeImage
-            }
-            TypeKind::RuntimeArray { element, stride } => {
-                let element = self.process_type(at, *element)?;
-                operands.push(element);
-                if let Some(stride) = stride.filter(|&s| s != 0) {
-                    self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
-                }
-                opcode::OpTypeRuntimeArray
-            }
-            TypeKind::Pointer { pointee, storage_class } => {
-                let storage = enumerant("StorageClass", storage_class).ok_or_else(|| unsupported(self))?;
-                if let TypeKind::IdentifiedStruct { name } = ir.types.kind(*pointee) {
-                    if self.struct_context.iter().any(|n| n == name) {
-                        encode(&mut self.globals, opcode::OpTypeForwardPointer, &[id, storage]);
-                        self.recursive_pointers.entry(name.clone()).or_default().push((id, storage));
-                        return Ok(Prepared::Deferred);
-                    }
-                }
-                let pointee_id = self.process_type(at, *pointee)?;
-                operands.extend([storage, pointee_id]);
-                // Interface blocks need `Block`; MLIR adds it when the struct lacks it.
-                let interface = matches!(
-                    storage_class.as_str(),
-                    "PhysicalStorageBuffer" | "PushConstant" | "StorageBuffer" | "Uniform"
-                );
-                if interface {
-                    if let Some(body) = self.struct_body(*pointee) {
-                        if !body.decorations.iter().any(|(d, _)| d == "Block") {
-                            self.emit_decoration(pointee_id, decoration("Block"), &[]);
-                        }
-                    }
-                }
-                opcode::OpTypePointer
             }
             TypeKind::SampledImage(image) => {
                 let image = self.process_type(at, *image)?;
@@ -298,26 +339,6 @@ impl Serializer<'_> {
                     operands.push(id);
                 }
                 opcode::OpTypeCooperativeMatrixKHR
-            }
-            TypeKind::Matrix { column, columns } => {
-                let column = self.process_type(at, *column)?;
-                operands.extend([column, *columns]);
-                opcode::OpTypeMatrix
-            }
-            TypeKind::Function { inputs, results } => {
-                if results.len() > 1 {
-                    return Err(self.error(at, "serialization supports only a single return value"));
-                }
-                let result = match results.first() {
-                    Some(&r) => self.process_type(at, r)?,
-                    None => self.void_type(),
-                };
-                operands.push(result);
-                for &input in inputs {
-                    let input = self.process_type(at, input)?;
-                    operands.push(input);
-                }
-                opcode::OpTypeFunction
             }
             _ => return Err(unsupported(self)),
         }))
@@ -579,7 +600,10 @@ impl Serializer<'_> {
     /// inner dimensions (a scalar for rank 1).
     pub(super) fn element_key(&self, key: &TypeKey) -> Option<TypeKey> {
         match key {
-            TypeKey::Array { element, .. } => Some((**element).clone()),
+            TypeKey::Array { element, .. }
+            | TypeKey::Vector { element, .. }
+            | TypeKey::RuntimeArray { element, .. } => Some((**element).clone()),
+            TypeKey::Matrix { column, .. } => Some((**column).clone()),
             TypeKey::ArmTensor { shape: Some(dims), element } => Some(if dims.len() > 1 {
                 TypeKey::ArmTensor { shape: Some(dims[1..].to_vec()), element: element.clone() }
             } else {

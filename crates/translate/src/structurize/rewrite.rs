@@ -4,6 +4,7 @@
 use super::branch::{
     branch, branch_conditional, set_successor, successor_operand_ranges, successors, terminator,
 };
+use super::order::Node;
 use super::{Construct, Kind, StructurizeError, Structurizer};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
@@ -211,8 +212,9 @@ impl Structurizer<'_> {
     /// The function-level blocks whose terminator now branches to `target`.
     fn current_preds(&self, target: BlockId) -> Vec<BlockId> {
         let mut out: Vec<BlockId> = Vec::new();
+        let mut seen: FxHashSet<BlockId> = FxHashSet::default();
         for &p in self.preds.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
-            if !out.contains(&p) && successors(self.ir, p).contains(&target) {
+            if successors(self.ir, p).contains(&target) && seen.insert(p) {
                 out.push(p);
             }
         }
@@ -289,12 +291,7 @@ impl Structurizer<'_> {
                 if successor_operand_ranges(self.ir, term).is_none() {
                     return err("not supported yet: a selection header that does not end in a branch");
                 }
-                let block = self.ir.block(header);
-                let only_terminator = block.ops.len() == 1
-                    && block.arguments.is_empty()
-                    && self.top.first() != Some(&header)
-                    && !self.merge_blocks.contains(&header);
-                if only_terminator {
+                if !self.header_splits.get(c).copied().unwrap_or(true) {
                     // As MLIR does, a header holding nothing else, and not also the merge
                     // block of another construct, moves into the region as it is;
                     // branches to it will go to the merge block.
@@ -338,6 +335,9 @@ impl Structurizer<'_> {
         let merge_slot = merge_owner.map_or(0, |o| o + 1);
         let moves_header = entry == header;
         let mut member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+        if kind == Kind::Selection && members.iter().any(|&b| successors(self.ir, b).contains(&header)) {
+            return err("a branch back to the selection header from inside its construct");
+        }
 
         // MLIR's order: breadth-first from the header, then blocks it does not reach.
         let mut order = vec![entry];
@@ -352,6 +352,38 @@ impl Structurizer<'_> {
             i += 1;
         }
         order.extend(members.iter().copied().filter(|b| !seen.contains(b)));
+        // The order MLIR ends up with, which depends on the order it rewrote the
+        // constructs in (see `order`).
+        if let Some(positions) = self.mlir_positions.get(c) {
+            let node =
+                |b: BlockId| if b == entry && entry != header { Node::Split(header) } else { Node::Block(b) };
+            // Blocks made here sit with the block they were split from, or else
+            // after the block before them in breadth-first order.
+            let anchored = |b: BlockId| -> Option<(usize, usize)> {
+                let mut at = b;
+                for made in 0..=self.anchor.len() {
+                    if let Some(&p) = positions.get(&node(at)) {
+                        return Some((p, made));
+                    }
+                    at = *self.anchor.get(&at)?;
+                }
+                None
+            };
+            let mut keys: FxHashMap<BlockId, (usize, usize, usize)> = FxHashMap::default();
+            let mut previous = (0, 0, 0);
+            for (i, &b) in order.iter().enumerate() {
+                let key = match anchored(b) {
+                    Some((p, made)) => (p, made, i),
+                    None => (previous.0, previous.1 + 1, i),
+                };
+                keys.insert(b, key);
+                previous = key;
+            }
+            let mut sorted = order.get(1..).unwrap_or(&[]).to_vec();
+            sorted.sort_by_key(|b| keys.get(b).copied());
+            order.truncate(1);
+            order.extend(sorted);
+        }
 
         // Branches leaving the construct.
         let mut to_merge: Vec<(BlockId, usize)> = Vec::new();
@@ -612,6 +644,9 @@ impl Structurizer<'_> {
             list.extend_from_slice(&new_blocks);
         }
         if !new_blocks.is_empty() {
+            for &b in &new_blocks {
+                self.anchor.insert(b, merge);
+            }
             self.inserted_after.entry(merge).or_default().extend(new_blocks);
         }
         Ok(())
@@ -714,6 +749,10 @@ impl Structurizer<'_> {
                         "internal error: '{}' branches out of its region",
                         self.ir.op(op).name.as_str()
                     ));
+                }
+                if self.ir.region(region).blocks.first() == Some(&s) {
+                    let name = self.ir.op(op).name.as_str();
+                    return fail(format!("'{name}' branches to the entry block of its region"));
                 }
             }
             for &v in &self.ir.op(op).operands {

@@ -1842,6 +1842,516 @@ fn header_with_phi_is_split_matches_mlir() {
     assert_eq!(structurized(input, &[sel(0, 1, 0), sel(1, 3, 0)]), expected);
 }
 
+/// Random structured programs where MLIR rewrites outer constructs before inner ones
+/// (the order of its work list), which shows in the order of the region's blocks.
+#[test]
+fn mlir_rewrite_order_outer_first_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst1_si32 = spirv.Constant 1 : si32
+    spirv.Switch %cst1_si32 : si32, [
+      default: ^bb2,
+      0: ^bb3,
+      1: ^bb2,
+      2: ^bb4
+    ]
+  ^bb1:  // 3 preds: ^bb4, ^bb5, ^bb7
+    spirv.Return
+  ^bb2:  // 2 preds: ^bb0, ^bb0
+    %cst5_si32 = spirv.Constant 5 : si32
+    %cst2_si32 = spirv.Constant 2 : si32
+    %1 = spirv.SLessThan %cst5_si32, %cst2_si32 : si32
+    spirv.BranchConditional %1, ^bb8, ^bb9
+  ^bb3:  // pred: ^bb0
+    %cst3_si32 = spirv.Constant 3 : si32
+    %cst2_si32_0 = spirv.Constant 2 : si32
+    %2 = spirv.SLessThan %cst3_si32, %cst2_si32_0 : si32
+    spirv.BranchConditional %2, ^bb6, ^bb5
+  ^bb4:  // pred: ^bb0
+    spirv.Branch ^bb1
+  ^bb5:  // pred: ^bb3
+    spirv.Branch ^bb1
+  ^bb6:  // pred: ^bb3
+    spirv.Kill
+  ^bb7(%3: si32):  // 2 preds: ^bb9, ^bb10
+    spirv.Branch ^bb1
+  ^bb8:  // pred: ^bb2
+    %cst0_si32 = spirv.Constant 0 : si32
+    %cst3_si32_1 = spirv.Constant 3 : si32
+    %4 = spirv.SLessThan %cst0_si32, %cst3_si32_1 : si32
+    spirv.BranchConditional %4, ^bb11, ^bb12
+  ^bb9:  // pred: ^bb2
+    %cst4_si32 = spirv.Constant 4 : si32
+    spirv.Branch ^bb7(%cst4_si32 : si32)
+  ^bb10(%5: si32):  // 2 preds: ^bb12, ^bb19
+    spirv.Branch ^bb7(%5 : si32)
+  ^bb11:  // pred: ^bb8
+    %cst0_si32_2 = spirv.Constant 0 : si32
+    %cst5_si32_3 = spirv.Constant 5 : si32
+    %6 = spirv.SLessThan %cst0_si32_2, %cst5_si32_3 : si32
+    spirv.BranchConditional %6, ^bb14, ^bb15
+  ^bb12:  // pred: ^bb8
+    %cst5_si32_4 = spirv.Constant 5 : si32
+    %cst4_si32_5 = spirv.Constant 4 : si32
+    %7 = spirv.IAdd %cst5_si32_4, %cst4_si32_5 : si32
+    spirv.Store "Function" %0, %7 : si32
+    spirv.Branch ^bb10(%7 : si32)
+  ^bb13(%8: si32):  // 2 preds: ^bb14, ^bb15
+    spirv.Switch %8 : si32, [
+      default: ^bb17,
+      0: ^bb17,
+      1: ^bb18
+    ]
+  ^bb14:  // pred: ^bb11
+    %cst3_si32_6 = spirv.Constant 3 : si32
+    %cst1_si32_7 = spirv.Constant 1 : si32
+    %9 = spirv.IAdd %cst3_si32_6, %cst1_si32_7 : si32
+    spirv.Store "Function" %0, %9 : si32
+    %cst2_si32_8 = spirv.Constant 2 : si32
+    %10 = spirv.IAdd %cst2_si32_8, %9 : si32
+    spirv.Store "Function" %0, %10 : si32
+    spirv.Branch ^bb13(%10 : si32)
+  ^bb15:  // pred: ^bb11
+    %cst3_si32_9 = spirv.Constant 3 : si32
+    %cst4_si32_10 = spirv.Constant 4 : si32
+    %11 = spirv.IAdd %cst3_si32_9, %cst4_si32_10 : si32
+    spirv.Store "Function" %0, %11 : si32
+    spirv.Branch ^bb13(%11 : si32)
+  ^bb16:  // pred: ^bb18
+    %cst0_si32_11 = spirv.Constant 0 : si32
+    %12 = spirv.SLessThan %8, %cst0_si32_11 : si32
+    spirv.BranchConditional %12, ^bb20, ^bb19
+  ^bb17:  // 2 preds: ^bb13, ^bb13
+    %13 = spirv.IAdd %8, %8 : si32
+    spirv.Store "Function" %0, %13 : si32
+    %14 = spirv.IAdd %8, %8 : si32
+    spirv.Store "Function" %0, %14 : si32
+    %15 = spirv.IAdd %14, %14 : si32
+    spirv.Store "Function" %0, %15 : si32
+    %16 = spirv.IAdd %14, %14 : si32
+    spirv.Store "Function" %0, %16 : si32
+    spirv.Branch ^bb18
+  ^bb18:  // 2 preds: ^bb13, ^bb17
+    %cst4_si32_12 = spirv.Constant 4 : si32
+    %cst4_si32_13 = spirv.Constant 4 : si32
+    %17 = spirv.IAdd %cst4_si32_12, %cst4_si32_13 : si32
+    spirv.Store "Function" %0, %17 : si32
+    spirv.Branch ^bb16
+  ^bb19:  // pred: ^bb16
+    %cst5_si32_14 = spirv.Constant 5 : si32
+    %cst5_si32_15 = spirv.Constant 5 : si32
+    %18 = spirv.IAdd %cst5_si32_14, %cst5_si32_15 : si32
+    spirv.Store "Function" %0, %18 : si32
+    spirv.Branch ^bb10(%18 : si32)
+  ^bb20:  // pred: ^bb16
+    spirv.Return
+  }
+  spirv.EntryPoint "Fragment" @main
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst1_si32 = spirv.Constant 1 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    spirv.mlir.selection {
+      spirv.Switch %cst1_si32 : si32, [
+        default: ^bb1,
+        0: ^bb2,
+        1: ^bb1,
+        2: ^bb3
+      ]
+    ^bb1:  // 2 preds: ^bb0, ^bb0
+      %cst5_si32 = spirv.Constant 5 : si32
+      %cst2_si32 = spirv.Constant 2 : si32
+      %1 = spirv.SLessThan %cst5_si32, %cst2_si32 : si32
+      spirv.Branch ^bb5
+    ^bb2:  // pred: ^bb0
+      %cst3_si32 = spirv.Constant 3 : si32
+      %cst2_si32_0 = spirv.Constant 2 : si32
+      %2 = spirv.SLessThan %cst3_si32, %cst2_si32_0 : si32
+      spirv.Branch ^bb4
+    ^bb3:  // pred: ^bb0
+      spirv.Branch ^bb6
+    ^bb4:  // pred: ^bb2
+      spirv.mlir.selection {
+        spirv.BranchConditional %2, ^bb1, ^bb2
+      ^bb1:  // pred: ^bb0
+        spirv.Kill
+      ^bb2:  // pred: ^bb0
+        spirv.mlir.merge
+      }
+      spirv.Branch ^bb6
+    ^bb5:  // pred: ^bb1
+      %3 = spirv.mlir.selection -> si32 {
+        spirv.BranchConditional %1, ^bb1, ^bb2
+      ^bb1:  // pred: ^bb0
+        %cst0_si32 = spirv.Constant 0 : si32
+        %cst3_si32_1 = spirv.Constant 3 : si32
+        %4 = spirv.SLessThan %cst0_si32, %cst3_si32_1 : si32
+        spirv.Branch ^bb3
+      ^bb2:  // pred: ^bb0
+        %cst4_si32 = spirv.Constant 4 : si32
+        spirv.Branch ^bb4(%cst4_si32 : si32)
+      ^bb3:  // pred: ^bb1
+        %5 = spirv.mlir.selection -> si32 {
+          spirv.BranchConditional %4, ^bb1, ^bb2
+        ^bb1:  // pred: ^bb0
+          %cst0_si32_2 = spirv.Constant 0 : si32
+          %cst5_si32_3 = spirv.Constant 5 : si32
+          %7 = spirv.SLessThan %cst0_si32_2, %cst5_si32_3 : si32
+          spirv.Branch ^bb3
+        ^bb2:  // pred: ^bb0
+          %cst5_si32_4 = spirv.Constant 5 : si32
+          %cst4_si32_5 = spirv.Constant 4 : si32
+          %8 = spirv.IAdd %cst5_si32_4, %cst4_si32_5 : si32
+          spirv.Store "Function" %0, %8 : si32
+          spirv.Branch ^bb6(%8 : si32)
+        ^bb3:  // pred: ^bb1
+          %9 = spirv.mlir.selection -> si32 {
+            spirv.BranchConditional %7, ^bb1, ^bb2
+          ^bb1:  // pred: ^bb0
+            %cst3_si32_9 = spirv.Constant 3 : si32
+            %cst1_si32_10 = spirv.Constant 1 : si32
+            %13 = spirv.IAdd %cst3_si32_9, %cst1_si32_10 : si32
+            spirv.Store "Function" %0, %13 : si32
+            %cst2_si32_11 = spirv.Constant 2 : si32
+            %14 = spirv.IAdd %cst2_si32_11, %13 : si32
+            spirv.Store "Function" %0, %14 : si32
+            spirv.Branch ^bb3(%14 : si32)
+          ^bb2:  // pred: ^bb0
+            %cst3_si32_12 = spirv.Constant 3 : si32
+            %cst4_si32_13 = spirv.Constant 4 : si32
+            %15 = spirv.IAdd %cst3_si32_12, %cst4_si32_13 : si32
+            spirv.Store "Function" %0, %15 : si32
+            spirv.Branch ^bb3(%15 : si32)
+          ^bb3(%16: si32):  // 2 preds: ^bb1, ^bb2
+            spirv.mlir.merge %16 : si32
+          }
+          spirv.Branch ^bb4
+        ^bb4:  // pred: ^bb3
+          spirv.mlir.selection {
+            spirv.Switch %9 : si32, [
+              default: ^bb1,
+              0: ^bb1,
+              1: ^bb2
+            ]
+          ^bb1:  // 2 preds: ^bb0, ^bb0
+            %13 = spirv.IAdd %9, %9 : si32
+            spirv.Store "Function" %0, %13 : si32
+            %14 = spirv.IAdd %9, %9 : si32
+            spirv.Store "Function" %0, %14 : si32
+            %15 = spirv.IAdd %14, %14 : si32
+            spirv.Store "Function" %0, %15 : si32
+            %16 = spirv.IAdd %14, %14 : si32
+            spirv.Store "Function" %0, %16 : si32
+            spirv.Branch ^bb2
+          ^bb2:  // 2 preds: ^bb0, ^bb1
+            %cst4_si32_9 = spirv.Constant 4 : si32
+            %cst4_si32_10 = spirv.Constant 4 : si32
+            %17 = spirv.IAdd %cst4_si32_9, %cst4_si32_10 : si32
+            spirv.Store "Function" %0, %17 : si32
+            spirv.Branch ^bb3
+          ^bb3:  // pred: ^bb2
+            spirv.mlir.merge
+          }
+          %cst0_si32_6 = spirv.Constant 0 : si32
+          %10 = spirv.SLessThan %9, %cst0_si32_6 : si32
+          spirv.Branch ^bb5
+        ^bb5:  // pred: ^bb4
+          spirv.mlir.selection {
+            spirv.BranchConditional %10, ^bb1, ^bb2
+          ^bb1:  // pred: ^bb0
+            spirv.Return
+          ^bb2:  // pred: ^bb0
+            spirv.mlir.merge
+          }
+          %cst5_si32_7 = spirv.Constant 5 : si32
+          %cst5_si32_8 = spirv.Constant 5 : si32
+          %11 = spirv.IAdd %cst5_si32_7, %cst5_si32_8 : si32
+          spirv.Store "Function" %0, %11 : si32
+          spirv.Branch ^bb6(%11 : si32)
+        ^bb6(%12: si32):  // 2 preds: ^bb2, ^bb5
+          spirv.mlir.merge %12 : si32
+        }
+        spirv.Branch ^bb4(%5 : si32)
+      ^bb4(%6: si32):  // 2 preds: ^bb2, ^bb3
+        spirv.mlir.merge %6 : si32
+      }
+      spirv.Branch ^bb6
+    ^bb6:  // 3 preds: ^bb3, ^bb4, ^bb5
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "Fragment" @main
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}"#;
+    assert_eq!(
+        structurized(
+            input,
+            &[
+                sel(0, 1, 0),
+                sel(3, 5, 0),
+                sel(2, 7, 0),
+                sel(8, 10, 0),
+                sel(11, 13, 0),
+                sel(13, 16, 0),
+                sel(16, 19, 0)
+            ]
+        ),
+        expected
+    );
+}
+
+#[test]
+fn mlir_rewrite_order_nested_matches_mlir() {
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst1_si32 = spirv.Constant 1 : si32
+    %cst1_si32_0 = spirv.Constant 1 : si32
+    %1 = spirv.IAdd %cst1_si32, %cst1_si32_0 : si32
+    spirv.Store "Function" %0, %1 : si32
+    %cst5_si32 = spirv.Constant 5 : si32
+    %cst4_si32 = spirv.Constant 4 : si32
+    %2 = spirv.SLessThan %cst5_si32, %cst4_si32 : si32
+    spirv.BranchConditional %2, ^bb2, ^bb1
+  ^bb1:  // pred: ^bb0
+    spirv.Switch %1 : si32, [
+      default: ^bb3,
+      0: ^bb4,
+      1: ^bb5,
+      2: ^bb6
+    ]
+  ^bb2:  // pred: ^bb0
+    spirv.Kill
+  ^bb3:  // 2 preds: ^bb1, ^bb6
+    spirv.Return
+  ^bb4:  // pred: ^bb1
+    %cst2_si32 = spirv.Constant 2 : si32
+    %3 = spirv.SLessThan %1, %cst2_si32 : si32
+    spirv.BranchConditional %3, ^bb8, ^bb9
+  ^bb5:  // 2 preds: ^bb1, ^bb7
+    spirv.Branch ^bb6
+  ^bb6:  // 2 preds: ^bb1, ^bb5
+    spirv.Branch ^bb3
+  ^bb7(%4: si32):  // 2 preds: ^bb9, ^bb12
+    spirv.Branch ^bb5
+  ^bb8:  // pred: ^bb4
+    %cst1_si32_1 = spirv.Constant 1 : si32
+    %cst5_si32_2 = spirv.Constant 5 : si32
+    %5 = spirv.SLessThan %cst1_si32_1, %cst5_si32_2 : si32
+    spirv.BranchConditional %5, ^bb11, ^bb10
+  ^bb9:  // pred: ^bb4
+    spirv.Branch ^bb7(%1 : si32)
+  ^bb10:  // pred: ^bb8
+    %cst4_si32_3 = spirv.Constant 4 : si32
+    %6 = spirv.IAdd %cst4_si32_3, %1 : si32
+    spirv.Store "Function" %0, %6 : si32
+    %cst2_si32_4 = spirv.Constant 2 : si32
+    %7 = spirv.SLessThan %1, %cst2_si32_4 : si32
+    spirv.BranchConditional %7, ^bb13, ^bb14
+  ^bb11:  // pred: ^bb8
+    spirv.Return
+  ^bb12(%8: si32):  // 2 preds: ^bb15, ^bb18
+    spirv.Branch ^bb7(%8 : si32)
+  ^bb13:  // pred: ^bb10
+    %cst2_si32_5 = spirv.Constant 2 : si32
+    %cst0_si32 = spirv.Constant 0 : si32
+    %9 = spirv.SLessThan %cst2_si32_5, %cst0_si32 : si32
+    spirv.BranchConditional %9, ^bb16, ^bb17
+  ^bb14:  // pred: ^bb10
+    %cst5_si32_6 = spirv.Constant 5 : si32
+    %cst4_si32_7 = spirv.Constant 4 : si32
+    %10 = spirv.SLessThan %cst5_si32_6, %cst4_si32_7 : si32
+    spirv.BranchConditional %10, ^bb19, ^bb18
+  ^bb15(%11: si32):  // 2 preds: ^bb16, ^bb17
+    spirv.Branch ^bb12(%11 : si32)
+  ^bb16:  // pred: ^bb13
+    %cst1_si32_8 = spirv.Constant 1 : si32
+    %12 = spirv.IAdd %cst1_si32_8, %1 : si32
+    spirv.Store "Function" %0, %12 : si32
+    %cst5_si32_9 = spirv.Constant 5 : si32
+    %13 = spirv.IAdd %6, %cst5_si32_9 : si32
+    spirv.Store "Function" %0, %13 : si32
+    %cst1_si32_10 = spirv.Constant 1 : si32
+    %14 = spirv.IAdd %cst1_si32_10, %6 : si32
+    spirv.Store "Function" %0, %14 : si32
+    %cst3_si32 = spirv.Constant 3 : si32
+    %15 = spirv.IAdd %6, %cst3_si32 : si32
+    spirv.Store "Function" %0, %15 : si32
+    spirv.Branch ^bb15(%15 : si32)
+  ^bb17:  // pred: ^bb13
+    %cst3_si32_11 = spirv.Constant 3 : si32
+    %16 = spirv.IAdd %cst3_si32_11, %1 : si32
+    spirv.Store "Function" %0, %16 : si32
+    %cst0_si32_12 = spirv.Constant 0 : si32
+    %17 = spirv.IAdd %cst0_si32_12, %6 : si32
+    spirv.Store "Function" %0, %17 : si32
+    %18 = spirv.IAdd %1, %6 : si32
+    spirv.Store "Function" %0, %18 : si32
+    %19 = spirv.IAdd %17, %16 : si32
+    spirv.Store "Function" %0, %19 : si32
+    spirv.Branch ^bb15(%19 : si32)
+  ^bb18:  // pred: ^bb14
+    spirv.Branch ^bb12(%1 : si32)
+  ^bb19:  // pred: ^bb14
+    spirv.Return
+  }
+  spirv.EntryPoint "Fragment" @main
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}"#;
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function>
+    %cst1_si32 = spirv.Constant 1 : si32
+    %cst1_si32_0 = spirv.Constant 1 : si32
+    %1 = spirv.IAdd %cst1_si32, %cst1_si32_0 : si32
+    spirv.Store "Function" %0, %1 : si32
+    %cst5_si32 = spirv.Constant 5 : si32
+    %cst4_si32 = spirv.Constant 4 : si32
+    %2 = spirv.SLessThan %cst5_si32, %cst4_si32 : si32
+    spirv.Branch ^bb1
+  ^bb1:  // pred: ^bb0
+    spirv.mlir.selection {
+      spirv.BranchConditional %2, ^bb1, ^bb2
+    ^bb1:  // pred: ^bb0
+      spirv.Kill
+    ^bb2:  // pred: ^bb0
+      spirv.mlir.merge
+    }
+    spirv.Branch ^bb2
+  ^bb2:  // pred: ^bb1
+    spirv.mlir.selection {
+      spirv.Switch %1 : si32, [
+        default: ^bb5,
+        0: ^bb1,
+        1: ^bb2,
+        2: ^bb3
+      ]
+    ^bb1:  // pred: ^bb0
+      %cst2_si32 = spirv.Constant 2 : si32
+      %3 = spirv.SLessThan %1, %cst2_si32 : si32
+      spirv.Branch ^bb4
+    ^bb2:  // 2 preds: ^bb0, ^bb4
+      spirv.Branch ^bb3
+    ^bb3:  // 2 preds: ^bb0, ^bb2
+      spirv.Branch ^bb5
+    ^bb4:  // pred: ^bb1
+      %4 = spirv.mlir.selection -> si32 {
+        spirv.BranchConditional %3, ^bb1, ^bb2
+      ^bb1:  // pred: ^bb0
+        %cst1_si32_1 = spirv.Constant 1 : si32
+        %cst5_si32_2 = spirv.Constant 5 : si32
+        %5 = spirv.SLessThan %cst1_si32_1, %cst5_si32_2 : si32
+        spirv.Branch ^bb3
+      ^bb2:  // pred: ^bb0
+        spirv.Branch ^bb5(%1 : si32)
+      ^bb3:  // pred: ^bb1
+        spirv.mlir.selection {
+          spirv.BranchConditional %5, ^bb1, ^bb2
+        ^bb1:  // pred: ^bb0
+          spirv.Return
+        ^bb2:  // pred: ^bb0
+          spirv.mlir.merge
+        }
+        %cst4_si32_3 = spirv.Constant 4 : si32
+        %6 = spirv.IAdd %cst4_si32_3, %1 : si32
+        spirv.Store "Function" %0, %6 : si32
+        %cst2_si32_4 = spirv.Constant 2 : si32
+        %7 = spirv.SLessThan %1, %cst2_si32_4 : si32
+        spirv.Branch ^bb4
+      ^bb4:  // pred: ^bb3
+        %8 = spirv.mlir.selection -> si32 {
+          spirv.BranchConditional %7, ^bb1, ^bb2
+        ^bb1:  // pred: ^bb0
+          %cst2_si32_5 = spirv.Constant 2 : si32
+          %cst0_si32 = spirv.Constant 0 : si32
+          %10 = spirv.SLessThan %cst2_si32_5, %cst0_si32 : si32
+          spirv.Branch ^bb4
+        ^bb2:  // pred: ^bb0
+          %cst5_si32_6 = spirv.Constant 5 : si32
+          %cst4_si32_7 = spirv.Constant 4 : si32
+          %11 = spirv.SLessThan %cst5_si32_6, %cst4_si32_7 : si32
+          spirv.Branch ^bb3
+        ^bb3:  // pred: ^bb2
+          spirv.mlir.selection {
+            spirv.BranchConditional %11, ^bb1, ^bb2
+          ^bb1:  // pred: ^bb0
+            spirv.Return
+          ^bb2:  // pred: ^bb0
+            spirv.mlir.merge
+          }
+          spirv.Branch ^bb5(%1 : si32)
+        ^bb4:  // pred: ^bb1
+          %12 = spirv.mlir.selection -> si32 {
+            spirv.BranchConditional %10, ^bb1, ^bb2
+          ^bb1:  // pred: ^bb0
+            %cst1_si32_8 = spirv.Constant 1 : si32
+            %14 = spirv.IAdd %cst1_si32_8, %1 : si32
+            spirv.Store "Function" %0, %14 : si32
+            %cst5_si32_9 = spirv.Constant 5 : si32
+            %15 = spirv.IAdd %6, %cst5_si32_9 : si32
+            spirv.Store "Function" %0, %15 : si32
+            %cst1_si32_10 = spirv.Constant 1 : si32
+            %16 = spirv.IAdd %cst1_si32_10, %6 : si32
+            spirv.Store "Function" %0, %16 : si32
+            %cst3_si32 = spirv.Constant 3 : si32
+            %17 = spirv.IAdd %6, %cst3_si32 : si32
+            spirv.Store "Function" %0, %17 : si32
+            spirv.Branch ^bb3(%17 : si32)
+          ^bb2:  // pred: ^bb0
+            %cst3_si32_11 = spirv.Constant 3 : si32
+            %18 = spirv.IAdd %cst3_si32_11, %1 : si32
+            spirv.Store "Function" %0, %18 : si32
+            %cst0_si32_12 = spirv.Constant 0 : si32
+            %19 = spirv.IAdd %cst0_si32_12, %6 : si32
+            spirv.Store "Function" %0, %19 : si32
+            %20 = spirv.IAdd %1, %6 : si32
+            spirv.Store "Function" %0, %20 : si32
+            %21 = spirv.IAdd %19, %18 : si32
+            spirv.Store "Function" %0, %21 : si32
+            spirv.Branch ^bb3(%21 : si32)
+          ^bb3(%22: si32):  // 2 preds: ^bb1, ^bb2
+            spirv.mlir.merge %22 : si32
+          }
+          spirv.Branch ^bb5(%12 : si32)
+        ^bb5(%13: si32):  // 2 preds: ^bb3, ^bb4
+          spirv.mlir.merge %13 : si32
+        }
+        spirv.Branch ^bb5(%8 : si32)
+      ^bb5(%9: si32):  // 2 preds: ^bb2, ^bb4
+        spirv.mlir.merge %9 : si32
+      }
+      spirv.Branch ^bb2
+    ^bb5:  // 2 preds: ^bb0, ^bb3
+      spirv.mlir.merge
+    }
+    spirv.Return
+  }
+  spirv.EntryPoint "Fragment" @main
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}"#;
+    assert_eq!(
+        structurized(
+            input,
+            &[
+                sel(0, 1, 0),
+                sel(1, 3, 0),
+                sel(4, 7, 0),
+                sel(8, 10, 0),
+                sel(10, 12, 0),
+                sel(13, 15, 0),
+                sel(14, 18, 0)
+            ]
+        ),
+        expected
+    );
+}
+
 /// Structurizes prepared real shaders: `STRUCT_CORPUS=dir` holding `N.mlir` (MLIR's
 /// plain CFG of a binary) and `N.merges` (lines `function header merge
 /// continue-or-dash control`, blocks by index); writes `N.out` (or `N.err`). Run by
@@ -2010,4 +2520,39 @@ fn random_cfgs_never_panic() {
         }
     }
     assert!(accepted > 0);
+}
+
+/// A loop around a switch of `cases` cases, every other one breaking out of the loop.
+fn big_switch(cases: usize) -> (String, Vec<Merge>) {
+    // ^bb1 loop header, ^bb2 switch header, ^bb3.. cases, then switch merge,
+    // continue target, loop merge.
+    let (header, switch, first) = (1, 2, 3);
+    let (switch_merge, cont, loop_merge) = (first + cases, first + cases + 1, first + cases + 2);
+    let mut text = String::from(
+        "spirv.module Logical GLSL450 {\n spirv.func @f(%c: i1, %x: i32) \"None\" {\n  spirv.Branch ^bb1\n",
+    );
+    text.push_str(&format!(
+        "^bb{header}:\n  spirv.Branch ^bb{switch}\n^bb{switch}:\n  spirv.Switch %x : i32, [\n"
+    ));
+    text.push_str(&format!("  default: ^bb{switch_merge}"));
+    for i in 0..cases {
+        text.push_str(&format!(",\n  {i}: ^bb{}", first + i));
+    }
+    text.push_str("\n  ]\n");
+    for i in 0..cases {
+        let target = if i % 2 == 0 { switch_merge } else { loop_merge };
+        text.push_str(&format!("^bb{}:\n  spirv.Branch ^bb{target}\n", first + i));
+    }
+    text.push_str(&format!(
+        "^bb{switch_merge}:\n  spirv.Branch ^bb{cont}\n^bb{cont}:\n  spirv.BranchConditional %c, ^bb{header}, ^bb{loop_merge}\n\
+         ^bb{loop_merge}:\n  spirv.Return\n }}\n}}\n"
+    ));
+    (text, vec![lp(header, loop_merge, cont, 0), sel(switch, switch_merge, 0)])
+}
+
+#[test]
+fn big_switch_with_breaks() {
+    let (text, merges) = big_switch(3000);
+    let out = try_structurize(&text, &merges);
+    assert!(out.is_ok(), "{:?}", out.err());
 }
