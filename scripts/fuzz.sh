@@ -7,7 +7,8 @@
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
 # few dozen of them; for hlsl_front, the .hlsl/.hlsli files of the DXC SPIR-V tests
 # (../shared/corpus/dxc-codegen-spirv, or $SPIRVKIT_HLSL_CORPUS); for deserialize, a few
-# small modules assembled by spirv-as from the texts below. Crashes land in
+# small modules assembled by spirv-as from the texts below plus the corpus's .spv
+# files under 64 KiB. Crashes land in
 # fuzz/artifacts/TARGET/.
 #
 # Needs cargo-fuzz (installed here if missing) and a nightly compiler: the nightly
@@ -218,6 +219,15 @@ OpFunctionEnd
 
 if [ "$target" = deserialize ]; then
     seeds_dir="$seeds" seed_deserialize
+    # Real shaders too (the small ones: inputs are capped at 64 KiB): the control
+    # flow compilers emit is what the structurizer must survive.
+    if [ -d "$spv_corpus" ]; then
+        find "$spv_corpus" -name '*.spv' -size -64k | while IFS= read -r file; do
+            name="${file#"$spv_corpus"/}"
+            out="$seeds/${name//\//__}"
+            [ -e "$out" ] || cp "$file" "$out"
+        done
+    fi
 elif [ "$target" = hlsl_front ]; then
     if [ -d "$hlsl_corpus" ]; then
         find "$hlsl_corpus" \( -name '*.hlsl' -o -name '*.hlsli' \) | while IFS= read -r file; do

@@ -37,7 +37,7 @@ const DIRS: [&str; 3] = ["test/Dialect/SPIRV/IR", "test/Dialect/SPIRV/Transforms
 /// feature (`%if spirv-tools %{ ... %}`: serialized modules checked by `spirv-val`),
 /// counted apart from the plain RUN lines so the directories' figures keep the corpus
 /// README's meaning (those lines disabled).
-const VALIDATION_ROW: &str = "test/Target/SPIRV (spirv-tools lines)";
+const VALIDATION_ROW: &str = "test/Target/SPIRV:spirv-tools-lines";
 /// Report rows: the directories, then the spirv-tools lines.
 const ROWS: usize = DIRS.len() + 1;
 

@@ -174,7 +174,26 @@ impl Serializer<'_> {
             "CacheControlLoadINTEL" | "CacheControlStoreINTEL" => {
                 return self.process_cache_controls(at, target, name, decoration, value);
             }
-            _ => return Err(self.error(at, format!("unhandled decoration {name}"))),
+            // Any other decoration, by its grammar: no parameters (a unit attribute)
+            // or one literal number.
+            _ => {
+                let grammar = spirvkit_grammar::OperandKind::Decoration.info().enumerant_by_name(name);
+                let params = grammar.map(|g| g.parameters);
+                match (params, value) {
+                    (Some([]), Attribute::Unit) => {}
+                    (Some([]), Attribute::Dialect { name: d, .. }) if d == "spirv.decoration" => {}
+                    (Some([param]), Attribute::Integer { value, .. })
+                        if param.kind.category() == spirvkit_grammar::Category::Literal =>
+                    {
+                        args.push(*value as u32)
+                    }
+                    _ => {
+                        return Err(
+                            self.error(at, format!("not supported yet: decoration {name} with this value"))
+                        )
+                    }
+                }
+            }
         }
         self.emit_decoration(target, decoration, &args);
         Ok(())

@@ -29,7 +29,9 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
     for (_, op) in ir.ops_under(module) {
         let o = ir.op(op);
         let refuse = |message: String| SerializeError { location: o.location.clone(), message };
-        if o.name.def().is_none() {
+        let fallback = crate::fallback::fallback_opcode(&o.name).is_some()
+            || crate::fallback::fallback_ext_inst(&o.name).is_some();
+        if o.name.def().is_none() && !fallback {
             return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
         }
         let Some(env) = env.as_ref().filter(|_| requirements) else { continue };

@@ -563,13 +563,72 @@ impl Serializer<'_> {
         Ok(())
     }
 
+    /// An instruction the dialect has no op for, in `crate::fallback`'s encoding:
+    /// result type and result from the op's, ids from its operands, the rest from its
+    /// `literals` in the recorded layout.
+    fn process_fallback(&mut self, op: OpId) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let unsupported = || format!("not supported yet: serializing op '{}'", o.name);
+        let core = crate::fallback::fallback_opcode(&o.name);
+        let ext = crate::fallback::fallback_ext_inst(&o.name);
+        if core.is_none() && ext.is_none() {
+            return Err(self.error(op, unsupported()));
+        }
+        if o.results.len() > 1 || !o.regions.is_empty() || !o.successors.is_empty() {
+            return Err(self.error(op, unsupported()));
+        }
+        let mut words = Vec::new();
+        let mut result_id = None;
+        if let Some(&result) = o.results.first() {
+            words.push(self.process_type(op, ir.value_type(result))?);
+            let id = self.next();
+            self.value_ids.insert(result, id);
+            words.push(id);
+            result_id = Some(id);
+        }
+        let mut ids = Vec::with_capacity(o.operands.len());
+        for &v in &o.operands {
+            ids.push(self.value_id(op, v)?);
+        }
+        let rest = crate::fallback::join_operands(o, &ids).map_err(|e| self.error(op, e))?;
+        self.emit_debug_line(false, op);
+        match (core, ext) {
+            (Some(code), _) => {
+                words.extend(rest);
+                encode(&mut self.function_body, code, &words);
+            }
+            (None, Some((set, number))) => {
+                if words.len() < 2 {
+                    return Err(self.error(op, "extended instructions must have a result"));
+                }
+                let set_id = self.ext_set_id(set);
+                words.extend([set_id, number]);
+                words.extend(rest);
+                encode(&mut self.function_body, opcode::OpExtInst, &words);
+            }
+            (None, None) => return Err(self.error(op, unsupported())),
+        }
+        if let Some(id) = result_id {
+            for attr in sorted_attrs(ir, op) {
+                if [crate::fallback::LITERALS_ATTR, crate::fallback::LAYOUT_ATTR]
+                    .contains(&attr.name.as_str())
+                {
+                    continue;
+                }
+                self.process_decoration(op, id, attr)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Any op the ODS tables map to an instruction: result type, result, then the
     /// ODS arguments in order; other attributes become decorations of the result.
     fn process_generic(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
         let Some(def) = o.name.def() else {
-            return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)));
+            return self.process_fallback(op);
         };
         let ext = EXT_SETS.iter().find(|(prefix, _)| o.name.starts_with(prefix));
         let instruction = match (ext, def.spirv_name) {

@@ -220,7 +220,7 @@ impl Serializer<'_> {
                     "PhysicalStorageBuffer" | "PushConstant" | "StorageBuffer" | "Uniform"
                 ) && pointee_type.is_some_and(|t| self.variable_pointees.contains(&t));
                 if let Some(body) = pointee_type.filter(|_| interface).and_then(|t| self.struct_body(t)) {
-                    if !body.decorations.iter().any(|(d, _)| d == "Block") {
+                    if !body.decorations.iter().any(|(d, _)| d == "Block" || d == "BufferBlock") {
                         self.emit_decoration(pointee_id, decoration("Block"), &[]);
                     }
                 }
@@ -254,6 +254,10 @@ impl Serializer<'_> {
             )
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
+            // A type the dialect lacks, kept opaque by the deserializer (`crate::fallback`).
+            TypeKind::Opaque(text) if crate::fallback::opaque_type_opcode(text).is_some() => {
+                crate::fallback::opaque_type_opcode(text).unwrap_or_default()
+            }
             TypeKind::Image { element, params } => {
                 let sampled = self.process_type(at, *element)?;
                 operands.push(sampled);
