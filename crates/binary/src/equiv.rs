@@ -317,6 +317,37 @@ impl Ctx {
         Some(Tok::Node(self.node(composite)))
     }
 
+    /// A node's tokens without its own decorations, and those decorations' node numbers.
+    fn split_decorations(&self, tok: Tok) -> (Vec<Tok>, Vec<u32>) {
+        let Tok::Node(n) = tok else { return (vec![tok], Vec::new()) };
+        let mut bare = Vec::new();
+        let mut decorations = Vec::new();
+        for &t in self.tokens(n) {
+            match t {
+                Tok::Node(d) if self.is_decoration_node(t) => decorations.push(d),
+                _ => bare.push(t),
+            }
+        }
+        (bare, decorations)
+    }
+
+    /// A node rendered without its own decorations.
+    fn render_bare(&self, tok: Tok) -> String {
+        let (bare, _) = self.split_decorations(tok);
+        let mut out = String::new();
+        let Some((head, rest)) = bare.split_first() else { return out };
+        self.render_into(*head, 2, &mut out);
+        out.push('(');
+        for (i, t) in rest.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.render_into(*t, 2, &mut out);
+        }
+        out.push(')');
+        clip(&out, 400)
+    }
+
     /// Every node in `roots` and nested in them.
     fn nested(&self, roots: impl Iterator<Item = Tok>) -> FxHashSet<Tok> {
         let mut seen = FxHashSet::default();
@@ -671,9 +702,9 @@ impl<'m> Side<'m> {
     /// Decoration nodes per target, with decoration groups expanded.
     fn scan_decorations(&mut self, ctx: &mut Ctx, indices: &[usize]) {
         let mut by_target: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        // (OpGroup*Decorate, its targets with the member for OpGroupMemberDecorate)
+        // (decoration group, its targets with the member for OpGroupMemberDecorate)
         type GroupTargets = Vec<(u32, Option<u32>)>;
-        let mut groups: Vec<(Inst<'m>, GroupTargets)> = Vec::new();
+        let mut groups: Vec<(u32, GroupTargets)> = Vec::new();
         for &index in indices {
             let Some(inst) = self.inst(index) else { continue };
             let operands: Vec<_> = plain_operands(&inst).collect();
@@ -688,8 +719,7 @@ impl<'m> Side<'m> {
                     } else {
                         words.chunks_exact(2).map(|c| (c[0], Some(c[1]))).collect()
                     };
-                    groups.push((inst, targets));
-                    let _ = target;
+                    groups.push((target, targets));
                 }
                 _ => {
                     let mut tokens = vec![Tok::Op(inst.opcode)];
@@ -706,8 +736,7 @@ impl<'m> Side<'m> {
             }
         }
         // Groups: the group id's own decorations, applied to each target.
-        for (inst, targets) in groups {
-            let Some(group) = word_operand(&inst, 0) else { continue };
+        for (group, targets) in groups {
             let group_decorations = by_target.get(&group).cloned().unwrap_or_default();
             for (target, member) in targets {
                 for &d in &group_decorations {
@@ -831,7 +860,7 @@ impl<'m> Side<'m> {
         let first = items_of(self, ctx, root);
         stack.push(Frame { id: root, items: first, next: 0, tokens: Vec::new(), low: 0 });
         loop {
-            let depth = stack.len() - 1;
+            let Some(depth) = stack.len().checked_sub(1) else { return Tok::Undefined };
             let Some(frame) = stack.last_mut() else { return Tok::Undefined };
             if let Some(item) = frame.items.get(frame.next).copied() {
                 frame.next += 1;
@@ -841,8 +870,9 @@ impl<'m> Side<'m> {
                         if let Some(&t) = self.memo.get(&id) {
                             t
                         } else if let Some(p) = stack.iter().position(|f| f.id == id) {
-                            let frame = stack.last_mut().expect("non-empty");
-                            frame.low = frame.low.min(p);
+                            if let Some(frame) = stack.last_mut() {
+                                frame.low = frame.low.min(p);
+                            }
                             Tok::Back((depth - p) as u32)
                         } else if self.structural.contains(&id) && budget > 0 {
                             budget -= 1;
@@ -858,10 +888,12 @@ impl<'m> Side<'m> {
                         }
                     }
                 };
-                stack.last_mut().expect("non-empty").tokens.push(child);
+                if let Some(frame) = stack.last_mut() {
+                    frame.tokens.push(child);
+                }
                 continue;
             }
-            let frame = stack.pop().expect("non-empty");
+            let Some(frame) = stack.pop() else { return Tok::Undefined };
             let tokens = ctx.normalize_null(frame.tokens);
             let tok = Tok::Node(ctx.node(tokens));
             if frame.low >= depth {
@@ -1073,6 +1105,8 @@ impl Comparer<'_, '_> {
         // A form nested in the other side's forms exists there too (an `OpConstantNull`
         // spelled out has no ids for its parts).
         let nested = [self.ctx.nested(forms[0].keys().copied()), self.ctx.nested(forms[1].keys().copied())];
+        // Semantic differences: (form, id) per side.
+        let mut semantic: [Vec<(Tok, u32)>; 2] = [Vec::new(), Vec::new()];
         for s in 0..2 {
             let other = 1 - s;
             let only: Vec<(Tok, u32, bool)> = forms[s]
@@ -1081,24 +1115,88 @@ impl Comparer<'_, '_> {
                 .map(|(&tok, &(id, used))| (tok, id, used))
                 .collect();
             for (tok, id, used) in only {
-                let what = match self.sides[s].def(id) {
-                    Some(inst) if inst.opcode == op::OpUndef => "undef",
-                    Some(inst) if inst.result_type != 0 => "constant",
-                    _ => "type",
-                };
-                let text = self.ctx.render(tok);
                 let scaffolding = s == 1
                     && (self.ctx.is_bool_type(tok)
                         || self.ctx.is_local_bool_pointer(tok)
                         || self.ctx.is_bool_constant(tok));
+                if used && !scaffolding {
+                    semantic[s].push((tok, id));
+                    continue;
+                }
                 let (category, note) = if scaffolding {
                     (Category::ControlFlowScaffolding, "")
-                } else if used {
-                    (Category::TypesAndConstants, "")
                 } else {
                     (Category::UnusedDeclarations, " (unused)")
                 };
-                self.report(category, format!("{what} {text} only in {}{note}", SIDE_NAMES[s]));
+                let message =
+                    format!("{} {} only in {}{note}", self.what(s, id), self.ctx.render(tok), SIDE_NAMES[s]);
+                self.report(category, message);
+            }
+        }
+        self.report_form_differences(semantic);
+    }
+
+    fn what(&self, s: usize, id: u32) -> &'static str {
+        match self.sides[s].def(id) {
+            Some(inst) if inst.opcode == op::OpUndef => "undef",
+            Some(inst) if inst.result_type != 0 => "constant",
+            _ => "type",
+        }
+    }
+
+    /// Reports types and constants present on one side only, root causes first: a form
+    /// containing another differing form of its side is only counted; a root on one side
+    /// equal to one on the other but for its own decorations is reported as that
+    /// decoration difference.
+    fn report_form_differences(&mut self, only: [Vec<(Tok, u32)>; 2]) {
+        let mut roots: [Vec<(Tok, u32)>; 2] = [Vec::new(), Vec::new()];
+        let mut derived = [0usize; 2];
+        for (s, list) in only.iter().enumerate() {
+            let differing: FxHashSet<Tok> = list.iter().map(|(t, _)| *t).collect();
+            for &(tok, id) in list {
+                let Tok::Node(n) = tok else { continue };
+                let inner = self.ctx.nested(self.ctx.tokens(n).iter().copied());
+                if inner.iter().any(|t| differing.contains(t)) {
+                    derived[s] += 1;
+                } else {
+                    roots[s].push((tok, id));
+                }
+            }
+        }
+        let [roots_a, roots_b] = roots;
+        let mut paired_b = vec![false; roots_b.len()];
+        for &(ta, id) in &roots_a {
+            let (bare_a, decorations_a) = self.ctx.split_decorations(ta);
+            let partner = roots_b
+                .iter()
+                .enumerate()
+                .position(|(j, &(tb, _))| !paired_b[j] && self.ctx.split_decorations(tb).0 == bare_a);
+            match partner {
+                Some(j) => {
+                    paired_b[j] = true;
+                    let decorations_b = self.ctx.split_decorations(roots_b[j].0).1;
+                    let what = format!("{} {}", self.what(0, id), self.ctx.render_bare(ta));
+                    let message = self.decoration_difference(&what, &decorations_a, &decorations_b);
+                    self.report(Category::TypesAndConstants, message);
+                }
+                None => {
+                    let message =
+                        format!("{} {} only in the original", self.what(0, id), self.ctx.render(ta));
+                    self.report(Category::TypesAndConstants, message);
+                }
+            }
+        }
+        for (j, &(tb, id)) in roots_b.iter().enumerate() {
+            if !paired_b[j] {
+                let message = format!("{} {} only in the round trip", self.what(1, id), self.ctx.render(tb));
+                self.report(Category::TypesAndConstants, message);
+            }
+        }
+        for (s, &count) in derived.iter().enumerate() {
+            if count > 0 {
+                let message =
+                    format!("{count} more types and constants containing these only in {}", SIDE_NAMES[s]);
+                self.report(Category::TypesAndConstants, message);
             }
         }
     }
@@ -1658,9 +1756,14 @@ mod tests {
             base().replace("OpMemberDecorate %Block 0 Offset 0", "OpMemberDecorate %Block 0 Offset 16");
         let d = semantic(&base(), &changed);
         assert!(
-            d.iter().any(|d| d.category == Category::TypesAndConstants && d.message.contains("Offset, 16")),
+            d.iter().any(|d| d.category == Category::TypesAndConstants
+                && d.message.ends_with("only in the round trip: OpMemberDecorate 0 Offset 16")),
             "{d:#?}"
         );
+        // Reported once, at the root: the pointer to the struct is only counted.
+        assert_eq!(d[0].message, "type OpTypeStruct(OpTypeVector(OpTypeFloat(32), 4)): decorations differ; only in the original: OpMemberDecorate 0 Offset 0; only in the round trip: OpMemberDecorate 0 Offset 16");
+        assert_eq!(d[1].message, "1 more types and constants containing these only in the original");
+        assert_eq!(d[2].message, "1 more types and constants containing these only in the round trip");
         // So does one on an instruction's result.
         let changed = base().replace(
             "OpDecorate %color Location 0\n",
@@ -1761,6 +1864,16 @@ mod tests {
         assert_eq!(check_equivalent(&module(&null), &module(&explicit)), Ok(Vec::new()));
         let one = explicit.replace("%a0 %int_0", "%a0 %int_3");
         assert!(check_equivalent(&module(&null), &module(&one)).is_err());
+    }
+
+    #[test]
+    fn decoration_groups_expand_to_their_targets() {
+        let grouped = base().replace(
+            "OpDecorate %ubo DescriptorSet 0\nOpDecorate %ubo Binding 1\n",
+            "OpDecorate %grp DescriptorSet 0\nOpDecorate %grp Binding 1\n%grp = OpDecorationGroup\nOpGroupDecorate %grp %ubo\n",
+        );
+        assert_ne!(grouped, base());
+        assert_eq!(check_equivalent(&module(&base()), &module(&grouped)), Ok(Vec::new()));
     }
 
     #[test]
