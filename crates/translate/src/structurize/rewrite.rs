@@ -111,7 +111,11 @@ impl Structurizer<'_> {
 
     /// The function-level block holding `op` (through any nesting).
     fn top_block(&self, mut op: OpId) -> Option<BlockId> {
-        loop {
+        // Nesting is at most as deep as there are regions; a malformed CFG (the fuzzer
+        // found one) can make an earlier rewrite nest a construct inside itself, which
+        // then shows as no top block here and as an internal error in the final check,
+        // instead of an endless walk.
+        for _ in 0..=self.ir.region_count() {
             let b = self.ir.op(op).parent?;
             let r = self.ir.block(b).parent?;
             if r == self.body {
@@ -119,6 +123,7 @@ impl Structurizer<'_> {
             }
             op = self.ir.region(r).parent?;
         }
+        None
     }
 
     fn used_outside(&self, v: Value, members: &FxHashSet<BlockId>) -> bool {
@@ -865,7 +870,9 @@ fn intersect(
 /// unless they are the same block).
 fn dominates(idom: &FxHashMap<BlockId, BlockId>, a: BlockId, b: BlockId) -> bool {
     let mut cur = b;
-    loop {
+    // A dominator chain visits each block once; the bound guards against a
+    // malformed tree rather than trusting it.
+    for _ in 0..=idom.len() {
         if cur == a {
             return true;
         }
@@ -873,5 +880,21 @@ fn dominates(idom: &FxHashMap<BlockId, BlockId>, a: BlockId, b: BlockId) -> bool
             Some(&next) if next != cur => cur = next,
             _ => return false,
         }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dominance_walk_ends_on_a_malformed_tree() {
+        let mut ir = spirvkit_ir::Ir::new();
+        let (a, b, x) = (ir.create_block(), ir.create_block(), ir.create_block());
+        // A cycle, which a real dominator tree never has.
+        let idom: FxHashMap<BlockId, BlockId> = [(a, b), (b, a)].into_iter().collect();
+        assert!(!dominates(&idom, x, a));
+        assert!(dominates(&idom, b, a));
     }
 }
