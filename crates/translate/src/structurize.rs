@@ -124,7 +124,80 @@ pub fn structurize(
     };
     let mut s = Structurizer::new(ir, func, body, headers)?;
     s.run()?;
-    s.check()
+    s.check()?;
+    split_same_target_branches(ir, func);
+    Ok(())
+}
+
+/// A guard rewrite can leave `spirv.BranchConditional %c, ^m(true), ^m(false)`: both
+/// edges into one block with different arguments. SPIR-V has no such branch (the
+/// labels must differ, and an OpPhi takes one value per predecessor block). Where the
+/// arguments differ, the false edge goes through a new block placed after the
+/// branching one, in its region; a loop's back edge (which must come from the
+/// continue block alone) instead picks its arguments with `spirv.Select` when they
+/// are scalars or vectors.
+fn split_same_target_branches(ir: &mut Ir, func: OpId) {
+    let branches: Vec<(BlockId, OpId)> = ir
+        .ops_under(func)
+        .into_iter()
+        .filter(|&(_, op)| {
+            let o = ir.op(op);
+            o.name == "spirv.BranchConditional"
+                && o.successors.len() == 2
+                && o.successors[0] == o.successors[1]
+        })
+        .collect();
+    for (block, op) in branches {
+        let Some(ranges) = branch::successor_operand_ranges(ir, op) else { continue };
+        let (Some(region), Some(true_range), Some(false_range)) =
+            (ir.block(block).parent, ranges.first().cloned(), ranges.get(1).cloned())
+        else {
+            continue;
+        };
+        let target = ir.op(op).successors[1];
+        let true_args = ir.op(op).operands[true_range].to_vec();
+        let false_args = ir.op(op).operands[false_range].to_vec();
+        let location = ir.op(op).location.clone();
+        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == "spirv.mlir.loop");
+        let loop_header = in_loop && ir.region(region).blocks.get(1) == Some(&target);
+        if loop_header {
+            let Some(condition) = ir.op(op).operands.first().copied() else { continue };
+            let selectable = true_args.iter().zip(&false_args).all(|(&t, &f)| {
+                t == f || {
+                    let ty = ir.value_type(t);
+                    ir.types.is_integer(ty) || ir.types.is_float(ty) || ir.types.scalar_of(ty) != ty
+                }
+            });
+            if !selectable {
+                continue;
+            }
+            let mut chosen = Vec::with_capacity(true_args.len());
+            for (&t, &f) in true_args.iter().zip(&false_args) {
+                if t == f {
+                    chosen.push(t);
+                    continue;
+                }
+                let ty = ir.value_type(t);
+                let select = ir.create_op("spirv.Select", vec![condition, t, f], &[ty], location.clone());
+                ir.insert_op_before(block, op, select);
+                chosen.push(ir.op(select).results[0]);
+            }
+            branch::set_successor(ir, op, 0, target, chosen.clone());
+            branch::set_successor(ir, op, 1, target, chosen);
+            continue;
+        }
+        let edge = ir.create_block();
+        ir.append_block(region, edge);
+        // Right after the branching block, not after the region's merge block.
+        let blocks = &mut ir.region_mut(region).blocks;
+        blocks.pop();
+        let at = blocks.iter().position(|&b| b == block).map_or(blocks.len(), |i| i + 1);
+        blocks.insert(at, edge);
+        let forward = branch::branch(ir, target, false_args);
+        ir.op_mut(forward).location = location;
+        ir.append_op(edge, forward);
+        branch::set_successor(ir, op, 1, edge, Vec::new());
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

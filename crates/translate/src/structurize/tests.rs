@@ -1701,8 +1701,10 @@ fn selection_merge_is_continue_target() {
       %4 = spirv.mlir.selection -> i1 {
         %false_1 = spirv.Constant false
         %true = spirv.Constant true
-        spirv.BranchConditional %false, ^bb1(%true : i1), ^bb1(%false_1 : i1)
-      ^bb1(%6: i1):  // 2 preds: ^bb0, ^bb0
+        spirv.BranchConditional %false, ^bb2(%true : i1), ^bb1
+      ^bb1:  // pred: ^bb0
+        spirv.Branch ^bb2(%false_1 : i1)
+      ^bb2(%6: i1):  // 2 preds: ^bb0, ^bb1
         spirv.mlir.merge %6 : i1
       }
       spirv.BranchConditional %4, ^bb7, ^bb5
