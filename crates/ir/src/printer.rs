@@ -2,7 +2,7 @@
 //! `mlir-opt` does so output can be compared with it line by line.
 
 use crate::attr::{Attribute, NamedAttribute};
-use crate::ir::{BlockId, Ir, OpId, RegionId, Value};
+use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use crate::lexer::write_escaped;
 use crate::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
@@ -461,12 +461,35 @@ pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
     let per_op = if options.generic { 120 } else { 80 };
     p.out.reserve(ir.op_count().saturating_mul(per_op));
     p.operation(root);
+    p.location_suffix(root);
     // mlir-opt ends its output with an empty line.
     p.out.push_str("\n\n");
     p.out
 }
 
 impl<'a> Printer<'a> {
+    /// ` loc(...)` after an op, with `--mlir-print-debuginfo` (locations inline, as
+    /// `--mlir-print-local-scope` prints them).
+    fn location_suffix(&mut self, op: OpId) {
+        if !self.options.debug_info {
+            return;
+        }
+        self.out.push_str(" loc(");
+        match &self.ir.op(op).location {
+            Location::Unknown => self.out.push_str("unknown"),
+            Location::FileLineCol { file, line, column } => {
+                crate::lexer::write_escaped(file.as_bytes(), &mut self.out);
+                let _ = write!(self.out, ":{line}:{column}");
+            }
+            // Kept as written, `loc(...)` included.
+            Location::Opaque(text) => {
+                let inner = text.strip_prefix("loc(").and_then(|t| t.strip_suffix(')')).unwrap_or(text);
+                self.out.push_str(inner);
+            }
+        }
+        self.out.push(')');
+    }
+
     pub fn new(ir: &'a Ir, names: Names, options: PrintOptions) -> Self {
         Printer { ir, names, out: String::new(), indent: 0, options, type_texts: TypeTexts::new() }
     }
@@ -717,6 +740,7 @@ impl<'a> Printer<'a> {
             for &op in &block.ops {
                 self.newline();
                 self.operation(op);
+                self.location_suffix(op);
             }
         }
         self.indent -= 1;
@@ -1612,6 +1636,16 @@ fn write_dense_elements(ir: &Ir, elements: &[Attribute], ty: Type, out: &mut Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_info_prints_each_op_location() {
+        let text = "spirv.module Logical GLSL450 {\n  spirv.func @f() \"None\" {\n    spirv.Return\n  }\n}\n";
+        let (ir, top) = crate::parse(text, "t.mlir").expect("parses");
+        let printed = print_op(&ir, top, PrintOptions { debug_info: true, ..PrintOptions::default() });
+        assert!(printed.contains("    spirv.Return loc(\"t.mlir\":3:5)\n"), "{printed}");
+        assert!(printed.contains("  } loc(\"t.mlir\":2:3)\n"), "{printed}");
+        assert!(!print_op(&ir, top, PrintOptions::default()).contains("loc("));
+    }
 
     #[test]
     fn struct_names_that_are_not_keywords_are_quoted_and_read_back() {

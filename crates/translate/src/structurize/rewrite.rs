@@ -503,7 +503,11 @@ impl Structurizer<'_> {
             Kind::Selection => "spirv.mlir.selection",
             Kind::Loop => "spirv.mlir.loop",
         };
-        let op = self.ir.create_op(name, vec![], &result_types, Location::Unknown);
+        // The construct's own ops take the header's merge instruction's location (the
+        // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it).
+        let header_location =
+            self.ir.block(header).ops.last().map(|&t| self.ir.op(t).location.clone()).unwrap_or_default();
+        let op = self.ir.create_op(name, vec![], &result_types, header_location.clone());
         let control_name = match kind {
             Kind::Selection => "selection_control",
             Kind::Loop => "loop_control",
@@ -517,7 +521,7 @@ impl Structurizer<'_> {
         if !threaded {
             yields.extend(escaping.iter().map(|e| e.0));
         }
-        let merge_op = self.ir.create_op("spirv.mlir.merge", yields, &[], Location::Unknown);
+        let merge_op = self.ir.create_op("spirv.mlir.merge", yields, &[], header_location.clone());
         self.add_uses(merge_op);
         self.ir.append_op(region_merge, merge_op);
 
@@ -600,6 +604,7 @@ impl Structurizer<'_> {
             if kind == Kind::Loop {
                 let e = self.ir.create_block();
                 let br = branch(self.ir, header, carried);
+                self.ir.op_mut(br).location = header_location.clone();
                 self.add_uses(br);
                 self.ir.append_op(e, br);
                 self.note_branches(e);
