@@ -58,3 +58,19 @@ fn legacy_buffer_blocks_get_no_block_and_grammar_decorations_are_kept() {
     assert!(!out.contains("OpDecorate %S Block") && !out.contains(" Block\n"), "{out}");
     assert!(out.contains("NonUniform"), "{out}");
 }
+
+#[test]
+fn shapeless_arm_tensors_round_trip() {
+    use spirvkit_translate::driver::{run, Mode, TranslateOptions};
+    let text = "spirv.module Logical Vulkan requires #spirv.vce<v1.0, [VulkanMemoryModel, Shader, TensorsARM, Linkage], \
+                [SPV_KHR_vulkan_memory_model, SPV_ARM_tensors]> {\n\
+                  spirv.func @unranked(%arg0: !spirv.arm.tensor<*xi32>) \"None\" {\n    spirv.Return\n  }\n\
+                  spirv.func @unshaped(%arg0: !spirv.arm.tensor<?x?xi32>) \"None\" {\n    spirv.Return\n  }\n}\n";
+    let options =
+        TranslateOptions { mode: Mode::Roundtrip, no_implicit_module: true, ..TranslateOptions::default() };
+    let result = run(text.as_bytes(), "t.mlir", &options);
+    assert!(result.success, "{}", result.diagnostics_text);
+    let out = String::from_utf8(result.output).unwrap();
+    assert!(out.contains("%arg0: !spirv.arm.tensor<*xi32>"), "{out}");
+    assert!(out.contains("%arg0: !spirv.arm.tensor<?x?xi32>"), "{out}");
+}

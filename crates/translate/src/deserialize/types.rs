@@ -12,6 +12,8 @@ use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, 
 
 /// The largest tensor whose constants are expanded.
 const MAX_TENSOR_ELEMENTS: u64 = 1 << 20;
+/// The largest rank a shapeless ARM tensor may declare.
+const MAX_TENSOR_RANK: usize = 64;
 
 /// How deeply types may nest.
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -296,8 +298,30 @@ impl Deserializer<'_, '_> {
     /// array constant.
     fn tensor_type(&mut self, inst: &Inst) -> Result<Type> {
         let element = self.type_of(inst, word(inst, 2)?)?;
-        let (Some(_rank), Some(&shape_id)) = (inst.words.get(3), inst.words.get(4)) else {
-            return not_supported(inst, "OpTypeTensorARM without a shape");
+        let element_text = spirvkit_ir::printer::type_to_string(self.ir, element);
+        // Without a rank: unranked (`*x`); with a rank but no shape: `?` per dimension.
+        let (rank_id, shape_id) = match (inst.words.get(3), inst.words.get(4)) {
+            (None, _) => {
+                return Ok(self
+                    .ir
+                    .types
+                    .intern(TypeKind::Opaque(format!("spirv.arm.tensor<*x{element_text}>"))))
+            }
+            (Some(&rank_id), None) => (rank_id, None),
+            (Some(&rank_id), Some(&shape_id)) => (rank_id, Some(shape_id)),
+        };
+        let Some(shape_id) = shape_id else {
+            let rank = match self.module_values.get(&rank_id) {
+                Some(ModuleValue::Constant(Constant { value: Attribute::Integer { value, .. }, .. })) => {
+                    usize::try_from(*value).ok().filter(|&r| (1..=MAX_TENSOR_RANK).contains(&r))
+                }
+                _ => None,
+            };
+            let Some(rank) = rank else {
+                return not_supported(inst, "OpTypeTensorARM whose rank is not a small positive constant");
+            };
+            let text = format!("spirv.arm.tensor<{}{element_text}>", "?x".repeat(rank));
+            return Ok(self.ir.types.intern(TypeKind::Opaque(text)));
         };
         let dims = match self.module_values.get(&shape_id) {
             Some(ModuleValue::Constant(Constant { value: Attribute::Array(parts), .. })) => parts
@@ -322,7 +346,7 @@ impl Deserializer<'_, '_> {
         for d in &dims {
             text.push_str(&format!("{d}x"));
         }
-        text.push_str(&spirvkit_ir::printer::type_to_string(self.ir, element));
+        text.push_str(&element_text);
         text.push('>');
         Ok(self.ir.types.intern(TypeKind::Opaque(text)))
     }
