@@ -49,8 +49,9 @@ pub fn fallback_opcode(op_name: &str) -> Option<u16> {
     spirvkit_grammar::instruction_by_name(&format!("Op{short}")).map(|i| i.opcode)
 }
 
-/// The dialect prefix of extended instruction sets and their import names.
-const EXT_SET_PREFIXES: &[(&str, &str)] = &[("spirv.GL.", "GLSL.std.450"), ("spirv.CL.", "OpenCL.std")];
+/// The dialect's op-name prefix of each extended instruction set it models, with the
+/// set's import name (shared by the serializer and the fallback encoding).
+pub const EXT_SET_PREFIXES: &[(&str, &str)] = &[("spirv.GL.", "GLSL.std.450"), ("spirv.CL.", "OpenCL.std")];
 
 /// The op name for an extended instruction the dialect does not model (`None` for
 /// sets without a dialect prefix, or an instruction the dialect has).

@@ -10,8 +10,8 @@ use spirvkit_ir::opdef::{Argument, Arity, OpDef};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
 
-/// The extended instruction sets ops of a sub-namespace serialize to.
-const EXT_SETS: &[(&str, &str)] = &[("spirv.GL.", "GLSL.std.450"), ("spirv.CL.", "OpenCL.std")];
+// The extended instruction sets ops of a sub-namespace serialize to.
+use crate::fallback::EXT_SET_PREFIXES as EXT_SETS;
 
 /// Enum attributes SPIR-V takes as the `<id>` of an i32 constant (the grammar's
 /// `IdScope`/`IdMemorySemantics`/`IdRef` operands), by ODS attribute record.
