@@ -61,3 +61,19 @@ impl NamedAttribute {
 pub fn find<'a>(attrs: &'a [NamedAttribute], name: &str) -> Option<&'a Attribute> {
     attrs.iter().find(|a| a.name == name).map(|a| &a.value)
 }
+
+/// The counts of a dense `i32` array attribute (`operandSegmentSizes`,
+/// `case_operand_segments`); `None` if it is absent, not such an array, or holds a
+/// negative count.
+pub fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
+    match a? {
+        Attribute::DenseArray { values, .. } => values
+            .iter()
+            .map(|v| match v {
+                Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}

@@ -148,7 +148,7 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) {
         })
         .collect();
     for (block, op) in branches {
-        let Some(ranges) = branch::successor_operand_ranges(ir, op) else { continue };
+        let Some(ranges) = ir.successor_operand_ranges(op) else { continue };
         let (Some(region), Some(true_range), Some(false_range)) =
             (ir.block(block).parent, ranges.first().cloned(), ranges.get(1).cloned())
         else {

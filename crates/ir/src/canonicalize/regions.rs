@@ -8,7 +8,6 @@ use super::driver::{has_trait, would_be_trivially_dead, Rewriter};
 use crate::attr::Attribute;
 use crate::ir::{BlockId, Ir, OpId, RegionId, Value, ValueDef};
 use spirvkit_grammar::fxhash::FxHashSet;
-use std::ops::Range;
 
 /// Simplifies the rewriter's scope; whether blocks or ops were erased.
 pub(crate) fn simplify(rw: &mut Rewriter) -> bool {
@@ -79,49 +78,6 @@ fn erase_unreachable_blocks(rw: &mut Rewriter, scope: RegionId) -> bool {
     erased
 }
 
-fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
-    match a? {
-        Attribute::DenseArray { values, .. } => values
-            .iter()
-            .map(|v| match v {
-                Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    }
-}
-
-/// For each successor of a branch op (MLIR's `BranchOpInterface`), the operands it
-/// forwards to the successor's arguments.
-fn successor_operands(ir: &Ir, op: OpId) -> Option<Vec<Range<usize>>> {
-    let o = ir.op(op);
-    let n = o.operands.len();
-    let ranges = match o.name.as_str() {
-        "spirv.Branch" => std::iter::once(0..n).collect(),
-        "spirv.BranchConditional" => {
-            let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
-            let [1, t, f] = sizes[..] else { return None };
-            vec![1..1 + t, 1 + t..1 + t + f]
-        }
-        "spirv.Switch" => {
-            let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
-            let cases = dense_counts(o.attr("case_operand_segments"))?;
-            let [1, d, _] = sizes[..] else { return None };
-            let mut ranges: Vec<Range<usize>> = std::iter::once(1..1 + d).collect();
-            let mut start = 1 + d;
-            for c in cases {
-                ranges.push(start..start + c);
-                start += c;
-            }
-            ranges
-        }
-        _ => return None,
-    };
-    let fits = ranges.len() == o.successors.len() && ranges.iter().all(|r| r.end <= n);
-    fits.then_some(ranges)
-}
-
 /// Liveness as MLIR's region DCE proves it.
 #[derive(Default)]
 struct Live {
@@ -150,7 +106,7 @@ fn use_known_dead(ir: &Ir, user: OpId, slot: usize, live: &Live) -> bool {
     if !is_terminator(ir, user) {
         return false;
     }
-    let Some(ranges) = successor_operands(ir, user) else { return false };
+    let Some(ranges) = ir.successor_operand_ranges(user) else { return false };
     for (i, r) in ranges.iter().enumerate() {
         if r.contains(&slot) {
             let Some(&successor) = ir.op(user).successors.get(i) else { return false };
@@ -210,7 +166,7 @@ fn propagate_op(rw: &Rewriter, op: OpId, live: &mut Live) {
     if is_terminator(ir, op) {
         live.mark_op(op);
         // Arguments fed by a terminator that is not a known branch stay alive.
-        if successor_operands(ir, op).is_none() {
+        if ir.successor_operand_ranges(op).is_none() {
             for s in ir.op(op).successors.clone() {
                 for arg in ir.block(s).arguments.clone() {
                     live.mark_value(arg);
@@ -233,7 +189,7 @@ fn propagate_op(rw: &Rewriter, op: OpId, live: &mut Live) {
 
 /// Drops the operands a branch forwards to arguments that are not live.
 fn erase_dead_successor_operands(rw: &mut Rewriter, terminator: OpId, live: &Live) {
-    let Some(ranges) = successor_operands(rw.ir, terminator) else { return };
+    let Some(ranges) = rw.ir.successor_operand_ranges(terminator) else { return };
     let o = rw.ir.op(terminator);
     let mut keep = vec![true; o.operands.len()];
     let mut counts: Vec<usize> = ranges.iter().map(|r| r.len()).collect();

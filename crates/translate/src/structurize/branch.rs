@@ -6,7 +6,6 @@ use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::BlockId;
 use spirvkit_ir::types::Signedness;
 use spirvkit_ir::{Ir, OpId};
-use std::ops::Range;
 
 /// The successors of the terminator of `block` (empty when it has none).
 pub(super) fn successors(ir: &Ir, block: BlockId) -> &[BlockId] {
@@ -21,50 +20,6 @@ pub(super) fn terminator(ir: &Ir, block: BlockId) -> Option<OpId> {
     ir.block(block).ops.last().copied()
 }
 
-fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
-    match a? {
-        Attribute::DenseArray { values, .. } => values
-            .iter()
-            .map(|v| match v {
-                Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    }
-}
-
-/// For each successor of `op`, the range of its operands forwarded to that
-/// successor; `None` for an op that is not one of the dialect's branches or whose
-/// segment sizes do not fit its operands.
-pub(super) fn successor_operand_ranges(ir: &Ir, op: OpId) -> Option<Vec<Range<usize>>> {
-    let o = ir.op(op);
-    let n = o.operands.len();
-    let ranges: Vec<Range<usize>> = match o.name.as_str() {
-        "spirv.Branch" => std::iter::once(0..n).collect(),
-        "spirv.BranchConditional" => {
-            let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
-            let [1, t, f] = sizes[..] else { return None };
-            vec![1..1 + t, 1 + t..1 + t + f]
-        }
-        "spirv.Switch" => {
-            let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
-            let cases = dense_counts(o.attr("case_operand_segments"))?;
-            let [1, d, _] = sizes[..] else { return None };
-            let mut ranges: Vec<Range<usize>> = std::iter::once(1..1 + d).collect();
-            let mut start = 1 + d;
-            for c in cases {
-                ranges.push(start..start + c);
-                start += c;
-            }
-            ranges
-        }
-        _ => return None,
-    };
-    let fits = ranges.len() == o.successors.len() && ranges.iter().all(|r| r.start <= r.end && r.end <= n);
-    fits.then_some(ranges)
-}
-
 fn i32_array(ir: &mut Ir, counts: &[usize]) -> Attribute {
     let i32t = ir.types.integer(32, Signedness::Signless);
     Attribute::DenseArray {
@@ -74,7 +29,7 @@ fn i32_array(ir: &mut Ir, counts: &[usize]) -> Attribute {
 }
 
 /// Replaces successor `index` of the branch `op` by `target`, forwarding `operands`.
-/// The caller has checked with [`successor_operand_ranges`] that `op` is a branch.
+/// The caller has checked with [`Ir::successor_operand_ranges`] that `op` is a branch.
 pub(super) fn set_successor(
     ir: &mut Ir,
     op: OpId,
@@ -82,7 +37,7 @@ pub(super) fn set_successor(
     target: BlockId,
     operands: Vec<spirvkit_ir::ir::Value>,
 ) {
-    let Some(ranges) = successor_operand_ranges(ir, op) else { return };
+    let Some(ranges) = ir.successor_operand_ranges(op) else { return };
     let Some(range) = ranges.get(index).cloned() else { return };
     let name = ir.op(op).name.as_str().to_string();
     let added = operands.len();

@@ -1,9 +1,7 @@
 //! Rewriting one construct into its `spirv.mlir.selection`/`spirv.mlir.loop` op, and
 //! the final consistency check.
 
-use super::branch::{
-    branch, branch_conditional, set_successor, successor_operand_ranges, successors, terminator,
-};
+use super::branch::{branch, branch_conditional, set_successor, successors, terminator};
 use super::order::Node;
 use super::{Construct, Kind, StructurizeError, Structurizer};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
@@ -200,7 +198,7 @@ impl Structurizer<'_> {
     /// The operands successor `index` of `block`'s terminator forwards.
     fn edge_operands(&self, block: BlockId, index: usize) -> Vec<Value> {
         let Some(t) = terminator(self.ir, block) else { return Vec::new() };
-        let Some(ranges) = successor_operand_ranges(self.ir, t) else { return Vec::new() };
+        let Some(ranges) = self.ir.successor_operand_ranges(t) else { return Vec::new() };
         match ranges.get(index) {
             Some(r) => self.ir.op(t).operands[r.clone()].to_vec(),
             None => Vec::new(),
@@ -293,7 +291,7 @@ impl Structurizer<'_> {
         let entry = match kind {
             Kind::Selection => {
                 let Some(term) = terminator(self.ir, header) else { return err("the header block is empty") };
-                if successor_operand_ranges(self.ir, term).is_none() {
+                if self.ir.successor_operand_ranges(term).is_none() {
                     return err("not supported yet: a selection header that does not end in a branch");
                 }
                 if !self.header_splits.get(c).copied().unwrap_or(true) {
@@ -399,7 +397,7 @@ impl Structurizer<'_> {
             if succs.is_empty() {
                 continue;
             }
-            if terminator(self.ir, b).and_then(|t| successor_operand_ranges(self.ir, t)).is_none() {
+            if terminator(self.ir, b).and_then(|t| self.ir.successor_operand_ranges(t)).is_none() {
                 return err("not supported yet: a terminator with successors that is not a spirv branch");
             }
             for (i, s) in succs.into_iter().enumerate() {
