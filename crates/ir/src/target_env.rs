@@ -77,25 +77,45 @@ pub fn close_capabilities(caps: &mut Vec<String>) {
     }
 }
 
+/// The parts of a `#spirv.vce<...>` body (`v1.3, [A, B], [C]`), each `None` when
+/// absent or unreadable.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VceParts {
+    /// `(major, minor)`, when the version reads as `vM.N`.
+    pub version: Option<(u8, u8)>,
+    pub capabilities: Option<Vec<String>>,
+    pub extensions: Option<Vec<String>>,
+}
+
+/// Splits a `#spirv.vce<...>` body into its parts.
+pub fn vce_parts(vce: &str) -> VceParts {
+    let version = vce
+        .split(',')
+        .next()
+        .and_then(|v| v.trim().strip_prefix('v'))
+        .and_then(|v| v.split_once('.'))
+        .and_then(|(major, minor)| Some((major.trim().parse().ok()?, minor.trim().parse().ok()?)));
+    let mut lists = vce.split('[').skip(1).take(2).map(|l| -> Vec<String> {
+        l.split(']')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    });
+    VceParts { version, capabilities: lists.next(), extensions: lists.next() }
+}
+
 impl TargetEnv {
     /// Parses the body of `#spirv.target_env<...>`.
     pub fn parse(body: &str) -> Option<TargetEnv> {
         let vce = &body[body.find("#spirv.vce<")? + "#spirv.vce<".len()..];
-        let version_text = vce.split(',').next()?.trim().strip_prefix('v')?;
-        let (major, minor) = version_text.split_once('.')?;
-        let version = (major.trim().parse().ok()?, minor.trim().parse().ok()?);
-        let mut lists = vce.split('[').skip(1).take(2).map(|l| -> Vec<String> {
-            l.split(']')
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect()
-        });
-        let mut capabilities = lists.next()?;
-        let mut extensions = lists.next().unwrap_or_default();
+        let parts = vce_parts(vce);
+        let version = parts.version?;
+        let mut capabilities = parts.capabilities?;
+        let mut extensions = parts.extensions.unwrap_or_default();
         let declared_capabilities = capabilities.len();
         close_capabilities(&mut capabilities);
         for e in version_extensions(version) {

@@ -275,7 +275,10 @@ impl<'a> Serializer<'a> {
             Some(Attribute::Dialect { body: Some(body), .. }) => body.clone(),
             _ => return (spirvkit_grammar::Version::new(1, 0).word(), Vec::new(), Vec::new()),
         };
-        parse_vce(&body)
+        let parts = spirvkit_ir::target_env::vce_parts(&body);
+        let (major, minor) = parts.version.unwrap_or((1, 0));
+        let version = spirvkit_grammar::Version::new(major, minor);
+        (version.word(), parts.capabilities.unwrap_or_default(), parts.extensions.unwrap_or_default())
     }
 
     /// Capabilities, extensions, the memory model, then every op of the module body.
@@ -402,32 +405,6 @@ impl<'a> Serializer<'a> {
             encode(out, opcode::OpLine, &words);
         }
     }
-}
-
-/// `#spirv.vce<v1.3, [A, B], [C]>`'s body as (version word, capabilities, extensions).
-fn parse_vce(body: &str) -> (u32, Vec<String>, Vec<String>) {
-    let version = body
-        .split(',')
-        .next()
-        .and_then(|v| v.trim().strip_prefix('v'))
-        .and_then(|v| v.split_once('.'))
-        .and_then(|(major, minor)| {
-            Some(spirvkit_grammar::Version::new(major.parse().ok()?, minor.parse().ok()?))
-        })
-        .unwrap_or(spirvkit_grammar::Version::new(1, 0));
-    let mut lists = body.split('[').skip(1).map(|list| {
-        list.split(']')
-            .next()
-            .unwrap_or("")
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect::<Vec<String>>()
-    });
-    let capabilities = lists.next().unwrap_or_default();
-    let extensions = lists.next().unwrap_or_default();
-    (version.word(), capabilities, extensions)
 }
 
 /// Whether an instruction's word count is 0 (`encode`'s mark for an overflow).
