@@ -48,3 +48,12 @@ pub fn read_floor(path: &Path, line_format: &str) -> Result<BTreeMap<String, usi
     }
     Ok(floor)
 }
+
+/// Removes a scratch directory however the run ends (harnesses hold one as a guard).
+pub struct ScratchDir(pub PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

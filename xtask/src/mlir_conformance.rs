@@ -100,15 +100,6 @@ impl FileReport {
     }
 }
 
-/// Removes the scratch directory however the run ends.
-struct ScratchDir(PathBuf);
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 const USAGE: &str = "usage: cargo xtask mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] \
                      [--compare-mlir-opt] [--jobs N]";
 
@@ -150,7 +141,7 @@ pub fn run(args: &[String]) -> Result<()> {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
     ));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let _guard = ScratchDir(scratch.clone());
+    let _guard = crate::corpus::ScratchDir(scratch.clone());
     let tools = find_tools(mode, &scratch)?;
 
     let mut files = Vec::new();

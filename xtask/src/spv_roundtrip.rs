@@ -142,15 +142,6 @@ impl FileResult {
     }
 }
 
-/// Removes the scratch directory however the run ends.
-struct ScratchDir(PathBuf);
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = None;
     let mut update_floor = false;
@@ -215,7 +206,7 @@ pub fn run(args: &[String]) -> Result<()> {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
     ));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
-    let _guard = ScratchDir(scratch.clone());
+    let _guard = crate::corpus::ScratchDir(scratch.clone());
     let ctx = Ctx { corpus: corpus.clone(), scratch, engine, have_mlir_translate, have_mlir_opt };
 
     println!(
