@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         let options = DeserializeOptions { structurize, debug_locations: !structurize };
         let Ok(module) = deserialize(data, &mut ir, &options) else { continue };
         let text = spirvkit_ir::print(&ir, module, PrintOptions::default());
-        let _ = spirvkit_ir::print(&ir, module, PrintOptions { generic: true, debug_info: false });
+        let _ = spirvkit_ir::print(&ir, module, PrintOptions { generic: true, ..Default::default() });
         let _ = spirvkit_ir::verify::first_failure(&ir, module, &text);
         let _ = serialize(&ir, module, &SerializeOptions::default());
     }

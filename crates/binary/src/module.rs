@@ -152,6 +152,11 @@ impl Module {
         &self.words
     }
 
+    /// The module's words, header included, in host order.
+    pub fn into_words(self) -> Vec<u32> {
+        self.words
+    }
+
     pub fn instruction_count(&self) -> usize {
         self.instructions.len()
     }

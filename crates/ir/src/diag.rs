@@ -167,7 +167,7 @@ pub fn current_operation_note(ir: &crate::ir::Ir, op: crate::ir::OpId) -> String
             None => break,
         }
     }
-    let options = PrintOptions { generic: true, debug_info: false };
+    let options = PrintOptions { generic: true, ..Default::default() };
     let mut printer = Printer::new(ir, Names::new(ir, scope, true), options);
     printer.operation(op);
     let printed = printer.out.trim_end_matches('\n');

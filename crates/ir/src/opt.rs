@@ -169,7 +169,8 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     };
 
     let index = std::cell::OnceCell::new();
-    let print_options = PrintOptions { generic: options.generic, debug_info: options.debug_info };
+    let print_options =
+        PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() };
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
     let mut unexpected = false;

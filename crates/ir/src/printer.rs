@@ -15,7 +15,14 @@ pub struct PrintOptions {
     pub generic: bool,
     /// `--mlir-print-debuginfo`.
     pub debug_info: bool,
+    /// Threads for printing a large module's functions: 0 picks the core count for
+    /// large IR, 1 prints on the calling thread only.
+    pub threads: usize,
 }
+
+/// Below this many ops in the IR, printing stays on one thread (starting threads
+/// costs more than it saves).
+const PARALLEL_PRINT_MIN_OPS: usize = 20_000;
 
 /// SSA value and block names, assigned as MLIR's `SSANameState` does: each region's
 /// own values first, then its nested regions starting from where it stopped.
@@ -212,6 +219,11 @@ impl Names {
         if let Some(states) = self.regions.as_mut() {
             states.scopes = scopes;
         }
+    }
+
+    /// The printed op, when names are given region by region.
+    fn by_region_root(&self) -> Option<OpId> {
+        self.regions.as_ref().map(|states| states.root)
     }
 
     /// [`Names::enter_region`] for the region that defines `v`.
@@ -737,15 +749,77 @@ impl<'a> Printer<'a> {
                 }
                 self.indent += 1;
             }
-            for &op in &block.ops {
-                self.newline();
-                self.operation(op);
-                self.location_suffix(op);
+            if blocks.len() > 1 || !self.ops_in_parallel(region, &block.ops) {
+                for &op in &block.ops {
+                    self.newline();
+                    self.operation(op);
+                    self.location_suffix(op);
+                }
             }
         }
         self.indent -= 1;
         self.newline();
         self.out.push('}');
+    }
+
+    /// Prints a large block's ops (a module's functions) split over threads; false
+    /// when the block is small, the form is generic or there is one core. With names
+    /// given region by region, a nested region is named from its parent region's
+    /// state alone, never from its siblings', so chunks printed by printers of their
+    /// own read exactly as one printer prints them (the tests compare the two).
+    fn ops_in_parallel(&mut self, region: RegionId, ops: &[OpId]) -> bool {
+        let Some(root) = self.names.by_region_root() else { return false };
+        let threads = match self.options.threads {
+            0 if self.ir.op_count() < PARALLEL_PRINT_MIN_OPS => return false,
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+            n => n,
+        };
+        if threads < 2 || ops.len() < 2 * threads {
+            return false;
+        }
+        // More chunks than threads, taken in turn, so one long function does not
+        // leave the other threads idle.
+        let chunk_count = (threads * 8).min(ops.len());
+        let chunk_len = ops.len().div_ceil(chunk_count);
+        let chunks: Vec<&[OpId]> = ops.chunks(chunk_len).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (ir, indent) = (self.ir, self.indent);
+        // Nested regions print on their worker's thread.
+        let options = PrintOptions { threads: 1, ..self.options };
+        let mut printed: Vec<(usize, String)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
+                        p.names.enter_region(ir, region);
+                        p.indent = indent;
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(chunk) = chunks.get(i) else { break };
+                            for &op in *chunk {
+                                p.newline();
+                                p.operation(op);
+                                p.location_suffix(op);
+                            }
+                            done.push((i, std::mem::take(&mut p.out)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        });
+        if printed.len() != chunks.len() {
+            // A worker died (it cannot, short of a bug); print here instead.
+            return false;
+        }
+        printed.sort_unstable_by_key(|&(i, _)| i);
+        self.out.reserve(printed.iter().map(|(_, text)| text.len()).sum());
+        for (_, text) in printed {
+            self.out.push_str(&text);
+        }
+        true
     }
 
     /// For each block, the blocks that branch to it, in block order, once per branch
@@ -1645,6 +1719,53 @@ mod tests {
         assert!(printed.contains("    spirv.Return loc(\"t.mlir\":3:5)\n"), "{printed}");
         assert!(printed.contains("  } loc(\"t.mlir\":2:3)\n"), "{printed}");
         assert!(!print_op(&ir, top, PrintOptions::default()).contains("loc("));
+    }
+
+    #[test]
+    fn functions_printed_on_several_threads_read_as_on_one() {
+        let mut text =
+            String::from("spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n");
+        text.push_str("  spirv.GlobalVariable @g : !spirv.ptr<f32, Private>\n");
+        for f in 0..40 {
+            text.push_str(&format!(
+                "  spirv.func @f{f}(%a: i32, %b: f32) -> f32 \"None\" {{\n\
+                 %c = spirv.Constant {f} : i32\n\
+                 %d = spirv.Constant {f} : i32\n\
+                 %p = spirv.mlir.addressof @g : !spirv.ptr<f32, Private>\n\
+                 %s = spirv.IAdd %a, %c : i32\n\
+                 %t = spirv.SLessThan %s, %d : i32\n\
+                 spirv.mlir.selection {{\n\
+                 spirv.BranchConditional %t, ^bb1, ^bb2\n\
+                 ^bb1:\n\
+                 %u = spirv.FAdd %b, %b : f32\n\
+                 spirv.Store \"Private\" %p, %u : f32\n\
+                 spirv.Branch ^bb2\n\
+                 ^bb2:\n\
+                 spirv.mlir.merge\n\
+                 }}\n\
+                 %v = spirv.Load \"Private\" %p : f32\n\
+                 spirv.ReturnValue %v : f32\n\
+                 }}\n"
+            ));
+        }
+        text.push_str("}\n");
+        // A block of ops with results split over threads: one long function.
+        text.push_str("spirv.module Logical GLSL450 {\n  spirv.func @long(%a: i32) -> i32 \"None\" {\n");
+        text.push_str("    %v0 = spirv.Constant 0 : i32\n");
+        for i in 1..60 {
+            text.push_str(&format!("    %v{i} = spirv.IAdd %v{}, %a : i32\n", i - 1));
+        }
+        text.push_str("    spirv.ReturnValue %v59 : i32\n  }\n}\n");
+        let (ir, top) = crate::parse(&text, "t.mlir").expect("parses");
+        for debug_info in [false, true] {
+            let one = print_op(&ir, top, PrintOptions { threads: 1, debug_info, ..PrintOptions::default() });
+            assert!(one.contains("%cst0_i32_0"), "{one}");
+            for threads in [2, 3, 7] {
+                let several =
+                    print_op(&ir, top, PrintOptions { threads, debug_info, ..PrintOptions::default() });
+                assert_eq!(several, one, "{threads} threads");
+            }
+        }
     }
 
     #[test]

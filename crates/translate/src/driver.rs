@@ -14,7 +14,7 @@
 //! buffer's `expected-*` comments.
 
 use crate::deserialize::{deserialize, DeserializeOptions};
-use crate::serialize::{serialize, SerializeOptions};
+use crate::serialize::{serialize_read_back, SerializeOptions};
 use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::opt::{expected, padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
@@ -182,22 +182,24 @@ fn translate_chunk(
         // mlir-translate serializes modules whatever their VCE triple says.
         check_requirements: false,
     };
-    let words = match serialize(&ir, module, &serialize_options) {
-        Ok(words) => words,
+    let binary = match serialize_read_back(&ir, module, &serialize_options) {
+        Ok(binary) => binary,
         Err(e) => {
             let index = LineIndex::new(text);
             return (None, vec![Diagnostic::error(located(&index, &e.location), e.message)]);
         }
     };
-    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
     // The round-trip modes write no binary (MLIR's tests round-trip many modules
     // that declare less than they use), so only a written binary is held to it.
     if options.check_requirements && options.mode == Mode::Serialize {
-        if let Some(message) = undeclared_requirements(&bytes) {
+        if let Some(message) = undeclared_requirements(&binary) {
             let index = LineIndex::new(text);
             return (None, vec![Diagnostic::error(located(&index, &ir.op(module).location), message)]);
         }
     }
+    let bytes =
+        spirvkit_binary::write::words_to_bytes(binary.words(), spirvkit_binary::module::Endian::Little);
+    discard(ir);
     if options.mode == Mode::Serialize {
         if let Some(prefix) = options.validation_prefix.as_deref().filter(|p| !p.is_empty()) {
             let path = format!("{prefix}{}.spv", *validation_counter);
@@ -213,9 +215,22 @@ fn translate_chunk(
         debug_locations: options.mode == Mode::RoundtripDebug,
     };
     let mut out_ir = Ir::new();
-    match deserialize(&bytes, &mut out_ir, &deserialize_options) {
+    let result = match deserialize(&bytes, &mut out_ir, &deserialize_options) {
         Ok(op) => (Some(print_module(&out_ir, op, options).into_bytes()), Vec::new()),
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
+    };
+    discard(out_ir);
+    result
+}
+
+/// Frees a large IR on another thread. Freeing a module's hundreds of thousands of
+/// small allocations costs about a tenth of a deserialization, and the CLI exits
+/// (ending that thread) right after writing its output, which needs no more of it.
+fn discard(ir: Ir) {
+    const LARGE: usize = 50_000;
+    if ir.op_count() >= LARGE {
+        // When no thread can be started, the IR is dropped here with the closure.
+        let _ = std::thread::Builder::new().spawn(move || drop(ir));
     }
 }
 
@@ -253,12 +268,8 @@ fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, (S
 
 /// What the written module uses without declaring it (by the grammar's availability,
 /// as spirv-val checks it), as an error message; `None` when nothing is missing.
-fn undeclared_requirements(bytes: &[u8]) -> Option<String> {
-    let module = match spirvkit_binary::read(bytes) {
-        Ok(module) => module,
-        Err(e) => return Some(format!("the serialized module does not read back: {e}")),
-    };
-    let missing = spirvkit_binary::requirements::missing_requirements(&module);
+fn undeclared_requirements(module: &spirvkit_binary::Module) -> Option<String> {
+    let missing = spirvkit_binary::requirements::missing_requirements(module);
     let first = missing.first()?;
     let more = match missing.len() - 1 {
         0 => String::new(),
@@ -275,8 +286,11 @@ fn located(index: &LineIndex, location: &Location) -> Option<usize> {
 }
 
 fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
-    let mut printed =
-        spirvkit_ir::print(ir, op, PrintOptions { generic: options.generic, debug_info: options.debug_info });
+    let mut printed = spirvkit_ir::print(
+        ir,
+        op,
+        PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() },
+    );
     printed.truncate(printed.trim_end_matches('\n').len());
     printed.push('\n');
     printed
@@ -285,7 +299,7 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
     let mut ir = Ir::new();
     let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
-    match deserialize(input, &mut ir, &deserialize_options) {
+    let result = match deserialize(input, &mut ir, &deserialize_options) {
         Ok(op) => TranslateResult {
             output: print_module(&ir, op, options).into_bytes(),
             diagnostics_text: String::new(),
@@ -296,7 +310,9 @@ fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult 
             diagnostics_text: format!("<unknown>:0: error: {}\n", e.message),
             success: false,
         },
-    }
+    };
+    discard(ir);
+    result
 }
 
 #[cfg(test)]

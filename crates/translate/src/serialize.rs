@@ -72,6 +72,17 @@ type Result<T> = std::result::Result<T, SerializeError>;
 
 /// Serializes the `spirv.module` op `module` into SPIR-V words (header included).
 pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Vec<u32>> {
+    serialize_read_back(ir, module, options).map(spirvkit_binary::Module::into_words)
+}
+
+/// [`serialize`], returning the words as read back by the binary reader (which
+/// every serialization does as its last check), for callers that go on to inspect
+/// the binary.
+pub fn serialize_read_back(
+    ir: &Ir,
+    module: OpId,
+    options: &SerializeOptions,
+) -> Result<spirvkit_binary::Module> {
     check::check_module(ir, module, options.check_requirements)?;
     let mut s = Serializer::new(ir, module, options);
     s.module_level()?;
@@ -84,14 +95,12 @@ pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Ve
         });
     }
     // Last line of defence: what we write must read back by the grammar.
-    if let Err(e) = spirvkit_binary::read::read_words(words.clone(), spirvkit_binary::module::Endian::Little)
-    {
-        return Err(SerializeError {
+    spirvkit_binary::read::read_words(words, spirvkit_binary::module::Endian::Little).map_err(|e| {
+        SerializeError {
             location: ir.op(module).location.clone(),
             message: format!("internal error: the serialized module does not read back: {e}"),
-        });
-    }
-    Ok(words)
+        }
+    })
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's

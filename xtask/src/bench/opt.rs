@@ -61,7 +61,7 @@ pub(super) fn bench(
         "verify",
         measure(settings, || drop(black_box(spirvkit_ir::verify::verify(&ir, top, &text)))),
     );
-    let printed = |generic| spirvkit_ir::PrintOptions { generic, debug_info: false };
+    let printed = |generic| spirvkit_ir::PrintOptions { generic, ..Default::default() };
     row(
         &mut table,
         "print (custom)",
