@@ -349,18 +349,28 @@ impl Ir {
     /// order, the blocks of the most recently listed ops first.
     pub fn ops_under(&self, top: OpId) -> Vec<(BlockId, OpId)> {
         let mut out = Vec::new();
+        self.for_each_op_under(top, |block, op| out.push((block, op)));
+        out
+    }
+
+    /// Calls `f` with each op nested under `top` and its block, in the order of
+    /// [`Ir::ops_under`], without collecting them.
+    pub fn for_each_op_under(&self, top: OpId, mut f: impl FnMut(BlockId, OpId)) {
+        // Only ops with regions are stacked: popping them in the order they were met
+        // visits their regions as a stack of every op would.
         let mut stack = vec![top];
         while let Some(op) = stack.pop() {
             for &r in &self.op(op).regions {
                 for &b in &self.region(r).blocks {
                     for &inner in &self.block(b).ops {
-                        out.push((b, inner));
-                        stack.push(inner);
+                        f(b, inner);
+                        if !self.op(inner).regions.is_empty() {
+                            stack.push(inner);
+                        }
                     }
                 }
             }
         }
-        out
     }
 
     /// Sets inherent attribute `name`, keeping the properties sorted by name (as

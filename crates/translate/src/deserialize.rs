@@ -853,6 +853,12 @@ fn enum_attr_of(enum_name: &str, value: u32) -> Option<Attribute> {
 /// Sets an op's attributes as the parser does: the op's ODS attributes are properties,
 /// the others discardable; both sorted by name.
 fn set_attributes(ir: &mut Ir, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
+    if extra.is_empty() {
+        // Most ops: no decorations.
+        props.sort_by(|a, b| a.name.cmp(&b.name));
+        ir.op_mut(op).properties = props;
+        return;
+    }
     let def_attrs = ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
     let (inherent, mut discardable): (Vec<_>, Vec<_>) =
         extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));

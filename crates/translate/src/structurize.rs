@@ -137,16 +137,16 @@ pub fn structurize(
 /// continue block alone) instead picks its arguments with `spirv.Select` when they
 /// are scalars or vectors.
 fn split_same_target_branches(ir: &mut Ir, func: OpId) {
-    let branches: Vec<(BlockId, OpId)> = ir
-        .ops_under(func)
-        .into_iter()
-        .filter(|&(_, op)| {
-            let o = ir.op(op);
-            o.name == "spirv.BranchConditional"
-                && o.successors.len() == 2
-                && o.successors[0] == o.successors[1]
-        })
-        .collect();
+    let mut branches: Vec<(BlockId, OpId)> = Vec::new();
+    ir.for_each_op_under(func, |block, op| {
+        let o = ir.op(op);
+        if o.successors.len() == 2
+            && o.successors[0] == o.successors[1]
+            && o.name == "spirv.BranchConditional"
+        {
+            branches.push((block, op));
+        }
+    });
     for (block, op) in branches {
         let Some(ranges) = ir.successor_operand_ranges(op) else { continue };
         let (Some(region), Some(true_range), Some(false_range)) =
@@ -296,13 +296,17 @@ impl<'a> Structurizer<'a> {
                 message: "header block is not a block of the function".to_string(),
             });
         }
-        let mut uses: FxHashMap<Value, Vec<OpId>> = FxHashMap::default();
-        for (_, op) in ir.ops_under(func) {
+        // Most values have a use or two: sized for the function's top-level ops.
+        let top_ops = blocks.iter().map(|&b| ir.block(b).ops.len()).sum();
+        let mut uses: FxHashMap<Value, Vec<OpId>> =
+            FxHashMap::with_capacity_and_hasher(top_ops, Default::default());
+        ir.for_each_op_under(func, |_, op| {
             for &v in &ir.op(op).operands {
                 uses.entry(v).or_default().push(op);
             }
-        }
-        let mut preds: FxHashMap<BlockId, Vec<BlockId>> = FxHashMap::default();
+        });
+        let mut preds: FxHashMap<BlockId, Vec<BlockId>> =
+            FxHashMap::with_capacity_and_hasher(blocks.len(), Default::default());
         for &b in &blocks {
             for &s in successors(ir, b) {
                 preds.entry(s).or_default().push(b);
@@ -310,13 +314,14 @@ impl<'a> Structurizer<'a> {
         }
         let bool_type = ir.types.integer(1, Signedness::Signless);
         let merge_blocks = constructs.iter().map(|c| c.merge).collect();
+        let block_count = blocks.len();
         Ok(Structurizer {
             ir,
             func,
             body,
             constructs,
             top: blocks,
-            owner: FxHashMap::default(),
+            owner: FxHashMap::with_capacity_and_hasher(block_count, Default::default()),
             uses,
             merge_blocks,
             header_splits: Vec::new(),

@@ -11,7 +11,7 @@ use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
-use spirvkit_ir::opdef::{Argument, Arity, OpDef, ATTR_CONSTRAINTS, OP_DEFS};
+use spirvkit_ir::opdef::{Argument, Arity, OpDef, OpName, ATTR_CONSTRAINTS, OP_DEFS};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 /// One OpPhi: the block it starts, its argument index, and its (value, predecessor) pairs.
@@ -251,8 +251,7 @@ impl Deserializer<'_, '_> {
         let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
             Some(ModuleValue::Constant(c)) => {
-                let name =
-                    if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { "spirv.Constant" };
+                let name = if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { CONSTANT_OP };
                 (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
             }
             Some(ModuleValue::GraphConstant { ty, id: constant_id }) => {
@@ -277,6 +276,7 @@ impl Deserializer<'_, '_> {
             ),
             None => return error(offset, format!("use of undefined <id> {id}")),
         };
+        let name = if name == CONSTANT_OP { constant_op_name() } else { OpName::new(name) };
         let op = self.ir.create_op(name, vec![], &[ty], location);
         self.ir.op_mut(op).properties = props;
         self.insert(state, op);
@@ -314,7 +314,7 @@ impl Deserializer<'_, '_> {
             operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
         }
         let location = Location::Unknown;
-        let inner_op = self.ir.create_op(def.name, operands, &[ty], location.clone());
+        let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], location.clone());
         if has_indices {
             let i32t = self.ir.types.integer(32, Signedness::Signless);
             let indices = words
@@ -339,7 +339,11 @@ impl Deserializer<'_, '_> {
     }
 
     fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
-        ids.iter().map(|&id| self.operand(state, id, offset)).collect()
+        let mut values = Vec::with_capacity(ids.len());
+        for &id in ids {
+            values.push(self.operand(state, id, offset)?);
+        }
+        Ok(values)
     }
 
     /// Creates an op at the insertion point, maps its result and applies the result's
@@ -348,7 +352,7 @@ impl Deserializer<'_, '_> {
         &mut self,
         state: &mut FunctionState,
         inst: &Inst,
-        name: &str,
+        name: impl Into<OpName>,
         operands: Vec<Value>,
         result: Option<Type>,
         props: Vec<NamedAttribute>,
@@ -448,7 +452,7 @@ impl Deserializer<'_, '_> {
                 let def = op_def_for_opcode(inst.opcode);
                 let Some(def) = def else { return not_supported(inst, &opcode_name(inst.opcode)) };
                 let operands = self.operands(state, words.get(1..).unwrap_or(&[]), inst.offset)?;
-                self.emit(state, inst, def.name, operands, None, vec![])?;
+                self.emit(state, inst, OpName::of_def(def), operands, None, vec![])?;
                 state.current = None;
             }
             opcode::OpVariable => {
@@ -631,7 +635,7 @@ impl Deserializer<'_, '_> {
         }
         let operands = self.operands(state, ids, inst.offset)?;
         let result = if def.results.is_empty() { None } else { Some(ty) };
-        self.emit(state, inst, def.name, operands, result, vec![])?;
+        self.emit(state, inst, OpName::of_def(def), operands, result, vec![])?;
         Ok(())
     }
 
@@ -676,8 +680,8 @@ impl Deserializer<'_, '_> {
         let has_result = grammar.is_some_and(|g| g.has_result());
         let words = inst.words;
         let mut pos = 1 + usize::from(has_type) + usize::from(has_result);
-        let mut operands = Vec::new();
-        let mut segment_sizes = Vec::new();
+        let mut operands = Vec::with_capacity(words.len().saturating_sub(pos));
+        let mut segment_sizes = Vec::with_capacity(def.operands.len());
         let mut props = Vec::new();
         // An alignment follows a memory access only when it has the Aligned bit.
         let mut skip_alignment = false;
@@ -699,7 +703,9 @@ impl Deserializer<'_, '_> {
                         Arity::Variadic => words.len().saturating_sub(pos),
                     };
                     let ids = words.get(pos..pos + take).unwrap_or(&[]);
-                    operands.extend(self.operands(state, ids, inst.offset)?);
+                    for &id in ids {
+                        operands.push(self.operand(state, id, inst.offset)?);
+                    }
                     segment_sizes.push(take);
                     pos += take;
                 }
@@ -796,7 +802,7 @@ impl Deserializer<'_, '_> {
             (false, true) => Some(self.result_type(inst)?),
             _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
         };
-        self.emit(state, inst, def.name, operands, result, props)?;
+        self.emit(state, inst, OpName::of_def(def), operands, result, props)?;
         if def.traits.contains(&"Terminator") {
             state.current = None;
         }
@@ -928,6 +934,15 @@ impl Deserializer<'_, '_> {
         }
         Ok(())
     }
+}
+
+const CONSTANT_OP: &str = "spirv.Constant";
+
+/// `spirv.Constant`, the op materialized at most uses, named once: looking a name up
+/// costs more than the rest of making the op.
+fn constant_op_name() -> OpName {
+    static NAME: std::sync::OnceLock<OpName> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| OpName::new(CONSTANT_OP)).clone()
 }
 
 fn words_from<'a>(inst: &Inst<'a>, start: usize) -> &'a [u32] {

@@ -791,8 +791,6 @@ impl Structurizer<'_> {
                     ));
                 }
             }
-        }
-        for (_, op) in self.ir.ops_under(self.func) {
             if let Some(problem) = region_layout_error(self.ir, op) {
                 return fail(format!("internal error: '{}' {problem}", self.ir.op(op).name.as_str()));
             }
