@@ -25,12 +25,12 @@ mod ops;
 mod types;
 
 use spirvkit_binary::module::Header;
+use spirvkit_grammar::fxhash::{FxHashMap as HashMap, FxHashSet};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Location, Value};
 use spirvkit_ir::types::Type;
 use spirvkit_ir::{Ir, OpId};
-use std::collections::HashMap;
 
 /// What to emit besides the module's semantics.
 #[derive(Clone, Debug)]
@@ -186,7 +186,7 @@ struct Serializer<'a> {
     function_body: Vec<u32>,
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
-    constant_ids: HashMap<String, u32>,
+    constant_ids: HashMap<types::ConstantKey, u32>,
     undef_ids: HashMap<Type, u32>,
     value_ids: HashMap<Value, u32>,
     block_ids: HashMap<BlockId, u32>,
@@ -207,11 +207,11 @@ struct Serializer<'a> {
     last_was_merge: bool,
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
-    variable_pointees: std::collections::HashSet<Type>,
+    variable_pointees: FxHashSet<Type>,
 }
 
 /// The pointee types of the module's `spirv.GlobalVariable`s.
-fn variable_pointees(ir: &Ir, module: OpId) -> std::collections::HashSet<Type> {
+fn variable_pointees(ir: &Ir, module: OpId) -> FxHashSet<Type> {
     let body = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
     let ops = body.map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
     ops.iter()
@@ -247,20 +247,20 @@ impl<'a> Serializer<'a> {
             graphs: Vec::new(),
             function_header: Vec::new(),
             function_body: Vec::new(),
-            type_ids: HashMap::new(),
-            constant_ids: HashMap::new(),
-            undef_ids: HashMap::new(),
-            value_ids: HashMap::new(),
-            block_ids: HashMap::new(),
-            function_ids: HashMap::new(),
-            graph_ids: HashMap::new(),
-            variable_ids: HashMap::new(),
-            spec_constant_ids: HashMap::new(),
+            type_ids: HashMap::default(),
+            constant_ids: HashMap::default(),
+            undef_ids: HashMap::default(),
+            value_ids: HashMap::default(),
+            block_ids: HashMap::default(),
+            function_ids: HashMap::default(),
+            graph_ids: HashMap::default(),
+            variable_ids: HashMap::default(),
+            spec_constant_ids: HashMap::default(),
             ext_set_ids: Vec::new(),
-            predecessors: HashMap::new(),
+            predecessors: HashMap::default(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),
-            recursive_pointers: HashMap::new(),
+            recursive_pointers: HashMap::default(),
             file_id: 0,
             last_was_merge: false,
             depth: 0,

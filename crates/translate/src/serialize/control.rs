@@ -5,12 +5,12 @@
 use super::attrs::enum_value;
 use super::ops::{operand_segments, sorted_attrs};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
+use spirvkit_grammar::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Value};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
-use std::collections::{HashMap, HashSet};
 
 impl Serializer<'_> {
     pub(super) fn block_id(&mut self, block: BlockId) -> u32 {
@@ -380,7 +380,7 @@ impl Serializer<'_> {
             .entry(region)
             .or_insert_with(|| {
                 // Every branch of the region to each block, most recent use first.
-                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::new();
+                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::default();
                 for &pred in ir.region(region).blocks.iter().rev() {
                     let Some(&terminator) = ir.block(pred).ops.last() else { continue };
                     for &s in ir.op(terminator).successors.iter().rev() {

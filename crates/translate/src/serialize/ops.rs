@@ -274,7 +274,7 @@ impl Serializer<'_> {
     /// level while the value is a scalar and the element type a composite; an ARM
     /// tensor takes the scalar directly, and a zero one is `OpConstantNull`.
     fn replicate(&mut self, op: OpId, ty: super::TypeKey, value: &Attribute) -> Result<u32> {
-        let key = format!("replicate:{ty:?}:{value:?}");
+        let key = super::types::ConstantKey::Replicate(format!("{ty:?}:{value:?}"));
         if let Some(&id) = self.constant_ids.get(&key) {
             return Ok(id);
         }

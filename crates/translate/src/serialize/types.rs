@@ -395,7 +395,7 @@ impl Serializer<'_> {
         if width == 1 {
             return self.constant_bool(at, value != 0, spec);
         }
-        let key = format!("int:{width}:{signed}:{unsigned}:{value}");
+        let key = ConstantKey::Int { width, signed, unsigned, value };
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
@@ -433,7 +433,7 @@ impl Serializer<'_> {
     }
 
     pub(super) fn constant_bool(&mut self, at: OpId, value: bool, spec: bool) -> Result<u32> {
-        let key = format!("bool:{value}");
+        let key = ConstantKey::Bool(value);
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
@@ -471,7 +471,7 @@ impl Serializer<'_> {
             }
             _ => return Err(self.error(at, format!("cannot serialize {}-bit float literal", kind.width()))),
         };
-        let key = format!("float:{kind:?}:{words:?}");
+        let key = ConstantKey::Float { kind, words: words.clone() };
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
@@ -529,7 +529,7 @@ impl Serializer<'_> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
-        let key = format!("composite:{attr:?}");
+        let key = ConstantKey::composite(attr);
         if let Some(&id) = self.constant_ids.get(&key) {
             return Ok(id);
         }
@@ -782,4 +782,67 @@ fn f64_to_f16_bits(value: f64) -> u16 {
         out += 1;
     }
     sign | out as u16
+}
+
+/// How uniqued constants are keyed: by kind and value (a composite by its
+/// attribute's structure; see [`ConstantKey::composite`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum ConstantKey {
+    Int {
+        width: u32,
+        signed: bool,
+        unsigned: bool,
+        value: i128,
+    },
+    Bool(bool),
+    Float {
+        kind: FloatKind,
+        words: Vec<u32>,
+    },
+    /// The attribute's elements as tagged words: element types by id, floats by bits.
+    Composite(Vec<u64>),
+    /// An attribute `Composite` cannot encode, by its debug text.
+    CompositeText(String),
+    /// `OpConstantCompositeReplicateEXT` (rare): its type and value as text.
+    Replicate(String),
+}
+
+impl ConstantKey {
+    fn composite(attr: &Attribute) -> ConstantKey {
+        let mut words = Vec::new();
+        if encode_constant_attr(attr, &mut words) {
+            ConstantKey::Composite(words)
+        } else {
+            ConstantKey::CompositeText(format!("{attr:?}"))
+        }
+    }
+}
+
+/// Appends `attr`'s structure to `out`; false for attribute kinds constants do not
+/// hold (the caller keys those by their text). Composites nest only as deep as the
+/// serializer's depth limit lets them.
+fn encode_constant_attr(attr: &Attribute, out: &mut Vec<u64>) -> bool {
+    match attr {
+        Attribute::Integer { value, ty } => {
+            out.extend([1, ty.index() as u64, *value as u64, (*value >> 64) as u64]);
+            true
+        }
+        Attribute::Float { value, ty } => {
+            out.extend([2, ty.index() as u64, value.to_bits()]);
+            true
+        }
+        Attribute::Bool(b) => {
+            out.extend([3, u64::from(*b)]);
+            true
+        }
+        Attribute::Dense { elements, ty } => {
+            out.extend([4, ty.index() as u64, elements.len() as u64]);
+            elements.iter().all(|e| encode_constant_attr(e, out))
+        }
+        Attribute::Array(items) => {
+            out.extend([5, items.len() as u64]);
+            items.iter().all(|e| encode_constant_attr(e, out))
+        }
+        _ => false,
+    }
 }
