@@ -2558,3 +2558,53 @@ fn big_switch_with_breaks() {
     let out = try_structurize(&text, &merges);
     assert!(out.is_ok(), "{:?}", out.err());
 }
+
+#[test]
+fn conditional_back_edge_of_a_do_while_loop() {
+    // The continue block branches back to the header or out to the merge block, as a
+    // do-while loop's does: a region may hold that as it is.
+    let input = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%arg0: i32) "None" {
+    spirv.Branch ^bb1
+  ^bb1:
+    spirv.Branch ^bb2
+  ^bb2:
+    %0 = spirv.SLessThan %arg0, %arg0 : i32
+    spirv.BranchConditional %0, ^bb1, ^bb3
+  ^bb3:
+    spirv.Return
+  }
+}"#;
+    let out = structurized(input, &[lp(1, 3, 2, 0)]);
+    assert!(
+        out.contains(
+            "      spirv.BranchConditional %0, ^bb1, ^bb3\n    ^bb3:  // pred: ^bb2\n      spirv.mlir.merge"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn back_edge_and_break_from_a_selection_in_the_continue_construct() {
+    // The selection's arms leave it for the loop header and for the loop's merge: the
+    // selection yields which, and the continue block dispatches on it.
+    let input = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%arg0: i32) "None" {
+    spirv.Branch ^bb1
+  ^bb1:
+    spirv.Branch ^bb2
+  ^bb2:
+    %0 = spirv.SLessThan %arg0, %arg0 : i32
+    spirv.BranchConditional %0, ^bb3, ^bb4
+  ^bb3:
+    spirv.Branch ^bb1
+  ^bb4:
+    spirv.Branch ^bb5
+  ^bb5:
+    spirv.Return
+  }
+}"#;
+    let out = structurized(input, &[lp(1, 5, 2, 0), sel(2, 4, 0)]);
+    assert!(out.contains("%1 = spirv.mlir.selection -> i1 {"), "{out}");
+    assert!(out.contains("      spirv.BranchConditional %1, ^bb1, ^bb3\n"), "{out}");
+}
