@@ -135,7 +135,7 @@ pub fn structurize(
 /// arguments differ, the false edge goes through a new block placed after the
 /// branching one, in its region; a loop's back edge (which must come from the
 /// continue block alone) instead picks its arguments with `spirv.Select` when they
-/// are scalars or vectors.
+/// are scalars or vectors, and becomes an unconditional branch.
 fn split_same_target_branches(ir: &mut Ir, func: OpId) {
     let mut branches: Vec<(BlockId, OpId)> = Vec::new();
     ir.for_each_op_under(func, |block, op| {
@@ -182,8 +182,12 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) {
                 ir.insert_op_before(block, op, select);
                 chosen.push(ir.op(select).results[0]);
             }
-            branch::set_successor(ir, op, 0, target, chosen.clone());
-            branch::set_successor(ir, op, 1, target, chosen);
+            // Both edges now carry the same arguments: one unconditional branch (a
+            // conditional one may not name one label twice).
+            let back = branch::branch(ir, target, chosen);
+            ir.op_mut(back).location = location;
+            ir.insert_op_before(block, op, back);
+            ir.erase_op(op);
             continue;
         }
         let edge = ir.create_block();
