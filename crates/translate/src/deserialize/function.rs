@@ -65,6 +65,20 @@ fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
     table.get(&op).and_then(|&i| OP_DEFS.get(i))
 }
 
+/// The `spirv.Constant` value of an OpConstantComposite of matrix type: MLIR 22 has
+/// none, so ours is the array of its column values (`[dense<..> : vector<4xf32>, ...]`
+/// with the matrix as the op's type), the form arrays of composites already take; it
+/// prints and parses with the existing syntax and serializes column by column.
+pub(super) fn matrix_constant(inst: &Inst, columns: u32, parts: Vec<Attribute>) -> Result<Attribute> {
+    if parts.len() != columns as usize {
+        return error(inst.offset, "OpConstantComposite has the wrong number of constituents");
+    }
+    if parts.iter().any(|column| !matches!(column, Attribute::Dense { .. })) {
+        return not_supported(inst, "matrix constant of non-vector columns");
+    }
+    Ok(Attribute::Array(parts))
+}
+
 impl Deserializer<'_, '_> {
     /// Reads the function starting at instruction `start`; returns the index after its
     /// OpFunctionEnd.

@@ -498,3 +498,109 @@ fn execution_modes_with_id_operands_hold_the_constants_values() {
     let printed = translate(&binary_v13(text), true).expect("deserializes");
     assert!(printed.contains("spirv.ExecutionMode @main \"LocalSizeId\", 8, 1, 1\n"), "{printed}");
 }
+
+/// Binary -> IR text -> parsed back and verified -> binary: the printed text and the
+/// round trip's disassembly (friendly names). The round trip must be equivalent to the
+/// original (`spirvkit_binary::equiv`) and keep its non-semantic instructions, which
+/// the equivalence check leaves out.
+fn round_trip(bytes: &[u8]) -> (String, String) {
+    let printed = translate(bytes, true).expect("deserializes");
+    let (ir, top) = spirvkit_ir::parse(&printed, "t.mlir").expect("the printed IR parses back");
+    let diagnostics = spirvkit_ir::verify::verify(&ir, top, &printed);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}\n{printed}");
+    let module = ir
+        .ops_under(top)
+        .into_iter()
+        .map(|(_, op)| op)
+        .find(|&op| ir.op(op).name == "spirv.module")
+        .expect("a spirv.module");
+    let words = crate::serialize::serialize(&ir, module, &crate::serialize::SerializeOptions::default())
+        .expect("serializes");
+    let ours = spirvkit_binary::read(&words_to_bytes(&words, Endian::Little)).expect("reads back");
+    let original = spirvkit_binary::read(bytes).expect("reads");
+    let comparison = spirvkit_binary::equiv::compare(&original, &ours);
+    let semantic: Vec<_> = comparison.semantic().collect();
+    assert!(semantic.is_empty(), "{semantic:?}\n{printed}");
+    let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
+    let dis = |m: &spirvkit_binary::Module| String::from_utf8(spirvkit_binary::dis::disassemble(m, &options));
+    let (ours, original) = (dis(&ours).expect("utf-8"), dis(&original).expect("utf-8"));
+    let non_semantic =
+        |text: &str| text.lines().filter(|l| l.contains("OpExtInst ") || l.contains("OpString")).count();
+    assert_eq!(non_semantic(&ours), non_semantic(&original), "{ours}\n{original}");
+    (printed, ours)
+}
+
+const MATRICES: &str = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main "main" %out
+OpDecorate %out Location 0
+OpDecorate %sc SpecId 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%f32 = OpTypeFloat 32
+%v2 = OpTypeVector %f32 2
+%m2 = OpTypeMatrix %v2 2
+%u32 = OpTypeInt 32 0
+%u2 = OpConstant %u32 2
+%am = OpTypeArray %m2 %u2
+%av = OpTypeArray %v2 %u2
+%ptr = OpTypePointer Output %m2
+%out = OpVariable %ptr Output
+%pfam = OpTypePointer Function %am
+%pfav = OpTypePointer Function %av
+%pfm = OpTypePointer Function %m2
+%c1 = OpConstant %f32 1
+%c2 = OpConstant %f32 2
+%c0 = OpConstant %f32 0
+%col1 = OpConstantComposite %v2 %c1 %c0
+%col2 = OpConstantComposite %v2 %c0 %c1
+%col3 = OpConstantComposite %v2 %c2 %c2
+%mat = OpConstantComposite %m2 %col1 %col2
+%mat2 = OpConstantComposite %m2 %col3 %col3
+%arr = OpConstantComposite %am %mat %mat2
+%vecs = OpConstantComposite %av %col1 %col2
+%sc = OpSpecConstant %f32 3
+%scol = OpSpecConstantComposite %v2 %sc %sc
+%smat = OpSpecConstantComposite %m2 %scol %scol
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpVariable %pfam Function %arr
+%a = OpVariable %pfav Function %vecs
+%w = OpVariable %pfm Function
+OpStore %out %mat
+OpStore %w %smat
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn matrix_constants_are_arrays_of_columns_and_round_trip() {
+    let (printed, dis) = round_trip(&binary(MATRICES));
+    let column = |a: &str, b: &str| format!("dense<[{a}, {b}]> : vector<2xf32>");
+    let (one, zero) = ("1.000000e+00", "0.000000e+00");
+    let identity = format!("[{}, {}]", column(one, zero), column(zero, one));
+    let expected = format!("spirv.Constant {identity} : !spirv.matrix<2 x vector<2xf32>>\n");
+    assert!(printed.contains(&expected), "{printed}");
+    // Arrays of matrices nest the columns one level deeper.
+    let twos = "dense<2.000000e+00> : vector<2xf32>";
+    let nested =
+        format!("[{identity}, [{twos}, {twos}]] : !spirv.array<2 x !spirv.matrix<2 x vector<2xf32>>>");
+    assert!(printed.contains(&nested), "{printed}");
+    assert!(printed.contains(": !spirv.array<2 x vector<2xf32>>\n"), "{printed}");
+    assert!(printed.contains("spirv.SpecConstantComposite @spirv_spec_const_"), "{printed}");
+    // The identity's columns as a matrix and as an array are two constants.
+    assert_eq!(dis.matches("OpConstantComposite %mat2v2float").count(), 2, "{dis}");
+    assert_eq!(dis.matches("OpConstantComposite %_arr_v2float_uint_2").count(), 1, "{dis}");
+}
+
+#[test]
+fn matrix_constants_of_the_wrong_shape_are_errors() {
+    let text = MATRICES
+        .replace("%mat2 = OpConstantComposite %m2 %col3 %col3", "%mat2 = OpConstantComposite %m2 %col3");
+    let err = translate(&binary(&text), false).expect_err("one column short");
+    assert!(err.message.contains("wrong number of constituents"), "{err}");
+    let text = MATRICES
+        .replace("%mat2 = OpConstantComposite %m2 %col3 %col3", "%mat2 = OpConstantComposite %m2 %c1 %c2");
+    let err = translate(&binary(&text), false).expect_err("scalar columns");
+    assert!(err.message.contains("not supported yet: matrix constant of non-vector columns"), "{err}");
+}

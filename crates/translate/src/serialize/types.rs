@@ -529,7 +529,12 @@ impl Serializer<'_> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
-        let key = format!("composite:{attr:?}");
+        // An array value alone does not name its type (arrays and matrices of the same
+        // columns, strides), so the type is part of the key.
+        let key = match attr {
+            Attribute::Array(_) => format!("composite:{ty:?}:{attr:?}"),
+            _ => format!("composite:{attr:?}"),
+        };
         if let Some(&id) = self.constant_ids.get(&key) {
             return Ok(id);
         }
