@@ -185,7 +185,11 @@ struct Serializer<'a> {
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
-    ext_set_ids: Vec<(&'static str, u32)>,
+    ext_set_ids: Vec<(String, u32)>,
+    /// `OpString`s that extended instructions name, by text.
+    string_ids: HashMap<String, u32>,
+    /// Module-level `spirv.ExtInst`s by symbol.
+    ext_inst_ids: HashMap<String, u32>,
     /// Per region: each block's predecessor uses (block, terminator), most recent first.
     predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
@@ -248,6 +252,8 @@ impl<'a> Serializer<'a> {
             variable_ids: HashMap::new(),
             spec_constant_ids: HashMap::new(),
             ext_set_ids: Vec::new(),
+            string_ids: HashMap::new(),
+            ext_inst_ids: HashMap::new(),
             predecessors: HashMap::new(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),

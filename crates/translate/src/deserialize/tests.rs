@@ -604,3 +604,106 @@ fn matrix_constants_of_the_wrong_shape_are_errors() {
     let err = translate(&binary(&text), false).expect_err("scalar columns");
     assert!(err.message.contains("not supported yet: matrix constant of non-vector columns"), "{err}");
 }
+
+/// Non-semantic debug information as `glslangValidator -gVS` writes it (module-level
+/// instructions naming strings, constants, types, variables and each other; function-
+/// level ones naming those, functions and local values), DebugPrintf, a `NonSemantic.*`
+/// set the grammar does not know, and a semantic set without a dialect prefix.
+const EXTENDED: &str = r#"OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+OpExtension "SPV_AMD_shader_trinary_minmax"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+%printf = OpExtInstImport "NonSemantic.DebugPrintf"
+%vendor = OpExtInstImport "NonSemantic.Vendor.Tool.3"
+%amd = OpExtInstImport "SPV_AMD_shader_trinary_minmax"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %color
+OpExecutionMode %main OriginUpperLeft
+%file = OpString "a.frag"
+%source = OpString "void main() {}"
+%name_main = OpString "main"
+%name_float = OpString "float"
+%name_color = OpString "color"
+%format = OpString "x = %f"
+OpName %main "main"
+OpName %color "color"
+OpDecorate %color Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%u0 = OpConstant %uint 0
+%u3 = OpConstant %uint 3
+%u32 = OpConstant %uint 32
+%dbg_fn_type = OpExtInst %void %dbg DebugTypeFunction %u3 %void
+%dbg_source = OpExtInst %void %dbg DebugSource %file %source
+%dbg_unit = OpExtInst %void %dbg DebugCompilationUnit %u3 %u3 %dbg_source %u3
+%dbg_main = OpExtInst %void %dbg DebugFunction %name_main %dbg_fn_type %dbg_source %u0 %u0 %dbg_unit %name_main %u3 %u0
+%float = OpTypeFloat 32
+%dbg_float = OpExtInst %void %dbg DebugTypeBasic %name_float %u32 %u3 %u0
+%dbg_matrix = OpExtInst %void %dbg DebugTypeMatrix %dbg_float %u3 %true
+%ptr = OpTypePointer Output %float
+%color = OpVariable %ptr Output
+%dbg_color = OpExtInst %void %dbg DebugGlobalVariable %name_color %dbg_float %dbg_source %u3 %u0 %dbg_unit %name_color %color %u3
+%vendor_note = OpExtInst %void %vendor 7 %dbg_color %u32 %float
+%f1 = OpConstant %float 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%def = OpExtInst %void %dbg DebugFunctionDefinition %dbg_main %main
+%scope = OpExtInst %void %dbg DebugScope %dbg_main
+%line = OpExtInst %void %dbg DebugLine %dbg_source %u3 %u3 %u0 %u0
+%m = OpExtInst %float %amd FMax3AMD %f1 %f1 %f1
+%print = OpExtInst %void %printf 1 %format %m
+%local = OpExtInst %void %vendor 2 %print %m
+OpStore %color %m
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn extended_instructions_of_other_sets_round_trip_generically() {
+    let (printed, _) = round_trip(&binary(EXTENDED));
+    let debug_info = "set = \"NonSemantic.Shader.DebugInfo.100\"";
+    // Module level: symbols, with strings, constants, types and variables as attributes.
+    let source = format!(
+        "\"spirv.ExtInst\"() {{instruction = \"DebugSource\", literals = [\"a.frag\", \"void main() {{}}\"], \
+         operand_layout = \"rr\", {debug_info}, sym_name = \"spirv_ext_inst_"
+    );
+    assert!(printed.contains(&source), "{printed}");
+    assert!(printed.contains("literals = [3 : i32, none], operand_layout = \"rr\""), "{printed}");
+    assert!(printed.contains("literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(printed.contains(", 3 : i32, true], operand_layout = \"rrr\""), "{printed}");
+    assert!(printed.contains("\"color\", @color, 3 : i32]"), "{printed}");
+    // An unknown non-semantic set: the instruction by number, every operand an id.
+    assert!(printed.contains("{instruction = 7 : i32, literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(
+        printed.contains(", 32 : i32, f32], operand_layout = \"rrr\", set = \"NonSemantic.Vendor.Tool.3\"")
+    );
+    // In the function: values as operands, a void result as a `none` value.
+    assert!(printed.contains("literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(printed.contains(", @main], operand_layout = \"rr\""), "{printed}");
+    let amd =
+        "{instruction = \"FMax3AMD\", set = \"SPV_AMD_shader_trinary_minmax\"} : (f32, f32, f32) -> f32";
+    assert!(printed.contains(amd), "{printed}");
+    let print = "{instruction = \"DebugPrintf\", literals = [\"x = %f\"], operand_layout = \"ri\", \
+                 set = \"NonSemantic.DebugPrintf\"} : (f32) -> none";
+    assert!(printed.contains(print), "{printed}");
+    assert!(printed
+        .contains("{instruction = 2 : i32, set = \"NonSemantic.Vendor.Tool.3\"} : (none, f32) -> none"));
+}
+
+#[test]
+fn module_level_extended_instructions_that_cannot_be_kept_are_errors() {
+    // Only non-semantic instructions may sit outside functions.
+    let text = EXTENDED.replace(
+        "%f1 = OpConstant %float 1\n",
+        "%f1 = OpConstant %float 1\n%bad = OpExtInst %float %amd FMax3AMD %f1 %f1 %f1\n",
+    );
+    let err = translate(&binary(&text), false).expect_err("semantic instruction at module level");
+    assert!(err.message.contains("must be of a NonSemantic.* set"), "{err}");
+    // A forward reference (OpExtInstWithForwardRefsKHR's job) has no symbol yet.
+    let text = EXTENDED.replace("DebugTypeMatrix %dbg_float", "DebugTypeMatrix %dbg_color");
+    let err = translate(&binary(&text), false).expect_err("forward reference");
+    assert!(err.message.starts_with("not supported yet: OpExtInst outside a function naming <id>"), "{err}");
+}
