@@ -223,7 +223,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         (before as u32 + 1, (offset - line_start + 1) as u32)
     }
 
-    fn location_here(&mut self, offset: usize) -> Location {
+    pub(crate) fn location_here(&mut self, offset: usize) -> Location {
         let (line, column) = self.line_col(offset);
         Location::FileLineCol { file: self.file_name.clone(), line, column }
     }
@@ -695,10 +695,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                             let r = self.parse_operand_ref()?;
                             self.expect(":")?;
                             let ty = self.parse_type()?;
+                            // Unless given, an argument is located at its name, as in MLIR.
                             let loc = if self.at_keyword("loc") {
                                 self.parse_location()?
                             } else {
-                                Location::Unknown
+                                self.location_here(r.offset)
                             };
                             let v = self.ir.add_block_argument(block, ty, loc);
                             self.define_values(r.name, &[v], r.offset)?;

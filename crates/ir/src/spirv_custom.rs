@@ -791,7 +791,7 @@ fn parse_func(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
                 p.expect(":")?;
                 let ty = p.parse_type()?;
                 arg_attrs.push(optional_attr_dict(p)?);
-                let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+                let loc = if p.at_keyword("loc") { p.parse_location()? } else { p.location_here(r.offset) };
                 args.push((r.name, ty, loc));
                 input_types.push(ty);
             } else {

@@ -500,7 +500,9 @@ impl Deserializer<'_, '_> {
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
-                self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                let call = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                // mlir-translate locates calls nowhere, whatever OpLine says.
+                self.ir.op_mut(call).location = Location::Unknown;
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
             opcode::OpGenericCastToPtrExplicit => {

@@ -707,3 +707,34 @@ fn module_level_extended_instructions_that_cannot_be_kept_are_errors() {
     let err = translate(&binary(&text), false).expect_err("forward reference");
     assert!(err.message.starts_with("not supported yet: OpExtInst outside a function naming <id>"), "{err}");
 }
+
+#[test]
+fn argument_and_call_locations_print_as_mlir_translate_does() {
+    // Lines of `mlir-translate-22 --deserialize-spirv --mlir-print-debuginfo
+    // --mlir-print-local-scope` for the same binary: parameters and phi arguments are
+    // unknown, and so are calls, whatever OpLine says.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+                OpExecutionMode %main LocalSize 1 1 1\n%file = OpString \"a.comp\"\n%void = OpTypeVoid\n\
+                %fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%bool = OpTypeBool\n\
+                %fn2 = OpTypeFunction %int %int %int\n%c1 = OpConstant %int 1\nOpLine %file 3 4\n\
+                %f = OpFunction %int None %fn2\n%a = OpFunctionParameter %int\n%b = OpFunctionParameter %int\n\
+                %entry = OpLabel\nOpLine %file 9 1\n%cond = OpSLessThan %bool %a %b\n\
+                OpSelectionMerge %merge None\nOpBranchConditional %cond %then %merge\n%then = OpLabel\n\
+                OpLine %file 10 2\n%s = OpIAdd %int %a %c1\nOpBranch %merge\n%merge = OpLabel\n\
+                OpLine %file 11 3\n%p = OpPhi %int %b %entry %s %then\nOpReturnValue %p\nOpFunctionEnd\n\
+                %main = OpFunction %void None %fn\n%l = OpLabel\nOpLine %file 12 5\n\
+                %r = OpFunctionCall %int %f %c1 %c1\nOpReturn\nOpFunctionEnd\n";
+    let mut ir = Ir::new();
+    let options = DeserializeOptions { structurize: true, debug_locations: true };
+    let module = deserialize(&binary(text), &mut ir, &options).expect("deserializes");
+    let debug = spirvkit_ir::PrintOptions { debug_info: true, ..Default::default() };
+    let printed = spirvkit_ir::print(&ir, module, debug);
+    for line in [
+        "(%arg0: si32 loc(unknown), %arg1: si32 loc(unknown)) -> si32 \"None\" {\n",
+        "    %0 = spirv.SLessThan %arg0, %arg1 : si32 loc(\"a.comp\":9:1)\n",
+        "    ^bb2(%3: si32 loc(unknown)):  // 2 preds: ^bb0, ^bb1\n",
+        "(%cst1_si32, %cst1_si32_0) : (si32, si32) -> si32 loc(unknown)\n",
+    ] {
+        assert!(printed.contains(line), "{line}\n{printed}");
+    }
+}
