@@ -987,6 +987,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     fn parse_dense(&mut self) -> PResult<Attribute> {
+        let start = self.tok.offset;
         self.expect_keyword("dense")?;
         self.expect("<")?;
         // Collect the raw element tokens; they are typed once the shaped type is known.
@@ -1014,6 +1015,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.expect(">")?;
         self.expect(":")?;
         let ty = self.parse_type()?;
+        // As MLIR: elements need a shaped type (a matrix or array would lose them).
+        let shaped = matches!(
+            self.ir.types.kind(ty),
+            TypeKind::Vector { .. }
+                | TypeKind::Tensor { .. }
+                | TypeKind::MemRef { .. }
+                | TypeKind::CooperativeMatrix { .. }
+                | TypeKind::Opaque(_)
+        );
+        if !shaped {
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset: start,
+                message: "elements literal must be a shaped type".into(),
+            });
+        }
         let element = match self.ir.types.kind(ty) {
             TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
             TypeKind::Opaque(text) => match crate::types::arm_tensor_parts(text).map(|(_, e)| e) {

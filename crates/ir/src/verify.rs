@@ -1804,6 +1804,13 @@ mod tests {
         assert!(constant(short).ends_with("'spirv.Constant' op matrix value must have 2 columns"));
         let wrong = "spirv.Constant [dense<1.0> : vector<2xf32>, dense<1> : vector<2xi32>] : !spirv.matrix<2 x vector<2xf32>>";
         assert!(constant(wrong).contains("does not match value type ('vector<2xi32>')"));
+        // Elements need a shaped type: a dense matrix value would lose its columns.
+        let dense = "spirv.Constant dense<[[1.0, 2.0], [3.0, 4.0]]> : !spirv.matrix<2 x vector<2xf32>>";
+        assert!(
+            constant(dense).ends_with("error: elements literal must be a shaped type"),
+            "{}",
+            constant(dense)
+        );
         let scalars = "spirv.Constant [1.0 : f32, 2.0 : f32] : !spirv.matrix<2 x vector<2xf32>>";
         assert!(constant(scalars).ends_with("matrix value columns must be dense vector values"));
     }
