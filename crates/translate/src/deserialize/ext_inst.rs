@@ -57,13 +57,17 @@ impl Deserializer<'_, '_> {
         ])
     }
 
-    /// A non-semantic OpExtInst between the types and constants: a `spirv.ExtInst` in
-    /// the module body, named by a symbol for the instructions that refer to it.
+    /// A non-semantic or debug-information OpExtInst between the types and constants: a
+    /// `spirv.ExtInst` in the module body, named by a symbol for the instructions that
+    /// refer to it.
     pub(super) fn module_ext_inst(&mut self, inst: &Inst) -> Result<()> {
         let mut attrs = self.ext_inst_attrs(inst)?;
         let set = word(inst, 3)?;
-        if !self.ext_import_names.get(&set).is_some_and(|name| name.starts_with("NonSemantic.")) {
-            return error(inst.offset, "OpExtInst outside a function must be of a NonSemantic.* set");
+        if !self.ext_import_names.get(&set).is_some_and(|name| may_be_global(name)) {
+            return error(
+                inst.offset,
+                "OpExtInst outside a function must be of a NonSemantic.* or debug information set",
+            );
         }
         let none = self.ir.types.intern(TypeKind::None);
         let i32_type = self.ir.types.integer(32, Signedness::Signless);
@@ -87,4 +91,10 @@ impl Deserializer<'_, '_> {
         self.ext_inst_symbols.insert(inst.result_id, symbol);
         Ok(())
     }
+}
+
+/// Whether instructions of set `import_name` may sit among the types and constants:
+/// the non-semantic sets, and the debug-information sets that predate them.
+fn may_be_global(import_name: &str) -> bool {
+    import_name.starts_with("NonSemantic.") || matches!(import_name, "DebugInfo" | "OpenCL.DebugInfo.100")
 }

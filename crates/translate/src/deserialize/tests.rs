@@ -701,7 +701,7 @@ fn module_level_extended_instructions_that_cannot_be_kept_are_errors() {
         "%f1 = OpConstant %float 1\n%bad = OpExtInst %float %amd FMax3AMD %f1 %f1 %f1\n",
     );
     let err = translate(&binary(&text), false).expect_err("semantic instruction at module level");
-    assert!(err.message.contains("must be of a NonSemantic.* set"), "{err}");
+    assert!(err.message.contains("must be of a NonSemantic.* or debug information set"), "{err}");
     // A forward reference (OpExtInstWithForwardRefsKHR's job) has no symbol yet.
     let text = EXTENDED.replace("DebugTypeMatrix %dbg_float", "DebugTypeMatrix %dbg_color");
     let err = translate(&binary(&text), false).expect_err("forward reference");
@@ -737,4 +737,27 @@ fn argument_and_call_locations_print_as_mlir_translate_does() {
     ] {
         assert!(printed.contains(line), "{line}\n{printed}");
     }
+}
+
+#[test]
+fn opencl_debug_info_keeps_its_literals_and_enumerants() {
+    // OpenCL.DebugInfo.100 mixes literal and enumerant operands with ids, and sits at
+    // module level like the non-semantic sets.
+    let text = "OpCapability Shader\n%dbg = OpExtInstImport \"OpenCL.DebugInfo.100\"\n\
+                OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+                OpExecutionMode %main LocalSize 1 1 1\n%file = OpString \"k.cl\"\n%void = OpTypeVoid\n\
+                %fn = OpTypeFunction %void\n%src = OpExtInst %void %dbg DebugSource %file\n\
+                %unit = OpExtInst %void %dbg DebugCompilationUnit 65536 5 %src OpenCL_C\n\
+                %none = OpExtInst %void %dbg DebugInfoNone\n\
+                %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+                %scope = OpExtInst %void %dbg DebugScope %unit\nOpReturn\nOpFunctionEnd\n";
+    let (printed, dis) = round_trip(&binary(text));
+    let unit = "{instruction = \"DebugCompilationUnit\", literals = [65536 : i32, 5 : i32, @spirv_ext_inst_";
+    assert!(printed.contains(unit), "{printed}");
+    assert!(
+        printed.contains(", 3 : i32], operand_layout = \"llrl\", set = \"OpenCL.DebugInfo.100\""),
+        "{printed}"
+    );
+    assert!(dis.contains("DebugCompilationUnit 65536 5 %"), "{dis}");
+    assert!(dis.contains(" OpenCL_C\n"), "{dis}");
 }
