@@ -190,6 +190,9 @@ struct Serializer<'a> {
     string_ids: HashMap<String, u32>,
     /// Module-level `spirv.ExtInst`s by symbol.
     ext_inst_ids: HashMap<String, u32>,
+    /// The module's function symbols, gathered when an extended instruction first
+    /// names a symbol that is nothing else.
+    function_symbols: Option<std::collections::HashSet<String>>,
     /// Per region: each block's predecessor uses (block, terminator), most recent first.
     predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
@@ -254,6 +257,7 @@ impl<'a> Serializer<'a> {
             ext_set_ids: Vec::new(),
             string_ids: HashMap::new(),
             ext_inst_ids: HashMap::new(),
+            function_symbols: None,
             predecessors: HashMap::new(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),

@@ -714,13 +714,20 @@ impl Serializer<'_> {
     }
 
     /// Whether the module body defines a `spirv.func` named `name`.
-    fn is_function_symbol(&self, name: &str) -> bool {
+    fn is_function_symbol(&mut self, name: &str) -> bool {
         let ir = self.ir;
-        let body = ir.entry_block(self.module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
-        body.iter().any(|&op| {
-            let o = ir.op(op);
-            o.name == "spirv.func" && matches!(o.attr("sym_name"), Some(Attribute::String(s)) if s == name)
-        })
+        let module = self.module;
+        let symbols = self.function_symbols.get_or_insert_with(|| {
+            let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+            body.iter()
+                .filter(|&&op| ir.op(op).name == "spirv.func")
+                .filter_map(|&op| match ir.op(op).attr("sym_name") {
+                    Some(Attribute::String(symbol)) => Some(symbol.clone()),
+                    _ => None,
+                })
+                .collect()
+        });
+        symbols.contains(name)
     }
 
     /// `OpString` of `text`, on first use.
