@@ -329,6 +329,8 @@ impl<'a> Serializer<'a> {
             let mut operands = vec![self.file_id];
             spirvkit_binary::write::encode_string(file.as_bytes(), &mut operands);
             encode(&mut self.debug, opcode::OpString, &operands);
+            // Extended instructions naming the file share its string.
+            self.string_ids.insert(file, self.file_id);
         }
         let body: Vec<OpId> = match self.ir.entry_block(module) {
             Some(block) => self.ir.block(block).ops.clone(),
