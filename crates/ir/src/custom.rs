@@ -139,7 +139,7 @@ fn parse_signature_args<'s>(
                 p.expect(":")?;
                 let ty = p.parse_type()?;
                 let a = if p.at("{") { p.parse_attribute_dict()? } else { Vec::new() };
-                let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+                let loc = if p.at_keyword("loc") { p.parse_location()? } else { p.location_here(r.offset) };
                 args.push((r.name, ty, loc));
                 attrs.push(a);
             } else {
@@ -552,6 +552,9 @@ pub(crate) fn print_signature_args(p: &mut Printer, o: &crate::ir::Operation, in
         p.ty(t);
         if let Some(Attribute::Dictionary(d)) = arg_attrs.get(i) {
             p.attr_dict(d, &[]);
+        }
+        if let Some(block) = entry.filter(|&b| i < ir.block(b).arguments.len()) {
+            p.argument_location_suffix(block, i);
         }
     }
     p.out.push(')');

@@ -223,7 +223,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         (before as u32 + 1, (offset - line_start + 1) as u32)
     }
 
-    fn location_here(&mut self, offset: usize) -> Location {
+    pub(crate) fn location_here(&mut self, offset: usize) -> Location {
         let (line, column) = self.line_col(offset);
         Location::FileLineCol { file: self.file_name.clone(), line, column }
     }
@@ -695,10 +695,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                             let r = self.parse_operand_ref()?;
                             self.expect(":")?;
                             let ty = self.parse_type()?;
+                            // Unless given, an argument is located at its name, as in MLIR.
                             let loc = if self.at_keyword("loc") {
                                 self.parse_location()?
                             } else {
-                                Location::Unknown
+                                self.location_here(r.offset)
                             };
                             let v = self.ir.add_block_argument(block, ty, loc);
                             self.define_values(r.name, &[v], r.offset)?;
@@ -986,6 +987,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     fn parse_dense(&mut self) -> PResult<Attribute> {
+        let start = self.tok.offset;
         self.expect_keyword("dense")?;
         self.expect("<")?;
         // Collect the raw element tokens; they are typed once the shaped type is known.
@@ -1013,6 +1015,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.expect(">")?;
         self.expect(":")?;
         let ty = self.parse_type()?;
+        // As MLIR: elements need a shaped type (a matrix or array would lose them).
+        let shaped = matches!(
+            self.ir.types.kind(ty),
+            TypeKind::Vector { .. }
+                | TypeKind::Tensor { .. }
+                | TypeKind::MemRef { .. }
+                | TypeKind::CooperativeMatrix { .. }
+                | TypeKind::Opaque(_)
+        );
+        if !shaped {
+            return Err(ParseError {
+                notes: Vec::new(),
+                offset: start,
+                message: "elements literal must be a shaped type".into(),
+            });
+        }
         let element = match self.ir.types.kind(ty) {
             TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
             TypeKind::Opaque(text) => match crate::types::arm_tensor_parts(text).map(|(_, e)| e) {

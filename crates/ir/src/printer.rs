@@ -483,11 +483,24 @@ impl<'a> Printer<'a> {
     /// ` loc(...)` after an op, with `--mlir-print-debuginfo` (locations inline, as
     /// `--mlir-print-local-scope` prints them).
     fn location_suffix(&mut self, op: OpId) {
+        let ir = self.ir;
+        self.location(&ir.op(op).location);
+    }
+
+    /// ` loc(...)` after argument `index` of `block` (in a block header or a function
+    /// signature), with `--mlir-print-debuginfo`; `loc(unknown)` when none is recorded.
+    pub fn argument_location_suffix(&mut self, block: BlockId, index: usize) {
+        let ir = self.ir;
+        let location = ir.block(block).argument_locations.get(index).unwrap_or(&Location::Unknown);
+        self.location(location);
+    }
+
+    fn location(&mut self, location: &Location) {
         if !self.options.debug_info {
             return;
         }
         self.out.push_str(" loc(");
-        match &self.ir.op(op).location {
+        match location {
             Location::Unknown => self.out.push_str("unknown"),
             Location::FileLineCol { file, line, column } => {
                 crate::lexer::write_escaped(file.as_bytes(), &mut self.out);
@@ -722,6 +735,7 @@ impl<'a> Printer<'a> {
                         self.out.push_str(": ");
                         let t = self.ir.value_type(a);
                         self.ty(t);
+                        self.argument_location_suffix(b, j);
                     }
                     self.out.push(')');
                 }
@@ -1766,6 +1780,56 @@ mod tests {
                 assert_eq!(several, one, "{threads} threads");
             }
         }
+    }
+
+    #[test]
+    fn debug_info_prints_argument_locations_as_mlir_opt() {
+        // Expected lines: mlir-opt-22 --mlir-print-debuginfo --mlir-print-local-scope.
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\
+                    \x20 spirv.func @f(%a: i32 loc(\"x.c\":1:2), %b: f32) -> i32 \"None\" {\n\
+                    \x20   spirv.Branch ^bb1(%a, %a : i32, i32) loc(\"x.c\":3:4)\n\
+                    \x20 ^bb1(%p: i32 loc(\"x.c\":5:6), %q: i32):\n\
+                    \x20   spirv.ReturnValue %p : i32\n\
+                    \x20 } loc(\"x.c\":9:9)\n\
+                    \x20 spirv.func @g(%x: i32 loc(fused[\"a.c\":1:1, \"b.c\":2:2]), %y: i32 loc(unknown)) \"None\" {\n\
+                    \x20   spirv.Return\n\
+                    \x20 }\n\
+                    }\n";
+        let (ir, top) = crate::parse(text, "loc.mlir").expect("parses");
+        let debug = PrintOptions { debug_info: true, ..PrintOptions::default() };
+        let printed = print_op(&ir, top, debug);
+        for line in [
+            "    spirv.func @f(%arg0: i32 loc(\"x.c\":1:2), %arg1: f32 loc(\"loc.mlir\":2:41)) -> i32 \"None\" {\n",
+            "    ^bb1(%0: i32 loc(\"x.c\":5:6), %1: i32 loc(\"loc.mlir\":4:32)):  // pred: ^bb0\n",
+            "    spirv.func @g(%arg0: i32 loc(fused[\"a.c\":1:1, \"b.c\":2:2]), %arg1: i32 loc(unknown)) \"None\" {\n",
+        ] {
+            assert!(printed.contains(line), "{line}\n{printed}");
+        }
+        let generic = print_op(&ir, top, PrintOptions { generic: true, ..debug });
+        let entry = "^bb0(%arg2: i32 loc(\"x.c\":1:2), %arg3: f32 loc(\"loc.mlir\":2:41)):\n";
+        assert!(generic.contains(entry), "{generic}");
+        // Arguments made without a location (by a pass, the deserializer) are unknown.
+        let mut ir = Ir::new();
+        let module = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+        let region = ir.add_region(module);
+        let block = ir.create_block();
+        ir.append_block(region, block);
+        let i32_type = ir.types.integer(32, Signedness::Signless);
+        let func = ir.create_op("func.func", vec![], &[], Location::Unknown);
+        let function_type = ir.types.intern(TypeKind::Function { inputs: vec![i32_type], results: vec![] });
+        ir.op_mut(func).properties = vec![
+            NamedAttribute::new("function_type", Attribute::Type(function_type)),
+            NamedAttribute::new("sym_name", Attribute::String("h".into())),
+        ];
+        let body = ir.add_region(func);
+        let entry = ir.create_block();
+        ir.append_block(body, entry);
+        ir.add_block_argument(entry, i32_type, Location::Unknown);
+        let ret = ir.create_op("func.return", vec![], &[], Location::Unknown);
+        ir.append_op(entry, ret);
+        ir.append_op(block, func);
+        let printed = print_op(&ir, module, debug);
+        assert!(printed.contains("func.func @h(%arg0: i32 loc(unknown)) {\n"), "{printed}");
     }
 
     #[test]

@@ -223,7 +223,10 @@ fn print_constant(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str("spirv.Constant ");
     p.attr(value);
     let ty = p.ir.value_type(o.results[0]);
-    if matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
+    // As MLIR, the type follows for arrays; and for our matrix constants (an array
+    // value of a `!spirv.matrix` type, which MLIR 22 lacks) so they parse back.
+    let array_valued = matches!(value, Attribute::Array(_));
+    if array_valued || matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
         p.out.push_str(" : ");
         p.ty(ty);
     }
@@ -788,7 +791,7 @@ fn parse_func(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
                 p.expect(":")?;
                 let ty = p.parse_type()?;
                 arg_attrs.push(optional_attr_dict(p)?);
-                let loc = if p.at_keyword("loc") { p.parse_location()? } else { Location::Unknown };
+                let loc = if p.at_keyword("loc") { p.parse_location()? } else { p.location_here(r.offset) };
                 args.push((r.name, ty, loc));
                 input_types.push(ty);
             } else {

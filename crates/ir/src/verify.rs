@@ -318,6 +318,15 @@ impl<'a> Verifier<'a> {
         if def.name == "spirv.Bitcast" && self.bitcast(op) {
             return;
         }
+        if def.name == "spirv.Constant" {
+            let o = self.ir.op(op);
+            if let (Some(value), Some(&result)) = (o.attr("value"), o.results.first()) {
+                if let Some(message) = self.constant_value_error(value, self.ir.value_type(result), true) {
+                    self.error(op, message);
+                    return;
+                }
+            }
+        }
         if let Some(message) = self.return_rules(op, def.name) {
             self.error(op, message);
             return;
@@ -688,6 +697,57 @@ impl<'a> Verifier<'a> {
 
     /// The first symbol of an entry point's interface that names no global
     /// variable of its module, as printed.
+    /// Why a `spirv.Constant` value does not fit its type (`top`: the op's own type, not
+    /// an array element's). MLIR's rules, plus one extension: MLIR 22 has no matrix
+    /// constant, so a `!spirv.matrix` takes an array of its column values.
+    fn constant_value_error(&self, value: &Attribute, ty: Type, top: bool) -> Option<String> {
+        let text = |t: Type| type_to_string(self.ir, t);
+        match value {
+            Attribute::Integer { ty: value_ty, .. } | Attribute::Float { ty: value_ty, .. } => {
+                if *value_ty == ty {
+                    return None;
+                }
+                Some(if top {
+                    format!("result type ('{}') does not match value type ('{}')", text(ty), text(*value_ty))
+                } else {
+                    format!(
+                        "result or element type ('{}') does not match value type ('{}'), must be the same or spirv.array",
+                        text(ty),
+                        text(*value_ty)
+                    )
+                })
+            }
+            Attribute::Dense { ty: value_ty, .. } => {
+                let tensor_for_array = matches!(self.ir.types.kind(*value_ty), TypeKind::Tensor { .. })
+                    && matches!(self.ir.types.kind(ty), TypeKind::Array { .. });
+                if *value_ty == ty || tensor_for_array {
+                    return None;
+                }
+                Some(format!(
+                    "result or element type ('{}') does not match value type ('{}'), must be the same or spirv.array",
+                    text(ty),
+                    text(*value_ty)
+                ))
+            }
+            Attribute::Array(items) => match self.ir.types.kind(ty) {
+                TypeKind::Array { element, .. } => {
+                    items.iter().find_map(|item| self.constant_value_error(item, *element, false))
+                }
+                TypeKind::Matrix { column, columns } => {
+                    if items.len() != *columns as usize {
+                        return Some(format!("matrix value must have {columns} columns"));
+                    }
+                    items.iter().find_map(|item| match item {
+                        Attribute::Dense { .. } => self.constant_value_error(item, *column, false),
+                        _ => Some("matrix value columns must be dense vector values".into()),
+                    })
+                }
+                _ => Some("must have spirv.array result type for array value".into()),
+            },
+            _ => None,
+        }
+    }
+
     fn missing_interface_variable(&self, op: OpId) -> Option<String> {
         let ir = self.ir;
         let Some(Attribute::Array(interface)) = ir.op(op).attr("interface") else { return None };
@@ -1721,6 +1781,38 @@ mod tests {
         );
         let no_merge = check("spirv.mlir.selection {\n spirv.Branch ^m\n^m:\n spirv.Return\n}");
         assert!(no_merge.contains("last block must be the merge block"), "{no_merge}");
+    }
+
+    #[test]
+    fn constant_values_fit_their_types_and_matrices_take_columns() {
+        // Texts and messages as mlir-opt-22 gives them; matrix constants are ours.
+        let constant = |value: &str| first_error(&format!("func.func @f() {{\n  %0 = {value}\n  return\n}}"));
+        let mixed = "spirv.Constant [dense<3.0> : vector<2xf32>, dense<4> : vector<2xi32>] : !spirv.array<2xvector<2xf32>>";
+        assert!(constant(mixed).ends_with("'spirv.Constant' op result or element type ('vector<2xf32>') does not match value type ('vector<2xi32>'), must be the same or spirv.array"));
+        let rtarray = "spirv.Constant [dense<3.0> : vector<2xf32>] : !spirv.rtarray<vector<2xf32>>";
+        assert!(constant(rtarray)
+            .ends_with("'spirv.Constant' op must have spirv.array result type for array value"));
+        let scalar = "\"spirv.Constant\"() {value = 1 : i32} : () -> (f32)";
+        assert!(constant(scalar)
+            .ends_with("'spirv.Constant' op result type ('f32') does not match value type ('i32')"));
+        let nested =
+            "spirv.Constant [[dense<3.0> : vector<2xf32>]] : !spirv.array<1 x !spirv.array<1xvector<2xf32>>>";
+        assert_eq!(constant(nested), "");
+        let matrix = "spirv.Constant [dense<[1.0, 0.0]> : vector<2xf32>, dense<[0.0, 1.0]> : vector<2xf32>] : !spirv.matrix<2 x vector<2xf32>>";
+        assert_eq!(constant(matrix), "");
+        let short = "spirv.Constant [dense<1.0> : vector<2xf32>] : !spirv.matrix<2 x vector<2xf32>>";
+        assert!(constant(short).ends_with("'spirv.Constant' op matrix value must have 2 columns"));
+        let wrong = "spirv.Constant [dense<1.0> : vector<2xf32>, dense<1> : vector<2xi32>] : !spirv.matrix<2 x vector<2xf32>>";
+        assert!(constant(wrong).contains("does not match value type ('vector<2xi32>')"));
+        // Elements need a shaped type: a dense matrix value would lose its columns.
+        let dense = "spirv.Constant dense<[[1.0, 2.0], [3.0, 4.0]]> : !spirv.matrix<2 x vector<2xf32>>";
+        assert!(
+            constant(dense).ends_with("error: elements literal must be a shaped type"),
+            "{}",
+            constant(dense)
+        );
+        let scalars = "spirv.Constant [1.0 : f32, 2.0 : f32] : !spirv.matrix<2 x vector<2xf32>>";
+        assert!(constant(scalars).ends_with("matrix value columns must be dense vector values"));
     }
 
     fn first_error(source: &str) -> String {

@@ -27,6 +27,7 @@
 //! (re-materialized at every use) are bounded in depth and size, type nesting and
 //! forward pointers in number, so that printing and verifying stay within the stack.
 
+mod ext_inst;
 mod function;
 mod types;
 
@@ -152,6 +153,10 @@ struct Deserializer<'m, 'i> {
     memory_model: Option<(u32, u32)>,
     /// OpExtInstImport ids to the dialect prefix of their ops (`GL`, `CL`).
     ext_imports: FxHashMap<u32, Option<&'static str>>,
+    /// OpExtInstImport ids to their import names.
+    ext_import_names: FxHashMap<u32, String>,
+    /// Module-level OpExtInst ids (non-semantic instructions) to their op's symbol.
+    ext_inst_symbols: FxHashMap<u32, String>,
     names: FxHashMap<u32, String>,
     strings: FxHashMap<u32, String>,
     decorations: FxHashMap<u32, Vec<Decoration>>,
@@ -202,6 +207,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             extension_set: FxHashSet::default(),
             memory_model: None,
             ext_imports: FxHashMap::default(),
+            ext_import_names: FxHashMap::default(),
+            ext_inst_symbols: FxHashMap::default(),
             names: FxHashMap::default(),
             strings: FxHashMap::default(),
             decorations: FxHashMap::default(),
@@ -389,6 +396,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     _ => None,
                 };
                 self.ext_imports.insert(inst.result_id, prefix);
+                self.ext_import_names.insert(inst.result_id, name);
             }
             opcode::OpMemoryModel => self.memory_model = Some((word(inst, 1)?, word(inst, 2)?)),
             opcode::OpEntryPoint | opcode::OpExecutionMode | opcode::OpExecutionModeId => {
@@ -474,6 +482,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 self.module_values.insert(inst.result_id, ModuleValue::GraphConstant { ty, id });
             }
             opcode::OpGraphEntryPointARM => self.graph_entry_point(inst)?,
+            opcode::OpExtInst => self.module_ext_inst(inst)?,
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }

@@ -16,6 +16,22 @@
 //! Extended instructions of GLSL.std.450 and OpenCL.std that the dialect lacks
 //! (`MatrixInverse`, ...) become `spirv.GL.<name>`/`spirv.CL.<name>` ops the same way.
 //!
+//! Extended instructions of every other set — the grammar's (`NonSemantic.DebugPrintf`,
+//! `NonSemantic.Shader.DebugInfo.100`, `SPV_AMD_*`, `DebugInfo`, ...) and `NonSemantic.*`
+//! sets it does not know, whose operands are all ids — become one generic op,
+//! `spirv.ExtInst`, with the import name in `set` and the instruction in `instruction`
+//! (its grammar name, or its number when the grammar does not know it). One op for
+//! all of them: a set's name is not a valid op-name segment (`...DebugInfo.100`), and
+//! unknown sets have no instruction names. A void result is a `none` value, so later
+//! instructions can name it. Non-semantic instructions may also sit at module level
+//! (debug information); there the op has no results and is a symbol (`sym_name`).
+//!
+//! Ids that are no SSA value where the op is — an `OpString`, a type, a function, a
+//! module-level extended instruction, and at module level constants, variables and
+//! spec constants — are kept in `literals` as what they name, with the layout letter
+//! `r`: a string attribute for an `OpString`'s text, a type attribute (`none` for
+//! `OpTypeVoid`), a symbol reference, or a constant's typed value.
+//!
 //! Operand-less types become opaque `!spirv.<type name without "OpType">` types
 //! (`!spirv.AccelerationStructureKHR`).
 
@@ -29,6 +45,37 @@ use spirvkit_ir::types::{Signedness, TypeStore};
 pub const LITERALS_ATTR: &str = "literals";
 /// The attribute recording how ids and literals interleave.
 pub const LAYOUT_ATTR: &str = "operand_layout";
+/// The generic op of an extended instruction of a set without a dialect prefix.
+pub const EXT_INST_OP: &str = "spirv.ExtInst";
+/// `spirv.ExtInst`'s import name (`NonSemantic.DebugPrintf`).
+pub const EXT_SET_ATTR: &str = "set";
+/// `spirv.ExtInst`'s instruction: its grammar name, or its number.
+pub const EXT_INSTRUCTION_ATTR: &str = "instruction";
+/// A module-level `spirv.ExtInst`'s result type, when it is not void.
+pub const EXT_RESULT_TYPE_ATTR: &str = "result_type";
+/// The attributes of `spirv.ExtInst` that are not decorations.
+pub const EXT_INST_ATTRS: &[&str] =
+    &[LITERALS_ATTR, LAYOUT_ATTR, EXT_SET_ATTR, EXT_INSTRUCTION_ATTR, EXT_RESULT_TYPE_ATTR, "sym_name"];
+
+/// `spirv.ExtInst`'s `instruction`: the grammar's name when the set is known.
+pub fn ext_instruction_attr(import_name: &str, number: u32, i32_type: spirvkit_ir::types::Type) -> Attribute {
+    match spirvkit_grammar::ext_inst_set(import_name).and_then(|set| set.instruction(number)) {
+        Some(inst) => Attribute::String(inst.name.to_string()),
+        None => Attribute::Integer { value: i128::from(number as i32), ty: i32_type },
+    }
+}
+
+/// The instruction number `spirv.ExtInst`'s `instruction` names in set `import_name`.
+pub fn ext_instruction_number(import_name: &str, attr: &Attribute) -> Option<u32> {
+    match attr {
+        Attribute::String(name) => {
+            spirvkit_grammar::ext_inst_set(import_name)?.instruction_by_name(name).map(|i| i.opcode)
+        }
+        // Kept as `i32`, as literals are: the word's bits.
+        Attribute::Integer { value, .. } => Some(*value as u32),
+        _ => None,
+    }
+}
 
 /// The op name for an instruction the dialect does not model.
 pub fn fallback_op_name(opcode: u16) -> Option<String> {
@@ -80,6 +127,16 @@ pub fn fallback_ext_inst(op_name: &str) -> Option<(&'static str, u32)> {
 /// instruction number are left out (the op's name carries them).
 pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<NamedAttribute>) {
     let i32_type = types.integer(32, Signedness::Signless);
+    split_operands_with(inst, i32_type, |_| None)
+}
+
+/// [`split_operands`], with `reference` giving the attribute that stands for an id
+/// (layout letter `r`) where the id is no SSA value.
+pub fn split_operands_with(
+    inst: &Inst,
+    i32_type: spirvkit_ir::types::Type,
+    mut reference: impl FnMut(u32) -> Option<Attribute>,
+) -> (Vec<u32>, Vec<NamedAttribute>) {
     let mut ids = Vec::new();
     let mut literals = Vec::new();
     let mut layout = String::new();
@@ -93,8 +150,18 @@ pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<Name
     for operand in operands {
         let words = inst.operand_words(operand);
         if operand.kind.category() == Category::Id {
-            ids.extend_from_slice(words);
-            layout.extend(std::iter::repeat_n('i', words.len()));
+            for &word in words {
+                match reference(word) {
+                    Some(attr) => {
+                        literals.push(attr);
+                        layout.push('r');
+                    }
+                    None => {
+                        ids.push(word);
+                        layout.push('i');
+                    }
+                }
+            }
             continue;
         }
         layout.push('l');
@@ -124,8 +191,13 @@ pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<Name
 }
 
 /// The operand words (after result type and result) of a fallback op whose operands
-/// have the ids `operand_ids`, in grammar order.
-pub fn join_operands(op: &Operation, operand_ids: &[u32]) -> Result<Vec<u32>, String> {
+/// have the ids `operand_ids`, in grammar order; `reference` gives the id an `r` entry
+/// of `literals` stands for.
+pub fn join_operands(
+    op: &Operation,
+    operand_ids: &[u32],
+    reference: &mut dyn FnMut(&Attribute) -> Result<u32, String>,
+) -> Result<Vec<u32>, String> {
     let literals: &[Attribute] = match op.attr(LITERALS_ATTR) {
         None => &[],
         Some(Attribute::Array(items)) => items,
@@ -142,6 +214,7 @@ pub fn join_operands(op: &Operation, operand_ids: &[u32]) -> Result<Vec<u32>, St
     for slot in layout.chars() {
         match slot {
             'i' => words.push(*ids.next().ok_or_else(|| mismatch(op))?),
+            'r' => words.push(reference(literal_items.next().ok_or_else(|| mismatch(op))?)?),
             'l' => match literal_items.next().ok_or_else(|| mismatch(op))? {
                 Attribute::String(text) => spirvkit_binary::write::encode_string(text.as_bytes(), &mut words),
                 Attribute::Integer { value, .. } => words.push(*value as u32),
@@ -226,6 +299,52 @@ mod tests {
     }
 
     #[test]
+    fn ext_instructions_are_named_by_the_grammar_or_numbered() {
+        let mut types = TypeStore::new();
+        let i32_type = types.integer(32, Signedness::Signless);
+        let printf = ext_instruction_attr("NonSemantic.DebugPrintf", 1, i32_type);
+        assert_eq!(printf, Attribute::String("DebugPrintf".into()));
+        assert_eq!(ext_instruction_number("NonSemantic.DebugPrintf", &printf), Some(1));
+        // Versioned import names select their set by prefix.
+        let clspv = ext_instruction_attr("NonSemantic.ClspvReflection.6", 1, i32_type);
+        assert_eq!(clspv, Attribute::String("Kernel".into()));
+        let unknown = ext_instruction_attr("NonSemantic.Unknown", 0xffff_fff0, i32_type);
+        assert_eq!(ext_instruction_number("NonSemantic.Unknown", &unknown), Some(0xffff_fff0));
+        assert_eq!(
+            ext_instruction_number("NonSemantic.DebugPrintf", &Attribute::String("Nope".into())),
+            None
+        );
+    }
+
+    #[test]
+    fn references_take_their_place_among_ids_and_literals() {
+        let text = "OpCapability Shader\nOpExtension \"SPV_KHR_non_semantic_info\"\n\
+                    %set = OpExtInstImport \"NonSemantic.DebugPrintf\"\nOpMemoryModel Logical GLSL450\n\
+                    %fmt = OpString \"%d\"\n%void = OpTypeVoid\n%int = OpTypeInt 32 0\n%c = OpConstant %int 7\n\
+                    %fn = OpTypeFunction %void\n%f = OpFunction %void None %fn\n%l = OpLabel\n\
+                    %r = OpExtInst %void %set DebugPrintf %fmt %c\nOpReturn\nOpFunctionEnd\n";
+        let (module, index) = first_function_inst(text, "OpExtInst");
+        let inst = module.instruction(index).unwrap();
+        let mut types = TypeStore::new();
+        let i32_type = types.integer(32, Signedness::Signless);
+        let fmt = inst.words[5];
+        let string = |id: u32| (id == fmt).then(|| Attribute::String("%d".into()));
+        let (ids, attrs) = split_operands_with(&inst, i32_type, string);
+        assert_eq!(ids, [inst.words[6]]);
+        let mut ir = spirvkit_ir::Ir::new();
+        let op = ir.create_op(EXT_INST_OP, vec![], &[], Default::default());
+        ir.op_mut(op).attributes = attrs;
+        assert_eq!(ir.op(op).attr(LAYOUT_ATTR), Some(&Attribute::String("ri".into())));
+        let words = join_operands(ir.op(op), &ids, &mut |attr| match attr {
+            Attribute::String(_) => Ok(fmt),
+            _ => Err("unexpected".into()),
+        });
+        assert_eq!(words.unwrap(), inst.words[5..]);
+        let refused = join_operands(ir.op(op), &ids, &mut |_| Err("no such string".into()));
+        assert_eq!(refused, Err("no such string".to_string()));
+    }
+
+    #[test]
     fn literals_and_ids_round_trip_in_grammar_order() {
         // OpSpecConstantOp interleaves a literal (the opcode) before its ids.
         let text = "OpCapability Shader\nOpCapability Kernel\nOpMemoryModel Logical GLSL450\n\
@@ -241,9 +360,10 @@ mod tests {
         let mut ir = spirvkit_ir::Ir::new();
         let op = ir.create_op("spirv.SpecConstantOpFallbackTest", vec![], &[], Default::default());
         ir.op_mut(op).attributes = attrs;
-        let words = join_operands(ir.op(op), &ids).unwrap();
+        let no_references = &mut |_: &Attribute| Err("no references".to_string());
+        let words = join_operands(ir.op(op), &ids, no_references).unwrap();
         assert_eq!(words, inst.words[3..]);
         // A disagreement is an error, not a panic.
-        assert!(join_operands(ir.op(op), &ids[..1]).is_err());
+        assert!(join_operands(ir.op(op), &ids[..1], no_references).is_err());
     }
 }

@@ -194,7 +194,14 @@ struct Serializer<'a> {
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
-    ext_set_ids: Vec<(&'static str, u32)>,
+    ext_set_ids: Vec<(String, u32)>,
+    /// `OpString`s that extended instructions name, by text.
+    string_ids: HashMap<String, u32>,
+    /// Module-level `spirv.ExtInst`s by symbol.
+    ext_inst_ids: HashMap<String, u32>,
+    /// The module's function symbols, gathered when an extended instruction first
+    /// names a symbol that is nothing else.
+    function_symbols: Option<std::collections::HashSet<String>>,
     /// Per region: each block's predecessor uses (block, terminator), most recent first.
     predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
@@ -257,6 +264,9 @@ impl<'a> Serializer<'a> {
             variable_ids: HashMap::default(),
             spec_constant_ids: HashMap::default(),
             ext_set_ids: Vec::new(),
+            string_ids: HashMap::default(),
+            ext_inst_ids: HashMap::default(),
+            function_symbols: None,
             predecessors: HashMap::default(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),
@@ -328,6 +338,8 @@ impl<'a> Serializer<'a> {
             let mut operands = vec![self.file_id];
             spirvkit_binary::write::encode_string(file.as_bytes(), &mut operands);
             encode(&mut self.debug, opcode::OpString, &operands);
+            // Extended instructions naming the file share its string.
+            self.string_ids.insert(file, self.file_id);
         }
         let body: Vec<OpId> = match self.ir.entry_block(module) {
             Some(block) => self.ir.block(block).ops.clone(),

@@ -65,6 +65,20 @@ fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
     table.get(&op).and_then(|&i| OP_DEFS.get(i))
 }
 
+/// The `spirv.Constant` value of an OpConstantComposite of matrix type: MLIR 22 has
+/// none, so ours is the array of its column values (`[dense<..> : vector<4xf32>, ...]`
+/// with the matrix as the op's type), the form arrays of composites already take; it
+/// prints and parses with the existing syntax and serializes column by column.
+pub(super) fn matrix_constant(inst: &Inst, columns: u32, parts: Vec<Attribute>) -> Result<Attribute> {
+    if parts.len() != columns as usize {
+        return error(inst.offset, "OpConstantComposite has the wrong number of constituents");
+    }
+    if parts.iter().any(|column| !matches!(column, Attribute::Dense { .. })) {
+        return not_supported(inst, "matrix constant of non-vector columns");
+    }
+    Ok(Attribute::Array(parts))
+}
+
 impl Deserializer<'_, '_> {
     /// Reads the function starting at instruction `start`; returns the index after its
     /// OpFunctionEnd.
@@ -490,7 +504,9 @@ impl Deserializer<'_, '_> {
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
-                self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                let call = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                // mlir-translate locates calls nowhere, whatever OpLine says.
+                self.ir.op_mut(call).location = Location::Unknown;
             }
             opcode::OpExtInst => self.ext_inst(state, inst)?,
             opcode::OpGenericCastToPtrExplicit => {
@@ -607,13 +623,14 @@ impl Deserializer<'_, '_> {
         Ok(())
     }
 
-    /// OpExtInst of GLSL.std.450 or OpenCL.std -> `spirv.GL.*`/`spirv.CL.*`.
+    /// OpExtInst of GLSL.std.450 or OpenCL.std -> `spirv.GL.*`/`spirv.CL.*`; of any
+    /// other set, the generic `spirv.ExtInst`.
     fn ext_inst(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
         let set = word(inst, 3)?;
         let number = word(inst, 4)?;
         let prefix = match self.ext_imports.get(&set) {
             Some(Some(prefix)) => *prefix,
-            Some(None) => return not_supported(inst, "OpExtInst of this extended instruction set"),
+            Some(None) => return self.generic_ext_inst(state, inst),
             None => return error(inst.offset, format!("OpExtInst set <id> {set} is not an OpExtInstImport")),
         };
         let Some(ext) = inst.ext_set.set().and_then(|s| s.instruction(number)) else {
@@ -636,6 +653,28 @@ impl Deserializer<'_, '_> {
         let operands = self.operands(state, ids, inst.offset)?;
         let result = if def.results.is_empty() { None } else { Some(ty) };
         self.emit(state, inst, OpName::of_def(def), operands, result, vec![])?;
+        Ok(())
+    }
+
+    /// `spirv.ExtInst` (see `crate::fallback`): ids that are values as operands, the
+    /// others (strings, types, functions, module-level extended instructions) and the
+    /// literals in `literals`; a void result is a `none` value.
+    fn generic_ext_inst(&mut self, state: &mut FunctionState, inst: &Inst) -> Result<()> {
+        let mut attrs = self.ext_inst_attrs(inst)?;
+        let none = self.ir.types.intern(TypeKind::None);
+        let result = if self.void_types.contains(&inst.result_type) { none } else { self.result_type(inst)? };
+        let i32_type = self.ir.types.integer(32, Signedness::Signless);
+        let (ids, literals) =
+            crate::fallback::split_operands_with(inst, i32_type, |id| self.ext_id_reference(id, none, false));
+        attrs.extend(literals);
+        attrs.extend(self.decoration_attrs(inst.result_id)?);
+        let operands = self.operands(state, &ids, inst.offset)?;
+        let op = self.ir.create_op(crate::fallback::EXT_INST_OP, operands, &[result], self.line.clone());
+        set_attributes(self.ir, op, Vec::new(), attrs);
+        self.insert(state, op);
+        if let Some(&v) = self.ir.op(op).results.first() {
+            state.values.insert(inst.result_id, v);
+        }
         Ok(())
     }
 

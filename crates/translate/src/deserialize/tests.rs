@@ -498,3 +498,266 @@ fn execution_modes_with_id_operands_hold_the_constants_values() {
     let printed = translate(&binary_v13(text), true).expect("deserializes");
     assert!(printed.contains("spirv.ExecutionMode @main \"LocalSizeId\", 8, 1, 1\n"), "{printed}");
 }
+
+/// Binary -> IR text -> parsed back and verified -> binary: the printed text and the
+/// round trip's disassembly (friendly names). The round trip must be equivalent to the
+/// original (`spirvkit_binary::equiv`) and keep its non-semantic instructions, which
+/// the equivalence check leaves out.
+fn round_trip(bytes: &[u8]) -> (String, String) {
+    let printed = translate(bytes, true).expect("deserializes");
+    let (ir, top) = spirvkit_ir::parse(&printed, "t.mlir").expect("the printed IR parses back");
+    let diagnostics = spirvkit_ir::verify::verify(&ir, top, &printed);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}\n{printed}");
+    let module = ir
+        .ops_under(top)
+        .into_iter()
+        .map(|(_, op)| op)
+        .find(|&op| ir.op(op).name == "spirv.module")
+        .expect("a spirv.module");
+    let words = crate::serialize::serialize(&ir, module, &crate::serialize::SerializeOptions::default())
+        .expect("serializes");
+    let ours = spirvkit_binary::read(&words_to_bytes(&words, Endian::Little)).expect("reads back");
+    let original = spirvkit_binary::read(bytes).expect("reads");
+    let comparison = spirvkit_binary::equiv::compare(&original, &ours);
+    let semantic: Vec<_> = comparison.semantic().collect();
+    assert!(semantic.is_empty(), "{semantic:?}\n{printed}");
+    let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
+    let dis = |m: &spirvkit_binary::Module| String::from_utf8(spirvkit_binary::dis::disassemble(m, &options));
+    let (ours, original) = (dis(&ours).expect("utf-8"), dis(&original).expect("utf-8"));
+    let non_semantic =
+        |text: &str| text.lines().filter(|l| l.contains("OpExtInst ") || l.contains("OpString")).count();
+    assert_eq!(non_semantic(&ours), non_semantic(&original), "{ours}\n{original}");
+    (printed, ours)
+}
+
+const MATRICES: &str = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint Vertex %main "main" %out
+OpDecorate %out Location 0
+OpDecorate %sc SpecId 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%f32 = OpTypeFloat 32
+%v2 = OpTypeVector %f32 2
+%m2 = OpTypeMatrix %v2 2
+%u32 = OpTypeInt 32 0
+%u2 = OpConstant %u32 2
+%am = OpTypeArray %m2 %u2
+%av = OpTypeArray %v2 %u2
+%ptr = OpTypePointer Output %m2
+%out = OpVariable %ptr Output
+%pfam = OpTypePointer Function %am
+%pfav = OpTypePointer Function %av
+%pfm = OpTypePointer Function %m2
+%c1 = OpConstant %f32 1
+%c2 = OpConstant %f32 2
+%c0 = OpConstant %f32 0
+%col1 = OpConstantComposite %v2 %c1 %c0
+%col2 = OpConstantComposite %v2 %c0 %c1
+%col3 = OpConstantComposite %v2 %c2 %c2
+%mat = OpConstantComposite %m2 %col1 %col2
+%mat2 = OpConstantComposite %m2 %col3 %col3
+%arr = OpConstantComposite %am %mat %mat2
+%vecs = OpConstantComposite %av %col1 %col2
+%sc = OpSpecConstant %f32 3
+%scol = OpSpecConstantComposite %v2 %sc %sc
+%smat = OpSpecConstantComposite %m2 %scol %scol
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpVariable %pfam Function %arr
+%a = OpVariable %pfav Function %vecs
+%w = OpVariable %pfm Function
+OpStore %out %mat
+OpStore %w %smat
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn matrix_constants_are_arrays_of_columns_and_round_trip() {
+    let (printed, dis) = round_trip(&binary(MATRICES));
+    let column = |a: &str, b: &str| format!("dense<[{a}, {b}]> : vector<2xf32>");
+    let (one, zero) = ("1.000000e+00", "0.000000e+00");
+    let identity = format!("[{}, {}]", column(one, zero), column(zero, one));
+    let expected = format!("spirv.Constant {identity} : !spirv.matrix<2 x vector<2xf32>>\n");
+    assert!(printed.contains(&expected), "{printed}");
+    // Arrays of matrices nest the columns one level deeper.
+    let twos = "dense<2.000000e+00> : vector<2xf32>";
+    let nested =
+        format!("[{identity}, [{twos}, {twos}]] : !spirv.array<2 x !spirv.matrix<2 x vector<2xf32>>>");
+    assert!(printed.contains(&nested), "{printed}");
+    assert!(printed.contains(": !spirv.array<2 x vector<2xf32>>\n"), "{printed}");
+    assert!(printed.contains("spirv.SpecConstantComposite @spirv_spec_const_"), "{printed}");
+    // The identity's columns as a matrix and as an array are two constants.
+    assert_eq!(dis.matches("OpConstantComposite %mat2v2float").count(), 2, "{dis}");
+    assert_eq!(dis.matches("OpConstantComposite %_arr_v2float_uint_2").count(), 1, "{dis}");
+}
+
+#[test]
+fn matrix_constants_of_the_wrong_shape_are_errors() {
+    let text = MATRICES
+        .replace("%mat2 = OpConstantComposite %m2 %col3 %col3", "%mat2 = OpConstantComposite %m2 %col3");
+    let err = translate(&binary(&text), false).expect_err("one column short");
+    assert!(err.message.contains("wrong number of constituents"), "{err}");
+    let text = MATRICES
+        .replace("%mat2 = OpConstantComposite %m2 %col3 %col3", "%mat2 = OpConstantComposite %m2 %c1 %c2");
+    let err = translate(&binary(&text), false).expect_err("scalar columns");
+    assert!(err.message.contains("not supported yet: matrix constant of non-vector columns"), "{err}");
+}
+
+/// Non-semantic debug information as `glslangValidator -gVS` writes it (module-level
+/// instructions naming strings, constants, types, variables and each other; function-
+/// level ones naming those, functions and local values), DebugPrintf, a `NonSemantic.*`
+/// set the grammar does not know, and a semantic set without a dialect prefix.
+const EXTENDED: &str = r#"OpCapability Shader
+OpExtension "SPV_KHR_non_semantic_info"
+OpExtension "SPV_AMD_shader_trinary_minmax"
+%dbg = OpExtInstImport "NonSemantic.Shader.DebugInfo.100"
+%printf = OpExtInstImport "NonSemantic.DebugPrintf"
+%vendor = OpExtInstImport "NonSemantic.Vendor.Tool.3"
+%amd = OpExtInstImport "SPV_AMD_shader_trinary_minmax"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %color
+OpExecutionMode %main OriginUpperLeft
+%file = OpString "a.frag"
+%source = OpString "void main() {}"
+%name_main = OpString "main"
+%name_float = OpString "float"
+%name_color = OpString "color"
+%format = OpString "x = %f"
+OpName %main "main"
+OpName %color "color"
+OpDecorate %color Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%bool = OpTypeBool
+%true = OpConstantTrue %bool
+%u0 = OpConstant %uint 0
+%u3 = OpConstant %uint 3
+%u32 = OpConstant %uint 32
+%dbg_fn_type = OpExtInst %void %dbg DebugTypeFunction %u3 %void
+%dbg_source = OpExtInst %void %dbg DebugSource %file %source
+%dbg_unit = OpExtInst %void %dbg DebugCompilationUnit %u3 %u3 %dbg_source %u3
+%dbg_main = OpExtInst %void %dbg DebugFunction %name_main %dbg_fn_type %dbg_source %u0 %u0 %dbg_unit %name_main %u3 %u0
+%float = OpTypeFloat 32
+%dbg_float = OpExtInst %void %dbg DebugTypeBasic %name_float %u32 %u3 %u0
+%dbg_matrix = OpExtInst %void %dbg DebugTypeMatrix %dbg_float %u3 %true
+%ptr = OpTypePointer Output %float
+%color = OpVariable %ptr Output
+%dbg_color = OpExtInst %void %dbg DebugGlobalVariable %name_color %dbg_float %dbg_source %u3 %u0 %dbg_unit %name_color %color %u3
+%vendor_note = OpExtInst %void %vendor 7 %dbg_color %u32 %float
+%f1 = OpConstant %float 1
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%def = OpExtInst %void %dbg DebugFunctionDefinition %dbg_main %main
+%scope = OpExtInst %void %dbg DebugScope %dbg_main
+%line = OpExtInst %void %dbg DebugLine %dbg_source %u3 %u3 %u0 %u0
+%m = OpExtInst %float %amd FMax3AMD %f1 %f1 %f1
+%print = OpExtInst %void %printf 1 %format %m
+%local = OpExtInst %void %vendor 2 %print %m
+OpStore %color %m
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn extended_instructions_of_other_sets_round_trip_generically() {
+    let (printed, _) = round_trip(&binary(EXTENDED));
+    let debug_info = "set = \"NonSemantic.Shader.DebugInfo.100\"";
+    // Module level: symbols, with strings, constants, types and variables as attributes.
+    let source = format!(
+        "\"spirv.ExtInst\"() {{instruction = \"DebugSource\", literals = [\"a.frag\", \"void main() {{}}\"], \
+         operand_layout = \"rr\", {debug_info}, sym_name = \"spirv_ext_inst_"
+    );
+    assert!(printed.contains(&source), "{printed}");
+    assert!(printed.contains("literals = [3 : i32, none], operand_layout = \"rr\""), "{printed}");
+    assert!(printed.contains("literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(printed.contains(", 3 : i32, true], operand_layout = \"rrr\""), "{printed}");
+    assert!(printed.contains("\"color\", @color, 3 : i32]"), "{printed}");
+    // An unknown non-semantic set: the instruction by number, every operand an id.
+    assert!(printed.contains("{instruction = 7 : i32, literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(
+        printed.contains(", 32 : i32, f32], operand_layout = \"rrr\", set = \"NonSemantic.Vendor.Tool.3\"")
+    );
+    // In the function: values as operands, a void result as a `none` value.
+    assert!(printed.contains("literals = [@spirv_ext_inst_"), "{printed}");
+    assert!(printed.contains(", @main], operand_layout = \"rr\""), "{printed}");
+    let amd =
+        "{instruction = \"FMax3AMD\", set = \"SPV_AMD_shader_trinary_minmax\"} : (f32, f32, f32) -> f32";
+    assert!(printed.contains(amd), "{printed}");
+    let print = "{instruction = \"DebugPrintf\", literals = [\"x = %f\"], operand_layout = \"ri\", \
+                 set = \"NonSemantic.DebugPrintf\"} : (f32) -> none";
+    assert!(printed.contains(print), "{printed}");
+    assert!(printed
+        .contains("{instruction = 2 : i32, set = \"NonSemantic.Vendor.Tool.3\"} : (none, f32) -> none"));
+}
+
+#[test]
+fn module_level_extended_instructions_that_cannot_be_kept_are_errors() {
+    // Only non-semantic instructions may sit outside functions.
+    let text = EXTENDED.replace(
+        "%f1 = OpConstant %float 1\n",
+        "%f1 = OpConstant %float 1\n%bad = OpExtInst %float %amd FMax3AMD %f1 %f1 %f1\n",
+    );
+    let err = translate(&binary(&text), false).expect_err("semantic instruction at module level");
+    assert!(err.message.contains("must be of a NonSemantic.* or debug information set"), "{err}");
+    // A forward reference (OpExtInstWithForwardRefsKHR's job) has no symbol yet.
+    let text = EXTENDED.replace("DebugTypeMatrix %dbg_float", "DebugTypeMatrix %dbg_color");
+    let err = translate(&binary(&text), false).expect_err("forward reference");
+    assert!(err.message.starts_with("not supported yet: OpExtInst outside a function naming <id>"), "{err}");
+}
+
+#[test]
+fn argument_and_call_locations_print_as_mlir_translate_does() {
+    // Lines of `mlir-translate-22 --deserialize-spirv --mlir-print-debuginfo
+    // --mlir-print-local-scope` for the same binary: parameters and phi arguments are
+    // unknown, and so are calls, whatever OpLine says.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+                OpExecutionMode %main LocalSize 1 1 1\n%file = OpString \"a.comp\"\n%void = OpTypeVoid\n\
+                %fn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%bool = OpTypeBool\n\
+                %fn2 = OpTypeFunction %int %int %int\n%c1 = OpConstant %int 1\nOpLine %file 3 4\n\
+                %f = OpFunction %int None %fn2\n%a = OpFunctionParameter %int\n%b = OpFunctionParameter %int\n\
+                %entry = OpLabel\nOpLine %file 9 1\n%cond = OpSLessThan %bool %a %b\n\
+                OpSelectionMerge %merge None\nOpBranchConditional %cond %then %merge\n%then = OpLabel\n\
+                OpLine %file 10 2\n%s = OpIAdd %int %a %c1\nOpBranch %merge\n%merge = OpLabel\n\
+                OpLine %file 11 3\n%p = OpPhi %int %b %entry %s %then\nOpReturnValue %p\nOpFunctionEnd\n\
+                %main = OpFunction %void None %fn\n%l = OpLabel\nOpLine %file 12 5\n\
+                %r = OpFunctionCall %int %f %c1 %c1\nOpReturn\nOpFunctionEnd\n";
+    let mut ir = Ir::new();
+    let options = DeserializeOptions { structurize: true, debug_locations: true };
+    let module = deserialize(&binary(text), &mut ir, &options).expect("deserializes");
+    let debug = spirvkit_ir::PrintOptions { debug_info: true, ..Default::default() };
+    let printed = spirvkit_ir::print(&ir, module, debug);
+    for line in [
+        "(%arg0: si32 loc(unknown), %arg1: si32 loc(unknown)) -> si32 \"None\" {\n",
+        "    %0 = spirv.SLessThan %arg0, %arg1 : si32 loc(\"a.comp\":9:1)\n",
+        "    ^bb2(%3: si32 loc(unknown)):  // 2 preds: ^bb0, ^bb1\n",
+        "(%cst1_si32, %cst1_si32_0) : (si32, si32) -> si32 loc(unknown)\n",
+    ] {
+        assert!(printed.contains(line), "{line}\n{printed}");
+    }
+}
+
+#[test]
+fn opencl_debug_info_keeps_its_literals_and_enumerants() {
+    // OpenCL.DebugInfo.100 mixes literal and enumerant operands with ids, and sits at
+    // module level like the non-semantic sets.
+    let text = "OpCapability Shader\n%dbg = OpExtInstImport \"OpenCL.DebugInfo.100\"\n\
+                OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+                OpExecutionMode %main LocalSize 1 1 1\n%file = OpString \"k.cl\"\n%void = OpTypeVoid\n\
+                %fn = OpTypeFunction %void\n%src = OpExtInst %void %dbg DebugSource %file\n\
+                %unit = OpExtInst %void %dbg DebugCompilationUnit 65536 5 %src OpenCL_C\n\
+                %none = OpExtInst %void %dbg DebugInfoNone\n\
+                %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+                %scope = OpExtInst %void %dbg DebugScope %unit\nOpReturn\nOpFunctionEnd\n";
+    let (printed, dis) = round_trip(&binary(text));
+    let unit = "{instruction = \"DebugCompilationUnit\", literals = [65536 : i32, 5 : i32, @spirv_ext_inst_";
+    assert!(printed.contains(unit), "{printed}");
+    assert!(
+        printed.contains(", 3 : i32], operand_layout = \"llrl\", set = \"OpenCL.DebugInfo.100\""),
+        "{printed}"
+    );
+    assert!(dis.contains("DebugCompilationUnit 65536 5 %"), "{dis}");
+    assert!(dis.contains(" OpenCL_C\n"), "{dis}");
+}

@@ -495,6 +495,11 @@ impl Deserializer<'_, '_> {
                         }
                         Attribute::Array(parts)
                     }
+                    // MLIR 22 has no matrix constant: ours is an array of column values
+                    // (`function::matrix_constant`).
+                    TypeKind::Matrix { columns, .. } => {
+                        super::function::matrix_constant(inst, *columns, parts)?
+                    }
                     TypeKind::Opaque(text) if spirvkit_ir::types::arm_tensor_parts(text).is_some() => {
                         let shape =
                             spirvkit_ir::types::arm_tensor_parts(text).map(|(s, _)| s).unwrap_or_default();

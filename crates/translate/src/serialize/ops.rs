@@ -114,6 +114,7 @@ impl Serializer<'_> {
             "spirv.ExecutionMode" => self.process_execution_mode(op),
             "spirv.FunctionCall" => self.process_function_call(op),
             "spirv.GenericCastToPtrExplicit" => self.process_cast_to_ptr_explicit(op),
+            crate::fallback::EXT_INST_OP => self.process_ext_inst(op),
             "spirv.mlir.merge" | "spirv.mlir.yield" => {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
@@ -591,7 +592,8 @@ impl Serializer<'_> {
         for &v in &o.operands {
             ids.push(self.value_id(op, v)?);
         }
-        let rest = crate::fallback::join_operands(o, &ids).map_err(|e| self.error(op, e))?;
+        let rest = crate::fallback::join_operands(o, &ids, &mut |attr| self.reference_id(op, attr))
+            .map_err(|e| self.error(op, e))?;
         self.emit_debug_line(false, op);
         match (core, ext) {
             (Some(code), _) => {
@@ -620,6 +622,125 @@ impl Serializer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `spirv.ExtInst` (`crate::fallback`): an OpExtInst of its `set`, in the function
+    /// body, or among the types and constants when it sits in the module body.
+    fn process_ext_inst(&mut self, op: OpId) -> Result<()> {
+        use crate::fallback::{EXT_INSTRUCTION_ATTR, EXT_INST_ATTRS, EXT_RESULT_TYPE_ATTR, EXT_SET_ATTR};
+        let ir = self.ir;
+        let o = ir.op(op);
+        let module_level = o.parent.is_some() && o.parent == ir.entry_block(self.module);
+        let Some(Attribute::String(set)) = o.attr(EXT_SET_ATTR) else {
+            return Err(self.error(op, format!("'{}' needs a string `{EXT_SET_ATTR}`", o.name)));
+        };
+        let number =
+            o.attr(EXT_INSTRUCTION_ATTR).and_then(|a| crate::fallback::ext_instruction_number(set, a));
+        let Some(number) = number else {
+            return Err(self.error(op, format!("'{}' names no instruction of set {set}", o.name)));
+        };
+        if o.results.len() > 1 || !o.regions.is_empty() || !o.successors.is_empty() {
+            return Err(self.error(op, format!("not supported yet: serializing this '{}'", o.name)));
+        }
+        let result_type = match (o.results.first(), o.attr(EXT_RESULT_TYPE_ATTR)) {
+            (Some(&result), _) => Some(ir.value_type(result)),
+            (None, Some(Attribute::Type(ty))) => Some(*ty),
+            _ => None,
+        };
+        let type_id = match result_type {
+            Some(ty) if !matches!(ir.types.kind(ty), TypeKind::None) => self.process_type(op, ty)?,
+            _ => self.void_type(),
+        };
+        let id = self.next();
+        if let Some(&result) = o.results.first() {
+            self.value_ids.insert(result, id);
+        }
+        let mut ids = Vec::with_capacity(o.operands.len());
+        for &v in &o.operands {
+            ids.push(self.value_id(op, v)?);
+        }
+        let rest = crate::fallback::join_operands(o, &ids, &mut |attr| self.reference_id(op, attr))
+            .map_err(|e| self.error(op, e))?;
+        let set_id = self.ext_set_id(set);
+        let mut words = vec![type_id, id, set_id, number];
+        words.extend(rest);
+        if module_level {
+            if let Some(Attribute::String(symbol)) = o.attr("sym_name") {
+                self.ext_inst_ids.insert(symbol.clone(), id);
+            }
+            encode(&mut self.globals, opcode::OpExtInst, &words);
+        } else {
+            self.emit_debug_line(false, op);
+            encode(&mut self.function_body, opcode::OpExtInst, &words);
+        }
+        for attr in sorted_attrs(ir, op) {
+            if !EXT_INST_ATTRS.contains(&attr.name.as_str()) {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The id an `r` entry of a fallback op's `literals` names: an `OpString` by its
+    /// text, a type (`none`: void), a function, global variable, spec constant or
+    /// module-level extended instruction by symbol, or a constant by its value.
+    fn reference_id(&mut self, at: OpId, attr: &Attribute) -> std::result::Result<u32, String> {
+        let unknown = || format!("not supported yet: an operand naming {attr:?}");
+        match attr {
+            Attribute::String(text) => Ok(self.string_id(text)),
+            Attribute::Type(ty) if matches!(self.ir.types.kind(*ty), TypeKind::None) => Ok(self.void_type()),
+            Attribute::Type(ty) => self.process_type(at, *ty).map_err(|e| e.message),
+            Attribute::SymbolRef(path) => {
+                let [name] = path.as_slice() else { return Err(unknown()) };
+                let known = self
+                    .ext_inst_ids
+                    .get(name)
+                    .or_else(|| self.variable_ids.get(name))
+                    .or_else(|| self.spec_constant_ids.get(name))
+                    .copied();
+                match known {
+                    Some(id) => Ok(id),
+                    None if self.is_function_symbol(name) => Ok(self.function_id(name)),
+                    None => Err(format!("'{name}' names no function, variable, spec constant or extended instruction defined before")),
+                }
+            }
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => {
+                self.constant(at, *ty, attr).map_err(|e| e.message)
+            }
+            // `true`/`false` parse as booleans.
+            Attribute::Bool(value) => self.constant_bool(at, *value, false).map_err(|e| e.message),
+            _ => Err(unknown()),
+        }
+    }
+
+    /// Whether the module body defines a `spirv.func` named `name`.
+    fn is_function_symbol(&mut self, name: &str) -> bool {
+        let ir = self.ir;
+        let module = self.module;
+        let symbols = self.function_symbols.get_or_insert_with(|| {
+            let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+            body.iter()
+                .filter(|&&op| ir.op(op).name == "spirv.func")
+                .filter_map(|&op| match ir.op(op).attr("sym_name") {
+                    Some(Attribute::String(symbol)) => Some(symbol.clone()),
+                    _ => None,
+                })
+                .collect()
+        });
+        symbols.contains(name)
+    }
+
+    /// `OpString` of `text`, on first use.
+    fn string_id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.string_ids.get(text) {
+            return id;
+        }
+        let id = self.next();
+        self.string_ids.insert(text.to_string(), id);
+        let mut operands = vec![id];
+        spirvkit_binary::write::encode_string(text.as_bytes(), &mut operands);
+        encode(&mut self.debug, opcode::OpString, &operands);
+        id
     }
 
     /// Any op the ODS tables map to an instruction: result type, result, then the
@@ -708,12 +829,12 @@ impl Serializer<'_> {
     }
 
     /// `OpExtInstImport` of `set`, on first use.
-    fn ext_set_id(&mut self, set: &'static str) -> u32 {
-        if let Some(&(_, id)) = self.ext_set_ids.iter().find(|(s, _)| *s == set) {
+    fn ext_set_id(&mut self, set: &str) -> u32 {
+        if let Some(&(_, id)) = self.ext_set_ids.iter().find(|(s, _)| s == set) {
             return id;
         }
         let id = self.next();
-        self.ext_set_ids.push((set, id));
+        self.ext_set_ids.push((set.to_string(), id));
         let mut operands = vec![id];
         spirvkit_binary::write::encode_string(set.as_bytes(), &mut operands);
         encode(&mut self.ext_sets, opcode::OpExtInstImport, &operands);

@@ -971,3 +971,47 @@ fn malformed_unverified_ir_is_an_error_not_a_panic() {
     }
     assert_eq!(tried, cases.len());
 }
+
+#[test]
+fn generic_extended_instructions_name_strings_symbols_and_constants() {
+    let text = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_non_semantic_info]> {
+  "spirv.ExtInst"() {instruction = "DebugSource", literals = ["t.mlir"], operand_layout = "r", set = "NonSemantic.Shader.DebugInfo.100", sym_name = "source"} : () -> ()
+  "spirv.ExtInst"() {instruction = 9 : i32, literals = [@source, 7 : i32, true, none, @main], operand_layout = "rrrrr", set = "NonSemantic.Mine"} : () -> ()
+  spirv.func @main() "None" {
+    %0 = spirv.Constant 1.0 : f32
+    %1 = "spirv.ExtInst"(%0) {instruction = "DebugPrintf", literals = ["t.mlir"], operand_layout = "ri", set = "NonSemantic.DebugPrintf"} : (f32) -> none
+    "spirv.ExtInst"(%1) {instruction = 3 : i32, set = "NonSemantic.Mine"} : (none) -> ()
+    spirv.Return
+  }
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}
+"#;
+    // With debug info, the file's string (the module is located in "t.mlir") is the
+    // one the instructions name.
+    let options = SerializeOptions { emit_debug_info: true, ..SerializeOptions::default() };
+    let got = serialize_text_with(text, &options).expect("serializes");
+    assert_eq!(got.matches("OpString").count(), 1, "{got}");
+    for line in [
+        "%1 = OpString \"t.mlir\"\n",
+        "%4 = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n",
+        "%11 = OpExtInstImport \"NonSemantic.Mine\"\n",
+        "%3 = OpExtInst %void %4 DebugSource %1\n",
+        "%5 = OpExtInst %void %11 9 %3 %uint_7 %true %void %main\n",
+        "%16 = OpExtInst %void %17 1 %1 %float_1\n",
+        "%18 = OpExtInst %void %11 3 %16\n",
+    ] {
+        assert!(got.contains(line), "{line}\n{got}");
+    }
+    // A symbol that names nothing defined before is an error, not a made-up id.
+    let dangling = text.replace("literals = [@source, 7", "literals = [@nowhere, 7");
+    let e = serialize_text(&dangling).unwrap_err();
+    assert!(e.message.contains("'nowhere' names no function, variable"), "{}", e.message);
+    let unknown = text.replace("instruction = \"DebugSource\"", "instruction = \"NoSuchThing\"");
+    let e = serialize_text(&unknown).unwrap_err();
+    assert!(
+        e.message.contains("names no instruction of set NonSemantic.Shader.DebugInfo.100"),
+        "{}",
+        e.message
+    );
+}

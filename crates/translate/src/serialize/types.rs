@@ -529,7 +529,9 @@ impl Serializer<'_> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
-        let key = ConstantKey::composite(attr);
+        // An array value alone does not name its type (arrays and matrices of the same
+        // columns, strides), so the type is part of the key.
+        let key = ConstantKey::composite(matches!(attr, Attribute::Array(_)).then(|| ty.clone()), attr);
         if let Some(&id) = self.constant_ids.get(&key) {
             return Ok(id);
         }
@@ -799,21 +801,22 @@ pub(super) enum ConstantKey {
         kind: FloatKind,
         words: Vec<u32>,
     },
-    /// The attribute's elements as tagged words: element types by id, floats by bits.
-    Composite(Vec<u64>),
+    /// The attribute's elements as tagged words (element types by id, floats by
+    /// bits), with the constant's type where the value does not imply it.
+    Composite(Option<TypeKey>, Vec<u64>),
     /// An attribute `Composite` cannot encode, by its debug text.
-    CompositeText(String),
+    CompositeText(Option<TypeKey>, String),
     /// `OpConstantCompositeReplicateEXT` (rare): its type and value as text.
     Replicate(String),
 }
 
 impl ConstantKey {
-    fn composite(attr: &Attribute) -> ConstantKey {
+    fn composite(ty: Option<TypeKey>, attr: &Attribute) -> ConstantKey {
         let mut words = Vec::new();
         if encode_constant_attr(attr, &mut words) {
-            ConstantKey::Composite(words)
+            ConstantKey::Composite(ty, words)
         } else {
-            ConstantKey::CompositeText(format!("{attr:?}"))
+            ConstantKey::CompositeText(ty, format!("{attr:?}"))
         }
     }
 }
