@@ -49,7 +49,9 @@ pub fn run(ir: &mut Ir, top: OpId) {
 /// The variable's new pointer type, if its pointee needs a layout it lacks.
 fn laid_out_variable_type(ir: &mut Ir, op: OpId) -> Option<Type> {
     let Some(Attribute::Type(ptr)) = ir.op(op).attr("type").cloned() else { return None };
-    let TypeKind::Pointer { pointee, storage_class } = ir.types.kind(ptr).clone() else { return None };
+    let TypeKind::Pointer { pointee, storage_class, stride } = ir.types.kind(ptr).clone() else {
+        return None;
+    };
     if !matches!(
         storage_class.as_str(),
         "Uniform" | "StorageBuffer" | "PushConstant" | "PhysicalStorageBuffer"
@@ -61,7 +63,7 @@ fn laid_out_variable_type(ir: &mut Ir, op: OpId) -> Option<Type> {
         return None;
     }
     let (laid_out, _, _) = decorate(ir, pointee);
-    Some(ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class }))
+    Some(ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class, stride }))
 }
 
 /// The type with layout decorations, its size and its base alignment. A runtime

@@ -1388,8 +1388,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let pointee = self.parse_type()?;
                 self.expect(",")?;
                 let storage_class = self.parse_enum_word()?;
+                let stride = self.parse_optional_stride()?;
                 self.expect(">")?;
-                TypeKind::Pointer { pointee, storage_class }
+                TypeKind::Pointer { pointee, storage_class, stride }
             }
             "spirv.image" => {
                 self.expect("<")?;

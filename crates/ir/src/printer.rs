@@ -1038,10 +1038,14 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
             }
             out.push('>');
         }
-        TypeKind::Pointer { pointee, storage_class } => {
+        TypeKind::Pointer { pointee, storage_class, stride } => {
             out.push_str("!spirv.ptr<");
             write_type_in(ir, *pointee, out, structs_in_progress);
-            let _ = write!(out, ", {storage_class}>");
+            let _ = write!(out, ", {storage_class}");
+            if let Some(s) = stride {
+                let _ = write!(out, ", stride={s}");
+            }
+            out.push('>');
         }
         TypeKind::Image { element, params } => {
             out.push_str("!spirv.image<");

@@ -135,10 +135,14 @@ pub enum TypeKind {
         element: Type,
         stride: Option<u32>,
     },
-    /// `!spirv.ptr<f32, Function>`, the storage class by grammar name.
+    /// `!spirv.ptr<f32, Function>`, the storage class by grammar name. `stride` is the
+    /// pointer type's `ArrayStride` decoration (`OpPtrAccessChain` steps by it), which
+    /// MLIR's pointer type lacks: printed `!spirv.ptr<f32, PhysicalStorageBuffer,
+    /// stride=4>` only when present.
     Pointer {
         pointee: Type,
         storage_class: String,
+        stride: Option<u32>,
     },
     /// `!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, SamplerUnknown, Unknown>`.
     Image {
@@ -213,6 +217,11 @@ impl TypeStore {
 
     pub fn vector(&mut self, count: u64, element: Type) -> Type {
         self.intern(TypeKind::Vector { shape: vec![count], scalable: vec![false], element })
+    }
+
+    /// A pointer without an `ArrayStride`.
+    pub fn pointer(&mut self, pointee: Type, storage_class: impl Into<String>) -> Type {
+        self.intern(TypeKind::Pointer { pointee, storage_class: storage_class.into(), stride: None })
     }
 
     pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {

@@ -378,7 +378,7 @@ impl<'a> Verifier<'a> {
         }
         if def.name == "spirv.Variable" {
             if let Some(&result) = o.results.first() {
-                if let TypeKind::Pointer { pointee, storage_class } =
+                if let TypeKind::Pointer { pointee, storage_class, .. } =
                     self.ir.types.kind(self.ir.value_type(result))
                 {
                     if storage_class != "Function" {

@@ -135,6 +135,7 @@ enum TypeKey {
     Pointer {
         pointee: Box<TypeKey>,
         storage_class: String,
+        stride: Option<u32>,
     },
     /// `result`: `None` for no result (void).
     Function {

@@ -97,7 +97,8 @@ impl Deserializer<'_, '_> {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
                 let pointee = self.type_or_forward(inst, pointee_id)?;
-                self.ir.types.intern(TypeKind::Pointer { pointee, storage_class })
+                let stride = self.array_stride(id)?;
+                self.ir.types.intern(TypeKind::Pointer { pointee, storage_class, stride })
             }
             opcode::OpTypeForwardPointer => {
                 if self.forward_pointers.len() >= MAX_FORWARD_POINTERS {
@@ -373,7 +374,8 @@ impl Deserializer<'_, '_> {
             return not_supported(inst, &format!("storage class {class}"));
         };
         let pointee = self.ir.types.intern(TypeKind::IdentifiedStruct { name });
-        Ok(self.ir.types.intern(TypeKind::Pointer { pointee, storage_class }))
+        let stride = self.array_stride(pointer)?;
+        Ok(self.ir.types.intern(TypeKind::Pointer { pointee, storage_class, stride }))
     }
 
     fn image_type(&mut self, inst: &Inst) -> Result<Type> {
@@ -719,3 +721,6 @@ fn dense_map_probe<T>(buckets: &[Option<(u32, T)>], key: u32) -> usize {
     }
     at
 }
+
+#[cfg(test)]
+mod tests;

@@ -38,9 +38,10 @@ impl Serializer<'_> {
             TypeKind::RuntimeArray { element, stride } => {
                 TypeKey::RuntimeArray { element: Box::new(self.type_key(*element)), stride: *stride }
             }
-            TypeKind::Pointer { pointee, storage_class } => TypeKey::Pointer {
+            TypeKind::Pointer { pointee, storage_class, stride } => TypeKey::Pointer {
                 pointee: Box::new(self.type_key(*pointee)),
                 storage_class: storage_class.clone(),
+                stride: *stride,
             },
             TypeKind::Function { inputs, results } if results.len() <= 1 => TypeKey::Function {
                 inputs: inputs.iter().map(|&t| self.type_key(t)).collect(),
@@ -194,10 +195,13 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeRuntimeArray
             }
-            TypeKey::Pointer { pointee, storage_class } => {
+            TypeKey::Pointer { pointee, storage_class, stride } => {
                 let Some(storage) = enumerant("StorageClass", storage_class) else {
                     return Err(self.error(at, format!("not supported yet: storage class {storage_class}")));
                 };
+                if let Some(stride) = stride {
+                    self.emit_decoration(id, decoration("ArrayStride"), &[*stride]);
+                }
                 let pointee_type = match **pointee {
                     TypeKey::Other(ty) => Some(ty),
                     _ => None,
