@@ -86,10 +86,10 @@ pub(crate) fn decorate(ir: &mut Ir, ty: Type) -> (Type, u64, u64) {
             let v = ir.types.intern(TypeKind::Vector { shape, scalable, element: e });
             (v, size.saturating_mul(n), if n == 2 { align * 2 } else { align * 4 })
         }
-        TypeKind::Array { element, count, .. } => {
+        TypeKind::Array { element, count, spec_length, .. } => {
             let (e, size, align) = decorate(ir, element);
             let stride = u32::try_from(size).ok();
-            let a = ir.types.intern(TypeKind::Array { element: e, count, stride });
+            let a = ir.types.intern(TypeKind::Array { element: e, count, stride, spec_length });
             (a, size.saturating_mul(u64::from(count)), align)
         }
         TypeKind::RuntimeArray { element, .. } => {

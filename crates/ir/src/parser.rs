@@ -5,7 +5,7 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use crate::lexer::{unescape, Lexer, Tok, Token};
-use crate::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+use crate::types::{FloatKind, Signedness, SpecLength, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
 /// A parse error at a byte offset of the source.
@@ -1369,12 +1369,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             "spirv.sampler" => TypeKind::Sampler,
             "spirv.array" => {
                 self.expect("<")?;
-                let count = self.parse_u32()?;
+                let (count, spec_length) = if self.tok.kind == Tok::Integer {
+                    (self.parse_u32()?, None)
+                } else {
+                    (0, Some(self.parse_spec_length()?))
+                };
                 self.expect_x_word()?;
                 let element = self.parse_type()?;
                 let stride = self.parse_optional_stride()?;
                 self.expect(">")?;
-                TypeKind::Array { element, count, stride }
+                TypeKind::Array { element, count, stride, spec_length }
             }
             "spirv.rtarray" => {
                 self.expect("<")?;
@@ -1443,6 +1447,35 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             _ => return self.parse_struct_type(),
         };
         Ok(self.ir.types.intern(kind))
+    }
+
+    /// An array length given by specialization constants: `@n`, `1 : i32` (an operand)
+    /// or `IAdd(@n, 1 : i32) : i32`.
+    fn parse_spec_length(&mut self) -> PResult<SpecLength> {
+        match self.tok.kind {
+            Tok::AtId => Ok(SpecLength::Symbol(symbol_name(self.bump().text))),
+            Tok::Ident => {
+                let name = self.bump().text.to_string();
+                self.expect("(")?;
+                let mut operands = Vec::new();
+                if !self.at(")") {
+                    loop {
+                        operands.push(self.nested(|p| p.parse_spec_length())?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect(")")?;
+                self.expect(":")?;
+                let ty = self.parse_type()?;
+                Ok(SpecLength::Operation { name, operands, ty })
+            }
+            _ => match self.parse_attribute()? {
+                Attribute::Integer { value, ty } => Ok(SpecLength::Constant { value, ty }),
+                _ => self.error("expected an array length: an integer, @symbol or operation"),
+            },
+        }
     }
 
     fn parse_optional_stride(&mut self) -> PResult<Option<u32>> {

@@ -1022,8 +1022,15 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
                 out.push(')');
             }
         }
-        TypeKind::Array { element, count, stride } => {
-            let _ = write!(out, "!spirv.array<{count} x ");
+        TypeKind::Array { element, count, stride, spec_length } => {
+            out.push_str("!spirv.array<");
+            match spec_length {
+                Some(length) => write_spec_length(ir, length, out),
+                None => {
+                    let _ = write!(out, "{count}");
+                }
+            }
+            out.push_str(" x ");
             write_type_in(ir, *element, out, structs_in_progress);
             if let Some(s) = stride {
                 let _ = write!(out, ", stride={s}");
@@ -1121,6 +1128,29 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
         TypeKind::Opaque(text) => {
             out.push('!');
             out.push_str(text);
+        }
+    }
+}
+
+/// An array length given by specialization constants (`IAdd(@n, 1 : i32) : i32`).
+fn write_spec_length(ir: &Ir, length: &crate::types::SpecLength, out: &mut String) {
+    use crate::types::SpecLength;
+    match length {
+        SpecLength::Symbol(name) => write_attribute(ir, &Attribute::SymbolRef(vec![name.clone()]), out),
+        SpecLength::Constant { value, ty } => {
+            write_attribute(ir, &Attribute::Integer { value: *value, ty: *ty }, out)
+        }
+        SpecLength::Operation { name, operands, ty } => {
+            out.push_str(name);
+            out.push('(');
+            for (i, operand) in operands.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_spec_length(ir, operand, out);
+            }
+            out.push_str(") : ");
+            write_type(ir, *ty, out);
         }
     }
 }

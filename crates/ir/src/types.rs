@@ -91,6 +91,25 @@ pub struct StructBody {
     pub decorations: Vec<(String, Option<String>)>,
 }
 
+/// The length of an array sized by a specialization constant: a `spirv.SpecConstant`
+/// by symbol, or an `OpSpecConstantOp` over such lengths and integer constants. Printed
+/// `@n`, `1 : i32` and `IAdd(@n, 1 : i32) : i32`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SpecLength {
+    Symbol(String),
+    Constant {
+        value: i128,
+        ty: Type,
+    },
+    /// The instruction by its grammar name without `Op` (`IAdd`), its operands and
+    /// result type.
+    Operation {
+        name: String,
+        operands: Vec<SpecLength>,
+        ty: Type,
+    },
+}
+
 /// Every kind of type the IR knows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
@@ -124,11 +143,14 @@ pub enum TypeKind {
         inputs: Vec<Type>,
         results: Vec<Type>,
     },
-    /// `!spirv.array<4 x f32, stride=4>`.
+    /// `!spirv.array<4 x f32, stride=4>`. An array sized by a specialization constant
+    /// (which MLIR's array type cannot express) has `count` 0 and its length in
+    /// `spec_length`: `!spirv.array<@n x f32>`.
     Array {
         element: Type,
         count: u32,
         stride: Option<u32>,
+        spec_length: Option<SpecLength>,
     },
     /// `!spirv.rtarray<f32, stride=4>`.
     RuntimeArray {
@@ -222,6 +244,11 @@ impl TypeStore {
     /// A pointer without an `ArrayStride`.
     pub fn pointer(&mut self, pointee: Type, storage_class: impl Into<String>) -> Type {
         self.intern(TypeKind::Pointer { pointee, storage_class: storage_class.into(), stride: None })
+    }
+
+    /// An array of a literal length.
+    pub fn array(&mut self, element: Type, count: u32, stride: Option<u32>) -> Type {
+        self.intern(TypeKind::Array { element, count, stride, spec_length: None })
     }
 
     pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {

@@ -112,6 +112,7 @@ enum TypeKey {
         element: Box<TypeKey>,
         count: u32,
         stride: Option<u32>,
+        spec_length: Option<spirvkit_ir::types::SpecLength>,
     },
     /// `shape`: `None` unranked, `-1` a dynamic dimension.
     ArmTensor {

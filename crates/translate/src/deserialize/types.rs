@@ -8,12 +8,17 @@ use spirvkit_binary::module::Inst;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
-use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+use spirvkit_ir::types::{FloatKind, Signedness, SpecLength, StructBody, StructMember, Type, TypeKind};
 
 /// The largest tensor whose constants are expanded.
 const MAX_TENSOR_ELEMENTS: u64 = 1 << 20;
 /// The largest rank a shapeless ARM tensor may declare.
 const MAX_TENSOR_RANK: usize = 64;
+
+/// How deeply the spec constant operations giving an array's length may nest, and how
+/// many operands they may have in all (a shared operand counts at each use).
+const MAX_SPEC_LENGTH_DEPTH: usize = 16;
+const MAX_SPEC_LENGTH_SIZE: usize = 64;
 
 /// How deeply types may nest.
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -73,17 +78,20 @@ impl Deserializer<'_, '_> {
             opcode::OpTypeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let length_id = word(inst, 3)?;
-                let count = match self.module_values.get(&length_id) {
+                let (count, spec_length) = match self.module_values.get(&length_id) {
                     Some(ModuleValue::Constant(Constant {
                         value: Attribute::Integer { value, .. }, ..
-                    })) => u32::try_from(*value).ok(),
-                    _ => None,
-                };
-                let Some(count) = count else {
-                    return not_supported(inst, "OpTypeArray whose length is not an integer constant");
+                    })) => match u32::try_from(*value) {
+                        Ok(count) => (count, None),
+                        Err(_) => return error(inst.offset, format!("array length {value} is out of range")),
+                    },
+                    _ => {
+                        let mut budget = MAX_SPEC_LENGTH_SIZE;
+                        (0, Some(self.spec_length(inst, length_id, 0, &mut budget)?))
+                    }
                 };
                 let stride = self.array_stride(id)?;
-                self.ir.types.intern(TypeKind::Array { element, count, stride })
+                self.ir.types.intern(TypeKind::Array { element, count, stride, spec_length })
             }
             opcode::OpTypeRuntimeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
@@ -183,6 +191,57 @@ impl Deserializer<'_, '_> {
         }
         self.type_depths.insert(ty, depth);
         Ok(())
+    }
+
+    /// The length of an array sized by a specialization constant: a scalar spec constant,
+    /// or a spec constant operation over those and integer constants.
+    fn spec_length(&self, inst: &Inst, id: u32, depth: usize, budget: &mut usize) -> Result<SpecLength> {
+        if depth > MAX_SPEC_LENGTH_DEPTH || *budget == 0 {
+            return not_supported(
+                inst,
+                &format!(
+                    "array lengths of more than {MAX_SPEC_LENGTH_SIZE} operands or nested more than {MAX_SPEC_LENGTH_DEPTH} deep"
+                ),
+            );
+        }
+        *budget -= 1;
+        match self.module_values.get(&id) {
+            Some(ModuleValue::SpecConstant { symbol, ty }) if self.ir.types.is_integer(*ty) => {
+                Ok(SpecLength::Symbol(symbol.clone()))
+            }
+            Some(ModuleValue::Constant(Constant { value: Attribute::Integer { value, ty }, .. }))
+                if depth > 0 =>
+            {
+                Ok(SpecLength::Constant { value: *value, ty: *ty })
+            }
+            Some(ModuleValue::SpecOperation { ty, opcode, operands, .. })
+                if self.ir.types.is_integer(*ty) =>
+            {
+                // Integer arithmetic: every operand an id (no literal indexes).
+                let Some(operation) = spirvkit_grammar::instruction(*opcode).filter(|i| {
+                    i.operands.iter().all(|o| o.kind.category() == spirvkit_grammar::Category::Id)
+                }) else {
+                    return not_supported(
+                        inst,
+                        &format!("array length of OpSpecConstantOp {}", opcode_name(*opcode)),
+                    );
+                };
+                let name = operation.name.strip_prefix("Op").unwrap_or(operation.name).to_string();
+                let (ty, operands) = (*ty, operands.clone());
+                let mut lengths = Vec::with_capacity(operands.len().min(4));
+                for operand in operands {
+                    lengths.push(self.spec_length(inst, operand, depth + 1, budget)?);
+                }
+                let operands = lengths;
+                Ok(SpecLength::Operation { name, operands, ty })
+            }
+            _ => not_supported(
+                inst,
+                &format!(
+                    "OpTypeArray whose length <id> {id} is neither an integer constant nor a spec constant"
+                ),
+            ),
+        }
     }
 
     /// The value of a 32-bit integer constant id (cooperative matrix parameters).

@@ -4,7 +4,7 @@ use super::attrs::{enum_case_value, enumerant};
 use super::{encode, Result, Serializer, TypeKey, MAX_DEPTH};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
+use spirvkit_ir::types::{FloatKind, Signedness, SpecLength, StructBody, Type, TypeKind};
 use spirvkit_ir::OpId;
 
 /// What preparing a type produced.
@@ -24,9 +24,12 @@ impl Serializer<'_> {
             }
             TypeKind::Float(kind) => TypeKey::Float(*kind),
             TypeKind::None => TypeKey::Void,
-            TypeKind::Array { element, count, stride } => {
-                TypeKey::Array { element: Box::new(self.type_key(*element)), count: *count, stride: *stride }
-            }
+            TypeKind::Array { element, count, stride, spec_length } => TypeKey::Array {
+                element: Box::new(self.type_key(*element)),
+                count: *count,
+                stride: *stride,
+                spec_length: spec_length.clone(),
+            },
             TypeKind::Opaque(text) => arm_tensor_key(text).unwrap_or(TypeKey::Other(ty)),
             TypeKind::Vector { shape, element, .. } => TypeKey::Vector {
                 element: Box::new(self.type_key(*element)),
@@ -129,10 +132,13 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeFloat
             }
-            TypeKey::Array { element, count, stride } => {
+            TypeKey::Array { element, count, stride, spec_length } => {
                 let element = self.process_key(at, (**element).clone())?;
                 operands.push(element);
-                let length = self.constant_int(at, i128::from(*count), 32, false, false)?;
+                let length = match spec_length {
+                    Some(spec_length) => self.spec_length(at, spec_length)?,
+                    None => self.constant_int(at, i128::from(*count), 32, false, false)?,
+                };
                 operands.push(length);
                 if let Some(stride) = stride.filter(|&s| s != 0) {
                     self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
@@ -153,6 +159,7 @@ impl Serializer<'_> {
                             element: Box::new(i32_key),
                             count: dims.len() as u32,
                             stride: None,
+                            spec_length: None,
                         };
                         let array_id = self.process_key(at, array)?;
                         let shape_id = self.next();
@@ -244,6 +251,46 @@ impl Serializer<'_> {
             }
             TypeKey::Other(ty) => return self.prepare_type(at, *ty, id, operands),
         }))
+    }
+
+    /// The id of an array length given by specialization constants: the spec constant's,
+    /// or a new `OpSpecConstantOp` (not uniqued, as `spirv.SpecConstantOperation`s are not).
+    fn spec_length(&mut self, at: OpId, length: &SpecLength) -> Result<u32> {
+        match length {
+            SpecLength::Symbol(name) => self.spec_constant_ids.get(name).copied().ok_or_else(|| {
+                self.error(
+                    at,
+                    format!("not supported yet: array length @{name} before its spirv.SpecConstant"),
+                )
+            }),
+            SpecLength::Constant { value, ty } => {
+                let attr = Attribute::Integer { value: *value, ty: *ty };
+                self.constant_scalar(at, &attr, false)?
+                    .ok_or_else(|| self.error(at, "an array length operand must be an integer"))
+            }
+            SpecLength::Operation { name, operands, ty } => {
+                let Some(inst) = spirvkit_grammar::instruction_by_name(&format!("Op{name}")) else {
+                    return Err(self.error(at, format!("array length of unknown operation {name}")));
+                };
+                if self.depth > MAX_DEPTH {
+                    return Err(self.error(at, "not supported yet: array lengths nested this deeply"));
+                }
+                self.depth += 1;
+                let operand_ids = self.spec_length_operands(at, operands);
+                self.depth -= 1;
+                let operand_ids = operand_ids?;
+                let type_id = self.process_type(at, *ty)?;
+                let id = self.next();
+                let mut words = vec![type_id, id, u32::from(inst.opcode)];
+                words.extend(operand_ids);
+                encode(&mut self.globals, opcode::OpSpecConstantOp, &words);
+                Ok(id)
+            }
+        }
+    }
+
+    fn spec_length_operands(&mut self, at: OpId, operands: &[SpecLength]) -> Result<Vec<u32>> {
+        operands.iter().map(|operand| self.spec_length(at, operand)).collect()
     }
 
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {

@@ -90,3 +90,69 @@ fn pointer_strides_round_trip() {
     // The unstrided pointer prints as MLIR prints it.
     assert!(text.contains("!spirv.ptr<si32, PhysicalStorageBuffer> [8]"), "{text}");
 }
+
+/// Arrays sized by a spec constant and by a spec constant operation, used through
+/// access chains.
+const SPEC_LENGTH_ARRAYS: &str = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %buf %shared
+OpExecutionMode %main LocalSize 1 1 1
+OpName %N "N"
+OpDecorate %N SpecId 0
+OpDecorate %arr ArrayStride 16
+OpDecorate %arr2 ArrayStride 4
+OpDecorate %S Block
+OpMemberDecorate %S 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%int = OpTypeInt 32 1
+%uint = OpTypeInt 32 0
+%N = OpSpecConstant %int 64
+%int_1 = OpConstant %int 1
+%int_0 = OpConstant %int 0
+%len = OpSpecConstantOp %int IAdd %N %int_1
+%arr = OpTypeArray %v4float %N
+%arr2 = OpTypeArray %uint %len
+%S = OpTypeStruct %arr
+%ptr_S = OpTypePointer Uniform %S
+%ptr_v4 = OpTypePointer Uniform %v4float
+%ptr_arr2 = OpTypePointer Workgroup %arr2
+%ptr_u = OpTypePointer Workgroup %uint
+%buf = OpVariable %ptr_S Uniform
+%shared = OpVariable %ptr_arr2 Workgroup
+%main = OpFunction %void None %fn
+%l = OpLabel
+%a = OpAccessChain %ptr_v4 %buf %int_0 %int_1
+%v = OpLoad %v4float %a
+%b = OpAccessChain %ptr_u %shared %int_1
+%w = OpLoad %uint %b
+OpStore %b %w
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn arrays_sized_by_spec_constants_round_trip() {
+    let text = round_trip(SPEC_LENGTH_ARRAYS, "spv1.3");
+    assert!(text.contains("!spirv.array<@N x vector<4xf32>, stride=16>"), "{text}");
+    assert!(text.contains("!spirv.array<IAdd(@N, 1 : si32) : si32 x i32, stride=4>"), "{text}");
+}
+
+#[test]
+fn array_lengths_of_non_integer_spec_operations_are_refused() {
+    let text = SPEC_LENGTH_ARRAYS.replace(
+        "%len = OpSpecConstantOp %int IAdd %N %int_1",
+        "%len = OpSpecConstantOp %int CompositeExtract %N 0",
+    );
+    let mut ir = Ir::new();
+    let bytes = words_to_bytes(&binary(&text, "spv1.3"), Endian::Little);
+    let err = deserialize(&bytes, &mut ir, &DeserializeOptions::default()).expect_err("refused");
+    assert!(
+        err.message.contains("not supported yet: array length of OpSpecConstantOp OpCompositeExtract"),
+        "{err}"
+    );
+}
