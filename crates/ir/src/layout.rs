@@ -92,10 +92,10 @@ pub(crate) fn decorate(ir: &mut Ir, ty: Type) -> (Type, u64, u64) {
             let a = ir.types.intern(TypeKind::Array { element: e, count, stride, spec_length });
             (a, size.saturating_mul(u64::from(count)), align)
         }
-        TypeKind::RuntimeArray { element, .. } => {
+        TypeKind::RuntimeArray { element, stride_id, .. } => {
             let (e, size, align) = decorate(ir, element);
             let stride = u32::try_from(size).ok();
-            (ir.types.intern(TypeKind::RuntimeArray { element: e, stride }), u64::MAX, align)
+            (ir.types.intern(TypeKind::RuntimeArray { element: e, stride, stride_id }), u64::MAX, align)
         }
         TypeKind::Pointer { .. } => (ty, 8, 8),
         TypeKind::LiteralStruct(body) => {

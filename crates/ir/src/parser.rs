@@ -5,7 +5,7 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use crate::lexer::{unescape, Lexer, Tok, Token};
-use crate::types::{FloatKind, Signedness, SpecLength, StructBody, StructMember, Type, TypeKind};
+use crate::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
 /// A parse error at a byte offset of the source.
@@ -1372,7 +1372,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let (count, spec_length) = if self.tok.kind == Tok::Integer {
                     (self.parse_u32()?, None)
                 } else {
-                    (0, Some(self.parse_spec_length()?))
+                    (0, Some(self.parse_constant_expr()?))
                 };
                 self.expect_x_word()?;
                 let element = self.parse_type()?;
@@ -1383,9 +1383,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             "spirv.rtarray" => {
                 self.expect("<")?;
                 let element = self.parse_type()?;
-                let stride = self.parse_optional_stride()?;
+                let (mut stride, mut stride_id) = (None, None);
+                if self.eat(",") {
+                    self.expect_keyword("stride")?;
+                    self.expect("=")?;
+                    if self.tok.kind == Tok::Integer {
+                        let literal = self.parse_u32()?;
+                        if self.eat(":") {
+                            let ty = self.parse_type()?;
+                            stride_id = Some(ConstantExpr::Constant { value: i128::from(literal), ty });
+                        } else {
+                            stride = Some(literal);
+                        }
+                    } else {
+                        stride_id = Some(self.parse_constant_expr()?);
+                    }
+                }
                 self.expect(">")?;
-                TypeKind::RuntimeArray { element, stride }
+                TypeKind::RuntimeArray { element, stride, stride_id }
             }
             "spirv.ptr" => {
                 self.expect("<")?;
@@ -1449,18 +1464,27 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         Ok(self.ir.types.intern(kind))
     }
 
-    /// An array length given by specialization constants: `@n`, `1 : i32` (an operand)
-    /// or `IAdd(@n, 1 : i32) : i32`.
-    fn parse_spec_length(&mut self) -> PResult<SpecLength> {
+    /// A constant an array type names by id (see [`ConstantExpr`]): `@n`, `1 : i32`,
+    /// `IAdd(@n, 1 : i32) : i32` or `sizeof(!spirv.sampler) : i32`.
+    fn parse_constant_expr(&mut self) -> PResult<ConstantExpr> {
         match self.tok.kind {
-            Tok::AtId => Ok(SpecLength::Symbol(symbol_name(self.bump().text))),
+            Tok::AtId => Ok(ConstantExpr::Symbol(symbol_name(self.bump().text))),
+            Tok::Ident if self.tok.text == "sizeof" => {
+                self.bump();
+                self.expect("(")?;
+                let of = self.parse_type()?;
+                self.expect(")")?;
+                self.expect(":")?;
+                let ty = self.parse_type()?;
+                Ok(ConstantExpr::SizeOf { of, ty })
+            }
             Tok::Ident => {
                 let name = self.bump().text.to_string();
                 self.expect("(")?;
                 let mut operands = Vec::new();
                 if !self.at(")") {
                     loop {
-                        operands.push(self.nested(|p| p.parse_spec_length())?);
+                        operands.push(self.nested(|p| p.parse_constant_expr())?);
                         if !self.eat(",") {
                             break;
                         }
@@ -1469,10 +1493,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect(")")?;
                 self.expect(":")?;
                 let ty = self.parse_type()?;
-                Ok(SpecLength::Operation { name, operands, ty })
+                Ok(ConstantExpr::Operation { name, operands, ty })
             }
             _ => match self.parse_attribute()? {
-                Attribute::Integer { value, ty } => Ok(SpecLength::Constant { value, ty }),
+                Attribute::Integer { value, ty } => Ok(ConstantExpr::Constant { value, ty }),
                 _ => self.error("expected an array length: an integer, @symbol or operation"),
             },
         }

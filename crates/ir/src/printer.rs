@@ -1025,7 +1025,7 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
         TypeKind::Array { element, count, stride, spec_length } => {
             out.push_str("!spirv.array<");
             match spec_length {
-                Some(length) => write_spec_length(ir, length, out),
+                Some(length) => write_constant_expr(ir, length, out),
                 None => {
                     let _ = write!(out, "{count}");
                 }
@@ -1037,11 +1037,15 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
             }
             out.push('>');
         }
-        TypeKind::RuntimeArray { element, stride } => {
+        TypeKind::RuntimeArray { element, stride, stride_id } => {
             out.push_str("!spirv.rtarray<");
             write_type_in(ir, *element, out, structs_in_progress);
             if let Some(s) = stride {
                 let _ = write!(out, ", stride={s}");
+            }
+            if let Some(expr) = stride_id {
+                out.push_str(", stride=");
+                write_constant_expr(ir, expr, out);
             }
             out.push('>');
         }
@@ -1133,21 +1137,29 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
 }
 
 /// An array length given by specialization constants (`IAdd(@n, 1 : i32) : i32`).
-fn write_spec_length(ir: &Ir, length: &crate::types::SpecLength, out: &mut String) {
-    use crate::types::SpecLength;
+fn write_constant_expr(ir: &Ir, length: &crate::types::ConstantExpr, out: &mut String) {
+    use crate::types::ConstantExpr;
     match length {
-        SpecLength::Symbol(name) => write_attribute(ir, &Attribute::SymbolRef(vec![name.clone()]), out),
-        SpecLength::Constant { value, ty } => {
-            write_attribute(ir, &Attribute::Integer { value: *value, ty: *ty }, out)
+        ConstantExpr::Symbol(name) => write_attribute(ir, &Attribute::SymbolRef(vec![name.clone()]), out),
+        // Always typed, so that `stride=4 : i64` does not read as a literal stride.
+        ConstantExpr::Constant { value, ty } => {
+            let _ = write!(out, "{value} : ");
+            write_type(ir, *ty, out);
         }
-        SpecLength::Operation { name, operands, ty } => {
+        ConstantExpr::SizeOf { of, ty } => {
+            out.push_str("sizeof(");
+            write_type(ir, *of, out);
+            out.push_str(") : ");
+            write_type(ir, *ty, out);
+        }
+        ConstantExpr::Operation { name, operands, ty } => {
             out.push_str(name);
             out.push('(');
             for (i, operand) in operands.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_spec_length(ir, operand, out);
+                write_constant_expr(ir, operand, out);
             }
             out.push_str(") : ");
             write_type(ir, *ty, out);

@@ -91,21 +91,27 @@ pub struct StructBody {
     pub decorations: Vec<(String, Option<String>)>,
 }
 
-/// The length of an array sized by a specialization constant: a `spirv.SpecConstant`
-/// by symbol, or an `OpSpecConstantOp` over such lengths and integer constants. Printed
-/// `@n`, `1 : i32` and `IAdd(@n, 1 : i32) : i32`.
+/// A constant an array type names by id where MLIR's array types hold a number: the
+/// length of an array sized by a specialization constant, or an `ArrayStrideIdEXT`
+/// stride. A `spirv.SpecConstant` by symbol, an integer constant, an `OpSpecConstantOp`
+/// over such constants, or `OpConstantSizeOfEXT` of a type. Printed `@n`, `1 : i32`,
+/// `IAdd(@n, 1 : i32) : i32` and `sizeof(!spirv.sampler) : i32`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum SpecLength {
+pub enum ConstantExpr {
     Symbol(String),
     Constant {
         value: i128,
+        ty: Type,
+    },
+    SizeOf {
+        of: Type,
         ty: Type,
     },
     /// The instruction by its grammar name without `Op` (`IAdd`), its operands and
     /// result type.
     Operation {
         name: String,
-        operands: Vec<SpecLength>,
+        operands: Vec<ConstantExpr>,
         ty: Type,
     },
 }
@@ -150,12 +156,14 @@ pub enum TypeKind {
         element: Type,
         count: u32,
         stride: Option<u32>,
-        spec_length: Option<SpecLength>,
+        spec_length: Option<ConstantExpr>,
     },
-    /// `!spirv.rtarray<f32, stride=4>`.
+    /// `!spirv.rtarray<f32, stride=4>`; `stride_id` is an `ArrayStrideIdEXT` stride
+    /// (`stride=sizeof(!spirv.sampler) : i32`), which MLIR lacks.
     RuntimeArray {
         element: Type,
         stride: Option<u32>,
+        stride_id: Option<ConstantExpr>,
     },
     /// `!spirv.ptr<f32, Function>`, the storage class by grammar name. `stride` is the
     /// pointer type's `ArrayStride` decoration (`OpPtrAccessChain` steps by it), which
@@ -304,6 +312,15 @@ impl TypeStore {
             TypeKind::Vector { element, .. } => *element,
             _ => ty,
         }
+    }
+}
+
+/// The storage class of an untyped pointer type (`SPV_KHR_untyped_pointers`), which
+/// the IR keeps opaque: `spirv.UntypedPointerKHR<StorageBuffer>`.
+pub fn untyped_pointer_storage_class(kind: &TypeKind) -> Option<&str> {
+    match kind {
+        TypeKind::Opaque(text) => text.strip_prefix("spirv.UntypedPointerKHR<")?.strip_suffix('>'),
+        _ => None,
     }
 }
 

@@ -16,14 +16,19 @@
 //! Extended instructions of GLSL.std.450 and OpenCL.std that the dialect lacks
 //! (`MatrixInverse`, ...) become `spirv.GL.<name>`/`spirv.CL.<name>` ops the same way.
 //!
-//! Operand-less types become opaque `!spirv.<type name without "OpType">` types
-//! (`!spirv.AccelerationStructureKHR`).
+//! An id operand that names a type (`OpUntypedAccessChainKHR`'s base type) is a
+//! literal too: a type attribute.
+//!
+//! Types whose operands are enumerants and literal numbers become opaque
+//! `!spirv.<type name without "OpType">` types, their operands by grammar name
+//! (`!spirv.AccelerationStructureKHR`, `!spirv.UntypedPointerKHR<StorageBuffer>`).
 
 use spirvkit_binary::module::Inst;
-use spirvkit_grammar::{Category, OperandKind};
+use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::{Category, OperandKind, Quantifier};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Operation;
-use spirvkit_ir::types::{Signedness, TypeStore};
+use spirvkit_ir::types::{Signedness, Type, TypeStore};
 
 /// The attribute holding a fallback op's non-id operands.
 pub const LITERALS_ATTR: &str = "literals";
@@ -76,9 +81,14 @@ pub fn fallback_ext_inst(op_name: &str) -> Option<(&'static str, u32)> {
 
 /// An instruction's operands after its result type and result, split as a fallback
 /// op holds them: the id words in order, and the `literals`/`operand_layout`
-/// attributes (none when every operand is an id). For `OpExtInst`, the set and the
-/// instruction number are left out (the op's name carries them).
-pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<NamedAttribute>) {
+/// attributes (none when every operand is an id). Ids of the types in `type_ids` are
+/// literals (type attributes). For `OpExtInst`, the set and the instruction number are
+/// left out (the op's name carries them).
+pub fn split_operands(
+    inst: &Inst,
+    types: &mut TypeStore,
+    type_ids: &FxHashMap<u32, Type>,
+) -> (Vec<u32>, Vec<NamedAttribute>) {
     let i32_type = types.integer(32, Signedness::Signless);
     let mut ids = Vec::new();
     let mut literals = Vec::new();
@@ -93,8 +103,18 @@ pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<Name
     for operand in operands {
         let words = inst.operand_words(operand);
         if operand.kind.category() == Category::Id {
-            ids.extend_from_slice(words);
-            layout.extend(std::iter::repeat_n('i', words.len()));
+            for word in words {
+                match type_ids.get(word) {
+                    Some(&ty) => {
+                        literals.push(Attribute::Type(ty));
+                        layout.push('l');
+                    }
+                    None => {
+                        ids.push(*word);
+                        layout.push('i');
+                    }
+                }
+            }
             continue;
         }
         layout.push('l');
@@ -124,8 +144,13 @@ pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<Name
 }
 
 /// The operand words (after result type and result) of a fallback op whose operands
-/// have the ids `operand_ids`, in grammar order.
-pub fn join_operands(op: &Operation, operand_ids: &[u32]) -> Result<Vec<u32>, String> {
+/// have the ids `operand_ids`, in grammar order; `type_id` gives the id of a type
+/// literal.
+pub fn join_operands(
+    op: &Operation,
+    operand_ids: &[u32],
+    type_id: &mut dyn FnMut(Type) -> Result<u32, String>,
+) -> Result<Vec<u32>, String> {
     let literals: &[Attribute] = match op.attr(LITERALS_ATTR) {
         None => &[],
         Some(Attribute::Array(items)) => items,
@@ -145,6 +170,7 @@ pub fn join_operands(op: &Operation, operand_ids: &[u32]) -> Result<Vec<u32>, St
             'l' => match literal_items.next().ok_or_else(|| mismatch(op))? {
                 Attribute::String(text) => spirvkit_binary::write::encode_string(text.as_bytes(), &mut words),
                 Attribute::Integer { value, .. } => words.push(*value as u32),
+                Attribute::Type(ty) => words.push(type_id(*ty)?),
                 Attribute::DenseArray { values, .. } => {
                     for value in values {
                         match value {
@@ -168,20 +194,55 @@ fn mismatch(op: &Operation) -> String {
     format!("'{}': operands, `{LITERALS_ATTR}` and `{LAYOUT_ATTR}` do not agree", op.name)
 }
 
-/// The opaque type text (without `!`) for an operand-less type instruction the
-/// dialect does not model.
-pub fn opaque_type_name(opcode: u16) -> Option<String> {
-    let inst = spirvkit_grammar::instruction(opcode)?;
-    let name = inst.name.strip_prefix("OpType")?;
-    let operand_less = inst.operands.iter().all(|o| o.kind == OperandKind::IdResult);
-    operand_less.then(|| format!("spirv.{name}"))
+/// The opaque type text (without `!`) for a type instruction the dialect does not
+/// model, when its operands are all enumerants (without parameters) and literal
+/// numbers: `spirv.RayQueryKHR`, `spirv.UntypedPointerKHR<StorageBuffer>`.
+pub fn opaque_type_text(inst: &Inst) -> Option<String> {
+    let name = inst.grammar()?.name.strip_prefix("OpType")?;
+    let mut params = Vec::new();
+    for operand in inst.operands.iter().filter(|o| o.kind != OperandKind::IdResult) {
+        let [word] = inst.operand_words(operand) else { return None };
+        let info = operand.kind.info();
+        params.push(match info.category {
+            Category::ValueEnum => {
+                info.enumerant(*word).filter(|e| e.parameters.is_empty())?.name.to_string()
+            }
+            Category::Literal if operand.kind == OperandKind::LiteralInteger => word.to_string(),
+            _ => return None,
+        });
+    }
+    Some(if params.is_empty() {
+        format!("spirv.{name}")
+    } else {
+        format!("spirv.{name}<{}>", params.join(", "))
+    })
 }
 
-/// The type instruction of an opaque type made by [`opaque_type_name`].
-pub fn opaque_type_opcode(text: &str) -> Option<u16> {
-    let name = text.strip_prefix("spirv.")?;
+/// The type instruction of an opaque type made by [`opaque_type_text`] and its operand
+/// words after the result id.
+pub fn opaque_type_instruction(text: &str) -> Option<(u16, Vec<u32>)> {
+    let rest = text.strip_prefix("spirv.")?;
+    let (name, params) = match rest.split_once('<') {
+        Some((name, params)) => (name, params.strip_suffix('>')?.split(',').map(str::trim).collect()),
+        None => (rest, Vec::new()),
+    };
     let inst = spirvkit_grammar::instruction_by_name(&format!("OpType{name}"))?;
-    inst.operands.iter().all(|o| o.kind == OperandKind::IdResult).then_some(inst.opcode)
+    let kinds: Vec<_> = inst.operands.iter().filter(|o| o.kind != OperandKind::IdResult).collect();
+    let mut words = Vec::with_capacity(params.len());
+    for (index, param) in params.iter().enumerate() {
+        // A variadic operand takes the remaining parameters.
+        let operand =
+            kinds.get(index).or_else(|| kinds.last().filter(|o| o.quantifier == Quantifier::Variadic))?;
+        let info = operand.kind.info();
+        words.push(match info.category {
+            Category::ValueEnum => info.enumerant_by_name(param)?.value,
+            Category::Literal if operand.kind == OperandKind::LiteralInteger => param.parse().ok()?,
+            _ => return None,
+        });
+    }
+    // Every operand the grammar requires is there.
+    let required = kinds.iter().filter(|o| o.quantifier == Quantifier::One).count();
+    (words.len() >= required).then_some((inst.opcode, words))
 }
 
 #[cfg(test)]
@@ -208,8 +269,7 @@ mod tests {
         assert_eq!(fallback_opcode("spirv.GL.Sqrt"), None);
         assert_eq!(fallback_opcode("spirv.NoSuchInstruction"), None);
         let accel = spirvkit_grammar::instruction_by_name("OpTypeAccelerationStructureKHR").unwrap().opcode;
-        assert_eq!(opaque_type_name(accel).as_deref(), Some("spirv.AccelerationStructureKHR"));
-        assert_eq!(opaque_type_opcode("spirv.AccelerationStructureKHR"), Some(accel));
+        assert_eq!(opaque_type_instruction("spirv.AccelerationStructureKHR"), Some((accel, vec![])));
         let matrix_inverse = spirvkit_grammar::ext_inst_set("GLSL.std.450")
             .and_then(|set| set.instruction_by_name("MatrixInverse"))
             .unwrap()
@@ -221,8 +281,23 @@ mod tests {
             spirvkit_grammar::ext_inst_set("GLSL.std.450").unwrap().instruction_by_name("Sqrt").unwrap();
         assert_eq!(fallback_ext_op_name("GLSL.std.450", sqrt.opcode), None);
         assert_eq!(fallback_ext_inst("spirv.GL.Sqrt"), None);
-        let int = spirvkit_grammar::instruction_by_name("OpTypeInt").unwrap().opcode;
-        assert_eq!(opaque_type_name(int), None);
+    }
+
+    #[test]
+    fn opaque_types_keep_enumerant_operands_by_name() {
+        let text = "OpCapability Shader\nOpCapability UntypedPointersKHR\nOpExtension \"SPV_KHR_untyped_pointers\"\n\
+                    OpMemoryModel Logical GLSL450\n%p = OpTypeUntypedPointerKHR StorageBuffer\n%i = OpTypeInt 32 0\n\
+                    %s = OpTypeStruct %i\n";
+        let (module, index) = first_function_inst(text, "OpTypeUntypedPointerKHR");
+        let inst = module.instruction(index).unwrap();
+        let opaque = opaque_type_text(&inst).expect("an opaque type");
+        assert_eq!(opaque, "spirv.UntypedPointerKHR<StorageBuffer>");
+        assert_eq!(opaque_type_instruction(&opaque), Some((inst.opcode, inst.words[2..].to_vec())));
+        // Id operands (other types) have no opaque form.
+        let (module, index) = first_function_inst(text, "OpTypeStruct");
+        assert_eq!(opaque_type_text(&module.instruction(index).unwrap()), None);
+        assert_eq!(opaque_type_instruction("spirv.UntypedPointerKHR<NoSuchClass>"), None);
+        assert_eq!(opaque_type_instruction("spirv.UntypedPointerKHR"), None);
     }
 
     #[test]
@@ -235,15 +310,16 @@ mod tests {
         let (module, index) = first_function_inst(text, "OpSpecConstantOp");
         let inst = module.instruction(index).unwrap();
         let mut types = TypeStore::new();
-        let (ids, attrs) = split_operands(&inst, &mut types);
+        let (ids, attrs) = split_operands(&inst, &mut types, &FxHashMap::default());
         assert_eq!(ids.len(), 2);
         assert_eq!(attrs.len(), 2);
         let mut ir = spirvkit_ir::Ir::new();
         let op = ir.create_op("spirv.SpecConstantOpFallbackTest", vec![], &[], Default::default());
         ir.op_mut(op).attributes = attrs;
-        let words = join_operands(ir.op(op), &ids).unwrap();
+        let mut no_types = |_| Err("no type literals".to_string());
+        let words = join_operands(ir.op(op), &ids, &mut no_types).unwrap();
         assert_eq!(words, inst.words[3..]);
         // A disagreement is an error, not a panic.
-        assert!(join_operands(ir.op(op), &ids[..1]).is_err());
+        assert!(join_operands(ir.op(op), &ids[..1], &mut no_types).is_err());
     }
 }

@@ -112,7 +112,7 @@ enum TypeKey {
         element: Box<TypeKey>,
         count: u32,
         stride: Option<u32>,
-        spec_length: Option<spirvkit_ir::types::SpecLength>,
+        spec_length: Option<spirvkit_ir::types::ConstantExpr>,
     },
     /// `shape`: `None` unranked, `-1` a dynamic dimension.
     ArmTensor {
@@ -132,6 +132,7 @@ enum TypeKey {
     RuntimeArray {
         element: Box<TypeKey>,
         stride: Option<u32>,
+        stride_id: Option<spirvkit_ir::types::ConstantExpr>,
     },
     Pointer {
         pointee: Box<TypeKey>,

@@ -8,7 +8,7 @@ use spirvkit_binary::module::Inst;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
-use spirvkit_ir::types::{FloatKind, Signedness, SpecLength, StructBody, StructMember, Type, TypeKind};
+use spirvkit_ir::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
 /// The largest tensor whose constants are expanded.
 const MAX_TENSOR_ELEMENTS: u64 = 1 << 20;
@@ -17,8 +17,8 @@ const MAX_TENSOR_RANK: usize = 64;
 
 /// How deeply the spec constant operations giving an array's length may nest, and how
 /// many operands they may have in all (a shared operand counts at each use).
-const MAX_SPEC_LENGTH_DEPTH: usize = 16;
-const MAX_SPEC_LENGTH_SIZE: usize = 64;
+const MAX_CONSTANT_EXPR_DEPTH: usize = 16;
+const MAX_CONSTANT_EXPR_SIZE: usize = 64;
 
 /// How deeply types may nest.
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -86,17 +86,21 @@ impl Deserializer<'_, '_> {
                         Err(_) => return error(inst.offset, format!("array length {value} is out of range")),
                     },
                     _ => {
-                        let mut budget = MAX_SPEC_LENGTH_SIZE;
-                        (0, Some(self.spec_length(inst, length_id, 0, &mut budget)?))
+                        let mut budget = MAX_CONSTANT_EXPR_SIZE;
+                        (0, Some(self.constant_expr(inst, length_id, 0, &mut budget)?))
                     }
                 };
                 let stride = self.array_stride(id)?;
+                if self.array_stride_id(inst)?.is_some() {
+                    return not_supported(inst, "OpTypeArray decorated with ArrayStrideIdEXT");
+                }
                 self.ir.types.intern(TypeKind::Array { element, count, stride, spec_length })
             }
             opcode::OpTypeRuntimeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let stride = self.array_stride(id)?;
-                self.ir.types.intern(TypeKind::RuntimeArray { element, stride })
+                let stride_id = self.array_stride_id(inst)?;
+                self.ir.types.intern(TypeKind::RuntimeArray { element, stride, stride_id })
             }
             opcode::OpTypePointer => {
                 let class = word(inst, 2)?;
@@ -150,9 +154,9 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::CooperativeMatrix { rows, columns, element, scope, usage })
             }
             opcode::OpTypeTensorARM => self.tensor_type(inst)?,
-            // Operand-less types the dialect lacks: opaque, as the serializer writes them back.
-            op => match crate::fallback::opaque_type_name(op) {
-                Some(name) => self.ir.types.intern(TypeKind::Opaque(name)),
+            // Types the dialect lacks: opaque, as the serializer writes them back.
+            op => match crate::fallback::opaque_type_text(inst) {
+                Some(text) => self.ir.types.intern(TypeKind::Opaque(text)),
                 None => return not_supported(inst, &opcode_name(op)),
             },
         };
@@ -193,27 +197,27 @@ impl Deserializer<'_, '_> {
         Ok(())
     }
 
-    /// The length of an array sized by a specialization constant: a scalar spec constant,
-    /// or a spec constant operation over those and integer constants.
-    fn spec_length(&self, inst: &Inst, id: u32, depth: usize, budget: &mut usize) -> Result<SpecLength> {
-        if depth > MAX_SPEC_LENGTH_DEPTH || *budget == 0 {
+    /// A constant an array type names by id: its length (after a literal one has been
+    /// ruled out) or stride. A scalar spec constant, an integer constant,
+    /// `OpConstantSizeOfEXT`, or a spec constant operation over those.
+    fn constant_expr(&self, inst: &Inst, id: u32, depth: usize, budget: &mut usize) -> Result<ConstantExpr> {
+        if depth > MAX_CONSTANT_EXPR_DEPTH || *budget == 0 {
             return not_supported(
                 inst,
                 &format!(
-                    "array lengths of more than {MAX_SPEC_LENGTH_SIZE} operands or nested more than {MAX_SPEC_LENGTH_DEPTH} deep"
+                    "array lengths or strides of more than {MAX_CONSTANT_EXPR_SIZE} operands or nested more than {MAX_CONSTANT_EXPR_DEPTH} deep"
                 ),
             );
         }
         *budget -= 1;
         match self.module_values.get(&id) {
             Some(ModuleValue::SpecConstant { symbol, ty }) if self.ir.types.is_integer(*ty) => {
-                Ok(SpecLength::Symbol(symbol.clone()))
+                Ok(ConstantExpr::Symbol(symbol.clone()))
             }
-            Some(ModuleValue::Constant(Constant { value: Attribute::Integer { value, ty }, .. }))
-                if depth > 0 =>
-            {
-                Ok(SpecLength::Constant { value: *value, ty: *ty })
+            Some(ModuleValue::Constant(Constant { value: Attribute::Integer { value, ty }, .. })) => {
+                Ok(ConstantExpr::Constant { value: *value, ty: *ty })
             }
+            Some(ModuleValue::SizeOf { of, ty }) => Ok(ConstantExpr::SizeOf { of: *of, ty: *ty }),
             Some(ModuleValue::SpecOperation { ty, opcode, operands, .. })
                 if self.ir.types.is_integer(*ty) =>
             {
@@ -230,16 +234,14 @@ impl Deserializer<'_, '_> {
                 let (ty, operands) = (*ty, operands.clone());
                 let mut lengths = Vec::with_capacity(operands.len().min(4));
                 for operand in operands {
-                    lengths.push(self.spec_length(inst, operand, depth + 1, budget)?);
+                    lengths.push(self.constant_expr(inst, operand, depth + 1, budget)?);
                 }
                 let operands = lengths;
-                Ok(SpecLength::Operation { name, operands, ty })
+                Ok(ConstantExpr::Operation { name, operands, ty })
             }
             _ => not_supported(
                 inst,
-                &format!(
-                    "OpTypeArray whose length <id> {id} is neither an integer constant nor a spec constant"
-                ),
+                &format!("array length or stride <id> {id} that is not an integer constant or spec constant"),
             ),
         }
     }
@@ -263,6 +265,21 @@ impl Deserializer<'_, '_> {
                     Some(&s) => Ok(Some(s)),
                     None => error(d.offset, "ArrayStride without a stride"),
                 };
+            }
+        }
+        Ok(None)
+    }
+
+    /// An `ArrayStrideIdEXT` decoration's stride.
+    fn array_stride_id(&self, inst: &Inst) -> Result<Option<ConstantExpr>> {
+        let kind = OperandKind::Decoration.info().enumerant_by_name("ArrayStrideIdEXT").map(|e| e.value);
+        for d in self.decorations.get(&inst.result_id).map(Vec::as_slice).unwrap_or(&[]) {
+            if Some(d.kind) == kind {
+                let Some(&stride) = d.params.first() else {
+                    return error(d.offset, "ArrayStrideIdEXT without a stride");
+                };
+                let mut budget = MAX_CONSTANT_EXPR_SIZE;
+                return self.constant_expr(inst, stride, 0, &mut budget).map(Some);
             }
         }
         Ok(None)

@@ -4,7 +4,7 @@ use super::attrs::{enum_case_value, enumerant};
 use super::{encode, Result, Serializer, TypeKey, MAX_DEPTH};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::types::{FloatKind, Signedness, SpecLength, StructBody, Type, TypeKind};
+use spirvkit_ir::types::{ConstantExpr, FloatKind, Signedness, StructBody, Type, TypeKind};
 use spirvkit_ir::OpId;
 
 /// What preparing a type produced.
@@ -38,9 +38,11 @@ impl Serializer<'_> {
             TypeKind::Matrix { column, columns } => {
                 TypeKey::Matrix { column: Box::new(self.type_key(*column)), count: *columns }
             }
-            TypeKind::RuntimeArray { element, stride } => {
-                TypeKey::RuntimeArray { element: Box::new(self.type_key(*element)), stride: *stride }
-            }
+            TypeKind::RuntimeArray { element, stride, stride_id } => TypeKey::RuntimeArray {
+                element: Box::new(self.type_key(*element)),
+                stride: *stride,
+                stride_id: stride_id.clone(),
+            },
             TypeKind::Pointer { pointee, storage_class, stride } => TypeKey::Pointer {
                 pointee: Box::new(self.type_key(*pointee)),
                 storage_class: storage_class.clone(),
@@ -136,7 +138,7 @@ impl Serializer<'_> {
                 let element = self.process_key(at, (**element).clone())?;
                 operands.push(element);
                 let length = match spec_length {
-                    Some(spec_length) => self.spec_length(at, spec_length)?,
+                    Some(spec_length) => self.constant_expr(at, spec_length)?,
                     None => self.constant_int(at, i128::from(*count), 32, false, false)?,
                 };
                 operands.push(length);
@@ -194,11 +196,19 @@ impl Serializer<'_> {
                 operands.extend([column, *count]);
                 opcode::OpTypeMatrix
             }
-            TypeKey::RuntimeArray { element, stride } => {
+            TypeKey::RuntimeArray { element, stride, stride_id } => {
                 let element = self.process_key(at, (**element).clone())?;
                 operands.push(element);
                 if let Some(stride) = stride.filter(|&s| s != 0) {
                     self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
+                }
+                if let Some(stride_id) = stride_id {
+                    let stride = self.constant_expr(at, stride_id)?;
+                    encode(
+                        &mut self.decorations,
+                        opcode::OpDecorateId,
+                        &[id, decoration("ArrayStrideIdEXT"), stride],
+                    );
                 }
                 opcode::OpTypeRuntimeArray
             }
@@ -253,22 +263,30 @@ impl Serializer<'_> {
         }))
     }
 
-    /// The id of an array length given by specialization constants: the spec constant's,
-    /// or a new `OpSpecConstantOp` (not uniqued, as `spirv.SpecConstantOperation`s are not).
-    fn spec_length(&mut self, at: OpId, length: &SpecLength) -> Result<u32> {
+    /// The id of an array length or stride given by id: the spec constant's or the
+    /// constant's, or a new `OpSpecConstantOp` or `OpConstantSizeOfEXT` (not uniqued,
+    /// as `spirv.SpecConstantOperation`s are not).
+    fn constant_expr(&mut self, at: OpId, length: &ConstantExpr) -> Result<u32> {
         match length {
-            SpecLength::Symbol(name) => self.spec_constant_ids.get(name).copied().ok_or_else(|| {
+            ConstantExpr::Symbol(name) => self.spec_constant_ids.get(name).copied().ok_or_else(|| {
                 self.error(
                     at,
                     format!("not supported yet: array length @{name} before its spirv.SpecConstant"),
                 )
             }),
-            SpecLength::Constant { value, ty } => {
+            ConstantExpr::SizeOf { of, ty } => {
+                let type_id = self.process_type(at, *ty)?;
+                let of = self.process_type(at, *of)?;
+                let id = self.next();
+                encode(&mut self.globals, opcode::OpConstantSizeOfEXT, &[type_id, id, of]);
+                Ok(id)
+            }
+            ConstantExpr::Constant { value, ty } => {
                 let attr = Attribute::Integer { value: *value, ty: *ty };
                 self.constant_scalar(at, &attr, false)?
                     .ok_or_else(|| self.error(at, "an array length operand must be an integer"))
             }
-            SpecLength::Operation { name, operands, ty } => {
+            ConstantExpr::Operation { name, operands, ty } => {
                 let Some(inst) = spirvkit_grammar::instruction_by_name(&format!("Op{name}")) else {
                     return Err(self.error(at, format!("array length of unknown operation {name}")));
                 };
@@ -276,7 +294,7 @@ impl Serializer<'_> {
                     return Err(self.error(at, "not supported yet: array lengths nested this deeply"));
                 }
                 self.depth += 1;
-                let operand_ids = self.spec_length_operands(at, operands);
+                let operand_ids = self.constant_expr_operands(at, operands);
                 self.depth -= 1;
                 let operand_ids = operand_ids?;
                 let type_id = self.process_type(at, *ty)?;
@@ -289,8 +307,8 @@ impl Serializer<'_> {
         }
     }
 
-    fn spec_length_operands(&mut self, at: OpId, operands: &[SpecLength]) -> Result<Vec<u32>> {
-        operands.iter().map(|operand| self.spec_length(at, operand)).collect()
+    fn constant_expr_operands(&mut self, at: OpId, operands: &[ConstantExpr]) -> Result<Vec<u32>> {
+        operands.iter().map(|operand| self.constant_expr(at, operand)).collect()
     }
 
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
@@ -306,8 +324,10 @@ impl Serializer<'_> {
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
             // A type the dialect lacks, kept opaque by the deserializer (`crate::fallback`).
-            TypeKind::Opaque(text) if crate::fallback::opaque_type_opcode(text).is_some() => {
-                crate::fallback::opaque_type_opcode(text).unwrap_or_default()
+            TypeKind::Opaque(text) if crate::fallback::opaque_type_instruction(text).is_some() => {
+                let (opcode, words) = crate::fallback::opaque_type_instruction(text).unwrap_or_default();
+                operands.extend(words);
+                opcode
             }
             TypeKind::Image { element, params } => {
                 let sampled = self.process_type(at, *element)?;

@@ -156,3 +156,78 @@ fn array_lengths_of_non_integer_spec_operations_are_refused() {
         "{err}"
     );
 }
+
+/// A descriptor heap through untyped pointers: OpTypeUntypedPointerKHR,
+/// OpUntypedVariableKHR, OpUntypedAccessChainKHR (its base type an operand),
+/// OpTypeBufferEXT, OpBufferPointerEXT, and runtime arrays strided by
+/// OpConstantSizeOfEXT (ArrayStrideIdEXT).
+const UNTYPED_HEAP: &str = r#"OpCapability Shader
+OpCapability UntypedPointersKHR
+OpCapability DescriptorHeapEXT
+OpExtension "SPV_EXT_descriptor_heap"
+OpExtension "SPV_KHR_untyped_pointers"
+OpMemoryModel Logical GLSL450
+OpEntryPoint Fragment %main "main" %heap %out
+OpExecutionMode %main OriginUpperLeft
+OpDecorate %heap BuiltIn ResourceHeapEXT
+OpDecorateId %images ArrayStrideIdEXT %image_size
+OpDecorateId %buffers ArrayStrideIdEXT %buffer_size
+OpDecorate %Data Block
+OpMemberDecorate %Data 0 Offset 0
+OpDecorate %out Location 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%v4float = OpTypeVector %float 4
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%int_0 = OpConstant %int 0
+%uint_3 = OpConstant %uint 3
+%heap_ptr = OpTypeUntypedPointerKHR UniformConstant
+%heap = OpUntypedVariableKHR %heap_ptr UniformConstant
+%image = OpTypeImage %float 2D 0 0 0 1 Unknown
+%image_size = OpConstantSizeOfEXT %uint %image
+%images = OpTypeRuntimeArray %image
+%buffer = OpTypeBufferEXT StorageBuffer
+%buffer_size = OpConstantSizeOfEXT %uint %buffer
+%buffers = OpTypeRuntimeArray %buffer
+%Data = OpTypeStruct %v4float
+%ptr_Data = OpTypePointer StorageBuffer %Data
+%ptr_v4 = OpTypePointer StorageBuffer %v4float
+%ptr_out = OpTypePointer Output %v4float
+%out = OpVariable %ptr_out Output
+%main = OpFunction %void None %fn
+%l = OpLabel
+%a = OpUntypedAccessChainKHR %heap_ptr %images %heap %uint_3
+%img = OpLoad %image %a
+%b = OpUntypedAccessChainKHR %heap_ptr %buffers %heap %uint_3
+%data = OpBufferPointerEXT %ptr_Data %b
+%c = OpAccessChain %ptr_v4 %data %int_0
+%v = OpLoad %v4float %c
+OpStore %out %v
+OpReturn
+OpFunctionEnd
+"#;
+
+#[test]
+fn untyped_pointers_and_descriptor_heaps_round_trip() {
+    let text = round_trip(UNTYPED_HEAP, "spv1.5");
+    for expected in [
+        "spirv.GlobalVariable @spirv_var_2 built_in(\"ResourceHeapEXT\") : !spirv.UntypedPointerKHR<UniformConstant>",
+        "!spirv.rtarray<!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NeedSampler, Unknown>, stride=sizeof(!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NeedSampler, Unknown>) : i32>",
+        "!spirv.rtarray<!spirv.BufferEXT<StorageBuffer>, stride=sizeof(!spirv.BufferEXT<StorageBuffer>) : i32>",
+        "\"spirv.BufferPointerEXT\"",
+    ] {
+        assert!(text.contains(expected), "{expected}\n{text}");
+    }
+}
+
+#[test]
+fn constant_strides_round_trip() {
+    let text = UNTYPED_HEAP.replace(
+        "OpDecorateId %images ArrayStrideIdEXT %image_size",
+        "OpDecorateId %images ArrayStrideIdEXT %uint_3",
+    );
+    let printed = round_trip(&text, "spv1.5");
+    assert!(printed.contains(", stride=3 : i32>"), "{printed}");
+}
