@@ -90,14 +90,13 @@ impl Deserializer<'_, '_> {
                         (0, Some(self.constant_expr(inst, length_id, 0, &mut budget)?))
                     }
                 };
+                self.only_decorations(inst, &["ArrayStride"])?;
                 let stride = self.array_stride(id)?;
-                if self.array_stride_id(inst)?.is_some() {
-                    return not_supported(inst, "OpTypeArray decorated with ArrayStrideIdEXT");
-                }
                 self.ir.types.intern(TypeKind::Array { element, count, stride, spec_length })
             }
             opcode::OpTypeRuntimeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
+                self.only_decorations(inst, &["ArrayStride", "ArrayStrideIdEXT"])?;
                 let stride = self.array_stride(id)?;
                 let stride_id = self.array_stride_id(inst)?;
                 self.ir.types.intern(TypeKind::RuntimeArray { element, stride, stride_id })
@@ -109,6 +108,7 @@ impl Deserializer<'_, '_> {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
                 let pointee = self.type_or_forward(inst, pointee_id)?;
+                self.only_decorations(inst, &["ArrayStride"])?;
                 let stride = self.array_stride(id)?;
                 self.ir.types.intern(TypeKind::Pointer { pointee, storage_class, stride })
             }
@@ -255,6 +255,19 @@ impl Deserializer<'_, '_> {
             }
             _ => not_supported(inst, &format!("operand <id> {id} that is not an integer constant")),
         }
+    }
+
+    /// Refuses the decorations of a type that its IR type cannot hold, rather than
+    /// dropping them.
+    fn only_decorations(&self, inst: &Inst, allowed: &[&str]) -> Result<()> {
+        let info = OperandKind::Decoration.info();
+        for d in self.decorations.get(&inst.result_id).map(Vec::as_slice).unwrap_or(&[]) {
+            let name = info.enumerant(d.kind).map_or("an unknown decoration", |e| e.name);
+            if !allowed.contains(&name) {
+                return error(d.offset, format!("not supported yet: {name} on {}", opcode_name(inst.opcode)));
+            }
+        }
+        Ok(())
     }
 
     fn array_stride(&self, id: u32) -> Result<Option<u32>> {

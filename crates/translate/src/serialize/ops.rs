@@ -159,7 +159,10 @@ impl Serializer<'_> {
         };
         let mut operands = vec![type_id, id, storage];
         let variable = if untyped.is_some() { opcode::OpUntypedVariableKHR } else { opcode::OpVariable };
-        if let Some(init) = o.attr("initializer").filter(|_| untyped.is_none()) {
+        if untyped.is_some() && o.attr("initializer").is_some() {
+            return Err(self.error(op, "not supported yet: an initializer of an untyped variable"));
+        }
+        if let Some(init) = o.attr("initializer") {
             let init = symbol(Some(init));
             let init_id = self.variable_ids.get(init).or_else(|| self.spec_constant_ids.get(init)).copied();
             let Some(init_id) = init_id else {

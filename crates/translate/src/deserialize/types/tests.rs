@@ -231,3 +231,18 @@ fn constant_strides_round_trip() {
     let printed = round_trip(&text, "spv1.5");
     assert!(printed.contains(", stride=3 : i32>"), "{printed}");
 }
+
+#[test]
+fn decorations_an_array_or_pointer_type_cannot_hold_are_refused() {
+    for (from, to) in [
+        ("OpDecorate %arr2 ArrayStride 4", "OpDecorate %arr2 RelaxedPrecision"),
+        ("OpDecorate %arr2 ArrayStride 4", "OpDecorateId %arr2 ArrayStrideIdEXT %int_1"),
+        ("OpDecorate %S Block", "OpDecorate %S Block\nOpDecorate %ptr_u Volatile"),
+    ] {
+        let text = SPEC_LENGTH_ARRAYS.replace(from, to);
+        let mut ir = Ir::new();
+        let bytes = words_to_bytes(&binary(&text, "spv1.3"), Endian::Little);
+        let err = deserialize(&bytes, &mut ir, &DeserializeOptions::default()).expect_err("refused");
+        assert!(err.message.starts_with("not supported yet: "), "{err}");
+    }
+}
