@@ -1497,7 +1497,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
             _ => match self.parse_attribute()? {
                 Attribute::Integer { value, ty } => Ok(ConstantExpr::Constant { value, ty }),
-                _ => self.error("expected an array length: an integer, @symbol or operation"),
+                _ => self.error("expected an integer, @symbol, operation or sizeof"),
             },
         }
     }

@@ -1136,10 +1136,11 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
     }
 }
 
-/// An array length given by specialization constants (`IAdd(@n, 1 : i32) : i32`).
-fn write_constant_expr(ir: &Ir, length: &crate::types::ConstantExpr, out: &mut String) {
+/// A constant an array type names by id (`@n`, `IAdd(@n, 1 : i32) : i32`,
+/// `sizeof(!spirv.sampler) : i32`).
+fn write_constant_expr(ir: &Ir, expr: &crate::types::ConstantExpr, out: &mut String) {
     use crate::types::ConstantExpr;
-    match length {
+    match expr {
         ConstantExpr::Symbol(name) => write_attribute(ir, &Attribute::SymbolRef(vec![name.clone()]), out),
         // Always typed, so that `stride=4 : i64` does not read as a literal stride.
         ConstantExpr::Constant { value, ty } => {

@@ -266,12 +266,12 @@ impl Serializer<'_> {
     /// The id of an array length or stride given by id: the spec constant's or the
     /// constant's, or a new `OpSpecConstantOp` or `OpConstantSizeOfEXT` (not uniqued,
     /// as `spirv.SpecConstantOperation`s are not).
-    fn constant_expr(&mut self, at: OpId, length: &ConstantExpr) -> Result<u32> {
-        match length {
+    fn constant_expr(&mut self, at: OpId, expr: &ConstantExpr) -> Result<u32> {
+        match expr {
             ConstantExpr::Symbol(name) => self.spec_constant_ids.get(name).copied().ok_or_else(|| {
                 self.error(
                     at,
-                    format!("not supported yet: array length @{name} before its spirv.SpecConstant"),
+                    format!("not supported yet: an array type naming @{name} before its spirv.SpecConstant"),
                 )
             }),
             ConstantExpr::SizeOf { of, ty } => {
@@ -284,14 +284,18 @@ impl Serializer<'_> {
             ConstantExpr::Constant { value, ty } => {
                 let attr = Attribute::Integer { value: *value, ty: *ty };
                 self.constant_scalar(at, &attr, false)?
-                    .ok_or_else(|| self.error(at, "an array length operand must be an integer"))
+                    .ok_or_else(|| self.error(at, "an array length or stride constant must be an integer"))
             }
             ConstantExpr::Operation { name, operands, ty } => {
                 let Some(inst) = spirvkit_grammar::instruction_by_name(&format!("Op{name}")) else {
-                    return Err(self.error(at, format!("array length of unknown operation {name}")));
+                    return Err(
+                        self.error(at, format!("an array length or stride of unknown operation {name}"))
+                    );
                 };
                 if self.depth > MAX_DEPTH {
-                    return Err(self.error(at, "not supported yet: array lengths nested this deeply"));
+                    return Err(
+                        self.error(at, "not supported yet: array lengths or strides nested this deeply")
+                    );
                 }
                 self.depth += 1;
                 let operand_ids = self.constant_expr_operands(at, operands);

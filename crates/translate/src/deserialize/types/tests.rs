@@ -246,3 +246,19 @@ fn decorations_an_array_or_pointer_type_cannot_hold_are_refused() {
         assert!(err.message.starts_with("not supported yet: "), "{err}");
     }
 }
+
+#[test]
+fn array_lengths_the_serializer_cannot_resolve_are_errors() {
+    for length in ["@n", "NoSuchOperation(@n) : i32"] {
+        let text = format!(
+            "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {{\n  \
+             spirv.GlobalVariable @v : !spirv.ptr<!spirv.array<{length} x f32>, Private>\n  \
+             spirv.SpecConstant @n = 4 : i32\n}}\n"
+        );
+        let (ir, top) = spirvkit_ir::parse(&text, "t.mlir").unwrap_or_else(|e| panic!("parses: {e:?}"));
+        let module =
+            ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module");
+        let result = serialize(&ir, module.expect("a module"), &SerializeOptions::default());
+        assert!(result.is_err(), "{length}");
+    }
+}
