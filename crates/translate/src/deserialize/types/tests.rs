@@ -262,3 +262,34 @@ fn array_lengths_the_serializer_cannot_resolve_are_errors() {
         assert!(result.is_err(), "{length}");
     }
 }
+
+/// Corrupted modules using the constructs above: deserializing, printing, parsing back
+/// and serializing what deserializes never panics.
+#[test]
+fn bit_flips_in_these_constructs_never_panic() {
+    for (asm, target) in
+        [(STRIDED_POINTERS, "vulkan1.2"), (SPEC_LENGTH_ARRAYS, "spv1.3"), (UNTYPED_HEAP, "spv1.5")]
+    {
+        let bytes = words_to_bytes(&binary(asm, target), Endian::Little);
+        for i in 20..bytes.len() {
+            for bit in [0x01u8, 0x04, 0x80] {
+                let mut flipped = bytes.clone();
+                flipped[i] ^= bit;
+                let mut ir = Ir::new();
+                let Ok(op) = deserialize(&flipped, &mut ir, &DeserializeOptions::default()) else { continue };
+                let _ = serialize(&ir, op, &SerializeOptions::default());
+                let text = spirvkit_ir::print(&ir, op, spirvkit_ir::PrintOptions::default());
+                if let Ok((ir, top)) = spirvkit_ir::parse(&text, "t.mlir") {
+                    if let Some(module) = ir
+                        .ops_under(top)
+                        .into_iter()
+                        .map(|(_, op)| op)
+                        .find(|&op| ir.op(op).name == "spirv.module")
+                    {
+                        let _ = serialize(&ir, module, &SerializeOptions::default());
+                    }
+                }
+            }
+        }
+    }
+}
