@@ -218,16 +218,16 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
                 }],
                 decorations: Vec::new(),
             }));
-            var_ty = ir.types.intern(TypeKind::Pointer { pointee: wrapped, storage_class });
+            var_ty = ir.types.pointer(wrapped, storage_class);
         }
-        let TypeKind::Pointer { pointee, storage_class } = ir.types.kind(var_ty).clone() else {
+        let TypeKind::Pointer { pointee, storage_class, stride } = ir.types.kind(var_ty).clone() else {
             return Err(());
         };
         match ir.types.kind(pointee) {
             TypeKind::SampledImage(_) => {}
             TypeKind::LiteralStruct(_) => {
                 let (laid_out, _, _) = crate::layout::decorate(ir, pointee);
-                var_ty = ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class });
+                var_ty = ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class, stride });
             }
             _ => return Err(()),
         }
@@ -257,7 +257,7 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
             let TypeKind::Pointer { storage_class, .. } = ir.types.kind(var_ty).clone() else {
                 unreachable!()
             };
-            let member_ptr = ir.types.intern(TypeKind::Pointer { pointee: arg_ty, storage_class });
+            let member_ptr = ir.types.pointer(arg_ty, storage_class);
             let zero_v = ir.op(zero).results[0];
             let chain =
                 ir.create_op("spirv.AccessChain", vec![replacement, zero_v], &[member_ptr], location.clone());
@@ -319,7 +319,7 @@ fn lower_graph_interface(ir: &mut Ir, module_body: crate::ir::BlockId, graph: Op
         for (i, (&ty, abi)) in types.iter().zip(abis).enumerate() {
             let Some(Some(abi)) = abi else { return Err(()) };
             let storage_class = abi.storage_class.clone().unwrap_or_else(|| "UniformConstant".to_string());
-            let ptr = ir.types.intern(TypeKind::Pointer { pointee: ty, storage_class });
+            let ptr = ir.types.pointer(ty, storage_class);
             vars.push((format!("{graph_name}_{kind}_{i}"), ptr, abi));
         }
     }

@@ -49,7 +49,9 @@ pub fn run(ir: &mut Ir, top: OpId) {
 /// The variable's new pointer type, if its pointee needs a layout it lacks.
 fn laid_out_variable_type(ir: &mut Ir, op: OpId) -> Option<Type> {
     let Some(Attribute::Type(ptr)) = ir.op(op).attr("type").cloned() else { return None };
-    let TypeKind::Pointer { pointee, storage_class } = ir.types.kind(ptr).clone() else { return None };
+    let TypeKind::Pointer { pointee, storage_class, stride } = ir.types.kind(ptr).clone() else {
+        return None;
+    };
     if !matches!(
         storage_class.as_str(),
         "Uniform" | "StorageBuffer" | "PushConstant" | "PhysicalStorageBuffer"
@@ -61,7 +63,7 @@ fn laid_out_variable_type(ir: &mut Ir, op: OpId) -> Option<Type> {
         return None;
     }
     let (laid_out, _, _) = decorate(ir, pointee);
-    Some(ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class }))
+    Some(ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class, stride }))
 }
 
 /// The type with layout decorations, its size and its base alignment. A runtime
@@ -84,16 +86,16 @@ pub(crate) fn decorate(ir: &mut Ir, ty: Type) -> (Type, u64, u64) {
             let v = ir.types.intern(TypeKind::Vector { shape, scalable, element: e });
             (v, size.saturating_mul(n), if n == 2 { align * 2 } else { align * 4 })
         }
-        TypeKind::Array { element, count, .. } => {
+        TypeKind::Array { element, count, spec_length, .. } => {
             let (e, size, align) = decorate(ir, element);
             let stride = u32::try_from(size).ok();
-            let a = ir.types.intern(TypeKind::Array { element: e, count, stride });
+            let a = ir.types.intern(TypeKind::Array { element: e, count, stride, spec_length });
             (a, size.saturating_mul(u64::from(count)), align)
         }
-        TypeKind::RuntimeArray { element, .. } => {
+        TypeKind::RuntimeArray { element, stride_id, .. } => {
             let (e, size, align) = decorate(ir, element);
             let stride = u32::try_from(size).ok();
-            (ir.types.intern(TypeKind::RuntimeArray { element: e, stride }), u64::MAX, align)
+            (ir.types.intern(TypeKind::RuntimeArray { element: e, stride, stride_id }), u64::MAX, align)
         }
         TypeKind::Pointer { .. } => (ty, 8, 8),
         TypeKind::LiteralStruct(body) => {

@@ -5,7 +5,7 @@
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use crate::lexer::{unescape, Lexer, Tok, Token};
-use crate::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+use crate::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
 /// A parse error at a byte offset of the source.
@@ -1385,41 +1385,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {
         let kind = match name {
             "spirv.sampler" => TypeKind::Sampler,
-            "spirv.array" => {
-                self.expect("<")?;
-                let count = self.parse_u32()?;
-                self.expect_x_word()?;
-                let element = self.parse_type()?;
-                let stride = self.parse_optional_stride()?;
-                self.expect(">")?;
-                TypeKind::Array { element, count, stride }
-            }
-            "spirv.rtarray" => {
-                self.expect("<")?;
-                let element = self.parse_type()?;
-                let stride = self.parse_optional_stride()?;
-                self.expect(">")?;
-                TypeKind::RuntimeArray { element, stride }
-            }
-            "spirv.ptr" => {
-                self.expect("<")?;
-                let pointee = self.parse_type()?;
-                self.expect(",")?;
-                let storage_class = self.parse_enum_word()?;
-                self.expect(">")?;
-                TypeKind::Pointer { pointee, storage_class }
-            }
-            "spirv.image" => {
-                self.expect("<")?;
-                let element = self.parse_type()?;
-                let mut params: [String; 6] = Default::default();
-                for p in params.iter_mut() {
-                    self.expect(",")?;
-                    *p = self.parse_enum_word()?;
-                }
-                self.expect(">")?;
-                TypeKind::Image { element, params }
-            }
+            "spirv.array" => self.parse_array_type()?,
+            "spirv.rtarray" => self.parse_runtime_array_type()?,
+            "spirv.ptr" => self.parse_pointer_type()?,
+            "spirv.image" => self.parse_image_type()?,
             "spirv.sampled_image" => {
                 self.expect("<")?;
                 let image = self.parse_type()?;
@@ -1434,32 +1403,137 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect(">")?;
                 TypeKind::Matrix { column, columns }
             }
-            "spirv.coopmatrix" => {
-                self.expect("<")?;
-                let (dims, _, element) = self.parse_dims()?;
-                if dims.len() != 2 {
-                    return Err(ParseError {
-                        notes: Vec::new(),
-                        offset,
-                        message: "expected rows x columns".into(),
-                    });
-                }
-                self.expect(",")?;
-                let scope = self.parse_enum_word()?;
-                self.expect(",")?;
-                let usage = self.parse_enum_word()?;
-                self.expect(">")?;
-                TypeKind::CooperativeMatrix {
-                    rows: dims[0].unwrap_or(0) as u32,
-                    columns: dims[1].unwrap_or(0) as u32,
-                    element,
-                    scope,
-                    usage,
-                }
-            }
+            "spirv.coopmatrix" => self.parse_coopmatrix_type(offset)?,
             _ => return self.parse_struct_type(),
         };
         Ok(self.ir.types.intern(kind))
+    }
+
+    /// `!spirv.array<N x T, stride=S>` after its name. Its own function, so the recursion through nested types keeps
+    /// `parse_spirv_type`'s stack frame small.
+    fn parse_array_type(&mut self) -> PResult<TypeKind> {
+        self.expect("<")?;
+        let (count, spec_length) = if self.tok.kind == Tok::Integer {
+            (self.parse_u32()?, None)
+        } else {
+            (0, Some(self.parse_constant_expr()?))
+        };
+        self.expect_x_word()?;
+        let element = self.parse_type()?;
+        let stride = self.parse_optional_stride()?;
+        self.expect(">")?;
+        Ok(TypeKind::Array { element, count, stride, spec_length })
+    }
+
+    /// `!spirv.rtarray<T, stride=S>` after its name. Its own function, so the recursion through nested types keeps
+    /// `parse_spirv_type`'s stack frame small.
+    fn parse_runtime_array_type(&mut self) -> PResult<TypeKind> {
+        self.expect("<")?;
+        let element = self.parse_type()?;
+        let (mut stride, mut stride_id) = (None, None);
+        if self.eat(",") {
+            self.expect_keyword("stride")?;
+            self.expect("=")?;
+            if self.tok.kind == Tok::Integer {
+                let literal = self.parse_u32()?;
+                if self.eat(":") {
+                    let ty = self.parse_type()?;
+                    stride_id = Some(ConstantExpr::Constant { value: i128::from(literal), ty });
+                } else {
+                    stride = Some(literal);
+                }
+            } else {
+                stride_id = Some(self.parse_constant_expr()?);
+            }
+        }
+        self.expect(">")?;
+        Ok(TypeKind::RuntimeArray { element, stride, stride_id })
+    }
+
+    /// `!spirv.ptr<T, Class, stride=S>` after its name. Its own function, so the recursion through nested types keeps
+    /// `parse_spirv_type`'s stack frame small.
+    fn parse_pointer_type(&mut self) -> PResult<TypeKind> {
+        self.expect("<")?;
+        let pointee = self.parse_type()?;
+        self.expect(",")?;
+        let storage_class = self.parse_enum_word()?;
+        let stride = self.parse_optional_stride()?;
+        self.expect(">")?;
+        Ok(TypeKind::Pointer { pointee, storage_class, stride })
+    }
+
+    /// `!spirv.image<T, ...>` after its name. Its own function, so the recursion through nested types keeps
+    /// `parse_spirv_type`'s stack frame small.
+    fn parse_image_type(&mut self) -> PResult<TypeKind> {
+        self.expect("<")?;
+        let element = self.parse_type()?;
+        let mut params: [String; 6] = Default::default();
+        for p in params.iter_mut() {
+            self.expect(",")?;
+            *p = self.parse_enum_word()?;
+        }
+        self.expect(">")?;
+        Ok(TypeKind::Image { element, params })
+    }
+
+    /// `!spirv.coopmatrix<R x C x T, Scope, Use>` after its name. Its own function, so the recursion through nested types keeps
+    /// `parse_spirv_type`'s stack frame small.
+    fn parse_coopmatrix_type(&mut self, offset: usize) -> PResult<TypeKind> {
+        self.expect("<")?;
+        let (dims, _, element) = self.parse_dims()?;
+        if dims.len() != 2 {
+            return Err(ParseError { notes: Vec::new(), offset, message: "expected rows x columns".into() });
+        }
+        self.expect(",")?;
+        let scope = self.parse_enum_word()?;
+        self.expect(",")?;
+        let usage = self.parse_enum_word()?;
+        self.expect(">")?;
+        Ok(TypeKind::CooperativeMatrix {
+            rows: dims[0].unwrap_or(0) as u32,
+            columns: dims[1].unwrap_or(0) as u32,
+            element,
+            scope,
+            usage,
+        })
+    }
+
+    /// A constant an array type names by id (see [`ConstantExpr`]): `@n`, `1 : i32`,
+    /// `IAdd(@n, 1 : i32) : i32` or `sizeof(!spirv.sampler) : i32`.
+    fn parse_constant_expr(&mut self) -> PResult<ConstantExpr> {
+        match self.tok.kind {
+            Tok::AtId => Ok(ConstantExpr::Symbol(symbol_name(self.bump().text))),
+            Tok::Ident if self.tok.text == "sizeof" => {
+                self.bump();
+                self.expect("(")?;
+                let of = self.parse_type()?;
+                self.expect(")")?;
+                self.expect(":")?;
+                let ty = self.parse_type()?;
+                Ok(ConstantExpr::SizeOf { of, ty })
+            }
+            Tok::Ident => {
+                let name = self.bump().text.to_string();
+                self.expect("(")?;
+                let mut operands = Vec::new();
+                if !self.at(")") {
+                    loop {
+                        operands.push(self.nested(|p| p.parse_constant_expr())?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect(")")?;
+                self.expect(":")?;
+                let ty = self.parse_type()?;
+                Ok(ConstantExpr::Operation { name, operands, ty })
+            }
+            _ => match self.parse_attribute()? {
+                Attribute::Integer { value, ty } => Ok(ConstantExpr::Constant { value, ty }),
+                _ => self.error("expected an integer, @symbol, operation or sizeof"),
+            },
+        }
     }
 
     fn parse_optional_stride(&mut self) -> PResult<Option<u32>> {

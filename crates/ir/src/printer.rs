@@ -1110,26 +1110,41 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
                 out.push(')');
             }
         }
-        TypeKind::Array { element, count, stride } => {
-            let _ = write!(out, "!spirv.array<{count} x ");
+        TypeKind::Array { element, count, stride, spec_length } => {
+            out.push_str("!spirv.array<");
+            match spec_length {
+                Some(length) => write_constant_expr(ir, length, out),
+                None => {
+                    let _ = write!(out, "{count}");
+                }
+            }
+            out.push_str(" x ");
             write_type_in(ir, *element, out, structs_in_progress);
             if let Some(s) = stride {
                 let _ = write!(out, ", stride={s}");
             }
             out.push('>');
         }
-        TypeKind::RuntimeArray { element, stride } => {
+        TypeKind::RuntimeArray { element, stride, stride_id } => {
             out.push_str("!spirv.rtarray<");
             write_type_in(ir, *element, out, structs_in_progress);
             if let Some(s) = stride {
                 let _ = write!(out, ", stride={s}");
             }
+            if let Some(expr) = stride_id {
+                out.push_str(", stride=");
+                write_constant_expr(ir, expr, out);
+            }
             out.push('>');
         }
-        TypeKind::Pointer { pointee, storage_class } => {
+        TypeKind::Pointer { pointee, storage_class, stride } => {
             out.push_str("!spirv.ptr<");
             write_type_in(ir, *pointee, out, structs_in_progress);
-            let _ = write!(out, ", {storage_class}>");
+            let _ = write!(out, ", {storage_class}");
+            if let Some(s) = stride {
+                let _ = write!(out, ", stride={s}");
+            }
+            out.push('>');
         }
         TypeKind::Image { element, params } => {
             out.push_str("!spirv.image<");
@@ -1205,6 +1220,38 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
         TypeKind::Opaque(text) => {
             out.push('!');
             out.push_str(text);
+        }
+    }
+}
+
+/// A constant an array type names by id (`@n`, `IAdd(@n, 1 : i32) : i32`,
+/// `sizeof(!spirv.sampler) : i32`).
+fn write_constant_expr(ir: &Ir, expr: &crate::types::ConstantExpr, out: &mut String) {
+    use crate::types::ConstantExpr;
+    match expr {
+        ConstantExpr::Symbol(name) => write_attribute(ir, &Attribute::SymbolRef(vec![name.clone()]), out),
+        // Always typed, so that `stride=4 : i64` does not read as a literal stride.
+        ConstantExpr::Constant { value, ty } => {
+            let _ = write!(out, "{value} : ");
+            write_type(ir, *ty, out);
+        }
+        ConstantExpr::SizeOf { of, ty } => {
+            out.push_str("sizeof(");
+            write_type(ir, *of, out);
+            out.push_str(") : ");
+            write_type(ir, *ty, out);
+        }
+        ConstantExpr::Operation { name, operands, ty } => {
+            out.push_str(name);
+            out.push('(');
+            for (i, operand) in operands.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_constant_expr(ir, operand, out);
+            }
+            out.push_str(") : ");
+            write_type(ir, *ty, out);
         }
     }
 }

@@ -28,7 +28,7 @@ fn single_index(ir: &Ir, op: OpId) -> Option<i128> {
 fn element_count(ir: &Ir, v: Value) -> Option<i128> {
     Some(match ir.types.kind(ir.value_type(v)) {
         TypeKind::Vector { shape, .. } => shape.iter().product::<u64>() as i128,
-        TypeKind::Array { count, .. } => *count as i128,
+        TypeKind::Array { count, spec_length: None, .. } => *count as i128,
         TypeKind::Matrix { columns, .. } => *columns as i128,
         TypeKind::LiteralStruct(body) => body.members.len() as i128,
         TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name)?.members.len() as i128,

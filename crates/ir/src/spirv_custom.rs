@@ -45,12 +45,16 @@ pub(crate) fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>>
 }
 
 fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
-    p.ir.types.intern(TypeKind::Pointer { pointee, storage_class: storage_class.to_string() })
+    p.ir.types.pointer(pointee, storage_class)
 }
 
+/// The pointee and storage class of a pointer whose type the custom forms (which name
+/// only those) rebuild: a pointer with a stride is printed in the generic form.
 fn pointee_of<'a>(p: &Printer<'a>, ty: Type) -> Option<(Type, &'a str)> {
     match p.ir.types.kind(ty) {
-        TypeKind::Pointer { pointee, storage_class } => Some((*pointee, storage_class.as_str())),
+        TypeKind::Pointer { pointee, storage_class, stride: None } => {
+            Some((*pointee, storage_class.as_str()))
+        }
         _ => None,
     }
 }
@@ -403,7 +407,7 @@ fn parse_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     extra.extend(decorations);
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let TypeKind::Pointer { pointee, storage_class } = p.ir.types.kind(ty).clone() else {
+    let TypeKind::Pointer { pointee, storage_class, .. } = p.ir.types.kind(ty).clone() else {
         return Err(ParseError {
             notes: Vec::new(),
             offset: start,

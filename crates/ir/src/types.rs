@@ -91,6 +91,31 @@ pub struct StructBody {
     pub decorations: Vec<(String, Option<String>)>,
 }
 
+/// A constant an array type names by id where MLIR's array types hold a number: the
+/// length of an array sized by a specialization constant, or an `ArrayStrideIdEXT`
+/// stride. A `spirv.SpecConstant` by symbol, an integer constant, an `OpSpecConstantOp`
+/// over such constants, or `OpConstantSizeOfEXT` of a type. Printed `@n`, `1 : i32`,
+/// `IAdd(@n, 1 : i32) : i32` and `sizeof(!spirv.sampler) : i32`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstantExpr {
+    Symbol(String),
+    Constant {
+        value: i128,
+        ty: Type,
+    },
+    SizeOf {
+        of: Type,
+        ty: Type,
+    },
+    /// The instruction by its grammar name without `Op` (`IAdd`), its operands and
+    /// result type.
+    Operation {
+        name: String,
+        operands: Vec<ConstantExpr>,
+        ty: Type,
+    },
+}
+
 /// Every kind of type the IR knows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
@@ -124,21 +149,30 @@ pub enum TypeKind {
         inputs: Vec<Type>,
         results: Vec<Type>,
     },
-    /// `!spirv.array<4 x f32, stride=4>`.
+    /// `!spirv.array<4 x f32, stride=4>`. An array sized by a specialization constant
+    /// (which MLIR's array type cannot express) has `count` 0 and its length in
+    /// `spec_length`: `!spirv.array<@n x f32>`.
     Array {
         element: Type,
         count: u32,
         stride: Option<u32>,
+        spec_length: Option<ConstantExpr>,
     },
-    /// `!spirv.rtarray<f32, stride=4>`.
+    /// `!spirv.rtarray<f32, stride=4>`; `stride_id` is an `ArrayStrideIdEXT` stride
+    /// (`stride=sizeof(!spirv.sampler) : i32`), which MLIR lacks.
     RuntimeArray {
         element: Type,
         stride: Option<u32>,
+        stride_id: Option<ConstantExpr>,
     },
-    /// `!spirv.ptr<f32, Function>`, the storage class by grammar name.
+    /// `!spirv.ptr<f32, Function>`, the storage class by grammar name. `stride` is the
+    /// pointer type's `ArrayStride` decoration (`OpPtrAccessChain` steps by it), which
+    /// MLIR's pointer type lacks: printed `!spirv.ptr<f32, PhysicalStorageBuffer,
+    /// stride=4>` only when present.
     Pointer {
         pointee: Type,
         storage_class: String,
+        stride: Option<u32>,
     },
     /// `!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, SamplerUnknown, Unknown>`.
     Image {
@@ -215,6 +249,16 @@ impl TypeStore {
         self.intern(TypeKind::Vector { shape: vec![count], scalable: vec![false], element })
     }
 
+    /// A pointer without an `ArrayStride`.
+    pub fn pointer(&mut self, pointee: Type, storage_class: impl Into<String>) -> Type {
+        self.intern(TypeKind::Pointer { pointee, storage_class: storage_class.into(), stride: None })
+    }
+
+    /// An array of a literal length.
+    pub fn array(&mut self, element: Type, count: u32, stride: Option<u32>) -> Type {
+        self.intern(TypeKind::Array { element, count, stride, spec_length: None })
+    }
+
     pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
         self.intern(TypeKind::Function { inputs, results })
     }
@@ -268,6 +312,15 @@ impl TypeStore {
             TypeKind::Vector { element, .. } => *element,
             _ => ty,
         }
+    }
+}
+
+/// The storage class of an untyped pointer type (`SPV_KHR_untyped_pointers`), which
+/// the IR keeps opaque: `spirv.UntypedPointerKHR<StorageBuffer>`.
+pub fn untyped_pointer_storage_class(kind: &TypeKind) -> Option<&str> {
+    match kind {
+        TypeKind::Opaque(text) => text.strip_prefix("spirv.UntypedPointerKHR<")?.strip_suffix('>'),
+        _ => None,
     }
 }
 

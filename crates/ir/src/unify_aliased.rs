@@ -596,7 +596,7 @@ fn size_ratio(ir: &Ir, numerator: Type, denominator: Type) -> Option<i128> {
 /// MLIR's builder reports.
 fn access_chain_result(ir: &mut Ir, base: Type, indices: &[Value]) -> Result<Type, String> {
     const OP: &str = "'spirv.AccessChain'";
-    let TypeKind::Pointer { pointee, storage_class } = ir.types.kind(base).clone() else {
+    let TypeKind::Pointer { pointee, storage_class, .. } = ir.types.kind(base).clone() else {
         let t = type_to_string(ir, base);
         return Err(format!("{OP} op expected a pointer to composite type, but provided '{t}'"));
     };
@@ -642,7 +642,7 @@ fn access_chain_result(ir: &mut Ir, base: Type, indices: &[Value]) -> Result<Typ
             }
         };
     }
-    Ok(ir.types.intern(TypeKind::Pointer { pointee: ty, storage_class }))
+    Ok(ir.types.pointer(ty, storage_class))
 }
 
 /// Every op under `top` in pre-order (an op, then what it contains, then the next).

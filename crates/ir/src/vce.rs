@@ -81,7 +81,7 @@ fn type_needs(ir: &Ir, ty: Type, storage: Option<&str>, out: &mut TypeNeeds, dep
             out.cap("Matrix");
             type_needs(ir, *column, storage, out, depth + 1);
         }
-        TypeKind::Pointer { pointee, storage_class } => {
+        TypeKind::Pointer { pointee, storage_class, .. } => {
             type_needs(ir, *pointee, Some(storage_class), out, depth + 1);
             out.enum_value("StorageClass", storage_class);
         }

@@ -139,6 +139,12 @@ enum ModuleValue {
         ty: Type,
         id: u32,
     },
+    /// OpConstantSizeOfEXT: the size of type `of`, as a constant of type `ty`. Only
+    /// array types refer to it (an `ArrayStrideIdEXT` stride).
+    SizeOf {
+        of: Type,
+        ty: Type,
+    },
 }
 
 struct Deserializer<'m, 'i> {
@@ -435,7 +441,12 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     .or_default()
                     .push((member, Decoration { offset: inst.offset, kind, params }));
             }
-            opcode::OpVariable => self.global_variable(inst)?,
+            opcode::OpVariable | opcode::OpUntypedVariableKHR => self.global_variable(inst)?,
+            opcode::OpConstantSizeOfEXT => {
+                let ty = self.type_of(inst, inst.result_type)?;
+                let of = self.type_of(inst, word(inst, 3)?)?;
+                self.module_values.insert(inst.result_id, ModuleValue::SizeOf { of, ty });
+            }
             opcode::OpUndef => {
                 let ty = self.type_of(inst, inst.result_type)?;
                 self.module_values.insert(inst.result_id, ModuleValue::Undef(ty));
@@ -520,15 +531,23 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         }
     }
 
-    /// `spirv.GlobalVariable`.
+    /// `spirv.GlobalVariable`, of OpVariable or (of an untyped pointer type, which
+    /// names the storage class) OpUntypedVariableKHR.
     fn global_variable(&mut self, inst: &Inst) -> Result<()> {
         let ty = self.type_of(inst, inst.result_type)?;
+        let mut initializer = inst.words.get(4);
+        if inst.opcode == opcode::OpUntypedVariableKHR {
+            if inst.words.len() > 4 {
+                return not_supported(inst, "OpUntypedVariableKHR with a data type");
+            }
+            initializer = None;
+        }
         let symbol = self.symbol_for(inst.result_id, "spirv_var_");
         let mut props = vec![
             NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
             NamedAttribute::new("type", Attribute::Type(ty)),
         ];
-        if let Some(&init) = inst.words.get(4) {
+        if let Some(&init) = initializer {
             let init_symbol = match self.module_values.get(&init) {
                 Some(ModuleValue::Global { symbol, .. } | ModuleValue::SpecConstant { symbol, .. }) => {
                     symbol.clone()

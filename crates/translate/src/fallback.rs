@@ -32,14 +32,18 @@
 //! `r`: a string attribute for an `OpString`'s text, a type attribute (`none` for
 //! `OpTypeVoid`), a symbol reference, or a constant's typed value.
 //!
-//! Operand-less types become opaque `!spirv.<type name without "OpType">` types
-//! (`!spirv.AccelerationStructureKHR`).
+//! Types whose operands are enumerants and literal numbers become opaque
+//! `!spirv.<type name without "OpType">` types, their operands by grammar name
+//! (`!spirv.AccelerationStructureKHR`, `!spirv.UntypedPointerKHR<StorageBuffer>`).
+//! An id operand of a fallback instruction that names a type
+//! (`OpUntypedAccessChainKHR`'s base type) is such a reference: a type attribute.
 
 use spirvkit_binary::module::Inst;
-use spirvkit_grammar::{Category, OperandKind};
+use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::{Category, OperandKind, Quantifier};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Operation;
-use spirvkit_ir::types::{Signedness, TypeStore};
+use spirvkit_ir::types::{Signedness, Type, TypeStore};
 
 /// The attribute holding a fallback op's non-id operands.
 pub const LITERALS_ATTR: &str = "literals";
@@ -123,11 +127,16 @@ pub fn fallback_ext_inst(op_name: &str) -> Option<(&'static str, u32)> {
 
 /// An instruction's operands after its result type and result, split as a fallback
 /// op holds them: the id words in order, and the `literals`/`operand_layout`
-/// attributes (none when every operand is an id). For `OpExtInst`, the set and the
-/// instruction number are left out (the op's name carries them).
-pub fn split_operands(inst: &Inst, types: &mut TypeStore) -> (Vec<u32>, Vec<NamedAttribute>) {
+/// attributes (none when every operand is an id). Ids of the types in `type_ids` are
+/// references (layout letter `r`, type attributes). For `OpExtInst`, the set and the instruction number are
+/// left out (the op's name carries them).
+pub fn split_operands(
+    inst: &Inst,
+    types: &mut TypeStore,
+    type_ids: &FxHashMap<u32, Type>,
+) -> (Vec<u32>, Vec<NamedAttribute>) {
     let i32_type = types.integer(32, Signedness::Signless);
-    split_operands_with(inst, i32_type, |_| None)
+    split_operands_with(inst, i32_type, |id| type_ids.get(&id).map(|&ty| Attribute::Type(ty)))
 }
 
 /// [`split_operands`], with `reference` giving the attribute that stands for an id
@@ -241,20 +250,55 @@ fn mismatch(op: &Operation) -> String {
     format!("'{}': operands, `{LITERALS_ATTR}` and `{LAYOUT_ATTR}` do not agree", op.name)
 }
 
-/// The opaque type text (without `!`) for an operand-less type instruction the
-/// dialect does not model.
-pub fn opaque_type_name(opcode: u16) -> Option<String> {
-    let inst = spirvkit_grammar::instruction(opcode)?;
-    let name = inst.name.strip_prefix("OpType")?;
-    let operand_less = inst.operands.iter().all(|o| o.kind == OperandKind::IdResult);
-    operand_less.then(|| format!("spirv.{name}"))
+/// The opaque type text (without `!`) for a type instruction the dialect does not
+/// model, when its operands are all enumerants (without parameters) and literal
+/// numbers: `spirv.RayQueryKHR`, `spirv.UntypedPointerKHR<StorageBuffer>`.
+pub fn opaque_type_text(inst: &Inst) -> Option<String> {
+    let name = inst.grammar()?.name.strip_prefix("OpType")?;
+    let mut params = Vec::new();
+    for operand in inst.operands.iter().filter(|o| o.kind != OperandKind::IdResult) {
+        let [word] = inst.operand_words(operand) else { return None };
+        let info = operand.kind.info();
+        params.push(match info.category {
+            Category::ValueEnum => {
+                info.enumerant(*word).filter(|e| e.parameters.is_empty())?.name.to_string()
+            }
+            Category::Literal if operand.kind == OperandKind::LiteralInteger => word.to_string(),
+            _ => return None,
+        });
+    }
+    Some(if params.is_empty() {
+        format!("spirv.{name}")
+    } else {
+        format!("spirv.{name}<{}>", params.join(", "))
+    })
 }
 
-/// The type instruction of an opaque type made by [`opaque_type_name`].
-pub fn opaque_type_opcode(text: &str) -> Option<u16> {
-    let name = text.strip_prefix("spirv.")?;
+/// The type instruction of an opaque type made by [`opaque_type_text`] and its operand
+/// words after the result id.
+pub fn opaque_type_instruction(text: &str) -> Option<(u16, Vec<u32>)> {
+    let rest = text.strip_prefix("spirv.")?;
+    let (name, params) = match rest.split_once('<') {
+        Some((name, params)) => (name, params.strip_suffix('>')?.split(',').map(str::trim).collect()),
+        None => (rest, Vec::new()),
+    };
     let inst = spirvkit_grammar::instruction_by_name(&format!("OpType{name}"))?;
-    inst.operands.iter().all(|o| o.kind == OperandKind::IdResult).then_some(inst.opcode)
+    let kinds: Vec<_> = inst.operands.iter().filter(|o| o.kind != OperandKind::IdResult).collect();
+    let mut words = Vec::with_capacity(params.len());
+    for (index, param) in params.iter().enumerate() {
+        // A variadic operand takes the remaining parameters.
+        let operand =
+            kinds.get(index).or_else(|| kinds.last().filter(|o| o.quantifier == Quantifier::Variadic))?;
+        let info = operand.kind.info();
+        words.push(match info.category {
+            Category::ValueEnum => info.enumerant_by_name(param)?.value,
+            Category::Literal if operand.kind == OperandKind::LiteralInteger => param.parse().ok()?,
+            _ => return None,
+        });
+    }
+    // Every operand the grammar requires is there.
+    let required = kinds.iter().filter(|o| o.quantifier == Quantifier::One).count();
+    (words.len() >= required).then_some((inst.opcode, words))
 }
 
 #[cfg(test)]
@@ -281,8 +325,7 @@ mod tests {
         assert_eq!(fallback_opcode("spirv.GL.Sqrt"), None);
         assert_eq!(fallback_opcode("spirv.NoSuchInstruction"), None);
         let accel = spirvkit_grammar::instruction_by_name("OpTypeAccelerationStructureKHR").unwrap().opcode;
-        assert_eq!(opaque_type_name(accel).as_deref(), Some("spirv.AccelerationStructureKHR"));
-        assert_eq!(opaque_type_opcode("spirv.AccelerationStructureKHR"), Some(accel));
+        assert_eq!(opaque_type_instruction("spirv.AccelerationStructureKHR"), Some((accel, vec![])));
         let matrix_inverse = spirvkit_grammar::ext_inst_set("GLSL.std.450")
             .and_then(|set| set.instruction_by_name("MatrixInverse"))
             .unwrap()
@@ -294,8 +337,23 @@ mod tests {
             spirvkit_grammar::ext_inst_set("GLSL.std.450").unwrap().instruction_by_name("Sqrt").unwrap();
         assert_eq!(fallback_ext_op_name("GLSL.std.450", sqrt.opcode), None);
         assert_eq!(fallback_ext_inst("spirv.GL.Sqrt"), None);
-        let int = spirvkit_grammar::instruction_by_name("OpTypeInt").unwrap().opcode;
-        assert_eq!(opaque_type_name(int), None);
+    }
+
+    #[test]
+    fn opaque_types_keep_enumerant_operands_by_name() {
+        let text = "OpCapability Shader\nOpCapability UntypedPointersKHR\nOpExtension \"SPV_KHR_untyped_pointers\"\n\
+                    OpMemoryModel Logical GLSL450\n%p = OpTypeUntypedPointerKHR StorageBuffer\n%i = OpTypeInt 32 0\n\
+                    %s = OpTypeStruct %i\n";
+        let (module, index) = first_function_inst(text, "OpTypeUntypedPointerKHR");
+        let inst = module.instruction(index).unwrap();
+        let opaque = opaque_type_text(&inst).expect("an opaque type");
+        assert_eq!(opaque, "spirv.UntypedPointerKHR<StorageBuffer>");
+        assert_eq!(opaque_type_instruction(&opaque), Some((inst.opcode, inst.words[2..].to_vec())));
+        // Id operands (other types) have no opaque form.
+        let (module, index) = first_function_inst(text, "OpTypeStruct");
+        assert_eq!(opaque_type_text(&module.instruction(index).unwrap()), None);
+        assert_eq!(opaque_type_instruction("spirv.UntypedPointerKHR<NoSuchClass>"), None);
+        assert_eq!(opaque_type_instruction("spirv.UntypedPointerKHR"), None);
     }
 
     #[test]
@@ -354,7 +412,7 @@ mod tests {
         let (module, index) = first_function_inst(text, "OpSpecConstantOp");
         let inst = module.instruction(index).unwrap();
         let mut types = TypeStore::new();
-        let (ids, attrs) = split_operands(&inst, &mut types);
+        let (ids, attrs) = split_operands(&inst, &mut types, &FxHashMap::default());
         assert_eq!(ids.len(), 2);
         assert_eq!(attrs.len(), 2);
         let mut ir = spirvkit_ir::Ir::new();

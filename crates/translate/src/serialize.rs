@@ -121,6 +121,7 @@ enum TypeKey {
         element: Box<TypeKey>,
         count: u32,
         stride: Option<u32>,
+        spec_length: Option<spirvkit_ir::types::ConstantExpr>,
     },
     /// `shape`: `None` unranked, `-1` a dynamic dimension.
     ArmTensor {
@@ -140,10 +141,12 @@ enum TypeKey {
     RuntimeArray {
         element: Box<TypeKey>,
         stride: Option<u32>,
+        stride_id: Option<spirvkit_ir::types::ConstantExpr>,
     },
     Pointer {
         pointee: Box<TypeKey>,
         storage_class: String,
+        stride: Option<u32>,
     },
     /// `result`: `None` for no result (void).
     Function {

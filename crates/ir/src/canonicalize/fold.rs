@@ -356,7 +356,7 @@ fn and_of_zero_extension(ir: &Ir, x: Value, m: &Option<Attribute>) -> Option<Val
 fn composite_len(ir: &Ir, ty: Type) -> Option<usize> {
     Some(match ir.types.kind(ty) {
         TypeKind::Vector { shape, .. } if shape.len() == 1 => shape[0] as usize,
-        TypeKind::Array { count, .. } => *count as usize,
+        TypeKind::Array { count, spec_length: None, .. } => *count as usize,
         TypeKind::LiteralStruct(body) => body.members.len(),
         TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name)?.members.len(),
         _ => return None,

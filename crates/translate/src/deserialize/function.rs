@@ -278,6 +278,9 @@ impl Deserializer<'_, '_> {
                 return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
             }
             Some(ModuleValue::Undef(ty)) => ("spirv.Undef", *ty, Vec::new()),
+            Some(ModuleValue::SizeOf { .. }) => {
+                return error(offset, format!("not supported yet: OpConstantSizeOfEXT <id> {id} as a value"))
+            }
             Some(ModuleValue::Global { symbol, ty }) => (
                 "spirv.mlir.addressof",
                 *ty,
@@ -689,7 +692,7 @@ impl Deserializer<'_, '_> {
             } else {
                 None
             };
-        let (ids, attrs) = crate::fallback::split_operands(inst, &mut self.ir.types);
+        let (ids, attrs) = crate::fallback::split_operands(inst, &mut self.ir.types, &self.types);
         let operands = self.operands(state, &ids, inst.offset)?;
         let op =
             self.ir.create_op(name, operands, &result.into_iter().collect::<Vec<_>>(), self.line.clone());

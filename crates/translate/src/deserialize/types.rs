@@ -8,12 +8,17 @@ use spirvkit_binary::module::Inst;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Location;
-use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
+use spirvkit_ir::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
 /// The largest tensor whose constants are expanded.
 const MAX_TENSOR_ELEMENTS: u64 = 1 << 20;
 /// The largest rank a shapeless ARM tensor may declare.
 const MAX_TENSOR_RANK: usize = 64;
+
+/// How deeply the spec constant operations giving an array's length may nest, and how
+/// many operands they may have in all (a shared operand counts at each use).
+const MAX_CONSTANT_EXPR_DEPTH: usize = 16;
+const MAX_CONSTANT_EXPR_SIZE: usize = 64;
 
 /// How deeply types may nest.
 const MAX_TYPE_DEPTH: u32 = 64;
@@ -73,22 +78,28 @@ impl Deserializer<'_, '_> {
             opcode::OpTypeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
                 let length_id = word(inst, 3)?;
-                let count = match self.module_values.get(&length_id) {
+                let (count, spec_length) = match self.module_values.get(&length_id) {
                     Some(ModuleValue::Constant(Constant {
                         value: Attribute::Integer { value, .. }, ..
-                    })) => u32::try_from(*value).ok(),
-                    _ => None,
+                    })) => match u32::try_from(*value) {
+                        Ok(count) => (count, None),
+                        Err(_) => return error(inst.offset, format!("array length {value} is out of range")),
+                    },
+                    _ => {
+                        let mut budget = MAX_CONSTANT_EXPR_SIZE;
+                        (0, Some(self.constant_expr(inst, length_id, 0, &mut budget)?))
+                    }
                 };
-                let Some(count) = count else {
-                    return not_supported(inst, "OpTypeArray whose length is not an integer constant");
-                };
+                self.only_decorations(inst, &["ArrayStride"])?;
                 let stride = self.array_stride(id)?;
-                self.ir.types.intern(TypeKind::Array { element, count, stride })
+                self.ir.types.intern(TypeKind::Array { element, count, stride, spec_length })
             }
             opcode::OpTypeRuntimeArray => {
                 let element = self.type_or_forward(inst, word(inst, 2)?)?;
+                self.only_decorations(inst, &["ArrayStride", "ArrayStrideIdEXT"])?;
                 let stride = self.array_stride(id)?;
-                self.ir.types.intern(TypeKind::RuntimeArray { element, stride })
+                let stride_id = self.array_stride_id(inst)?;
+                self.ir.types.intern(TypeKind::RuntimeArray { element, stride, stride_id })
             }
             opcode::OpTypePointer => {
                 let class = word(inst, 2)?;
@@ -97,7 +108,9 @@ impl Deserializer<'_, '_> {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
                 let pointee = self.type_or_forward(inst, pointee_id)?;
-                self.ir.types.intern(TypeKind::Pointer { pointee, storage_class })
+                self.only_decorations(inst, &["ArrayStride"])?;
+                let stride = self.array_stride(id)?;
+                self.ir.types.intern(TypeKind::Pointer { pointee, storage_class, stride })
             }
             opcode::OpTypeForwardPointer => {
                 if self.forward_pointers.len() >= MAX_FORWARD_POINTERS {
@@ -141,9 +154,9 @@ impl Deserializer<'_, '_> {
                 self.ir.types.intern(TypeKind::CooperativeMatrix { rows, columns, element, scope, usage })
             }
             opcode::OpTypeTensorARM => self.tensor_type(inst)?,
-            // Operand-less types the dialect lacks: opaque, as the serializer writes them back.
-            op => match crate::fallback::opaque_type_name(op) {
-                Some(name) => self.ir.types.intern(TypeKind::Opaque(name)),
+            // Types the dialect lacks: opaque, as the serializer writes them back.
+            op => match crate::fallback::opaque_type_text(inst) {
+                Some(text) => self.ir.types.intern(TypeKind::Opaque(text)),
                 None => return not_supported(inst, &opcode_name(op)),
             },
         };
@@ -184,6 +197,55 @@ impl Deserializer<'_, '_> {
         Ok(())
     }
 
+    /// A constant an array type names by id: its length (after a literal one has been
+    /// ruled out) or stride. A scalar spec constant, an integer constant,
+    /// `OpConstantSizeOfEXT`, or a spec constant operation over those.
+    fn constant_expr(&self, inst: &Inst, id: u32, depth: usize, budget: &mut usize) -> Result<ConstantExpr> {
+        if depth > MAX_CONSTANT_EXPR_DEPTH || *budget == 0 {
+            return not_supported(
+                inst,
+                &format!(
+                    "array lengths or strides of more than {MAX_CONSTANT_EXPR_SIZE} operands or nested more than {MAX_CONSTANT_EXPR_DEPTH} deep"
+                ),
+            );
+        }
+        *budget -= 1;
+        match self.module_values.get(&id) {
+            Some(ModuleValue::SpecConstant { symbol, ty }) if self.ir.types.is_integer(*ty) => {
+                Ok(ConstantExpr::Symbol(symbol.clone()))
+            }
+            Some(ModuleValue::Constant(Constant { value: Attribute::Integer { value, ty }, .. })) => {
+                Ok(ConstantExpr::Constant { value: *value, ty: *ty })
+            }
+            Some(ModuleValue::SizeOf { of, ty }) => Ok(ConstantExpr::SizeOf { of: *of, ty: *ty }),
+            Some(ModuleValue::SpecOperation { ty, opcode, operands, .. })
+                if self.ir.types.is_integer(*ty) =>
+            {
+                // Integer arithmetic: every operand an id (no literal indexes).
+                let Some(operation) = spirvkit_grammar::instruction(*opcode).filter(|i| {
+                    i.operands.iter().all(|o| o.kind.category() == spirvkit_grammar::Category::Id)
+                }) else {
+                    return not_supported(
+                        inst,
+                        &format!("array length of OpSpecConstantOp {}", opcode_name(*opcode)),
+                    );
+                };
+                let name = operation.name.strip_prefix("Op").unwrap_or(operation.name).to_string();
+                let (ty, operands) = (*ty, operands.clone());
+                let mut lengths = Vec::with_capacity(operands.len().min(4));
+                for operand in operands {
+                    lengths.push(self.constant_expr(inst, operand, depth + 1, budget)?);
+                }
+                let operands = lengths;
+                Ok(ConstantExpr::Operation { name, operands, ty })
+            }
+            _ => not_supported(
+                inst,
+                &format!("array length or stride <id> {id} that is not an integer constant or spec constant"),
+            ),
+        }
+    }
+
     /// The value of a 32-bit integer constant id (cooperative matrix parameters).
     fn integer_constant(&self, inst: &Inst, id: u32) -> Result<u32> {
         match self.module_values.get(&id) {
@@ -195,6 +257,19 @@ impl Deserializer<'_, '_> {
         }
     }
 
+    /// Refuses the decorations of a type that its IR type cannot hold, rather than
+    /// dropping them.
+    fn only_decorations(&self, inst: &Inst, allowed: &[&str]) -> Result<()> {
+        let info = OperandKind::Decoration.info();
+        for d in self.decorations.get(&inst.result_id).map(Vec::as_slice).unwrap_or(&[]) {
+            let name = info.enumerant(d.kind).map_or("an unknown decoration", |e| e.name);
+            if !allowed.contains(&name) {
+                return error(d.offset, format!("not supported yet: {name} on {}", opcode_name(inst.opcode)));
+            }
+        }
+        Ok(())
+    }
+
     fn array_stride(&self, id: u32) -> Result<Option<u32>> {
         let stride = OperandKind::Decoration.info().enumerant_by_name("ArrayStride").map(|e| e.value);
         for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
@@ -203,6 +278,21 @@ impl Deserializer<'_, '_> {
                     Some(&s) => Ok(Some(s)),
                     None => error(d.offset, "ArrayStride without a stride"),
                 };
+            }
+        }
+        Ok(None)
+    }
+
+    /// An `ArrayStrideIdEXT` decoration's stride.
+    fn array_stride_id(&self, inst: &Inst) -> Result<Option<ConstantExpr>> {
+        let kind = OperandKind::Decoration.info().enumerant_by_name("ArrayStrideIdEXT").map(|e| e.value);
+        for d in self.decorations.get(&inst.result_id).map(Vec::as_slice).unwrap_or(&[]) {
+            if Some(d.kind) == kind {
+                let Some(&stride) = d.params.first() else {
+                    return error(d.offset, "ArrayStrideIdEXT without a stride");
+                };
+                let mut budget = MAX_CONSTANT_EXPR_SIZE;
+                return self.constant_expr(inst, stride, 0, &mut budget).map(Some);
             }
         }
         Ok(None)
@@ -373,7 +463,8 @@ impl Deserializer<'_, '_> {
             return not_supported(inst, &format!("storage class {class}"));
         };
         let pointee = self.ir.types.intern(TypeKind::IdentifiedStruct { name });
-        Ok(self.ir.types.intern(TypeKind::Pointer { pointee, storage_class }))
+        let stride = self.array_stride(pointer)?;
+        Ok(self.ir.types.intern(TypeKind::Pointer { pointee, storage_class, stride }))
     }
 
     fn image_type(&mut self, inst: &Inst) -> Result<Type> {
@@ -724,3 +815,6 @@ fn dense_map_probe<T>(buckets: &[Option<(u32, T)>], key: u32) -> usize {
     }
     at
 }
+
+#[cfg(test)]
+mod tests;

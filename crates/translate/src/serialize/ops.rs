@@ -149,14 +149,20 @@ impl Serializer<'_> {
         let name = string_attr(o.attr("sym_name")).to_string();
         self.process_name(id, &name);
         self.variable_ids.insert(name, id);
+        // An untyped pointer's variable is OpUntypedVariableKHR (without a data type).
+        let untyped = spirvkit_ir::types::untyped_pointer_storage_class(self.ir.types.kind(ty));
         let storage = match self.ir.types.kind(ty) {
             TypeKind::Pointer { storage_class, .. } => super::attrs::enumerant("StorageClass", storage_class),
-            _ => None,
+            _ => untyped.and_then(|class| super::attrs::enumerant("StorageClass", class)),
         };
         let Some(storage) = storage else {
             return Err(self.error(op, "spirv.GlobalVariable's type must be a pointer"));
         };
         let mut operands = vec![type_id, id, storage];
+        let variable = if untyped.is_some() { opcode::OpUntypedVariableKHR } else { opcode::OpVariable };
+        if untyped.is_some() && o.attr("initializer").is_some() {
+            return Err(self.error(op, "not supported yet: an initializer of an untyped variable"));
+        }
         if let Some(init) = o.attr("initializer") {
             let init = symbol(Some(init));
             let init_id = self.variable_ids.get(init).or_else(|| self.spec_constant_ids.get(init)).copied();
@@ -166,7 +172,7 @@ impl Serializer<'_> {
             operands.push(init_id);
         }
         self.emit_debug_line_globals(op);
-        encode(&mut self.globals, opcode::OpVariable, &operands);
+        encode(&mut self.globals, variable, &operands);
         for attr in sorted_attrs(self.ir, op) {
             if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer") {
                 continue;

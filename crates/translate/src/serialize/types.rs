@@ -4,7 +4,7 @@ use super::attrs::{enum_case_value, enumerant};
 use super::{encode, Result, Serializer, TypeKey, MAX_DEPTH};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
+use spirvkit_ir::types::{ConstantExpr, FloatKind, Signedness, StructBody, Type, TypeKind};
 use spirvkit_ir::OpId;
 
 /// What preparing a type produced.
@@ -24,9 +24,12 @@ impl Serializer<'_> {
             }
             TypeKind::Float(kind) => TypeKey::Float(*kind),
             TypeKind::None => TypeKey::Void,
-            TypeKind::Array { element, count, stride } => {
-                TypeKey::Array { element: Box::new(self.type_key(*element)), count: *count, stride: *stride }
-            }
+            TypeKind::Array { element, count, stride, spec_length } => TypeKey::Array {
+                element: Box::new(self.type_key(*element)),
+                count: *count,
+                stride: *stride,
+                spec_length: spec_length.clone(),
+            },
             TypeKind::Opaque(text) => arm_tensor_key(text).unwrap_or(TypeKey::Other(ty)),
             TypeKind::Vector { shape, element, .. } => TypeKey::Vector {
                 element: Box::new(self.type_key(*element)),
@@ -35,12 +38,15 @@ impl Serializer<'_> {
             TypeKind::Matrix { column, columns } => {
                 TypeKey::Matrix { column: Box::new(self.type_key(*column)), count: *columns }
             }
-            TypeKind::RuntimeArray { element, stride } => {
-                TypeKey::RuntimeArray { element: Box::new(self.type_key(*element)), stride: *stride }
-            }
-            TypeKind::Pointer { pointee, storage_class } => TypeKey::Pointer {
+            TypeKind::RuntimeArray { element, stride, stride_id } => TypeKey::RuntimeArray {
+                element: Box::new(self.type_key(*element)),
+                stride: *stride,
+                stride_id: stride_id.clone(),
+            },
+            TypeKind::Pointer { pointee, storage_class, stride } => TypeKey::Pointer {
                 pointee: Box::new(self.type_key(*pointee)),
                 storage_class: storage_class.clone(),
+                stride: *stride,
             },
             TypeKind::Function { inputs, results } if results.len() <= 1 => TypeKey::Function {
                 inputs: inputs.iter().map(|&t| self.type_key(t)).collect(),
@@ -128,10 +134,13 @@ impl Serializer<'_> {
                 }
                 opcode::OpTypeFloat
             }
-            TypeKey::Array { element, count, stride } => {
+            TypeKey::Array { element, count, stride, spec_length } => {
                 let element = self.process_key(at, (**element).clone())?;
                 operands.push(element);
-                let length = self.constant_int(at, i128::from(*count), 32, false, false)?;
+                let length = match spec_length {
+                    Some(spec_length) => self.constant_expr(at, spec_length)?,
+                    None => self.constant_int(at, i128::from(*count), 32, false, false)?,
+                };
                 operands.push(length);
                 if let Some(stride) = stride.filter(|&s| s != 0) {
                     self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
@@ -152,6 +161,7 @@ impl Serializer<'_> {
                             element: Box::new(i32_key),
                             count: dims.len() as u32,
                             stride: None,
+                            spec_length: None,
                         };
                         let array_id = self.process_key(at, array)?;
                         let shape_id = self.next();
@@ -186,18 +196,29 @@ impl Serializer<'_> {
                 operands.extend([column, *count]);
                 opcode::OpTypeMatrix
             }
-            TypeKey::RuntimeArray { element, stride } => {
+            TypeKey::RuntimeArray { element, stride, stride_id } => {
                 let element = self.process_key(at, (**element).clone())?;
                 operands.push(element);
                 if let Some(stride) = stride.filter(|&s| s != 0) {
                     self.emit_decoration(id, decoration("ArrayStride"), &[stride]);
                 }
+                if let Some(stride_id) = stride_id {
+                    let stride = self.constant_expr(at, stride_id)?;
+                    encode(
+                        &mut self.decorations,
+                        opcode::OpDecorateId,
+                        &[id, decoration("ArrayStrideIdEXT"), stride],
+                    );
+                }
                 opcode::OpTypeRuntimeArray
             }
-            TypeKey::Pointer { pointee, storage_class } => {
+            TypeKey::Pointer { pointee, storage_class, stride } => {
                 let Some(storage) = enumerant("StorageClass", storage_class) else {
                     return Err(self.error(at, format!("not supported yet: storage class {storage_class}")));
                 };
+                if let Some(stride) = stride {
+                    self.emit_decoration(id, decoration("ArrayStride"), &[*stride]);
+                }
                 let pointee_type = match **pointee {
                     TypeKey::Other(ty) => Some(ty),
                     _ => None,
@@ -242,6 +263,58 @@ impl Serializer<'_> {
         }))
     }
 
+    /// The id of an array length or stride given by id: the spec constant's or the
+    /// constant's, or a new `OpSpecConstantOp` or `OpConstantSizeOfEXT` (not uniqued,
+    /// as `spirv.SpecConstantOperation`s are not).
+    fn constant_expr(&mut self, at: OpId, expr: &ConstantExpr) -> Result<u32> {
+        match expr {
+            ConstantExpr::Symbol(name) => self.spec_constant_ids.get(name).copied().ok_or_else(|| {
+                self.error(
+                    at,
+                    format!("not supported yet: an array type naming @{name} before its spirv.SpecConstant"),
+                )
+            }),
+            ConstantExpr::SizeOf { of, ty } => {
+                let type_id = self.process_type(at, *ty)?;
+                let of = self.process_type(at, *of)?;
+                let id = self.next();
+                encode(&mut self.globals, opcode::OpConstantSizeOfEXT, &[type_id, id, of]);
+                Ok(id)
+            }
+            ConstantExpr::Constant { value, ty } => {
+                let attr = Attribute::Integer { value: *value, ty: *ty };
+                self.constant_scalar(at, &attr, false)?
+                    .ok_or_else(|| self.error(at, "an array length or stride constant must be an integer"))
+            }
+            ConstantExpr::Operation { name, operands, ty } => {
+                let Some(inst) = spirvkit_grammar::instruction_by_name(&format!("Op{name}")) else {
+                    return Err(
+                        self.error(at, format!("an array length or stride of unknown operation {name}"))
+                    );
+                };
+                if self.depth > MAX_DEPTH {
+                    return Err(
+                        self.error(at, "not supported yet: array lengths or strides nested this deeply")
+                    );
+                }
+                self.depth += 1;
+                let operand_ids = self.constant_expr_operands(at, operands);
+                self.depth -= 1;
+                let operand_ids = operand_ids?;
+                let type_id = self.process_type(at, *ty)?;
+                let id = self.next();
+                let mut words = vec![type_id, id, u32::from(inst.opcode)];
+                words.extend(operand_ids);
+                encode(&mut self.globals, opcode::OpSpecConstantOp, &words);
+                Ok(id)
+            }
+        }
+    }
+
+    fn constant_expr_operands(&mut self, at: OpId, operands: &[ConstantExpr]) -> Result<Vec<u32>> {
+        operands.iter().map(|operand| self.constant_expr(at, operand)).collect()
+    }
+
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
         let ir = self.ir;
         let unsupported = |s: &Self| {
@@ -255,8 +328,10 @@ impl Serializer<'_> {
         };
         Ok(Prepared::Emit(match ir.types.kind(ty) {
             // A type the dialect lacks, kept opaque by the deserializer (`crate::fallback`).
-            TypeKind::Opaque(text) if crate::fallback::opaque_type_opcode(text).is_some() => {
-                crate::fallback::opaque_type_opcode(text).unwrap_or_default()
+            TypeKind::Opaque(text) if crate::fallback::opaque_type_instruction(text).is_some() => {
+                let (opcode, words) = crate::fallback::opaque_type_instruction(text).unwrap_or_default();
+                operands.extend(words);
+                opcode
             }
             TypeKind::Image { element, params } => {
                 let sampled = self.process_type(at, *element)?;
