@@ -373,9 +373,42 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
             None => return false,
         }
     };
+    if !types_read_back(ir, o, def, groups) {
+        return false;
+    }
     p.out.push_str(&o.name);
     let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
     print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
+    true
+}
+
+/// Whether the op's types agree with the equalities its format relies on to leave
+/// types out (`SameOperandsAndResultType`, `SameTypeOperands`, `AllTypesMatch`). When
+/// they do not (a deserialized `OpIAdd` of an `int` and a `uint`,
+/// which the dialect's verifier rejects), the custom form would read back with other
+/// types, so the op prints in the generic form, as MLIR prints an op that fails
+/// verification.
+fn types_read_back(ir: &crate::Ir, o: &crate::ir::Operation, def: &OpDef, groups: &[Range<usize>]) -> bool {
+    let plan = InferPlan::of(def);
+    let n_ops = def.operands.len();
+    let one_result = def.results.len() == o.results.len();
+    let values = |i: usize| -> &[crate::ir::Value] {
+        if i < n_ops {
+            groups.get(i).and_then(|r| o.operands.get(r.clone())).unwrap_or(&[])
+        } else if one_result {
+            o.results.get(i - n_ops..i - n_ops + 1).unwrap_or(&[])
+        } else {
+            &[]
+        }
+    };
+    for group in &plan.same_type {
+        let mut types = group.iter().flat_map(|&i| values(i).iter().map(|&v| ir.value_type(v)));
+        if let Some(first) = types.next() {
+            if types.any(|t| t != first) {
+                return false;
+            }
+        }
+    }
     true
 }
 
@@ -1235,5 +1268,27 @@ impl Parser<'_, '_> {
     /// A copy of the lexer positioned after the current token, for lookahead.
     pub(crate) fn lexer_clone(&self) -> crate::lexer::Lexer<'_> {
         self.lexer_after_current()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{parse, print, PrintOptions};
+
+    #[test]
+    fn ops_whose_types_break_their_format_print_generic_and_read_back() {
+        // A deserialized `OpIAdd` of an `int` and a `uint`: the custom form would give
+        // both operands the result's type.
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                    spirv.func @f(%a: i32, %b: si32) -> i32 \"None\" {\n    \
+                    %0 = \"spirv.IAdd\"(%a, %b) : (i32, si32) -> i32\n    \
+                    %1 = spirv.IAdd %a, %a : i32\n    \
+                    spirv.ReturnValue %0 : i32\n  }\n}\n";
+        let (ir, top) = parse(text, "t.mlir").expect("parses");
+        let printed = print(&ir, top, PrintOptions::default());
+        assert!(printed.contains("%0 = \"spirv.IAdd\"(%arg0, %arg1) : (i32, si32) -> i32\n"), "{printed}");
+        assert!(printed.contains("%1 = spirv.IAdd %arg0, %arg0 : i32\n"), "{printed}");
+        let (again, top) = parse(&printed, "t.mlir").expect("reads its own output");
+        assert_eq!(print(&again, top, PrintOptions::default()), printed);
     }
 }
