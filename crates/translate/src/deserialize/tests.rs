@@ -761,3 +761,33 @@ fn opencl_debug_info_keeps_its_literals_and_enumerants() {
     assert!(dis.contains("DebugCompilationUnit 65536 5 %"), "{dis}");
     assert!(dis.contains(" OpenCL_C\n"), "{dis}");
 }
+
+#[test]
+fn damaged_matrix_constants_and_extended_instructions_never_panic() {
+    for text in [MATRICES, EXTENDED] {
+        let bytes = binary(text);
+        for len in (0..bytes.len()).step_by(4) {
+            let _ = translate(&bytes[..len], true);
+        }
+        for i in 20..bytes.len() {
+            for bit in [0x01u8, 0x80] {
+                let mut flipped = bytes.clone();
+                flipped[i] ^= bit;
+                // What deserializes must print, parse back and serialize or fail cleanly.
+                if let Ok(printed) = translate(&flipped, true) {
+                    if let Ok((ir, top)) = spirvkit_ir::parse(&printed, "t.mlir") {
+                        let module = ir
+                            .ops_under(top)
+                            .into_iter()
+                            .map(|(_, op)| op)
+                            .find(|&op| ir.op(op).name == "spirv.module");
+                        if let Some(module) = module {
+                            let options = crate::serialize::SerializeOptions::default();
+                            let _ = crate::serialize::serialize(&ir, module, &options);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
