@@ -791,3 +791,22 @@ fn damaged_matrix_constants_and_extended_instructions_never_panic() {
         }
     }
 }
+
+#[test]
+fn extended_instructions_after_the_functions_stay_after_them() {
+    // clspv writes its reflection after the functions it names.
+    let text = "OpCapability Shader\nOpExtension \"SPV_KHR_non_semantic_info\"\n\
+                %refl = OpExtInstImport \"NonSemantic.ClspvReflection.5\"\nOpMemoryModel Logical GLSL450\n\
+                OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+                %name = OpString \"main\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                %kernel = OpExtInst %void %refl Kernel %main %name\n";
+    let (printed, dis) = round_trip(&binary(text));
+    let kernel = "  \"spirv.ExtInst\"() {instruction = \"Kernel\", literals = [@main, \"main\"], \
+                  operand_layout = \"rr\", set = \"NonSemantic.ClspvReflection.5\"";
+    assert!(printed.contains(&format!("  }}\n{kernel}")), "{printed}");
+    assert!(
+        dis.trim_end().ends_with("OpFunctionEnd\n          %5 = OpExtInst %void %7 Kernel %main %6"),
+        "{dis}"
+    );
+}
