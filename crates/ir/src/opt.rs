@@ -370,11 +370,22 @@ fn process_chunk(
         runner.run_pipeline(&mut ir, top, pipeline)
     };
     diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
-    // mlir-opt prints the op, a newline, and one more newline.
+    // mlir-opt prints the op, a newline, and one more newline; with locations, whose
+    // local-scope form we print, just the newline (the blank line goes with aliases).
+    if print_options.debug_info && matches!(ir.op(top).location, crate::ir::Location::Unknown) {
+        // The implicit top-level module is located where its chunk starts: 0:0 for
+        // the buffer's start, as mlir-opt prints it.
+        let (line, column) = if chunk.start == 0 {
+            (0, 0)
+        } else {
+            index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
+        };
+        ir.op_mut(top).location = crate::ir::Location::FileLineCol { file: file_name.into(), line, column };
+    }
     let output = succeeded.then(|| {
         let mut printed = crate::print(&ir, top, print_options);
         printed.truncate(printed.trim_end_matches('\n').len());
-        printed.push_str("\n\n");
+        printed.push_str(if print_options.debug_info { "\n" } else { "\n\n" });
         if !runner.report.is_empty() {
             printed.insert_str(0, &runner.report);
         }
@@ -604,5 +615,26 @@ mod tests {
             r.diagnostics_text,
             "<unknown>:0: error: expected error \"zzz\" was not produced\n".repeat(2)
         );
+    }
+
+    #[test]
+    fn debug_info_output_is_mlir_opts_local_scope_form() {
+        // Expected: mlir-opt-22 --split-input-file --mlir-print-debuginfo
+        // --mlir-print-local-scope (the implicit module at its chunk's start, no blank
+        // line after the last location, the wrapper of a wrapped op at that op).
+        let source = "func.func @a(%x: i32) {\n  return\n}\n// -----\n\
+                      func.func @b() -> i32 {\n  %0 = spirv.Constant 1 : i32\n  \
+                      %1 = spirv.SpecConstantOperation wraps \"spirv.IAdd\"(%0, %0) : (i32, i32) -> i32\n  \
+                      return %1 : i32\n}\n";
+        let options = OptOptions { split_input_file: true, debug_info: true, ..Default::default() };
+        let r = run(source, "s.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        let expected = "module {\n  func.func @a(%arg0: i32 loc(\"s.mlir\":1:14)) {\n    return loc(\"s.mlir\":2:3)\n  \
+                        } loc(\"s.mlir\":1:1)\n} loc(\"s.mlir\":0:0)\n// -----\nmodule {\n  func.func @b() -> i32 {\n    \
+                        %cst1_i32 = spirv.Constant 1 : i32 loc(\"s.mlir\":6:8)\n    \
+                        %0 = spirv.SpecConstantOperation wraps \"spirv.IAdd\"(%cst1_i32, %cst1_i32) : (i32, i32) -> i32 \
+                        loc(\"s.mlir\":7:42)\n    return %0 : i32 loc(\"s.mlir\":8:3)\n  } loc(\"s.mlir\":5:1)\n} \
+                        loc(\"s.mlir\":4:9)\n";
+        assert_eq!(r.output, expected);
     }
 }

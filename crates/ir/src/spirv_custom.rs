@@ -1303,13 +1303,14 @@ fn parse_spec_constant_operation(p: &mut Parser, op_name: &OpName, start: usize)
         });
     };
     let ty = p.ir.value_type(result);
-    let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
+    // The wrapper and its yield are located at the wrapped op, as in MLIR.
+    let location = p.ir.op(inner).location.clone();
+    let op = p.ir.create_op(op_name.clone(), vec![], &[], location.clone());
     p.finish_op(op, vec![], &[ty]);
     let region = p.ir.add_region(op);
     let block = p.ir.create_block();
     p.ir.append_block(region, block);
     p.ir.append_op(block, inner);
-    let location = p.ir.op(inner).location.clone();
     let yield_op = p.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
     p.ir.append_op(block, yield_op);
     Ok(op)

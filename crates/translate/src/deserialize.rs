@@ -14,6 +14,8 @@
 //!   incoming values are appended to the predecessors' branches once the function is
 //!   complete, and merge instructions recorded per header for [`crate::structurize`];
 //! - ARM graphs (OpGraphARM ... OpGraphEndARM) become `spirv.ARM.Graph`;
+//! - non-semantic and debug-information OpExtInsts outside functions become
+//!   `spirv.ExtInst` symbols in the module body ([`ext_inst`], `crate::fallback`);
 //! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
 //!
 //! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`:

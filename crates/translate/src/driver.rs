@@ -292,7 +292,10 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
         PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() },
     );
     printed.truncate(printed.trim_end_matches('\n').len());
-    printed.push('\n');
+    // As mlir-translate: no line break after the last location (local-scope form).
+    if !options.debug_info {
+        printed.push('\n');
+    }
     printed
 }
 

@@ -205,6 +205,9 @@ struct Serializer<'a> {
     /// The module's function symbols, gathered when an extended instruction first
     /// names a symbol that is nothing else.
     function_symbols: Option<std::collections::HashSet<String>>,
+    /// Module-level `spirv.ExtInst`s after a function (clspv's reflection), written
+    /// among the functions so the functions they name come first.
+    trailing_ext_insts: Option<std::collections::HashSet<OpId>>,
     /// Per region: each block's predecessor uses (block, terminator), most recent first.
     predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
     /// Phi operands defined later in the function: (value, word offset in the body).
@@ -270,6 +273,7 @@ impl<'a> Serializer<'a> {
             string_ids: HashMap::default(),
             ext_inst_ids: HashMap::default(),
             function_symbols: None,
+            trailing_ext_insts: None,
             predecessors: HashMap::default(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),

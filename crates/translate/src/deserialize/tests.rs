@@ -761,3 +761,52 @@ fn opencl_debug_info_keeps_its_literals_and_enumerants() {
     assert!(dis.contains("DebugCompilationUnit 65536 5 %"), "{dis}");
     assert!(dis.contains(" OpenCL_C\n"), "{dis}");
 }
+
+#[test]
+fn damaged_matrix_constants_and_extended_instructions_never_panic() {
+    for text in [MATRICES, EXTENDED] {
+        let bytes = binary(text);
+        for len in (0..bytes.len()).step_by(4) {
+            let _ = translate(&bytes[..len], true);
+        }
+        for i in 20..bytes.len() {
+            for bit in [0x01u8, 0x80] {
+                let mut flipped = bytes.clone();
+                flipped[i] ^= bit;
+                // What deserializes must print, parse back and serialize or fail cleanly.
+                if let Ok(printed) = translate(&flipped, true) {
+                    if let Ok((ir, top)) = spirvkit_ir::parse(&printed, "t.mlir") {
+                        let module = ir
+                            .ops_under(top)
+                            .into_iter()
+                            .map(|(_, op)| op)
+                            .find(|&op| ir.op(op).name == "spirv.module");
+                        if let Some(module) = module {
+                            let options = crate::serialize::SerializeOptions::default();
+                            let _ = crate::serialize::serialize(&ir, module, &options);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn extended_instructions_after_the_functions_stay_after_them() {
+    // clspv writes its reflection after the functions it names.
+    let text = "OpCapability Shader\nOpExtension \"SPV_KHR_non_semantic_info\"\n\
+                %refl = OpExtInstImport \"NonSemantic.ClspvReflection.5\"\nOpMemoryModel Logical GLSL450\n\
+                OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+                %name = OpString \"main\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+                %main = OpFunction %void None %fn\n%l = OpLabel\nOpReturn\nOpFunctionEnd\n\
+                %kernel = OpExtInst %void %refl Kernel %main %name\n";
+    let (printed, dis) = round_trip(&binary(text));
+    let kernel = "  \"spirv.ExtInst\"() {instruction = \"Kernel\", literals = [@main, \"main\"], \
+                  operand_layout = \"rr\", set = \"NonSemantic.ClspvReflection.5\"";
+    assert!(printed.contains(&format!("  }}\n{kernel}")), "{printed}");
+    assert!(
+        dis.trim_end().ends_with("OpFunctionEnd\n          %5 = OpExtInst %void %7 Kernel %main %6"),
+        "{dis}"
+    );
+}

@@ -674,7 +674,8 @@ impl Serializer<'_> {
             if let Some(Attribute::String(symbol)) = o.attr("sym_name") {
                 self.ext_inst_ids.insert(symbol.clone(), id);
             }
-            encode(&mut self.globals, opcode::OpExtInst, &words);
+            let out = if self.follows_a_function(op) { &mut self.functions } else { &mut self.globals };
+            encode(out, opcode::OpExtInst, &words);
         } else {
             self.emit_debug_line(false, op);
             encode(&mut self.function_body, opcode::OpExtInst, &words);
@@ -717,6 +718,19 @@ impl Serializer<'_> {
             Attribute::Bool(value) => self.constant_bool(at, *value, false).map_err(|e| e.message),
             _ => Err(unknown()),
         }
+    }
+
+    /// Whether a function precedes module-level op `op` in the module body.
+    fn follows_a_function(&mut self, op: OpId) -> bool {
+        let ir = self.ir;
+        let module = self.module;
+        let trailing = self.trailing_ext_insts.get_or_insert_with(|| {
+            let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+            let first_function = body.iter().position(|&op| ir.op(op).name == "spirv.func");
+            let after = body.iter().skip(first_function.unwrap_or(body.len()));
+            after.copied().filter(|&op| ir.op(op).name == crate::fallback::EXT_INST_OP).collect()
+        });
+        trailing.contains(&op)
     }
 
     /// Whether the module body defines a `spirv.func` named `name`.
