@@ -1,5 +1,5 @@
 //! Bytes -> deserializer (structurized; plain CFG with debug locations) -> printer, verifier and
-//! serializer for whatever it accepts: never a panic.
+//! serializer for whatever it accepts: never a panic, and the printed text always reads back.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +12,9 @@ fuzz_target!(|data: &[u8]| {
         let options = DeserializeOptions { structurize, debug_locations: !structurize };
         let Ok(module) = deserialize(data, &mut ir, &options) else { continue };
         let text = spirvkit_ir::print(&ir, module, PrintOptions::default());
+        if let Err(e) = spirvkit_ir::parse(&text, "printed.mlir") {
+            panic!("printed IR does not read back: {e:?}\n{text}");
+        }
         let _ = spirvkit_ir::print(&ir, module, PrintOptions { generic: true, ..Default::default() });
         let _ = spirvkit_ir::verify::first_failure(&ir, module, &text);
         let _ = serialize(&ir, module, &SerializeOptions::default());

@@ -274,6 +274,7 @@ impl Names {
                 }
                 suggestion.clear();
                 let name = if !generic && suggested_result_name(ir, op, suggestion) {
+                    sanitize_value_name(suggestion);
                     let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
                     if scopes.contains(scope, &unique) {
                         loop {
@@ -873,6 +874,32 @@ impl<'a> Printer<'a> {
 /// `getAsmResultNames`) into `name`; false when it suggests none. `spirv.Constant`
 /// names its result after the value (`%true`, `%cst1_i32`, `%cst_f32`,
 /// `%cst_vec_4xi32`).
+/// Makes a suggested name a valid SSA name as MLIR's `sanitizeIdentifier` does: a
+/// leading digit gets a `_` before it, a space becomes `_`, and any other byte that is
+/// not alphanumeric or one of `$._-` becomes its hex digits (a symbol from a binary
+/// can hold anything; `%entré_addr` would not read back).
+fn sanitize_value_name(name: &mut String) {
+    let valid = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'$' | b'.' | b'_' | b'-');
+    let leading_digit = name.as_bytes().first().is_some_and(u8::is_ascii_digit);
+    if !leading_digit && name.bytes().all(valid) {
+        return;
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    if leading_digit {
+        out.push('_');
+    }
+    for b in name.bytes() {
+        if valid(b) {
+            out.push(char::from(b));
+        } else if b == b' ' {
+            out.push('_');
+        } else {
+            let _ = write!(out, "{b:X}");
+        }
+    }
+    *name = out;
+}
+
 fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     let o = ir.op(op);
     if o.name == "spirv.mlir.addressof" {
@@ -1780,6 +1807,29 @@ mod tests {
         assert!(printed.contains("    spirv.Return loc(\"t.mlir\":3:5)\n"), "{printed}");
         assert!(printed.contains("  } loc(\"t.mlir\":2:3)\n"), "{printed}");
         assert!(!print_op(&ir, top, PrintOptions::default()).contains("loc("));
+    }
+
+    #[test]
+    fn suggested_names_are_sanitized_as_mlir_does() {
+        for (name, sanitized) in [
+            ("input.color_addr", "input.color_addr"),
+            ("9lives_addr", "_9lives_addr"),
+            ("entr\u{e9}e_addr", "entrC3A9e_addr"),
+            ("a b_addr", "a_b_addr"),
+        ] {
+            let mut text = name.to_string();
+            sanitize_value_name(&mut text);
+            assert_eq!(text, sanitized);
+        }
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                    spirv.GlobalVariable @\"caf\\C3\\A9 1\" : !spirv.ptr<f32, Private>\n  \
+                    spirv.func @f() \"None\" {\n    \
+                    %0 = spirv.mlir.addressof @\"caf\\C3\\A9 1\" : !spirv.ptr<f32, Private>\n    \
+                    spirv.Return\n  }\n}\n";
+        let (ir, top) = crate::parse(text, "t.mlir").expect("parses");
+        let printed = print_op(&ir, top, PrintOptions::default());
+        assert!(printed.contains("%cafC3A9_1_addr = spirv.mlir.addressof"), "{printed}");
+        crate::parse(&printed, "t.mlir").expect("reads its own output");
     }
 
     #[test]
