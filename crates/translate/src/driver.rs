@@ -216,7 +216,10 @@ fn translate_chunk(
     };
     let mut out_ir = Ir::new();
     let result = match deserialize(&bytes, &mut out_ir, &deserialize_options) {
-        Ok(op) => (Some(print_module(&out_ir, op, options).into_bytes()), Vec::new()),
+        Ok(op) => {
+            let (text, warning) = print_deserialized(&out_ir, op, options);
+            (Some(text.into_bytes()), warning.map(|w| Diagnostic::warning(None, w)).into_iter().collect())
+        }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
     };
     discard(out_ir);
@@ -285,6 +288,25 @@ fn located(index: &LineIndex, location: &Location) -> Option<usize> {
     index.location_offset(location)
 }
 
+/// Prints a deserialized module. A binary can be valid SPIR-V that the dialect's
+/// verifier rejects (an `OpIAdd` of an `int` and a `uint`, which MLIR's types cannot
+/// hold): mlir-translate refuses it; here it prints in the generic form, which reads
+/// back with every type as it is, with a warning naming the first failure.
+fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String, Option<String>) {
+    match spirvkit_ir::verify::first_failure(ir, op, "") {
+        None => (print_module(ir, op, options), None),
+        Some((failing, diagnostics)) => {
+            let generic = TranslateOptions { generic: true, ..options.clone() };
+            let reason = diagnostics.first().map_or("it does not verify", |d| d.message.as_str());
+            let warning = format!(
+                "the deserialized module does not verify ('{}': {reason}); printed in the generic form",
+                ir.op(failing).name
+            );
+            (print_module(ir, op, &generic), Some(warning))
+        }
+    }
+}
+
 fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
     let mut printed = spirvkit_ir::print(
         ir,
@@ -303,11 +325,14 @@ fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult 
     let mut ir = Ir::new();
     let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
     let result = match deserialize(input, &mut ir, &deserialize_options) {
-        Ok(op) => TranslateResult {
-            output: print_module(&ir, op, options).into_bytes(),
-            diagnostics_text: String::new(),
-            success: true,
-        },
+        Ok(op) => {
+            let (text, warning) = print_deserialized(&ir, op, options);
+            TranslateResult {
+                output: text.into_bytes(),
+                diagnostics_text: warning.map(|w| format!("<unknown>:0: warning: {w}\n")).unwrap_or_default(),
+                success: true,
+            }
+        }
         Err(e) => TranslateResult {
             output: Vec::new(),
             diagnostics_text: format!("<unknown>:0: error: {}\n", e.message),
@@ -359,6 +384,31 @@ mod tests {
         assert!(run(text.as_bytes(), "t.mlir", &allowed).success);
         let complete = text.replace("[Linkage]", "[Shader, Linkage]");
         assert!(run(complete.as_bytes(), "t.mlir", &serialize).success);
+    }
+
+    #[test]
+    fn modules_the_verifier_rejects_print_generic_with_a_warning() {
+        // Valid SPIR-V: OpIAdd of an `int` and a `uint`; MLIR's types cannot hold it.
+        let text = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+                    %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%int = OpTypeInt 32 1\n\
+                    %u1 = OpConstant %uint 1\n%i1 = OpConstant %int 1\n%fn = OpTypeFunction %void\n\
+                    %f = OpFunction %void None %fn\n%entry = OpLabel\n%sum = OpIAdd %uint %u1 %i1\n\
+                    OpReturn\nOpFunctionEnd\n";
+        let words = spirvkit_binary::assemble(text, &Default::default()).expect("assembles");
+        let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+        let options = TranslateOptions { mode: Mode::Deserialize, ..TranslateOptions::default() };
+        let result = run(&bytes, "m.spv", &options);
+        assert!(result.success, "{}", result.diagnostics_text);
+        assert!(
+            result
+                .diagnostics_text
+                .starts_with("<unknown>:0: warning: the deserialized module does not verify ('spirv.IAdd'"),
+            "{}",
+            result.diagnostics_text
+        );
+        let printed = String::from_utf8(result.output).expect("text");
+        assert!(printed.contains("\"spirv.IAdd\"(%0, %1) : (i32, si32) -> i32"), "{printed}");
+        spirvkit_ir::parse(&printed, "m.mlir").expect("the generic form reads back");
     }
 
     #[test]
