@@ -370,6 +370,20 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
+        // MLIR's verifyLoadStorePtrAndValTypes: the value is of the pointee type.
+        let load_store = match def.name {
+            "spirv.Load" => o.operands.first().zip(o.results.first()),
+            "spirv.Store" => o.operands.first().zip(o.operands.get(1)),
+            _ => None,
+        };
+        if let Some((&pointer, &value)) = load_store {
+            if let TypeKind::Pointer { pointee, .. } = self.ir.types.kind(self.ir.value_type(pointer)) {
+                if *pointee != self.ir.value_type(value) {
+                    self.error(op, "mismatch in result type and pointer type".into());
+                    return;
+                }
+            }
+        }
         if matches!(def.name, "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain")
             && self.access_chain(op, def.name != "spirv.AccessChain")
         {
