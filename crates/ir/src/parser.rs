@@ -51,6 +51,8 @@ struct Scope<'s> {
     blocks: FxHashMap<&'s str, BlockId>,
     /// Blocks referenced before their definition.
     pending_blocks: FxHashMap<&'s str, usize>,
+    /// The region's op is isolated from above: names outside it are not visible.
+    isolated: bool,
 }
 
 impl Scope<'_> {
@@ -58,6 +60,7 @@ impl Scope<'_> {
         self.values.clear();
         self.blocks.clear();
         self.pending_blocks.clear();
+        self.isolated = false;
     }
 }
 
@@ -274,11 +277,12 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     fn finish_forward_refs(&mut self) -> PResult<()> {
-        if let Some(((_, name, _), (_, offset))) = self.forward.iter().next() {
+        // The first use in the text, as mlir-opt reports it.
+        if let Some(offset) = self.forward.values().map(|&(_, offset)| offset).min() {
             return Err(ParseError {
                 notes: Vec::new(),
-                offset: *offset,
-                message: format!("use of undeclared SSA value name %{name}"),
+                offset,
+                message: "use of undeclared SSA value name".to_string(),
             });
         }
         if !self.replacements.is_empty() {
@@ -286,8 +290,15 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             for i in 0..self.ir.op_count() {
                 let op = self.ir.op_mut(OpId(i as u32));
                 for v in op.operands.iter_mut() {
-                    if let Some(&r) = replacements.get(v) {
+                    // A nested region's placeholder may stand for an outer one's
+                    // (a chain no longer than the nesting).
+                    let mut steps = 0;
+                    while let Some(&r) = replacements.get(v) {
                         *v = r;
+                        steps += 1;
+                        if steps > replacements.len() {
+                            break;
+                        }
                     }
                 }
             }
@@ -474,6 +485,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// the value is not defined yet).
     pub fn resolve_operand(&mut self, r: &OperandRef<'s>, ty: Type) -> PResult<Value> {
         for depth in (0..self.scopes.len()).rev() {
+            if depth + 1 < self.scopes.len() && self.scopes[depth + 1].isolated {
+                break;
+            }
             if let Some(group) = self.scopes[depth].values.get(r.name) {
                 let v = group.get(r.index as usize).ok_or_else(|| ParseError {
                     notes: Vec::new(),
@@ -659,7 +673,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let region = self.ir.add_region(op);
         let open = self.tok.offset;
         self.expect("{")?;
-        let scope = self.spare_scopes.pop().unwrap_or_default();
+        let mut scope = self.spare_scopes.pop().unwrap_or_default();
+        scope.isolated = crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove");
         self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
         if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
@@ -743,14 +758,45 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         scope.clear();
         self.spare_scopes.push(scope);
-        // Forward references of this scope that were never defined.
+        // Forward references of this scope that were never defined: in a region
+        // isolated from above, an error; otherwise, as in MLIR, they may name a value
+        // the enclosing region defines later (a dominating block placed after this
+        // op), so they wait for it there.
         let depth = self.scopes.len();
-        if let Some(((_, name, _), (_, offset))) = self.forward.iter().find(|((d, _, _), _)| *d == depth) {
-            return Err(ParseError {
-                notes: Vec::new(),
-                offset: *offset,
-                message: format!("use of undeclared SSA value name %{name}"),
-            });
+        let pending = self.forward.keys().filter(|(d, _, _)| *d == depth).copied().collect::<Vec<_>>();
+        if !pending.is_empty() {
+            if depth == 0 || crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove") {
+                // As mlir-opt: the first such use, without the name.
+                let offset = pending.iter().filter_map(|key| self.forward.get(key)).map(|&(_, o)| o).min();
+                return Err(ParseError {
+                    notes: Vec::new(),
+                    offset: offset.unwrap_or(0),
+                    message: "use of undeclared SSA value name".to_string(),
+                });
+            }
+            for key in pending {
+                let Some((placeholder, offset)) = self.forward.remove(&key) else { continue };
+                let outer = (depth - 1, key.1, key.2);
+                match self.forward.get(&outer) {
+                    // Both wait for one value: resolving the outer one resolves this.
+                    Some(&(outer_placeholder, _)) => {
+                        if self.ir.value_type(outer_placeholder) != self.ir.value_type(placeholder) {
+                            return Err(ParseError {
+                                notes: Vec::new(),
+                                offset,
+                                message: format!(
+                                    "use of value '%{}' expects different type than prior uses",
+                                    key.1
+                                ),
+                            });
+                        }
+                        self.replacements.insert(placeholder, outer_placeholder);
+                    }
+                    None => {
+                        self.forward.insert(outer, (placeholder, offset));
+                    }
+                }
+            }
         }
         Ok(region)
     }

@@ -91,3 +91,25 @@ fn canonicalize_folds_bitwise_identities_and_drops_dead_constants() {
     assert!(text.contains("return %arg0 : i32"), "{text}");
     assert!(!text.contains("spirv.Constant") && !text.contains("BitwiseOr"), "{text}");
 }
+
+#[test]
+fn nested_regions_may_use_values_their_parent_defines_in_a_later_block() {
+    // As mlir-opt-22 reads it: the use waits for the enclosing region's definition.
+    let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\
+                spirv.func @f(%c: i1) \"None\" {\n  spirv.Branch ^bb2\n^bb1:\n  spirv.mlir.selection {\n    \
+                spirv.BranchConditional %x, ^bb1, ^bb2\n  ^bb1:\n    spirv.Branch ^bb2\n  ^bb2:\n    \
+                spirv.mlir.merge\n  }\n  spirv.Return\n^bb2:\n  %x = spirv.LogicalNot %c : i1\n  spirv.Branch ^bb1\n}\n}\n";
+    let (ir, top) = parse(text, "t.mlir").expect("parses");
+    let printed = print(&ir, top, PrintOptions::default());
+    assert!(printed.contains("spirv.BranchConditional %0, ^bb1, ^bb2"), "{printed}");
+    assert!(printed.contains("%0 = spirv.LogicalNot %arg0 : i1"), "{printed}");
+    // Never defined: mlir-opt's message, at the use.
+    let undefined = text.replace("BranchConditional %x", "BranchConditional %y");
+    let e = parse(&undefined, "t.mlir").unwrap_err();
+    assert_eq!(e.message, "use of undeclared SSA value name");
+    assert_eq!(e.offset, undefined.find("%y").unwrap());
+    // A function is isolated from above: its uses never resolve outside it.
+    let outside =
+        "%x = \"t.def\"() : () -> i1\nfunc.func @g() {\n  \"t.use\"(%x) : (i1) -> ()\n  return\n}\n";
+    assert!(parse(outside, "t.mlir").is_err());
+}
