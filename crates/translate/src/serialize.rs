@@ -217,6 +217,8 @@ struct Serializer<'a> {
     /// Pointer types to emit once the named struct is complete: (pointer id, storage class).
     recursive_pointers: HashMap<String, Vec<(u32, u32)>>,
     file_id: u32,
+    /// Constructs whose header takes the label of the block they start.
+    in_place: control::InPlace,
     last_was_merge: bool,
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
@@ -279,6 +281,7 @@ impl<'a> Serializer<'a> {
             struct_context: Vec::new(),
             recursive_pointers: HashMap::default(),
             file_id: 0,
+            in_place: control::InPlace::default(),
             last_was_merge: false,
             depth: 0,
             variable_pointees: variable_pointees(ir, module),

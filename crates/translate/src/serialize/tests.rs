@@ -1015,3 +1015,108 @@ fn generic_extended_instructions_name_strings_symbols_and_constants() {
         e.message
     );
 }
+
+/// Binary -> IR -> binary -> IR gives the first IR back, and the second binary is the
+/// first: the structured control flow the deserializer makes (split headers, headers
+/// moved into their region, guard flags) serializes into the binary shape it was
+/// read from.
+fn assert_settles(asm: &str) {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let round = |words: &[u32]| -> (String, Vec<u32>) {
+        let bytes = spirvkit_binary::write::words_to_bytes(words, spirvkit_binary::module::Endian::Little);
+        let mut ir = Ir::new();
+        let module =
+            crate::deserialize(&bytes, &mut ir, &crate::DeserializeOptions::default()).expect("deserializes");
+        let text = spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default());
+        (text, serialize(&ir, module, &SerializeOptions::default()).expect("serializes"))
+    };
+    let (first, words1) = round(&words);
+    let (second, words2) = round(&words1);
+    assert_eq!(second, first, "IR after the second deserialization");
+    let (third, words3) = round(&words2);
+    assert_eq!(third, first);
+    assert_eq!(words3, words2, "binaries of the second and third rounds");
+}
+
+const SETTLE_PRELUDE: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%int = OpTypeInt 32 1
+%int_0 = OpConstant %int 0
+%int_1 = OpConstant %int 1
+%int_10 = OpConstant %int 10
+%ptr = OpTypePointer Function %int
+";
+
+#[test]
+fn round_trip_settles_for_a_header_in_the_entry_block() {
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_10
+OpSelectionMerge %m None
+OpBranchConditional %c %t %m
+%t = OpLabel
+OpStore %v %int_1
+OpBranch %m
+%m = OpLabel
+OpSelectionMerge %m2 None
+OpSwitch %int_0 %d
+%d = OpLabel
+OpBranch %m2
+%m2 = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
+}
+
+#[test]
+fn round_trip_settles_for_loops_with_phis_and_breaks() {
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %int %int_0 %entry %next %cont
+OpLoopMerge %exit %cont None
+OpBranch %body
+%body = OpLabel
+%c = OpSLessThan %bool %i %int_10
+OpSelectionMerge %sm None
+OpBranchConditional %c %sm %brk
+%brk = OpLabel
+OpBranch %exit
+%sm = OpLabel
+OpStore %v %i
+OpBranch %cont
+%cont = OpLabel
+%next = OpIAdd %int %i %int_1
+OpBranch %h
+%exit = OpLabel
+OpBranch %h2
+%h2 = OpLabel
+%j = OpPhi %int %int_0 %exit %jn %c2
+OpLoopMerge %e2 %c2 None
+OpBranch %b2
+%b2 = OpLabel
+%d = OpSLessThan %bool %j %int_10
+OpBranchConditional %d %c2 %e2
+%c2 = OpLabel
+%jn = OpIAdd %int %j %int_1
+OpBranch %h2
+%e2 = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
+}

@@ -161,7 +161,17 @@ impl Structurizer<'_> {
         }
     }
 
-    fn undef(&mut self, fillers: &mut Fillers, block: BlockId, ty: Type) -> Value {
+    /// Where the fillers of an edge leaving `block` go: for a split header's
+    /// terminator, the header's ops before the construct, where the deserializer
+    /// materializes the values a header passes to its successors' phis (so that
+    /// IR -> binary -> IR gives this IR back).
+    fn filler_home(&self, block: BlockId) -> BlockId {
+        self.split_from.get(&block).copied().unwrap_or(block)
+    }
+
+    fn undef(&mut self, fillers: &mut Fillers, from: BlockId, ty: Type) -> Value {
+        let block = self.filler_home(from);
+        self.filled.push((block, from));
         if let Some(&v) = fillers.undef.get(&(block, ty)) {
             return v;
         }
@@ -172,7 +182,9 @@ impl Structurizer<'_> {
         v
     }
 
-    fn flag(&mut self, fillers: &mut Fillers, block: BlockId, value: bool) -> Value {
+    fn flag(&mut self, fillers: &mut Fillers, from: BlockId, value: bool) -> Value {
+        let block = self.filler_home(from);
+        self.filled.push((block, from));
         if let Some(&v) = fillers.flag.get(&(block, value)) {
             return v;
         }
@@ -315,6 +327,7 @@ impl Structurizer<'_> {
                 self.note_branches(header);
                 self.note_branches(split);
                 self.owner.insert(split, Some(c));
+                self.split_from.insert(split, header);
                 members.insert(0, split);
                 split
             }

@@ -674,10 +674,10 @@ fn break_from_selection_in_loop() {
     ^bb2:  // pred: ^bb1
       %cst10_si32 = spirv.Constant 10 : si32
       %3 = spirv.SLessThan %2, %cst10_si32 : si32
+      %false = spirv.Constant false
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
       %4 = spirv.mlir.selection -> i1 {
-        %false = spirv.Constant false
         spirv.BranchConditional %3, ^bb1, ^bb2(%false : i1)
       ^bb1:  // pred: ^bb0
         spirv.Store "Function" %0, %2 : si32
@@ -760,26 +760,27 @@ fn continue_and_return_in_selection() {
       spirv.BranchConditional %3, ^bb2, ^bb7
     ^bb2:  // pred: ^bb1
       %4 = spirv.Load "Function" %0 : si32
+      %false = spirv.Constant false
+      %false_0 = spirv.Constant false
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
       %5:2 = spirv.mlir.selection -> i1, i1 {
-        %false = spirv.Constant false
         spirv.Switch %4 : si32, [
-          default: ^bb4(%false, %false : i1, i1),
+          default: ^bb4(%false, %false_0 : i1, i1),
           1: ^bb1,
           2: ^bb2,
           3: ^bb3
         ]
       ^bb1:  // pred: ^bb0
         %true = spirv.Constant true
-        %false_1 = spirv.Constant false
-        spirv.Branch ^bb4(%true, %false_1 : i1, i1)
+        %false_2 = spirv.Constant false
+        spirv.Branch ^bb4(%true, %false_2 : i1, i1)
       ^bb2:  // pred: ^bb0
         spirv.Return
       ^bb3:  // pred: ^bb0
-        %false_2 = spirv.Constant false
-        %true_3 = spirv.Constant true
-        spirv.Branch ^bb4(%false_2, %true_3 : i1, i1)
+        %false_3 = spirv.Constant false
+        %true_4 = spirv.Constant true
+        spirv.Branch ^bb4(%false_3, %true_4 : i1, i1)
       ^bb4(%7: i1, %8: i1):  // 3 preds: ^bb0, ^bb1, ^bb3
         spirv.mlir.merge %7, %8 : i1, i1
       }
@@ -791,8 +792,8 @@ fn continue_and_return_in_selection() {
       spirv.Store "Function" %0, %cst1_si32 : si32
       spirv.Branch ^bb6
     ^bb6:  // 2 preds: ^bb3, ^bb5
-      %cst1_si32_0 = spirv.Constant 1 : si32
-      %6 = spirv.IAdd %2, %cst1_si32_0 : si32
+      %cst1_si32_1 = spirv.Constant 1 : si32
+      %6 = spirv.IAdd %2, %cst1_si32_1 : si32
       spirv.Branch ^bb1(%6 : si32)
     ^bb7:  // 2 preds: ^bb1, ^bb4
       spirv.mlir.merge
@@ -855,22 +856,22 @@ fn break_out_of_two_selections() {
     ^bb2:  // pred: ^bb1
       %cst10_si32 = spirv.Constant 10 : si32
       %4 = spirv.SLessThan %3, %cst10_si32 : si32
+      %false = spirv.Constant false
+      %5 = spirv.Undef : si32
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
-      %5:2 = spirv.mlir.selection -> i1, si32 {
-        %false = spirv.Constant false
-        %8 = spirv.Undef : si32
-        spirv.BranchConditional %4, ^bb1, ^bb4(%false, %8 : i1, si32)
+      %6:2 = spirv.mlir.selection -> i1, si32 {
+        spirv.BranchConditional %4, ^bb1, ^bb4(%false, %5 : i1, si32)
       ^bb1:  // pred: ^bb0
         %cst2_si32 = spirv.Constant 2 : si32
         %9 = spirv.IAdd %3, %cst2_si32 : si32
         %false_0 = spirv.Constant false
+        %false_1 = spirv.Constant false
+        %10 = spirv.Undef : si32
         spirv.Branch ^bb2
       ^bb2:  // pred: ^bb1
-        %10:2 = spirv.mlir.selection -> i1, si32 {
-          %false_2 = spirv.Constant false
-          %14 = spirv.Undef : si32
-          spirv.BranchConditional %false_0, ^bb1, ^bb2(%false_2, %14 : i1, si32)
+        %11:2 = spirv.mlir.selection -> i1, si32 {
+          spirv.BranchConditional %false_0, ^bb1, ^bb2(%false_1, %10 : i1, si32)
         ^bb1:  // pred: ^bb0
           %true_3 = spirv.Constant true
           spirv.Branch ^bb2(%true_3, %9 : i1, si32)
@@ -878,24 +879,24 @@ fn break_out_of_two_selections() {
           spirv.mlir.merge %15, %16 : i1, si32
         }
         %true = spirv.Constant true
-        spirv.BranchConditional %10#0, ^bb4(%true, %10#1 : i1, si32), ^bb3
+        spirv.BranchConditional %11#0, ^bb4(%true, %11#1 : i1, si32), ^bb3
       ^bb3:  // pred: ^bb2
         spirv.Store "Function" %0, %9 : si32
-        %false_1 = spirv.Constant false
-        %11 = spirv.Undef : si32
-        spirv.Branch ^bb4(%false_1, %11 : i1, si32)
-      ^bb4(%12: i1, %13: si32):  // 3 preds: ^bb0, ^bb2, ^bb3
-        spirv.mlir.merge %12, %13 : i1, si32
+        %false_2 = spirv.Constant false
+        %12 = spirv.Undef : si32
+        spirv.Branch ^bb4(%false_2, %12 : i1, si32)
+      ^bb4(%13: i1, %14: si32):  // 3 preds: ^bb0, ^bb2, ^bb3
+        spirv.mlir.merge %13, %14 : i1, si32
       }
-      spirv.BranchConditional %5#0, ^bb6(%5#1 : si32), ^bb4
+      spirv.BranchConditional %6#0, ^bb6(%6#1 : si32), ^bb4
     ^bb4:  // pred: ^bb3
       spirv.Branch ^bb5
     ^bb5:  // pred: ^bb4
       %cst1_si32 = spirv.Constant 1 : si32
-      %6 = spirv.IAdd %3, %cst1_si32 : si32
-      spirv.Branch ^bb1(%6 : si32)
-    ^bb6(%7: si32):  // pred: ^bb3
-      spirv.mlir.merge %7 : si32
+      %7 = spirv.IAdd %3, %cst1_si32 : si32
+      spirv.Branch ^bb1(%7 : si32)
+    ^bb6(%8: si32):  // pred: ^bb3
+      spirv.mlir.merge %8 : si32
     }
     spirv.Store "Function" %0, %2 : si32
     spirv.Return
@@ -1285,10 +1286,10 @@ fn nested_loops_with_break_and_continue() {
       ^bb2:  // pred: ^bb1
         %cst3_si32 = spirv.Constant 3 : si32
         %8 = spirv.IEqual %6, %cst3_si32 : si32
+        %false = spirv.Constant false
         spirv.Branch ^bb3
       ^bb3:  // pred: ^bb2
         %9 = spirv.mlir.selection -> i1 {
-          %false = spirv.Constant false
           spirv.BranchConditional %8, ^bb1, ^bb2(%false : i1)
         ^bb1:  // pred: ^bb0
           %true = spirv.Constant true
@@ -1296,6 +1297,7 @@ fn nested_loops_with_break_and_continue() {
         ^bb2(%13: i1):  // 2 preds: ^bb0, ^bb1
           spirv.mlir.merge %13 : i1
         }
+        %false_1 = spirv.Constant false
         spirv.BranchConditional %9, ^bb8, ^bb4
       ^bb4:  // pred: ^bb3
         %cst2_si32 = spirv.Constant 2 : si32
@@ -1303,8 +1305,7 @@ fn nested_loops_with_break_and_continue() {
         spirv.Branch ^bb5
       ^bb5:  // pred: ^bb4
         %11 = spirv.mlir.selection -> i1 {
-          %false = spirv.Constant false
-          spirv.BranchConditional %10, ^bb1, ^bb2(%false : i1)
+          spirv.BranchConditional %10, ^bb1, ^bb2(%false_1 : i1)
         ^bb1:  // pred: ^bb0
           %true = spirv.Constant true
           spirv.Branch ^bb2(%true : i1)
@@ -1316,8 +1317,8 @@ fn nested_loops_with_break_and_continue() {
         spirv.Store "Function" %0, %6 : si32
         spirv.Branch ^bb7
       ^bb7:  // 2 preds: ^bb5, ^bb6
-        %cst1_si32_1 = spirv.Constant 1 : si32
-        %12 = spirv.IAdd %6, %cst1_si32_1 : si32
+        %cst1_si32_2 = spirv.Constant 1 : si32
+        %12 = spirv.IAdd %6, %cst1_si32_2 : si32
         spirv.Branch ^bb1(%12 : si32)
       ^bb8:  // 2 preds: ^bb1, ^bb3
         spirv.mlir.merge
@@ -1696,13 +1697,13 @@ fn selection_merge_is_continue_target() {
       spirv.BranchConditional %3, ^bb3, ^bb8
     ^bb3:  // pred: ^bb2
       %false = spirv.Constant false
+      %true = spirv.Constant true
       spirv.Branch ^bb4
     ^bb4:  // pred: ^bb3
       %4 = spirv.mlir.selection -> i1 {
-        %false_1 = spirv.Constant false
-        %true = spirv.Constant true
         spirv.BranchConditional %false, ^bb2(%true : i1), ^bb1
       ^bb1:  // pred: ^bb0
+        %false_1 = spirv.Constant false
         spirv.Branch ^bb2(%false_1 : i1)
       ^bb2(%6: i1):  // 2 preds: ^bb0, ^bb1
         spirv.mlir.merge %6 : i1
