@@ -515,9 +515,17 @@ impl Structurizer<'_> {
             Kind::Loop => "spirv.mlir.loop",
         };
         // The construct's own ops take the header's merge instruction's location (the
-        // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it).
-        let header_location =
-            self.ir.block(header).ops.last().map(|&t| self.ir.op(t).location.clone()).unwrap_or_default();
+        // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it),
+        // which the header's terminator carries: it is the region's entry's now (a
+        // split header ends in the new branch to the merge block instead).
+        let header_terminator = if kind == Kind::Loop { header } else { entry };
+        let header_location = self
+            .ir
+            .block(header_terminator)
+            .ops
+            .last()
+            .map(|&t| self.ir.op(t).location.clone())
+            .unwrap_or_default();
         let op = self.ir.create_op(name, vec![], &result_types, header_location.clone());
         let control_name = match kind {
             Kind::Selection => "selection_control",

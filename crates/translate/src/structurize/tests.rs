@@ -2609,3 +2609,98 @@ fn back_edge_and_break_from_a_selection_in_the_continue_construct() {
     assert!(out.contains("%1 = spirv.mlir.selection -> i1 {"), "{out}");
     assert!(out.contains("      spirv.BranchConditional %1, ^bb1, ^bb3\n"), "{out}");
 }
+
+/// A split header's construct op and merge take the location of its
+/// OpSelectionMerge (the OpLine before it), the function's entry block or not.
+#[test]
+fn split_headers_locate_their_construct_at_the_merge_instruction() {
+    let asm = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "a.comp"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%int = OpTypeInt 32 1
+%int_1 = OpConstant %int 1
+%int_10 = OpConstant %int 10
+%ptr = OpTypePointer Function %int
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpLine %file 3 5
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_10
+OpLine %file 4 7
+OpSelectionMerge %m None
+OpBranchConditional %c %t %m
+%t = OpLabel
+OpLine %file 5 9
+OpStore %v %int_1
+OpBranch %m
+%m = OpLabel
+OpLine %file 6 3
+%y = OpLoad %int %v
+%d = OpSLessThan %bool %y %int_1
+OpLine %file 7 4
+OpSelectionMerge %m2 None
+OpBranchConditional %d %t2 %m2
+%t2 = OpLabel
+OpStore %v %int_10
+OpBranch %m2
+%m2 = OpLabel
+OpNoLine
+OpReturn
+OpFunctionEnd
+"#;
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+    let options = crate::driver::TranslateOptions {
+        mode: crate::driver::Mode::Deserialize,
+        debug_info: true,
+        ..crate::driver::TranslateOptions::default()
+    };
+    let result = crate::driver::run(&bytes, "loc.spv", &options);
+    assert!(result.success, "{}", result.diagnostics_text);
+    // mlir-translate-22 --deserialize-spirv --mlir-print-debuginfo --mlir-print-local-scope
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function> loc(unknown)
+    %1 = spirv.Load "Function" %0 : si32 loc("a.comp":3:5)
+    %cst10_si32 = spirv.Constant 10 : si32 loc(unknown)
+    %2 = spirv.SLessThan %1, %cst10_si32 : si32 loc("a.comp":3:5)
+    spirv.Branch ^bb1 loc(unknown)
+  ^bb1:  // pred: ^bb0
+    spirv.mlir.selection {
+      spirv.BranchConditional %2, ^bb1, ^bb2 loc("a.comp":4:7)
+    ^bb1:  // pred: ^bb0
+      %cst1_si32_0 = spirv.Constant 1 : si32 loc(unknown)
+      spirv.Store "Function" %0, %cst1_si32_0 : si32 loc("a.comp":5:9)
+      spirv.Branch ^bb2 loc("a.comp":5:9)
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge loc("a.comp":4:7)
+    } loc("a.comp":4:7)
+    %3 = spirv.Load "Function" %0 : si32 loc("a.comp":6:3)
+    %cst1_si32 = spirv.Constant 1 : si32 loc(unknown)
+    %4 = spirv.SLessThan %3, %cst1_si32 : si32 loc("a.comp":6:3)
+    spirv.Branch ^bb2 loc(unknown)
+  ^bb2:  // pred: ^bb1
+    spirv.mlir.selection {
+      spirv.BranchConditional %4, ^bb1, ^bb2 loc("a.comp":7:4)
+    ^bb1:  // pred: ^bb0
+      %cst10_si32_0 = spirv.Constant 10 : si32 loc(unknown)
+      spirv.Store "Function" %0, %cst10_si32_0 : si32 loc(unknown)
+      spirv.Branch ^bb2 loc(unknown)
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge loc("a.comp":7:4)
+    } loc("a.comp":7:4)
+    spirv.Return loc(unknown)
+  } loc(unknown)
+  spirv.EntryPoint "GLCompute" @main loc(unknown)
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1 loc(unknown)
+} loc(unknown)"#;
+    assert_eq!(String::from_utf8_lossy(&result.output), expected);
+}
