@@ -1120,3 +1120,74 @@ OpFunctionEnd
 "
     ));
 }
+
+const EXT_INSTS: &str = "OpCapability Shader
+OpExtension \"SPV_KHR_non_semantic_info\"
+%dbg = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%s1 = OpString \"a.hlsl\"
+%s2 = OpString \"a.hlsl\"
+OpName %src \"my_source\"
+OpName %src2 \"other_source\"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%src = OpExtInst %void %dbg DebugSource %s1
+%src2 = OpExtInst %void %dbg DebugSource %s2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+/// Deserializes assembly and serializes the IR back.
+fn round_trip_words(asm: &str) -> (Vec<u32>, Vec<u32>) {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    let mut ir = Ir::new();
+    let module =
+        crate::deserialize(&bytes, &mut ir, &crate::DeserializeOptions::default()).expect("deserializes");
+    let back = serialize(&ir, module, &SerializeOptions::default()).expect("serializes");
+    (words, back)
+}
+
+fn disassembled(words: &[u32]) -> String {
+    let bytes = spirvkit_binary::write::words_to_bytes(words, spirvkit_binary::module::Endian::Little);
+    let module = spirvkit_binary::read::read(&bytes).expect("reads back");
+    let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
+    String::from_utf8(spirvkit_binary::dis::disassemble(&module, &options)).expect("utf-8")
+}
+
+#[test]
+fn module_level_extended_instructions_keep_their_names() {
+    let (_, back) = round_trip_words(EXT_INSTS);
+    let text = disassembled(&back);
+    for name in ["my_source", "other_source"] {
+        let line = text.lines().find(|l| l.contains(&format!("\"{name}\""))).unwrap_or_default();
+        assert!(line.contains("OpName"), "no OpName {name} in:\n{text}");
+    }
+    assert_settles(EXT_INSTS);
+    // Unnamed, they are named by their made-up symbols, which then read back alike.
+    let unnamed: String =
+        EXT_INSTS.lines().filter(|l| !l.starts_with("OpName")).map(|l| format!("{l}\n")).collect();
+    assert_settles(&unnamed);
+}
+
+/// An `OpString` id means nothing but its text (operands refer to strings by text in
+/// the IR; OpLine and OpSource, the other users, do not survive deserialization), so
+/// two strings of one text become one, and the result means what the original does.
+#[test]
+fn strings_of_one_text_become_one() {
+    let (words, back) = round_trip_words(EXT_INSTS);
+    let text = disassembled(&back);
+    assert_eq!(text.matches("OpString \"a.hlsl\"").count(), 1, "{text}");
+    let bytes =
+        |w: &[u32]| spirvkit_binary::write::words_to_bytes(w, spirvkit_binary::module::Endian::Little);
+    let original = spirvkit_binary::read::read(&bytes(&words)).expect("reads");
+    let result = spirvkit_binary::read::read(&bytes(&back)).expect("reads");
+    let comparison = spirvkit_binary::equiv::compare(&original, &result);
+    assert_eq!(comparison.semantic().count(), 0, "{:?}", comparison.differences);
+}
