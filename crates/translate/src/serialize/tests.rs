@@ -996,8 +996,9 @@ fn generic_extended_instructions_name_strings_symbols_and_constants() {
         "%1 = OpString \"t.mlir\"\n",
         "%4 = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n",
         "%11 = OpExtInstImport \"NonSemantic.Mine\"\n",
-        "%3 = OpExtInst %void %4 DebugSource %1\n",
-        "%5 = OpExtInst %void %11 9 %3 %uint_7 %true %void %main\n",
+        "OpName %source \"source\"\n",
+        "%source = OpExtInst %void %4 DebugSource %1\n",
+        "%5 = OpExtInst %void %11 9 %source %uint_7 %true %void %main\n",
         "%16 = OpExtInst %void %17 1 %1 %float_1\n",
         "%18 = OpExtInst %void %11 3 %16\n",
     ] {
