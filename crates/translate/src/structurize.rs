@@ -126,7 +126,9 @@ pub fn structurize(
     let mut s = Structurizer::new(ir, func, body, headers)?;
     s.run()?;
     s.check()?;
-    let mut touched = std::mem::take(&mut s.filled);
+    let filled = std::mem::take(&mut s.filled);
+    let mut touched: Vec<(BlockId, BlockId)> =
+        filled.into_iter().map(|from| (s.filler_home(from), from)).collect();
     touched.extend(split_same_target_branches(ir, func));
     materialize::rematerialize(ir, func, &touched);
     Ok(())
@@ -254,11 +256,12 @@ struct Structurizer<'a> {
     /// Whether each construct's header is split (a selection header holding more than
     /// its branch, or a merge block too, or the entry block, or with arguments).
     header_splits: Vec<bool>,
-    /// The region's first block split from a selection header -> that header (whose
-    /// ops stay before the construct).
-    split_from: FxHashMap<BlockId, BlockId>,
-    /// (block given fillers, block whose terminator uses them): see `materialize`.
-    filled: Vec<(BlockId, BlockId)>,
+    /// The region's first block split from a selection header -> the branch ending
+    /// the header's ops, which stay before the construct (in the header, or in the
+    /// block they move to when a construct merging there dispatches exits).
+    split_from: FxHashMap<BlockId, OpId>,
+    /// Blocks whose terminators pass fillers: see `materialize`.
+    filled: Vec<BlockId>,
     /// For each construct, the positions of its region's blocks in MLIR's order.
     mlir_positions: Vec<FxHashMap<order::Node, usize>>,
     /// Blocks not reached from the entry, even through merge edges.

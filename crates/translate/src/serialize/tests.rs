@@ -1192,3 +1192,42 @@ fn strings_of_one_text_become_one() {
     let comparison = spirvkit_binary::equiv::compare(&original, &result);
     assert_eq!(comparison.semantic().count(), 0, "{:?}", comparison.differences);
 }
+
+#[test]
+fn round_trip_settles_for_breaks_from_consecutive_selections() {
+    // The second selection's header is the first one's merge block: its ops move on
+    // when the first one dispatches its break, and its guard flag goes with them.
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%int_6 = OpConstant %int 6
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %exit %cont None
+OpBranch %a
+%a = OpLabel
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_6
+OpSelectionMerge %b None
+OpBranchConditional %c %b %brk1
+%brk1 = OpLabel
+OpBranch %exit
+%b = OpLabel
+%y = OpLoad %int %v
+%d = OpSLessThan %bool %y %int_1
+OpSelectionMerge %m2 None
+OpBranchConditional %d %brk2 %m2
+%brk2 = OpLabel
+OpStore %v %int_0
+OpBranch %exit
+%m2 = OpLabel
+OpBranch %cont
+%cont = OpLabel
+OpBranch %h
+%exit = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
+}

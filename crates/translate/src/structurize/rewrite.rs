@@ -165,13 +165,13 @@ impl Structurizer<'_> {
     /// terminator, the header's ops before the construct, where the deserializer
     /// materializes the values a header passes to its successors' phis (so that
     /// IR -> binary -> IR gives this IR back).
-    fn filler_home(&self, block: BlockId) -> BlockId {
-        self.split_from.get(&block).copied().unwrap_or(block)
+    pub(super) fn filler_home(&self, block: BlockId) -> BlockId {
+        self.split_from.get(&block).and_then(|&branch| self.ir.op(branch).parent).unwrap_or(block)
     }
 
     fn undef(&mut self, fillers: &mut Fillers, from: BlockId, ty: Type) -> Value {
         let block = self.filler_home(from);
-        self.filled.push((block, from));
+        self.filled.push(from);
         if let Some(&v) = fillers.undef.get(&(block, ty)) {
             return v;
         }
@@ -184,7 +184,7 @@ impl Structurizer<'_> {
 
     fn flag(&mut self, fillers: &mut Fillers, from: BlockId, value: bool) -> Value {
         let block = self.filler_home(from);
-        self.filled.push((block, from));
+        self.filled.push(from);
         if let Some(&v) = fillers.flag.get(&(block, value)) {
             return v;
         }
@@ -324,10 +324,10 @@ impl Structurizer<'_> {
                 self.ir.append_op(split, term);
                 let to_merge = branch(self.ir, merge, Vec::new());
                 self.ir.append_op(header, to_merge);
+                self.split_from.insert(split, to_merge);
                 self.note_branches(header);
                 self.note_branches(split);
                 self.owner.insert(split, Some(c));
-                self.split_from.insert(split, header);
                 members.insert(0, split);
                 split
             }

@@ -1297,11 +1297,11 @@ fn nested_loops_with_break_and_continue() {
         ^bb2(%13: i1):  // 2 preds: ^bb0, ^bb1
           spirv.mlir.merge %13 : i1
         }
-        %false_1 = spirv.Constant false
         spirv.BranchConditional %9, ^bb8, ^bb4
       ^bb4:  // pred: ^bb3
         %cst2_si32 = spirv.Constant 2 : si32
         %10 = spirv.IEqual %6, %cst2_si32 : si32
+        %false_1 = spirv.Constant false
         spirv.Branch ^bb5
       ^bb5:  // pred: ^bb4
         %11 = spirv.mlir.selection -> i1 {
