@@ -15,8 +15,11 @@
 //!
 //! Where we differ from mlir-translate on purpose: the generator word is 0 (we are
 //! not a registered tool); a loop's merge block taking values gets its phis (MLIR
-//! leaves the values at id 0); and the finished words are read back by the grammar,
-//! so a malformed instruction is an error rather than a broken binary.
+//! leaves the values at id 0); a construct starting a block is not entered through
+//! an extra empty block (`control`), so a round trip through the IR settles; a
+//! module-level extended instruction gets its symbol as OpName; and the finished
+//! words are read back by the grammar, so a malformed instruction is an error rather
+//! than a broken binary.
 
 mod attrs;
 mod check;

@@ -52,7 +52,11 @@
 //! it are threaded through merge-block arguments too (the value where its definition
 //! dominates the branch, `spirv.Undef` where it does not and so cannot be used).
 //! Returns, `spirv.Kill`, `spirv.Unreachable` and the like stay where they are: the
-//! dialect allows them in any region of the function.
+//! dialect allows them in any region of the function. The flags and `spirv.Undef`s
+//! are placed as the deserializer would materialize them had it read these branches
+//! from a binary (a fresh op right before each use; for a split header's branch,
+//! at the end of the header's ops), so that binary -> IR -> binary -> IR settles
+//! (`materialize.rs`).
 //!
 //! # Other repairs
 //!

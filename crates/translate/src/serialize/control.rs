@@ -4,12 +4,14 @@
 //!
 //! Unlike MLIR, a construct that starts a block (not a region's first block, nor a
 //! loop's header or continue block) has its header take that block's label instead
-//! of being entered by an `OpBranch` from an otherwise empty block. The deserializer
-//! puts every construct at the start of such a block (its merge block), so this is
-//! what makes binary -> IR -> binary -> IR settle after one round: with MLIR's
-//! layout each round adds one empty block per construct. A loop's block may take
-//! values (the deserializer gives it the header's phis): the header's phis then take
-//! the block's incoming values directly.
+//! of being entered by an `OpBranch` from an otherwise empty block; and a selection
+//! whose block is entered only by a plain `spirv.Branch` has its header end the
+//! branching block instead (the branch is left out). The deserializer puts every
+//! construct at the start of such a block (a split header's ops branch to it), so
+//! this writes back the binary shape it read: binary -> IR -> binary -> IR settles
+//! after one round, where with MLIR's layout each round adds an empty block per
+//! construct. A loop's block may take values (the deserializer gives it the
+//! header's phis): the header's phis then take the block's incoming values directly.
 
 use super::attrs::enum_value;
 use super::ops::{operand_segments, sorted_attrs};
