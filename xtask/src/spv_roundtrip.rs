@@ -18,6 +18,15 @@
 //! - `mlir-opt`: `mlir-opt-22` accepts the printed IR. MLIR's dialect cannot express
 //!   everything spirvkit's IR can (the sampler type, for one); its rejections are
 //!   listed by cause as "not expressible in MLIR 22".
+//! - `settles`: the round trip through text, as the CLI runs it (`spirvkit translate
+//!   --deserialize-spirv`, then `--no-implicit-module --serialize-spirv` of that text),
+//!   reaches its fixpoint in one round: with `T1` the text of the original, `B1` its
+//!   binary, `T2` the text of `B1` and `B2` the binary of `T2`, `T2 == T1` and
+//!   `B2 == B1`. (The text alone settling would allow a binary that still changes,
+//!   which the text then hides; the binary alone would allow a text that changes
+//!   once.) Files whose printed text does not verify (ops mixing signed and signless
+//!   integers print in the generic form, which MLIR's verifier refuses as well) are
+//!   left out of this stage and counted apart.
 //!
 //! As a reference, `mlir-translate-22 --deserialize-spirv` runs on every original too
 //! (not part of the floor). `--oracle` puts mlir-translate-22 in place of spirvkit's
@@ -67,11 +76,12 @@ enum Stage {
     Equivalent,
     EquivalentExact,
     MlirOpt,
+    Settles,
     /// Reference only: `mlir-translate-22 --deserialize-spirv` on the original.
     OracleDeserialize,
 }
 
-const STAGES: [Stage; 9] = [
+const STAGES: [Stage; 10] = [
     Stage::Read,
     Stage::OriginalValid,
     Stage::Deserialize,
@@ -80,6 +90,7 @@ const STAGES: [Stage; 9] = [
     Stage::Equivalent,
     Stage::EquivalentExact,
     Stage::MlirOpt,
+    Stage::Settles,
     Stage::OracleDeserialize,
 ];
 
@@ -94,6 +105,7 @@ impl Stage {
             Stage::Equivalent => "equivalent",
             Stage::EquivalentExact => "equivalent-exact",
             Stage::MlirOpt => "mlir-opt",
+            Stage::Settles => "settles",
             Stage::OracleDeserialize => "oracle-deserialize",
         }
     }
@@ -129,6 +141,8 @@ struct FileResult {
     notes: usize,
     /// Full details for the report.
     details: Vec<String>,
+    /// Why the `settles` stage did not run although the file serialized.
+    settle_excluded: Option<String>,
 }
 
 impl FileResult {
@@ -446,6 +460,27 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
     };
     result.record(Stage::Serialize, Ok(()));
 
+    if ctx.engine == Engine::Spirvkit {
+        set_busy(true);
+        let settled = in_process(|| Ok(settles(&bytes)));
+        set_busy(false);
+        match settled {
+            Ok(Settled::Yes) => {
+                result.record(Stage::Settles, Ok(()));
+            }
+            Ok(Settled::No(why)) => {
+                result.record(Stage::Settles, Err(why));
+            }
+            Ok(Settled::Excluded(why)) => {
+                result.details.push(format!("settles: left out: {why}"));
+                result.settle_excluded = Some(why);
+            }
+            Err(panic) => {
+                result.record(Stage::Settles, Err(panic));
+            }
+        }
+    }
+
     if original_valid {
         let file = ctx.scratch.join(format!("{index}.spv"));
         let to_validate =
@@ -488,6 +523,59 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
         }
     }
     result
+}
+
+enum Settled {
+    Yes,
+    No(String),
+    /// The printed text does not verify: the stage does not apply.
+    Excluded(String),
+}
+
+/// The `settles` stage (see the module documentation), through the CLI's driver.
+fn settles(original: &[u8]) -> Settled {
+    use spirvkit_translate::driver::{run, Mode, TranslateOptions};
+    let deserialize = TranslateOptions { mode: Mode::Deserialize, ..TranslateOptions::default() };
+    let serialize =
+        TranslateOptions { mode: Mode::Serialize, no_implicit_module: true, ..TranslateOptions::default() };
+    let said = |r: &spirvkit_translate::driver::TranslateResult| first_line(&r.diagnostics_text);
+    let t1 = run(original, "original.spv", &deserialize);
+    if !t1.success {
+        return Settled::No(format!("--deserialize-spirv of the original: {}", said(&t1)));
+    }
+    let b1 = run(&t1.output, "t1.mlir", &serialize);
+    if !b1.success {
+        // Only text the verifier refuses is left out; any other failure counts.
+        let verifies = std::str::from_utf8(&t1.output).ok().and_then(|text| {
+            let (ir, top) = spirvkit_ir::parse(text, "t1.mlir").ok()?;
+            Some(spirvkit_ir::verify::first_failure(&ir, top, text).is_none())
+        });
+        if verifies == Some(false) {
+            return Settled::Excluded(format!("printed text does not verify: {}", said(&b1)));
+        }
+        return Settled::No(format!("--serialize-spirv of the printed text: {}", said(&b1)));
+    }
+    let t2 = run(&b1.output, "b1.spv", &deserialize);
+    if !t2.success {
+        return Settled::No(format!("--deserialize-spirv of the serialized text: {}", said(&t2)));
+    }
+    if t2.output != t1.output {
+        let (a, b) = (String::from_utf8_lossy(&t1.output), String::from_utf8_lossy(&t2.output));
+        let line = a
+            .lines()
+            .zip(b.lines())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.lines().count().min(b.lines().count()));
+        return Settled::No(format!("the text changes in a round trip (from line {})", line + 1));
+    }
+    let b2 = run(&t2.output, "t2.mlir", &serialize);
+    if !b2.success {
+        return Settled::No(format!("--serialize-spirv of the second text: {}", said(&b2)));
+    }
+    if b2.output != b1.output {
+        return Settled::No("the binary changes in a round trip".to_string());
+    }
+    Settled::Yes
 }
 
 /// Runs spirvkit code, turning a panic into a failure message.
@@ -723,10 +811,20 @@ impl Tally {
             let (p, f) = (self.passed(stage), self.fail.get(&stage).copied().unwrap_or(0));
             let note = match stage {
                 Stage::Valid => "  (files whose original is valid)",
+                Stage::Settles => "  (files whose printed text verifies)",
                 Stage::OracleDeserialize => "  (reference: mlir-translate-22 --deserialize-spirv)",
                 _ => "",
             };
             println!("{:<20} {p:>6} {f:>6} {:>6}{note}", stage.name(), p + f);
+        }
+        let excluded: Vec<&FileResult> = results.iter().filter(|r| r.settle_excluded.is_some()).collect();
+        if let Some(first) = excluded.first() {
+            println!(
+                "settles: {} files left out: {} (e.g. {})",
+                excluded.len(),
+                normalize(first.settle_excluded.as_deref().unwrap_or("")),
+                first.path
+            );
         }
         println!(
             "of {total} files; {} equivalent only modulo control-flow scaffolding or unused declarations \

@@ -15,8 +15,11 @@
 //!
 //! Where we differ from mlir-translate on purpose: the generator word is 0 (we are
 //! not a registered tool); a loop's merge block taking values gets its phis (MLIR
-//! leaves the values at id 0); and the finished words are read back by the grammar,
-//! so a malformed instruction is an error rather than a broken binary.
+//! leaves the values at id 0); a construct starting a block is not entered through
+//! an extra empty block (`control`), so a round trip through the IR settles; a
+//! module-level extended instruction gets its symbol as OpName; and the finished
+//! words are read back by the grammar, so a malformed instruction is an error rather
+//! than a broken binary.
 
 mod attrs;
 mod check;
@@ -217,6 +220,8 @@ struct Serializer<'a> {
     /// Pointer types to emit once the named struct is complete: (pointer id, storage class).
     recursive_pointers: HashMap<String, Vec<(u32, u32)>>,
     file_id: u32,
+    /// Constructs whose header takes the label of the block they start.
+    in_place: control::InPlace,
     last_was_merge: bool,
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
@@ -279,6 +284,7 @@ impl<'a> Serializer<'a> {
             struct_context: Vec::new(),
             recursive_pointers: HashMap::default(),
             file_id: 0,
+            in_place: control::InPlace::default(),
             last_was_merge: false,
             depth: 0,
             variable_pointees: variable_pointees(ir, module),

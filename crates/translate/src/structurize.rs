@@ -52,7 +52,11 @@
 //! it are threaded through merge-block arguments too (the value where its definition
 //! dominates the branch, `spirv.Undef` where it does not and so cannot be used).
 //! Returns, `spirv.Kill`, `spirv.Unreachable` and the like stay where they are: the
-//! dialect allows them in any region of the function.
+//! dialect allows them in any region of the function. The flags and `spirv.Undef`s
+//! are placed as the deserializer would materialize them had it read these branches
+//! from a binary (a fresh op right before each use; for a split header's branch,
+//! at the end of the header's ops), so that binary -> IR -> binary -> IR settles
+//! (`materialize.rs`).
 //!
 //! # Other repairs
 //!
@@ -72,6 +76,7 @@
 //! error rather than invalid IR.
 
 mod branch;
+mod materialize;
 mod order;
 mod rewrite;
 #[cfg(test)]
@@ -125,7 +130,11 @@ pub fn structurize(
     let mut s = Structurizer::new(ir, func, body, headers)?;
     s.run()?;
     s.check()?;
-    split_same_target_branches(ir, func);
+    let filled = std::mem::take(&mut s.filled);
+    let mut touched: Vec<(BlockId, BlockId)> =
+        filled.into_iter().map(|from| (s.filler_home(from), from)).collect();
+    touched.extend(split_same_target_branches(ir, func));
+    materialize::rematerialize(ir, func, &touched);
     Ok(())
 }
 
@@ -135,8 +144,10 @@ pub fn structurize(
 /// arguments differ, the false edge goes through a new block placed after the
 /// branching one, in its region; a loop's back edge (which must come from the
 /// continue block alone) instead picks its arguments with `spirv.Select` when they
-/// are scalars or vectors, and becomes an unconditional branch.
-fn split_same_target_branches(ir: &mut Ir, func: OpId) {
+/// are scalars or vectors, and becomes an unconditional branch. Returns the blocks
+/// whose ops' operands changed, as (block, block) pairs for `materialize`.
+fn split_same_target_branches(ir: &mut Ir, func: OpId) -> Vec<(BlockId, BlockId)> {
+    let mut touched = Vec::new();
     let mut branches: Vec<(BlockId, OpId)> = Vec::new();
     ir.for_each_op_under(func, |block, op| {
         let o = ir.op(op);
@@ -188,6 +199,7 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) {
             ir.op_mut(back).location = location;
             ir.insert_op_before(block, op, back);
             ir.erase_op(op);
+            touched.push((block, block));
             continue;
         }
         let edge = ir.create_block();
@@ -201,7 +213,9 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) {
         ir.op_mut(forward).location = location;
         ir.append_op(edge, forward);
         branch::set_successor(ir, op, 1, edge, Vec::new());
+        touched.push((edge, edge));
     }
+    touched
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,6 +260,12 @@ struct Structurizer<'a> {
     /// Whether each construct's header is split (a selection header holding more than
     /// its branch, or a merge block too, or the entry block, or with arguments).
     header_splits: Vec<bool>,
+    /// The region's first block split from a selection header -> the branch ending
+    /// the header's ops, which stay before the construct (in the header, or in the
+    /// block they move to when a construct merging there dispatches exits).
+    split_from: FxHashMap<BlockId, OpId>,
+    /// Blocks whose terminators pass fillers: see `materialize`.
+    filled: Vec<BlockId>,
     /// For each construct, the positions of its region's blocks in MLIR's order.
     mlir_positions: Vec<FxHashMap<order::Node, usize>>,
     /// Blocks not reached from the entry, even through merge edges.
@@ -329,6 +349,8 @@ impl<'a> Structurizer<'a> {
             uses,
             merge_blocks,
             header_splits: Vec::new(),
+            split_from: FxHashMap::default(),
+            filled: Vec::new(),
             mlir_positions: Vec::new(),
             dead: FxHashSet::default(),
             members: Vec::new(),

@@ -1,6 +1,17 @@
 //! Functions and control flow: blocks in MLIR's "pretty" depth-first order, block
 //! arguments as `OpPhi`, and `spirv.mlir.selection`/`spirv.mlir.loop` regions
 //! flattened into header blocks with their merge instructions.
+//!
+//! Unlike MLIR, a construct that starts a block (not a region's first block, nor a
+//! loop's header or continue block) has its header take that block's label instead
+//! of being entered by an `OpBranch` from an otherwise empty block; and a selection
+//! whose block is entered only by a plain `spirv.Branch` has its header end the
+//! branching block instead (the branch is left out). The deserializer puts every
+//! construct at the start of such a block (a split header's ops branch to it), so
+//! this writes back the binary shape it read: binary -> IR -> binary -> IR settles
+//! after one round, where with MLIR's layout each round adds an empty block per
+//! construct. A loop's block may take values (the deserializer gives it the
+//! header's phis): the header's phis then take the block's incoming values directly.
 
 use super::attrs::enum_value;
 use super::ops::{operand_segments, sorted_attrs};
@@ -8,9 +19,35 @@ use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, Value};
+use spirvkit_ir::ir::{BlockId, Value, ValueDef};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
+
+/// Constructs whose header takes the label of the block they start.
+#[derive(Default)]
+pub(super) struct InPlace {
+    /// The label the construct being processed takes.
+    next: Option<HeaderLabel>,
+    /// A block whose only predecessor left out its branch to it: the block goes on
+    /// where that predecessor stopped, with no label of its own.
+    falls_into: Option<BlockId>,
+    /// The id of the last `OpLabel` written.
+    current_label: u32,
+    /// Entry block of a loop whose header took a block's label -> that block: the
+    /// header's phis take the block's incoming values for the entry edge.
+    loop_entries: HashMap<BlockId, BlockId>,
+    /// Uses of each block argument of the function being serialized.
+    argument_uses: HashMap<Value, usize>,
+}
+
+/// Where a construct's header label comes from when it is not a block of its own.
+#[derive(Clone, Copy)]
+enum HeaderLabel {
+    /// The label of this block, which the construct starts (emitted with the header).
+    Of(BlockId),
+    /// The label being written: the header goes on in the current block.
+    Current,
+}
 
 impl Serializer<'_> {
     pub(super) fn block_id(&mut self, block: BlockId) -> u32 {
@@ -93,15 +130,18 @@ impl Serializer<'_> {
             }
             encode(&mut self.function_header, opcode::OpFunctionParameter, &[type_id, id]);
         }
+        self.count_argument_uses(op);
         if let Some(entry) = entry {
             let label = self.block_id(entry);
             encode(&mut self.function_header, opcode::OpLabel, &[label]);
+            self.in_place.current_label = label;
             self.process_block(entry, true, None)?;
             for block in self.pretty_order(entry, &[]) {
                 if block != entry {
                     self.process_block(block, false, None)?;
                 }
             }
+            self.check_nothing_falls_through(op)?;
             for (value, offset) in std::mem::take(&mut self.deferred_phi_values) {
                 let id = self.value_id(op, value)?;
                 if let Some(slot) = self.function_body.get_mut(offset) {
@@ -155,6 +195,70 @@ impl Serializer<'_> {
         order
     }
 
+    /// Counts the uses of the function's block arguments (for
+    /// [`Self::header_takes_label`]).
+    fn count_argument_uses(&mut self, function: OpId) {
+        let ir = self.ir;
+        let mut uses: HashMap<Value, usize> = HashMap::default();
+        ir.for_each_op_under(function, |_, op| {
+            for &v in &ir.op(op).operands {
+                if matches!(ir.value(v).def, ValueDef::Argument { .. }) {
+                    *uses.entry(v).or_default() += 1;
+                }
+            }
+        });
+        self.in_place = InPlace { argument_uses: uses, ..InPlace::default() };
+    }
+
+    /// Whether the construct that starts `block` takes its label (see the module
+    /// documentation): not in a region's first block, a loop's header or continue
+    /// block (which have roles of their own), and only where the block's values, if
+    /// any, are a loop's entry values and nothing else.
+    fn header_takes_label(&self, block: BlockId) -> bool {
+        let ir = self.ir;
+        let b = ir.block(block);
+        let (Some(&first), Some(region)) = (b.ops.first(), b.parent) else { return false };
+        if b.ops.len() < 2 {
+            return false;
+        }
+        let blocks = &ir.region(region).blocks;
+        if blocks.first() == Some(&block) {
+            return false;
+        }
+        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == "spirv.mlir.loop");
+        let continue_block = blocks.len().checked_sub(2).and_then(|i| blocks.get(i));
+        if in_loop && (blocks.get(1) == Some(&block) || continue_block == Some(&block)) {
+            return false;
+        }
+        let construct = ir.op(first);
+        match construct.name.as_str() {
+            "spirv.mlir.selection" => b.arguments.is_empty(),
+            "spirv.mlir.loop" => {
+                let entry = construct.regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
+                let Some(branch) = entry.and_then(|e| ir.block(e).ops.last().copied()) else { return false };
+                ir.op(branch).operands == b.arguments
+                    && b.arguments.iter().all(|a| self.in_place.argument_uses.get(a) == Some(&1))
+            }
+            _ => false,
+        }
+    }
+
+    /// A region's blocks are all written: none may be waiting for the block it falls
+    /// into (`falls_through` guarantees it is written next, this makes sure).
+    fn check_nothing_falls_through(&mut self, op: OpId) -> Result<()> {
+        if self.in_place.falls_into.take().is_some() {
+            return Err(
+                self.error(op, "internal error: a block left out its branch to a block not written next")
+            );
+        }
+        Ok(())
+    }
+
+    fn emit_label(&mut self, id: u32) {
+        encode(&mut self.function_body, opcode::OpLabel, &[id]);
+        self.in_place.current_label = id;
+    }
+
     /// A block: label, phis, ops; a structured header's merge instruction goes
     /// before its terminator (or before its first nested construct).
     fn process_block(
@@ -164,11 +268,27 @@ impl Serializer<'_> {
         mut merge: Option<PendingMerge>,
     ) -> Result<()> {
         let ir = self.ir;
-        if !omit_label {
+        // The block goes on where its only predecessor stopped (see `falls_through`).
+        let continues = match self.in_place.falls_into.take() {
+            Some(expected) if expected != block => {
+                let at = ir.block(block).ops.first().copied().unwrap_or(self.module);
+                return Err(
+                    self.error(at, "internal error: a block left out its branch to a block not written next")
+                );
+            }
+            Some(_) => true,
+            None => false,
+        };
+        let is_header = merge.is_some();
+        // The construct starting the block takes its label (and phis).
+        let in_place = !continues && !is_header && !omit_label && self.header_takes_label(block);
+        if !omit_label && !in_place && !continues {
             let label = self.block_id(block);
-            encode(&mut self.function_body, opcode::OpLabel, &[label]);
+            self.emit_label(label);
         }
-        self.emit_phis(block)?;
+        if !in_place && !continues {
+            self.emit_phis(block)?;
+        }
         let ops = &ir.block(block).ops;
         if let Some(pending) = merge {
             let nested = ops
@@ -179,17 +299,59 @@ impl Serializer<'_> {
                 merge = None;
                 let fresh = self.next();
                 encode(&mut self.function_body, opcode::OpBranch, &[fresh]);
-                encode(&mut self.function_body, opcode::OpLabel, &[fresh]);
+                self.emit_label(fresh);
             }
         }
         let Some((&terminator, rest)) = ops.split_last() else { return Ok(()) };
-        for &op in rest {
+        for (index, &op) in rest.iter().enumerate() {
+            if index == 0 {
+                if continues {
+                    self.in_place.next = Some(HeaderLabel::Current);
+                } else if in_place {
+                    self.in_place.next = Some(HeaderLabel::Of(block));
+                }
+            }
             self.process_nested(op)?;
         }
         if let Some(pending) = merge {
             self.emit_merge(pending);
         }
+        if !is_header {
+            if let Some(target) = self.falls_through(block, terminator) {
+                self.in_place.falls_into = Some(target);
+                return Ok(());
+            }
+        }
         self.process_nested(terminator)
+    }
+
+    /// The block `block` goes on into, leaving out its `spirv.Branch` to it: a block
+    /// starting with a selection whose only predecessor this is. The header then
+    /// ends `block`, as in the binary the deserializer split it from (a header's ops
+    /// stay where they are and branch to the block the construct op starts). It is
+    /// next in the order blocks are written: its predecessor's only successor.
+    fn falls_through(&mut self, block: BlockId, terminator: OpId) -> Option<BlockId> {
+        let ir = self.ir;
+        let t = ir.op(terminator);
+        if t.name != "spirv.Branch" || !t.operands.is_empty() {
+            return None;
+        }
+        let &[target] = t.successors.as_slice() else { return None };
+        let region = ir.block(block).parent?;
+        let blocks = &ir.region(region).blocks;
+        let construct = ir.region(region).parent.map(|p| ir.op(p).name.as_str());
+        let in_construct = matches!(construct, Some("spirv.mlir.loop" | "spirv.mlir.selection"));
+        let continue_block = blocks.len().checked_sub(2).and_then(|i| blocks.get(i));
+        let has_role = (in_construct && blocks.first() == Some(&block))
+            || (construct == Some("spirv.mlir.loop")
+                && (blocks.get(1) == Some(&block) || continue_block == Some(&block)));
+        let starts_selection =
+            ir.block(target).ops.first().is_some_and(|&o| ir.op(o).name == "spirv.mlir.selection");
+        if target == block || has_role || !starts_selection || !self.header_takes_label(target) {
+            return None;
+        }
+        let uses = self.branches_to(target);
+        (uses.len() == 1 && uses.first().is_some_and(|&(p, _)| p == block)).then_some(target)
     }
 
     /// `process_op` with the nesting depth bounded.
@@ -363,6 +525,52 @@ impl Serializer<'_> {
         block
     }
 
+    /// Every branch of `block`'s region to it: (branching block, terminator), most
+    /// recent use first.
+    fn branches_to(&mut self, block: BlockId) -> Vec<(BlockId, OpId)> {
+        let ir = self.ir;
+        let Some(region) = ir.block(block).parent else { return Vec::new() };
+        self.predecessors
+            .entry(region)
+            .or_insert_with(|| {
+                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::default();
+                for &pred in ir.region(region).blocks.iter().rev() {
+                    let Some(&terminator) = ir.block(pred).ops.last() else { continue };
+                    for &s in ir.op(terminator).successors.iter().rev() {
+                        map.entry(s).or_default().push((pred, terminator));
+                    }
+                }
+                map
+            })
+            .get(&block)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The edges entering `block` for its phis: (parent block, values, branch), most
+    /// recent use first (MLIR's use-list order).
+    fn incoming_edges(
+        &mut self,
+        block: BlockId,
+        follow_in_place: bool,
+    ) -> Result<Vec<(BlockId, Vec<Value>, OpId)>> {
+        let uses = self.branches_to(block);
+        let mut edges = Vec::with_capacity(uses.len());
+        for (pred, terminator) in uses {
+            if let Some(&outer) = self.in_place.loop_entries.get(&pred).filter(|_| follow_in_place) {
+                // The loop header took `outer`'s label: `outer`'s predecessors enter
+                // it, with the values they pass `outer` (which the entry passes on).
+                edges.extend(self.incoming_edges(outer, false)?);
+                continue;
+            }
+            let Some(values) = self.branch_operands(terminator, block) else {
+                return Err(self.error(terminator, "unimplemented terminator for Phi creation"));
+            };
+            edges.push((self.phi_incoming_block(pred), values, terminator));
+        }
+        Ok(edges)
+    }
+
     /// `OpPhi` for each argument of a non-entry block, with one (value, parent)
     /// pair per predecessor use, most recent use first (MLIR's use-list order).
     fn emit_phis(&mut self, block: BlockId) -> Result<()> {
@@ -375,30 +583,7 @@ impl Serializer<'_> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        let uses = self
-            .predecessors
-            .entry(region)
-            .or_insert_with(|| {
-                // Every branch of the region to each block, most recent use first.
-                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::default();
-                for &pred in ir.region(region).blocks.iter().rev() {
-                    let Some(&terminator) = ir.block(pred).ops.last() else { continue };
-                    for &s in ir.op(terminator).successors.iter().rev() {
-                        map.entry(s).or_default().push((pred, terminator));
-                    }
-                }
-                map
-            })
-            .get(&block)
-            .cloned()
-            .unwrap_or_default();
-        let mut predecessors = Vec::with_capacity(uses.len());
-        for (pred, terminator) in uses {
-            let Some(values) = self.branch_operands(terminator, block) else {
-                return Err(self.error(terminator, "unimplemented terminator for Phi creation"));
-            };
-            predecessors.push((self.phi_incoming_block(pred), values, terminator));
-        }
+        let predecessors = self.incoming_edges(block, true)?;
         for (index, &arg) in b.arguments.iter().enumerate() {
             let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
             let type_id = self.process_type(anchor, ir.value_type(arg))?;
@@ -432,25 +617,40 @@ impl Serializer<'_> {
         let Some(&region) = o.regions.first() else {
             return Err(self.error(op, "selection without a region"));
         };
+        let in_place = self.in_place.next.take();
         let blocks = ir.region(region).blocks.clone();
-        for &b in &blocks {
-            self.block_id(b);
-        }
         let (Some(&header), Some(&merge)) = (blocks.first(), blocks.last()) else {
             return Err(self.error(op, "selection without blocks"));
         };
+        match in_place {
+            Some(HeaderLabel::Of(outer)) => {
+                let label = self.block_id(outer);
+                self.block_ids.insert(header, label);
+            }
+            Some(HeaderLabel::Current) => {
+                self.block_ids.insert(header, self.in_place.current_label);
+            }
+            None => {}
+        }
+        for &b in &blocks {
+            self.block_id(b);
+        }
         let header_id = self.block_id(header);
         let merge_id = self.block_id(merge);
         let control = o.attr("selection_control").and_then(enum_value).unwrap_or(0);
-        encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
+        if in_place.is_none() {
+            encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
+        }
         let pending = PendingMerge::Selection { merge: merge_id, control, at: op };
-        self.process_block(header, false, Some(pending))?;
+        let continues = matches!(in_place, Some(HeaderLabel::Current));
+        self.process_block(header, continues, Some(pending))?;
         for block in self.pretty_order(header, &[merge]) {
             if block != header {
                 self.process_block(block, false, None)?;
             }
         }
-        encode(&mut self.function_body, opcode::OpLabel, &[merge_id]);
+        self.check_nothing_falls_through(op)?;
+        self.emit_label(merge_id);
         self.emit_phis(merge)?;
         self.map_construct_results(op, merge)
     }
@@ -465,17 +665,31 @@ impl Serializer<'_> {
                 self.error(op, "not supported yet: loop region without header, continue and merge blocks")
             );
         }
-        for &b in blocks.iter().skip(1) {
-            self.block_id(b);
-        }
         let header = blocks[1];
         let continue_block = blocks[blocks.len() - 2];
         let merge = blocks[blocks.len() - 1];
+        let in_place = match self.in_place.next.take() {
+            Some(HeaderLabel::Of(outer)) => Some(outer),
+            Some(HeaderLabel::Current) => {
+                return Err(self.error(op, "internal error: a loop header cannot go on in another block"))
+            }
+            None => None,
+        };
+        if let Some(outer) = in_place {
+            let label = self.block_id(outer);
+            self.block_ids.insert(header, label);
+            self.in_place.loop_entries.insert(blocks[0], outer);
+        }
+        for &b in blocks.iter().skip(1) {
+            self.block_id(b);
+        }
         let header_id = self.block_id(header);
         let continue_id = self.block_id(continue_block);
         let merge_id = self.block_id(merge);
         let control = o.attr("loop_control").and_then(enum_value).unwrap_or(0);
-        encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
+        if in_place.is_none() {
+            encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
+        }
         let pending = PendingMerge::Loop { merge: merge_id, continue_target: continue_id, control, at: op };
         self.process_block(header, false, Some(pending))?;
         for block in self.pretty_order(header, &[continue_block, merge]) {
@@ -484,7 +698,8 @@ impl Serializer<'_> {
             }
         }
         self.process_block(continue_block, false, None)?;
-        encode(&mut self.function_body, opcode::OpLabel, &[merge_id]);
+        self.check_nothing_falls_through(op)?;
+        self.emit_label(merge_id);
         // MLIR emits no phis here (so a merge block taking values serializes to an
         // id 0); we do, so the values reach the merge.
         self.emit_phis(merge)?;

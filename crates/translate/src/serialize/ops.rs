@@ -673,6 +673,9 @@ impl Serializer<'_> {
         if module_level {
             if let Some(Attribute::String(symbol)) = o.attr("sym_name") {
                 self.ext_inst_ids.insert(symbol.clone(), id);
+                // Named like a global variable: its symbol, made up or not, so the
+                // name reads back as the same symbol.
+                self.process_name(id, symbol);
             }
             let out = if self.follows_a_function(op) { &mut self.functions } else { &mut self.globals };
             encode(out, opcode::OpExtInst, &words);

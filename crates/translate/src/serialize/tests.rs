@@ -996,8 +996,9 @@ fn generic_extended_instructions_name_strings_symbols_and_constants() {
         "%1 = OpString \"t.mlir\"\n",
         "%4 = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n",
         "%11 = OpExtInstImport \"NonSemantic.Mine\"\n",
-        "%3 = OpExtInst %void %4 DebugSource %1\n",
-        "%5 = OpExtInst %void %11 9 %3 %uint_7 %true %void %main\n",
+        "OpName %source \"source\"\n",
+        "%source = OpExtInst %void %4 DebugSource %1\n",
+        "%5 = OpExtInst %void %11 9 %source %uint_7 %true %void %main\n",
         "%16 = OpExtInst %void %17 1 %1 %float_1\n",
         "%18 = OpExtInst %void %11 3 %16\n",
     ] {
@@ -1014,4 +1015,219 @@ fn generic_extended_instructions_name_strings_symbols_and_constants() {
         "{}",
         e.message
     );
+}
+
+/// Binary -> IR -> binary -> IR gives the first IR back, and the second binary is the
+/// first: the structured control flow the deserializer makes (split headers, headers
+/// moved into their region, guard flags) serializes into the binary shape it was
+/// read from.
+fn assert_settles(asm: &str) {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let round = |words: &[u32]| -> (String, Vec<u32>) {
+        let bytes = spirvkit_binary::write::words_to_bytes(words, spirvkit_binary::module::Endian::Little);
+        let mut ir = Ir::new();
+        let module =
+            crate::deserialize(&bytes, &mut ir, &crate::DeserializeOptions::default()).expect("deserializes");
+        let text = spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default());
+        (text, serialize(&ir, module, &SerializeOptions::default()).expect("serializes"))
+    };
+    let (first, words1) = round(&words);
+    let (second, words2) = round(&words1);
+    assert_eq!(second, first, "IR after the second deserialization");
+    let (third, words3) = round(&words2);
+    assert_eq!(third, first);
+    assert_eq!(words3, words2, "binaries of the second and third rounds");
+}
+
+const SETTLE_PRELUDE: &str = "OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%int = OpTypeInt 32 1
+%int_0 = OpConstant %int 0
+%int_1 = OpConstant %int 1
+%int_10 = OpConstant %int 10
+%ptr = OpTypePointer Function %int
+";
+
+#[test]
+fn round_trip_settles_for_a_header_in_the_entry_block() {
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_10
+OpSelectionMerge %m None
+OpBranchConditional %c %t %m
+%t = OpLabel
+OpStore %v %int_1
+OpBranch %m
+%m = OpLabel
+OpSelectionMerge %m2 None
+OpSwitch %int_0 %d
+%d = OpLabel
+OpBranch %m2
+%m2 = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
+}
+
+#[test]
+fn round_trip_settles_for_loops_with_phis_and_breaks() {
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpBranch %h
+%h = OpLabel
+%i = OpPhi %int %int_0 %entry %next %cont
+OpLoopMerge %exit %cont None
+OpBranch %body
+%body = OpLabel
+%c = OpSLessThan %bool %i %int_10
+OpSelectionMerge %sm None
+OpBranchConditional %c %sm %brk
+%brk = OpLabel
+OpBranch %exit
+%sm = OpLabel
+OpStore %v %i
+OpBranch %cont
+%cont = OpLabel
+%next = OpIAdd %int %i %int_1
+OpBranch %h
+%exit = OpLabel
+OpBranch %h2
+%h2 = OpLabel
+%j = OpPhi %int %int_0 %exit %jn %c2
+OpLoopMerge %e2 %c2 None
+OpBranch %b2
+%b2 = OpLabel
+%d = OpSLessThan %bool %j %int_10
+OpBranchConditional %d %c2 %e2
+%c2 = OpLabel
+%jn = OpIAdd %int %j %int_1
+OpBranch %h2
+%e2 = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
+}
+
+const EXT_INSTS: &str = "OpCapability Shader
+OpExtension \"SPV_KHR_non_semantic_info\"
+%dbg = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main \"main\"
+OpExecutionMode %main LocalSize 1 1 1
+%s1 = OpString \"a.hlsl\"
+%s2 = OpString \"a.hlsl\"
+OpName %src \"my_source\"
+OpName %src2 \"other_source\"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%src = OpExtInst %void %dbg DebugSource %s1
+%src2 = OpExtInst %void %dbg DebugSource %s2
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+/// Deserializes assembly and serializes the IR back.
+fn round_trip_words(asm: &str) -> (Vec<u32>, Vec<u32>) {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    let mut ir = Ir::new();
+    let module =
+        crate::deserialize(&bytes, &mut ir, &crate::DeserializeOptions::default()).expect("deserializes");
+    let back = serialize(&ir, module, &SerializeOptions::default()).expect("serializes");
+    (words, back)
+}
+
+fn disassembled(words: &[u32]) -> String {
+    let bytes = spirvkit_binary::write::words_to_bytes(words, spirvkit_binary::module::Endian::Little);
+    let module = spirvkit_binary::read::read(&bytes).expect("reads back");
+    let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
+    String::from_utf8(spirvkit_binary::dis::disassemble(&module, &options)).expect("utf-8")
+}
+
+#[test]
+fn module_level_extended_instructions_keep_their_names() {
+    let (_, back) = round_trip_words(EXT_INSTS);
+    let text = disassembled(&back);
+    for name in ["my_source", "other_source"] {
+        let line = text.lines().find(|l| l.contains(&format!("\"{name}\""))).unwrap_or_default();
+        assert!(line.contains("OpName"), "no OpName {name} in:\n{text}");
+    }
+    assert_settles(EXT_INSTS);
+    // Unnamed, they are named by their made-up symbols, which then read back alike.
+    let unnamed: String =
+        EXT_INSTS.lines().filter(|l| !l.starts_with("OpName")).map(|l| format!("{l}\n")).collect();
+    assert_settles(&unnamed);
+}
+
+/// An `OpString` id means nothing but its text (operands refer to strings by text in
+/// the IR; OpLine and OpSource, the other users, do not survive deserialization), so
+/// two strings of one text become one, and the result means what the original does.
+#[test]
+fn strings_of_one_text_become_one() {
+    let (words, back) = round_trip_words(EXT_INSTS);
+    let text = disassembled(&back);
+    assert_eq!(text.matches("OpString \"a.hlsl\"").count(), 1, "{text}");
+    let bytes =
+        |w: &[u32]| spirvkit_binary::write::words_to_bytes(w, spirvkit_binary::module::Endian::Little);
+    let original = spirvkit_binary::read::read(&bytes(&words)).expect("reads");
+    let result = spirvkit_binary::read::read(&bytes(&back)).expect("reads");
+    let comparison = spirvkit_binary::equiv::compare(&original, &result);
+    assert_eq!(comparison.semantic().count(), 0, "{:?}", comparison.differences);
+}
+
+#[test]
+fn round_trip_settles_for_breaks_from_consecutive_selections() {
+    // The second selection's header is the first one's merge block: its ops move on
+    // when the first one dispatches its break, and its guard flag goes with them.
+    assert_settles(&format!(
+        "{SETTLE_PRELUDE}%int_6 = OpConstant %int 6
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %exit %cont None
+OpBranch %a
+%a = OpLabel
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_6
+OpSelectionMerge %b None
+OpBranchConditional %c %b %brk1
+%brk1 = OpLabel
+OpBranch %exit
+%b = OpLabel
+%y = OpLoad %int %v
+%d = OpSLessThan %bool %y %int_1
+OpSelectionMerge %m2 None
+OpBranchConditional %d %brk2 %m2
+%brk2 = OpLabel
+OpStore %v %int_0
+OpBranch %exit
+%m2 = OpLabel
+OpBranch %cont
+%cont = OpLabel
+OpBranch %h
+%exit = OpLabel
+OpReturn
+OpFunctionEnd
+"
+    ));
 }

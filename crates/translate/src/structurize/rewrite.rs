@@ -161,7 +161,17 @@ impl Structurizer<'_> {
         }
     }
 
-    fn undef(&mut self, fillers: &mut Fillers, block: BlockId, ty: Type) -> Value {
+    /// Where the fillers of an edge leaving `block` go: for a split header's
+    /// terminator, the header's ops before the construct, where the deserializer
+    /// materializes the values a header passes to its successors' phis (so that
+    /// IR -> binary -> IR gives this IR back).
+    pub(super) fn filler_home(&self, block: BlockId) -> BlockId {
+        self.split_from.get(&block).and_then(|&branch| self.ir.op(branch).parent).unwrap_or(block)
+    }
+
+    fn undef(&mut self, fillers: &mut Fillers, from: BlockId, ty: Type) -> Value {
+        let block = self.filler_home(from);
+        self.filled.push(from);
         if let Some(&v) = fillers.undef.get(&(block, ty)) {
             return v;
         }
@@ -172,7 +182,9 @@ impl Structurizer<'_> {
         v
     }
 
-    fn flag(&mut self, fillers: &mut Fillers, block: BlockId, value: bool) -> Value {
+    fn flag(&mut self, fillers: &mut Fillers, from: BlockId, value: bool) -> Value {
+        let block = self.filler_home(from);
+        self.filled.push(from);
         if let Some(&v) = fillers.flag.get(&(block, value)) {
             return v;
         }
@@ -312,6 +324,7 @@ impl Structurizer<'_> {
                 self.ir.append_op(split, term);
                 let to_merge = branch(self.ir, merge, Vec::new());
                 self.ir.append_op(header, to_merge);
+                self.split_from.insert(split, to_merge);
                 self.note_branches(header);
                 self.note_branches(split);
                 self.owner.insert(split, Some(c));
@@ -502,9 +515,17 @@ impl Structurizer<'_> {
             Kind::Loop => "spirv.mlir.loop",
         };
         // The construct's own ops take the header's merge instruction's location (the
-        // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it).
-        let header_location =
-            self.ir.block(header).ops.last().map(|&t| self.ir.op(t).location.clone()).unwrap_or_default();
+        // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it),
+        // which the header's terminator carries: it is the region's entry's now (a
+        // split header ends in the new branch to the merge block instead).
+        let header_terminator = if kind == Kind::Loop { header } else { entry };
+        let header_location = self
+            .ir
+            .block(header_terminator)
+            .ops
+            .last()
+            .map(|&t| self.ir.op(t).location.clone())
+            .unwrap_or_default();
         let op = self.ir.create_op(name, vec![], &result_types, header_location.clone());
         let control_name = match kind {
             Kind::Selection => "selection_control",

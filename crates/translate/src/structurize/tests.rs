@@ -674,10 +674,10 @@ fn break_from_selection_in_loop() {
     ^bb2:  // pred: ^bb1
       %cst10_si32 = spirv.Constant 10 : si32
       %3 = spirv.SLessThan %2, %cst10_si32 : si32
+      %false = spirv.Constant false
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
       %4 = spirv.mlir.selection -> i1 {
-        %false = spirv.Constant false
         spirv.BranchConditional %3, ^bb1, ^bb2(%false : i1)
       ^bb1:  // pred: ^bb0
         spirv.Store "Function" %0, %2 : si32
@@ -760,26 +760,27 @@ fn continue_and_return_in_selection() {
       spirv.BranchConditional %3, ^bb2, ^bb7
     ^bb2:  // pred: ^bb1
       %4 = spirv.Load "Function" %0 : si32
+      %false = spirv.Constant false
+      %false_0 = spirv.Constant false
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
       %5:2 = spirv.mlir.selection -> i1, i1 {
-        %false = spirv.Constant false
         spirv.Switch %4 : si32, [
-          default: ^bb4(%false, %false : i1, i1),
+          default: ^bb4(%false, %false_0 : i1, i1),
           1: ^bb1,
           2: ^bb2,
           3: ^bb3
         ]
       ^bb1:  // pred: ^bb0
         %true = spirv.Constant true
-        %false_1 = spirv.Constant false
-        spirv.Branch ^bb4(%true, %false_1 : i1, i1)
+        %false_2 = spirv.Constant false
+        spirv.Branch ^bb4(%true, %false_2 : i1, i1)
       ^bb2:  // pred: ^bb0
         spirv.Return
       ^bb3:  // pred: ^bb0
-        %false_2 = spirv.Constant false
-        %true_3 = spirv.Constant true
-        spirv.Branch ^bb4(%false_2, %true_3 : i1, i1)
+        %false_3 = spirv.Constant false
+        %true_4 = spirv.Constant true
+        spirv.Branch ^bb4(%false_3, %true_4 : i1, i1)
       ^bb4(%7: i1, %8: i1):  // 3 preds: ^bb0, ^bb1, ^bb3
         spirv.mlir.merge %7, %8 : i1, i1
       }
@@ -791,8 +792,8 @@ fn continue_and_return_in_selection() {
       spirv.Store "Function" %0, %cst1_si32 : si32
       spirv.Branch ^bb6
     ^bb6:  // 2 preds: ^bb3, ^bb5
-      %cst1_si32_0 = spirv.Constant 1 : si32
-      %6 = spirv.IAdd %2, %cst1_si32_0 : si32
+      %cst1_si32_1 = spirv.Constant 1 : si32
+      %6 = spirv.IAdd %2, %cst1_si32_1 : si32
       spirv.Branch ^bb1(%6 : si32)
     ^bb7:  // 2 preds: ^bb1, ^bb4
       spirv.mlir.merge
@@ -855,22 +856,22 @@ fn break_out_of_two_selections() {
     ^bb2:  // pred: ^bb1
       %cst10_si32 = spirv.Constant 10 : si32
       %4 = spirv.SLessThan %3, %cst10_si32 : si32
+      %false = spirv.Constant false
+      %5 = spirv.Undef : si32
       spirv.Branch ^bb3
     ^bb3:  // pred: ^bb2
-      %5:2 = spirv.mlir.selection -> i1, si32 {
-        %false = spirv.Constant false
-        %8 = spirv.Undef : si32
-        spirv.BranchConditional %4, ^bb1, ^bb4(%false, %8 : i1, si32)
+      %6:2 = spirv.mlir.selection -> i1, si32 {
+        spirv.BranchConditional %4, ^bb1, ^bb4(%false, %5 : i1, si32)
       ^bb1:  // pred: ^bb0
         %cst2_si32 = spirv.Constant 2 : si32
         %9 = spirv.IAdd %3, %cst2_si32 : si32
         %false_0 = spirv.Constant false
+        %false_1 = spirv.Constant false
+        %10 = spirv.Undef : si32
         spirv.Branch ^bb2
       ^bb2:  // pred: ^bb1
-        %10:2 = spirv.mlir.selection -> i1, si32 {
-          %false_2 = spirv.Constant false
-          %14 = spirv.Undef : si32
-          spirv.BranchConditional %false_0, ^bb1, ^bb2(%false_2, %14 : i1, si32)
+        %11:2 = spirv.mlir.selection -> i1, si32 {
+          spirv.BranchConditional %false_0, ^bb1, ^bb2(%false_1, %10 : i1, si32)
         ^bb1:  // pred: ^bb0
           %true_3 = spirv.Constant true
           spirv.Branch ^bb2(%true_3, %9 : i1, si32)
@@ -878,24 +879,24 @@ fn break_out_of_two_selections() {
           spirv.mlir.merge %15, %16 : i1, si32
         }
         %true = spirv.Constant true
-        spirv.BranchConditional %10#0, ^bb4(%true, %10#1 : i1, si32), ^bb3
+        spirv.BranchConditional %11#0, ^bb4(%true, %11#1 : i1, si32), ^bb3
       ^bb3:  // pred: ^bb2
         spirv.Store "Function" %0, %9 : si32
-        %false_1 = spirv.Constant false
-        %11 = spirv.Undef : si32
-        spirv.Branch ^bb4(%false_1, %11 : i1, si32)
-      ^bb4(%12: i1, %13: si32):  // 3 preds: ^bb0, ^bb2, ^bb3
-        spirv.mlir.merge %12, %13 : i1, si32
+        %false_2 = spirv.Constant false
+        %12 = spirv.Undef : si32
+        spirv.Branch ^bb4(%false_2, %12 : i1, si32)
+      ^bb4(%13: i1, %14: si32):  // 3 preds: ^bb0, ^bb2, ^bb3
+        spirv.mlir.merge %13, %14 : i1, si32
       }
-      spirv.BranchConditional %5#0, ^bb6(%5#1 : si32), ^bb4
+      spirv.BranchConditional %6#0, ^bb6(%6#1 : si32), ^bb4
     ^bb4:  // pred: ^bb3
       spirv.Branch ^bb5
     ^bb5:  // pred: ^bb4
       %cst1_si32 = spirv.Constant 1 : si32
-      %6 = spirv.IAdd %3, %cst1_si32 : si32
-      spirv.Branch ^bb1(%6 : si32)
-    ^bb6(%7: si32):  // pred: ^bb3
-      spirv.mlir.merge %7 : si32
+      %7 = spirv.IAdd %3, %cst1_si32 : si32
+      spirv.Branch ^bb1(%7 : si32)
+    ^bb6(%8: si32):  // pred: ^bb3
+      spirv.mlir.merge %8 : si32
     }
     spirv.Store "Function" %0, %2 : si32
     spirv.Return
@@ -1285,10 +1286,10 @@ fn nested_loops_with_break_and_continue() {
       ^bb2:  // pred: ^bb1
         %cst3_si32 = spirv.Constant 3 : si32
         %8 = spirv.IEqual %6, %cst3_si32 : si32
+        %false = spirv.Constant false
         spirv.Branch ^bb3
       ^bb3:  // pred: ^bb2
         %9 = spirv.mlir.selection -> i1 {
-          %false = spirv.Constant false
           spirv.BranchConditional %8, ^bb1, ^bb2(%false : i1)
         ^bb1:  // pred: ^bb0
           %true = spirv.Constant true
@@ -1300,11 +1301,11 @@ fn nested_loops_with_break_and_continue() {
       ^bb4:  // pred: ^bb3
         %cst2_si32 = spirv.Constant 2 : si32
         %10 = spirv.IEqual %6, %cst2_si32 : si32
+        %false_1 = spirv.Constant false
         spirv.Branch ^bb5
       ^bb5:  // pred: ^bb4
         %11 = spirv.mlir.selection -> i1 {
-          %false = spirv.Constant false
-          spirv.BranchConditional %10, ^bb1, ^bb2(%false : i1)
+          spirv.BranchConditional %10, ^bb1, ^bb2(%false_1 : i1)
         ^bb1:  // pred: ^bb0
           %true = spirv.Constant true
           spirv.Branch ^bb2(%true : i1)
@@ -1316,8 +1317,8 @@ fn nested_loops_with_break_and_continue() {
         spirv.Store "Function" %0, %6 : si32
         spirv.Branch ^bb7
       ^bb7:  // 2 preds: ^bb5, ^bb6
-        %cst1_si32_1 = spirv.Constant 1 : si32
-        %12 = spirv.IAdd %6, %cst1_si32_1 : si32
+        %cst1_si32_2 = spirv.Constant 1 : si32
+        %12 = spirv.IAdd %6, %cst1_si32_2 : si32
         spirv.Branch ^bb1(%12 : si32)
       ^bb8:  // 2 preds: ^bb1, ^bb3
         spirv.mlir.merge
@@ -1696,13 +1697,13 @@ fn selection_merge_is_continue_target() {
       spirv.BranchConditional %3, ^bb3, ^bb8
     ^bb3:  // pred: ^bb2
       %false = spirv.Constant false
+      %true = spirv.Constant true
       spirv.Branch ^bb4
     ^bb4:  // pred: ^bb3
       %4 = spirv.mlir.selection -> i1 {
-        %false_1 = spirv.Constant false
-        %true = spirv.Constant true
         spirv.BranchConditional %false, ^bb2(%true : i1), ^bb1
       ^bb1:  // pred: ^bb0
+        %false_1 = spirv.Constant false
         spirv.Branch ^bb2(%false_1 : i1)
       ^bb2(%6: i1):  // 2 preds: ^bb0, ^bb1
         spirv.mlir.merge %6 : i1
@@ -2607,4 +2608,99 @@ fn back_edge_and_break_from_a_selection_in_the_continue_construct() {
     let out = structurized(input, &[lp(1, 5, 2, 0), sel(2, 4, 0)]);
     assert!(out.contains("%1 = spirv.mlir.selection -> i1 {"), "{out}");
     assert!(out.contains("      spirv.BranchConditional %1, ^bb1, ^bb3\n"), "{out}");
+}
+
+/// A split header's construct op and merge take the location of its
+/// OpSelectionMerge (the OpLine before it), the function's entry block or not.
+#[test]
+fn split_headers_locate_their_construct_at_the_merge_instruction() {
+    let asm = r#"OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+%file = OpString "a.comp"
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%int = OpTypeInt 32 1
+%int_1 = OpConstant %int 1
+%int_10 = OpConstant %int 10
+%ptr = OpTypePointer Function %int
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%v = OpVariable %ptr Function
+OpLine %file 3 5
+%x = OpLoad %int %v
+%c = OpSLessThan %bool %x %int_10
+OpLine %file 4 7
+OpSelectionMerge %m None
+OpBranchConditional %c %t %m
+%t = OpLabel
+OpLine %file 5 9
+OpStore %v %int_1
+OpBranch %m
+%m = OpLabel
+OpLine %file 6 3
+%y = OpLoad %int %v
+%d = OpSLessThan %bool %y %int_1
+OpLine %file 7 4
+OpSelectionMerge %m2 None
+OpBranchConditional %d %t2 %m2
+%t2 = OpLabel
+OpStore %v %int_10
+OpBranch %m2
+%m2 = OpLabel
+OpNoLine
+OpReturn
+OpFunctionEnd
+"#;
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+    let options = crate::driver::TranslateOptions {
+        mode: crate::driver::Mode::Deserialize,
+        debug_info: true,
+        ..crate::driver::TranslateOptions::default()
+    };
+    let result = crate::driver::run(&bytes, "loc.spv", &options);
+    assert!(result.success, "{}", result.diagnostics_text);
+    // mlir-translate-22 --deserialize-spirv --mlir-print-debuginfo --mlir-print-local-scope
+    let expected = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
+  spirv.func @main() "None" {
+    %0 = spirv.Variable : !spirv.ptr<si32, Function> loc(unknown)
+    %1 = spirv.Load "Function" %0 : si32 loc("a.comp":3:5)
+    %cst10_si32 = spirv.Constant 10 : si32 loc(unknown)
+    %2 = spirv.SLessThan %1, %cst10_si32 : si32 loc("a.comp":3:5)
+    spirv.Branch ^bb1 loc(unknown)
+  ^bb1:  // pred: ^bb0
+    spirv.mlir.selection {
+      spirv.BranchConditional %2, ^bb1, ^bb2 loc("a.comp":4:7)
+    ^bb1:  // pred: ^bb0
+      %cst1_si32_0 = spirv.Constant 1 : si32 loc(unknown)
+      spirv.Store "Function" %0, %cst1_si32_0 : si32 loc("a.comp":5:9)
+      spirv.Branch ^bb2 loc("a.comp":5:9)
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge loc("a.comp":4:7)
+    } loc("a.comp":4:7)
+    %3 = spirv.Load "Function" %0 : si32 loc("a.comp":6:3)
+    %cst1_si32 = spirv.Constant 1 : si32 loc(unknown)
+    %4 = spirv.SLessThan %3, %cst1_si32 : si32 loc("a.comp":6:3)
+    spirv.Branch ^bb2 loc(unknown)
+  ^bb2:  // pred: ^bb1
+    spirv.mlir.selection {
+      spirv.BranchConditional %4, ^bb1, ^bb2 loc("a.comp":7:4)
+    ^bb1:  // pred: ^bb0
+      %cst10_si32_0 = spirv.Constant 10 : si32 loc(unknown)
+      spirv.Store "Function" %0, %cst10_si32_0 : si32 loc(unknown)
+      spirv.Branch ^bb2 loc(unknown)
+    ^bb2:  // 2 preds: ^bb0, ^bb1
+      spirv.mlir.merge loc("a.comp":7:4)
+    } loc("a.comp":7:4)
+    spirv.Return loc(unknown)
+  } loc(unknown)
+  spirv.EntryPoint "GLCompute" @main loc(unknown)
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1 loc(unknown)
+} loc(unknown)"#;
+    assert_eq!(String::from_utf8_lossy(&result.output), expected);
 }
