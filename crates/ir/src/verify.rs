@@ -899,9 +899,19 @@ impl<'a> Verifier<'a> {
                         }
                     }
                 }
-                // Element types without a static bound (runtime arrays, cooperative
-                // matrices, arrays sized by a spec constant, tensors): not checked here.
-                _ => return false,
+                // Element types without a static bound: not checked here.
+                TypeKind::RuntimeArray { .. }
+                | TypeKind::CooperativeMatrix { .. }
+                | TypeKind::Array { .. }
+                | TypeKind::Tensor { .. }
+                | TypeKind::Opaque(_) => return false,
+                _ => {
+                    let t = type_to_string(ir, ty);
+                    return plain(
+                        self,
+                        format!("cannot extract from non-composite type '{t}' with index {value}"),
+                    );
+                }
             };
             if count.is_some_and(|n| at.is_none_or(|i| i >= n)) {
                 let t = type_to_string(ir, ty);
@@ -1920,6 +1930,10 @@ mod tests {
             (
                 "%0 = \"spirv.CompositeExtract\"(%a) <{indices = []}> : (!spirv.struct<(f32)>) -> f32",
                 "error: expected at least one index for spirv.CompositeExtract",
+            ),
+            (
+                "%0 = \"spirv.CompositeExtract\"(%v) <{indices = [1 : i32, 5 : i32]}> : (vector<2xf32>) -> f32",
+                "error: cannot extract from non-composite type 'f32' with index 5",
             ),
         ] {
             let found = op(text);
