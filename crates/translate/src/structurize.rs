@@ -423,7 +423,7 @@ impl<'a> Structurizer<'a> {
         for &(_, c) in header_rank.iter().rev() {
             self.process(c)?;
         }
-        self.drop_invalid_dead_blocks();
+        self.drop_invalid_dead_blocks()?;
         // The original order, with the blocks made after a merge block following it.
         let body = self.body;
         let mut kept = Vec::with_capacity(self.top.len());

@@ -67,7 +67,7 @@ impl Structurizer<'_> {
     /// Drops the dead blocks that would no longer be valid where they are: those
     /// branching into a region, or using a value defined in one (or in a dropped
     /// block).
-    pub(super) fn drop_invalid_dead_blocks(&mut self) {
+    pub(super) fn drop_invalid_dead_blocks(&mut self) -> Result<(), StructurizeError> {
         let body = self.body;
         let mut dropped: FxHashSet<BlockId> = FxHashSet::default();
         let mut changed = true;
@@ -93,6 +93,30 @@ impl Structurizer<'_> {
             }
         }
         self.top.retain(|b| !dropped.contains(b));
+        if dropped.is_empty() {
+            return Ok(());
+        }
+        // Only invalid SPIR-V uses a value of an unreachable block from a reachable one
+        // (the definition cannot dominate the use); dropping the block would leave the
+        // use dangling.
+        let mut gone: FxHashSet<spirvkit_ir::ir::Value> = FxHashSet::default();
+        for &b in &dropped {
+            gone.extend(self.ir.block(b).arguments.iter().copied());
+            for op in self.ops_in(b) {
+                gone.extend(self.ir.op(op).results.iter().copied());
+            }
+        }
+        for &b in &self.top {
+            for op in self.ops_in(b) {
+                if self.ir.op(op).operands.iter().any(|v| gone.contains(v)) {
+                    return Err(StructurizeError::at(
+                        b,
+                        "a reachable block uses a value defined in an unreachable block",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Follows loop headers already moved into their region to the block now entered
