@@ -54,6 +54,11 @@ impl Structurizer<'_> {
         let mut ops: Vec<OpId> = self.ir.block(block).ops.clone();
         let mut i = 0;
         while let Some(&op) = ops.get(i) {
+            // More ops than the IR has: a construct nested inside itself (a malformed
+            // CFG can lead an earlier rewrite there; the final check reports it).
+            if ops.len() > self.ir.op_count() {
+                break;
+            }
             for &r in &self.ir.op(op).regions {
                 for &nb in &self.ir.region(r).blocks {
                     ops.extend_from_slice(&self.ir.block(nb).ops);
