@@ -77,11 +77,9 @@ pub struct Parser<'s, 'ir> {
     type_aliases: FxHashMap<String, Type>,
     attr_aliases: FxHashMap<String, Attribute>,
     file_name: std::sync::Arc<str>,
-    /// Where each line break of the source is (found eight bytes at a time on first
-    /// need), and how many of them lie before the last offset located: ops are
-    /// located in source order, so the count mostly moves forward by a line or two.
+    /// Where each line break of the source is, built only if an offset off the
+    /// lexer's line is located (see [`Parser::line_col`]).
     newlines: Vec<usize>,
-    newlines_before: usize,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
     /// States of the declarative-format parser, reused from op to op (boxed: taking
@@ -123,7 +121,6 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             attr_aliases: FxHashMap::default(),
             file_name: file_name.into(),
             newlines: Vec::new(),
-            newlines_before: 0,
             result_names: Vec::new(),
             format_states: Vec::new(),
             prev_end: 0,
@@ -207,20 +204,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
         let src = self.lex.source().as_bytes();
         let offset = offset.min(src.len());
-        if self.newlines.is_empty() && !src.is_empty() {
-            self.newlines = newline_offsets(src);
-        }
-        let newlines = &self.newlines;
-        let mut before = self.newlines_before;
-        if before > newlines.len() || (before > 0 && newlines[before - 1] >= offset) {
-            before = newlines.partition_point(|&n| n < offset);
-        }
-        while before < newlines.len() && newlines[before] < offset {
-            before += 1;
-        }
-        self.newlines_before = before;
-        let line_start = if before == 0 { 0 } else { newlines[before - 1] + 1 };
-        (before as u32 + 1, (offset - line_start + 1) as u32)
+        // The offsets located are nearly always on the lexer's line.
+        let (line, line_start) = match self.lex.line_of(offset) {
+            Some(known) => known,
+            None => {
+                if self.newlines.is_empty() {
+                    self.newlines = newline_offsets(src);
+                }
+                let before = self.newlines.partition_point(|&n| n < offset);
+                (before, if before == 0 { 0 } else { self.newlines[before - 1] + 1 })
+            }
+        };
+        ((line + 1) as u32, (offset - line_start + 1) as u32)
     }
 
     pub(crate) fn location_here(&mut self, offset: usize) -> Location {
