@@ -33,19 +33,19 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
                 return result;
             }
             if crate::opdef::op_def(name).is_some() {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: the custom assembly form of '{name}' (use the generic form)"
                     ),
-                });
+                }));
             }
-            Err(ParseError {
+            Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
-            })
+            }))
         }
     }
 }
@@ -59,13 +59,13 @@ fn parse_generated(p: &mut Parser, name: &str, full: &str, start: usize) -> Opti
     }
     let result = crate::format::parse_at(p, index, start);
     if result.is_none() && name == full {
-        return Some(Err(ParseError {
+        return Some(Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: format!(
                 "not supported yet: the custom assembly form of '{name}' (use the generic form)"
             ),
-        }));
+        })));
     }
     result
 }
@@ -364,11 +364,11 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     p.expect(":")?;
     let fn_ty = p.parse_type()?;
     let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "expected function type".into(),
-        });
+        }));
     };
     let operands = p.resolve_operands(&refs, &inputs, start)?;
     let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
@@ -438,11 +438,11 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
         }
         Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
         _ => {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "expected a typed constant value".into(),
-            })
+            }))
         }
     };
     let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);

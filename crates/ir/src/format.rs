@@ -933,7 +933,11 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mut body = String::new();
         while !p.at(">") {
             if p.tok.kind == Tok::Eof {
-                return Err(ParseError { notes: Vec::new(), offset: start, message: "expected '>'".into() });
+                return Err(Box::new(ParseError {
+                    notes: Vec::new(),
+                    offset: start,
+                    message: "expected '>'".into(),
+                }));
             }
             body.push_str(p.bump().text);
         }
@@ -1004,7 +1008,7 @@ fn finish<'s>(
         if refs.is_empty() {
             // Types written for a group with no operands is MLIR's count mismatch.
             if let Some(types) = st.operand_types[i].as_ref().filter(|t| !t.is_empty()) {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
@@ -1012,7 +1016,7 @@ fn finish<'s>(
                         def.name,
                         types.len()
                     ),
-                });
+                }));
             }
             continue;
         }
@@ -1027,7 +1031,7 @@ fn finish<'s>(
         // One type written for a single group stands for all its references.
         let repeated = types.len() == 1 && refs.len() > 1 && def.operands[i].arity == Arity::Single;
         if !repeated && refs.len() != types.len() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!(
@@ -1036,7 +1040,7 @@ fn finish<'s>(
                     refs.len(),
                     types.len()
                 ),
-            });
+            }));
         }
         for (j, r) in refs.enumerate() {
             let ty = st.types[if repeated { types.start } else { types.start + j }];
@@ -1048,14 +1052,14 @@ fn finish<'s>(
             Some(t) => st.result_list.push(t),
             None if r.arity != Arity::Single => {}
             None => {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: inferring the type of result '{}' of {}",
                         r.name, def.name
                     ),
-                })
+                }))
             }
         }
     }

@@ -18,7 +18,8 @@ pub struct ParseError {
     pub notes: Vec<(usize, String)>,
 }
 
-pub type PResult<T> = Result<T, ParseError>;
+/// Boxed, so a result is small enough to return in registers.
+pub type PResult<T> = Result<T, Box<ParseError>>;
 
 /// A use of a value before its type is known: `%name` or `%name#index`. The name
 /// borrows the source text.
@@ -172,7 +173,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     pub fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
-        Err(ParseError { notes: Vec::new(), offset: self.tok.offset, message: message.into() })
+        Err(Box::new(ParseError { notes: Vec::new(), offset: self.tok.offset, message: message.into() }))
     }
 
     /// An error about the current token being the wrong one, placed as MLIR does:
@@ -181,7 +182,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let src = self.lex.source();
         let between = &src[self.prev_end.min(self.tok.offset)..self.tok.offset];
         let offset = if between.contains('\n') { self.prev_end } else { self.tok.offset };
-        Err(ParseError { notes: Vec::new(), offset, message: message.into() })
+        Err(Box::new(ParseError { notes: Vec::new(), offset, message: message.into() }))
     }
 
     pub fn expect(&mut self, punct: &str) -> PResult<()> {
@@ -227,7 +228,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Parses a whole source buffer. Top-level ops go into an implicit
     /// `builtin.module` unless the buffer is exactly one `module`.
-    pub fn parse_top_level(&mut self) -> PResult<OpId> {
+    pub fn parse_top_level(&mut self) -> Result<OpId, ParseError> {
+        self.parse_top_level_ops().map_err(|e| *e)
+    }
+
+    fn parse_top_level_ops(&mut self) -> PResult<OpId> {
         let module = self.ir.create_op("builtin.module", vec![], &[], Location::Unknown);
         let region = self.ir.add_region(module);
         let block = self.ir.create_block();
@@ -270,11 +275,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     fn finish_forward_refs(&mut self) -> PResult<()> {
         if let Some(((_, name, _), (_, offset))) = self.forward.iter().next() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: *offset,
                 message: format!("use of undeclared SSA value name %{name}"),
-            });
+            }));
         }
         if !self.replacements.is_empty() {
             let replacements = std::mem::take(&mut self.replacements);
@@ -311,11 +316,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             loop {
                 let t = self.bump();
                 if t.kind != Tok::ValueId {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: "expected SSA value name".into(),
-                    });
+                    }));
                 }
                 let mut count = 1;
                 if self.eat(":") {
@@ -348,13 +353,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let result_count = self.ir.op(op).results.len();
         let expected: u32 = result_names.iter().map(|r| r.1).sum();
         if !result_names.is_empty() && expected as usize != result_count {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!(
                     "operation defines {result_count} results but was provided {expected} to bind"
                 ),
-            });
+            }));
         }
         let mut at = 0;
         for &(name, count, offset) in result_names.iter() {
@@ -410,24 +415,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn define_values(&mut self, name: &'s str, values: &[Value], offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
         if self.scopes[depth].values.contains_key(name) {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("redefinition of SSA value '%{name}'"),
-            });
+            }));
         }
         // Most values are defined before use: skip the lookup's key allocation then.
         let pending_uses = !self.forward.is_empty();
         for (i, &v) in values.iter().enumerate().filter(|_| pending_uses) {
             if let Some((placeholder, _)) = self.forward.remove(&(depth, name, i as u32)) {
                 if self.ir.value_type(placeholder) != self.ir.value_type(v) {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset,
                         message: format!(
                             "definition of SSA value '%{name}#{i}' has type mismatch with its use"
                         ),
-                    });
+                    }));
                 }
                 self.replacements.insert(placeholder, v);
             }
@@ -478,7 +483,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let actual = self.ir.value_type(v);
                 if actual != ty {
                     let prior = self.value_offsets.get(v.index()).copied().filter(|&o| o != usize::MAX);
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: prior.map(|o| (o, "prior use here".to_string())).into_iter().collect(),
                         offset: r.offset,
                         message: format!(
@@ -487,7 +492,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                             crate::printer::type_to_string(self.ir, ty),
                             crate::printer::type_to_string(self.ir, actual)
                         ),
-                    });
+                    }));
                 }
                 return Ok(v);
             }
@@ -511,11 +516,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         offset: usize,
     ) -> PResult<Vec<Value>> {
         if refs.len() != types.len() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("{} operands present, but expected {}", refs.len(), types.len()),
-            });
+            }));
         }
         let mut values = Vec::with_capacity(refs.len());
         for (r, &t) in refs.iter().zip(types) {
@@ -582,11 +587,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let (inputs, results) = match self.ir.types.kind(fn_ty) {
             TypeKind::Function { inputs, results } => (inputs.clone(), results.clone()),
             _ => {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: "expected function type".into(),
-                })
+                }))
             }
         };
         let operands = self.resolve_operands(&refs, &inputs, start)?;
@@ -677,11 +682,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let block = self.block_named(name, t.offset);
                 let scope = self.scopes.last_mut().expect("a scope");
                 if scope.pending_blocks.remove(name).is_none() && self.ir.block(block).parent.is_some() {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: format!("redefinition of block '^{name}'"),
-                    });
+                    }));
                 }
                 self.ir.append_block(region, block);
                 if self.eat("(") {
@@ -730,22 +735,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let mut scope = self.scopes.pop().expect("pushed above");
         if let Some((name, offset)) = scope.pending_blocks.drain().next() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("reference to an undefined block '^{name}'"),
-            });
+            }));
         }
         scope.clear();
         self.spare_scopes.push(scope);
         // Forward references of this scope that were never defined.
         let depth = self.scopes.len();
         if let Some(((_, name, _), (_, offset))) = self.forward.iter().find(|((d, _, _), _)| *d == depth) {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: *offset,
                 message: format!("use of undeclared SSA value name %{name}"),
-            });
+            }));
         }
         Ok(region)
     }
@@ -791,20 +796,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                     Tok::Ident => t.text.to_string(),
                     Tok::String => String::from_utf8_lossy(&unescape(t.text)).into_owned(),
                     _ => {
-                        return Err(ParseError {
+                        return Err(Box::new(ParseError {
                             notes: Vec::new(),
                             offset: t.offset,
                             message: "expected attribute name".into(),
-                        })
+                        }))
                     }
                 };
                 let value = if self.eat("=") { self.parse_attribute()? } else { Attribute::Unit };
                 if out.iter().any(|a| a.name == name) {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: format!("attribute '{name}' occurs more than once in the attribute list"),
-                    });
+                    }));
                 }
                 out.push(NamedAttribute::new(name, value));
                 if !self.eat(",") {
@@ -968,11 +973,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             Tok::Ident if t.text == "true" || t.text == "false" => {
                 Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })
             }
-            _ => Err(ParseError {
+            _ => Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: t.offset,
                 message: "expected integer or float literal".into(),
-            }),
+            })),
         }
     }
 
@@ -1020,11 +1025,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 | TypeKind::Opaque(_)
         );
         if !shaped {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "elements literal must be a shaped type".into(),
-            });
+            }));
         }
         let element = match self.ir.types.kind(ty) {
             TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
@@ -1075,11 +1080,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut end;
         loop {
             if self.tok.kind == Tok::Eof {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: open,
                     message: "unbalanced '<' in dialect attribute".into(),
-                });
+                }));
             }
             let t = self.bump();
             end = t.offset;
@@ -1189,11 +1194,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         self.expect(">")?;
                         Ok(self.ir.types.intern(TypeKind::Tuple(items)))
                     }
-                    _ => Err(ParseError {
+                    _ => Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: "expected non-function type".into(),
-                    }),
+                    })),
                 }
             }
             Tok::Punct if t.text == "(" => self.parse_function_type(),
@@ -1364,17 +1369,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn parse_u32(&mut self) -> PResult<u32> {
         let t = self.bump();
         if t.kind != Tok::Integer {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: t.offset,
                 message: "expected integer".into(),
-            });
+            }));
         }
-        t.text.parse().map_err(|_| ParseError {
+        Ok(t.text.parse().map_err(|_| ParseError {
             notes: Vec::new(),
             offset: t.offset,
             message: "integer out of range".into(),
-        })
+        })?)
     }
 
     fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {
@@ -1477,7 +1482,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.expect("<")?;
         let (dims, _, element) = self.parse_dims()?;
         if dims.len() != 2 {
-            return Err(ParseError { notes: Vec::new(), offset, message: "expected rows x columns".into() });
+            return Err(Box::new(ParseError {
+                notes: Vec::new(),
+                offset,
+                message: "expected rows x columns".into(),
+            }));
         }
         self.expect(",")?;
         let scope = self.parse_enum_word()?;

@@ -255,13 +255,13 @@ fn parse_memory_access(
     let valid = crate::opdef::enum_attr_by_mnemonic("memory_access")
         .is_some_and(|e| access.split('|').all(|part| e.case_by_str(part.trim()).is_some()));
     if !valid {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: access_at,
             message: format!(
                 "custom op '{op_name}' invalid {access_name} attribute specification: \"{access}\""
             ),
-        });
+        }));
     }
     props.push(NamedAttribute::new(access_name, dialect("spirv.memory_access", &access)));
     if access.split('|').any(|a| a.trim() == "Aligned") {
@@ -353,11 +353,11 @@ fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
         refs.push(p.parse_operand_ref()?);
     }
     if refs.len() != 2 {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "custom op 'spirv.Store' expected 2 operands".into(),
-        });
+        }));
     }
     let value_ref = refs.pop().expect("two operands");
     let ptr_ref = refs.pop().expect("two operands");
@@ -408,11 +408,11 @@ fn parse_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     p.expect(":")?;
     let ty = p.parse_type()?;
     let TypeKind::Pointer { pointee, storage_class, .. } = p.ir.types.kind(ty).clone() else {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "expected spirv.ptr type".into(),
-        });
+        }));
     };
     let operands = match init {
         Some(r) => p.resolve_operands(&[r], &[pointee], start)?,
@@ -1200,11 +1200,11 @@ fn parse_struct_result_binary(p: &mut Parser, op_name: &OpName, start: usize) ->
     let member = match p.ir.types.kind(ty) {
         TypeKind::LiteralStruct(body) if !body.members.is_empty() => body.members[0].ty,
         _ => {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "expected spirv.struct type with two members".into(),
-            })
+            }))
         }
     };
     let v = p.resolve_operands(&[a, b], &[member, member], start)?;
@@ -1296,11 +1296,11 @@ fn parse_spec_constant_operation(p: &mut Parser, op_name: &OpName, start: usize)
     let inner = p.parse_operation()?;
     let results = p.ir.op(inner).results.clone();
     let Some(&result) = results.first() else {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "wrapped op must have a result".into(),
-        });
+        }));
     };
     let ty = p.ir.value_type(result);
     // The wrapper and its yield are located at the wrapped op, as in MLIR.
