@@ -81,6 +81,9 @@ pub struct Parser<'s, 'ir> {
     /// Where each line break of the source is, built only if an offset off the
     /// lexer's line is located (see [`Parser::line_col`]).
     newlines: Vec<usize>,
+    /// The ops parsed into the blocks being parsed, innermost last (see
+    /// [`Parser::flush_block_ops`]).
+    block_ops: Vec<OpId>,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
     /// States of the declarative-format parser, reused from op to op (boxed: taking
@@ -122,6 +125,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             attr_aliases: FxHashMap::default(),
             file_name: file_name.into(),
             newlines: Vec::new(),
+            block_ops: Vec::new(),
             result_names: Vec::new(),
             format_states: Vec::new(),
             prev_end: 0,
@@ -414,13 +418,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Binds names to values in the current scope, resolving earlier forward uses.
     pub fn define_values(&mut self, name: &'s str, values: &[Value], offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
-        if self.scopes[depth].values.contains_key(name) {
+        // One lookup finds the slot or the earlier definition.
+        let std::collections::hash_map::Entry::Vacant(slot) = self.scopes[depth].values.entry(name) else {
             return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("redefinition of SSA value '%{name}'"),
             }));
-        }
+        };
         // Most values are defined before use: skip the lookup's key allocation then.
         let pending_uses = !self.forward.is_empty();
         for (i, &v) in values.iter().enumerate().filter(|_| pending_uses) {
@@ -452,7 +457,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             [one] => ValueGroup::One(*one),
             _ => ValueGroup::Many(values.to_vec()),
         };
-        self.scopes[depth].values.insert(name, group);
+        slot.insert(group);
         Ok(())
     }
 
@@ -605,8 +610,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Gives a created op its operands and result values.
     pub fn finish_op(&mut self, op: OpId, operands: Vec<Value>, result_types: &[Type]) {
+        let o = self.ir.op_mut(op);
+        o.operands = operands;
+        if o.results.capacity() == 0 {
+            // Allocated at its size rather than grown.
+            o.results = Vec::with_capacity(result_types.len());
+        }
         self.ir.add_results(op, result_types);
-        self.ir.op_mut(op).operands = operands;
     }
 
     pub fn parse_successor(&mut self) -> PResult<BlockId> {
@@ -662,6 +672,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let scope = self.spare_scopes.pop().unwrap_or_default();
         self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
+        let ops_start = self.block_ops.len();
         if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
             let entry = self.ir.create_block();
             self.ir.append_block(region, entry);
@@ -677,6 +688,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 return self.error("expected '}' to end region");
             }
             if self.tok.kind == Tok::CaretId {
+                self.flush_block_ops(current, ops_start);
                 let t = self.bump();
                 let name = &t.text[1..];
                 let block = self.block_named(name, t.offset);
@@ -720,8 +732,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 message: "expected block".into(),
             })?;
             let op_id = self.parse_operation()?;
-            self.ir.append_op(block, op_id);
+            self.ir.op_mut(op_id).parent = Some(block);
+            self.block_ops.push(op_id);
         }
+        self.flush_block_ops(current, ops_start);
         self.bump();
         // Single-block regions (modules) always have their block, even when empty.
         if self.ir.region(region).blocks.is_empty() {
@@ -753,6 +767,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }));
         }
         Ok(region)
+    }
+
+    /// Gives `block` the ops parsed into it (those of `block_ops` from `start`): its
+    /// list is allocated once, at its size.
+    fn flush_block_ops(&mut self, block: Option<BlockId>, start: usize) {
+        if let (Some(block), Some(parsed)) = (block, self.block_ops.get(start..)) {
+            let ops = &mut self.ir.block_mut(block).ops;
+            if ops.is_empty() {
+                *ops = parsed.to_vec();
+            } else {
+                ops.extend_from_slice(parsed);
+            }
+        }
+        self.block_ops.truncate(start);
     }
 
     /// Parses an op in its custom (pretty) form: builtin forms here, dialect forms in
