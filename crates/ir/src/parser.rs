@@ -45,11 +45,63 @@ impl ValueGroup {
     }
 }
 
+/// A hash of short names for maps the parser never iterates: FxHash's scheme, with
+/// the bytes past the last whole word read without a copy.
+#[derive(Clone, Copy, Default)]
+struct NameHasher {
+    hash: u64,
+}
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let n = rest.len();
+        // Two reads that overlap cover any length below eight.
+        let word = if n >= 4 {
+            let first = rest.first_chunk::<4>().map_or(0, |w| u32::from_le_bytes(*w));
+            let last = rest.last_chunk::<4>().map_or(0, |w| u32::from_le_bytes(*w));
+            u64::from(first) | u64::from(last) << 32
+        } else if n >= 2 {
+            let first = rest.first_chunk::<2>().map_or(0, |w| u16::from_le_bytes(*w));
+            let last = rest.last_chunk::<2>().map_or(0, |w| u16::from_le_bytes(*w));
+            u64::from(first) | u64::from(last) << 16
+        } else {
+            rest.first().map_or(0, |&b| u64::from(b))
+        };
+        self.add(word ^ (n as u64) << 56);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type NameMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<NameHasher>>;
+
 /// The names a region defines; keys borrow the source text.
 #[derive(Default)]
 struct Scope<'s> {
-    values: FxHashMap<&'s str, ValueGroup>,
-    blocks: FxHashMap<&'s str, BlockId>,
+    values: NameMap<&'s str, ValueGroup>,
+    blocks: NameMap<&'s str, BlockId>,
     /// Blocks referenced before their definition.
     pending_blocks: FxHashMap<&'s str, usize>,
 }
@@ -103,7 +155,7 @@ pub struct Parser<'s, 'ir> {
     /// Types already parsed, by their first token (`!spirv.ptr`): each whole source
     /// text (`!spirv.ptr<f32, Function>`) with its type and the nesting its parse
     /// needs. A module spells the same few types many times.
-    type_cache: FxHashMap<&'s str, Vec<(&'s str, Type, usize)>>,
+    type_cache: NameMap<&'s str, Vec<(&'s str, Type, usize)>>,
 }
 
 /// How deeply regions, types and attributes may nest.
@@ -132,7 +184,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             value_offsets: Vec::new(),
             depth: 0,
             peak_depth: 0,
-            type_cache: FxHashMap::default(),
+            type_cache: NameMap::default(),
         }
     }
 
@@ -1140,15 +1192,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let (head, start) = (self.tok.text, self.tok.offset);
         let src = self.lex.source();
-        if let Some(known) = self.type_cache.get(head) {
+        let depth = self.depth;
+        if let Some(known) = self.type_cache.get_mut(head) {
             let rest = &src.as_bytes()[start..];
-            for &(text, ty, needed) in known {
+            let hit = known.iter().position(|&(text, _, needed)| {
                 // A bare keyword must not be followed by parameters here.
                 let whole = text.len() > head.len() || rest.get(text.len()) != Some(&b'<');
-                if rest.starts_with(text.as_bytes()) && whole && self.depth + needed <= MAX_DEPTH {
+                whole && depth + needed <= MAX_DEPTH && rest.starts_with(text.as_bytes())
+            });
+            if let Some(i) = hit {
+                // The spelling met last is the likeliest next.
+                known.swap(0, i);
+                let (text, ty, _) = known[0];
+                if text.len() == head.len() {
+                    self.bump();
+                } else {
                     self.skip_to(start + text.len());
-                    return Ok(ty);
                 }
+                return Ok(ty);
             }
         }
         let outer_peak = std::mem::replace(&mut self.peak_depth, self.depth);
