@@ -1126,8 +1126,10 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
             set(st, i, t);
         }
     }
-    // Each rule can enable another; a few rounds reach the fixpoint.
-    for _ in 0..4 {
+    // Each rule can enable another; a few rounds reach the fixpoint (one, when a
+    // single equality is all there is).
+    let rounds = if plan.derived.is_empty() && plan.same_type.len() <= 1 { 1 } else { 4 };
+    for _ in 0..rounds {
         let mut changed = false;
         for g in &plan.same_type {
             if let Some(t) = g.iter().find_map(|&i| get(st, i)) {
