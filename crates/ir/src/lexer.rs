@@ -326,6 +326,16 @@ pub fn unescape(token: &str) -> Vec<u8> {
     out
 }
 
+/// [`unescape`] as text (invalid UTF-8 replaced); a literal without escapes is
+/// copied as it is.
+pub fn unescape_to_string(token: &str) -> String {
+    let inner = token.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(token);
+    if !inner.contains('\\') {
+        return inner.to_string();
+    }
+    String::from_utf8_lossy(&unescape(token)).into_owned()
+}
+
 /// Encodes bytes as an MLIR string literal, escaping as MLIR's printer does.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + 2);
@@ -399,6 +409,13 @@ mod tests {
                 (Tok::Integer, "0x1F"),
             ]
         );
+    }
+
+    #[test]
+    fn strings_without_escapes_are_copied() {
+        for token in [r#""abc""#, r#""a\"b""#, r#""a\0Ab""#, "\"unterminated", r#""""#, r#""é\E9""#] {
+            assert_eq!(unescape_to_string(token), String::from_utf8_lossy(&unescape(token)), "{token}");
+        }
     }
 
     #[test]

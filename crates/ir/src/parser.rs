@@ -4,7 +4,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
-use crate::lexer::{unescape, Lexer, Tok, Token};
+use crate::lexer::{unescape_to_string, Lexer, Tok, Token};
 use crate::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
@@ -589,7 +589,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// `"name"(%a, %b) [^succ] <{props}> ({regions}) {attrs} : (T) -> U`
     fn parse_generic_operation(&mut self) -> PResult<OpId> {
         let start = self.tok.offset;
-        let name = String::from_utf8_lossy(&unescape(self.bump().text)).into_owned();
+        let name = unescape_to_string(self.bump().text);
         self.expect("(")?;
         let mut refs = Vec::new();
         if !self.at(")") {
@@ -874,7 +874,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let t = self.bump();
                 let name = match t.kind {
                     Tok::Ident => t.text.to_string(),
-                    Tok::String => String::from_utf8_lossy(&unescape(t.text)).into_owned(),
+                    Tok::String => unescape_to_string(t.text),
                     _ => {
                         return Err(Box::new(ParseError {
                             notes: Vec::new(),
@@ -911,7 +911,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         match t.kind {
             Tok::String => {
                 self.bump();
-                let s = String::from_utf8_lossy(&unescape(t.text)).into_owned();
+                let s = unescape_to_string(t.text);
                 if self.eat(":") {
                     // A typed string attribute; the type is not modeled.
                     self.parse_type()?;
@@ -1643,11 +1643,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut name = None;
         if self.tok.kind == Tok::Ident || self.tok.kind == Tok::String {
             let t = self.bump();
-            let n = if t.kind == Tok::String {
-                String::from_utf8_lossy(&unescape(t.text)).into_owned()
-            } else {
-                t.text.to_string()
-            };
+            let n = if t.kind == Tok::String { unescape_to_string(t.text) } else { t.text.to_string() };
             if self.eat(">") {
                 // A reference to an identified struct being defined.
                 return Ok(self.ir.types.intern(TypeKind::IdentifiedStruct { name: n }));
@@ -1865,7 +1861,7 @@ fn parse_integer_text(text: &str) -> Option<u128> {
 pub fn symbol_name(token: &str) -> String {
     let t = &token[1..];
     if t.starts_with('"') {
-        String::from_utf8_lossy(&unescape(t)).into_owned()
+        unescape_to_string(t)
     } else {
         t.to_string()
     }
