@@ -945,7 +945,7 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mnemonic = enum_def.mnemonic.unwrap_or(enum_def.enum_name);
         return Ok(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(body) });
     }
-    if c.storage_type.contains("IntegerAttr") && matches!(p.tok.kind, Tok::Integer) || p.at("-") {
+    if matches!(p.tok.kind, Tok::Integer) && c.storage_type.contains("IntegerAttr") || p.at("-") {
         let negative = p.eat("-");
         let width = if c.summary.contains("64-bit") {
             64

@@ -117,7 +117,8 @@ impl<'s> Lexer<'s> {
             // Back within the current line: no line break is unread.
         } else if pos >= self.pos {
             let passed = &b[self.pos..pos];
-            let breaks = count_newlines(passed);
+            // (A type skipped by the type cache rarely spans lines.)
+            let breaks = if passed.contains(&b'\n') { count_newlines(passed) } else { 0 };
             if breaks > 0 {
                 self.line += breaks;
                 self.line_start = self.pos + passed.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
