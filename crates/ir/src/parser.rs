@@ -97,10 +97,29 @@ impl std::hash::Hasher for NameHasher {
 
 type NameMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<NameHasher>>;
 
+/// The number a value name is (`12` for `%12`), when it is one in its shortest
+/// spelling and small enough to index a table by.
+fn number_of_name(name: &str) -> Option<usize> {
+    let digits = name.as_bytes();
+    if digits.is_empty() || digits.len() > 5 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n = 0usize;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(d - b'0');
+    }
+    (n < 1 << 16).then_some(n)
+}
+
 /// The names a region defines; keys borrow the source text.
 #[derive(Default)]
 struct Scope<'s> {
     values: NameMap<&'s str, ValueGroup>,
+    /// The values named by a number (`%12`, most of them), by that number.
+    numbered: Vec<Option<ValueGroup>>,
     blocks: NameMap<&'s str, BlockId>,
     /// Blocks referenced before their definition.
     pending_blocks: FxHashMap<&'s str, usize>,
@@ -109,6 +128,7 @@ struct Scope<'s> {
 impl Scope<'_> {
     fn clear(&mut self) {
         self.values.clear();
+        self.numbered.clear();
         self.blocks.clear();
         self.pending_blocks.clear();
     }
@@ -470,8 +490,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Binds names to values in the current scope, resolving earlier forward uses.
     pub fn define_values(&mut self, name: &'s str, values: &[Value], offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
+        let scope = &mut self.scopes[depth];
         // One lookup finds the slot or the earlier definition.
-        let std::collections::hash_map::Entry::Vacant(slot) = self.scopes[depth].values.entry(name) else {
+        let slot = match number_of_name(name) {
+            Some(n) if scope.numbered.get(n).is_some_and(Option::is_some) => None,
+            Some(n) => Some(Err(n)),
+            None => match scope.values.entry(name) {
+                std::collections::hash_map::Entry::Vacant(slot) => Some(Ok(slot)),
+                std::collections::hash_map::Entry::Occupied(_) => None,
+            },
+        };
+        let Some(slot) = slot else {
             return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
@@ -509,7 +538,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             [one] => ValueGroup::One(*one),
             _ => ValueGroup::Many(values.to_vec()),
         };
-        slot.insert(group);
+        match slot {
+            Ok(slot) => {
+                slot.insert(group);
+            }
+            Err(n) => {
+                let numbered = &mut self.scopes[depth].numbered;
+                if numbered.len() <= n {
+                    numbered.resize_with(n + 1, || None);
+                }
+                numbered[n] = Some(group);
+            }
+        }
         Ok(())
     }
 
@@ -530,8 +570,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Resolves a reference to a value of type `ty` (creating a forward reference if
     /// the value is not defined yet).
     pub fn resolve_operand(&mut self, r: &OperandRef<'s>, ty: Type) -> PResult<Value> {
+        let number = number_of_name(r.name);
         for depth in (0..self.scopes.len()).rev() {
-            if let Some(group) = self.scopes[depth].values.get(r.name) {
+            let scope = &self.scopes[depth];
+            let found = match number {
+                Some(n) => scope.numbered.get(n).and_then(Option::as_ref),
+                None => scope.values.get(r.name),
+            };
+            if let Some(group) = found {
                 let v = group.get(r.index as usize).ok_or_else(|| ParseError {
                     notes: Vec::new(),
                     offset: r.offset,
@@ -1870,6 +1916,23 @@ pub fn symbol_name(token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_small_numbers_index_the_numbered_values() {
+        assert_eq!(number_of_name("0"), Some(0));
+        assert_eq!(number_of_name("12"), Some(12));
+        assert_eq!(number_of_name("65535"), Some(65535));
+        for other in ["", "00", "012", "65536", "123456", "1a", "arg0", "x"] {
+            assert_eq!(number_of_name(other), None, "{other}");
+        }
+        // `%0` and `%00` are different names.
+        let source = "\"x.a\"() : () -> i32\n%00 = \"x.b\"() : () -> f32\n%0 = \"x.c\"() : () -> i32\n\
+                      \"x.d\"(%00, %0) : (f32, i32) -> ()\n";
+        assert!(crate::parse(source, "t.mlir").is_ok());
+        let redefined = "%0 = \"x.c\"() : () -> i32\n%0 = \"x.c\"() : () -> i32\n";
+        let error = crate::parse(redefined, "t.mlir").expect_err("redefinition");
+        assert_eq!(error.message, "redefinition of SSA value '%0'");
+    }
 
     #[test]
     fn newlines_are_found_in_any_alignment() {
