@@ -175,7 +175,22 @@ pub struct Parser<'s, 'ir> {
     /// Types already parsed, by their first token (`!spirv.ptr`): each whole source
     /// text (`!spirv.ptr<f32, Function>`) with its type and the nesting its parse
     /// needs. A module spells the same few types many times.
-    type_cache: NameMap<&'s str, Vec<(&'s str, Type, usize)>>,
+    type_cache: NameMap<&'s str, Vec<CachedType<'s>>>,
+    /// The type cache's last hit or entry by a hash of its first token: most types
+    /// are spelled as the last one with that token was.
+    type_front: [Option<(&'s str, CachedType<'s>)>; TYPE_FRONT_SLOTS],
+}
+
+/// A spelling of a type: its whole text, the type, and the nesting its parse needs.
+type CachedType<'s> = (&'s str, Type, usize);
+
+const TYPE_FRONT_SLOTS: usize = 16;
+
+/// The slot of [`Parser::type_front`] for a type's first token.
+fn type_front_slot(head: &str) -> usize {
+    let b = head.as_bytes();
+    let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+    (b.len() * 7 + at(0) * 3 + at(1) + at(b.len().wrapping_sub(1)) * 5) % TYPE_FRONT_SLOTS
 }
 
 /// How deeply regions, types and attributes may nest.
@@ -205,6 +220,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             depth: 0,
             peak_depth: 0,
             type_cache: NameMap::default(),
+            type_front: Default::default(),
         }
     }
 
@@ -320,7 +336,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let attr = self.parse_attribute()?;
                 self.attr_aliases.insert(name, attr);
                 // Cached types may have used the alias's previous meaning.
-                self.type_cache.clear();
+                self.clear_type_cache();
                 continue;
             }
             if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
@@ -328,7 +344,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let ty = self.parse_type()?;
                 self.type_aliases.insert(name, ty);
-                self.type_cache.clear();
+                self.clear_type_cache();
                 continue;
             }
             let op = self.parse_operation()?;
@@ -1239,6 +1255,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let (head, start) = (self.tok.text, self.tok.offset);
         let src = self.lex.source();
         let depth = self.depth;
+        let slot = type_front_slot(head);
+        if let Some((cached_head, (text, ty, needed))) = self.type_front[slot] {
+            if cached_head == head {
+                // The text is the keyword alone (which must not be followed by
+                // parameters here) or must be what follows.
+                let single = text.len() == head.len();
+                let rest = &src.as_bytes()[start..];
+                let whole = !single || rest.get(text.len()) != Some(&b'<');
+                if whole && depth + needed <= MAX_DEPTH && (single || rest.starts_with(text.as_bytes())) {
+                    if single {
+                        self.bump();
+                    } else {
+                        self.skip_to(start + text.len());
+                    }
+                    return Ok(ty);
+                }
+            }
+        }
         if let Some(known) = self.type_cache.get_mut(head) {
             let rest = &src.as_bytes()[start..];
             let hit = known.iter().position(|&(text, _, needed)| {
@@ -1249,7 +1283,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             if let Some(i) = hit {
                 // The spelling met last is the likeliest next.
                 known.swap(0, i);
-                let (text, ty, _) = known[0];
+                let (text, ty, needed) = known[0];
+                self.type_front[slot] = Some((head, (text, ty, needed)));
                 if text.len() == head.len() {
                     self.bump();
                 } else {
@@ -1275,9 +1310,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             // A few spellings per keyword; past that, parsing is as cheap as comparing.
             if known.len() < 16 {
                 known.push((text, ty, needed));
+                self.type_front[slot] = Some((head, (text, ty, needed)));
             }
         }
         Ok(ty)
+    }
+
+    /// Forgets the types parsed (an alias they may use changed meaning).
+    fn clear_type_cache(&mut self) {
+        self.type_cache.clear();
+        self.type_front = Default::default();
     }
 
     /// Moves to the token at `offset`, as if the tokens before it were consumed.
