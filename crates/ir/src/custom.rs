@@ -9,10 +9,11 @@ use crate::printer::Printer;
 use crate::types::{Type, TypeKind};
 
 /// Parses the custom form of `name` (already consumed).
-pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+pub fn parse<'s>(p: &mut Parser<'s, '_>, name: &'s str, start: usize) -> PResult<OpId> {
     // The dialect's own ops (nearly all ops parsed) go straight to their definition.
     if name.starts_with("spirv.") && !name.starts_with("spirv.ARM.Graph") {
-        if let Some(result) = parse_generated(p, name, name, start) {
+        let index = p.op_def_index_by_name(name);
+        if let Some(result) = parse_generated_at(p, index, name, name, start) {
             return result;
         }
     }
@@ -53,7 +54,18 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
 /// Parses the custom form of the generated op `full` (written `name`), hand-written or
 /// declarative; `None` when it has neither.
 fn parse_generated(p: &mut Parser, name: &str, full: &str, start: usize) -> Option<PResult<OpId>> {
-    let index = crate::opdef::op_def_index_by_name(full)?;
+    parse_generated_at(p, crate::opdef::op_def_index_by_name(full), name, full, start)
+}
+
+/// [`parse_generated`] with `full`'s index in `OP_DEFS` already looked up.
+fn parse_generated_at(
+    p: &mut Parser,
+    index: Option<usize>,
+    name: &str,
+    full: &str,
+    start: usize,
+) -> Option<PResult<OpId>> {
+    let index = index?;
     if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
         return Some(result);
     }

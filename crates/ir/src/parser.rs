@@ -179,6 +179,9 @@ pub struct Parser<'s, 'ir> {
     /// The type cache's last hit or entry by a hash of its first token: most types
     /// are spelled as the last one with that token was.
     type_front: [Option<(&'s str, CachedType<'s>)>; TYPE_FRONT_SLOTS],
+    /// Op names looked up in `OP_DEFS` lately, by a hash of the name: a module uses
+    /// a few dozen ops, each many times.
+    op_front: [Option<(&'s str, Option<usize>)>; OP_FRONT_SLOTS],
 }
 
 /// A spelling of a type: its whole text, the type, and the nesting its parse needs.
@@ -192,6 +195,8 @@ fn type_front_slot(head: &str) -> usize {
     let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
     (b.len() * 7 + at(0) * 3 + at(1) + at(b.len().wrapping_sub(1)) * 5) % TYPE_FRONT_SLOTS
 }
+
+const OP_FRONT_SLOTS: usize = 64;
 
 /// How deeply regions, types and attributes may nest.
 const MAX_DEPTH: usize = 256;
@@ -221,6 +226,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             peak_depth: 0,
             type_cache: NameMap::default(),
             type_front: Default::default(),
+            op_front: [None; OP_FRONT_SLOTS],
         }
     }
 
@@ -1314,6 +1320,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         Ok(ty)
+    }
+
+    /// The position in `OP_DEFS` of the op named `name` (see [`Parser::op_front`]).
+    pub(crate) fn op_def_index_by_name(&mut self, name: &'s str) -> Option<usize> {
+        let b = name.as_bytes();
+        let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+        let n = b.len();
+        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2))) % OP_FRONT_SLOTS;
+        if let Some((known, index)) = self.op_front[slot] {
+            if known == name {
+                return index;
+            }
+        }
+        let index = crate::opdef::op_def_index_by_name(name);
+        self.op_front[slot] = Some((name, index));
+        index
     }
 
     /// Forgets the types parsed (an alias they may use changed meaning).
