@@ -1327,7 +1327,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let b = name.as_bytes();
         let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
         let n = b.len();
-        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2))) % OP_FRONT_SLOTS;
+        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2)))
+            % OP_FRONT_SLOTS;
         if let Some((known, index)) = self.op_front[slot] {
             if known == name {
                 return index;
