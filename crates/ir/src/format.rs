@@ -1122,10 +1122,13 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
     };
     for &(i, width, signedness) in &plan.buildable {
         if get(st, i).is_none() {
-            let t = p.ir.types.integer(width, signedness);
+            let t = p.integer_type(width, signedness);
             set(st, i, t);
         }
     }
+    // The derivations already made from a known source: made again, they would find
+    // the same types (a derived type is interned the first time only).
+    let mut derived_once = 0u64;
     // Each rule can enable another; a few rounds reach the fixpoint (one, when a
     // single equality is all there is).
     let rounds = if plan.derived.is_empty() && plan.same_type.len() <= 1 { 1 } else { 4 };
@@ -1138,30 +1141,38 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
                 }
             }
         }
-        for &(si, di, derive) in &plan.derived {
+        for (rule, &(si, di, derive)) in plan.derived.iter().enumerate() {
             let Some(src_ty) = get(st, si) else { continue };
+            let bit = 1u64.checked_shl(rule as u32).unwrap_or(0);
+            if derived_once & bit != 0 && get(st, di).is_some() {
+                continue;
+            }
+            derived_once |= bit;
             let derived = match derive {
                 InferDerive::Pointee => match p.ir.types.kind(src_ty) {
                     TypeKind::Pointer { pointee, .. } => Some(*pointee),
                     _ => None,
                 },
                 InferDerive::BoolEquivalent => {
-                    let i1 = p.ir.types.integer(1, Signedness::Signless);
-                    match p.ir.types.kind(src_ty).clone() {
-                        TypeKind::Vector { shape, scalable, .. } => {
-                            Some(p.ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 }))
-                        }
+                    let i1 = p.integer_type(1, Signedness::Signless);
+                    let shaped = match p.ir.types.kind(src_ty) {
+                        TypeKind::Vector { shape, scalable, .. } => Some(TypeKind::Vector {
+                            shape: shape.clone(),
+                            scalable: scalable.clone(),
+                            element: i1,
+                        }),
                         TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
-                            Some(p.ir.types.intern(TypeKind::CooperativeMatrix {
-                                rows,
-                                columns,
+                            Some(TypeKind::CooperativeMatrix {
+                                rows: *rows,
+                                columns: *columns,
                                 element: i1,
-                                scope,
-                                usage,
-                            }))
+                                scope: scope.clone(),
+                                usage: usage.clone(),
+                            })
                         }
-                        _ => Some(i1),
-                    }
+                        _ => None,
+                    };
+                    Some(shaped.map_or(i1, |kind| p.ir.types.intern(kind)))
                 }
                 InferDerive::ImageOfSampledImage => match p.ir.types.kind(src_ty) {
                     TypeKind::SampledImage(image) => Some(*image),

@@ -182,6 +182,9 @@ pub struct Parser<'s, 'ir> {
     /// Op names looked up in `OP_DEFS` lately, by a hash of the name: a module uses
     /// a few dozen ops, each many times.
     op_front: [Option<(&'s str, Option<usize>)>; OP_FRONT_SLOTS],
+    /// The integer types asked for lately (format type inference asks for `i1`
+    /// and `i32` op after op).
+    integer_types: [Option<(u32, Signedness, Type)>; 4],
 }
 
 /// A spelling of a type: its whole text, the type, and the nesting its parse needs.
@@ -227,6 +230,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             type_cache: NameMap::default(),
             type_front: Default::default(),
             op_front: [None; OP_FRONT_SLOTS],
+            integer_types: [None; 4],
         }
     }
 
@@ -1337,6 +1341,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let index = crate::opdef::op_def_index_by_name(name);
         self.op_front[slot] = Some((name, index));
         index
+    }
+
+    /// The integer type of `width` and `signedness` (interned the first time).
+    pub(crate) fn integer_type(&mut self, width: u32, signedness: Signedness) -> Type {
+        let known = self.integer_types.iter().flatten().find(|&&(w, s, _)| w == width && s == signedness);
+        if let Some(&(_, _, ty)) = known {
+            return ty;
+        }
+        let ty = self.ir.types.integer(width, signedness);
+        self.integer_types.rotate_right(1);
+        self.integer_types[0] = Some((width, signedness, ty));
+        ty
     }
 
     /// Forgets the types parsed (an alias they may use changed meaning).
