@@ -9,10 +9,11 @@ use crate::printer::Printer;
 use crate::types::{Type, TypeKind};
 
 /// Parses the custom form of `name` (already consumed).
-pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
+pub fn parse<'s>(p: &mut Parser<'s, '_>, name: &'s str, start: usize) -> PResult<OpId> {
     // The dialect's own ops (nearly all ops parsed) go straight to their definition.
     if name.starts_with("spirv.") && !name.starts_with("spirv.ARM.Graph") {
-        if let Some(result) = parse_generated(p, name, name, start) {
+        let index = p.op_def_index_by_name(name);
+        if let Some(result) = parse_generated_at(p, index, name, name, start) {
             return result;
         }
     }
@@ -33,19 +34,19 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
                 return result;
             }
             if crate::opdef::op_def(name).is_some() {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: the custom assembly form of '{name}' (use the generic form)"
                     ),
-                });
+                }));
             }
-            Err(ParseError {
+            Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!("custom op '{name}' is unknown (tried 'func.{name}' as well)"),
-            })
+            }))
         }
     }
 }
@@ -53,19 +54,30 @@ pub fn parse(p: &mut Parser, name: &str, start: usize) -> PResult<OpId> {
 /// Parses the custom form of the generated op `full` (written `name`), hand-written or
 /// declarative; `None` when it has neither.
 fn parse_generated(p: &mut Parser, name: &str, full: &str, start: usize) -> Option<PResult<OpId>> {
-    let index = crate::opdef::op_def_index_by_name(full)?;
+    parse_generated_at(p, crate::opdef::op_def_index_by_name(full), name, full, start)
+}
+
+/// [`parse_generated`] with `full`'s index in `OP_DEFS` already looked up.
+fn parse_generated_at(
+    p: &mut Parser,
+    index: Option<usize>,
+    name: &str,
+    full: &str,
+    start: usize,
+) -> Option<PResult<OpId>> {
+    let index = index?;
     if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
         return Some(result);
     }
     let result = crate::format::parse_at(p, index, start);
     if result.is_none() && name == full {
-        return Some(Err(ParseError {
+        return Some(Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: format!(
                 "not supported yet: the custom assembly form of '{name}' (use the generic form)"
             ),
-        }));
+        })));
     }
     result
 }
@@ -364,11 +376,11 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     p.expect(":")?;
     let fn_ty = p.parse_type()?;
     let TypeKind::Function { inputs, results } = p.ir.types.kind(fn_ty).clone() else {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "expected function type".into(),
-        });
+        }));
     };
     let operands = p.resolve_operands(&refs, &inputs, start)?;
     let op = p.ir.create_op("func.call", vec![], &[], Location::Unknown);
@@ -438,11 +450,11 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
         }
         Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => *ty,
         _ => {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "expected a typed constant value".into(),
-            })
+            }))
         }
     };
     let op = p.ir.create_op("arith.constant", vec![], &[], Location::Unknown);

@@ -933,7 +933,11 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mut body = String::new();
         while !p.at(">") {
             if p.tok.kind == Tok::Eof {
-                return Err(ParseError { notes: Vec::new(), offset: start, message: "expected '>'".into() });
+                return Err(Box::new(ParseError {
+                    notes: Vec::new(),
+                    offset: start,
+                    message: "expected '>'".into(),
+                }));
             }
             body.push_str(p.bump().text);
         }
@@ -941,7 +945,7 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mnemonic = enum_def.mnemonic.unwrap_or(enum_def.enum_name);
         return Ok(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(body) });
     }
-    if c.storage_type.contains("IntegerAttr") && matches!(p.tok.kind, Tok::Integer) || p.at("-") {
+    if matches!(p.tok.kind, Tok::Integer) && c.storage_type.contains("IntegerAttr") || p.at("-") {
         let negative = p.eat("-");
         let width = if c.summary.contains("64-bit") {
             64
@@ -1004,7 +1008,7 @@ fn finish<'s>(
         if refs.is_empty() {
             // Types written for a group with no operands is MLIR's count mismatch.
             if let Some(types) = st.operand_types[i].as_ref().filter(|t| !t.is_empty()) {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
@@ -1012,7 +1016,7 @@ fn finish<'s>(
                         def.name,
                         types.len()
                     ),
-                });
+                }));
             }
             continue;
         }
@@ -1027,7 +1031,7 @@ fn finish<'s>(
         // One type written for a single group stands for all its references.
         let repeated = types.len() == 1 && refs.len() > 1 && def.operands[i].arity == Arity::Single;
         if !repeated && refs.len() != types.len() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!(
@@ -1036,7 +1040,7 @@ fn finish<'s>(
                     refs.len(),
                     types.len()
                 ),
-            });
+            }));
         }
         for (j, r) in refs.enumerate() {
             let ty = st.types[if repeated { types.start } else { types.start + j }];
@@ -1048,14 +1052,14 @@ fn finish<'s>(
             Some(t) => st.result_list.push(t),
             None if r.arity != Arity::Single => {}
             None => {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: format!(
                         "not supported yet: inferring the type of result '{}' of {}",
                         r.name, def.name
                     ),
-                })
+                }))
             }
         }
     }
@@ -1118,12 +1122,17 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
     };
     for &(i, width, signedness) in &plan.buildable {
         if get(st, i).is_none() {
-            let t = p.ir.types.integer(width, signedness);
+            let t = p.integer_type(width, signedness);
             set(st, i, t);
         }
     }
-    // Each rule can enable another; a few rounds reach the fixpoint.
-    for _ in 0..4 {
+    // The derivations already made from a known source: made again, they would find
+    // the same types (a derived type is interned the first time only).
+    let mut derived_once = 0u64;
+    // Each rule can enable another; a few rounds reach the fixpoint (one, when a
+    // single equality is all there is).
+    let rounds = if plan.derived.is_empty() && plan.same_type.len() <= 1 { 1 } else { 4 };
+    for _ in 0..rounds {
         let mut changed = false;
         for g in &plan.same_type {
             if let Some(t) = g.iter().find_map(|&i| get(st, i)) {
@@ -1132,30 +1141,38 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
                 }
             }
         }
-        for &(si, di, derive) in &plan.derived {
+        for (rule, &(si, di, derive)) in plan.derived.iter().enumerate() {
             let Some(src_ty) = get(st, si) else { continue };
+            let bit = 1u64.checked_shl(rule as u32).unwrap_or(0);
+            if derived_once & bit != 0 && get(st, di).is_some() {
+                continue;
+            }
+            derived_once |= bit;
             let derived = match derive {
                 InferDerive::Pointee => match p.ir.types.kind(src_ty) {
                     TypeKind::Pointer { pointee, .. } => Some(*pointee),
                     _ => None,
                 },
                 InferDerive::BoolEquivalent => {
-                    let i1 = p.ir.types.integer(1, Signedness::Signless);
-                    match p.ir.types.kind(src_ty).clone() {
-                        TypeKind::Vector { shape, scalable, .. } => {
-                            Some(p.ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 }))
-                        }
+                    let i1 = p.integer_type(1, Signedness::Signless);
+                    let shaped = match p.ir.types.kind(src_ty) {
+                        TypeKind::Vector { shape, scalable, .. } => Some(TypeKind::Vector {
+                            shape: shape.clone(),
+                            scalable: scalable.clone(),
+                            element: i1,
+                        }),
                         TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
-                            Some(p.ir.types.intern(TypeKind::CooperativeMatrix {
-                                rows,
-                                columns,
+                            Some(TypeKind::CooperativeMatrix {
+                                rows: *rows,
+                                columns: *columns,
                                 element: i1,
-                                scope,
-                                usage,
-                            }))
+                                scope: scope.clone(),
+                                usage: usage.clone(),
+                            })
                         }
-                        _ => Some(i1),
-                    }
+                        _ => None,
+                    };
+                    Some(shaped.map_or(i1, |kind| p.ir.types.intern(kind)))
                 }
                 InferDerive::ImageOfSampledImage => match p.ir.types.kind(src_ty) {
                     TypeKind::SampledImage(image) => Some(*image),

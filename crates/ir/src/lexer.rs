@@ -32,10 +32,17 @@ pub struct Token<'s> {
 }
 
 /// Splits MLIR text into tokens on demand. `//` comments are skipped.
+///
+/// It counts the line breaks it passes, so the line of a token is known without
+/// searching the source: line breaks only occur in whitespace and (rarely) in
+/// string literals.
 #[derive(Clone)]
 pub struct Lexer<'s> {
     src: &'s str,
     pos: usize,
+    /// Line breaks before `pos`, and where the line holding `pos` starts.
+    line: usize,
+    line_start: usize,
 }
 
 /// Byte classes, as bits of [`CLASSES`].
@@ -91,7 +98,7 @@ fn scan(bytes: &[u8], mut at: usize, class: u8) -> usize {
 
 impl<'s> Lexer<'s> {
     pub fn new(src: &'s str) -> Self {
-        Lexer { src, pos: 0 }
+        Lexer { src, pos: 0, line: 0, line_start: 0 }
     }
 
     pub fn source(&self) -> &'s str {
@@ -102,14 +109,49 @@ impl<'s> Lexer<'s> {
         self.pos
     }
 
+    /// Moves to `pos` (which must be at a token boundary), keeping the line count.
     pub fn reset_to(&mut self, pos: usize) {
+        let b = self.src.as_bytes();
+        let pos = pos.min(b.len());
+        if pos >= self.line_start && pos <= self.pos {
+            // Back within the current line: no line break is unread.
+        } else if pos >= self.pos {
+            let passed = &b[self.pos..pos];
+            // (A type skipped by the type cache rarely spans lines.)
+            let breaks = if passed.contains(&b'\n') { count_newlines(passed) } else { 0 };
+            if breaks > 0 {
+                self.line += breaks;
+                self.line_start = self.pos + passed.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+            }
+        } else {
+            let unread = count_newlines(&b[pos..self.pos]);
+            if unread > 0 {
+                self.line -= unread;
+                self.line_start = b[..pos].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+            }
+        }
         self.pos = pos;
+    }
+
+    /// The 0-based line of `offset` and where that line starts, if `offset` is on
+    /// the line the lexer is at (as the current token of a parser mostly is).
+    pub fn line_of(&self, offset: usize) -> Option<(usize, usize)> {
+        (offset >= self.line_start && offset <= self.pos).then_some((self.line, self.line_start))
     }
 
     fn skip_trivia(&mut self) {
         let b = self.src.as_bytes();
         loop {
-            self.pos = scan(b, self.pos, SPACE);
+            while let Some(&c) = b.get(self.pos) {
+                if !is(c, SPACE) {
+                    break;
+                }
+                self.pos += 1;
+                if c == b'\n' {
+                    self.line += 1;
+                    self.line_start = self.pos;
+                }
+            }
             if b.get(self.pos) == Some(&b'/') && b.get(self.pos + 1) == Some(&b'/') {
                 while self.pos < b.len() && b[self.pos] != b'\n' {
                     self.pos += 1;
@@ -131,7 +173,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// The kind and end of the token starting at `start` (after trivia).
-    fn scan_token(&self, start: usize) -> (Tok, usize) {
+    fn scan_token(&mut self, start: usize) -> (Tok, usize) {
         let b = self.src.as_bytes();
         if start >= b.len() {
             return (Tok::Eof, start);
@@ -212,18 +254,36 @@ impl<'s> Lexer<'s> {
         }
     }
 
-    /// The end of a string literal starting at `start` (which is `"`).
-    fn scan_string(&self, start: usize) -> usize {
+    /// The end of a string literal starting at `start` (which is `"`), counting the
+    /// line breaks in it.
+    fn scan_string(&mut self, start: usize) -> usize {
         let b = self.src.as_bytes();
         let mut end = start + 1;
         while end < b.len() && b[end] != b'"' {
-            if b[end] == b'\\' {
-                end += 1;
+            match b[end] {
+                b'\\' => end += 1,
+                b'\n' => {
+                    self.line += 1;
+                    self.line_start = end + 1;
+                }
+                _ => {}
             }
             end += 1;
         }
         (end + 1).min(b.len())
     }
+}
+
+/// How many `\n` bytes there are, sixteen at a time (in a form the compiler turns
+/// into vector compares).
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    let mut chunks = bytes.chunks_exact(16);
+    let mut count = 0;
+    for chunk in &mut chunks {
+        let in_chunk = chunk.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n'));
+        count += usize::from(in_chunk);
+    }
+    count + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Decodes an MLIR string literal token (with quotes) into bytes: `\"`, `\\`, `\n`,
@@ -265,6 +325,16 @@ pub fn unescape(token: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// [`unescape`] as text (invalid UTF-8 replaced); a literal without escapes is
+/// copied as it is.
+pub fn unescape_to_string(token: &str) -> String {
+    let inner = token.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(token);
+    if !inner.contains('\\') {
+        return inner.to_string();
+    }
+    String::from_utf8_lossy(&unescape(token)).into_owned()
 }
 
 /// Encodes bytes as an MLIR string literal, escaping as MLIR's printer does.
@@ -340,6 +410,13 @@ mod tests {
                 (Tok::Integer, "0x1F"),
             ]
         );
+    }
+
+    #[test]
+    fn strings_without_escapes_are_copied() {
+        for token in [r#""abc""#, r#""a\"b""#, r#""a\0Ab""#, "\"unterminated", r#""""#, r#""é\E9""#] {
+            assert_eq!(unescape_to_string(token), String::from_utf8_lossy(&unescape(token)), "{token}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
-use crate::lexer::{unescape, Lexer, Tok, Token};
+use crate::lexer::{unescape_to_string, Lexer, Tok, Token};
 use crate::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
@@ -18,7 +18,8 @@ pub struct ParseError {
     pub notes: Vec<(usize, String)>,
 }
 
-pub type PResult<T> = Result<T, ParseError>;
+/// Boxed, so a result is small enough to return in registers.
+pub type PResult<T> = Result<T, Box<ParseError>>;
 
 /// A use of a value before its type is known: `%name` or `%name#index`. The name
 /// borrows the source text.
@@ -44,11 +45,82 @@ impl ValueGroup {
     }
 }
 
+/// A hash of short names for maps the parser never iterates: FxHash's scheme, with
+/// the bytes past the last whole word read without a copy.
+#[derive(Clone, Copy, Default)]
+struct NameHasher {
+    hash: u64,
+}
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        let n = rest.len();
+        // Two reads that overlap cover any length below eight.
+        let word = if n >= 4 {
+            let first = rest.first_chunk::<4>().map_or(0, |w| u32::from_le_bytes(*w));
+            let last = rest.last_chunk::<4>().map_or(0, |w| u32::from_le_bytes(*w));
+            u64::from(first) | u64::from(last) << 32
+        } else if n >= 2 {
+            let first = rest.first_chunk::<2>().map_or(0, |w| u16::from_le_bytes(*w));
+            let last = rest.last_chunk::<2>().map_or(0, |w| u16::from_le_bytes(*w));
+            u64::from(first) | u64::from(last) << 16
+        } else {
+            rest.first().map_or(0, |&b| u64::from(b))
+        };
+        self.add(word ^ (n as u64) << 56);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type NameMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<NameHasher>>;
+
+/// The number a value name is (`12` for `%12`), when it is one in its shortest
+/// spelling and small enough to index a table by.
+fn number_of_name(name: &str) -> Option<usize> {
+    let digits = name.as_bytes();
+    if digits.is_empty() || digits.len() > 5 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n = 0usize;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + usize::from(d - b'0');
+    }
+    (n < 1 << 16).then_some(n)
+}
+
 /// The names a region defines; keys borrow the source text.
 #[derive(Default)]
 struct Scope<'s> {
-    values: FxHashMap<&'s str, ValueGroup>,
-    blocks: FxHashMap<&'s str, BlockId>,
+    values: NameMap<&'s str, ValueGroup>,
+    /// The values named by a number (`%12`, most of them), by that number.
+    numbered: Vec<Option<ValueGroup>>,
+    blocks: NameMap<&'s str, BlockId>,
     /// Blocks referenced before their definition.
     pending_blocks: FxHashMap<&'s str, usize>,
     /// The region's op is isolated from above: names outside it are not visible.
@@ -58,6 +130,7 @@ struct Scope<'s> {
 impl Scope<'_> {
     fn clear(&mut self) {
         self.values.clear();
+        self.numbered.clear();
         self.blocks.clear();
         self.pending_blocks.clear();
         self.isolated = false;
@@ -80,11 +153,12 @@ pub struct Parser<'s, 'ir> {
     type_aliases: FxHashMap<String, Type>,
     attr_aliases: FxHashMap<String, Attribute>,
     file_name: std::sync::Arc<str>,
-    /// Where each line break of the source is (found eight bytes at a time on first
-    /// need), and how many of them lie before the last offset located: ops are
-    /// located in source order, so the count mostly moves forward by a line or two.
+    /// Where each line break of the source is, built only if an offset off the
+    /// lexer's line is located (see [`Parser::line_col`]).
     newlines: Vec<usize>,
-    newlines_before: usize,
+    /// The ops parsed into the blocks being parsed, innermost last (see
+    /// [`Parser::flush_block_ops`]).
+    block_ops: Vec<OpId>,
     /// Reused for the result names of each op.
     result_names: Vec<(&'s str, u32, usize)>,
     /// States of the declarative-format parser, reused from op to op (boxed: taking
@@ -104,8 +178,31 @@ pub struct Parser<'s, 'ir> {
     /// Types already parsed, by their first token (`!spirv.ptr`): each whole source
     /// text (`!spirv.ptr<f32, Function>`) with its type and the nesting its parse
     /// needs. A module spells the same few types many times.
-    type_cache: FxHashMap<&'s str, Vec<(&'s str, Type, usize)>>,
+    type_cache: NameMap<&'s str, Vec<CachedType<'s>>>,
+    /// The type cache's last hit or entry by a hash of its first token: most types
+    /// are spelled as the last one with that token was.
+    type_front: [Option<(&'s str, CachedType<'s>)>; TYPE_FRONT_SLOTS],
+    /// Op names looked up in `OP_DEFS` lately, by a hash of the name: a module uses
+    /// a few dozen ops, each many times.
+    op_front: [Option<(&'s str, Option<usize>)>; OP_FRONT_SLOTS],
+    /// The integer types asked for lately (format type inference asks for `i1`
+    /// and `i32` op after op).
+    integer_types: [Option<(u32, Signedness, Type)>; 4],
 }
+
+/// A spelling of a type: its whole text, the type, and the nesting its parse needs.
+type CachedType<'s> = (&'s str, Type, usize);
+
+const TYPE_FRONT_SLOTS: usize = 16;
+
+/// The slot of [`Parser::type_front`] for a type's first token.
+fn type_front_slot(head: &str) -> usize {
+    let b = head.as_bytes();
+    let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+    (b.len() * 7 + at(0) * 3 + at(1) + at(b.len().wrapping_sub(1)) * 5) % TYPE_FRONT_SLOTS
+}
+
+const OP_FRONT_SLOTS: usize = 64;
 
 /// How deeply regions, types and attributes may nest.
 const MAX_DEPTH: usize = 256;
@@ -126,14 +223,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             attr_aliases: FxHashMap::default(),
             file_name: file_name.into(),
             newlines: Vec::new(),
-            newlines_before: 0,
+            block_ops: Vec::new(),
             result_names: Vec::new(),
             format_states: Vec::new(),
             prev_end: 0,
             value_offsets: Vec::new(),
             depth: 0,
             peak_depth: 0,
-            type_cache: FxHashMap::default(),
+            type_cache: NameMap::default(),
+            type_front: Default::default(),
+            op_front: [None; OP_FRONT_SLOTS],
+            integer_types: [None; 4],
         }
     }
 
@@ -178,7 +278,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     pub fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
-        Err(ParseError { notes: Vec::new(), offset: self.tok.offset, message: message.into() })
+        Err(Box::new(ParseError { notes: Vec::new(), offset: self.tok.offset, message: message.into() }))
     }
 
     /// An error about the current token being the wrong one, placed as MLIR does:
@@ -187,7 +287,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let src = self.lex.source();
         let between = &src[self.prev_end.min(self.tok.offset)..self.tok.offset];
         let offset = if between.contains('\n') { self.prev_end } else { self.tok.offset };
-        Err(ParseError { notes: Vec::new(), offset, message: message.into() })
+        Err(Box::new(ParseError { notes: Vec::new(), offset, message: message.into() }))
     }
 
     pub fn expect(&mut self, punct: &str) -> PResult<()> {
@@ -210,20 +310,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
         let src = self.lex.source().as_bytes();
         let offset = offset.min(src.len());
-        if self.newlines.is_empty() && !src.is_empty() {
-            self.newlines = newline_offsets(src);
-        }
-        let newlines = &self.newlines;
-        let mut before = self.newlines_before;
-        if before > newlines.len() || (before > 0 && newlines[before - 1] >= offset) {
-            before = newlines.partition_point(|&n| n < offset);
-        }
-        while before < newlines.len() && newlines[before] < offset {
-            before += 1;
-        }
-        self.newlines_before = before;
-        let line_start = if before == 0 { 0 } else { newlines[before - 1] + 1 };
-        (before as u32 + 1, (offset - line_start + 1) as u32)
+        // The offsets located are nearly always on the lexer's line.
+        let (line, line_start) = match self.lex.line_of(offset) {
+            Some(known) => known,
+            None => {
+                if self.newlines.is_empty() {
+                    self.newlines = newline_offsets(src);
+                }
+                let before = self.newlines.partition_point(|&n| n < offset);
+                (before, if before == 0 { 0 } else { self.newlines[before - 1] + 1 })
+            }
+        };
+        ((line + 1) as u32, (offset - line_start + 1) as u32)
     }
 
     pub(crate) fn location_here(&mut self, offset: usize) -> Location {
@@ -235,7 +333,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Parses a whole source buffer. Top-level ops go into an implicit
     /// `builtin.module` unless the buffer is exactly one `module`.
-    pub fn parse_top_level(&mut self) -> PResult<OpId> {
+    pub fn parse_top_level(&mut self) -> Result<OpId, ParseError> {
+        self.parse_top_level_ops().map_err(|e| *e)
+    }
+
+    fn parse_top_level_ops(&mut self) -> PResult<OpId> {
         let module = self.ir.create_op("builtin.module", vec![], &[], Location::Unknown);
         let region = self.ir.add_region(module);
         let block = self.ir.create_block();
@@ -247,7 +349,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let attr = self.parse_attribute()?;
                 self.attr_aliases.insert(name, attr);
                 // Cached types may have used the alias's previous meaning.
-                self.type_cache.clear();
+                self.clear_type_cache();
                 continue;
             }
             if self.tok.kind == Tok::BangId && self.peek_is_alias_definition() {
@@ -255,7 +357,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.expect("=")?;
                 let ty = self.parse_type()?;
                 self.type_aliases.insert(name, ty);
-                self.type_cache.clear();
+                self.clear_type_cache();
                 continue;
             }
             let op = self.parse_operation()?;
@@ -279,11 +381,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn finish_forward_refs(&mut self) -> PResult<()> {
         // The first use in the text, as mlir-opt reports it.
         if let Some(offset) = self.forward.values().map(|&(_, offset)| offset).min() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: "use of undeclared SSA value name".to_string(),
-            });
+            }));
         }
         if !self.replacements.is_empty() {
             let replacements = std::mem::take(&mut self.replacements);
@@ -327,11 +429,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             loop {
                 let t = self.bump();
                 if t.kind != Tok::ValueId {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: "expected SSA value name".into(),
-                    });
+                    }));
                 }
                 let mut count = 1;
                 if self.eat(":") {
@@ -364,13 +466,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let result_count = self.ir.op(op).results.len();
         let expected: u32 = result_names.iter().map(|r| r.1).sum();
         if !result_names.is_empty() && expected as usize != result_count {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: format!(
                     "operation defines {result_count} results but was provided {expected} to bind"
                 ),
-            });
+            }));
         }
         let mut at = 0;
         for &(name, count, offset) in result_names.iter() {
@@ -425,25 +527,35 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Binds names to values in the current scope, resolving earlier forward uses.
     pub fn define_values(&mut self, name: &'s str, values: &[Value], offset: usize) -> PResult<()> {
         let depth = self.scopes.len() - 1;
-        if self.scopes[depth].values.contains_key(name) {
-            return Err(ParseError {
+        let scope = &mut self.scopes[depth];
+        // One lookup finds the slot or the earlier definition.
+        let slot = match number_of_name(name) {
+            Some(n) if scope.numbered.get(n).is_some_and(Option::is_some) => None,
+            Some(n) => Some(Err(n)),
+            None => match scope.values.entry(name) {
+                std::collections::hash_map::Entry::Vacant(slot) => Some(Ok(slot)),
+                std::collections::hash_map::Entry::Occupied(_) => None,
+            },
+        };
+        let Some(slot) = slot else {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("redefinition of SSA value '%{name}'"),
-            });
-        }
+            }));
+        };
         // Most values are defined before use: skip the lookup's key allocation then.
         let pending_uses = !self.forward.is_empty();
         for (i, &v) in values.iter().enumerate().filter(|_| pending_uses) {
             if let Some((placeholder, _)) = self.forward.remove(&(depth, name, i as u32)) {
                 if self.ir.value_type(placeholder) != self.ir.value_type(v) {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset,
                         message: format!(
                             "definition of SSA value '%{name}#{i}' has type mismatch with its use"
                         ),
-                    });
+                    }));
                 }
                 self.replacements.insert(placeholder, v);
             }
@@ -463,7 +575,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             [one] => ValueGroup::One(*one),
             _ => ValueGroup::Many(values.to_vec()),
         };
-        self.scopes[depth].values.insert(name, group);
+        match slot {
+            Ok(slot) => {
+                slot.insert(group);
+            }
+            Err(n) => {
+                let numbered = &mut self.scopes[depth].numbered;
+                if numbered.len() <= n {
+                    numbered.resize_with(n + 1, || None);
+                }
+                numbered[n] = Some(group);
+            }
+        }
         Ok(())
     }
 
@@ -484,11 +607,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Resolves a reference to a value of type `ty` (creating a forward reference if
     /// the value is not defined yet).
     pub fn resolve_operand(&mut self, r: &OperandRef<'s>, ty: Type) -> PResult<Value> {
+        let number = number_of_name(r.name);
         for depth in (0..self.scopes.len()).rev() {
             if depth + 1 < self.scopes.len() && self.scopes[depth + 1].isolated {
                 break;
             }
-            if let Some(group) = self.scopes[depth].values.get(r.name) {
+            let scope = &self.scopes[depth];
+            let found = match number {
+                Some(n) => scope.numbered.get(n).and_then(Option::as_ref),
+                None => scope.values.get(r.name),
+            };
+            if let Some(group) = found {
                 let v = group.get(r.index as usize).ok_or_else(|| ParseError {
                     notes: Vec::new(),
                     offset: r.offset,
@@ -497,7 +626,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let actual = self.ir.value_type(v);
                 if actual != ty {
                     let prior = self.value_offsets.get(v.index()).copied().filter(|&o| o != usize::MAX);
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: prior.map(|o| (o, "prior use here".to_string())).into_iter().collect(),
                         offset: r.offset,
                         message: format!(
@@ -506,7 +635,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                             crate::printer::type_to_string(self.ir, ty),
                             crate::printer::type_to_string(self.ir, actual)
                         ),
-                    });
+                    }));
                 }
                 return Ok(v);
             }
@@ -530,11 +659,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         offset: usize,
     ) -> PResult<Vec<Value>> {
         if refs.len() != types.len() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("{} operands present, but expected {}", refs.len(), types.len()),
-            });
+            }));
         }
         let mut values = Vec::with_capacity(refs.len());
         for (r, &t) in refs.iter().zip(types) {
@@ -546,7 +675,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// `"name"(%a, %b) [^succ] <{props}> ({regions}) {attrs} : (T) -> U`
     fn parse_generic_operation(&mut self) -> PResult<OpId> {
         let start = self.tok.offset;
-        let name = String::from_utf8_lossy(&unescape(self.bump().text)).into_owned();
+        let name = unescape_to_string(self.bump().text);
         self.expect("(")?;
         let mut refs = Vec::new();
         if !self.at(")") {
@@ -601,11 +730,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let (inputs, results) = match self.ir.types.kind(fn_ty) {
             TypeKind::Function { inputs, results } => (inputs.clone(), results.clone()),
             _ => {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: start,
                     message: "expected function type".into(),
-                })
+                }))
             }
         };
         let operands = self.resolve_operands(&refs, &inputs, start)?;
@@ -619,8 +748,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// Gives a created op its operands and result values.
     pub fn finish_op(&mut self, op: OpId, operands: Vec<Value>, result_types: &[Type]) {
+        let o = self.ir.op_mut(op);
+        o.operands = operands;
+        if o.results.capacity() == 0 {
+            // Allocated at its size rather than grown.
+            o.results = Vec::with_capacity(result_types.len());
+        }
         self.ir.add_results(op, result_types);
-        self.ir.op_mut(op).operands = operands;
     }
 
     pub fn parse_successor(&mut self) -> PResult<BlockId> {
@@ -677,6 +811,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         scope.isolated = crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove");
         self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
+        let ops_start = self.block_ops.len();
         if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
             let entry = self.ir.create_block();
             self.ir.append_block(region, entry);
@@ -692,16 +827,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 return self.error("expected '}' to end region");
             }
             if self.tok.kind == Tok::CaretId {
+                self.flush_block_ops(current, ops_start);
                 let t = self.bump();
                 let name = &t.text[1..];
                 let block = self.block_named(name, t.offset);
                 let scope = self.scopes.last_mut().expect("a scope");
                 if scope.pending_blocks.remove(name).is_none() && self.ir.block(block).parent.is_some() {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: format!("redefinition of block '^{name}'"),
-                    });
+                    }));
                 }
                 self.ir.append_block(region, block);
                 if self.eat("(") {
@@ -735,8 +871,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 message: "expected block".into(),
             })?;
             let op_id = self.parse_operation()?;
-            self.ir.append_op(block, op_id);
+            self.ir.op_mut(op_id).parent = Some(block);
+            self.block_ops.push(op_id);
         }
+        self.flush_block_ops(current, ops_start);
         self.bump();
         // Single-block regions (modules) always have their block, even when empty.
         if self.ir.region(region).blocks.is_empty() {
@@ -750,11 +888,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let mut scope = self.scopes.pop().expect("pushed above");
         if let Some((name, offset)) = scope.pending_blocks.drain().next() {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset,
                 message: format!("reference to an undefined block '^{name}'"),
-            });
+            }));
         }
         scope.clear();
         self.spare_scopes.push(scope);
@@ -768,11 +906,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             if depth == 0 || crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove") {
                 // As mlir-opt: the first such use, without the name.
                 let offset = pending.iter().filter_map(|key| self.forward.get(key)).map(|&(_, o)| o).min();
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: offset.unwrap_or(0),
                     message: "use of undeclared SSA value name".to_string(),
-                });
+                }));
             }
             for key in pending {
                 let Some((placeholder, offset)) = self.forward.remove(&key) else { continue };
@@ -781,14 +919,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                     // Both wait for one value: resolving the outer one resolves this.
                     Some(&(outer_placeholder, _)) => {
                         if self.ir.value_type(outer_placeholder) != self.ir.value_type(placeholder) {
-                            return Err(ParseError {
+                            return Err(Box::new(ParseError {
                                 notes: Vec::new(),
                                 offset,
                                 message: format!(
                                     "use of value '%{}' expects different type than prior uses",
                                     key.1
                                 ),
-                            });
+                            }));
                         }
                         self.replacements.insert(placeholder, outer_placeholder);
                     }
@@ -799,6 +937,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         Ok(region)
+    }
+
+    /// Gives `block` the ops parsed into it (those of `block_ops` from `start`): its
+    /// list is allocated once, at its size.
+    fn flush_block_ops(&mut self, block: Option<BlockId>, start: usize) {
+        if let (Some(block), Some(parsed)) = (block, self.block_ops.get(start..)) {
+            let ops = &mut self.ir.block_mut(block).ops;
+            if ops.is_empty() {
+                *ops = parsed.to_vec();
+            } else {
+                ops.extend_from_slice(parsed);
+            }
+        }
+        self.block_ops.truncate(start);
     }
 
     /// Parses an op in its custom (pretty) form: builtin forms here, dialect forms in
@@ -840,22 +992,22 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let t = self.bump();
                 let name = match t.kind {
                     Tok::Ident => t.text.to_string(),
-                    Tok::String => String::from_utf8_lossy(&unescape(t.text)).into_owned(),
+                    Tok::String => unescape_to_string(t.text),
                     _ => {
-                        return Err(ParseError {
+                        return Err(Box::new(ParseError {
                             notes: Vec::new(),
                             offset: t.offset,
                             message: "expected attribute name".into(),
-                        })
+                        }))
                     }
                 };
                 let value = if self.eat("=") { self.parse_attribute()? } else { Attribute::Unit };
                 if out.iter().any(|a| a.name == name) {
-                    return Err(ParseError {
+                    return Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: format!("attribute '{name}' occurs more than once in the attribute list"),
-                    });
+                    }));
                 }
                 out.push(NamedAttribute::new(name, value));
                 if !self.eat(",") {
@@ -877,7 +1029,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         match t.kind {
             Tok::String => {
                 self.bump();
-                let s = String::from_utf8_lossy(&unescape(t.text)).into_owned();
+                let s = unescape_to_string(t.text);
                 if self.eat(":") {
                     // A typed string attribute; the type is not modeled.
                     self.parse_type()?;
@@ -1019,11 +1171,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             Tok::Ident if t.text == "true" || t.text == "false" => {
                 Ok(Attribute::Integer { value: (t.text == "true") as i128, ty })
             }
-            _ => Err(ParseError {
+            _ => Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: t.offset,
                 message: "expected integer or float literal".into(),
-            }),
+            })),
         }
     }
 
@@ -1071,11 +1223,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 | TypeKind::Opaque(_)
         );
         if !shaped {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "elements literal must be a shaped type".into(),
-            });
+            }));
         }
         let element = match self.ir.types.kind(ty) {
             TypeKind::Vector { element, .. } | TypeKind::Tensor { element, .. } => *element,
@@ -1126,11 +1278,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut end;
         loop {
             if self.tok.kind == Tok::Eof {
-                return Err(ParseError {
+                return Err(Box::new(ParseError {
                     notes: Vec::new(),
                     offset: open,
                     message: "unbalanced '<' in dialect attribute".into(),
-                });
+                }));
             }
             let t = self.bump();
             end = t.offset;
@@ -1158,15 +1310,43 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let (head, start) = (self.tok.text, self.tok.offset);
         let src = self.lex.source();
-        if let Some(known) = self.type_cache.get(head) {
-            let rest = &src.as_bytes()[start..];
-            for &(text, ty, needed) in known {
-                // A bare keyword must not be followed by parameters here.
-                let whole = text.len() > head.len() || rest.get(text.len()) != Some(&b'<');
-                if rest.starts_with(text.as_bytes()) && whole && self.depth + needed <= MAX_DEPTH {
-                    self.skip_to(start + text.len());
+        let depth = self.depth;
+        let slot = type_front_slot(head);
+        if let Some((cached_head, (text, ty, needed))) = self.type_front[slot] {
+            if cached_head == head {
+                // The text is the keyword alone (which must not be followed by
+                // parameters here) or must be what follows.
+                let single = text.len() == head.len();
+                let rest = &src.as_bytes()[start..];
+                let whole = !single || rest.get(text.len()) != Some(&b'<');
+                if whole && depth + needed <= MAX_DEPTH && (single || rest.starts_with(text.as_bytes())) {
+                    if single {
+                        self.bump();
+                    } else {
+                        self.skip_to(start + text.len());
+                    }
                     return Ok(ty);
                 }
+            }
+        }
+        if let Some(known) = self.type_cache.get_mut(head) {
+            let rest = &src.as_bytes()[start..];
+            let hit = known.iter().position(|&(text, _, needed)| {
+                // A bare keyword must not be followed by parameters here.
+                let whole = text.len() > head.len() || rest.get(text.len()) != Some(&b'<');
+                whole && depth + needed <= MAX_DEPTH && rest.starts_with(text.as_bytes())
+            });
+            if let Some(i) = hit {
+                // The spelling met last is the likeliest next.
+                known.swap(0, i);
+                let (text, ty, needed) = known[0];
+                self.type_front[slot] = Some((head, (text, ty, needed)));
+                if text.len() == head.len() {
+                    self.bump();
+                } else {
+                    self.skip_to(start + text.len());
+                }
+                return Ok(ty);
             }
         }
         let outer_peak = std::mem::replace(&mut self.peak_depth, self.depth);
@@ -1186,9 +1366,45 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             // A few spellings per keyword; past that, parsing is as cheap as comparing.
             if known.len() < 16 {
                 known.push((text, ty, needed));
+                self.type_front[slot] = Some((head, (text, ty, needed)));
             }
         }
         Ok(ty)
+    }
+
+    /// The position in `OP_DEFS` of the op named `name` (see [`Parser::op_front`]).
+    pub(crate) fn op_def_index_by_name(&mut self, name: &'s str) -> Option<usize> {
+        let b = name.as_bytes();
+        let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
+        let n = b.len();
+        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2)))
+            % OP_FRONT_SLOTS;
+        if let Some((known, index)) = self.op_front[slot] {
+            if known == name {
+                return index;
+            }
+        }
+        let index = crate::opdef::op_def_index_by_name(name);
+        self.op_front[slot] = Some((name, index));
+        index
+    }
+
+    /// The integer type of `width` and `signedness` (interned the first time).
+    pub(crate) fn integer_type(&mut self, width: u32, signedness: Signedness) -> Type {
+        let known = self.integer_types.iter().flatten().find(|&&(w, s, _)| w == width && s == signedness);
+        if let Some(&(_, _, ty)) = known {
+            return ty;
+        }
+        let ty = self.ir.types.integer(width, signedness);
+        self.integer_types.rotate_right(1);
+        self.integer_types[0] = Some((width, signedness, ty));
+        ty
+    }
+
+    /// Forgets the types parsed (an alias they may use changed meaning).
+    fn clear_type_cache(&mut self) {
+        self.type_cache.clear();
+        self.type_front = Default::default();
     }
 
     /// Moves to the token at `offset`, as if the tokens before it were consumed.
@@ -1240,11 +1456,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         self.expect(">")?;
                         Ok(self.ir.types.intern(TypeKind::Tuple(items)))
                     }
-                    _ => Err(ParseError {
+                    _ => Err(Box::new(ParseError {
                         notes: Vec::new(),
                         offset: t.offset,
                         message: "expected non-function type".into(),
-                    }),
+                    })),
                 }
             }
             Tok::Punct if t.text == "(" => self.parse_function_type(),
@@ -1415,17 +1631,17 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn parse_u32(&mut self) -> PResult<u32> {
         let t = self.bump();
         if t.kind != Tok::Integer {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: t.offset,
                 message: "expected integer".into(),
-            });
+            }));
         }
-        t.text.parse().map_err(|_| ParseError {
+        Ok(t.text.parse().map_err(|_| ParseError {
             notes: Vec::new(),
             offset: t.offset,
             message: "integer out of range".into(),
-        })
+        })?)
     }
 
     fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {
@@ -1528,7 +1744,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.expect("<")?;
         let (dims, _, element) = self.parse_dims()?;
         if dims.len() != 2 {
-            return Err(ParseError { notes: Vec::new(), offset, message: "expected rows x columns".into() });
+            return Err(Box::new(ParseError {
+                notes: Vec::new(),
+                offset,
+                message: "expected rows x columns".into(),
+            }));
         }
         self.expect(",")?;
         let scope = self.parse_enum_word()?;
@@ -1596,11 +1816,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut name = None;
         if self.tok.kind == Tok::Ident || self.tok.kind == Tok::String {
             let t = self.bump();
-            let n = if t.kind == Tok::String {
-                String::from_utf8_lossy(&unescape(t.text)).into_owned()
-            } else {
-                t.text.to_string()
-            };
+            let n = if t.kind == Tok::String { unescape_to_string(t.text) } else { t.text.to_string() };
             if self.eat(">") {
                 // A reference to an identified struct being defined.
                 return Ok(self.ir.types.intern(TypeKind::IdentifiedStruct { name: n }));
@@ -1818,7 +2034,7 @@ fn parse_integer_text(text: &str) -> Option<u128> {
 pub fn symbol_name(token: &str) -> String {
     let t = &token[1..];
     if t.starts_with('"') {
-        String::from_utf8_lossy(&unescape(t)).into_owned()
+        unescape_to_string(t)
     } else {
         t.to_string()
     }
@@ -1827,6 +2043,23 @@ pub fn symbol_name(token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_small_numbers_index_the_numbered_values() {
+        assert_eq!(number_of_name("0"), Some(0));
+        assert_eq!(number_of_name("12"), Some(12));
+        assert_eq!(number_of_name("65535"), Some(65535));
+        for other in ["", "00", "012", "65536", "123456", "1a", "arg0", "x"] {
+            assert_eq!(number_of_name(other), None, "{other}");
+        }
+        // `%0` and `%00` are different names.
+        let source = "\"x.a\"() : () -> i32\n%00 = \"x.b\"() : () -> f32\n%0 = \"x.c\"() : () -> i32\n\
+                      \"x.d\"(%00, %0) : (f32, i32) -> ()\n";
+        assert!(crate::parse(source, "t.mlir").is_ok());
+        let redefined = "%0 = \"x.c\"() : () -> i32\n%0 = \"x.c\"() : () -> i32\n";
+        let error = crate::parse(redefined, "t.mlir").expect_err("redefinition");
+        assert_eq!(error.message, "redefinition of SSA value '%0'");
+    }
 
     #[test]
     fn newlines_are_found_in_any_alignment() {

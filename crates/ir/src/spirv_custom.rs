@@ -5,7 +5,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Location, OpId, OpName, Value};
-use crate::lexer::{unescape, Tok};
+use crate::lexer::{unescape_to_string, Tok};
 use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
@@ -26,7 +26,7 @@ fn string_token(p: &mut Parser) -> PResult<String> {
         return p.error("expected string");
     }
     let t = p.bump();
-    Ok(String::from_utf8_lossy(&unescape(t.text)).into_owned())
+    Ok(unescape_to_string(t.text))
 }
 
 fn symbol(p: &mut Parser) -> PResult<String> {
@@ -44,7 +44,7 @@ pub(crate) fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>>
     }
 }
 
-fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
+fn pointer(p: &mut Parser, pointee: Type, storage_class: String) -> Type {
     p.ir.types.pointer(pointee, storage_class)
 }
 
@@ -255,13 +255,13 @@ fn parse_memory_access(
     let valid = crate::opdef::enum_attr_by_mnemonic("memory_access")
         .is_some_and(|e| access.split('|').all(|part| e.case_by_str(part.trim()).is_some()));
     if !valid {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: access_at,
             message: format!(
                 "custom op '{op_name}' invalid {access_name} attribute specification: \"{access}\""
             ),
-        });
+        }));
     }
     props.push(NamedAttribute::new(access_name, dialect("spirv.memory_access", &access)));
     if access.split('|').any(|a| a.trim() == "Aligned") {
@@ -318,7 +318,7 @@ fn parse_load(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let ptr = pointer(p, ty, &sc);
+    let ptr = pointer(p, ty, sc);
     let v = p.resolve_operands(&[r], &[ptr], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
@@ -353,11 +353,11 @@ fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
         refs.push(p.parse_operand_ref()?);
     }
     if refs.len() != 2 {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "custom op 'spirv.Store' expected 2 operands".into(),
-        });
+        }));
     }
     let value_ref = refs.pop().expect("two operands");
     let ptr_ref = refs.pop().expect("two operands");
@@ -366,7 +366,7 @@ fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let ptr = pointer(p, ty, &sc);
+    let ptr = pointer(p, ty, sc);
     let v = p.resolve_operands(&[ptr_ref, value_ref], &[ptr, ty], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -407,12 +407,15 @@ fn parse_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     extra.extend(decorations);
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let TypeKind::Pointer { pointee, storage_class, .. } = p.ir.types.kind(ty).clone() else {
-        return Err(ParseError {
-            notes: Vec::new(),
-            offset: start,
-            message: "expected spirv.ptr type".into(),
-        });
+    let (pointee, storage_class) = match p.ir.types.kind(ty) {
+        TypeKind::Pointer { pointee, storage_class, .. } => (*pointee, storage_class.clone()),
+        _ => {
+            return Err(Box::new(ParseError {
+                notes: Vec::new(),
+                offset: start,
+                message: "expected spirv.ptr type".into(),
+            }))
+        }
     };
     let operands = match init {
         Some(r) => p.resolve_operands(&[r], &[pointee], start)?,
@@ -420,7 +423,8 @@ fn parse_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     };
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, operands, &[ty]);
-    let props = vec![NamedAttribute::new("storage_class", dialect("spirv.storage_class", &storage_class))];
+    let storage_class = Attribute::Dialect { name: "spirv.storage_class".into(), body: Some(storage_class) };
+    let props = vec![NamedAttribute::new("storage_class", storage_class)];
     set_attrs(p, op, props, extra);
     Ok(op)
 }
@@ -458,8 +462,8 @@ fn parse_copy_memory(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let target_ptr = pointer(p, ty, &target_sc);
-    let source_ptr = pointer(p, ty, &source_sc);
+    let target_ptr = pointer(p, ty, target_sc);
+    let source_ptr = pointer(p, ty, source_sc);
     let v = p.resolve_operands(&[target, source], &[target_ptr, source_ptr], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -1200,11 +1204,11 @@ fn parse_struct_result_binary(p: &mut Parser, op_name: &OpName, start: usize) ->
     let member = match p.ir.types.kind(ty) {
         TypeKind::LiteralStruct(body) if !body.members.is_empty() => body.members[0].ty,
         _ => {
-            return Err(ParseError {
+            return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
                 message: "expected spirv.struct type with two members".into(),
-            })
+            }))
         }
     };
     let v = p.resolve_operands(&[a, b], &[member, member], start)?;
@@ -1268,7 +1272,7 @@ fn parse_block_write(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<
         TypeKind::Vector { element, .. } => *element,
         _ => ty,
     };
-    let ptr_ty = pointer(p, element, &sc);
+    let ptr_ty = pointer(p, element, sc);
     let v = p.resolve_operands(&[ptr, value], &[ptr_ty, ty], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -1296,11 +1300,11 @@ fn parse_spec_constant_operation(p: &mut Parser, op_name: &OpName, start: usize)
     let inner = p.parse_operation()?;
     let results = p.ir.op(inner).results.clone();
     let Some(&result) = results.first() else {
-        return Err(ParseError {
+        return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "wrapped op must have a result".into(),
-        });
+        }));
     };
     let ty = p.ir.value_type(result);
     // The wrapper and its yield are located at the wrapped op, as in MLIR.
