@@ -267,7 +267,7 @@ fn parse_memory_access(
     if access.split('|').any(|a| a.trim() == "Aligned") {
         p.expect(",")?;
         let i32t = p.ir.types.integer(32, Signedness::Signless);
-        let value = p.parse_typed_number(false, i32t)?;
+        let value = signed_number(p, i32t)?;
         props.push(NamedAttribute::new(alignment_name, value));
     }
     p.expect("]")
@@ -522,13 +522,21 @@ fn parse_global_variable(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     Ok(op)
 }
 
+/// An integer that may be negative: the printer writes i32 and i64 attributes
+/// signed, so a word of 2^31 or more from a binary prints (and reads back) negative,
+/// as in mlir-opt.
+fn signed_number(p: &mut Parser, ty: crate::types::Type) -> PResult<Attribute> {
+    let negative = p.eat("-");
+    p.parse_typed_number(negative, ty)
+}
+
 fn parse_variable_decorations(p: &mut Parser, props: &mut Vec<NamedAttribute>) -> PResult<()> {
     let i32t = p.ir.types.integer(32, Signedness::Signless);
     if p.eat_keyword("bind") {
         p.expect("(")?;
-        let set = p.parse_typed_number(false, i32t)?;
+        let set = signed_number(p, i32t)?;
         p.expect(",")?;
-        let binding = p.parse_typed_number(false, i32t)?;
+        let binding = signed_number(p, i32t)?;
         p.expect(")")?;
         props.push(NamedAttribute::new("descriptor_set", set));
         props.push(NamedAttribute::new("binding", binding));
@@ -589,7 +597,7 @@ fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     if p.eat_keyword("spec_id") {
         p.expect("(")?;
         let i64t = p.ir.types.integer(64, Signedness::Signless);
-        let id = p.parse_typed_number(false, i64t)?;
+        let id = signed_number(p, i64t)?;
         p.expect(")")?;
         discardable.push(NamedAttribute::new("spec_id", id));
     }
@@ -1036,9 +1044,9 @@ fn parse_branch_conditional(p: &mut Parser, op_name: &OpName, start: usize) -> P
     let mut weights = None;
     if p.eat("[") {
         let i32t = p.ir.types.integer(32, Signedness::Signless);
-        let a = p.parse_typed_number(false, i32t)?;
+        let a = signed_number(p, i32t)?;
         p.expect(",")?;
-        let b = p.parse_typed_number(false, i32t)?;
+        let b = signed_number(p, i32t)?;
         p.expect("]")?;
         weights = Some(Attribute::Array(vec![a, b]));
     }

@@ -370,6 +370,12 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
+        if def.name == "spirv.SpecConstant"
+            && matches!(o.attr("spec_id"), Some(Attribute::Integer { value, .. }) if *value < 0)
+        {
+            self.error(op, "SpecId cannot be negative".into());
+            return;
+        }
         if matches!(def.name, "spirv.CompositeExtract" | "spirv.CompositeInsert")
             && self.composite_indices(op)
         {

@@ -113,3 +113,16 @@ fn nested_regions_may_use_values_their_parent_defines_in_a_later_block() {
         "%x = \"t.def\"() : () -> i1\nfunc.func @g() {\n  \"t.use\"(%x) : (i1) -> ()\n  return\n}\n";
     assert!(parse(outside, "t.mlir").is_err());
 }
+
+#[test]
+fn signed_words_in_custom_forms_read_back() {
+    // A descriptor set of 2^31 (from a binary) prints as a negative i32, as mlir-opt-22
+    // prints and reads it.
+    let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                spirv.GlobalVariable @s bind(-2147483648, 1) : !spirv.ptr<f32, Uniform>\n}\n";
+    let (ir, top) = parse(text, "t.mlir").expect("parses");
+    let printed = print(&ir, top, PrintOptions::default());
+    assert!(printed.contains("bind(-2147483648, 1)"), "{printed}");
+    let (again, top) = parse(&printed, "t.mlir").expect("reads back");
+    assert_eq!(print(&again, top, PrintOptions::default()), printed);
+}
