@@ -607,8 +607,9 @@ impl Serializer<'_> {
                 encode(&mut self.function_body, code, &words);
             }
             (None, Some((set, number))) => {
+                // OpExtInst always has a result: a void one (`vstore*`) has no IR value.
                 if words.len() < 2 {
-                    return Err(self.error(op, "extended instructions must have a result"));
+                    words = vec![self.void_type(), self.next()];
                 }
                 let set_id = self.ext_set_id(set);
                 words.extend([set_id, number]);

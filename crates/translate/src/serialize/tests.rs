@@ -1231,3 +1231,72 @@ OpFunctionEnd
 "
     ));
 }
+
+// ---------------------------------------------------------------------------
+// OpenCL kernels (Addresses, no structured control flow)
+
+const KERNEL_PRELUDE: &str = "OpCapability Addresses
+OpCapability Kernel
+OpCapability Int8
+%cl = OpExtInstImport \"OpenCL.std\"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %main \"main\"
+";
+
+/// Assembly -> binary -> IR -> text -> IR -> binary: the text reads back, the binary
+/// means what the original means (`equiv`) and a second round changes nothing.
+fn assert_kernel_round_trips(asm: &str) -> String {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes =
+        |w: &[u32]| spirvkit_binary::write::words_to_bytes(w, spirvkit_binary::module::Endian::Little);
+    let serialize_options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    let round = |words: &[u32]| -> (String, Vec<u32>) {
+        let mut ir = Ir::new();
+        let module = crate::deserialize(&bytes(words), &mut ir, &crate::DeserializeOptions::default())
+            .expect("deserializes");
+        let text = spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default());
+        let (parsed, top) = spirvkit_ir::parse(&text, "t.mlir").unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let module = parsed
+            .ops_under(top)
+            .into_iter()
+            .map(|(_, op)| op)
+            .find(|&op| parsed.op(op).name == "spirv.module")
+            .expect("a spirv.module");
+        let back = serialize(&parsed, module, &serialize_options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        (text, back)
+    };
+    let (first, words1) = round(&words);
+    let original = spirvkit_binary::read::read(&bytes(&words)).expect("reads");
+    let result = spirvkit_binary::read::read(&bytes(&words1)).expect("reads back");
+    let comparison = spirvkit_binary::equiv::compare(&original, &result);
+    assert_eq!(comparison.semantic().count(), 0, "{:?}\n{first}", comparison.differences);
+    let (second, words2) = round(&words1);
+    assert_eq!(second, first, "IR after the second deserialization");
+    assert_eq!(words2, words1, "binaries of the first and second rounds");
+    first
+}
+
+#[test]
+fn opencl_void_extended_instructions_keep_their_void_result() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}%void = OpTypeVoid
+%uchar = OpTypeInt 8 0
+%uint = OpTypeInt 32 0
+%v2 = OpTypeVector %uchar 2
+%ptr = OpTypePointer CrossWorkgroup %uchar
+%fn = OpTypeFunction %void %ptr
+%c1 = OpConstant %uchar 1
+%c0 = OpConstant %uint 0
+%vec = OpConstantComposite %v2 %c1 %c1
+%main = OpFunction %void None %fn
+%p = OpFunctionParameter %ptr
+%l = OpLabel
+%r = OpExtInst %void %cl vstoren %vec %c0 %p
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("spirv.CL.vstoren"), "{text}");
+}
