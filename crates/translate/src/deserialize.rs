@@ -586,8 +586,21 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 continue;
             }
             if let Some(attr) = self.decoration_attr(d, i32t)? {
-                attrs.retain(|a: &NamedAttribute| a.name != attr.name);
-                attrs.push(attr);
+                // A string decoration given more than once (`UserSemantic`) keeps each
+                // value, in an array; any other keeps its last.
+                let repeated = attrs.iter_mut().find(|a: &&mut NamedAttribute| a.name == attr.name);
+                match (repeated, &attr.value) {
+                    (Some(existing), Attribute::String(_)) if attr.name != "built_in" => {
+                        match &mut existing.value {
+                            Attribute::Array(items) => items.push(attr.value),
+                            first => *first = Attribute::Array(vec![first.clone(), attr.value]),
+                        }
+                    }
+                    _ => {
+                        attrs.retain(|a: &NamedAttribute| a.name != attr.name);
+                        attrs.push(attr);
+                    }
+                }
             }
         }
         Ok(attrs)
@@ -637,15 +650,63 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     )),
                 }
             }
-            (_, [v])
-                if enumerant.parameters.len() == 1
-                    && enumerant.parameters[0].kind == OperandKind::LiteralInteger =>
-            {
-                Attribute::Integer { value: i128::from(*v as i32), ty: i32t }
-            }
-            (other, _) => return error(d.offset, format!("not supported yet: decoration {other}")),
+            _ => self.decoration_value(d, enumerant, i32t)?,
         };
         Ok(Some(NamedAttribute::new(name, value)))
+    }
+
+    /// A decoration's value by its grammar: none (unit), a literal number (an `i32`), a
+    /// literal string or an enumerant (a string: `"NoAlias"` for `FuncParamAttr`), or
+    /// the <id> of an integer constant (the constant's value and type, for
+    /// OpDecorateId's `MaxByteOffsetId`).
+    fn decoration_value(
+        &self,
+        d: &Decoration,
+        enumerant: &spirvkit_grammar::Enumerant,
+        i32t: Type,
+    ) -> Result<Attribute> {
+        let unsupported = || error(d.offset, format!("not supported yet: decoration {}", enumerant.name));
+        let [param] = enumerant.parameters else {
+            return if enumerant.parameters.is_empty() && d.params.is_empty() {
+                Ok(Attribute::Unit)
+            } else {
+                unsupported()
+            };
+        };
+        if param.kind == OperandKind::LiteralString {
+            let text = spirvkit_binary::module::string_bytes(&d.params);
+            return Ok(Attribute::String(String::from_utf8_lossy(&text).into_owned()));
+        }
+        let [v] = d.params.as_slice() else { return unsupported() };
+        match param.kind.category() {
+            spirvkit_grammar::Category::Literal if param.kind == OperandKind::LiteralInteger => {
+                Ok(Attribute::Integer { value: i128::from(*v as i32), ty: i32t })
+            }
+            spirvkit_grammar::Category::ValueEnum => match param.kind.info().enumerant(*v) {
+                Some(e) => Ok(Attribute::String(e.name.to_string())),
+                None => error(
+                    d.offset,
+                    format!(
+                        "invalid {} operand {v} of decoration {}",
+                        param.kind.info().name,
+                        enumerant.name
+                    ),
+                ),
+            },
+            spirvkit_grammar::Category::Id => match self.module_values.get(v) {
+                Some(ModuleValue::Constant(Constant {
+                    value: value @ Attribute::Integer { .. }, ..
+                })) => Ok(value.clone()),
+                _ => error(
+                    d.offset,
+                    format!(
+                        "not supported yet: decoration {} of <id> {v}, which is not an integer constant",
+                        enumerant.name
+                    ),
+                ),
+            },
+            _ => unsupported(),
+        }
     }
 
     fn entry_point_or_mode(&mut self, inst: &Inst) -> Result<()> {

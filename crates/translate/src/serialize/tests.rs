@@ -1300,3 +1300,41 @@ OpFunctionEnd
     ));
     assert!(text.contains("spirv.CL.vstoren"), "{text}");
 }
+
+#[test]
+fn opencl_parameter_decorations_of_every_kind_round_trip() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpDecorate %p FuncParamAttr NoAlias
+OpDecorate %p FuncParamAttr NoCapture
+OpDecorate %p Restrict
+OpDecorate %p Volatile
+OpDecorateId %q MaxByteOffsetId %c24
+OpDecorate %q Alignment 4
+OpDecorateString %g UserSemantic \"a b\"
+OpDecorateString %g UserSemantic \"c\"
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%ptr = OpTypePointer CrossWorkgroup %uint
+%fn = OpTypeFunction %void %ptr %ptr
+%c24 = OpConstant %uint 24
+%g = OpVariable %ptr CrossWorkgroup
+%main = OpFunction %void None %fn
+%p = OpFunctionParameter %ptr
+%q = OpFunctionParameter %ptr
+%l = OpLabel
+OpStore %g %c24
+OpReturn
+OpFunctionEnd
+"
+    ));
+    for expected in [
+        "spirv.func_param_attr = [\"NoAlias\", \"NoCapture\"]",
+        "spirv.decoration = #spirv.decoration<Restrict>",
+        "spirv.volatile",
+        "spirv.max_byte_offset_id = 24 : i32",
+        "spirv.alignment = 4 : i32",
+        "user_semantic = [\"a b\", \"c\"]",
+    ] {
+        assert!(text.contains(expected), "no {expected} in:\n{text}");
+    }
+}
