@@ -16,7 +16,12 @@
 //! - ARM graphs (OpGraphARM ... OpGraphEndARM) become `spirv.ARM.Graph`;
 //! - non-semantic and debug-information OpExtInsts outside functions become
 //!   `spirv.ExtInst` symbols in the module body ([`ext_inst`], `crate::fallback`);
-//! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
+//! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them;
+//! - decoration groups (OpDecorationGroup, OpGroupDecorate, OpGroupMemberDecorate) are
+//!   expanded into the decorations they apply to each target, which is what they mean:
+//!   the IR has no groups, and the serializer writes those back as plain decorations.
+//!   Decorations MLIR has no attribute for are kept by their grammar (see
+//!   `decoration_value`), on parameters as `spirv.<decoration>` argument attributes.
 //!
 //! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`:
 //! ids to operands, enumerant words or constant ids to enum attributes, literal words to
@@ -92,6 +97,9 @@ pub fn deserialize(
         .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })?;
     Deserializer::new(&module, ir, options).run()
 }
+
+/// At most this many decorations are applied through decoration groups in a module.
+const GROUP_DECORATION_LIMIT: usize = 1 << 20;
 
 /// One OpDecorate/OpMemberDecorate: the decoration and its literal words.
 #[derive(Clone, Debug)]
@@ -169,6 +177,11 @@ struct Deserializer<'m, 'i> {
     strings: FxHashMap<u32, String>,
     decorations: FxHashMap<u32, Vec<Decoration>>,
     member_decorations: FxHashMap<u32, Vec<(u32, Decoration)>>,
+    /// OpDecorationGroup results (their decorations are in `decorations`).
+    decoration_groups: FxHashSet<u32>,
+    /// Decorations copied from groups so far, bounded (`GROUP_DECORATION_LIMIT`): a
+    /// group of many decorations applied to many targets multiplies.
+    group_decorations_applied: usize,
     types: FxHashMap<u32, Type>,
     void_types: FxHashSet<u32>,
     /// OpTypeFunction: parameter types and the return type (`None` for void).
@@ -221,6 +234,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             strings: FxHashMap::default(),
             decorations: FxHashMap::default(),
             member_decorations: FxHashMap::default(),
+            decoration_groups: FxHashSet::default(),
+            group_decorations_applied: 0,
             types: FxHashMap::default(),
             void_types: FxHashSet::default(),
             function_types: FxHashMap::default(),
@@ -432,6 +447,45 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     kind,
                     params,
                 });
+            }
+            // A decoration group stands for the decorations applied to it: each
+            // OpGroupDecorate/OpGroupMemberDecorate target gets them as its own (the
+            // serializer writes plain decorations back; groups are not kept).
+            opcode::OpDecorationGroup => {
+                self.decoration_groups.insert(inst.result_id);
+            }
+            opcode::OpGroupDecorate | opcode::OpGroupMemberDecorate => {
+                let group = word(inst, 1)?;
+                if !self.decoration_groups.contains(&group) {
+                    return error(
+                        inst.offset,
+                        format!(
+                            "{} of <id> {group}, which is not a decoration group",
+                            opcode_name(inst.opcode)
+                        ),
+                    );
+                }
+                let applied = self.decorations.get(&group).cloned().unwrap_or_default();
+                let targets = inst.words.get(2..).unwrap_or(&[]);
+                self.group_decorations_applied = self
+                    .group_decorations_applied
+                    .saturating_add(applied.len().saturating_mul(targets.len()));
+                if self.group_decorations_applied > GROUP_DECORATION_LIMIT {
+                    return error(inst.offset, "decoration groups apply too many decorations");
+                }
+                if inst.opcode == opcode::OpGroupDecorate {
+                    for &target in targets {
+                        self.decorations.entry(target).or_default().extend(applied.iter().cloned());
+                    }
+                } else {
+                    for pair in targets.chunks(2) {
+                        let [target, member] = *pair else {
+                            return error(inst.offset, "OpGroupMemberDecorate with a target but no member");
+                        };
+                        let decorations = self.member_decorations.entry(target).or_default();
+                        decorations.extend(applied.iter().map(|d| (member, d.clone())));
+                    }
+                }
             }
             opcode::OpMemberDecorate | opcode::OpMemberDecorateString => {
                 let target = word(inst, 1)?;

@@ -1338,3 +1338,32 @@ OpFunctionEnd
         assert!(text.contains(expected), "no {expected} in:\n{text}");
     }
 }
+
+/// Decoration groups mean the decorations they apply: the round trip writes those as
+/// plain decorations, which `equiv` counts as the same.
+#[test]
+fn opencl_decoration_groups_become_the_decorations_they_apply() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpDecorate %grp Volatile
+OpDecorate %grp Alignment 8
+%grp = OpDecorationGroup
+OpGroupDecorate %grp %a %b
+OpGroupMemberDecorate %grp %s 1
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%s = OpTypeStruct %uint %uint
+%ptr = OpTypePointer CrossWorkgroup %uint
+%sptr = OpTypePointer CrossWorkgroup %s
+%fn = OpTypeFunction %void
+%a = OpVariable %ptr CrossWorkgroup
+%b = OpVariable %sptr CrossWorkgroup
+%main = OpFunction %void None %fn
+%l = OpLabel
+%x = OpLoad %uint %a
+%y = OpLoad %s %b
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert_eq!(text.matches("alignment = 8 : i32").count(), 2, "{text}");
+}
