@@ -1367,3 +1367,44 @@ OpFunctionEnd
     ));
     assert_eq!(text.matches("alignment = 8 : i32").count(), 2, "{text}");
 }
+
+/// MLIR 22 has no struct constant: ours is the array of the members' values, nested
+/// composites included, and an empty struct's is `[]`.
+#[test]
+fn opencl_struct_constants_are_arrays_of_member_values() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpCapability Int16
+%void = OpTypeVoid
+%ushort = OpTypeInt 16 0
+%uint = OpTypeInt 32 0
+%uint_2 = OpConstant %uint 2
+%v2 = OpTypeVector %uint 2
+%arr = OpTypeArray %ushort %uint_2
+%inner = OpTypeStruct %ushort %arr
+%s = OpTypeStruct %uint %v2 %inner
+%empty = OpTypeStruct
+%ptr = OpTypePointer Function %s
+%eptr = OpTypePointer Function %empty
+%fn = OpTypeFunction %void
+%ushort_7 = OpConstant %ushort 7
+%vec = OpConstantComposite %v2 %uint_2 %uint_2
+%a = OpConstantComposite %arr %ushort_7 %ushort_7
+%i = OpConstantComposite %inner %ushort_7 %a
+%c = OpConstantComposite %s %uint_2 %vec %i
+%e = OpConstantComposite %empty
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpVariable %ptr Function
+%w = OpVariable %eptr Function
+OpStore %v %c
+OpStore %w %e
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("spirv.Constant [] : !spirv.struct<()>"), "{text}");
+    assert!(
+        text.contains("spirv.Constant [2 : i32, dense<2> : vector<2xi32>, [7 : i16, [7 : i16, 7 : i16]]]"),
+        "{text}"
+    );
+}
