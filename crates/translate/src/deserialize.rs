@@ -98,6 +98,11 @@ pub fn deserialize(
     Deserializer::new(&module, ir, options).run()
 }
 
+/// The attribute of a `spirv.GlobalVariable` whose OpVariable initializer is a
+/// constant: the constant's value, as `spirv.Constant` holds it (MLIR's `initializer`
+/// names a symbol, which a constant does not have).
+pub const CONSTANT_INITIALIZER_ATTR: &str = "initializer_constant";
+
 /// At most this many decorations are applied through decoration groups in a module.
 const GROUP_DECORATION_LIMIT: usize = 1 << 20;
 
@@ -603,22 +608,30 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
             NamedAttribute::new("type", Attribute::Type(ty)),
         ];
+        // MLIR's initializer names a symbol; a constant (which has none) is kept by
+        // value in `initializer_constant` (`CONSTANT_INITIALIZER_ATTR`).
+        let mut constant_initializer = None;
         if let Some(&init) = initializer {
-            let init_symbol = match self.module_values.get(&init) {
+            match self.module_values.get(&init) {
                 Some(ModuleValue::Global { symbol, .. } | ModuleValue::SpecConstant { symbol, .. }) => {
-                    symbol.clone()
+                    props
+                        .push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![symbol.clone()])));
+                }
+                Some(ModuleValue::Constant(Constant { value, replicate: false, .. })) => {
+                    constant_initializer =
+                        Some(NamedAttribute::new(CONSTANT_INITIALIZER_ATTR, value.clone()));
                 }
                 _ => {
                     return not_supported(
                         inst,
-                        "OpVariable initializer that is not a global or spec constant",
+                        "OpVariable initializer that is not a global, a constant or a spec constant",
                     )
                 }
-            };
-            props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init_symbol])));
+            }
         }
         let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], self.line.clone());
-        let decorations = self.decoration_attrs(inst.result_id)?;
+        let mut decorations = self.decoration_attrs(inst.result_id)?;
+        decorations.extend(constant_initializer);
         set_attributes(self.ir, op, props, decorations);
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(inst.result_id, ModuleValue::Global { symbol, ty });

@@ -163,6 +163,18 @@ impl Serializer<'_> {
         if untyped.is_some() && o.attr("initializer").is_some() {
             return Err(self.error(op, "not supported yet: an initializer of an untyped variable"));
         }
+        if let Some(value) = o.attr(crate::deserialize::CONSTANT_INITIALIZER_ATTR) {
+            let pointee = match self.ir.types.kind(ty) {
+                TypeKind::Pointer { pointee, .. } => *pointee,
+                _ => return Err(self.error(op, "a constant initializer needs a pointer variable")),
+            };
+            if o.attr("initializer").is_some() {
+                return Err(
+                    self.error(op, "spirv.GlobalVariable with both an initializer and a constant one")
+                );
+            }
+            operands.push(self.constant(op, pointee, value)?);
+        }
         if let Some(init) = o.attr("initializer") {
             let init = symbol(Some(init));
             let init_id = self.variable_ids.get(init).or_else(|| self.spec_constant_ids.get(init)).copied();
@@ -174,7 +186,9 @@ impl Serializer<'_> {
         self.emit_debug_line_globals(op);
         encode(&mut self.globals, variable, &operands);
         for attr in sorted_attrs(self.ir, op) {
-            if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer") {
+            if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer")
+                || attr.name == crate::deserialize::CONSTANT_INITIALIZER_ATTR
+            {
                 continue;
             }
             self.process_decoration(op, id, attr)?;

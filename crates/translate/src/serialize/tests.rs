@@ -1408,3 +1408,34 @@ OpFunctionEnd
         "{text}"
     );
 }
+
+/// A constant initializer has no symbol for MLIR's `initializer`: it is kept by value.
+#[test]
+fn opencl_constant_initializers_are_kept_by_value() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}%void = OpTypeVoid
+%uchar = OpTypeInt 8 0
+%ulong = OpTypeInt 64 0
+%uint = OpTypeInt 32 0
+%uint_2 = OpConstant %uint 2
+%arr = OpTypeArray %uchar %uint_2
+%aptr = OpTypePointer UniformConstant %arr
+%lptr = OpTypePointer CrossWorkgroup %ulong
+%fn = OpTypeFunction %void
+%h = OpConstant %uchar 104
+%z = OpConstant %uchar 0
+%str = OpConstantComposite %arr %h %z
+%max = OpConstant %ulong 18446744073709551615
+%s = OpVariable %aptr UniformConstant %str
+%x = OpVariable %lptr CrossWorkgroup %max
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpLoad %ulong %x
+%w = OpLoad %arr %s
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("initializer_constant = [104 : i8, 0 : i8]"), "{text}");
+    assert!(text.contains("initializer_constant = -1 : i64"), "{text}");
+}
