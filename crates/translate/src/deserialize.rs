@@ -178,6 +178,9 @@ struct Deserializer<'m, 'i> {
     ext_import_names: FxHashMap<u32, String>,
     /// Module-level OpExtInst ids (non-semantic instructions) to their op's symbol.
     ext_inst_symbols: FxHashMap<u32, String>,
+    /// Results of the OpExtInsts outside functions (which may be named before they
+    /// are defined).
+    module_ext_inst_ids: FxHashSet<u32>,
     names: FxHashMap<u32, String>,
     strings: FxHashMap<u32, String>,
     decorations: FxHashMap<u32, Vec<Decoration>>,
@@ -235,6 +238,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             ext_imports: FxHashMap::default(),
             ext_import_names: FxHashMap::default(),
             ext_inst_symbols: FxHashMap::default(),
+            module_ext_inst_ids: FxHashSet::default(),
             names: FxHashMap::default(),
             strings: FxHashMap::default(),
             decorations: FxHashMap::default(),
@@ -292,7 +296,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let mut function_ids = Vec::new();
         let mut graph_ids = Vec::new();
         let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
+        let mut in_function = false;
         for inst in self.module.instructions() {
+            match inst.opcode {
+                opcode::OpFunction => in_function = true,
+                opcode::OpFunctionEnd => in_function = false,
+                opcode::OpExtInst if !in_function => {
+                    self.module_ext_inst_ids.insert(inst.result_id);
+                }
+                _ => {}
+            }
             match inst.opcode {
                 opcode::OpName => {
                     if let (Some(&target), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {

@@ -672,7 +672,12 @@ impl Serializer<'_> {
             Some(ty) if !matches!(ir.types.kind(ty), TypeKind::None) => self.process_type(op, ty)?,
             _ => self.void_type(),
         };
-        let id = self.next();
+        // A module-level one an earlier one named (a forward reference) has its id.
+        let reserved = match o.attr("sym_name") {
+            Some(Attribute::String(symbol)) if module_level => self.ext_inst_ids.get(symbol).copied(),
+            _ => None,
+        };
+        let id = reserved.unwrap_or_else(|| self.next());
         if let Some(&result) = o.results.first() {
             self.value_ids.insert(result, id);
         }
@@ -726,6 +731,13 @@ impl Serializer<'_> {
                 match known {
                     Some(id) => Ok(id),
                     None if self.is_function_symbol(name) => Ok(self.function_id(name)),
+                    // Debug information may name a later instruction (a member's parent
+                    // type): its id is reserved here.
+                    None if self.is_module_ext_inst_symbol(name) => {
+                        let id = self.next();
+                        self.ext_inst_ids.insert(name.clone(), id);
+                        Ok(id)
+                    }
                     None => Err(format!("'{name}' names no function, variable, spec constant or extended instruction defined before")),
                 }
             }
@@ -752,6 +764,16 @@ impl Serializer<'_> {
     }
 
     /// Whether the module body defines a `spirv.func` named `name`.
+    /// Whether `name` is the symbol of a `spirv.ExtInst` in the module body.
+    fn is_module_ext_inst_symbol(&self, name: &str) -> bool {
+        let ir = self.ir;
+        let body = ir.entry_block(self.module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+        body.iter().any(|&op| {
+            ir.op(op).name == crate::fallback::EXT_INST_OP
+                && matches!(ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == name)
+        })
+    }
+
     fn is_function_symbol(&mut self, name: &str) -> bool {
         let ir = self.ir;
         let module = self.module;

@@ -1439,3 +1439,33 @@ OpFunctionEnd
     assert!(text.contains("initializer_constant = [104 : i8, 0 : i8]"), "{text}");
     assert!(text.contains("initializer_constant = -1 : i64"), "{text}");
 }
+
+/// OpenCL.DebugInfo.100's DebugTypeMember names its parent type, which lists the
+/// member: one of the two is a forward reference, by symbol in the IR.
+#[test]
+fn debug_information_may_name_a_later_instruction() {
+    let text = assert_kernel_round_trips(
+        "OpCapability Addresses
+OpCapability Kernel
+%dbg = OpExtInstImport \"OpenCL.DebugInfo.100\"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %main \"main\"
+%file = OpString \"a.cl\"
+%m = OpString \"m\"
+%s = OpString \"S\"
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%fn = OpTypeFunction %void
+%src = OpExtInst %void %dbg DebugSource %file
+%none = OpExtInst %void %dbg DebugInfoNone
+%member = OpExtInst %void %dbg DebugTypeMember %m %none %src 1 0 %comp %uint_0 %uint_0 FlagIsPublic
+%comp = OpExtInst %void %dbg DebugTypeComposite %s Structure %src 1 0 %src %s %uint_0 FlagIsPublic %member
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpReturn
+OpFunctionEnd
+",
+    );
+    assert!(text.contains("@spirv_ext_inst_"), "{text}");
+}
