@@ -1,5 +1,5 @@
-//! `cargo xtask spv-roundtrip [--corpus DIR] [--update-floor [--allow-lower]] [--filter S]
-//! [--jobs N] [--oracle]`: binary -> IR -> binary over the `.spv` corpus.
+//! `cargo xtask spv-roundtrip [--corpus DIR] [--opencl-corpus DIR] [--suite vulkan|opencl|all]
+//! [--update-floor [--allow-lower]] [--filter S] [--jobs N] [--oracle]`: binary -> IR -> binary over the `.spv` corpus.
 //!
 //! Per file, in stages (a stage runs when the one it needs passed):
 //!
@@ -27,6 +27,14 @@
 //!   once.) Files whose printed text does not verify (ops mixing signed and signless
 //!   integers print in the generic form, which MLIR's verifier refuses as well) are
 //!   left out of this stage and counted apart.
+//!
+//! A second corpus, the SPIRV-LLVM-Translator's `.spvasm` tests (OpenCL kernels:
+//! Addresses, no structured control flow), runs through the same stages in rows of
+//! their own (`opencl-deserialize`, …): each file is assembled in process for the
+//! SPIR-V version its RUN line names (`read` fails when it does not assemble) and
+//! validated with the OpenCL environment of that version (1.0: opencl2.1; 1.1-1.2:
+//! opencl2.2; later: the universal one). A corpus that is absent is skipped with a
+//! message; `--suite vulkan|opencl` runs one of them.
 //!
 //! As a reference, `mlir-translate-22 --deserialize-spirv` runs on every original too
 //! (not part of the floor). `--oracle` puts mlir-translate-22 in place of spirvkit's
@@ -124,7 +132,27 @@ enum Engine {
     MlirTranslate,
 }
 
+/// Which corpus a run covers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Suite {
+    /// The `.spv` corpus (Vulkan shaders).
+    Vulkan,
+    /// The SPIRV-LLVM-Translator's `.spvasm` tests (OpenCL kernels), assembled in process.
+    OpenCl,
+}
+
+impl Suite {
+    /// The prefix of this suite's rows and floor lines.
+    fn prefix(self) -> &'static str {
+        match self {
+            Suite::Vulkan => "",
+            Suite::OpenCl => "opencl-",
+        }
+    }
+}
+
 struct Ctx {
+    suite: Suite,
     corpus: PathBuf,
     scratch: PathBuf,
     engine: Engine,
@@ -158,6 +186,8 @@ impl FileResult {
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = None;
+    let mut opencl_corpus = None;
+    let mut suites = vec![Suite::Vulkan, Suite::OpenCl];
     let mut update_floor = false;
     let mut allow_lower = false;
     let mut filter: Option<String> = None;
@@ -167,6 +197,17 @@ pub fn run(args: &[String]) -> Result<()> {
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--corpus" => corpus = Some(PathBuf::from(iter.next().context("--corpus needs a directory")?)),
+            "--opencl-corpus" => {
+                opencl_corpus = Some(PathBuf::from(iter.next().context("--opencl-corpus needs a directory")?))
+            }
+            "--suite" => {
+                suites = match iter.next().map(String::as_str) {
+                    Some("vulkan") => vec![Suite::Vulkan],
+                    Some("opencl") => vec![Suite::OpenCl],
+                    Some("all") => vec![Suite::Vulkan, Suite::OpenCl],
+                    _ => bail!("--suite needs vulkan, opencl or all"),
+                }
+            }
             "--update-floor" => update_floor = true,
             "--allow-lower" => allow_lower = true,
             "--filter" => filter = Some(iter.next().context("--filter needs a text")?.clone()),
@@ -176,22 +217,22 @@ pub fn run(args: &[String]) -> Result<()> {
                     iter.next().context("--jobs needs a number")?.parse().context("--jobs needs a number")?
             }
             other => bail!(
-                "usage: cargo xtask spv-roundtrip [--corpus DIR] [--update-floor [--allow-lower]] \
+                "usage: cargo xtask spv-roundtrip [--corpus DIR] [--opencl-corpus DIR] \
+                 [--suite vulkan|opencl|all] [--update-floor [--allow-lower]] \
                  [--filter S] [--jobs N] [--oracle] (got `{other}`)"
             ),
         }
     }
-    if update_floor && (filter.is_some() || engine == Engine::MlirTranslate) {
-        bail!("--update-floor needs the whole corpus and spirvkit (no --filter, no --oracle)");
+    if update_floor && (filter.is_some() || engine == Engine::MlirTranslate || suites.len() != 2) {
+        bail!("--update-floor needs every corpus and spirvkit (no --filter, --suite or --oracle)");
     }
     let jobs = jobs.max(1);
     let corpus = corpus
         .or_else(|| std::env::var_os("SPIRVKIT_SPV_CORPUS").map(PathBuf::from))
         .unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/spv"));
-    if !corpus.is_dir() {
-        println!("spv-roundtrip: skipping: corpus not found at {}", corpus.display());
-        return Ok(());
-    }
+    let opencl_corpus = opencl_corpus
+        .or_else(|| std::env::var_os("SPIRVKIT_OPENCL_CORPUS").map(PathBuf::from))
+        .unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/spirv-llvm-translator"));
     if !tool_works("spirv-val") {
         bail!("spirv-val not found: install SPIRV-Tools (apt-get install spirv-tools, or ./scripts/install-deps.sh)");
     }
@@ -201,19 +242,6 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("--oracle needs {MLIR_TRANSLATE}");
     }
 
-    let mut files =
-        files_with_extension(&corpus, "spv").with_context(|| format!("listing {}", corpus.display()))?;
-    if let Some(f) = &filter {
-        files.retain(|p| display_path(&corpus, p).contains(f.as_str()));
-    }
-    if files.is_empty() {
-        bail!(
-            "no .spv files under {}{}",
-            corpus.display(),
-            filter.map_or(String::new(), |f| format!(" matching `{f}`"))
-        );
-    }
-
     let scratch = std::env::temp_dir().join(format!(
         "spirvkit-spv-roundtrip-{}-{}",
         std::process::id(),
@@ -221,12 +249,74 @@ pub fn run(args: &[String]) -> Result<()> {
     ));
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let _guard = crate::corpus::ScratchDir(scratch.clone());
-    let ctx = Ctx { corpus: corpus.clone(), scratch, engine, have_mlir_translate, have_mlir_opt };
 
+    let mut tallies = Vec::new();
+    let mut all_results = Vec::new();
+    let mut skipped: Vec<(Suite, Stage)> = Vec::new();
+    for suite in suites {
+        let (dir, ext) = match suite {
+            Suite::Vulkan => (&corpus, "spv"),
+            Suite::OpenCl => (&opencl_corpus, "spvasm"),
+        };
+        if !dir.is_dir() {
+            println!("spv-roundtrip: skipping the {suite:?} corpus: not found at {}", dir.display());
+            skipped.extend(STAGES.iter().map(|&stage| (suite, stage)));
+            continue;
+        }
+        let mut files =
+            files_with_extension(dir, ext).with_context(|| format!("listing {}", dir.display()))?;
+        if let Some(f) = &filter {
+            files.retain(|p| display_path(dir, p).contains(f.as_str()));
+        }
+        if files.is_empty() {
+            println!(
+                "spv-roundtrip: no .{ext} files under {}{}",
+                dir.display(),
+                filter.as_ref().map_or(String::new(), |f| format!(" matching `{f}`"))
+            );
+            skipped.extend(STAGES.iter().map(|&stage| (suite, stage)));
+            continue;
+        }
+        let ctx = Ctx {
+            suite,
+            corpus: dir.clone(),
+            scratch: scratch.clone(),
+            engine,
+            have_mlir_translate,
+            have_mlir_opt,
+        };
+        let results = run_suite(&ctx, &files, jobs)?;
+        tallies.push((suite, Tally::of(&results)));
+        all_results.extend(results);
+        // A stage whose tool is missing did not run: its floor line cannot be checked.
+        if !have_mlir_opt {
+            skipped.push((suite, Stage::MlirOpt));
+        }
+    }
+    write_report(&all_results)?;
+
+    if engine == Engine::MlirTranslate {
+        println!("spv-roundtrip: oracle run; the floor is not checked");
+        return Ok(());
+    }
+    if filter.is_some() {
+        println!("spv-roundtrip: filtered run; the floor is not checked");
+        return Ok(());
+    }
+    if update_floor && !skipped.is_empty() {
+        bail!("--update-floor needs every stage of every corpus to run (install mlir-opt-22, both corpora)");
+    }
+    check_floor(&tallies, update_floor, allow_lower, &skipped)
+}
+
+/// Runs one corpus over `jobs` workers and prints its table.
+fn run_suite(ctx: &Ctx, files: &[PathBuf], jobs: usize) -> Result<Vec<FileResult>> {
+    let (engine, have_mlir_opt, have_mlir_translate) =
+        (ctx.engine, ctx.have_mlir_opt, ctx.have_mlir_translate);
     println!(
         "spv-roundtrip: {} files under {} ({} workers, {}{}{})",
         files.len(),
-        corpus.display(),
+        ctx.corpus.display(),
         jobs,
         if engine == Engine::MlirTranslate { "oracle engine: mlir-translate-22" } else { "spirvkit" },
         if have_mlir_opt { "" } else { "; mlir-opt-22 missing: mlir-opt stage skipped" },
@@ -241,7 +331,7 @@ pub fn run(args: &[String]) -> Result<()> {
     std::thread::scope(|s| -> Result<()> {
         let mut workers = Vec::new();
         for worker in 0..jobs {
-            let (next, results, busy, ctx, files) = (&next, &results, &busy, &ctx, &files);
+            let (next, results, busy, files) = (&next, &results, &busy, &files);
             let handle = std::thread::Builder::new()
                 .name(format!("spv-roundtrip-{worker}"))
                 // Generous, so a deep recursion in the code under test is not a crash here.
@@ -249,7 +339,10 @@ pub fn run(args: &[String]) -> Result<()> {
                 .spawn_scoped(s, move || loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = files.get(index) else { break };
-                    let result = check_file(ctx, path, &busy[worker], index);
+                    let result = match ctx.suite {
+                        Suite::Vulkan => check_file(ctx, path, &busy[worker], index),
+                        Suite::OpenCl => check_assembly(ctx, path, &busy[worker], index),
+                    };
                     if let Ok(mut slot) = results[index].lock() {
                         *slot = Some(result);
                     }
@@ -257,7 +350,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 .context("spawning a worker")?;
             workers.push(handle);
         }
-        let (busy, finished, files) = (&busy, &finished, &files);
+        let (busy, finished) = (&busy, &finished);
         s.spawn(move || watchdog(busy, finished, files));
         for handle in workers {
             let _ = handle.join();
@@ -269,33 +362,18 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let results: Vec<FileResult> = results
         .into_iter()
-        .zip(&files)
+        .zip(files)
         .map(|(slot, path)| {
             slot.into_inner().ok().flatten().unwrap_or_else(|| FileResult {
-                path: display_path(&corpus, path),
+                path: display_path(&ctx.corpus, path),
                 outcomes: vec![(Stage::Read, Err("worker crashed".to_string()))],
                 ..FileResult::default()
             })
         })
         .collect();
     let tally = Tally::of(&results);
-    tally.print(&results, files.len(), elapsed);
-    write_report(&results)?;
-
-    if engine == Engine::MlirTranslate {
-        println!("spv-roundtrip: oracle run; the floor is not checked");
-        return Ok(());
-    }
-    if filter.is_some() {
-        println!("spv-roundtrip: filtered run; the floor is not checked");
-        return Ok(());
-    }
-    // A stage whose tool is missing did not run: its floor line cannot be checked.
-    let skipped: Vec<Stage> = if have_mlir_opt { Vec::new() } else { vec![Stage::MlirOpt] };
-    if update_floor && !skipped.is_empty() {
-        bail!("--update-floor needs every stage to run (install mlir-opt-22)");
-    }
-    check_floor(&tally, update_floor, allow_lower, &skipped)
+    tally.print(&results, files.len(), elapsed, ctx.suite.prefix());
+    Ok(results)
 }
 
 fn tool_works(tool: &str) -> bool {
@@ -343,6 +421,74 @@ fn target_env(version_word: u32) -> &'static str {
     }
 }
 
+/// The `spirv-val --target-env` of an OpenCL module's version: the OpenCL environment
+/// of that SPIR-V version (1.0: opencl2.1; 1.1-1.2: opencl2.2), the universal one past
+/// what OpenCL environments spirv-val 2023.1 knows.
+fn opencl_target_env(version_word: u32) -> &'static str {
+    match (version_word >> 16 & 0xff, version_word >> 8 & 0xff) {
+        (1, 0) => "opencl2.1",
+        (1, 1 | 2) => "opencl2.2",
+        (1, 3) => "spv1.3",
+        (1, 4) => "spv1.4",
+        (1, 5) => "spv1.5",
+        _ => "spv1.6",
+    }
+}
+
+/// The SPIR-V version a translator test assembles for: its RUN line's
+/// `spirv-as --target-env spvX.Y` (the assembler's default without one).
+fn assembly_target_env(text: &str) -> spirvkit_binary::asm::TargetEnv {
+    text.lines()
+        .filter(|line| line.contains("RUN:") && line.contains("spirv-as"))
+        .find_map(|line| {
+            let after = line.split("--target-env").nth(1)?;
+            spirvkit_binary::asm::TargetEnv::parse(after.split_whitespace().next()?)
+        })
+        .unwrap_or_default()
+}
+
+/// An OpenCL test: assembled in process (`read` fails when it does not assemble), then
+/// checked as a binary like any other.
+fn check_assembly(
+    ctx: &Ctx,
+    path: &Path,
+    busy: &Mutex<Option<(usize, Instant)>>,
+    index: usize,
+) -> FileResult {
+    let display = display_path(&ctx.corpus, path);
+    let failed = |message: String| {
+        let mut result = FileResult { path: display.clone(), ..FileResult::default() };
+        result.record(Stage::Read, Err(message));
+        result
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return failed(format!("cannot read: {e}")),
+    };
+    let options =
+        spirvkit_binary::asm::AsmOptions { target_env: assembly_target_env(&text), ..Default::default() };
+    let words = match spirvkit_binary::asm::assemble(&text, &options) {
+        Ok(words) => words,
+        Err(e) => return failed(format!("does not assemble: {e}")),
+    };
+    let file = ctx.scratch.join(format!("{index}-assembled.spv"));
+    let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+    if let Err(e) = std::fs::write(&file, bytes) {
+        return failed(format!("cannot write {}: {e}", file.display()));
+    }
+    let mut result = check_file(ctx, &file, busy, index);
+    let _ = std::fs::remove_file(&file);
+    result.path = display;
+    result
+}
+
+/// How a suite serializes. OpenCL modules declare what OpenCL needs (`Float16Buffer`
+/// for half data), less than MLIR's conservative availability asks (`Float16`): they
+/// serialize as with `--spirv-allow-undeclared-requirements`.
+fn serialize_options(suite: Suite) -> SerializeOptions {
+    SerializeOptions { check_requirements: suite == Suite::Vulkan, ..SerializeOptions::default() }
+}
+
 /// The module the deserializer produced, and how to print it.
 enum Deserialized {
     Spirvkit(Ir, OpId),
@@ -360,7 +506,11 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
     };
     let original = spirvkit_binary::read(&bytes).map_err(|e| e.to_string());
     result.record(Stage::Read, original.as_ref().map(|_| ()).map_err(Clone::clone));
-    let env = target_env(original.as_ref().map_or(0, |m| m.header.version));
+    let version = original.as_ref().map_or(0, |m| m.header.version);
+    let env = match ctx.suite {
+        Suite::Vulkan => target_env(version),
+        Suite::OpenCl => opencl_target_env(version),
+    };
     // spirv-val 2023.1 does not know newer source languages (Slang): validate those
     // without their OpSource, which is debug information only.
     let mut strip_source = false;
@@ -440,7 +590,7 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
         Deserialized::Spirvkit(ir, op) => {
             set_busy(true);
             let outcome = in_process(|| {
-                spirvkit_translate::serialize(ir, *op, &SerializeOptions::default())
+                spirvkit_translate::serialize(ir, *op, &serialize_options(ctx.suite))
                     .map(|words| spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little))
                     .map_err(|e| e.to_string())
             });
@@ -462,7 +612,7 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
 
     if ctx.engine == Engine::Spirvkit {
         set_busy(true);
-        let settled = in_process(|| Ok(settles(&bytes)));
+        let settled = in_process(|| Ok(settles(&bytes, ctx.suite)));
         set_busy(false);
         match settled {
             Ok(Settled::Yes) => {
@@ -533,11 +683,15 @@ enum Settled {
 }
 
 /// The `settles` stage (see the module documentation), through the CLI's driver.
-fn settles(original: &[u8]) -> Settled {
+fn settles(original: &[u8], suite: Suite) -> Settled {
     use spirvkit_translate::driver::{run, Mode, TranslateOptions};
     let deserialize = TranslateOptions { mode: Mode::Deserialize, ..TranslateOptions::default() };
-    let serialize =
-        TranslateOptions { mode: Mode::Serialize, no_implicit_module: true, ..TranslateOptions::default() };
+    let serialize = TranslateOptions {
+        mode: Mode::Serialize,
+        no_implicit_module: true,
+        check_requirements: serialize_options(suite).check_requirements,
+        ..TranslateOptions::default()
+    };
     let said = |r: &spirvkit_translate::driver::TranslateResult| first_line(&r.diagnostics_text);
     let t1 = run(original, "original.spv", &deserialize);
     if !t1.success {
@@ -804,9 +958,9 @@ impl Tally {
         self.pass.get(&stage).copied().unwrap_or(0)
     }
 
-    fn print(&self, results: &[FileResult], total: usize, elapsed: Duration) {
+    fn print(&self, results: &[FileResult], total: usize, elapsed: Duration, prefix: &str) {
         println!();
-        println!("{:<20} {:>6} {:>6} {:>6}", "stage", "pass", "fail", "ran");
+        println!("{:<27} {:>6} {:>6} {:>6}", "stage", "pass", "fail", "ran");
         for stage in STAGES {
             let (p, f) = (self.passed(stage), self.fail.get(&stage).copied().unwrap_or(0));
             let note = match stage {
@@ -815,7 +969,7 @@ impl Tally {
                 Stage::OracleDeserialize => "  (reference: mlir-translate-22 --deserialize-spirv)",
                 _ => "",
             };
-            println!("{:<20} {p:>6} {f:>6} {:>6}{note}", stage.name(), p + f);
+            println!("{:<27} {p:>6} {f:>6} {:>6}{note}", format!("{prefix}{}", stage.name()), p + f);
         }
         let excluded: Vec<&FileResult> = results.iter().filter(|r| r.settle_excluded.is_some()).collect();
         if let Some(first) = excluded.first() {
@@ -863,7 +1017,7 @@ impl Tally {
                 Stage::OracleDeserialize => {
                     "oracle-deserialize: mlir-translate-22 cannot deserialize".to_string()
                 }
-                _ => format!("{}: failures", stage.name()),
+                _ => format!("{prefix}{}: failures", stage.name()),
             };
             println!();
             println!("{title}, by cause ({} causes):", sorted.len());
@@ -899,27 +1053,39 @@ fn write_report(results: &[FileResult]) -> Result<()> {
     Ok(())
 }
 
-fn check_floor(tally: &Tally, update_floor: bool, allow_lower: bool, skipped: &[Stage]) -> Result<()> {
+fn check_floor(
+    tallies: &[(Suite, Tally)],
+    update_floor: bool,
+    allow_lower: bool,
+    skipped: &[(Suite, Stage)],
+) -> Result<()> {
     let floor_path = crate::workspace_root().join(FLOOR_PATH);
     let floor =
         if floor_path.exists() { read_floor(&floor_path, "stage pass_count")? } else { BTreeMap::new() };
+    let line = |suite: Suite, stage: Stage| format!("{}{}", suite.prefix(), stage.name());
     for name in floor.keys() {
-        if !STAGES.iter().any(|s| s.floored() && s.name() == name) {
+        let known = [Suite::Vulkan, Suite::OpenCl]
+            .iter()
+            .any(|&suite| STAGES.iter().any(|&s| s.floored() && line(suite, s) == *name));
+        if !known {
             bail!("{FLOOR_PATH} names unknown stage `{name}`");
         }
     }
     let mut below = Vec::new();
     let mut above = Vec::new();
-    for stage in STAGES.into_iter().filter(|s| s.floored()) {
-        if skipped.contains(&stage) {
-            println!("spv-roundtrip: stage {} did not run; its floor is not checked", stage.name());
-            continue;
-        }
-        let p = tally.passed(stage);
-        match floor.get(stage.name()) {
-            Some(&min) if p < min => below.push(format!("{} {p} < {min}", stage.name())),
-            Some(&min) if p > min => above.push(format!("{} {min} -> {p}", stage.name())),
-            _ => {}
+    for (suite, tally) in tallies {
+        for stage in STAGES.into_iter().filter(|s| s.floored()) {
+            let name = line(*suite, stage);
+            if skipped.contains(&(*suite, stage)) {
+                println!("spv-roundtrip: stage {name} did not run; its floor is not checked");
+                continue;
+            }
+            let p = tally.passed(stage);
+            match floor.get(&name) {
+                Some(&min) if p < min => below.push(format!("{name} {p} < {min}")),
+                Some(&min) if p > min => above.push(format!("{name} {min} -> {p}")),
+                _ => {}
+            }
         }
     }
     if update_floor {
@@ -930,11 +1096,14 @@ fn check_floor(tally: &Tally, update_floor: bool, allow_lower: bool, skipped: &[
             );
         }
         let mut text = String::from(
-            "# Minimum files passing each stage of `cargo xtask spv-roundtrip` over ../shared/corpus/spv.\n\
+            "# Minimum files passing each stage of `cargo xtask spv-roundtrip` over ../shared/corpus/spv\n\
+             # (plain names) and over ../shared/corpus/spirv-llvm-translator's .spvasm files (`opencl-`).\n\
              # Regenerate with `cargo xtask spv-roundtrip --update-floor` (never lowered silently).\n",
         );
-        for stage in STAGES.into_iter().filter(|s| s.floored()) {
-            let _ = writeln!(text, "{} {}", stage.name(), tally.passed(stage));
+        for (suite, tally) in tallies {
+            for stage in STAGES.into_iter().filter(|s| s.floored()) {
+                let _ = writeln!(text, "{} {}", line(*suite, stage), tally.passed(stage));
+            }
         }
         std::fs::write(&floor_path, text).with_context(|| format!("writing {}", floor_path.display()))?;
         for lowered in &below {
@@ -974,6 +1143,16 @@ mod tests {
         assert_eq!(target_env(word(4)), "vulkan1.1spv1.4");
         assert_eq!(target_env(word(5)), "vulkan1.2");
         assert_eq!(target_env(word(6)), "vulkan1.3");
+        assert_eq!(opencl_target_env(word(0)), "opencl2.1");
+        assert_eq!(opencl_target_env(word(2)), "opencl2.2");
+        assert_eq!(opencl_target_env(word(4)), "spv1.4");
+    }
+
+    #[test]
+    fn assembly_follows_the_run_line() {
+        let text = "; RUN: spirv-as --target-env spv1.3 %s -o %t.spv\n; RUN: llvm-spirv -r %t.spv\n";
+        assert_eq!(assembly_target_env(text).name, "spv1.3");
+        assert_eq!(assembly_target_env("OpCapability Kernel\n").name, "spv1.6");
     }
 
     #[test]

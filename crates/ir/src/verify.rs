@@ -723,8 +723,9 @@ impl<'a> Verifier<'a> {
     /// The first symbol of an entry point's interface that names no global
     /// variable of its module, as printed.
     /// Why a `spirv.Constant` value does not fit its type (`top`: the op's own type, not
-    /// an array element's). MLIR's rules, plus one extension: MLIR 22 has no matrix
-    /// constant, so a `!spirv.matrix` takes an array of its column values.
+    /// an array element's). MLIR's rules, plus two extensions: MLIR 22 has no matrix or
+    /// struct constant, so a `!spirv.matrix` takes an array of its column values and a
+    /// `!spirv.struct` the array of its members' values.
     fn constant_value_error(&self, value: &Attribute, ty: Type, top: bool) -> Option<String> {
         let text = |t: Type| type_to_string(self.ir, t);
         match value {
@@ -766,6 +767,21 @@ impl<'a> Verifier<'a> {
                         Attribute::Dense { .. } => self.constant_value_error(item, *column, false),
                         _ => Some("matrix value columns must be dense vector values".into()),
                     })
+                }
+                TypeKind::LiteralStruct(_) | TypeKind::IdentifiedStruct { .. } => {
+                    let body = match self.ir.types.kind(ty) {
+                        TypeKind::LiteralStruct(b) => Some(b),
+                        TypeKind::IdentifiedStruct { name } => self.ir.types.struct_body(name),
+                        _ => None,
+                    };
+                    let members = body.map(|b| b.members.as_slice()).unwrap_or(&[]);
+                    if items.len() != members.len() {
+                        return Some(format!("struct value must have {} members", members.len()));
+                    }
+                    items
+                        .iter()
+                        .zip(members)
+                        .find_map(|(item, member)| self.constant_value_error(item, member.ty, false))
                 }
                 _ => Some("must have spirv.array result type for array value".into()),
             },

@@ -16,7 +16,12 @@
 //! - ARM graphs (OpGraphARM ... OpGraphEndARM) become `spirv.ARM.Graph`;
 //! - non-semantic and debug-information OpExtInsts outside functions become
 //!   `spirv.ExtInst` symbols in the module body ([`ext_inst`], `crate::fallback`);
-//! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them.
+//! - OpEntryPoint/OpExecutionMode are emitted last, as MLIR defers them;
+//! - decoration groups (OpDecorationGroup, OpGroupDecorate, OpGroupMemberDecorate) are
+//!   expanded into the decorations they apply to each target, which is what they mean:
+//!   the IR has no groups, and the serializer writes those back as plain decorations.
+//!   Decorations MLIR has no attribute for are kept by their grammar (see
+//!   `decoration_value`), on parameters as `spirv.<decoration>` argument attributes.
 //!
 //! Instructions map to ops through the ODS tables (`OpDef::spirv_name`, `arguments`:
 //! ids to operands, enumerant words or constant ids to enum attributes, literal words to
@@ -93,6 +98,14 @@ pub fn deserialize(
     Deserializer::new(&module, ir, options).run()
 }
 
+/// The attribute of a `spirv.GlobalVariable` whose OpVariable initializer is a
+/// constant: the constant's value, as `spirv.Constant` holds it (MLIR's `initializer`
+/// names a symbol, which a constant does not have).
+pub const CONSTANT_INITIALIZER_ATTR: &str = "initializer_constant";
+
+/// At most this many decorations are applied through decoration groups in a module.
+const GROUP_DECORATION_LIMIT: usize = 1 << 20;
+
 /// One OpDecorate/OpMemberDecorate: the decoration and its literal words.
 #[derive(Clone, Debug)]
 struct Decoration {
@@ -165,10 +178,18 @@ struct Deserializer<'m, 'i> {
     ext_import_names: FxHashMap<u32, String>,
     /// Module-level OpExtInst ids (non-semantic instructions) to their op's symbol.
     ext_inst_symbols: FxHashMap<u32, String>,
+    /// Results of the OpExtInsts outside functions (which may be named before they
+    /// are defined).
+    module_ext_inst_ids: FxHashSet<u32>,
     names: FxHashMap<u32, String>,
     strings: FxHashMap<u32, String>,
     decorations: FxHashMap<u32, Vec<Decoration>>,
     member_decorations: FxHashMap<u32, Vec<(u32, Decoration)>>,
+    /// OpDecorationGroup results (their decorations are in `decorations`).
+    decoration_groups: FxHashSet<u32>,
+    /// Decorations copied from groups so far, bounded (`GROUP_DECORATION_LIMIT`): a
+    /// group of many decorations applied to many targets multiplies.
+    group_decorations_applied: usize,
     types: FxHashMap<u32, Type>,
     void_types: FxHashSet<u32>,
     /// OpTypeFunction: parameter types and the return type (`None` for void).
@@ -217,10 +238,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             ext_imports: FxHashMap::default(),
             ext_import_names: FxHashMap::default(),
             ext_inst_symbols: FxHashMap::default(),
+            module_ext_inst_ids: FxHashSet::default(),
             names: FxHashMap::default(),
             strings: FxHashMap::default(),
             decorations: FxHashMap::default(),
             member_decorations: FxHashMap::default(),
+            decoration_groups: FxHashSet::default(),
+            group_decorations_applied: 0,
             types: FxHashMap::default(),
             void_types: FxHashSet::default(),
             function_types: FxHashMap::default(),
@@ -272,7 +296,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let mut function_ids = Vec::new();
         let mut graph_ids = Vec::new();
         let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
+        let mut in_function = false;
         for inst in self.module.instructions() {
+            match inst.opcode {
+                opcode::OpFunction => in_function = true,
+                opcode::OpFunctionEnd => in_function = false,
+                opcode::OpExtInst if !in_function => {
+                    self.module_ext_inst_ids.insert(inst.result_id);
+                }
+                _ => {}
+            }
             match inst.opcode {
                 opcode::OpName => {
                     if let (Some(&target), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
@@ -433,6 +466,45 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     params,
                 });
             }
+            // A decoration group stands for the decorations applied to it: each
+            // OpGroupDecorate/OpGroupMemberDecorate target gets them as its own (the
+            // serializer writes plain decorations back; groups are not kept).
+            opcode::OpDecorationGroup => {
+                self.decoration_groups.insert(inst.result_id);
+            }
+            opcode::OpGroupDecorate | opcode::OpGroupMemberDecorate => {
+                let group = word(inst, 1)?;
+                if !self.decoration_groups.contains(&group) {
+                    return error(
+                        inst.offset,
+                        format!(
+                            "{} of <id> {group}, which is not a decoration group",
+                            opcode_name(inst.opcode)
+                        ),
+                    );
+                }
+                let applied = self.decorations.get(&group).cloned().unwrap_or_default();
+                let targets = inst.words.get(2..).unwrap_or(&[]);
+                self.group_decorations_applied = self
+                    .group_decorations_applied
+                    .saturating_add(applied.len().saturating_mul(targets.len()));
+                if self.group_decorations_applied > GROUP_DECORATION_LIMIT {
+                    return error(inst.offset, "decoration groups apply too many decorations");
+                }
+                if inst.opcode == opcode::OpGroupDecorate {
+                    for &target in targets {
+                        self.decorations.entry(target).or_default().extend(applied.iter().cloned());
+                    }
+                } else {
+                    for pair in targets.chunks(2) {
+                        let [target, member] = *pair else {
+                            return error(inst.offset, "OpGroupMemberDecorate with a target but no member");
+                        };
+                        let decorations = self.member_decorations.entry(target).or_default();
+                        decorations.extend(applied.iter().map(|d| (member, d.clone())));
+                    }
+                }
+            }
             opcode::OpMemberDecorate | opcode::OpMemberDecorateString => {
                 let target = word(inst, 1)?;
                 let member = word(inst, 2)?;
@@ -549,22 +621,30 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
             NamedAttribute::new("type", Attribute::Type(ty)),
         ];
+        // MLIR's initializer names a symbol; a constant (which has none) is kept by
+        // value in `initializer_constant` (`CONSTANT_INITIALIZER_ATTR`).
+        let mut constant_initializer = None;
         if let Some(&init) = initializer {
-            let init_symbol = match self.module_values.get(&init) {
+            match self.module_values.get(&init) {
                 Some(ModuleValue::Global { symbol, .. } | ModuleValue::SpecConstant { symbol, .. }) => {
-                    symbol.clone()
+                    props
+                        .push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![symbol.clone()])));
+                }
+                Some(ModuleValue::Constant(Constant { value, replicate: false, .. })) => {
+                    constant_initializer =
+                        Some(NamedAttribute::new(CONSTANT_INITIALIZER_ATTR, value.clone()));
                 }
                 _ => {
                     return not_supported(
                         inst,
-                        "OpVariable initializer that is not a global or spec constant",
+                        "OpVariable initializer that is not a global, a constant or a spec constant",
                     )
                 }
-            };
-            props.push(NamedAttribute::new("initializer", Attribute::SymbolRef(vec![init_symbol])));
+            }
         }
         let op = self.ir.create_op("spirv.GlobalVariable", vec![], &[], self.line.clone());
-        let decorations = self.decoration_attrs(inst.result_id)?;
+        let mut decorations = self.decoration_attrs(inst.result_id)?;
+        decorations.extend(constant_initializer);
         set_attributes(self.ir, op, props, decorations);
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(inst.result_id, ModuleValue::Global { symbol, ty });
@@ -586,8 +666,21 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 continue;
             }
             if let Some(attr) = self.decoration_attr(d, i32t)? {
-                attrs.retain(|a: &NamedAttribute| a.name != attr.name);
-                attrs.push(attr);
+                // A string decoration given more than once (`UserSemantic`) keeps each
+                // value, in an array; any other keeps its last.
+                let repeated = attrs.iter_mut().find(|a: &&mut NamedAttribute| a.name == attr.name);
+                match (repeated, &attr.value) {
+                    (Some(existing), Attribute::String(_)) if attr.name != "built_in" => {
+                        match &mut existing.value {
+                            Attribute::Array(items) => items.push(attr.value),
+                            first => *first = Attribute::Array(vec![first.clone(), attr.value]),
+                        }
+                    }
+                    _ => {
+                        attrs.retain(|a: &NamedAttribute| a.name != attr.name);
+                        attrs.push(attr);
+                    }
+                }
             }
         }
         Ok(attrs)
@@ -637,15 +730,63 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     )),
                 }
             }
-            (_, [v])
-                if enumerant.parameters.len() == 1
-                    && enumerant.parameters[0].kind == OperandKind::LiteralInteger =>
-            {
-                Attribute::Integer { value: i128::from(*v as i32), ty: i32t }
-            }
-            (other, _) => return error(d.offset, format!("not supported yet: decoration {other}")),
+            _ => self.decoration_value(d, enumerant, i32t)?,
         };
         Ok(Some(NamedAttribute::new(name, value)))
+    }
+
+    /// A decoration's value by its grammar: none (unit), a literal number (an `i32`), a
+    /// literal string or an enumerant (a string: `"NoAlias"` for `FuncParamAttr`), or
+    /// the <id> of an integer constant (the constant's value and type, for
+    /// OpDecorateId's `MaxByteOffsetId`).
+    fn decoration_value(
+        &self,
+        d: &Decoration,
+        enumerant: &spirvkit_grammar::Enumerant,
+        i32t: Type,
+    ) -> Result<Attribute> {
+        let unsupported = || error(d.offset, format!("not supported yet: decoration {}", enumerant.name));
+        let [param] = enumerant.parameters else {
+            return if enumerant.parameters.is_empty() && d.params.is_empty() {
+                Ok(Attribute::Unit)
+            } else {
+                unsupported()
+            };
+        };
+        if param.kind == OperandKind::LiteralString {
+            let text = spirvkit_binary::module::string_bytes(&d.params);
+            return Ok(Attribute::String(String::from_utf8_lossy(&text).into_owned()));
+        }
+        let [v] = d.params.as_slice() else { return unsupported() };
+        match param.kind.category() {
+            spirvkit_grammar::Category::Literal if param.kind == OperandKind::LiteralInteger => {
+                Ok(Attribute::Integer { value: i128::from(*v as i32), ty: i32t })
+            }
+            spirvkit_grammar::Category::ValueEnum => match param.kind.info().enumerant(*v) {
+                Some(e) => Ok(Attribute::String(e.name.to_string())),
+                None => error(
+                    d.offset,
+                    format!(
+                        "invalid {} operand {v} of decoration {}",
+                        param.kind.info().name,
+                        enumerant.name
+                    ),
+                ),
+            },
+            spirvkit_grammar::Category::Id => match self.module_values.get(v) {
+                Some(ModuleValue::Constant(Constant {
+                    value: value @ Attribute::Integer { .. }, ..
+                })) => Ok(value.clone()),
+                _ => error(
+                    d.offset,
+                    format!(
+                        "not supported yet: decoration {} of <id> {v}, which is not an integer constant",
+                        enumerant.name
+                    ),
+                ),
+            },
+            _ => unsupported(),
+        }
     }
 
     fn entry_point_or_mode(&mut self, inst: &Inst) -> Result<()> {

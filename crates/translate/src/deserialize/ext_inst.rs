@@ -69,6 +69,19 @@ impl Deserializer<'_, '_> {
                 "OpExtInst outside a function must be of a NonSemantic.* or debug information set",
             );
         }
+        // Debug information may name a later module-level instruction (a member its
+        // parent type): its symbol is chosen here.
+        for operand in inst.operands.iter().skip(3) {
+            if let [id] = inst.operand_words(operand) {
+                let forward = self.module_ext_inst_ids.contains(id)
+                    && *id != inst.result_id
+                    && !self.ext_inst_symbols.contains_key(id);
+                if forward {
+                    let symbol = self.symbol_for(*id, "spirv_ext_inst_");
+                    self.ext_inst_symbols.insert(*id, symbol);
+                }
+            }
+        }
         let none = self.ir.types.intern(TypeKind::None);
         let i32_type = self.ir.types.integer(32, Signedness::Signless);
         let (ids, literals) =
@@ -82,7 +95,10 @@ impl Deserializer<'_, '_> {
             let ty = self.type_of(inst, inst.result_type)?;
             attrs.push(NamedAttribute::new(EXT_RESULT_TYPE_ATTR, Attribute::Type(ty)));
         }
-        let symbol = self.symbol_for(inst.result_id, "spirv_ext_inst_");
+        let symbol = match self.ext_inst_symbols.get(&inst.result_id) {
+            Some(reserved) => reserved.clone(),
+            None => self.symbol_for(inst.result_id, "spirv_ext_inst_"),
+        };
         attrs.push(NamedAttribute::new("sym_name", Attribute::String(symbol.clone())));
         attrs.extend(self.decoration_attrs(inst.result_id)?);
         let op = self.ir.create_op(EXT_INST_OP, vec![], &[], self.line.clone());

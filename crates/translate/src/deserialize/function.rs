@@ -2,8 +2,8 @@
 //! (optionally) structurized.
 
 use super::{
-    dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name, set_attributes, word,
-    Deserializer, ModuleValue, Result,
+    decoration_attr_name, dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name,
+    set_attributes, word, Deserializer, ModuleValue, Result,
 };
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
@@ -200,17 +200,38 @@ impl Deserializer<'_, '_> {
         Ok(index)
     }
 
-    /// `{spirv.decoration = #spirv.decoration<X>}` for each decoration of a parameter.
-    fn parameter_attrs(&self, id: u32) -> Result<Vec<NamedAttribute>> {
-        let mut attrs = Vec::new();
+    /// A parameter's decorations as argument attributes: the first one without a
+    /// value as MLIR has it (`spirv.decoration = #spirv.decoration<Restrict>`), every
+    /// other one by its decoration's snake-case name with the `spirv.` prefix and its
+    /// value as on ops (`spirv.func_param_attr = "NoAlias"`,
+    /// `spirv.max_byte_offset_id = 16 : i32`; a unit attribute without a value). A
+    /// decoration given more than once has the array of its values.
+    fn parameter_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
+        let i32t = self.ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+        let info = OperandKind::Decoration.info();
+        let mut attrs: Vec<NamedAttribute> = Vec::new();
         for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
-            let Some(name) = enum_case_text("Decoration", d.kind) else {
-                return error(d.offset, format!("not supported yet: decoration {} on a parameter", d.kind));
+            let Some(enumerant) = info.enumerant(d.kind) else {
+                return error(d.offset, format!("unknown decoration {} on a parameter", d.kind));
             };
-            if !d.params.is_empty() {
-                return error(d.offset, format!("not supported yet: decoration {name} on a parameter"));
+            let mlir_form = d.params.is_empty()
+                && enumerant.parameters.is_empty()
+                && !attrs.iter().any(|a| a.name == "spirv.decoration");
+            if mlir_form {
+                if let Some(name) = enum_case_text("Decoration", d.kind) {
+                    attrs.push(NamedAttribute::new("spirv.decoration", dialect("spirv.decoration", &name)));
+                    continue;
+                }
             }
-            attrs.push(NamedAttribute::new("spirv.decoration", dialect("spirv.decoration", &name)));
+            let value = self.decoration_value(d, enumerant, i32t)?;
+            let name = format!("spirv.{}", decoration_attr_name(enumerant.name));
+            match attrs.iter_mut().find(|a| a.name == name) {
+                Some(existing) => match &mut existing.value {
+                    Attribute::Array(items) => items.push(value),
+                    first => *first = Attribute::Array(vec![first.clone(), value]),
+                },
+                None => attrs.push(NamedAttribute::new(name, value)),
+            }
         }
         Ok(attrs)
     }

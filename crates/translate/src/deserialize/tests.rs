@@ -361,9 +361,9 @@ fn switch_cases_pass_phi_values_as_mlir_does() {
 #[test]
 fn unsupported_instructions_are_named_with_their_offset() {
     let text =
-        COMPUTE.replace("OpDecorate %gid BuiltIn", "%group = OpDecorationGroup\nOpDecorate %gid BuiltIn");
-    let err = translate(&binary(&text), false).expect_err("decoration groups are not modeled");
-    assert_eq!(err.message, "not supported yet: OpDecorationGroup");
+        COMPUTE.replace("OpDecorate %gid BuiltIn", "OpGroupDecorate %buf %gid\nOpDecorate %gid BuiltIn");
+    let err = translate(&binary(&text), false).expect_err("not a group");
+    assert!(err.message.contains("which is not a decoration group"), "{}", err.message);
     assert!(err.offset > 5);
 }
 
@@ -702,9 +702,16 @@ fn module_level_extended_instructions_that_cannot_be_kept_are_errors() {
     );
     let err = translate(&binary(&text), false).expect_err("semantic instruction at module level");
     assert!(err.message.contains("must be of a NonSemantic.* or debug information set"), "{err}");
-    // A forward reference (OpExtInstWithForwardRefsKHR's job) has no symbol yet.
+    // A forward reference (OpenCL.DebugInfo.100's member naming its parent) names the
+    // later instruction's symbol, chosen at the reference.
     let text = EXTENDED.replace("DebugTypeMatrix %dbg_float", "DebugTypeMatrix %dbg_color");
-    let err = translate(&binary(&text), false).expect_err("forward reference");
+    let ir = translate(&binary(&text), false).expect("forward reference");
+    assert!(ir.contains("literals = [@spirv_ext_inst_28, 3 : i32, true]"), "{ir}");
+    // A module-level undef has no form there.
+    let text = EXTENDED
+        .replace("%f1 = OpConstant %float 1\n", "%f1 = OpConstant %float 1\n%undef = OpUndef %float\n")
+        .replace("DebugTypeMatrix %dbg_float", "DebugTypeMatrix %undef");
+    let err = translate(&binary(&text), false).expect_err("an undef named by debug information");
     assert!(err.message.starts_with("not supported yet: OpExtInst outside a function naming <id>"), "{err}");
 }
 

@@ -629,6 +629,24 @@ impl Deserializer<'_, '_> {
                         }
                         Attribute::Dense { elements, ty }
                     }
+                    // MLIR 22 has no struct constant either: ours is the array of the
+                    // members' values, as for matrices.
+                    TypeKind::LiteralStruct(_) | TypeKind::IdentifiedStruct { .. } => {
+                        let members = match self.ir.types.kind(ty) {
+                            TypeKind::LiteralStruct(body) => Some(body.members.len()),
+                            TypeKind::IdentifiedStruct { name } => {
+                                self.ir.types.struct_body(name).map(|b| b.members.len())
+                            }
+                            _ => None,
+                        };
+                        if members != Some(parts.len()) {
+                            return error(
+                                inst.offset,
+                                "OpConstantComposite has the wrong number of constituents",
+                            );
+                        }
+                        Attribute::Array(parts)
+                    }
                     TypeKind::CooperativeMatrix { .. } if parts.len() == 1 => {
                         Attribute::Dense { elements: parts, ty }
                     }

@@ -104,7 +104,18 @@ impl Serializer<'_> {
                 ),
             ));
         };
-        self.process_decoration_value(at, target, name, value, &attr.value)
+        match &attr.value {
+            // A decoration given more than once (`UserSemantic`): one per value.
+            Attribute::Array(values)
+                if !matches!(name, "CacheControlLoadINTEL" | "CacheControlStoreINTEL") =>
+            {
+                for v in values {
+                    self.process_decoration_value(at, target, name, value, v)?;
+                }
+                Ok(())
+            }
+            single => self.process_decoration_value(at, target, name, value, single),
+        }
     }
 
     /// A decoration with its value given as an attribute.
@@ -174,18 +185,39 @@ impl Serializer<'_> {
             "CacheControlLoadINTEL" | "CacheControlStoreINTEL" => {
                 return self.process_cache_controls(at, target, name, decoration, value);
             }
-            // Any other decoration, by its grammar: no parameters (a unit attribute)
-            // or one literal number.
+            // Any other decoration, by its grammar (the deserializer's `decoration_value`):
+            // no parameters (a unit attribute), one literal number, a literal string or
+            // an enumerant (a string), or the <id> of an integer constant (its value).
             _ => {
-                let grammar = spirvkit_grammar::OperandKind::Decoration.info().enumerant_by_name(name);
+                use spirvkit_grammar::{Category, OperandKind};
+                let grammar = OperandKind::Decoration.info().enumerant_by_name(name);
                 let params = grammar.map(|g| g.parameters);
+                let mut instruction = opcode::OpDecorate;
                 match (params, value) {
                     (Some([]), Attribute::Unit) => {}
                     (Some([]), Attribute::Dialect { name: d, .. }) if d == "spirv.decoration" => {}
                     (Some([param]), Attribute::Integer { value, .. })
-                        if param.kind.category() == spirvkit_grammar::Category::Literal =>
+                        if param.kind.category() == Category::Literal =>
                     {
                         args.push(*value as u32)
+                    }
+                    (Some([param]), Attribute::Integer { ty, .. })
+                        if param.kind.category() == Category::Id =>
+                    {
+                        args.push(self.constant(at, *ty, value)?);
+                        instruction = opcode::OpDecorateId;
+                    }
+                    (Some([param]), Attribute::String(text)) if param.kind == OperandKind::LiteralString => {
+                        spirvkit_binary::write::encode_string(text.as_bytes(), &mut args);
+                        instruction = opcode::OpDecorateString;
+                    }
+                    (Some([param]), Attribute::String(text))
+                        if param.kind.category() == Category::ValueEnum =>
+                    {
+                        match param.kind.info().enumerant_by_name(text) {
+                            Some(e) => args.push(e.value),
+                            None => return Err(self.error(at, format!("invalid {name} value {text}"))),
+                        }
                     }
                     _ => {
                         return Err(
@@ -193,10 +225,52 @@ impl Serializer<'_> {
                         )
                     }
                 }
+                let mut operands = vec![target, decoration];
+                operands.extend_from_slice(&args);
+                encode(&mut self.decorations, instruction, &operands);
+                return Ok(());
             }
         }
         self.emit_decoration(target, decoration, &args);
         Ok(())
+    }
+
+    /// A `spirv.func` argument attribute as decorations of its parameter: MLIR's
+    /// `spirv.decoration = #spirv.decoration<X>`, or `spirv.<decoration in snake case>`
+    /// with the decoration's value (an array for a decoration given more than once).
+    pub(super) fn process_argument_attr(
+        &mut self,
+        at: OpId,
+        target: u32,
+        attr: &NamedAttribute,
+    ) -> Result<()> {
+        if attr.name == "spirv.decoration" {
+            let Attribute::Dialect { body: Some(body), .. } = &attr.value else {
+                return Err(self.error(at, "expected #spirv.decoration<X> for spirv.decoration"));
+            };
+            let name = body.trim();
+            let Some(decoration) = enumerant("Decoration", name) else {
+                return Err(self.error(at, format!("unknown decoration {name}")));
+            };
+            return self.process_decoration_value(at, target, name, decoration, &attr.value);
+        }
+        // Other argument attributes (`spirv.interface_var_abi`, other dialects') are not
+        // decorations: MLIR's serializer passes over them too.
+        let Some((name, decoration)) = attr.name.strip_prefix("spirv.").and_then(decoration_by_attr_name)
+        else {
+            return Ok(());
+        };
+        match &attr.value {
+            Attribute::Array(values)
+                if !matches!(name, "CacheControlLoadINTEL" | "CacheControlStoreINTEL") =>
+            {
+                for value in values {
+                    self.process_decoration_value(at, target, name, decoration, value)?;
+                }
+                Ok(())
+            }
+            value => self.process_decoration_value(at, target, name, decoration, value),
+        }
     }
 
     /// One decoration per element of a cache-control list.

@@ -113,16 +113,7 @@ impl Serializer<'_> {
             let id = self.next();
             if let Some(Attribute::Dictionary(attrs)) = arg_attrs.get(index) {
                 for attr in attrs {
-                    if attr.name != "spirv.decoration" {
-                        continue;
-                    }
-                    if let Attribute::Dialect { body: Some(body), .. } = &attr.value {
-                        let name = body.trim();
-                        let Some(decoration) = super::attrs::enumerant("Decoration", name) else {
-                            return Err(self.error(op, format!("unknown decoration {name}")));
-                        };
-                        self.process_decoration_value(op, id, name, decoration, &attr.value)?;
-                    }
+                    self.process_argument_attr(op, id, attr)?;
                 }
             }
             if let Some(arg) = arg {

@@ -163,6 +163,18 @@ impl Serializer<'_> {
         if untyped.is_some() && o.attr("initializer").is_some() {
             return Err(self.error(op, "not supported yet: an initializer of an untyped variable"));
         }
+        if let Some(value) = o.attr(crate::deserialize::CONSTANT_INITIALIZER_ATTR) {
+            let pointee = match self.ir.types.kind(ty) {
+                TypeKind::Pointer { pointee, .. } => *pointee,
+                _ => return Err(self.error(op, "a constant initializer needs a pointer variable")),
+            };
+            if o.attr("initializer").is_some() {
+                return Err(
+                    self.error(op, "spirv.GlobalVariable with both an initializer and a constant one")
+                );
+            }
+            operands.push(self.constant(op, pointee, value)?);
+        }
         if let Some(init) = o.attr("initializer") {
             let init = symbol(Some(init));
             let init_id = self.variable_ids.get(init).or_else(|| self.spec_constant_ids.get(init)).copied();
@@ -174,7 +186,9 @@ impl Serializer<'_> {
         self.emit_debug_line_globals(op);
         encode(&mut self.globals, variable, &operands);
         for attr in sorted_attrs(self.ir, op) {
-            if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer") {
+            if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer")
+                || attr.name == crate::deserialize::CONSTANT_INITIALIZER_ATTR
+            {
                 continue;
             }
             self.process_decoration(op, id, attr)?;
@@ -607,8 +621,9 @@ impl Serializer<'_> {
                 encode(&mut self.function_body, code, &words);
             }
             (None, Some((set, number))) => {
+                // OpExtInst always has a result: a void one (`vstore*`) has no IR value.
                 if words.len() < 2 {
-                    return Err(self.error(op, "extended instructions must have a result"));
+                    words = vec![self.void_type(), self.next()];
                 }
                 let set_id = self.ext_set_id(set);
                 words.extend([set_id, number]);
@@ -657,7 +672,12 @@ impl Serializer<'_> {
             Some(ty) if !matches!(ir.types.kind(ty), TypeKind::None) => self.process_type(op, ty)?,
             _ => self.void_type(),
         };
-        let id = self.next();
+        // A module-level one an earlier one named (a forward reference) has its id.
+        let reserved = match o.attr("sym_name") {
+            Some(Attribute::String(symbol)) if module_level => self.ext_inst_ids.get(symbol).copied(),
+            _ => None,
+        };
+        let id = reserved.unwrap_or_else(|| self.next());
         if let Some(&result) = o.results.first() {
             self.value_ids.insert(result, id);
         }
@@ -711,6 +731,13 @@ impl Serializer<'_> {
                 match known {
                     Some(id) => Ok(id),
                     None if self.is_function_symbol(name) => Ok(self.function_id(name)),
+                    // Debug information may name a later instruction (a member's parent
+                    // type): its id is reserved here.
+                    None if self.is_module_ext_inst_symbol(name) => {
+                        let id = self.next();
+                        self.ext_inst_ids.insert(name.clone(), id);
+                        Ok(id)
+                    }
                     None => Err(format!("'{name}' names no function, variable, spec constant or extended instruction defined before")),
                 }
             }
@@ -737,6 +764,16 @@ impl Serializer<'_> {
     }
 
     /// Whether the module body defines a `spirv.func` named `name`.
+    /// Whether `name` is the symbol of a `spirv.ExtInst` in the module body.
+    fn is_module_ext_inst_symbol(&self, name: &str) -> bool {
+        let ir = self.ir;
+        let body = ir.entry_block(self.module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+        body.iter().any(|&op| {
+            ir.op(op).name == crate::fallback::EXT_INST_OP
+                && matches!(ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == name)
+        })
+    }
+
     fn is_function_symbol(&mut self, name: &str) -> bool {
         let ir = self.ir;
         let module = self.module;

@@ -1231,3 +1231,241 @@ OpFunctionEnd
 "
     ));
 }
+
+// ---------------------------------------------------------------------------
+// OpenCL kernels (Addresses, no structured control flow)
+
+const KERNEL_PRELUDE: &str = "OpCapability Addresses
+OpCapability Kernel
+OpCapability Int8
+%cl = OpExtInstImport \"OpenCL.std\"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %main \"main\"
+";
+
+/// Assembly -> binary -> IR -> text -> IR -> binary: the text reads back, the binary
+/// means what the original means (`equiv`) and a second round changes nothing.
+fn assert_kernel_round_trips(asm: &str) -> String {
+    let target_env = spirvkit_binary::TargetEnv::parse("spv1.0").expect("known target");
+    let options = spirvkit_binary::AsmOptions { target_env, preserve_numeric_ids: false };
+    let words = spirvkit_binary::assemble(asm, &options).expect("valid assembly");
+    let bytes =
+        |w: &[u32]| spirvkit_binary::write::words_to_bytes(w, spirvkit_binary::module::Endian::Little);
+    let serialize_options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    let round = |words: &[u32]| -> (String, Vec<u32>) {
+        let mut ir = Ir::new();
+        let module = crate::deserialize(&bytes(words), &mut ir, &crate::DeserializeOptions::default())
+            .expect("deserializes");
+        let text = spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default());
+        let (parsed, top) = spirvkit_ir::parse(&text, "t.mlir").unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+        let module = parsed
+            .ops_under(top)
+            .into_iter()
+            .map(|(_, op)| op)
+            .find(|&op| parsed.op(op).name == "spirv.module")
+            .expect("a spirv.module");
+        let back = serialize(&parsed, module, &serialize_options).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        (text, back)
+    };
+    let (first, words1) = round(&words);
+    let original = spirvkit_binary::read::read(&bytes(&words)).expect("reads");
+    let result = spirvkit_binary::read::read(&bytes(&words1)).expect("reads back");
+    let comparison = spirvkit_binary::equiv::compare(&original, &result);
+    assert_eq!(comparison.semantic().count(), 0, "{:?}\n{first}", comparison.differences);
+    let (second, words2) = round(&words1);
+    assert_eq!(second, first, "IR after the second deserialization");
+    assert_eq!(words2, words1, "binaries of the first and second rounds");
+    first
+}
+
+#[test]
+fn opencl_void_extended_instructions_keep_their_void_result() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}%void = OpTypeVoid
+%uchar = OpTypeInt 8 0
+%uint = OpTypeInt 32 0
+%v2 = OpTypeVector %uchar 2
+%ptr = OpTypePointer CrossWorkgroup %uchar
+%fn = OpTypeFunction %void %ptr
+%c1 = OpConstant %uchar 1
+%c0 = OpConstant %uint 0
+%vec = OpConstantComposite %v2 %c1 %c1
+%main = OpFunction %void None %fn
+%p = OpFunctionParameter %ptr
+%l = OpLabel
+%r = OpExtInst %void %cl vstoren %vec %c0 %p
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("spirv.CL.vstoren"), "{text}");
+}
+
+#[test]
+fn opencl_parameter_decorations_of_every_kind_round_trip() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpDecorate %p FuncParamAttr NoAlias
+OpDecorate %p FuncParamAttr NoCapture
+OpDecorate %p Restrict
+OpDecorate %p Volatile
+OpDecorateId %q MaxByteOffsetId %c24
+OpDecorate %q Alignment 4
+OpDecorateString %g UserSemantic \"a b\"
+OpDecorateString %g UserSemantic \"c\"
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%ptr = OpTypePointer CrossWorkgroup %uint
+%fn = OpTypeFunction %void %ptr %ptr
+%c24 = OpConstant %uint 24
+%g = OpVariable %ptr CrossWorkgroup
+%main = OpFunction %void None %fn
+%p = OpFunctionParameter %ptr
+%q = OpFunctionParameter %ptr
+%l = OpLabel
+OpStore %g %c24
+OpReturn
+OpFunctionEnd
+"
+    ));
+    for expected in [
+        "spirv.func_param_attr = [\"NoAlias\", \"NoCapture\"]",
+        "spirv.decoration = #spirv.decoration<Restrict>",
+        "spirv.volatile",
+        "spirv.max_byte_offset_id = 24 : i32",
+        "spirv.alignment = 4 : i32",
+        "user_semantic = [\"a b\", \"c\"]",
+    ] {
+        assert!(text.contains(expected), "no {expected} in:\n{text}");
+    }
+}
+
+/// Decoration groups mean the decorations they apply: the round trip writes those as
+/// plain decorations, which `equiv` counts as the same.
+#[test]
+fn opencl_decoration_groups_become_the_decorations_they_apply() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpDecorate %grp Volatile
+OpDecorate %grp Alignment 8
+%grp = OpDecorationGroup
+OpGroupDecorate %grp %a %b
+OpGroupMemberDecorate %grp %s 1
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%s = OpTypeStruct %uint %uint
+%ptr = OpTypePointer CrossWorkgroup %uint
+%sptr = OpTypePointer CrossWorkgroup %s
+%fn = OpTypeFunction %void
+%a = OpVariable %ptr CrossWorkgroup
+%b = OpVariable %sptr CrossWorkgroup
+%main = OpFunction %void None %fn
+%l = OpLabel
+%x = OpLoad %uint %a
+%y = OpLoad %s %b
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert_eq!(text.matches("alignment = 8 : i32").count(), 2, "{text}");
+}
+
+/// MLIR 22 has no struct constant: ours is the array of the members' values, nested
+/// composites included, and an empty struct's is `[]`.
+#[test]
+fn opencl_struct_constants_are_arrays_of_member_values() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}OpCapability Int16
+%void = OpTypeVoid
+%ushort = OpTypeInt 16 0
+%uint = OpTypeInt 32 0
+%uint_2 = OpConstant %uint 2
+%v2 = OpTypeVector %uint 2
+%arr = OpTypeArray %ushort %uint_2
+%inner = OpTypeStruct %ushort %arr
+%s = OpTypeStruct %uint %v2 %inner
+%empty = OpTypeStruct
+%ptr = OpTypePointer Function %s
+%eptr = OpTypePointer Function %empty
+%fn = OpTypeFunction %void
+%ushort_7 = OpConstant %ushort 7
+%vec = OpConstantComposite %v2 %uint_2 %uint_2
+%a = OpConstantComposite %arr %ushort_7 %ushort_7
+%i = OpConstantComposite %inner %ushort_7 %a
+%c = OpConstantComposite %s %uint_2 %vec %i
+%e = OpConstantComposite %empty
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpVariable %ptr Function
+%w = OpVariable %eptr Function
+OpStore %v %c
+OpStore %w %e
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("spirv.Constant [] : !spirv.struct<()>"), "{text}");
+    assert!(
+        text.contains("spirv.Constant [2 : i32, dense<2> : vector<2xi32>, [7 : i16, [7 : i16, 7 : i16]]]"),
+        "{text}"
+    );
+}
+
+/// A constant initializer has no symbol for MLIR's `initializer`: it is kept by value.
+#[test]
+fn opencl_constant_initializers_are_kept_by_value() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}%void = OpTypeVoid
+%uchar = OpTypeInt 8 0
+%ulong = OpTypeInt 64 0
+%uint = OpTypeInt 32 0
+%uint_2 = OpConstant %uint 2
+%arr = OpTypeArray %uchar %uint_2
+%aptr = OpTypePointer UniformConstant %arr
+%lptr = OpTypePointer CrossWorkgroup %ulong
+%fn = OpTypeFunction %void
+%h = OpConstant %uchar 104
+%z = OpConstant %uchar 0
+%str = OpConstantComposite %arr %h %z
+%max = OpConstant %ulong 18446744073709551615
+%s = OpVariable %aptr UniformConstant %str
+%x = OpVariable %lptr CrossWorkgroup %max
+%main = OpFunction %void None %fn
+%l = OpLabel
+%v = OpLoad %ulong %x
+%w = OpLoad %arr %s
+OpReturn
+OpFunctionEnd
+"
+    ));
+    assert!(text.contains("initializer_constant = [104 : i8, 0 : i8]"), "{text}");
+    assert!(text.contains("initializer_constant = -1 : i64"), "{text}");
+}
+
+/// OpenCL.DebugInfo.100's DebugTypeMember names its parent type, which lists the
+/// member: one of the two is a forward reference, by symbol in the IR.
+#[test]
+fn debug_information_may_name_a_later_instruction() {
+    let text = assert_kernel_round_trips(
+        "OpCapability Addresses
+OpCapability Kernel
+%dbg = OpExtInstImport \"OpenCL.DebugInfo.100\"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %main \"main\"
+%file = OpString \"a.cl\"
+%m = OpString \"m\"
+%s = OpString \"S\"
+%void = OpTypeVoid
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%fn = OpTypeFunction %void
+%src = OpExtInst %void %dbg DebugSource %file
+%none = OpExtInst %void %dbg DebugInfoNone
+%member = OpExtInst %void %dbg DebugTypeMember %m %none %src 1 0 %comp %uint_0 %uint_0 FlagIsPublic
+%comp = OpExtInst %void %dbg DebugTypeComposite %s Structure %src 1 0 %src %s %uint_0 FlagIsPublic %member
+%main = OpFunction %void None %fn
+%l = OpLabel
+OpReturn
+OpFunctionEnd
+",
+    );
+    assert!(text.contains("@spirv_ext_inst_"), "{text}");
+}

@@ -647,13 +647,25 @@ impl Serializer<'_> {
             Attribute::Array(items) => {
                 let type_id = self.process_key(at, ty.clone())?;
                 let id = self.next();
+                // A struct's values are its members' (the verifier checked the count);
+                // any other composite's are all of its element type.
+                let members: Option<Vec<TypeKey>> = match &ty {
+                    TypeKey::Other(t) => {
+                        self.struct_body(*t).map(|b| b.members.iter().map(|m| self.type_key(m.ty)).collect())
+                    }
+                    _ => None,
+                };
                 let element_type = self.element_key(&ty);
                 let mut operands = vec![type_id, id];
-                for item in items {
-                    let Some(element_type) = element_type.clone() else {
+                for (index, item) in items.iter().enumerate() {
+                    let item_type = match &members {
+                        Some(members) => members.get(index).cloned(),
+                        None => element_type.clone(),
+                    };
+                    let Some(item_type) = item_type else {
                         return Err(self.error(at, format!("cannot serialize attribute: {attr:?}")));
                     };
-                    operands.push(self.constant_of(at, element_type, item)?);
+                    operands.push(self.constant_of(at, item_type, item)?);
                 }
                 encode(&mut self.globals, opcode::OpConstantComposite, &operands);
                 Ok(id)
