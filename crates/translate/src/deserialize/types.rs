@@ -68,6 +68,10 @@ impl Deserializer<'_, '_> {
             opcode::OpTypeVector => {
                 let element = self.type_of(inst, word(inst, 2)?)?;
                 let count = word(inst, 3)?;
+                if count < 2 {
+                    // SPIR-V: at least 2 components; MLIR cannot write `vector<0xT>`.
+                    return error(inst.offset, format!("OpTypeVector has {count} components (at least 2)"));
+                }
                 self.ir.types.vector(u64::from(count), element)
             }
             opcode::OpTypeMatrix => {
