@@ -763,6 +763,9 @@ impl Deserializer<'_, '_> {
                         let Some(&v) = d.params.first() else {
                             return error(d.offset, "SpecId without an id");
                         };
+                        if !discardable.is_empty() {
+                            return error(d.offset, "a spec constant decorated SpecId more than once");
+                        }
                         let i32t = self.ir.types.integer(32, Signedness::Signless);
                         discardable.push(NamedAttribute::new(
                             "spec_id",
