@@ -425,6 +425,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             }
             opcode::OpExtension => {
                 let name = string_operand(inst, 0);
+                // The `#spirv.vce` attribute lists extensions as bare identifiers (as
+                // every extension name is); anything else could not be written back.
+                let identifier = name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+                if !identifier {
+                    return error(
+                        inst.offset,
+                        format!("not supported yet: extension name {name:?} that is not an identifier"),
+                    );
+                }
                 if self.extension_set.insert(name.clone()) {
                     self.extensions.push(name);
                 }
