@@ -1258,6 +1258,13 @@ fn parse_ternary(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId
 fn print_ternary(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
+    // The form writes one type for all: operands of other types (which MLIR's
+    // verifier lets through) would read back with the result's, so generic.
+    let Some(&result) = o.results.first() else { return false };
+    let ty = ir.value_type(result);
+    if o.operands.iter().any(|&v| ir.value_type(v) != ty) {
+        return false;
+    }
     p.out.push_str(&o.name);
     p.out.push(' ');
     p.values(&o.operands);

@@ -126,3 +126,20 @@ fn signed_words_in_custom_forms_read_back() {
     let (again, top) = parse(&printed, "t.mlir").expect("reads back");
     assert_eq!(print(&again, top, PrintOptions::default()), printed);
 }
+
+#[test]
+fn ternary_ops_with_mixed_operand_types_print_generic() {
+    // MLIR's verifier lets `spirv.GL.FClamp` mix types; its custom form cannot say so.
+    let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                spirv.func @f(%a: vector<3xf32>, %b: f32) \"None\" {\n    \
+                %0 = \"spirv.GL.FClamp\"(%a, %b, %b) : (vector<3xf32>, f32, f32) -> f32\n    \
+                %1 = spirv.GL.FClamp %b, %b, %b : f32\n    spirv.Return\n  }\n}\n";
+    let (ir, top) = parse(text, "t.mlir").expect("parses");
+    let printed = print(&ir, top, PrintOptions::default());
+    assert!(
+        printed.contains("\"spirv.GL.FClamp\"(%arg0, %arg1, %arg1) : (vector<3xf32>, f32, f32) -> f32"),
+        "{printed}"
+    );
+    assert!(printed.contains("%1 = spirv.GL.FClamp %arg1, %arg1, %arg1 : f32"), "{printed}");
+    parse(&printed, "t.mlir").expect("reads back");
+}
