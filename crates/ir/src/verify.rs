@@ -896,6 +896,21 @@ impl<'a> Verifier<'a> {
         if indices.is_empty() {
             return plain(self, format!("expected at least one index for {}", o.name));
         }
+        if insert {
+            if let Some(&result) = o.results.first() {
+                let (composite_ty, result_ty) = (ir.value_type(composite), ir.value_type(result));
+                if composite_ty != result_ty {
+                    let (c, r) = (type_to_string(ir, composite_ty), type_to_string(ir, result_ty));
+                    self.error(
+                        op,
+                        format!(
+                            "result type should be the same as the composite type, but found '{c}' vs '{r}'"
+                        ),
+                    );
+                    return true;
+                }
+            }
+        }
         let mut ty = ir.value_type(composite);
         for index in indices {
             let Attribute::Integer { value, .. } = index else { return false };
@@ -1952,6 +1967,10 @@ mod tests {
             (
                 "%0 = \"spirv.CompositeExtract\"(%a) <{indices = []}> : (!spirv.struct<(f32)>) -> f32",
                 "error: expected at least one index for spirv.CompositeExtract",
+            ),
+            (
+                "%0 = \"spirv.CompositeInsert\"(%b, %v) <{indices = [1 : i32]}> : (f32, vector<2xf32>) -> vector<3xf32>",
+                "error: 'spirv.CompositeInsert' op result type should be the same as the composite type, but found 'vector<2xf32>' vs 'vector<3xf32>'",
             ),
             (
                 "%0 = \"spirv.CompositeExtract\"(%v) <{indices = [1 : i32, 5 : i32]}> : (vector<2xf32>) -> f32",
