@@ -18,3 +18,14 @@ pub mod structurize;
 pub use deserialize::{deserialize, DeserializeError, DeserializeOptions};
 pub use serialize::{serialize, SerializeError, SerializeOptions};
 pub use spirvkit_ir::{Ir, OpId};
+
+/// Helpers the unit tests of every module share.
+#[cfg(test)]
+mod test_support {
+    use spirvkit_ir::{Ir, OpId};
+
+    /// The first op named `name` nested under `top`, in [`Ir::ops_under`] order.
+    pub(crate) fn first_op(ir: &Ir, top: OpId, name: &str) -> Option<OpId> {
+        ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == name)
+    }
+}

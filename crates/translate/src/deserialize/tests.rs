@@ -382,12 +382,7 @@ fn op_lines_become_locations() {
     let mut ir = Ir::new();
     let options = DeserializeOptions { structurize: false, debug_locations: true };
     let module = deserialize(&binary(&text), &mut ir, &options).expect("deserializes");
-    let compare = ir
-        .ops_under(module)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.ULessThan")
-        .expect("the comparison");
+    let compare = crate::test_support::first_op(&ir, module, "spirv.ULessThan").expect("the comparison");
     assert_eq!(ir.op(compare).location, Location::FileLineCol { file: "a.hlsl".into(), line: 12, column: 3 });
 }
 
@@ -508,12 +503,7 @@ fn round_trip(bytes: &[u8]) -> (String, String) {
     let (ir, top) = spirvkit_ir::parse(&printed, "t.mlir").expect("the printed IR parses back");
     let diagnostics = spirvkit_ir::verify::verify(&ir, top, &printed);
     assert!(diagnostics.is_empty(), "{diagnostics:?}\n{printed}");
-    let module = ir
-        .ops_under(top)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.module")
-        .expect("a spirv.module");
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").expect("a spirv.module");
     let words = crate::serialize::serialize(&ir, module, &crate::serialize::SerializeOptions::default())
         .expect("serializes");
     let ours = spirvkit_binary::read(&words_to_bytes(&words, Endian::Little)).expect("reads back");
@@ -783,11 +773,7 @@ fn damaged_matrix_constants_and_extended_instructions_never_panic() {
                 // What deserializes must print, parse back and serialize or fail cleanly.
                 if let Ok(printed) = translate(&flipped, true) {
                     if let Ok((ir, top)) = spirvkit_ir::parse(&printed, "t.mlir") {
-                        let module = ir
-                            .ops_under(top)
-                            .into_iter()
-                            .map(|(_, op)| op)
-                            .find(|&op| ir.op(op).name == "spirv.module");
+                        let module = crate::test_support::first_op(&ir, top, "spirv.module");
                         if let Some(module) = module {
                             let options = crate::serialize::SerializeOptions::default();
                             let _ = crate::serialize::serialize(&ir, module, &options);

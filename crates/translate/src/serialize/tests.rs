@@ -10,12 +10,7 @@ fn serialize_text(text: &str) -> Result<String> {
 
 fn serialize_text_with(text: &str, options: &SerializeOptions) -> Result<String> {
     let (ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
-    let module = ir
-        .ops_under(top)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.module")
-        .expect("a spirv.module");
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").expect("a spirv.module");
     let words = serialize(&ir, module, options)?;
     let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
     let module = spirvkit_binary::read::read(&bytes).expect("our binary reads back");
@@ -42,8 +37,7 @@ fn control_flow_phis_switch_selection_and_loop() {
 fn refuses_ops_without_binary_form() {
     let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  spirv.func @f() \"None\" {\n    \"test.op\"() : () -> ()\n    spirv.Return\n  }\n}\n";
     let (ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
-    let module =
-        ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module").unwrap();
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").unwrap();
     let e = serialize(&ir, module, &SerializeOptions::default()).unwrap_err();
     assert!(e.message.starts_with("not supported yet"), "{}", e.message);
 }
@@ -960,9 +954,7 @@ fn malformed_unverified_ir_is_an_error_not_a_panic() {
     for body in cases {
         let text = wrap(body);
         let Ok((ir, top)) = spirvkit_ir::parse(&text, "t.mlir") else { continue };
-        let Some(module) =
-            ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module")
-        else {
+        let Some(module) = crate::test_support::first_op(&ir, top, "spirv.module") else {
             continue;
         };
         let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
@@ -1258,12 +1250,7 @@ fn assert_kernel_round_trips(asm: &str) -> String {
             .expect("deserializes");
         let text = spirvkit_ir::print(&ir, module, spirvkit_ir::PrintOptions::default());
         let (parsed, top) = spirvkit_ir::parse(&text, "t.mlir").unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-        let module = parsed
-            .ops_under(top)
-            .into_iter()
-            .map(|(_, op)| op)
-            .find(|&op| parsed.op(op).name == "spirv.module")
-            .expect("a spirv.module");
+        let module = crate::test_support::first_op(&parsed, top, "spirv.module").expect("a spirv.module");
         let back = serialize(&parsed, module, &serialize_options).unwrap_or_else(|e| panic!("{e}\n{text}"));
         (text, back)
     };

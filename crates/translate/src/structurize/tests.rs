@@ -43,18 +43,8 @@ fn structurized_inner(input: &str, merges: &[Merge]) -> String {
 
 fn try_structurize(input: &str, merges: &[Merge]) -> Result<String, String> {
     let (mut ir, top) = spirvkit_ir::parse(input, "t.mlir").map_err(|e| format!("{e:?}"))?;
-    let module = ir
-        .ops_under(top)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.module")
-        .ok_or("no spirv.module")?;
-    let func = ir
-        .ops_under(module)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.func")
-        .ok_or("no spirv.func")?;
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").ok_or("no spirv.module")?;
+    let func = crate::test_support::first_op(&ir, module, "spirv.func").ok_or("no spirv.func")?;
     let body = ir.op(func).regions[0];
     let blocks = ir.region(body).blocks.clone();
     let mut headers = FxHashMap::default();
@@ -2383,12 +2373,7 @@ fn corpus() {
 
 fn structurize_module(input: &str, merges: &str) -> Result<String, String> {
     let (mut ir, top) = spirvkit_ir::parse(input, "t.mlir").map_err(|e| format!("parse: {e:?}"))?;
-    let module = ir
-        .ops_under(top)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.module")
-        .ok_or("no spirv.module")?;
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").ok_or("no spirv.module")?;
     let module_body = ir.op(module).regions[0];
     let module_block = ir.region(module_body).blocks[0];
     let funcs: Vec<OpId> =

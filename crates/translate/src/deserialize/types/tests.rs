@@ -22,12 +22,7 @@ fn print(words: &[u32]) -> String {
 /// Parses printed IR and serializes its module.
 fn serialize_text(text: &str) -> Vec<u32> {
     let (ir, top) = spirvkit_ir::parse(text, "t.mlir").unwrap_or_else(|e| panic!("parses: {e:?}\n{text}"));
-    let module = ir
-        .ops_under(top)
-        .into_iter()
-        .map(|(_, op)| op)
-        .find(|&op| ir.op(op).name == "spirv.module")
-        .expect("a spirv.module");
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").expect("a spirv.module");
     serialize(&ir, module, &SerializeOptions::default()).unwrap_or_else(|e| panic!("serializes: {e}\n{text}"))
 }
 
@@ -256,8 +251,7 @@ fn array_lengths_the_serializer_cannot_resolve_are_errors() {
              spirv.SpecConstant @n = 4 : i32\n}}\n"
         );
         let (ir, top) = spirvkit_ir::parse(&text, "t.mlir").unwrap_or_else(|e| panic!("parses: {e:?}"));
-        let module =
-            ir.ops_under(top).into_iter().map(|(_, op)| op).find(|&op| ir.op(op).name == "spirv.module");
+        let module = crate::test_support::first_op(&ir, top, "spirv.module");
         let result = serialize(&ir, module.expect("a module"), &SerializeOptions::default());
         assert!(result.is_err(), "{length}");
     }
@@ -280,12 +274,7 @@ fn bit_flips_in_these_constructs_never_panic() {
                 let _ = serialize(&ir, op, &SerializeOptions::default());
                 let text = spirvkit_ir::print(&ir, op, spirvkit_ir::PrintOptions::default());
                 if let Ok((ir, top)) = spirvkit_ir::parse(&text, "t.mlir") {
-                    if let Some(module) = ir
-                        .ops_under(top)
-                        .into_iter()
-                        .map(|(_, op)| op)
-                        .find(|&op| ir.op(op).name == "spirv.module")
-                    {
+                    if let Some(module) = crate::test_support::first_op(&ir, top, "spirv.module") {
                         let _ = serialize(&ir, module, &SerializeOptions::default());
                     }
                 }
