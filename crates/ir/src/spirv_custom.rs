@@ -8,7 +8,7 @@ use crate::ir::{BlockId, Location, OpId, OpName, Value};
 use crate::lexer::{unescape_to_string, Tok};
 use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
-use crate::types::{Signedness, Type, TypeKind};
+use crate::types::{CompositeStep, Signedness, Type, TypeKind};
 
 fn dialect(name: &str, body: &str) -> Attribute {
     Attribute::Dialect { name: name.to_string(), body: Some(body.to_string()) }
@@ -1116,15 +1116,11 @@ fn element_at(p: &Parser, mut ty: Type, indices: &[Attribute]) -> Option<Type> {
     for idx in indices {
         let Attribute::Integer { value, .. } = idx else { return None };
         let i = usize::try_from(*value).ok()?;
-        ty = match p.ir.types.kind(ty) {
-            TypeKind::Vector { element, .. }
-            | TypeKind::Array { element, .. }
-            | TypeKind::RuntimeArray { element, .. } => *element,
-            TypeKind::Matrix { column, .. } => *column,
-            TypeKind::CooperativeMatrix { element, .. } => *element,
-            TypeKind::LiteralStruct(body) => body.members.get(i)?.ty,
-            TypeKind::IdentifiedStruct { name } => p.ir.types.struct_body(name)?.members.get(i)?.ty,
-            _ => return None,
+        ty = match p.ir.types.composite_step(ty, Some(i)) {
+            CompositeStep::Element { ty, .. } | CompositeStep::Member(Some(ty)) => ty,
+            CompositeStep::Member(None) | CompositeStep::Unknown | CompositeStep::NotComposite => {
+                return None
+            }
         };
     }
     Some(ty)

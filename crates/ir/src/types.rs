@@ -268,6 +268,30 @@ impl TypeStore {
         self.struct_bodies.get(name)
     }
 
+    /// One constant index into a composite type (`spirv.CompositeExtract`'s walk, for the
+    /// parser and the verifier).
+    pub fn composite_step(&self, ty: Type, index: Option<usize>) -> CompositeStep {
+        let element = |ty: Type, bound: Option<u64>| CompositeStep::Element { ty, bound };
+        match self.kind(ty) {
+            TypeKind::Vector { shape, element: e, .. } => element(*e, shape.first().copied()),
+            TypeKind::Array { element: e, count, spec_length: None, .. } => {
+                element(*e, Some(u64::from(*count)))
+            }
+            TypeKind::Array { element: e, .. }
+            | TypeKind::RuntimeArray { element: e, .. }
+            | TypeKind::CooperativeMatrix { element: e, .. } => element(*e, None),
+            TypeKind::Matrix { column, columns } => element(*column, Some(u64::from(*columns))),
+            TypeKind::LiteralStruct(body) => {
+                CompositeStep::Member(index.and_then(|i| body.members.get(i)).map(|m| m.ty))
+            }
+            TypeKind::IdentifiedStruct { name } => CompositeStep::Member(
+                index.and_then(|i| self.struct_body(name)?.members.get(i)).map(|m| m.ty),
+            ),
+            TypeKind::Tensor { .. } | TypeKind::Opaque(_) => CompositeStep::Unknown,
+            _ => CompositeStep::NotComposite,
+        }
+    }
+
     /// Sets an identified struct's body. It may be set once; setting it again to a
     /// different body is an error (returns the existing body).
     pub fn set_struct_body(&mut self, name: &str, body: StructBody) -> Result<(), StructBody> {
@@ -333,6 +357,20 @@ pub fn arm_tensor_parts(text: &str) -> Option<(Vec<u64>, &str)> {
     let element = parts.pop()?;
     let shape = parts.iter().map(|d| d.trim().parse::<u64>().ok()).collect::<Option<Vec<u64>>>()?;
     Some((shape, element.trim()))
+}
+
+/// What one constant index into a type reaches ([`TypeStore::composite_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompositeStep {
+    /// An element of a vector, array, matrix or cooperative matrix; `bound` is the
+    /// element count when the type fixes it.
+    Element { ty: Type, bound: Option<u64> },
+    /// A struct member; `None` when the index names none.
+    Member(Option<Type>),
+    /// A tensor or opaque type: what it holds is not modeled.
+    Unknown,
+    /// Not a composite (a scalar, pointer, ...).
+    NotComposite,
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, OpId, Value};
 use crate::opdef::{Arity, OpDef, OperandDef, Pred};
 use crate::printer::type_to_string;
-use crate::types::{FloatKind, Signedness, Type, TypeKind};
+use crate::types::{CompositeStep, FloatKind, Signedness, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 use std::cell::{OnceCell, RefCell};
 use std::sync::{Mutex, OnceLock};
@@ -915,34 +915,16 @@ impl<'a> Verifier<'a> {
         for index in indices {
             let Attribute::Integer { value, .. } = index else { return false };
             let at = usize::try_from(*value).ok();
-            let (element, count) = match ir.types.kind(ty) {
-                TypeKind::Vector { shape, element, .. } => (*element, shape.first().map(|&n| n as usize)),
-                TypeKind::Array { element, count, spec_length: None, .. } => {
-                    (*element, Some(*count as usize))
-                }
-                TypeKind::Matrix { column, columns } => (*column, Some(*columns as usize)),
-                kind @ (TypeKind::LiteralStruct(_) | TypeKind::IdentifiedStruct { .. }) => {
-                    let body = match kind {
-                        TypeKind::LiteralStruct(body) => Some(body),
-                        TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name),
-                        _ => None,
-                    };
-                    let members = body.map_or(&[][..], |b| b.members.as_slice());
-                    match at.and_then(|i| members.get(i)) {
-                        Some(m) => (m.ty, None),
-                        None => {
-                            let t = type_to_string(ir, ty);
-                            return plain(self, format!("index {value} out of bounds for '{t}'"));
-                        }
-                    }
+            let (element, count) = match ir.types.composite_step(ty, at) {
+                CompositeStep::Element { ty, bound: Some(bound) } => (ty, Some(bound)),
+                CompositeStep::Member(Some(member)) => (member, None),
+                CompositeStep::Member(None) => {
+                    let t = type_to_string(ir, ty);
+                    return plain(self, format!("index {value} out of bounds for '{t}'"));
                 }
                 // Element types without a static bound: not checked here.
-                TypeKind::RuntimeArray { .. }
-                | TypeKind::CooperativeMatrix { .. }
-                | TypeKind::Array { .. }
-                | TypeKind::Tensor { .. }
-                | TypeKind::Opaque(_) => return false,
-                _ => {
+                CompositeStep::Element { bound: None, .. } | CompositeStep::Unknown => return false,
+                CompositeStep::NotComposite => {
                     let t = type_to_string(ir, ty);
                     return plain(
                         self,
@@ -950,7 +932,7 @@ impl<'a> Verifier<'a> {
                     );
                 }
             };
-            if count.is_some_and(|n| at.is_none_or(|i| i >= n)) {
+            if count.is_some_and(|n| at.is_none_or(|i| i as u64 >= n)) {
                 let t = type_to_string(ir, ty);
                 return plain(self, format!("index {value} out of bounds for '{t}'"));
             }
