@@ -231,7 +231,8 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
     let mut input: Option<String> = None;
     let mut output: Option<PathBuf> = None;
     let mut mode = None;
-    let mut options = TranslateOptions::default();
+    // The process ends right after translating: the OS reclaims the IR faster.
+    let mut options = TranslateOptions { free_ir: false, ..TranslateOptions::default() };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         if arg == "-" || !arg.starts_with('-') {

@@ -57,6 +57,11 @@ pub struct TranslateOptions {
     /// grammar, as spirv-val does); on by default,
     /// `--spirv-allow-undeclared-requirements` turns it off.
     pub check_requirements: bool,
+    /// Free the IR of each translation (on by default). A process that exits right
+    /// after translating can leave it to the operating system instead, as compilers
+    /// do: freeing a large module's many small allocations costs about a tenth of
+    /// deserializing it.
+    pub free_ir: bool,
 }
 
 impl Default for TranslateOptions {
@@ -74,6 +79,7 @@ impl Default for TranslateOptions {
             generic: false,
             debug_info: false,
             check_requirements: true,
+            free_ir: true,
         }
     }
 }
@@ -199,7 +205,7 @@ fn translate_chunk(
     }
     let bytes =
         spirvkit_binary::write::words_to_bytes(binary.words(), spirvkit_binary::module::Endian::Little);
-    discard(ir);
+    discard(ir, options.free_ir);
     if options.mode == Mode::Serialize {
         if let Some(prefix) = options.validation_prefix.as_deref().filter(|p| !p.is_empty()) {
             let path = format!("{prefix}{}.spv", *validation_counter);
@@ -222,16 +228,18 @@ fn translate_chunk(
         }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
     };
-    discard(out_ir);
+    discard(out_ir, options.free_ir);
     result
 }
 
-/// Frees a large IR on another thread. Freeing a module's hundreds of thousands of
-/// small allocations costs about a tenth of a deserialization, and the CLI exits
-/// (ending that thread) right after writing its output, which needs no more of it.
-fn discard(ir: Ir) {
+/// Frees an IR, a large one on another thread (the CLI exits, ending that thread,
+/// right after writing its output, which needs no more of it); or, when `free` is
+/// off, leaves it to the end of the process.
+fn discard(ir: Ir, free: bool) {
     const LARGE: usize = 50_000;
-    if ir.op_count() >= LARGE {
+    if !free {
+        std::mem::forget(ir);
+    } else if ir.op_count() >= LARGE {
         // When no thread can be started, the IR is dropped here with the closure.
         let _ = std::thread::Builder::new().spawn(move || drop(ir));
     }
@@ -339,7 +347,7 @@ fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult 
             success: false,
         },
     };
-    discard(ir);
+    discard(ir, options.free_ir);
     result
 }
 
