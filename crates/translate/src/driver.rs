@@ -300,9 +300,25 @@ fn located(index: &LineIndex, location: &Location) -> Option<usize> {
 /// verifier rejects (an `OpIAdd` of an `int` and a `uint`, which MLIR's types cannot
 /// hold): mlir-translate refuses it; here it prints in the generic form, which reads
 /// back with every type as it is, with a warning naming the first failure.
+///
+/// The verifier runs while the custom form prints, on another thread: the verdict
+/// almost always keeps that text, and the two walks each take a fair share of the
+/// translation.
 fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String, Option<String>) {
-    match spirvkit_ir::verify::first_failure(ir, op, "") {
-        None => (print_module(ir, op, options), None),
+    let (verdict, custom) = std::thread::scope(|scope| {
+        let verifier = std::thread::Builder::new()
+            .spawn_scoped(scope, || spirvkit_ir::verify::first_failure(ir, op, ""))
+            .ok();
+        let custom = print_module(ir, op, options);
+        let verdict = match verifier {
+            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread could be started: verify here.
+            None => spirvkit_ir::verify::first_failure(ir, op, ""),
+        };
+        (verdict, custom)
+    });
+    match verdict {
+        None => (custom, None),
         Some((failing, diagnostics)) => {
             let generic = TranslateOptions { generic: true, ..options.clone() };
             let reason = diagnostics.first().map_or("it does not verify", |d| d.message.as_str());
