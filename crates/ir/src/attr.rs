@@ -44,6 +44,32 @@ pub enum Attribute {
     },
 }
 
+impl Attribute {
+    /// Replaces every type the attribute holds by `map`'s image of it.
+    pub fn map_types(&mut self, map: &impl Fn(Type) -> Type) {
+        match self {
+            Attribute::Unit
+            | Attribute::Bool(_)
+            | Attribute::String(_)
+            | Attribute::SymbolRef(_)
+            | Attribute::Dialect { .. } => {}
+            Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Type(ty) => {
+                *ty = map(*ty)
+            }
+            Attribute::Array(items) => items.iter_mut().for_each(|a| a.map_types(map)),
+            Attribute::Dictionary(entries) => entries.iter_mut().for_each(|a| a.value.map_types(map)),
+            Attribute::Dense { elements, ty } => {
+                *ty = map(*ty);
+                elements.iter_mut().for_each(|a| a.map_types(map));
+            }
+            Attribute::DenseArray { element, values } => {
+                *element = map(*element);
+                values.iter_mut().for_each(|a| a.map_types(map));
+            }
+        }
+    }
+}
+
 /// `name = value`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamedAttribute {

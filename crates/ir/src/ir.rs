@@ -102,6 +102,34 @@ pub struct Region {
     pub parent: Option<OpId>,
 }
 
+/// Where [`Ir::absorb`] moved an absorbed IR's entities: each arena's entities keep
+/// their order, after the absorbing IR's own.
+#[derive(Clone, Copy, Debug)]
+pub struct Absorbed {
+    ops: u32,
+    blocks: u32,
+    regions: u32,
+    values: u32,
+}
+
+impl Absorbed {
+    pub fn op(&self, id: OpId) -> OpId {
+        OpId(id.0 + self.ops)
+    }
+
+    pub fn block(&self, id: BlockId) -> BlockId {
+        BlockId(id.0 + self.blocks)
+    }
+
+    pub fn region(&self, id: RegionId) -> RegionId {
+        RegionId(id.0 + self.regions)
+    }
+
+    pub fn value(&self, id: Value) -> Value {
+        Value(id.0 + self.values)
+    }
+}
+
 /// A whole IR unit: the arenas plus the type store.
 #[derive(Clone, Debug, Default)]
 pub struct Ir {
@@ -373,6 +401,49 @@ impl Ir {
         }
     }
 
+    /// Moves every op, block, region and value of `other` into this IR (after this
+    /// IR's own) and interns its types here. Returns where `other`'s entities went;
+    /// or, when an identified struct has different bodies in the two IRs, its name.
+    pub fn absorb(&mut self, other: Ir) -> Result<Absorbed, String> {
+        let types = self.types.absorb(&other.types)?;
+        let map_type = |t: Type| types.get(t.index()).copied().unwrap_or(t);
+        let to = Absorbed {
+            ops: self.ops.len() as u32,
+            blocks: self.blocks.len() as u32,
+            regions: self.regions.len() as u32,
+            values: self.values.len() as u32,
+        };
+        self.values.extend(other.values.into_iter().map(|v| ValueData {
+            ty: map_type(v.ty),
+            def: match v.def {
+                ValueDef::Result { op, index } => ValueDef::Result { op: to.op(op), index },
+                ValueDef::Argument { block, index } => ValueDef::Argument { block: to.block(block), index },
+            },
+        }));
+        self.ops.extend(other.ops.into_iter().map(|mut o| {
+            o.operands.iter_mut().chain(o.results.iter_mut()).for_each(|v| *v = to.value(*v));
+            o.regions.iter_mut().for_each(|r| *r = to.region(*r));
+            o.successors.iter_mut().for_each(|b| *b = to.block(*b));
+            o.parent = o.parent.map(|b| to.block(b));
+            for attr in o.properties.iter_mut().chain(o.attributes.iter_mut()) {
+                attr.value.map_types(&map_type);
+            }
+            o
+        }));
+        self.blocks.extend(other.blocks.into_iter().map(|mut b| {
+            b.arguments.iter_mut().for_each(|v| *v = to.value(*v));
+            b.ops.iter_mut().for_each(|o| *o = to.op(*o));
+            b.parent = b.parent.map(|r| to.region(r));
+            b
+        }));
+        self.regions.extend(other.regions.into_iter().map(|mut r| {
+            r.blocks.iter_mut().for_each(|b| *b = to.block(*b));
+            r.parent = r.parent.map(|o| to.op(o));
+            r
+        }));
+        Ok(to)
+    }
+
     /// Sets inherent attribute `name`, keeping the properties sorted by name (as
     /// MLIR prints them) when it is new.
     pub fn set_property(&mut self, op: OpId, name: &str, value: Attribute) {
@@ -407,5 +478,35 @@ mod tests {
         let result = ir.op(add).results[0];
         assert_eq!(ir.value(result).def, ValueDef::Result { op: add, index: 0 });
         assert_eq!(ir.value_type(arg), i32t);
+    }
+
+    #[test]
+    fn absorbing_moves_entities_and_reinterns_types() {
+        let mut ir = Ir::new();
+        let i32t = ir.types.integer(32, Signedness::Signless);
+        ir.create_op("x.a", vec![], &[i32t], Location::Unknown);
+        let mut other = Ir::new();
+        let f32t = other.types.float(crate::types::FloatKind::F32);
+        let i32_there = other.types.integer(32, Signedness::Signless);
+        let ptr = other.types.pointer(f32t, "Function");
+        let func = other.create_op("x.f", vec![], &[], Location::Unknown);
+        let region = other.add_region(func);
+        let entry = other.create_block();
+        other.append_block(region, entry);
+        let arg = other.add_block_argument(entry, ptr, Location::Unknown);
+        let use_ = other.create_op("x.use", vec![arg], &[i32_there], Location::Unknown);
+        other.append_op(entry, use_);
+        other.set_property(use_, "value", Attribute::Integer { value: 7, ty: i32_there });
+
+        let at = ir.absorb(other).unwrap();
+        let (func, use_, entry) = (at.op(func), at.op(use_), at.block(entry));
+        assert_eq!(ir.op(use_).parent, Some(entry));
+        assert_eq!(ir.parent_op(use_), Some(func));
+        let arg = ir.op(use_).operands[0];
+        assert_eq!(ir.value(arg).def, ValueDef::Argument { block: entry, index: 0 });
+        let f32_here = ir.types.float(crate::types::FloatKind::F32);
+        assert_eq!(ir.value_type(arg), ir.types.pointer(f32_here, "Function"));
+        assert_eq!(ir.value_type(ir.op(use_).results[0]), i32t);
+        assert_eq!(ir.op(use_).attr("value"), Some(&Attribute::Integer { value: 7, ty: i32t }));
     }
 }

@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod printer;
 pub mod rewrite_inserts;
 pub mod spirv_custom;
+pub mod split_parse;
 pub mod target_env;
 pub mod types;
 pub mod unify_aliased;

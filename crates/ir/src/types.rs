@@ -116,6 +116,32 @@ pub enum ConstantExpr {
     },
 }
 
+impl ConstantExpr {
+    /// The same expression with every type replaced by `map`'s image of it.
+    pub fn map_types(&self, map: &impl Fn(Type) -> Type) -> ConstantExpr {
+        match self {
+            ConstantExpr::Symbol(name) => ConstantExpr::Symbol(name.clone()),
+            ConstantExpr::Constant { value, ty } => ConstantExpr::Constant { value: *value, ty: map(*ty) },
+            ConstantExpr::SizeOf { of, ty } => ConstantExpr::SizeOf { of: map(*of), ty: map(*ty) },
+            ConstantExpr::Operation { name, operands, ty } => ConstantExpr::Operation {
+                name: name.clone(),
+                operands: operands.iter().map(|o| o.map_types(map)).collect(),
+                ty: map(*ty),
+            },
+        }
+    }
+}
+
+impl StructBody {
+    /// The same body with every member type replaced by `map`'s image of it.
+    pub fn map_types(&self, map: &impl Fn(Type) -> Type) -> StructBody {
+        StructBody {
+            members: self.members.iter().map(|m| StructMember { ty: map(m.ty), ..m.clone() }).collect(),
+            decorations: self.decorations.clone(),
+        }
+    }
+}
+
 /// Every kind of type the IR knows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
@@ -204,6 +230,45 @@ pub enum TypeKind {
     Opaque(String),
 }
 
+impl TypeKind {
+    /// The same kind with every type it holds replaced by `map`'s image of it.
+    pub fn map_types(&self, map: &impl Fn(Type) -> Type) -> TypeKind {
+        let mut kind = self.clone();
+        match &mut kind {
+            TypeKind::Integer { .. }
+            | TypeKind::Float(_)
+            | TypeKind::Index
+            | TypeKind::None
+            | TypeKind::Sampler
+            | TypeKind::IdentifiedStruct { .. }
+            | TypeKind::Opaque(_) => {}
+            TypeKind::Vector { element, .. }
+            | TypeKind::Tensor { element, .. }
+            | TypeKind::MemRef { element, .. }
+            | TypeKind::Complex(element)
+            | TypeKind::Pointer { pointee: element, .. }
+            | TypeKind::Image { element, .. }
+            | TypeKind::SampledImage(element)
+            | TypeKind::Matrix { column: element, .. }
+            | TypeKind::CooperativeMatrix { element, .. } => *element = map(*element),
+            TypeKind::Tuple(types) => types.iter_mut().for_each(|t| *t = map(*t)),
+            TypeKind::Function { inputs, results } => {
+                inputs.iter_mut().chain(results.iter_mut()).for_each(|t| *t = map(*t))
+            }
+            TypeKind::Array { element, spec_length, .. } => {
+                *element = map(*element);
+                *spec_length = spec_length.as_ref().map(|e| e.map_types(map));
+            }
+            TypeKind::RuntimeArray { element, stride_id, .. } => {
+                *element = map(*element);
+                *stride_id = stride_id.as_ref().map(|e| e.map_types(map));
+            }
+            TypeKind::LiteralStruct(body) => *body = body.map_types(map),
+        }
+        kind
+    }
+}
+
 /// The type interner.
 #[derive(Clone, Debug, Default)]
 pub struct TypeStore {
@@ -261,6 +326,26 @@ impl TypeStore {
 
     pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
         self.intern(TypeKind::Function { inputs, results })
+    }
+
+    /// Interns every type of `other` here. Returns, for each type index of `other`,
+    /// the id of the same type here; or, when an identified struct has different
+    /// bodies in the two stores, its name.
+    pub fn absorb(&mut self, other: &TypeStore) -> Result<Vec<Type>, String> {
+        let mut ids: Vec<Type> = Vec::with_capacity(other.kinds.len());
+        for kind in &other.kinds {
+            // A kind only holds types interned before it, so they are mapped already.
+            let mapped = kind.map_types(&|t| ids.get(t.index()).copied().unwrap_or(t));
+            let id = self.intern(mapped);
+            ids.push(id);
+        }
+        for (name, body) in &other.struct_bodies {
+            let body = body.map_types(&|t| ids.get(t.index()).copied().unwrap_or(t));
+            if self.set_struct_body(name, body).is_err() {
+                return Err(name.clone());
+            }
+        }
+        Ok(ids)
     }
 
     /// The body of an identified struct, if it has been set.

@@ -167,12 +167,21 @@ fn translate_chunk(
     options: &TranslateOptions,
     validation_counter: &mut usize,
 ) -> (Option<Vec<u8>>, Vec<Diagnostic>) {
-    let (ir, top) = match spirvkit_ir::parse(text, file_name) {
+    // A large module parses on two threads; its errors are always a whole parse's.
+    let (mut ir, mut top) = match spirvkit_ir::split_parse::parse(text, file_name) {
         Ok(parsed) => parsed,
         Err(e) => return (None, vec![e.into()]),
     };
-    if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
-        return (None, found);
+    if spirvkit_ir::verify::first_failure(&ir, top, text).is_some() {
+        // Report what verifying a whole parse finds (the same failure, but its op
+        // order is the one to report by).
+        (ir, top) = match spirvkit_ir::parse(text, file_name) {
+            Ok(parsed) => parsed,
+            Err(e) => return (None, vec![e.into()]),
+        };
+        if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
+            return (None, found);
+        }
     }
     let module = match spirv_module(&ir, top, options.no_implicit_module) {
         Ok(module) => module,

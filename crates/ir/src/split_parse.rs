@@ -1,0 +1,266 @@
+//! Parsing one large `spirv.module` on two threads.
+//!
+//! The functions of a `spirv.module` are isolated from above, so the text can be cut
+//! between two of them: one thread parses the text with the module body's second
+//! half blanked out, the other the text with the first half blanked out, and the
+//! second IR's body ops are appended to the first's module. Blanking keeps every
+//! line break, so every location (line and column) is the one a whole parse gives.
+//! Any parse failure, or text this cut does not understand, falls back to one parse
+//! of the whole text, so errors are always exactly those of [`crate::parse`].
+
+use crate::ir::{Ir, OpId};
+use crate::parser::ParseError;
+
+/// Texts smaller than this parse on one thread: a thread and a merge cost more than
+/// they save.
+const MIN_SPLIT_BYTES: usize = 1 << 20;
+
+/// Parses as [`crate::parse`] does, on two threads when `source` is one large
+/// `spirv.module` (and two cores are there).
+pub fn parse(source: &str, file_name: &str) -> Result<(Ir, OpId), ParseError> {
+    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if source.len() < MIN_SPLIT_BYTES || !two_cores {
+        return crate::parse(source, file_name);
+    }
+    match Cut::find(source) {
+        Some(cut) => parse_cut(source, file_name, &cut).map_or_else(|| crate::parse(source, file_name), Ok),
+        None => crate::parse(source, file_name),
+    }
+}
+
+/// Where the module body is cut: byte offsets of line starts.
+#[derive(Debug, PartialEq)]
+struct Cut {
+    /// Just after the line that opens the `spirv.module` body.
+    body_start: usize,
+    /// The line where the second half starts (a `spirv.func` at body level).
+    split: usize,
+    /// The line of the `}` that closes the module body.
+    body_end: usize,
+}
+
+impl Cut {
+    /// The cut of a text holding one `spirv.module` (at the top level or in a
+    /// `module { }`) with a `spirv.func` line past the middle of the text; `None` for
+    /// anything else.
+    ///
+    /// Only the text before the module is scanned; the cut itself is found by line
+    /// shape. That is enough: if the `spirv.func` line or the closing `}` were not
+    /// at the module body's level, neither half would be balanced and both would
+    /// fail to parse, and a half that parses ends (or starts) exactly where the
+    /// whole text's module body has an op boundary.
+    fn find(source: &str) -> Option<Cut> {
+        // The module's opening line, and how deeply it is nested.
+        let mut scan = Scanner::default();
+        let mut header = None;
+        let mut offset = 0;
+        for line in source.split_inclusive('\n') {
+            let depth = scan.depth;
+            let in_string = scan.in_string;
+            scan.line(line);
+            offset += line.len();
+            let text = line.trim();
+            if !in_string && depth <= 1 && text.starts_with("spirv.module ") {
+                if !text.ends_with('{') || scan.depth != depth + 1 || scan.in_string {
+                    return None;
+                }
+                header = Some((offset, depth));
+                break;
+            }
+            if offset >= source.len() / 2 {
+                return None;
+            }
+        }
+        let (body_start, module_depth) = header?;
+        // The first `spirv.func` line from the middle on.
+        let middle = source.len() / 2;
+        let mut from = middle.max(body_start);
+        let split = loop {
+            let found = from + source.get(from..)?.find("spirv.func ")?;
+            let line_start = source[..found].rfind('\n').map_or(0, |i| i + 1);
+            if line_start >= body_start && source[line_start..found].bytes().all(|b| b == b' ' || b == b'\t')
+            {
+                break line_start;
+            }
+            from = found + 1;
+        };
+        // The module's closing line: the last `}` line of a top-level module, the one
+        // before the last in a `module { }`. Only blank, comment and alias lines
+        // (`#loc1 = loc(...)`) may follow it.
+        let mut closers = 0;
+        let mut end = source.len();
+        let body_end = loop {
+            let line_start = source[..end].trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+            if line_start < split || line_start >= end {
+                return None;
+            }
+            let text = source[line_start..end].trim();
+            if text == "}" {
+                closers += 1;
+                if closers == module_depth + 1 {
+                    break line_start;
+                }
+            } else if !(text.is_empty() || text.starts_with('#') || text.starts_with("//")) {
+                return None;
+            }
+            end = line_start;
+        };
+        Some(Cut { body_start, split, body_end })
+    }
+
+    /// The text with the second half of the module body blanked out.
+    fn first_half(&self, source: &str) -> String {
+        let mut text = String::with_capacity(source.len());
+        text.push_str(&source[..self.split]);
+        text.extend(std::iter::repeat_n('\n', line_count(&source[self.split..self.body_end])));
+        text.push_str(&source[self.body_end..]);
+        text
+    }
+
+    /// The text with the first half of the module body blanked out.
+    fn second_half(&self, source: &str) -> String {
+        let mut text = String::with_capacity(source.len() - (self.split - self.body_start));
+        text.push_str(&source[..self.body_start]);
+        text.extend(std::iter::repeat_n('\n', line_count(&source[self.body_start..self.split])));
+        text.push_str(&source[self.split..]);
+        text
+    }
+}
+
+fn line_count(text: &str) -> usize {
+    crate::lexer::count_newlines(text.as_bytes())
+}
+
+/// Bracket depth and string state across lines (`//` comments skipped).
+#[derive(Default)]
+struct Scanner {
+    depth: u32,
+    in_string: bool,
+}
+
+impl Scanner {
+    fn line(&mut self, line: &str) {
+        let mut bytes = line.bytes().peekable();
+        while let Some(b) = bytes.next() {
+            if self.in_string {
+                match b {
+                    b'\\' => {
+                        bytes.next();
+                    }
+                    b'"' => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'/' if bytes.peek() == Some(&b'/') => return,
+                b'(' | b'[' | b'{' => self.depth += 1,
+                // Unbalanced text makes `find` give up (the depth never returns to 0).
+                b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Parses the two halves on two threads and merges them; `None` if either half
+/// fails or the IRs do not have the expected shape.
+fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
+    let (first, second) = std::thread::scope(|scope| {
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || crate::parse(&cut.second_half(source), file_name).ok())
+            .ok();
+        let first = crate::parse(&cut.first_half(source), file_name).ok();
+        let second = match second {
+            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => None,
+        };
+        (first, second)
+    });
+    let (mut ir, top) = first?;
+    let (other, other_top) = second?;
+    let module = only_spirv_module(&ir, top)?;
+    let other_module = only_spirv_module(&other, other_top)?;
+    let body = ir.entry_block(module)?;
+    let other_body = other.entry_block(other_module)?;
+    let moved = other.block(other_body).ops.clone();
+    let at = ir.absorb(other).ok()?;
+    for op in moved {
+        ir.append_op(body, at.op(op));
+    }
+    Some((ir, top))
+}
+
+/// The one `spirv.module` under `top` (itself, or in its body).
+fn only_spirv_module(ir: &Ir, top: OpId) -> Option<OpId> {
+    let body = ir.entry_block(top)?;
+    let mut modules = ir.block(body).ops.iter().copied().filter(|&op| ir.op(op).name == "spirv.module");
+    let module = modules.next()?;
+    modules.next().is_none().then_some(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module of `count` functions, big enough to be cut.
+    fn module_text(count: usize, wrapped: bool) -> String {
+        let mut text = String::from("!alias = f32\n");
+        if wrapped {
+            text.push_str("module {\n");
+        }
+        text.push_str("spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n");
+        for i in 0..count {
+            text.push_str(&format!(
+                "  spirv.func @f{i}(%arg0: !alias) -> !alias \"None\" {{\n    // a comment {{ (\n    \
+                 %0 = spirv.FAdd %arg0, %arg0 : f32\n    %1 = spirv.Constant dense<[{i}, 2]> : vector<2xi32>\n    \
+                 spirv.ReturnValue %0 : f32\n  }}\n"
+            ));
+        }
+        text.push_str("  spirv.GlobalVariable @g : !spirv.ptr<!spirv.struct<S, (f32)>, Private>\n}\n");
+        if wrapped {
+            text.push_str("}\n");
+        }
+        text
+    }
+
+    #[test]
+    fn a_cut_parse_is_the_whole_parse() {
+        for wrapped in [false, true] {
+            let text = module_text(9000, wrapped);
+            assert!(text.len() >= MIN_SPLIT_BYTES);
+            let cut = Cut::find(&text).expect("a cut");
+            assert!(cut.split >= text.len() / 2 && text[cut.split..].starts_with("  spirv.func @f"));
+            assert_eq!(cut.first_half(&text).lines().count(), text.lines().count());
+            assert_eq!(cut.second_half(&text).lines().count(), text.lines().count());
+            let (whole, whole_top) = crate::parse(&text, "t.mlir").unwrap();
+            let (ir, top) = parse_cut(&text, "t.mlir", &cut).expect("merged");
+            let options = || crate::PrintOptions { debug_info: true, ..Default::default() };
+            assert_eq!(crate::print(&ir, top, options()), crate::print(&whole, whole_top, options()));
+            assert!(crate::verify::first_failure(&ir, top, &text).is_none());
+        }
+    }
+
+    #[test]
+    fn texts_that_are_not_one_module_are_not_cut() {
+        let text = module_text(9000, false);
+        // Two modules: a cut is found, but the halves are not one module each.
+        let two = format!("{text}{text}");
+        let cut = Cut::find(&two).expect("a cut by line shape");
+        assert!(parse_cut(&two, "t.mlir", &cut).is_none());
+        let (ir, top) = parse(&two, "t.mlir").unwrap();
+        let (whole, whole_top) = crate::parse(&two, "t.mlir").unwrap();
+        assert_eq!(
+            crate::print(&ir, top, Default::default()),
+            crate::print(&whole, whole_top, Default::default())
+        );
+        let unbalanced = text.replacen("{\n", "{{\n", 1);
+        assert_eq!(Cut::find(&unbalanced), None);
+        assert_eq!(Cut::find("spirv.module Logical GLSL450 {\n}\n"), None);
+        // Errors are the whole parse's, whichever half holds them.
+        let broken = text.replace("@f8999(", "@f8999(%");
+        let error = parse(&broken, "t.mlir").unwrap_err();
+        assert_eq!(error.to_string(), crate::parse(&broken, "t.mlir").unwrap_err().to_string());
+    }
+}
