@@ -36,6 +36,7 @@
 
 mod ext_inst;
 mod function;
+mod halves;
 mod types;
 
 use spirvkit_binary::module::{Inst, Module};
@@ -95,7 +96,12 @@ pub fn deserialize(
 ) -> std::result::Result<OpId, DeserializeError> {
     let module = spirvkit_binary::read::read(bytes)
         .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })?;
-    Deserializer::new(&module, ir, options).run()
+    if ir.op_count() == 0 {
+        if let Some(op) = halves::deserialize(&module, ir, options) {
+            return Ok(op);
+        }
+    }
+    Deserializer::new(&module, ir, options).run().map(|(op, _)| op)
 }
 
 /// The attribute of a `spirv.GlobalVariable` whose OpVariable initializer is a
@@ -217,6 +223,9 @@ struct Deserializer<'m, 'i> {
     /// The location of the last OpLine (with `debug_locations`), until OpNoLine or the
     /// end of the block.
     line: Location,
+    /// Which functions (by position in the module) get their bodies read; the others
+    /// are skipped ([`halves`] reads each half of a large module on its own thread).
+    function_bodies: std::ops::Range<usize>,
 }
 
 impl<'m, 'i> Deserializer<'m, 'i> {
@@ -259,17 +268,27 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             used_symbols: FxHashSet::default(),
             deferred: Vec::new(),
             line: Location::Unknown,
+            function_bodies: 0..usize::MAX,
         }
     }
 
-    fn run(mut self) -> Result<OpId> {
+    /// Deserializes the module; returns its op and how much of the materialization
+    /// budget it used.
+    fn run(mut self) -> Result<(OpId, usize)> {
+        let budget = self.materialized_budget;
         self.collect_function_symbols()?;
         let count = self.module.instruction_count();
         let mut index = 0;
+        let mut function_ordinal = 0;
         while index < count {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
-                index = self.function(index)?;
+                index = if self.function_bodies.contains(&function_ordinal) {
+                    self.function(index)?
+                } else {
+                    halves::function_end(self.module, index)
+                };
+                function_ordinal += 1;
                 continue;
             }
             if inst.opcode == opcode::OpGraphARM {
@@ -286,7 +305,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             }
         }
         self.finish_module()?;
-        Ok(self.module_op)
+        Ok((self.module_op, budget - self.materialized_budget))
     }
 
     /// Names every function before any body is read: the entry point's name when it is

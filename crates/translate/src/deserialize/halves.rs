@@ -1,0 +1,190 @@
+//! Deserializing a large module's functions on two threads.
+//!
+//! A function body only reads the module-level state (types, constants, globals,
+//! names, decorations), so two deserializers can each read the whole module-level
+//! section and half of the function bodies; the second IR's functions are then
+//! appended after the first's. The result must be the one a single deserializer
+//! gives: both halves must succeed, build the same module-level ops (compared as
+//! printed text) and together stay within the materialization budget of one; else
+//! the caller deserializes the whole module on one thread, which also gives exactly
+//! its errors.
+
+use spirvkit_binary::module::Module;
+use spirvkit_grammar::opcode;
+use spirvkit_ir::{Ir, OpId, PrintOptions};
+
+use super::{DeserializeOptions, Deserializer};
+
+/// Modules whose function bodies are smaller than this (in words) deserialize on one
+/// thread: a thread, the repeated module-level section and the merge cost more than
+/// they save.
+const MIN_FUNCTION_WORDS: usize = 1 << 16;
+
+/// The index just past the OpFunctionEnd of the function starting at `start` (the
+/// instruction count if it has none).
+pub(super) fn function_end(module: &Module, start: usize) -> usize {
+    let count = module.instruction_count();
+    (start + 1..count)
+        .find(|&i| module.instruction(i).is_some_and(|inst| inst.opcode == opcode::OpFunctionEnd))
+        .map_or(count, |end| end + 1)
+}
+
+/// Deserializes `module` into `ir` (which must be empty) on two threads; `None` when
+/// the module is not worth splitting or the halves do not make the whole (see the
+/// module docs), leaving `ir` as it was.
+pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOptions) -> Option<OpId> {
+    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if !two_cores || ir.op_count() != 0 {
+        return None;
+    }
+    let split = second_half_start(module)?;
+    let half = |bodies: std::ops::Range<usize>| {
+        let mut ir = Ir::new();
+        let mut deserializer = Deserializer::new(module, &mut ir, options);
+        deserializer.function_bodies = bodies;
+        let budget = deserializer.materialized_budget;
+        let (op, used) = deserializer.run().ok()?;
+        Some((ir, op, used, budget))
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let second = std::thread::Builder::new().spawn_scoped(scope, || half(split..usize::MAX)).ok();
+        let first = half(0..split);
+        let second = match second {
+            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => None,
+        };
+        (first, second)
+    });
+    let (mut merged, module_op, first_used, budget) = first?;
+    let (other, other_module_op, second_used, _) = second?;
+    if first_used.saturating_add(second_used) > budget {
+        return None;
+    }
+    let body = merged.entry_block(module_op)?;
+    let other_body = other.entry_block(other_module_op)?;
+    let (own_functions, own_rest) = split_functions(&merged, body);
+    let (other_functions, other_rest) = split_functions(&other, other_body);
+    let print =
+        |ir: &Ir, op: OpId| spirvkit_ir::print(ir, op, PrintOptions { threads: 1, ..Default::default() });
+    let same_module_ops = own_rest.len() == other_rest.len()
+        && own_rest.iter().zip(&other_rest).all(|(&a, &b)| print(&merged, a) == print(&other, b))
+        && print_header(&merged, module_op) == print_header(&other, other_module_op);
+    if !same_module_ops {
+        return None;
+    }
+    let at = merged.absorb(other).ok()?;
+    // The second half's functions go right after the first half's last function.
+    let ops = &merged.block(body).ops;
+    let insert_at = own_functions.last().and_then(|last| ops.iter().position(|op| op == last))? + 1;
+    let moved: Vec<OpId> = other_functions.iter().map(|&op| at.op(op)).collect();
+    let mut ops = ops.clone();
+    ops.splice(insert_at..insert_at, moved.iter().copied());
+    merged.block_mut(body).ops = ops;
+    for op in moved {
+        merged.op_mut(op).parent = Some(body);
+    }
+    *ir = merged;
+    Some(module_op)
+}
+
+/// The position of the first function of the second half: where half of the words
+/// of function bodies are behind; `None` for a module too small to split or with
+/// anything but functions in its function section (OpGraphARM).
+fn second_half_start(module: &Module) -> Option<usize> {
+    let mut functions: Vec<usize> = Vec::new();
+    let mut function_words = 0usize;
+    let mut in_function = false;
+    for inst in module.instructions() {
+        match inst.opcode {
+            opcode::OpFunction => {
+                in_function = true;
+                functions.push(0);
+            }
+            opcode::OpGraphARM => return None,
+            _ => {}
+        }
+        if in_function {
+            let words = inst.words.len();
+            function_words += words;
+            if let Some(last) = functions.last_mut() {
+                *last += words;
+            }
+        }
+        if inst.opcode == opcode::OpFunctionEnd {
+            in_function = false;
+        }
+    }
+    if function_words < MIN_FUNCTION_WORDS || functions.len() < 2 {
+        return None;
+    }
+    let mut behind = 0;
+    let split = functions.iter().position(|&words| {
+        behind += words;
+        behind * 2 >= function_words
+    })? + 1;
+    (split < functions.len()).then_some(split)
+}
+
+/// The `spirv.func` ops of a module body, and the other ops.
+fn split_functions(ir: &Ir, body: spirvkit_ir::ir::BlockId) -> (Vec<OpId>, Vec<OpId>) {
+    ir.block(body).ops.iter().partition(|&&op| ir.op(op).name == "spirv.func")
+}
+
+/// The `spirv.module` op's own attributes, as printed.
+fn print_header(ir: &Ir, module_op: OpId) -> String {
+    let o = ir.op(module_op);
+    format!("{:?} {:?}", o.properties, o.attributes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shader of `count` functions each with a selection, a loop and a few
+    /// constants, assembled by the project's own assembler.
+    fn large_module(count: usize) -> Vec<u8> {
+        let mut text = String::from(
+            "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+             OpExecutionMode %main LocalSize 1 1 1\nOpName %g \"g\"\n\
+             %void = OpTypeVoid\n%vfn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%bool = OpTypeBool\n\
+             %ptr = OpTypePointer Private %int\n%g = OpVariable %ptr Private\n\
+             %c0 = OpConstant %int 0\n%c1 = OpConstant %int 1\n%fn = OpTypeFunction %int %int\n",
+        );
+        for i in 0..count {
+            text.push_str(&format!(
+                "%f{i} = OpFunction %int None %fn\n%a{i} = OpFunctionParameter %int\n%e{i} = OpLabel\n\
+                 OpBranch %h{i}\n%h{i} = OpLabel\n%p{i} = OpPhi %int %a{i} %e{i} %n{i} %b{i}\n\
+                 %lt{i} = OpSLessThan %bool %p{i} %c1\nOpLoopMerge %m{i} %b{i} None\n\
+                 OpBranchConditional %lt{i} %b{i} %m{i}\n%b{i} = OpLabel\n%n{i} = OpIAdd %int %p{i} %c1\n\
+                 OpStore %g %n{i}\nOpBranch %h{i}\n%m{i} = OpLabel\nOpReturnValue %p{i}\nOpFunctionEnd\n"
+            ));
+        }
+        text.push_str(
+            "%main = OpFunction %void None %vfn\n%me = OpLabel\n%r = OpFunctionCall %int %f0 %c0\n\
+             OpReturn\nOpFunctionEnd\n",
+        );
+        let words = spirvkit_binary::assemble(&text, &Default::default()).expect("assembles");
+        spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little)
+    }
+
+    #[test]
+    fn halves_make_the_whole() {
+        let bytes = large_module(1500);
+        let module = spirvkit_binary::read::read(&bytes).unwrap();
+        assert!(second_half_start(&module).is_some());
+        let options = DeserializeOptions::default();
+        let mut whole = Ir::new();
+        let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
+        let mut ir = Ir::new();
+        let op = deserialize(&module, &mut ir, &options).expect("split");
+        let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, PrintOptions::default());
+        assert_eq!(print(&ir, op), print(&whole, whole_op));
+        assert!(spirvkit_ir::verify::first_failure(&ir, op, "").is_none());
+    }
+
+    #[test]
+    fn small_modules_are_not_split() {
+        let module = spirvkit_binary::read::read(&large_module(3)).unwrap();
+        assert_eq!(second_half_start(&module), None);
+    }
+}
