@@ -141,10 +141,11 @@ impl Serializer<'_> {
             }
         }
         encode(&mut self.function_body, opcode::OpFunctionEnd, &[]);
-        let header = std::mem::take(&mut self.function_header);
-        let body = std::mem::take(&mut self.function_body);
-        self.functions.extend(header);
-        self.functions.extend(body);
+        // Cleared, not taken: the buffers keep their capacity for the next function.
+        self.functions.extend_from_slice(&self.function_header);
+        self.functions.extend_from_slice(&self.function_body);
+        self.function_header.clear();
+        self.function_body.clear();
         // The function's other attributes decorate it, after its body's decorations.
         for attr in sorted_attrs(ir, op) {
             if matches!(
