@@ -199,6 +199,16 @@ struct Serializer<'a> {
     /// The id of each interned type already written, by type index (a cache of
     /// `type_ids` that skips building and hashing the `TypeKey`).
     type_cache: Vec<Option<u32>>,
+    /// The instruction of each defined op serialized so far, by `OpDef` index.
+    generic_instructions: Vec<Option<ops::Instruction>>,
+    /// Per `OpDef` index: whether `process_op` sent the op to the generic encoding.
+    generic_ops: Vec<bool>,
+    /// Reused by every generic op: its words, its operand segments.
+    scratch_words: Vec<u32>,
+    scratch_segments: Vec<std::ops::Range<usize>>,
+    /// Per block, the stamp of the last `pretty_order` walk that saw it.
+    visited: Vec<u32>,
+    visit_stamp: u32,
     function_ids: HashMap<String, u32>,
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
@@ -316,6 +326,12 @@ impl<'a> Serializer<'a> {
             value_ids: IdTable::with_len(ir.value_count()),
             block_ids: IdTable::with_len(ir.block_count()),
             type_cache: Vec::new(),
+            generic_instructions: Vec::new(),
+            generic_ops: Vec::new(),
+            scratch_words: Vec::new(),
+            scratch_segments: Vec::new(),
+            visited: vec![0; ir.block_count()],
+            visit_stamp: 0,
             function_ids: HashMap::default(),
             graph_ids: HashMap::default(),
             variable_ids: HashMap::default(),
