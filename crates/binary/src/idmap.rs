@@ -24,30 +24,34 @@ impl<T: Clone + Default> IdMap<T> {
     }
 
     pub fn set(&mut self, id: u32, value: T) {
-        let i = id as usize;
-        if i < self.dense_limit {
-            if i >= self.dense.len() {
-                self.dense.resize(i + 1, T::default());
-            }
-            self.dense[i] = value;
-        } else {
-            self.sparse.insert(id, value);
-        }
+        *self.get_mut(id) = value;
     }
 
     /// A mutable slot for `id`, created with the default value if absent.
+    #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut T {
         let i = id as usize;
+        if i < self.dense.len() {
+            return &mut self.dense[i];
+        }
+        self.get_mut_slow(id)
+    }
+
+    #[inline(never)]
+    fn get_mut_slow(&mut self, id: u32) -> &mut T {
+        let i = id as usize;
         if i < self.dense_limit {
-            if i >= self.dense.len() {
-                self.dense.resize(i + 1, T::default());
-            }
+            // Ids mostly come in increasing order: grow geometrically (within the
+            // limit) so that most new ids find their slot already there.
+            let len = (i + 1).max(self.dense.len() * 2).min(self.dense_limit);
+            self.dense.resize(len, T::default());
             &mut self.dense[i]
         } else {
             self.sparse.entry(id).or_default()
         }
     }
 
+    #[inline]
     pub fn get(&self, id: u32) -> &T {
         let i = id as usize;
         if i < self.dense_limit {

@@ -82,12 +82,13 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
     } else {
         return err(0, ReadErrorKind::BadMagic(magic_le));
     };
-    let words: Vec<u32> = match endian {
-        Endian::Little => {
-            bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-        }
-        Endian::Big => bytes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect(),
-    };
+    // Fill a zeroed buffer in place: this form compiles to a vectorized loop.
+    let mut words = vec![0u32; bytes.len() / 4];
+    let chunks = words.iter_mut().zip(bytes.chunks_exact(4));
+    match endian {
+        Endian::Little => chunks.for_each(|(w, c)| *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        Endian::Big => chunks.for_each(|(w, c)| *w = u32::from_be_bytes([c[0], c[1], c[2], c[3]])),
+    }
     read_words(words, endian)
 }
 
@@ -117,6 +118,15 @@ enum IdFact {
     ExtImport(ExtSetRef),
 }
 
+/// What the reader knows about one id, in one table so that defining an id is one store.
+#[derive(Clone, Copy, Default)]
+struct IdInfo {
+    defined: bool,
+    /// The result type of a value (0 if none).
+    value_type: u32,
+    fact: IdFact,
+}
+
 /// One pending operand slot while decoding an instruction.
 #[derive(Clone, Copy)]
 struct Expected {
@@ -127,12 +137,12 @@ struct Expected {
 struct Parser<'w> {
     words: &'w [u32],
     bound: u32,
-    facts: IdMap<IdFact>,
-    value_types: IdMap<u32>,
-    defined: IdMap<bool>,
+    ids: IdMap<IdInfo>,
     instructions: Vec<InstRecord>,
     operands: Vec<ParsedOperand>,
-    /// Expected operands, next one last.
+    /// Operands pushed by the operands decoded so far (enumerant parameters, an extended
+    /// instruction's or a spec-constant op's operands), next one last; they come before
+    /// the rest of the instruction's grammar operands.
     stack: Vec<Expected>,
 }
 
@@ -146,16 +156,38 @@ fn ceil_words(bits: u32) -> u16 {
     bits.div_ceil(32) as u16
 }
 
+fn inst_name(op: u16) -> String {
+    grammar::instruction(op).map_or("?", |i| i.name).to_string()
+}
+
+/// The number of instructions in `words` (after the header), by their word counts alone;
+/// stops at a zero word count (the parser reports it).
+fn count_instructions(words: &[u32]) -> usize {
+    let mut pos = Header::WORDS;
+    let mut count = 0;
+    while let Some(&first) = words.get(pos) {
+        let word_count = (first >> 16) as usize;
+        if word_count == 0 {
+            break;
+        }
+        pos += word_count;
+        count += 1;
+    }
+    count
+}
+
 impl<'w> Parser<'w> {
     fn new(words: &'w [u32], bound: u32) -> Self {
+        // Exact capacities, so the big tables are never copied while growing: every
+        // operand takes at least one word that is not an opcode word.
+        let instructions = count_instructions(words);
+        let operand_words = words.len().saturating_sub(Header::WORDS + instructions);
         Parser {
             words,
             bound,
-            facts: IdMap::new(bound, words.len()),
-            value_types: IdMap::new(bound, words.len()),
-            defined: IdMap::new(bound, words.len()),
-            instructions: Vec::with_capacity(words.len() / 4),
-            operands: Vec::with_capacity(words.len() / 2),
+            ids: IdMap::new(bound, words.len()),
+            instructions: Vec::with_capacity(instructions),
+            operands: Vec::with_capacity(operand_words),
             stack: Vec::with_capacity(16),
         }
     }
@@ -168,8 +200,10 @@ impl<'w> Parser<'w> {
         Ok(())
     }
 
+    #[inline(always)]
     fn parse_instruction(&mut self, pos: usize) -> Result<usize, ReadError> {
-        let first = self.words[pos];
+        let words = self.words;
+        let first = words[pos];
         let word_count = (first >> 16) as u16;
         let op = (first & 0xffff) as u16;
         let err = |kind| ReadError { word_offset: pos, kind };
@@ -177,11 +211,11 @@ impl<'w> Parser<'w> {
             return Err(err(ReadErrorKind::ZeroWordCount));
         }
         let inst = grammar::instruction(op).ok_or_else(|| err(ReadErrorKind::UnknownOpcode(op)))?;
-        let remaining = self.words.len() - pos;
+        let remaining = words.len() - pos;
         if word_count as usize > remaining {
             return Err(err(ReadErrorKind::PastEnd { name: inst.name.into(), word_count, remaining }));
         }
-        let iw = &self.words[pos..pos + word_count as usize];
+        let iw = &words[pos..pos + word_count as usize];
         let operands_start = self.operands.len();
         let mut record = InstRecord {
             offset: pos as u32,
@@ -194,22 +228,62 @@ impl<'w> Parser<'w> {
             ext_set: ExtSetRef::None,
         };
         self.stack.clear();
-        push_operands(&mut self.stack, inst.operands);
+        // The grammar's operands not yet started; a variadic one stays until the words end.
+        let mut rest = inst.operands;
+        let ext_inst = is_ext_inst(op);
         let mut at: usize = 1;
         while at < iw.len() {
-            let Some(expected) = self.stack.pop() else {
+            let expected = if let Some(expected) = self.stack.pop() {
+                if expected.quantifier == Quantifier::Variadic {
+                    self.stack.push(expected);
+                }
+                expected
+            } else if let Some((o, tail)) = rest.split_first() {
+                if o.quantifier != Quantifier::Variadic {
+                    rest = tail;
+                }
+                Expected { kind: o.kind, quantifier: o.quantifier }
+            } else {
                 return Err(err(ReadErrorKind::ExtraOperands {
                     name: inst.name.into(),
                     words: at,
                     word_count,
                 }));
             };
-            if expected.quantifier == Quantifier::Variadic {
-                self.stack.push(expected);
+            // The common operands inline; everything else in `parse_operand`.
+            let word = iw[at];
+            match expected.kind {
+                OperandKind::IdResultType => {
+                    self.check_id(pos + at, op, word)?;
+                    record.result_type = word;
+                }
+                OperandKind::IdResult => {
+                    self.check_id(pos + at, op, word)?;
+                    record.result_id = word;
+                }
+                OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics if !ext_inst => {
+                    self.check_id(pos + at, op, word)?;
+                }
+                OperandKind::LiteralInteger => {
+                    self.push(at, 1, expected.kind, NumberKind::Int { width: 32, signed: false });
+                    at += 1;
+                    continue;
+                }
+                kind => {
+                    at = self.parse_operand(pos, iw, at, kind, &mut record)?;
+                    continue;
+                }
             }
-            at = self.parse_operand(pos, iw, at, expected.kind, &mut record)?;
+            self.push(at, 1, expected.kind, NumberKind::None);
+            at += 1;
         }
-        if let Some(missing) = self.stack.iter().rev().find(|e| e.quantifier == Quantifier::One) {
+        let mut missing = self
+            .stack
+            .iter()
+            .rev()
+            .copied()
+            .chain(rest.iter().map(|o| Expected { kind: o.kind, quantifier: o.quantifier }));
+        if let Some(missing) = missing.find(|e| e.quantifier == Quantifier::One) {
             return Err(err(ReadErrorKind::MissingOperand {
                 name: inst.name.into(),
                 words: at,
@@ -222,18 +296,23 @@ impl<'w> Parser<'w> {
         Ok(word_count as usize)
     }
 
+    #[inline(always)]
     fn check_id(&self, pos: usize, op: u16, id: u32) -> Result<(), ReadError> {
-        let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
-        if id == 0 {
-            return Err(ReadError { word_offset: pos, kind: ReadErrorKind::ZeroId { name: name() } });
-        }
-        if id >= self.bound {
-            return Err(ReadError {
-                word_offset: pos,
-                kind: ReadErrorKind::IdOutOfBound { name: name(), id, bound: self.bound },
-            });
+        if id == 0 || id >= self.bound {
+            return Err(self.id_error(pos, op, id));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn id_error(&self, pos: usize, op: u16, id: u32) -> ReadError {
+        let kind = if id == 0 {
+            ReadErrorKind::ZeroId { name: inst_name(op) }
+        } else {
+            ReadErrorKind::IdOutOfBound { name: inst_name(op), id, bound: self.bound }
+        };
+        ReadError { word_offset: pos, kind }
     }
 
     fn push(&mut self, at: usize, num_words: usize, kind: OperandKind, number: NumberKind) {
@@ -241,6 +320,7 @@ impl<'w> Parser<'w> {
     }
 
     /// Decodes one operand starting at word `at` of the instruction; returns the next word index.
+    #[inline(never)]
     fn parse_operand(
         &mut self,
         pos: usize,
@@ -267,7 +347,7 @@ impl<'w> Parser<'w> {
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
                 self.check_id(pos + at, op, word)?;
                 if is_ext_inst(op) && record.ext_set == ExtSetRef::None {
-                    match *self.facts.get(word) {
+                    match self.ids.get(word).fact {
                         IdFact::ExtImport(set) => record.ext_set = set,
                         _ => return Err(err(ReadErrorKind::NotAnExtInstImport(word))),
                     }
@@ -328,8 +408,8 @@ impl<'w> Parser<'w> {
             OperandKind::PairLiteralIntegerIdRef if op == opcode::OpSwitch => {
                 // Case literals are as wide as the selector's type.
                 let selector = record_operand_word(&self.operands, record, iw, 0);
-                let selector_type = *self.value_types.get(selector);
-                let number = match *self.facts.get(selector_type) {
+                let selector_type = self.ids.get(selector).value_type;
+                let number = match self.ids.get(selector_type).fact {
                     IdFact::NumericType(n @ NumberKind::Int { .. }) => {
                         self.number_kind_of_type(pos + at, op, selector_type)?;
                         n
@@ -443,7 +523,7 @@ impl<'w> Parser<'w> {
 
     fn number_kind_of_type(&self, offset: usize, op: u16, type_id: u32) -> Result<NumberKind, ReadError> {
         let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
-        match *self.facts.get(type_id) {
+        match self.ids.get(type_id).fact {
             IdFact::NumericType(n) => {
                 let width = match n {
                     NumberKind::Int { width, .. } | NumberKind::Float { width } => width,
@@ -468,19 +548,17 @@ impl<'w> Parser<'w> {
     fn record_facts(&mut self, pos: usize, iw: &[u32], record: &InstRecord) -> Result<(), ReadError> {
         let id = record.result_id;
         if id != 0 {
-            if *self.defined.get(id) {
+            let info = self.ids.get_mut(id);
+            if info.defined {
                 return Err(ReadError {
                     word_offset: pos,
-                    kind: ReadErrorKind::DuplicateId {
-                        name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
-                        id,
-                    },
+                    kind: ReadErrorKind::DuplicateId { name: inst_name(record.opcode), id },
                 });
             }
-            self.defined.set(id, true);
-        }
-        if id != 0 && record.result_type != 0 {
-            self.value_types.set(id, record.result_type);
+            info.defined = true;
+            if record.result_type != 0 {
+                info.value_type = record.result_type;
+            }
         }
         match record.opcode {
             opcode::OpTypeInt | opcode::OpTypeFloat => {
@@ -501,7 +579,7 @@ impl<'w> Parser<'w> {
                 } else {
                     NumberKind::Float { width }
                 };
-                self.facts.set(id, IdFact::NumericType(kind));
+                self.ids.get_mut(id).fact = IdFact::NumericType(kind);
             }
             opcode::OpExtInstImport => {
                 let name_operand = self.operands[record.operands_start as usize + 1];
@@ -520,7 +598,7 @@ impl<'w> Parser<'w> {
                         })
                     }
                 };
-                self.facts.set(id, IdFact::ExtImport(set));
+                self.ids.get_mut(id).fact = IdFact::ExtImport(set);
             }
             _ => {}
         }

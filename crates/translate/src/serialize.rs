@@ -194,8 +194,21 @@ struct Serializer<'a> {
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<types::ConstantKey, u32>,
     undef_ids: HashMap<Type, u32>,
-    value_ids: HashMap<Value, u32>,
-    block_ids: HashMap<BlockId, u32>,
+    value_ids: IdTable<Value>,
+    block_ids: IdTable<BlockId>,
+    /// The id of each interned type already written, by type index (a cache of
+    /// `type_ids` that skips building and hashing the `TypeKey`).
+    type_cache: Vec<Option<u32>>,
+    /// The instruction of each defined op serialized so far, by `OpDef` index.
+    generic_instructions: Vec<Option<ops::Instruction>>,
+    /// Per `OpDef` index: whether `process_op` sent the op to the generic encoding.
+    generic_ops: Vec<bool>,
+    /// Reused by every generic op: its words, its operand segments.
+    scratch_words: Vec<u32>,
+    scratch_segments: Vec<std::ops::Range<usize>>,
+    /// Per block, the stamp of the last `pretty_order` walk that saw it.
+    visited: Vec<u32>,
+    visit_stamp: u32,
     function_ids: HashMap<String, u32>,
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
@@ -226,6 +239,48 @@ struct Serializer<'a> {
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
     variable_pointees: FxHashSet<Type>,
+}
+
+/// A key of the IR's arenas, for [`IdTable`].
+trait DenseKey: Copy {
+    fn index(self) -> usize;
+}
+
+impl DenseKey for Value {
+    fn index(self) -> usize {
+        Value::index(self)
+    }
+}
+
+impl DenseKey for BlockId {
+    fn index(self) -> usize {
+        BlockId::index(self)
+    }
+}
+
+/// Ids by IR value or block: a dense table indexed by the arena index, instead of
+/// hashing every value of the module.
+struct IdTable<K> {
+    ids: Vec<Option<u32>>,
+    key: std::marker::PhantomData<K>,
+}
+
+impl<K: DenseKey> IdTable<K> {
+    fn with_len(len: usize) -> Self {
+        IdTable { ids: vec![None; len], key: std::marker::PhantomData }
+    }
+
+    fn get(&self, key: &K) -> Option<&u32> {
+        self.ids.get(key.index()).and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, key: K, id: u32) {
+        let i = key.index();
+        if i >= self.ids.len() {
+            self.ids.resize(i + 1, None);
+        }
+        self.ids[i] = Some(id);
+    }
 }
 
 /// The pointee types of the module's `spirv.GlobalVariable`s.
@@ -268,8 +323,15 @@ impl<'a> Serializer<'a> {
             type_ids: HashMap::default(),
             constant_ids: HashMap::default(),
             undef_ids: HashMap::default(),
-            value_ids: HashMap::default(),
-            block_ids: HashMap::default(),
+            value_ids: IdTable::with_len(ir.value_count()),
+            block_ids: IdTable::with_len(ir.block_count()),
+            type_cache: Vec::new(),
+            generic_instructions: Vec::new(),
+            generic_ops: Vec::new(),
+            scratch_words: Vec::new(),
+            scratch_segments: Vec::new(),
+            visited: vec![0; ir.block_count()],
+            visit_stamp: 0,
             function_ids: HashMap::default(),
             graph_ids: HashMap::default(),
             variable_ids: HashMap::default(),

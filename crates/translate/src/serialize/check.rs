@@ -26,32 +26,46 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
             env.extensions.push(e.to_string());
         }
     }
-    for (_, op) in ir.ops_under(module) {
-        let o = ir.op(op);
-        let refuse = |message: String| SerializeError { location: o.location.clone(), message };
-        let fallback = crate::fallback::fallback_opcode(&o.name).is_some()
-            || crate::fallback::fallback_ext_inst(&o.name).is_some();
-        if o.name.def().is_none() && !fallback {
-            return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
+    // The first refusal, in the order of `Ir::ops_under`.
+    let mut refusal = None;
+    ir.for_each_op_under(module, |_, op| {
+        if refusal.is_none() {
+            refusal = check_op(ir, op, env.as_ref().filter(|_| requirements)).err();
         }
-        let Some(env) = env.as_ref().filter(|_| requirements) else { continue };
-        if let Some(r) = spirvkit_ir::availability::of_op(ir, op) {
-            if r.min_version > env.version {
-                return Err(refuse(format!(
-                    "'{}' requires SPIR-V v{}.{} but the module's VCE triple declares v{}.{}",
-                    o.name, r.min_version.0, r.min_version.1, env.version.0, env.version.1
-                )));
-            }
-            check_groups(env, &o.name, &r.capabilities, &r.extensions).map_err(refuse)?;
+    });
+    refusal.map_or(Ok(()), Err)
+}
+
+/// One op's refusal, if any: no binary form, or (with `env`) requirements the
+/// triple does not cover.
+fn check_op(ir: &Ir, op: OpId, env: Option<&TargetEnv>) -> Result<()> {
+    let o = ir.op(op);
+    let refuse = |message: String| SerializeError { location: o.location.clone(), message };
+    // Only an op without a definition needs the (by-name) fallback lookups.
+    let fallback = || {
+        crate::fallback::fallback_opcode(&o.name).is_some()
+            || crate::fallback::fallback_ext_inst(&o.name).is_some()
+    };
+    if o.name.def().is_none() && !fallback() {
+        return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
+    }
+    let Some(env) = env else { return Ok(()) };
+    if let Some(r) = spirvkit_ir::availability::of_op(ir, op) {
+        if r.min_version > env.version {
+            return Err(refuse(format!(
+                "'{}' requires SPIR-V v{}.{} but the module's VCE triple declares v{}.{}",
+                o.name, r.min_version.0, r.min_version.1, env.version.0, env.version.1
+            )));
         }
-        let mut types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)).collect();
-        if let Some(Attribute::Type(t)) = o.attr("type") {
-            types.push(*t);
-        }
-        for ty in types {
-            let (extensions, capabilities) = spirvkit_ir::vce::type_requirements(ir, ty);
-            check_groups(env, &o.name, &capabilities, &extensions).map_err(refuse)?;
-        }
+        check_groups(env, &o.name, &r.capabilities, &r.extensions).map_err(refuse)?;
+    }
+    let mut types: Vec<Type> = o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)).collect();
+    if let Some(Attribute::Type(t)) = o.attr("type") {
+        types.push(*t);
+    }
+    for ty in types {
+        let (extensions, capabilities) = spirvkit_ir::vce::type_requirements(ir, ty);
+        check_groups(env, &o.name, &capabilities, &extensions).map_err(refuse)?;
     }
     Ok(())
 }

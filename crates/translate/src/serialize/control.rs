@@ -16,7 +16,7 @@
 use super::attrs::enum_value;
 use super::ops::{operand_segments, sorted_attrs};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
-use spirvkit_grammar::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Value, ValueDef};
@@ -36,8 +36,11 @@ pub(super) struct InPlace {
     /// Entry block of a loop whose header took a block's label -> that block: the
     /// header's phis take the block's incoming values for the entry edge.
     loop_entries: HashMap<BlockId, BlockId>,
-    /// Uses of each block argument of the function being serialized.
-    argument_uses: HashMap<Value, usize>,
+    /// The function being serialized, whose block arguments `argument_uses` counts.
+    function: Option<OpId>,
+    /// Uses of each block argument of the function, counted on first need (only a
+    /// loop starting a block that takes values asks).
+    argument_uses: Option<HashMap<Value, usize>>,
 }
 
 /// Where a construct's header label comes from when it is not a block of its own.
@@ -141,10 +144,11 @@ impl Serializer<'_> {
             }
         }
         encode(&mut self.function_body, opcode::OpFunctionEnd, &[]);
-        let header = std::mem::take(&mut self.function_header);
-        let body = std::mem::take(&mut self.function_body);
-        self.functions.extend(header);
-        self.functions.extend(body);
+        // Cleared, not taken: the buffers keep their capacity for the next function.
+        self.functions.extend_from_slice(&self.function_header);
+        self.functions.extend_from_slice(&self.function_body);
+        self.function_header.clear();
+        self.function_body.clear();
         // The function's other attributes decorate it, after its body's decorations.
         for attr in sorted_attrs(ir, op) {
             if matches!(
@@ -160,52 +164,80 @@ impl Serializer<'_> {
 
     /// The blocks reachable from `header` in depth-first preorder over the
     /// terminators' successors, not entering `skip`.
-    fn pretty_order(&self, header: BlockId, skip: &[BlockId]) -> Vec<BlockId> {
+    fn pretty_order(&mut self, header: BlockId, skip: &[BlockId]) -> Vec<BlockId> {
         let ir = self.ir;
-        let mut seen: HashSet<BlockId> = skip.iter().copied().collect();
+        // Blocks seen in this walk carry this walk's stamp (no set to build and drop).
+        self.visit_stamp += 1;
+        let stamp = self.visit_stamp;
+        let seen = &mut self.visited;
+        let mut insert = |b: BlockId| match seen.get_mut(b.index()) {
+            Some(s) if *s == stamp => false,
+            Some(s) => {
+                *s = stamp;
+                true
+            }
+            None => {
+                seen.resize(b.index() + 1, 0);
+                seen[b.index()] = stamp;
+                true
+            }
+        };
+        for &b in skip {
+            insert(b);
+        }
         let mut order = Vec::new();
-        if !seen.insert(header) {
+        if !insert(header) {
             return order;
         }
         order.push(header);
-        let successors = |b: BlockId| -> Vec<BlockId> {
-            ir.block(b).ops.last().map(|&t| ir.op(t).successors.clone()).unwrap_or_default()
+        let successors = |b: BlockId| -> &[BlockId] {
+            ir.block(b).ops.last().map_or(&[], |&t| ir.op(t).successors.as_slice())
         };
-        let mut stack = vec![(header, successors(header), 0usize)];
-        while let Some((_, succ, next)) = stack.last_mut() {
+        let mut stack = vec![(successors(header), 0usize)];
+        while let Some((succ, next)) = stack.last_mut() {
             let Some(&s) = succ.get(*next) else {
                 stack.pop();
                 continue;
             };
             *next += 1;
-            if seen.insert(s) {
+            if insert(s) {
                 order.push(s);
-                stack.push((s, successors(s), 0));
+                stack.push((successors(s), 0));
             }
         }
         order
     }
 
-    /// Counts the uses of the function's block arguments (for
-    /// [`Self::header_takes_label`]).
+    /// Starts a function: nothing in place, its block arguments' uses not counted yet.
     fn count_argument_uses(&mut self, function: OpId) {
+        self.in_place = InPlace { function: Some(function), ..InPlace::default() };
+    }
+
+    /// Uses of each block argument of the current function (for
+    /// [`Self::header_takes_label`]).
+    fn argument_uses(&mut self) -> &HashMap<Value, usize> {
         let ir = self.ir;
-        let mut uses: HashMap<Value, usize> = HashMap::default();
-        ir.for_each_op_under(function, |_, op| {
-            for &v in &ir.op(op).operands {
-                if matches!(ir.value(v).def, ValueDef::Argument { .. }) {
-                    *uses.entry(v).or_default() += 1;
-                }
+        let function = self.in_place.function;
+        self.in_place.argument_uses.get_or_insert_with(|| {
+            let mut uses: HashMap<Value, usize> = HashMap::default();
+            if let Some(function) = function {
+                ir.for_each_op_under(function, |_, op| {
+                    for &v in &ir.op(op).operands {
+                        if matches!(ir.value(v).def, ValueDef::Argument { .. }) {
+                            *uses.entry(v).or_default() += 1;
+                        }
+                    }
+                });
             }
-        });
-        self.in_place = InPlace { argument_uses: uses, ..InPlace::default() };
+            uses
+        })
     }
 
     /// Whether the construct that starts `block` takes its label (see the module
     /// documentation): not in a region's first block, a loop's header or continue
     /// block (which have roles of their own), and only where the block's values, if
     /// any, are a loop's entry values and nothing else.
-    fn header_takes_label(&self, block: BlockId) -> bool {
+    fn header_takes_label(&mut self, block: BlockId) -> bool {
         let ir = self.ir;
         let b = ir.block(block);
         let (Some(&first), Some(region)) = (b.ops.first(), b.parent) else { return false };
@@ -227,8 +259,10 @@ impl Serializer<'_> {
             "spirv.mlir.loop" => {
                 let entry = construct.regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
                 let Some(branch) = entry.and_then(|e| ir.block(e).ops.last().copied()) else { return false };
-                ir.op(branch).operands == b.arguments
-                    && b.arguments.iter().all(|a| self.in_place.argument_uses.get(a) == Some(&1))
+                ir.op(branch).operands == b.arguments && {
+                    let uses = self.argument_uses();
+                    b.arguments.iter().all(|a| uses.get(a) == Some(&1))
+                }
             }
             _ => false,
         }

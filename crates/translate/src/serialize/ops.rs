@@ -26,6 +26,11 @@ impl Serializer<'_> {
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
+        // Most ops take the generic encoding: once a definition did, skip the match.
+        let def_index = o.name.def_index();
+        if def_index.is_some_and(|i| self.generic_ops.get(i) == Some(&true)) {
+            return self.process_generic(op);
+        }
         match o.name.as_str() {
             "spirv.mlir.addressof" => {
                 let name = symbol(o.attr("variable"));
@@ -118,7 +123,15 @@ impl Serializer<'_> {
             "spirv.mlir.merge" | "spirv.mlir.yield" => {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
-            _ => self.process_generic(op),
+            _ => {
+                if let Some(i) = def_index {
+                    if i >= self.generic_ops.len() {
+                        self.generic_ops.resize(i + 1, false);
+                    }
+                    self.generic_ops[i] = true;
+                }
+                self.process_generic(op)
+            }
         }
     }
 
@@ -811,6 +824,55 @@ impl Serializer<'_> {
         let Some(def) = o.name.def() else {
             return self.process_fallback(op);
         };
+        let instruction = self.generic_instruction(op, def)?;
+        if o.results.len() > 1 {
+            return Err(self.error(op, format!("not supported yet: op '{}' with several results", o.name)));
+        }
+        // Scratch buffers, put back at the end so every op reuses their capacity.
+        let mut operands = std::mem::take(&mut self.scratch_words);
+        let mut segments = std::mem::take(&mut self.scratch_segments);
+        operands.clear();
+        let result = self.generic_operands(op, def, &mut operands, &mut segments);
+        let result = result.and_then(|result_id| {
+            match instruction {
+                Instruction::Core(code) => {
+                    self.emit_debug_line(false, op);
+                    encode(&mut self.function_body, code, &operands);
+                }
+                Instruction::Ext { set, opcode: ext_opcode } => {
+                    if operands.len() < 2 {
+                        return Err(self.error(op, "extended instructions must have a result encoding"));
+                    }
+                    let set_id = self.ext_set_id(set);
+                    let mut words = operands[..2].to_vec();
+                    words.extend([set_id, ext_opcode]);
+                    words.extend_from_slice(&operands[2..]);
+                    self.emit_debug_line(false, op);
+                    encode(&mut self.function_body, opcode::OpExtInst, &words);
+                }
+            }
+            Ok(result_id)
+        });
+        self.scratch_words = operands;
+        self.scratch_segments = segments;
+        if let Some(id) = result? {
+            let decorations = sorted_attrs_where(ir, op, |name| {
+                !def.attributes.iter().any(|a| a.name == name) && name != "operandSegmentSizes"
+            });
+            for attr in decorations {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The instruction a defined op serializes to (cached per definition).
+    fn generic_instruction(&mut self, op: OpId, def: &'static OpDef) -> Result<Instruction> {
+        let o = self.ir.op(op);
+        let index = o.name.def_index();
+        if let Some(&Some(known)) = index.and_then(|i| self.generic_instructions.get(i)) {
+            return Ok(known);
+        }
         let ext = EXT_SETS.iter().find(|(prefix, _)| o.name.starts_with(prefix));
         let instruction = match (ext, def.spirv_name) {
             (Some(&(prefix, set)), _) => {
@@ -831,10 +893,26 @@ impl Serializer<'_> {
                 return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)))
             }
         };
-        if o.results.len() > 1 {
-            return Err(self.error(op, format!("not supported yet: op '{}' with several results", o.name)));
+        if let Some(i) = index {
+            if i >= self.generic_instructions.len() {
+                self.generic_instructions.resize(i + 1, None);
+            }
+            self.generic_instructions[i] = Some(instruction);
         }
-        let mut operands = Vec::new();
+        Ok(instruction)
+    }
+
+    /// A defined op's words after the opcode: result type and result, then its ODS
+    /// arguments in order. Returns the result id.
+    fn generic_operands(
+        &mut self,
+        op: OpId,
+        def: &OpDef,
+        operands: &mut Vec<u32>,
+        segments: &mut Vec<std::ops::Range<usize>>,
+    ) -> Result<Option<u32>> {
+        let ir = self.ir;
+        let o = ir.op(op);
         let mut result_id = None;
         if let Some(&result) = o.results.first() {
             let type_id = self.process_type(op, ir.value_type(result))?;
@@ -844,11 +922,12 @@ impl Serializer<'_> {
             operands.push(id);
             result_id = Some(id);
         }
-        let segments = operand_segments(ir, op, def);
+        operand_segment_ranges(ir, op, def, segments);
         for arg in def.arguments {
             match *arg {
                 Argument::Operand(i) => {
-                    for &v in segments.get(usize::from(i)).map_or(&[][..], |s| s.as_slice()) {
+                    let values = segments.get(usize::from(i)).and_then(|r| o.operands.get(r.clone()));
+                    for &v in values.unwrap_or(&[]) {
                         operands.push(self.value_id(op, v)?);
                     }
                 }
@@ -856,36 +935,11 @@ impl Serializer<'_> {
                     let Some(ad) = def.attributes.get(usize::from(i)) else { continue };
                     let Some(value) = o.attr(ad.name) else { continue };
                     let record = ad.constraint().record;
-                    self.attribute_words(op, record, value, &mut operands)?;
+                    self.attribute_words(op, record, value, operands)?;
                 }
             }
         }
-        match instruction {
-            Instruction::Core(code) => {
-                self.emit_debug_line(false, op);
-                encode(&mut self.function_body, code, &operands);
-            }
-            Instruction::Ext { set, opcode: ext_opcode } => {
-                if operands.len() < 2 {
-                    return Err(self.error(op, "extended instructions must have a result encoding"));
-                }
-                let set_id = self.ext_set_id(set);
-                let mut words = operands[..2].to_vec();
-                words.extend([set_id, ext_opcode]);
-                words.extend_from_slice(&operands[2..]);
-                self.emit_debug_line(false, op);
-                encode(&mut self.function_body, opcode::OpExtInst, &words);
-            }
-        }
-        if let Some(id) = result_id {
-            for attr in sorted_attrs(ir, op) {
-                if def.attributes.iter().any(|a| a.name == attr.name) || attr.name == "operandSegmentSizes" {
-                    continue;
-                }
-                self.process_decoration(op, id, attr)?;
-            }
-        }
-        Ok(())
+        Ok(result_id)
     }
 
     /// `OpExtInstImport` of `set`, on first use.
@@ -946,7 +1000,8 @@ impl Serializer<'_> {
     }
 }
 
-enum Instruction {
+#[derive(Clone, Copy)]
+pub(super) enum Instruction {
     Core(u16),
     Ext { set: &'static str, opcode: u32 },
 }
@@ -954,43 +1009,53 @@ enum Instruction {
 /// The values of each ODS operand of `op`: from `operandSegmentSizes` when the op
 /// has several variable-length operands, else the one variadic takes the rest.
 pub(super) fn operand_segments(ir: &spirvkit_ir::Ir, op: OpId, def: &OpDef) -> Vec<Vec<Value>> {
+    let mut ranges = Vec::new();
+    operand_segment_ranges(ir, op, def, &mut ranges);
+    let operands = &ir.op(op).operands;
+    ranges.into_iter().map(|r| operands.get(r).unwrap_or(&[]).to_vec()).collect()
+}
+
+/// [`operand_segments`] as index ranges into the op's operands, into `out`.
+fn operand_segment_ranges(
+    ir: &spirvkit_ir::Ir,
+    op: OpId,
+    def: &OpDef,
+    out: &mut Vec<std::ops::Range<usize>>,
+) {
     let o = ir.op(op);
-    let sizes: Option<Vec<usize>> = match o.attr("operandSegmentSizes") {
-        Some(Attribute::DenseArray { values, .. }) => Some(
-            values
-                .iter()
-                .map(|v| match v {
+    let len = o.operands.len();
+    out.clear();
+    let mut at = 0usize;
+    let mut push = |size: usize| {
+        let end = at.saturating_add(size).min(len);
+        out.push(at..end);
+        at = end;
+    };
+    match o.attr("operandSegmentSizes") {
+        Some(Attribute::DenseArray { values, .. }) => {
+            for v in values {
+                push(match v {
                     Attribute::Integer { value, .. } => usize::try_from(*value).unwrap_or(0),
                     _ => 0,
-                })
-                .collect(),
-        ),
-        _ => None,
-    };
-    let sizes = sizes.unwrap_or_else(|| {
-        let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();
-        let rest = o.operands.len().saturating_sub(fixed);
-        let mut given_rest = false;
-        def.operands
-            .iter()
-            .map(|d| match d.arity {
-                Arity::Single => 1,
-                _ if !given_rest => {
-                    given_rest = true;
-                    rest
-                }
-                _ => 0,
-            })
-            .collect()
-    });
-    let mut out = Vec::with_capacity(sizes.len());
-    let mut at = 0usize;
-    for size in sizes {
-        let end = (at + size).min(o.operands.len());
-        out.push(o.operands.get(at..end).unwrap_or(&[]).to_vec());
-        at = end;
+                });
+            }
+        }
+        _ => {
+            let fixed = def.operands.iter().filter(|d| d.arity == Arity::Single).count();
+            let rest = len.saturating_sub(fixed);
+            let mut given_rest = false;
+            for d in def.operands {
+                push(match d.arity {
+                    Arity::Single => 1,
+                    _ if !given_rest => {
+                        given_rest = true;
+                        rest
+                    }
+                    _ => 0,
+                });
+            }
+        }
     }
-    out
 }
 
 /// A symbol reference attribute's (first) name.
@@ -1012,8 +1077,18 @@ fn string_attr(attr: Option<&Attribute>) -> &str {
 /// An op's inherent and discardable attributes sorted by name, as MLIR's
 /// attribute dictionary lists them.
 pub(super) fn sorted_attrs(ir: &spirvkit_ir::Ir, op: OpId) -> Vec<&NamedAttribute> {
+    sorted_attrs_where(ir, op, |_| true)
+}
+
+/// [`sorted_attrs`] with only the names `keep` accepts (no allocation when none is).
+pub(super) fn sorted_attrs_where(
+    ir: &spirvkit_ir::Ir,
+    op: OpId,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<&NamedAttribute> {
     let o = ir.op(op);
-    let mut all: Vec<&NamedAttribute> = o.properties.iter().chain(o.attributes.iter()).collect();
+    let mut all: Vec<&NamedAttribute> =
+        o.properties.iter().chain(o.attributes.iter()).filter(|a| keep(&a.name)).collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));
     all
 }

@@ -69,16 +69,34 @@ impl Serializer<'_> {
 
     /// The id of `ty`, emitting its instruction (and its components') on first use.
     pub(super) fn process_type(&mut self, at: OpId, ty: Type) -> Result<u32> {
+        if let Some(&Some(id)) = self.type_cache.get(ty.index()) {
+            return Ok(id);
+        }
         let key = self.type_key(ty);
-        self.process_key(at, key)
+        let (id, uniqued) = self.process_key_uniqued(at, key)?;
+        // A deferred pointer is not uniqued yet: it is looked up again next time.
+        if uniqued {
+            let i = ty.index();
+            if i >= self.type_cache.len() {
+                self.type_cache.resize(i + 1, None);
+            }
+            self.type_cache[i] = Some(id);
+        }
+        Ok(id)
     }
 
     pub(super) fn process_key(&mut self, at: OpId, key: TypeKey) -> Result<u32> {
+        self.process_key_uniqued(at, key).map(|(id, _)| id)
+    }
+
+    /// [`Self::process_key`], and whether the id is now in `type_ids` (not a
+    /// pointer deferred until its struct is done).
+    fn process_key_uniqued(&mut self, at: OpId, key: TypeKey) -> Result<(u32, bool)> {
         if key == TypeKey::Void {
-            return Ok(self.void_type());
+            return Ok((self.void_type(), true));
         }
         if let Some(&id) = self.type_ids.get(&key) {
-            return Ok(id);
+            return Ok((id, true));
         }
         if self.depth > MAX_DEPTH {
             return Err(self.error(at, "not supported yet: types nested this deeply"));
@@ -89,7 +107,7 @@ impl Serializer<'_> {
         let prepared = self.prepare_key(at, &key, id, &mut operands);
         self.depth -= 1;
         match prepared? {
-            Prepared::Deferred => Ok(id),
+            Prepared::Deferred => Ok((id, false)),
             Prepared::Emit(op) => {
                 let named = match &key {
                     TypeKey::Other(ty) => match self.ir.types.kind(*ty) {
@@ -105,7 +123,7 @@ impl Serializer<'_> {
                         encode(&mut self.globals, opcode::OpTypePointer, &[pointer, storage, id]);
                     }
                 }
-                Ok(id)
+                Ok((id, true))
             }
         }
     }
