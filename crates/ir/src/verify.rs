@@ -40,12 +40,74 @@ pub(crate) fn first_failure_visiting(
     walk(ir, top, text, Some(visit))
 }
 
-fn walk(
+/// A failing op and its diagnostics.
+type Failure = (OpId, Vec<Diagnostic>);
+
+fn walk(ir: &Ir, top: OpId, text: &str, visit: Option<&mut dyn FnMut(OpId)>) -> Option<Failure> {
+    match visit {
+        Some(visit) => walk_from(ir, text, vec![Some(top)], None, Some(visit)).0,
+        None => match walk_in_halves(ir, top, text) {
+            Some(failure) => failure,
+            None => walk_from(ir, text, vec![Some(top)], None, None).0,
+        },
+    }
+}
+
+/// Modules with fewer ops than this verify on one thread.
+const MIN_OPS_IN_HALVES: usize = 1 << 16;
+
+/// [`walk`] of a large `spirv.module` (`top` or the one op in `top`'s body) with the
+/// second half of the module's body verified on another thread; the failure reported
+/// is the one a single walk meets first. `None`: not such a module, or no thread.
+fn walk_in_halves(ir: &Ir, top: OpId, text: &str) -> Option<Option<Failure>> {
+    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if !two_cores || ir.op_count() < MIN_OPS_IN_HALVES {
+        return None;
+    }
+    let single_body = |op: OpId| match ir.op(op).regions[..] {
+        [region] => match ir.region(region).blocks[..] {
+            [block] => Some(block),
+            _ => None,
+        },
+        _ => None,
+    };
+    let module = match ir.op(top).name.as_str() {
+        "spirv.module" => top,
+        _ => match ir.block(single_body(top)?).ops[..] {
+            [only] if ir.op(only).name == "spirv.module" => only,
+            _ => return None,
+        },
+    };
+    let body = &ir.block(single_body(module)?).ops;
+    if body.len() < 2 {
+        return None;
+    }
+    let half = body.len() / 2;
+    let (first, second) = std::thread::scope(|scope| {
+        let second_stack: Vec<Option<OpId>> = body[half..].iter().rev().map(|&op| Some(op)).collect();
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, move || walk_from(ir, text, second_stack, None, None).0)
+            .ok()?;
+        let first = walk_from(ir, text, vec![Some(top)], Some((module, half)), None);
+        Some((first, second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
+    })?;
+    Some(match first {
+        (Some(failure), false) => Some(failure),
+        (after_gap, _) => second.or(after_gap),
+    })
+}
+
+/// The preorder walk from the ops on `stack` (the last is visited first; `None`
+/// entries mark a gap). `gap`: the module whose body ops from this index on are left
+/// out (another thread verifies them). Returns the first failure and whether it came
+/// after the gap.
+fn walk_from(
     ir: &Ir,
-    top: OpId,
     text: &str,
+    mut stack: Vec<Option<OpId>>,
+    gap: Option<(OpId, usize)>,
     mut visit: Option<&mut dyn FnMut(OpId)>,
-) -> Option<(OpId, Vec<Diagnostic>)> {
+) -> (Option<Failure>, bool) {
     let mut v = Verifier {
         ir,
         text,
@@ -55,8 +117,12 @@ fn walk(
         compiled_leaves: RefCell::default(),
     };
     let mut failure = None;
-    let mut stack = vec![top];
-    while let Some(op) = stack.pop() {
+    let mut after_gap = false;
+    while let Some(entry) = stack.pop() {
+        let Some(op) = entry else {
+            after_gap = true;
+            continue;
+        };
         if let Some(visit) = visit.as_mut() {
             visit(op);
         }
@@ -73,11 +139,18 @@ fn walk(
         let o = ir.op(op);
         for &r in o.regions.iter().rev() {
             for &b in ir.region(r).blocks.iter().rev() {
-                stack.extend(ir.block(b).ops.iter().rev());
+                match gap {
+                    Some((module, from)) if module == op => {
+                        stack.push(None);
+                        let ops = &ir.block(b).ops;
+                        stack.extend(ops[..from.min(ops.len())].iter().rev().map(|&op| Some(op)));
+                    }
+                    _ => stack.extend(ir.block(b).ops.iter().rev().map(|&op| Some(op))),
+                }
             }
         }
     }
-    failure
+    (failure, after_gap)
 }
 
 struct Verifier<'a> {
@@ -1900,6 +1973,8 @@ fn all_equal(mut types: impl Iterator<Item = Option<Type>>) -> Option<bool> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     fn check(body: &str) -> String {
         let source = format!("func.func @f(%c: i1) -> () {{\n{body}\n  spirv.Return\n}}");
         let r = crate::opt::run(&source, "t.mlir", &crate::opt::OptOptions::default());
@@ -2077,5 +2152,44 @@ mod tests {
             in_spirv_function("-> i32", "    %0 = ub.poison : i32\n    spirv.ReturnValue %0 : i32"),
             "t.mlir:3:10: error: functions in 'spirv.module' can only contain spirv.* ops"
         );
+    }
+
+    /// A module of `count` functions of a few ops, with `bad` (a function index, or
+    /// `count` for the module level after them) holding an op that fails.
+    fn module_failing_at(count: usize, bad: &[usize]) -> String {
+        let mut text = String::from("spirv.module Logical GLSL450 {\n");
+        let failing = "    %bad = \"spirv.IAdd\"(%arg0, %arg0) : (i32, i32) -> f32\n";
+        for i in 0..count {
+            text.push_str(&format!("  spirv.func @f{i}(%arg0: i32) -> i32 \"None\" {{\n"));
+            for k in 0..20 {
+                text.push_str(&format!("    %{k} = spirv.IAdd %arg0, %arg0 : i32\n"));
+            }
+            if bad.contains(&i) {
+                text.push_str(failing);
+            }
+            text.push_str("    spirv.ReturnValue %arg0 : i32\n  }\n");
+        }
+        if bad.contains(&count) {
+            text.push_str("  \"spirv.IAdd\"() : () -> ()\n");
+        }
+        text.push_str("}\n");
+        text
+    }
+
+    #[test]
+    fn verifying_in_halves_finds_the_first_failure() {
+        let count = 3200;
+        for bad in [&[][..], &[5], &[3000], &[count], &[3000, 7], &[count, 3000], &[1600, count]] {
+            let text = module_failing_at(count, bad);
+            let (ir, top) = crate::parse(&text, "t.mlir").unwrap();
+            assert!(ir.op_count() >= MIN_OPS_IN_HALVES);
+            let split = walk_in_halves(&ir, top, &text).expect("verified in halves");
+            let single = walk_from(&ir, &text, vec![Some(top)], None, None).0;
+            assert_eq!(split.as_ref().map(|f| f.0), single.as_ref().map(|f| f.0), "{bad:?}");
+            assert_eq!(split.is_some(), !bad.is_empty());
+            let messages =
+                |f: Option<Failure>| f.map(|(_, d)| d.into_iter().map(|d| d.message).collect::<Vec<_>>());
+            assert_eq!(messages(split), messages(single));
+        }
     }
 }
