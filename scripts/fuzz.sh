@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET is read, assemble, dis_roundtrip, mlir_text, hlsl_front or deserialize (see fuzz/fuzz_targets/). The corpus
+# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front or deserialize (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
@@ -17,7 +17,7 @@
 # forbid unsafe code, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | hlsl_front | deserialize)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | deserialize)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +25,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text | hlsl_front | deserialize) ;;
+    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | deserialize) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -240,10 +240,13 @@ elif [ "$target" = hlsl_front ]; then
     fi
 elif [ -d "$spv_corpus" ]; then
     # Seed names are flattened corpus paths, so re-seeding does not duplicate.
-    if [ "$target" = mlir_text ]; then
+    if [ "$target" = mlir_text ] || [ "$target" = serialize_text ]; then
         mlir_corpus="${SPIRVKIT_MLIR_CORPUS:-$root/../shared/corpus/mlir-spirv}"
-        if [ -d "$mlir_corpus/test" ]; then
-            find "$mlir_corpus/test" -name '*.mlir' | while IFS= read -r file; do
+        # serialize_text starts from the serialization tests (Target/SPIRV).
+        mlir_tests="$mlir_corpus/test"
+        [ "$target" = serialize_text ] && mlir_tests="$mlir_corpus/test/Target/SPIRV"
+        if [ -d "$mlir_tests" ]; then
+            find "$mlir_tests" -name '*.mlir' | while IFS= read -r file; do
                 name="${file#"$mlir_corpus"/}"
                 out="$seeds/${name//\//__}"
                 [ -e "$out" ] || cp "$file" "$out"
