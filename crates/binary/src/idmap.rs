@@ -23,6 +23,15 @@ impl<T: Clone + Default> IdMap<T> {
         }
     }
 
+    /// [`IdMap::new`] with the slots of ids below `min(bound, input_words)` made
+    /// up front: a module defines at most one id per word, so ids of an honest
+    /// bound never grow the table.
+    pub fn presized(bound: u32, input_words: usize) -> Self {
+        let mut map = IdMap::new(bound, input_words);
+        map.dense = vec![T::default(); map.dense_limit.min(input_words)];
+        map
+    }
+
     pub fn set(&mut self, id: u32, value: T) {
         *self.get_mut(id) = value;
     }

@@ -144,6 +144,7 @@ struct Parser<'w> {
     /// instruction's or a spec-constant op's operands), next one last; they come before
     /// the rest of the instruction's grammar operands.
     stack: Vec<Expected>,
+    shapes: &'static [Shape],
 }
 
 fn push_operands(stack: &mut Vec<Expected>, operands: &[grammar::Operand]) {
@@ -176,6 +177,135 @@ fn count_instructions(words: &[u32]) -> usize {
     count
 }
 
+/// The operands of an instruction that the reader can take without the general
+/// machinery: as long as only ids, 32-bit literal integers and enumerants without
+/// parameters are present, each operand is one word whose kind is the grammar's at
+/// that position.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// The grammar's operands up to a variadic one.
+    fixed: &'static [grammar::Operand],
+    /// How many leading `fixed` operands are simple (see [`is_simple`]).
+    simple_prefix: u8,
+    /// Operands needed (up to and including the last one that must be present).
+    min: u8,
+    /// The parts of a variadic last operand whose parts are all simple (one part
+    /// unless it is a pair), when all of `fixed` are simple.
+    variadic: Option<&'static [OperandKind]>,
+    /// Word index of the result type and of the result id (0 if none).
+    result_type_at: u8,
+    result_at: u8,
+}
+
+impl Shape {
+    /// Never taken: every instruction goes the general way.
+    const NONE: Shape =
+        Shape { fixed: &[], simple_prefix: 0, min: u8::MAX, variadic: None, result_type_at: 0, result_at: 0 };
+
+    fn of(inst: &'static grammar::Instruction) -> Shape {
+        // These record facts or check more than their operands' kinds.
+        if is_ext_inst(inst.opcode) || matches!(inst.opcode, opcode::OpTypeInt | opcode::OpTypeFloat) {
+            return Shape::NONE;
+        }
+        let variadic_at = inst.operands.iter().position(|o| o.quantifier == Quantifier::Variadic);
+        let fixed = &inst.operands[..variadic_at.unwrap_or(inst.operands.len())];
+        let simple_prefix = fixed.iter().take_while(|o| is_simple(o.kind)).count();
+        // A variadic operand is last in the grammar: the tail is it alone.
+        let variadic = match &inst.operands[fixed.len()..] {
+            [o] if simple_prefix == fixed.len() => {
+                let parts = match o.kind.category() {
+                    Category::Composite => o.kind.info().bases,
+                    _ => std::slice::from_ref(&o.kind),
+                };
+                // OpSwitch's case literals take the selector's width.
+                let plain = inst.opcode != opcode::OpSwitch && !parts.is_empty();
+                (plain && parts.iter().all(|&k| is_simple(k))).then_some(parts)
+            }
+            _ => None,
+        };
+        let min = fixed.iter().rposition(|o| o.quantifier == Quantifier::One).map_or(0, |i| i + 1);
+        let word_of =
+            |kind| fixed.iter().position(|o| o.kind == kind).map_or(Some(0), |i| u8::try_from(i + 1).ok());
+        let (Ok(simple_prefix), Ok(min), Some(result_type_at), Some(result_at)) = (
+            u8::try_from(simple_prefix),
+            u8::try_from(min),
+            word_of(OperandKind::IdResultType),
+            word_of(OperandKind::IdResult),
+        ) else {
+            return Shape::NONE;
+        };
+        Shape { fixed, simple_prefix, min, variadic, result_type_at, result_at }
+    }
+
+    /// Whether `n` operand words are all simple operands, in the grammar's order.
+    fn takes(&self, n: usize) -> bool {
+        // Past `fixed`, only whole repetitions of the variadic operand's parts.
+        let repeats = |parts: &[OperandKind]| n.saturating_sub(self.fixed.len()).is_multiple_of(parts.len());
+        n >= usize::from(self.min)
+            && (n <= usize::from(self.simple_prefix) || self.variadic.is_some_and(repeats))
+    }
+}
+
+/// One word, no context needed: an id, a literal integer, or an enumerant (taken
+/// on the fast path only when it has no parameters).
+fn is_simple(kind: OperandKind) -> bool {
+    is_id(kind)
+        || kind == OperandKind::LiteralInteger
+        || matches!(kind.category(), Category::ValueEnum | Category::BitEnum)
+}
+
+/// Whether `word` is a valid value of enum kind `kind` that takes no parameters.
+#[inline(never)]
+fn plain_enumerant(kind: OperandKind, word: u32) -> bool {
+    let info = kind.info();
+    let plain = |value| info.enumerant(value).is_some_and(|e| e.parameters.is_empty());
+    match info.category {
+        Category::ValueEnum => plain(word),
+        Category::BitEnum => {
+            let mut bits = word;
+            while bits != 0 {
+                let bit = bits & bits.wrapping_neg();
+                bits &= !bit;
+                if !plain(bit) {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+fn is_id(kind: OperandKind) -> bool {
+    matches!(
+        kind,
+        OperandKind::IdResultType
+            | OperandKind::IdResult
+            | OperandKind::IdRef
+            | OperandKind::IdScope
+            | OperandKind::IdMemorySemantics
+    )
+}
+
+/// Every opcode's [`Shape`], built once.
+fn shapes() -> &'static [Shape] {
+    static SHAPES: std::sync::OnceLock<Vec<Shape>> = std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| {
+        let mut shapes = Vec::new();
+        for inst in grammar::INSTRUCTIONS {
+            let i = usize::from(inst.opcode);
+            if i >= shapes.len() {
+                shapes.resize(i + 1, Shape::NONE);
+            }
+            // The instruction the reader decodes this opcode as.
+            if let Some(inst) = grammar::instruction(inst.opcode) {
+                shapes[i] = Shape::of(inst);
+            }
+        }
+        shapes
+    })
+}
+
 impl<'w> Parser<'w> {
     fn new(words: &'w [u32], bound: u32) -> Self {
         // Exact capacities, so the big tables are never copied while growing: every
@@ -185,10 +315,11 @@ impl<'w> Parser<'w> {
         Parser {
             words,
             bound,
-            ids: IdMap::new(bound, words.len()),
+            ids: IdMap::presized(bound, words.len()),
             instructions: Vec::with_capacity(instructions),
             operands: Vec::with_capacity(operand_words),
             stack: Vec::with_capacity(16),
+            shapes: shapes(),
         }
     }
 
@@ -202,6 +333,21 @@ impl<'w> Parser<'w> {
 
     #[inline(always)]
     fn parse_instruction(&mut self, pos: usize) -> Result<usize, ReadError> {
+        let words = self.words;
+        let first = words[pos];
+        let word_count = (first >> 16) as usize;
+        let shape = self.shapes.get((first & 0xffff) as usize).unwrap_or(&Shape::NONE);
+        if let Some(iw) = words.get(pos..pos + word_count) {
+            if word_count > 0 && shape.takes(word_count - 1) && self.take_simple(shape, pos, iw) {
+                return Ok(word_count);
+            }
+        }
+        self.parse_general(pos)
+    }
+
+    /// Any instruction, every error reported.
+    #[inline(never)]
+    fn parse_general(&mut self, pos: usize) -> Result<usize, ReadError> {
         let words = self.words;
         let first = words[pos];
         let word_count = (first >> 16) as u16;
@@ -294,6 +440,71 @@ impl<'w> Parser<'w> {
         self.record_facts(pos, iw, &record)?;
         self.instructions.push(record);
         Ok(word_count as usize)
+    }
+
+    /// Takes an instruction whose operands are all simple (see [`Shape`]) and
+    /// returns true; or pushes nothing and returns false (a bad id, a duplicate
+    /// result), leaving the instruction and its error to the general path.
+    #[inline(always)]
+    fn take_simple(&mut self, shape: &Shape, pos: usize, iw: &[u32]) -> bool {
+        let operand_words = iw.get(1..).unwrap_or(&[]);
+        let bound = self.bound;
+        let start = self.operands.len();
+        let push = |operands: &mut Vec<ParsedOperand>, kind: OperandKind, at: usize, word: u32| {
+            let number = if kind == OperandKind::LiteralInteger {
+                NumberKind::Int { width: 32, signed: false }
+            } else if is_id(kind) {
+                if word == 0 || word >= bound {
+                    return false;
+                }
+                NumberKind::None
+            } else if plain_enumerant(kind, word) {
+                NumberKind::None
+            } else {
+                return false;
+            };
+            operands.push(ParsedOperand { offset: at as u16, num_words: 1, kind, number });
+            true
+        };
+        let (fixed_words, variadic_words) =
+            operand_words.split_at(operand_words.len().min(shape.fixed.len()));
+        let mut ok = true;
+        for (i, (o, &word)) in shape.fixed.iter().zip(fixed_words).enumerate() {
+            ok &= push(&mut self.operands, o.kind, i + 1, word);
+        }
+        if let Some(parts) = shape.variadic {
+            for (i, (&kind, &word)) in parts.iter().cycle().zip(variadic_words).enumerate() {
+                ok &= push(&mut self.operands, kind, shape.fixed.len() + i + 1, word);
+            }
+        }
+        let word_at = |at: u8| if at == 0 { 0 } else { iw.get(usize::from(at)).copied().unwrap_or(0) };
+        let result_type = word_at(shape.result_type_at);
+        let result_id = word_at(shape.result_at);
+        if result_id != 0 {
+            let info = self.ids.get_mut(result_id);
+            ok &= !info.defined;
+            if ok {
+                info.defined = true;
+                if result_type != 0 {
+                    info.value_type = result_type;
+                }
+            }
+        }
+        if !ok {
+            self.operands.truncate(start);
+            return false;
+        }
+        self.instructions.push(InstRecord {
+            offset: pos as u32,
+            word_count: iw.len() as u16,
+            opcode: (iw[0] & 0xffff) as u16,
+            result_type,
+            result_id,
+            operands_start: start as u32,
+            operands_len: operand_words.len() as u16,
+            ext_set: ExtSetRef::None,
+        });
+        true
     }
 
     #[inline(always)]
@@ -613,4 +824,73 @@ fn is_ext_inst(op: u16) -> bool {
 /// The first word of the `index`-th operand parsed so far for this instruction.
 fn record_operand_word(operands: &[ParsedOperand], record: &InstRecord, iw: &[u32], index: usize) -> u32 {
     operands.get(record.operands_start as usize + index).map_or(0, |o| iw[o.offset as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a parse produced, the fast path on or off.
+    fn parse(words: &[u32], fast: bool) -> Result<String, ReadError> {
+        let bound = words.get(3).copied().unwrap_or(0);
+        let mut parser = Parser::new(words, bound);
+        if !fast {
+            parser.shapes = &[];
+        }
+        parser.parse_all()?;
+        Ok(format!("{:?}\n{:?}", parser.instructions, parser.operands))
+    }
+
+    fn corpus_words() -> Vec<Vec<u32>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/spv");
+        let mut stack = vec![dir];
+        let mut out = Vec::new();
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "spv") {
+                    if let Ok(module) = read(&std::fs::read(&path).unwrap_or_default()) {
+                        out.push(module.into_words());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The fast path for simple instructions is an optimization only: every module,
+    /// and every module with a word changed, reads (or fails) exactly as the general
+    /// path alone reads it.
+    #[test]
+    fn fast_path_reads_as_the_general_path() {
+        let modules = corpus_words();
+        if modules.is_empty() {
+            eprintln!("skipping: SPIR-V corpus not found");
+            return;
+        }
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for words in &modules {
+            assert_eq!(parse(words, true), parse(words, false));
+            for _ in 0..20 {
+                let mut changed = words.clone();
+                let at = Header::WORDS + next() as usize % (changed.len() - Header::WORDS).max(1);
+                let Some(word) = changed.get_mut(at) else { continue };
+                *word = match next() % 4 {
+                    0 => 0,
+                    1 => *word ^ (1 << (next() % 32)),
+                    2 => words[3],
+                    _ => next() % 64,
+                };
+                assert_eq!(parse(&changed, true), parse(&changed, false), "word {at} changed");
+            }
+        }
+    }
 }
