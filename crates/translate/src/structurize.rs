@@ -173,10 +173,32 @@ struct Scratch {
     /// `spirv.BranchConditional`s whose two successors are one block, found by the
     /// final check.
     same_target: Vec<(BlockId, OpId)>,
+    /// Loop headers moved into their region -> the merge block now entered instead.
+    forward: IdMap<Option<BlockId>>,
+    /// The block each block made while rewriting was split from.
+    anchor: IdMap<Option<BlockId>>,
+    /// The blocks `current_preds` found.
+    preds_found: Vec<BlockId>,
     sim: order::Scratch,
+    /// Control attributes already made, by kind and mask (a cache, kept across
+    /// functions; a module uses a handful).
+    controls: Vec<(Kind, u32, Option<Attribute>)>,
 }
 
 impl Scratch {
+    /// [`control_attr`], remembered.
+    fn control_attr(&mut self, kind: Kind, mask: u32) -> Option<Attribute> {
+        if let Some((_, _, attr)) = self.controls.iter().find(|&&(k, m, _)| k == kind && m == mask) {
+            return attr.clone();
+        }
+        let attr = control_attr(kind, mask);
+        // Bounded: input with many masks only goes without the cache.
+        if self.controls.len() < 64 {
+            self.controls.push((kind, mask, attr.clone()));
+        }
+        attr
+    }
+
     fn clear(&mut self) {
         let Scratch {
             uses,
@@ -189,7 +211,11 @@ impl Scratch {
             members,
             seen,
             same_target,
+            forward,
+            anchor,
+            preds_found,
             sim,
+            controls: _,
         } = self;
         uses.clear();
         preds.clear();
@@ -201,6 +227,9 @@ impl Scratch {
         members.clear();
         seen.clear();
         same_target.clear();
+        forward.clear();
+        anchor.clear();
+        preds_found.clear();
         sim.clear();
     }
 }
@@ -353,8 +382,6 @@ struct Structurizer<'a> {
     members: Vec<Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
-    /// The block each block made while rewriting was split from.
-    anchor: FxHashMap<BlockId, BlockId>,
     /// Blocks made while rewriting, to be placed before a function-level block.
     inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
     /// Whether each construct's header is split (a selection header holding more than
@@ -364,8 +391,6 @@ struct Structurizer<'a> {
     filled: Vec<BlockId>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
-    /// Loop headers moved into their region -> the merge block now entered instead.
-    forward: FxHashMap<BlockId, BlockId>,
     bool_type: Type,
 }
 
@@ -401,7 +426,7 @@ impl<'a> Structurizer<'a> {
             if merge == b {
                 return Err(StructurizeError::at(b, "header block is its own merge block"));
             }
-            let control = control_attr(kind, control).ok_or_else(|| {
+            let control = sc.control_attr(kind, control).ok_or_else(|| {
                 StructurizeError::at(
                     b,
                     format!("not supported yet: control mask {control:#x} of a structured construct"),
@@ -441,8 +466,6 @@ impl<'a> Structurizer<'a> {
             members: Vec::new(),
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
-            anchor: FxHashMap::default(),
-            forward: FxHashMap::default(),
             bool_type,
         })
     }

@@ -115,10 +115,6 @@ impl Scratch {
     pub(super) fn order_of(&self, c: usize) -> &[Node] {
         self.order_ranges.get(c).and_then(|&(start, end)| self.order_nodes.get(start..end)).unwrap_or(&[])
     }
-
-    fn successors(&self, n: Node) -> &[Node] {
-        self.succ.get(n).and_then(|(start, end)| self.succ_nodes.get(start..end)).unwrap_or(&[])
-    }
 }
 
 struct Sim<'a> {
@@ -295,9 +291,11 @@ pub(super) fn mlir_orders(
     }
     for &b in blocks {
         for n in [Node::Block(b), Node::Split(b)] {
-            for k in 0..scratch.successors(n).len() {
-                let t = scratch.successors(n)[k];
-                scratch.preds.push(t, n);
+            let (start, end) = scratch.succ.get(n).unwrap_or((0, 0));
+            for k in start..end {
+                if let Some(&t) = scratch.succ_nodes.get(k) {
+                    scratch.preds.push(t, n);
+                }
             }
         }
     }

@@ -8,7 +8,7 @@ use super::lists::IdMap;
 use super::order::Node;
 use super::{names, Construct, Kind, StructurizeError, Structurizer};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
-use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, RegionId, Value, ValueDef};
 use spirvkit_ir::types::Type;
 use spirvkit_ir::OpId;
@@ -129,9 +129,9 @@ impl Structurizer<'_> {
     /// Follows loop headers already moved into their region to the block now entered
     /// instead.
     fn resolve(&self, mut block: BlockId) -> BlockId {
-        for _ in 0..=self.forward.len() {
-            match self.forward.get(&block) {
-                Some(&next) => block = next,
+        for _ in 0..=self.sc.forward.len() {
+            match self.sc.forward.get(block) {
+                Some(next) => block = next,
                 None => break,
             }
         }
@@ -247,9 +247,11 @@ impl Structurizer<'_> {
         }
     }
 
-    /// The function-level blocks whose terminator now branches to `target`.
+    /// The function-level blocks whose terminator now branches to `target` (give
+    /// the list back with [`Self::done_with_preds`]).
     fn current_preds(&mut self, target: BlockId) -> Vec<BlockId> {
-        let mut out: Vec<BlockId> = Vec::new();
+        let mut out = std::mem::take(&mut self.sc.preds_found);
+        out.clear();
         for p in self.sc.preds.iter(target) {
             if successors(self.ir, p).contains(&target) && !self.sc.seen.get(p) {
                 self.sc.seen.insert(p, true);
@@ -258,6 +260,10 @@ impl Structurizer<'_> {
         }
         self.sc.seen.clear();
         out
+    }
+
+    fn done_with_preds(&mut self, preds: Vec<BlockId>) {
+        self.sc.preds_found = preds;
     }
 
     fn retarget(&mut self, block: BlockId, index: usize, target: BlockId, operands: Vec<Value>) {
@@ -269,12 +275,25 @@ impl Structurizer<'_> {
         set_successor(self.ir, t, index, target, operands);
     }
 
+    /// [`Self::retarget`] forwarding the operands the edge forwards now: only the
+    /// successor changes.
+    fn retarget_keeping(&mut self, block: BlockId, index: usize, target: BlockId) {
+        self.sc.preds.push(target, block);
+        let Some(t) = terminator(self.ir, block) else { return };
+        let Some(range) = successor_range(self.ir, t, index) else { return };
+        for &v in self.ir.op(t).operands.get(range).unwrap_or(&[]) {
+            self.sc.uses.push(v, t);
+        }
+        if let Some(s) = self.ir.op_mut(t).successors.get_mut(index) {
+            *s = target;
+        }
+    }
+
     /// Retargets each edge of `block` to `from` to `to`, forwarding the same operands.
     fn retarget_edges(&mut self, block: BlockId, from: BlockId, to: BlockId) {
         for i in 0..successors(self.ir, block).len() {
             if successors(self.ir, block).get(i) == Some(&from) {
-                let operands = self.edge_operands(block, i);
-                self.retarget(block, i, to, operands);
+                self.retarget_keeping(block, i, to);
             }
         }
     }
@@ -323,7 +342,7 @@ impl Structurizer<'_> {
             self.add_uses(br);
             self.ir.append_op(own, br);
             self.note_branches(own);
-            for p in preds.into_iter().filter(|&p| from_construct(p)) {
+            for &p in preds.iter().filter(|&&p| from_construct(p)) {
                 self.retarget_edges(p, merge, own);
             }
             self.ir.append_block(self.body, own);
@@ -334,6 +353,7 @@ impl Structurizer<'_> {
             self.inserted_before.entry(merge).or_default().push(own);
             merge = own;
         }
+        self.done_with_preds(preds);
         self.sc.members = member_set;
         let entry = match kind {
             Kind::Selection => {
@@ -424,11 +444,11 @@ impl Structurizer<'_> {
             // after the block before them in breadth-first order.
             let anchored = |b: BlockId| -> Option<(usize, usize)> {
                 let mut at = b;
-                for made in 0..=self.anchor.len() {
+                for made in 0..=self.sc.anchor.len() {
                     if let Some(p) = positions.get(node(at)) {
                         return Some((p, made));
                     }
-                    at = *self.anchor.get(&at)?;
+                    at = self.sc.anchor.get(at)?;
                 }
                 None
             };
@@ -576,7 +596,8 @@ impl Structurizer<'_> {
             Kind::Loop => "loop_control",
         };
         let control = std::mem::replace(&mut self.constructs[c].control, Attribute::Unit);
-        self.ir.set_property(op, control_name, control);
+        // The op is new: its only property.
+        self.ir.op_mut(op).properties = vec![NamedAttribute::new(control_name, control)];
         let region_merge = self.ir.create_block();
         let mut yields: Vec<Value> = region_merge_types
             .iter()
@@ -592,16 +613,18 @@ impl Structurizer<'_> {
         // Branches to the merge block, then exits, now go to the region's merge block.
         let mut fillers = Fillers::default();
         for &(p, i) in &to_merge {
+            if !threaded {
+                self.retarget_keeping(p, i, region_merge);
+                continue;
+            }
             let mut operands = self.edge_operands(p, i);
-            if threaded {
-                self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
-                for _ in &targets {
-                    operands.push(self.flag(&mut fillers, p, false));
-                }
-                for types in &target_types {
-                    for &t in types {
-                        operands.push(self.undef(&mut fillers, p, t));
-                    }
+            self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
+            for _ in &targets {
+                operands.push(self.flag(&mut fillers, p, false));
+            }
+            for types in &target_types {
+                for &t in types {
+                    operands.push(self.undef(&mut fillers, p, t));
                 }
             }
             self.retarget(p, i, region_merge, operands);
@@ -654,11 +677,13 @@ impl Structurizer<'_> {
                 .iter()
                 .map(|&t| self.ir.add_block_argument(merge, t, Location::Unknown))
                 .collect();
-            for b in self.current_preds(header) {
+            let preds = self.current_preds(header);
+            for &b in &preds {
                 if !member_set.get(b) {
                     self.retarget_edges(b, header, merge);
                 }
             }
+            self.done_with_preds(preds);
             if kind == Kind::Loop {
                 let e = self.ir.create_block();
                 let br = branch(self.ir, header, carried);
@@ -668,7 +693,7 @@ impl Structurizer<'_> {
                 self.note_branches(e);
                 loop_entry = Some(e);
             }
-            self.forward.insert(header, merge);
+            self.sc.forward.insert(header, Some(merge));
         }
 
         // Move the blocks into the region.
@@ -715,7 +740,7 @@ impl Structurizer<'_> {
         }
         if !new_blocks.is_empty() {
             for &b in &new_blocks {
-                self.anchor.insert(b, merge);
+                self.sc.anchor.insert(b, Some(merge));
             }
             self.inserted_after.entry(merge).or_default().extend(new_blocks);
         }
