@@ -76,6 +76,7 @@
 //! error rather than invalid IR.
 
 mod branch;
+mod lists;
 mod materialize;
 mod order;
 mod rewrite;
@@ -83,12 +84,14 @@ mod rewrite;
 mod tests;
 
 use branch::successors;
+use lists::{IdMap, ListMap};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, RegionId, Value};
+use spirvkit_ir::ir::{BlockId, OpName, RegionId};
 use spirvkit_ir::opdef::enum_attr_by_mnemonic;
 use spirvkit_ir::types::{Signedness, Type};
 use spirvkit_ir::{Ir, OpId};
+use std::cell::RefCell;
 
 /// The merge instruction of a header block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +117,129 @@ impl StructurizeError {
     }
 }
 
+/// The names of the ops the structurizer makes or looks for, resolved once (a name
+/// from text costs a table lookup; comparing resolved names is an integer compare).
+struct Names {
+    branch: OpName,
+    branch_conditional: OpName,
+    switch: OpName,
+    selection: OpName,
+    loop_: OpName,
+    merge: OpName,
+    constant: OpName,
+    undef: OpName,
+    select: OpName,
+}
+
+fn names() -> &'static Names {
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| Names {
+        branch: OpName::new("spirv.Branch"),
+        branch_conditional: OpName::new("spirv.BranchConditional"),
+        switch: OpName::new("spirv.Switch"),
+        selection: OpName::new("spirv.mlir.selection"),
+        loop_: OpName::new("spirv.mlir.loop"),
+        merge: OpName::new("spirv.mlir.merge"),
+        constant: OpName::new("spirv.Constant"),
+        undef: OpName::new("spirv.Undef"),
+        select: OpName::new("spirv.Select"),
+    })
+}
+
+/// Containers the structurizer reuses from one function to the next.
+#[derive(Default)]
+struct Scratch {
+    /// The ops using each value (an op may be listed more than once).
+    uses: ListMap<OpId>,
+    /// Blocks that branch (or once branched: check the terminator) to each block.
+    preds: ListMap<BlockId>,
+    /// The construct a function-level block belongs to (`Some(None)`: the function
+    /// itself; `None`: not reached).
+    owner: IdMap<Option<Option<usize>>>,
+    /// The construct each header block heads.
+    header_of: IdMap<Option<usize>>,
+    /// The construct each merge block merges (the last one given).
+    merge_of: IdMap<Option<usize>>,
+    /// The region's first block split from a selection header -> the branch ending
+    /// the header's ops, which stay before the construct (in the header, or in the
+    /// block they move to when a construct merging there dispatches exits).
+    split_from: FxHashMap<BlockId, OpId>,
+    /// The position of each block in MLIR's order of the region being rewritten.
+    node_position: IdMap<Option<usize>>,
+    /// The blocks of the construct being rewritten.
+    members: IdMap<bool>,
+    /// Blocks met by a walk.
+    seen: IdMap<bool>,
+    /// `spirv.BranchConditional`s whose two successors are one block, found by the
+    /// final check.
+    same_target: Vec<(BlockId, OpId)>,
+    /// Loop headers moved into their region -> the merge block now entered instead.
+    forward: IdMap<Option<BlockId>>,
+    /// The block each block made while rewriting was split from.
+    anchor: IdMap<Option<BlockId>>,
+    /// The blocks `current_preds` found.
+    preds_found: Vec<BlockId>,
+    sim: order::Scratch,
+    /// Control attributes already made, by kind and mask (a cache, kept across
+    /// functions; a module uses a handful).
+    controls: Vec<(Kind, u32, Option<Attribute>)>,
+}
+
+impl Scratch {
+    /// [`control_attr`], remembered.
+    fn control_attr(&mut self, kind: Kind, mask: u32) -> Option<Attribute> {
+        if let Some((_, _, attr)) = self.controls.iter().find(|&&(k, m, _)| k == kind && m == mask) {
+            return attr.clone();
+        }
+        let attr = control_attr(kind, mask);
+        // Bounded: input with many masks only goes without the cache.
+        if self.controls.len() < 64 {
+            self.controls.push((kind, mask, attr.clone()));
+        }
+        attr
+    }
+
+    fn clear(&mut self) {
+        let Scratch {
+            uses,
+            preds,
+            owner,
+            header_of,
+            merge_of,
+            split_from,
+            node_position,
+            members,
+            seen,
+            same_target,
+            forward,
+            anchor,
+            preds_found,
+            sim,
+            controls: _,
+        } = self;
+        uses.clear();
+        preds.clear();
+        owner.clear();
+        header_of.clear();
+        merge_of.clear();
+        split_from.clear();
+        node_position.clear();
+        members.clear();
+        seen.clear();
+        same_target.clear();
+        forward.clear();
+        anchor.clear();
+        preds_found.clear();
+        sim.clear();
+    }
+}
+
+thread_local! {
+    /// One set of containers per thread, kept across functions (clearing keeps their
+    /// capacity): a module's many small functions then cost no allocation for them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
 /// Structurizes the body of `func` (a `spirv.func`), given the merge instruction of
 /// every header block.
 pub fn structurize(
@@ -127,13 +253,30 @@ pub fn structurize(
     let Some(&body) = ir.op(func).regions.first() else {
         return Err(StructurizeError { block: None, message: "function has no body".to_string() });
     };
-    let mut s = Structurizer::new(ir, func, body, headers)?;
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => structurize_with(ir, func, body, headers, &mut scratch),
+        // Not reentered in practice; a fresh set keeps it correct if it ever is.
+        Err(_) => structurize_with(ir, func, body, headers, &mut Scratch::default()),
+    })
+}
+
+fn structurize_with(
+    ir: &mut Ir,
+    func: OpId,
+    body: RegionId,
+    headers: &FxHashMap<BlockId, MergeInfo>,
+    scratch: &mut Scratch,
+) -> Result<(), StructurizeError> {
+    scratch.clear();
+    let mut s = Structurizer::new(ir, scratch, func, body, headers)?;
     s.run()?;
     s.check()?;
     let filled = std::mem::take(&mut s.filled);
     let mut touched: Vec<(BlockId, BlockId)> =
         filled.into_iter().map(|from| (s.filler_home(from), from)).collect();
-    touched.extend(split_same_target_branches(ir, func));
+    let branches = std::mem::take(&mut s.sc.same_target);
+    touched.extend(split_same_target_branches(s.ir, &branches));
+    s.sc.same_target = branches;
     materialize::rematerialize(ir, func, &touched);
     Ok(())
 }
@@ -144,21 +287,12 @@ pub fn structurize(
 /// arguments differ, the false edge goes through a new block placed after the
 /// branching one, in its region; a loop's back edge (which must come from the
 /// continue block alone) instead picks its arguments with `spirv.Select` when they
-/// are scalars or vectors, and becomes an unconditional branch. Returns the blocks
+/// are scalars or vectors, and becomes an unconditional branch. `branches` are the
+/// function's such branches, in the order of [`Ir::ops_under`]. Returns the blocks
 /// whose ops' operands changed, as (block, block) pairs for `materialize`.
-fn split_same_target_branches(ir: &mut Ir, func: OpId) -> Vec<(BlockId, BlockId)> {
+fn split_same_target_branches(ir: &mut Ir, branches: &[(BlockId, OpId)]) -> Vec<(BlockId, BlockId)> {
     let mut touched = Vec::new();
-    let mut branches: Vec<(BlockId, OpId)> = Vec::new();
-    ir.for_each_op_under(func, |block, op| {
-        let o = ir.op(op);
-        if o.successors.len() == 2
-            && o.successors[0] == o.successors[1]
-            && o.name == "spirv.BranchConditional"
-        {
-            branches.push((block, op));
-        }
-    });
-    for (block, op) in branches {
+    for &(block, op) in branches {
         let Some(ranges) = ir.successor_operand_ranges(op) else { continue };
         let (Some(region), Some(true_range), Some(false_range)) =
             (ir.block(block).parent, ranges.first().cloned(), ranges.get(1).cloned())
@@ -169,7 +303,7 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) -> Vec<(BlockId, BlockId)
         let true_args = ir.op(op).operands[true_range].to_vec();
         let false_args = ir.op(op).operands[false_range].to_vec();
         let location = ir.op(op).location.clone();
-        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == "spirv.mlir.loop");
+        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == names().loop_);
         let loop_header = in_loop && ir.region(region).blocks.get(1) == Some(&target);
         if loop_header {
             let Some(condition) = ir.op(op).operands.first().copied() else { continue };
@@ -189,7 +323,8 @@ fn split_same_target_branches(ir: &mut Ir, func: OpId) -> Vec<(BlockId, BlockId)
                     continue;
                 }
                 let ty = ir.value_type(t);
-                let select = ir.create_op("spirv.Select", vec![condition, t, f], &[ty], location.clone());
+                let select =
+                    ir.create_op(names().select.clone(), vec![condition, t, f], &[ty], location.clone());
                 ir.insert_op_before(block, op, select);
                 chosen.push(ir.op(select).results[0]);
             }
@@ -230,11 +365,13 @@ struct Construct {
     header: BlockId,
     merge: BlockId,
     continue_target: Option<BlockId>,
+    /// Taken when the construct's op is made.
     control: Attribute,
 }
 
 struct Structurizer<'a> {
     ir: &'a mut Ir,
+    sc: &'a mut Scratch,
     func: OpId,
     body: RegionId,
     constructs: Vec<Construct>,
@@ -243,47 +380,31 @@ struct Structurizer<'a> {
     /// The function-level blocks of each construct (index `c + 1`) and of the function
     /// itself (index 0), in order.
     members: Vec<Vec<BlockId>>,
-    /// Blocks that branch (or once branched: check the terminator) to each block.
-    preds: FxHashMap<BlockId, Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
-    /// The block each block made while rewriting was split from.
-    anchor: FxHashMap<BlockId, BlockId>,
     /// Blocks made while rewriting, to be placed before a function-level block.
     inserted_before: FxHashMap<BlockId, Vec<BlockId>>,
-    /// The construct a function-level block belongs to (`None`: the function itself).
-    owner: FxHashMap<BlockId, Option<usize>>,
-    /// The ops using each value (an op may be listed more than once).
-    uses: FxHashMap<Value, Vec<OpId>>,
-    /// The merge blocks of all constructs, as given.
-    merge_blocks: FxHashSet<BlockId>,
     /// Whether each construct's header is split (a selection header holding more than
     /// its branch, or a merge block too, or the entry block, or with arguments).
     header_splits: Vec<bool>,
-    /// The region's first block split from a selection header -> the branch ending
-    /// the header's ops, which stay before the construct (in the header, or in the
-    /// block they move to when a construct merging there dispatches exits).
-    split_from: FxHashMap<BlockId, OpId>,
     /// Blocks whose terminators pass fillers: see `materialize`.
     filled: Vec<BlockId>,
-    /// For each construct, the positions of its region's blocks in MLIR's order.
-    mlir_positions: Vec<FxHashMap<order::Node, usize>>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
-    /// Loop headers moved into their region -> the merge block now entered instead.
-    forward: FxHashMap<BlockId, BlockId>,
     bool_type: Type,
 }
 
 impl<'a> Structurizer<'a> {
     fn new(
         ir: &'a mut Ir,
+        sc: &'a mut Scratch,
         func: OpId,
         body: RegionId,
         headers: &FxHashMap<BlockId, MergeInfo>,
     ) -> Result<Self, StructurizeError> {
         let blocks = ir.region(body).blocks.clone();
-        let in_body: FxHashSet<BlockId> = blocks.iter().copied().collect();
+        // Every block the deserializer makes for a label is appended to the body.
+        let in_body = |b: BlockId| ir.block(b).parent == Some(body);
         let mut constructs = Vec::with_capacity(headers.len());
         // Deterministic order: headers in block order.
         for &b in &blocks {
@@ -295,7 +416,7 @@ impl<'a> Structurizer<'a> {
                 }
             };
             for t in std::iter::once(merge).chain(continue_target) {
-                if !in_body.contains(&t) {
+                if !in_body(t) {
                     return Err(StructurizeError::at(
                         b,
                         "merge block or continue target is not a block of the function",
@@ -305,7 +426,7 @@ impl<'a> Structurizer<'a> {
             if merge == b {
                 return Err(StructurizeError::at(b, "header block is its own merge block"));
             }
-            let control = control_attr(kind, control).ok_or_else(|| {
+            let control = sc.control_attr(kind, control).ok_or_else(|| {
                 StructurizeError::at(
                     b,
                     format!("not supported yet: control mask {control:#x} of a structured construct"),
@@ -314,85 +435,72 @@ impl<'a> Structurizer<'a> {
             constructs.push(Construct { kind, header: b, merge, continue_target, control });
         }
         if constructs.len() != headers.len() {
-            let stray = headers.keys().find(|h| !in_body.contains(h)).copied();
+            let stray = headers.keys().find(|&&h| !in_body(h)).copied();
             return Err(StructurizeError {
                 block: stray,
                 message: "header block is not a block of the function".to_string(),
             });
         }
-        // Most values have a use or two: sized for the function's top-level ops.
-        let top_ops = blocks.iter().map(|&b| ir.block(b).ops.len()).sum();
-        let mut uses: FxHashMap<Value, Vec<OpId>> =
-            FxHashMap::with_capacity_and_hasher(top_ops, Default::default());
+        let uses = &mut sc.uses;
         ir.for_each_op_under(func, |_, op| {
             for &v in &ir.op(op).operands {
-                uses.entry(v).or_default().push(op);
+                uses.push(v, op);
             }
         });
-        let mut preds: FxHashMap<BlockId, Vec<BlockId>> =
-            FxHashMap::with_capacity_and_hasher(blocks.len(), Default::default());
         for &b in &blocks {
             for &s in successors(ir, b) {
-                preds.entry(s).or_default().push(b);
+                sc.preds.push(s, b);
             }
         }
         let bool_type = ir.types.integer(1, Signedness::Signless);
-        let merge_blocks = constructs.iter().map(|c| c.merge).collect();
-        let block_count = blocks.len();
         Ok(Structurizer {
             ir,
+            sc,
             func,
             body,
             constructs,
             top: blocks,
-            owner: FxHashMap::with_capacity_and_hasher(block_count, Default::default()),
-            uses,
-            merge_blocks,
             header_splits: Vec::new(),
-            split_from: FxHashMap::default(),
             filled: Vec::new(),
-            mlir_positions: Vec::new(),
             dead: FxHashSet::default(),
             members: Vec::new(),
-            preds,
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
-            anchor: FxHashMap::default(),
-            forward: FxHashMap::default(),
             bool_type,
         })
     }
 
     fn run(&mut self) -> Result<(), StructurizeError> {
-        let header_of: FxHashMap<BlockId, usize> =
-            self.constructs.iter().enumerate().map(|(i, c)| (c.header, i)).collect();
-        let merge_of: FxHashMap<BlockId, usize> =
-            self.constructs.iter().enumerate().map(|(i, c)| (c.merge, i)).collect();
-        let order = self.structured_order(&header_of);
+        for (i, c) in self.constructs.iter().enumerate() {
+            self.sc.header_of.insert(c.header, Some(i));
+            self.sc.merge_of.insert(c.merge, Some(i));
+        }
+        let order = self.structured_order();
         // Assign each reached block to the innermost open construct.
         let mut open: Vec<usize> = Vec::new();
         let mut header_rank: Vec<(usize, usize)> = Vec::new();
         for (rank, &b) in order.iter().enumerate() {
-            if let Some(&c) = merge_of.get(&b) {
+            if let Some(c) = self.sc.merge_of.get(b) {
                 if let Some(pos) = open.iter().rposition(|&o| o == c) {
                     open.truncate(pos);
                 }
             }
             let enclosing = open.last().copied();
-            match header_of.get(&b) {
-                Some(&c) => {
+            match self.sc.header_of.get(b) {
+                Some(c) => {
                     let own = if self.constructs[c].kind == Kind::Loop { Some(c) } else { enclosing };
-                    self.owner.insert(b, own);
+                    self.sc.owner.insert(b, Some(own));
                     open.push(c);
                     header_rank.push((rank, c));
                 }
                 None => {
-                    self.owner.insert(b, enclosing);
+                    self.sc.owner.insert(b, Some(enclosing));
                 }
             }
         }
         self.set_aside_dead_blocks();
         let entry = self.top.first().copied();
+        let is_merge = |b: BlockId| self.sc.merge_of.get(b).is_some();
         let shapes: Vec<order::HeaderShape> = self
             .constructs
             .iter()
@@ -401,18 +509,18 @@ impl<'a> Structurizer<'a> {
                 let keeps_alone = block.ops.len() == 1
                     && block.arguments.is_empty()
                     && entry != Some(c.header)
-                    && !self.merge_blocks.contains(&c.header);
+                    && !is_merge(c.header);
                 order::HeaderShape {
-                    mlir_splits: order::mlir_splits(self.ir, c, &self.merge_blocks),
+                    mlir_splits: order::mlir_splits(self.ir, c, is_merge(c.header)),
                     splits: c.kind == Kind::Selection && !keeps_alone,
                 }
             })
             .collect();
         self.header_splits = shapes.iter().map(|s| s.splits).collect();
-        self.mlir_positions = order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes);
+        order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes, &mut self.sc.sim);
         self.members = vec![Vec::new(); self.constructs.len() + 1];
         for &b in &self.top {
-            if let Some(&owner) = self.owner.get(&b) {
+            if let Some(owner) = self.sc.owner.get(b) {
                 if let Some(list) = self.members.get_mut(owner.map_or(0, |o| o + 1)) {
                     list.push(b);
                 }
@@ -448,38 +556,47 @@ impl<'a> Structurizer<'a> {
         Ok(())
     }
 
+    /// The `k`th structured successor of `b`: a header's merge block and continue
+    /// target first, then its branch targets.
+    fn structured_successor(&self, b: BlockId, mut k: usize) -> Option<BlockId> {
+        if let Some(c) = self.sc.header_of.get(b) {
+            let c = &self.constructs[c];
+            if k == 0 {
+                return Some(c.merge);
+            }
+            k -= 1;
+            if let Some(t) = c.continue_target {
+                if k == 0 {
+                    return Some(t);
+                }
+                k -= 1;
+            }
+        }
+        successors(self.ir, b).get(k).copied()
+    }
+
     /// Reverse post-order of the blocks reachable from the entry through branches and
     /// merge edges, a header's merge block and continue target first among its
     /// successors.
-    fn structured_order(&self, header_of: &FxHashMap<BlockId, usize>) -> Vec<BlockId> {
+    fn structured_order(&mut self) -> Vec<BlockId> {
         let Some(&entry) = self.top.first() else { return Vec::new() };
-        let structured_successors = |b: BlockId| -> Vec<BlockId> {
-            let mut out = Vec::new();
-            if let Some(&c) = header_of.get(&b) {
-                let c = &self.constructs[c];
-                out.push(c.merge);
-                out.extend(c.continue_target);
-            }
-            out.extend_from_slice(successors(self.ir, b));
-            out
-        };
-        let mut visited: FxHashSet<BlockId> = FxHashSet::default();
-        let mut post = Vec::new();
-        let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = Vec::new();
-        visited.insert(entry);
-        stack.push((entry, structured_successors(entry), 0));
-        while let Some((block, succs, next)) = stack.last_mut() {
-            if let Some(&s) = succs.get(*next) {
+        let mut post = Vec::with_capacity(self.top.len());
+        let mut stack: Vec<(BlockId, usize)> = Vec::new();
+        self.sc.seen.insert(entry, true);
+        stack.push((entry, 0));
+        while let Some(&mut (block, ref mut next)) = stack.last_mut() {
+            if let Some(s) = self.structured_successor(block, *next) {
                 *next += 1;
-                if self.ir.block(s).parent == Some(self.body) && visited.insert(s) {
-                    let ss = structured_successors(s);
-                    stack.push((s, ss, 0));
+                if self.ir.block(s).parent == Some(self.body) && !self.sc.seen.get(s) {
+                    self.sc.seen.insert(s, true);
+                    stack.push((s, 0));
                 }
             } else {
-                post.push(*block);
+                post.push(block);
                 stack.pop();
             }
         }
+        self.sc.seen.clear();
         post.reverse();
         post
     }

@@ -2,10 +2,12 @@
 //! `spirv.BranchConditional`, `spirv.Switch`) together with the operands each
 //! forwards to its successor's arguments.
 
+use super::names;
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::ir::BlockId;
+use spirvkit_ir::ir::{BlockId, Operation, Value};
 use spirvkit_ir::types::Signedness;
 use spirvkit_ir::{Ir, OpId};
+use std::ops::Range;
 
 /// The successors of the terminator of `block` (empty when it has none).
 pub(super) fn successors(ir: &Ir, block: BlockId) -> &[BlockId] {
@@ -28,40 +30,143 @@ fn i32_array(ir: &mut Ir, counts: &[usize]) -> Attribute {
     }
 }
 
-/// Replaces successor `index` of the branch `op` by `target`, forwarding `operands`.
-/// The caller has checked with [`Ir::successor_operand_ranges`] that `op` is a branch.
-pub(super) fn set_successor(
-    ir: &mut Ir,
-    op: OpId,
-    index: usize,
-    target: BlockId,
-    operands: Vec<spirvkit_ir::ir::Value>,
-) {
-    let Some(ranges) = ir.successor_operand_ranges(op) else { return };
-    let Some(range) = ranges.get(index).cloned() else { return };
-    let name = ir.op(op).name.as_str().to_string();
-    let added = operands.len();
-    {
-        let o = ir.op_mut(op);
-        o.operands.splice(range.clone(), operands);
-        if let Some(s) = o.successors.get_mut(index) {
-            *s = target;
+/// The elements of the dense array attribute `name` of `o`, read in place.
+fn dense_values<'a>(o: &'a Operation, name: &str) -> Option<&'a [Attribute]> {
+    match o.attr(name)? {
+        Attribute::DenseArray { values, .. } => Some(values),
+        _ => None,
+    }
+}
+
+/// A count of a dense array (`attr::dense_counts` reads the same).
+fn count(a: &Attribute) -> Option<usize> {
+    match a {
+        Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+        _ => None,
+    }
+}
+
+/// How a branch op's operands are split among its successors, validated as
+/// [`Ir::successor_operand_ranges`] does, read without collecting the ranges.
+enum Segments<'a> {
+    /// `spirv.Branch` with this many operands.
+    Branch(usize),
+    /// `spirv.BranchConditional`: the true and false destinations' operand counts.
+    Conditional(usize, usize),
+    /// `spirv.Switch`: the default's operand count and each case's.
+    Switch(usize, &'a [Attribute]),
+}
+
+impl Segments<'_> {
+    fn of(o: &Operation) -> Option<Segments<'_>> {
+        let n = o.operands.len();
+        let names = names();
+        let sizes = || match dense_values(o, "operandSegmentSizes")? {
+            [a, b, c] => Some([count(a)?, count(b)?, count(c)?]),
+            _ => None,
+        };
+        let segments = if o.name == names.branch {
+            Segments::Branch(n)
+        } else if o.name == names.branch_conditional {
+            let [1, t, e] = sizes()? else { return None };
+            if 1usize.checked_add(t)?.checked_add(e)? > n {
+                return None;
+            }
+            Segments::Conditional(t, e)
+        } else if o.name == names.switch {
+            let [1, d, _] = sizes()? else { return None };
+            let cases = dense_values(o, "case_operand_segments")?;
+            let mut end = 1usize.checked_add(d)?;
+            for c in cases {
+                end = end.checked_add(count(c)?)?;
+            }
+            if end > n {
+                return None;
+            }
+            Segments::Switch(d, cases)
+        } else {
+            return None;
+        };
+        (segments.len() == o.successors.len()).then_some(segments)
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Segments::Branch(_) => 1,
+            Segments::Conditional(..) => 2,
+            Segments::Switch(_, cases) => 1 + cases.len(),
         }
     }
-    let mut counts: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
-    counts[index] = added;
-    match name.as_str() {
-        "spirv.BranchConditional" => {
-            let sizes = i32_array(ir, &[1, counts[0], counts[1]]);
-            ir.set_property(op, "operandSegmentSizes", sizes);
+
+    /// The operand count of each successor, in order.
+    fn counts(&self) -> impl Iterator<Item = usize> + '_ {
+        let (first, second, cases): (usize, Option<usize>, &[Attribute]) = match *self {
+            Segments::Branch(n) => (n, None, &[]),
+            Segments::Conditional(t, e) => (t, Some(e), &[]),
+            Segments::Switch(d, cases) => (d, None, cases),
+        };
+        std::iter::once(first).chain(second).chain(cases.iter().map(|c| count(c).unwrap_or(0)))
+    }
+
+    /// The operands forwarded to successor `index`.
+    fn range(&self, index: usize) -> Option<Range<usize>> {
+        let mut start = if matches!(self, Segments::Branch(_)) { 0 } else { 1 };
+        for (i, n) in self.counts().enumerate() {
+            if i == index {
+                return Some(start..start + n);
+            }
+            start += n;
         }
-        "spirv.Switch" => {
-            let cases = i32_array(ir, &counts[1..]);
-            let sizes = i32_array(ir, &[1, counts[0], counts[1..].iter().sum()]);
-            ir.set_property(op, "case_operand_segments", cases);
-            ir.set_property(op, "operandSegmentSizes", sizes);
+        None
+    }
+}
+
+/// Whether `op` is a branch of the dialect whose operand segments fit its operands
+/// (what [`Ir::successor_operand_ranges`] accepts).
+pub(super) fn is_branch(ir: &Ir, op: OpId) -> bool {
+    Segments::of(ir.op(op)).is_some()
+}
+
+/// The operands the branch `op` forwards to successor `index`.
+pub(super) fn successor_range(ir: &Ir, op: OpId, index: usize) -> Option<Range<usize>> {
+    Segments::of(ir.op(op))?.range(index)
+}
+
+/// Replaces successor `index` of the branch `op` by `target`, forwarding `operands`.
+/// The caller has checked with [`is_branch`] that `op` is a branch.
+pub(super) fn set_successor(ir: &mut Ir, op: OpId, index: usize, target: BlockId, operands: Vec<Value>) {
+    let Some(segments) = Segments::of(ir.op(op)) else { return };
+    let Some(range) = segments.range(index) else { return };
+    let is_conditional = matches!(segments, Segments::Conditional(..));
+    let is_switch = matches!(segments, Segments::Switch(..));
+    // Only a switch has more than two successors.
+    let mut counts: Vec<usize> = if is_switch { segments.counts().collect() } else { Vec::new() };
+    let (mut first, mut second) = match segments {
+        Segments::Conditional(t, e) => (t, e),
+        _ => (0, 0),
+    };
+    let added = operands.len();
+    let o = ir.op_mut(op);
+    o.operands.splice(range, operands);
+    if let Some(s) = o.successors.get_mut(index) {
+        *s = target;
+    }
+    if is_conditional {
+        match index {
+            0 => first = added,
+            _ => second = added,
         }
-        _ => {}
+        let sizes = i32_array(ir, &[1, first, second]);
+        ir.set_property(op, "operandSegmentSizes", sizes);
+    } else if is_switch {
+        if let Some(c) = counts.get_mut(index) {
+            *c = added;
+        }
+        let cases = counts.get(1..).unwrap_or(&[]);
+        let case_sizes = i32_array(ir, cases);
+        let sizes = i32_array(ir, &[1, counts.first().copied().unwrap_or(0), cases.iter().sum()]);
+        ir.set_property(op, "case_operand_segments", case_sizes);
+        ir.set_property(op, "operandSegmentSizes", sizes);
     }
 }
 
@@ -76,7 +181,7 @@ pub(super) fn branch_conditional(
     let mut operands = vec![cond];
     operands.extend(t_args);
     operands.extend(f_args);
-    let op = ir.create_op("spirv.BranchConditional", operands, &[], Default::default());
+    let op = ir.create_op(names().branch_conditional.clone(), operands, &[], Default::default());
     ir.op_mut(op).successors = vec![t, f];
     ir.op_mut(op).properties = vec![NamedAttribute::new("operandSegmentSizes", sizes)];
     op
@@ -84,7 +189,7 @@ pub(super) fn branch_conditional(
 
 /// A new `spirv.Branch ^target(args)`.
 pub(super) fn branch(ir: &mut Ir, target: BlockId, args: Vec<spirvkit_ir::ir::Value>) -> OpId {
-    let op = ir.create_op("spirv.Branch", args, &[], Default::default());
+    let op = ir.create_op(names().branch.clone(), args, &[], Default::default());
     ir.op_mut(op).successors = vec![target];
     op
 }

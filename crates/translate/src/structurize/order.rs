@@ -11,8 +11,8 @@
 //! this order; it only sorts each region's blocks by this simulation of MLIR's.
 
 use super::branch::successors;
+use super::lists::{IdMap, Key, ListMap};
 use super::{Construct, Kind};
-use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::ir::BlockId;
 use spirvkit_ir::Ir;
 use std::collections::VecDeque;
@@ -25,6 +25,15 @@ pub(super) enum Node {
     Split(BlockId),
 }
 
+impl Key for Node {
+    fn key(self) -> usize {
+        match self {
+            Node::Block(b) => 2 * b.index(),
+            Node::Split(b) => 2 * b.index() + 1,
+        }
+    }
+}
+
 /// How each construct's header is treated.
 pub(super) struct HeaderShape {
     /// MLIR splits the header (its work-list group).
@@ -33,166 +42,283 @@ pub(super) struct HeaderShape {
     pub splits: bool,
 }
 
-struct Sim<'a> {
-    succ: FxHashMap<Node, Vec<Node>>,
-    preds: FxHashMap<Node, Vec<Node>>,
-    region: FxHashMap<Node, usize>,
+/// The simulation's state, kept from one function to the next (see `lists`).
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Each node's successors: a range of `succ_nodes`.
+    succ: IdMap<Option<(usize, usize)>>,
+    succ_nodes: Vec<Node>,
+    preds: ListMap<Node>,
+    region: IdMap<Option<usize>>,
     /// Constructs whose op is in a block, first op first.
-    hosted: FxHashMap<Node, Vec<usize>>,
-    forward: FxHashMap<BlockId, BlockId>,
-    orders: Vec<Vec<Node>>,
+    hosted: ListMap<usize>,
+    forward: IdMap<Option<BlockId>>,
+    /// Each construct's region order: a range of `order_nodes`.
+    order_ranges: Vec<(usize, usize)>,
+    order_nodes: Vec<Node>,
+    header_of: IdMap<Option<usize>>,
+    split_headers: IdMap<bool>,
+    position: IdMap<Option<usize>>,
+    seen: IdMap<bool>,
+    walked: IdMap<bool>,
+    order: Vec<Node>,
+    met: Vec<Node>,
+    children: Vec<Node>,
+    stack: Vec<(Node, bool)>,
+    header_preds: Vec<Node>,
+}
+
+impl Scratch {
+    pub(super) fn clear(&mut self) {
+        let Scratch {
+            succ,
+            succ_nodes,
+            preds,
+            region,
+            hosted,
+            forward,
+            order_ranges,
+            order_nodes,
+            header_of,
+            split_headers,
+            position,
+            seen,
+            walked,
+            order,
+            met,
+            children,
+            stack,
+            header_preds,
+        } = self;
+        succ.clear();
+        succ_nodes.clear();
+        preds.clear();
+        region.clear();
+        hosted.clear();
+        forward.clear();
+        order_ranges.clear();
+        order_nodes.clear();
+        header_of.clear();
+        split_headers.clear();
+        position.clear();
+        seen.clear();
+        walked.clear();
+        order.clear();
+        met.clear();
+        children.clear();
+        stack.clear();
+        header_preds.clear();
+    }
+
+    /// The blocks of construct `c`'s region in MLIR's order (empty before
+    /// [`mlir_orders`]).
+    pub(super) fn order_of(&self, c: usize) -> &[Node] {
+        self.order_ranges.get(c).and_then(|&(start, end)| self.order_nodes.get(start..end)).unwrap_or(&[])
+    }
+}
+
+struct Sim<'a> {
+    s: &'a mut Scratch,
     constructs: &'a [Construct],
     shapes: &'a [HeaderShape],
 }
 
 impl Sim<'_> {
     fn header(&self, c: usize) -> Node {
-        let h = self.constructs[c].header;
-        if self.shapes[c].splits {
-            Node::Split(h)
-        } else {
-            Node::Block(h)
-        }
+        header(self.constructs, self.shapes, c)
     }
 
     fn resolve(&self, mut b: BlockId) -> BlockId {
-        for _ in 0..=self.forward.len() {
-            match self.forward.get(&b) {
-                Some(&n) => b = n,
+        for _ in 0..=self.s.forward.len() {
+            match self.s.forward.get(b) {
+                Some(n) => b = n,
                 None => break,
             }
         }
         b
     }
 
-    /// The blocks of the regions of the ops in `n`, in order.
-    fn children(&self, n: Node) -> Vec<Node> {
-        let mut out = Vec::new();
-        for &r in self.hosted.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
-            out.extend(self.orders[r].iter().copied().filter(|x| self.region.get(x) == Some(&r)));
+    /// Puts the blocks of the regions of the ops in `n`, in order, in `children`.
+    fn children(&mut self, n: Node) {
+        let s = &mut *self.s;
+        s.children.clear();
+        for r in s.hosted.iter(n) {
+            let Some(&(start, end)) = s.order_ranges.get(r) else { continue };
+            for &x in s.order_nodes.get(start..end).unwrap_or(&[]) {
+                if s.region.get(x) == Some(r) {
+                    s.children.push(x);
+                }
+            }
         }
-        out
     }
 
-    /// Simulates rewriting construct `c`; returns the blocks met, in the order MLIR
-    /// updates the work list.
-    fn rewrite(&mut self, c: usize) -> Vec<Node> {
+    /// Simulates rewriting construct `c`; leaves the blocks met in `met`, in the order
+    /// MLIR updates the work list.
+    fn rewrite(&mut self, c: usize) {
         let header = self.header(c);
         let merge = Node::Block(self.resolve(self.constructs[c].merge));
-        let home = self.region.get(&header).copied();
-        let mut order = vec![header];
-        let mut seen: FxHashSet<Node> = std::iter::once(header).collect();
+        let s = &mut *self.s;
+        let home = s.region.get(header);
+        s.order.clear();
+        s.order.push(header);
+        s.seen.insert(header, true);
         let mut i = 0;
-        while let Some(&n) = order.get(i) {
-            for &s in self.succ.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
-                if s != merge && self.region.get(&s).copied() == home && seen.insert(s) {
-                    order.push(s);
+        while let Some(&n) = s.order.get(i) {
+            let (start, end) = s.succ.get(n).unwrap_or((0, 0));
+            for k in start..end {
+                let Some(&t) = s.succ_nodes.get(k) else { break };
+                if t != merge && s.region.get(t) == home && !s.seen.get(t) {
+                    s.seen.insert(t, true);
+                    s.order.push(t);
                 }
             }
             i += 1;
         }
         // Branches into the construct now enter its merge block.
-        for p in self.preds.get(&header).cloned().unwrap_or_default() {
-            if seen.contains(&p) {
+        // (A copy: the merge block can be the header itself in input rejected later.)
+        s.header_preds.clear();
+        s.header_preds.extend(s.preds.iter(header));
+        for k in 0..s.header_preds.len() {
+            let p = s.header_preds[k];
+            if s.seen.get(p) {
                 continue;
             }
-            if let Some(succ) = self.succ.get_mut(&p) {
+            if let Some((start, end)) = s.succ.get(p) {
                 let mut hit = false;
-                for s in succ.iter_mut().filter(|s| **s == header) {
-                    *s = merge;
-                    hit = true;
+                for t in s.succ_nodes.get_mut(start..end).unwrap_or(&mut []) {
+                    if *t == header {
+                        *t = merge;
+                        hit = true;
+                    }
                 }
                 if hit {
-                    self.preds.entry(merge).or_default().push(p);
+                    s.preds.push(merge, p);
                 }
             }
         }
         if let Node::Block(h) = header {
             if let Node::Block(m) = merge {
-                self.forward.insert(h, m);
+                s.forward.insert(h, Some(m));
             }
         }
         // The blocks met: each block's nested blocks (post-order), then the block.
         // (Each block once: malformed input must not make the walk cycle.)
-        let mut met = Vec::new();
-        let mut walked: FxHashSet<Node> = order.iter().copied().collect();
-        for &n in &order {
-            let mut stack: Vec<(Node, bool)> = Vec::new();
-            for x in self.children(n).into_iter().rev() {
-                if walked.insert(x) {
-                    stack.push((x, false));
+        s.met.clear();
+        for &n in &s.order {
+            s.walked.insert(n, true);
+        }
+        for j in 0..self.s.order.len() {
+            let n = self.s.order[j];
+            self.s.stack.clear();
+            self.children(n);
+            let s = &mut *self.s;
+            for &x in s.children.iter().rev() {
+                if !s.walked.get(x) {
+                    s.walked.insert(x, true);
+                    s.stack.push((x, false));
                 }
             }
-            while let Some((x, expanded)) = stack.pop() {
+            while let Some((x, expanded)) = self.s.stack.pop() {
                 if expanded {
-                    met.push(x);
+                    self.s.met.push(x);
                 } else {
-                    stack.push((x, true));
-                    for y in self.children(x).into_iter().rev() {
-                        if walked.insert(y) {
-                            stack.push((y, false));
+                    self.s.stack.push((x, true));
+                    self.children(x);
+                    let s = &mut *self.s;
+                    for &y in s.children.iter().rev() {
+                        if !s.walked.get(y) {
+                            s.walked.insert(y, true);
+                            s.stack.push((y, false));
                         }
                     }
                 }
             }
-            met.push(n);
+            self.s.met.push(n);
         }
-        for &n in &order {
-            self.region.insert(n, c);
+        let s = &mut *self.s;
+        s.seen.clear();
+        s.walked.clear();
+        for &n in &s.order {
+            s.region.insert(n, Some(c));
         }
-        self.hosted.entry(merge).or_default().insert(0, c);
-        self.orders[c] = order;
-        met
+        s.hosted.push_front(merge, c);
+        let start = s.order_nodes.len();
+        s.order_nodes.extend_from_slice(&s.order);
+        if let Some(range) = s.order_ranges.get_mut(c) {
+            *range = (start, s.order_nodes.len());
+        }
     }
 }
 
-/// For each construct, the position of each block in its region as MLIR orders it.
+fn header(constructs: &[Construct], shapes: &[HeaderShape], c: usize) -> Node {
+    let h = constructs[c].header;
+    if shapes[c].splits {
+        Node::Split(h)
+    } else {
+        Node::Block(h)
+    }
+}
+
+/// Computes, for each construct, the order of the blocks in its region as MLIR
+/// leaves it (read it with [`Scratch::order_of`]).
 pub(super) fn mlir_orders(
     ir: &Ir,
     blocks: &[BlockId],
     constructs: &[Construct],
     shapes: &[HeaderShape],
-) -> Vec<FxHashMap<Node, usize>> {
-    let mut sim = Sim {
-        succ: FxHashMap::default(),
-        preds: FxHashMap::default(),
-        region: FxHashMap::default(),
-        hosted: FxHashMap::default(),
-        forward: FxHashMap::default(),
-        orders: vec![Vec::new(); constructs.len()],
-        constructs,
-        shapes,
-    };
-    let split_headers: FxHashSet<BlockId> =
-        constructs.iter().zip(shapes).filter(|(_, s)| s.splits).map(|(c, _)| c.header).collect();
+    scratch: &mut Scratch,
+) {
+    scratch.clear();
+    scratch.order_ranges.resize(constructs.len(), (0, 0));
+    for (c, shape) in constructs.iter().zip(shapes) {
+        if shape.splits {
+            scratch.split_headers.insert(c.header, true);
+        }
+    }
     for &b in blocks {
-        let targets: Vec<Node> = successors(ir, b).iter().map(|&s| Node::Block(s)).collect();
-        if split_headers.contains(&b) {
-            sim.succ.insert(Node::Block(b), vec![Node::Split(b)]);
-            sim.succ.insert(Node::Split(b), targets);
+        let targets = successors(ir, b);
+        let start = scratch.succ_nodes.len();
+        scratch.succ_nodes.extend(targets.iter().map(|&t| Node::Block(t)));
+        let range = (start, scratch.succ_nodes.len());
+        if scratch.split_headers.get(b) {
+            let at = scratch.succ_nodes.len();
+            scratch.succ_nodes.push(Node::Split(b));
+            scratch.succ.insert(Node::Block(b), Some((at, at + 1)));
+            scratch.succ.insert(Node::Split(b), Some(range));
         } else {
-            sim.succ.insert(Node::Block(b), targets);
+            scratch.succ.insert(Node::Block(b), Some(range));
         }
     }
-    for (&n, targets) in &sim.succ {
-        for &t in targets {
-            sim.preds.entry(t).or_default().push(n);
+    for &b in blocks {
+        for n in [Node::Block(b), Node::Split(b)] {
+            let (start, end) = scratch.succ.get(n).unwrap_or((0, 0));
+            for k in start..end {
+                if let Some(&t) = scratch.succ_nodes.get(k) {
+                    scratch.preds.push(t, n);
+                }
+            }
         }
     }
-    let position: FxHashMap<BlockId, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+    for (i, &b) in blocks.iter().enumerate() {
+        scratch.position.insert(b, Some(i));
+    }
     let mut initial: Vec<usize> = (0..constructs.len()).collect();
-    initial.sort_by_key(|&c| (shapes[c].mlir_splits, position.get(&constructs[c].header).copied()));
-    let header_of: FxHashMap<Node, usize> = (0..constructs.len()).map(|c| (sim.header(c), c)).collect();
+    initial.sort_by_key(|&c| (shapes[c].mlir_splits, scratch.position.get(constructs[c].header)));
+    for c in 0..constructs.len() {
+        scratch.header_of.insert(header(constructs, shapes, c), Some(c));
+    }
     let mut generation = vec![0u32; constructs.len()];
     let mut done = vec![false; constructs.len()];
     let mut queue: VecDeque<(usize, u32)> = initial.into_iter().map(|c| (c, 0)).collect();
+    let mut sim = Sim { s: scratch, constructs, shapes };
     while let Some((c, g)) = queue.pop_front() {
         if done[c] || generation[c] != g {
             continue;
         }
         done[c] = true;
-        for n in sim.rewrite(c) {
-            if let Some(&d) = header_of.get(&n) {
+        sim.rewrite(c);
+        for &n in &sim.s.met {
+            if let Some(d) = sim.s.header_of.get(n) {
                 if !done[d] {
                     generation[d] += 1;
                     queue.push_back((d, generation[d]));
@@ -200,11 +326,10 @@ pub(super) fn mlir_orders(
             }
         }
     }
-    sim.orders.iter().map(|o| o.iter().enumerate().map(|(i, &n)| (n, i)).collect()).collect()
 }
 
 /// Whether MLIR splits the header of `c` (a selection header holding more than its
 /// branch, or also the merge block of another construct).
-pub(super) fn mlir_splits(ir: &Ir, c: &Construct, merge_blocks: &FxHashSet<BlockId>) -> bool {
-    c.kind == Kind::Selection && (ir.block(c.header).ops.len() != 1 || merge_blocks.contains(&c.header))
+pub(super) fn mlir_splits(ir: &Ir, c: &Construct, header_is_merge: bool) -> bool {
+    c.kind == Kind::Selection && (ir.block(c.header).ops.len() != 1 || header_is_merge)
 }

@@ -1,11 +1,14 @@
 //! Rewriting one construct into its `spirv.mlir.selection`/`spirv.mlir.loop` op, and
 //! the final consistency check.
 
-use super::branch::{branch, branch_conditional, set_successor, successors, terminator};
+use super::branch::{
+    branch, branch_conditional, is_branch, set_successor, successor_range, successors, terminator,
+};
+use super::lists::IdMap;
 use super::order::Node;
-use super::{Construct, Kind, StructurizeError, Structurizer};
+use super::{names, Construct, Kind, StructurizeError, Structurizer};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
-use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, RegionId, Value, ValueDef};
 use spirvkit_ir::types::Type;
 use spirvkit_ir::OpId;
@@ -22,13 +25,12 @@ impl Structurizer<'_> {
     /// where they are, as in MLIR, and their uses do not count as uses after a
     /// construct.
     pub(super) fn set_aside_dead_blocks(&mut self) {
-        let dead: Vec<BlockId> = self.top.iter().copied().filter(|b| !self.owner.contains_key(b)).collect();
+        let dead: Vec<BlockId> =
+            self.top.iter().copied().filter(|&b| self.sc.owner.get(b).is_none()).collect();
         for &b in &dead {
             for op in self.ops_in(b) {
-                for v in self.ir.op(op).operands.clone() {
-                    if let Some(users) = self.uses.get_mut(&v) {
-                        users.retain(|&u| u != op);
-                    }
+                for &v in &self.ir.op(op).operands {
+                    self.sc.uses.remove(v, op);
                 }
             }
         }
@@ -127,9 +129,9 @@ impl Structurizer<'_> {
     /// Follows loop headers already moved into their region to the block now entered
     /// instead.
     fn resolve(&self, mut block: BlockId) -> BlockId {
-        for _ in 0..=self.forward.len() {
-            match self.forward.get(&block) {
-                Some(&next) => block = next,
+        for _ in 0..=self.sc.forward.len() {
+            match self.sc.forward.get(block) {
+                Some(next) => block = next,
                 None => break,
             }
         }
@@ -153,22 +155,19 @@ impl Structurizer<'_> {
         None
     }
 
-    fn used_outside(&self, v: Value, members: &FxHashSet<BlockId>) -> bool {
-        self.uses.get(&v).is_some_and(|users| {
-            users.iter().any(|&u| self.top_block(u).is_some_and(|b| !members.contains(&b)))
-        })
+    fn used_outside(&self, v: Value, members: &IdMap<bool>) -> bool {
+        self.sc.uses.iter(v).any(|u| self.top_block(u).is_some_and(|b| !members.get(b)))
     }
 
     /// Replaces the uses of `old` by `new` in ops outside `members` (all uses if
     /// `members` is `None`).
-    fn replace_uses(&mut self, old: Value, new: Value, members: Option<&FxHashSet<BlockId>>) {
-        let users = self.uses.remove(&old).unwrap_or_default();
-        let mut kept = Vec::new();
-        let mut moved = Vec::new();
+    fn replace_uses(&mut self, old: Value, new: Value, members: Option<&IdMap<bool>>) {
+        let users: Vec<OpId> = self.sc.uses.iter(old).collect();
+        self.sc.uses.remove_all(old);
         for u in users {
-            let inside = members.is_some_and(|m| self.top_block(u).is_none_or(|b| m.contains(&b)));
+            let inside = members.is_some_and(|m| self.top_block(u).is_none_or(|b| m.get(b)));
             if inside {
-                kept.push(u);
+                self.sc.uses.push(old, u);
                 continue;
             }
             for operand in self.ir.op_mut(u).operands.iter_mut() {
@@ -176,17 +175,13 @@ impl Structurizer<'_> {
                     *operand = new;
                 }
             }
-            moved.push(u);
+            self.sc.uses.push(new, u);
         }
-        if !kept.is_empty() {
-            self.uses.insert(old, kept);
-        }
-        self.uses.entry(new).or_default().extend(moved);
     }
 
     fn add_uses(&mut self, op: OpId) {
-        for v in self.ir.op(op).operands.clone() {
-            self.uses.entry(v).or_default().push(op);
+        for &v in &self.ir.op(op).operands {
+            self.sc.uses.push(v, op);
         }
     }
 
@@ -195,7 +190,7 @@ impl Structurizer<'_> {
     /// materializes the values a header passes to its successors' phis (so that
     /// IR -> binary -> IR gives this IR back).
     pub(super) fn filler_home(&self, block: BlockId) -> BlockId {
-        self.split_from.get(&block).and_then(|&branch| self.ir.op(branch).parent).unwrap_or(block)
+        self.sc.split_from.get(&block).and_then(|&branch| self.ir.op(branch).parent).unwrap_or(block)
     }
 
     fn undef(&mut self, fillers: &mut Fillers, from: BlockId, ty: Type) -> Value {
@@ -204,7 +199,7 @@ impl Structurizer<'_> {
         if let Some(&v) = fillers.undef.get(&(block, ty)) {
             return v;
         }
-        let op = self.ir.create_op("spirv.Undef", vec![], &[ty], Location::Unknown);
+        let op = self.ir.create_op(names().undef.clone(), vec![], &[ty], Location::Unknown);
         self.insert_before_terminator(block, op);
         let v = self.ir.op(op).results[0];
         fillers.undef.insert((block, ty), v);
@@ -217,7 +212,7 @@ impl Structurizer<'_> {
         if let Some(&v) = fillers.flag.get(&(block, value)) {
             return v;
         }
-        let op = self.ir.create_op("spirv.Constant", vec![], &[self.bool_type], Location::Unknown);
+        let op = self.ir.create_op(names().constant.clone(), vec![], &[self.bool_type], Location::Unknown);
         self.ir.set_property(
             op,
             "value",
@@ -239,50 +234,80 @@ impl Structurizer<'_> {
     /// The operands successor `index` of `block`'s terminator forwards.
     fn edge_operands(&self, block: BlockId, index: usize) -> Vec<Value> {
         let Some(t) = terminator(self.ir, block) else { return Vec::new() };
-        let Some(ranges) = self.ir.successor_operand_ranges(t) else { return Vec::new() };
-        match ranges.get(index) {
-            Some(r) => self.ir.op(t).operands[r.clone()].to_vec(),
+        match successor_range(self.ir, t, index) {
+            Some(r) => self.ir.op(t).operands.get(r).map(<[Value]>::to_vec).unwrap_or_default(),
             None => Vec::new(),
         }
     }
 
     /// Records that `block`'s terminator now branches to each of its successors.
     fn note_branches(&mut self, block: BlockId) {
-        for s in successors(self.ir, block).to_vec() {
-            self.preds.entry(s).or_default().push(block);
+        for &s in successors(self.ir, block) {
+            self.sc.preds.push(s, block);
         }
     }
 
-    /// The function-level blocks whose terminator now branches to `target`.
-    fn current_preds(&self, target: BlockId) -> Vec<BlockId> {
-        let mut out: Vec<BlockId> = Vec::new();
-        let mut seen: FxHashSet<BlockId> = FxHashSet::default();
-        for &p in self.preds.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
-            if successors(self.ir, p).contains(&target) && seen.insert(p) {
+    /// The function-level blocks whose terminator now branches to `target` (give
+    /// the list back with [`Self::done_with_preds`]).
+    fn current_preds(&mut self, target: BlockId) -> Vec<BlockId> {
+        let mut out = std::mem::take(&mut self.sc.preds_found);
+        out.clear();
+        for p in self.sc.preds.iter(target) {
+            if successors(self.ir, p).contains(&target) && !self.sc.seen.get(p) {
+                self.sc.seen.insert(p, true);
                 out.push(p);
             }
         }
+        self.sc.seen.clear();
         out
     }
 
+    fn done_with_preds(&mut self, preds: Vec<BlockId>) {
+        self.sc.preds_found = preds;
+    }
+
     fn retarget(&mut self, block: BlockId, index: usize, target: BlockId, operands: Vec<Value>) {
-        self.preds.entry(target).or_default().push(block);
+        self.sc.preds.push(target, block);
         let Some(t) = terminator(self.ir, block) else { return };
         for &v in &operands {
-            self.uses.entry(v).or_default().push(t);
+            self.sc.uses.push(v, t);
         }
         set_successor(self.ir, t, index, target, operands);
     }
 
+    /// [`Self::retarget`] forwarding the operands the edge forwards now: only the
+    /// successor changes.
+    fn retarget_keeping(&mut self, block: BlockId, index: usize, target: BlockId) {
+        self.sc.preds.push(target, block);
+        let Some(t) = terminator(self.ir, block) else { return };
+        let Some(range) = successor_range(self.ir, t, index) else { return };
+        for &v in self.ir.op(t).operands.get(range).unwrap_or(&[]) {
+            self.sc.uses.push(v, t);
+        }
+        if let Some(s) = self.ir.op_mut(t).successors.get_mut(index) {
+            *s = target;
+        }
+    }
+
+    /// Retargets each edge of `block` to `from` to `to`, forwarding the same operands.
+    fn retarget_edges(&mut self, block: BlockId, from: BlockId, to: BlockId) {
+        for i in 0..successors(self.ir, block).len() {
+            if successors(self.ir, block).get(i) == Some(&from) {
+                self.retarget_keeping(block, i, to);
+            }
+        }
+    }
+
     /// Rewrites construct `c` (its nested constructs already rewritten).
     pub(super) fn process(&mut self, c: usize) -> Result<(), StructurizeError> {
-        let Construct { kind, header, merge, .. } = self.constructs[c].clone();
+        let Construct { kind, header, merge, .. } = self.constructs[c];
         let mut merge = self.resolve(merge);
         let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
         if merge == header {
             return err("the merge block is the header itself");
         }
-        if self.owner.get(&merge).copied().flatten() == Some(c) || !self.owner.contains_key(&merge) {
+        let merge_owner = self.sc.owner.get(merge);
+        if merge_owner.flatten() == Some(c) || merge_owner.is_none() {
             return err("the merge block is not after its construct");
         }
         let mut members: Vec<BlockId> = self.members.get_mut(c + 1).map(std::mem::take).unwrap_or_default();
@@ -295,13 +320,17 @@ impl Structurizer<'_> {
         if kind == Kind::Loop && self.top.first() == Some(&header) {
             return err("the function's entry block is a loop header");
         }
-        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_owner = merge_owner.flatten();
         let merge_slot = merge_owner.map_or(0, |o| o + 1);
         // A merge block also entered from outside the construct (older compilers made
         // an `if`'s merge block the loop's continue target, which `continue`s elsewhere
         // branch to): the construct gets a merge block of its own, which branches on.
-        let member_set: FxHashSet<BlockId> = members.iter().copied().collect();
-        let from_construct = |p: BlockId| member_set.contains(&p) || (kind == Kind::Selection && p == header);
+        let mut member_set = std::mem::take(&mut self.sc.members);
+        member_set.clear();
+        for &b in &members {
+            member_set.insert(b, true);
+        }
+        let from_construct = |p: BlockId| member_set.get(p) || (kind == Kind::Selection && p == header);
         let preds = self.current_preds(merge);
         if preds.iter().any(|&p| !from_construct(p) && !self.dead.contains(&p)) {
             let own = self.ir.create_block();
@@ -313,37 +342,34 @@ impl Structurizer<'_> {
             self.add_uses(br);
             self.ir.append_op(own, br);
             self.note_branches(own);
-            for p in preds.into_iter().filter(|&p| from_construct(p)) {
-                for (i, s) in successors(self.ir, p).to_vec().into_iter().enumerate() {
-                    if s == merge {
-                        let operands = self.edge_operands(p, i);
-                        self.retarget(p, i, own, operands);
-                    }
-                }
+            for &p in preds.iter().filter(|&&p| from_construct(p)) {
+                self.retarget_edges(p, merge, own);
             }
             self.ir.append_block(self.body, own);
-            self.owner.insert(own, merge_owner);
+            self.sc.owner.insert(own, Some(merge_owner));
             if let Some(list) = self.members.get_mut(merge_slot) {
                 list.push(own);
             }
             self.inserted_before.entry(merge).or_default().push(own);
             merge = own;
         }
+        self.done_with_preds(preds);
+        self.sc.members = member_set;
         let entry = match kind {
             Kind::Selection => {
                 let Some(term) = terminator(self.ir, header) else { return err("the header block is empty") };
-                if self.ir.successor_operand_ranges(term).is_none() {
+                if !is_branch(self.ir, term) {
                     return err("not supported yet: a selection header that does not end in a branch");
                 }
                 if !self.header_splits.get(c).copied().unwrap_or(true) {
                     // As MLIR does, a header holding nothing else, and not also the merge
                     // block of another construct, moves into the region as it is;
                     // branches to it will go to the merge block.
-                    let old_slot = self.owner.get(&header).copied().flatten().map_or(0, |o| o + 1);
+                    let old_slot = self.sc.owner.get(header).flatten().map_or(0, |o| o + 1);
                     if let Some(list) = self.members.get_mut(old_slot) {
                         list.retain(|&b| b != header);
                     }
-                    self.owner.insert(header, Some(c));
+                    self.sc.owner.insert(header, Some(Some(c)));
                     members.insert(0, header);
                     return self.process_with_entry(c, merge, members, header);
                 }
@@ -353,10 +379,10 @@ impl Structurizer<'_> {
                 self.ir.append_op(split, term);
                 let to_merge = branch(self.ir, merge, Vec::new());
                 self.ir.append_op(header, to_merge);
-                self.split_from.insert(split, to_merge);
+                self.sc.split_from.insert(split, to_merge);
                 self.note_branches(header);
                 self.note_branches(split);
-                self.owner.insert(split, Some(c));
+                self.sc.owner.insert(split, Some(Some(c)));
                 members.insert(0, split);
                 split
             }
@@ -374,60 +400,74 @@ impl Structurizer<'_> {
         members: Vec<BlockId>,
         entry: BlockId,
     ) -> Result<(), StructurizeError> {
-        let Construct { kind, header, control, .. } = self.constructs[c].clone();
+        let Construct { kind, header, .. } = self.constructs[c];
         let err = |m: &str| Err(StructurizeError::at(header, m.to_string()));
-        let merge_owner = self.owner.get(&merge).copied().flatten();
+        let merge_owner = self.sc.owner.get(merge).flatten();
         let merge_slot = merge_owner.map_or(0, |o| o + 1);
         let moves_header = entry == header;
-        let mut member_set: FxHashSet<BlockId> = members.iter().copied().collect();
+        let mut member_set = std::mem::take(&mut self.sc.members);
+        member_set.clear();
+        for &b in &members {
+            member_set.insert(b, true);
+        }
         if kind == Kind::Selection && members.iter().any(|&b| successors(self.ir, b).contains(&header)) {
             return err("a branch back to the selection header from inside its construct");
         }
 
         // MLIR's order: breadth-first from the header, then blocks it does not reach.
-        let mut order = vec![entry];
-        let mut seen: FxHashSet<BlockId> = std::iter::once(entry).collect();
+        let mut order = Vec::with_capacity(members.len() + 2);
+        order.push(entry);
+        let seen = &mut self.sc.seen;
+        seen.insert(entry, true);
         let mut i = 0;
         while let Some(&b) = order.get(i) {
             for &s in successors(self.ir, b) {
-                if member_set.contains(&s) && seen.insert(s) {
+                if member_set.get(s) && !seen.get(s) {
+                    seen.insert(s, true);
                     order.push(s);
                 }
             }
             i += 1;
         }
-        order.extend(members.iter().copied().filter(|b| !seen.contains(b)));
+        order.extend(members.iter().copied().filter(|&b| !seen.get(b)));
+        seen.clear();
         // The order MLIR ends up with, which depends on the order it rewrote the
         // constructs in (see `order`).
-        if let Some(positions) = self.mlir_positions.get(c) {
+        {
+            let positions = &mut self.sc.node_position;
+            for (p, &n) in self.sc.sim.order_of(c).iter().enumerate() {
+                positions.insert(n, Some(p));
+            }
             let node =
                 |b: BlockId| if b == entry && entry != header { Node::Split(header) } else { Node::Block(b) };
             // Blocks made here sit with the block they were split from, or else
             // after the block before them in breadth-first order.
             let anchored = |b: BlockId| -> Option<(usize, usize)> {
                 let mut at = b;
-                for made in 0..=self.anchor.len() {
-                    if let Some(&p) = positions.get(&node(at)) {
+                for made in 0..=self.sc.anchor.len() {
+                    if let Some(p) = positions.get(node(at)) {
                         return Some((p, made));
                     }
-                    at = *self.anchor.get(&at)?;
+                    at = self.sc.anchor.get(at)?;
                 }
                 None
             };
-            let mut keys: FxHashMap<BlockId, (usize, usize, usize)> = FxHashMap::default();
+            let mut keyed: Vec<((usize, usize, usize), BlockId)> = Vec::with_capacity(order.len());
             let mut previous = (0, 0, 0);
             for (i, &b) in order.iter().enumerate() {
                 let key = match anchored(b) {
                     Some((p, made)) => (p, made, i),
                     None => (previous.0, previous.1 + 1, i),
                 };
-                keys.insert(b, key);
+                keyed.push((key, b));
                 previous = key;
             }
-            let mut sorted = order.get(1..).unwrap_or(&[]).to_vec();
-            sorted.sort_by_key(|b| keys.get(b).copied());
-            order.truncate(1);
-            order.extend(sorted);
+            positions.clear();
+            // The keys are distinct (their last part is the position in `order`).
+            let rest = keyed.get_mut(1..).unwrap_or(&mut []);
+            rest.sort_unstable_by_key(|&(key, _)| key);
+            order.clear();
+            order.extend(keyed.iter().map(|&(_, b)| b));
         }
 
         // Branches leaving the construct.
@@ -435,15 +475,15 @@ impl Structurizer<'_> {
         let mut exits: Vec<(BlockId, usize, usize)> = Vec::new();
         let mut targets: Vec<BlockId> = Vec::new();
         for &b in &order {
-            let succs = successors(self.ir, b).to_vec();
+            let succs = successors(self.ir, b);
             if succs.is_empty() {
                 continue;
             }
-            if terminator(self.ir, b).and_then(|t| self.ir.successor_operand_ranges(t)).is_none() {
+            if !terminator(self.ir, b).is_some_and(|t| is_branch(self.ir, t)) {
                 return err("not supported yet: a terminator with successors that is not a spirv branch");
             }
-            for (i, s) in succs.into_iter().enumerate() {
-                if member_set.contains(&s) {
+            for (i, &s) in succs.iter().enumerate() {
+                if member_set.get(s) {
                     continue;
                 }
                 if s == merge {
@@ -470,7 +510,7 @@ impl Structurizer<'_> {
                 .iter()
                 .copied()
                 .chain(block.ops.iter().flat_map(|&op| self.ir.op(op).results.iter().copied()));
-            for v in defined.collect::<Vec<_>>() {
+            for v in defined {
                 if self.used_outside(v, &member_set) {
                     escaping.push((v, b));
                 }
@@ -499,15 +539,10 @@ impl Structurizer<'_> {
                 self.ir.append_op(latch, br);
                 self.note_branches(latch);
                 for &b in &back {
-                    for (i, s) in successors(self.ir, b).to_vec().into_iter().enumerate() {
-                        if s == header {
-                            let operands = self.edge_operands(b, i);
-                            self.retarget(b, i, latch, operands);
-                        }
-                    }
+                    self.retarget_edges(b, header, latch);
                 }
                 order.push(latch);
-                member_set.insert(latch);
+                member_set.insert(latch, true);
             }
         }
 
@@ -540,8 +575,8 @@ impl Structurizer<'_> {
             result_types.extend_from_slice(&escaping_types);
         }
         let name = match kind {
-            Kind::Selection => "spirv.mlir.selection",
-            Kind::Loop => "spirv.mlir.loop",
+            Kind::Selection => names().selection.clone(),
+            Kind::Loop => names().loop_.clone(),
         };
         // The construct's own ops take the header's merge instruction's location (the
         // OpLine before OpSelectionMerge/OpLoopMerge also covers the branch after it),
@@ -560,7 +595,9 @@ impl Structurizer<'_> {
             Kind::Selection => "selection_control",
             Kind::Loop => "loop_control",
         };
-        self.ir.set_property(op, control_name, control);
+        let control = std::mem::replace(&mut self.constructs[c].control, Attribute::Unit);
+        // The op is new: its only property.
+        self.ir.op_mut(op).properties = vec![NamedAttribute::new(control_name, control)];
         let region_merge = self.ir.create_block();
         let mut yields: Vec<Value> = region_merge_types
             .iter()
@@ -569,23 +606,25 @@ impl Structurizer<'_> {
         if !threaded {
             yields.extend(escaping.iter().map(|e| e.0));
         }
-        let merge_op = self.ir.create_op("spirv.mlir.merge", yields, &[], header_location.clone());
+        let merge_op = self.ir.create_op(names().merge.clone(), yields, &[], header_location.clone());
         self.add_uses(merge_op);
         self.ir.append_op(region_merge, merge_op);
 
         // Branches to the merge block, then exits, now go to the region's merge block.
         let mut fillers = Fillers::default();
         for &(p, i) in &to_merge {
+            if !threaded {
+                self.retarget_keeping(p, i, region_merge);
+                continue;
+            }
             let mut operands = self.edge_operands(p, i);
-            if threaded {
-                self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
-                for _ in &targets {
-                    operands.push(self.flag(&mut fillers, p, false));
-                }
-                for types in &target_types {
-                    for &t in types {
-                        operands.push(self.undef(&mut fillers, p, t));
-                    }
+            self.thread_escaping(&mut fillers, &mut operands, p, &escaping, &idom);
+            for _ in &targets {
+                operands.push(self.flag(&mut fillers, p, false));
+            }
+            for types in &target_types {
+                for &t in types {
+                    operands.push(self.undef(&mut fillers, p, t));
                 }
             }
             self.retarget(p, i, region_merge, operands);
@@ -638,17 +677,13 @@ impl Structurizer<'_> {
                 .iter()
                 .map(|&t| self.ir.add_block_argument(merge, t, Location::Unknown))
                 .collect();
-            for b in self.current_preds(header) {
-                if member_set.contains(&b) {
-                    continue;
-                }
-                for (i, s) in successors(self.ir, b).to_vec().into_iter().enumerate() {
-                    if s == header {
-                        let operands = self.edge_operands(b, i);
-                        self.retarget(b, i, merge, operands);
-                    }
+            let preds = self.current_preds(header);
+            for &b in &preds {
+                if !member_set.get(b) {
+                    self.retarget_edges(b, header, merge);
                 }
             }
+            self.done_with_preds(preds);
             if kind == Kind::Loop {
                 let e = self.ir.create_block();
                 let br = branch(self.ir, header, carried);
@@ -658,7 +693,7 @@ impl Structurizer<'_> {
                 self.note_branches(e);
                 loop_entry = Some(e);
             }
-            self.forward.insert(header, merge);
+            self.sc.forward.insert(header, Some(merge));
         }
 
         // Move the blocks into the region.
@@ -694,16 +729,18 @@ impl Structurizer<'_> {
                 current = next;
             }
         }
+        member_set.clear();
+        self.sc.members = member_set;
         for &b in &new_blocks {
             self.ir.append_block(self.body, b);
-            self.owner.insert(b, merge_owner);
+            self.sc.owner.insert(b, Some(merge_owner));
         }
         if let Some(list) = self.members.get_mut(merge_slot) {
             list.extend_from_slice(&new_blocks);
         }
         if !new_blocks.is_empty() {
             for &b in &new_blocks {
-                self.anchor.insert(b, merge);
+                self.sc.anchor.insert(b, Some(merge));
             }
             self.inserted_after.entry(merge).or_default().extend(new_blocks);
         }
@@ -731,7 +768,7 @@ impl Structurizer<'_> {
     /// Immediate dominators of the blocks of `members` reachable from `entry` (the
     /// entry maps to itself), by the iterative algorithm of Cooper, Harvey and
     /// Kennedy.
-    fn dominators(&self, entry: BlockId, members: &FxHashSet<BlockId>) -> FxHashMap<BlockId, BlockId> {
+    fn dominators(&self, entry: BlockId, members: &IdMap<bool>) -> FxHashMap<BlockId, BlockId> {
         // Post-order from the entry.
         let mut post: Vec<BlockId> = Vec::new();
         let mut visited: FxHashSet<BlockId> = std::iter::once(entry).collect();
@@ -740,7 +777,7 @@ impl Structurizer<'_> {
             let succs = successors(self.ir, *b);
             if let Some(&s) = succs.get(*next) {
                 *next += 1;
-                if members.contains(&s) && visited.insert(s) {
+                if members.get(s) && visited.insert(s) {
                     stack.push((s, 0));
                 }
             } else {
@@ -789,37 +826,50 @@ impl Structurizer<'_> {
 
     /// Checks what the rewrite must guarantee: branches stay within their region,
     /// every operand is defined in an enclosing region, and the regions have the
-    /// layout the dialect requires.
-    pub(super) fn check(&self) -> Result<(), StructurizeError> {
-        let fail = |m: String| Err(StructurizeError { block: None, message: m });
+    /// layout the dialect requires. Also notes the `spirv.BranchConditional`s with
+    /// one block as both successors, for `split_same_target_branches`.
+    pub(super) fn check(&mut self) -> Result<(), StructurizeError> {
+        let ir = &*self.ir;
         let region_of_value = |v: Value| -> Option<RegionId> {
-            let block = match self.ir.value(v).def {
-                ValueDef::Result { op, .. } => self.ir.op(op).parent?,
+            let block = match ir.value(v).def {
+                ValueDef::Result { op, .. } => ir.op(op).parent?,
                 ValueDef::Argument { block, .. } => block,
             };
-            self.ir.block(block).parent
+            ir.block(block).parent
         };
-        for (block, op) in self.ir.ops_under(self.func) {
-            let Some(region) = self.ir.block(block).parent else { continue };
-            for &s in &self.ir.op(op).successors {
-                if self.ir.block(s).parent != Some(region) {
-                    return fail(format!(
-                        "internal error: '{}' branches out of its region",
-                        self.ir.op(op).name.as_str()
-                    ));
+        let same_target = &mut self.sc.same_target;
+        let branch_conditional = &names().branch_conditional;
+        let mut problem: Option<String> = None;
+        ir.for_each_op_under(self.func, |block, op| {
+            if problem.is_some() {
+                return;
+            }
+            let o = ir.op(op);
+            if o.successors.len() == 2 && o.successors[0] == o.successors[1] && o.name == *branch_conditional
+            {
+                same_target.push((block, op));
+            }
+            let Some(region) = ir.block(block).parent else { return };
+            for &s in &o.successors {
+                if ir.block(s).parent != Some(region) {
+                    problem =
+                        Some(format!("internal error: '{}' branches out of its region", o.name.as_str()));
+                    return;
                 }
-                if self.ir.region(region).blocks.first() == Some(&s) {
-                    let name = self.ir.op(op).name.as_str();
-                    return fail(format!("'{name}' branches to the entry block of its region"));
+                if ir.region(region).blocks.first() == Some(&s) {
+                    problem =
+                        Some(format!("'{}' branches to the entry block of its region", o.name.as_str()));
+                    return;
                 }
             }
-            for &v in &self.ir.op(op).operands {
+            for &v in &o.operands {
                 let Some(def_region) = region_of_value(v) else {
-                    return fail(format!(
-                        "internal error: '{}' uses a detached value",
-                        self.ir.op(op).name.as_str()
-                    ));
+                    problem = Some(format!("internal error: '{}' uses a detached value", o.name.as_str()));
+                    return;
                 };
+                if def_region == region {
+                    continue;
+                }
                 let mut r = Some(region);
                 let mut found = false;
                 while let Some(cur) = r {
@@ -827,25 +877,27 @@ impl Structurizer<'_> {
                         found = true;
                         break;
                     }
-                    r = self
-                        .ir
-                        .region(cur)
-                        .parent
-                        .and_then(|o| self.ir.op(o).parent)
-                        .and_then(|b| self.ir.block(b).parent);
+                    r = ir.region(cur).parent.and_then(|o| ir.op(o).parent).and_then(|b| ir.block(b).parent);
                 }
                 if !found {
-                    return fail(format!(
+                    problem = Some(format!(
                         "internal error: '{}' uses a value defined in a region that does not enclose it",
-                        self.ir.op(op).name.as_str()
+                        o.name.as_str()
                     ));
+                    return;
                 }
             }
-            if let Some(problem) = region_layout_error(self.ir, op) {
-                return fail(format!("internal error: '{}' {problem}", self.ir.op(op).name.as_str()));
+            if o.regions.is_empty() {
+                return;
             }
+            if let Some(layout) = region_layout_error(ir, op) {
+                problem = Some(format!("internal error: '{}' {layout}", o.name.as_str()));
+            }
+        });
+        match problem {
+            Some(message) => Err(StructurizeError { block: None, message }),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -854,16 +906,19 @@ impl Structurizer<'_> {
 /// the ops themselves are as the deserializer made them.
 fn region_layout_error(ir: &spirvkit_ir::Ir, op: OpId) -> Option<&'static str> {
     let o = ir.op(op);
-    let is_loop = match o.name.as_str() {
-        "spirv.mlir.loop" => true,
-        "spirv.mlir.selection" => false,
-        _ => return None,
+    let names = names();
+    let is_loop = if o.name == names.loop_ {
+        true
+    } else if o.name == names.selection {
+        false
+    } else {
+        return None;
     };
     let blocks = &ir.region(*o.regions.first()?).blocks;
     let last_op = |b: BlockId| ir.block(b).ops.last().map(|&t| ir.op(t));
     let Some(&merge) = blocks.last() else { return Some("has an empty region") };
     let merge_ops = &ir.block(merge).ops;
-    if merge_ops.len() != 1 || last_op(merge).is_none_or(|t| t.name != "spirv.mlir.merge") {
+    if merge_ops.len() != 1 || last_op(merge).is_none_or(|t| t.name != names.merge) {
         return Some("region does not end in a merge block holding only 'spirv.mlir.merge'");
     }
     if blocks.iter().any(|&b| last_op(b).is_none()) {
@@ -876,8 +931,8 @@ fn region_layout_error(ir: &spirvkit_ir::Ir, op: OpId) -> Option<&'static str> {
         return Some("region lacks an entry, header or continue block");
     }
     let header = blocks[1];
-    let targets = |b: BlockId| last_op(b).map(|t| t.successors.clone()).unwrap_or_default();
-    let entry_ok = last_op(blocks[0]).is_some_and(|t| t.name == "spirv.Branch" && t.successors == [header]);
+    let targets = |b: BlockId| last_op(b).map_or(&[][..], |t| t.successors.as_slice());
+    let entry_ok = last_op(blocks[0]).is_some_and(|t| t.name == names.branch && t.successors == [header]);
     if !entry_ok {
         return Some("region's entry block does not just branch to the header");
     }
