@@ -31,12 +31,17 @@ pub struct Names {
     values: Vec<ValueName>,
     /// `^bbN` numbers, by block index (`u32::MAX`: not in the printed op).
     blocks: Vec<u32>,
-    /// Names ops suggested (`%cst0_i32`, `%buf_addr`), made unique.
-    suggested: Vec<std::rc::Rc<str>>,
+    /// Suggested names (`%cst0_i32`, `%buf_addr`), made unique, and which scopes use them.
+    scopes: NameScopes,
     /// For names given region by region as the printer reaches each region (the
     /// custom form of a whole print): what each named region left for its nested
     /// regions. `None` when every name was given upfront.
     regions: Option<RegionStates>,
+    /// Scratch text for names being suggested and made unique (kept for its capacity).
+    suggestion: String,
+    candidate: String,
+    /// Scratch list of regions still to name in [`Names::enter_region`].
+    chain: Vec<RegionId>,
 }
 
 /// Where naming stands after a region's own values: nested regions continue from
@@ -46,12 +51,11 @@ struct NamingState {
     next_value: u32,
     next_arg: u32,
     next_conflict: u32,
-    scope: usize,
+    scope: u32,
 }
 
 struct RegionStates {
     root: OpId,
-    scopes: NameScopes,
     /// By region index; `None` until the region is named.
     after: Vec<Option<NamingState>>,
 }
@@ -61,7 +65,7 @@ struct RegionStates {
 #[derive(Clone, Copy)]
 struct ValueName {
     kind: NameKind,
-    /// The number, or the index in `Names::suggested`.
+    /// The number, or the suggested name's id in `NameScopes::texts`.
     base: u32,
     /// `i + 1` for `#i`; 0 for none.
     result: u32,
@@ -82,51 +86,138 @@ impl ValueName {
     const NONE: ValueName = ValueName { kind: NameKind::None, base: 0, result: 0 };
 }
 
+/// The two digits of each number below 100 (`push_u32`'s table).
+const TWO_DIGITS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Decimal digits of `n`, without `fmt`'s machinery (this is the printer's hot path).
 fn push_u32(out: &mut String, n: u32) {
+    push_u64(out, u64::from(n));
+}
+
+/// Decimal digits of `n`, without `fmt`'s machinery.
+fn push_u64(out: &mut String, n: u64) {
     if n < 10 {
         out.push(char::from(b'0' + n as u8));
         return;
     }
-    let mut digits = [0u8; 10];
+    if n < 100 {
+        let i = 2 * n as usize;
+        out.push(char::from(TWO_DIGITS[i]));
+        out.push(char::from(TWO_DIGITS[i + 1]));
+        return;
+    }
+    let mut digits = [0u8; 20];
     let mut i = digits.len();
     let mut n = n;
-    loop {
+    while n >= 100 {
+        let pair = 2 * (n % 100) as usize;
+        n /= 100;
+        i -= 2;
+        digits[i] = TWO_DIGITS[pair];
+        digits[i + 1] = TWO_DIGITS[pair + 1];
+    }
+    if n >= 10 {
+        let pair = 2 * n as usize;
+        i -= 2;
+        digits[i] = TWO_DIGITS[pair];
+        digits[i + 1] = TWO_DIGITS[pair + 1];
+    } else {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[i] = b'0' + n as u8;
     }
     for &d in &digits[i..] {
         out.push(char::from(d));
     }
 }
 
-/// Used result names, scoped like MLIR's: a region sees its ancestors' names.
+/// Used result names, scoped like MLIR's: a region sees its ancestors' names. Names
+/// are interned (an id per distinct text, the texts kept in one buffer), so a scope's
+/// names are (scope, id) pairs in one set rather than a set of strings per scope.
 struct NameScopes {
-    parent: Vec<Option<usize>>,
-    names: Vec<FxHashSet<std::rc::Rc<str>>>,
+    /// By scope; `u32::MAX` for the root.
+    parent: Vec<u32>,
+    /// Each distinct suggested name, by id: where it lies in `text`.
+    spans: Vec<(u32, u32)>,
+    text: String,
+    /// By a hash of the text: the last id interned with that hash; `same_hash[id]`
+    /// links to the one before (`u32::MAX`: none).
+    by_hash: FxHashMap<u64, u32>,
+    same_hash: Vec<u32>,
+    /// (scope, id) for each name a scope uses (a pair, not one `u64`: the hash of an
+    /// integer varies in its low bits only with the integer's low bits).
+    used: FxHashSet<(u32, u32)>,
+}
+
+/// A hash of a name's bytes, mixed so that its low bits vary with every byte.
+fn name_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = chunk.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let tail = chunks.remainder().iter().fold(0u64, |w, &b| w << 8 | u64::from(b));
+    h = (h.rotate_left(5) ^ tail).wrapping_mul(K);
+    h ^ (h >> 32)
 }
 
 impl NameScopes {
-    fn new_scope(&mut self, parent: Option<usize>) -> usize {
-        self.parent.push(parent);
-        self.names.push(FxHashSet::default());
-        self.names.len() - 1
+    fn new() -> Self {
+        NameScopes {
+            parent: Vec::new(),
+            spans: Vec::new(),
+            text: String::new(),
+            by_hash: FxHashMap::default(),
+            same_hash: Vec::new(),
+            used: FxHashSet::default(),
+        }
     }
 
-    fn contains(&self, mut scope: usize, name: &str) -> bool {
+    fn new_scope(&mut self, parent: u32) -> u32 {
+        self.parent.push(parent);
+        self.parent.len() as u32 - 1
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        let hash = name_hash(name.as_bytes());
+        let first = self.by_hash.get(&hash).copied().unwrap_or(u32::MAX);
+        let mut id = first;
+        while id != u32::MAX {
+            if self.text(id) == name {
+                return id;
+            }
+            id = self.same_hash.get(id as usize).copied().unwrap_or(u32::MAX);
+        }
+        let id = self.spans.len() as u32;
+        self.spans.push((self.text.len() as u32, name.len() as u32));
+        self.text.push_str(name);
+        self.same_hash.push(first);
+        self.by_hash.insert(hash, id);
+        id
+    }
+
+    fn contains(&self, mut scope: u32, id: u32) -> bool {
         loop {
-            if self.names[scope].contains(name) {
+            if self.used.contains(&(scope, id)) {
                 return true;
             }
-            match self.parent[scope] {
-                Some(p) => scope = p,
-                None => return false,
+            match self.parent.get(scope as usize) {
+                Some(&p) if p != u32::MAX => scope = p,
+                _ => return false,
             }
         }
+    }
+
+    #[inline]
+    fn text(&self, id: u32) -> &str {
+        let Some(&(start, len)) = self.spans.get(id as usize) else { return "" };
+        self.text.get(start as usize..(start + len) as usize).unwrap_or("")
     }
 }
 
@@ -136,17 +227,15 @@ impl Names {
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
         let mut names = Names::empty(ir);
-        let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
-        let root_scope = scopes.new_scope(None);
+        let root_scope = names.scopes.new_scope(u32::MAX);
         let start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: root_scope };
         let mut global = start;
         let mut stack: Vec<(RegionId, NamingState)> =
             ir.op(root).regions.iter().map(|&r| (r, start)).collect();
-        let mut suggestion = String::new();
         while let Some((region, parent)) = stack.pop() {
             // The generic form numbers values across regions, in this walk's order.
             let from = if generic { NamingState { scope: parent.scope, ..global } } else { parent };
-            let after = names.name_region(ir, region, from, &mut scopes, generic, &mut suggestion);
+            let after = names.name_region(ir, region, from, generic);
             global = after;
             for &block in &ir.region(region).blocks {
                 for &op in &ir.block(block).ops {
@@ -165,9 +254,8 @@ impl Names {
     /// The names are those [`Names::new`] gives.
     pub fn custom_by_region(ir: &Ir, root: OpId) -> Self {
         let mut names = Names::empty(ir);
-        let mut scopes = NameScopes { parent: Vec::new(), names: Vec::new() };
-        scopes.new_scope(None);
-        names.regions = Some(RegionStates { root, scopes, after: vec![None; ir.region_count()] });
+        names.scopes.new_scope(u32::MAX);
+        names.regions = Some(RegionStates { root, after: vec![None; ir.region_count()] });
         names
     }
 
@@ -175,50 +263,50 @@ impl Names {
         Names {
             values: vec![ValueName::NONE; ir.value_count()],
             blocks: vec![u32::MAX; ir.block_count()],
-            suggested: Vec::new(),
+            scopes: NameScopes::new(),
             regions: None,
+            suggestion: String::new(),
+            candidate: String::new(),
+            chain: Vec::new(),
         }
     }
 
     /// Names `region`'s values and blocks if they are given region by region and it
     /// has not been named yet (its enclosing regions first).
     pub fn enter_region(&mut self, ir: &Ir, region: RegionId) {
-        let Some(states) = self.regions.as_mut() else { return };
+        let Some(states) = self.regions.as_ref() else { return };
         if states.after.get(region.index()).is_none_or(|s| s.is_some()) {
             return;
         }
         // The regions to name, innermost first: up to one already named or one of the
         // root's (regions outside the printed op keep no names).
-        let mut chain = vec![region];
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        chain.push(region);
         let mut start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: 0 };
         let mut current = region;
-        loop {
-            let Some(op) = ir.region(current).parent else { return };
+        let reachable = loop {
+            let Some(op) = ir.region(current).parent else { break false };
             if op == states.root {
-                break;
+                break true;
             }
-            let Some(outer) = ir.op(op).parent.and_then(|b| ir.block(b).parent) else { return };
+            let Some(outer) = ir.op(op).parent.and_then(|b| ir.block(b).parent) else { break false };
             if let Some(after) = states.after.get(outer.index()).copied().flatten() {
                 start = after;
-                break;
+                break true;
             }
             chain.push(outer);
             current = outer;
-        }
-        let mut scopes =
-            std::mem::replace(&mut states.scopes, NameScopes { parent: Vec::new(), names: Vec::new() });
-        let mut suggestion = String::new();
-        for &r in chain.iter().rev() {
-            start = self.name_region(ir, r, start, &mut scopes, false, &mut suggestion);
-            if let Some(states) = self.regions.as_mut() {
-                if let Some(slot) = states.after.get_mut(r.index()) {
+        };
+        if reachable {
+            for &r in chain.iter().rev() {
+                start = self.name_region(ir, r, start, false);
+                if let Some(slot) = self.regions.as_mut().and_then(|states| states.after.get_mut(r.index())) {
                     *slot = Some(start);
                 }
             }
         }
-        if let Some(states) = self.regions.as_mut() {
-            states.scopes = scopes;
-        }
+        self.chain = chain;
     }
 
     /// The printed op, when names are given region by region.
@@ -243,19 +331,14 @@ impl Names {
     /// Names a region's block arguments, op results and blocks (not its nested
     /// regions') from `from`, in a new scope under `from.scope`; returns where naming
     /// stands after them.
-    fn name_region(
-        &mut self,
-        ir: &Ir,
-        region: RegionId,
-        from: NamingState,
-        scopes: &mut NameScopes,
-        generic: bool,
-        suggestion: &mut String,
-    ) -> NamingState {
+    fn name_region(&mut self, ir: &Ir, region: RegionId, from: NamingState, generic: bool) -> NamingState {
         let NamingState { mut next_value, mut next_arg, mut next_conflict, .. } = from;
-        let scope = scopes.new_scope(Some(from.scope));
+        let scope = self.scopes.new_scope(from.scope);
+        let mut suggestion = std::mem::take(&mut self.suggestion);
         for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
-            self.blocks[block.index()] = block_index as u32;
+            if let Some(slot) = self.blocks.get_mut(block.index()) {
+                *slot = block_index as u32;
+            }
             let b = ir.block(block);
             for &arg in &b.arguments {
                 let name = if block_index == 0 {
@@ -265,7 +348,9 @@ impl Names {
                     next_value += 1;
                     ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
                 };
-                self.values[arg.index()] = name;
+                if let Some(slot) = self.values.get_mut(arg.index()) {
+                    *slot = name;
+                }
             }
             for &op in &b.ops {
                 let results = &ir.op(op).results;
@@ -273,36 +358,52 @@ impl Names {
                     continue;
                 }
                 suggestion.clear();
-                let name = if !generic && suggested_result_name(ir, op, suggestion) {
-                    sanitize_value_name(suggestion);
-                    let mut unique: std::rc::Rc<str> = suggestion.as_str().into();
-                    if scopes.contains(scope, &unique) {
-                        loop {
-                            unique = format!("{suggestion}_{next_conflict}").into();
-                            next_conflict += 1;
-                            if !scopes.contains(scope, &unique) {
-                                break;
-                            }
-                        }
-                    }
-                    scopes.names[scope].insert(unique.clone());
-                    self.suggested.push(unique);
-                    let index = self.suggested.len() as u32 - 1;
-                    ValueName { kind: NameKind::Suggested, base: index, result: 0 }
+                let name = if !generic && suggested_result_name(ir, op, &mut suggestion) {
+                    sanitize_value_name(&mut suggestion);
+                    let id = self.unique_name(scope, &suggestion, &mut next_conflict);
+                    ValueName { kind: NameKind::Suggested, base: id, result: 0 }
                 } else {
                     next_value += 1;
                     ValueName { kind: NameKind::Number, base: next_value - 1, result: 0 }
                 };
-                if results.len() == 1 {
-                    self.values[results[0].index()] = name;
+                if let [one] = results.as_slice() {
+                    if let Some(slot) = self.values.get_mut(one.index()) {
+                        *slot = name;
+                    }
                 } else {
                     for (i, &r) in results.iter().enumerate() {
-                        self.values[r.index()] = ValueName { result: i as u32 + 1, ..name };
+                        if let Some(slot) = self.values.get_mut(r.index()) {
+                            *slot = ValueName { result: i as u32 + 1, ..name };
+                        }
                     }
                 }
             }
         }
+        self.suggestion = suggestion;
         NamingState { next_value, next_arg, next_conflict, scope }
+    }
+
+    /// The id of `base`, or of `base_N` with the next conflict number `N` that no
+    /// enclosing scope uses, now used by `scope`.
+    fn unique_name(&mut self, scope: u32, base: &str, next_conflict: &mut u32) -> u32 {
+        let mut id = self.scopes.intern(base);
+        if self.scopes.contains(scope, id) {
+            let mut candidate = std::mem::take(&mut self.candidate);
+            loop {
+                candidate.clear();
+                candidate.push_str(base);
+                candidate.push('_');
+                push_u32(&mut candidate, *next_conflict);
+                *next_conflict += 1;
+                id = self.scopes.intern(&candidate);
+                if !self.scopes.contains(scope, id) {
+                    break;
+                }
+            }
+            self.candidate = candidate;
+        }
+        self.scopes.used.insert((scope, id));
+        id
     }
 
     fn name_of(&self, v: Value) -> Option<ValueName> {
@@ -318,7 +419,7 @@ impl Names {
                 out.push_str("arg");
                 push_u32(out, name.base);
             }
-            NameKind::Suggested => out.push_str(self.suggested.get(name.base as usize).map_or("", |s| s)),
+            NameKind::Suggested => out.push_str(self.scopes.text(name.base)),
             NameKind::None => {}
         }
     }
@@ -900,9 +1001,22 @@ fn sanitize_value_name(name: &mut String) {
     *name = out;
 }
 
+/// The ops that suggest result names, interned once (comparing interned names is
+/// comparing two small integers).
+fn naming_ops() -> &'static [crate::ir::OpName; 3] {
+    static OPS: std::sync::OnceLock<[crate::ir::OpName; 3]> = std::sync::OnceLock::new();
+    OPS.get_or_init(|| {
+        ["spirv.mlir.addressof", "arith.constant", "spirv.Constant"].map(crate::ir::OpName::new)
+    })
+}
+
 fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     let o = ir.op(op);
-    if o.name == "spirv.mlir.addressof" {
+    let [addressof, arith_constant, constant] = naming_ops();
+    if o.name != *addressof && o.name != *arith_constant && o.name != *constant {
+        return false;
+    }
+    if o.name == *addressof {
         if let Some(Attribute::SymbolRef(path)) = o.attr("variable") {
             let Some(v) = path.last() else { return false };
             name.push_str(v);
@@ -910,7 +1024,7 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
             return true;
         }
     }
-    if o.name == "arith.constant" && o.results.len() == 1 {
+    if o.name == *arith_constant && o.results.len() == 1 {
         let ty = ir.value_type(o.results[0]);
         match (o.attr("value"), ir.types.kind(ty)) {
             (Some(Attribute::Integer { value, .. }), TypeKind::Integer { width: 1, .. }) => {
@@ -930,7 +1044,7 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
         }
         return true;
     }
-    if o.name != "spirv.Constant" || o.results.len() != 1 {
+    if o.name != *constant || o.results.len() != 1 {
         return false;
     }
     let ty = ir.value_type(o.results[0]);
@@ -1061,7 +1175,8 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
                 Signedness::Signed => "si",
                 Signedness::Unsigned => "ui",
             };
-            let _ = write!(out, "{prefix}{width}");
+            out.push_str(prefix);
+            push_u32(out, *width);
         }
         TypeKind::Float(k) => out.push_str(k.keyword()),
         TypeKind::Index => out.push_str("index"),
@@ -1715,7 +1830,13 @@ pub(crate) fn push_i128(out: &mut String, n: i128) {
     if n < 0 {
         out.push('-');
     }
-    let mut magnitude = n.unsigned_abs();
+    let magnitude = n.unsigned_abs();
+    // Most values fit 64 bits, whose division is much cheaper than 128-bit division.
+    if let Ok(small) = u64::try_from(magnitude) {
+        push_u64(out, small);
+        return;
+    }
+    let mut magnitude = magnitude;
     let mut digits = [0u8; 40];
     let mut i = digits.len();
     loop {

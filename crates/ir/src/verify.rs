@@ -115,6 +115,7 @@ fn walk_from(
         out: Vec::new(),
         type_constraints: Vec::new(),
         compiled_leaves: RefCell::default(),
+        passed: Signatures::default(),
     };
     let mut failure = None;
     let mut after_gap = false;
@@ -166,6 +167,56 @@ struct Verifier<'a> {
     /// Compiled predicate leaves, keyed by the (static) text's address; a lock-free
     /// front for the process-wide table in `compiled`.
     compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
+    /// Signatures of ops whose checks that depend only on the signature passed.
+    passed: Signatures,
+}
+
+/// A set of op signatures: an op's definition, operand count and value types (what
+/// the checks that depend on nothing else read), kept in one buffer.
+#[derive(Default)]
+struct Signatures {
+    /// By hash: where the signature's types lie in `types` (one per hash; a signature
+    /// whose hash is taken is not remembered, which only costs its checks).
+    by_hash: FxHashMap<u64, (u32, u32)>,
+    types: Vec<Type>,
+}
+
+impl Signatures {
+    fn hash(ir: &Ir, index: usize, o: &crate::ir::Operation) -> u64 {
+        let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut h = mix(index as u64, o.operands.len() as u64);
+        for &v in o.operands.iter().chain(&o.results) {
+            h = mix(h, ir.value_type(v).index() as u64);
+        }
+        // The map's hasher varies the low bits with the key's low bits only.
+        h ^ (h >> 32)
+    }
+
+    /// The stored entry for a signature with this hash (the definition and operand
+    /// count are in the key beside the types).
+    fn key(hash: u64, index: usize, operands: usize) -> u64 {
+        hash ^ ((index as u64) << 48) ^ ((operands as u64) << 40)
+    }
+
+    fn contains(&self, ir: &Ir, hash: u64, index: usize, o: &crate::ir::Operation) -> bool {
+        let Some(&(start, len)) = self.by_hash.get(&Self::key(hash, index, o.operands.len())) else {
+            return false;
+        };
+        let Some(types) = self.types.get(start as usize..(start + len) as usize) else { return false };
+        types.len() == o.operands.len() + o.results.len()
+            && o.operands.iter().chain(&o.results).zip(types).all(|(&v, &t)| ir.value_type(v) == t)
+    }
+
+    fn insert(&mut self, ir: &Ir, hash: u64, index: usize, o: &crate::ir::Operation) {
+        let start = self.types.len() as u32;
+        let len = (o.operands.len() + o.results.len()) as u32;
+        if let std::collections::hash_map::Entry::Vacant(e) =
+            self.by_hash.entry(Self::key(hash, index, o.operands.len()))
+        {
+            e.insert((start, len));
+            self.types.extend(o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)));
+        }
+    }
 }
 
 /// What a predicate is evaluated on.
@@ -210,21 +261,35 @@ impl<'a> Verifier<'a> {
         };
         let def = &crate::opdef::OP_DEFS[index];
         let plan = OpPlan::of(index);
-        if plan.function_like && (self.function_signature(op) || self.graph_results(op)) {
-            return;
-        }
-        if self.attributes(op, plan)
-            || self.operands_and_results(op, def, plan)
-            || self.pred_traits(op, def, plan)
-        {
-            return;
-        }
-        if self.native_traits(op, plan) {
-            return;
+        // An op without attributes whose definition and types passed before passes the
+        // checks that depend on nothing else again (value constraints, type traits):
+        // only those on its place remain.
+        let remembered = o.properties.is_empty() && o.attributes.is_empty() && !plan.function_like;
+        let signature = if remembered { Signatures::hash(self.ir, index, o) } else { 0 };
+        if remembered && self.passed.contains(self.ir, signature, index, o) {
+            if self.pred_traits(op, def, plan, true) || self.terminator_position(op, plan) {
+                return;
+            }
+        } else {
+            if plan.function_like && (self.function_signature(op) || self.graph_results(op)) {
+                return;
+            }
+            if self.attributes(op, plan)
+                || self.operands_and_results(op, def, plan)
+                || self.pred_traits(op, def, plan, false)
+            {
+                return;
+            }
+            if self.native_traits(op, plan) {
+                return;
+            }
+            if remembered {
+                self.passed.insert(self.ir, signature, index, o);
+            }
         }
         // The rules of specific ops, and those on attributes any op may carry.
         if plan.has_rules || !o.properties.is_empty() || !o.attributes.is_empty() {
-            self.op_rules(op, def);
+            self.op_rules(op, def, plan.rule);
             if !self.out.is_empty() {
                 return;
             }
@@ -288,6 +353,38 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Where group `index` lies among the op's operands (or results), as
+    /// [`Verifier::groups`] finds it, without making the whole list in the common case
+    /// (no segment sizes, at most one variable group).
+    fn group_range(
+        &self,
+        op: OpId,
+        def: &OpDef,
+        results: bool,
+        index: usize,
+    ) -> Option<std::ops::Range<usize>> {
+        let o = self.ir.op(op);
+        let (defs, count, segments) = if results {
+            (def.results, o.results.len(), "resultSegmentSizes")
+        } else {
+            (def.operands, o.operands.len(), "operandSegmentSizes")
+        };
+        if o.attr(segments).is_none() {
+            if let Some(extra) = single_variable_extra(defs, count) {
+                let mut at = 0;
+                for (i, d) in defs.iter().enumerate() {
+                    let n = if d.arity == Arity::Single { 1 } else { extra };
+                    if i == index {
+                        return Some(at..at + n);
+                    }
+                    at += n;
+                }
+                return None;
+            }
+        }
+        self.groups(op, def, results)?.get(index).cloned()
+    }
+
     fn operands_and_results(&mut self, op: OpId, def: &OpDef, plan: &OpPlan) -> bool {
         for results in [false, true] {
             let defs = if results { def.results } else { def.operands };
@@ -304,6 +401,23 @@ impl<'a> Verifier<'a> {
                     }
                 }
                 continue;
+            }
+            // At most one variable group and no segment sizes: the groups follow from
+            // the count, walked here without making their list.
+            if o.attr(segments).is_none() {
+                if let Some(extra) = single_variable_extra(defs, values.len()) {
+                    let mut flat = 0;
+                    for d in defs {
+                        let n = if d.arity == Arity::Single { 1 } else { extra };
+                        for &v in values.get(flat..flat + n).unwrap_or(&[]) {
+                            if self.value_fails(op, d, v, results, flat) {
+                                return true;
+                            }
+                            flat += 1;
+                        }
+                    }
+                    continue;
+                }
             }
             let Some(groups) = self.groups(op, def, results) else {
                 let o = self.ir.op(op);
@@ -363,8 +477,12 @@ impl<'a> Verifier<'a> {
         false
     }
 
-    fn pred_traits(&mut self, op: OpId, def: &OpDef, plan: &OpPlan) -> bool {
-        for (t, check) in def.pred_traits.iter().zip(&plan.pred_traits) {
+    /// The `PredOpTrait`s (only those on the op's place with `placement_only`).
+    fn pred_traits(&mut self, op: OpId, def: &OpDef, plan: &OpPlan, placement_only: bool) -> bool {
+        for ((t, check), &placement) in def.pred_traits.iter().zip(&plan.pred_traits).zip(&plan.placement) {
+            if placement_only && !placement {
+                continue;
+            }
             if self.check(check, Subject::Op, op) == Some(false) {
                 self.error(op, format!("failed to verify that {}", t.summary));
                 return true;
@@ -374,12 +492,14 @@ impl<'a> Verifier<'a> {
     }
 
     /// Op-specific rules (MLIR's hand-written `verify()` methods) that the tests check.
-    fn op_rules(&mut self, op: OpId, def: &OpDef) {
-        if let Some(message) = structured_region_error(self.ir, op, def.name) {
-            self.error(op, message.into());
-            return;
+    fn op_rules(&mut self, op: OpId, def: &OpDef, rule: Rule) {
+        if rule == Rule::Structured {
+            if let Some(message) = structured_region_error(self.ir, op, def.name) {
+                self.error(op, message.into());
+                return;
+            }
         }
-        if def.name == "spirv.EntryPoint" {
+        if rule == Rule::EntryPoint {
             if let Some(symbol) = self.missing_interface_variable(op) {
                 // MLIR reports this from the module, without the op prefix.
                 let offset = self.offset(op);
@@ -388,10 +508,10 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
-        if def.name == "spirv.Bitcast" && self.bitcast(op) {
+        if rule == Rule::Bitcast && self.bitcast(op) {
             return;
         }
-        if def.name == "spirv.Constant" {
+        if rule == Rule::Constant {
             let o = self.ir.op(op);
             if let (Some(value), Some(&result)) = (o.attr("value"), o.results.first()) {
                 if let Some(message) = self.constant_value_error(value, self.ir.value_type(result), true) {
@@ -400,9 +520,11 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
-        if let Some(message) = self.return_rules(op, def.name) {
-            self.error(op, message);
-            return;
+        if rule == Rule::Return {
+            if let Some(message) = self.return_rules(op, def.name) {
+                self.error(op, message);
+                return;
+            }
         }
         let o = self.ir.op(op);
         // Memory semantics of atomics and barriers: at most one ordering.
@@ -418,7 +540,7 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
-        if matches!(def.name, "spirv.Load" | "spirv.Store" | "spirv.CopyMemory") {
+        if matches!(rule, Rule::Load | Rule::Store | Rule::CopyMemory) {
             for (access, alignment) in
                 [("memory_access", "alignment"), ("source_memory_access", "source_alignment")]
             {
@@ -443,21 +565,19 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
-        if def.name == "spirv.SpecConstant"
+        if rule == Rule::SpecConstant
             && matches!(o.attr("spec_id"), Some(Attribute::Integer { value, .. }) if *value < 0)
         {
             self.error(op, "SpecId cannot be negative".into());
             return;
         }
-        if matches!(def.name, "spirv.CompositeExtract" | "spirv.CompositeInsert")
-            && self.composite_indices(op)
-        {
+        if rule == Rule::Composite && self.composite_indices(op) {
             return;
         }
         // MLIR's verifyLoadStorePtrAndValTypes: the value is of the pointee type.
-        let load_store = match def.name {
-            "spirv.Load" => o.operands.first().zip(o.results.first()),
-            "spirv.Store" => o.operands.first().zip(o.operands.get(1)),
+        let load_store = match rule {
+            Rule::Load => o.operands.first().zip(o.results.first()),
+            Rule::Store => o.operands.first().zip(o.operands.get(1)),
             _ => None,
         };
         if let Some((&pointer, &value)) = load_store {
@@ -468,12 +588,10 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
-        if matches!(def.name, "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain")
-            && self.access_chain(op, def.name != "spirv.AccessChain")
-        {
+        if rule == Rule::AccessChain && self.access_chain(op, def.name != "spirv.AccessChain") {
             return;
         }
-        if def.name == "spirv.CopyMemory" && o.operands.len() == 2 {
+        if rule == Rule::CopyMemory && o.operands.len() == 2 {
             let pointee = |v: Value| match self.ir.types.kind(self.ir.value_type(v)) {
                 TypeKind::Pointer { pointee, .. } => Some(*pointee),
                 _ => None,
@@ -483,7 +601,7 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
-        if def.name == "spirv.Variable" {
+        if rule == Rule::Variable {
             if let Some(&result) = o.results.first() {
                 if let TypeKind::Pointer { pointee, storage_class, .. } =
                     self.ir.types.kind(self.ir.value_type(result))
@@ -551,19 +669,10 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
-        if matches!(
-            def.name,
-            "spirv.SDot"
-                | "spirv.SUDot"
-                | "spirv.UDot"
-                | "spirv.SDotAccSat"
-                | "spirv.SUDotAccSat"
-                | "spirv.UDotAccSat"
-        ) && self.integer_dot_product(op)
-        {
+        if rule == Rule::Dot && self.integer_dot_product(op) {
             return;
         }
-        if def.name == "spirv.EXT.EmitMeshTasks" {
+        if rule == Rule::EmitMeshTasks {
             if let Some(&payload) = o.operands.get(3) {
                 let ok = matches!(self.ir.types.kind(self.ir.value_type(payload)),
                     TypeKind::Pointer { storage_class, .. } if storage_class == "TaskPayloadWorkgroupEXT");
@@ -602,8 +711,13 @@ impl<'a> Verifier<'a> {
                 return true;
             }
         }
+        self.terminator_position(op, plan)
+    }
+
+    /// A terminator is its block's last op.
+    fn terminator_position(&mut self, op: OpId, plan: &OpPlan) -> bool {
         if plan.terminator {
-            if let Some(block) = o.parent {
+            if let Some(block) = self.ir.op(op).parent {
                 if self.ir.block(block).ops.last() != Some(&op) {
                     self.error(op, "must be the last operation in the parent block".into());
                     return true;
@@ -1320,7 +1434,7 @@ impl<'a> Verifier<'a> {
     fn op_check(&self, leaf: &OpCheck, op: OpId) -> Option<bool> {
         let ty = |r: &Option<ValueRef>| r.and_then(|r| self.value_at(op, r)).map(|v| self.ir.value_type(v));
         match leaf {
-            OpCheck::Inside { parents, direct } => Some(self.inside(op, parents, *direct)),
+            OpCheck::Inside { parents, direct } => Some(self.inside_any_of(op, parents, *direct)),
             OpCheck::SameTypes(refs) => all_equal(refs.iter().map(ty)),
             OpCheck::SameElementTypes(refs) => {
                 all_equal(refs.iter().map(|r| ty(r).map(|t| self.element_or_self(t))))
@@ -1342,8 +1456,8 @@ impl<'a> Verifier<'a> {
             return (values.len() == r.count).then(|| values.get(r.index).copied()).flatten();
         }
         let def = o.name.def()?;
-        let range = self.groups(op, def, r.results)?.get(r.index)?.clone();
-        values[range].first().copied()
+        let range = self.group_range(op, def, r.results, r.index)?;
+        values.get(range)?.first().copied()
     }
 
     /// The leaf's compiled form, made once per process and leaf.
@@ -1527,6 +1641,21 @@ impl<'a> Verifier<'a> {
         self.ir.types.find(&TypeKind::Integer { width: 1, signedness: Signedness::Signless })
     }
 
+    /// [`Verifier::inside`] with the parents' names interned.
+    fn inside_any_of(&self, op: OpId, parents: &[crate::ir::OpName], direct: bool) -> bool {
+        let mut current = self.ir.parent_op(op);
+        while let Some(p) = current {
+            if parents.contains(&self.ir.op(p).name) {
+                return true;
+            }
+            if direct {
+                return false;
+            }
+            current = self.ir.parent_op(p);
+        }
+        false
+    }
+
     /// Whether `op` sits in one of `parents` (directly, or anywhere above unless `direct`).
     fn inside(&self, op: OpId, parents: &[&str], direct: bool) -> bool {
         let mut current = self.ir.parent_op(op);
@@ -1682,6 +1811,9 @@ struct OpPlan {
     attributes: Vec<AttrPlan>,
     /// Parallel to the definition's `pred_traits`.
     pred_traits: Vec<Check>,
+    /// Parallel to `pred_traits`: whether the trait depends on the op's place (an
+    /// enclosing op) rather than only on its types.
+    placement: Vec<bool>,
     same_operands_and_result_type: bool,
     same_type_operands: bool,
     same_shape: bool,
@@ -1694,6 +1826,54 @@ struct OpPlan {
     function_like: bool,
     /// `Verifier::op_rules` has rules for the op itself.
     has_rules: bool,
+    /// Which of `Verifier::op_rules`' op-specific rules apply.
+    rule: Rule,
+}
+
+/// The op-specific rules of `Verifier::op_rules`, told apart once per definition
+/// rather than by name per op.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    None,
+    Structured,
+    EntryPoint,
+    Bitcast,
+    Constant,
+    Return,
+    Load,
+    Store,
+    CopyMemory,
+    SpecConstant,
+    Composite,
+    AccessChain,
+    Variable,
+    Dot,
+    EmitMeshTasks,
+}
+
+impl Rule {
+    fn of(name: &str) -> Rule {
+        match name {
+            "spirv.mlir.loop" | "spirv.mlir.selection" => Rule::Structured,
+            "spirv.EntryPoint" => Rule::EntryPoint,
+            "spirv.Bitcast" => Rule::Bitcast,
+            "spirv.Constant" => Rule::Constant,
+            "spirv.Return" | "spirv.ReturnValue" | "spirv.Unreachable" => Rule::Return,
+            "spirv.Load" => Rule::Load,
+            "spirv.Store" => Rule::Store,
+            "spirv.CopyMemory" => Rule::CopyMemory,
+            "spirv.SpecConstant" => Rule::SpecConstant,
+            "spirv.CompositeExtract" | "spirv.CompositeInsert" => Rule::Composite,
+            "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain" => {
+                Rule::AccessChain
+            }
+            "spirv.Variable" => Rule::Variable,
+            "spirv.SDot" | "spirv.SUDot" | "spirv.UDot" | "spirv.SDotAccSat" | "spirv.SUDotAccSat"
+            | "spirv.UDotAccSat" => Rule::Dot,
+            "spirv.EXT.EmitMeshTasks" => Rule::EmitMeshTasks,
+            _ => Rule::None,
+        }
+    }
 }
 
 struct AttrPlan {
@@ -1727,9 +1907,11 @@ impl OpPlan {
                 }
             })
             .collect();
+        let pred_traits: Vec<Check> = def.pred_traits.iter().map(|t| Check::new(&t.pred, def)).collect();
         OpPlan {
             attributes,
-            pred_traits: def.pred_traits.iter().map(|t| Check::new(&t.pred, def)).collect(),
+            placement: pred_traits.iter().map(Check::depends_on_place).collect(),
+            pred_traits,
             same_operands_and_result_type: def.has_trait("SameOperandsAndResultType"),
             same_type_operands: def.has_trait("SameTypeOperands"),
             same_shape: def.has_trait("SameOperandsAndResultShape"),
@@ -1762,6 +1944,7 @@ impl OpPlan {
                     | "spirv.ReturnValue"
                     | "spirv.Unreachable"
             ),
+            rule: Rule::of(def.name),
         }
     }
 }
@@ -1784,6 +1967,16 @@ enum Check {
 }
 
 impl Check {
+    /// Whether evaluating the check on an op looks at the op's enclosing ops.
+    fn depends_on_place(&self) -> bool {
+        match self {
+            Check::Leaf { op, .. } => matches!(op, Some(OpCheck::Inside { .. })),
+            Check::And(items) | Check::Or(items) => items.iter().any(Check::depends_on_place),
+            Check::Not(c) | Check::Element(c) | Check::AllOf(c) => c.depends_on_place(),
+            Check::Unknown => false,
+        }
+    }
+
     fn new(pred: &'static Pred, def: &'static OpDef) -> Check {
         match pred {
             Pred::And(items) => Check::And(items.iter().map(|p| Check::new(p, def)).collect()),
@@ -1834,17 +2027,28 @@ impl ValueRef {
 
 /// An [`OpLeaf`] with its names resolved against a definition.
 enum OpCheck {
-    Inside { parents: &'static [&'static str], direct: bool },
+    /// The parents interned, so that a parent's name is compared as a small integer.
+    Inside {
+        parents: Vec<crate::ir::OpName>,
+        direct: bool,
+    },
     SameTypes(Vec<Option<ValueRef>>),
     SameElementTypes(Vec<Option<ValueRef>>),
-    Derived { derive: Derive, src: Option<ValueRef>, dst: Option<ValueRef> },
+    Derived {
+        derive: Derive,
+        src: Option<ValueRef>,
+        dst: Option<ValueRef>,
+    },
 }
 
 impl OpCheck {
     fn new(leaf: &OpLeaf, def: &OpDef) -> OpCheck {
         let named = |n: &&str| ValueRef::named(def, n);
         match leaf {
-            OpLeaf::Inside { parents, direct } => OpCheck::Inside { parents, direct: *direct },
+            OpLeaf::Inside { parents, direct } => OpCheck::Inside {
+                parents: parents.iter().map(|&p| crate::ir::OpName::new(p)).collect(),
+                direct: *direct,
+            },
             OpLeaf::SameTypes(names) => OpCheck::SameTypes(names.iter().map(named).collect()),
             OpLeaf::SameElementTypes(names) => OpCheck::SameElementTypes(names.iter().map(named).collect()),
             OpLeaf::Derived { derive, src, dst } => {
@@ -1939,6 +2143,18 @@ impl OpLeaf {
         };
         Some(OpLeaf::Derived { derive, src, dst })
     }
+}
+
+/// For groups without segment sizes: how many values the one variable group takes
+/// (0 when all are single), when the groups can split `count` values that way
+/// (`format::group_ranges`' rule); `None` when they cannot.
+fn single_variable_extra(defs: &[OperandDef], count: usize) -> Option<usize> {
+    let variable = defs.iter().filter(|d| d.arity != Arity::Single).count();
+    let fixed = defs.len() - variable;
+    if variable > 1 || count < fixed || (variable == 0 && count > fixed) {
+        return None;
+    }
+    Some(count - fixed)
 }
 
 /// Three-valued AND (`decisive` false) or OR (`decisive` true) of lazily evaluated
