@@ -188,6 +188,9 @@ pub struct Parser<'s, 'ir> {
     /// The integer types asked for lately (format type inference asks for `i1`
     /// and `i32` op after op).
     integer_types: [Option<(u32, Signedness, Type)>; 4],
+    /// The pointer types the custom forms asked for lately, by pointee and storage
+    /// class (`spirv.Load "Function" %p : f32` names its pointer so).
+    pointer_types: Vec<(Type, String, Type)>,
 }
 
 /// A spelling of a type: its whole text, the type, and the nesting its parse needs.
@@ -234,6 +237,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             type_front: Default::default(),
             op_front: [None; OP_FRONT_SLOTS],
             integer_types: [None; 4],
+            pointer_types: Vec::new(),
         }
     }
 
@@ -247,8 +251,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn bump(&mut self) -> Token<'s> {
         let t = self.tok;
         self.prev_end = t.offset + t.text.len();
-        self.tok = self.lex.next_token();
+        self.advance();
         t
+    }
+
+    /// Reads the next token into `tok`: the one place the lexer is inlined.
+    #[inline(never)]
+    fn advance(&mut self) {
+        self.tok = self.lex.next_token();
     }
 
     pub fn at(&self, punct: &str) -> bool {
@@ -1401,6 +1411,21 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         ty
     }
 
+    /// The pointer to `pointee` in `storage_class` (interned the first time).
+    pub(crate) fn pointer_type(&mut self, pointee: Type, storage_class: &str) -> Type {
+        let known = self.pointer_types.iter().find(|(p, sc, _)| *p == pointee && sc == storage_class);
+        if let Some(&(_, _, ty)) = known {
+            return ty;
+        }
+        let ty = self.ir.types.pointer(pointee, storage_class);
+        // A few are in use at a time; the oldest goes.
+        if self.pointer_types.len() == 8 {
+            self.pointer_types.remove(0);
+        }
+        self.pointer_types.push((pointee, storage_class.to_string(), ty));
+        ty
+    }
+
     /// Forgets the types parsed (an alias they may use changed meaning).
     fn clear_type_cache(&mut self) {
         self.type_cache.clear();
@@ -1411,7 +1436,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn skip_to(&mut self, offset: usize) {
         self.lex.reset_to(offset);
         self.prev_end = offset;
-        self.tok = self.lex.next_token();
+        self.advance();
     }
 
     fn parse_type_inner(&mut self) -> PResult<Type> {
@@ -1579,7 +1604,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn split_x(&mut self) -> PResult<()> {
         if self.tok.kind == Tok::Ident && self.tok.text.starts_with('x') {
             self.lex.reset_to(self.tok.offset + 1);
-            self.tok = self.lex.next_token();
+            self.advance();
             return Ok(());
         }
         self.error("expected 'x' in dimension list")
