@@ -168,8 +168,13 @@ impl<'s> Lexer<'s> {
         let start = self.skip_trivia(self.pos);
         let (kind, end) = self.scan_token(start);
         self.pos = end;
-        // Token boundaries are at ASCII bytes or whole characters.
-        Token { kind, text: self.src.get(start..end).unwrap_or(""), offset: start }
+        // Token boundaries are at ASCII bytes or whole characters. (Two splits check
+        // a boundary each: cheaper than a range's checks.)
+        let text = match self.src.split_at_checked(start) {
+            Some((_, rest)) => rest.split_at_checked(end - start).map_or("", |(text, _)| text),
+            None => "",
+        };
+        Token { kind, text, offset: start }
     }
 
     /// The kind and end of the token starting at `start` (after trivia).

@@ -205,7 +205,7 @@ fn type_front_slot(head: &str) -> usize {
     (b.len() * 7 + at(0) * 3 + at(1) + at(b.len().wrapping_sub(1)) * 5) % TYPE_FRONT_SLOTS
 }
 
-const OP_FRONT_SLOTS: usize = 64;
+const OP_FRONT_SLOTS: usize = 256;
 
 /// How deeply regions, types and attributes may nest.
 const MAX_DEPTH: usize = 256;
@@ -818,7 +818,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let open = self.tok.offset;
         self.expect("{")?;
         let mut scope = self.spare_scopes.pop().unwrap_or_default();
-        scope.isolated = crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove");
+        scope.isolated = self.is_isolated(op);
         self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
         let ops_start = self.block_ops.len();
@@ -913,7 +913,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let depth = self.scopes.len();
         let pending = self.forward.keys().filter(|(d, _, _)| *d == depth).copied().collect::<Vec<_>>();
         if !pending.is_empty() {
-            if depth == 0 || crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove") {
+            if depth == 0 || self.is_isolated(op) {
                 // As mlir-opt: the first such use, without the name.
                 let offset = pending.iter().filter_map(|key| self.forward.get(key)).map(|&(_, o)| o).min();
                 return Err(Box::new(ParseError {
@@ -947,6 +947,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         Ok(region)
+    }
+
+    /// Whether `op` is isolated from above (its regions see no outer names).
+    fn is_isolated(&self, op: OpId) -> bool {
+        let name = &self.ir.op(op).name;
+        match name.def() {
+            // The op's definition is at hand: no lookup by name.
+            Some(def) => def.traits.contains(&"IsolatedFromAbove"),
+            None => crate::opdef::op_has_trait(name, "IsolatedFromAbove"),
+        }
     }
 
     /// Gives `block` the ops parsed into it (those of `block_ops` from `start`): its
@@ -1384,17 +1394,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// The position in `OP_DEFS` of the op named `name` (see [`Parser::op_front`]).
     pub(crate) fn op_def_index_by_name(&mut self, name: &'s str) -> Option<usize> {
+        // Names differ mostly in their last bytes (they share the `spirv.` prefix).
         let b = name.as_bytes();
-        let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
-        let n = b.len();
-        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2)))
-            % OP_FRONT_SLOTS;
-        if let Some((known, index)) = self.op_front[slot] {
-            if known == name {
-                return index;
+        let tail = match b.last_chunk::<8>() {
+            Some(word) => u64::from_le_bytes(*word),
+            None => b.iter().fold(0, |h, &c| h << 8 | u64::from(c)),
+        };
+        let hash = (tail ^ b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // Two ways: the slot and its neighbour; a new name pushes the slot's to it.
+        let slot = (hash >> 56) as usize % OP_FRONT_SLOTS;
+        for way in [slot, slot ^ 1] {
+            if let Some((known, index)) = self.op_front[way] {
+                if known == name {
+                    return index;
+                }
             }
         }
         let index = crate::opdef::op_def_index_by_name(name);
+        self.op_front[slot ^ 1] = self.op_front[slot];
         self.op_front[slot] = Some((name, index));
         index
     }
