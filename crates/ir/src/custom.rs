@@ -444,7 +444,7 @@ fn parse_arith_constant(p: &mut Parser) -> PResult<OpId> {
     let mut value = p.parse_attribute()?;
     let ty = match &value {
         Attribute::Bool(b) => {
-            let i1 = p.ir.types.integer(1, crate::types::Signedness::Signless);
+            let i1 = p.integer_type(1, crate::types::Signedness::Signless);
             value = Attribute::Integer { value: *b as i128, ty: i1 };
             i1
         }

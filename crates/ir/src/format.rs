@@ -954,7 +954,7 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         } else {
             32
         };
-        let ty = p.ir.types.integer(width, Signedness::Signless);
+        let ty = p.integer_type(width, Signedness::Signless);
         return p.parse_typed_number(negative, ty);
     }
     if c.storage_type.contains("UnitAttr") {
@@ -1064,7 +1064,7 @@ fn finish<'s>(
         }
     }
     let segments = if format.attr_sized_operands {
-        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let i32t = p.integer_type(32, Signedness::Signless);
         let sizes = (0..def.operands.len())
             .map(|i| {
                 let count = st.operand_types[i].as_ref().map_or(0, |t| t.len());

@@ -188,6 +188,9 @@ pub struct Parser<'s, 'ir> {
     /// The integer types asked for lately (format type inference asks for `i1`
     /// and `i32` op after op).
     integer_types: [Option<(u32, Signedness, Type)>; 4],
+    /// The pointer types the custom forms asked for lately, by pointee and storage
+    /// class (`spirv.Load "Function" %p : f32` names its pointer so).
+    pointer_types: Vec<(Type, String, Type)>,
 }
 
 /// A spelling of a type: its whole text, the type, and the nesting its parse needs.
@@ -202,7 +205,7 @@ fn type_front_slot(head: &str) -> usize {
     (b.len() * 7 + at(0) * 3 + at(1) + at(b.len().wrapping_sub(1)) * 5) % TYPE_FRONT_SLOTS
 }
 
-const OP_FRONT_SLOTS: usize = 64;
+const OP_FRONT_SLOTS: usize = 256;
 
 /// How deeply regions, types and attributes may nest.
 const MAX_DEPTH: usize = 256;
@@ -234,6 +237,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             type_front: Default::default(),
             op_front: [None; OP_FRONT_SLOTS],
             integer_types: [None; 4],
+            pointer_types: Vec::new(),
         }
     }
 
@@ -247,8 +251,14 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn bump(&mut self) -> Token<'s> {
         let t = self.tok;
         self.prev_end = t.offset + t.text.len();
-        self.tok = self.lex.next_token();
+        self.advance();
         t
+    }
+
+    /// Reads the next token into `tok`: the one place the lexer is inlined.
+    #[inline(never)]
+    fn advance(&mut self) {
+        self.tok = self.lex.next_token();
     }
 
     pub fn at(&self, punct: &str) -> bool {
@@ -808,7 +818,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let open = self.tok.offset;
         self.expect("{")?;
         let mut scope = self.spare_scopes.pop().unwrap_or_default();
-        scope.isolated = crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove");
+        scope.isolated = self.is_isolated(op);
         self.scopes.push(scope);
         let mut current: Option<BlockId> = None;
         let ops_start = self.block_ops.len();
@@ -903,7 +913,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let depth = self.scopes.len();
         let pending = self.forward.keys().filter(|(d, _, _)| *d == depth).copied().collect::<Vec<_>>();
         if !pending.is_empty() {
-            if depth == 0 || crate::opdef::op_has_trait(&self.ir.op(op).name, "IsolatedFromAbove") {
+            if depth == 0 || self.is_isolated(op) {
                 // As mlir-opt: the first such use, without the name.
                 let offset = pending.iter().filter_map(|key| self.forward.get(key)).map(|&(_, o)| o).min();
                 return Err(Box::new(ParseError {
@@ -937,6 +947,16 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }
         }
         Ok(region)
+    }
+
+    /// Whether `op` is isolated from above (its regions see no outer names).
+    fn is_isolated(&self, op: OpId) -> bool {
+        let name = &self.ir.op(op).name;
+        match name.def() {
+            // The op's definition is at hand: no lookup by name.
+            Some(def) => def.traits.contains(&"IsolatedFromAbove"),
+            None => crate::opdef::op_has_trait(name, "IsolatedFromAbove"),
+        }
     }
 
     /// Gives `block` the ops parsed into it (those of `block_ops` from `start`): its
@@ -1374,17 +1394,24 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// The position in `OP_DEFS` of the op named `name` (see [`Parser::op_front`]).
     pub(crate) fn op_def_index_by_name(&mut self, name: &'s str) -> Option<usize> {
+        // Names differ mostly in their last bytes (they share the `spirv.` prefix).
         let b = name.as_bytes();
-        let at = |i: usize| usize::from(b.get(i).copied().unwrap_or(0));
-        let n = b.len();
-        let slot = (n * 31 + at(6) * 7 + at(7) * 3 + at(n.wrapping_sub(1)) * 5 + at(n.wrapping_sub(2)))
-            % OP_FRONT_SLOTS;
-        if let Some((known, index)) = self.op_front[slot] {
-            if known == name {
-                return index;
+        let tail = match b.last_chunk::<8>() {
+            Some(word) => u64::from_le_bytes(*word),
+            None => b.iter().fold(0, |h, &c| h << 8 | u64::from(c)),
+        };
+        let hash = (tail ^ b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        // Two ways: the slot and its neighbour; a new name pushes the slot's to it.
+        let slot = (hash >> 56) as usize % OP_FRONT_SLOTS;
+        for way in [slot, slot ^ 1] {
+            if let Some((known, index)) = self.op_front[way] {
+                if known == name {
+                    return index;
+                }
             }
         }
         let index = crate::opdef::op_def_index_by_name(name);
+        self.op_front[slot ^ 1] = self.op_front[slot];
         self.op_front[slot] = Some((name, index));
         index
     }
@@ -1401,6 +1428,21 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         ty
     }
 
+    /// The pointer to `pointee` in `storage_class` (interned the first time).
+    pub(crate) fn pointer_type(&mut self, pointee: Type, storage_class: &str) -> Type {
+        let known = self.pointer_types.iter().find(|(p, sc, _)| *p == pointee && sc == storage_class);
+        if let Some(&(_, _, ty)) = known {
+            return ty;
+        }
+        let ty = self.ir.types.pointer(pointee, storage_class);
+        // A few are in use at a time; the oldest goes.
+        if self.pointer_types.len() == 8 {
+            self.pointer_types.remove(0);
+        }
+        self.pointer_types.push((pointee, storage_class.to_string(), ty));
+        ty
+    }
+
     /// Forgets the types parsed (an alias they may use changed meaning).
     fn clear_type_cache(&mut self) {
         self.type_cache.clear();
@@ -1411,7 +1453,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn skip_to(&mut self, offset: usize) {
         self.lex.reset_to(offset);
         self.prev_end = offset;
-        self.tok = self.lex.next_token();
+        self.advance();
     }
 
     fn parse_type_inner(&mut self) -> PResult<Type> {
@@ -1579,7 +1621,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     fn split_x(&mut self) -> PResult<()> {
         if self.tok.kind == Tok::Ident && self.tok.text.starts_with('x') {
             self.lex.reset_to(self.tok.offset + 1);
-            self.tok = self.lex.next_token();
+            self.advance();
             return Ok(());
         }
         self.error("expected 'x' in dimension list")

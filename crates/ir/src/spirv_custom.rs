@@ -9,6 +9,7 @@ use crate::lexer::{unescape_to_string, Tok};
 use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
 use crate::printer::Printer;
 use crate::types::{CompositeStep, Signedness, Type, TypeKind};
+use std::borrow::Cow;
 
 fn dialect(name: &str, body: &str) -> Attribute {
     Attribute::Dialect { name: name.to_string(), body: Some(body.to_string()) }
@@ -44,8 +45,21 @@ pub(crate) fn optional_attr_dict(p: &mut Parser) -> PResult<Vec<NamedAttribute>>
     }
 }
 
-fn pointer(p: &mut Parser, pointee: Type, storage_class: String) -> Type {
-    p.ir.types.pointer(pointee, storage_class)
+fn pointer(p: &mut Parser, pointee: Type, storage_class: &str) -> Type {
+    p.pointer_type(pointee, storage_class)
+}
+
+/// A string literal's text, borrowed from the source unless it has escapes (the
+/// storage class of `spirv.Load "Function"` is only looked at, not kept).
+fn string_text<'s>(p: &mut Parser<'s, '_>) -> PResult<Cow<'s, str>> {
+    if p.tok.kind != Tok::String {
+        return p.error("expected string");
+    }
+    let text = p.bump().text;
+    Ok(match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => Cow::Borrowed(inner),
+        _ => Cow::Owned(unescape_to_string(text)),
+    })
 }
 
 /// The pointee and storage class of a pointer whose type the custom forms (which name
@@ -199,7 +213,7 @@ fn parse_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let mut value = p.parse_attribute()?;
     let ty = match &value {
         Attribute::Bool(b) => {
-            let i1 = p.ir.types.integer(1, Signedness::Signless);
+            let i1 = p.integer_type(1, Signedness::Signless);
             value = Attribute::Integer { value: *b as i128, ty: i1 };
             i1
         }
@@ -266,7 +280,7 @@ fn parse_memory_access(
     props.push(NamedAttribute::new(access_name, dialect("spirv.memory_access", &access)));
     if access.split('|').any(|a| a.trim() == "Aligned") {
         p.expect(",")?;
-        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let i32t = p.integer_type(32, Signedness::Signless);
         let value = signed_number(p, i32t)?;
         props.push(NamedAttribute::new(alignment_name, value));
     }
@@ -275,10 +289,15 @@ fn parse_memory_access(
 
 /// A quoted enum keyword (`"Function"`), as MLIR's `parseEnumStrAttr` reads it.
 fn enum_string(p: &mut Parser) -> PResult<String> {
+    Ok(enum_text(p)?.into_owned())
+}
+
+/// [`enum_string`], borrowed from the source when it can be.
+fn enum_text<'s>(p: &mut Parser<'s, '_>) -> PResult<Cow<'s, str>> {
     if p.tok.kind != Tok::String {
         return p.wrong_token("expected attribute value");
     }
-    string_token(p)
+    string_text(p)
 }
 fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_name: &str) {
     let ir = p.ir;
@@ -297,10 +316,16 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
 }
 
 fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
-    let def_attrs = p.ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
-    let (inh, discardable): (Vec<_>, Vec<_>) =
-        extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
-    props.extend(inh);
+    // Mostly there is no dictionary to split.
+    let discardable = if extra.is_empty() {
+        extra
+    } else {
+        let def_attrs = p.ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
+        let (inh, discardable): (Vec<_>, Vec<_>) =
+            extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
+        props.extend(inh);
+        discardable
+    };
     props.sort_by(|a, b| a.name.cmp(&b.name));
     // The op keeps these for its lifetime: no spare room.
     props.shrink_to_fit();
@@ -311,14 +336,14 @@ fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Ve
 
 fn parse_load(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
-    let sc = enum_string(p)?;
+    let sc = enum_text(p)?;
     let r = p.parse_operand_ref()?;
     let mut props = Vec::new();
     parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.Load")?;
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let ptr = pointer(p, ty, sc);
+    let ptr = pointer(p, ty, &sc);
     let v = p.resolve_operands(&[r], &[ptr], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
@@ -344,29 +369,30 @@ fn print_load(p: &mut Printer, op: OpId) -> bool {
 
 fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let start = p.tok.offset;
-    let sc = enum_string(p)?;
+    let sc = enum_text(p)?;
     if p.tok.kind != Tok::ValueId {
         return p.wrong_token("expected operand");
     }
-    let mut refs = vec![p.parse_operand_ref()?];
+    let ptr_ref = p.parse_operand_ref()?;
+    let (mut value_ref, mut count) = (None, 1);
     while p.eat(",") {
-        refs.push(p.parse_operand_ref()?);
+        let r = p.parse_operand_ref()?;
+        count += 1;
+        value_ref.get_or_insert(r);
     }
-    if refs.len() != 2 {
+    let (Some(value_ref), 2) = (value_ref, count) else {
         return Err(Box::new(ParseError {
             notes: Vec::new(),
             offset: start,
             message: "custom op 'spirv.Store' expected 2 operands".into(),
         }));
-    }
-    let value_ref = refs.pop().expect("two operands");
-    let ptr_ref = refs.pop().expect("two operands");
+    };
     let mut props = Vec::new();
     parse_memory_access(p, &mut props, "memory_access", "alignment", "spirv.Store")?;
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let ptr = pointer(p, ty, sc);
+    let ptr = pointer(p, ty, &sc);
     let v = p.resolve_operands(&[ptr_ref, value_ref], &[ptr, ty], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -462,8 +488,8 @@ fn parse_copy_memory(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
-    let target_ptr = pointer(p, ty, target_sc);
-    let source_ptr = pointer(p, ty, source_sc);
+    let target_ptr = pointer(p, ty, &target_sc);
+    let source_ptr = pointer(p, ty, &source_sc);
     let v = p.resolve_operands(&[target, source], &[target_ptr, source_ptr], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -531,7 +557,7 @@ fn signed_number(p: &mut Parser, ty: crate::types::Type) -> PResult<Attribute> {
 }
 
 fn parse_variable_decorations(p: &mut Parser, props: &mut Vec<NamedAttribute>) -> PResult<()> {
-    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let i32t = p.integer_type(32, Signedness::Signless);
     if p.eat_keyword("bind") {
         p.expect("(")?;
         let set = signed_number(p, i32t)?;
@@ -596,7 +622,7 @@ fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let mut discardable = Vec::new();
     if p.eat_keyword("spec_id") {
         p.expect("(")?;
-        let i64t = p.ir.types.integer(64, Signedness::Signless);
+        let i64t = p.integer_type(64, Signedness::Signless);
         let id = signed_number(p, i64t)?;
         p.expect(")")?;
         discardable.push(NamedAttribute::new("spec_id", id));
@@ -604,7 +630,7 @@ fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     p.expect("=")?;
     let mut value = p.parse_attribute()?;
     if let Attribute::Bool(b) = value {
-        let i1 = p.ir.types.integer(1, Signedness::Signless);
+        let i1 = p.integer_type(1, Signedness::Signless);
         value = Attribute::Integer { value: b as i128, ty: i1 };
     }
     let props = vec![
@@ -756,7 +782,7 @@ fn print_entry_point(p: &mut Printer, op: OpId) -> bool {
 fn parse_execution_mode(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let f = symbol(p)?;
     let mode = string_token(p)?;
-    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let i32t = p.integer_type(32, Signedness::Signless);
     let mut values = Vec::new();
     while p.eat(",") {
         let negative = p.eat("-");
@@ -1039,11 +1065,11 @@ fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value
 
 fn parse_branch_conditional(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId> {
     let cond_ref = p.parse_operand_ref()?;
-    let i1 = p.ir.types.integer(1, Signedness::Signless);
+    let i1 = p.integer_type(1, Signedness::Signless);
     let cond = p.resolve_operands(&[cond_ref], &[i1], start)?;
     let mut weights = None;
     if p.eat("[") {
-        let i32t = p.ir.types.integer(32, Signedness::Signless);
+        let i32t = p.integer_type(32, Signedness::Signless);
         let a = signed_number(p, i32t)?;
         p.expect(",")?;
         let b = signed_number(p, i32t)?;
@@ -1055,7 +1081,7 @@ fn parse_branch_conditional(p: &mut Parser, op_name: &OpName, start: usize) -> P
     p.expect(",")?;
     let (f, f_args) = parse_successor_and_operands(p, start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
-    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let i32t = p.integer_type(32, Signedness::Signless);
     let segments = Attribute::DenseArray {
         element: i32t,
         values: [1, t_args.len(), f_args.len()]
@@ -1283,7 +1309,7 @@ fn parse_block_write(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<
         TypeKind::Vector { element, .. } => *element,
         _ => ty,
     };
-    let ptr_ty = pointer(p, element, sc);
+    let ptr_ty = pointer(p, element, &sc);
     let v = p.resolve_operands(&[ptr, value], &[ptr_ty, ty], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[]);
@@ -1367,7 +1393,7 @@ fn parse_switch(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId>
         case_values.extend(args);
     }
     p.expect("]")?;
-    let i32t = p.ir.types.integer(32, Signedness::Signless);
+    let i32t = p.integer_type(32, Signedness::Signless);
     let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
     let literals_ty = p.ir.types.vector(literals.len() as u64, ty);
     // MLIR leaves the optional `literals` out when there are no cases.
