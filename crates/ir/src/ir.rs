@@ -404,7 +404,7 @@ impl Ir {
     /// Moves every op, block, region and value of `other` into this IR (after this
     /// IR's own) and interns its types here. Returns where `other`'s entities went;
     /// or, when an identified struct has different bodies in the two IRs, its name.
-    pub fn absorb(&mut self, other: Ir) -> Result<Absorbed, String> {
+    pub fn absorb(&mut self, mut other: Ir) -> Result<Absorbed, String> {
         let types = self.types.absorb(&other.types)?;
         let map_type = |t: Type| types.get(t.index()).copied().unwrap_or(t);
         let to = Absorbed {
@@ -413,14 +413,16 @@ impl Ir {
             regions: self.regions.len() as u32,
             values: self.values.len() as u32,
         };
-        self.values.extend(other.values.into_iter().map(|v| ValueData {
-            ty: map_type(v.ty),
-            def: match v.def {
+        // Ids are rewritten in place and the arenas appended whole (a copy of each
+        // arena rather than a move of each entity).
+        for v in &mut other.values {
+            v.ty = map_type(v.ty);
+            v.def = match v.def {
                 ValueDef::Result { op, index } => ValueDef::Result { op: to.op(op), index },
                 ValueDef::Argument { block, index } => ValueDef::Argument { block: to.block(block), index },
-            },
-        }));
-        self.ops.extend(other.ops.into_iter().map(|mut o| {
+            };
+        }
+        for o in &mut other.ops {
             o.operands.iter_mut().chain(o.results.iter_mut()).for_each(|v| *v = to.value(*v));
             o.regions.iter_mut().for_each(|r| *r = to.region(*r));
             o.successors.iter_mut().for_each(|b| *b = to.block(*b));
@@ -428,19 +430,20 @@ impl Ir {
             for attr in o.properties.iter_mut().chain(o.attributes.iter_mut()) {
                 attr.value.map_types(&map_type);
             }
-            o
-        }));
-        self.blocks.extend(other.blocks.into_iter().map(|mut b| {
+        }
+        for b in &mut other.blocks {
             b.arguments.iter_mut().for_each(|v| *v = to.value(*v));
             b.ops.iter_mut().for_each(|o| *o = to.op(*o));
             b.parent = b.parent.map(|r| to.region(r));
-            b
-        }));
-        self.regions.extend(other.regions.into_iter().map(|mut r| {
+        }
+        for r in &mut other.regions {
             r.blocks.iter_mut().for_each(|b| *b = to.block(*b));
             r.parent = r.parent.map(|o| to.op(o));
-            r
-        }));
+        }
+        self.values.append(&mut other.values);
+        self.ops.append(&mut other.ops);
+        self.blocks.append(&mut other.blocks);
+        self.regions.append(&mut other.regions);
         Ok(to)
     }
 
