@@ -37,6 +37,7 @@
 mod ext_inst;
 mod function;
 mod halves;
+mod ids;
 mod types;
 
 use spirvkit_binary::module::{Inst, Module};
@@ -190,6 +191,8 @@ struct Deserializer<'m, 'i> {
     names: FxHashMap<u32, String>,
     strings: FxHashMap<u32, String>,
     decorations: FxHashMap<u32, Vec<Decoration>>,
+    /// The ids with `decorations` (dense: most values have none, and each is asked).
+    decorated: ids::IdTable<()>,
     member_decorations: FxHashMap<u32, Vec<(u32, Decoration)>>,
     /// OpDecorationGroup results (their decorations are in `decorations`).
     decoration_groups: FxHashSet<u32>,
@@ -197,6 +200,8 @@ struct Deserializer<'m, 'i> {
     /// group of many decorations applied to many targets multiplies.
     group_decorations_applied: usize,
     types: FxHashMap<u32, Type>,
+    /// `types` again, for the lookups of every instruction (dense by id).
+    type_table: ids::IdTable<Type>,
     void_types: FxHashSet<u32>,
     /// OpTypeFunction: parameter types and the return type (`None` for void).
     function_types: FxHashMap<u32, (Vec<Type>, Option<Type>)>,
@@ -226,10 +231,19 @@ struct Deserializer<'m, 'i> {
     /// Which functions (by position in the module) get their bodies read; the others
     /// are skipped ([`halves`] reads each half of a large module on its own thread).
     function_bodies: std::ops::Range<usize>,
+    /// The last function's state, whose storage the next one reuses.
+    spare_function_state: Option<function::FunctionState>,
+    /// `#spirv.storage_class<...>` of the storage classes met so far.
+    storage_classes: FxHashMap<u32, Attribute>,
+    /// `i32`, once interned.
+    i32_type: Option<Type>,
 }
 
 impl<'m, 'i> Deserializer<'m, 'i> {
     fn new(module: &'m Module, ir: &'i mut Ir, options: &'i DeserializeOptions) -> Self {
+        // About an op per instruction (the reservation is by the size of MLIR text,
+        // 40 bytes an op): the arenas then need not grow, copying themselves.
+        ir.reserve_for_text(module.instruction_count().saturating_mul(40));
         let module_op = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
         let region = ir.add_region(module_op);
         let module_block = ir.create_block();
@@ -251,10 +265,12 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             names: FxHashMap::default(),
             strings: FxHashMap::default(),
             decorations: FxHashMap::default(),
+            decorated: ids::IdTable::new(module.header.bound, module.words().len()),
             member_decorations: FxHashMap::default(),
             decoration_groups: FxHashSet::default(),
             group_decorations_applied: 0,
             types: FxHashMap::default(),
+            type_table: ids::IdTable::new(module.header.bound, module.words().len()),
             void_types: FxHashSet::default(),
             function_types: FxHashMap::default(),
             forward_pointers: FxHashMap::default(),
@@ -269,6 +285,9 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             deferred: Vec::new(),
             line: Location::Unknown,
             function_bodies: 0..usize::MAX,
+            spare_function_state: None,
+            i32_type: None,
+            storage_classes: FxHashMap::default(),
         }
     }
 
@@ -369,6 +388,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 _ => {}
             }
         }
+        self.used_symbols.reserve(function_ids.len() + graph_ids.len());
         // Entry points first: their names must survive as they are.
         for &id in &function_ids {
             if let Some(name) = entry_names.get(&id) {
@@ -489,6 +509,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 let target = word(inst, 1)?;
                 let kind = word(inst, 2)?;
                 let params = inst.words.get(3..).unwrap_or(&[]).to_vec();
+                self.decorated.insert(target, ());
                 self.decorations.entry(target).or_default().push(Decoration {
                     offset: inst.offset,
                     kind,
@@ -522,6 +543,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 }
                 if inst.opcode == opcode::OpGroupDecorate {
                     for &target in targets {
+                        self.decorated.insert(target, ());
                         self.decorations.entry(target).or_default().extend(applied.iter().cloned());
                     }
                 } else {
@@ -623,8 +645,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 
     /// The type with id `id`, for an instruction that needs it.
     fn type_of(&self, inst: &Inst, id: u32) -> Result<Type> {
-        match self.types.get(&id) {
-            Some(&ty) => Ok(ty),
+        match self.type_table.get(id) {
+            Some(ty) => Ok(ty),
             None if self.void_types.contains(&id) => {
                 error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)))
             }
@@ -680,12 +702,38 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         Ok(())
     }
 
+    /// `#spirv.storage_class<...>` of a storage class (of every OpVariable: made once).
+    fn storage_class_attr(&mut self, class: u32) -> Option<Attribute> {
+        if let Some(attr) = self.storage_classes.get(&class) {
+            return Some(attr.clone());
+        }
+        let attr = enum_attr_of("StorageClass", class)?;
+        self.storage_classes.insert(class, attr.clone());
+        Some(attr)
+    }
+
+    /// `i32` (interned on first use, as each use did before it was kept).
+    fn i32_type(&mut self) -> Type {
+        match self.i32_type {
+            Some(ty) => ty,
+            None => {
+                let ty = self.ir.types.integer(32, Signedness::Signless);
+                self.i32_type = Some(ty);
+                ty
+            }
+        }
+    }
+
     /// The attributes MLIR makes of the decorations of a value (`location = 0 : i32`,
     /// `relaxed_precision`, `built_in = "Position"`, ...), by decoration name in snake case.
     fn decoration_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
-        let i32t = self_i32(self.ir);
+        let i32t = self.i32_type();
+        if self.decorated.get(id).is_none() {
+            return Ok(Vec::new());
+        }
+        let Some(decorations) = self.decorations.get(&id) else { return Ok(Vec::new()) };
         let mut attrs = Vec::new();
-        for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+        for d in decorations {
             if let Some((name, element)) = cache_control(d)? {
                 // Cache controls accumulate, one array element per decoration.
                 match attrs.iter_mut().find(|a: &&mut NamedAttribute| a.name == name) {
@@ -868,7 +916,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                         format!("OpExecutionMode refers to <id> {f}, which is not a function"),
                     );
                 };
-                let i32t = self_i32(self.ir);
+                let i32t = self.i32_type();
                 // OpExecutionModeId gives ids of integer constants where OpExecutionMode
                 // has literals; the op holds the values either way.
                 let mut values = Vec::new();
@@ -956,10 +1004,6 @@ fn dialect(name: &str, body: &str) -> Attribute {
     Attribute::Dialect { name: name.to_string(), body: Some(body.to_string()) }
 }
 
-fn self_i32(ir: &mut Ir) -> Type {
-    ir.types.integer(32, Signedness::Signless)
-}
-
 fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
@@ -1018,7 +1062,17 @@ fn decoration_attr_name(name: &str) -> String {
 
 /// The dialect's enum with this C++ name (`StorageClass`).
 fn enum_def(enum_name: &str) -> Option<&'static EnumAttrDef> {
-    ENUM_ATTRS.iter().find(|e| e.enum_name == enum_name)
+    static BY_NAME: std::sync::OnceLock<FxHashMap<&'static str, &'static EnumAttrDef>> =
+        std::sync::OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut by_name = FxHashMap::default();
+        for def in ENUM_ATTRS.iter() {
+            // The first of a name, as a search from the start finds.
+            by_name.entry(def.enum_name).or_insert(def);
+        }
+        by_name
+    });
+    by_name.get(enum_name).copied()
 }
 
 /// MLIR's spelling of an enum value (`Dim2D`, `Inline|Pure`), `None` when the value is not
@@ -1054,6 +1108,9 @@ fn enum_attr_of(enum_name: &str, value: u32) -> Option<Attribute> {
 /// the others discardable; both sorted by name.
 fn set_attributes(ir: &mut Ir, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
     if extra.is_empty() {
+        if props.is_empty() {
+            return;
+        }
         // Most ops: no decorations.
         props.sort_by(|a, b| a.name.cmp(&b.name));
         ir.op_mut(op).properties = props;

@@ -7,7 +7,7 @@ use crate::fallback::{
 };
 use spirvkit_binary::module::Inst;
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::types::{Signedness, Type, TypeKind};
+use spirvkit_ir::types::{Type, TypeKind};
 
 impl Deserializer<'_, '_> {
     /// The attribute an extended instruction's id operand is kept as, when the id is no
@@ -50,7 +50,7 @@ impl Deserializer<'_, '_> {
         let Some(import) = self.ext_import_names.get(&set).cloned() else {
             return error(inst.offset, format!("OpExtInst set <id> {set} is not an OpExtInstImport"));
         };
-        let i32_type = self.ir.types.integer(32, Signedness::Signless);
+        let i32_type = self.i32_type();
         Ok(vec![
             NamedAttribute::new(EXT_INSTRUCTION_ATTR, ext_instruction_attr(&import, number, i32_type)),
             NamedAttribute::new(EXT_SET_ATTR, Attribute::String(import)),
@@ -83,7 +83,7 @@ impl Deserializer<'_, '_> {
             }
         }
         let none = self.ir.types.intern(TypeKind::None);
-        let i32_type = self.ir.types.integer(32, Signedness::Signless);
+        let i32_type = self.i32_type();
         let (ids, literals) =
             crate::fallback::split_operands_with(inst, i32_type, |id| self.ext_id_reference(id, none, true));
         if let Some(id) = ids.first() {

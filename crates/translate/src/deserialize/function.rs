@@ -1,9 +1,10 @@
 //! Functions: OpFunction ... OpFunctionEnd -> `spirv.func` with a plain CFG, then
 //! (optionally) structurized.
 
+use super::ids::IdTable;
 use super::{
-    decoration_attr_name, dialect, enum_attr_of, enum_case_text, error, not_supported, opcode_name,
-    set_attributes, word, Deserializer, ModuleValue, Result,
+    decoration_attr_name, dialect, enum_case_text, error, not_supported, opcode_name, set_attributes, word,
+    Deserializer, ModuleValue, Result,
 };
 use crate::structurize::MergeInfo;
 use spirvkit_binary::module::Inst;
@@ -11,7 +12,9 @@ use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
-use spirvkit_ir::opdef::{Argument, Arity, OpDef, OpName, ATTR_CONSTRAINTS, OP_DEFS};
+use spirvkit_ir::opdef::{
+    Argument, Arity, AttrConstraint, OpDef, OpName, ATTR_CONSTRAINTS, ENUM_ATTRS, OP_DEFS,
+};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 /// One OpPhi: the block it starts, its argument index, and its (value, predecessor) pairs.
@@ -28,20 +31,65 @@ struct Terminator {
     leading: Vec<Value>,
 }
 
-/// The state of the function being read.
-struct FunctionState {
+/// The branches whose operands say which go to which successor.
+#[derive(Clone, Copy)]
+enum BranchKind {
+    Conditional,
+    Switch,
+    Other,
+}
+
+/// One block of the function being read.
+struct LocalBlock {
+    label: u32,
+    block: BlockId,
+    /// Whether its OpLabel has been seen.
+    defined: bool,
+    terminator: Option<Terminator>,
+}
+
+/// The state of the function being read. One is kept across functions
+/// (`Deserializer::spare_function_state`) so that its tables keep their storage.
+pub(super) struct FunctionState {
     func: OpId,
     region: RegionId,
     entry_label: Option<u32>,
-    values: FxHashMap<u32, Value>,
-    blocks: FxHashMap<u32, BlockId>,
-    /// Labels whose OpLabel has been seen.
-    defined_blocks: FxHashMap<BlockId, u32>,
+    values: IdTable<Value>,
+    /// Labels to their index in `blocks`.
+    labels: IdTable<u32>,
+    /// The function's blocks in the order they were created, which is their order in
+    /// the region.
+    blocks: Vec<LocalBlock>,
     /// The block being filled: new ops (and values materialized for them) go at its end.
     current: Option<BlockId>,
+    /// The index of `current` in `blocks` (`usize::MAX` for a graph's entry block).
+    current_index: usize,
     phis: Vec<Phi>,
-    terminators: FxHashMap<BlockId, Terminator>,
     headers: FxHashMap<BlockId, MergeInfo>,
+    /// Scratch of `finish_function`: the phis of each block (a block's phis are
+    /// consecutive in `phis`: it is current for one run of instructions), and
+    /// (phi, predecessor) -> incoming value.
+    phi_ranges: FxHashMap<BlockId, (usize, usize)>,
+    incoming: FxHashMap<(usize, BlockId), u32>,
+}
+
+impl FunctionState {
+    fn new(bound: u32, input_words: usize, func: OpId, region: RegionId) -> Self {
+        FunctionState {
+            func,
+            region,
+            entry_label: None,
+            values: IdTable::new(bound, input_words),
+            labels: IdTable::new(bound, input_words),
+            blocks: Vec::new(),
+            current: None,
+            current_index: usize::MAX,
+            phis: Vec::new(),
+            headers: FxHashMap::default(),
+            phi_ranges: FxHashMap::default(),
+            incoming: FxHashMap::default(),
+        }
+    }
 }
 
 /// How deep spec constant operations may nest, and how many ops one use may
@@ -50,19 +98,115 @@ struct FunctionState {
 const MAX_SPEC_OPERATION_DEPTH: usize = 64;
 const SPEC_OPERATION_BUDGET: usize = 4096;
 
-/// The ODS op of each core opcode (through `OpDef::spirv_name`).
-fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
-    static TABLE: std::sync::OnceLock<FxHashMap<u16, usize>> = std::sync::OnceLock::new();
+/// The ops a block has room for when it is defined.
+const BLOCK_OPS: usize = 16;
+
+/// What reading an instruction of a core opcode needs of its ODS op (through
+/// `OpDef::spirv_name`), worked out once rather than per instruction.
+struct OpcodeInfo {
+    def: &'static OpDef,
+    name: OpName,
+    /// The grammar's: whether the instruction has a result type and a result id.
+    has_type: bool,
+    has_result: bool,
+    terminator: bool,
+    segment_sizes: bool,
+    /// How many arguments `def` has when they are all single operands (the common
+    /// case, read without matching words to arguments).
+    single_operands: Option<usize>,
+    /// Per attribute of `def`, by the same index (`None` without a constraint).
+    attrs: Vec<Option<AttrInfo>>,
+}
+
+/// How an ODS attribute is read from its word.
+struct AttrInfo {
+    constraint: &'static AttrConstraint,
+    is_alignment: bool,
+    is_type: bool,
+    is_integer: bool,
+    is_i32_array: bool,
+    /// The enum is `MemoryAccess` (whose Aligned bit says whether an alignment follows).
+    memory_access: bool,
+    /// `spirv.<mnemonic>` of the enum attribute, if it has a mnemonic.
+    dialect_name: Option<String>,
+}
+
+impl OpcodeInfo {
+    fn new(opcode: u16, def: &'static OpDef) -> OpcodeInfo {
+        let grammar = spirvkit_grammar::instruction(opcode);
+        let attrs = def
+            .attributes
+            .iter()
+            .map(|ad| {
+                let constraint = ATTR_CONSTRAINTS.get(usize::from(ad.constraint))?;
+                let enum_def = constraint.enum_attr.and_then(|e| ENUM_ATTRS.get(usize::from(e)));
+                let storage = constraint.storage_type;
+                Some(AttrInfo {
+                    constraint,
+                    is_alignment: storage == "::mlir::IntegerAttr" && ad.name.contains("alignment"),
+                    is_type: storage == "::mlir::TypeAttr",
+                    is_integer: storage == "::mlir::IntegerAttr",
+                    is_i32_array: storage == "::mlir::ArrayAttr" && constraint.record == "I32ArrayAttr",
+                    memory_access: enum_def.is_some_and(|e| e.enum_name == "MemoryAccess"),
+                    dialect_name: enum_def.and_then(|e| e.mnemonic).map(|m| format!("spirv.{m}")),
+                })
+            })
+            .collect();
+        let single_operand = |a: &Argument| match *a {
+            Argument::Operand(i) => {
+                def.operands.get(usize::from(i)).is_some_and(|o| o.arity == Arity::Single)
+            }
+            Argument::Attribute(_) => false,
+        };
+        let segment_sizes = def.traits.contains(&"AttrSizedOperandSegments");
+        let single_operands =
+            (!segment_sizes && def.arguments.iter().all(single_operand)).then_some(def.arguments.len());
+        OpcodeInfo {
+            def,
+            name: OpName::of_def(def),
+            has_type: grammar.is_some_and(|g| g.has_result_type()),
+            has_result: grammar.is_some_and(|g| g.has_result()),
+            terminator: def.traits.contains(&"Terminator"),
+            segment_sizes,
+            single_operands,
+            attrs,
+        }
+    }
+}
+
+/// The ODS op of each core opcode, by opcode.
+fn opcode_info(op: u16) -> Option<&'static OpcodeInfo> {
+    static TABLE: std::sync::OnceLock<Vec<Option<OpcodeInfo>>> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        let mut table = FxHashMap::default();
-        for (i, def) in OP_DEFS.iter().enumerate() {
+        let mut table: Vec<Option<OpcodeInfo>> = Vec::new();
+        for def in OP_DEFS.iter() {
             if let Some(inst) = def.spirv_name.and_then(spirvkit_grammar::instruction_by_name) {
-                table.entry(inst.opcode).or_insert(i);
+                let at = usize::from(inst.opcode);
+                if table.len() <= at {
+                    table.resize_with(at + 1, || None);
+                }
+                // The first op of an opcode is its op.
+                if let Some(slot @ None) = table.get_mut(at) {
+                    *slot = Some(OpcodeInfo::new(inst.opcode, def));
+                }
             }
         }
         table
     });
-    table.get(&op).and_then(|&i| OP_DEFS.get(i))
+    table.get(usize::from(op))?.as_ref()
+}
+
+fn op_def_for_opcode(op: u16) -> Option<&'static OpDef> {
+    opcode_info(op).map(|info| info.def)
+}
+
+/// An op name looked up once per process: looking a name up costs more than the rest
+/// of making most ops.
+macro_rules! op_name {
+    ($name:expr) => {{
+        static NAME: std::sync::OnceLock<OpName> = std::sync::OnceLock::new();
+        NAME.get_or_init(|| OpName::new($name)).clone()
+    }};
 }
 
 /// The `spirv.Constant` value of an OpConstantComposite of matrix type: MLIR 22 has
@@ -114,18 +258,7 @@ impl Deserializer<'_, '_> {
         self.ir.append_op(self.module_block, func);
         let region = self.ir.add_region(func);
         let entry = self.ir.create_block();
-        let mut state = FunctionState {
-            func,
-            region,
-            entry_label: None,
-            values: FxHashMap::default(),
-            blocks: FxHashMap::default(),
-            defined_blocks: FxHashMap::default(),
-            current: None,
-            phis: Vec::new(),
-            terminators: FxHashMap::default(),
-            headers: FxHashMap::default(),
-        };
+        let mut state = self.new_function_state(func, region, None);
         let mut param_index = 0usize;
         let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::new();
         let count = self.module.instruction_count();
@@ -163,13 +296,28 @@ impl Deserializer<'_, '_> {
                         }
                         state.entry_label = Some(inst.result_id);
                         self.ir.append_block(region, entry);
-                        state.blocks.insert(inst.result_id, entry);
+                        state.labels.insert(inst.result_id, state.blocks.len() as u32);
+                        state.blocks.push(LocalBlock {
+                            label: inst.result_id,
+                            block: entry,
+                            defined: false,
+                            terminator: None,
+                        });
                     }
-                    let block = self.block_for(&mut state, inst.result_id);
-                    if state.defined_blocks.insert(block, inst.result_id).is_some() {
-                        return error(inst.offset, format!("block <id> {} is defined twice", inst.result_id));
+                    let (block_index, block) = self.block_index(&mut state, inst.result_id);
+                    if let Some(local) = state.blocks.get_mut(block_index) {
+                        if std::mem::replace(&mut local.defined, true) {
+                            return error(
+                                inst.offset,
+                                format!("block <id> {} is defined twice", inst.result_id),
+                            );
+                        }
                     }
+                    // Most blocks hold a few ops: room for them up front saves the
+                    // first steps of growing the list.
+                    self.ir.block_mut(block).ops.reserve(BLOCK_OPS);
                     state.current = Some(block);
+                    state.current_index = block_index;
                 }
                 _ => {
                     if state.current.is_none() {
@@ -197,7 +345,32 @@ impl Deserializer<'_, '_> {
             self.ir.set_property(func, "arg_attrs", attrs);
         }
         self.finish_function(&mut state, &symbol, inst.offset)?;
+        self.spare_function_state = Some(state);
         Ok(index)
+    }
+
+    /// The state for a new function (or graph), in the last one's storage.
+    fn new_function_state(
+        &mut self,
+        func: OpId,
+        region: RegionId,
+        current: Option<BlockId>,
+    ) -> FunctionState {
+        let mut state = match self.spare_function_state.take() {
+            Some(state) => state,
+            None => FunctionState::new(self.module.header.bound, self.module.words().len(), func, region),
+        };
+        state.func = func;
+        state.region = region;
+        state.entry_label = None;
+        state.values.clear();
+        state.labels.clear();
+        state.blocks.clear();
+        state.current = current;
+        state.current_index = usize::MAX;
+        state.phis.clear();
+        state.headers.clear();
+        state
     }
 
     /// A parameter's decorations as argument attributes: the first one without a
@@ -207,7 +380,7 @@ impl Deserializer<'_, '_> {
     /// `spirv.max_byte_offset_id = 16 : i32`; a unit attribute without a value). A
     /// decoration given more than once has the array of its values.
     fn parameter_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
-        let i32t = self.ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+        let i32t = self.i32_type();
         let info = OperandKind::Decoration.info();
         let mut attrs: Vec<NamedAttribute> = Vec::new();
         for d in self.decorations.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
@@ -238,13 +411,22 @@ impl Deserializer<'_, '_> {
 
     /// The block of a label, created (and appended to the function) at its first reference.
     fn block_for(&mut self, state: &mut FunctionState, label: u32) -> BlockId {
-        if let Some(&b) = state.blocks.get(&label) {
-            return b;
+        self.block_index(state, label).1
+    }
+
+    /// [`Self::block_for`], with the block's index in `state.blocks`.
+    fn block_index(&mut self, state: &mut FunctionState, label: u32) -> (usize, BlockId) {
+        if let Some(index) = state.labels.get(label) {
+            if let Some(local) = state.blocks.get(index as usize) {
+                return (index as usize, local.block);
+            }
         }
         let block = self.ir.create_block();
         self.ir.append_block(state.region, block);
-        state.blocks.insert(label, block);
-        block
+        let index = state.blocks.len();
+        state.labels.insert(label, index as u32);
+        state.blocks.push(LocalBlock { label, block, defined: false, terminator: None });
+        (index, block)
     }
 
     /// Places `op` at the end of the current block.
@@ -257,6 +439,9 @@ impl Deserializer<'_, '_> {
     /// The value of `id` for a use: a local value, or a module-level one materialized at
     /// the insertion point, as MLIR does at each use.
     fn operand(&mut self, state: &FunctionState, id: u32, offset: usize) -> Result<Value> {
+        if let Some(v) = state.values.get(id) {
+            return Ok(v);
+        }
         let mut budget = SPEC_OPERATION_BUDGET;
         self.materialize(state, id, offset, 0, &mut budget)
     }
@@ -271,7 +456,7 @@ impl Deserializer<'_, '_> {
         depth: usize,
         budget: &mut usize,
     ) -> Result<Value> {
-        if let Some(&v) = state.values.get(&id) {
+        if let Some(v) = state.values.get(id) {
             return Ok(v);
         }
         if self.materialized_budget == 0 {
@@ -286,35 +471,42 @@ impl Deserializer<'_, '_> {
         let location = Location::Unknown;
         let (name, ty, props) = match self.module_values.get(&id) {
             Some(ModuleValue::Constant(c)) => {
-                let name = if c.replicate { "spirv.EXT.ConstantCompositeReplicate" } else { CONSTANT_OP };
+                let name = if c.replicate {
+                    op_name!("spirv.EXT.ConstantCompositeReplicate")
+                } else {
+                    op_name!("spirv.Constant")
+                };
                 (name, c.ty, vec![NamedAttribute::new("value", c.value.clone())])
             }
             Some(ModuleValue::GraphConstant { ty, id: constant_id }) => {
                 let i32t = self.ir.types.integer(32, Signedness::Signless);
                 let value = Attribute::Integer { value: i128::from(*constant_id as i32), ty: i32t };
-                ("spirv.ARM.GraphConstant", *ty, vec![NamedAttribute::new("graph_constant_id", value)])
+                (
+                    op_name!("spirv.ARM.GraphConstant"),
+                    *ty,
+                    vec![NamedAttribute::new("graph_constant_id", value)],
+                )
             }
             Some(ModuleValue::SpecOperation { offset: def_offset, ty, opcode: inner, operands }) => {
                 let (def_offset, ty, inner, operands) = (*def_offset, *ty, *inner, operands.clone());
                 return self.spec_operation(state, def_offset, ty, inner, &operands, depth, budget);
             }
-            Some(ModuleValue::Undef(ty)) => ("spirv.Undef", *ty, Vec::new()),
+            Some(ModuleValue::Undef(ty)) => (op_name!("spirv.Undef"), *ty, Vec::new()),
             Some(ModuleValue::SizeOf { .. }) => {
                 return error(offset, format!("not supported yet: OpConstantSizeOfEXT <id> {id} as a value"))
             }
             Some(ModuleValue::Global { symbol, ty }) => (
-                "spirv.mlir.addressof",
+                op_name!("spirv.mlir.addressof"),
                 *ty,
                 vec![NamedAttribute::new("variable", Attribute::SymbolRef(vec![symbol.clone()]))],
             ),
             Some(ModuleValue::SpecConstant { symbol, ty }) => (
-                "spirv.mlir.referenceof",
+                op_name!("spirv.mlir.referenceof"),
                 *ty,
                 vec![NamedAttribute::new("spec_const", Attribute::SymbolRef(vec![symbol.clone()]))],
             ),
             None => return error(offset, format!("use of undefined <id> {id}")),
         };
-        let name = if name == CONSTANT_OP { constant_op_name() } else { OpName::new(name) };
         let op = self.ir.create_op(name, vec![], &[ty], location);
         self.ir.op_mut(op).properties = props;
         self.insert(state, op);
@@ -354,7 +546,7 @@ impl Deserializer<'_, '_> {
         let location = Location::Unknown;
         let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], location.clone());
         if has_indices {
-            let i32t = self.ir.types.integer(32, Signedness::Signless);
+            let i32t = self.i32_type();
             let indices = words
                 .get(id_count..)
                 .unwrap_or(&[])
@@ -390,13 +582,12 @@ impl Deserializer<'_, '_> {
         &mut self,
         state: &mut FunctionState,
         inst: &Inst,
-        name: impl Into<OpName>,
+        name: OpName,
         operands: Vec<Value>,
         result: Option<Type>,
         props: Vec<NamedAttribute>,
     ) -> Result<OpId> {
-        let result_types: Vec<Type> = result.into_iter().collect();
-        let op = self.ir.create_op(name, operands, &result_types, self.line.clone());
+        let op = self.ir.create_op(name, operands, result.as_slice(), self.line.clone());
         let decorations =
             if inst.result_id != 0 { self.decoration_attrs(inst.result_id)? } else { Vec::new() };
         set_attributes(self.ir, op, props, decorations);
@@ -462,7 +653,7 @@ impl Deserializer<'_, '_> {
             }
             opcode::OpBranch => {
                 let target = self.label(state, inst, 1)?;
-                let op = self.emit(state, inst, "spirv.Branch", vec![], None, vec![])?;
+                let op = self.emit(state, inst, op_name!("spirv.Branch"), vec![], None, vec![])?;
                 self.ir.op_mut(op).successors = vec![target];
                 self.end_block(state, op, vec![]);
             }
@@ -472,7 +663,7 @@ impl Deserializer<'_, '_> {
                 let on_false = self.label(state, inst, 3)?;
                 let mut props = Vec::new();
                 if let [t, f] = words.get(4..).unwrap_or(&[]) {
-                    let i32t = self.ir.types.integer(32, Signedness::Signless);
+                    let i32t = self.i32_type();
                     props.push(NamedAttribute::new(
                         "branch_weights",
                         Attribute::Array(vec![
@@ -481,29 +672,39 @@ impl Deserializer<'_, '_> {
                         ]),
                     ));
                 }
-                let op = self.emit(state, inst, "spirv.BranchConditional", vec![condition], None, props)?;
+                // No successor arguments yet: `finish_function` sets the counts of any.
+                props.push(self.branch_segment_sizes(0, 0));
+                let op = self.emit(
+                    state,
+                    inst,
+                    op_name!("spirv.BranchConditional"),
+                    vec![condition],
+                    None,
+                    props,
+                )?;
                 self.ir.op_mut(op).successors = vec![on_true, on_false];
                 self.end_block(state, op, vec![condition]);
             }
             opcode::OpSwitch => self.switch(state, inst)?,
             opcode::OpReturn | opcode::OpUnreachable | opcode::OpKill | opcode::OpReturnValue => {
-                let def = op_def_for_opcode(inst.opcode);
-                let Some(def) = def else { return not_supported(inst, &opcode_name(inst.opcode)) };
+                let Some(info) = opcode_info(inst.opcode) else {
+                    return not_supported(inst, &opcode_name(inst.opcode));
+                };
                 let operands = self.operands(state, words.get(1..).unwrap_or(&[]), inst.offset)?;
-                self.emit(state, inst, OpName::of_def(def), operands, None, vec![])?;
+                self.emit(state, inst, info.name.clone(), operands, None, vec![])?;
                 state.current = None;
             }
             opcode::OpVariable => {
                 let ty = self.result_type(inst)?;
                 let class = word(inst, 3)?;
-                let Some(storage) = enum_attr_of("StorageClass", class) else {
+                let Some(storage) = self.storage_class_attr(class) else {
                     return not_supported(inst, &format!("storage class {class}"));
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 self.emit(
                     state,
                     inst,
-                    "spirv.Variable",
+                    op_name!("spirv.Variable"),
                     operands,
                     Some(ty),
                     vec![NamedAttribute::new("storage_class", storage)],
@@ -511,7 +712,7 @@ impl Deserializer<'_, '_> {
             }
             opcode::OpUndef => {
                 let ty = self.result_type(inst)?;
-                self.emit(state, inst, "spirv.Undef", vec![], Some(ty), vec![])?;
+                self.emit(state, inst, op_name!("spirv.Undef"), vec![], Some(ty), vec![])?;
             }
             opcode::OpFunctionCall => {
                 let callee = word(inst, 3)?;
@@ -528,7 +729,7 @@ impl Deserializer<'_, '_> {
                 };
                 let operands = self.operands(state, words.get(4..).unwrap_or(&[]), inst.offset)?;
                 let props = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![symbol]))];
-                let call = self.emit(state, inst, "spirv.FunctionCall", operands, result, props)?;
+                let call = self.emit(state, inst, op_name!("spirv.FunctionCall"), operands, result, props)?;
                 // mlir-translate locates calls nowhere, whatever OpLine says.
                 self.ir.op_mut(call).location = Location::Unknown;
             }
@@ -537,7 +738,14 @@ impl Deserializer<'_, '_> {
                 // The storage class operand is the result type's; MLIR keeps only the type.
                 let ty = self.result_type(inst)?;
                 let pointer = self.operand(state, word(inst, 3)?, inst.offset)?;
-                self.emit(state, inst, "spirv.GenericCastToPtrExplicit", vec![pointer], Some(ty), vec![])?;
+                self.emit(
+                    state,
+                    inst,
+                    op_name!("spirv.GenericCastToPtrExplicit"),
+                    vec![pointer],
+                    Some(ty),
+                    vec![],
+                )?;
             }
             opcode::OpCompositeExtract | opcode::OpCompositeInsert => {
                 let ty = self.result_type(inst)?;
@@ -547,7 +755,7 @@ impl Deserializer<'_, '_> {
                     return error(inst.offset, format!("{} is missing operands", opcode_name(inst.opcode)));
                 }
                 let operands = self.operands(state, ids, inst.offset)?;
-                let i32t = self.ir.types.integer(32, Signedness::Signless);
+                let i32t = self.i32_type();
                 let indices = words
                     .get(3 + value_count..)
                     .unwrap_or(&[])
@@ -555,9 +763,9 @@ impl Deserializer<'_, '_> {
                     .map(|&w| Attribute::Integer { value: i128::from(w as i32), ty: i32t })
                     .collect();
                 let name = if inst.opcode == opcode::OpCompositeExtract {
-                    "spirv.CompositeExtract"
+                    op_name!("spirv.CompositeExtract")
                 } else {
-                    "spirv.CompositeInsert"
+                    op_name!("spirv.CompositeInsert")
                 };
                 self.emit(
                     state,
@@ -568,9 +776,9 @@ impl Deserializer<'_, '_> {
                     vec![NamedAttribute::new("indices", Attribute::Array(indices))],
                 )?;
             }
-            op => match op_def_for_opcode(op) {
-                Some(def) if def.successors.is_empty() && def.regions.is_empty() => {
-                    self.generic(state, inst, def)?
+            op => match opcode_info(op) {
+                Some(info) if info.def.successors.is_empty() && info.def.regions.is_empty() => {
+                    self.generic(state, inst, info)?
                 }
                 Some(_) => return not_supported(inst, &opcode_name(op)),
                 None => match crate::fallback::fallback_op_name(op) {
@@ -594,8 +802,10 @@ impl Deserializer<'_, '_> {
 
     /// Records a branch (its phi arguments come later) and closes the block.
     fn end_block(&mut self, state: &mut FunctionState, op: OpId, leading: Vec<Value>) {
-        if let Some(block) = state.current.take() {
-            state.terminators.insert(block, Terminator { op, leading });
+        if state.current.take().is_some() {
+            if let Some(local) = state.blocks.get_mut(state.current_index) {
+                local.terminator = Some(Terminator { op, leading });
+            }
         }
     }
 
@@ -626,7 +836,7 @@ impl Deserializer<'_, '_> {
             }
             successors.push(self.block_for(state, label));
         }
-        let i32t = self.ir.types.integer(32, Signedness::Signless);
+        let i32t = self.i32_type();
         let mut props = vec![NamedAttribute::new(
             "case_operand_segments",
             Attribute::DenseArray {
@@ -641,7 +851,9 @@ impl Deserializer<'_, '_> {
                 Attribute::Dense { elements: literals, ty: literals_ty },
             ));
         }
-        let op = self.emit(state, inst, "spirv.Switch", vec![selector], None, props)?;
+        // No successor arguments yet: `finish_function` sets the counts of any.
+        props.push(self.branch_segment_sizes(0, 0));
+        let op = self.emit(state, inst, op_name!("spirv.Switch"), vec![selector], None, props)?;
         self.ir.op_mut(op).successors = successors;
         self.end_block(state, op, vec![selector]);
         Ok(())
@@ -687,7 +899,7 @@ impl Deserializer<'_, '_> {
         let mut attrs = self.ext_inst_attrs(inst)?;
         let none = self.ir.types.intern(TypeKind::None);
         let result = if self.void_types.contains(&inst.result_type) { none } else { self.result_type(inst)? };
-        let i32_type = self.ir.types.integer(32, Signedness::Signless);
+        let i32_type = self.i32_type();
         let (ids, literals) =
             crate::fallback::split_operands_with(inst, i32_type, |id| self.ext_id_reference(id, none, false));
         attrs.extend(literals);
@@ -737,18 +949,26 @@ impl Deserializer<'_, '_> {
     }
 
     /// An instruction whose operands follow its op's ODS arguments in order.
-    fn generic(&mut self, state: &mut FunctionState, inst: &Inst, def: &'static OpDef) -> Result<()> {
-        let grammar = inst.grammar();
-        let has_type = grammar.is_some_and(|g| g.has_result_type());
-        let has_result = grammar.is_some_and(|g| g.has_result());
+    fn generic(&mut self, state: &mut FunctionState, inst: &Inst, info: &'static OpcodeInfo) -> Result<()> {
+        let def = info.def;
+        let (has_type, has_result) = (info.has_type, info.has_result);
         let words = inst.words;
         let mut pos = 1 + usize::from(has_type) + usize::from(has_result);
         let mut operands = Vec::with_capacity(words.len().saturating_sub(pos));
-        let mut segment_sizes = Vec::with_capacity(def.operands.len());
+        // Only the ops with segments need their sizes.
+        let mut segment_sizes = Vec::new();
         let mut props = Vec::new();
         // An alignment follows a memory access only when it has the Aligned bit.
         let mut skip_alignment = false;
-        for argument in def.arguments {
+        let only_operands = info.single_operands.is_some_and(|n| words.len().checked_sub(pos) == Some(n));
+        if only_operands {
+            // Every argument is one operand and every word is there: no matching needed.
+            for &id in words.get(pos..).unwrap_or(&[]) {
+                operands.push(self.operand(state, id, inst.offset)?);
+            }
+            pos = words.len();
+        }
+        for argument in def.arguments.iter().filter(|_| !only_operands) {
             match *argument {
                 Argument::Operand(i) => {
                     let Some(od) = def.operands.get(usize::from(i)) else { continue };
@@ -769,15 +989,16 @@ impl Deserializer<'_, '_> {
                     for &id in ids {
                         operands.push(self.operand(state, id, inst.offset)?);
                     }
-                    segment_sizes.push(take);
+                    if info.segment_sizes {
+                        segment_sizes.push(take);
+                    }
                     pos += take;
                 }
                 Argument::Attribute(i) => {
                     let Some(ad) = def.attributes.get(usize::from(i)) else { continue };
-                    let Some(constraint) = ATTR_CONSTRAINTS.get(usize::from(ad.constraint)) else { continue };
-                    let is_alignment =
-                        constraint.storage_type == "::mlir::IntegerAttr" && ad.name.contains("alignment");
-                    if is_alignment && skip_alignment {
+                    let Some(Some(ai)) = info.attrs.get(usize::from(i)) else { continue };
+                    let constraint = ai.constraint;
+                    if ai.is_alignment && skip_alignment {
                         skip_alignment = false;
                         continue;
                     }
@@ -798,7 +1019,7 @@ impl Deserializer<'_, '_> {
                                 OperandKind::IdScope | OperandKind::IdMemorySemantics | OperandKind::IdRef
                             )
                     });
-                    let is_type = constraint.storage_type == "::mlir::TypeAttr";
+                    let is_type = ai.is_type;
                     let value =
                         if is_id && !is_type { self.constant_word(inst, word_value)? } else { word_value };
                     let attr = if let Some(e) = constraint.enum_attr {
@@ -811,19 +1032,17 @@ impl Deserializer<'_, '_> {
                                 format!("invalid {} value {value}", enum_def.enum_name),
                             );
                         };
-                        if enum_def.enum_name == "MemoryAccess" {
+                        if ai.memory_access {
                             skip_alignment = value & 0x2 == 0;
                         }
-                        let Some(mnemonic) = enum_def.mnemonic else {
+                        let Some(dialect_name) = &ai.dialect_name else {
                             return not_supported(inst, enum_def.enum_name);
                         };
                         pos += 1;
-                        dialect(&format!("spirv.{mnemonic}"), &text)
-                    } else if constraint.storage_type == "::mlir::ArrayAttr"
-                        && constraint.record == "I32ArrayAttr"
-                    {
+                        Attribute::Dialect { name: dialect_name.clone(), body: Some(text) }
+                    } else if ai.is_i32_array {
                         // Literal lists (`components`) take the remaining words.
-                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        let i32t = self.i32_type();
                         let rest = words.get(pos..).unwrap_or(&[]);
                         pos = words.len();
                         Attribute::Array(
@@ -834,9 +1053,9 @@ impl Deserializer<'_, '_> {
                     } else if is_type {
                         pos += 1;
                         Attribute::Type(self.type_of(inst, word_value)?)
-                    } else if constraint.storage_type == "::mlir::IntegerAttr" {
+                    } else if ai.is_integer {
                         pos += 1;
-                        let i32t = self.ir.types.integer(32, Signedness::Signless);
+                        let i32t = self.i32_type();
                         Attribute::Integer { value: i128::from(value as i32), ty: i32t }
                     } else {
                         return not_supported(
@@ -851,8 +1070,8 @@ impl Deserializer<'_, '_> {
         if pos < words.len() {
             return not_supported(inst, &format!("{} with these operands", opcode_name(inst.opcode)));
         }
-        if def.traits.contains(&"AttrSizedOperandSegments") {
-            let i32t = self.ir.types.integer(32, Signedness::Signless);
+        if info.segment_sizes {
+            let i32t = self.i32_type();
             let values =
                 segment_sizes.iter().map(|&n| Attribute::Integer { value: n as i128, ty: i32t }).collect();
             props.push(NamedAttribute::new(
@@ -865,11 +1084,47 @@ impl Deserializer<'_, '_> {
             (false, true) => Some(self.result_type(inst)?),
             _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
         };
-        self.emit(state, inst, OpName::of_def(def), operands, result, props)?;
-        if def.traits.contains(&"Terminator") {
+        self.emit(state, inst, info.name.clone(), operands, result, props)?;
+        if info.terminator {
             state.current = None;
         }
         Ok(())
+    }
+
+    /// `operandSegmentSizes` of a conditional branch or switch: the condition or
+    /// selector, then the arguments of the first successor and of the others.
+    fn branch_segment_sizes(&mut self, first: usize, others: usize) -> NamedAttribute {
+        let i32t = self.i32_type();
+        let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
+        NamedAttribute::new(
+            "operandSegmentSizes",
+            Attribute::DenseArray { element: i32t, values: vec![count(1), count(first), count(others)] },
+        )
+    }
+
+    /// Sets the segment sizes of a branch given `sizes`, the argument count of each
+    /// successor.
+    fn set_successor_segments(&mut self, term_op: OpId, kind: BranchKind, sizes: &[usize]) {
+        let i32t = self.i32_type();
+        let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
+        let first = sizes.first().copied().unwrap_or(0);
+        match kind {
+            BranchKind::Conditional => {
+                let sizes_attr = self.branch_segment_sizes(first, sizes.get(1).copied().unwrap_or(0));
+                self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr.value);
+            }
+            BranchKind::Switch => {
+                let cases: usize = sizes.iter().skip(1).sum();
+                let segments = Attribute::DenseArray {
+                    element: i32t,
+                    values: sizes.iter().skip(1).map(|&n| count(n)).collect(),
+                };
+                self.ir.set_property(term_op, "case_operand_segments", segments);
+                let sizes_attr = self.branch_segment_sizes(first, cases);
+                self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr.value);
+            }
+            BranchKind::Other => {}
+        }
     }
 
     /// The value of a 32-bit integer constant operand (a scope, memory semantics).
@@ -894,92 +1149,79 @@ impl Deserializer<'_, '_> {
         if state.current.is_some() {
             return error(end_offset, format!("last block of function {symbol} has no terminator"));
         }
-        let blocks = self.ir.region(state.region).blocks.clone();
-        for &block in &blocks {
-            if !state.defined_blocks.contains_key(&block) {
-                let label = state.blocks.iter().find(|(_, &b)| b == block).map_or(0, |(&l, _)| l);
-                return error(
-                    end_offset,
-                    format!("function {symbol} refers to undefined block <id> {label}"),
-                );
-            }
+        if let Some(undefined) = state.blocks.iter().find(|b| !b.defined) {
+            return error(
+                end_offset,
+                format!("function {symbol} refers to undefined block <id> {}", undefined.label),
+            );
         }
-        let mut phis_by_block: FxHashMap<BlockId, Vec<usize>> = FxHashMap::default();
+        state.phi_ranges.clear();
+        state.incoming.clear();
+        let mut run_start = 0;
         for (i, phi) in state.phis.iter().enumerate() {
-            phis_by_block.entry(phi.block).or_default().push(i);
+            if state.phis.get(i + 1).is_none_or(|next| next.block != phi.block) {
+                state.phi_ranges.insert(phi.block, (run_start, i + 1));
+                run_start = i + 1;
+            }
+            // (phi, predecessor) -> incoming value; the first pair wins.
+            for &(value, pred) in &phi.incoming {
+                state.incoming.entry((i, pred)).or_insert(value);
+            }
         }
         let mut used_edges = vec![0usize; state.phis.len()];
-        // (phi, predecessor) -> incoming value; the first pair wins.
-        let mut incoming: FxHashMap<(usize, BlockId), u32> = FxHashMap::default();
-        for (i, phi) in state.phis.iter().enumerate() {
-            for &(value, pred) in &phi.incoming {
-                incoming.entry((i, pred)).or_insert(value);
-            }
-        }
-        for &block in &blocks {
-            let Some(term) = state.terminators.get(&block) else { continue };
+        for block_index in 0..state.blocks.len() {
+            let Some(local) = state.blocks.get_mut(block_index) else { continue };
+            let Some(term) = local.terminator.take() else { continue };
+            let block = local.block;
             let term_op = term.op;
-            let mut operands = term.leading.clone();
-            let successors = self.ir.op(term_op).successors.clone();
-            let mut sizes = Vec::with_capacity(successors.len());
-            // Values materialized for the arguments go before the branch: it is taken
-            // out and put back after them (inserting before it would rescan the block).
-            self.ir.erase_op(term_op);
-            state.current = Some(block);
-            for &target in &successors {
-                let mut args = Vec::new();
-                for &phi_index in phis_by_block.get(&target).map(Vec::as_slice).unwrap_or(&[]) {
-                    let Some(phi) = state.phis.get(phi_index) else { continue };
-                    let Some(&value) = incoming.get(&(phi_index, block)) else {
-                        return error(phi.offset, "OpPhi has no incoming value for one of its predecessors");
-                    };
-                    let offset = phi.offset;
-                    if self.materialized_budget == 0 {
-                        return error(
-                            offset,
-                            "not supported yet: this many materialized constants and phi arguments",
-                        );
+            let phi_range = |target: &BlockId| state.phi_ranges.get(target).copied().unwrap_or((0, 0));
+            let passes_values = !state.phi_ranges.is_empty()
+                && self.ir.op(term_op).successors.iter().any(|t| phi_range(t).0 < phi_range(t).1);
+            if passes_values {
+                let kind = match self.ir.op(term_op).name.as_str() {
+                    "spirv.BranchConditional" => BranchKind::Conditional,
+                    "spirv.Switch" => BranchKind::Switch,
+                    _ => BranchKind::Other,
+                };
+                let mut sizes = vec![0usize; self.ir.op(term_op).successors.len()];
+                let mut operands = term.leading;
+                // Values materialized for the arguments go before the branch: it is taken
+                // out and put back after them (inserting before it would rescan the block).
+                self.ir.erase_op(term_op);
+                state.current = Some(block);
+                for (k, size) in sizes.iter_mut().enumerate() {
+                    let Some(&target) = self.ir.op(term_op).successors.get(k) else { break };
+                    let (first, end) = state.phi_ranges.get(&target).copied().unwrap_or((0, 0));
+                    for phi_index in first..end {
+                        let Some(phi) = state.phis.get(phi_index) else { continue };
+                        let Some(&value) = state.incoming.get(&(phi_index, block)) else {
+                            return error(
+                                phi.offset,
+                                "OpPhi has no incoming value for one of its predecessors",
+                            );
+                        };
+                        let offset = phi.offset;
+                        if self.materialized_budget == 0 {
+                            return error(
+                                offset,
+                                "not supported yet: this many materialized constants and phi arguments",
+                            );
+                        }
+                        self.materialized_budget -= 1;
+                        operands.push(self.operand(state, value, offset)?);
+                        if let Some(used) = used_edges.get_mut(phi_index) {
+                            *used += 1;
+                        }
+                        *size += 1;
                     }
-                    self.materialized_budget -= 1;
-                    args.push(self.operand(state, value, offset)?);
-                    used_edges[phi_index] += 1;
                 }
-                sizes.push(args.len());
-                operands.extend(args);
+                state.current = None;
+                self.ir.append_op(block, term_op);
+                self.ir.op_mut(term_op).operands = operands;
+                self.set_successor_segments(term_op, kind, &sizes);
             }
-            state.current = None;
-            self.ir.append_op(block, term_op);
-            let i32t = self.ir.types.integer(32, Signedness::Signless);
-            let count = |n: usize| Attribute::Integer { value: n as i128, ty: i32t };
-            let name = self.ir.op(term_op).name.to_string();
-            match name.as_str() {
-                "spirv.BranchConditional" => {
-                    let sizes_attr = Attribute::DenseArray {
-                        element: i32t,
-                        values: vec![
-                            count(1),
-                            count(sizes.first().copied().unwrap_or(0)),
-                            count(sizes.get(1).copied().unwrap_or(0)),
-                        ],
-                    };
-                    self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
-                }
-                "spirv.Switch" => {
-                    let cases: usize = sizes.iter().skip(1).sum();
-                    let segments = Attribute::DenseArray {
-                        element: i32t,
-                        values: sizes.iter().skip(1).map(|&n| count(n)).collect(),
-                    };
-                    self.ir.set_property(term_op, "case_operand_segments", segments);
-                    let sizes_attr = Attribute::DenseArray {
-                        element: i32t,
-                        values: vec![count(1), count(sizes.first().copied().unwrap_or(0)), count(cases)],
-                    };
-                    self.ir.set_property(term_op, "operandSegmentSizes", sizes_attr);
-                }
-                _ => {}
-            }
-            self.ir.op_mut(term_op).operands = operands;
+            // Otherwise the branch keeps its operands (the leading ones), its place and
+            // the segment sizes it was made with (no arguments).
         }
         for (phi, &used) in state.phis.iter().zip(&used_edges) {
             if used < phi.incoming.len() {
@@ -987,8 +1229,7 @@ impl Deserializer<'_, '_> {
             }
         }
         if self.options.structurize && !state.headers.is_empty() {
-            let headers = std::mem::take(&mut state.headers);
-            crate::structurize::structurize(self.ir, state.func, &headers).map_err(|e| {
+            crate::structurize::structurize(self.ir, state.func, &state.headers).map_err(|e| {
                 super::DeserializeError {
                     offset: end_offset,
                     message: format!("failed to structurize function {symbol}: {}", e.message),
@@ -997,15 +1238,6 @@ impl Deserializer<'_, '_> {
         }
         Ok(())
     }
-}
-
-const CONSTANT_OP: &str = "spirv.Constant";
-
-/// `spirv.Constant`, the op materialized at most uses, named once: looking a name up
-/// costs more than the rest of making the op.
-fn constant_op_name() -> OpName {
-    static NAME: std::sync::OnceLock<OpName> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| OpName::new(CONSTANT_OP)).clone()
 }
 
 fn words_from<'a>(inst: &Inst<'a>, start: usize) -> &'a [u32] {
@@ -1070,18 +1302,7 @@ impl Deserializer<'_, '_> {
         self.ir.append_block(region, entry);
         let args: Vec<Value> =
             inputs.iter().map(|&t| self.ir.add_block_argument(entry, t, Location::Unknown)).collect();
-        let mut state = FunctionState {
-            func: graph,
-            region,
-            entry_label: None,
-            values: FxHashMap::default(),
-            blocks: FxHashMap::default(),
-            defined_blocks: FxHashMap::default(),
-            current: Some(entry),
-            phis: Vec::new(),
-            terminators: FxHashMap::default(),
-            headers: FxHashMap::default(),
-        };
+        let mut state = self.new_function_state(graph, region, Some(entry));
         let mut results: Vec<Option<Value>> = vec![None; outputs.len()];
         let mut index = start + 1;
         loop {
@@ -1111,6 +1332,7 @@ impl Deserializer<'_, '_> {
                     };
                     let op = self.ir.create_op("spirv.ARM.GraphOutputs", values, &[], Location::Unknown);
                     self.ir.append_op(entry, op);
+                    self.spare_function_state = Some(state);
                     return Ok(index);
                 }
                 _ => {

@@ -166,6 +166,7 @@ impl Deserializer<'_, '_> {
         };
         self.check_depth(inst, ty)?;
         self.types.insert(id, ty);
+        self.type_table.insert(id, ty);
         Ok(())
     }
 
