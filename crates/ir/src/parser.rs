@@ -317,21 +317,26 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     /// A 1-based (line, column) for a byte offset.
+    #[inline]
     pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
-        let src = self.lex.source().as_bytes();
-        let offset = offset.min(src.len());
+        let offset = offset.min(self.lex.source().len());
         // The offsets located are nearly always on the lexer's line.
         let (line, line_start) = match self.lex.line_of(offset) {
             Some(known) => known,
-            None => {
-                if self.newlines.is_empty() {
-                    self.newlines = newline_offsets(src);
-                }
-                let before = self.newlines.partition_point(|&n| n < offset);
-                (before, if before == 0 { 0 } else { self.newlines[before - 1] + 1 })
-            }
+            None => self.line_of_elsewhere(offset),
         };
         ((line + 1) as u32, (offset - line_start + 1) as u32)
+    }
+
+    /// The 0-based line of `offset` and where it starts, for an offset off the
+    /// lexer's line (a table of line breaks, built the first time).
+    #[cold]
+    fn line_of_elsewhere(&mut self, offset: usize) -> (usize, usize) {
+        if self.newlines.is_empty() {
+            self.newlines = newline_offsets(self.lex.source().as_bytes());
+        }
+        let before = self.newlines.partition_point(|&n| n < offset);
+        (before, if before == 0 { 0 } else { self.newlines[before - 1] + 1 })
     }
 
     pub(crate) fn location_here(&mut self, offset: usize) -> Location {
@@ -423,18 +428,15 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// Parses one operation with its results.
     pub fn parse_operation(&mut self) -> PResult<OpId> {
         let start = self.tok.offset;
-        let mut result_names = std::mem::take(&mut self.result_names);
-        result_names.clear();
-        let op = self.parse_operation_with(start, &mut result_names);
-        self.result_names = result_names;
+        // The op's result names go after those of the ops it is nested in.
+        let names = self.result_names.len();
+        let op = self.parse_operation_with(start, names);
+        self.result_names.truncate(names);
         op
     }
 
-    fn parse_operation_with(
-        &mut self,
-        start: usize,
-        result_names: &mut Vec<(&'s str, u32, usize)>,
-    ) -> PResult<OpId> {
+    /// [`Parser::parse_operation`], the op's result names pushed from `names` on.
+    fn parse_operation_with(&mut self, start: usize, names: usize) -> PResult<OpId> {
         if self.tok.kind == Tok::ValueId {
             loop {
                 let t = self.bump();
@@ -454,7 +456,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         message: "expected integer number of results".into(),
                     })?;
                 }
-                result_names.push((&t.text[1..], count, t.offset));
+                self.result_names.push((&t.text[1..], count, t.offset));
                 if !self.eat(",") {
                     break;
                 }
@@ -474,8 +476,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         };
         self.parse_trailing_location(op)?;
         let result_count = self.ir.op(op).results.len();
-        let expected: u32 = result_names.iter().map(|r| r.1).sum();
-        if !result_names.is_empty() && expected as usize != result_count {
+        let result_names = self.result_names.get(names..).unwrap_or_default();
+        // Summed wide: counts near `u32::MAX` must not wrap into a match.
+        let expected: u64 = result_names.iter().map(|r| u64::from(r.1)).sum();
+        if !result_names.is_empty() && expected != result_count as u64 {
             return Err(Box::new(ParseError {
                 notes: Vec::new(),
                 offset: start,
@@ -485,7 +489,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             }));
         }
         let mut at = 0;
-        for &(name, count, offset) in result_names.iter() {
+        for k in names..self.result_names.len() {
+            let (name, count, offset) = self.result_names[k];
             let results = &self.ir.op(op).results;
             if count == 1 {
                 let value = results[at];
@@ -2101,6 +2106,13 @@ mod tests {
         let redefined = "%0 = \"x.c\"() : () -> i32\n%0 = \"x.c\"() : () -> i32\n";
         let error = crate::parse(redefined, "t.mlir").expect_err("redefinition");
         assert_eq!(error.message, "redefinition of SSA value '%0'");
+    }
+
+    #[test]
+    fn result_counts_do_not_wrap() {
+        let source = "%a:4294967295, %b:2 = \"x.op\"() : () -> i32\n";
+        let error = crate::parse(source, "t.mlir").expect_err("too many names");
+        assert_eq!(error.message, "operation defines 1 results but was provided 4294967297 to bind");
     }
 
     #[test]
