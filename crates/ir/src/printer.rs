@@ -154,10 +154,16 @@ struct NameScopes {
     /// links to the one before (`u32::MAX`: none).
     by_hash: FxHashMap<u64, u32>,
     same_hash: Vec<u32>,
-    /// (scope, id) for each name a scope uses (a pair, not one `u64`: the hash of an
-    /// integer varies in its low bits only with the integer's low bits).
+    /// By id: the one scope using the name, `NO_SCOPE` or `SEVERAL_SCOPES` (most names
+    /// are used by one scope, which needs no set).
+    sole_user: Vec<u32>,
+    /// (scope, id) for each name several scopes use (a pair, not one `u64`: the hash
+    /// of an integer varies in its low bits only with the integer's low bits).
     used: FxHashSet<(u32, u32)>,
 }
+
+const NO_SCOPE: u32 = u32::MAX;
+const SEVERAL_SCOPES: u32 = u32::MAX - 1;
 
 /// A hash of a name's bytes, mixed so that its low bits vary with every byte.
 fn name_hash(bytes: &[u8]) -> u64 {
@@ -181,6 +187,7 @@ impl NameScopes {
             text: String::new(),
             by_hash: FxHashMap::default(),
             same_hash: Vec::new(),
+            sole_user: Vec::new(),
             used: FxHashSet::default(),
         }
     }
@@ -204,19 +211,43 @@ impl NameScopes {
         self.spans.push((self.text.len() as u32, name.len() as u32));
         self.text.push_str(name);
         self.same_hash.push(first);
+        self.sole_user.push(NO_SCOPE);
         self.by_hash.insert(hash, id);
         id
     }
 
+    /// Whether `scope` or one of its ancestors uses name `id`.
     fn contains(&self, mut scope: u32, id: u32) -> bool {
+        let user = self.sole_user.get(id as usize).copied().unwrap_or(NO_SCOPE);
+        if user == NO_SCOPE {
+            return false;
+        }
         loop {
-            if self.used.contains(&(scope, id)) {
+            let used = if user == SEVERAL_SCOPES { self.used.contains(&(scope, id)) } else { scope == user };
+            if used {
                 return true;
             }
             match self.parent.get(scope as usize) {
                 Some(&p) if p != u32::MAX => scope = p,
                 _ => return false,
             }
+        }
+    }
+
+    /// Records that `scope` uses name `id`.
+    fn insert(&mut self, scope: u32, id: u32) {
+        let Some(user) = self.sole_user.get_mut(id as usize) else { return };
+        match *user {
+            NO_SCOPE => *user = scope,
+            SEVERAL_SCOPES => {
+                self.used.insert((scope, id));
+            }
+            sole if sole != scope => {
+                *user = SEVERAL_SCOPES;
+                self.used.insert((sole, id));
+                self.used.insert((scope, id));
+            }
+            _ => {}
         }
     }
 
@@ -408,7 +439,7 @@ impl Names {
             }
             self.candidate = candidate;
         }
-        self.scopes.used.insert((scope, id));
+        self.scopes.insert(scope, id);
         id
     }
 
