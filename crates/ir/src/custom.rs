@@ -88,7 +88,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let name = &ir.op(op).name;
     // The dialect's own ops (but the graph ones printed here) go straight to theirs.
-    if name.def_index().is_some() && !name.starts_with("spirv.ARM.Graph") {
+    if name.def_index().is_some_and(|index| !is_graph_op(index)) {
         return crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op));
     }
     match name.as_str() {
@@ -101,6 +101,16 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         "ub.poison" => print_ub_poison(p, op),
         _ => crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op)),
     }
+}
+
+/// Whether the op definition at `index` in `OP_DEFS` is one of the graph ops printed
+/// here (told by name once per process).
+fn is_graph_op(index: usize) -> bool {
+    static GRAPH: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let graph = GRAPH.get_or_init(|| {
+        crate::opdef::OP_DEFS.iter().map(|d| d.name.starts_with("spirv.ARM.Graph")).collect()
+    });
+    graph.get(index).copied().unwrap_or(false)
 }
 
 /// `name` without its dialect when printed inside an op of that dialect (MLIR's

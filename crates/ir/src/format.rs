@@ -354,15 +354,14 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let def = &OP_DEFS[index];
     // Operand groups must be recoverable (segment sizes for several variadic groups).
     // Most ops have a few single-value groups: group i is then operand i.
-    const FEW: usize = 8;
-    let identity: [Range<usize>; FEW] = std::array::from_fn(|i| i..i + 1);
+    static IDENTITY: [Range<usize>; 8] = [0..1, 1..2, 2..3, 3..4, 4..5, 5..6, 6..7, 7..8];
     let single = o.operands.len() == def.operands.len()
-        && o.operands.len() <= FEW
+        && o.operands.len() <= IDENTITY.len()
         && format.single_operand_groups
-        && o.attr("operandSegmentSizes").is_none();
+        && ((o.properties.is_empty() && o.attributes.is_empty()) || o.attr("operandSegmentSizes").is_none());
     let split;
     let groups: &[Range<usize>] = if single {
-        &identity[..o.operands.len()]
+        &IDENTITY[..o.operands.len()]
     } else {
         let arities = def.operands.iter().map(|d| d.arity);
         match group_ranges(o.operands.len(), arities, o.attr("operandSegmentSizes")) {
@@ -373,10 +372,10 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
             None => return false,
         }
     };
-    if !types_read_back(ir, o, def, groups) {
+    if !types_read_back(ir, o, InferPlan::of(def), def, groups) {
         return false;
     }
-    p.out.push_str(&o.name);
+    p.out.push_str(def.name);
     let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
     print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
     true
@@ -388,8 +387,13 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
 /// which the dialect's verifier rejects), the custom form would read back with other
 /// types, so the op prints in the generic form, as MLIR prints an op that fails
 /// verification.
-fn types_read_back(ir: &crate::Ir, o: &crate::ir::Operation, def: &OpDef, groups: &[Range<usize>]) -> bool {
-    let plan = InferPlan::of(def);
+fn types_read_back(
+    ir: &crate::Ir,
+    o: &crate::ir::Operation,
+    plan: &InferPlan,
+    def: &OpDef,
+    groups: &[Range<usize>],
+) -> bool {
     let n_ops = def.operands.len();
     let one_result = def.results.len() == o.results.len();
     let values = |i: usize| -> &[crate::ir::Value] {

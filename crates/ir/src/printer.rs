@@ -95,22 +95,28 @@ const TWO_DIGITS: &[u8; 200] = b"\
 8081828384858687888990919293949596979899";
 
 /// Decimal digits of `n`, without `fmt`'s machinery (this is the printer's hot path).
+#[inline]
 fn push_u32(out: &mut String, n: u32) {
     push_u64(out, u64::from(n));
 }
 
-/// Decimal digits of `n`, without `fmt`'s machinery.
+/// Decimal digits of `n`, without `fmt`'s machinery; the short numbers most names
+/// and values have inline.
+#[inline]
 fn push_u64(out: &mut String, n: u64) {
     if n < 10 {
         out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    if n < 100 {
+    } else if n < 100 {
         let i = 2 * n as usize;
         out.push(char::from(TWO_DIGITS[i]));
         out.push(char::from(TWO_DIGITS[i + 1]));
-        return;
+    } else {
+        push_long_u64(out, n);
     }
+}
+
+#[inline(never)]
+fn push_long_u64(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     let mut n = n;
@@ -148,10 +154,16 @@ struct NameScopes {
     /// links to the one before (`u32::MAX`: none).
     by_hash: FxHashMap<u64, u32>,
     same_hash: Vec<u32>,
-    /// (scope, id) for each name a scope uses (a pair, not one `u64`: the hash of an
-    /// integer varies in its low bits only with the integer's low bits).
+    /// By id: the one scope using the name, `NO_SCOPE` or `SEVERAL_SCOPES` (most names
+    /// are used by one scope, which needs no set).
+    sole_user: Vec<u32>,
+    /// (scope, id) for each name several scopes use (a pair, not one `u64`: the hash
+    /// of an integer varies in its low bits only with the integer's low bits).
     used: FxHashSet<(u32, u32)>,
 }
+
+const NO_SCOPE: u32 = u32::MAX;
+const SEVERAL_SCOPES: u32 = u32::MAX - 1;
 
 /// A hash of a name's bytes, mixed so that its low bits vary with every byte.
 fn name_hash(bytes: &[u8]) -> u64 {
@@ -175,6 +187,7 @@ impl NameScopes {
             text: String::new(),
             by_hash: FxHashMap::default(),
             same_hash: Vec::new(),
+            sole_user: Vec::new(),
             used: FxHashSet::default(),
         }
     }
@@ -198,19 +211,43 @@ impl NameScopes {
         self.spans.push((self.text.len() as u32, name.len() as u32));
         self.text.push_str(name);
         self.same_hash.push(first);
+        self.sole_user.push(NO_SCOPE);
         self.by_hash.insert(hash, id);
         id
     }
 
+    /// Whether `scope` or one of its ancestors uses name `id`.
     fn contains(&self, mut scope: u32, id: u32) -> bool {
+        let user = self.sole_user.get(id as usize).copied().unwrap_or(NO_SCOPE);
+        if user == NO_SCOPE {
+            return false;
+        }
         loop {
-            if self.used.contains(&(scope, id)) {
+            let used = if user == SEVERAL_SCOPES { self.used.contains(&(scope, id)) } else { scope == user };
+            if used {
                 return true;
             }
             match self.parent.get(scope as usize) {
                 Some(&p) if p != u32::MAX => scope = p,
                 _ => return false,
             }
+        }
+    }
+
+    /// Records that `scope` uses name `id`.
+    fn insert(&mut self, scope: u32, id: u32) {
+        let Some(user) = self.sole_user.get_mut(id as usize) else { return };
+        match *user {
+            NO_SCOPE => *user = scope,
+            SEVERAL_SCOPES => {
+                self.used.insert((scope, id));
+            }
+            sole if sole != scope => {
+                *user = SEVERAL_SCOPES;
+                self.used.insert((sole, id));
+                self.used.insert((scope, id));
+            }
+            _ => {}
         }
     }
 
@@ -402,15 +439,17 @@ impl Names {
             }
             self.candidate = candidate;
         }
-        self.scopes.used.insert((scope, id));
+        self.scopes.insert(scope, id);
         id
     }
 
+    #[inline]
     fn name_of(&self, v: Value) -> Option<ValueName> {
         self.values.get(v.index()).copied().filter(|n| n.kind != NameKind::None)
     }
 
     /// Appends `%N`, `%argN` or the suggested name.
+    #[inline]
     fn write_base(&self, name: ValueName, out: &mut String) {
         out.push('%');
         match name.kind {
@@ -425,6 +464,7 @@ impl Names {
     }
 
     /// Appends the value's name (`%0`, `%arg1`, `%cst`, `%5#1`).
+    #[inline]
     pub fn write_value(&self, v: Value, out: &mut String) {
         match self.name_of(v) {
             Some(name) => {
@@ -502,42 +542,42 @@ pub struct Printer<'a> {
 
 /// The text of each type printed so far.
 struct TypeTexts {
-    /// By type index: where the type's text lies in `text`.
-    spans: Vec<Option<(u32, u32)>>,
-    text: String,
+    /// By type index.
+    texts: Vec<Option<Box<str>>>,
     /// Off for one-off printing (diagnostics), where keeping texts only costs.
     enabled: bool,
 }
 
 impl TypeTexts {
     fn new() -> Self {
-        TypeTexts { spans: Vec::new(), text: String::new(), enabled: true }
+        TypeTexts { texts: Vec::new(), enabled: true }
     }
 
     fn uncached() -> Self {
-        TypeTexts { spans: Vec::new(), text: String::new(), enabled: false }
+        TypeTexts { texts: Vec::new(), enabled: false }
     }
 
+    #[inline]
     fn write(&mut self, ir: &Ir, t: Type, out: &mut String) {
+        match self.texts.get(t.index()) {
+            Some(Some(text)) => out.push_str(text),
+            _ => self.write_new(ir, t, out),
+        }
+    }
+
+    /// A type not printed before (or any type, when not cached).
+    fn write_new(&mut self, ir: &Ir, t: Type, out: &mut String) {
         if !self.enabled {
             write_type(ir, t, out);
             return;
         }
-        if let Some(Some((start, len))) = self.spans.get(t.index()) {
-            let (start, len) = (*start as usize, *len as usize);
-            out.push_str(&self.text[start..start + len]);
-            return;
+        let mut text = String::new();
+        write_type(ir, t, &mut text);
+        out.push_str(&text);
+        if self.texts.len() <= t.index() {
+            self.texts.resize(t.index() + 1, None);
         }
-        let start = self.text.len();
-        write_type(ir, t, &mut self.text);
-        let text = &self.text[start..];
-        out.push_str(text);
-        if let (Ok(start32), Ok(len32)) = (u32::try_from(start), u32::try_from(text.len())) {
-            if self.spans.len() <= t.index() {
-                self.spans.resize(t.index() + 1, None);
-            }
-            self.spans[t.index()] = Some((start32, len32));
-        }
+        self.texts[t.index()] = Some(text.into_boxed_str());
     }
 }
 
@@ -677,13 +717,22 @@ impl<'a> Printer<'a> {
 
     /// A string literal, escaped as MLIR does.
     pub fn string(&mut self, text: &str) {
-        write_escaped(text.as_bytes(), &mut self.out);
+        write_string_literal(text, &mut self.out);
     }
 
     /// The op's attribute dictionary as `attr-dict` prints it: inherent and
     /// discardable attributes merged and sorted by name, less `elided`; nothing
     /// when none remain.
+    #[inline]
     pub fn merged_attr_dict(&mut self, o: &crate::ir::Operation, elided: &[&str], with_keyword: bool) {
+        // Most ops have no attributes at all.
+        if o.properties.is_empty() && o.attributes.is_empty() {
+            return;
+        }
+        self.merged_attr_dict_of(o, elided, with_keyword);
+    }
+
+    fn merged_attr_dict_of(&mut self, o: &crate::ir::Operation, elided: &[&str], with_keyword: bool) {
         let shown = |a: &&NamedAttribute| !elided.contains(&a.name.as_str());
         if !o.properties.iter().chain(&o.attributes).any(|a| shown(&a)) {
             return;
@@ -1002,19 +1051,26 @@ fn sanitize_value_name(name: &mut String) {
 }
 
 /// The ops that suggest result names, interned once (comparing interned names is
-/// comparing two small integers).
-fn naming_ops() -> &'static [crate::ir::OpName; 3] {
-    static OPS: std::sync::OnceLock<[crate::ir::OpName; 3]> = std::sync::OnceLock::new();
+/// comparing two small integers), and the definition indices of the SPIR-V ones.
+fn naming_ops() -> &'static ([crate::ir::OpName; 3], [Option<usize>; 2]) {
+    static OPS: std::sync::OnceLock<([crate::ir::OpName; 3], [Option<usize>; 2])> =
+        std::sync::OnceLock::new();
     OPS.get_or_init(|| {
-        ["spirv.mlir.addressof", "arith.constant", "spirv.Constant"].map(crate::ir::OpName::new)
+        let names = ["spirv.mlir.addressof", "arith.constant", "spirv.Constant"].map(crate::ir::OpName::new);
+        let indices = [names[0].def_index(), names[2].def_index()];
+        (names, indices)
     })
 }
 
 fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     let o = ir.op(op);
-    let [addressof, arith_constant, constant] = naming_ops();
-    if o.name != *addressof && o.name != *arith_constant && o.name != *constant {
-        return false;
+    let ([addressof, arith_constant, constant], spirv_indices) = naming_ops();
+    // Most ops are of the dialect and suggest nothing: one index against two.
+    match o.name.def_index() {
+        Some(index) if !spirv_indices.contains(&Some(index)) => return false,
+        Some(_) => {}
+        None if o.name != *arith_constant => return false,
+        None => {}
     }
     if o.name == *addressof {
         if let Some(Attribute::SymbolRef(path)) = o.attr("variable") {
@@ -1091,6 +1147,18 @@ fn write_attr_entry_in(ir: &Ir, a: &NamedAttribute, out: &mut String, types: &mu
     if a.value != Attribute::Unit {
         out.push_str(" = ");
         write_attribute_in(ir, &a.value, out, types);
+    }
+}
+
+/// A string literal as `lexer::write_escaped` writes it; text with nothing to escape
+/// (the common case) is copied in one piece.
+fn write_string_literal(text: &str, out: &mut String) {
+    if text.bytes().all(|c| matches!(c, 0x20..=0x7e) && c != b'"' && c != b'\\') {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else {
+        write_escaped(text.as_bytes(), out);
     }
 }
 
@@ -1747,7 +1815,7 @@ fn write_attribute_in(ir: &Ir, a: &Attribute, out: &mut String, types: &mut Type
             out.push_str(" : ");
             types.write(ir, *ty, out);
         }
-        Attribute::String(s) => write_escaped(s.as_bytes(), out),
+        Attribute::String(s) => write_string_literal(s, out),
         Attribute::Type(t) => types.write(ir, *t, out),
         Attribute::Array(items) => {
             out.push('[');
