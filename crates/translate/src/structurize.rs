@@ -188,8 +188,10 @@ struct Scratch {
     open: Vec<usize>,
     header_rank: Vec<(usize, usize)>,
     /// The function-level blocks of each construct (index `c + 1`) and of the
-    /// function itself (index 0), in order.
+    /// function itself (index 0), in order; the lists from `members_used` on are
+    /// empty (kept from larger functions).
     members_of: Vec<Vec<BlockId>>,
+    members_used: usize,
     sim: order::Scratch,
     /// Control attributes already made, by kind and mask (a cache, kept across
     /// functions; a module uses a handful).
@@ -234,6 +236,7 @@ impl Scratch {
             open,
             header_rank,
             members_of,
+            members_used,
             sim,
             controls: _,
         } = self;
@@ -257,9 +260,10 @@ impl Scratch {
         walk.clear();
         open.clear();
         header_rank.clear();
-        for list in members_of.iter_mut() {
+        for list in members_of.iter_mut().take(*members_used) {
             list.clear();
         }
+        *members_used = 0;
         sim.reset(block_base);
     }
 }
@@ -554,6 +558,7 @@ impl<'a> Structurizer<'a> {
         if members.len() < self.constructs.len() + 1 {
             members.resize_with(self.constructs.len() + 1, Vec::new);
         }
+        self.sc.members_used = self.constructs.len() + 1;
         for &b in &self.top {
             if let Some(owner) = self.sc.owner.get(b) {
                 if let Some(list) = members.get_mut(owner.map_or(0, |o| o + 1)) {
