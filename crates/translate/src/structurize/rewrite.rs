@@ -883,7 +883,10 @@ impl Structurizer<'_> {
                 }
                 let mut r = Some(region);
                 let mut found = false;
-                while let Some(cur) = r {
+                // Bounded: a construct nested inside itself (see `top_block`) would
+                // make the chain of enclosing regions a cycle.
+                for _ in 0..=ir.region_count() {
+                    let Some(cur) = r else { break };
                     if cur == def_region {
                         found = true;
                         break;
