@@ -179,6 +179,19 @@ struct Scratch {
     anchor: IdMap<Option<BlockId>>,
     /// The blocks `current_preds` found.
     preds_found: Vec<BlockId>,
+    /// Buffers of `process_with_entry`.
+    region_order: Vec<BlockId>,
+    keyed: Vec<((usize, usize, usize), BlockId)>,
+    /// Buffers of `run` and `structured_order`.
+    block_order: Vec<BlockId>,
+    walk: Vec<(BlockId, usize)>,
+    open: Vec<usize>,
+    header_rank: Vec<(usize, usize)>,
+    /// The function-level blocks of each construct (index `c + 1`) and of the
+    /// function itself (index 0), in order; the lists from `members_used` on are
+    /// empty (kept from larger functions).
+    members_of: Vec<Vec<BlockId>>,
+    members_used: usize,
     sim: order::Scratch,
     /// Control attributes already made, by kind and mask (a cache, kept across
     /// functions; a module uses a handful).
@@ -199,7 +212,9 @@ impl Scratch {
         attr
     }
 
-    fn clear(&mut self) {
+    /// Empties everything for a function whose blocks are numbered from
+    /// `block_base` on.
+    fn reset(&mut self, block_base: usize) {
         let Scratch {
             uses,
             preds,
@@ -214,23 +229,42 @@ impl Scratch {
             forward,
             anchor,
             preds_found,
+            region_order,
+            keyed,
+            block_order,
+            walk,
+            open,
+            header_rank,
+            members_of,
+            members_used,
             sim,
             controls: _,
         } = self;
-        uses.clear();
-        preds.clear();
-        owner.clear();
-        header_of.clear();
-        merge_of.clear();
+        let node_base = order::node_key(block_base, false);
+        uses.reset();
+        preds.reset_at(block_base);
+        owner.reset_at(block_base);
+        header_of.reset_at(block_base);
+        merge_of.reset_at(block_base);
         split_from.clear();
-        node_position.clear();
-        members.clear();
-        seen.clear();
+        node_position.reset_at(node_base);
+        members.reset_at(block_base);
+        seen.reset_at(block_base);
         same_target.clear();
-        forward.clear();
-        anchor.clear();
+        forward.reset_at(block_base);
+        anchor.reset_at(block_base);
         preds_found.clear();
-        sim.clear();
+        region_order.clear();
+        keyed.clear();
+        block_order.clear();
+        walk.clear();
+        open.clear();
+        header_rank.clear();
+        for list in members_of.iter_mut().take(*members_used) {
+            list.clear();
+        }
+        *members_used = 0;
+        sim.reset(block_base);
     }
 }
 
@@ -267,7 +301,9 @@ fn structurize_with(
     headers: &FxHashMap<BlockId, MergeInfo>,
     scratch: &mut Scratch,
 ) -> Result<(), StructurizeError> {
-    scratch.clear();
+    // The function's blocks were made while it was read: numbered from its first.
+    let block_base = ir.region(body).blocks.iter().map(|b| b.index()).min().unwrap_or(0);
+    scratch.reset(block_base);
     let mut s = Structurizer::new(ir, scratch, func, body, headers)?;
     s.run()?;
     s.check()?;
@@ -377,9 +413,6 @@ struct Structurizer<'a> {
     constructs: Vec<Construct>,
     /// The function's blocks in their original order.
     top: Vec<BlockId>,
-    /// The function-level blocks of each construct (index `c + 1`) and of the function
-    /// itself (index 0), in order.
-    members: Vec<Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed after a function-level block.
     inserted_after: FxHashMap<BlockId, Vec<BlockId>>,
     /// Blocks made while rewriting, to be placed before a function-level block.
@@ -463,7 +496,6 @@ impl<'a> Structurizer<'a> {
             header_splits: Vec::new(),
             filled: Vec::new(),
             dead: FxHashSet::default(),
-            members: Vec::new(),
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
             bool_type,
@@ -477,8 +509,8 @@ impl<'a> Structurizer<'a> {
         }
         let order = self.structured_order();
         // Assign each reached block to the innermost open construct.
-        let mut open: Vec<usize> = Vec::new();
-        let mut header_rank: Vec<(usize, usize)> = Vec::new();
+        let mut open = std::mem::take(&mut self.sc.open);
+        let mut header_rank = std::mem::take(&mut self.sc.header_rank);
         for (rank, &b) in order.iter().enumerate() {
             if let Some(c) = self.sc.merge_of.get(b) {
                 if let Some(pos) = open.iter().rposition(|&o| o == c) {
@@ -498,6 +530,9 @@ impl<'a> Structurizer<'a> {
                 }
             }
         }
+        self.sc.block_order = order;
+        open.clear();
+        self.sc.open = open;
         self.set_aside_dead_blocks();
         let entry = self.top.first().copied();
         let is_merge = |b: BlockId| self.sc.merge_of.get(b).is_some();
@@ -517,23 +552,35 @@ impl<'a> Structurizer<'a> {
             })
             .collect();
         self.header_splits = shapes.iter().map(|s| s.splits).collect();
-        order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes, &mut self.sc.sim);
-        self.members = vec![Vec::new(); self.constructs.len() + 1];
+        let block_base = self.top.iter().map(|b| b.index()).min().unwrap_or(0);
+        order::mlir_orders(self.ir, &self.top, &self.constructs, &shapes, &mut self.sc.sim, block_base);
+        let members = &mut self.sc.members_of;
+        if members.len() < self.constructs.len() + 1 {
+            members.resize_with(self.constructs.len() + 1, Vec::new);
+        }
+        self.sc.members_used = self.constructs.len() + 1;
         for &b in &self.top {
             if let Some(owner) = self.sc.owner.get(b) {
-                if let Some(list) = self.members.get_mut(owner.map_or(0, |o| o + 1)) {
+                if let Some(list) = members.get_mut(owner.map_or(0, |o| o + 1)) {
                     list.push(b);
                 }
             }
         }
         // Innermost first: a nested header comes after its parent's in the order.
         header_rank.sort_unstable();
-        for &(_, c) in header_rank.iter().rev() {
-            self.process(c)?;
-        }
+        let processed = header_rank.iter().rev().try_for_each(|&(_, c)| self.process(c));
+        self.sc.header_rank = header_rank;
+        processed?;
         self.drop_invalid_dead_blocks()?;
         // The original order, with the blocks made after a merge block following it.
         let body = self.body;
+        if self.inserted_before.is_empty() && self.inserted_after.is_empty() {
+            // (The common case: nothing to place.)
+            let mut kept = std::mem::take(&mut self.top);
+            kept.retain(|&b| self.ir.block(b).parent == Some(body));
+            self.ir.region_mut(body).blocks = kept;
+            return Ok(());
+        }
         let mut kept = Vec::with_capacity(self.top.len());
         // (block, whether the blocks to put before it are already placed)
         let mut pending: Vec<(BlockId, bool)> = self.top.iter().rev().map(|&b| (b, false)).collect();
@@ -579,9 +626,11 @@ impl<'a> Structurizer<'a> {
     /// merge edges, a header's merge block and continue target first among its
     /// successors.
     fn structured_order(&mut self) -> Vec<BlockId> {
-        let Some(&entry) = self.top.first() else { return Vec::new() };
-        let mut post = Vec::with_capacity(self.top.len());
-        let mut stack: Vec<(BlockId, usize)> = Vec::new();
+        let mut post = std::mem::take(&mut self.sc.block_order);
+        post.clear();
+        let Some(&entry) = self.top.first() else { return post };
+        let mut stack = std::mem::take(&mut self.sc.walk);
+        stack.clear();
         self.sc.seen.insert(entry, true);
         stack.push((entry, 0));
         while let Some(&mut (block, ref mut next)) = stack.last_mut() {
@@ -597,6 +646,7 @@ impl<'a> Structurizer<'a> {
             }
         }
         self.sc.seen.clear();
+        self.sc.walk = stack;
         post.reverse();
         post
     }

@@ -193,3 +193,53 @@ pub(super) fn branch(ir: &mut Ir, target: BlockId, args: Vec<spirvkit_ir::ir::Va
     ir.op_mut(op).successors = vec![target];
     op
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spirvkit_ir::ir::Location;
+
+    /// `Segments` reads what `Ir::successor_operand_ranges` reads, without collecting.
+    #[test]
+    fn segments_agree_with_the_ir() {
+        let mut ir = Ir::new();
+        let i32t = ir.types.integer(32, Signedness::Signless);
+        let (a, b, c) = (ir.create_block(), ir.create_block(), ir.create_block());
+        let cond = ir.add_block_argument(a, i32t, Location::Unknown);
+        let v = ir.add_block_argument(a, i32t, Location::Unknown);
+        let mut ops = vec![branch(&mut ir, b, vec![v, v])];
+        for (t, f) in [(0, 0), (1, 1), (2, 0), (2, 1)] {
+            ops.push(branch_conditional(&mut ir, cond, (b, vec![v; t]), (c, vec![v; f])));
+        }
+        // Segment sizes that do not fit the operands, or are not counts.
+        let bad = branch_conditional(&mut ir, cond, (b, vec![v]), (c, vec![]));
+        let sizes = i32_array(&mut ir, &[1, 3, 0]);
+        ir.set_property(bad, "operandSegmentSizes", sizes);
+        ops.push(bad);
+        let negative = branch_conditional(&mut ir, cond, (b, vec![]), (c, vec![]));
+        let sizes = Attribute::DenseArray {
+            element: i32t,
+            values: [1, -1, 0].iter().map(|&n| Attribute::Integer { value: n, ty: i32t }).collect(),
+        };
+        ir.set_property(negative, "operandSegmentSizes", sizes);
+        ops.push(negative);
+        for (cases, ok) in [(vec![1, 0], true), (vec![3, 0], false), (vec![1], false)] {
+            let switch = ir.create_op(names().switch.clone(), vec![cond, v, v], &[], Location::Unknown);
+            ir.op_mut(switch).successors = vec![a, b, c];
+            let case_sizes = i32_array(&mut ir, &cases);
+            let sizes = i32_array(&mut ir, &[1, 1, if ok { 1 } else { 2 }]);
+            ir.set_property(switch, "case_operand_segments", case_sizes);
+            ir.set_property(switch, "operandSegmentSizes", sizes);
+            ops.push(switch);
+        }
+        ops.push(ir.create_op("spirv.Return", vec![], &[], Location::Unknown));
+        for op in ops {
+            let expected = ir.successor_operand_ranges(op);
+            assert_eq!(is_branch(&ir, op), expected.is_some(), "{:?}", ir.op(op));
+            for index in 0..4 {
+                let range = expected.as_ref().and_then(|r| r.get(index).cloned());
+                assert_eq!(successor_range(&ir, op, index), range, "{:?}", ir.op(op));
+            }
+        }
+    }
+}

@@ -26,6 +26,8 @@ pub(super) struct IdMap<T> {
     /// Slot `i` holds the entry of id `base + i`.
     slots: Vec<T>,
     base: usize,
+    /// Whether the window moves to the next id set (after `reset`).
+    movable: bool,
     empty: T,
     /// The ids set since the last `clear`.
     set: Vec<usize>,
@@ -39,9 +41,10 @@ impl<T: Copy + PartialEq + Default> Default for IdMap<T> {
 
 impl<T: Copy + PartialEq> IdMap<T> {
     pub(super) fn new(empty: T) -> Self {
-        IdMap { slots: Vec::new(), base: 0, empty, set: Vec::new() }
+        IdMap { slots: Vec::new(), base: 0, movable: true, empty, set: Vec::new() }
     }
 
+    /// Removes every entry, keeping the window.
     pub(super) fn clear(&mut self) {
         for &id in &self.set {
             if let Some(slot) = id.checked_sub(self.base).and_then(|i| self.slots.get_mut(i)) {
@@ -51,6 +54,19 @@ impl<T: Copy + PartialEq> IdMap<T> {
         self.set.clear();
     }
 
+    /// Removes every entry; the window moves to the next id set.
+    pub(super) fn reset(&mut self) {
+        self.clear();
+        self.movable = true;
+    }
+
+    /// Removes every entry; the window starts at `base` (the smallest id expected).
+    pub(super) fn reset_at(&mut self, base: usize) {
+        self.clear();
+        self.base = base;
+        self.movable = false;
+    }
+
     /// How many keys are set.
     pub(super) fn len(&self) -> usize {
         self.set.len()
@@ -58,7 +74,7 @@ impl<T: Copy + PartialEq> IdMap<T> {
 
     #[inline]
     pub(super) fn get(&self, key: impl Key) -> T {
-        match key.key().checked_sub(self.base).and_then(|i| self.slots.get(i)) {
+        match self.slots.get(key.key().wrapping_sub(self.base)) {
             Some(&value) => value,
             None => self.empty,
         }
@@ -74,8 +90,8 @@ impl<T: Copy + PartialEq> IdMap<T> {
     #[inline]
     fn slot(&mut self, key: impl Key) -> &mut T {
         let id = key.key();
-        // (The first id after a reset moves the window: see `slot_outside`.)
-        if let Some(i) = id.checked_sub(self.base).filter(|&i| i < self.slots.len() && !self.set.is_empty()) {
+        let i = id.wrapping_sub(self.base);
+        if i < self.slots.len() && !self.movable {
             if self.slots[i] == self.empty {
                 self.set.push(id);
             }
@@ -84,12 +100,13 @@ impl<T: Copy + PartialEq> IdMap<T> {
         self.slot_outside(id)
     }
 
-    /// The slot of an id outside the window, which moves or widens to hold it, or
-    /// of the first id after a reset, which moves the window.
+    /// The slot of an id outside the window, which widens to hold it, or of the
+    /// first id after a `reset`, which moves the window.
     fn slot_outside(&mut self, id: usize) -> &mut T {
-        if self.set.is_empty() {
+        if self.movable {
             // Every slot is empty: the window can move for free, centered on the
             // first id (a function's ids are close together).
+            self.movable = false;
             self.base = id.saturating_sub(self.slots.len() / 2);
         }
         if id < self.base {
@@ -129,8 +146,15 @@ impl<V> Default for ListMap<V> {
 }
 
 impl<V: Copy + PartialEq> ListMap<V> {
-    pub(super) fn clear(&mut self) {
-        self.ends.clear();
+    /// Removes every list; the window moves to the next key used.
+    pub(super) fn reset(&mut self) {
+        self.ends.reset();
+        self.links.clear();
+    }
+
+    /// Removes every list; the window starts at `base` (the smallest key expected).
+    pub(super) fn reset_at(&mut self, base: usize) {
+        self.ends.reset_at(base);
         self.links.clear();
     }
 
@@ -225,10 +249,14 @@ mod tests {
         map.insert(K(2000), 4);
         assert_eq!((map.get(K(1000)), map.get(K(990)), map.get(K(5)), map.get(K(2000))), (1, 2, 3, 4));
         assert_eq!((map.get(K(0)), map.get(K(999)), map.get(K(5000)), map.len()), (0, 0, 0, 4));
-        map.clear();
+        map.reset();
         assert_eq!((map.get(K(1000)), map.get(K(5)), map.len()), (0, 0, 0));
         map.insert(K(7), 9);
         assert_eq!((map.get(K(7)), map.get(K(1000))), (9, 0));
+        map.reset_at(100);
+        map.insert(K(150), 1);
+        map.insert(K(3), 2);
+        assert_eq!((map.get(K(150)), map.get(K(3)), map.get(K(7))), (1, 2, 0));
     }
 
     #[test]
@@ -244,7 +272,7 @@ mod tests {
         assert_eq!(map.iter(a).collect::<Vec<_>>(), [0, 2]);
         map.remove_all(b);
         assert_eq!(map.iter(b).count(), 0);
-        map.clear();
+        map.reset();
         assert_eq!(map.iter(a).count(), 0);
         map.push_front(b, 3);
         map.push(b, 4);

@@ -25,11 +25,17 @@ pub(super) enum Node {
     Split(BlockId),
 }
 
+/// The key of `Node::Block` (or `Node::Split`) of the block numbered `index`.
+pub(super) fn node_key(index: usize, split: bool) -> usize {
+    2 * index + usize::from(split)
+}
+
 impl Key for Node {
+    #[inline]
     fn key(self) -> usize {
         match self {
-            Node::Block(b) => 2 * b.index(),
-            Node::Split(b) => 2 * b.index() + 1,
+            Node::Block(b) => node_key(b.index(), false),
+            Node::Split(b) => node_key(b.index(), true),
         }
     }
 }
@@ -66,10 +72,18 @@ pub(super) struct Scratch {
     children: Vec<Node>,
     stack: Vec<(Node, bool)>,
     header_preds: Vec<Node>,
+    /// The work list: each construct with its generation, which a later entry
+    /// for it supersedes.
+    queue: VecDeque<(usize, u32)>,
+    initial: Vec<usize>,
+    generation: Vec<u32>,
+    done: Vec<bool>,
 }
 
 impl Scratch {
-    pub(super) fn clear(&mut self) {
+    /// Empties everything for a function whose blocks are numbered from
+    /// `block_base` on.
+    pub(super) fn reset(&mut self, block_base: usize) {
         let Scratch {
             succ,
             succ_nodes,
@@ -89,25 +103,34 @@ impl Scratch {
             children,
             stack,
             header_preds,
+            queue,
+            initial,
+            generation,
+            done,
         } = self;
-        succ.clear();
+        let node_base = node_key(block_base, false);
+        succ.reset_at(node_base);
         succ_nodes.clear();
-        preds.clear();
-        region.clear();
-        hosted.clear();
-        forward.clear();
+        preds.reset_at(node_base);
+        region.reset_at(node_base);
+        hosted.reset_at(node_base);
+        forward.reset_at(block_base);
         order_ranges.clear();
         order_nodes.clear();
-        header_of.clear();
-        split_headers.clear();
-        position.clear();
-        seen.clear();
-        walked.clear();
+        header_of.reset_at(node_base);
+        split_headers.reset_at(block_base);
+        position.reset_at(block_base);
+        seen.reset_at(node_base);
+        walked.reset_at(node_base);
         order.clear();
         met.clear();
         children.clear();
         stack.clear();
         header_preds.clear();
+        queue.clear();
+        initial.clear();
+        generation.clear();
+        done.clear();
     }
 
     /// The blocks of construct `c`'s region in MLIR's order (empty before
@@ -267,8 +290,9 @@ pub(super) fn mlir_orders(
     constructs: &[Construct],
     shapes: &[HeaderShape],
     scratch: &mut Scratch,
+    block_base: usize,
 ) {
-    scratch.clear();
+    scratch.reset(block_base);
     scratch.order_ranges.resize(constructs.len(), (0, 0));
     for (c, shape) in constructs.iter().zip(shapes) {
         if shape.splits {
@@ -302,26 +326,29 @@ pub(super) fn mlir_orders(
     for (i, &b) in blocks.iter().enumerate() {
         scratch.position.insert(b, Some(i));
     }
-    let mut initial: Vec<usize> = (0..constructs.len()).collect();
+    let mut initial = std::mem::take(&mut scratch.initial);
+    initial.extend(0..constructs.len());
     initial.sort_by_key(|&c| (shapes[c].mlir_splits, scratch.position.get(constructs[c].header)));
     for c in 0..constructs.len() {
         scratch.header_of.insert(header(constructs, shapes, c), Some(c));
     }
-    let mut generation = vec![0u32; constructs.len()];
-    let mut done = vec![false; constructs.len()];
-    let mut queue: VecDeque<(usize, u32)> = initial.into_iter().map(|c| (c, 0)).collect();
+    scratch.generation.resize(constructs.len(), 0);
+    scratch.done.resize(constructs.len(), false);
+    scratch.queue.extend(initial.iter().map(|&c| (c, 0)));
+    scratch.initial = initial;
     let mut sim = Sim { s: scratch, constructs, shapes };
-    while let Some((c, g)) = queue.pop_front() {
-        if done[c] || generation[c] != g {
+    while let Some((c, g)) = sim.s.queue.pop_front() {
+        if sim.s.done[c] || sim.s.generation[c] != g {
             continue;
         }
-        done[c] = true;
+        sim.s.done[c] = true;
         sim.rewrite(c);
-        for &n in &sim.s.met {
-            if let Some(d) = sim.s.header_of.get(n) {
-                if !done[d] {
-                    generation[d] += 1;
-                    queue.push_back((d, generation[d]));
+        let s = &mut *sim.s;
+        for &n in &s.met {
+            if let Some(d) = s.header_of.get(n) {
+                if !s.done[d] {
+                    s.generation[d] += 1;
+                    s.queue.push_back((d, s.generation[d]));
                 }
             }
         }

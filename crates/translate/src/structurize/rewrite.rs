@@ -310,7 +310,8 @@ impl Structurizer<'_> {
         if merge_owner.flatten() == Some(c) || merge_owner.is_none() {
             return err("the merge block is not after its construct");
         }
-        let mut members: Vec<BlockId> = self.members.get_mut(c + 1).map(std::mem::take).unwrap_or_default();
+        let mut members: Vec<BlockId> =
+            self.sc.members_of.get_mut(c + 1).map(std::mem::take).unwrap_or_default();
         if kind == Kind::Loop && !members.contains(&header) {
             return err("the loop header is not in its loop");
         }
@@ -347,7 +348,7 @@ impl Structurizer<'_> {
             }
             self.ir.append_block(self.body, own);
             self.sc.owner.insert(own, Some(merge_owner));
-            if let Some(list) = self.members.get_mut(merge_slot) {
+            if let Some(list) = self.sc.members_of.get_mut(merge_slot) {
                 list.push(own);
             }
             self.inserted_before.entry(merge).or_default().push(own);
@@ -366,7 +367,7 @@ impl Structurizer<'_> {
                     // block of another construct, moves into the region as it is;
                     // branches to it will go to the merge block.
                     let old_slot = self.sc.owner.get(header).flatten().map_or(0, |o| o + 1);
-                    if let Some(list) = self.members.get_mut(old_slot) {
+                    if let Some(list) = self.sc.members_of.get_mut(old_slot) {
                         list.retain(|&b| b != header);
                     }
                     self.sc.owner.insert(header, Some(Some(c)));
@@ -415,7 +416,8 @@ impl Structurizer<'_> {
         }
 
         // MLIR's order: breadth-first from the header, then blocks it does not reach.
-        let mut order = Vec::with_capacity(members.len() + 2);
+        let mut order = std::mem::take(&mut self.sc.region_order);
+        order.clear();
         order.push(entry);
         let seen = &mut self.sc.seen;
         seen.insert(entry, true);
@@ -452,7 +454,8 @@ impl Structurizer<'_> {
                 }
                 None
             };
-            let mut keyed: Vec<((usize, usize, usize), BlockId)> = Vec::with_capacity(order.len());
+            let keyed = &mut self.sc.keyed;
+            keyed.clear();
             let mut previous = (0, 0, 0);
             for (i, &b) in order.iter().enumerate() {
                 let key = match anchored(b) {
@@ -701,6 +704,8 @@ impl Structurizer<'_> {
         for b in loop_entry.into_iter().chain(order.iter().copied()) {
             self.ir.append_block(region, b);
         }
+        order.clear();
+        self.sc.region_order = order;
         self.ir.append_block(region, region_merge);
 
         // Place the op in the merge block, dispatching exits after it.
@@ -735,8 +740,14 @@ impl Structurizer<'_> {
             self.ir.append_block(self.body, b);
             self.sc.owner.insert(b, Some(merge_owner));
         }
-        if let Some(list) = self.members.get_mut(merge_slot) {
+        if let Some(list) = self.sc.members_of.get_mut(merge_slot) {
             list.extend_from_slice(&new_blocks);
+        }
+        // The construct is done: its list is free for the next function.
+        let mut members = members;
+        members.clear();
+        if let Some(list) = self.sc.members_of.get_mut(c + 1) {
+            *list = members;
         }
         if !new_blocks.is_empty() {
             for &b in &new_blocks {
@@ -872,7 +883,10 @@ impl Structurizer<'_> {
                 }
                 let mut r = Some(region);
                 let mut found = false;
-                while let Some(cur) = r {
+                // Bounded: a construct nested inside itself (see `top_block`) would
+                // make the chain of enclosing regions a cycle.
+                for _ in 0..=ir.region_count() {
+                    let Some(cur) = r else { break };
                     if cur == def_region {
                         found = true;
                         break;
