@@ -614,6 +614,10 @@ impl Serializer<'_> {
 
     /// A constant of type `ty` with value `attr`: scalars, dense elements and arrays.
     pub(super) fn constant(&mut self, at: OpId, ty: Type, attr: &Attribute) -> Result<u32> {
+        // A scalar is keyed by its attribute alone: no need for the type's key.
+        if let Some(id) = self.constant_scalar(at, attr, false)? {
+            return Ok(id);
+        }
         let key = self.type_key(ty);
         self.constant_of(at, key, attr)
     }
