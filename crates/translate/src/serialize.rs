@@ -352,7 +352,9 @@ impl<'a> Serializer<'a> {
             names: Vec::new(),
             decorations: Vec::new(),
             globals: Vec::new(),
-            functions: Vec::new(),
+            // About four words per op of the IR: the function section, by far the
+            // largest, then rarely grows (each growth copies all of it).
+            functions: Vec::with_capacity(ir.op_count().saturating_mul(4)),
             graphs: Vec::new(),
             function_header: Vec::new(),
             function_body: Vec::new(),
@@ -470,6 +472,8 @@ impl<'a> Serializer<'a> {
             Some(block) => self.ir.block(block).ops.clone(),
             None => Vec::new(),
         };
+        // Room for every function's symbol up front (no rehashing as they come).
+        self.function_ids.reserve(body.len());
         // Function declarations (imported, no body) come before every definition.
         let is_declaration =
             |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
@@ -530,7 +534,8 @@ impl<'a> Serializer<'a> {
         if !self.options.emit_symbol_names || name.is_empty() {
             return;
         }
-        let mut operands = vec![id];
+        let mut operands = Vec::with_capacity(2 + name.len() / 4);
+        operands.push(id);
         spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
         encode(&mut self.names, opcode::OpName, &operands);
     }

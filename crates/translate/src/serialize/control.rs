@@ -184,7 +184,9 @@ impl Serializer<'_> {
         for &b in skip {
             insert(b);
         }
-        let mut order = Vec::new();
+        // The header's region bounds the walk (in valid IR).
+        let region_blocks = ir.block(header).parent.map_or(0, |r| ir.region(r).blocks.len());
+        let mut order = Vec::with_capacity(region_blocks);
         if !insert(header) {
             return order;
         }
@@ -192,7 +194,8 @@ impl Serializer<'_> {
         let successors = |b: BlockId| -> &[BlockId] {
             ir.block(b).ops.last().map_or(&[], |&t| ir.op(t).successors.as_slice())
         };
-        let mut stack = vec![(successors(header), 0usize)];
+        let mut stack = Vec::with_capacity(region_blocks);
+        stack.push((successors(header), 0usize));
         while let Some((succ, next)) = stack.last_mut() {
             let Some(&s) = succ.get(*next) else {
                 stack.pop();
@@ -555,14 +558,30 @@ impl Serializer<'_> {
     fn branches_to(&mut self, block: BlockId) -> Vec<(BlockId, OpId)> {
         let ir = self.ir;
         let Some(region) = ir.block(block).parent else { return Vec::new() };
+        let blocks = &ir.region(region).blocks;
+        let terminators = blocks.iter().rev().filter_map(|&pred| Some((pred, *ir.block(pred).ops.last()?)));
+        // A small region is scanned directly; a large one is indexed once.
+        if blocks.len() <= 16 {
+            let mut uses = Vec::new();
+            for (pred, terminator) in terminators {
+                for &s in ir.op(terminator).successors.iter().rev() {
+                    if s == block {
+                        uses.push((pred, terminator));
+                    }
+                }
+            }
+            return uses;
+        }
         let preds = &mut self.predecessors;
         if preds.regions_done.get(region.index()) != Some(&true) {
             if region.index() >= preds.regions_done.len() {
                 preds.regions_done.resize(region.index() + 1, false);
             }
             preds.regions_done[region.index()] = true;
-            for &pred in ir.region(region).blocks.iter().rev() {
-                let Some(&terminator) = ir.block(pred).ops.last() else { continue };
+            if preds.uses.len() < ir.block_count() {
+                preds.uses.resize_with(ir.block_count(), Vec::new);
+            }
+            for (pred, terminator) in terminators {
                 for &s in ir.op(terminator).successors.iter().rev() {
                     // Only the blocks of this region are asked about with its branches.
                     if ir.block(s).parent != Some(region) {
@@ -619,7 +638,8 @@ impl Serializer<'_> {
             let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
             let type_id = self.process_type(anchor, ir.value_type(arg))?;
             let phi = self.next();
-            let mut words = vec![type_id, phi];
+            let mut words = Vec::with_capacity(2 + 2 * predecessors.len());
+            words.extend([type_id, phi]);
             for (pred, values, terminator) in &predecessors {
                 let Some(&value) = values.get(index) else {
                     return Err(self.error(*terminator, "branch passes fewer values than the block takes"));

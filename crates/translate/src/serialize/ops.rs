@@ -389,7 +389,8 @@ impl<'a> Serializer<'a> {
             (None, TypeKind::Pointer { storage_class, .. }) => self.storage_class_value(storage_class),
             _ => None,
         };
-        let mut operands = vec![type_id, id];
+        let mut operands = Vec::with_capacity(3 + o.operands.len());
+        operands.extend([type_id, id]);
         operands.extend(storage);
         for &v in &o.operands {
             operands.push(self.value_id(op, v)?);
@@ -853,7 +854,8 @@ impl<'a> Serializer<'a> {
                         return Err(self.error(op, "extended instructions must have a result encoding"));
                     }
                     let set_id = self.ext_set_id(set);
-                    let mut words = operands[..2].to_vec();
+                    let mut words = Vec::with_capacity(operands.len() + 2);
+                    words.extend_from_slice(&operands[..2]);
                     words.extend([set_id, ext_opcode]);
                     words.extend_from_slice(&operands[2..]);
                     self.emit_debug_line(false, op);

@@ -921,7 +921,8 @@ pub(super) enum ConstantKey {
 
 impl ConstantKey {
     fn composite(ty: Option<TypeKey>, attr: &Attribute) -> ConstantKey {
-        let mut words = Vec::new();
+        // Room for a small vector's elements: no growing in the common case.
+        let mut words = Vec::with_capacity(16);
         if encode_constant_attr(attr, &mut words) {
             ConstantKey::Composite(ty, words)
         } else {
