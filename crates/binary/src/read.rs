@@ -181,10 +181,12 @@ fn count_instructions(words: &[u32]) -> usize {
 /// machinery: as long as only ids, 32-bit literal integers and enumerants without
 /// parameters are present, each operand is one word whose kind is the grammar's at
 /// that position.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Shape {
     /// The grammar's operands up to a variadic one.
     fixed: &'static [grammar::Operand],
+    /// The parsed operands of the leading simple `fixed` ones, copied as they are.
+    template: Vec<ParsedOperand>,
     /// How many leading `fixed` operands are simple (see [`is_simple`]).
     simple_prefix: u8,
     /// Operands needed (up to and including the last one that must be present).
@@ -199,8 +201,15 @@ struct Shape {
 
 impl Shape {
     /// Never taken: every instruction goes the general way.
-    const NONE: Shape =
-        Shape { fixed: &[], simple_prefix: 0, min: u8::MAX, variadic: None, result_type_at: 0, result_at: 0 };
+    const NONE: Shape = Shape {
+        fixed: &[],
+        template: Vec::new(),
+        simple_prefix: 0,
+        min: u8::MAX,
+        variadic: None,
+        result_type_at: 0,
+        result_at: 0,
+    };
 
     fn of(inst: &'static grammar::Instruction) -> Shape {
         // These record facts or check more than their operands' kinds.
@@ -234,7 +243,12 @@ impl Shape {
         ) else {
             return Shape::NONE;
         };
-        Shape { fixed, simple_prefix, min, variadic, result_type_at, result_at }
+        let template = fixed[..usize::from(simple_prefix)]
+            .iter()
+            .enumerate()
+            .map(|(i, o)| simple_operand(o.kind, i + 1))
+            .collect();
+        Shape { fixed, template, simple_prefix, min, variadic, result_type_at, result_at }
     }
 
     /// Whether `n` operand words are all simple operands, in the grammar's order.
@@ -244,6 +258,15 @@ impl Shape {
         n >= usize::from(self.min)
             && (n <= usize::from(self.simple_prefix) || self.variadic.is_some_and(repeats))
     }
+}
+
+/// The parsed form of a simple operand at word `at`.
+fn simple_operand(kind: OperandKind, at: usize) -> ParsedOperand {
+    let number = match kind {
+        OperandKind::LiteralInteger => NumberKind::Int { width: 32, signed: false },
+        _ => NumberKind::None,
+    };
+    ParsedOperand { offset: at as u16, num_words: 1, kind, number }
 }
 
 /// One word, no context needed: an id, a literal integer, or an enumerant (taken
@@ -286,6 +309,8 @@ fn is_id(kind: OperandKind) -> bool {
             | OperandKind::IdMemorySemantics
     )
 }
+
+static NO_SHAPE: Shape = Shape::NONE;
 
 /// Every opcode's [`Shape`], built once.
 fn shapes() -> &'static [Shape] {
@@ -336,7 +361,7 @@ impl<'w> Parser<'w> {
         let words = self.words;
         let first = words[pos];
         let word_count = (first >> 16) as usize;
-        let shape = self.shapes.get((first & 0xffff) as usize).unwrap_or(&Shape::NONE);
+        let shape = self.shapes.get((first & 0xffff) as usize).unwrap_or(&NO_SHAPE);
         if let Some(iw) = words.get(pos..pos + word_count) {
             if word_count > 0 && shape.takes(word_count - 1) && self.take_simple(shape, pos, iw) {
                 return Ok(word_count);
@@ -450,31 +475,25 @@ impl<'w> Parser<'w> {
         let operand_words = iw.get(1..).unwrap_or(&[]);
         let bound = self.bound;
         let start = self.operands.len();
-        let push = |operands: &mut Vec<ParsedOperand>, kind: OperandKind, at: usize, word: u32| {
-            let number = if kind == OperandKind::LiteralInteger {
-                NumberKind::Int { width: 32, signed: false }
+        // Whether `word` is a valid value of simple operand kind `kind`.
+        let valid = |kind: OperandKind, word: u32| {
+            if kind == OperandKind::LiteralInteger {
+                true
             } else if is_id(kind) {
-                if word == 0 || word >= bound {
-                    return false;
-                }
-                NumberKind::None
-            } else if plain_enumerant(kind, word) {
-                NumberKind::None
+                word != 0 && word < bound
             } else {
-                return false;
-            };
-            operands.push(ParsedOperand { offset: at as u16, num_words: 1, kind, number });
-            true
+                plain_enumerant(kind, word)
+            }
         };
         let (fixed_words, variadic_words) =
             operand_words.split_at(operand_words.len().min(shape.fixed.len()));
-        let mut ok = true;
-        for (i, (o, &word)) in shape.fixed.iter().zip(fixed_words).enumerate() {
-            ok &= push(&mut self.operands, o.kind, i + 1, word);
-        }
+        let template = &shape.template[..fixed_words.len()];
+        let mut ok = template.iter().zip(fixed_words).all(|(p, &word)| valid(p.kind, word));
+        self.operands.extend_from_slice(template);
         if let Some(parts) = shape.variadic {
             for (i, (&kind, &word)) in parts.iter().cycle().zip(variadic_words).enumerate() {
-                ok &= push(&mut self.operands, kind, shape.fixed.len() + i + 1, word);
+                ok &= valid(kind, word);
+                self.operands.push(simple_operand(kind, shape.fixed.len() + i + 1));
             }
         }
         let word_at = |at: u8| if at == 0 { 0 } else { iw.get(usize::from(at)).copied().unwrap_or(0) };

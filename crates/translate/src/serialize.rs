@@ -31,7 +31,7 @@ use spirvkit_binary::module::Header;
 use spirvkit_grammar::fxhash::{FxHashMap as HashMap, FxHashSet};
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, Location, Value};
+use spirvkit_ir::ir::{BlockId, Location, OpName, Value};
 use spirvkit_ir::types::Type;
 use spirvkit_ir::{Ir, OpId};
 
@@ -209,6 +209,11 @@ struct Serializer<'a> {
     /// Per block, the stamp of the last `pretty_order` walk that saw it.
     visited: Vec<u32>,
     visit_stamp: u32,
+    op_names: KnownNames,
+    /// `attrs::enum_value` of each enum attribute spelling met (name, body).
+    enum_values: HashMap<(&'a str, &'a str), Option<u32>>,
+    /// Storage class values by their spelling in pointer types.
+    storage_classes: Vec<(String, Option<u32>)>,
     function_ids: HashMap<String, u32>,
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
@@ -224,8 +229,9 @@ struct Serializer<'a> {
     /// Module-level `spirv.ExtInst`s after a function (clspv's reflection), written
     /// among the functions so the functions they name come first.
     trailing_ext_insts: Option<std::collections::HashSet<OpId>>,
-    /// Per region: each block's predecessor uses (block, terminator), most recent first.
-    predecessors: HashMap<spirvkit_ir::ir::RegionId, HashMap<BlockId, Vec<(BlockId, OpId)>>>,
+    /// Each block's predecessor uses (block, terminator), most recent first, for
+    /// the regions asked about so far.
+    predecessors: Predecessors,
     /// Phi operands defined later in the function: (value, word offset in the body).
     deferred_phi_values: Vec<(Value, usize)>,
     /// Identified structs being serialized (a pointer to one of them is a forward pointer).
@@ -239,6 +245,36 @@ struct Serializer<'a> {
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
     variable_pointees: FxHashSet<Type>,
+}
+
+/// Op names the control-flow walks compare often, interned once: comparing
+/// interned names compares table indices, not text.
+struct KnownNames {
+    loop_op: OpName,
+    selection: OpName,
+    branch: OpName,
+}
+
+impl KnownNames {
+    fn new() -> Self {
+        KnownNames {
+            loop_op: OpName::new("spirv.mlir.loop"),
+            selection: OpName::new("spirv.mlir.selection"),
+            branch: OpName::new("spirv.Branch"),
+        }
+    }
+
+    /// `spirv.mlir.loop` or `spirv.mlir.selection`.
+    fn is_construct(&self, name: &OpName) -> bool {
+        *name == self.loop_op || *name == self.selection
+    }
+}
+
+/// Predecessor uses by block index, filled a region at a time.
+#[derive(Default)]
+struct Predecessors {
+    regions_done: Vec<bool>,
+    uses: Vec<Vec<(BlockId, OpId)>>,
 }
 
 /// A key of the IR's arenas, for [`IdTable`].
@@ -316,7 +352,9 @@ impl<'a> Serializer<'a> {
             names: Vec::new(),
             decorations: Vec::new(),
             globals: Vec::new(),
-            functions: Vec::new(),
+            // About four words per op of the IR: the function section, by far the
+            // largest, then rarely grows (each growth copies all of it).
+            functions: Vec::with_capacity(ir.op_count().saturating_mul(4)),
             graphs: Vec::new(),
             function_header: Vec::new(),
             function_body: Vec::new(),
@@ -332,6 +370,9 @@ impl<'a> Serializer<'a> {
             scratch_segments: Vec::new(),
             visited: vec![0; ir.block_count()],
             visit_stamp: 0,
+            op_names: KnownNames::new(),
+            storage_classes: Vec::new(),
+            enum_values: HashMap::default(),
             function_ids: HashMap::default(),
             graph_ids: HashMap::default(),
             variable_ids: HashMap::default(),
@@ -341,7 +382,7 @@ impl<'a> Serializer<'a> {
             ext_inst_ids: HashMap::default(),
             function_symbols: None,
             trailing_ext_insts: None,
-            predecessors: HashMap::default(),
+            predecessors: Predecessors::default(),
             deferred_phi_values: Vec::new(),
             struct_context: Vec::new(),
             recursive_pointers: HashMap::default(),
@@ -351,6 +392,17 @@ impl<'a> Serializer<'a> {
             depth: 0,
             variable_pointees: variable_pointees(ir, module),
         }
+    }
+
+    /// [`attrs::enum_value`], computed once per spelling.
+    fn enum_value(&mut self, attr: &'a Attribute) -> Option<u32> {
+        let Attribute::Dialect { name, body: Some(body) } = attr else { return None };
+        if let Some(&value) = self.enum_values.get(&(name.as_str(), body.as_str())) {
+            return value;
+        }
+        let value = attrs::enum_value(attr);
+        self.enum_values.insert((name, body), value);
+        value
     }
 
     fn next(&mut self) -> u32 {
@@ -420,6 +472,8 @@ impl<'a> Serializer<'a> {
             Some(block) => self.ir.block(block).ops.clone(),
             None => Vec::new(),
         };
+        // Room for every function's symbol up front (no rehashing as they come).
+        self.function_ids.reserve(body.len());
         // Function declarations (imported, no body) come before every definition.
         let is_declaration =
             |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
@@ -480,7 +534,8 @@ impl<'a> Serializer<'a> {
         if !self.options.emit_symbol_names || name.is_empty() {
             return;
         }
-        let mut operands = vec![id];
+        let mut operands = Vec::with_capacity(2 + name.len() / 4);
+        operands.push(id);
         spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
         encode(&mut self.names, opcode::OpName, &operands);
     }

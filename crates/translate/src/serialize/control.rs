@@ -13,8 +13,7 @@
 //! construct. A loop's block may take values (the deserializer gives it the
 //! header's phis): the header's phis then take the block's incoming values directly.
 
-use super::attrs::enum_value;
-use super::ops::{operand_segments, sorted_attrs};
+use super::ops::{operand_segment_ranges, sorted_attrs};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
@@ -84,7 +83,7 @@ impl Serializer<'_> {
             _ => String::new(),
         };
         let function_id = self.function_id(&name);
-        let control = o.attr("function_control").and_then(enum_value).unwrap_or(0);
+        let control = o.attr("function_control").and_then(|a| self.enum_value(a)).unwrap_or(0);
         encode(
             &mut self.function_header,
             opcode::OpFunction,
@@ -185,7 +184,9 @@ impl Serializer<'_> {
         for &b in skip {
             insert(b);
         }
-        let mut order = Vec::new();
+        // The header's region bounds the walk (in valid IR).
+        let region_blocks = ir.block(header).parent.map_or(0, |r| ir.region(r).blocks.len());
+        let mut order = Vec::with_capacity(region_blocks);
         if !insert(header) {
             return order;
         }
@@ -193,7 +194,8 @@ impl Serializer<'_> {
         let successors = |b: BlockId| -> &[BlockId] {
             ir.block(b).ops.last().map_or(&[], |&t| ir.op(t).successors.as_slice())
         };
-        let mut stack = vec![(successors(header), 0usize)];
+        let mut stack = Vec::with_capacity(region_blocks);
+        stack.push((successors(header), 0usize));
         while let Some((succ, next)) = stack.last_mut() {
             let Some(&s) = succ.get(*next) else {
                 stack.pop();
@@ -248,15 +250,15 @@ impl Serializer<'_> {
         if blocks.first() == Some(&block) {
             return false;
         }
-        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == "spirv.mlir.loop");
+        let in_loop = ir.region(region).parent.is_some_and(|p| ir.op(p).name == self.op_names.loop_op);
         let continue_block = blocks.len().checked_sub(2).and_then(|i| blocks.get(i));
         if in_loop && (blocks.get(1) == Some(&block) || continue_block == Some(&block)) {
             return false;
         }
         let construct = ir.op(first);
-        match construct.name.as_str() {
-            "spirv.mlir.selection" => b.arguments.is_empty(),
-            "spirv.mlir.loop" => {
+        match &construct.name {
+            name if *name == self.op_names.selection => b.arguments.is_empty(),
+            name if *name == self.op_names.loop_op => {
                 let entry = construct.regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
                 let Some(branch) = entry.and_then(|e| ir.block(e).ops.last().copied()) else { return false };
                 ir.op(branch).operands == b.arguments && {
@@ -316,9 +318,7 @@ impl Serializer<'_> {
         }
         let ops = &ir.block(block).ops;
         if let Some(pending) = merge {
-            let nested = ops
-                .iter()
-                .any(|&o| matches!(ir.op(o).name.as_str(), "spirv.mlir.loop" | "spirv.mlir.selection"));
+            let nested = ops.iter().any(|&o| self.op_names.is_construct(&ir.op(o).name));
             if nested {
                 self.emit_merge(pending);
                 merge = None;
@@ -358,20 +358,20 @@ impl Serializer<'_> {
     fn falls_through(&mut self, block: BlockId, terminator: OpId) -> Option<BlockId> {
         let ir = self.ir;
         let t = ir.op(terminator);
-        if t.name != "spirv.Branch" || !t.operands.is_empty() {
+        if t.name != self.op_names.branch || !t.operands.is_empty() {
             return None;
         }
         let &[target] = t.successors.as_slice() else { return None };
         let region = ir.block(block).parent?;
         let blocks = &ir.region(region).blocks;
-        let construct = ir.region(region).parent.map(|p| ir.op(p).name.as_str());
-        let in_construct = matches!(construct, Some("spirv.mlir.loop" | "spirv.mlir.selection"));
+        let construct = ir.region(region).parent.map(|p| &ir.op(p).name);
+        let in_construct = construct.is_some_and(|name| self.op_names.is_construct(name));
         let continue_block = blocks.len().checked_sub(2).and_then(|i| blocks.get(i));
         let has_role = (in_construct && blocks.first() == Some(&block))
-            || (construct == Some("spirv.mlir.loop")
+            || (construct == Some(&self.op_names.loop_op)
                 && (blocks.get(1) == Some(&block) || continue_block == Some(&block)));
         let starts_selection =
-            ir.block(target).ops.first().is_some_and(|&o| ir.op(o).name == "spirv.mlir.selection");
+            ir.block(target).ops.first().is_some_and(|&o| ir.op(o).name == self.op_names.selection);
         if target == block || has_role || !starts_selection || !self.header_takes_label(target) {
             return None;
         }
@@ -477,20 +477,23 @@ impl Serializer<'_> {
         let ir = self.ir;
         let o = ir.op(terminator);
         let def = o.name.def()?;
+        let segment = |ranges: &[std::ops::Range<usize>], i: usize| {
+            ranges.get(i).map(|r| o.operands.get(r.clone()).unwrap_or(&[]).to_vec())
+        };
         match o.name.as_str() {
             "spirv.Branch" => Some(o.operands.clone()),
             "spirv.BranchConditional" => {
-                let segments = operand_segments(ir, terminator, def);
+                let segments = operand_segment_ranges(ir, terminator, def);
                 let which = if o.successors.first() == Some(&block) { 1 } else { 2 };
-                segments.get(which).cloned()
+                segment(&segments, which)
             }
             "spirv.Switch" => {
-                let segments = operand_segments(ir, terminator, def);
-                let default_operands = segments.get(1).cloned().unwrap_or_default();
+                let segments = operand_segment_ranges(ir, terminator, def);
+                let default_operands = segment(&segments, 1).unwrap_or_default();
                 if o.successors.first() == Some(&block) {
                     return Some(default_operands);
                 }
-                let case_values = segments.get(2).cloned().unwrap_or_default();
+                let case_values = segment(&segments, 2).unwrap_or_default();
                 let case_sizes: Vec<usize> = match o.attr("case_operand_segments") {
                     Some(Attribute::DenseArray { values, .. }) => values
                         .iter()
@@ -519,12 +522,12 @@ impl Serializer<'_> {
             let region = *ir.op(op).regions.first()?;
             ir.region(region).blocks.last().copied()
         };
-        let is_construct =
-            |op: OpId| matches!(ir.op(op).name.as_str(), "spirv.mlir.loop" | "spirv.mlir.selection");
+        let is_construct = |op: OpId| self.op_names.is_construct(&ir.op(op).name);
         let region = ir.block(block).parent;
         let is_entry = region.is_some_and(|r| ir.region(r).blocks.first() == Some(&block));
         if is_entry {
-            if let Some(parent) = ir.parent_op_of_block(block).filter(|&p| ir.op(p).name == "spirv.mlir.loop")
+            if let Some(parent) =
+                ir.parent_op_of_block(block).filter(|&p| ir.op(p).name == self.op_names.loop_op)
             {
                 if let Some(container) = ir.op(parent).parent {
                     let ops = &ir.block(container).ops;
@@ -555,21 +558,43 @@ impl Serializer<'_> {
     fn branches_to(&mut self, block: BlockId) -> Vec<(BlockId, OpId)> {
         let ir = self.ir;
         let Some(region) = ir.block(block).parent else { return Vec::new() };
-        self.predecessors
-            .entry(region)
-            .or_insert_with(|| {
-                let mut map: HashMap<BlockId, Vec<(BlockId, OpId)>> = HashMap::default();
-                for &pred in ir.region(region).blocks.iter().rev() {
-                    let Some(&terminator) = ir.block(pred).ops.last() else { continue };
-                    for &s in ir.op(terminator).successors.iter().rev() {
-                        map.entry(s).or_default().push((pred, terminator));
+        let blocks = &ir.region(region).blocks;
+        let terminators = blocks.iter().rev().filter_map(|&pred| Some((pred, *ir.block(pred).ops.last()?)));
+        // A small region is scanned directly; a large one is indexed once.
+        if blocks.len() <= 16 {
+            let mut uses = Vec::new();
+            for (pred, terminator) in terminators {
+                for &s in ir.op(terminator).successors.iter().rev() {
+                    if s == block {
+                        uses.push((pred, terminator));
                     }
                 }
-                map
-            })
-            .get(&block)
-            .cloned()
-            .unwrap_or_default()
+            }
+            return uses;
+        }
+        let preds = &mut self.predecessors;
+        if preds.regions_done.get(region.index()) != Some(&true) {
+            if region.index() >= preds.regions_done.len() {
+                preds.regions_done.resize(region.index() + 1, false);
+            }
+            preds.regions_done[region.index()] = true;
+            if preds.uses.len() < ir.block_count() {
+                preds.uses.resize_with(ir.block_count(), Vec::new);
+            }
+            for (pred, terminator) in terminators {
+                for &s in ir.op(terminator).successors.iter().rev() {
+                    // Only the blocks of this region are asked about with its branches.
+                    if ir.block(s).parent != Some(region) {
+                        continue;
+                    }
+                    if s.index() >= preds.uses.len() {
+                        preds.uses.resize_with(s.index() + 1, Vec::new);
+                    }
+                    preds.uses[s.index()].push((pred, terminator));
+                }
+            }
+        }
+        preds.uses.get(block.index()).cloned().unwrap_or_default()
     }
 
     /// The edges entering `block` for its phis: (parent block, values, branch), most
@@ -613,7 +638,8 @@ impl Serializer<'_> {
             let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
             let type_id = self.process_type(anchor, ir.value_type(arg))?;
             let phi = self.next();
-            let mut words = vec![type_id, phi];
+            let mut words = Vec::with_capacity(2 + 2 * predecessors.len());
+            words.extend([type_id, phi]);
             for (pred, values, terminator) in &predecessors {
                 let Some(&value) = values.get(index) else {
                     return Err(self.error(*terminator, "branch passes fewer values than the block takes"));
@@ -662,7 +688,7 @@ impl Serializer<'_> {
         }
         let header_id = self.block_id(header);
         let merge_id = self.block_id(merge);
-        let control = o.attr("selection_control").and_then(enum_value).unwrap_or(0);
+        let control = o.attr("selection_control").and_then(|a| self.enum_value(a)).unwrap_or(0);
         if in_place.is_none() {
             encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
         }
@@ -711,7 +737,7 @@ impl Serializer<'_> {
         let header_id = self.block_id(header);
         let continue_id = self.block_id(continue_block);
         let merge_id = self.block_id(merge);
-        let control = o.attr("loop_control").and_then(enum_value).unwrap_or(0);
+        let control = o.attr("loop_control").and_then(|a| self.enum_value(a)).unwrap_or(0);
         if in_place.is_none() {
             encode(&mut self.function_body, opcode::OpBranch, &[header_id]);
         }

@@ -22,7 +22,7 @@ const ID_ENUM_ATTRS: &[&str] = &[
     "SPIRV_KHR_CooperativeMatrixLayoutAttr",
 ];
 
-impl Serializer<'_> {
+impl<'a> Serializer<'a> {
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
@@ -384,14 +384,13 @@ impl Serializer<'_> {
         let type_id = self.process_type(op, ty)?;
         let id = self.next();
         self.value_ids.insert(result, id);
-        let storage = match (o.attr("storage_class").and_then(enum_value), ir.types.kind(ty)) {
+        let storage = match (o.attr("storage_class").and_then(|a| self.enum_value(a)), ir.types.kind(ty)) {
             (Some(s), _) => Some(s),
-            (None, TypeKind::Pointer { storage_class, .. }) => {
-                super::attrs::enumerant("StorageClass", storage_class)
-            }
+            (None, TypeKind::Pointer { storage_class, .. }) => self.storage_class_value(storage_class),
             _ => None,
         };
-        let mut operands = vec![type_id, id];
+        let mut operands = Vec::with_capacity(3 + o.operands.len());
+        operands.extend([type_id, id]);
         operands.extend(storage);
         for &v in &o.operands {
             operands.push(self.value_id(op, v)?);
@@ -405,6 +404,17 @@ impl Serializer<'_> {
             self.process_decoration(op, id, attr)?;
         }
         Ok(())
+    }
+
+    /// The value of a storage class spelled as in a pointer type (looked up by
+    /// name once per spelling).
+    fn storage_class_value(&mut self, name: &str) -> Option<u32> {
+        if let Some(&(_, value)) = self.storage_classes.iter().find(|(n, _)| n == name) {
+            return value;
+        }
+        let value = super::attrs::enumerant("StorageClass", name);
+        self.storage_classes.push((name.to_string(), value));
+        value
     }
 
     fn process_entry_point(&mut self, op: OpId) -> Result<()> {
@@ -844,7 +854,8 @@ impl Serializer<'_> {
                         return Err(self.error(op, "extended instructions must have a result encoding"));
                     }
                     let set_id = self.ext_set_id(set);
-                    let mut words = operands[..2].to_vec();
+                    let mut words = Vec::with_capacity(operands.len() + 2);
+                    words.extend_from_slice(&operands[..2]);
                     words.extend([set_id, ext_opcode]);
                     words.extend_from_slice(&operands[2..]);
                     self.emit_debug_line(false, op);
@@ -922,7 +933,7 @@ impl Serializer<'_> {
             operands.push(id);
             result_id = Some(id);
         }
-        operand_segment_ranges(ir, op, def, segments);
+        operand_segment_ranges_into(ir, op, def, segments);
         for arg in def.arguments {
             match *arg {
                 Argument::Operand(i) => {
@@ -960,11 +971,11 @@ impl Serializer<'_> {
         &mut self,
         op: OpId,
         record: &str,
-        value: &Attribute,
+        value: &'a Attribute,
         out: &mut Vec<u32>,
     ) -> Result<()> {
         if ID_ENUM_ATTRS.contains(&record) {
-            let Some(v) = enum_value(value) else {
+            let Some(v) = self.enum_value(value) else {
                 return Err(self.error(op, format!("not supported yet: attribute {value:?} as an id")));
             };
             out.push(self.constant_i32(op, v)?);
@@ -974,7 +985,7 @@ impl Serializer<'_> {
             Attribute::Integer { value, .. } => out.push(*value as u32),
             Attribute::Bool(b) => out.push(u32::from(*b)),
             Attribute::String(s) => spirvkit_binary::write::encode_string(s.as_bytes(), out),
-            Attribute::Dialect { .. } => match enum_value(value) {
+            Attribute::Dialect { .. } => match self.enum_value(value) {
                 Some(v) => out.push(v),
                 None => {
                     return Err(
@@ -1006,17 +1017,21 @@ pub(super) enum Instruction {
     Ext { set: &'static str, opcode: u32 },
 }
 
-/// The values of each ODS operand of `op`: from `operandSegmentSizes` when the op
-/// has several variable-length operands, else the one variadic takes the rest.
-pub(super) fn operand_segments(ir: &spirvkit_ir::Ir, op: OpId, def: &OpDef) -> Vec<Vec<Value>> {
-    let mut ranges = Vec::new();
-    operand_segment_ranges(ir, op, def, &mut ranges);
-    let operands = &ir.op(op).operands;
-    ranges.into_iter().map(|r| operands.get(r).unwrap_or(&[]).to_vec()).collect()
+/// Where the values of each ODS operand of `op` lie in its operands: from
+/// `operandSegmentSizes` when the op has several variable-length operands, else the
+/// one variadic takes the rest.
+pub(super) fn operand_segment_ranges(
+    ir: &spirvkit_ir::Ir,
+    op: OpId,
+    def: &OpDef,
+) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    operand_segment_ranges_into(ir, op, def, &mut out);
+    out
 }
 
-/// [`operand_segments`] as index ranges into the op's operands, into `out`.
-fn operand_segment_ranges(
+/// [`operand_segment_ranges`] into `out`.
+fn operand_segment_ranges_into(
     ir: &spirvkit_ir::Ir,
     op: OpId,
     def: &OpDef,
@@ -1031,7 +1046,10 @@ fn operand_segment_ranges(
         out.push(at..end);
         at = end;
     };
-    match o.attr("operandSegmentSizes") {
+    // Most ops carry no attribute at all: skip the lookup by name.
+    let sizes =
+        if o.properties.is_empty() && o.attributes.is_empty() { None } else { o.attr("operandSegmentSizes") };
+    match sizes {
         Some(Attribute::DenseArray { values, .. }) => {
             for v in values {
                 push(match v {
@@ -1087,6 +1105,9 @@ pub(super) fn sorted_attrs_where(
     keep: impl Fn(&str) -> bool,
 ) -> Vec<&NamedAttribute> {
     let o = ir.op(op);
+    if o.properties.is_empty() && o.attributes.is_empty() {
+        return Vec::new();
+    }
     let mut all: Vec<&NamedAttribute> =
         o.properties.iter().chain(o.attributes.iter()).filter(|a| keep(&a.name)).collect();
     all.sort_by(|a, b| a.name.cmp(&b.name));

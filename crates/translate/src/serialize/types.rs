@@ -614,6 +614,10 @@ impl Serializer<'_> {
 
     /// A constant of type `ty` with value `attr`: scalars, dense elements and arrays.
     pub(super) fn constant(&mut self, at: OpId, ty: Type, attr: &Attribute) -> Result<u32> {
+        // A scalar is keyed by its attribute alone: no need for the type's key.
+        if let Some(id) = self.constant_scalar(at, attr, false)? {
+            return Ok(id);
+        }
         let key = self.type_key(ty);
         self.constant_of(at, key, attr)
     }
@@ -917,7 +921,8 @@ pub(super) enum ConstantKey {
 
 impl ConstantKey {
     fn composite(ty: Option<TypeKey>, attr: &Attribute) -> ConstantKey {
-        let mut words = Vec::new();
+        // Room for a small vector's elements: no growing in the common case.
+        let mut words = Vec::with_capacity(16);
         if encode_constant_attr(attr, &mut words) {
             ConstantKey::Composite(ty, words)
         } else {
