@@ -10,8 +10,10 @@
 //! its errors.
 
 use spirvkit_binary::module::Module;
+use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::opcode;
-use spirvkit_ir::{Ir, OpId, PrintOptions};
+use spirvkit_ir::ir::Value;
+use spirvkit_ir::{Ir, OpId};
 
 use super::{DeserializeOptions, Deserializer};
 
@@ -64,15 +66,15 @@ pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOpt
     let other_body = other.entry_block(other_module_op)?;
     let (own_functions, own_rest) = split_functions(&merged, body);
     let (other_functions, other_rest) = split_functions(&other, other_body);
-    let print =
-        |ir: &Ir, op: OpId| spirvkit_ir::print(ir, op, PrintOptions { threads: 1, ..Default::default() });
+    // Compared once both halves share the arenas and the type store.
+    let at = merged.absorb(other).ok()?;
+    let mut same = Correspondence::default();
     let same_module_ops = own_rest.len() == other_rest.len()
-        && own_rest.iter().zip(&other_rest).all(|(&a, &b)| print(&merged, a) == print(&other, b))
-        && print_header(&merged, module_op) == print_header(&other, other_module_op);
+        && same.ops(&merged, module_op, at.op(other_module_op), 0)
+        && own_rest.iter().zip(&other_rest).all(|(&a, &b)| same.ops(&merged, a, at.op(b), 0));
     if !same_module_ops {
         return None;
     }
-    let at = merged.absorb(other).ok()?;
     // The second half's functions go right after the first half's last function.
     let ops = &merged.block(body).ops;
     let insert_at = own_functions.last().and_then(|last| ops.iter().position(|op| op == last))? + 1;
@@ -130,10 +132,59 @@ fn split_functions(ir: &Ir, body: spirvkit_ir::ir::BlockId) -> (Vec<OpId>, Vec<O
     ir.block(body).ops.iter().partition(|&&op| ir.op(op).name == "spirv.func")
 }
 
-/// The `spirv.module` op's own attributes, as printed.
-fn print_header(ir: &Ir, module_op: OpId) -> String {
-    let o = ir.op(module_op);
-    format!("{:?} {:?}", o.properties, o.attributes)
+/// Structural equality of ops of one IR (the two halves' module-level ops after the
+/// merge), values matched by where they are defined.
+#[derive(Default)]
+struct Correspondence {
+    values: FxHashMap<Value, Value>,
+}
+
+impl Correspondence {
+    /// Nesting deeper than this is not compared (the split is then not used).
+    const MAX_DEPTH: usize = 64;
+
+    /// Whether `a` and `b` are the same op (for the module op itself, only its own
+    /// attributes, location and result types are compared, not its body).
+    fn ops(&mut self, ir: &Ir, a: OpId, b: OpId, depth: usize) -> bool {
+        let (x, y) = (ir.op(a), ir.op(b));
+        let shallow = x.name == y.name
+            && x.location == y.location
+            && x.properties == y.properties
+            && x.attributes == y.attributes
+            && x.successors.is_empty()
+            && y.successors.is_empty()
+            && x.results.len() == y.results.len()
+            && x.results.iter().zip(&y.results).all(|(&r, &s)| ir.value_type(r) == ir.value_type(s))
+            && x.operands.len() == y.operands.len()
+            && x.operands.iter().zip(&y.operands).all(|(v, w)| self.values.get(v) == Some(w));
+        if !shallow {
+            return false;
+        }
+        self.values.extend(x.results.iter().copied().zip(y.results.iter().copied()));
+        if x.name == "spirv.module" {
+            return true;
+        }
+        if x.regions.len() != y.regions.len() || (!x.regions.is_empty() && depth >= Self::MAX_DEPTH) {
+            return false;
+        }
+        x.regions.iter().zip(&y.regions).all(|(&r, &s)| {
+            let (bx, by) = (&ir.region(r).blocks, &ir.region(s).blocks);
+            bx.len() == by.len()
+                && bx.iter().zip(by).all(|(&c, &d)| {
+                    let (c, d) = (ir.block(c), ir.block(d));
+                    let arguments_match = c.arguments.len() == d.arguments.len()
+                        && c.argument_locations == d.argument_locations
+                        && c.arguments
+                            .iter()
+                            .zip(&d.arguments)
+                            .all(|(&v, &w)| ir.value_type(v) == ir.value_type(w));
+                    self.values.extend(c.arguments.iter().copied().zip(d.arguments.iter().copied()));
+                    arguments_match
+                        && c.ops.len() == d.ops.len()
+                        && c.ops.iter().zip(&d.ops).all(|(&p, &q)| self.ops(ir, p, q, depth + 1))
+                })
+        })
+    }
 }
 
 #[cfg(test)]
@@ -177,9 +228,33 @@ mod tests {
         let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
         let mut ir = Ir::new();
         let op = deserialize(&module, &mut ir, &options).expect("split");
-        let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, PrintOptions::default());
+        let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, spirvkit_ir::PrintOptions::default());
         assert_eq!(print(&ir, op), print(&whole, whole_op));
         assert!(spirvkit_ir::verify::first_failure(&ir, op, "").is_none());
+    }
+
+    #[test]
+    fn module_ops_compare_by_structure() {
+        let text = "spirv.module Logical GLSL450 {\n\
+            spirv.GlobalVariable @a : !spirv.ptr<i32, Private>\n\
+            spirv.GlobalVariable @a : !spirv.ptr<i32, Private>\n\
+            spirv.GlobalVariable @b : !spirv.ptr<i32, Private>\n\
+            spirv.SpecConstant @s = 1 : i32\n\
+            spirv.SpecConstant @s = 1 : i32\n\
+            spirv.SpecConstant @s = 2 : i32\n}\n";
+        let (mut ir, top) = spirvkit_ir::parse(text, "t.mlir").unwrap();
+        let module = crate::test_support::first_op(&ir, top, "spirv.module").unwrap();
+        let ops = ir.block(ir.entry_block(module).unwrap()).ops.clone();
+        // As deserialized ops without OpLine: no location.
+        for &op in &ops {
+            ir.op_mut(op).location = spirvkit_ir::ir::Location::Unknown;
+        }
+        let mut same = Correspondence::default();
+        assert!(same.ops(&ir, ops[0], ops[1], 0));
+        assert!(!same.ops(&ir, ops[0], ops[2], 0));
+        assert!(same.ops(&ir, ops[3], ops[4], 0));
+        assert!(!same.ops(&ir, ops[3], ops[5], 0));
+        assert!(!same.ops(&ir, ops[0], ops[3], 0));
     }
 
     #[test]
