@@ -28,6 +28,17 @@ pub fn parse(source: &str, file_name: &str) -> Result<(Ir, OpId), ParseError> {
     }
 }
 
+/// The two-thread parse of a text of at least `min_bytes` (whatever the cores);
+/// `None` when it is not cut or the halves do not merge. For tests that cut small
+/// texts.
+#[doc(hidden)]
+pub fn parse_with_min_size(source: &str, file_name: &str, min_bytes: usize) -> Option<(Ir, OpId)> {
+    if source.len() < min_bytes {
+        return None;
+    }
+    parse_cut(source, file_name, &Cut::find(source)?)
+}
+
 /// Where the module body is cut: byte offsets of line starts.
 #[derive(Debug, PartialEq)]
 struct Cut {

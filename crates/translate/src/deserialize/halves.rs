@@ -36,10 +36,24 @@ pub(super) fn function_end(module: &Module, start: usize) -> usize {
 /// module docs), leaving `ir` as it was.
 pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOptions) -> Option<OpId> {
     let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    if !two_cores || ir.op_count() != 0 {
+    if !two_cores {
         return None;
     }
-    let split = second_half_start(module)?;
+    deserialize_split(module, ir, options, MIN_FUNCTION_WORDS)
+}
+
+/// [`deserialize`] when the function bodies have `min_words` words or more (tests
+/// split small modules).
+fn deserialize_split(
+    module: &Module,
+    ir: &mut Ir,
+    options: &DeserializeOptions,
+    min_words: usize,
+) -> Option<OpId> {
+    if ir.op_count() != 0 {
+        return None;
+    }
+    let split = second_half_start(module, min_words)?;
     let half = |bodies: std::ops::Range<usize>| {
         let mut ir = Ir::new();
         let mut deserializer = Deserializer::new(module, &mut ir, options);
@@ -90,9 +104,10 @@ pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOpt
 }
 
 /// The position of the first function of the second half: where half of the words
-/// of function bodies are behind; `None` for a module too small to split or with
+/// of function bodies are behind; `None` for a module with fewer than `min_words`
+/// words of function bodies, fewer than two functions, or
 /// anything but functions in its function section (OpGraphARM).
-fn second_half_start(module: &Module) -> Option<usize> {
+fn second_half_start(module: &Module, min_words: usize) -> Option<usize> {
     let mut functions: Vec<usize> = Vec::new();
     let mut function_words = 0usize;
     let mut in_function = false;
@@ -116,7 +131,7 @@ fn second_half_start(module: &Module) -> Option<usize> {
             in_function = false;
         }
     }
-    if function_words < MIN_FUNCTION_WORDS || functions.len() < 2 {
+    if function_words < min_words || functions.len() < 2 {
         return None;
     }
     let mut behind = 0;
@@ -222,7 +237,7 @@ mod tests {
     fn halves_make_the_whole() {
         let bytes = large_module(1500);
         let module = spirvkit_binary::read::read(&bytes).unwrap();
-        assert!(second_half_start(&module).is_some());
+        assert!(second_half_start(&module, MIN_FUNCTION_WORDS).is_some());
         let options = DeserializeOptions::default();
         let mut whole = Ir::new();
         let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
@@ -260,6 +275,60 @@ mod tests {
     #[test]
     fn small_modules_are_not_split() {
         let module = spirvkit_binary::read::read(&large_module(3)).unwrap();
-        assert_eq!(second_half_start(&module), None);
+        assert_eq!(second_half_start(&module, MIN_FUNCTION_WORDS), None);
+    }
+
+    /// Every corpus module split at its middle function deserializes (and, printed,
+    /// parses in two halves) exactly as in one piece, or the split declines.
+    #[test]
+    fn corpus_modules_split_as_they_deserialize_whole() {
+        let dir =
+            std::env::var_os("SPIRVKIT_SPV_CORPUS").map(std::path::PathBuf::from).unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/spv")
+            });
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            eprintln!("skipping: SPIR-V corpus not found at {} (set SPIRVKIT_SPV_CORPUS)", dir.display());
+            return;
+        };
+        let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        let mut i = 0;
+        while i < files.len() {
+            if files[i].is_dir() {
+                let inner: Vec<_> =
+                    std::fs::read_dir(&files[i]).into_iter().flatten().flatten().map(|e| e.path()).collect();
+                files.extend(inner);
+            }
+            i += 1;
+        }
+        files.retain(|p| p.extension().is_some_and(|e| e == "spv"));
+        files.sort();
+        let options = DeserializeOptions::default();
+        let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, spirvkit_ir::PrintOptions::default());
+        let (mut split, mut texts_split, mut declined) = (0, 0, Vec::new());
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let Ok(module) = spirvkit_binary::read::read(&bytes) else { continue };
+            let mut whole = Ir::new();
+            let Ok((whole_op, _)) = Deserializer::new(&module, &mut whole, &options).run() else { continue };
+            let text = print(&whole, whole_op);
+            let mut ir = Ir::new();
+            if let Some(op) = deserialize_split(&module, &mut ir, &options, 0) {
+                assert_eq!(print(&ir, op), text, "{}", path.display());
+                split += 1;
+            } else if second_half_start(&module, 0).is_some() {
+                declined.push(path.display().to_string());
+            }
+            if let Some((parsed, top)) = spirvkit_ir::split_parse::parse_with_min_size(&text, "t.mlir", 0) {
+                let (reference, reference_top) = spirvkit_ir::parse(&text, "t.mlir").unwrap();
+                assert_eq!(print(&parsed, top), print(&reference, reference_top), "{}", path.display());
+                texts_split += 1;
+            }
+        }
+        eprintln!(
+            "{split} of {} modules deserialized in halves, {texts_split} texts parsed in halves",
+            files.len()
+        );
+        assert_eq!(declined, Vec::<String>::new(), "modules of several functions that did not split");
+        assert!(split > 0 && texts_split > 0);
     }
 }
