@@ -8,6 +8,7 @@
 //! a capability or extension is refused instead of written as a broken binary.
 
 use crate::module::{Inst, Module};
+use spirvkit_grammar::fxhash::FxHashSet;
 use spirvkit_grammar::{Availability, Category, OperandKind, Version};
 use std::collections::BTreeSet;
 
@@ -46,7 +47,13 @@ pub fn missing_requirements(module: &Module) -> Vec<Missing> {
             }
         }
     }
-    let context = Context { version, capabilities, extensions };
+    let mut context = Context {
+        version,
+        capabilities,
+        extensions,
+        fine_opcodes: vec![false; usize::from(u16::MAX) + 1],
+        fine_enumerants: FxHashSet::default(),
+    };
     let mut missing = Vec::new();
     for inst in module.instructions() {
         context.check_instruction(&inst, &mut missing);
@@ -69,10 +76,15 @@ struct Context {
     version: Version,
     capabilities: BTreeSet<u32>,
     extensions: BTreeSet<String>,
+    /// Opcodes, by value, and enumerants (operand kind, value) found to need nothing
+    /// more than the module declares: a verdict depends on them alone, so each is
+    /// judged once.
+    fine_opcodes: Vec<bool>,
+    fine_enumerants: FxHashSet<(OperandKind, u32)>,
 }
 
 impl Context {
-    fn check_instruction(&self, inst: &Inst, missing: &mut Vec<Missing>) {
+    fn check_instruction(&mut self, inst: &Inst, missing: &mut Vec<Missing>) {
         // The declarations themselves need nothing here.
         if inst.opcode == spirvkit_grammar::opcode::OpCapability
             || inst.opcode == spirvkit_grammar::opcode::OpExtension
@@ -80,7 +92,12 @@ impl Context {
             return;
         }
         let Some(grammar) = inst.grammar() else { return };
-        self.check(&grammar.availability, inst.offset, || grammar.name.to_string(), missing);
+        let opcode = usize::from(inst.opcode);
+        if !self.fine_opcodes[opcode] {
+            let before = missing.len();
+            self.check(&grammar.availability, inst.offset, || grammar.name.to_string(), missing);
+            self.fine_opcodes[opcode] = missing.len() == before;
+        }
         for operand in inst.operands {
             let info = operand.kind.info();
             match info.category {
@@ -90,21 +107,30 @@ impl Context {
                 Category::ValueEnum if operand.kind == OperandKind::BuiltIn => {}
                 Category::ValueEnum => {
                     let value = inst.words[operand.offset as usize];
-                    if let Some(e) = info.enumerant(value) {
-                        let user = || format!("{} {}", info.name, e.name);
-                        self.check(&e.availability, inst.offset, user, missing);
-                    }
+                    self.check_enumerant(inst, operand.kind, value, missing);
                 }
                 Category::BitEnum => {
                     let mask = inst.words[operand.offset as usize];
                     for bit in (0..32).map(|b| 1u32 << b).filter(|b| mask & b != 0) {
-                        if let Some(e) = info.enumerant(bit) {
-                            let user = || format!("{} {}", info.name, e.name);
-                            self.check(&e.availability, inst.offset, user, missing);
-                        }
+                        self.check_enumerant(inst, operand.kind, bit, missing);
                     }
                 }
                 _ => {}
+            }
+        }
+    }
+
+    fn check_enumerant(&mut self, inst: &Inst, kind: OperandKind, value: u32, missing: &mut Vec<Missing>) {
+        if self.fine_enumerants.contains(&(kind, value)) {
+            return;
+        }
+        let info = kind.info();
+        if let Some(e) = info.enumerant(value) {
+            let before = missing.len();
+            let user = || format!("{} {}", info.name, e.name);
+            self.check(&e.availability, inst.offset, user, missing);
+            if missing.len() == before {
+                self.fine_enumerants.insert((kind, value));
             }
         }
     }
