@@ -263,7 +263,7 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names::empty(ir);
+        let mut names = Names::empty();
         let root_scope = names.scopes.new_scope(u32::MAX);
         let start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: root_scope };
         let mut global = start;
@@ -289,17 +289,20 @@ impl Names {
     /// reaches each region (see [`Names::enter_region`]): numbering a region just
     /// before printing it reads the ops while they are about to be printed anyway.
     /// The names are those [`Names::new`] gives.
-    pub fn custom_by_region(ir: &Ir, root: OpId) -> Self {
-        let mut names = Names::empty(ir);
+    pub fn custom_by_region(_ir: &Ir, root: OpId) -> Self {
+        let mut names = Names::empty();
         names.scopes.new_scope(u32::MAX);
-        names.regions = Some(RegionStates { root, after: vec![None; ir.region_count()] });
+        // Sized on first use: printing an op without regions (the deserializer
+        // compares module-level ops one by one) then costs nothing per value.
+        names.regions = Some(RegionStates { root, after: Vec::new() });
         names
     }
 
-    fn empty(ir: &Ir) -> Self {
+    fn empty() -> Self {
         Names {
-            values: vec![ValueName::NONE; ir.value_count()],
-            blocks: vec![u32::MAX; ir.block_count()],
+            // Sized by `name_region` (reads past the end mean "not named").
+            values: Vec::new(),
+            blocks: Vec::new(),
             scopes: NameScopes::new(),
             regions: None,
             suggestion: String::new(),
@@ -311,7 +314,11 @@ impl Names {
     /// Names `region`'s values and blocks if they are given region by region and it
     /// has not been named yet (its enclosing regions first).
     pub fn enter_region(&mut self, ir: &Ir, region: RegionId) {
-        let Some(states) = self.regions.as_ref() else { return };
+        let Some(states) = self.regions.as_mut() else { return };
+        if states.after.len() < ir.region_count() {
+            states.after.resize(ir.region_count(), None);
+        }
+        let states = &*states;
         if states.after.get(region.index()).is_none_or(|s| s.is_some()) {
             return;
         }
@@ -370,6 +377,12 @@ impl Names {
     /// stands after them.
     fn name_region(&mut self, ir: &Ir, region: RegionId, from: NamingState, generic: bool) -> NamingState {
         let NamingState { mut next_value, mut next_arg, mut next_conflict, .. } = from;
+        if self.values.len() < ir.value_count() {
+            self.values.resize(ir.value_count(), ValueName::NONE);
+        }
+        if self.blocks.len() < ir.block_count() {
+            self.blocks.resize(ir.block_count(), u32::MAX);
+        }
         let scope = self.scopes.new_scope(from.scope);
         let mut suggestion = std::mem::take(&mut self.suggestion);
         for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
