@@ -551,6 +551,11 @@ pub struct Printer<'a> {
     /// The text of each type printed so far (types are interned, and a module
     /// prints few distinct ones many times).
     type_texts: TypeTexts,
+    /// Operand group ranges of the op being printed (`format::print`), kept for
+    /// its capacity.
+    pub(crate) group_scratch: Vec<std::ops::Range<usize>>,
+    /// Each block's predecessors in the region being printed, kept for capacity.
+    preds_scratch: Vec<Vec<BlockId>>,
 }
 
 /// The text of each type printed so far.
@@ -671,15 +676,25 @@ impl<'a> Printer<'a> {
     }
 
     pub fn new(ir: &'a Ir, names: Names, options: PrintOptions) -> Self {
-        Printer { ir, names, out: String::new(), indent: 0, options, type_texts: TypeTexts::new() }
+        Printer {
+            ir,
+            names,
+            out: String::new(),
+            indent: 0,
+            options,
+            type_texts: TypeTexts::new(),
+            group_scratch: Vec::new(),
+            preds_scratch: Vec::new(),
+        }
     }
 
     pub fn newline(&mut self) {
-        const SPACES: &str = "                                                                ";
-        self.out.push('\n');
-        match SPACES.get(..2 * self.indent) {
-            Some(spaces) => self.out.push_str(spaces),
+        // The line break and the indentation in one push.
+        const LINE: &str = "\n                                                                ";
+        match LINE.get(..1 + 2 * self.indent) {
+            Some(line) => self.out.push_str(line),
             None => {
+                self.out.push('\n');
                 for _ in 0..self.indent {
                     self.out.push_str("  ");
                 }
@@ -879,7 +894,11 @@ impl<'a> Printer<'a> {
         self.out.push('{');
         self.indent += 1;
         let blocks = &ir.region(region).blocks;
-        let preds = if blocks.len() > 1 { self.predecessors(blocks) } else { Vec::new() };
+        // The printer's lists, taken while in use (a nested region takes new ones).
+        let mut preds = std::mem::take(&mut self.preds_scratch);
+        if blocks.len() > 1 {
+            self.predecessors(blocks, &mut preds);
+        }
         for (i, &b) in blocks.iter().enumerate() {
             let block = ir.block(b);
             let show_label = i > 0
@@ -935,6 +954,7 @@ impl<'a> Printer<'a> {
                 }
             }
         }
+        self.preds_scratch = preds;
         self.indent -= 1;
         self.newline();
         self.out.push('}');
@@ -1001,8 +1021,9 @@ impl<'a> Printer<'a> {
     }
 
     /// For each block, the blocks that branch to it, in block order, once per branch
-    /// edge (as MLIR lists them: `2 preds: ^bb0, ^bb0` for both arms to one block).
-    fn predecessors(&self, blocks: &[BlockId]) -> Vec<Vec<BlockId>> {
+    /// edge (as MLIR lists them: `2 preds: ^bb0, ^bb0` for both arms to one block);
+    /// into the first `blocks.len()` lists of `preds` (reused for their capacity).
+    fn predecessors(&self, blocks: &[BlockId], preds: &mut Vec<Vec<BlockId>>) {
         // Small regions (most) find a block's position by a scan.
         let index: FxHashMap<BlockId, usize> = if blocks.len() > 16 {
             blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect()
@@ -1016,7 +1037,12 @@ impl<'a> Printer<'a> {
                 blocks.iter().position(|&x| x == b)
             }
         };
-        let mut preds = vec![Vec::new(); blocks.len()];
+        if preds.len() < blocks.len() {
+            preds.resize_with(blocks.len(), Vec::new);
+        }
+        for p in preds.iter_mut().take(blocks.len()) {
+            p.clear();
+        }
         for &b in blocks {
             if let Some(&last) = self.ir.block(b).ops.last() {
                 for &s in &self.ir.op(last).successors {
@@ -1026,10 +1052,9 @@ impl<'a> Printer<'a> {
                 }
             }
         }
-        for p in preds.iter_mut() {
+        for p in preds.iter_mut().take(blocks.len()) {
             p.sort_by_key(|&b| position(b));
         }
-        preds
     }
 }
 
