@@ -42,6 +42,8 @@ pub struct Names {
     candidate: String,
     /// Scratch list of regions still to name in [`Names::enter_region`].
     chain: Vec<RegionId>,
+    /// The text of each type a suggested name holds (`%cst1_i32`), printed once.
+    type_texts: TypeTexts,
 }
 
 /// Where naming stands after a region's own values: nested regions continue from
@@ -308,6 +310,7 @@ impl Names {
             suggestion: String::new(),
             candidate: String::new(),
             chain: Vec::new(),
+            type_texts: TypeTexts::new(),
         }
     }
 
@@ -408,7 +411,8 @@ impl Names {
                     continue;
                 }
                 suggestion.clear();
-                let name = if !generic && suggested_result_name(ir, op, &mut suggestion) {
+                let name = if !generic && suggested_result_name(ir, op, &mut suggestion, &mut self.type_texts)
+                {
                     sanitize_value_name(&mut suggestion);
                     let id = self.unique_name(scope, &suggestion, &mut next_conflict);
                     ValueName { kind: NameKind::Suggested, base: id, result: 0 }
@@ -480,16 +484,20 @@ impl Names {
     #[inline]
     pub fn write_value(&self, v: Value, out: &mut String) {
         match self.name_of(v) {
-            Some(name) => {
-                self.write_base(name, out);
-                if name.result != 0 {
-                    out.push('#');
-                    push_u32(out, name.result - 1);
-                }
-            }
+            Some(name) => self.write_name(name, out),
             None => {
                 let _ = write!(out, "<<UNKNOWN SSA VALUE {}>>", v.index());
             }
+        }
+    }
+
+    /// Appends a value's name (`%0`, `%arg1`, `%cst`, `%5#1`) given its parts.
+    #[inline]
+    fn write_name(&self, name: ValueName, out: &mut String) {
+        self.write_base(name, out);
+        if name.result != 0 {
+            out.push('#');
+            push_u32(out, name.result - 1);
         }
     }
 
@@ -702,12 +710,16 @@ impl<'a> Printer<'a> {
         }
     }
 
+    #[inline]
     pub fn value(&mut self, v: Value) {
-        if self.names.name_of(v).is_none() {
-            // Printed before its region (a function's arguments in its signature).
-            self.names.enter_value_region(self.ir, v);
+        match self.names.name_of(v) {
+            Some(name) => self.names.write_name(name, &mut self.out),
+            None => {
+                // Printed before its region (a function's arguments in its signature).
+                self.names.enter_value_region(self.ir, v);
+                self.names.write_value(v, &mut self.out);
+            }
         }
-        self.names.write_value(v, &mut self.out);
     }
 
     pub fn values(&mut self, vs: &[Value]) {
@@ -1100,7 +1112,7 @@ fn naming_ops() -> &'static ([crate::ir::OpName; 3], [Option<usize>; 2]) {
     })
 }
 
-fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
+fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String, types: &mut TypeTexts) -> bool {
     let o = ir.op(op);
     let ([addressof, arith_constant, constant], spirv_indices) = naming_ops();
     // Most ops are of the dialect and suggest nothing: one index against two.
@@ -1132,7 +1144,7 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
                 name.push('c');
                 push_i128(name, *value);
                 name.push('_');
-                write_type(ir, ty, name);
+                types.write(ir, ty, name);
             }
             _ => name.push_str("cst"),
         }
@@ -1156,14 +1168,14 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     match ir.types.kind(ty) {
         TypeKind::Integer { .. } | TypeKind::Float(_) => {
             name.push('_');
-            write_type(ir, ty, name);
+            types.write(ir, ty, name);
         }
         TypeKind::Vector { shape, element, .. } => {
             name.push_str("_vec_");
             push_i128(name, i128::from(shape.first().copied().unwrap_or(0)));
             if matches!(ir.types.kind(*element), TypeKind::Integer { .. } | TypeKind::Float(_)) {
                 name.push('x');
-                write_type(ir, *element, name);
+                types.write(ir, *element, name);
             }
         }
         _ => {}
