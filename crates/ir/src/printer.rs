@@ -173,7 +173,8 @@ fn name_hash(bytes: &[u8]) -> u64 {
     let mut h = bytes.len() as u64;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
-        let word = chunk.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+        // The eight bytes as a little-endian word.
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
         h = (h.rotate_left(5) ^ word).wrapping_mul(K);
     }
     let tail = chunks.remainder().iter().fold(0u64, |w, &b| w << 8 | u64::from(b));
