@@ -359,26 +359,27 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         && o.operands.len() <= IDENTITY.len()
         && format.single_operand_groups
         && ((o.properties.is_empty() && o.attributes.is_empty()) || o.attr("operandSegmentSizes").is_none());
-    let split;
+    // The printer's buffer, taken while in use (an op printed in a region of this one
+    // takes a new one).
+    let mut split = std::mem::take(&mut p.group_scratch);
     let groups: &[Range<usize>] = if single {
         &IDENTITY[..o.operands.len()]
     } else {
         let arities = def.operands.iter().map(|d| d.arity);
-        match group_ranges(o.operands.len(), arities, o.attr("operandSegmentSizes")) {
-            Some(ranges) => {
-                split = ranges;
-                &split
-            }
-            None => return false,
+        if !group_ranges_into(o.operands.len(), arities, o.attr("operandSegmentSizes"), &mut split) {
+            p.group_scratch = split;
+            return false;
         }
+        &split
     };
-    if !types_read_back(ir, o, InferPlan::of(def), def, groups) {
-        return false;
+    let printed = types_read_back(ir, o, InferPlan::of(def), def, groups);
+    if printed {
+        p.out.push_str(def.name);
+        let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
+        print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
     }
-    p.out.push_str(def.name);
-    let mut st = PrintState { should_emit_space: true, last_was_punctuation: false };
-    print_elems(p, op, def, &format.elems, groups, &format.used_attrs, &mut st);
-    true
+    p.group_scratch = split;
+    printed
 }
 
 /// Whether the op's types agree with the equalities its format relies on to leave
@@ -444,41 +445,53 @@ pub(crate) fn group_ranges(
     arities: impl Iterator<Item = Arity> + Clone,
     segments: Option<&Attribute>,
 ) -> Option<Vec<Range<usize>>> {
+    let mut out = Vec::new();
+    group_ranges_into(count, arities, segments, &mut out).then_some(out)
+}
+
+/// [`group_ranges`] into `out` (cleared first; the printer reuses one buffer);
+/// false when the values cannot be split.
+fn group_ranges_into(
+    count: usize,
+    arities: impl Iterator<Item = Arity> + Clone,
+    segments: Option<&Attribute>,
+    out: &mut Vec<Range<usize>>,
+) -> bool {
+    out.clear();
     if let Some(Attribute::DenseArray { values: sizes, .. }) = segments {
-        let mut out = Vec::with_capacity(sizes.len());
+        out.reserve(sizes.len());
         let mut at = 0usize;
         for s in sizes {
-            let Attribute::Integer { value, .. } = s else { return None };
-            let end = at.checked_add(usize::try_from(*value).ok()?)?;
+            let Attribute::Integer { value, .. } = s else { return false };
+            let Some(end) = usize::try_from(*value).ok().and_then(|n| at.checked_add(n)) else {
+                return false;
+            };
             if end > count {
-                return None;
+                return false;
             }
             out.push(at..end);
             at = end;
         }
-        return (out.len() == arities.count()).then_some(out);
+        return out.len() == arities.count();
     }
     let (groups, variable) = arities
         .clone()
         .fold((0, 0), |(all, variable), a| (all + 1, variable + usize::from(a != Arity::Single)));
     let fixed = groups - variable;
     if variable > 1 || count < fixed {
-        return None;
+        return false;
     }
     let extra = count - fixed;
     if variable == 0 && extra > 0 {
-        return None;
+        return false;
     }
     let mut at = 0;
-    Some(
-        arities
-            .map(|a| {
-                let n = if a == Arity::Single { 1 } else { extra };
-                at += n;
-                at - n..at
-            })
-            .collect(),
-    )
+    out.extend(arities.map(|a| {
+        let n = if a == Arity::Single { 1 } else { extra };
+        at += n;
+        at - n..at
+    }));
+    true
 }
 
 fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Range<usize>], e: &Elem) -> bool {

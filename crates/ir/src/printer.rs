@@ -42,6 +42,8 @@ pub struct Names {
     candidate: String,
     /// Scratch list of regions still to name in [`Names::enter_region`].
     chain: Vec<RegionId>,
+    /// The text of each type a suggested name holds (`%cst1_i32`), printed once.
+    type_texts: TypeTexts,
 }
 
 /// Where naming stands after a region's own values: nested regions continue from
@@ -171,7 +173,8 @@ fn name_hash(bytes: &[u8]) -> u64 {
     let mut h = bytes.len() as u64;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
-        let word = chunk.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+        // The eight bytes as a little-endian word.
+        let word = chunk.try_into().map_or(0, u64::from_le_bytes);
         h = (h.rotate_left(5) ^ word).wrapping_mul(K);
     }
     let tail = chunks.remainder().iter().fold(0u64, |w, &b| w << 8 | u64::from(b));
@@ -263,7 +266,7 @@ impl Names {
     /// numbering restarts for each region from where its parent stopped and ops may
     /// suggest names (`%cst1_i32`); the generic form numbers globally.
     pub fn new(ir: &Ir, root: OpId, generic: bool) -> Self {
-        let mut names = Names::empty(ir);
+        let mut names = Names::empty();
         let root_scope = names.scopes.new_scope(u32::MAX);
         let start = NamingState { next_value: 0, next_arg: 0, next_conflict: 0, scope: root_scope };
         let mut global = start;
@@ -289,29 +292,37 @@ impl Names {
     /// reaches each region (see [`Names::enter_region`]): numbering a region just
     /// before printing it reads the ops while they are about to be printed anyway.
     /// The names are those [`Names::new`] gives.
-    pub fn custom_by_region(ir: &Ir, root: OpId) -> Self {
-        let mut names = Names::empty(ir);
+    pub fn custom_by_region(_ir: &Ir, root: OpId) -> Self {
+        let mut names = Names::empty();
         names.scopes.new_scope(u32::MAX);
-        names.regions = Some(RegionStates { root, after: vec![None; ir.region_count()] });
+        // Sized on first use: printing an op without regions (the deserializer
+        // compares module-level ops one by one) then costs nothing per value.
+        names.regions = Some(RegionStates { root, after: Vec::new() });
         names
     }
 
-    fn empty(ir: &Ir) -> Self {
+    fn empty() -> Self {
         Names {
-            values: vec![ValueName::NONE; ir.value_count()],
-            blocks: vec![u32::MAX; ir.block_count()],
+            // Sized by `name_region` (reads past the end mean "not named").
+            values: Vec::new(),
+            blocks: Vec::new(),
             scopes: NameScopes::new(),
             regions: None,
             suggestion: String::new(),
             candidate: String::new(),
             chain: Vec::new(),
+            type_texts: TypeTexts::new(),
         }
     }
 
     /// Names `region`'s values and blocks if they are given region by region and it
     /// has not been named yet (its enclosing regions first).
     pub fn enter_region(&mut self, ir: &Ir, region: RegionId) {
-        let Some(states) = self.regions.as_ref() else { return };
+        let Some(states) = self.regions.as_mut() else { return };
+        if states.after.len() < ir.region_count() {
+            states.after.resize(ir.region_count(), None);
+        }
+        let states = &*states;
         if states.after.get(region.index()).is_none_or(|s| s.is_some()) {
             return;
         }
@@ -370,6 +381,12 @@ impl Names {
     /// stands after them.
     fn name_region(&mut self, ir: &Ir, region: RegionId, from: NamingState, generic: bool) -> NamingState {
         let NamingState { mut next_value, mut next_arg, mut next_conflict, .. } = from;
+        if self.values.len() < ir.value_count() {
+            self.values.resize(ir.value_count(), ValueName::NONE);
+        }
+        if self.blocks.len() < ir.block_count() {
+            self.blocks.resize(ir.block_count(), u32::MAX);
+        }
         let scope = self.scopes.new_scope(from.scope);
         let mut suggestion = std::mem::take(&mut self.suggestion);
         for (block_index, &block) in ir.region(region).blocks.iter().enumerate() {
@@ -395,7 +412,8 @@ impl Names {
                     continue;
                 }
                 suggestion.clear();
-                let name = if !generic && suggested_result_name(ir, op, &mut suggestion) {
+                let name = if !generic && suggested_result_name(ir, op, &mut suggestion, &mut self.type_texts)
+                {
                     sanitize_value_name(&mut suggestion);
                     let id = self.unique_name(scope, &suggestion, &mut next_conflict);
                     ValueName { kind: NameKind::Suggested, base: id, result: 0 }
@@ -467,16 +485,20 @@ impl Names {
     #[inline]
     pub fn write_value(&self, v: Value, out: &mut String) {
         match self.name_of(v) {
-            Some(name) => {
-                self.write_base(name, out);
-                if name.result != 0 {
-                    out.push('#');
-                    push_u32(out, name.result - 1);
-                }
-            }
+            Some(name) => self.write_name(name, out),
             None => {
                 let _ = write!(out, "<<UNKNOWN SSA VALUE {}>>", v.index());
             }
+        }
+    }
+
+    /// Appends a value's name (`%0`, `%arg1`, `%cst`, `%5#1`) given its parts.
+    #[inline]
+    fn write_name(&self, name: ValueName, out: &mut String) {
+        self.write_base(name, out);
+        if name.result != 0 {
+            out.push('#');
+            push_u32(out, name.result - 1);
         }
     }
 
@@ -538,6 +560,11 @@ pub struct Printer<'a> {
     /// The text of each type printed so far (types are interned, and a module
     /// prints few distinct ones many times).
     type_texts: TypeTexts,
+    /// Operand group ranges of the op being printed (`format::print`), kept for
+    /// its capacity.
+    pub(crate) group_scratch: Vec<std::ops::Range<usize>>,
+    /// Each block's predecessors in the region being printed, kept for capacity.
+    preds_scratch: Vec<Vec<BlockId>>,
 }
 
 /// The text of each type printed so far.
@@ -658,15 +685,25 @@ impl<'a> Printer<'a> {
     }
 
     pub fn new(ir: &'a Ir, names: Names, options: PrintOptions) -> Self {
-        Printer { ir, names, out: String::new(), indent: 0, options, type_texts: TypeTexts::new() }
+        Printer {
+            ir,
+            names,
+            out: String::new(),
+            indent: 0,
+            options,
+            type_texts: TypeTexts::new(),
+            group_scratch: Vec::new(),
+            preds_scratch: Vec::new(),
+        }
     }
 
     pub fn newline(&mut self) {
-        const SPACES: &str = "                                                                ";
-        self.out.push('\n');
-        match SPACES.get(..2 * self.indent) {
-            Some(spaces) => self.out.push_str(spaces),
+        // The line break and the indentation in one push.
+        const LINE: &str = "\n                                                                ";
+        match LINE.get(..1 + 2 * self.indent) {
+            Some(line) => self.out.push_str(line),
             None => {
+                self.out.push('\n');
                 for _ in 0..self.indent {
                     self.out.push_str("  ");
                 }
@@ -674,12 +711,16 @@ impl<'a> Printer<'a> {
         }
     }
 
+    #[inline]
     pub fn value(&mut self, v: Value) {
-        if self.names.name_of(v).is_none() {
-            // Printed before its region (a function's arguments in its signature).
-            self.names.enter_value_region(self.ir, v);
+        match self.names.name_of(v) {
+            Some(name) => self.names.write_name(name, &mut self.out),
+            None => {
+                // Printed before its region (a function's arguments in its signature).
+                self.names.enter_value_region(self.ir, v);
+                self.names.write_value(v, &mut self.out);
+            }
         }
-        self.names.write_value(v, &mut self.out);
     }
 
     pub fn values(&mut self, vs: &[Value]) {
@@ -866,7 +907,11 @@ impl<'a> Printer<'a> {
         self.out.push('{');
         self.indent += 1;
         let blocks = &ir.region(region).blocks;
-        let preds = if blocks.len() > 1 { self.predecessors(blocks) } else { Vec::new() };
+        // The printer's lists, taken while in use (a nested region takes new ones).
+        let mut preds = std::mem::take(&mut self.preds_scratch);
+        if blocks.len() > 1 {
+            self.predecessors(blocks, &mut preds);
+        }
         for (i, &b) in blocks.iter().enumerate() {
             let block = ir.block(b);
             let show_label = i > 0
@@ -922,6 +967,7 @@ impl<'a> Printer<'a> {
                 }
             }
         }
+        self.preds_scratch = preds;
         self.indent -= 1;
         self.newline();
         self.out.push('}');
@@ -988,8 +1034,9 @@ impl<'a> Printer<'a> {
     }
 
     /// For each block, the blocks that branch to it, in block order, once per branch
-    /// edge (as MLIR lists them: `2 preds: ^bb0, ^bb0` for both arms to one block).
-    fn predecessors(&self, blocks: &[BlockId]) -> Vec<Vec<BlockId>> {
+    /// edge (as MLIR lists them: `2 preds: ^bb0, ^bb0` for both arms to one block);
+    /// into the first `blocks.len()` lists of `preds` (reused for their capacity).
+    fn predecessors(&self, blocks: &[BlockId], preds: &mut Vec<Vec<BlockId>>) {
         // Small regions (most) find a block's position by a scan.
         let index: FxHashMap<BlockId, usize> = if blocks.len() > 16 {
             blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect()
@@ -1003,7 +1050,12 @@ impl<'a> Printer<'a> {
                 blocks.iter().position(|&x| x == b)
             }
         };
-        let mut preds = vec![Vec::new(); blocks.len()];
+        if preds.len() < blocks.len() {
+            preds.resize_with(blocks.len(), Vec::new);
+        }
+        for p in preds.iter_mut().take(blocks.len()) {
+            p.clear();
+        }
         for &b in blocks {
             if let Some(&last) = self.ir.block(b).ops.last() {
                 for &s in &self.ir.op(last).successors {
@@ -1013,10 +1065,9 @@ impl<'a> Printer<'a> {
                 }
             }
         }
-        for p in preds.iter_mut() {
+        for p in preds.iter_mut().take(blocks.len()) {
             p.sort_by_key(|&b| position(b));
         }
-        preds
     }
 }
 
@@ -1062,7 +1113,7 @@ fn naming_ops() -> &'static ([crate::ir::OpName; 3], [Option<usize>; 2]) {
     })
 }
 
-fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
+fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String, types: &mut TypeTexts) -> bool {
     let o = ir.op(op);
     let ([addressof, arith_constant, constant], spirv_indices) = naming_ops();
     // Most ops are of the dialect and suggest nothing: one index against two.
@@ -1094,7 +1145,7 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
                 name.push('c');
                 push_i128(name, *value);
                 name.push('_');
-                write_type(ir, ty, name);
+                types.write(ir, ty, name);
             }
             _ => name.push_str("cst"),
         }
@@ -1118,14 +1169,14 @@ fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String) -> bool {
     match ir.types.kind(ty) {
         TypeKind::Integer { .. } | TypeKind::Float(_) => {
             name.push('_');
-            write_type(ir, ty, name);
+            types.write(ir, ty, name);
         }
         TypeKind::Vector { shape, element, .. } => {
             name.push_str("_vec_");
             push_i128(name, i128::from(shape.first().copied().unwrap_or(0)));
             if matches!(ir.types.kind(*element), TypeKind::Integer { .. } | TypeKind::Float(_)) {
                 name.push('x');
-                write_type(ir, *element, name);
+                types.write(ir, *element, name);
             }
         }
         _ => {}
