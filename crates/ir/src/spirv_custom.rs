@@ -354,15 +354,18 @@ fn parse_load(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
 fn print_load(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
-    let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
+    // An op without the operand and result the form shows prints generic.
+    let ([pointer], [result]) = (&o.operands[..], &o.results[..]) else { return false };
+    let (pointer, result) = (*pointer, *result);
+    let Some((_, sc)) = pointee_of(p, p.ir.value_type(pointer)) else { return false };
     p.out.push_str("spirv.Load ");
     p.string(sc);
     p.out.push(' ');
-    p.value(o.operands[0]);
+    p.value(pointer);
     print_memory_access(p, op, "memory_access", "alignment");
     p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
-    let t = p.ir.value_type(o.results[0]);
+    let t = p.ir.value_type(result);
     p.ty(t);
     true
 }
@@ -403,17 +406,19 @@ fn parse_store(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
 fn print_store(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
-    let Some((_, sc)) = pointee_of(p, p.ir.value_type(o.operands[0])) else { return false };
+    // An op without the two operands the form shows prints generic.
+    let [pointer, value] = o.operands[..] else { return false };
+    let Some((_, sc)) = pointee_of(p, p.ir.value_type(pointer)) else { return false };
     p.out.push_str("spirv.Store ");
     p.string(sc);
     p.out.push(' ');
-    p.value(o.operands[0]);
+    p.value(pointer);
     p.out.push_str(", ");
-    p.value(o.operands[1]);
+    p.value(value);
     print_memory_access(p, op, "memory_access", "alignment");
     p.merged_attr_dict(o, &["memory_access", "alignment"], false);
     p.out.push_str(" : ");
-    let t = p.ir.value_type(o.operands[1]);
+    let t = p.ir.value_type(value);
     p.ty(t);
     true
 }
@@ -1509,5 +1514,15 @@ mod tests {
         ] {
             assert!(super::form_of(name).is_some() && crate::opdef::op_def(name).is_some(), "{name}");
         }
+    }
+
+    #[test]
+    fn loads_and_stores_missing_their_operands_print_generic() {
+        let text =
+            "%0 = spirv.Constant 1 : i32\n\"spirv.Load\"() : () -> ()\n\"spirv.Store\"(%0) : (i32) -> ()\n";
+        let (ir, top) = crate::parse(text, "t.mlir").unwrap();
+        let printed = crate::print(&ir, top, Default::default());
+        assert!(printed.contains("\"spirv.Load\"() : () -> ()"), "{printed}");
+        assert!(printed.contains("\"spirv.Store\"(%cst1_i32) : (i32) -> ()"), "{printed}");
     }
 }
