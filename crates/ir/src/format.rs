@@ -993,13 +993,16 @@ fn finish_fast<'s>(
             operands.push(p.resolve_operand(r, *ty)?);
         }
     }
-    let mut results = [None; 2];
-    for (slot, ty) in results.iter_mut().zip(result_types) {
-        *slot = *ty;
+    // (The result types as a slice, without a vector for them.)
+    match *result_types {
+        [] => p.finish_op(op, operands, &[]),
+        [Some(a)] => p.finish_op(op, operands, &[a]),
+        [Some(a), Some(b)] => p.finish_op(op, operands, &[a, b]),
+        _ => {
+            let results: Vec<Type> = result_types.iter().flatten().copied().collect();
+            p.finish_op(op, operands, &results);
+        }
     }
-    let n_results = result_types.len().min(2);
-    let results: Vec<Type> = results[..n_results].iter().flatten().copied().collect();
-    p.finish_op(op, operands, &results);
     properties.sort_by(|a, b| a.name.cmp(&b.name));
     let o = p.ir.op_mut(op);
     o.properties = properties;
