@@ -1592,4 +1592,40 @@ mod tests {
         let (again, top) = parse(&printed, "t.mlir").expect("reads its own output");
         assert_eq!(print(&again, top, PrintOptions::default()), printed);
     }
+
+    /// Ops of simple formats are read by their fast plan; text that strays from it is
+    /// read (or refused) by the interpreter, as before.
+    #[test]
+    fn fast_plans_read_as_the_interpreter_does() {
+        let body = |ops: &str| {
+            format!(
+                "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {{\n  \
+                 spirv.func @f(%a: f32, %b: i32, %c: vector<2xi32>) \"None\" {{\n{ops}    spirv.Return\n  }}\n}}\n"
+            )
+        };
+        let printed = |ops: &str| {
+            let (ir, top) = parse(&body(ops), "t.mlir").expect("parses");
+            print(&ir, top, PrintOptions::default())
+        };
+        let out = printed(
+            "    %0 = spirv.FAdd %a, %a {x = 1 : i32} : f32\n    \
+             %1 = spirv.SLessThan %c, %c : vector<2xi32>\n    \
+             %2 = spirv.ConvertSToF %b : i32 to f32\n    \
+             %3 = spirv.IAdd %4, %b : i32\n    \
+             %4 = spirv.IAdd %b, %b : i32\n",
+        );
+        assert!(out.contains("%0 = spirv.FAdd %arg0, %arg0 {x = 1 : i32} : f32\n"), "{out}");
+        assert!(out.contains("%1 = spirv.SLessThan %arg2, %arg2 : vector<2xi32>\n"), "{out}");
+        assert!(out.contains("%2 = spirv.ConvertSToF %arg1 : i32 to f32\n"), "{out}");
+        assert!(out.contains("%3 = spirv.IAdd %4, %arg1 : i32\n"), "{out}");
+        // Strays: a missing `to`, a type that contradicts a prior use, a list too short.
+        for (ops, message) in [
+            ("    %0 = spirv.ConvertSToF %b : i32 f32\n", "expected 'to'"),
+            ("    %0 = spirv.FAdd %b, %b : f32\n", "expects different type than prior uses"),
+            ("    %0 = spirv.FAdd %a : f32\n", "number of operands and types do not match"),
+        ] {
+            let err = parse(&body(ops), "t.mlir").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(message), "{ops}: {err}");
+        }
+    }
 }
