@@ -751,8 +751,9 @@ struct FastPlan {
     /// The types worked out after the written ones, in [`infer_types`]'s order.
     derived: Vec<FastType>,
     /// The register of each operand group's type, then each result group's: the
-    /// written types first, then the derived ones.
-    sources: Vec<usize>,
+    /// written types first, then the derived ones. `None` for a group the format
+    /// only reads in an optional group (empty when the plan is followed).
+    sources: Vec<Option<usize>>,
     operands: usize,
 }
 
@@ -769,6 +770,10 @@ enum FastStep {
     },
     /// A written type, into the next register.
     Type,
+    Successor,
+    /// An optional group that must be absent (starting with this element): when it
+    /// is there, the interpreter reads the op.
+    Absent(Elem),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -784,10 +789,11 @@ const FAST_REGS: usize = 8;
 impl FastPlan {
     fn new(def: &OpDef, elems: &[Elem]) -> Option<FastPlan> {
         // (The fixed arrays of `parse_fast` bound the counts.)
-        let single = def.operands.iter().chain(def.results).all(|d| d.arity == Arity::Single);
-        if !single || def.operands.len() > 4 || def.results.len() > 2 {
+        let single_results = def.results.iter().all(|d| d.arity == Arity::Single);
+        if !single_results || def.operands.len() > 4 || def.results.len() > 2 {
             return None;
         }
+        let single = |i: usize| def.operands.get(i).is_some_and(|d| d.arity == Arity::Single);
         let n_ops = def.operands.len();
         let mut steps = Vec::new();
         // By group (operands, then results): the register of its type, if known.
@@ -802,13 +808,13 @@ impl FastPlan {
                     steps.push(FastStep::AttrDict { with_keyword: *with_keyword })
                 }
                 Elem::Var(Var::Operand(i)) => {
-                    if std::mem::replace(&mut seen[*i], true) {
+                    if !single(*i) || std::mem::replace(&mut seen[*i], true) {
                         return None;
                     }
                     steps.push(FastStep::Operand(*i));
                 }
                 Elem::Var(Var::AllOperands) => {
-                    if n_ops == 0 || seen.iter().any(|&s| s) {
+                    if n_ops == 0 || seen.iter().any(|&s| s) || !(0..n_ops).all(single) {
                         return None;
                     }
                     for (i, seen) in seen.iter_mut().enumerate() {
@@ -820,7 +826,7 @@ impl FastPlan {
                     }
                     steps.push(FastStep::ListEnd);
                 }
-                Elem::Type(Var::Operand(i)) => {
+                Elem::Type(Var::Operand(i)) if single(*i) => {
                     known[*i] = Some(regs);
                     regs += 1;
                     steps.push(FastStep::Type);
@@ -830,10 +836,17 @@ impl FastPlan {
                     regs += 1;
                     steps.push(FastStep::Type);
                 }
+                Elem::Var(Var::Successor(_)) => steps.push(FastStep::Successor),
+                // Optional groups are taken absent; what they read stays empty.
+                Elem::Optional { then, otherwise, .. } if otherwise.is_empty() => {
+                    steps.push(FastStep::Absent(then.first()?.clone()));
+                }
                 _ => return None,
             }
         }
-        if seen.iter().any(|&s| !s) {
+        // Single groups are read; the others are empty (unless the format reads them
+        // other than in optional groups, which the interpreter then does).
+        if seen.iter().enumerate().any(|(i, &s)| s != single(i)) {
             return None;
         }
         // `infer_types` on registers rather than types.
@@ -880,7 +893,16 @@ impl FastPlan {
                 break;
             }
         }
-        let sources = known.into_iter().collect::<Option<Vec<usize>>>()?;
+        // Read groups have a type; an empty group that gets one is the interpreter's
+        // count mismatch.
+        let mut sources = Vec::with_capacity(known.len());
+        for (group, reg) in known.into_iter().enumerate() {
+            let read = group >= n_ops || seen[group];
+            if read != reg.is_some() {
+                return None;
+            }
+            sources.push(reg);
+        }
         (regs <= FAST_REGS).then_some(FastPlan { steps, derived, sources, operands: n_ops })
     }
 }
@@ -896,6 +918,8 @@ fn parse_fast(p: &mut Parser, def: &'static OpDef, fast: &FastPlan) -> Option<PR
     let mut written = 0;
     let mut properties = Vec::new();
     let mut attributes = Vec::new();
+    let mut successors = [None; 2];
+    let mut n_successors = 0;
     for step in &fast.steps {
         let on_plan = match step {
             FastStep::Operand(i) => match p.tok.kind {
@@ -943,6 +967,14 @@ fn parse_fast(p: &mut Parser, def: &'static OpDef, fast: &FastPlan) -> Option<PR
                 written += 1;
                 slot.map(|slot| *slot = Some(ty)).is_some()
             }
+            FastStep::Successor => match (p.tok.kind, successors.get_mut(n_successors)) {
+                (Tok::CaretId, Some(slot)) => {
+                    n_successors += 1;
+                    p.parse_successor().map(|b| *slot = Some(b)).is_ok()
+                }
+                _ => false,
+            },
+            FastStep::Absent(first) => !can_start(p, def, first),
         };
         if !on_plan {
             p.restore(mark);
@@ -959,20 +991,21 @@ fn parse_fast(p: &mut Parser, def: &'static OpDef, fast: &FastPlan) -> Option<PR
         }
     }
     // Each group's type (all known, by the plan's making; checked all the same).
-    let type_of = |group: usize| fast.sources.get(group).and_then(|&reg| regs.get(reg).copied().flatten());
     let mut types = [None; 6];
-    for (group, slot) in types.iter_mut().enumerate().take(fast.sources.len()) {
-        *slot = type_of(group);
-    }
-    if types.iter().take(fast.sources.len()).any(Option::is_none) {
-        p.restore(mark);
-        return None;
+    for (slot, source) in types.iter_mut().zip(&fast.sources) {
+        *slot = source.and_then(|reg| regs.get(reg).copied().flatten());
+        if source.is_some() && slot.is_none() {
+            p.restore(mark);
+            return None;
+        }
     }
     let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
-    Some(
-        finish_fast(p, fast.operands, op, &refs, &types[..fast.sources.len()], properties, attributes)
-            .map(|()| op),
-    )
+    let built =
+        finish_fast(p, fast.operands, op, &refs, &types[..fast.sources.len()], properties, attributes);
+    if built.is_ok() && n_successors > 0 {
+        p.ir.op_mut(op).successors = successors.iter().take(n_successors).flatten().copied().collect();
+    }
+    Some(built.map(|()| op))
 }
 
 /// Resolves the operands of an op read by [`parse_fast`] (whose groups' types are
