@@ -94,6 +94,8 @@ pub struct Format {
     single_operand_groups: bool,
     /// The op records its operand group sizes (`operandSegmentSizes`).
     attr_sized_operands: bool,
+    /// How to read the op without the interpreter, when its format is simple enough.
+    fast: Option<FastPlan>,
 }
 
 /// The compiled format of the op definition at `index` in `OP_DEFS`, if it has a
@@ -126,7 +128,8 @@ fn compile(def: &'static OpDef, text: &str) -> Result<Format, String> {
     let used_attrs = used_attrs(&elems, def);
     let single_operand_groups = def.operands.iter().all(|d| d.arity == Arity::Single);
     let attr_sized_operands = def.has_trait("AttrSizedOperandSegments");
-    Ok(Format { elems, used_attrs, single_operand_groups, attr_sized_operands })
+    let fast = if attr_sized_operands { None } else { FastPlan::new(def, &elems) };
+    Ok(Format { elems, used_attrs, single_operand_groups, attr_sized_operands, fast })
 }
 
 fn contains_custom(e: &Elem) -> bool {
@@ -737,6 +740,11 @@ pub(crate) fn parse_at(p: &mut Parser, index: usize, start: usize) -> Option<PRe
 }
 
 fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize) -> PResult<OpId> {
+    if let Some(fast) = &format.fast {
+        if let Some(result) = parse_fast(p, def, fast) {
+            return result;
+        }
+    }
     let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
     let mut st = p.format_states.pop().unwrap_or_default();
     st.reset(def);
@@ -744,6 +752,310 @@ fn parse_with(p: &mut Parser, def: &'static OpDef, format: &Format, start: usize
     finish(p, def, format, op, &mut st, start)?;
     p.format_states.push(st);
     Ok(op)
+}
+
+/// A format read without the interpreter: every operand and result group takes one
+/// value, the elements come in a fixed order, and which written type each group
+/// gets follows from the format and the op's traits alone (worked out once here by
+/// running [`infer_types`]'s steps on the written types' positions).
+#[derive(Debug)]
+struct FastPlan {
+    steps: Vec<FastStep>,
+    /// The types worked out after the written ones, in [`infer_types`]'s order.
+    derived: Vec<FastType>,
+    /// The register of each operand group's type, then each result group's: the
+    /// written types first, then the derived ones. `None` for a group the format
+    /// only reads in an optional group (empty when the plan is followed).
+    sources: Vec<Option<usize>>,
+    operands: usize,
+}
+
+#[derive(Debug)]
+enum FastStep {
+    Operand(usize),
+    /// Between the references of `operands`.
+    ListComma,
+    /// After `operands`: a further comma would continue the list.
+    ListEnd,
+    Literal(String),
+    AttrDict {
+        with_keyword: bool,
+    },
+    /// A written type, into the next register.
+    Type,
+    Successor,
+    /// An optional group that must be absent (starting with this element): when it
+    /// is there, the interpreter reads the op.
+    Absent(Elem),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum FastType {
+    Integer(u32, Signedness),
+    /// The `i1` equivalent of the type in a register.
+    BoolOf(usize),
+}
+
+/// Registers of a fast plan's types (written and derived).
+const FAST_REGS: usize = 8;
+
+impl FastPlan {
+    fn new(def: &OpDef, elems: &[Elem]) -> Option<FastPlan> {
+        // (The fixed arrays of `parse_fast` bound the counts.)
+        let single_results = def.results.iter().all(|d| d.arity == Arity::Single);
+        if !single_results || def.operands.len() > 4 || def.results.len() > 2 {
+            return None;
+        }
+        let single = |i: usize| def.operands.get(i).is_some_and(|d| d.arity == Arity::Single);
+        let n_ops = def.operands.len();
+        let mut steps = Vec::new();
+        // By group (operands, then results): the register of its type, if known.
+        let mut known: Vec<Option<usize>> = vec![None; n_ops + def.results.len()];
+        let mut seen = vec![false; n_ops];
+        let mut regs = 0;
+        for e in elems {
+            match e {
+                Elem::Literal(lit) => steps.push(FastStep::Literal(lit.text.clone())),
+                Elem::Space | Elem::NoSpace | Elem::Newline => {}
+                Elem::AttrDict { with_keyword } => {
+                    steps.push(FastStep::AttrDict { with_keyword: *with_keyword })
+                }
+                Elem::Var(Var::Operand(i)) => {
+                    if !single(*i) || std::mem::replace(&mut seen[*i], true) {
+                        return None;
+                    }
+                    steps.push(FastStep::Operand(*i));
+                }
+                Elem::Var(Var::AllOperands) => {
+                    if n_ops == 0 || seen.iter().any(|&s| s) || !(0..n_ops).all(single) {
+                        return None;
+                    }
+                    for (i, seen) in seen.iter_mut().enumerate() {
+                        if i > 0 {
+                            steps.push(FastStep::ListComma);
+                        }
+                        steps.push(FastStep::Operand(i));
+                        *seen = true;
+                    }
+                    steps.push(FastStep::ListEnd);
+                }
+                Elem::Type(Var::Operand(i)) if single(*i) => {
+                    known[*i] = Some(regs);
+                    regs += 1;
+                    steps.push(FastStep::Type);
+                }
+                Elem::Type(Var::Result(i)) => {
+                    known[n_ops + *i] = Some(regs);
+                    regs += 1;
+                    steps.push(FastStep::Type);
+                }
+                Elem::Var(Var::Successor(_)) => steps.push(FastStep::Successor),
+                // Optional groups are taken absent; what they read stays empty.
+                Elem::Optional { then, otherwise, .. } if otherwise.is_empty() => {
+                    steps.push(FastStep::Absent(then.first()?.clone()));
+                }
+                _ => return None,
+            }
+        }
+        // Single groups are read; the others are empty (unless the format reads them
+        // other than in optional groups, which the interpreter then does).
+        if seen.iter().enumerate().any(|(i, &s)| s != single(i)) {
+            return None;
+        }
+        // `infer_types` on registers rather than types.
+        let plan = InferPlan::new(def);
+        let mut derived = Vec::new();
+        for &(i, width, signedness) in &plan.buildable {
+            if known[i].is_none() {
+                derived.push(FastType::Integer(width, signedness));
+                known[i] = Some(regs);
+                regs += 1;
+            }
+        }
+        let mut derived_once = 0u64;
+        let rounds = if plan.derived.is_empty() && plan.same_type.len() <= 1 { 1 } else { 4 };
+        for _ in 0..rounds {
+            let mut changed = false;
+            for g in &plan.same_type {
+                if let Some(t) = g.iter().find_map(|&i| known[i]) {
+                    for &i in g {
+                        if known[i].is_none() {
+                            known[i] = Some(t);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            for (rule, &(si, di, derive)) in plan.derived.iter().enumerate() {
+                let Some(src) = known[si] else { continue };
+                let bit = 1u64.checked_shl(rule as u32).unwrap_or(0);
+                if derived_once & bit != 0 && known[di].is_some() {
+                    continue;
+                }
+                derived_once |= bit;
+                // The other derivations may find no type; those ops take the interpreter.
+                let InferDerive::BoolEquivalent = derive else { return None };
+                derived.push(FastType::BoolOf(src));
+                if known[di].is_none() {
+                    known[di] = Some(regs);
+                    changed = true;
+                }
+                regs += 1;
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Read groups have a type; an empty group that gets one is the interpreter's
+        // count mismatch.
+        let mut sources = Vec::with_capacity(known.len());
+        for (group, reg) in known.into_iter().enumerate() {
+            let read = group >= n_ops || seen[group];
+            if read != reg.is_some() {
+                return None;
+            }
+            sources.push(reg);
+        }
+        (regs <= FAST_REGS).then_some(FastPlan { steps, derived, sources, operands: n_ops })
+    }
+}
+
+/// Reads an op with its [`FastPlan`]. `None` (with nothing consumed) when the text
+/// strays from the plan before anything but tokens was read: the interpreter then
+/// reads it, with its messages. Errors of the parts read as the interpreter reads
+/// them (types, attribute dictionaries, operands) are its errors.
+fn parse_fast(p: &mut Parser, def: &'static OpDef, fast: &FastPlan) -> Option<PResult<OpId>> {
+    let mark = p.checkpoint();
+    let mut refs = [None; 4];
+    let mut regs = [None; FAST_REGS];
+    let mut written = 0;
+    let mut properties = Vec::new();
+    let mut attributes = Vec::new();
+    let mut successors = [None; 2];
+    let mut n_successors = 0;
+    for step in &fast.steps {
+        let on_plan = match step {
+            FastStep::Operand(i) => match p.tok.kind {
+                Tok::ValueId => match (refs.get_mut(*i), p.parse_operand_ref()) {
+                    (Some(slot), Ok(r)) => {
+                        *slot = Some(r);
+                        true
+                    }
+                    _ => false,
+                },
+                _ => false,
+            },
+            FastStep::ListComma => p.eat(","),
+            FastStep::ListEnd => !p.at(","),
+            FastStep::Literal(text) => {
+                let here = p.tok.text == text && matches!(p.tok.kind, Tok::Punct | Tok::Ident);
+                if here {
+                    p.bump();
+                }
+                here
+            }
+            FastStep::AttrDict { with_keyword } => {
+                if (!*with_keyword || p.eat_keyword("attributes")) && p.at("{") {
+                    match p.parse_attribute_dict() {
+                        Ok(list) => {
+                            for a in list {
+                                if def.attributes.iter().any(|d| d.name == a.name) {
+                                    properties.push(a);
+                                } else {
+                                    attributes.push(a);
+                                }
+                            }
+                        }
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+                true
+            }
+            FastStep::Type => {
+                let ty = match p.parse_type() {
+                    Ok(ty) => ty,
+                    Err(e) => return Some(Err(e)),
+                };
+                let slot = regs.get_mut(written);
+                written += 1;
+                slot.map(|slot| *slot = Some(ty)).is_some()
+            }
+            FastStep::Successor => match (p.tok.kind, successors.get_mut(n_successors)) {
+                (Tok::CaretId, Some(slot)) => {
+                    n_successors += 1;
+                    p.parse_successor().map(|b| *slot = Some(b)).is_ok()
+                }
+                _ => false,
+            },
+            FastStep::Absent(first) => !can_start(p, def, first),
+        };
+        if !on_plan {
+            p.restore(mark);
+            return None;
+        }
+    }
+    for (k, d) in fast.derived.iter().enumerate() {
+        let ty = match *d {
+            FastType::Integer(width, signedness) => Some(p.integer_type(width, signedness)),
+            FastType::BoolOf(src) => regs.get(src).copied().flatten().map(|src| bool_equivalent(p, src)),
+        };
+        if let Some(slot) = regs.get_mut(written + k) {
+            *slot = ty;
+        }
+    }
+    // Each group's type (all known, by the plan's making; checked all the same).
+    let mut types = [None; 6];
+    for (slot, source) in types.iter_mut().zip(&fast.sources) {
+        *slot = source.and_then(|reg| regs.get(reg).copied().flatten());
+        if source.is_some() && slot.is_none() {
+            p.restore(mark);
+            return None;
+        }
+    }
+    let op = p.ir.create_op(crate::ir::OpName::of_def(def), vec![], &[], Location::Unknown);
+    let built =
+        finish_fast(p, fast.operands, op, &refs, &types[..fast.sources.len()], properties, attributes);
+    if built.is_ok() && n_successors > 0 {
+        p.ir.op_mut(op).successors = successors.iter().take(n_successors).flatten().copied().collect();
+    }
+    Some(built.map(|()| op))
+}
+
+/// Resolves the operands of an op read by [`parse_fast`] (whose groups' types are
+/// `types`: operands, then results) and builds it.
+fn finish_fast<'s>(
+    p: &mut Parser<'s, '_>,
+    n_operands: usize,
+    op: OpId,
+    refs: &[Option<OperandRef<'s>>],
+    types: &[Option<Type>],
+    mut properties: Vec<NamedAttribute>,
+    attributes: Vec<NamedAttribute>,
+) -> PResult<()> {
+    let (operand_types, result_types) = types.split_at(n_operands.min(types.len()));
+    let mut operands = Vec::with_capacity(n_operands);
+    for (r, ty) in refs.iter().zip(operand_types) {
+        if let (Some(r), Some(ty)) = (r, ty) {
+            operands.push(p.resolve_operand(r, *ty)?);
+        }
+    }
+    // (The result types as a slice, without a vector for them.)
+    match *result_types {
+        [] => p.finish_op(op, operands, &[]),
+        [Some(a)] => p.finish_op(op, operands, &[a]),
+        [Some(a), Some(b)] => p.finish_op(op, operands, &[a, b]),
+        _ => {
+            let results: Vec<Type> = result_types.iter().flatten().copied().collect();
+            p.finish_op(op, operands, &results);
+        }
+    }
+    properties.sort_by(|a, b| a.name.cmp(&b.name));
+    let o = p.ir.op_mut(op);
+    o.properties = properties;
+    if !attributes.is_empty() {
+        o.attributes = attributes;
+    }
+    Ok(())
 }
 
 /// Whether the next token can start the element (used for optional groups).
@@ -1170,27 +1482,7 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
                     TypeKind::Pointer { pointee, .. } => Some(*pointee),
                     _ => None,
                 },
-                InferDerive::BoolEquivalent => {
-                    let i1 = p.integer_type(1, Signedness::Signless);
-                    let shaped = match p.ir.types.kind(src_ty) {
-                        TypeKind::Vector { shape, scalable, .. } => Some(TypeKind::Vector {
-                            shape: shape.clone(),
-                            scalable: scalable.clone(),
-                            element: i1,
-                        }),
-                        TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
-                            Some(TypeKind::CooperativeMatrix {
-                                rows: *rows,
-                                columns: *columns,
-                                element: i1,
-                                scope: scope.clone(),
-                                usage: usage.clone(),
-                            })
-                        }
-                        _ => None,
-                    };
-                    Some(shaped.map_or(i1, |kind| p.ir.types.intern(kind)))
-                }
+                InferDerive::BoolEquivalent => Some(bool_equivalent(p, src_ty)),
                 InferDerive::ImageOfSampledImage => match p.ir.types.kind(src_ty) {
                     TypeKind::SampledImage(image) => Some(*image),
                     _ => None,
@@ -1209,6 +1501,27 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
             break;
         }
     }
+}
+
+/// `i1`, or `src_ty`'s shape of `i1`.
+fn bool_equivalent(p: &mut Parser, src_ty: Type) -> Type {
+    let i1 = p.integer_type(1, Signedness::Signless);
+    let shaped = match p.ir.types.kind(src_ty) {
+        TypeKind::Vector { shape, scalable, .. } => {
+            Some(TypeKind::Vector { shape: shape.clone(), scalable: scalable.clone(), element: i1 })
+        }
+        TypeKind::CooperativeMatrix { rows, columns, scope, usage, .. } => {
+            Some(TypeKind::CooperativeMatrix {
+                rows: *rows,
+                columns: *columns,
+                element: i1,
+                scope: scope.clone(),
+                usage: usage.clone(),
+            })
+        }
+        _ => None,
+    };
+    shaped.map_or(i1, |kind| p.ir.types.intern(kind))
 }
 
 /// How the declarative-format parser infers the types a format leaves out, from an
@@ -1324,5 +1637,41 @@ mod tests {
         assert!(printed.contains("%1 = spirv.IAdd %arg0, %arg0 : i32\n"), "{printed}");
         let (again, top) = parse(&printed, "t.mlir").expect("reads its own output");
         assert_eq!(print(&again, top, PrintOptions::default()), printed);
+    }
+
+    /// Ops of simple formats are read by their fast plan; text that strays from it is
+    /// read (or refused) by the interpreter, as before.
+    #[test]
+    fn fast_plans_read_as_the_interpreter_does() {
+        let body = |ops: &str| {
+            format!(
+                "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {{\n  \
+                 spirv.func @f(%a: f32, %b: i32, %c: vector<2xi32>) \"None\" {{\n{ops}    spirv.Return\n  }}\n}}\n"
+            )
+        };
+        let printed = |ops: &str| {
+            let (ir, top) = parse(&body(ops), "t.mlir").expect("parses");
+            print(&ir, top, PrintOptions::default())
+        };
+        let out = printed(
+            "    %0 = spirv.FAdd %a, %a {x = 1 : i32} : f32\n    \
+             %1 = spirv.SLessThan %c, %c : vector<2xi32>\n    \
+             %2 = spirv.ConvertSToF %b : i32 to f32\n    \
+             %3 = spirv.IAdd %4, %b : i32\n    \
+             %4 = spirv.IAdd %b, %b : i32\n",
+        );
+        assert!(out.contains("%0 = spirv.FAdd %arg0, %arg0 {x = 1 : i32} : f32\n"), "{out}");
+        assert!(out.contains("%1 = spirv.SLessThan %arg2, %arg2 : vector<2xi32>\n"), "{out}");
+        assert!(out.contains("%2 = spirv.ConvertSToF %arg1 : i32 to f32\n"), "{out}");
+        assert!(out.contains("%3 = spirv.IAdd %4, %arg1 : i32\n"), "{out}");
+        // Strays: a missing `to`, a type that contradicts a prior use, a list too short.
+        for (ops, message) in [
+            ("    %0 = spirv.ConvertSToF %b : i32 f32\n", "expected 'to'"),
+            ("    %0 = spirv.FAdd %b, %b : f32\n", "expects different type than prior uses"),
+            ("    %0 = spirv.FAdd %a : f32\n", "number of operands and types do not match"),
+        ] {
+            let err = parse(&body(ops), "t.mlir").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(message), "{ops}: {err}");
+        }
     }
 }

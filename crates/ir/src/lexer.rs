@@ -170,10 +170,7 @@ impl<'s> Lexer<'s> {
         self.pos = end;
         // Token boundaries are at ASCII bytes or whole characters. (Two splits check
         // a boundary each: cheaper than a range's checks.)
-        let text = match self.src.split_at_checked(start) {
-            Some((_, rest)) => rest.split_at_checked(end - start).map_or("", |(text, _)| text),
-            None => "",
-        };
+        let text = self.src.get(start..end).unwrap_or("");
         Token { kind, text, offset: start }
     }
 

@@ -248,6 +248,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.lex.clone()
     }
 
+    /// Where the parser is, to go back to with [`Parser::restore`] after reading
+    /// tokens only (the fast path of declarative formats).
+    pub(crate) fn checkpoint(&self) -> (Lexer<'s>, Token<'s>, usize) {
+        (self.lex.clone(), self.tok, self.prev_end)
+    }
+
+    pub(crate) fn restore(&mut self, (lex, tok, prev_end): (Lexer<'s>, Token<'s>, usize)) {
+        self.lex = lex;
+        self.tok = tok;
+        self.prev_end = prev_end;
+    }
+
     pub fn bump(&mut self) -> Token<'s> {
         let t = self.tok;
         self.prev_end = t.offset + t.text.len();
