@@ -182,7 +182,14 @@ fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
         let second = std::thread::Builder::new()
             .spawn_scoped(scope, || crate::parse(&cut.second_half(source), file_name).ok())
             .ok();
-        let first = crate::parse(&cut.first_half(source), file_name).ok();
+        // The first half's arenas are sized for the whole text: the second half's
+        // entities are appended to them without copying the arenas to grow them.
+        let first = {
+            let text = cut.first_half(source);
+            let mut ir = Ir::new();
+            ir.reserve_for_text(source.len());
+            crate::parser::Parser::new(&text, &mut ir, file_name).parse_top_level().ok().map(|top| (ir, top))
+        };
         let second = match second {
             Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             None => None,
