@@ -1013,7 +1013,11 @@ impl<'a> Printer<'a> {
                                 p.operation(op);
                                 p.location_suffix(op);
                             }
-                            done.push((i, std::mem::take(&mut p.out)));
+                            let text = std::mem::take(&mut p.out);
+                            // Chunks are alike: the next one starts with room for this
+                            // one's text rather than growing (and copying) from empty.
+                            p.out.reserve(text.len());
+                            done.push((i, text));
                         }
                         done
                     })
