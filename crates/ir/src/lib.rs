@@ -18,6 +18,7 @@ pub mod layout;
 pub mod lexer;
 pub mod opdef;
 pub mod opt;
+pub mod parallel;
 pub mod parser;
 pub mod pipeline;
 pub mod printer;

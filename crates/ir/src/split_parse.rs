@@ -178,26 +178,19 @@ impl Scanner {
 /// Parses the two halves on two threads and merges them; `None` if either half
 /// fails or the IRs do not have the expected shape.
 fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
-    let (first, second) = std::thread::scope(|scope| {
-        let second = std::thread::Builder::new()
-            .spawn_scoped(scope, || crate::parse(&cut.second_half(source), file_name).ok())
-            .ok();
-        // The first half's arenas are sized for the whole text: the second half's
-        // entities are appended to them without copying the arenas to grow them.
-        let first = {
+    let (first, second) = crate::parallel::both(
+        || {
+            // The first half's arenas are sized for the whole text: the second
+            // half's entities are appended to them without copying the arenas.
             let text = cut.first_half(source);
             let mut ir = Ir::new();
             ir.reserve_for_text(source.len());
             crate::parser::Parser::new(&text, &mut ir, file_name).parse_top_level().ok().map(|top| (ir, top))
-        };
-        let second = match second {
-            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => None,
-        };
-        (first, second)
-    });
+        },
+        || crate::parse(&cut.second_half(source), file_name).ok(),
+    );
     let (mut ir, top) = first?;
-    let (other, other_top) = second?;
+    let (other, other_top) = second.flatten()?;
     let module = only_spirv_module(&ir, top)?;
     let other_module = only_spirv_module(&other, other_top)?;
     let body = ir.entry_block(module)?;

@@ -83,14 +83,12 @@ fn walk_in_halves(ir: &Ir, top: OpId, text: &str) -> Option<Option<Failure>> {
         return None;
     }
     let half = body.len() / 2;
-    let (first, second) = std::thread::scope(|scope| {
-        let second_stack: Vec<Option<OpId>> = body[half..].iter().rev().map(|&op| Some(op)).collect();
-        let second = std::thread::Builder::new()
-            .spawn_scoped(scope, move || walk_from(ir, text, second_stack, None, None).0)
-            .ok()?;
-        let first = walk_from(ir, text, vec![Some(top)], Some((module, half)), None);
-        Some((first, second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))))
-    })?;
+    let second_stack: Vec<Option<OpId>> = body[half..].iter().rev().map(|&op| Some(op)).collect();
+    let (first, second) = crate::parallel::both(
+        || walk_from(ir, text, vec![Some(top)], Some((module, half)), None),
+        move || walk_from(ir, text, second_stack, None, None).0,
+    );
+    let second = second?;
     Some(match first {
         (Some(failure), false) => Some(failure),
         (after_gap, _) => second.or(after_gap),

@@ -314,18 +314,10 @@ fn located(index: &LineIndex, location: &Location) -> Option<usize> {
 /// almost always keeps that text, and the two walks each take a fair share of the
 /// translation.
 fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String, Option<String>) {
-    let (verdict, custom) = std::thread::scope(|scope| {
-        let verifier = std::thread::Builder::new()
-            .spawn_scoped(scope, || spirvkit_ir::verify::first_failure(ir, op, ""))
-            .ok();
-        let custom = print_module(ir, op, options);
-        let verdict = match verifier {
-            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread could be started: verify here.
-            None => spirvkit_ir::verify::first_failure(ir, op, ""),
-        };
-        (verdict, custom)
-    });
+    let verify = || spirvkit_ir::verify::first_failure(ir, op, "");
+    let (custom, verdict) = spirvkit_ir::parallel::both(|| print_module(ir, op, options), verify);
+    // No thread could be started: verify here.
+    let verdict = verdict.unwrap_or_else(verify);
     match verdict {
         None => (custom, None),
         Some((failing, diagnostics)) => {

@@ -4,8 +4,8 @@
 //! names, decorations), so two deserializers can each read the whole module-level
 //! section and half of the function bodies; the second IR's functions are then
 //! appended after the first's. The result must be the one a single deserializer
-//! gives: both halves must succeed, build the same module-level ops (compared as
-//! printed text) and together stay within the materialization budget of one; else
+//! gives: both halves must succeed, build the same module-level ops (compared op by
+//! op once merged) and together stay within the materialization budget of one; else
 //! the caller deserializes the whole module on one thread, which also gives exactly
 //! its errors.
 
@@ -62,17 +62,9 @@ fn deserialize_split(
         let (op, used) = deserializer.run().ok()?;
         Some((ir, op, used, budget))
     };
-    let (first, second) = std::thread::scope(|scope| {
-        let second = std::thread::Builder::new().spawn_scoped(scope, || half(split..usize::MAX)).ok();
-        let first = half(0..split);
-        let second = match second {
-            Some(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => None,
-        };
-        (first, second)
-    });
+    let (first, second) = spirvkit_ir::parallel::both(|| half(0..split), || half(split..usize::MAX));
     let (mut merged, module_op, first_used, budget) = first?;
-    let (other, other_module_op, second_used, _) = second?;
+    let (other, other_module_op, second_used, _) = second.flatten()?;
     if first_used.saturating_add(second_used) > budget {
         return None;
     }
