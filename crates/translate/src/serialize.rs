@@ -201,8 +201,6 @@ struct Serializer<'a> {
     type_cache: Vec<Option<u32>>,
     /// The instruction of each defined op serialized so far, by `OpDef` index.
     generic_instructions: Vec<Option<ops::Instruction>>,
-    /// Per `OpDef` index: whether `process_op` sent the op to the generic encoding.
-    generic_ops: Vec<bool>,
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
@@ -365,7 +363,6 @@ impl<'a> Serializer<'a> {
             block_ids: IdTable::with_len(ir.block_count()),
             type_cache: Vec::new(),
             generic_instructions: Vec::new(),
-            generic_ops: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
             visited: vec![0; ir.block_count()],

@@ -26,9 +26,10 @@ impl<'a> Serializer<'a> {
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
-        // Most ops take the generic encoding: once a definition did, skip the match.
+        // Most ops take the generic encoding: once a definition did (its instruction
+        // is known), skip the match.
         let def_index = o.name.def_index();
-        if def_index.is_some_and(|i| self.generic_ops.get(i) == Some(&true)) {
+        if def_index.is_some_and(|i| self.generic_instructions.get(i).is_some_and(Option::is_some)) {
             return self.process_generic(op);
         }
         match o.name.as_str() {
@@ -123,15 +124,7 @@ impl<'a> Serializer<'a> {
             "spirv.mlir.merge" | "spirv.mlir.yield" => {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
-            _ => {
-                if let Some(i) = def_index {
-                    if i >= self.generic_ops.len() {
-                        self.generic_ops.resize(i + 1, false);
-                    }
-                    self.generic_ops[i] = true;
-                }
-                self.process_generic(op)
-            }
+            _ => self.process_generic(op),
         }
     }
 
@@ -786,7 +779,6 @@ impl<'a> Serializer<'a> {
         trailing.contains(&op)
     }
 
-    /// Whether the module body defines a `spirv.func` named `name`.
     /// Whether `name` is the symbol of a `spirv.ExtInst` in the module body.
     fn is_module_ext_inst_symbol(&self, name: &str) -> bool {
         let ir = self.ir;
@@ -797,6 +789,7 @@ impl<'a> Serializer<'a> {
         })
     }
 
+    /// Whether the module body defines a `spirv.func` named `name`.
     fn is_function_symbol(&mut self, name: &str) -> bool {
         let ir = self.ir;
         let module = self.module;
