@@ -619,13 +619,18 @@ impl Serializer<'_> {
             return Ok(id);
         }
         let key = self.type_key(ty);
-        self.constant_of(at, key, attr)
+        self.uniqued_composite(at, key, attr)
     }
 
     pub(super) fn constant_of(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
+        self.uniqued_composite(at, ty, attr)
+    }
+
+    /// A constant that is not a scalar, made once per value (and type, for arrays).
+    fn uniqued_composite(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         // An array value alone does not name its type (arrays and matrices of the same
         // columns, strides), so the type is part of the key.
         let key = ConstantKey::composite(matches!(attr, Attribute::Array(_)).then(|| ty.clone()), attr);
