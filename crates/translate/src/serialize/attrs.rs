@@ -104,17 +104,29 @@ impl Serializer<'_> {
                 ),
             ));
         };
-        match &attr.value {
-            // A decoration given more than once (`UserSemantic`): one per value.
+        self.process_decoration_values(at, target, name, value, &attr.value)
+    }
+
+    /// A decoration with its value or, for one given more than once (`UserSemantic`),
+    /// the array of its values: one decoration per value.
+    fn process_decoration_values(
+        &mut self,
+        at: OpId,
+        target: u32,
+        name: &str,
+        decoration: u32,
+        value: &Attribute,
+    ) -> Result<()> {
+        match value {
             Attribute::Array(values)
                 if !matches!(name, "CacheControlLoadINTEL" | "CacheControlStoreINTEL") =>
             {
                 for v in values {
-                    self.process_decoration_value(at, target, name, value, v)?;
+                    self.process_decoration_value(at, target, name, decoration, v)?;
                 }
                 Ok(())
             }
-            single => self.process_decoration_value(at, target, name, value, single),
+            single => self.process_decoration_value(at, target, name, decoration, single),
         }
     }
 
@@ -260,17 +272,7 @@ impl Serializer<'_> {
         else {
             return Ok(());
         };
-        match &attr.value {
-            Attribute::Array(values)
-                if !matches!(name, "CacheControlLoadINTEL" | "CacheControlStoreINTEL") =>
-            {
-                for value in values {
-                    self.process_decoration_value(at, target, name, decoration, value)?;
-                }
-                Ok(())
-            }
-            value => self.process_decoration_value(at, target, name, decoration, value),
-        }
+        self.process_decoration_values(at, target, name, decoration, &attr.value)
     }
 
     /// One decoration per element of a cache-control list.
