@@ -231,16 +231,10 @@ impl Sim<'_> {
             s.walked.insert(n, true);
         }
         for j in 0..self.s.order.len() {
+            // `n` is marked walked already: the walk expands it first and meets it last.
             let n = self.s.order[j];
             self.s.stack.clear();
-            self.children(n);
-            let s = &mut *self.s;
-            for &x in s.children.iter().rev() {
-                if !s.walked.get(x) {
-                    s.walked.insert(x, true);
-                    s.stack.push((x, false));
-                }
-            }
+            self.s.stack.push((n, false));
             while let Some((x, expanded)) = self.s.stack.pop() {
                 if expanded {
                     self.s.met.push(x);
@@ -256,7 +250,6 @@ impl Sim<'_> {
                     }
                 }
             }
-            self.s.met.push(n);
         }
         let s = &mut *self.s;
         s.seen.clear();
