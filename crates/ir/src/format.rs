@@ -863,7 +863,7 @@ impl FastPlan {
             return None;
         }
         // `infer_types` on registers rather than types.
-        let plan = InferPlan::new(def);
+        let plan = InferPlan::of(def);
         let mut derived = Vec::new();
         for &(i, width, signedness) in &plan.buildable {
             if known[i].is_none() {
