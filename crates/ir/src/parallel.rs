@@ -15,3 +15,20 @@ pub fn both<'env, A, B: Send>(
         (a, b)
     })
 }
+
+/// Whether this machine has two cores for [`both`] to use.
+pub fn two_cores() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// The `spirv.module` a two-thread path splits: `top` itself, or the only one in
+/// `top`'s body.
+pub fn spirv_module(ir: &crate::Ir, top: crate::OpId) -> Option<crate::OpId> {
+    if ir.op(top).name == "spirv.module" {
+        return Some(top);
+    }
+    let body = ir.entry_block(top)?;
+    let mut modules = ir.block(body).ops.iter().copied().filter(|&op| ir.op(op).name == "spirv.module");
+    let module = modules.next()?;
+    modules.next().is_none().then_some(module)
+}

@@ -18,8 +18,7 @@ const MIN_SPLIT_BYTES: usize = 1 << 20;
 /// Parses as [`crate::parse`] does, on two threads when `source` is one large
 /// `spirv.module` (and two cores are there).
 pub fn parse(source: &str, file_name: &str) -> Result<(Ir, OpId), ParseError> {
-    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    if source.len() < MIN_SPLIT_BYTES || !two_cores {
+    if source.len() < MIN_SPLIT_BYTES || !crate::parallel::two_cores() {
         return crate::parse(source, file_name);
     }
     match Cut::find(source) {
@@ -191,8 +190,8 @@ fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
     );
     let (mut ir, top) = first?;
     let (other, other_top) = second.flatten()?;
-    let module = only_spirv_module(&ir, top)?;
-    let other_module = only_spirv_module(&other, other_top)?;
+    let module = crate::parallel::spirv_module(&ir, top)?;
+    let other_module = crate::parallel::spirv_module(&other, other_top)?;
     let body = ir.entry_block(module)?;
     let other_body = other.entry_block(other_module)?;
     let moved = other.block(other_body).ops.clone();
@@ -201,14 +200,6 @@ fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
         ir.append_op(body, at.op(op));
     }
     Some((ir, top))
-}
-
-/// The one `spirv.module` under `top` (itself, or in its body).
-fn only_spirv_module(ir: &Ir, top: OpId) -> Option<OpId> {
-    let body = ir.entry_block(top)?;
-    let mut modules = ir.block(body).ops.iter().copied().filter(|&op| ir.op(op).name == "spirv.module");
-    let module = modules.next()?;
-    modules.next().is_none().then_some(module)
 }
 
 #[cfg(test)]

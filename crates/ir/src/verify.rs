@@ -56,29 +56,18 @@ fn walk(ir: &Ir, top: OpId, text: &str, visit: Option<&mut dyn FnMut(OpId)>) -> 
 /// Modules with fewer ops than this verify on one thread.
 const MIN_OPS_IN_HALVES: usize = 1 << 16;
 
-/// [`walk`] of a large `spirv.module` (`top` or the one op in `top`'s body) with the
+/// [`walk`] of a large `spirv.module` (`top`, or the only one in `top`'s body) with the
 /// second half of the module's body verified on another thread; the failure reported
 /// is the one a single walk meets first. `None`: not such a module, or no thread.
 fn walk_in_halves(ir: &Ir, top: OpId, text: &str) -> Option<Option<Failure>> {
-    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    if !two_cores || ir.op_count() < MIN_OPS_IN_HALVES {
+    if !crate::parallel::two_cores() || ir.op_count() < MIN_OPS_IN_HALVES {
         return None;
     }
-    let single_body = |op: OpId| match ir.op(op).regions[..] {
-        [region] => match ir.region(region).blocks[..] {
-            [block] => Some(block),
-            _ => None,
-        },
-        _ => None,
-    };
-    let module = match ir.op(top).name.as_str() {
-        "spirv.module" => top,
-        _ => match ir.block(single_body(top)?).ops[..] {
-            [only] if ir.op(only).name == "spirv.module" => only,
-            _ => return None,
-        },
-    };
-    let body = &ir.block(single_body(module)?).ops;
+    let module = crate::parallel::spirv_module(ir, top)?;
+    // The gap is marked in the module's one block (unverified IR may have others).
+    let [region] = ir.op(module).regions[..] else { return None };
+    let [block] = ir.region(region).blocks[..] else { return None };
+    let body = &ir.block(block).ops;
     if body.len() < 2 {
         return None;
     }

@@ -35,8 +35,7 @@ pub(super) fn function_end(module: &Module, start: usize) -> usize {
 /// the module is not worth splitting or the halves do not make the whole (see the
 /// module docs), leaving `ir` as it was.
 pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOptions) -> Option<OpId> {
-    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
-    if !two_cores {
+    if !spirvkit_ir::parallel::two_cores() {
         return None;
     }
     deserialize_split(module, ir, options, MIN_FUNCTION_WORDS)
