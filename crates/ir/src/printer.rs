@@ -565,6 +565,9 @@ pub struct Printer<'a> {
     pub(crate) group_scratch: Vec<std::ops::Range<usize>>,
     /// Each block's predecessors in the region being printed, kept for capacity.
     preds_scratch: Vec<Vec<BlockId>>,
+    /// The op whose text's end [`print_op_marking`] reports, and that end.
+    mark: Option<OpId>,
+    marked_at: Option<usize>,
 }
 
 /// The text of each type printed so far.
@@ -635,17 +638,52 @@ fn write_struct_name(name: &str, out: &mut String) {
 }
 
 pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
+    print_op_marking(ir, root, options, None).0
+}
+
+/// [`print_op`], and where the text of `mark` (an op under `root`) ends, its location
+/// suffix included; `None` when `mark` was not printed (or printed on another thread:
+/// pass `threads: 1` to be sure it is not).
+pub fn print_op_marking(
+    ir: &Ir,
+    root: OpId,
+    options: PrintOptions,
+    mark: Option<OpId>,
+) -> (String, Option<usize>) {
     let names = if options.generic { Names::new(ir, root, true) } else { Names::custom_by_region(ir, root) };
     let mut p = Printer::new(ir, names, options);
     // About 60 bytes per op in practice (90 in the generic form); reserving avoids
     // copying a growing buffer (room left unused is never touched).
     let per_op = if options.generic { 120 } else { 80 };
     p.out.reserve(ir.op_count().saturating_mul(per_op));
+    p.mark = mark;
     p.operation(root);
     p.location_suffix(root);
     // mlir-opt ends its output with an empty line.
     p.out.push_str("\n\n");
-    p.out
+    (p.out, p.marked_at)
+}
+
+/// The text [`print_op`] in the custom form gives `ops`, ops of the one block of
+/// `root`'s one region (a module's functions), each on its own line as it prints
+/// there; on this thread. `None` when `root` has not exactly one region of one block,
+/// an op is not in it, or `options` ask for the generic form.
+pub fn print_body_ops(ir: &Ir, root: OpId, ops: &[OpId], options: PrintOptions) -> Option<String> {
+    let [region] = ir.op(root).regions[..] else { return None };
+    let [block] = ir.region(region).blocks[..] else { return None };
+    if options.generic || ops.iter().any(|&op| ir.op(op).parent != Some(block)) {
+        return None;
+    }
+    let mut p = Printer::new(ir, Names::custom_by_region(ir, root), PrintOptions { threads: 1, ..options });
+    p.out.reserve(ops.len().saturating_mul(80));
+    p.names.enter_region(ir, region);
+    p.indent = 1;
+    for &op in ops {
+        p.newline();
+        p.operation(op);
+        p.location_suffix(op);
+    }
+    Some(p.out)
 }
 
 impl<'a> Printer<'a> {
@@ -694,6 +732,8 @@ impl<'a> Printer<'a> {
             type_texts: TypeTexts::new(),
             group_scratch: Vec::new(),
             preds_scratch: Vec::new(),
+            mark: None,
+            marked_at: None,
         }
     }
 
@@ -964,6 +1004,9 @@ impl<'a> Printer<'a> {
                     self.newline();
                     self.operation(op);
                     self.location_suffix(op);
+                    if self.mark == Some(op) {
+                        self.marked_at = Some(self.out.len());
+                    }
                 }
             }
         }

@@ -28,6 +28,12 @@ pub fn first_failure(ir: &Ir, top: OpId, text: &str) -> Option<(OpId, Vec<Diagno
     walk(ir, top, text, None)
 }
 
+/// The first failure among `ops` and the ops nested in them, in that order, walked
+/// on this thread (for callers that already split the work over threads).
+pub fn first_failure_among(ir: &Ir, ops: &[OpId], text: &str) -> Option<(OpId, Vec<Diagnostic>)> {
+    walk_from(ir, text, ops.iter().rev().map(|&op| Some(op)).collect(), None, None).0
+}
+
 /// [`first_failure`] that also shows `visit` every op under `top` (itself included),
 /// failing or not, in the same walk (so a caller's own check of every op reads the ops
 /// once).

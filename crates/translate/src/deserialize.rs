@@ -95,15 +95,30 @@ pub fn deserialize(
     ir: &mut Ir,
     options: &DeserializeOptions,
 ) -> std::result::Result<OpId, DeserializeError> {
-    let module = spirvkit_binary::read::read(bytes)
-        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })?;
+    deserialize_module(&read(bytes)?, ir, options)
+}
+
+/// Reads a binary for [`deserialize_module`], with [`deserialize`]'s errors.
+pub fn read(bytes: &[u8]) -> std::result::Result<spirvkit_binary::Module, DeserializeError> {
+    spirvkit_binary::read::read(bytes)
+        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })
+}
+
+/// [`deserialize`] of a binary read already.
+pub fn deserialize_module(
+    module: &spirvkit_binary::Module,
+    ir: &mut Ir,
+    options: &DeserializeOptions,
+) -> std::result::Result<OpId, DeserializeError> {
     if ir.op_count() == 0 {
-        if let Some(op) = halves::deserialize(&module, ir, options) {
+        if let Some(op) = halves::deserialize(module, ir, options) {
             return Ok(op);
         }
     }
-    Deserializer::new(&module, ir, options).run().map(|(op, _)| op)
+    Deserializer::new(module, ir, options).run().map(|(op, _)| op)
 }
+
+pub use halves::{print_in_halves, PrintedHalves};
 
 /// The attribute of a `spirv.GlobalVariable` whose OpVariable initializer is a
 /// constant: the constant's value, as `spirv.Constant` holds it (MLIR's `initializer`

@@ -13,8 +13,9 @@
 //! `<unknown>:0` for binary input; `--verify-diagnostics` checks them against the
 //! buffer's `expected-*` comments.
 
-use crate::deserialize::{deserialize, DeserializeOptions};
+use crate::deserialize::{deserialize_module, print_in_halves, read, DeserializeOptions};
 use crate::serialize::{serialize_read_back, SerializeOptions};
+use crate::DeserializeError;
 use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::opt::{expected, padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
@@ -229,16 +230,12 @@ fn translate_chunk(
         structurize: options.structurize,
         debug_locations: options.mode == Mode::RoundtripDebug,
     };
-    let mut out_ir = Ir::new();
-    let result = match deserialize(&bytes, &mut out_ir, &deserialize_options) {
-        Ok(op) => {
-            let (text, warning) = print_deserialized(&out_ir, op, options);
+    match deserialize_and_print(&bytes, &deserialize_options, options) {
+        Ok((text, warning)) => {
             (Some(text.into_bytes()), warning.map(|w| Diagnostic::warning(None, w)).into_iter().collect())
         }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
-    };
-    discard(out_ir, options.free_ir);
-    result
+    }
 }
 
 /// Frees an IR, a large one on another thread (the CLI exits, ending that thread,
@@ -332,12 +329,38 @@ fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String,
     }
 }
 
+/// Deserializes `bytes` and prints the module as [`print_deserialized`] does; a large
+/// module that verifies is deserialized, verified and printed in halves on two
+/// threads without being put together (`print_in_halves`).
+fn deserialize_and_print(
+    bytes: &[u8],
+    deserialize_options: &DeserializeOptions,
+    options: &TranslateOptions,
+) -> Result<(String, Option<String>), DeserializeError> {
+    let module = read(bytes)?;
+    if let Some(printed) = print_in_halves(&module, deserialize_options, print_options(options)) {
+        let [first, second] = printed.irs;
+        discard(first, options.free_ir);
+        discard(second, options.free_ir);
+        return Ok((finish_printed(printed.text, options), None));
+    }
+    let mut ir = Ir::new();
+    let result = deserialize_module(&module, &mut ir, deserialize_options)
+        .map(|op| print_deserialized(&ir, op, options));
+    discard(ir, options.free_ir);
+    result
+}
+
+fn print_options(options: &TranslateOptions) -> PrintOptions {
+    PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() }
+}
+
 fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
-    let mut printed = spirvkit_ir::print(
-        ir,
-        op,
-        PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() },
-    );
+    finish_printed(spirvkit_ir::print(ir, op, print_options(options)), options)
+}
+
+/// The printer's text as mlir-translate ends it.
+fn finish_printed(mut printed: String, options: &TranslateOptions) -> String {
     printed.truncate(printed.trim_end_matches('\n').len());
     // As mlir-translate: no line break after the last location (local-scope form).
     if !options.debug_info {
@@ -347,25 +370,19 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 }
 
 fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
-    let mut ir = Ir::new();
     let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
-    let result = match deserialize(input, &mut ir, &deserialize_options) {
-        Ok(op) => {
-            let (text, warning) = print_deserialized(&ir, op, options);
-            TranslateResult {
-                output: text.into_bytes(),
-                diagnostics_text: warning.map(|w| format!("<unknown>:0: warning: {w}\n")).unwrap_or_default(),
-                success: true,
-            }
-        }
+    match deserialize_and_print(input, &deserialize_options, options) {
+        Ok((text, warning)) => TranslateResult {
+            output: text.into_bytes(),
+            diagnostics_text: warning.map(|w| format!("<unknown>:0: warning: {w}\n")).unwrap_or_default(),
+            success: true,
+        },
         Err(e) => TranslateResult {
             output: Vec::new(),
             diagnostics_text: format!("<unknown>:0: error: {}\n", e.message),
             success: false,
         },
-    };
-    discard(ir, options.free_ir);
-    result
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,9 @@
 use spirvkit_binary::module::Module;
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::opcode;
+use spirvkit_ir::attr::NamedAttribute;
 use spirvkit_ir::ir::Value;
+use spirvkit_ir::types::Type;
 use spirvkit_ir::{Ir, OpId};
 
 use super::{DeserializeOptions, Deserializer};
@@ -41,6 +43,21 @@ pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOpt
     deserialize_split(module, ir, options, MIN_FUNCTION_WORDS)
 }
 
+/// One half: the module-level section and the function bodies starting in `bodies`
+/// (instruction indices), with the materialization budget it used and the whole's.
+fn deserialize_half(
+    module: &Module,
+    options: &DeserializeOptions,
+    bodies: std::ops::Range<usize>,
+) -> Option<(Ir, OpId, usize, usize)> {
+    let mut ir = Ir::new();
+    let mut deserializer = Deserializer::new(module, &mut ir, options);
+    deserializer.function_bodies = bodies;
+    let budget = deserializer.materialized_budget;
+    let (op, used) = deserializer.run().ok()?;
+    Some((ir, op, used, budget))
+}
+
 /// [`deserialize`] when the function bodies have `min_words` words or more (tests
 /// split small modules).
 fn deserialize_split(
@@ -53,15 +70,10 @@ fn deserialize_split(
         return None;
     }
     let split = second_half_start(module, min_words)?;
-    let half = |bodies: std::ops::Range<usize>| {
-        let mut ir = Ir::new();
-        let mut deserializer = Deserializer::new(module, &mut ir, options);
-        deserializer.function_bodies = bodies;
-        let budget = deserializer.materialized_budget;
-        let (op, used) = deserializer.run().ok()?;
-        Some((ir, op, used, budget))
-    };
-    let (first, second) = spirvkit_ir::parallel::both(|| half(0..split), || half(split..usize::MAX));
+    let (first, second) = spirvkit_ir::parallel::both(
+        || deserialize_half(module, options, 0..split),
+        || deserialize_half(module, options, split..usize::MAX),
+    );
     let (mut merged, module_op, first_used, budget) = first?;
     let (other, other_module_op, second_used, _) = second.flatten()?;
     if first_used.saturating_add(second_used) > budget {
@@ -73,11 +85,10 @@ fn deserialize_split(
     let (other_functions, other_rest) = split_functions(&other, other_body);
     // Compared once both halves share the arenas and the type store.
     let at = merged.absorb(other).ok()?;
-    let mut same = Correspondence::default();
-    let same_module_ops = own_rest.len() == other_rest.len()
-        && same.ops(&merged, module_op, at.op(other_module_op), 0)
-        && own_rest.iter().zip(&other_rest).all(|(&a, &b)| same.ops(&merged, a, at.op(b), 0));
-    if !same_module_ops {
+    let other_rest: Vec<OpId> = other_rest.iter().map(|&op| at.op(op)).collect();
+    if !Correspondence::new(&merged, &merged, Vec::new())
+        .module_ops((module_op, &own_rest), (at.op(other_module_op), &other_rest))
+    {
         return None;
     }
     // The second half's functions go right after the first half's last function.
@@ -92,6 +103,80 @@ fn deserialize_split(
     }
     *ir = merged;
     Some(module_op)
+}
+
+/// The custom-form text of a module deserialized in halves, and the two halves' IRs
+/// it was printed from (freeing them is the caller's choice).
+pub struct PrintedHalves {
+    pub text: String,
+    pub irs: [Ir; 2],
+}
+
+/// `print` of the module [`deserialize`] makes, when it verifies, made without ever
+/// building that module: each thread deserializes its half, verifies it (the first
+/// the module op and every op of its IR, the second only its functions) and prints
+/// it; the second half's functions' text then goes after the first's last function.
+/// This is the whole's text because a function's text and verdict only depend on
+/// the function, the ops around it and the module-level ops, which must be the same
+/// in both halves (compared op by op). `None` when the module is not split (small,
+/// one core, generic form asked for: its names are numbered across functions), a half
+/// fails to deserialize or verify, or the halves differ: the caller then
+/// deserializes, verifies and prints as usual, which also reports exactly.
+pub fn print_in_halves(
+    module: &Module,
+    options: &DeserializeOptions,
+    print: spirvkit_ir::PrintOptions,
+) -> Option<PrintedHalves> {
+    if print.generic || !spirvkit_ir::parallel::two_cores() {
+        return None;
+    }
+    print_split(module, options, print, MIN_FUNCTION_WORDS)
+}
+
+/// [`print_in_halves`] when the function bodies have `min_words` words or more.
+fn print_split(
+    module: &Module,
+    options: &DeserializeOptions,
+    print: spirvkit_ir::PrintOptions,
+    min_words: usize,
+) -> Option<PrintedHalves> {
+    use spirvkit_ir::{printer, verify};
+    let split = second_half_start(module, min_words)?;
+    // Each half prints on its own thread.
+    let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
+    let first = || {
+        let (ir, op, used, budget) = deserialize_half(module, options, 0..split)?;
+        let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
+        let last_function = *functions.last()?;
+        if verify::first_failure_among(&ir, &[op], "").is_some() {
+            return None;
+        }
+        let (text, mark) = printer::print_op_marking(&ir, op, print, Some(last_function));
+        Some((ir, op, rest, used, budget, text, mark?))
+    };
+    let second = || {
+        let (ir, op, used, _) = deserialize_half(module, options, split..usize::MAX)?;
+        let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
+        if verify::first_failure_among(&ir, &functions, "").is_some() {
+            return None;
+        }
+        let text = printer::print_body_ops(&ir, op, &functions, print)?;
+        Some((ir, op, rest, used, text))
+    };
+    let (first, second) = spirvkit_ir::parallel::both(first, second);
+    let (mut ir, module_op, rest, first_used, budget, mut text, mark) = first?;
+    let (other, other_module_op, other_rest, second_used, other_text) = second.flatten()?;
+    if first_used.saturating_add(second_used) > budget {
+        return None;
+    }
+    // The second half's types as the first half's store interns them.
+    let types = ir.types.absorb(&other.types).ok()?;
+    if !Correspondence::new(&ir, &other, types).module_ops((module_op, &rest), (other_module_op, &other_rest))
+    {
+        return None;
+    }
+    text.insert_str(mark, &other_text);
+    Some(PrintedHalves { text, irs: [ir, other] })
 }
 
 /// The position of the first function of the second half: where half of the words
@@ -138,29 +223,63 @@ fn split_functions(ir: &Ir, body: spirvkit_ir::ir::BlockId) -> (Vec<OpId>, Vec<O
     ir.block(body).ops.iter().partition(|&&op| ir.op(op).name == "spirv.func")
 }
 
-/// Structural equality of ops of one IR (the two halves' module-level ops after the
-/// merge), values matched by where they are defined.
-#[derive(Default)]
-struct Correspondence {
+/// Structural equality of ops of two IRs (`a`'s and `b`'s, or one IR's twice),
+/// values matched by where they are defined.
+struct Correspondence<'a> {
+    a: &'a Ir,
+    b: &'a Ir,
+    /// `b`'s types by index as `a`'s store has them; empty when the stores are one.
+    types: Vec<Type>,
     values: FxHashMap<Value, Value>,
 }
 
-impl Correspondence {
+impl<'a> Correspondence<'a> {
     /// Nesting deeper than this is not compared (the split is then not used).
     const MAX_DEPTH: usize = 64;
 
+    fn new(a: &'a Ir, b: &'a Ir, types: Vec<Type>) -> Self {
+        Correspondence { a, b, types, values: FxHashMap::default() }
+    }
+
+    /// Whether the module ops and their module-level ops (`rest`) are the same.
+    fn module_ops(&mut self, (a, rest_a): (OpId, &[OpId]), (b, rest_b): (OpId, &[OpId])) -> bool {
+        rest_a.len() == rest_b.len()
+            && self.ops(a, b, 0)
+            && rest_a.iter().zip(rest_b).all(|(&x, &y)| self.ops(x, y, 0))
+    }
+
+    fn ty(&self, t: Type) -> Type {
+        self.types.get(t.index()).copied().unwrap_or(t)
+    }
+
+    fn same_types(&self, a: &[Value], b: &[Value]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(&v, &w)| self.a.value_type(v) == self.ty(self.b.value_type(w)))
+    }
+
+    fn same_attributes(&self, x: &[NamedAttribute], y: &[NamedAttribute]) -> bool {
+        if self.types.is_empty() {
+            return x == y;
+        }
+        x.len() == y.len()
+            && x.iter().zip(y).all(|(p, q)| {
+                let mut value = q.value.clone();
+                value.map_types(&|t| self.ty(t));
+                p.name == q.name && p.value == value
+            })
+    }
+
     /// Whether `a` and `b` are the same op (for the module op itself, only its own
     /// attributes, location and result types are compared, not its body).
-    fn ops(&mut self, ir: &Ir, a: OpId, b: OpId, depth: usize) -> bool {
-        let (x, y) = (ir.op(a), ir.op(b));
+    fn ops(&mut self, a: OpId, b: OpId, depth: usize) -> bool {
+        let (x, y) = (self.a.op(a), self.b.op(b));
         let shallow = x.name == y.name
             && x.location == y.location
-            && x.properties == y.properties
-            && x.attributes == y.attributes
+            && self.same_attributes(&x.properties, &y.properties)
+            && self.same_attributes(&x.attributes, &y.attributes)
             && x.successors.is_empty()
             && y.successors.is_empty()
-            && x.results.len() == y.results.len()
-            && x.results.iter().zip(&y.results).all(|(&r, &s)| ir.value_type(r) == ir.value_type(s))
+            && self.same_types(&x.results, &y.results)
             && x.operands.len() == y.operands.len()
             && x.operands.iter().zip(&y.operands).all(|(v, w)| self.values.get(v) == Some(w));
         if !shallow {
@@ -174,20 +293,16 @@ impl Correspondence {
             return false;
         }
         x.regions.iter().zip(&y.regions).all(|(&r, &s)| {
-            let (bx, by) = (&ir.region(r).blocks, &ir.region(s).blocks);
+            let (bx, by) = (&self.a.region(r).blocks, &self.b.region(s).blocks);
             bx.len() == by.len()
                 && bx.iter().zip(by).all(|(&c, &d)| {
-                    let (c, d) = (ir.block(c), ir.block(d));
-                    let arguments_match = c.arguments.len() == d.arguments.len()
-                        && c.argument_locations == d.argument_locations
-                        && c.arguments
-                            .iter()
-                            .zip(&d.arguments)
-                            .all(|(&v, &w)| ir.value_type(v) == ir.value_type(w));
+                    let (c, d) = (self.a.block(c), self.b.block(d));
+                    let arguments_match = c.argument_locations == d.argument_locations
+                        && self.same_types(&c.arguments, &d.arguments);
                     self.values.extend(c.arguments.iter().copied().zip(d.arguments.iter().copied()));
                     arguments_match
                         && c.ops.len() == d.ops.len()
-                        && c.ops.iter().zip(&d.ops).all(|(&p, &q)| self.ops(ir, p, q, depth + 1))
+                        && c.ops.iter().zip(&d.ops).all(|(&p, &q)| self.ops(p, q, depth + 1))
                 })
         })
     }
@@ -200,18 +315,27 @@ mod tests {
     /// A shader of `count` functions each with a selection, a loop and a few
     /// constants, assembled by the project's own assembler.
     fn large_module(count: usize) -> Vec<u8> {
+        large_module_with(count, None)
+    }
+
+    /// [`large_module`] whose function `bad` (if any) adds an `int` to a `uint`: valid
+    /// SPIR-V that MLIR's types cannot hold, so it deserializes but does not verify.
+    fn large_module_with(count: usize, bad: Option<usize>) -> Vec<u8> {
         let mut text = String::from(
             "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
              OpExecutionMode %main LocalSize 1 1 1\nOpName %g \"g\"\n\
              %void = OpTypeVoid\n%vfn = OpTypeFunction %void\n%int = OpTypeInt 32 1\n%bool = OpTypeBool\n\
              %ptr = OpTypePointer Private %int\n%g = OpVariable %ptr Private\n\
-             %c0 = OpConstant %int 0\n%c1 = OpConstant %int 1\n%fn = OpTypeFunction %int %int\n",
+             %c0 = OpConstant %int 0\n%c1 = OpConstant %int 1\n%fn = OpTypeFunction %int %int\n\
+             %uint = OpTypeInt 32 0\n%u1 = OpConstant %uint 1\n",
         );
         for i in 0..count {
+            let odd =
+                if bad == Some(i) { format!("%odd{i} = OpIAdd %uint %u1 %c1\n") } else { String::new() };
             text.push_str(&format!(
                 "%f{i} = OpFunction %int None %fn\n%a{i} = OpFunctionParameter %int\n%e{i} = OpLabel\n\
                  OpBranch %h{i}\n%h{i} = OpLabel\n%p{i} = OpPhi %int %a{i} %e{i} %n{i} %b{i}\n\
-                 %lt{i} = OpSLessThan %bool %p{i} %c1\nOpLoopMerge %m{i} %b{i} None\n\
+                 {odd}%lt{i} = OpSLessThan %bool %p{i} %c1\nOpLoopMerge %m{i} %b{i} None\n\
                  OpBranchConditional %lt{i} %b{i} %m{i}\n%b{i} = OpLabel\n%n{i} = OpIAdd %int %p{i} %c1\n\
                  OpStore %g %n{i}\nOpBranch %h{i}\n%m{i} = OpLabel\nOpReturnValue %p{i}\nOpFunctionEnd\n"
             ));
@@ -240,6 +364,28 @@ mod tests {
     }
 
     #[test]
+    fn halves_print_the_whole_or_decline() {
+        let options = DeserializeOptions::default();
+        let print = spirvkit_ir::PrintOptions::default();
+        for bad in [None, Some(0), Some(1499)] {
+            let bytes = large_module_with(1500, bad);
+            let module = spirvkit_binary::read::read(&bytes).unwrap();
+            let mut whole = Ir::new();
+            let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
+            let verifies = spirvkit_ir::verify::first_failure(&whole, whole_op, "").is_none();
+            assert_eq!(verifies, bad.is_none());
+            let halves = print_split(&module, &options, print, MIN_FUNCTION_WORDS);
+            match halves {
+                Some(printed) => {
+                    assert!(verifies);
+                    assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
+                }
+                None => assert!(!verifies, "a module that verifies printed in one piece"),
+            }
+        }
+    }
+
+    #[test]
     fn module_ops_compare_by_structure() {
         let text = "spirv.module Logical GLSL450 {\n\
             spirv.GlobalVariable @a : !spirv.ptr<i32, Private>\n\
@@ -255,12 +401,12 @@ mod tests {
         for &op in &ops {
             ir.op_mut(op).location = spirvkit_ir::ir::Location::Unknown;
         }
-        let mut same = Correspondence::default();
-        assert!(same.ops(&ir, ops[0], ops[1], 0));
-        assert!(!same.ops(&ir, ops[0], ops[2], 0));
-        assert!(same.ops(&ir, ops[3], ops[4], 0));
-        assert!(!same.ops(&ir, ops[3], ops[5], 0));
-        assert!(!same.ops(&ir, ops[0], ops[3], 0));
+        let mut same = Correspondence::new(&ir, &ir, Vec::new());
+        assert!(same.ops(ops[0], ops[1], 0));
+        assert!(!same.ops(ops[0], ops[2], 0));
+        assert!(same.ops(ops[3], ops[4], 0));
+        assert!(!same.ops(ops[3], ops[5], 0));
+        assert!(!same.ops(ops[0], ops[3], 0));
     }
 
     #[test]
@@ -295,13 +441,18 @@ mod tests {
         files.sort();
         let options = DeserializeOptions::default();
         let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, spirvkit_ir::PrintOptions::default());
-        let (mut split, mut texts_split, mut declined) = (0, 0, Vec::new());
+        let (mut split, mut texts_split, mut printed_split, mut declined) = (0, 0, 0, Vec::new());
         for path in &files {
             let bytes = std::fs::read(path).unwrap();
             let Ok(module) = spirvkit_binary::read::read(&bytes) else { continue };
             let mut whole = Ir::new();
             let Ok((whole_op, _)) = Deserializer::new(&module, &mut whole, &options).run() else { continue };
             let text = print(&whole, whole_op);
+            let print_options = spirvkit_ir::PrintOptions::default();
+            if let Some(printed) = print_split(&module, &options, print_options, 0) {
+                assert_eq!(printed.text, text, "{}", path.display());
+                printed_split += 1;
+            }
             let mut ir = Ir::new();
             if let Some(op) = deserialize_split(&module, &mut ir, &options, 0) {
                 assert_eq!(print(&ir, op), text, "{}", path.display());
@@ -316,10 +467,11 @@ mod tests {
             }
         }
         eprintln!(
-            "{split} of {} modules deserialized in halves, {texts_split} texts parsed in halves",
+            "{split} of {} modules deserialized in halves, {printed_split} printed in halves, \
+             {texts_split} texts parsed in halves",
             files.len()
         );
         assert_eq!(declined, Vec::<String>::new(), "modules of several functions that did not split");
-        assert!(split > 0 && texts_split > 0);
+        assert!(split > 0 && texts_split > 0 && printed_split > 0);
     }
 }
