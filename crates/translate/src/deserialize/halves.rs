@@ -141,7 +141,7 @@ fn print_split(
     min_words: usize,
 ) -> Option<PrintedHalves> {
     use spirvkit_ir::{printer, verify};
-    let split = second_half_start(module, min_words)?;
+    let (split, first_fraction) = split_point(module, min_words)?;
     // Each half prints on its own thread.
     let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
     let first = || {
@@ -151,7 +151,11 @@ fn print_split(
         if verify::first_failure_among(&ir, &[op], "").is_some() {
             return None;
         }
-        let (text, mark) = printer::print_op_marking(&ir, op, print, Some(last_function));
+        // Room for the second half's text too, so inserting it copies nothing else
+        // (room never used is never touched).
+        let capacity = ir.op_count() as f64 * printer::CUSTOM_BYTES_PER_OP as f64 / first_fraction.max(0.01);
+        let out = String::with_capacity(capacity as usize);
+        let (text, mark) = printer::print_op_marking(&ir, op, print, Some(last_function), out);
         Some((ir, op, rest, used, budget, text, mark?))
     };
     let second = || {
@@ -189,6 +193,11 @@ const FIRST_SHARE: (usize, usize) = (15, 32);
 /// than `min_words` words of function bodies, fewer than two functions, or anything
 /// but functions in its function section (OpGraphARM).
 fn second_half_start(module: &Module, min_words: usize) -> Option<usize> {
+    split_point(module, min_words).map(|(split, _)| split)
+}
+
+/// [`second_half_start`], and the first half's fraction of the function words.
+fn split_point(module: &Module, min_words: usize) -> Option<(usize, f64)> {
     let mut functions: Vec<usize> = Vec::new();
     let mut function_words = 0usize;
     let mut in_function = false;
@@ -220,7 +229,7 @@ fn second_half_start(module: &Module, min_words: usize) -> Option<usize> {
         behind += words;
         behind * FIRST_SHARE.1 >= function_words * FIRST_SHARE.0
     })? + 1;
-    (split < functions.len()).then_some(split)
+    (split < functions.len()).then_some((split, behind as f64 / function_words as f64))
 }
 
 /// The `spirv.func` ops of a module body, and the other ops.
