@@ -193,17 +193,28 @@ impl Module {
     }
 
     pub fn instruction(&self, index: usize) -> Option<Inst<'_>> {
-        let (table, r) = match self.first.instructions.get(index) {
-            Some(r) => (&self.first, r),
+        match self.first.instructions.get(index) {
+            Some(r) => Some(self.inst(&self.first, r)),
             None => {
-                let index = index - self.first.instructions.len();
-                (&self.second, self.second.instructions.get(index)?)
+                let r = self.second.instructions.get(index - self.first.instructions.len())?;
+                Some(self.inst(&self.second, r))
             }
-        };
+        }
+    }
+
+    pub fn instructions(&self) -> impl ExactSizeIterator<Item = Inst<'_>> + '_ {
+        let first = self.first.instructions.iter().map(move |r| self.inst(&self.first, r));
+        let second = self.second.instructions.iter().map(move |r| self.inst(&self.second, r));
+        Chain { first, second }
+    }
+
+    /// The view of record `r` of `table`.
+    #[inline]
+    pub(crate) fn inst<'m>(&'m self, table: &'m Table, r: &InstRecord) -> Inst<'m> {
         let start = r.offset as usize;
         let first = self.words[start];
         let operands = r.operands_start as usize;
-        Some(Inst {
+        Inst {
             offset: start,
             opcode: (first & 0xffff) as u16,
             result_type: r.result_type,
@@ -211,10 +222,29 @@ impl Module {
             ext_set: r.ext_set(),
             words: &self.words[start..start + (first >> 16) as usize],
             operands: &table.operands[operands..operands + r.operands_len as usize],
-        })
-    }
-
-    pub fn instructions(&self) -> impl ExactSizeIterator<Item = Inst<'_>> + '_ {
-        (0..self.instruction_count()).map(move |i| self.instruction(i).expect("index in range"))
+        }
     }
 }
+
+/// Two exact-size iterators one after the other (`std::iter::Chain` does not tell
+/// its exact size).
+struct Chain<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> Iterator for Chain<A, B> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.first.next().or_else(|| self.second.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.first.len() + self.second.len();
+        (len, Some(len))
+    }
+}
+
+impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> ExactSizeIterator for Chain<A, B> {}
