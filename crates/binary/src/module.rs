@@ -79,7 +79,7 @@ pub(crate) struct InstRecord {
     pub offset: u32,
     pub result_type: u32,
     pub result_id: u32,
-    /// Index of the first operand in its table's `operands`.
+    /// Index of the first operand in its table's `operands`, or [`FROM_TEMPLATE`].
     pub operands_start: u32,
     pub operands_len: u16,
     /// The [`ExtSetRef`], packed: 0 none, 1 unknown non-semantic, 2 + i known set i.
@@ -103,6 +103,10 @@ impl InstRecord {
         }
     }
 }
+
+/// [`InstRecord::operands_start`] of an instruction whose operands are the first ones
+/// of its opcode's template, shared by all such instructions (most are).
+pub(crate) const FROM_TEMPLATE: u32 = u32::MAX;
 
 /// Instruction records and the operands they index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -213,15 +217,20 @@ impl Module {
     pub(crate) fn inst<'m>(&'m self, table: &'m Table, r: &InstRecord) -> Inst<'m> {
         let start = r.offset as usize;
         let first = self.words[start];
-        let operands = r.operands_start as usize;
+        let opcode = (first & 0xffff) as u16;
+        let len = usize::from(r.operands_len);
+        let operands = match r.operands_start {
+            FROM_TEMPLATE => &crate::read::template(opcode)[..len],
+            start => &table.operands[start as usize..start as usize + len],
+        };
         Inst {
             offset: start,
-            opcode: (first & 0xffff) as u16,
+            opcode,
             result_type: r.result_type,
             result_id: r.result_id,
             ext_set: r.ext_set(),
             words: &self.words[start..start + (first >> 16) as usize],
-            operands: &table.operands[operands..operands + r.operands_len as usize],
+            operands,
         }
     }
 }

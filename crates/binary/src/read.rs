@@ -5,7 +5,9 @@
 //! the header's bound alone.
 
 use crate::idmap::IdMap;
-use crate::module::{Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand, Table};
+use crate::module::{
+    Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand, Table, FROM_TEMPLATE,
+};
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
 
@@ -306,10 +308,14 @@ fn opcode_of(iw: &[u32]) -> u16 {
 #[derive(Clone)]
 struct Shape {
     /// The parsed operands of the leading simple grammar operands (those before a
-    /// variadic one, see [`is_simple`]), copied as they are.
+    /// variadic one, see [`is_simple`]), then, with a simple variadic one, its parts
+    /// for [`VARIADIC_WORDS`] words. An instruction whose operands it covers shares
+    /// them instead of having its own.
     template: Vec<ParsedOperand>,
-    /// How many grammar operands come before a variadic one.
+    /// How many grammar operands come before a variadic one, and how many of them
+    /// are simple.
     fixed: u8,
+    simple: u8,
     /// Operands needed (up to and including the last one that must be present).
     min: u8,
     /// The parts of a variadic last operand (one, or two for a pair) when they are
@@ -326,6 +332,7 @@ impl Shape {
     const NONE: Shape = Shape {
         template: Vec::new(),
         fixed: 0,
+        simple: 0,
         min: u8::MAX,
         variadic: [simple_operand(OperandKind::IdRef, 0); 2],
         variadic_len: 0,
@@ -365,9 +372,15 @@ impl Shape {
         ) else {
             return Shape::NONE;
         };
-        let template: Vec<ParsedOperand> =
+        let mut template: Vec<ParsedOperand> =
             fixed[..simple_prefix].iter().enumerate().map(|(i, o)| simple_operand(o.kind, i + 1)).collect();
-        let mut shape = Shape { template, fixed: fixed_len, min, result_type_at, result_at, ..Shape::NONE };
+        let simple = template.len() as u8;
+        if let Some(parts) = variadic {
+            let at = template.len() + 1;
+            template.extend((0..VARIADIC_WORDS).map(|i| simple_operand(parts[i % parts.len()], at + i)));
+        }
+        let mut shape =
+            Shape { template, fixed: fixed_len, simple, min, result_type_at, result_at, ..Shape::NONE };
         if let Some(parts) = variadic {
             for (slot, &kind) in shape.variadic.iter_mut().zip(parts) {
                 *slot = simple_operand(kind, 0);
@@ -383,7 +396,7 @@ impl Shape {
         // Past the fixed operands, only whole repetitions of the variadic operand's parts.
         let fixed = usize::from(self.fixed);
         n >= usize::from(self.min)
-            && (n <= self.template.len()
+            && (n <= usize::from(self.simple)
                 || match self.variadic_len {
                     1 => true,
                     2 => (n - fixed).is_multiple_of(2),
@@ -445,6 +458,15 @@ fn is_id(kind: OperandKind) -> bool {
 }
 
 static NO_SHAPE: Shape = Shape::NONE;
+
+/// How many words of a variadic operand a [`Shape`]'s template covers (even, so
+/// that whole pairs fit).
+const VARIADIC_WORDS: usize = 64;
+
+/// The operands instructions of `opcode` share (see [`Shape`]).
+pub(crate) fn template(opcode: u16) -> &'static [ParsedOperand] {
+    shapes().get(usize::from(opcode)).map_or(&[], |s| &s.template)
+}
 
 /// Every opcode's [`Shape`], built once.
 fn shapes() -> &'static [Shape] {
@@ -633,9 +655,8 @@ impl<'w> Parser<'w> {
         // `word` is an id below the bound and not 0 when `word - 1 < bound - 1`.
         let id_limit = self.bound.saturating_sub(1);
         let bad_id = |word: u32| word.wrapping_sub(1) >= id_limit;
-        let (fixed_words, variadic_words) =
-            operand_words.split_at(operand_words.len().min(usize::from(shape.fixed)));
-        let template = &shape.template[..fixed_words.len()];
+        // The words the template covers, and variadic ones beyond it.
+        let (head, tail) = operand_words.split_at(operand_words.len().min(shape.template.len()));
         // Whether `word` is a valid value of simple operand kind `kind`.
         let valid = |kind: OperandKind, word: u32| {
             if kind == OperandKind::LiteralInteger {
@@ -646,14 +667,12 @@ impl<'w> Parser<'w> {
                 plain_enumerant(kind, word)
             }
         };
-        let mut bad = !template.iter().zip(fixed_words).all(|(p, &word)| valid(p.kind, word));
-        // Part i of the variadic operand's repetitions is `i & pair`.
+        let mut bad = !shape.template.iter().zip(head).all(|(p, &word)| valid(p.kind, word));
+        // Part i of the variadic operand's repetitions past the template is `i & pair`
+        // (the template holds an even number of them).
         let pair = usize::from(shape.variadic_len == 2);
-        if !variadic_words.is_empty() {
-            bad |= !variadic_words
-                .iter()
-                .enumerate()
-                .all(|(i, &word)| valid(shape.variadic[i & pair].kind, word));
+        if !tail.is_empty() {
+            bad |= !tail.iter().enumerate().all(|(i, &word)| valid(shape.variadic[i & pair].kind, word));
         }
         if bad {
             return false;
@@ -668,19 +687,23 @@ impl<'w> Parser<'w> {
             }
             *slot = if result_type != 0 { result_type } else { NO_TYPE };
         }
-        let start = self.table.operands.len();
-        self.table.operands.extend_from_slice(template);
-        let first_variadic = usize::from(shape.fixed) + 1;
-        let parts = &shape.variadic;
-        self.table.operands.extend(
-            (0..variadic_words.len())
-                .map(|i| ParsedOperand { offset: (first_variadic + i) as u16, ..parts[i & pair] }),
-        );
+        let start = if tail.is_empty() {
+            FROM_TEMPLATE
+        } else {
+            let start = self.table.operands.len();
+            self.table.operands.extend_from_slice(&shape.template);
+            let first_tail = shape.template.len() + 1;
+            let parts = &shape.variadic;
+            self.table.operands.extend(
+                (0..tail.len()).map(|i| ParsedOperand { offset: (first_tail + i) as u16, ..parts[i & pair] }),
+            );
+            start as u32
+        };
         self.table.instructions.push(InstRecord {
             offset: pos as u32,
             result_type,
             result_id,
-            operands_start: start as u32,
+            operands_start: start,
             operands_len: operand_words.len() as u16,
             ext_set: 0,
         });
