@@ -34,9 +34,10 @@ pub enum NumberKind {
     #[default]
     None,
     /// An integer of this many bits; `signed` follows the OpTypeInt signedness.
-    Int { width: u32, signed: bool },
+    /// (The reader refuses widths above 0xffff, so 16 bits keep operands small.)
+    Int { width: u16, signed: bool },
     /// A float of this many bits.
-    Float { width: u32 },
+    Float { width: u16 },
 }
 
 /// One operand of a parsed instruction. Composite kinds (`PairIdRefIdRef`) are
@@ -71,16 +72,47 @@ impl ExtSetRef {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+/// One instruction as the reader recorded it: its opcode and word count are in its
+/// first word, so they are not repeated here (20 bytes per instruction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct InstRecord {
     pub offset: u32,
-    pub word_count: u16,
-    pub opcode: u16,
     pub result_type: u32,
     pub result_id: u32,
+    /// Index of the first operand in its table's `operands`, or [`FROM_TEMPLATE`].
     pub operands_start: u32,
     pub operands_len: u16,
-    pub ext_set: ExtSetRef,
+    /// The [`ExtSetRef`], packed: 0 none, 1 unknown non-semantic, 2 + i known set i.
+    pub ext_set: u16,
+}
+
+impl InstRecord {
+    pub fn pack_ext_set(set: ExtSetRef) -> u16 {
+        match set {
+            ExtSetRef::None => 0,
+            ExtSetRef::UnknownNonSemantic => 1,
+            ExtSetRef::Known(i) => i.saturating_add(2),
+        }
+    }
+
+    pub fn ext_set(&self) -> ExtSetRef {
+        match self.ext_set {
+            0 => ExtSetRef::None,
+            1 => ExtSetRef::UnknownNonSemantic,
+            i => ExtSetRef::Known(i - 2),
+        }
+    }
+}
+
+/// [`InstRecord::operands_start`] of an instruction whose operands are the first ones
+/// of its opcode's template, shared by all such instructions (most are).
+pub(crate) const FROM_TEMPLATE: u32 = u32::MAX;
+
+/// Instruction records and the operands they index.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Table {
+    pub instructions: Vec<InstRecord>,
+    pub operands: Vec<ParsedOperand>,
 }
 
 /// A parsed module: the header, all words, and the decoded layout of every instruction.
@@ -90,8 +122,11 @@ pub struct Module {
     pub endian: Endian,
     /// All words, header included, in host byte order.
     pub(crate) words: Vec<u32>,
-    pub(crate) instructions: Vec<InstRecord>,
-    pub(crate) operands: Vec<ParsedOperand>,
+    /// The instructions in order: those of `first`, then those of `second` (a large
+    /// module is read in two halves on two threads, each filling its own table, which
+    /// saves copying one into the other; `second` is empty otherwise).
+    pub(crate) first: Table,
+    pub(crate) second: Table,
 }
 
 /// A view of one instruction of a [`Module`].
@@ -158,25 +193,67 @@ impl Module {
     }
 
     pub fn instruction_count(&self) -> usize {
-        self.instructions.len()
+        self.first.instructions.len() + self.second.instructions.len()
     }
 
     pub fn instruction(&self, index: usize) -> Option<Inst<'_>> {
-        let r = self.instructions.get(index)?;
-        let start = r.offset as usize;
-        let operands = r.operands_start as usize;
-        Some(Inst {
-            offset: start,
-            opcode: r.opcode,
-            result_type: r.result_type,
-            result_id: r.result_id,
-            ext_set: r.ext_set,
-            words: &self.words[start..start + r.word_count as usize],
-            operands: &self.operands[operands..operands + r.operands_len as usize],
-        })
+        match self.first.instructions.get(index) {
+            Some(r) => Some(self.inst(&self.first, r)),
+            None => {
+                let r = self.second.instructions.get(index - self.first.instructions.len())?;
+                Some(self.inst(&self.second, r))
+            }
+        }
     }
 
     pub fn instructions(&self) -> impl ExactSizeIterator<Item = Inst<'_>> + '_ {
-        (0..self.instructions.len()).map(move |i| self.instruction(i).expect("index in range"))
+        let first = self.first.instructions.iter().map(move |r| self.inst(&self.first, r));
+        let second = self.second.instructions.iter().map(move |r| self.inst(&self.second, r));
+        Chain { first, second }
+    }
+
+    /// The view of record `r` of `table`.
+    #[inline]
+    pub(crate) fn inst<'m>(&'m self, table: &'m Table, r: &InstRecord) -> Inst<'m> {
+        let start = r.offset as usize;
+        let first = self.words[start];
+        let opcode = (first & 0xffff) as u16;
+        let len = usize::from(r.operands_len);
+        let operands = match r.operands_start {
+            FROM_TEMPLATE => &crate::read::template(opcode)[..len],
+            start => &table.operands[start as usize..start as usize + len],
+        };
+        Inst {
+            offset: start,
+            opcode,
+            result_type: r.result_type,
+            result_id: r.result_id,
+            ext_set: r.ext_set(),
+            words: &self.words[start..start + (first >> 16) as usize],
+            operands,
+        }
     }
 }
+
+/// Two exact-size iterators one after the other (`std::iter::Chain` does not tell
+/// its exact size).
+struct Chain<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> Iterator for Chain<A, B> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        self.first.next().or_else(|| self.second.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.first.len() + self.second.len();
+        (len, Some(len))
+    }
+}
+
+impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> ExactSizeIterator for Chain<A, B> {}

@@ -5,7 +5,10 @@
 //! the header's bound alone.
 
 use crate::idmap::IdMap;
-use crate::module::{Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand};
+use crate::module::{
+    Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand, Table, FROM_TEMPLATE,
+};
+use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
 
 /// A reader error: where in the module it happened (in words from the start of
@@ -94,6 +97,33 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
 
 /// Reads a module from host-order words (the header included).
 pub fn read_words(words: Vec<u32>, endian: Endian) -> Result<Module, ReadError> {
+    read_words_split(words, endian, Split::Auto)
+}
+
+/// Where the function section is cut for a read on two threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Split {
+    /// At the function nearest the middle, when the module is large and there are
+    /// two cores.
+    Auto,
+    /// One thread.
+    #[cfg(test)]
+    Never,
+    /// At this word (an instruction boundary inside the function section).
+    #[cfg(test)]
+    At(usize),
+}
+
+/// Function sections smaller than this are read on one thread: a thread costs
+/// tens of microseconds to start.
+const MIN_SPLIT_WORDS: usize = 64 * 1024;
+
+fn two_cores() -> bool {
+    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+}
+
+fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Module, ReadError> {
     if words.len() < Header::WORDS {
         return Err(ReadError {
             word_offset: 0,
@@ -104,10 +134,118 @@ pub fn read_words(words: Vec<u32>, endian: Endian) -> Result<Module, ReadError> 
         return Err(ReadError { word_offset: 0, kind: ReadErrorKind::BadMagic(words[0]) });
     }
     let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
-    let mut parser = Parser::new(&words, header.bound);
-    parser.parse_all()?;
-    let Parser { instructions, operands, .. } = parser;
-    Ok(Module { header, endian, words, instructions, operands })
+    let layout = Layout::of(&words, split);
+    let (first, second) = parse_tables(&words, header.bound, &layout, shapes())?;
+    Ok(Module { header, endian, words, first, second })
+}
+
+/// Where the instructions are, found from their word counts alone (the walk stops
+/// at a zero word count, which the parser reports): how many there are, for exact
+/// table capacities, and where the function section may be cut in two.
+struct Layout {
+    /// The first OpFunction and the cut (an instruction boundary after it), if any.
+    cut: Option<(usize, usize)>,
+    /// Instructions before the cut (all of them without one) and after it.
+    counts: [usize; 2],
+}
+
+/// A walk over the instructions by their word counts.
+struct Walk<'w> {
+    words: &'w [u32],
+    pos: usize,
+    count: usize,
+}
+
+impl Walk<'_> {
+    /// Goes on to the first instruction (its word and first word) that `stop` accepts;
+    /// `None` at the end or a zero word count.
+    #[inline(always)]
+    fn until(&mut self, stop: impl Fn(usize, u32) -> bool) -> Option<usize> {
+        while let Some(&first) = self.words.get(self.pos) {
+            let word_count = (first >> 16) as usize;
+            if word_count == 0 || stop(self.pos, first) {
+                return (word_count != 0).then_some(self.pos);
+            }
+            self.pos += word_count;
+            self.count += 1;
+        }
+        None
+    }
+}
+
+impl Layout {
+    fn of(words: &[u32], split: Split) -> Layout {
+        let mut walk = Walk { words, pos: Header::WORDS, count: 0 };
+        let Some(functions) = walk.until(|_, first| (first & 0xffff) as u16 == opcode::OpFunction) else {
+            return Layout { cut: None, counts: [walk.count, 0] };
+        };
+        let middle = match split {
+            Split::Auto if words.len() - functions >= MIN_SPLIT_WORDS && two_cores() => {
+                functions + (words.len() - functions) / 2
+            }
+            #[cfg(test)]
+            Split::At(at) => at,
+            _ => usize::MAX,
+        };
+        // A cut needs at least one instruction before it.
+        let cut = walk.until(|pos, _| pos > functions).and_then(|_| walk.until(|pos, _| pos >= middle));
+        let before = walk.count;
+        walk.until(|_, _| false);
+        let count = walk.count;
+        match cut {
+            #[cfg(test)]
+            Some(cut) if matches!(split, Split::At(at) if at != cut) => {
+                Layout { cut: None, counts: [count, 0] }
+            }
+            Some(cut) => Layout { cut: Some((functions, cut)), counts: [before, count - before] },
+            None => Layout { cut: None, counts: [count, 0] },
+        }
+    }
+}
+
+/// Parses all instructions into one table, or (with a cut) into two on two threads.
+fn parse_tables(
+    words: &[u32],
+    bound: u32,
+    layout: &Layout,
+    shapes: &'static [Shape],
+) -> Result<(Table, Table), ReadError> {
+    // Every operand takes at least one word that is not an opcode word.
+    let operand_words = |from: usize, to: usize, count: usize| to.saturating_sub(from).saturating_sub(count);
+    let ids = IdMap::presized(bound, words.len());
+    let Some((functions, cut)) = layout.cut else {
+        let capacity = (layout.counts[0], operand_words(Header::WORDS, words.len(), layout.counts[0]));
+        let mut parser = Parser::new(words, bound, ids, FxHashMap::default(), capacity, shapes);
+        parser.parse_range(Header::WORDS, words.len())?;
+        return Ok((parser.table, Table::default()));
+    };
+    let capacity = (layout.counts[0], operand_words(Header::WORDS, cut, layout.counts[0]));
+    let mut first = Parser::new(words, bound, ids, FxHashMap::default(), capacity, shapes);
+    first.parse_range(Header::WORDS, functions)?;
+    // The second half starts from what the module-level section defined.
+    let capacity = (layout.counts[1], operand_words(cut, words.len(), layout.counts[1]));
+    let mut second = Parser::new(words, bound, first.ids.clone(), first.facts.clone(), capacity, shapes);
+    let (first_result, second_ok) = std::thread::scope(|scope| {
+        let handle =
+            std::thread::Builder::new().spawn_scoped(scope, || second.parse_range(cut, words.len()).is_ok());
+        let first_result = first.parse_range(functions, cut);
+        (first_result, handle.is_ok_and(|h| h.join().unwrap_or(false)))
+    });
+    first_result?;
+    // The second half could not see the ids the first half's functions define: it
+    // stands only if it failed nowhere (whatever it looked up and did not know was an
+    // error) and defined none of them again.
+    let disjoint =
+        || second.table.instructions.iter().all(|r| r.result_id == 0 || !first.defined(r.result_id));
+    if second_ok && disjoint() {
+        return Ok((first.table, second.table));
+    }
+    // Read it again after the first half, as one thread would have.
+    drop(second);
+    first.table.instructions.reserve_exact(layout.counts[1]);
+    first.table.operands.reserve_exact(operand_words(cut, words.len(), layout.counts[1]));
+    first.parse_range(cut, words.len())?;
+    Ok((first.table, Table::default()))
 }
 
 #[derive(Clone, Copy, Default)]
@@ -118,14 +256,9 @@ enum IdFact {
     ExtImport(ExtSetRef),
 }
 
-/// What the reader knows about one id, in one table so that defining an id is one store.
-#[derive(Clone, Copy, Default)]
-struct IdInfo {
-    defined: bool,
-    /// The result type of a value (0 if none).
-    value_type: u32,
-    fact: IdFact,
-}
+/// Marks an id defined without a result type in [`Parser::ids`] (no id is
+/// `u32::MAX`: ids are below the bound).
+const NO_TYPE: u32 = u32::MAX;
 
 /// One pending operand slot while decoding an instruction.
 #[derive(Clone, Copy)]
@@ -137,9 +270,12 @@ struct Expected {
 struct Parser<'w> {
     words: &'w [u32],
     bound: u32,
-    ids: IdMap<IdInfo>,
-    instructions: Vec<InstRecord>,
-    operands: Vec<ParsedOperand>,
+    /// Per id: 0 while it is not defined, else its result type ([`NO_TYPE`] if none).
+    ids: IdMap<u32>,
+    /// What later instructions need to know of a few ids: numeric types (literal
+    /// widths) and extended instruction set imports.
+    facts: FxHashMap<u32, IdFact>,
+    table: Table,
     /// Operands pushed by the operands decoded so far (enumerant parameters, an extended
     /// instruction's or a spec-constant op's operands), next one last; they come before
     /// the rest of the instruction's grammar operands.
@@ -153,28 +289,16 @@ fn push_operands(stack: &mut Vec<Expected>, operands: &[grammar::Operand]) {
     }
 }
 
-fn ceil_words(bits: u32) -> u16 {
-    bits.div_ceil(32) as u16
+fn ceil_words(bits: u16) -> u16 {
+    bits.div_ceil(32)
 }
 
 fn inst_name(op: u16) -> String {
     grammar::instruction(op).map_or("?", |i| i.name).to_string()
 }
 
-/// The number of instructions in `words` (after the header), by their word counts alone;
-/// stops at a zero word count (the parser reports it).
-fn count_instructions(words: &[u32]) -> usize {
-    let mut pos = Header::WORDS;
-    let mut count = 0;
-    while let Some(&first) = words.get(pos) {
-        let word_count = (first >> 16) as usize;
-        if word_count == 0 {
-            break;
-        }
-        pos += word_count;
-        count += 1;
-    }
-    count
+fn opcode_of(iw: &[u32]) -> u16 {
+    iw.first().map_or(0, |&w| (w & 0xffff) as u16)
 }
 
 /// The operands of an instruction that the reader can take without the general
@@ -183,17 +307,21 @@ fn count_instructions(words: &[u32]) -> usize {
 /// that position.
 #[derive(Clone)]
 struct Shape {
-    /// The grammar's operands up to a variadic one.
-    fixed: &'static [grammar::Operand],
-    /// The parsed operands of the leading simple `fixed` ones, copied as they are.
+    /// The parsed operands of the leading simple grammar operands (those before a
+    /// variadic one, see [`is_simple`]), then, with a simple variadic one, its parts
+    /// for [`VARIADIC_WORDS`] words. An instruction whose operands it covers shares
+    /// them instead of having its own.
     template: Vec<ParsedOperand>,
-    /// How many leading `fixed` operands are simple (see [`is_simple`]).
-    simple_prefix: u8,
+    /// How many grammar operands come before a variadic one, and how many of them
+    /// are simple.
+    fixed: u8,
+    simple: u8,
     /// Operands needed (up to and including the last one that must be present).
     min: u8,
-    /// The parts of a variadic last operand whose parts are all simple (one part
-    /// unless it is a pair), when all of `fixed` are simple.
-    variadic: Option<&'static [OperandKind]>,
+    /// The parts of a variadic last operand (one, or two for a pair) when they are
+    /// all simple, and so are all fixed operands; `variadic_len` is 0 without one.
+    variadic: [ParsedOperand; 2],
+    variadic_len: u8,
     /// Word index of the result type and of the result id (0 if none).
     result_type_at: u8,
     result_at: u8,
@@ -202,11 +330,12 @@ struct Shape {
 impl Shape {
     /// Never taken: every instruction goes the general way.
     const NONE: Shape = Shape {
-        fixed: &[],
         template: Vec::new(),
-        simple_prefix: 0,
+        fixed: 0,
+        simple: 0,
         min: u8::MAX,
-        variadic: None,
+        variadic: [simple_operand(OperandKind::IdRef, 0); 2],
+        variadic_len: 0,
         result_type_at: 0,
         result_at: 0,
     };
@@ -227,7 +356,7 @@ impl Shape {
                     _ => std::slice::from_ref(&o.kind),
                 };
                 // OpSwitch's case literals take the selector's width.
-                let plain = inst.opcode != opcode::OpSwitch && !parts.is_empty();
+                let plain = inst.opcode != opcode::OpSwitch && matches!(parts.len(), 1 | 2);
                 (plain && parts.iter().all(|&k| is_simple(k))).then_some(parts)
             }
             _ => None,
@@ -235,33 +364,49 @@ impl Shape {
         let min = fixed.iter().rposition(|o| o.quantifier == Quantifier::One).map_or(0, |i| i + 1);
         let word_of =
             |kind| fixed.iter().position(|o| o.kind == kind).map_or(Some(0), |i| u8::try_from(i + 1).ok());
-        let (Ok(simple_prefix), Ok(min), Some(result_type_at), Some(result_at)) = (
-            u8::try_from(simple_prefix),
+        let (Ok(fixed_len), Ok(min), Some(result_type_at), Some(result_at)) = (
+            u8::try_from(fixed.len()),
             u8::try_from(min),
             word_of(OperandKind::IdResultType),
             word_of(OperandKind::IdResult),
         ) else {
             return Shape::NONE;
         };
-        let template = fixed[..usize::from(simple_prefix)]
-            .iter()
-            .enumerate()
-            .map(|(i, o)| simple_operand(o.kind, i + 1))
-            .collect();
-        Shape { fixed, template, simple_prefix, min, variadic, result_type_at, result_at }
+        let mut template: Vec<ParsedOperand> =
+            fixed[..simple_prefix].iter().enumerate().map(|(i, o)| simple_operand(o.kind, i + 1)).collect();
+        let simple = template.len() as u8;
+        if let Some(parts) = variadic {
+            let at = template.len() + 1;
+            template.extend((0..VARIADIC_WORDS).map(|i| simple_operand(parts[i % parts.len()], at + i)));
+        }
+        let mut shape =
+            Shape { template, fixed: fixed_len, simple, min, result_type_at, result_at, ..Shape::NONE };
+        if let Some(parts) = variadic {
+            for (slot, &kind) in shape.variadic.iter_mut().zip(parts) {
+                *slot = simple_operand(kind, 0);
+            }
+            shape.variadic_len = parts.len() as u8;
+        }
+        shape
     }
 
     /// Whether `n` operand words are all simple operands, in the grammar's order.
+    #[inline(always)]
     fn takes(&self, n: usize) -> bool {
-        // Past `fixed`, only whole repetitions of the variadic operand's parts.
-        let repeats = |parts: &[OperandKind]| n.saturating_sub(self.fixed.len()).is_multiple_of(parts.len());
+        // Past the fixed operands, only whole repetitions of the variadic operand's parts.
+        let fixed = usize::from(self.fixed);
         n >= usize::from(self.min)
-            && (n <= usize::from(self.simple_prefix) || self.variadic.is_some_and(repeats))
+            && (n <= usize::from(self.simple)
+                || match self.variadic_len {
+                    1 => true,
+                    2 => (n - fixed).is_multiple_of(2),
+                    _ => false,
+                })
     }
 }
 
 /// The parsed form of a simple operand at word `at`.
-fn simple_operand(kind: OperandKind, at: usize) -> ParsedOperand {
+const fn simple_operand(kind: OperandKind, at: usize) -> ParsedOperand {
     let number = match kind {
         OperandKind::LiteralInteger => NumberKind::Int { width: 32, signed: false },
         _ => NumberKind::None,
@@ -272,9 +417,11 @@ fn simple_operand(kind: OperandKind, at: usize) -> ParsedOperand {
 /// One word, no context needed: an id, a literal integer, or an enumerant (taken
 /// on the fast path only when it has no parameters).
 fn is_simple(kind: OperandKind) -> bool {
-    is_id(kind)
-        || kind == OperandKind::LiteralInteger
-        || matches!(kind.category(), Category::ValueEnum | Category::BitEnum)
+    is_id(kind) || kind == OperandKind::LiteralInteger || is_enum(kind)
+}
+
+fn is_enum(kind: OperandKind) -> bool {
+    matches!(kind.category(), Category::ValueEnum | Category::BitEnum)
 }
 
 /// Whether `word` is a valid value of enum kind `kind` that takes no parameters.
@@ -312,6 +459,15 @@ fn is_id(kind: OperandKind) -> bool {
 
 static NO_SHAPE: Shape = Shape::NONE;
 
+/// How many words of a variadic operand a [`Shape`]'s template covers (even, so
+/// that whole pairs fit).
+const VARIADIC_WORDS: usize = 64;
+
+/// The operands instructions of `opcode` share (see [`Shape`]).
+pub(crate) fn template(opcode: u16) -> &'static [ParsedOperand] {
+    shapes().get(usize::from(opcode)).map_or(&[], |s| &s.template)
+}
+
 /// Every opcode's [`Shape`], built once.
 fn shapes() -> &'static [Shape] {
     static SHAPES: std::sync::OnceLock<Vec<Shape>> = std::sync::OnceLock::new();
@@ -332,25 +488,50 @@ fn shapes() -> &'static [Shape] {
 }
 
 impl<'w> Parser<'w> {
-    fn new(words: &'w [u32], bound: u32) -> Self {
-        // Exact capacities, so the big tables are never copied while growing: every
-        // operand takes at least one word that is not an opcode word.
-        let instructions = count_instructions(words);
-        let operand_words = words.len().saturating_sub(Header::WORDS + instructions);
+    /// `capacity`: the instructions and the operand words the parser will read, so
+    /// that the tables are never copied while growing.
+    fn new(
+        words: &'w [u32],
+        bound: u32,
+        ids: IdMap<u32>,
+        facts: FxHashMap<u32, IdFact>,
+        capacity: (usize, usize),
+        shapes: &'static [Shape],
+    ) -> Self {
         Parser {
             words,
             bound,
-            ids: IdMap::presized(bound, words.len()),
-            instructions: Vec::with_capacity(instructions),
-            operands: Vec::with_capacity(operand_words),
+            ids,
+            facts,
+            table: Table {
+                instructions: Vec::with_capacity(capacity.0),
+                operands: Vec::with_capacity(capacity.1),
+            },
             stack: Vec::with_capacity(16),
-            shapes: shapes(),
+            shapes,
         }
     }
 
-    fn parse_all(&mut self) -> Result<(), ReadError> {
-        let mut pos = Header::WORDS;
-        while pos < self.words.len() {
+    fn defined(&self, id: u32) -> bool {
+        *self.ids.get(id) != 0
+    }
+
+    fn value_type(&self, id: u32) -> u32 {
+        match *self.ids.get(id) {
+            NO_TYPE => 0,
+            ty => ty,
+        }
+    }
+
+    fn fact(&self, id: u32) -> IdFact {
+        self.facts.get(&id).copied().unwrap_or_default()
+    }
+
+    /// Parses the instructions from word `from` up to word `to` (an instruction boundary
+    /// or the end).
+    fn parse_range(&mut self, from: usize, to: usize) -> Result<(), ReadError> {
+        let mut pos = from;
+        while pos < to {
             pos += self.parse_instruction(pos)?;
         }
         Ok(())
@@ -387,16 +568,14 @@ impl<'w> Parser<'w> {
             return Err(err(ReadErrorKind::PastEnd { name: inst.name.into(), word_count, remaining }));
         }
         let iw = &words[pos..pos + word_count as usize];
-        let operands_start = self.operands.len();
+        let operands_start = self.table.operands.len();
         let mut record = InstRecord {
             offset: pos as u32,
-            word_count,
-            opcode: op,
             result_type: 0,
             result_id: 0,
             operands_start: operands_start as u32,
             operands_len: 0,
-            ext_set: ExtSetRef::None,
+            ext_set: 0,
         };
         self.stack.clear();
         // The grammar's operands not yet started; a variadic one stays until the words end.
@@ -461,9 +640,9 @@ impl<'w> Parser<'w> {
                 expected: missing.kind.name(),
             }));
         }
-        record.operands_len = (self.operands.len() - operands_start) as u16;
+        record.operands_len = (self.table.operands.len() - operands_start) as u16;
         self.record_facts(pos, iw, &record)?;
-        self.instructions.push(record);
+        self.table.instructions.push(record);
         Ok(word_count as usize)
     }
 
@@ -473,55 +652,60 @@ impl<'w> Parser<'w> {
     #[inline(always)]
     fn take_simple(&mut self, shape: &Shape, pos: usize, iw: &[u32]) -> bool {
         let operand_words = iw.get(1..).unwrap_or(&[]);
-        let bound = self.bound;
-        let start = self.operands.len();
+        // `word` is an id below the bound and not 0 when `word - 1 < bound - 1`.
+        let id_limit = self.bound.saturating_sub(1);
+        let bad_id = |word: u32| word.wrapping_sub(1) >= id_limit;
+        // The words the template covers, and variadic ones beyond it.
+        let (head, tail) = operand_words.split_at(operand_words.len().min(shape.template.len()));
         // Whether `word` is a valid value of simple operand kind `kind`.
         let valid = |kind: OperandKind, word: u32| {
             if kind == OperandKind::LiteralInteger {
                 true
             } else if is_id(kind) {
-                word != 0 && word < bound
+                !bad_id(word)
             } else {
                 plain_enumerant(kind, word)
             }
         };
-        let (fixed_words, variadic_words) =
-            operand_words.split_at(operand_words.len().min(shape.fixed.len()));
-        let template = &shape.template[..fixed_words.len()];
-        let mut ok = template.iter().zip(fixed_words).all(|(p, &word)| valid(p.kind, word));
-        self.operands.extend_from_slice(template);
-        if let Some(parts) = shape.variadic {
-            for (i, (&kind, &word)) in parts.iter().cycle().zip(variadic_words).enumerate() {
-                ok &= valid(kind, word);
-                self.operands.push(simple_operand(kind, shape.fixed.len() + i + 1));
-            }
+        let mut bad = !shape.template.iter().zip(head).all(|(p, &word)| valid(p.kind, word));
+        // Part i of the variadic operand's repetitions past the template is `i & pair`
+        // (the template holds an even number of them).
+        let pair = usize::from(shape.variadic_len == 2);
+        if !tail.is_empty() {
+            bad |= !tail.iter().enumerate().all(|(i, &word)| valid(shape.variadic[i & pair].kind, word));
+        }
+        if bad {
+            return false;
         }
         let word_at = |at: u8| if at == 0 { 0 } else { iw.get(usize::from(at)).copied().unwrap_or(0) };
         let result_type = word_at(shape.result_type_at);
         let result_id = word_at(shape.result_at);
         if result_id != 0 {
-            let info = self.ids.get_mut(result_id);
-            ok &= !info.defined;
-            if ok {
-                info.defined = true;
-                if result_type != 0 {
-                    info.value_type = result_type;
-                }
+            let slot = self.ids.get_mut(result_id);
+            if *slot != 0 {
+                return false;
             }
+            *slot = if result_type != 0 { result_type } else { NO_TYPE };
         }
-        if !ok {
-            self.operands.truncate(start);
-            return false;
-        }
-        self.instructions.push(InstRecord {
+        let start = if tail.is_empty() {
+            FROM_TEMPLATE
+        } else {
+            let start = self.table.operands.len();
+            self.table.operands.extend_from_slice(&shape.template);
+            let first_tail = shape.template.len() + 1;
+            let parts = &shape.variadic;
+            self.table.operands.extend(
+                (0..tail.len()).map(|i| ParsedOperand { offset: (first_tail + i) as u16, ..parts[i & pair] }),
+            );
+            start as u32
+        };
+        self.table.instructions.push(InstRecord {
             offset: pos as u32,
-            word_count: iw.len() as u16,
-            opcode: (iw[0] & 0xffff) as u16,
             result_type,
             result_id,
-            operands_start: start as u32,
+            operands_start: start,
             operands_len: operand_words.len() as u16,
-            ext_set: ExtSetRef::None,
+            ext_set: 0,
         });
         true
     }
@@ -546,7 +730,12 @@ impl<'w> Parser<'w> {
     }
 
     fn push(&mut self, at: usize, num_words: usize, kind: OperandKind, number: NumberKind) {
-        self.operands.push(ParsedOperand { offset: at as u16, num_words: num_words as u16, kind, number });
+        self.table.operands.push(ParsedOperand {
+            offset: at as u16,
+            num_words: num_words as u16,
+            kind,
+            number,
+        });
     }
 
     /// Decodes one operand starting at word `at` of the instruction; returns the next word index.
@@ -559,7 +748,7 @@ impl<'w> Parser<'w> {
         kind: OperandKind,
         record: &mut InstRecord,
     ) -> Result<usize, ReadError> {
-        let op = record.opcode;
+        let op = opcode_of(iw);
         let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
         let err = |kind| ReadError { word_offset: pos + at, kind };
         let word = iw[at];
@@ -576,9 +765,9 @@ impl<'w> Parser<'w> {
             }
             OperandKind::IdRef | OperandKind::IdScope | OperandKind::IdMemorySemantics => {
                 self.check_id(pos + at, op, word)?;
-                if is_ext_inst(op) && record.ext_set == ExtSetRef::None {
-                    match self.ids.get(word).fact {
-                        IdFact::ExtImport(set) => record.ext_set = set,
+                if is_ext_inst(op) && record.ext_set == 0 {
+                    match self.fact(word) {
+                        IdFact::ExtImport(set) => record.ext_set = InstRecord::pack_ext_set(set),
                         _ => return Err(err(ReadErrorKind::NotAnExtInstImport(word))),
                     }
                 }
@@ -604,7 +793,7 @@ impl<'w> Parser<'w> {
             }
             OperandKind::LiteralExtInstInteger => {
                 self.push(at, 1, kind, NumberKind::Int { width: 32, signed: false });
-                match record.ext_set {
+                match record.ext_set() {
                     ExtSetRef::Known(i) => {
                         let set = &EXT_INST_SETS[i as usize];
                         match set.instruction(word) {
@@ -637,9 +826,9 @@ impl<'w> Parser<'w> {
             }
             OperandKind::PairLiteralIntegerIdRef if op == opcode::OpSwitch => {
                 // Case literals are as wide as the selector's type.
-                let selector = record_operand_word(&self.operands, record, iw, 0);
-                let selector_type = self.ids.get(selector).value_type;
-                let number = match self.ids.get(selector_type).fact {
+                let selector = record_operand_word(&self.table.operands, record, iw, 0);
+                let selector_type = self.value_type(selector);
+                let number = match self.fact(selector_type) {
                     IdFact::NumericType(n @ NumberKind::Int { .. }) => {
                         self.number_kind_of_type(pos + at, op, selector_type)?;
                         n
@@ -710,7 +899,7 @@ impl<'w> Parser<'w> {
                 return Err(ReadError {
                     word_offset: pos,
                     kind: ReadErrorKind::MissingOperand {
-                        name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
+                        name: inst_name(opcode_of(iw)),
                         words: at,
                         expected: part.name(),
                     },
@@ -753,7 +942,7 @@ impl<'w> Parser<'w> {
 
     fn number_kind_of_type(&self, offset: usize, op: u16, type_id: u32) -> Result<NumberKind, ReadError> {
         let name = || grammar::instruction(op).map_or("?", |i| i.name).to_string();
-        match self.ids.get(type_id).fact {
+        match self.fact(type_id) {
             IdFact::NumericType(n) => {
                 let width = match n {
                     NumberKind::Int { width, .. } | NumberKind::Float { width } => width,
@@ -762,7 +951,7 @@ impl<'w> Parser<'w> {
                 if width > 64 {
                     return Err(ReadError {
                         word_offset: offset,
-                        kind: ReadErrorKind::UnsupportedWidth { name: name(), type_id, width },
+                        kind: ReadErrorKind::UnsupportedWidth { name: name(), type_id, width: width.into() },
                     });
                 }
                 Ok(n)
@@ -776,43 +965,42 @@ impl<'w> Parser<'w> {
 
     /// Remembers what later instructions need: numeric types, value types, ext-inst imports.
     fn record_facts(&mut self, pos: usize, iw: &[u32], record: &InstRecord) -> Result<(), ReadError> {
+        let op = opcode_of(iw);
         let id = record.result_id;
         if id != 0 {
-            let info = self.ids.get_mut(id);
-            if info.defined {
+            let slot = self.ids.get_mut(id);
+            if *slot != 0 {
                 return Err(ReadError {
                     word_offset: pos,
-                    kind: ReadErrorKind::DuplicateId { name: inst_name(record.opcode), id },
+                    kind: ReadErrorKind::DuplicateId { name: inst_name(op), id },
                 });
             }
-            info.defined = true;
-            if record.result_type != 0 {
-                info.value_type = record.result_type;
-            }
+            *slot = if record.result_type != 0 { record.result_type } else { NO_TYPE };
         }
-        match record.opcode {
+        match op {
             opcode::OpTypeInt | opcode::OpTypeFloat => {
                 let width = iw[2];
-                let is_int = record.opcode == opcode::OpTypeInt;
+                let is_int = op == opcode::OpTypeInt;
                 if width == 0 || width > 0xffff {
                     return Err(ReadError {
                         word_offset: pos + 2,
                         kind: ReadErrorKind::BadTypeWidth {
-                            name: grammar::instruction(record.opcode).map_or("?", |i| i.name).into(),
+                            name: inst_name(op),
                             what: if is_int { "integer" } else { "float" },
                             width,
                         },
                     });
                 }
+                let width = width as u16;
                 let kind = if is_int {
                     NumberKind::Int { width, signed: iw[3] != 0 }
                 } else {
                     NumberKind::Float { width }
                 };
-                self.ids.get_mut(id).fact = IdFact::NumericType(kind);
+                self.facts.insert(id, IdFact::NumericType(kind));
             }
             opcode::OpExtInstImport => {
-                let name_operand = self.operands[record.operands_start as usize + 1];
+                let name_operand = self.table.operands[record.operands_start as usize + 1];
                 let start = name_operand.offset as usize;
                 let bytes = crate::module::string_bytes(&iw[start..start + name_operand.num_words as usize]);
                 let name = String::from_utf8_lossy(&bytes);
@@ -828,7 +1016,7 @@ impl<'w> Parser<'w> {
                         })
                     }
                 };
-                self.ids.get_mut(id).fact = IdFact::ExtImport(set);
+                self.facts.insert(id, IdFact::ExtImport(set));
             }
             _ => {}
         }
@@ -849,15 +1037,28 @@ fn record_operand_word(operands: &[ParsedOperand], record: &InstRecord, iw: &[u3
 mod tests {
     use super::*;
 
-    /// What a parse produced, the fast path on or off.
-    fn parse(words: &[u32], fast: bool) -> Result<String, ReadError> {
+    /// What a read produced (every instruction as the module shows it), the fast
+    /// path on or off, cut where `split` says.
+    fn parse(words: &[u32], fast: bool, split: Split) -> Result<String, ReadError> {
         let bound = words.get(3).copied().unwrap_or(0);
-        let mut parser = Parser::new(words, bound);
-        if !fast {
-            parser.shapes = &[];
-        }
-        parser.parse_all()?;
-        Ok(format!("{:?}\n{:?}", parser.instructions, parser.operands))
+        let shapes = if fast { shapes() } else { &[] };
+        let layout = Layout::of(words, split);
+        let (first, second) = parse_tables(words, bound, &layout, shapes)?;
+        let module = Module {
+            header: Header { version: 0, generator: 0, bound, schema: 0 },
+            endian: Endian::Little,
+            words: words.to_vec(),
+            first,
+            second,
+        };
+        Ok(format!("{:?}", module.instructions().collect::<Vec<_>>()))
+    }
+
+    /// Whether a read cut at `split` used two tables (so the two-thread path stood).
+    fn stood(words: &[u32], split: Split) -> bool {
+        let layout = Layout::of(words, split);
+        let bound = words.get(3).copied().unwrap_or(0);
+        parse_tables(words, bound, &layout, shapes()).is_ok_and(|(_, second)| !second.instructions.is_empty())
     }
 
     fn corpus_words() -> Vec<Vec<u32>> {
@@ -879,6 +1080,47 @@ mod tests {
         out
     }
 
+    fn xorshift() -> impl FnMut() -> u32 {
+        let mut seed = 0x9e37_79b9_u32;
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        }
+    }
+
+    /// `words` with one word changed at random.
+    fn mutated(words: &[u32], next: &mut impl FnMut() -> u32) -> (usize, Vec<u32>) {
+        let mut changed = words.to_vec();
+        let at = Header::WORDS + next() as usize % (changed.len() - Header::WORDS).max(1);
+        if let Some(word) = changed.get_mut(at) {
+            *word = match next() % 4 {
+                0 => 0,
+                1 => *word ^ (1 << (next() % 32)),
+                2 => words[3],
+                _ => next() % 64,
+            };
+        }
+        (at, changed)
+    }
+
+    /// The word offsets of every OpFunction after the first one.
+    fn function_starts(words: &[u32]) -> Vec<usize> {
+        let mut pos = Header::WORDS;
+        let mut out = Vec::new();
+        while let Some(&first) = words.get(pos) {
+            if first >> 16 == 0 {
+                break;
+            }
+            if (first & 0xffff) as u16 == opcode::OpFunction {
+                out.push(pos);
+            }
+            pos += (first >> 16) as usize;
+        }
+        out.into_iter().skip(1).collect()
+    }
+
     /// The fast path for simple instructions is an optimization only: every module,
     /// and every module with a word changed, reads (or fails) exactly as the general
     /// path alone reads it.
@@ -889,27 +1131,124 @@ mod tests {
             eprintln!("skipping: SPIR-V corpus not found");
             return;
         }
-        let mut seed = 0x9e37_79b9_u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut next = xorshift();
         for words in &modules {
-            assert_eq!(parse(words, true), parse(words, false));
+            assert_eq!(parse(words, true, Split::Never), parse(words, false, Split::Never));
             for _ in 0..20 {
-                let mut changed = words.clone();
-                let at = Header::WORDS + next() as usize % (changed.len() - Header::WORDS).max(1);
-                let Some(word) = changed.get_mut(at) else { continue };
-                *word = match next() % 4 {
-                    0 => 0,
-                    1 => *word ^ (1 << (next() % 32)),
-                    2 => words[3],
-                    _ => next() % 64,
-                };
-                assert_eq!(parse(&changed, true), parse(&changed, false), "word {at} changed");
+                let (at, changed) = mutated(words, &mut next);
+                assert_eq!(
+                    parse(&changed, true, Split::Never),
+                    parse(&changed, false, Split::Never),
+                    "word {at} changed"
+                );
             }
+        }
+    }
+
+    /// A read on two threads is an optimization only: every module cut at every
+    /// function, and every module with a word changed cut at its middle function,
+    /// reads (or fails) exactly as on one thread.
+    #[test]
+    fn two_threads_read_as_one() {
+        let modules = corpus_words();
+        if modules.is_empty() {
+            eprintln!("skipping: SPIR-V corpus not found");
+            return;
+        }
+        let mut next = xorshift();
+        let mut cuts = 0;
+        for words in &modules {
+            let one = parse(words, true, Split::Never);
+            let starts = function_starts(words);
+            for &at in &starts {
+                assert_eq!(parse(words, true, Split::At(at)), one, "cut at {at}");
+                cuts += usize::from(stood(words, Split::At(at)));
+            }
+            let Some(&middle) = starts.get(starts.len() / 2) else { continue };
+            for _ in 0..20 {
+                let (at, changed) = mutated(words, &mut next);
+                assert_eq!(
+                    parse(&changed, true, Split::At(middle)),
+                    parse(&changed, true, Split::Never),
+                    "word {at} changed"
+                );
+            }
+        }
+        assert!(cuts > 0, "no module was read on two threads");
+    }
+
+    /// Two functions; the second one's words are given, the first one defines %10
+    /// (an OpTypeInt, hostile but readable), %11 and %12.
+    fn two_functions(second: &[u32]) -> Vec<u32> {
+        let op = |opcode: u16, operands: &[u32]| {
+            let mut words = vec![((operands.len() as u32 + 1) << 16) | u32::from(opcode)];
+            words.extend_from_slice(operands);
+            words
+        };
+        let mut words = vec![grammar::MAGIC_NUMBER, 0x0001_0000, 0, 100, 0];
+        words.extend(op(opcode::OpCapability, &[1]));
+        words.extend(op(opcode::OpMemoryModel, &[0, 1]));
+        words.extend(op(opcode::OpTypeVoid, &[1]));
+        words.extend(op(opcode::OpTypeFunction, &[2, 1]));
+        words.extend(op(opcode::OpTypeInt, &[3, 32, 0]));
+        words.extend(op(opcode::OpFunction, &[1, 4, 0, 2]));
+        words.extend(op(opcode::OpLabel, &[5]));
+        words.extend(op(opcode::OpTypeInt, &[10, 16, 1]));
+        words.extend(op(opcode::OpUndef, &[3, 11]));
+        words.extend(op(
+            opcode::OpExtInstImport,
+            &[
+                12,
+                u32::from_le_bytes(*b"GLSL"),
+                u32::from_le_bytes(*b".std"),
+                u32::from_le_bytes(*b".450"),
+                0,
+            ],
+        ));
+        words.extend(op(opcode::OpReturn, &[]));
+        words.extend(op(opcode::OpFunctionEnd, &[]));
+        words.extend(op(opcode::OpFunction, &[1, 6, 0, 2]));
+        words.extend(op(opcode::OpLabel, &[7]));
+        words.extend_from_slice(second);
+        words.extend(op(opcode::OpReturn, &[]));
+        words.extend(op(opcode::OpFunctionEnd, &[]));
+        words
+    }
+
+    /// Whatever the second half cannot decide alone sends the read back to one
+    /// thread: errors come out the same, and so do successes that needed the first
+    /// half's ids.
+    #[test]
+    fn second_half_falls_back_to_one_thread() {
+        let op = |opcode: u16, operands: &[u32]| {
+            let mut words = vec![((operands.len() as u32 + 1) << 16) | u32::from(opcode)];
+            words.extend_from_slice(operands);
+            words
+        };
+        let cases = [
+            // Fine: only module-level ids.
+            op(opcode::OpConstant, &[3, 20, 7]),
+            // A literal typed by the first half's OpTypeInt.
+            op(opcode::OpConstant, &[10, 20, 7]),
+            // An OpExtInst of the first half's import.
+            op(opcode::OpExtInst, &[3, 20, 12, 1, 11]),
+            // A switch on the first half's value.
+            [op(opcode::OpSelectionMerge, &[21, 0]), op(opcode::OpSwitch, &[11, 21, 1, 21])].concat(),
+            // Ids the first half defines, again.
+            op(opcode::OpUndef, &[3, 11]),
+            op(opcode::OpTypeInt, &[10, 8, 0]),
+            // Errors of the second half's own.
+            op(opcode::OpUndef, &[3, 100]),
+            op(opcode::OpUndef, &[3, 7]),
+            op(opcode::OpConstant, &[1, 20, 7]),
+            vec![0],
+        ];
+        for (i, case) in cases.iter().enumerate() {
+            let words = two_functions(case);
+            let cut = function_starts(&words)[0];
+            let one = parse(&words, true, Split::Never);
+            assert_eq!(parse(&words, true, Split::At(cut)), one, "case {i}");
+            assert_eq!(stood(&words, Split::At(cut)), i == 0, "case {i}: {one:?}");
         }
     }
 }

@@ -7,8 +7,9 @@
 //! The serializer runs this on what it wrote, so a module whose `#spirv.vce` misses
 //! a capability or extension is refused instead of written as a broken binary.
 
-use crate::module::{Inst, Module};
+use crate::module::{Inst, InstRecord, Module};
 use spirvkit_grammar::fxhash::FxHashSet;
+use spirvkit_grammar::opcode as op;
 use spirvkit_grammar::{Availability, Category, OperandKind, Version};
 use std::collections::BTreeSet;
 
@@ -36,14 +37,21 @@ pub fn missing_requirements(module: &Module) -> Vec<Missing> {
     let version = Version::from_word(module.header.version).unwrap_or(Version::new(1, 0));
     let mut capabilities = BTreeSet::new();
     let mut extensions = BTreeSet::new();
-    for inst in module.instructions() {
-        if inst.opcode == spirvkit_grammar::opcode::OpCapability {
-            if let Some(cap) = inst.word_of(0) {
-                declare_capability(cap, &mut capabilities);
-            }
-        } else if inst.opcode == spirvkit_grammar::opcode::OpExtension {
-            if let Some(operand) = inst.operands.first() {
-                extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
+    // Most instructions need only their opcode, from their first word.
+    let tables = [&module.first, &module.second];
+    let opcode_of = |r: &InstRecord| module.words.get(r.offset as usize).map_or(0, |w| (w & 0xffff) as u16);
+    for table in tables {
+        for r in &table.instructions {
+            let opcode = opcode_of(r);
+            if opcode == op::OpCapability {
+                if let Some(cap) = module.inst(table, r).word_of(0) {
+                    declare_capability(cap, &mut capabilities);
+                }
+            } else if opcode == op::OpExtension {
+                let inst = module.inst(table, r);
+                if let Some(operand) = inst.operands.first() {
+                    extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
+                }
             }
         }
     }
@@ -51,15 +59,45 @@ pub fn missing_requirements(module: &Module) -> Vec<Missing> {
         version,
         capabilities,
         extensions,
-        fine_opcodes: vec![false; usize::from(u16::MAX) + 1],
+        verdicts: vec![Verdict::Unseen; usize::from(u16::MAX) + 1],
         fine_enumerants: FxHashSet::default(),
     };
     let mut missing = Vec::new();
-    for inst in module.instructions() {
-        context.check_instruction(&inst, &mut missing);
+    for table in tables {
+        for r in &table.instructions {
+            if context.verdicts[usize::from(opcode_of(r))] != Verdict::Skip {
+                context.check_instruction(&module.inst(table, r), &mut missing);
+            }
+        }
     }
     missing.dedup();
     missing
+}
+
+/// What is left to check for an opcode's instructions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Not met yet.
+    Unseen,
+    /// Nothing: no grammar, a declaration, or needs met and no enumerant operands.
+    Skip,
+    /// The opcode's needs are met; its enumerant operands remain.
+    Operands,
+    /// The opcode needs what the module lacks: everything, every time.
+    All,
+}
+
+/// Whether an instruction of `grammar` can have enumerant operands: through its
+/// grammar's operands (an enumerant's parameters come after one), or the operands an
+/// extended instruction or a spec-constant op brings.
+fn may_have_enumerants(grammar: &spirvkit_grammar::Instruction) -> bool {
+    let enumerant = |kind: OperandKind| matches!(kind.category(), Category::ValueEnum | Category::BitEnum);
+    grammar.operands.iter().any(|o| {
+        let kind = o.kind;
+        enumerant(kind)
+            || kind.info().bases.iter().any(|&k| enumerant(k))
+            || matches!(kind, OperandKind::LiteralExtInstInteger | OperandKind::LiteralSpecConstantOpInteger)
+    })
 }
 
 /// Adds a capability and, transitively, the ones it implies.
@@ -76,27 +114,40 @@ struct Context {
     version: Version,
     capabilities: BTreeSet<u32>,
     extensions: BTreeSet<String>,
-    /// Opcodes, by value, and enumerants (operand kind, value) found to need nothing
-    /// more than the module declares: a verdict depends on them alone, so each is
-    /// judged once.
-    fine_opcodes: Vec<bool>,
+    /// Per opcode, by value, what its instructions still need checked: a verdict on
+    /// an opcode or enumerant depends on it alone, so each is judged once.
+    verdicts: Vec<Verdict>,
+    /// Enumerants (operand kind, value) found to need nothing more than the module
+    /// declares.
     fine_enumerants: FxHashSet<(OperandKind, u32)>,
 }
 
 impl Context {
     fn check_instruction(&mut self, inst: &Inst, missing: &mut Vec<Missing>) {
-        // The declarations themselves need nothing here.
-        if inst.opcode == spirvkit_grammar::opcode::OpCapability
-            || inst.opcode == spirvkit_grammar::opcode::OpExtension
-        {
+        let opcode = usize::from(inst.opcode);
+        let verdict = self.verdicts[opcode];
+        if verdict == Verdict::Skip {
             return;
         }
-        let Some(grammar) = inst.grammar() else { return };
-        let opcode = usize::from(inst.opcode);
-        if !self.fine_opcodes[opcode] {
+        if verdict != Verdict::Operands {
+            let Some(grammar) = inst.grammar() else {
+                self.verdicts[opcode] = Verdict::Skip;
+                return;
+            };
+            // The declarations themselves need nothing here.
+            if inst.opcode == op::OpCapability || inst.opcode == op::OpExtension {
+                self.verdicts[opcode] = Verdict::Skip;
+                return;
+            }
             let before = missing.len();
             self.check(&grammar.availability, inst.offset, || grammar.name.to_string(), missing);
-            self.fine_opcodes[opcode] = missing.len() == before;
+            self.verdicts[opcode] = if missing.len() != before {
+                Verdict::All
+            } else if may_have_enumerants(grammar) {
+                Verdict::Operands
+            } else {
+                Verdict::Skip
+            };
         }
         for operand in inst.operands {
             let info = operand.kind.info();
@@ -110,8 +161,11 @@ impl Context {
                     self.check_enumerant(inst, operand.kind, value, missing);
                 }
                 Category::BitEnum => {
-                    let mask = inst.words[operand.offset as usize];
-                    for bit in (0..32).map(|b| 1u32 << b).filter(|b| mask & b != 0) {
+                    // Each set bit, lowest first.
+                    let mut mask = inst.words[operand.offset as usize];
+                    while mask != 0 {
+                        let bit = mask & mask.wrapping_neg();
+                        mask &= !bit;
                         self.check_enumerant(inst, operand.kind, bit, missing);
                     }
                 }
@@ -228,5 +282,88 @@ mod tests {
              %l = OpLabel\n%e = OpGroupNonUniformElect %bool %scope\nOpReturn\nOpFunctionEnd\n"
         );
         assert_eq!(missing_requirements(&module(&text, "spv1.3")), []);
+    }
+
+    /// The requirements by the plain rule, every instruction and enumerant judged
+    /// afresh (what the cached verdicts must reproduce).
+    fn uncached(module: &Module) -> Vec<Missing> {
+        let mut missing = Vec::new();
+        let mut reference = Context {
+            version: Version::from_word(module.header.version).unwrap_or(Version::new(1, 0)),
+            capabilities: BTreeSet::new(),
+            extensions: BTreeSet::new(),
+            verdicts: Vec::new(),
+            fine_enumerants: FxHashSet::default(),
+        };
+        for inst in module.instructions() {
+            if inst.opcode == op::OpCapability {
+                declare_capability(inst.word_of(0).unwrap_or(0), &mut reference.capabilities);
+            } else if inst.opcode == op::OpExtension {
+                let name = inst.string_bytes(&inst.operands[0]);
+                reference.extensions.insert(String::from_utf8_lossy(&name).into_owned());
+            }
+        }
+        for inst in module.instructions() {
+            let Some(grammar) = inst.grammar() else { continue };
+            if inst.opcode == op::OpCapability || inst.opcode == op::OpExtension {
+                continue;
+            }
+            reference.check(&grammar.availability, inst.offset, || grammar.name.to_string(), &mut missing);
+            for operand in inst.operands {
+                let info = operand.kind.info();
+                let word = inst.words[operand.offset as usize];
+                let values: Vec<u32> = match info.category {
+                    Category::ValueEnum if operand.kind != OperandKind::BuiltIn => vec![word],
+                    Category::BitEnum => (0..32).map(|b| 1u32 << b).filter(|b| word & b != 0).collect(),
+                    _ => Vec::new(),
+                };
+                for e in values.into_iter().filter_map(|v| info.enumerant(v)) {
+                    let user = || format!("{} {}", info.name, e.name);
+                    reference.check(&e.availability, inst.offset, user, &mut missing);
+                }
+            }
+        }
+        missing.dedup();
+        missing
+    }
+
+    /// Every corpus module, as it is, at version 1.0, and without its capability and
+    /// extension declarations: the cached verdicts find what the plain rule finds.
+    #[test]
+    fn cached_verdicts_find_what_the_plain_rule_finds() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/spv");
+        let mut stack = vec![dir];
+        let mut modules = 0;
+        let mut found = 0;
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let Ok(module) = read(&std::fs::read(&path).unwrap_or_default()) else { continue };
+                let mut words = module.words()[..5].to_vec();
+                for inst in module.instructions() {
+                    if inst.opcode != op::OpCapability && inst.opcode != op::OpExtension {
+                        words.extend_from_slice(inst.words);
+                    }
+                }
+                let mut old = module.words().to_vec();
+                old[1] = 0x0001_0000;
+                for words in [module.words().to_vec(), old, words] {
+                    let Ok(variant) = crate::read_words(words, Endian::Little) else { continue };
+                    let expected = uncached(&variant);
+                    found += expected.len();
+                    assert_eq!(missing_requirements(&variant), expected, "{}", path.display());
+                }
+                modules += 1;
+            }
+        }
+        if modules == 0 {
+            eprintln!("skipping: SPIR-V corpus not found");
+        } else {
+            assert!(found > 0);
+        }
     }
 }
