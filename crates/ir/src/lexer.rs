@@ -36,9 +36,18 @@ pub struct Token<'s> {
 /// It counts the line breaks it passes, so the line of a token is known without
 /// searching the source: line breaks only occur in whitespace and (rarely) in
 /// string literals.
+///
+/// A lexer may skip a gap of whole lines ([`Lexer::with_gap`]): it reads the text as
+/// if the gap were blank lines, so offsets, lines and columns stay the source's.
 #[derive(Clone)]
 pub struct Lexer<'s> {
+    /// The text read: the source up to the gap until the gap is crossed, then all of it.
     src: &'s str,
+    full: &'s str,
+    /// The lines skipped (empty, at the source's end, when there are none).
+    gap: (usize, usize),
+    /// A string literal ran into the gap (where blank lines would have continued it).
+    gap_split_string: bool,
     pos: usize,
     /// Line breaks before `pos`, and where the line holding `pos` starts.
     line: usize,
@@ -98,11 +107,53 @@ fn scan(bytes: &[u8], mut at: usize, class: u8) -> usize {
 
 impl<'s> Lexer<'s> {
     pub fn new(src: &'s str) -> Self {
-        Lexer { src, pos: 0, line: 0, line_start: 0 }
+        let gap = (src.len(), src.len());
+        Lexer { src, full: src, gap, gap_split_string: false, pos: 0, line: 0, line_start: 0 }
     }
 
+    /// A lexer that reads `src` with the lines of `gap` (from a line start to a line
+    /// start) taken as blank: the tokens a copy of the text with those lines blanked
+    /// gives, without the copy. `None` unless `gap` starts and ends at line starts.
+    pub fn with_gap(src: &'s str, gap: std::ops::Range<usize>) -> Option<Self> {
+        let b = src.as_bytes();
+        let line_start = |at: usize| at == 0 || b.get(at - 1) == Some(&b'\n');
+        if gap.start > gap.end || gap.end > b.len() || !line_start(gap.start) || !line_start(gap.end) {
+            return None;
+        }
+        let mut lexer = Lexer::new(src);
+        lexer.src = src.get(..gap.start)?;
+        lexer.gap = (gap.start, gap.end);
+        Some(lexer)
+    }
+
+    /// The text the lexer reads from (up to the gap until it is crossed).
     pub fn source(&self) -> &'s str {
         self.src
+    }
+
+    /// The whole source, gap included.
+    pub fn full_source(&self) -> &'s str {
+        self.full
+    }
+
+    /// Whether a string literal ran into the gap: the tokens then differ from those
+    /// of the blanked text.
+    pub fn gap_split_string(&self) -> bool {
+        self.gap_split_string
+    }
+
+    /// At the end of the text before the gap: continues after it, counting its line
+    /// breaks as blank lines'. Returns where the next token starts.
+    #[cold]
+    fn cross_gap(&mut self, at: usize) -> usize {
+        if self.src.len() == self.full.len() {
+            return at;
+        }
+        let (start, end) = self.gap;
+        self.line += count_newlines(self.full.as_bytes().get(start..end).unwrap_or_default());
+        self.line_start = end;
+        self.src = self.full;
+        self.skip_trivia(end)
     }
 
     pub fn position(&self) -> usize {
@@ -111,8 +162,10 @@ impl<'s> Lexer<'s> {
 
     /// Moves to `pos` (which must be at a token boundary), keeping the line count.
     pub fn reset_to(&mut self, pos: usize) {
-        let b = self.src.as_bytes();
-        let pos = pos.min(b.len());
+        let pos = pos.min(self.src.len());
+        // Line breaks are counted in the whole source: a gap has as many as the blank
+        // lines it stands for.
+        let b = self.full.as_bytes();
         if pos >= self.line_start && pos <= self.pos {
             // Back within the current line: no line break is unread.
         } else if pos >= self.pos {
@@ -129,6 +182,10 @@ impl<'s> Lexer<'s> {
                 self.line -= unread;
                 self.line_start = b[..pos].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
             }
+        }
+        if pos < self.gap.0 && self.src.len() > self.gap.0 {
+            // Back before a crossed gap.
+            self.src = self.full.get(..self.gap.0).unwrap_or(self.full);
         }
         self.pos = pos;
     }
@@ -165,7 +222,10 @@ impl<'s> Lexer<'s> {
     /// (Inlined into the parser's one hot caller, so the token is built in place.)
     #[inline(always)]
     pub fn next_token(&mut self) -> Token<'s> {
-        let start = self.skip_trivia(self.pos);
+        let mut start = self.skip_trivia(self.pos);
+        if start >= self.src.len() {
+            start = self.cross_gap(start);
+        }
         let (kind, end) = self.scan_token(start);
         self.pos = end;
         // Token boundaries are at ASCII bytes or whole characters. (Two splits check
@@ -272,6 +332,9 @@ impl<'s> Lexer<'s> {
                 _ => {}
             }
             end += 1;
+        }
+        if end >= b.len() && self.src.len() < self.full.len() {
+            self.gap_split_string = true;
         }
         (end + 1).min(b.len())
     }

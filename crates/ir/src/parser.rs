@@ -212,7 +212,11 @@ const MAX_DEPTH: usize = 256;
 
 impl<'s, 'ir> Parser<'s, 'ir> {
     pub fn new(src: &'s str, ir: &'ir mut Ir, file_name: &str) -> Self {
-        let mut lex = Lexer::new(src);
+        Parser::with_lexer(Lexer::new(src), ir, file_name)
+    }
+
+    /// A parser reading the tokens of `lex` (a lexer that may skip a gap).
+    pub(crate) fn with_lexer(mut lex: Lexer<'s>, ir: &'ir mut Ir, file_name: &str) -> Self {
         let tok = lex.next_token();
         Parser {
             lex,
@@ -242,6 +246,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     // ---- token helpers -------------------------------------------------------------
+
+    /// Whether a string literal ran into the lexer's gap (see [`Lexer::with_gap`]).
+    pub(crate) fn gap_split_string(&self) -> bool {
+        self.lex.gap_split_string()
+    }
 
     /// A copy of the lexer, positioned after the current token (for lookahead).
     pub(crate) fn lexer_after_current(&self) -> Lexer<'s> {
@@ -331,7 +340,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// A 1-based (line, column) for a byte offset.
     #[inline]
     pub fn line_col(&mut self, offset: usize) -> (u32, u32) {
-        let offset = offset.min(self.lex.source().len());
+        let offset = offset.min(self.lex.full_source().len());
         // The offsets located are nearly always on the lexer's line.
         let (line, line_start) = match self.lex.line_of(offset) {
             Some(known) => known,
@@ -345,7 +354,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     #[cold]
     fn line_of_elsewhere(&mut self, offset: usize) -> (usize, usize) {
         if self.newlines.is_empty() {
-            self.newlines = newline_offsets(self.lex.source().as_bytes());
+            self.newlines = newline_offsets(self.lex.full_source().as_bytes());
         }
         let before = self.newlines.partition_point(|&n| n < offset);
         (before, if before == 0 { 0 } else { self.newlines[before - 1] + 1 })

@@ -5,11 +5,15 @@
 //! half blanked out, the other the text with the first half blanked out, and the
 //! second IR's body ops are appended to the first's module. Blanking keeps every
 //! line break, so every location (line and column) is the one a whole parse gives.
+//! The blanking is the lexer's ([`Lexer::with_gap`]): it skips the lines as blank
+//! ones, so the text is never copied.
 //! Any parse failure, or text this cut does not understand, falls back to one parse
 //! of the whole text, so errors are always exactly those of [`crate::parse`].
 
 use crate::ir::{Ir, OpId};
-use crate::parser::ParseError;
+use crate::lexer::Lexer;
+use crate::parser::{ParseError, Parser};
+use std::ops::Range;
 
 /// Texts smaller than this parse on one thread: a thread and a merge cost more than
 /// they save.
@@ -118,7 +122,18 @@ impl Cut {
         Some(Cut { body_start, split, body_end })
     }
 
+    /// The lines the first half's parse skips: the second half of the module body.
+    fn first_gap(&self) -> Range<usize> {
+        self.split..self.body_end
+    }
+
+    /// The lines the second half's parse skips: the first half of the module body.
+    fn second_gap(&self) -> Range<usize> {
+        self.body_start..self.split
+    }
+
     /// The text with the second half of the module body blanked out.
+    #[cfg(test)]
     fn first_half(&self, source: &str) -> String {
         let mut text = String::with_capacity(source.len());
         text.push_str(&source[..self.split]);
@@ -128,6 +143,7 @@ impl Cut {
     }
 
     /// The text with the first half of the module body blanked out.
+    #[cfg(test)]
     fn second_half(&self, source: &str) -> String {
         let mut text = String::with_capacity(source.len() - (self.split - self.body_start));
         text.push_str(&source[..self.body_start]);
@@ -137,6 +153,7 @@ impl Cut {
     }
 }
 
+#[cfg(test)]
 fn line_count(text: &str) -> usize {
     crate::lexer::count_newlines(text.as_bytes())
 }
@@ -178,15 +195,13 @@ impl Scanner {
 /// fails or the IRs do not have the expected shape.
 fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
     let (first, second) = crate::parallel::both(
+        // The first half's arenas are sized for the whole text: the second half's
+        // entities are appended to them without copying the arenas.
+        || parse_half(source, file_name, cut.first_gap(), source.len()),
         || {
-            // The first half's arenas are sized for the whole text: the second
-            // half's entities are appended to them without copying the arenas.
-            let text = cut.first_half(source);
-            let mut ir = Ir::new();
-            ir.reserve_for_text(source.len());
-            crate::parser::Parser::new(&text, &mut ir, file_name).parse_top_level().ok().map(|top| (ir, top))
+            let gap = cut.second_gap();
+            parse_half(source, file_name, gap.clone(), source.len() - gap.len())
         },
-        || crate::parse(&cut.second_half(source), file_name).ok(),
     );
     let (mut ir, top) = first?;
     let (other, other_top) = second.flatten()?;
@@ -198,6 +213,21 @@ fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
     let at = ir.absorb(other).ok()?;
     for op in moved {
         ir.append_op(body, at.op(op));
+    }
+    Some((ir, top))
+}
+
+/// Parses `source` with the lines of `gap` taken as blank, into arenas sized for
+/// `reserve` bytes of text; `None` if it fails or a string literal runs into the gap
+/// (the blanked text would continue it).
+fn parse_half(source: &str, file_name: &str, gap: Range<usize>, reserve: usize) -> Option<(Ir, OpId)> {
+    let lexer = Lexer::with_gap(source, gap)?;
+    let mut ir = Ir::new();
+    ir.reserve_for_text(reserve);
+    let mut parser = Parser::with_lexer(lexer, &mut ir, file_name);
+    let top = parser.parse_top_level().ok()?;
+    if parser.gap_split_string() {
+        return None;
     }
     Some((ir, top))
 }
@@ -242,6 +272,42 @@ mod tests {
             assert_eq!(crate::print(&ir, top, options()), crate::print(&whole, whole_top, options()));
             assert!(crate::verify::first_failure(&ir, top, &text).is_none());
         }
+    }
+
+    type LineCol = (usize, usize);
+
+    /// Kind, text, line and column of each token (those of a token spanning lines
+    /// are not known).
+    fn tokens(mut lexer: Lexer) -> Vec<(crate::lexer::Tok, String, Option<LineCol>)> {
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token();
+            let at = lexer.line_of(t.offset).map(|(line, start)| (line, t.offset - start));
+            out.push((t.kind, t.text.to_string(), at));
+            if t.kind == crate::lexer::Tok::Eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn a_gap_reads_as_the_blanked_text() {
+        let text = module_text(9000, true);
+        let cut = Cut::find(&text).expect("a cut");
+        for (gap, blanked) in
+            [(cut.first_gap(), cut.first_half(&text)), (cut.second_gap(), cut.second_half(&text))]
+        {
+            let skipping = Lexer::with_gap(&text, gap).expect("line starts");
+            assert_eq!(tokens(skipping), tokens(Lexer::new(&blanked)));
+        }
+        assert!(Lexer::with_gap(&text, 1..cut.split).is_none());
+        // A string running into the gap would be continued by the blank lines.
+        let mut split_string = text.clone();
+        split_string.insert(cut.split - 1, '"');
+        let cut = Cut::find(&split_string).expect("a cut");
+        let lexer = Lexer::with_gap(&split_string, cut.first_gap()).expect("line starts");
+        assert!(tokens(lexer).iter().any(|t| t.1 == "\"\n"));
+        assert!(parse_half(&split_string, "t.mlir", cut.first_gap(), 0).is_none());
     }
 
     #[test]
