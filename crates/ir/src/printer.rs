@@ -988,47 +988,61 @@ impl<'a> Printer<'a> {
         if threads < 2 || ops.len() < 2 * threads {
             return false;
         }
-        // More chunks than threads, taken in turn, so one long function does not
-        // leave the other threads idle.
+        // More chunks than threads, so one long function does not leave a thread
+        // idle. This thread takes chunks from the front, straight into its own
+        // output; the helpers take them from the back, into texts appended after
+        // (only their part of the text is copied, not all of it).
         let chunk_count = (threads * 8).min(ops.len());
         let chunk_len = ops.len().div_ceil(chunk_count);
         let chunks: Vec<&[OpId]> = ops.chunks(chunk_len).collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
+        let untaken = std::sync::Mutex::new(0..chunks.len());
+        let take = |from_back: bool| {
+            let mut range = untaken.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if from_back {
+                range.next_back()
+            } else {
+                range.next()
+            }
+        };
         let (ir, indent) = (self.ir, self.indent);
-        // Nested regions print on their worker's thread.
+        // Nested regions print on their helper's thread.
         let options = PrintOptions { threads: 1, ..self.options };
+        let helper = || {
+            let mut done = Vec::new();
+            let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
+            p.names.enter_region(ir, region);
+            p.indent = indent;
+            while let Some(i) = take(true) {
+                for &op in chunks[i] {
+                    p.newline();
+                    p.operation(op);
+                    p.location_suffix(op);
+                }
+                let text = std::mem::take(&mut p.out);
+                // Chunks are alike: the next one starts with room for this one's
+                // text rather than growing (and copying) from empty.
+                p.out.reserve(text.len());
+                done.push((i, text));
+            }
+            done
+        };
         let mut printed: Vec<(usize, String)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
-                        p.names.enter_region(ir, region);
-                        p.indent = indent;
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(chunk) = chunks.get(i) else { break };
-                            for &op in *chunk {
-                                p.newline();
-                                p.operation(op);
-                                p.location_suffix(op);
-                            }
-                            let text = std::mem::take(&mut p.out);
-                            // Chunks are alike: the next one starts with room for this
-                            // one's text rather than growing (and copying) from empty.
-                            p.out.reserve(text.len());
-                            done.push((i, text));
-                        }
-                        done
-                    })
-                })
+            let helpers: Vec<_> = (1..threads)
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, helper).ok())
                 .collect();
-            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+            while let Some(i) = take(false) {
+                for &op in chunks[i] {
+                    self.newline();
+                    self.operation(op);
+                    self.location_suffix(op);
+                }
+            }
+            helpers
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
         });
-        if printed.len() != chunks.len() {
-            // A worker died (it cannot, short of a bug); print here instead.
-            return false;
-        }
+        // The helpers' chunks are the last ones, in some order.
         printed.sort_unstable_by_key(|&(i, _)| i);
         self.out.reserve(printed.iter().map(|(_, text)| text.len()).sum());
         for (_, text) in printed {
