@@ -44,7 +44,16 @@ pub struct Names {
     chain: Vec<RegionId>,
     /// The text of each type a suggested name holds (`%cst1_i32`), printed once.
     type_texts: TypeTexts,
+    /// The interned name each `spirv.Constant` value and type suggests (a module
+    /// repeats a few constants in every function: their names are made once).
+    constant_names: FxHashMap<ConstantKey, u32>,
+    /// The interned `base_N` for a name id and conflict number, made once.
+    conflict_names: FxHashMap<(u32, u32), u32>,
 }
+
+/// What the name a `spirv.Constant` suggests depends on: its integer value (`None`
+/// for any other value) and its type.
+type ConstantKey = (Option<i128>, Type);
 
 /// Where naming stands after a region's own values: nested regions continue from
 /// the counters, and see the region's names (`scope`).
@@ -312,6 +321,8 @@ impl Names {
             candidate: String::new(),
             chain: Vec::new(),
             type_texts: TypeTexts::new(),
+            constant_names: FxHashMap::default(),
+            conflict_names: FxHashMap::default(),
         }
     }
 
@@ -411,11 +422,9 @@ impl Names {
                 if results.is_empty() {
                     continue;
                 }
-                suggestion.clear();
-                let name = if !generic && suggested_result_name(ir, op, &mut suggestion, &mut self.type_texts)
-                {
-                    sanitize_value_name(&mut suggestion);
-                    let id = self.unique_name(scope, &suggestion, &mut next_conflict);
+                let base = if generic { None } else { self.suggested_name(ir, op, &mut suggestion) };
+                let name = if let Some(base) = base {
+                    let id = self.unique_name(scope, base, &mut next_conflict);
                     ValueName { kind: NameKind::Suggested, base: id, result: 0 }
                 } else {
                     next_value += 1;
@@ -438,24 +447,46 @@ impl Names {
         NamingState { next_value, next_arg, next_conflict, scope }
     }
 
-    /// The id of `base`, or of `base_N` with the next conflict number `N` that no
-    /// enclosing scope uses, now used by `scope`.
-    fn unique_name(&mut self, scope: u32, base: &str, next_conflict: &mut u32) -> u32 {
-        let mut id = self.scopes.intern(base);
-        if self.scopes.contains(scope, id) {
-            let mut candidate = std::mem::take(&mut self.candidate);
-            loop {
-                candidate.clear();
-                candidate.push_str(base);
-                candidate.push('_');
-                push_u32(&mut candidate, *next_conflict);
-                *next_conflict += 1;
-                id = self.scopes.intern(&candidate);
-                if !self.scopes.contains(scope, id) {
-                    break;
+    /// The interned (sanitized) name `op` suggests for its results, if any;
+    /// `suggestion` is scratch text.
+    fn suggested_name(&mut self, ir: &Ir, op: OpId, suggestion: &mut String) -> Option<u32> {
+        let key = constant_key(ir, op);
+        if let Some(&id) = key.and_then(|key| self.constant_names.get(&key)) {
+            return Some(id);
+        }
+        suggestion.clear();
+        if !suggested_result_name(ir, op, suggestion, &mut self.type_texts) {
+            return None;
+        }
+        sanitize_value_name(suggestion);
+        let id = self.scopes.intern(suggestion);
+        if let Some(key) = key {
+            self.constant_names.insert(key, id);
+        }
+        Some(id)
+    }
+
+    /// Name `base`, or `base_N` with the next conflict number `N` that no enclosing
+    /// scope uses, now used by `scope`: its id.
+    fn unique_name(&mut self, scope: u32, base: u32, next_conflict: &mut u32) -> u32 {
+        let mut id = base;
+        while self.scopes.contains(scope, id) {
+            let n = *next_conflict;
+            *next_conflict += 1;
+            id = match self.conflict_names.get(&(base, n)) {
+                Some(&id) => id,
+                None => {
+                    let mut candidate = std::mem::take(&mut self.candidate);
+                    candidate.clear();
+                    candidate.push_str(self.scopes.text(base));
+                    candidate.push('_');
+                    push_u32(&mut candidate, n);
+                    let id = self.scopes.intern(&candidate);
+                    self.candidate = candidate;
+                    self.conflict_names.insert((base, n), id);
+                    id
                 }
-            }
-            self.candidate = candidate;
+            };
         }
         self.scopes.insert(scope, id);
         id
@@ -1129,6 +1160,22 @@ fn naming_ops() -> &'static ([crate::ir::OpName; 3], [Option<usize>; 2]) {
         let indices = [names[0].def_index(), names[2].def_index()];
         (names, indices)
     })
+}
+
+/// For a `spirv.Constant` with one result, what its suggested name depends on (see
+/// [`suggested_result_name`]).
+fn constant_key(ir: &Ir, op: OpId) -> Option<ConstantKey> {
+    let o = ir.op(op);
+    let (_, [_, constant_index]) = naming_ops();
+    if o.name.def_index().is_none() || o.name.def_index() != *constant_index {
+        return None;
+    }
+    let [result] = o.results[..] else { return None };
+    let value = match o.attr("value") {
+        Some(Attribute::Integer { value, .. }) => Some(*value),
+        _ => None,
+    };
+    Some((value, ir.value_type(result)))
 }
 
 fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String, types: &mut TypeTexts) -> bool {
