@@ -44,7 +44,16 @@ pub struct Names {
     chain: Vec<RegionId>,
     /// The text of each type a suggested name holds (`%cst1_i32`), printed once.
     type_texts: TypeTexts,
+    /// The interned name each `spirv.Constant` value and type suggests (a module
+    /// repeats a few constants in every function: their names are made once).
+    constant_names: FxHashMap<ConstantKey, u32>,
+    /// The interned `base_N` for a name id and conflict number, made once.
+    conflict_names: FxHashMap<(u32, u32), u32>,
 }
+
+/// What the name a `spirv.Constant` suggests depends on: its integer value (`None`
+/// for any other value) and its type.
+type ConstantKey = (Option<i128>, Type);
 
 /// Where naming stands after a region's own values: nested regions continue from
 /// the counters, and see the region's names (`scope`).
@@ -312,6 +321,8 @@ impl Names {
             candidate: String::new(),
             chain: Vec::new(),
             type_texts: TypeTexts::new(),
+            constant_names: FxHashMap::default(),
+            conflict_names: FxHashMap::default(),
         }
     }
 
@@ -411,11 +422,9 @@ impl Names {
                 if results.is_empty() {
                     continue;
                 }
-                suggestion.clear();
-                let name = if !generic && suggested_result_name(ir, op, &mut suggestion, &mut self.type_texts)
-                {
-                    sanitize_value_name(&mut suggestion);
-                    let id = self.unique_name(scope, &suggestion, &mut next_conflict);
+                let base = if generic { None } else { self.suggested_name(ir, op, &mut suggestion) };
+                let name = if let Some(base) = base {
+                    let id = self.unique_name(scope, base, &mut next_conflict);
                     ValueName { kind: NameKind::Suggested, base: id, result: 0 }
                 } else {
                     next_value += 1;
@@ -438,24 +447,46 @@ impl Names {
         NamingState { next_value, next_arg, next_conflict, scope }
     }
 
-    /// The id of `base`, or of `base_N` with the next conflict number `N` that no
-    /// enclosing scope uses, now used by `scope`.
-    fn unique_name(&mut self, scope: u32, base: &str, next_conflict: &mut u32) -> u32 {
-        let mut id = self.scopes.intern(base);
-        if self.scopes.contains(scope, id) {
-            let mut candidate = std::mem::take(&mut self.candidate);
-            loop {
-                candidate.clear();
-                candidate.push_str(base);
-                candidate.push('_');
-                push_u32(&mut candidate, *next_conflict);
-                *next_conflict += 1;
-                id = self.scopes.intern(&candidate);
-                if !self.scopes.contains(scope, id) {
-                    break;
+    /// The interned (sanitized) name `op` suggests for its results, if any;
+    /// `suggestion` is scratch text.
+    fn suggested_name(&mut self, ir: &Ir, op: OpId, suggestion: &mut String) -> Option<u32> {
+        let key = constant_key(ir, op);
+        if let Some(&id) = key.and_then(|key| self.constant_names.get(&key)) {
+            return Some(id);
+        }
+        suggestion.clear();
+        if !suggested_result_name(ir, op, suggestion, &mut self.type_texts) {
+            return None;
+        }
+        sanitize_value_name(suggestion);
+        let id = self.scopes.intern(suggestion);
+        if let Some(key) = key {
+            self.constant_names.insert(key, id);
+        }
+        Some(id)
+    }
+
+    /// Name `base`, or `base_N` with the next conflict number `N` that no enclosing
+    /// scope uses, now used by `scope`: its id.
+    fn unique_name(&mut self, scope: u32, base: u32, next_conflict: &mut u32) -> u32 {
+        let mut id = base;
+        while self.scopes.contains(scope, id) {
+            let n = *next_conflict;
+            *next_conflict += 1;
+            id = match self.conflict_names.get(&(base, n)) {
+                Some(&id) => id,
+                None => {
+                    let mut candidate = std::mem::take(&mut self.candidate);
+                    candidate.clear();
+                    candidate.push_str(self.scopes.text(base));
+                    candidate.push('_');
+                    push_u32(&mut candidate, n);
+                    let id = self.scopes.intern(&candidate);
+                    self.candidate = candidate;
+                    self.conflict_names.insert((base, n), id);
+                    id
                 }
-            }
-            self.candidate = candidate;
+            };
         }
         self.scopes.insert(scope, id);
         id
@@ -1037,47 +1068,61 @@ impl<'a> Printer<'a> {
         if threads < 2 || ops.len() < 2 * threads {
             return false;
         }
-        // More chunks than threads, taken in turn, so one long function does not
-        // leave the other threads idle.
+        // More chunks than threads, so one long function does not leave a thread
+        // idle. This thread takes chunks from the front, straight into its own
+        // output; the helpers take them from the back, into texts appended after
+        // (only their part of the text is copied, not all of it).
         let chunk_count = (threads * 8).min(ops.len());
         let chunk_len = ops.len().div_ceil(chunk_count);
         let chunks: Vec<&[OpId]> = ops.chunks(chunk_len).collect();
-        let next = std::sync::atomic::AtomicUsize::new(0);
+        let untaken = std::sync::Mutex::new(0..chunks.len());
+        let take = |from_back: bool| {
+            let mut range = untaken.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if from_back {
+                range.next_back()
+            } else {
+                range.next()
+            }
+        };
         let (ir, indent) = (self.ir, self.indent);
-        // Nested regions print on their worker's thread.
+        // Nested regions print on their helper's thread.
         let options = PrintOptions { threads: 1, ..self.options };
+        let helper = || {
+            let mut done = Vec::new();
+            let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
+            p.names.enter_region(ir, region);
+            p.indent = indent;
+            while let Some(i) = take(true) {
+                for &op in chunks[i] {
+                    p.newline();
+                    p.operation(op);
+                    p.location_suffix(op);
+                }
+                let text = std::mem::take(&mut p.out);
+                // Chunks are alike: the next one starts with room for this one's
+                // text rather than growing (and copying) from empty.
+                p.out.reserve(text.len());
+                done.push((i, text));
+            }
+            done
+        };
         let mut printed: Vec<(usize, String)> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
-                        p.names.enter_region(ir, region);
-                        p.indent = indent;
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(chunk) = chunks.get(i) else { break };
-                            for &op in *chunk {
-                                p.newline();
-                                p.operation(op);
-                                p.location_suffix(op);
-                            }
-                            let text = std::mem::take(&mut p.out);
-                            // Chunks are alike: the next one starts with room for this
-                            // one's text rather than growing (and copying) from empty.
-                            p.out.reserve(text.len());
-                            done.push((i, text));
-                        }
-                        done
-                    })
-                })
+            let helpers: Vec<_> = (1..threads)
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, helper).ok())
                 .collect();
-            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+            while let Some(i) = take(false) {
+                for &op in chunks[i] {
+                    self.newline();
+                    self.operation(op);
+                    self.location_suffix(op);
+                }
+            }
+            helpers
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
         });
-        if printed.len() != chunks.len() {
-            // A worker died (it cannot, short of a bug); print here instead.
-            return false;
-        }
+        // The helpers' chunks are the last ones, in some order.
         printed.sort_unstable_by_key(|&(i, _)| i);
         self.out.reserve(printed.iter().map(|(_, text)| text.len()).sum());
         for (_, text) in printed {
@@ -1164,6 +1209,22 @@ fn naming_ops() -> &'static ([crate::ir::OpName; 3], [Option<usize>; 2]) {
         let indices = [names[0].def_index(), names[2].def_index()];
         (names, indices)
     })
+}
+
+/// For a `spirv.Constant` with one result, what its suggested name depends on (see
+/// [`suggested_result_name`]).
+fn constant_key(ir: &Ir, op: OpId) -> Option<ConstantKey> {
+    let o = ir.op(op);
+    let (_, [_, constant_index]) = naming_ops();
+    if o.name.def_index().is_none() || o.name.def_index() != *constant_index {
+        return None;
+    }
+    let [result] = o.results[..] else { return None };
+    let value = match o.attr("value") {
+        Some(Attribute::Integer { value, .. }) => Some(*value),
+        _ => None,
+    };
+    Some((value, ir.value_type(result)))
 }
 
 fn suggested_result_name(ir: &Ir, op: OpId, name: &mut String, types: &mut TypeTexts) -> bool {

@@ -528,8 +528,11 @@ impl<'a> Verifier<'a> {
             }
         }
         let o = self.ir.op(op);
-        // Memory semantics of atomics and barriers: at most one ordering.
-        for name in ["semantics", "memory_semantics", "equal_semantics"] {
+        // Memory semantics of atomics and barriers: at most one ordering (looked up by
+        // name only on ops with such an attribute: most ops have none).
+        let semantics = ["semantics", "memory_semantics", "equal_semantics"];
+        let has_semantics = o.properties.iter().chain(&o.attributes).any(|a| a.name.ends_with("semantics"));
+        for name in semantics.into_iter().filter(|_| has_semantics) {
             if let Some(Attribute::Dialect { body: Some(b), .. }) = o.attr(name) {
                 let orderings = ["Acquire", "Release", "AcquireRelease", "SequentiallyConsistent"];
                 if b.split('|').filter(|f| orderings.contains(&f.trim())).count() > 1 {
@@ -999,19 +1002,21 @@ impl<'a> Verifier<'a> {
         let ir = self.ir;
         let o = ir.op(op);
         let Some(&base) = o.operands.first() else { return false };
-        let TypeKind::Pointer { pointee, .. } = self.ir.types.kind(self.ir.value_type(base)).clone() else {
+        // Kinds are borrowed from `ir`, not `self`, so errors can be reported while
+        // they are in use (no copies of struct bodies).
+        let &TypeKind::Pointer { pointee, .. } = ir.types.kind(ir.value_type(base)) else {
             return false;
         };
         let skip = if has_element_operand { 2 } else { 1 };
         let mut ty = pointee;
         for &index in o.operands.iter().skip(skip) {
-            let kind = self.ir.types.kind(ty).clone();
-            let body = match &kind {
-                TypeKind::LiteralStruct(b) => Some(b.clone()),
-                TypeKind::IdentifiedStruct { name } => self.ir.types.struct_body(name).cloned(),
+            let kind = ir.types.kind(ty);
+            let body = match kind {
+                TypeKind::LiteralStruct(b) => Some(b),
+                TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name),
                 _ => None,
             };
-            ty = match kind {
+            ty = match *kind {
                 TypeKind::Vector { element, .. }
                 | TypeKind::Array { element, .. }
                 | TypeKind::RuntimeArray { element, .. }
@@ -1041,7 +1046,7 @@ impl<'a> Verifier<'a> {
                         self.out.push(Diagnostic::error(offset, message));
                         return true;
                     };
-                    let members = body.map(|b| b.members).unwrap_or_default();
+                    let members = body.map_or(&[][..], |b| &b.members[..]);
                     match usize::try_from(value).ok().and_then(|i| members.get(i)) {
                         Some(m) => m.ty,
                         None => {
@@ -1198,7 +1203,7 @@ impl<'a> Verifier<'a> {
                 if ir.op(p).name == "spirv.func" {
                     let Some(Attribute::Type(fn_ty)) = ir.op(p).attr("function_type") else { return None };
                     return match ir.types.kind(*fn_ty) {
-                        TypeKind::Function { results, .. } => Some(results.clone()),
+                        TypeKind::Function { results, .. } => Some(&results[..]),
                         _ => None,
                     };
                 }
