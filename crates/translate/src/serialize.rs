@@ -199,8 +199,8 @@ struct Serializer<'a> {
     /// The id of each interned type already written, by type index (a cache of
     /// `type_ids` that skips building and hashing the `TypeKey`).
     type_cache: Vec<Option<u32>>,
-    /// The instruction of each defined op serialized so far, by `OpDef` index.
-    generic_instructions: Vec<Option<ops::Instruction>>,
+    /// How each definition met so far is serialized, by `OpDef` index.
+    def_plans: Vec<Option<ops::DefPlan>>,
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
@@ -362,7 +362,7 @@ impl<'a> Serializer<'a> {
             value_ids: IdTable::with_len(ir.value_count()),
             block_ids: IdTable::with_len(ir.block_count()),
             type_cache: Vec::new(),
-            generic_instructions: Vec::new(),
+            def_plans: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
             visited: vec![0; ir.block_count()],
