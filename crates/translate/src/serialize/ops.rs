@@ -912,30 +912,35 @@ impl<'a> Serializer<'a> {
     fn process_direct(&mut self, op: OpId, instruction: Instruction, limit: usize) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
-        let mut head = [0u32; 4];
-        let mut head_len = 0;
-        if let Some(&result) = o.results.first() {
-            let type_id = self.process_type(op, ir.value_type(result))?;
-            let id = self.next();
-            self.value_ids.insert(result, id);
-            head[..2].copy_from_slice(&[type_id, id]);
-            head_len = 2;
-        }
-        let code = match instruction {
-            Instruction::Core(code) => code,
+        let result = match o.results.first() {
+            Some(&result) => {
+                let type_id = self.process_type(op, ir.value_type(result))?;
+                let id = self.next();
+                self.value_ids.insert(result, id);
+                Some((type_id, id))
+            }
+            None => None,
+        };
+        let (code, ext) = match instruction {
+            Instruction::Core(code) => (code, None),
             Instruction::Ext { set, opcode: ext_opcode } => {
-                head[2..].copy_from_slice(&[self.ext_set_id(set), ext_opcode]);
-                head_len = 4;
-                opcode::OpExtInst
+                (opcode::OpExtInst, Some((self.ext_set_id(set), ext_opcode)))
             }
         };
         self.emit_debug_line(false, op);
         let values = o.operands.get(..o.operands.len().min(limit)).unwrap_or(&[]);
         let body = &mut self.function_body;
         let at = body.len();
-        body.reserve(1 + head_len + values.len());
+        body.reserve(5 + values.len());
         body.push(0);
-        body.extend_from_slice(head.get(..head_len).unwrap_or(&[]));
+        if let Some((type_id, id)) = result {
+            body.push(type_id);
+            body.push(id);
+        }
+        if let Some((set_id, ext_opcode)) = ext {
+            body.push(set_id);
+            body.push(ext_opcode);
+        }
         for &v in values {
             let Some(&id) = self.value_ids.get(&v) else {
                 return Err(self.value_id(op, v).err().unwrap_or_else(|| self.error(op, "internal error")));
