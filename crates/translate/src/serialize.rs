@@ -86,8 +86,8 @@ pub fn serialize_read_back(
     module: OpId,
     options: &SerializeOptions,
 ) -> Result<spirvkit_binary::Module> {
-    check::check_module(ir, module, options.check_requirements)?;
-    let mut s = Serializer::new(ir, module, options);
+    let estimated_words = check::check_module(ir, module, options.check_requirements)?;
+    let mut s = Serializer::new(ir, module, options, estimated_words);
     s.module_level()?;
     let words = s.collect();
     let too_long = instruction_counts_overflowed(&words);
@@ -193,14 +193,16 @@ struct Serializer<'a> {
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<types::ConstantKey, u32>,
+    /// Ids of scalar constants by attribute (a cache of `constant_ids`).
+    scalar_constants: HashMap<types::ScalarMemoKey, u32>,
     undef_ids: HashMap<Type, u32>,
     value_ids: IdTable<Value>,
     block_ids: IdTable<BlockId>,
     /// The id of each interned type already written, by type index (a cache of
     /// `type_ids` that skips building and hashing the `TypeKey`).
     type_cache: Vec<Option<u32>>,
-    /// The instruction of each defined op serialized so far, by `OpDef` index.
-    generic_instructions: Vec<Option<ops::Instruction>>,
+    /// How each definition met so far is serialized, by `OpDef` index.
+    def_plans: Vec<Option<ops::DefPlan>>,
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
@@ -334,7 +336,9 @@ fn variable_pointees(ir: &Ir, module: OpId) -> FxHashSet<Type> {
 }
 
 impl<'a> Serializer<'a> {
-    fn new(ir: &'a Ir, module: OpId, options: &'a SerializeOptions) -> Self {
+    /// `estimated_words`: about how many words the module takes (room for the
+    /// function section, which the other sections join at the end).
+    fn new(ir: &'a Ir, module: OpId, options: &'a SerializeOptions, estimated_words: usize) -> Self {
         Serializer {
             ir,
             module,
@@ -350,19 +354,21 @@ impl<'a> Serializer<'a> {
             names: Vec::new(),
             decorations: Vec::new(),
             globals: Vec::new(),
-            // About four words per op of the IR: the function section, by far the
-            // largest, then rarely grows (each growth copies all of it).
-            functions: Vec::with_capacity(ir.op_count().saturating_mul(4)),
+            // The function section, by far the largest, becomes the whole module's
+            // buffer (`collect`): with room for all of it, it never grows (each growth
+            // would copy it into fresh memory). Room not written is never touched.
+            functions: Vec::with_capacity(estimated_words),
             graphs: Vec::new(),
             function_header: Vec::new(),
             function_body: Vec::new(),
             type_ids: HashMap::default(),
             constant_ids: HashMap::default(),
+            scalar_constants: HashMap::default(),
             undef_ids: HashMap::default(),
             value_ids: IdTable::with_len(ir.value_count()),
             block_ids: IdTable::with_len(ir.block_count()),
             type_cache: Vec::new(),
-            generic_instructions: Vec::new(),
+            def_plans: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
             visited: vec![0; ir.block_count()],
@@ -487,27 +493,13 @@ impl<'a> Serializer<'a> {
         Ok(())
     }
 
-    /// The sections joined after the header.
-    fn collect(self) -> Vec<u32> {
+    /// The header and the sections, in the function section's buffer: the sections
+    /// before it are moved in at its front (one move of the function words within
+    /// their buffer, no second buffer the size of the module).
+    fn collect(mut self) -> Vec<u32> {
         let (version, _, _) = self.vce();
         let header = Header { version, generator: 0, bound: self.next_id, schema: 0 };
-        let mut words = Vec::with_capacity(
-            Header::WORDS
-                + self.capabilities.len()
-                + self.extensions.len()
-                + self.ext_sets.len()
-                + self.memory_model.len()
-                + self.entry_points.len()
-                + self.execution_modes.len()
-                + self.debug.len()
-                + self.names.len()
-                + self.decorations.len()
-                + self.globals.len()
-                + self.functions.len()
-                + self.graphs.len(),
-        );
-        words.extend_from_slice(&header.words());
-        for section in [
+        let before = [
             &self.capabilities,
             &self.extensions,
             &self.ext_sets,
@@ -518,11 +510,25 @@ impl<'a> Serializer<'a> {
             &self.names,
             &self.decorations,
             &self.globals,
-            &self.functions,
-            &self.graphs,
-        ] {
-            words.extend_from_slice(section);
+        ];
+        let prefix_len = Header::WORDS + before.iter().map(|s| s.len()).sum::<usize>();
+        let mut prefix = Vec::with_capacity(prefix_len);
+        prefix.extend_from_slice(&header.words());
+        for section in before {
+            prefix.extend_from_slice(section);
         }
+        let mut words = std::mem::take(&mut self.functions);
+        let total = prefix_len + words.len() + self.graphs.len();
+        if words.capacity() < total {
+            // The estimate fell short: one exact buffer rather than a doubled one.
+            let mut all = Vec::with_capacity(total);
+            all.extend_from_slice(&prefix);
+            all.extend_from_slice(&words);
+            words = all;
+        } else {
+            words.splice(0..0, prefix);
+        }
+        words.extend_from_slice(&self.graphs);
         words
     }
 

@@ -8,8 +8,11 @@ use spirvkit_ir::types::Type;
 use spirvkit_ir::{Ir, OpId};
 
 /// Refuses modules with constructs that have no binary form, or that need a
-/// version, capability or extension their VCE triple does not declare.
-pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<()> {
+/// version, capability or extension their VCE triple does not declare. Returns a
+/// generous estimate of the words the module takes (per op its opcode, result
+/// type, result and operands and a word more, plus a label per block), counted on
+/// the walk.
+pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<usize> {
     let vce = match ir.op(module).attr("vce_triple") {
         Some(Attribute::Dialect { body: Some(body), .. }) => TargetEnv::parse(&format!("#spirv.vce<{body}>")),
         _ => None,
@@ -29,14 +32,17 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
     // The first refusal, in the order of `Ir::ops_under`.
     let mut refusal = None;
     let env = env.as_ref().filter(|_| requirements);
+    let mut words = ir.block_count().saturating_mul(2);
     ir.for_each_op_under(module, |_, op| {
+        let o = ir.op(op);
+        words = words.saturating_add(4 + o.operands.len());
         // Without requirements to check, an op with a definition passes.
-        if refusal.is_some() || (env.is_none() && ir.op(op).name.def().is_some()) {
+        if refusal.is_some() || (env.is_none() && o.name.def().is_some()) {
             return;
         }
         refusal = check_op(ir, op, env).err();
     });
-    refusal.map_or(Ok(()), Err)
+    refusal.map_or(Ok(words), Err)
 }
 
 /// One op's refusal, if any: no binary form, or (with `env`) requirements the

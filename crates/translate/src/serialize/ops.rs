@@ -26,14 +26,24 @@ impl<'a> Serializer<'a> {
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
-        // Most ops take the generic encoding: once a definition did (its instruction
-        // is known), skip the match.
-        let def_index = o.name.def_index();
-        if def_index.is_some_and(|i| self.generic_instructions.get(i).is_some_and(Option::is_some)) {
-            return self.process_generic(op);
-        }
-        match o.name.as_str() {
-            "spirv.mlir.addressof" => {
+        // The handler of a defined op is looked up once per definition: most ops
+        // take the generic encoding, and the others skip the match on their name.
+        let kind = match o.name.def_index() {
+            Some(i) => match self.def_plans.get(i).copied().flatten() {
+                Some(DefPlan::Generic(plan)) => return self.process_generic_with(op, plan),
+                Some(DefPlan::Special(kind)) => kind,
+                None => {
+                    let kind = OpKind::of(&o.name);
+                    if kind != OpKind::Generic {
+                        self.set_def_plan(i, DefPlan::Special(kind));
+                    }
+                    kind
+                }
+            },
+            None => OpKind::of(&o.name),
+        };
+        match kind {
+            OpKind::AddressOf => {
                 let name = symbol(o.attr("variable"));
                 let Some(&id) = self.variable_ids.get(name) else {
                     return Err(self.error(op, format!("unknown result <id> for variable {name}")));
@@ -41,7 +51,7 @@ impl<'a> Serializer<'a> {
                 self.map_result(op, id);
                 Ok(())
             }
-            "spirv.mlir.referenceof" => {
+            OpKind::ReferenceOf => {
                 let name = symbol(o.attr("spec_const"));
                 let Some(&id) = self.spec_constant_ids.get(name) else {
                     return Err(
@@ -51,8 +61,8 @@ impl<'a> Serializer<'a> {
                 self.map_result(op, id);
                 Ok(())
             }
-            "spirv.Branch" | "spirv.BranchConditional" | "spirv.Switch" => self.process_branch(op),
-            "spirv.Constant" => {
+            OpKind::Branch => self.process_branch(op),
+            OpKind::Constant => {
                 let (Some(&result), Some(value)) = (o.results.first(), o.attr("value")) else {
                     return Err(self.error(op, "spirv.Constant needs a value and a result"));
                 };
@@ -60,12 +70,12 @@ impl<'a> Serializer<'a> {
                 self.value_ids.insert(result, id);
                 Ok(())
             }
-            "spirv.EXT.ConstantCompositeReplicate" => self.process_replicate(op, false),
-            "spirv.EXT.SpecConstantCompositeReplicate" => self.process_replicate(op, true),
-            "spirv.func" => self.process_function(op),
-            "spirv.ARM.Graph" => self.process_graph(op),
-            "spirv.ARM.GraphEntryPoint" => self.process_graph_entry_point(op),
-            "spirv.ARM.GraphConstant" => {
+            OpKind::Replicate => self.process_replicate(op, false),
+            OpKind::SpecReplicate => self.process_replicate(op, true),
+            OpKind::Function => self.process_function(op),
+            OpKind::Graph => self.process_graph(op),
+            OpKind::GraphEntryPoint => self.process_graph_entry_point(op),
+            OpKind::GraphConstant => {
                 let Some(&result) = o.results.first() else {
                     return Err(self.error(op, "graph constant needs a result"));
                 };
@@ -78,7 +88,7 @@ impl<'a> Serializer<'a> {
                 encode(&mut self.globals, opcode::OpGraphConstantARM, &[type_id, id, *value as u32]);
                 Ok(())
             }
-            "spirv.ARM.GraphOutputs" => {
+            OpKind::GraphOutputs => {
                 let mut words = Vec::new();
                 for (index, &v) in o.operands.iter().enumerate() {
                     let value = self.value_id(op, v)?;
@@ -90,13 +100,13 @@ impl<'a> Serializer<'a> {
                 }
                 Ok(())
             }
-            "spirv.GlobalVariable" => self.process_global_variable(op),
-            "spirv.mlir.loop" => self.process_loop(op),
-            "spirv.mlir.selection" => self.process_selection(op),
-            "spirv.SpecConstant" => self.process_spec_constant(op),
-            "spirv.SpecConstantComposite" => self.process_spec_constant_composite(op),
-            "spirv.SpecConstantOperation" => self.process_spec_constant_operation(op),
-            "spirv.Undef" => {
+            OpKind::GlobalVariable => self.process_global_variable(op),
+            OpKind::Loop => self.process_loop(op),
+            OpKind::Selection => self.process_selection(op),
+            OpKind::SpecConstant => self.process_spec_constant(op),
+            OpKind::SpecConstantComposite => self.process_spec_constant_composite(op),
+            OpKind::SpecConstantOperation => self.process_spec_constant_operation(op),
+            OpKind::Undef => {
                 let Some(&result) = o.results.first() else {
                     return Err(self.error(op, "spirv.Undef needs a result"));
                 };
@@ -115,16 +125,16 @@ impl<'a> Serializer<'a> {
                 self.value_ids.insert(result, id);
                 Ok(())
             }
-            "spirv.Variable" => self.process_variable(op),
-            "spirv.EntryPoint" => self.process_entry_point(op),
-            "spirv.ExecutionMode" => self.process_execution_mode(op),
-            "spirv.FunctionCall" => self.process_function_call(op),
-            "spirv.GenericCastToPtrExplicit" => self.process_cast_to_ptr_explicit(op),
-            crate::fallback::EXT_INST_OP => self.process_ext_inst(op),
-            "spirv.mlir.merge" | "spirv.mlir.yield" => {
+            OpKind::Variable => self.process_variable(op),
+            OpKind::EntryPoint => self.process_entry_point(op),
+            OpKind::ExecutionMode => self.process_execution_mode(op),
+            OpKind::FunctionCall => self.process_function_call(op),
+            OpKind::CastToPtrExplicit => self.process_cast_to_ptr_explicit(op),
+            OpKind::ExtInst => self.process_ext_inst(op),
+            OpKind::MergeOrYield => {
                 Err(self.error(op, format!("not supported yet: '{}' outside its construct", o.name)))
             }
-            _ => self.process_generic(op),
+            OpKind::Generic => self.process_generic(op),
         }
     }
 
@@ -819,18 +829,44 @@ impl<'a> Serializer<'a> {
         id
     }
 
+    fn set_def_plan(&mut self, index: usize, plan: DefPlan) {
+        if index >= self.def_plans.len() {
+            self.def_plans.resize(index + 1, None);
+        }
+        if let Some(slot) = self.def_plans.get_mut(index) {
+            *slot = Some(plan);
+        }
+    }
+
     /// Any op the ODS tables map to an instruction: result type, result, then the
     /// ODS arguments in order; other attributes become decorations of the result.
     fn process_generic(&mut self, op: OpId) -> Result<()> {
-        let ir = self.ir;
-        let o = ir.op(op);
+        let o = self.ir.op(op);
         let Some(def) = o.name.def() else {
             return self.process_fallback(op);
         };
-        let instruction = self.generic_instruction(op, def)?;
+        let plan = self.generic_plan(op, def)?;
+        self.process_generic_with(op, plan)
+    }
+
+    /// [`Self::process_generic`] with the definition's plan known.
+    fn process_generic_with(&mut self, op: OpId, plan: GenericPlan) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
         if o.results.len() > 1 {
             return Err(self.error(op, format!("not supported yet: op '{}' with several results", o.name)));
         }
+        let no_attributes = o.properties.is_empty() && o.attributes.is_empty();
+        // An extended instruction without a result is refused after its operands
+        // are looked up: the general path keeps that order.
+        let direct = matches!(plan.instruction, Instruction::Core(_)) || !o.results.is_empty();
+        if let Some(limit) = plan.direct_operands.filter(|_| no_attributes && direct) {
+            return self.process_direct(op, plan.instruction, limit);
+        }
+        let Some(def) = o.name.def() else {
+            return self.process_fallback(op);
+        };
+        let instruction = plan.instruction;
         // Scratch buffers, put back at the end so every op reuses their capacity.
         let mut operands = std::mem::take(&mut self.scratch_words);
         let mut segments = std::mem::take(&mut self.scratch_segments);
@@ -870,12 +906,62 @@ impl<'a> Serializer<'a> {
         Ok(())
     }
 
-    /// The instruction a defined op serializes to (cached per definition).
-    fn generic_instruction(&mut self, op: OpId, def: &'static OpDef) -> Result<Instruction> {
+    /// The generic encoding of an op without attributes whose definition names its
+    /// operands in order (`GenericPlan::direct_operands`): the words go straight to
+    /// the function body, the same words and ids as [`Self::generic_operands`] gives.
+    fn process_direct(&mut self, op: OpId, instruction: Instruction, limit: usize) -> Result<()> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let result = match o.results.first() {
+            Some(&result) => {
+                let type_id = self.process_type(op, ir.value_type(result))?;
+                let id = self.next();
+                self.value_ids.insert(result, id);
+                Some((type_id, id))
+            }
+            None => None,
+        };
+        let (code, ext) = match instruction {
+            Instruction::Core(code) => (code, None),
+            Instruction::Ext { set, opcode: ext_opcode } => {
+                (opcode::OpExtInst, Some((self.ext_set_id(set), ext_opcode)))
+            }
+        };
+        self.emit_debug_line(false, op);
+        let values = o.operands.get(..o.operands.len().min(limit)).unwrap_or(&[]);
+        let body = &mut self.function_body;
+        let at = body.len();
+        body.reserve(5 + values.len());
+        body.push(0);
+        if let Some((type_id, id)) = result {
+            body.push(type_id);
+            body.push(id);
+        }
+        if let Some((set_id, ext_opcode)) = ext {
+            body.push(set_id);
+            body.push(ext_opcode);
+        }
+        for &v in values {
+            let Some(&id) = self.value_ids.get(&v) else {
+                return Err(self.value_id(op, v).err().unwrap_or_else(|| self.error(op, "internal error")));
+            };
+            body.push(id);
+        }
+        // The word count as `encode` writes it (0 when it does not fit).
+        let count = u32::try_from(body.len() - at).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
+        if let Some(word) = body.get_mut(at) {
+            *word = (count << 16) | u32::from(code);
+        }
+        Ok(())
+    }
+
+    /// The instruction a defined op serializes to, and how its operands are
+    /// written (cached per definition).
+    fn generic_plan(&mut self, op: OpId, def: &'static OpDef) -> Result<GenericPlan> {
         let o = self.ir.op(op);
         let index = o.name.def_index();
-        if let Some(&Some(known)) = index.and_then(|i| self.generic_instructions.get(i)) {
-            return Ok(known);
+        if let Some(Some(DefPlan::Generic(known))) = index.and_then(|i| self.def_plans.get(i)) {
+            return Ok(*known);
         }
         let ext = EXT_SETS.iter().find(|(prefix, _)| o.name.starts_with(prefix));
         let instruction = match (ext, def.spirv_name) {
@@ -897,13 +983,11 @@ impl<'a> Serializer<'a> {
                 return Err(self.error(op, format!("not supported yet: serializing op '{}'", o.name)))
             }
         };
+        let plan = GenericPlan { instruction, direct_operands: direct_operands(def) };
         if let Some(i) = index {
-            if i >= self.generic_instructions.len() {
-                self.generic_instructions.resize(i + 1, None);
-            }
-            self.generic_instructions[i] = Some(instruction);
+            self.set_def_plan(i, DefPlan::Generic(plan));
         }
-        Ok(instruction)
+        Ok(plan)
     }
 
     /// A defined op's words after the opcode: result type and result, then its ODS
@@ -1008,6 +1092,106 @@ impl<'a> Serializer<'a> {
 pub(super) enum Instruction {
     Core(u16),
     Ext { set: &'static str, opcode: u32 },
+}
+
+/// How the ops of one definition are serialized, decided by the first of them.
+#[derive(Clone, Copy)]
+pub(super) enum DefPlan {
+    Special(OpKind),
+    Generic(GenericPlan),
+}
+
+/// A definition's generic encoding.
+#[derive(Clone, Copy)]
+pub(super) struct GenericPlan {
+    instruction: Instruction,
+    /// When the definition's ODS arguments name its operands in order: how many of
+    /// an op's operands the encoding takes when it has no attributes (no
+    /// `operandSegmentSizes`, no attribute arguments), as `operand_segment_ranges`
+    /// splits them — all with a variable-length operand, else one per ODS operand.
+    direct_operands: Option<usize>,
+}
+
+/// [`GenericPlan::direct_operands`] of `def`.
+fn direct_operands(def: &OpDef) -> Option<usize> {
+    let mut next = 0usize;
+    for arg in def.arguments {
+        if let Argument::Operand(i) = *arg {
+            if usize::from(i) != next {
+                return None;
+            }
+            next += 1;
+        }
+    }
+    if next != def.operands.len() {
+        return None;
+    }
+    let variable = def.operands.iter().any(|d| d.arity != Arity::Single);
+    Some(if variable { usize::MAX } else { def.operands.len() })
+}
+
+/// The ops with an encoding of their own, by name; `Generic` for every other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OpKind {
+    AddressOf,
+    ReferenceOf,
+    Branch,
+    Constant,
+    Replicate,
+    SpecReplicate,
+    Function,
+    Graph,
+    GraphEntryPoint,
+    GraphConstant,
+    GraphOutputs,
+    GlobalVariable,
+    Loop,
+    Selection,
+    SpecConstant,
+    SpecConstantComposite,
+    SpecConstantOperation,
+    Undef,
+    Variable,
+    EntryPoint,
+    ExecutionMode,
+    FunctionCall,
+    CastToPtrExplicit,
+    ExtInst,
+    MergeOrYield,
+    Generic,
+}
+
+impl OpKind {
+    fn of(name: &str) -> OpKind {
+        match name {
+            "spirv.mlir.addressof" => OpKind::AddressOf,
+            "spirv.mlir.referenceof" => OpKind::ReferenceOf,
+            "spirv.Branch" | "spirv.BranchConditional" | "spirv.Switch" => OpKind::Branch,
+            "spirv.Constant" => OpKind::Constant,
+            "spirv.EXT.ConstantCompositeReplicate" => OpKind::Replicate,
+            "spirv.EXT.SpecConstantCompositeReplicate" => OpKind::SpecReplicate,
+            "spirv.func" => OpKind::Function,
+            "spirv.ARM.Graph" => OpKind::Graph,
+            "spirv.ARM.GraphEntryPoint" => OpKind::GraphEntryPoint,
+            "spirv.ARM.GraphConstant" => OpKind::GraphConstant,
+            "spirv.ARM.GraphOutputs" => OpKind::GraphOutputs,
+            "spirv.GlobalVariable" => OpKind::GlobalVariable,
+            "spirv.mlir.loop" => OpKind::Loop,
+            "spirv.mlir.selection" => OpKind::Selection,
+            "spirv.SpecConstant" => OpKind::SpecConstant,
+            "spirv.SpecConstantComposite" => OpKind::SpecConstantComposite,
+            "spirv.SpecConstantOperation" => OpKind::SpecConstantOperation,
+            "spirv.Undef" => OpKind::Undef,
+            "spirv.Variable" => OpKind::Variable,
+            "spirv.EntryPoint" => OpKind::EntryPoint,
+            "spirv.ExecutionMode" => OpKind::ExecutionMode,
+            "spirv.FunctionCall" => OpKind::FunctionCall,
+            "spirv.GenericCastToPtrExplicit" => OpKind::CastToPtrExplicit,
+            crate::fallback::EXT_INST_OP => OpKind::ExtInst,
+            "spirv.mlir.merge" | "spirv.mlir.yield" => OpKind::MergeOrYield,
+            _ => OpKind::Generic,
+        }
+    }
 }
 
 /// Where the values of each ODS operand of `op` lie in its operands: from

@@ -585,7 +585,20 @@ impl Serializer<'_> {
     /// A scalar constant attribute (`None`: not a scalar).
     pub(super) fn constant_scalar(&mut self, at: OpId, attr: &Attribute, spec: bool) -> Result<Option<u32>> {
         let key = match attr {
-            Attribute::Float { ty, .. } | Attribute::Integer { ty, .. } => self.type_key(*ty),
+            Attribute::Float { ty, .. } | Attribute::Integer { ty, .. } => {
+                // The id depends on the attribute's type and value alone: looked up by
+                // them before building the type's key and the constant's.
+                let memo = (!spec).then(|| scalar_memo_key(attr)).flatten();
+                if let Some(&id) = memo.as_ref().and_then(|m| self.scalar_constants.get(m)) {
+                    return Ok(Some(id));
+                }
+                let key = self.type_key(*ty);
+                let id = self.constant_scalar_of(at, &key, attr, spec)?;
+                if let Some(memo) = memo {
+                    self.scalar_constants.insert(memo, id);
+                }
+                return Ok(Some(id));
+            }
             Attribute::Bool(_) => TypeKey::Int { width: 1, signed: false },
             _ => return Ok(None),
         };
@@ -898,6 +911,18 @@ fn f64_to_f16_bits(value: f64) -> u16 {
         out += 1;
     }
     sign | out as u16
+}
+
+/// What a non-specialization scalar constant's id is memoized by: the attribute
+/// kind, its type's index and its value's bits.
+pub(super) type ScalarMemoKey = (bool, Type, u128);
+
+fn scalar_memo_key(attr: &Attribute) -> Option<ScalarMemoKey> {
+    match attr {
+        Attribute::Integer { value, ty } => Some((false, *ty, *value as u128)),
+        Attribute::Float { value, ty } => Some((true, *ty, u128::from(value.to_bits()))),
+        _ => None,
+    }
 }
 
 /// How uniqued constants are keyed: by kind and value (a composite by its
