@@ -87,11 +87,20 @@ use branch::successors;
 use lists::{IdMap, ListMap};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, OpName, RegionId};
+use spirvkit_ir::ir::{BlockId, Location, OpName, RegionId, Value};
 use spirvkit_ir::opdef::enum_attr_by_mnemonic;
 use spirvkit_ir::types::{Signedness, Type};
 use spirvkit_ir::{Ir, OpId};
 use std::cell::RefCell;
+
+/// Appends arguments of `types` to `block`, its argument lists grown once to their
+/// exact size (they stay in the IR: growing by doubling would leave room never used).
+pub(crate) fn add_block_arguments(ir: &mut Ir, block: BlockId, types: &[Type]) -> Vec<Value> {
+    let b = ir.block_mut(block);
+    b.arguments.reserve_exact(types.len());
+    b.argument_locations.reserve_exact(types.len());
+    types.iter().map(|&t| ir.add_block_argument(block, t, Location::Unknown)).collect()
+}
 
 /// The merge instruction of a header block.
 #[derive(Clone, Debug, PartialEq, Eq)]

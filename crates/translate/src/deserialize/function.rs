@@ -71,6 +71,8 @@ pub(super) struct FunctionState {
     /// (phi, predecessor) -> incoming value.
     phi_ranges: FxHashMap<BlockId, (usize, usize)>,
     incoming: FxHashMap<(usize, BlockId), u32>,
+    /// Scratch of `finish_function`: the edges each phi was given a value on.
+    used_edges: Vec<usize>,
 }
 
 impl FunctionState {
@@ -88,6 +90,7 @@ impl FunctionState {
             headers: FxHashMap::default(),
             phi_ranges: FxHashMap::default(),
             incoming: FxHashMap::default(),
+            used_edges: Vec::new(),
         }
     }
 }
@@ -258,9 +261,13 @@ impl Deserializer<'_, '_> {
         self.ir.append_op(self.module_block, func);
         let region = self.ir.add_region(func);
         let entry = self.ir.create_block();
+        // The argument lists stay in the IR: exactly as long as the parameters.
+        let entry_block = self.ir.block_mut(entry);
+        entry_block.arguments.reserve_exact(params.len());
+        entry_block.argument_locations.reserve_exact(params.len());
         let mut state = self.new_function_state(func, region, None);
         let mut param_index = 0usize;
-        let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::new();
+        let mut arg_attrs: Vec<Vec<NamedAttribute>> = Vec::with_capacity(params.len());
         let count = self.module.instruction_count();
         let mut index = start + 1;
         loop {
@@ -623,6 +630,13 @@ impl Deserializer<'_, '_> {
                     return error(inst.offset, "OpPhi outside of a block");
                 };
                 let ty = self.result_type(inst)?;
+                let arguments = &mut self.ir.block_mut(block).arguments;
+                if arguments.is_empty() {
+                    // Most blocks have one phi: room for it alone (a Vec's first
+                    // growth makes room for four), which the IR keeps.
+                    arguments.reserve_exact(1);
+                    self.ir.block_mut(block).argument_locations.reserve_exact(1);
+                }
                 let arg = self.ir.add_block_argument(block, ty, Location::Unknown);
                 state.values.insert(inst.result_id, arg);
                 let mut incoming = Vec::new();
@@ -661,8 +675,10 @@ impl Deserializer<'_, '_> {
                 let condition = self.operand(state, word(inst, 1)?, inst.offset)?;
                 let on_true = self.label(state, inst, 2)?;
                 let on_false = self.label(state, inst, 3)?;
-                let mut props = Vec::new();
-                if let [t, f] = words.get(4..).unwrap_or(&[]) {
+                let weights = words.get(4..).unwrap_or(&[]);
+                // The properties stay in the IR: room for them alone.
+                let mut props = Vec::with_capacity(1 + usize::from(weights.len() == 2));
+                if let [t, f] = weights {
                     let i32t = self.i32_type();
                     props.push(NamedAttribute::new(
                         "branch_weights",
@@ -837,13 +853,15 @@ impl Deserializer<'_, '_> {
             successors.push(self.block_for(state, label));
         }
         let i32t = self.i32_type();
-        let mut props = vec![NamedAttribute::new(
+        // The properties stay in the IR: room for the three alone.
+        let mut props = Vec::with_capacity(3);
+        props.push(NamedAttribute::new(
             "case_operand_segments",
             Attribute::DenseArray {
                 element: i32t,
                 values: vec![Attribute::Integer { value: 0, ty: i32t }; literals.len()],
             },
-        )];
+        ));
         if !literals.is_empty() {
             let literals_ty = self.ir.types.vector(literals.len() as u64, selector_ty);
             props.push(NamedAttribute::new(
@@ -958,6 +976,9 @@ impl Deserializer<'_, '_> {
         // Only the ops with segments need their sizes.
         let mut segment_sizes = Vec::new();
         let mut props = Vec::new();
+        // The properties stay in the IR: at the first, room for as many as the op can
+        // have (a Vec's first growth makes room for four).
+        let props_room = def.attributes.len() + usize::from(info.segment_sizes);
         // An alignment follows a memory access only when it has the Aligned bit.
         let mut skip_alignment = false;
         let only_operands = info.single_operands.is_some_and(|n| words.len().checked_sub(pos) == Some(n));
@@ -1063,6 +1084,9 @@ impl Deserializer<'_, '_> {
                             &format!("{} operand {}", opcode_name(inst.opcode), ad.name),
                         );
                     };
+                    if props.capacity() == 0 {
+                        props.reserve_exact(props_room);
+                    }
                     props.push(NamedAttribute::new(ad.name, attr));
                 }
             }
@@ -1074,6 +1098,9 @@ impl Deserializer<'_, '_> {
             let i32t = self.i32_type();
             let values =
                 segment_sizes.iter().map(|&n| Attribute::Integer { value: n as i128, ty: i32t }).collect();
+            if props.capacity() == 0 {
+                props.reserve_exact(props_room);
+            }
             props.push(NamedAttribute::new(
                 "operandSegmentSizes",
                 Attribute::DenseArray { element: i32t, values },
@@ -1168,7 +1195,9 @@ impl Deserializer<'_, '_> {
                 state.incoming.entry((i, pred)).or_insert(value);
             }
         }
-        let mut used_edges = vec![0usize; state.phis.len()];
+        let mut used_edges = std::mem::take(&mut state.used_edges);
+        used_edges.clear();
+        used_edges.resize(state.phis.len(), 0);
         for block_index in 0..state.blocks.len() {
             let Some(local) = state.blocks.get_mut(block_index) else { continue };
             let Some(term) = local.terminator.take() else { continue };
@@ -1228,6 +1257,7 @@ impl Deserializer<'_, '_> {
                 return error(phi.offset, "OpPhi names a block that is not a predecessor");
             }
         }
+        state.used_edges = used_edges;
         if self.options.structurize && !state.headers.is_empty() {
             crate::structurize::structurize(self.ir, state.func, &state.headers).map_err(|e| {
                 super::DeserializeError {

@@ -2,52 +2,83 @@
 
 use spirvkit_grammar::fxhash::FxHashMap;
 
-/// Values of ids, stored densely for the ids a module of this size plausibly uses and
-/// hashed beyond that (a header's bound may lie, so it alone never sizes an
-/// allocation). An entry counts only if it was set since the last [`IdTable::clear`]:
-/// every function reuses the same storage.
+/// Values of ids: a dense slot per id a module of this size plausibly uses (up to
+/// `dense_len`), hashed beyond that (a header's bound may lie, so it alone never
+/// sizes an allocation).
+///
+/// The slots only locate entries in `entries`, and an entry counts only if it names
+/// the id looking for it: clearing empties `entries` alone, so every function reuses
+/// the same storage. The slots grow to the largest id set, not to the bound: fresh
+/// memory costs more than the instructions filling it, and the deserializer of the
+/// first half of a large module's functions never sets the ids of the second.
 pub(super) struct IdTable<T: Copy> {
-    /// (generation, value); the slot is set when its generation is the current one.
-    dense: Vec<(u32, Option<T>)>,
+    slots: Vec<u32>,
+    dense_len: usize,
+    entries: Vec<(u32, T)>,
     sparse: FxHashMap<u32, T>,
-    generation: u32,
 }
 
 impl<T: Copy> IdTable<T> {
     /// `bound` is the module's id bound, `input_words` its size in words.
     pub(super) fn new(bound: u32, input_words: usize) -> Self {
         let dense_len = (bound as usize).min(input_words.saturating_mul(2).saturating_add(64));
-        IdTable { dense: vec![(0, None); dense_len], sparse: FxHashMap::default(), generation: 1 }
+        IdTable { slots: Vec::new(), dense_len, entries: Vec::new(), sparse: FxHashMap::default() }
     }
 
+    #[inline]
     pub(super) fn get(&self, id: u32) -> Option<T> {
-        match self.dense.get(id as usize) {
-            Some(&(generation, value)) => value.filter(|_| generation == self.generation),
-            None => self.sparse.get(&id).copied(),
+        match self.slots.get(id as usize) {
+            Some(&slot) => match self.entries.get(slot as usize) {
+                Some(&(owner, value)) if owner == id => Some(value),
+                _ => self.get_sparse(id),
+            },
+            None => self.get_sparse(id),
         }
+    }
+
+    /// Ids beyond the slots (and any that found no room in `entries`).
+    fn get_sparse(&self, id: u32) -> Option<T> {
+        if self.sparse.is_empty() {
+            return None;
+        }
+        self.sparse.get(&id).copied()
     }
 
     /// Sets `id`, returning its previous value.
+    #[inline]
     pub(super) fn insert(&mut self, id: u32, value: T) -> Option<T> {
-        let generation = self.generation;
-        match self.dense.get_mut(id as usize) {
-            Some(slot) => {
-                let old = slot.1.filter(|_| slot.0 == generation);
-                *slot = (generation, Some(value));
-                old
+        let at = id as usize;
+        if at >= self.slots.len() {
+            if at >= self.dense_len {
+                return self.sparse.insert(id, value);
             }
-            None => self.sparse.insert(id, value),
+            self.grow(at);
         }
+        let Some(slot) = self.slots.get_mut(at) else { return self.sparse.insert(id, value) };
+        if let Some((owner, old)) = self.entries.get_mut(*slot as usize) {
+            if *owner == id {
+                return Some(std::mem::replace(old, value));
+            }
+        }
+        // Fewer entries than slots (one per id set), so the position fits a u32
+        // whenever the slot count does; beyond that, hashed.
+        let Ok(position) = u32::try_from(self.entries.len()) else { return self.sparse.insert(id, value) };
+        *slot = position;
+        self.entries.push((id, value));
+        None
+    }
+
+    /// Makes room for slot `at` (below `dense_len`); doubling keeps the copies amortized.
+    #[cold]
+    fn grow(&mut self, at: usize) {
+        let len = (at + 1).max(self.slots.len() * 2).min(self.dense_len);
+        self.slots.resize(len, 0);
     }
 
     /// Forgets every entry (keeping the storage).
     pub(super) fn clear(&mut self) {
+        self.entries.clear();
         self.sparse.clear();
-        if self.generation == u32::MAX {
-            self.dense.iter_mut().for_each(|slot| *slot = (0, None));
-            self.generation = 0;
-        }
-        self.generation += 1;
     }
 }
 
@@ -70,8 +101,26 @@ mod tests {
     }
 
     #[test]
+    fn stale_slots_read_as_absent() {
+        let mut table = IdTable::new(10, 10);
+        table.insert(0, 'a');
+        table.insert(5, 'b');
+        table.clear();
+        // Id 7's slot (zero) and id 5's slot (one) point at entries of other ids.
+        table.insert(7, 'c');
+        table.insert(2, 'd');
+        assert_eq!(
+            (table.get(0), table.get(5), table.get(7), table.get(2)),
+            (None, None, Some('c'), Some('d'))
+        );
+        assert_eq!(table.insert(5, 'e'), None);
+        assert_eq!(table.get(5), Some('e'));
+    }
+
+    #[test]
     fn a_lying_bound_allocates_by_the_input() {
         let table: IdTable<u32> = IdTable::new(u32::MAX, 100);
-        assert_eq!(table.dense.len(), 264);
+        assert_eq!(table.dense_len, 264);
+        assert!(table.slots.is_empty());
     }
 }

@@ -6,7 +6,7 @@ use super::branch::{
 };
 use super::lists::IdMap;
 use super::order::Node;
-use super::{names, Construct, Kind, StructurizeError, Structurizer};
+use super::{add_block_arguments, names, Construct, Kind, StructurizeError, Structurizer};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{BlockId, Location, RegionId, Value, ValueDef};
@@ -337,8 +337,7 @@ impl Structurizer<'_> {
             let own = self.ir.create_block();
             let types: Vec<Type> =
                 self.ir.block(merge).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
-            let args: Vec<Value> =
-                types.iter().map(|&t| self.ir.add_block_argument(own, t, Location::Unknown)).collect();
+            let args = add_block_arguments(self.ir, own, &types);
             let br = branch(self.ir, merge, args);
             self.add_uses(br);
             self.ir.append_op(own, br);
@@ -535,8 +534,7 @@ impl Structurizer<'_> {
                 let latch = self.ir.create_block();
                 let types: Vec<Type> =
                     self.ir.block(header).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
-                let args: Vec<Value> =
-                    types.iter().map(|&t| self.ir.add_block_argument(latch, t, Location::Unknown)).collect();
+                let args = add_block_arguments(self.ir, latch, &types);
                 let br = branch(self.ir, header, args);
                 self.add_uses(br);
                 self.ir.append_op(latch, br);
@@ -602,10 +600,7 @@ impl Structurizer<'_> {
         // The op is new: its only property.
         self.ir.op_mut(op).properties = vec![NamedAttribute::new(control_name, control)];
         let region_merge = self.ir.create_block();
-        let mut yields: Vec<Value> = region_merge_types
-            .iter()
-            .map(|&t| self.ir.add_block_argument(region_merge, t, Location::Unknown))
-            .collect();
+        let mut yields = add_block_arguments(self.ir, region_merge, &region_merge_types);
         if !threaded {
             yields.extend(escaping.iter().map(|e| e.0));
         }
@@ -676,10 +671,7 @@ impl Structurizer<'_> {
         if moves_header {
             let header_types: Vec<Type> =
                 self.ir.block(header).arguments.iter().map(|&a| self.ir.value_type(a)).collect();
-            let carried: Vec<Value> = header_types
-                .iter()
-                .map(|&t| self.ir.add_block_argument(merge, t, Location::Unknown))
-                .collect();
+            let carried = add_block_arguments(self.ir, merge, &header_types);
             let preds = self.current_preds(header);
             for &b in &preds {
                 if !member_set.get(b) {
