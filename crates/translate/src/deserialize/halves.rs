@@ -184,9 +184,9 @@ fn print_split(
 }
 
 /// The first half's share of the function words: a little under half, as the
-/// thread that takes it has read the binary before the halves start (the binary
-/// reader costs about a sixteenth of deserializing as many words).
-const FIRST_SHARE: (usize, usize) = (15, 32);
+/// calling thread also reads the binary's module-level section and starts the other
+/// thread (found by instruction counts on a large module).
+const FIRST_SHARE: (usize, usize) = (31, 64);
 
 /// The position of the first function of the second half: where the first half's
 /// share of the words of function bodies is behind; `None` for a module with fewer
@@ -201,8 +201,17 @@ fn split_point(module: &Module, min_words: usize) -> Option<(usize, f64)> {
     let mut functions: Vec<usize> = Vec::new();
     let mut function_words = 0usize;
     let mut in_function = false;
-    for inst in module.instructions() {
-        match inst.opcode {
+    // The first words alone (opcode, word count) tell what this needs; the module
+    // read, so every word count is in bounds and not zero.
+    let all = module.words();
+    let mut at = 5;
+    while let Some(&first) = all.get(at) {
+        let (words, opcode) = ((first >> 16) as usize, (first & 0xffff) as u16);
+        if words == 0 {
+            return None;
+        }
+        at += words;
+        match opcode {
             opcode::OpFunction => {
                 in_function = true;
                 functions.push(0);
@@ -211,13 +220,12 @@ fn split_point(module: &Module, min_words: usize) -> Option<(usize, f64)> {
             _ => {}
         }
         if in_function {
-            let words = inst.words.len();
             function_words += words;
             if let Some(last) = functions.last_mut() {
                 *last += words;
             }
         }
-        if inst.opcode == opcode::OpFunctionEnd {
+        if opcode == opcode::OpFunctionEnd {
             in_function = false;
         }
     }
