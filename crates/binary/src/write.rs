@@ -9,10 +9,13 @@ pub fn write(module: &Module) -> Vec<u8> {
 
 /// Encodes host-order words in the given byte order.
 pub fn words_to_bytes(words: &[u32], endian: Endian) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(words.len() * 4);
+    // Filled in place: this form compiles to a vectorized loop (pushing byte by byte
+    // does not).
+    let mut bytes = vec![0u8; words.len() * 4];
+    let chunks = bytes.chunks_exact_mut(4).zip(words);
     match endian {
-        Endian::Little => words.iter().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes())),
-        Endian::Big => words.iter().for_each(|w| bytes.extend_from_slice(&w.to_be_bytes())),
+        Endian::Little => chunks.for_each(|(b, w)| b.copy_from_slice(&w.to_le_bytes())),
+        Endian::Big => chunks.for_each(|(b, w)| b.copy_from_slice(&w.to_be_bytes())),
     }
     bytes
 }
