@@ -1,5 +1,6 @@
 //! Bytes -> deserializer (structurized; plain CFG with debug locations) -> printer, verifier and
-//! serializer for whatever it accepts: never a panic, and the printed text always reads back.
+//! serializer for whatever it accepts: never a panic, the printed text always reads back, and
+//! the two-thread paths (forced at any size) give the one-thread result.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,5 +22,19 @@ fuzz_target!(|data: &[u8]| {
             panic!("printed IR does not read back: {e:?}\n{printed}");
         }
         let _ = serialize(&ir, module, &SerializeOptions::default());
+        // The two-thread paths, forced at this size, give what one thread gives.
+        let Ok(read) = spirvkit_translate::deserialize::read(data) else { continue };
+        let (merged, halves_text) = spirvkit_translate::deserialize::halves_at_any_size(&read, &options);
+        if let Some((merged_ir, merged_op)) = merged {
+            assert_eq!(
+                spirvkit_ir::print(&merged_ir, merged_op, PrintOptions::default()),
+                text,
+                "merged halves"
+            );
+        }
+        if let Some(halves_text) = halves_text {
+            assert!(valid, "halves printed a module that does not verify");
+            assert_eq!(halves_text, text, "printed halves");
+        }
     }
 });

@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use spirvkit_hlsl::frontend::{analyze_source, preprocess_only, FrontendOptions};
-use spirvkit_hlsl::sema::tree::Stage;
 use spirvkit_hlsl::preprocessor::{render_tokens, MemoryLoader};
+use spirvkit_hlsl::sema::tree::Stage;
 use std::path::PathBuf;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,13 +14,24 @@ fuzz_target!(|data: &[u8]| {
     // under two names, which exercises guards, `#pragma once` and the depth limit.
     let mut loader = MemoryLoader::default();
     loader.files.insert(PathBuf::from("/fuzz/a.hlsli"), text.clone());
-    loader.files.insert(PathBuf::from("/fuzz/b.h"), "#pragma once\n#define B 1\nstruct B_t { float b; };\n".into());
+    loader
+        .files
+        .insert(PathBuf::from("/fuzz/b.h"), "#pragma once\n#define B 1\nstruct B_t { float b; };\n".into());
     let mut options = FrontendOptions::default();
-    options.preprocess.predefined = vec![("__HLSL_VERSION".into(), "2021".into()), ("__spirv__".into(), "1".into())];
+    options.preprocess.predefined =
+        vec![("__HLSL_VERSION".into(), "2021".into()), ("__spirv__".into(), "1".into())];
     options.preprocess.defines = vec![("FUZZ".into(), None)];
     let path = Some(PathBuf::from("/fuzz/main.hlsl"));
     // The first byte picks the stage, so the entry point checks run too.
-    let stages = [Stage::Pixel, Stage::Vertex, Stage::Compute, Stage::Mesh, Stage::Hull, Stage::Geometry, Stage::Library];
+    let stages = [
+        Stage::Pixel,
+        Stage::Vertex,
+        Stage::Compute,
+        Stage::Mesh,
+        Stage::Hull,
+        Stage::Geometry,
+        Stage::Library,
+    ];
     options.sema.stage = data.first().map(|b| stages[usize::from(*b) % stages.len()]);
     let fe = analyze_source("main.hlsl", path.clone(), text.clone(), &options, &loader);
     let _ = fe.render_diagnostics();

@@ -9,8 +9,12 @@ use spirvkit_translate::driver::{run, Mode, TranslateOptions};
 
 fuzz_target!(|data: &[u8]| {
     for mode in [Mode::Serialize, Mode::Roundtrip] {
-        let options =
-            TranslateOptions { mode, split_input_file: true, no_implicit_module: true, ..TranslateOptions::default() };
+        let options = TranslateOptions {
+            mode,
+            split_input_file: true,
+            no_implicit_module: true,
+            ..TranslateOptions::default()
+        };
         let _ = run(data, "fuzz.mlir", &options);
     }
 });

@@ -120,6 +120,10 @@ pub fn deserialize_module(
 
 pub use halves::{print_in_halves, PrintedHalves};
 
+/// The two-thread paths forced on a module of any size, for tests and fuzzing.
+#[doc(hidden)]
+pub use halves::forced as halves_at_any_size;
+
 /// The attribute of a `spirv.GlobalVariable` whose OpVariable initializer is a
 /// constant: the constant's value, as `spirv.Constant` holds it (MLIR's `initializer`
 /// names a symbol, which a constant does not have).

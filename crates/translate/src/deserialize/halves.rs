@@ -188,6 +188,16 @@ fn print_split(
 /// thread (found by instruction counts on a large module).
 const FIRST_SHARE: (usize, usize) = (31, 64);
 
+/// Both two-thread paths at any module size (tests and fuzzing compare them with the
+/// one-thread path): the merged IR of [`deserialize`], and the text of
+/// [`print_in_halves`] (custom form, default options).
+pub fn forced(module: &Module, options: &DeserializeOptions) -> (Option<(Ir, OpId)>, Option<String>) {
+    let mut ir = Ir::new();
+    let merged = deserialize_split(module, &mut ir, options, 0).map(|op| (ir, op));
+    let printed = print_split(module, options, spirvkit_ir::PrintOptions::default(), 0).map(|p| p.text);
+    (merged, printed)
+}
+
 /// The position of the first function of the second half: where the first half's
 /// share of the words of function bodies is behind; `None` for a module with fewer
 /// than `min_words` words of function bodies, fewer than two functions, or anything
