@@ -397,9 +397,14 @@ mod tests {
 
     #[test]
     fn halves_print_the_whole_or_decline() {
-        let options = DeserializeOptions::default();
-        let print = spirvkit_ir::PrintOptions::default();
-        for bad in [None, Some(0), Some(1499)] {
+        let options = DeserializeOptions { debug_locations: true, ..Default::default() };
+        let with_locations = spirvkit_ir::PrintOptions { debug_info: true, ..Default::default() };
+        for (bad, print) in [
+            (None, spirvkit_ir::PrintOptions::default()),
+            (None, with_locations),
+            (Some(0), with_locations),
+            (Some(1499), spirvkit_ir::PrintOptions::default()),
+        ] {
             let bytes = large_module_with(1500, bad);
             let module = spirvkit_binary::read::read(&bytes).unwrap();
             let mut whole = Ir::new();
