@@ -38,7 +38,8 @@ pub struct Token<'s> {
 /// string literals.
 ///
 /// A lexer may skip a gap of whole lines ([`Lexer::with_gap`]): it reads the text as
-/// if the gap were blank lines, so offsets, lines and columns stay the source's.
+/// if the gap were blank lines, so offsets, lines and columns stay the source's. It
+/// gives `Eof` at the gap; [`Lexer::cross_gap`] moves on past it.
 #[derive(Clone)]
 pub struct Lexer<'s> {
     /// The text read: the source up to the gap until the gap is crossed, then all of it.
@@ -113,7 +114,8 @@ impl<'s> Lexer<'s> {
 
     /// A lexer that reads `src` with the lines of `gap` (from a line start to a line
     /// start) taken as blank: the tokens a copy of the text with those lines blanked
-    /// gives, without the copy. `None` unless `gap` starts and ends at line starts.
+    /// gives (once [`Lexer::cross_gap`] is called at the gap's `Eof`), without the
+    /// copy. `None` unless `gap` starts and ends at line starts.
     pub fn with_gap(src: &'s str, gap: std::ops::Range<usize>) -> Option<Self> {
         let b = src.as_bytes();
         let line_start = |at: usize| at == 0 || b.get(at - 1) == Some(&b'\n');
@@ -142,18 +144,21 @@ impl<'s> Lexer<'s> {
         self.gap_split_string
     }
 
-    /// At the end of the text before the gap: continues after it, counting its line
-    /// breaks as blank lines'. Returns where the next token starts.
+    /// At `Eof` before a gap: moves past it, counting its line breaks as blank
+    /// lines'. Returns whether there was a gap to cross (the next token is then the
+    /// first after it). Called by the reader at `Eof`, so the hot path of
+    /// [`Lexer::next_token`] knows nothing of gaps.
     #[cold]
-    fn cross_gap(&mut self, at: usize) -> usize {
+    pub fn cross_gap(&mut self) -> bool {
         if self.src.len() == self.full.len() {
-            return at;
+            return false;
         }
         let (start, end) = self.gap;
         self.line += count_newlines(self.full.as_bytes().get(start..end).unwrap_or_default());
         self.line_start = end;
         self.src = self.full;
-        self.skip_trivia(end)
+        self.pos = end;
+        true
     }
 
     pub fn position(&self) -> usize {
@@ -222,10 +227,7 @@ impl<'s> Lexer<'s> {
     /// (Inlined into the parser's one hot caller, so the token is built in place.)
     #[inline(always)]
     pub fn next_token(&mut self) -> Token<'s> {
-        let mut start = self.skip_trivia(self.pos);
-        if start >= self.src.len() {
-            start = self.cross_gap(start);
-        }
+        let start = self.skip_trivia(self.pos);
         let (kind, end) = self.scan_token(start);
         self.pos = end;
         // Token boundaries are at ASCII bytes or whole characters. (Two splits check

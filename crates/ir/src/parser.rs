@@ -217,7 +217,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// A parser reading the tokens of `lex` (a lexer that may skip a gap).
     pub(crate) fn with_lexer(mut lex: Lexer<'s>, ir: &'ir mut Ir, file_name: &str) -> Self {
-        let tok = lex.next_token();
+        let mut tok = lex.next_token();
+        if tok.kind == Tok::Eof && lex.cross_gap() {
+            tok = lex.next_token();
+        }
         Parser {
             lex,
             tok,
@@ -280,6 +283,18 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     #[inline(never)]
     fn advance(&mut self) {
         self.tok = self.lex.next_token();
+        if self.tok.kind == Tok::Eof {
+            self.past_gap();
+        }
+    }
+
+    /// At `Eof`: the first token after the lexer's gap, if there is one.
+    #[cold]
+    #[inline(never)]
+    fn past_gap(&mut self) {
+        if self.lex.cross_gap() {
+            self.tok = self.lex.next_token();
+        }
     }
 
     pub fn at(&self, punct: &str) -> bool {
