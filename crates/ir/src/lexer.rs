@@ -38,8 +38,7 @@ pub struct Token<'s> {
 /// string literals.
 ///
 /// A lexer may skip a gap of whole lines ([`Lexer::with_gap`]): it reads the text as
-/// if the gap were blank lines, so offsets, lines and columns stay the source's. It
-/// gives `Eof` at the gap; [`Lexer::cross_gap`] moves on past it.
+/// if the gap were blank lines, so offsets, lines and columns stay the source's.
 #[derive(Clone)]
 pub struct Lexer<'s> {
     /// The text read: the source up to the gap until the gap is crossed, then all of it.
@@ -114,8 +113,7 @@ impl<'s> Lexer<'s> {
 
     /// A lexer that reads `src` with the lines of `gap` (from a line start to a line
     /// start) taken as blank: the tokens a copy of the text with those lines blanked
-    /// gives (once [`Lexer::cross_gap`] is called at the gap's `Eof`), without the
-    /// copy. `None` unless `gap` starts and ends at line starts.
+    /// gives, without the copy. `None` unless `gap` starts and ends at line starts.
     pub fn with_gap(src: &'s str, gap: std::ops::Range<usize>) -> Option<Self> {
         let b = src.as_bytes();
         let line_start = |at: usize| at == 0 || b.get(at - 1) == Some(&b'\n');
@@ -144,21 +142,22 @@ impl<'s> Lexer<'s> {
         self.gap_split_string
     }
 
-    /// At `Eof` before a gap: moves past it, counting its line breaks as blank
-    /// lines'. Returns whether there was a gap to cross (the next token is then the
-    /// first after it). Called by the reader at `Eof`, so the hot path of
-    /// [`Lexer::next_token`] knows nothing of gaps.
+    /// The start, kind and end of the token at the end of the text read: after a gap
+    /// still to cross, the first one past it (the gap's line breaks counted as blank
+    /// lines'); otherwise `Eof`. (Out of line: the hot path only pays the end check
+    /// it always had.)
     #[cold]
-    pub fn cross_gap(&mut self) -> bool {
-        if self.src.len() == self.full.len() {
-            return false;
+    #[inline(never)]
+    fn at_end(&mut self, start: usize) -> (Tok, usize, usize) {
+        if self.src.len() < self.full.len() {
+            let (gap_start, gap_end) = self.gap;
+            self.line += count_newlines(self.full.as_bytes().get(gap_start..gap_end).unwrap_or_default());
+            self.line_start = gap_end;
+            self.src = self.full;
+            let start = self.skip_trivia(gap_end);
+            return self.scan_token(start);
         }
-        let (start, end) = self.gap;
-        self.line += count_newlines(self.full.as_bytes().get(start..end).unwrap_or_default());
-        self.line_start = end;
-        self.src = self.full;
-        self.pos = end;
-        true
+        (Tok::Eof, start, start)
     }
 
     pub fn position(&self) -> usize {
@@ -228,7 +227,7 @@ impl<'s> Lexer<'s> {
     #[inline(always)]
     pub fn next_token(&mut self) -> Token<'s> {
         let start = self.skip_trivia(self.pos);
-        let (kind, end) = self.scan_token(start);
+        let (kind, start, end) = self.scan_token(start);
         self.pos = end;
         // Token boundaries are at ASCII bytes or whole characters. (Two splits check
         // a boundary each: cheaper than a range's checks.)
@@ -238,11 +237,18 @@ impl<'s> Lexer<'s> {
 
     /// The kind and end of the token starting at `start` (after trivia).
     #[inline(always)]
-    fn scan_token(&mut self, start: usize) -> (Tok, usize) {
-        let b = self.src.as_bytes();
-        if start >= b.len() {
-            return (Tok::Eof, start);
+    fn scan_token(&mut self, start: usize) -> (Tok, usize, usize) {
+        if start >= self.src.len() {
+            return self.at_end(start);
         }
+        let (kind, end) = self.scan_from(start);
+        (kind, start, end)
+    }
+
+    /// The kind and end of the token starting at `start`, which is in the text.
+    #[inline(always)]
+    fn scan_from(&mut self, start: usize) -> (Tok, usize) {
+        let b = self.src.as_bytes();
         let c = b[start];
         match c {
             b'%' | b'^' | b'@' | b'#' | b'!' => {

@@ -217,10 +217,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
 
     /// A parser reading the tokens of `lex` (a lexer that may skip a gap).
     pub(crate) fn with_lexer(mut lex: Lexer<'s>, ir: &'ir mut Ir, file_name: &str) -> Self {
-        let mut tok = lex.next_token();
-        if tok.kind == Tok::Eof && lex.cross_gap() {
-            tok = lex.next_token();
-        }
+        let tok = lex.next_token();
         // Sized as the IR's arenas are for the text (see `Ir::reserve_for_text`), so it
         // does not grow by copying itself.
         let value_offsets = Vec::with_capacity((lex.full_source().len() / 40).min(1 << 22));
@@ -286,18 +283,6 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     #[inline(never)]
     fn advance(&mut self) {
         self.tok = self.lex.next_token();
-        if self.tok.kind == Tok::Eof {
-            self.past_gap();
-        }
-    }
-
-    /// At `Eof`: the first token after the lexer's gap, if there is one.
-    #[cold]
-    #[inline(never)]
-    fn past_gap(&mut self) {
-        if self.lex.cross_gap() {
-            self.tok = self.lex.next_token();
-        }
     }
 
     pub fn at(&self, punct: &str) -> bool {
