@@ -142,18 +142,22 @@ impl<'s> Lexer<'s> {
         self.gap_split_string
     }
 
-    /// At the end of the text before the gap: continues after it, counting its line
-    /// breaks as blank lines'. Returns where the next token starts.
+    /// The start, kind and end of the token at the end of the text read: after a gap
+    /// still to cross, the first one past it (the gap's line breaks counted as blank
+    /// lines'); otherwise `Eof`. (Out of line: the hot path only pays the end check
+    /// it always had.)
     #[cold]
-    fn cross_gap(&mut self, at: usize) -> usize {
-        if self.src.len() == self.full.len() {
-            return at;
+    #[inline(never)]
+    fn at_end(&mut self, start: usize) -> (Tok, usize, usize) {
+        if self.src.len() < self.full.len() {
+            let (gap_start, gap_end) = self.gap;
+            self.line += count_newlines(self.full.as_bytes().get(gap_start..gap_end).unwrap_or_default());
+            self.line_start = gap_end;
+            self.src = self.full;
+            let start = self.skip_trivia(gap_end);
+            return self.scan_token(start);
         }
-        let (start, end) = self.gap;
-        self.line += count_newlines(self.full.as_bytes().get(start..end).unwrap_or_default());
-        self.line_start = end;
-        self.src = self.full;
-        self.skip_trivia(end)
+        (Tok::Eof, start, start)
     }
 
     pub fn position(&self) -> usize {
@@ -222,11 +226,8 @@ impl<'s> Lexer<'s> {
     /// (Inlined into the parser's one hot caller, so the token is built in place.)
     #[inline(always)]
     pub fn next_token(&mut self) -> Token<'s> {
-        let mut start = self.skip_trivia(self.pos);
-        if start >= self.src.len() {
-            start = self.cross_gap(start);
-        }
-        let (kind, end) = self.scan_token(start);
+        let start = self.skip_trivia(self.pos);
+        let (kind, start, end) = self.scan_token(start);
         self.pos = end;
         // Token boundaries are at ASCII bytes or whole characters. (Two splits check
         // a boundary each: cheaper than a range's checks.)
@@ -236,11 +237,18 @@ impl<'s> Lexer<'s> {
 
     /// The kind and end of the token starting at `start` (after trivia).
     #[inline(always)]
-    fn scan_token(&mut self, start: usize) -> (Tok, usize) {
-        let b = self.src.as_bytes();
-        if start >= b.len() {
-            return (Tok::Eof, start);
+    fn scan_token(&mut self, start: usize) -> (Tok, usize, usize) {
+        if start >= self.src.len() {
+            return self.at_end(start);
         }
+        let (kind, end) = self.scan_from(start);
+        (kind, start, end)
+    }
+
+    /// The kind and end of the token starting at `start`, which is in the text.
+    #[inline(always)]
+    fn scan_from(&mut self, start: usize) -> (Tok, usize) {
+        let b = self.src.as_bytes();
         let c = b[start];
         match c {
             b'%' | b'^' | b'@' | b'#' | b'!' => {

@@ -218,6 +218,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     /// A parser reading the tokens of `lex` (a lexer that may skip a gap).
     pub(crate) fn with_lexer(mut lex: Lexer<'s>, ir: &'ir mut Ir, file_name: &str) -> Self {
         let tok = lex.next_token();
+        // Sized as the IR's arenas are for the text (see `Ir::reserve_for_text`), so it
+        // does not grow by copying itself.
+        let value_offsets = Vec::with_capacity((lex.full_source().len() / 40).min(1 << 22));
         Parser {
             lex,
             tok,
@@ -234,7 +237,7 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             result_names: Vec::new(),
             format_states: Vec::new(),
             prev_end: 0,
-            value_offsets: Vec::new(),
+            value_offsets,
             depth: 0,
             peak_depth: 0,
             type_cache: NameMap::default(),
@@ -851,6 +854,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         if !entry_args.is_empty() || (!self.at("}") && self.tok.kind != Tok::CaretId) {
             let entry = self.ir.create_block();
             self.ir.append_block(region, entry);
+            // The argument lists are allocated at their size rather than grown.
+            let b = self.ir.block_mut(entry);
+            b.arguments.reserve_exact(entry_args.len());
+            b.argument_locations.reserve_exact(entry_args.len());
             for (name, ty, loc) in entry_args {
                 let v = self.ir.add_block_argument(entry, *ty, loc.clone());
                 // Signature arguments are defined where the body opens (their line).
@@ -878,6 +885,10 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 self.ir.append_block(region, block);
                 if self.eat("(") {
                     if !self.at(")") {
+                        // Most blocks take one argument: room for it, not for four.
+                        let b = self.ir.block_mut(block);
+                        b.arguments.reserve_exact(1);
+                        b.argument_locations.reserve_exact(1);
                         loop {
                             let r = self.parse_operand_ref()?;
                             self.expect(":")?;
