@@ -9,7 +9,7 @@ use std::process::ExitCode;
 // The IR allocates many small vectors and strings; mimalloc handles that pattern
 // markedly faster than glibc's allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: spirvkit_malloc::Mimalloc = spirvkit_malloc::Mimalloc;
 
 #[derive(Parser)]
 #[command(name = "spirvkit", version, about = "SPIR-V compiler toolkit")]

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: spirvkit_malloc::Mimalloc = spirvkit_malloc::Mimalloc;
 
 /// The front end runs on a thread with this much stack (its recursion is bounded;
 /// this leaves a wide margin in debug builds).
