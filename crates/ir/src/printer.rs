@@ -594,8 +594,9 @@ pub struct Printer<'a> {
     /// Operand group ranges of the op being printed (`format::print`), kept for
     /// its capacity.
     pub(crate) group_scratch: Vec<std::ops::Range<usize>>,
-    /// Each block's predecessors in the region being printed, kept for capacity.
-    preds_scratch: Vec<Vec<BlockId>>,
+    /// Lists of each block's predecessors, one per region being printed (a nested
+    /// region takes the next), kept for their capacity.
+    preds_scratch: Vec<Vec<Vec<BlockId>>>,
 }
 
 /// The text of each type printed so far.
@@ -938,8 +939,9 @@ impl<'a> Printer<'a> {
         self.out.push('{');
         self.indent += 1;
         let blocks = &ir.region(region).blocks;
-        // The printer's lists, taken while in use (a nested region takes new ones).
-        let mut preds = std::mem::take(&mut self.preds_scratch);
+        // Lists taken while in use (a nested region takes the next ones, which stay
+        // for the next region at its depth).
+        let mut preds = self.preds_scratch.pop().unwrap_or_default();
         if blocks.len() > 1 {
             self.predecessors(blocks, &mut preds);
         }
@@ -998,7 +1000,7 @@ impl<'a> Printer<'a> {
                 }
             }
         }
-        self.preds_scratch = preds;
+        self.preds_scratch.push(preds);
         self.indent -= 1;
         self.newline();
         self.out.push('}');
