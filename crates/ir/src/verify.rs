@@ -463,6 +463,9 @@ impl<'a> Verifier<'a> {
 
     /// The `PredOpTrait`s (only those on the op's place with `placement_only`).
     fn pred_traits(&mut self, op: OpId, def: &OpDef, plan: &OpPlan, placement_only: bool) -> bool {
+        if placement_only && !plan.any_placement {
+            return false;
+        }
         for ((t, check), &placement) in def.pred_traits.iter().zip(&plan.pred_traits).zip(&plan.placement) {
             if placement_only && !placement {
                 continue;
@@ -1803,6 +1806,8 @@ struct OpPlan {
     /// Parallel to `pred_traits`: whether the trait depends on the op's place (an
     /// enclosing op) rather than only on its types.
     placement: Vec<bool>,
+    /// Some trait depends on the op's place.
+    any_placement: bool,
     same_operands_and_result_type: bool,
     same_type_operands: bool,
     same_shape: bool,
@@ -1897,9 +1902,11 @@ impl OpPlan {
             })
             .collect();
         let pred_traits: Vec<Check> = def.pred_traits.iter().map(|t| Check::new(&t.pred, def)).collect();
+        let placement: Vec<bool> = pred_traits.iter().map(Check::depends_on_place).collect();
         OpPlan {
             attributes,
-            placement: pred_traits.iter().map(Check::depends_on_place).collect(),
+            any_placement: placement.contains(&true),
+            placement,
             pred_traits,
             same_operands_and_result_type: def.has_trait("SameOperandsAndResultType"),
             same_type_operands: def.has_trait("SameTypeOperands"),
