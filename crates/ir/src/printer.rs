@@ -752,7 +752,18 @@ impl<'a> Printer<'a> {
     }
 
     pub fn newline(&mut self) {
-        // The line break and the indentation in one push.
+        // The line break and the indentation in one push; of a constant length for
+        // the usual depths (copied inline rather than by a call to `memcpy`).
+        match self.indent {
+            1 => self.out.push_str("\n  "),
+            2 => self.out.push_str("\n    "),
+            3 => self.out.push_str("\n      "),
+            4 => self.out.push_str("\n        "),
+            _ => self.deep_newline(),
+        }
+    }
+
+    fn deep_newline(&mut self) {
         const LINE: &str = "\n                                                                ";
         match LINE.get(..1 + 2 * self.indent) {
             Some(line) => self.out.push_str(line),
