@@ -543,7 +543,11 @@ fn print_elems(
                 if st.should_emit_space && space_before {
                     p.out.push(' ');
                 }
-                p.out.push_str(&lit.text);
+                // Most literals are one ASCII character: pushed as one, not copied.
+                match lit.text.as_bytes() {
+                    &[c] => p.out.push(char::from(c)),
+                    _ => p.out.push_str(&lit.text),
+                }
                 st.should_emit_space = lit.then_space;
                 st.last_was_punctuation = lit.is_punctuation;
             }

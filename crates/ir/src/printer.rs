@@ -153,8 +153,15 @@ fn push_long_u64(out: &mut String, n: u64) {
 }
 
 /// Used result names, scoped like MLIR's: a region sees its ancestors' names. Names
-/// are interned (an id per distinct text, the texts kept in one buffer), so a scope's
-/// names are (scope, id) pairs in one set rather than a set of strings per scope.
+/// are interned (an id per distinct text, the texts kept in one buffer).
+///
+/// Scopes are normally made in preorder (a region is named after its ancestors and
+/// before any region outside it that comes later), and names are only used by the
+/// newest scope. Then an ancestor using a name is the last scope to have used it:
+/// scopes made since are its descendants, which cannot use its names. So a name's
+/// last user answers [`NameScopes::contains`] without any set. Scopes made out of
+/// preorder (a value used outside its region, in IR that does not verify) switch to
+/// the set of every (scope, name) use.
 struct NameScopes {
     /// By scope; `u32::MAX` for the root.
     parent: Vec<u32>,
@@ -165,16 +172,18 @@ struct NameScopes {
     /// links to the one before (`u32::MAX`: none).
     by_hash: FxHashMap<u64, u32>,
     same_hash: Vec<u32>,
-    /// By id: the one scope using the name, `NO_SCOPE` or `SEVERAL_SCOPES` (most names
-    /// are used by one scope, which needs no set).
-    sole_user: Vec<u32>,
-    /// (scope, id) for each name several scopes use (a pair, not one `u64`: the hash
-    /// of an integer varies in its low bits only with the integer's low bits).
-    used: FxHashSet<(u32, u32)>,
+    /// By id: the last scope to use the name (`NO_SCOPE`: none).
+    last_user: Vec<u32>,
+    /// While scopes come in preorder: the newest scope and its ancestors, outermost
+    /// first, and every (scope, id) use so far (to make `used` from if they stop).
+    path: Vec<u32>,
+    uses: Vec<(u32, u32)>,
+    /// Once scopes came out of preorder: every (scope, id) use (a pair, not one
+    /// `u64`: the hash of an integer varies in its low bits only with its low bits).
+    used: Option<FxHashSet<(u32, u32)>>,
 }
 
 const NO_SCOPE: u32 = u32::MAX;
-const SEVERAL_SCOPES: u32 = u32::MAX - 1;
 
 /// A hash of a name's bytes, mixed so that its low bits vary with every byte.
 fn name_hash(bytes: &[u8]) -> u64 {
@@ -199,14 +208,29 @@ impl NameScopes {
             text: String::new(),
             by_hash: FxHashMap::default(),
             same_hash: Vec::new(),
-            sole_user: Vec::new(),
-            used: FxHashSet::default(),
+            last_user: Vec::new(),
+            path: Vec::new(),
+            uses: Vec::new(),
+            used: None,
         }
     }
 
     fn new_scope(&mut self, parent: u32) -> u32 {
+        let scope = self.parent.len() as u32;
         self.parent.push(parent);
-        self.parent.len() as u32 - 1
+        if self.used.is_none() {
+            // The scopes after `parent` on the path are done with (in preorder).
+            while self.path.last().is_some_and(|&top| top != parent) {
+                self.path.pop();
+            }
+            if self.path.is_empty() && parent != u32::MAX {
+                // `parent` was done with: not preorder.
+                self.used = Some(std::mem::take(&mut self.uses).into_iter().collect());
+            } else {
+                self.path.push(scope);
+            }
+        }
+        scope
     }
 
     fn intern(&mut self, name: &str) -> u32 {
@@ -223,19 +247,22 @@ impl NameScopes {
         self.spans.push((self.text.len() as u32, name.len() as u32));
         self.text.push_str(name);
         self.same_hash.push(first);
-        self.sole_user.push(NO_SCOPE);
+        self.last_user.push(NO_SCOPE);
         self.by_hash.insert(hash, id);
         id
     }
 
-    /// Whether `scope` or one of its ancestors uses name `id`.
+    /// Whether `scope` (the newest scope) or one of its ancestors uses name `id`.
     fn contains(&self, mut scope: u32, id: u32) -> bool {
-        let user = self.sole_user.get(id as usize).copied().unwrap_or(NO_SCOPE);
+        let user = self.last_user.get(id as usize).copied().unwrap_or(NO_SCOPE);
         if user == NO_SCOPE {
             return false;
         }
         loop {
-            let used = if user == SEVERAL_SCOPES { self.used.contains(&(scope, id)) } else { scope == user };
+            let used = match &self.used {
+                Some(used) => used.contains(&(scope, id)),
+                None => scope == user,
+            };
             if used {
                 return true;
             }
@@ -246,20 +273,15 @@ impl NameScopes {
         }
     }
 
-    /// Records that `scope` uses name `id`.
+    /// Records that `scope` (the newest scope) uses name `id`.
     fn insert(&mut self, scope: u32, id: u32) {
-        let Some(user) = self.sole_user.get_mut(id as usize) else { return };
-        match *user {
-            NO_SCOPE => *user = scope,
-            SEVERAL_SCOPES => {
-                self.used.insert((scope, id));
+        let Some(user) = self.last_user.get_mut(id as usize) else { return };
+        *user = scope;
+        match &mut self.used {
+            Some(used) => {
+                used.insert((scope, id));
             }
-            sole if sole != scope => {
-                *user = SEVERAL_SCOPES;
-                self.used.insert((sole, id));
-                self.used.insert((scope, id));
-            }
-            _ => {}
+            None => self.uses.push((scope, id)),
         }
     }
 
@@ -594,8 +616,9 @@ pub struct Printer<'a> {
     /// Operand group ranges of the op being printed (`format::print`), kept for
     /// its capacity.
     pub(crate) group_scratch: Vec<std::ops::Range<usize>>,
-    /// Each block's predecessors in the region being printed, kept for capacity.
-    preds_scratch: Vec<Vec<BlockId>>,
+    /// Lists of each block's predecessors, one per region being printed (a nested
+    /// region takes the next), kept for their capacity.
+    preds_scratch: Vec<Vec<Vec<BlockId>>>,
     /// The op whose text's end [`print_op_marking`] reports, and that end.
     mark: Option<OpId>,
     marked_at: Option<usize>,
@@ -775,7 +798,18 @@ impl<'a> Printer<'a> {
     }
 
     pub fn newline(&mut self) {
-        // The line break and the indentation in one push.
+        // The line break and the indentation in one push; of a constant length for
+        // the usual depths (copied inline rather than by a call to `memcpy`).
+        match self.indent {
+            1 => self.out.push_str("\n  "),
+            2 => self.out.push_str("\n    "),
+            3 => self.out.push_str("\n      "),
+            4 => self.out.push_str("\n        "),
+            _ => self.deep_newline(),
+        }
+    }
+
+    fn deep_newline(&mut self) {
         const LINE: &str = "\n                                                                ";
         match LINE.get(..1 + 2 * self.indent) {
             Some(line) => self.out.push_str(line),
@@ -984,8 +1018,9 @@ impl<'a> Printer<'a> {
         self.out.push('{');
         self.indent += 1;
         let blocks = &ir.region(region).blocks;
-        // The printer's lists, taken while in use (a nested region takes new ones).
-        let mut preds = std::mem::take(&mut self.preds_scratch);
+        // Lists taken while in use (a nested region takes the next ones, which stay
+        // for the next region at its depth).
+        let mut preds = self.preds_scratch.pop().unwrap_or_default();
         if blocks.len() > 1 {
             self.predecessors(blocks, &mut preds);
         }
@@ -1047,7 +1082,7 @@ impl<'a> Printer<'a> {
                 }
             }
         }
-        self.preds_scratch = preds;
+        self.preds_scratch.push(preds);
         self.indent -= 1;
         self.newline();
         self.out.push('}');
@@ -2184,6 +2219,45 @@ mod tests {
         let printed = print_op(&ir, top, PrintOptions::default());
         assert!(printed.contains("%cafC3A9_1_addr = spirv.mlir.addressof"), "{printed}");
         crate::parse(&printed, "t.mlir").expect("reads its own output");
+    }
+
+    #[test]
+    fn names_stay_scoped_when_a_value_is_used_outside_its_region() {
+        // `f1` uses a value of `f2` (IR that does not verify), so `f2`'s region is named
+        // while `f1` prints, before `f1`'s nested region: that region must still see
+        // `f1`'s names, as when every region is named upfront.
+        let mut ir = Ir::new();
+        let i32t = ir.types.integer(32, Signedness::Signless);
+        let region_op = |ir: &mut Ir, name: &str, parent: Option<BlockId>| {
+            let op = ir.create_op(name, vec![], &[], Location::Unknown);
+            if let Some(parent) = parent {
+                ir.append_op(parent, op);
+            }
+            let region = ir.add_region(op);
+            let block = ir.create_block();
+            ir.append_block(region, block);
+            (op, block)
+        };
+        let constant = |ir: &mut Ir, block: BlockId| {
+            let c = ir.create_op("spirv.Constant", vec![], &[i32t], Location::Unknown);
+            ir.set_property(c, "value", Attribute::Integer { value: 1, ty: i32t });
+            ir.append_op(block, c);
+            ir.op(c).results[0]
+        };
+        let (top, body) = region_op(&mut ir, "builtin.module", None);
+        let (_, f1) = region_op(&mut ir, "x.f", Some(body));
+        let (_, f2) = region_op(&mut ir, "x.f", Some(body));
+        constant(&mut ir, f1);
+        let of_f2 = constant(&mut ir, f2);
+        let user = ir.create_op("x.use", vec![of_f2], &[], Location::Unknown);
+        ir.append_op(f1, user);
+        let (_, nested) = region_op(&mut ir, "x.r", Some(f1));
+        constant(&mut ir, nested);
+        let by_region = print_op(&ir, top, PrintOptions { threads: 1, ..PrintOptions::default() });
+        let mut upfront = Printer::new(&ir, Names::new(&ir, top, false), PrintOptions::default());
+        upfront.operation(top);
+        assert_eq!(by_region.trim_end(), upfront.out, "{by_region}");
+        assert!(by_region.contains("%cst1_i32_0 = spirv.Constant 1 : i32\n    }"), "{by_region}");
     }
 
     #[test]

@@ -165,57 +165,47 @@ struct Verifier<'a> {
 }
 
 /// A set of op signatures: an op's definition, operand count and value types (what
-/// the checks that depend on nothing else read), kept in one buffer.
+/// the checks that depend on nothing else read), a few per definition (a module
+/// uses each op with few signatures), compared directly rather than hashed.
 #[derive(Default)]
 struct Signatures {
-    /// By hash: where the signature's types lie in `types` (one per hash; a signature
-    /// whose hash is taken is not remembered, which only costs its checks).
-    by_hash: FxHashMap<u64, (u32, u32)>,
+    /// By definition index: where each remembered signature's types lie in `types`,
+    /// and its operand count.
+    by_def: Vec<Vec<(u32, u32, u32)>>,
     types: Vec<Type>,
+    /// The types of the op being looked up (operands, then results).
+    scratch: Vec<Type>,
 }
 
+/// Signatures remembered per definition; the ones beyond are not remembered, which
+/// only costs their checks.
+const SIGNATURES_PER_DEF: usize = 8;
+
 impl Signatures {
-    fn hash(ir: &Ir, index: usize, o: &crate::ir::Operation) -> u64 {
-        let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-        let mut h = mix(index as u64, o.operands.len() as u64);
-        // Two plain loops: a chained iterator costs more per value than the mixing.
-        for &v in &o.operands {
-            h = mix(h, ir.value_type(v).index() as u64);
-        }
-        for &v in &o.results {
-            h = mix(h, ir.value_type(v).index() as u64);
-        }
-        // The map's hasher varies the low bits with the key's low bits only.
-        h ^ (h >> 32)
+    /// Whether the signature of `o` (of the definition at `index`) is in the set;
+    /// leaves its types in `scratch` for [`Signatures::insert`].
+    fn contains(&mut self, ir: &Ir, index: usize, o: &crate::ir::Operation) -> bool {
+        self.scratch.clear();
+        // Two plain loops: a chained iterator costs more per value than the copy.
+        self.scratch.extend(o.operands.iter().map(|&v| ir.value_type(v)));
+        self.scratch.extend(o.results.iter().map(|&v| ir.value_type(v)));
+        let Some(known) = self.by_def.get(index) else { return false };
+        let operands = o.operands.len() as u32;
+        known.iter().any(|&(start, len, known_operands)| {
+            known_operands == operands
+                && self.types.get(start as usize..(start + len) as usize) == Some(&self.scratch[..])
+        })
     }
 
-    /// The stored entry for a signature with this hash (the definition and operand
-    /// count are in the key beside the types).
-    fn key(hash: u64, index: usize, operands: usize) -> u64 {
-        hash ^ ((index as u64) << 48) ^ ((operands as u64) << 40)
-    }
-
-    fn contains(&self, ir: &Ir, hash: u64, index: usize, o: &crate::ir::Operation) -> bool {
-        let Some(&(start, len)) = self.by_hash.get(&Self::key(hash, index, o.operands.len())) else {
-            return false;
-        };
-        let Some(types) = self.types.get(start as usize..(start + len) as usize) else { return false };
-        if types.len() != o.operands.len() + o.results.len() {
-            return false;
+    /// Adds the signature [`Signatures::contains`] was last asked about.
+    fn insert(&mut self, index: usize, operands: usize) {
+        if self.by_def.len() <= index {
+            self.by_def.resize_with(index + 1, Vec::new);
         }
-        let (operand_types, result_types) = types.split_at(o.operands.len());
-        o.operands.iter().zip(operand_types).all(|(&v, &t)| ir.value_type(v) == t)
-            && o.results.iter().zip(result_types).all(|(&v, &t)| ir.value_type(v) == t)
-    }
-
-    fn insert(&mut self, ir: &Ir, hash: u64, index: usize, o: &crate::ir::Operation) {
-        let start = self.types.len() as u32;
-        let len = (o.operands.len() + o.results.len()) as u32;
-        if let std::collections::hash_map::Entry::Vacant(e) =
-            self.by_hash.entry(Self::key(hash, index, o.operands.len()))
-        {
-            e.insert((start, len));
-            self.types.extend(o.operands.iter().chain(&o.results).map(|&v| ir.value_type(v)));
+        let known = &mut self.by_def[index];
+        if known.len() < SIGNATURES_PER_DEF {
+            known.push((self.types.len() as u32, self.scratch.len() as u32, operands as u32));
+            self.types.extend_from_slice(&self.scratch);
         }
     }
 }
@@ -266,8 +256,7 @@ impl<'a> Verifier<'a> {
         // checks that depend on nothing else again (value constraints, type traits):
         // only those on its place remain.
         let remembered = o.properties.is_empty() && o.attributes.is_empty() && !plan.function_like;
-        let signature = if remembered { Signatures::hash(self.ir, index, o) } else { 0 };
-        if remembered && self.passed.contains(self.ir, signature, index, o) {
+        if remembered && self.passed.contains(self.ir, index, o) {
             if self.pred_traits(op, def, plan, true) || self.terminator_position(op, plan) {
                 return;
             }
@@ -285,7 +274,7 @@ impl<'a> Verifier<'a> {
                 return;
             }
             if remembered {
-                self.passed.insert(self.ir, signature, index, o);
+                self.passed.insert(index, o.operands.len());
             }
         }
         // The rules of specific ops, and those on attributes any op may carry.
@@ -480,6 +469,9 @@ impl<'a> Verifier<'a> {
 
     /// The `PredOpTrait`s (only those on the op's place with `placement_only`).
     fn pred_traits(&mut self, op: OpId, def: &OpDef, plan: &OpPlan, placement_only: bool) -> bool {
+        if placement_only && !plan.any_placement {
+            return false;
+        }
         for ((t, check), &placement) in def.pred_traits.iter().zip(&plan.pred_traits).zip(&plan.placement) {
             if placement_only && !placement {
                 continue;
@@ -1820,6 +1812,8 @@ struct OpPlan {
     /// Parallel to `pred_traits`: whether the trait depends on the op's place (an
     /// enclosing op) rather than only on its types.
     placement: Vec<bool>,
+    /// Some trait depends on the op's place.
+    any_placement: bool,
     same_operands_and_result_type: bool,
     same_type_operands: bool,
     same_shape: bool,
@@ -1914,9 +1908,11 @@ impl OpPlan {
             })
             .collect();
         let pred_traits: Vec<Check> = def.pred_traits.iter().map(|t| Check::new(&t.pred, def)).collect();
+        let placement: Vec<bool> = pred_traits.iter().map(Check::depends_on_place).collect();
         OpPlan {
             attributes,
-            placement: pred_traits.iter().map(Check::depends_on_place).collect(),
+            any_placement: placement.contains(&true),
+            placement,
             pred_traits,
             same_operands_and_result_type: def.has_trait("SameOperandsAndResultType"),
             same_type_operands: def.has_trait("SameTypeOperands"),
