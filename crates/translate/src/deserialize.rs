@@ -347,14 +347,14 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             match inst.opcode {
                 opcode::OpName => {
                     if let (Some(&target), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         // A repeated OpName keeps the first.
                         self.names.entry(target).or_insert(text);
                     }
                 }
                 opcode::OpEntryPoint => {
                     if let (Some(&f), Some(name)) = (inst.words.get(2), inst.operands.get(2)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         // `spirv.EntryPoint` names the function: one name per function.
                         match entry_names.get(&f) {
                             Some(existing) if *existing != text => {
@@ -376,7 +376,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 opcode::OpGraphARM => graph_ids.push(inst.result_id),
                 opcode::OpGraphEntryPointARM => {
                     if let (Some(&g), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         graph_entry_names.entry(g).or_insert(text);
                     }
                 }
@@ -436,7 +436,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 
     /// `name`, or `name_<id>` when a symbol of that name exists already.
     fn unique_symbol(&mut self, name: String, id: u32) -> String {
-        let symbol = if self.used_symbols.contains(&name) { format!("{name}_{id}") } else { name };
+        if self.used_symbols.insert(name.clone()) {
+            return name;
+        }
+        let symbol = format!("{name}_{id}");
         self.used_symbols.insert(symbol.clone());
         symbol
     }
@@ -994,10 +997,12 @@ fn word(inst: &Inst, index: usize) -> Result<u32> {
 
 /// The string of parsed operand `index` (empty if absent).
 fn string_operand(inst: &Inst, index: usize) -> String {
-    inst.operands
-        .get(index)
-        .map(|o| String::from_utf8_lossy(&inst.string_bytes(o)).into_owned())
-        .unwrap_or_default()
+    inst.operands.get(index).map(|o| text_of(inst.string_bytes(o))).unwrap_or_default()
+}
+
+/// A string's bytes as text, invalid UTF-8 replaced (valid text keeps its buffer).
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn dialect(name: &str, body: &str) -> Attribute {
