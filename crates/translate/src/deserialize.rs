@@ -231,6 +231,10 @@ struct Deserializer<'m, 'i> {
     /// Which functions (by position in the module) get their bodies read; the others
     /// are skipped ([`halves`] reads each half of a large module on its own thread).
     function_bodies: std::ops::Range<usize>,
+    /// Each OpFunction's instruction index and the index just past the OpFunctionEnd
+    /// that ends it (the instruction count if none does), in order: the functions
+    /// whose bodies are not read are skipped without being walked again.
+    function_spans: Vec<(usize, usize)>,
     /// The last function's state, whose storage the next one reuses.
     spare_function_state: Option<function::FunctionState>,
     /// `#spirv.storage_class<...>` of the storage classes met so far.
@@ -285,6 +289,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             deferred: Vec::new(),
             line: Location::Unknown,
             function_bodies: 0..usize::MAX,
+            function_spans: Vec::new(),
             spare_function_state: None,
             i32_type: None,
             storage_classes: FxHashMap::default(),
@@ -299,13 +304,20 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let count = self.module.instruction_count();
         let mut index = 0;
         let mut function_ordinal = 0;
+        let mut span = 0;
         while index < count {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
                 index = if self.function_bodies.contains(&function_ordinal) {
                     self.function(index)?
                 } else {
-                    halves::function_end(self.module, index)
+                    while self.function_spans.get(span).is_some_and(|&(start, _)| start < index) {
+                        span += 1;
+                    }
+                    match self.function_spans.get(span) {
+                        Some(&(start, end)) if start == index => end,
+                        _ => halves::function_end(self.module, index),
+                    }
                 };
                 function_ordinal += 1;
                 continue;
@@ -335,10 +347,22 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let mut graph_ids = Vec::new();
         let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
         let mut in_function = false;
-        for inst in self.module.instructions() {
+        let count = self.module.instruction_count();
+        // The spans of the functions not yet ended.
+        let mut open = 0;
+        for (index, inst) in self.module.instructions().enumerate() {
             match inst.opcode {
-                opcode::OpFunction => in_function = true,
-                opcode::OpFunctionEnd => in_function = false,
+                opcode::OpFunction => {
+                    in_function = true;
+                    self.function_spans.push((index, count));
+                }
+                opcode::OpFunctionEnd => {
+                    in_function = false;
+                    for span in self.function_spans.get_mut(open..).unwrap_or(&mut []) {
+                        span.1 = index + 1;
+                    }
+                    open = self.function_spans.len();
+                }
                 opcode::OpExtInst if !in_function => {
                     self.module_ext_inst_ids.insert(inst.result_id);
                 }
