@@ -671,16 +671,22 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     }
 
     /// The type with id `id`, for an instruction that needs it.
+    #[inline]
     fn type_of(&self, inst: &Inst, id: u32) -> Result<Type> {
         match self.type_table.get(id) {
             Some(ty) => Ok(ty),
-            None if self.void_types.contains(&id) => {
-                error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)))
-            }
-            None => {
-                error(inst.offset, format!("{} refers to undefined type <id> {id}", opcode_name(inst.opcode)))
-            }
+            None => self.not_a_type(inst, id),
         }
+    }
+
+    /// The error of [`Self::type_of`] (out of line: every instruction with a result
+    /// type asks for it).
+    #[cold]
+    fn not_a_type(&self, inst: &Inst, id: u32) -> Result<Type> {
+        if self.void_types.contains(&id) {
+            return error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)));
+        }
+        error(inst.offset, format!("{} refers to undefined type <id> {id}", opcode_name(inst.opcode)))
     }
 
     /// `spirv.GlobalVariable`, of OpVariable or (of an untyped pointer type, which
@@ -753,11 +759,18 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 
     /// The attributes MLIR makes of the decorations of a value (`location = 0 : i32`,
     /// `relaxed_precision`, `built_in = "Position"`, ...), by decoration name in snake case.
+    #[inline]
     fn decoration_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
         let i32t = self.i32_type();
+        // Most values have no decorations: that is answered inline.
         if self.decorated.get(id).is_none() {
             return Ok(Vec::new());
         }
+        self.decoration_attrs_of(id, i32t)
+    }
+
+    /// [`Self::decoration_attrs`] of an id with decorations.
+    fn decoration_attrs_of(&mut self, id: u32, i32t: Type) -> Result<Vec<NamedAttribute>> {
         let Some(decorations) = self.decorations.get(&id) else { return Ok(Vec::new()) };
         let mut attrs = Vec::new();
         for d in decorations {
@@ -1012,11 +1025,17 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 // ---- small helpers -------------------------------------------------------------------
 
 /// Word `index` of an instruction (0 is the opcode word).
+#[inline]
 fn word(inst: &Inst, index: usize) -> Result<u32> {
-    inst.words.get(index).copied().ok_or_else(|| DeserializeError {
-        offset: inst.offset,
-        message: format!("{} is missing word {index}", opcode_name(inst.opcode)),
-    })
+    match inst.words.get(index) {
+        Some(&w) => Ok(w),
+        None => missing_word(inst, index),
+    }
+}
+
+#[cold]
+fn missing_word(inst: &Inst, index: usize) -> Result<u32> {
+    error(inst.offset, format!("{} is missing word {index}", opcode_name(inst.opcode)))
 }
 
 /// The string of parsed operand `index` (empty if absent).
@@ -1135,16 +1154,29 @@ fn enum_attr_of(enum_name: &str, value: u32) -> Option<Attribute> {
 
 /// Sets an op's attributes as the parser does: the op's ODS attributes are properties,
 /// the others discardable; both sorted by name.
+#[inline]
 fn set_attributes(ir: &mut Ir, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
     if extra.is_empty() {
         if props.is_empty() {
             return;
         }
         // Most ops: no decorations.
-        props.sort_by(|a, b| a.name.cmp(&b.name));
+        if props.len() > 1 {
+            props.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         ir.op_mut(op).properties = props;
         return;
     }
+    set_decorated_attributes(ir, op, props, extra);
+}
+
+/// [`set_attributes`] with decorations.
+fn set_decorated_attributes(
+    ir: &mut Ir,
+    op: OpId,
+    mut props: Vec<NamedAttribute>,
+    extra: Vec<NamedAttribute>,
+) {
     let def_attrs = ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
     let (inherent, mut discardable): (Vec<_>, Vec<_>) =
         extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));
