@@ -250,6 +250,10 @@ struct Deserializer<'m, 'i> {
     /// Which functions (by position in the module) get their bodies read; the others
     /// are skipped ([`halves`] reads each half of a large module on its own thread).
     function_bodies: std::ops::Range<usize>,
+    /// Each OpFunction's instruction index and the index just past the OpFunctionEnd
+    /// that ends it (the instruction count if none does), in order: the functions
+    /// whose bodies are not read are skipped without being walked again.
+    function_spans: Vec<(usize, usize)>,
     /// The last function's state, whose storage the next one reuses.
     spare_function_state: Option<function::FunctionState>,
     /// `#spirv.storage_class<...>` of the storage classes met so far.
@@ -304,6 +308,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             deferred: Vec::new(),
             line: Location::Unknown,
             function_bodies: 0..usize::MAX,
+            function_spans: Vec::new(),
             spare_function_state: None,
             i32_type: None,
             storage_classes: FxHashMap::default(),
@@ -318,13 +323,20 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let count = self.module.instruction_count();
         let mut index = 0;
         let mut function_ordinal = 0;
+        let mut span = 0;
         while index < count {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
                 index = if self.function_bodies.contains(&function_ordinal) {
                     self.function(index)?
                 } else {
-                    halves::function_end(self.module, index)
+                    while self.function_spans.get(span).is_some_and(|&(start, _)| start < index) {
+                        span += 1;
+                    }
+                    match self.function_spans.get(span) {
+                        Some(&(start, end)) if start == index => end,
+                        _ => halves::function_end(self.module, index),
+                    }
                 };
                 function_ordinal += 1;
                 continue;
@@ -354,10 +366,22 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         let mut graph_ids = Vec::new();
         let mut graph_entry_names: FxHashMap<u32, String> = FxHashMap::default();
         let mut in_function = false;
-        for inst in self.module.instructions() {
+        let count = self.module.instruction_count();
+        // The spans of the functions not yet ended.
+        let mut open = 0;
+        for (index, inst) in self.module.instructions().enumerate() {
             match inst.opcode {
-                opcode::OpFunction => in_function = true,
-                opcode::OpFunctionEnd => in_function = false,
+                opcode::OpFunction => {
+                    in_function = true;
+                    self.function_spans.push((index, count));
+                }
+                opcode::OpFunctionEnd => {
+                    in_function = false;
+                    for span in self.function_spans.get_mut(open..).unwrap_or(&mut []) {
+                        span.1 = index + 1;
+                    }
+                    open = self.function_spans.len();
+                }
                 opcode::OpExtInst if !in_function => {
                     self.module_ext_inst_ids.insert(inst.result_id);
                 }
@@ -366,14 +390,14 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             match inst.opcode {
                 opcode::OpName => {
                     if let (Some(&target), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         // A repeated OpName keeps the first.
                         self.names.entry(target).or_insert(text);
                     }
                 }
                 opcode::OpEntryPoint => {
                     if let (Some(&f), Some(name)) = (inst.words.get(2), inst.operands.get(2)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         // `spirv.EntryPoint` names the function: one name per function.
                         match entry_names.get(&f) {
                             Some(existing) if *existing != text => {
@@ -395,7 +419,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 opcode::OpGraphARM => graph_ids.push(inst.result_id),
                 opcode::OpGraphEntryPointARM => {
                     if let (Some(&g), Some(name)) = (inst.words.get(1), inst.operands.get(1)) {
-                        let text = String::from_utf8_lossy(&inst.string_bytes(name)).into_owned();
+                        let text = text_of(inst.string_bytes(name));
                         graph_entry_names.entry(g).or_insert(text);
                     }
                 }
@@ -455,7 +479,10 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 
     /// `name`, or `name_<id>` when a symbol of that name exists already.
     fn unique_symbol(&mut self, name: String, id: u32) -> String {
-        let symbol = if self.used_symbols.contains(&name) { format!("{name}_{id}") } else { name };
+        if self.used_symbols.insert(name.clone()) {
+            return name;
+        }
+        let symbol = format!("{name}_{id}");
         self.used_symbols.insert(symbol.clone());
         symbol
     }
@@ -663,16 +690,22 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     }
 
     /// The type with id `id`, for an instruction that needs it.
+    #[inline]
     fn type_of(&self, inst: &Inst, id: u32) -> Result<Type> {
         match self.type_table.get(id) {
             Some(ty) => Ok(ty),
-            None if self.void_types.contains(&id) => {
-                error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)))
-            }
-            None => {
-                error(inst.offset, format!("{} refers to undefined type <id> {id}", opcode_name(inst.opcode)))
-            }
+            None => self.not_a_type(inst, id),
         }
+    }
+
+    /// The error of [`Self::type_of`] (out of line: every instruction with a result
+    /// type asks for it).
+    #[cold]
+    fn not_a_type(&self, inst: &Inst, id: u32) -> Result<Type> {
+        if self.void_types.contains(&id) {
+            return error(inst.offset, format!("{} has void type", opcode_name(inst.opcode)));
+        }
+        error(inst.offset, format!("{} refers to undefined type <id> {id}", opcode_name(inst.opcode)))
     }
 
     /// `spirv.GlobalVariable`, of OpVariable or (of an untyped pointer type, which
@@ -745,11 +778,18 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 
     /// The attributes MLIR makes of the decorations of a value (`location = 0 : i32`,
     /// `relaxed_precision`, `built_in = "Position"`, ...), by decoration name in snake case.
+    #[inline]
     fn decoration_attrs(&mut self, id: u32) -> Result<Vec<NamedAttribute>> {
         let i32t = self.i32_type();
+        // Most values have no decorations: that is answered inline.
         if self.decorated.get(id).is_none() {
             return Ok(Vec::new());
         }
+        self.decoration_attrs_of(id, i32t)
+    }
+
+    /// [`Self::decoration_attrs`] of an id with decorations.
+    fn decoration_attrs_of(&mut self, id: u32, i32t: Type) -> Result<Vec<NamedAttribute>> {
         let Some(decorations) = self.decorations.get(&id) else { return Ok(Vec::new()) };
         let mut attrs = Vec::new();
         for d in decorations {
@@ -1004,19 +1044,27 @@ impl<'m, 'i> Deserializer<'m, 'i> {
 // ---- small helpers -------------------------------------------------------------------
 
 /// Word `index` of an instruction (0 is the opcode word).
+#[inline]
 fn word(inst: &Inst, index: usize) -> Result<u32> {
-    inst.words.get(index).copied().ok_or_else(|| DeserializeError {
-        offset: inst.offset,
-        message: format!("{} is missing word {index}", opcode_name(inst.opcode)),
-    })
+    match inst.words.get(index) {
+        Some(&w) => Ok(w),
+        None => missing_word(inst, index),
+    }
+}
+
+#[cold]
+fn missing_word(inst: &Inst, index: usize) -> Result<u32> {
+    error(inst.offset, format!("{} is missing word {index}", opcode_name(inst.opcode)))
 }
 
 /// The string of parsed operand `index` (empty if absent).
 fn string_operand(inst: &Inst, index: usize) -> String {
-    inst.operands
-        .get(index)
-        .map(|o| String::from_utf8_lossy(&inst.string_bytes(o)).into_owned())
-        .unwrap_or_default()
+    inst.operands.get(index).map(|o| text_of(inst.string_bytes(o))).unwrap_or_default()
+}
+
+/// A string's bytes as text, invalid UTF-8 replaced (valid text keeps its buffer).
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn dialect(name: &str, body: &str) -> Attribute {
@@ -1125,16 +1173,29 @@ fn enum_attr_of(enum_name: &str, value: u32) -> Option<Attribute> {
 
 /// Sets an op's attributes as the parser does: the op's ODS attributes are properties,
 /// the others discardable; both sorted by name.
+#[inline]
 fn set_attributes(ir: &mut Ir, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
     if extra.is_empty() {
         if props.is_empty() {
             return;
         }
         // Most ops: no decorations.
-        props.sort_by(|a, b| a.name.cmp(&b.name));
+        if props.len() > 1 {
+            props.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         ir.op_mut(op).properties = props;
         return;
     }
+    set_decorated_attributes(ir, op, props, extra);
+}
+
+/// [`set_attributes`] with decorations.
+fn set_decorated_attributes(
+    ir: &mut Ir,
+    op: OpId,
+    mut props: Vec<NamedAttribute>,
+    extra: Vec<NamedAttribute>,
+) {
     let def_attrs = ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
     let (inherent, mut discardable): (Vec<_>, Vec<_>) =
         extra.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name));

@@ -445,6 +445,7 @@ impl Deserializer<'_, '_> {
 
     /// The value of `id` for a use: a local value, or a module-level one materialized at
     /// the insertion point, as MLIR does at each use.
+    #[inline]
     fn operand(&mut self, state: &FunctionState, id: u32, offset: usize) -> Result<Value> {
         if let Some(v) = state.values.get(id) {
             return Ok(v);

@@ -30,17 +30,17 @@ impl<T: Copy> IdTable<T> {
         match self.slots.get(id as usize) {
             Some(&slot) => match self.entries.get(slot as usize) {
                 Some(&(owner, value)) if owner == id => Some(value),
+                _ if self.sparse.is_empty() => None,
                 _ => self.get_sparse(id),
             },
+            None if self.sparse.is_empty() => None,
             None => self.get_sparse(id),
         }
     }
 
     /// Ids beyond the slots (and any that found no room in `entries`).
+    #[cold]
     fn get_sparse(&self, id: u32) -> Option<T> {
-        if self.sparse.is_empty() {
-            return None;
-        }
         self.sparse.get(&id).copied()
     }
 
@@ -50,11 +50,11 @@ impl<T: Copy> IdTable<T> {
         let at = id as usize;
         if at >= self.slots.len() {
             if at >= self.dense_len {
-                return self.sparse.insert(id, value);
+                return self.insert_sparse(id, value);
             }
             self.grow(at);
         }
-        let Some(slot) = self.slots.get_mut(at) else { return self.sparse.insert(id, value) };
+        let Some(slot) = self.slots.get_mut(at) else { return self.insert_sparse(id, value) };
         if let Some((owner, old)) = self.entries.get_mut(*slot as usize) {
             if *owner == id {
                 return Some(std::mem::replace(old, value));
@@ -62,10 +62,15 @@ impl<T: Copy> IdTable<T> {
         }
         // Fewer entries than slots (one per id set), so the position fits a u32
         // whenever the slot count does; beyond that, hashed.
-        let Ok(position) = u32::try_from(self.entries.len()) else { return self.sparse.insert(id, value) };
+        let Ok(position) = u32::try_from(self.entries.len()) else { return self.insert_sparse(id, value) };
         *slot = position;
         self.entries.push((id, value));
         None
+    }
+
+    #[cold]
+    fn insert_sparse(&mut self, id: u32, value: T) -> Option<T> {
+        self.sparse.insert(id, value)
     }
 
     /// Makes room for slot `at` (below `dense_len`); doubling keeps the copies amortized.

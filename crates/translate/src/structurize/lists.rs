@@ -87,7 +87,7 @@ impl<T: Copy + PartialEq> IdMap<T> {
 
     /// The slot of `key`, counted as set (the caller stores a value other than
     /// `empty` in it).
-    #[inline]
+    #[inline(always)]
     fn slot(&mut self, key: impl Key) -> &mut T {
         let id = key.key();
         let i = id.wrapping_sub(self.base);
@@ -102,6 +102,7 @@ impl<T: Copy + PartialEq> IdMap<T> {
 
     /// The slot of an id outside the window, which widens to hold it, or of the
     /// first id after a `reset`, which moves the window.
+    #[cold]
     fn slot_outside(&mut self, id: usize) -> &mut T {
         if self.movable {
             // Every slot is empty: the window can move for free, centered on the
@@ -159,7 +160,7 @@ impl<V: Copy + PartialEq> ListMap<V> {
     }
 
     /// Appends `value` to the list of `key`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn push(&mut self, key: impl Key, value: V) {
         let at = self.links.len();
         self.links.push((Some(value), END));

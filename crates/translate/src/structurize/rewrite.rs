@@ -833,16 +833,17 @@ impl Structurizer<'_> {
     /// one block as both successors, for `split_same_target_branches`.
     pub(super) fn check(&mut self) -> Result<(), StructurizeError> {
         let ir = &*self.ir;
-        let region_of_value = |v: Value| -> Option<RegionId> {
-            let block = match ir.value(v).def {
-                ValueDef::Result { op, .. } => ir.op(op).parent?,
-                ValueDef::Argument { block, .. } => block,
-            };
-            ir.block(block).parent
+        let block_of_value = |v: Value| -> Option<BlockId> {
+            match ir.value(v).def {
+                ValueDef::Result { op, .. } => ir.op(op).parent,
+                ValueDef::Argument { block, .. } => Some(block),
+            }
         };
         let same_target = &mut self.sc.same_target;
         let branch_conditional = &names().branch_conditional;
         let mut problem: Option<String> = None;
+        // The region of the block of the last op (a block's ops come one after another).
+        let mut last: Option<(BlockId, Option<RegionId>)> = None;
         ir.for_each_op_under(self.func, |block, op| {
             if problem.is_some() {
                 return;
@@ -852,7 +853,15 @@ impl Structurizer<'_> {
             {
                 same_target.push((block, op));
             }
-            let Some(region) = ir.block(block).parent else { return };
+            let block_region = match last {
+                Some((b, region)) if b == block => region,
+                _ => {
+                    let region = ir.block(block).parent;
+                    last = Some((block, region));
+                    region
+                }
+            };
+            let Some(region) = block_region else { return };
             for &s in &o.successors {
                 if ir.block(s).parent != Some(region) {
                     problem =
@@ -866,7 +875,12 @@ impl Structurizer<'_> {
                 }
             }
             for &v in &o.operands {
-                let Some(def_region) = region_of_value(v) else {
+                let def_block = block_of_value(v);
+                if def_block == Some(block) {
+                    // Defined in the same block (most operands): the same region.
+                    continue;
+                }
+                let Some(def_region) = def_block.and_then(|b| ir.block(b).parent) else {
                     problem = Some(format!("internal error: '{}' uses a detached value", o.name.as_str()));
                     return;
                 };
