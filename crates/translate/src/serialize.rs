@@ -206,15 +206,20 @@ struct Serializer<'a> {
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
+    /// Block lists of `pretty_order` to reuse, and its walk's stack.
+    order_pool: Vec<Vec<BlockId>>,
+    order_stack: Vec<(&'a [BlockId], usize)>,
     /// Per block, the stamp of the last `pretty_order` walk that saw it.
     visited: Vec<u32>,
     visit_stamp: u32,
     op_names: KnownNames,
-    /// `attrs::enum_value` of each enum attribute spelling met (name, body).
+    /// `attrs::enum_value` of each enum attribute spelling met (name, body): the
+    /// first few, then the others.
+    first_enum_values: Vec<(&'a str, &'a str, Option<u32>)>,
     enum_values: HashMap<(&'a str, &'a str), Option<u32>>,
     /// Storage class values by their spelling in pointer types.
     storage_classes: Vec<(String, Option<u32>)>,
-    function_ids: HashMap<String, u32>,
+    function_ids: HashMap<&'a str, u32>,
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
@@ -225,7 +230,7 @@ struct Serializer<'a> {
     ext_inst_ids: HashMap<String, u32>,
     /// The module's function symbols, gathered when an extended instruction first
     /// names a symbol that is nothing else.
-    function_symbols: Option<std::collections::HashSet<String>>,
+    function_symbols: Option<std::collections::HashSet<&'a str>>,
     /// Module-level `spirv.ExtInst`s after a function (clspv's reflection), written
     /// among the functions so the functions they name come first.
     trailing_ext_insts: Option<std::collections::HashSet<OpId>>,
@@ -295,27 +300,28 @@ impl DenseKey for BlockId {
 }
 
 /// Ids by IR value or block: a dense table indexed by the arena index, instead of
-/// hashing every value of the module.
+/// hashing every value of the module. 0, never an id, marks a key without one (half
+/// the memory of `Option<u32>`).
 struct IdTable<K> {
-    ids: Vec<Option<u32>>,
+    ids: Vec<u32>,
     key: std::marker::PhantomData<K>,
 }
 
 impl<K: DenseKey> IdTable<K> {
     fn with_len(len: usize) -> Self {
-        IdTable { ids: vec![None; len], key: std::marker::PhantomData }
+        IdTable { ids: vec![0; len], key: std::marker::PhantomData }
     }
 
     fn get(&self, key: &K) -> Option<&u32> {
-        self.ids.get(key.index()).and_then(Option::as_ref)
+        self.ids.get(key.index()).filter(|&&id| id != 0)
     }
 
     fn insert(&mut self, key: K, id: u32) {
         let i = key.index();
         if i >= self.ids.len() {
-            self.ids.resize(i + 1, None);
+            self.ids.resize(i + 1, 0);
         }
-        self.ids[i] = Some(id);
+        self.ids[i] = id;
     }
 }
 
@@ -371,10 +377,13 @@ impl<'a> Serializer<'a> {
             def_plans: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
+            order_pool: Vec::new(),
+            order_stack: Vec::new(),
             visited: vec![0; ir.block_count()],
             visit_stamp: 0,
             op_names: KnownNames::new(),
             storage_classes: Vec::new(),
+            first_enum_values: Vec::new(),
             enum_values: HashMap::default(),
             function_ids: HashMap::default(),
             graph_ids: HashMap::default(),
@@ -400,11 +409,21 @@ impl<'a> Serializer<'a> {
     /// [`attrs::enum_value`], computed once per spelling.
     fn enum_value(&mut self, attr: &'a Attribute) -> Option<u32> {
         let Attribute::Dialect { name, body: Some(body) } = attr else { return None };
+        // A module spells few enum values: the first ones are found in a short list
+        // (comparing the texts is cheaper than hashing them), any others in the map.
+        let first = self.first_enum_values.iter().find(|(n, b, _)| n == name && b == body);
+        if let Some(&(_, _, value)) = first {
+            return value;
+        }
         if let Some(&value) = self.enum_values.get(&(name.as_str(), body.as_str())) {
             return value;
         }
         let value = attrs::enum_value(attr);
-        self.enum_values.insert((name, body), value);
+        if self.first_enum_values.len() < 16 {
+            self.first_enum_values.push((name, body, value));
+        } else {
+            self.enum_values.insert((name, body), value);
+        }
         value
     }
 
@@ -572,6 +591,16 @@ fn instruction_counts_overflowed(words: &[u32]) -> bool {
         at += count;
     }
     false
+}
+
+/// Completes an instruction written in place from word `at` to the end of `out`:
+/// its first word becomes the word count and opcode, as [`encode`] writes it.
+fn set_word_count(out: &mut [u32], at: usize, opcode: u16) {
+    let count = out.len().saturating_sub(at);
+    let count = u32::try_from(count).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
+    if let Some(word) = out.get_mut(at) {
+        *word = (count << 16) | u32::from(opcode);
+    }
 }
 
 /// Appends one instruction: word count and opcode, then the operands. A count that
