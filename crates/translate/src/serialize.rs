@@ -193,8 +193,6 @@ struct Serializer<'a> {
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<types::ConstantKey, u32>,
-    /// Ids of scalar constants by attribute (a cache of `constant_ids`).
-    scalar_constants: HashMap<types::ScalarMemoKey, u32>,
     undef_ids: HashMap<Type, u32>,
     value_ids: IdTable<Value>,
     block_ids: IdTable<BlockId>,
@@ -206,6 +204,9 @@ struct Serializer<'a> {
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
+    /// Reused by `emit_phis`: branches to a block, and its incoming edges.
+    scratch_uses: Vec<(BlockId, OpId)>,
+    scratch_edges: Vec<(BlockId, &'a [Value], OpId)>,
     /// Block lists of `pretty_order` to reuse, and its walk's stack.
     order_pool: Vec<Vec<BlockId>>,
     order_stack: Vec<(&'a [BlockId], usize)>,
@@ -369,7 +370,6 @@ impl<'a> Serializer<'a> {
             function_body: Vec::new(),
             type_ids: HashMap::default(),
             constant_ids: HashMap::default(),
-            scalar_constants: HashMap::default(),
             undef_ids: HashMap::default(),
             value_ids: IdTable::with_len(ir.value_count()),
             block_ids: IdTable::with_len(ir.block_count()),
@@ -377,6 +377,8 @@ impl<'a> Serializer<'a> {
             def_plans: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
+            scratch_uses: Vec::new(),
+            scratch_edges: Vec::new(),
             order_pool: Vec::new(),
             order_stack: Vec::new(),
             visited: vec![0; ir.block_count()],

@@ -612,9 +612,11 @@ impl<'a> Serializer<'a> {
         follow_in_place: bool,
         edges: &mut Vec<(BlockId, &'a [Value], OpId)>,
     ) -> Result<()> {
-        let mut uses = Vec::new();
+        // Reused list (a nested call, rare, starts a list of its own).
+        let mut uses = std::mem::take(&mut self.scratch_uses);
+        uses.clear();
         self.branches_to(block, &mut uses);
-        for (pred, terminator) in uses {
+        for &(pred, terminator) in &uses {
             if let Some(&outer) = self.in_place.loop_entries.get(&pred).filter(|_| follow_in_place) {
                 // The loop header took `outer`'s label: `outer`'s predecessors enter
                 // it, with the values they pass `outer` (which the entry passes on).
@@ -626,6 +628,7 @@ impl<'a> Serializer<'a> {
             };
             edges.push((self.phi_incoming_block(pred), values, terminator));
         }
+        self.scratch_uses = uses;
         Ok(())
     }
 
@@ -641,7 +644,8 @@ impl<'a> Serializer<'a> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        let mut predecessors = Vec::new();
+        let mut predecessors = std::mem::take(&mut self.scratch_edges);
+        predecessors.clear();
         self.incoming_edges(block, true, &mut predecessors)?;
         let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
         for (index, &arg) in b.arguments.iter().enumerate() {
@@ -669,6 +673,7 @@ impl<'a> Serializer<'a> {
             super::set_word_count(&mut self.function_body, at, opcode::OpPhi);
             self.value_ids.insert(arg, phi);
         }
+        self.scratch_edges = predecessors;
         Ok(())
     }
 
