@@ -86,10 +86,24 @@ pub fn serialize_read_back(
     module: OpId,
     options: &SerializeOptions,
 ) -> Result<spirvkit_binary::Module> {
-    let estimated_words = check::check_module(ir, module, options.check_requirements)?;
-    let mut s = Serializer::new(ir, module, options, estimated_words);
-    s.module_level()?;
-    let words = s.collect();
+    let words = if ir.op_count() >= PARALLEL_CHECK_OPS && spirvkit_ir::parallel::two_cores() {
+        // The checks run beside the serialization and a refusal still wins, so the
+        // errors are those of checking first. Without the walk's count, the room for
+        // the words is estimated from the IR's size.
+        let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
+        let (words, checked) = spirvkit_ir::parallel::both(
+            || serialize_words(ir, module, options, estimate),
+            || check::check_module(ir, module, options.check_requirements),
+        );
+        match checked {
+            Some(checked) => checked?,
+            None => check::check_module(ir, module, options.check_requirements)?,
+        };
+        words?
+    } else {
+        let estimate = check::check_module(ir, module, options.check_requirements)?;
+        serialize_words(ir, module, options, estimate)?
+    };
     let too_long = instruction_counts_overflowed(&words);
     if too_long {
         return Err(SerializeError {
@@ -104,6 +118,22 @@ pub fn serialize_read_back(
             message: format!("internal error: the serialized module does not read back: {e}"),
         }
     })
+}
+
+/// Modules with at least this many ops (the IR's) are checked on a second thread
+/// while they are serialized.
+const PARALLEL_CHECK_OPS: usize = 20_000;
+
+/// The module's words (header included), with room for `estimated_words`.
+fn serialize_words(
+    ir: &Ir,
+    module: OpId,
+    options: &SerializeOptions,
+    estimated_words: usize,
+) -> Result<Vec<u32>> {
+    let mut s = Serializer::new(ir, module, options, estimated_words);
+    s.module_level()?;
+    Ok(s.collect())
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
@@ -558,10 +588,11 @@ impl<'a> Serializer<'a> {
         if !self.options.emit_symbol_names || name.is_empty() {
             return;
         }
-        let mut operands = Vec::with_capacity(2 + name.len() / 4);
-        operands.push(id);
-        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
-        encode(&mut self.names, opcode::OpName, &operands);
+        // Written in place: `encode`'s layout, the word count set at the end.
+        let at = self.names.len();
+        self.names.extend([0, id]);
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut self.names);
+        set_word_count(&mut self.names, at, opcode::OpName);
     }
 
     /// `OpLine` for an op's location, with debug info on; none right after a merge

@@ -13,7 +13,7 @@
 //! construct. A loop's block may take values (the deserializer gives it the
 //! header's phis): the header's phis then take the block's incoming values directly.
 
-use super::ops::{operand_segment, sorted_attrs};
+use super::ops::{operand_segment, sorted_attrs_where};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
@@ -151,13 +151,10 @@ impl<'a> Serializer<'a> {
         self.function_header.clear();
         self.function_body.clear();
         // The function's other attributes decorate it, after its body's decorations.
-        for attr in sorted_attrs(ir, op) {
-            if matches!(
-                attr.name.as_str(),
-                "sym_name" | "function_type" | "function_control" | "arg_attrs" | "res_attrs"
-            ) {
-                continue;
-            }
+        let decorations = sorted_attrs_where(ir, op, |name| {
+            !matches!(name, "sym_name" | "function_type" | "function_control" | "arg_attrs" | "res_attrs")
+        });
+        for attr in decorations {
             self.process_decoration(op, function_id, attr)?;
         }
         Ok(())

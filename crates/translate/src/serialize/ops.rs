@@ -400,10 +400,7 @@ impl<'a> Serializer<'a> {
         }
         self.emit_debug_line(true, op);
         encode(&mut self.function_header, opcode::OpVariable, &operands);
-        for attr in sorted_attrs(ir, op) {
-            if attr.name == "storage_class" {
-                continue;
-            }
+        for attr in sorted_attrs_where(ir, op, |name| name != "storage_class") {
             self.process_decoration(op, id, attr)?;
         }
         Ok(())
