@@ -13,7 +13,7 @@
 //! construct. A loop's block may take values (the deserializer gives it the
 //! header's phis): the header's phis then take the block's incoming values directly.
 
-use super::ops::{operand_segment, sorted_attrs_where};
+use super::ops::{operand_segment, sorted_attrs_where, OpKind};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
@@ -416,11 +416,12 @@ impl<'a> Serializer<'a> {
         }
     }
 
-    pub(super) fn process_branch(&mut self, op: OpId) -> Result<()> {
+    /// `spirv.Branch`, `spirv.BranchConditional` or `spirv.Switch` (`kind`).
+    pub(super) fn process_branch(&mut self, op: OpId, kind: OpKind) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
-        match o.name.as_str() {
-            "spirv.Branch" => {
+        match kind {
+            OpKind::Branch => {
                 let Some(&target) = o.successors.first() else {
                     return Err(self.error(op, "branch without target"));
                 };
@@ -428,7 +429,7 @@ impl<'a> Serializer<'a> {
                 self.emit_debug_line(false, op);
                 encode(&mut self.function_body, opcode::OpBranch, &[target]);
             }
-            "spirv.BranchConditional" => {
+            OpKind::BranchConditional => {
                 let (Some(&condition), [true_block, false_block]) =
                     (o.operands.first(), o.successors.as_slice())
                 else {
@@ -437,16 +438,24 @@ impl<'a> Serializer<'a> {
                 let condition = self.value_id(op, condition)?;
                 let true_id = self.block_id(*true_block);
                 let false_id = self.block_id(*false_block);
-                let mut words = vec![condition, true_id, false_id];
-                if let Some(Attribute::Array(weights)) = o.attr("branch_weights") {
+                self.emit_debug_line(false, op);
+                // Written in place: `encode`'s layout, the word count set at the end.
+                let body = &mut self.function_body;
+                let at = body.len();
+                body.extend([0, condition, true_id, false_id]);
+                let weights = if o.attributes.is_empty() && o.properties.is_empty() {
+                    None
+                } else {
+                    o.attr("branch_weights")
+                };
+                if let Some(Attribute::Array(weights)) = weights {
                     for w in weights {
                         if let Attribute::Integer { value, .. } = w {
-                            words.push(*value as u32);
+                            body.push(*value as u32);
                         }
                     }
                 }
-                self.emit_debug_line(false, op);
-                encode(&mut self.function_body, opcode::OpBranchConditional, &words);
+                super::set_word_count(body, at, opcode::OpBranchConditional);
             }
             _ => {
                 let (Some(&selector), Some((&default, targets))) =

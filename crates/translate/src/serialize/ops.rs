@@ -61,7 +61,7 @@ impl<'a> Serializer<'a> {
                 self.map_result(op, id);
                 Ok(())
             }
-            OpKind::Branch => self.process_branch(op),
+            OpKind::Branch | OpKind::BranchConditional | OpKind::Switch => self.process_branch(op, kind),
             OpKind::Constant => {
                 let (Some(&result), Some(value)) = (o.results.first(), o.attr("value")) else {
                     return Err(self.error(op, "spirv.Constant needs a value and a result"));
@@ -1131,6 +1131,8 @@ pub(super) enum OpKind {
     AddressOf,
     ReferenceOf,
     Branch,
+    BranchConditional,
+    Switch,
     Constant,
     Replicate,
     SpecReplicate,
@@ -1161,7 +1163,9 @@ impl OpKind {
         match name {
             "spirv.mlir.addressof" => OpKind::AddressOf,
             "spirv.mlir.referenceof" => OpKind::ReferenceOf,
-            "spirv.Branch" | "spirv.BranchConditional" | "spirv.Switch" => OpKind::Branch,
+            "spirv.Branch" => OpKind::Branch,
+            "spirv.BranchConditional" => OpKind::BranchConditional,
+            "spirv.Switch" => OpKind::Switch,
             "spirv.Constant" => OpKind::Constant,
             "spirv.EXT.ConstantCompositeReplicate" => OpKind::Replicate,
             "spirv.EXT.SpecConstantCompositeReplicate" => OpKind::SpecReplicate,
