@@ -213,8 +213,12 @@ fn translate_chunk(
             return (None, vec![Diagnostic::error(located(&index, &ir.op(module).location), message)]);
         }
     }
-    let bytes =
-        spirvkit_binary::write::words_to_bytes(binary.words(), spirvkit_binary::module::Endian::Little);
+    // Only the words are needed now: the read-back's instruction and operand tables
+    // are freed before the bytes are allocated (which can then take their memory),
+    // and the words right after.
+    let words = binary.into_words();
+    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    drop(words);
     discard(ir, options.free_ir);
     if options.mode == Mode::Serialize {
         if let Some(prefix) = options.validation_prefix.as_deref().filter(|p| !p.is_empty()) {

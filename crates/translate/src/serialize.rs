@@ -86,10 +86,24 @@ pub fn serialize_read_back(
     module: OpId,
     options: &SerializeOptions,
 ) -> Result<spirvkit_binary::Module> {
-    let estimated_words = check::check_module(ir, module, options.check_requirements)?;
-    let mut s = Serializer::new(ir, module, options, estimated_words);
-    s.module_level()?;
-    let words = s.collect();
+    let words = if ir.op_count() >= PARALLEL_CHECK_OPS && spirvkit_ir::parallel::two_cores() {
+        // The checks run beside the serialization and a refusal still wins, so the
+        // errors are those of checking first. Without the walk's count, the room for
+        // the words is estimated from the IR's size.
+        let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
+        let (words, checked) = spirvkit_ir::parallel::both(
+            || serialize_words(ir, module, options, estimate),
+            || check::check_module(ir, module, options.check_requirements),
+        );
+        match checked {
+            Some(checked) => checked?,
+            None => check::check_module(ir, module, options.check_requirements)?,
+        };
+        words?
+    } else {
+        let estimate = check::check_module(ir, module, options.check_requirements)?;
+        serialize_words(ir, module, options, estimate)?
+    };
     let too_long = instruction_counts_overflowed(&words);
     if too_long {
         return Err(SerializeError {
@@ -104,6 +118,22 @@ pub fn serialize_read_back(
             message: format!("internal error: the serialized module does not read back: {e}"),
         }
     })
+}
+
+/// Modules with at least this many ops (the IR's) are checked on a second thread
+/// while they are serialized.
+const PARALLEL_CHECK_OPS: usize = 20_000;
+
+/// The module's words (header included), with room for `estimated_words`.
+fn serialize_words(
+    ir: &Ir,
+    module: OpId,
+    options: &SerializeOptions,
+    estimated_words: usize,
+) -> Result<Vec<u32>> {
+    let mut s = Serializer::new(ir, module, options, estimated_words);
+    s.module_level()?;
+    Ok(s.collect())
 }
 
 /// How a type is keyed for uniquing: unsigned integers share the signless type's
@@ -193,8 +223,6 @@ struct Serializer<'a> {
     type_ids: HashMap<TypeKey, u32>,
     /// Constants uniqued by their attribute, as MLIR keys them.
     constant_ids: HashMap<types::ConstantKey, u32>,
-    /// Ids of scalar constants by attribute (a cache of `constant_ids`).
-    scalar_constants: HashMap<types::ScalarMemoKey, u32>,
     undef_ids: HashMap<Type, u32>,
     value_ids: IdTable<Value>,
     block_ids: IdTable<BlockId>,
@@ -206,15 +234,23 @@ struct Serializer<'a> {
     /// Reused by every generic op: its words, its operand segments.
     scratch_words: Vec<u32>,
     scratch_segments: Vec<std::ops::Range<usize>>,
+    /// Reused by `emit_phis`: branches to a block, and its incoming edges.
+    scratch_uses: Vec<(BlockId, OpId)>,
+    scratch_edges: Vec<(BlockId, &'a [Value], OpId)>,
+    /// Block lists of `pretty_order` to reuse, and its walk's stack.
+    order_pool: Vec<Vec<BlockId>>,
+    order_stack: Vec<(&'a [BlockId], usize)>,
     /// Per block, the stamp of the last `pretty_order` walk that saw it.
     visited: Vec<u32>,
     visit_stamp: u32,
     op_names: KnownNames,
-    /// `attrs::enum_value` of each enum attribute spelling met (name, body).
+    /// `attrs::enum_value` of each enum attribute spelling met (name, body): the
+    /// first few, then the others.
+    first_enum_values: Vec<(&'a str, &'a str, Option<u32>)>,
     enum_values: HashMap<(&'a str, &'a str), Option<u32>>,
     /// Storage class values by their spelling in pointer types.
     storage_classes: Vec<(String, Option<u32>)>,
-    function_ids: HashMap<String, u32>,
+    function_ids: HashMap<&'a str, u32>,
     graph_ids: HashMap<String, u32>,
     variable_ids: HashMap<String, u32>,
     spec_constant_ids: HashMap<String, u32>,
@@ -225,7 +261,7 @@ struct Serializer<'a> {
     ext_inst_ids: HashMap<String, u32>,
     /// The module's function symbols, gathered when an extended instruction first
     /// names a symbol that is nothing else.
-    function_symbols: Option<std::collections::HashSet<String>>,
+    function_symbols: Option<std::collections::HashSet<&'a str>>,
     /// Module-level `spirv.ExtInst`s after a function (clspv's reflection), written
     /// among the functions so the functions they name come first.
     trailing_ext_insts: Option<std::collections::HashSet<OpId>>,
@@ -295,27 +331,28 @@ impl DenseKey for BlockId {
 }
 
 /// Ids by IR value or block: a dense table indexed by the arena index, instead of
-/// hashing every value of the module.
+/// hashing every value of the module. 0, never an id, marks a key without one (half
+/// the memory of `Option<u32>`).
 struct IdTable<K> {
-    ids: Vec<Option<u32>>,
+    ids: Vec<u32>,
     key: std::marker::PhantomData<K>,
 }
 
 impl<K: DenseKey> IdTable<K> {
     fn with_len(len: usize) -> Self {
-        IdTable { ids: vec![None; len], key: std::marker::PhantomData }
+        IdTable { ids: vec![0; len], key: std::marker::PhantomData }
     }
 
     fn get(&self, key: &K) -> Option<&u32> {
-        self.ids.get(key.index()).and_then(Option::as_ref)
+        self.ids.get(key.index()).filter(|&&id| id != 0)
     }
 
     fn insert(&mut self, key: K, id: u32) {
         let i = key.index();
         if i >= self.ids.len() {
-            self.ids.resize(i + 1, None);
+            self.ids.resize(i + 1, 0);
         }
-        self.ids[i] = Some(id);
+        self.ids[i] = id;
     }
 }
 
@@ -363,7 +400,6 @@ impl<'a> Serializer<'a> {
             function_body: Vec::new(),
             type_ids: HashMap::default(),
             constant_ids: HashMap::default(),
-            scalar_constants: HashMap::default(),
             undef_ids: HashMap::default(),
             value_ids: IdTable::with_len(ir.value_count()),
             block_ids: IdTable::with_len(ir.block_count()),
@@ -371,10 +407,15 @@ impl<'a> Serializer<'a> {
             def_plans: Vec::new(),
             scratch_words: Vec::new(),
             scratch_segments: Vec::new(),
+            scratch_uses: Vec::new(),
+            scratch_edges: Vec::new(),
+            order_pool: Vec::new(),
+            order_stack: Vec::new(),
             visited: vec![0; ir.block_count()],
             visit_stamp: 0,
             op_names: KnownNames::new(),
             storage_classes: Vec::new(),
+            first_enum_values: Vec::new(),
             enum_values: HashMap::default(),
             function_ids: HashMap::default(),
             graph_ids: HashMap::default(),
@@ -400,11 +441,21 @@ impl<'a> Serializer<'a> {
     /// [`attrs::enum_value`], computed once per spelling.
     fn enum_value(&mut self, attr: &'a Attribute) -> Option<u32> {
         let Attribute::Dialect { name, body: Some(body) } = attr else { return None };
+        // A module spells few enum values: the first ones are found in a short list
+        // (comparing the texts is cheaper than hashing them), any others in the map.
+        let first = self.first_enum_values.iter().find(|(n, b, _)| n == name && b == body);
+        if let Some(&(_, _, value)) = first {
+            return value;
+        }
         if let Some(&value) = self.enum_values.get(&(name.as_str(), body.as_str())) {
             return value;
         }
         let value = attrs::enum_value(attr);
-        self.enum_values.insert((name, body), value);
+        if self.first_enum_values.len() < 16 {
+            self.first_enum_values.push((name, body, value));
+        } else {
+            self.enum_values.insert((name, body), value);
+        }
         value
     }
 
@@ -537,10 +588,11 @@ impl<'a> Serializer<'a> {
         if !self.options.emit_symbol_names || name.is_empty() {
             return;
         }
-        let mut operands = Vec::with_capacity(2 + name.len() / 4);
-        operands.push(id);
-        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
-        encode(&mut self.names, opcode::OpName, &operands);
+        // Written in place: `encode`'s layout, the word count set at the end.
+        let at = self.names.len();
+        self.names.extend([0, id]);
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut self.names);
+        set_word_count(&mut self.names, at, opcode::OpName);
     }
 
     /// `OpLine` for an op's location, with debug info on; none right after a merge
@@ -572,6 +624,16 @@ fn instruction_counts_overflowed(words: &[u32]) -> bool {
         at += count;
     }
     false
+}
+
+/// Completes an instruction written in place from word `at` to the end of `out`:
+/// its first word becomes the word count and opcode, as [`encode`] writes it.
+fn set_word_count(out: &mut [u32], at: usize, opcode: u16) {
+    let count = out.len().saturating_sub(at);
+    let count = u32::try_from(count).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
+    if let Some(word) = out.get_mut(at) {
+        *word = (count << 16) | u32::from(opcode);
+    }
 }
 
 /// Appends one instruction: word count and opcode, then the operands. A count that

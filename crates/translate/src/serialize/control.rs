@@ -13,7 +13,7 @@
 //! construct. A loop's block may take values (the deserializer gives it the
 //! header's phis): the header's phis then take the block's incoming values directly.
 
-use super::ops::{operand_segment_ranges, sorted_attrs};
+use super::ops::{operand_segment, sorted_attrs_where, OpKind};
 use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
@@ -51,7 +51,7 @@ enum HeaderLabel {
     Current,
 }
 
-impl Serializer<'_> {
+impl<'a> Serializer<'a> {
     pub(super) fn block_id(&mut self, block: BlockId) -> u32 {
         if let Some(&id) = self.block_ids.get(&block) {
             return id;
@@ -79,17 +79,17 @@ impl Serializer<'_> {
             None => self.void_type(),
         };
         let name = match o.attr("sym_name") {
-            Some(Attribute::String(s)) => s.clone(),
-            _ => String::new(),
+            Some(Attribute::String(s)) => s.as_str(),
+            _ => "",
         };
-        let function_id = self.function_id(&name);
+        let function_id = self.function_id(name);
         let control = o.attr("function_control").and_then(|a| self.enum_value(a)).unwrap_or(0);
         encode(
             &mut self.function_header,
             opcode::OpFunction,
             &[result_type_id, function_id, control, fn_type_id],
         );
-        self.process_name(function_id, &name);
+        self.process_name(function_id, name);
         let entry = ir.entry_block(op);
         let import = matches!(
             o.attr("linkage_attributes"),
@@ -129,11 +129,13 @@ impl Serializer<'_> {
             encode(&mut self.function_header, opcode::OpLabel, &[label]);
             self.in_place.current_label = label;
             self.process_block(entry, true, None)?;
-            for block in self.pretty_order(entry, &[]) {
+            let order = self.pretty_order(entry, &[]);
+            for &block in &order {
                 if block != entry {
                     self.process_block(block, false, None)?;
                 }
             }
+            self.release_order(order);
             self.check_nothing_falls_through(op)?;
             for (value, offset) in std::mem::take(&mut self.deferred_phi_values) {
                 let id = self.value_id(op, value)?;
@@ -149,20 +151,18 @@ impl Serializer<'_> {
         self.function_header.clear();
         self.function_body.clear();
         // The function's other attributes decorate it, after its body's decorations.
-        for attr in sorted_attrs(ir, op) {
-            if matches!(
-                attr.name.as_str(),
-                "sym_name" | "function_type" | "function_control" | "arg_attrs" | "res_attrs"
-            ) {
-                continue;
-            }
+        let decorations = sorted_attrs_where(ir, op, |name| {
+            !matches!(name, "sym_name" | "function_type" | "function_control" | "arg_attrs" | "res_attrs")
+        });
+        for attr in decorations {
             self.process_decoration(op, function_id, attr)?;
         }
         Ok(())
     }
 
     /// The blocks reachable from `header` in depth-first preorder over the
-    /// terminators' successors, not entering `skip`.
+    /// terminators' successors, not entering `skip`. The list comes from (and
+    /// should go back to, with [`Self::release_order`]) a pool of reused lists.
     fn pretty_order(&mut self, header: BlockId, skip: &[BlockId]) -> Vec<BlockId> {
         let ir = self.ir;
         // Blocks seen in this walk carry this walk's stamp (no set to build and drop).
@@ -186,7 +186,9 @@ impl Serializer<'_> {
         }
         // The header's region bounds the walk (in valid IR).
         let region_blocks = ir.block(header).parent.map_or(0, |r| ir.region(r).blocks.len());
-        let mut order = Vec::with_capacity(region_blocks);
+        let mut order = self.order_pool.pop().unwrap_or_default();
+        order.clear();
+        order.reserve(region_blocks);
         if !insert(header) {
             return order;
         }
@@ -194,7 +196,9 @@ impl Serializer<'_> {
         let successors = |b: BlockId| -> &[BlockId] {
             ir.block(b).ops.last().map_or(&[], |&t| ir.op(t).successors.as_slice())
         };
-        let mut stack = Vec::with_capacity(region_blocks);
+        let mut stack = std::mem::take(&mut self.order_stack);
+        stack.clear();
+        stack.reserve(region_blocks);
         stack.push((successors(header), 0usize));
         while let Some((succ, next)) = stack.last_mut() {
             let Some(&s) = succ.get(*next) else {
@@ -207,7 +211,13 @@ impl Serializer<'_> {
                 stack.push((successors(s), 0));
             }
         }
+        self.order_stack = stack;
         order
+    }
+
+    /// Gives a list of [`Self::pretty_order`] back to the pool.
+    fn release_order(&mut self, order: Vec<BlockId>) {
+        self.order_pool.push(order);
     }
 
     /// Starts a function: nothing in place, its block arguments' uses not counted yet.
@@ -375,7 +385,8 @@ impl Serializer<'_> {
         if target == block || has_role || !starts_selection || !self.header_takes_label(target) {
             return None;
         }
-        let uses = self.branches_to(target);
+        let mut uses = Vec::new();
+        self.branches_to(target, &mut uses);
         (uses.len() == 1 && uses.first().is_some_and(|&(p, _)| p == block)).then_some(target)
     }
 
@@ -405,11 +416,12 @@ impl Serializer<'_> {
         }
     }
 
-    pub(super) fn process_branch(&mut self, op: OpId) -> Result<()> {
+    /// `spirv.Branch`, `spirv.BranchConditional` or `spirv.Switch` (`kind`).
+    pub(super) fn process_branch(&mut self, op: OpId, kind: OpKind) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
-        match o.name.as_str() {
-            "spirv.Branch" => {
+        match kind {
+            OpKind::Branch => {
                 let Some(&target) = o.successors.first() else {
                     return Err(self.error(op, "branch without target"));
                 };
@@ -417,7 +429,7 @@ impl Serializer<'_> {
                 self.emit_debug_line(false, op);
                 encode(&mut self.function_body, opcode::OpBranch, &[target]);
             }
-            "spirv.BranchConditional" => {
+            OpKind::BranchConditional => {
                 let (Some(&condition), [true_block, false_block]) =
                     (o.operands.first(), o.successors.as_slice())
                 else {
@@ -426,16 +438,24 @@ impl Serializer<'_> {
                 let condition = self.value_id(op, condition)?;
                 let true_id = self.block_id(*true_block);
                 let false_id = self.block_id(*false_block);
-                let mut words = vec![condition, true_id, false_id];
-                if let Some(Attribute::Array(weights)) = o.attr("branch_weights") {
+                self.emit_debug_line(false, op);
+                // Written in place: `encode`'s layout, the word count set at the end.
+                let body = &mut self.function_body;
+                let at = body.len();
+                body.extend([0, condition, true_id, false_id]);
+                let weights = if o.attributes.is_empty() && o.properties.is_empty() {
+                    None
+                } else {
+                    o.attr("branch_weights")
+                };
+                if let Some(Attribute::Array(weights)) = weights {
                     for w in weights {
                         if let Attribute::Integer { value, .. } = w {
-                            words.push(*value as u32);
+                            body.push(*value as u32);
                         }
                     }
                 }
-                self.emit_debug_line(false, op);
-                encode(&mut self.function_body, opcode::OpBranchConditional, &words);
+                super::set_word_count(body, at, opcode::OpBranchConditional);
             }
             _ => {
                 let (Some(&selector), Some((&default, targets))) =
@@ -473,41 +493,35 @@ impl Serializer<'_> {
     /// The operands a predecessor's terminator passes to `block` through its
     /// successor `index` (MLIR's choice: the true target, the default, or the first
     /// case naming the block).
-    fn branch_operands(&self, terminator: OpId, block: BlockId) -> Option<Vec<Value>> {
+    fn branch_operands(&self, terminator: OpId, block: BlockId) -> Option<&'a [Value]> {
         let ir = self.ir;
         let o = ir.op(terminator);
         let def = o.name.def()?;
-        let segment = |ranges: &[std::ops::Range<usize>], i: usize| {
-            ranges.get(i).map(|r| o.operands.get(r.clone()).unwrap_or(&[]).to_vec())
-        };
+        let segment =
+            |i: usize| operand_segment(ir, terminator, def, i).map(|r| o.operands.get(r).unwrap_or(&[]));
         match o.name.as_str() {
-            "spirv.Branch" => Some(o.operands.clone()),
+            "spirv.Branch" => Some(&o.operands),
             "spirv.BranchConditional" => {
-                let segments = operand_segment_ranges(ir, terminator, def);
                 let which = if o.successors.first() == Some(&block) { 1 } else { 2 };
-                segment(&segments, which)
+                segment(which)
             }
             "spirv.Switch" => {
-                let segments = operand_segment_ranges(ir, terminator, def);
-                let default_operands = segment(&segments, 1).unwrap_or_default();
                 if o.successors.first() == Some(&block) {
-                    return Some(default_operands);
+                    return Some(segment(1).unwrap_or(&[]));
                 }
-                let case_values = segment(&segments, 2).unwrap_or_default();
-                let case_sizes: Vec<usize> = match o.attr("case_operand_segments") {
-                    Some(Attribute::DenseArray { values, .. }) => values
-                        .iter()
-                        .map(|v| match v {
-                            Attribute::Integer { value, .. } => usize::try_from(*value).unwrap_or(0),
-                            _ => 0,
-                        })
-                        .collect(),
-                    _ => Vec::new(),
+                let case_values = segment(2).unwrap_or(&[]);
+                let case_sizes: &[Attribute] = match o.attr("case_operand_segments") {
+                    Some(Attribute::DenseArray { values, .. }) => values,
+                    _ => &[],
+                };
+                let size_of = |v: &Attribute| match v {
+                    Attribute::Integer { value, .. } => usize::try_from(*value).unwrap_or(0),
+                    _ => 0,
                 };
                 let index = o.successors.iter().skip(1).position(|&s| s == block)?;
-                let start: usize = case_sizes.iter().take(index).sum();
-                let size = case_sizes.get(index).copied().unwrap_or(0);
-                case_values.get(start..start + size).map(<[Value]>::to_vec)
+                let start = case_sizes.iter().take(index).map(size_of).fold(0usize, usize::saturating_add);
+                let size = case_sizes.get(index).map_or(0, size_of);
+                case_values.get(start..start.saturating_add(size))
             }
             _ => None,
         }
@@ -554,15 +568,14 @@ impl Serializer<'_> {
     }
 
     /// Every branch of `block`'s region to it: (branching block, terminator), most
-    /// recent use first.
-    fn branches_to(&mut self, block: BlockId) -> Vec<(BlockId, OpId)> {
+    /// recent use first, appended to `uses`.
+    fn branches_to(&mut self, block: BlockId, uses: &mut Vec<(BlockId, OpId)>) {
         let ir = self.ir;
-        let Some(region) = ir.block(block).parent else { return Vec::new() };
+        let Some(region) = ir.block(block).parent else { return };
         let blocks = &ir.region(region).blocks;
         let terminators = blocks.iter().rev().filter_map(|&pred| Some((pred, *ir.block(pred).ops.last()?)));
         // A small region is scanned directly; a large one is indexed once.
         if blocks.len() <= 16 {
-            let mut uses = Vec::new();
             for (pred, terminator) in terminators {
                 for &s in ir.op(terminator).successors.iter().rev() {
                     if s == block {
@@ -570,7 +583,7 @@ impl Serializer<'_> {
                     }
                 }
             }
-            return uses;
+            return;
         }
         let preds = &mut self.predecessors;
         if preds.regions_done.get(region.index()) != Some(&true) {
@@ -594,23 +607,26 @@ impl Serializer<'_> {
                 }
             }
         }
-        preds.uses.get(block.index()).cloned().unwrap_or_default()
+        uses.extend_from_slice(preds.uses.get(block.index()).map_or(&[], Vec::as_slice));
     }
 
     /// The edges entering `block` for its phis: (parent block, values, branch), most
-    /// recent use first (MLIR's use-list order).
+    /// recent use first (MLIR's use-list order), appended to `edges`.
     fn incoming_edges(
         &mut self,
         block: BlockId,
         follow_in_place: bool,
-    ) -> Result<Vec<(BlockId, Vec<Value>, OpId)>> {
-        let uses = self.branches_to(block);
-        let mut edges = Vec::with_capacity(uses.len());
-        for (pred, terminator) in uses {
+        edges: &mut Vec<(BlockId, &'a [Value], OpId)>,
+    ) -> Result<()> {
+        // Reused list (a nested call, rare, starts a list of its own).
+        let mut uses = std::mem::take(&mut self.scratch_uses);
+        uses.clear();
+        self.branches_to(block, &mut uses);
+        for &(pred, terminator) in &uses {
             if let Some(&outer) = self.in_place.loop_entries.get(&pred).filter(|_| follow_in_place) {
                 // The loop header took `outer`'s label: `outer`'s predecessors enter
                 // it, with the values they pass `outer` (which the entry passes on).
-                edges.extend(self.incoming_edges(outer, false)?);
+                self.incoming_edges(outer, false, edges)?;
                 continue;
             }
             let Some(values) = self.branch_operands(terminator, block) else {
@@ -618,7 +634,8 @@ impl Serializer<'_> {
             };
             edges.push((self.phi_incoming_block(pred), values, terminator));
         }
-        Ok(edges)
+        self.scratch_uses = uses;
+        Ok(())
     }
 
     /// `OpPhi` for each argument of a non-entry block, with one (value, parent)
@@ -633,32 +650,36 @@ impl Serializer<'_> {
         if ir.region(region).blocks.first() == Some(&block) {
             return Ok(());
         }
-        let predecessors = self.incoming_edges(block, true)?;
+        let mut predecessors = std::mem::take(&mut self.scratch_edges);
+        predecessors.clear();
+        self.incoming_edges(block, true, &mut predecessors)?;
+        let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
         for (index, &arg) in b.arguments.iter().enumerate() {
-            let anchor = ir.parent_op_of_block(block).unwrap_or(self.module);
             let type_id = self.process_type(anchor, ir.value_type(arg))?;
             let phi = self.next();
-            let mut words = Vec::with_capacity(2 + 2 * predecessors.len());
-            words.extend([type_id, phi]);
-            for (pred, values, terminator) in &predecessors {
+            // Written in place: `encode`'s layout, the word count set at the end.
+            let at = self.function_body.len();
+            self.function_body.reserve(3 + 2 * predecessors.len());
+            self.function_body.extend([0, type_id, phi]);
+            for &(pred, values, terminator) in &predecessors {
                 let Some(&value) = values.get(index) else {
-                    return Err(self.error(*terminator, "branch passes fewer values than the block takes"));
+                    return Err(self.error(terminator, "branch passes fewer values than the block takes"));
                 };
-                let pred_id = self.block_id(*pred);
+                let pred_id = self.block_id(pred);
                 let value_id = match self.value_ids.get(&value) {
                     Some(&id) => id,
                     None => {
                         // Defined in a block serialized later: patched at the function's end.
-                        self.deferred_phi_values.push((value, self.function_body.len() + 1 + words.len()));
+                        self.deferred_phi_values.push((value, self.function_body.len()));
                         0
                     }
                 };
-                words.push(value_id);
-                words.push(pred_id);
+                self.function_body.extend([value_id, pred_id]);
             }
-            encode(&mut self.function_body, opcode::OpPhi, &words);
+            super::set_word_count(&mut self.function_body, at, opcode::OpPhi);
             self.value_ids.insert(arg, phi);
         }
+        self.scratch_edges = predecessors;
         Ok(())
     }
 
@@ -669,7 +690,7 @@ impl Serializer<'_> {
             return Err(self.error(op, "selection without a region"));
         };
         let in_place = self.in_place.next.take();
-        let blocks = ir.region(region).blocks.clone();
+        let blocks = &ir.region(region).blocks;
         let (Some(&header), Some(&merge)) = (blocks.first(), blocks.last()) else {
             return Err(self.error(op, "selection without blocks"));
         };
@@ -683,7 +704,7 @@ impl Serializer<'_> {
             }
             None => {}
         }
-        for &b in &blocks {
+        for &b in blocks {
             self.block_id(b);
         }
         let header_id = self.block_id(header);
@@ -695,11 +716,13 @@ impl Serializer<'_> {
         let pending = PendingMerge::Selection { merge: merge_id, control, at: op };
         let continues = matches!(in_place, Some(HeaderLabel::Current));
         self.process_block(header, continues, Some(pending))?;
-        for block in self.pretty_order(header, &[merge]) {
+        let order = self.pretty_order(header, &[merge]);
+        for &block in &order {
             if block != header {
                 self.process_block(block, false, None)?;
             }
         }
+        self.release_order(order);
         self.check_nothing_falls_through(op)?;
         self.emit_label(merge_id);
         self.emit_phis(merge)?;
@@ -710,7 +733,7 @@ impl Serializer<'_> {
         let ir = self.ir;
         let o = ir.op(op);
         let Some(&region) = o.regions.first() else { return Err(self.error(op, "loop without a region")) };
-        let blocks = ir.region(region).blocks.clone();
+        let blocks = &ir.region(region).blocks;
         if blocks.len() < 4 {
             return Err(
                 self.error(op, "not supported yet: loop region without header, continue and merge blocks")
@@ -743,11 +766,13 @@ impl Serializer<'_> {
         }
         let pending = PendingMerge::Loop { merge: merge_id, continue_target: continue_id, control, at: op };
         self.process_block(header, false, Some(pending))?;
-        for block in self.pretty_order(header, &[continue_block, merge]) {
+        let order = self.pretty_order(header, &[continue_block, merge]);
+        for &block in &order {
             if block != header {
                 self.process_block(block, false, None)?;
             }
         }
+        self.release_order(order);
         self.process_block(continue_block, false, None)?;
         self.check_nothing_falls_through(op)?;
         self.emit_label(merge_id);

@@ -61,7 +61,7 @@ impl<'a> Serializer<'a> {
                 self.map_result(op, id);
                 Ok(())
             }
-            OpKind::Branch => self.process_branch(op),
+            OpKind::Branch | OpKind::BranchConditional | OpKind::Switch => self.process_branch(op, kind),
             OpKind::Constant => {
                 let (Some(&result), Some(value)) = (o.results.first(), o.attr("value")) else {
                     return Err(self.error(op, "spirv.Constant needs a value and a result"));
@@ -400,10 +400,7 @@ impl<'a> Serializer<'a> {
         }
         self.emit_debug_line(true, op);
         encode(&mut self.function_header, opcode::OpVariable, &operands);
-        for attr in sorted_attrs(ir, op) {
-            if attr.name == "storage_class" {
-                continue;
-            }
+        for attr in sorted_attrs_where(ir, op, |name| name != "storage_class") {
             self.process_decoration(op, id, attr)?;
         }
         Ok(())
@@ -578,12 +575,12 @@ impl<'a> Serializer<'a> {
         Ok(())
     }
 
-    pub(super) fn function_id(&mut self, name: &str) -> u32 {
+    pub(super) fn function_id(&mut self, name: &'a str) -> u32 {
         if let Some(&id) = self.function_ids.get(name) {
             return id;
         }
         let id = self.next();
-        self.function_ids.insert(name.to_string(), id);
+        self.function_ids.insert(name, id);
         id
     }
 
@@ -595,8 +592,8 @@ impl<'a> Serializer<'a> {
             Some(r) => self.process_type(op, ir.value_type(r))?,
             None => self.void_type(),
         };
-        let callee = symbol(o.attr("callee")).to_string();
-        let function = self.function_id(&callee);
+        let callee = symbol(o.attr("callee"));
+        let function = self.function_id(callee);
         let id = self.next();
         let mut operands = vec![type_id, id, function];
         for &v in &o.operands {
@@ -754,18 +751,20 @@ impl<'a> Serializer<'a> {
                     .or_else(|| self.variable_ids.get(name))
                     .or_else(|| self.spec_constant_ids.get(name))
                     .copied();
-                match known {
-                    Some(id) => Ok(id),
-                    None if self.is_function_symbol(name) => Ok(self.function_id(name)),
-                    // Debug information may name a later instruction (a member's parent
-                    // type): its id is reserved here.
-                    None if self.is_module_ext_inst_symbol(name) => {
-                        let id = self.next();
-                        self.ext_inst_ids.insert(name.clone(), id);
-                        Ok(id)
-                    }
-                    None => Err(format!("'{name}' names no function, variable, spec constant or extended instruction defined before")),
+                if let Some(id) = known {
+                    return Ok(id);
                 }
+                if let Some(symbol) = self.function_symbol(name) {
+                    return Ok(self.function_id(symbol));
+                }
+                // Debug information may name a later instruction (a member's parent
+                // type): its id is reserved here.
+                if self.is_module_ext_inst_symbol(name) {
+                    let id = self.next();
+                    self.ext_inst_ids.insert(name.clone(), id);
+                    return Ok(id);
+                }
+                Err(format!("'{name}' names no function, variable, spec constant or extended instruction defined before"))
             }
             Attribute::Integer { ty, .. } | Attribute::Float { ty, .. } | Attribute::Dense { ty, .. } => {
                 self.constant(at, *ty, attr).map_err(|e| e.message)
@@ -799,8 +798,8 @@ impl<'a> Serializer<'a> {
         })
     }
 
-    /// Whether the module body defines a `spirv.func` named `name`.
-    fn is_function_symbol(&mut self, name: &str) -> bool {
+    /// The symbol of the module body's `spirv.func` named `name`, if there is one.
+    fn function_symbol(&mut self, name: &str) -> Option<&'a str> {
         let ir = self.ir;
         let module = self.module;
         let symbols = self.function_symbols.get_or_insert_with(|| {
@@ -808,12 +807,12 @@ impl<'a> Serializer<'a> {
             body.iter()
                 .filter(|&&op| ir.op(op).name == "spirv.func")
                 .filter_map(|&op| match ir.op(op).attr("sym_name") {
-                    Some(Attribute::String(symbol)) => Some(symbol.clone()),
+                    Some(Attribute::String(symbol)) => Some(symbol.as_str()),
                     _ => None,
                 })
                 .collect()
         });
-        symbols.contains(name)
+        symbols.get(name).copied()
     }
 
     /// `OpString` of `text`, on first use.
@@ -947,11 +946,7 @@ impl<'a> Serializer<'a> {
             };
             body.push(id);
         }
-        // The word count as `encode` writes it (0 when it does not fit).
-        let count = u32::try_from(body.len() - at).ok().filter(|&c| c <= 0xffff).unwrap_or(0);
-        if let Some(word) = body.get_mut(at) {
-            *word = (count << 16) | u32::from(code);
-        }
+        super::set_word_count(body, at, code);
         Ok(())
     }
 
@@ -1136,6 +1131,8 @@ pub(super) enum OpKind {
     AddressOf,
     ReferenceOf,
     Branch,
+    BranchConditional,
+    Switch,
     Constant,
     Replicate,
     SpecReplicate,
@@ -1166,7 +1163,9 @@ impl OpKind {
         match name {
             "spirv.mlir.addressof" => OpKind::AddressOf,
             "spirv.mlir.referenceof" => OpKind::ReferenceOf,
-            "spirv.Branch" | "spirv.BranchConditional" | "spirv.Switch" => OpKind::Branch,
+            "spirv.Branch" => OpKind::Branch,
+            "spirv.BranchConditional" => OpKind::BranchConditional,
+            "spirv.Switch" => OpKind::Switch,
             "spirv.Constant" => OpKind::Constant,
             "spirv.EXT.ConstantCompositeReplicate" => OpKind::Replicate,
             "spirv.EXT.SpecConstantCompositeReplicate" => OpKind::SpecReplicate,
@@ -1196,32 +1195,22 @@ impl OpKind {
 
 /// Where the values of each ODS operand of `op` lie in its operands: from
 /// `operandSegmentSizes` when the op has several variable-length operands, else the
-/// one variadic takes the rest.
-pub(super) fn operand_segment_ranges(
+/// one variadic takes the rest. `visit` gets each segment in order and stops the walk
+/// by returning true.
+fn operand_segments(
     ir: &spirvkit_ir::Ir,
     op: OpId,
     def: &OpDef,
-) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    operand_segment_ranges_into(ir, op, def, &mut out);
-    out
-}
-
-/// [`operand_segment_ranges`] into `out`.
-fn operand_segment_ranges_into(
-    ir: &spirvkit_ir::Ir,
-    op: OpId,
-    def: &OpDef,
-    out: &mut Vec<std::ops::Range<usize>>,
+    mut visit: impl FnMut(std::ops::Range<usize>) -> bool,
 ) {
     let o = ir.op(op);
     let len = o.operands.len();
-    out.clear();
     let mut at = 0usize;
-    let mut push = |size: usize| {
+    let mut next = |size: usize| {
         let end = at.saturating_add(size).min(len);
-        out.push(at..end);
+        let range = at..end;
         at = end;
+        range
     };
     // Most ops carry no attribute at all: skip the lookup by name.
     let sizes =
@@ -1229,10 +1218,13 @@ fn operand_segment_ranges_into(
     match sizes {
         Some(Attribute::DenseArray { values, .. }) => {
             for v in values {
-                push(match v {
+                let size = match v {
                     Attribute::Integer { value, .. } => usize::try_from(*value).unwrap_or(0),
                     _ => 0,
-                });
+                };
+                if visit(next(size)) {
+                    return;
+                }
             }
         }
         _ => {
@@ -1240,17 +1232,55 @@ fn operand_segment_ranges_into(
             let rest = len.saturating_sub(fixed);
             let mut given_rest = false;
             for d in def.operands {
-                push(match d.arity {
+                let size = match d.arity {
                     Arity::Single => 1,
                     _ if !given_rest => {
                         given_rest = true;
                         rest
                     }
                     _ => 0,
-                });
+                };
+                if visit(next(size)) {
+                    return;
+                }
             }
         }
     }
+}
+
+/// The range of `op`'s operands that ODS operand `index` takes (see
+/// [`operand_segments`]).
+pub(super) fn operand_segment(
+    ir: &spirvkit_ir::Ir,
+    op: OpId,
+    def: &OpDef,
+    index: usize,
+) -> Option<std::ops::Range<usize>> {
+    let mut found = None;
+    let mut i = 0usize;
+    operand_segments(ir, op, def, |range| {
+        if i == index {
+            found = Some(range);
+            return true;
+        }
+        i += 1;
+        false
+    });
+    found
+}
+
+/// Every segment of [`operand_segments`], into `out`.
+fn operand_segment_ranges_into(
+    ir: &spirvkit_ir::Ir,
+    op: OpId,
+    def: &OpDef,
+    out: &mut Vec<std::ops::Range<usize>>,
+) {
+    out.clear();
+    operand_segments(ir, op, def, |range| {
+        out.push(range);
+        false
+    });
 }
 
 /// A symbol reference attribute's (first) name.

@@ -554,17 +554,20 @@ impl Serializer<'_> {
         kind: FloatKind,
         spec: bool,
     ) -> Result<u32> {
-        let words: Vec<u32> = match kind {
-            FloatKind::F16 => vec![u32::from(f64_to_f16_bits(value))],
-            FloatKind::BF16 => vec![(value as f32).to_bits() >> 16],
-            FloatKind::F32 => vec![(value as f32).to_bits()],
+        // The literal's words (one, or two for a double), as the key's bits.
+        let (words, count): ([u32; 2], usize) = match kind {
+            FloatKind::F16 => ([u32::from(f64_to_f16_bits(value)), 0], 1),
+            FloatKind::BF16 => ([(value as f32).to_bits() >> 16, 0], 1),
+            FloatKind::F32 => ([(value as f32).to_bits(), 0], 1),
             FloatKind::F64 => {
                 let bits = value.to_bits();
-                vec![bits as u32, (bits >> 32) as u32]
+                ([bits as u32, (bits >> 32) as u32], 2)
             }
             _ => return Err(self.error(at, format!("cannot serialize {}-bit float literal", kind.width()))),
         };
-        let key = ConstantKey::Float { kind, words: words.clone() };
+        let words = words.get(..count).unwrap_or(&[]);
+        let bits = words.iter().rev().fold(0u64, |bits, &w| (bits << 32) | u64::from(w));
+        let key = ConstantKey::Float { kind, bits };
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
@@ -585,20 +588,7 @@ impl Serializer<'_> {
     /// A scalar constant attribute (`None`: not a scalar).
     pub(super) fn constant_scalar(&mut self, at: OpId, attr: &Attribute, spec: bool) -> Result<Option<u32>> {
         let key = match attr {
-            Attribute::Float { ty, .. } | Attribute::Integer { ty, .. } => {
-                // The id depends on the attribute's type and value alone: looked up by
-                // them before building the type's key and the constant's.
-                let memo = (!spec).then(|| scalar_memo_key(attr)).flatten();
-                if let Some(&id) = memo.as_ref().and_then(|m| self.scalar_constants.get(m)) {
-                    return Ok(Some(id));
-                }
-                let key = self.type_key(*ty);
-                let id = self.constant_scalar_of(at, &key, attr, spec)?;
-                if let Some(memo) = memo {
-                    self.scalar_constants.insert(memo, id);
-                }
-                return Ok(Some(id));
-            }
+            Attribute::Float { ty, .. } | Attribute::Integer { ty, .. } => self.type_key(*ty),
             Attribute::Bool(_) => TypeKey::Int { width: 1, signed: false },
             _ => return Ok(None),
         };
@@ -630,6 +620,13 @@ impl Serializer<'_> {
         // A scalar is keyed by its attribute alone: no need for the type's key.
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
+        }
+        // A value that is not an array is keyed without its type: a constant made
+        // before is found without building the type's key.
+        if !matches!(attr, Attribute::Array(_)) {
+            if let Some(&id) = self.constant_ids.get(&ConstantKey::composite(None, attr)) {
+                return Ok(id);
+            }
         }
         let key = self.type_key(ty);
         self.uniqued_composite(at, key, attr)
@@ -913,18 +910,6 @@ fn f64_to_f16_bits(value: f64) -> u16 {
     sign | out as u16
 }
 
-/// What a non-specialization scalar constant's id is memoized by: the attribute
-/// kind, its type's index and its value's bits.
-pub(super) type ScalarMemoKey = (bool, Type, u128);
-
-fn scalar_memo_key(attr: &Attribute) -> Option<ScalarMemoKey> {
-    match attr {
-        Attribute::Integer { value, ty } => Some((false, *ty, *value as u128)),
-        Attribute::Float { value, ty } => Some((true, *ty, u128::from(value.to_bits()))),
-        _ => None,
-    }
-}
-
 /// How uniqued constants are keyed: by kind and value (a composite by its
 /// attribute's structure; see [`ConstantKey::composite`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -936,9 +921,10 @@ pub(super) enum ConstantKey {
         value: i128,
     },
     Bool(bool),
+    /// The literal's words, the first in the low half.
     Float {
         kind: FloatKind,
-        words: Vec<u32>,
+        bits: u64,
     },
     /// The attribute's elements as tagged words (element types by id, floats by
     /// bits), with the constant's type where the value does not imply it.
