@@ -38,20 +38,17 @@ pub fn missing_requirements(module: &Module) -> Vec<Missing> {
     let mut capabilities = BTreeSet::new();
     let mut extensions = BTreeSet::new();
     // Most instructions need only their opcode, from their first word.
-    let tables = [&module.first, &module.second];
     let opcode_of = |r: &InstRecord| module.words.get(r.offset as usize).map_or(0, |w| (w & 0xffff) as u16);
-    for table in tables {
-        for r in &table.instructions {
-            let opcode = opcode_of(r);
-            if opcode == op::OpCapability {
-                if let Some(cap) = module.inst(table, r).word_of(0) {
-                    declare_capability(cap, &mut capabilities);
-                }
-            } else if opcode == op::OpExtension {
-                let inst = module.inst(table, r);
-                if let Some(operand) = inst.operands.first() {
-                    extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
-                }
+    for r in &module.table.instructions {
+        let opcode = opcode_of(r);
+        if opcode == op::OpCapability {
+            if let Some(cap) = module.inst(r).word_of(0) {
+                declare_capability(cap, &mut capabilities);
+            }
+        } else if opcode == op::OpExtension {
+            let inst = module.inst(r);
+            if let Some(operand) = inst.operands.first() {
+                extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
             }
         }
     }
@@ -63,11 +60,9 @@ pub fn missing_requirements(module: &Module) -> Vec<Missing> {
         fine_enumerants: FxHashSet::default(),
     };
     let mut missing = Vec::new();
-    for table in tables {
-        for r in &table.instructions {
-            if context.verdicts[usize::from(opcode_of(r))] != Verdict::Skip {
-                context.check_instruction(&module.inst(table, r), &mut missing);
-            }
+    for r in &module.table.instructions {
+        if context.verdicts[usize::from(opcode_of(r))] != Verdict::Skip {
+            context.check_instruction(&module.inst(r), &mut missing);
         }
     }
     missing.dedup();
