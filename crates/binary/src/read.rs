@@ -567,8 +567,103 @@ impl<'w> Parser<'w> {
             if word_count > 0 && shape.takes(word_count - 1) && self.take_simple(shape, pos, iw) {
                 return Ok(word_count);
             }
+            if !self.shapes.is_empty() && self.take_common(pos, iw) {
+                return Ok(word_count);
+            }
         }
         self.parse_general(pos)
+    }
+
+    /// Takes the common instructions that are not simple but easy: OpName, a one-word
+    /// OpConstant and an OpExtInst of ids; or pushes nothing and returns false, leaving
+    /// them (and their errors) to the general path.
+    #[inline(never)]
+    fn take_common(&mut self, pos: usize, iw: &[u32]) -> bool {
+        let id_limit = self.bound.saturating_sub(1);
+        let valid_id = |word: u32| word.wrapping_sub(1) < id_limit;
+        let operand = |offset: usize, num_words: usize, kind, number| ParsedOperand {
+            offset: offset as u16,
+            num_words: num_words as u16,
+            kind,
+            number,
+        };
+        let start = self.table.operands.len() as u32;
+        let mut ext_set = 0;
+        let (result_type, result_id) = match *iw {
+            [first, target, ref name @ ..] if first & 0xffff == u32::from(opcode::OpName) => {
+                // The name must end in its last word, as the general path requires.
+                let ends = |w: &u32| w.to_le_bytes().contains(&0);
+                if !valid_id(target) || name.iter().position(ends) != Some(name.len().wrapping_sub(1)) {
+                    return false;
+                }
+                self.table.operands.push(operand(1, 1, OperandKind::IdRef, NumberKind::None));
+                self.table.operands.push(operand(
+                    2,
+                    name.len(),
+                    OperandKind::LiteralString,
+                    NumberKind::None,
+                ));
+                (0, 0)
+            }
+            [first, ty, id, _] if first & 0xffff == u32::from(opcode::OpConstant) => {
+                let number = match self.fact(ty) {
+                    IdFact::NumericType(
+                        n @ (NumberKind::Int { width: ..=32, .. } | NumberKind::Float { width: ..=32 }),
+                    ) => n,
+                    _ => return false,
+                };
+                if !valid_id(ty) || !valid_id(id) || self.defined(id) {
+                    return false;
+                }
+                *self.ids.get_mut(id) = ty;
+                self.table.operands.push(operand(1, 1, OperandKind::IdResultType, NumberKind::None));
+                self.table.operands.push(operand(2, 1, OperandKind::IdResult, NumberKind::None));
+                self.table.operands.push(operand(3, 1, OperandKind::LiteralContextDependentNumber, number));
+                (ty, id)
+            }
+            [first, ty, id, set, number, ref ids @ ..] if first & 0xffff == u32::from(opcode::OpExtInst) => {
+                // An instruction of a known set whose operands are all ids: so are any
+                // extra words (the grammar's variadic operand).
+                let IdFact::ExtImport(ExtSetRef::Known(i)) = self.fact(set) else { return false };
+                let Some(ext) = EXT_INST_SETS.get(usize::from(i)).and_then(|s| s.instruction(number)) else {
+                    return false;
+                };
+                let only_ids = ext
+                    .operands
+                    .iter()
+                    .all(|o| o.kind == OperandKind::IdRef && o.quantifier == Quantifier::One);
+                if !only_ids
+                    || ids.len() < ext.operands.len()
+                    || ![ty, id, set].into_iter().chain(ids.iter().copied()).all(valid_id)
+                    || self.defined(id)
+                {
+                    return false;
+                }
+                *self.ids.get_mut(id) = ty;
+                ext_set = InstRecord::pack_ext_set(ExtSetRef::Known(i));
+                let literal = NumberKind::Int { width: 32, signed: false };
+                self.table.operands.extend_from_slice(&[
+                    operand(1, 1, OperandKind::IdResultType, NumberKind::None),
+                    operand(2, 1, OperandKind::IdResult, NumberKind::None),
+                    operand(3, 1, OperandKind::IdRef, NumberKind::None),
+                    operand(4, 1, OperandKind::LiteralExtInstInteger, literal),
+                ]);
+                self.table
+                    .operands
+                    .extend((0..ids.len()).map(|i| operand(5 + i, 1, OperandKind::IdRef, NumberKind::None)));
+                (ty, id)
+            }
+            _ => return false,
+        };
+        self.table.instructions.push(InstRecord {
+            offset: pos as u32,
+            result_type,
+            result_id,
+            operands_start: start,
+            operands_len: (self.table.operands.len() as u32 - start) as u16,
+            ext_set,
+        });
+        true
     }
 
     /// Any instruction, every error reported.
