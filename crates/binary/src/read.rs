@@ -118,7 +118,7 @@ enum Split {
 /// tens of microseconds to start.
 const MIN_SPLIT_WORDS: usize = 64 * 1024;
 
-fn two_cores() -> bool {
+pub(crate) fn two_cores() -> bool {
     static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
 }
