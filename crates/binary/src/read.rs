@@ -176,7 +176,8 @@ impl Walk<'_> {
 impl Layout {
     fn of(words: &[u32], split: Split) -> Layout {
         let mut walk = Walk { words, pos: Header::WORDS, count: 0 };
-        let Some(functions) = walk.until(|_, first| (first & 0xffff) as u16 == opcode::OpFunction) else {
+        let is_function = |first: u32| (first & 0xffff) as u16 == opcode::OpFunction;
+        let Some(functions) = walk.until(|_, first| is_function(first)) else {
             return Layout { cut: None, counts: [walk.count, 0] };
         };
         let middle = match split {
@@ -187,8 +188,11 @@ impl Layout {
             Split::At(at) => at,
             _ => usize::MAX,
         };
-        // A cut needs at least one instruction before it.
-        let cut = walk.until(|pos, _| pos > functions).and_then(|_| walk.until(|pos, _| pos >= middle));
+        // The cut is at a function (whose ids the other half's functions do not use)
+        // after the first one.
+        let cut = walk
+            .until(|pos, _| pos > functions)
+            .and_then(|_| walk.until(|pos, first| pos >= middle && is_function(first)));
         let before = walk.count;
         walk.until(|_, _| false);
         let count = walk.count;
