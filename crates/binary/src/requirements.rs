@@ -75,7 +75,13 @@ fn missing_requirements_split(module: &Module, min_split: usize) -> Vec<Missing>
         };
         let mut missing = Vec::new();
         for r in records {
-            if context.verdicts[usize::from(opcode_of(r))] != Verdict::Skip {
+            let first = module.words.get(r.offset as usize).copied().unwrap_or(0);
+            let skip = match context.verdicts[(first & 0xffff) as usize] {
+                Verdict::Skip => true,
+                Verdict::Operands(plain) => (first >> 16).saturating_sub(1) <= u32::from(plain),
+                Verdict::Unseen | Verdict::All => false,
+            };
+            if !skip {
                 context.check_instruction(&module.inst(r), &mut missing);
             }
         }
@@ -103,8 +109,10 @@ enum Verdict {
     Unseen,
     /// Nothing: no grammar, a declaration, or needs met and no enumerant operands.
     Skip,
-    /// The opcode's needs are met; its enumerant operands remain.
-    Operands,
+    /// The opcode's needs are met; its enumerant operands remain, in instructions
+    /// with more operand words than this many (the one-word ids and literals its
+    /// grammar's operands start with).
+    Operands(u8),
     /// The opcode needs what the module lacks: everything, every time.
     All,
 }
@@ -120,6 +128,28 @@ fn may_have_enumerants(grammar: &spirvkit_grammar::Instruction) -> bool {
             || kind.info().bases.iter().any(|&k| enumerant(k))
             || matches!(kind, OperandKind::LiteralExtInstInteger | OperandKind::LiteralSpecConstantOpInteger)
     })
+}
+
+/// How many of `grammar`'s operands come first, each one word that is never an
+/// enumerant: an instruction with no more operand words has none.
+fn plain_prefix(grammar: &spirvkit_grammar::Instruction) -> u8 {
+    let plain = grammar
+        .operands
+        .iter()
+        .take_while(|o| {
+            o.quantifier == spirvkit_grammar::Quantifier::One
+                && matches!(
+                    o.kind,
+                    OperandKind::IdResultType
+                        | OperandKind::IdResult
+                        | OperandKind::IdRef
+                        | OperandKind::IdScope
+                        | OperandKind::IdMemorySemantics
+                        | OperandKind::LiteralInteger
+                )
+        })
+        .count();
+    u8::try_from(plain).unwrap_or(0)
 }
 
 /// Adds a capability and, transitively, the ones it implies.
@@ -151,7 +181,7 @@ impl Context {
         if verdict == Verdict::Skip {
             return;
         }
-        if verdict != Verdict::Operands {
+        if !matches!(verdict, Verdict::Operands(_)) {
             let Some(grammar) = inst.grammar() else {
                 self.verdicts[opcode] = Verdict::Skip;
                 return;
@@ -166,7 +196,7 @@ impl Context {
             self.verdicts[opcode] = if missing.len() != before {
                 Verdict::All
             } else if may_have_enumerants(grammar) {
-                Verdict::Operands
+                Verdict::Operands(plain_prefix(grammar))
             } else {
                 Verdict::Skip
             };
