@@ -79,7 +79,8 @@ pub(crate) struct InstRecord {
     pub offset: u32,
     pub result_type: u32,
     pub result_id: u32,
-    /// Index of the first operand in its table's `operands`, or [`FROM_TEMPLATE`].
+    /// Index of the first operand in its table's `operands`, or with [`POOLED`] set,
+    /// in the module's [`OperandPool`].
     pub operands_start: u32,
     pub operands_len: u16,
     /// The [`ExtSetRef`], packed: 0 none, 1 unknown non-semantic, 2 + i known set i.
@@ -95,6 +96,7 @@ impl InstRecord {
         }
     }
 
+    #[inline]
     pub fn ext_set(&self) -> ExtSetRef {
         match self.ext_set {
             0 => ExtSetRef::None,
@@ -104,9 +106,20 @@ impl InstRecord {
     }
 }
 
-/// [`InstRecord::operands_start`] of an instruction whose operands are the first ones
-/// of its opcode's template, shared by all such instructions (most are).
-pub(crate) const FROM_TEMPLATE: u32 = u32::MAX;
+/// The bit of [`InstRecord::operands_start`] that says the operands are in the pool
+/// (no table reaches 2^31 operands: they take a word each).
+pub(crate) const POOLED: u32 = 1 << 31;
+
+/// The reader's operand templates, shared by all instructions whose operands are
+/// what their grammar says at each position (most are; see `read::Shape`).
+#[derive(Clone, Copy)]
+pub(crate) struct OperandPool(pub &'static [ParsedOperand]);
+
+impl std::fmt::Debug for OperandPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OperandPool({} operands)", self.0.len())
+    }
+}
 
 /// Instruction records and the operands they index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -122,11 +135,8 @@ pub struct Module {
     pub endian: Endian,
     /// All words, header included, in host byte order.
     pub(crate) words: Vec<u32>,
-    /// The instructions in order: those of `first`, then those of `second` (a large
-    /// module is read in two halves on two threads, each filling its own table, which
-    /// saves copying one into the other; `second` is empty otherwise).
-    pub(crate) first: Table,
-    pub(crate) second: Table,
+    pub(crate) table: Table,
+    pub(crate) pool: OperandPool,
 }
 
 /// A view of one instruction of a [`Module`].
@@ -193,67 +203,36 @@ impl Module {
     }
 
     pub fn instruction_count(&self) -> usize {
-        self.first.instructions.len() + self.second.instructions.len()
+        self.table.instructions.len()
     }
 
+    #[inline]
     pub fn instruction(&self, index: usize) -> Option<Inst<'_>> {
-        match self.first.instructions.get(index) {
-            Some(r) => Some(self.inst(&self.first, r)),
-            None => {
-                let r = self.second.instructions.get(index - self.first.instructions.len())?;
-                Some(self.inst(&self.second, r))
-            }
-        }
+        self.table.instructions.get(index).map(|r| self.inst(r))
     }
 
     pub fn instructions(&self) -> impl ExactSizeIterator<Item = Inst<'_>> + '_ {
-        let first = self.first.instructions.iter().map(move |r| self.inst(&self.first, r));
-        let second = self.second.instructions.iter().map(move |r| self.inst(&self.second, r));
-        Chain { first, second }
+        self.table.instructions.iter().map(move |r| self.inst(r))
     }
 
-    /// The view of record `r` of `table`.
+    /// The view of record `r`. (The reader made the record, so the slices
+    /// are in range; `get` instead of indexing lets a caller that reads only some
+    /// fields skip computing the others.)
     #[inline]
-    pub(crate) fn inst<'m>(&'m self, table: &'m Table, r: &InstRecord) -> Inst<'m> {
+    pub(crate) fn inst(&self, r: &InstRecord) -> Inst<'_> {
         let start = r.offset as usize;
-        let first = self.words[start];
-        let opcode = (first & 0xffff) as u16;
+        let first = self.words.get(start).copied().unwrap_or(0);
         let len = usize::from(r.operands_len);
-        let operands = match r.operands_start {
-            FROM_TEMPLATE => &crate::read::template(opcode)[..len],
-            start => &table.operands[start as usize..start as usize + len],
-        };
+        let from = if r.operands_start & POOLED != 0 { self.pool.0 } else { &self.table.operands };
+        let at = (r.operands_start & !POOLED) as usize;
         Inst {
             offset: start,
-            opcode,
+            opcode: (first & 0xffff) as u16,
             result_type: r.result_type,
             result_id: r.result_id,
             ext_set: r.ext_set(),
-            words: &self.words[start..start + (first >> 16) as usize],
-            operands,
+            words: self.words.get(start..start + (first >> 16) as usize).unwrap_or(&[]),
+            operands: from.get(at..at + len).unwrap_or(&[]),
         }
     }
 }
-
-/// Two exact-size iterators one after the other (`std::iter::Chain` does not tell
-/// its exact size).
-struct Chain<A, B> {
-    first: A,
-    second: B,
-}
-
-impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> Iterator for Chain<A, B> {
-    type Item = T;
-
-    #[inline]
-    fn next(&mut self) -> Option<T> {
-        self.first.next().or_else(|| self.second.next())
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = self.first.len() + self.second.len();
-        (len, Some(len))
-    }
-}
-
-impl<T, A: ExactSizeIterator<Item = T>, B: ExactSizeIterator<Item = T>> ExactSizeIterator for Chain<A, B> {}

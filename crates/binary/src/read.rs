@@ -6,7 +6,7 @@
 
 use crate::idmap::IdMap;
 use crate::module::{
-    Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, ParsedOperand, Table, FROM_TEMPLATE,
+    Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, OperandPool, ParsedOperand, Table, POOLED,
 };
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
@@ -118,7 +118,7 @@ enum Split {
 /// tens of microseconds to start.
 const MIN_SPLIT_WORDS: usize = 64 * 1024;
 
-fn two_cores() -> bool {
+pub(crate) fn two_cores() -> bool {
     static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
 }
@@ -135,8 +135,8 @@ fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Mod
     }
     let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
     let layout = Layout::of(&words, split);
-    let (first, second) = parse_tables(&words, header.bound, &layout, shapes())?;
-    Ok(Module { header, endian, words, first, second })
+    let (table, _) = parse_tables(&words, header.bound, &layout, shapes())?;
+    Ok(Module { header, endian, words, table, pool: OperandPool(operand_pool()) })
 }
 
 /// Where the instructions are, found from their word counts alone (the walk stops
@@ -176,7 +176,8 @@ impl Walk<'_> {
 impl Layout {
     fn of(words: &[u32], split: Split) -> Layout {
         let mut walk = Walk { words, pos: Header::WORDS, count: 0 };
-        let Some(functions) = walk.until(|_, first| (first & 0xffff) as u16 == opcode::OpFunction) else {
+        let is_function = |first: u32| (first & 0xffff) as u16 == opcode::OpFunction;
+        let Some(functions) = walk.until(|_, first| is_function(first)) else {
             return Layout { cut: None, counts: [walk.count, 0] };
         };
         let middle = match split {
@@ -187,8 +188,11 @@ impl Layout {
             Split::At(at) => at,
             _ => usize::MAX,
         };
-        // A cut needs at least one instruction before it.
-        let cut = walk.until(|pos, _| pos > functions).and_then(|_| walk.until(|pos, _| pos >= middle));
+        // The cut is at a function (whose ids the other half's functions do not use)
+        // after the first one.
+        let cut = walk
+            .until(|pos, _| pos > functions)
+            .and_then(|_| walk.until(|pos, first| pos >= middle && is_function(first)));
         let before = walk.count;
         walk.until(|_, _| false);
         let count = walk.count;
@@ -203,13 +207,14 @@ impl Layout {
     }
 }
 
-/// Parses all instructions into one table, or (with a cut) into two on two threads.
+/// Parses all instructions, with a cut in two halves on two threads; tells whether
+/// that stood.
 fn parse_tables(
     words: &[u32],
     bound: u32,
     layout: &Layout,
     shapes: &'static [Shape],
-) -> Result<(Table, Table), ReadError> {
+) -> Result<(Table, bool), ReadError> {
     // Every operand takes at least one word that is not an opcode word.
     let operand_words = |from: usize, to: usize, count: usize| to.saturating_sub(from).saturating_sub(count);
     let ids = IdMap::presized(bound, words.len());
@@ -217,9 +222,11 @@ fn parse_tables(
         let capacity = (layout.counts[0], operand_words(Header::WORDS, words.len(), layout.counts[0]));
         let mut parser = Parser::new(words, bound, ids, FxHashMap::default(), capacity, shapes);
         parser.parse_range(Header::WORDS, words.len())?;
-        return Ok((parser.table, Table::default()));
+        return Ok((parser.table, false));
     };
-    let capacity = (layout.counts[0], operand_words(Header::WORDS, cut, layout.counts[0]));
+    // The first half's table takes the second's after it.
+    let count = layout.counts[0] + layout.counts[1];
+    let capacity = (count, operand_words(Header::WORDS, words.len(), count));
     let mut first = Parser::new(words, bound, ids, FxHashMap::default(), capacity, shapes);
     first.parse_range(Header::WORDS, functions)?;
     // The second half starts from what the module-level section defined.
@@ -238,14 +245,19 @@ fn parse_tables(
     let disjoint =
         || second.table.instructions.iter().all(|r| r.result_id == 0 || !first.defined(r.result_id));
     if second_ok && disjoint() {
-        return Ok((first.table, second.table));
+        let Table { instructions, operands } = &mut first.table;
+        let base = operands.len() as u32;
+        operands.extend_from_slice(&second.table.operands);
+        instructions.extend(second.table.instructions.iter().map(|&r| match r.operands_start {
+            start if start & POOLED != 0 => r,
+            start => InstRecord { operands_start: start + base, ..r },
+        }));
+        return Ok((first.table, true));
     }
     // Read it again after the first half, as one thread would have.
     drop(second);
-    first.table.instructions.reserve_exact(layout.counts[1]);
-    first.table.operands.reserve_exact(operand_words(cut, words.len(), layout.counts[1]));
     first.parse_range(cut, words.len())?;
-    Ok((first.table, Table::default()))
+    Ok((first.table, false))
 }
 
 #[derive(Clone, Copy, Default)]
@@ -316,6 +328,8 @@ struct Shape {
     /// are simple.
     fixed: u8,
     simple: u8,
+    /// Where `template` starts in the operand pool.
+    pooled: u32,
     /// Operands needed (up to and including the last one that must be present).
     min: u8,
     /// The parts of a variadic last operand (one, or two for a pair) when they are
@@ -333,6 +347,7 @@ impl Shape {
         template: Vec::new(),
         fixed: 0,
         simple: 0,
+        pooled: 0,
         min: u8::MAX,
         variadic: [simple_operand(OperandKind::IdRef, 0); 2],
         variadic_len: 0,
@@ -463,14 +478,10 @@ static NO_SHAPE: Shape = Shape::NONE;
 /// that whole pairs fit).
 const VARIADIC_WORDS: usize = 64;
 
-/// The operands instructions of `opcode` share (see [`Shape`]).
-pub(crate) fn template(opcode: u16) -> &'static [ParsedOperand] {
-    shapes().get(usize::from(opcode)).map_or(&[], |s| &s.template)
-}
-
-/// Every opcode's [`Shape`], built once.
-fn shapes() -> &'static [Shape] {
-    static SHAPES: std::sync::OnceLock<Vec<Shape>> = std::sync::OnceLock::new();
+/// Every opcode's [`Shape`], and all their templates one after the other (instructions
+/// point into that pool), built once.
+fn shapes_and_pool() -> &'static (Vec<Shape>, Vec<ParsedOperand>) {
+    static SHAPES: std::sync::OnceLock<(Vec<Shape>, Vec<ParsedOperand>)> = std::sync::OnceLock::new();
     SHAPES.get_or_init(|| {
         let mut shapes = Vec::new();
         for inst in grammar::INSTRUCTIONS {
@@ -483,8 +494,21 @@ fn shapes() -> &'static [Shape] {
                 shapes[i] = Shape::of(inst);
             }
         }
-        shapes
+        let mut pool = Vec::new();
+        for shape in &mut shapes {
+            shape.pooled = pool.len() as u32;
+            pool.extend_from_slice(&shape.template);
+        }
+        (shapes, pool)
     })
+}
+
+fn shapes() -> &'static [Shape] {
+    &shapes_and_pool().0
+}
+
+pub(crate) fn operand_pool() -> &'static [ParsedOperand] {
+    &shapes_and_pool().1
 }
 
 impl<'w> Parser<'w> {
@@ -547,8 +571,103 @@ impl<'w> Parser<'w> {
             if word_count > 0 && shape.takes(word_count - 1) && self.take_simple(shape, pos, iw) {
                 return Ok(word_count);
             }
+            if !self.shapes.is_empty() && self.take_common(pos, iw) {
+                return Ok(word_count);
+            }
         }
         self.parse_general(pos)
+    }
+
+    /// Takes the common instructions that are not simple but easy: OpName, a one-word
+    /// OpConstant and an OpExtInst of ids; or pushes nothing and returns false, leaving
+    /// them (and their errors) to the general path.
+    #[inline(never)]
+    fn take_common(&mut self, pos: usize, iw: &[u32]) -> bool {
+        let id_limit = self.bound.saturating_sub(1);
+        let valid_id = |word: u32| word.wrapping_sub(1) < id_limit;
+        let operand = |offset: usize, num_words: usize, kind, number| ParsedOperand {
+            offset: offset as u16,
+            num_words: num_words as u16,
+            kind,
+            number,
+        };
+        let start = self.table.operands.len() as u32;
+        let mut ext_set = 0;
+        let (result_type, result_id) = match *iw {
+            [first, target, ref name @ ..] if first & 0xffff == u32::from(opcode::OpName) => {
+                // The name must end in its last word, as the general path requires.
+                let ends = |w: &u32| w.to_le_bytes().contains(&0);
+                if !valid_id(target) || name.iter().position(ends) != Some(name.len().wrapping_sub(1)) {
+                    return false;
+                }
+                self.table.operands.push(operand(1, 1, OperandKind::IdRef, NumberKind::None));
+                self.table.operands.push(operand(
+                    2,
+                    name.len(),
+                    OperandKind::LiteralString,
+                    NumberKind::None,
+                ));
+                (0, 0)
+            }
+            [first, ty, id, _] if first & 0xffff == u32::from(opcode::OpConstant) => {
+                let number = match self.fact(ty) {
+                    IdFact::NumericType(
+                        n @ (NumberKind::Int { width: ..=32, .. } | NumberKind::Float { width: ..=32 }),
+                    ) => n,
+                    _ => return false,
+                };
+                if !valid_id(ty) || !valid_id(id) || self.defined(id) {
+                    return false;
+                }
+                *self.ids.get_mut(id) = ty;
+                self.table.operands.push(operand(1, 1, OperandKind::IdResultType, NumberKind::None));
+                self.table.operands.push(operand(2, 1, OperandKind::IdResult, NumberKind::None));
+                self.table.operands.push(operand(3, 1, OperandKind::LiteralContextDependentNumber, number));
+                (ty, id)
+            }
+            [first, ty, id, set, number, ref ids @ ..] if first & 0xffff == u32::from(opcode::OpExtInst) => {
+                // An instruction of a known set whose operands are all ids: so are any
+                // extra words (the grammar's variadic operand).
+                let IdFact::ExtImport(ExtSetRef::Known(i)) = self.fact(set) else { return false };
+                let Some(ext) = EXT_INST_SETS.get(usize::from(i)).and_then(|s| s.instruction(number)) else {
+                    return false;
+                };
+                let only_ids = ext
+                    .operands
+                    .iter()
+                    .all(|o| o.kind == OperandKind::IdRef && o.quantifier == Quantifier::One);
+                if !only_ids
+                    || ids.len() < ext.operands.len()
+                    || ![ty, id, set].into_iter().chain(ids.iter().copied()).all(valid_id)
+                    || self.defined(id)
+                {
+                    return false;
+                }
+                *self.ids.get_mut(id) = ty;
+                ext_set = InstRecord::pack_ext_set(ExtSetRef::Known(i));
+                let literal = NumberKind::Int { width: 32, signed: false };
+                self.table.operands.extend_from_slice(&[
+                    operand(1, 1, OperandKind::IdResultType, NumberKind::None),
+                    operand(2, 1, OperandKind::IdResult, NumberKind::None),
+                    operand(3, 1, OperandKind::IdRef, NumberKind::None),
+                    operand(4, 1, OperandKind::LiteralExtInstInteger, literal),
+                ]);
+                self.table
+                    .operands
+                    .extend((0..ids.len()).map(|i| operand(5 + i, 1, OperandKind::IdRef, NumberKind::None)));
+                (ty, id)
+            }
+            _ => return false,
+        };
+        self.table.instructions.push(InstRecord {
+            offset: pos as u32,
+            result_type,
+            result_id,
+            operands_start: start,
+            operands_len: (self.table.operands.len() as u32 - start) as u16,
+            ext_set,
+        });
+        true
     }
 
     /// Any instruction, every error reported.
@@ -688,7 +807,7 @@ impl<'w> Parser<'w> {
             *slot = if result_type != 0 { result_type } else { NO_TYPE };
         }
         let start = if tail.is_empty() {
-            FROM_TEMPLATE
+            POOLED | shape.pooled
         } else {
             let start = self.table.operands.len();
             self.table.operands.extend_from_slice(&shape.template);
@@ -1043,13 +1162,13 @@ mod tests {
         let bound = words.get(3).copied().unwrap_or(0);
         let shapes = if fast { shapes() } else { &[] };
         let layout = Layout::of(words, split);
-        let (first, second) = parse_tables(words, bound, &layout, shapes)?;
+        let (table, _) = parse_tables(words, bound, &layout, shapes)?;
         let module = Module {
             header: Header { version: 0, generator: 0, bound, schema: 0 },
             endian: Endian::Little,
             words: words.to_vec(),
-            first,
-            second,
+            table,
+            pool: OperandPool(operand_pool()),
         };
         Ok(format!("{:?}", module.instructions().collect::<Vec<_>>()))
     }
@@ -1058,7 +1177,7 @@ mod tests {
     fn stood(words: &[u32], split: Split) -> bool {
         let layout = Layout::of(words, split);
         let bound = words.get(3).copied().unwrap_or(0);
-        parse_tables(words, bound, &layout, shapes()).is_ok_and(|(_, second)| !second.instructions.is_empty())
+        parse_tables(words, bound, &layout, shapes()).is_ok_and(|(_, stood)| stood)
     }
 
     fn corpus_words() -> Vec<Vec<u32>> {

@@ -34,42 +34,70 @@ impl std::fmt::Display for Missing {
 /// Every unmet requirement of `module`, in instruction order (one per user and
 /// requirement).
 pub fn missing_requirements(module: &Module) -> Vec<Missing> {
+    missing_requirements_split(module, MIN_SPLIT_INSTRUCTIONS)
+}
+
+/// Modules with fewer instructions are checked on one thread: a thread costs tens
+/// of microseconds to start.
+const MIN_SPLIT_INSTRUCTIONS: usize = 32 * 1024;
+
+/// [`missing_requirements`], on two threads (each checking half of the instructions)
+/// when there are `min_split` instructions or more and two cores.
+fn missing_requirements_split(module: &Module, min_split: usize) -> Vec<Missing> {
     let version = Version::from_word(module.header.version).unwrap_or(Version::new(1, 0));
     let mut capabilities = BTreeSet::new();
     let mut extensions = BTreeSet::new();
     // Most instructions need only their opcode, from their first word.
-    let tables = [&module.first, &module.second];
     let opcode_of = |r: &InstRecord| module.words.get(r.offset as usize).map_or(0, |w| (w & 0xffff) as u16);
-    for table in tables {
-        for r in &table.instructions {
-            let opcode = opcode_of(r);
-            if opcode == op::OpCapability {
-                if let Some(cap) = module.inst(table, r).word_of(0) {
-                    declare_capability(cap, &mut capabilities);
-                }
-            } else if opcode == op::OpExtension {
-                let inst = module.inst(table, r);
-                if let Some(operand) = inst.operands.first() {
-                    extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
-                }
+    let records = &module.table.instructions;
+    for r in records {
+        let opcode = opcode_of(r);
+        if opcode == op::OpCapability {
+            if let Some(cap) = module.inst(r).word_of(0) {
+                declare_capability(cap, &mut capabilities);
+            }
+        } else if opcode == op::OpExtension {
+            let inst = module.inst(r);
+            if let Some(operand) = inst.operands.first() {
+                extensions.insert(String::from_utf8_lossy(&inst.string_bytes(operand)).into_owned());
             }
         }
     }
-    let mut context = Context {
-        version,
-        capabilities,
-        extensions,
-        verdicts: vec![Verdict::Unseen; usize::from(u16::MAX) + 1],
-        fine_enumerants: FxHashSet::default(),
+    // What the instructions of `records` miss, in order (a verdict depends on the
+    // declarations alone, so the halves' results follow each other).
+    let check = |records: &[InstRecord]| {
+        let mut context = Context {
+            version,
+            capabilities: capabilities.clone(),
+            extensions: extensions.clone(),
+            verdicts: vec![Verdict::Unseen; usize::from(u16::MAX) + 1],
+            fine_enumerants: FxHashSet::default(),
+        };
+        let mut missing = Vec::new();
+        for r in records {
+            let first = module.words.get(r.offset as usize).copied().unwrap_or(0);
+            let skip = match context.verdicts[(first & 0xffff) as usize] {
+                Verdict::Skip => true,
+                Verdict::Operands(plain) => (first >> 16).saturating_sub(1) <= u32::from(plain),
+                Verdict::Unseen | Verdict::All => false,
+            };
+            if !skip {
+                context.check_instruction(&module.inst(r), &mut missing);
+            }
+        }
+        missing
     };
-    let mut missing = Vec::new();
-    for table in tables {
-        for r in &table.instructions {
-            if context.verdicts[usize::from(opcode_of(r))] != Verdict::Skip {
-                context.check_instruction(&module.inst(table, r), &mut missing);
-            }
-        }
-    }
+    let mut missing = if records.len() >= min_split && crate::read::two_cores() {
+        let (first, second) = records.split_at(records.len() / 2);
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new().spawn_scoped(scope, || check(second));
+            let mut missing = check(first);
+            missing.extend(handle.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| check(second)));
+            missing
+        })
+    } else {
+        check(records)
+    };
     missing.dedup();
     missing
 }
@@ -81,8 +109,10 @@ enum Verdict {
     Unseen,
     /// Nothing: no grammar, a declaration, or needs met and no enumerant operands.
     Skip,
-    /// The opcode's needs are met; its enumerant operands remain.
-    Operands,
+    /// The opcode's needs are met; its enumerant operands remain, in instructions
+    /// with more operand words than this many (the one-word ids and literals its
+    /// grammar's operands start with).
+    Operands(u8),
     /// The opcode needs what the module lacks: everything, every time.
     All,
 }
@@ -98,6 +128,28 @@ fn may_have_enumerants(grammar: &spirvkit_grammar::Instruction) -> bool {
             || kind.info().bases.iter().any(|&k| enumerant(k))
             || matches!(kind, OperandKind::LiteralExtInstInteger | OperandKind::LiteralSpecConstantOpInteger)
     })
+}
+
+/// How many of `grammar`'s operands come first, each one word that is never an
+/// enumerant: an instruction with no more operand words has none.
+fn plain_prefix(grammar: &spirvkit_grammar::Instruction) -> u8 {
+    let plain = grammar
+        .operands
+        .iter()
+        .take_while(|o| {
+            o.quantifier == spirvkit_grammar::Quantifier::One
+                && matches!(
+                    o.kind,
+                    OperandKind::IdResultType
+                        | OperandKind::IdResult
+                        | OperandKind::IdRef
+                        | OperandKind::IdScope
+                        | OperandKind::IdMemorySemantics
+                        | OperandKind::LiteralInteger
+                )
+        })
+        .count();
+    u8::try_from(plain).unwrap_or(0)
 }
 
 /// Adds a capability and, transitively, the ones it implies.
@@ -129,7 +181,7 @@ impl Context {
         if verdict == Verdict::Skip {
             return;
         }
-        if verdict != Verdict::Operands {
+        if !matches!(verdict, Verdict::Operands(_)) {
             let Some(grammar) = inst.grammar() else {
                 self.verdicts[opcode] = Verdict::Skip;
                 return;
@@ -144,7 +196,7 @@ impl Context {
             self.verdicts[opcode] = if missing.len() != before {
                 Verdict::All
             } else if may_have_enumerants(grammar) {
-                Verdict::Operands
+                Verdict::Operands(plain_prefix(grammar))
             } else {
                 Verdict::Skip
             };
@@ -356,6 +408,7 @@ mod tests {
                     let expected = uncached(&variant);
                     found += expected.len();
                     assert_eq!(missing_requirements(&variant), expected, "{}", path.display());
+                    assert_eq!(missing_requirements_split(&variant, 0), expected, "{}", path.display());
                 }
                 modules += 1;
             }
