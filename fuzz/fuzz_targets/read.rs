@@ -1,12 +1,26 @@
 //! Bytes -> reader. Whatever it accepts must write back byte for byte and
 //! disassemble without panicking, with every option combination that changes
-//! the code path taken.
+//! the code path taken; and the two-thread read (forced) must read the same.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spirvkit_binary::{disassemble, read, write, DisOptions, Naming};
+use spirvkit_binary::read::{read_words_cut_at_middle, same_reading};
+use spirvkit_binary::{disassemble, read, read_words, write, DisOptions, Endian, Naming};
 
 fuzz_target!(|data: &[u8]| {
+    // The two-thread read, forced at the middle function whatever the size, reads what
+    // one thread reads, errors included.
+    if data.len() % 4 == 0 {
+        let words: Vec<u32> =
+            data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let one = read_words(words.clone(), Endian::Little);
+        let cut = read_words_cut_at_middle(words, Endian::Little);
+        match (one, cut) {
+            (Ok(a), Ok((b, _))) => assert!(same_reading(&a, &b), "the cut read differs"),
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("one thread: {:?}; cut: {:?}", a.err(), b.err()),
+        }
+    }
     let Ok(module) = read(data) else { return };
     assert!(write(&module) == data, "write(read(bytes)) differs from the input");
     let _ = disassemble(&module, &DisOptions::default());

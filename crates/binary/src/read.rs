@@ -100,12 +100,30 @@ pub fn read_words(words: Vec<u32>, endian: Endian) -> Result<Module, ReadError> 
     read_words_split(words, endian, Split::Auto)
 }
 
+/// [`read_words`] with the function section cut at its middle function whatever its
+/// size (the fuzz target `read` compares this with one thread's read), and whether
+/// the cut stood (else the module was read again on one thread).
+#[doc(hidden)]
+pub fn read_words_cut_at_middle(words: Vec<u32>, endian: Endian) -> Result<(Module, bool), ReadError> {
+    let mut stood = false;
+    let module = read_words_with(words, endian, Split::Middle, &mut stood)?;
+    Ok((module, stood))
+}
+
+/// Whether two reads made the same module (words, header and every record).
+#[doc(hidden)]
+pub fn same_reading(a: &Module, b: &Module) -> bool {
+    a.header == b.header && a.endian == b.endian && a.words == b.words && a.table == b.table
+}
+
 /// Where the function section is cut for a read on two threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Split {
     /// At the function nearest the middle, when the module is large and there are
     /// two cores.
     Auto,
+    /// At the function nearest the middle, whatever the size and the cores.
+    Middle,
     /// One thread.
     #[cfg(test)]
     Never,
@@ -124,6 +142,15 @@ pub(crate) fn two_cores() -> bool {
 }
 
 fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Module, ReadError> {
+    read_words_with(words, endian, split, &mut false)
+}
+
+fn read_words_with(
+    words: Vec<u32>,
+    endian: Endian,
+    split: Split,
+    stood: &mut bool,
+) -> Result<Module, ReadError> {
     if words.len() < Header::WORDS {
         return Err(ReadError {
             word_offset: 0,
@@ -135,7 +162,8 @@ fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Mod
     }
     let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
     let layout = Layout::of(&words, split);
-    let (table, _) = parse_tables(&words, header.bound, &layout, shapes())?;
+    let (table, split_stood) = parse_tables(&words, header.bound, &layout, shapes())?;
+    *stood = split_stood;
     Ok(Module { header, endian, words, table, pool: OperandPool(operand_pool()) })
 }
 
@@ -184,6 +212,7 @@ impl Layout {
             Split::Auto if words.len() - functions >= MIN_SPLIT_WORDS && two_cores() => {
                 functions + (words.len() - functions) / 2
             }
+            Split::Middle => functions + (words.len() - functions) / 2,
             #[cfg(test)]
             Split::At(at) => at,
             _ => usize::MAX,
@@ -1155,6 +1184,30 @@ fn record_operand_word(operands: &[ParsedOperand], record: &InstRecord, iw: &[u3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_cut_at_the_middle_function_reads_the_same() {
+        let mut text = String::from(
+            "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+             %void = OpTypeVoid\n%fn = OpTypeFunction %void\n",
+        );
+        for i in 0..6 {
+            text.push_str(&format!(
+                "%f{i} = OpFunction %void None %fn\n%e{i} = OpLabel\nOpReturn\nOpFunctionEnd\n"
+            ));
+        }
+        let words = crate::assemble(&text, &Default::default()).expect("assembles");
+        let one = read_words(words.clone(), Endian::Little).unwrap();
+        let (cut, stood) = read_words_cut_at_middle(words.clone(), Endian::Little).unwrap();
+        assert!(stood && same_reading(&one, &cut));
+        // An id of the first half's functions defined again in the second: one
+        // thread's error, whichever way.
+        let mut twice = text.clone();
+        twice.push_str("%f6 = OpFunction %void None %fn\n%e0 = OpLabel\nOpReturn\nOpFunctionEnd\n");
+        let words = crate::assemble(&twice, &Default::default()).expect("assembles");
+        let one = read_words(words.clone(), Endian::Little).map(|_| ()).unwrap_err();
+        assert_eq!(read_words_cut_at_middle(words, Endian::Little).map(|_| ()).unwrap_err(), one);
+    }
 
     /// What a read produced (every instruction as the module shows it), the fast
     /// path on or off, cut where `split` says.
