@@ -152,7 +152,10 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
         }
     }
     let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
-    let output = if options.mode == Mode::Serialize {
+    let output = if outputs.len() == 1 {
+        // One chunk (the usual case): its buffer is the output, not a copy of it.
+        outputs.pop().unwrap_or_default()
+    } else if options.mode == Mode::Serialize {
         outputs.concat()
     } else {
         let separator = format!("{}\n", options.output_split_marker);
