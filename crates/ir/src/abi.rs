@@ -97,20 +97,23 @@ fn abi_list(ir: &Ir, op: OpId, key: &str, count: usize) -> Vec<Option<Option<Int
 /// Removes `interface_var_abi` from every dictionary of `key`, dropping the array
 /// when nothing is left in it.
 fn strip_abi(ir: &mut Ir, op: OpId, key: &str) {
-    let o = ir.op_mut(op);
-    for list in [&mut o.properties, &mut o.attributes] {
-        if let Some(pos) = list.iter().position(|a| a.name == key) {
-            if let Attribute::Array(dicts) = &mut list[pos].value {
-                for d in dicts.iter_mut() {
-                    if let Attribute::Dictionary(entries) = d {
-                        entries.retain(|e| e.name != INTERFACE_VAR_ABI);
-                    }
-                }
-                if dicts.iter().all(|d| matches!(d, Attribute::Dictionary(e) if e.is_empty())) {
-                    list.remove(pos);
-                }
+    // The position of the array left empty, to drop.
+    let strip = |list: &mut [NamedAttribute]| {
+        let pos = list.iter().position(|a| a.name == key)?;
+        let Attribute::Array(dicts) = &mut list[pos].value else { return None };
+        for d in dicts.iter_mut() {
+            if let Attribute::Dictionary(entries) = d {
+                entries.retain(|e| e.name != INTERFACE_VAR_ABI);
             }
         }
+        dicts.iter().all(|d| matches!(d, Attribute::Dictionary(e) if e.is_empty())).then_some(pos)
+    };
+    let o = ir.op_mut(op);
+    if let Some(pos) = strip(&mut o.properties) {
+        o.properties.remove(pos);
+    }
+    if let Some(pos) = strip(&mut o.attributes) {
+        o.attributes.remove(pos);
     }
 }
 

@@ -251,7 +251,7 @@ fn parse_func(p: &mut Parser, op_name: &str) -> PResult<OpId> {
     {
         let o = p.ir.op_mut(op);
         o.properties = props;
-        o.attributes = attributes;
+        o.attributes = attributes.into();
     }
     if p.at("{") {
         p.parse_region_into(op, &args)?;
@@ -346,7 +346,7 @@ fn parse_return(p: &mut Parser) -> PResult<OpId> {
     let op = p.ir.create_op("func.return", operands, &[], Location::Unknown);
     if p.at("{") {
         let attrs = p.parse_attribute_dict()?;
-        p.ir.op_mut(op).attributes = attrs;
+        p.ir.op_mut(op).attributes = attrs.into();
     }
     Ok(op)
 }
@@ -397,7 +397,7 @@ fn parse_call(p: &mut Parser) -> PResult<OpId> {
     p.finish_op(op, operands, &results);
     let o = p.ir.op_mut(op);
     o.properties = vec![NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee]))];
-    o.attributes = attributes;
+    o.attributes = attributes.into();
     Ok(op)
 }
 
@@ -496,7 +496,7 @@ fn parse_ub_poison(p: &mut Parser) -> PResult<OpId> {
     p.finish_op(op, vec![], &[ty]);
     let o = p.ir.op_mut(op);
     o.properties = vec![NamedAttribute::new("value", value)];
-    o.attributes = attrs;
+    o.attributes = attrs.into();
     Ok(op)
 }
 

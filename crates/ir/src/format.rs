@@ -1057,7 +1057,7 @@ fn finish_fast<'s>(
     let o = p.ir.op_mut(op);
     o.properties = properties;
     if !attributes.is_empty() {
-        o.attributes = attributes;
+        o.attributes = attributes.into();
     }
     Ok(())
 }

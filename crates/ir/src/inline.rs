@@ -146,7 +146,7 @@ fn symbol_refs(ir: &Ir, op: OpId, out: &mut Vec<(OpId, Vec<String>)>) {
 fn symbol_uses(ir: &Ir, op: OpId) -> Vec<(OpId, Vec<String>)> {
     let mut out = Vec::new();
     symbol_refs(ir, op, &mut out);
-    let mut regions: Vec<RegionId> = ir.op(op).regions.clone();
+    let mut regions: Vec<RegionId> = ir.op(op).regions.to_vec();
     while let Some(region) = regions.pop() {
         for &block in &ir.region(region).blocks {
             for &inner in &ir.block(block).ops {
@@ -919,7 +919,7 @@ fn branch_instead_of_return(ir: &mut Ir, block: BlockId, terminator: OpId, conti
     let operands = ir.op(terminator).operands.clone();
     let location = ir.op(terminator).location.clone();
     let op = ir.create_op(branch, operands, &[], location);
-    ir.op_mut(op).successors = vec![continuation];
+    ir.op_mut(op).successors = crate::ir::thin_vec![continuation];
     ir.insert_op_before(block, terminator, op);
     ir.erase_op(terminator);
 }

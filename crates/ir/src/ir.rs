@@ -8,6 +8,7 @@
 use crate::attr::{Attribute, NamedAttribute};
 pub use crate::opdef::OpName;
 use crate::types::{Type, TypeStore};
+pub use thin_vec::{thin_vec, ThinVec};
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
@@ -72,10 +73,11 @@ pub struct Operation {
     pub results: Vec<Value>,
     /// Inherent attributes (`<{...}>` in the generic form).
     pub properties: Vec<NamedAttribute>,
-    /// Discardable attributes (`{...}` in the generic form).
-    pub attributes: Vec<NamedAttribute>,
-    pub regions: Vec<RegionId>,
-    pub successors: Vec<BlockId>,
+    /// Discardable attributes (`{...}` in the generic form). The lists most ops leave
+    /// empty are thin (one pointer, no allocation while empty) to keep ops small.
+    pub attributes: ThinVec<NamedAttribute>,
+    pub regions: ThinVec<RegionId>,
+    pub successors: ThinVec<BlockId>,
     pub location: Location,
     pub parent: Option<BlockId>,
 }
@@ -247,9 +249,9 @@ impl Ir {
             operands,
             results,
             properties: Vec::new(),
-            attributes: Vec::new(),
-            regions: Vec::new(),
-            successors: Vec::new(),
+            attributes: ThinVec::new(),
+            regions: ThinVec::new(),
+            successors: ThinVec::new(),
             location,
             parent: None,
         });

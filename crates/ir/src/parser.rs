@@ -779,9 +779,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let operands = self.resolve_operands(&refs, &inputs, start)?;
         self.finish_op(op, operands, &results);
         let o = self.ir.op_mut(op);
-        o.successors = successors;
+        o.successors = successors.into();
         o.properties = properties;
-        o.attributes = attributes;
+        o.attributes = attributes.into();
         Ok(op)
     }
 

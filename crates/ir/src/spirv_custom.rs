@@ -331,7 +331,7 @@ fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Ve
     props.shrink_to_fit();
     let o = p.ir.op_mut(op);
     o.properties = props;
-    o.attributes = discardable;
+    o.attributes = discardable.into();
 }
 
 fn parse_load(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
@@ -1004,7 +1004,7 @@ fn parse_structured(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     p.parse_region_into(op, &[])?;
     if p.at("{") {
         let extra = p.parse_attribute_dict()?;
-        p.ir.op_mut(op).attributes = extra;
+        p.ir.op_mut(op).attributes = extra.into();
     }
     Ok(op)
 }
@@ -1099,7 +1099,7 @@ fn parse_branch_conditional(p: &mut Parser, op_name: &OpName, start: usize) -> P
     operands.extend(f_args);
     p.finish_op(op, operands, &[]);
     let o = p.ir.op_mut(op);
-    o.successors = vec![t, f];
+    o.successors = crate::ir::thin_vec![t, f];
     let segments = NamedAttribute::new("operandSegmentSizes", segments);
     o.properties = match weights {
         Some(w) => vec![NamedAttribute::new("branch_weights", w), segments],
@@ -1249,7 +1249,7 @@ fn parse_struct_result_binary(p: &mut Parser, op_name: &OpName, start: usize) ->
     let v = p.resolve_operands(&[a, b], &[member, member], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
-    p.ir.op_mut(op).attributes = extra;
+    p.ir.op_mut(op).attributes = extra.into();
     Ok(op)
 }
 
@@ -1278,7 +1278,7 @@ fn parse_ternary(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId
     let v = p.resolve_operands(&refs, &[ty, ty, ty], start)?;
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
     p.finish_op(op, v, &[ty]);
-    p.ir.op_mut(op).attributes = extra;
+    p.ir.op_mut(op).attributes = extra.into();
     Ok(op)
 }
 
@@ -1428,7 +1428,7 @@ fn parse_switch(p: &mut Parser, op_name: &OpName, start: usize) -> PResult<OpId>
     p.finish_op(op, operands, &[]);
     let extra = optional_attr_dict(p)?;
     set_attrs(p, op, props, extra);
-    p.ir.op_mut(op).successors = successors;
+    p.ir.op_mut(op).successors = successors.into();
     Ok(op)
 }
 

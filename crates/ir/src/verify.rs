@@ -1714,7 +1714,7 @@ fn structured_region_error(ir: &Ir, op: OpId, name: &str) -> Option<&'static str
         return Some("requires a loop continue block branching to the loop header block");
     }
     let successors = |b: crate::ir::BlockId| -> Vec<crate::ir::BlockId> {
-        ir.block(b).ops.last().map(|&t| ir.op(t).successors.clone()).unwrap_or_default()
+        ir.block(b).ops.last().map(|&t| ir.op(t).successors.to_vec()).unwrap_or_default()
     };
     let cont = blocks[blocks.len() - 2];
     if !successors(cont).contains(&header) {

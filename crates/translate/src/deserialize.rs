@@ -1204,7 +1204,7 @@ fn set_decorated_attributes(
     discardable.sort_by(|a, b| a.name.cmp(&b.name));
     let o = ir.op_mut(op);
     o.properties = props;
-    o.attributes = discardable;
+    o.attributes = discardable.into();
 }
 
 #[cfg(test)]

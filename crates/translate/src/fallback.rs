@@ -391,7 +391,7 @@ mod tests {
         assert_eq!(ids, [inst.words[6]]);
         let mut ir = spirvkit_ir::Ir::new();
         let op = ir.create_op(EXT_INST_OP, vec![], &[], Default::default());
-        ir.op_mut(op).attributes = attrs;
+        ir.op_mut(op).attributes = attrs.into();
         assert_eq!(ir.op(op).attr(LAYOUT_ATTR), Some(&Attribute::String("ri".into())));
         let words = join_operands(ir.op(op), &ids, &mut |attr| match attr {
             Attribute::String(_) => Ok(fmt),
@@ -417,7 +417,7 @@ mod tests {
         assert_eq!(attrs.len(), 2);
         let mut ir = spirvkit_ir::Ir::new();
         let op = ir.create_op("spirv.SpecConstantOpFallbackTest", vec![], &[], Default::default());
-        ir.op_mut(op).attributes = attrs;
+        ir.op_mut(op).attributes = attrs.into();
         let no_references = &mut |_: &Attribute| Err("no references".to_string());
         let words = join_operands(ir.op(op), &ids, no_references).unwrap();
         assert_eq!(words, inst.words[3..]);

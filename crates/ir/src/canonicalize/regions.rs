@@ -19,7 +19,7 @@ pub(crate) fn simplify(rw: &mut Rewriter) -> bool {
 
 /// The blocks a block's terminator may branch to.
 fn successors(ir: &Ir, block: BlockId) -> Vec<BlockId> {
-    ir.block(block).ops.last().map(|&t| ir.op(t).successors.clone()).unwrap_or_default()
+    ir.block(block).ops.last().map(|&t| ir.op(t).successors.to_vec()).unwrap_or_default()
 }
 
 /// The blocks of `region` reachable from its entry, in depth-first post-order.

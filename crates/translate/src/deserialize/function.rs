@@ -669,7 +669,7 @@ impl Deserializer<'_, '_> {
             opcode::OpBranch => {
                 let target = self.label(state, inst, 1)?;
                 let op = self.emit(state, inst, op_name!("spirv.Branch"), vec![], None, vec![])?;
-                self.ir.op_mut(op).successors = vec![target];
+                self.ir.op_mut(op).successors = spirvkit_ir::ir::thin_vec![target];
                 self.end_block(state, op, vec![]);
             }
             opcode::OpBranchConditional => {
@@ -699,7 +699,7 @@ impl Deserializer<'_, '_> {
                     None,
                     props,
                 )?;
-                self.ir.op_mut(op).successors = vec![on_true, on_false];
+                self.ir.op_mut(op).successors = spirvkit_ir::ir::thin_vec![on_true, on_false];
                 self.end_block(state, op, vec![condition]);
             }
             opcode::OpSwitch => self.switch(state, inst)?,
@@ -873,7 +873,7 @@ impl Deserializer<'_, '_> {
         // No successor arguments yet: `finish_function` sets the counts of any.
         props.push(self.branch_segment_sizes(0, 0));
         let op = self.emit(state, inst, op_name!("spirv.Switch"), vec![selector], None, props)?;
-        self.ir.op_mut(op).successors = successors;
+        self.ir.op_mut(op).successors = successors.into();
         self.end_block(state, op, vec![selector]);
         Ok(())
     }

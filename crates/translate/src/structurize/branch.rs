@@ -182,7 +182,7 @@ pub(super) fn branch_conditional(
     operands.extend(t_args);
     operands.extend(f_args);
     let op = ir.create_op(names().branch_conditional.clone(), operands, &[], Default::default());
-    ir.op_mut(op).successors = vec![t, f];
+    ir.op_mut(op).successors = spirvkit_ir::ir::thin_vec![t, f];
     ir.op_mut(op).properties = vec![NamedAttribute::new("operandSegmentSizes", sizes)];
     op
 }
@@ -190,7 +190,7 @@ pub(super) fn branch_conditional(
 /// A new `spirv.Branch ^target(args)`.
 pub(super) fn branch(ir: &mut Ir, target: BlockId, args: Vec<spirvkit_ir::ir::Value>) -> OpId {
     let op = ir.create_op(names().branch.clone(), args, &[], Default::default());
-    ir.op_mut(op).successors = vec![target];
+    ir.op_mut(op).successors = spirvkit_ir::ir::thin_vec![target];
     op
 }
 
@@ -225,7 +225,7 @@ mod tests {
         ops.push(negative);
         for (cases, ok) in [(vec![1, 0], true), (vec![3, 0], false), (vec![1], false)] {
             let switch = ir.create_op(names().switch.clone(), vec![cond, v, v], &[], Location::Unknown);
-            ir.op_mut(switch).successors = vec![a, b, c];
+            ir.op_mut(switch).successors = spirvkit_ir::ir::thin_vec![a, b, c];
             let case_sizes = i32_array(&mut ir, &cases);
             let sizes = i32_array(&mut ir, &[1, 1, if ok { 1 } else { 2 }]);
             ir.set_property(switch, "case_operand_segments", case_sizes);
