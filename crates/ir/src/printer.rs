@@ -702,8 +702,8 @@ pub fn print_op(ir: &Ir, root: OpId, options: PrintOptions) -> String {
 
 /// [`print_op`] appending to `out` (which may come with room for more), and where the
 /// text of `mark` (an op under `root`) ends, its location suffix included; `None`
-/// when `mark` was not printed (or printed on another thread: pass `threads: 1` to be
-/// sure it is not).
+/// when `mark` was not printed (or printed by a helper thread of a parallel print:
+/// pass `threads: 1` to be sure it is not).
 pub fn print_op_marking(
     ir: &Ir,
     root: OpId,
@@ -734,15 +734,10 @@ pub fn print_body_ops(ir: &Ir, root: OpId, ops: &[OpId], options: PrintOptions) 
     if options.generic || ops.iter().any(|&op| ir.op(op).parent != Some(block)) {
         return None;
     }
-    let mut p = Printer::new(ir, Names::custom_by_region(ir, root), PrintOptions { threads: 1, ..options });
-    p.out.reserve(ops.len().saturating_mul(80));
-    p.names.enter_region(ir, region);
-    p.indent = 1;
-    for &op in ops {
-        p.newline();
-        p.operation(op);
-        p.location_suffix(op);
-    }
+    let mut p = Printer::for_region_ops(ir, root, region, 1, PrintOptions { threads: 1, ..options });
+    // As `print_op` reserves: the ops are most of this IR.
+    p.out.reserve(ir.op_count().saturating_mul(CUSTOM_BYTES_PER_OP));
+    p.lines(ops);
     Some(p.out)
 }
 
@@ -1072,20 +1067,41 @@ impl<'a> Printer<'a> {
                 self.indent += 1;
             }
             if blocks.len() > 1 || !self.ops_in_parallel(region, &block.ops) {
-                for &op in &block.ops {
-                    self.newline();
-                    self.operation(op);
-                    self.location_suffix(op);
-                    if self.mark == Some(op) {
-                        self.marked_at = Some(self.out.len());
-                    }
-                }
+                self.lines(&block.ops);
             }
         }
         self.preds_scratch.push(preds);
         self.indent -= 1;
         self.newline();
         self.out.push('}');
+    }
+
+    /// A printer of ops of `region` (under `root`, printed in the custom form) on their
+    /// own, at `indent`: the region's names are given as a whole print gives them.
+    fn for_region_ops(
+        ir: &'a Ir,
+        root: OpId,
+        region: RegionId,
+        indent: usize,
+        options: PrintOptions,
+    ) -> Self {
+        let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
+        p.names.enter_region(ir, region);
+        p.indent = indent;
+        p
+    }
+
+    /// Each of `ops` on its own line, with its location suffix; where the marked op's
+    /// text ends is noted (see [`print_op_marking`]).
+    fn lines(&mut self, ops: &[OpId]) {
+        for &op in ops {
+            self.newline();
+            self.operation(op);
+            self.location_suffix(op);
+            if self.mark == Some(op) {
+                self.marked_at = Some(self.out.len());
+            }
+        }
     }
 
     /// Prints a large block's ops (a module's functions) split over threads; false
@@ -1124,15 +1140,9 @@ impl<'a> Printer<'a> {
         let options = PrintOptions { threads: 1, ..self.options };
         let helper = || {
             let mut done = Vec::new();
-            let mut p = Printer::new(ir, Names::custom_by_region(ir, root), options);
-            p.names.enter_region(ir, region);
-            p.indent = indent;
+            let mut p = Printer::for_region_ops(ir, root, region, indent, options);
             while let Some(i) = take(true) {
-                for &op in chunks[i] {
-                    p.newline();
-                    p.operation(op);
-                    p.location_suffix(op);
-                }
+                p.lines(chunks[i]);
                 let text = std::mem::take(&mut p.out);
                 // Chunks are alike: the next one starts with room for this one's
                 // text rather than growing (and copying) from empty.
@@ -1146,11 +1156,7 @@ impl<'a> Printer<'a> {
                 .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, helper).ok())
                 .collect();
             while let Some(i) = take(false) {
-                for &op in chunks[i] {
-                    self.newline();
-                    self.operation(op);
-                    self.location_suffix(op);
-                }
+                self.lines(chunks[i]);
             }
             helpers
                 .into_iter()
