@@ -3,11 +3,12 @@
 //! A function body only reads the module-level state (types, constants, globals,
 //! names, decorations), so two deserializers can each read the whole module-level
 //! section and half of the function bodies; the second IR's functions are then
-//! appended after the first's. The result must be the one a single deserializer
-//! gives: both halves must succeed, build the same module-level ops (compared op by
-//! op once merged) and together stay within the materialization budget of one; else
-//! the caller deserializes the whole module on one thread, which also gives exactly
-//! its errors.
+//! appended after the first's (or, for `--deserialize-spirv`, each half's text is
+//! printed on its thread and the second's inserted after the first's functions).
+//! The result must be the one a single deserializer gives: both halves must succeed,
+//! build the same module-level ops (compared op by op across the two IRs) and
+//! together stay within the materialization budget of one; else the caller
+//! deserializes the whole module on one thread, which also gives exactly its errors.
 
 use spirvkit_binary::module::Module;
 use spirvkit_grammar::fxhash::FxHashMap;
@@ -43,19 +44,64 @@ pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOpt
     deserialize_split(module, ir, options, MIN_FUNCTION_WORDS)
 }
 
+/// One half's IR: its module op, and that module's functions and other body ops.
+struct Half {
+    ir: Ir,
+    module: OpId,
+    functions: Vec<OpId>,
+    rest: Vec<OpId>,
+}
+
 /// One half: the module-level section and the function bodies starting in `bodies`
 /// (instruction indices), with the materialization budget it used and the whole's.
 fn deserialize_half(
     module: &Module,
     options: &DeserializeOptions,
     bodies: std::ops::Range<usize>,
-) -> Option<(Ir, OpId, usize, usize)> {
+) -> Option<(Half, usize, usize)> {
     let mut ir = Ir::new();
     let mut deserializer = Deserializer::new(module, &mut ir, options);
     deserializer.function_bodies = bodies;
     let budget = deserializer.materialized_budget;
     let (op, used) = deserializer.run().ok()?;
-    Some((ir, op, used, budget))
+    let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
+    Some((Half { ir, module: op, functions, rest }, used, budget))
+}
+
+/// The two halves split at function `split`, each deserialized on its own thread and
+/// followed there by `first_then` / `second_then`; `None` unless both succeed and the
+/// halves stand for the whole (see the module docs): together within one
+/// materialization budget, with the same module-level ops. The first half's type
+/// store then also holds the second's types.
+fn halves<A, B: Send>(
+    module: &Module,
+    options: &DeserializeOptions,
+    split: usize,
+    first_then: impl FnOnce(&Half) -> Option<A>,
+    second_then: impl FnOnce(&Half) -> Option<B> + Send,
+) -> Option<((Half, A), (Half, B))> {
+    let (first, second) = spirvkit_ir::parallel::both(
+        || {
+            let (half, used, budget) = deserialize_half(module, options, 0..split)?;
+            let then = first_then(&half)?;
+            Some((half, used, budget, then))
+        },
+        || {
+            let (half, used, _) = deserialize_half(module, options, split..usize::MAX)?;
+            let then = second_then(&half)?;
+            Some((half, used, then))
+        },
+    );
+    let (mut first, first_used, budget, a) = first?;
+    let (second, second_used, b) = second.flatten()?;
+    if first_used.saturating_add(second_used) > budget {
+        return None;
+    }
+    // The second half's types as the first half's store interns them.
+    let types = first.ir.types.absorb(&second.ir.types).ok()?;
+    let same = Correspondence::new(&first.ir, &second.ir, types)
+        .module_ops((first.module, &first.rest), (second.module, &second.rest));
+    same.then_some(((first, a), (second, b)))
 }
 
 /// [`deserialize`] when the function bodies have `min_words` words or more (tests
@@ -70,39 +116,21 @@ fn deserialize_split(
         return None;
     }
     let split = second_half_start(module, min_words)?;
-    let (first, second) = spirvkit_ir::parallel::both(
-        || deserialize_half(module, options, 0..split),
-        || deserialize_half(module, options, split..usize::MAX),
-    );
-    let (mut merged, module_op, first_used, budget) = first?;
-    let (other, other_module_op, second_used, _) = second.flatten()?;
-    if first_used.saturating_add(second_used) > budget {
-        return None;
-    }
-    let body = merged.entry_block(module_op)?;
-    let other_body = other.entry_block(other_module_op)?;
-    let (own_functions, own_rest) = split_functions(&merged, body);
-    let (other_functions, other_rest) = split_functions(&other, other_body);
-    // Compared once both halves share the arenas and the type store.
-    let at = merged.absorb(other).ok()?;
-    let other_rest: Vec<OpId> = other_rest.iter().map(|&op| at.op(op)).collect();
-    if !Correspondence::new(&merged, &merged, Vec::new())
-        .module_ops((module_op, &own_rest), (at.op(other_module_op), &other_rest))
-    {
-        return None;
-    }
+    let ((mut merged, ()), (other, ())) = halves(module, options, split, |_| Some(()), |_| Some(()))?;
+    let body = merged.ir.entry_block(merged.module)?;
+    let at = merged.ir.absorb(other.ir).ok()?;
     // The second half's functions go right after the first half's last function.
-    let ops = &merged.block(body).ops;
-    let insert_at = own_functions.last().and_then(|last| ops.iter().position(|op| op == last))? + 1;
-    let moved: Vec<OpId> = other_functions.iter().map(|&op| at.op(op)).collect();
+    let ops = &merged.ir.block(body).ops;
+    let insert_at = merged.functions.last().and_then(|last| ops.iter().position(|op| op == last))? + 1;
+    let moved: Vec<OpId> = other.functions.iter().map(|&op| at.op(op)).collect();
     let mut ops = ops.clone();
     ops.splice(insert_at..insert_at, moved.iter().copied());
-    merged.block_mut(body).ops = ops;
+    merged.ir.block_mut(body).ops = ops;
     for op in moved {
-        merged.op_mut(op).parent = Some(body);
+        merged.ir.op_mut(op).parent = Some(body);
     }
-    *ir = merged;
-    Some(module_op)
+    *ir = merged.ir;
+    Some(merged.module)
 }
 
 /// The custom-form text of a module deserialized in halves, and the two halves' IRs
@@ -144,43 +172,29 @@ fn print_split(
     let (split, first_fraction) = split_point(module, min_words)?;
     // Each half prints on its own thread.
     let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
-    let first = || {
-        let (ir, op, used, budget) = deserialize_half(module, options, 0..split)?;
-        let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
-        let last_function = *functions.last()?;
-        if verify::first_failure_among(&ir, &[op], "").is_some() {
+    let print_first = |half: &Half| {
+        let last_function = *half.functions.last()?;
+        if verify::first_failure_among(&half.ir, &[half.module], "").is_some() {
             return None;
         }
         // Room for the second half's text too, so inserting it copies nothing else
         // (room never used is never touched).
-        let capacity = ir.op_count() as f64 * printer::CUSTOM_BYTES_PER_OP as f64 / first_fraction.max(0.01);
+        let capacity =
+            half.ir.op_count() as f64 * printer::CUSTOM_BYTES_PER_OP as f64 / first_fraction.max(0.01);
         let out = String::with_capacity(capacity as usize);
-        let (text, mark) = printer::print_op_marking(&ir, op, print, Some(last_function), out);
-        Some((ir, op, rest, used, budget, text, mark?))
+        let (text, mark) = printer::print_op_marking(&half.ir, half.module, print, Some(last_function), out);
+        Some((text, mark?))
     };
-    let second = || {
-        let (ir, op, used, _) = deserialize_half(module, options, split..usize::MAX)?;
-        let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
-        if verify::first_failure_among(&ir, &functions, "").is_some() {
+    let print_second = |half: &Half| {
+        if verify::first_failure_among(&half.ir, &half.functions, "").is_some() {
             return None;
         }
-        let text = printer::print_body_ops(&ir, op, &functions, print)?;
-        Some((ir, op, rest, used, text))
+        printer::print_body_ops(&half.ir, half.module, &half.functions, print)
     };
-    let (first, second) = spirvkit_ir::parallel::both(first, second);
-    let (mut ir, module_op, rest, first_used, budget, mut text, mark) = first?;
-    let (other, other_module_op, other_rest, second_used, other_text) = second.flatten()?;
-    if first_used.saturating_add(second_used) > budget {
-        return None;
-    }
-    // The second half's types as the first half's store interns them.
-    let types = ir.types.absorb(&other.types).ok()?;
-    if !Correspondence::new(&ir, &other, types).module_ops((module_op, &rest), (other_module_op, &other_rest))
-    {
-        return None;
-    }
+    let ((first, (mut text, mark)), (second, other_text)) =
+        halves(module, options, split, print_first, print_second)?;
     text.insert_str(mark, &other_text);
-    Some(PrintedHalves { text, irs: [ir, other] })
+    Some(PrintedHalves { text, irs: [first.ir, second.ir] })
 }
 
 /// The first half's share of the function words: a little under half, as the
