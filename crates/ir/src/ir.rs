@@ -132,6 +132,22 @@ impl Absorbed {
     }
 }
 
+/// How far an [`Ir`]'s arenas were filled (see [`Ir::arena_mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArenaMark {
+    ops: usize,
+    blocks: usize,
+    regions: usize,
+    values: usize,
+}
+
+impl ArenaMark {
+    /// How many ops were made between `earlier` and this mark.
+    pub fn ops_since(self, earlier: ArenaMark) -> usize {
+        self.ops.saturating_sub(earlier.ops)
+    }
+}
+
 /// A whole IR unit: the arenas plus the type store.
 #[derive(Clone, Debug, Default)]
 pub struct Ir {
@@ -191,6 +207,49 @@ impl Ir {
         let fits =
             ranges.len() == o.successors.len() && ranges.iter().all(|r| r.start <= r.end && r.end <= n);
         fits.then_some(ranges)
+    }
+
+    /// How far each arena has been filled: a later [`Ir::truncate`] to it removes
+    /// everything made since.
+    pub fn arena_mark(&self) -> ArenaMark {
+        ArenaMark {
+            ops: self.ops.len(),
+            blocks: self.blocks.len(),
+            regions: self.regions.len(),
+            values: self.values.len(),
+        }
+    }
+
+    /// Removes every op, block, region and value made since `mark` (their storage
+    /// is reused by the next ones); types stay. Refused (false, nothing changed)
+    /// unless the ops, blocks and regions left refer to none of them: a stream that
+    /// prints and drops each function body keeps a module's IR small this way.
+    pub fn truncate(&mut self, mark: ArenaMark) -> bool {
+        let keeps = |ops: &[OpId]| ops.iter().all(|op| op.index() < mark.ops);
+        let kept_ops = self.ops.get(..mark.ops).unwrap_or(&self.ops);
+        let ops_fine = kept_ops.iter().all(|o| {
+            o.parent.is_none_or(|b| b.index() < mark.blocks)
+                && o.regions.iter().all(|r| r.index() < mark.regions)
+                && o.successors.iter().all(|b| b.index() < mark.blocks)
+                && o.operands.iter().chain(&o.results).all(|v| v.index() < mark.values)
+        });
+        let blocks_fine = self.blocks.get(..mark.blocks).unwrap_or(&self.blocks).iter().all(|b| {
+            b.parent.is_none_or(|r| r.index() < mark.regions)
+                && keeps(&b.ops)
+                && b.arguments.iter().all(|v| v.index() < mark.values)
+        });
+        let regions_fine = self.regions.get(..mark.regions).unwrap_or(&self.regions).iter().all(|r| {
+            r.parent.is_none_or(|op| op.index() < mark.ops)
+                && r.blocks.iter().all(|b| b.index() < mark.blocks)
+        });
+        if !(ops_fine && blocks_fine && regions_fine) {
+            return false;
+        }
+        self.ops.truncate(mark.ops);
+        self.blocks.truncate(mark.blocks);
+        self.regions.truncate(mark.regions);
+        self.values.truncate(mark.values);
+        true
     }
 
     pub fn op(&self, id: OpId) -> &Operation {
@@ -513,5 +572,34 @@ mod tests {
         assert_eq!(ir.value_type(arg), ir.types.pointer(f32_here, "Function"));
         assert_eq!(ir.value_type(ir.op(use_).results[0]), i32t);
         assert_eq!(ir.op(use_).attr("value"), Some(&Attribute::Integer { value: 7, ty: i32t }));
+    }
+
+    #[test]
+    fn truncating_drops_what_was_made_since_the_mark_unless_still_referred_to() {
+        let mut ir = Ir::new();
+        let i32t = ir.types.integer(32, Signedness::Signless);
+        let module = ir.create_op("x.module", vec![], &[], Location::Unknown);
+        let region = ir.add_region(module);
+        let body = ir.create_block();
+        ir.append_block(region, body);
+        let mark = ir.arena_mark();
+        let func = ir.create_op("x.f", vec![], &[], Location::Unknown);
+        let inner = ir.add_region(func);
+        let entry = ir.create_block();
+        ir.append_block(inner, entry);
+        let arg = ir.add_block_argument(entry, i32t, Location::Unknown);
+        let use_ = ir.create_op("x.use", vec![arg], &[i32t], Location::Unknown);
+        ir.append_op(entry, use_);
+        ir.append_op(body, func);
+        // The module's body still lists the function.
+        assert!(!ir.truncate(mark));
+        assert_eq!(ir.op_count(), 3);
+        ir.block_mut(body).ops.clear();
+        assert!(ir.truncate(mark));
+        assert_eq!(ir.arena_mark(), mark);
+        // The arenas fill from the mark again.
+        let again = ir.create_op("x.g", vec![], &[i32t], Location::Unknown);
+        assert_eq!(again, func);
+        assert_eq!(ir.value_type(ir.op(again).results[0]), i32t);
     }
 }

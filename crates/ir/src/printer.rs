@@ -729,16 +729,31 @@ pub fn print_op_marking(
 /// there; on this thread. `None` when `root` has not exactly one region of one block,
 /// an op is not in it, or `options` ask for the generic form.
 pub fn print_body_ops(ir: &Ir, root: OpId, ops: &[OpId], options: PrintOptions) -> Option<String> {
-    let [region] = ir.op(root).regions[..] else { return None };
-    let [block] = ir.region(region).blocks[..] else { return None };
+    let mut out = String::new();
+    // As `print_op` reserves: the ops are most of this IR.
+    out.reserve(ir.op_count().saturating_mul(CUSTOM_BYTES_PER_OP));
+    print_body_ops_into(ir, root, ops, options, &mut out).then_some(out)
+}
+
+/// [`print_body_ops`] appending to `out`; false (`out` unchanged) where that gives
+/// `None`.
+pub fn print_body_ops_into(
+    ir: &Ir,
+    root: OpId,
+    ops: &[OpId],
+    options: PrintOptions,
+    out: &mut String,
+) -> bool {
+    let [region] = ir.op(root).regions[..] else { return false };
+    let [block] = ir.region(region).blocks[..] else { return false };
     if options.generic || ops.iter().any(|&op| ir.op(op).parent != Some(block)) {
-        return None;
+        return false;
     }
     let mut p = Printer::for_region_ops(ir, root, region, 1, PrintOptions { threads: 1, ..options });
-    // As `print_op` reserves: the ops are most of this IR.
-    p.out.reserve(ir.op_count().saturating_mul(CUSTOM_BYTES_PER_OP));
+    p.out = std::mem::take(out);
     p.lines(ops);
-    Some(p.out)
+    *out = p.out;
+    true
 }
 
 impl<'a> Printer<'a> {

@@ -256,6 +256,9 @@ struct Deserializer<'m, 'i> {
     function_spans: Vec<(usize, usize)>,
     /// The last function's state, whose storage the next one reuses.
     spare_function_state: Option<function::FunctionState>,
+    /// Where function bodies go as they are made, when they are not to stay in the
+    /// IR ([`halves`] prints a half's functions a few at a time).
+    stream: Option<&'i mut halves::FunctionStream>,
     /// `#spirv.storage_class<...>` of the storage classes met so far.
     storage_classes: FxHashMap<u32, Attribute>,
     /// `i32`, once interned.
@@ -310,6 +313,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             function_bodies: 0..usize::MAX,
             function_spans: Vec::new(),
             spare_function_state: None,
+            stream: None,
             i32_type: None,
             storage_classes: FxHashMap::default(),
         }
@@ -328,7 +332,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             let Some(inst) = self.module.instruction(index) else { break };
             if inst.opcode == opcode::OpFunction {
                 index = if self.function_bodies.contains(&function_ordinal) {
-                    self.function(index)?
+                    if let Some(stream) = self.stream.as_deref_mut() {
+                        stream.before_function(self.ir, self.module_block);
+                    }
+                    let next = self.function(index)?;
+                    if let Some(stream) = self.stream.as_deref_mut() {
+                        if !stream.after_function(self.ir, self.module_op, self.module_block) {
+                            return error(inst.offset, halves::STREAM_DECLINED);
+                        }
+                    }
+                    next
                 } else {
                     while self.function_spans.get(span).is_some_and(|&(start, _)| start < index) {
                         span += 1;
@@ -347,6 +360,11 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             }
             self.module_instruction(&inst, index)?;
             index += 1;
+        }
+        if let Some(stream) = self.stream.as_deref_mut() {
+            if !stream.finish(self.ir, self.module_op, self.module_block) {
+                return error(0, halves::STREAM_DECLINED);
+            }
         }
         let deferred = std::mem::take(&mut self.deferred);
         for index in deferred {

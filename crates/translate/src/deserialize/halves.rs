@@ -58,37 +58,42 @@ fn deserialize_half(
     module: &Module,
     options: &DeserializeOptions,
     bodies: std::ops::Range<usize>,
+    stream: Option<&mut FunctionStream>,
 ) -> Option<(Half, usize, usize)> {
     let mut ir = Ir::new();
     let mut deserializer = Deserializer::new(module, &mut ir, options);
     deserializer.function_bodies = bodies;
+    deserializer.stream = stream;
     let budget = deserializer.materialized_budget;
     let (op, used) = deserializer.run().ok()?;
     let (functions, rest) = split_functions(&ir, ir.entry_block(op)?);
     Some((Half { ir, module: op, functions, rest }, used, budget))
 }
 
-/// The two halves split at function `split`, each deserialized on its own thread and
-/// followed there by `first_then` / `second_then`; `None` unless both succeed and the
-/// halves stand for the whole (see the module docs): together within one
-/// materialization budget, with the same module-level ops. The first half's type
-/// store then also holds the second's types.
+/// The two halves split at function `split`, each deserialized on its own thread
+/// (through the given streams, if any) and followed there by `first_then` /
+/// `second_then`; `None` unless both succeed and the halves stand for the whole (see
+/// the module docs): together within one materialization budget, with the same
+/// module-level ops. The first half's type store then also holds the second's types.
 fn halves<A, B: Send>(
     module: &Module,
     options: &DeserializeOptions,
     split: usize,
-    first_then: impl FnOnce(&Half) -> Option<A>,
-    second_then: impl FnOnce(&Half) -> Option<B> + Send,
+    streams: [Option<FunctionStream>; 2],
+    first_then: impl FnOnce(&Half, Option<FunctionStream>) -> Option<A>,
+    second_then: impl FnOnce(&Half, Option<FunctionStream>) -> Option<B> + Send,
 ) -> Option<((Half, A), (Half, B))> {
+    let [mut first_stream, mut second_stream] = streams;
     let (first, second) = spirvkit_ir::parallel::both(
         || {
-            let (half, used, budget) = deserialize_half(module, options, 0..split)?;
-            let then = first_then(&half)?;
+            let (half, used, budget) = deserialize_half(module, options, 0..split, first_stream.as_mut())?;
+            let then = first_then(&half, first_stream)?;
             Some((half, used, budget, then))
         },
         || {
-            let (half, used, _) = deserialize_half(module, options, split..usize::MAX)?;
-            let then = second_then(&half)?;
+            let (half, used, _) =
+                deserialize_half(module, options, split..usize::MAX, second_stream.as_mut())?;
+            let then = second_then(&half, second_stream)?;
             Some((half, used, then))
         },
     );
@@ -116,7 +121,8 @@ fn deserialize_split(
         return None;
     }
     let split = second_half_start(module, min_words)?;
-    let ((mut merged, ()), (other, ())) = halves(module, options, split, |_| Some(()), |_| Some(()))?;
+    let ((mut merged, ()), (other, ())) =
+        halves(module, options, split, [None, None], |_, _| Some(()), |_, _| Some(()))?;
     let body = merged.ir.entry_block(merged.module)?;
     let at = merged.ir.absorb(other.ir).ok()?;
     // The second half's functions go right after the first half's last function.
@@ -141,15 +147,17 @@ pub struct PrintedHalves {
 }
 
 /// `print` of the module [`deserialize`] makes, when it verifies, made without ever
-/// building that module: each thread deserializes its half, verifies it (the first
-/// the module op and every op of its IR, the second only its functions) and prints
-/// it; the second half's functions' text then goes after the first's last function.
-/// This is the whole's text because a function's text and verdict only depend on
-/// the function, the ops around it and the module-level ops, which must be the same
-/// in both halves (compared op by op). `None` when the module is not split (small,
-/// one core, generic form asked for: its names are numbered across functions), a half
-/// fails to deserialize or verify, or the halves differ: the caller then
-/// deserializes, verifies and prints as usual, which also reports exactly.
+/// building that module: each thread deserializes its half, verifying and printing
+/// its functions a few at a time as they are made and dropping them from its IR
+/// ([`FunctionStream`]); the first thread then verifies and prints what is left of
+/// the module (the module-level ops), and both halves' functions' text goes where
+/// the functions were. This is the whole's text because a function's text and
+/// verdict only depend on the function, the ops around it and the module-level ops,
+/// which must be the same in both halves (compared op by op). `None` when the module
+/// is not split (small, one core, generic form asked for: its names are numbered
+/// across functions), a half fails to deserialize or verify, or the halves differ:
+/// the caller then deserializes, verifies and prints as usual, which also reports
+/// exactly.
 pub fn print_in_halves(
     module: &Module,
     options: &DeserializeOptions,
@@ -158,49 +166,151 @@ pub fn print_in_halves(
     if print.generic || !spirvkit_ir::parallel::two_cores() {
         return None;
     }
-    print_split(module, options, print, MIN_FUNCTION_WORDS)
+    print_split(module, options, print, MIN_FUNCTION_WORDS, CHUNK_OPS)
 }
 
-/// [`print_in_halves`] when the function bodies have `min_words` words or more.
+/// [`print_in_halves`] when the function bodies have `min_words` words or more,
+/// streaming functions in chunks of about `chunk_ops` ops.
 fn print_split(
     module: &Module,
     options: &DeserializeOptions,
     print: spirvkit_ir::PrintOptions,
     min_words: usize,
+    chunk_ops: usize,
 ) -> Option<PrintedHalves> {
     use spirvkit_ir::{printer, verify};
-    let (split, first_fraction) = split_point(module, min_words)?;
+    let split = second_half_start(module, min_words)?;
     // Each half prints on its own thread.
     let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
-    let print_first = |half: &Half| {
-        let last_function = *half.functions.last()?;
+    // Room for the whole text in the first half's (room never used is never touched):
+    // about 3.5 bytes of text per byte of binary.
+    let capacity = module.words().len().saturating_mul(16);
+    let streams = [
+        Some(FunctionStream::new(print, chunk_ops, true, capacity)),
+        Some(FunctionStream::new(print, chunk_ops, false, 0)),
+    ];
+    let print_first = |half: &Half, stream: Option<FunctionStream>| {
+        let stream = stream?;
+        // The module-level ops (and the functions kept, if any).
         if verify::first_failure_among(&half.ir, &[half.module], "").is_some() {
             return None;
         }
-        // Room for the second half's text too, so inserting it copies nothing else
-        // (room never used is never touched).
-        let capacity =
-            half.ir.op_count() as f64 * printer::CUSTOM_BYTES_PER_OP as f64 / first_fraction.max(0.01);
-        let out = String::with_capacity(capacity as usize);
-        let (text, mark) = printer::print_op_marking(&half.ir, half.module, print, Some(last_function), out);
-        Some((text, mark?))
+        let (module_text, mark) =
+            printer::print_op_marking(&half.ir, half.module, print, stream.anchor, String::new());
+        let mark = mark?;
+        let mut text = stream.text;
+        text.insert_str(0, module_text.get(..mark)?);
+        Some((text, module_text, mark))
     };
-    let print_second = |half: &Half| {
-        if verify::first_failure_among(&half.ir, &half.functions, "").is_some() {
-            return None;
-        }
-        printer::print_body_ops(&half.ir, half.module, &half.functions, print)
-    };
-    let ((first, (mut text, mark)), (second, other_text)) =
-        halves(module, options, split, print_first, print_second)?;
-    text.insert_str(mark, &other_text);
+    let print_second = |_: &Half, stream: Option<FunctionStream>| stream.map(|s| s.text);
+    let ((first, (mut text, module_text, mark)), (second, other_text)) =
+        halves(module, options, split, streams, print_first, print_second)?;
+    text.push_str(&other_text);
+    text.push_str(module_text.get(mark..)?);
     Some(PrintedHalves { text, irs: [first.ir, second.ir] })
+}
+
+/// What [`FunctionStream`] returns when it cannot go on (never reported: the caller
+/// falls back to the one-IR path).
+pub(super) const STREAM_DECLINED: &str = "function stream declined";
+
+/// Functions are verified, printed and dropped this many ops at a time: few enough
+/// that the IR they are made in stays in the core's cache (the arenas are reused).
+const CHUNK_OPS: usize = 2048;
+
+/// A half's functions verified, printed and dropped from its IR as they are
+/// deserialized, a chunk at a time, so the IR stays the size of a few functions
+/// instead of growing to the half's (cache misses and fresh pages were most of the
+/// time of verifying and printing a whole half).
+pub(super) struct FunctionStream {
+    print: spirvkit_ir::PrintOptions,
+    chunk_ops: usize,
+    /// The text of the functions printed so far.
+    text: String,
+    /// Whether the module's own text needs an op to place the functions' text after
+    /// (the first half's; the second half's module-level ops are not printed).
+    needs_anchor: bool,
+    /// The op after whose text the functions' text goes: the last module-level op
+    /// before the first function or, when there is none, the first function, which
+    /// then stays in the IR.
+    anchor: Option<OpId>,
+    started: bool,
+    /// Where the arenas and the module's body stood before the functions made since.
+    mark: Option<(spirvkit_ir::ir::ArenaMark, usize)>,
+    /// The functions of the chunk being printed (kept for its capacity).
+    chunk: Vec<OpId>,
+}
+
+impl FunctionStream {
+    fn new(print: spirvkit_ir::PrintOptions, chunk_ops: usize, needs_anchor: bool, capacity: usize) -> Self {
+        FunctionStream {
+            print,
+            chunk_ops,
+            text: String::with_capacity(capacity),
+            needs_anchor,
+            anchor: None,
+            started: false,
+            mark: None,
+            chunk: Vec::new(),
+        }
+    }
+
+    /// Before a function is made in `body` (the module's).
+    pub(super) fn before_function(&mut self, ir: &Ir, body: spirvkit_ir::ir::BlockId) {
+        if !self.started {
+            self.started = true;
+            self.anchor = ir.block(body).ops.last().copied();
+        }
+        if self.mark.is_none() && (self.anchor.is_some() || !self.needs_anchor) {
+            self.mark = Some((ir.arena_mark(), ir.block(body).ops.len()));
+        }
+    }
+
+    /// After a function is made: prints and drops the chunk once it is large
+    /// enough. False when a function does not verify or cannot be dropped.
+    pub(super) fn after_function(
+        &mut self,
+        ir: &mut Ir,
+        module: OpId,
+        body: spirvkit_ir::ir::BlockId,
+    ) -> bool {
+        let Some((mark, _)) = self.mark else {
+            // The first function, kept as the anchor.
+            self.anchor = ir.block(body).ops.last().copied();
+            return self.anchor.is_some();
+        };
+        if ir.arena_mark().ops_since(mark) < self.chunk_ops {
+            return true;
+        }
+        self.flush(ir, module, body)
+    }
+
+    /// After the last function: prints and drops what is left.
+    pub(super) fn finish(&mut self, ir: &mut Ir, module: OpId, body: spirvkit_ir::ir::BlockId) -> bool {
+        self.mark.is_none() || self.flush(ir, module, body)
+    }
+
+    fn flush(&mut self, ir: &mut Ir, module: OpId, body: spirvkit_ir::ir::BlockId) -> bool {
+        use spirvkit_ir::{printer, verify};
+        let Some((mark, body_len)) = self.mark.take() else { return true };
+        self.chunk.clear();
+        self.chunk.extend_from_slice(ir.block(body).ops.get(body_len..).unwrap_or(&[]));
+        let only_functions = self.chunk.iter().all(|&op| ir.op(op).name == "spirv.func");
+        if !only_functions
+            || verify::first_failure_among(ir, &self.chunk, "").is_some()
+            || !printer::print_body_ops_into(ir, module, &self.chunk, self.print, &mut self.text)
+        {
+            return false;
+        }
+        ir.block_mut(body).ops.truncate(body_len);
+        ir.truncate(mark)
+    }
 }
 
 /// The first half's share of the function words: a little under half, as the
 /// calling thread also reads the binary's module-level section and starts the other
 /// thread (found by instruction counts on a large module).
-const FIRST_SHARE: (usize, usize) = (31, 64);
+const FIRST_SHARE: (usize, usize) = (33, 64);
 
 /// Both two-thread paths at any module size (tests and fuzzing compare them with the
 /// one-thread path): the merged IR of [`deserialize`], and the text of
@@ -208,7 +318,8 @@ const FIRST_SHARE: (usize, usize) = (31, 64);
 pub fn forced(module: &Module, options: &DeserializeOptions) -> (Option<(Ir, OpId)>, Option<String>) {
     let mut ir = Ir::new();
     let merged = deserialize_split(module, &mut ir, options, 0).map(|op| (ir, op));
-    let printed = print_split(module, options, spirvkit_ir::PrintOptions::default(), 0).map(|p| p.text);
+    // Chunks of one function: every function is printed and dropped on its own.
+    let printed = print_split(module, options, spirvkit_ir::PrintOptions::default(), 0, 1).map(|p| p.text);
     (merged, printed)
 }
 
@@ -217,11 +328,6 @@ pub fn forced(module: &Module, options: &DeserializeOptions) -> (Option<(Ir, OpI
 /// than `min_words` words of function bodies, fewer than two functions, or anything
 /// but functions in its function section (OpGraphARM).
 fn second_half_start(module: &Module, min_words: usize) -> Option<usize> {
-    split_point(module, min_words).map(|(split, _)| split)
-}
-
-/// [`second_half_start`], and the first half's fraction of the function words.
-fn split_point(module: &Module, min_words: usize) -> Option<(usize, f64)> {
     let mut functions: Vec<usize> = Vec::new();
     let mut function_words = 0usize;
     let mut in_function = false;
@@ -261,7 +367,7 @@ fn split_point(module: &Module, min_words: usize) -> Option<(usize, f64)> {
         behind += words;
         behind * FIRST_SHARE.1 >= function_words * FIRST_SHARE.0
     })? + 1;
-    (split < functions.len()).then_some((split, behind as f64 / function_words as f64))
+    (split < functions.len()).then_some(split)
 }
 
 /// The `spirv.func` ops of a module body, and the other ops.
@@ -425,14 +531,51 @@ mod tests {
             let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
             let verifies = spirvkit_ir::verify::first_failure(&whole, whole_op, "").is_none();
             assert_eq!(verifies, bad.is_none());
-            let halves = print_split(&module, &options, print, MIN_FUNCTION_WORDS);
-            match halves {
-                Some(printed) => {
-                    assert!(verifies);
-                    assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
+            for chunk in [1, 7, CHUNK_OPS, usize::MAX] {
+                match print_split(&module, &options, print, MIN_FUNCTION_WORDS, chunk) {
+                    Some(printed) => {
+                        assert!(verifies);
+                        assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
+                    }
+                    None => assert!(!verifies, "a module that verifies printed in one piece"),
                 }
-                None => assert!(!verifies, "a module that verifies printed in one piece"),
             }
+        }
+    }
+
+    /// The functions' text goes after the last module-level op before them or, when
+    /// there is none, after the first function (kept in the IR to place it).
+    #[test]
+    fn streamed_functions_go_where_the_functions_were() {
+        let options = DeserializeOptions::default();
+        let print = spirvkit_ir::PrintOptions::default();
+        let bytes = large_module(40);
+        let module = spirvkit_binary::read::read(&bytes).unwrap();
+        let mut whole = Ir::new();
+        let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
+        let expected = spirvkit_ir::print(&whole, whole_op, print);
+        let printed = print_split(&module, &options, print, 0, 3).expect("split");
+        assert_eq!(printed.text, expected);
+        // Each half's IR kept only its module-level ops and what places the text.
+        assert!(printed.irs.iter().all(|ir| ir.op_count() < 20), "{:?}", printed.irs.map(|ir| ir.op_count()));
+
+        // No global, no entry point: only functions in the module's body.
+        let text = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
+             %void = OpTypeVoid\n%vfn = OpTypeFunction %void\n"
+            .to_string()
+            + &(0..30)
+                .map(|i| {
+                    format!("%f{i} = OpFunction %void None %vfn\n%e{i} = OpLabel\nOpReturn\nOpFunctionEnd\n")
+                })
+                .collect::<String>();
+        let words = spirvkit_binary::assemble(&text, &Default::default()).expect("assembles");
+        let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+        let module = spirvkit_binary::read::read(&bytes).unwrap();
+        let mut whole = Ir::new();
+        let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
+        for chunk in [1, 4, usize::MAX] {
+            let printed = print_split(&module, &options, print, 0, chunk).expect("split");
+            assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
         }
     }
 
@@ -500,7 +643,11 @@ mod tests {
             let Ok((whole_op, _)) = Deserializer::new(&module, &mut whole, &options).run() else { continue };
             let text = print(&whole, whole_op);
             let print_options = spirvkit_ir::PrintOptions::default();
-            if let Some(printed) = print_split(&module, &options, print_options, 0) {
+            // Chunks of one function, and of all of a half's.
+            let printed =
+                [1, usize::MAX].map(|chunk| print_split(&module, &options, print_options, 0, chunk));
+            assert_eq!(printed[0].is_some(), printed[1].is_some(), "{}", path.display());
+            for printed in printed.into_iter().flatten() {
                 assert_eq!(printed.text, text, "{}", path.display());
                 printed_split += 1;
             }
