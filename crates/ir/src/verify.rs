@@ -34,6 +34,98 @@ pub fn first_failure_among(ir: &Ir, ops: &[OpId], text: &str) -> Option<(OpId, V
     walk_from(ir, text, ops.iter().rev().map(|&op| Some(op)).collect(), None, None).0
 }
 
+/// Whether `top` verifies ([`first_failure`] finds nothing), judged on this thread in
+/// an order that lets a consumer of the module start early, with `progress` told how
+/// far it got: `progress(1)` once every op outside the functions' bodies passed (`top`,
+/// the `spirv.module`, its module-level ops whole and each function op itself), then
+/// `progress(i + 2)` once the module body's ops up to `i` passed whole. `None` (and no
+/// call) unless `top` is a `spirv.module`, or holds exactly one, of one block. The
+/// verdict is [`first_failure`]'s: the same ops are checked, and no check depends on
+/// what was checked before it. `visit` is shown each op under the module (as
+/// `Ir::for_each_op_under` gives them, in another order) as it is checked, while it
+/// is in cache.
+pub fn passes_progressively(
+    ir: &Ir,
+    top: OpId,
+    text: &str,
+    progress: &dyn Fn(usize),
+    visit: &mut dyn FnMut(OpId),
+) -> Option<bool> {
+    let module = crate::parallel::spirv_module(ir, top)?;
+    let single_block = |op: OpId| match ir.op(op).regions[..] {
+        [region] => match ir.region(region).blocks[..] {
+            [block] => Some(block),
+            _ => None,
+        },
+        _ => None,
+    };
+    if module != top {
+        let [only] = ir.block(single_block(top)?).ops[..] else { return None };
+        if only != module {
+            return None;
+        }
+    }
+    let body = single_block(module)?;
+    let ops = &ir.block(body).ops;
+    // The functions of the module's body, whose regions are passed second.
+    let is_function = |op: OpId| ir.op(op).parent == Some(body) && ir.op(op).name == "spirv.func";
+    let mut v = Verifier::new(ir, text);
+    let mut stack: Vec<OpId> = Vec::new();
+    // Passes the ops on `stack` and, but in the module's functions, everything nested.
+    let pass = |v: &mut Verifier, stack: &mut Vec<OpId>, visit: &mut dyn FnMut(OpId)| {
+        while let Some(op) = stack.pop() {
+            visit(op);
+            v.op(op);
+            if !v.out.is_empty() {
+                return false;
+            }
+            if !is_function(op) {
+                push_nested(ir, op, stack);
+            }
+        }
+        true
+    };
+    // `top` and the module on their own, then everything but the functions' regions.
+    let heads: &[OpId] = if module == top { &[top] } else { &[top, module] };
+    for &op in heads {
+        v.op(op);
+        if !v.out.is_empty() {
+            return Some(false);
+        }
+    }
+    stack.extend(ops.iter().rev());
+    if !pass(&mut v, &mut stack, visit) {
+        return Some(false);
+    }
+    progress(1);
+    // The functions' regions, in order (a function's nested functions, which the
+    // verifier rejects anyway, are passed whole).
+    for (i, &op) in ops.iter().enumerate() {
+        if is_function(op) {
+            push_nested(ir, op, &mut stack);
+            while let Some(inner) = stack.pop() {
+                visit(inner);
+                v.op(inner);
+                if !v.out.is_empty() {
+                    return Some(false);
+                }
+                push_nested(ir, inner, &mut stack);
+            }
+        }
+        progress(i + 2);
+    }
+    Some(true)
+}
+
+/// Pushes the ops of `op`'s regions on a walk's stack, to be popped in order.
+fn push_nested(ir: &Ir, op: OpId, stack: &mut Vec<OpId>) {
+    for &r in ir.op(op).regions.iter().rev() {
+        for &b in ir.region(r).blocks.iter().rev() {
+            stack.extend(ir.block(b).ops.iter().rev());
+        }
+    }
+}
+
 /// [`first_failure`] that also shows `visit` every op under `top` (itself included),
 /// failing or not, in the same walk (so a caller's own check of every op reads the ops
 /// once).
@@ -101,15 +193,7 @@ fn walk_from(
     gap: Option<(OpId, usize)>,
     mut visit: Option<&mut dyn FnMut(OpId)>,
 ) -> (Option<Failure>, bool) {
-    let mut v = Verifier {
-        ir,
-        text,
-        index: OnceCell::new(),
-        out: Vec::new(),
-        type_constraints: Vec::new(),
-        compiled_leaves: RefCell::default(),
-        passed: Signatures::default(),
-    };
+    let mut v = Verifier::new(ir, text);
     let mut failure = None;
     let mut after_gap = false;
     while let Some(entry) = stack.pop() {
@@ -145,6 +229,20 @@ fn walk_from(
         }
     }
     (failure, after_gap)
+}
+
+impl<'a> Verifier<'a> {
+    fn new(ir: &'a Ir, text: &'a str) -> Self {
+        Verifier {
+            ir,
+            text,
+            index: OnceCell::new(),
+            out: Vec::new(),
+            type_constraints: Vec::new(),
+            compiled_leaves: RefCell::default(),
+            passed: Signatures::default(),
+        }
+    }
 }
 
 struct Verifier<'a> {
@@ -2408,6 +2506,34 @@ mod tests {
             let messages =
                 |f: Option<Failure>| f.map(|(_, d)| d.into_iter().map(|d| d.message).collect::<Vec<_>>());
             assert_eq!(messages(split), messages(single));
+        }
+    }
+
+    #[test]
+    fn progressive_verdict_is_the_walks() {
+        let count = 300;
+        for bad in [&[][..], &[0], &[150], &[count], &[299, 7]] {
+            let text = module_failing_at(count, bad);
+            let (ir, top) = crate::parse(&text, "t.mlir").unwrap();
+            let passed = std::cell::RefCell::new(Vec::new());
+            let mut visited = 0;
+            let verdict =
+                passes_progressively(&ir, top, &text, &|n| passed.borrow_mut().push(n), &mut |_| {
+                    visited += 1;
+                });
+            assert_eq!(verdict, Some(first_failure(&ir, top, &text).is_none()), "{bad:?}");
+            let passed = passed.into_inner();
+            assert!(passed.windows(2).all(|w| w[0] < w[1]), "{bad:?}");
+            let module = crate::parallel::spirv_module(&ir, top).unwrap();
+            let body_len = ir.block(ir.entry_block(module).unwrap()).ops.len();
+            if verdict == Some(true) {
+                assert_eq!(passed.last(), Some(&(body_len + 1)));
+                let mut under = 0;
+                ir.for_each_op_under(module, |_, _| under += 1);
+                assert_eq!(visited, under);
+            } else {
+                assert!(passed.last().is_none_or(|&n| n < body_len + 1), "{bad:?}");
+            }
         }
     }
 }

@@ -14,7 +14,7 @@
 //! buffer's `expected-*` comments.
 
 use crate::deserialize::{deserialize_module, print_in_halves, read, DeserializeOptions};
-use crate::serialize::{serialize_read_back, SerializeOptions};
+use crate::serialize::{serialize_read_back, serialize_read_back_verifying, SerializeOptions};
 use crate::DeserializeError;
 use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
 use spirvkit_ir::ir::Location;
@@ -176,24 +176,6 @@ fn translate_chunk(
         Ok(parsed) => parsed,
         Err(e) => return (None, vec![e.into()]),
     };
-    if spirvkit_ir::verify::first_failure(&ir, top, text).is_some() {
-        // Report what verifying a whole parse finds (the same failure, but its op
-        // order is the one to report by).
-        (ir, top) = match spirvkit_ir::parse(text, file_name) {
-            Ok(parsed) => parsed,
-            Err(e) => return (None, vec![e.into()]),
-        };
-        if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
-            return (None, found);
-        }
-    }
-    let module = match spirv_module(&ir, top, options.no_implicit_module) {
-        Ok(module) => module,
-        Err((message, location)) => {
-            let offset = location.and_then(|l| located(&LineIndex::new(text), &l)).unwrap_or(0);
-            return (None, vec![Diagnostic::error(Some(offset), message)]);
-        }
-    };
     let serialize_options = SerializeOptions {
         emit_symbol_names: true,
         emit_op_names: options.emit_op_names,
@@ -201,7 +183,37 @@ fn translate_chunk(
         // mlir-translate serializes modules whatever their VCE triple says.
         check_requirements: false,
     };
-    let binary = match serialize_read_back(&ir, module, &serialize_options) {
+    // A large module that verifies is verified while it is serialized; any other
+    // verifies first.
+    let verified_beside = spirv_module(&ir, top, options.no_implicit_module).ok().and_then(|module| {
+        serialize_read_back_verifying(&ir, top, module, text, &serialize_options)
+            .map(|binary| (module, binary))
+    });
+    let (module, serialized) = match verified_beside {
+        Some(done) => done,
+        None => {
+            if spirvkit_ir::verify::first_failure(&ir, top, text).is_some() {
+                // Report what verifying a whole parse finds (the same failure, but its
+                // op order is the one to report by).
+                (ir, top) = match spirvkit_ir::parse(text, file_name) {
+                    Ok(parsed) => parsed,
+                    Err(e) => return (None, vec![e.into()]),
+                };
+                if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
+                    return (None, found);
+                }
+            }
+            let module = match spirv_module(&ir, top, options.no_implicit_module) {
+                Ok(module) => module,
+                Err((message, location)) => {
+                    let offset = location.and_then(|l| located(&LineIndex::new(text), &l)).unwrap_or(0);
+                    return (None, vec![Diagnostic::error(Some(offset), message)]);
+                }
+            };
+            (module, serialize_read_back(&ir, module, &serialize_options))
+        }
+    };
+    let binary = match serialized {
         Ok(binary) => binary,
         Err(e) => {
             let index = LineIndex::new(text);

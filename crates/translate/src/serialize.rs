@@ -92,7 +92,7 @@ pub fn serialize_read_back(
         // the words is estimated from the IR's size.
         let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
         let (words, checked) = spirvkit_ir::parallel::both(
-            || serialize_words(ir, module, options, estimate),
+            || serialize_words(ir, module, options, estimate, None),
             || check::check_module(ir, module, options.check_requirements),
         );
         match checked {
@@ -102,8 +102,13 @@ pub fn serialize_read_back(
         words?
     } else {
         let estimate = check::check_module(ir, module, options.check_requirements)?;
-        serialize_words(ir, module, options, estimate)?
+        serialize_words(ir, module, options, estimate, None)?
     };
+    read_back(ir, module, words)
+}
+
+/// The words of `module`, checked: no instruction too long, and they read back.
+fn read_back(ir: &Ir, module: OpId, words: Vec<u32>) -> Result<spirvkit_binary::Module> {
     let too_long = instruction_counts_overflowed(&words);
     if too_long {
         return Err(SerializeError {
@@ -120,6 +125,88 @@ pub fn serialize_read_back(
     })
 }
 
+/// [`serialize_read_back`] of a module parsed but not verified yet (`top` the parsed
+/// op, `module` the `spirv.module` in it): a large one is verified on another thread
+/// ([`spirvkit_ir::verify::passes_progressively`]) while it is serialized here, each
+/// op of the module's body serialized once the verifier has passed it, so the
+/// serializer never meets an op that does not verify; the checks follow once all of
+/// it verified. `None` when the module does not verify, or is not done this way
+/// (small, one core, a shape the progressive verifier does not take): the caller
+/// then verifies first, as usual (and reports).
+pub fn serialize_read_back_verifying(
+    ir: &Ir,
+    top: OpId,
+    module: OpId,
+    text: &str,
+    options: &SerializeOptions,
+) -> Option<Result<spirvkit_binary::Module>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let large = ir.op_count() >= PARALLEL_CHECK_OPS && spirvkit_ir::parallel::two_cores();
+    if !large || spirvkit_ir::parallel::spirv_module(ir, top) != Some(module) {
+        return None;
+    }
+    const FAILED: usize = usize::MAX;
+    let progress = AtomicUsize::new(0);
+    let gate = |needed: usize| {
+        let mut spins = 0u32;
+        loop {
+            match progress.load(Ordering::Acquire) {
+                FAILED => return false,
+                passed if passed >= needed => return true,
+                _ if spins < 64 => {
+                    spins += 1;
+                    std::hint::spin_loop();
+                }
+                _ => std::thread::yield_now(),
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        // The verifier, then (on a module that verifies) the checks.
+        let verifier = std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+                let report = |passed: usize| progress.store(passed, Ordering::Release);
+                // Without requirements to check, the checks only refuse ops with no
+                // binary form: looked for on the verifier's walk, and only if there is
+                // one the checks run to find the first.
+                let mut refusable = options.check_requirements;
+                let mut visit = |op: OpId| refusable |= check::has_no_binary_form(ir, op);
+                let verdict = spirvkit_ir::verify::passes_progressively(ir, top, text, &report, &mut visit);
+                if verdict != Some(true) {
+                    progress.store(FAILED, Ordering::Release);
+                    return None;
+                }
+                Some(if refusable {
+                    check::check_module(ir, module, options.check_requirements).map(drop)
+                } else {
+                    Ok(())
+                })
+            })
+            .ok()?;
+        let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
+        let words = match gate(1) {
+            true => serialize_words(ir, module, options, estimate, Some(&gate)),
+            false => Err(not_verified(ir, module)),
+        };
+        let checked = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        // A refusal from the checks wins, as when they run first.
+        Some(checked.and(words).and_then(|words| read_back(ir, module, words)))
+    })
+}
+
+/// What a serializer waiting for the verifier beside it returns when that found a
+/// failure (never reported: the caller verifies and reports as usual).
+fn not_verified(ir: &Ir, module: OpId) -> SerializeError {
+    SerializeError {
+        location: ir.op(module).location.clone(),
+        message: "the module does not verify".to_string(),
+    }
+}
+
+/// Waits until the verifier beside has passed this much of the module (see
+/// [`spirvkit_ir::verify::passes_progressively`]); false when it found a failure.
+type Gate<'g> = &'g (dyn Fn(usize) -> bool + Sync);
+
 /// Modules with at least this many ops (the IR's) are checked on a second thread
 /// while they are serialized.
 const PARALLEL_CHECK_OPS: usize = 20_000;
@@ -130,8 +217,10 @@ fn serialize_words(
     module: OpId,
     options: &SerializeOptions,
     estimated_words: usize,
+    gate: Option<Gate>,
 ) -> Result<Vec<u32>> {
     let mut s = Serializer::new(ir, module, options, estimated_words);
+    s.gate = gate;
     s.module_level()?;
     Ok(s.collect())
 }
@@ -262,6 +351,9 @@ struct Serializer<'a> {
     /// The module's function symbols, gathered when an extended instruction first
     /// names a symbol that is nothing else.
     function_symbols: Option<std::collections::HashSet<&'a str>>,
+    /// When the module is verified beside the serialization: asked before each op
+    /// of the module's body (see [`serialize_read_back_verifying`]).
+    gate: Option<Gate<'a>>,
     /// Module-level `spirv.ExtInst`s after a function (clspv's reflection), written
     /// among the functions so the functions they name come first.
     trailing_ext_insts: Option<std::collections::HashSet<OpId>>,
@@ -425,6 +517,7 @@ impl<'a> Serializer<'a> {
             string_ids: HashMap::default(),
             ext_inst_ids: HashMap::default(),
             function_symbols: None,
+            gate: None,
             trailing_ext_insts: None,
             predecessors: Predecessors::default(),
             deferred_phi_values: Vec::new(),
@@ -531,17 +624,28 @@ impl<'a> Serializer<'a> {
         // Function declarations (imported, no body) come before every definition.
         let is_declaration =
             |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
-        for &op in &body {
+        for (i, &op) in body.iter().enumerate() {
             if is_declaration(self.ir, op) {
+                self.passed(i)?;
                 self.process_op(op)?;
             }
         }
-        for &op in &body {
+        for (i, &op) in body.iter().enumerate() {
             if !is_declaration(self.ir, op) {
+                self.passed(i)?;
                 self.process_op(op)?;
             }
         }
         Ok(())
+    }
+
+    /// Waits, when the module is verified beside, until op `index` of its body (and
+    /// all before it) passed.
+    fn passed(&self, index: usize) -> Result<()> {
+        match self.gate {
+            Some(gate) if !gate(index + 2) => Err(not_verified(self.ir, self.module)),
+            _ => Ok(()),
+        }
     }
 
     /// The header and the sections, in the function section's buffer: the sections

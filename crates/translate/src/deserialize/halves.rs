@@ -307,9 +307,9 @@ impl FunctionStream {
     }
 }
 
-/// The first half's share of the function words: a little under half, as the
-/// calling thread also reads the binary's module-level section and starts the other
-/// thread (found by instruction counts on a large module).
+/// The first half's share of the function words: a little over half, as the
+/// second thread is started late and the first also reads the binary and prints the
+/// module-level ops (found by wall-clock marks on a large module).
 const FIRST_SHARE: (usize, usize) = (33, 64);
 
 /// Both two-thread paths at any module size (tests and fuzzing compare them with the

@@ -45,17 +45,21 @@ pub(super) fn check_module(ir: &Ir, module: OpId, requirements: bool) -> Result<
     refusal.map_or(Ok(words), Err)
 }
 
+/// Whether `op` has no binary form (which [`check_module`] refuses).
+pub(super) fn has_no_binary_form(ir: &Ir, op: OpId) -> bool {
+    let name = &ir.op(op).name;
+    // Only an op without a definition needs the (by-name) fallback lookups.
+    name.def().is_none()
+        && crate::fallback::fallback_opcode(name).is_none()
+        && crate::fallback::fallback_ext_inst(name).is_none()
+}
+
 /// One op's refusal, if any: no binary form, or (with `env`) requirements the
 /// triple does not cover.
 fn check_op(ir: &Ir, op: OpId, env: Option<&TargetEnv>) -> Result<()> {
     let o = ir.op(op);
     let refuse = |message: String| SerializeError { location: o.location.clone(), message };
-    // Only an op without a definition needs the (by-name) fallback lookups.
-    let fallback = || {
-        crate::fallback::fallback_opcode(&o.name).is_some()
-            || crate::fallback::fallback_ext_inst(&o.name).is_some()
-    };
-    if o.name.def().is_none() && !fallback() {
+    if has_no_binary_form(ir, op) {
         return Err(refuse(format!("not supported yet: serializing op '{}'", o.name)));
     }
     let Some(env) = env else { return Ok(()) };

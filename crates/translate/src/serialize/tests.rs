@@ -1456,3 +1456,47 @@ OpFunctionEnd
     );
     assert!(text.contains("@spirv_ext_inst_"), "{text}");
 }
+
+/// A module of `count` functions (large enough to be verified beside its
+/// serialization), with `extra` at its module level.
+fn large_module_text(count: usize, extra: &str) -> String {
+    let mut text =
+        String::from("spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> {\n");
+    for i in 0..count {
+        text.push_str(&format!("  spirv.func @f{i}(%arg0: i32) -> i32 \"None\" {{\n"));
+        for k in 0..8 {
+            text.push_str(&format!("    %{k} = spirv.IAdd %arg0, %arg0 : i32\n"));
+        }
+        text.push_str("    spirv.ReturnValue %7 : i32\n  }\n");
+    }
+    text.push_str(extra);
+    text.push_str("}\n");
+    text
+}
+
+#[test]
+fn verified_beside_serialization_as_verified_before() {
+    let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    let call_later = "  spirv.func @caller(%x: i32) -> i32 \"None\" {\n    %0 = spirv.FunctionCall @f3(%x) : (i32) -> i32\n    spirv.ReturnValue %0 : i32\n  }\n";
+    let failing = "  spirv.func @bad(%x: i32) -> f32 \"None\" {\n    %0 = \"spirv.IAdd\"(%x, %x) : (i32, i32) -> f32\n    spirv.ReturnValue %0 : f32\n  }\n";
+    let no_binary_form = "  \"test.op\"() : () -> ()\n";
+    for (extra, verifies) in [("", true), (call_later, true), (failing, false), (no_binary_form, true)] {
+        let text = large_module_text(2500, extra);
+        let (ir, top) = spirvkit_ir::parse(&text, "t.mlir").expect("parses");
+        assert!(ir.op_count() >= PARALLEL_CHECK_OPS);
+        let module = crate::test_support::first_op(&ir, top, "spirv.module").unwrap();
+        assert_eq!(spirvkit_ir::verify::first_failure(&ir, top, &text).is_none(), verifies, "{extra}");
+        let beside = serialize_read_back_verifying(&ir, top, module, &text, &options);
+        if !verifies {
+            assert!(beside.is_none(), "{extra}");
+            continue;
+        }
+        let before = serialize_read_back(&ir, module, &options);
+        assert_eq!(before.is_err(), extra == no_binary_form, "{extra}");
+        match (beside.expect("serialized while verified"), before) {
+            (Ok(beside), Ok(before)) => assert_eq!(beside.words(), before.words(), "{extra}"),
+            (Err(beside), Err(before)) => assert_eq!(beside.message, before.message, "{extra}"),
+            (beside, before) => panic!("{extra}: {:?} against {:?}", beside.err(), before.err()),
+        }
+    }
+}
