@@ -140,8 +140,33 @@ pub fn serialize_read_back_verifying(
     text: &str,
     options: &SerializeOptions,
 ) -> Option<Result<spirvkit_binary::Module>> {
+    serialize_verifying_from(ir, top, module, text, options, PARALLEL_CHECK_OPS)
+}
+
+/// [`serialize_read_back_verifying`] at any module size, for tests and fuzzing to
+/// compare with verifying first.
+#[doc(hidden)]
+pub fn serialize_verifying_at_any_size(
+    ir: &Ir,
+    top: OpId,
+    module: OpId,
+    text: &str,
+    options: &SerializeOptions,
+) -> Option<Result<spirvkit_binary::Module>> {
+    serialize_verifying_from(ir, top, module, text, options, 0)
+}
+
+/// [`serialize_read_back_verifying`] of modules of `min_ops` ops or more.
+fn serialize_verifying_from(
+    ir: &Ir,
+    top: OpId,
+    module: OpId,
+    text: &str,
+    options: &SerializeOptions,
+    min_ops: usize,
+) -> Option<Result<spirvkit_binary::Module>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let large = ir.op_count() >= PARALLEL_CHECK_OPS && spirvkit_ir::parallel::two_cores();
+    let large = ir.op_count() >= min_ops && spirvkit_ir::parallel::two_cores();
     if !large || spirvkit_ir::parallel::spirv_module(ir, top) != Some(module) {
         return None;
     }

@@ -1476,7 +1476,40 @@ fn large_module_text(count: usize, extra: &str) -> String {
 
 #[test]
 fn verified_beside_serialization_as_verified_before() {
+    if !spirvkit_ir::parallel::two_cores() {
+        eprintln!("skipped: verifying beside the serialization needs two cores");
+        return;
+    }
     let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    // Small modules of every kind, forced.
+    for text in [
+        T1_IN,
+        B_IN,
+        STRUCTS_IN,
+        SPEC_IN,
+        ATOMICS_IN,
+        DECL_IN,
+        LOOP_RESULT_IN,
+        MISC1_IN,
+        MISC2_IN,
+        ARM_IN,
+        EMID_IN,
+    ] {
+        let (ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
+        let module = crate::test_support::first_op(&ir, top, "spirv.module").unwrap();
+        let verifies = spirvkit_ir::verify::first_failure(&ir, top, text).is_none();
+        match serialize_verifying_at_any_size(&ir, top, module, text, &options) {
+            Some(beside) => {
+                assert!(verifies);
+                let first = serialize_read_back(&ir, module, &options).map(|m| m.words().to_vec());
+                assert_eq!(
+                    beside.map(|m| m.words().to_vec()).map_err(|e| e.message),
+                    first.map_err(|e| e.message)
+                );
+            }
+            None => assert!(!verifies, "{text}"),
+        }
+    }
     let call_later = "  spirv.func @caller(%x: i32) -> i32 \"None\" {\n    %0 = spirv.FunctionCall @f3(%x) : (i32) -> i32\n    spirv.ReturnValue %0 : i32\n  }\n";
     let failing = "  spirv.func @bad(%x: i32) -> f32 \"None\" {\n    %0 = \"spirv.IAdd\"(%x, %x) : (i32, i32) -> f32\n    spirv.ReturnValue %0 : f32\n  }\n";
     let no_binary_form = "  \"test.op\"() : () -> ()\n";
