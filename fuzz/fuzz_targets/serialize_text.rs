@@ -2,7 +2,8 @@
 //! through the deserializer and printer), through the `translate` driver with split
 //! files: never a panic. The serializer only ever sees verified IR; this is what
 //! makes it meet every shape the verifier lets through. Serializing while verifying
-//! on another thread (large modules) is forced and compared with verifying first.
+//! on another thread, and from a text parsed in two pieces (large modules), are
+//! forced and compared with verifying first and one parse.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -27,6 +28,16 @@ fuzz_target!(|data: &[u8]| {
     let options = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
     let beside = serialize::serialize_verifying_at_any_size(&ir, top, module, text, &options);
     let verifies = spirvkit_ir::verify::first_failure(&ir, top, text).is_none();
+    // So must serializing from the text's two pieces (large modules only, forced).
+    if let Some(mut halves) = spirvkit_ir::split_parse::parse_halves_at_any_size(text, "fuzz.mlir") {
+        if let Some(pieces) = serialize::serialize_halves_at_any_size(&mut halves, text, &options) {
+            assert!(verifies, "a module that does not verify was serialized from two pieces");
+            let words = |r: Result<spirvkit_binary::Module, spirvkit_translate::SerializeError>| {
+                r.map(|m| m.words().to_vec()).map_err(|e| e.message)
+            };
+            assert_eq!(words(pieces), words(serialize::serialize_read_back(&ir, module, &options)));
+        }
+    }
     if !verifies {
         assert!(beside.is_none(), "a module that does not verify was serialized");
         return;

@@ -465,6 +465,24 @@ impl Ir {
     /// Moves every op, block, region and value of `other` into this IR (after this
     /// IR's own) and interns its types here. Returns where `other`'s entities went;
     /// or, when an identified struct has different bodies in the two IRs, its name.
+    /// Makes this IR's types those of `store` (which gains the ones it lacks): every
+    /// type this IR refers to is rewritten to `store`'s, and the IR keeps a copy of
+    /// it. Two IRs that adopt the same store then share their type indices.
+    pub fn adopt_types(&mut self, store: &mut TypeStore) -> Result<(), String> {
+        let types = store.absorb(&self.types)?;
+        let map_type = |t: Type| types.get(t.index()).copied().unwrap_or(t);
+        for v in &mut self.values {
+            v.ty = map_type(v.ty);
+        }
+        for o in &mut self.ops {
+            for attr in o.properties.iter_mut().chain(o.attributes.iter_mut()) {
+                attr.value.map_types(&map_type);
+            }
+        }
+        self.types = store.clone();
+        Ok(())
+    }
+
     pub fn absorb(&mut self, mut other: Ir) -> Result<Absorbed, String> {
         let types = self.types.absorb(&other.types)?;
         let map_type = |t: Type| types.get(t.index()).copied().unwrap_or(t);

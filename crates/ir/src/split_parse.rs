@@ -42,6 +42,51 @@ pub fn parse_with_min_size(source: &str, file_name: &str, min_bytes: usize) -> O
     parse_cut(source, file_name, &Cut::find(source)?)
 }
 
+/// A large module's text parsed on two threads and left in two IRs: `first` holds
+/// the module body up to the cut, `second` the module-level ops before the first
+/// function again (the text from the module's opening line to the first function,
+/// parsed by both), then the rest of the body. `prefix`: how many ops of each body
+/// come before its first function (the same ops in both). For a consumer that can
+/// take the module in two pieces, which saves merging them.
+pub struct Halves {
+    pub first: (Ir, OpId),
+    pub second: (Ir, OpId),
+    pub prefix: usize,
+}
+
+/// [`Halves`] of `source` when it is one large `spirv.module` (and two cores are
+/// there); `None` otherwise, or when a half fails to parse (the caller then parses
+/// as usual, which reports exactly).
+pub fn parse_halves(source: &str, file_name: &str) -> Option<Halves> {
+    if source.len() < MIN_SPLIT_BYTES || !crate::parallel::two_cores() {
+        return None;
+    }
+    parse_halves_of(source, file_name, &Cut::find(source)?)
+}
+
+/// [`parse_halves`] of a text of any size (tests and fuzzing compare it with one
+/// parse).
+#[doc(hidden)]
+pub fn parse_halves_at_any_size(source: &str, file_name: &str) -> Option<Halves> {
+    parse_halves_of(source, file_name, &Cut::find(source)?)
+}
+
+fn parse_halves_of(source: &str, file_name: &str, cut: &Cut) -> Option<Halves> {
+    let gap = cut.first_function..cut.split;
+    let (first, second) = crate::parallel::both(
+        || parse_half(source, file_name, cut.first_gap(), source.len()),
+        || parse_half(source, file_name, gap.clone(), source.len() - gap.len()),
+    );
+    let (first, second) = (first?, second.flatten()?);
+    let prefix_of = |(ir, top): &(Ir, OpId)| -> Option<usize> {
+        let module = crate::parallel::spirv_module(ir, *top)?;
+        let ops = &ir.block(ir.entry_block(module)?).ops;
+        Some(ops.iter().position(|&op| ir.op(op).name == "spirv.func").unwrap_or(ops.len()))
+    };
+    let prefix = prefix_of(&first)?;
+    (prefix_of(&second)? == prefix).then_some(Halves { first, second, prefix })
+}
+
 /// Where the module body is cut: byte offsets of line starts.
 #[derive(Debug, PartialEq)]
 struct Cut {
@@ -49,6 +94,8 @@ struct Cut {
     body_start: usize,
     /// The line where the second half starts (a `spirv.func` at body level).
     split: usize,
+    /// The line of the body's first `spirv.func` (at body level, by line shape).
+    first_function: usize,
     /// The line of the `}` that closes the module body.
     body_end: usize,
 }
@@ -86,18 +133,18 @@ impl Cut {
             }
         }
         let (body_start, module_depth) = header?;
-        // The first `spirv.func` line from the middle on.
-        let middle = source.len() / 2;
-        let mut from = middle.max(body_start);
-        let split = loop {
+        // The first `spirv.func` line from `from` on.
+        let function_line = |mut from: usize| loop {
             let found = from + source.get(from..)?.find("spirv.func ")?;
             let line_start = source[..found].rfind('\n').map_or(0, |i| i + 1);
             if line_start >= body_start && source[line_start..found].bytes().all(|b| b == b' ' || b == b'\t')
             {
-                break line_start;
+                return Some(line_start);
             }
             from = found + 1;
         };
+        let split = function_line((source.len() / 2).max(body_start))?;
+        let first_function = function_line(body_start)?.min(split);
         // The module's closing line: the last `}` line of a top-level module, the one
         // before the last in a `module { }`. Only blank, comment and alias lines
         // (`#loc1 = loc(...)`) may follow it.
@@ -119,7 +166,7 @@ impl Cut {
             }
             end = line_start;
         };
-        Some(Cut { body_start, split, body_end })
+        Some(Cut { body_start, split, first_function, body_end })
     }
 
     /// The lines the first half's parse skips: the second half of the module body.
@@ -272,6 +319,38 @@ mod tests {
             assert_eq!(crate::print(&ir, top, options()), crate::print(&whole, whole_top, options()));
             assert!(crate::verify::first_failure(&ir, top, &text).is_none());
         }
+    }
+
+    #[test]
+    fn two_pieces_hold_the_whole_body() {
+        let text = module_text(9000, true);
+        let halves = parse_halves(&text, "t.mlir").expect("two pieces");
+        let (whole, whole_top) = crate::parse(&text, "t.mlir").unwrap();
+        let body = |ir: &Ir, top: OpId| {
+            let module = crate::parallel::spirv_module(ir, top).unwrap();
+            ir.block(ir.entry_block(module).unwrap()).ops.clone()
+        };
+        let print = |ir: &Ir, ops: &[OpId]| {
+            ops.iter().map(|&op| crate::printer::print_op(ir, op, Default::default())).collect::<Vec<_>>()
+        };
+        let (first, second) = (&halves.first, &halves.second);
+        let (first_body, second_body) = (body(&first.0, first.1), body(&second.0, second.1));
+        // No module-level op before the first function here; both pieces would
+        // repeat them.
+        assert_eq!(halves.prefix, 0);
+        let mut pieces = print(&first.0, &first_body);
+        pieces.extend(print(&second.0, &second_body[halves.prefix..]));
+        assert_eq!(pieces, print(&whole, &body(&whole, whole_top)));
+        // With module-level ops before the functions, both pieces hold them.
+        let with_globals = text.replacen(
+            "  spirv.func @f0(",
+            "  spirv.GlobalVariable @h : !spirv.ptr<f32, Private>\n  spirv.func @f0(",
+            1,
+        );
+        let halves = parse_halves(&with_globals, "t.mlir").expect("two pieces");
+        assert_eq!(halves.prefix, 1);
+        let second = body(&halves.second.0, halves.second.1);
+        assert_eq!(halves.second.0.op(second[0]).name, "spirv.GlobalVariable");
     }
 
     type LineCol = (usize, usize);

@@ -14,7 +14,9 @@
 //! buffer's `expected-*` comments.
 
 use crate::deserialize::{deserialize_module, print_in_halves, read, DeserializeOptions};
-use crate::serialize::{serialize_read_back, serialize_read_back_verifying, SerializeOptions};
+use crate::serialize::{
+    serialize_halves, serialize_read_back, serialize_read_back_verifying, SerializeOptions,
+};
 use crate::DeserializeError;
 use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
 use spirvkit_ir::ir::Location;
@@ -171,11 +173,6 @@ fn translate_chunk(
     options: &TranslateOptions,
     validation_counter: &mut usize,
 ) -> (Option<Vec<u8>>, Vec<Diagnostic>) {
-    // A large module parses on two threads; its errors are always a whole parse's.
-    let (mut ir, mut top) = match spirvkit_ir::split_parse::parse(text, file_name) {
-        Ok(parsed) => parsed,
-        Err(e) => return (None, vec![e.into()]),
-    };
     let serialize_options = SerializeOptions {
         emit_symbol_names: true,
         emit_op_names: options.emit_op_names,
@@ -183,35 +180,12 @@ fn translate_chunk(
         // mlir-translate serializes modules whatever their VCE triple says.
         check_requirements: false,
     };
-    // A large module that verifies is verified while it is serialized; any other
-    // verifies first.
-    let verified_beside = spirv_module(&ir, top, options.no_implicit_module).ok().and_then(|module| {
-        serialize_read_back_verifying(&ir, top, module, text, &serialize_options)
-            .map(|binary| (module, binary))
-    });
-    let (module, serialized) = match verified_beside {
+    let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,
-        None => {
-            if spirvkit_ir::verify::first_failure(&ir, top, text).is_some() {
-                // Report what verifying a whole parse finds (the same failure, but its
-                // op order is the one to report by).
-                (ir, top) = match spirvkit_ir::parse(text, file_name) {
-                    Ok(parsed) => parsed,
-                    Err(e) => return (None, vec![e.into()]),
-                };
-                if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
-                    return (None, found);
-                }
-            }
-            let module = match spirv_module(&ir, top, options.no_implicit_module) {
-                Ok(module) => module,
-                Err((message, location)) => {
-                    let offset = location.and_then(|l| located(&LineIndex::new(text), &l)).unwrap_or(0);
-                    return (None, vec![Diagnostic::error(Some(offset), message)]);
-                }
-            };
-            (module, serialize_read_back(&ir, module, &serialize_options))
-        }
+        None => match parse_verify_serialize(text, file_name, options, &serialize_options) {
+            Ok(done) => done,
+            Err(diagnostics) => return (None, diagnostics),
+        },
     };
     let binary = match serialized {
         Ok(binary) => binary,
@@ -255,6 +229,67 @@ fn translate_chunk(
         }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
     }
+}
+
+/// A large module that verifies, parsed in two pieces and serialized from them (no
+/// merge; see `serialize::serialize_halves`): the first piece's IR, the module op
+/// in it and the binary. `None` for any other module (the pieces are dropped).
+fn serialize_in_pieces(
+    text: &str,
+    file_name: &str,
+    options: &TranslateOptions,
+    serialize_options: &SerializeOptions,
+) -> Option<(Ir, OpId, Result<spirvkit_binary::Module, crate::SerializeError>)> {
+    let mut halves = spirvkit_ir::split_parse::parse_halves(text, file_name)?;
+    let (ir, top) = &halves.first;
+    let module = spirv_module(ir, *top, options.no_implicit_module).ok();
+    let serialized = module
+        .filter(|&module| spirvkit_ir::parallel::spirv_module(ir, *top) == Some(module))
+        .and_then(|_| serialize_halves(&mut halves, text, serialize_options));
+    let spirvkit_ir::split_parse::Halves { first: (ir, _), second: (other, _), .. } = halves;
+    discard(other, options.free_ir);
+    match (module, serialized) {
+        (Some(module), Some(serialized)) => Some((ir, module, serialized)),
+        _ => {
+            discard(ir, options.free_ir);
+            None
+        }
+    }
+}
+
+/// Parses (a large module on two threads; its errors are always a whole parse's),
+/// verifies (a large module while it serializes) and serializes: the IR, the module
+/// op and the binary, or the diagnostics of a text that does not parse or verify.
+fn parse_verify_serialize(
+    text: &str,
+    file_name: &str,
+    options: &TranslateOptions,
+    serialize_options: &SerializeOptions,
+) -> Result<(Ir, OpId, Result<spirvkit_binary::Module, crate::SerializeError>), Vec<Diagnostic>> {
+    let (mut ir, mut top) = spirvkit_ir::split_parse::parse(text, file_name).map_err(|e| vec![e.into()])?;
+    // A large module that verifies is verified while it is serialized; any other
+    // verifies first.
+    let verified_beside = spirv_module(&ir, top, options.no_implicit_module).ok().and_then(|module| {
+        serialize_read_back_verifying(&ir, top, module, text, serialize_options)
+            .map(|binary| (module, binary))
+    });
+    if let Some((module, serialized)) = verified_beside {
+        return Ok((ir, module, serialized));
+    }
+    if spirvkit_ir::verify::first_failure(&ir, top, text).is_some() {
+        // Report what verifying a whole parse finds (the same failure, but its op
+        // order is the one to report by).
+        (ir, top) = spirvkit_ir::parse(text, file_name).map_err(|e| vec![e.into()])?;
+        if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
+            return Err(found);
+        }
+    }
+    let module = spirv_module(&ir, top, options.no_implicit_module).map_err(|(message, location)| {
+        let offset = location.and_then(|l| located(&LineIndex::new(text), &l)).unwrap_or(0);
+        vec![Diagnostic::error(Some(offset), message)]
+    })?;
+    let serialized = serialize_read_back(&ir, module, serialize_options);
+    Ok((ir, module, serialized))
 }
 
 /// Frees an IR, a large one on another thread (the CLI exits, ending that thread,

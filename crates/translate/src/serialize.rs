@@ -219,6 +219,129 @@ fn serialize_verifying_from(
     })
 }
 
+/// [`serialize_read_back_verifying`] of a large module parsed in two pieces
+/// ([`spirvkit_ir::split_parse::Halves`]), without merging them: the second piece
+/// adopts the first's types, and the serializer goes on from the first piece's body
+/// to the second's (past the module-level ops both hold), each verified beside it as
+/// before. `None` when the module does not verify, holds an op with no binary form,
+/// or has a shape this does not take (declarations or anything but functions, entry
+/// points and execution modes in the second piece; module-level extended
+/// instructions, whose placement looks across the module): the caller then parses
+/// and serializes as usual, which also reports exactly.
+pub fn serialize_halves(
+    halves: &mut spirvkit_ir::split_parse::Halves,
+    text: &str,
+    options: &SerializeOptions,
+) -> Option<Result<spirvkit_binary::Module>> {
+    serialize_halves_from(halves, text, options, PARALLEL_CHECK_OPS)
+}
+
+/// [`serialize_halves`] at any module size, for tests and fuzzing to compare with
+/// one piece.
+#[doc(hidden)]
+pub fn serialize_halves_at_any_size(
+    halves: &mut spirvkit_ir::split_parse::Halves,
+    text: &str,
+    options: &SerializeOptions,
+) -> Option<Result<spirvkit_binary::Module>> {
+    serialize_halves_from(halves, text, options, 0)
+}
+
+fn serialize_halves_from(
+    halves: &mut spirvkit_ir::split_parse::Halves,
+    text: &str,
+    options: &SerializeOptions,
+    min_ops: usize,
+) -> Option<Result<spirvkit_binary::Module>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let prefix = halves.prefix;
+    let ((first, first_top), (second, second_top)) = (&mut halves.first, &mut halves.second);
+    let (first_top, second_top) = (*first_top, *second_top);
+    let large = first.op_count() + second.op_count() >= min_ops && spirvkit_ir::parallel::two_cores();
+    if !large || options.check_requirements {
+        return None;
+    }
+    let first_module = spirvkit_ir::parallel::spirv_module(first, first_top)?;
+    let second_module = spirvkit_ir::parallel::spirv_module(second, second_top)?;
+    let first_body = &first.block(first.entry_block(first_module)?).ops;
+    let second_body = &second.block(second.entry_block(second_module)?).ops;
+    let has_body = |ir: &Ir, op: OpId| ir.entry_block(op).is_some();
+    let second_fits = second_body.get(prefix..)?.iter().all(|&op| match second.op(op).name.as_str() {
+        "spirv.func" => has_body(second, op),
+        name => matches!(name, "spirv.EntryPoint" | "spirv.ExecutionMode"),
+    });
+    let ext_inst =
+        |ir: &Ir, body: &[OpId]| body.iter().any(|&op| ir.op(op).name == crate::fallback::EXT_INST_OP);
+    if !second_fits || ext_inst(first, first_body) || ext_inst(second, second_body) {
+        return None;
+    }
+    second.adopt_types(&mut first.types).ok()?;
+    let (first, second) = (&*first, &*second);
+    let second_body = &second.block(second.entry_block(second_module)?).ops;
+
+    const FAILED: usize = usize::MAX;
+    let progress = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    let gate_of = |piece: usize| {
+        let progress = &progress[piece];
+        move |needed: usize| {
+            let mut spins = 0u32;
+            loop {
+                match progress.load(Ordering::Acquire) {
+                    FAILED => return false,
+                    passed if passed >= needed => return true,
+                    _ if spins < 64 => {
+                        spins += 1;
+                        std::hint::spin_loop();
+                    }
+                    _ => std::thread::yield_now(),
+                }
+            }
+        }
+    };
+    let (first_gate, second_gate) = (gate_of(0), gate_of(1));
+    std::thread::scope(|scope| {
+        // The verifier, piece by piece; fine when both verify and no op lacks a
+        // binary form.
+        let verifier = std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+                let mut refusable = false;
+                let mut visit = |ir: &Ir, op: OpId| refusable |= check::has_no_binary_form(ir, op);
+                for (piece, (ir, top)) in [(first, first_top), (second, second_top)].into_iter().enumerate() {
+                    let report = |passed: usize| progress[piece].store(passed, Ordering::Release);
+                    let verdict =
+                        spirvkit_ir::verify::passes_progressively(ir, top, text, &report, &mut |op| {
+                            visit(ir, op)
+                        });
+                    if verdict != Some(true) {
+                        progress.iter().for_each(|p| p.store(FAILED, Ordering::Release));
+                        return false;
+                    }
+                }
+                !refusable
+            })
+            .ok()?;
+        let ops = first.op_count() + second.op_count();
+        let blocks = first.block_count() + second.block_count();
+        let estimate = ops.saturating_mul(6).saturating_add(blocks.saturating_mul(2));
+        let words = (|| {
+            if !first_gate(1) {
+                return Err(not_verified(first, first_module));
+            }
+            let mut s = Serializer::new(first, first_module, options, estimate);
+            s.gate = Some(&first_gate);
+            s.module_level()?;
+            if !second_gate(1) {
+                return Err(not_verified(second, second_module));
+            }
+            s.switch_to(second, second_module, &second_gate);
+            s.body_ops(second_body, prefix)?;
+            Ok(s.collect())
+        })();
+        let fine = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        fine.then(|| words.and_then(|words| read_back(first, first_module, words)))
+    })
+}
+
 /// What a serializer waiting for the verifier beside it returns when that found a
 /// failure (never reported: the caller verifies and reports as usual).
 fn not_verified(ir: &Ir, module: OpId) -> SerializeError {
@@ -474,6 +597,18 @@ impl<K: DenseKey> IdTable<K> {
 }
 
 /// The pointee types of the module's `spirv.GlobalVariable`s.
+/// The symbols of the `spirv.func`s of `module`'s body.
+fn function_symbols(ir: &Ir, module: OpId) -> std::collections::HashSet<&str> {
+    let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
+    body.iter()
+        .filter(|&&op| ir.op(op).name == "spirv.func")
+        .filter_map(|&op| match ir.op(op).attr("sym_name") {
+            Some(Attribute::String(symbol)) => Some(symbol.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn variable_pointees(ir: &Ir, module: OpId) -> FxHashSet<Type> {
     let body = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
     let ops = body.map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
@@ -640,28 +775,51 @@ impl<'a> Serializer<'a> {
             // Extended instructions naming the file share its string.
             self.string_ids.insert(file, self.file_id);
         }
-        let body: Vec<OpId> = match self.ir.entry_block(module) {
-            Some(block) => self.ir.block(block).ops.clone(),
-            None => Vec::new(),
-        };
+        let ir = self.ir;
+        let body: &'a [OpId] = ir.entry_block(module).map_or(&[], |block| &ir.block(block).ops);
         // Room for every function's symbol up front (no rehashing as they come).
         self.function_ids.reserve(body.len());
-        // Function declarations (imported, no body) come before every definition.
+        self.body_ops(body, 0)
+    }
+
+    /// The ops of the module's body from `from` on: function declarations (imported,
+    /// no body) first, as they come before every definition, then the others.
+    fn body_ops(&mut self, body: &'a [OpId], from: usize) -> Result<()> {
         let is_declaration =
             |ir: &Ir, op: OpId| ir.op(op).name == "spirv.func" && ir.entry_block(op).is_none();
-        for (i, &op) in body.iter().enumerate() {
+        for (i, &op) in body.iter().enumerate().skip(from) {
             if is_declaration(self.ir, op) {
                 self.passed(i)?;
                 self.process_op(op)?;
             }
         }
-        for (i, &op) in body.iter().enumerate() {
+        for (i, &op) in body.iter().enumerate().skip(from) {
             if !is_declaration(self.ir, op) {
                 self.passed(i)?;
                 self.process_op(op)?;
             }
         }
         Ok(())
+    }
+
+    /// Goes on with the second piece of a module parsed in two ([`serialize_halves`]):
+    /// `ir` (whose types are this IR's) and its `module`, whose body ops are asked
+    /// to `gate`. What is kept per IR entity starts afresh; what is kept per symbol
+    /// or type goes on.
+    fn switch_to(&mut self, ir: &'a Ir, module: OpId, gate: Gate<'a>) {
+        // The functions of both pieces, which `function_symbol` would otherwise
+        // gather from one.
+        let mut symbols =
+            self.function_symbols.take().unwrap_or_else(|| function_symbols(self.ir, self.module));
+        symbols.extend(function_symbols(ir, module));
+        self.function_symbols = Some(symbols);
+        self.ir = ir;
+        self.module = module;
+        self.value_ids = IdTable::with_len(ir.value_count());
+        self.block_ids = IdTable::with_len(ir.block_count());
+        self.visited = vec![0; ir.block_count()];
+        self.predecessors = Predecessors::default();
+        self.gate = Some(gate);
     }
 
     /// Waits, when the module is verified beside, until op `index` of its body (and

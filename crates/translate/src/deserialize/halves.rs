@@ -636,6 +636,7 @@ mod tests {
         let options = DeserializeOptions::default();
         let print = |ir: &Ir, op| spirvkit_ir::print(ir, op, spirvkit_ir::PrintOptions::default());
         let (mut split, mut texts_split, mut printed_split, mut declined) = (0, 0, 0, Vec::new());
+        let mut serialized_in_pieces = 0;
         for path in &files {
             let bytes = std::fs::read(path).unwrap();
             let Ok(module) = spirvkit_binary::read::read(&bytes) else { continue };
@@ -662,14 +663,31 @@ mod tests {
                 let (reference, reference_top) = spirvkit_ir::parse(&text, "t.mlir").unwrap();
                 assert_eq!(print(&parsed, top), print(&reference, reference_top), "{}", path.display());
                 texts_split += 1;
+                // Serialized from the two pieces of the text, as from the whole.
+                let module =
+                    crate::test_support::first_op(&reference, reference_top, "spirv.module").unwrap();
+                let options = crate::SerializeOptions { check_requirements: false, ..Default::default() };
+                let mut halves = spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").unwrap();
+                let whole = crate::serialize::serialize_read_back(&reference, module, &options);
+                let verifies = spirvkit_ir::verify::first_failure(&reference, reference_top, &text).is_none();
+                if let Some(pieces) =
+                    crate::serialize::serialize_halves_at_any_size(&mut halves, &text, &options)
+                {
+                    assert!(verifies, "{}", path.display());
+                    let words = |r: Result<spirvkit_binary::Module, crate::SerializeError>| {
+                        r.map(|m| m.words().to_vec()).map_err(|e| e.message)
+                    };
+                    assert_eq!(words(pieces), words(whole), "{}", path.display());
+                    serialized_in_pieces += 1;
+                }
             }
         }
         eprintln!(
             "{split} of {} modules deserialized in halves, {printed_split} printed in halves, \
-             {texts_split} texts parsed in halves",
+             {texts_split} texts parsed in halves, {serialized_in_pieces} serialized from two pieces",
             files.len()
         );
         assert_eq!(declined, Vec::<String>::new(), "modules of several functions that did not split");
-        assert!(split > 0 && texts_split > 0 && printed_split > 0);
+        assert!(split > 0 && texts_split > 0 && printed_split > 0 && serialized_in_pieces > 0);
     }
 }

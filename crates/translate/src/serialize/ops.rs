@@ -802,16 +802,7 @@ impl<'a> Serializer<'a> {
     fn function_symbol(&mut self, name: &str) -> Option<&'a str> {
         let ir = self.ir;
         let module = self.module;
-        let symbols = self.function_symbols.get_or_insert_with(|| {
-            let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
-            body.iter()
-                .filter(|&&op| ir.op(op).name == "spirv.func")
-                .filter_map(|&op| match ir.op(op).attr("sym_name") {
-                    Some(Attribute::String(symbol)) => Some(symbol.as_str()),
-                    _ => None,
-                })
-                .collect()
-        });
+        let symbols = self.function_symbols.get_or_insert_with(|| super::function_symbols(ir, module));
         symbols.get(name).copied()
     }
 

@@ -1522,10 +1522,22 @@ fn verified_beside_serialization_as_verified_before() {
         let beside = serialize_read_back_verifying(&ir, top, module, &text, &options);
         if !verifies {
             assert!(beside.is_none(), "{extra}");
+            let mut halves =
+                spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
+            assert!(serialize_halves_at_any_size(&mut halves, &text, &options).is_none(), "{extra}");
             continue;
         }
         let before = serialize_read_back(&ir, module, &options);
         assert_eq!(before.is_err(), extra == no_binary_form, "{extra}");
+        // From the text's two pieces: the same words, or declined.
+        let mut halves = spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
+        match serialize_halves_at_any_size(&mut halves, &text, &options) {
+            Some(pieces) => {
+                assert_ne!(extra, no_binary_form);
+                assert_eq!(pieces.expect("serializes").words(), before.as_ref().expect("serializes").words());
+            }
+            None => assert_eq!(extra, no_binary_form, "declined"),
+        }
         match (beside.expect("serialized while verified"), before) {
             (Ok(beside), Ok(before)) => assert_eq!(beside.words(), before.words(), "{extra}"),
             (Err(beside), Err(before)) => assert_eq!(beside.message, before.message, "{extra}"),
