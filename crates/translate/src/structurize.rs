@@ -542,7 +542,7 @@ impl<'a> Structurizer<'a> {
         self.sc.block_order = order;
         open.clear();
         self.sc.open = open;
-        self.set_aside_dead_blocks();
+        self.set_aside_dead_blocks()?;
         let entry = self.top.first().copied();
         let is_merge = |b: BlockId| self.sc.merge_of.get(b).is_some();
         let shapes: Vec<order::HeaderShape> = self

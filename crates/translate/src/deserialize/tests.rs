@@ -173,6 +173,24 @@ fn phi_of_an_undefined_id_is_an_error() {
 }
 
 #[test]
+fn use_of_a_value_from_an_unreachable_block_is_an_error() {
+    // Both edges of the selection go to %a, so %b is unreachable; the merge block
+    // uses what %b defines (spirv-val: the definition does not dominate the use).
+    // Set aside with the dead blocks, the value would be out of the use's sight.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+        %bool = OpTypeBool\n%int = OpTypeInt 32 1\n%ptr = OpTypePointer Function %bool\n%c1 = OpConstant %int 1\n\
+        %main = OpFunction %void None %fn\n%e = OpLabel\n%var = OpVariable %ptr Function\n\
+        %c = OpSLessThan %bool %c1 %c1\nOpSelectionMerge %m None\nOpBranchConditional %c %a %a\n\
+        %a = OpLabel\nOpBranch %m\n%b = OpLabel\n%v = OpLogicalNot %bool %c\nOpBranch %m\n\
+        %m = OpLabel\nOpStore %var USE\nOpReturn\nOpFunctionEnd\n";
+    let err = translate(&binary(&text.replace("USE", "%v")), true).expect_err("a use out of dominance");
+    assert!(err.message.contains("defined in an unreachable block"), "{err}");
+    // Used only where it is defined, the unreachable block is fine.
+    assert!(translate(&binary(&text.replace("USE", "%c")), true).is_ok());
+}
+
+#[test]
 fn truncations_and_bit_flips_never_panic() {
     let bytes = binary(COMPUTE);
     for len in (0..bytes.len()).step_by(4) {

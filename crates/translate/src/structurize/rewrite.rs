@@ -24,17 +24,33 @@ impl Structurizer<'_> {
     /// Sets aside the blocks the structured walk never reached (dead code): they stay
     /// where they are, as in MLIR, and their uses do not count as uses after a
     /// construct.
-    pub(super) fn set_aside_dead_blocks(&mut self) {
+    pub(super) fn set_aside_dead_blocks(&mut self) -> Result<(), StructurizeError> {
         let dead: Vec<BlockId> =
             self.top.iter().copied().filter(|&b| self.sc.owner.get(b).is_none()).collect();
+        // The values each dead block defines.
+        let mut defined: Vec<(BlockId, Value)> = Vec::new();
         for &b in &dead {
+            defined.extend(self.ir.block(b).arguments.iter().map(|&v| (b, v)));
             for op in self.ops_in(b) {
                 for &v in &self.ir.op(op).operands {
                     self.sc.uses.remove(v, op);
                 }
+                defined.extend(self.ir.op(op).results.iter().map(|&v| (b, v)));
             }
         }
+        // What an unreachable block defines dominates no use elsewhere (invalid
+        // SPIR-V); set aside, it would be out of sight of such a use.
+        if let Some(&(b, _)) = defined.iter().find(|&&(_, v)| self.sc.uses.iter(v).next().is_some()) {
+            return Err(StructurizeError {
+                block: Some(b),
+                message:
+                    "a value defined in an unreachable block is used in a reachable one (its definition \
+                          does not dominate the use)"
+                        .to_string(),
+            });
+        }
         self.dead = dead.into_iter().collect();
+        Ok(())
     }
 
     /// The function-level block holding the definition of `v`, and whether the
