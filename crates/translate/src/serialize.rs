@@ -170,22 +170,8 @@ fn serialize_verifying_from(
     if !large || spirvkit_ir::parallel::spirv_module(ir, top) != Some(module) {
         return None;
     }
-    const FAILED: usize = usize::MAX;
     let progress = AtomicUsize::new(0);
-    let gate = |needed: usize| {
-        let mut spins = 0u32;
-        loop {
-            match progress.load(Ordering::Acquire) {
-                FAILED => return false,
-                passed if passed >= needed => return true,
-                _ if spins < 64 => {
-                    spins += 1;
-                    std::hint::spin_loop();
-                }
-                _ => std::thread::yield_now(),
-            }
-        }
-    };
+    let gate = |needed: usize| verified_up_to(&progress, needed);
     std::thread::scope(|scope| {
         // The verifier, then (on a module that verifies) the checks.
         let verifier = std::thread::Builder::new()
@@ -279,26 +265,9 @@ fn serialize_halves_from(
     let (first, second) = (&*first, &*second);
     let second_body = &second.block(second.entry_block(second_module)?).ops;
 
-    const FAILED: usize = usize::MAX;
     let progress = [AtomicUsize::new(0), AtomicUsize::new(0)];
-    let gate_of = |piece: usize| {
-        let progress = &progress[piece];
-        move |needed: usize| {
-            let mut spins = 0u32;
-            loop {
-                match progress.load(Ordering::Acquire) {
-                    FAILED => return false,
-                    passed if passed >= needed => return true,
-                    _ if spins < 64 => {
-                        spins += 1;
-                        std::hint::spin_loop();
-                    }
-                    _ => std::thread::yield_now(),
-                }
-            }
-        }
-    };
-    let (first_gate, second_gate) = (gate_of(0), gate_of(1));
+    let first_gate = |needed: usize| verified_up_to(&progress[0], needed);
+    let second_gate = |needed: usize| verified_up_to(&progress[1], needed);
     std::thread::scope(|scope| {
         // The verifier, piece by piece; fine when both verify and no op lacks a
         // binary form.
@@ -340,6 +309,26 @@ fn serialize_halves_from(
         let fine = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         fine.then(|| words.and_then(|words| read_back(first, first_module, words)))
     })
+}
+
+/// The progress a verifier beside the serialization publishes once it found a failure.
+const FAILED: usize = usize::MAX;
+
+/// Waits until a verifier's `progress` reaches `needed` (true), or it found a failure
+/// (false).
+fn verified_up_to(progress: &std::sync::atomic::AtomicUsize, needed: usize) -> bool {
+    let mut spins = 0u32;
+    loop {
+        match progress.load(std::sync::atomic::Ordering::Acquire) {
+            FAILED => return false,
+            passed if passed >= needed => return true,
+            _ if spins < 64 => {
+                spins += 1;
+                std::hint::spin_loop();
+            }
+            _ => std::thread::yield_now(),
+        }
+    }
 }
 
 /// What a serializer waiting for the verifier beside it returns when that found a
