@@ -1412,8 +1412,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         self.peak_depth = self.peak_depth.max(outer_peak);
         let ty = parsed?;
         // Text that is the keyword alone, or the keyword and its whole `<...>`, means
-        // the same type wherever it is written (aliases clear the cache).
-        let text = &src[start..self.prev_end.max(start)];
+        // the same type wherever it is written (aliases clear the cache). A type read
+        // across a gap of the lexer (`Lexer::with_gap`) ends past `src`: not kept.
+        let Some(text) = src.get(start..self.prev_end.max(start)) else { return Ok(ty) };
         let cacheable = text == head
             || (text.as_bytes().get(head.len()) == Some(&b'<')
                 && text.ends_with('>')
