@@ -103,13 +103,8 @@ pub fn passes_progressively(
     for (i, &op) in ops.iter().enumerate() {
         if is_function(op) {
             push_nested(ir, op, &mut stack);
-            while let Some(inner) = stack.pop() {
-                visit(inner);
-                v.op(inner);
-                if !v.out.is_empty() {
-                    return Some(false);
-                }
-                push_nested(ir, inner, &mut stack);
+            if !pass(&mut v, &mut stack, visit) {
+                return Some(false);
             }
         }
         progress(i + 2);

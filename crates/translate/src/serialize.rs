@@ -90,9 +90,9 @@ pub fn serialize_read_back(
         // The checks run beside the serialization and a refusal still wins, so the
         // errors are those of checking first. Without the walk's count, the room for
         // the words is estimated from the IR's size.
-        let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
+        let estimate = estimated_words(ir.op_count(), ir.block_count());
         let (words, checked) = spirvkit_ir::parallel::both(
-            || serialize_words(ir, module, options, estimate, None),
+            || serialize_words(ir, module, options, estimate),
             || check::check_module(ir, module, options.check_requirements),
         );
         match checked {
@@ -102,7 +102,7 @@ pub fn serialize_read_back(
         words?
     } else {
         let estimate = check::check_module(ir, module, options.check_requirements)?;
-        serialize_words(ir, module, options, estimate, None)?
+        serialize_words(ir, module, options, estimate)?
     };
     read_back(ir, module, words)
 }
@@ -165,44 +165,11 @@ fn serialize_verifying_from(
     options: &SerializeOptions,
     min_ops: usize,
 ) -> Option<Result<spirvkit_binary::Module>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let large = ir.op_count() >= min_ops && spirvkit_ir::parallel::two_cores();
     if !large || spirvkit_ir::parallel::spirv_module(ir, top) != Some(module) {
         return None;
     }
-    let progress = AtomicUsize::new(0);
-    let gate = |needed: usize| verified_up_to(&progress, needed);
-    std::thread::scope(|scope| {
-        // The verifier, then (on a module that verifies) the checks.
-        let verifier = std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-                let report = |passed: usize| progress.store(passed, Ordering::Release);
-                // Without requirements to check, the checks only refuse ops with no
-                // binary form: looked for on the verifier's walk, and only if there is
-                // one the checks run to find the first.
-                let mut refusable = options.check_requirements;
-                let mut visit = |op: OpId| refusable |= check::has_no_binary_form(ir, op);
-                let verdict = spirvkit_ir::verify::passes_progressively(ir, top, text, &report, &mut visit);
-                if verdict != Some(true) {
-                    progress.store(FAILED, Ordering::Release);
-                    return None;
-                }
-                Some(if refusable {
-                    check::check_module(ir, module, options.check_requirements).map(drop)
-                } else {
-                    Ok(())
-                })
-            })
-            .ok()?;
-        let estimate = ir.op_count().saturating_mul(6).saturating_add(ir.block_count().saturating_mul(2));
-        let words = match gate(1) {
-            true => serialize_words(ir, module, options, estimate, Some(&gate)),
-            false => Err(not_verified(ir, module)),
-        };
-        let checked = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        // A refusal from the checks wins, as when they run first.
-        Some(checked.and(words).and_then(|words| read_back(ir, module, words)))
-    })
+    serialize_beside_verifier(&[Piece { ir, top, module, from: 0 }], text, options)
 }
 
 /// [`serialize_read_back_verifying`] of a large module parsed in two pieces
@@ -239,7 +206,6 @@ fn serialize_halves_from(
     options: &SerializeOptions,
     min_ops: usize,
 ) -> Option<Result<spirvkit_binary::Module>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let prefix = halves.prefix;
     let ((first, first_top), (second, second_top)) = (&mut halves.first, &mut halves.second);
     let (first_top, second_top) = (*first_top, *second_top);
@@ -263,52 +229,95 @@ fn serialize_halves_from(
     }
     second.adopt_types(&mut first.types).ok()?;
     let (first, second) = (&*first, &*second);
-    let second_body = &second.block(second.entry_block(second_module)?).ops;
+    let pieces = [
+        Piece { ir: first, top: first_top, module: first_module, from: 0 },
+        Piece { ir: second, top: second_top, module: second_module, from: prefix },
+    ];
+    serialize_beside_verifier(&pieces, text, options)
+}
 
-    let progress = [AtomicUsize::new(0), AtomicUsize::new(0)];
-    let first_gate = |needed: usize| verified_up_to(&progress[0], needed);
-    let second_gate = |needed: usize| verified_up_to(&progress[1], needed);
+/// A piece of a module to serialize: its IR, the op parsed (which is verified), the
+/// `spirv.module` in it, and from which op of that module's body on it is
+/// serialized (the first piece, whole, from 0).
+struct Piece<'a> {
+    ir: &'a Ir,
+    top: OpId,
+    module: OpId,
+    from: usize,
+}
+
+/// Serializes `pieces` (the module's body, piece after piece) while another thread
+/// verifies them ([`spirvkit_ir::verify::passes_progressively`], piece after piece),
+/// each op of a body serialized once the verifier has passed it; then reads the
+/// words back. `None` when a piece does not verify or no thread could be started.
+/// The checks run once all of it verified, when requirements are checked or the
+/// verifier's walk met an op with no binary form; for a module in several pieces
+/// that is `None` too (the checks look at one IR).
+fn serialize_beside_verifier(
+    pieces: &[Piece],
+    text: &str,
+    options: &SerializeOptions,
+) -> Option<Result<spirvkit_binary::Module>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (first, rest) = pieces.split_first()?;
+    let progress: Vec<AtomicUsize> = pieces.iter().map(|_| AtomicUsize::new(0)).collect();
+    let gates: Vec<_> = progress.iter().map(|p| move |needed: usize| verified_up_to(p, needed)).collect();
     std::thread::scope(|scope| {
-        // The verifier, piece by piece; fine when both verify and no op lacks a
-        // binary form.
+        // The verifier, piece by piece, then the checks if they are needed.
         let verifier = std::thread::Builder::new()
             .spawn_scoped(scope, || {
-                let mut refusable = false;
-                let mut visit = |ir: &Ir, op: OpId| refusable |= check::has_no_binary_form(ir, op);
-                for (piece, (ir, top)) in [(first, first_top), (second, second_top)].into_iter().enumerate() {
-                    let report = |passed: usize| progress[piece].store(passed, Ordering::Release);
-                    let verdict =
-                        spirvkit_ir::verify::passes_progressively(ir, top, text, &report, &mut |op| {
-                            visit(ir, op)
-                        });
+                // Without requirements to check, the checks only refuse ops with no
+                // binary form: looked for on the verifier's walk.
+                let mut refusable = options.check_requirements;
+                for (piece, passed) in pieces.iter().zip(&progress) {
+                    let report = |up_to: usize| passed.store(up_to, Ordering::Release);
+                    let mut visit = |op: OpId| refusable |= check::has_no_binary_form(piece.ir, op);
+                    let verdict = spirvkit_ir::verify::passes_progressively(
+                        piece.ir, piece.top, text, &report, &mut visit,
+                    );
                     if verdict != Some(true) {
                         progress.iter().for_each(|p| p.store(FAILED, Ordering::Release));
-                        return false;
+                        return None;
                     }
                 }
-                !refusable
+                match pieces {
+                    _ if !refusable => Some(Ok(())),
+                    [one] => {
+                        Some(check::check_module(one.ir, one.module, options.check_requirements).map(drop))
+                    }
+                    _ => None,
+                }
             })
             .ok()?;
-        let ops = first.op_count() + second.op_count();
-        let blocks = first.block_count() + second.block_count();
-        let estimate = ops.saturating_mul(6).saturating_add(blocks.saturating_mul(2));
+        let ops = pieces.iter().map(|p| p.ir.op_count()).sum();
+        let blocks = pieces.iter().map(|p| p.ir.block_count()).sum();
         let words = (|| {
-            if !first_gate(1) {
-                return Err(not_verified(first, first_module));
+            if !gates[0](1) {
+                return Err(not_verified(first.ir, first.module));
             }
-            let mut s = Serializer::new(first, first_module, options, estimate);
-            s.gate = Some(&first_gate);
+            let mut s = Serializer::new(first.ir, first.module, options, estimated_words(ops, blocks));
+            s.gate = Some(&gates[0]);
             s.module_level()?;
-            if !second_gate(1) {
-                return Err(not_verified(second, second_module));
+            for (piece, gate) in rest.iter().zip(&gates[1..]) {
+                if !gate(1) {
+                    return Err(not_verified(piece.ir, piece.module));
+                }
+                s.switch_to(piece.ir, piece.module, gate);
+                let body = piece.ir.entry_block(piece.module).map_or(&[][..], |b| &piece.ir.block(b).ops);
+                s.body_ops(body, piece.from)?;
             }
-            s.switch_to(second, second_module, &second_gate);
-            s.body_ops(second_body, prefix)?;
             Ok(s.collect())
         })();
-        let fine = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        fine.then(|| words.and_then(|words| read_back(first, first_module, words)))
+        let checked = verifier.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        // A refusal from the checks wins, as when they run first.
+        Some(checked.and(words).and_then(|words| read_back(first.ir, first.module, words)))
     })
+}
+
+/// Room for the words of a module of `ops` ops and `blocks` blocks: per op its
+/// opcode, result type, result and operands and a word more, plus a label per block.
+fn estimated_words(ops: usize, blocks: usize) -> usize {
+    ops.saturating_mul(6).saturating_add(blocks.saturating_mul(2))
 }
 
 /// The progress a verifier beside the serialization publishes once it found a failure.
@@ -354,10 +363,8 @@ fn serialize_words(
     module: OpId,
     options: &SerializeOptions,
     estimated_words: usize,
-    gate: Option<Gate>,
 ) -> Result<Vec<u32>> {
     let mut s = Serializer::new(ir, module, options, estimated_words);
-    s.gate = gate;
     s.module_level()?;
     Ok(s.collect())
 }
@@ -585,7 +592,6 @@ impl<K: DenseKey> IdTable<K> {
     }
 }
 
-/// The pointee types of the module's `spirv.GlobalVariable`s.
 /// The symbols of the `spirv.func`s of `module`'s body.
 fn function_symbols(ir: &Ir, module: OpId) -> std::collections::HashSet<&str> {
     let body = ir.entry_block(module).map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
@@ -598,6 +604,7 @@ fn function_symbols(ir: &Ir, module: OpId) -> std::collections::HashSet<&str> {
         .collect()
 }
 
+/// The pointee types of the module's `spirv.GlobalVariable`s.
 fn variable_pointees(ir: &Ir, module: OpId) -> FxHashSet<Type> {
     let body = ir.op(module).regions.first().and_then(|&r| ir.region(r).blocks.first().copied());
     let ops = body.map(|b| ir.block(b).ops.as_slice()).unwrap_or(&[]);
