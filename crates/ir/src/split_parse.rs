@@ -72,12 +72,9 @@ pub fn parse_halves_at_any_size(source: &str, file_name: &str) -> Option<Halves>
 }
 
 fn parse_halves_of(source: &str, file_name: &str, cut: &Cut) -> Option<Halves> {
-    let gap = cut.first_function..cut.split;
-    let (first, second) = crate::parallel::both(
-        || parse_half(source, file_name, cut.first_gap(), source.len()),
-        || parse_half(source, file_name, gap.clone(), source.len() - gap.len()),
-    );
-    let (first, second) = (first?, second.flatten()?);
+    // The second half keeps the module-level lines before the first function.
+    let first_function = function_line(source, cut.body_start, cut.body_start)?.min(cut.split);
+    let (first, second) = parse_both(source, file_name, cut, first_function..cut.split)?;
     let prefix_of = |(ir, top): &(Ir, OpId)| -> Option<usize> {
         let module = crate::parallel::spirv_module(ir, *top)?;
         let ops = &ir.block(ir.entry_block(module)?).ops;
@@ -94,8 +91,6 @@ struct Cut {
     body_start: usize,
     /// The line where the second half starts (a `spirv.func` at body level).
     split: usize,
-    /// The line of the body's first `spirv.func` (at body level, by line shape).
-    first_function: usize,
     /// The line of the `}` that closes the module body.
     body_end: usize,
 }
@@ -133,18 +128,8 @@ impl Cut {
             }
         }
         let (body_start, module_depth) = header?;
-        // The first `spirv.func` line from `from` on.
-        let function_line = |mut from: usize| loop {
-            let found = from + source.get(from..)?.find("spirv.func ")?;
-            let line_start = source[..found].rfind('\n').map_or(0, |i| i + 1);
-            if line_start >= body_start && source[line_start..found].bytes().all(|b| b == b' ' || b == b'\t')
-            {
-                return Some(line_start);
-            }
-            from = found + 1;
-        };
-        let split = function_line((source.len() / 2).max(body_start))?;
-        let first_function = function_line(body_start)?.min(split);
+        // The first `spirv.func` line from the middle on.
+        let split = function_line(source, body_start, (source.len() / 2).max(body_start))?;
         // The module's closing line: the last `}` line of a top-level module, the one
         // before the last in a `module { }`. Only blank, comment and alias lines
         // (`#loc1 = loc(...)`) may follow it.
@@ -166,7 +151,7 @@ impl Cut {
             }
             end = line_start;
         };
-        Some(Cut { body_start, split, first_function, body_end })
+        Some(Cut { body_start, split, body_end })
     }
 
     /// The lines the first half's parse skips: the second half of the module body.
@@ -238,20 +223,40 @@ impl Scanner {
     }
 }
 
+/// The start of the first line from `from` on that holds a `spirv.func` at the
+/// module body's level (by line shape: only blanks before it), past `body_start`.
+fn function_line(source: &str, body_start: usize, mut from: usize) -> Option<usize> {
+    loop {
+        let found = from + source.get(from..)?.find("spirv.func ")?;
+        let line_start = source[..found].rfind('\n').map_or(0, |i| i + 1);
+        if line_start >= body_start && source[line_start..found].bytes().all(|b| b == b' ' || b == b'\t') {
+            return Some(line_start);
+        }
+        from = found + 1;
+    }
+}
+
+/// The first half (the body after the cut skipped) and the second (the lines of
+/// `second_gap` skipped), parsed on two threads; `None` if either fails.
+fn parse_both(
+    source: &str,
+    file_name: &str,
+    cut: &Cut,
+    second_gap: Range<usize>,
+) -> Option<((Ir, OpId), (Ir, OpId))> {
+    let (first, second) = crate::parallel::both(
+        // The first half's arenas are sized for the whole text: the second half's
+        // entities can be appended to them without copying the arenas.
+        || parse_half(source, file_name, cut.first_gap(), source.len()),
+        || parse_half(source, file_name, second_gap.clone(), source.len() - second_gap.len()),
+    );
+    Some((first?, second.flatten()?))
+}
+
 /// Parses the two halves on two threads and merges them; `None` if either half
 /// fails or the IRs do not have the expected shape.
 fn parse_cut(source: &str, file_name: &str, cut: &Cut) -> Option<(Ir, OpId)> {
-    let (first, second) = crate::parallel::both(
-        // The first half's arenas are sized for the whole text: the second half's
-        // entities are appended to them without copying the arenas.
-        || parse_half(source, file_name, cut.first_gap(), source.len()),
-        || {
-            let gap = cut.second_gap();
-            parse_half(source, file_name, gap.clone(), source.len() - gap.len())
-        },
-    );
-    let (mut ir, top) = first?;
-    let (other, other_top) = second.flatten()?;
+    let ((mut ir, top), (other, other_top)) = parse_both(source, file_name, cut, cut.second_gap())?;
     let module = crate::parallel::spirv_module(&ir, top)?;
     let other_module = crate::parallel::spirv_module(&other, other_top)?;
     let body = ir.entry_block(module)?;

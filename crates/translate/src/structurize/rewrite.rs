@@ -23,7 +23,7 @@ struct Fillers {
 impl Structurizer<'_> {
     /// Sets aside the blocks the structured walk never reached (dead code): they stay
     /// where they are, as in MLIR, and their uses do not count as uses after a
-    /// construct.
+    /// construct. An error when a reached block uses a value one of them defines.
     pub(super) fn set_aside_dead_blocks(&mut self) -> Result<(), StructurizeError> {
         let dead: Vec<BlockId> =
             self.top.iter().copied().filter(|&b| self.sc.owner.get(b).is_none()).collect();
@@ -39,7 +39,8 @@ impl Structurizer<'_> {
             }
         }
         // What an unreachable block defines dominates no use elsewhere (invalid
-        // SPIR-V); set aside, it would be out of sight of such a use.
+        // SPIR-V); the block stays at the end of the function's region, after the
+        // constructs whose ops would use it, and such a text does not read back.
         if let Some(&(b, _)) = defined.iter().find(|&&(_, v)| self.sc.uses.iter(v).next().is_some()) {
             return Err(StructurizeError {
                 block: Some(b),
