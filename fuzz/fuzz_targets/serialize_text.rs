@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some(mut halves) = spirvkit_ir::split_parse::parse_halves_at_any_size(text, "fuzz.mlir") {
         if let Some(pieces) = serialize::serialize_halves_at_any_size(&mut halves, text, &options) {
             assert!(verifies, "a module that does not verify was serialized from two pieces");
-            let words = |r: Result<spirvkit_binary::Module, spirvkit_translate::SerializeError>| {
+            let words = |r: Result<spirvkit_translate::serialize::Serialized, spirvkit_translate::SerializeError>| {
                 r.map(|m| m.words().to_vec()).map_err(|e| e.message)
             };
             assert_eq!(words(pieces), words(serialize::serialize_read_back(&ir, module, &options)));

@@ -220,19 +220,31 @@ impl Module {
     /// fields skip computing the others.)
     #[inline]
     pub(crate) fn inst(&self, r: &InstRecord) -> Inst<'_> {
-        let start = r.offset as usize;
-        let first = self.words.get(start).copied().unwrap_or(0);
-        let len = usize::from(r.operands_len);
-        let from = if r.operands_start & POOLED != 0 { self.pool.0 } else { &self.table.operands };
-        let at = (r.operands_start & !POOLED) as usize;
-        Inst {
-            offset: start,
-            opcode: (first & 0xffff) as u16,
-            result_type: r.result_type,
-            result_id: r.result_id,
-            ext_set: r.ext_set(),
-            words: self.words.get(start..start + (first >> 16) as usize).unwrap_or(&[]),
-            operands: from.get(at..at + len).unwrap_or(&[]),
-        }
+        inst_of(&self.words, r, &self.table.operands, self.pool.0)
+    }
+}
+
+/// The view of record `r` of a module of `words`, whose table's operands are
+/// `operands` (those of a pooled record are in `pool`).
+#[inline]
+pub(crate) fn inst_of<'m>(
+    words: &'m [u32],
+    r: &InstRecord,
+    operands: &'m [ParsedOperand],
+    pool: &'m [ParsedOperand],
+) -> Inst<'m> {
+    let start = r.offset as usize;
+    let first = words.get(start).copied().unwrap_or(0);
+    let len = usize::from(r.operands_len);
+    let from = if r.operands_start & POOLED != 0 { pool } else { operands };
+    let at = (r.operands_start & !POOLED) as usize;
+    Inst {
+        offset: start,
+        opcode: (first & 0xffff) as u16,
+        result_type: r.result_type,
+        result_id: r.result_id,
+        ext_set: r.ext_set(),
+        words: words.get(start..start + (first >> 16) as usize).unwrap_or(&[]),
+        operands: from.get(at..at + len).unwrap_or(&[]),
     }
 }

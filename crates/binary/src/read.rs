@@ -6,7 +6,8 @@
 
 use crate::idmap::IdMap;
 use crate::module::{
-    Endian, ExtSetRef, Header, InstRecord, Module, NumberKind, OperandPool, ParsedOperand, Table, POOLED,
+    Endian, ExtSetRef, Header, Inst, InstRecord, Module, NumberKind, OperandPool, ParsedOperand, Table,
+    POOLED,
 };
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{self as grammar, opcode, Category, OperandKind, Quantifier, EXT_INST_SETS};
@@ -118,7 +119,7 @@ pub fn same_reading(a: &Module, b: &Module) -> bool {
 
 /// Where the function section is cut for a read on two threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Split {
+pub(crate) enum Split {
     /// At the function nearest the middle, when the module is large and there are
     /// two cores.
     Auto,
@@ -151,6 +152,15 @@ fn read_words_with(
     split: Split,
     stood: &mut bool,
 ) -> Result<Module, ReadError> {
+    let header = header_of(&words)?;
+    let layout = Layout::of(&words, split);
+    let (table, split_stood) = parse_tables(&words, header.bound, &layout, shapes())?;
+    *stood = split_stood;
+    Ok(Module { header, endian, words, table, pool: OperandPool(operand_pool()) })
+}
+
+/// The header of host-order `words`.
+fn header_of(words: &[u32]) -> Result<Header, ReadError> {
     if words.len() < Header::WORDS {
         return Err(ReadError {
             word_offset: 0,
@@ -160,11 +170,67 @@ fn read_words_with(
     if words[0] != grammar::MAGIC_NUMBER {
         return Err(ReadError { word_offset: 0, kind: ReadErrorKind::BadMagic(words[0]) });
     }
-    let header = Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] };
-    let layout = Layout::of(&words, split);
-    let (table, split_stood) = parse_tables(&words, header.bound, &layout, shapes())?;
-    *stood = split_stood;
-    Ok(Module { header, endian, words, table, pool: OperandPool(operand_pool()) })
+    Ok(Header { version: words[1], generator: words[2], bound: words[3], schema: words[4] })
+}
+
+/// What [`visit_words`] hands each instruction to.
+pub trait Visit {
+    fn visit(&mut self, inst: &Inst<'_>);
+}
+
+/// Reads host-order `words` (the header included) as [`read_words`] does, with the
+/// same errors, but keeps none of its tables: each instruction goes to a visitor as
+/// it is read and is then forgotten. (A reader that only checks a module, as the
+/// serializer's read-back does, need not make a large module's tables of fresh memory.)
+///
+/// A large module's function section is read in two halves on two threads, as
+/// `read_words` does: `first` sees the instructions before the cut and the second
+/// half's go to the visitor `fork` makes from it once the module-level section is
+/// read. When the second half does not stand, it is read again after the first by
+/// `first`, and there is no second visitor. The visitors are returned in order.
+pub fn visit_words<V: Visit + Send>(
+    words: &[u32],
+    first_visitor: V,
+    fork: impl FnOnce(&V) -> V,
+) -> Result<(V, Option<V>), ReadError> {
+    visit_words_split(words, Split::Auto, first_visitor, fork)
+}
+
+pub(crate) fn visit_words_split<V: Visit + Send>(
+    words: &[u32],
+    split: Split,
+    mut first_visitor: V,
+    fork: impl FnOnce(&V) -> V,
+) -> Result<(V, Option<V>), ReadError> {
+    let header = header_of(words)?;
+    let layout = Layout::of(words, split);
+    let ids = IdMap::presized(header.bound, words.len());
+    let capacity = (1, 64);
+    let mut first = Parser::new(words, header.bound, ids, FxHashMap::default(), capacity, shapes());
+    let Some((functions, cut)) = layout.cut else {
+        first.visit_range(Header::WORDS, words.len(), &mut first_visitor, None)?;
+        return Ok((first_visitor, None));
+    };
+    first.visit_range(Header::WORDS, functions, &mut first_visitor, None)?;
+    let mut second_visitor = fork(&first_visitor);
+    let mut second =
+        Parser::new(words, header.bound, first.ids.clone(), first.facts.clone(), capacity, shapes());
+    let mut second_defined = Vec::new();
+    let (first_result, second_ok) = std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new().spawn_scoped(scope, || {
+            second.visit_range(cut, words.len(), &mut second_visitor, Some(&mut second_defined)).is_ok()
+        });
+        let first_result = first.visit_range(functions, cut, &mut first_visitor, None);
+        (first_result, handle.is_ok_and(|h| h.join().unwrap_or(false)))
+    });
+    first_result?;
+    // As in `parse_tables`: the second half stands if it failed nowhere and defined
+    // none of the ids the first half's functions define.
+    if second_ok && second_defined.iter().all(|&id| !first.defined(id)) {
+        return Ok((first_visitor, Some(second_visitor)));
+    }
+    first.visit_range(cut, words.len(), &mut first_visitor, None)?;
+    Ok((first_visitor, None))
 }
 
 /// Where the instructions are, found from their word counts alone (the walk stops
@@ -586,6 +652,30 @@ impl<'w> Parser<'w> {
         let mut pos = from;
         while pos < to {
             pos += self.parse_instruction(pos)?;
+        }
+        Ok(())
+    }
+
+    /// [`Parser::parse_range`] handing each instruction to `visitor` and then
+    /// dropping its record (and listing the result ids it defines in `defined`).
+    fn visit_range(
+        &mut self,
+        from: usize,
+        to: usize,
+        visitor: &mut impl Visit,
+        mut defined: Option<&mut Vec<u32>>,
+    ) -> Result<(), ReadError> {
+        let pool = operand_pool();
+        let mut pos = from;
+        while pos < to {
+            pos += self.parse_instruction(pos)?;
+            // Every instruction read pushes its record.
+            let Some(record) = self.table.instructions.pop() else { continue };
+            visitor.visit(&crate::module::inst_of(self.words, &record, &self.table.operands, pool));
+            self.table.operands.clear();
+            if let Some(defined) = defined.as_deref_mut().filter(|_| record.result_id != 0) {
+                defined.push(record.result_id);
+            }
         }
         Ok(())
     }
@@ -1347,6 +1437,67 @@ mod tests {
             }
         }
         assert!(cuts > 0, "no module was read on two threads");
+    }
+
+    /// The instructions a visitor saw, as `Debug` text.
+    struct Recorder(Vec<String>);
+
+    impl Visit for Recorder {
+        fn visit(&mut self, inst: &Inst<'_>) {
+            self.0.push(format!("{inst:?}"));
+        }
+    }
+
+    /// What `visit_words` cut at `split` hands its visitors, in order (and whether
+    /// there was a second one), or its error.
+    fn visited(words: &[u32], split: Split) -> Result<(Vec<String>, bool), ReadError> {
+        let (first, second) =
+            visit_words_split(words, split, Recorder(Vec::new()), |_| Recorder(Vec::new()))?;
+        let forked = second.is_some();
+        Ok((first.0.into_iter().chain(second.into_iter().flat_map(|s| s.0)).collect(), forked))
+    }
+
+    /// What `read_words` makes of `words`, instruction by instruction, or its error.
+    fn read_as_list(words: &[u32], split: Split) -> Result<Vec<String>, ReadError> {
+        let module = read_words_split(words.to_vec(), Endian::Little, split)?;
+        Ok(module.instructions().map(|inst| format!("{inst:?}")).collect())
+    }
+
+    /// Visiting is reading without the tables: every module, cut at every function
+    /// and at none, and every module with a word changed, hands its visitors exactly
+    /// the instructions `read_words` makes, in order, or fails with its error.
+    #[test]
+    fn visiting_sees_what_reading_makes() {
+        let modules = corpus_words();
+        if modules.is_empty() {
+            eprintln!("skipping: SPIR-V corpus not found");
+            return;
+        }
+        let list = |r: Result<(Vec<String>, bool), ReadError>| r.map(|(list, _)| list);
+        let mut next = xorshift();
+        let mut forks = 0;
+        for words in &modules {
+            let read = read_as_list(words, Split::Never);
+            assert_eq!(list(visited(words, Split::Never)), read);
+            for &at in &function_starts(words) {
+                let seen = visited(words, Split::At(at));
+                forks += usize::from(seen.as_ref().is_ok_and(|&(_, forked)| forked));
+                assert_eq!(list(seen), read, "cut at {at}");
+            }
+            for _ in 0..20 {
+                let (at, changed) = mutated(words, &mut next);
+                let read = read_as_list(&changed, Split::Never);
+                assert_eq!(list(visited(&changed, Split::Middle)), read, "word {at} changed");
+                assert_eq!(list(visited(&changed, Split::Never)), read, "word {at} changed");
+            }
+        }
+        assert!(forks > 0, "no module was visited on two threads");
+        // Too short for a header, or not SPIR-V.
+        for words in [&[grammar::MAGIC_NUMBER, 0][..], &[7, 0, 0, 1, 0]] {
+            let failed = list(visited(words, Split::Never));
+            assert!(failed.is_err());
+            assert_eq!(failed, read_as_list(words, Split::Never));
+        }
     }
 
     /// Two functions; the second one's words are given, the first one defines %10

@@ -8,6 +8,7 @@
 //! a capability or extension is refused instead of written as a broken binary.
 
 use crate::module::{Inst, InstRecord, Module};
+use crate::read::ReadError;
 use spirvkit_grammar::fxhash::FxHashSet;
 use spirvkit_grammar::opcode as op;
 use spirvkit_grammar::{Availability, Category, OperandKind, Version};
@@ -66,22 +67,11 @@ fn missing_requirements_split(module: &Module, min_split: usize) -> Vec<Missing>
     // What the instructions of `records` miss, in order (a verdict depends on the
     // declarations alone, so the halves' results follow each other).
     let check = |records: &[InstRecord]| {
-        let mut context = Context {
-            version,
-            capabilities: capabilities.clone(),
-            extensions: extensions.clone(),
-            verdicts: vec![Verdict::Unseen; usize::from(u16::MAX) + 1],
-            fine_enumerants: FxHashSet::default(),
-        };
+        let mut context = Context::new(version, capabilities.clone(), extensions.clone());
         let mut missing = Vec::new();
         for r in records {
             let first = module.words.get(r.offset as usize).copied().unwrap_or(0);
-            let skip = match context.verdicts[(first & 0xffff) as usize] {
-                Verdict::Skip => true,
-                Verdict::Operands(plain) => (first >> 16).saturating_sub(1) <= u32::from(plain),
-                Verdict::Unseen | Verdict::All => false,
-            };
-            if !skip {
+            if !context.skips(first) {
                 context.check_instruction(&module.inst(r), &mut missing);
             }
         }
@@ -100,6 +90,101 @@ fn missing_requirements_split(module: &Module, min_split: usize) -> Vec<Missing>
     };
     missing.dedup();
     missing
+}
+
+/// [`missing_requirements`] of the module host-order `words` (the header included)
+/// make, read as [`crate::read::visit_words`] reads them (with [`read_words`]'
+/// errors), without making the module's tables.
+///
+/// [`read_words`]: crate::read::read_words
+pub fn read_missing_requirements(words: &[u32]) -> Result<Vec<Missing>, ReadError> {
+    read_missing_requirements_split(words, crate::read::Split::Auto)
+}
+
+fn read_missing_requirements_split(
+    words: &[u32],
+    split: crate::read::Split,
+) -> Result<Vec<Missing>, ReadError> {
+    let (capabilities, extensions, declarations_end) = leading_declarations(words);
+    let version = words.get(1).and_then(|&v| Version::from_word(v)).unwrap_or(Version::new(1, 0));
+    let checker = Checker {
+        context: Context::new(version, capabilities, extensions),
+        missing: Vec::new(),
+        declarations_end,
+        late_declaration: false,
+    };
+    let (first, second) = crate::read::visit_words_split(words, split, checker, Checker::fork)?;
+    if first.late_declaration || second.as_ref().is_some_and(|s| s.late_declaration) {
+        // The checks need every declaration first: read it whole.
+        let module = crate::read::read_words(words.to_vec(), crate::module::Endian::Little)?;
+        return Ok(missing_requirements(&module));
+    }
+    let mut missing = first.missing;
+    missing.extend(second.into_iter().flat_map(|s| s.missing));
+    missing.dedup();
+    Ok(missing)
+}
+
+/// The capabilities and extensions the instructions a module's words start with
+/// declare (a module's layout has them all first), and the word where those end.
+/// The words are not read yet: a malformed instruction ends the declarations (the
+/// read reports it).
+fn leading_declarations(words: &[u32]) -> (BTreeSet<u32>, BTreeSet<String>, usize) {
+    let mut capabilities = BTreeSet::new();
+    let mut extensions = BTreeSet::new();
+    let mut pos = crate::module::Header::WORDS;
+    while let Some(&first) = words.get(pos) {
+        let count = (first >> 16) as usize;
+        let Some(inst) = words.get(pos..pos + count).filter(|_| count > 0) else { break };
+        match (first & 0xffff) as u16 {
+            op::OpCapability => {
+                if let Some(&cap) = inst.get(1) {
+                    declare_capability(cap, &mut capabilities);
+                }
+            }
+            op::OpExtension => {
+                let name = crate::module::string_bytes(&inst[1..]);
+                extensions.insert(String::from_utf8_lossy(&name).into_owned());
+            }
+            _ => break,
+        }
+        pos += count;
+    }
+    (capabilities, extensions, pos)
+}
+
+/// The visitor of [`read_missing_requirements`].
+struct Checker {
+    context: Context,
+    missing: Vec<Missing>,
+    /// Where the leading declarations end.
+    declarations_end: usize,
+    /// A declaration came later: the checks so far lacked it.
+    late_declaration: bool,
+}
+
+impl Checker {
+    /// The second half's checker: the same declarations, no verdicts yet.
+    fn fork(&self) -> Checker {
+        let context = &self.context;
+        Checker {
+            context: Context::new(context.version, context.capabilities.clone(), context.extensions.clone()),
+            missing: Vec::new(),
+            declarations_end: self.declarations_end,
+            late_declaration: false,
+        }
+    }
+}
+
+impl crate::read::Visit for Checker {
+    #[inline]
+    fn visit(&mut self, inst: &Inst<'_>) {
+        let declaration = inst.opcode == op::OpCapability || inst.opcode == op::OpExtension;
+        self.late_declaration |= declaration && inst.offset >= self.declarations_end;
+        if !self.context.skips(inst.words.first().copied().unwrap_or(0)) {
+            self.context.check_instruction(inst, &mut self.missing);
+        }
+    }
 }
 
 /// What is left to check for an opcode's instructions.
@@ -175,6 +260,27 @@ struct Context {
 }
 
 impl Context {
+    fn new(version: Version, capabilities: BTreeSet<u32>, extensions: BTreeSet<String>) -> Self {
+        Context {
+            version,
+            capabilities,
+            extensions,
+            verdicts: vec![Verdict::Unseen; usize::from(u16::MAX) + 1],
+            fine_enumerants: FxHashSet::default(),
+        }
+    }
+
+    /// Whether the instruction whose first word is `first` needs no checking, by
+    /// its opcode's verdict.
+    #[inline]
+    fn skips(&self, first: u32) -> bool {
+        match self.verdicts[(first & 0xffff) as usize] {
+            Verdict::Skip => true,
+            Verdict::Operands(plain) => (first >> 16).saturating_sub(1) <= u32::from(plain),
+            Verdict::Unseen | Verdict::All => false,
+        }
+    }
+
     fn check_instruction(&mut self, inst: &Inst, missing: &mut Vec<Missing>) {
         let opcode = usize::from(inst.opcode);
         let verdict = self.verdicts[opcode];
@@ -387,6 +493,7 @@ mod tests {
         let mut stack = vec![dir];
         let mut modules = 0;
         let mut found = 0;
+        let mut lates = 0;
         while let Some(dir) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for path in entries.flatten().map(|e| e.path()) {
@@ -403,12 +510,26 @@ mod tests {
                 }
                 let mut old = module.words().to_vec();
                 old[1] = 0x0001_0000;
-                for words in [module.words().to_vec(), old, words] {
-                    let Ok(variant) = crate::read_words(words, Endian::Little) else { continue };
+                // The declarations after everything else: checked on a read of the
+                // whole module.
+                let mut late = words.clone();
+                for inst in module.instructions() {
+                    if inst.opcode == op::OpCapability || inst.opcode == op::OpExtension {
+                        late.extend_from_slice(inst.words);
+                    }
+                }
+                for (i, words) in [module.words().to_vec(), old, words, late].into_iter().enumerate() {
+                    let Ok(variant) = crate::read_words(words.clone(), Endian::Little) else { continue };
+                    lates += usize::from(i == 3);
                     let expected = uncached(&variant);
                     found += expected.len();
                     assert_eq!(missing_requirements(&variant), expected, "{}", path.display());
                     assert_eq!(missing_requirements_split(&variant, 0), expected, "{}", path.display());
+                    // Read without the tables, on one thread and on two.
+                    for split in [crate::read::Split::Auto, crate::read::Split::Middle] {
+                        let read = read_missing_requirements_split(&words, split);
+                        assert_eq!(read.as_ref(), Ok(&expected), "{}", path.display());
+                    }
                 }
                 modules += 1;
             }
@@ -416,7 +537,7 @@ mod tests {
         if modules == 0 {
             eprintln!("skipping: SPIR-V corpus not found");
         } else {
-            assert!(found > 0);
+            assert!(found > 0 && lates > 0, "{found} found, {lates} modules with late declarations");
         }
     }
 }

@@ -115,7 +115,16 @@ pub fn deserialize_module(
             return Ok(op);
         }
     }
+    reserve_for_module(ir, module);
     Deserializer::new(module, ir, options).run().map(|(op, _)| op)
+}
+
+/// Reserves an IR's arenas for all of `module` (about an op per instruction; the
+/// reservation is by the size of MLIR text, 40 bytes an op), so they need not grow,
+/// copying themselves. Not for an IR whose functions are streamed: it only ever holds
+/// a chunk of them.
+fn reserve_for_module(ir: &mut Ir, module: &Module) {
+    ir.reserve_for_text(module.instruction_count().saturating_mul(40));
 }
 
 pub use halves::{print_in_halves, PrintedHalves};
@@ -267,9 +276,6 @@ struct Deserializer<'m, 'i> {
 
 impl<'m, 'i> Deserializer<'m, 'i> {
     fn new(module: &'m Module, ir: &'i mut Ir, options: &'i DeserializeOptions) -> Self {
-        // About an op per instruction (the reservation is by the size of MLIR text,
-        // 40 bytes an op): the arenas then need not grow, copying themselves.
-        ir.reserve_for_text(module.instruction_count().saturating_mul(40));
         let module_op = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
         let region = ir.add_region(module_op);
         let module_block = ir.create_block();

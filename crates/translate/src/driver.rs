@@ -117,7 +117,11 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
     };
     let mut err = String::new();
     let only_expected = false;
-    let mut verifier = expected::Verifier::new(file_name, source, only_expected, &mut err);
+    // As mlir-translate, expectations are read only to verify diagnostics (reading
+    // them searches the whole text).
+    let mut verifier = options
+        .verify_diagnostics
+        .then(|| expected::Verifier::new(file_name, source, only_expected, &mut err));
     let chunks: Vec<Range<usize>> = if options.split_input_file {
         let marker =
             options.split_marker.as_deref().filter(|m| !m.is_empty()).unwrap_or(DEFAULT_SPLIT_MARKER);
@@ -139,7 +143,7 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
                 n.offset = n.offset.map(to_source);
             }
             failed |= d.is_error();
-            if options.verify_diagnostics {
+            if let Some(verifier) = verifier.as_mut() {
                 verifier.process(&d, &mut err);
             } else {
                 err.push_str(&render(file_name, source, &d));
@@ -153,7 +157,10 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
             }
         }
     }
-    let success = if options.verify_diagnostics { verifier.verify(&mut err) } else { !failed };
+    let success = match verifier.as_mut() {
+        Some(verifier) => verifier.verify(&mut err),
+        None => !failed,
+    };
     let output = if outputs.len() == 1 {
         // One chunk (the usual case): its buffer is the output, not a copy of it.
         outputs.pop().unwrap_or_default()
@@ -202,9 +209,7 @@ fn translate_chunk(
             return (None, vec![Diagnostic::error(located(&index, &ir.op(module).location), message)]);
         }
     }
-    // Only the words are needed now: the read-back's instruction and operand tables
-    // are freed before the bytes are allocated (which can then take their memory),
-    // and the words right after.
+    // Only the words are needed now (freed once they are bytes).
     let words = binary.into_words();
     let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
     drop(words);
@@ -239,7 +244,7 @@ fn serialize_in_pieces(
     file_name: &str,
     options: &TranslateOptions,
     serialize_options: &SerializeOptions,
-) -> Option<(Ir, OpId, Result<spirvkit_binary::Module, crate::SerializeError>)> {
+) -> Option<(Ir, OpId, Result<crate::serialize::Serialized, crate::SerializeError>)> {
     let mut halves = spirvkit_ir::split_parse::parse_halves(text, file_name)?;
     let (ir, top) = &halves.first;
     let module = spirv_module(ir, *top, options.no_implicit_module).ok();
@@ -265,7 +270,7 @@ fn parse_verify_serialize(
     file_name: &str,
     options: &TranslateOptions,
     serialize_options: &SerializeOptions,
-) -> Result<(Ir, OpId, Result<spirvkit_binary::Module, crate::SerializeError>), Vec<Diagnostic>> {
+) -> Result<(Ir, OpId, Result<crate::serialize::Serialized, crate::SerializeError>), Vec<Diagnostic>> {
     let (mut ir, mut top) = spirvkit_ir::split_parse::parse(text, file_name).map_err(|e| vec![e.into()])?;
     // A large module that verifies is verified while it is serialized; any other
     // verifies first.
@@ -339,8 +344,8 @@ fn spirv_module(ir: &Ir, top: OpId, no_implicit_module: bool) -> Result<OpId, (S
 
 /// What the written module uses without declaring it (by the grammar's availability,
 /// as spirv-val checks it), as an error message; `None` when nothing is missing.
-fn undeclared_requirements(module: &spirvkit_binary::Module) -> Option<String> {
-    let missing = spirvkit_binary::requirements::missing_requirements(module);
+fn undeclared_requirements(serialized: &crate::serialize::Serialized) -> Option<String> {
+    let missing = serialized.undeclared();
     let first = missing.first()?;
     let more = match missing.len() - 1 {
         0 => String::new(),

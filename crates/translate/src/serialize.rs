@@ -75,17 +75,37 @@ type Result<T> = std::result::Result<T, SerializeError>;
 
 /// Serializes the `spirv.module` op `module` into SPIR-V words (header included).
 pub fn serialize(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Vec<u32>> {
-    serialize_read_back(ir, module, options).map(spirvkit_binary::Module::into_words)
+    serialize_read_back(ir, module, options).map(Serialized::into_words)
 }
 
-/// [`serialize`], returning the words as read back by the binary reader (which
-/// every serialization does as its last check), for callers that go on to inspect
-/// the binary.
-pub fn serialize_read_back(
-    ir: &Ir,
-    module: OpId,
-    options: &SerializeOptions,
-) -> Result<spirvkit_binary::Module> {
+/// A serialized module's words, which read back by the binary reader (every
+/// serialization's last check), and what they use without declaring it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Serialized {
+    words: Vec<u32>,
+    undeclared: Vec<spirvkit_binary::requirements::Missing>,
+}
+
+impl Serialized {
+    /// The module's words, header included.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    pub fn into_words(self) -> Vec<u32> {
+        self.words
+    }
+
+    /// What the words use without declaring it, by the grammar's availability (the
+    /// rules `spirv-val` applies; see `spirvkit_binary::requirements`), in order.
+    pub fn undeclared(&self) -> &[spirvkit_binary::requirements::Missing] {
+        &self.undeclared
+    }
+}
+
+/// [`serialize`], with what the read-back found the module uses without declaring
+/// it, for callers that hold a written binary to its declarations.
+pub fn serialize_read_back(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<Serialized> {
     let words = if ir.op_count() >= PARALLEL_CHECK_OPS && spirvkit_ir::parallel::two_cores() {
         // The checks run beside the serialization and a refusal still wins, so the
         // errors are those of checking first. Without the walk's count, the room for
@@ -107,8 +127,10 @@ pub fn serialize_read_back(
     read_back(ir, module, words)
 }
 
-/// The words of `module`, checked: no instruction too long, and they read back.
-fn read_back(ir: &Ir, module: OpId, words: Vec<u32>) -> Result<spirvkit_binary::Module> {
+/// The words of `module`, checked: no instruction too long, and they read back
+/// (read without making the binary's tables, and checked for what they use without
+/// declaring it on the way).
+fn read_back(ir: &Ir, module: OpId, words: Vec<u32>) -> Result<Serialized> {
     let too_long = instruction_counts_overflowed(&words);
     if too_long {
         return Err(SerializeError {
@@ -117,12 +139,13 @@ fn read_back(ir: &Ir, module: OpId, words: Vec<u32>) -> Result<spirvkit_binary::
         });
     }
     // Last line of defence: what we write must read back by the grammar.
-    spirvkit_binary::read::read_words(words, spirvkit_binary::module::Endian::Little).map_err(|e| {
-        SerializeError {
+    match spirvkit_binary::requirements::read_missing_requirements(&words) {
+        Ok(undeclared) => Ok(Serialized { words, undeclared }),
+        Err(e) => Err(SerializeError {
             location: ir.op(module).location.clone(),
             message: format!("internal error: the serialized module does not read back: {e}"),
-        }
-    })
+        }),
+    }
 }
 
 /// [`serialize_read_back`] of a module parsed but not verified yet (`top` the parsed
@@ -139,7 +162,7 @@ pub fn serialize_read_back_verifying(
     module: OpId,
     text: &str,
     options: &SerializeOptions,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     serialize_verifying_from(ir, top, module, text, options, PARALLEL_CHECK_OPS)
 }
 
@@ -152,7 +175,7 @@ pub fn serialize_verifying_at_any_size(
     module: OpId,
     text: &str,
     options: &SerializeOptions,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     serialize_verifying_from(ir, top, module, text, options, 0)
 }
 
@@ -164,7 +187,7 @@ fn serialize_verifying_from(
     text: &str,
     options: &SerializeOptions,
     min_ops: usize,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     let large = ir.op_count() >= min_ops && spirvkit_ir::parallel::two_cores();
     if !large || spirvkit_ir::parallel::spirv_module(ir, top) != Some(module) {
         return None;
@@ -185,7 +208,7 @@ pub fn serialize_halves(
     halves: &mut spirvkit_ir::split_parse::Halves,
     text: &str,
     options: &SerializeOptions,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     serialize_halves_from(halves, text, options, PARALLEL_CHECK_OPS)
 }
 
@@ -196,7 +219,7 @@ pub fn serialize_halves_at_any_size(
     halves: &mut spirvkit_ir::split_parse::Halves,
     text: &str,
     options: &SerializeOptions,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     serialize_halves_from(halves, text, options, 0)
 }
 
@@ -205,7 +228,7 @@ fn serialize_halves_from(
     text: &str,
     options: &SerializeOptions,
     min_ops: usize,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     let prefix = halves.prefix;
     let ((first, first_top), (second, second_top)) = (&mut halves.first, &mut halves.second);
     let (first_top, second_top) = (*first_top, *second_top);
@@ -257,7 +280,7 @@ fn serialize_beside_verifier(
     pieces: &[Piece],
     text: &str,
     options: &SerializeOptions,
-) -> Option<Result<spirvkit_binary::Module>> {
+) -> Option<Result<Serialized>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let (first, rest) = pieces.split_first()?;
     let progress: Vec<AtomicUsize> = pieces.iter().map(|_| AtomicUsize::new(0)).collect();

@@ -61,6 +61,9 @@ fn deserialize_half(
     stream: Option<&mut FunctionStream>,
 ) -> Option<(Half, usize, usize)> {
     let mut ir = Ir::new();
+    if stream.is_none() {
+        super::reserve_for_module(&mut ir, module);
+    }
     let mut deserializer = Deserializer::new(module, &mut ir, options);
     deserializer.function_bodies = bodies;
     deserializer.stream = stream;
@@ -674,7 +677,7 @@ mod tests {
                     crate::serialize::serialize_halves_at_any_size(&mut halves, &text, &options)
                 {
                     assert!(verifies, "{}", path.display());
-                    let words = |r: Result<spirvkit_binary::Module, crate::SerializeError>| {
+                    let words = |r: Result<crate::serialize::Serialized, crate::SerializeError>| {
                         r.map(|m| m.words().to_vec()).map_err(|e| e.message)
                     };
                     assert_eq!(words(pieces), words(whole), "{}", path.display());
