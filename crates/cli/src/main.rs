@@ -115,9 +115,8 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
-    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
     let Ok(size) = usize::try_from(len) else { return std::fs::read(path) };
-    if len < SPLIT_READ_BYTES || !two_cores {
+    if len < SPLIT_READ_BYTES || !spirvkit_ir::parallel::two_cores() {
         return std::fs::read(path);
     }
     let mut bytes = vec![0u8; size];

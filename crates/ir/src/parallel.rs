@@ -18,8 +18,23 @@ pub fn both<'env, A, B: Send>(
 
 /// Whether this machine has two cores for [`both`] to use.
 pub fn two_cores() -> bool {
-    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+    cores() >= 2
 }
+
+/// The cores this process may use, asked once (the answer takes a dozen system
+/// calls on a cgroup v1 machine: a tenth of a small translation's time).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Whether work on an IR of `ops` ops is worth splitting over two threads: below
+/// this, starting a thread costs about what it saves.
+pub fn worth_two_threads(ops: usize) -> bool {
+    ops >= MIN_OPS_FOR_TWO_THREADS && two_cores()
+}
+
+const MIN_OPS_FOR_TWO_THREADS: usize = 2048;
 
 /// The `spirv.module` a two-thread path splits: `top` itself, or the only one in
 /// `top`'s body.

@@ -1128,7 +1128,7 @@ impl<'a> Printer<'a> {
         let Some(root) = self.names.by_region_root() else { return false };
         let threads = match self.options.threads {
             0 if self.ir.op_count() < PARALLEL_PRINT_MIN_OPS => return false,
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(8),
+            0 => crate::parallel::cores().min(8),
             n => n,
         };
         if threads < 2 || ops.len() < 2 * threads {

@@ -366,13 +366,17 @@ fn located(index: &LineIndex, location: &Location) -> Option<usize> {
 /// hold): mlir-translate refuses it; here it prints in the generic form, which reads
 /// back with every type as it is, with a warning naming the first failure.
 ///
-/// The verifier runs while the custom form prints, on another thread: the verdict
-/// almost always keeps that text, and the two walks each take a fair share of the
-/// translation.
+/// The verifier of a module worth two threads runs while the custom form prints, on
+/// another thread: the verdict almost always keeps that text, and the two walks each
+/// take a fair share of the translation.
 fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String, Option<String>) {
     let verify = || spirvkit_ir::verify::first_failure(ir, op, "");
-    let (custom, verdict) = spirvkit_ir::parallel::both(|| print_module(ir, op, options), verify);
-    // No thread could be started: verify here.
+    let (custom, verdict) = if spirvkit_ir::parallel::worth_two_threads(ir.op_count()) {
+        spirvkit_ir::parallel::both(|| print_module(ir, op, options), verify)
+    } else {
+        (print_module(ir, op, options), None)
+    };
+    // Not on another thread: verify here.
     let verdict = verdict.unwrap_or_else(verify);
     match verdict {
         None => (custom, None),
