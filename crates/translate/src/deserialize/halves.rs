@@ -38,7 +38,8 @@ pub(super) fn function_end(module: &Module, start: usize) -> usize {
 /// the module is not worth splitting or the halves do not make the whole (see the
 /// module docs), leaving `ir` as it was.
 pub(super) fn deserialize(module: &Module, ir: &mut Ir, options: &DeserializeOptions) -> Option<OpId> {
-    if !spirvkit_ir::parallel::two_cores() {
+    // (A module too small to split needs no asking for cores.)
+    if module.words().len() < MIN_FUNCTION_WORDS || !spirvkit_ir::parallel::two_cores() {
         return None;
     }
     deserialize_split(module, ir, options, MIN_FUNCTION_WORDS)
@@ -166,7 +167,7 @@ pub fn print_in_halves(
     options: &DeserializeOptions,
     print: spirvkit_ir::PrintOptions,
 ) -> Option<PrintedHalves> {
-    if print.generic || !spirvkit_ir::parallel::two_cores() {
+    if print.generic || module.words().len() < MIN_FUNCTION_WORDS || !spirvkit_ir::parallel::two_cores() {
         return None;
     }
     print_split(module, options, print, MIN_FUNCTION_WORDS, CHUNK_OPS)
