@@ -1,10 +1,12 @@
 //! Bytes -> reader. Whatever it accepts must write back byte for byte and
 //! disassemble without panicking, with every option combination that changes
-//! the code path taken; and the two-thread read (forced) must read the same.
+//! the code path taken; the two-thread read (forced) must read the same, and so must
+//! the read without tables that checks requirements on the way.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use spirvkit_binary::read::{read_words_cut_at_middle, same_reading};
+use spirvkit_binary::requirements::{missing_requirements, read_missing_requirements_cut_at_middle};
 use spirvkit_binary::{disassemble, read, read_words, write, DisOptions, Endian, Naming};
 
 fuzz_target!(|data: &[u8]| {
@@ -14,6 +16,14 @@ fuzz_target!(|data: &[u8]| {
         let words: Vec<u32> =
             data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
         let one = read_words(words.clone(), Endian::Little);
+        // Reading without the tables (cut at the middle function) finds what
+        // checking the tables of a read finds, errors included.
+        let checked = read_missing_requirements_cut_at_middle(&words);
+        match (&one, checked) {
+            (Ok(module), Ok(missing)) => assert_eq!(missing_requirements(module), missing),
+            (Err(a), Err(b)) => assert_eq!(a, &b),
+            (a, b) => panic!("read: {:?}; read without tables: {:?}", a.as_ref().err(), b.err()),
+        }
         let cut = read_words_cut_at_middle(words, Endian::Little);
         match (one, cut) {
             (Ok(a), Ok((b, _))) => assert!(same_reading(&a, &b), "the cut read differs"),

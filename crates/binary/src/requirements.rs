@@ -101,6 +101,14 @@ pub fn read_missing_requirements(words: &[u32]) -> Result<Vec<Missing>, ReadErro
     read_missing_requirements_split(words, crate::read::Split::Auto)
 }
 
+/// [`read_missing_requirements`] with the function section cut at its middle
+/// function whatever its size (the fuzz target `read` compares it with
+/// [`missing_requirements`] of `read_words`).
+#[doc(hidden)]
+pub fn read_missing_requirements_cut_at_middle(words: &[u32]) -> Result<Vec<Missing>, ReadError> {
+    read_missing_requirements_split(words, crate::read::Split::Middle)
+}
+
 fn read_missing_requirements_split(
     words: &[u32],
     split: crate::read::Split,
