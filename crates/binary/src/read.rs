@@ -578,8 +578,8 @@ const VARIADIC_WORDS: usize = 64;
 fn shapes_and_pool() -> &'static (Vec<Shape>, Vec<ParsedOperand>) {
     static SHAPES: std::sync::OnceLock<(Vec<Shape>, Vec<ParsedOperand>)> = std::sync::OnceLock::new();
     SHAPES.get_or_init(|| {
-        // Sized once (the opcodes run to the thousands, and growing the table
-        // element by element was a tenth of reading a small module).
+        // Sized once: the opcodes run to the thousands, so growing the table as
+        // they come copied it over and over.
         let count = grammar::INSTRUCTIONS.iter().map(|inst| usize::from(inst.opcode) + 1).max().unwrap_or(0);
         let mut shapes = vec![Shape::NONE; count];
         for inst in grammar::INSTRUCTIONS {
