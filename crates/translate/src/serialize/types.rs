@@ -488,7 +488,7 @@ impl Serializer<'_> {
         if width == 1 {
             return self.constant_bool(at, value != 0, spec);
         }
-        let key = ConstantKey::Int { width, signed, unsigned, value };
+        let key = ConstantKey::int(width, signed, unsigned, value);
         if !spec {
             if let Some(&id) = self.constant_ids.get(&key) {
                 return Ok(id);
@@ -911,14 +911,17 @@ fn f64_to_f16_bits(value: f64) -> u16 {
 }
 
 /// How uniqued constants are keyed: by kind and value (a composite by its
-/// attribute's structure; see [`ConstantKey::composite`]).
+/// attribute's structure; see [`ConstantKey::composite`]). Kept to 32 bytes (the
+/// rare typed keys boxed, the integer in two words): a module's constants make a
+/// table of thousands of keys, a quarter of the memory 128-byte keys took.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum ConstantKey {
     Int {
         width: u32,
         signed: bool,
         unsigned: bool,
-        value: i128,
+        /// The value's low and high 64 bits.
+        value: [u64; 2],
     },
     Bool(bool),
     /// The literal's words, the first in the low half.
@@ -927,22 +930,30 @@ pub(super) enum ConstantKey {
         bits: u64,
     },
     /// The attribute's elements as tagged words (element types by id, floats by
-    /// bits), with the constant's type where the value does not imply it.
-    Composite(Option<TypeKey>, Vec<u64>),
-    /// An attribute `Composite` cannot encode, by its debug text.
-    CompositeText(Option<TypeKey>, String),
+    /// bits).
+    Composite(Vec<u64>),
+    /// The same with the constant's type, where the value does not imply it (arrays).
+    TypedComposite(Box<(TypeKey, Vec<u64>)>),
+    /// An attribute `Composite` cannot encode, by its debug text (and type).
+    CompositeText(String),
+    TypedCompositeText(Box<(TypeKey, String)>),
     /// `OpConstantCompositeReplicateEXT` (rare): its type and value as text.
     Replicate(String),
 }
 
 impl ConstantKey {
+    fn int(width: u32, signed: bool, unsigned: bool, value: i128) -> ConstantKey {
+        ConstantKey::Int { width, signed, unsigned, value: [value as u64, (value >> 64) as u64] }
+    }
+
     fn composite(ty: Option<TypeKey>, attr: &Attribute) -> ConstantKey {
         // Room for a small vector's elements: no growing in the common case.
         let mut words = Vec::with_capacity(16);
-        if encode_constant_attr(attr, &mut words) {
-            ConstantKey::Composite(ty, words)
-        } else {
-            ConstantKey::CompositeText(ty, format!("{attr:?}"))
+        match (encode_constant_attr(attr, &mut words), ty) {
+            (true, None) => ConstantKey::Composite(words),
+            (true, Some(ty)) => ConstantKey::TypedComposite(Box::new((ty, words))),
+            (false, None) => ConstantKey::CompositeText(format!("{attr:?}")),
+            (false, Some(ty)) => ConstantKey::TypedCompositeText(Box::new((ty, format!("{attr:?}")))),
         }
     }
 }
@@ -973,5 +984,14 @@ fn encode_constant_attr(attr: &Attribute, out: &mut Vec<u64>) -> bool {
             items.iter().all(|e| encode_constant_attr(e, out))
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod key_size {
+    /// The constant table's keys stay small (see [`super::ConstantKey`]).
+    #[test]
+    fn constant_keys_take_32_bytes() {
+        assert_eq!(std::mem::size_of::<super::ConstantKey>(), 32);
     }
 }
