@@ -138,8 +138,15 @@ pub(crate) enum Split {
 const MIN_SPLIT_WORDS: usize = 64 * 1024;
 
 pub(crate) fn two_cores() -> bool {
-    static TWO: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *TWO.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2))
+    cores() >= 2
+}
+
+/// The cores this process may use, asked once for every crate above this one
+/// (the answer takes a dozen system calls on a cgroup v1 machine: a tenth of a
+/// small translation's time).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Module, ReadError> {
@@ -224,9 +231,7 @@ pub(crate) fn visit_words_split<V: Visit + Send>(
         (first_result, handle.is_ok_and(|h| h.join().unwrap_or(false)))
     });
     first_result?;
-    // As in `parse_tables`: the second half stands if it failed nowhere and defined
-    // none of the ids the first half's functions define.
-    if second_ok && second_defined.iter().all(|&id| !first.defined(id)) {
+    if first.second_half_stands(second_ok, second_defined) {
         return Ok((first_visitor, Some(second_visitor)));
     }
     first.visit_range(cut, words.len(), &mut first_visitor, None)?;
@@ -334,12 +339,8 @@ fn parse_tables(
         (first_result, handle.is_ok_and(|h| h.join().unwrap_or(false)))
     });
     first_result?;
-    // The second half could not see the ids the first half's functions define: it
-    // stands only if it failed nowhere (whatever it looked up and did not know was an
-    // error) and defined none of them again.
-    let disjoint =
-        || second.table.instructions.iter().all(|r| r.result_id == 0 || !first.defined(r.result_id));
-    if second_ok && disjoint() {
+    let second_defined = second.table.instructions.iter().map(|r| r.result_id).filter(|&id| id != 0);
+    if first.second_half_stands(second_ok, second_defined) {
         let Table { instructions, operands } = &mut first.table;
         let base = operands.len() as u32;
         operands.extend_from_slice(&second.table.operands);
@@ -632,6 +633,15 @@ impl<'w> Parser<'w> {
 
     fn defined(&self, id: u32) -> bool {
         *self.ids.get(id) != 0
+    }
+
+    /// Whether a second half read from the module-level state, which defined the ids
+    /// `second_defined`, stands beside this first half once it has read its
+    /// functions. The second half could not see the ids the first half's functions
+    /// define: it stands only if it failed nowhere (whatever it looked up and did
+    /// not know was an error) and defined none of them again.
+    fn second_half_stands(&self, second_ok: bool, second_defined: impl IntoIterator<Item = u32>) -> bool {
+        second_ok && second_defined.into_iter().all(|id| !self.defined(id))
     }
 
     fn value_type(&self, id: u32) -> u32 {

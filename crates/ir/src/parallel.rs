@@ -21,11 +21,9 @@ pub fn two_cores() -> bool {
     cores() >= 2
 }
 
-/// The cores this process may use, asked once (the answer takes a dozen system
-/// calls on a cgroup v1 machine: a tenth of a small translation's time).
+/// The cores this process may use (asked once: see `spirvkit_binary::read::cores`).
 pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    spirvkit_binary::read::cores()
 }
 
 /// Whether work on an IR of `ops` ops is worth splitting over two threads: below
