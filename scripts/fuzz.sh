@@ -14,7 +14,8 @@
 # Needs cargo-fuzz (installed here if missing) and a nightly compiler: the nightly
 # toolchain when rustup has one, else the stable one with RUSTC_BOOTSTRAP=1.
 # FUZZ_SANITIZER picks cargo-fuzz's sanitizer (default none: the fuzzed crates
-# forbid unsafe code, and AddressSanitizer would about halve the exec rate).
+# forbid unsafe code, but for spirvkit-threads' three CPU-mask calls, which take no
+# input, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
 usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | deserialize)"

@@ -137,17 +137,7 @@ pub(crate) enum Split {
 /// tens of microseconds to start.
 const MIN_SPLIT_WORDS: usize = 64 * 1024;
 
-pub(crate) fn two_cores() -> bool {
-    cores() >= 2
-}
-
-/// The cores this process may use, asked once for every crate above this one
-/// (the answer takes a dozen system calls on a cgroup v1 machine: a tenth of a
-/// small translation's time).
-pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
+pub(crate) use spirvkit_threads::two_cores;
 
 fn read_words_split(words: Vec<u32>, endian: Endian, split: Split) -> Result<Module, ReadError> {
     read_words_with(words, endian, split, &mut false)
@@ -210,11 +200,11 @@ pub(crate) fn visit_words_split<V: Visit + Send>(
     fork: impl FnOnce(&V) -> V,
 ) -> Result<(V, Option<V>), ReadError> {
     let header = header_of(words)?;
-    let layout = Layout::of(words, split);
+    let cut = Layout::cut_of(words, split);
     let ids = IdMap::presized(header.bound, words.len());
     let capacity = (1, 64);
     let mut first = Parser::new(words, header.bound, ids, FxHashMap::default(), capacity, shapes());
-    let Some((functions, cut)) = layout.cut else {
+    let Some((functions, cut)) = cut else {
         first.visit_range(Header::WORDS, words.len(), &mut first_visitor, None)?;
         return Ok((first_visitor, None));
     };
@@ -224,7 +214,7 @@ pub(crate) fn visit_words_split<V: Visit + Send>(
         Parser::new(words, header.bound, first.ids.clone(), first.facts.clone(), capacity, shapes());
     let mut second_defined = Vec::new();
     let (first_result, second_ok) = std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new().spawn_scoped(scope, || {
+        let handle = spirvkit_threads::spawn_scoped(scope, || {
             second.visit_range(cut, words.len(), &mut second_visitor, Some(&mut second_defined)).is_ok()
         });
         let first_result = first.visit_range(functions, cut, &mut first_visitor, None);
@@ -274,6 +264,18 @@ impl Walk<'_> {
 
 impl Layout {
     fn of(words: &[u32], split: Split) -> Layout {
+        Layout::walk(words, split, true)
+    }
+
+    /// Only where the function section is cut, if it is: the walk stops there, not
+    /// counting the instructions after it (a visit needs no table capacities).
+    fn cut_of(words: &[u32], split: Split) -> Option<(usize, usize)> {
+        Layout::walk(words, split, false).cut
+    }
+
+    /// The layout, with the instructions after the cut counted if `count_all`
+    /// (else `counts` holds only those before it).
+    fn walk(words: &[u32], split: Split, count_all: bool) -> Layout {
         let mut walk = Walk { words, pos: Header::WORDS, count: 0 };
         let is_function = |first: u32| (first & 0xffff) as u16 == opcode::OpFunction;
         let Some(functions) = walk.until(|_, first| is_function(first)) else {
@@ -294,7 +296,9 @@ impl Layout {
             .until(|pos, _| pos > functions)
             .and_then(|_| walk.until(|pos, first| pos >= middle && is_function(first)));
         let before = walk.count;
-        walk.until(|_, _| false);
+        if count_all {
+            walk.until(|_, _| false);
+        }
         let count = walk.count;
         match cut {
             #[cfg(test)]
@@ -333,8 +337,7 @@ fn parse_tables(
     let capacity = (layout.counts[1], operand_words(cut, words.len(), layout.counts[1]));
     let mut second = Parser::new(words, bound, first.ids.clone(), first.facts.clone(), capacity, shapes);
     let (first_result, second_ok) = std::thread::scope(|scope| {
-        let handle =
-            std::thread::Builder::new().spawn_scoped(scope, || second.parse_range(cut, words.len()).is_ok());
+        let handle = spirvkit_threads::spawn_scoped(scope, || second.parse_range(cut, words.len()).is_ok());
         let first_result = first.parse_range(functions, cut);
         (first_result, handle.is_ok_and(|h| h.join().unwrap_or(false)))
     });
@@ -1489,6 +1492,7 @@ mod tests {
             let read = read_as_list(words, Split::Never);
             assert_eq!(list(visited(words, Split::Never)), read);
             for &at in &function_starts(words) {
+                assert_eq!(Layout::cut_of(words, Split::At(at)), Layout::of(words, Split::At(at)).cut);
                 let seen = visited(words, Split::At(at));
                 forks += usize::from(seen.as_ref().is_ok_and(|&(_, forked)| forked));
                 assert_eq!(list(seen), read, "cut at {at}");
@@ -1496,6 +1500,8 @@ mod tests {
             for _ in 0..20 {
                 let (at, changed) = mutated(words, &mut next);
                 let read = read_as_list(&changed, Split::Never);
+                // The visit's shorter walk finds the read's cut.
+                assert_eq!(Layout::cut_of(&changed, Split::Middle), Layout::of(&changed, Split::Middle).cut);
                 assert_eq!(list(visited(&changed, Split::Middle)), read, "word {at} changed");
                 assert_eq!(list(visited(&changed, Split::Never)), read, "word {at} changed");
             }

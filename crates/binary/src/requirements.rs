@@ -80,7 +80,7 @@ fn missing_requirements_split(module: &Module, min_split: usize) -> Vec<Missing>
     let mut missing = if records.len() >= min_split && crate::read::two_cores() {
         let (first, second) = records.split_at(records.len() / 2);
         std::thread::scope(|scope| {
-            let handle = std::thread::Builder::new().spawn_scoped(scope, || check(second));
+            let handle = spirvkit_threads::spawn_scoped(scope, || check(second));
             let mut missing = check(first);
             missing.extend(handle.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| check(second)));
             missing

@@ -123,7 +123,7 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     let (front, back) = bytes.split_at_mut(size / 2);
     let back_at = front.len() as u64;
     let halves = std::thread::scope(|scope| {
-        let back_read = std::thread::Builder::new().spawn_scoped(scope, || file.read_exact_at(back, back_at));
+        let back_read = spirvkit_threads::spawn_scoped(scope, || file.read_exact_at(back, back_at));
         let front_read = file.read_exact_at(front, 0);
         match back_read {
             Ok(thread) => {

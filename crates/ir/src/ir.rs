@@ -470,6 +470,12 @@ impl Ir {
     /// it. Two IRs that adopt the same store then share their type indices.
     pub fn adopt_types(&mut self, store: &mut TypeStore) -> Result<(), String> {
         let types = store.absorb(&self.types)?;
+        // Two IRs parsed from the same declarations usually intern their types in
+        // the same order: then every type keeps its index and nothing is rewritten.
+        if types.iter().enumerate().all(|(index, t)| t.index() == index) {
+            self.types = store.clone();
+            return Ok(());
+        }
         let map_type = |t: Type| types.get(t.index()).copied().unwrap_or(t);
         for v in &mut self.values {
             v.ty = map_type(v.ty);
@@ -590,6 +596,32 @@ mod tests {
         assert_eq!(ir.value_type(arg), ir.types.pointer(f32_here, "Function"));
         assert_eq!(ir.value_type(ir.op(use_).results[0]), i32t);
         assert_eq!(ir.op(use_).attr("value"), Some(&Attribute::Integer { value: 7, ty: i32t }));
+    }
+
+    #[test]
+    fn adopting_a_store_rewrites_types_only_where_their_indices_differ() {
+        // An IR whose types the store interned in another order (rewritten), and one
+        // whose types the store has at the same indices (kept as they are).
+        let mut store = TypeStore::default();
+        let i32t = store.integer(32, Signedness::Signless);
+        let f32t = store.float(crate::types::FloatKind::F32);
+        for reordered in [true, false] {
+            let mut ir = Ir::new();
+            let (first, second) = if reordered {
+                (ir.types.float(crate::types::FloatKind::F32), ir.types.integer(32, Signedness::Signless))
+            } else {
+                (ir.types.integer(32, Signedness::Signless), ir.types.float(crate::types::FloatKind::F32))
+            };
+            let op = ir.create_op("x.a", vec![], &[first, second], Location::Unknown);
+            ir.set_property(op, "value", Attribute::Integer { value: 7, ty: first });
+            let mut adopting = store.clone();
+            ir.adopt_types(&mut adopting).unwrap();
+            let (want_first, want_second) = if reordered { (f32t, i32t) } else { (i32t, f32t) };
+            let results = &ir.op(op).results;
+            assert_eq!([ir.value_type(results[0]), ir.value_type(results[1])], [want_first, want_second]);
+            assert_eq!(ir.op(op).attr("value"), Some(&Attribute::Integer { value: 7, ty: want_first }));
+            assert_eq!(ir.types.kind(want_second), store.kind(want_second));
+        }
     }
 
     #[test]

@@ -9,22 +9,14 @@ pub fn both<'env, A, B: Send>(
     second: impl FnOnce() -> B + Send + 'env,
 ) -> (A, Option<B>) {
     std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new().spawn_scoped(scope, second).ok();
+        let thread = spirvkit_threads::spawn_scoped(scope, second).ok();
         let a = first();
         let b = thread.map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         (a, b)
     })
 }
 
-/// Whether this machine has two cores for [`both`] to use.
-pub fn two_cores() -> bool {
-    cores() >= 2
-}
-
-/// The cores this process may use (asked once: see `spirvkit_binary::read::cores`).
-pub fn cores() -> usize {
-    spirvkit_binary::read::cores()
-}
+pub use spirvkit_threads::{cores, two_cores};
 
 /// Whether work on an IR of `ops` ops is worth splitting over two threads: below
 /// this, starting a thread costs about what it saves.

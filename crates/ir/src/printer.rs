@@ -1167,9 +1167,8 @@ impl<'a> Printer<'a> {
             done
         };
         let mut printed: Vec<(usize, String)> = std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads)
-                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, helper).ok())
-                .collect();
+            let helpers: Vec<_> =
+                (1..threads).filter_map(|_| spirvkit_threads::spawn_scoped(scope, helper).ok()).collect();
             while let Some(i) = take(false) {
                 self.lines(chunks[i]);
             }

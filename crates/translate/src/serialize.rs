@@ -287,31 +287,27 @@ fn serialize_beside_verifier(
     let gates: Vec<_> = progress.iter().map(|p| move |needed: usize| verified_up_to(p, needed)).collect();
     std::thread::scope(|scope| {
         // The verifier, piece by piece, then the checks if they are needed.
-        let verifier = std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-                // Without requirements to check, the checks only refuse ops with no
-                // binary form: looked for on the verifier's walk.
-                let mut refusable = options.check_requirements;
-                for (piece, passed) in pieces.iter().zip(&progress) {
-                    let report = |up_to: usize| passed.store(up_to, Ordering::Release);
-                    let mut visit = |op: OpId| refusable |= check::has_no_binary_form(piece.ir, op);
-                    let verdict = spirvkit_ir::verify::passes_progressively(
-                        piece.ir, piece.top, text, &report, &mut visit,
-                    );
-                    if verdict != Some(true) {
-                        progress.iter().for_each(|p| p.store(FAILED, Ordering::Release));
-                        return None;
-                    }
+        let verifier = spirvkit_threads::spawn_scoped(scope, || {
+            // Without requirements to check, the checks only refuse ops with no
+            // binary form: looked for on the verifier's walk.
+            let mut refusable = options.check_requirements;
+            for (piece, passed) in pieces.iter().zip(&progress) {
+                let report = |up_to: usize| passed.store(up_to, Ordering::Release);
+                let mut visit = |op: OpId| refusable |= check::has_no_binary_form(piece.ir, op);
+                let verdict =
+                    spirvkit_ir::verify::passes_progressively(piece.ir, piece.top, text, &report, &mut visit);
+                if verdict != Some(true) {
+                    progress.iter().for_each(|p| p.store(FAILED, Ordering::Release));
+                    return None;
                 }
-                match pieces {
-                    _ if !refusable => Some(Ok(())),
-                    [one] => {
-                        Some(check::check_module(one.ir, one.module, options.check_requirements).map(drop))
-                    }
-                    _ => None,
-                }
-            })
-            .ok()?;
+            }
+            match pieces {
+                _ if !refusable => Some(Ok(())),
+                [one] => Some(check::check_module(one.ir, one.module, options.check_requirements).map(drop)),
+                _ => None,
+            }
+        })
+        .ok()?;
         let ops = pieces.iter().map(|p| p.ir.op_count()).sum();
         let blocks = pieces.iter().map(|p| p.ir.block_count()).sum();
         let words = (|| {
