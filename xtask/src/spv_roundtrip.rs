@@ -697,10 +697,10 @@ fn settles(original: &[u8], suite: Suite) -> Settled {
     if !t1.success {
         return Settled::No(format!("--deserialize-spirv of the original: {}", said(&t1)));
     }
-    let b1 = run(&t1.output, "t1.mlir", &serialize);
+    let b1 = run(&t1.output.bytes(), "t1.mlir", &serialize);
     if !b1.success {
         // Only text the verifier refuses is left out; any other failure counts.
-        let verifies = std::str::from_utf8(&t1.output).ok().and_then(|text| {
+        let verifies = std::str::from_utf8(&t1.output.bytes()).ok().and_then(|text| {
             let (ir, top) = spirvkit_ir::parse(text, "t1.mlir").ok()?;
             Some(spirvkit_ir::verify::first_failure(&ir, top, text).is_none())
         });
@@ -709,12 +709,15 @@ fn settles(original: &[u8], suite: Suite) -> Settled {
         }
         return Settled::No(format!("--serialize-spirv of the printed text: {}", said(&b1)));
     }
-    let t2 = run(&b1.output, "b1.spv", &deserialize);
+    let t2 = run(&b1.output.bytes(), "b1.spv", &deserialize);
     if !t2.success {
         return Settled::No(format!("--deserialize-spirv of the serialized text: {}", said(&t2)));
     }
     if t2.output != t1.output {
-        let (a, b) = (String::from_utf8_lossy(&t1.output), String::from_utf8_lossy(&t2.output));
+        let (a, b) = (
+            String::from_utf8_lossy(&t1.output.bytes()).into_owned(),
+            String::from_utf8_lossy(&t2.output.bytes()).into_owned(),
+        );
         let line = a
             .lines()
             .zip(b.lines())
@@ -722,7 +725,7 @@ fn settles(original: &[u8], suite: Suite) -> Settled {
             .unwrap_or(a.lines().count().min(b.lines().count()));
         return Settled::No(format!("the text changes in a round trip (from line {})", line + 1));
     }
-    let b2 = run(&t2.output, "t2.mlir", &serialize);
+    let b2 = run(&t2.output.bytes(), "t2.mlir", &serialize);
     if !b2.success {
         return Settled::No(format!("--serialize-spirv of the second text: {}", said(&b2)));
     }

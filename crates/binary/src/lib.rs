@@ -16,5 +16,5 @@ pub mod write;
 pub use asm::{assemble, AsmError, AsmOptions, TargetEnv};
 pub use dis::{disassemble, DisOptions, Naming};
 pub use module::{Endian, ExtSetRef, Header, Inst, Module, NumberKind, ParsedOperand};
-pub use read::{read, read_words, ReadError, ReadErrorKind};
+pub use read::{read, read_le_words, read_words, ReadError, ReadErrorKind};
 pub use write::{words_to_bytes, write, Builder};

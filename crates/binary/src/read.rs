@@ -79,13 +79,7 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
         return err(bytes.len() / 4, ReadErrorKind::PartialWord { bytes: bytes.len() });
     }
     let magic_le = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-    let endian = if magic_le == grammar::MAGIC_NUMBER {
-        Endian::Little
-    } else if magic_le.swap_bytes() == grammar::MAGIC_NUMBER {
-        Endian::Big
-    } else {
-        return err(0, ReadErrorKind::BadMagic(magic_le));
-    };
+    let endian = endian_of(magic_le)?;
     // Fill a zeroed buffer in place: this form compiles to a vectorized loop.
     let mut words = vec![0u32; bytes.len() / 4];
     let chunks = words.iter_mut().zip(bytes.chunks_exact(4));
@@ -94,6 +88,33 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
         Endian::Big => chunks.for_each(|(w, c)| *w = u32::from_be_bytes([c[0], c[1], c[2], c[3]])),
     }
     read_words(words, endian)
+}
+
+/// [`read`] of a binary whose bytes were taken four at a time as little-endian
+/// words (`u32::from_le_bytes`, as a reader that never holds the bytes makes them):
+/// the words of a big-endian module are swapped in place, so no second buffer is
+/// made. The errors are `read`'s for those bytes.
+pub fn read_le_words(mut words: Vec<u32>) -> Result<Module, ReadError> {
+    if words.len() < Header::WORDS {
+        let bytes = words.len() * 4;
+        return Err(ReadError { word_offset: 0, kind: ReadErrorKind::TruncatedHeader { bytes } });
+    }
+    let endian = endian_of(words[0])?;
+    if endian == Endian::Big {
+        words.iter_mut().for_each(|w| *w = w.swap_bytes());
+    }
+    read_words(words, endian)
+}
+
+/// The byte order of a module whose first word, read little-endian, is `magic_le`.
+fn endian_of(magic_le: u32) -> Result<Endian, ReadError> {
+    if magic_le == grammar::MAGIC_NUMBER {
+        Ok(Endian::Little)
+    } else if magic_le.swap_bytes() == grammar::MAGIC_NUMBER {
+        Ok(Endian::Big)
+    } else {
+        Err(ReadError { word_offset: 0, kind: ReadErrorKind::BadMagic(magic_le) })
+    }
 }
 
 /// Reads a module from host-order words (the header included).
@@ -1473,6 +1494,35 @@ mod tests {
     fn read_as_list(words: &[u32], split: Split) -> Result<Vec<String>, ReadError> {
         let module = read_words_split(words.to_vec(), Endian::Little, split)?;
         Ok(module.instructions().map(|inst| format!("{inst:?}")).collect())
+    }
+
+    /// Reading words taken little-endian from a file's bytes is reading the bytes:
+    /// the same module (header, byte order, instructions) or the same error, for
+    /// little- and big-endian modules, short inputs and bad magic numbers.
+    #[test]
+    fn little_endian_words_read_as_their_bytes() {
+        let listing = |module: Module| {
+            let list: Vec<String> = module.instructions().map(|inst| format!("{inst:?}")).collect();
+            (format!("{:?}", module.header), module.endian, list)
+        };
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for words in corpus_words().iter().take(40) {
+            inputs.push(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+            inputs.push(words.iter().flat_map(|w| w.to_be_bytes()).collect());
+        }
+        let magic = grammar::MAGIC_NUMBER.to_le_bytes();
+        inputs.push(Vec::new());
+        inputs.push(magic.repeat(4));
+        inputs.push([&magic[..], &[0; 16]].concat());
+        inputs.push([&[1, 2, 3, 4][..], &[0; 16]].concat());
+        inputs.push(
+            [&grammar::MAGIC_NUMBER.to_be_bytes()[..], &[0, 1, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]]
+                .concat(),
+        );
+        for bytes in &inputs {
+            let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            assert_eq!(read_le_words(words).map(listing), read(bytes).map(listing));
+        }
     }
 
     /// Visiting is reading without the tables: every module, cut at every function

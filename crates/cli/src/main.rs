@@ -108,6 +108,63 @@ fn read_input(input: &str) -> Result<Vec<u8>, String> {
 /// Files at least this large are read in two halves on two threads.
 const SPLIT_READ_BYTES: u64 = 1 << 20;
 
+/// The buffer a file of words is read through (small enough to stay in cache while
+/// its bytes become words).
+const WORD_READ_BYTES: usize = 64 << 10;
+
+/// A file read as little-endian words (its bytes four at a time), for a binary to
+/// deserialize: the bytes go through a small buffer into the words (a large file in
+/// two halves on two threads), so the module is never held twice. `None` for what
+/// is not a regular file of whole words at least a header long, or a file that
+/// changed size while it was read: those are read as bytes (which also gives the
+/// errors of a binary that is not whole words).
+fn read_file_words(path: &Path) -> std::io::Result<Option<Vec<u32>>> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    let len = metadata.len();
+    let Ok(size) = usize::try_from(len) else { return Ok(None) };
+    if !metadata.is_file() || !size.is_multiple_of(4) || size < 20 {
+        return Ok(None);
+    }
+    let mut words = vec![0u32; size / 4];
+    let fill = |words: &mut [u32], mut at: u64| -> std::io::Result<()> {
+        let mut buffer = vec![0u8; WORD_READ_BYTES.min(words.len() * 4)];
+        for chunk in words.chunks_mut((buffer.len() / 4).max(1)) {
+            let bytes = &mut buffer[..chunk.len() * 4];
+            file.read_exact_at(bytes, at)?;
+            for (word, b) in chunk.iter_mut().zip(bytes.chunks_exact(4)) {
+                *word = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            at += bytes.len() as u64;
+        }
+        Ok(())
+    };
+    let filled = if len >= SPLIT_READ_BYTES && spirvkit_ir::parallel::two_cores() {
+        let (front, back) = words.split_at_mut(size / 8);
+        let back_at = (front.len() * 4) as u64;
+        std::thread::scope(|scope| {
+            let back_fill = spirvkit_threads::spawn_scoped(scope, || fill(back, back_at));
+            let front_fill = fill(front, 0);
+            match back_fill {
+                Ok(thread) => {
+                    front_fill.and(thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                }
+                Err(e) => Err(e),
+            }
+        })
+    } else {
+        fill(&mut words, 0)
+    };
+    // Nothing past the size read (a file that grew or shrank is read again).
+    let at_end = file.read_at(&mut [0u8], len).map(|n| n == 0);
+    match (filled, at_end) {
+        (Ok(()), Ok(true)) => Ok(Some(words)),
+        (Err(e), _) if e.kind() != std::io::ErrorKind::UnexpectedEof => Err(e),
+        _ => Ok(None),
+    }
+}
+
 /// `std::fs::read`, with a large regular file read in two halves on two threads
 /// (the copy and the fresh pages of the buffer shared between two cores). A file
 /// that changes size while it is read is read again as a whole.
@@ -141,14 +198,23 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 fn write_output(output: Option<&PathBuf>, bytes: &[u8]) -> Result<(), String> {
+    write_output_pieces(output, &[bytes])
+}
+
+/// Writes pieces of output one after another (a large module's text is printed in
+/// pieces that are never joined).
+fn write_output_pieces(output: Option<&PathBuf>, pieces: &[impl AsRef<[u8]>]) -> Result<(), String> {
+    let write = |w: &mut dyn Write| -> std::io::Result<()> {
+        for piece in pieces {
+            w.write_all(piece.as_ref())?;
+        }
+        w.flush()
+    };
     match output {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
-        }
-        _ => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(|e| format!("writing output: {e}"))
-        }
+        Some(path) if path.as_os_str() != "-" => std::fs::File::create(path)
+            .and_then(|mut file| write(&mut file))
+            .map_err(|e| format!("{}: {e}", path.display())),
+        _ => write(&mut std::io::stdout().lock()).map_err(|e| format!("writing output: {e}")),
     }
 }
 
@@ -342,13 +408,22 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
     }
     options.mode = mode.ok_or_else(|| format!("error: no translation given\n{TRANSLATE_USAGE}"))?;
     let input = input.unwrap_or_else(|| "-".to_string());
-    let bytes = read_input(&input)?;
     let name = if input == "-" { "<stdin>" } else { input.as_str() };
-    let result = spirvkit_translate::driver::run(&bytes, name, &options);
+    // A binary file to deserialize is read straight into words.
+    let words = match options.mode {
+        Mode::Deserialize if input != "-" => {
+            read_file_words(Path::new(&input)).map_err(|e| format!("{input}: {e}"))?
+        }
+        _ => None,
+    };
+    let result = match words {
+        Some(words) => spirvkit_translate::driver::run_words(words, name, &options),
+        None => spirvkit_translate::driver::run(&read_input(&input)?, name, &options),
+    };
     eprint!("{}", result.diagnostics_text);
     match output.as_ref() {
         Some(path) if path.as_os_str() != "-" && !result.success => remove_failed_output(path),
-        _ => write_output(output.as_ref(), &result.output)?,
+        _ => write_output_pieces(output.as_ref(), result.output.pieces())?,
     }
     Ok(result.success)
 }

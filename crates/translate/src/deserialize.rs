@@ -104,6 +104,13 @@ pub fn read(bytes: &[u8]) -> std::result::Result<spirvkit_binary::Module, Deseri
         .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })
 }
 
+/// [`read`] of a binary read as little-endian words
+/// ([`spirvkit_binary::read_le_words`]), with the same errors.
+pub fn read_le_words(words: Vec<u32>) -> std::result::Result<spirvkit_binary::Module, DeserializeError> {
+    spirvkit_binary::read_le_words(words)
+        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })
+}
+
 /// [`deserialize`] of a binary read already.
 pub fn deserialize_module(
     module: &spirvkit_binary::Module,

@@ -13,7 +13,7 @@
 //! `<unknown>:0` for binary input; `--verify-diagnostics` checks them against the
 //! buffer's `expected-*` comments.
 
-use crate::deserialize::{deserialize_module, print_in_halves, read, DeserializeOptions};
+use crate::deserialize::{deserialize_module, print_in_halves, read, read_le_words, DeserializeOptions};
 use crate::serialize::{
     serialize_halves, serialize_read_back, serialize_read_back_verifying, SerializeOptions,
 };
@@ -91,10 +91,70 @@ impl Default for TranslateOptions {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TranslateResult {
     /// Bytes for the output file (text or a binary).
-    pub output: Vec<u8>,
+    pub output: Output,
     pub diagnostics_text: String,
     pub success: bool,
 }
+
+/// A run's output (text or a binary) as the pieces it was made in, to be written
+/// one after another: a large module's text is printed in pieces
+/// (`print_in_halves`) that joining would copy whole. Compares by its bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    pieces: Vec<Vec<u8>>,
+}
+
+impl Output {
+    /// An output of these pieces, in order.
+    pub fn from_pieces(pieces: Vec<Vec<u8>>) -> Output {
+        Output { pieces }
+    }
+
+    /// The pieces, to be written in order.
+    pub fn pieces(&self) -> &[Vec<u8>] {
+        &self.pieces
+    }
+
+    /// The bytes, the pieces joined (the one piece itself when there is one).
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        match self.pieces.len() {
+            0 => Vec::new(),
+            1 => self.pieces.pop().unwrap_or_default(),
+            _ => self.pieces.concat(),
+        }
+    }
+
+    /// The bytes, borrowed when there is one piece.
+    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.pieces[..] {
+            [] => std::borrow::Cow::Borrowed(&[]),
+            [one] => std::borrow::Cow::Borrowed(one),
+            many => std::borrow::Cow::Owned(many.concat()),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<u8>> for Output {
+    fn from(bytes: Vec<u8>) -> Output {
+        Output { pieces: vec![bytes] }
+    }
+}
+
+impl PartialEq for Output {
+    fn eq(&self, other: &Output) -> bool {
+        self.len() == other.len() && self.pieces.iter().flatten().eq(other.pieces.iter().flatten())
+    }
+}
+
+impl Eq for Output {}
 
 /// Runs a translation over `input` (text, or a binary for `--deserialize-spirv`), named
 /// `file_name` in diagnostics.
@@ -106,7 +166,7 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
         Ok(source) => source,
         Err(e) => {
             return TranslateResult {
-                output: Vec::new(),
+                output: Output::default(),
                 diagnostics_text: format!(
                     "{file_name}: error: input is not UTF-8 (byte {})\n",
                     e.valid_up_to()
@@ -170,7 +230,7 @@ pub fn run(input: &[u8], file_name: &str, options: &TranslateOptions) -> Transla
         let separator = format!("{}\n", options.output_split_marker);
         outputs.join(separator.as_bytes())
     };
-    TranslateResult { output, diagnostics_text: err, success }
+    TranslateResult { output: output.into(), diagnostics_text: err, success }
 }
 
 /// Parses, verifies and translates one chunk; `None` output: the chunk failed.
@@ -228,9 +288,10 @@ fn translate_chunk(
         structurize: options.structurize,
         debug_locations: options.mode == Mode::RoundtripDebug,
     };
-    match deserialize_and_print(&bytes, &deserialize_options, options) {
-        Ok((text, warning)) => {
-            (Some(text.into_bytes()), warning.map(|w| Diagnostic::warning(None, w)).into_iter().collect())
+    match read(&bytes).and_then(|module| deserialize_and_print(&module, &deserialize_options, options)) {
+        Ok((pieces, warning)) => {
+            let text = pieces.concat().into_bytes();
+            (Some(text), warning.map(|w| Diagnostic::warning(None, w)).into_iter().collect())
         }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
     }
@@ -396,20 +457,20 @@ fn print_deserialized(ir: &Ir, op: OpId, options: &TranslateOptions) -> (String,
 /// module that verifies is deserialized, verified and printed in halves on two
 /// threads without being put together (`print_in_halves`).
 fn deserialize_and_print(
-    bytes: &[u8],
+    module: &spirvkit_binary::Module,
     deserialize_options: &DeserializeOptions,
     options: &TranslateOptions,
-) -> Result<(String, Option<String>), DeserializeError> {
-    let module = read(bytes)?;
-    if let Some(printed) = print_in_halves(&module, deserialize_options, print_options(options)) {
+) -> Result<(Vec<String>, Option<String>), DeserializeError> {
+    if let Some(printed) = print_in_halves(module, deserialize_options, print_options(options)) {
         let [first, second] = printed.irs;
         discard(first, options.free_ir);
         discard(second, options.free_ir);
-        return Ok((finish_printed(printed.text, options), None));
+        return Ok((finish_printed_pieces(printed.pieces, options), None));
     }
     let mut ir = Ir::new();
-    let result = deserialize_module(&module, &mut ir, deserialize_options)
-        .map(|op| print_deserialized(&ir, op, options));
+    let result = deserialize_module(module, &mut ir, deserialize_options)
+        .map(|op| print_deserialized(&ir, op, options))
+        .map(|(text, warning)| (vec![text], warning));
     discard(ir, options.free_ir);
     result
 }
@@ -423,25 +484,61 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 }
 
 /// The printer's text as mlir-translate ends it.
-fn finish_printed(mut printed: String, options: &TranslateOptions) -> String {
-    printed.truncate(printed.trim_end_matches('\n').len());
+fn finish_printed(printed: String, options: &TranslateOptions) -> String {
+    finish_printed_pieces(vec![printed], options).concat()
+}
+
+/// [`finish_printed`] of a text in pieces: the line breaks that end it may end
+/// several pieces.
+fn finish_printed_pieces(mut pieces: Vec<String>, options: &TranslateOptions) -> Vec<String> {
+    while let Some(last) = pieces.last_mut() {
+        last.truncate(last.trim_end_matches('\n').len());
+        if !last.is_empty() {
+            break;
+        }
+        pieces.pop();
+    }
     // As mlir-translate: no line break after the last location (local-scope form).
     if !options.debug_info {
-        printed.push('\n');
+        match pieces.last_mut() {
+            Some(last) => last.push('\n'),
+            None => pieces.push("\n".to_string()),
+        }
     }
-    printed
+    pieces
 }
 
 fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult {
+    deserialized(read(input), options)
+}
+
+/// [`run`] over an input read as little-endian words (its bytes taken four at a
+/// time, `u32::from_le_bytes`), with `run`'s result for those bytes. A binary to
+/// deserialize is read from the words themselves ([`spirvkit_binary::read_le_words`]:
+/// a file reader need not hold the bytes, and no second buffer is made); the text
+/// modes take the bytes back.
+pub fn run_words(words: Vec<u32>, file_name: &str, options: &TranslateOptions) -> TranslateResult {
+    if options.mode == Mode::Deserialize {
+        return deserialized(read_le_words(words), options);
+    }
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    run(&bytes, file_name, options)
+}
+
+/// The translation of `--deserialize-spirv` once the binary is read.
+fn deserialized(
+    module: Result<spirvkit_binary::Module, DeserializeError>,
+    options: &TranslateOptions,
+) -> TranslateResult {
     let deserialize_options = DeserializeOptions { structurize: options.structurize, debug_locations: true };
-    match deserialize_and_print(input, &deserialize_options, options) {
-        Ok((text, warning)) => TranslateResult {
-            output: text.into_bytes(),
+    match module.and_then(|module| deserialize_and_print(&module, &deserialize_options, options)) {
+        Ok((pieces, warning)) => TranslateResult {
+            output: Output::from_pieces(pieces.into_iter().map(String::into_bytes).collect()),
             diagnostics_text: warning.map(|w| format!("<unknown>:0: warning: {w}\n")).unwrap_or_default(),
             success: true,
         },
         Err(e) => TranslateResult {
-            output: Vec::new(),
+            output: Output::default(),
             diagnostics_text: format!("<unknown>:0: error: {}\n", e.message),
             success: false,
         },
@@ -451,6 +548,30 @@ fn run_deserialize(input: &[u8], options: &TranslateOptions) -> TranslateResult 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outputs_compare_and_join_by_their_bytes() {
+        let pieces = Output::from_pieces(vec![b"spirv".to_vec(), Vec::new(), b".module".to_vec()]);
+        let whole = Output::from(b"spirv.module".to_vec());
+        assert_eq!(pieces, whole);
+        assert_ne!(pieces, Output::from(b"spirv.modulE".to_vec()));
+        assert_ne!(pieces, Output::from(b"spirv.modul".to_vec()));
+        assert_eq!((pieces.len(), pieces.bytes().into_owned()), (12, b"spirv.module".to_vec()));
+        assert_eq!(pieces.clone().into_bytes(), whole.clone().into_bytes());
+        assert!(Output::default().is_empty() && Output::default().into_bytes().is_empty());
+    }
+
+    #[test]
+    fn printed_pieces_end_as_the_joined_text() {
+        let pieces = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        for debug_info in [false, true] {
+            let options = TranslateOptions { debug_info, ..TranslateOptions::default() };
+            for parts in [&["a\n", "b\n\n", "\n", ""][..], &["a", "\n"], &["\n", "\n"], &["a\nb"], &[]] {
+                let joined = finish_printed(parts.concat(), &options);
+                assert_eq!(finish_printed_pieces(pieces(parts), &options).concat(), joined, "{parts:?}");
+            }
+        }
+    }
 
     #[test]
     fn no_implicit_module_wants_one_spirv_module() {
@@ -511,7 +632,7 @@ mod tests {
             "{}",
             result.diagnostics_text
         );
-        let printed = String::from_utf8(result.output).expect("text");
+        let printed = String::from_utf8(result.output.into_bytes()).expect("text");
         assert!(printed.contains("\"spirv.IAdd\"(%0, %1) : (i32, si32) -> i32"), "{printed}");
         spirvkit_ir::parse(&printed, "m.mlir").expect("the generic form reads back");
     }

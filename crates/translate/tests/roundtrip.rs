@@ -70,7 +70,7 @@ fn shapeless_arm_tensors_round_trip() {
         TranslateOptions { mode: Mode::Roundtrip, no_implicit_module: true, ..TranslateOptions::default() };
     let result = run(text.as_bytes(), "t.mlir", &options);
     assert!(result.success, "{}", result.diagnostics_text);
-    let out = String::from_utf8(result.output).unwrap();
+    let out = String::from_utf8(result.output.into_bytes()).unwrap();
     assert!(out.contains("%arg0: !spirv.arm.tensor<*xi32>"), "{out}");
     assert!(out.contains("%arg0: !spirv.arm.tensor<?x?xi32>"), "{out}");
 }

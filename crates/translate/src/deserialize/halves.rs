@@ -143,11 +143,21 @@ fn deserialize_split(
     Some(merged.module)
 }
 
-/// The custom-form text of a module deserialized in halves, and the two halves' IRs
-/// it was printed from (freeing them is the caller's choice).
+/// The custom-form text of a module deserialized in halves, in the pieces it was
+/// printed in (never joined: a large module's text would be copied whole), and the
+/// two halves' IRs it was printed from (freeing them is the caller's choice).
 pub struct PrintedHalves {
-    pub text: String,
+    /// The module's text up to its first function, the first half's functions, the
+    /// second half's, and the rest of the module's text.
+    pub pieces: Vec<String>,
     pub irs: [Ir; 2],
+}
+
+impl PrintedHalves {
+    /// The pieces joined.
+    pub fn text(&self) -> String {
+        self.pieces.concat()
+    }
 }
 
 /// `print` of the module [`deserialize`] makes, when it verifies, made without ever
@@ -186,12 +196,12 @@ fn print_split(
     let split = second_half_start(module, min_words)?;
     // Each half prints on its own thread.
     let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
-    // Room for the whole text in the first half's (room never used is never touched):
-    // about 3.5 bytes of text per byte of binary.
+    // Room for each half's text (room never used is never touched): about 3.5 bytes
+    // of text per byte of binary, a half's bytes at most the whole's.
     let capacity = module.words().len().saturating_mul(16);
     let streams = [
         Some(FunctionStream::new(print, chunk_ops, true, capacity)),
-        Some(FunctionStream::new(print, chunk_ops, false, 0)),
+        Some(FunctionStream::new(print, chunk_ops, false, capacity)),
     ];
     let print_first = |half: &Half, stream: Option<FunctionStream>| {
         let stream = stream?;
@@ -199,19 +209,16 @@ fn print_split(
         if verify::first_failure_among(&half.ir, &[half.module], "").is_some() {
             return None;
         }
-        let (module_text, mark) =
+        let (mut head, mark) =
             printer::print_op_marking(&half.ir, half.module, print, stream.anchor, String::new());
-        let mark = mark?;
-        let mut text = stream.text;
-        text.insert_str(0, module_text.get(..mark)?);
-        Some((text, module_text, mark))
+        let mark = mark.filter(|&mark| head.is_char_boundary(mark))?;
+        let tail = head.split_off(mark);
+        Some([head, stream.text, tail])
     };
     let print_second = |_: &Half, stream: Option<FunctionStream>| stream.map(|s| s.text);
-    let ((first, (mut text, module_text, mark)), (second, other_text)) =
+    let ((first, [head, first_text, tail]), (second, second_text)) =
         halves(module, options, split, streams, print_first, print_second)?;
-    text.push_str(&other_text);
-    text.push_str(module_text.get(mark..)?);
-    Some(PrintedHalves { text, irs: [first.ir, second.ir] })
+    Some(PrintedHalves { pieces: vec![head, first_text, second_text, tail], irs: [first.ir, second.ir] })
 }
 
 /// What [`FunctionStream`] returns when it cannot go on (never reported: the caller
@@ -323,7 +330,7 @@ pub fn forced(module: &Module, options: &DeserializeOptions) -> (Option<(Ir, OpI
     let mut ir = Ir::new();
     let merged = deserialize_split(module, &mut ir, options, 0).map(|op| (ir, op));
     // Chunks of one function: every function is printed and dropped on its own.
-    let printed = print_split(module, options, spirvkit_ir::PrintOptions::default(), 0, 1).map(|p| p.text);
+    let printed = print_split(module, options, spirvkit_ir::PrintOptions::default(), 0, 1).map(|p| p.text());
     (merged, printed)
 }
 
@@ -539,7 +546,7 @@ mod tests {
                 match print_split(&module, &options, print, MIN_FUNCTION_WORDS, chunk) {
                     Some(printed) => {
                         assert!(verifies);
-                        assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
+                        assert_eq!(printed.text(), spirvkit_ir::print(&whole, whole_op, print));
                     }
                     None => assert!(!verifies, "a module that verifies printed in one piece"),
                 }
@@ -559,7 +566,7 @@ mod tests {
         let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
         let expected = spirvkit_ir::print(&whole, whole_op, print);
         let printed = print_split(&module, &options, print, 0, 3).expect("split");
-        assert_eq!(printed.text, expected);
+        assert_eq!(printed.text(), expected);
         // Each half's IR kept only its module-level ops and what places the text.
         assert!(printed.irs.iter().all(|ir| ir.op_count() < 20), "{:?}", printed.irs.map(|ir| ir.op_count()));
 
@@ -579,7 +586,7 @@ mod tests {
         let whole_op = Deserializer::new(&module, &mut whole, &options).run().unwrap().0;
         for chunk in [1, 4, usize::MAX] {
             let printed = print_split(&module, &options, print, 0, chunk).expect("split");
-            assert_eq!(printed.text, spirvkit_ir::print(&whole, whole_op, print));
+            assert_eq!(printed.text(), spirvkit_ir::print(&whole, whole_op, print));
         }
     }
 
@@ -653,7 +660,7 @@ mod tests {
                 [1, usize::MAX].map(|chunk| print_split(&module, &options, print_options, 0, chunk));
             assert_eq!(printed[0].is_some(), printed[1].is_some(), "{}", path.display());
             for printed in printed.into_iter().flatten() {
-                assert_eq!(printed.text, text, "{}", path.display());
+                assert_eq!(printed.text(), text, "{}", path.display());
                 printed_split += 1;
             }
             let mut ir = Ir::new();

@@ -2687,7 +2687,7 @@ OpFunctionEnd
   spirv.EntryPoint "GLCompute" @main loc(unknown)
   spirv.ExecutionMode @main "LocalSize", 1, 1, 1 loc(unknown)
 } loc(unknown)"#;
-    assert_eq!(String::from_utf8_lossy(&result.output), expected);
+    assert_eq!(String::from_utf8_lossy(&result.output.bytes()), expected);
 }
 
 /// The containers kept from one function to the next (also after a function that
