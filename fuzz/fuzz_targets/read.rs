@@ -1,13 +1,14 @@
 //! Bytes -> reader. Whatever it accepts must write back byte for byte and
 //! disassemble without panicking, with every option combination that changes
 //! the code path taken; the two-thread read (forced) must read the same, and so must
-//! the read without tables that checks requirements on the way.
+//! the read without tables that checks requirements on the way, and the read of the
+//! bytes as little-endian words.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use spirvkit_binary::read::{read_words_cut_at_middle, same_reading};
 use spirvkit_binary::requirements::{missing_requirements, read_missing_requirements_cut_at_middle};
-use spirvkit_binary::{disassemble, read, read_words, write, DisOptions, Endian, Naming};
+use spirvkit_binary::{disassemble, read, read_le_words, read_words, write, DisOptions, Endian, Naming};
 
 fuzz_target!(|data: &[u8]| {
     // The two-thread read, forced at the middle function whatever the size, reads what
@@ -23,6 +24,12 @@ fuzz_target!(|data: &[u8]| {
             (Ok(module), Ok(missing)) => assert_eq!(missing_requirements(module), missing),
             (Err(a), Err(b)) => assert_eq!(a, &b),
             (a, b) => panic!("read: {:?}; read without tables: {:?}", a.as_ref().err(), b.err()),
+        }
+        // The bytes read as little-endian words read as the bytes, errors included.
+        match (read(data), read_le_words(words.clone())) {
+            (Ok(a), Ok(b)) => assert!(same_reading(&a, &b), "the read of little-endian words differs"),
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("bytes: {:?}; little-endian words: {:?}", a.err(), b.err()),
         }
         let cut = read_words_cut_at_middle(words, Endian::Little);
         match (one, cut) {
