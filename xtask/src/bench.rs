@@ -39,7 +39,12 @@ struct Settings {
     /// ...and keep going until this much time has been spent (capped by `max_iters`).
     min_time: Duration,
     max_iters: usize,
-    /// Whole-process runs of each command on the large module.
+    /// Whole-process runs of each command on the large module. Eleven, not seven:
+    /// on the 2-vCPU guests this runs on, memory a process frees goes back to the
+    /// host (free page reporting) and the next process to touch it faults it back,
+    /// so runs of either tool come out 1.5-3x slow at random (a 31 ms
+    /// deserialization taking 48-95 ms after an mlir-translate run), and seven runs
+    /// sometimes held no clean one.
     process_runs: usize,
     /// Whole-process rounds over the whole corpus.
     corpus_rounds: usize,
@@ -60,7 +65,7 @@ impl Settings {
                 min_iters: 5,
                 min_time: Duration::from_secs(2),
                 max_iters: 200,
-                process_runs: 7,
+                process_runs: 11,
                 corpus_rounds: 3,
             }
         }
