@@ -140,9 +140,30 @@ fn read_file_words(path: &Path) -> std::io::Result<Option<Vec<u32>>> {
         }
         Ok(())
     };
-    let filled = if len >= SPLIT_READ_BYTES && spirvkit_ir::parallel::two_cores() {
-        let (front, back) = words.split_at_mut(size / 8);
-        let back_at = (front.len() * 4) as u64;
+    // A file that grew or shrank is read again, as bytes.
+    match read_whole(&file, len, &mut words, fill) {
+        Ok(true) => Ok(Some(words)),
+        Err(e) if e.kind() != std::io::ErrorKind::UnexpectedEof => Err(e),
+        _ => Ok(None),
+    }
+}
+
+/// Fills `buffer` with the whole of `file`, `len` bytes, by `fill` (which reads a
+/// part of the buffer from a byte offset; an item of the buffer takes its size in
+/// bytes of the file): a large file in two halves on two threads. `Ok(false)` when
+/// the file does not end at `len` (it changed size while it was read, or that
+/// could not be checked); an error is `fill`'s.
+fn read_whole<T: Send>(
+    file: &std::fs::File,
+    len: u64,
+    buffer: &mut [T],
+    fill: impl Fn(&mut [T], u64) -> std::io::Result<()> + Sync,
+) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    if len >= SPLIT_READ_BYTES && spirvkit_ir::parallel::two_cores() {
+        let half = buffer.len() / 2;
+        let (front, back) = buffer.split_at_mut(half);
+        let back_at = (half * std::mem::size_of::<T>()) as u64;
         std::thread::scope(|scope| {
             let back_fill = spirvkit_threads::spawn_scoped(scope, || fill(back, back_at));
             let front_fill = fill(front, 0);
@@ -152,17 +173,12 @@ fn read_file_words(path: &Path) -> std::io::Result<Option<Vec<u32>>> {
                 }
                 Err(e) => Err(e),
             }
-        })
+        })?;
     } else {
-        fill(&mut words, 0)
-    };
-    // Nothing past the size read (a file that grew or shrank is read again).
-    let at_end = file.read_at(&mut [0u8], len).map(|n| n == 0);
-    match (filled, at_end) {
-        (Ok(()), Ok(true)) => Ok(Some(words)),
-        (Err(e), _) if e.kind() != std::io::ErrorKind::UnexpectedEof => Err(e),
-        _ => Ok(None),
+        fill(buffer, 0)?;
     }
+    // Nothing past the size read.
+    Ok(file.read_at(&mut [0u8], len).is_ok_and(|n| n == 0))
 }
 
 /// `std::fs::read`, with a large regular file read in two halves on two threads
@@ -177,22 +193,9 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
         return std::fs::read(path);
     }
     let mut bytes = vec![0u8; size];
-    let (front, back) = bytes.split_at_mut(size / 2);
-    let back_at = front.len() as u64;
-    let halves = std::thread::scope(|scope| {
-        let back_read = spirvkit_threads::spawn_scoped(scope, || file.read_exact_at(back, back_at));
-        let front_read = file.read_exact_at(front, 0);
-        match back_read {
-            Ok(thread) => {
-                front_read.and(thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            }
-            Err(e) => Err(e),
-        }
-    });
-    // Nothing past the size read (a file that grew is read again).
-    let at_end = file.read_at(&mut [0u8], len).map(|n| n == 0);
-    match (halves, at_end) {
-        (Ok(()), Ok(true)) => Ok(bytes),
+    // A file that changed size is read again as a whole.
+    match read_whole(&file, len, &mut bytes, |part, at| file.read_exact_at(part, at)) {
+        Ok(true) => Ok(bytes),
         _ => std::fs::read(path),
     }
 }

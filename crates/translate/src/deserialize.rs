@@ -100,15 +100,18 @@ pub fn deserialize(
 
 /// Reads a binary for [`deserialize_module`], with [`deserialize`]'s errors.
 pub fn read(bytes: &[u8]) -> std::result::Result<spirvkit_binary::Module, DeserializeError> {
-    spirvkit_binary::read::read(bytes)
-        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })
+    spirvkit_binary::read::read(bytes).map_err(read_error)
 }
 
 /// [`read`] of a binary read as little-endian words
 /// ([`spirvkit_binary::read_le_words`]), with the same errors.
 pub fn read_le_words(words: Vec<u32>) -> std::result::Result<spirvkit_binary::Module, DeserializeError> {
-    spirvkit_binary::read_le_words(words)
-        .map_err(|e| DeserializeError { offset: e.word_offset, message: e.kind.to_string() })
+    spirvkit_binary::read_le_words(words).map_err(read_error)
+}
+
+/// A reader's error as deserializing reports it.
+fn read_error(e: spirvkit_binary::ReadError) -> DeserializeError {
+    DeserializeError { offset: e.word_offset, message: e.kind.to_string() }
 }
 
 /// [`deserialize`] of a binary read already.

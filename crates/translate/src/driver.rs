@@ -485,7 +485,8 @@ fn print_module(ir: &Ir, op: OpId, options: &TranslateOptions) -> String {
 
 /// The printer's text as mlir-translate ends it.
 fn finish_printed(printed: String, options: &TranslateOptions) -> String {
-    finish_printed_pieces(vec![printed], options).concat()
+    // One piece in, at most one out: the text itself, not a copy.
+    finish_printed_pieces(vec![printed], options).pop().unwrap_or_default()
 }
 
 /// [`finish_printed`] of a text in pieces: the line breaks that end it may end
