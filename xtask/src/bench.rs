@@ -101,7 +101,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = crate::workspace_root();
     let corpus = corpus.unwrap_or_else(|| root.join("../shared/corpus/spv"));
     let settings = Settings::new(quick);
-    let bench_dir = root.join("target/bench");
+    let bench_dir = crate::target_dir().join("bench");
     std::fs::create_dir_all(&bench_dir)?;
 
     let spirvkit = build_cli(&root)?;
@@ -196,7 +196,7 @@ fn build_cli(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release --package spirvkit-cli failed");
     }
-    let exe = root.join("target/release/spirvkit");
+    let exe = crate::built_binary("release", "spirvkit");
     if !exe.exists() {
         bail!("{} not found after building", exe.display());
     }

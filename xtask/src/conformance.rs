@@ -245,11 +245,7 @@ pub fn run(args: &[String]) -> Result<()> {
 }
 
 fn spirvkit_binary_path() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::workspace_root().join("target"));
-    let target = if target.is_absolute() { target } else { crate::workspace_root().join(target) };
-    target.join("release").join(format!("spirvkit{}", std::env::consts::EXE_SUFFIX))
+    crate::built_binary("release", "spirvkit")
 }
 
 fn tool_version(tool: &str) -> String {

@@ -368,7 +368,7 @@ const DEV_PACKAGE: &str = "libmlir-22-dev";
 
 /// Where `gen-dialect` unpacks Debian's `libmlir-22-dev` when it is not installed.
 fn download_dir() -> PathBuf {
-    crate::workspace_root().join("target/mlir-dev")
+    crate::target_dir().join("mlir-dev")
 }
 
 /// An include directory holding the dialect's ODS files, without downloading anything:

@@ -230,8 +230,8 @@ pub fn run(args: &[String]) -> Result<()> {
     if !status.success() {
         bail!("building hlsl2spirv failed");
     }
-    let binary = root.join(if debug { "target/debug/hlsl2spirv" } else { "target/release/hlsl2spirv" });
-    let scratch = root.join("target/hlsl-conformance");
+    let binary = crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv");
+    let scratch = crate::target_dir().join("hlsl-conformance");
     std::fs::create_dir_all(&scratch)?;
 
     let paths = files_with_extension(&corpus, "hlsl")?;

@@ -35,6 +35,57 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
+/// Where cargo puts what it builds: `cargo metadata`'s `target_directory`, which follows
+/// `CARGO_TARGET_DIR`, `CARGO_BUILD_TARGET_DIR` and `build.target-dir` in config files
+/// as the build itself does. Asked once per run.
+fn target_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let from_cargo = std::process::Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+            .current_dir(workspace_root())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
+            .and_then(|v| v.get("target_directory")?.as_str().map(PathBuf::from));
+        from_cargo.unwrap_or_else(|| {
+            // Without cargo (not expected under `cargo xtask`), the variables it reads first.
+            let dir = std::env::var_os("CARGO_TARGET_DIR")
+                .or_else(|| std::env::var_os("CARGO_BUILD_TARGET_DIR"))
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("target"));
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
+        })
+    })
+    .clone()
+}
+
+/// A binary of the workspace as cargo built it for `profile` (`release` or `debug`).
+fn built_binary(profile: &str, name: &str) -> PathBuf {
+    target_dir().join(profile).join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// The `spirv-val` our output is checked with: `SPIRV_VAL` when set, else the current
+/// SPIRV-Tools that `scripts/install-deps.sh` puts in the project's `.venv` (Debian 12's
+/// 2023.1 lacks capabilities in use today), else whatever `spirv-val` is on `PATH`.
+fn spirv_val_tool() -> PathBuf {
+    if let Some(path) = std::env::var_os("SPIRV_VAL") {
+        return PathBuf::from(path);
+    }
+    let venv = workspace_root().join(".venv/bin/spirv-val");
+    if venv.is_file() {
+        return venv;
+    }
+    PathBuf::from("spirv-val")
+}
+
 /// Default location of the Khronos grammar: the shared reference next to the project.
 fn default_grammar_dir() -> PathBuf {
     workspace_root().join("../shared/reference/spirv-headers/unified1")

@@ -163,7 +163,7 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("no .mlir files selected under {}", corpus.display());
     }
 
-    let spirv_tools = find_in_path("spirv-val").is_some();
+    let spirv_tools = spirv_val().is_some();
     if !spirv_tools {
         println!("mlir-conformance: spirv-val not found: the `%if spirv-tools` RUN lines are skipped");
     }
@@ -345,7 +345,7 @@ fn find_tools(mode: Mode, scratch: &Path) -> Result<Tools> {
     if let Some(p) = split_file {
         substitutions.push(("split-file", quote(&p)));
     }
-    if let Some(spirv_val) = find_in_path("spirv-val") {
+    if let Some(spirv_val) = spirv_val() {
         // MLIR's lit setup lets `spirv-val DIR` validate every module saved in DIR
         // (`--spirv-save-validation-files-with-prefix=DIR/...`).
         let shim = scratch.join("spirv-val");
@@ -397,17 +397,23 @@ fn make_executable(_: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The project's `spirv-val` (see `crate::spirv_val_tool`), when there is one.
+fn spirv_val() -> Option<PathBuf> {
+    let tool = crate::spirv_val_tool();
+    if tool.is_absolute() {
+        Some(tool).filter(|p| p.is_file())
+    } else {
+        find_in_path(&tool.to_string_lossy())
+    }
+}
+
 fn find_in_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 fn spirvkit_binary_path() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::workspace_root().join("target"));
-    let target = if target.is_absolute() { target } else { crate::workspace_root().join(target) };
-    target.join("release").join(format!("spirvkit{}", std::env::consts::EXE_SUFFIX))
+    crate::built_binary("release", "spirvkit")
 }
 
 /// Single-quotes a path for bash when it needs it.

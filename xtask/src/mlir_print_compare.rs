@@ -25,7 +25,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if Command::new(&reference).arg("--version").output().is_err() {
         bail!("mlir-opt-22 not found: apt-get install mlir-22-tools");
     }
-    let ours = root.join("target/release/spirvkit");
+    let ours = crate::built_binary("release", "spirvkit");
     if !ours.exists() {
         bail!("{} not found: cargo build --release -p spirvkit-cli", ours.display());
     }

@@ -6,9 +6,10 @@
 //! - `read`: spirvkit's reader accepts the original;
 //! - `original-valid`: `spirv-val --target-env ENV` accepts the original, ENV being the
 //!   Vulkan environment of its version (1.0: vulkan1.0; 1.1-1.3: vulkan1.1;
-//!   1.4: vulkan1.1spv1.4; 1.5: vulkan1.2; 1.6: vulkan1.3). Where spirv-val 2023.1 does
-//!   not know the source language (Slang's), both the original and the result are
-//!   validated without their `OpSource` (debug information);
+//!   1.4: vulkan1.1spv1.4; 1.5: vulkan1.2; 1.6: vulkan1.3), `spirv-val` being the current
+//!   SPIRV-Tools of `crate::spirv_val_tool` (the project's `.venv`). Where a spirv-val
+//!   does not know the source language (2023.1 and Slang's), both the original and the
+//!   result are validated without their `OpSource` (debug information);
 //! - `deserialize`: `spirvkit_translate::deserialize` (in process, structurized);
 //! - `serialize`: `spirvkit_translate::serialize` of that IR;
 //! - `valid`: `spirv-val` accepts the result (counted only where the original passes);
@@ -233,8 +234,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let opencl_corpus = opencl_corpus
         .or_else(|| std::env::var_os("SPIRVKIT_OPENCL_CORPUS").map(PathBuf::from))
         .unwrap_or_else(|| crate::workspace_root().join("../shared/corpus/spirv-llvm-translator"));
-    if !tool_works("spirv-val") {
-        bail!("spirv-val not found: install SPIRV-Tools (apt-get install spirv-tools, or ./scripts/install-deps.sh)");
+    let spirv_val_tool = crate::spirv_val_tool();
+    if !tool_works(&spirv_val_tool.to_string_lossy()) {
+        bail!("spirv-val not found ({}): run ./scripts/install-deps.sh", spirv_val_tool.display());
     }
     let have_mlir_translate = tool_works(MLIR_TRANSLATE);
     let have_mlir_opt = tool_works(MLIR_OPT);
@@ -511,7 +513,7 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
         Suite::Vulkan => target_env(version),
         Suite::OpenCl => opencl_target_env(version),
     };
-    // spirv-val 2023.1 does not know newer source languages (Slang): validate those
+    // An older spirv-val (2023.1) does not know newer source languages (Slang): validate those
     // without their OpSource, which is debug information only.
     let mut strip_source = false;
     let mut valid = spirv_val(path, env);
@@ -763,7 +765,8 @@ fn without_source(bytes: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn spirv_val(path: &Path, env: &str) -> Result<(), String> {
-    run_tool("spirv-val", &[os("--target-env"), os(env), path.as_os_str()], None)
+    let tool = crate::spirv_val_tool();
+    run_tool(&tool.to_string_lossy(), &[os("--target-env"), os(env), path.as_os_str()], None)
         .and_then(|r| r.success("spirv-val"))
         .map(drop)
 }
@@ -1038,7 +1041,7 @@ impl Tally {
 }
 
 fn write_report(results: &[FileResult]) -> Result<()> {
-    let dir = crate::workspace_root().join("target/spv-roundtrip");
+    let dir = crate::target_dir().join("spv-roundtrip");
     std::fs::create_dir_all(&dir)?;
     let mut text = String::new();
     for r in results {

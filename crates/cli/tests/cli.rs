@@ -119,3 +119,24 @@ fn missing_input_file_is_an_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.spv"));
 }
+
+/// The binary reads untrusted input, so it is a position-independent executable
+/// (ELF type `ET_DYN`), unless built with the `SPIRVKIT_NO_PIE` opt-out.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn binary_is_position_independent() {
+    if option_env!("SPIRVKIT_NO_PIE").is_some_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("skipping: built with SPIRVKIT_NO_PIE");
+        return;
+    }
+    let bytes = std::fs::read(env!("CARGO_BIN_EXE_spirvkit")).expect("reading the binary");
+    assert_eq!(&bytes[..4], b"\x7fELF", "not an ELF file");
+    // e_type sits at offset 16 in the byte order of EI_DATA (byte 5: 1 little, 2 big).
+    let e_type = match bytes[5] {
+        1 => u16::from_le_bytes([bytes[16], bytes[17]]),
+        _ => u16::from_be_bytes([bytes[16], bytes[17]]),
+    };
+    const ET_EXEC: u16 = 2;
+    const ET_DYN: u16 = 3;
+    assert_eq!(e_type, ET_DYN, "spirvkit is linked position-dependent (ET_EXEC = {ET_EXEC})");
+}

@@ -196,7 +196,7 @@ fn build(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release --package hlsl2spirv failed");
     }
-    Ok(root.join("target/release/hlsl2spirv"))
+    Ok(crate::built_binary("release", "hlsl2spirv"))
 }
 
 /// A deterministic shader mixing what real ones have: macros, structs, cbuffers,
