@@ -11,7 +11,17 @@ use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 
 /// Template parameters bound to their arguments.
-type Bindings = Vec<(crate::lexer::Symbol, Entity)>;
+pub(super) type Bindings = Vec<(crate::lexer::Symbol, Entity)>;
+
+/// A function template instance whose declaration is known but whose body waits
+/// until overload resolution chooses it.
+#[derive(Clone, Debug)]
+pub(super) struct PendingInstance {
+    template: DeclId,
+    values: Vec<TemplateValue>,
+    bindings: Bindings,
+    owner: Option<Ty>,
+}
 
 /// Where a variable is declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1224,17 +1234,28 @@ impl Sema<'_> {
         t
     }
 
-    /// Instantiates a function template with full arguments: the copy's declaration.
-    pub(super) fn instantiate_function(
+    /// Instantiates a function template's declaration (its parameter and return
+    /// types) with full arguments: the copy's declaration, its body not yet checked.
+    /// Errors while substituting make the candidate not viable and are dropped, as
+    /// clang and dxc do (SFINAE); [`Self::complete_function_instance`] checks the body
+    /// once overload resolution chose the copy.
+    pub(super) fn instantiate_function_signature(
         &mut self,
         template: DeclId,
         values: Vec<TemplateValue>,
         owner: Option<Ty>,
         span: Span,
     ) -> Option<DeclId> {
-        let (bindings, values) = self.bind_template_params(template, values, span)?;
+        let before_binding = self.diags.checkpoint();
+        let Some((bindings, values)) = self.bind_template_params(template, values, span) else {
+            self.diags.rollback(before_binding);
+            return None;
+        };
         if let Some(Entity::Var(d)) = self.cached_instance(template, &values) {
             return Some(d);
+        }
+        if self.failed_substitutions.iter().any(|(t, v)| *t == template && *v == values) {
+            return None;
         }
         if !self.instantiation_allowed(span) {
             return None;
@@ -1245,16 +1266,35 @@ impl Sema<'_> {
             cloner.decl(inner, 0)
         };
         self.grow_tables();
+        let before = self.diags.checkpoint();
+        self.in_template_context(template, bindings.clone(), |s| {
+            if let Some(t) = owner {
+                s.push_scope(ScopeKind::Struct(t));
+            }
+            s.function_signature(copy, owner);
+        });
+        if self.diags.errors_since(&before) {
+            self.diags.rollback(before);
+            self.failed_substitutions.push((template, values));
+            return None;
+        }
         self.instances.push((template, values.clone(), Entity::Var(copy)));
+        self.pending_instances.insert(copy, PendingInstance { template, values, bindings, owner });
+        Some(copy)
+    }
+
+    /// Checks the body of a function template instance overload resolution chose
+    /// (once; later calls find it done).
+    pub(super) fn complete_function_instance(&mut self, copy: DeclId) {
+        let Some(pending) = self.pending_instances.remove(&copy) else { return };
+        let PendingInstance { template, values, bindings, owner } = pending;
         self.instantiations.push(Instantiation { template, args: values, decl: copy });
         self.in_template_context(template, bindings, |s| {
             if let Some(t) = owner {
                 s.push_scope(ScopeKind::Struct(t));
             }
-            s.function_signature(copy, owner);
             s.function_body(copy, owner);
         });
-        Some(copy)
     }
 
     /// Deduces a function template's arguments from call arguments (explicit ones
@@ -1267,11 +1307,12 @@ impl Sema<'_> {
     ) -> Option<Vec<TemplateValue>> {
         let (params, inner) = self.template_inner(template)?;
         let DeclKind::Function(f) = self.ast.decl(inner).kind.clone() else { return None };
+        if explicit.len() > params.len() {
+            return None;
+        }
         let mut deduced: Vec<Option<TemplateValue>> = vec![None; params.len()];
-        for (i, v) in explicit.iter().enumerate() {
-            if i < deduced.len() {
-                deduced[i] = Some(v.clone());
-            }
+        for (slot, v) in deduced.iter_mut().zip(explicit) {
+            *slot = Some(v.clone());
         }
         let index_of = |s: &Self, sym: crate::lexer::Symbol| {
             params.iter().position(|p| p.name.is_some_and(|n| n.name == sym)).filter(|_| {
