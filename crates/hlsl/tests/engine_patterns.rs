@@ -110,3 +110,23 @@ fn interlocked_destinations_in_memory_are_scalars() {
         );
     }
 }
+
+#[test]
+fn unsized_arrays_take_their_length_from_flattened_initializers() {
+    // HLSL flattens initializer lists: length = scalars / scalars per element,
+    // whether the elements are braced, constructed or spelled flat.
+    let fe = clean(
+        "static const float3 braced[] = { { 0.2, -0.1, 1.0 }, { -0.2, 0.1, 1.0 }, { 1, 2, 3 }, { 4, 5, 6 } };\n\
+         static const float2 mixed[] = { float2(1, 2), { 3, 4 }, 5, 6 };\n\
+         static const float grid[][2] = { { 1, 2 }, { 3, 4 }, { 5, 6 } };\n\
+         static const uint flat[] = { 1, 2, 3 };\n\
+         float f() { return braced[3].x + mixed[2].y + grid[2][1] + flat[2]; }\n",
+    );
+    let dump = fe.dump();
+    for (name, ty) in
+        [("braced", "float3[4]"), ("mixed", "float2[3]"), ("grid", "float[3][2]"), ("flat", "uint[3]")]
+    {
+        let line = dump.lines().find(|l| l.contains(&format!(" {name} "))).expect("declaration dumped");
+        assert!(line.contains(&format!(": '{ty}'")), "{name} should be {ty}: {line}");
+    }
+}

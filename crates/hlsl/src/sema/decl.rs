@@ -286,14 +286,16 @@ impl Sema<'_> {
                 );
             }
         }
-        let mut dims = Vec::new();
-        for (i, d) in v.array_dims.iter().enumerate() {
-            let len = match d {
-                Some(e) => self.array_length(*e),
-                None if i == 0 => v.init.and_then(|init| self.init_list_length(init, t, v.array_dims.len())),
-                None => None,
-            };
-            dims.push(len);
+        // Inner dimensions first: an unsized outer one is counted in elements of
+        // the rest (`float a[][2] = {1, 2, 3, 4}` has two).
+        let mut dims: Vec<Option<u32>> =
+            v.array_dims.iter().map(|d| d.and_then(|e| self.array_length(e))).collect();
+        let mut inner = t;
+        for &len in dims.iter().skip(1).rev() {
+            inner = self.types.array(inner, len);
+        }
+        if let (Some(None), Some(init)) = (v.array_dims.first(), v.init) {
+            dims[0] = self.init_list_length(init, inner);
         }
         for len in dims.into_iter().rev() {
             t = self.types.array(t, len);
@@ -302,20 +304,20 @@ impl Sema<'_> {
         t
     }
 
-    /// The outer length an initializer list gives an unsized array.
-    fn init_list_length(&mut self, init: crate::ast::ExprId, elem: Ty, rank: usize) -> Option<u32> {
+    /// The outer length an initializer list gives an unsized array of `elem`: HLSL
+    /// flattens initializer lists (braces only group), so it is the list's scalar
+    /// count over the element's, rounded up.
+    fn init_list_length(&mut self, init: crate::ast::ExprId, elem: Ty) -> Option<u32> {
         let ExprKind::InitList(items) = self.ast.expr(init).kind.clone() else { return None };
-        let inner = self.types.flat_count(elem).unwrap_or(1).max(1);
-        let mut per = inner;
-        let _ = rank;
-        // Count flattened scalars of the items (braces are only grouping).
+        let per = self.types.flat_count(elem).unwrap_or(1).max(1);
         let mut total = 0u32;
         for item in items {
-            let t = self.check_expr(item);
-            total += self.flat_count_of_value(item, t);
-        }
-        if per == 0 {
-            per = 1;
+            let t = if let ExprKind::InitList(_) = self.ast.expr(item).kind {
+                self.check_nested_init_list(item)
+            } else {
+                self.check_expr(item)
+            };
+            total = total.saturating_add(self.flat_count_of_value(item, t));
         }
         Some(total.div_ceil(per))
     }
