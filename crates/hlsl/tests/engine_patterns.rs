@@ -63,6 +63,30 @@ fn explicit_template_arguments_that_do_not_fit_drop_the_candidate() {
 }
 
 #[test]
+fn a_signature_that_does_not_resolve_drops_the_candidate() {
+    // `float::Inner` does not exist: substitution fails, silently (SFINAE).
+    clean(
+        "struct Box { typedef float Inner; Inner v; };\n\
+         template<typename T> typename T::Inner get(T b) { return b.v; }\n\
+         float get(float x) { return x; }\n\
+         float f(Box b) { return get(b) + get(1.0f); }\n",
+    );
+    let text = rejected(
+        "struct Box { typedef float Inner; Inner v; };\n\
+         template<typename T> typename T::Inner get(T b) { return b.v; }\n\
+         float f() { return get(1.0f); }\n",
+    );
+    assert!(text.contains("no matching function for call to 'get'") && text.contains("1 error"), "{text}");
+    // A declaration dxc refuses for what it is, not for a type that fails to
+    // resolve, is still reported.
+    let text = rejected(
+        "template<typename T> float get(T t) { return 0; }\n\
+         [numthreads(1, 1, 1)] void main() { get(ResourceDescriptorHeap); }\n",
+    );
+    assert!(text.contains("Resource/sampler heaps are not allowed as function parameters."), "{text}");
+}
+
+#[test]
 fn floating_point_indices_convert_to_uint() {
     // dxc casts a float array index to `uint` with no diagnostic (not even under
     // -Wconversion); vectors and matrices take it as their `uint` parameter.

@@ -1238,8 +1238,8 @@ impl Sema<'_> {
 
     /// Instantiates a function template's declaration (its parameter and return
     /// types) with full arguments: the copy's declaration, its body not yet checked.
-    /// Errors while substituting make the candidate not viable and are dropped, as
-    /// clang and dxc do (SFINAE); [`Self::complete_function_instance`] checks the body
+    /// Types that fail to resolve make the candidate not viable, their errors
+    /// dropped, as clang and dxc do (SFINAE); [`Self::complete_function_instance`] checks the body
     /// once overload resolution chose the copy.
     pub(super) fn instantiate_function_signature(
         &mut self,
@@ -1275,7 +1275,18 @@ impl Sema<'_> {
             }
             s.function_signature(copy, owner);
         });
-        if self.diags.errors_since(&before) {
+        // A parameter or return type that does not resolve is a substitution
+        // failure: not viable, silently. Other errors about the declaration (a
+        // descriptor heap parameter, ...) stand, as in dxc.
+        let info = self.decls.get(copy.index()).cloned().unwrap_or_default();
+        let failed = |s: &Self, mut t: Ty| {
+            while let TypeData::Array { elem, .. } = s.types.get(t) {
+                t = *elem;
+            }
+            matches!(s.types.get(t), TypeData::Error)
+        };
+        let unresolved = failed(self, info.ty) || info.params.iter().any(|&(t, _)| failed(self, t));
+        if unresolved && self.diags.errors_since(&before) {
             self.diags.rollback(before);
             self.failed_substitutions.push((template, values));
             return None;
