@@ -310,4 +310,21 @@ mod tests {
         assert_eq!(diags.len(), 4);
         assert!(diags.iter().last().unwrap().message.contains("too many errors"));
     }
+
+    #[test]
+    fn rollback_drops_a_speculative_check_and_its_error_limit() {
+        let mut diags = Diagnostics::new(DiagOptions { error_limit: 2, ..DiagOptions::default() });
+        diags.report(Diagnostic::error(None, "kept"));
+        let checkpoint = diags.checkpoint();
+        assert!(!diags.errors_since(&checkpoint));
+        for _ in 0..5 {
+            diags.report(Diagnostic::error(None, "speculative"));
+        }
+        assert!(diags.limit_reached() && diags.errors_since(&checkpoint));
+        diags.rollback(checkpoint);
+        assert!(!diags.limit_reached());
+        assert_eq!((diags.len(), diags.error_count()), (1, 1));
+        diags.report(Diagnostic::error(None, "after"));
+        assert_eq!(diags.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(), ["kept", "after"]);
+    }
 }
