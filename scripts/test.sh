@@ -33,6 +33,11 @@ if [ -d ../shared/corpus/dxc-codegen-spirv ]; then
 else
     echo "==> hlsl-conformance skipped: no corpus at ../shared/corpus/dxc-codegen-spirv"
 fi
+if [ -d ../shared/corpus/wicked-engine ]; then
+    step cargo xtask hlsl-conformance --corpus ../shared/corpus/wicked-engine
+else
+    echo "==> hlsl-conformance (wicked-engine) skipped: no corpus at ../shared/corpus/wicked-engine"
+fi
 # One closing line over all cargo tests (the last `test result:` line cargo prints
 # is a crate's doc tests, often 0).
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log")

@@ -12,6 +12,9 @@
 //! `-verify` cases are counted apart: they pass when `hlsl2spirv -verify` exits 0,
 //! i.e. the front end reports exactly the diagnostics the file's `expected-*`
 //! comments name. The counts are held to `conformance/hlsl-floor.txt`.
+//!
+//! A corpus folder holding a `manifest.json` is a list of an engine's compile jobs
+//! instead (../shared/corpus/wicked-engine): see [`crate::hlsl_manifest`].
 
 use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};
@@ -24,8 +27,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const FLOOR_PATH: &str = "conformance/hlsl-floor.txt";
-const RUN_TIMEOUT: Duration = Duration::from_secs(30);
-const TOP_MESSAGES: usize = 12;
+/// A corpus holding this file is a list of compile jobs ([`crate::hlsl_manifest`]).
+const MANIFEST: &str = "manifest.json";
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(30);
+pub const TOP_MESSAGES: usize = 12;
 
 /// What a negative case's CHECK lines expect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -231,6 +236,9 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("building hlsl2spirv failed");
     }
     let binary = crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv");
+    if corpus.join(MANIFEST).is_file() {
+        return crate::hlsl_manifest::run(&corpus, &binary, jobs, update_floor);
+    }
     let scratch = crate::target_dir().join("hlsl-conformance");
     std::fs::create_dir_all(&scratch)?;
 
@@ -413,7 +421,7 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn percent(n: usize, total: usize) -> f64 {
+pub fn percent(n: usize, total: usize) -> f64 {
     if total == 0 {
         0.0
     } else {
@@ -426,7 +434,7 @@ fn one_line(stderr: &str) -> String {
     stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" | ")
 }
 
-fn first_error(stderr: &str) -> String {
+pub fn first_error(stderr: &str) -> String {
     stderr
         .lines()
         .find(|l| l.contains("error"))
@@ -437,14 +445,14 @@ fn first_error(stderr: &str) -> String {
 }
 
 /// A message without its `path:line:col: ` prefix.
-fn strip_location(message: &str) -> String {
+pub fn strip_location(message: &str) -> String {
     match message.find(": error:") {
         Some(i) => message[i + 2..].to_string(),
         None => message.to_string(),
     }
 }
 
-fn clip(s: &str) -> String {
+pub fn clip(s: &str) -> String {
     const MAX: usize = 150;
     if s.chars().count() <= MAX {
         s.to_string()
@@ -460,13 +468,20 @@ fn run_case(binary: &Path, file: &Path, tmp: &Path, run: &RunLine) -> (bool, Str
     let args: Vec<String> =
         run.args.iter().map(|a| a.replace("%s", &file_text).replace("%t", &tmp_text)).collect();
     let mut cmd = Command::new(binary);
-    cmd.arg("-fsyntax-only").args(&args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.arg("-fsyntax-only").args(&args);
     if let Some(dir) = file.parent() {
         cmd.current_dir(dir);
     }
+    run_with_timeout(cmd)
+}
+
+/// Runs a command with no input, at most [`RUN_TIMEOUT`]; `(exit status 0, stderr)`.
+pub fn run_with_timeout(mut cmd: Command) -> (bool, String) {
+    let binary = cmd.get_program().to_owned();
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return (false, format!("cannot run {}: {e}", binary.display())),
+        Err(e) => return (false, format!("cannot run {}: {e}", Path::new(&binary).display())),
     };
     let Some(mut stderr) = child.stderr.take() else { return (false, "no stderr".into()) };
     let reader = std::thread::spawn(move || {

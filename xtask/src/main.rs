@@ -11,7 +11,9 @@
 //!   [--jobs N]`: run MLIR 22's own SPIR-V tests (their RUN lines) with `spirvkit opt` /
 //!   `spirvkit translate` against the floor in conformance/mlir-floor.txt.
 //! - `hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]`: `hlsl2spirv -fsyntax-only`
-//!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt.
+//!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt; with a corpus
+//!   holding a `manifest.json` (`--corpus ../shared/corpus/wicked-engine`), over its compile
+//!   jobs against conformance/<corpus folder>-floor.txt.
 //! - `spv-roundtrip [--corpus DIR] [--update-floor] [--filter S] [--jobs N] [--oracle]`: binary ->
 //!   IR -> binary over the .spv corpus (spirv-val, semantic equivalence, mlir-opt-22 on the IR)
 //!   against the floor in conformance/spv-roundtrip-floor.txt.
@@ -24,6 +26,7 @@ mod corpus;
 mod gen_dialect;
 mod gen_grammar;
 mod hlsl_conformance;
+mod hlsl_manifest;
 mod mlir_conformance;
 mod mlir_print_compare;
 mod spv_roundtrip;

@@ -81,6 +81,15 @@ impl Default for DiagOptions {
     }
 }
 
+/// A point in the diagnostics to roll back to ([`Diagnostics::rollback`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DiagCheckpoint {
+    len: usize,
+    errors: usize,
+    warnings: usize,
+    limit_reached: bool,
+}
+
 /// The diagnostics of one compilation, in the order they were reported.
 #[derive(Debug, Default)]
 pub struct Diagnostics {
@@ -168,6 +177,29 @@ impl Diagnostics {
         self.list.truncate(len);
         self.errors = errors;
         self.warnings = warnings;
+    }
+
+    /// Where the diagnostics stand, to drop what a speculative check reports.
+    pub fn checkpoint(&self) -> DiagCheckpoint {
+        DiagCheckpoint {
+            len: self.list.len(),
+            errors: self.errors,
+            warnings: self.warnings,
+            limit_reached: self.limit_reached,
+        }
+    }
+
+    /// Whether errors were reported since `checkpoint`.
+    pub fn errors_since(&self, checkpoint: &DiagCheckpoint) -> bool {
+        self.errors > checkpoint.errors || self.limit_reached && !checkpoint.limit_reached
+    }
+
+    /// Drops everything reported since `checkpoint` (the error limit included).
+    pub fn rollback(&mut self, checkpoint: DiagCheckpoint) {
+        self.list.truncate(checkpoint.len);
+        self.errors = checkpoint.errors;
+        self.warnings = checkpoint.warnings;
+        self.limit_reached = checkpoint.limit_reached;
     }
 
     /// Every diagnostic rendered, then a count line as clang prints it.
@@ -277,5 +309,22 @@ mod tests {
         assert!(diags.limit_reached());
         assert_eq!(diags.len(), 4);
         assert!(diags.iter().last().unwrap().message.contains("too many errors"));
+    }
+
+    #[test]
+    fn rollback_drops_a_speculative_check_and_its_error_limit() {
+        let mut diags = Diagnostics::new(DiagOptions { error_limit: 2, ..DiagOptions::default() });
+        diags.report(Diagnostic::error(None, "kept"));
+        let checkpoint = diags.checkpoint();
+        assert!(!diags.errors_since(&checkpoint));
+        for _ in 0..5 {
+            diags.report(Diagnostic::error(None, "speculative"));
+        }
+        assert!(diags.limit_reached() && diags.errors_since(&checkpoint));
+        diags.rollback(checkpoint);
+        assert!(!diags.limit_reached());
+        assert_eq!((diags.len(), diags.error_count()), (1, 1));
+        diags.report(Diagnostic::error(None, "after"));
+        assert_eq!(diags.iter().map(|d| d.message.as_str()).collect::<Vec<_>>(), ["kept", "after"]);
     }
 }

@@ -11,7 +11,17 @@ use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 
 /// Template parameters bound to their arguments.
-type Bindings = Vec<(crate::lexer::Symbol, Entity)>;
+pub(super) type Bindings = Vec<(crate::lexer::Symbol, Entity)>;
+
+/// A function template instance whose declaration is known but whose body waits
+/// until overload resolution chooses it.
+#[derive(Clone, Debug)]
+pub(super) struct PendingInstance {
+    template: DeclId,
+    values: Vec<TemplateValue>,
+    bindings: Bindings,
+    owner: Option<Ty>,
+}
 
 /// Where a variable is declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,14 +286,16 @@ impl Sema<'_> {
                 );
             }
         }
-        let mut dims = Vec::new();
-        for (i, d) in v.array_dims.iter().enumerate() {
-            let len = match d {
-                Some(e) => self.array_length(*e),
-                None if i == 0 => v.init.and_then(|init| self.init_list_length(init, t, v.array_dims.len())),
-                None => None,
-            };
-            dims.push(len);
+        // Inner dimensions first: an unsized outer one is counted in elements of
+        // the rest (`float a[][2] = {1, 2, 3, 4}` has two).
+        let mut dims: Vec<Option<u32>> =
+            v.array_dims.iter().map(|d| d.and_then(|e| self.array_length(e))).collect();
+        let mut inner = t;
+        for &len in dims.iter().skip(1).rev() {
+            inner = self.types.array(inner, len);
+        }
+        if let (Some(None), Some(init)) = (v.array_dims.first(), v.init) {
+            dims[0] = self.init_list_length(init, inner);
         }
         for len in dims.into_iter().rev() {
             t = self.types.array(t, len);
@@ -292,20 +304,20 @@ impl Sema<'_> {
         t
     }
 
-    /// The outer length an initializer list gives an unsized array.
-    fn init_list_length(&mut self, init: crate::ast::ExprId, elem: Ty, rank: usize) -> Option<u32> {
+    /// The outer length an initializer list gives an unsized array of `elem`: HLSL
+    /// flattens initializer lists (braces only group), so it is the list's scalar
+    /// count over the element's, rounded up.
+    fn init_list_length(&mut self, init: crate::ast::ExprId, elem: Ty) -> Option<u32> {
         let ExprKind::InitList(items) = self.ast.expr(init).kind.clone() else { return None };
-        let inner = self.types.flat_count(elem).unwrap_or(1).max(1);
-        let mut per = inner;
-        let _ = rank;
-        // Count flattened scalars of the items (braces are only grouping).
+        let per = self.types.flat_count(elem).unwrap_or(1).max(1);
         let mut total = 0u32;
         for item in items {
-            let t = self.check_expr(item);
-            total += self.flat_count_of_value(item, t);
-        }
-        if per == 0 {
-            per = 1;
+            let t = if let ExprKind::InitList(_) = self.ast.expr(item).kind {
+                self.check_nested_init_list(item)
+            } else {
+                self.check_expr(item)
+            };
+            total = total.saturating_add(self.flat_count_of_value(item, t));
         }
         Some(total.div_ceil(per))
     }
@@ -1224,17 +1236,28 @@ impl Sema<'_> {
         t
     }
 
-    /// Instantiates a function template with full arguments: the copy's declaration.
-    pub(super) fn instantiate_function(
+    /// Instantiates a function template's declaration (its parameter and return
+    /// types) with full arguments: the copy's declaration, its body not yet checked.
+    /// Types that fail to resolve make the candidate not viable, their errors
+    /// dropped, as clang and dxc do (SFINAE); [`Self::complete_function_instance`] checks the body
+    /// once overload resolution chose the copy.
+    pub(super) fn instantiate_function_signature(
         &mut self,
         template: DeclId,
         values: Vec<TemplateValue>,
         owner: Option<Ty>,
         span: Span,
     ) -> Option<DeclId> {
-        let (bindings, values) = self.bind_template_params(template, values, span)?;
+        let before_binding = self.diags.checkpoint();
+        let Some((bindings, values)) = self.bind_template_params(template, values, span) else {
+            self.diags.rollback(before_binding);
+            return None;
+        };
         if let Some(Entity::Var(d)) = self.cached_instance(template, &values) {
             return Some(d);
+        }
+        if self.failed_substitutions.iter().any(|(t, v)| *t == template && *v == values) {
+            return None;
         }
         if !self.instantiation_allowed(span) {
             return None;
@@ -1245,16 +1268,46 @@ impl Sema<'_> {
             cloner.decl(inner, 0)
         };
         self.grow_tables();
+        let before = self.diags.checkpoint();
+        self.in_template_context(template, bindings.clone(), |s| {
+            if let Some(t) = owner {
+                s.push_scope(ScopeKind::Struct(t));
+            }
+            s.function_signature(copy, owner);
+        });
+        // A parameter or return type that does not resolve is a substitution
+        // failure: not viable, silently. Other errors about the declaration (a
+        // descriptor heap parameter, ...) stand, as in dxc.
+        let info = self.decls.get(copy.index()).cloned().unwrap_or_default();
+        let failed = |s: &Self, mut t: Ty| {
+            while let TypeData::Array { elem, .. } = s.types.get(t) {
+                t = *elem;
+            }
+            matches!(s.types.get(t), TypeData::Error)
+        };
+        let unresolved = failed(self, info.ty) || info.params.iter().any(|&(t, _)| failed(self, t));
+        if unresolved && self.diags.errors_since(&before) {
+            self.diags.rollback(before);
+            self.failed_substitutions.push((template, values));
+            return None;
+        }
         self.instances.push((template, values.clone(), Entity::Var(copy)));
+        self.pending_instances.insert(copy, PendingInstance { template, values, bindings, owner });
+        Some(copy)
+    }
+
+    /// Checks the body of a function template instance overload resolution chose
+    /// (once; later calls find it done).
+    pub(super) fn complete_function_instance(&mut self, copy: DeclId) {
+        let Some(pending) = self.pending_instances.remove(&copy) else { return };
+        let PendingInstance { template, values, bindings, owner } = pending;
         self.instantiations.push(Instantiation { template, args: values, decl: copy });
         self.in_template_context(template, bindings, |s| {
             if let Some(t) = owner {
                 s.push_scope(ScopeKind::Struct(t));
             }
-            s.function_signature(copy, owner);
             s.function_body(copy, owner);
         });
-        Some(copy)
     }
 
     /// Deduces a function template's arguments from call arguments (explicit ones
@@ -1267,11 +1320,12 @@ impl Sema<'_> {
     ) -> Option<Vec<TemplateValue>> {
         let (params, inner) = self.template_inner(template)?;
         let DeclKind::Function(f) = self.ast.decl(inner).kind.clone() else { return None };
+        if explicit.len() > params.len() {
+            return None;
+        }
         let mut deduced: Vec<Option<TemplateValue>> = vec![None; params.len()];
-        for (i, v) in explicit.iter().enumerate() {
-            if i < deduced.len() {
-                deduced[i] = Some(v.clone());
-            }
+        for (slot, v) in deduced.iter_mut().zip(explicit) {
+            *slot = Some(v.clone());
         }
         let index_of = |s: &Self, sym: crate::lexer::Symbol| {
             params.iter().position(|p| p.name.is_some_and(|n| n.name == sym)).filter(|_| {

@@ -19,6 +19,8 @@ struct Viable {
     params: Vec<(Ty, ParamDirection)>,
     ret: Ty,
     cost: Cost,
+    /// An instance of a function template (loses ties to plain functions).
+    from_template: bool,
 }
 
 impl Sema<'_> {
@@ -1096,25 +1098,30 @@ impl Sema<'_> {
         if self.types.is_error(bt) {
             return Self::rvalue(bt);
         }
-        let integer_index = |s: &mut Self, to_uint: bool| {
+        // `array_cast`: dxc casts a floating-point array index to `uint` silently;
+        // vectors and matrices take a `uint` index as an argument would.
+        let integer_index = |s: &mut Self, array_cast: bool| {
             if s.types.is_error(it) {
                 return;
             }
             match s.types.component(it) {
                 Some(c) if s.types.is_scalar(it) || matches!(s.types.get(it), TypeData::Vector(_, 1)) => {
-                    if c.is_float() && !c.is_literal() {
-                        s.error(span, "array subscript is not an integer");
-                    } else {
-                        let target = if to_uint { TypeTable::UINT } else { s.types.scalar(c.concrete()) };
-                        s.convert_implicit(index, it, target);
+                    if c.is_float() && array_cast {
+                        if let Some(conv) = implicit_conversion(&s.types, it, TypeTable::UINT) {
+                            s.expr_info(index).conversion =
+                                Some(Conversion { to: TypeTable::UINT, kind: conv.kind });
+                        }
+                        return;
                     }
+                    let target = if c.is_float() { TypeTable::UINT } else { s.types.scalar(c.concrete()) };
+                    s.convert_implicit(index, it, target);
                 }
                 _ => s.error(span, "array subscript is not an integer"),
             }
         };
         match self.types.get(bt).clone() {
             TypeData::Array { elem, len } => {
-                integer_index(self, false);
+                integer_index(self, true);
                 if let (Some(ConstValue::Int(i)), Some(n)) = (self.constant_of(index), len) {
                     if i < 0 || i >= i64::from(n) {
                         // dxc reports this as a warning-free error only in constant contexts;
@@ -1487,13 +1494,17 @@ impl Sema<'_> {
                 DeclKind::Template { .. } => {
                     let explicit = explicit.clone().unwrap_or_default();
                     let Some(values) = self.deduce_template_args(cand, &explicit, arg_tys) else { continue };
-                    let Some(inst) = self.instantiate_function(cand, values, owner, span) else { continue };
+                    let Some(inst) = self.instantiate_function_signature(cand, values, owner, span) else {
+                        continue;
+                    };
                     inst
                 }
-                DeclKind::Function(_) => cand,
+                // `f<T>(x)` names only templates.
+                DeclKind::Function(_) if explicit.is_none() => cand,
                 _ => continue,
             };
-            if let Some(v) = self.match_user(decl, arg_tys) {
+            if let Some(mut v) = self.match_user(decl, arg_tys) {
+                v.from_template = decl != cand;
                 viable.push(v);
             }
         }
@@ -1509,7 +1520,11 @@ impl Sema<'_> {
             return Self::rvalue(TypeTable::ERROR);
         }
         let best_cost = viable.iter().map(|v| v.cost).min().unwrap_or(0);
-        let best: Vec<&Viable> = viable.iter().filter(|v| v.cost == best_cost).collect();
+        let mut best: Vec<&Viable> = viable.iter().filter(|v| v.cost == best_cost).collect();
+        // Between equally good candidates a function beats a template instance (C++).
+        if best.iter().any(|v| !v.from_template) {
+            best.retain(|v| !v.from_template);
+        }
         // Prototypes and their definitions are the same function.
         let distinct: Vec<DeclId> = {
             let mut d: Vec<DeclId> = best
@@ -1527,6 +1542,7 @@ impl Sema<'_> {
         let chosen = best[0];
         let target = self.decls.get(chosen.decl.index()).and_then(|i| i.definition).unwrap_or(chosen.decl);
         let (params, ret) = (chosen.params.clone(), chosen.ret);
+        self.complete_function_instance(chosen.decl);
         self.apply_params(args, arg_tys, &params, name, span);
         self.check_nointerpolation_args(target, args, name);
         self.expr_info(callee).resolution = Resolution::Decl(target);
@@ -1621,7 +1637,13 @@ impl Sema<'_> {
             }?;
             cost += conv.cost;
         }
-        Some(Viable { decl, params: info.params[..arg_tys.len()].to_vec(), ret: info.ty, cost })
+        Some(Viable {
+            decl,
+            params: info.params[..arg_tys.len()].to_vec(),
+            ret: info.ty,
+            cost,
+            from_template: false,
+        })
     }
 
     /// Converts arguments to the chosen parameters; `out`/`inout` need lvalues.
@@ -1911,13 +1933,23 @@ impl Sema<'_> {
                 }
             }
             n if n.starts_with("Interlocked") => {
-                // A component of a texel of a vector-typed RW texture or buffer.
+                // A component of a texel of a vector-typed (RW) texture or typed
+                // buffer: dxc reaches texels through an image texel pointer, which
+                // has no components. Structured buffer elements live in memory,
+                // so `buf[i].member` and `buf[i].x` are fine there.
                 if let Some(&dest) = args.first() {
                     if let ExprKind::Member { base, .. } = self.ast.expr(dest).kind.clone() {
                         if let ExprKind::Index { base: object, .. } = self.ast.expr(base).kind.clone() {
                             let oty = self.exprs.get(object.index()).map_or(TypeTable::ERROR, |i| i.ty);
+                            let texel = match self.types.get(oty) {
+                                TypeData::Object { kind, .. } => matches!(
+                                    kind.family(),
+                                    Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer
+                                ),
+                                _ => false,
+                            };
                             let elem = self.types.object_element(oty);
-                            if elem.is_some_and(|e| !self.types.is_scalar(e)) {
+                            if texel && elem.is_some_and(|e| !self.types.is_scalar(e)) {
                                 let dspan = self.ast.expr(dest).span;
                                 self.error(
                                     dspan,

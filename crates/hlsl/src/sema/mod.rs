@@ -107,6 +107,10 @@ pub(crate) struct Sema<'d> {
     templates: HashMap<DeclId, TemplateInfo>,
     /// Instantiation cache: (template declaration, arguments) -> entity.
     instances: Vec<(DeclId, Vec<TemplateValue>, Entity)>,
+    /// Function template instances whose bodies are not checked yet.
+    pending_instances: HashMap<DeclId, decl::PendingInstance>,
+    /// Function template arguments whose substitution failed (not viable).
+    failed_substitutions: Vec<(DeclId, Vec<TemplateValue>)>,
     instantiation_depth: u32,
     function: Option<FunctionContext>,
     /// The struct type of each struct declaration.
@@ -139,6 +143,8 @@ impl<'d> Sema<'d> {
             scopes: vec![Scope::new(ScopeKind::Namespace(0))],
             templates: HashMap::new(),
             instances: Vec::new(),
+            pending_instances: HashMap::new(),
+            failed_substitutions: Vec::new(),
             instantiation_depth: 0,
             function: None,
             struct_types: HashMap::new(),

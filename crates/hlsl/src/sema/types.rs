@@ -735,11 +735,23 @@ impl TypeTable {
                     out.push_str(&format!("matrix<{}, {rows}, {cols}>", elem.name()));
                 }
             }
-            TypeData::Array { elem, len } => {
-                self.write(out, *elem, depth + 1);
-                match len {
-                    Some(n) => out.push_str(&format!("[{n}]")),
-                    None => out.push_str("[]"),
+            TypeData::Array { .. } => {
+                // C order: the outer length first (`float[3][2]` is three `float[2]`).
+                let mut lens = Vec::new();
+                let mut inner = ty;
+                while let TypeData::Array { elem, len } = self.get(inner) {
+                    lens.push(*len);
+                    inner = *elem;
+                    if lens.len() > 64 {
+                        break;
+                    }
+                }
+                self.write(out, inner, depth + 1);
+                for len in lens {
+                    match len {
+                        Some(n) => out.push_str(&format!("[{n}]")),
+                        None => out.push_str("[]"),
+                    }
                 }
             }
             TypeData::Struct(s) => {
