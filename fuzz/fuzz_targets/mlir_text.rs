@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use spirvkit_ir::opt::{run, OptOptions};
+use spirvkit_passes::opt::{run, OptOptions};
 
 /// Every implemented pass, run in one pipeline on the second iteration.
 const PASSES: &[&str] = &[
@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = run(text, "fuzz.mlir", &options);
     }
     // The two-thread parse, forced at this size, gives what one parse gives.
-    if let Some((ir, top)) = spirvkit_ir::split_parse::parse_with_min_size(text, "fuzz.mlir", 0) {
+    if let Some((ir, top)) = spirvkit_ir::text::split_parse::parse_with_min_size(text, "fuzz.mlir", 0) {
         let (whole, whole_top) =
             spirvkit_ir::parse(text, "fuzz.mlir").expect("a text parsed in halves parses whole");
         let options = spirvkit_ir::PrintOptions { generic: true, debug_info: true, ..Default::default() };

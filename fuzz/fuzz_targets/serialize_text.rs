@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let beside = serialize::serialize_verifying_at_any_size(&ir, top, module, text, &options);
     let verifies = spirvkit_ir::verify::first_failure(&ir, top, text).is_none();
     // So must serializing from the text's two pieces (large modules only, forced).
-    if let Some(mut halves) = spirvkit_ir::split_parse::parse_halves_at_any_size(text, "fuzz.mlir") {
+    if let Some(mut halves) = spirvkit_ir::text::split_parse::parse_halves_at_any_size(text, "fuzz.mlir") {
         if let Some(pieces) = serialize::serialize_halves_at_any_size(&mut halves, text, &options) {
             assert!(verifies, "a module that does not verify was serialized from two pieces");
             let words = |r: Result<spirvkit_translate::serialize::Serialized, spirvkit_translate::SerializeError>| {

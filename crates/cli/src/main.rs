@@ -236,7 +236,7 @@ fn remove_failed_output(path: &std::path::Path) {
 struct OptArgs {
     input: String,
     output: Option<PathBuf>,
-    options: spirvkit_ir::opt::OptOptions,
+    options: spirvkit_passes::opt::OptOptions,
 }
 
 const OPT_USAGE: &str = "usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]] \
@@ -247,7 +247,7 @@ const OPT_USAGE: &str = "usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-fi
 fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
     let mut input = None;
     let mut output = None;
-    let mut options = spirvkit_ir::opt::OptOptions::default();
+    let mut options = spirvkit_passes::opt::OptOptions::default();
     let mut iter = args.iter();
     let mut positional_only = false;
     while let Some(arg) = iter.next() {
@@ -312,7 +312,7 @@ fn run_opt(args: &[String]) -> Result<bool, String> {
     let name = if input == "-" { "<stdin>" } else { input.as_str() };
     let source = String::from_utf8(bytes)
         .map_err(|e| format!("{name}: error: input is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?;
-    let result = spirvkit_ir::opt::run(&source, name, &options);
+    let result = spirvkit_passes::opt::run(&source, name, &options);
     eprint!("{}", result.diagnostics_text);
     match output.as_ref() {
         // Like mlir-opt's `ToolOutputFile`, an output file is only kept on success.

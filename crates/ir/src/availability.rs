@@ -4,7 +4,7 @@
 
 use crate::attr::Attribute;
 use crate::ir::{Ir, OpId};
-use crate::types::TypeKind;
+use crate::types::{FloatKind, Type, TypeKind};
 use std::fmt::Write;
 
 /// What an op needs.
@@ -128,7 +128,7 @@ pub fn report(ir: &Ir, top: OpId) -> String {
 }
 
 /// The ops nested in `op` (not `op` itself), children before parents.
-pub(crate) fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
+pub fn post_order(ir: &Ir, op: OpId) -> Vec<OpId> {
     let mut out = Vec::new();
     fn visit(ir: &Ir, op: OpId, out: &mut Vec<OpId>) {
         for &r in &ir.op(op).regions {
@@ -160,4 +160,122 @@ fn add_availability(r: &mut Requirements, a: &crate::opdef::OpAvailability) {
 pub fn enum_case(enum_name: &str, case: &str) -> Option<&'static crate::opdef::OpAvailability> {
     let def = crate::opdef::enum_attr_by_enum_name(enum_name)?;
     def.cases.iter().find(|c| c.str == case).map(|c| &c.availability)
+}
+
+/// A type's requirements as AND-of-OR groups: `(extensions, capabilities)`.
+#[derive(Default)]
+struct TypeNeeds {
+    extensions: Vec<Vec<String>>,
+    capabilities: Vec<Vec<String>>,
+}
+
+impl TypeNeeds {
+    fn cap(&mut self, name: &str) {
+        self.capabilities.push(vec![name.to_string()]);
+    }
+    fn ext(&mut self, name: &str) {
+        self.extensions.push(vec![name.to_string()]);
+    }
+    /// The requirements of one enum value (its capability and extension groups), as
+    /// MLIR defines them.
+    fn enum_value(&mut self, kind: &str, value: &str) {
+        let Some(a) = enum_case(kind, value) else { return };
+        self.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+        self.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
+    }
+}
+
+/// MLIR's `SPIRVType::getExtensions`/`getCapabilities` for `ty`, in `storage` if
+/// it is reached through a pointer.
+fn type_needs(ir: &Ir, ty: Type, storage: Option<&str>, out: &mut TypeNeeds, depth: u32) {
+    if depth > 64 {
+        return;
+    }
+    match ir.types.kind(ty) {
+        TypeKind::Integer { width, .. } => scalar_needs(*width, false, false, storage, out),
+        TypeKind::Float(k) => scalar_needs(k.width(), true, *k == FloatKind::BF16, storage, out),
+        TypeKind::Vector { shape, element, .. } => {
+            let n: u64 = shape.iter().product();
+            if n == 8 || n == 16 {
+                out.cap("Vector16");
+            }
+            type_needs(ir, *element, storage, out, depth + 1);
+        }
+        TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => {
+            type_needs(ir, *element, storage, out, depth + 1)
+        }
+        TypeKind::LiteralStruct(body) => {
+            for m in &body.members {
+                type_needs(ir, m.ty, storage, out, depth + 1);
+            }
+        }
+        TypeKind::IdentifiedStruct { name } => {
+            if let Some(body) = ir.types.struct_body(name) {
+                for m in &body.members {
+                    type_needs(ir, m.ty, storage, out, depth + 1);
+                }
+            }
+        }
+        TypeKind::Matrix { column, .. } => {
+            out.cap("Matrix");
+            type_needs(ir, *column, storage, out, depth + 1);
+        }
+        TypeKind::Pointer { pointee, storage_class, .. } => {
+            type_needs(ir, *pointee, Some(storage_class), out, depth + 1);
+            out.enum_value("StorageClass", storage_class);
+        }
+        TypeKind::Image { element, params } => {
+            type_needs(ir, *element, storage, out, depth + 1);
+            out.enum_value("Dim", params[0].trim_start_matches("Dim"));
+            out.enum_value("ImageFormat", &params[5]);
+        }
+        TypeKind::SampledImage(image) => type_needs(ir, *image, storage, out, depth + 1),
+        TypeKind::CooperativeMatrix { element, .. } => {
+            out.ext("SPV_KHR_cooperative_matrix");
+            out.cap("CooperativeMatrixKHR");
+            type_needs(ir, *element, storage, out, depth + 1);
+        }
+        _ => {}
+    }
+}
+
+/// What a value of type `ty` requires, as MLIR's type availability defines it:
+/// `(extension groups, capability groups)`, each group satisfied by any member.
+pub fn type_requirements(ir: &Ir, ty: Type) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
+    let mut needs = TypeNeeds::default();
+    type_needs(ir, ty, None, &mut needs, 0);
+    (needs.extensions, needs.capabilities)
+}
+
+fn scalar_needs(width: u32, float: bool, bf16: bool, storage: Option<&str>, out: &mut TypeNeeds) {
+    if bf16 {
+        out.ext("SPV_KHR_bfloat16");
+    }
+    if let Some(storage) = storage {
+        let (ext, cap) = match (storage, width) {
+            ("PushConstant", 8) => ("SPV_KHR_8bit_storage", "StoragePushConstant8"),
+            ("PushConstant", 16) => ("SPV_KHR_16bit_storage", "StoragePushConstant16"),
+            ("StorageBuffer", 8) => ("SPV_KHR_8bit_storage", "StorageBuffer8BitAccess"),
+            ("StorageBuffer", 16) => ("SPV_KHR_16bit_storage", "StorageBuffer16BitAccess"),
+            ("Uniform", 8) => ("SPV_KHR_8bit_storage", "UniformAndStorageBuffer8BitAccess"),
+            ("Uniform", 16) => ("SPV_KHR_16bit_storage", "StorageUniform16"),
+            ("Input" | "Output", 16) => ("SPV_KHR_16bit_storage", "StorageInputOutput16"),
+            _ => ("", ""),
+        };
+        if !cap.is_empty() {
+            out.ext(ext);
+            out.cap(cap);
+            return;
+        }
+    }
+    let cap = match (float, width) {
+        (false, 8) => "Int8",
+        (false, 16) => "Int16",
+        (false, 64) => "Int64",
+        (true, 16) if bf16 => "BFloat16TypeKHR",
+        (true, 16) => "Float16",
+        (true, 64) => "Float64",
+        _ => return,
+    };
+    out.cap(cap);
 }

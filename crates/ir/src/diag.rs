@@ -15,6 +15,9 @@
 //! prints as `<unknown>:0: error: MESSAGE`. A source line with non-ASCII bytes is
 //! printed without a caret line, as LLVM does.
 
+mod ere;
+pub mod expected;
+
 use std::fmt::Write;
 use std::ops::Range;
 
@@ -88,8 +91,8 @@ impl Diagnostic {
     }
 }
 
-impl From<crate::parser::ParseError> for Diagnostic {
-    fn from(e: crate::parser::ParseError) -> Self {
+impl From<crate::text::parser::ParseError> for Diagnostic {
+    fn from(e: crate::text::parser::ParseError) -> Self {
         let mut d = Diagnostic::error(Some(e.offset), e.message);
         d.notes = e.notes.into_iter().map(|(o, m)| Diagnostic::new(Severity::Note, Some(o), m)).collect();
         d
@@ -158,7 +161,7 @@ impl LineIndex {
 /// The note MLIR attaches to diagnostics emitted while a pass runs: the op in the
 /// generic form (on its own lines when it spans several).
 pub fn current_operation_note(ir: &crate::ir::Ir, op: crate::ir::OpId) -> String {
-    use crate::printer::{Names, PrintOptions, Printer};
+    use crate::text::printer::{Names, PrintOptions, Printer};
     // Values are named as in the enclosing op that is isolated from above.
     let mut scope = op;
     while !crate::opdef::op_has_trait(&ir.op(scope).name, "IsolatedFromAbove") {

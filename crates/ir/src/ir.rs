@@ -410,6 +410,12 @@ impl Ir {
         self.parent_op_of_block(self.ops[op.index()].parent?)
     }
 
+    /// Every op of the arena in creation order, erased ones included (passes filter by
+    /// `parent`).
+    pub fn op_ids(&self) -> impl Iterator<Item = OpId> {
+        (0..self.op_count() as u32).map(OpId)
+    }
+
     pub fn op_count(&self) -> usize {
         self.ops.len()
     }

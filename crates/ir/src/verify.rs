@@ -10,7 +10,7 @@ use crate::attr::Attribute;
 use crate::diag::{Diagnostic, LineIndex};
 use crate::ir::{Ir, OpId, Value};
 use crate::opdef::{Arity, OpDef, OperandDef, Pred};
-use crate::printer::type_to_string;
+use crate::text::printer::type_to_string;
 use crate::types::{CompositeStep, FloatKind, Signedness, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 use std::cell::{OnceCell, RefCell};
@@ -123,8 +123,8 @@ fn push_nested(ir: &Ir, op: OpId, stack: &mut Vec<OpId>) {
 
 /// [`first_failure`] that also shows `visit` every op under `top` (itself included),
 /// failing or not, in the same walk (so a caller's own check of every op reads the ops
-/// once).
-pub(crate) fn first_failure_visiting(
+/// once). Public for the `spirvkit opt` driver's unregistered-dialect check.
+pub fn first_failure_visiting(
     ir: &Ir,
     top: OpId,
     text: &str,
@@ -422,13 +422,13 @@ impl<'a> Verifier<'a> {
     fn groups(&self, op: OpId, def: &OpDef, results: bool) -> Option<Vec<std::ops::Range<usize>>> {
         let o = self.ir.op(op);
         if results {
-            crate::format::group_ranges(
+            crate::text::format::group_ranges(
                 o.results.len(),
                 def.results.iter().map(|d| d.arity),
                 o.attr("resultSegmentSizes"),
             )
         } else {
-            crate::format::group_ranges(
+            crate::text::format::group_ranges(
                 o.operands.len(),
                 def.operands.iter().map(|d| d.arity),
                 o.attr("operandSegmentSizes"),
@@ -1077,7 +1077,7 @@ impl<'a> Verifier<'a> {
         };
         interface.iter().find_map(|symbol| match symbol {
             Attribute::SymbolRef(path) if path.len() == 1 && !is_variable(&path[0]) => {
-                Some(crate::printer::attribute_to_string(ir, symbol))
+                Some(crate::text::printer::attribute_to_string(ir, symbol))
             }
             _ => None,
         })
@@ -2288,7 +2288,7 @@ mod tests {
 
     fn check(body: &str) -> String {
         let source = format!("func.func @f(%c: i1) -> () {{\n{body}\n  spirv.Return\n}}");
-        let r = crate::opt::run(&source, "t.mlir", &crate::opt::OptOptions::default());
+        let r = spirvkit_passes::opt::run(&source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
         r.diagnostics_text
     }
 
@@ -2383,7 +2383,7 @@ mod tests {
     }
 
     fn first_error(source: &str) -> String {
-        let r = crate::opt::run(source, "t.mlir", &crate::opt::OptOptions::default());
+        let r = spirvkit_passes::opt::run(source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
         r.diagnostics_text.lines().next().unwrap_or("").to_string()
     }
 

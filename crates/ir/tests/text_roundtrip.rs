@@ -83,16 +83,6 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
-fn canonicalize_folds_bitwise_identities_and_drops_dead_constants() {
-    let src = "func.func @f(%a: i32) -> i32 {\n  %zero = spirv.Constant 0 : i32\n  %0 = spirv.BitwiseOr %a, %zero : i32\n  return %0 : i32\n}\n";
-    let (mut ir, top) = parse(src, "t.mlir").unwrap();
-    spirvkit_ir::canonicalize::run(&mut ir, top);
-    let text = print(&ir, top, PrintOptions::default());
-    assert!(text.contains("return %arg0 : i32"), "{text}");
-    assert!(!text.contains("spirv.Constant") && !text.contains("BitwiseOr"), "{text}");
-}
-
-#[test]
 fn nested_regions_may_use_values_their_parent_defines_in_a_later_block() {
     // As mlir-opt-22 reads it: the use waits for the enclosing region's definition.
     let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\

@@ -18,9 +18,10 @@ use crate::serialize::{
     serialize_halves, serialize_read_back, serialize_read_back_verifying, SerializeOptions,
 };
 use crate::DeserializeError;
+use spirvkit_ir::diag::expected;
 use spirvkit_ir::diag::{render, Diagnostic, LineIndex};
 use spirvkit_ir::ir::Location;
-use spirvkit_ir::opt::{expected, padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
+use spirvkit_ir::text::split_input::{padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
 use spirvkit_ir::{Ir, OpId, PrintOptions};
 use std::ops::Range;
 
@@ -306,13 +307,13 @@ fn serialize_in_pieces(
     options: &TranslateOptions,
     serialize_options: &SerializeOptions,
 ) -> Option<(Ir, OpId, Result<crate::serialize::Serialized, crate::SerializeError>)> {
-    let mut halves = spirvkit_ir::split_parse::parse_halves(text, file_name)?;
+    let mut halves = spirvkit_ir::text::split_parse::parse_halves(text, file_name)?;
     let (ir, top) = &halves.first;
     let module = spirv_module(ir, *top, options.no_implicit_module).ok();
     let serialized = module
         .filter(|&module| spirvkit_ir::parallel::spirv_module(ir, *top) == Some(module))
         .and_then(|_| serialize_halves(&mut halves, text, serialize_options));
-    let spirvkit_ir::split_parse::Halves { first: (ir, _), second: (other, _), .. } = halves;
+    let spirvkit_ir::text::split_parse::Halves { first: (ir, _), second: (other, _), .. } = halves;
     discard(other, options.free_ir);
     match (module, serialized) {
         (Some(module), Some(serialized)) => Some((ir, module, serialized)),
@@ -332,7 +333,8 @@ fn parse_verify_serialize(
     options: &TranslateOptions,
     serialize_options: &SerializeOptions,
 ) -> Result<(Ir, OpId, Result<crate::serialize::Serialized, crate::SerializeError>), Vec<Diagnostic>> {
-    let (mut ir, mut top) = spirvkit_ir::split_parse::parse(text, file_name).map_err(|e| vec![e.into()])?;
+    let (mut ir, mut top) =
+        spirvkit_ir::text::split_parse::parse(text, file_name).map_err(|e| vec![e.into()])?;
     // A large module that verifies is verified while it is serialized; any other
     // verifies first.
     let verified_beside = spirv_module(&ir, top, options.no_implicit_module).ok().and_then(|module| {

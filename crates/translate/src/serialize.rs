@@ -196,7 +196,7 @@ fn serialize_verifying_from(
 }
 
 /// [`serialize_read_back_verifying`] of a large module parsed in two pieces
-/// ([`spirvkit_ir::split_parse::Halves`]), without merging them: the second piece
+/// ([`spirvkit_ir::text::split_parse::Halves`]), without merging them: the second piece
 /// adopts the first's types, and the serializer goes on from the first piece's body
 /// to the second's (past the module-level ops both hold), each verified beside it as
 /// before. `None` when the module does not verify, holds an op with no binary form,
@@ -205,7 +205,7 @@ fn serialize_verifying_from(
 /// instructions, whose placement looks across the module): the caller then parses
 /// and serializes as usual, which also reports exactly.
 pub fn serialize_halves(
-    halves: &mut spirvkit_ir::split_parse::Halves,
+    halves: &mut spirvkit_ir::text::split_parse::Halves,
     text: &str,
     options: &SerializeOptions,
 ) -> Option<Result<Serialized>> {
@@ -216,7 +216,7 @@ pub fn serialize_halves(
 /// one piece.
 #[doc(hidden)]
 pub fn serialize_halves_at_any_size(
-    halves: &mut spirvkit_ir::split_parse::Halves,
+    halves: &mut spirvkit_ir::text::split_parse::Halves,
     text: &str,
     options: &SerializeOptions,
 ) -> Option<Result<Serialized>> {
@@ -224,7 +224,7 @@ pub fn serialize_halves_at_any_size(
 }
 
 fn serialize_halves_from(
-    halves: &mut spirvkit_ir::split_parse::Halves,
+    halves: &mut spirvkit_ir::text::split_parse::Halves,
     text: &str,
     options: &SerializeOptions,
     min_ops: usize,

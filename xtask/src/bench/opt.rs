@@ -72,12 +72,12 @@ pub(super) fn bench(
         "print (generic)",
         measure(settings, || drop(black_box(spirvkit_ir::print(&ir, top, printed(true))))),
     );
-    let options = spirvkit_ir::opt::OptOptions::default();
+    let options = spirvkit_passes::opt::OptOptions::default();
     row(
         &mut table,
         "opt::run (parse+verify+print)",
         measure(settings, || {
-            drop(black_box(spirvkit_ir::opt::run(black_box(&text), "large.mlir", &options)))
+            drop(black_box(spirvkit_passes::opt::run(black_box(&text), "large.mlir", &options)))
         }),
     );
     report.table(&table);

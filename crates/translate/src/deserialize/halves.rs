@@ -192,7 +192,7 @@ fn print_split(
     min_words: usize,
     chunk_ops: usize,
 ) -> Option<PrintedHalves> {
-    use spirvkit_ir::{printer, verify};
+    use spirvkit_ir::{text::printer, verify};
     let split = second_half_start(module, min_words)?;
     // Each half prints on its own thread.
     let print = spirvkit_ir::PrintOptions { threads: 1, ..print };
@@ -302,7 +302,7 @@ impl FunctionStream {
     }
 
     fn flush(&mut self, ir: &mut Ir, module: OpId, body: spirvkit_ir::ir::BlockId) -> bool {
-        use spirvkit_ir::{printer, verify};
+        use spirvkit_ir::{text::printer, verify};
         let Some((mark, body_len)) = self.mark.take() else { return true };
         self.chunk.clear();
         self.chunk.extend_from_slice(ir.block(body).ops.get(body_len..).unwrap_or(&[]));
@@ -672,7 +672,9 @@ mod tests {
             } else if second_half_start(&module, 0).is_some() {
                 declined.push(path.display().to_string());
             }
-            if let Some((parsed, top)) = spirvkit_ir::split_parse::parse_with_min_size(&text, "t.mlir", 0) {
+            if let Some((parsed, top)) =
+                spirvkit_ir::text::split_parse::parse_with_min_size(&text, "t.mlir", 0)
+            {
                 let (reference, reference_top) = spirvkit_ir::parse(&text, "t.mlir").unwrap();
                 assert_eq!(print(&parsed, top), print(&reference, reference_top), "{}", path.display());
                 texts_split += 1;
@@ -680,7 +682,8 @@ mod tests {
                 let module =
                     crate::test_support::first_op(&reference, reference_top, "spirv.module").unwrap();
                 let options = crate::SerializeOptions { check_requirements: false, ..Default::default() };
-                let mut halves = spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").unwrap();
+                let mut halves =
+                    spirvkit_ir::text::split_parse::parse_halves_at_any_size(&text, "t.mlir").unwrap();
                 let whole = crate::serialize::serialize_read_back(&reference, module, &options);
                 let verifies = spirvkit_ir::verify::first_failure(&reference, reference_top, &text).is_none();
                 if let Some(pieces) =

@@ -393,7 +393,7 @@ impl Deserializer<'_, '_> {
     /// array constant.
     fn tensor_type(&mut self, inst: &Inst) -> Result<Type> {
         let element = self.type_of(inst, word(inst, 2)?)?;
-        let element_text = spirvkit_ir::printer::type_to_string(self.ir, element);
+        let element_text = spirvkit_ir::text::printer::type_to_string(self.ir, element);
         // Without a rank: unranked (`*x`); with a rank but no shape: `?` per dimension.
         let (rank_id, shape_id) = match (inst.words.get(3), inst.words.get(4)) {
             (None, _) => {
@@ -656,7 +656,7 @@ impl Deserializer<'_, '_> {
                         Attribute::Dense { elements: parts, ty }
                     }
                     _ => {
-                        let text = spirvkit_ir::printer::type_to_string(self.ir, ty);
+                        let text = spirvkit_ir::text::printer::type_to_string(self.ir, ty);
                         return error(inst.offset, format!("unsupported OpConstantComposite type: '{text}'"));
                     }
                 }

@@ -77,7 +77,7 @@ fn check_op(ir: &Ir, op: OpId, env: Option<&TargetEnv>) -> Result<()> {
         types.push(*t);
     }
     for ty in types {
-        let (extensions, capabilities) = spirvkit_ir::vce::type_requirements(ir, ty);
+        let (extensions, capabilities) = spirvkit_ir::availability::type_requirements(ir, ty);
         check_groups(env, &o.name, &capabilities, &extensions).map_err(refuse)?;
     }
     Ok(())

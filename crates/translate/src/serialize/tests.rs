@@ -1523,14 +1523,15 @@ fn verified_beside_serialization_as_verified_before() {
         if !verifies {
             assert!(beside.is_none(), "{extra}");
             let mut halves =
-                spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
+                spirvkit_ir::text::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
             assert!(serialize_halves_at_any_size(&mut halves, &text, &options).is_none(), "{extra}");
             continue;
         }
         let before = serialize_read_back(&ir, module, &options);
         assert_eq!(before.is_err(), extra == no_binary_form, "{extra}");
         // From the text's two pieces: the same words, or declined.
-        let mut halves = spirvkit_ir::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
+        let mut halves =
+            spirvkit_ir::text::split_parse::parse_halves_at_any_size(&text, "t.mlir").expect("cut");
         match serialize_halves_at_any_size(&mut halves, &text, &options) {
             Some(pieces) => {
                 assert_ne!(extra, no_binary_form);

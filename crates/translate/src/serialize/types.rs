@@ -340,7 +340,7 @@ impl Serializer<'_> {
                 at,
                 format!(
                     "not supported yet: type {} in serialization",
-                    spirvkit_ir::printer::type_to_string(ir, ty)
+                    spirvkit_ir::text::printer::type_to_string(ir, ty)
                 ),
             )
         };

@@ -19,7 +19,7 @@
 
 mod mlir_passes;
 
-use crate::diag::{render_message, Severity};
+use spirvkit_ir::diag::{render_message, Severity};
 
 /// The anchor that matches every op isolated from above.
 pub const ANY_ANCHOR: &str = "any";

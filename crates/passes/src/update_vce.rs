@@ -4,11 +4,12 @@
 //! result as the module's `vce_triple`. Order follows MLIR's: requirements in walk
 //! order (inner ops first, the module last), then the implied capabilities.
 
-use crate::attr::{Attribute, NamedAttribute};
-use crate::diag::{Diagnostic, LineIndex};
-use crate::ir::{Ir, OpId};
-use crate::target_env::{close_capabilities, TargetEnv};
-use crate::types::{FloatKind, Type, TypeKind};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::availability::type_requirements;
+use spirvkit_ir::diag::{Diagnostic, LineIndex};
+use spirvkit_ir::ir::{Ir, OpId};
+use spirvkit_ir::target_env::{close_capabilities, TargetEnv};
+use spirvkit_ir::types::Type;
 
 #[derive(Default)]
 struct Deduced {
@@ -23,135 +24,16 @@ fn insert(list: &mut Vec<String>, item: &str) {
     }
 }
 
-/// A type's requirements as AND-of-OR groups: `(extensions, capabilities)`.
-#[derive(Default)]
-struct TypeNeeds {
-    extensions: Vec<Vec<String>>,
-    capabilities: Vec<Vec<String>>,
-}
-
-impl TypeNeeds {
-    fn cap(&mut self, name: &str) {
-        self.capabilities.push(vec![name.to_string()]);
-    }
-    fn ext(&mut self, name: &str) {
-        self.extensions.push(vec![name.to_string()]);
-    }
-    /// The requirements of one enum value (its capability and extension groups), as
-    /// MLIR defines them.
-    fn enum_value(&mut self, kind: &str, value: &str) {
-        let Some(a) = crate::availability::enum_case(kind, value) else { return };
-        self.extensions.extend(a.extensions.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
-        self.capabilities.extend(a.capabilities.iter().map(|g| g.iter().map(|s| s.to_string()).collect()));
-    }
-}
-
-/// MLIR's `SPIRVType::getExtensions`/`getCapabilities` for `ty`, in `storage` if
-/// it is reached through a pointer.
-fn type_needs(ir: &Ir, ty: Type, storage: Option<&str>, out: &mut TypeNeeds, depth: u32) {
-    if depth > 64 {
-        return;
-    }
-    match ir.types.kind(ty) {
-        TypeKind::Integer { width, .. } => scalar_needs(*width, false, false, storage, out),
-        TypeKind::Float(k) => scalar_needs(k.width(), true, *k == FloatKind::BF16, storage, out),
-        TypeKind::Vector { shape, element, .. } => {
-            let n: u64 = shape.iter().product();
-            if n == 8 || n == 16 {
-                out.cap("Vector16");
-            }
-            type_needs(ir, *element, storage, out, depth + 1);
-        }
-        TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => {
-            type_needs(ir, *element, storage, out, depth + 1)
-        }
-        TypeKind::LiteralStruct(body) => {
-            for m in &body.members {
-                type_needs(ir, m.ty, storage, out, depth + 1);
-            }
-        }
-        TypeKind::IdentifiedStruct { name } => {
-            if let Some(body) = ir.types.struct_body(name) {
-                for m in &body.members {
-                    type_needs(ir, m.ty, storage, out, depth + 1);
-                }
-            }
-        }
-        TypeKind::Matrix { column, .. } => {
-            out.cap("Matrix");
-            type_needs(ir, *column, storage, out, depth + 1);
-        }
-        TypeKind::Pointer { pointee, storage_class, .. } => {
-            type_needs(ir, *pointee, Some(storage_class), out, depth + 1);
-            out.enum_value("StorageClass", storage_class);
-        }
-        TypeKind::Image { element, params } => {
-            type_needs(ir, *element, storage, out, depth + 1);
-            out.enum_value("Dim", params[0].trim_start_matches("Dim"));
-            out.enum_value("ImageFormat", &params[5]);
-        }
-        TypeKind::SampledImage(image) => type_needs(ir, *image, storage, out, depth + 1),
-        TypeKind::CooperativeMatrix { element, .. } => {
-            out.ext("SPV_KHR_cooperative_matrix");
-            out.cap("CooperativeMatrixKHR");
-            type_needs(ir, *element, storage, out, depth + 1);
-        }
-        _ => {}
-    }
-}
-
-/// What a value of type `ty` requires, as MLIR's type availability defines it:
-/// `(extension groups, capability groups)`, each group satisfied by any member.
-pub fn type_requirements(ir: &Ir, ty: Type) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
-    let mut needs = TypeNeeds::default();
-    type_needs(ir, ty, None, &mut needs, 0);
-    (needs.extensions, needs.capabilities)
-}
-
-fn scalar_needs(width: u32, float: bool, bf16: bool, storage: Option<&str>, out: &mut TypeNeeds) {
-    if bf16 {
-        out.ext("SPV_KHR_bfloat16");
-    }
-    if let Some(storage) = storage {
-        let (ext, cap) = match (storage, width) {
-            ("PushConstant", 8) => ("SPV_KHR_8bit_storage", "StoragePushConstant8"),
-            ("PushConstant", 16) => ("SPV_KHR_16bit_storage", "StoragePushConstant16"),
-            ("StorageBuffer", 8) => ("SPV_KHR_8bit_storage", "StorageBuffer8BitAccess"),
-            ("StorageBuffer", 16) => ("SPV_KHR_16bit_storage", "StorageBuffer16BitAccess"),
-            ("Uniform", 8) => ("SPV_KHR_8bit_storage", "UniformAndStorageBuffer8BitAccess"),
-            ("Uniform", 16) => ("SPV_KHR_16bit_storage", "StorageUniform16"),
-            ("Input" | "Output", 16) => ("SPV_KHR_16bit_storage", "StorageInputOutput16"),
-            _ => ("", ""),
-        };
-        if !cap.is_empty() {
-            out.ext(ext);
-            out.cap(cap);
-            return;
-        }
-    }
-    let cap = match (float, width) {
-        (false, 8) => "Int8",
-        (false, 16) => "Int16",
-        (false, 64) => "Int64",
-        (true, 16) if bf16 => "BFloat16TypeKHR",
-        (true, 16) => "Float16",
-        (true, 64) => "Float64",
-        _ => return,
-    };
-    out.cap(cap);
-}
-
 /// Runs the pass on every `spirv.module` under `top`; errors carry offsets into `text`.
 pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
     let offset = |ir: &Ir, op: OpId| index.location_offset(&ir.op(op).location);
-    let modules = crate::target_env::spirv_modules(ir, top);
+    let modules = spirvkit_ir::target_env::spirv_modules(ir, top);
     for module in modules {
         if let Err((op, message)) = update_module(ir, module) {
             let at = offset(ir, op);
-            return vec![
-                Diagnostic::error(at, message).with_note(at, crate::diag::current_operation_note(ir, op))
-            ];
+            return vec![Diagnostic::error(at, message)
+                .with_note(at, spirvkit_ir::diag::current_operation_note(ir, op))];
         }
     }
     Vec::new()
@@ -192,10 +74,10 @@ fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
         TargetEnv::lookup(ir, module).ok_or((module, "missing 'spirv.target_env' attribute".to_string()))?;
     let mut deduced = Deduced { version: (1, 0), ..Default::default() };
     // Inner ops first, the module last.
-    let mut ops = crate::availability::post_order(ir, module);
+    let mut ops = spirvkit_ir::availability::post_order(ir, module);
     ops.push(module);
     for op in ops {
-        if let Some(r) = crate::availability::of_op(ir, op) {
+        if let Some(r) = spirvkit_ir::availability::of_op(ir, op) {
             deduced.version = deduced.version.max(r.min_version);
             if deduced.version > allowed.version {
                 return Err((
@@ -220,24 +102,17 @@ fn update_module(ir: &mut Ir, module: OpId) -> Result<(), (OpId, String)> {
             }
         }
         for ty in types {
-            let mut needs = TypeNeeds::default();
-            type_needs(ir, ty, None, &mut needs, 0);
-            choose(ir, op, &needs.extensions, &allowed.extensions, &mut deduced.extensions, "extension")?;
-            choose(
-                ir,
-                op,
-                &needs.capabilities,
-                &allowed.capabilities,
-                &mut deduced.capabilities,
-                "capability",
-            )?;
+            let (extensions, capabilities) = type_requirements(ir, ty);
+            choose(ir, op, &extensions, &allowed.extensions, &mut deduced.extensions, "extension")?;
+            choose(ir, op, &capabilities, &allowed.capabilities, &mut deduced.capabilities, "capability")?;
         }
     }
     // Then everything the deduced capabilities imply.
     close_capabilities(&mut deduced.capabilities);
     // Capabilities that entered the core at some version raise the version too.
     for cap in &deduced.capabilities {
-        let Some(min) = crate::availability::enum_case("Capability", cap).and_then(|a| a.min_version) else {
+        let Some(min) = spirvkit_ir::availability::enum_case("Capability", cap).and_then(|a| a.min_version)
+        else {
             continue;
         };
         deduced.version = deduced.version.max(min);

@@ -16,11 +16,11 @@
 
 use super::constants::{constant_value, is_buildable_with, is_poison, same_attribute};
 use super::{fold, regions};
-use crate::attr::{Attribute, NamedAttribute};
-use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
-use crate::opdef::op_traits;
-use crate::types::Type;
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
+use spirvkit_ir::opdef::op_traits;
+use spirvkit_ir::types::Type;
 
 /// Whether `op` certainly has the trait (MLIR's `hasTrait`).
 pub(crate) fn has_trait(ir: &Ir, op: OpId, name: &str) -> bool {

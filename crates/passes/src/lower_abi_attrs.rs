@@ -7,12 +7,12 @@
 //! target environment allows. Entry `spirv.ARM.Graph`s get their arguments and
 //! results as variables and a `spirv.ARM.GraphEntryPoint`. Results match MLIR's pass.
 
-use crate::attr::{Attribute, NamedAttribute};
-use crate::diag::{Diagnostic, LineIndex};
-use crate::ir::{Ir, Location, OpId, Value};
-use crate::target_env::TargetEnv;
-use crate::types::{Signedness, Type, TypeKind};
 use spirvkit_grammar::OperandKind;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::diag::{Diagnostic, LineIndex};
+use spirvkit_ir::ir::{Ir, Location, OpId, Value};
+use spirvkit_ir::target_env::TargetEnv;
+use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 const INTERFACE_VAR_ABI: &str = "spirv.interface_var_abi";
 const ENTRY_POINT_ABI: &str = "spirv.entry_point_abi";
@@ -83,7 +83,7 @@ fn abi_list(ir: &Ir, op: OpId, key: &str, count: usize) -> Vec<Option<Option<Int
     };
     (0..count)
         .map(|i| match dicts.get(i) {
-            Some(Attribute::Dictionary(d)) => match crate::attr::find(d, INTERFACE_VAR_ABI) {
+            Some(Attribute::Dictionary(d)) => match spirvkit_ir::attr::find(d, INTERFACE_VAR_ABI) {
                 Some(Attribute::Dialect { body, .. }) => {
                     Some(body.as_deref().and_then(parse_interface_var_abi))
                 }
@@ -138,7 +138,7 @@ fn is_scalar_or_vector(ir: &Ir, ty: Type) -> bool {
 pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
     let index = LineIndex::new(text);
     let offset = |ir: &Ir, op: OpId| index.location_offset(&ir.op(op).location);
-    let modules = crate::target_env::spirv_modules(ir, top);
+    let modules = spirvkit_ir::target_env::spirv_modules(ir, top);
     let mut out = Vec::new();
     for module in modules {
         let Some(env) = TargetEnv::lookup(ir, module) else {
@@ -169,7 +169,7 @@ pub fn run(ir: &mut Ir, top: OpId, text: &str) -> Vec<Diagnostic> {
         }
         for op in children {
             if ir.op(op).name == "spirv.func"
-                && crate::attr::find(&ir.op(op).attributes, ENTRY_POINT_ABI).is_some()
+                && spirvkit_ir::attr::find(&ir.op(op).attributes, ENTRY_POINT_ABI).is_some()
             {
                 if let Err(message) = lower_entry_point(ir, body, op, &env) {
                     out.push(Diagnostic::remark(offset(ir, op), message));
@@ -194,13 +194,17 @@ fn function_inputs(ir: &Ir, op: OpId) -> Option<(Vec<Type>, Vec<Type>)> {
 /// The `ProcessInterfaceVarABI` rewrite. A function is left alone when no argument
 /// has an ABI attribute; otherwise it must be an entry point with one on every
 /// argument, or the pass fails (`Err`).
-fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: OpId) -> Result<(), ()> {
+fn lower_function_interface(
+    ir: &mut Ir,
+    module_body: spirvkit_ir::ir::BlockId,
+    func: OpId,
+) -> Result<(), ()> {
     let Some((inputs, _)) = function_inputs(ir, func) else { return Ok(()) };
     let abis = abi_list(ir, func, "arg_attrs", inputs.len());
     if abis.iter().all(Option::is_none) {
         return Ok(());
     }
-    if crate::attr::find(&ir.op(func).attributes, ENTRY_POINT_ABI).is_none() {
+    if spirvkit_ir::attr::find(&ir.op(func).attributes, ENTRY_POINT_ABI).is_none() {
         return Err(());
     }
     let fn_name = sym_name(ir, func).ok_or(())?;
@@ -213,8 +217,8 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
         let mut var_ty = arg_ty;
         if is_scalar_or_vector(ir, arg_ty) {
             let storage_class = abi.storage_class.clone().ok_or(())?;
-            let wrapped = ir.types.intern(TypeKind::LiteralStruct(crate::types::StructBody {
-                members: vec![crate::types::StructMember {
+            let wrapped = ir.types.intern(TypeKind::LiteralStruct(spirvkit_ir::types::StructBody {
+                members: vec![spirvkit_ir::types::StructMember {
                     ty: arg_ty,
                     offset: None,
                     decorations: Vec::new(),
@@ -229,7 +233,7 @@ fn lower_function_interface(ir: &mut Ir, module_body: crate::ir::BlockId, func: 
         match ir.types.kind(pointee) {
             TypeKind::SampledImage(_) => {}
             TypeKind::LiteralStruct(_) => {
-                let (laid_out, _, _) = crate::layout::decorate(ir, pointee);
+                let (laid_out, _, _) = crate::decorate_layout::decorate(ir, pointee);
                 var_ty = ir.types.intern(TypeKind::Pointer { pointee: laid_out, storage_class, stride });
             }
             _ => return Err(()),
@@ -305,7 +309,7 @@ fn used_values(ir: &Ir, op: OpId) -> Vec<Value> {
 }
 
 /// The `ProcessGraphInterfaceVarABI` rewrite for `spirv.ARM.Graph`.
-fn lower_graph_interface(ir: &mut Ir, module_body: crate::ir::BlockId, graph: OpId) -> Result<(), ()> {
+fn lower_graph_interface(ir: &mut Ir, module_body: spirvkit_ir::ir::BlockId, graph: OpId) -> Result<(), ()> {
     let Some((inputs, results)) = function_inputs(ir, graph) else { return Ok(()) };
     let arg_abis = abi_list(ir, graph, "arg_attrs", inputs.len());
     let res_abis = abi_list(ir, graph, "res_attrs", results.len());
@@ -347,12 +351,12 @@ fn lower_graph_interface(ir: &mut Ir, module_body: crate::ir::BlockId, graph: Op
 /// at the end of the module; what the target cannot express stays in the attribute.
 fn lower_entry_point(
     ir: &mut Ir,
-    module_body: crate::ir::BlockId,
+    module_body: spirvkit_ir::ir::BlockId,
     func: OpId,
     env: &TargetEnv,
 ) -> Result<(), String> {
     let Some(Attribute::Dialect { body, .. }) =
-        crate::attr::find(&ir.op(func).attributes, ENTRY_POINT_ABI).cloned()
+        spirvkit_ir::attr::find(&ir.op(func).attributes, ENTRY_POINT_ABI).cloned()
     else {
         return Ok(());
     };

@@ -26,12 +26,12 @@
 //! line (the WebGPU/Metal restriction only applies when a target-env callback is
 //! given programmatically), so `#spirv.target_env` is not consulted here.
 
-use crate::attr::{Attribute, NamedAttribute};
-use crate::diag::{Diagnostic, LineIndex};
-use crate::ir::{BlockId, Ir, Location, OpId, Value, ValueDef};
-use crate::printer::type_to_string;
-use crate::types::{Signedness, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::diag::{Diagnostic, LineIndex};
+use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, Value, ValueDef};
+use spirvkit_ir::text::printer::type_to_string;
+use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 const ALIASED: &str = "aliased";
 
@@ -777,7 +777,7 @@ impl RetypedUse {
                 }
             }
         }
-        let user_text = crate::printer::print_op_in_scope(ir, self.user);
+        let user_text = spirvkit_ir::text::printer::print_op_in_scope(ir, self.user);
         Diagnostic::error(index.location_offset(&self.old_location), message).with_note(
             index.location_offset(&ir.op(self.user).location),
             format!("see existing live user here: {user_text}"),

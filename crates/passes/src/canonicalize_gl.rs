@@ -6,7 +6,7 @@
 //! The rewrite is a pattern of the greedy rewrite driver, as in MLIR.
 
 use crate::canonicalize::driver::{self, Rewriter};
-use crate::ir::{Ir, OpId, Value, ValueDef};
+use spirvkit_ir::ir::{Ir, OpId, Value, ValueDef};
 
 /// The clamp op for a less-than comparison.
 fn clamp_for(cmp: &str) -> Option<&'static str> {

@@ -3,11 +3,11 @@
 //! pass, failures reported as mlir-opt reports them.
 
 use super::OptOptions;
-use crate::diag::{current_operation_note, Diagnostic, LineIndex};
-use crate::ir::{Ir, Location, OpId};
-use crate::opdef::op_has_trait;
 use crate::pipeline::{InlineOptions, Pass, Pipeline, PipelineItem, ANY_ANCHOR};
 use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_ir::diag::{current_operation_note, Diagnostic, LineIndex};
+use spirvkit_ir::ir::{Ir, Location, OpId};
+use spirvkit_ir::opdef::op_has_trait;
 
 /// Nested `inline` default pipelines deeper than this are not run (they could only
 /// come from a pipeline text nesting them on purpose).
@@ -195,7 +195,7 @@ impl<'t> PassRunner<'t> {
         }
         let errors = match pass {
             Pass::TestOpAvailability => {
-                self.report.push_str(&crate::availability::report(ir, op));
+                self.report.push_str(&spirvkit_ir::availability::report(ir, op));
                 Vec::new()
             }
             Pass::Canonicalize(_) => {
@@ -207,24 +207,24 @@ impl<'t> PassRunner<'t> {
                 Vec::new()
             }
             Pass::DecorateLayout => {
-                crate::layout::run(ir, op);
+                crate::decorate_layout::run(ir, op);
                 Vec::new()
             }
             Pass::CanonicalizeGl => {
-                crate::gl_canonicalize::run(ir, op);
+                crate::canonicalize_gl::run(ir, op);
                 Vec::new()
             }
             Pass::WebGpuPrepare => {
-                crate::webgpu::run(ir, op);
+                crate::webgpu_prepare::run(ir, op);
                 Vec::new()
             }
             Pass::Cse => {
                 crate::cse::run(ir, op);
                 Vec::new()
             }
-            Pass::UpdateVce => crate::vce::run(ir, op, self.text),
-            Pass::LowerAbiAttrs => crate::abi::run(ir, op, self.text),
-            Pass::UnifyAliasedResource => crate::unify_aliased::run(ir, op, self.text),
+            Pass::UpdateVce => crate::update_vce::run(ir, op, self.text),
+            Pass::LowerAbiAttrs => crate::lower_abi_attrs::run(ir, op, self.text),
+            Pass::UnifyAliasedResource => crate::unify_aliased_resource::run(ir, op, self.text),
             Pass::Inline(options) => return self.run_inline(ir, op, options),
         };
         // Any report from these passes (even a remark) means they gave up.
@@ -237,7 +237,7 @@ impl<'t> PassRunner<'t> {
 
     /// mlir-opt verifies the op a pass ran on once it is done.
     fn verify_after_pass(&mut self, ir: &Ir, op: OpId) -> bool {
-        let Some((invalid, mut errors)) = crate::verify::first_failure(ir, op, self.text) else {
+        let Some((invalid, mut errors)) = spirvkit_ir::verify::first_failure(ir, op, self.text) else {
             return true;
         };
         if self.op_notes {

@@ -4,10 +4,10 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{Location, OpId, Value};
-use crate::lexer::Tok;
 use crate::opdef::{Arity, OpDef, OP_DEFS};
-use crate::parser::{OperandRef, PResult, ParseError, Parser};
-use crate::printer::Printer;
+use crate::text::lexer::Tok;
+use crate::text::parser::{OperandRef, PResult, ParseError, Parser};
+use crate::text::printer::Printer;
 use crate::types::{Signedness, Type, TypeKind};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -674,7 +674,7 @@ fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attr
             p.out.push('>');
         }
         Attribute::Integer { value, .. } if c.storage_type.contains("IntegerAttr") => {
-            crate::printer::push_i128(&mut p.out, *value);
+            crate::text::printer::push_i128(&mut p.out, *value);
         }
         other => p.attr(other),
     }
@@ -1232,7 +1232,8 @@ fn parse_elems<'s>(
                     if p.tok.kind != Tok::String {
                         return p.error("expected image operands string");
                     }
-                    let text = String::from_utf8_lossy(&crate::lexer::unescape(p.bump().text)).into_owned();
+                    let text =
+                        String::from_utf8_lossy(&crate::text::lexer::unescape(p.bump().text)).into_owned();
                     p.expect("]")?;
                     st.properties.push(NamedAttribute::new(
                         def.attributes[*i].name,
@@ -1617,7 +1618,7 @@ impl InferPlan {
 
 impl Parser<'_, '_> {
     /// A copy of the lexer positioned after the current token, for lookahead.
-    pub(crate) fn lexer_clone(&self) -> crate::lexer::Lexer<'_> {
+    pub(crate) fn lexer_clone(&self) -> crate::text::lexer::Lexer<'_> {
         self.lexer_after_current()
     }
 }

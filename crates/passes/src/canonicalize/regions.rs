@@ -5,9 +5,9 @@
 //! feeding them.
 
 use super::driver::{has_trait, would_be_trivially_dead, Rewriter};
-use crate::attr::Attribute;
-use crate::ir::{BlockId, Ir, OpId, RegionId, Value, ValueDef};
 use spirvkit_grammar::fxhash::FxHashSet;
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{BlockId, Ir, OpId, RegionId, Value, ValueDef};
 
 /// Simplifies the rewriter's scope; whether blocks or ops were erased.
 pub(crate) fn simplify(rw: &mut Rewriter) -> bool {
@@ -209,7 +209,7 @@ fn erase_dead_successor_operands(rw: &mut Rewriter, terminator: OpId, live: &Liv
     let operands: Vec<Value> = o.operands.iter().zip(&keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect();
     let name = o.name.clone();
     rw.set_operands(terminator, operands);
-    let i32t = rw.ir.types.integer(32, crate::types::Signedness::Signless);
+    let i32t = rw.ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
     let array = |values: &[usize]| Attribute::DenseArray {
         element: i32t,
         values: values.iter().map(|&n| Attribute::Integer { value: n as i128, ty: i32t }).collect(),

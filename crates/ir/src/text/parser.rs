@@ -1,10 +1,10 @@
 //! Parser for MLIR's textual syntax: the generic operation form, the builtin
 //! `module`/`func.func` forms, types and attributes. Dialect custom forms are
-//! dispatched to [`crate::custom`].
+//! dispatched to [`crate::text::custom`].
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
-use crate::lexer::{unescape_to_string, Lexer, Tok, Token};
+use crate::text::lexer::{unescape_to_string, Lexer, Tok, Token};
 use crate::types::{ConstantExpr, FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 use spirvkit_grammar::fxhash::FxHashMap;
 
@@ -164,7 +164,7 @@ pub struct Parser<'s, 'ir> {
     /// States of the declarative-format parser, reused from op to op (boxed: taking
     /// one out and putting it back moves a pointer, not the state).
     #[allow(clippy::vec_box)]
-    pub(crate) format_states: Vec<Box<crate::format::ParseState<'s>>>,
+    pub(crate) format_states: Vec<Box<crate::text::format::ParseState<'s>>>,
     /// Where the last consumed token ended.
     prev_end: usize,
     /// Where each value was defined, for "prior use here" notes.
@@ -671,8 +671,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                         message: format!(
                             "use of value '%{}' expects different type than prior uses: '{}' vs '{}'",
                             r.name,
-                            crate::printer::type_to_string(self.ir, ty),
-                            crate::printer::type_to_string(self.ir, actual)
+                            crate::text::printer::type_to_string(self.ir, ty),
+                            crate::text::printer::type_to_string(self.ir, actual)
                         ),
                     }));
                 }
@@ -1011,11 +1011,11 @@ impl<'s, 'ir> Parser<'s, 'ir> {
     }
 
     /// Parses an op in its custom (pretty) form: builtin forms here, dialect forms in
-    /// [`crate::custom`].
+    /// [`crate::text::custom`].
     fn parse_custom_operation(&mut self, name: &'s str, start: usize) -> PResult<OpId> {
         match name {
             "module" | "builtin.module" => self.parse_module_op(),
-            _ => crate::custom::parse(self, name, start),
+            _ => crate::text::custom::parse(self, name, start),
         }
     }
 
@@ -2186,7 +2186,11 @@ mod tests {
         let (ir, top) = crate::parse(source, "t.mlir").expect("parses");
         let block = ir.entry_block(top).expect("a body");
         let types = |op: OpId| -> Vec<String> {
-            ir.op(op).results.iter().map(|&v| crate::printer::type_to_string(&ir, ir.value_type(v))).collect()
+            ir.op(op)
+                .results
+                .iter()
+                .map(|&v| crate::text::printer::type_to_string(&ir, ir.value_type(v)))
+                .collect()
         };
         let ops = &ir.block(block).ops;
         assert_eq!(types(ops[0]), ["!spirv.ptr<f32, Function>", "!spirv.ptr<f32, Function>"]);

@@ -12,7 +12,7 @@ mod fold;
 mod patterns;
 mod regions;
 
-use crate::ir::{Ir, OpId, Value};
+use spirvkit_ir::ir::{Ir, OpId, Value};
 
 /// Canonicalizes everything under `top` (an op isolated from above, normally the
 /// top-level module).
@@ -57,13 +57,13 @@ func.func @g() -> i1 {
   %0 = spirv.LogicalNot %t : i1
   return %0 : i1
 }";
-        let (mut ir, top) = crate::parse(source, "t.mlir").expect("parses");
+        let (mut ir, top) = spirvkit_ir::parse(source, "t.mlir").expect("parses");
         let functions: Vec<_> =
             ir.ops_under(top).into_iter().filter(|&(_, op)| ir.op(op).name == "func.func").collect();
         for (_, func) in functions {
             super::run(&mut ir, func);
         }
-        let per_function = crate::print(&ir, top, crate::PrintOptions::default());
+        let per_function = spirvkit_ir::print(&ir, top, spirvkit_ir::PrintOptions::default());
         assert_eq!(per_function.trim_end(), canonicalized(source));
     }
 

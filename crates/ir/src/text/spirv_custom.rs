@@ -5,9 +5,9 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Location, OpId, OpName, Value};
-use crate::lexer::{unescape_to_string, Tok};
-use crate::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
-use crate::printer::Printer;
+use crate::text::lexer::{unescape_to_string, Tok};
+use crate::text::parser::{symbol_name, OperandRef, PResult, ParseError, Parser};
+use crate::text::printer::Printer;
 use crate::types::{CompositeStep, Signedness, Type, TypeKind};
 use std::borrow::Cow;
 
@@ -308,7 +308,7 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
         if access.split('|').any(|a| a == "Aligned") {
             if let Some(Attribute::Integer { value, .. }) = o.attr(alignment_name) {
                 p.out.push_str(", ");
-                crate::printer::push_i128(&mut p.out, *value);
+                crate::text::printer::push_i128(&mut p.out, *value);
             }
         }
         p.out.push(']');
@@ -586,9 +586,9 @@ fn print_variable_decorations(p: &mut Printer, o: &crate::ir::Operation, elided:
         (o.attr("descriptor_set"), o.attr("binding"))
     {
         p.out.push_str(" bind(");
-        crate::printer::push_i128(&mut p.out, *set);
+        crate::text::printer::push_i128(&mut p.out, *set);
         p.out.push_str(", ");
-        crate::printer::push_i128(&mut p.out, *binding);
+        crate::text::printer::push_i128(&mut p.out, *binding);
         p.out.push(')');
         elided.push("descriptor_set");
         elided.push("binding");
@@ -815,7 +815,7 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
         for it in items {
             if let Attribute::Integer { value, .. } = it {
                 p.out.push_str(", ");
-                crate::printer::push_i128(&mut p.out, *value);
+                crate::text::printer::push_i128(&mut p.out, *value);
             }
         }
     }
@@ -890,7 +890,7 @@ fn print_func(p: &mut Printer, op: OpId) -> bool {
     let TypeKind::Function { inputs, results } = ir.types.kind(*fn_ty) else { return false };
     p.out.push_str("spirv.func ");
     p.symbol_ref(name);
-    crate::custom::print_signature_args(p, o, inputs);
+    crate::text::custom::print_signature_args(p, o, inputs);
     if !results.is_empty() {
         p.out.push_str(" -> ");
         if results.len() > 1 {
@@ -1128,7 +1128,7 @@ fn print_branch_conditional(p: &mut Printer, op: OpId) -> bool {
                 p.out.push_str(", ");
             }
             if let Attribute::Integer { value, .. } = a {
-                crate::printer::push_i128(&mut p.out, *value);
+                crate::text::printer::push_i128(&mut p.out, *value);
             }
         }
         p.out.push(']');

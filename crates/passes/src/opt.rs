@@ -28,75 +28,16 @@
 //!   directly inside the current op, each in turn. A pass mlir-opt has that spirvkit
 //!   lacks makes the run fail with `not supported yet: pass <name>`.
 
-mod ere;
-pub mod expected;
 mod runner;
 
-use crate::diag::{render, render_message, Diagnostic, LineIndex, Severity};
-use crate::ir::{Ir, Location, OpId};
 use crate::pipeline::{Pipeline, ANY_ANCHOR};
-use crate::printer::PrintOptions;
 use runner::PassRunner;
+use spirvkit_ir::diag::{expected, render, render_message, Diagnostic, LineIndex, Severity};
+use spirvkit_ir::ir::{Ir, Location, OpId};
+use spirvkit_ir::opdef::REGISTERED_DIALECTS;
+use spirvkit_ir::text::printer::PrintOptions;
+pub use spirvkit_ir::text::split_input::{padded_chunk, split_chunks, DEFAULT_SPLIT_MARKER};
 use std::ops::Range;
-
-/// MLIR's default split marker (`kDefaultSplitMarker`).
-pub const DEFAULT_SPLIT_MARKER: &str = "// -----";
-
-/// Dialects `mlir-opt-22 --show-dialects` lists; ops of any other dialect need
-/// `--allow-unregistered-dialect`.
-pub const REGISTERED_DIALECTS: &[&str] = &[
-    "acc",
-    "affine",
-    "amdgpu",
-    "amx",
-    "arith",
-    "arm_neon",
-    "arm_sme",
-    "arm_sve",
-    "async",
-    "bufferization",
-    "builtin",
-    "cf",
-    "complex",
-    "dlti",
-    "emitc",
-    "func",
-    "gpu",
-    "index",
-    "irdl",
-    "linalg",
-    "llvm",
-    "math",
-    "memref",
-    "ml_program",
-    "mpi",
-    "nvgpu",
-    "nvvm",
-    "omp",
-    "pdl",
-    "pdl_interp",
-    "ptr",
-    "quant",
-    "rocdl",
-    "scf",
-    "shape",
-    "shard",
-    "smt",
-    "sparse_tensor",
-    "spirv",
-    "tensor",
-    "test",
-    "test_dyn",
-    "test_irdl_to_cpp",
-    "tosa",
-    "transform",
-    "ub",
-    "vector",
-    "wasmssa",
-    "x86vector",
-    "xegpu",
-    "xevm",
-];
 
 const UNREGISTERED_DIALECT_MESSAGE: &str = "operation being parsed with an unregistered dialect. If this is \
      intended, please use -allow-unregistered-dialect with the MLIR tool used";
@@ -221,77 +162,6 @@ fn build_pipeline(options: &OptOptions) -> Result<Pipeline, String> {
     }
 }
 
-/// MLIR's `splitAndProcessBuffer` cutting: the chunks' byte ranges, and the offsets
-/// of near misses (a `// ---` not completing a marker).
-pub fn split_chunks(source: &str, marker: &str) -> (Vec<Range<usize>>, Vec<usize>) {
-    const CHECK_LEN: usize = 2;
-    let mut chunks = Vec::new();
-    let mut near_misses = Vec::new();
-    if marker.len() <= CHECK_LEN || !marker.is_char_boundary(marker.len() - CHECK_LEN) {
-        // Too short for MLIR's near-miss scheme: plain cuts.
-        let mut start = 0;
-        for (at, _) in source.match_indices(marker) {
-            chunks.push(start..at);
-            start = at + marker.len();
-        }
-        chunks.push(start..source.len());
-        chunks.retain(|r| !r.is_empty());
-        return (chunks, near_misses);
-    }
-    let (cut, tail) = marker.split_at(marker.len() - CHECK_LEN);
-    let mut pieces = Vec::new();
-    let mut start = 0;
-    for (at, _) in source.match_indices(cut) {
-        pieces.push(start..at);
-        start = at + cut.len();
-    }
-    pieces.push(start..source.len());
-
-    let mut prev: Range<usize> = 0..0;
-    for piece in pieces {
-        if prev.is_empty() {
-            prev = piece;
-            continue;
-        }
-        let text = &source[piece.clone()];
-        if text.starts_with(tail) && text.len() > CHECK_LEN && text.as_bytes()[CHECK_LEN] != b'0' {
-            chunks.push(prev);
-            prev = piece.start + CHECK_LEN..piece.end;
-        } else {
-            near_misses.push(piece.start);
-            prev = prev.start..piece.end;
-        }
-    }
-    if !prev.is_empty() {
-        chunks.push(prev);
-    }
-    (chunks, near_misses)
-}
-
-/// A chunk of `source`, padded with newlines and blanks so that its lines and columns
-/// are the whole buffer's, and the padding's length (an offset `o` into the padded
-/// text is `chunk.start + o - pad` in `source`).
-pub fn padded_chunk<'s>(
-    source: &'s str,
-    index: &std::cell::OnceCell<LineIndex>,
-    chunk: Range<usize>,
-) -> (std::borrow::Cow<'s, str>, usize) {
-    let (line, column) = if chunk.start == 0 {
-        (1, 1)
-    } else {
-        index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
-    };
-    let pad = (line - 1) as usize + (column - 1) as usize;
-    if pad == 0 {
-        return (source[chunk].into(), 0);
-    }
-    let mut text = String::with_capacity(pad + chunk.len());
-    text.extend(std::iter::repeat_n('\n', (line - 1) as usize));
-    text.extend(std::iter::repeat_n(' ', (column - 1) as usize));
-    text.push_str(&source[chunk]);
-    (text.into(), pad)
-}
-
 /// What processing a chunk gave.
 struct ChunkOutcome {
     /// The printed IR (`None`: the chunk failed).
@@ -330,7 +200,7 @@ fn process_chunk(
         raw: String::new(),
         unexpected: false,
     };
-    let (mut ir, top) = match crate::parse(&text, file_name) {
+    let (mut ir, top) = match spirvkit_ir::parse(&text, file_name) {
         Ok(parsed) => parsed,
         Err(e) => return failure(vec![relocate(e.into())]),
     };
@@ -338,9 +208,9 @@ fn process_chunk(
     // are looked for in the verifier's walk (the ops are then read once).
     let mut unregistered = UnregisteredOps::new(&ir, &text, file_name);
     let first_failure = if options.allow_unregistered_dialect {
-        crate::verify::first_failure(&ir, top, &text)
+        spirvkit_ir::verify::first_failure(&ir, top, &text)
     } else {
-        crate::verify::first_failure_visiting(&ir, top, &text, &mut |op| unregistered.visit(op))
+        spirvkit_ir::verify::first_failure_visiting(&ir, top, &text, &mut |op| unregistered.visit(op))
     };
     if let Some(offset) = unregistered.first() {
         return failure(vec![relocate(Diagnostic::error(Some(offset), UNREGISTERED_DIALECT_MESSAGE))]);
@@ -372,7 +242,7 @@ fn process_chunk(
     diagnostics.extend(runner.diagnostics.drain(..).map(relocate));
     // mlir-opt prints the op, a newline, and one more newline; with locations, whose
     // local-scope form we print, just the newline (the blank line goes with aliases).
-    if print_options.debug_info && matches!(ir.op(top).location, crate::ir::Location::Unknown) {
+    if print_options.debug_info && matches!(ir.op(top).location, spirvkit_ir::ir::Location::Unknown) {
         // The implicit top-level module is located where its chunk starts: 0:0 for
         // the buffer's start, as mlir-opt prints it.
         let (line, column) = if chunk.start == 0 {
@@ -380,10 +250,11 @@ fn process_chunk(
         } else {
             index.get_or_init(|| LineIndex::new(source)).line_col(chunk.start)
         };
-        ir.op_mut(top).location = crate::ir::Location::FileLineCol { file: file_name.into(), line, column };
+        ir.op_mut(top).location =
+            spirvkit_ir::ir::Location::FileLineCol { file: file_name.into(), line, column };
     }
     let output = succeeded.then(|| {
-        let mut printed = crate::print(&ir, top, print_options);
+        let mut printed = spirvkit_ir::print(&ir, top, print_options);
         printed.truncate(printed.trim_end_matches('\n').len());
         printed.push_str(if print_options.debug_info { "\n" } else { "\n\n" });
         if !runner.report.is_empty() {
@@ -462,36 +333,6 @@ fn after_quoted_name(text: &str, from: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn texts(source: &str) -> (Vec<&str>, Vec<usize>) {
-        let (chunks, near) = split_chunks(source, DEFAULT_SPLIT_MARKER);
-        (chunks.into_iter().map(|r| &source[r]).collect(), near)
-    }
-
-    #[test]
-    fn split_on_marker_lines() {
-        let (chunks, near) = texts("a\n// -----\nb\n// -----   \nc\n");
-        assert_eq!(chunks, ["a\n", "\nb\n", "   \nc\n"]);
-        assert!(near.is_empty());
-    }
-
-    #[test]
-    fn split_like_mlir_on_odd_markers() {
-        // Anywhere on a line, as mlir-opt-22 does.
-        let (chunks, _) = texts("a } // ----- x\nb");
-        assert_eq!(chunks, ["a } ", " x\nb"]);
-        // Six dashes cut after five.
-        let (chunks, _) = texts("a\n// ------\nb");
-        assert_eq!(chunks, ["a\n", "-\nb"]);
-        // Near misses stay in the chunk.
-        let src = "a\n// -----0\nb\n// ---x\nc\n// ---\n";
-        let (chunks, near) = texts(src);
-        assert_eq!(chunks, [src]);
-        assert_eq!(near, [8, 20, 30]);
-        // Empty chunks are dropped; a leading marker leaves its `--` in the first one.
-        assert_eq!(texts("// -----\n// -----\n").0, ["--\n", "\n"]);
-        assert!(texts("").0.is_empty());
-    }
 
     #[test]
     fn passes_are_not_supported() {

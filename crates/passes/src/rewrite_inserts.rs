@@ -2,9 +2,9 @@
 //! element of a composite in order (indices 0..n) becomes one
 //! `spirv.CompositeConstruct`, as MLIR's pass does.
 
-use crate::attr::Attribute;
-use crate::ir::{Ir, Location, OpId, Value, ValueDef};
-use crate::types::TypeKind;
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{Ir, Location, OpId, Value, ValueDef};
+use spirvkit_ir::types::TypeKind;
 
 /// Rewrites every complete insertion chain under `top`.
 pub fn run(ir: &mut Ir, top: OpId) {
@@ -84,7 +84,7 @@ fn rewrite(ir: &mut Ir, chain: &[OpId]) {
 
 /// Every op that is attached to a block (reachable or not is not tracked here).
 fn attached_ops(ir: &Ir) -> impl Iterator<Item = OpId> + '_ {
-    (0..ir.op_count()).map(|i| OpId(i as u32)).filter(move |&op| ir.op(op).parent.is_some())
+    ir.op_ids().filter(move |&op| ir.op(op).parent.is_some())
 }
 
 fn replace_all_uses(ir: &mut Ir, old: Value, new: Value) {

@@ -11,8 +11,8 @@
 //! of the whole text, so errors are always exactly those of [`crate::parse`].
 
 use crate::ir::{Ir, OpId};
-use crate::lexer::Lexer;
-use crate::parser::{ParseError, Parser};
+use crate::text::lexer::Lexer;
+use crate::text::parser::{ParseError, Parser};
 use std::ops::Range;
 
 /// Texts smaller than this parse on one thread: a thread and a merge cost more than
@@ -187,7 +187,7 @@ impl Cut {
 
 #[cfg(test)]
 fn line_count(text: &str) -> usize {
-    crate::lexer::count_newlines(text.as_bytes())
+    crate::text::lexer::count_newlines(text.as_bytes())
 }
 
 /// Bracket depth and string state across lines (`//` comments skipped).
@@ -336,7 +336,9 @@ mod tests {
             ir.block(ir.entry_block(module).unwrap()).ops.clone()
         };
         let print = |ir: &Ir, ops: &[OpId]| {
-            ops.iter().map(|&op| crate::printer::print_op(ir, op, Default::default())).collect::<Vec<_>>()
+            ops.iter()
+                .map(|&op| crate::text::printer::print_op(ir, op, Default::default()))
+                .collect::<Vec<_>>()
         };
         let (first, second) = (&halves.first, &halves.second);
         let (first_body, second_body) = (body(&first.0, first.1), body(&second.0, second.1));
@@ -376,13 +378,13 @@ mod tests {
 
     /// Kind, text, line and column of each token (those of a token spanning lines
     /// are not known).
-    fn tokens(mut lexer: Lexer) -> Vec<(crate::lexer::Tok, String, Option<LineCol>)> {
+    fn tokens(mut lexer: Lexer) -> Vec<(crate::text::lexer::Tok, String, Option<LineCol>)> {
         let mut out = Vec::new();
         loop {
             let t = lexer.next_token();
             let at = lexer.line_of(t.offset).map(|(line, start)| (line, t.offset - start));
             out.push((t.kind, t.text.to_string(), at));
-            if t.kind == crate::lexer::Tok::Eof {
+            if t.kind == crate::text::lexer::Tok::Eof {
                 return out;
             }
         }

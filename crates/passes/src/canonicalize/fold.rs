@@ -12,9 +12,9 @@ use super::constants::{
     extract, fold_ints, fold_ints_unary, int_attribute, ints, is_poison, mask, poison, signed, splat_bool,
 };
 use super::driver::{has_trait, FoldResult, Folded, Rewriter};
-use crate::attr::Attribute;
-use crate::ir::{Ir, OpId, Value, ValueDef};
-use crate::types::{Type, TypeKind};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{Ir, OpId, Value, ValueDef};
+use spirvkit_ir::types::{Type, TypeKind};
 
 /// Folds `op`, given the constant each operand holds: its own fold first, then
 /// the trait folds when that fails or works in place (MLIR's fold hook).

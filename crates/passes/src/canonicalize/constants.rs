@@ -2,9 +2,9 @@
 //! `m_Constant`), integer and boolean scalars and vectors viewed element by element,
 //! and the attributes folds produce.
 
-use crate::attr::Attribute;
-use crate::ir::{Ir, OpId, Value, ValueDef};
-use crate::types::{FloatKind, Type, TypeKind};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{Ir, OpId, Value, ValueDef};
+use spirvkit_ir::types::{FloatKind, Type, TypeKind};
 
 /// `#ub.poison`, the value of `ub.poison` and what folds of poison operands give.
 pub(crate) fn poison() -> Attribute {

@@ -12,9 +12,9 @@
 use super::constants::{int_attribute, ints, is_poison, mask, poison, signed, value_constant, Ints};
 use super::driver::Rewriter;
 use super::fold::defined_by;
-use crate::attr::{Attribute, NamedAttribute};
-use crate::ir::{OpId, Value, ValueDef};
-use crate::types::Type;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{OpId, Value, ValueDef};
+use spirvkit_ir::types::Type;
 
 /// Tries the patterns of `op`'s kind.
 pub(crate) fn apply(rw: &mut Rewriter, op: OpId) -> bool {
@@ -177,7 +177,7 @@ fn insert_constants(
     let Some(undef) = rw.create_value_before(op, "spirv.Undef", Vec::new(), struct_ty, Vec::new()) else {
         return false;
     };
-    let i32t = rw.ir.types.integer(32, crate::types::Signedness::Signless);
+    let i32t = rw.ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
     let index = |i: i128| {
         NamedAttribute::new("indices", Attribute::Array(vec![Attribute::Integer { value: i, ty: i32t }]))
     };
@@ -197,7 +197,10 @@ fn insert_constants(
 
 /// `(block, store, branch target)` of a branch block holding just a store and a
 /// branch.
-fn store_then_branch(rw: &Rewriter, block: crate::ir::BlockId) -> Option<(OpId, crate::ir::BlockId)> {
+fn store_then_branch(
+    rw: &Rewriter,
+    block: spirvkit_ir::ir::BlockId,
+) -> Option<(OpId, spirvkit_ir::ir::BlockId)> {
     let ops = &rw.ir.block(block).ops;
     let [store, branch] = ops.as_slice() else { return None };
     let (s, b) = (rw.ir.op(*store), rw.ir.op(*branch));

@@ -7,10 +7,10 @@
 //! The 64-bit product is long multiplication over 16-bit digits held in i32 lanes,
 //! so no intermediate product or sum overflows.
 
-use crate::attr::{Attribute, NamedAttribute};
 use crate::canonicalize::driver::{self, Rewriter};
-use crate::ir::{Ir, OpId, Value};
-use crate::types::{Type, TypeKind};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{Ir, OpId, Value};
+use spirvkit_ir::types::{Type, TypeKind};
 
 /// Whether `ty` is i32 or a vector of i32.
 fn is_i32_based(ir: &Ir, ty: Type) -> bool {
@@ -107,7 +107,7 @@ fn expand_add_carry(b: &mut Builder, lhs: Value, rhs: Value, result_ty: Type) ->
 
 /// `i1`, or a vector of `i1` shaped like `ty`.
 fn bool_like(ir: &mut Ir, ty: Type) -> Type {
-    let i1 = ir.types.integer(1, crate::types::Signedness::Signless);
+    let i1 = ir.types.integer(1, spirvkit_ir::types::Signedness::Signless);
     match ir.types.kind(ty).clone() {
         TypeKind::Vector { shape, scalable, .. } => {
             ir.types.intern(TypeKind::Vector { shape, scalable, element: i1 })
@@ -118,7 +118,7 @@ fn bool_like(ir: &mut Ir, ty: Type) -> Type {
 
 /// Runs the pass on every `spirv.module` under `top` (the op MLIR anchors it on).
 pub fn run(ir: &mut Ir, top: OpId) {
-    for module in crate::target_env::spirv_modules(ir, top) {
+    for module in spirvkit_ir::target_env::spirv_modules(ir, top) {
         driver::apply_patterns_greedily(ir, module, driver::Config::default(), &expand);
     }
 }

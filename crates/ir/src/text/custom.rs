@@ -3,9 +3,9 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{Location, OpId};
-use crate::lexer::Tok;
-use crate::parser::{symbol_name, PResult, ParseError, Parser};
-use crate::printer::Printer;
+use crate::text::lexer::Tok;
+use crate::text::parser::{symbol_name, PResult, ParseError, Parser};
+use crate::text::printer::Printer;
 use crate::types::{Type, TypeKind};
 
 /// Parses the custom form of `name` (already consumed).
@@ -66,10 +66,10 @@ fn parse_generated_at(
     start: usize,
 ) -> Option<PResult<OpId>> {
     let index = index?;
-    if let Some(result) = crate::spirv_custom::parse_at(p, index, start) {
+    if let Some(result) = crate::text::spirv_custom::parse_at(p, index, start) {
         return Some(result);
     }
-    let result = crate::format::parse_at(p, index, start);
+    let result = crate::text::format::parse_at(p, index, start);
     if result.is_none() && name == full {
         return Some(Err(Box::new(ParseError {
             notes: Vec::new(),
@@ -89,7 +89,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let name = &ir.op(op).name;
     // The dialect's own ops (but the graph ones printed here) go straight to theirs.
     if name.def_index().is_some_and(|index| !is_graph_op(index)) {
-        return crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op));
+        return crate::text::spirv_custom::print(p, op).unwrap_or_else(|| crate::text::format::print(p, op));
     }
     match name.as_str() {
         "builtin.module" => print_module(p, op),
@@ -99,7 +99,7 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
         "func.call" => print_call(p, op),
         "arith.constant" => print_arith_constant(p, op),
         "ub.poison" => print_ub_poison(p, op),
-        _ => crate::spirv_custom::print(p, op).unwrap_or_else(|| crate::format::print(p, op)),
+        _ => crate::text::spirv_custom::print(p, op).unwrap_or_else(|| crate::text::format::print(p, op)),
     }
 }
 
@@ -429,7 +429,7 @@ fn function_type_text(p: &Printer, kind: &TypeKind) -> String {
         if i > 0 {
             s.push_str(", ");
         }
-        crate::printer::write_type(p.ir, t, &mut s);
+        crate::text::printer::write_type(p.ir, t, &mut s);
     }
     s.push_str(") -> ");
     let wrap = results.len() != 1 || matches!(p.ir.types.kind(results[0]), TypeKind::Function { .. });
@@ -440,7 +440,7 @@ fn function_type_text(p: &Printer, kind: &TypeKind) -> String {
         if i > 0 {
             s.push_str(", ");
         }
-        crate::printer::write_type(p.ir, t, &mut s);
+        crate::text::printer::write_type(p.ir, t, &mut s);
     }
     if wrap {
         s.push(')');
@@ -489,7 +489,7 @@ fn parse_ub_poison(p: &mut Parser) -> PResult<OpId> {
     } else {
         Attribute::Dialect { name: "ub.poison".into(), body: None }
     };
-    let attrs = crate::spirv_custom::optional_attr_dict(p)?;
+    let attrs = crate::text::spirv_custom::optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
     let op = p.ir.create_op("ub.poison", vec![], &[], Location::Unknown);
@@ -587,11 +587,11 @@ mod tests {
     #[test]
     fn ub_poison_round_trips_in_both_forms() {
         let source = "func.func @f() -> i32 {\n  %0 = ub.poison : i32\n  return %0 : i32\n}\n";
-        let r = crate::opt::run(source, "t.mlir", &crate::opt::OptOptions::default());
+        let r = spirvkit_passes::opt::run(source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
         assert!(r.success, "{}", r.diagnostics_text);
         assert!(r.output.contains("    %0 = ub.poison : i32\n"), "{}", r.output);
-        let generic = crate::opt::OptOptions { generic: true, ..Default::default() };
-        let r = crate::opt::run(source, "t.mlir", &generic);
+        let generic = spirvkit_passes::opt::OptOptions { generic: true, ..Default::default() };
+        let r = spirvkit_passes::opt::run(source, "t.mlir", &generic);
         assert!(
             r.output.contains(r#"%0 = "ub.poison"() <{value = #ub.poison}> : () -> i32"#),
             "{}",

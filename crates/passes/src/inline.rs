@@ -29,13 +29,13 @@
 //! Private callables are erased once dead: unused when their component is visited, or
 //! inlined in place. Callables referenced outside callables (`spirv.EntryPoint`) stay.
 
-use crate::attr::Attribute;
-use crate::diag::{current_operation_note, Diagnostic, LineIndex};
-use crate::ir::{BlockId, Ir, OpId, RegionId, Value};
-use crate::opdef::op_has_trait;
 use crate::pipeline::InlineOptions;
-use crate::types::{Type, TypeKind};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::diag::{current_operation_note, Diagnostic, LineIndex};
+use spirvkit_ir::ir::{BlockId, Ir, OpId, RegionId, Value};
+use spirvkit_ir::opdef::op_has_trait;
+use spirvkit_ir::types::{Type, TypeKind};
 
 /// Runs the inliner on `root`. `optimize(ir, callable)` runs the simplification
 /// pipeline on a callable and reports whether it succeeded. Errors: diagnostics with
@@ -857,7 +857,7 @@ fn dialect(name: &str) -> &str {
 /// Whether a dialect has inlining support (the dialects mlir-opt registers, less
 /// `builtin`).
 fn dialect_inlines(dialect: &str) -> bool {
-    dialect != "builtin" && crate::opt::REGISTERED_DIALECTS.contains(&dialect)
+    dialect != "builtin" && spirvkit_ir::opdef::REGISTERED_DIALECTS.contains(&dialect)
 }
 
 /// The region of `op` may receive an inlined body (SPIR-V: functions and structured
@@ -919,7 +919,7 @@ fn branch_instead_of_return(ir: &mut Ir, block: BlockId, terminator: OpId, conti
     let operands = ir.op(terminator).operands.clone();
     let location = ir.op(terminator).location.clone();
     let op = ir.create_op(branch, operands, &[], location);
-    ir.op_mut(op).successors = crate::ir::thin_vec![continuation];
+    ir.op_mut(op).successors = spirvkit_ir::ir::thin_vec![continuation];
     ir.insert_op_before(block, terminator, op);
     ir.erase_op(terminator);
 }

@@ -4,7 +4,7 @@
 //! block, or in a block enclosing this one; isolated-from-above ops start afresh and
 //! sibling blocks of a multi-block region do not share.
 
-use crate::ir::{BlockId, Ir, OpId};
+use spirvkit_ir::ir::{BlockId, Ir, OpId};
 
 /// Runs CSE over everything under `top`.
 pub fn run(ir: &mut Ir, top: OpId) {

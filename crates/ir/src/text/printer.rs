@@ -3,7 +3,7 @@
 
 use crate::attr::{Attribute, NamedAttribute};
 use crate::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
-use crate::lexer::write_escaped;
+use crate::text::lexer::write_escaped;
 use crate::types::{FloatKind, Signedness, StructBody, Type, TypeKind};
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
@@ -670,7 +670,7 @@ impl TypeTexts {
 fn quoted_op_name(index: usize) -> &'static str {
     static QUOTED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     let quoted = QUOTED.get_or_init(|| {
-        crate::opdef::OP_DEFS.iter().map(|d| crate::lexer::escape(d.name.as_bytes())).collect()
+        crate::opdef::OP_DEFS.iter().map(|d| crate::text::lexer::escape(d.name.as_bytes())).collect()
     });
     quoted.get(index).map_or("\"\"", String::as_str)
 }
@@ -687,7 +687,7 @@ fn write_struct_name(name: &str, out: &mut String) {
     if bare {
         out.push_str(name);
     } else {
-        crate::lexer::write_escaped(name.as_bytes(), out);
+        crate::text::lexer::write_escaped(name.as_bytes(), out);
     }
 }
 
@@ -780,7 +780,7 @@ impl<'a> Printer<'a> {
         match location {
             Location::Unknown => self.out.push_str("unknown"),
             Location::FileLineCol { file, line, column } => {
-                crate::lexer::write_escaped(file.as_bytes(), &mut self.out);
+                crate::text::lexer::write_escaped(file.as_bytes(), &mut self.out);
                 let _ = write!(self.out, ":{line}:{column}");
             }
             // Kept as written, `loc(...)` included.
@@ -957,7 +957,7 @@ impl<'a> Printer<'a> {
             }
             self.out.push_str(" = ");
         }
-        if self.options.generic || !crate::custom::print(self, op) {
+        if self.options.generic || !crate::text::custom::print(self, op) {
             self.generic(op);
         }
     }

@@ -2,9 +2,9 @@
 //! variables the explicit layout Vulkan requires (member offsets, array strides),
 //! using Vulkan's base-alignment rules as MLIR's `VulkanLayoutUtils` applies them.
 
-use crate::attr::Attribute;
-use crate::ir::{Ir, OpId};
-use crate::types::{StructBody, StructMember, Type, TypeKind};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{Ir, OpId};
+use spirvkit_ir::types::{StructBody, StructMember, Type, TypeKind};
 
 /// Lays out the pointee of every `spirv.GlobalVariable` under `top` that needs an
 /// explicit layout and has none, and retypes the `spirv.mlir.addressof`s of it.
