@@ -345,9 +345,14 @@ impl Args {
     }
 
     fn all_values(&self, name: &str) -> Vec<&str> {
+        self.all_values_of(&[name])
+    }
+
+    /// The values of an option and its aliases, in command-line order.
+    fn all_values_of(&self, names: &[&str]) -> Vec<&str> {
         self.options
             .iter()
-            .filter(|(o, _)| o.name == name)
+            .filter(|(o, _)| names.contains(&o.name))
             .flat_map(|(_, v)| v.iter().map(String::as_str))
             .collect()
     }
@@ -712,8 +717,7 @@ fn check_spirv_codegen(args: &Args, o: &mut Options) -> Result<(), OptionError> 
             .ok_or_else(|| OptionError::InvalidBindGlobals { what: "set", value: globals[1].to_string() })?;
         o.globals_binding = Some(FixedBinding { binding, set });
     }
-    let mut registers = args.all_values("fvk-bind-register");
-    registers.extend(args.all_values("vkbr"));
+    let registers = args.all_values_of(&["fvk-bind-register", "vkbr"]);
     for relation in registers.chunks_exact(4) {
         let number = |index: usize, what: &'static str| {
             non_negative(relation[index])
@@ -985,13 +989,18 @@ mod tests {
 
     #[test]
     fn register_and_globals_bindings() {
-        let o = spirv("-fvk-bind-register t5 0 1 2 -vkbr s3 1 3 4 -fvk-bind-globals 5 6").unwrap();
+        // `-vkbr` is an alias: one list, in command-line order.
+        let o = spirv("-vkbr s3 1 3 4 -fvk-bind-register t5 0 1 2 -fvk-bind-globals 5 6").unwrap();
         assert_eq!(
             o.register_bindings,
             [
-                RegisterBinding { register: "t5".into(), space: 0, binding: 1, set: 2 },
                 RegisterBinding { register: "s3".into(), space: 1, binding: 3, set: 4 },
+                RegisterBinding { register: "t5".into(), space: 0, binding: 1, set: 2 },
             ]
+        );
+        assert_eq!(
+            spirv_error("-vkbr s3 1 3 4 -fvk-s-shift 1 0"),
+            "-fvk-s-shift cannot be used together with -fvk-bind-register"
         );
         assert_eq!(o.globals_binding, Some(FixedBinding { binding: 5, set: 6 }));
         assert_eq!(
