@@ -336,7 +336,10 @@ pub const DEFAULT_MAX_ID: u32 = 0x3F_FFFF;
 /// The accepted options in command-line order, with lookups by name.
 struct Args {
     options: Vec<(&'static OptionSpec, Vec<String>)>,
-    inputs: Vec<String>,
+    /// The inputs with the position of the argument each came from.
+    inputs: Vec<(usize, String)>,
+    /// The position of the last `-P`.
+    last_preprocess: Option<usize>,
 }
 
 impl Args {
@@ -375,13 +378,19 @@ impl Args {
 /// Splits the command line with dxc's option table: a missing value stops it, an
 /// unknown option is refused (unless `-Qunused-arguments`).
 fn read_args(args: &[String]) -> Result<Args, OptionError> {
-    let mut out = Args { options: Vec::new(), inputs: Vec::new() };
+    let mut out = Args { options: Vec::new(), inputs: Vec::new(), last_preprocess: None };
     let mut unknown = None;
     let mut index = 0;
     while index < args.len() {
+        let position = index;
         match option_table::parse_one(args, &mut index) {
-            Parsed::Input(input) => out.inputs.push(input),
-            Parsed::Option { spec, values, .. } => out.options.push((spec, values)),
+            Parsed::Input(input) => out.inputs.push((position, input)),
+            Parsed::Option { spec, values, .. } => {
+                if spec.name == "P" {
+                    out.last_preprocess = Some(position);
+                }
+                out.options.push((spec, values));
+            }
             Parsed::Unknown(arg) => {
                 unknown.get_or_insert(arg);
             }
@@ -403,8 +412,9 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
         record(&mut o, spec, values);
     }
     // dxc takes the last input given (extra words in a few RUN lines are ignored).
-    o.input = args.inputs.last().cloned();
+    o.input = args.inputs.last().map(|(_, input)| input.clone());
     o.spirv = args.has("spirv");
+    take_legacy_preprocess_output(&args, &mut o);
 
     check_library_options(&args)?;
     check_language(&args, &mut o)?;
@@ -426,6 +436,21 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
         check_spirv_codegen(&args, &mut o)?;
     }
     Ok(o)
+}
+
+/// fxc's `-P file` (deprecated in dxc, still honoured): without `-Fi` and with
+/// several inputs, the input right after `-P` is the preprocessed output and the
+/// input file is the last of the others.
+fn take_legacy_preprocess_output(args: &Args, o: &mut Options) {
+    let Some(p) = args.last_preprocess else { return };
+    if args.has("Fi") || args.inputs.len() < 2 {
+        return;
+    }
+    let Some(at) = args.inputs.iter().position(|(position, _)| *position == p + 1) else { return };
+    o.preprocess_output = Some(args.inputs[at].1.clone());
+    if at + 1 == args.inputs.len() && at > 0 {
+        o.input = Some(args.inputs[at - 1].1.clone());
+    }
 }
 
 /// Fills the plain fields (the checks come after, in dxc's order).
@@ -837,6 +862,17 @@ mod tests {
             "Target profile argument is missing"
         );
         assert!(parse_args(&args("-P -Fi out.i x")).is_ok());
+    }
+
+    #[test]
+    fn legacy_preprocess_output() {
+        let o = parse_args(&args("in.hlsl -P out.i")).unwrap();
+        assert_eq!((o.input.as_deref(), o.preprocess_output.as_deref()), (Some("in.hlsl"), Some("out.i")));
+        let o = parse_args(&args("-P out.i in.hlsl")).unwrap();
+        assert_eq!((o.input.as_deref(), o.preprocess_output.as_deref()), (Some("in.hlsl"), Some("out.i")));
+        let o = parse_args(&args("-P -Fi f.i in.hlsl")).unwrap();
+        assert_eq!((o.input.as_deref(), o.preprocess_output.as_deref()), (Some("in.hlsl"), Some("f.i")));
+        assert_eq!(parse_args(&args("-P in.hlsl")).unwrap().preprocess_output, None);
     }
 
     #[test]
