@@ -1,5 +1,8 @@
-//! dxc's command line: every option the SPIR-V tests use, in the spellings dxc
-//! accepts (`-T ps_6_0`, `-Tps_6_0`, `-fspv-target-env=vulkan1.1`, ...).
+//! dxc's command line. [`crate::option_table`] splits it as dxc does (every dxc
+//! option, in every spelling dxc accepts: `-T ps_6_0`, `-Tps_6_0`, `/T ps_6_0`,
+//! `-fspv-target-env=vulkan1.1`, `-Oconfig=a,b`, `-fvk-b-shift 1 0`); the checks
+//! here follow dxc's `ReadDxcOpts` in its order, then what dxc's SPIR-V back end
+//! checks before generating code, each with dxc's message.
 
 use crate::option_table::{self, OptionSpec, Parsed, WithSpirv};
 use crate::spirv_values::{self, PassFlagProblem};
@@ -604,6 +607,7 @@ fn check_spirv_options(args: &Args, o: &mut Options) -> Result<(), OptionError> 
         let shifts = read_shifts(args, &name, register, o.spirv)?;
         o.binding_shifts.extend(shifts);
     }
+    // dxc checks -fvk-stage-io-order= here, between the shifts and the heaps.
     for (name, slot) in [
         ("fvk-bind-resource-heap", &mut o.resource_heap_binding),
         ("fvk-bind-sampler-heap", &mut o.sampler_heap_binding),
