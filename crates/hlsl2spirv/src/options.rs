@@ -1104,6 +1104,28 @@ mod tests {
             .starts_with("fatal error: failed to optimize"));
     }
 
+    /// Untrusted command lines: every option in every spelling, followed by values
+    /// of every shape, is accepted or refused, never a panic.
+    #[test]
+    fn any_command_line_is_answered() {
+        const VALUES: &[&str] =
+            &["", "0", "-1", "all", "x", "4294967296", "0x10", "--ccp", "-spirv", "/", "="];
+        for spec in option_table::OPTIONS {
+            for prefix in ["-", "--", "/"] {
+                for count in 0..5 {
+                    for value in VALUES {
+                        let mut line = vec!["-T".to_string(), "lib_6_3".to_string(), "-spirv".to_string()];
+                        line.push(format!("{prefix}{}", spec.name));
+                        line.extend(std::iter::repeat_n(value.to_string(), count));
+                        let _ = parse_args(&line);
+                        line.push(format!("{prefix}{}{value}", spec.name));
+                        let _ = parse_args(&line);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn profiles() {
         assert_eq!(Profile::parse("lib_6_8").map(|p| (p.stage, p.minor)), Some((Stage::Library, 8)));
