@@ -214,6 +214,51 @@ mod tests {
         assert!(!is_known_extension("SPV_INTEL_subgroups"));
     }
 
+    /// The extensions the Khronos grammar names (on instructions and on the
+    /// enumerants of every operand kind they use).
+    fn grammar_extensions() -> std::collections::BTreeSet<&'static str> {
+        use spirvkit_grammar::{OperandKind, INSTRUCTIONS};
+        let mut names = std::collections::BTreeSet::new();
+        let mut kinds: Vec<OperandKind> = Vec::new();
+        for instruction in INSTRUCTIONS.iter() {
+            names.extend(instruction.availability.extensions.iter().copied());
+            kinds.extend(instruction.operands.iter().map(|o| o.kind));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(kind) = kinds.pop() {
+            if !seen.insert(kind.name()) {
+                continue;
+            }
+            for enumerant in kind.info().enumerants {
+                names.extend(enumerant.availability.extensions.iter().copied());
+                kinds.extend(enumerant.parameters.iter().map(|o| o.kind));
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn extensions_are_khronos_names() {
+        // Extensions of extended instruction sets or with nothing to declare in
+        // the core grammar.
+        const OUTSIDE_THE_CORE_GRAMMAR: &[&str] = &[
+            "SPV_AMD_gcn_shader",
+            "SPV_AMD_gpu_shader_half_float",
+            "SPV_AMD_gpu_shader_int16",
+            "SPV_AMD_shader_ballot",
+            "SPV_AMD_shader_explicit_vertex_parameter",
+            "SPV_AMD_shader_trinary_minmax",
+            "SPV_KHR_non_semantic_info",
+        ];
+        let grammar = grammar_extensions();
+        let unknown: Vec<&str> = EXTENSIONS
+            .iter()
+            .copied()
+            .filter(|name| !grammar.contains(name) && !OUTSIDE_THE_CORE_GRAMMAR.contains(name))
+            .collect();
+        assert_eq!(unknown, Vec::<&str>::new(), "not extensions of the SPIR-V grammar");
+    }
+
     #[test]
     fn pass_flags() {
         assert_eq!(check_pass_flag("--loop-unroll"), Ok(()));
