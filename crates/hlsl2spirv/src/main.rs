@@ -46,6 +46,13 @@ fn run(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    match options.mode {
+        Mode::Help => return write_output(None, &option_table::usage()),
+        Mode::Version => {
+            return write_output(None, &format!("hlsl2spirv {}\n", env!("CARGO_PKG_VERSION")));
+        }
+        _ => {}
+    }
     let Some(input) = options.input.clone() else {
         eprintln!("dxc failed : Required input file argument is missing. use -help to get more information.");
         return ExitCode::FAILURE;
@@ -98,7 +105,7 @@ fn run(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     match options.mode {
-        Mode::SyntaxOnly | Mode::Preprocess => ExitCode::SUCCESS,
+        Mode::SyntaxOnly | Mode::Preprocess | Mode::Help | Mode::Version => ExitCode::SUCCESS,
         Mode::AstDump => write_output(options.output.as_deref(), &fe.dump()),
         Mode::Compile => {
             eprintln!("hlsl2spirv: not supported yet: SPIR-V code generation");

@@ -289,6 +289,25 @@ pub const OPTIONS: &[OptionSpec] = &[
     spec("Oconfig=", CommaJoined, Dash),
 ];
 
+/// The option list `-help` prints, one spelling per line with its value form.
+pub fn usage() -> String {
+    let mut text = String::from("OVERVIEW: HLSL to SPIR-V compiler with dxc's command line\n\n");
+    text.push_str("USAGE: hlsl2spirv [options] <input>\n\nOPTIONS:\n");
+    for spec in OPTIONS {
+        let prefix = if spec.prefixes == Prefixes::DoubleDash { "--" } else { "-" };
+        let values = match spec.form {
+            Form::Flag => String::new(),
+            Form::Joined => "<value>".to_string(),
+            Form::CommaJoined => "<value>,...".to_string(),
+            Form::Separate | Form::JoinedOrSeparate => " <value>".to_string(),
+            Form::MultiArg(count) => " <value>".repeat(count),
+        };
+        let note = if spec.with_spirv == WithSpirv::Refused { "  (not with -spirv)" } else { "" };
+        text.push_str(&format!("  {prefix}{}{values}{note}\n", spec.name));
+    }
+    text
+}
+
 /// One parsed argument.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Parsed {
@@ -421,6 +440,15 @@ mod tests {
         assert_eq!(all("/spirv"), vec![Parsed::Input("/spirv".into())]);
         assert_eq!(option_values(&all("--help")[0]).0, "help");
         assert_eq!(all("--spirv"), vec![Parsed::Unknown("--spirv".into())]);
+    }
+
+    #[test]
+    fn usage_lists_every_option() {
+        let text = usage();
+        assert!(text.contains("\n  -fvk-bind-register <value> <value> <value> <value>\n"));
+        assert!(text.contains("\n  -Oconfig=<value>,...\n"));
+        assert!(text.contains("\n  -Fre <value>  (not with -spirv)\n"));
+        assert_eq!(text.lines().filter(|l| l.starts_with("  -")).count(), OPTIONS.len());
     }
 
     #[test]

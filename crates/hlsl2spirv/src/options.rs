@@ -219,6 +219,10 @@ pub enum Mode {
     AstDump,
     /// `-P`: the preprocessed text.
     Preprocess,
+    /// `-help`, `-?`: the option list.
+    Help,
+    /// `--version`.
+    Version,
 }
 
 /// One value of `-fvk-{b,t,s,u}-shift`: a number or `all`.
@@ -343,6 +347,10 @@ struct Args {
     inputs: Vec<(usize, String)>,
     /// The position of the last `-P`.
     last_preprocess: Option<usize>,
+    /// The option whose values ran past the end (parsing stopped there).
+    missing: Option<String>,
+    /// The first option dxc does not know.
+    unknown: Option<String>,
 }
 
 impl Args {
@@ -378,11 +386,10 @@ impl Args {
     }
 }
 
-/// Splits the command line with dxc's option table: a missing value stops it, an
-/// unknown option is refused (unless `-Qunused-arguments`).
-fn read_args(args: &[String]) -> Result<Args, OptionError> {
-    let mut out = Args { options: Vec::new(), inputs: Vec::new(), last_preprocess: None };
-    let mut unknown = None;
+/// Splits the command line with dxc's option table; a missing value stops it.
+fn read_args(args: &[String]) -> Args {
+    let mut out =
+        Args { options: Vec::new(), inputs: Vec::new(), last_preprocess: None, missing: None, unknown: None };
     let mut index = 0;
     while index < args.len() {
         let position = index;
@@ -395,21 +402,21 @@ fn read_args(args: &[String]) -> Result<Args, OptionError> {
                 out.options.push((spec, values));
             }
             Parsed::Unknown(arg) => {
-                unknown.get_or_insert(arg);
+                out.unknown.get_or_insert(arg);
             }
-            Parsed::Missing(arg) => return Err(OptionError::MissingValue(arg)),
+            Parsed::Missing(arg) => {
+                out.missing = Some(arg);
+                break;
+            }
         }
     }
-    match unknown {
-        Some(arg) if !out.has("Qunused-arguments") => Err(OptionError::Unknown(arg)),
-        _ => Ok(out),
-    }
+    out
 }
 
 /// Parses the arguments (without the program name) and checks them as dxc does,
 /// in dxc's order, so the first problem reported is dxc's.
 pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
-    let args = read_args(args)?;
+    let args = read_args(args);
     let mut o = Options::default();
     for (spec, values) in &args.options {
         record(&mut o, spec, values);
@@ -419,6 +426,22 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
     o.spirv = args.has("spirv");
     take_legacy_preprocess_output(&args, &mut o);
 
+    check_external_library(&args)?;
+    // Help and version come before any other complaint, as in dxc.
+    if ["help", "?", "help-hidden"].iter().any(|name| args.has(name)) {
+        o.mode = Mode::Help;
+        return Ok(o);
+    }
+    if args.has("version") {
+        o.mode = Mode::Version;
+        return Ok(o);
+    }
+    if let Some(arg) = &args.missing {
+        return Err(OptionError::MissingValue(arg.clone()));
+    }
+    if let Some(arg) = args.unknown.as_ref().filter(|_| !args.has("Qunused-arguments")) {
+        return Err(OptionError::Unknown(arg.clone()));
+    }
     check_library_options(&args)?;
     check_language(&args, &mut o)?;
     check_profile_dependent(&args, &mut o)?;
@@ -491,12 +514,15 @@ fn record(o: &mut Options, spec: &OptionSpec, values: &[String]) {
     o.other.push((name, values.to_vec()));
 }
 
-fn check_library_options(args: &Args) -> Result<(), OptionError> {
+fn check_external_library(args: &Args) -> Result<(), OptionError> {
     match (args.last_value("external"), args.last_value("external-fn")) {
-        (None, Some(_)) => return Err(OptionError::ExternalFunctionWithoutLibrary),
-        (Some(_), None) => return Err(OptionError::ExternalLibraryWithoutFunction),
-        _ => {}
+        (None, Some(_)) => Err(OptionError::ExternalFunctionWithoutLibrary),
+        (Some(_), None) => Err(OptionError::ExternalLibraryWithoutFunction),
+        _ => Ok(()),
     }
+}
+
+fn check_library_options(args: &Args) -> Result<(), OptionError> {
     let library = args.last_value("T").is_some_and(|t| t.starts_with("lib_"));
     if !library {
         for (name, spelling) in [
@@ -866,6 +892,10 @@ mod tests {
             "Target profile argument is missing"
         );
         assert!(parse_args(&args("-P -Fi out.i x")).is_ok());
+        // Help comes first: no input, a missing value and an unknown option are fine.
+        assert_eq!(parse_args(&args("-bogus -help -T")).unwrap().mode, Mode::Help);
+        assert_eq!(parse_args(&args("/?")).unwrap().mode, Mode::Help);
+        assert_eq!(parse_args(&args("--version")).unwrap().mode, Mode::Version);
     }
 
     #[test]

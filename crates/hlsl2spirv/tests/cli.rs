@@ -77,6 +77,14 @@ fn command_line_errors_are_reported_as_dxc_reports_them() {
 }
 
 #[test]
+fn help_lists_the_options() {
+    let out = run(&["-help"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\n  -fspv-target-env=<value>\n"), "{text}");
+}
+
+#[test]
 fn verify_compares_expected_comments() {
     let good = "float4 main() : SV_Target { return x; } // expected-error {{undeclared identifier 'x'}}\n";
     let out = run(&["-T", "ps_6_0", "-E", "main", "-verify", "-"], good);
