@@ -275,7 +275,9 @@ pub fn run(args: &[String]) -> Result<()> {
     if !status.success() {
         bail!("building hlsl2spirv failed");
     }
-    let binary = root.join(if debug { "target/debug/hlsl2spirv" } else { "target/release/hlsl2spirv" });
+    let binary = crate::target_dir()
+        .join(if debug { "debug" } else { "release" })
+        .join(format!("hlsl2spirv{}", std::env::consts::EXE_SUFFIX));
     let scratch = root.join("target/hlsl-conformance");
     std::fs::create_dir_all(&scratch)?;
 

@@ -35,6 +35,17 @@ fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` (relative to the workspace) or
+/// `<workspace>/target`.
+fn target_dir() -> PathBuf {
+    let root = workspace_root();
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
 /// Default location of the Khronos grammar: the shared reference next to the project.
 fn default_grammar_dir() -> PathBuf {
     workspace_root().join("../shared/reference/spirv-headers/unified1")

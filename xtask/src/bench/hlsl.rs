@@ -196,7 +196,7 @@ fn build(root: &Path) -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release --package hlsl2spirv failed");
     }
-    Ok(root.join("target/release/hlsl2spirv"))
+    Ok(crate::target_dir().join("release").join(format!("hlsl2spirv{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// A deterministic shader mixing what real ones have: macros, structs, cbuffers,
