@@ -58,6 +58,9 @@ pub struct RunLine {
     pub negative: bool,
     /// The options, `%s` and `%t` still unsubstituted.
     pub args: Vec<String>,
+    /// The CHECK prefixes FileCheck reads for this line (`--check-prefix(es)=`;
+    /// `CHECK` when none is given).
+    pub check_prefixes: Vec<String>,
 }
 
 impl RunLine {
@@ -102,7 +105,8 @@ fn parse_command(line: usize, command: &str) -> Option<RunLine> {
     let dxc = words.iter().position(|w| *w == "%dxc")?;
     let negative = words[..dxc].contains(&"not");
     let mut args = Vec::new();
-    for word in &words[dxc + 1..] {
+    let mut rest = words[dxc + 1..].iter();
+    for word in rest.by_ref() {
         if *word == "|" {
             break;
         }
@@ -112,11 +116,33 @@ fn parse_command(line: usize, command: &str) -> Option<RunLine> {
         }
         args.push((*word).to_string());
     }
-    Some(RunLine { line, negative, args })
+    let mut check_prefixes = Vec::new();
+    let pipeline: Vec<&str> = rest.copied().take_while(|w| *w != "|").collect();
+    if pipeline.first() == Some(&"FileCheck") {
+        let mut words = pipeline.iter();
+        while let Some(word) = words.next() {
+            let option = word.trim_start_matches('-');
+            let value = match option.split_once('=') {
+                Some((name @ ("check-prefix" | "check-prefixes"), value)) => Some((name, value.to_string())),
+                None if option == "check-prefix" || option == "check-prefixes" => {
+                    words.next().map(|v| (option, v.to_string()))
+                }
+                _ => None,
+            };
+            if let Some((_, value)) = value {
+                check_prefixes.extend(value.split(',').filter(|p| !p.is_empty()).map(str::to_string));
+            }
+        }
+    }
+    if check_prefixes.is_empty() {
+        check_prefixes.push("CHECK".to_string());
+    }
+    Some(RunLine { line, negative, args, check_prefixes })
 }
 
-/// The texts of the file's CHECK lines (any prefix), in order.
-pub fn check_texts(text: &str) -> Vec<String> {
+/// The file's `// PREFIX: text` comment lines (`-NOT` lines left out) as
+/// (prefix, text): the CHECK lines of any FileCheck prefix.
+pub fn check_lines(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.trim_start().strip_prefix("//") else { continue };
@@ -124,13 +150,32 @@ pub fn check_texts(text: &str) -> Vec<String> {
         let Some(colon) = rest.find(':') else { continue };
         let (prefix, body) = rest.split_at(colon);
         let is_check = !prefix.is_empty()
-            && prefix.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '_')
-            && prefix.contains("CHECK");
+            && prefix.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '_');
         if is_check && !prefix.ends_with("-NOT") {
-            out.push(body[1..].trim().to_string());
+            out.push((prefix.to_string(), body[1..].trim().to_string()));
         }
     }
     out
+}
+
+/// The texts of the CHECK lines a RUN line's FileCheck reads (`P:`, `P-NEXT:`, ...
+/// for each of its prefixes `P`); the file's CHECK lines when none is its.
+pub fn checks_for_run(lines: &[(String, String)], prefixes: &[String]) -> Vec<String> {
+    const SUFFIXES: &[&str] = &["", "-NEXT", "-SAME", "-DAG", "-LABEL", "-EMPTY", "-COUNT"];
+    let belongs = |line_prefix: &str| {
+        prefixes.iter().any(|p| {
+            line_prefix.strip_prefix(p.as_str()).is_some_and(|suffix| {
+                SUFFIXES.contains(&suffix)
+                    || suffix.strip_prefix("-COUNT-").is_some_and(|n| n.parse::<u32>().is_ok())
+            })
+        })
+    };
+    let own: Vec<String> = lines.iter().filter(|(p, _)| belongs(p)).map(|(_, t)| t.clone()).collect();
+    if own.is_empty() {
+        lines.iter().filter(|(p, _)| p.contains("CHECK")).map(|(_, t)| t.clone()).collect()
+    } else {
+        own
+    }
 }
 
 /// Words that mark an error as code generation's (or a target feature's).
@@ -200,7 +245,7 @@ struct CaseOutcome {
 
 struct FileInfo {
     path: PathBuf,
-    checks: Vec<String>,
+    checks: Vec<(String, String)>,
 }
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -251,7 +296,7 @@ pub fn run(args: &[String]) -> Result<()> {
         for run in parse_run_lines(&text) {
             cases.push((index, run));
         }
-        files.push(FileInfo { checks: check_texts(&text), path });
+        files.push(FileInfo { checks: check_lines(&text), path });
     }
     println!(
         "hlsl-conformance: {} RUN lines in {} files under {} ({jobs} workers)",
@@ -308,12 +353,13 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             continue;
         }
-        let kind = classify_negative(&info.checks);
+        let checks = checks_for_run(&info.checks, &o.run.check_prefixes);
+        let kind = classify_negative(&checks);
         let entry = negative.entry(kind).or_default();
         entry.0 += 1;
         if !o.ok_exit {
             entry.1 += 1;
-            if expected_error(&info.checks).is_some_and(|m| o.stderr.contains(&m)) {
+            if expected_error(&checks).is_some_and(|m| o.stderr.contains(&m)) {
                 entry.2 += 1;
             }
         }
@@ -529,12 +575,41 @@ mod tests {
         assert_eq!(runs[2].line, 3);
         assert_eq!(runs[2].entry(), Some("VSMain"));
         assert!(runs[2].args.contains(&"-DX=1".to_string()));
+        assert_eq!(runs[0].check_prefixes, ["CHECK"]);
+    }
+
+    #[test]
+    fn each_run_line_reads_its_own_check_prefixes() {
+        let text =
+            "// RUN: not %dxc -T cs_6_6 %s -fvk-bind-sampler-heap 1 | FileCheck %s --check-prefix=SAMPLER\n\
+                    // RUN: not %dxc -T cs_6_6 %s | FileCheck %s -check-prefixes=A,B\n\
+                    // RUN: not %dxc -T cs_6_6 %s | FileCheck --check-prefix COUNTER %s\n\
+                    // SAMPLER: Argument to '-fvk-bind-sampler-heap' is missing.\n\
+                    // COUNTER: Argument to '-fvk-bind-counter-heap' is missing.\n\
+                    // B-NEXT: b\n// AB: not B's\n";
+        let runs = parse_run_lines(text);
+        assert_eq!(runs[0].check_prefixes, ["SAMPLER"]);
+        assert_eq!(runs[1].check_prefixes, ["A", "B"]);
+        assert_eq!(runs[2].check_prefixes, ["COUNTER"]);
+        let lines = check_lines(text);
+        assert_eq!(
+            checks_for_run(&lines, &runs[0].check_prefixes),
+            ["Argument to '-fvk-bind-sampler-heap' is missing."]
+        );
+        assert_eq!(checks_for_run(&lines, &runs[1].check_prefixes), ["b"]);
+        assert_eq!(
+            checks_for_run(&lines, &runs[2].check_prefixes),
+            ["Argument to '-fvk-bind-counter-heap' is missing."]
+        );
+        // A prefix with no lines of its own falls back to the CHECK lines.
+        let text = "// CHECK: a\n// NOTE: b\n";
+        assert_eq!(checks_for_run(&check_lines(text), &["NONE".to_string()]), ["a"]);
     }
 
     #[test]
     fn check_lines_and_classification() {
-        let checks =
-            check_texts("// CHECK: :4:3: error: expected ';' after expression\n// CHECK-NOT: x\nint a;\n");
+        let text = "// CHECK: :4:3: error: expected ';' after expression\n// CHECK-NOT: x\nint a;\n";
+        let checks = checks_for_run(&check_lines(text), &["CHECK".to_string()]);
         assert_eq!(checks, [":4:3: error: expected ';' after expression"]);
         assert_eq!(classify_negative(&checks), NegativeKind::FrontEnd);
         assert_eq!(expected_error(&checks).as_deref(), Some("expected ';' after expression"));

@@ -4,7 +4,9 @@
 //! `expected-*` comments).
 
 mod builtin_headers;
+mod option_table;
 mod options;
+mod spirv_values;
 
 use options::{Mode, Options, Stage};
 use spirvkit_hlsl::diag::DiagOptions;
@@ -40,10 +42,17 @@ fn run(args: &[String]) -> ExitCode {
     let options = match options::parse_args(args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("dxc failed : {e}");
+            eprintln!("{}", e.render());
             return ExitCode::FAILURE;
         }
     };
+    match options.mode {
+        Mode::Help => return write_output(None, &option_table::usage()),
+        Mode::Version => {
+            return write_output(None, &format!("hlsl2spirv {}\n", env!("CARGO_PKG_VERSION")));
+        }
+        _ => {}
+    }
     let Some(input) = options.input.clone() else {
         eprintln!("dxc failed : Required input file argument is missing. use -help to get more information.");
         return ExitCode::FAILURE;
@@ -96,7 +105,7 @@ fn run(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     match options.mode {
-        Mode::SyntaxOnly | Mode::Preprocess => ExitCode::SUCCESS,
+        Mode::SyntaxOnly | Mode::Preprocess | Mode::Help | Mode::Version => ExitCode::SUCCESS,
         Mode::AstDump => write_output(options.output.as_deref(), &fe.dump()),
         Mode::Compile => {
             eprintln!("hlsl2spirv: not supported yet: SPIR-V code generation");
@@ -121,22 +130,8 @@ fn write_output(path: Option<&str>, text: &str) -> ExitCode {
 
 /// The SPIR-V version a `-fspv-target-env` implies (for `__SPIRV_*_VERSION__`).
 fn spirv_version(target_env: Option<&str>) -> (u32, u32) {
-    let env = target_env.unwrap_or("vulkan1.0");
-    if let Some((_, spv)) = env.split_once("spirv") {
-        if let Some((major, minor)) = spv.split_once('.') {
-            if let (Ok(a), Ok(b)) = (major.parse(), minor.parse()) {
-                return (a, b);
-            }
-        }
-    }
-    match env {
-        "vulkan1.1" => (1, 3),
-        "vulkan1.2" => (1, 5),
-        "vulkan1.3" => (1, 6),
-        "vulkan1.4" => (1, 6),
-        e if e.starts_with("universal1.") => (1, e["universal1.".len()..].parse().unwrap_or(0)),
-        _ => (1, 0),
-    }
+    // An unknown environment is refused with `-spirv`; without it dxc ignores it.
+    spirv_values::target_env_spirv_version(target_env.unwrap_or("vulkan1.0")).unwrap_or((1, 0))
 }
 
 fn sema_stage(stage: Stage) -> SemaStage {

@@ -51,6 +51,40 @@ fn codegen_and_unknown_options_are_errors() {
 }
 
 #[test]
+fn command_line_errors_are_reported_as_dxc_reports_them() {
+    let stderr = |args: &[&str]| {
+        let out = run(args, "float4 main() : SV_Target { return 0; }");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The command-line reader's errors.
+    assert_eq!(
+        stderr(&["-T", "ps_6_0", "-spirv", "-Fre", "r.bin", "-"]),
+        "dxc failed : -Fre is not supported with -spirv\n"
+    );
+    assert_eq!(
+        stderr(&["-T", "ps_6_6", "-spirv", "-", "-fvk-bind-sampler-heap", "1"]),
+        "dxc failed : Argument to '-fvk-bind-sampler-heap' is missing.\n"
+    );
+    // The SPIR-V back end's: an error with dxc's note.
+    let env = stderr(&["-T", "ps_6_0", "-spirv", "-fspv-target-env=vulkan1.1spirv1.3", "-"]);
+    assert!(env.starts_with("error: unknown SPIR-V target environment 'vulkan1.1spirv1.3'\nnote: allowed options are:\n vulkan1.0\n"), "{env}");
+    let pass = stderr(&["-T", "ps_6_0", "-spirv", "-Oconfig=--loop-unrol", "-"]);
+    assert!(
+        pass.starts_with("fatal error: failed to optimize SPIR-V: Unknown flag '--loop-unrol'."),
+        "{pass}"
+    );
+}
+
+#[test]
+fn help_lists_the_options() {
+    let out = run(&["-help"], "");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\n  -fspv-target-env=<value>\n"), "{text}");
+}
+
+#[test]
 fn verify_compares_expected_comments() {
     let good = "float4 main() : SV_Target { return x; } // expected-error {{undeclared identifier 'x'}}\n";
     let out = run(&["-T", "ps_6_0", "-E", "main", "-verify", "-"], good);
