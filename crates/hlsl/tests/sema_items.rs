@@ -7,6 +7,7 @@ use spirvkit_hlsl::ast::DeclKind;
 use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
 use spirvkit_hlsl::preprocessor::MemoryLoader;
 use spirvkit_hlsl::sema::tree::{Callee, ConstValue, GlobalStorage, Stage};
+use spirvkit_hlsl::sema::StageIoOrder;
 
 fn analyze(text: &str, stage: Option<Stage>) -> Frontend {
     let mut options = FrontendOptions::default();
@@ -145,6 +146,76 @@ fn dual_source_outputs_share_location_zero_by_index() {
     assert!(e.contains("1:12: error: vk::index only allowed in pixel shader"), "{e}");
     assert!(
         e.contains("vk::index should be used together with vk::location for dual-source blending"),
+        "{e}"
+    );
+}
+
+fn locations(text: &str, stage: Stage, order: StageIoOrder) -> Vec<(String, bool, u32, u32)> {
+    let mut options = FrontendOptions::default();
+    options.sema.stage = Some(stage);
+    options.sema.stage_io_order = order;
+    let fe = analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default());
+    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
+    let tree = fe.typed.as_ref().unwrap();
+    tree.entry_points[0]
+        .locations
+        .iter()
+        .map(|l| (l.semantic.clone(), l.input, l.location, l.index))
+        .collect()
+}
+
+#[test]
+fn stage_io_order_numbers_locations_by_declaration_or_semantic() {
+    let vs = "struct VSOut { float4 pos : SV_Position; float3 n : NORMAL; double4 c : COLOR; float2 uv : ATEX; };\n\
+              VSOut main(float3 p : POSITION, float2 b : BTEX, uint id : SV_VertexID, float4 a : SV_Position) {\n\
+              VSOut o = (VSOut)0; return o; }\n";
+    let decl = locations(vs, Stage::Vertex, StageIoOrder::Decl);
+    let s = |t: &str, i: bool, l: u32| (t.to_string(), i, l, 0);
+    assert_eq!(
+        decl,
+        vec![
+            s("POSITION", true, 0),
+            s("BTEX", true, 1),
+            // A vertex shader reads SV_Position as a plain input; SV_VertexID is built in.
+            s("SV_Position", true, 2),
+            s("NORMAL", false, 0),
+            // A double4 takes two locations.
+            s("COLOR", false, 1),
+            s("ATEX", false, 3),
+        ]
+    );
+    let alpha = locations(vs, Stage::Vertex, StageIoOrder::Alpha);
+    assert_eq!(
+        alpha,
+        vec![
+            s("BTEX", true, 0),
+            s("POSITION", true, 1),
+            s("SV_Position", true, 2),
+            s("ATEX", false, 0),
+            s("COLOR", false, 1),
+            s("NORMAL", false, 3),
+        ]
+    );
+    // SV_TargetN keeps N whatever the order; explicit locations are taken as written.
+    let ps = "struct O { float4 b : SV_Target1; float4 a : SV_Target0; };\n\
+              O main(float4 z : ZED, float4 y : WHY) { O o = (O)0; return o; }\n";
+    assert_eq!(
+        locations(ps, Stage::Pixel, StageIoOrder::Alpha),
+        vec![s("WHY", true, 0), s("ZED", true, 1), s("SV_Target1", false, 1), s("SV_Target0", false, 0)]
+    );
+    let dual = "struct O { [[vk::location(0), vk::index(1)]] float4 b : SV_Target1;\n\
+                [[vk::location(0)]] float4 a : SV_Target0; };\n\
+                O main() { O o = (O)0; return o; }\n";
+    assert_eq!(
+        locations(dual, Stage::Pixel, StageIoOrder::Decl),
+        vec![("SV_Target1".to_string(), false, 0, 1), s("SV_Target0", false, 0)]
+    );
+    let e = errors(
+        "float4 main([[vk::location(1)]] float4 a : A, float4 b : B) : SV_Position { return a + b; }",
+        Some(Stage::Vertex),
+    );
+    assert!(
+        e.contains("partial explicit stage input location assignment via vk::location(X) unsupported"),
         "{e}"
     );
 }

@@ -21,6 +21,8 @@ pub enum OptionError {
     NotWithSpirv(&'static str),
     #[error("-Oconfig should not be used together with -O")]
     OconfigWithO,
+    #[error("unknown Vulkan stage I/O location assignment order: {0}")]
+    BadStageIoOrder(String),
 }
 
 /// The shader stages a profile can name.
@@ -120,6 +122,8 @@ pub struct Options {
     pub disabled_warnings: Vec<String>,
     /// `-verify`: compare the diagnostics with the `expected-*` comments of the input.
     pub verify: bool,
+    /// `-fvk-stage-io-order=alpha` (`decl`, the default, is `false`).
+    pub stage_io_alpha: bool,
     /// Every other accepted option with its values, for later stages (codegen).
     pub other: Vec<(String, Vec<String>)>,
 }
@@ -144,6 +148,7 @@ impl Default for Options {
             no_warnings: false,
             disabled_warnings: Vec::new(),
             verify: false,
+            stage_io_alpha: false,
             other: Vec::new(),
         }
     }
@@ -191,6 +196,7 @@ const JOINED: &[&str] = &[
     "-Oconfig=",
     "-fspv-entrypoint-name=",
     "-fspv-max-id=",
+    "-fvk-stage-io-order=",
 ];
 /// Flags without values.
 const FLAGS: &[&str] = &[
@@ -302,6 +308,11 @@ pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
                 "-fspv-target-env=" => o.target_env = Some(value.to_string()),
                 "-fspv-extension=" => o.extensions.push(value.to_string()),
                 "-Oconfig=" => oconfig = true,
+                "-fvk-stage-io-order=" => match value {
+                    "alpha" => o.stage_io_alpha = true,
+                    "decl" => o.stage_io_alpha = false,
+                    _ => return Err(OptionError::BadStageIoOrder(value.to_string())),
+                },
                 _ => {}
             }
             o.other.push((prefix.trim_end_matches('=').to_string(), vec![value.to_string()]));
@@ -448,5 +459,20 @@ mod tests {
         assert_eq!(Profile::parse("ms_6_5").map(|p| p.stage.target_stage_value()), Some(13));
         assert!(Profile::parse("ps_6").is_none());
         assert!(Profile::parse("ps_9_0").is_none());
+    }
+
+    #[test]
+    fn stage_io_order_is_decl_or_alpha() {
+        assert!(!parse_args(&args("f.hlsl")).unwrap().stage_io_alpha);
+        assert!(parse_args(&args("-fvk-stage-io-order=alpha f.hlsl")).unwrap().stage_io_alpha);
+        assert!(
+            !parse_args(&args("-fvk-stage-io-order=alpha -fvk-stage-io-order=decl f"))
+                .unwrap()
+                .stage_io_alpha
+        );
+        assert_eq!(
+            parse_args(&args("-fvk-stage-io-order=reverse f")).unwrap_err().to_string(),
+            "unknown Vulkan stage I/O location assignment order: reverse"
+        );
     }
 }

@@ -2,10 +2,11 @@
 //! from the profile, and the attribute and signature rules dxc checks up front.
 
 use super::tree::ParamDirection;
-use super::tree::{EntryPoint, Stage};
+use super::tree::{EntryPoint, Stage, StageLocation};
 use super::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use super::Sema;
-use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprKind, Modifiers};
+use super::StageIoOrder;
+use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprId, ExprKind, Modifiers};
 use crate::source::Span;
 
 impl Sema<'_> {
@@ -90,7 +91,7 @@ impl Sema<'_> {
         if stage == Stage::Hull {
             self.patch_constant_checks(f);
         }
-        self.entry_points.push(EntryPoint { function: f, name, stage, numthreads });
+        self.entry_points.push(EntryPoint { function: f, name, stage, numthreads, locations: Vec::new() });
         self.check_entry_signature(f, stage);
     }
 
@@ -395,6 +396,10 @@ impl Sema<'_> {
         }
         self.dual_source_checks(stage, &vars);
         self.builtin_and_location_checks(&vars);
+        let locations = self.assign_locations(stage, &vars);
+        if let Some(entry) = self.entry_points.iter_mut().rev().find(|e| e.function == f) {
+            entry.locations = locations;
+        }
         let stencil = [
             "stencil_ref_unchanged_front",
             "stencil_ref_greater_equal_front",
@@ -466,6 +471,114 @@ impl Sema<'_> {
                 _ => {}
             }
         }
+    }
+
+    /// Whether a stage variable takes a `Location` (is not a built-in): user semantics,
+    /// `SV_Target`, and the system values a vertex shader reads as plain inputs.
+    fn needs_location(&mut self, stage: Stage, v: &StageVar, input: bool) -> bool {
+        if v.attrs.iter().any(|a| self.name(a.name.name) == "builtin") {
+            return false;
+        }
+        // `[[vk::ext_decorate(11 /* BuiltIn */ | 30 /* Location */, ...)]]` places the
+        // variable itself.
+        let decorations: Vec<ExprId> = v
+            .attrs
+            .iter()
+            .filter(|a| self.name(a.name.name) == "ext_decorate")
+            .filter_map(|a| a.args.first().copied())
+            .collect();
+        for first in decorations {
+            self.check_expr(first);
+            if matches!(self.constant_of(first).and_then(|c| c.as_int()), Some(11 | 30)) {
+                return false;
+            }
+        }
+        let Some((sem, _)) = &v.semantic else { return false };
+        let (base, _) = split_semantic(sem);
+        if !base.starts_with("SV_") {
+            return true;
+        }
+        if base == "SV_TARGET" {
+            return !input;
+        }
+        stage == Stage::Vertex && input && !matches!(base.as_str(), "SV_VERTEXID" | "SV_INSTANCEID")
+    }
+
+    /// dxc's location assignment (see [`EntryPoint::locations`]); a direction mixing
+    /// variables with and without `[[vk::location]]` is dxc's error.
+    fn assign_locations(&mut self, stage: Stage, vars: &[StageVar]) -> Vec<StageLocation> {
+        let mut out = Vec::new();
+        for input in [true, false] {
+            let mut dir_vars: Vec<&StageVar> = Vec::new();
+            for v in vars.iter().filter(|v| if input { v.input } else { v.output }) {
+                if self.needs_location(stage, v, input) {
+                    dir_vars.push(v);
+                }
+            }
+            let explicit = dir_vars
+                .iter()
+                .filter(|v| v.attrs.iter().any(|a| self.name(a.name.name) == "location"))
+                .count();
+            let semantic_of = |v: &StageVar| v.semantic.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+            if explicit > 0 && explicit == dir_vars.len() {
+                for v in dir_vars {
+                    let location = self.stage_attr_value(v, "location").unwrap_or(0).max(0) as u32;
+                    let index = self.stage_attr_value(v, "index").unwrap_or(0).max(0) as u32;
+                    out.push(StageLocation { semantic: semantic_of(v), input, location, index });
+                }
+                continue;
+            }
+            if explicit > 0 {
+                let which = if input { "input" } else { "output" };
+                self.report(crate::diag::Diagnostic::error(
+                    None,
+                    format!(
+                        "partial explicit stage {which} location assignment via vk::location(X) unsupported"
+                    ),
+                ));
+                continue;
+            }
+            let mut used: Vec<bool> = Vec::new();
+            let take = |start: u32, count: u32, used: &mut Vec<bool>| {
+                let end = (start + count) as usize;
+                if used.len() < end {
+                    used.resize(end, false);
+                }
+                used[start as usize..end].iter_mut().for_each(|u| *u = true);
+            };
+            let mut rest = Vec::new();
+            for v in dir_vars {
+                let sem = semantic_of(v);
+                let (base, n) = split_semantic(&sem);
+                if base == "SV_TARGET" {
+                    // Bounded: semantic indices are parsed from a handful of digits.
+                    let n = n.min(1 << 16);
+                    take(n, 1, &mut used);
+                    out.push(StageLocation { semantic: sem, input, location: n, index: 0 });
+                } else {
+                    rest.push((sem, self.location_count(v.ty).clamp(1, 1 << 16)));
+                }
+            }
+            let alphabetical = self.opts.stage_io_order == StageIoOrder::Alpha
+                || (!input && stage == Stage::Hull)
+                || (input && stage == Stage::Domain);
+            if alphabetical {
+                // Byte order of the semantic strings as written, stable like dxc's sort.
+                rest.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            for (sem, count) in rest {
+                // The first free run of `count` locations; a taken one moves past itself.
+                let mut start = 0u32;
+                while let Some(l) =
+                    (start..start + count).rev().find(|&l| used.get(l as usize) == Some(&true))
+                {
+                    start = l + 1;
+                }
+                take(start, count, &mut used);
+                out.push(StageLocation { semantic: sem, input, location: start, index: 0 });
+            }
+        }
+        out
     }
 
     /// The constant argument of a stage variable's `[[vk::NAME(N)]]` attribute.
