@@ -219,3 +219,59 @@ fn stage_io_order_numbers_locations_by_declaration_or_semantic() {
         "{e}"
     );
 }
+
+#[test]
+fn buffer_pointers_convert_cast_and_initialize_structs() {
+    let fe = ok(
+        "struct Node;\n\
+         typedef vk::BufferPointer<Node> NodePtr;\n\
+         struct Node { float v; NodePtr next; };\n\
+         struct Base { int b; };\n\
+         struct Derived : Base { int d; };\n\
+         struct Holder { vk::BufferPointer<float4, 8> p; int n; };\n\
+         struct Globals { uint64_t addr; NodePtr head; vk::BufferPointer<Derived, 16> derived; };\n\
+         [[vk::push_constant]] Globals g;\n\
+         float value(NodePtr p) { return p.Get().v; }\n\
+         NodePtr follow(NodePtr p) { return p.Get().next; }\n\
+         [numthreads(1,1,1)] void main() {\n\
+           NodePtr a = vk::BufferPointer<Node>(g.addr);\n\
+           NodePtr b = NodePtr(g.addr);\n\
+           vk::BufferPointer<float4, 8> c = vk::reinterpret_pointer_cast<float4, 8>(a);\n\
+           vk::BufferPointer<Base, 16> base = vk::static_pointer_cast<Base, 16>(g.derived);\n\
+           Holder h = {c, 1};\n\
+           Holder h2 = { vk::BufferPointer<float4, 8>(g.addr), 2 };\n\
+           float x = value(a) + value(follow(b)) + h.p.Get().x + h2.p.Get().y + base.Get().b;\n\
+           uint64_t back = (uint64_t)a;\n\
+         }\n",
+        Some(Stage::Compute),
+    );
+    let tree = fe.typed.as_ref().unwrap();
+    let casts: Vec<String> = tree
+        .calls
+        .values()
+        .filter(|c| matches!(c.callee, Callee::Intrinsic { name, .. } if name.ends_with("pointer_cast")))
+        .map(|c| tree.types.display(c.ret))
+        .collect();
+    assert_eq!(casts.len(), 2);
+    assert!(casts.contains(&"vk::BufferPointer<float4, 8>".to_string()), "{casts:?}");
+    assert!(casts.contains(&"vk::BufferPointer<Base, 16>".to_string()), "{casts:?}");
+
+    let e = errors(
+        "struct Base { }; struct Derived : Base { int val; };\n\
+         cbuffer Test { vk::BufferPointer<Derived, 32> derivedBuf; vk::BufferPointer<int> intBuf; };\n\
+         void f() {\n\
+           vk::BufferPointer<Base, 64> a = vk::static_pointer_cast<Base, 64>(derivedBuf);\n\
+           vk::BufferPointer<float> b = vk::static_pointer_cast<float>(intBuf);\n\
+           vk::BufferPointer<float> ok = vk::reinterpret_pointer_cast<float>(intBuf);\n\
+           vk::BufferPointer<Base, 16> wrong = vk::reinterpret_pointer_cast<float>(intBuf);\n\
+         }\n",
+        None,
+    );
+    assert!(e.contains("4:33: error: Vulkan buffer pointer cannot be cast to greater alignment"), "{e}");
+    assert!(
+        e.contains("5:30: error: vk::static_pointer_cast() content type must be base class of argument's content type"),
+        "{e}"
+    );
+    assert!(e.contains("7:37: error: cannot initialize a variable of type"), "{e}");
+    assert_eq!(e.matches("error:").count(), 3, "{e}");
+}
