@@ -275,3 +275,68 @@ fn buffer_pointers_convert_cast_and_initialize_structs() {
     assert!(e.contains("7:37: error: cannot initialize a variable of type"), "{e}");
     assert_eq!(e.matches("error:").count(), 3, "{e}");
 }
+
+#[test]
+fn alias_templates_resolve_deduce_and_nest() {
+    let fe = ok(
+        "template<typename T> using Vec = vector<T, 3>;\n\
+         template<typename T, int N = 3> using V = vector<T, N>;\n\
+         template<typename T> using Vec2 = Vec<T>;\n\
+         template<typename T> using Arr3 = T[3];\n\
+         template<typename T> using Mat = matrix<T, 2, 2>;\n\
+         template<int N> using FloatN = vector<float, N>;\n\
+         template<typename T> struct W { Vec<T> v; Vec<T> get() { return v; } };\n\
+         struct Holder { template<typename T> using Pair = vector<T, 2>; Pair<float> p; };\n\
+         template<typename T> struct Box { T v; };\n\
+         template<typename T, int N> T sum(V<T, N> x) { T s = 0; for (int i = 0; i < N; ++i) s += x[i]; return s; }\n\
+         template<int N> float len(FloatN<N> x) { return length(x); }\n\
+         template<typename T> T first(Arr3<T> a) { return a[0]; }\n\
+         template<typename T> T det2(Mat<T> m) { return m[0][0] * m[1][1] - m[0][1] * m[1][0]; }\n\
+         Vec<float> scale(Vec<float> a) { return a * 2; }\n\
+         void f() {\n\
+           V<int, 2> b = int2(1, 2);\n\
+           Vec2<uint> c = uint3(1, 2, 3);\n\
+           W<float> w; float3 g = w.get();\n\
+           Holder::Pair<int> hp = int2(3, 4);\n\
+           Box<Vec<int> > bx; bx.v = int3(1, 2, 3);\n\
+           Vec<float> k = scale(Vec<float>(1, 2, 3));\n\
+           Arr3<float> arr = { 1, 2, 3 };\n\
+           float total = sum(k) + sum(b) + len(float4(1, 2, 3, 4)) + first(arr) + det2(float2x2(1, 2, 3, 4));\n\
+         }\n",
+        None,
+    );
+    let tree = fe.typed.as_ref().unwrap();
+    let mut chosen: Vec<String> = tree
+        .calls
+        .values()
+        .filter(|c| matches!(c.callee, Callee::Function(_)))
+        .map(|c| {
+            let params: Vec<String> = c.params.iter().map(|p| tree.types.display(p.0)).collect();
+            format!("({}) -> {}", params.join(", "), tree.types.display(c.ret))
+        })
+        .collect();
+    chosen.sort();
+    for expected in [
+        "(float3) -> float",
+        "(int2) -> int",
+        "(float4) -> float",
+        "(float[3]) -> float",
+        "(float2x2) -> float",
+        "(float3) -> float3",
+    ] {
+        assert!(chosen.contains(&expected.to_string()), "{expected} not in {chosen:?}");
+    }
+    let (_, hp) = decl_named(&fe, "hp");
+    assert_eq!(tree.types.display(hp.ty), "int2");
+
+    let e = errors(
+        "template<typename T> using Vec = vector<T, 3>;\n\
+         Vec v;\n\
+         Vec<float, 2> w;\n\
+         Vec<> x;\n",
+        None,
+    );
+    assert!(e.contains("2:1: error: use of alias template 'Vec' requires template arguments"), "{e}");
+    assert!(e.contains("3:1: error: too many template arguments for alias template 'Vec'"), "{e}");
+    assert!(e.contains("4:1: error: too few template arguments for alias template 'Vec'"), "{e}");
+}

@@ -198,6 +198,7 @@ impl Sema<'_> {
             methods: HashMap::new(),
             statics: HashMap::new(),
             types: HashMap::new(),
+            member_templates: HashMap::new(),
             complete: false,
             template_args: Vec::new(),
         });
@@ -677,6 +678,7 @@ impl Sema<'_> {
                     methods: HashMap::new(),
                     statics: HashMap::new(),
                     types: HashMap::new(),
+                    member_templates: HashMap::new(),
                     complete: false,
                     template_args: template_args.clone().unwrap_or_default(),
                 });
@@ -768,12 +770,22 @@ impl Sema<'_> {
                     // Member templates: methods join the method set as templates.
                     let inner = *inner;
                     self.local_or_global_other(m);
-                    if let DeclKind::Function(f) = &self.ast.decl(inner).kind {
-                        if let (Some(n), Some(info)) =
-                            (f.name.last(), self.types.structs.get_mut(sid.0 as usize))
-                        {
-                            info.methods.entry(n.name).or_default().push(m);
+                    match &self.ast.decl(inner).kind {
+                        DeclKind::Function(f) => {
+                            if let (Some(n), Some(info)) =
+                                (f.name.last(), self.types.structs.get_mut(sid.0 as usize))
+                            {
+                                info.methods.entry(n.name).or_default().push(m);
+                            }
                         }
+                        // Alias and struct templates, found through `S::Name<...>`.
+                        DeclKind::TypeAlias { name, .. } | DeclKind::Struct { name: Some(name), .. } => {
+                            let name = name.name;
+                            if let Some(info) = self.types.structs.get_mut(sid.0 as usize) {
+                                info.member_templates.insert(name, m);
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 _ => self.local_or_global_other(m),
@@ -995,6 +1007,22 @@ impl Sema<'_> {
         }
     }
 
+    /// `class template 'S'`, `alias template 'A'`, `function template 'f'` (clang's
+    /// wording in arity errors).
+    pub(super) fn template_description(&self, template: DeclId) -> String {
+        let Some((_, inner)) = self.template_inner(template) else { return "template".to_string() };
+        let (kind, name) = match &self.ast.decl(inner).kind {
+            DeclKind::TypeAlias { name, .. } => ("alias template", Some(name.name)),
+            DeclKind::Struct { name, .. } => ("class template", name.map(|n| n.name)),
+            DeclKind::Function(f) => ("function template", f.name.last().map(|n| n.name)),
+            _ => ("template", None),
+        };
+        match name {
+            Some(n) => format!("{kind} '{}'", self.name(n)),
+            None => kind.to_string(),
+        }
+    }
+
     /// Binds template parameters to values, with defaults; `None` on arity errors.
     fn bind_template_params(
         &mut self,
@@ -1025,7 +1053,8 @@ impl Sema<'_> {
                 match v {
                     Some(v) => values.push(v),
                     None => {
-                        self.error(span, "too few template arguments for template");
+                        let what = self.template_description(template);
+                        self.error(span, format!("too few template arguments for {what}"));
                         return None;
                     }
                 }
@@ -1053,7 +1082,8 @@ impl Sema<'_> {
             bindings.push((name.name, entity));
         }
         if values.len() > params.len() {
-            self.error(span, "too many template arguments for template");
+            let what = self.template_description(template);
+            self.error(span, format!("too many template arguments for {what}"));
             return None;
         }
         Some((bindings, values))
@@ -1160,6 +1190,7 @@ impl Sema<'_> {
             methods: HashMap::new(),
             statics: HashMap::new(),
             types: HashMap::new(),
+            member_templates: HashMap::new(),
             complete: false,
             template_args: values.clone(),
         });
@@ -1368,6 +1399,54 @@ impl Sema<'_> {
         Some(out)
     }
 
+    /// `A<args>` naming an alias template, against `arg`: the alias's own parameters
+    /// are deduced from its target type, then each written argument is matched with
+    /// what its alias parameter received (`Vec<T>` for `vector<T, 3>` gives T).
+    fn deduce_through_alias(
+        &mut self,
+        alias: DeclId,
+        args: &[TemplateArg],
+        arg: Ty,
+        params: &[crate::ast::TemplateParam],
+        deduced: &mut [Option<TemplateValue>],
+        depth: u32,
+    ) {
+        let Some((alias_params, inner)) = self.template_inner(alias) else { return };
+        let DeclKind::TypeAlias { ty, .. } = self.ast.decl(inner).kind.clone() else { return };
+        let mut through: Vec<Option<TemplateValue>> = vec![None; alias_params.len()];
+        self.deduce_from_type_ref(ty, arg, &alias_params, &mut through, depth + 1);
+        let position =
+            |sym: crate::lexer::Symbol| params.iter().position(|p| p.name.is_some_and(|n| n.name == sym));
+        for (written, value) in args.iter().zip(through) {
+            let Some(value) = value else { continue };
+            match (written, value) {
+                (TemplateArg::Type(t), TemplateValue::Type(v)) => {
+                    self.deduce_from_type_ref(*t, v, params, deduced, depth + 1)
+                }
+                (written, TemplateValue::Value(v)) => {
+                    // A value parameter written as a bare name (parsed as a type or an
+                    // expression).
+                    let sym = match written {
+                        TemplateArg::Expr(e) => match &self.ast.expr(*e).kind {
+                            ExprKind::Name { name, .. } => name.last().map(|n| n.name),
+                            _ => None,
+                        },
+                        TemplateArg::Type(t) => match &self.ast.ty(*t).kind {
+                            crate::ast::TypeKind::Named { name, args: None } => name.last().map(|n| n.name),
+                            _ => None,
+                        },
+                    };
+                    if let Some(i) = sym.and_then(position) {
+                        if deduced[i].is_none() {
+                            deduced[i] = Some(TemplateValue::Value(v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn deduce_from_type_ref(
         &mut self,
         tref: crate::ast::TypeId,
@@ -1398,6 +1477,10 @@ impl Sema<'_> {
                     return;
                 }
                 let Some(args) = args else { return };
+                if let Some(Found::Entity(Entity::AliasTemplate(alias))) = self.lookup_qualified(name) {
+                    self.deduce_through_alias(alias, args, arg, params, deduced, depth);
+                    return;
+                }
                 let text = self.name(sym).to_string();
                 let (comp, dims): (Option<Ty>, Vec<i64>) = match self.types.get(arg).clone() {
                     TypeData::Vector(s, n) if text == "vector" => {

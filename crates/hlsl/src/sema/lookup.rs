@@ -180,6 +180,13 @@ impl Sema<'_> {
         if let Some(&t) = info.types.get(&name) {
             return Some(Found::Entity(Entity::Type(t)));
         }
+        if let Some(&template) = info.member_templates.get(&name) {
+            let inner = self.template_inner(template).map(|(_, inner)| inner)?;
+            return match self.ast.decl(inner).kind {
+                DeclKind::TypeAlias { .. } => Some(Found::Entity(Entity::AliasTemplate(template))),
+                _ => Some(Found::Entity(Entity::StructTemplate(template))),
+            };
+        }
         // Enumerators of unscoped enums nested in the struct.
         for &t in info.types.values() {
             if let TypeData::Enum(e) = self.types.get(t) {
@@ -321,8 +328,12 @@ impl Sema<'_> {
                 self.instantiate_struct(t, &args, span)
             }
             Some(Found::Entity(Entity::AliasTemplate(t))) => {
-                let args = args.map(|a| a.to_vec()).unwrap_or_default();
-                self.instantiate_alias(t, &args, span)
+                let Some(args) = args else {
+                    let what = self.template_description(t);
+                    self.error(span, format!("use of {what} requires template arguments"));
+                    return TypeTable::ERROR;
+                };
+                self.instantiate_alias(t, args, span)
             }
             _ => {
                 if name.segments.len() > 1 && !is_vk {
