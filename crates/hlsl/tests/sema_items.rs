@@ -340,3 +340,39 @@ fn alias_templates_resolve_deduce_and_nest() {
     assert!(e.contains("3:1: error: too many template arguments for alias template 'Vec'"), "{e}");
     assert!(e.contains("4:1: error: too few template arguments for alias template 'Vec'"), "{e}");
 }
+
+#[test]
+fn member_templates_overload_by_template_parameters_and_name_other_instantiations() {
+    let fe = ok(
+        "static const uint Row = 0;\n\
+         template <typename C> struct M {\n\
+           C v;\n\
+           template <uint ops, uint layout, class T> static M Load(RWStructuredBuffer<T> d, uint i) { M m; m.v = (C)(ops + layout + d[i]); return m; }\n\
+           template <uint layout, class T> static M Load(RWStructuredBuffer<T> d, uint i) { return Load<0, layout>(d, i); }\n\
+           template <class N> M<N> cast() { M<N> r; r.v = (N)v; return r; }\n\
+         };\n\
+         RWStructuredBuffer<float> buf;\n\
+         void f() {\n\
+           M<float> a = M<float>::Load<Row>(buf, 0);\n\
+           M<float> b = M<float>::Load<8, Row>(buf, 0);\n\
+           M<int> c = a.cast<int>();\n\
+         }\n",
+        None,
+    );
+    let tree = fe.typed.as_ref().unwrap();
+    let rets: Vec<String> = tree
+        .calls
+        .values()
+        .filter(|c| matches!(c.callee, Callee::Function(_)))
+        .map(|c| tree.types.display(c.ret))
+        .collect();
+    assert!(rets.iter().filter(|r| r.as_str() == "M<float>").count() >= 3, "{rets:?}");
+    assert!(rets.contains(&"M<int>".to_string()), "{rets:?}");
+    // A value where only a type fits leaves no candidate.
+    let e = errors(
+        "template <class T> T id(T x) { return x; }\n\
+         void f() { float y = id<1>(2.0); }\n",
+        None,
+    );
+    assert!(e.contains("no matching function for call to 'id'"), "{e}");
+}

@@ -1231,6 +1231,12 @@ impl Parser<'_> {
                     .with_note(Some(open.origin), "to match this '<'"),
             );
         }
+        // A class template's name is a template inside its own body too
+        // (`template <class T> struct S { template <class U> S<U> cast(); }`).
+        let head = self.peek();
+        if matches!(self.kw_of(head), Some(Kw::Struct | Kw::Class)) && self.is_name(self.peek_at(1)) {
+            self.declare(self.peek_at(1).sym, NameKind::TypeTemplate);
+        }
         let inner = self.parse_declaration(ctx);
         self.pop_scope();
         // The templated name is a template in the enclosing scope.

@@ -1343,6 +1343,23 @@ impl Sema<'_> {
     ) -> Option<Vec<TemplateValue>> {
         let (params, inner) = self.template_inner(template)?;
         let DeclKind::Function(f) = self.ast.decl(inner).kind.clone() else { return None };
+        // Explicit arguments that do not fit the parameters (too many, a value for a
+        // type parameter or the reverse) make the candidate non-viable rather than an
+        // error, so overloads told apart by their template parameters can coexist
+        // (`Load<layout>(...)` beside `Load<memoryOperands, layout>(...)`).
+        if explicit.len() > params.len() {
+            return None;
+        }
+        let fits = explicit.iter().zip(&params).all(|(v, p)| {
+            matches!(
+                (v, &p.kind),
+                (TemplateValue::Type(_), TemplateParamKind::Type { .. })
+                    | (TemplateValue::Value(_), TemplateParamKind::Value { .. })
+            )
+        });
+        if !fits {
+            return None;
+        }
         let mut deduced: Vec<Option<TemplateValue>> = vec![None; params.len()];
         for (i, v) in explicit.iter().enumerate() {
             if i < deduced.len() {

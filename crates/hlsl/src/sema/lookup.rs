@@ -317,11 +317,14 @@ impl Sema<'_> {
         }
         match self.lookup_qualified(name) {
             Some(Found::Entity(Entity::Type(t))) => {
-                if args.is_some() {
-                    // `S<...>` where `S` is not a template: an explicit specialization's
-                    // arguments on a plain struct are harmless.
+                // Inside a class template, its name is the current instantiation;
+                // with arguments it names another instantiation
+                // (`CooperativeMatrix<NewType, ...>` in a member of `CooperativeMatrix`).
+                // Arguments on a plain struct (an explicit specialization's) are harmless.
+                match (args, self.template_of_instance(t)) {
+                    (Some(args), Some(template)) => self.instantiate_struct(template, args, span),
+                    _ => t,
                 }
-                t
             }
             Some(Found::Entity(Entity::StructTemplate(t))) => {
                 let args = args.map(|a| a.to_vec()).unwrap_or_default();
@@ -634,6 +637,19 @@ impl Sema<'_> {
     }
 
     /// The declaration kind of a `Template` declaration's inner declaration.
+    /// The class template a struct type was instantiated from.
+    pub(super) fn template_of_instance(&self, ty: Ty) -> Option<DeclId> {
+        let TypeData::Struct(sid) = self.types.get(ty) else { return None };
+        let info = self.types.struct_info(*sid)?;
+        if info.template_args.is_empty() {
+            return None;
+        }
+        let template = self.instantiations.iter().find(|i| i.decl == info.decl)?.template;
+        // Only a primary template (a partial specialization's parameters differ).
+        let (_, inner) = self.template_inner(template)?;
+        matches!(self.ast.decl(inner).kind, DeclKind::Struct { template_args: None, .. }).then_some(template)
+    }
+
     pub(super) fn template_inner(
         &self,
         template: DeclId,
