@@ -1687,7 +1687,6 @@ impl Sema<'_> {
     }
 
     /// An intrinsic call; `None` when no intrinsic has this name.
-    #[allow(clippy::too_many_arguments)]
     /// `vk::static_pointer_cast<T[, A]>(p)` / `vk::reinterpret_pointer_cast<T[, A]>(p)`:
     /// a `vk::BufferPointer<T, A>` from another buffer pointer. Neither may raise the
     /// alignment; the static cast only goes from a struct to one of its bases.
@@ -1785,6 +1784,7 @@ impl Sema<'_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn call_intrinsic(
         &mut self,
         id: ExprId,
