@@ -376,3 +376,34 @@ fn member_templates_overload_by_template_parameters_and_name_other_instantiation
     );
     assert!(e.contains("no matching function for call to 'id'"), "{e}");
 }
+
+#[test]
+fn patches_streams_and_patch_constant_outputs_take_locations() {
+    let hs = "struct VSOut { float4 pos : SV_Position; float3 n : NORMAL; float2 uv : TEXCOORD; };\n\
+              struct HSOut { float3 n : NORMAL; float2 uv : TEXCOORD; float w : BLEND; };\n\
+              struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; float3 c : CENTER; float3 a : AXIS; };\n\
+              PC pcf(InputPatch<VSOut, 3> p) { PC o = (PC)0; return o; }\n\
+              [domain(\"tri\")] [partitioning(\"integer\")] [outputtopology(\"triangle_cw\")]\n\
+              [outputcontrolpoints(3)] [patchconstantfunc(\"pcf\")]\n\
+              HSOut main(InputPatch<VSOut, 3> p, uint id : SV_OutputControlPointID) { HSOut o = (HSOut)0; return o; }\n";
+    let s = |t: &str, i: bool, l: u32| (t.to_string(), i, l, 0);
+    // Inputs in declaration order; hull outputs (with the patch constants) alphabetical.
+    assert_eq!(
+        locations(hs, Stage::Hull, StageIoOrder::Decl),
+        vec![
+            s("NORMAL", true, 0),
+            s("TEXCOORD", true, 1),
+            s("AXIS", false, 0),
+            s("BLEND", false, 1),
+            s("CENTER", false, 2),
+            s("NORMAL", false, 3),
+            s("TEXCOORD", false, 4),
+        ]
+    );
+    let gs = "struct V { float4 pos : SV_Position; float4 color : COLOR; float2 uv : TEXCOORD; };\n\
+              [maxvertexcount(3)] void main(triangle V input[3], inout TriangleStream<V> stream) {}\n";
+    assert_eq!(
+        locations(gs, Stage::Geometry, StageIoOrder::Decl),
+        vec![s("COLOR", true, 0), s("TEXCOORD", true, 1), s("COLOR", false, 0), s("TEXCOORD", false, 1)]
+    );
+}

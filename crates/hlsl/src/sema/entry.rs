@@ -396,7 +396,8 @@ impl Sema<'_> {
         }
         self.dual_source_checks(stage, &vars);
         self.builtin_and_location_checks(&vars);
-        let locations = self.assign_locations(stage, &vars);
+        let location_vars = self.location_vars(f, stage, &vars);
+        let locations = self.assign_locations(stage, &location_vars);
         if let Some(entry) = self.entry_points.iter_mut().rev().find(|e| e.function == f) {
             entry.locations = locations;
         }
@@ -502,6 +503,56 @@ impl Sema<'_> {
             return !input;
         }
         stage == Stage::Vertex && input && !matches!(base.as_str(), "SV_VERTEXID" | "SV_INSTANCEID")
+    }
+
+    /// The stage variables that take locations: the entry's, with the elements of
+    /// patches (inputs) and geometry streams (outputs) in their place, and for a hull
+    /// shader its patch constant function's outputs after its own.
+    fn location_vars(&self, f: DeclId, stage: Stage, vars: &[StageVar]) -> Vec<StageVar> {
+        let mut out = Vec::new();
+        let expand = |s: &Self, v: &StageVar, out: &mut Vec<StageVar>| {
+            let mut elem = v.ty;
+            while let TypeData::Array { elem: e, .. } = s.types.get(elem) {
+                elem = *e;
+            }
+            let TypeData::Object { kind, args } = s.types.get(elem) else {
+                out.push(v.clone());
+                return;
+            };
+            let input = match kind.family() {
+                Family::InputPatch | Family::OutputPatch => true,
+                Family::Stream => false,
+                _ => {
+                    out.push(v.clone());
+                    return;
+                }
+            };
+            let Some(ObjectArg::Type(elem)) = args.first() else { return };
+            let element = StageVar { ty: *elem, input, output: !input, semantic: None, ..v.clone() };
+            s.flatten_stage_var(element, out, 0);
+        };
+        for v in vars {
+            expand(self, v, &mut out);
+        }
+        if stage == Stage::Hull {
+            let pcf = self.attribute_string(f, "patchconstantfunc").and_then(|name| {
+                self.functions.iter().copied().find(|&g| match &self.ast.decl(g).kind {
+                    DeclKind::Function(func) => {
+                        func.body.is_some()
+                            && func.name.segments.len() == 1
+                            && func.name.last().is_some_and(|n| self.name(n.name) == name)
+                    }
+                    _ => false,
+                })
+            });
+            if let Some(pcf) = pcf {
+                for v in self.stage_vars(pcf).iter().filter(|v| v.output) {
+                    let v = StageVar { input: false, ..v.clone() };
+                    expand(self, &v, &mut out);
+                }
+            }
+        }
+        out
     }
 
     /// dxc's location assignment (see [`EntryPoint::locations`]); a direction mixing
