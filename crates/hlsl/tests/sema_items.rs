@@ -407,3 +407,36 @@ fn patches_streams_and_patch_constant_outputs_take_locations() {
         vec![s("COLOR", true, 0), s("TEXCOORD", true, 1), s("COLOR", false, 0), s("TEXCOORD", false, 1)]
     );
 }
+
+#[test]
+fn member_types_of_instantiations_in_alias_targets_and_declarations() {
+    let fe = ok(
+        "template<typename T> struct Traits { template<typename U> using Rebind = vector<U, 2>; typedef T type; };\n\
+         template<typename T> using Elem = typename Traits<T>::type;\n\
+         template<typename T = float> using V3 = vector<T, 3>;\n\
+         void f() {\n\
+           Traits<int>::Rebind<float> r = float2(1, 2);\n\
+           Elem<uint> e = 3u;\n\
+           const Traits<bool>::type b = true;\n\
+           V3<> d = float3(1, 2, 3);\n\
+         }\n",
+        None,
+    );
+    let tree = fe.typed.as_ref().unwrap();
+    for (name, ty) in [("r", "float2"), ("e", "uint"), ("b", "const bool"), ("d", "float3")] {
+        let (_, info) = decl_named(&fe, name);
+        let shown = tree.types.display(info.ty);
+        assert!(shown == ty || shown == ty.trim_start_matches("const "), "{name}: {shown}");
+    }
+    let e = errors(
+        "template<typename T> struct Traits { typedef T type; template<typename U> struct Inner { U u; }; };\n\
+         void f() { typename Traits<int>::missing x; Traits<int>::Inner y; }\n",
+        None,
+    );
+    assert!(e.contains("2:12: error: no type named 'missing' in 'Traits<int>'"), "{e}");
+    assert!(e.contains("error: use of class template 'Inner' requires template arguments"), "{e}");
+    // Hostile nesting stops early.
+    let deep = format!("template<typename T> struct S {{ typedef T t; }};\nS<int>{} z;\n", "::t".repeat(200));
+    let e = errors(&deep, None);
+    assert!(e.contains("nested name specifier is too deep"), "{e}");
+}

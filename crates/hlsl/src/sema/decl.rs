@@ -1575,7 +1575,7 @@ impl Sema<'_> {
                     self.deduce_from_type_ref(*element, elem, params, deduced, depth + 1);
                 }
             }
-            crate::ast::TypeKind::Struct(_) => {}
+            crate::ast::TypeKind::Struct(_) | crate::ast::TypeKind::Member { .. } => {}
         }
     }
 }

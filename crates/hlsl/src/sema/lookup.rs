@@ -251,6 +251,10 @@ impl Sema<'_> {
         let ty = match &tref.kind {
             TypeKind::Named { name, args } => self.resolve_named_type(name, args.as_deref(), tref.span),
             TypeKind::Struct(decl) => self.struct_decl(*decl, None),
+            TypeKind::Member { owner, name, args } => {
+                let owner_ty = self.resolve_type(*owner);
+                self.resolve_member_type(owner_ty, *name, args.as_deref(), tref.span)
+            }
             TypeKind::Array { element, size } => {
                 let elem = self.resolve_type(*element);
                 let len = size.and_then(|s| self.array_length(s));
@@ -637,6 +641,40 @@ impl Sema<'_> {
     }
 
     /// The declaration kind of a `Template` declaration's inner declaration.
+    /// `Owner::name[<args>]`: a nested type, alias template or class template of a
+    /// resolved struct.
+    fn resolve_member_type(
+        &mut self,
+        owner: Ty,
+        name: crate::ast::Ident,
+        args: Option<&[TemplateArg]>,
+        span: crate::source::Span,
+    ) -> Ty {
+        if self.types.is_error(owner) {
+            return owner;
+        }
+        match (self.lookup_member(owner, name.name, 0), args) {
+            (Some(Found::Entity(Entity::Type(t))), None) => t,
+            (Some(Found::Entity(Entity::AliasTemplate(t))), Some(args)) => {
+                self.instantiate_alias(t, args, span)
+            }
+            (Some(Found::Entity(Entity::StructTemplate(t))), Some(args)) => {
+                self.instantiate_struct(t, args, span)
+            }
+            (Some(Found::Entity(Entity::AliasTemplate(t) | Entity::StructTemplate(t))), None) => {
+                let what = self.template_description(t);
+                self.error(span, format!("use of {what} requires template arguments"));
+                TypeTable::ERROR
+            }
+            _ => {
+                let text = self.name(name.name).to_string();
+                let owner = self.display(owner);
+                self.error(span, format!("no type named '{text}' in '{owner}'"));
+                TypeTable::ERROR
+            }
+        }
+    }
+
     /// The class template a struct type was instantiated from.
     pub(super) fn template_of_instance(&self, ty: Ty) -> Option<DeclId> {
         let TypeData::Struct(sid) = self.types.get(ty) else { return None };
