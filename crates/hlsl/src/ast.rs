@@ -155,6 +155,9 @@ pub enum TypeKind {
     Struct(DeclId),
     /// `T[N]` in a template argument or typedef.
     Array { element: TypeId, size: Option<ExprId> },
+    /// A member type of a template instantiation: `Traits<T>::type`,
+    /// `Traits<int>::Rebind<half>` (the owner carries its arguments).
+    Member { owner: TypeId, name: Ident, args: Option<Vec<TemplateArg>> },
 }
 
 /// `[name(args)]` or `[[ns::name(args)]]`.
@@ -640,6 +643,24 @@ impl Ast {
                 };
                 out.push_str("struct ");
                 out.push_str(&name);
+            }
+            TypeKind::Member { owner, name, args } => {
+                self.write_type(out, *owner, depth + 1);
+                out.push_str("::");
+                out.push_str(self.name(name.name));
+                if let Some(args) = args {
+                    out.push('<');
+                    for (n, arg) in args.iter().enumerate() {
+                        if n > 0 {
+                            out.push_str(", ");
+                        }
+                        match arg {
+                            TemplateArg::Type(t) => self.write_type(out, *t, depth + 1),
+                            TemplateArg::Expr(e) => out.push_str(&self.expr_spelling(*e)),
+                        }
+                    }
+                    out.push('>');
+                }
             }
             TypeKind::Array { element, size } => {
                 self.write_type(out, *element, depth + 1);

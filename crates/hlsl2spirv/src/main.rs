@@ -13,7 +13,7 @@ use spirvkit_hlsl::diag::DiagOptions;
 use spirvkit_hlsl::parser::ParseOptions;
 use spirvkit_hlsl::preprocessor::{FsLoader, PreprocessOptions};
 use spirvkit_hlsl::sema::tree::Stage as SemaStage;
-use spirvkit_hlsl::sema::SemaOptions;
+use spirvkit_hlsl::sema::{SemaOptions, StageIoOrder};
 use spirvkit_hlsl::FrontendOptions;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -199,6 +199,7 @@ fn frontend_options(o: &Options) -> FrontendOptions {
             stage: o.profile.map(|p| sema_stage(p.stage)),
             shader_model: o.profile.map_or((6, 0), |p| (p.major, p.minor)),
             entry: o.entry.clone(),
+            stage_io_order: if o.stage_io_alpha { StageIoOrder::Alpha } else { StageIoOrder::Decl },
         },
         diag: DiagOptions {
             warnings_as_errors: o.warnings_as_errors,

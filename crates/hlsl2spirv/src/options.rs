@@ -86,6 +86,8 @@ pub enum OptionError {
     NotWithSpirv(String),
     #[error("-Oconfig should not be used together with -O")]
     OconfigWithO,
+    #[error("unknown Vulkan stage I/O location assignment order: {0}")]
+    BadStageIoOrder(String),
     #[error("-Oconfig should not be specified more than once")]
     OconfigTwice,
     #[error("unknown SPIR-V debug info control parameter: {0}")]
@@ -278,6 +280,8 @@ pub struct Options {
     pub disabled_warnings: Vec<String>,
     /// `-verify`: compare the diagnostics with the `expected-*` comments of the input.
     pub verify: bool,
+    /// `-fvk-stage-io-order=alpha` (`decl`, the default, is `false`).
+    pub stage_io_alpha: bool,
     /// Every accepted option (as `-name`, without a joined `=`) with its values,
     /// in command-line order, for later stages (codegen).
     pub other: Vec<(String, Vec<String>)>,
@@ -321,6 +325,7 @@ impl Default for Options {
             no_warnings: false,
             disabled_warnings: Vec::new(),
             verify: false,
+            stage_io_alpha: false,
             other: Vec::new(),
             optimization_level: 3,
             disable_optimizations: false,
@@ -633,7 +638,12 @@ fn check_spirv_options(args: &Args, o: &mut Options) -> Result<(), OptionError> 
         let shifts = read_shifts(args, &name, register, o.spirv)?;
         o.binding_shifts.extend(shifts);
     }
-    // dxc checks -fvk-stage-io-order= here, between the shifts and the heaps.
+    // As dxc, between the shifts and the heaps; the last one given counts.
+    match args.last_value("fvk-stage-io-order=") {
+        None | Some("decl") => o.stage_io_alpha = false,
+        Some("alpha") => o.stage_io_alpha = true,
+        Some(other) => return Err(OptionError::BadStageIoOrder(other.to_string())),
+    }
     for (name, slot) in [
         ("fvk-bind-resource-heap", &mut o.resource_heap_binding),
         ("fvk-bind-sampler-heap", &mut o.sampler_heap_binding),
@@ -1162,5 +1172,21 @@ mod tests {
         assert_eq!(Profile::parse("ms_6_5").map(|p| p.stage.target_stage_value()), Some(13));
         assert!(Profile::parse("ps_6").is_none());
         assert!(Profile::parse("ps_9_0").is_none());
+    }
+
+    #[test]
+    fn stage_io_order_is_decl_or_alpha() {
+        let parse = |line: &str| parse_args(&line.split_whitespace().map(String::from).collect::<Vec<_>>());
+        assert!(!parse("-spirv -T ps_6_0 f.hlsl").unwrap().stage_io_alpha);
+        assert!(parse("-spirv -T ps_6_0 -fvk-stage-io-order=alpha f.hlsl").unwrap().stage_io_alpha);
+        assert!(
+            !parse("-spirv -T ps_6_0 -fvk-stage-io-order=alpha -fvk-stage-io-order=decl f.hlsl")
+                .unwrap()
+                .stage_io_alpha
+        );
+        assert_eq!(
+            parse("-spirv -T ps_6_0 -fvk-stage-io-order=reverse f.hlsl").unwrap_err().to_string(),
+            "unknown Vulkan stage I/O location assignment order: reverse"
+        );
     }
 }

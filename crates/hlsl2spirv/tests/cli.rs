@@ -108,3 +108,17 @@ fn verify_compares_expected_comments() {
     );
     assert!(stderr.contains("error: 'error' diagnostics seen but not expected: \n  File <stdin> Line 3: use of undeclared identifier 'x'\n"), "{stderr}");
 }
+
+#[test]
+fn stage_io_order_takes_decl_or_alpha() {
+    let shader = "float4 main(float4 b : B, float4 a : A) : SV_Position { return a + b; }";
+    for order in ["decl", "alpha"] {
+        let flag = format!("-fvk-stage-io-order={order}");
+        let out = run(&["-T", "vs_6_0", "-E", "main", &flag, "-fsyntax-only", "-"], shader);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = run(&["-T", "vs_6_0", "-fvk-stage-io-order=random", "-fsyntax-only", "-"], shader);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown Vulkan stage I/O location assignment order: random"), "{stderr}");
+}

@@ -204,8 +204,10 @@ impl Parser<'_> {
                 let name = self.parse_qualified_name()?;
                 let args =
                     if self.at(Punct::Lt) { self.speculate(|p| p.parse_template_args()) } else { None };
+                let has_args = args.is_some();
                 let kind = TypeKind::Named { name, args };
-                return Some(self.ast.add_type(TypeRef { kind, modifiers, span: self.span_from(start) }));
+                let ty = self.ast.add_type(TypeRef { kind, modifiers, span: self.span_from(start) });
+                return Some(if has_args { self.parse_member_types(ty, start, true) } else { ty });
             }
             _ => {}
         }
@@ -248,10 +250,64 @@ impl Parser<'_> {
         } else {
             None
         };
+        if args.is_some() && self.at(Punct::ColonColon) && self.member_type_ahead(false) {
+            // `Traits<int>::type`: members of an instantiation.
+            let kind = TypeKind::Named { name, args };
+            let owner = self.ast.add_type(TypeRef {
+                kind,
+                modifiers: Modifiers::default(),
+                span: self.span_from(start),
+            });
+            let ty = self.parse_member_types(owner, start, false);
+            let mut member = self.ast.ty(ty).clone();
+            member.modifiers.insert(modifiers);
+            member.modifiers.insert(self.parse_modifiers());
+            return Some(self.ast.add_type(member));
+        }
         // Modifiers may also follow the type (`float const x`).
         modifiers.insert(self.parse_modifiers());
         let kind = TypeKind::Named { name, args };
         Some(self.ast.add_type(TypeRef { kind, modifiers, span: self.span_from(start) }))
+    }
+
+    /// Whether `::name` follows and names a type: after `typename` any name does;
+    /// otherwise one the name table knows as a (member) type or template
+    /// (`Arr<int, 2>::size` stays an expression).
+    fn member_type_ahead(&mut self, typename: bool) -> bool {
+        let name = self.peek_at(1);
+        self.at(Punct::ColonColon)
+            && self.is_name(name)
+            && (typename
+                || matches!(
+                    self.lookup_qualified(name.sym, true),
+                    Some(NameKind::Type | NameKind::TypeTemplate)
+                ))
+    }
+
+    /// `::name[<args>]` after a type with template arguments, repeated.
+    fn parse_member_types(&mut self, mut owner: TypeId, start: Span, typename: bool) -> TypeId {
+        // Bounded, so that walks over the chain (sema, the dumper) stay shallow.
+        const MAX_MEMBER_DEPTH: u32 = 64;
+        let mut depth = 0;
+        while self.member_type_ahead(typename) && !self.fatal {
+            depth += 1;
+            if depth > MAX_MEMBER_DEPTH {
+                let span = self.peek_at(1).origin;
+                self.error(span, "nested name specifier is too deep");
+                break;
+            }
+            self.bump();
+            let tok = self.bump();
+            let name = Ident { name: tok.sym, span: tok.origin };
+            let args = if self.at(Punct::Lt) { self.speculate(|p| p.parse_template_args()) } else { None };
+            let kind = TypeKind::Member { owner, name, args };
+            owner = self.ast.add_type(TypeRef {
+                kind,
+                modifiers: Modifiers::default(),
+                span: self.span_from(start),
+            });
+        }
+        owner
     }
 
     /// `T[N]` after a type in casts and template arguments.
@@ -1230,6 +1286,12 @@ impl Parser<'_> {
                 crate::diag::Diagnostic::error(Some(span), "expected '>'")
                     .with_note(Some(open.origin), "to match this '<'"),
             );
+        }
+        // A class template's name is a template inside its own body too
+        // (`template <class T> struct S { template <class U> S<U> cast(); }`).
+        let head = self.peek();
+        if matches!(self.kw_of(head), Some(Kw::Struct | Kw::Class)) && self.is_name(self.peek_at(1)) {
+            self.declare(self.peek_at(1).sym, NameKind::TypeTemplate);
         }
         let inner = self.parse_declaration(ctx);
         self.pop_scope();

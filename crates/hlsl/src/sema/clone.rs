@@ -148,6 +148,9 @@ impl Cloner<'_> {
         let kind = match old.kind {
             TypeKind::Named { name, args } => TypeKind::Named { name, args: args.map(|a| self.targs(&a, d)) },
             TypeKind::Struct(decl) => TypeKind::Struct(self.decl(decl, d)),
+            TypeKind::Member { owner, name, args } => {
+                TypeKind::Member { owner: self.ty(owner, d), name, args: args.map(|a| self.targs(&a, d)) }
+            }
             TypeKind::Array { element, size } => {
                 TypeKind::Array { element: self.ty(element, d), size: size.map(|e| self.expr(e, d)) }
             }

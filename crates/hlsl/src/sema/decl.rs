@@ -208,6 +208,7 @@ impl Sema<'_> {
             methods: HashMap::new(),
             statics: HashMap::new(),
             types: HashMap::new(),
+            member_templates: HashMap::new(),
             complete: false,
             template_args: Vec::new(),
         });
@@ -491,19 +492,8 @@ impl Sema<'_> {
 
     fn check_global_var(&mut self, id: DeclId, ty: Ty) {
         let decl = self.ast.decl(id).clone();
-        for a in &decl.attrs {
-            if self.name(a.name.name) == "constant_id" {
-                let DeclKind::Var(v) = &decl.kind else { continue };
-                if v.init.is_none() {
-                    let span = v.name.map_or(decl.span, |n| n.span);
-                    self.error(span, "missing default value for specialization constant");
-                } else if !decl.modifiers.contains(Modifiers::CONST)
-                    || decl.modifiers.contains(Modifiers::STATIC)
-                {
-                    let span = v.name.map_or(decl.span, |n| n.span);
-                    self.error(span, "specialization constant must be externally visible");
-                }
-            }
+        if decl.attrs.iter().any(|a| self.name(a.name.name) == "constant_id") {
+            self.check_spec_constant(id, ty);
         }
         for a in &decl.attrs {
             let attr_span = a.namespace.map_or(a.name.span, |n| n.span);
@@ -528,6 +518,62 @@ impl Sema<'_> {
                 let DeclKind::Var(v) = &decl.kind else { return };
                 let span = v.name.map_or(decl.span, |n| n.span);
                 self.error(span, "SubpassInput(MS) must be externally visible");
+            }
+        }
+    }
+
+    /// `[[vk::constant_id(N)]]`: an externally visible scalar (bool or a 16/32-bit
+    /// number) whose default value is a literal, possibly negated, parenthesized or
+    /// converted, as dxc requires. Its value is recorded as the declaration's constant
+    /// (the default codegen writes in `OpSpecConstant*`); uses do not fold it.
+    fn check_spec_constant(&mut self, id: DeclId, ty: Ty) {
+        let decl = self.ast.decl(id).clone();
+        let DeclKind::Var(v) = &decl.kind else { return };
+        let name_span = v.name.map_or(decl.span, |n| n.span);
+        if decl.modifiers.contains(Modifiers::STATIC) {
+            self.error(name_span, "specialization constant must be externally visible");
+            return;
+        }
+        let Some(init) = v.init else {
+            self.error(name_span, "missing default value for specialization constant");
+            return;
+        };
+        if !self.is_spec_constant_literal(init) {
+            let span = self.ast.expr(init).span;
+            self.error(span, "unsupported specialization constant initializer");
+            return;
+        }
+        let supported = matches!(self.types.get(ty), TypeData::Scalar(s) if matches!(
+            s,
+            Scalar::Bool | Scalar::Int | Scalar::UInt | Scalar::Float
+                | Scalar::Int16 | Scalar::UInt16 | Scalar::Half
+        ));
+        if !supported {
+            if !self.types.is_error(ty) {
+                // dxc points at the first specifier (`const`); the type is the closest
+                // position the tree keeps after the attributes.
+                let span = self.ast.ty(v.ty).span;
+                self.error(span, "unsupported specialization constant type");
+            }
+            return;
+        }
+        let value = self.constant_of(init).map(|c| super::expr::convert_constant(c, ty, &self.types));
+        self.decl_info(id).constant = value;
+    }
+
+    /// A literal (bool, integer or float), under parentheses, casts and unary minus.
+    fn is_spec_constant_literal(&self, e: crate::ast::ExprId) -> bool {
+        let mut e = e;
+        // Bounded by the expression tree's height limit.
+        loop {
+            match &self.ast.expr(e).kind {
+                ExprKind::BoolLiteral(_) | ExprKind::IntLiteral { .. } | ExprKind::FloatLiteral { .. } => {
+                    return true
+                }
+                ExprKind::Paren(inner) | ExprKind::Cast { operand: inner, .. } => e = *inner,
+                ExprKind::Construct { args, .. } if args.len() == 1 => e = args[0],
+                ExprKind::Unary { op: crate::ast::UnaryOp::Minus, operand } => e = *operand,
+                _ => return false,
             }
         }
     }
@@ -644,6 +690,7 @@ impl Sema<'_> {
                     methods: HashMap::new(),
                     statics: HashMap::new(),
                     types: HashMap::new(),
+                    member_templates: HashMap::new(),
                     complete: false,
                     template_args: template_args.clone().unwrap_or_default(),
                 });
@@ -735,12 +782,22 @@ impl Sema<'_> {
                     // Member templates: methods join the method set as templates.
                     let inner = *inner;
                     self.local_or_global_other(m);
-                    if let DeclKind::Function(f) = &self.ast.decl(inner).kind {
-                        if let (Some(n), Some(info)) =
-                            (f.name.last(), self.types.structs.get_mut(sid.0 as usize))
-                        {
-                            info.methods.entry(n.name).or_default().push(m);
+                    match &self.ast.decl(inner).kind {
+                        DeclKind::Function(f) => {
+                            if let (Some(n), Some(info)) =
+                                (f.name.last(), self.types.structs.get_mut(sid.0 as usize))
+                            {
+                                info.methods.entry(n.name).or_default().push(m);
+                            }
                         }
+                        // Alias and struct templates, found through `S::Name<...>`.
+                        DeclKind::TypeAlias { name, .. } | DeclKind::Struct { name: Some(name), .. } => {
+                            let name = name.name;
+                            if let Some(info) = self.types.structs.get_mut(sid.0 as usize) {
+                                info.member_templates.insert(name, m);
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 _ => self.local_or_global_other(m),
@@ -962,6 +1019,22 @@ impl Sema<'_> {
         }
     }
 
+    /// `class template 'S'`, `alias template 'A'`, `function template 'f'` (clang's
+    /// wording in arity errors).
+    pub(super) fn template_description(&self, template: DeclId) -> String {
+        let Some((_, inner)) = self.template_inner(template) else { return "template".to_string() };
+        let (kind, name) = match &self.ast.decl(inner).kind {
+            DeclKind::TypeAlias { name, .. } => ("alias template", Some(name.name)),
+            DeclKind::Struct { name, .. } => ("class template", name.map(|n| n.name)),
+            DeclKind::Function(f) => ("function template", f.name.last().map(|n| n.name)),
+            _ => ("template", None),
+        };
+        match name {
+            Some(n) => format!("{kind} '{}'", self.name(n)),
+            None => kind.to_string(),
+        }
+    }
+
     /// Binds template parameters to values, with defaults; `None` on arity errors.
     fn bind_template_params(
         &mut self,
@@ -992,7 +1065,8 @@ impl Sema<'_> {
                 match v {
                     Some(v) => values.push(v),
                     None => {
-                        self.error(span, "too few template arguments for template");
+                        let what = self.template_description(template);
+                        self.error(span, format!("too few template arguments for {what}"));
                         return None;
                     }
                 }
@@ -1020,7 +1094,8 @@ impl Sema<'_> {
             bindings.push((name.name, entity));
         }
         if values.len() > params.len() {
-            self.error(span, "too many template arguments for template");
+            let what = self.template_description(template);
+            self.error(span, format!("too many template arguments for {what}"));
             return None;
         }
         Some((bindings, values))
@@ -1127,6 +1202,7 @@ impl Sema<'_> {
             methods: HashMap::new(),
             statics: HashMap::new(),
             types: HashMap::new(),
+            member_templates: HashMap::new(),
             complete: false,
             template_args: values.clone(),
         });
@@ -1320,7 +1396,21 @@ impl Sema<'_> {
     ) -> Option<Vec<TemplateValue>> {
         let (params, inner) = self.template_inner(template)?;
         let DeclKind::Function(f) = self.ast.decl(inner).kind.clone() else { return None };
+        // Explicit arguments that do not fit the parameters (too many, a value for a
+        // type parameter or the reverse) make the candidate non-viable rather than an
+        // error, so overloads told apart by their template parameters can coexist
+        // (`Load<layout>(...)` beside `Load<memoryOperands, layout>(...)`).
         if explicit.len() > params.len() {
+            return None;
+        }
+        let fits = explicit.iter().zip(&params).all(|(v, p)| {
+            matches!(
+                (v, &p.kind),
+                (TemplateValue::Type(_), TemplateParamKind::Type { .. })
+                    | (TemplateValue::Value(_), TemplateParamKind::Value { .. })
+            )
+        });
+        if !fits {
             return None;
         }
         let mut deduced: Vec<Option<TemplateValue>> = vec![None; params.len()];
@@ -1377,6 +1467,54 @@ impl Sema<'_> {
         Some(out)
     }
 
+    /// `A<args>` naming an alias template, against `arg`: the alias's own parameters
+    /// are deduced from its target type, then each written argument is matched with
+    /// what its alias parameter received (`Vec<T>` for `vector<T, 3>` gives T).
+    fn deduce_through_alias(
+        &mut self,
+        alias: DeclId,
+        args: &[TemplateArg],
+        arg: Ty,
+        params: &[crate::ast::TemplateParam],
+        deduced: &mut [Option<TemplateValue>],
+        depth: u32,
+    ) {
+        let Some((alias_params, inner)) = self.template_inner(alias) else { return };
+        let DeclKind::TypeAlias { ty, .. } = self.ast.decl(inner).kind.clone() else { return };
+        let mut through: Vec<Option<TemplateValue>> = vec![None; alias_params.len()];
+        self.deduce_from_type_ref(ty, arg, &alias_params, &mut through, depth + 1);
+        let position =
+            |sym: crate::lexer::Symbol| params.iter().position(|p| p.name.is_some_and(|n| n.name == sym));
+        for (written, value) in args.iter().zip(through) {
+            let Some(value) = value else { continue };
+            match (written, value) {
+                (TemplateArg::Type(t), TemplateValue::Type(v)) => {
+                    self.deduce_from_type_ref(*t, v, params, deduced, depth + 1)
+                }
+                (written, TemplateValue::Value(v)) => {
+                    // A value parameter written as a bare name (parsed as a type or an
+                    // expression).
+                    let sym = match written {
+                        TemplateArg::Expr(e) => match &self.ast.expr(*e).kind {
+                            ExprKind::Name { name, .. } => name.last().map(|n| n.name),
+                            _ => None,
+                        },
+                        TemplateArg::Type(t) => match &self.ast.ty(*t).kind {
+                            crate::ast::TypeKind::Named { name, args: None } => name.last().map(|n| n.name),
+                            _ => None,
+                        },
+                    };
+                    if let Some(i) = sym.and_then(position) {
+                        if deduced[i].is_none() {
+                            deduced[i] = Some(TemplateValue::Value(v));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn deduce_from_type_ref(
         &mut self,
         tref: crate::ast::TypeId,
@@ -1407,6 +1545,10 @@ impl Sema<'_> {
                     return;
                 }
                 let Some(args) = args else { return };
+                if let Some(Found::Entity(Entity::AliasTemplate(alias))) = self.lookup_qualified(name) {
+                    self.deduce_through_alias(alias, args, arg, params, deduced, depth);
+                    return;
+                }
                 let text = self.name(sym).to_string();
                 let (comp, dims): (Option<Ty>, Vec<i64>) = match self.types.get(arg).clone() {
                     TypeData::Vector(s, n) if text == "vector" => {
@@ -1484,7 +1626,7 @@ impl Sema<'_> {
                     self.deduce_from_type_ref(*element, elem, params, deduced, depth + 1);
                 }
             }
-            crate::ast::TypeKind::Struct(_) => {}
+            crate::ast::TypeKind::Struct(_) | crate::ast::TypeKind::Member { .. } => {}
         }
     }
 }

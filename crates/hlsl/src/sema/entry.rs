@@ -2,10 +2,11 @@
 //! from the profile, and the attribute and signature rules dxc checks up front.
 
 use super::tree::ParamDirection;
-use super::tree::{EntryPoint, Stage};
+use super::tree::{EntryPoint, Stage, StageLocation};
 use super::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use super::Sema;
-use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprKind, Modifiers};
+use super::StageIoOrder;
+use crate::ast::{Annotation, Attribute, DeclId, DeclKind, ExprId, ExprKind, Modifiers};
 use crate::source::Span;
 
 impl Sema<'_> {
@@ -90,7 +91,7 @@ impl Sema<'_> {
         if stage == Stage::Hull {
             self.patch_constant_checks(f);
         }
-        self.entry_points.push(EntryPoint { function: f, name, stage, numthreads });
+        self.entry_points.push(EntryPoint { function: f, name, stage, numthreads, locations: Vec::new() });
         self.check_entry_signature(f, stage);
     }
 
@@ -393,7 +394,13 @@ impl Sema<'_> {
                 self.error(name_span, "SV_OutputControlPointID semantic must be provided in hull shader");
             }
         }
+        self.dual_source_checks(stage, &vars);
         self.builtin_and_location_checks(&vars);
+        let location_vars = self.location_vars(f, stage, &vars);
+        let locations = self.assign_locations(stage, &location_vars);
+        if let Some(entry) = self.entry_points.iter_mut().rev().find(|e| e.function == f) {
+            entry.locations = locations;
+        }
         let stencil = [
             "stencil_ref_unchanged_front",
             "stencil_ref_greater_equal_front",
@@ -414,19 +421,18 @@ impl Sema<'_> {
         // first one given the location in either direction (inputs first), as dxc does.
         let mut first_owner: Vec<(u32, String)> = Vec::new();
         for dir in [true, false] {
-            let mut used: Vec<(u32, String)> = Vec::new();
+            // (location, dual-source index, semantic) taken so far.
+            let mut used: Vec<(u32, u32, String)> = Vec::new();
             for v in vars.iter().filter(|v| if dir { v.input } else { v.output }) {
-                let Some(loc) = v.attrs.iter().find(|a| self.name(a.name.name) == "location") else {
-                    continue;
-                };
-                let Some(&arg) = loc.args.first() else { continue };
-                self.check_expr(arg);
-                let Some(start) = self.constant_of(arg).and_then(|c| c.as_int()) else { continue };
+                let Some(start) = self.stage_attr_value(v, "location") else { continue };
                 let start = start.max(0) as u32;
+                // `[[vk::index(1)]]` tells the second output of dual-source blending
+                // apart from the first at the same location.
+                let index = self.stage_attr_value(v, "index").map_or(0, |i| i.max(0) as u32);
                 let width = self.location_count(v.ty);
                 let sem = v.semantic.as_ref().map(|s| s.0.clone()).unwrap_or_default();
                 for l in start..start + width {
-                    if let Some((_, owner)) = used.iter().find(|(u, _)| *u == l) {
+                    if let Some((_, _, owner)) = used.iter().find(|(u, i, _)| *u == l && *i == index) {
                         let label = if dir { "input" } else { "output" };
                         let owner = first_owner
                             .iter()
@@ -440,7 +446,7 @@ impl Sema<'_> {
                     }
                 }
                 for l in start..start + width {
-                    used.push((l, sem.clone()));
+                    used.push((l, index, sem.clone()));
                     if !first_owner.iter().any(|(u, _)| *u == l) {
                         first_owner.push((l, sem.clone()));
                     }
@@ -464,6 +470,204 @@ impl Sema<'_> {
                     self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
                 }
                 _ => {}
+            }
+        }
+    }
+
+    /// Whether a stage variable takes a `Location` (is not a built-in): user semantics,
+    /// `SV_Target`, and the system values a vertex shader reads as plain inputs.
+    fn needs_location(&mut self, stage: Stage, v: &StageVar, input: bool) -> bool {
+        if v.attrs.iter().any(|a| self.name(a.name.name) == "builtin") {
+            return false;
+        }
+        // `[[vk::ext_decorate(11 /* BuiltIn */ | 30 /* Location */, ...)]]` places the
+        // variable itself.
+        let decorations: Vec<ExprId> = v
+            .attrs
+            .iter()
+            .filter(|a| self.name(a.name.name) == "ext_decorate")
+            .filter_map(|a| a.args.first().copied())
+            .collect();
+        for first in decorations {
+            self.check_expr(first);
+            if matches!(self.constant_of(first).and_then(|c| c.as_int()), Some(11 | 30)) {
+                return false;
+            }
+        }
+        let Some((sem, _)) = &v.semantic else { return false };
+        let (base, _) = split_semantic(sem);
+        if !base.starts_with("SV_") {
+            return true;
+        }
+        if base == "SV_TARGET" {
+            return !input;
+        }
+        stage == Stage::Vertex && input && !matches!(base.as_str(), "SV_VERTEXID" | "SV_INSTANCEID")
+    }
+
+    /// The stage variables that take locations: the entry's, with the elements of
+    /// patches (inputs) and geometry streams (outputs) in their place, and for a hull
+    /// shader its patch constant function's outputs after its own.
+    fn location_vars(&self, f: DeclId, stage: Stage, vars: &[StageVar]) -> Vec<StageVar> {
+        let mut out = Vec::new();
+        let expand = |s: &Self, v: &StageVar, out: &mut Vec<StageVar>| {
+            let mut elem = v.ty;
+            while let TypeData::Array { elem: e, .. } = s.types.get(elem) {
+                elem = *e;
+            }
+            let TypeData::Object { kind, args } = s.types.get(elem) else {
+                out.push(v.clone());
+                return;
+            };
+            let input = match kind.family() {
+                Family::InputPatch | Family::OutputPatch => true,
+                Family::Stream => false,
+                _ => {
+                    out.push(v.clone());
+                    return;
+                }
+            };
+            let Some(ObjectArg::Type(elem)) = args.first() else { return };
+            let element = StageVar { ty: *elem, input, output: !input, semantic: None, ..v.clone() };
+            s.flatten_stage_var(element, out, 0);
+        };
+        for v in vars {
+            expand(self, v, &mut out);
+        }
+        if stage == Stage::Hull {
+            let pcf = self.attribute_string(f, "patchconstantfunc").and_then(|name| {
+                self.functions.iter().copied().find(|&g| match &self.ast.decl(g).kind {
+                    DeclKind::Function(func) => {
+                        func.body.is_some()
+                            && func.name.segments.len() == 1
+                            && func.name.last().is_some_and(|n| self.name(n.name) == name)
+                    }
+                    _ => false,
+                })
+            });
+            if let Some(pcf) = pcf {
+                for v in self.stage_vars(pcf).iter().filter(|v| v.output) {
+                    let v = StageVar { input: false, ..v.clone() };
+                    expand(self, &v, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// dxc's location assignment (see [`EntryPoint::locations`]); a direction mixing
+    /// variables with and without `[[vk::location]]` is dxc's error.
+    fn assign_locations(&mut self, stage: Stage, vars: &[StageVar]) -> Vec<StageLocation> {
+        let mut out = Vec::new();
+        for input in [true, false] {
+            let mut dir_vars: Vec<&StageVar> = Vec::new();
+            for v in vars.iter().filter(|v| if input { v.input } else { v.output }) {
+                if self.needs_location(stage, v, input) {
+                    dir_vars.push(v);
+                }
+            }
+            let explicit = dir_vars
+                .iter()
+                .filter(|v| v.attrs.iter().any(|a| self.name(a.name.name) == "location"))
+                .count();
+            let semantic_of = |v: &StageVar| v.semantic.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+            if explicit > 0 && explicit == dir_vars.len() {
+                for v in dir_vars {
+                    let location = self.stage_attr_value(v, "location").unwrap_or(0).max(0) as u32;
+                    let index = self.stage_attr_value(v, "index").unwrap_or(0).max(0) as u32;
+                    out.push(StageLocation { semantic: semantic_of(v), input, location, index });
+                }
+                continue;
+            }
+            if explicit > 0 {
+                let which = if input { "input" } else { "output" };
+                self.report(crate::diag::Diagnostic::error(
+                    None,
+                    format!(
+                        "partial explicit stage {which} location assignment via vk::location(X) unsupported"
+                    ),
+                ));
+                continue;
+            }
+            let mut used: Vec<bool> = Vec::new();
+            let take = |start: u32, count: u32, used: &mut Vec<bool>| {
+                let end = (start + count) as usize;
+                if used.len() < end {
+                    used.resize(end, false);
+                }
+                used[start as usize..end].iter_mut().for_each(|u| *u = true);
+            };
+            let mut rest = Vec::new();
+            for v in dir_vars {
+                let sem = semantic_of(v);
+                let (base, n) = split_semantic(&sem);
+                if base == "SV_TARGET" {
+                    // Bounded: semantic indices are parsed from a handful of digits.
+                    let n = n.min(1 << 16);
+                    take(n, 1, &mut used);
+                    out.push(StageLocation { semantic: sem, input, location: n, index: 0 });
+                } else {
+                    rest.push((sem, self.location_count(v.ty).clamp(1, 1 << 16)));
+                }
+            }
+            let alphabetical = self.opts.stage_io_order == StageIoOrder::Alpha
+                || (!input && stage == Stage::Hull)
+                || (input && stage == Stage::Domain);
+            if alphabetical {
+                // Byte order of the semantic strings as written, stable like dxc's sort.
+                rest.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            for (sem, count) in rest {
+                // The first free run of `count` locations; a taken one moves past itself.
+                let mut start = 0u32;
+                while let Some(l) =
+                    (start..start + count).rev().find(|&l| used.get(l as usize) == Some(&true))
+                {
+                    start = l + 1;
+                }
+                take(start, count, &mut used);
+                out.push(StageLocation { semantic: sem, input, location: start, index: 0 });
+            }
+        }
+        out
+    }
+
+    /// The constant argument of a stage variable's `[[vk::NAME(N)]]` attribute.
+    fn stage_attr_value(&mut self, v: &StageVar, name: &str) -> Option<i64> {
+        let attr = v.attrs.iter().find(|a| self.name(a.name.name) == name)?;
+        let &arg = attr.args.first()?;
+        self.check_expr(arg);
+        self.constant_of(arg).and_then(|c| c.as_int())
+    }
+
+    /// `[[vk::index(N)]]` (dual-source blending): pixel outputs only, with
+    /// `[[vk::location(0)]]`, and N 0 or 1; dxc's wording and positions.
+    fn dual_source_checks(&mut self, stage: Stage, vars: &[StageVar]) {
+        for v in vars {
+            let Some(index_attr) = v.attrs.iter().find(|a| self.name(a.name.name) == "index") else {
+                continue;
+            };
+            let index_span = index_attr.namespace.map_or(index_attr.name.span, |n| n.span);
+            let location_attr = v.attrs.iter().find(|a| self.name(a.name.name) == "location");
+            let location_span = location_attr.map(|a| a.namespace.map_or(a.name.span, |n| n.span));
+            if stage != Stage::Pixel {
+                self.error(index_span, "vk::index only allowed in pixel shader");
+            }
+            let Some(location_span) = location_span else {
+                self.error(
+                    index_span,
+                    "vk::index should be used together with vk::location for dual-source blending",
+                );
+                continue;
+            };
+            if stage != Stage::Pixel {
+                continue;
+            }
+            if self.stage_attr_value(v, "location").is_some_and(|l| l != 0) {
+                self.error(location_span, "dual-source blending should use vk::location 0");
+            }
+            if self.stage_attr_value(v, "index").is_some_and(|i| i != 0 && i != 1) {
+                self.error(index_span, "dual-source blending only accepts 0 or 1 as vk::index");
             }
         }
     }

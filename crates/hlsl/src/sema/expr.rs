@@ -396,6 +396,8 @@ impl Sema<'_> {
             Some(super::tree::GlobalStorage::Static | super::tree::GlobalStorage::GroupShared)
         );
         let constant_var = decl.modifiers.contains(Modifiers::CONST);
+        // A specialization constant's value is only its default: uses must not fold it.
+        let spec_constant = info.storage == Some(super::tree::GlobalStorage::SpecConstant);
         let category =
             if constant_var || (is_global && !writable_global && !self.types.contains_object(info.ty)) {
                 ValueCategory::ConstLValue
@@ -407,7 +409,7 @@ impl Sema<'_> {
             category,
             resolution: Resolution::Decl(d),
             conversion: None,
-            constant: if constant_var { info.constant } else { None },
+            constant: if constant_var && !spec_constant { info.constant } else { None },
         }
     }
 
@@ -1324,6 +1326,21 @@ impl Sema<'_> {
                             if let Some(info) =
                                 self.call_intrinsic(id, &last, vk, args, &arg_tys, template_arg, span)
                             {
+                                if vk
+                                    && matches!(
+                                        last.as_str(),
+                                        "static_pointer_cast" | "reinterpret_pointer_cast"
+                                    )
+                                {
+                                    return self.pointer_cast(
+                                        id,
+                                        &last,
+                                        template_args.as_deref(),
+                                        &arg_tys,
+                                        span,
+                                        info,
+                                    );
+                                }
                                 return info;
                             }
                             if crate::parser::builtin_type_kind(&last).is_some() {
@@ -1692,6 +1709,103 @@ impl Sema<'_> {
     }
 
     /// An intrinsic call; `None` when no intrinsic has this name.
+    /// `vk::static_pointer_cast<T[, A]>(p)` / `vk::reinterpret_pointer_cast<T[, A]>(p)`:
+    /// a `vk::BufferPointer<T, A>` from another buffer pointer. Neither may raise the
+    /// alignment; the static cast only goes from a struct to one of its bases.
+    fn pointer_cast(
+        &mut self,
+        id: ExprId,
+        name: &str,
+        template_args: Option<&[TemplateArg]>,
+        arg_tys: &[Ty],
+        span: Span,
+        info: ExprInfo,
+    ) -> ExprInfo {
+        if self.types.is_error(info.ty) {
+            return info;
+        }
+        let values = template_args.map(|a| self.template_values(a)).unwrap_or_default();
+        let Some(TemplateValue::Type(target)) = values.first().cloned() else { return info };
+        let align = match values.get(1) {
+            Some(TemplateValue::Value(v)) => v.as_int().unwrap_or(0),
+            _ => 0,
+        };
+        let Some(&source) = arg_tys.first() else { return info };
+        let (source_elem, source_align) = match self.types.get(source) {
+            TypeData::Object { kind: ObjectKind::BufferPointer, args } => match args.as_slice() {
+                [ObjectArg::Type(t), ObjectArg::Int(a)] => (*t, *a),
+                _ => return info,
+            },
+            _ => {
+                self.error(span, format!("vk::{name}() argument must be a vk::BufferPointer"));
+                return Self::rvalue(TypeTable::ERROR);
+            }
+        };
+        let effective =
+            |sema: &Self, t: Ty, a: i64| if a > 0 { Some(a) } else { sema.natural_alignment(t, 0) };
+        if let (Some(to), Some(from)) =
+            (effective(self, target, align), effective(self, source_elem, source_align))
+        {
+            if to > from {
+                self.error(span, "Vulkan buffer pointer cannot be cast to greater alignment");
+            }
+        }
+        if name == "static_pointer_cast" && !self.is_same_or_base(target, source_elem, 0) {
+            self.error(
+                span,
+                "vk::static_pointer_cast() content type must be base class of argument's content type",
+            );
+        }
+        let ty = self
+            .types
+            .object(ObjectKind::BufferPointer, vec![ObjectArg::Type(target), ObjectArg::Int(align)]);
+        if let Some(call) = self.calls.get_mut(&id) {
+            call.ret = ty;
+        }
+        ExprInfo { ty, ..info }
+    }
+
+    /// Whether `base` is `derived` or one of its (transitive) bases.
+    fn is_same_or_base(&self, base: Ty, derived: Ty, depth: u32) -> bool {
+        if base == derived {
+            return true;
+        }
+        let TypeData::Struct(sid) = self.types.get(derived) else { return false };
+        depth < 64
+            && self
+                .types
+                .struct_info(*sid)
+                .is_some_and(|info| info.bases.iter().any(|&b| self.is_same_or_base(base, b, depth + 1)))
+    }
+
+    /// The alignment a buffer pointer to `ty` has without an explicit one: its largest
+    /// scalar's size.
+    fn natural_alignment(&self, ty: Ty, depth: u32) -> Option<i64> {
+        if depth > 64 {
+            return None;
+        }
+        match self.types.get(ty) {
+            TypeData::Scalar(_) | TypeData::Vector(..) | TypeData::Matrix { .. } => {
+                let c = self.types.component(ty)?;
+                Some(i64::from(c.bits(true).max(8) / 8).max(if c == Scalar::Bool { 4 } else { 1 }))
+            }
+            TypeData::Array { elem, .. } => self.natural_alignment(*elem, depth + 1),
+            TypeData::Struct(sid) => {
+                let info = self.types.struct_info(*sid)?;
+                let fields = info.fields.iter().map(|f| f.ty);
+                let all: Vec<Ty> = fields.chain(info.bases.iter().copied()).collect();
+                let mut best = 1;
+                for t in all {
+                    best = best.max(self.natural_alignment(t, depth + 1)?);
+                }
+                Some(best)
+            }
+            // Buffer pointers inside are 64-bit addresses.
+            TypeData::Object { kind: ObjectKind::BufferPointer, .. } => Some(8),
+            _ => None,
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn call_intrinsic(
         &mut self,

@@ -440,6 +440,8 @@ pub const INTRINSICS: &[&str] = &[
     "uint GetRemainingRecursionLevels()",
     "uint GetGroupWaveIndex()",
     "uint GetGroupWaveCount()",
+    // Lowered to `NonSemantic.DebugBreak` for Vulkan.
+    "void DebugBreak()",
 ];
 
 /// Intrinsics in the `vk` namespace (`vk::RawBufferLoad`, ...).

@@ -180,6 +180,13 @@ impl Sema<'_> {
         if let Some(&t) = info.types.get(&name) {
             return Some(Found::Entity(Entity::Type(t)));
         }
+        if let Some(&template) = info.member_templates.get(&name) {
+            let inner = self.template_inner(template).map(|(_, inner)| inner)?;
+            return match self.ast.decl(inner).kind {
+                DeclKind::TypeAlias { .. } => Some(Found::Entity(Entity::AliasTemplate(template))),
+                _ => Some(Found::Entity(Entity::StructTemplate(template))),
+            };
+        }
         // Enumerators of unscoped enums nested in the struct.
         for &t in info.types.values() {
             if let TypeData::Enum(e) = self.types.get(t) {
@@ -244,6 +251,10 @@ impl Sema<'_> {
         let ty = match &tref.kind {
             TypeKind::Named { name, args } => self.resolve_named_type(name, args.as_deref(), tref.span),
             TypeKind::Struct(decl) => self.struct_decl(*decl, None),
+            TypeKind::Member { owner, name, args } => {
+                let owner_ty = self.resolve_type(*owner);
+                self.resolve_member_type(owner_ty, *name, args.as_deref(), tref.span)
+            }
             TypeKind::Array { element, size } => {
                 let elem = self.resolve_type(*element);
                 let len = size.and_then(|s| self.array_length(s));
@@ -310,19 +321,26 @@ impl Sema<'_> {
         }
         match self.lookup_qualified(name) {
             Some(Found::Entity(Entity::Type(t))) => {
-                if args.is_some() {
-                    // `S<...>` where `S` is not a template: an explicit specialization's
-                    // arguments on a plain struct are harmless.
+                // Inside a class template, its name is the current instantiation;
+                // with arguments it names another instantiation
+                // (`CooperativeMatrix<NewType, ...>` in a member of `CooperativeMatrix`).
+                // Arguments on a plain struct (an explicit specialization's) are harmless.
+                match (args, self.template_of_instance(t)) {
+                    (Some(args), Some(template)) => self.instantiate_struct(template, args, span),
+                    _ => t,
                 }
-                t
             }
             Some(Found::Entity(Entity::StructTemplate(t))) => {
                 let args = args.map(|a| a.to_vec()).unwrap_or_default();
                 self.instantiate_struct(t, &args, span)
             }
             Some(Found::Entity(Entity::AliasTemplate(t))) => {
-                let args = args.map(|a| a.to_vec()).unwrap_or_default();
-                self.instantiate_alias(t, &args, span)
+                let Some(args) = args else {
+                    let what = self.template_description(t);
+                    self.error(span, format!("use of {what} requires template arguments"));
+                    return TypeTable::ERROR;
+                };
+                self.instantiate_alias(t, args, span)
             }
             _ => {
                 if name.segments.len() > 1 && !is_vk {
@@ -623,6 +641,53 @@ impl Sema<'_> {
     }
 
     /// The declaration kind of a `Template` declaration's inner declaration.
+    /// `Owner::name[<args>]`: a nested type, alias template or class template of a
+    /// resolved struct.
+    fn resolve_member_type(
+        &mut self,
+        owner: Ty,
+        name: crate::ast::Ident,
+        args: Option<&[TemplateArg]>,
+        span: crate::source::Span,
+    ) -> Ty {
+        if self.types.is_error(owner) {
+            return owner;
+        }
+        match (self.lookup_member(owner, name.name, 0), args) {
+            (Some(Found::Entity(Entity::Type(t))), None) => t,
+            (Some(Found::Entity(Entity::AliasTemplate(t))), Some(args)) => {
+                self.instantiate_alias(t, args, span)
+            }
+            (Some(Found::Entity(Entity::StructTemplate(t))), Some(args)) => {
+                self.instantiate_struct(t, args, span)
+            }
+            (Some(Found::Entity(Entity::AliasTemplate(t) | Entity::StructTemplate(t))), None) => {
+                let what = self.template_description(t);
+                self.error(span, format!("use of {what} requires template arguments"));
+                TypeTable::ERROR
+            }
+            _ => {
+                let text = self.name(name.name).to_string();
+                let owner = self.display(owner);
+                self.error(span, format!("no type named '{text}' in '{owner}'"));
+                TypeTable::ERROR
+            }
+        }
+    }
+
+    /// The class template a struct type was instantiated from.
+    pub(super) fn template_of_instance(&self, ty: Ty) -> Option<DeclId> {
+        let TypeData::Struct(sid) = self.types.get(ty) else { return None };
+        let info = self.types.struct_info(*sid)?;
+        if info.template_args.is_empty() {
+            return None;
+        }
+        let template = self.instantiations.iter().find(|i| i.decl == info.decl)?.template;
+        // Only a primary template (a partial specialization's parameters differ).
+        let (_, inner) = self.template_inner(template)?;
+        matches!(self.ast.decl(inner).kind, DeclKind::Struct { template_args: None, .. }).then_some(template)
+    }
+
     pub(super) fn template_inner(
         &self,
         template: DeclId,

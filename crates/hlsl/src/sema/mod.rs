@@ -51,6 +51,19 @@ pub struct SemaOptions {
     pub shader_model: (u32, u32),
     /// `-E`; `main` when not given.
     pub entry: Option<String>,
+    /// `-fvk-stage-io-order`: how stage variables without `[[vk::location]]` are
+    /// numbered.
+    pub stage_io_order: StageIoOrder,
+}
+
+/// The order in which stage variables get their locations (`-fvk-stage-io-order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StageIoOrder {
+    /// Declaration order (dxc's default).
+    #[default]
+    Decl,
+    /// Alphabetical order of the semantic strings.
+    Alpha,
 }
 
 impl Default for SemaOptions {
@@ -61,6 +74,7 @@ impl Default for SemaOptions {
             stage: None,
             shader_model: (6, 0),
             entry: None,
+            stage_io_order: StageIoOrder::Decl,
         }
     }
 }

@@ -310,6 +310,23 @@ pub struct EntryPoint {
     pub stage: Stage,
     /// `[numthreads(x, y, z)]` evaluated.
     pub numthreads: Option<[u32; 3]>,
+    /// The `Location` (and dual-source `Index`) of every stage input and output that
+    /// is not a built-in, as dxc assigns them: `[[vk::location]]` when every variable
+    /// of a direction has one; otherwise `SV_TargetN` at N and the others in
+    /// declaration or alphabetical order of their semantics (`-fvk-stage-io-order`;
+    /// hull outputs and domain inputs are always alphabetical). In input-then-output,
+    /// assignment order.
+    pub locations: Vec<StageLocation>,
+}
+
+/// Where one stage variable (named by its semantic, unique per direction) lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageLocation {
+    pub semantic: String,
+    pub input: bool,
+    pub location: u32,
+    /// `[[vk::index(N)]]` (dual-source blending), else 0.
+    pub index: u32,
 }
 
 /// One instantiation of a template.

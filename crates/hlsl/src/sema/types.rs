@@ -451,6 +451,8 @@ pub struct StructInfo {
     pub statics: HashMap<Symbol, DeclId>,
     /// Nested types (typedefs, nested structs and enums).
     pub types: HashMap<Symbol, Ty>,
+    /// Nested alias and struct templates (their `Template` declarations).
+    pub member_templates: HashMap<Symbol, DeclId>,
     /// Nested constants usable in constant expressions (`static const int N = 4;`).
     pub complete: bool,
     /// Template arguments, when this is an instantiation.
