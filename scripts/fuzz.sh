@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front or deserialize (see fuzz/fuzz_targets/). The corpus
+# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front, hlsl_options or deserialize (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
@@ -18,7 +18,7 @@
 # input, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | deserialize)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | hlsl_options | deserialize)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,7 +26,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | deserialize) ;;
+    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | hlsl_options | deserialize) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -50,6 +50,9 @@ fi
 
 mkdir -p "$seeds"
 hlsl_corpus="${SPIRVKIT_HLSL_CORPUS:-$root/../shared/corpus/dxc-codegen-spirv}"
+wicked_corpus="${SPIRVKIT_WICKED_CORPUS:-$root/../shared/corpus/wicked-engine}"
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps --offline 2>/dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' 2>/dev/null || echo "$root/target")"
 # Seeds for the deserializer: small modules of our own covering types, constants,
 # decorations, structured selections, loops, switches, phis, calls and ext insts.
 seed_deserialize() {
@@ -239,6 +242,40 @@ elif [ "$target" = hlsl_front ]; then
     else
         echo "fuzz.sh: no HLSL corpus at $hlsl_corpus; starting from an empty corpus" >&2
     fi
+    # A real engine's shaders, preprocessed (the fuzz target resolves no includes):
+    # one job in eight of the manifest, with the job's own arguments.
+    if [ -f "$wicked_corpus/manifest.json" ]; then
+        (cd "$root" && cargo build --release --quiet --package hlsl2spirv)
+        (cd "$wicked_corpus" && python3 - "$target_dir/release/hlsl2spirv" "$seeds" <<'PY'
+import json, os, subprocess, sys
+binary, seeds = sys.argv[1], sys.argv[2]
+for job in json.load(open("manifest.json"))[::8]:
+    out = os.path.join(seeds, "wicked__" + job["id"] + ".hlsl")
+    if not os.path.exists(out):
+        subprocess.run([binary, *job["args"], "-P", "-Fi", out, job["file"]], capture_output=True)
+PY
+        )
+    fi
+elif [ "$target" = hlsl_options ]; then
+    # Real command lines, NUL-separated: the engine's (manifest.json) and DXC's tests'.
+    python3 - "$wicked_corpus/manifest.json" "$hlsl_corpus" "$seeds" <<'PY'
+import json, os, re, shlex, sys
+manifest, tests, seeds = sys.argv[1:4]
+lines = []
+if os.path.isfile(manifest):
+    lines += [job["args"] + [job["file"]] for job in json.load(open(manifest))]
+for folder, _, files in os.walk(tests) if os.path.isdir(tests) else []:
+    for name in files:
+        if name.endswith(".hlsl"):
+            for run in re.findall(r"RUN: (?:not )?%dxc (.*)", open(os.path.join(folder, name), errors="replace").read()):
+                try:
+                    lines.append([a for a in shlex.split(run.split("|")[0]) if a not in ("%s", "%t")] + ["f.hlsl"])
+                except ValueError:
+                    pass
+for i, args in enumerate(lines):
+    with open(os.path.join(seeds, f"args-{i:04}"), "wb") as out:
+        out.write(b"\0".join(a.encode() for a in args))
+PY
 elif [ -d "$spv_corpus" ]; then
     # Seed names are flattened corpus paths, so re-seeding does not duplicate.
     if [ "$target" = mlir_text ] || [ "$target" = serialize_text ]; then
@@ -259,7 +296,7 @@ elif [ -d "$spv_corpus" ]; then
             while IFS= read -r file; do
                 name="${file#"$spv_corpus"/}"
                 out="$seeds/${name//\//__}asm"
-                [ -e "$out" ] || "$root/target/release/spirvkit" dis "$file" -o "$out" 2>/dev/null || rm -f "$out"
+                [ -e "$out" ] || "$target_dir/release/spirvkit" dis "$file" -o "$out" 2>/dev/null || rm -f "$out"
             done
     else
         find "$spv_corpus" -name '*.spv' | while IFS= read -r file; do

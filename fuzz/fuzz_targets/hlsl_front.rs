@@ -33,6 +33,10 @@ fuzz_target!(|data: &[u8]| {
         Stage::Library,
     ];
     options.sema.stage = data.first().map(|b| stages[usize::from(*b) % stages.len()]);
+    // The second byte's low bit picks the stage I/O location order (`-fvk-stage-io-order`).
+    if data.get(1).is_some_and(|b| b & 1 == 1) {
+        options.sema.stage_io_order = spirvkit_hlsl::sema::StageIoOrder::Alpha;
+    }
     let fe = analyze_source("main.hlsl", path.clone(), text.clone(), &options, &loader);
     let _ = fe.render_diagnostics();
     let _ = fe.dump();

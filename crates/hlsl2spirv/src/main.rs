@@ -3,12 +3,8 @@
 //! tree), `-P` (preprocess) and `-verify` (the diagnostics against the input's
 //! `expected-*` comments).
 
-mod builtin_headers;
-mod option_table;
-mod options;
-mod spirv_values;
-
-use options::{Mode, Options, Stage};
+use hlsl2spirv::options::{self, Mode, Options, Stage};
+use hlsl2spirv::{builtin_headers, option_table, spirv_values};
 use spirvkit_hlsl::diag::DiagOptions;
 use spirvkit_hlsl::parser::ParseOptions;
 use spirvkit_hlsl::preprocessor::{FsLoader, PreprocessOptions};
