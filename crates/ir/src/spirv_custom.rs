@@ -242,9 +242,10 @@ fn print_constant(p: &mut Printer, op: OpId) -> bool {
     p.attr(value);
     let ty = p.ir.value_type(o.results[0]);
     // As MLIR, the type follows for arrays; and for our matrix constants (an array
-    // value of a `!spirv.matrix` type, which MLIR 22 lacks) so they parse back.
-    let array_valued = matches!(value, Attribute::Array(_));
-    if array_valued || matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
+    // value of a `!spirv.matrix` type, which MLIR 22 lacks) and null constants
+    // (`#spirv.null`, untyped) so they parse back.
+    let untyped_value = matches!(value, Attribute::Array(_)) || value.is_null_constant();
+    if untyped_value || matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
         p.out.push_str(" : ");
         p.ty(ty);
     }

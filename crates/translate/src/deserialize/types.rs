@@ -536,7 +536,19 @@ impl Deserializer<'_, '_> {
                     };
                     Attribute::Dense { elements: vec![element], ty }
                 }
-                _ => return not_supported(inst, "OpConstantNull of a composite type"),
+                // Structs, arrays, matrices, pointers, ...: MLIR 22 has no value for them
+                // (its deserializer refuses them); ours is `#spirv.null`, written back as
+                // the same OpConstantNull.
+                _ if spirvkit_ir::attr::null_constant_allowed(&self.ir.types, ty) => {
+                    Attribute::null_constant()
+                }
+                _ => {
+                    let text = spirvkit_ir::printer::type_to_string(self.ir, ty);
+                    return error(
+                        inst.offset,
+                        format!("OpConstantNull of type '{text}', which has no null value"),
+                    );
+                }
             },
             opcode::OpConstantCompositeReplicateEXT => {
                 // `value` is the replicated constituent (of a replicate: its constituent).
