@@ -416,7 +416,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     }
                     open = self.function_spans.len();
                 }
-                opcode::OpExtInst if !in_function => {
+                opcode::OpExtInst | opcode::OpExtInstWithForwardRefsKHR if !in_function => {
                     self.module_ext_inst_ids.insert(inst.result_id);
                 }
                 _ => {}
@@ -698,7 +698,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 self.module_values.insert(inst.result_id, ModuleValue::GraphConstant { ty, id });
             }
             opcode::OpGraphEntryPointARM => self.graph_entry_point(inst)?,
-            opcode::OpExtInst => self.module_ext_inst(inst)?,
+            opcode::OpExtInst | opcode::OpExtInstWithForwardRefsKHR => self.module_ext_inst(inst)?,
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }

@@ -237,3 +237,55 @@ fn nulls_of_distinct_types_stay_distinct() {
     let rt = round_trip("null-distinct", &text, "vulkan1.0", "vulkan1.0");
     assert_eq!(count(&rt.out, "OpConstantNull"), 3, "{}", rt.out);
 }
+
+// ---- Debug information ------------------------------------------------------------------
+
+#[test]
+fn shader_debug_info_with_forward_references_and_source_lines() {
+    // What `dxc -spirv -fspv-debug=vulkan-with-source` writes: OpString/OpSource with
+    // the text, OpModuleProcessed, OpLine/OpNoLine, and NonSemantic.Shader.DebugInfo.100
+    // whose composite names members defined after it (OpExtInstWithForwardRefsKHR).
+    let text = "OpCapability Shader\nOpExtension \"SPV_KHR_non_semantic_info\"\n\
+        OpExtension \"SPV_KHR_relaxed_extended_instruction\"\n%ext = OpExtInstImport \"NonSemantic.Shader.DebugInfo.100\"\n\
+        OpMemoryModel Logical GLSL450\nOpEntryPoint Fragment %main \"main\" %out_color\n\
+        OpExecutionMode %main OriginUpperLeft\n\
+        %file = OpString \"shader.hlsl\"\n%source_text = OpString \"struct S { float a; };\\nfloat4 main() : SV_Target { S s; return s.a; }\"\n\
+        %name_S = OpString \"S\"\n%name_a = OpString \"a\"\n%name_float = OpString \"float\"\n\
+        %name_main = OpString \"main\"\n%name_s = OpString \"s\"\n%linkage = OpString \"main\"\n\
+        OpSource HLSL 600 %file \"struct S { float a; };\"\n\
+        OpName %main \"main\"\nOpName %out_color \"out.var.SV_Target\"\n\
+        OpModuleProcessed \"dxc-commit-hash: 0123abcd\"\nOpModuleProcessed \"dxc-cl-option: -E main -T ps_6_0 -spirv\"\n\
+        OpDecorate %out_color Location 0\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+        %v4float = OpTypeVector %float 4\n%S = OpTypeStruct %float\n%pS = OpTypePointer Function %S\n\
+        %pf = OpTypePointer Function %float\n%p_out = OpTypePointer Output %v4float\n\
+        %out_color = OpVariable %p_out Output\n\
+        %uint_0 = OpConstant %uint 0\n%uint_1 = OpConstant %uint 1\n%uint_2 = OpConstant %uint 2\n\
+        %uint_3 = OpConstant %uint 3\n%uint_4 = OpConstant %uint 4\n%uint_5 = OpConstant %uint 5\n\
+        %uint_8 = OpConstant %uint 8\n%uint_11 = OpConstant %uint 11\n%uint_32 = OpConstant %uint 32\n\
+        %int_0 = OpConstant %uint 0\n\
+        %dbg_src = OpExtInst %void %ext DebugSource %file %source_text\n\
+        %dbg_cu = OpExtInst %void %ext DebugCompilationUnit %uint_1 %uint_4 %dbg_src %uint_5\n\
+        %dbg_float = OpExtInst %void %ext DebugTypeBasic %name_float %uint_32 %uint_3 %uint_0\n\
+        %dbg_S = OpExtInstWithForwardRefsKHR %void %ext DebugTypeComposite %name_S %uint_1 %dbg_src %uint_1 %uint_8 %dbg_cu %name_S %uint_32 %uint_3 %dbg_member_a\n\
+        %dbg_member_a = OpExtInst %void %ext DebugTypeMember %name_a %dbg_float %dbg_src %uint_1 %uint_11 %uint_0 %uint_32 %uint_3\n\
+        %dbg_fn_type = OpExtInst %void %ext DebugTypeFunction %uint_3 %void\n\
+        %dbg_main = OpExtInst %void %ext DebugFunction %name_main %dbg_fn_type %dbg_src %uint_2 %uint_1 %dbg_cu %linkage %uint_3 %uint_2\n\
+        %dbg_s = OpExtInst %void %ext DebugLocalVariable %name_s %dbg_S %dbg_src %uint_2 %uint_32 %dbg_main %uint_4\n\
+        %dbg_expr = OpExtInst %void %ext DebugExpression\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %s = OpVariable %pS Function\n\
+        %scope = OpExtInst %void %ext DebugScope %dbg_main\n\
+        %def = OpExtInst %void %ext DebugFunctionDefinition %dbg_main %main\n\
+        %decl = OpExtInst %void %ext DebugDeclare %dbg_s %s %dbg_expr\n\
+        OpLine %file 2 40\n\
+        %dline = OpExtInst %void %ext DebugLine %dbg_src %uint_2 %uint_2 %uint_32 %uint_32\n\
+        %pa = OpAccessChain %pf %s %int_0\n%a = OpLoad %float %pa\n\
+        %v = OpCompositeConstruct %v4float %a %a %a %a\nOpStore %out_color %v\n\
+        OpNoLine\n%noscope = OpExtInst %void %ext DebugNoScope\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("debug-info", text, "vulkan1.1", "vulkan1.1");
+    let composite = rt.out.lines().find(|l| l.contains("DebugTypeComposite")).unwrap_or_default();
+    assert!(composite.contains("= OpExtInstWithForwardRefsKHR %void"), "{}", rt.out);
+    assert!(rt.text.contains("forward_refs"), "{}", rt.text);
+    assert!(rt.out.contains("DebugFunctionDefinition"), "{}", rt.out);
+}

@@ -713,6 +713,11 @@ impl<'a> Serializer<'a> {
         let set_id = self.ext_set_id(set);
         let mut words = vec![type_id, id, set_id, number];
         words.extend(rest);
+        let ext_opcode = if o.attr(crate::fallback::EXT_FORWARD_REFS_ATTR).is_some() {
+            opcode::OpExtInstWithForwardRefsKHR
+        } else {
+            opcode::OpExtInst
+        };
         if module_level {
             if let Some(Attribute::String(symbol)) = o.attr("sym_name") {
                 self.ext_inst_ids.insert(symbol.clone(), id);
@@ -721,10 +726,10 @@ impl<'a> Serializer<'a> {
                 self.process_name(id, symbol);
             }
             let out = if self.follows_a_function(op) { &mut self.functions } else { &mut self.globals };
-            encode(out, opcode::OpExtInst, &words);
+            encode(out, ext_opcode, &words);
         } else {
             self.emit_debug_line(false, op);
-            encode(&mut self.function_body, opcode::OpExtInst, &words);
+            encode(&mut self.function_body, ext_opcode, &words);
         }
         for attr in sorted_attrs(ir, op) {
             if !EXT_INST_ATTRS.contains(&attr.name.as_str()) {
