@@ -908,7 +908,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     /// A decoration's value by its grammar: none (unit), a literal number (an `i32`), a
     /// literal string or an enumerant (a string: `"NoAlias"` for `FuncParamAttr`), or
     /// the <id> of an integer constant (the constant's value and type, for
-    /// OpDecorateId's `MaxByteOffsetId`).
+    /// OpDecorateId's `MaxByteOffsetId`) or of a global variable (its symbol, for
+    /// `CounterBuffer`).
     fn decoration_value(
         &self,
         d: &Decoration,
@@ -947,10 +948,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 Some(ModuleValue::Constant(Constant {
                     value: value @ Attribute::Integer { .. }, ..
                 })) => Ok(value.clone()),
+                // `CounterBuffer`: the variable holding a buffer's counter (DXC's
+                // `-fspv-reflect`), by symbol.
+                Some(ModuleValue::Global { symbol, .. }) => Ok(Attribute::SymbolRef(vec![symbol.clone()])),
                 _ => error(
                     d.offset,
                     format!(
-                        "not supported yet: decoration {} of <id> {v}, which is not an integer constant",
+                        "not supported yet: decoration {} of <id> {v}, which is neither an integer constant nor a global variable",
                         enumerant.name
                     ),
                 ),

@@ -289,3 +289,198 @@ fn shader_debug_info_with_forward_references_and_source_lines() {
     assert!(rt.text.contains("forward_refs"), "{}", rt.text);
     assert!(rt.out.contains("DebugFunctionDefinition"), "{}", rt.out);
 }
+
+// ---- Decorations ------------------------------------------------------------------------
+
+#[test]
+fn string_and_id_decorations_and_interpolation() {
+    // `-fspv-reflect`: semantics and user types as strings, a counter buffer by id;
+    // pixel inputs with interpolation modes.
+    let text = "OpCapability Shader\nOpCapability SampleRateShading\n\
+        OpExtension \"SPV_GOOGLE_hlsl_functionality1\"\nOpExtension \"SPV_GOOGLE_user_type\"\n\
+        OpMemoryModel Logical GLSL450\n\
+        OpEntryPoint Fragment %main \"main\" %in_flat %in_noperspective %in_centroid %in_sample %out_color %buf %counter\n\
+        OpExecutionMode %main OriginUpperLeft\n\
+        OpDecorate %in_flat Location 0\nOpDecorate %in_flat Flat\nOpDecorateString %in_flat UserSemantic \"TEXCOORD0\"\n\
+        OpDecorate %in_noperspective Location 1\nOpDecorate %in_noperspective NoPerspective\n\
+        OpDecorateString %in_noperspective UserSemantic \"TEXCOORD1\"\n\
+        OpDecorate %in_centroid Location 2\nOpDecorate %in_centroid Centroid\n\
+        OpDecorate %in_sample Location 3\nOpDecorate %in_sample Sample\n\
+        OpDecorate %out_color Location 0\nOpDecorateString %out_color UserSemantic \"SV_Target\"\n\
+        OpDecorate %Data Block\nOpMemberDecorate %Data 0 Offset 0\n\
+        OpMemberDecorateString %Data 0 UserSemantic \"member\"\n\
+        OpDecorate %rt ArrayStride 4\n\
+        OpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n\
+        OpDecorateString %buf UserTypeGOOGLE \"rwstructuredbuffer:<float>\"\n\
+        OpDecorateId %buf CounterBuffer %counter\n\
+        OpDecorate %Counter Block\nOpMemberDecorate %Counter 0 Offset 0\n\
+        OpDecorate %counter DescriptorSet 0\nOpDecorate %counter Binding 1\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%int = OpTypeInt 32 1\n\
+        %v4float = OpTypeVector %float 4\n%p_in_int = OpTypePointer Input %int\n%p_in_f = OpTypePointer Input %float\n\
+        %p_out = OpTypePointer Output %v4float\n%rt = OpTypeRuntimeArray %float\n%Data = OpTypeStruct %rt\n\
+        %p_data = OpTypePointer StorageBuffer %Data\n%Counter = OpTypeStruct %int\n%p_counter = OpTypePointer StorageBuffer %Counter\n\
+        %p_sb_f = OpTypePointer StorageBuffer %float\n%int_0 = OpConstant %int 0\n\
+        %in_flat = OpVariable %p_in_int Input\n%in_noperspective = OpVariable %p_in_f Input\n\
+        %in_centroid = OpVariable %p_in_f Input\n%in_sample = OpVariable %p_in_f Input\n\
+        %out_color = OpVariable %p_out Output\n%counter = OpVariable %p_counter StorageBuffer\n\
+        %buf = OpVariable %p_data StorageBuffer\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %i = OpLoad %int %in_flat\n%a = OpLoad %float %in_noperspective\n%b = OpLoad %float %in_centroid\n\
+        %c = OpLoad %float %in_sample\n%p = OpAccessChain %p_sb_f %buf %int_0 %i\n%d = OpLoad %float %p\n\
+        %v = OpCompositeConstruct %v4float %a %b %c %d\nOpStore %out_color %v\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("decorations", text, "spv1.4", "vulkan1.1spv1.4");
+    for needle in [
+        "UserSemantic \"TEXCOORD0\"",
+        "UserTypeGOOGLE \"rwstructuredbuffer:<float>\"",
+        "OpMemberDecorateString",
+        "CounterBuffer",
+        " Flat",
+        " NoPerspective",
+        " Centroid",
+        " Sample",
+    ] {
+        assert!(rt.out.contains(needle), "{needle}:\n{}", rt.out);
+    }
+}
+
+// ---- Undefs, copies, calls --------------------------------------------------------------
+
+#[test]
+fn composite_undefs_copies_and_calls_with_pointer_parameters() {
+    let text = compute(
+        "",
+        "%S = OpTypeStruct %float %v2int\n%arr = OpTypeArray %S %uint_4\n\
+         %pS = OpTypePointer Function %S\n%parr = OpTypePointer Function %arr\n%pf = OpTypePointer Function %float\n\
+         %fn_S = OpTypeFunction %float %pS %pf\n\
+         %undef_S = OpUndef %S\n%undef_arr = OpUndef %arr\n%undef_v = OpUndef %v4float\n%f1 = OpConstant %float 1\n\
+         %helper = OpFunction %float None %fn_S\n%param_s = OpFunctionParameter %pS\n%param_f = OpFunctionParameter %pf\n\
+         %helper_entry = OpLabel\n%x = OpLoad %float %param_f\n%member = OpAccessChain %pf %param_s %int_0\n\
+         OpStore %member %x\nOpReturnValue %x\nOpFunctionEnd\n",
+        "%s = OpVariable %pS Function\n%arr_var = OpVariable %parr Function\n%f = OpVariable %pf Function\n\
+         %with_member = OpCompositeInsert %S %f1 %undef_S 0\nOpStore %s %with_member\n\
+         %arr_value = OpCompositeInsert %arr %with_member %undef_arr 2\nOpStore %arr_var %arr_value\n\
+         %v = OpCompositeInsert %v4float %f1 %undef_v 3\n%copy = OpCopyObject %v4float %v\n\
+         %x3 = OpCompositeExtract %float %copy 3\nOpStore %f %x3\n\
+         %r = OpFunctionCall %float %helper %s %f\n%s_copy = OpCopyObject %S %with_member\nOpStore %s %s_copy\n",
+    );
+    let rt = round_trip("undefs-calls", &text, "vulkan1.0", "vulkan1.0");
+    assert!(rt.out.contains("OpFunctionCall"), "{}", rt.out);
+    assert!(count(&rt.out, "OpUndef") >= 3, "{}", rt.out);
+}
+
+// ---- Specialization ---------------------------------------------------------------------
+
+#[test]
+fn spec_constant_composites_operations_and_local_size_id() {
+    // `[[vk::constant_id]]` values, a composite of them, operations on them, and
+    // `numthreads` as OpExecutionModeId LocalSizeId of constants (as DXC writes it; spec
+    // constants there are not supported yet: the op's `values` hold numbers).
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\nOpExecutionModeId %main LocalSizeId %uint_8 %uint_2 %uint_1\n\
+        OpDecorate %sx SpecId 0\nOpDecorate %sy SpecId 1\nOpDecorate %sf SpecId 2\nOpDecorate %sb SpecId 3\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%float = OpTypeFloat 32\n\
+        %bool = OpTypeBool\n%v2uint = OpTypeVector %uint 2\n%v3float = OpTypeVector %float 3\n\
+        %uint_1 = OpConstant %uint 1\n%uint_2 = OpConstant %uint 2\n%uint_8 = OpConstant %uint 8\n\
+        %sx = OpSpecConstant %uint 8\n%sy = OpSpecConstant %uint 4\n%sf = OpSpecConstant %float 0.5\n\
+        %sb = OpSpecConstantTrue %bool\n\
+        %sv = OpSpecConstantComposite %v2uint %sx %sy\n%sfv = OpSpecConstantComposite %v3float %sf %sf %sf\n\
+        %sum = OpSpecConstantOp %uint IAdd %sx %sy\n%twice = OpSpecConstantOp %uint IMul %sum %uint_2\n\
+        %first = OpSpecConstantOp %uint CompositeExtract %sv 1\n%pick = OpSpecConstantOp %uint Select %sb %sx %first\n\
+        %p_uint = OpTypePointer Function %uint\n%p_v3 = OpTypePointer Function %v3float\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%u = OpVariable %p_uint Function\n\
+        %w = OpVariable %p_v3 Function\nOpStore %u %twice\nOpStore %u %pick\nOpStore %w %sfv\n\
+        OpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("spec-constants", text, "spv1.6", "vulkan1.3");
+    assert!(rt.out.contains("OpExecutionModeId %main LocalSizeId %uint_8 %uint_2 %uint_1"), "{}", rt.out);
+    assert!(rt.out.contains("OpSpecConstantComposite %v2uint"), "{}", rt.out);
+    assert!(rt.out.contains("OpSpecConstantOp %uint IAdd"), "{}", rt.out);
+}
+
+// ---- Types ------------------------------------------------------------------------------
+
+#[test]
+fn sixteen_and_sixty_four_bit_types() {
+    // `-enable-16bit-types` halves and shorts, doubles and 64-bit integers, with
+    // 16-bit storage in a buffer.
+    let text = "OpCapability Shader\nOpCapability Float16\nOpCapability Int16\nOpCapability Float64\n\
+        OpCapability Int64\nOpCapability StorageBuffer16BitAccess\n\
+        OpExtension \"SPV_KHR_16bit_storage\"\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\" %buf\nOpExecutionMode %main LocalSize 1 1 1\n\
+        OpDecorate %B Block\nOpMemberDecorate %B 0 Offset 0\nOpMemberDecorate %B 1 Offset 2\n\
+        OpMemberDecorate %B 2 Offset 8\nOpMemberDecorate %B 3 Offset 16\n\
+        OpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%half = OpTypeFloat 16\n%short = OpTypeInt 16 1\n\
+        %double = OpTypeFloat 64\n%long = OpTypeInt 64 1\n%ulong = OpTypeInt 64 0\n%int = OpTypeInt 32 1\n\
+        %v2half = OpTypeVector %half 2\n\
+        %B = OpTypeStruct %half %short %double %long\n%pB = OpTypePointer StorageBuffer %B\n\
+        %p_half = OpTypePointer StorageBuffer %half\n%p_short = OpTypePointer StorageBuffer %short\n\
+        %p_double = OpTypePointer StorageBuffer %double\n%p_long = OpTypePointer StorageBuffer %long\n\
+        %int_0 = OpConstant %int 0\n%int_1 = OpConstant %int 1\n%int_2 = OpConstant %int 2\n%int_3 = OpConstant %int 3\n\
+        %h1 = OpConstant %half 1.5\n%s7 = OpConstant %short -7\n%d = OpConstant %double 2.25\n\
+        %l = OpConstant %long -5000000000\n%ul = OpConstant %ulong 18000000000000000000\n\
+        %buf = OpVariable %pB StorageBuffer\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %ph = OpAccessChain %p_half %buf %int_0\n%h = OpLoad %half %ph\n%h2 = OpFAdd %half %h %h1\n\
+        %hv = OpCompositeConstruct %v2half %h2 %h1\n%hx = OpCompositeExtract %half %hv 0\nOpStore %ph %hx\n\
+        %ps = OpAccessChain %p_short %buf %int_1\n%s = OpLoad %short %ps\n%s2 = OpIAdd %short %s %s7\nOpStore %ps %s2\n\
+        %pd = OpAccessChain %p_double %buf %int_2\n%hd = OpFConvert %double %h2\n%d2 = OpFMul %double %hd %d\nOpStore %pd %d2\n\
+        %pl = OpAccessChain %p_long %buf %int_3\n%sl = OpSConvert %long %s2\n%l2 = OpIAdd %long %sl %l\n\
+        %ul2 = OpBitcast %ulong %l2\n%ul3 = OpIAdd %ulong %ul2 %ul\n%l3 = OpBitcast %long %ul3\nOpStore %pl %l3\n\
+        OpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("bit-widths", text, "spv1.4", "vulkan1.1spv1.4");
+    assert!(rt.out.contains("OpTypeFloat 16"), "{}", rt.out);
+    assert!(rt.out.contains("OpConstant %long -5000000000"), "{}", rt.out);
+}
+
+#[test]
+fn runtime_arrays_in_blocks_and_array_length() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\" %buf %gid\nOpExecutionMode %main LocalSize 64 1 1\n\
+        OpDecorate %gid BuiltIn GlobalInvocationId\n\
+        OpDecorate %Elem_arr ArrayStride 16\nOpMemberDecorate %Elem 0 Offset 0\nOpMemberDecorate %Elem 1 Offset 12\n\
+        OpDecorate %B Block\nOpMemberDecorate %B 0 Offset 0\nOpMemberDecorate %B 1 Offset 16\nOpMemberDecorate %B 1 NonWritable\n\
+        OpDecorate %buf DescriptorSet 0\nOpDecorate %buf Binding 0\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%float = OpTypeFloat 32\n\
+        %v3float = OpTypeVector %float 3\n%v3uint = OpTypeVector %uint 3\n\
+        %Elem = OpTypeStruct %v3float %float\n%Elem_arr = OpTypeRuntimeArray %Elem\n\
+        %B = OpTypeStruct %uint %Elem_arr\n%pB = OpTypePointer StorageBuffer %B\n\
+        %p_elem = OpTypePointer StorageBuffer %Elem\n%p_uint = OpTypePointer StorageBuffer %uint\n\
+        %p_in = OpTypePointer Input %v3uint\n%uint_0 = OpConstant %uint 0\n%uint_1 = OpConstant %uint 1\n\
+        %buf = OpVariable %pB StorageBuffer\n%gid = OpVariable %p_in Input\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %id3 = OpLoad %v3uint %gid\n%id = OpCompositeExtract %uint %id3 0\n\
+        %len = OpArrayLength %uint %buf 1\n%pe = OpAccessChain %p_elem %buf %uint_1 %id\n%e = OpLoad %Elem %pe\n\
+        %pc = OpAccessChain %p_uint %buf %uint_0\nOpStore %pc %len\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("runtime-arrays", text, "spv1.4", "vulkan1.1spv1.4");
+    assert!(rt.out.contains("OpArrayLength"), "{}", rt.out);
+    assert!(rt.out.contains("OpTypeRuntimeArray"), "{}", rt.out);
+}
+
+#[test]
+fn sparse_image_operations() {
+    // `Texture2D.Sample(s, uv, offset, clamp, status)` and `CheckAccessFullyMapped`.
+    let text = "OpCapability Shader\nOpCapability SparseResidency\nOpCapability MinLod\n\
+        OpMemoryModel Logical GLSL450\nOpEntryPoint Fragment %main \"main\" %uv %out_color\n\
+        OpExecutionMode %main OriginUpperLeft\nOpDecorate %uv Location 0\nOpDecorate %out_color Location 0\n\
+        OpDecorate %tex DescriptorSet 0\nOpDecorate %tex Binding 0\nOpDecorate %smp DescriptorSet 0\nOpDecorate %smp Binding 1\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+        %int = OpTypeInt 32 1\n%bool = OpTypeBool\n%v2float = OpTypeVector %float 2\n%v4float = OpTypeVector %float 4\n\
+        %v2int = OpTypeVector %int 2\n%v4bool = OpTypeVector %bool 4\n%img = OpTypeImage %float 2D 0 0 0 1 Unknown\n%sampler = OpTypeSampler\n\
+        %simg = OpTypeSampledImage %img\n%p_img = OpTypePointer UniformConstant %img\n\
+        %p_smp = OpTypePointer UniformConstant %sampler\n%p_in = OpTypePointer Input %v2float\n\
+        %p_out = OpTypePointer Output %v4float\n%Residency = OpTypeStruct %uint %v4float\n\
+        %f_clamp = OpConstant %float 2\n%int_0 = OpConstant %int 0\n%off = OpConstantComposite %v2int %int_0 %int_0\n\
+        %tex = OpVariable %p_img UniformConstant\n%smp = OpVariable %p_smp UniformConstant\n\
+        %uv = OpVariable %p_in Input\n%out_color = OpVariable %p_out Output\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%t = OpLoad %img %tex\n%s = OpLoad %sampler %smp\n\
+        %si = OpSampledImage %simg %t %s\n%c = OpLoad %v2float %uv\n\
+        %r = OpImageSparseSampleImplicitLod %Residency %si %c ConstOffset|MinLod %off %f_clamp\n\
+        %code = OpCompositeExtract %uint %r 0\n%mapped = OpImageSparseTexelsResident %bool %code\n\
+        %color = OpCompositeExtract %v4float %r 1\n\
+        %f = OpImageSparseFetch %Residency %t %off Lod %int_0\n%fc = OpCompositeExtract %v4float %f 1\n\
+        %mapped4 = OpCompositeConstruct %v4bool %mapped %mapped %mapped %mapped\n\
+        %out = OpSelect %v4float %mapped4 %color %fc\nOpStore %out_color %out\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("sparse", text, "vulkan1.0", "vulkan1.0");
+    assert!(rt.out.contains("OpImageSparseSampleImplicitLod"), "{}", rt.out);
+    assert!(rt.out.contains("OpImageSparseTexelsResident"), "{}", rt.out);
+}

@@ -324,11 +324,7 @@ impl Deserializer<'_, '_> {
                 slot.offset = d.params.first().copied();
                 continue;
             }
-            let value = match d.params.as_slice() {
-                [] => None,
-                [v] => Some(v.to_string()),
-                _ => return error(d.offset, "not supported yet: member decoration with several operands"),
-            };
+            let value = decoration_value_text(d, "member")?;
             member_decorations.push((*member, d.kind, value));
         }
         // MLIR collects a member's decorations in a hash map; a literal struct sorts them
@@ -358,11 +354,7 @@ impl Deserializer<'_, '_> {
             let Some(name) = decoration_info.enumerant(d.kind).map(|e| e.name) else {
                 return error(d.offset, format!("unknown decoration {}", d.kind));
             };
-            let value = match d.params.as_slice() {
-                [] => None,
-                [v] => Some(v.to_string()),
-                _ => return error(d.offset, "not supported yet: struct decoration with several operands"),
-            };
+            let value = decoration_value_text(d, "struct")?;
             decorations.push((name.to_string(), value));
         }
         // MLIR's empty struct carries no decorations.
@@ -794,6 +786,23 @@ impl Deserializer<'_, '_> {
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(id, ModuleValue::SpecConstant { symbol, ty });
         Ok(())
+    }
+}
+
+/// A struct or member decoration's value as the struct type spells it: a number, or
+/// an MLIR string literal for a string decoration (`UserSemantic="TEXCOORD0"`).
+fn decoration_value_text(d: &super::Decoration, what: &str) -> Result<Option<String>> {
+    let is_string = OperandKind::Decoration
+        .info()
+        .enumerant(d.kind)
+        .is_some_and(|e| matches!(e.parameters, [p] if p.kind == OperandKind::LiteralString));
+    match d.params.as_slice() {
+        [] => Ok(None),
+        words if is_string => {
+            Ok(Some(spirvkit_ir::lexer::escape(&spirvkit_binary::module::string_bytes(words))))
+        }
+        [v] => Ok(Some(v.to_string())),
+        _ => error(d.offset, format!("not supported yet: {what} decoration with several operands")),
     }
 }
 

@@ -372,6 +372,19 @@ impl<'a> Serializer<'a> {
         for &v in &inner.operands {
             operands.push(self.value_id(op, v)?);
         }
+        // CompositeExtract/CompositeInsert: the literal indices follow the ids (MLIR's
+        // serializer leaves them out, which extracts nothing).
+        if let Some(indices) = inner.attr("indices") {
+            let Attribute::Array(indices) = indices else {
+                return Err(self.error(op, "the indices of a spec constant operation must be an array"));
+            };
+            for index in indices {
+                let Attribute::Integer { value, .. } = index else {
+                    return Err(self.error(op, "the indices of a spec constant operation must be integers"));
+                };
+                operands.push(*value as u32);
+            }
+        }
         encode(&mut self.globals, opcode::OpSpecConstantOp, &operands);
         self.value_ids.insert(result, id);
         Ok(())

@@ -398,12 +398,28 @@ impl Serializer<'_> {
                         let Some(d) = enumerant("Decoration", name) else {
                             return Err(self.error(at, format!("unknown member decoration {name}")));
                         };
-                        let value = value.as_deref().and_then(|v| v.trim().parse::<i64>().ok());
-                        member_decorations.push((index as u32, d, value));
+                        member_decorations.push((index as u32, d, value.as_deref()));
                     }
                 }
                 for (index, d, value) in member_decorations {
-                    self.member_decoration(id, index, d, value.map(|v| v as u32));
+                    let Some(value) = value.map(str::trim) else {
+                        self.member_decoration(id, index, d, None);
+                        continue;
+                    };
+                    if value.starts_with('"') {
+                        // A string decoration (`UserSemantic="TEXCOORD0"`).
+                        let mut operands = vec![id, index, d];
+                        let text = spirvkit_ir::lexer::unescape(value);
+                        spirvkit_binary::write::encode_string(&text, &mut operands);
+                        encode(&mut self.decorations, opcode::OpMemberDecorateString, &operands);
+                        continue;
+                    }
+                    let Ok(number) = value.parse::<i64>() else {
+                        return Err(
+                            self.error(at, format!("not supported yet: member decoration value {value}"))
+                        );
+                    };
+                    self.member_decoration(id, index, d, Some(number as u32));
                 }
                 for (name, value) in &body.decorations {
                     let Some(d) = enumerant("Decoration", name) else {
@@ -412,7 +428,7 @@ impl Serializer<'_> {
                     let value = match value {
                         Some(v) => match v.trim().parse::<i64>() {
                             Ok(n) => Attribute::Integer { value: n.into(), ty },
-                            Err(_) => Attribute::String(v.trim().trim_matches('"').to_string()),
+                            Err(_) => Attribute::String(spirvkit_ir::lexer::unescape_to_string(v.trim())),
                         },
                         None => Attribute::Unit,
                     };
