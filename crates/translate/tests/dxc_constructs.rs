@@ -484,3 +484,46 @@ fn sparse_image_operations() {
     assert!(rt.out.contains("OpImageSparseSampleImplicitLod"), "{}", rt.out);
     assert!(rt.out.contains("OpImageSparseTexelsResident"), "{}", rt.out);
 }
+
+#[test]
+fn spec_constant_composites_of_one_spec_constant() {
+    // As DXC writes a splat of a `[[vk::constant_id]]` value. (A composite mixing spec
+    // and plain constants is valid too, but not supported yet: MLIR's constituents are
+    // spec constant symbols.)
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 1 1\n\
+        OpDecorate %k SpecId 7\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%v2uint = OpTypeVector %uint 2\n\
+        %uint_3 = OpConstant %uint 3\n%k = OpSpecConstant %uint 1\n\
+        %kk = OpSpecConstantComposite %v2uint %k %k\n\
+        %p = OpTypePointer Function %v2uint\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %p Function\n\
+        OpStore %v %kk\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("spec-composite-mixed", text, "vulkan1.0", "vulkan1.0");
+    assert_eq!(count(&rt.out, "OpSpecConstantComposite"), 1, "{}", rt.out);
+}
+
+#[test]
+fn buffer_device_addresses_and_helper_invocations() {
+    // `vk::RawBufferLoad` (a PhysicalStorageBuffer pointer from a 64-bit address, an
+    // aligned load), `clip`/`discard` as demotion, `IsHelperLane`.
+    let text = "OpCapability Shader\nOpCapability Int64\nOpCapability PhysicalStorageBufferAddresses\n\
+        OpCapability DemoteToHelperInvocation\nOpExtension \"SPV_KHR_physical_storage_buffer\"\n\
+        OpExtension \"SPV_EXT_demote_to_helper_invocation\"\n\
+        OpMemoryModel PhysicalStorageBuffer64 GLSL450\n\
+        OpEntryPoint Fragment %main \"main\" %addr %out_color\nOpExecutionMode %main OriginUpperLeft\n\
+        OpDecorate %addr Location 0\nOpDecorate %addr Flat\nOpDecorate %out_color Location 0\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%ulong = OpTypeInt 64 0\n\
+        %bool = OpTypeBool\n%p_in = OpTypePointer Input %ulong\n%p_out = OpTypePointer Output %float\n\
+        %p_phys = OpTypePointer PhysicalStorageBuffer %float\n%f0 = OpConstant %float 0\n\
+        %addr = OpVariable %p_in Input\n%out_color = OpVariable %p_out Output\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%a = OpLoad %ulong %addr\n\
+        %ptr = OpConvertUToPtr %p_phys %a\n%x = OpLoad %float %ptr Aligned 4\n\
+        %neg = OpFOrdLessThan %bool %x %f0\nOpSelectionMerge %merge None\nOpBranchConditional %neg %demote %merge\n\
+        %demote = OpLabel\nOpDemoteToHelperInvocation\nOpBranch %merge\n\
+        %merge = OpLabel\n%helper = OpIsHelperInvocationEXT %bool\n%y = OpSelect %float %helper %f0 %x\n\
+        OpStore %out_color %y\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("bda-demote", text, "spv1.6", "vulkan1.3");
+    assert!(rt.out.contains("OpConvertUToPtr"), "{}", rt.out);
+    assert!(rt.out.contains("OpDemoteToHelperInvocation"), "{}", rt.out);
+}
