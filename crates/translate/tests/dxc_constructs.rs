@@ -284,6 +284,21 @@ fn shader_debug_info_with_forward_references_and_source_lines() {
         %v = OpCompositeConstruct %v4float %a %a %a %a\nOpStore %out_color %v\n\
         OpNoLine\n%noscope = OpExtInst %void %ext DebugNoScope\nOpReturn\nOpFunctionEnd\n";
     let rt = round_trip("debug-info", text, "vulkan1.1", "vulkan1.1");
+    // With debug locations (`--test-spirv-roundtrip-debug`), OpLine comes back too.
+    let options = AsmOptions { target_env: TargetEnv::parse("vulkan1.1").unwrap(), ..AsmOptions::default() };
+    let original = words_to_bytes(&assemble(text, &options).unwrap(), Endian::Little);
+    let mut ir = Ir::new();
+    let debug = DeserializeOptions { debug_locations: true, ..DeserializeOptions::default() };
+    let module = deserialize(&original, &mut ir, &debug).expect("deserializes with locations");
+    let serialize_debug = SerializeOptions { emit_debug_info: true, ..SerializeOptions::default() };
+    let words = serialize(&ir, module, &serialize_debug).expect("serializes with locations");
+    let with_lines = words_to_bytes(&words, Endian::Little);
+    assert!(dis(&with_lines).contains("OpLine %"), "{}", dis(&with_lines));
+    let (a, b) = (read(&original).unwrap(), read(&with_lines).unwrap());
+    assert!(spirvkit_binary::equiv::check_equivalent(&a, &b).is_ok(), "{}", dis(&with_lines));
+    validate(&with_lines, "vulkan1.1", "debug-info-lines")
+        .unwrap_or_else(|e| panic!("{e}\n{}", dis(&with_lines)));
+
     let composite = rt.out.lines().find(|l| l.contains("DebugTypeComposite")).unwrap_or_default();
     assert!(composite.contains("= OpExtInstWithForwardRefsKHR %void"), "{}", rt.out);
     assert!(rt.text.contains("forward_refs"), "{}", rt.text);
