@@ -791,6 +791,11 @@ fn parse_execution_mode(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let i32t = p.integer_type(32, Signedness::Signless);
     let mut values = Vec::new();
     while p.eat(",") {
+        // A spec constant of an `OpExecutionModeId` (`LocalSizeId`), by symbol.
+        if p.tok.kind == Tok::AtId {
+            values.push(Attribute::SymbolRef(vec![symbol(p)?]));
+            continue;
+        }
         let negative = p.eat("-");
         values.push(p.parse_typed_number(negative, i32t)?);
     }
@@ -814,9 +819,16 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
     p.string(mode);
     if let Some(Attribute::Array(items)) = o.attr("values") {
         for it in items {
-            if let Attribute::Integer { value, .. } = it {
-                p.out.push_str(", ");
-                crate::printer::push_i128(&mut p.out, *value);
+            match it {
+                Attribute::Integer { value, .. } => {
+                    p.out.push_str(", ");
+                    crate::printer::push_i128(&mut p.out, *value);
+                }
+                Attribute::SymbolRef(_) => {
+                    p.out.push_str(", ");
+                    p.attr(it);
+                }
+                _ => {}
             }
         }
     }

@@ -405,7 +405,10 @@ impl<'a> Verifier<'a> {
                     self.error(op, format!("requires attribute '{}'", a.name));
                     return true;
                 }
-                Some(v) if self.check(&a.check, Subject::Attr(v), op) == Some(false) => {
+                Some(v)
+                    if self.check(&a.check, Subject::Attr(v), op) == Some(false)
+                        && !is_execution_mode_id_values(ir, op, a.name, v) =>
+                {
                     self.error(
                         op,
                         format!("attribute '{}' failed to satisfy constraint: {}", a.name, a.summary),
@@ -2297,6 +2300,21 @@ fn all_equal(mut types: impl Iterator<Item = Option<Type>>) -> Option<bool> {
         equal &= t? == first;
     }
     Some(equal)
+}
+
+/// Whether `value` is a `spirv.ExecutionMode`'s `values` naming spec constants among
+/// its numbers (`OpExecutionModeId LocalSizeId %spec_x ...`): MLIR's `values` are
+/// numbers only; ours may name `spirv.SpecConstant`s by symbol, our one extension of
+/// that attribute's constraint (the serializer checks what the symbols name).
+fn is_execution_mode_id_values(ir: &Ir, op: OpId, name: &str, value: &Attribute) -> bool {
+    let Attribute::Array(items) = value else { return false };
+    ir.op(op).name == "spirv.ExecutionMode"
+        && name == "values"
+        && items.iter().all(|item| match item {
+            Attribute::Integer { .. } => true,
+            Attribute::SymbolRef(path) => path.len() == 1,
+            _ => false,
+        })
 }
 
 #[cfg(test)]

@@ -1024,11 +1024,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                                 value: Attribute::Integer { value, .. },
                                 ..
                             })) => *value as i32,
+                            // `LocalSizeId` of spec constants: by symbol.
+                            Some(ModuleValue::SpecConstant { symbol, .. }) => {
+                                values.push(Attribute::SymbolRef(vec![symbol.clone()]));
+                                continue;
+                            }
                             _ => {
                                 return not_supported(
                                     inst,
                                     &format!(
-                                        "OpExecutionModeId operand <id> {w} that is not an integer constant"
+                                        "OpExecutionModeId operand <id> {w} that is neither an integer constant nor a spec constant"
                                     ),
                                 )
                             }

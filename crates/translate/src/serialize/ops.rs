@@ -483,9 +483,28 @@ impl<'a> Serializer<'a> {
         let mut operands = vec![function, mode];
         if let Some(Attribute::Array(values)) = o.attr("values") {
             for v in values {
-                if let Attribute::Integer { value, .. } = v {
-                    let word = if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
-                    operands.push(word);
+                match v {
+                    Attribute::Integer { value, .. } => {
+                        let word =
+                            if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
+                        operands.push(word);
+                    }
+                    Attribute::SymbolRef(path) if takes_ids => {
+                        let id = match path.as_slice() {
+                            [name] => self.spec_constant_ids.get(name).copied(),
+                            _ => None,
+                        };
+                        let Some(id) = id else {
+                            return Err(self.error(
+                                op,
+                                format!(
+                                    "execution mode operand {path:?} names no spec constant defined before"
+                                ),
+                            ));
+                        };
+                        operands.push(id);
+                    }
+                    _ => return Err(self.error(op, "not supported yet: this execution mode operand")),
                 }
             }
         }
