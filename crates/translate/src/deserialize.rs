@@ -1033,7 +1033,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                                 return not_supported(
                                     inst,
                                     &format!(
-                                        "OpExecutionModeId operand <id> {w} that is neither an integer constant nor a spec constant"
+                                        "OpExecutionModeId operand <id> {w} that is neither an integer constant nor an OpSpecConstant"
                                     ),
                                 )
                             }

@@ -543,3 +543,47 @@ fn buffer_device_addresses_and_helper_invocations() {
     assert!(rt.out.contains("OpConvertUToPtr"), "{}", rt.out);
     assert!(rt.out.contains("OpDemoteToHelperInvocation"), "{}", rt.out);
 }
+
+#[test]
+fn ray_queries_and_mesh_outputs() {
+    // `RayQuery<...>` in a compute shader: a Function variable of the query type, its
+    // initialization, proceed loop and committed status.
+    let ray_query = "OpCapability Shader\nOpCapability RayQueryKHR\nOpExtension \"SPV_KHR_ray_query\"\n\
+        OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\" %tlas\nOpExecutionMode %main LocalSize 1 1 1\n\
+        OpDecorate %tlas DescriptorSet 0\nOpDecorate %tlas Binding 0\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+        %bool = OpTypeBool\n%v3float = OpTypeVector %float 3\n%as = OpTypeAccelerationStructureKHR\n\
+        %p_as = OpTypePointer UniformConstant %as\n%rq = OpTypeRayQueryKHR\n%p_rq = OpTypePointer Function %rq\n\
+        %uint_0 = OpConstant %uint 0\n%uint_255 = OpConstant %uint 255\n%f0 = OpConstant %float 0\n%f1 = OpConstant %float 1\n\
+        %origin = OpConstantComposite %v3float %f0 %f0 %f0\n%dir = OpConstantComposite %v3float %f0 %f0 %f1\n\
+        %tlas = OpVariable %p_as UniformConstant\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%q = OpVariable %p_rq Function\n%t = OpLoad %as %tlas\n\
+        OpRayQueryInitializeKHR %q %t %uint_0 %uint_255 %origin %f0 %dir %f1\nOpBranch %header\n\
+        %header = OpLabel\nOpLoopMerge %exit %continue None\nOpBranch %body\n\
+        %body = OpLabel\n%more = OpRayQueryProceedKHR %bool %q\nOpBranchConditional %more %continue %exit\n\
+        %continue = OpLabel\nOpBranch %header\n\
+        %exit = OpLabel\n%status = OpRayQueryGetIntersectionTypeKHR %uint %q %uint_0\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("ray-query", ray_query, "spv1.4", "vulkan1.2");
+    assert!(rt.out.contains("OpRayQueryProceedKHR"), "{}", rt.out);
+
+    // A mesh shader: SetMeshOutputs, per-vertex positions and per-primitive indices.
+    let mesh = "OpCapability MeshShadingEXT\nOpExtension \"SPV_EXT_mesh_shader\"\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint MeshEXT %main \"main\" %pos %idx\nOpExecutionMode %main LocalSize 1 1 1\n\
+        OpExecutionMode %main OutputVertices 3\nOpExecutionMode %main OutputPrimitivesEXT 1\n\
+        OpExecutionMode %main OutputTrianglesEXT\n\
+        OpDecorate %pos BuiltIn Position\nOpDecorate %idx BuiltIn PrimitiveTriangleIndicesEXT\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%float = OpTypeFloat 32\n%uint = OpTypeInt 32 0\n\
+        %v4float = OpTypeVector %float 4\n%v3uint = OpTypeVector %uint 3\n%uint_0 = OpConstant %uint 0\n\
+        %uint_1 = OpConstant %uint 1\n%uint_2 = OpConstant %uint 2\n%uint_3 = OpConstant %uint 3\n\
+        %pos_arr = OpTypeArray %v4float %uint_3\n%idx_arr = OpTypeArray %v3uint %uint_1\n\
+        %p_pos = OpTypePointer Output %pos_arr\n%p_idx = OpTypePointer Output %idx_arr\n\
+        %p_v4 = OpTypePointer Output %v4float\n%p_v3u = OpTypePointer Output %v3uint\n\
+        %f0 = OpConstant %float 0\n%f1 = OpConstant %float 1\n%p = OpConstantComposite %v4float %f0 %f0 %f0 %f1\n\
+        %tri = OpConstantComposite %v3uint %uint_0 %uint_1 %uint_2\n\
+        %pos = OpVariable %p_pos Output\n%idx = OpVariable %p_idx Output\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\nOpSetMeshOutputsEXT %uint_3 %uint_1\n\
+        %p0 = OpAccessChain %p_v4 %pos %uint_0\nOpStore %p0 %p\n%i0 = OpAccessChain %p_v3u %idx %uint_0\n\
+        OpStore %i0 %tri\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("mesh", mesh, "spv1.4", "vulkan1.2");
+    assert!(rt.out.contains("OpSetMeshOutputsEXT"), "{}", rt.out);
+}
