@@ -670,13 +670,22 @@ fn parse_spec_constant_composite(p: &mut Parser, op_name: &OpName) -> PResult<Op
     let mut parts = Vec::new();
     if !p.at(")") {
         loop {
-            parts.push(Attribute::SymbolRef(vec![symbol(p)?]));
+            // A spec constant by symbol, or a plain constant by its typed value
+            // (`(@x, 4 : i32, 1 : i32)`, glslang's `gl_WorkGroupSize`).
+            let part = if p.tok.kind == Tok::AtId {
+                Attribute::SymbolRef(vec![symbol(p)?])
+            } else {
+                p.parse_attribute()?
+            };
+            parts.push(part);
             if !p.eat(",") {
                 break;
             }
         }
     }
     p.expect(")")?;
+    // Decorations (`{built_in = "WorkgroupSize"}`), which MLIR's form lacks.
+    let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
     let props = vec![
@@ -685,7 +694,7 @@ fn parse_spec_constant_composite(p: &mut Parser, op_name: &OpName) -> PResult<Op
         NamedAttribute::new("type", Attribute::Type(ty)),
     ];
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
-    set_attrs(p, op, props, vec![]);
+    set_attrs(p, op, props, extra);
     Ok(op)
 }
 
@@ -706,7 +715,9 @@ fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
         }
         p.attr(c);
     }
-    p.out.push_str(") : ");
+    p.out.push(')');
+    p.merged_attr_dict(o, &["constituents", "sym_name", "type"], false);
+    p.out.push_str(" : ");
     p.ty(*ty);
     true
 }

@@ -407,7 +407,8 @@ impl<'a> Verifier<'a> {
                 }
                 Some(v)
                     if self.check(&a.check, Subject::Attr(v), op) == Some(false)
-                        && !is_execution_mode_id_values(ir, op, a.name, v) =>
+                        && !is_execution_mode_id_values(ir, op, a.name, v)
+                        && !is_spec_composite_with_constants(ir, op, a.name, v) =>
                 {
                     self.error(
                         op,
@@ -2302,10 +2303,25 @@ fn all_equal(mut types: impl Iterator<Item = Option<Type>>) -> Option<bool> {
     Some(equal)
 }
 
+/// Whether `value` is a `spirv.SpecConstantComposite`'s `constituents` holding plain
+/// constants (typed scalars or dense values) beside spec constant symbols: valid SPIR-V
+/// (glslang's partly specialized `gl_WorkGroupSize`) that MLIR's symbol-only
+/// constituents cannot hold, an extension of that attribute's constraint.
+fn is_spec_composite_with_constants(ir: &Ir, op: OpId, name: &str, value: &Attribute) -> bool {
+    let Attribute::Array(items) = value else { return false };
+    ir.op(op).name == "spirv.SpecConstantComposite"
+        && name == "constituents"
+        && items.iter().all(|item| match item {
+            Attribute::SymbolRef(path) => path.len() == 1,
+            Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Dense { .. } => true,
+            _ => false,
+        })
+}
+
 /// Whether `value` is a `spirv.ExecutionMode`'s `values` naming spec constants among
 /// its numbers (`OpExecutionModeId LocalSizeId %spec_x ...`): MLIR's `values` are
-/// numbers only; ours may name `spirv.SpecConstant`s by symbol, our one extension of
-/// that attribute's constraint (the serializer checks what the symbols name).
+/// numbers only; ours may name `spirv.SpecConstant`s by symbol, an extension of that
+/// attribute's constraint (the serializer checks what the symbols name).
 fn is_execution_mode_id_values(ir: &Ir, op: OpId, name: &str, value: &Attribute) -> bool {
     let Attribute::Array(items) = value else { return false };
     ir.op(op).name == "spirv.ExecutionMode"

@@ -587,3 +587,23 @@ fn ray_queries_and_mesh_outputs() {
     let rt = round_trip("mesh", mesh, "spv1.4", "vulkan1.2");
     assert!(rt.out.contains("OpSetMeshOutputsEXT"), "{}", rt.out);
 }
+
+#[test]
+fn spec_constant_composites_mixing_spec_and_plain_constants() {
+    // glslang's `gl_WorkGroupSize` of `local_size_x_id = 0, local_size_y = 4`.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\nOpExecutionMode %main LocalSize 1 4 1\n\
+        OpDecorate %x SpecId 0\nOpDecorate %wg BuiltIn WorkgroupSize\n\
+        %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%v3uint = OpTypeVector %uint 3\n\
+        %uint_1 = OpConstant %uint 1\n%uint_4 = OpConstant %uint 4\n%x = OpSpecConstant %uint 1\n\
+        %wg = OpSpecConstantComposite %v3uint %x %uint_4 %uint_1\n%p = OpTypePointer Function %v3uint\n\
+        %main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %p Function\n\
+        OpStore %v %wg\nOpReturn\nOpFunctionEnd\n";
+    let rt = round_trip("spec-composite-mixed", text, "vulkan1.0", "vulkan1.0");
+    // Its decoration too (the built-in overrides `LocalSize`).
+    let expected = ", 4 : i32, 1 : i32) {built_in = \"WorkgroupSize\"} : vector<3xi32>";
+    assert!(rt.text.contains(expected), "{}", rt.text);
+    assert!(rt.out.contains("BuiltIn WorkgroupSize"), "{}", rt.out);
+    let composite = rt.out.lines().find(|l| l.contains("OpSpecConstantComposite")).unwrap_or_default();
+    assert!(composite.ends_with("%uint_4 %uint_1"), "{}", rt.out);
+}

@@ -727,11 +727,18 @@ impl Deserializer<'_, '_> {
                         Some(ModuleValue::SpecConstant { symbol, .. }) => {
                             parts.push(Attribute::SymbolRef(vec![symbol.clone()]))
                         }
+                        // A plain constant, by its typed value (`gl_WorkGroupSize` of
+                        // `local_size_x_id` and fixed y and z).
+                        Some(ModuleValue::Constant(Constant {
+                            value: value @ (Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Dense { .. }),
+                            replicate: false,
+                            ..
+                        })) => parts.push(value.clone()),
                         _ => {
                             return not_supported(
                                 inst,
                                 &format!(
-                                "OpSpecConstantComposite constituent <id> {c} that is not a spec constant"
+                                "OpSpecConstantComposite constituent <id> {c} that is neither a spec constant nor a scalar or vector constant"
                             ),
                             )
                         }
@@ -742,7 +749,9 @@ impl Deserializer<'_, '_> {
                     NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
                     NamedAttribute::new("type", Attribute::Type(ty)),
                 ];
-                ("spirv.SpecConstantComposite", props, Vec::new())
+                // Its decorations (`BuiltIn WorkgroupSize`), which MLIR drops.
+                let decorations = self.decoration_attrs(id)?;
+                ("spirv.SpecConstantComposite", props, decorations)
             }
             _ => {
                 let value = match inst.opcode {

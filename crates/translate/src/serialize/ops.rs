@@ -248,6 +248,14 @@ impl<'a> Serializer<'a> {
         let mut operands = vec![type_id, id];
         if let Some(Attribute::Array(items)) = o.attr("constituents") {
             for item in items {
+                if let Attribute::Integer { ty, .. }
+                | Attribute::Float { ty, .. }
+                | Attribute::Dense { ty, .. } = item
+                {
+                    // A plain constant among the spec constants.
+                    operands.push(self.constant(op, *ty, item)?);
+                    continue;
+                }
                 let name = symbol(Some(item));
                 let Some(&constituent) = self.spec_constant_ids.get(name) else {
                     return Err(
@@ -261,6 +269,11 @@ impl<'a> Serializer<'a> {
         let name = string_attr(o.attr("sym_name")).to_string();
         self.process_name(id, &name);
         self.spec_constant_ids.insert(name, id);
+        for attr in sorted_attrs(self.ir, op) {
+            if !matches!(attr.name.as_str(), "constituents" | "sym_name" | "type") {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
         Ok(())
     }
 
