@@ -607,3 +607,20 @@ fn spec_constant_composites_mixing_spec_and_plain_constants() {
     let composite = rt.out.lines().find(|l| l.contains("OpSpecConstantComposite")).unwrap_or_default();
     assert!(composite.ends_with("%uint_4 %uint_1"), "{}", rt.out);
 }
+
+#[test]
+fn null_of_a_type_without_one_is_an_error_with_its_place() {
+    // Invalid SPIR-V (a runtime array has no null value): refused with the word offset.
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
+        %float = OpTypeFloat 32\n%rt = OpTypeRuntimeArray %float\n%n = OpConstantNull %rt\n";
+    let words = assemble(text, &AsmOptions::default()).unwrap();
+    let mut ir = Ir::new();
+    let err = deserialize(&words_to_bytes(&words, Endian::Little), &mut ir, &DeserializeOptions::default())
+        .expect_err("refused");
+    let message = err.to_string();
+    assert!(
+        message.contains("OpConstantNull of type '!spirv.rtarray<f32>', which has no null value"),
+        "{message}"
+    );
+    assert!(message.starts_with("word "), "{message}");
+}
