@@ -633,6 +633,8 @@ fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
         p.expect(")")?;
         discardable.push(NamedAttribute::new("spec_id", id));
     }
+    // Other decorations (`{relaxed_precision}`), which MLIR's form lacks.
+    discardable.extend(optional_attr_dict(p)?);
     p.expect("=")?;
     let mut value = p.parse_attribute()?;
     if let Attribute::Bool(b) = value {
@@ -659,6 +661,7 @@ fn print_spec_constant(p: &mut Printer, op: OpId) -> bool {
     if let Some(Attribute::Integer { value: id, .. }) = o.attr("spec_id") {
         p.out.push_str(&format!(" spec_id({id})"));
     }
+    p.merged_attr_dict(o, &["sym_name", "default_value", "spec_id"], false);
     p.out.push_str(" = ");
     p.attr(value);
     true

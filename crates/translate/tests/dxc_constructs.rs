@@ -39,7 +39,11 @@ fn validate(bytes: &[u8], env: &str, what: &str) -> Result<(), String> {
     };
     let dir = std::env::temp_dir().join(format!("spirvkit-dxc-constructs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join(format!("{}.spv", what.replace(|c: char| !c.is_ascii_alphanumeric(), "_")));
+    // Unique per call: tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stem = what.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let file = dir.join(format!("{stem}-{call}.spv"));
     std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
     let out =
         Command::new(&val).arg("--target-env").arg(env).arg(&file).output().map_err(|e| e.to_string())?;
@@ -392,6 +396,7 @@ fn spec_constant_composites_operations_and_local_size_id() {
     let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
         OpEntryPoint GLCompute %main \"main\"\nOpExecutionModeId %main LocalSizeId %sx %sy %uint_1\n\
         OpDecorate %sx SpecId 0\nOpDecorate %sy SpecId 1\nOpDecorate %sf SpecId 2\nOpDecorate %sb SpecId 3\n\
+        OpDecorate %sf RelaxedPrecision\n\
         %void = OpTypeVoid\n%fn = OpTypeFunction %void\n%uint = OpTypeInt 32 0\n%float = OpTypeFloat 32\n\
         %bool = OpTypeBool\n%v2uint = OpTypeVector %uint 2\n%v3float = OpTypeVector %float 3\n\
         %uint_1 = OpConstant %uint 1\n%uint_2 = OpConstant %uint 2\n%uint_8 = OpConstant %uint 8\n\
@@ -406,6 +411,9 @@ fn spec_constant_composites_operations_and_local_size_id() {
         OpReturn\nOpFunctionEnd\n";
     let rt = round_trip("spec-constants", text, "spv1.6", "vulkan1.3");
     assert!(rt.text.contains("spirv.ExecutionMode @main \"LocalSizeId\", @"), "{}", rt.text);
+    // A `min16float` spec constant keeps its RelaxedPrecision.
+    assert!(rt.text.contains("spec_id(2) {relaxed_precision} = 5.000000e-01 : f32"), "{}", rt.text);
+    assert!(rt.out.contains("RelaxedPrecision"), "{}", rt.out);
     let mode = rt.out.lines().find(|l| l.contains("LocalSizeId")).unwrap_or_default();
     assert!(mode.ends_with(" %uint_1"), "{}", rt.out);
     assert!(rt.out.contains("OpSpecConstantComposite %v2uint"), "{}", rt.out);
@@ -515,7 +523,7 @@ fn spec_constant_composites_of_one_spec_constant() {
         %p = OpTypePointer Function %v2uint\n\
         %main = OpFunction %void None %fn\n%entry = OpLabel\n%v = OpVariable %p Function\n\
         OpStore %v %kk\nOpReturn\nOpFunctionEnd\n";
-    let rt = round_trip("spec-composite-mixed", text, "vulkan1.0", "vulkan1.0");
+    let rt = round_trip("spec-composite-splat", text, "vulkan1.0", "vulkan1.0");
     assert_eq!(count(&rt.out, "OpSpecConstantComposite"), 1, "{}", rt.out);
 }
 

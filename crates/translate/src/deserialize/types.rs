@@ -787,6 +787,10 @@ impl Deserializer<'_, '_> {
                         ));
                     }
                 }
+                // Its other decorations (`RelaxedPrecision`), which MLIR drops.
+                let mut others = self.decoration_attrs(id)?;
+                others.retain(|a| a.name != "spec_id");
+                discardable.extend(others);
                 ("spirv.SpecConstant", props, discardable)
             }
         };

@@ -235,6 +235,11 @@ impl<'a> Serializer<'a> {
         let name = string_attr(o.attr("sym_name")).to_string();
         self.process_name(id, &name);
         self.spec_constant_ids.insert(name, id);
+        for attr in sorted_attrs(self.ir, op) {
+            if !matches!(attr.name.as_str(), "default_value" | "sym_name" | "spec_id") {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
         Ok(())
     }
 
