@@ -294,3 +294,32 @@ fn pipelines_match_mlir_opt() {
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+/// `spirv.Constant #spirv.null` (OpConstantNull of a composite) is a constant to the
+/// passes: CSE merges equal ones of one type, canonicalize uniques them and drops the
+/// unused, and nulls of different types stay apart.
+#[test]
+fn null_constants_are_constants_to_cse_and_canonicalize() {
+    let scratch = Scratch::new("nulls");
+    let file = scratch.file("nulls.mlir");
+    let source = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\
+        spirv.func @f() -> !spirv.struct<(f32, i32)> \"None\" {\n\
+        %0 = spirv.Constant #spirv.null : !spirv.struct<(f32, i32)>\n\
+        %1 = spirv.Constant #spirv.null : !spirv.struct<(f32, i32)>\n\
+        %2 = spirv.Constant #spirv.null : !spirv.array<2 x f32>\n\
+        %3 = spirv.Constant #spirv.null : !spirv.array<2 x f32>\n\
+        %4 = spirv.CompositeExtract %0[0 : i32] : !spirv.struct<(f32, i32)>\n\
+        %5 = spirv.CompositeInsert %4, %1[0 : i32] : f32 into !spirv.struct<(f32, i32)>\n\
+        %6 = spirv.CompositeExtract %3[1 : i32] : !spirv.array<2 x f32>\n\
+        %7 = spirv.CompositeInsert %6, %5[0 : i32] : f32 into !spirv.struct<(f32, i32)>\n\
+        spirv.ReturnValue %7 : !spirv.struct<(f32, i32)>\n  }\n}\n";
+    std::fs::write(&file, source).unwrap();
+    for pass in ["--cse", "--canonicalize"] {
+        let out = spirvkit_opt(&[pass, "nulls.mlir"], &scratch.0);
+        assert!(out.status.success(), "{pass}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        let count = |needle: &str| text.lines().filter(|l| l.contains(needle)).count();
+        assert_eq!(count("spirv.Constant #spirv.null : !spirv.struct<(f32, i32)>"), 1, "{pass}: {text}");
+        assert_eq!(count("spirv.Constant #spirv.null : !spirv.array<2 x f32>"), 1, "{pass}: {text}");
+    }
+}

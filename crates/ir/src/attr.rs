@@ -1,7 +1,10 @@
 //! Attribute values, in MLIR's model: typed integers and floats, strings, arrays,
 //! dictionaries, symbol references, dense elements, and dialect attributes.
 
-use crate::types::Type;
+use crate::types::{Type, TypeKind, TypeStore};
+
+/// The dialect attribute name of a null constant (see [`Attribute::null_constant`]).
+pub const NULL_CONSTANT: &str = "spirv.null";
 
 /// An attribute value.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +48,18 @@ pub enum Attribute {
 }
 
 impl Attribute {
+    /// `#spirv.null`: the value of `OpConstantNull` (every member zero, false or null)
+    /// as a `spirv.Constant` value, `spirv.Constant #spirv.null : !spirv.struct<...>`.
+    /// MLIR 22 has no form for a null composite (its deserializer refuses them), and
+    /// spelling the zeros out would not write back as the same instruction.
+    pub fn null_constant() -> Attribute {
+        Attribute::Dialect { name: NULL_CONSTANT.into(), body: None }
+    }
+
+    pub fn is_null_constant(&self) -> bool {
+        matches!(self, Attribute::Dialect { name, body: None } if name == NULL_CONSTANT)
+    }
+
     /// Replaces every type the attribute holds by `map`'s image of it.
     pub fn map_types(&mut self, map: &impl Fn(Type) -> Type) {
         match self {
@@ -102,4 +117,46 @@ pub fn dense_counts(a: Option<&Attribute>) -> Option<Vec<usize>> {
             .collect(),
         _ => None,
     }
+}
+
+/// Whether `OpConstantNull` may have type `ty`: a scalar, vector, pointer or queue-like
+/// opaque type, or a composite (matrix, sized array, struct, cooperative matrix,
+/// tensor) of such types — never a runtime array, an image, a sampler or a function.
+pub fn null_constant_allowed(types: &TypeStore, ty: Type) -> bool {
+    let mut pending = vec![ty];
+    let mut seen = spirvkit_grammar::fxhash::FxHashSet::default();
+    while let Some(ty) = pending.pop() {
+        if !seen.insert(ty) {
+            continue;
+        }
+        match types.kind(ty) {
+            TypeKind::Integer { .. } | TypeKind::Float(_) | TypeKind::Pointer { .. } => {}
+            TypeKind::Vector { element, .. }
+            | TypeKind::Array { element, .. }
+            | TypeKind::CooperativeMatrix { element, .. } => pending.push(*element),
+            TypeKind::Matrix { column, .. } => pending.push(*column),
+            TypeKind::LiteralStruct(body) => pending.extend(body.members.iter().map(|m| m.ty)),
+            TypeKind::IdentifiedStruct { name } => match types.struct_body(name) {
+                Some(body) => pending.extend(body.members.iter().map(|m| m.ty)),
+                None => return false,
+            },
+            TypeKind::Opaque(text) => {
+                let name = text.split('<').next().unwrap_or("");
+                let allowed = matches!(
+                    name,
+                    "spirv.arm.tensor"
+                        | "spirv.Event"
+                        | "spirv.DeviceEvent"
+                        | "spirv.ReserveId"
+                        | "spirv.Queue"
+                        | "spirv.UntypedPointerKHR"
+                );
+                if !allowed {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }

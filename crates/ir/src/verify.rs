@@ -405,7 +405,11 @@ impl<'a> Verifier<'a> {
                     self.error(op, format!("requires attribute '{}'", a.name));
                     return true;
                 }
-                Some(v) if self.check(&a.check, Subject::Attr(v), op) == Some(false) => {
+                Some(v)
+                    if self.check(&a.check, Subject::Attr(v), op) == Some(false)
+                        && !is_execution_mode_id_values(ir, op, a.name, v)
+                        && !is_spec_composite_with_constants(ir, op, a.name, v) =>
+                {
                     self.error(
                         op,
                         format!("attribute '{}' failed to satisfy constraint: {}", a.name, a.summary),
@@ -532,6 +536,20 @@ impl<'a> Verifier<'a> {
         false
     }
 
+    /// Whether `ty` is a struct, array or matrix value of a `spirv.Select`, which MLIR's
+    /// constraint refuses but SPIR-V 1.4 allows (DXC selects whole structs): our one
+    /// extension of an ODS type constraint, so such modules read back.
+    fn is_composite_select_value(&self, op: OpId, ty: Type) -> bool {
+        self.ir.op(op).name == "spirv.Select"
+            && matches!(
+                self.ir.types.kind(ty),
+                TypeKind::Array { .. }
+                    | TypeKind::Matrix { .. }
+                    | TypeKind::LiteralStruct(_)
+                    | TypeKind::IdentifiedStruct { .. }
+            )
+    }
+
     /// Checks value `v` (operand or result number `flat`) against its group's type
     /// constraint; reports and returns true when it fails.
     fn value_fails(&mut self, op: OpId, d: &OperandDef, v: Value, results: bool, flat: usize) -> bool {
@@ -551,7 +569,7 @@ impl<'a> Verifier<'a> {
                 verdict
             }
         };
-        if verdict == Some(false) {
+        if verdict == Some(false) && !self.is_composite_select_value(op, ty) {
             let kind = if results { "result" } else { "operand" };
             let ty_text = type_to_string(self.ir, ty);
             self.error(op, format!("{kind} #{flat} must be {}, but got '{ty_text}'", c.summary));
@@ -996,12 +1014,11 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    /// The first symbol of an entry point's interface that names no global
-    /// variable of its module, as printed.
     /// Why a `spirv.Constant` value does not fit its type (`top`: the op's own type, not
-    /// an array element's). MLIR's rules, plus two extensions: MLIR 22 has no matrix or
-    /// struct constant, so a `!spirv.matrix` takes an array of its column values and a
-    /// `!spirv.struct` the array of its members' values.
+    /// an array element's). MLIR's rules, plus three extensions: MLIR 22 has no matrix
+    /// or struct constant, so a `!spirv.matrix` takes an array of its column values and
+    /// a `!spirv.struct` the array of its members' values; and no null composite, so
+    /// `#spirv.null` is the value of any type `OpConstantNull` may have.
     fn constant_value_error(&self, value: &Attribute, ty: Type, top: bool) -> Option<String> {
         let text = |t: Type| type_to_string(self.ir, t);
         match value {
@@ -1061,10 +1078,14 @@ impl<'a> Verifier<'a> {
                 }
                 _ => Some("must have spirv.array result type for array value".into()),
             },
+            _ if value.is_null_constant() => (!crate::attr::null_constant_allowed(&self.ir.types, ty))
+                .then(|| format!("null value cannot have type '{}'", text(ty))),
             _ => None,
         }
     }
 
+    /// The first symbol of an entry point's interface that names no global
+    /// variable of its module, as printed.
     fn missing_interface_variable(&self, op: OpId) -> Option<String> {
         let ir = self.ir;
         let Some(Attribute::Array(interface)) = ir.op(op).attr("interface") else { return None };
@@ -2282,6 +2303,36 @@ fn all_equal(mut types: impl Iterator<Item = Option<Type>>) -> Option<bool> {
     Some(equal)
 }
 
+/// Whether `value` is a `spirv.SpecConstantComposite`'s `constituents` holding plain
+/// constants (typed scalars or dense values) beside spec constant symbols: valid SPIR-V
+/// (glslang's partly specialized `gl_WorkGroupSize`) that MLIR's symbol-only
+/// constituents cannot hold, an extension of that attribute's constraint.
+fn is_spec_composite_with_constants(ir: &Ir, op: OpId, name: &str, value: &Attribute) -> bool {
+    let Attribute::Array(items) = value else { return false };
+    ir.op(op).name == "spirv.SpecConstantComposite"
+        && name == "constituents"
+        && items.iter().all(|item| match item {
+            Attribute::SymbolRef(path) => path.len() == 1,
+            Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Dense { .. } => true,
+            _ => false,
+        })
+}
+
+/// Whether `value` is a `spirv.ExecutionMode`'s `values` naming spec constants among
+/// its numbers (`OpExecutionModeId LocalSizeId %spec_x ...`): MLIR's `values` are
+/// numbers only; ours may name `spirv.SpecConstant`s by symbol, an extension of that
+/// attribute's constraint (the serializer checks what the symbols name).
+fn is_execution_mode_id_values(ir: &Ir, op: OpId, name: &str, value: &Attribute) -> bool {
+    let Attribute::Array(items) = value else { return false };
+    ir.op(op).name == "spirv.ExecutionMode"
+        && name == "values"
+        && items.iter().all(|item| match item {
+            Attribute::Integer { .. } => true,
+            Attribute::SymbolRef(path) => path.len() == 1,
+            _ => false,
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2380,6 +2431,38 @@ mod tests {
         );
         let scalars = "spirv.Constant [1.0 : f32, 2.0 : f32] : !spirv.matrix<2 x vector<2xf32>>";
         assert!(constant(scalars).ends_with("matrix value columns must be dense vector values"));
+    }
+
+    #[test]
+    fn null_constants_take_the_types_op_constant_null_may_have() {
+        let run = |value: &str| {
+            let source = format!("func.func @f() {{\n  %0 = {value}\n  return\n}}\n");
+            let r = spirvkit_passes::opt::run(&source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
+            (r.diagnostics_text, r.output)
+        };
+        for ty in [
+            "!spirv.struct<(f32, !spirv.array<2 x !spirv.matrix<2 x vector<2xf32>>>, i1)>",
+            "!spirv.array<4 x vector<3xi32>>",
+            "!spirv.matrix<3 x vector<3xf32>>",
+            "!spirv.ptr<i32, Workgroup>",
+            "vector<4xf32>",
+            "i32",
+        ] {
+            let value = format!("spirv.Constant #spirv.null : {ty}");
+            let (diagnostics, output) = run(&value);
+            assert!(diagnostics.is_empty(), "{ty}: {diagnostics}");
+            // Printed with its type, so that it parses back.
+            assert!(output.contains(&format!("= {value}\n")), "{output}");
+        }
+        for ty in ["!spirv.rtarray<f32>", "!spirv.struct<(f32, !spirv.rtarray<f32>)>", "!spirv.sampler"] {
+            let (diagnostics, _) = run(&format!("spirv.Constant #spirv.null : {ty}"));
+            assert!(diagnostics.contains(&format!("null value cannot have type '{ty}'")), "{diagnostics}");
+        }
+        // Nested in a struct value, it takes the member's type.
+        let nested = "spirv.Constant [#spirv.null, 1 : i32] : !spirv.struct<(!spirv.array<2 x f32>, i32)>";
+        assert_eq!(run(nested).0, "");
+        let bad = "spirv.Constant [#spirv.null] : !spirv.struct<(!spirv.rtarray<f32>)>";
+        assert!(run(bad).0.contains("null value cannot have type '!spirv.rtarray<f32>'"), "{}", run(bad).0);
     }
 
     fn first_error(source: &str) -> String {

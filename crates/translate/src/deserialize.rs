@@ -416,7 +416,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                     }
                     open = self.function_spans.len();
                 }
-                opcode::OpExtInst if !in_function => {
+                opcode::OpExtInst | opcode::OpExtInstWithForwardRefsKHR if !in_function => {
                     self.module_ext_inst_ids.insert(inst.result_id);
                 }
                 _ => {}
@@ -698,7 +698,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 self.module_values.insert(inst.result_id, ModuleValue::GraphConstant { ty, id });
             }
             opcode::OpGraphEntryPointARM => self.graph_entry_point(inst)?,
-            opcode::OpExtInst => self.module_ext_inst(inst)?,
+            opcode::OpExtInst | opcode::OpExtInstWithForwardRefsKHR => self.module_ext_inst(inst)?,
             op if self.is_type_instruction(op) => self.type_instruction(inst)?,
             op => return not_supported(inst, &opcode_name(op)),
         }
@@ -908,7 +908,8 @@ impl<'m, 'i> Deserializer<'m, 'i> {
     /// A decoration's value by its grammar: none (unit), a literal number (an `i32`), a
     /// literal string or an enumerant (a string: `"NoAlias"` for `FuncParamAttr`), or
     /// the <id> of an integer constant (the constant's value and type, for
-    /// OpDecorateId's `MaxByteOffsetId`).
+    /// OpDecorateId's `MaxByteOffsetId`) or of a global variable (its symbol, for
+    /// `CounterBuffer`).
     fn decoration_value(
         &self,
         d: &Decoration,
@@ -947,10 +948,13 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 Some(ModuleValue::Constant(Constant {
                     value: value @ Attribute::Integer { .. }, ..
                 })) => Ok(value.clone()),
+                // `CounterBuffer`: the variable holding a buffer's counter (DXC's
+                // `-fspv-reflect`), by symbol.
+                Some(ModuleValue::Global { symbol, .. }) => Ok(Attribute::SymbolRef(vec![symbol.clone()])),
                 _ => error(
                     d.offset,
                     format!(
-                        "not supported yet: decoration {} of <id> {v}, which is not an integer constant",
+                        "not supported yet: decoration {} of <id> {v}, which is neither an integer constant nor a global variable",
                         enumerant.name
                     ),
                 ),
@@ -1020,11 +1024,16 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                                 value: Attribute::Integer { value, .. },
                                 ..
                             })) => *value as i32,
+                            // `LocalSizeId` of spec constants: by symbol.
+                            Some(ModuleValue::SpecConstant { symbol, .. }) => {
+                                values.push(Attribute::SymbolRef(vec![symbol.clone()]));
+                                continue;
+                            }
                             _ => {
                                 return not_supported(
                                     inst,
                                     &format!(
-                                        "OpExecutionModeId operand <id> {w} that is not an integer constant"
+                                        "OpExecutionModeId operand <id> {w} that is neither an integer constant nor an OpSpecConstant"
                                     ),
                                 )
                             }

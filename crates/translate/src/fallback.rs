@@ -57,9 +57,20 @@ pub const EXT_SET_ATTR: &str = "set";
 pub const EXT_INSTRUCTION_ATTR: &str = "instruction";
 /// A module-level `spirv.ExtInst`'s result type, when it is not void.
 pub const EXT_RESULT_TYPE_ATTR: &str = "result_type";
+/// `spirv.ExtInst` of an `OpExtInstWithForwardRefsKHR` (`forward_refs`, a unit
+/// attribute): the instruction that may name later ones (DXC's debug types name
+/// their members before them), which a plain OpExtInst may not.
+pub const EXT_FORWARD_REFS_ATTR: &str = "forward_refs";
 /// The attributes of `spirv.ExtInst` that are not decorations.
-pub const EXT_INST_ATTRS: &[&str] =
-    &[LITERALS_ATTR, LAYOUT_ATTR, EXT_SET_ATTR, EXT_INSTRUCTION_ATTR, EXT_RESULT_TYPE_ATTR, "sym_name"];
+pub const EXT_INST_ATTRS: &[&str] = &[
+    LITERALS_ATTR,
+    LAYOUT_ATTR,
+    EXT_SET_ATTR,
+    EXT_INSTRUCTION_ATTR,
+    EXT_RESULT_TYPE_ATTR,
+    EXT_FORWARD_REFS_ATTR,
+    "sym_name",
+];
 
 /// `spirv.ExtInst`'s `instruction`: the grammar's name when the set is known.
 pub fn ext_instruction_attr(import_name: &str, number: u32, i32_type: spirvkit_ir::types::Type) -> Attribute {
@@ -149,8 +160,11 @@ pub fn split_operands_with(
     let mut ids = Vec::new();
     let mut literals = Vec::new();
     let mut layout = String::new();
-    let ext_inst = spirvkit_grammar::instruction_by_name("OpExtInst").map(|i| i.opcode);
-    let skip = if Some(inst.opcode) == ext_inst { 2 } else { 0 };
+    let is_ext_inst = matches!(
+        inst.opcode,
+        spirvkit_grammar::opcode::OpExtInst | spirvkit_grammar::opcode::OpExtInstWithForwardRefsKHR
+    );
+    let skip = if is_ext_inst { 2 } else { 0 };
     let operands = inst
         .operands
         .iter()

@@ -242,9 +242,10 @@ fn print_constant(p: &mut Printer, op: OpId) -> bool {
     p.attr(value);
     let ty = p.ir.value_type(o.results[0]);
     // As MLIR, the type follows for arrays; and for our matrix constants (an array
-    // value of a `!spirv.matrix` type, which MLIR 22 lacks) so they parse back.
-    let array_valued = matches!(value, Attribute::Array(_));
-    if array_valued || matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
+    // value of a `!spirv.matrix` type, which MLIR 22 lacks) and null constants
+    // (`#spirv.null`, untyped) so they parse back.
+    let untyped_value = matches!(value, Attribute::Array(_)) || value.is_null_constant();
+    if untyped_value || matches!(p.ir.types.kind(ty), TypeKind::Array { .. }) {
         p.out.push_str(" : ");
         p.ty(ty);
     }
@@ -632,6 +633,8 @@ fn parse_spec_constant(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
         p.expect(")")?;
         discardable.push(NamedAttribute::new("spec_id", id));
     }
+    // Other decorations (`{relaxed_precision}`), which MLIR's form lacks.
+    discardable.extend(optional_attr_dict(p)?);
     p.expect("=")?;
     let mut value = p.parse_attribute()?;
     if let Attribute::Bool(b) = value {
@@ -658,6 +661,7 @@ fn print_spec_constant(p: &mut Printer, op: OpId) -> bool {
     if let Some(Attribute::Integer { value: id, .. }) = o.attr("spec_id") {
         p.out.push_str(&format!(" spec_id({id})"));
     }
+    p.merged_attr_dict(o, &["sym_name", "default_value", "spec_id"], false);
     p.out.push_str(" = ");
     p.attr(value);
     true
@@ -669,13 +673,22 @@ fn parse_spec_constant_composite(p: &mut Parser, op_name: &OpName) -> PResult<Op
     let mut parts = Vec::new();
     if !p.at(")") {
         loop {
-            parts.push(Attribute::SymbolRef(vec![symbol(p)?]));
+            // A spec constant by symbol, or a plain constant by its typed value
+            // (`(@x, 4 : i32, 1 : i32)`, glslang's `gl_WorkGroupSize`).
+            let part = if p.tok.kind == Tok::AtId {
+                Attribute::SymbolRef(vec![symbol(p)?])
+            } else {
+                p.parse_attribute()?
+            };
+            parts.push(part);
             if !p.eat(",") {
                 break;
             }
         }
     }
     p.expect(")")?;
+    // Decorations (`{built_in = "WorkgroupSize"}`), which MLIR's form lacks.
+    let extra = optional_attr_dict(p)?;
     p.expect(":")?;
     let ty = p.parse_type()?;
     let props = vec![
@@ -684,7 +697,7 @@ fn parse_spec_constant_composite(p: &mut Parser, op_name: &OpName) -> PResult<Op
         NamedAttribute::new("type", Attribute::Type(ty)),
     ];
     let op = p.ir.create_op(op_name.clone(), vec![], &[], Location::Unknown);
-    set_attrs(p, op, props, vec![]);
+    set_attrs(p, op, props, extra);
     Ok(op)
 }
 
@@ -705,7 +718,9 @@ fn print_spec_constant_composite(p: &mut Printer, op: OpId) -> bool {
         }
         p.attr(c);
     }
-    p.out.push_str(") : ");
+    p.out.push(')');
+    p.merged_attr_dict(o, &["constituents", "sym_name", "type"], false);
+    p.out.push_str(" : ");
     p.ty(*ty);
     true
 }
@@ -790,6 +805,11 @@ fn parse_execution_mode(p: &mut Parser, op_name: &OpName) -> PResult<OpId> {
     let i32t = p.integer_type(32, Signedness::Signless);
     let mut values = Vec::new();
     while p.eat(",") {
+        // A spec constant of an `OpExecutionModeId` (`LocalSizeId`), by symbol.
+        if p.tok.kind == Tok::AtId {
+            values.push(Attribute::SymbolRef(vec![symbol(p)?]));
+            continue;
+        }
         let negative = p.eat("-");
         values.push(p.parse_typed_number(negative, i32t)?);
     }
@@ -813,9 +833,16 @@ fn print_execution_mode(p: &mut Printer, op: OpId) -> bool {
     p.string(mode);
     if let Some(Attribute::Array(items)) = o.attr("values") {
         for it in items {
-            if let Attribute::Integer { value, .. } = it {
-                p.out.push_str(", ");
-                crate::text::printer::push_i128(&mut p.out, *value);
+            match it {
+                Attribute::Integer { value, .. } => {
+                    p.out.push_str(", ");
+                    crate::text::printer::push_i128(&mut p.out, *value);
+                }
+                Attribute::SymbolRef(_) => {
+                    p.out.push_str(", ");
+                    p.attr(it);
+                }
+                _ => {}
             }
         }
     }

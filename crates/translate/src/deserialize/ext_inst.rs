@@ -51,10 +51,14 @@ impl Deserializer<'_, '_> {
             return error(inst.offset, format!("OpExtInst set <id> {set} is not an OpExtInstImport"));
         };
         let i32_type = self.i32_type();
-        Ok(vec![
+        let mut attrs = vec![
             NamedAttribute::new(EXT_INSTRUCTION_ATTR, ext_instruction_attr(&import, number, i32_type)),
             NamedAttribute::new(EXT_SET_ATTR, Attribute::String(import)),
-        ])
+        ];
+        if inst.opcode == spirvkit_grammar::opcode::OpExtInstWithForwardRefsKHR {
+            attrs.push(NamedAttribute::new(crate::fallback::EXT_FORWARD_REFS_ATTR, Attribute::Unit));
+        }
+        Ok(attrs)
     }
 
     /// A non-semantic or debug-information OpExtInst between the types and constants: a

@@ -750,7 +750,7 @@ impl Deserializer<'_, '_> {
                 // mlir-translate locates calls nowhere, whatever OpLine says.
                 self.ir.op_mut(call).location = Location::Unknown;
             }
-            opcode::OpExtInst => self.ext_inst(state, inst)?,
+            opcode::OpExtInst | opcode::OpExtInstWithForwardRefsKHR => self.ext_inst(state, inst)?,
             opcode::OpGenericCastToPtrExplicit => {
                 // The storage class operand is the result type's; MLIR keeps only the type.
                 let ty = self.result_type(inst)?;
@@ -884,8 +884,12 @@ impl Deserializer<'_, '_> {
         let set = word(inst, 3)?;
         let number = word(inst, 4)?;
         let prefix = match self.ext_imports.get(&set) {
-            Some(Some(prefix)) => *prefix,
             Some(None) => return self.generic_ext_inst(state, inst),
+            // Only non-semantic sets may refer forward.
+            Some(Some(_)) if inst.opcode == opcode::OpExtInstWithForwardRefsKHR => {
+                return not_supported(inst, "OpExtInstWithForwardRefsKHR of a semantic instruction set")
+            }
+            Some(Some(prefix)) => *prefix,
             None => return error(inst.offset, format!("OpExtInst set <id> {set} is not an OpExtInstImport")),
         };
         let Some(ext) = inst.ext_set.set().and_then(|s| s.instruction(number)) else {

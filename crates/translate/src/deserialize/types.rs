@@ -324,11 +324,7 @@ impl Deserializer<'_, '_> {
                 slot.offset = d.params.first().copied();
                 continue;
             }
-            let value = match d.params.as_slice() {
-                [] => None,
-                [v] => Some(v.to_string()),
-                _ => return error(d.offset, "not supported yet: member decoration with several operands"),
-            };
+            let value = decoration_value_text(d, "member")?;
             member_decorations.push((*member, d.kind, value));
         }
         // MLIR collects a member's decorations in a hash map; a literal struct sorts them
@@ -358,11 +354,7 @@ impl Deserializer<'_, '_> {
             let Some(name) = decoration_info.enumerant(d.kind).map(|e| e.name) else {
                 return error(d.offset, format!("unknown decoration {}", d.kind));
             };
-            let value = match d.params.as_slice() {
-                [] => None,
-                [v] => Some(v.to_string()),
-                _ => return error(d.offset, "not supported yet: struct decoration with several operands"),
-            };
+            let value = decoration_value_text(d, "struct")?;
             decorations.push((name.to_string(), value));
         }
         // MLIR's empty struct carries no decorations.
@@ -536,7 +528,19 @@ impl Deserializer<'_, '_> {
                     };
                     Attribute::Dense { elements: vec![element], ty }
                 }
-                _ => return not_supported(inst, "OpConstantNull of a composite type"),
+                // Structs, arrays, matrices, pointers, ...: MLIR 22 has no value for them
+                // (its deserializer refuses them); ours is `#spirv.null`, written back as
+                // the same OpConstantNull.
+                _ if spirvkit_ir::attr::null_constant_allowed(&self.ir.types, ty) => {
+                    Attribute::null_constant()
+                }
+                _ => {
+                    let text = spirvkit_ir::text::printer::type_to_string(self.ir, ty);
+                    return error(
+                        inst.offset,
+                        format!("OpConstantNull of type '{text}', which has no null value"),
+                    );
+                }
             },
             opcode::OpConstantCompositeReplicateEXT => {
                 // `value` is the replicated constituent (of a replicate: its constituent).
@@ -723,11 +727,18 @@ impl Deserializer<'_, '_> {
                         Some(ModuleValue::SpecConstant { symbol, .. }) => {
                             parts.push(Attribute::SymbolRef(vec![symbol.clone()]))
                         }
+                        // A plain constant, by its typed value (`gl_WorkGroupSize` of
+                        // `local_size_x_id` and fixed y and z).
+                        Some(ModuleValue::Constant(Constant {
+                            value: value @ (Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Dense { .. }),
+                            replicate: false,
+                            ..
+                        })) => parts.push(value.clone()),
                         _ => {
                             return not_supported(
                                 inst,
                                 &format!(
-                                "OpSpecConstantComposite constituent <id> {c} that is not a spec constant"
+                                "OpSpecConstantComposite constituent <id> {c} that is neither a spec constant nor a scalar or vector constant"
                             ),
                             )
                         }
@@ -738,7 +749,9 @@ impl Deserializer<'_, '_> {
                     NamedAttribute::new("sym_name", Attribute::String(symbol.clone())),
                     NamedAttribute::new("type", Attribute::Type(ty)),
                 ];
-                ("spirv.SpecConstantComposite", props, Vec::new())
+                // Its decorations (`BuiltIn WorkgroupSize`), which MLIR drops.
+                let decorations = self.decoration_attrs(id)?;
+                ("spirv.SpecConstantComposite", props, decorations)
             }
             _ => {
                 let value = match inst.opcode {
@@ -774,6 +787,10 @@ impl Deserializer<'_, '_> {
                         ));
                     }
                 }
+                // Its other decorations (`RelaxedPrecision`), which MLIR drops.
+                let mut others = self.decoration_attrs(id)?;
+                others.retain(|a| a.name != "spec_id");
+                discardable.extend(others);
                 ("spirv.SpecConstant", props, discardable)
             }
         };
@@ -782,6 +799,23 @@ impl Deserializer<'_, '_> {
         self.ir.append_op(self.module_block, op);
         self.module_values.insert(id, ModuleValue::SpecConstant { symbol, ty });
         Ok(())
+    }
+}
+
+/// A struct or member decoration's value as the struct type spells it: a number, or
+/// an MLIR string literal for a string decoration (`UserSemantic="TEXCOORD0"`).
+fn decoration_value_text(d: &super::Decoration, what: &str) -> Result<Option<String>> {
+    let is_string = OperandKind::Decoration
+        .info()
+        .enumerant(d.kind)
+        .is_some_and(|e| matches!(e.parameters, [p] if p.kind == OperandKind::LiteralString));
+    match d.params.as_slice() {
+        [] => Ok(None),
+        words if is_string => {
+            Ok(Some(spirvkit_ir::text::lexer::escape(&spirvkit_binary::module::string_bytes(words))))
+        }
+        [v] => Ok(Some(v.to_string())),
+        _ => error(d.offset, format!("not supported yet: {what} decoration with several operands")),
     }
 }
 

@@ -219,6 +219,21 @@ impl Serializer<'_> {
                         args.push(self.constant(at, *ty, value)?);
                         instruction = opcode::OpDecorateId;
                     }
+                    (Some([param]), Attribute::SymbolRef(path)) if param.kind.category() == Category::Id => {
+                        // A global variable defined before (`CounterBuffer`).
+                        let variable = match path.as_slice() {
+                            [name] => self.variable_ids.get(name).copied(),
+                            _ => None,
+                        };
+                        let Some(variable) = variable else {
+                            return Err(self.error(
+                                at,
+                                format!("not supported yet: decoration {name} naming a symbol that is not a global variable defined before"),
+                            ));
+                        };
+                        args.push(variable);
+                        instruction = opcode::OpDecorateId;
+                    }
                     (Some([param]), Attribute::String(text)) if param.kind == OperandKind::LiteralString => {
                         spirvkit_binary::write::encode_string(text.as_bytes(), &mut args);
                         instruction = opcode::OpDecorateString;

@@ -235,6 +235,11 @@ impl<'a> Serializer<'a> {
         let name = string_attr(o.attr("sym_name")).to_string();
         self.process_name(id, &name);
         self.spec_constant_ids.insert(name, id);
+        for attr in sorted_attrs(self.ir, op) {
+            if !matches!(attr.name.as_str(), "default_value" | "sym_name" | "spec_id") {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
         Ok(())
     }
 
@@ -248,6 +253,14 @@ impl<'a> Serializer<'a> {
         let mut operands = vec![type_id, id];
         if let Some(Attribute::Array(items)) = o.attr("constituents") {
             for item in items {
+                if let Attribute::Integer { ty, .. }
+                | Attribute::Float { ty, .. }
+                | Attribute::Dense { ty, .. } = item
+                {
+                    // A plain constant among the spec constants.
+                    operands.push(self.constant(op, *ty, item)?);
+                    continue;
+                }
                 let name = symbol(Some(item));
                 let Some(&constituent) = self.spec_constant_ids.get(name) else {
                     return Err(
@@ -261,6 +274,11 @@ impl<'a> Serializer<'a> {
         let name = string_attr(o.attr("sym_name")).to_string();
         self.process_name(id, &name);
         self.spec_constant_ids.insert(name, id);
+        for attr in sorted_attrs(self.ir, op) {
+            if !matches!(attr.name.as_str(), "constituents" | "sym_name" | "type") {
+                self.process_decoration(op, id, attr)?;
+            }
+        }
         Ok(())
     }
 
@@ -372,6 +390,19 @@ impl<'a> Serializer<'a> {
         for &v in &inner.operands {
             operands.push(self.value_id(op, v)?);
         }
+        // CompositeExtract/CompositeInsert: the literal indices follow the ids (MLIR's
+        // serializer leaves them out, which extracts nothing).
+        if let Some(indices) = inner.attr("indices") {
+            let Attribute::Array(indices) = indices else {
+                return Err(self.error(op, "the indices of a spec constant operation must be an array"));
+            };
+            for index in indices {
+                let Attribute::Integer { value, .. } = index else {
+                    return Err(self.error(op, "the indices of a spec constant operation must be integers"));
+                };
+                operands.push(*value as u32);
+            }
+        }
         encode(&mut self.globals, opcode::OpSpecConstantOp, &operands);
         self.value_ids.insert(result, id);
         Ok(())
@@ -470,9 +501,28 @@ impl<'a> Serializer<'a> {
         let mut operands = vec![function, mode];
         if let Some(Attribute::Array(values)) = o.attr("values") {
             for v in values {
-                if let Attribute::Integer { value, .. } = v {
-                    let word = if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
-                    operands.push(word);
+                match v {
+                    Attribute::Integer { value, .. } => {
+                        let word =
+                            if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
+                        operands.push(word);
+                    }
+                    Attribute::SymbolRef(path) if takes_ids => {
+                        let id = match path.as_slice() {
+                            [name] => self.spec_constant_ids.get(name).copied(),
+                            _ => None,
+                        };
+                        let Some(id) = id else {
+                            return Err(self.error(
+                                op,
+                                format!(
+                                    "execution mode operand {path:?} names no spec constant defined before"
+                                ),
+                            ));
+                        };
+                        operands.push(id);
+                    }
+                    _ => return Err(self.error(op, "not supported yet: this execution mode operand")),
                 }
             }
         }
@@ -713,6 +763,11 @@ impl<'a> Serializer<'a> {
         let set_id = self.ext_set_id(set);
         let mut words = vec![type_id, id, set_id, number];
         words.extend(rest);
+        let ext_opcode = if o.attr(crate::fallback::EXT_FORWARD_REFS_ATTR).is_some() {
+            opcode::OpExtInstWithForwardRefsKHR
+        } else {
+            opcode::OpExtInst
+        };
         if module_level {
             if let Some(Attribute::String(symbol)) = o.attr("sym_name") {
                 self.ext_inst_ids.insert(symbol.clone(), id);
@@ -721,10 +776,10 @@ impl<'a> Serializer<'a> {
                 self.process_name(id, symbol);
             }
             let out = if self.follows_a_function(op) { &mut self.functions } else { &mut self.globals };
-            encode(out, opcode::OpExtInst, &words);
+            encode(out, ext_opcode, &words);
         } else {
             self.emit_debug_line(false, op);
-            encode(&mut self.function_body, opcode::OpExtInst, &words);
+            encode(&mut self.function_body, ext_opcode, &words);
         }
         for attr in sorted_attrs(ir, op) {
             if !EXT_INST_ATTRS.contains(&attr.name.as_str()) {

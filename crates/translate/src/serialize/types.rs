@@ -398,12 +398,28 @@ impl Serializer<'_> {
                         let Some(d) = enumerant("Decoration", name) else {
                             return Err(self.error(at, format!("unknown member decoration {name}")));
                         };
-                        let value = value.as_deref().and_then(|v| v.trim().parse::<i64>().ok());
-                        member_decorations.push((index as u32, d, value));
+                        member_decorations.push((index as u32, d, value.as_deref()));
                     }
                 }
                 for (index, d, value) in member_decorations {
-                    self.member_decoration(id, index, d, value.map(|v| v as u32));
+                    let Some(value) = value.map(str::trim) else {
+                        self.member_decoration(id, index, d, None);
+                        continue;
+                    };
+                    if value.starts_with('"') {
+                        // A string decoration (`UserSemantic="TEXCOORD0"`).
+                        let mut operands = vec![id, index, d];
+                        let text = spirvkit_ir::text::lexer::unescape(value);
+                        spirvkit_binary::write::encode_string(&text, &mut operands);
+                        encode(&mut self.decorations, opcode::OpMemberDecorateString, &operands);
+                        continue;
+                    }
+                    let Ok(number) = value.parse::<i64>() else {
+                        return Err(
+                            self.error(at, format!("not supported yet: member decoration value {value}"))
+                        );
+                    };
+                    self.member_decoration(id, index, d, Some(number as u32));
                 }
                 for (name, value) in &body.decorations {
                     let Some(d) = enumerant("Decoration", name) else {
@@ -412,7 +428,7 @@ impl Serializer<'_> {
                     let value = match value {
                         Some(v) => match v.trim().parse::<i64>() {
                             Ok(n) => Attribute::Integer { value: n.into(), ty },
-                            Err(_) => Attribute::String(v.trim().trim_matches('"').to_string()),
+                            Err(_) => Attribute::String(spirvkit_ir::text::lexer::unescape_to_string(v.trim())),
                         },
                         None => Attribute::Unit,
                     };
@@ -621,9 +637,9 @@ impl Serializer<'_> {
         if let Some(id) = self.constant_scalar(at, attr, false)? {
             return Ok(id);
         }
-        // A value that is not an array is keyed without its type: a constant made
-        // before is found without building the type's key.
-        if !matches!(attr, Attribute::Array(_)) {
+        // A value that names its type (not an array, not a null) is keyed without
+        // it: a constant made before is found without building the type's key.
+        if !value_needs_type(attr) {
             if let Some(&id) = self.constant_ids.get(&ConstantKey::composite(None, attr)) {
                 return Ok(id);
             }
@@ -642,8 +658,8 @@ impl Serializer<'_> {
     /// A constant that is not a scalar, made once per value (and type, for arrays).
     fn uniqued_composite(&mut self, at: OpId, ty: TypeKey, attr: &Attribute) -> Result<u32> {
         // An array value alone does not name its type (arrays and matrices of the same
-        // columns, strides), so the type is part of the key.
-        let key = ConstantKey::composite(matches!(attr, Attribute::Array(_)).then(|| ty.clone()), attr);
+        // columns, strides), nor does a null, so the type is part of the key.
+        let key = ConstantKey::composite(value_needs_type(attr).then(|| ty.clone()), attr);
         if let Some(&id) = self.constant_ids.get(&key) {
             return Ok(id);
         }
@@ -705,6 +721,12 @@ impl Serializer<'_> {
                     operands.push(self.constant_of(at, item_type, item)?);
                 }
                 encode(&mut self.globals, opcode::OpConstantComposite, &operands);
+                Ok(id)
+            }
+            _ if attr.is_null_constant() => {
+                let type_id = self.process_key(at, ty)?;
+                let id = self.next();
+                encode(&mut self.globals, opcode::OpConstantNull, &[type_id, id]);
                 Ok(id)
             }
             _ => Err(self.error(at, format!("not supported yet: constant attribute {attr:?}"))),
@@ -825,6 +847,12 @@ struct DenseLevel<'e> {
     elements: &'e [Attribute],
     shape: &'e [u64],
     scalar: &'e TypeKey,
+}
+
+/// Whether a constant's value leaves its type open, so that the type keys it too:
+/// an array (arrays and matrices of the same columns) or `#spirv.null`.
+fn value_needs_type(attr: &Attribute) -> bool {
+    matches!(attr, Attribute::Array(_)) || attr.is_null_constant()
 }
 
 pub(super) fn is_zero(attr: &Attribute) -> bool {
@@ -982,6 +1010,11 @@ fn encode_constant_attr(attr: &Attribute, out: &mut Vec<u64>) -> bool {
         Attribute::Array(items) => {
             out.extend([5, items.len() as u64]);
             items.iter().all(|e| encode_constant_attr(e, out))
+        }
+        // Its type is in the key (`value_needs_type`), or that of the composite around it.
+        _ if attr.is_null_constant() => {
+            out.push(6);
+            true
         }
         _ => false,
     }
