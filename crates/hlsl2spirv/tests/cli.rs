@@ -11,7 +11,12 @@ fn run(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("runs");
-    child.stdin.take().expect("piped").write_all(stdin.as_bytes()).expect("writes");
+    // A command-line error ends the process before it reads its input: the pipe may
+    // then be closed (EPIPE), which is no failure of the test.
+    let written = child.stdin.take().expect("piped").write_all(stdin.as_bytes());
+    if let Err(e) = written {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing the input: {e}");
+    }
     child.wait_with_output().expect("finishes")
 }
 

@@ -2437,7 +2437,8 @@ mod tests {
     fn null_constants_take_the_types_op_constant_null_may_have() {
         let run = |value: &str| {
             let source = format!("func.func @f() {{\n  %0 = {value}\n  return\n}}\n");
-            let r = spirvkit_passes::opt::run(&source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
+            let r =
+                spirvkit_passes::opt::run(&source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
             (r.diagnostics_text, r.output)
         };
         for ty in [

@@ -428,7 +428,9 @@ impl Serializer<'_> {
                     let value = match value {
                         Some(v) => match v.trim().parse::<i64>() {
                             Ok(n) => Attribute::Integer { value: n.into(), ty },
-                            Err(_) => Attribute::String(spirvkit_ir::text::lexer::unescape_to_string(v.trim())),
+                            Err(_) => {
+                                Attribute::String(spirvkit_ir::text::lexer::unescape_to_string(v.trim()))
+                            }
                         },
                         None => Attribute::Unit,
                     };
