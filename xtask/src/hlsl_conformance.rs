@@ -251,6 +251,7 @@ struct FileInfo {
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = crate::workspace_root().join("../shared/corpus/dxc-codegen-spirv");
     let mut update_floor = false;
+    let mut allow_lower = false;
     let mut jobs = 2usize;
     let mut debug = false;
     let mut iter = args.iter();
@@ -258,11 +259,13 @@ pub fn run(args: &[String]) -> Result<()> {
         match arg.as_str() {
             "--corpus" => corpus = PathBuf::from(iter.next().context("--corpus needs a directory")?),
             "--update-floor" => update_floor = true,
+            "--allow-lower" => allow_lower = true,
             "--debug" => debug = true,
             "--jobs" | "-j" => jobs = iter.next().context("--jobs needs a number")?.parse()?,
-            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N] [--debug]"),
+            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor [--allow-lower]] [--jobs N] [--debug]"),
         }
     }
+    let floor_mode = if update_floor { FloorMode::Update { allow_lower } } else { FloorMode::Check };
     if !corpus.is_dir() {
         println!("hlsl-conformance: no corpus at {}; skipped", corpus.display());
         return Ok(());
@@ -282,7 +285,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let binary = crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv");
     if corpus.join(MANIFEST).is_file() {
-        return crate::hlsl_manifest::run(&corpus, &binary, jobs, update_floor);
+        return crate::hlsl_manifest::run(&corpus, &binary, jobs, floor_mode);
     }
     let scratch = crate::target_dir().join("hlsl-conformance");
     std::fs::create_dir_all(&scratch)?;
@@ -435,36 +438,72 @@ pub fn run(args: &[String]) -> Result<()> {
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let floor_path = root.join(FLOOR_PATH);
-    if update_floor {
-        let mut text = String::from(
-            "# Minimum counts for `cargo xtask hlsl-conformance` over ../shared/corpus/dxc-codegen-spirv.\n\
-             # Regenerate with `cargo xtask hlsl-conformance --update-floor`.\n",
-        );
-        for (k, v) in &current {
-            text.push_str(&format!("{k} {v}\n"));
+    settle_floor(
+        FLOOR_PATH,
+        "# Minimum counts for `cargo xtask hlsl-conformance` over ../shared/corpus/dxc-codegen-spirv.\n\
+         # Regenerate with `cargo xtask hlsl-conformance --update-floor`.\n",
+        &current,
+        floor_mode,
+    )
+}
+
+/// What a run does with its floor file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloorMode {
+    /// Fail when a count is below the floor.
+    Check,
+    /// Record the current counts; a lower count only with `allow_lower` (a ratchet).
+    Update { allow_lower: bool },
+}
+
+/// Checks `current` against the floor file `floor_rel` (relative to the workspace), or
+/// records it there under `header`.
+pub fn settle_floor(
+    floor_rel: &str,
+    header: &str,
+    current: &BTreeMap<String, usize>,
+    mode: FloorMode,
+) -> Result<()> {
+    let floor_path = crate::workspace_root().join(floor_rel);
+    let floor = if floor_path.exists() { Some(read_floor(&floor_path, "name count")?) } else { None };
+    let below: Vec<String> = floor
+        .iter()
+        .flatten()
+        .filter_map(|(k, min)| match current.get(k) {
+            Some(have) if have >= min => None,
+            Some(have) => Some(format!("{k} {have} < {min}")),
+            None => Some(format!("{k} (no such count) < {min}")),
+        })
+        .collect();
+    match mode {
+        FloorMode::Update { allow_lower } => {
+            if !below.is_empty() && !allow_lower {
+                bail!(
+                    "--update-floor would lower {floor_rel}: {} (add --allow-lower to mean it)",
+                    below.join(", ")
+                );
+            }
+            let mut text = header.to_string();
+            for (k, v) in current {
+                text.push_str(&format!("{k} {v}\n"));
+            }
+            std::fs::write(&floor_path, text)?;
+            println!("hlsl-conformance: wrote {floor_rel}");
+            Ok(())
         }
-        std::fs::write(&floor_path, text)?;
-        println!("hlsl-conformance: wrote {FLOOR_PATH}");
-        return Ok(());
-    }
-    if !floor_path.exists() {
-        println!("hlsl-conformance: no floor at {FLOOR_PATH}; run with --update-floor to create it");
-        return Ok(());
-    }
-    let floor = read_floor(&floor_path, "name count")?;
-    let mut below = Vec::new();
-    for (k, min) in &floor {
-        let Some(have) = current.get(k) else { bail!("{FLOOR_PATH} names unknown count `{k}`") };
-        if have < min {
-            below.push(format!("{k} {have} < {min}"));
+        FloorMode::Check => {
+            if floor.is_none() {
+                // A corpus without a floor of its own (one the project does not track).
+                println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
+                return Ok(());
+            }
+            if !below.is_empty() {
+                bail!("hlsl-conformance regressed below {floor_rel}: {}", below.join(", "));
+            }
+            println!("hlsl-conformance: OK (at or above the floor)");
+            Ok(())
         }
     }
-    if !below.is_empty() {
-        bail!("hlsl-conformance regressed below {FLOOR_PATH}: {}", below.join(", "));
-    }
-    println!("hlsl-conformance: OK (at or above the floor)");
-    Ok(())
 }
 
 pub fn percent(n: usize, total: usize) -> f64 {
@@ -558,6 +597,24 @@ pub fn run_with_timeout(mut cmd: Command) -> (bool, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The floor is a ratchet: a run below it fails, and `--update-floor` lowers it
+    /// only with `--allow-lower`.
+    #[test]
+    fn floors_only_go_down_when_asked() {
+        let path = std::env::temp_dir().join(format!("spirvkit-floor-test-{}.txt", std::process::id()));
+        let rel = path.to_str().expect("utf-8 temp path");
+        std::fs::write(&path, "# header\naccepted 10\n").unwrap();
+        let counts = |n: usize| BTreeMap::from([("accepted".to_string(), n)]);
+        assert!(settle_floor(rel, "# h\n", &counts(10), FloorMode::Check).is_ok());
+        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Check).is_err());
+        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: false }).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# header\naccepted 10\n");
+        assert!(settle_floor(rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "# h\naccepted 11\n");
+        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok());
+        let _ = std::fs::remove_file(&path);
+    }
 
     #[test]
     fn run_lines_with_flags_negatives_and_continuations() {

@@ -9,9 +9,10 @@
 //! or one the engine lives with; both are worth seeing). The counts are held to
 //! `conformance/<corpus folder name>-floor.txt`.
 
-use crate::corpus::read_floor;
-use crate::hlsl_conformance::{clip, first_error, percent, run_with_timeout, strip_location, TOP_MESSAGES};
-use anyhow::{bail, Context, Result};
+use crate::hlsl_conformance::{
+    clip, first_error, percent, run_with_timeout, strip_location, FloorMode, TOP_MESSAGES,
+};
+use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -63,7 +64,7 @@ fn warnings(stderr: &str) -> impl Iterator<Item = &str> {
     stderr.lines().filter_map(|l| l.split_once(": warning: ").map(|(_, w)| w.trim()))
 }
 
-pub fn run(corpus: &Path, binary: &Path, jobs: usize, update_floor: bool) -> Result<()> {
+pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> Result<()> {
     let manifest = corpus.join("manifest.json");
     let text =
         std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
@@ -149,36 +150,11 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, update_floor: bool) -> Res
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-    let floor_path = crate::workspace_root().join(&floor_rel);
-    if update_floor {
-        let mut text = format!(
-            "# Minimum counts for `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name}` ({total} jobs).\n\
-             # Regenerate with `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name} --update-floor`.\n"
-        );
-        for (k, v) in &current {
-            text.push_str(&format!("{k} {v}\n"));
-        }
-        std::fs::write(&floor_path, text)?;
-        println!("hlsl-conformance: wrote {floor_rel}");
-        return Ok(());
-    }
-    if !floor_path.exists() {
-        println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
-        return Ok(());
-    }
-    let floor = read_floor(&floor_path, "name count")?;
-    let mut below = Vec::new();
-    for (k, min) in &floor {
-        let Some(have) = current.get(k) else { bail!("{floor_rel} names unknown count `{k}`") };
-        if have < min {
-            below.push(format!("{k} {have} < {min}"));
-        }
-    }
-    if !below.is_empty() {
-        bail!("hlsl-conformance regressed below {floor_rel}: {}", below.join(", "));
-    }
-    println!("hlsl-conformance: OK (at or above the floor)");
-    Ok(())
+    let header = format!(
+        "# Minimum counts for `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name}` ({total} jobs).\n\
+         # Regenerate with `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name} --update-floor`.\n"
+    );
+    crate::hlsl_conformance::settle_floor(&floor_rel, &header, &current, floor_mode)
 }
 
 #[cfg(test)]
