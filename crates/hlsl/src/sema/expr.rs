@@ -186,8 +186,26 @@ impl Sema<'_> {
     /// Records the conversion of `e` from `from` to `to` if HLSL allows it implicitly;
     /// warns on truncation. `None` when not convertible.
     pub(super) fn convert_implicit(&mut self, e: ExprId, from: Ty, to: Ty) -> Option<CastKind> {
+        self.convert_implicit_warning(e, from, to, true)
+    }
+
+    /// `convert_implicit` for the elements of a constructor (`half2(f, f)`): dxc fits
+    /// them as an initializer list, which converts without the narrowing warning.
+    fn convert_constructor_element(&mut self, e: ExprId, from: Ty, to: Ty) -> Option<CastKind> {
+        self.convert_implicit_warning(e, from, to, false)
+    }
+
+    fn convert_implicit_warning(
+        &mut self,
+        e: ExprId,
+        from: Ty,
+        to: Ty,
+        warn_narrowing: bool,
+    ) -> Option<CastKind> {
         let conv = implicit_conversion(&self.types, from, to)?;
-        if let (Some(source), Some(target)) = (self.types.component(from), self.types.component(to)) {
+        if let (true, Some(source), Some(target)) =
+            (warn_narrowing, self.types.component(from), self.types.component(to))
+        {
             // dxc's narrowing warning: a (non-literal) number into a narrower one.
             let sixteen = self.opts.enable_16bit_types;
             let numeric = |s: Scalar| s != Scalar::Bool;
@@ -878,7 +896,7 @@ impl Sema<'_> {
                 (Some(n), Some(shape), Some(c)) => {
                     total += n;
                     let target = self.types.with_shape(c, shape);
-                    self.convert_implicit(a, t, target);
+                    self.convert_constructor_element(a, t, target);
                     params.push((target, ParamDirection::In));
                 }
                 (Some(n), _, _) => {
