@@ -4,6 +4,7 @@
 
 use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
 use spirvkit_hlsl::preprocessor::MemoryLoader;
+use spirvkit_hlsl::sema::tree::Stage;
 
 fn analyze(text: &str, sixteen_bit: bool) -> Frontend {
     let mut options = FrontendOptions::default();
@@ -37,4 +38,38 @@ fn assignments_that_narrow_still_warn() {
     let text = fe.render_diagnostics();
     assert!(text.contains("conversion from larger type 'float' to smaller type 'half'"), "{text}");
     assert!(!fe.diags.has_errors(), "{text}");
+}
+
+fn analyze_entry(text: &str, entry: &str) -> Frontend {
+    let mut options = FrontendOptions::default();
+    options.sema.stage = Some(Stage::Compute);
+    options.sema.shader_model = (6, 2);
+    options.sema.entry = Some(entry.to_string());
+    analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+}
+
+#[test]
+fn emitter_errors_apply_only_to_functions_the_entry_point_reaches() {
+    // CACAO keeps a `LoadNormal(pos, offset)` that forwards its offset to `Load` but
+    // calls it only from commented-out code: dxc emits no SPIR-V for it, so its
+    // "immediate offset" error (a SPIR-V emitter error) never fires.
+    let text = "Texture2D t : register(t0);\n\
+                RWTexture2D<float4> o : register(u0);\n\
+                float3 LoadNormal(int2 p, int2 offset) { return t.Load(int3(p, 0), offset).xyz; }\n\
+                float3 Forward(int2 p) { return LoadNormal(p, int2(1, 0)); }\n\
+                float3 Used(int2 p) { return t.Load(int3(p, 0), int2(1, 0)).xyz; }\n\
+                [numthreads(8, 8, 1)] void Clean(uint2 id : SV_DispatchThreadID) { o[id] = float4(Used(id), 1); }\n\
+                [numthreads(8, 8, 1)] void Reaches(uint2 id : SV_DispatchThreadID) { o[id] = float4(Forward(id), 1); }\n";
+    let fe = analyze_entry(text, "Clean");
+    assert!(fe.diags.is_empty(), "{}", fe.render_diagnostics());
+    // Reached through a call chain, it is dxc's error again, at the offset.
+    let fe = analyze_entry(text, "Reaches");
+    let rendered = fe.render_diagnostics();
+    assert!(rendered.contains("t.hlsl:3:"), "{rendered}");
+    assert!(
+        rendered.contains("Offsets to texture access operations must be immediate values."),
+        "{rendered}"
+    );
+    // Without an entry point every function counts as reached.
+    assert!(analyze(text, false).diags.has_errors());
 }

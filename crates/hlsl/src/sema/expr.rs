@@ -1582,6 +1582,9 @@ impl Sema<'_> {
         self.check_nointerpolation_args(target, args, name);
         self.expr_info(callee).resolution = Resolution::Decl(target);
         self.calls.insert(id, CallInfo { callee: Callee::Function(target), params, ret });
+        if let Some(caller) = self.function.as_ref().map(|f| f.decl) {
+            self.call_edges.push((caller, chosen.decl));
+        }
         Self::rvalue(ret)
     }
 
@@ -2137,7 +2140,7 @@ impl Sema<'_> {
             let Some(&a) = args.get(i - skip) else { continue };
             if !self.is_constant_expr(a) {
                 let aspan = self.ast.expr(a).span;
-                self.error(aspan, "Offsets to texture access operations must be immediate values.");
+                self.codegen_error(aspan, "Offsets to texture access operations must be immediate values.");
             }
         }
     }

@@ -140,6 +140,11 @@ pub(crate) struct Sema<'d> {
     push_constant_seen: bool,
     /// `register(cN)` ranges of `$Globals` members and their names.
     constant_registers: Vec<((u32, u32), String)>,
+    /// Calls between functions (caller's body, chosen callee), for reachability.
+    call_edges: Vec<(DeclId, DeclId)>,
+    /// Errors dxc's SPIR-V emitter gives, which it meets only in the functions it
+    /// emits (those the entry point reaches), with the function they are in.
+    codegen_errors: Vec<(DeclId, Span, String)>,
 }
 
 impl<'d> Sema<'d> {
@@ -169,6 +174,8 @@ impl<'d> Sema<'d> {
             entry_points: Vec::new(),
             push_constant_seen: false,
             constant_registers: Vec::new(),
+            call_edges: Vec::new(),
+            codegen_errors: Vec::new(),
         };
         s.declare_builtin_structs();
         s
@@ -183,6 +190,7 @@ impl<'d> Sema<'d> {
             self.global_decl(item);
         }
         self.check_entry_points();
+        self.report_codegen_errors();
         if !self.diags.limit_reached() {
             self.check_undefined_statics();
             self.check_combined_image_samplers();
@@ -240,6 +248,43 @@ impl<'d> Sema<'d> {
 
     fn error(&mut self, span: Span, message: impl Into<String>) {
         self.diags.error(span, message);
+    }
+
+    /// An error dxc gives while emitting SPIR-V: reported at once outside a function,
+    /// else kept until the entry point is known (see `report_codegen_errors`).
+    fn codegen_error(&mut self, span: Span, message: impl Into<String>) {
+        match &self.function {
+            Some(f) => self.codegen_errors.push((f.decl, span, message.into())),
+            None => self.error(span, message),
+        }
+    }
+
+    /// dxc emits only the functions its entry points reach, so an error its emitter
+    /// gives in a function nothing calls is never reported. Without an entry point
+    /// (no `-T`, or none found) every function counts as reached.
+    fn report_codegen_errors(&mut self) {
+        let errors = std::mem::take(&mut self.codegen_errors);
+        if errors.is_empty() {
+            return;
+        }
+        let definition = |s: &Self, d: DeclId| s.decls.get(d.index()).and_then(|i| i.definition).unwrap_or(d);
+        let mut callees: HashMap<DeclId, Vec<DeclId>> = HashMap::new();
+        for &(caller, callee) in &self.call_edges {
+            callees.entry(definition(self, caller)).or_default().push(definition(self, callee));
+        }
+        let mut reached: std::collections::HashSet<DeclId> = std::collections::HashSet::new();
+        let mut work: Vec<DeclId> = self.entry_points.iter().map(|e| definition(self, e.function)).collect();
+        let everything = work.is_empty();
+        while let Some(f) = work.pop() {
+            if reached.insert(f) {
+                work.extend(callees.get(&f).into_iter().flatten().copied());
+            }
+        }
+        for (function, span, message) in errors {
+            if everything || reached.contains(&definition(self, function)) {
+                self.error(span, message);
+            }
+        }
     }
 
     fn warning(&mut self, span: Span, flag: &'static str, message: impl Into<String>) {
