@@ -428,6 +428,19 @@ impl Sema<'_> {
             let base = if base.ends_with("_t") { base } else { text };
             self.error(span, format!("unknown type name '{base}'"));
         }
+        // dxc names the type a min-precision spelling really gets (-Wconversion).
+        let promoted = match (s, self.opts.enable_16bit_types) {
+            (Scalar::Min16Float | Scalar::Min10Float, true) => Some("half"),
+            (Scalar::Min16Int | Scalar::Min12Int, true) => Some("int16_t"),
+            (Scalar::Min16UInt, true) => Some("uint16_t"),
+            (Scalar::Min10Float, false) => Some("min16float"),
+            (Scalar::Min12Int, false) => Some("min16int"),
+            _ => None,
+        };
+        if let Some(promoted) = promoted {
+            let message = format!("'{}' is promoted to '{promoted}'", s.name());
+            self.warning(span, "conversion", message);
+        }
         if self.opts.enable_16bit_types {
             // Min-precision types are real 16-bit types then.
             return match s {
