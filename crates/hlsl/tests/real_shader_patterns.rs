@@ -1,0 +1,91 @@
+//! Patterns from real shaders outside the DXC and Wicked Engine corpora (Microsoft's
+//! D3D12 samples and MiniEngine) that dxc accepts or rejects: each test is one class of
+//! construct, written small, with what dxc does around it.
+
+use std::path::PathBuf;
+
+use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
+use spirvkit_hlsl::preprocessor::MemoryLoader;
+
+fn analyze_with(text: &str, files: &[(&str, &str)]) -> Frontend {
+    let loader =
+        MemoryLoader { files: files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect() };
+    analyze_source(
+        "main.hlsl",
+        Some(PathBuf::from("/src/main.hlsl")),
+        text.to_string(),
+        &FrontendOptions::default(),
+        &loader,
+    )
+}
+
+fn analyze(text: &str) -> Frontend {
+    analyze_with(text, &[])
+}
+
+/// Accepted with no diagnostic at all (no warning dxc would not give either).
+fn clean(text: &str) -> Frontend {
+    let fe = analyze(text);
+    assert!(fe.diags.is_empty(), "unexpected diagnostics:\n{}", fe.render_diagnostics());
+    fe
+}
+
+/// Accepted, with warnings only; returns them.
+fn accepted(text: &str) -> String {
+    let fe = analyze(text);
+    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
+    fe.render_diagnostics()
+}
+
+fn rejected(text: &str) -> String {
+    let fe = analyze(text);
+    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
+    fe.render_diagnostics()
+}
+
+#[test]
+fn texture_subscript_takes_a_longer_index_of_the_same_component_type() {
+    // `RenderTarget[DispatchRaysIndex()]` (D3D12RaytracingHelloWorld): a uint3 cut to the
+    // uint2 a 2D texture takes, with dxc's truncation warning.
+    let text = accepted(
+        "RWTexture2D<float4> RenderTarget : register(u0);\n\
+         Texture2DArray<float4> Layers;\n\
+         void f(uint3 id, uint4 id4) {\n\
+           RenderTarget[id] = float4(0, 0, 0, 1);\n\
+           RenderTarget[id.xy] = Layers[id4];\n\
+         }\n",
+    );
+    assert_eq!(text.matches("implicit truncation of vector type").count(), 2, "{text}");
+}
+
+#[test]
+fn texture_subscript_refuses_truncation_with_a_component_change_and_splats() {
+    // dxc's indexing-operator and SampledTexture tests: int3 -> uint2 needs two
+    // conversions at once, and a scalar is never replicated to a coordinate.
+    for index in ["int3(1, 2, 3)", "0", "i", "u"] {
+        let text = rejected(&format!(
+            "RWTexture2D<float4> t;\n\
+             void f(int i, uint u) {{ t[{index}] = 0; }}\n"
+        ));
+        assert!(
+            text.contains("no viable overloaded operator[] for type 'RWTexture2D<float4>'"),
+            "{index}: {text}"
+        );
+    }
+    // A component change alone stays fine (int2 -> uint2).
+    clean("Texture2D<float4> t;\nfloat4 f(int2 p) { return t[p]; }\n");
+}
+
+#[test]
+fn include_names_with_backslashes_resolve_on_this_host() {
+    // `#include "util\HlslCompat.h"` (D3D12RaytracingProceduralGeometry): dxc hands
+    // include names to the file system in the host's separator style.
+    let fe = analyze_with(
+        "#include \"util\\HlslCompat.h\"\n#include \"shared\\deep\\Common.h\"\nUINT f(XMFLOAT3 v) { return (UINT)v.x + kCommon; }\n",
+        &[
+            ("/src/util/HlslCompat.h", "#pragma once\ntypedef float3 XMFLOAT3;\ntypedef uint UINT;\n"),
+            ("/src/shared/deep/Common.h", "static const uint kCommon = 1;\n"),
+        ],
+    );
+    assert!(fe.diags.is_empty(), "{}", fe.render_diagnostics());
+}
