@@ -89,3 +89,45 @@ fn include_names_with_backslashes_resolve_on_this_host() {
     );
     assert!(fe.diags.is_empty(), "{}", fe.render_diagnostics());
 }
+
+fn analyze_profile(
+    text: &str,
+    stage: spirvkit_hlsl::sema::tree::Stage,
+    shader_model: (u32, u32),
+) -> Frontend {
+    let mut options = FrontendOptions::default();
+    options.sema.stage = Some(stage);
+    options.sema.shader_model = shader_model;
+    analyze_source("main.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+}
+
+const PAYLOAD_WITH_ACCESS_QUALIFIERS: &str = "struct [raypayload] RayPayload\n\
+{\n\
+    float4 color : write(caller, closesthit, miss) : read(caller);\n\
+    uint iterations : write(caller) : read(closesthit);\n\
+    uint unused : read() : write();\n\
+};\n\
+[shader(\"miss\")]\n\
+void Miss(inout RayPayload payload) { payload.color = float4(0, 0, 0, 1); }\n";
+
+#[test]
+fn payload_fields_take_access_qualifiers() {
+    // D3D12RaytracingHelloShaderExecutionReordering: `: write(...) : read(...)` after a
+    // [raypayload] field, on by default from lib_6_7.
+    use spirvkit_hlsl::sema::tree::Stage;
+    let fe = analyze_profile(PAYLOAD_WITH_ACCESS_QUALIFIERS, Stage::Library, (6, 7));
+    assert!(fe.diags.is_empty(), "{}", fe.render_diagnostics());
+    // Below lib_6_7 dxc parses them and says, once, that they are ignored.
+    let fe = analyze_profile(PAYLOAD_WITH_ACCESS_QUALIFIERS, Stage::Library, (6, 3));
+    let text = fe.render_diagnostics();
+    assert!(!fe.diags.has_errors(), "{text}");
+    assert_eq!(text.matches("payload access qualifiers ignored").count(), 1, "{text}");
+    // A semantic spelled `read` without arguments stays a semantic.
+    clean("float4 main(float4 p : read) : SV_Target { return p; }\n");
+}
+
+#[test]
+fn payload_access_qualifiers_name_ray_tracing_stages() {
+    let text = rejected("struct [raypayload] P { float4 color : write(caller, pixel) : read(caller); };\n");
+    assert!(text.contains("invalid shader stage 'pixel' in payload access qualifier"), "{text}");
+}

@@ -138,6 +138,8 @@ pub(crate) struct Sema<'d> {
     pack_matrix_row_major: Option<bool>,
     entry_points: Vec<tree::EntryPoint>,
     push_constant_seen: bool,
+    /// Whether "payload access qualifiers ignored" was reported (dxc says it once).
+    payload_access_warned: bool,
     /// `register(cN)` ranges of `$Globals` members and their names.
     constant_registers: Vec<((u32, u32), String)>,
 }
@@ -168,6 +170,7 @@ impl<'d> Sema<'d> {
             pack_matrix_row_major: None,
             entry_points: Vec::new(),
             push_constant_seen: false,
+            payload_access_warned: false,
             constant_registers: Vec::new(),
         };
         s.declare_builtin_structs();
