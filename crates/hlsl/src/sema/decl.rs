@@ -134,7 +134,7 @@ impl Sema<'_> {
                 _ => {
                     let span = self.ast.decl(id).span;
                     let text = self.ast.qualified_name_text(&name);
-                    self.error(span, format!("expected namespace name '{text}'"));
+                    self.unknown_name_error(span, &text, format!("expected namespace name '{text}'"));
                 }
             },
             DeclKind::UsingDecl(name) => {

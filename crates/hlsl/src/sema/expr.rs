@@ -331,7 +331,7 @@ impl Sema<'_> {
                     let ty = self.resolve_named_type_public(name, targs, span);
                     return ExprInfo { ty, resolution: Resolution::Type(ty), ..ExprInfo::default() };
                 }
-                self.error(span, format!("use of undeclared identifier '{text}'"));
+                self.unknown_name_error(span, &text, format!("use of undeclared identifier '{text}'"));
                 Self::rvalue(TypeTable::ERROR)
             }
         }
@@ -1356,7 +1356,11 @@ impl Sema<'_> {
                             }
                         }
                         let text = self.ast.qualified_name_text(&name);
-                        self.error(callee_expr.span, format!("use of undeclared identifier '{text}'"));
+                        self.unknown_name_error(
+                            callee_expr.span,
+                            &text,
+                            format!("use of undeclared identifier '{text}'"),
+                        );
                         Self::rvalue(TypeTable::ERROR)
                     }
                 }

@@ -245,6 +245,22 @@ impl<'d> Sema<'d> {
         self.diags.error(span, message);
     }
 
+    /// An unknown name: "not supported yet" when it is one of dxc's shader model 6.9
+    /// Shader Execution Reordering built-ins (`dx::HitObject`, `dx::MaybeReorderThread`,
+    /// the `dx` namespace), which this front end does not model; `otherwise` else.
+    fn unknown_name_error(&mut self, span: Span, name: &str, otherwise: String) {
+        let first = name.split("::").next().unwrap_or(name);
+        let ser = matches!(first, "dx" | "HitObject" | "MaybeReorderThread");
+        if ser && self.opts.shader_model >= (6, 9) {
+            self.error(
+                span,
+                format!("not supported yet: '{name}' (Shader Execution Reordering, dx::HitObject and dx::MaybeReorderThread)"),
+            );
+        } else {
+            self.error(span, otherwise);
+        }
+    }
+
     fn warning(&mut self, span: Span, flag: &'static str, message: impl Into<String>) {
         self.diags.warning(span, flag, message);
     }
