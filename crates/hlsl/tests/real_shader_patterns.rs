@@ -142,7 +142,17 @@ fn shader_execution_reordering_is_reported_as_not_supported_yet() {
                 void Gen() { dx::MaybeReorderThread(1, 1); }\n";
     let fe = analyze_profile(text, Stage::Library, (6, 9));
     let out = fe.render_diagnostics();
-    assert_eq!(out.matches("not supported yet: 'dx").count(), 2, "{out}");
+    assert_eq!(out.matches("not supported yet: 'dx::MaybeReorderThread'").count(), 1, "{out}");
+    assert_eq!(fe.diags.error_count(), 1, "`using namespace dx;` holds at 6.9: {out}");
+    let fe = analyze_profile(
+        "using namespace dx;
+void f() { HitObject h = HitObject::MakeNop(); }
+",
+        Stage::Library,
+        (6, 9),
+    );
+    let out = fe.render_diagnostics();
+    assert!(out.contains("not supported yet: 'HitObject"), "{out}");
     // Below shader model 6.9 these names do not exist in dxc either.
     let fe = analyze_profile(text, Stage::Library, (6, 3));
     let out = fe.render_diagnostics();

@@ -174,7 +174,19 @@ impl<'d> Sema<'d> {
             constant_registers: Vec::new(),
         };
         s.declare_builtin_structs();
+        s.declare_builtin_namespaces();
         s
+    }
+
+    /// dxc's shader model 6.9 `namespace dx`: present (so `using namespace dx;` holds)
+    /// but empty, its Shader Execution Reordering members reported as not supported.
+    fn declare_builtin_namespaces(&mut self) {
+        if self.opts.shader_model >= (6, 9) {
+            let name = self.ast.interner.intern("dx");
+            self.namespaces.push(lookup::Namespace::default());
+            let ns = self.namespaces.len() - 1;
+            self.declare(name, Entity::Namespace(ns));
+        }
     }
 
     fn run(&mut self) {
