@@ -646,8 +646,8 @@ impl Sema<'_> {
 
     /// A struct or class definition (or forward declaration): its type.
     /// A field's payload access qualifiers (`: read(caller) : write(closesthit)`): the
-    /// stages must be ray tracing ones; below `lib_6_7` dxc parses and ignores them, once
-    /// warned. Which stage reads or writes which field is not checked yet.
+    /// stages must be ray tracing ones; below `lib_6_7` (without `-enable-payload-qualifiers`)
+    /// or with `-disable-payload-qualifiers` dxc parses and ignores them, once warned. Which stage reads or writes which field is not checked yet.
     fn check_payload_access(&mut self, annotations: &[crate::ast::Annotation]) {
         for a in annotations {
             let crate::ast::Annotation::PayloadAccess { stages, span, .. } = a else { continue };
@@ -660,7 +660,8 @@ impl Sema<'_> {
                     );
                 }
             }
-            let supported = self.opts.stage == Some(Stage::Library) && self.opts.shader_model >= (6, 7);
+            let by_profile = self.opts.stage == Some(Stage::Library) && self.opts.shader_model >= (6, 7);
+            let supported = self.opts.payload_access_qualifiers.unwrap_or(by_profile);
             if !supported && !self.payload_access_warned {
                 self.payload_access_warned = true;
                 self.warning(

@@ -44,6 +44,9 @@ pub struct SemaOptions {
     /// 2016, 2018, 2021 (`-HV`).
     pub hlsl_version: u32,
     pub enable_16bit_types: bool,
+    /// `-enable-payload-qualifiers` (`Some(true)`) or `-disable-payload-qualifiers`
+    /// (`Some(false)`); `None`: on for `lib_6_7` and later, as dxc does.
+    pub payload_access_qualifiers: Option<bool>,
     /// The stage of the `-T` profile (`Library` for `lib_*`); `None` skips the entry
     /// point checks.
     pub stage: Option<Stage>,
@@ -71,6 +74,7 @@ impl Default for SemaOptions {
         SemaOptions {
             hlsl_version: 2021,
             enable_16bit_types: false,
+            payload_access_qualifiers: None,
             stage: None,
             shader_model: (6, 0),
             entry: None,
