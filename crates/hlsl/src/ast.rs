@@ -186,6 +186,9 @@ pub enum Annotation {
     },
     /// `: packoffset(c0.y)`.
     PackOffset { register: Ident, component: Option<Ident>, span: Span },
+    /// A ray payload field's access qualifier, `: read(caller, closesthit)` or
+    /// `: write(miss)`: the stages that may read or write the field.
+    PayloadAccess { write: bool, stages: Vec<Ident>, span: Span },
 }
 
 #[derive(Clone, Debug, PartialEq)]

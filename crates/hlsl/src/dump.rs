@@ -136,6 +136,11 @@ impl<'a> Dumper<'a> {
                 let c = component.map(|c| format!(".{}", self.name(c.name))).unwrap_or_default();
                 format!("PackOffset {} {}{c}", self.range(*span), self.name(register.name))
             }
+            Annotation::PayloadAccess { write, stages, span } => {
+                let stages: Vec<&str> = stages.iter().map(|s| self.name(s.name)).collect();
+                let access = if *write { "write" } else { "read" };
+                format!("PayloadAccess {} {access}({})", self.range(*span), stages.join(", "))
+            }
         };
         self.line(text);
     }

@@ -877,7 +877,11 @@ impl<'a> Preprocessor<'a> {
             .and_then(|f| self.sources.path(f.file))
             .and_then(|p| p.parent())
             .map(|p| p.to_path_buf());
-        let target_path = Path::new(target);
+        // dxc hands include names to its file system in the host's separator style, so
+        // `#include "util\\Compat.h"`, written on Windows, resolves on other hosts too.
+        let native =
+            if std::path::MAIN_SEPARATOR == '/' { target.replace('\\', "/") } else { target.to_string() };
+        let target_path = Path::new(&native);
         let mut candidates = Vec::new();
         if target_path.is_absolute() {
             candidates.push(target_path.to_path_buf());

@@ -192,6 +192,7 @@ fn frontend_options(o: &Options) -> FrontendOptions {
         sema: SemaOptions {
             hlsl_version: o.hlsl_version,
             enable_16bit_types: o.enable_16bit_types,
+            payload_access_qualifiers: o.payload_qualifiers,
             stage: o.profile.map(|p| sema_stage(p.stage)),
             shader_model: o.profile.map_or((6, 0), |p| (p.major, p.minor)),
             entry: o.entry.clone(),

@@ -63,6 +63,8 @@ pub enum OptionError {
     BadProfile(String),
     #[error("Must disable validation for unsupported lib_6_1 or lib_6_2 targets.")]
     OldLibraryNeedsVd,
+    #[error("Invalid target for payload access qualifiers. Only lib_6_6 and beyond are supported.")]
+    PayloadQualifiersNeedSm66,
     #[error("Unknown HLSL version: {0}. Valid versions: 2016, 2017, 2018, 2021, 202x")]
     BadVersion(String),
     #[error("HLSL Version 2015 is only supported for language services")]
@@ -273,6 +275,8 @@ pub struct Options {
     pub include_dirs: Vec<String>,
     pub hlsl_version: u32,
     pub enable_16bit_types: bool,
+    /// `-enable-payload-qualifiers` / `-disable-payload-qualifiers`; `None`: the profile's default.
+    pub payload_qualifiers: Option<bool>,
     pub target_env: Option<String>,
     pub extensions: Vec<String>,
     pub warnings_as_errors: bool,
@@ -319,6 +323,7 @@ impl Default for Options {
             include_dirs: Vec::new(),
             hlsl_version: 2021,
             enable_16bit_types: false,
+            payload_qualifiers: None,
             target_env: None,
             extensions: Vec::new(),
             warnings_as_errors: false,
@@ -602,6 +607,17 @@ fn check_profile_dependent(args: &Args, o: &mut Options) -> Result<(), OptionErr
         }
         Some(level) => o.optimization_level = level[1..].parse().unwrap_or(3),
         None => o.optimization_level = 3,
+    }
+    // Payload access qualifiers: on by default from 6.7; `-enable-payload-qualifiers`
+    // needs 6.6, `-disable-payload-qualifiers` turns them off.
+    if args.has("enable-payload-qualifiers") {
+        if !at_least(6, 6) {
+            return Err(OptionError::PayloadQualifiersNeedSm66);
+        }
+        o.payload_qualifiers = Some(true);
+    }
+    if args.has("disable-payload-qualifiers") {
+        o.payload_qualifiers = Some(false);
     }
     let old_library = o.profile.is_some_and(|p| p.stage == Stage::Library && (p.major, p.minor) < (6, 3));
     if old_library && !args.has("Vd") {

@@ -723,6 +723,10 @@ impl Parser<'_> {
                 if let Some(a) = self.parse_packoffset(tok.origin) {
                     out.push(a);
                 }
+            } else if (word == "read" || word == "write") && is_call {
+                if let Some(a) = self.parse_payload_access(word == "write", tok.origin) {
+                    out.push(a);
+                }
             } else {
                 out.push(Annotation::Semantic(Ident { name: tok.sym, span: tok.origin }));
             }
@@ -775,6 +779,30 @@ impl Parser<'_> {
             None => (Ident { name: self.ast.interner.intern(""), span }, None),
         };
         Some(Annotation::Register { profile, slot, subcomponent, space, span })
+    }
+
+    /// `read(stage, ...)` / `write(stage, ...)` after `:`; the list may be empty.
+    fn parse_payload_access(&mut self, write: bool, start: Span) -> Option<Annotation> {
+        let open = self.bump();
+        let mut stages = Vec::new();
+        if !self.at(Punct::RParen) {
+            loop {
+                let tok = self.peek();
+                if tok.kind != TokenKind::Ident {
+                    let span = self.error_span();
+                    self.error(span, "expected identifier");
+                    self.skip_to_closing_paren();
+                    return None;
+                }
+                self.bump();
+                stages.push(Ident { name: tok.sym, span: tok.origin });
+                if !self.eat(Punct::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect_closing(Punct::RParen, open);
+        Some(Annotation::PayloadAccess { write, stages, span: self.span_from(start) })
     }
 
     fn parse_packoffset(&mut self, start: Span) -> Option<Annotation> {

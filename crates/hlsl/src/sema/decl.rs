@@ -3,7 +3,9 @@
 
 use super::clone::Cloner;
 use super::lookup::{Entity, Found, Scope, ScopeKind};
-use super::tree::{ConstValue, GlobalStorage, Instantiation, ParamDirection, Resolution, TemplateValue};
+use super::tree::{
+    ConstValue, GlobalStorage, Instantiation, ParamDirection, Resolution, Stage, TemplateValue,
+};
 use super::types::{EnumInfo, Field, Scalar, StructId, StructInfo, Ty, TypeData, TypeTable};
 use super::{FunctionContext, Sema, TemplateInfo, MAX_INSTANTIATION_DEPTH};
 use crate::ast::{DeclId, DeclKind, ExprId, ExprKind, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
@@ -132,7 +134,7 @@ impl Sema<'_> {
                 _ => {
                     let span = self.ast.decl(id).span;
                     let text = self.ast.qualified_name_text(&name);
-                    self.error(span, format!("expected namespace name '{text}'"));
+                    self.unknown_name_error(span, &text, format!("expected namespace name '{text}'"));
                 }
             },
             DeclKind::UsingDecl(name) => {
@@ -643,6 +645,34 @@ impl Sema<'_> {
     }
 
     /// A struct or class definition (or forward declaration): its type.
+    /// A field's payload access qualifiers (`: read(caller) : write(closesthit)`): the
+    /// stages must be ray tracing ones; below `lib_6_7` (without `-enable-payload-qualifiers`)
+    /// or with `-disable-payload-qualifiers` dxc parses and ignores them, once warned. Which stage reads or writes which field is not checked yet.
+    fn check_payload_access(&mut self, annotations: &[crate::ast::Annotation]) {
+        for a in annotations {
+            let crate::ast::Annotation::PayloadAccess { stages, span, .. } = a else { continue };
+            for stage in stages {
+                let name = self.name(stage.name).to_string();
+                if !matches!(name.as_str(), "caller" | "closesthit" | "anyhit" | "miss") {
+                    self.error(
+                        stage.span,
+                        format!("invalid shader stage '{name}' in payload access qualifier (expected caller, closesthit, anyhit or miss)"),
+                    );
+                }
+            }
+            let by_profile = self.opts.stage == Some(Stage::Library) && self.opts.shader_model >= (6, 7);
+            let supported = self.opts.payload_access_qualifiers.unwrap_or(by_profile);
+            if !supported && !self.payload_access_warned {
+                self.payload_access_warned = true;
+                self.warning(
+                    *span,
+                    "payload-access-qualifier",
+                    "payload access qualifiers ignored. These are only supported for lib_6_7+ targets and lib_6_6 with with the -enable-payload-qualifiers flag.",
+                );
+            }
+        }
+    }
+
     pub(super) fn struct_decl(&mut self, id: DeclId, template_args: Option<Vec<TemplateValue>>) -> Ty {
         if let Some(&ty) = self.struct_types.get(&id) {
             return ty;
@@ -742,6 +772,7 @@ impl Sema<'_> {
                             self.error(span, "'binding' attribute only applies to global variables, cbuffers, and tbuffers");
                         }
                     }
+                    self.check_payload_access(&v.annotations);
                     if let Some(init) = v.init {
                         self.check_initializer(init, fty, mdecl.span);
                     }

@@ -349,7 +349,7 @@ impl Sema<'_> {
                     let ty = self.resolve_named_type_public(name, targs, span);
                     return ExprInfo { ty, resolution: Resolution::Type(ty), ..ExprInfo::default() };
                 }
-                self.error(span, format!("use of undeclared identifier '{text}'"));
+                self.unknown_name_error(span, &text, format!("use of undeclared identifier '{text}'"));
                 Self::rvalue(TypeTable::ERROR)
             }
         }
@@ -1209,9 +1209,16 @@ impl Sema<'_> {
         }
         let coord = |s: &mut Self, n: u8| {
             let target = if n <= 1 { TypeTable::UINT } else { s.types.vector(Scalar::UInt, n) };
-            // operator[] takes exactly its coordinate shape: no truncation, no structs.
-            let fits = implicit_conversion(&s.types, it, target)
-                .is_some_and(|c| !c.truncates && !matches!(c.kind, CastKind::Flat | CastKind::Reshape));
+            // operator[] takes its coordinate shape: a component conversion (`int2` for
+            // `uint2`) or a truncation of the same component type (`uint3` from
+            // `DispatchRaysIndex()` for `uint2`, dxc warns), never both at once, never a
+            // splat (`tex2d[0]`), never a struct.
+            let same_component =
+                s.types.component(it).is_some() && s.types.component(it) == s.types.component(target);
+            let fits = implicit_conversion(&s.types, it, target).is_some_and(|c| {
+                (!c.truncates || same_component)
+                    && !matches!(c.kind, CastKind::Flat | CastKind::Reshape | CastKind::Splat)
+            });
             if !s.types.is_error(it) && (!fits || s.convert_implicit(index, it, target).is_none()) {
                 s.error(span, format!("no viable overloaded operator[] for type {}", s.quoted(bt)));
                 return false;
@@ -1367,7 +1374,11 @@ impl Sema<'_> {
                             }
                         }
                         let text = self.ast.qualified_name_text(&name);
-                        self.error(callee_expr.span, format!("use of undeclared identifier '{text}'"));
+                        self.unknown_name_error(
+                            callee_expr.span,
+                            &text,
+                            format!("use of undeclared identifier '{text}'"),
+                        );
                         Self::rvalue(TypeTable::ERROR)
                     }
                 }

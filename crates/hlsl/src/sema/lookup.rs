@@ -347,13 +347,17 @@ impl Sema<'_> {
                     // `T::U` of a dependent or unknown type: accept as opaque.
                     let qualifier = self.name(name.segments[0].name).to_string();
                     if self.lookup(name.segments[0].name).is_none() {
-                        self.error(span, format!("use of undeclared identifier '{qualifier}'"));
+                        self.unknown_name_error(
+                            span,
+                            &text,
+                            format!("use of undeclared identifier '{qualifier}'"),
+                        );
                         return TypeTable::ERROR;
                     }
                     self.error(span, format!("no type named '{text}' in '{qualifier}'"));
                     return TypeTable::ERROR;
                 }
-                self.error(span, format!("unknown type name '{text}'"));
+                self.unknown_name_error(span, &text, format!("unknown type name '{text}'"));
                 TypeTable::ERROR
             }
         }

@@ -44,6 +44,9 @@ pub struct SemaOptions {
     /// 2016, 2018, 2021 (`-HV`).
     pub hlsl_version: u32,
     pub enable_16bit_types: bool,
+    /// `-enable-payload-qualifiers` (`Some(true)`) or `-disable-payload-qualifiers`
+    /// (`Some(false)`); `None`: on for `lib_6_7` and later, as dxc does.
+    pub payload_access_qualifiers: Option<bool>,
     /// The stage of the `-T` profile (`Library` for `lib_*`); `None` skips the entry
     /// point checks.
     pub stage: Option<Stage>,
@@ -71,6 +74,7 @@ impl Default for SemaOptions {
         SemaOptions {
             hlsl_version: 2021,
             enable_16bit_types: false,
+            payload_access_qualifiers: None,
             stage: None,
             shader_model: (6, 0),
             entry: None,
@@ -138,6 +142,8 @@ pub(crate) struct Sema<'d> {
     pack_matrix_row_major: Option<bool>,
     entry_points: Vec<tree::EntryPoint>,
     push_constant_seen: bool,
+    /// Whether "payload access qualifiers ignored" was reported (dxc says it once).
+    payload_access_warned: bool,
     /// `register(cN)` ranges of `$Globals` members and their names.
     constant_registers: Vec<((u32, u32), String)>,
     /// Calls between functions (caller's body, chosen callee), for reachability.
@@ -173,12 +179,25 @@ impl<'d> Sema<'d> {
             pack_matrix_row_major: None,
             entry_points: Vec::new(),
             push_constant_seen: false,
+            payload_access_warned: false,
             constant_registers: Vec::new(),
             call_edges: Vec::new(),
             codegen_errors: Vec::new(),
         };
         s.declare_builtin_structs();
+        s.declare_builtin_namespaces();
         s
+    }
+
+    /// dxc's shader model 6.9 `namespace dx`: present (so `using namespace dx;` holds)
+    /// but empty, its Shader Execution Reordering members reported as not supported.
+    fn declare_builtin_namespaces(&mut self) {
+        if self.opts.shader_model >= (6, 9) {
+            let name = self.ast.interner.intern("dx");
+            self.namespaces.push(lookup::Namespace::default());
+            let ns = self.namespaces.len() - 1;
+            self.declare(name, Entity::Namespace(ns));
+        }
     }
 
     fn run(&mut self) {
@@ -284,6 +303,22 @@ impl<'d> Sema<'d> {
             if everything || reached.contains(&definition(self, function)) {
                 self.error(span, message);
             }
+        }
+    }
+
+    /// An unknown name: "not supported yet" when it is one of dxc's shader model 6.9
+    /// Shader Execution Reordering built-ins (`dx::HitObject`, `dx::MaybeReorderThread`,
+    /// the `dx` namespace), which this front end does not model; `otherwise` else.
+    fn unknown_name_error(&mut self, span: Span, name: &str, otherwise: String) {
+        let first = name.split("::").next().unwrap_or(name);
+        let ser = matches!(first, "dx" | "HitObject" | "MaybeReorderThread");
+        if ser && self.opts.shader_model >= (6, 9) {
+            self.error(
+                span,
+                format!("not supported yet: '{name}' (Shader Execution Reordering, dx::HitObject and dx::MaybeReorderThread)"),
+            );
+        } else {
+            self.error(span, otherwise);
         }
     }
 

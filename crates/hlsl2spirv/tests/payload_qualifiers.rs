@@ -1,0 +1,49 @@
+//! `-enable-payload-qualifiers` / `-disable-payload-qualifiers` and the profile's default
+//! for ray payload access qualifiers (`: read(...) : write(...)`), as dxc applies them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hlsl2spirv"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    // The process may stop at a command-line error before reading its input.
+    let _ = child.stdin.take().expect("piped").write_all(stdin.as_bytes());
+    child.wait_with_output().expect("finishes")
+}
+
+const SHADER: &str = "struct [raypayload] Payload { int a : read(caller) : write(caller, miss); };\n\
+                      [shader(\"miss\")] void main(inout Payload payload) { payload.a = 0; }\n";
+
+fn syntax_only(profile: &str, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["-spirv", "-T", profile, "-fsyntax-only"];
+    args.extend_from_slice(extra);
+    args.push("-");
+    let out = run(&args, SHADER);
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).to_string())
+}
+
+const IGNORED: &str = "payload access qualifiers ignored";
+
+#[test]
+fn payload_qualifiers_follow_the_profile_and_the_flags() {
+    let (ok, err) = syntax_only("lib_6_7", &[]);
+    assert!(ok && !err.contains(IGNORED), "{err}");
+    let (ok, err) = syntax_only("lib_6_6", &[]);
+    assert!(ok && err.contains(IGNORED), "{err}");
+    let (ok, err) = syntax_only("lib_6_6", &["-enable-payload-qualifiers"]);
+    assert!(ok && !err.contains(IGNORED), "{err}");
+    let (ok, err) = syntax_only("lib_6_8", &["-disable-payload-qualifiers"]);
+    assert!(ok && err.contains(IGNORED), "{err}");
+    let (ok, err) = syntax_only("lib_6_5", &["-enable-payload-qualifiers"]);
+    assert!(
+        !ok && err
+            .contains("Invalid target for payload access qualifiers. Only lib_6_6 and beyond are supported."),
+        "{err}"
+    );
+}
