@@ -221,3 +221,138 @@ pub fn is_lowerable(table: &TypeTable, ty: Ty) -> bool {
         TypeData::Object { .. } | TypeData::String | TypeData::Opaque(_) | TypeData::Error
     ) && !table.contains_object(ty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::struct_type;
+
+    /// The member types of struct `S` in `source`, lowered without a layout (the front
+    /// end runs with the same `-enable-16bit-types`).
+    fn member_kinds(source: &str, options: LowerOptions) -> (Vec<TypeKind>, TypeStore) {
+        let (table, ty, _) = struct_type(source, "S", options.sixteen_bit_types);
+        let mut store = TypeStore::new();
+        let lowered = TypeLowering::new(&table, &mut store, options).lower(ty, None).unwrap();
+        let TypeKind::IdentifiedStruct { name } = store.kind(lowered).clone() else { panic!("struct") };
+        let body = store.struct_body(&name).unwrap().clone();
+        assert!(body.members.iter().all(|m| m.offset.is_none() && m.decorations.is_empty()));
+        (body.members.iter().map(|m| store.kind(m.ty).clone()).collect(), store)
+    }
+
+    fn int(width: u32, signedness: Signedness) -> TypeKind {
+        TypeKind::Integer { width, signedness }
+    }
+
+    #[test]
+    fn scalars_take_dxc_widths() {
+        let source = "enum E { A }; struct S { bool b; int i; uint u; min16uint s; uint64_t l; half h;
+            float f; double d; min16float m; min12int n; E e; float1 one; };";
+        let (kinds, _) = member_kinds(source, LowerOptions::default());
+        use Signedness::*;
+        let expected = [
+            int(1, Signless),
+            int(32, Signed),
+            int(32, Signless),
+            int(32, Signless),
+            int(64, Signless),
+            TypeKind::Float(FloatKind::F32),
+            TypeKind::Float(FloatKind::F32),
+            TypeKind::Float(FloatKind::F64),
+            TypeKind::Float(FloatKind::F32),
+            int(32, Signed),
+            int(32, Signed),
+            TypeKind::Float(FloatKind::F32),
+        ];
+        assert_eq!(kinds, expected);
+        let (kinds, _) =
+            member_kinds(source, LowerOptions { sixteen_bit_types: true, ..LowerOptions::default() });
+        assert_eq!(kinds[5], TypeKind::Float(FloatKind::F16));
+        assert_eq!(kinds[8], TypeKind::Float(FloatKind::F16));
+        assert_eq!(kinds[9], int(16, Signed));
+    }
+
+    #[test]
+    fn min_precision_is_relaxed_only_at_32_bits() {
+        let off = LowerOptions::default();
+        let on = LowerOptions { sixteen_bit_types: true, ..off };
+        assert!(is_relaxed_precision(Scalar::Min16Float, &off));
+        assert!(is_relaxed_precision(Scalar::Min16UInt, &off));
+        assert!(!is_relaxed_precision(Scalar::Min16Float, &on));
+        assert!(!is_relaxed_precision(Scalar::Half, &off));
+    }
+
+    #[test]
+    fn matrices_are_hlsl_rows_of_vectors() {
+        let source = "struct S { float3x4 m; float1x3 row; float2x1 column; int2x3 im; float a[2]; };";
+        let (kinds, store) = member_kinds(source, LowerOptions::default());
+        let TypeKind::Matrix { column, columns: 3 } = &kinds[0] else { panic!("{:?}", kinds[0]) };
+        assert!(matches!(store.kind(*column), TypeKind::Vector { shape, .. } if shape == &[4]));
+        assert!(matches!(&kinds[1], TypeKind::Vector { shape, .. } if shape == &[3]));
+        assert!(matches!(&kinds[2], TypeKind::Vector { shape, .. } if shape == &[2]));
+        let TypeKind::Array { element, count: 2, stride: None, .. } = &kinds[3] else {
+            panic!("{:?}", kinds[3])
+        };
+        assert!(matches!(store.kind(*element), TypeKind::Vector { shape, .. } if shape == &[3]));
+        assert!(matches!(&kinds[4], TypeKind::Array { count: 2, stride: None, .. }));
+    }
+
+    #[test]
+    fn bases_become_the_first_member() {
+        let (kinds, store) =
+            member_kinds("struct B { float x; }; struct S : B { int y; };", LowerOptions::default());
+        let TypeKind::IdentifiedStruct { name } = &kinds[0] else { panic!("{:?}", kinds[0]) };
+        assert_eq!(name, "B");
+        assert_eq!(store.struct_body("B").unwrap().members.len(), 1);
+        assert_eq!(kinds[1], int(32, Signedness::Signed));
+    }
+
+    #[test]
+    fn one_struct_under_two_rules_gets_two_ir_structs() {
+        let (table, ty, _) = struct_type("struct S { float a; float3 b; };", "S", false);
+        let mut store = TypeStore::new();
+        let mut lowering = TypeLowering::new(&table, &mut store, LowerOptions::default());
+        let plain = lowering.lower(ty, None).unwrap();
+        let std140 = lowering.lower(ty, Some(LayoutRule::Std140)).unwrap();
+        let relaxed = lowering.lower(ty, Some(LayoutRule::RelaxedStd140)).unwrap();
+        assert_ne!(plain, std140);
+        assert_ne!(std140, relaxed);
+        let offsets = |name: &str| -> Vec<Option<u32>> {
+            lowering.store().struct_body(name).unwrap().members.iter().map(|m| m.offset).collect()
+        };
+        assert_eq!(offsets("S.gl140"), [Some(0), Some(16)]);
+        assert_eq!(offsets("S.std140"), [Some(0), Some(4)]);
+    }
+
+    #[test]
+    fn objects_are_not_supported_yet() {
+        let (table, ty, _) = struct_type("struct S { float a; Texture2D t; };", "S", false);
+        let mut store = TypeStore::new();
+        let err = TypeLowering::new(&table, &mut store, LowerOptions::default()).lower(ty, None).unwrap_err();
+        assert!(matches!(&err, CodegenError::NotSupported { .. }), "{err:?}");
+        assert_eq!(err.to_string(), "not supported yet: type 'Texture2D<float4>'");
+        assert!(!is_lowerable(&table, ty));
+    }
+
+    #[test]
+    fn column_major_integer_matrices_in_buffers_are_not_supported_yet() {
+        let (table, ty, _) = struct_type("struct S { int2x3 m; };", "S", false);
+        let mut store = TypeStore::new();
+        let err = TypeLowering::new(&table, &mut store, LowerOptions::default())
+            .lower(ty, Some(LayoutRule::RelaxedStd430))
+            .unwrap_err();
+        assert!(err.to_string().starts_with("not supported yet: column_major non-float matrix"), "{err}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let mut source = String::from("struct S0 { float x; };\n");
+        for i in 1..100 {
+            source.push_str(&format!("struct S{i} {{ S{} inner[2]; }};\n", i - 1));
+        }
+        source.push_str("struct S { S99 deep; };");
+        let (table, ty, _) = struct_type(&source, "S", false);
+        let mut store = TypeStore::new();
+        let err = TypeLowering::new(&table, &mut store, LowerOptions::default()).lower(ty, None).unwrap_err();
+        assert_eq!(err, CodegenError::TooDeep { limit: MAX_NESTING });
+    }
+}
