@@ -10,8 +10,8 @@
 //! - fxc's cbuffer rule (`-fvk-use-dx-layout` for uniform buffers) is relaxed std140
 //!   whose vectors align as their elements and whose arrays and structs leave no tail
 //!   padding (the next member may sit inside their last 16-byte register);
-//! - fxc's structured-buffer rule packs everything at its scalar alignment, without
-//!   tail padding;
+//! - fxc's structured-buffer rule packs everything at its scalar alignment; arrays have
+//!   no tail padding, structs round their size up to their alignment;
 //! - the scalar rule (`-fvk-use-scalar-layout`) aligns everything as its scalars.
 
 use crate::types::{CodegenError, LowerOptions, MAX_NESTING};
@@ -346,7 +346,10 @@ impl<'a> LayoutCalculator<'a> {
         if rule.rounds_to_vec4() {
             max_align = round_up(max_align, VEC4_ALIGN);
         }
-        if !rule.is_fxc() {
+        // Only fxc's cbuffer packing lets the next member use a struct's tail padding
+        // (dxc rounds structured-buffer structs too: vk.layout.sbuffer.vector-and-
+        // matrix.with.fxc.rule.hlsl has a 36-byte struct with stride 40).
+        if rule != LayoutRule::FxcCBuffer {
             offset = round_up(offset, max_align);
         }
         if offset > u64::from(u32::MAX) {

@@ -201,3 +201,67 @@ fn booleans_in_a_cbuffer() {
         &TypeKind::Integer { width: 32, signedness: spirvkit_ir::types::Signedness::Signless }
     );
 }
+
+/// vk.layout.sbuffer.vector-and-matrix.with.fxc.rule.hlsl (`-fvk-use-dx-layout
+/// -enable-16bit-types`, structured buffers): structs round their size to their
+/// alignment, which shows in the runtime array strides.
+#[test]
+fn fxc_structured_buffer_vectors_and_matrices() {
+    let source = "struct TestStruct0 { half first; double3 second; float last; };
+        struct TestStruct1 { half first; double3x2 second; float last; };
+        struct InnerTestStruct2 { float a; double2x3 b[2]; double3 c; half last; };
+        struct TestStruct2 { float first; InnerTestStruct2 second; float last; };
+        struct B0 { TestStruct0 s[]; }; struct B1 { TestStruct1 s[]; }; struct B2 { TestStruct2 s[]; };";
+    let options = LowerOptions { sixteen_bit_types: true, ..DEFAULT };
+    let rule = LayoutRule::FxcStructuredBuffer;
+    let (s0, _) = lower(source, "TestStruct0", rule, options);
+    assert_eq!(offsets(&s0), [0, 8, 32]);
+    let (s1, _) = lower(source, "TestStruct1", rule, options);
+    assert_eq!(offsets(&s1), [0, 8, 56]);
+    assert_eq!(matrices(&s1), [(1, 24, "RowMajor".into())]);
+    let (inner, store) = lower(source, "InnerTestStruct2", rule, options);
+    assert_eq!(offsets(&inner), [0, 8, 104, 128]);
+    assert_eq!(matrices(&inner), [(1, 16, "RowMajor".into())]);
+    assert_eq!(array_stride(&inner, &store, 1), Some(48));
+    let (s2, _) = lower(source, "TestStruct2", rule, options);
+    assert_eq!(offsets(&s2), [0, 8, 144]);
+    for (wrapper, stride) in [("B0", 40), ("B1", 64), ("B2", 152)] {
+        let (body, store) = lower(source, wrapper, rule, options);
+        assert_eq!(array_stride(&body, &store, 0), Some(stride), "{wrapper}");
+    }
+}
+
+/// vk.layout.cbuffer.fxc.1.hlsl: under fxc's cbuffer packing a struct starts a new
+/// 16-byte register but the next member may use its tail.
+#[test]
+fn fxc_cbuffer_struct_tail_is_reused() {
+    let source = "struct S { float a; }; struct T { float a; S b; float c; S d; };";
+    let (body, _) = lower(source, "T", LayoutRule::FxcCBuffer, DEFAULT);
+    assert_eq!(offsets(&body), [0, 16, 20, 32]);
+}
+
+/// vk.layout.16bit-types.cbuffer.hlsl (the cbuffer's members as a struct).
+#[test]
+fn sixteen_bit_types_std140() {
+    let source = "struct S { uint16_t2 gVal1; int16_t gVal2; half3x2 gVal3; };";
+    let options = LowerOptions { sixteen_bit_types: true, ..DEFAULT };
+    let (body, _) = lower(source, "S", LayoutRule::RelaxedStd140, options);
+    assert_eq!(offsets(&body), [0, 4, 16]);
+    assert_eq!(matrices(&body), [(2, 16, "RowMajor".into())]);
+}
+
+/// vk.layout.cbuffer.zpr.hlsl (`-Zpr`): unannotated matrices are row-major, so they take
+/// `ColMajor` and the row-major array strides; integer matrices are arrays of rows.
+#[test]
+fn zpr_makes_matrices_row_major() {
+    let source = "struct S { row_major float2x3 matrices1[5]; column_major float2x3 matrices2[5];
+        float2x3 matrices3[5]; row_major int2x3 matrices4[5]; int2x3 matrices5[5]; };";
+    let options = LowerOptions { default_row_major: true, ..DEFAULT };
+    let (body, store) = lower(source, "S", LayoutRule::RelaxedStd140, options);
+    let majors: Vec<_> = matrices(&body).into_iter().map(|(i, _, m)| (i, m)).collect();
+    assert_eq!(majors, [(0, "ColMajor".into()), (1, "RowMajor".into()), (2, "ColMajor".into())]);
+    let strides: Vec<_> = (0..5).map(|i| array_stride(&body, &store, i).unwrap()).collect();
+    assert_eq!(strides, [32, 48, 32, 32, 32]);
+    let TypeKind::Array { element, .. } = store.kind(body.members[3].ty) else { panic!("array") };
+    assert!(matches!(store.kind(*element), TypeKind::Array { count: 2, stride: Some(16), .. }));
+}
