@@ -15,6 +15,8 @@
 //! - the scalar rule (`-fvk-use-scalar-layout`) aligns everything as its scalars.
 
 use crate::types::{CodegenError, LowerOptions, MAX_NESTING};
+use spirvkit_hlsl::ast::{DeclId, ExprKind};
+use spirvkit_hlsl::sema::tree::TypedTree;
 use spirvkit_hlsl::sema::types::{Majorness, Scalar, StructId, Ty, TypeData, TypeTable};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -196,13 +198,50 @@ pub(crate) fn unsupported(table: &TypeTable, ty: Ty) -> CodegenError {
 
 /// The member types of a struct as dxc lays it out: each base first, then the fields.
 pub(crate) fn struct_members(table: &TypeTable, id: StructId) -> Result<Vec<Ty>, CodegenError> {
+    Ok(struct_member_decls(table, id)?.into_iter().map(|(ty, _)| ty).collect())
+}
+
+/// [`struct_members`] with each field's declaration (bases have none).
+fn struct_member_decls(table: &TypeTable, id: StructId) -> Result<Vec<(Ty, Option<DeclId>)>, CodegenError> {
     let info = table
         .struct_info(id)
         .ok_or_else(|| CodegenError::NotSupported { what: format!("struct #{}", id.0) })?;
     if !info.complete {
         return Err(CodegenError::NotSupported { what: format!("incomplete struct '{}'", info.name) });
     }
-    Ok(info.bases.iter().copied().chain(info.fields.iter().map(|f| f.ty)).collect())
+    Ok(info
+        .bases
+        .iter()
+        .map(|&b| (b, None))
+        .chain(info.fields.iter().map(|f| (f.ty, Some(f.decl))))
+        .collect())
+}
+
+/// The `[[vk::offset(N)]]` of every struct field that has one, by the field's
+/// declaration. dxc lets it override the computed offset under every rule.
+pub fn explicit_offsets(tree: &TypedTree) -> HashMap<DeclId, u32> {
+    let mut offsets = HashMap::new();
+    for info in &tree.types.structs {
+        for field in &info.fields {
+            let Some(decl) = tree.ast.decls.get(field.decl.index()) else { continue };
+            let attr = decl.attrs.iter().find(|a| {
+                a.namespace.is_some_and(|n| tree.ast.name(n.name) == "vk")
+                    && tree.ast.name(a.name.name) == "offset"
+            });
+            let Some(&arg) = attr.and_then(|a| a.args.first()) else { continue };
+            let value = match tree.exprs.get(arg.index()).and_then(|e| e.constant) {
+                Some(constant) => constant.as_int(),
+                None => match tree.ast.exprs.get(arg.index()).map(|e| &e.kind) {
+                    Some(ExprKind::IntLiteral { value, .. }) => i64::try_from(*value).ok(),
+                    _ => None,
+                },
+            };
+            if let Some(value) = value.and_then(|v| u32::try_from(v).ok()) {
+                offsets.insert(field.decl, value);
+            }
+        }
+    }
+    offsets
 }
 
 /// Computes layouts of HLSL types under one rule.
@@ -213,11 +252,19 @@ pub struct LayoutCalculator<'a> {
     /// Alignment and size per struct: without it a struct holding two copies of a struct
     /// holding two copies of ... would take time exponential in its depth.
     struct_cache: RefCell<HashMap<StructId, (u64, u64)>>,
+    /// `[[vk::offset]]` values by field declaration (see [`explicit_offsets`]).
+    explicit: HashMap<DeclId, u32>,
 }
 
 impl<'a> LayoutCalculator<'a> {
     pub fn new(table: &'a TypeTable, options: LowerOptions, rule: LayoutRule) -> Self {
-        LayoutCalculator { table, options, rule, struct_cache: RefCell::default() }
+        LayoutCalculator { table, options, rule, struct_cache: RefCell::default(), explicit: HashMap::new() }
+    }
+
+    /// Places the fields in `offsets` (from [`explicit_offsets`]) where they say.
+    pub fn with_explicit_offsets(mut self, offsets: HashMap<DeclId, u32>) -> Self {
+        self.explicit = offsets;
+        self
     }
 
     pub fn rule(&self) -> LayoutRule {
@@ -323,7 +370,7 @@ impl<'a> LayoutCalculator<'a> {
         if depth > MAX_NESTING {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
-        let members = struct_members(self.table, id)?;
+        let members = struct_member_decls(self.table, id)?;
         if members.is_empty() {
             return Ok((1, 0, Vec::new()));
         }
@@ -331,9 +378,12 @@ impl<'a> LayoutCalculator<'a> {
         let mut offset = 0u64;
         let mut max_align = 1u64;
         let mut offsets = Vec::with_capacity(members.len());
-        for member in members {
+        for (member, decl) in members {
             let (align, size, _) = self.layout_at(member, depth + 1)?;
             offset = match fold(self.table, member, &self.options)? {
+                _ if decl.is_some_and(|d| self.explicit.contains_key(&d)) => {
+                    u64::from(decl.and_then(|d| self.explicit.get(&d).copied()).unwrap_or(0))
+                }
                 Folded::Vector(s, _) if rule.relaxed_vectors() => {
                     self.place_relaxed_vector(offset, self.scalar_bytes(s), align, size)
                 }

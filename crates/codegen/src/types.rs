@@ -14,6 +14,7 @@
 //! - A struct's bases become its first members; enums are their underlying integer.
 
 use crate::layout::{fold, struct_members, unsupported, Folded, LayoutCalculator, LayoutRule};
+use spirvkit_hlsl::ast::DeclId;
 use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind, TypeStore};
 use std::collections::HashMap;
@@ -60,11 +61,27 @@ pub struct TypeLowering<'a> {
     options: LowerOptions,
     lowered: HashMap<(Ty, Option<LayoutRule>), Type>,
     calculators: HashMap<LayoutRule, LayoutCalculator<'a>>,
+    explicit_offsets: HashMap<DeclId, u32>,
 }
 
 impl<'a> TypeLowering<'a> {
     pub fn new(table: &'a TypeTable, store: &'a mut TypeStore, options: LowerOptions) -> Self {
-        TypeLowering { table, store, options, lowered: HashMap::new(), calculators: HashMap::new() }
+        TypeLowering {
+            table,
+            store,
+            options,
+            lowered: HashMap::new(),
+            calculators: HashMap::new(),
+            explicit_offsets: HashMap::new(),
+        }
+    }
+
+    /// Honours `[[vk::offset]]` (the map from [`crate::layout::explicit_offsets`]).
+    /// Call before lowering anything with a layout.
+    pub fn with_explicit_offsets(mut self, offsets: HashMap<DeclId, u32>) -> Self {
+        self.explicit_offsets = offsets;
+        self.calculators.clear();
+        self
     }
 
     /// The IR type store being filled.
@@ -74,8 +91,10 @@ impl<'a> TypeLowering<'a> {
 
     /// The layout calculator for `rule` (alignment, size and strides of HLSL types).
     pub fn calculator(&mut self, rule: LayoutRule) -> &LayoutCalculator<'a> {
-        let (table, options) = (self.table, self.options);
-        self.calculators.entry(rule).or_insert_with(|| LayoutCalculator::new(table, options, rule))
+        let (table, options, explicit) = (self.table, self.options, &self.explicit_offsets);
+        self.calculators.entry(rule).or_insert_with(|| {
+            LayoutCalculator::new(table, options, rule).with_explicit_offsets(explicit.clone())
+        })
     }
 
     /// Lowers `ty`; with a `rule`, as an explicitly laid out type (member offsets, array

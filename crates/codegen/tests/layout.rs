@@ -3,6 +3,7 @@
 //! the rule that test runs with, and asserts the `Offset`, `ArrayStride` and
 //! `MatrixStride`/majorness decorations dxc's CHECK lines show.
 
+use spirvkit_codegen::layout::explicit_offsets;
 use spirvkit_codegen::{LayoutRule, LowerOptions, TypeLowering};
 use spirvkit_hlsl::frontend::{analyze_source, FrontendOptions};
 use spirvkit_hlsl::preprocessor::MemoryLoader;
@@ -15,11 +16,16 @@ fn lower(source: &str, name: &str, rule: LayoutRule, options: LowerOptions) -> (
     fe_options.sema.enable_16bit_types = options.sixteen_bit_types;
     let fe = analyze_source("t.hlsl", None, source.to_string(), &fe_options, &MemoryLoader::default());
     assert!(!fe.diags.has_errors(), "{}", fe.render_diagnostics());
-    let mut table = fe.typed.expect("typed tree").types;
+    let tree = fe.typed.expect("typed tree");
+    let explicit = explicit_offsets(&tree);
+    let mut table = tree.types;
     let index = table.structs.iter().position(|s| s.name == name).expect("struct declared");
     let ty = table.intern(TypeData::Struct(StructId(index as u32)));
     let mut store = TypeStore::new();
-    let lowered = TypeLowering::new(&table, &mut store, options).lower(ty, Some(rule)).expect("lowers");
+    let lowered = TypeLowering::new(&table, &mut store, options)
+        .with_explicit_offsets(explicit)
+        .lower(ty, Some(rule))
+        .expect("lowers");
     let TypeKind::IdentifiedStruct { name } = store.kind(lowered).clone() else { panic!("not a struct") };
     let body = store.struct_body(&name).expect("body set").clone();
     (body, store)
@@ -264,4 +270,17 @@ fn zpr_makes_matrices_row_major() {
     assert_eq!(strides, [32, 48, 32, 32, 32]);
     let TypeKind::Array { element, .. } = store.kind(body.members[3].ty) else { panic!("array") };
     assert!(matches!(store.kind(*element), TypeKind::Array { count: 2, stride: Some(16), .. }));
+}
+
+/// vk.push-constant.offset.hlsl: `[[vk::offset]]` overrides the computed offsets (push
+/// constants take the std430 rules).
+#[test]
+fn vk_offset_overrides_the_rule() {
+    let source = "struct S { float a; [[vk::offset(8)]] float2 b; [[vk::offset(32)]] float4 f; };";
+    let rule = LayoutRule::for_buffer(spirvkit_codegen::BufferKind::PushConstant, Default::default());
+    let (body, _) = lower(source, "S", rule, DEFAULT);
+    assert_eq!(offsets(&body), [0, 8, 32]);
+    // Without the attributes the relaxed rule packs the float2 right after the float.
+    let (body, _) = lower("struct S { float a; float2 b; float4 f; };", "S", rule, DEFAULT);
+    assert_eq!(offsets(&body), [0, 4, 16]);
 }
