@@ -178,7 +178,7 @@ impl<'a> TypeLowering<'a> {
                 // gets its struct id appended.
                 let mut name = base_name.clone();
                 if self.store.set_struct_body(&name, body.clone()).is_err() {
-                    name = format!("{base_name}#{}", id.0);
+                    name = format!("{base_name}.{}", id.0);
                     if self.store.set_struct_body(&name, body).is_err() {
                         return Err(CodegenError::NotSupported {
                             what: format!("two different layouts of struct '{}'", info.name),

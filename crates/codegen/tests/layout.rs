@@ -284,3 +284,21 @@ fn vk_offset_overrides_the_rule() {
     let (body, _) = lower("struct S { float a; float2 b; float4 f; };", "S", rule, DEFAULT);
     assert_eq!(offsets(&body), [0, 4, 16]);
 }
+
+/// The lowered types print in the IR's MLIR syntax with their layout decorations.
+#[test]
+fn lowered_types_print_as_mlir_spirv_types() {
+    let source = "struct S { float a; float3 b; row_major float2x3 m; int c[2]; };";
+    let (body, store) = lower(source, "S", LayoutRule::RelaxedStd140, DEFAULT);
+    let mut ir = spirvkit_ir::ir::Ir::new();
+    ir.types = store;
+    let members: Vec<String> =
+        body.members.iter().map(|m| spirvkit_ir::text::printer::type_to_string(&ir, m.ty)).collect();
+    assert_eq!(
+        members,
+        ["f32", "vector<3xf32>", "!spirv.matrix<2 x vector<3xf32>>", "!spirv.array<2 x si32, stride=16>"]
+    );
+    let lowered = ir.types.find(&TypeKind::IdentifiedStruct { name: "S.std140".into() }).expect("interned");
+    let text = spirvkit_ir::text::printer::type_to_string(&ir, lowered);
+    assert!(text.contains("[16, MatrixStride=16, ColMajor]"), "{text}");
+}
