@@ -302,3 +302,73 @@ fn lowered_types_print_as_mlir_spirv_types() {
     let text = spirvkit_ir::text::printer::type_to_string(&ir, lowered);
     assert!(text.contains("[16, MatrixStride=16, ColMajor]"), "{text}");
 }
+
+/// vk.layout.cbuffer.nested.std140.hlsl (`-fvk-use-gl-layout`): arrays of matrices of
+/// both majornesses, integer matrices, and arrays of nested structs.
+#[test]
+fn gl_std140_nested_arrays_and_matrices() {
+    let source = "struct R { row_major float2x3 rf1[3]; column_major float2x3 rf2[4]; float2x3 rf3[2];
+            row_major int2x3 rf4[2]; int rf5; };
+        struct S { float3 sf1[3]; float sf2[3]; R sf3[4]; row_major float3x2 sf4[2];
+            column_major float3x2 sf5[3]; float3x2 sf6[4]; float sf7; };
+        struct T { R tf1[2]; S tf2[3]; uint tf3; };
+        struct B { T t[2]; bool z; };";
+    let rule = LayoutRule::Std140;
+    let (r, store) = lower(source, "R", rule, DEFAULT);
+    assert_eq!(offsets(&r), [0, 96, 288, 384, 448]);
+    assert_eq!(
+        matrices(&r),
+        [(0, 16, "ColMajor".into()), (1, 16, "RowMajor".into()), (2, 16, "RowMajor".into())]
+    );
+    let strides: Vec<_> = (0..4).map(|i| array_stride(&r, &store, i).unwrap()).collect();
+    assert_eq!(strides, [32, 48, 48, 32]);
+    let (s, store) = lower(source, "S", rule, DEFAULT);
+    assert_eq!(offsets(&s), [0, 48, 96, 1952, 2048, 2144, 2272]);
+    let strides: Vec<_> = (0..6).map(|i| array_stride(&s, &store, i).unwrap()).collect();
+    assert_eq!(strides, [16, 16, 464, 48, 32, 32]);
+    let (t, store) = lower(source, "T", rule, DEFAULT);
+    assert_eq!(offsets(&t), [0, 928, 7792]);
+    assert_eq!(array_stride(&t, &store, 1), Some(2288));
+    let (b, store) = lower(source, "B", rule, DEFAULT);
+    assert_eq!(offsets(&b), [0, 15616]);
+    assert_eq!(array_stride(&b, &store, 0), Some(7808));
+}
+
+/// vk.layout.sbuffer.struct-size.with.fxc.rule.hlsl (`-fvk-use-dx-layout
+/// -enable-16bit-types`): structured-buffer element strides.
+#[test]
+fn fxc_structured_buffer_struct_sizes() {
+    let source = "struct TestStruct0 { double Double; float3 Float; };
+        struct TestStruct1 { double Double; float Float; };
+        struct TestStruct2 { double Double[2]; float Float; };
+        struct TestStruct3 { double Double[2]; float3 Float; };
+        struct TestStruct4 { float a; half b; };
+        struct TestStruct5 { float a; half3 b; };
+        struct TestStruct6 { float2 a; half3 b; };";
+    let options = LowerOptions { sixteen_bit_types: true, ..DEFAULT };
+    let expected = [(8, 24), (8, 16), (16, 24), (16, 32), (4, 8), (4, 12), (8, 16)];
+    for (index, (second, stride)) in expected.into_iter().enumerate() {
+        let source = format!("{source} struct B {{ TestStruct{index} s[]; }};");
+        let (element, _) =
+            lower(&source, &format!("TestStruct{index}"), LayoutRule::FxcStructuredBuffer, options);
+        assert_eq!(offsets(&element), [0, second], "TestStruct{index}");
+        let (buffer, store) = lower(&source, "B", LayoutRule::FxcStructuredBuffer, options);
+        assert_eq!(array_stride(&buffer, &store, 0), Some(stride), "TestStruct{index}");
+    }
+}
+
+/// vk.layout.16bit-types.sbuffer.hlsl: 16-bit members nested in a std430 struct.
+#[test]
+fn sixteen_bit_types_std430() {
+    let source = "struct S { float16_t3x2 val1; uint16_t2 val2; int16_t val3; };
+        struct T { S nested; float4 val; };
+        struct B { T t[]; };";
+    let options = LowerOptions { sixteen_bit_types: true, ..DEFAULT };
+    let (s, _) = lower(source, "S", LayoutRule::RelaxedStd430, options);
+    assert_eq!(offsets(&s), [0, 16, 20]);
+    assert_eq!(matrices(&s), [(0, 8, "RowMajor".into())]);
+    let (t, _) = lower(source, "T", LayoutRule::RelaxedStd430, options);
+    assert_eq!(offsets(&t), [0, 32]);
+    let (b, store) = lower(source, "B", LayoutRule::RelaxedStd430, options);
+    assert_eq!(array_stride(&b, &store, 0), Some(48));
+}
