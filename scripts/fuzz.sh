@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
 #
-# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front, hlsl_options or deserialize (see fuzz/fuzz_targets/). The corpus
+# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front, hlsl_options, codegen_types or deserialize (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
@@ -18,7 +18,7 @@
 # input, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | hlsl_options | deserialize)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | deserialize)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,7 +26,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | hlsl_options | deserialize) ;;
+    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | deserialize) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -232,7 +232,7 @@ if [ "$target" = deserialize ]; then
             [ -e "$out" ] || cp "$file" "$out"
         done
     fi
-elif [ "$target" = hlsl_front ]; then
+elif [ "$target" = hlsl_front ] || [ "$target" = codegen_types ]; then
     if [ -d "$hlsl_corpus" ]; then
         find "$hlsl_corpus" \( -name '*.hlsl' -o -name '*.hlsli' \) | while IFS= read -r file; do
             name="${file#"$hlsl_corpus"/}"

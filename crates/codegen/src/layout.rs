@@ -40,6 +40,19 @@ pub enum LayoutRule {
     Scalar,
 }
 
+impl LayoutRule {
+    /// Every rule, for callers that try them all (tests, the fuzzer).
+    pub const ALL: [LayoutRule; 7] = [
+        LayoutRule::RelaxedStd140,
+        LayoutRule::RelaxedStd430,
+        LayoutRule::Std140,
+        LayoutRule::Std430,
+        LayoutRule::FxcCBuffer,
+        LayoutRule::FxcStructuredBuffer,
+        LayoutRule::Scalar,
+    ];
+}
+
 /// The layout command-line option in effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum LayoutOption {
