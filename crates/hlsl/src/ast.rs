@@ -612,6 +612,21 @@ impl Ast {
         out
     }
 
+    /// `<T, 3>` of a written type, each argument at `depth + 1`.
+    fn write_template_args(&self, out: &mut String, args: &[TemplateArg], depth: usize) {
+        out.push('<');
+        for (n, arg) in args.iter().enumerate() {
+            if n > 0 {
+                out.push_str(", ");
+            }
+            match arg {
+                TemplateArg::Type(t) => self.write_type(out, *t, depth + 1),
+                TemplateArg::Expr(e) => out.push_str(&self.expr_spelling(*e)),
+            }
+        }
+        out.push('>');
+    }
+
     fn write_type(&self, out: &mut String, id: TypeId, depth: usize) {
         let Some(ty) = self.types.get(id.index()) else { return };
         if depth > 64 {
@@ -626,17 +641,7 @@ impl Ast {
             TypeKind::Named { name, args } => {
                 out.push_str(&self.qualified_name_text(name));
                 if let Some(args) = args {
-                    out.push('<');
-                    for (n, arg) in args.iter().enumerate() {
-                        if n > 0 {
-                            out.push_str(", ");
-                        }
-                        match arg {
-                            TemplateArg::Type(t) => self.write_type(out, *t, depth + 1),
-                            TemplateArg::Expr(e) => out.push_str(&self.expr_spelling(*e)),
-                        }
-                    }
-                    out.push('>');
+                    self.write_template_args(out, args, depth);
                 }
             }
             TypeKind::Struct(decl) => {
@@ -652,17 +657,7 @@ impl Ast {
                 out.push_str("::");
                 out.push_str(self.name(name.name));
                 if let Some(args) = args {
-                    out.push('<');
-                    for (n, arg) in args.iter().enumerate() {
-                        if n > 0 {
-                            out.push_str(", ");
-                        }
-                        match arg {
-                            TemplateArg::Type(t) => self.write_type(out, *t, depth + 1),
-                            TemplateArg::Expr(e) => out.push_str(&self.expr_spelling(*e)),
-                        }
-                    }
-                    out.push('>');
+                    self.write_template_args(out, args, depth);
                 }
             }
             TypeKind::Array { element, size } => {

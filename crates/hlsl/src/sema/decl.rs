@@ -1525,16 +1525,7 @@ impl Sema<'_> {
                 (written, TemplateValue::Value(v)) => {
                     // A value parameter written as a bare name (parsed as a type or an
                     // expression).
-                    let sym = match written {
-                        TemplateArg::Expr(e) => match &self.ast.expr(*e).kind {
-                            ExprKind::Name { name, .. } => name.last().map(|n| n.name),
-                            _ => None,
-                        },
-                        TemplateArg::Type(t) => match &self.ast.ty(*t).kind {
-                            crate::ast::TypeKind::Named { name, args: None } => name.last().map(|n| n.name),
-                            _ => None,
-                        },
-                    };
+                    let sym = self.bare_template_arg_name(written);
                     if let Some(i) = sym.and_then(position) {
                         if deduced[i].is_none() {
                             deduced[i] = Some(TemplateValue::Value(v));
@@ -1543,6 +1534,21 @@ impl Sema<'_> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A template argument written as a bare name, which may name a value parameter
+    /// (the parser reads it as a type or as an expression).
+    fn bare_template_arg_name(&self, arg: &TemplateArg) -> Option<crate::lexer::Symbol> {
+        match arg {
+            TemplateArg::Expr(e) => match &self.ast.expr(*e).kind {
+                ExprKind::Name { name, .. } => name.last().map(|n| n.name),
+                _ => None,
+            },
+            TemplateArg::Type(t) => match &self.ast.ty(*t).kind {
+                crate::ast::TypeKind::Named { name, args: None } => name.last().map(|n| n.name),
+                _ => None,
+            },
         }
     }
 
@@ -1635,16 +1641,7 @@ impl Sema<'_> {
                     self.deduce_from_type_ref(*at, c, params, deduced, depth + 1);
                 }
                 for (a, d) in args.iter().skip(1).zip(dims) {
-                    let sym = match a {
-                        TemplateArg::Expr(e) => match &self.ast.expr(*e).kind {
-                            ExprKind::Name { name, .. } => name.last().map(|n| n.name),
-                            _ => None,
-                        },
-                        TemplateArg::Type(t) => match &self.ast.ty(*t).kind {
-                            crate::ast::TypeKind::Named { name, args: None } => name.last().map(|n| n.name),
-                            _ => None,
-                        },
-                    };
+                    let sym = self.bare_template_arg_name(a);
                     if let Some(i) = sym.and_then(position) {
                         if deduced[i].is_none() {
                             deduced[i] = Some(TemplateValue::Value(ConstValue::Int(d)));
