@@ -1,25 +1,22 @@
 //! Patterns from real engines' shaders (Wicked Engine's) that dxc accepts: each test
 //! is one class of construct, written small, with what dxc does around it.
 
-use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
-use spirvkit_hlsl::preprocessor::MemoryLoader;
+mod common;
+
+use spirvkit_hlsl::frontend::{Frontend, FrontendOptions};
 use spirvkit_hlsl::sema::tree::Callee;
 
 fn analyze(text: &str) -> Frontend {
-    analyze_source("t.hlsl", None, text.to_string(), &FrontendOptions::default(), &MemoryLoader::default())
+    common::analyze(text, &FrontendOptions::default())
 }
 
 /// Accepted with no diagnostic at all (no warning dxc would not give either).
 fn clean(text: &str) -> Frontend {
-    let fe = analyze(text);
-    assert!(fe.diags.is_empty(), "unexpected diagnostics:\n{}", fe.render_diagnostics());
-    fe
+    common::clean(analyze(text))
 }
 
 fn rejected(text: &str) -> String {
-    let fe = analyze(text);
-    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
-    fe.render_diagnostics()
+    common::with_errors(analyze(text), text)
 }
 
 #[test]

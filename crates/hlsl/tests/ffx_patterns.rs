@@ -2,21 +2,20 @@
 //! dxc accepts, in their 16-bit (`-enable-16bit-types`) and 32-bit permutations. Each
 //! test is one class of construct, written small, with what dxc does around it.
 
-use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
-use spirvkit_hlsl::preprocessor::MemoryLoader;
+mod common;
+
+use spirvkit_hlsl::frontend::{Frontend, FrontendOptions};
 use spirvkit_hlsl::sema::tree::Stage;
 
 fn analyze(text: &str, sixteen_bit: bool) -> Frontend {
     let mut options = FrontendOptions::default();
     options.sema.enable_16bit_types = sixteen_bit;
-    analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+    common::analyze(text, &options)
 }
 
 /// Accepted with no diagnostic at all (no warning dxc would not give either).
 fn clean(text: &str, sixteen_bit: bool) -> Frontend {
-    let fe = analyze(text, sixteen_bit);
-    assert!(fe.diags.is_empty(), "unexpected diagnostics:\n{}", fe.render_diagnostics());
-    fe
+    common::clean(analyze(text, sixteen_bit))
 }
 
 #[test]
@@ -45,7 +44,7 @@ fn analyze_entry(text: &str, entry: &str) -> Frontend {
     options.sema.stage = Some(Stage::Compute);
     options.sema.shader_model = (6, 2);
     options.sema.entry = Some(entry.to_string());
-    analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+    common::analyze(text, &options)
 }
 
 #[test]

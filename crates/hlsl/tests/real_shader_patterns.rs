@@ -2,6 +2,8 @@
 //! D3D12 samples and MiniEngine) that dxc accepts or rejects: each test is one class of
 //! construct, written small, with what dxc does around it.
 
+mod common;
+
 use std::path::PathBuf;
 
 use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
@@ -25,22 +27,16 @@ fn analyze(text: &str) -> Frontend {
 
 /// Accepted with no diagnostic at all (no warning dxc would not give either).
 fn clean(text: &str) -> Frontend {
-    let fe = analyze(text);
-    assert!(fe.diags.is_empty(), "unexpected diagnostics:\n{}", fe.render_diagnostics());
-    fe
+    common::clean(analyze(text))
 }
 
 /// Accepted, with warnings only; returns them.
 fn accepted(text: &str) -> String {
-    let fe = analyze(text);
-    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
-    fe.render_diagnostics()
+    common::without_errors(analyze(text)).render_diagnostics()
 }
 
 fn rejected(text: &str) -> String {
-    let fe = analyze(text);
-    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
-    fe.render_diagnostics()
+    common::with_errors(analyze(text), text)
 }
 
 #[test]

@@ -3,9 +3,10 @@
 //! templates, `vk::BufferPointer` conversions. Each is checked in the typed tree, with
 //! the neighbouring forms dxc rejects.
 
+mod common;
+
 use spirvkit_hlsl::ast::DeclKind;
-use spirvkit_hlsl::frontend::{analyze_source, Frontend, FrontendOptions};
-use spirvkit_hlsl::preprocessor::MemoryLoader;
+use spirvkit_hlsl::frontend::{Frontend, FrontendOptions};
 use spirvkit_hlsl::sema::tree::{Callee, ConstValue, GlobalStorage, Stage};
 use spirvkit_hlsl::sema::StageIoOrder;
 
@@ -13,19 +14,15 @@ fn analyze(text: &str, stage: Option<Stage>) -> Frontend {
     let mut options = FrontendOptions::default();
     options.sema.stage = stage;
     options.sema.enable_16bit_types = true;
-    analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default())
+    common::analyze(text, &options)
 }
 
 fn ok(text: &str, stage: Option<Stage>) -> Frontend {
-    let fe = analyze(text, stage);
-    assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
-    fe
+    common::without_errors(analyze(text, stage))
 }
 
 fn errors(text: &str, stage: Option<Stage>) -> String {
-    let fe = analyze(text, stage);
-    assert!(fe.diags.has_errors(), "expected errors for:\n{text}");
-    fe.render_diagnostics()
+    common::with_errors(analyze(text, stage), text)
 }
 
 /// The declaration named `name` with its typed-tree entry.
@@ -154,7 +151,7 @@ fn locations(text: &str, stage: Stage, order: StageIoOrder) -> Vec<(String, bool
     let mut options = FrontendOptions::default();
     options.sema.stage = Some(stage);
     options.sema.stage_io_order = order;
-    let fe = analyze_source("t.hlsl", None, text.to_string(), &options, &MemoryLoader::default());
+    let fe = common::analyze(text, &options);
     assert!(!fe.diags.has_errors(), "unexpected errors:\n{}", fe.render_diagnostics());
     let tree = fe.typed.as_ref().unwrap();
     tree.entry_points[0]

@@ -1,24 +1,8 @@
 //! The `hlsl2spirv` binary: exit codes, diagnostics on stderr, output modes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hlsl2spirv"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    // A command-line error ends the process before it reads its input: the pipe may
-    // then be closed (EPIPE), which is no failure of the test.
-    let written = child.stdin.take().expect("piped").write_all(stdin.as_bytes());
-    if let Err(e) = written {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing the input: {e}");
-    }
-    child.wait_with_output().expect("finishes")
-}
+use common::run;
 
 const SHADER: &str = "#if __SHADER_TARGET_STAGE == __SHADER_STAGE_PIXEL && __HLSL_VERSION == 2018\n\
                       float4 main() : SV_Target { return X; }\n#endif\n";

@@ -2,20 +2,9 @@
 //! operands as template arguments, buffer, coherent and groupshared forms, `cast<T>()`)
 //! checked through the binary, with the instruction choices asserted in HLSL itself.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hlsl2spirv"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    child.stdin.take().expect("piped").write_all(stdin.as_bytes()).expect("writes");
-    child.wait_with_output().expect("finishes")
-}
+use common::run;
 
 const ARGS: &[&str] = &["-T", "cs_6_2", "-E", "main", "-spirv", "-HV", "2021", "-enable-16bit-types"];
 

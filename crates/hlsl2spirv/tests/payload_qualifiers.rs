@@ -1,21 +1,9 @@
 //! `-enable-payload-qualifiers` / `-disable-payload-qualifiers` and the profile's default
 //! for ray payload access qualifiers (`: read(...) : write(...)`), as dxc applies them.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hlsl2spirv"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    // The process may stop at a command-line error before reading its input.
-    let _ = child.stdin.take().expect("piped").write_all(stdin.as_bytes());
-    child.wait_with_output().expect("finishes")
-}
+use common::run;
 
 const SHADER: &str = "struct [raypayload] Payload { int a : read(caller) : write(caller, miss); };\n\
                       [shader(\"miss\")] void main(inout Payload payload) { payload.a = 0; }\n";
