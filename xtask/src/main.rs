@@ -78,15 +78,19 @@ fn built_binary(profile: &str, name: &str) -> PathBuf {
 /// The `spirv-val` our output is checked with: `SPIRV_VAL` when set, else the current
 /// SPIRV-Tools that `scripts/install-deps.sh` puts in the project's `.venv` (Debian 12's
 /// 2023.1 lacks capabilities in use today), else whatever `spirv-val` is on `PATH`.
-fn spirv_val_tool() -> PathBuf {
-    if let Some(path) = std::env::var_os("SPIRV_VAL") {
-        return PathBuf::from(path);
-    }
-    let venv = workspace_root().join(".venv/bin/spirv-val");
-    if venv.is_file() {
-        return venv;
-    }
-    PathBuf::from("spirv-val")
+/// Decided once per run (the corpus harnesses validate each file).
+fn spirv_val_tool() -> &'static Path {
+    static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    TOOL.get_or_init(|| {
+        if let Some(path) = std::env::var_os("SPIRV_VAL") {
+            return PathBuf::from(path);
+        }
+        let venv = workspace_root().join(".venv/bin/spirv-val");
+        if venv.is_file() {
+            return venv;
+        }
+        PathBuf::from("spirv-val")
+    })
 }
 
 /// Default location of the Khronos grammar: the shared reference next to the project.

@@ -401,7 +401,7 @@ fn make_executable(_: &Path) -> Result<()> {
 fn spirv_val() -> Option<PathBuf> {
     let tool = crate::spirv_val_tool();
     if tool.is_absolute() {
-        Some(tool).filter(|p| p.is_file())
+        Some(tool.to_path_buf()).filter(|p| p.is_file())
     } else {
         find_in_path(&tool.to_string_lossy())
     }
