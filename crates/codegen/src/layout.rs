@@ -384,6 +384,22 @@ impl<'a> LayoutCalculator<'a> {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
         let members = struct_member_decls(self.table, id)?;
+        self.list_offsets_at(members, depth)
+    }
+
+    /// The byte offset of each of a block's members (a `cbuffer`'s declarations), laid
+    /// out as a struct of them would be; `[[vk::offset]]`/`packoffset` of a member's
+    /// declaration win.
+    pub fn block_offsets(&self, members: Vec<(Ty, Option<DeclId>)>) -> Result<Vec<u32>, CodegenError> {
+        let (_, _, offsets) = self.list_offsets_at(members, 0)?;
+        offsets.into_iter().map(|o| to_u32(o, "member offset")).collect()
+    }
+
+    fn list_offsets_at(
+        &self,
+        members: Vec<(Ty, Option<DeclId>)>,
+        depth: u32,
+    ) -> Result<(u64, u64, Vec<u64>), CodegenError> {
         if members.is_empty() {
             return Ok((1, 0, Vec::new()));
         }

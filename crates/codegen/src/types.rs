@@ -89,6 +89,22 @@ impl<'a> TypeLowering<'a> {
         self.store
     }
 
+    /// The IR type store, for the types codegen makes beyond HLSL's (pointers,
+    /// functions, images).
+    pub fn store_mut(&mut self) -> &mut TypeStore {
+        self.store
+    }
+
+    /// The HLSL type table types are lowered from.
+    pub fn table(&self) -> &'a TypeTable {
+        self.table
+    }
+
+    /// The options types are lowered with.
+    pub fn options(&self) -> LowerOptions {
+        self.options
+    }
+
     /// The layout calculator for `rule` (alignment, size and strides of HLSL types).
     pub fn calculator(&mut self, rule: LayoutRule) -> &LayoutCalculator<'a> {
         let (table, options, explicit) = (self.table, self.options, &self.explicit_offsets);
@@ -194,7 +210,7 @@ impl<'a> TypeLowering<'a> {
 
     /// `MatrixStride` and the (swapped) majorness decoration of a float matrix member or
     /// array-of-matrices member; nothing for other members.
-    fn matrix_decorations(
+    pub fn matrix_decorations(
         &mut self,
         mut member: Ty,
         rule: LayoutRule,

@@ -6,3 +6,4 @@ pub mod builtin_headers;
 pub mod option_table;
 pub mod options;
 pub mod spirv_values;
+pub mod compile;

@@ -103,10 +103,57 @@ fn run(args: &[String]) -> ExitCode {
     match options.mode {
         Mode::SyntaxOnly | Mode::Preprocess | Mode::Help | Mode::Version => ExitCode::SUCCESS,
         Mode::AstDump => write_output(options.output.as_deref(), &fe.dump()),
-        Mode::Compile => {
-            eprintln!("hlsl2spirv: not supported yet: SPIR-V code generation");
+        Mode::Compile => compile(&fe, &options),
+    }
+}
+
+/// Code generation: the binary to `-Fo`, else its disassembly (or with `-emit-mlir`,
+/// the IR) to standard output.
+fn compile(fe: &spirvkit_hlsl::Frontend, options: &Options) -> ExitCode {
+    let Some(tree) = fe.typed.as_ref() else {
+        eprintln!("hlsl2spirv: internal error: no typed tree");
+        return ExitCode::FAILURE;
+    };
+    let emit_mlir = options.other.iter().any(|(n, _)| n == "-emit-mlir");
+    match hlsl2spirv::compile::compile(tree, options, emit_mlir) {
+        Ok(hlsl2spirv::compile::Output::Text(text)) => write_output(options.output.as_deref(), &text),
+        Ok(hlsl2spirv::compile::Output::Binary(words)) => match options.output.as_deref() {
+            Some(path) if path != "-" => {
+                let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+                match std::fs::write(path, bytes) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("dxc failed : cannot write output: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+            _ => {
+                let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::Endian::Little);
+                match spirvkit_binary::read::read(&bytes) {
+                    Ok(module) => {
+                        let text = spirvkit_binary::dis::disassemble(&module, &Default::default());
+                        write_output(None, &String::from_utf8_lossy(&text))
+                    }
+                    Err(e) => {
+                        eprintln!("hlsl2spirv: internal error: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+        },
+        Err(e) => {
+            eprintln!("{}", render_error(fe, &e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// A codegen error as dxc prints one: `file:line:col: error: message`.
+fn render_error(fe: &spirvkit_hlsl::Frontend, e: &hlsl2spirv::compile::CompileError) -> String {
+    match &e.span {
+        Some(span) => format!("{}: error: {}", fe.sources.location_string(*span), e.message),
+        None => format!("error: {}", e.message),
     }
 }
 

@@ -159,6 +159,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     spec("ast-dump", Flag, DashSlash),
     spec("ast-dump-implicit", Flag, DashSlash),
     spec("fcgl", Flag, DashSlash),
+    // spirvkit's own: print the IR before serialization (MLIR syntax).
+    spec("emit-mlir", Flag, Dash),
     spec("preserve-intermediate-values", Flag, DashSlash),
     spec("dumpbin", Flag, DashSlash),
     spec("link", Flag, DashSlash),

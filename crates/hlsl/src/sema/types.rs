@@ -520,6 +520,12 @@ impl TypeTable {
         ty
     }
 
+    /// The type of `data` if it was interned, without interning it (for users that hold
+    /// the table shared).
+    pub fn lookup(&self, data: &TypeData) -> Option<Ty> {
+        self.index.get(data).copied()
+    }
+
     pub fn get(&self, ty: Ty) -> &TypeData {
         self.data.get(ty.0 as usize).unwrap_or(&TypeData::Error)
     }

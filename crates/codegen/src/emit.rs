@@ -1,0 +1,922 @@
+//! The code generator: the typed tree of one translation unit -> a `spirv.module` in an
+//! [`Ir`], as dxc's SPIR-V backend emits it before legalization (`-fcgl`).
+//!
+//! - Every local, parameter and temporary is a Function variable; expressions load and
+//!   store through pointers (`expr.rs`), as dxc does, and legalization (mem2reg in the
+//!   passes crate) cleans up later.
+//! - Functions take their parameters as pointers to Function variables; each call
+//!   copies its arguments into `param_var_*` variables and copies `out`/`inout` ones
+//!   back (`call.rs`).
+//! - Control flow is built as a plain CFG with the merge instruction of every header
+//!   recorded, as dxc builds it (`stmt.rs`), and then structurized into
+//!   `spirv.mlir.selection`/`spirv.mlir.loop` regions by the translate crate's
+//!   structurizer, the same code that structurizes binaries.
+//! - The entry point is a wrapper (`entry.rs`) that reads the stage inputs, calls the
+//!   source entry function (`src_<name>`) and writes the stage outputs.
+//! - Resources are global variables with bindings (`resources.rs`).
+
+mod call;
+mod convert;
+mod entry;
+mod expr;
+mod intrinsics;
+mod resources;
+mod stmt;
+
+use crate::builder::{self, enum_attr, prop, symbol};
+use crate::layout::LayoutRule;
+use crate::types::{CodegenError, LowerOptions, TypeLowering};
+use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_hlsl::ast::{Ast, DeclId, DeclKind, ExprId, Modifiers, StmtId};
+use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, GlobalStorage, ParamDirection, Stage, TypedTree};
+use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
+use spirvkit_hlsl::source::Span;
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{BlockId, Location, OpId, Value};
+use spirvkit_ir::types::{FloatKind, Signedness, Type, TypeKind};
+use spirvkit_ir::Ir;
+use spirvkit_translate::structurize::MergeInfo;
+use std::collections::{HashMap, HashSet};
+
+pub use resources::BindingOptions;
+
+/// What changes how a translation unit is compiled.
+#[derive(Clone, Debug, Default)]
+pub struct CodegenOptions {
+    pub lower: LowerOptions,
+    /// The SPIR-V version of the target environment (`-fspv-target-env`).
+    pub spirv_version: (u8, u8),
+    pub layout: crate::layout::LayoutOption,
+    pub bindings: BindingOptions,
+    /// `-fvk-invert-y`.
+    pub invert_y: bool,
+    /// `-fvk-use-dx-position-w`.
+    pub dx_position_w: bool,
+    /// `-fvk-support-nonzero-base-instance`.
+    pub nonzero_base_instance: bool,
+    /// `-HV` is 2021 or later: `&&`, `||` and `?:` on scalars short-circuit.
+    pub short_circuit: bool,
+}
+
+/// A code generation error with where it happened.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{error}")]
+pub struct CodegenDiagnostic {
+    pub span: Option<Span>,
+    pub error: CodegenError,
+}
+
+pub(crate) type R<T> = Result<T, CodegenDiagnostic>;
+
+/// The generated module: the IR and its `spirv.module` op (inside a `builtin.module`).
+pub struct Generated {
+    pub ir: Ir,
+    pub top: OpId,
+    pub module: OpId,
+    /// Debug names of values and blocks dxc gives (`param_var_x`, `if_true`), kept
+    /// beside the IR until the IR carries names itself.
+    pub value_names: Vec<(Value, String)>,
+    pub block_names: Vec<(BlockId, String)>,
+}
+
+/// A global variable of the module, by the declaration it comes from.
+#[derive(Clone, Debug)]
+pub(crate) struct Global {
+    pub symbol: String,
+    /// The variable's pointer type.
+    pub ptr_type: Type,
+    /// The HLSL type of the pointee.
+    pub ty: Ty,
+    /// How the pointee is laid out (buffers).
+    pub rule: Option<LayoutRule>,
+    /// A member of a buffer block: the index of the member in the block struct.
+    pub member_of: Option<(DeclId, u32)>,
+}
+
+/// A local variable or parameter of the function being emitted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Local {
+    pub ptr: Value,
+    pub ty: Ty,
+}
+
+/// Where `break` and `continue` go.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BreakTargets {
+    pub break_to: BlockId,
+    pub continue_to: Option<BlockId>,
+}
+
+/// The function being emitted.
+pub(crate) struct FnState {
+    pub func: OpId,
+    pub entry: BlockId,
+    /// Where ops go; `None` after a terminator.
+    pub current: Option<BlockId>,
+    /// How many `spirv.Variable`s lead the entry block.
+    pub variables: usize,
+    pub locals: HashMap<DeclId, Local>,
+    pub headers: FxHashMap<BlockId, MergeInfo>,
+    pub targets: Vec<BreakTargets>,
+    pub return_type: Ty,
+    /// `this` of a method: a pointer to the object.
+    pub this: Option<Local>,
+}
+
+pub(crate) struct Emitter<'t> {
+    pub tree: &'t TypedTree,
+    pub ast: &'t Ast,
+    pub table: &'t TypeTable,
+    pub lower: TypeLowering<'t>,
+    pub ir: Ir,
+    pub module_block: BlockId,
+    pub options: &'t CodegenOptions,
+    pub globals: HashMap<DeclId, Global>,
+    /// Emitted (or queued) functions: their symbol.
+    pub functions: HashMap<DeclId, String>,
+    pub queue: Vec<DeclId>,
+    pub symbols: HashSet<String>,
+    pub f: Option<FnState>,
+    /// The entry point's interface variables.
+    pub interface: Vec<String>,
+    pub value_names: Vec<(Value, String)>,
+    pub block_names: Vec<(BlockId, String)>,
+    /// How many blocks of each dxc name were made (`if_true`, `if_true_0`, ...).
+    pub block_name_counts: HashMap<&'static str, u32>,
+    /// The span of the construct being emitted, for errors.
+    pub span: Option<Span>,
+    pub entry: Option<EntryPoint>,
+    /// Execution modes to add to the entry point: mode and values.
+    pub execution_modes: Vec<(String, Vec<u32>)>,
+    pub resources: resources::ResourceState,
+    /// Values of `static const` scalars, read by name.
+    pub recursion: HashSet<DeclId>,
+}
+
+/// Generates the module of `tree`'s entry point.
+pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated, CodegenDiagnostic> {
+    let mut table = tree.types.clone();
+    preintern(&mut table);
+    let mut store = spirvkit_ir::types::TypeStore::new();
+    let offsets = crate::layout::explicit_offsets(tree);
+    let generated = {
+        let lower = TypeLowering::new(&table, &mut store, options.lower).with_explicit_offsets(offsets);
+        let mut ir = Ir::new();
+        let top = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+        let top_region = ir.add_region(top);
+        let top_block = ir.create_block();
+        ir.append_block(top_region, top_block);
+        let module = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+        ir.append_op(top_block, module);
+        let region = ir.add_region(module);
+        let module_block = ir.create_block();
+        ir.append_block(region, module_block);
+        let mut e = Emitter {
+            tree,
+            ast: &tree.ast,
+            table: &table,
+            lower,
+            ir,
+            module_block,
+            options,
+            globals: HashMap::new(),
+            functions: HashMap::new(),
+            queue: Vec::new(),
+            symbols: HashSet::new(),
+            f: None,
+            interface: Vec::new(),
+            value_names: Vec::new(),
+            block_names: Vec::new(),
+            block_name_counts: HashMap::new(),
+            span: None,
+            entry: None,
+            execution_modes: Vec::new(),
+            resources: resources::ResourceState::default(),
+            recursion: HashSet::new(),
+        };
+        e.module(module)?;
+        (e.ir, top, module, e.value_names, e.block_names)
+    };
+    let (mut ir, top, module, value_names, block_names) = generated;
+    ir.types = store;
+    Ok(Generated { ir, top, module, value_names, block_names })
+}
+
+/// Interns the scalar, vector and matrix types of every component type, so that
+/// codegen finds them in the (shared) table.
+fn preintern(table: &mut TypeTable) {
+    use Scalar::*;
+    for s in [
+        Bool, Int, UInt, Int16, UInt16, Int64, UInt64, Half, Float, Double, Min16Float, Min10Float, Min16Int,
+        Min12Int, Min16UInt,
+    ] {
+        table.scalar(s);
+        for n in 1..=4u8 {
+            table.vector(s, n);
+            for m in 1..=4u8 {
+                table.matrix(s, n, m);
+            }
+        }
+    }
+}
+
+fn err<T>(span: Option<Span>, error: CodegenError) -> R<T> {
+    Err(CodegenDiagnostic { span, error })
+}
+
+impl<'t> Emitter<'t> {
+    // ---- errors -------------------------------------------------------------------
+
+    pub fn unsupported<T>(&self, what: impl Into<String>) -> R<T> {
+        err(self.span, CodegenError::NotSupported { what: what.into() })
+    }
+
+    pub fn lift<T>(&self, r: Result<T, CodegenError>) -> R<T> {
+        r.map_err(|error| CodegenDiagnostic { span: self.span, error })
+    }
+
+    // ---- names ---------------------------------------------------------------------
+
+    pub fn name(&self, sym: spirvkit_hlsl::lexer::Symbol) -> &'t str {
+        self.ast.name(sym)
+    }
+
+    /// A module-unique symbol based on `base` (dxc's names are not unique; symbols
+    /// must be).
+    pub fn unique_symbol(&mut self, base: &str) -> String {
+        let base = if base.is_empty() { "var" } else { base };
+        let mut name = base.to_string();
+        let mut n = 0;
+        while self.symbols.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.symbols.insert(name.clone());
+        name
+    }
+
+    pub fn name_value(&mut self, value: Value, name: impl Into<String>) {
+        self.value_names.push((value, name.into()));
+    }
+
+    /// A new block named as dxc names it.
+    pub fn new_block(&mut self, name: &'static str) -> BlockId {
+        let block = self.ir.create_block();
+        self.block_names.push((block, name.to_string()));
+        block
+    }
+
+    // ---- types ---------------------------------------------------------------------
+
+    pub fn ty(&mut self, ty: Ty) -> R<Type> {
+        let r = self.lower.lower(ty, None);
+        self.lift(r)
+    }
+
+    pub fn ty_in(&mut self, ty: Ty, rule: Option<LayoutRule>) -> R<Type> {
+        let r = self.lower.lower(ty, rule);
+        self.lift(r)
+    }
+
+    pub fn store(&mut self) -> &mut spirvkit_ir::types::TypeStore {
+        self.lower.store_mut()
+    }
+
+    pub fn pointer(&mut self, pointee: Type, class: &str) -> Type {
+        self.store().pointer(pointee, class)
+    }
+
+    pub fn bool_type(&mut self) -> Type {
+        self.store().integer(1, Signedness::Signless)
+    }
+
+    pub fn u32_type(&mut self) -> Type {
+        self.store().integer(32, Signedness::Signless)
+    }
+
+    pub fn i32_type(&mut self) -> Type {
+        self.store().integer(32, Signedness::Signed)
+    }
+
+    pub fn f32_type(&mut self) -> Type {
+        self.store().float(FloatKind::F32)
+    }
+
+    pub fn vec_type(&mut self, element: Type, n: u32) -> Type {
+        if n == 1 {
+            element
+        } else {
+            self.store().vector(u64::from(n), element)
+        }
+    }
+
+    pub fn void_type(&mut self) -> Type {
+        self.store().intern(TypeKind::None)
+    }
+
+    /// The HLSL type with this data (pre-interned scalars, vectors and matrices).
+    pub fn hlsl(&self, data: TypeData) -> Ty {
+        self.table.lookup(&data).unwrap_or(TypeTable::ERROR)
+    }
+
+    pub fn scalar_ty(&self, s: Scalar) -> Ty {
+        self.hlsl(TypeData::Scalar(s.concrete()))
+    }
+
+    /// `s` with `n` components (a scalar when `n` is 1).
+    pub fn vector_ty(&self, s: Scalar, n: u32) -> Ty {
+        if n <= 1 {
+            self.scalar_ty(s)
+        } else {
+            self.hlsl(TypeData::Vector(s.concrete(), n as u8))
+        }
+    }
+
+    pub fn data(&self, ty: Ty) -> &'t TypeData {
+        self.table.get(ty)
+    }
+
+    /// Component type and count of a scalar or vector (a 1x1/1xN/Nx1 matrix folds).
+    pub fn scalar_shape(&self, ty: Ty) -> Option<(Scalar, u32)> {
+        match self.data(ty) {
+            TypeData::Scalar(s) => Some((s.concrete(), 1)),
+            TypeData::Enum(_) => Some((self.table.component(ty).unwrap_or(Scalar::Int), 1)),
+            TypeData::Vector(s, n) => Some((s.concrete(), u32::from(*n))),
+            TypeData::Matrix { elem, rows, cols, .. } if *rows == 1 || *cols == 1 => {
+                Some((elem.concrete(), u32::from(*rows) * u32::from(*cols)))
+            }
+            _ => None,
+        }
+    }
+
+    /// A true (non-degenerate) matrix: its component, rows and columns.
+    pub fn matrix_shape(&self, ty: Ty) -> Option<(Scalar, u32, u32)> {
+        match self.data(ty) {
+            TypeData::Matrix { elem, rows, cols, .. } if *rows > 1 && *cols > 1 => {
+                Some((elem.concrete(), u32::from(*rows), u32::from(*cols)))
+            }
+            _ => None,
+        }
+    }
+
+    // ---- building ops --------------------------------------------------------------
+
+    pub fn fs(&mut self) -> &mut FnState {
+        self.f.as_mut().expect("inside a function")
+    }
+
+    pub fn current(&self) -> Option<BlockId> {
+        self.f.as_ref().and_then(|f| f.current)
+    }
+
+    /// Appends an op to the current block; its result (a placeholder value when the
+    /// block is unreachable, so callers need not care).
+    pub fn op(&mut self, name: &str, operands: Vec<Value>, result: Option<Type>, props: Vec<NamedAttribute>) -> Value {
+        let block = self.current();
+        let (op, value) = builder::append(&mut self.ir, block, name, operands, result, props);
+        match value {
+            Some(v) => v,
+            None => {
+                // Ops without a result return a dummy none value; it is never used.
+                let none = self.void_type();
+                let _ = op;
+                self.undef(none)
+            }
+        }
+    }
+
+    /// An op with a result.
+    pub fn val(&mut self, name: &str, operands: Vec<Value>, ty: Type) -> Value {
+        self.op(name, operands, Some(ty), Vec::new())
+    }
+
+    pub fn val_props(&mut self, name: &str, operands: Vec<Value>, ty: Type, props: Vec<NamedAttribute>) -> Value {
+        self.op(name, operands, Some(ty), props)
+    }
+
+    /// An op without a result.
+    pub fn effect(&mut self, name: &str, operands: Vec<Value>, props: Vec<NamedAttribute>) {
+        let block = self.current();
+        builder::append(&mut self.ir, block, name, operands, None, props);
+    }
+
+    /// A value nobody reads (a detached `spirv.Undef`).
+    pub fn undef(&mut self, ty: Type) -> Value {
+        let op = self.ir.create_op("spirv.Undef", vec![], &[ty], Location::Unknown);
+        self.ir.op(op).results[0]
+    }
+
+    /// `spirv.Undef` in the current block.
+    pub fn undef_here(&mut self, ty: Type) -> Value {
+        self.val("spirv.Undef", vec![], ty)
+    }
+
+    /// Ends the current block with a terminator.
+    pub fn terminate(&mut self, name: &str, operands: Vec<Value>, successors: &[BlockId], props: Vec<NamedAttribute>) {
+        let Some(block) = self.current() else { return };
+        let (op, _) = builder::append(&mut self.ir, Some(block), name, operands, None, props);
+        self.ir.op_mut(op).successors.extend(successors.iter().copied());
+        self.fs().current = None;
+    }
+
+    pub fn branch(&mut self, to: BlockId) {
+        self.terminate("spirv.Branch", vec![], &[to], Vec::new());
+    }
+
+    pub fn branch_conditional(&mut self, condition: Value, on_true: BlockId, on_false: BlockId) {
+        let sizes = self.segment_sizes(&[1, 0, 0]);
+        self.terminate("spirv.BranchConditional", vec![condition], &[on_true, on_false], vec![sizes]);
+    }
+
+    pub fn segment_sizes(&mut self, sizes: &[i32]) -> NamedAttribute {
+        let element = self.store().integer(32, Signedness::Signless);
+        let values = sizes.iter().map(|&n| Attribute::Integer { value: i128::from(n), ty: element }).collect();
+        prop("operandSegmentSizes", Attribute::DenseArray { element, values })
+    }
+
+    /// Starts emitting into `block`, appending it to the function's body.
+    pub fn start_block(&mut self, block: BlockId) {
+        let func = self.fs().func;
+        let region = self.ir.op(func).regions[0];
+        self.ir.append_block(region, block);
+        self.fs().current = Some(block);
+    }
+
+    /// A Function variable at the top of the entry block (SPIR-V requires them there).
+    pub fn function_variable(&mut self, ty: Type, name: &str) -> Value {
+        let ptr = self.pointer(ty, "Function");
+        let op = self.ir.create_op("spirv.Variable", vec![], &[ptr], Location::Unknown);
+        self.ir.op_mut(op).properties = vec![prop("storage_class", enum_attr("storage_class", "Function"))];
+        let f = self.f.as_mut().expect("inside a function");
+        let (entry, at) = (f.entry, f.variables);
+        f.variables += 1;
+        let ops = &self.ir.block(entry).ops;
+        if let Some(&before) = ops.get(at) {
+            self.ir.insert_op_before(entry, before, op);
+        } else {
+            self.ir.append_op(entry, op);
+        }
+        let value = self.ir.op(op).results[0];
+        self.name_value(value, name);
+        value
+    }
+
+    pub fn load(&mut self, ptr: Value) -> Value {
+        let ty = match self.pointee(ptr) {
+            Some(t) => t,
+            None => self.void_type(),
+        };
+        self.val("spirv.Load", vec![ptr], ty)
+    }
+
+    pub fn store_to(&mut self, ptr: Value, value: Value) {
+        self.effect("spirv.Store", vec![ptr, value], Vec::new());
+    }
+
+    pub fn access_chain(&mut self, base: Value, indices: Vec<Value>, result_pointee: Type) -> Value {
+        let class = self.storage_class_of(base);
+        let ptr = self.pointer(result_pointee, &class);
+        let mut operands = vec![base];
+        operands.extend(indices);
+        self.val("spirv.AccessChain", operands, ptr)
+    }
+
+    pub fn storage_class_of(&self, ptr: Value) -> String {
+        match self.lower.store().kind(self.ir.value_type(ptr)) {
+            TypeKind::Pointer { storage_class, .. } => storage_class.clone(),
+            _ => "Function".to_string(),
+        }
+    }
+
+    pub fn pointee(&self, ptr: Value) -> Option<Type> {
+        match self.lower.store().kind(self.ir.value_type(ptr)) {
+            TypeKind::Pointer { pointee, .. } => Some(*pointee),
+            _ => None,
+        }
+    }
+
+    pub fn addressof(&mut self, symbol_name: &str, ptr_type: Type) -> Value {
+        self.val_props("spirv.mlir.addressof", vec![], ptr_type, vec![prop("variable", symbol(symbol_name))])
+    }
+
+    pub fn extract(&mut self, composite: Value, indices: &[u32], ty: Type) -> Value {
+        let attr = builder::i32_array(self.store(), indices);
+        self.val_props("spirv.CompositeExtract", vec![composite], ty, vec![prop("indices", attr)])
+    }
+
+    pub fn insert(&mut self, object: Value, composite: Value, indices: &[u32]) -> Value {
+        let ty = self.ir.value_type(composite);
+        let attr = builder::i32_array(self.store(), indices);
+        self.val_props("spirv.CompositeInsert", vec![object, composite], ty, vec![prop("indices", attr)])
+    }
+
+    pub fn construct(&mut self, parts: Vec<Value>, ty: Type) -> Value {
+        self.val("spirv.CompositeConstruct", parts, ty)
+    }
+
+    pub fn shuffle(&mut self, a: Value, b: Value, components: &[u32], ty: Type) -> Value {
+        let attr = builder::i32_array(self.store(), components);
+        self.val_props("spirv.VectorShuffle", vec![a, b], ty, vec![prop("components", attr)])
+    }
+
+    // ---- constants -----------------------------------------------------------------
+
+    pub fn constant_attr(&mut self, value: Attribute, ty: Type) -> Value {
+        self.val_props("spirv.Constant", vec![], ty, vec![prop("value", value)])
+    }
+
+    /// A scalar constant of IR type `ty` (bool, integer or float).
+    pub fn scalar_constant(&mut self, value: ConstValue, ty: Type) -> Value {
+        let attr = self.scalar_attr(value, ty);
+        self.constant_attr(attr, ty)
+    }
+
+    pub fn scalar_attr(&mut self, value: ConstValue, ty: Type) -> Attribute {
+        match self.lower.store().kind(ty).clone() {
+            TypeKind::Integer { width: 1, .. } => Attribute::Bool(value.as_bool()),
+            TypeKind::Integer { width, signedness } => {
+                let v = value.as_int().unwrap_or(0);
+                let v = match (width, signedness) {
+                    (64, Signedness::Signed) => i128::from(v),
+                    (64, _) => i128::from(v as u64),
+                    (w, Signedness::Signed) => i128::from(v) << (128 - w) >> (128 - w),
+                    (w, _) => i128::from(v) & ((1i128 << w) - 1),
+                };
+                Attribute::Integer { value: v, ty }
+            }
+            TypeKind::Float(kind) => {
+                let v = value.as_float();
+                let v = match kind {
+                    FloatKind::F32 => f64::from(v as f32),
+                    FloatKind::F16 => f64::from(half_round(v as f32)),
+                    _ => v,
+                };
+                Attribute::Float { value: v, ty }
+            }
+            _ => Attribute::Integer { value: 0, ty },
+        }
+    }
+
+    /// A constant of a scalar or vector IR type, every component `value`.
+    pub fn splat_constant(&mut self, value: ConstValue, ty: Type) -> Value {
+        match self.lower.store().kind(ty).clone() {
+            TypeKind::Vector { shape, element, .. } => {
+                let n = shape.first().copied().unwrap_or(1) as usize;
+                let attr = self.scalar_attr(value, element);
+                self.constant_attr(Attribute::Dense { elements: vec![attr; n], ty }, ty)
+            }
+            TypeKind::Matrix { column, columns } => {
+                let row = self.splat_constant(value, column);
+                self.construct(vec![row; columns as usize], ty)
+            }
+            _ => self.scalar_constant(value, ty),
+        }
+    }
+
+    pub fn u32_constant(&mut self, v: u32) -> Value {
+        let ty = self.u32_type();
+        self.scalar_constant(ConstValue::Int(i64::from(v)), ty)
+    }
+
+    pub fn i32_constant(&mut self, v: i32) -> Value {
+        let ty = self.i32_type();
+        self.scalar_constant(ConstValue::Int(i64::from(v)), ty)
+    }
+
+    pub fn bool_constant(&mut self, v: bool) -> Value {
+        let ty = self.bool_type();
+        self.scalar_constant(ConstValue::Bool(v), ty)
+    }
+
+    // ---- the module ----------------------------------------------------------------
+
+    fn module(&mut self, module: OpId) -> R<()> {
+        let Some(entry) = self.tree.entry_points.first().cloned() else {
+            return err(None, CodegenError::NotSupported { what: "a module without an entry point".into() });
+        };
+        match entry.stage {
+            Stage::Pixel | Stage::Vertex | Stage::Geometry | Stage::Hull | Stage::Domain | Stage::Compute => {}
+            other => {
+                return self.unsupported(format!("{other:?} shaders"));
+            }
+        }
+        self.entry = Some(entry.clone());
+        self.symbols.insert(entry.name.clone());
+        self.declare_globals()?;
+        let src = self.request_function(entry.function)?;
+        self.entry_wrapper(&entry, &src)?;
+        while let Some(f) = self.queue.pop() {
+            self.function(f)?;
+        }
+        self.finish_module(module, &entry)
+    }
+
+    fn finish_module(&mut self, module: OpId, entry: &EntryPoint) -> R<()> {
+        let model = match entry.stage {
+            Stage::Vertex => "Vertex",
+            Stage::Pixel => "Fragment",
+            Stage::Geometry => "Geometry",
+            Stage::Hull => "TessellationControl",
+            Stage::Domain => "TessellationEvaluation",
+            _ => "GLCompute",
+        };
+        let interface: Vec<Attribute> = self.interface.iter().map(|s| symbol(s)).collect();
+        let (op, _) = builder::append(
+            &mut self.ir,
+            Some(self.module_block),
+            "spirv.EntryPoint",
+            vec![],
+            None,
+            vec![
+                prop("execution_model", enum_attr("execution_model", model)),
+                prop("fn", symbol(&entry.name)),
+                prop("interface", Attribute::Array(interface)),
+            ],
+        );
+        let _ = op;
+        for (mode, values) in std::mem::take(&mut self.execution_modes) {
+            let values = builder::i32_array(self.store(), &values);
+            builder::append(
+                &mut self.ir,
+                Some(self.module_block),
+                "spirv.ExecutionMode",
+                vec![],
+                None,
+                vec![
+                    prop("execution_mode", enum_attr("execution_mode", &mode)),
+                    prop("fn", symbol(&entry.name)),
+                    prop("values", values),
+                ],
+            );
+        }
+        let (major, minor) = self.options.spirv_version;
+        let (major, minor) = if major == 0 { (1, 0) } else { (major, minor) };
+        self.ir.op_mut(module).properties = vec![
+            prop("addressing_model", enum_attr("addressing_model", "Logical")),
+            prop("memory_model", enum_attr("memory_model", "GLSL450")),
+            prop("vce_triple", enum_attr("vce", &format!("v{major}.{minor}, [Shader], []"))),
+        ];
+        Ok(())
+    }
+
+    /// The symbol of a user function, queuing it for emission on first request.
+    pub fn request_function(&mut self, decl: DeclId) -> R<String> {
+        let decl = self.tree.decl(decl).and_then(|d| d.definition).unwrap_or(decl);
+        if let Some(s) = self.functions.get(&decl) {
+            return Ok(s.clone());
+        }
+        let DeclKind::Function(func) = &self.ast.decl(decl).kind else {
+            return self.unsupported("a call of something that is not a function");
+        };
+        if func.body.is_none() {
+            return self.unsupported(format!(
+                "a call of function '{}' which has no definition",
+                self.ast.qualified_name_text(&func.name)
+            ));
+        }
+        let base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        let is_entry = self.entry.as_ref().is_some_and(|e| e.function == decl);
+        let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
+        self.functions.insert(decl, symbol.clone());
+        self.queue.push(decl);
+        Ok(symbol)
+    }
+
+    /// The method's struct, when `decl` is a member function (`this` is its first
+    /// parameter).
+    pub fn method_owner(&self, decl: DeclId) -> Option<Ty> {
+        let index = self.table.structs.iter().position(|s| {
+            s.methods.values().any(|ms| ms.contains(&decl))
+                || s.methods.values().any(|ms| {
+                    ms.iter().any(|&m| self.tree.decl(m).and_then(|d| d.definition) == Some(decl))
+                })
+        })?;
+        self.table.lookup(&TypeData::Struct(spirvkit_hlsl::sema::types::StructId(index as u32)))
+    }
+
+    pub fn is_static_method(&self, decl: DeclId) -> bool {
+        self.ast.decl(decl).modifiers.contains(Modifiers::STATIC)
+    }
+
+    /// Emits one user function: `fn(ptr params...) -> ret`.
+    fn function(&mut self, decl: DeclId) -> R<()> {
+        let symbol = self.functions[&decl].clone();
+        let DeclKind::Function(func) = &self.ast.decl(decl).kind else { return Ok(()) };
+        let func = func.clone();
+        self.span = Some(self.ast.decl(decl).span);
+        let info = self.tree.decl(decl).cloned().unwrap_or_default();
+        let ret = info.ty;
+        let ret_type = if self.table.is_void(ret) { None } else { Some(self.ty(ret)?) };
+        let owner = if self.is_static_method(decl) { None } else { self.method_owner(decl) };
+        let mut inputs = Vec::new();
+        let mut params = Vec::new();
+        if let Some(owner) = owner {
+            let t = self.ty(owner)?;
+            inputs.push(self.pointer(t, "Function"));
+        }
+        for &p in &func.params {
+            let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
+            let t = self.param_pointer_type(pty)?;
+            inputs.push(t);
+            params.push((p, pty));
+        }
+        let fn_type = self.store().function(inputs.clone(), ret_type.into_iter().collect());
+        let op = self.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        self.ir.op_mut(op).properties = vec![
+            prop("function_control", enum_attr("function_control", "None")),
+            prop("function_type", Attribute::Type(fn_type)),
+            prop("sym_name", Attribute::String(symbol.clone())),
+        ];
+        self.ir.append_op(self.module_block, op);
+        let region = self.ir.add_region(op);
+        let entry = self.new_block("bb.entry");
+        self.ir.append_block(region, entry);
+        let mut state = FnState {
+            func: op,
+            entry,
+            current: Some(entry),
+            variables: 0,
+            locals: HashMap::new(),
+            headers: FxHashMap::default(),
+            targets: Vec::new(),
+            return_type: ret,
+            this: None,
+        };
+        let mut args = inputs.iter();
+        if let Some(owner) = owner {
+            let t = *args.next().expect("this");
+            let v = self.ir.add_block_argument(entry, t, Location::Unknown);
+            self.value_names.push((v, "param.this".to_string()));
+            state.this = Some(Local { ptr: v, ty: owner });
+        }
+        for ((p, pty), &t) in params.iter().zip(args) {
+            let v = self.ir.add_block_argument(entry, t, Location::Unknown);
+            let name = self.decl_name(*p);
+            self.value_names.push((v, name));
+            state.locals.insert(*p, Local { ptr: v, ty: *pty });
+        }
+        let saved = self.f.replace(state);
+        if !self.recursion.insert(decl) {
+            return self.unsupported("recursion");
+        }
+        if let Some(body) = func.body {
+            self.stmt(body)?;
+        }
+        // Falling off the end: return (void) or an undefined value (dxc does too).
+        if self.current().is_some() {
+            match ret_type {
+                None => self.terminate("spirv.Return", vec![], &[], Vec::new()),
+                Some(t) => {
+                    let u = self.undef_here(t);
+                    self.terminate("spirv.ReturnValue", vec![u], &[], Vec::new());
+                }
+            }
+        }
+        self.finish_function()?;
+        self.f = saved;
+        Ok(())
+    }
+
+    /// The pointer type a parameter of HLSL type `ty` is passed as.
+    pub fn param_pointer_type(&mut self, ty: Ty) -> R<Type> {
+        let t = self.value_type_of(ty)?;
+        Ok(self.pointer(t, "Function"))
+    }
+
+    /// The IR type of a value of HLSL type `ty` held in a Function variable: the plain
+    /// lowering, or for a resource, the resource's own handle type.
+    pub fn value_type_of(&mut self, ty: Ty) -> R<Type> {
+        if let TypeData::Object { .. } = self.data(ty) {
+            return self.resource_value_type(ty);
+        }
+        self.ty(ty)
+    }
+
+    /// Structurizes the finished function's CFG.
+    pub fn finish_function(&mut self) -> R<()> {
+        let f = self.f.as_ref().expect("inside a function");
+        let (func, headers) = (f.func, f.headers.clone());
+        self.remove_unreachable_blocks(func);
+        if let Err(e) = spirvkit_translate::structurize::structurize(&mut self.ir, func, &headers) {
+            return err(
+                self.span,
+                CodegenError::NotSupported { what: format!("control flow the structurizer refused: {e}") },
+            );
+        }
+        Ok(())
+    }
+
+    /// Blocks never entered (after a `return` in both branches, say) have no
+    /// terminator; they are dropped, with the headers naming them repaired.
+    fn remove_unreachable_blocks(&mut self, func: OpId) {
+        let region = self.ir.op(func).regions[0];
+        let blocks = self.ir.region(region).blocks.clone();
+        // A block whose last op is not a terminator was left open: close it.
+        for &b in &blocks {
+            let last = self.ir.block(b).ops.last().copied();
+            let terminated = last.is_some_and(|op| {
+                self.ir.op(op).name.def().is_some_and(|d| d.has_trait("Terminator"))
+            });
+            if !terminated {
+                let (op, _) = builder::append(&mut self.ir, Some(b), "spirv.Unreachable", vec![], None, Vec::new());
+                let _ = op;
+            }
+        }
+    }
+
+    pub fn decl_name(&self, decl: DeclId) -> String {
+        match &self.ast.decl(decl).kind {
+            DeclKind::Var(v) => v.name.map_or_else(String::new, |n| self.name(n.name).to_string()),
+            DeclKind::Function(f) => f.name.last().map_or(String::new(), |n| self.name(n.name).to_string()),
+            DeclKind::Buffer { name, .. } => self.name(name.name).to_string(),
+            _ => String::new(),
+        }
+    }
+
+    // ---- globals -------------------------------------------------------------------
+
+    fn declare_globals(&mut self) -> R<()> {
+        let items = self.ast.items.clone();
+        let mut globals = Vec::new();
+        self.collect_globals(&items, &mut globals, 0);
+        self.resources_declare(&globals)?;
+        Ok(())
+    }
+
+    fn collect_globals(&self, items: &[DeclId], out: &mut Vec<DeclId>, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        for &d in items {
+            match &self.ast.decl(d).kind {
+                DeclKind::Var(_) | DeclKind::Buffer { .. } => out.push(d),
+                DeclKind::Namespace { decls, .. } => self.collect_globals(decls, out, depth + 1),
+                _ => {}
+            }
+        }
+    }
+
+    /// A module-level variable.
+    pub fn global_variable(
+        &mut self,
+        symbol_name: &str,
+        ptr_type: Type,
+        decorations: Vec<NamedAttribute>,
+    ) -> OpId {
+        let mut props = vec![
+            prop("sym_name", Attribute::String(symbol_name.to_string())),
+            prop("type", Attribute::Type(ptr_type)),
+        ];
+        props.extend(decorations);
+        let (op, _) = builder::append(&mut self.ir, None, "spirv.GlobalVariable", vec![], None, props);
+        // Globals go before the functions (the serializer meets them first).
+        let first_function = self.ir.block(self.module_block).ops.iter().copied().find(|&o| self.ir.op(o).name == "spirv.func");
+        match first_function {
+            Some(f) => self.ir.insert_op_before(self.module_block, f, op),
+            None => self.ir.append_op(self.module_block, op),
+        }
+        op
+    }
+
+    /// The storage of a global (`GlobalStorage` of sema).
+    pub fn global_storage(&self, decl: DeclId) -> Option<GlobalStorage> {
+        self.tree.decl(decl).and_then(|d| d.storage)
+    }
+
+    pub fn param_direction(&self, decl: DeclId) -> ParamDirection {
+        self.tree.decl(decl).and_then(|d| d.direction).unwrap_or(ParamDirection::In)
+    }
+
+    pub fn expr_ty(&self, e: ExprId) -> Ty {
+        self.tree.expr(e).map_or(TypeTable::ERROR, |i| i.ty)
+    }
+
+    pub fn stmt_span(&self, s: StmtId) -> Span {
+        self.ast.stmt(s).span
+    }
+}
+
+/// `v` rounded to the nearest half-precision value.
+fn half_round(v: f32) -> f32 {
+    if !v.is_finite() {
+        return v;
+    }
+    let bits = v.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32 - 127;
+    if exp > 15 {
+        return if v > 0.0 { f32::INFINITY } else { f32::NEG_INFINITY };
+    }
+    if exp < -24 {
+        return 0.0 * v.signum();
+    }
+    let keep = if exp < -14 { 10 - (-14 - exp) } else { 10 };
+    let drop = 23 - keep.max(0);
+    let mask = (1u32 << drop) - 1;
+    let half = 1u32 << (drop - 1);
+    let mut m = bits & !mask;
+    let rest = bits & mask;
+    if rest > half || (rest == half && (bits >> drop) & 1 == 1) {
+        m = m.wrapping_add(1 << drop);
+    }
+    f32::from_bits(m)
+}

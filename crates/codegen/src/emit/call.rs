@@ -1,0 +1,171 @@
+//! Calls: user functions and methods (dxc's copy-in/copy-out through `param.var.*`
+//! variables), constructors, intrinsics and object methods.
+
+use super::expr::{Place, Val};
+use super::{Emitter, R};
+use crate::builder::{prop, symbol};
+use spirvkit_hlsl::ast::{ExprId, ExprKind};
+use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection, Resolution};
+use spirvkit_hlsl::sema::types::TypeTable;
+use spirvkit_ir::ir::Value;
+
+impl<'t> Emitter<'t> {
+    /// The value of a call or constructor expression.
+    pub fn call_expr(&mut self, e: ExprId) -> R<Value> {
+        let Some(call) = self.tree.calls.get(&e).cloned() else {
+            return self.unsupported("a call sema did not resolve");
+        };
+        let (callee_expr, args) = match &self.ast.expr(e).kind {
+            ExprKind::Call { callee, args } => (Some(*callee), args.clone()),
+            ExprKind::Construct { args, .. } => (None, args.clone()),
+            _ => return self.unsupported("this call"),
+        };
+        match call.callee.clone() {
+            Callee::Constructor => self.constructor(&call, &args),
+            Callee::Function(f) => self.user_call(f, callee_expr, &args, &call),
+            Callee::Intrinsic { name, .. } => self.intrinsic(name, e, &args, &call),
+            Callee::ObjectMethod { name, .. } => {
+                let Some(callee) = callee_expr else { return self.unsupported("this method call") };
+                let ExprKind::Member { base, .. } = self.ast.expr(callee).kind else {
+                    return self.unsupported("this method call");
+                };
+                self.object_method(name, base, e, &args, &call)
+            }
+        }
+    }
+
+    fn constructor(&mut self, call: &CallInfo, args: &[ExprId]) -> R<Value> {
+        let to = call.ret;
+        if args.len() == 1 {
+            let from = self.tree.converted_type(args[0]);
+            let v = self.rvalue(args[0])?;
+            if from == to || self.table.flat_count(from) != self.table.flat_count(to) || self.scalar_shape(from).is_some_and(|(_, n)| n == 1) {
+                return self.convert(v, from, to);
+            }
+        }
+        let mut leaves = Vec::new();
+        for &a in args {
+            let ty = self.tree.converted_type(a);
+            let v = self.rvalue(a)?;
+            self.flatten_value(v, ty, &mut leaves, 0)?;
+        }
+        let mut iter = leaves.into_iter();
+        self.build_from_flat(to, &mut iter, 0)
+    }
+
+    /// A call of a user function or method: arguments copied into `param.var.*`
+    /// variables, `out`/`inout` ones copied back after the call.
+    fn user_call(&mut self, f: spirvkit_hlsl::ast::DeclId, callee: Option<ExprId>, args: &[ExprId], call: &CallInfo) -> R<Value> {
+        let symbol_name = self.request_function(f)?;
+        let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
+        let params: Vec<spirvkit_hlsl::ast::DeclId> = match &self.ast.decl(def).kind {
+            spirvkit_hlsl::ast::DeclKind::Function(func) => func.params.clone(),
+            _ => Vec::new(),
+        };
+        let mut operands = Vec::new();
+        // `this` of a method call: the object's place.
+        let is_method = !self.is_static_method(def) && self.method_owner(def).is_some();
+        if is_method {
+            let this_ptr = match callee.map(|c| self.ast.expr(c).kind.clone()) {
+                Some(ExprKind::Member { base, .. }) => {
+                    let place = self.place(base)?;
+                    self.function_pointer_of(place)?
+                }
+                // An unqualified call inside a method: the same `this`.
+                _ => match self.f.as_ref().and_then(|f| f.this) {
+                    Some(l) => l.ptr,
+                    None => return self.unsupported("a method call without an object"),
+                },
+            };
+            operands.push(this_ptr);
+        }
+        let mut copy_back = Vec::new();
+        for (i, &a) in args.iter().enumerate() {
+            let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
+            let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
+            let t = self.value_type_of(pty)?;
+            let tmp = self.function_variable(t, &format!("param.var.{pname}"));
+            match dir {
+                ParamDirection::In => {
+                    let v = self.init_value(a, pty)?;
+                    self.store_to(tmp, v);
+                }
+                ParamDirection::InOut | ParamDirection::Out => {
+                    let place = self.place(a)?;
+                    if dir == ParamDirection::InOut {
+                        let v = self.load_place(&place)?;
+                        let v = self.convert(v, place.ty(), pty)?;
+                        self.store_to(tmp, v);
+                    }
+                    copy_back.push((tmp, place, pty));
+                }
+            }
+            operands.push(tmp);
+        }
+        // Default arguments sema filled in are not in `args`: evaluate the parameter's
+        // default.
+        for i in args.len()..params.len() {
+            let p = params[i];
+            let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
+            let init = match &self.ast.decl(p).kind {
+                spirvkit_hlsl::ast::DeclKind::Var(v) => v.init,
+                _ => None,
+            };
+            let Some(init) = init else { return self.unsupported("a call with too few arguments") };
+            let t = self.value_type_of(pty)?;
+            let pname = self.decl_name(p);
+            let tmp = self.function_variable(t, &format!("param.var.{pname}"));
+            let v = self.init_value(init, pty)?;
+            self.store_to(tmp, v);
+            operands.push(tmp);
+        }
+        let ret = call.ret;
+        let result = if self.table.is_void(ret) {
+            self.effect("spirv.FunctionCall", operands, vec![prop("callee", symbol(&symbol_name))]);
+            None
+        } else {
+            let t = self.value_type_of(ret)?;
+            Some(self.val_props("spirv.FunctionCall", operands, t, vec![prop("callee", symbol(&symbol_name))]))
+        };
+        for (tmp, place, pty) in copy_back {
+            let v = self.load(tmp);
+            let v = self.convert(v, pty, place.ty())?;
+            self.store_place(&place, v)?;
+        }
+        match result {
+            Some(v) => Ok(v),
+            None => {
+                let t = self.void_type();
+                Ok(self.undef(t))
+            }
+        }
+    }
+
+    /// A Function-storage pointer to a place's value (a copy when the place is
+    /// elsewhere; methods called on buffer members then work on the copy, as dxc).
+    pub fn function_pointer_of(&mut self, place: Place) -> R<Value> {
+        if let Place::Ptr { ptr, rule: None, .. } = &place {
+            if self.storage_class_of(*ptr) == "Function" {
+                return Ok(*ptr);
+            }
+        }
+        let ty = place.ty();
+        let v = self.load_place(&place)?;
+        let t = self.value_type_of(ty)?;
+        let tmp = self.function_variable(t, "temp.var.this");
+        self.store_to(tmp, v);
+        Ok(tmp)
+    }
+
+    /// Whether an expression names a method (`s.f`).
+    pub fn is_method_callee(&self, e: ExprId) -> bool {
+        matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Method(_)))
+    }
+
+    pub fn val_of(&mut self, v: Val) -> R<Value> {
+        match v {
+            Val::R(v, _) => Ok(v),
+            Val::P(p) => self.load_place(&p),
+        }
+    }
+}

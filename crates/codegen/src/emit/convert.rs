@@ -1,0 +1,269 @@
+//! Conversions between HLSL types (the seed's cast table), and between a type's plain
+//! form and its laid-out form in a buffer.
+
+use super::{Emitter, R};
+use crate::layout::LayoutRule;
+use spirvkit_hlsl::sema::tree::ConstValue;
+use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData};
+use spirvkit_ir::ir::Value;
+
+impl<'t> Emitter<'t> {
+    /// Converts a plain value of type `from` to type `to`.
+    pub fn convert(&mut self, v: Value, from: Ty, to: Ty) -> R<Value> {
+        if from == to {
+            return Ok(v);
+        }
+        let from_c = self.concrete(from);
+        let to_c = self.concrete(to);
+        if from_c == to_c {
+            return Ok(v);
+        }
+        let ft = self.value_type_of(from_c)?;
+        let tt = self.value_type_of(to_c)?;
+        let (fd, td) = (self.data(from_c).clone(), self.data(to_c).clone());
+        // Same shape (scalar/vector): component conversion.
+        if let (Some((fs, fnn)), Some((ts, tn))) = (self.scalar_shape(from_c), self.scalar_shape(to_c)) {
+            if fnn == tn {
+                return self.convert_components(v, fs, ts, tn);
+            }
+            if fnn == 1 {
+                // Splat.
+                let x = self.convert_components(v, fs, ts, 1)?;
+                return Ok(self.construct(vec![x; tn as usize], tt));
+            }
+            if tn < fnn {
+                // Truncation.
+                let components: Vec<u32> = (0..tn).collect();
+                let truncated_ty = self.vector_ty(fs, tn);
+                let cut = self.select_components(v, from_c, &components, truncated_ty)?;
+                return self.convert_components(cut, fs, ts, tn);
+            }
+        }
+        // Scalar to matrix: splat every row.
+        if let (Some((fs, 1)), Some((ts, rows, cols))) = (self.scalar_shape(from_c), self.matrix_shape(to_c)) {
+            let x = self.convert_components(v, fs, ts, 1)?;
+            let row_ty = self.store_row_type(tt);
+            let row = self.construct(vec![x; cols as usize], row_ty);
+            return Ok(self.construct(vec![row; rows as usize], tt));
+        }
+        // Matrix to matrix of the same shape: row by row.
+        if let (Some((fs, fr, fc)), Some((ts, tr, tc))) = (self.matrix_shape(from_c), self.matrix_shape(to_c)) {
+            if (fr, fc) == (tr, tc) {
+                let from_row = self.store_row_type(ft);
+                let mut rows = Vec::new();
+                for r in 0..fr {
+                    let row = self.extract(v, &[r], from_row);
+                    rows.push(self.convert_components(row, fs, ts, fc)?);
+                }
+                return Ok(self.construct(rows, tt));
+            }
+            if tr <= fr && tc <= fc {
+                // Truncation: the top-left block.
+                let from_row = self.store_row_type(ft);
+                let row_from_ty = self.vector_ty(fs, fc);
+                let row_to_ty = self.vector_ty(fs, tc);
+                let comps: Vec<u32> = (0..tc).collect();
+                let mut rows = Vec::new();
+                for r in 0..tr {
+                    let row = self.extract(v, &[r], from_row);
+                    let cut = self.select_components(row, row_from_ty, &comps, row_to_ty)?;
+                    rows.push(self.convert_components(cut, fs, ts, tc)?);
+                }
+                return Ok(self.construct(rows, tt));
+            }
+        }
+        let _ = (fd, td);
+        // Everything else (struct/array/vector<->matrix of equal size, truncation to
+        // a scalar of an aggregate): flattened element-wise conversion.
+        let mut leaves = Vec::new();
+        self.flatten_value(v, from_c, &mut leaves, 0)?;
+        let Some(needed) = self.table.flat_count(to_c) else {
+            return self.unsupported(format!(
+                "conversion from '{}' to '{}'",
+                self.table.display(from),
+                self.table.display(to)
+            ));
+        };
+        if (leaves.len() as u32) < needed {
+            if leaves.len() == 1 {
+                // Splat of a scalar into an aggregate.
+                let one = leaves[0];
+                leaves = vec![one; needed as usize];
+            } else {
+                return self.unsupported(format!(
+                    "conversion from '{}' to '{}'",
+                    self.table.display(from),
+                    self.table.display(to)
+                ));
+            }
+        }
+        let mut iter = leaves.into_iter();
+        self.build_from_flat(to_c, &mut iter, 0)
+    }
+
+    /// Converts the `n` components of a scalar or vector value from `from` to `to`.
+    pub fn convert_components(&mut self, v: Value, from: Scalar, to: Scalar, n: u32) -> R<Value> {
+        let (from, to) = (from.concrete(), to.concrete());
+        let to_ty = self.vector_ty(to, n);
+        let tt = self.ty(to_ty)?;
+        let sixteen = self.options.lower.sixteen_bit_types;
+        let same_lowered = {
+            let a = self.vector_ty(from, n);
+            let at = self.ty(a)?;
+            at == tt
+        };
+        if from == to || same_lowered {
+            return Ok(v);
+        }
+        if from == Scalar::Bool {
+            let one = if to.is_float() { ConstValue::Float(1.0) } else { ConstValue::Int(1) };
+            let zero = if to.is_float() { ConstValue::Float(0.0) } else { ConstValue::Int(0) };
+            let a = self.splat_constant(one, tt);
+            let b = self.splat_constant(zero, tt);
+            return Ok(self.val("spirv.Select", vec![v, a, b], tt));
+        }
+        if to == Scalar::Bool {
+            let from_ty = self.vector_ty(from, n);
+            let ft = self.ty(from_ty)?;
+            if from.is_float() {
+                let zero = self.splat_constant(ConstValue::Float(0.0), ft);
+                return Ok(self.val("spirv.FOrdNotEqual", vec![v, zero], tt));
+            }
+            let zero = self.splat_constant(ConstValue::Int(0), ft);
+            return Ok(self.val("spirv.INotEqual", vec![v, zero], tt));
+        }
+        let (fb, tb) = (from.bits(sixteen), to.bits(sixteen));
+        let name = match (from.is_float(), to.is_float()) {
+            (true, true) => "spirv.FConvert",
+            (true, false) if to.is_signed() => "spirv.ConvertFToS",
+            (true, false) => "spirv.ConvertFToU",
+            (false, true) if from.is_signed() => "spirv.ConvertSToF",
+            (false, true) => "spirv.ConvertUToF",
+            (false, false) => {
+                if fb == tb {
+                    "spirv.Bitcast"
+                } else if from.is_signed() {
+                    // Widen or narrow keeping the source's signedness, then bitcast.
+                    let mid_ty = self.vector_ty(from.with_width(tb), n);
+                    let mt = self.ty(mid_ty)?;
+                    let w = self.val("spirv.SConvert", vec![v], mt);
+                    return if mt == tt { Ok(w) } else { Ok(self.val("spirv.Bitcast", vec![w], tt)) };
+                } else {
+                    let mid_ty = self.vector_ty(from.with_width(tb), n);
+                    let mt = self.ty(mid_ty)?;
+                    let w = self.val("spirv.UConvert", vec![v], mt);
+                    return if mt == tt { Ok(w) } else { Ok(self.val("spirv.Bitcast", vec![w], tt)) };
+                }
+            }
+        };
+        Ok(self.val(name, vec![v], tt))
+    }
+
+    /// The plain form of a value loaded from a buffer laid out by `rule`.
+    pub fn from_layout(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
+        self.relayout(v, ty, Some(rule), None, 0)
+    }
+
+    /// The form of a plain value to store into a buffer laid out by `rule`.
+    pub fn to_layout(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
+        self.relayout(v, ty, None, Some(rule), 0)
+    }
+
+    fn relayout(&mut self, v: Value, ty: Ty, from: Option<LayoutRule>, to: Option<LayoutRule>, depth: u32) -> R<Value> {
+        if depth > 64 {
+            return self.unsupported("types nested this deep");
+        }
+        if let TypeData::Object { .. } = self.data(ty) {
+            return Ok(v);
+        }
+        let ft = self.ty_in(ty, from)?;
+        let tt = self.ty_in(ty, to)?;
+        if ft == tt {
+            return Ok(v);
+        }
+        match self.data(ty).clone() {
+            TypeData::Scalar(_) | TypeData::Vector(..) | TypeData::Enum(_) | TypeData::Matrix { .. }
+                if self.table.component(ty) == Some(Scalar::Bool) =>
+            {
+                // bool is a 32-bit integer in buffers.
+                if let Some((_, rows, _)) = self.matrix_shape(ty) {
+                    let (fr, tr) = (self.store_row_type(ft), self.store_row_type(tt));
+                    let (_, _, cols) = self.matrix_shape(ty).unwrap_or((Scalar::Bool, 1, 1));
+                    let mut out = Vec::new();
+                    for r in 0..rows {
+                        let row = self.extract(v, &[r], fr);
+                        out.push(self.bool_relayout(row, cols, from.is_some(), tr)?);
+                    }
+                    return Ok(self.construct(out, tt));
+                }
+                let (_, n) = self.scalar_shape(ty).unwrap_or((Scalar::Bool, 1));
+                self.bool_relayout(v, n, from.is_some(), tt)
+            }
+            TypeData::Matrix { .. } => {
+                // Non-float matrices are arrays of rows in buffers, matrices are not:
+                // rebuild row by row.
+                let Some((_, rows, _)) = self.matrix_shape(ty) else { return Ok(v) };
+                let (fr, tr) = (self.store_row_type(ft), self.store_row_type(tt));
+                let mut out = Vec::new();
+                for r in 0..rows {
+                    let row = self.extract(v, &[r], fr);
+                    let row = if fr == tr { row } else { self.val("spirv.Bitcast", vec![row], tr) };
+                    out.push(row);
+                }
+                Ok(self.construct(out, tt))
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                let fe = self.ty_in(elem, from)?;
+                let mut out = Vec::new();
+                for i in 0..n {
+                    let x = self.extract(v, &[i], fe);
+                    out.push(self.relayout(x, elem, from, to, depth + 1)?);
+                }
+                Ok(self.construct(out, tt))
+            }
+            TypeData::Struct(id) => {
+                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                let mut out = Vec::new();
+                for (i, m) in members.into_iter().enumerate() {
+                    let fm = self.ty_in(m, from)?;
+                    let x = self.extract(v, &[i as u32], fm);
+                    out.push(self.relayout(x, m, from, to, depth + 1)?);
+                }
+                Ok(self.construct(out, tt))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// bool <-> uint of `n` components (`from_buffer`: uint -> bool).
+    fn bool_relayout(&mut self, v: Value, n: u32, from_buffer: bool, to_type: spirvkit_ir::types::Type) -> R<Value> {
+        if from_buffer {
+            let ut = self.u32_type();
+            let uv = self.vec_type(ut, n);
+            let zero = self.splat_constant(ConstValue::Int(0), uv);
+            Ok(self.val("spirv.INotEqual", vec![v, zero], to_type))
+        } else {
+            let one = self.splat_constant(ConstValue::Int(1), to_type);
+            let zero = self.splat_constant(ConstValue::Int(0), to_type);
+            Ok(self.val("spirv.Select", vec![v, one, zero], to_type))
+        }
+    }
+}
+
+trait WithWidth {
+    fn with_width(self, bits: u32) -> Scalar;
+}
+
+impl WithWidth for Scalar {
+    /// The integer type of the same signedness and `bits` width.
+    fn with_width(self, bits: u32) -> Scalar {
+        match (self.is_signed(), bits) {
+            (true, 16) => Scalar::Int16,
+            (true, 64) => Scalar::Int64,
+            (true, _) => Scalar::Int,
+            (false, 16) => Scalar::UInt16,
+            (false, 64) => Scalar::UInt64,
+            (false, _) => Scalar::UInt,
+        }
+    }
+}

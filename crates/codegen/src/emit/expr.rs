@@ -1,0 +1,1111 @@
+//! Expressions: places (pointers, vector components, texels) and values.
+//!
+//! A value is always in its plain form: the type lowered without a layout. Loading from
+//! a buffer converts the laid-out form to the plain one, and storing converts back
+//! (`convert.rs`), as dxc does with member-wise copies.
+
+use super::{Emitter, Local, R};
+use crate::layout::LayoutRule;
+use spirvkit_hlsl::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
+use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Resolution};
+use spirvkit_hlsl::sema::types::{ObjectKind, Scalar, Ty, TypeData, TypeTable};
+use spirvkit_ir::ir::Value;
+
+/// Storage an expression designates.
+#[derive(Clone, Debug)]
+pub(crate) enum Place {
+    /// A pointer to the whole value; `rule` is the layout of the pointee.
+    Ptr { ptr: Value, ty: Ty, rule: Option<LayoutRule> },
+    /// Components of the vector (or scalar, component 0) behind `ptr`.
+    Components { ptr: Value, vector: Ty, rule: Option<LayoutRule>, components: Vec<u32>, ty: Ty },
+    /// A texel of a storage image or texel buffer (`RWTexture2D[uv]`).
+    Texel { image: Value, coord: Value, ty: Ty, object: Ty },
+}
+
+impl Place {
+    pub fn ty(&self) -> Ty {
+        match self {
+            Place::Ptr { ty, .. } | Place::Components { ty, .. } | Place::Texel { ty, .. } => *ty,
+        }
+    }
+}
+
+/// An expression's result before its implicit conversion.
+#[derive(Clone, Debug)]
+pub(crate) enum Val {
+    R(Value, Ty),
+    P(Place),
+}
+
+impl<'t> Emitter<'t> {
+    /// The value of `e` after its implicit conversion.
+    pub fn rvalue(&mut self, e: ExprId) -> R<Value> {
+        let info = self.tree.expr(e).cloned().unwrap_or_default();
+        let target = info.conversion.map_or(info.ty, |c| c.to);
+        if let Some(c) = info.constant {
+            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) {
+                let t = self.ty(target)?;
+                return Ok(self.splat_constant(c, t));
+            }
+        }
+        let value = self.expr_value(e)?;
+        match info.conversion {
+            Some(c) if c.kind != CastKind::NoOp || c.to != info.ty => self.convert(value, info.ty, c.to),
+            _ => Ok(value),
+        }
+    }
+
+    /// The value of `e` before its implicit conversion.
+    pub fn expr_value(&mut self, e: ExprId) -> R<Value> {
+        match self.expr(e)? {
+            Val::R(v, _) => Ok(v),
+            Val::P(p) => self.load_place(&p),
+        }
+    }
+
+    /// The value of `e` converted to `to`.
+    pub fn rvalue_as(&mut self, e: ExprId, to: Ty) -> R<Value> {
+        let from = self.tree.converted_type(e);
+        let v = self.rvalue(e)?;
+        if from == to {
+            return Ok(v);
+        }
+        self.convert(v, from, to)
+    }
+
+    pub fn place(&mut self, e: ExprId) -> R<Place> {
+        match self.expr(e)? {
+            Val::P(p) => Ok(p),
+            Val::R(v, ty) => {
+                // An rvalue used as storage (a method called on a temporary): a temporary.
+                let t = self.value_type_of(ty)?;
+                let ptr = self.function_variable(t, "temp.var");
+                self.store_to(ptr, v);
+                Ok(Place::Ptr { ptr, ty, rule: None })
+            }
+        }
+    }
+
+    /// Whether evaluating `e` may change state (assignments, calls, increments).
+    pub fn has_side_effects(&self, e: ExprId) -> bool {
+        let expr = self.ast.expr(e);
+        match &expr.kind {
+            ExprKind::Assign { .. } | ExprKind::Call { .. } => true,
+            ExprKind::Unary { op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec, .. } => {
+                true
+            }
+            kind => spirvkit_hlsl::ast::expr_children(kind).into_iter().any(|c| self.has_side_effects(c)),
+        }
+    }
+
+    pub fn expr(&mut self, e: ExprId) -> R<Val> {
+        let expr = self.ast.expr(e);
+        let saved = self.span;
+        self.span = Some(expr.span);
+        let result = self.expr_inner(e);
+        self.span = saved;
+        result
+    }
+
+    fn expr_inner(&mut self, e: ExprId) -> R<Val> {
+        let info = self.tree.expr(e).cloned().unwrap_or_default();
+        let ty = info.ty;
+        match &self.ast.expr(e).kind {
+            ExprKind::IntLiteral { .. } | ExprKind::FloatLiteral { .. } | ExprKind::BoolLiteral(_) => {
+                let c = info.constant.unwrap_or(ConstValue::Int(0));
+                let concrete = self.concrete(ty);
+                let t = self.ty(concrete)?;
+                Ok(Val::R(self.splat_constant(c, t), concrete))
+            }
+            ExprKind::SizeOfType(_) | ExprKind::SizeOfExpr(_) => {
+                let c = info.constant.unwrap_or(ConstValue::Int(0));
+                let t = self.u32_type();
+                Ok(Val::R(self.scalar_constant(c, t), TypeTable::UINT))
+            }
+            ExprKind::Paren(inner) => {
+                let inner = *inner;
+                let v = self.expr(inner)?;
+                // A conversion recorded on the parenthesized expression applies inside.
+                match self.tree.expr(inner).and_then(|i| i.conversion) {
+                    Some(c) => {
+                        let value = match v {
+                            Val::R(v, _) => v,
+                            Val::P(p) => self.load_place(&p)?,
+                        };
+                        let from = self.expr_ty(inner);
+                        Ok(Val::R(self.convert(value, from, c.to)?, c.to))
+                    }
+                    None => Ok(v),
+                }
+            }
+            ExprKind::Name { .. } | ExprKind::TypeMember { .. } => self.name_expr(e, &info),
+            ExprKind::This => match self.f.as_ref().and_then(|f| f.this) {
+                Some(Local { ptr, ty }) => Ok(Val::P(Place::Ptr { ptr, ty, rule: None })),
+                None => self.unsupported("'this' outside a method"),
+            },
+            ExprKind::Member { base, .. } => {
+                let base = *base;
+                self.member_expr(e, base, &info)
+            }
+            ExprKind::Index { base, index } => {
+                let (base, index) = (*base, *index);
+                self.index_expr(base, index, ty)
+            }
+            ExprKind::Unary { op, operand } => {
+                let (op, operand) = (*op, *operand);
+                self.unary(op, operand, ty)
+            }
+            ExprKind::Binary { op: BinaryOp::Comma, lhs, rhs } => {
+                let (lhs, rhs) = (*lhs, *rhs);
+                self.discard_value(lhs)?;
+                self.expr(rhs)
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (op, lhs, rhs) = (*op, *lhs, *rhs);
+                Ok(Val::R(self.binary(op, lhs, rhs, ty)?, ty))
+            }
+            ExprKind::Assign { op, lhs, rhs } => {
+                let (op, lhs, rhs) = (*op, *lhs, *rhs);
+                self.assign(op, lhs, rhs)
+            }
+            ExprKind::Conditional { condition, then_value, else_value } => {
+                let (c, a, b) = (*condition, *then_value, *else_value);
+                Ok(Val::R(self.conditional(c, a, b, ty)?, ty))
+            }
+            ExprKind::Call { .. } | ExprKind::Construct { .. } => {
+                let v = self.call_expr(e)?;
+                Ok(Val::R(v, ty))
+            }
+            ExprKind::Cast { operand, .. } => {
+                let operand = *operand;
+                let v = self.rvalue(operand)?;
+                let from = self.tree.converted_type(operand);
+                Ok(Val::R(self.convert(v, from, ty)?, ty))
+            }
+            ExprKind::InitList(_) => self.unsupported("an initializer list outside an initialization"),
+            ExprKind::StringLiteral(_) => self.unsupported("a string outside printf"),
+            ExprKind::DeclCondition(d) => {
+                let d = *d;
+                self.local_declaration(d)?;
+                let local = self.f.as_ref().and_then(|f| f.locals.get(&d).copied());
+                match local {
+                    Some(l) => Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None })),
+                    None => self.unsupported("this condition declaration"),
+                }
+            }
+            ExprKind::Error => self.unsupported("an erroneous expression"),
+        }
+    }
+
+    /// The concrete type of a literal's type.
+    pub fn concrete(&self, ty: Ty) -> Ty {
+        match self.data(ty) {
+            TypeData::Scalar(s) if s.is_literal() => self.scalar_ty(s.concrete()),
+            TypeData::Vector(s, n) if s.is_literal() => self.vector_ty(s.concrete(), u32::from(*n)),
+            _ => ty,
+        }
+    }
+
+    /// Evaluates `e` for its effects only.
+    pub fn discard_value(&mut self, e: ExprId) -> R<()> {
+        match self.expr(e)? {
+            Val::R(..) => Ok(()),
+            Val::P(p) => {
+                // Loading may be needed for effects only through texels; plain
+                // places have none.
+                let _ = p;
+                Ok(())
+            }
+        }
+    }
+
+    fn name_expr(&mut self, e: ExprId, info: &spirvkit_hlsl::sema::tree::ExprInfo) -> R<Val> {
+        match &info.resolution {
+            Resolution::Decl(d) => self.decl_ref(*d),
+            Resolution::EnumConstant(_) => {
+                let c = info.constant.unwrap_or(ConstValue::Int(0));
+                let t = self.ty(info.ty)?;
+                Ok(Val::R(self.scalar_constant(c, t), info.ty))
+            }
+            Resolution::Field { decl, .. } => {
+                // A member named inside a method: through `this`.
+                let Some(this) = self.f.as_ref().and_then(|f| f.this) else {
+                    return self.unsupported("a field outside a method");
+                };
+                let base = Place::Ptr { ptr: this.ptr, ty: this.ty, rule: None };
+                self.field_place(base, *decl, info.ty)
+            }
+            _ => {
+                if let Some(c) = info.constant {
+                    let concrete = self.concrete(info.ty);
+                    let t = self.ty(concrete)?;
+                    return Ok(Val::R(self.splat_constant(c, t), concrete));
+                }
+                let _ = e;
+                self.unsupported("this name")
+            }
+        }
+    }
+
+    /// A variable by its declaration: a local, a parameter or a global.
+    pub fn decl_ref(&mut self, d: spirvkit_hlsl::ast::DeclId) -> R<Val> {
+        if let Some(l) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) {
+            return Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None }));
+        }
+        if let Some(g) = self.globals.get(&d).cloned() {
+            return Ok(Val::P(self.global_place(&g)?));
+        }
+        let info = self.tree.decl(d).cloned().unwrap_or_default();
+        if let Some(c) = info.constant {
+            if self.scalar_shape(info.ty).is_some() {
+                let t = self.ty(info.ty)?;
+                return Ok(Val::R(self.splat_constant(c, t), info.ty));
+            }
+        }
+        let name = self.decl_name(d);
+        self.unsupported(format!("a reference to '{name}' here"))
+    }
+
+    /// The place of a global variable.
+    pub fn global_place(&mut self, g: &super::Global) -> R<Place> {
+        match g.member_of {
+            Some((buffer, index)) => {
+                let Some(block) = self.globals.get(&buffer).cloned() else {
+                    return self.unsupported("a member of an unknown buffer");
+                };
+                let base = self.addressof(&block.symbol, block.ptr_type);
+                let idx = self.i32_constant(index as i32);
+                let member = self.ty_in(g.ty, g.rule)?;
+                let ptr = self.access_chain(base, vec![idx], member);
+                Ok(Place::Ptr { ptr, ty: g.ty, rule: g.rule })
+            }
+            None => {
+                let ptr = self.addressof(&g.symbol, g.ptr_type);
+                Ok(Place::Ptr { ptr, ty: g.ty, rule: g.rule })
+            }
+        }
+    }
+
+    fn member_expr(&mut self, e: ExprId, base: ExprId, info: &spirvkit_hlsl::sema::tree::ExprInfo) -> R<Val> {
+        match &info.resolution {
+            Resolution::Field { decl, .. } => {
+                let base = self.expr(base)?;
+                match base {
+                    Val::P(p) => self.field_place(p, *decl, info.ty),
+                    Val::R(v, bty) => {
+                        let Some(path) = self.field_path(bty, *decl) else {
+                            return self.unsupported("this member access");
+                        };
+                        let t = self.ty(info.ty)?;
+                        Ok(Val::R(self.extract(v, &path, t), info.ty))
+                    }
+                }
+            }
+            Resolution::Swizzle(components) => {
+                let components: Vec<u32> = components.iter().map(|&c| u32::from(c)).collect();
+                let base_ty = self.tree.converted_type(base);
+                self.swizzle(base, base_ty, &components, info.ty)
+            }
+            Resolution::Decl(d) => self.decl_ref(*d),
+            Resolution::EnumConstant(_) => self.name_expr(e, info),
+            Resolution::BuiltinMember(m) => {
+                let m = *m;
+                if m == "Length" {
+                    let bty = self.expr_ty(base);
+                    if let TypeData::Array { len: Some(n), .. } = self.data(bty) {
+                        let n = *n;
+                        return Ok(Val::R(self.u32_constant(n), TypeTable::UINT));
+                    }
+                }
+                self.unsupported(format!("the '{m}' member"))
+            }
+            _ => self.unsupported("this member access"),
+        }
+    }
+
+    /// The member index path of field `decl` in struct `ty` (bases are the first
+    /// members).
+    pub fn field_path(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId) -> Option<Vec<u32>> {
+        self.field_path_at(ty, decl, 0)
+    }
+
+    fn field_path_at(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId, depth: u32) -> Option<Vec<u32>> {
+        if depth > 32 {
+            return None;
+        }
+        let TypeData::Struct(id) = self.data(ty) else { return None };
+        let info = self.table.struct_info(*id)?;
+        let bases = info.bases.len() as u32;
+        if let Some(i) = info.fields.iter().position(|f| f.decl == decl) {
+            return Some(vec![bases + i as u32]);
+        }
+        for (bi, &b) in info.bases.iter().enumerate() {
+            if let Some(mut rest) = self.field_path_at(b, decl, depth + 1) {
+                rest.insert(0, bi as u32);
+                return Some(rest);
+            }
+        }
+        None
+    }
+
+    pub fn field_place(&mut self, base: Place, decl: spirvkit_hlsl::ast::DeclId, field_ty: Ty) -> R<Val> {
+        let Place::Ptr { ptr, ty, rule } = base else {
+            return self.unsupported("a member of this kind of place");
+        };
+        let Some(path) = self.field_path(ty, decl) else {
+            // A static member: a global.
+            return self.decl_ref(decl);
+        };
+        let member = self.ty_in(field_ty, rule)?;
+        let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+        let p = self.access_chain(ptr, indices, member);
+        Ok(Val::P(Place::Ptr { ptr: p, ty: field_ty, rule }))
+    }
+
+    fn swizzle(&mut self, base: ExprId, base_ty: Ty, components: &[u32], ty: Ty) -> R<Val> {
+        if let Some((elem, rows, cols)) = self.matrix_shape(base_ty) {
+            // `._m01_m10`: row-major linear indices.
+            let m = self.rvalue(base)?;
+            let et = self.ty(self.scalar_ty(elem))?;
+            let parts: Vec<Value> =
+                components.iter().map(|&c| self.extract(m, &[c / cols, c % cols], et)).collect();
+            let _ = rows;
+            let t = self.ty(ty)?;
+            let v = if parts.len() == 1 { parts[0] } else { self.construct(parts, t) };
+            return Ok(Val::R(v, ty));
+        }
+        let base_val = self.expr(base)?;
+        let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
+        match base_val {
+            Val::P(Place::Ptr { ptr, ty: vty, rule }) if base_conv.is_none() && self.scalar_shape(vty).is_some() => {
+                Ok(Val::P(Place::Components { ptr, vector: vty, rule, components: components.to_vec(), ty }))
+            }
+            Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
+                let composed: Vec<u32> = components.iter().map(|&c| inner.get(c as usize).copied().unwrap_or(0)).collect();
+                Ok(Val::P(Place::Components { ptr, vector, rule, components: composed, ty }))
+            }
+            other => {
+                let v = match other {
+                    Val::R(v, _) => v,
+                    Val::P(p) => self.load_place(&p)?,
+                };
+                let v = match base_conv {
+                    Some(c) => {
+                        let from = self.expr_ty(base);
+                        self.convert(v, from, c.to)?
+                    }
+                    None => v,
+                };
+                Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty))
+            }
+        }
+    }
+
+    /// Components of a vector (or scalar) value.
+    pub fn select_components(&mut self, v: Value, from: Ty, components: &[u32], ty: Ty) -> R<Value> {
+        let (_, n) = self.scalar_shape(from).unwrap_or((Scalar::Float, 1));
+        let t = self.ty(ty)?;
+        if n == 1 {
+            if components.len() == 1 {
+                return Ok(v);
+            }
+            return Ok(self.construct(vec![v; components.len()], t));
+        }
+        if components.len() == 1 {
+            return Ok(self.extract(v, &[components[0]], t));
+        }
+        Ok(self.shuffle(v, v, components, t))
+    }
+
+    fn index_expr(&mut self, base: ExprId, index: ExprId, ty: Ty) -> R<Val> {
+        let base_ty = self.tree.converted_type(base);
+        if let TypeData::Object { kind, .. } = self.data(base_ty) {
+            let kind = *kind;
+            return self.object_index(base, base_ty, kind, index, ty);
+        }
+        let base_val = self.expr(base)?;
+        let base_conv = self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
+        // A constant index of a vector place is a component (so `v[0] = x` stays a
+        // store to one component).
+        let constant = self.tree.expr(index).and_then(|i| i.constant).and_then(|c| c.as_int());
+        match base_val {
+            Val::P(place) if base_conv.is_none() => {
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n > 1) && matches!(self.data(base_ty), TypeData::Vector(..)) {
+                    if let (Some(c), Place::Ptr { ptr, ty: vty, rule }) = (constant, &place) {
+                        return Ok(Val::P(Place::Components {
+                            ptr: *ptr,
+                            vector: *vty,
+                            rule: *rule,
+                            components: vec![c.max(0) as u32],
+                            ty,
+                        }));
+                    }
+                }
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
+                    // Indexing a size-1 vector: the index is ignored (SPIR-V.rst).
+                    return Ok(Val::P(place));
+                }
+                let Place::Ptr { ptr, rule, .. } = place else {
+                    let v = self.load_place(&place)?;
+                    let i = self.rvalue(index)?;
+                    let t = self.ty(ty)?;
+                    return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
+                };
+                let i = self.rvalue(index)?;
+                let element = self.ty_in(ty, rule)?;
+                let p = self.access_chain(ptr, vec![i], element);
+                Ok(Val::P(Place::Ptr { ptr: p, ty, rule }))
+            }
+            other => {
+                let v = match other {
+                    Val::R(v, _) => v,
+                    Val::P(p) => self.load_place(&p)?,
+                };
+                let v = match base_conv {
+                    Some(c) => {
+                        let from = self.expr_ty(base);
+                        self.convert(v, from, c.to)?
+                    }
+                    None => v,
+                };
+                let t = self.ty(ty)?;
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
+                    return Ok(Val::R(v, ty));
+                }
+                if let Some(c) = constant {
+                    return Ok(Val::R(self.extract(v, &[c.max(0) as u32], t), ty));
+                }
+                if matches!(self.data(base_ty), TypeData::Vector(..)) {
+                    let i = self.rvalue(index)?;
+                    return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
+                }
+                // A dynamic index into an array or matrix value: through a temporary.
+                let bt = self.ty(base_ty)?;
+                let tmp = self.function_variable(bt, "temp.var");
+                self.store_to(tmp, v);
+                let i = self.rvalue(index)?;
+                let p = self.access_chain(tmp, vec![i], t);
+                Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
+            }
+        }
+    }
+
+    // ---- loads and stores ------------------------------------------------------------
+
+    /// The plain value at a place.
+    pub fn load_place(&mut self, p: &Place) -> R<Value> {
+        match p {
+            Place::Ptr { ptr, ty, rule } => {
+                let v = self.load(*ptr);
+                match rule {
+                    Some(rule) => self.from_layout(v, *ty, *rule),
+                    None => Ok(v),
+                }
+            }
+            Place::Components { ptr, vector, rule, components, ty } => {
+                let whole = Place::Ptr { ptr: *ptr, ty: *vector, rule: *rule };
+                if components.len() == 1 && self.scalar_shape(*vector).is_some_and(|(_, n)| n > 1) {
+                    // One component: through an access chain, as dxc does.
+                    let t = self.ty_in(*ty, *rule)?;
+                    let i = self.i32_constant(components[0] as i32);
+                    let cp = self.access_chain(*ptr, vec![i], t);
+                    let v = self.load(cp);
+                    return match rule {
+                        Some(rule) => self.from_layout(v, *ty, *rule),
+                        None => Ok(v),
+                    };
+                }
+                let v = self.load_place(&whole)?;
+                self.select_components(v, *vector, components, *ty)
+            }
+            Place::Texel { image, coord, ty, object } => self.read_texel(*image, *coord, *ty, *object),
+        }
+    }
+
+    /// Stores a plain value of the place's type.
+    pub fn store_place(&mut self, p: &Place, v: Value) -> R<()> {
+        match p {
+            Place::Ptr { ptr, ty, rule } => {
+                let v = match rule {
+                    Some(rule) => self.to_layout(v, *ty, *rule)?,
+                    None => v,
+                };
+                self.store_to(*ptr, v);
+                Ok(())
+            }
+            Place::Components { ptr, vector, rule, components, ty } => {
+                let (_, n) = self.scalar_shape(*vector).unwrap_or((Scalar::Float, 1));
+                if n == 1 {
+                    let last = if components.len() == 1 {
+                        v
+                    } else {
+                        let t = self.ty(*vector)?;
+                        self.extract(v, &[components.len() as u32 - 1], t)
+                    };
+                    return self.store_place(&Place::Ptr { ptr: *ptr, ty: *vector, rule: *rule }, last);
+                }
+                if components.len() == 1 {
+                    let t = self.ty_in(*ty, *rule)?;
+                    let i = self.i32_constant(components[0] as i32);
+                    let cp = self.access_chain(*ptr, vec![i], t);
+                    return self.store_place(&Place::Ptr { ptr: cp, ty: *ty, rule: *rule }, v);
+                }
+                let whole = Place::Ptr { ptr: *ptr, ty: *vector, rule: *rule };
+                let old = self.load_place(&whole)?;
+                // Shuffle: component i of the result comes from the new value where
+                // written, else from the old one.
+                let mut selector: Vec<u32> = (0..n).collect();
+                for (k, &c) in components.iter().enumerate() {
+                    if let Some(slot) = selector.get_mut(c as usize) {
+                        *slot = n + k as u32;
+                    }
+                }
+                let vt = self.ty(*vector)?;
+                let merged = self.shuffle(old, v, &selector, vt);
+                self.store_place(&whole, merged)
+            }
+            Place::Texel { image, coord, ty, object } => self.write_texel(*image, *coord, v, *ty, *object),
+        }
+    }
+
+    // ---- operators -----------------------------------------------------------------
+
+    fn unary(&mut self, op: UnaryOp, operand: ExprId, ty: Ty) -> R<Val> {
+        match op {
+            UnaryOp::Plus => Ok(Val::R(self.rvalue(operand)?, ty)),
+            UnaryOp::Minus => {
+                let v = self.rvalue(operand)?;
+                let oty = self.tree.converted_type(operand);
+                Ok(Val::R(self.negate(v, oty)?, oty))
+            }
+            UnaryOp::Not => {
+                let v = self.rvalue(operand)?;
+                let oty = self.tree.converted_type(operand);
+                let b = self.to_bool(v, oty)?;
+                let t = self.ty(ty)?;
+                Ok(Val::R(self.val("spirv.LogicalNot", vec![b], t), ty))
+            }
+            UnaryOp::BitNot => {
+                let v = self.rvalue(operand)?;
+                let t = self.ty(ty)?;
+                Ok(Val::R(self.val("spirv.Not", vec![v], t), ty))
+            }
+            UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
+                let place = self.place(operand)?;
+                let pty = place.ty();
+                let old = self.load_place(&place)?;
+                let t = self.ty(pty)?;
+                let one = self.splat_constant(ConstValue::Int(1), t);
+                let one = if self.is_float_ty(pty) { self.splat_constant(ConstValue::Float(1.0), t) } else { one };
+                let add = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
+                let new = self.arith(if add { BinaryOp::Add } else { BinaryOp::Sub }, old, one, pty)?;
+                self.store_place(&place, new)?;
+                if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                    Ok(Val::P(place))
+                } else {
+                    Ok(Val::R(old, pty))
+                }
+            }
+        }
+    }
+
+    pub fn is_float_ty(&self, ty: Ty) -> bool {
+        self.table.component(ty).is_some_and(|s| s.is_float())
+    }
+
+    pub fn negate(&mut self, v: Value, ty: Ty) -> R<Value> {
+        let t = self.ty(ty)?;
+        if let Some((elem, rows, _)) = self.matrix_shape(ty) {
+            let row_ty = self.store_row_type(t);
+            let mut rows_v = Vec::new();
+            for r in 0..rows {
+                let row = self.extract(v, &[r], row_ty);
+                let name = if elem.is_float() { "spirv.FNegate" } else { "spirv.SNegate" };
+                rows_v.push(self.val(name, vec![row], row_ty));
+            }
+            return Ok(self.construct(rows_v, t));
+        }
+        let name = if self.is_float_ty(ty) { "spirv.FNegate" } else { "spirv.SNegate" };
+        Ok(self.val(name, vec![v], t))
+    }
+
+    /// The row vector type of a matrix or array-of-vectors type.
+    pub fn store_row_type(&self, t: spirvkit_ir::types::Type) -> spirvkit_ir::types::Type {
+        match self.lower.store().kind(t) {
+            spirvkit_ir::types::TypeKind::Matrix { column, .. } => *column,
+            spirvkit_ir::types::TypeKind::Array { element, .. } => *element,
+            _ => t,
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, ty: Ty) -> R<Value> {
+        if matches!(op, BinaryOp::LogicalAnd | BinaryOp::LogicalOr) {
+            return self.logical(op, lhs, rhs, ty);
+        }
+        // `float * floatN`: OpVectorTimesScalar, as dxc, when one side is a splat scalar.
+        if op == BinaryOp::Mul && self.is_float_ty(ty) && matches!(self.data(ty), TypeData::Vector(..)) {
+            for (vec_side, scalar_side) in [(lhs, rhs), (rhs, lhs)] {
+                let splat = self.tree.expr(scalar_side).and_then(|i| i.conversion).is_some_and(|c| c.kind == CastKind::Splat);
+                let scalar_ty = self.expr_ty(scalar_side);
+                if splat && self.scalar_shape(scalar_ty).is_some_and(|(s, n)| n == 1 && s.is_float()) && self.tree.converted_type(vec_side) == ty {
+                    let (v, s) = if vec_side == lhs {
+                        let v = self.rvalue(lhs)?;
+                        let s = self.scalar_operand(rhs, ty)?;
+                        (v, s)
+                    } else {
+                        let s = self.scalar_operand(lhs, ty)?;
+                        let v = self.rvalue(rhs)?;
+                        (v, s)
+                    };
+                    let t = self.ty(ty)?;
+                    return Ok(self.val("spirv.VectorTimesScalar", vec![v, s], t));
+                }
+            }
+        }
+        if op == BinaryOp::Mul && self.is_float_ty(ty) && self.matrix_shape(ty).is_some() {
+            for (mat_side, scalar_side) in [(lhs, rhs), (rhs, lhs)] {
+                let splat = self.tree.expr(scalar_side).and_then(|i| i.conversion).is_some_and(|c| c.kind == CastKind::Splat);
+                if splat && self.tree.converted_type(mat_side) == ty {
+                    let (m, s) = if mat_side == lhs {
+                        let m = self.rvalue(lhs)?;
+                        let s = self.scalar_operand(rhs, ty)?;
+                        (m, s)
+                    } else {
+                        let s = self.scalar_operand(lhs, ty)?;
+                        let m = self.rvalue(rhs)?;
+                        (m, s)
+                    };
+                    let t = self.ty(ty)?;
+                    return Ok(self.val("spirv.MatrixTimesScalar", vec![m, s], t));
+                }
+            }
+        }
+        let a = self.rvalue(lhs)?;
+        let b = self.rvalue(rhs)?;
+        let operand_ty = self.tree.converted_type(lhs);
+        let rhs_ty = self.tree.converted_type(rhs);
+        match op {
+            BinaryOp::Lt | BinaryOp::Gt | BinaryOp::Le | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne => {
+                self.compare(op, a, b, operand_ty, ty)
+            }
+            BinaryOp::Shl | BinaryOp::Shr => self.shift(op, a, b, operand_ty, rhs_ty),
+            _ => self.arith(op, a, b, operand_ty),
+        }
+    }
+
+    /// The scalar before a splat conversion, converted to the component of `vec_ty`.
+    fn scalar_operand(&mut self, e: ExprId, vec_ty: Ty) -> R<Value> {
+        let from = self.expr_ty(e);
+        let v = self.expr_value(e)?;
+        let (s, _) = self.scalar_shape(vec_ty).or_else(|| self.matrix_shape(vec_ty).map(|(s, _, _)| (s, 1))).unwrap_or((Scalar::Float, 1));
+        let to = self.scalar_ty(s);
+        if from == to {
+            return Ok(v);
+        }
+        self.convert(v, from, to)
+    }
+
+    /// `+ - * / % & | ^` on values of type `ty`.
+    pub fn arith(&mut self, op: BinaryOp, a: Value, b: Value, ty: Ty) -> R<Value> {
+        let t = self.ty(ty)?;
+        if let Some((elem, rows, _)) = self.matrix_shape(ty) {
+            let row_ty = self.store_row_type(t);
+            let name = arith_op(op, elem).ok_or(()).or_else(|_| self.unsupported(format!("operator '{}' on matrices", op.spelling())))?;
+            let mut out = Vec::new();
+            for r in 0..rows {
+                let x = self.extract(a, &[r], row_ty);
+                let y = self.extract(b, &[r], row_ty);
+                out.push(self.val(name, vec![x, y], row_ty));
+            }
+            return Ok(self.construct(out, t));
+        }
+        let elem = self.table.component(ty).map(Scalar::concrete).unwrap_or(Scalar::Int);
+        if elem == Scalar::Bool {
+            let name = match op {
+                BinaryOp::BitAnd => "spirv.LogicalAnd",
+                BinaryOp::BitOr => "spirv.LogicalOr",
+                BinaryOp::BitXor => "spirv.LogicalNotEqual",
+                _ => return self.unsupported(format!("operator '{}' on bool", op.spelling())),
+            };
+            return Ok(self.val(name, vec![a, b], t));
+        }
+        let Some(name) = arith_op(op, elem) else {
+            return self.unsupported(format!("operator '{}' on {}", op.spelling(), elem.name()));
+        };
+        Ok(self.val(name, vec![a, b], t))
+    }
+
+    fn shift(&mut self, op: BinaryOp, a: Value, b: Value, ty: Ty, rhs_ty: Ty) -> R<Value> {
+        let t = self.ty(ty)?;
+        let elem = self.table.component(ty).map(Scalar::concrete).unwrap_or(Scalar::Int);
+        // HLSL masks the shift amount to the bit width (dxc: OpBitwiseAnd with width-1).
+        let bits = elem.bits(self.options.lower.sixteen_bit_types);
+        let rt = self.ty(rhs_ty)?;
+        let mask = self.splat_constant(ConstValue::Int(i64::from(bits) - 1), rt);
+        let amount = self.val("spirv.BitwiseAnd", vec![b, mask], rt);
+        let name = match op {
+            BinaryOp::Shl => "spirv.ShiftLeftLogical",
+            _ if elem.is_signed() => "spirv.ShiftRightArithmetic",
+            _ => "spirv.ShiftRightLogical",
+        };
+        Ok(self.val(name, vec![a, amount], t))
+    }
+
+    fn compare(&mut self, op: BinaryOp, a: Value, b: Value, operand_ty: Ty, ty: Ty) -> R<Value> {
+        let t = self.ty(ty)?;
+        let elem = self.table.component(operand_ty).map(Scalar::concrete).unwrap_or(Scalar::Int);
+        if self.matrix_shape(operand_ty).is_some() {
+            return self.unsupported("comparison of matrices");
+        }
+        let name = if elem == Scalar::Bool {
+            match op {
+                BinaryOp::Eq => "spirv.LogicalEqual",
+                BinaryOp::Ne => "spirv.LogicalNotEqual",
+                _ => return self.unsupported("ordering comparison of bools"),
+            }
+        } else if elem.is_float() {
+            match op {
+                BinaryOp::Lt => "spirv.FOrdLessThan",
+                BinaryOp::Gt => "spirv.FOrdGreaterThan",
+                BinaryOp::Le => "spirv.FOrdLessThanEqual",
+                BinaryOp::Ge => "spirv.FOrdGreaterThanEqual",
+                BinaryOp::Eq => "spirv.FOrdEqual",
+                _ => "spirv.FOrdNotEqual",
+            }
+        } else if elem.is_signed() {
+            match op {
+                BinaryOp::Lt => "spirv.SLessThan",
+                BinaryOp::Gt => "spirv.SGreaterThan",
+                BinaryOp::Le => "spirv.SLessThanEqual",
+                BinaryOp::Ge => "spirv.SGreaterThanEqual",
+                BinaryOp::Eq => "spirv.IEqual",
+                _ => "spirv.INotEqual",
+            }
+        } else {
+            match op {
+                BinaryOp::Lt => "spirv.ULessThan",
+                BinaryOp::Gt => "spirv.UGreaterThan",
+                BinaryOp::Le => "spirv.ULessThanEqual",
+                BinaryOp::Ge => "spirv.UGreaterThanEqual",
+                BinaryOp::Eq => "spirv.IEqual",
+                _ => "spirv.INotEqual",
+            }
+        };
+        Ok(self.val(name, vec![a, b], t))
+    }
+
+    /// `&&`/`||`: short-circuit on scalars from HLSL 2021, component-wise otherwise.
+    fn logical(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, ty: Ty) -> R<Value> {
+        let t = self.ty(ty)?;
+        let scalar = self.scalar_shape(ty).is_some_and(|(_, n)| n == 1);
+        if scalar && self.options.short_circuit && self.has_side_effects(rhs) {
+            // if (lhs) tmp = rhs else tmp = false (for ||: if (!lhs) tmp = rhs else true)
+            let a = self.rvalue(lhs)?;
+            let lty = self.tree.converted_type(lhs);
+            let a = self.to_bool(a, lty)?;
+            let tmp = self.function_variable(t, "temp.var.logical");
+            let (rhs_block, merge) = if op == BinaryOp::LogicalAnd {
+                (self.new_block("logical.and.rhs"), self.new_block("logical.and.merge"))
+            } else {
+                (self.new_block("logical.or.rhs"), self.new_block("logical.or.merge"))
+            };
+            self.store_to(tmp, a);
+            self.selection_header(merge, 0);
+            if op == BinaryOp::LogicalAnd {
+                self.branch_conditional(a, rhs_block, merge);
+            } else {
+                self.branch_conditional(a, merge, rhs_block);
+            }
+            self.start_block(rhs_block);
+            let b = self.rvalue(rhs)?;
+            let rty = self.tree.converted_type(rhs);
+            let b = self.to_bool(b, rty)?;
+            self.store_to(tmp, b);
+            self.branch(merge);
+            self.start_block(merge);
+            return Ok(self.load(tmp));
+        }
+        let a = self.rvalue(lhs)?;
+        let lty = self.tree.converted_type(lhs);
+        let a = self.to_bool(a, lty)?;
+        let b = self.rvalue(rhs)?;
+        let rty = self.tree.converted_type(rhs);
+        let b = self.to_bool(b, rty)?;
+        let name = if op == BinaryOp::LogicalAnd { "spirv.LogicalAnd" } else { "spirv.LogicalOr" };
+        Ok(self.val(name, vec![a, b], t))
+    }
+
+    fn conditional(&mut self, c: ExprId, a: ExprId, b: ExprId, ty: Ty) -> R<Value> {
+        let cty = self.tree.converted_type(c);
+        let scalar_condition = self.scalar_shape(cty).is_some_and(|(_, n)| n == 1);
+        let t = self.value_type_of(ty)?;
+        if scalar_condition && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none()) {
+            let cond = self.rvalue(c)?;
+            let cond = self.to_bool(cond, cty)?;
+            let tmp = self.function_variable(t, "temp.var.ternary");
+            let then_block = self.new_block("ternary.lhs");
+            let else_block = self.new_block("ternary.rhs");
+            let merge = self.new_block("ternary.merge");
+            self.selection_header(merge, 0);
+            self.branch_conditional(cond, then_block, else_block);
+            self.start_block(then_block);
+            let x = self.rvalue_as(a, ty)?;
+            self.store_to(tmp, x);
+            self.branch(merge);
+            self.start_block(else_block);
+            let y = self.rvalue_as(b, ty)?;
+            self.store_to(tmp, y);
+            self.branch(merge);
+            self.start_block(merge);
+            return Ok(self.load(tmp));
+        }
+        let cond = self.rvalue(c)?;
+        let cond = self.to_bool(cond, cty)?;
+        let x = self.rvalue_as(a, ty)?;
+        let y = self.rvalue_as(b, ty)?;
+        // A scalar condition selecting vectors is splat (SPIR-V 1.4 allows scalar).
+        let cond = match (self.scalar_shape(ty), self.scalar_shape(cty)) {
+            (Some((_, n)), Some((_, 1))) if n > 1 => {
+                let bt = self.bool_type();
+                let bv = self.vec_type(bt, n);
+                self.construct(vec![cond; n as usize], bv)
+            }
+            _ => cond,
+        };
+        Ok(self.val("spirv.Select", vec![cond, x, y], t))
+    }
+
+    fn assign(&mut self, op: Option<BinaryOp>, lhs: ExprId, rhs: ExprId) -> R<Val> {
+        let lty = self.expr_ty(lhs);
+        match op {
+            None => {
+                let init_list = matches!(self.ast.expr(rhs).kind, ExprKind::InitList(_));
+                let v = if init_list { self.init_value(rhs, lty)? } else { self.rvalue_as(rhs, lty)? };
+                let place = self.place(lhs)?;
+                self.store_place(&place, v)?;
+                Ok(Val::P(place))
+            }
+            Some(op) => {
+                // The operation's type is the rhs's converted type (sema converts both
+                // sides to the common type; the result converts back to the lhs's).
+                let op_ty = self.tree.converted_type(rhs);
+                let place = self.place(lhs)?;
+                let old = self.load_place(&place)?;
+                let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    self.convert(old, lty, op_ty)?
+                } else {
+                    old
+                };
+                let r = self.rvalue(rhs)?;
+                let new = match op {
+                    BinaryOp::Shl | BinaryOp::Shr => self.shift(op, old, r, lty, op_ty)?,
+                    BinaryOp::Mul
+                        if self.matrix_shape(op_ty).is_some() && self.scalar_shape(self.expr_ty(rhs)).is_some() =>
+                    {
+                        self.arith(op, old, r, op_ty)?
+                    }
+                    _ => self.arith(op, old, r, op_ty)?,
+                };
+                let new = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    self.convert(new, op_ty, lty)?
+                } else {
+                    new
+                };
+                self.store_place(&place, new)?;
+                Ok(Val::P(place))
+            }
+        }
+    }
+
+    /// A value of type `ty` from an initializer (an init list or an expression).
+    pub fn init_value(&mut self, init: ExprId, ty: Ty) -> R<Value> {
+        if let ExprKind::InitList(_) = &self.ast.expr(init).kind {
+            let mut scalars = Vec::new();
+            self.flatten_init(init, &mut scalars, 0)?;
+            let mut iter = scalars.into_iter();
+            let v = self.build_from_flat(ty, &mut iter, 0)?;
+            return Ok(v);
+        }
+        self.rvalue_as(init, ty)
+    }
+
+    /// The leaves of an init list, each an element value with its type (objects and
+    /// other non-numeric values are leaves too).
+    fn flatten_init(&mut self, e: ExprId, out: &mut Vec<(Value, Ty)>, depth: u32) -> R<()> {
+        if depth > 64 {
+            return self.unsupported("initializer lists nested this deep");
+        }
+        if let ExprKind::InitList(items) = &self.ast.expr(e).kind {
+            for &item in items.clone().iter() {
+                self.flatten_init(item, out, depth + 1)?;
+            }
+            return Ok(());
+        }
+        let ty = self.tree.converted_type(e);
+        let v = self.rvalue(e)?;
+        self.flatten_value(v, ty, out, 0)
+    }
+
+    /// The scalars (and opaque leaves) of a value, in HLSL's flattening order.
+    pub fn flatten_value(&mut self, v: Value, ty: Ty, out: &mut Vec<(Value, Ty)>, depth: u32) -> R<()> {
+        if depth > 64 {
+            return self.unsupported("types nested this deep");
+        }
+        match self.data(ty).clone() {
+            TypeData::Scalar(_) | TypeData::Enum(_) => out.push((v, self.concrete(ty))),
+            TypeData::Vector(s, n) => {
+                let et = self.ty(self.scalar_ty(s))?;
+                if n == 1 {
+                    out.push((v, self.scalar_ty(s)));
+                } else {
+                    for i in 0..u32::from(n) {
+                        let x = self.extract(v, &[i], et);
+                        out.push((x, self.scalar_ty(s)));
+                    }
+                }
+            }
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                let st = self.scalar_ty(elem);
+                let et = self.ty(st)?;
+                let (rows, cols) = (u32::from(rows), u32::from(cols));
+                for r in 0..rows {
+                    for c in 0..cols {
+                        let path: Vec<u32> = if rows == 1 || cols == 1 {
+                            if rows * cols == 1 { vec![] } else { vec![r * cols + c] }
+                        } else {
+                            vec![r, c]
+                        };
+                        let x = if path.is_empty() { v } else { self.extract(v, &path, et) };
+                        out.push((x, st));
+                    }
+                }
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                let et = self.value_type_of(elem)?;
+                for i in 0..n {
+                    let x = self.extract(v, &[i], et);
+                    self.flatten_value(x, elem, out, depth + 1)?;
+                }
+            }
+            TypeData::Struct(id) => {
+                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                for (i, m) in members.into_iter().enumerate() {
+                    let mt = self.value_type_of(m)?;
+                    let x = self.extract(v, &[i as u32], mt);
+                    self.flatten_value(x, m, out, depth + 1)?;
+                }
+            }
+            _ => out.push((v, ty)),
+        }
+        Ok(())
+    }
+
+    /// Builds a value of `ty` from flattened leaves, converting each scalar.
+    pub fn build_from_flat(&mut self, ty: Ty, leaves: &mut impl Iterator<Item = (Value, Ty)>, depth: u32) -> R<Value> {
+        if depth > 64 {
+            return self.unsupported("types nested this deep");
+        }
+        let t = self.value_type_of(ty)?;
+        match self.data(ty).clone() {
+            TypeData::Scalar(_) | TypeData::Enum(_) => self.next_leaf(leaves, ty),
+            TypeData::Vector(s, n) => {
+                let st = self.scalar_ty(s);
+                let mut parts = Vec::new();
+                for _ in 0..n {
+                    parts.push(self.next_leaf(leaves, st)?);
+                }
+                Ok(if n == 1 { parts[0] } else { self.construct(parts, t) })
+            }
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                let st = self.scalar_ty(elem);
+                let (rows, cols) = (u32::from(rows), u32::from(cols));
+                let mut scalars = Vec::new();
+                for _ in 0..rows * cols {
+                    scalars.push(self.next_leaf(leaves, st)?);
+                }
+                if rows == 1 || cols == 1 {
+                    return Ok(if scalars.len() == 1 { scalars[0] } else { self.construct(scalars, t) });
+                }
+                let row_ty = self.store_row_type(t);
+                let mut row_values = Vec::new();
+                for r in 0..rows as usize {
+                    let part = scalars[r * cols as usize..(r + 1) * cols as usize].to_vec();
+                    row_values.push(self.construct(part, row_ty));
+                }
+                Ok(self.construct(row_values, t))
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                let mut parts = Vec::new();
+                for _ in 0..n {
+                    parts.push(self.build_from_flat(elem, leaves, depth + 1)?);
+                }
+                Ok(self.construct(parts, t))
+            }
+            TypeData::Struct(id) => {
+                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                let mut parts = Vec::new();
+                for m in members {
+                    parts.push(self.build_from_flat(m, leaves, depth + 1)?);
+                }
+                Ok(self.construct(parts, t))
+            }
+            _ => match leaves.next() {
+                Some((v, _)) => Ok(v),
+                None => self.unsupported("an initializer with too few elements"),
+            },
+        }
+    }
+
+    fn next_leaf(&mut self, leaves: &mut impl Iterator<Item = (Value, Ty)>, to: Ty) -> R<Value> {
+        match leaves.next() {
+            Some((v, from)) if from == to => Ok(v),
+            Some((v, from)) => self.convert(v, from, to),
+            None => self.unsupported("an initializer with too few elements"),
+        }
+    }
+
+    /// `v != 0` for a numeric value (bools unchanged).
+    pub fn to_bool(&mut self, v: Value, ty: Ty) -> R<Value> {
+        let Some((s, n)) = self.scalar_shape(ty) else {
+            return self.unsupported(format!("a condition of type '{}'", self.table.display(ty)));
+        };
+        if s == Scalar::Bool {
+            return Ok(v);
+        }
+        let b = self.bool_ty_of(n);
+        self.convert(v, ty, b)
+    }
+
+    pub fn bool_ty_of(&self, n: u32) -> Ty {
+        self.vector_ty(Scalar::Bool, n)
+    }
+
+    /// Whether `kind` reads as an image (`Texture*`, `Buffer`) through `operator[]`.
+    pub fn is_texel_object(kind: ObjectKind) -> bool {
+        use spirvkit_hlsl::sema::types::Family;
+        matches!(kind.family(), Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer)
+    }
+}
+
+fn arith_op(op: BinaryOp, elem: Scalar) -> Option<&'static str> {
+    let float = elem.is_float();
+    let signed = elem.is_signed();
+    Some(match op {
+        BinaryOp::Add if float => "spirv.FAdd",
+        BinaryOp::Add => "spirv.IAdd",
+        BinaryOp::Sub if float => "spirv.FSub",
+        BinaryOp::Sub => "spirv.ISub",
+        BinaryOp::Mul if float => "spirv.FMul",
+        BinaryOp::Mul => "spirv.IMul",
+        BinaryOp::Div if float => "spirv.FDiv",
+        BinaryOp::Div if signed => "spirv.SDiv",
+        BinaryOp::Div => "spirv.UDiv",
+        BinaryOp::Rem if float => "spirv.FRem",
+        BinaryOp::Rem if signed => "spirv.SRem",
+        BinaryOp::Rem => "spirv.UMod",
+        BinaryOp::BitAnd if !float => "spirv.BitwiseAnd",
+        BinaryOp::BitOr if !float => "spirv.BitwiseOr",
+        BinaryOp::BitXor if !float => "spirv.BitwiseXor",
+        _ => return None,
+    })
+}

@@ -1,0 +1,972 @@
+//! Global variables: resources with their descriptor bindings as dxc assigns them,
+//! buffer blocks (`cbuffer`, `$Globals`, structured and byte-address buffers),
+//! `static` and `groupshared` variables; and the object methods of textures and
+//! buffers.
+
+use super::expr::{Place, Val};
+use super::{Emitter, Global, R};
+use crate::builder::{i32_attr, prop};
+use crate::layout::{BufferKind, LayoutRule};
+use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind, ExprId, ExprKind, Modifiers};
+use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue, GlobalStorage};
+use spirvkit_hlsl::sema::types::{Family, ObjectArg, ObjectKind, Scalar, Ty, TypeData, TypeTable};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::Value;
+use spirvkit_ir::types::{StructBody, StructMember, Type, TypeKind};
+use std::collections::{HashMap, HashSet};
+
+/// How descriptor bindings are assigned (dxc's binding options).
+#[derive(Clone, Debug, Default)]
+pub struct BindingOptions {
+    /// `-fvk-{b,t,s,u}-shift`: register letter, shift, space (`None`: every space).
+    pub shifts: Vec<(char, u32, Option<u32>)>,
+    /// `-fvk-bind-register`: register (`t5`), space, binding, set.
+    pub registers: Vec<(String, u32, u32, u32)>,
+    /// `-auto-binding-space`.
+    pub auto_space: Option<u32>,
+    /// `-fvk-bind-globals BINDING SET`.
+    pub globals: Option<(u32, u32)>,
+}
+
+#[derive(Default)]
+pub(crate) struct ResourceState {
+    /// Built-in variables by `class:builtin`.
+    pub builtins: HashMap<String, String>,
+    /// `static` globals with initializers, initialized by the wrapper.
+    pub static_inits: Vec<(DeclId, ExprId)>,
+}
+
+/// A resource waiting for a binding.
+struct Pending {
+    symbol: String,
+    op: spirvkit_ir::OpId,
+    explicit: Option<(u32, u32)>,
+}
+
+impl<'t> Emitter<'t> {
+    pub(super) fn resources_declare(&mut self, decls: &[DeclId]) -> R<()> {
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut globals_members: Vec<DeclId> = Vec::new();
+        for &d in decls {
+            self.span = Some(self.ast.decl(d).span);
+            match self.ast.decl(d).kind.clone() {
+                DeclKind::Buffer { kind, name, annotations, decls } => {
+                    let buffer_kind = match kind {
+                        spirvkit_hlsl::ast::BufferKind::CBuffer => BufferKind::ConstantBuffer,
+                        spirvkit_hlsl::ast::BufferKind::TBuffer => BufferKind::TextureBuffer,
+                    };
+                    let members: Vec<DeclId> =
+                        decls.iter().copied().filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_))).collect();
+                    let block_name = self.name(name.name).to_string();
+                    let explicit = self.explicit_binding(d, &annotations, 'b');
+                    let symbol = self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
+                    if let Some(op) = self.symbol_op(&symbol) {
+                        pending.push(Pending { symbol, op, explicit });
+                    }
+                }
+                DeclKind::Var(v) => {
+                    let storage = self.global_storage(d);
+                    let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+                    let name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
+                    match storage {
+                        Some(GlobalStorage::Static) => {
+                            if self.tree.decl(d).and_then(|i| i.constant).is_some() && self.scalar_shape(ty).is_some() {
+                                continue;
+                            }
+                            let t = self.value_type_of(ty)?;
+                            let ptr = self.pointer(t, "Private");
+                            let symbol = self.unique_symbol(&name);
+                            self.global_variable(&symbol, ptr, Vec::new());
+                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
+                            if let Some(init) = v.init {
+                                self.resources.static_inits.push((d, init));
+                            }
+                        }
+                        Some(GlobalStorage::GroupShared) => {
+                            let t = self.ty(ty)?;
+                            let ptr = self.pointer(t, "Workgroup");
+                            let symbol = self.unique_symbol(&name);
+                            self.global_variable(&symbol, ptr, Vec::new());
+                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
+                        }
+                        Some(GlobalStorage::Globals) => globals_members.push(d),
+                        Some(GlobalStorage::Buffer(_)) => {}
+                        Some(GlobalStorage::Resource) => {
+                            let annotations = v.annotations.clone();
+                            let (symbol, register) = self.resource_global(d, ty, &name)?;
+                            let explicit = self.explicit_binding(d, &annotations, register);
+                            if let Some(op) = self.symbol_op(&symbol) {
+                                pending.push(Pending { symbol, op, explicit });
+                            }
+                        }
+                        Some(GlobalStorage::PushConstant) => {
+                            let t = match self.data(ty).clone() {
+                                TypeData::Object { args, .. } => match args.first() {
+                                    Some(ObjectArg::Type(inner)) => *inner,
+                                    _ => ty,
+                                },
+                                _ => ty,
+                            };
+                            let rule = LayoutRule::for_buffer(BufferKind::PushConstant, self.options.layout);
+                            let lowered = self.ty_in(t, Some(rule))?;
+                            let block = self.wrap_block_type(lowered, &format!("type.PushConstant.{}", self.type_name(t)))?;
+                            let ptr = self.pointer(block, "PushConstant");
+                            let symbol = self.unique_symbol(&name);
+                            self.global_variable(&symbol, ptr, Vec::new());
+                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty: t, rule: Some(rule), member_of: None });
+                            self.resources_push_constant_wrapper(d);
+                        }
+                        Some(GlobalStorage::SpecConstant) => {
+                            return self.unsupported("[[vk::constant_id]] specialization constants");
+                        }
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !globals_members.is_empty() {
+            let symbol = self.block(DeclId(u32::MAX), "$Globals", "type.$Globals", &globals_members, BufferKind::ConstantBuffer)?;
+            let explicit = self.options.bindings.globals;
+            if let Some(op) = self.symbol_op(&symbol) {
+                // `-fvk-bind-globals` is (binding, set).
+                pending.push(Pending { symbol, op, explicit: explicit.map(|(b, s)| (s, b)) });
+            }
+        }
+        self.assign_bindings(pending);
+        self.span = None;
+        Ok(())
+    }
+
+    /// Push-constant blocks are wrapped in a struct; members are reached through it.
+    fn resources_push_constant_wrapper(&mut self, _d: DeclId) {}
+
+    fn symbol_op(&self, symbol: &str) -> Option<spirvkit_ir::OpId> {
+        self.ir.block(self.module_block).ops.iter().rev().copied().find(|&op| {
+            matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol)
+        })
+    }
+
+    /// The HLSL name of a type, for dxc's type names (`type.ConstantBuffer.S`).
+    pub fn type_name(&self, ty: Ty) -> String {
+        match self.data(ty) {
+            TypeData::Struct(id) => self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone()),
+            _ => self.table.display(ty).replace(['<', '>', ' ', ','], ""),
+        }
+    }
+
+    /// A struct type wrapping `inner` as member 0 (offset 0), decorated `Block`.
+    fn wrap_block_type(&mut self, inner: Type, name: &str) -> R<Type> {
+        let mut body = StructBody::default();
+        match self.lower.store().kind(inner).clone() {
+            TypeKind::IdentifiedStruct { name: inner_name } => {
+                if let Some(b) = self.lower.store().struct_body(&inner_name) {
+                    body = b.clone();
+                }
+            }
+            _ => body.members.push(StructMember { ty: inner, offset: Some(0), decorations: Vec::new() }),
+        }
+        body.decorations.push(("Block".into(), None));
+        Ok(self.identified_struct(name, body))
+    }
+
+    fn identified_struct(&mut self, name: &str, body: StructBody) -> Type {
+        let mut n = name.to_string();
+        let mut i = 0;
+        while self.lower.store_mut().set_struct_body(&n, body.clone()).is_err() {
+            n = format!("{name}_{i}");
+            i += 1;
+        }
+        self.store().intern(TypeKind::IdentifiedStruct { name: n })
+    }
+
+    /// A `cbuffer`/`tbuffer`/`$Globals` block of `members`: a Uniform (or storage)
+    /// variable whose members are the declarations, each reached as a member.
+    fn block(&mut self, d: DeclId, name: &str, type_name: &str, members: &[DeclId], kind: BufferKind) -> R<String> {
+        let rule = LayoutRule::for_buffer(kind, self.options.layout);
+        let mut tys = Vec::new();
+        for &m in members {
+            tys.push((self.tree.decl(m).map_or(TypeTable::ERROR, |i| i.ty), Some(m)));
+        }
+        let offsets = {
+            let calc = self.lower.calculator(rule);
+            calc.block_offsets(tys.clone())
+        };
+        let offsets = self.lift(offsets)?;
+        let mut body = StructBody::default();
+        for (i, (ty, _)) in tys.iter().enumerate() {
+            if let TypeData::Object { .. } = self.data(*ty) {
+                return self.unsupported("a resource inside a cbuffer");
+            }
+            let t = self.ty_in(*ty, Some(rule))?;
+            let decorations = {
+                let r = self.lower.matrix_decorations(*ty, rule);
+                self.lift(r)?
+            };
+            body.members.push(StructMember { ty: t, offset: offsets.get(i).copied(), decorations });
+        }
+        let (class, deco) = if kind == BufferKind::TextureBuffer {
+            self.storage_buffer_class()
+        } else {
+            ("Uniform", "Block")
+        };
+        body.decorations.push((deco.to_string(), None));
+        if kind == BufferKind::TextureBuffer {
+            for m in &mut body.members {
+                m.decorations.push(("NonWritable".into(), None));
+            }
+        }
+        let block_ty = self.identified_struct(type_name, body);
+        let ptr = self.pointer(block_ty, class);
+        let symbol = self.unique_symbol(name);
+        self.global_variable(&symbol, ptr, Vec::new());
+        self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: TypeTable::ERROR, rule: Some(rule), member_of: None });
+        for (i, &m) in members.iter().enumerate() {
+            let ty = tys[i].0;
+            self.globals.insert(m, Global { symbol: String::new(), ptr_type: ptr, ty, rule: Some(rule), member_of: Some((d, i as u32)) });
+        }
+        Ok(symbol)
+    }
+
+    /// dxc's storage buffer class: `Uniform` + `BufferBlock` before SPIR-V 1.4,
+    /// `StorageBuffer` + `Block` from 1.4.
+    fn storage_buffer_class(&self) -> (&'static str, &'static str) {
+        if self.options.spirv_version >= (1, 4) {
+            ("StorageBuffer", "Block")
+        } else {
+            ("Uniform", "BufferBlock")
+        }
+    }
+
+    /// The element type of `Texture2D<T>`-like objects (default `float4`).
+    pub fn object_element(&self, ty: Ty) -> Ty {
+        match self.data(ty) {
+            TypeData::Object { args, .. } => match args.first() {
+                Some(ObjectArg::Type(t)) => *t,
+                _ => self.vector_ty(Scalar::Float, 4),
+            },
+            _ => ty,
+        }
+    }
+
+    /// A resource global; returns its symbol and its register letter.
+    fn resource_global(&mut self, d: DeclId, ty: Ty, name: &str) -> R<(String, char)> {
+        let (base_ty, array_len) = match self.data(ty).clone() {
+            TypeData::Array { elem, len } => (elem, Some(len)),
+            _ => (ty, None),
+        };
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
+            return self.unsupported(format!("the resource type '{}'", self.table.display(ty)));
+        };
+        let family = kind.family();
+        let register = match family {
+            Family::Sampler | Family::ComparisonSampler => 's',
+            Family::ConstantBuffer => 'b',
+            Family::RWTexture | Family::RWBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer | Family::RWByteAddressBuffer => 'u',
+            _ => 't',
+        };
+        let (pointee, class, rule) = match family {
+            Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer | Family::Sampler | Family::ComparisonSampler | Family::SubpassInput => {
+                (self.resource_value_type(base_ty)?, "UniformConstant", None)
+            }
+            Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer => {
+                let elem = self.object_element(base_ty);
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let et = self.ty_in(elem, Some(rule))?;
+                let stride = {
+                    let c = self.lower.calculator(rule);
+                    c.layout(elem)
+                };
+                let stride = self.lift(stride)?;
+                let stride = stride.size.max(1);
+                let stride = round_up(stride, stride_align(self, elem, rule));
+                let rt = self.store().intern(TypeKind::RuntimeArray { element: et, stride: Some(stride), stride_id: None });
+                let (class, deco) = self.storage_buffer_class();
+                let mut decorations = Vec::new();
+                if family == Family::StructuredBuffer {
+                    decorations.push(("NonWritable".to_string(), None));
+                }
+                let body = StructBody {
+                    members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
+                    decorations: vec![(deco.to_string(), None)],
+                };
+                let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
+                (self.identified_struct(&tname, body), class, Some(rule))
+            }
+            Family::ByteAddressBuffer | Family::RWByteAddressBuffer => {
+                let u = self.u32_type();
+                let rt = self.store().intern(TypeKind::RuntimeArray { element: u, stride: Some(4), stride_id: None });
+                let (class, deco) = self.storage_buffer_class();
+                let mut decorations = Vec::new();
+                if family == Family::ByteAddressBuffer {
+                    decorations.push(("NonWritable".to_string(), None));
+                }
+                let body = StructBody {
+                    members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
+                    decorations: vec![(deco.to_string(), None)],
+                };
+                let tname = format!("type.{}", kind.name());
+                (self.identified_struct(&tname, body), class, None)
+            }
+            Family::ConstantBuffer | Family::TextureBuffer => {
+                let elem = self.object_element(base_ty);
+                let bk = if family == Family::ConstantBuffer { BufferKind::ConstantBuffer } else { BufferKind::TextureBuffer };
+                let rule = LayoutRule::for_buffer(bk, self.options.layout);
+                let inner = self.ty_in(elem, Some(rule))?;
+                let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
+                let block = self.wrap_block_type(inner, &tname)?;
+                let class = if family == Family::ConstantBuffer { "Uniform" } else { self.storage_buffer_class().0 };
+                let ptr = self.pointer(block, class);
+                let symbol = self.unique_symbol(name);
+                self.global_variable(&symbol, ptr, Vec::new());
+                if array_len.is_some() {
+                    return self.unsupported("arrays of ConstantBuffer");
+                }
+                self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule: Some(rule), member_of: None });
+                return Ok((symbol, register));
+            }
+            _ => return self.unsupported(format!("the resource type '{}'", self.table.display(ty))),
+        };
+        let var_ty = match array_len {
+            Some(Some(n)) => self.store().array(pointee, n, None),
+            Some(None) => self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None }),
+            None => pointee,
+        };
+        let ptr = self.pointer(var_ty, class);
+        let symbol = self.unique_symbol(name);
+        self.global_variable(&symbol, ptr, Vec::new());
+        self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
+        Ok((symbol, register))
+    }
+
+    /// The IR type a resource value has: an image, a sampler, or for buffers the
+    /// pointer to their block.
+    pub fn resource_value_type(&mut self, ty: Ty) -> R<Type> {
+        let TypeData::Object { kind, args } = self.data(ty).clone() else { return self.ty(ty) };
+        let family = kind.family();
+        match family {
+            Family::Sampler | Family::ComparisonSampler => Ok(self.store().intern(TypeKind::Sampler)),
+            Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer | Family::SubpassInput => {
+                let elem = match args.first() {
+                    Some(ObjectArg::Type(t)) => *t,
+                    _ => self.vector_ty(Scalar::Float, 4),
+                };
+                let (s, n) = self.scalar_shape(elem).unwrap_or((Scalar::Float, 4));
+                let st = self.ty(self.scalar_ty(s))?;
+                let shape = kind.shape();
+                let dim = match (family, shape) {
+                    (Family::Buffer | Family::RWBuffer, _) => "Buffer",
+                    (Family::SubpassInput, _) => "SubpassData",
+                    (_, Some(sh)) if sh.cube => "Cube",
+                    (_, Some(sh)) => match sh.dims {
+                        1 => "Dim1D",
+                        3 => "Dim3D",
+                        _ => "Dim2D",
+                    },
+                    _ => "Dim2D",
+                };
+                let arrayed = shape.is_some_and(|sh| sh.array);
+                let ms = shape.is_some_and(|sh| sh.multisampled) || kind == ObjectKind::SubpassInputMS;
+                let storage = matches!(family, Family::RWTexture | Family::RWBuffer | Family::SubpassInput);
+                let sampled = if storage && family != Family::SubpassInput { "NoSampler" } else { "NeedSampler" };
+                let format = if storage && family != Family::SubpassInput { image_format(s, n) } else { "Unknown" };
+                let params = [
+                    dim.to_string(),
+                    if family == Family::Texture { "DepthUnknown".into() } else { "NoDepth".into() },
+                    if arrayed { "Arrayed".into() } else { "NonArrayed".into() },
+                    if ms { "MultiSampled".into() } else { "SingleSampled".into() },
+                    sampled.to_string(),
+                    format.to_string(),
+                ];
+                Ok(self.store().intern(TypeKind::Image { element: st, params }))
+            }
+            _ => {
+                // Buffers are handled through their pointers.
+                self.unsupported(format!("a local of type '{}'", self.table.display(ty)))
+            }
+        }
+    }
+
+    /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
+    /// `register()` with its shifts: (set, binding).
+    fn explicit_binding(&self, d: DeclId, annotations: &[Annotation], default_register: char) -> Option<(u32, u32)> {
+        let decl = self.ast.decl(d);
+        let vk = decl.attrs.iter().find(|a| a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding");
+        if let Some(a) = vk {
+            let value = |e: Option<&ExprId>| e.and_then(|&e| self.tree.expr(e)).and_then(|i| i.constant).and_then(|c| c.as_int());
+            let binding = value(a.args.first())? as u32;
+            let set = value(a.args.get(1)).unwrap_or(0) as u32;
+            return Some((set, binding));
+        }
+        for a in annotations {
+            if let Annotation::Register { slot, space, profile: None, .. } = a {
+                let slot = self.name(slot.name).to_ascii_lowercase();
+                let letter = slot.chars().next()?;
+                let number: u32 = slot.get(1..)?.parse().ok()?;
+                let space_n: u32 = match space {
+                    Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
+                    None => 0,
+                };
+                if let Some((_, _, b, s)) = self.options.bindings.registers.iter().find(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && *sp == space_n) {
+                    return Some((*s, *b));
+                }
+                let _ = default_register;
+                let shift = self
+                    .options
+                    .bindings
+                    .shifts
+                    .iter()
+                    .rev()
+                    .find(|(r, _, sp)| *r == letter && sp.is_none_or(|sp| sp == space_n))
+                    .map_or(0, |(_, s, _)| *s);
+                return Some((space_n, number + shift));
+            }
+        }
+        None
+    }
+
+    /// Explicit bindings first; the others take the lowest free binding of their set
+    /// (set 0, or `-auto-binding-space`) in declaration order.
+    fn assign_bindings(&mut self, pending: Vec<Pending>) {
+        let mut used: HashSet<(u32, u32)> = HashSet::new();
+        for p in &pending {
+            if let Some(b) = p.explicit {
+                used.insert(b);
+            }
+        }
+        let auto_set = self.options.bindings.auto_space.unwrap_or(0);
+        let mut next = 0u32;
+        for p in pending {
+            let (set, binding) = match p.explicit {
+                Some(b) => b,
+                None => {
+                    while used.contains(&(auto_set, next)) {
+                        next += 1;
+                    }
+                    used.insert((auto_set, next));
+                    (auto_set, next)
+                }
+            };
+            let _ = &p.symbol;
+            let mut attrs: Vec<NamedAttribute> = self.ir.op(p.op).properties.clone();
+            attrs.extend(self.ir.op(p.op).attributes.iter().cloned());
+            attrs.push(prop("descriptor_set", i32_attr(self.store(), i64::from(set))));
+            attrs.push(prop("binding", i32_attr(self.store(), i64::from(binding))));
+            crate::builder::set_attributes(&mut self.ir, p.op, attrs);
+        }
+    }
+
+    // ---- object access ---------------------------------------------------------------
+
+    /// The pointer to a buffer object's block (a global, or held by a local).
+    pub fn buffer_pointer(&mut self, e: ExprId) -> R<Value> {
+        match self.expr(e)? {
+            Val::P(Place::Ptr { ptr, .. }) => {
+                if self.storage_class_of(ptr) == "Function" {
+                    Ok(self.load(ptr))
+                } else {
+                    Ok(ptr)
+                }
+            }
+            Val::R(v, _) => Ok(v),
+            _ => self.unsupported("this buffer expression"),
+        }
+    }
+
+    /// An image or sampler object's value.
+    pub fn object_value(&mut self, e: ExprId) -> R<Value> {
+        match self.expr(e)? {
+            Val::P(Place::Ptr { ptr, .. }) => Ok(self.load(ptr)),
+            Val::R(v, _) => Ok(v),
+            _ => self.unsupported("this object expression"),
+        }
+    }
+
+    pub(super) fn object_index(&mut self, base: ExprId, base_ty: Ty, kind: ObjectKind, index: ExprId, ty: Ty) -> R<Val> {
+        match kind.family() {
+            Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer => {
+                let ptr = self.buffer_pointer(base)?;
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let i = self.rvalue(index)?;
+                let zero = self.i32_constant(0);
+                let et = self.ty_in(ty, Some(rule))?;
+                let p = self.access_chain(ptr, vec![zero, i], et);
+                Ok(Val::P(Place::Ptr { ptr: p, ty, rule: Some(rule) }))
+            }
+            Family::RWTexture | Family::RWBuffer => {
+                let image = match self.expr(base)? {
+                    Val::P(Place::Ptr { ptr, .. }) => ptr,
+                    _ => return self.unsupported("this texture expression"),
+                };
+                let coord = self.rvalue(index)?;
+                Ok(Val::P(Place::Texel { image, coord, ty, object: base_ty }))
+            }
+            Family::Texture | Family::Buffer => {
+                let image = self.object_value(base)?;
+                let coord = self.rvalue(index)?;
+                let v = self.fetch(image, coord, None, ty, base_ty)?;
+                Ok(Val::R(v, ty))
+            }
+            _ => self.unsupported(format!("operator[] of {}", kind.name())),
+        }
+    }
+
+    /// The 4-component texel type images return, and the element's scalar.
+    fn texel4(&mut self, elem: Ty) -> R<(Type, Scalar, u32)> {
+        let (s, n) = self.scalar_shape(elem).unwrap_or((Scalar::Float, 4));
+        let st = self.ty(self.scalar_ty(s))?;
+        let t4 = self.vec_type(st, 4);
+        Ok((t4, s, n))
+    }
+
+    /// The first `n` components of a 4-vector texel, as the element type.
+    fn shrink_texel(&mut self, v: Value, s: Scalar, n: u32) -> R<Value> {
+        if n == 4 {
+            return Ok(v);
+        }
+        let st = self.ty(self.scalar_ty(s))?;
+        if n == 1 {
+            return Ok(self.extract(v, &[0], st));
+        }
+        let t = self.vec_type(st, n);
+        let comps: Vec<u32> = (0..n).collect();
+        Ok(self.shuffle(v, v, &comps, t))
+    }
+
+    fn fetch(&mut self, image: Value, coord: Value, lod: Option<Value>, ty: Ty, object: Ty) -> R<Value> {
+        let (t4, s, n) = self.texel4(self.object_element(object))?;
+        let is_buffer = matches!(self.data(object), TypeData::Object { kind, .. } if kind.family() == Family::Buffer);
+        let mut operands = vec![image, coord];
+        let mut props = Vec::new();
+        if !is_buffer {
+            let lod = match lod {
+                Some(l) => l,
+                None => self.i32_constant(0),
+            };
+            operands.push(lod);
+            props.push(prop("image_operands", crate::builder::enum_attr("image_operands", "Lod")));
+        }
+        let v = self.val_props("spirv.ImageFetch", operands, t4, props);
+        let _ = ty;
+        self.shrink_texel(v, s, n)
+    }
+
+    pub fn read_texel(&mut self, image_ptr: Value, coord: Value, ty: Ty, object: Ty) -> R<Value> {
+        let image = self.load(image_ptr);
+        let (t4, s, n) = self.texel4(self.object_element(object))?;
+        let v = self.val("spirv.ImageRead", vec![image, coord], t4);
+        let _ = ty;
+        self.shrink_texel(v, s, n)
+    }
+
+    pub fn write_texel(&mut self, image_ptr: Value, coord: Value, v: Value, ty: Ty, object: Ty) -> R<()> {
+        let image = self.load(image_ptr);
+        let _ = (ty, object);
+        self.effect("spirv.ImageWrite", vec![image, coord, v], Vec::new());
+        Ok(())
+    }
+
+    /// Methods of textures, buffers and samplers.
+    pub(super) fn object_method(&mut self, name: &str, base: ExprId, call_expr: ExprId, args: &[ExprId], call: &CallInfo) -> R<Value> {
+        let base_ty = self.tree.converted_type(base);
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
+            return self.unsupported(format!("method '{name}'"));
+        };
+        let ret = call.ret;
+        let _ = call_expr;
+        match (kind.family(), name) {
+            (Family::Texture, "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad" | "SampleCmp" | "SampleCmpLevelZero" | "SampleCmpLevel") => {
+                self.sample(name, base, base_ty, args, ret)
+            }
+            (Family::Texture | Family::Buffer, "Load") => {
+                let image = self.object_value(base)?;
+                let loc = self.rvalue(args[0])?;
+                let loc_ty = self.tree.converted_type(args[0]);
+                let is_buffer = kind.family() == Family::Buffer;
+                let ms = kind.shape().is_some_and(|s| s.multisampled);
+                if is_buffer || ms {
+                    let _ = loc_ty;
+                    return self.fetch(image, loc, None, ret, base_ty);
+                }
+                // The last coordinate is the mip level.
+                let (s, n) = self.scalar_shape(loc_ty).unwrap_or((Scalar::Int, 3));
+                let st = self.ty(self.scalar_ty(s))?;
+                let ct = self.vec_type(st, n - 1);
+                let comps: Vec<u32> = (0..n - 1).collect();
+                let coord = if n - 1 == 1 { self.extract(loc, &[0], st) } else { self.shuffle(loc, loc, &comps, ct) };
+                let lod = self.extract(loc, &[n - 1], st);
+                self.fetch(image, coord, Some(lod), ret, base_ty)
+            }
+            (Family::RWTexture | Family::RWBuffer, "Load") => {
+                let ptr = match self.expr(base)? {
+                    Val::P(Place::Ptr { ptr, .. }) => ptr,
+                    _ => return self.unsupported("this texture expression"),
+                };
+                let loc = self.rvalue(args[0])?;
+                self.read_texel(ptr, loc, ret, base_ty)
+            }
+            (Family::StructuredBuffer | Family::RWStructuredBuffer, "Load") => {
+                match self.object_index(base, base_ty, kind, args[0], ret)? {
+                    Val::P(p) => self.load_place(&p),
+                    Val::R(v, _) => Ok(v),
+                }
+            }
+            (Family::ByteAddressBuffer | Family::RWByteAddressBuffer, m) if m.starts_with("Load") => {
+                let count = match m {
+                    "Load2" => 2,
+                    "Load3" => 3,
+                    "Load4" => 4,
+                    _ => 1,
+                };
+                let ptr = self.buffer_pointer(base)?;
+                let addr = self.rvalue(args[0])?;
+                let (s, n) = self.scalar_shape(ret).unwrap_or((Scalar::UInt, count));
+                if m == "Load" && (s.bits(self.options.lower.sixteen_bit_types) != 32 || self.scalar_shape(ret).is_none()) {
+                    return self.unsupported(format!("{}.Load<{}>", kind.name(), self.table.display(ret)));
+                }
+                let words = self.load_words(ptr, addr, n)?;
+                let ut = self.u32_type();
+                let uv = if n == 1 { words[0] } else {
+                    let t = self.vec_type(ut, n);
+                    self.construct(words, t)
+                };
+                let from = self.vector_ty(Scalar::UInt, n);
+                if s == Scalar::UInt {
+                    return Ok(uv);
+                }
+                let t = self.ty(ret)?;
+                if s == Scalar::Bool {
+                    return self.convert(uv, from, ret);
+                }
+                Ok(self.val("spirv.Bitcast", vec![uv], t))
+            }
+            (Family::RWByteAddressBuffer, m) if m.starts_with("Store") => {
+                let ptr = self.buffer_pointer(base)?;
+                let addr = self.rvalue(args[0])?;
+                let vty = self.tree.converted_type(args[1]);
+                let v = self.rvalue(args[1])?;
+                let (s, n) = match self.scalar_shape(vty) {
+                    Some(x) => x,
+                    None => return self.unsupported(format!("{}.Store of '{}'", kind.name(), self.table.display(vty))),
+                };
+                if s.bits(self.options.lower.sixteen_bit_types) != 32 {
+                    return self.unsupported(format!("{}.Store of '{}'", kind.name(), self.table.display(vty)));
+                }
+                let uty = self.vector_ty(Scalar::UInt, n);
+                let uv = if s == Scalar::UInt {
+                    v
+                } else if s == Scalar::Bool {
+                    self.convert(v, vty, uty)?
+                } else {
+                    let t = self.ty(uty)?;
+                    self.val("spirv.Bitcast", vec![v], t)
+                };
+                self.store_words(ptr, addr, uv, n)?;
+                let t = self.void_type();
+                Ok(self.undef(t))
+            }
+            (Family::ByteAddressBuffer | Family::RWByteAddressBuffer | Family::StructuredBuffer | Family::RWStructuredBuffer, "GetDimensions") => {
+                let ptr = self.buffer_pointer(base)?;
+                let ut = self.u32_type();
+                let len = self.array_length(ptr);
+                let structured = matches!(kind.family(), Family::StructuredBuffer | Family::RWStructuredBuffer);
+                if structured {
+                    let out = self.place(args[0])?;
+                    self.store_place(&out, len)?;
+                    if let Some(&a) = args.get(1) {
+                        let elem = self.object_element(base_ty);
+                        let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                        let size = {
+                            let c = self.lower.calculator(rule);
+                            c.layout(elem)
+                        };
+                        let size = self.lift(size)?.size;
+                        let stride = round_up(size.max(1), stride_align(self, elem, rule));
+                        let sv = self.u32_constant(stride);
+                        let out = self.place(a)?;
+                        self.store_place(&out, sv)?;
+                    }
+                } else {
+                    let four = self.u32_constant(4);
+                    let bytes = self.val("spirv.IMul", vec![len, four], ut);
+                    let out = self.place(args[0])?;
+                    self.store_place(&out, bytes)?;
+                }
+                let t = self.void_type();
+                Ok(self.undef(t))
+            }
+            (Family::RWByteAddressBuffer, m) if m.starts_with("Interlocked") => {
+                let ptr = self.buffer_pointer(base)?;
+                let addr = self.rvalue(args[0])?;
+                let ut = self.u32_type();
+                let two = self.u32_constant(2);
+                let index = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let place = Place::Ptr { ptr: p, ty: TypeTable::UINT, rule: None };
+                self.interlocked(m, place, &args[1..])
+            }
+            (Family::RWTexture | Family::RWBuffer | Family::Texture | Family::Buffer, "GetDimensions") => self.texture_dimensions(base, base_ty, args),
+            _ => self.unsupported(format!("method '{}' of {}", name, kind.name())),
+        }
+    }
+
+    fn array_length(&mut self, ptr: Value) -> Value {
+        let ut = self.u32_type();
+        // OpArrayLength of the block's member 0 (the dialect lacks the op).
+        self.fallback_val("spirv.ArrayLength", &[Opnd::Id(ptr), Opnd::Lit(0)], ut)
+    }
+
+    fn load_words(&mut self, ptr: Value, addr: Value, n: u32) -> R<Vec<Value>> {
+        let ut = self.u32_type();
+        let two = self.u32_constant(2);
+        let first = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
+        let zero = self.u32_constant(0);
+        let mut out = Vec::new();
+        for k in 0..n {
+            let index = if k == 0 {
+                first
+            } else {
+                let kc = self.u32_constant(k);
+                self.val("spirv.IAdd", vec![first, kc], ut)
+            };
+            let p = self.access_chain(ptr, vec![zero, index], ut);
+            out.push(self.load(p));
+        }
+        Ok(out)
+    }
+
+    fn store_words(&mut self, ptr: Value, addr: Value, v: Value, n: u32) -> R<()> {
+        let ut = self.u32_type();
+        let two = self.u32_constant(2);
+        let first = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
+        let zero = self.u32_constant(0);
+        for k in 0..n {
+            let index = if k == 0 {
+                first
+            } else {
+                let kc = self.u32_constant(k);
+                self.val("spirv.IAdd", vec![first, kc], ut)
+            };
+            let p = self.access_chain(ptr, vec![zero, index], ut);
+            let w = if n == 1 { v } else { self.extract(v, &[k], ut) };
+            self.store_to(p, w);
+        }
+        Ok(())
+    }
+
+    fn sample(&mut self, name: &str, base: ExprId, base_ty: Ty, args: &[ExprId], ret: Ty) -> R<Value> {
+        let image = self.object_value(base)?;
+        let sampler = self.object_value(args[0])?;
+        let image_ty = self.ir.value_type(image);
+        let sit = self.store().intern(TypeKind::SampledImage(image_ty));
+        let si = self.fallback_val("spirv.SampledImage", &[Opnd::Id(image), Opnd::Id(sampler)], sit);
+        let coord = self.rvalue(args[1])?;
+        let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+        let ft = self.f32_type();
+        let v = match name {
+            "Sample" => {
+                let offset = args.get(2).map(|&a| self.rvalue(a)).transpose()?;
+                let mut operands = vec![si, coord];
+                let mut props = Vec::new();
+                if let Some(o) = offset {
+                    operands.push(o);
+                    props.push(prop("image_operands", crate::builder::enum_attr("image_operands", "ConstOffset")));
+                }
+                self.val_props("spirv.ImageSampleImplicitLod", operands, t4, props)
+            }
+            "SampleBias" => {
+                let bias = self.rvalue(args[2])?;
+                let mut operands = vec![si, coord, bias];
+                let mut mask = "Bias".to_string();
+                if let Some(&o) = args.get(3) {
+                    operands.push(self.rvalue(o)?);
+                    mask.push_str("|ConstOffset");
+                }
+                self.val_props("spirv.ImageSampleImplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+            }
+            "SampleLevel" => {
+                let lod = self.rvalue(args[2])?;
+                let mut operands = vec![si, coord, lod];
+                let mut mask = "Lod".to_string();
+                if let Some(&o) = args.get(3) {
+                    operands.push(self.rvalue(o)?);
+                    mask.push_str("|ConstOffset");
+                }
+                self.val_props("spirv.ImageSampleExplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+            }
+            "SampleGrad" => {
+                let dx = self.rvalue(args[2])?;
+                let dy = self.rvalue(args[3])?;
+                let mut operands = vec![si, coord, dx, dy];
+                let mut mask = "Grad".to_string();
+                if let Some(&o) = args.get(4) {
+                    operands.push(self.rvalue(o)?);
+                    mask.push_str("|ConstOffset");
+                }
+                self.val_props("spirv.ImageSampleExplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+            }
+            "SampleCmp" => {
+                let dref = self.rvalue(args[2])?;
+                let mut items = vec![Opnd::Id(si), Opnd::Id(coord), Opnd::Id(dref)];
+                if let Some(&o) = args.get(3) {
+                    let ov = self.rvalue(o)?;
+                    items.push(Opnd::Lit(0x8));
+                    items.push(Opnd::Id(ov));
+                }
+                return self.fallback_val_r("spirv.ImageSampleDrefImplicitLod", &items, ft);
+            }
+            "SampleCmpLevelZero" | "SampleCmpLevel" => {
+                let dref = self.rvalue(args[2])?;
+                let lod = if name == "SampleCmpLevel" {
+                    self.rvalue(args[3])?
+                } else {
+                    self.scalar_constant(ConstValue::Float(0.0), ft)
+                };
+                let mut items = vec![Opnd::Id(si), Opnd::Id(coord), Opnd::Id(dref)];
+                let offset_arg = if name == "SampleCmpLevel" { args.get(4) } else { args.get(3) };
+                match offset_arg {
+                    Some(&o) => {
+                        let ov = self.rvalue(o)?;
+                        items.extend([Opnd::Lit(0x2 | 0x8), Opnd::Id(lod), Opnd::Id(ov)]);
+                    }
+                    None => items.extend([Opnd::Lit(0x2), Opnd::Id(lod)]),
+                }
+                return self.fallback_val_r("spirv.ImageSampleDrefExplicitLod", &items, ft);
+            }
+            _ => return self.unsupported(format!("method '{name}'")),
+        };
+        let _ = ret;
+        self.shrink_texel(v, s, n)
+    }
+
+    fn texture_dimensions(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId]) -> R<Value> {
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else { return self.unsupported("GetDimensions") };
+        let image = self.object_value(base)?;
+        let shape = kind.shape();
+        let dims = match shape {
+            Some(s) => u32::from(s.dims) + u32::from(s.array),
+            None => 1,
+        };
+        let ut = self.u32_type();
+        let storage = matches!(kind.family(), Family::RWTexture | Family::RWBuffer | Family::Buffer);
+        let ms = shape.is_some_and(|s| s.multisampled);
+        let size_ty = self.vec_type(ut, dims);
+        // With a mip level argument (sampled textures): query at that level and the
+        // level count.
+        let has_mip_arg = !storage && !ms && args.len() == (dims as usize) + 2;
+        let size = if storage || ms {
+            self.val("spirv.ImageQuerySize", vec![image], size_ty)
+        } else {
+            let lod = if has_mip_arg { self.rvalue_as(args[0], TypeTable::UINT)? } else { self.u32_constant(0) };
+            self.fallback_val("spirv.ImageQuerySizeLod", &[Opnd::Id(image), Opnd::Id(lod)], size_ty)
+        };
+        let outs = if has_mip_arg { &args[1..] } else { args };
+        for (i, &out) in outs.iter().enumerate() {
+            let value = if (i as u32) < dims {
+                if dims == 1 { size } else { self.extract(size, &[i as u32], ut) }
+            } else if ms {
+                self.fallback_val("spirv.ImageQuerySamples", &[Opnd::Id(image)], ut)
+            } else {
+                self.fallback_val("spirv.ImageQueryLevels", &[Opnd::Id(image)], ut)
+            };
+            let place = self.place(out)?;
+            let pty = place.ty();
+            let value = self.convert(value, TypeTable::UINT, pty)?;
+            self.store_place(&place, value)?;
+        }
+        let t = self.void_type();
+        Ok(self.undef(t))
+    }
+
+    /// An instruction the dialect lacks, in the translate crate's fallback form.
+    pub fn fallback_val(&mut self, name: &str, items: &[Opnd], ty: Type) -> Value {
+        let props = self.fallback_props(items);
+        let operands = items.iter().filter_map(|i| match i {
+            Opnd::Id(v) => Some(*v),
+            Opnd::Lit(_) => None,
+        });
+        let operands: Vec<Value> = operands.collect();
+        self.op(name, operands, Some(ty), props)
+    }
+
+    pub fn fallback_val_r(&mut self, name: &str, items: &[Opnd], ty: Type) -> R<Value> {
+        Ok(self.fallback_val(name, items, ty))
+    }
+
+    pub fn fallback_effect(&mut self, name: &str, items: &[Opnd]) {
+        let props = self.fallback_props(items);
+        let operands: Vec<Value> = items.iter().filter_map(|i| match i {
+            Opnd::Id(v) => Some(*v),
+            Opnd::Lit(_) => None,
+        }).collect();
+        self.effect(name, operands, props);
+    }
+
+    fn fallback_props(&mut self, items: &[Opnd]) -> Vec<NamedAttribute> {
+        if !items.iter().any(|i| matches!(i, Opnd::Lit(_))) {
+            return Vec::new();
+        }
+        let i32t = self.store().integer(32, spirvkit_ir::types::Signedness::Signless);
+        let mut layout = String::new();
+        let mut literals = Vec::new();
+        for i in items {
+            match i {
+                Opnd::Id(_) => layout.push('i'),
+                Opnd::Lit(w) => {
+                    layout.push('l');
+                    literals.push(Attribute::Integer { value: i128::from(*w as i32), ty: i32t });
+                }
+            }
+        }
+        vec![
+            prop(spirvkit_translate::fallback::LITERALS_ATTR, Attribute::Array(literals)),
+            prop(spirvkit_translate::fallback::LAYOUT_ATTR, Attribute::String(layout)),
+        ]
+    }
+
+    #[allow(dead_code)]
+    fn is_resource_decl(&self, d: DeclId) -> bool {
+        matches!(self.global_storage(d), Some(GlobalStorage::Resource)) || self.ast.decl(d).modifiers.contains(Modifiers::UNIFORM) && matches!(self.ast.decl(d).kind, DeclKind::Var(_)) && {
+            let _ = ExprKind::Error;
+            false
+        }
+    }
+}
+
+/// An operand of a fallback instruction: an SSA value or a literal word.
+#[derive(Clone, Copy, Debug)]
+pub enum Opnd {
+    Id(Value),
+    Lit(u32),
+}
+
+fn round_up(v: u32, a: u32) -> u32 {
+    if a <= 1 {
+        v
+    } else {
+        v.div_ceil(a) * a
+    }
+}
+
+/// The alignment a structured buffer's element stride is rounded to.
+fn stride_align(e: &mut Emitter<'_>, elem: Ty, rule: LayoutRule) -> u32 {
+    let c = e.lower.calculator(rule);
+    c.layout(elem).map_or(1, |l| l.align)
+}
+
+/// dxc's inferred storage image format of an element type.
+fn image_format(s: Scalar, n: u32) -> &'static str {
+    match (s.is_float(), s.is_signed(), n) {
+        (true, _, 1) => "R32f",
+        (true, _, 2) => "Rg32f",
+        (true, _, 4) => "Rgba32f",
+        (false, true, 1) => "R32i",
+        (false, true, 2) => "Rg32i",
+        (false, true, 4) => "Rgba32i",
+        (false, false, 1) => "R32ui",
+        (false, false, 2) => "Rg32ui",
+        (false, false, 4) => "Rgba32ui",
+        _ => "Unknown",
+    }
+}

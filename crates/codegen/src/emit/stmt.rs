@@ -1,0 +1,423 @@
+//! Statements and control flow, built as dxc builds them: blocks named `if.true`,
+//! `for.check`, ..., each header with its merge instruction recorded for the
+//! structurizer.
+
+use super::{BreakTargets, Emitter, Local, R};
+use spirvkit_hlsl::ast::{DeclId, DeclKind, ExprKind, Modifiers, StmtId, StmtKind};
+use spirvkit_hlsl::sema::tree::ConstValue;
+use spirvkit_ir::ir::BlockId;
+use spirvkit_translate::structurize::MergeInfo;
+
+/// SPIR-V selection control bits.
+const FLATTEN: u32 = 0x1;
+const DONT_FLATTEN: u32 = 0x2;
+/// SPIR-V loop control bits.
+const UNROLL: u32 = 0x1;
+const DONT_UNROLL: u32 = 0x2;
+
+impl<'t> Emitter<'t> {
+    /// Records the current block as a selection header merging at `merge`.
+    pub fn selection_header(&mut self, merge: BlockId, control: u32) {
+        if let Some(b) = self.current() {
+            self.fs().headers.insert(b, MergeInfo::Selection { merge, control });
+        }
+    }
+
+    fn loop_header(&mut self, merge: BlockId, continue_target: BlockId, control: u32) {
+        if let Some(b) = self.current() {
+            self.fs().headers.insert(
+                b,
+                MergeInfo::Loop { merge, continue_target, control, parameters: Vec::new() },
+            );
+        }
+    }
+
+    fn selection_control(&self, s: StmtId) -> u32 {
+        let mut control = 0;
+        for a in &self.ast.stmt(s).attrs {
+            match self.name(a.name.name).to_ascii_lowercase().as_str() {
+                "flatten" => control |= FLATTEN,
+                "branch" | "call" | "forcecase" => control |= DONT_FLATTEN,
+                _ => {}
+            }
+        }
+        control
+    }
+
+    fn loop_control(&self, s: StmtId) -> u32 {
+        let mut control = 0;
+        for a in &self.ast.stmt(s).attrs {
+            match self.name(a.name.name).to_ascii_lowercase().as_str() {
+                "unroll" => control |= UNROLL,
+                "loop" | "fastopt" => control |= DONT_UNROLL,
+                _ => {}
+            }
+        }
+        control
+    }
+
+    pub fn stmt(&mut self, s: StmtId) -> R<()> {
+        let saved = self.span;
+        self.span = Some(self.ast.stmt(s).span);
+        let r = self.stmt_inner(s);
+        self.span = saved;
+        r
+    }
+
+    fn stmt_inner(&mut self, s: StmtId) -> R<()> {
+        if self.current().is_none() {
+            // Unreachable code (after return/break/continue/discard) is not emitted,
+            // except that declarations must still be known to later code... which is
+            // also unreachable.
+            return Ok(());
+        }
+        let kind = self.ast.stmt(s).kind.clone();
+        match kind {
+            StmtKind::Expr(e) => self.discard_value(e),
+            StmtKind::Decl(decls) => {
+                for d in decls {
+                    self.local_declaration(d)?;
+                }
+                Ok(())
+            }
+            StmtKind::Block(stmts) => {
+                for st in stmts {
+                    self.stmt(st)?;
+                }
+                Ok(())
+            }
+            StmtKind::Empty | StmtKind::Error => Ok(()),
+            StmtKind::If { condition, then_branch, else_branch } => {
+                let control = self.selection_control(s);
+                let cty = self.tree.converted_type(condition);
+                let c = self.rvalue(condition)?;
+                let c = self.to_bool(c, cty)?;
+                let then_block = self.new_block("if.true");
+                let else_block = else_branch.map(|_| self.new_block("if.false"));
+                let merge = self.new_block("if.merge");
+                self.selection_header(merge, control);
+                self.branch_conditional(c, then_block, else_block.unwrap_or(merge));
+                self.start_block(then_block);
+                self.stmt(then_branch)?;
+                self.branch(merge);
+                if let (Some(eb), Some(es)) = (else_block, else_branch) {
+                    self.start_block(eb);
+                    self.stmt(es)?;
+                    self.branch(merge);
+                }
+                self.start_block(merge);
+                Ok(())
+            }
+            StmtKind::For { init, condition, step, body } => {
+                if let Some(init) = init {
+                    self.stmt(init)?;
+                }
+                let control = self.loop_control(s);
+                let check = self.new_block("for.check");
+                let body_block = self.new_block("for.body");
+                let cont = self.new_block("for.continue");
+                let merge = self.new_block("for.merge");
+                self.branch(check);
+                self.start_block(check);
+                self.loop_header(merge, cont, control);
+                match condition {
+                    Some(c) => {
+                        let cty = self.tree.converted_type(c);
+                        let v = self.rvalue(c)?;
+                        let v = self.to_bool(v, cty)?;
+                        self.branch_conditional(v, body_block, merge);
+                    }
+                    None => self.branch(body_block),
+                }
+                self.start_block(body_block);
+                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
+                self.stmt(body)?;
+                self.fs().targets.pop();
+                self.branch(cont);
+                self.start_block(cont);
+                if let Some(step) = step {
+                    self.discard_value(step)?;
+                }
+                self.branch(check);
+                self.start_block(merge);
+                Ok(())
+            }
+            StmtKind::While { condition, body } => {
+                let control = self.loop_control(s);
+                let check = self.new_block("while.check");
+                let body_block = self.new_block("while.body");
+                let cont = self.new_block("while.continue");
+                let merge = self.new_block("while.merge");
+                self.branch(check);
+                self.start_block(check);
+                self.loop_header(merge, cont, control);
+                let cty = self.tree.converted_type(condition);
+                let v = self.rvalue(condition)?;
+                let v = self.to_bool(v, cty)?;
+                self.branch_conditional(v, body_block, merge);
+                self.start_block(body_block);
+                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
+                self.stmt(body)?;
+                self.fs().targets.pop();
+                self.branch(cont);
+                self.start_block(cont);
+                self.branch(check);
+                self.start_block(merge);
+                Ok(())
+            }
+            StmtKind::DoWhile { body, condition } => {
+                let control = self.loop_control(s);
+                let header = self.new_block("do_while.header");
+                let body_block = self.new_block("do_while.body");
+                let cont = self.new_block("do_while.continue");
+                let merge = self.new_block("do_while.merge");
+                self.branch(header);
+                self.start_block(header);
+                self.loop_header(merge, cont, control);
+                self.branch(body_block);
+                self.start_block(body_block);
+                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
+                self.stmt(body)?;
+                self.fs().targets.pop();
+                self.branch(cont);
+                self.start_block(cont);
+                let cty = self.tree.converted_type(condition);
+                let v = self.rvalue(condition)?;
+                let v = self.to_bool(v, cty)?;
+                self.branch_conditional(v, header, merge);
+                self.start_block(merge);
+                Ok(())
+            }
+            StmtKind::Switch { condition, body } => self.switch(s, condition, body),
+            StmtKind::Case { body, .. } | StmtKind::Default { body } => self.stmt(body),
+            StmtKind::Break => {
+                let Some(t) = self.f.as_ref().and_then(|f| f.targets.last().copied()) else {
+                    return self.unsupported("'break' outside a loop or switch");
+                };
+                self.branch(t.break_to);
+                Ok(())
+            }
+            StmtKind::Continue => {
+                let target = self.f.as_ref().and_then(|f| f.targets.iter().rev().find_map(|t| t.continue_to));
+                let Some(c) = target else {
+                    return self.unsupported("'continue' outside a loop");
+                };
+                self.branch(c);
+                Ok(())
+            }
+            StmtKind::Return(value) => {
+                let ret = self.fs().return_type;
+                match value {
+                    Some(v) if !self.table.is_void(ret) => {
+                        let x = self.init_value(v, ret)?;
+                        self.terminate("spirv.ReturnValue", vec![x], &[], Vec::new());
+                    }
+                    Some(v) => {
+                        self.discard_value(v)?;
+                        self.terminate("spirv.Return", vec![], &[], Vec::new());
+                    }
+                    None => self.terminate("spirv.Return", vec![], &[], Vec::new()),
+                }
+                Ok(())
+            }
+            StmtKind::Discard => {
+                self.terminate("spirv.Kill", vec![], &[], Vec::new());
+                Ok(())
+            }
+        }
+    }
+
+    /// `switch`: an OpSwitch over the case labels, each case a block falling through
+    /// to the next, `break` to the merge block.
+    fn switch(&mut self, s: StmtId, condition: spirvkit_hlsl::ast::ExprId, body: StmtId) -> R<()> {
+        let control = self.selection_control(s);
+        let cty = self.tree.converted_type(condition);
+        let selector = self.rvalue(condition)?;
+        let int_ty = spirvkit_hlsl::sema::types::TypeTable::INT;
+        let selector = match self.scalar_shape(cty) {
+            Some((s, 1)) if s.is_integer() => selector,
+            _ => self.convert(selector, cty, int_ty)?,
+        };
+        // The case statements in order: their labels and bodies.
+        let mut cases: Vec<(Option<i64>, StmtId)> = Vec::new();
+        let mut items: Vec<StmtId> = Vec::new();
+        match &self.ast.stmt(body).kind {
+            StmtKind::Block(stmts) => items.extend(stmts.iter().copied()),
+            _ => items.push(body),
+        }
+        // Each top-level statement belongs to the last case label before it.
+        let mut groups: Vec<(Vec<Option<i64>>, Vec<StmtId>)> = Vec::new();
+        for item in items {
+            let mut st = item;
+            let mut labels = Vec::new();
+            // `case 1: case 2: stmt` nests cases.
+            for _ in 0..1024 {
+                match &self.ast.stmt(st).kind {
+                    StmtKind::Case { value, body } => {
+                        let v = self.tree.expr(*value).and_then(|i| i.constant).and_then(ConstValue::as_int);
+                        let Some(v) = v else {
+                            return self.unsupported("a case label that is not an integer constant");
+                        };
+                        labels.push(Some(v));
+                        st = *body;
+                    }
+                    StmtKind::Default { body } => {
+                        labels.push(None);
+                        st = *body;
+                    }
+                    _ => break,
+                }
+            }
+            if labels.is_empty() {
+                match groups.last_mut() {
+                    Some(g) => g.1.push(st),
+                    None => {} // Statements before the first label never run.
+                }
+            } else {
+                groups.push((labels, vec![st]));
+            }
+        }
+        let merge = self.new_block("switch.merge");
+        let mut blocks = Vec::new();
+        let mut default_block = None;
+        let mut targets: Vec<(i64, BlockId)> = Vec::new();
+        for (labels, _) in &groups {
+            let name: &'static str = if labels.contains(&None) { "switch.default" } else { "switch.n" };
+            let b = self.new_block(name);
+            for l in labels {
+                match l {
+                    Some(v) => targets.push((*v, b)),
+                    None => default_block = Some(b),
+                }
+            }
+            blocks.push(b);
+        }
+        for (g, _) in groups.iter().enumerate() {
+            let _ = g;
+            cases.push((None, body));
+        }
+        let default = default_block.unwrap_or(merge);
+        self.selection_header(merge, control);
+        // spirv.Switch: selector, default, then (value, target) pairs.
+        let literal_ty = self.ir.value_type(selector);
+        let values: Vec<spirvkit_ir::attr::Attribute> = targets
+            .iter()
+            .map(|(v, _)| spirvkit_ir::attr::Attribute::Integer { value: i128::from(*v), ty: literal_ty })
+            .collect();
+        let mut successors = vec![default];
+        successors.extend(targets.iter().map(|(_, b)| *b));
+        let n = targets.len() as i32;
+        let mut sizes = vec![0i32; 1 + targets.len()];
+        let _ = n;
+        sizes.insert(0, 1);
+        // operandSegmentSizes: selector, default operands, then one group of all case
+        // operands; the dialect uses case_operand_segments for the split.
+        let seg = self.segment_sizes(&[1, 0, 0]);
+        let case_segments = {
+            let i32t = self.store().integer(32, spirvkit_ir::types::Signedness::Signless);
+            spirvkit_ir::attr::Attribute::DenseArray {
+                element: i32t,
+                values: targets.iter().map(|_| spirvkit_ir::attr::Attribute::Integer { value: 0, ty: i32t }).collect(),
+            }
+        };
+        let literals = spirvkit_ir::attr::Attribute::Dense {
+            elements: values,
+            ty: {
+                let n = targets.len() as u64;
+                self.store().intern(spirvkit_ir::types::TypeKind::Vector {
+                    shape: vec![n],
+                    scalable: vec![false],
+                    element: literal_ty,
+                })
+            },
+        };
+        let mut props = vec![seg, crate::builder::prop("case_operand_segments", case_segments)];
+        if !targets.is_empty() {
+            props.insert(0, crate::builder::prop("literals", literals));
+        }
+        self.terminate("spirv.Switch", vec![selector], &successors, props);
+        self.fs().targets.push(BreakTargets { break_to: merge, continue_to: None });
+        for (i, (_, stmts)) in groups.iter().enumerate() {
+            self.start_block(blocks[i]);
+            for &st in stmts {
+                self.stmt(st)?;
+            }
+            // Fall through to the next case, or leave.
+            let next = blocks.get(i + 1).copied().unwrap_or(merge);
+            self.branch(next);
+        }
+        self.fs().targets.pop();
+        self.start_block(merge);
+        let _ = cases;
+        Ok(())
+    }
+
+    /// A local variable declaration (with its initializer); `static` locals are
+    /// Private globals initialized once.
+    pub fn local_declaration(&mut self, d: DeclId) -> R<()> {
+        let decl = self.ast.decl(d);
+        let DeclKind::Var(var) = &decl.kind else { return Ok(()) };
+        let var = var.clone();
+        let modifiers = decl.modifiers;
+        let ty = self.tree.decl(d).map_or(spirvkit_hlsl::sema::types::TypeTable::ERROR, |i| i.ty);
+        let name = var.name.map_or_else(String::new, |n| self.name(n.name).to_string());
+        if modifiers.contains(Modifiers::STATIC) {
+            return self.static_local(d, ty, &name, var.init);
+        }
+        if modifiers.contains(Modifiers::CONST)
+            && self.tree.decl(d).and_then(|i| i.constant).is_some()
+            && self.scalar_shape(ty).is_some()
+        {
+            // A constant: its uses read the value; keep a variable too for its address.
+        }
+        let t = self.value_type_of(ty)?;
+        let ptr = self.function_variable(t, &name);
+        self.fs().locals.insert(d, Local { ptr, ty });
+        if let Some(init) = var.init {
+            let v = self.init_value(init, ty)?;
+            self.store_to(ptr, v);
+        }
+        Ok(())
+    }
+
+    /// A `static` local: a Private variable, initialized the first time control passes
+    /// its declaration (dxc: an init-done flag).
+    fn static_local(&mut self, d: DeclId, ty: spirvkit_hlsl::sema::types::Ty, name: &str, init: Option<spirvkit_hlsl::ast::ExprId>) -> R<()> {
+        let t = self.value_type_of(ty)?;
+        let ptr_t = self.pointer(t, "Private");
+        let func = self.fs().func;
+        let fname = self.ir.op(func).attr("sym_name").and_then(|a| match a {
+            spirvkit_ir::attr::Attribute::String(s) => Some(s.clone()),
+            _ => None,
+        });
+        let symbol = self.unique_symbol(&format!("{}.{name}", fname.unwrap_or_default()));
+        self.global_variable(&symbol, ptr_t, Vec::new());
+        self.globals.insert(d, super::Global { symbol: symbol.clone(), ptr_type: ptr_t, ty, rule: None, member_of: None });
+        if let Some(init) = init {
+            let is_constant = self.tree.expr(init).and_then(|i| i.constant).is_some()
+                || matches!(self.ast.expr(init).kind, ExprKind::InitList(_));
+            let bool_t = self.bool_type();
+            let flag_ptr_t = self.pointer(bool_t, "Private");
+            let flag = self.unique_symbol(&format!("{symbol}.init.done"));
+            let _ = is_constant;
+            let f = self.global_variable(&flag, flag_ptr_t, Vec::new());
+            let _ = f;
+            let flag_ptr = self.addressof(&flag, flag_ptr_t);
+            let done = self.load(flag_ptr);
+            let init_block = self.new_block("init");
+            let merge = self.new_block("init.done");
+            self.selection_header(merge, 0);
+            self.branch_conditional(done, merge, init_block);
+            self.start_block(init_block);
+            let v = self.init_value(init, ty)?;
+            let p = self.addressof(&symbol, ptr_t);
+            self.store_to(p, v);
+            let yes = self.bool_constant(true);
+            let fp = self.addressof(&flag, flag_ptr_t);
+            self.store_to(fp, yes);
+            self.branch(merge);
+            self.start_block(merge);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+//! The compile pipeline after the front end: code generation (`spirvkit-codegen`),
+//! the module's capabilities and extensions from what it uses, and serialization
+//! (`spirvkit-translate`); the binary, its disassembly or the IR's MLIR text.
+
+use crate::options::{Options, ShiftValue};
+use crate::spirv_values;
+use spirvkit_codegen::{BindingOptions, CodegenOptions, LayoutOption, LowerOptions};
+use spirvkit_hlsl::sema::tree::TypedTree;
+use spirvkit_ir::attr::Attribute;
+use spirvkit_translate::SerializeOptions;
+
+/// What the compile produced.
+pub enum Output {
+    Binary(Vec<u32>),
+    Text(String),
+}
+
+/// Why compiling failed, with where in the source when known.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CompileError {
+    pub span: Option<spirvkit_hlsl::source::Span>,
+    pub message: String,
+}
+
+#[allow(non_snake_case)]
+fn CompileError(message: String) -> CompileError {
+    CompileError { span: None, message }
+}
+
+pub fn codegen_options(o: &Options) -> CodegenOptions {
+    let has = |name: &str| o.other.iter().any(|(n, _)| n == name);
+    let (major, minor) = spirv_values::target_env_spirv_version(o.target_env.as_deref().unwrap_or("vulkan1.0")).unwrap_or((1, 0));
+    let layout = if has("-fvk-use-dx-layout") {
+        LayoutOption::Dx
+    } else if has("-fvk-use-scalar-layout") {
+        LayoutOption::Scalar
+    } else if has("-fvk-use-gl-layout") {
+        LayoutOption::Gl
+    } else {
+        LayoutOption::Default
+    };
+    let mut bindings = BindingOptions::default();
+    for s in &o.binding_shifts {
+        let shift = match s.shift {
+            ShiftValue::Number(n) => n,
+            ShiftValue::All => 0,
+        };
+        let space = match s.space {
+            ShiftValue::Number(n) => Some(n),
+            ShiftValue::All => None,
+        };
+        bindings.shifts.push((s.register, shift, space));
+    }
+    for r in &o.register_bindings {
+        bindings.registers.push((r.register.clone(), r.space, r.binding, r.set));
+    }
+    bindings.globals = o.globals_binding.map(|g| (g.binding, g.set));
+    bindings.auto_space = o
+        .other
+        .iter()
+        .find(|(n, _)| n == "-auto-binding-space")
+        .and_then(|(_, v)| v.first())
+        .and_then(|v| v.parse().ok());
+    CodegenOptions {
+        lower: LowerOptions { sixteen_bit_types: o.enable_16bit_types, default_row_major: has("-Zpr") },
+        spirv_version: (major as u8, minor as u8),
+        layout,
+        bindings,
+        invert_y: has("-fvk-invert-y"),
+        dx_position_w: has("-fvk-use-dx-position-w"),
+        nonzero_base_instance: has("-fvk-support-nonzero-base-instance"),
+        short_circuit: o.hlsl_version >= 2021,
+    }
+}
+
+/// Compiles the typed tree: the binary (or with `emit_mlir`, the IR's text).
+pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output, CompileError> {
+    let options = codegen_options(o);
+    let generated = spirvkit_codegen::generate(tree, &options)
+        .map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
+    let mut ir = generated.ir;
+    let module = generated.module;
+    if emit_mlir {
+        let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
+        return Ok(Output::Text(text));
+    }
+    // Capabilities and extensions: what the written words need, by the grammar.
+    let mut serialize = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    serialize.emit_symbol_names = true;
+    for _ in 0..8 {
+        let written = spirvkit_translate::serialize::serialize_read_back(&ir, module, &serialize)
+            .map_err(|e| CompileError(format!("internal error: {e}")))?;
+        if written.undeclared().is_empty() {
+            return Ok(Output::Binary(written.into_words()));
+        }
+        let mut added = false;
+        for missing in written.undeclared() {
+            if let Some(caps) = missing.requirement.strip_prefix("capability ") {
+                let cap = caps.split(" or ").next().unwrap_or(caps);
+                added |= add_to_vce(&mut ir, module, 1, cap);
+            } else if let Some(exts) = missing.requirement.strip_prefix("extension ") {
+                let ext = exts.split(" or ").next().unwrap_or(exts);
+                if !o.extensions.is_empty() && !o.extensions.iter().any(|e| e == ext || e == "KHR") {
+                    return Err(CompileError(format!(
+                        "SPIR-V extension '{ext}' required for {} but not permitted to use",
+                        missing.user
+                    )));
+                }
+                added |= add_to_vce(&mut ir, module, 2, ext);
+            } else {
+                return Err(CompileError(format!(
+                    "{} requires SPIR-V {}, which the target environment does not have",
+                    missing.user,
+                    missing.requirement.trim_start_matches("version ")
+                )));
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    Err(CompileError("internal error: the module's capabilities did not settle".into()))
+}
+
+/// Adds a capability (part 1) or extension (part 2) to the module's `#spirv.vce<...>`.
+fn add_to_vce(ir: &mut spirvkit_ir::Ir, module: spirvkit_ir::OpId, part: usize, item: &str) -> bool {
+    let op = ir.op_mut(module);
+    for p in op.properties.iter_mut() {
+        if p.name != "vce_triple" {
+            continue;
+        }
+        let Attribute::Dialect { body: Some(body), .. } = &mut p.value else { continue };
+        // body: `v1.0, [Shader], []`
+        let Some(open1) = body.find('[') else { return false };
+        let Some(close1) = body[open1..].find(']').map(|i| i + open1) else { return false };
+        let Some(open2) = body[close1..].find('[').map(|i| i + close1) else { return false };
+        let Some(close2) = body[open2..].find(']').map(|i| i + open2) else { return false };
+        let (open, close) = if part == 1 { (open1, close1) } else { (open2, close2) };
+        let list: Vec<String> =
+            body[open + 1..close].split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        if list.iter().any(|x| x == item) {
+            return false;
+        }
+        let mut list = list;
+        list.push(item.to_string());
+        body.replace_range(open + 1..close, &list.join(", "));
+        return true;
+    }
+    false
+}
