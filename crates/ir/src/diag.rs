@@ -141,10 +141,10 @@ impl LineIndex {
 
     /// Byte offset of an op's location in this buffer, for `file:line:col` locations.
     pub fn location_offset(&self, location: &crate::ir::Location) -> Option<usize> {
-        match location {
-            crate::ir::Location::FileLineCol { line, column, .. } => self.offset(*line, *column),
-            _ => None,
-        }
+        // As MLIR's source manager handler, through name locations to the
+        // `file:line:col` they qualify.
+        let (_, line, column) = location.file_line_col()?;
+        self.offset(line, column)
     }
 
     /// Byte offset of a 1-based (line, column), if the line exists; a column past the

@@ -48,8 +48,48 @@ pub enum Location {
     Unknown,
     /// `file:line:col` (1-based).
     FileLineCol { file: std::sync::Arc<str>, line: u32, column: u32 },
-    /// `loc("name")` or other forms kept as text.
+    /// MLIR's name location, `loc("name")`, or `loc("name"(child))` with the child
+    /// location it qualifies: a value's debug name, which the serializer writes as
+    /// `OpName` when asked (`SerializeOptions::emit_op_names`).
+    Name { name: std::sync::Arc<str>, child: Option<Box<Location>> },
+    /// Other forms (`loc(fused[...])`, `loc(callsite(...))`, ...) kept as written,
+    /// `loc(...)` included.
     Opaque(String),
+}
+
+impl Location {
+    /// A name location without a child: `loc("name")`.
+    pub fn named(name: impl Into<std::sync::Arc<str>>) -> Location {
+        Location::Name { name: name.into(), child: None }
+    }
+
+    /// A name location qualifying `child` (`loc("name"("a.hlsl":3:5))`); an unknown
+    /// child is no child, as MLIR prints it.
+    pub fn named_at(name: impl Into<std::sync::Arc<str>>, child: Location) -> Location {
+        let child = (child != Location::Unknown).then(|| Box::new(child));
+        Location::Name { name: name.into(), child }
+    }
+
+    /// The name of a name location.
+    pub fn debug_name(&self) -> Option<&str> {
+        match self {
+            Location::Name { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The `file:line:col` this location is or qualifies (through name locations).
+    pub fn file_line_col(&self) -> Option<(&str, u32, u32)> {
+        // A loop, not recursion: a chain of names built by a caller may be long.
+        let mut at = self;
+        loop {
+            match at {
+                Location::FileLineCol { file, line, column } => return Some((file, *line, *column)),
+                Location::Name { child: Some(child), .. } => at = child,
+                _ => return None,
+            }
+        }
+    }
 }
 
 /// What defines a value.
@@ -96,6 +136,10 @@ pub struct Block {
     pub argument_locations: Vec<Location>,
     pub ops: Vec<OpId>,
     pub parent: Option<RegionId>,
+    /// A debug name (`bb.entry`, `if.true`), which the serializer writes as the label's
+    /// `OpName` when asked (`SerializeOptions::emit_op_names`). MLIR's blocks have
+    /// none: the text form neither prints nor reads it.
+    pub name: Option<std::sync::Arc<str>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -346,6 +390,11 @@ impl Ir {
         let id = BlockId(self.blocks.len() as u32);
         self.blocks.push(Block::default());
         id
+    }
+
+    /// Gives `block` a debug name (see [`Block::name`]).
+    pub fn set_block_name(&mut self, block: BlockId, name: impl Into<std::sync::Arc<str>>) {
+        self.blocks[block.index()].name = Some(name.into());
     }
 
     /// Appends a block to a region.

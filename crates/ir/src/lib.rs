@@ -11,6 +11,7 @@ pub mod generated;
 pub mod ir;
 pub mod opdef;
 pub mod parallel;
+pub mod source;
 pub mod target_env;
 pub mod text;
 pub mod types;

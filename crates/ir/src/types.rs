@@ -275,6 +275,10 @@ pub struct TypeStore {
     kinds: Vec<TypeKind>,
     ids: FxHashMap<TypeKind, Type>,
     struct_bodies: FxHashMap<String, StructBody>,
+    /// Debug names of identified structs' members, by struct name: what the
+    /// serializer writes as `OpMemberName` (MLIR's types have no member names; the
+    /// text form neither prints nor reads them).
+    member_names: FxHashMap<String, Vec<String>>,
 }
 
 impl TypeStore {
@@ -345,7 +349,26 @@ impl TypeStore {
                 return Err(name.clone());
             }
         }
+        // Names are debug information only: a struct named in both keeps this
+        // store's names.
+        for (name, members) in &other.member_names {
+            if !self.member_names.contains_key(name) {
+                self.member_names.insert(name.clone(), members.clone());
+            }
+        }
         Ok(ids)
+    }
+
+    /// Names the members of identified struct `name`, in member order (`OpMemberName`
+    /// when serialized with symbol names; an empty name is not written). Replaces
+    /// names set before.
+    pub fn set_struct_member_names(&mut self, name: &str, members: Vec<String>) {
+        self.member_names.insert(name.to_string(), members);
+    }
+
+    /// The member names of identified struct `name`, if set.
+    pub fn struct_member_names(&self, name: &str) -> Option<&[String]> {
+        self.member_names.get(name).map(Vec::as_slice)
     }
 
     /// The body of an identified struct, if it has been set.
@@ -487,6 +510,20 @@ mod tests {
         assert!(store.set_struct_body("S", body).is_ok());
         assert!(store.set_struct_body("S", StructBody::default()).is_err());
         assert!(matches!(store.kind(s), TypeKind::IdentifiedStruct { .. }));
+    }
+
+    #[test]
+    fn struct_member_names_are_kept_and_absorbed() {
+        let mut store = TypeStore::new();
+        store.set_struct_member_names("S", vec!["a".into(), "b".into()]);
+        assert_eq!(store.struct_member_names("S"), Some(&["a".to_string(), "b".to_string()][..]));
+        assert_eq!(store.struct_member_names("T"), None);
+        let mut other = TypeStore::new();
+        other.set_struct_member_names("S", vec!["x".into()]);
+        other.set_struct_member_names("T", vec!["t".into()]);
+        store.absorb(&other).unwrap();
+        assert_eq!(store.struct_member_names("S").map(<[String]>::len), Some(2));
+        assert_eq!(store.struct_member_names("T"), Some(&["t".to_string()][..]));
     }
 
     #[test]

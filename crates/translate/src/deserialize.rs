@@ -282,6 +282,9 @@ struct Deserializer<'m, 'i> {
     storage_classes: FxHashMap<u32, Attribute>,
     /// `i32`, once interned.
     i32_type: Option<Type>,
+    /// The first `OpSource`'s language, version and file: the module's source
+    /// (`spirvkit_ir::source`).
+    source: Option<spirvkit_ir::source::ModuleSource>,
 }
 
 impl<'m, 'i> Deserializer<'m, 'i> {
@@ -332,6 +335,7 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             stream: None,
             i32_type: None,
             storage_classes: FxHashMap::default(),
+            source: None,
         }
     }
 
@@ -576,10 +580,11 @@ impl<'m, 'i> Deserializer<'m, 'i> {
                 let text = string_operand(inst, 1);
                 self.strings.insert(inst.result_id, text);
             }
-            // Names were collected up front; the rest of the debug section has no IR form.
+            opcode::OpSource => self.source(inst),
+            // Names were collected up front; the rest of the debug section has no IR
+            // form (an `OpSource`'s source text neither).
             opcode::OpName
             | opcode::OpMemberName
-            | opcode::OpSource
             | opcode::OpSourceContinued
             | opcode::OpSourceExtension
             | opcode::OpModuleProcessed
@@ -1057,6 +1062,22 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         Ok(())
     }
 
+    /// The first `OpSource`: the module's source language, version and file (an
+    /// `OpString` met before it, as the logical layout wants). Debug information
+    /// only: a malformed or unknown one is left out rather than refused.
+    fn source(&mut self, inst: &Inst) {
+        let (Some(&language), Some(&version)) = (inst.words.get(1), inst.words.get(2)) else { return };
+        if self.source.is_some() {
+            return;
+        }
+        // A language the grammar does not know has no name to record: left out, as
+        // debug information the IR cannot carry.
+        let Some(language) = OperandKind::SourceLanguage.info().enumerant(language) else { return };
+        let file = inst.words.get(3).and_then(|id| self.strings.get(id)).cloned();
+        self.source =
+            Some(spirvkit_ir::source::ModuleSource { language: language.name.to_string(), version, file });
+    }
+
     /// The module's addressing/memory model and `#spirv.vce<...>`.
     fn finish_module(&mut self) -> Result<()> {
         let Some((addressing, memory)) = self.memory_model else {
@@ -1080,6 +1101,9 @@ impl<'m, 'i> Deserializer<'m, 'i> {
             NamedAttribute::new("vce_triple", dialect("spirv.vce", &vce)),
         ];
         self.ir.op_mut(self.module_op).properties = props;
+        if let Some(source) = &self.source {
+            spirvkit_ir::source::set_module_source(self.ir, self.module_op, source);
+        }
         Ok(())
     }
 }

@@ -40,7 +40,9 @@ use spirvkit_ir::{Ir, OpId};
 pub struct SerializeOptions {
     /// OpName/OpMemberName for symbols (functions, globals, spec constants) and named structs.
     pub emit_symbol_names: bool,
-    /// `--spirv-emit-op-names`: OpName for every instruction with a location name.
+    /// `--spirv-emit-op-names`: OpName for every value whose location is a name
+    /// (`loc("name")`: a one-result op's result, a block argument) and every named
+    /// block's label (`Block::name`), in the order they are defined.
     pub emit_op_names: bool,
     /// `--test-spirv-roundtrip-debug`: OpString/OpLine from op locations.
     pub emit_debug_info: bool,
@@ -536,6 +538,10 @@ struct Serializer<'a> {
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
     variable_pointees: FxHashSet<Type>,
+    /// Ids given an `OpName` from a value's or block's name (`emit_op_names`): an id
+    /// shared by several (a uniqued constant, a label a construct's header takes) is
+    /// named once, by the first.
+    named_ids: FxHashSet<u32>,
 }
 
 /// Op names the control-flow walks compare often, interned once: comparing
@@ -703,6 +709,7 @@ impl<'a> Serializer<'a> {
             last_was_merge: false,
             depth: 0,
             variable_pointees: variable_pointees(ir, module),
+            named_ids: FxHashSet::default(),
         }
     }
 
@@ -774,6 +781,7 @@ impl<'a> Serializer<'a> {
             return Err(self.error(module, "spirv.module needs an addressing model and a memory model"));
         };
         encode(&mut self.memory_model, opcode::OpMemoryModel, &[addressing, memory]);
+        self.process_source()?;
         if self.options.emit_debug_info {
             // MLIR's debug information needs the non-semantic instruction sets.
             if !extensions.iter().any(|e| e == "SPV_KHR_non_semantic_info") {
@@ -783,12 +791,9 @@ impl<'a> Serializer<'a> {
                 Location::FileLineCol { file, .. } => file.to_string(),
                 _ => "<unknown>".to_string(),
             };
-            self.file_id = self.next();
-            let mut operands = vec![self.file_id];
-            spirvkit_binary::write::encode_string(file.as_bytes(), &mut operands);
-            encode(&mut self.debug, opcode::OpString, &operands);
-            // Extended instructions naming the file share its string.
-            self.string_ids.insert(file, self.file_id);
+            // Extended instructions naming the file (and the module's source, when it
+            // names the same one) share its string.
+            self.file_id = self.string_id(&file);
         }
         let ir = self.ir;
         let body: &'a [OpId] = ir.entry_block(module).map_or(&[], |block| &ir.block(block).ops);
@@ -885,6 +890,24 @@ impl<'a> Serializer<'a> {
         words
     }
 
+    /// `OpSource` for the module's source (`spirvkit_ir::source`), after an
+    /// `OpString` for its file if it names one.
+    fn process_source(&mut self) -> Result<()> {
+        let module = self.module;
+        let source =
+            spirvkit_ir::source::module_source(self.ir, module).map_err(|e| self.error(module, e))?;
+        let Some(source) = source else { return Ok(()) };
+        let Some(language) = attrs::enumerant("SourceLanguage", &source.language) else {
+            return Err(self.error(module, format!("unknown source language '{}'", source.language)));
+        };
+        let mut operands = vec![language, source.version];
+        if let Some(file) = &source.file {
+            operands.push(self.string_id(file));
+        }
+        encode(&mut self.debug, opcode::OpSource, &operands);
+        Ok(())
+    }
+
     /// `OpName` for a symbol.
     fn process_name(&mut self, id: u32, name: &str) {
         if !self.options.emit_symbol_names || name.is_empty() {
@@ -895,6 +918,36 @@ impl<'a> Serializer<'a> {
         self.names.extend([0, id]);
         spirvkit_binary::write::encode_string(name.as_bytes(), &mut self.names);
         set_word_count(&mut self.names, at, opcode::OpName);
+    }
+
+    /// `OpName` for a value's or label's debug name, with `emit_op_names` on; once per id.
+    fn process_debug_name(&mut self, id: u32, name: Option<&str>) {
+        let Some(name) = name.filter(|n| !n.is_empty()) else { return };
+        if !self.options.emit_op_names || !self.named_ids.insert(id) {
+            return;
+        }
+        let at = self.names.len();
+        self.names.extend([0, id]);
+        spirvkit_binary::write::encode_string(name.as_bytes(), &mut self.names);
+        set_word_count(&mut self.names, at, opcode::OpName);
+    }
+
+    /// `OpName` for the label of `block`, named by the block's name (`emit_op_names`).
+    fn name_label(&mut self, block: BlockId, id: u32) {
+        if self.options.emit_op_names {
+            let ir = self.ir;
+            self.process_debug_name(id, ir.block(block).name.as_deref());
+        }
+    }
+
+    /// `OpName` for the id of `value`, named by its location (`emit_op_names`).
+    fn name_value(&mut self, value: Value, location: &Location) {
+        if !self.options.emit_op_names {
+            return;
+        }
+        if let (Some(name), Some(&id)) = (location.debug_name(), self.value_ids.get(&value)) {
+            self.process_debug_name(id, Some(name));
+        }
     }
 
     /// `OpLine` for an op's location, with debug info on; none right after a merge

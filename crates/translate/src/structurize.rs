@@ -433,6 +433,8 @@ struct Structurizer<'a> {
     filled: Vec<BlockId>,
     /// Blocks not reached from the entry, even through merge edges.
     dead: FxHashSet<BlockId>,
+    /// The loops' continue targets (which keep their names, see `process_with_entry`).
+    continue_targets: FxHashSet<BlockId>,
     bool_type: Type,
 }
 
@@ -495,6 +497,7 @@ impl<'a> Structurizer<'a> {
             }
         }
         let bool_type = ir.types.integer(1, Signedness::Signless);
+        let continue_targets = constructs.iter().filter_map(|c| c.continue_target).collect();
         Ok(Structurizer {
             ir,
             sc,
@@ -505,6 +508,7 @@ impl<'a> Structurizer<'a> {
             header_splits: Vec::new(),
             filled: Vec::new(),
             dead: FxHashSet::default(),
+            continue_targets,
             inserted_after: FxHashMap::default(),
             inserted_before: FxHashMap::default(),
             bool_type,

@@ -9,51 +9,14 @@
 //! (`SPIRV_VAL`, or `<repo>/.venv/bin/spirv-val`, or `spirv-val` on PATH); without
 //! one, that step is skipped with a message.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use common::validate;
 use spirvkit_binary::{
     assemble, disassemble, read, words_to_bytes, AsmOptions, DisOptions, Endian, TargetEnv,
 };
 use spirvkit_translate::driver::{run, Mode, TranslateOptions};
 use spirvkit_translate::{deserialize, serialize, DeserializeOptions, Ir, SerializeOptions};
-
-/// The spirv-val to validate with, if any.
-fn spirv_val() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SPIRV_VAL") {
-        return Some(PathBuf::from(path));
-    }
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let venv = repo.join(".venv/bin/spirv-val");
-    if venv.exists() {
-        return Some(venv);
-    }
-    Command::new("spirv-val").arg("--version").output().ok().map(|_| PathBuf::from("spirv-val"))
-}
-
-/// spirv-val's verdict on `bytes` (`Ok` when no validator is found).
-fn validate(bytes: &[u8], env: &str, what: &str) -> Result<(), String> {
-    let Some(val) = spirv_val() else {
-        eprintln!("spirv-val not found (set SPIRV_VAL): {what} not validated");
-        return Ok(());
-    };
-    let dir = std::env::temp_dir().join(format!("spirvkit-dxc-constructs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    // Unique per call: tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let stem = what.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
-    let file = dir.join(format!("{stem}-{call}.spv"));
-    std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
-    let out =
-        Command::new(&val).arg("--target-env").arg(env).arg(&file).output().map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_file(&file);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
-    }
-}
 
 fn dis(bytes: &[u8]) -> String {
     let module = read(bytes).expect("reads");

@@ -540,11 +540,20 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         Ok(())
     }
 
-    /// `loc(...)`, kept as text except `"file":line:col`.
+    /// `loc(...)`: a name location `loc("name")` or `loc("name"(child))` (the child
+    /// kept as text), any other form kept as text.
     pub fn parse_location(&mut self) -> PResult<Location> {
         self.expect_keyword("loc")?;
         let start = self.tok.offset;
         self.expect("(")?;
+        if self.tok.kind == Tok::String {
+            let checkpoint = self.checkpoint();
+            if let Some(location) = self.parse_name_location()? {
+                return Ok(location);
+            }
+            // `"file":line:col` and the like.
+            self.restore(checkpoint);
+        }
         let mut depth = 1;
         let mut end = start;
         while depth > 0 {
@@ -561,6 +570,47 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         }
         let text = &self.lex.source()[start..end];
         Ok(Location::Opaque(format!("loc{text}")))
+    }
+
+    /// The rest of a name location after `loc(`, at its string: `"name")` or
+    /// `"name"(child))`. `None` (tokens consumed, to be restored) when the string
+    /// starts another form, or names something that is not UTF-8.
+    fn parse_name_location(&mut self) -> PResult<Option<Location>> {
+        let name = self.bump();
+        let Ok(name) = String::from_utf8(crate::text::lexer::unescape(name.text)) else {
+            return Ok(None);
+        };
+        if self.eat(")") {
+            return Ok(Some(Location::named(name)));
+        }
+        if !self.at("(") {
+            return Ok(None);
+        }
+        // The child, kept as text as a location of its own (`loc(...)`).
+        let child_start = self.tok.offset;
+        self.bump();
+        let mut depth = 1;
+        let mut end = child_start;
+        while depth > 0 {
+            if self.tok.kind == Tok::Eof {
+                return self.error("unterminated location");
+            }
+            let t = self.bump();
+            match t.text {
+                "(" if t.kind == Tok::Punct => depth += 1,
+                ")" if t.kind == Tok::Punct => depth -= 1,
+                _ => {}
+            }
+            end = t.offset + t.text.len();
+        }
+        let child = &self.lex.source()[child_start..end];
+        self.expect(")")?;
+        let child = match child {
+            // Dropped, as MLIR prints it.
+            "(unknown)" => Location::Unknown,
+            _ => Location::Opaque(format!("loc{child}")),
+        };
+        Ok(Some(Location::named_at(name, child)))
     }
 
     /// Binds names to values in the current scope, resolving earlier forward uses.

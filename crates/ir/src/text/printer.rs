@@ -777,19 +777,35 @@ impl<'a> Printer<'a> {
             return;
         }
         self.out.push_str(" loc(");
-        match location {
-            Location::Unknown => self.out.push_str("unknown"),
-            Location::FileLineCol { file, line, column } => {
-                crate::text::lexer::write_escaped(file.as_bytes(), &mut self.out);
-                let _ = write!(self.out, ":{line}:{column}");
+        // A name's child prints inside parentheses after it (a loop: a chain of
+        // names built by a caller may be long).
+        let mut at = location;
+        let mut open = 0usize;
+        loop {
+            match at {
+                Location::Unknown => self.out.push_str("unknown"),
+                Location::FileLineCol { file, line, column } => {
+                    crate::text::lexer::write_escaped(file.as_bytes(), &mut self.out);
+                    let _ = write!(self.out, ":{line}:{column}");
+                }
+                Location::Name { name, child } => {
+                    crate::text::lexer::write_escaped(name.as_bytes(), &mut self.out);
+                    if let Some(child) = child {
+                        self.out.push('(');
+                        open += 1;
+                        at = child;
+                        continue;
+                    }
+                }
+                // Kept as written, `loc(...)` included.
+                Location::Opaque(text) => {
+                    let inner = text.strip_prefix("loc(").and_then(|t| t.strip_suffix(')')).unwrap_or(text);
+                    self.out.push_str(inner);
+                }
             }
-            // Kept as written, `loc(...)` included.
-            Location::Opaque(text) => {
-                let inner = text.strip_prefix("loc(").and_then(|t| t.strip_suffix(')')).unwrap_or(text);
-                self.out.push_str(inner);
-            }
+            break;
         }
-        self.out.push(')');
+        self.out.extend(std::iter::repeat_n(')', open + 1));
     }
 
     pub fn new(ir: &'a Ir, names: Names, options: PrintOptions) -> Self {
@@ -2375,6 +2391,73 @@ mod tests {
         ir.append_op(block, func);
         let printed = print_op(&ir, module, debug);
         assert!(printed.contains("func.func @h(%arg0: i32 loc(unknown)) {\n"), "{printed}");
+    }
+
+    #[test]
+    fn name_locations_read_and_print_as_mlir_opt() {
+        // Expected lines: mlir-opt-22 --mlir-print-debuginfo --mlir-print-local-scope.
+        let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\
+                    \x20 spirv.func @f(%a: i32 loc(\"param.var.x\"), %b: i32 loc(\"b\"(\"x.c\":1:2))) -> i32 \"None\" {\n\
+                    \x20   %0 = spirv.IAdd %a, %b : i32 loc(\"sum\")\n\
+                    \x20   %1 = spirv.IAdd %0, %b : i32 loc(\"q\\\"uote\\0A\"(fused[\"a.c\":1:1, \"b.c\":2:2]))\n\
+                    \x20   %2 = spirv.IAdd %1, %b : i32 loc(\"x.c\":7:8)\n\
+                    \x20   spirv.ReturnValue %2 : i32 loc(\"n\"(unknown))\n\
+                    \x20 } loc(\"f\"(\"x.c\":9:9))\n\
+                    }\n";
+        let (ir, top) = crate::parse(text, "nl.mlir").expect("parses");
+        let debug = PrintOptions { debug_info: true, ..PrintOptions::default() };
+        let printed = print_op(&ir, top, debug);
+        for line in [
+            "spirv.func @f(%arg0: i32 loc(\"param.var.x\"), %arg1: i32 loc(\"b\"(\"x.c\":1:2))) -> i32 \"None\" {\n",
+            "%0 = spirv.IAdd %arg0, %arg1 : i32 loc(\"sum\")\n",
+            "%1 = spirv.IAdd %0, %arg1 : i32 loc(\"q\\22uote\\0A\"(fused[\"a.c\":1:1, \"b.c\":2:2]))\n",
+            "%2 = spirv.IAdd %1, %arg1 : i32 loc(\"x.c\":7:8)\n",
+            "spirv.ReturnValue %2 : i32 loc(\"n\")\n",
+            "} loc(\"f\"(\"x.c\":9:9))\n",
+        ] {
+            assert!(printed.contains(line), "{line}\n{printed}");
+        }
+        // The names are names, the other forms are not.
+        let func = ir.entry_block(top).map(|b| ir.block(b).ops[0]).expect("spirv.module");
+        let func = ir.entry_block(func).map(|b| ir.block(b).ops[0]).expect("spirv.func");
+        let entry = ir.entry_block(func).expect("entry");
+        let names: Vec<Option<&str>> =
+            ir.block(entry).ops.iter().map(|&op| ir.op(op).location.debug_name()).collect();
+        assert_eq!(names, [Some("sum"), Some("q\"uote\n"), None, Some("n")]);
+        let arguments = &ir.block(entry).argument_locations;
+        assert_eq!(arguments[0], Location::named("param.var.x"));
+        assert_eq!(arguments[1].debug_name(), Some("b"));
+        // Read back, the text is the same.
+        let (again, top) = crate::parse(&printed, "nl.mlir").expect("reads its own output");
+        assert_eq!(print_op(&again, top, debug), printed);
+    }
+
+    #[test]
+    fn name_locations_made_by_a_caller_print_with_their_child() {
+        let mut ir = Ir::new();
+        let module = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+        let region = ir.add_region(module);
+        let block = ir.create_block();
+        ir.append_block(region, block);
+        let at = Location::FileLineCol { file: "a.hlsl".into(), line: 3, column: 5 };
+        let nested = Location::named_at("outer", Location::named_at("inner", at.clone()));
+        assert_eq!(nested.file_line_col(), Some(("a.hlsl", 3, 5)));
+        for (location, printed) in [
+            (Location::named("bb.entry"), "loc(\"bb.entry\")"),
+            (Location::named_at("x", Location::Unknown), "loc(\"x\")"),
+            (Location::named_at("x", at), "loc(\"x\"(\"a.hlsl\":3:5))"),
+            (nested, "loc(\"outer\"(\"inner\"(\"a.hlsl\":3:5)))"),
+        ] {
+            let op = ir.create_op("x.op", vec![], &[], location);
+            ir.block_mut(block).ops = vec![op];
+            ir.op_mut(op).parent = Some(block);
+            let text = print_op(
+                &ir,
+                module,
+                PrintOptions { debug_info: true, generic: true, ..PrintOptions::default() },
+            );
+            assert!(text.contains(&format!("\"x.op\"() : () -> () {printed}\n")), "{text}");
+        }
     }
 
     #[test]

@@ -323,6 +323,10 @@ impl Deserializer<'_, '_> {
                     // Most blocks hold a few ops: room for them up front saves the
                     // first steps of growing the list.
                     self.ir.block_mut(block).ops.reserve(BLOCK_OPS);
+                    // The label's OpName, which `--spirv-emit-op-names` writes back.
+                    if let Some(name) = self.names.get(&inst.result_id) {
+                        self.ir.set_block_name(block, name.as_str());
+                    }
                     state.current = Some(block);
                     state.current_index = block_index;
                 }

@@ -822,3 +822,27 @@ fn extended_instructions_after_the_functions_stay_after_them() {
         "{dis}"
     );
 }
+
+#[test]
+fn the_first_op_source_becomes_the_module_source_attribute() {
+    let module = |debug: &str| {
+        format!(
+            "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n{debug}\
+             %void = OpTypeVoid\n"
+        )
+    };
+    let printed = translate(&binary(&module("OpSource HLSL 600\n")), true).expect("deserializes");
+    assert_eq!(
+        printed,
+        "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Linkage], []> attributes \
+         {spirvkit.source = {language = \"HLSL\", version = 600 : i32}} {\n}\n"
+    );
+    // The file of an `OpString`; the source text is not kept; a second `OpSource` is
+    // left out. (One of a language the grammar does not know is refused by the reader.)
+    let file = "%f = OpString \"a.glsl\"\nOpSource GLSL 450 %f \"void main() {}\"\nOpSource ESSL 310\n";
+    let printed = translate(&binary(&module(file)), true).expect("deserializes");
+    assert!(
+        printed.contains("{spirvkit.source = {file = \"a.glsl\", language = \"GLSL\", version = 450 : i32}}"),
+        "{printed}"
+    );
+}

@@ -120,12 +120,16 @@ impl<'a> Serializer<'a> {
             }
             if let Some(arg) = arg {
                 self.value_ids.insert(arg, id);
+                if let Some(location) = entry.and_then(|e| ir.block(e).argument_locations.get(index)) {
+                    self.name_value(arg, location);
+                }
             }
             encode(&mut self.function_header, opcode::OpFunctionParameter, &[type_id, id]);
         }
         self.count_argument_uses(op);
         if let Some(entry) = entry {
             let label = self.block_id(entry);
+            self.name_label(entry, label);
             encode(&mut self.function_header, opcode::OpLabel, &[label]);
             self.in_place.current_label = label;
             self.process_block(entry, true, None)?;
@@ -321,6 +325,7 @@ impl<'a> Serializer<'a> {
         let in_place = !continues && !is_header && !omit_label && self.header_takes_label(block);
         if !omit_label && !in_place && !continues {
             let label = self.block_id(block);
+            self.name_label(block, label);
             self.emit_label(label);
         }
         if !in_place && !continues {
@@ -678,6 +683,9 @@ impl<'a> Serializer<'a> {
             }
             super::set_word_count(&mut self.function_body, at, opcode::OpPhi);
             self.value_ids.insert(arg, phi);
+            if let Some(location) = b.argument_locations.get(index) {
+                self.name_value(arg, location);
+            }
         }
         self.scratch_edges = predecessors;
         Ok(())
@@ -694,13 +702,19 @@ impl<'a> Serializer<'a> {
         let (Some(&header), Some(&merge)) = (blocks.first(), blocks.last()) else {
             return Err(self.error(op, "selection without blocks"));
         };
+        // A header taking another block's label is named by its own name, or else by
+        // that block's (which writes no label of its own).
         match in_place {
             Some(HeaderLabel::Of(outer)) => {
                 let label = self.block_id(outer);
                 self.block_ids.insert(header, label);
+                self.name_label(header, label);
+                self.name_label(outer, label);
             }
             Some(HeaderLabel::Current) => {
-                self.block_ids.insert(header, self.in_place.current_label);
+                let label = self.in_place.current_label;
+                self.block_ids.insert(header, label);
+                self.name_label(header, label);
             }
             None => {}
         }
@@ -724,6 +738,7 @@ impl<'a> Serializer<'a> {
         }
         self.release_order(order);
         self.check_nothing_falls_through(op)?;
+        self.name_label(merge, merge_id);
         self.emit_label(merge_id);
         self.emit_phis(merge)?;
         self.map_construct_results(op, merge)
@@ -753,6 +768,9 @@ impl<'a> Serializer<'a> {
             let label = self.block_id(outer);
             self.block_ids.insert(header, label);
             self.in_place.loop_entries.insert(blocks[0], outer);
+            // Named by the header's name, or else by that block's (see selections).
+            self.name_label(header, label);
+            self.name_label(outer, label);
         }
         for &b in blocks.iter().skip(1) {
             self.block_id(b);
@@ -775,6 +793,7 @@ impl<'a> Serializer<'a> {
         self.release_order(order);
         self.process_block(continue_block, false, None)?;
         self.check_nothing_falls_through(op)?;
+        self.name_label(merge, merge_id);
         self.emit_label(merge_id);
         // MLIR emits no phis here (so a merge block taking values serializes to an
         // id 0); we do, so the values reach the merge.

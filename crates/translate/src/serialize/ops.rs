@@ -23,7 +23,23 @@ const ID_ENUM_ATTRS: &[&str] = &[
 ];
 
 impl<'a> Serializer<'a> {
+    /// An op, and with `emit_op_names` the `OpName` of its result when its location
+    /// is a name (not of a symbol reference's, which is the symbol's id).
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
+        self.encode_op(op)?;
+        if self.options.emit_op_names {
+            let ir = self.ir;
+            let o = ir.op(op);
+            let symbol_reference =
+                matches!(o.name.as_str(), "spirv.mlir.addressof" | "spirv.mlir.referenceof");
+            if let ([result], false) = (o.results.as_slice(), symbol_reference) {
+                self.name_value(*result, &o.location);
+            }
+        }
+        Ok(())
+    }
+
+    fn encode_op(&mut self, op: OpId) -> Result<()> {
         let ir = self.ir;
         let o = ir.op(op);
         // The handler of a defined op is looked up once per definition: most ops
@@ -862,7 +878,7 @@ impl<'a> Serializer<'a> {
     }
 
     /// `OpString` of `text`, on first use.
-    fn string_id(&mut self, text: &str) -> u32 {
+    pub(super) fn string_id(&mut self, text: &str) -> u32 {
         if let Some(&id) = self.string_ids.get(text) {
             return id;
         }

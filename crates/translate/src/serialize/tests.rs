@@ -1546,3 +1546,204 @@ fn verified_beside_serialization_as_verified_before() {
         }
     }
 }
+
+/// Disassembles `module` of `ir` serialized with `options`.
+fn serialize_ir(ir: &Ir, module: OpId, options: &SerializeOptions) -> Result<String> {
+    let words = serialize(ir, module, options)?;
+    let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::module::Endian::Little);
+    let module = spirvkit_binary::read::read(&bytes).expect("our binary reads back");
+    let options = spirvkit_binary::dis::DisOptions { header: false, ..Default::default() };
+    Ok(String::from_utf8(spirvkit_binary::dis::disassemble(&module, &options)).expect("utf-8"))
+}
+
+const OP_NAMES: SerializeOptions = SerializeOptions {
+    emit_symbol_names: true,
+    emit_op_names: true,
+    emit_debug_info: false,
+    check_requirements: true,
+};
+
+/// A module built op by op, as a code generator does: `float src.main(float x)` with
+/// a function variable, an if/else and a phi, every value and block named.
+fn built_with_names() -> (Ir, OpId) {
+    use spirvkit_ir::attr::NamedAttribute;
+    use spirvkit_ir::types::FloatKind;
+    let mut ir = Ir::new();
+    let module = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+    let dialect = |name: &str, body: &str| Attribute::Dialect { name: name.into(), body: Some(body.into()) };
+    ir.op_mut(module).properties = vec![
+        NamedAttribute::new("addressing_model", dialect("spirv.addressing_model", "Logical")),
+        NamedAttribute::new("memory_model", dialect("spirv.memory_model", "GLSL450")),
+        NamedAttribute::new("vce_triple", dialect("spirv.vce", "v1.0, [Shader, Linkage], []")),
+    ];
+    let body = ir.add_region(module);
+    let module_block = ir.create_block();
+    ir.append_block(body, module_block);
+    let f32t = ir.types.float(FloatKind::F32);
+    let i1 = ir.types.integer(1, spirvkit_ir::types::Signedness::Signless);
+    let ptr = ir.types.pointer(f32t, "Function");
+    let fn_type = ir.types.function(vec![f32t], vec![f32t]);
+    let func = ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+    ir.op_mut(func).properties = vec![
+        NamedAttribute::new("function_control", dialect("spirv.function_control", "None")),
+        NamedAttribute::new("function_type", Attribute::Type(fn_type)),
+        NamedAttribute::new("sym_name", Attribute::String("src.main".into())),
+    ];
+    ir.op_mut(func).attributes.push(NamedAttribute::new(
+        "linkage_attributes",
+        dialect("spirv.linkage_attributes", "linkage_name = \"src.main\", linkage_type = <Export>"),
+    ));
+    ir.append_op(module_block, func);
+    let region = ir.add_region(func);
+    let blocks: Vec<BlockId> = (0..4).map(|_| ir.create_block()).collect();
+    for (&b, name) in blocks.iter().zip(["bb.entry", "if.true", "if.false", "if.merge"]) {
+        ir.append_block(region, b);
+        ir.set_block_name(b, name);
+    }
+    let x = ir.add_block_argument(blocks[0], f32t, Location::named("x"));
+    let phi = ir.add_block_argument(blocks[3], f32t, Location::named("phi.value"));
+    let op =
+        |ir: &mut Ir, block: usize, name: &str, operands: Vec<Value>, results: &[Type], loc: Location| {
+            let op = ir.create_op(name, operands, results, loc);
+            ir.append_op(blocks[block], op);
+            op
+        };
+    let var = op(&mut ir, 0, "spirv.Variable", vec![], &[ptr], Location::named("param.var.x"));
+    ir.set_property(var, "storage_class", dialect("spirv.storage_class", "Function"));
+    let var = ir.op(var).results[0];
+    op(&mut ir, 0, "spirv.Store", vec![var, x], &[], Location::Unknown);
+    let zero = op(&mut ir, 0, "spirv.Constant", vec![], &[f32t], Location::named("zero"));
+    ir.set_property(zero, "value", Attribute::Float { value: 0.0, ty: f32t });
+    let zero = ir.op(zero).results[0];
+    let cmp = op(&mut ir, 0, "spirv.FOrdGreaterThan", vec![x, zero], &[i1], Location::named("cmp"));
+    let cmp = ir.op(cmp).results[0];
+    let branch = op(&mut ir, 0, "spirv.BranchConditional", vec![cmp], &[], Location::Unknown);
+    ir.op_mut(branch).successors = spirvkit_ir::ir::thin_vec![blocks[1], blocks[2]];
+    let sizes = Attribute::DenseArray {
+        element: ir.types.integer(32, spirvkit_ir::types::Signedness::Signless),
+        values: [1, 0, 0]
+            .map(|v| Attribute::Integer {
+                value: v,
+                ty: ir.types.integer(32, spirvkit_ir::types::Signedness::Signless),
+            })
+            .to_vec(),
+    };
+    ir.set_property(branch, "operandSegmentSizes", sizes);
+    for (block, value) in [(1, x), (2, zero)] {
+        let to_merge = op(&mut ir, block, "spirv.Branch", vec![value], &[], Location::Unknown);
+        ir.op_mut(to_merge).successors = spirvkit_ir::ir::thin_vec![blocks[3]];
+    }
+    let loaded = op(&mut ir, 3, "spirv.Load", vec![var], &[f32t], Location::Unknown);
+    let loaded = ir.op(loaded).results[0];
+    let sum = op(
+        &mut ir,
+        3,
+        "spirv.FAdd",
+        vec![loaded, phi],
+        &[f32t],
+        Location::named_at("sum", Location::Unknown),
+    );
+    let sum = ir.op(sum).results[0];
+    op(&mut ir, 3, "spirv.ReturnValue", vec![sum], &[], Location::Unknown);
+    (ir, module)
+}
+
+#[test]
+fn op_names_name_values_parameters_phis_and_labels_of_built_ir() {
+    let (ir, module) = built_with_names();
+    let got = serialize_ir(&ir, module, &OP_NAMES).expect("serializes");
+    let lines: Vec<&str> = got.lines().map(str::trim).collect();
+    for line in [
+        "OpName %src_main \"src.main\"",
+        "OpName %x \"x\"",
+        "OpName %bb_entry \"bb.entry\"",
+        "OpName %param_var_x \"param.var.x\"",
+        "OpName %phi_value \"phi.value\"",
+        "%x = OpFunctionParameter %float",
+        "%bb_entry = OpLabel",
+        "%param_var_x = OpVariable %_ptr_Function_float Function",
+        "%zero = OpConstant %float 0",
+        "%cmp = OpFOrdGreaterThan %bool %x %zero",
+        "OpBranchConditional %cmp %if_true %if_false",
+        "%if_true = OpLabel",
+        "%if_false = OpLabel",
+        "%if_merge = OpLabel",
+        "%phi_value = OpPhi %float %zero %if_false %x %if_true",
+        "%sum = OpFAdd %float %15 %phi_value",
+    ] {
+        assert!(lines.contains(&line), "no line {line:?} in\n{got}");
+    }
+    // Names in order of definition, after the symbols' (`OpName` of the function first).
+    let order: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("OpName %")).collect();
+    // (The blocks are written depth first: `if.false` last.)
+    let expected = [
+        "src_main",
+        "x",
+        "bb_entry",
+        "param_var_x",
+        "zero",
+        "cmp",
+        "if_true",
+        "if_merge",
+        "phi_value",
+        "sum",
+        "if_false",
+    ];
+    let firsts: Vec<&str> =
+        order.iter().map(|l| l.split(' ').next().unwrap_or("")).take(expected.len()).collect();
+    assert_eq!(firsts, expected, "{got}");
+    // Off by default: the words are those of the same IR without any name.
+    let plain = serialize_ir(&ir, module, &SerializeOptions::default()).expect("serializes");
+    assert_eq!(plain.lines().filter(|l| l.contains("OpName")).count(), 1, "{plain}");
+    assert!(plain.contains("%1 = OpFunction") || plain.contains("%src_main = OpFunction"), "{plain}");
+}
+
+#[test]
+fn member_names_follow_their_struct_name_and_stop_at_its_members() {
+    let text = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n  \
+                spirv.GlobalVariable @cb bind(0, 0) : !spirv.ptr<!spirv.struct<type.ConstantBuffer.S, (f32 [0], f32 [4], i32 [8]), Block>, Uniform>\n}\n";
+    let (mut ir, top) = spirvkit_ir::parse(text, "t.mlir").expect("parses");
+    let module = crate::test_support::first_op(&ir, top, "spirv.module").expect("a spirv.module");
+    // An empty name is not written; a name past the last member names nothing.
+    let names = ["a", "", "c", "past.the.end"].map(String::from).to_vec();
+    ir.types.set_struct_member_names("type.ConstantBuffer.S", names);
+    let got = serialize_ir(&ir, module, &SerializeOptions::default()).expect("serializes");
+    let names: Vec<&str> = got.lines().map(str::trim).filter(|l| l.contains("Name")).collect();
+    assert_eq!(
+        names,
+        [
+            "OpName %type_ConstantBuffer_S \"type.ConstantBuffer.S\"",
+            "OpMemberName %type_ConstantBuffer_S 0 \"a\"",
+            "OpMemberName %type_ConstantBuffer_S 2 \"c\"",
+            "OpName %cb \"cb\"",
+        ],
+        "{got}"
+    );
+}
+
+#[test]
+fn a_module_source_is_written_as_op_source() {
+    let module_with = |source: &str| {
+        format!(
+            "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_non_semantic_info]> \
+             attributes {{spirvkit.source = {source}}} {{\n}}\n"
+        )
+    };
+    let trimmed = |text: String| text.lines().map(str::trim).collect::<Vec<_>>().join("\n");
+    let got = trimmed(
+        serialize_text(&module_with("{language = \"HLSL\", version = 600 : i32}")).expect("serializes"),
+    );
+    assert!(got.ends_with("OpMemoryModel Logical GLSL450\nOpSource HLSL 600"), "{got}");
+    // With its file, after the file's OpString; debug information shares the string.
+    let with_file = module_with("{file = \"t.mlir\", language = \"GLSL\", version = 450 : i32}");
+    let got = trimmed(serialize_text(&with_file).expect("serializes"));
+    assert!(got.ends_with("%1 = OpString \"t.mlir\"\nOpSource GLSL 450 %1"), "{got}");
+    let debug = SerializeOptions { emit_debug_info: true, ..SerializeOptions::default() };
+    let got = serialize_text_with(&with_file, &debug).expect("serializes");
+    assert_eq!(got.matches("OpString").count(), 1, "{got}");
+    // Refused: a language the grammar does not know, a value of another shape.
+    let e = serialize_text(&module_with("{language = \"Cobol\", version = 1 : i32}")).unwrap_err();
+    assert_eq!(e.message, "unknown source language 'Cobol'");
+    let e = serialize_text(&module_with("\"HLSL 600\"")).unwrap_err();
+    assert!(e.message.starts_with("'spirvkit.source' must be"), "{}", e.message);
+}

@@ -381,6 +381,7 @@ impl Serializer<'_> {
                 let Some(body) = self.struct_body(ty) else { return Err(unsupported(self)) };
                 if let Some(name) = &name {
                     self.process_name(id, name);
+                    self.process_member_names(id, name, body.members.len());
                     self.struct_context.push(name.clone());
                 }
                 let has_offset = body.members.iter().any(|m| m.offset.is_some());
@@ -466,6 +467,23 @@ impl Serializer<'_> {
                 Some(self.ir.types.struct_body(name).cloned().unwrap_or_default())
             }
             _ => None,
+        }
+    }
+
+    /// `OpMemberName` for each named member of identified struct `name` (the type
+    /// store's member names), with symbol names on; names past its `members` are
+    /// not written (they would name no member).
+    fn process_member_names(&mut self, id: u32, name: &str, members: usize) {
+        if !self.options.emit_symbol_names {
+            return;
+        }
+        let ir = self.ir;
+        let Some(names) = ir.types.struct_member_names(name) else { return };
+        for (index, member) in names.iter().take(members).enumerate().filter(|(_, m)| !m.is_empty()) {
+            let at = self.names.len();
+            self.names.extend([0, id, index as u32]);
+            spirvkit_binary::write::encode_string(member.as_bytes(), &mut self.names);
+            super::set_word_count(&mut self.names, at, opcode::OpMemberName);
         }
     }
 

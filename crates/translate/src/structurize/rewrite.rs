@@ -617,6 +617,15 @@ impl Structurizer<'_> {
         // The op is new: its only property.
         self.ir.op_mut(op).properties = vec![NamedAttribute::new(control_name, control)];
         let region_merge = self.ir.create_block();
+        // The merge label in the binary is the region's merge block's, under which the
+        // merge block's ops go on: it takes the merge block's name (which would
+        // otherwise name the label of a header taking the merge block's label). A
+        // loop's continue target keeps its name: it keeps its own label, in the role
+        // the name tells.
+        if !self.continue_targets.contains(&merge) {
+            let merge_name = self.ir.block_mut(merge).name.take();
+            self.ir.block_mut(region_merge).name = merge_name;
+        }
         let mut yields = add_block_arguments(self.ir, region_merge, &region_merge_types);
         if !threaded {
             yields.extend(escaping.iter().map(|e| e.0));

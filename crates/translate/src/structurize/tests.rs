@@ -2730,3 +2730,86 @@ fn reused_scratch_gives_the_same_result() {
         assert_eq!(structurized(input, &merges), first);
     }
 }
+
+#[test]
+fn region_merge_blocks_take_the_merge_blocks_names() {
+    // An if (merging into a block that heads a loop's way in), a loop, and a break
+    // out of the loop from a nested if (a guard flag and dispatch blocks).
+    let input = r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.6, [Shader], []> {
+  spirv.func @main() "None" {
+    %true = spirv.Constant true
+    spirv.BranchConditional %true, ^bb1, ^bb2
+  ^bb1:
+    spirv.Branch ^bb2
+  ^bb2:
+    spirv.Branch ^bb3
+  ^bb3:
+    spirv.BranchConditional %true, ^bb4, ^bb7
+  ^bb4:
+    spirv.BranchConditional %true, ^bb5, ^bb6
+  ^bb5:
+    spirv.Branch ^bb7
+  ^bb6:
+    spirv.Branch ^bb3
+  ^bb7:
+    spirv.Return
+  }
+}"#;
+    let names = [
+        "bb.entry",
+        "if.true",
+        "if.merge",
+        "for.check",
+        "for.body",
+        "if.true.break",
+        "for.continue",
+        "for.merge",
+    ];
+    let (mut ir, top) = spirvkit_ir::parse(input, "t.mlir").expect("parses");
+    let func = crate::test_support::first_op(&ir, top, "spirv.func").expect("a function");
+    let blocks = ir.region(ir.op(func).regions[0]).blocks.clone();
+    for (&block, name) in blocks.iter().zip(names) {
+        ir.set_block_name(block, name);
+    }
+    let mut headers = FxHashMap::default();
+    headers.insert(blocks[0], MergeInfo::Selection { merge: blocks[2], control: 0 });
+    headers.insert(
+        blocks[3],
+        MergeInfo::Loop { merge: blocks[7], continue_target: blocks[6], control: 0, parameters: Vec::new() },
+    );
+    headers.insert(blocks[4], MergeInfo::Selection { merge: blocks[6], control: 0 });
+    structurize(&mut ir, func, &headers).expect("structurizes");
+    assert!(spirvkit_ir::verify::verify(&ir, top, input).is_empty());
+    let name = |b: BlockId| ir.block(b).name.as_deref();
+    let constructs: Vec<OpId> = ir
+        .ops_under(func)
+        .into_iter()
+        .map(|(_, op)| op)
+        .filter(|&op| matches!(ir.op(op).name.as_str(), "spirv.mlir.selection" | "spirv.mlir.loop"))
+        .collect();
+    let merged: Vec<(&str, Option<&str>)> = constructs
+        .iter()
+        .map(|&op| {
+            let region = ir.region(ir.op(op).regions[0]);
+            (ir.op(op).name.as_str(), region.blocks.last().and_then(|&b| name(b)))
+        })
+        .collect();
+    assert!(merged.contains(&("spirv.mlir.selection", Some("if.merge"))), "{merged:?}");
+    assert!(merged.contains(&("spirv.mlir.loop", Some("for.merge"))), "{merged:?}");
+    // The loop's continue target, also the inner selection's merge block, keeps its
+    // own label in the binary, and its name.
+    assert!(merged.contains(&("spirv.mlir.selection", None)), "{merged:?}");
+    // The other old merge blocks gave their names away; every other block kept its
+    // own, and the blocks made here (split headers, the loop's entry, dispatch) have none.
+    for (&block, expected) in blocks.iter().zip(names) {
+        let moved = matches!(expected, "if.merge" | "for.merge");
+        assert_eq!(name(block), if moved { None } else { Some(expected) }, "{expected}");
+    }
+    let mut all = Vec::new();
+    ir.for_each_op_under(func, |b, _| all.push(b));
+    all.extend(blocks.iter().copied());
+    all.sort_unstable();
+    all.dedup();
+    let named: Vec<&str> = all.iter().filter_map(|&b| name(b)).collect();
+    assert_eq!(named.len(), names.len(), "each name once: {named:?}");
+}
