@@ -160,7 +160,9 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
     let mut store = spirvkit_ir::types::TypeStore::new();
     let offsets = crate::layout::explicit_offsets(tree);
     let generated = {
-        let lower = TypeLowering::new(&table, &mut store, options.lower).with_explicit_offsets(offsets);
+        let lower = TypeLowering::new(&table, &mut store, options.lower)
+            .with_explicit_offsets(offsets)
+            .with_interner(&tree.ast.interner);
         let mut ir = Ir::new();
         let top = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
         let top_region = ir.add_region(top);
@@ -255,27 +257,55 @@ impl<'t> Emitter<'t> {
         name
     }
 
+    /// Gives a value dxc's debug name (an `OpName` in the binary).
     pub fn name_value(&mut self, value: Value, name: impl Into<String>) {
-        self.value_names.push((value, name.into()));
+        let name: String = name.into();
+        match self.ir.value(value).def {
+            spirvkit_ir::ir::ValueDef::Result { op, .. } => self.ir.op_mut(op).location = Location::named(name),
+            spirvkit_ir::ir::ValueDef::Argument { block, index } => {
+                if let Some(l) = self.ir.block_mut(block).argument_locations.get_mut(index as usize) {
+                    *l = Location::named(name);
+                }
+            }
+        }
     }
 
     /// A new block named as dxc names it.
     pub fn new_block(&mut self, name: &'static str) -> BlockId {
         let block = self.ir.create_block();
-        self.block_names.push((block, name.to_string()));
+        self.ir.set_block_name(block, name);
         block
     }
 
     // ---- types ---------------------------------------------------------------------
 
     pub fn ty(&mut self, ty: Ty) -> R<Type> {
-        let r = self.lower.lower(ty, None);
-        self.lift(r)
+        self.ty_in(ty, None)
     }
 
     pub fn ty_in(&mut self, ty: Ty, rule: Option<LayoutRule>) -> R<Type> {
+        match self.data(ty).clone() {
+            TypeData::Object { .. } => return self.resource_value_type(ty),
+            TypeData::Array { elem, len } if self.contains_object(elem, 0) => {
+                let e = self.ty_in(elem, rule)?;
+                return Ok(match len {
+                    Some(n) => self.store().array(e, n, None),
+                    None => self.store().intern(TypeKind::RuntimeArray { element: e, stride: None, stride_id: None }),
+                });
+            }
+            _ => {}
+        }
         let r = self.lower.lower(ty, rule);
         self.lift(r)
+    }
+
+    /// Whether a type is or holds (through arrays) a resource object.
+    pub fn contains_object(&self, ty: Ty, depth: u32) -> bool {
+        match self.data(ty) {
+            TypeData::Object { .. } => true,
+            TypeData::Array { elem, .. } if depth < 64 => self.contains_object(*elem, depth + 1),
+            _ => false,
+        }
     }
 
     pub fn store(&mut self) -> &mut spirvkit_ir::types::TypeStore {
@@ -649,14 +679,47 @@ impl<'t> Emitter<'t> {
                 ],
             );
         }
+        self.width_capabilities();
         let (major, minor) = self.options.spirv_version;
         let (major, minor) = if major == 0 { (1, 0) } else { (major, minor) };
         self.ir.op_mut(module).properties = vec![
             prop("addressing_model", enum_attr("addressing_model", "Logical")),
             prop("memory_model", enum_attr("memory_model", "GLSL450")),
-            prop("vce_triple", enum_attr("vce", &format!("v{major}.{minor}, [Shader], []"))),
+            prop(
+                "vce_triple",
+                enum_attr(
+                    "vce",
+                    &format!(
+                        "v{major}.{minor}, [{}], [{}]",
+                        std::iter::once("Shader".to_string())
+                            .chain(self.resources.capabilities.iter().cloned())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        self.resources.extensions.join(", ")
+                    ),
+                ),
+            ),
         ];
         Ok(())
+    }
+
+    /// The capabilities of the scalar widths the module's types use (spirv-val checks
+    /// them apart from the instructions' availability).
+    fn width_capabilities(&mut self) {
+        let mut needed = Vec::new();
+        for kind in self.lower.store().kinds() {
+            match kind {
+                TypeKind::Integer { width: 64, .. } => needed.push("Int64"),
+                TypeKind::Integer { width: 16, .. } => needed.push("Int16"),
+                TypeKind::Integer { width: 8, .. } => needed.push("Int8"),
+                TypeKind::Float(FloatKind::F64) => needed.push("Float64"),
+                TypeKind::Float(FloatKind::F16) => needed.push("Float16"),
+                _ => {}
+            }
+        }
+        for c in needed {
+            self.require(c, None);
+        }
     }
 
     /// The symbol of a user function, queuing it for emission on first request.
@@ -746,13 +809,13 @@ impl<'t> Emitter<'t> {
         if let Some(owner) = owner {
             let t = *args.next().expect("this");
             let v = self.ir.add_block_argument(entry, t, Location::Unknown);
-            self.value_names.push((v, "param.this".to_string()));
+            self.name_value(v, "param.this");
             state.this = Some(Local { ptr: v, ty: owner });
         }
         for ((p, pty), &t) in params.iter().zip(args) {
             let v = self.ir.add_block_argument(entry, t, Location::Unknown);
             let name = self.decl_name(*p);
-            self.value_names.push((v, name));
+            self.name_value(v, name);
             state.locals.insert(*p, Local { ptr: v, ty: *pty });
         }
         let saved = self.f.replace(state);
@@ -786,9 +849,6 @@ impl<'t> Emitter<'t> {
     /// The IR type of a value of HLSL type `ty` held in a Function variable: the plain
     /// lowering, or for a resource, the resource's own handle type.
     pub fn value_type_of(&mut self, ty: Ty) -> R<Type> {
-        if let TypeData::Object { .. } = self.data(ty) {
-            return self.resource_value_type(ty);
-        }
         self.ty(ty)
     }
 

@@ -62,6 +62,8 @@ pub struct TypeLowering<'a> {
     lowered: HashMap<(Ty, Option<LayoutRule>), Type>,
     calculators: HashMap<LayoutRule, LayoutCalculator<'a>>,
     explicit_offsets: HashMap<DeclId, u32>,
+    /// The front end's string table, for struct member names (`OpMemberName`).
+    interner: Option<&'a spirvkit_hlsl::lexer::Interner>,
 }
 
 impl<'a> TypeLowering<'a> {
@@ -73,6 +75,7 @@ impl<'a> TypeLowering<'a> {
             lowered: HashMap::new(),
             calculators: HashMap::new(),
             explicit_offsets: HashMap::new(),
+            interner: None,
         }
     }
 
@@ -82,6 +85,16 @@ impl<'a> TypeLowering<'a> {
         self.explicit_offsets = offsets;
         self.calculators.clear();
         self
+    }
+
+    /// Names struct members (`OpMemberName`) from the front end's string table.
+    pub fn with_interner(mut self, interner: &'a spirvkit_hlsl::lexer::Interner) -> Self {
+        self.interner = Some(interner);
+        self
+    }
+
+    fn table_name(&self, sym: spirvkit_hlsl::lexer::Symbol) -> String {
+        self.interner.map_or_else(String::new, |i| i.get(sym).to_string())
     }
 
     /// The IR type store being filled.
@@ -201,6 +214,9 @@ impl<'a> TypeLowering<'a> {
                         });
                     }
                 }
+                let mut member_names: Vec<String> = vec![String::new(); info.bases.len()];
+                member_names.extend(info.fields.iter().map(|f| self.table_name(f.name)));
+                self.store.set_struct_member_names(&name, member_names);
                 self.store.intern(TypeKind::IdentifiedStruct { name })
             }
         };

@@ -86,7 +86,14 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         return Ok(Output::Text(text));
     }
     // Capabilities and extensions: what the written words need, by the grammar.
-    let mut serialize = SerializeOptions { check_requirements: false, ..SerializeOptions::default() };
+    let version = o.profile.map_or(600, |p| p.major * 100 + p.minor * 10);
+    spirvkit_ir::source::set_module_source(
+        &mut ir,
+        module,
+        &spirvkit_ir::source::ModuleSource { language: "HLSL".into(), version, file: None },
+    );
+    let mut serialize =
+        SerializeOptions { check_requirements: false, emit_op_names: true, ..SerializeOptions::default() };
     serialize.emit_symbol_names = true;
     for _ in 0..8 {
         let written = spirvkit_translate::serialize::serialize_read_back(&ir, module, &serialize)
@@ -97,7 +104,10 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         let mut added = false;
         for missing in written.undeclared() {
             if let Some(caps) = missing.requirement.strip_prefix("capability ") {
-                let cap = caps.split(" or ").next().unwrap_or(caps);
+                // Of the alternatives, the first a shader may declare (OpImageQuerySize
+                // takes Kernel or ImageQuery).
+                let mut alternatives = caps.split(" or ");
+                let cap = alternatives.clone().find(|c| !matches!(*c, "Kernel" | "Addresses" | "Linkage")).or_else(|| alternatives.next()).unwrap_or(caps);
                 added |= add_to_vce(&mut ir, module, 1, cap);
             } else if let Some(exts) = missing.requirement.strip_prefix("extension ") {
                 let ext = exts.split(" or ").next().unwrap_or(exts);

@@ -302,6 +302,11 @@ impl TypeStore {
         self.ids.get(kind).copied()
     }
 
+    /// Every interned type's kind.
+    pub fn kinds(&self) -> impl Iterator<Item = &TypeKind> {
+        self.kinds.iter()
+    }
+
     pub fn kind(&self, ty: Type) -> &TypeKind {
         &self.kinds[ty.index()]
     }

@@ -452,7 +452,13 @@ impl<'t> Emitter<'t> {
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 };
                 let i = self.rvalue(index)?;
-                let element = self.ty_in(ty, rule)?;
+                let element = if self.is_buffer_object(ty) && self.storage_class_of(ptr) != "Function" {
+                    // An element of an array of buffers: the block itself.
+                    let TypeData::Object { kind, .. } = self.data(ty).clone() else { unreachable!() };
+                    self.resource_block(ty, kind)?
+                } else {
+                    self.ty_in(ty, rule)?
+                };
                 let p = self.access_chain(ptr, vec![i], element);
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule }))
             }
@@ -496,6 +502,10 @@ impl<'t> Emitter<'t> {
     pub fn load_place(&mut self, p: &Place) -> R<Value> {
         match p {
             Place::Ptr { ptr, ty, rule } => {
+                if self.is_buffer_object(*ty) && self.storage_class_of(*ptr) != "Function" {
+                    // A buffer's value is the pointer to its block.
+                    return Ok(*ptr);
+                }
                 let v = self.load(*ptr);
                 match rule {
                     Some(rule) => self.from_layout(v, *ty, *rule),
@@ -607,6 +617,14 @@ impl<'t> Emitter<'t> {
                 }
             }
         }
+    }
+
+    /// Whether `ty` is a buffer object (handled through the pointer to its block).
+    pub fn is_buffer_object(&self, ty: Ty) -> bool {
+        use spirvkit_hlsl::sema::types::Family;
+        matches!(self.data(ty), TypeData::Object { kind, .. } if matches!(kind.family(),
+            Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer
+            | Family::ByteAddressBuffer | Family::RWByteAddressBuffer | Family::ConstantBuffer | Family::TextureBuffer))
     }
 
     pub fn is_float_ty(&self, ty: Ty) -> bool {

@@ -34,6 +34,11 @@ pub(crate) struct ResourceState {
     pub builtins: HashMap<String, String>,
     /// `static` globals with initializers, initialized by the wrapper.
     pub static_inits: Vec<(DeclId, ExprId)>,
+    /// The pointee of each resource type's variables.
+    pub pointees: HashMap<Ty, (Type, &'static str, Option<LayoutRule>)>,
+    /// Capabilities and extensions beyond the instructions' own requirements.
+    pub capabilities: Vec<String>,
+    pub extensions: Vec<String>,
 }
 
 /// A resource waiting for a binding.
@@ -217,6 +222,10 @@ impl<'t> Emitter<'t> {
             }
         }
         let block_ty = self.identified_struct(type_name, body);
+        if let TypeKind::IdentifiedStruct { name } = self.lower.store().kind(block_ty).clone() {
+            let names = members.iter().map(|&m| self.decl_name(m)).collect();
+            self.store().set_struct_member_names(&name, names);
+        }
         let ptr = self.pointer(block_ty, class);
         let symbol = self.unique_symbol(name);
         self.global_variable(&symbol, ptr, Vec::new());
@@ -265,7 +274,46 @@ impl<'t> Emitter<'t> {
             Family::RWTexture | Family::RWBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer | Family::RWByteAddressBuffer => 'u',
             _ => 't',
         };
-        let (pointee, class, rule) = match family {
+        let (pointee, class, rule) = self.resource_pointee(base_ty, kind, family)?;
+        if matches!(family, Family::ConstantBuffer | Family::TextureBuffer) {
+            let elem = self.object_element(base_ty);
+            let ptr = self.pointer(pointee, class);
+            let symbol = self.unique_symbol(name);
+            self.global_variable(&symbol, ptr, Vec::new());
+            if array_len.is_some() {
+                return self.unsupported("arrays of ConstantBuffer");
+            }
+            self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule, member_of: None });
+            return Ok((symbol, register));
+        }
+        let var_ty = match array_len {
+            Some(Some(n)) => self.store().array(pointee, n, None),
+            Some(None) => {
+                self.require("RuntimeDescriptorArray", Some("SPV_EXT_descriptor_indexing"));
+                self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None })
+            }
+            None => pointee,
+        };
+        let ptr = self.pointer(var_ty, class);
+        let symbol = self.unique_symbol(name);
+        self.global_variable(&symbol, ptr, Vec::new());
+        self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
+        Ok((symbol, register))
+    }
+
+    /// The type a resource variable points to, its storage class and layout rule
+    /// (one identified block struct per buffer kind and element type).
+    fn resource_pointee(&mut self, base_ty: Ty, kind: ObjectKind, family: Family) -> R<(Type, &'static str, Option<LayoutRule>)> {
+        if let Some(&done) = self.resources.pointees.get(&base_ty) {
+            return Ok(done);
+        }
+        let r = self.resource_pointee_new(base_ty, kind, family)?;
+        self.resources.pointees.insert(base_ty, r);
+        Ok(r)
+    }
+
+    fn resource_pointee_new(&mut self, base_ty: Ty, kind: ObjectKind, family: Family) -> R<(Type, &'static str, Option<LayoutRule>)> {
+        Ok(match family {
             Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer | Family::Sampler | Family::ComparisonSampler | Family::SubpassInput => {
                 (self.resource_value_type(base_ty)?, "UniformConstant", None)
             }
@@ -316,27 +364,28 @@ impl<'t> Emitter<'t> {
                 let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
                 let block = self.wrap_block_type(inner, &tname)?;
                 let class = if family == Family::ConstantBuffer { "Uniform" } else { self.storage_buffer_class().0 };
-                let ptr = self.pointer(block, class);
-                let symbol = self.unique_symbol(name);
-                self.global_variable(&symbol, ptr, Vec::new());
-                if array_len.is_some() {
-                    return self.unsupported("arrays of ConstantBuffer");
-                }
-                self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule: Some(rule), member_of: None });
-                return Ok((symbol, register));
+                (block, class, Some(rule))
             }
-            _ => return self.unsupported(format!("the resource type '{}'", self.table.display(ty))),
-        };
-        let var_ty = match array_len {
-            Some(Some(n)) => self.store().array(pointee, n, None),
-            Some(None) => self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None }),
-            None => pointee,
-        };
-        let ptr = self.pointer(var_ty, class);
-        let symbol = self.unique_symbol(name);
-        self.global_variable(&symbol, ptr, Vec::new());
-        self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
-        Ok((symbol, register))
+            _ => return self.unsupported(format!("the resource type '{}'", self.table.display(base_ty))),
+        })
+    }
+
+    /// The block struct a buffer object's variables point to.
+    pub fn resource_block(&mut self, ty: Ty, kind: ObjectKind) -> R<Type> {
+        Ok(self.resource_pointee(ty, kind, kind.family())?.0)
+    }
+
+    /// Declares a capability (and the extension bringing it) the module needs beyond
+    /// what its instructions' grammar availability says.
+    pub fn require(&mut self, capability: &str, extension: Option<&str>) {
+        if !self.resources.capabilities.iter().any(|c| c == capability) {
+            self.resources.capabilities.push(capability.to_string());
+        }
+        if let Some(e) = extension {
+            if !self.resources.extensions.iter().any(|x| x == e) {
+                self.resources.extensions.push(e.to_string());
+            }
+        }
     }
 
     /// The IR type a resource value has: an image, a sampler, or for buffers the
@@ -380,10 +429,20 @@ impl<'t> Emitter<'t> {
                 ];
                 Ok(self.store().intern(TypeKind::Image { element: st, params }))
             }
-            _ => {
-                // Buffers are handled through their pointers.
-                self.unsupported(format!("a local of type '{}'", self.table.display(ty)))
+            Family::StructuredBuffer
+            | Family::RWStructuredBuffer
+            | Family::AppendBuffer
+            | Family::ConsumeBuffer
+            | Family::ByteAddressBuffer
+            | Family::RWByteAddressBuffer
+            | Family::ConstantBuffer
+            | Family::TextureBuffer => {
+                // A buffer value is the pointer to its block (legalization replaces a
+                // local holding one by the global).
+                let (pointee, class, _) = self.resource_pointee(ty, kind, family)?;
+                Ok(self.pointer(pointee, class))
             }
+            _ => self.unsupported(format!("a local of type '{}'", self.table.display(ty))),
         }
     }
 
