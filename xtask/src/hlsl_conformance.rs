@@ -249,6 +249,10 @@ struct FileInfo {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--filecheck") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--filecheck").cloned().collect();
+        return crate::hlsl_filecheck::run(&rest);
+    }
     let mut corpus = crate::workspace_root().join("../shared/corpus/dxc-codegen-spirv");
     let mut update_floor = false;
     let mut allow_lower = false;
@@ -262,7 +266,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "--allow-lower" => allow_lower = true,
             "--debug" => debug = true,
             "--jobs" | "-j" => jobs = iter.next().context("--jobs needs a number")?.parse()?,
-            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor [--allow-lower]] [--jobs N] [--debug]"),
+            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--filecheck] [--corpus DIR] [--update-floor [--allow-lower]] [--jobs N] [--debug]"),
         }
     }
     let floor_mode = if update_floor { FloorMode::Update { allow_lower } } else { FloorMode::Check };
@@ -270,20 +274,7 @@ pub fn run(args: &[String]) -> Result<()> {
         println!("hlsl-conformance: no corpus at {}; skipped", corpus.display());
         return Ok(());
     }
-    let root = crate::workspace_root();
-    // `--debug` reuses the dev build (quicker to rebuild while iterating).
-    let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .arg("build")
-        .args(profile_args)
-        .args(["--quiet", "-p", "hlsl2spirv"])
-        .current_dir(&root)
-        .status()
-        .context("building hlsl2spirv")?;
-    if !status.success() {
-        bail!("building hlsl2spirv failed");
-    }
-    let binary = crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv");
+    let binary = build_hlsl2spirv(debug)?;
     if corpus.join(MANIFEST).is_file() {
         return crate::hlsl_manifest::run(&corpus, &binary, jobs, floor_mode);
     }
@@ -447,6 +438,23 @@ pub fn run(args: &[String]) -> Result<()> {
     )
 }
 
+/// Builds `hlsl2spirv` (release, or the dev build with `debug`: quicker to rebuild
+/// while iterating) and returns the binary's path.
+pub fn build_hlsl2spirv(debug: bool) -> Result<PathBuf> {
+    let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .arg("build")
+        .args(profile_args)
+        .args(["--quiet", "-p", "hlsl2spirv"])
+        .current_dir(crate::workspace_root())
+        .status()
+        .context("building hlsl2spirv")?;
+    if !status.success() {
+        bail!("building hlsl2spirv failed");
+    }
+    Ok(crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv"))
+}
+
 /// What a run does with its floor file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FloorMode {
@@ -457,30 +465,47 @@ pub enum FloorMode {
 }
 
 /// Checks `current` against the floor file `floor_rel` (relative to the workspace), or
-/// records it there under `header`.
+/// records it there under `header`. Every count is a minimum.
 pub fn settle_floor(
     floor_rel: &str,
     header: &str,
     current: &BTreeMap<String, usize>,
     mode: FloorMode,
 ) -> Result<()> {
+    settle_bounds(floor_rel, header, current, &[], mode)
+}
+
+/// [`settle_floor`] where the counts named in `ceilings` are maxima instead (counts of
+/// defects, e.g. invalid binaries): a run above one fails, and `--update-floor` raises
+/// one only with `allow_lower` (which then means "allow a regression").
+pub fn settle_bounds(
+    floor_rel: &str,
+    header: &str,
+    current: &BTreeMap<String, usize>,
+    ceilings: &[&str],
+    mode: FloorMode,
+) -> Result<()> {
     let floor_path = crate::workspace_root().join(floor_rel);
     let floor = if floor_path.exists() { Some(read_floor(&floor_path, "name count")?) } else { None };
-    let below: Vec<String> = floor
+    let worse: Vec<String> = floor
         .iter()
         .flatten()
-        .filter_map(|(k, min)| match current.get(k) {
-            Some(have) if have >= min => None,
-            Some(have) => Some(format!("{k} {have} < {min}")),
-            None => Some(format!("{k} (no such count) < {min}")),
+        .filter_map(|(k, bound)| {
+            let is_ceiling = ceilings.contains(&k.as_str());
+            match current.get(k) {
+                Some(have) if is_ceiling && have > bound => Some(format!("{k} {have} > {bound}")),
+                Some(have) if !is_ceiling && have < bound => Some(format!("{k} {have} < {bound}")),
+                Some(_) => None,
+                None => Some(format!("{k} (no such count), bound {bound}")),
+            }
         })
         .collect();
     match mode {
         FloorMode::Update { allow_lower } => {
-            if !below.is_empty() && !allow_lower {
+            if !worse.is_empty() && !allow_lower {
                 bail!(
-                    "--update-floor would lower {floor_rel}: {} (add --allow-lower to mean it)",
-                    below.join(", ")
+                    "--update-floor would record a regression in {floor_rel}: {} (add --allow-lower to mean it)",
+                    worse.join(", ")
                 );
             }
             let mut text = header.to_string();
@@ -497,10 +522,10 @@ pub fn settle_floor(
                 println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
                 return Ok(());
             }
-            if !below.is_empty() {
-                bail!("hlsl-conformance regressed below {floor_rel}: {}", below.join(", "));
+            if !worse.is_empty() {
+                bail!("hlsl-conformance regressed past {floor_rel}: {}", worse.join(", "));
             }
-            println!("hlsl-conformance: OK (at or above the floor)");
+            println!("hlsl-conformance: OK (within the bounds of {floor_rel})");
             Ok(())
         }
     }

@@ -14,6 +14,10 @@
 //!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt; with a corpus
 //!   holding a `manifest.json` (`--corpus ../shared/corpus/wicked-engine`), over its compile
 //!   jobs against conformance/<corpus folder>-floor.txt.
+//! - `hlsl-conformance --filecheck [--filter SUBSTR] [--jobs N] [--update-floor]`: DXC's SPIR-V
+//!   tests run as written (RUN lines, `FileCheck-22`), every binary checked by spirv-val,
+//!   against conformance/hlsl-filecheck-floor.txt; per-line verdicts in
+//!   <target>/hlsl-filecheck-report.txt.
 //! - `spv-roundtrip [--corpus DIR] [--update-floor] [--filter S] [--jobs N] [--oracle]`: binary ->
 //!   IR -> binary over the .spv corpus (spirv-val, semantic equivalence, mlir-opt-22 on the IR)
 //!   against the floor in conformance/spv-roundtrip-floor.txt.
@@ -26,7 +30,9 @@ mod corpus;
 mod gen_dialect;
 mod gen_grammar;
 mod hlsl_conformance;
+mod hlsl_filecheck;
 mod hlsl_manifest;
+mod lit;
 mod mlir_conformance;
 mod mlir_print_compare;
 mod spv_roundtrip;
