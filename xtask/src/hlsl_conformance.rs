@@ -41,7 +41,7 @@ pub enum NegativeKind {
 }
 
 impl NegativeKind {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             NegativeKind::FrontEnd => "front-end",
             NegativeKind::Codegen => "codegen",
@@ -638,6 +638,31 @@ mod tests {
         assert!(settle_floor(rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# h\naccepted 11\n");
         assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok());
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A ceiling (a count of defects) fails a run above it, and is raised only with
+    /// `--allow-lower`; going down is always recorded.
+    #[test]
+    fn ceilings_only_go_up_when_asked() {
+        let path = std::env::temp_dir().join(format!("spirvkit-ceiling-test-{}.txt", std::process::id()));
+        let rel = path.to_str().expect("utf-8 temp path");
+        std::fs::write(&path, "invalid 0\nvalid 5\n").unwrap();
+        let counts = |invalid: usize, valid: usize| {
+            BTreeMap::from([("invalid".to_string(), invalid), ("valid".to_string(), valid)])
+        };
+        let ceilings = ["invalid"];
+        assert!(settle_bounds(rel, "", &counts(0, 5), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_err());
+        assert!(settle_bounds(rel, "", &counts(0, 4), &ceilings, FloorMode::Check).is_err());
+        let update = FloorMode::Update { allow_lower: false };
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, update).is_err());
+        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, update).is_ok());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "invalid 0\nvalid 9\n");
+        let lower = FloorMode::Update { allow_lower: true };
+        assert!(settle_bounds(rel, "", &counts(2, 9), &ceilings, lower).is_ok());
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_ok());
         let _ = std::fs::remove_file(&path);
     }
 

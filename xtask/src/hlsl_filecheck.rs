@@ -26,7 +26,10 @@
 //! `<target>/hlsl-filecheck-report.txt`.
 
 use crate::corpus::{display_path, ScratchDir};
-use crate::hlsl_conformance::{clip, percent, settle_bounds, FloorMode, TOP_MESSAGES};
+use crate::hlsl_conformance::{
+    check_lines, checks_for_run, classify_negative, clip, percent, settle_bounds, FloorMode, NegativeKind,
+    TOP_MESSAGES,
+};
 use crate::lit::{self, Cmd, Expect, Join, Runner, Script};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
@@ -59,6 +62,8 @@ enum Kind {
 /// What dxc does to the code a line checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum OptLevel {
+    /// `-P`, `-verify`, ...: no code is generated.
+    NoCode,
     /// `-fcgl`: the raw form, neither legalized nor optimized.
     HighLevel,
     /// `-O0` / `-Od`: legalized only.
@@ -69,7 +74,9 @@ enum OptLevel {
 
 impl OptLevel {
     fn of(args: &[String]) -> OptLevel {
-        if args.iter().any(|a| a == "-fcgl") {
+        if writes_no_binary(args) {
+            OptLevel::NoCode
+        } else if args.iter().any(|a| a == "-fcgl") {
             OptLevel::HighLevel
         } else if args.iter().any(|a| a == "-O0" || a == "-Od") {
             OptLevel::LegalizedOnly
@@ -80,6 +87,7 @@ impl OptLevel {
 
     fn label(self) -> &'static str {
         match self {
+            OptLevel::NoCode => "no code (-P, -verify, FileCheck only)",
             OptLevel::HighLevel => "-fcgl",
             OptLevel::LegalizedOnly => "-O0/-Od",
             OptLevel::Optimized => "optimized (-O3 default)",
@@ -107,6 +115,9 @@ struct LineOutcome {
     /// 1-based index of the RUN line in its file.
     index: usize,
     kind: Kind,
+    /// For a negative line: what its CHECK lines expect (a front-end, codegen or
+    /// command-line error).
+    negative_kind: Option<NegativeKind>,
     /// `None` when it passed; else the first failure.
     failure: Option<String>,
     /// Why it was not run (lit's REQUIRES / UNSUPPORTED).
@@ -213,8 +224,9 @@ pub fn run(args: &[String]) -> Result<()> {
         corpus.display(),
         dxc.display(),
         filecheck.display(),
-        spirv_val.as_ref().map_or("(none)".to_string(), |p| p.display().to_string()),
+        spirv_val.as_ref().map_or("(none)".to_string(), |(p, v)| format!("{} ({v})", p.display())),
     );
+    let spirv_val = spirv_val.map(|(p, _)| p);
     let ctx = Ctx { corpus: corpus.clone(), dxc, filecheck, spirv_val, scratch };
     let started = Instant::now();
     let next = AtomicUsize::new(0);
@@ -268,16 +280,12 @@ fn find_filecheck() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The project's spirv-val when it runs.
-fn usable_spirv_val() -> Option<PathBuf> {
+/// The project's spirv-val when it runs, with its version line.
+fn usable_spirv_val() -> Option<(PathBuf, String)> {
     let tool = crate::spirv_val_tool().to_path_buf();
-    let ok = std::process::Command::new(&tool)
-        .arg("--version")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(tool)
+    let output = std::process::Command::new(&tool).arg("--version").output().ok()?;
+    let version = String::from_utf8_lossy(&output.stdout).lines().next().unwrap_or("").trim().to_string();
+    output.status.success().then_some((tool, version))
 }
 
 /// The report category of a test: its file name up to the first `.`, or, for a file
@@ -442,6 +450,33 @@ fn with_output(args: &[String], out: &Path) -> Vec<String> {
     kept
 }
 
+/// The check prefixes of a RUN line's FileCheck (`--check-prefix(es)`, in either
+/// spelling, joined or separate; `CHECK` when none is given).
+fn check_prefixes(script: &Script) -> Vec<String> {
+    let mut prefixes = Vec::new();
+    for cmd in script.iter().flat_map(|(_, p)| p) {
+        if cmd.words.first().map(String::as_str) != Some("FileCheck") {
+            continue;
+        }
+        let mut words = cmd.words.iter().skip(1);
+        while let Some(word) = words.next() {
+            let option = word.trim_start_matches('-');
+            let value = match option.split_once('=') {
+                Some(("check-prefix" | "check-prefixes", value)) => Some(value.to_string()),
+                None if option == "check-prefix" || option == "check-prefixes" => words.next().cloned(),
+                _ => None,
+            };
+            if let Some(value) = value {
+                prefixes.extend(value.split(',').filter(|p| !p.is_empty()).map(str::to_string));
+            }
+        }
+    }
+    if prefixes.is_empty() {
+        prefixes.push("CHECK".to_string());
+    }
+    prefixes
+}
+
 /// The `%dxc` command of a parsed RUN line (before substitution) and what `not`
 /// asks of it.
 fn dxc_command(script: &Script) -> Option<(&Cmd, Expect)> {
@@ -510,6 +545,7 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
         }
     };
     let code = strip_comments(&text);
+    let checks = check_lines(&text);
     let work = ctx.scratch.join(index.to_string());
     if let Err(e) = std::fs::create_dir_all(&work) {
         outcome.error = Some(format!("creating {}: {e}", work.display()));
@@ -520,6 +556,9 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
     let named = [("%dxc", ctx.dxc.display().to_string())];
     let runner = Runner {
         tools: BTreeMap::from([("FileCheck".to_string(), ctx.filecheck.clone())]),
+        // DXC's tests were written for its in-tree FileCheck (LLVM 3.7), which accepts
+        // `--check-prefix`es that a file never uses; LLVM 13+ refuses them unless told.
+        env: vec![("FILECHECK_OPTS".to_string(), "--allow-unused-prefixes".to_string())],
         cwd: work.clone(),
         timeout: RUN_TIMEOUT,
     };
@@ -537,15 +576,22 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
         };
         let dxc_args: Vec<String> =
             dxc_raw.iter().skip(1).map(|w| lit::substitute(w, &named, path, &tmp)).collect();
+        let negative_kind = match (&parsed, kind) {
+            (Ok(script), Kind::Negative) => {
+                Some(classify_negative(&checks_for_run(&checks, &check_prefixes(script))))
+            }
+            _ => None,
+        };
         let mut record = LineOutcome {
             line: *line,
             index: n + 1,
             kind,
+            negative_kind,
             failure: None,
             skipped: skipped.clone(),
             xfail,
             later: later_feature(&code, &dxc_args),
-            opt: OptLevel::of(&dxc_args),
+            opt: if dxc_raw.is_empty() { OptLevel::NoCode } else { OptLevel::of(&dxc_args) },
             binary: None,
             dxc_args: dxc_args.clone(),
         };
@@ -596,6 +642,8 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
                 .and_then(|c| c.argv.first())
                 .map(|p| Path::new(p).file_name().map_or(p.clone(), |n| n.to_string_lossy().into_owned()))
                 .unwrap_or_default();
+            // `hlsl2spirv: hlsl2spirv: not supported yet` reads better once.
+            let why = why.strip_prefix(&format!("{who}: ")).map_or(why.clone(), str::to_string);
             record.failure = Some(format!("{who}: {why}"));
         }
         let dxc_text = ctx.dxc.display().to_string();
@@ -681,6 +729,8 @@ struct Tally {
     by_category: BTreeMap<String, (Row, Row)>,
     by_later: BTreeMap<&'static str, Row>,
     by_opt: BTreeMap<OptLevel, Row>,
+    /// In-scope negative lines by what they expect.
+    by_negative_kind: BTreeMap<NegativeKind, Row>,
     skipped: BTreeMap<String, usize>,
     xfail: Row,
     file_errors: usize,
@@ -722,6 +772,9 @@ impl Tally {
                         if l.kind == Kind::Positive {
                             t.by_opt.entry(l.opt).or_default().add(l);
                         }
+                        if let Some(kind) = l.negative_kind {
+                            t.by_negative_kind.entry(kind).or_default().add(l);
+                        }
                     }
                 }
             }
@@ -734,6 +787,10 @@ impl Tally {
             ("filecheck_passed", self.all.positive_passed),
             ("filecheck_passed_in_scope", self.in_scope.positive_passed),
             ("negative_matched", self.all.negative_matched),
+            (
+                "negative_codegen_matched_in_scope",
+                self.by_negative_kind.get(&NegativeKind::Codegen).map_or(0, |r| r.negative_matched),
+            ),
             ("binaries_valid", self.binaries_valid),
             ("binaries_invalid", self.binaries_invalid),
         ]
@@ -762,6 +819,13 @@ impl Tally {
             "  in the scope of issue 16:            {}",
             ratio(self.in_scope.negative_matched, self.in_scope.negative)
         );
+        for (kind, row) in &self.by_negative_kind {
+            println!(
+                "    expecting a {:<13} error:     {}",
+                kind.label(),
+                ratio(row.negative_matched, row.negative)
+            );
+        }
         println!(
             "binaries (positive lines, spirv-val): {} valid, {} INVALID, {} not written by the -Fo re-run",
             self.binaries_valid, self.binaries_invalid, self.binaries_not_written
@@ -784,7 +848,7 @@ impl Tally {
         println!();
         println!("in-scope positive RUN lines by what dxc does to the code they check:");
         for (opt, row) in &self.by_opt {
-            println!("  {:<26} {}", opt.label(), ratio(row.positive_passed, row.positive));
+            println!("  {:<38} {}", opt.label(), ratio(row.positive_passed, row.positive));
         }
         println!();
         println!("left to the later issue (by what the line uses):");
@@ -889,9 +953,10 @@ fn write_report(path: &Path, outcomes: &[FileOutcome]) -> Result<()> {
             let _ = writeln!(text, "{}\t-\t-\terror\t-\t-\t-\t{e}", f.rel);
         }
         for l in &f.lines {
-            let kind = match l.kind {
-                Kind::Positive => "positive",
-                Kind::Negative => "negative",
+            let kind = match (l.kind, l.negative_kind) {
+                (Kind::Positive, _) => "positive".to_string(),
+                (Kind::Negative, Some(k)) => format!("negative({})", k.label()),
+                (Kind::Negative, None) => "negative".to_string(),
             };
             let verdict = match (&l.skipped, l.xfail, &l.failure) {
                 (Some(_), _, _) => "skipped",
@@ -1023,6 +1088,21 @@ mod tests {
         let script =
             lit::parse_script("FileCheck --input-file=%t.vk_1_0.hlsl.pp %s --check-prefix=VK_1_0").unwrap();
         assert!(dxc_command(&script).is_none());
+    }
+
+    #[test]
+    fn check_prefixes_of_real_run_lines() {
+        let prefixes = |line: &str| check_prefixes(&lit::parse_script(line).unwrap());
+        assert_eq!(
+            prefixes("%dxc -T ps_6_6 -E main -fcgl  %s -spirv -fspv-target-env=universal1.5 -enable-16bit-types  2>&1 | FileCheck %s --check-prefix=UNIVERSAL"),
+            ["UNIVERSAL"]
+        );
+        assert_eq!(
+            prefixes("not %dxc -fspv-target-env=vulkan1.1 -T cs_6_0 -E main -spirv -HV 2021 -DTYPE=int %s 2>&1 | FileCheck %s --check-prefix=CHECK --check-prefix=INTEGERS --check-prefix=INT32"),
+            ["CHECK", "INTEGERS", "INT32"]
+        );
+        assert_eq!(prefixes("%dxc -T ps_6_0 %s | FileCheck -check-prefixes A,B %s"), ["A", "B"]);
+        assert_eq!(prefixes("%dxc -T ps_6_0 -E main -fcgl  %s -spirv | FileCheck %s"), ["CHECK"]);
     }
 
     #[test]

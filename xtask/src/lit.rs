@@ -499,6 +499,9 @@ pub struct CmdResult {
     pub ok: bool,
     /// What it wrote to standard error (when not redirected).
     pub stderr: String,
+    /// The start of what it wrote into the pipe to the next command (with `2>&1`,
+    /// its messages too), for reports.
+    pub piped: String,
     /// Why it did not run (missing program, bad redirection).
     pub error: Option<String>,
 }
@@ -522,17 +525,17 @@ impl ScriptResult {
         let line = if let Some(e) = &cmd.error {
             e.clone()
         } else {
-            let lines: Vec<&str> = cmd.stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-            lines
-                .iter()
-                .find(|l| l.contains("error"))
-                .or(lines.first())
-                .map(|l| l.to_string())
-                .unwrap_or_else(|| match cmd.status {
+            // Its stderr, or what went down the pipe (`2>&1`): the first error, else
+            // the last line (a tool's verdict comes last, after any warnings).
+            let text = if cmd.stderr.trim().is_empty() { &cmd.piped } else { &cmd.stderr };
+            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            lines.iter().find(|l| l.contains("error")).or(lines.last()).map(|l| l.to_string()).unwrap_or_else(
+                || match cmd.status {
                     Some(s) if s.success() => "exited 0 where a failure was expected".to_string(),
                     Some(s) => format!("{s}, nothing on stderr"),
                     None => "did not run".to_string(),
-                })
+                },
+            )
         };
         Some((cmd, line))
     }
@@ -542,12 +545,46 @@ impl ScriptResult {
 /// `FileCheck-22`), the working folder, the time allowed per RUN line.
 pub struct Runner {
     pub tools: BTreeMap<String, PathBuf>,
+    /// Variables set for every command.
+    pub env: Vec<(String, String)>,
     pub cwd: PathBuf,
     pub timeout: Duration,
 }
 
 /// Bytes kept of each captured stream (the rest is read and dropped).
 const CAPTURE_LIMIT: u64 = 16 << 20;
+
+/// Bytes kept of what goes down a pipe between two commands.
+const TEE_LIMIT: usize = 64 << 10;
+
+/// Passes `reader` on to the returned pipe end, keeping its first [`TEE_LIMIT`] bytes.
+/// When the next command stops reading, the rest is drained (lit's FileCheck reads
+/// all of its input, so a writer never sees a closed pipe there either).
+fn tee(
+    mut reader: std::io::PipeReader,
+) -> std::io::Result<(std::io::PipeReader, std::thread::JoinHandle<Vec<u8>>)> {
+    use std::io::Write;
+    let (next_reader, mut writer) = std::io::pipe()?;
+    let handle = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 8192];
+        let mut forwarding = true;
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if kept.len() < TEE_LIMIT {
+                kept.extend_from_slice(&buf[..n.min(TEE_LIMIT - kept.len())]);
+            }
+            if forwarding && writer.write_all(&buf[..n]).is_err() {
+                forwarding = false;
+            }
+        }
+        kept
+    });
+    Ok((next_reader, handle))
+}
 
 fn capture(reader: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
@@ -604,6 +641,7 @@ impl Runner {
         let mut results: Vec<CmdResult> = Vec::new();
         let mut children: Vec<(usize, Child, Expect)> = Vec::new();
         let mut stderr_readers = Vec::new();
+        let mut tees = Vec::new();
         let mut next_stdin: Option<std::io::PipeReader> = None;
         let mut last_stdout = None;
         for (index, cmd) in pipeline.iter().enumerate() {
@@ -633,6 +671,7 @@ impl Runner {
             let setup = (|| -> std::io::Result<(Command, Option<std::io::PipeReader>, Option<std::io::PipeReader>)> {
                 let mut command = Command::new(&program);
                 command.args(&words[1..]).current_dir(&self.cwd);
+                command.envs(self.env.iter().map(|(k, v)| (k, v)));
                 match (&input, stdin) {
                     (Some(path), _) => command.stdin(File::open(self.cwd.join(path))?),
                     (None, Some(reader)) => command.stdin(reader),
@@ -674,8 +713,14 @@ impl Runner {
             }
             if last {
                 last_stdout = out_reader.map(capture);
-            } else {
-                next_stdin = out_reader;
+            } else if let Some(reader) = out_reader {
+                match tee(reader) {
+                    Ok((next, handle)) => {
+                        next_stdin = Some(next);
+                        tees.push((results.len(), handle));
+                    }
+                    Err(e) => record.error = Some(format!("cannot make a pipe: {e}")),
+                }
             }
             stderr_readers.push((results.len(), err_reader.map(capture)));
             results.push(record);
@@ -716,6 +761,9 @@ impl Runner {
                 results[index].stderr =
                     String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
             }
+        }
+        for (index, handle) in tees {
+            results[index].piped = String::from_utf8_lossy(&handle.join().unwrap_or_default()).into_owned();
         }
         if let Some(reader) = last_stdout {
             let _ = reader.join();
@@ -846,7 +894,12 @@ mod tests {
     fn pipelines_run_with_pipefail_redirections_and_not() {
         let cwd = std::env::temp_dir().join(format!("spirvkit-lit-test-{}", std::process::id()));
         std::fs::create_dir_all(&cwd).unwrap();
-        let runner = Runner { tools: BTreeMap::new(), cwd: cwd.clone(), timeout: Duration::from_secs(10) };
+        let runner = Runner {
+            tools: BTreeMap::new(),
+            env: Vec::new(),
+            cwd: cwd.clone(),
+            timeout: Duration::from_secs(10),
+        };
         let run = |line: &str| runner.run(&parse_script(line).unwrap());
         assert!(run("sh -c 'echo hello' | grep -q hello").ok);
         assert!(!run("sh -c 'echo hello' | grep -q bye").ok);
@@ -864,12 +917,28 @@ mod tests {
         // Files, in the working folder.
         assert!(run("sh -c 'echo data' > out.txt && grep -q data < out.txt").ok);
         assert!(run("false || true").ok);
+        let with_env = Runner {
+            tools: BTreeMap::new(),
+            env: vec![("LIT_TEST_VAR".into(), "v1".into())],
+            cwd: cwd.clone(),
+            timeout: Duration::from_secs(10),
+        };
+        assert!(with_env.run(&parse_script("sh -c 'test \"$LIT_TEST_VAR\" = v1'").unwrap()).ok);
         let failed = run("sh -c 'echo first error: x >&2; exit 2'");
         let (cmd, line) = failed.first_failure().unwrap();
         assert_eq!(cmd.argv[0], "sh");
         assert_eq!(line, "first error: x");
         assert!(!run("no-such-program-anywhere").ok);
-        let slow = Runner { tools: BTreeMap::new(), cwd: cwd.clone(), timeout: Duration::from_millis(200) };
+        // With 2>&1 the message went down the pipe: the report still finds it.
+        let piped =
+            run("sh -c 'echo \"warning: w\" >&2; echo \"not supported yet: X\" >&2; exit 1' 2>&1 | cat");
+        assert_eq!(piped.first_failure().unwrap().1, "not supported yet: X");
+        let slow = Runner {
+            tools: BTreeMap::new(),
+            env: Vec::new(),
+            cwd: cwd.clone(),
+            timeout: Duration::from_millis(200),
+        };
         let timed = slow.run(&parse_script("sleep 5 | cat").unwrap());
         assert!(timed.timed_out && !timed.ok);
         let _ = std::fs::remove_dir_all(&cwd);
