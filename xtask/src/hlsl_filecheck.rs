@@ -21,9 +21,12 @@
 //!
 //! Lines are grouped by category (the file name up to its first `.`, or the folder
 //! for files in a subfolder) and by whether issue 16 covers what they test
-//! ([`later_feature`]). The counts are held to `conformance/hlsl-filecheck-floor.txt`
-//! (`binaries_invalid` is a ceiling), and every line's verdict goes to
-//! `<target>/hlsl-filecheck-report.txt`.
+//! ([`later_feature`]). A crash of `hlsl2spirv` (a signal, a panic, the timeout) is
+//! counted wherever it happens. The counts are held to
+//! `conformance/hlsl-filecheck-floor.txt` (`binaries_invalid` and `hlsl2spirv_crashes`
+//! are ceilings), and every line's verdict, with its hlsl2spirv arguments, goes to
+//! `<target>/hlsl-filecheck-report.txt`. `--filter` runs a subset and leaves the floor
+//! alone (an invalid binary still fails it).
 
 use crate::corpus::{display_path, ScratchDir};
 use crate::hlsl_conformance::{
@@ -41,7 +44,7 @@ use std::time::{Duration, Instant};
 
 const FLOOR_PATH: &str = "conformance/hlsl-filecheck-floor.txt";
 /// The floor keys that are maxima.
-const CEILINGS: &[&str] = &["binaries_invalid"];
+const CEILINGS: &[&str] = &["binaries_invalid", "hlsl2spirv_crashes"];
 /// The corpus's test suffixes (its `lit.local.cfg`).
 const SUFFIXES: &[&str] = &["hlsl", "hlsl2spv"];
 /// lit features this harness provides (the corpus's `lit.local.cfg` needs `spirv`).
@@ -128,6 +131,8 @@ struct LineOutcome {
     later: Option<&'static str>,
     opt: OptLevel,
     binary: Option<BinaryCheck>,
+    /// How hlsl2spirv crashed (a signal, a panic, an internal error, the timeout).
+    crash: Option<String>,
     /// The hlsl2spirv arguments (substituted), for the report.
     dxc_args: Vec<String>,
 }
@@ -264,7 +269,7 @@ pub fn run(args: &[String]) -> Result<()> {
     settle_bounds(
         FLOOR_PATH,
         "# Bounds for `cargo xtask hlsl-conformance --filecheck` over ../shared/corpus/dxc-codegen-spirv:\n\
-         # minimum counts, except binaries_invalid, a maximum (an invalid binary is a bug).\n\
+         # minimum counts, except binaries_invalid and hlsl2spirv_crashes, maxima (each one is a bug).\n\
          # Regenerate with `cargo xtask hlsl-conformance --filecheck --update-floor`.\n",
         &tally.floor_counts(),
         CEILINGS,
@@ -593,6 +598,7 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
             later: later_feature(&code, &dxc_args),
             opt: if dxc_raw.is_empty() { OptLevel::NoCode } else { OptLevel::of(&dxc_args) },
             binary: None,
+            crash: None,
             dxc_args: dxc_args.clone(),
         };
         if record.skipped.is_some() {
@@ -647,6 +653,9 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
             record.failure = Some(format!("{who}: {why}"));
         }
         let dxc_text = ctx.dxc.display().to_string();
+        record.crash = result.commands.iter().filter(|c| c.argv.first() == Some(&dxc_text)).find_map(|c| {
+            crash_of(c).or_else(|| (result.timed_out && c.status.is_none()).then(|| "timed out".to_string()))
+        });
         let dxc_succeeded = result
             .commands
             .iter()
@@ -659,6 +668,21 @@ fn run_file(ctx: &Ctx, path: &Path, index: usize) -> FileOutcome {
     }
     let _ = std::fs::remove_dir_all(&work);
     outcome
+}
+
+/// How a command crashed, if it did: killed by a signal, or a Rust panic / the
+/// internal-error report `hlsl2spirv` turns a panic into.
+fn crash_of(cmd: &lit::CmdResult) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = cmd.status.and_then(|s| s.signal()) {
+            return Some(format!("killed by signal {signal}"));
+        }
+    }
+    [&cmd.stderr, &cmd.piped].iter().flat_map(|t| t.lines()).find_map(|l| {
+        (l.contains("panicked at") || l.contains("hlsl2spirv: internal error")).then(|| l.trim().to_string())
+    })
 }
 
 /// Compiles a positive line again with `-Fo` and validates the binary.
@@ -737,6 +761,7 @@ struct Tally {
     binaries_valid: usize,
     binaries_invalid: usize,
     binaries_not_written: usize,
+    crashes: usize,
     run_lines: usize,
 }
 
@@ -747,6 +772,7 @@ impl Tally {
             t.file_errors += usize::from(f.error.is_some());
             for l in &f.lines {
                 t.run_lines += 1;
+                t.crashes += usize::from(l.crash.is_some());
                 if let Some(why) = &l.skipped {
                     *t.skipped.entry(why.clone()).or_default() += 1;
                     continue;
@@ -793,6 +819,7 @@ impl Tally {
             ),
             ("binaries_valid", self.binaries_valid),
             ("binaries_invalid", self.binaries_invalid),
+            ("hlsl2spirv_crashes", self.crashes),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -830,6 +857,7 @@ impl Tally {
             "binaries (positive lines, spirv-val): {} valid, {} INVALID, {} not written by the -Fo re-run",
             self.binaries_valid, self.binaries_invalid, self.binaries_not_written
         );
+        println!("hlsl2spirv crashes (signal, panic, timeout): {}", self.crashes);
         let skipped: usize = self.skipped.values().sum();
         println!("skipped RUN lines (as lit would):     {skipped}");
         for (why, n) in &self.skipped {
@@ -898,6 +926,15 @@ impl Tally {
                 println!("  {n:>5}  {}", clip(m));
             }
         }
+        if self.crashes > 0 {
+            println!();
+            println!("!!! HLSL2SPIRV CRASHES ({}): each is a bug (errors, never panics)", self.crashes);
+            for f in outcomes {
+                for l in f.lines.iter().filter(|l| l.crash.is_some()) {
+                    println!("  {}:{}: {}", f.rel, l.line, clip(l.crash.as_deref().unwrap_or("")));
+                }
+            }
+        }
         if self.binaries_invalid > 0 || self.binaries_not_written > 0 {
             println!();
             println!(
@@ -946,7 +983,7 @@ fn normalize(message: &str) -> String {
 fn write_report(path: &Path, outcomes: &[FileOutcome]) -> Result<()> {
     let mut text = String::from(
         "# hlsl-conformance --filecheck: one line per RUN line.\n\
-         # file:line  run#  kind  verdict  scope  opt  binary  first failure\n",
+         # file:line  run#  kind  verdict  scope  opt  binary  first failure  hlsl2spirv arguments\n",
     );
     for f in outcomes {
         if let Some(e) = &f.error {
@@ -971,18 +1008,21 @@ fn write_report(path: &Path, outcomes: &[FileOutcome]) -> Result<()> {
                 Some(BinaryCheck::Invalid { message, options }) => format!("INVALID [{options}] {message}"),
                 Some(BinaryCheck::NotWritten(why)) => format!("not-written {why}"),
             };
-            let why = l.skipped.clone().or_else(|| l.failure.clone()).unwrap_or_default();
+            let mut why = l.skipped.clone().or_else(|| l.failure.clone()).unwrap_or_default();
+            if let Some(crash) = &l.crash {
+                why = format!("CRASH {crash}; {why}");
+            }
             let _ = writeln!(
                 text,
-                "{}:{}\t{}\t{kind}\t{verdict}\t{}\t{}\t{binary}\t{}",
+                "{}:{}\t{}\t{kind}\t{verdict}\t{}\t{}\t{binary}\t{}\t{}",
                 f.rel,
                 l.line,
                 l.index,
                 l.later.unwrap_or("in-scope"),
                 l.opt.label(),
-                why.replace(['\n', '\t'], " ")
+                why.replace(['\n', '\t'], " "),
+                l.dxc_args.join(" ")
             );
-            let _ = &l.dxc_args;
         }
     }
     if let Some(dir) = path.parent() {
@@ -1161,6 +1201,11 @@ mod tests {
         assert!(why.starts_with("FileCheck") && why.contains("error:"), "{why}");
         // The negative line now fails too: the fake succeeds where dxc must fail.
         assert!(outcome.lines[1].failure.is_some());
+        assert!(outcome.lines.iter().all(|l| l.crash.is_none()));
+        // A panic is a crash even where a failure is expected.
+        std::fs::write(&fake, "#!/bin/sh\necho 'hlsl2spirv: internal error' >&2\nexit 2\n").unwrap();
+        let outcome = run_file(&ctx, &test, 2);
+        assert_eq!(outcome.lines[1].crash.as_deref(), Some("hlsl2spirv: internal error"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
