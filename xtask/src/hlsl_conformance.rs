@@ -15,6 +15,8 @@
 //!
 //! A corpus folder holding a `manifest.json` is a list of an engine's compile jobs
 //! instead (../shared/corpus/wicked-engine): see [`crate::hlsl_manifest`].
+//! `--filecheck` runs the same tests as written, code generation and FileCheck
+//! included: see [`crate::hlsl_filecheck`].
 
 use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};

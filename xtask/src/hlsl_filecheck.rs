@@ -188,6 +188,8 @@ pub fn run(args: &[String]) -> Result<()> {
         println!("hlsl-conformance --filecheck: no corpus at {}; skipped", corpus.display());
         return Ok(());
     }
+    // Shorter paths in the report (`/work/shared/...`, not `/work/x/../shared/...`).
+    let corpus = corpus.canonicalize().unwrap_or(corpus);
     let Some(filecheck) = find_filecheck() else {
         println!(
             "hlsl-conformance --filecheck: FileCheck-22 not found (on PATH or /usr/lib/llvm-22/bin); skipped. \
@@ -878,8 +880,13 @@ impl Tally {
         for (opt, row) in &self.by_opt {
             println!("  {:<38} {}", opt.label(), ratio(row.positive_passed, row.positive));
         }
+        let later: usize = self.by_later.values().map(|r| r.positive).sum();
         println!();
-        println!("left to the later issue (by what the line uses):");
+        println!(
+            "left to the later issue (by what the line uses): {later} of {} positive lines ({:.1}%)",
+            self.all.positive,
+            percent(later, self.all.positive)
+        );
         println!("  {:<28} {:>16} {:>16}", "feature", "positive pass", "negative match");
         for (feature, row) in &self.by_later {
             println!(
