@@ -30,8 +30,9 @@ else
 fi
 if [ -d ../shared/corpus/dxc-codegen-spirv ]; then
     step cargo xtask hlsl-conformance
+    step cargo xtask hlsl-conformance --filecheck
 else
-    echo "==> hlsl-conformance skipped: no corpus at ../shared/corpus/dxc-codegen-spirv"
+    echo "==> hlsl-conformance (syntax-only and --filecheck) skipped: no corpus at ../shared/corpus/dxc-codegen-spirv"
 fi
 if [ -d ../shared/corpus/wicked-engine ]; then
     step cargo xtask hlsl-conformance --corpus ../shared/corpus/wicked-engine

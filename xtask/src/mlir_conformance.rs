@@ -457,55 +457,10 @@ fn run_lines(text: &str, spirv_tools: bool) -> Result<Vec<(usize, String, bool)>
     Ok(out)
 }
 
-/// lit's `%if FEATURE %{ A %} [%else %{ B %}]`: keeps A when FEATURE is available —
-/// only `spirv-tools`, when `spirv_tools` is set —, else B.
+/// lit's `%if FEATURE %{ A %} [%else %{ B %}]`: the only feature is `spirv-tools`,
+/// available when `spirv_tools` is set.
 fn expand_if(command: &str, spirv_tools: bool) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = command;
-    while let Some(at) = rest.find("%if") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 3..];
-        let open = after.find("%{").ok_or("`%if` without `%{`")?;
-        let available = spirv_tools && after[..open].trim() == "spirv-tools";
-        let (then_body, after) = take_braced(&after[open..])?;
-        if available {
-            out.push_str(then_body);
-        }
-        let trimmed = after.trim_start();
-        if let Some(else_part) = trimmed.strip_prefix("%else") {
-            let open = else_part.find("%{").ok_or("`%else` without `%{`")?;
-            let (body, after) = take_braced(&else_part[open..])?;
-            if !available {
-                out.push_str(body);
-            }
-            rest = after;
-        } else {
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// Splits `%{ body %} rest` (nesting allowed) into `(body, rest)`.
-fn take_braced(text: &str) -> Result<(&str, &str), String> {
-    let mut depth = 0;
-    let mut i = 0;
-    while i < text.len() {
-        if text[i..].starts_with("%{") {
-            depth += 1;
-            i += 2;
-        } else if text[i..].starts_with("%}") {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return Ok((&text[2..i - 2], &text[i..]));
-            }
-        } else {
-            i += text[i..].chars().next().map_or(1, char::len_utf8);
-        }
-    }
-    Err("`%{` without `%}`".into())
+    crate::lit::expand_if(command, &|feature| spirv_tools && feature == "spirv-tools")
 }
 
 /// Replaces tool names standing as whole words (lit's tool substitutions).
