@@ -64,8 +64,9 @@ pub fn prop(name: &str, value: Attribute) -> NamedAttribute {
 /// name, as the parser keeps them), the others (decorations) as discardable ones.
 pub fn set_attributes(ir: &mut Ir, op: OpId, attrs: Vec<NamedAttribute>) {
     let def_attrs = ir.op(op).name.def().map_or(&[][..], |d| d.attributes);
-    let (mut inherent, discardable): (Vec<_>, Vec<_>) =
-        attrs.into_iter().partition(|a| def_attrs.iter().any(|d| d.name == a.name) || a.name == "operandSegmentSizes");
+    let (mut inherent, discardable): (Vec<_>, Vec<_>) = attrs
+        .into_iter()
+        .partition(|a| def_attrs.iter().any(|d| d.name == a.name) || a.name == "operandSegmentSizes");
     inherent.sort_by(|a, b| a.name.cmp(&b.name));
     let o = ir.op_mut(op);
     o.properties = inherent;

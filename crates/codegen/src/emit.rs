@@ -261,7 +261,9 @@ impl<'t> Emitter<'t> {
     pub fn name_value(&mut self, value: Value, name: impl Into<String>) {
         let name: String = name.into();
         match self.ir.value(value).def {
-            spirvkit_ir::ir::ValueDef::Result { op, .. } => self.ir.op_mut(op).location = Location::named(name),
+            spirvkit_ir::ir::ValueDef::Result { op, .. } => {
+                self.ir.op_mut(op).location = Location::named(name)
+            }
             spirvkit_ir::ir::ValueDef::Argument { block, index } => {
                 if let Some(l) = self.ir.block_mut(block).argument_locations.get_mut(index as usize) {
                     *l = Location::named(name);
@@ -290,7 +292,11 @@ impl<'t> Emitter<'t> {
                 let e = self.ty_in(elem, rule)?;
                 return Ok(match len {
                     Some(n) => self.store().array(e, n, None),
-                    None => self.store().intern(TypeKind::RuntimeArray { element: e, stride: None, stride_id: None }),
+                    None => self.store().intern(TypeKind::RuntimeArray {
+                        element: e,
+                        stride: None,
+                        stride_id: None,
+                    }),
                 });
             }
             _ => {}
@@ -401,7 +407,13 @@ impl<'t> Emitter<'t> {
 
     /// Appends an op to the current block; its result (a placeholder value when the
     /// block is unreachable, so callers need not care).
-    pub fn op(&mut self, name: &str, operands: Vec<Value>, result: Option<Type>, props: Vec<NamedAttribute>) -> Value {
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: Vec<Value>,
+        result: Option<Type>,
+        props: Vec<NamedAttribute>,
+    ) -> Value {
         let block = self.current();
         let (op, value) = builder::append(&mut self.ir, block, name, operands, result, props);
         match value {
@@ -420,7 +432,13 @@ impl<'t> Emitter<'t> {
         self.op(name, operands, Some(ty), Vec::new())
     }
 
-    pub fn val_props(&mut self, name: &str, operands: Vec<Value>, ty: Type, props: Vec<NamedAttribute>) -> Value {
+    pub fn val_props(
+        &mut self,
+        name: &str,
+        operands: Vec<Value>,
+        ty: Type,
+        props: Vec<NamedAttribute>,
+    ) -> Value {
         self.op(name, operands, Some(ty), props)
     }
 
@@ -442,7 +460,13 @@ impl<'t> Emitter<'t> {
     }
 
     /// Ends the current block with a terminator.
-    pub fn terminate(&mut self, name: &str, operands: Vec<Value>, successors: &[BlockId], props: Vec<NamedAttribute>) {
+    pub fn terminate(
+        &mut self,
+        name: &str,
+        operands: Vec<Value>,
+        successors: &[BlockId],
+        props: Vec<NamedAttribute>,
+    ) {
         let Some(block) = self.current() else { return };
         let (op, _) = builder::append(&mut self.ir, Some(block), name, operands, None, props);
         self.ir.op_mut(op).successors.extend(successors.iter().copied());
@@ -460,7 +484,8 @@ impl<'t> Emitter<'t> {
 
     pub fn segment_sizes(&mut self, sizes: &[i32]) -> NamedAttribute {
         let element = self.store().integer(32, Signedness::Signless);
-        let values = sizes.iter().map(|&n| Attribute::Integer { value: i128::from(n), ty: element }).collect();
+        let values =
+            sizes.iter().map(|&n| Attribute::Integer { value: i128::from(n), ty: element }).collect();
         prop("operandSegmentSizes", Attribute::DenseArray { element, values })
     }
 
@@ -625,7 +650,8 @@ impl<'t> Emitter<'t> {
             return err(None, CodegenError::NotSupported { what: "a module without an entry point".into() });
         };
         match entry.stage {
-            Stage::Pixel | Stage::Vertex | Stage::Geometry | Stage::Hull | Stage::Domain | Stage::Compute => {}
+            Stage::Pixel | Stage::Vertex | Stage::Geometry | Stage::Hull | Stage::Domain | Stage::Compute => {
+            }
             other => {
                 return self.unsupported(format!("{other:?} shaders"));
             }
@@ -750,9 +776,9 @@ impl<'t> Emitter<'t> {
     pub fn method_owner(&self, decl: DeclId) -> Option<Ty> {
         let index = self.table.structs.iter().position(|s| {
             s.methods.values().any(|ms| ms.contains(&decl))
-                || s.methods.values().any(|ms| {
-                    ms.iter().any(|&m| self.tree.decl(m).and_then(|d| d.definition) == Some(decl))
-                })
+                || s.methods
+                    .values()
+                    .any(|ms| ms.iter().any(|&m| self.tree.decl(m).and_then(|d| d.definition) == Some(decl)))
         })?;
         self.table.lookup(&TypeData::Struct(spirvkit_hlsl::sema::types::StructId(index as u32)))
     }
@@ -874,11 +900,11 @@ impl<'t> Emitter<'t> {
         // A block whose last op is not a terminator was left open: close it.
         for &b in &blocks {
             let last = self.ir.block(b).ops.last().copied();
-            let terminated = last.is_some_and(|op| {
-                self.ir.op(op).name.def().is_some_and(|d| d.has_trait("Terminator"))
-            });
+            let terminated =
+                last.is_some_and(|op| self.ir.op(op).name.def().is_some_and(|d| d.has_trait("Terminator")));
             if !terminated {
-                let (op, _) = builder::append(&mut self.ir, Some(b), "spirv.Unreachable", vec![], None, Vec::new());
+                let (op, _) =
+                    builder::append(&mut self.ir, Some(b), "spirv.Unreachable", vec![], None, Vec::new());
                 let _ = op;
             }
         }
@@ -930,7 +956,13 @@ impl<'t> Emitter<'t> {
         props.extend(decorations);
         let (op, _) = builder::append(&mut self.ir, None, "spirv.GlobalVariable", vec![], None, props);
         // Globals go before the functions (the serializer meets them first).
-        let first_function = self.ir.block(self.module_block).ops.iter().copied().find(|&o| self.ir.op(o).name == "spirv.func");
+        let first_function = self
+            .ir
+            .block(self.module_block)
+            .ops
+            .iter()
+            .copied()
+            .find(|&o| self.ir.op(o).name == "spirv.func");
         match first_function {
             Some(f) => self.ir.insert_op_before(self.module_block, f, op),
             None => self.ir.append_op(self.module_block, op),

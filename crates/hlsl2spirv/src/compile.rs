@@ -30,7 +30,9 @@ fn CompileError(message: String) -> CompileError {
 
 pub fn codegen_options(o: &Options) -> CodegenOptions {
     let has = |name: &str| o.other.iter().any(|(n, _)| n == name);
-    let (major, minor) = spirv_values::target_env_spirv_version(o.target_env.as_deref().unwrap_or("vulkan1.0")).unwrap_or((1, 0));
+    let (major, minor) =
+        spirv_values::target_env_spirv_version(o.target_env.as_deref().unwrap_or("vulkan1.0"))
+            .unwrap_or((1, 0));
     let layout = if has("-fvk-use-dx-layout") {
         LayoutOption::Dx
     } else if has("-fvk-use-scalar-layout") {
@@ -107,7 +109,11 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
                 // Of the alternatives, the first a shader may declare (OpImageQuerySize
                 // takes Kernel or ImageQuery).
                 let mut alternatives = caps.split(" or ");
-                let cap = alternatives.clone().find(|c| !matches!(*c, "Kernel" | "Addresses" | "Linkage")).or_else(|| alternatives.next()).unwrap_or(caps);
+                let cap = alternatives
+                    .clone()
+                    .find(|c| !matches!(*c, "Kernel" | "Addresses" | "Linkage"))
+                    .or_else(|| alternatives.next())
+                    .unwrap_or(caps);
                 added |= add_to_vce(&mut ir, module, 1, cap);
             } else if let Some(exts) = missing.requirement.strip_prefix("extension ") {
                 let ext = exts.split(" or ").next().unwrap_or(exts);
@@ -147,8 +153,11 @@ fn add_to_vce(ir: &mut spirvkit_ir::Ir, module: spirvkit_ir::OpId, part: usize, 
         let Some(open2) = body[close1..].find('[').map(|i| i + close1) else { return false };
         let Some(close2) = body[open2..].find(']').map(|i| i + open2) else { return false };
         let (open, close) = if part == 1 { (open1, close1) } else { (open2, close2) };
-        let list: Vec<String> =
-            body[open + 1..close].split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        let list: Vec<String> = body[open + 1..close]
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
         if list.iter().any(|x| x == item) {
             return false;
         }

@@ -3,7 +3,7 @@
 //! library so that the fuzz target `hlsl_options` and tests reach the option parser.
 
 pub mod builtin_headers;
+pub mod compile;
 pub mod option_table;
 pub mod options;
 pub mod spirv_values;
-pub mod compile;

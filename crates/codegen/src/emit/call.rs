@@ -37,9 +37,12 @@ impl<'t> Emitter<'t> {
     fn constructor(&mut self, call: &CallInfo, args: &[ExprId]) -> R<Value> {
         let to = call.ret;
         if args.len() == 1 {
-            let from = self.tree.converted_type(args[0]);
-            let v = self.rvalue(args[0])?;
-            if from == to || self.table.flat_count(from) != self.table.flat_count(to) || self.scalar_shape(from).is_some_and(|(_, n)| n == 1) {
+            let from = self.tree.converted_type(self.arg(args, 0)?);
+            let v = self.rvalue(self.arg(args, 0)?)?;
+            if from == to
+                || self.table.flat_count(from) != self.table.flat_count(to)
+                || self.scalar_shape(from).is_some_and(|(_, n)| n == 1)
+            {
                 return self.convert(v, from, to);
             }
         }
@@ -55,7 +58,13 @@ impl<'t> Emitter<'t> {
 
     /// A call of a user function or method: arguments copied into `param.var.*`
     /// variables, `out`/`inout` ones copied back after the call.
-    fn user_call(&mut self, f: spirvkit_hlsl::ast::DeclId, callee: Option<ExprId>, args: &[ExprId], call: &CallInfo) -> R<Value> {
+    fn user_call(
+        &mut self,
+        f: spirvkit_hlsl::ast::DeclId,
+        callee: Option<ExprId>,
+        args: &[ExprId],
+        call: &CallInfo,
+    ) -> R<Value> {
         let symbol_name = self.request_function(f)?;
         let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
         let params: Vec<spirvkit_hlsl::ast::DeclId> = match &self.ast.decl(def).kind {
@@ -125,7 +134,12 @@ impl<'t> Emitter<'t> {
             None
         } else {
             let t = self.value_type_of(ret)?;
-            Some(self.val_props("spirv.FunctionCall", operands, t, vec![prop("callee", symbol(&symbol_name))]))
+            Some(self.val_props(
+                "spirv.FunctionCall",
+                operands,
+                t,
+                vec![prop("callee", symbol(&symbol_name))],
+            ))
         };
         for (tmp, place, pty) in copy_back {
             let v = self.load(tmp);
@@ -160,6 +174,14 @@ impl<'t> Emitter<'t> {
     /// Whether an expression names a method (`s.f`).
     pub fn is_method_callee(&self, e: ExprId) -> bool {
         matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Method(_)))
+    }
+
+    /// The `i`th argument, or an error when the call has fewer.
+    pub fn arg(&self, args: &[ExprId], i: usize) -> R<ExprId> {
+        match args.get(i) {
+            Some(&a) => Ok(a),
+            None => self.unsupported(format!("this call with {} arguments", args.len())),
+        }
     }
 
     pub fn val_of(&mut self, v: Val) -> R<Value> {

@@ -18,6 +18,33 @@ impl<'t> Emitter<'t> {
         if from_c == to_c {
             return Ok(v);
         }
+        // ConstantBuffer<T>/TextureBuffer<T> to T: the block's contents.
+        if self.is_buffer_object(from_c) {
+            if let TypeData::Object { kind, .. } = self.data(from_c).clone() {
+                use spirvkit_hlsl::sema::types::Family;
+                if matches!(kind.family(), Family::ConstantBuffer | Family::TextureBuffer) {
+                    let inner = self.object_element(from_c);
+                    let bk = if kind.family() == Family::ConstantBuffer {
+                        crate::layout::BufferKind::ConstantBuffer
+                    } else {
+                        crate::layout::BufferKind::TextureBuffer
+                    };
+                    let rule = LayoutRule::for_buffer(bk, self.options.layout);
+                    let loaded = self.load(v);
+                    let plain = self.from_layout(loaded, inner, rule)?;
+                    return self.convert(plain, inner, to_c);
+                }
+            }
+        }
+        if matches!(self.data(from_c), TypeData::Object { .. })
+            || matches!(self.data(to_c), TypeData::Object { .. })
+        {
+            return self.unsupported(format!(
+                "conversion from '{}' to '{}'",
+                self.table.display(from),
+                self.table.display(to)
+            ));
+        }
         let ft = self.value_type_of(from_c)?;
         let tt = self.value_type_of(to_c)?;
         let (fd, td) = (self.data(from_c).clone(), self.data(to_c).clone());
@@ -40,14 +67,16 @@ impl<'t> Emitter<'t> {
             }
         }
         // Scalar to matrix: splat every row.
-        if let (Some((fs, 1)), Some((ts, rows, cols))) = (self.scalar_shape(from_c), self.matrix_shape(to_c)) {
+        if let (Some((fs, 1)), Some((ts, rows, cols))) = (self.scalar_shape(from_c), self.matrix_shape(to_c))
+        {
             let x = self.convert_components(v, fs, ts, 1)?;
             let row_ty = self.store_row_type(tt);
             let row = self.construct(vec![x; cols as usize], row_ty);
             return Ok(self.construct(vec![row; rows as usize], tt));
         }
         // Matrix to matrix of the same shape: row by row.
-        if let (Some((fs, fr, fc)), Some((ts, tr, tc))) = (self.matrix_shape(from_c), self.matrix_shape(to_c)) {
+        if let (Some((fs, fr, fc)), Some((ts, tr, tc))) = (self.matrix_shape(from_c), self.matrix_shape(to_c))
+        {
             if (fr, fc) == (tr, tc) {
                 let from_row = self.store_row_type(ft);
                 let mut rows = Vec::new();
@@ -169,7 +198,14 @@ impl<'t> Emitter<'t> {
         self.relayout(v, ty, None, Some(rule), 0)
     }
 
-    fn relayout(&mut self, v: Value, ty: Ty, from: Option<LayoutRule>, to: Option<LayoutRule>, depth: u32) -> R<Value> {
+    fn relayout(
+        &mut self,
+        v: Value,
+        ty: Ty,
+        from: Option<LayoutRule>,
+        to: Option<LayoutRule>,
+        depth: u32,
+    ) -> R<Value> {
         if depth > 64 {
             return self.unsupported("types nested this deep");
         }
@@ -236,7 +272,13 @@ impl<'t> Emitter<'t> {
     }
 
     /// bool <-> uint of `n` components (`from_buffer`: uint -> bool).
-    fn bool_relayout(&mut self, v: Value, n: u32, from_buffer: bool, to_type: spirvkit_ir::types::Type) -> R<Value> {
+    fn bool_relayout(
+        &mut self,
+        v: Value,
+        n: u32,
+        from_buffer: bool,
+        to_type: spirvkit_ir::types::Type,
+    ) -> R<Value> {
         if from_buffer {
             let ut = self.u32_type();
             let uv = self.vec_type(ut, n);

@@ -73,7 +73,14 @@ impl<'t> Emitter<'t> {
             let modifiers = self.ast.decl(p).modifiers;
             let semantic = semantic_of(self, &annotations);
             if dir != ParamDirection::Out {
-                let v = self.read_stage_value(pty, semantic.as_deref(), modifiers, &locations, entry.stage, &name)?;
+                let v = self.read_stage_value(
+                    pty,
+                    semantic.as_deref(),
+                    modifiers,
+                    &locations,
+                    entry.stage,
+                    &name,
+                )?;
                 self.store_to(var, v);
             }
             if dir != ParamDirection::In {
@@ -89,7 +96,14 @@ impl<'t> Emitter<'t> {
             let t = self.value_type_of(ret)?;
             let result = self.val_props("spirv.FunctionCall", args, t, callee);
             let semantic = semantic_of(self, &func.annotations);
-            self.write_stage_value(result, ret, semantic.as_deref(), Modifiers::default(), &locations, entry.stage)?;
+            self.write_stage_value(
+                result,
+                ret,
+                semantic.as_deref(),
+                Modifiers::default(),
+                &locations,
+                entry.stage,
+            )?;
         }
         for (var, ty, semantic, modifiers) in outputs {
             let v = self.load(var);
@@ -135,7 +149,15 @@ impl<'t> Emitter<'t> {
 
     /// The leaves of a stage value: itself with its semantic, or for a struct each
     /// member (recursively) with its own.
-    fn leaves(&self, ty: Ty, semantic: Option<&str>, modifiers: Modifiers, path: Vec<u32>, out: &mut Vec<Leaf>, depth: u32) -> R<()> {
+    fn leaves(
+        &self,
+        ty: Ty,
+        semantic: Option<&str>,
+        modifiers: Modifiers,
+        path: Vec<u32>,
+        out: &mut Vec<Leaf>,
+        depth: u32,
+    ) -> R<()> {
         if depth > 32 {
             return self.unsupported("stage structs nested this deep");
         }
@@ -195,7 +217,14 @@ impl<'t> Emitter<'t> {
     }
 
     /// Builds a struct value from its leaves (by path).
-    fn assemble(&mut self, ty: Ty, leaves: &[Leaf], values: &[Value], prefix: &[u32], depth: u32) -> R<Value> {
+    fn assemble(
+        &mut self,
+        ty: Ty,
+        leaves: &[Leaf],
+        values: &[Value],
+        prefix: &[u32],
+        depth: u32,
+    ) -> R<Value> {
         if let Some(i) = leaves.iter().position(|l| l.path == prefix) {
             return Ok(values[i]);
         }
@@ -233,7 +262,12 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
-    fn stage_input(&mut self, leaf: &Leaf, locations: &[spirvkit_hlsl::sema::tree::StageLocation], stage: Stage) -> R<Value> {
+    fn stage_input(
+        &mut self,
+        leaf: &Leaf,
+        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        stage: Stage,
+    ) -> R<Value> {
         let upper = leaf.semantic.to_ascii_uppercase();
         if let Some(b) = builtin_for(&upper, stage, true) {
             let (var_ty, hlsl_ty) = self.builtin_type(&b, leaf.ty)?;
@@ -259,7 +293,9 @@ impl<'t> Emitter<'t> {
             }
             return self.convert(v, hlsl_ty, leaf.ty);
         }
-        let Some(location) = locations.iter().find(|l| l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic)) else {
+        let Some(location) =
+            locations.iter().find(|l| l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic))
+        else {
             return self.unsupported(format!("the input semantic '{}'", leaf.semantic));
         };
         let (location, index) = (location.location, location.index);
@@ -275,7 +311,13 @@ impl<'t> Emitter<'t> {
         Ok(self.load(p))
     }
 
-    fn stage_output(&mut self, leaf: &Leaf, v: Value, locations: &[spirvkit_hlsl::sema::tree::StageLocation], stage: Stage) -> R<()> {
+    fn stage_output(
+        &mut self,
+        leaf: &Leaf,
+        v: Value,
+        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        stage: Stage,
+    ) -> R<()> {
         let upper = leaf.semantic.to_ascii_uppercase();
         if let Some(b) = builtin_for(&upper, stage, false) {
             let (var_ty, hlsl_ty) = self.builtin_type(&b, leaf.ty)?;
@@ -313,7 +355,9 @@ impl<'t> Emitter<'t> {
             self.store_to(p, x);
             return Ok(());
         }
-        let Some(location) = locations.iter().find(|l| !l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic)) else {
+        let Some(location) =
+            locations.iter().find(|l| !l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic))
+        else {
             return self.unsupported(format!("the output semantic '{}'", leaf.semantic));
         };
         let (location, index) = (location.location, location.index);
@@ -342,7 +386,9 @@ impl<'t> Emitter<'t> {
     /// `Flat` for integer and bool pixel-shader inputs (Vulkan requires it).
     fn interpolation(&mut self, leaf: &Leaf, stage: Stage, input: bool) -> Vec<NamedAttribute> {
         let mut out = Vec::new();
-        let applies = (stage == Stage::Pixel && input) || (stage != Stage::Vertex && stage != Stage::Pixel) || (stage == Stage::Vertex && !input);
+        let applies = (stage == Stage::Pixel && input)
+            || (stage != Stage::Vertex && stage != Stage::Pixel)
+            || (stage == Stage::Vertex && !input);
         if !applies {
             return out;
         }
@@ -371,7 +417,11 @@ impl<'t> Emitter<'t> {
         }
         let name = builtin_var_name(builtin);
         let symbol_name = self.unique_symbol(&name);
-        self.global_variable(&symbol_name, ptr_t, vec![prop("built_in", Attribute::String(builtin.to_string()))]);
+        self.global_variable(
+            &symbol_name,
+            ptr_t,
+            vec![prop("built_in", Attribute::String(builtin.to_string()))],
+        );
         self.interface.push(symbol_name.clone());
         self.resources.builtins.insert(key, symbol_name.clone());
         symbol_name
@@ -386,9 +436,8 @@ impl<'t> Emitter<'t> {
             "TessCoord" => self.vector_ty(Scalar::Float, 3),
             "BaryCoordKHR" | "BaryCoordNoPerspKHR" => self.vector_ty(Scalar::Float, 3),
             "FragDepth" => self.scalar_ty(Scalar::Float),
-            "VertexIndex" | "InstanceIndex" | "BaseVertex" | "BaseInstance" | "StencilRef" | "FragStencilRefEXT" => {
-                self.scalar_ty(Scalar::Int)
-            }
+            "VertexIndex" | "InstanceIndex" | "BaseVertex" | "BaseInstance" | "StencilRef"
+            | "FragStencilRefEXT" => self.scalar_ty(Scalar::Int),
             "ClipDistance" | "CullDistance" | "TessLevelOuter" | "TessLevelInner" => {
                 return self.unsupported(format!("the {} built-in", b.name));
             }

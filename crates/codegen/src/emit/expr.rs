@@ -91,9 +91,10 @@ impl<'t> Emitter<'t> {
         let expr = self.ast.expr(e);
         match &expr.kind {
             ExprKind::Assign { .. } | ExprKind::Call { .. } => true,
-            ExprKind::Unary { op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec, .. } => {
-                true
-            }
+            ExprKind::Unary {
+                op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec,
+                ..
+            } => true,
             kind => spirvkit_hlsl::ast::expr_children(kind).into_iter().any(|c| self.has_side_effects(c)),
         }
     }
@@ -377,11 +378,14 @@ impl<'t> Emitter<'t> {
         let base_val = self.expr(base)?;
         let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
         match base_val {
-            Val::P(Place::Ptr { ptr, ty: vty, rule }) if base_conv.is_none() && self.scalar_shape(vty).is_some() => {
+            Val::P(Place::Ptr { ptr, ty: vty, rule })
+                if base_conv.is_none() && self.scalar_shape(vty).is_some() =>
+            {
                 Ok(Val::P(Place::Components { ptr, vector: vty, rule, components: components.to_vec(), ty }))
             }
             Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
-                let composed: Vec<u32> = components.iter().map(|&c| inner.get(c as usize).copied().unwrap_or(0)).collect();
+                let composed: Vec<u32> =
+                    components.iter().map(|&c| inner.get(c as usize).copied().unwrap_or(0)).collect();
                 Ok(Val::P(Place::Components { ptr, vector, rule, components: composed, ty }))
             }
             other => {
@@ -424,13 +428,16 @@ impl<'t> Emitter<'t> {
             return self.object_index(base, base_ty, kind, index, ty);
         }
         let base_val = self.expr(base)?;
-        let base_conv = self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
+        let base_conv =
+            self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
         // A constant index of a vector place is a component (so `v[0] = x` stays a
         // store to one component).
         let constant = self.tree.expr(index).and_then(|i| i.constant).and_then(|c| c.as_int());
         match base_val {
             Val::P(place) if base_conv.is_none() => {
-                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n > 1) && matches!(self.data(base_ty), TypeData::Vector(..)) {
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n > 1)
+                    && matches!(self.data(base_ty), TypeData::Vector(..))
+                {
                     if let (Some(c), Place::Ptr { ptr, ty: vty, rule }) = (constant, &place) {
                         return Ok(Val::P(Place::Components {
                             ptr: *ptr,
@@ -606,7 +613,8 @@ impl<'t> Emitter<'t> {
                 let old = self.load_place(&place)?;
                 let t = self.ty(pty)?;
                 let one = self.splat_constant(ConstValue::Int(1), t);
-                let one = if self.is_float_ty(pty) { self.splat_constant(ConstValue::Float(1.0), t) } else { one };
+                let one =
+                    if self.is_float_ty(pty) { self.splat_constant(ConstValue::Float(1.0), t) } else { one };
                 let add = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
                 let new = self.arith(if add { BinaryOp::Add } else { BinaryOp::Sub }, old, one, pty)?;
                 self.store_place(&place, new)?;
@@ -663,9 +671,16 @@ impl<'t> Emitter<'t> {
         // `float * floatN`: OpVectorTimesScalar, as dxc, when one side is a splat scalar.
         if op == BinaryOp::Mul && self.is_float_ty(ty) && matches!(self.data(ty), TypeData::Vector(..)) {
             for (vec_side, scalar_side) in [(lhs, rhs), (rhs, lhs)] {
-                let splat = self.tree.expr(scalar_side).and_then(|i| i.conversion).is_some_and(|c| c.kind == CastKind::Splat);
+                let splat = self
+                    .tree
+                    .expr(scalar_side)
+                    .and_then(|i| i.conversion)
+                    .is_some_and(|c| c.kind == CastKind::Splat);
                 let scalar_ty = self.expr_ty(scalar_side);
-                if splat && self.scalar_shape(scalar_ty).is_some_and(|(s, n)| n == 1 && s.is_float()) && self.tree.converted_type(vec_side) == ty {
+                if splat
+                    && self.scalar_shape(scalar_ty).is_some_and(|(s, n)| n == 1 && s.is_float())
+                    && self.tree.converted_type(vec_side) == ty
+                {
                     let (v, s) = if vec_side == lhs {
                         let v = self.rvalue(lhs)?;
                         let s = self.scalar_operand(rhs, ty)?;
@@ -682,7 +697,11 @@ impl<'t> Emitter<'t> {
         }
         if op == BinaryOp::Mul && self.is_float_ty(ty) && self.matrix_shape(ty).is_some() {
             for (mat_side, scalar_side) in [(lhs, rhs), (rhs, lhs)] {
-                let splat = self.tree.expr(scalar_side).and_then(|i| i.conversion).is_some_and(|c| c.kind == CastKind::Splat);
+                let splat = self
+                    .tree
+                    .expr(scalar_side)
+                    .and_then(|i| i.conversion)
+                    .is_some_and(|c| c.kind == CastKind::Splat);
                 if splat && self.tree.converted_type(mat_side) == ty {
                     let (m, s) = if mat_side == lhs {
                         let m = self.rvalue(lhs)?;
@@ -715,7 +734,10 @@ impl<'t> Emitter<'t> {
     fn scalar_operand(&mut self, e: ExprId, vec_ty: Ty) -> R<Value> {
         let from = self.expr_ty(e);
         let v = self.expr_value(e)?;
-        let (s, _) = self.scalar_shape(vec_ty).or_else(|| self.matrix_shape(vec_ty).map(|(s, _, _)| (s, 1))).unwrap_or((Scalar::Float, 1));
+        let (s, _) = self
+            .scalar_shape(vec_ty)
+            .or_else(|| self.matrix_shape(vec_ty).map(|(s, _, _)| (s, 1)))
+            .unwrap_or((Scalar::Float, 1));
         let to = self.scalar_ty(s);
         if from == to {
             return Ok(v);
@@ -728,7 +750,9 @@ impl<'t> Emitter<'t> {
         let t = self.ty(ty)?;
         if let Some((elem, rows, _)) = self.matrix_shape(ty) {
             let row_ty = self.store_row_type(t);
-            let name = arith_op(op, elem).ok_or(()).or_else(|_| self.unsupported(format!("operator '{}' on matrices", op.spelling())))?;
+            let name = arith_op(op, elem)
+                .ok_or(())
+                .or_else(|_| self.unsupported(format!("operator '{}' on matrices", op.spelling())))?;
             let mut out = Vec::new();
             for r in 0..rows {
                 let x = self.extract(a, &[r], row_ty);
@@ -857,7 +881,9 @@ impl<'t> Emitter<'t> {
         let cty = self.tree.converted_type(c);
         let scalar_condition = self.scalar_shape(cty).is_some_and(|(_, n)| n == 1);
         let t = self.value_type_of(ty)?;
-        if scalar_condition && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none()) {
+        if scalar_condition
+            && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none())
+        {
             let cond = self.rvalue(c)?;
             let cond = self.to_bool(cond, cty)?;
             let tmp = self.function_variable(t, "temp.var.ternary");
@@ -918,7 +944,8 @@ impl<'t> Emitter<'t> {
                 let new = match op {
                     BinaryOp::Shl | BinaryOp::Shr => self.shift(op, old, r, lty, op_ty)?,
                     BinaryOp::Mul
-                        if self.matrix_shape(op_ty).is_some() && self.scalar_shape(self.expr_ty(rhs)).is_some() =>
+                        if self.matrix_shape(op_ty).is_some()
+                            && self.scalar_shape(self.expr_ty(rhs)).is_some() =>
                     {
                         self.arith(op, old, r, op_ty)?
                     }
@@ -989,7 +1016,11 @@ impl<'t> Emitter<'t> {
                 for r in 0..rows {
                     for c in 0..cols {
                         let path: Vec<u32> = if rows == 1 || cols == 1 {
-                            if rows * cols == 1 { vec![] } else { vec![r * cols + c] }
+                            if rows * cols == 1 {
+                                vec![]
+                            } else {
+                                vec![r * cols + c]
+                            }
                         } else {
                             vec![r, c]
                         };
@@ -1019,7 +1050,12 @@ impl<'t> Emitter<'t> {
     }
 
     /// Builds a value of `ty` from flattened leaves, converting each scalar.
-    pub fn build_from_flat(&mut self, ty: Ty, leaves: &mut impl Iterator<Item = (Value, Ty)>, depth: u32) -> R<Value> {
+    pub fn build_from_flat(
+        &mut self,
+        ty: Ty,
+        leaves: &mut impl Iterator<Item = (Value, Ty)>,
+        depth: u32,
+    ) -> R<Value> {
         if depth > 64 {
             return self.unsupported("types nested this deep");
         }

@@ -120,7 +120,17 @@ impl<'t> Emitter<'t> {
             }
             "clamp" => {
                 let a = self.args(args, call)?;
-                self.gl(if float { "FClamp" } else if signed { "SClamp" } else { "UClamp" }, a, ret)
+                self.gl(
+                    if float {
+                        "FClamp"
+                    } else if signed {
+                        "SClamp"
+                    } else {
+                        "UClamp"
+                    },
+                    a,
+                    ret,
+                )
             }
             "saturate" => {
                 let a = self.args(args, call)?;
@@ -362,16 +372,24 @@ impl<'t> Emitter<'t> {
                 let vt = self.void_type();
                 Ok(self.undef(vt))
             }
-            "GroupMemoryBarrierWithGroupSync" => self.barrier(true, "Workgroup", "AcquireRelease|WorkgroupMemory"),
+            "GroupMemoryBarrierWithGroupSync" => {
+                self.barrier(true, "Workgroup", "AcquireRelease|WorkgroupMemory")
+            }
             "GroupMemoryBarrier" => self.barrier(false, "Workgroup", "AcquireRelease|WorkgroupMemory"),
-            "DeviceMemoryBarrierWithGroupSync" => self.barrier(true, "Device", "AcquireRelease|UniformMemory|ImageMemory"),
-            "DeviceMemoryBarrier" => self.barrier(false, "Device", "AcquireRelease|UniformMemory|ImageMemory"),
+            "DeviceMemoryBarrierWithGroupSync" => {
+                self.barrier(true, "Device", "AcquireRelease|UniformMemory|ImageMemory")
+            }
+            "DeviceMemoryBarrier" => {
+                self.barrier(false, "Device", "AcquireRelease|UniformMemory|ImageMemory")
+            }
             "AllMemoryBarrierWithGroupSync" => {
                 self.barrier(true, "Device", "AcquireRelease|UniformMemory|WorkgroupMemory|ImageMemory")
             }
-            "AllMemoryBarrier" => self.barrier(false, "Device", "AcquireRelease|UniformMemory|WorkgroupMemory|ImageMemory"),
+            "AllMemoryBarrier" => {
+                self.barrier(false, "Device", "AcquireRelease|UniformMemory|WorkgroupMemory|ImageMemory")
+            }
             n if n.starts_with("Interlocked") => {
-                let place = self.place(args[0])?;
+                let place = self.place(self.arg(args, 0)?)?;
                 self.interlocked(n, place, &args[1..])
             }
             n if n.starts_with("Wave") || n.starts_with("Quad") => self.wave(n, args, call),
@@ -424,7 +442,11 @@ impl<'t> Emitter<'t> {
                 let st = self.ty(elem)?;
                 let pt = self.pointer(st, "Image");
                 let zero = self.u32_constant(0);
-                let p = self.fallback_val("spirv.ImageTexelPointer", &[Opnd::Id(*image), Opnd::Id(*coord), Opnd::Id(zero)], pt);
+                let p = self.fallback_val(
+                    "spirv.ImageTexelPointer",
+                    &[Opnd::Id(*image), Opnd::Id(*coord), Opnd::Id(zero)],
+                    pt,
+                );
                 (p, *ty)
             }
             _ => return self.unsupported(format!("{name} on this destination")),
@@ -462,7 +484,12 @@ impl<'t> Emitter<'t> {
                 _ => return self.unsupported(format!("intrinsic '{name}'")),
             };
             let v = self.rvalue_as(rest[0], ty)?;
-            let r = self.val_props(op, vec![ptr, v], t, vec![prop("memory_scope", scope_attr), prop("semantics", none)]);
+            let r = self.val_props(
+                op,
+                vec![ptr, v],
+                t,
+                vec![prop("memory_scope", scope_attr), prop("semantics", none)],
+            );
             (r, rest.get(1).copied())
         };
         if let Some(out) = out_arg {
@@ -488,8 +515,12 @@ impl<'t> Emitter<'t> {
         let mul = if float { "spirv.FMul" } else { "spirv.IMul" };
         match (a_mat, b_mat, a_n, b_n) {
             (false, false, Some(1), Some(1)) => Ok(self.val(mul, vec![x, y], t)),
-            (false, false, Some(1), Some(_)) if float => Ok(self.val("spirv.VectorTimesScalar", vec![y, x], t)),
-            (false, false, Some(_), Some(1)) if float => Ok(self.val("spirv.VectorTimesScalar", vec![x, y], t)),
+            (false, false, Some(1), Some(_)) if float => {
+                Ok(self.val("spirv.VectorTimesScalar", vec![y, x], t))
+            }
+            (false, false, Some(_), Some(1)) if float => {
+                Ok(self.val("spirv.VectorTimesScalar", vec![x, y], t))
+            }
             (false, false, Some(1), Some(_)) | (false, false, Some(_), Some(1)) => {
                 let (s, v, vty) = if a_n == Some(1) { (x, y, b_ty) } else { (y, x, a_ty) };
                 let n = self.scalar_shape(vty).map_or(1, |s| s.1);
@@ -497,7 +528,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.val(mul, vec![v, splat], t))
             }
             (false, false, Some(_), Some(_)) => {
-                let call2 = CallInfo { callee: call.callee.clone(), params: call.params.clone(), ret: call.ret };
+                let call2 =
+                    CallInfo { callee: call.callee.clone(), params: call.params.clone(), ret: call.ret };
                 let _ = call2;
                 if float {
                     Ok(self.val("spirv.Dot", vec![x, y], t))
@@ -536,7 +568,8 @@ impl<'t> Emitter<'t> {
         let group = |op: &str| prop("group_operation", enum_attr("group_operation", op));
         match name {
             "WaveGetLaneIndex" | "WaveGetLaneCount" => {
-                let builtin = if name == "WaveGetLaneIndex" { "SubgroupLocalInvocationId" } else { "SubgroupSize" };
+                let builtin =
+                    if name == "WaveGetLaneIndex" { "SubgroupLocalInvocationId" } else { "SubgroupSize" };
                 let ut = self.u32_type();
                 let pt = self.pointer(ut, "Input");
                 let key = format!("Input:{builtin}");
@@ -544,7 +577,11 @@ impl<'t> Emitter<'t> {
                     Some(s) => s.clone(),
                     None => {
                         let s = self.unique_symbol(&format!("gl_{builtin}"));
-                        self.global_variable(&s, pt, vec![prop("built_in", spirvkit_ir::attr::Attribute::String(builtin.into()))]);
+                        self.global_variable(
+                            &s,
+                            pt,
+                            vec![prop("built_in", spirvkit_ir::attr::Attribute::String(builtin.into()))],
+                        );
                         self.interface.push(s.clone());
                         self.resources.builtins.insert(key, s.clone());
                         s
@@ -585,12 +622,21 @@ impl<'t> Emitter<'t> {
                 let v4 = self.vec_type(ut, 4);
                 let ballot = self.val_props("spirv.GroupNonUniformBallot", a, v4, vec![scope()]);
                 let op = if name == "WaveActiveCountBits" { "Reduce" } else { "ExclusiveScan" };
-                Ok(self.val_props("spirv.GroupNonUniformBallotBitCount", vec![ballot], t, vec![scope(), group(op)]))
+                Ok(self.val_props(
+                    "spirv.GroupNonUniformBallotBitCount",
+                    vec![ballot],
+                    t,
+                    vec![scope(), group(op)],
+                ))
             }
             "WaveReadLaneFirst" => {
                 let a = self.args(args, call)?;
                 let sc = self.u32_constant(3);
-                Ok(self.fallback_val("spirv.GroupNonUniformBroadcastFirst", &[Opnd::Id(sc), Opnd::Id(a[0])], t))
+                Ok(self.fallback_val(
+                    "spirv.GroupNonUniformBroadcastFirst",
+                    &[Opnd::Id(sc), Opnd::Id(a[0])],
+                    t,
+                ))
             }
             "WaveReadLaneAt" => {
                 let a = self.args(args, call)?;
@@ -629,7 +675,12 @@ impl<'t> Emitter<'t> {
                     other => other.to_string(),
                 };
                 let _ = TypeData::Error;
-                Ok(self.val_props(&format!("spirv.GroupNonUniform{prefix}"), a, t, vec![scope(), group(operation)]))
+                Ok(self.val_props(
+                    &format!("spirv.GroupNonUniform{prefix}"),
+                    a,
+                    t,
+                    vec![scope(), group(operation)],
+                ))
             }
         }
     }

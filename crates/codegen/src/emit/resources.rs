@@ -60,11 +60,15 @@ impl<'t> Emitter<'t> {
                         spirvkit_hlsl::ast::BufferKind::CBuffer => BufferKind::ConstantBuffer,
                         spirvkit_hlsl::ast::BufferKind::TBuffer => BufferKind::TextureBuffer,
                     };
-                    let members: Vec<DeclId> =
-                        decls.iter().copied().filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_))).collect();
+                    let members: Vec<DeclId> = decls
+                        .iter()
+                        .copied()
+                        .filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
+                        .collect();
                     let block_name = self.name(name.name).to_string();
                     let explicit = self.explicit_binding(d, &annotations, 'b');
-                    let symbol = self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
+                    let symbol =
+                        self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
                     if let Some(op) = self.symbol_op(&symbol) {
                         pending.push(Pending { symbol, op, explicit });
                     }
@@ -75,14 +79,17 @@ impl<'t> Emitter<'t> {
                     let name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
                     match storage {
                         Some(GlobalStorage::Static) => {
-                            if self.tree.decl(d).and_then(|i| i.constant).is_some() && self.scalar_shape(ty).is_some() {
+                            if self.tree.decl(d).and_then(|i| i.constant).is_some()
+                                && self.scalar_shape(ty).is_some()
+                            {
                                 continue;
                             }
                             let t = self.value_type_of(ty)?;
                             let ptr = self.pointer(t, "Private");
                             let symbol = self.unique_symbol(&name);
                             self.global_variable(&symbol, ptr, Vec::new());
-                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
+                            self.globals
+                                .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                             if let Some(init) = v.init {
                                 self.resources.static_inits.push((d, init));
                             }
@@ -92,7 +99,8 @@ impl<'t> Emitter<'t> {
                             let ptr = self.pointer(t, "Workgroup");
                             let symbol = self.unique_symbol(&name);
                             self.global_variable(&symbol, ptr, Vec::new());
-                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
+                            self.globals
+                                .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                         }
                         Some(GlobalStorage::Globals) => globals_members.push(d),
                         Some(GlobalStorage::Buffer(_)) => {}
@@ -114,11 +122,17 @@ impl<'t> Emitter<'t> {
                             };
                             let rule = LayoutRule::for_buffer(BufferKind::PushConstant, self.options.layout);
                             let lowered = self.ty_in(t, Some(rule))?;
-                            let block = self.wrap_block_type(lowered, &format!("type.PushConstant.{}", self.type_name(t)))?;
+                            let block = self.wrap_block_type(
+                                lowered,
+                                &format!("type.PushConstant.{}", self.type_name(t)),
+                            )?;
                             let ptr = self.pointer(block, "PushConstant");
                             let symbol = self.unique_symbol(&name);
                             self.global_variable(&symbol, ptr, Vec::new());
-                            self.globals.insert(d, Global { symbol, ptr_type: ptr, ty: t, rule: Some(rule), member_of: None });
+                            self.globals.insert(
+                                d,
+                                Global { symbol, ptr_type: ptr, ty: t, rule: Some(rule), member_of: None },
+                            );
                             self.resources_push_constant_wrapper(d);
                         }
                         Some(GlobalStorage::SpecConstant) => {
@@ -131,7 +145,13 @@ impl<'t> Emitter<'t> {
             }
         }
         if !globals_members.is_empty() {
-            let symbol = self.block(DeclId(u32::MAX), "$Globals", "type.$Globals", &globals_members, BufferKind::ConstantBuffer)?;
+            let symbol = self.block(
+                DeclId(u32::MAX),
+                "$Globals",
+                "type.$Globals",
+                &globals_members,
+                BufferKind::ConstantBuffer,
+            )?;
             let explicit = self.options.bindings.globals;
             if let Some(op) = self.symbol_op(&symbol) {
                 // `-fvk-bind-globals` is (binding, set).
@@ -147,15 +167,21 @@ impl<'t> Emitter<'t> {
     fn resources_push_constant_wrapper(&mut self, _d: DeclId) {}
 
     fn symbol_op(&self, symbol: &str) -> Option<spirvkit_ir::OpId> {
-        self.ir.block(self.module_block).ops.iter().rev().copied().find(|&op| {
-            matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol)
-        })
+        self.ir
+            .block(self.module_block)
+            .ops
+            .iter()
+            .rev()
+            .copied()
+            .find(|&op| matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol))
     }
 
     /// The HLSL name of a type, for dxc's type names (`type.ConstantBuffer.S`).
     pub fn type_name(&self, ty: Ty) -> String {
         match self.data(ty) {
-            TypeData::Struct(id) => self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone()),
+            TypeData::Struct(id) => {
+                self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone())
+            }
             _ => self.table.display(ty).replace(['<', '>', ' ', ','], ""),
         }
     }
@@ -187,7 +213,14 @@ impl<'t> Emitter<'t> {
 
     /// A `cbuffer`/`tbuffer`/`$Globals` block of `members`: a Uniform (or storage)
     /// variable whose members are the declarations, each reached as a member.
-    fn block(&mut self, d: DeclId, name: &str, type_name: &str, members: &[DeclId], kind: BufferKind) -> R<String> {
+    fn block(
+        &mut self,
+        d: DeclId,
+        name: &str,
+        type_name: &str,
+        members: &[DeclId],
+        kind: BufferKind,
+    ) -> R<String> {
         let rule = LayoutRule::for_buffer(kind, self.options.layout);
         let mut tys = Vec::new();
         for &m in members {
@@ -229,10 +262,28 @@ impl<'t> Emitter<'t> {
         let ptr = self.pointer(block_ty, class);
         let symbol = self.unique_symbol(name);
         self.global_variable(&symbol, ptr, Vec::new());
-        self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: TypeTable::ERROR, rule: Some(rule), member_of: None });
+        self.globals.insert(
+            d,
+            Global {
+                symbol: symbol.clone(),
+                ptr_type: ptr,
+                ty: TypeTable::ERROR,
+                rule: Some(rule),
+                member_of: None,
+            },
+        );
         for (i, &m) in members.iter().enumerate() {
             let ty = tys[i].0;
-            self.globals.insert(m, Global { symbol: String::new(), ptr_type: ptr, ty, rule: Some(rule), member_of: Some((d, i as u32)) });
+            self.globals.insert(
+                m,
+                Global {
+                    symbol: String::new(),
+                    ptr_type: ptr,
+                    ty,
+                    rule: Some(rule),
+                    member_of: Some((d, i as u32)),
+                },
+            );
         }
         Ok(symbol)
     }
@@ -271,7 +322,12 @@ impl<'t> Emitter<'t> {
         let register = match family {
             Family::Sampler | Family::ComparisonSampler => 's',
             Family::ConstantBuffer => 'b',
-            Family::RWTexture | Family::RWBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer | Family::RWByteAddressBuffer => 'u',
+            Family::RWTexture
+            | Family::RWBuffer
+            | Family::RWStructuredBuffer
+            | Family::AppendBuffer
+            | Family::ConsumeBuffer
+            | Family::RWByteAddressBuffer => 'u',
             _ => 't',
         };
         let (pointee, class, rule) = self.resource_pointee(base_ty, kind, family)?;
@@ -283,14 +339,19 @@ impl<'t> Emitter<'t> {
             if array_len.is_some() {
                 return self.unsupported("arrays of ConstantBuffer");
             }
-            self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule, member_of: None });
+            self.globals
+                .insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule, member_of: None });
             return Ok((symbol, register));
         }
         let var_ty = match array_len {
             Some(Some(n)) => self.store().array(pointee, n, None),
             Some(None) => {
                 self.require("RuntimeDescriptorArray", Some("SPV_EXT_descriptor_indexing"));
-                self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None })
+                self.store().intern(TypeKind::RuntimeArray {
+                    element: pointee,
+                    stride: None,
+                    stride_id: None,
+                })
             }
             None => pointee,
         };
@@ -303,7 +364,12 @@ impl<'t> Emitter<'t> {
 
     /// The type a resource variable points to, its storage class and layout rule
     /// (one identified block struct per buffer kind and element type).
-    fn resource_pointee(&mut self, base_ty: Ty, kind: ObjectKind, family: Family) -> R<(Type, &'static str, Option<LayoutRule>)> {
+    fn resource_pointee(
+        &mut self,
+        base_ty: Ty,
+        kind: ObjectKind,
+        family: Family,
+    ) -> R<(Type, &'static str, Option<LayoutRule>)> {
         if let Some(&done) = self.resources.pointees.get(&base_ty) {
             return Ok(done);
         }
@@ -312,12 +378,24 @@ impl<'t> Emitter<'t> {
         Ok(r)
     }
 
-    fn resource_pointee_new(&mut self, base_ty: Ty, kind: ObjectKind, family: Family) -> R<(Type, &'static str, Option<LayoutRule>)> {
+    fn resource_pointee_new(
+        &mut self,
+        base_ty: Ty,
+        kind: ObjectKind,
+        family: Family,
+    ) -> R<(Type, &'static str, Option<LayoutRule>)> {
         Ok(match family {
-            Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer | Family::Sampler | Family::ComparisonSampler | Family::SubpassInput => {
-                (self.resource_value_type(base_ty)?, "UniformConstant", None)
-            }
-            Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer => {
+            Family::Texture
+            | Family::RWTexture
+            | Family::Buffer
+            | Family::RWBuffer
+            | Family::Sampler
+            | Family::ComparisonSampler
+            | Family::SubpassInput => (self.resource_value_type(base_ty)?, "UniformConstant", None),
+            Family::StructuredBuffer
+            | Family::RWStructuredBuffer
+            | Family::AppendBuffer
+            | Family::ConsumeBuffer => {
                 let elem = self.object_element(base_ty);
                 let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
                 let et = self.ty_in(elem, Some(rule))?;
@@ -328,7 +406,11 @@ impl<'t> Emitter<'t> {
                 let stride = self.lift(stride)?;
                 let stride = stride.size.max(1);
                 let stride = round_up(stride, stride_align(self, elem, rule));
-                let rt = self.store().intern(TypeKind::RuntimeArray { element: et, stride: Some(stride), stride_id: None });
+                let rt = self.store().intern(TypeKind::RuntimeArray {
+                    element: et,
+                    stride: Some(stride),
+                    stride_id: None,
+                });
                 let (class, deco) = self.storage_buffer_class();
                 let mut decorations = Vec::new();
                 if family == Family::StructuredBuffer {
@@ -343,7 +425,11 @@ impl<'t> Emitter<'t> {
             }
             Family::ByteAddressBuffer | Family::RWByteAddressBuffer => {
                 let u = self.u32_type();
-                let rt = self.store().intern(TypeKind::RuntimeArray { element: u, stride: Some(4), stride_id: None });
+                let rt = self.store().intern(TypeKind::RuntimeArray {
+                    element: u,
+                    stride: Some(4),
+                    stride_id: None,
+                });
                 let (class, deco) = self.storage_buffer_class();
                 let mut decorations = Vec::new();
                 if family == Family::ByteAddressBuffer {
@@ -358,12 +444,17 @@ impl<'t> Emitter<'t> {
             }
             Family::ConstantBuffer | Family::TextureBuffer => {
                 let elem = self.object_element(base_ty);
-                let bk = if family == Family::ConstantBuffer { BufferKind::ConstantBuffer } else { BufferKind::TextureBuffer };
+                let bk = if family == Family::ConstantBuffer {
+                    BufferKind::ConstantBuffer
+                } else {
+                    BufferKind::TextureBuffer
+                };
                 let rule = LayoutRule::for_buffer(bk, self.options.layout);
                 let inner = self.ty_in(elem, Some(rule))?;
                 let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
                 let block = self.wrap_block_type(inner, &tname)?;
-                let class = if family == Family::ConstantBuffer { "Uniform" } else { self.storage_buffer_class().0 };
+                let class =
+                    if family == Family::ConstantBuffer { "Uniform" } else { self.storage_buffer_class().0 };
                 (block, class, Some(rule))
             }
             _ => return self.unsupported(format!("the resource type '{}'", self.table.display(base_ty))),
@@ -395,7 +486,11 @@ impl<'t> Emitter<'t> {
         let family = kind.family();
         match family {
             Family::Sampler | Family::ComparisonSampler => Ok(self.store().intern(TypeKind::Sampler)),
-            Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer | Family::SubpassInput => {
+            Family::Texture
+            | Family::RWTexture
+            | Family::Buffer
+            | Family::RWBuffer
+            | Family::SubpassInput => {
                 let elem = match args.first() {
                     Some(ObjectArg::Type(t)) => *t,
                     _ => self.vector_ty(Scalar::Float, 4),
@@ -417,8 +512,10 @@ impl<'t> Emitter<'t> {
                 let arrayed = shape.is_some_and(|sh| sh.array);
                 let ms = shape.is_some_and(|sh| sh.multisampled) || kind == ObjectKind::SubpassInputMS;
                 let storage = matches!(family, Family::RWTexture | Family::RWBuffer | Family::SubpassInput);
-                let sampled = if storage && family != Family::SubpassInput { "NoSampler" } else { "NeedSampler" };
-                let format = if storage && family != Family::SubpassInput { image_format(s, n) } else { "Unknown" };
+                let sampled =
+                    if storage && family != Family::SubpassInput { "NoSampler" } else { "NeedSampler" };
+                let format =
+                    if storage && family != Family::SubpassInput { image_format(s, n) } else { "Unknown" };
                 let params = [
                     dim.to_string(),
                     if family == Family::Texture { "DepthUnknown".into() } else { "NoDepth".into() },
@@ -427,7 +524,11 @@ impl<'t> Emitter<'t> {
                     sampled.to_string(),
                     format.to_string(),
                 ];
-                Ok(self.store().intern(TypeKind::Image { element: st, params }))
+                let image = self.store().intern(TypeKind::Image { element: st, params });
+                if kind.name().starts_with("Sampled") {
+                    return Ok(self.store().intern(TypeKind::SampledImage(image)));
+                }
+                Ok(image)
             }
             Family::StructuredBuffer
             | Family::RWStructuredBuffer
@@ -448,11 +549,20 @@ impl<'t> Emitter<'t> {
 
     /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
     /// `register()` with its shifts: (set, binding).
-    fn explicit_binding(&self, d: DeclId, annotations: &[Annotation], default_register: char) -> Option<(u32, u32)> {
+    fn explicit_binding(
+        &self,
+        d: DeclId,
+        annotations: &[Annotation],
+        default_register: char,
+    ) -> Option<(u32, u32)> {
         let decl = self.ast.decl(d);
-        let vk = decl.attrs.iter().find(|a| a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding");
+        let vk = decl.attrs.iter().find(|a| {
+            a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding"
+        });
         if let Some(a) = vk {
-            let value = |e: Option<&ExprId>| e.and_then(|&e| self.tree.expr(e)).and_then(|i| i.constant).and_then(|c| c.as_int());
+            let value = |e: Option<&ExprId>| {
+                e.and_then(|&e| self.tree.expr(e)).and_then(|i| i.constant).and_then(|c| c.as_int())
+            };
             let binding = value(a.args.first())? as u32;
             let set = value(a.args.get(1)).unwrap_or(0) as u32;
             return Some((set, binding));
@@ -466,7 +576,13 @@ impl<'t> Emitter<'t> {
                     Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
                     None => 0,
                 };
-                if let Some((_, _, b, s)) = self.options.bindings.registers.iter().find(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && *sp == space_n) {
+                if let Some((_, _, b, s)) = self
+                    .options
+                    .bindings
+                    .registers
+                    .iter()
+                    .find(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && *sp == space_n)
+                {
                     return Some((*s, *b));
                 }
                 let _ = default_register;
@@ -541,9 +657,19 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    pub(super) fn object_index(&mut self, base: ExprId, base_ty: Ty, kind: ObjectKind, index: ExprId, ty: Ty) -> R<Val> {
+    pub(super) fn object_index(
+        &mut self,
+        base: ExprId,
+        base_ty: Ty,
+        kind: ObjectKind,
+        index: ExprId,
+        ty: Ty,
+    ) -> R<Val> {
         match kind.family() {
-            Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer => {
+            Family::StructuredBuffer
+            | Family::RWStructuredBuffer
+            | Family::AppendBuffer
+            | Family::ConsumeBuffer => {
                 let ptr = self.buffer_pointer(base)?;
                 let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
                 let i = self.rvalue(index)?;
@@ -594,7 +720,8 @@ impl<'t> Emitter<'t> {
 
     fn fetch(&mut self, image: Value, coord: Value, lod: Option<Value>, ty: Ty, object: Ty) -> R<Value> {
         let (t4, s, n) = self.texel4(self.object_element(object))?;
-        let is_buffer = matches!(self.data(object), TypeData::Object { kind, .. } if kind.family() == Family::Buffer);
+        let is_buffer =
+            matches!(self.data(object), TypeData::Object { kind, .. } if kind.family() == Family::Buffer);
         let mut operands = vec![image, coord];
         let mut props = Vec::new();
         if !is_buffer {
@@ -626,7 +753,14 @@ impl<'t> Emitter<'t> {
     }
 
     /// Methods of textures, buffers and samplers.
-    pub(super) fn object_method(&mut self, name: &str, base: ExprId, call_expr: ExprId, args: &[ExprId], call: &CallInfo) -> R<Value> {
+    pub(super) fn object_method(
+        &mut self,
+        name: &str,
+        base: ExprId,
+        call_expr: ExprId,
+        args: &[ExprId],
+        call: &CallInfo,
+    ) -> R<Value> {
         let base_ty = self.tree.converted_type(base);
         let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
             return self.unsupported(format!("method '{name}'"));
@@ -634,13 +768,15 @@ impl<'t> Emitter<'t> {
         let ret = call.ret;
         let _ = call_expr;
         match (kind.family(), name) {
-            (Family::Texture, "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad" | "SampleCmp" | "SampleCmpLevelZero" | "SampleCmpLevel") => {
-                self.sample(name, base, base_ty, args, ret)
-            }
+            (
+                Family::Texture,
+                "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad" | "SampleCmp" | "SampleCmpLevelZero"
+                | "SampleCmpLevel",
+            ) => self.sample(name, base, base_ty, args, ret),
             (Family::Texture | Family::Buffer, "Load") => {
                 let image = self.object_value(base)?;
-                let loc = self.rvalue(args[0])?;
-                let loc_ty = self.tree.converted_type(args[0]);
+                let loc = self.rvalue(self.arg(args, 0)?)?;
+                let loc_ty = self.tree.converted_type(self.arg(args, 0)?);
                 let is_buffer = kind.family() == Family::Buffer;
                 let ms = kind.shape().is_some_and(|s| s.multisampled);
                 if is_buffer || ms {
@@ -652,7 +788,8 @@ impl<'t> Emitter<'t> {
                 let st = self.ty(self.scalar_ty(s))?;
                 let ct = self.vec_type(st, n - 1);
                 let comps: Vec<u32> = (0..n - 1).collect();
-                let coord = if n - 1 == 1 { self.extract(loc, &[0], st) } else { self.shuffle(loc, loc, &comps, ct) };
+                let coord =
+                    if n - 1 == 1 { self.extract(loc, &[0], st) } else { self.shuffle(loc, loc, &comps, ct) };
                 let lod = self.extract(loc, &[n - 1], st);
                 self.fetch(image, coord, Some(lod), ret, base_ty)
             }
@@ -661,11 +798,11 @@ impl<'t> Emitter<'t> {
                     Val::P(Place::Ptr { ptr, .. }) => ptr,
                     _ => return self.unsupported("this texture expression"),
                 };
-                let loc = self.rvalue(args[0])?;
+                let loc = self.rvalue(self.arg(args, 0)?)?;
                 self.read_texel(ptr, loc, ret, base_ty)
             }
             (Family::StructuredBuffer | Family::RWStructuredBuffer, "Load") => {
-                match self.object_index(base, base_ty, kind, args[0], ret)? {
+                match self.object_index(base, base_ty, kind, self.arg(args, 0)?, ret)? {
                     Val::P(p) => self.load_place(&p),
                     Val::R(v, _) => Ok(v),
                 }
@@ -678,14 +815,19 @@ impl<'t> Emitter<'t> {
                     _ => 1,
                 };
                 let ptr = self.buffer_pointer(base)?;
-                let addr = self.rvalue(args[0])?;
+                let addr = self.rvalue(self.arg(args, 0)?)?;
                 let (s, n) = self.scalar_shape(ret).unwrap_or((Scalar::UInt, count));
-                if m == "Load" && (s.bits(self.options.lower.sixteen_bit_types) != 32 || self.scalar_shape(ret).is_none()) {
+                if m == "Load"
+                    && (s.bits(self.options.lower.sixteen_bit_types) != 32
+                        || self.scalar_shape(ret).is_none())
+                {
                     return self.unsupported(format!("{}.Load<{}>", kind.name(), self.table.display(ret)));
                 }
                 let words = self.load_words(ptr, addr, n)?;
                 let ut = self.u32_type();
-                let uv = if n == 1 { words[0] } else {
+                let uv = if n == 1 {
+                    words[0]
+                } else {
                     let t = self.vec_type(ut, n);
                     self.construct(words, t)
                 };
@@ -701,15 +843,25 @@ impl<'t> Emitter<'t> {
             }
             (Family::RWByteAddressBuffer, m) if m.starts_with("Store") => {
                 let ptr = self.buffer_pointer(base)?;
-                let addr = self.rvalue(args[0])?;
-                let vty = self.tree.converted_type(args[1]);
-                let v = self.rvalue(args[1])?;
+                let addr = self.rvalue(self.arg(args, 0)?)?;
+                let vty = self.tree.converted_type(self.arg(args, 1)?);
+                let v = self.rvalue(self.arg(args, 1)?)?;
                 let (s, n) = match self.scalar_shape(vty) {
                     Some(x) => x,
-                    None => return self.unsupported(format!("{}.Store of '{}'", kind.name(), self.table.display(vty))),
+                    None => {
+                        return self.unsupported(format!(
+                            "{}.Store of '{}'",
+                            kind.name(),
+                            self.table.display(vty)
+                        ))
+                    }
                 };
                 if s.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported(format!("{}.Store of '{}'", kind.name(), self.table.display(vty)));
+                    return self.unsupported(format!(
+                        "{}.Store of '{}'",
+                        kind.name(),
+                        self.table.display(vty)
+                    ));
                 }
                 let uty = self.vector_ty(Scalar::UInt, n);
                 let uv = if s == Scalar::UInt {
@@ -724,13 +876,20 @@ impl<'t> Emitter<'t> {
                 let t = self.void_type();
                 Ok(self.undef(t))
             }
-            (Family::ByteAddressBuffer | Family::RWByteAddressBuffer | Family::StructuredBuffer | Family::RWStructuredBuffer, "GetDimensions") => {
+            (
+                Family::ByteAddressBuffer
+                | Family::RWByteAddressBuffer
+                | Family::StructuredBuffer
+                | Family::RWStructuredBuffer,
+                "GetDimensions",
+            ) => {
                 let ptr = self.buffer_pointer(base)?;
                 let ut = self.u32_type();
                 let len = self.array_length(ptr);
-                let structured = matches!(kind.family(), Family::StructuredBuffer | Family::RWStructuredBuffer);
+                let structured =
+                    matches!(kind.family(), Family::StructuredBuffer | Family::RWStructuredBuffer);
                 if structured {
-                    let out = self.place(args[0])?;
+                    let out = self.place(self.arg(args, 0)?)?;
                     self.store_place(&out, len)?;
                     if let Some(&a) = args.get(1) {
                         let elem = self.object_element(base_ty);
@@ -748,7 +907,7 @@ impl<'t> Emitter<'t> {
                 } else {
                     let four = self.u32_constant(4);
                     let bytes = self.val("spirv.IMul", vec![len, four], ut);
-                    let out = self.place(args[0])?;
+                    let out = self.place(self.arg(args, 0)?)?;
                     self.store_place(&out, bytes)?;
                 }
                 let t = self.void_type();
@@ -756,7 +915,7 @@ impl<'t> Emitter<'t> {
             }
             (Family::RWByteAddressBuffer, m) if m.starts_with("Interlocked") => {
                 let ptr = self.buffer_pointer(base)?;
-                let addr = self.rvalue(args[0])?;
+                let addr = self.rvalue(self.arg(args, 0)?)?;
                 let ut = self.u32_type();
                 let two = self.u32_constant(2);
                 let index = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
@@ -765,7 +924,9 @@ impl<'t> Emitter<'t> {
                 let place = Place::Ptr { ptr: p, ty: TypeTable::UINT, rule: None };
                 self.interlocked(m, place, &args[1..])
             }
-            (Family::RWTexture | Family::RWBuffer | Family::Texture | Family::Buffer, "GetDimensions") => self.texture_dimensions(base, base_ty, args),
+            (Family::RWTexture | Family::RWBuffer | Family::Texture | Family::Buffer, "GetDimensions") => {
+                self.texture_dimensions(base, base_ty, args)
+            }
             _ => self.unsupported(format!("method '{}' of {}", name, kind.name())),
         }
     }
@@ -814,13 +975,27 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
-    fn sample(&mut self, name: &str, base: ExprId, base_ty: Ty, args: &[ExprId], ret: Ty) -> R<Value> {
+    fn sample(&mut self, name: &str, base: ExprId, base_ty: Ty, all_args: &[ExprId], ret: Ty) -> R<Value> {
+        let combined =
+            matches!(self.data(base_ty), TypeData::Object { kind, .. } if kind.name().starts_with("Sampled"));
         let image = self.object_value(base)?;
-        let sampler = self.object_value(args[0])?;
-        let image_ty = self.ir.value_type(image);
-        let sit = self.store().intern(TypeKind::SampledImage(image_ty));
-        let si = self.fallback_val("spirv.SampledImage", &[Opnd::Id(image), Opnd::Id(sampler)], sit);
-        let coord = self.rvalue(args[1])?;
+        // A SampledTexture is its own sampled image; the others take a sampler first.
+        // `args` is then laid out as if the sampler were there.
+        let (si, args): (Value, Vec<ExprId>) = if combined {
+            let mut shifted = vec![base];
+            shifted.extend_from_slice(all_args);
+            (image, shifted)
+        } else {
+            let sampler = self.object_value(self.arg(all_args, 0)?)?;
+            let image_ty = self.ir.value_type(image);
+            let sit = self.store().intern(TypeKind::SampledImage(image_ty));
+            (
+                self.fallback_val("spirv.SampledImage", &[Opnd::Id(image), Opnd::Id(sampler)], sit),
+                all_args.to_vec(),
+            )
+        };
+        let args = &args[..];
+        let coord = self.rvalue(self.arg(args, 1)?)?;
         let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
         let ft = self.f32_type();
         let v = match name {
@@ -830,43 +1005,61 @@ impl<'t> Emitter<'t> {
                 let mut props = Vec::new();
                 if let Some(o) = offset {
                     operands.push(o);
-                    props.push(prop("image_operands", crate::builder::enum_attr("image_operands", "ConstOffset")));
+                    props.push(prop(
+                        "image_operands",
+                        crate::builder::enum_attr("image_operands", "ConstOffset"),
+                    ));
                 }
                 self.val_props("spirv.ImageSampleImplicitLod", operands, t4, props)
             }
             "SampleBias" => {
-                let bias = self.rvalue(args[2])?;
+                let bias = self.rvalue(self.arg(args, 2)?)?;
                 let mut operands = vec![si, coord, bias];
                 let mut mask = "Bias".to_string();
                 if let Some(&o) = args.get(3) {
                     operands.push(self.rvalue(o)?);
                     mask.push_str("|ConstOffset");
                 }
-                self.val_props("spirv.ImageSampleImplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+                self.val_props(
+                    "spirv.ImageSampleImplicitLod",
+                    operands,
+                    t4,
+                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
+                )
             }
             "SampleLevel" => {
-                let lod = self.rvalue(args[2])?;
+                let lod = self.rvalue(self.arg(args, 2)?)?;
                 let mut operands = vec![si, coord, lod];
                 let mut mask = "Lod".to_string();
                 if let Some(&o) = args.get(3) {
                     operands.push(self.rvalue(o)?);
                     mask.push_str("|ConstOffset");
                 }
-                self.val_props("spirv.ImageSampleExplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+                self.val_props(
+                    "spirv.ImageSampleExplicitLod",
+                    operands,
+                    t4,
+                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
+                )
             }
             "SampleGrad" => {
-                let dx = self.rvalue(args[2])?;
-                let dy = self.rvalue(args[3])?;
+                let dx = self.rvalue(self.arg(args, 2)?)?;
+                let dy = self.rvalue(self.arg(args, 3)?)?;
                 let mut operands = vec![si, coord, dx, dy];
                 let mut mask = "Grad".to_string();
                 if let Some(&o) = args.get(4) {
                     operands.push(self.rvalue(o)?);
                     mask.push_str("|ConstOffset");
                 }
-                self.val_props("spirv.ImageSampleExplicitLod", operands, t4, vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))])
+                self.val_props(
+                    "spirv.ImageSampleExplicitLod",
+                    operands,
+                    t4,
+                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
+                )
             }
             "SampleCmp" => {
-                let dref = self.rvalue(args[2])?;
+                let dref = self.rvalue(self.arg(args, 2)?)?;
                 let mut items = vec![Opnd::Id(si), Opnd::Id(coord), Opnd::Id(dref)];
                 if let Some(&o) = args.get(3) {
                     let ov = self.rvalue(o)?;
@@ -876,9 +1069,9 @@ impl<'t> Emitter<'t> {
                 return self.fallback_val_r("spirv.ImageSampleDrefImplicitLod", &items, ft);
             }
             "SampleCmpLevelZero" | "SampleCmpLevel" => {
-                let dref = self.rvalue(args[2])?;
+                let dref = self.rvalue(self.arg(args, 2)?)?;
                 let lod = if name == "SampleCmpLevel" {
-                    self.rvalue(args[3])?
+                    self.rvalue(self.arg(args, 3)?)?
                 } else {
                     self.scalar_constant(ConstValue::Float(0.0), ft)
                 };
@@ -900,7 +1093,9 @@ impl<'t> Emitter<'t> {
     }
 
     fn texture_dimensions(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId]) -> R<Value> {
-        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else { return self.unsupported("GetDimensions") };
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
+            return self.unsupported("GetDimensions");
+        };
         let image = self.object_value(base)?;
         let shape = kind.shape();
         let dims = match shape {
@@ -917,13 +1112,21 @@ impl<'t> Emitter<'t> {
         let size = if storage || ms {
             self.val("spirv.ImageQuerySize", vec![image], size_ty)
         } else {
-            let lod = if has_mip_arg { self.rvalue_as(args[0], TypeTable::UINT)? } else { self.u32_constant(0) };
+            let lod = if has_mip_arg {
+                self.rvalue_as(self.arg(args, 0)?, TypeTable::UINT)?
+            } else {
+                self.u32_constant(0)
+            };
             self.fallback_val("spirv.ImageQuerySizeLod", &[Opnd::Id(image), Opnd::Id(lod)], size_ty)
         };
         let outs = if has_mip_arg { &args[1..] } else { args };
         for (i, &out) in outs.iter().enumerate() {
             let value = if (i as u32) < dims {
-                if dims == 1 { size } else { self.extract(size, &[i as u32], ut) }
+                if dims == 1 {
+                    size
+                } else {
+                    self.extract(size, &[i as u32], ut)
+                }
             } else if ms {
                 self.fallback_val("spirv.ImageQuerySamples", &[Opnd::Id(image)], ut)
             } else {
@@ -955,10 +1158,13 @@ impl<'t> Emitter<'t> {
 
     pub fn fallback_effect(&mut self, name: &str, items: &[Opnd]) {
         let props = self.fallback_props(items);
-        let operands: Vec<Value> = items.iter().filter_map(|i| match i {
-            Opnd::Id(v) => Some(*v),
-            Opnd::Lit(_) => None,
-        }).collect();
+        let operands: Vec<Value> = items
+            .iter()
+            .filter_map(|i| match i {
+                Opnd::Id(v) => Some(*v),
+                Opnd::Lit(_) => None,
+            })
+            .collect();
         self.effect(name, operands, props);
     }
 
@@ -986,10 +1192,13 @@ impl<'t> Emitter<'t> {
 
     #[allow(dead_code)]
     fn is_resource_decl(&self, d: DeclId) -> bool {
-        matches!(self.global_storage(d), Some(GlobalStorage::Resource)) || self.ast.decl(d).modifiers.contains(Modifiers::UNIFORM) && matches!(self.ast.decl(d).kind, DeclKind::Var(_)) && {
-            let _ = ExprKind::Error;
-            false
-        }
+        matches!(self.global_storage(d), Some(GlobalStorage::Resource))
+            || self.ast.decl(d).modifiers.contains(Modifiers::UNIFORM)
+                && matches!(self.ast.decl(d).kind, DeclKind::Var(_))
+                && {
+                    let _ = ExprKind::Error;
+                    false
+                }
     }
 }
 

@@ -25,10 +25,9 @@ impl<'t> Emitter<'t> {
 
     fn loop_header(&mut self, merge: BlockId, continue_target: BlockId, control: u32) {
         if let Some(b) = self.current() {
-            self.fs().headers.insert(
-                b,
-                MergeInfo::Loop { merge, continue_target, control, parameters: Vec::new() },
-            );
+            self.fs()
+                .headers
+                .insert(b, MergeInfo::Loop { merge, continue_target, control, parameters: Vec::new() });
         }
     }
 
@@ -317,7 +316,10 @@ impl<'t> Emitter<'t> {
             let i32t = self.store().integer(32, spirvkit_ir::types::Signedness::Signless);
             spirvkit_ir::attr::Attribute::DenseArray {
                 element: i32t,
-                values: targets.iter().map(|_| spirvkit_ir::attr::Attribute::Integer { value: 0, ty: i32t }).collect(),
+                values: targets
+                    .iter()
+                    .map(|_| spirvkit_ir::attr::Attribute::Integer { value: 0, ty: i32t })
+                    .collect(),
             }
         };
         let literals = spirvkit_ir::attr::Attribute::Dense {
@@ -382,7 +384,13 @@ impl<'t> Emitter<'t> {
 
     /// A `static` local: a Private variable, initialized the first time control passes
     /// its declaration (dxc: an init-done flag).
-    fn static_local(&mut self, d: DeclId, ty: spirvkit_hlsl::sema::types::Ty, name: &str, init: Option<spirvkit_hlsl::ast::ExprId>) -> R<()> {
+    fn static_local(
+        &mut self,
+        d: DeclId,
+        ty: spirvkit_hlsl::sema::types::Ty,
+        name: &str,
+        init: Option<spirvkit_hlsl::ast::ExprId>,
+    ) -> R<()> {
         let t = self.value_type_of(ty)?;
         let ptr_t = self.pointer(t, "Private");
         let func = self.fs().func;
@@ -392,7 +400,10 @@ impl<'t> Emitter<'t> {
         });
         let symbol = self.unique_symbol(&format!("{}.{name}", fname.unwrap_or_default()));
         self.global_variable(&symbol, ptr_t, Vec::new());
-        self.globals.insert(d, super::Global { symbol: symbol.clone(), ptr_type: ptr_t, ty, rule: None, member_of: None });
+        self.globals.insert(
+            d,
+            super::Global { symbol: symbol.clone(), ptr_type: ptr_t, ty, rule: None, member_of: None },
+        );
         if let Some(init) = init {
             let is_constant = self.tree.expr(init).and_then(|i| i.constant).is_some()
                 || matches!(self.ast.expr(init).kind, ExprKind::InitList(_));
