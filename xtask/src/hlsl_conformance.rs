@@ -439,6 +439,7 @@ pub fn run(args: &[String]) -> Result<()> {
     .map(|(k, v)| (k.to_string(), v))
     .collect();
     settle_floor(
+        "hlsl-conformance",
         FLOOR_PATH,
         "# Minimum counts for `cargo xtask hlsl-conformance` over ../shared/corpus/dxc-codegen-spirv.\n\
          # Regenerate with `cargo xtask hlsl-conformance --update-floor`.\n",
@@ -457,8 +458,9 @@ pub enum FloorMode {
 }
 
 /// Checks `current` against the floor file `floor_rel` (relative to the workspace), or
-/// records it there under `header`.
+/// records it there under `header`; messages name the `harness`.
 pub fn settle_floor(
+    harness: &str,
     floor_rel: &str,
     header: &str,
     current: &BTreeMap<String, usize>,
@@ -488,19 +490,19 @@ pub fn settle_floor(
                 text.push_str(&format!("{k} {v}\n"));
             }
             std::fs::write(&floor_path, text)?;
-            println!("hlsl-conformance: wrote {floor_rel}");
+            println!("{harness}: wrote {floor_rel}");
             Ok(())
         }
         FloorMode::Check => {
             if floor.is_none() {
                 // A corpus without a floor of its own (one the project does not track).
-                println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
+                println!("{harness}: no floor at {floor_rel}; run with --update-floor to create it");
                 return Ok(());
             }
             if !below.is_empty() {
-                bail!("hlsl-conformance regressed below {floor_rel}: {}", below.join(", "));
+                bail!("{harness} regressed below {floor_rel}: {}", below.join(", "));
             }
-            println!("hlsl-conformance: OK (at or above the floor)");
+            println!("{harness}: OK (at or above the floor)");
             Ok(())
         }
     }
@@ -606,13 +608,19 @@ mod tests {
         let rel = path.to_str().expect("utf-8 temp path");
         std::fs::write(&path, "# header\naccepted 10\n").unwrap();
         let counts = |n: usize| BTreeMap::from([("accepted".to_string(), n)]);
-        assert!(settle_floor(rel, "# h\n", &counts(10), FloorMode::Check).is_ok());
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Check).is_err());
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: false }).is_err());
+        assert!(settle_floor("test", rel, "# h\n", &counts(10), FloorMode::Check).is_ok());
+        assert!(settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Check).is_err());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: false }).is_err()
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# header\naccepted 10\n");
-        assert!(settle_floor(rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok()
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# h\naccepted 11\n");
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok()
+        );
         let _ = std::fs::remove_file(&path);
     }
 
