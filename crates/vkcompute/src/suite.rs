@@ -87,8 +87,25 @@ pub enum Outcome {
     Invalid(String),
     Skipped(String),
     RunFailed(String),
-    Mismatch(String),
+    /// Every output word that differs from its expectation.
+    Mismatch(Vec<Difference>),
     Matched,
+}
+
+/// An output word (of binding `binding` of set `set`) that differs from its expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub set: u32,
+    pub binding: u32,
+    pub word: usize,
+    /// What it holds and what was wanted.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {})[{}] {}", self.set, self.binding, self.word, self.detail)
+    }
 }
 
 /// One kernel's outcome.
@@ -243,19 +260,17 @@ fn run_kernel(context: &Context, config: &Config, kernel: &Kernel) -> Result<Out
     let mut problems = Vec::new();
     for expect in &case.expect {
         let Some(bytes) = outputs.get(expect.set, expect.binding) else {
-            problems.push(format!("binding ({}, {}) was not read back", expect.set, expect.binding));
+            problems.push(Difference {
+                set: expect.set,
+                binding: expect.binding,
+                word: 0,
+                detail: "was not read back".into(),
+            });
             continue;
         };
         problems.extend(compare(expect, bytes));
     }
-    Ok(if problems.is_empty() {
-        Outcome::Matched
-    } else {
-        let shown: Vec<String> = problems.iter().take(4).cloned().collect();
-        let more =
-            if problems.len() > 4 { format!(" (+{} more)", problems.len() - 4) } else { String::new() };
-        Outcome::Mismatch(format!("{}{more}", shown.join("; ")))
-    })
+    Ok(if problems.is_empty() { Outcome::Matched } else { Outcome::Mismatch(problems) })
 }
 
 fn missing_feature(info: &DeviceInfo, needs: Needs) -> Option<&'static str> {
@@ -281,7 +296,7 @@ fn missing_feature(info: &DeviceInfo, needs: Needs) -> Option<&'static str> {
 }
 
 /// The differences between what a binding holds and what was expected.
-fn compare(expect: &Expect, bytes: &[u8]) -> Vec<String> {
+fn compare(expect: &Expect, bytes: &[u8]) -> Vec<Difference> {
     let words: Vec<u32> =
         bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     let wanted_len = match &expect.values {
@@ -289,27 +304,25 @@ fn compare(expect: &Expect, bytes: &[u8]) -> Vec<String> {
         Expected::I32(v) => v.len(),
         Expected::F32(v) => v.len(),
     };
-    let place = format!("({}, {})", expect.set, expect.binding);
+    let difference =
+        |word: usize, detail: String| Difference { set: expect.set, binding: expect.binding, word, detail };
     let Some(got) = words.get(expect.word_offset..expect.word_offset + wanted_len) else {
-        return vec![format!(
-            "{place} holds {} words, fewer than {}",
-            words.len(),
-            expect.word_offset + wanted_len
-        )];
+        let detail = format!("holds {} words, fewer than {}", words.len(), expect.word_offset + wanted_len);
+        return vec![difference(expect.word_offset, detail)];
     };
     let at = |i: usize| expect.word_offset + i;
     match &expect.values {
         Expected::U32(want) => (0..want.len())
             .filter(|&i| got[i] != want[i])
-            .map(|i| format!("{place}[{}] = {:#x}, want {:#x}", at(i), got[i], want[i]))
+            .map(|i| difference(at(i), format!("= {:#x}, want {:#x}", got[i], want[i])))
             .collect(),
         Expected::I32(want) => (0..want.len())
             .filter(|&i| got[i] as i32 != want[i])
-            .map(|i| format!("{place}[{}] = {}, want {}", at(i), got[i] as i32, want[i]))
+            .map(|i| difference(at(i), format!("= {}, want {}", got[i] as i32, want[i])))
             .collect(),
         Expected::F32(want) => (0..want.len())
             .filter(|&i| !float_matches(f32::from_bits(got[i]), want[i].0, want[i].1))
-            .map(|i| format!("{place}[{}] = {:?}, want {:?}", at(i), f32::from_bits(got[i]), want[i].0))
+            .map(|i| difference(at(i), format!("= {:?}, want {:?}", f32::from_bits(got[i]), want[i].0)))
             .collect(),
         Expected::U32AnyOrder(want) => {
             let mut got = got.to_vec();
@@ -320,10 +333,11 @@ fn compare(expect: &Expect, bytes: &[u8]) -> Vec<String> {
                 Vec::new()
             } else {
                 let extra: Vec<u32> = got.iter().filter(|g| !want.contains(g)).take(4).copied().collect();
-                vec![format!(
-                    "{place} words {}.. are not the expected values in any order (unexpected: {extra:?})",
-                    expect.word_offset
-                )]
+                let detail = format!(
+                    "..{}: not the expected values in any order (unexpected: {extra:?})",
+                    expect.word_offset + wanted_len
+                );
+                vec![difference(expect.word_offset, detail)]
             }
         }
     }
@@ -350,7 +364,12 @@ pub fn table(results: &[KernelResult]) -> String {
             Outcome::Invalid(m) => format!("invalid binary (not run): {m}"),
             Outcome::Skipped(m) => format!("skipped: {m}"),
             Outcome::RunFailed(m) => format!("run failed: {m}"),
-            Outcome::Mismatch(m) => format!("mismatch: {m}"),
+            Outcome::Mismatch(differences) => {
+                let shown: Vec<String> = differences.iter().take(4).map(Difference::to_string).collect();
+                let more = differences.len().saturating_sub(4);
+                let more = if more > 0 { format!(" (+{more} more)") } else { String::new() };
+                format!("mismatch: {}{more}", shown.join("; "))
+            }
             Outcome::Matched => String::new(),
         };
         text.push_str(&format!(
@@ -398,7 +417,9 @@ mod tests {
         let bytes = bytes_of_u32(&[9, 1, 2, 3]);
         assert!(compare(&expect(Expected::U32(vec![1, 2, 3])), &bytes).is_empty());
         let problems = compare(&expect(Expected::U32(vec![1, 5, 3])), &bytes);
-        assert_eq!(problems, ["(0, 0)[2] = 0x2, want 0x5"]);
+        let shown: Vec<String> = problems.iter().map(Difference::to_string).collect();
+        assert_eq!(shown, ["(0, 0)[2] = 0x2, want 0x5"]);
+        assert_eq!(problems[0].word, 2);
         assert_eq!(compare(&expect(Expected::I32(vec![1, 2, 3, 4])), &bytes).len(), 1, "too short");
     }
 

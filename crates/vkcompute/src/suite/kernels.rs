@@ -91,10 +91,11 @@ fn int_arith(_: &DeviceInfo) -> Case {
             a.wrapping_neg(),
             a.wrapping_abs().wrapping_add(a.min(b)),
             a.max(b) ^ ua.min(ub) as i32,
+            (a % 4).wrapping_add((a / 4).wrapping_mul(100)),
         ]);
     }
     simple(
-        vec![storage(1, bytes_of_i32(&a)), storage(2, bytes_of_i32(&b)), storage(0, zeros(128))],
+        vec![storage(1, bytes_of_i32(&a)), storage(2, bytes_of_i32(&b)), storage(0, zeros(136))],
         1,
         vec![expect(0, Expected::I32(want))],
     )
