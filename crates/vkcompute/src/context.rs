@@ -272,6 +272,9 @@ impl Context {
         let entry_point =
             CString::new(job.entry_point).map_err(|_| Error::EntryPoint(job.entry_point.to_string()))?;
         self.check_job(job)?;
+        // A binding the shader reads but the job lacks (or binds as another type) is
+        // undefined behaviour a driver may crash on: refuse it here.
+        crate::interface::check(&words, job.bindings)?;
         let mut objects = Objects::default_for(&self.device);
         let result = self.record_and_submit(job, &words, &entry_point, &mut objects);
         if matches!(result, Err(Error::Timeout(_))) {

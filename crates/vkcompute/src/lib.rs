@@ -12,6 +12,7 @@
 
 mod context;
 mod format;
+mod interface;
 pub mod suite;
 
 pub use context::{lavapipe_icd_path, Context, DeviceInfo, DevicePreference, SubgroupFeatures};

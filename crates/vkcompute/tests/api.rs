@@ -1,5 +1,6 @@
 //! The runner's own contract: typed errors for malformed jobs (never a panic or a driver
-//! crash), bindings in any set and order, and only writable bindings read back.
+//! crash, including bindings that do not fit the shader), bindings in any set and order, and
+//! only writable bindings read back.
 
 mod common;
 
@@ -96,6 +97,19 @@ fn runs_a_kernel_in_set_one_and_reads_back_writable_bindings() {
         .run(&Dispatch { spirv: &spirv, entry_point: "main", bindings: &bindings, groups: [1, 1, 1] })
         .expect("second dispatch");
     assert_eq!(again, outputs);
+    // A binding the shader declares but the job lacks, or binds as another type, is refused
+    // before the driver sees it.
+    let missing = &bindings[1..];
+    let error = context
+        .run(&Dispatch { spirv: &spirv, entry_point: "main", bindings: missing, groups: [1, 1, 1] })
+        .expect_err("missing binding");
+    assert!(matches!(error, Error::Binding { set: 1, binding: 5, .. }), "{error}");
+    let mut mistyped = bindings.clone();
+    mistyped[1].resource = Resource::UniformBuffer(words(&[10, 20, 30, 40]));
+    let error = context
+        .run(&Dispatch { spirv: &spirv, entry_point: "main", bindings: &mistyped, groups: [1, 1, 1] })
+        .expect_err("mistyped binding");
+    assert!(error.to_string().contains("StorageBuffer here, and the job binds a UniformBuffer"), "{error}");
 }
 
 #[test]
