@@ -174,18 +174,57 @@ impl Compiler {
     /// Compiles `source` to `output` and returns the binary, or the first error line.
     pub fn compile(&self, source: &Path, output: &Path) -> Result<Vec<u8>, String> {
         let _ = std::fs::remove_file(output);
-        let result =
-            self.command(source, output).output().map_err(|e| format!("cannot run {}: {e}", self.name()))?;
-        if !result.status.success() {
-            return Err(first_error_line(&result.stderr, &result.stdout));
+        let log = output.with_extension("log");
+        let (success, text) = run_with_timeout(self.command(source, output), &log, TOOL_TIMEOUT)
+            .map_err(|e| format!("{}: {e}", self.name()))?;
+        if !success {
+            return Err(first_error_line(&text));
         }
         std::fs::read(output).map_err(|e| format!("{} wrote no binary: {e}", self.name()))
     }
 }
 
-/// The first line that says "error" (else the first non-empty line) of a compiler's output.
-fn first_error_line(stderr: &[u8], stdout: &[u8]) -> String {
-    let text = format!("{}\n{}", String::from_utf8_lossy(stderr), String::from_utf8_lossy(stdout));
+/// How long a compiler or validator may run on one kernel (a compiler that loops forever
+/// must not hang the suite).
+const TOOL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `command` with its output (stdout and stderr) going to `log`, killing it after
+/// `timeout`. Returns whether it succeeded and what it printed.
+fn run_with_timeout(
+    mut command: Command,
+    log: &Path,
+    timeout: std::time::Duration,
+) -> Result<(bool, String), String> {
+    let file = std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+    let copy = file.try_clone().map_err(|e| e.to_string())?;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(copy)
+        .stderr(file)
+        .spawn()
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(status) => break status,
+            None if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("did not finish within {} s", timeout.as_secs()));
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(5)),
+        }
+    };
+    let bytes = std::fs::read(log).unwrap_or_default();
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if !status.success() && status.code().is_none() {
+        text.push_str(&format!("\nerror: killed by a signal ({status})"));
+    }
+    Ok((status.success(), text))
+}
+
+/// The first line that says "error" (else the first non-empty line) of a tool's output.
+fn first_error_line(text: &str) -> String {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let line = lines
         .iter()
@@ -198,15 +237,16 @@ fn first_error_line(stderr: &[u8], stdout: &[u8]) -> String {
 
 /// Runs `spirv-val` on a binary; the error text when it is invalid or the validator fails.
 pub fn validate(spirv_val: &Path, binary: &Path) -> Result<(), String> {
-    let result = Command::new(spirv_val)
-        .args(["--target-env", TARGET_ENV])
-        .arg(binary)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", spirv_val.display()))?;
-    if result.status.success() {
+    let mut command = Command::new(spirv_val);
+    command.args(["--target-env", TARGET_ENV]).arg(binary);
+    let log = binary.with_extension("val.log");
+    let (success, text) =
+        run_with_timeout(command, &log, TOOL_TIMEOUT).map_err(|e| format!("{}: {e}", spirv_val.display()))?;
+    let _ = std::fs::remove_file(&log);
+    if success {
         Ok(())
     } else {
-        Err(first_error_line(&result.stderr, &result.stdout))
+        Err(first_error_line(&text))
     }
 }
 
@@ -442,11 +482,25 @@ mod tests {
 
     #[test]
     fn first_error_line_prefers_the_error() {
-        assert_eq!(
-            first_error_line(b"warning: x\nfile.hlsl:3: error: bad\n", b""),
-            "file.hlsl:3: error: bad"
-        );
-        assert_eq!(first_error_line(b"", b"\nsomething went wrong\n"), "something went wrong");
-        assert_eq!(first_error_line(b"", b""), "failed without a message");
+        assert_eq!(first_error_line("warning: x\nfile.hlsl:3: error: bad\n"), "file.hlsl:3: error: bad");
+        assert_eq!(first_error_line("\nsomething went wrong\n"), "something went wrong");
+        assert_eq!(first_error_line(""), "failed without a message");
+    }
+
+    #[test]
+    fn a_tool_that_hangs_is_killed_and_a_crash_is_reported() {
+        let dir = std::env::temp_dir().join(format!("spirvkit-vkcompute-timeout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sleeper = Command::new("sleep");
+        sleeper.arg("30");
+        let started = std::time::Instant::now();
+        let result = run_with_timeout(sleeper, &dir.join("sleep.log"), std::time::Duration::from_millis(200));
+        assert!(result.unwrap_err().contains("did not finish"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        let mut crasher = Command::new("sh");
+        crasher.args(["-c", "echo partial; kill -SEGV $$"]);
+        let (success, text) = run_with_timeout(crasher, &dir.join("crash.log"), TOOL_TIMEOUT).unwrap();
+        assert!(!success && text.contains("partial") && text.contains("killed by a signal"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
