@@ -6,10 +6,11 @@ use ash::vk;
 use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-/// How long a dispatch may take before [`Error::Timeout`] (lavapipe runs on the CPU, and
-/// an endless loop in a shader must not hang the harness).
-const DISPATCH_TIMEOUT_SECONDS: u64 = 60;
+/// How long a dispatch may take before [`Error::Timeout`] unless the caller sets another
+/// (lavapipe runs on the CPU, and an endless loop in a shader must not hang the harness).
+const DEFAULT_DISPATCH_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which physical device [`Context::new`] takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +86,7 @@ pub struct Context {
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
     info: DeviceInfo,
+    dispatch_timeout: Duration,
     /// Set when a dispatch timed out: the queue may still be busy with it.
     stuck: AtomicBool,
     _entry: ash::Entry,
@@ -253,6 +255,7 @@ impl Context {
             memory,
             limits: base.limits,
             info,
+            dispatch_timeout: DEFAULT_DISPATCH_TIMEOUT,
             stuck: AtomicBool::new(false),
             _entry: entry,
         })
@@ -261,6 +264,12 @@ impl Context {
     /// The chosen device.
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// How long [`Context::run`] waits for a dispatch (60 seconds unless set). After a
+    /// timeout the context refuses further runs: the device may still be executing.
+    pub fn set_dispatch_timeout(&mut self, timeout: Duration) {
+        self.dispatch_timeout = timeout;
     }
 
     /// Runs one dispatch and returns the contents of the writable bindings.
@@ -867,9 +876,10 @@ impl Context {
             objects.fence = fence;
             let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&command_buffer));
             self.device.queue_submit(self.queue, &[submit], fence).map_err(vk_error("vkQueueSubmit"))?;
-            match self.device.wait_for_fences(&[fence], true, DISPATCH_TIMEOUT_SECONDS * 1_000_000_000) {
+            let nanoseconds = u64::try_from(self.dispatch_timeout.as_nanos()).unwrap_or(u64::MAX);
+            match self.device.wait_for_fences(&[fence], true, nanoseconds) {
                 Ok(()) => {}
-                Err(vk::Result::TIMEOUT) => return Err(Error::Timeout(DISPATCH_TIMEOUT_SECONDS)),
+                Err(vk::Result::TIMEOUT) => return Err(Error::Timeout(self.dispatch_timeout)),
                 Err(result) => return Err(Error::Vulkan { call: "vkWaitForFences", result }),
             }
         }

@@ -40,8 +40,8 @@ pub enum Error {
     #[error("dispatch: {0}")]
     Dispatch(String),
     /// The device did not finish in time (an endless loop in the shader, say).
-    #[error("the dispatch did not finish within {0} seconds")]
-    Timeout(u64),
+    #[error("the dispatch did not finish within {0:?}")]
+    Timeout(std::time::Duration),
 }
 
 impl Error {
