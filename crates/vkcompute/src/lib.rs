@@ -2,8 +2,9 @@
 //!
 //! The caller gives a binary, its entry point, the descriptor bindings with their initial
 //! contents, and the workgroup counts; [`Context::run`] builds the descriptor set layouts
-//! from that list (no reflection), dispatches once, waits, and returns the contents of every
-//! writable binding. It is the engine of the semantics harness ([`suite`]): HLSL kernels
+//! from that list (no reflection), checks that every descriptor the shader declares is in it
+//! with the same type (a mismatch is undefined behaviour a driver may crash on), dispatches
+//! once, waits, and returns the contents of every writable binding. It is the engine of the semantics harness ([`suite`]): HLSL kernels
 //! compiled by `hlsl2spirv` (or glslang) run on Mesa's lavapipe, a CPU driver, so results do
 //! not depend on a GPU.
 //!
