@@ -33,6 +33,8 @@ pub static KERNELS: &[Kernel] = &[
     kernel!(atomics_structured),
     kernel!(atomics_byteaddress),
     kernel!(atomics_groupshared),
+    kernel!(atomics_image),
+    kernel!(append_consume),
     kernel!(wave_arith),
     kernel!(wave_ballot),
     kernel!(structured_struct),
@@ -40,6 +42,7 @@ pub static KERNELS: &[Kernel] = &[
     kernel!(cbuffer_params),
     kernel!(texture_load),
     kernel!(texture_sample),
+    kernel!(texture_gather),
     kernel!(rwtexture),
     kernel!(typed_buffers),
     kernel!(intrinsics_math),
@@ -540,6 +543,59 @@ fn atomics_groupshared(_: &DeviceInfo) -> Case {
     )
 }
 
+fn r32ui_image(width: u32, height: u32, texels: &[u32]) -> Image2d {
+    Image2d { format: Format::R32Uint, width, height, data: bytes_of_u32(texels) }
+}
+
+fn atomics_image(_: &DeviceInfo) -> Case {
+    let input: Vec<u32> = (0..128u32).map(|i| (i * 37 + 5) % 97).collect();
+    let mut hist = [0u32; 8];
+    let mut largest = [0u32; 4];
+    for &v in &input {
+        hist[((v / 4) % 2 * 4 + v % 4) as usize] += 1;
+        let slot = &mut largest[(v % 4) as usize];
+        *slot = (*slot).max(v);
+    }
+    // Each texel's additions returned 0, 1, ..., count - 1 in some order.
+    let originals: Vec<u32> = hist.iter().flat_map(|&count| 0..count).collect();
+    Case {
+        bindings: vec![
+            Binding { set: 0, binding: 0, resource: Resource::StorageImage(r32ui_image(4, 2, &[0; 8])) },
+            Binding { set: 0, binding: 1, resource: Resource::StorageImage(r32ui_image(4, 1, &[0; 4])) },
+            storage(2, bytes_of_u32(&input)),
+            storage(3, zeros(128)),
+        ],
+        groups: [2, 1, 1],
+        expect: vec![
+            expect(0, Expected::U32(hist.to_vec())),
+            expect(1, Expected::U32(largest.to_vec())),
+            expect(3, Expected::U32AnyOrder(originals)),
+        ],
+        needs: Needs::default(),
+    }
+}
+
+fn append_consume(_: &DeviceInfo) -> Case {
+    let source: Vec<u32> = (0..32u32).map(|i| (i * 7 + 3) % 50).collect();
+    let appended: Vec<u32> = source.iter().filter(|v| *v % 2 == 0).map(|v| v * 10).collect();
+    let count = appended.len() as u32;
+    simple(
+        vec![
+            storage(0, zeros(32)),
+            storage(1, zeros(1)),
+            storage(2, bytes_of_u32(&source)),
+            // Consume takes the element below the counter, which starts at the element count.
+            storage(3, bytes_of_u32(&[32])),
+        ],
+        1,
+        vec![
+            expect(1, Expected::U32(vec![count])),
+            expect(0, Expected::U32AnyOrder(appended)),
+            expect(3, Expected::U32(vec![0])),
+        ],
+    )
+}
+
 /// The subgroup an invocation of a 1D workgroup of `group_size` belongs to: subgroups are
 /// runs of consecutive local invocation indices, `size` long (the last may be shorter).
 /// Returns (first invocation of the subgroup, one past its last, lane of `invocation`).
@@ -892,6 +948,61 @@ fn texture_sample(_: &DeviceInfo) -> Case {
         ],
         groups: [1, 1, 1],
         expect: vec![expect(0, floats(want, tolerance))],
+        needs: Needs::default(),
+    }
+}
+
+/// What `Gather` returns for component `component`: the texels around `uv` in the order
+/// (i0, j1), (i1, j1), (i1, j0), (i0, j0), by Vulkan's formulas.
+fn gather(
+    image: &dyn Fn(i64, i64) -> Vec4,
+    size: (i64, i64),
+    uv: [f32; 2],
+    mode: AddressMode,
+    component: usize,
+) -> Vec4 {
+    let (u, v) = (uv[0] as f64 * size.0 as f64 - 0.5, uv[1] as f64 * size.1 as f64 - 0.5);
+    let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+    let at = |i: i64, j: i64| image(wrap(i, size.0, mode), wrap(j, size.1, mode))[component];
+    [at(i0, j0 + 1), at(i0 + 1, j0 + 1), at(i0 + 1, j0), at(i0, j0)]
+}
+
+fn texture_gather(_: &DeviceInfo) -> Case {
+    let (width, height) = (4u32, 4u32);
+    let value = |x: i64, y: i64| -> Vec4 {
+        [(x + 10 * y) as f32, (100 + x) as f32, (200 + y) as f32, (300 + x * y) as f32]
+    };
+    let data: Vec<f32> =
+        (0..height as i64).flat_map(|y| (0..width as i64).flat_map(move |x| value(x, y))).collect();
+    // Coordinates halfway between texel centres, so no rounding decides which texels count.
+    let coords: [[f32; 2]; 4] = [[0.25, 0.5], [0.5, 0.25], [1.0, 1.0], [0.0, 0.75]];
+    let clamp = SamplerDesc { filter: Filter::Nearest, address_mode: AddressMode::ClampToEdge };
+    let size = (width as i64, height as i64);
+    let mut want = Vec::new();
+    for (i, &uv) in coords.iter().enumerate() {
+        for component in [0, 1, 3] {
+            want.extend(gather(&value, size, uv, AddressMode::ClampToEdge, component));
+        }
+        want.extend(value(i as i64, 2));
+    }
+    Case {
+        bindings: vec![
+            Binding {
+                set: 0,
+                binding: 1,
+                resource: Resource::SampledImage(Image2d {
+                    format: Format::Rgba32Float,
+                    width,
+                    height,
+                    data: bytes_of_f32(&data),
+                }),
+            },
+            Binding { set: 0, binding: 2, resource: Resource::Sampler(clamp) },
+            storage(3, bytes_of_f32(&coords.concat())),
+            storage(0, zeros(64)),
+        ],
+        groups: [1, 1, 1],
+        expect: vec![expect(0, floats(want, Tolerance::EXACT))],
         needs: Needs::default(),
     }
 }
