@@ -7,7 +7,10 @@ set -euo pipefail
 
 # llvm-22-tools brings FileCheck-22 for the MLIR conformance run; mlir-22-tools brings
 # mlir-opt-22, the oracle the `spirvkit opt` tests compare against (they skip without it).
-apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools mlir-22-tools)
+# mesa-vulkan-drivers brings lavapipe, a Vulkan driver on the CPU, and libvulkan-dev the
+# loader: the semantics suite (`cargo xtask vk-kernels`, crates/vkcompute) runs compiled
+# compute shaders on them.
+apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools mlir-22-tools mesa-vulkan-drivers libvulkan-dev)
 # A Rust toolchain needs a C linker.
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"

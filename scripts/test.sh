@@ -39,6 +39,8 @@ if [ -d ../shared/corpus/wicked-engine ]; then
 else
     echo "==> hlsl-conformance (wicked-engine) skipped: no corpus at ../shared/corpus/wicked-engine"
 fi
+# The HLSL semantics suite on lavapipe (it prints why and skips without a Vulkan driver).
+step cargo xtask vk-kernels
 # One closing line over all cargo tests (the last `test result:` line cargo prints
 # is a crate's doc tests, often 0).
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log")

@@ -432,6 +432,7 @@ pub fn run(args: &[String]) -> Result<()> {
     .map(|(k, v)| (k.to_string(), v))
     .collect();
     settle_floor(
+        "hlsl-conformance",
         FLOOR_PATH,
         "# Minimum counts for `cargo xtask hlsl-conformance` over ../shared/corpus/dxc-codegen-spirv.\n\
          # Regenerate with `cargo xtask hlsl-conformance --update-floor`.\n",
@@ -467,20 +468,23 @@ pub enum FloorMode {
 }
 
 /// Checks `current` against the floor file `floor_rel` (relative to the workspace), or
-/// records it there under `header`. Every count is a minimum.
+/// records it there under `header`; messages name the `harness`. Every count is a
+/// minimum.
 pub fn settle_floor(
+    harness: &str,
     floor_rel: &str,
     header: &str,
     current: &BTreeMap<String, usize>,
     mode: FloorMode,
 ) -> Result<()> {
-    settle_bounds(floor_rel, header, current, &[], mode)
+    settle_bounds(harness, floor_rel, header, current, &[], mode)
 }
 
 /// [`settle_floor`] where the counts named in `ceilings` are maxima instead (counts of
 /// defects, e.g. invalid binaries): a run above one fails, and `--update-floor` raises
 /// one only with `allow_lower` (which then means "allow a regression").
 pub fn settle_bounds(
+    harness: &str,
     floor_rel: &str,
     header: &str,
     current: &BTreeMap<String, usize>,
@@ -515,19 +519,19 @@ pub fn settle_bounds(
                 text.push_str(&format!("{k} {v}\n"));
             }
             std::fs::write(&floor_path, text)?;
-            println!("hlsl-conformance: wrote {floor_rel}");
+            println!("{harness}: wrote {floor_rel}");
             Ok(())
         }
         FloorMode::Check => {
             if floor.is_none() {
                 // A corpus without a floor of its own (one the project does not track).
-                println!("hlsl-conformance: no floor at {floor_rel}; run with --update-floor to create it");
+                println!("{harness}: no floor at {floor_rel}; run with --update-floor to create it");
                 return Ok(());
             }
             if !worse.is_empty() {
-                bail!("hlsl-conformance regressed past {floor_rel}: {}", worse.join(", "));
+                bail!("{harness} regressed past {floor_rel}: {}", worse.join(", "));
             }
-            println!("hlsl-conformance: OK (within the bounds of {floor_rel})");
+            println!("{harness}: OK (within the bounds of {floor_rel})");
             Ok(())
         }
     }
@@ -633,13 +637,19 @@ mod tests {
         let rel = path.to_str().expect("utf-8 temp path");
         std::fs::write(&path, "# header\naccepted 10\n").unwrap();
         let counts = |n: usize| BTreeMap::from([("accepted".to_string(), n)]);
-        assert!(settle_floor(rel, "# h\n", &counts(10), FloorMode::Check).is_ok());
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Check).is_err());
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: false }).is_err());
+        assert!(settle_floor("test", rel, "# h\n", &counts(10), FloorMode::Check).is_ok());
+        assert!(settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Check).is_err());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: false }).is_err()
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# header\naccepted 10\n");
-        assert!(settle_floor(rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(11), FloorMode::Update { allow_lower: false }).is_ok()
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "# h\naccepted 11\n");
-        assert!(settle_floor(rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok());
+        assert!(
+            settle_floor("test", rel, "# h\n", &counts(9), FloorMode::Update { allow_lower: true }).is_ok()
+        );
         let _ = std::fs::remove_file(&path);
     }
 
@@ -654,17 +664,17 @@ mod tests {
             BTreeMap::from([("invalid".to_string(), invalid), ("valid".to_string(), valid)])
         };
         let ceilings = ["invalid"];
-        assert!(settle_bounds(rel, "", &counts(0, 5), &ceilings, FloorMode::Check).is_ok());
-        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, FloorMode::Check).is_ok());
-        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_err());
-        assert!(settle_bounds(rel, "", &counts(0, 4), &ceilings, FloorMode::Check).is_err());
+        assert!(settle_bounds("test", rel, "", &counts(0, 5), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds("test", rel, "", &counts(0, 9), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds("test", rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_err());
+        assert!(settle_bounds("test", rel, "", &counts(0, 4), &ceilings, FloorMode::Check).is_err());
         let update = FloorMode::Update { allow_lower: false };
-        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, update).is_err());
-        assert!(settle_bounds(rel, "", &counts(0, 9), &ceilings, update).is_ok());
+        assert!(settle_bounds("test", rel, "", &counts(1, 9), &ceilings, update).is_err());
+        assert!(settle_bounds("test", rel, "", &counts(0, 9), &ceilings, update).is_ok());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "invalid 0\nvalid 9\n");
         let lower = FloorMode::Update { allow_lower: true };
-        assert!(settle_bounds(rel, "", &counts(2, 9), &ceilings, lower).is_ok());
-        assert!(settle_bounds(rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_ok());
+        assert!(settle_bounds("test", rel, "", &counts(2, 9), &ceilings, lower).is_ok());
+        assert!(settle_bounds("test", rel, "", &counts(1, 9), &ceilings, FloorMode::Check).is_ok());
         let _ = std::fs::remove_file(&path);
     }
 

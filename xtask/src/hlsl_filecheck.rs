@@ -269,6 +269,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let mode = if update_floor { FloorMode::Update { allow_lower } } else { FloorMode::Check };
     settle_bounds(
+        "hlsl-conformance --filecheck",
         FLOOR_PATH,
         "# Bounds for `cargo xtask hlsl-conformance --filecheck` over ../shared/corpus/dxc-codegen-spirv:\n\
          # minimum counts, except binaries_invalid and hlsl2spirv_crashes, maxima (each one is a bug).\n\

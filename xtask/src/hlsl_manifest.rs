@@ -154,7 +154,7 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
         "# Minimum counts for `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name}` ({total} jobs).\n\
          # Regenerate with `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name} --update-floor`.\n"
     );
-    crate::hlsl_conformance::settle_floor(&floor_rel, &header, &current, floor_mode)
+    crate::hlsl_conformance::settle_floor("hlsl-conformance", &floor_rel, &header, &current, floor_mode)
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@
 //! - `spv-roundtrip [--corpus DIR] [--update-floor] [--filter S] [--jobs N] [--oracle]`: binary ->
 //!   IR -> binary over the .spv corpus (spirv-val, semantic equivalence, mlir-opt-22 on the IR)
 //!   against the floor in conformance/spv-roundtrip-floor.txt.
+//! - `vk-kernels [--compiler hlsl2spirv|glslang] [--filter S] [--update-floor] [--debug]`: the
+//!   HLSL compute kernels of crates/vkcompute compiled, validated, run on lavapipe and compared
+//!   with their expected outputs, against the floor in conformance/vk-kernels-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 
@@ -36,6 +39,7 @@ mod lit;
 mod mlir_conformance;
 mod mlir_print_compare;
 mod spv_roundtrip;
+mod vk_kernels;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -128,7 +132,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -139,6 +143,7 @@ fn main() -> Result<()> {
         "hlsl-conformance" => hlsl_conformance::run(rest),
         "mlir-print-compare" => mlir_print_compare::run(rest),
         "spv-roundtrip" => spv_roundtrip::run(rest),
+        "vk-kernels" => vk_kernels::run(rest),
         "bench" => bench::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
