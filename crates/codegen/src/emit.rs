@@ -883,7 +883,12 @@ impl<'t> Emitter<'t> {
         let f = self.f.as_ref().expect("inside a function");
         let (func, headers) = (f.func, f.headers.clone());
         self.remove_unreachable_blocks(func);
-        if let Err(e) = spirvkit_translate::structurize::structurize(&mut self.ir, func, &headers) {
+        // The structurizer makes types (its guard flags' i1) in the IR's store, which
+        // during codegen lives in the type lowering: lend it to the IR meanwhile.
+        std::mem::swap(&mut self.ir.types, self.lower.store_mut());
+        let structurized = spirvkit_translate::structurize::structurize(&mut self.ir, func, &headers);
+        std::mem::swap(&mut self.ir.types, self.lower.store_mut());
+        if let Err(e) = structurized {
             return err(
                 self.span,
                 CodegenError::NotSupported { what: format!("control flow the structurizer refused: {e}") },

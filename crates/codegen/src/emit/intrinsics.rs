@@ -167,7 +167,9 @@ impl<'t> Emitter<'t> {
             "sign" => {
                 let a = self.args(args, call)?;
                 let sign_ty = self.table.with_component_lookup(p0, elem);
-                let v = self.gl(if float { "FSign" } else { "SSign" }, a, sign_ty)?;
+                // FSign's result is the float type; HLSL's sign() is int.
+                let v = self.gl(if float { "FSign" } else { "SSign" }, a, p0)?;
+                let v = if float { self.convert(v, p0, sign_ty)? } else { v };
                 if !signed {
                     // sign of an unsigned value: 0 or 1.
                     let t = self.ty(p0)?;
@@ -177,7 +179,8 @@ impl<'t> Emitter<'t> {
                     let ne = self.val("spirv.INotEqual", vec![v, zero], b);
                     return self.convert(ne, bt, ret);
                 }
-                self.convert(v, sign_ty, ret)
+                let from = if float { sign_ty } else { p0 };
+                self.convert(v, from, ret)
             }
             "rcp" => {
                 let a = self.args(args, call)?;

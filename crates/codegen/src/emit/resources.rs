@@ -524,6 +524,17 @@ impl<'t> Emitter<'t> {
                     sampled.to_string(),
                     format.to_string(),
                 ];
+                // Capabilities the image type itself needs (spirv-val checks them apart
+                // from the instructions' own).
+                match (dim, storage) {
+                    ("Buffer", true) => self.require("ImageBuffer", None),
+                    ("Buffer", false) => self.require("SampledBuffer", None),
+                    ("Dim1D", true) => self.require("Image1D", None),
+                    ("Dim1D", false) => self.require("Sampled1D", None),
+                    ("Cube", true) if arrayed => self.require("ImageCubeArray", None),
+                    ("Cube", false) if arrayed => self.require("SampledCubeArray", None),
+                    _ => {}
+                }
                 let image = self.store().intern(TypeKind::Image { element: st, params });
                 if kind.name().starts_with("Sampled") {
                     return Ok(self.store().intern(TypeKind::SampledImage(image)));
