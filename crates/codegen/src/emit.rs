@@ -676,6 +676,27 @@ impl<'t> Emitter<'t> {
             Stage::Domain => "TessellationEvaluation",
             _ => "GLCompute",
         };
+        self.builtin_capabilities();
+        // From SPIR-V 1.4 the interface lists every global the entry point uses; list
+        // them all (in declaration order), as dxc does.
+        if self.options.spirv_version >= (1, 4) {
+            let globals: Vec<String> = self
+                .ir
+                .block(self.module_block)
+                .ops
+                .iter()
+                .filter(|&&o| self.ir.op(o).name == "spirv.GlobalVariable")
+                .filter_map(|&o| match self.ir.op(o).attr("sym_name") {
+                    Some(Attribute::String(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
+            for g in globals {
+                if !self.interface.contains(&g) {
+                    self.interface.push(g);
+                }
+            }
+        }
         let interface: Vec<Attribute> = self.interface.iter().map(|s| symbol(s)).collect();
         let (op, _) = builder::append(
             &mut self.ir,
@@ -727,6 +748,36 @@ impl<'t> Emitter<'t> {
             ),
         ];
         Ok(())
+    }
+
+    /// The capabilities (and extensions) of the built-ins the module decorates
+    /// variables with, by the grammar: the serializer's requirement check leaves
+    /// built-ins out, as spirv-val checks them apart.
+    fn builtin_capabilities(&mut self) {
+        let kind = spirvkit_grammar::OperandKind::BuiltIn;
+        let builtins: Vec<String> =
+            self.resources.builtins.keys().filter_map(|k| k.split(':').nth(1).map(str::to_string)).collect();
+        let version = self.options.spirv_version;
+        for b in builtins {
+            let Some(e) = kind.info().enumerant_by_name(&b) else { continue };
+            let caps: Vec<&str> = e
+                .availability
+                .capabilities
+                .iter()
+                .filter_map(|&c| spirvkit_ir::target_env::capability_name(c))
+                .collect();
+            if !caps.is_empty() && !caps.iter().any(|c| *c == "Shader" || self.resources.capabilities.iter().any(|x| x == c)) {
+                if let Some(c) = caps.iter().find(|c| **c != "Kernel").or(caps.first()) {
+                    self.require(c, None);
+                }
+            }
+            let in_core = e.availability.min_version.is_some_and(|v| (v.major, v.minor) <= version);
+            if !in_core {
+                if let Some(ext) = e.availability.extensions.first() {
+                    self.require_extension(ext);
+                }
+            }
+        }
     }
 
     /// The capabilities of the scalar widths the module's types use (spirv-val checks

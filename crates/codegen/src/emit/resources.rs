@@ -466,6 +466,12 @@ impl<'t> Emitter<'t> {
         Ok(self.resource_pointee(ty, kind, kind.family())?.0)
     }
 
+    pub fn require_extension(&mut self, extension: &str) {
+        if !self.resources.extensions.iter().any(|x| x == extension) {
+            self.resources.extensions.push(extension.to_string());
+        }
+    }
+
     /// Declares a capability (and the extension bringing it) the module needs beyond
     /// what its instructions' grammar availability says.
     pub fn require(&mut self, capability: &str, extension: Option<&str>) {
