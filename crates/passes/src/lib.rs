@@ -13,6 +13,7 @@ pub mod canonicalize_gl;
 pub mod cse;
 pub mod decorate_layout;
 pub mod inline;
+pub mod legalize;
 pub mod lower_abi_attrs;
 pub mod opt;
 pub mod pipeline;

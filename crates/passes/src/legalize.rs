@@ -1,0 +1,175 @@
+//! Legalization for Vulkan: what DXC gets from SPIRV-Tools' legalization passes,
+//! over the IR codegen builds in DXC's raw form (`-fcgl`: every local, parameter and
+//! temporary a Function variable, functions taking pointers to Function variables,
+//! resources living in locals and parameters).
+//!
+//! [`legalize`] runs, on one `spirv.module`:
+//!
+//! 1. `inline_all`: every call inlined into the entry points (merge-return first
+//!    where a callee returns from inside a construct), unreachable functions removed;
+//! 2. `sroa`: Function variables of structs, arrays and vectors accessed only through
+//!    constant-index access chains split into one variable per member;
+//! 3. `mem2reg`: Function variables only loaded and stored whole promoted to SSA
+//!    values across structured regions (construct results and loop header
+//!    arguments), after opaque sources (resource loads, global addresses, constants)
+//!    are hoisted and unified so handles copied around fold back to their global;
+//! 4. `dce`: dead pure ops, unused variables, constant branches;
+//! 5. the check that no Function variable, parameter or phi holds an opaque handle
+//!    (image, sampler, sampled image, acceleration structure, pointer to non-Function
+//!    memory): what cannot be legalized is an error, never an invalid module.
+
+pub mod dce;
+pub mod inline_all;
+pub mod mem2reg;
+pub mod merge_return;
+pub mod sroa;
+pub(crate) mod util;
+
+use spirvkit_ir::ir::{Ir, Location, OpId};
+
+/// Why a module could not be legalized, with where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegalizeError {
+    pub message: String,
+    /// The location of the op the error is about.
+    pub location: Location,
+    /// The op the error is about (in the IR given to the pass).
+    pub op: Option<OpId>,
+}
+
+impl std::fmt::Display for LegalizeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.location {
+            Location::FileLineCol { file, line, column } => {
+                write!(f, "{file}:{line}:{column}: {}", self.message)
+            }
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for LegalizeError {}
+
+impl LegalizeError {
+    pub(crate) fn at(ir: &Ir, op: OpId, message: impl Into<String>) -> Self {
+        LegalizeError { message: message.into(), location: ir.op(op).location.clone(), op: Some(op) }
+    }
+}
+
+/// Legalizes `module` (a `spirv.module`) for Vulkan: inline-all, sroa, mem2reg, dce,
+/// then the opaque-handle check. On error the IR may be partly rewritten.
+pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
+    if ir.op(module).name != "spirv.module" {
+        return Err(LegalizeError::at(ir, module, "legalization runs on a 'spirv.module'"));
+    }
+    inline_all::run(ir, module)?;
+    for func in util::functions(ir, module) {
+        sroa::run(ir, func)?;
+        mem2reg::run(ir, func)?;
+        dce::run(ir, func);
+    }
+    check_opaque_handles(ir, module)
+}
+
+/// Runs one legalization step on `module` (what `spirvkit opt --spirv-<step>` does).
+pub fn run_step(ir: &mut Ir, module: OpId, step: crate::pipeline::LegalizeStep) -> Result<(), LegalizeError> {
+    use crate::pipeline::LegalizeStep;
+    let functions = util::functions(ir, module);
+    match step {
+        LegalizeStep::All => return legalize(ir, module),
+        LegalizeStep::InlineAll => return inline_all::run(ir, module),
+        LegalizeStep::MergeReturn => {
+            for f in functions {
+                merge_return::run(ir, f)?;
+            }
+        }
+        LegalizeStep::Sroa => {
+            for f in functions {
+                sroa::run(ir, f)?;
+            }
+        }
+        LegalizeStep::Mem2Reg => {
+            for f in functions {
+                mem2reg::run(ir, f)?;
+            }
+        }
+        LegalizeStep::Dce => {
+            for f in functions {
+                dce::run(ir, f);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The rule Vulkan's validation enforces and legalization exists for: no Function
+/// variable, parameter, phi or construct result holds an opaque handle.
+pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> {
+    for func in util::functions(ir, module) {
+        if let Some(body) = util::body(ir, func) {
+            let entry = ir.region(body).blocks[0];
+            if ir.block(entry).arguments.iter().any(|&a| util::is_opaque_handle(ir, ir.value_type(a))) {
+                return Err(LegalizeError::at(
+                    ir,
+                    func,
+                    "cannot legalize: a function parameter holds a resource (image, sampler, buffer pointer) \
+                     and the function could not be inlined",
+                ));
+            }
+        }
+        for (_, op) in ir.ops_under(func) {
+            let o = ir.op(op);
+            if o.name == "spirv.Variable" {
+                if let Some((pointee, "Function")) = util::pointer_parts(ir, ir.value_type(o.results[0])) {
+                    if util::is_opaque_handle(ir, pointee) {
+                        return Err(LegalizeError::at(
+                            ir,
+                            op,
+                            "cannot legalize: a local variable holds a resource (image, sampler, buffer \
+                             pointer) whose value depends on control flow or is accessed indirectly",
+                        ));
+                    }
+                }
+            }
+            if util::is_construct(ir, op)
+                && o.results.iter().any(|&r| util::is_opaque_handle(ir, ir.value_type(r)))
+            {
+                return Err(LegalizeError::at(
+                    ir,
+                    op,
+                    "cannot legalize: a resource (image, sampler, buffer pointer) is chosen by control flow",
+                ));
+            }
+        }
+        // Block arguments other than the parameters: phis of handles.
+        if let Some(owner) = handle_phi_owner(ir, func) {
+            return Err(LegalizeError::at(
+                ir,
+                owner,
+                "cannot legalize: a resource (image, sampler, buffer pointer) is chosen by control flow",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The op whose region holds a block (not the function's entry) with an argument
+/// holding an opaque handle.
+fn handle_phi_owner(ir: &Ir, func: OpId) -> Option<OpId> {
+    let entry = ir.entry_block(func);
+    let mut regions: Vec<spirvkit_ir::ir::RegionId> = ir.op(func).regions.to_vec();
+    while let Some(region) = regions.pop() {
+        for &b in &ir.region(region).blocks {
+            let is_phi_block = Some(b) != entry;
+            if is_phi_block
+                && ir.block(b).arguments.iter().any(|&a| util::is_opaque_handle(ir, ir.value_type(a)))
+            {
+                return ir.region(region).parent;
+            }
+            for &op in &ir.block(b).ops {
+                regions.extend(ir.op(op).regions.iter().copied());
+            }
+        }
+    }
+    None
+}

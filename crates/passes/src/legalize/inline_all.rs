@@ -1,0 +1,259 @@
+//! `--spirv-inline-all`: every function call reachable from an entry point is
+//! inlined, callees first, as SPIRV-Tools' exhaustive inlining does for DXC's
+//! legalization; the functions no entry point reaches any more are removed.
+//!
+//! Unlike MLIR's inliner (`--inline`), this one takes every callee: a callee returning
+//! from inside a selection or a loop is first rewritten by merge-return, and callees
+//! ending in `spirv.Kill` are spliced too (the code after the call becomes an
+//! unreachable block). Recursion is an error, as it is for DXC. The Function
+//! variables a callee brings are hoisted to the caller's entry block (SPIR-V wants
+//! every `OpVariable` there), their initializers becoming stores where they were.
+
+use super::util;
+use super::LegalizeError;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::ir::{BlockId, Ir, OpId, Value};
+
+/// Inlines every call under `module`'s entry points (under every function when the
+/// module has none) and removes the functions left unreachable.
+pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
+    let functions = util::functions(ir, module);
+    let by_name: FxHashMap<String, OpId> =
+        functions.iter().filter_map(|&f| Some((util::symbol_name(ir, f)?.to_string(), f))).collect();
+    let mut entry_points: Vec<OpId> = Vec::new();
+    for op in util::module_ops(ir, module) {
+        if ir.op(op).name == "spirv.EntryPoint" {
+            if let Some(f) = util::flat_symbol(ir, op, "fn").and_then(|n| by_name.get(&n).copied()) {
+                if !entry_points.contains(&f) {
+                    entry_points.push(f);
+                }
+            }
+        }
+    }
+    let has_entry_points = !entry_points.is_empty();
+    let roots = if has_entry_points { entry_points.clone() } else { functions.clone() };
+    let calls = calls_by_function(ir, &functions);
+    let order = post_order(ir, &roots, &calls, &by_name)?;
+    let reachable: FxHashSet<OpId> = order.iter().copied().collect();
+    if has_entry_points {
+        for &f in &functions {
+            if !reachable.contains(&f) {
+                ir.erase_op(f);
+            }
+        }
+    }
+    for &f in &order {
+        if !roots.contains(&f) {
+            super::merge_return::run(ir, f)?;
+        }
+    }
+    for &f in &order {
+        for &call in calls.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
+            let callee = callee_of(ir, call, &by_name)?;
+            inline_call(ir, f, call, callee)?;
+        }
+        hoist_variables(ir, f);
+    }
+    if has_entry_points {
+        for &f in &order {
+            if !entry_points.contains(&f) {
+                ir.erase_op(f);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `spirv.FunctionCall`s under each function.
+fn calls_by_function(ir: &Ir, functions: &[OpId]) -> FxHashMap<OpId, Vec<OpId>> {
+    let mut out: FxHashMap<OpId, Vec<OpId>> = FxHashMap::default();
+    for &f in functions {
+        let mut calls: Vec<OpId> = Vec::new();
+        ir.for_each_op_under(f, |_, op| {
+            if ir.op(op).name == "spirv.FunctionCall" {
+                calls.push(op);
+            }
+        });
+        out.insert(f, calls);
+    }
+    out
+}
+
+fn callee_of(ir: &Ir, call: OpId, by_name: &FxHashMap<String, OpId>) -> Result<OpId, LegalizeError> {
+    let name = util::flat_symbol(ir, call, "callee")
+        .ok_or_else(|| LegalizeError::at(ir, call, "function call without a callee"))?;
+    let callee = by_name
+        .get(&name)
+        .copied()
+        .ok_or_else(|| LegalizeError::at(ir, call, format!("call to unknown function '@{name}'")))?;
+    if util::body(ir, callee).is_none() {
+        return Err(LegalizeError::at(
+            ir,
+            call,
+            format!("not supported yet: inlining a call to '@{name}', a function without a body"),
+        ));
+    }
+    Ok(callee)
+}
+
+/// The functions reachable from `roots`, callees before callers; a call cycle is an
+/// error at a call closing it.
+fn post_order(
+    ir: &Ir,
+    roots: &[OpId],
+    calls: &FxHashMap<OpId, Vec<OpId>>,
+    by_name: &FxHashMap<String, OpId>,
+) -> Result<Vec<OpId>, LegalizeError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Visiting,
+        Done,
+    }
+    let mut state: FxHashMap<OpId, State> = FxHashMap::default();
+    let mut order = Vec::new();
+    for &root in roots {
+        if state.contains_key(&root) {
+            continue;
+        }
+        state.insert(root, State::Visiting);
+        let mut stack: Vec<(OpId, usize)> = vec![(root, 0)];
+        while let Some(top) = stack.last_mut() {
+            let (f, next) = *top;
+            let f_calls = calls.get(&f).map(Vec::as_slice).unwrap_or(&[]);
+            if let Some(&call) = f_calls.get(next) {
+                top.1 += 1;
+                let callee = callee_of(ir, call, by_name)?;
+                match state.get(&callee) {
+                    None => {
+                        state.insert(callee, State::Visiting);
+                        stack.push((callee, 0));
+                    }
+                    Some(State::Visiting) => {
+                        let name = util::symbol_name(ir, callee).unwrap_or("?").to_string();
+                        return Err(LegalizeError::at(
+                            ir,
+                            call,
+                            format!("recursive call to '@{name}': recursion is not allowed"),
+                        ));
+                    }
+                    Some(State::Done) => {}
+                }
+                continue;
+            }
+            state.insert(f, State::Done);
+            order.push(f);
+            stack.pop();
+        }
+    }
+    Ok(order)
+}
+
+/// Replaces `call` (in `caller`) by a copy of `callee`'s body.
+fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<(), LegalizeError> {
+    let (Some(block), Some(body)) = (ir.op(call).parent, util::body(ir, callee)) else { return Ok(()) };
+    let Some(region) = ir.block(block).parent else { return Ok(()) };
+    let callee_blocks = ir.region(body).blocks.clone();
+    let parameters = ir.block(callee_blocks[0]).arguments.clone();
+    let arguments = ir.op(call).operands.clone();
+    if parameters.len() != arguments.len() {
+        return Err(LegalizeError::at(
+            ir,
+            call,
+            "call argument count does not match the callee's parameters",
+        ));
+    }
+    let mut map: FxHashMap<Value, Value> = parameters.into_iter().zip(arguments).collect();
+    let copies = crate::inline::clone_blocks(ir, &callee_blocks, &mut map);
+    let result = ir.op(call).results.first().copied();
+    let location = ir.op(call).location.clone();
+
+    // The common case: one block ending in a return, spliced in place of the call.
+    let single_return =
+        copies.len() == 1 && util::terminator(ir, copies[0]).is_some_and(|t| util::is_return(ir, t));
+    if single_return {
+        let ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
+        let (&ret, body_ops) = ops.split_last().expect("a terminator");
+        for &op in body_ops {
+            ir.insert_op_before(block, call, op);
+        }
+        if let (Some(result), Some(&value)) = (result, ir.op(ret).operands.first()) {
+            let mut replace = FxHashMap::default();
+            replace.insert(result, value);
+            util::replace_uses(ir, caller, &replace);
+        }
+        ir.erase_op(call);
+        return Ok(());
+    }
+
+    // Otherwise the call's block is split after the call: the callee's blocks go in
+    // between, their returns branching to the continuation.
+    let position = ir.block(block).ops.iter().position(|&o| o == call).expect("the call is in its block");
+    let after: Vec<OpId> = ir.block(block).ops[position + 1..].to_vec();
+    let continuation = ir.create_block();
+    for &op in &after {
+        ir.erase_op(op);
+        ir.append_op(continuation, op);
+    }
+    if let Some(result) = result {
+        let ty = ir.value_type(result);
+        let argument = ir.add_block_argument(continuation, ty, location.clone());
+        let mut replace = FxHashMap::default();
+        replace.insert(result, argument);
+        util::replace_uses(ir, caller, &replace);
+    }
+    ir.erase_op(call);
+    let entry_ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
+    for op in entry_ops {
+        ir.append_op(block, op);
+    }
+    let mut inserted: Vec<BlockId> = vec![block];
+    inserted.extend(copies[1..].iter().copied());
+    for &b in &inserted {
+        let Some(t) = util::terminator(ir, b) else { continue };
+        if util::is_return(ir, t) {
+            let operands = ir.op(t).operands.clone();
+            let loc = ir.op(t).location.clone();
+            ir.erase_op(t);
+            util::append_branch(ir, b, continuation, operands, loc);
+        }
+    }
+    let at = ir.region(region).blocks.iter().position(|&b| b == block).map_or(0, |p| p + 1);
+    let mut new_blocks: Vec<BlockId> = copies[1..].to_vec();
+    new_blocks.push(continuation);
+    for (i, &b) in new_blocks.iter().enumerate() {
+        ir.region_mut(region).blocks.insert(at + i, b);
+        ir.block_mut(b).parent = Some(region);
+    }
+    Ok(())
+}
+
+/// Moves every Function variable of `func` to the start of its entry block, an
+/// initializer becoming a store where the variable was.
+pub(crate) fn hoist_variables(ir: &mut Ir, func: OpId) {
+    let Some(body) = util::body(ir, func) else { return };
+    let entry = ir.region(body).blocks[0];
+    let leading = ir.block(entry).ops.iter().take_while(|&&op| ir.op(op).name == "spirv.Variable").count();
+    let mut misplaced = Vec::new();
+    for (block, op) in ir.ops_under(func) {
+        if ir.op(op).name == "spirv.Variable" {
+            let in_prefix = block == entry && ir.block(entry).ops[..leading].contains(&op);
+            if !in_prefix {
+                misplaced.push((block, op));
+            }
+        }
+    }
+    for (at, (block, op)) in (leading..).zip(misplaced) {
+        if let Some(&init) = ir.op(op).operands.first() {
+            let var = ir.op(op).results[0];
+            let location = ir.op(op).location.clone();
+            let store = ir.create_op("spirv.Store", vec![var, init], &[], location);
+            let position = ir.block(block).ops.iter().position(|&o| o == op).map_or(0, |p| p + 1);
+            ir.block_mut(block).ops.insert(position, store);
+            ir.op_mut(store).parent = Some(block);
+            ir.op_mut(op).operands.clear();
+        }
+        ir.erase_op(op);
+        ir.block_mut(entry).ops.insert(at, op);
+        ir.op_mut(op).parent = Some(entry);
+    }
+}

@@ -1,0 +1,282 @@
+//! Small helpers the legalization passes share: op queries, value replacement,
+//! successor operands and type classification.
+
+use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
+use spirvkit_ir::types::{Type, TypeKind};
+
+pub(crate) const SELECTION: &str = "spirv.mlir.selection";
+pub(crate) const LOOP: &str = "spirv.mlir.loop";
+
+pub(crate) fn is_construct(ir: &Ir, op: OpId) -> bool {
+    matches!(ir.op(op).name.as_str(), SELECTION | LOOP)
+}
+
+pub(crate) fn is_return(ir: &Ir, op: OpId) -> bool {
+    matches!(ir.op(op).name.as_str(), "spirv.Return" | "spirv.ReturnValue")
+}
+
+/// The `spirv.func` ops directly inside a `spirv.module`.
+pub(crate) fn functions(ir: &Ir, module: OpId) -> Vec<OpId> {
+    module_ops(ir, module).into_iter().filter(|&op| ir.op(op).name == "spirv.func").collect()
+}
+
+/// The ops directly inside a module's body.
+pub(crate) fn module_ops(ir: &Ir, module: OpId) -> Vec<OpId> {
+    let mut out = Vec::new();
+    for &region in &ir.op(module).regions {
+        for &block in &ir.region(region).blocks {
+            out.extend(ir.block(block).ops.iter().copied());
+        }
+    }
+    out
+}
+
+pub(crate) fn symbol_name(ir: &Ir, op: OpId) -> Option<&str> {
+    match ir.op(op).attr("sym_name") {
+        Some(Attribute::String(name)) => Some(name),
+        _ => None,
+    }
+}
+
+/// The single name of a flat symbol reference attribute (`@f`).
+pub(crate) fn flat_symbol(ir: &Ir, op: OpId, attr: &str) -> Option<String> {
+    match ir.op(op).attr(attr) {
+        Some(Attribute::SymbolRef(path)) if path.len() == 1 => Some(path[0].clone()),
+        _ => None,
+    }
+}
+
+/// A function's body region, if it has blocks.
+pub(crate) fn body(ir: &Ir, func: OpId) -> Option<RegionId> {
+    let region = *ir.op(func).regions.first()?;
+    (!ir.region(region).blocks.is_empty()).then_some(region)
+}
+
+/// The function's result type, if it returns a value.
+pub(crate) fn result_type(ir: &Ir, func: OpId) -> Option<Type> {
+    let Some(Attribute::Type(ty)) = ir.op(func).attr("function_type") else { return None };
+    match ir.types.kind(*ty) {
+        TypeKind::Function { results, .. } => results.first().copied(),
+        _ => None,
+    }
+}
+
+/// The op defining `v`, if it is an op result.
+pub(crate) fn defining_op(ir: &Ir, v: Value) -> Option<OpId> {
+    match ir.value(v).def {
+        ValueDef::Result { op, .. } => Some(op),
+        ValueDef::Argument { .. } => None,
+    }
+}
+
+/// The block `v` is defined in (its op's block or the block it is an argument of).
+pub(crate) fn defining_block(ir: &Ir, v: Value) -> Option<BlockId> {
+    match ir.value(v).def {
+        ValueDef::Result { op, .. } => ir.op(op).parent,
+        ValueDef::Argument { block, .. } => Some(block),
+    }
+}
+
+/// Whether `region` is `outer` or nested (at any depth) in it.
+pub(crate) fn region_within(ir: &Ir, mut region: RegionId, outer: RegionId) -> bool {
+    loop {
+        if region == outer {
+            return true;
+        }
+        let Some(op) = ir.region(region).parent else { return false };
+        let Some(block) = ir.op(op).parent else { return false };
+        let Some(parent) = ir.block(block).parent else { return false };
+        region = parent;
+    }
+}
+
+/// Rewrites every operand under `top` through `map` (followed to its end, so chains
+/// of replacements resolve).
+pub(crate) fn replace_uses(ir: &mut Ir, top: OpId, map: &FxHashMap<Value, Value>) {
+    if map.is_empty() {
+        return;
+    }
+    for (_, op) in ir.ops_under(top) {
+        for i in 0..ir.op(op).operands.len() {
+            let v = ir.op(op).operands[i];
+            let to = resolve(map, v);
+            if to != v {
+                ir.op_mut(op).operands[i] = to;
+            }
+        }
+    }
+}
+
+/// `v` followed through `map` until it is not replaced (bounded, in case of a cycle).
+pub(crate) fn resolve(map: &FxHashMap<Value, Value>, mut v: Value) -> Value {
+    for _ in 0..map.len() + 1 {
+        match map.get(&v) {
+            Some(&to) if to != v => v = to,
+            _ => return v,
+        }
+    }
+    v
+}
+
+/// Creates an op, inserts it before `before` in `block`, returns it.
+pub(crate) fn insert_before(
+    ir: &mut Ir,
+    block: BlockId,
+    before: OpId,
+    name: &str,
+    operands: Vec<Value>,
+    results: &[Type],
+    location: Location,
+) -> OpId {
+    let op = ir.create_op(name, operands, results, location);
+    ir.insert_op_before(block, before, op);
+    op
+}
+
+/// Creates an op at the end of `block`.
+pub(crate) fn append(
+    ir: &mut Ir,
+    block: BlockId,
+    name: &str,
+    operands: Vec<Value>,
+    results: &[Type],
+    location: Location,
+) -> OpId {
+    let op = ir.create_op(name, operands, results, location);
+    ir.append_op(block, op);
+    op
+}
+
+/// A `spirv.Branch` to `target` with `args` at the end of `block`.
+pub(crate) fn append_branch(
+    ir: &mut Ir,
+    block: BlockId,
+    target: BlockId,
+    args: Vec<Value>,
+    location: Location,
+) {
+    let op = append(ir, block, "spirv.Branch", args, &[], location);
+    ir.op_mut(op).successors.push(target);
+}
+
+/// A `spirv.BranchConditional` without successor operands at the end of `block`.
+pub(crate) fn append_cond_branch(
+    ir: &mut Ir,
+    block: BlockId,
+    condition: Value,
+    on_true: BlockId,
+    on_false: BlockId,
+    location: Location,
+) {
+    let op = append(ir, block, "spirv.BranchConditional", vec![condition], &[], location);
+    ir.op_mut(op).successors.push(on_true);
+    ir.op_mut(op).successors.push(on_false);
+    set_segments(ir, op, &[1, 0, 0]);
+}
+
+fn set_segments(ir: &mut Ir, op: OpId, sizes: &[usize]) {
+    let i32t = ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+    let values = sizes.iter().map(|&s| Attribute::Integer { value: s as i128, ty: i32t }).collect();
+    ir.set_property(op, "operandSegmentSizes", Attribute::DenseArray { element: i32t, values });
+}
+
+/// Appends `value` to the operands `terminator` forwards to its successor `index`.
+/// False when the terminator is not a branch spirvkit knows how to extend.
+pub(crate) fn push_successor_operand(ir: &mut Ir, terminator: OpId, index: usize, value: Value) -> bool {
+    let Some(ranges) = ir.successor_operand_ranges(terminator) else { return false };
+    let Some(range) = ranges.get(index).cloned() else { return false };
+    match ir.op(terminator).name.as_str() {
+        "spirv.Branch" => ir.op_mut(terminator).operands.push(value),
+        "spirv.BranchConditional" => {
+            ir.op_mut(terminator).operands.insert(range.end, value);
+            let mut sizes = vec![1, ranges[0].len(), ranges[1].len()];
+            sizes[1 + index] += 1;
+            set_segments(ir, terminator, &sizes);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Removes operand `position` of those `terminator` forwards to successor `index`.
+pub(crate) fn remove_successor_operand(ir: &mut Ir, terminator: OpId, index: usize, position: usize) -> bool {
+    let Some(ranges) = ir.successor_operand_ranges(terminator) else { return false };
+    let Some(range) = ranges.get(index).cloned() else { return false };
+    if position >= range.len() {
+        return false;
+    }
+    match ir.op(terminator).name.as_str() {
+        "spirv.Branch" => {
+            ir.op_mut(terminator).operands.remove(position);
+        }
+        "spirv.BranchConditional" => {
+            ir.op_mut(terminator).operands.remove(range.start + position);
+            let mut sizes = vec![1, ranges[0].len(), ranges[1].len()];
+            sizes[1 + index] -= 1;
+            set_segments(ir, terminator, &sizes);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The block's terminator (its last op).
+pub(crate) fn terminator(ir: &Ir, block: BlockId) -> Option<OpId> {
+    ir.block(block).ops.last().copied()
+}
+
+/// For each block of `region`, the (terminator, successor index) pairs branching to it.
+pub(crate) fn predecessors(ir: &Ir, region: RegionId) -> FxHashMap<BlockId, Vec<(OpId, usize)>> {
+    let mut preds: FxHashMap<BlockId, Vec<(OpId, usize)>> = FxHashMap::default();
+    for &block in &ir.region(region).blocks {
+        if let Some(t) = terminator(ir, block) {
+            for (i, &s) in ir.op(t).successors.iter().enumerate() {
+                preds.entry(s).or_default().push((t, i));
+            }
+        }
+    }
+    preds
+}
+
+/// The pointee and storage class of a pointer type.
+pub(crate) fn pointer_parts(ir: &Ir, ty: Type) -> Option<(Type, &str)> {
+    match ir.types.kind(ty) {
+        TypeKind::Pointer { pointee, storage_class, .. } => Some((*pointee, storage_class)),
+        _ => None,
+    }
+}
+
+/// A type Vulkan forbids in Function variables, parameters and phis: images,
+/// samplers, sampled images, acceleration structures and ray queries, pointers to
+/// anything but Function memory, and composites holding one.
+pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
+    let mut stack = vec![ty];
+    let mut steps = 0;
+    while let Some(t) = stack.pop() {
+        steps += 1;
+        if steps > 4096 {
+            return false;
+        }
+        match ir.types.kind(t) {
+            TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler => return true,
+            TypeKind::Pointer { storage_class, .. } if storage_class != "Function" => return true,
+            TypeKind::Opaque(text) => {
+                let lower = text.to_ascii_lowercase();
+                if lower.contains("accel") || lower.contains("rayquery") {
+                    return true;
+                }
+            }
+            TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => stack.push(*element),
+            TypeKind::LiteralStruct(body) => stack.extend(body.members.iter().map(|m| m.ty)),
+            TypeKind::IdentifiedStruct { name } => {
+                if let Some(body) = ir.types.struct_body(name) {
+                    stack.extend(body.members.iter().map(|m| m.ty));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
