@@ -153,6 +153,19 @@ pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> 
     Ok(())
 }
 
+/// A struct or array value holding a handle (Vulkan forbids such composite types).
+fn is_composite_of_handles(ir: &Ir, v: spirvkit_ir::ir::Value) -> bool {
+    use spirvkit_ir::types::TypeKind;
+    let ty = ir.value_type(v);
+    matches!(
+        ir.types.kind(ty),
+        TypeKind::LiteralStruct(_)
+            | TypeKind::IdentifiedStruct { .. }
+            | TypeKind::Array { .. }
+            | TypeKind::RuntimeArray { .. }
+    ) && util::is_opaque_handle(ir, ty)
+}
+
 /// The op whose region holds a block (not the function's entry) with an argument
 /// holding an opaque handle.
 fn handle_phi_owner(ir: &Ir, func: OpId) -> Option<OpId> {

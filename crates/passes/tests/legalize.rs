@@ -309,3 +309,303 @@ fn early_return_from_a_loop() {
     assert!(text.contains("spirv.LogicalNot"), "{text}");
     assert!(!text.contains("spirv.Variable"), "{text}");
 }
+
+#[test]
+fn buffer_pointer_in_a_local_passed_to_a_function() {
+    // `RWStructuredBuffer<float> b = gBuf; write(b, 3.0);` in DXC's raw form: the
+    // local holds the global's pointer.
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @buf bind(0, 0) : !spirv.ptr<BUF, StorageBuffer>
+  spirv.func @write(%b: !spirv.ptr<!spirv.ptr<BUF, StorageBuffer>, Function>, %v: !spirv.ptr<f32, Function>) "None" {{
+    %bp = spirv.Load "Function" %b : !spirv.ptr<BUF, StorageBuffer>
+    %c0 = spirv.Constant 0 : i32
+    %e = spirv.AccessChain %bp[%c0, %c0] : !spirv.ptr<BUF, StorageBuffer>, i32, i32 -> !spirv.ptr<f32, StorageBuffer>
+    %val = spirv.Load "Function" %v : f32
+    spirv.Store "StorageBuffer" %e, %val : f32
+    spirv.Return
+  }}
+  spirv.func @main() "None" {{
+    %local = spirv.Variable : !spirv.ptr<!spirv.ptr<BUF, StorageBuffer>, Function>
+    %param_b = spirv.Variable : !spirv.ptr<!spirv.ptr<BUF, StorageBuffer>, Function>
+    %param_v = spirv.Variable : !spirv.ptr<f32, Function>
+    %g = spirv.mlir.addressof @buf : !spirv.ptr<BUF, StorageBuffer>
+    spirv.Store "Function" %local, %g : !spirv.ptr<BUF, StorageBuffer>
+    %l = spirv.Load "Function" %local : !spirv.ptr<BUF, StorageBuffer>
+    spirv.Store "Function" %param_b, %l : !spirv.ptr<BUF, StorageBuffer>
+    %three = spirv.Constant 3.0 : f32
+    spirv.Store "Function" %param_v, %three : f32
+    spirv.FunctionCall @write(%param_b, %param_v) : (!spirv.ptr<!spirv.ptr<BUF, StorageBuffer>, Function>, !spirv.ptr<f32, Function>) -> ()
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}}"#
+    );
+    let text = legalized("buffer_pointer_in_local", &src);
+    assert!(text.contains("spirv.AccessChain %buf_addr["), "{text}");
+    assert!(!text.contains("spirv.Variable"), "{text}");
+}
+
+#[test]
+fn struct_of_texture_and_sampler_in_a_local_is_split_then_promoted() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @tex bind(0, 0) : !spirv.ptr<IMG, UniformConstant>
+  spirv.GlobalVariable @samp bind(0, 1) : !spirv.ptr<!spirv.sampler, UniformConstant>
+  spirv.GlobalVariable @out_var_SV_Target {{location = 0 : i32}} : !spirv.ptr<vector<4xf32>, Output>
+  spirv.func @sample(%m: !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>) -> vector<4xf32> "None" {{
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    %pt = spirv.AccessChain %m[%c0] : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>, i32 -> !spirv.ptr<IMG, Function>
+    %ps = spirv.AccessChain %m[%c1] : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>, i32 -> !spirv.ptr<!spirv.sampler, Function>
+    %t = spirv.Load "Function" %pt : IMG
+    %s = spirv.Load "Function" %ps : !spirv.sampler
+    %si = "spirv.SampledImage"(%t, %s) : (IMG, !spirv.sampler) -> SIMG
+    %half = spirv.Constant dense<0.5> : vector<2xf32>
+    %r = spirv.ImageSampleImplicitLod %si, %half : SIMG, vector<2xf32> -> vector<4xf32>
+    spirv.ReturnValue %r : vector<4xf32>
+  }}
+  spirv.func @main() "None" {{
+    %mat = spirv.Variable : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>
+    %param = spirv.Variable : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    %pt = spirv.AccessChain %mat[%c0] : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>, i32 -> !spirv.ptr<IMG, Function>
+    %tp = spirv.mlir.addressof @tex : !spirv.ptr<IMG, UniformConstant>
+    %tv = spirv.Load "UniformConstant" %tp : IMG
+    spirv.Store "Function" %pt, %tv : IMG
+    %ps = spirv.AccessChain %mat[%c1] : !spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>, i32 -> !spirv.ptr<!spirv.sampler, Function>
+    %sp = spirv.mlir.addressof @samp : !spirv.ptr<!spirv.sampler, UniformConstant>
+    %sv = spirv.Load "UniformConstant" %sp : !spirv.sampler
+    spirv.Store "Function" %ps, %sv : !spirv.sampler
+    %whole = spirv.Load "Function" %mat : !spirv.struct<(IMG, !spirv.sampler)>
+    spirv.Store "Function" %param, %whole : !spirv.struct<(IMG, !spirv.sampler)>
+    %r = spirv.FunctionCall @sample(%param) : (!spirv.ptr<!spirv.struct<(IMG, !spirv.sampler)>, Function>) -> vector<4xf32>
+    %o = spirv.mlir.addressof @out_var_SV_Target : !spirv.ptr<vector<4xf32>, Output>
+    spirv.Store "Output" %o, %r : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "Fragment" @main, @out_var_SV_Target
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}}"#
+    );
+    let text = legalized("struct_of_handles", &src);
+    assert!(!text.contains("spirv.Variable"), "{text}");
+    assert!(!text.contains("spirv.CompositeConstruct"), "{text}");
+}
+
+#[test]
+fn nested_loops_and_several_early_returns() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @buf bind(0, 0) : !spirv.ptr<BUF, StorageBuffer>
+  spirv.func @search(%n: !spirv.ptr<i32, Function>) -> i32 "None" {{
+    %i = spirv.Variable : !spirv.ptr<i32, Function>
+    %j = spirv.Variable : !spirv.ptr<i32, Function>
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    %c3 = spirv.Constant 3 : i32
+    %c7 = spirv.Constant 7 : i32
+    %nv = spirv.Load "Function" %n : i32
+    %neg = spirv.SLessThan %nv, %c0 : i32
+    spirv.mlir.selection {{
+      spirv.BranchConditional %neg, ^then, ^merge
+    ^then:
+      spirv.ReturnValue %c0 : i32
+    ^merge:
+      spirv.mlir.merge
+    }}
+    spirv.Store "Function" %i, %c0 : i32
+    spirv.mlir.loop {{
+      spirv.Branch ^header
+    ^header:
+      %iv = spirv.Load "Function" %i : i32
+      %lt = spirv.SLessThan %iv, %nv : i32
+      spirv.BranchConditional %lt, ^body, ^merge
+    ^body:
+      spirv.Store "Function" %j, %c0 : i32
+      spirv.mlir.loop {{
+        spirv.Branch ^h2
+      ^h2:
+        %jv = spirv.Load "Function" %j : i32
+        %lt2 = spirv.SLessThan %jv, %c3 : i32
+        spirv.BranchConditional %lt2, ^b2, ^m2
+      ^b2:
+        %iv2 = spirv.Load "Function" %i : i32
+        %jv2 = spirv.Load "Function" %j : i32
+        %p = spirv.IMul %iv2, %jv2 : i32
+        %hit = spirv.IEqual %p, %c7 : i32
+        spirv.mlir.selection {{
+          spirv.BranchConditional %hit, ^t, ^sm
+        ^t:
+          spirv.ReturnValue %p : i32
+        ^sm:
+          spirv.mlir.merge
+        }}
+        spirv.Branch ^k2
+      ^k2:
+        %jv3 = spirv.Load "Function" %j : i32
+        %jn = spirv.IAdd %jv3, %c1 : i32
+        spirv.Store "Function" %j, %jn : i32
+        spirv.Branch ^h2
+      ^m2:
+        spirv.mlir.merge
+      }}
+      spirv.Branch ^continue
+    ^continue:
+      %iv3 = spirv.Load "Function" %i : i32
+      %in = spirv.IAdd %iv3, %c1 : i32
+      spirv.Store "Function" %i, %in : i32
+      spirv.Branch ^header
+    ^merge:
+      spirv.mlir.merge
+    }}
+    %last = spirv.Load "Function" %i : i32
+    spirv.ReturnValue %last : i32
+  }}
+  spirv.func @main() "None" {{
+    %param = spirv.Variable : !spirv.ptr<i32, Function>
+    %c9 = spirv.Constant 9 : i32
+    %c0 = spirv.Constant 0 : i32
+    spirv.Store "Function" %param, %c9 : i32
+    %r = spirv.FunctionCall @search(%param) : (!spirv.ptr<i32, Function>) -> i32
+    %f = spirv.ConvertSToF %r : i32 to f32
+    %b = spirv.mlir.addressof @buf : !spirv.ptr<BUF, StorageBuffer>
+    %e = spirv.AccessChain %b[%c0, %c0] : !spirv.ptr<BUF, StorageBuffer>, i32, i32 -> !spirv.ptr<f32, StorageBuffer>
+    spirv.Store "StorageBuffer" %e, %f : f32
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}}"#
+    );
+    let text = legalized("nested_returns", &src);
+    assert!(!text.contains("spirv.Variable"), "{text}");
+}
+
+#[test]
+fn kill_in_a_callee_is_inlined() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @in_var_A {{location = 0 : i32}} : !spirv.ptr<f32, Input>
+  spirv.GlobalVariable @out_var_SV_Target {{location = 0 : i32}} : !spirv.ptr<vector<4xf32>, Output>
+  spirv.func @clip(%a: !spirv.ptr<f32, Function>) "None" {{
+    %v = spirv.Load "Function" %a : f32
+    %z = spirv.Constant 0.0 : f32
+    %lt = spirv.FOrdLessThan %v, %z : f32
+    spirv.mlir.selection {{
+      spirv.BranchConditional %lt, ^then, ^merge
+    ^then:
+      spirv.Kill
+    ^merge:
+      spirv.mlir.merge
+    }}
+    spirv.Return
+  }}
+  spirv.func @die() "None" {{
+    spirv.Kill
+  }}
+  spirv.func @main() "None" {{
+    %param = spirv.Variable : !spirv.ptr<f32, Function>
+    %ap = spirv.mlir.addressof @in_var_A : !spirv.ptr<f32, Input>
+    %a = spirv.Load "Input" %ap : f32
+    spirv.Store "Function" %param, %a : f32
+    spirv.FunctionCall @clip(%param) : (!spirv.ptr<f32, Function>) -> ()
+    %big = spirv.Constant 100.0 : f32
+    %gt = spirv.FOrdGreaterThan %a, %big : f32
+    spirv.mlir.selection {{
+      spirv.BranchConditional %gt, ^then, ^merge
+    ^then:
+      spirv.FunctionCall @die() : () -> ()
+      spirv.Branch ^merge
+    ^merge:
+      spirv.mlir.merge
+    }}
+    %one = spirv.Constant dense<1.0> : vector<4xf32>
+    %o = spirv.mlir.addressof @out_var_SV_Target : !spirv.ptr<vector<4xf32>, Output>
+    spirv.Store "Output" %o, %one : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "Fragment" @main, @in_var_A, @out_var_SV_Target
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}}"#
+    );
+    let text = legalized("kill_in_callee", &src);
+    assert_eq!(text.matches("spirv.Kill").count(), 2, "{text}");
+}
+
+#[test]
+fn a_resource_chosen_by_control_flow_is_an_error() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @texA bind(0, 0) : !spirv.ptr<IMG, UniformConstant>
+  spirv.GlobalVariable @texB bind(0, 1) : !spirv.ptr<IMG, UniformConstant>
+  spirv.GlobalVariable @samp bind(0, 2) : !spirv.ptr<!spirv.sampler, UniformConstant>
+  spirv.GlobalVariable @in_var_A {{location = 0 : i32}} : !spirv.ptr<f32, Input>
+  spirv.GlobalVariable @out_var_SV_Target {{location = 0 : i32}} : !spirv.ptr<vector<4xf32>, Output>
+  spirv.func @main() "None" {{
+    %t = spirv.Variable : !spirv.ptr<IMG, Function>
+    %ap = spirv.mlir.addressof @in_var_A : !spirv.ptr<f32, Input>
+    %a = spirv.Load "Input" %ap : f32
+    %z = spirv.Constant 0.0 : f32
+    %c = spirv.FOrdLessThan %a, %z : f32
+    spirv.mlir.selection {{
+      spirv.BranchConditional %c, ^then, ^else
+    ^then:
+      %pa = spirv.mlir.addressof @texA : !spirv.ptr<IMG, UniformConstant>
+      %va = spirv.Load "UniformConstant" %pa : IMG
+      spirv.Store "Function" %t, %va : IMG
+      spirv.Branch ^merge
+    ^else:
+      %pb = spirv.mlir.addressof @texB : !spirv.ptr<IMG, UniformConstant>
+      %vb = spirv.Load "UniformConstant" %pb : IMG
+      spirv.Store "Function" %t, %vb : IMG
+      spirv.Branch ^merge
+    ^merge:
+      spirv.mlir.merge
+    }}
+    %tv = spirv.Load "Function" %t : IMG
+    %sp = spirv.mlir.addressof @samp : !spirv.ptr<!spirv.sampler, UniformConstant>
+    %s = spirv.Load "UniformConstant" %sp : !spirv.sampler
+    %si = "spirv.SampledImage"(%tv, %s) : (IMG, !spirv.sampler) -> SIMG
+    %half = spirv.Constant dense<0.5> : vector<2xf32>
+    %r = spirv.ImageSampleImplicitLod %si, %half : SIMG, vector<2xf32> -> vector<4xf32>
+    %o = spirv.mlir.addressof @out_var_SV_Target : !spirv.ptr<vector<4xf32>, Output>
+    spirv.Store "Output" %o, %r : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "Fragment" @main, @in_var_A, @out_var_SV_Target
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}}"#
+    );
+    let error = try_legalize("chosen_resource", &src).err().expect("refused");
+    assert!(error.message.contains("chosen by control flow"), "{error}");
+    assert!(error.to_string().starts_with("chosen_resource.mlir:"), "{error}");
+}
+
+#[test]
+fn recursion_is_an_error_at_the_call() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.func @f(%x: !spirv.ptr<i32, Function>) "None" {{
+    spirv.FunctionCall @g(%x) : (!spirv.ptr<i32, Function>) -> ()
+    spirv.Return
+  }}
+  spirv.func @g(%x: !spirv.ptr<i32, Function>) "None" {{
+    spirv.FunctionCall @f(%x) : (!spirv.ptr<i32, Function>) -> ()
+    spirv.Return
+  }}
+  spirv.func @main() "None" {{
+    %v = spirv.Variable : !spirv.ptr<i32, Function>
+    spirv.FunctionCall @f(%v) : (!spirv.ptr<i32, Function>) -> ()
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}}"#
+    );
+    let error = try_legalize("recursion", &src).err().expect("refused");
+    assert!(error.message.contains("recursive call to '@f'"), "{error}");
+    assert!(error.to_string().starts_with("recursion.mlir:7:5:"), "{error}");
+}

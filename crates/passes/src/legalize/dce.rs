@@ -4,8 +4,10 @@
 
 use super::util;
 use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{Ir, OpId, Value};
 use spirvkit_ir::opdef::op_has_trait;
+use spirvkit_ir::types::TypeKind;
 
 /// Ops without side effects MLIR does not mark `Pure` (loads may trap in no way
 /// SPIR-V defines; an unused one can go).
@@ -24,8 +26,10 @@ const REMOVABLE: &[&str] = &[
     "spirv.CompositeInsert",
 ];
 
-/// Removes `func`'s dead ops until none is left.
+/// Removes `func`'s dead ops until none is left (after forwarding extracts of
+/// composites built in place, which SROA's whole loads and stores leave).
 pub fn run(ir: &mut Ir, func: OpId) {
+    forward_extracts(ir, func);
     loop {
         let mut uses: FxHashMap<Value, usize> = FxHashMap::default();
         let ops = ir.ops_under(func);
@@ -55,6 +59,54 @@ pub fn run(ir: &mut Ir, func: OpId) {
         if !removed {
             break;
         }
+    }
+}
+
+/// `spirv.CompositeExtract %c[i, ...]` of a `spirv.CompositeConstruct` holding one
+/// operand per member reads that operand (then its `[...]`) directly.
+fn forward_extracts(ir: &mut Ir, func: OpId) {
+    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+    for (block, op) in ir.ops_under(func) {
+        if ir.op(op).name != "spirv.CompositeExtract" {
+            continue;
+        }
+        let Some(&composite) = ir.op(op).operands.first() else { continue };
+        let composite = util::resolve(&replace, composite);
+        let Some(construct) = util::defining_op(ir, composite) else { continue };
+        if ir.op(construct).name != "spirv.CompositeConstruct" {
+            continue;
+        }
+        let Some(Attribute::Array(indices)) = ir.op(op).attr("indices").cloned() else { continue };
+        let Some(Attribute::Integer { value, .. }) = indices.first() else { continue };
+        let members = member_count(ir, ir.value_type(composite));
+        let parts = &ir.op(construct).operands;
+        let Some(&part) =
+            usize::try_from(*value).ok().filter(|_| members == Some(parts.len())).and_then(|i| parts.get(i))
+        else {
+            continue;
+        };
+        let result = ir.op(op).results[0];
+        if indices.len() == 1 {
+            replace.insert(result, part);
+        } else {
+            let ty = ir.value_type(result);
+            let location = ir.op(op).location.clone();
+            let inner =
+                util::insert_before(ir, block, op, "spirv.CompositeExtract", vec![part], &[ty], location);
+            ir.set_property(inner, "indices", Attribute::Array(indices[1..].to_vec()));
+            replace.insert(result, ir.op(inner).results[0]);
+        }
+    }
+    util::replace_uses(ir, func, &replace);
+}
+
+/// The member count of a struct or sized array type.
+fn member_count(ir: &Ir, ty: spirvkit_ir::types::Type) -> Option<usize> {
+    match ir.types.kind(ty) {
+        TypeKind::LiteralStruct(body) => Some(body.members.len()),
+        TypeKind::IdentifiedStruct { name } => ir.types.struct_body(name).map(|b| b.members.len()),
+        TypeKind::Array { count, spec_length: None, .. } => Some(*count as usize),
+        _ => None,
     }
 }
 
