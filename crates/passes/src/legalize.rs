@@ -131,6 +131,13 @@ pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> 
                     }
                 }
             }
+            if o.results.iter().any(|&r| is_composite_of_handles(ir, r)) {
+                return Err(LegalizeError::at(
+                    ir,
+                    op,
+                    "cannot legalize: a struct or array value holds a resource (image, sampler, buffer pointer)",
+                ));
+            }
             if util::is_construct(ir, op)
                 && o.results.iter().any(|&r| util::is_opaque_handle(ir, ir.value_type(r)))
             {
