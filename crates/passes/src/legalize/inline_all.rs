@@ -43,6 +43,9 @@ pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         }
     }
     for &f in &order {
+        if let Some(body) = util::body(ir, f) {
+            util::merge_block_chains(ir, body);
+        }
         if !roots.contains(&f) {
             super::merge_return::run(ir, f)?;
         }
@@ -194,13 +197,10 @@ fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<()
         ir.erase_op(op);
         ir.append_op(continuation, op);
     }
-    if let Some(result) = result {
+    let replacement = result.map(|result| {
         let ty = ir.value_type(result);
-        let argument = ir.add_block_argument(continuation, ty, location.clone());
-        let mut replace = FxHashMap::default();
-        replace.insert(result, argument);
-        util::replace_uses(ir, caller, &replace);
-    }
+        (result, ir.add_block_argument(continuation, ty, location.clone()))
+    });
     ir.erase_op(call);
     let entry_ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
     for op in entry_ops {
@@ -223,6 +223,12 @@ fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<()
     for (i, &b) in new_blocks.iter().enumerate() {
         ir.region_mut(region).blocks.insert(at + i, b);
         ir.block_mut(b).parent = Some(region);
+    }
+    // Now that the continuation is in place, its uses of the result see the argument.
+    if let Some((result, argument)) = replacement {
+        let mut replace = FxHashMap::default();
+        replace.insert(result, argument);
+        util::replace_uses(ir, caller, &replace);
     }
     Ok(())
 }

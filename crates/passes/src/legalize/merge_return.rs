@@ -27,6 +27,7 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<bool, LegalizeError> {
     if !returns_inside_construct(ir, func) {
         return Ok(false);
     }
+    util::merge_block_chains(ir, body);
     if ir.region(body).blocks.len() != 1 {
         return Err(LegalizeError::at(
             ir,
@@ -201,6 +202,7 @@ impl Rewrite {
             }
             Exit::Selection(merge) => match rest.last() {
                 Some(&t) if util::is_return(ir, t) => 0,
+                Some(&t) if ir.op(t).successors.is_empty() => 1, // spirv.Kill, spirv.Unreachable
                 Some(&t) if ir.op(t).successors.iter().all(|&s| s == merge) => 1,
                 Some(&t) => {
                     return Err(LegalizeError::at(
@@ -262,11 +264,12 @@ impl Rewrite {
                     ir.append_op(then, op);
                 }
                 util::append(ir, merge, "spirv.mlir.merge", vec![], &[], location.clone());
+                // The guard's block is complete (terminator included) before it is rewritten.
                 let ends_in_return = guarded.last().is_some_and(|&t| util::is_return(ir, t));
-                self.block(ir, then, inner, Exit::Selection(merge))?;
                 if !ends_in_return {
                     util::append_branch(ir, then, merge, vec![], location.clone());
                 }
+                self.block(ir, then, inner, Exit::Selection(merge))?;
                 for &op in tail {
                     ir.append_op(block, op);
                 }

@@ -187,17 +187,8 @@ fn set_segments(ir: &mut Ir, op: OpId, sizes: &[usize]) {
 pub(crate) fn push_successor_operand(ir: &mut Ir, terminator: OpId, index: usize, value: Value) -> bool {
     let Some(ranges) = ir.successor_operand_ranges(terminator) else { return false };
     let Some(range) = ranges.get(index).cloned() else { return false };
-    match ir.op(terminator).name.as_str() {
-        "spirv.Branch" => ir.op_mut(terminator).operands.push(value),
-        "spirv.BranchConditional" => {
-            ir.op_mut(terminator).operands.insert(range.end, value);
-            let mut sizes = vec![1, ranges[0].len(), ranges[1].len()];
-            sizes[1 + index] += 1;
-            set_segments(ir, terminator, &sizes);
-        }
-        _ => return false,
-    }
-    true
+    ir.op_mut(terminator).operands.insert(range.end, value);
+    resize_successor_operands(ir, terminator, ranges, index, true)
 }
 
 /// Removes operand `position` of those `terminator` forwards to successor `index`.
@@ -207,19 +198,87 @@ pub(crate) fn remove_successor_operand(ir: &mut Ir, terminator: OpId, index: usi
     if position >= range.len() {
         return false;
     }
+    ir.op_mut(terminator).operands.remove(range.start + position);
+    resize_successor_operands(ir, terminator, ranges, index, false)
+}
+
+/// Updates the segment attributes of a branch whose successor `index` gained
+/// (`grew`) or lost one operand; `ranges` are the ranges before the change.
+fn resize_successor_operands(
+    ir: &mut Ir,
+    terminator: OpId,
+    ranges: Vec<std::ops::Range<usize>>,
+    index: usize,
+    grew: bool,
+) -> bool {
+    let mut lengths: Vec<usize> = ranges.iter().map(|r| r.len()).collect();
+    if grew {
+        lengths[index] += 1;
+    } else {
+        lengths[index] -= 1;
+    }
     match ir.op(terminator).name.as_str() {
-        "spirv.Branch" => {
-            ir.op_mut(terminator).operands.remove(position);
-        }
-        "spirv.BranchConditional" => {
-            ir.op_mut(terminator).operands.remove(range.start + position);
-            let mut sizes = vec![1, ranges[0].len(), ranges[1].len()];
-            sizes[1 + index] -= 1;
-            set_segments(ir, terminator, &sizes);
+        "spirv.Branch" => {}
+        "spirv.BranchConditional" => set_segments(ir, terminator, &[1, lengths[0], lengths[1]]),
+        "spirv.Switch" => {
+            let cases: usize = lengths[1..].iter().sum();
+            set_segments(ir, terminator, &[1, lengths[0], cases]);
+            set_dense(ir, terminator, "case_operand_segments", &lengths[1..]);
         }
         _ => return false,
     }
     true
+}
+
+fn set_dense(ir: &mut Ir, op: OpId, name: &str, sizes: &[usize]) {
+    let i32t = ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+    let values = sizes.iter().map(|&s| Attribute::Integer { value: s as i128, ty: i32t }).collect();
+    ir.set_property(op, name, Attribute::DenseArray { element: i32t, values });
+}
+
+/// Merges each block of `region` ending in an unconditional `spirv.Branch` with its
+/// target when it is the target's only predecessor (the target's arguments become
+/// the branch's operands). For function bodies: the structurizer puts each construct
+/// in a block of its own, chained by branches, which merge-return and the inliner
+/// want as one block.
+pub(crate) fn merge_block_chains(ir: &mut Ir, region: RegionId) {
+    loop {
+        let preds = predecessors(ir, region);
+        let blocks = ir.region(region).blocks.clone();
+        let entry = blocks.first().copied();
+        let mut merged = false;
+        for &block in &blocks {
+            let Some(t) = terminator(ir, block) else { continue };
+            if ir.op(t).name != "spirv.Branch" || ir.op(t).successors.len() != 1 {
+                continue;
+            }
+            let target = ir.op(t).successors[0];
+            if target == block || Some(target) == entry || preds.get(&target).map_or(0, Vec::len) != 1 {
+                continue;
+            }
+            let arguments = ir.block(target).arguments.clone();
+            let operands = ir.op(t).operands.clone();
+            if arguments.len() != operands.len() {
+                continue;
+            }
+            let replace: FxHashMap<Value, Value> = arguments.into_iter().zip(operands).collect();
+            ir.erase_op(t);
+            let ops = std::mem::take(&mut ir.block_mut(target).ops);
+            for op in ops {
+                ir.append_op(block, op);
+            }
+            ir.region_mut(region).blocks.retain(|&b| b != target);
+            ir.block_mut(target).parent = None;
+            if let Some(top) = ir.region(region).parent {
+                replace_uses(ir, top, &replace);
+            }
+            merged = true;
+            break;
+        }
+        if !merged {
+            break;
+        }
+    }
 }
 
 /// The block's terminator (its last op).
