@@ -6,6 +6,10 @@
 //! (`SPIRV_VAL`, or `<repo>/.venv/bin/spirv-val`, or `spirv-val` on PATH; skipped
 //! with a message without one).
 
+#[path = "common/interp.rs"]
+mod interp;
+
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -92,6 +96,41 @@ fn legalized(name: &str, src: &str) -> String {
     text
 }
 
+/// Runs `src`'s entry point before and after legalization (globals preset from
+/// `inputs`), checks both wrote the same globals, and returns them.
+fn same_semantics(name: &str, src: &str, inputs: &[(&str, interp::Val)]) -> HashMap<String, interp::Val> {
+    let run = |legalize_first: bool| {
+        let text = expand(src);
+        let (mut ir, top) = parse(&text, "t.mlir").unwrap();
+        let module = spirv_module(&ir, top);
+        if legalize_first {
+            legalize(&mut ir, module).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let mut machine = interp::Machine::new(&ir, module);
+        for (global, value) in inputs {
+            machine.globals.insert(global.to_string(), value.clone());
+        }
+        machine.run_entry_point().unwrap_or_else(|e| panic!("{name} (legalized: {legalize_first}): {e}"));
+        machine.globals
+    };
+    let before = run(false);
+    let after = run(true);
+    assert_eq!(before, after, "{name}: legalization changed what the shader computes");
+    after
+}
+
+/// The first float of `@buf` (a struct holding a runtime array).
+fn buf0(globals: &HashMap<String, interp::Val>) -> interp::Val {
+    use interp::Val;
+    match globals.get("buf") {
+        Some(Val::Composite(members)) => match members.first() {
+            Some(Val::Composite(items)) => items.first().cloned().unwrap_or(Val::Undef),
+            _ => Val::Undef,
+        },
+        _ => Val::Undef,
+    }
+}
+
 const HEADER: &str =
     "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]> {";
 
@@ -147,6 +186,7 @@ fn out_parameter_and_loop_accumulating_into_a_local() {
 }}"#
     );
     let text = legalized("out_param_loop", &src);
+    assert_eq!(buf0(&same_semantics("out_param_loop", &src, &[])), interp::Val::Float(8.0));
     // The accumulator and the counter are loop-carried values; no variable is left.
     assert!(text.contains("spirv.mlir.loop -> "), "{text}");
     assert!(!text.contains("spirv.Variable"), "{text}");
@@ -190,6 +230,14 @@ fn if_else_assigning_a_local_yields_a_selection_result() {
 }}"#
     );
     let text = legalized("if_else", &src);
+    use interp::Val;
+    for (id, expected) in [(0, 1.0), (1, 2.0)] {
+        let gid = Val::Composite(vec![Val::Int(id), Val::Int(0), Val::Int(0)]);
+        let globals = same_semantics("if_else", &src, &[("gid", gid)]);
+        let Some(Val::Composite(members)) = globals.get("buf") else { panic!("no buffer written") };
+        let Val::Composite(items) = &members[0] else { panic!("no array written") };
+        assert_eq!(items[id as usize], Val::Float(expected));
+    }
     assert!(text.contains("= spirv.mlir.selection -> f32"), "{text}");
     assert!(text.contains("spirv.mlir.merge %"), "{text}");
     assert!(!text.contains("spirv.Variable"), "{text}");
@@ -303,6 +351,7 @@ fn early_return_from_a_loop() {
 }}"#
     );
     let text = legalized("early_return_loop", &src);
+    assert_eq!(buf0(&same_semantics("early_return_loop", &src, &[])), interp::Val::Float(5.0));
     // The return flag leaves the loop through its merge; the value reaches the
     // caller as the result of the guard selection.
     assert!(text.contains("spirv.Constant true"), "{text}");
@@ -343,6 +392,7 @@ fn buffer_pointer_in_a_local_passed_to_a_function() {
 }}"#
     );
     let text = legalized("buffer_pointer_in_local", &src);
+    assert_eq!(buf0(&same_semantics("buffer_pointer_in_local", &src, &[])), interp::Val::Float(3.0));
     assert!(text.contains("spirv.AccessChain %buf_addr["), "{text}");
     assert!(!text.contains("spirv.Variable"), "{text}");
 }
@@ -439,7 +489,9 @@ fn nested_loops_and_several_early_returns() {
         spirv.mlir.selection {{
           spirv.BranchConditional %hit, ^t, ^sm
         ^t:
-          spirv.ReturnValue %p : i32
+          %c100 = spirv.Constant 100 : i32
+          %found = spirv.IAdd %p, %c100 : i32
+          spirv.ReturnValue %found : i32
         ^sm:
           spirv.mlir.merge
         }}
@@ -481,6 +533,8 @@ fn nested_loops_and_several_early_returns() {
 }}"#
     );
     let text = legalized("nested_returns", &src);
+    // 7 = 7 * 1 is found in the inner loop, which returns 107 (not the 7 left in `i`).
+    assert_eq!(buf0(&same_semantics("nested_returns", &src, &[])), interp::Val::Float(107.0));
     assert!(!text.contains("spirv.Variable"), "{text}");
 }
 
