@@ -3,9 +3,9 @@
 //! stored to (with their stores).
 
 use super::util;
-use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{Ir, OpId, Value};
+use spirvkit_ir::ir::{BlockId, Ir, OpId, Value};
 use spirvkit_ir::opdef::op_has_trait;
 use spirvkit_ir::types::TypeKind;
 
@@ -30,6 +30,7 @@ const REMOVABLE: &[&str] = &[
 /// composites built in place, which SROA's whole loads and stores leave).
 pub fn run(ir: &mut Ir, func: OpId) {
     forward_extracts(ir, func);
+    remove_dead_phis(ir, func);
     loop {
         let mut uses: FxHashMap<Value, usize> = FxHashMap::default();
         let ops = ir.ops_under(func);
@@ -98,6 +99,122 @@ fn forward_extracts(ir: &mut Ir, func: OpId) {
         }
     }
     util::replace_uses(ir, func, &replace);
+}
+
+/// A value a phi-like position defines: a block argument (not a parameter) or a
+/// construct result.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Phi {
+    Argument(BlockId, usize),
+    Result(OpId, usize),
+}
+
+/// Removes block arguments (not the function's parameters) and construct results
+/// whose values only ever flow into other such dead values (what mem2reg leaves for
+/// variables no later code reads), with the operands that fed them.
+fn remove_dead_phis(ir: &mut Ir, func: OpId) {
+    let Some(entry) = ir.entry_block(func) else { return };
+    let ops = ir.ops_under(func);
+    let mut phi_of: FxHashMap<Value, Phi> = FxHashMap::default();
+    let mut blocks: Vec<BlockId> = Vec::new();
+    for &region in &ir.op(func).regions {
+        blocks.extend(ir.region(region).blocks.iter().copied());
+    }
+    for &(_, op) in &ops {
+        for &region in &ir.op(op).regions {
+            blocks.extend(ir.region(region).blocks.iter().copied());
+        }
+        if util::is_construct(ir, op) {
+            for (i, &r) in ir.op(op).results.iter().enumerate() {
+                phi_of.insert(r, Phi::Result(op, i));
+            }
+        }
+    }
+    for &b in &blocks {
+        if b != entry {
+            for (i, &a) in ir.block(b).arguments.iter().enumerate() {
+                phi_of.insert(a, Phi::Argument(b, i));
+            }
+        }
+    }
+    // What feeds each phi, and the values used for real.
+    let mut inputs: FxHashMap<Phi, Vec<Value>> = FxHashMap::default();
+    let mut live: FxHashSet<Value> = FxHashSet::default();
+    let mut work: Vec<Value> = Vec::new();
+    for &(_, op) in &ops {
+        let o = ir.op(op);
+        let mut fed: Vec<Option<Phi>> = vec![None; o.operands.len()];
+        if let Some(ranges) = ir.successor_operand_ranges(op) {
+            for (s, range) in ranges.into_iter().enumerate() {
+                for (k, i) in range.enumerate() {
+                    fed[i] = Some(Phi::Argument(o.successors[s], k));
+                }
+            }
+        } else if o.name == "spirv.mlir.merge" {
+            if let Some(construct) = ir.parent_op(op).filter(|&c| util::is_construct(ir, c)) {
+                for (i, slot) in fed.iter_mut().enumerate() {
+                    *slot = Some(Phi::Result(construct, i));
+                }
+            }
+        }
+        for (i, &v) in o.operands.iter().enumerate() {
+            match fed[i] {
+                Some(phi) => inputs.entry(phi).or_default().push(v),
+                None => {
+                    if live.insert(v) {
+                        work.push(v);
+                    }
+                }
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        let Some(phi) = phi_of.get(&v) else { continue };
+        for &u in inputs.get(phi).map(Vec::as_slice).unwrap_or(&[]) {
+            if live.insert(u) {
+                work.push(u);
+            }
+        }
+    }
+    // Dead block arguments, last first so the indices stay right.
+    let mut dead_arguments: Vec<(BlockId, usize)> = phi_of
+        .iter()
+        .filter(|(v, _)| !live.contains(v))
+        .filter_map(|(_, p)| match *p {
+            Phi::Argument(b, i) => Some((b, i)),
+            Phi::Result(..) => None,
+        })
+        .collect();
+    dead_arguments.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut preds: FxHashMap<BlockId, Vec<(OpId, usize)>> = FxHashMap::default();
+    for &(_, op) in &ops {
+        for (s, &b) in ir.op(op).successors.iter().enumerate() {
+            preds.entry(b).or_default().push((op, s));
+        }
+    }
+    for (block, index) in dead_arguments {
+        let feeding = preds.get(&block).cloned().unwrap_or_default();
+        if feeding.iter().all(|&(t, s)| util::remove_successor_operand(ir, t, s, index)) {
+            ir.erase_block_argument(block, index);
+        }
+    }
+    let mut dead_results: FxHashMap<OpId, Vec<usize>> = FxHashMap::default();
+    for (v, p) in &phi_of {
+        if let (Phi::Result(op, i), false) = (*p, live.contains(v)) {
+            dead_results.entry(op).or_default().push(i);
+        }
+    }
+    for (op, dead) in dead_results {
+        let keep: Vec<bool> = (0..ir.op(op).results.len()).map(|i| !dead.contains(&i)).collect();
+        let replacements = util::rebuild_keeping_results(ir, op, &keep);
+        let mut replace = FxHashMap::default();
+        for (&old, new) in ir.op(op).results.clone().iter().zip(replacements) {
+            if let Some(new) = new {
+                replace.insert(old, new);
+            }
+        }
+        util::replace_uses(ir, func, &replace);
+    }
 }
 
 /// The member count of a struct or sized array type.

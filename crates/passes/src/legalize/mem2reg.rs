@@ -528,33 +528,10 @@ fn drop_forwarding_results(ir: &mut Ir, op: OpId, first: usize, replace: &mut Fx
     if keep.iter().all(|&k| k) {
         return;
     }
-    let kept_types: Vec<Type> =
-        results.iter().zip(&keep).filter(|(_, &k)| k).map(|(&r, _)| ir.value_type(r)).collect();
-    let old = ir.op(op).clone();
-    let new = ir.create_op(old.name.clone(), old.operands.clone(), &kept_types, old.location.clone());
-    {
-        let n = ir.op_mut(new);
-        n.properties = old.properties.clone();
-        n.attributes = old.attributes.clone();
-        n.successors = old.successors.clone();
-        n.regions = old.regions.clone();
-    }
-    for &r in &old.regions {
-        ir.region_mut(r).parent = Some(new);
-    }
-    ir.op_mut(op).regions.clear();
-    let block = old.parent.expect("a placed construct");
-    ir.insert_op_before(block, op, new);
-    ir.erase_op(op);
-    let new_results = ir.op(new).results.clone();
-    let mut next = new_results.into_iter();
-    for (i, &r) in results.iter().enumerate() {
-        if keep[i] {
-            if let Some(n) = next.next() {
-                replace.insert(r, n);
-            }
+    let replacements = util::rebuild_keeping_results(ir, op, &keep);
+    for (&old, new) in results.iter().zip(replacements) {
+        if let Some(new) = new {
+            replace.insert(old, new);
         }
     }
-    let kept_yield: Vec<Value> = yielded.iter().zip(&keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect();
-    ir.op_mut(merge_op).operands = kept_yield;
 }

@@ -339,3 +339,44 @@ pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
     }
     false
 }
+
+/// Rebuilds construct `op` with only the results `keep` marks (and the matching
+/// `spirv.mlir.merge` operands); returns each old result's replacement (`None` for
+/// the dropped ones). The regions move to the new op.
+pub(crate) fn rebuild_keeping_results(ir: &mut Ir, op: OpId, keep: &[bool]) -> Vec<Option<Value>> {
+    let results = ir.op(op).results.clone();
+    if let Some(merge_op) = ir
+        .op(op)
+        .regions
+        .first()
+        .and_then(|&r| ir.region(r).blocks.last().copied())
+        .and_then(|b| terminator(ir, b))
+    {
+        if ir.op(merge_op).name == "spirv.mlir.merge" && ir.op(merge_op).operands.len() == results.len() {
+            let kept: Vec<Value> =
+                ir.op(merge_op).operands.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect();
+            ir.op_mut(merge_op).operands = kept;
+        }
+    }
+    let kept_types: Vec<Type> =
+        results.iter().zip(keep).filter(|(_, &k)| k).map(|(&r, _)| ir.value_type(r)).collect();
+    let old = ir.op(op).clone();
+    let new = ir.create_op(old.name.clone(), old.operands.clone(), &kept_types, old.location.clone());
+    {
+        let n = ir.op_mut(new);
+        n.properties = old.properties.clone();
+        n.attributes = old.attributes.clone();
+        n.successors = old.successors.clone();
+        n.regions = old.regions.clone();
+    }
+    for &r in &old.regions {
+        ir.region_mut(r).parent = Some(new);
+    }
+    ir.op_mut(op).regions.clear();
+    if let Some(block) = old.parent {
+        ir.insert_op_before(block, op, new);
+        ir.erase_op(op);
+    }
+    let mut next = ir.op(new).results.clone().into_iter();
+    keep.iter().map(|&k| if k { next.next() } else { None }).collect()
+}

@@ -70,7 +70,9 @@ impl<'a> Machine<'a> {
             .into_iter()
             .find(|&op| self.ir.op(op).name == "spirv.EntryPoint")
             .ok_or("no entry point")?;
-        let Some(Attribute::SymbolRef(path)) = self.ir.op(entry).attr("fn") else { return Err("no fn".into()) };
+        let Some(Attribute::SymbolRef(path)) = self.ir.op(entry).attr("fn") else {
+            return Err("no fn".into());
+        };
         let func = self.function(&path[0]);
         Ok(!matches!(self.call(func, Vec::new())?, Exit::Kill))
     }
@@ -108,7 +110,9 @@ impl<'a> Machine<'a> {
                         }
                         exit => return Ok(exit),
                     },
-                    "spirv.mlir.merge" => return Ok(Exit::Merge(o.operands.iter().map(|v| get(env, v)).collect())),
+                    "spirv.mlir.merge" => {
+                        return Ok(Exit::Merge(o.operands.iter().map(|v| get(env, v)).collect()))
+                    }
                     "spirv.Return" => return Ok(Exit::Return(None)),
                     "spirv.ReturnValue" => return Ok(Exit::Return(Some(get(env, &o.operands[0])))),
                     "spirv.Kill" => return Ok(Exit::Kill),
@@ -128,7 +132,9 @@ impl<'a> Machine<'a> {
                         continue 'blocks;
                     }
                     "spirv.FunctionCall" => {
-                        let Some(Attribute::SymbolRef(path)) = o.attr("callee") else { return Err("callee".into()) };
+                        let Some(Attribute::SymbolRef(path)) = o.attr("callee") else {
+                            return Err("callee".into());
+                        };
                         let callee = self.function(&path[0]);
                         let args = o.operands.iter().map(|v| get(env, v)).collect();
                         match self.call(callee, args)? {
@@ -176,7 +182,9 @@ impl<'a> Machine<'a> {
                 Val::Ptr(Root::Cell(self.cells.len() - 1), Vec::new())
             }
             "spirv.mlir.addressof" => {
-                let Some(Attribute::SymbolRef(path)) = o.attr("variable") else { return Err("addressof".into()) };
+                let Some(Attribute::SymbolRef(path)) = o.attr("variable") else {
+                    return Err("addressof".into());
+                };
                 Val::Ptr(Root::Global(path[0].clone()), Vec::new())
             }
             "spirv.AccessChain" => {
