@@ -308,7 +308,7 @@ pub(crate) fn pointer_parts(ir: &Ir, ty: Type) -> Option<(Type, &str)> {
 }
 
 /// A type Vulkan forbids in Function variables, parameters and phis: images,
-/// samplers, sampled images, acceleration structures and ray queries, pointers to
+/// samplers, sampled images, acceleration structures, pointers to
 /// anything but Function memory, and composites holding one.
 pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
     let mut stack = vec![ty];
@@ -321,12 +321,8 @@ pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
         match ir.types.kind(t) {
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler => return true,
             TypeKind::Pointer { storage_class, .. } if storage_class != "Function" => return true,
-            TypeKind::Opaque(text) => {
-                let lower = text.to_ascii_lowercase();
-                if lower.contains("accel") || lower.contains("rayquery") {
-                    return true;
-                }
-            }
+            // Ray queries, unlike acceleration structures, live in Function variables.
+            TypeKind::Opaque(text) if text.to_ascii_lowercase().contains("accelerationstructure") => return true,
             TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => stack.push(*element),
             TypeKind::LiteralStruct(body) => stack.extend(body.members.iter().map(|m| m.ty)),
             TypeKind::IdentifiedStruct { name } => {
