@@ -322,7 +322,9 @@ pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler => return true,
             TypeKind::Pointer { storage_class, .. } if storage_class != "Function" => return true,
             // Ray queries, unlike acceleration structures, live in Function variables.
-            TypeKind::Opaque(text) if text.to_ascii_lowercase().contains("accelerationstructure") => return true,
+            TypeKind::Opaque(text) if text.to_ascii_lowercase().contains("accelerationstructure") => {
+                return true
+            }
             TypeKind::Array { element, .. } | TypeKind::RuntimeArray { element, .. } => stack.push(*element),
             TypeKind::LiteralStruct(body) => stack.extend(body.members.iter().map(|m| m.ty)),
             TypeKind::IdentifiedStruct { name } => {
