@@ -31,36 +31,62 @@ const REMOVABLE: &[&str] = &[
 pub fn run(ir: &mut Ir, func: OpId) {
     forward_extracts(ir, func);
     remove_dead_phis(ir, func);
-    loop {
-        let mut uses: FxHashMap<Value, usize> = FxHashMap::default();
-        let ops = ir.ops_under(func);
-        for &(_, op) in &ops {
-            for &v in &ir.op(op).operands {
-                *uses.entry(v).or_default() += 1;
-            }
-        }
-        let stores_only = store_only_variables(ir, &ops, &uses);
-        let mut removed = false;
-        for &(_, op) in &ops {
-            let o = ir.op(op);
-            if stores_only.contains(&op) {
-                ir.erase_op(op);
-                removed = true;
-                continue;
-            }
-            if !o.regions.is_empty() || o.results.is_empty() {
-                continue;
-            }
-            let removable = REMOVABLE.contains(&o.name.as_str()) || op_has_trait(&o.name, "Pure");
-            if removable && o.results.iter().all(|r| !uses.contains_key(r)) {
-                ir.erase_op(op);
-                removed = true;
-            }
-        }
-        if !removed {
+    // A variable whose loads died is store-only in the next round.
+    for _ in 0..MAX_ROUNDS {
+        if !remove_dead_ops(ir, func) {
             break;
         }
     }
+}
+
+/// Rounds of dead-op removal (each linear; more only for chains of variables).
+const MAX_ROUNDS: usize = 4;
+
+/// One round: store-only variables, then dead ops by use counts; true if anything went.
+fn remove_dead_ops(ir: &mut Ir, func: OpId) -> bool {
+    let mut removed = false;
+    let ops = ir.ops_under(func);
+    let mut uses: FxHashMap<Value, usize> = FxHashMap::default();
+    for &(_, op) in &ops {
+        for &v in &ir.op(op).operands {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    for op in store_only_variables(ir, &ops, &uses) {
+        removed = true;
+        for &v in &ir.op(op).operands {
+            if let Some(n) = uses.get_mut(&v) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        ir.erase_op(op);
+    }
+    // Dead ops by use counts: erasing one may make its operands' definitions dead.
+    let mut work: Vec<OpId> = ops.iter().map(|&(_, op)| op).collect();
+    while let Some(op) = work.pop() {
+        let o = ir.op(op);
+        if o.parent.is_none() || !o.regions.is_empty() || o.results.is_empty() {
+            continue;
+        }
+        let removable = REMOVABLE.contains(&o.name.as_str()) || op_has_trait(&o.name, "Pure");
+        if !removable || o.results.iter().any(|r| uses.get(r).copied().unwrap_or(0) > 0) {
+            continue;
+        }
+        let operands = o.operands.clone();
+        ir.erase_op(op);
+        removed = true;
+        for v in operands {
+            if let Some(n) = uses.get_mut(&v) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    if let Some(def) = util::defining_op(ir, v) {
+                        work.push(def);
+                    }
+                }
+            }
+        }
+    }
+    removed
 }
 
 /// `spirv.CompositeExtract %c[i, ...]` of a `spirv.CompositeConstruct` holding one

@@ -50,12 +50,19 @@ pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
             super::merge_return::run(ir, f)?;
         }
     }
-    for &f in &order {
-        for &call in calls.get(&f).map(Vec::as_slice).unwrap_or(&[]) {
+    // Calls are inlined into the roots only, each cloning its callee's own body and
+    // queueing the calls that copy holds: the work is the size of the result.
+    for &root in &roots {
+        let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut pending: Vec<OpId> = calls.get(&root).cloned().unwrap_or_default();
+        pending.reverse();
+        while let Some(call) = pending.pop() {
             let callee = callee_of(ir, call, &by_name)?;
-            inline_call(ir, f, call, callee)?;
+            let new_calls = inline_call(ir, call, callee, &mut replace)?;
+            pending.extend(new_calls.into_iter().rev());
         }
-        hoist_variables(ir, f);
+        util::replace_uses(ir, root, &replace);
+        hoist_variables(ir, root);
     }
     if has_entry_points {
         for &f in &order {
@@ -151,10 +158,19 @@ fn post_order(
     Ok(order)
 }
 
-/// Replaces `call` (in `caller`) by a copy of `callee`'s body.
-fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<(), LegalizeError> {
-    let (Some(block), Some(body)) = (ir.op(call).parent, util::body(ir, callee)) else { return Ok(()) };
-    let Some(region) = ir.block(block).parent else { return Ok(()) };
+/// Replaces `call` by a copy of `callee`'s body; the call's result is replaced through
+/// `replace` (applied by the caller once every call is inlined). Returns the calls
+/// the copy holds.
+fn inline_call(
+    ir: &mut Ir,
+    call: OpId,
+    callee: OpId,
+    replace: &mut FxHashMap<Value, Value>,
+) -> Result<Vec<OpId>, LegalizeError> {
+    let (Some(block), Some(body)) = (ir.op(call).parent, util::body(ir, callee)) else {
+        return Ok(Vec::new());
+    };
+    let Some(region) = ir.block(block).parent else { return Ok(Vec::new()) };
     let callee_blocks = ir.region(body).blocks.clone();
     let parameters = ir.block(callee_blocks[0]).arguments.clone();
     let arguments = ir.op(call).operands.clone();
@@ -167,6 +183,7 @@ fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<()
     }
     let mut map: FxHashMap<Value, Value> = parameters.into_iter().zip(arguments).collect();
     let copies = crate::inline::clone_blocks(ir, &callee_blocks, &mut map);
+    let new_calls = calls_in(ir, &copies);
     let result = ir.op(call).results.first().copied();
     let location = ir.op(call).location.clone();
 
@@ -180,12 +197,10 @@ fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<()
             ir.insert_op_before(block, call, op);
         }
         if let (Some(result), Some(&value)) = (result, ir.op(ret).operands.first()) {
-            let mut replace = FxHashMap::default();
             replace.insert(result, value);
-            util::replace_uses(ir, caller, &replace);
         }
         ir.erase_op(call);
-        return Ok(());
+        return Ok(new_calls);
     }
 
     // Otherwise the call's block is split after the call: the callee's blocks go in
@@ -224,13 +239,27 @@ fn inline_call(ir: &mut Ir, caller: OpId, call: OpId, callee: OpId) -> Result<()
         ir.region_mut(region).blocks.insert(at + i, b);
         ir.block_mut(b).parent = Some(region);
     }
-    // Now that the continuation is in place, its uses of the result see the argument.
     if let Some((result, argument)) = replacement {
-        let mut replace = FxHashMap::default();
         replace.insert(result, argument);
-        util::replace_uses(ir, caller, &replace);
     }
-    Ok(())
+    Ok(new_calls)
+}
+
+/// The `spirv.FunctionCall`s under `blocks`, in order.
+fn calls_in(ir: &Ir, blocks: &[BlockId]) -> Vec<OpId> {
+    let mut out = Vec::new();
+    let mut work: Vec<BlockId> = blocks.iter().rev().copied().collect();
+    while let Some(block) = work.pop() {
+        for &op in &ir.block(block).ops {
+            if ir.op(op).name == "spirv.FunctionCall" {
+                out.push(op);
+            }
+            for &r in ir.op(op).regions.iter().rev() {
+                work.extend(ir.region(r).blocks.iter().rev().copied());
+            }
+        }
+    }
+    out
 }
 
 /// Moves every Function variable of `func` to the start of its entry block, an

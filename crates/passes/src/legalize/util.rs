@@ -1,7 +1,7 @@
 //! Small helpers the legalization passes share: op queries, value replacement,
 //! successor operands and type classification.
 
-use spirvkit_grammar::fxhash::FxHashMap;
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::types::{Type, TypeKind};
@@ -242,42 +242,47 @@ fn set_dense(ir: &mut Ir, op: OpId, name: &str, sizes: &[usize]) {
 /// in a block of its own, chained by branches, which merge-return and the inliner
 /// want as one block.
 pub(crate) fn merge_block_chains(ir: &mut Ir, region: RegionId) {
-    loop {
-        let preds = predecessors(ir, region);
-        let blocks = ir.region(region).blocks.clone();
-        let entry = blocks.first().copied();
-        let mut merged = false;
-        for &block in &blocks {
-            let Some(t) = terminator(ir, block) else { continue };
+    // Predecessors stay right while merging: a merged block's terminator moves into
+    // its predecessor, and the map names terminators, not blocks.
+    let preds = predecessors(ir, region);
+    let blocks = ir.region(region).blocks.clone();
+    let Some(&entry) = blocks.first() else { return };
+    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut removed: FxHashSet<BlockId> = FxHashSet::default();
+    for &block in &blocks {
+        if removed.contains(&block) {
+            continue;
+        }
+        loop {
+            let Some(t) = terminator(ir, block) else { break };
             if ir.op(t).name != "spirv.Branch" || ir.op(t).successors.len() != 1 {
-                continue;
+                break;
             }
             let target = ir.op(t).successors[0];
-            if target == block || Some(target) == entry || preds.get(&target).map_or(0, Vec::len) != 1 {
-                continue;
+            if target == block || target == entry || preds.get(&target).map_or(0, Vec::len) != 1 {
+                break;
             }
             let arguments = ir.block(target).arguments.clone();
             let operands = ir.op(t).operands.clone();
             if arguments.len() != operands.len() {
-                continue;
+                break;
             }
-            let replace: FxHashMap<Value, Value> = arguments.into_iter().zip(operands).collect();
+            replace.extend(arguments.into_iter().zip(operands));
             ir.erase_op(t);
             let ops = std::mem::take(&mut ir.block_mut(target).ops);
             for op in ops {
                 ir.append_op(block, op);
             }
-            ir.region_mut(region).blocks.retain(|&b| b != target);
+            removed.insert(target);
             ir.block_mut(target).parent = None;
-            if let Some(top) = ir.region(region).parent {
-                replace_uses(ir, top, &replace);
-            }
-            merged = true;
-            break;
         }
-        if !merged {
-            break;
-        }
+    }
+    if removed.is_empty() {
+        return;
+    }
+    ir.region_mut(region).blocks.retain(|b| !removed.contains(b));
+    if let Some(top) = ir.region(region).parent {
+        replace_uses(ir, top, &replace);
     }
 }
 
