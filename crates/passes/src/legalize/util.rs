@@ -253,8 +253,7 @@ pub(crate) fn merge_block_chains(ir: &mut Ir, region: RegionId) {
         if removed.contains(&block) {
             continue;
         }
-        loop {
-            let Some(t) = terminator(ir, block) else { break };
+        while let Some(t) = terminator(ir, block) {
             if ir.op(t).name != "spirv.Branch" || ir.op(t).successors.len() != 1 {
                 break;
             }
