@@ -59,7 +59,7 @@ fn remove_dead_ops(ir: &mut Ir, func: OpId) -> bool {
                 *n = n.saturating_sub(1);
             }
         }
-        ir.erase_op(op);
+        util::detach(ir, op);
     }
     // Dead ops by use counts: erasing one may make its operands' definitions dead.
     let mut work: Vec<OpId> = ops.iter().map(|&(_, op)| op).collect();
@@ -73,7 +73,7 @@ fn remove_dead_ops(ir: &mut Ir, func: OpId) -> bool {
             continue;
         }
         let operands = o.operands.clone();
-        ir.erase_op(op);
+        util::detach(ir, op);
         removed = true;
         for v in operands {
             if let Some(n) = uses.get_mut(&v) {
@@ -86,6 +86,7 @@ fn remove_dead_ops(ir: &mut Ir, func: OpId) -> bool {
             }
         }
     }
+    util::compact(ir, func);
     removed
 }
 
@@ -230,17 +231,20 @@ fn remove_dead_phis(ir: &mut Ir, func: OpId) {
             dead_results.entry(op).or_default().push(i);
         }
     }
+    let mut replace = FxHashMap::default();
+    let mut rebuilt = FxHashMap::default();
     for (op, dead) in dead_results {
         let keep: Vec<bool> = (0..ir.op(op).results.len()).map(|i| !dead.contains(&i)).collect();
-        let replacements = util::rebuild_keeping_results(ir, op, &keep);
-        let mut replace = FxHashMap::default();
-        for (&old, new) in ir.op(op).results.clone().iter().zip(replacements) {
+        let (new_op, replacements) = util::rebuild_keeping_results(ir, op, &keep);
+        rebuilt.insert(op, new_op);
+        for (&old, new) in ir.op(op).results.iter().zip(replacements) {
             if let Some(new) = new {
                 replace.insert(old, new);
             }
         }
-        util::replace_uses(ir, func, &replace);
     }
+    util::replace_ops_in_place(ir, &rebuilt);
+    util::replace_uses(ir, func, &replace);
 }
 
 /// The member count of a struct or sized array type.

@@ -191,32 +191,30 @@ fn inline_call(
     let single_return =
         copies.len() == 1 && util::terminator(ir, copies[0]).is_some_and(|t| util::is_return(ir, t));
     if single_return {
-        let ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
-        let (&ret, body_ops) = ops.split_last().expect("a terminator");
-        for &op in body_ops {
-            ir.insert_op_before(block, call, op);
-        }
+        let mut ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
+        let ret = ops.pop().expect("a terminator");
         if let (Some(result), Some(&value)) = (result, ir.op(ret).operands.first()) {
             replace.insert(result, value);
         }
-        ir.erase_op(call);
+        let position = ir.block(block).ops.iter().position(|&o| o == call).expect("the call is in its block");
+        ir.block_mut(block).ops.remove(position);
+        ir.op_mut(call).parent = None;
+        util::splice_ops(ir, block, position, ops);
         return Ok(new_calls);
     }
 
     // Otherwise the call's block is split after the call: the callee's blocks go in
     // between, their returns branching to the continuation.
     let position = ir.block(block).ops.iter().position(|&o| o == call).expect("the call is in its block");
-    let after: Vec<OpId> = ir.block(block).ops[position + 1..].to_vec();
+    let after: Vec<OpId> = ir.block_mut(block).ops.split_off(position + 1);
     let continuation = ir.create_block();
-    for &op in &after {
-        ir.erase_op(op);
-        ir.append_op(continuation, op);
-    }
+    util::splice_ops(ir, continuation, 0, after);
     let replacement = result.map(|result| {
         let ty = ir.value_type(result);
         (result, ir.add_block_argument(continuation, ty, location.clone()))
     });
-    ir.erase_op(call);
+    ir.block_mut(block).ops.pop();
+    ir.op_mut(call).parent = None;
     let entry_ops = std::mem::take(&mut ir.block_mut(copies[0]).ops);
     for op in entry_ops {
         ir.append_op(block, op);
@@ -277,18 +275,27 @@ pub(crate) fn hoist_variables(ir: &mut Ir, func: OpId) {
             }
         }
     }
-    for (at, (block, op)) in (leading..).zip(misplaced) {
-        if let Some(&init) = ir.op(op).operands.first() {
-            let var = ir.op(op).results[0];
-            let location = ir.op(op).location.clone();
-            let store = ir.create_op("spirv.Store", vec![var, init], &[], location);
-            let position = ir.block(block).ops.iter().position(|&o| o == op).map_or(0, |p| p + 1);
-            ir.block_mut(block).ops.insert(position, store);
-            ir.op_mut(store).parent = Some(block);
-            ir.op_mut(op).operands.clear();
-        }
-        ir.erase_op(op);
-        ir.block_mut(entry).ops.insert(at, op);
-        ir.op_mut(op).parent = Some(entry);
+    if misplaced.is_empty() {
+        return;
     }
+    // An initializer becomes a store in the variable's place (no list shifting).
+    let mut moved = Vec::with_capacity(misplaced.len());
+    for (block, op) in misplaced {
+        let position = ir.block(block).ops.iter().position(|&o| o == op);
+        match (ir.op(op).operands.first().copied(), position) {
+            (Some(init), Some(position)) => {
+                let var = ir.op(op).results[0];
+                let location = ir.op(op).location.clone();
+                let store = ir.create_op("spirv.Store", vec![var, init], &[], location);
+                ir.op_mut(store).parent = Some(block);
+                ir.block_mut(block).ops[position] = store;
+                ir.op_mut(op).operands.clear();
+            }
+            _ => util::detach(ir, op),
+        }
+        ir.op_mut(op).parent = None;
+        moved.push(op);
+    }
+    util::compact(ir, func);
+    util::splice_ops(ir, entry, leading, moved);
 }

@@ -50,7 +50,8 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<(), LegalizeError> {
 fn hoist_sources(ir: &mut Ir, func: OpId) -> usize {
     let Some(body) = util::body(ir, func) else { return 0 };
     let entry = ir.region(body).blocks[0];
-    let mut at = ir.block(entry).ops.iter().take_while(|&&op| ir.op(op).name == "spirv.Variable").count();
+    let at = ir.block(entry).ops.iter().take_while(|&&op| ir.op(op).name == "spirv.Variable").count();
+    let mut group: Vec<OpId> = Vec::new();
     let mut known: FxHashMap<String, Value> = FxHashMap::default();
     let mut hoisted: FxHashSet<Value> = FxHashSet::default();
     let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
@@ -64,20 +65,21 @@ fn hoist_sources(ir: &mut Ir, func: OpId) -> usize {
         match known.get(&key) {
             Some(&existing) => {
                 replace.insert(result, existing);
-                ir.erase_op(op);
+                util::detach(ir, op);
             }
             None => {
-                ir.erase_op(op);
-                ir.block_mut(entry).ops.insert(at, op);
-                ir.op_mut(op).parent = Some(entry);
-                at += 1;
+                util::detach(ir, op);
+                group.push(op);
                 known.insert(key, result);
                 hoisted.insert(result);
             }
         }
     }
+    util::compact(ir, func);
+    let end = at + group.len();
+    util::splice_ops(ir, entry, at, group);
     util::replace_uses(ir, func, &replace);
-    at
+    end
 }
 
 /// Every op of `region` with its block: blocks in order, a nested region right after
@@ -125,20 +127,19 @@ fn source_key(ir: &Ir, op: OpId, hoisted: &FxHashSet<Value>) -> Option<String> {
 
 /// Variable initializers become stores at `at` in the entry block (after the hoisted
 /// constants they name), so every variable starts uninitialized.
-fn initializers_to_stores(ir: &mut Ir, func: OpId, mut at: usize) {
+fn initializers_to_stores(ir: &mut Ir, func: OpId, at: usize) {
     let Some(entry) = ir.entry_block(func) else { return };
     let vars: Vec<OpId> =
         ir.block(entry).ops.iter().copied().filter(|&op| ir.op(op).name == "spirv.Variable").collect();
+    let mut stores = Vec::new();
     for var in vars {
         let Some(&init) = ir.op(var).operands.first() else { continue };
         let ptr = ir.op(var).results[0];
         let location = ir.op(var).location.clone();
-        let store = ir.create_op("spirv.Store", vec![ptr, init], &[], location);
-        ir.block_mut(entry).ops.insert(at, store);
-        ir.op_mut(store).parent = Some(entry);
-        at += 1;
+        stores.push(ir.create_op("spirv.Store", vec![ptr, init], &[], location));
         ir.op_mut(var).operands.clear();
     }
+    util::splice_ops(ir, entry, at, stores);
 }
 
 // ---- which variables ------------------------------------------------------------------
@@ -435,15 +436,18 @@ impl Ssa {
         self.remove_trivial_phis(ir);
         util::replace_uses(ir, func, &self.replace);
         for op in std::mem::take(&mut self.dead) {
-            ir.erase_op(op);
+            util::detach(ir, op);
         }
         for &var in &self.vars {
-            ir.erase_op(var);
+            util::detach(ir, var);
         }
+        util::compact(ir, func);
         let mut replace = FxHashMap::default();
+        let mut rebuilt = FxHashMap::default();
         for (op, first) in std::mem::take(&mut self.yielding) {
-            drop_forwarding_results(ir, op, first, &mut replace);
+            drop_forwarding_results(ir, op, first, &mut replace, &mut rebuilt);
         }
+        util::replace_ops_in_place(ir, &rebuilt);
         util::replace_uses(ir, func, &replace);
         Ok(())
     }
@@ -505,7 +509,13 @@ impl Ssa {
 
 /// Drops the results from `first` on of construct `op` whose yielded value is defined
 /// outside it (the value reaches the uses directly); `op` is rebuilt when any goes.
-fn drop_forwarding_results(ir: &mut Ir, op: OpId, first: usize, replace: &mut FxHashMap<Value, Value>) {
+fn drop_forwarding_results(
+    ir: &mut Ir,
+    op: OpId,
+    first: usize,
+    replace: &mut FxHashMap<Value, Value>,
+    rebuilt: &mut FxHashMap<OpId, OpId>,
+) {
     let Some(&region) = ir.op(op).regions.first() else { return };
     let Some(&merge) = ir.region(region).blocks.last() else { return };
     let Some(merge_op) = util::terminator(ir, merge) else { return };
@@ -528,7 +538,8 @@ fn drop_forwarding_results(ir: &mut Ir, op: OpId, first: usize, replace: &mut Fx
     if keep.iter().all(|&k| k) {
         return;
     }
-    let replacements = util::rebuild_keeping_results(ir, op, &keep);
+    let (new_op, replacements) = util::rebuild_keeping_results(ir, op, &keep);
+    rebuilt.insert(op, new_op);
     for (&old, new) in results.iter().zip(replacements) {
         if let Some(new) = new {
             replace.insert(old, new);

@@ -220,8 +220,9 @@ impl Rewrite {
             self.depth -= 1;
             return Ok(());
         }
+        ir.block_mut(block).ops.truncate(index + 1);
         for &op in &rest {
-            ir.erase_op(op);
+            ir.op_mut(op).parent = None;
         }
         let load = util::append(ir, block, "spirv.Load", vec![self.flag], &[bool_type], location.clone());
         let flag = ir.op(load).results[0];

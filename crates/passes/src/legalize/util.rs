@@ -267,7 +267,8 @@ pub(crate) fn merge_block_chains(ir: &mut Ir, region: RegionId) {
                 break;
             }
             replace.extend(arguments.into_iter().zip(operands));
-            ir.erase_op(t);
+            ir.block_mut(block).ops.pop();
+            ir.op_mut(t).parent = None;
             let ops = std::mem::take(&mut ir.block_mut(target).ops);
             for op in ops {
                 ir.append_op(block, op);
@@ -343,9 +344,10 @@ pub(crate) fn is_opaque_handle(ir: &Ir, ty: Type) -> bool {
 }
 
 /// Rebuilds construct `op` with only the results `keep` marks (and the matching
-/// `spirv.mlir.merge` operands); returns each old result's replacement (`None` for
-/// the dropped ones). The regions move to the new op.
-pub(crate) fn rebuild_keeping_results(ir: &mut Ir, op: OpId, keep: &[bool]) -> Vec<Option<Value>> {
+/// `spirv.mlir.merge` operands); returns the new op, not placed yet (see
+/// [`replace_ops_in_place`]), and each old result's replacement (`None` for the
+/// dropped ones). The regions move to the new op.
+pub(crate) fn rebuild_keeping_results(ir: &mut Ir, op: OpId, keep: &[bool]) -> (OpId, Vec<Option<Value>>) {
     let results = ir.op(op).results.clone();
     if let Some(merge_op) = ir
         .op(op)
@@ -375,10 +377,57 @@ pub(crate) fn rebuild_keeping_results(ir: &mut Ir, op: OpId, keep: &[bool]) -> V
         ir.region_mut(r).parent = Some(new);
     }
     ir.op_mut(op).regions.clear();
-    if let Some(block) = old.parent {
-        ir.insert_op_before(block, op, new);
-        ir.erase_op(op);
-    }
     let mut next = ir.op(new).results.clone().into_iter();
-    keep.iter().map(|&k| if k { next.next() } else { None }).collect()
+    (new, keep.iter().map(|&k| if k { next.next() } else { None }).collect())
+}
+
+/// Detaches `op` from its block without touching the block's op list, which
+/// [`compact`] then cleans in one pass: erasing many ops from a large block one by
+/// one (`Ir::erase_op`) would cost the block's length each time.
+pub(crate) fn detach(ir: &mut Ir, op: OpId) {
+    ir.op_mut(op).parent = None;
+}
+
+/// Drops from every block under `top` the ops [`detach`]ed from it.
+pub(crate) fn compact(ir: &mut Ir, top: OpId) {
+    let mut regions: Vec<RegionId> = ir.op(top).regions.to_vec();
+    while let Some(region) = regions.pop() {
+        for b in ir.region(region).blocks.clone() {
+            let mut ops = std::mem::take(&mut ir.block_mut(b).ops);
+            ops.retain(|&op| ir.op(op).parent == Some(b));
+            for &op in &ops {
+                regions.extend(ir.op(op).regions.iter().copied());
+            }
+            ir.block_mut(b).ops = ops;
+        }
+    }
+}
+
+/// Inserts `ops` (detached) into `block` at `index`, in order.
+pub(crate) fn splice_ops(ir: &mut Ir, block: BlockId, index: usize, ops: Vec<OpId>) {
+    for &op in &ops {
+        ir.op_mut(op).parent = Some(block);
+    }
+    let list = &mut ir.block_mut(block).ops;
+    let index = index.min(list.len());
+    list.splice(index..index, ops);
+}
+
+/// Puts each new op of `replaced` (old -> new) where its old op is, in one pass per
+/// block; the old ops are detached.
+pub(crate) fn replace_ops_in_place(ir: &mut Ir, replaced: &FxHashMap<OpId, OpId>) {
+    let mut blocks: Vec<BlockId> = replaced.keys().filter_map(|&old| ir.op(old).parent).collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    for b in blocks {
+        let mut ops = std::mem::take(&mut ir.block_mut(b).ops);
+        for op in ops.iter_mut() {
+            if let Some(&new) = replaced.get(op) {
+                ir.op_mut(*op).parent = None;
+                ir.op_mut(new).parent = Some(b);
+                *op = new;
+            }
+        }
+        ir.block_mut(b).ops = ops;
+    }
 }
