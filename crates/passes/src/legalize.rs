@@ -62,6 +62,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
     if ir.op(module).name != "spirv.module" {
         return Err(LegalizeError::at(ir, module, "legalization runs on a 'spirv.module'"));
     }
+    check_shapes(ir, module)?;
     inline_all::run(ir, module)?;
     for func in util::functions(ir, module) {
         sroa::run(ir, func)?;
@@ -74,6 +75,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
 /// Runs one legalization step on `module` (what `spirvkit opt --spirv-<step>` does).
 pub fn run_step(ir: &mut Ir, module: OpId, step: crate::pipeline::LegalizeStep) -> Result<(), LegalizeError> {
     use crate::pipeline::LegalizeStep;
+    check_shapes(ir, module)?;
     let functions = util::functions(ir, module);
     match step {
         LegalizeStep::All => return legalize(ir, module),
@@ -97,6 +99,34 @@ pub fn run_step(ir: &mut Ir, module: OpId, step: crate::pipeline::LegalizeStep) 
             for f in functions {
                 dce::run(ir, f);
             }
+        }
+    }
+    Ok(())
+}
+
+/// The passes index the operands and results of the ops they rewrite; a module
+/// that did not go through the verifier could hold such an op with the wrong
+/// arity, which is refused here instead of panicking later.
+fn check_shapes(ir: &Ir, module: OpId) -> Result<(), LegalizeError> {
+    for (_, op) in ir.ops_under(module) {
+        let o = ir.op(op);
+        let (operands, results) = (o.operands.len(), o.results.len());
+        let fits = match o.name.as_str() {
+            "spirv.Variable" => operands <= 1 && results == 1,
+            "spirv.Load" => operands == 1 && results == 1,
+            "spirv.Store" => operands == 2 && results == 0,
+            "spirv.AccessChain" => operands >= 1 && results == 1,
+            "spirv.CompositeExtract" | "spirv.CompositeConstruct" | "spirv.Undef" | "spirv.Constant" => {
+                results == 1
+            }
+            "spirv.FunctionCall" | "spirv.ReturnValue" => {
+                results <= 1 && (o.name != "spirv.ReturnValue" || operands == 1)
+            }
+            "spirv.func" | "spirv.mlir.selection" | "spirv.mlir.loop" => o.regions.len() == 1,
+            _ => true,
+        };
+        if !fits {
+            return Err(LegalizeError::at(ir, op, format!("malformed '{}' op", o.name.as_str())));
         }
     }
     Ok(())

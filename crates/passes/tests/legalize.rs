@@ -663,3 +663,54 @@ fn recursion_is_an_error_at_the_call() {
     assert!(error.message.contains("recursive call to '@f'"), "{error}");
     assert!(error.to_string().starts_with("recursion.mlir:7:5:"), "{error}");
 }
+
+#[test]
+fn spirvkit_opt_runs_each_step_and_reports_errors_at_the_op() {
+    use spirvkit_passes::opt::{run, OptOptions};
+    let recursion = format!(
+        r#"{HEADER}
+  spirv.func @f() "None" {{
+    spirv.FunctionCall @f() : () -> ()
+    spirv.Return
+  }}
+  spirv.func @main() "None" {{
+    spirv.FunctionCall @f() : () -> ()
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+}}"#
+    );
+    let options = OptOptions { passes: vec!["--spirv-inline-all".into()], ..Default::default() };
+    let r = run(&recursion, "t.mlir", &options);
+    assert!(!r.success);
+    assert!(
+        r.diagnostics_text.starts_with("t.mlir:3:5: error: recursive call to '@f': recursion is not allowed"),
+        "{}",
+        r.diagnostics_text
+    );
+    // Each step by name, in a pipeline text too.
+    for pipeline in [
+        "builtin.module(spirv.module(spirv-merge-return,spirv-inline-all,spirv-sroa,spirv-mem2reg,spirv-dce))",
+        "builtin.module(spirv.module(spirv-legalize))",
+    ] {
+        let options = OptOptions { pass_pipeline: Some(pipeline.into()), ..Default::default() };
+        let r = run(&expand(&format!("{HEADER}{TEXTURE_IN_LOCAL}")), "t.mlir", &options);
+        assert!(r.success, "{pipeline}: {}", r.diagnostics_text);
+        assert!(!r.output.contains("spirv.Variable") && !r.output.contains("FunctionCall"), "{}", r.output);
+    }
+}
+
+#[test]
+fn malformed_ops_are_refused_not_panicked_on() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.func @main() "None" {{
+    "spirv.Load"() : () -> ()
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+}}"#
+    );
+    let Err(error) = try_legalize("malformed", &src) else { panic!("accepted") };
+    assert!(error.message.contains("malformed 'spirv.Load' op"), "{error}");
+}
