@@ -589,8 +589,8 @@ fn kill_in_a_callee_is_inlined() {
     assert_eq!(text.matches("spirv.Kill").count(), 2, "{text}");
 }
 
-#[test]
-fn a_resource_chosen_by_control_flow_is_an_error() {
+/// `Texture2D t = cond ? texA : texB;` as an if/else storing into a local.
+fn chosen_resource(condition: &str) -> String {
     let src = format!(
         r#"{HEADER}
   spirv.GlobalVariable @texA bind(0, 0) : !spirv.ptr<IMG, UniformConstant>
@@ -603,7 +603,7 @@ fn a_resource_chosen_by_control_flow_is_an_error() {
     %ap = spirv.mlir.addressof @in_var_A : !spirv.ptr<f32, Input>
     %a = spirv.Load "Input" %ap : f32
     %z = spirv.Constant 0.0 : f32
-    %c = spirv.FOrdLessThan %a, %z : f32
+    %c = {condition}
     spirv.mlir.selection {{
       spirv.BranchConditional %c, ^then, ^else
     ^then:
@@ -633,9 +633,22 @@ fn a_resource_chosen_by_control_flow_is_an_error() {
   spirv.ExecutionMode @main "OriginUpperLeft"
 }}"#
     );
+    src
+}
+
+#[test]
+fn a_resource_chosen_by_control_flow_is_an_error() {
+    let src = chosen_resource("spirv.FOrdLessThan %a, %z : f32");
     let Err(error) = try_legalize("chosen_resource", &src) else { panic!("accepted") };
     assert!(error.message.contains("chosen by control flow"), "{error}");
     assert!(error.to_string().starts_with("chosen_resource.mlir:"), "{error}");
+}
+
+#[test]
+fn a_resource_chosen_by_a_constant_condition_folds_to_its_global() {
+    let text = legalized("constant_choice", &chosen_resource("spirv.Constant false"));
+    assert!(text.contains("spirv.mlir.addressof @texB"), "{text}");
+    assert!(!text.contains("spirv.mlir.addressof @texA") && !text.contains("spirv.mlir.selection"), "{text}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use super::util;
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, Ir, OpId, Value};
+use spirvkit_ir::ir::{BlockId, Ir, OpId, RegionId, Value};
 use spirvkit_ir::opdef::op_has_trait;
 use spirvkit_ir::types::TypeKind;
 
@@ -29,6 +29,7 @@ const REMOVABLE: &[&str] = &[
 /// Removes `func`'s dead ops until none is left (after forwarding extracts of
 /// composites built in place, which SROA's whole loads and stores leave).
 pub fn run(ir: &mut Ir, func: OpId) {
+    fold_constant_branches(ir, func);
     forward_extracts(ir, func);
     remove_dead_phis(ir, func);
     // A variable whose loads died is store-only in the next round.
@@ -126,6 +127,125 @@ fn forward_extracts(ir: &mut Ir, func: OpId) {
         }
     }
     util::replace_uses(ir, func, &replace);
+}
+
+/// Dead branches: a `spirv.Select` on a constant picks its operand, and a selection
+/// whose header branches on a constant, through a chain of unconditional branches
+/// to its merge, is replaced by that chain's ops (its results by the values the
+/// merge receives). The branch not taken goes with the selection.
+fn fold_constant_branches(ir: &mut Ir, func: OpId) {
+    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+    let ops = ir.ops_under(func);
+    let mut selections = Vec::new();
+    for &(_, op) in &ops {
+        let o = ir.op(op);
+        if o.name == "spirv.Select" && o.operands.len() == 3 && o.results.len() == 1 {
+            if let Some(c) = constant_bool(ir, util::resolve(&replace, o.operands[0])) {
+                let picked = if c { o.operands[1] } else { o.operands[2] };
+                replace.insert(o.results[0], picked);
+            }
+        } else if o.name == util::SELECTION {
+            selections.push(op);
+        }
+    }
+    // Inner selections come later in `ops_under`'s order: fold them first.
+    for &selection in selections.iter().rev() {
+        if let Some((chain, results)) = taken_chain(ir, selection, &replace) {
+            let Some(block) = ir.op(selection).parent else { continue };
+            for (&r, v) in ir.op(selection).results.clone().iter().zip(results) {
+                replace.insert(r, v);
+            }
+            let Some(position) = ir.block(block).ops.iter().position(|&o| o == selection) else { continue };
+            ir.block_mut(block).ops.remove(position);
+            ir.op_mut(selection).parent = None;
+            util::splice_ops(ir, block, position, chain);
+        }
+    }
+    util::replace_uses(ir, func, &replace);
+}
+
+fn constant_bool(ir: &Ir, v: Value) -> Option<bool> {
+    let op = util::defining_op(ir, v)?;
+    match (ir.op(op).name.as_str(), ir.op(op).attr("value")) {
+        ("spirv.Constant", Some(Attribute::Bool(b))) => Some(*b),
+        // The parser keeps `true`/`false` of `i1` as integers.
+        ("spirv.Constant", Some(Attribute::Integer { value, ty })) if ir.types.is_integer(*ty) => {
+            let is_bool = matches!(ir.types.kind(*ty), TypeKind::Integer { width: 1, .. });
+            is_bool.then_some(*value != 0)
+        }
+        _ => None,
+    }
+}
+
+/// For a selection branching on a constant: the ops (detached from their blocks)
+/// on the path taken, with block arguments replaced (into `replace`), and the values
+/// its merge yields. `None` when the path is not a chain of unconditional branches.
+fn taken_chain(
+    ir: &mut Ir,
+    selection: OpId,
+    replace: &FxHashMap<Value, Value>,
+) -> Option<(Vec<OpId>, Vec<Value>)> {
+    let region = *ir.op(selection).regions.first()?;
+    let blocks = ir.region(region).blocks.clone();
+    let (&header, &merge) = (blocks.first()?, blocks.last()?);
+    let branch = util::terminator(ir, header)?;
+    if ir.op(branch).name != "spirv.BranchConditional" {
+        return None;
+    }
+    let taken = if constant_bool(ir, util::resolve(replace, ir.op(branch).operands[0]))? { 0 } else { 1 };
+    let ranges = ir.successor_operand_ranges(branch)?;
+    let mut target = *ir.op(branch).successors.get(taken)?;
+    let mut arguments: Vec<Value> = ir.op(branch).operands[ranges.get(taken)?.clone()].to_vec();
+    let mut path = vec![header];
+    let mut substitute: FxHashMap<Value, Value> = FxHashMap::default();
+    loop {
+        let parameters = ir.block(target).arguments.clone();
+        if parameters.len() != arguments.len() || path.len() > blocks.len() {
+            return None;
+        }
+        substitute.extend(parameters.into_iter().zip(arguments));
+        if target == merge {
+            break;
+        }
+        path.push(target);
+        let t = util::terminator(ir, target)?;
+        if ir.op(t).name != "spirv.Branch" {
+            return None;
+        }
+        arguments = ir.op(t).operands.clone();
+        target = *ir.op(t).successors.first()?;
+    }
+    let merge_op = util::terminator(ir, merge)?;
+    let yielded: Vec<Value> =
+        ir.op(merge_op).operands.iter().map(|&v| util::resolve(&substitute, v)).collect();
+    let mut chain = Vec::new();
+    for &b in &path {
+        let ops = ir.block(b).ops.clone();
+        let Some((_, body)) = ops.split_last() else { continue };
+        chain.extend_from_slice(body);
+    }
+    // The chain's ops now see the values their blocks' arguments received.
+    for &op in &chain {
+        for v in ir.op_mut(op).operands.iter_mut() {
+            if let Some(&to) = substitute.get(v) {
+                *v = to;
+            }
+        }
+        let mut nested: Vec<RegionId> = ir.op(op).regions.to_vec();
+        while let Some(r) = nested.pop() {
+            for b in ir.region(r).blocks.clone() {
+                for inner in ir.block(b).ops.clone() {
+                    for v in ir.op_mut(inner).operands.iter_mut() {
+                        if let Some(&to) = substitute.get(v) {
+                            *v = to;
+                        }
+                    }
+                    nested.extend(ir.op(inner).regions.iter().copied());
+                }
+            }
+        }
+    }
+    Some((chain, yielded))
 }
 
 /// A value a phi-like position defines: a block argument (not a parameter) or a

@@ -270,7 +270,10 @@ impl<'a> Machine<'a> {
 
     fn constant(&self, value: Option<&Attribute>, ty: spirvkit_ir::types::Type) -> Result<Val, String> {
         Ok(match value {
-            Some(Attribute::Integer { value, .. }) => Val::Int(*value as i64),
+            Some(Attribute::Integer { value, ty }) => match self.ir.types.kind(*ty) {
+                TypeKind::Integer { width: 1, .. } => Val::Bool(*value != 0),
+                _ => Val::Int(*value as i64),
+            },
             Some(Attribute::Float { value, .. }) => Val::Float(*value),
             Some(Attribute::Bool(b)) => Val::Bool(*b),
             Some(Attribute::Dense { elements, .. }) => {
