@@ -7,14 +7,16 @@
 //!
 //! 1. `inline_all`: every call inlined into the entry points (merge-return first
 //!    where a callee returns from inside a construct), unreachable functions removed;
-//! 2. `sroa`: Function variables of structs, arrays and vectors accessed only through
+//! 2. `private_to_local`: Private globals (HLSL statics) only one function uses
+//!    become its Function variables;
+//! 3. `sroa`: Function variables of structs, arrays and vectors accessed only through
 //!    constant-index access chains split into one variable per member;
-//! 3. `mem2reg`: Function variables only loaded and stored whole promoted to SSA
+//! 4. `mem2reg`: Function variables only loaded and stored whole promoted to SSA
 //!    values across structured regions (construct results and loop header
 //!    arguments), after opaque sources (resource loads, global addresses, constants)
 //!    are hoisted and unified so handles copied around fold back to their global;
-//! 4. `dce`: dead pure ops, unused variables, constant branches;
-//! 5. the check that no Function variable, parameter or phi holds an opaque handle
+//! 5. `dce`: dead pure ops, unused variables, constant branches;
+//! 6. the check that no Function variable, parameter or phi holds an opaque handle
 //!    (image, sampler, sampled image, acceleration structure, pointer to non-Function
 //!    memory): what cannot be legalized is an error, never an invalid module.
 
@@ -22,6 +24,7 @@ pub mod dce;
 pub mod inline_all;
 pub mod mem2reg;
 pub mod merge_return;
+pub mod private_to_local;
 pub mod sroa;
 pub(crate) mod util;
 
@@ -64,6 +67,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
     }
     check_shapes(ir, module)?;
     inline_all::run(ir, module)?;
+    private_to_local::run(ir, module);
     for func in util::functions(ir, module) {
         sroa::run(ir, func)?;
         mem2reg::run(ir, func)?;
@@ -80,6 +84,7 @@ pub fn run_step(ir: &mut Ir, module: OpId, step: crate::pipeline::LegalizeStep) 
     match step {
         LegalizeStep::All => return legalize(ir, module),
         LegalizeStep::InlineAll => return inline_all::run(ir, module),
+        LegalizeStep::PrivateToLocal => private_to_local::run(ir, module),
         LegalizeStep::MergeReturn => {
             for f in functions {
                 merge_return::run(ir, f)?;

@@ -87,6 +87,8 @@ pub enum LegalizeStep {
     MergeReturn,
     /// `--spirv-inline-all`: every call inlined, unreachable functions removed.
     InlineAll,
+    /// `--spirv-private-to-local`: Private globals one function uses made local.
+    PrivateToLocal,
     /// `--spirv-sroa`: aggregate Function variables split per member.
     Sroa,
     /// `--spirv-mem2reg`: Function variables promoted to SSA values.
@@ -241,6 +243,11 @@ const PASSES: &[PassInfo] = &[
     // spirvkit's own (mlir-opt has no legalization for Vulkan).
     PassInfo { name: "spirv-merge-return", restriction: Some("spirv.module"), class: "SPIRVMergeReturnPass" },
     PassInfo { name: "spirv-inline-all", restriction: Some("spirv.module"), class: "SPIRVInlineAllPass" },
+    PassInfo {
+        name: "spirv-private-to-local",
+        restriction: Some("spirv.module"),
+        class: "SPIRVPrivateToLocalPass",
+    },
     PassInfo { name: "spirv-sroa", restriction: Some("spirv.module"), class: "SPIRVScalarReplacementPass" },
     PassInfo { name: "spirv-mem2reg", restriction: Some("spirv.module"), class: "SPIRVMem2RegPass" },
     PassInfo { name: "spirv-dce", restriction: Some("spirv.module"), class: "SPIRVDeadCodeEliminationPass" },
@@ -274,6 +281,7 @@ impl Pass {
             Pass::Legalize(step) => match step {
                 LegalizeStep::MergeReturn => "spirv-merge-return",
                 LegalizeStep::InlineAll => "spirv-inline-all",
+                LegalizeStep::PrivateToLocal => "spirv-private-to-local",
                 LegalizeStep::Sroa => "spirv-sroa",
                 LegalizeStep::Mem2Reg => "spirv-mem2reg",
                 LegalizeStep::Dce => "spirv-dce",
@@ -679,6 +687,7 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
                 "spirv-unify-aliased-resource" => Pass::UnifyAliasedResource,
                 "spirv-merge-return" => Pass::Legalize(LegalizeStep::MergeReturn),
                 "spirv-inline-all" => Pass::Legalize(LegalizeStep::InlineAll),
+                "spirv-private-to-local" => Pass::Legalize(LegalizeStep::PrivateToLocal),
                 "spirv-sroa" => Pass::Legalize(LegalizeStep::Sroa),
                 "spirv-mem2reg" => Pass::Legalize(LegalizeStep::Mem2Reg),
                 "spirv-dce" => Pass::Legalize(LegalizeStep::Dce),

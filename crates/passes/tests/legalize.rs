@@ -727,3 +727,49 @@ fn malformed_ops_are_refused_not_panicked_on() {
     let Err(error) = try_legalize("malformed", &src) else { panic!("accepted") };
     assert!(error.message.contains("malformed 'spirv.Load' op"), "{error}");
 }
+
+#[test]
+fn static_resources_and_statics_become_locals_then_values() {
+    // `static Texture2D s_tex; static float s_scale;` set in the entry point: Private
+    // globals, which Vulkan forbids for images.
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @tex bind(0, 0) : !spirv.ptr<IMG, UniformConstant>
+  spirv.GlobalVariable @samp bind(0, 1) : !spirv.ptr<!spirv.sampler, UniformConstant>
+  spirv.GlobalVariable @s_tex : !spirv.ptr<IMG, Private>
+  spirv.GlobalVariable @s_scale : !spirv.ptr<f32, Private>
+  spirv.GlobalVariable @out_var_SV_Target {{location = 0 : i32}} : !spirv.ptr<vector<4xf32>, Output>
+  spirv.func @shade() -> vector<4xf32> "None" {{
+    %st = spirv.mlir.addressof @s_tex : !spirv.ptr<IMG, Private>
+    %t = spirv.Load "Private" %st : IMG
+    %sp = spirv.mlir.addressof @samp : !spirv.ptr<!spirv.sampler, UniformConstant>
+    %s = spirv.Load "UniformConstant" %sp : !spirv.sampler
+    %si = "spirv.SampledImage"(%t, %s) : (IMG, !spirv.sampler) -> SIMG
+    %half = spirv.Constant dense<0.5> : vector<2xf32>
+    %r = spirv.ImageSampleImplicitLod %si, %half : SIMG, vector<2xf32> -> vector<4xf32>
+    %kp = spirv.mlir.addressof @s_scale : !spirv.ptr<f32, Private>
+    %k = spirv.Load "Private" %kp : f32
+    %scaled = spirv.VectorTimesScalar %r, %k : (vector<4xf32>, f32) -> vector<4xf32>
+    spirv.ReturnValue %scaled : vector<4xf32>
+  }}
+  spirv.func @main() "None" {{
+    %tp = spirv.mlir.addressof @tex : !spirv.ptr<IMG, UniformConstant>
+    %tv = spirv.Load "UniformConstant" %tp : IMG
+    %st = spirv.mlir.addressof @s_tex : !spirv.ptr<IMG, Private>
+    spirv.Store "Private" %st, %tv : IMG
+    %two = spirv.Constant 2.0 : f32
+    %kp = spirv.mlir.addressof @s_scale : !spirv.ptr<f32, Private>
+    spirv.Store "Private" %kp, %two : f32
+    %r = spirv.FunctionCall @shade() : () -> vector<4xf32>
+    %o = spirv.mlir.addressof @out_var_SV_Target : !spirv.ptr<vector<4xf32>, Output>
+    spirv.Store "Output" %o, %r : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "Fragment" @main, @out_var_SV_Target
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}}"#
+    );
+    let text = legalized("statics", &src);
+    assert!(!text.contains("Private"), "{text}");
+    assert!(!text.contains("spirv.Variable"), "{text}");
+}
