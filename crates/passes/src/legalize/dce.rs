@@ -410,3 +410,40 @@ fn store_only_variables(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::opt::{run, OptOptions};
+
+    fn dce(source: &str) -> String {
+        let options = OptOptions { passes: vec!["--spirv-dce".into()], ..Default::default() };
+        let r = run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        r.output
+    }
+
+    #[test]
+    fn store_only_variables_dead_ops_and_dead_phis_go() {
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%c: i1, %a: i32) -> i32 "None" {
+    %v = spirv.Variable : !spirv.ptr<i32, Function>
+    spirv.Store "Function" %v, %a : i32
+    %dead = spirv.IAdd %a, %a : i32
+    %r = spirv.mlir.selection -> i32 {
+      spirv.BranchConditional %c, ^then, ^merge(%a : i32)
+    ^then:
+      %m = spirv.IMul %a, %a : i32
+      spirv.Branch ^merge(%m : i32)
+    ^merge(%x: i32):
+      spirv.mlir.merge %x : i32
+    }
+    spirv.ReturnValue %a : i32
+  }
+}"#;
+        let out = dce(source);
+        for gone in ["spirv.Variable", "spirv.Store", "spirv.IAdd", "spirv.IMul", "-> i32 {"] {
+            assert!(!out.contains(gone), "{gone}: {out}");
+        }
+        assert!(out.contains("spirv.mlir.selection {"), "{out}");
+    }
+}

@@ -546,3 +546,63 @@ fn drop_forwarding_results(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::opt::{run, OptOptions};
+
+    fn mem2reg(source: &str) -> String {
+        let options = OptOptions { passes: vec!["--spirv-mem2reg".into()], ..Default::default() };
+        let r = run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        r.output
+    }
+
+    #[test]
+    fn a_variable_used_through_an_access_chain_stays() {
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%i: i32) -> f32 "None" {
+    %v = spirv.Variable : !spirv.ptr<!spirv.array<4 x f32>, Function>
+    %p = spirv.AccessChain %v[%i] : !spirv.ptr<!spirv.array<4 x f32>, Function>, i32 -> !spirv.ptr<f32, Function>
+    %x = spirv.Load "Function" %p : f32
+    spirv.ReturnValue %x : f32
+  }
+}"#;
+        assert!(mem2reg(source).contains("spirv.Variable"));
+    }
+
+    #[test]
+    fn a_value_stored_in_a_loop_is_carried_by_the_header_and_yielded() {
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%n: i32) -> i32 "None" {
+    %v = spirv.Variable : !spirv.ptr<i32, Function>
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    spirv.Store "Function" %v, %c0 : i32
+    spirv.mlir.loop {
+      spirv.Branch ^header
+    ^header:
+      %x = spirv.Load "Function" %v : i32
+      %lt = spirv.SLessThan %x, %n : i32
+      spirv.BranchConditional %lt, ^body, ^merge
+    ^body:
+      spirv.Branch ^continue
+    ^continue:
+      %y = spirv.Load "Function" %v : i32
+      %z = spirv.IAdd %y, %c1 : i32
+      spirv.Store "Function" %v, %z : i32
+      spirv.Branch ^header
+    ^merge:
+      spirv.mlir.merge
+    }
+    %r = spirv.Load "Function" %v : i32
+    spirv.ReturnValue %r : i32
+  }
+}"#;
+        let out = mem2reg(source);
+        assert!(!out.contains("spirv.Variable"), "{out}");
+        assert!(out.contains("%0 = spirv.mlir.loop -> i32 {"), "{out}");
+        assert!(out.contains("^bb1(%1: i32):  // 2 preds: ^bb0, ^bb3"), "{out}");
+        assert!(out.contains("spirv.ReturnValue %0 : i32"), "{out}");
+    }
+}

@@ -319,3 +319,46 @@ fn undefs_for(ir: &mut Ir, block: BlockId, target: BlockId, location: Location) 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::opt::{run, OptOptions};
+
+    fn merge_returns(source: &str) -> String {
+        let options = OptOptions { passes: vec!["--spirv-merge-return".into()], ..Default::default() };
+        let r = run(source, "t.mlir", &options);
+        assert!(r.success, "{}", r.diagnostics_text);
+        r.output
+    }
+
+    #[test]
+    fn a_function_returning_only_at_its_end_is_left_alone() {
+        let source = "spirv.module Logical GLSL450 {\n  spirv.func @f(%a: i32) -> i32 \"None\" {\n    \
+                      spirv.ReturnValue %a : i32\n  }\n}\n";
+        let out = merge_returns(source);
+        assert!(!out.contains("spirv.Variable"), "{out}");
+    }
+
+    #[test]
+    fn a_return_in_a_selection_sets_the_flag_and_guards_the_rest() {
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%c: i1, %a: i32) -> i32 "None" {
+    spirv.mlir.selection {
+      spirv.BranchConditional %c, ^then, ^merge
+    ^then:
+      spirv.ReturnValue %a : i32
+    ^merge:
+      spirv.mlir.merge
+    }
+    %b = spirv.IAdd %a, %a : i32
+    spirv.ReturnValue %b : i32
+  }
+}"#;
+        let out = merge_returns(source);
+        // One return left, at the end; the addition runs only when the flag is clear.
+        assert_eq!(out.matches("spirv.ReturnValue").count(), 1, "{out}");
+        let guard = out.find("spirv.LogicalNot").expect("a guard");
+        assert!(out[guard..].contains("spirv.IAdd"), "{out}");
+        assert!(out.contains("spirv.Constant true"), "{out}");
+    }
+}
