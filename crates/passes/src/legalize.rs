@@ -173,23 +173,15 @@ pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> 
                     "cannot legalize: a struct or array value holds a resource (image, sampler, buffer pointer)",
                 ));
             }
-            if util::is_construct(ir, op)
-                && o.results.iter().any(|&r| util::is_opaque_handle(ir, ir.value_type(r)))
-            {
-                return Err(LegalizeError::at(
-                    ir,
-                    op,
-                    "cannot legalize: a resource (image, sampler, buffer pointer) is chosen by control flow",
-                ));
+            if util::is_construct(ir, op) {
+                if let Some(&r) = o.results.iter().find(|&&r| util::is_opaque_handle(ir, ir.value_type(r))) {
+                    return Err(chosen_by_control_flow(ir, op, ir.value_type(r)));
+                }
             }
         }
         // Block arguments other than the parameters: phis of handles.
-        if let Some(owner) = handle_phi_owner(ir, func) {
-            return Err(LegalizeError::at(
-                ir,
-                owner,
-                "cannot legalize: a resource (image, sampler, buffer pointer) is chosen by control flow",
-            ));
+        if let Some((owner, ty)) = handle_phi_owner(ir, func) {
+            return Err(chosen_by_control_flow(ir, owner, ty));
         }
     }
     Ok(())
@@ -208,18 +200,35 @@ fn is_composite_of_handles(ir: &Ir, v: spirvkit_ir::ir::Value) -> bool {
     ) && util::is_opaque_handle(ir, ty)
 }
 
+/// The error for a handle a phi would carry. For a buffer, spirv-val's words (which
+/// DXC's tests check): such a phi needs variable pointers, which Vulkan shaders from
+/// HLSL do not enable.
+fn chosen_by_control_flow(ir: &Ir, op: OpId, ty: spirvkit_ir::types::Type) -> LegalizeError {
+    let message = if util::pointer_parts(ir, ty).is_some() {
+        "cannot legalize: a buffer is chosen by control flow (Using pointers with OpPhi requires capability \
+         VariablePointers or VariablePointersStorageBuffer)"
+    } else {
+        "cannot legalize: a resource (image, sampler, acceleration structure) is chosen by control flow"
+    };
+    LegalizeError::at(ir, op, message)
+}
+
 /// The op whose region holds a block (not the function's entry) with an argument
-/// holding an opaque handle.
-fn handle_phi_owner(ir: &Ir, func: OpId) -> Option<OpId> {
+/// holding an opaque handle, and the argument's type.
+fn handle_phi_owner(ir: &Ir, func: OpId) -> Option<(OpId, spirvkit_ir::types::Type)> {
     let entry = ir.entry_block(func);
     let mut regions: Vec<spirvkit_ir::ir::RegionId> = ir.op(func).regions.to_vec();
     while let Some(region) = regions.pop() {
         for &b in &ir.region(region).blocks {
             let is_phi_block = Some(b) != entry;
-            if is_phi_block
-                && ir.block(b).arguments.iter().any(|&a| util::is_opaque_handle(ir, ir.value_type(a)))
-            {
-                return ir.region(region).parent;
+            let handle = ir
+                .block(b)
+                .arguments
+                .iter()
+                .map(|&a| ir.value_type(a))
+                .find(|&t| util::is_opaque_handle(ir, t));
+            if let (true, Some(ty)) = (is_phi_block, handle) {
+                return Some((ir.region(region).parent?, ty));
             }
             for &op in &ir.block(b).ops {
                 regions.extend(ir.op(op).regions.iter().copied());

@@ -773,3 +773,92 @@ fn static_resources_and_statics_become_locals_then_values() {
     assert!(!text.contains("Private"), "{text}");
     assert!(!text.contains("spirv.Variable"), "{text}");
 }
+
+const SBUF: &str = "!spirv.struct<(!spirv.rtarray<vector<4xf32>, stride=16> [0]), Block>";
+
+/// DXC's legal-examples/20-multi-func-ret-const-ok.hlsl: `StructuredBuffer<S>
+/// foo(int l) { if (l == 0) return gSBuffer1; else return gSBuffer2; }` called with
+/// constants: the comparisons fold, the branches go, each call yields its buffer.
+/// With `l` read from a cbuffer (`select` = true) it is 19-multi-func-ret-fail.hlsl.
+fn buffer_returned_by_a_function(select: bool) -> String {
+    let argument = if select {
+        "%ib = spirv.mlir.addressof @i : !spirv.ptr<!spirv.struct<(i32 [0]), Block>, StorageBuffer>\n    \
+         %ip = spirv.AccessChain %ib[%c0] : !spirv.ptr<!spirv.struct<(i32 [0]), Block>, StorageBuffer>, i32 -> \
+         !spirv.ptr<i32, StorageBuffer>\n    %arg = spirv.Load \"StorageBuffer\" %ip : i32"
+    } else {
+        "%arg = spirv.Constant 0 : i32"
+    };
+    format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @i bind(0, 4) : !spirv.ptr<!spirv.struct<(i32 [0]), Block>, StorageBuffer>
+  spirv.GlobalVariable @sbuf1 bind(0, 0) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.GlobalVariable @sbuf2 bind(0, 1) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.GlobalVariable @out1 bind(0, 2) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.GlobalVariable @out2 bind(0, 3) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.func @foo(%l: !spirv.ptr<i32, Function>) -> !spirv.ptr<SBUF, StorageBuffer> "None" {{
+    %lv = spirv.Load "Function" %l : i32
+    %c0 = spirv.Constant 0 : i32
+    %eq = spirv.IEqual %lv, %c0 : i32
+    spirv.mlir.selection {{
+      spirv.BranchConditional %eq, ^then, ^else
+    ^then:
+      %a = spirv.mlir.addressof @sbuf1 : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.ReturnValue %a : !spirv.ptr<SBUF, StorageBuffer>
+    ^else:
+      %b = spirv.mlir.addressof @sbuf2 : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.ReturnValue %b : !spirv.ptr<SBUF, StorageBuffer>
+    ^merge:
+      spirv.mlir.merge
+    }}
+    spirv.Unreachable
+  }}
+  spirv.func @main() "None" {{
+    %p1 = spirv.Variable : !spirv.ptr<i32, Function>
+    %p2 = spirv.Variable : !spirv.ptr<i32, Function>
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    {argument}
+    spirv.Store "Function" %p1, %arg : i32
+    %b1 = spirv.FunctionCall @foo(%p1) : (!spirv.ptr<i32, Function>) -> !spirv.ptr<SBUF, StorageBuffer>
+    %e1 = spirv.AccessChain %b1[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    %v1 = spirv.Load "StorageBuffer" %e1 : vector<4xf32>
+    %o1 = spirv.mlir.addressof @out1 : !spirv.ptr<SBUF, StorageBuffer>
+    %f1 = spirv.AccessChain %o1[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    spirv.Store "StorageBuffer" %f1, %v1 : vector<4xf32>
+    spirv.Store "Function" %p2, %c1 : i32
+    %b2 = spirv.FunctionCall @foo(%p2) : (!spirv.ptr<i32, Function>) -> !spirv.ptr<SBUF, StorageBuffer>
+    %e2 = spirv.AccessChain %b2[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    %v2 = spirv.Load "StorageBuffer" %e2 : vector<4xf32>
+    %o2 = spirv.mlir.addressof @out2 : !spirv.ptr<SBUF, StorageBuffer>
+    %f2 = spirv.AccessChain %o2[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    spirv.Store "StorageBuffer" %f2, %v2 : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}}"#
+    )
+    .replace("SBUF", SBUF)
+}
+
+#[test]
+fn a_buffer_returned_by_a_function_called_with_constants_reaches_its_global() {
+    let src = buffer_returned_by_a_function(false);
+    let text = legalized("multi_func_ret_const", &src);
+    let main = &text[text.find("@main").unwrap()..];
+    assert!(!main.contains("spirv.mlir.selection") && !main.contains("spirv.Variable"), "{text}");
+    let first = main.find("@sbuf1").expect("sbuf1 read");
+    let second = main.find("@sbuf2").expect("sbuf2 read");
+    assert!(first < second, "{text}");
+}
+
+#[test]
+fn a_buffer_chosen_at_run_time_is_an_error_in_spirv_vals_words() {
+    let Err(error) = try_legalize("multi_func_ret", &buffer_returned_by_a_function(true)) else {
+        panic!("accepted")
+    };
+    assert!(
+        error.message.contains("Using pointers with OpPhi requires capability VariablePointers"),
+        "{error}"
+    );
+}

@@ -29,7 +29,15 @@ const REMOVABLE: &[&str] = &[
 /// Removes `func`'s dead ops until none is left (after forwarding extracts of
 /// composites built in place, which SROA's whole loads and stores leave).
 pub fn run(ir: &mut Ir, func: OpId) {
-    fold_constant_branches(ir, func);
+    // Folding a comparison may decide a branch, whose flattening may make the
+    // values of the next comparison constant (merge-return's flags after inlining a
+    // call with constant arguments).
+    for _ in 0..MAX_ROUNDS {
+        let folded = fold_comparisons(ir, func);
+        if !fold_constant_branches(ir, func) && !folded {
+            break;
+        }
+    }
     forward_extracts(ir, func);
     remove_dead_phis(ir, func);
     // A variable whose loads died is store-only in the next round.
@@ -133,7 +141,8 @@ fn forward_extracts(ir: &mut Ir, func: OpId) {
 /// whose header branches on a constant, through a chain of unconditional branches
 /// to its merge, is replaced by that chain's ops (its results by the values the
 /// merge receives). The branch not taken goes with the selection.
-fn fold_constant_branches(ir: &mut Ir, func: OpId) {
+fn fold_constant_branches(ir: &mut Ir, func: OpId) -> bool {
+    let mut changed = false;
     let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
     let ops = ir.ops_under(func);
     let mut selections = Vec::new();
@@ -143,6 +152,7 @@ fn fold_constant_branches(ir: &mut Ir, func: OpId) {
             if let Some(c) = constant_bool(ir, util::resolve(&replace, o.operands[0])) {
                 let picked = if c { o.operands[1] } else { o.operands[2] };
                 replace.insert(o.results[0], picked);
+                changed = true;
             }
         } else if o.name == util::SELECTION {
             selections.push(op);
@@ -159,9 +169,69 @@ fn fold_constant_branches(ir: &mut Ir, func: OpId) {
             ir.block_mut(block).ops.remove(position);
             ir.op_mut(selection).parent = None;
             util::splice_ops(ir, block, position, chain);
+            changed = true;
         }
     }
     util::replace_uses(ir, func, &replace);
+    changed
+}
+
+/// Boolean ops and integer comparisons of constants become `spirv.Constant`s, in
+/// place; true if any did.
+fn fold_comparisons(ir: &mut Ir, func: OpId) -> bool {
+    let mut changed = false;
+    for (_, op) in ir.ops_under(func) {
+        let o = ir.op(op);
+        if o.results.len() != 1 || !o.regions.is_empty() || o.operands.is_empty() || o.operands.len() > 2 {
+            continue;
+        }
+        let bools: Option<Vec<bool>> = o.operands.iter().map(|&v| constant_bool(ir, v)).collect();
+        let ints: Option<Vec<(i128, i128)>> = o.operands.iter().map(|&v| constant_int(ir, v)).collect();
+        let value = match (o.name.as_str(), bools.as_deref(), ints.as_deref()) {
+            ("spirv.LogicalNot", Some(&[a]), _) => !a,
+            ("spirv.LogicalAnd", Some(&[a, b]), _) => a && b,
+            ("spirv.LogicalOr", Some(&[a, b]), _) => a || b,
+            ("spirv.LogicalEqual", Some(&[a, b]), _) => a == b,
+            ("spirv.LogicalNotEqual", Some(&[a, b]), _) => a != b,
+            // (signed, unsigned) readings of each operand.
+            ("spirv.IEqual", _, Some(&[(_, a), (_, b)])) => a == b,
+            ("spirv.INotEqual", _, Some(&[(_, a), (_, b)])) => a != b,
+            ("spirv.SLessThan", _, Some(&[(a, _), (b, _)])) => a < b,
+            ("spirv.SLessThanEqual", _, Some(&[(a, _), (b, _)])) => a <= b,
+            ("spirv.SGreaterThan", _, Some(&[(a, _), (b, _)])) => a > b,
+            ("spirv.SGreaterThanEqual", _, Some(&[(a, _), (b, _)])) => a >= b,
+            ("spirv.ULessThan", _, Some(&[(_, a), (_, b)])) => a < b,
+            ("spirv.ULessThanEqual", _, Some(&[(_, a), (_, b)])) => a <= b,
+            ("spirv.UGreaterThan", _, Some(&[(_, a), (_, b)])) => a > b,
+            ("spirv.UGreaterThanEqual", _, Some(&[(_, a), (_, b)])) => a >= b,
+            _ => continue,
+        };
+        let o = ir.op_mut(op);
+        o.name = "spirv.Constant".into();
+        o.operands.clear();
+        o.attributes.clear();
+        o.properties.clear();
+        ir.set_property(op, "value", Attribute::Bool(value));
+        changed = true;
+    }
+    changed
+}
+
+/// A scalar integer constant read as (signed, unsigned) at its width.
+fn constant_int(ir: &Ir, v: Value) -> Option<(i128, i128)> {
+    let op = util::defining_op(ir, v)?;
+    if ir.op(op).name != "spirv.Constant" {
+        return None;
+    }
+    let Some(Attribute::Integer { value, ty }) = ir.op(op).attr("value") else { return None };
+    let TypeKind::Integer { width, .. } = ir.types.kind(*ty) else { return None };
+    let width = *width;
+    if width <= 1 || width > 64 {
+        return None;
+    }
+    let unsigned = value & ((1i128 << width) - 1);
+    let signed = if unsigned >> (width - 1) & 1 == 1 { unsigned - (1i128 << width) } else { unsigned };
+    Some((signed, unsigned))
 }
 
 fn constant_bool(ir: &Ir, v: Value) -> Option<bool> {

@@ -54,7 +54,31 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<bool, LegalizeError> {
     }
     let mut rewrite = Rewrite { flag, value, depth: 0 };
     rewrite.block(ir, entry, body, Exit::Function)?;
+    return_instead_of_unreachable(ir, entry, value);
     Ok(true)
+}
+
+/// A body whose every path returned from inside a construct ends in
+/// `spirv.Unreachable`, which the paths now reach: it becomes the single return.
+fn return_instead_of_unreachable(ir: &mut Ir, entry: BlockId, value: Option<Value>) {
+    let Some(last) = util::terminator(ir, entry) else { return };
+    if ir.op(last).name != "spirv.Unreachable" {
+        return;
+    }
+    let location = ir.op(last).location.clone();
+    ir.block_mut(entry).ops.pop();
+    ir.op_mut(last).parent = None;
+    match value {
+        Some(ptr) => {
+            let Some((ty, _)) = util::pointer_parts(ir, ir.value_type(ptr)) else { return };
+            let load = util::append(ir, entry, "spirv.Load", vec![ptr], &[ty], location.clone());
+            let loaded = ir.op(load).results[0];
+            util::append(ir, entry, "spirv.ReturnValue", vec![loaded], &[], location);
+        }
+        None => {
+            util::append(ir, entry, "spirv.Return", vec![], &[], location);
+        }
+    }
 }
 
 /// Whether a return sits in a construct of the function.
