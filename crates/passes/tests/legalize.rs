@@ -862,3 +862,53 @@ fn a_buffer_chosen_at_run_time_is_an_error_in_spirv_vals_words() {
         "{error}"
     );
 }
+
+/// DXC's legal-examples/13-switch-stmt-const-ok.hlsl: `static const int constant =
+/// 0;` (a Private global set at entry) picks the buffer through a switch.
+#[test]
+fn a_buffer_picked_by_a_switch_on_a_static_constant_reaches_its_global() {
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @constant : !spirv.ptr<i32, Private>
+  spirv.GlobalVariable @sbuf1 bind(0, 0) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.GlobalVariable @sbuf2 bind(0, 1) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.GlobalVariable @out bind(0, 2) : !spirv.ptr<SBUF, StorageBuffer>
+  spirv.func @main() "None" {{
+    %local = spirv.Variable : !spirv.ptr<!spirv.ptr<SBUF, StorageBuffer>, Function>
+    %c0 = spirv.Constant 0 : i32
+    %kp = spirv.mlir.addressof @constant : !spirv.ptr<i32, Private>
+    spirv.Store "Private" %kp, %c0 : i32
+    %k = spirv.Load "Private" %kp : i32
+    spirv.mlir.selection {{
+      spirv.Switch %k : i32, [
+        default: ^default,
+        0: ^case0
+      ]
+    ^case0:
+      %a = spirv.mlir.addressof @sbuf1 : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.Store "Function" %local, %a : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.Branch ^merge
+    ^default:
+      %b = spirv.mlir.addressof @sbuf2 : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.Store "Function" %local, %b : !spirv.ptr<SBUF, StorageBuffer>
+      spirv.Branch ^merge
+    ^merge:
+      spirv.mlir.merge
+    }}
+    %l = spirv.Load "Function" %local : !spirv.ptr<SBUF, StorageBuffer>
+    %e = spirv.AccessChain %l[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    %v = spirv.Load "StorageBuffer" %e : vector<4xf32>
+    %o = spirv.mlir.addressof @out : !spirv.ptr<SBUF, StorageBuffer>
+    %f = spirv.AccessChain %o[%c0, %c0] : !spirv.ptr<SBUF, StorageBuffer>, i32, i32 -> !spirv.ptr<vector<4xf32>, StorageBuffer>
+    spirv.Store "StorageBuffer" %f, %v : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "GLCompute" @main
+  spirv.ExecutionMode @main "LocalSize", 1, 1, 1
+}}"#
+    )
+    .replace("SBUF", SBUF);
+    let text = legalized("switch_const", &src);
+    assert!(text.contains("spirv.AccessChain %sbuf1_addr["), "{text}");
+    assert!(!text.contains("spirv.Switch") && !text.contains("@constant"), "{text}");
+}

@@ -217,6 +217,15 @@ fn fold_comparisons(ir: &mut Ir, func: OpId) -> bool {
     changed
 }
 
+/// The width of an integer type or of a vector of integers.
+fn integer_width(ir: &Ir, ty: spirvkit_ir::types::Type) -> Option<u32> {
+    match ir.types.kind(ty) {
+        TypeKind::Integer { width, .. } => Some(*width),
+        TypeKind::Vector { element, .. } => integer_width(ir, *element),
+        _ => None,
+    }
+}
+
 /// A scalar integer constant read as (signed, unsigned) at its width.
 fn constant_int(ir: &Ir, v: Value) -> Option<(i128, i128)> {
     let op = util::defining_op(ir, v)?;
@@ -259,10 +268,23 @@ fn taken_chain(
     let blocks = ir.region(region).blocks.clone();
     let (&header, &merge) = (blocks.first()?, blocks.last()?);
     let branch = util::terminator(ir, header)?;
-    if ir.op(branch).name != "spirv.BranchConditional" {
-        return None;
-    }
-    let taken = if constant_bool(ir, util::resolve(replace, ir.op(branch).operands[0]))? { 0 } else { 1 };
+    let condition = util::resolve(replace, *ir.op(branch).operands.first()?);
+    let taken = match ir.op(branch).name.as_str() {
+        "spirv.BranchConditional" => usize::from(!constant_bool(ir, condition)?),
+        "spirv.Switch" => {
+            let (_, selector) = constant_int(ir, condition)?;
+            let (literals, width) = match ir.op(branch).attr("literals") {
+                Some(Attribute::Dense { elements, ty }) => (elements.clone(), integer_width(ir, *ty)?),
+                _ => (Vec::new(), 64),
+            };
+            let mask = if width >= 128 { -1 } else { (1i128 << width) - 1 };
+            let case = literals
+                .iter()
+                .position(|l| matches!(l, Attribute::Integer { value, .. } if value & mask == selector));
+            case.map_or(0, |i| i + 1)
+        }
+        _ => return None,
+    };
     let ranges = ir.successor_operand_ranges(branch)?;
     let mut target = *ir.op(branch).successors.get(taken)?;
     let mut arguments: Vec<Value> = ir.op(branch).operands[ranges.get(taken)?.clone()].to_vec();
