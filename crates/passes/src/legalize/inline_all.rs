@@ -56,11 +56,18 @@ pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
         let mut pending: Vec<OpId> = calls.get(&root).cloned().unwrap_or_default();
         pending.reverse();
+        // Single-block callees expand in place of their call when the blocks are
+        // rebuilt (`flush`): splicing each into a long block would cost its length.
+        let mut expansions: FxHashMap<OpId, Vec<OpId>> = FxHashMap::default();
         while let Some(call) = pending.pop() {
             let callee = callee_of(ir, call, &by_name)?;
-            let new_calls = inline_call(ir, call, callee, &mut replace)?;
+            if !ends_in_its_only_return(ir, callee) {
+                flush(ir, root, &mut expansions);
+            }
+            let new_calls = inline_call(ir, call, callee, &mut replace, &mut expansions)?;
             pending.extend(new_calls.into_iter().rev());
         }
+        flush(ir, root, &mut expansions);
         util::replace_uses(ir, root, &replace);
         hoist_variables(ir, root);
     }
@@ -166,11 +173,9 @@ fn inline_call(
     call: OpId,
     callee: OpId,
     replace: &mut FxHashMap<Value, Value>,
+    expansions: &mut FxHashMap<OpId, Vec<OpId>>,
 ) -> Result<Vec<OpId>, LegalizeError> {
-    let (Some(block), Some(body)) = (ir.op(call).parent, util::body(ir, callee)) else {
-        return Ok(Vec::new());
-    };
-    let Some(region) = ir.block(block).parent else { return Ok(Vec::new()) };
+    let Some(body) = util::body(ir, callee) else { return Ok(Vec::new()) };
     let callee_blocks = ir.region(body).blocks.clone();
     let parameters = ir.block(callee_blocks[0]).arguments.clone();
     let arguments = ir.op(call).operands.clone();
@@ -196,12 +201,12 @@ fn inline_call(
         if let (Some(result), Some(&value)) = (result, ir.op(ret).operands.first()) {
             replace.insert(result, value);
         }
-        let position = ir.block(block).ops.iter().position(|&o| o == call).expect("the call is in its block");
-        ir.block_mut(block).ops.remove(position);
-        ir.op_mut(call).parent = None;
-        util::splice_ops(ir, block, position, ops);
+        expansions.insert(call, ops);
         return Ok(new_calls);
     }
+    // The multi-block case splits the call's block: it must be in place (flushed).
+    let Some(block) = ir.op(call).parent else { return Ok(new_calls) };
+    let Some(region) = ir.block(block).parent else { return Ok(new_calls) };
 
     // Otherwise the call's block is split after the call: the callee's blocks go in
     // between, their returns branching to the continuation.
@@ -243,6 +248,41 @@ fn inline_call(
     Ok(new_calls)
 }
 
+/// Whether a callee's body is one block ending in a return (inlined by expansion).
+fn ends_in_its_only_return(ir: &Ir, callee: OpId) -> bool {
+    util::body(ir, callee).is_some_and(|body| {
+        let blocks = &ir.region(body).blocks;
+        blocks.len() == 1 && util::terminator(ir, blocks[0]).is_some_and(|t| util::is_return(ir, t))
+    })
+}
+
+/// Rebuilds every block under `root` holding calls with a pending expansion, each
+/// call replaced by its callee's ops (themselves expanded), in one pass.
+fn flush(ir: &mut Ir, root: OpId, expansions: &mut FxHashMap<OpId, Vec<OpId>>) {
+    if expansions.is_empty() {
+        return;
+    }
+    let mut regions: Vec<spirvkit_ir::ir::RegionId> = ir.op(root).regions.to_vec();
+    while let Some(region) = regions.pop() {
+        for block in ir.region(region).blocks.clone() {
+            let old = std::mem::take(&mut ir.block_mut(block).ops);
+            let mut ops = Vec::with_capacity(old.len());
+            let mut work: Vec<OpId> = old.into_iter().rev().collect();
+            while let Some(op) = work.pop() {
+                if let Some(expansion) = expansions.remove(&op) {
+                    ir.op_mut(op).parent = None;
+                    work.extend(expansion.into_iter().rev());
+                    continue;
+                }
+                ir.op_mut(op).parent = Some(block);
+                regions.extend(ir.op(op).regions.iter().copied());
+                ops.push(op);
+            }
+            ir.block_mut(block).ops = ops;
+        }
+    }
+}
+
 /// The `spirv.FunctionCall`s under `blocks`, in order.
 fn calls_in(ir: &Ir, blocks: &[BlockId]) -> Vec<OpId> {
     let mut out = Vec::new();
@@ -266,35 +306,44 @@ pub(crate) fn hoist_variables(ir: &mut Ir, func: OpId) {
     let Some(body) = util::body(ir, func) else { return };
     let entry = ir.region(body).blocks[0];
     let leading = ir.block(entry).ops.iter().take_while(|&&op| ir.op(op).name == "spirv.Variable").count();
+    let prefix: FxHashSet<OpId> = ir.block(entry).ops[..leading].iter().copied().collect();
     let mut misplaced = Vec::new();
     for (block, op) in ir.ops_under(func) {
-        if ir.op(op).name == "spirv.Variable" {
-            let in_prefix = block == entry && ir.block(entry).ops[..leading].contains(&op);
-            if !in_prefix {
-                misplaced.push((block, op));
-            }
+        if ir.op(op).name == "spirv.Variable" && !prefix.contains(&op) {
+            misplaced.push((block, op));
         }
     }
     if misplaced.is_empty() {
         return;
     }
-    // An initializer becomes a store in the variable's place (no list shifting).
+    // An initializer becomes a store in the variable's place: each block holding
+    // such variables is rebuilt once.
+    let mut stores: FxHashMap<OpId, OpId> = FxHashMap::default();
     let mut moved = Vec::with_capacity(misplaced.len());
-    for (block, op) in misplaced {
-        let position = ir.block(block).ops.iter().position(|&o| o == op);
-        match (ir.op(op).operands.first().copied(), position) {
-            (Some(init), Some(position)) => {
-                let var = ir.op(op).results[0];
-                let location = ir.op(op).location.clone();
-                let store = ir.create_op("spirv.Store", vec![var, init], &[], location);
-                ir.op_mut(store).parent = Some(block);
-                ir.block_mut(block).ops[position] = store;
-                ir.op_mut(op).operands.clear();
-            }
-            _ => util::detach(ir, op),
+    for &(_, op) in &misplaced {
+        if let Some(init) = ir.op(op).operands.first().copied() {
+            let var = ir.op(op).results[0];
+            let location = ir.op(op).location.clone();
+            stores.insert(op, ir.create_op("spirv.Store", vec![var, init], &[], location));
+            ir.op_mut(op).operands.clear();
         }
-        ir.op_mut(op).parent = None;
         moved.push(op);
+    }
+    let mut blocks: Vec<BlockId> = misplaced.iter().map(|&(b, _)| b).collect();
+    blocks.sort_unstable();
+    blocks.dedup();
+    for block in blocks {
+        let mut ops = std::mem::take(&mut ir.block_mut(block).ops);
+        for op in ops.iter_mut() {
+            if let Some(&store) = stores.get(op) {
+                ir.op_mut(store).parent = Some(block);
+                *op = store;
+            }
+        }
+        ir.block_mut(block).ops = ops;
+    }
+    for &op in &moved {
+        ir.op_mut(op).parent = None;
     }
     util::compact(ir, func);
     util::splice_ops(ir, entry, leading, moved);
