@@ -30,8 +30,10 @@ pub(crate) mod util;
 
 use spirvkit_ir::ir::{Ir, Location, OpId};
 
-/// Why a module could not be legalized, with where.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a module could not be legalized, with where. Displays as
+/// `file:line:col: message` when the op has a file location.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", location_prefix(location))]
 pub struct LegalizeError {
     pub message: String,
     /// The location of the op the error is about.
@@ -40,18 +42,12 @@ pub struct LegalizeError {
     pub op: Option<OpId>,
 }
 
-impl std::fmt::Display for LegalizeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.location {
-            Location::FileLineCol { file, line, column } => {
-                write!(f, "{file}:{line}:{column}: {}", self.message)
-            }
-            _ => f.write_str(&self.message),
-        }
+fn location_prefix(location: &Location) -> String {
+    match location {
+        Location::FileLineCol { file, line, column } => format!("{file}:{line}:{column}: "),
+        _ => String::new(),
     }
 }
-
-impl std::error::Error for LegalizeError {}
 
 impl LegalizeError {
     pub(crate) fn at(ir: &Ir, op: OpId, message: impl Into<String>) -> Self {
