@@ -182,7 +182,9 @@ struct Ssa {
     defs: FxHashMap<(BlockId, usize), Value>,
     sealed: FxHashSet<BlockId>,
     filled: FxHashSet<BlockId>,
-    incomplete: FxHashMap<BlockId, Vec<(usize, Value)>>,
+    /// Variables whose phi in an unsealed block awaits its operands, in the order the
+    /// phis were added (the order of the block's arguments).
+    incomplete: FxHashMap<BlockId, Vec<usize>>,
     preds: FxHashMap<BlockId, Vec<(OpId, usize)>>,
     /// A nested region's entry block -> the block holding the construct.
     outer: FxHashMap<BlockId, BlockId>,
@@ -370,7 +372,7 @@ impl Ssa {
             self.read(ir, var, outer, depth + 1)?
         } else if !self.sealed.contains(&block) {
             let phi = self.new_phi(ir, block, var);
-            self.incomplete.entry(block).or_default().push((var, phi));
+            self.incomplete.entry(block).or_default().push(var);
             phi
         } else {
             let preds = self.preds.get(&block).cloned().unwrap_or_default();
@@ -383,7 +385,7 @@ impl Ssa {
                 _ => {
                     let phi = self.new_phi(ir, block, var);
                     self.defs.insert((block, var), phi);
-                    self.add_operands(ir, var, block, phi, depth)?;
+                    self.add_operands(ir, var, block, depth)?;
                     phi
                 }
             }
@@ -404,7 +406,6 @@ impl Ssa {
         ir: &mut Ir,
         var: usize,
         block: BlockId,
-        phi: Value,
         depth: usize,
     ) -> Result<(), LegalizeError> {
         for (t, index) in self.preds.get(&block).cloned().unwrap_or_default() {
@@ -418,14 +419,13 @@ impl Ssa {
                 ));
             }
         }
-        let _ = phi;
         Ok(())
     }
 
     fn seal(&mut self, ir: &mut Ir, block: BlockId, depth: usize) -> Result<(), LegalizeError> {
         self.sealed.insert(block);
-        for (var, phi) in self.incomplete.remove(&block).unwrap_or_default() {
-            self.add_operands(ir, var, block, phi, depth)?;
+        for var in self.incomplete.remove(&block).unwrap_or_default() {
+            self.add_operands(ir, var, block, depth)?;
         }
         Ok(())
     }
