@@ -912,3 +912,67 @@ fn a_buffer_picked_by_a_switch_on_a_static_constant_reaches_its_global() {
     assert!(text.contains("spirv.AccessChain %sbuf1_addr["), "{text}");
     assert!(!text.contains("spirv.Switch") && !text.contains("@constant"), "{text}");
 }
+
+#[test]
+fn a_texture_reassigned_in_a_loop_from_its_global_needs_no_phi() {
+    // `Texture2D t = tex; for (...) { t = tex; c += t.Sample(...); }`: every store
+    // is the same global, so the loop-carried value is trivial.
+    let src = format!(
+        r#"{HEADER}
+  spirv.GlobalVariable @tex bind(0, 0) : !spirv.ptr<IMG, UniformConstant>
+  spirv.GlobalVariable @samp bind(0, 1) : !spirv.ptr<!spirv.sampler, UniformConstant>
+  spirv.GlobalVariable @out_var_SV_Target {{location = 0 : i32}} : !spirv.ptr<vector<4xf32>, Output>
+  spirv.func @main() "None" {{
+    %t = spirv.Variable : !spirv.ptr<IMG, Function>
+    %i = spirv.Variable : !spirv.ptr<i32, Function>
+    %c = spirv.Variable : !spirv.ptr<vector<4xf32>, Function>
+    %c0 = spirv.Constant 0 : i32
+    %c1 = spirv.Constant 1 : i32
+    %c3 = spirv.Constant 3 : i32
+    %zero = spirv.Constant dense<0.0> : vector<4xf32>
+    %half = spirv.Constant dense<0.5> : vector<2xf32>
+    %tp = spirv.mlir.addressof @tex : !spirv.ptr<IMG, UniformConstant>
+    %tv = spirv.Load "UniformConstant" %tp : IMG
+    spirv.Store "Function" %t, %tv : IMG
+    spirv.Store "Function" %c, %zero : vector<4xf32>
+    spirv.Store "Function" %i, %c0 : i32
+    spirv.mlir.loop {{
+      spirv.Branch ^header
+    ^header:
+      %iv = spirv.Load "Function" %i : i32
+      %lt = spirv.SLessThan %iv, %c3 : i32
+      spirv.BranchConditional %lt, ^body, ^merge
+    ^body:
+      %tp2 = spirv.mlir.addressof @tex : !spirv.ptr<IMG, UniformConstant>
+      %tv2 = spirv.Load "UniformConstant" %tp2 : IMG
+      spirv.Store "Function" %t, %tv2 : IMG
+      %img = spirv.Load "Function" %t : IMG
+      %sp = spirv.mlir.addressof @samp : !spirv.ptr<!spirv.sampler, UniformConstant>
+      %s = spirv.Load "UniformConstant" %sp : !spirv.sampler
+      %si = "spirv.SampledImage"(%img, %s) : (IMG, !spirv.sampler) -> SIMG
+      %r = spirv.ImageSampleImplicitLod %si, %half : SIMG, vector<2xf32> -> vector<4xf32>
+      %cv = spirv.Load "Function" %c : vector<4xf32>
+      %sum = spirv.FAdd %cv, %r : vector<4xf32>
+      spirv.Store "Function" %c, %sum : vector<4xf32>
+      spirv.Branch ^continue
+    ^continue:
+      %iv2 = spirv.Load "Function" %i : i32
+      %in = spirv.IAdd %iv2, %c1 : i32
+      spirv.Store "Function" %i, %in : i32
+      spirv.Branch ^header
+    ^merge:
+      spirv.mlir.merge
+    }}
+    %final = spirv.Load "Function" %c : vector<4xf32>
+    %o = spirv.mlir.addressof @out_var_SV_Target : !spirv.ptr<vector<4xf32>, Output>
+    spirv.Store "Output" %o, %final : vector<4xf32>
+    spirv.Return
+  }}
+  spirv.EntryPoint "Fragment" @main, @out_var_SV_Target
+  spirv.ExecutionMode @main "OriginUpperLeft"
+}}"#
+    );
+    let text = legalized("texture_in_loop", &src);
+    assert!(!text.contains("spirv.Variable"), "{text}");
+    assert_eq!(text.matches("spirv.Load \"UniformConstant\"").count(), 2, "{text}");
+}
