@@ -980,7 +980,11 @@ fn clone_block_shell(ir: &mut Ir, block: BlockId, map: &mut FxHashMap<Value, Val
 
 /// Deep copies of `blocks` (detached), values mapped through `map` (which also
 /// receives every cloned value).
-fn clone_blocks(ir: &mut Ir, blocks: &[BlockId], map: &mut FxHashMap<Value, Value>) -> Vec<BlockId> {
+pub(crate) fn clone_blocks(
+    ir: &mut Ir,
+    blocks: &[BlockId],
+    map: &mut FxHashMap<Value, Value>,
+) -> Vec<BlockId> {
     let mut block_map: FxHashMap<BlockId, BlockId> = FxHashMap::default();
     let mut work = Vec::new();
     let mut created = Vec::new();

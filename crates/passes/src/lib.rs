@@ -4,7 +4,9 @@
 //! One module per pass, named after it: `canonicalize` (with the greedy rewrite
 //! driver the dialect's patterns use), `canonicalize_gl`, `cse`, `inline`,
 //! `lower_abi_attrs`, `update_vce`, `decorate_layout`, `rewrite_inserts`,
-//! `unify_aliased_resource`, `webgpu_prepare`.
+//! `unify_aliased_resource`, `webgpu_prepare`; `legalize`, the Vulkan legalization
+//! passes (merge-return, inline-all, private-to-local, sroa, mem2reg, dce) DXC gets
+//! from SPIRV-Tools.
 
 #![forbid(unsafe_code)]
 
@@ -13,6 +15,7 @@ pub mod canonicalize_gl;
 pub mod cse;
 pub mod decorate_layout;
 pub mod inline;
+pub mod legalize;
 pub mod lower_abi_attrs;
 pub mod opt;
 pub mod pipeline;

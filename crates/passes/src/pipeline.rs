@@ -76,6 +76,27 @@ pub enum Pass {
     UnifyAliasedResource,
     /// `--inline`: calls replaced by the callee's body.
     Inline(InlineOptions),
+    /// spirvkit's legalization passes for Vulkan (`--spirv-legalize` and its steps).
+    Legalize(LegalizeStep),
+}
+
+/// One of the legalization passes (see `crate::legalize`), each run on a `spirv.module`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LegalizeStep {
+    /// `--spirv-merge-return`: one return at the end of each function.
+    MergeReturn,
+    /// `--spirv-inline-all`: every call inlined, unreachable functions removed.
+    InlineAll,
+    /// `--spirv-private-to-local`: Private globals one function uses made local.
+    PrivateToLocal,
+    /// `--spirv-sroa`: aggregate Function variables split per member.
+    Sroa,
+    /// `--spirv-mem2reg`: Function variables promoted to SSA values.
+    Mem2Reg,
+    /// `--spirv-dce`: dead ops and store-only variables removed.
+    Dce,
+    /// `--spirv-legalize`: all of the above, then the opaque-handle check.
+    All,
 }
 
 /// `region-simplify` of `--canonicalize`.
@@ -219,6 +240,18 @@ const PASSES: &[PassInfo] = &[
         restriction: Some("spirv.module"),
         class: "SPIRVUnifyAliasedResourcePass",
     },
+    // spirvkit's own (mlir-opt has no legalization for Vulkan).
+    PassInfo { name: "spirv-merge-return", restriction: Some("spirv.module"), class: "SPIRVMergeReturnPass" },
+    PassInfo { name: "spirv-inline-all", restriction: Some("spirv.module"), class: "SPIRVInlineAllPass" },
+    PassInfo {
+        name: "spirv-private-to-local",
+        restriction: Some("spirv.module"),
+        class: "SPIRVPrivateToLocalPass",
+    },
+    PassInfo { name: "spirv-sroa", restriction: Some("spirv.module"), class: "SPIRVScalarReplacementPass" },
+    PassInfo { name: "spirv-mem2reg", restriction: Some("spirv.module"), class: "SPIRVMem2RegPass" },
+    PassInfo { name: "spirv-dce", restriction: Some("spirv.module"), class: "SPIRVDeadCodeEliminationPass" },
+    PassInfo { name: "spirv-legalize", restriction: Some("spirv.module"), class: "SPIRVLegalizePass" },
 ];
 
 fn pass_info(name: &str) -> Option<&'static PassInfo> {
@@ -245,6 +278,15 @@ impl Pass {
             Pass::UpdateVce => "spirv-update-vce",
             Pass::Inline(_) => "inline",
             Pass::UnifyAliasedResource => "spirv-unify-aliased-resource",
+            Pass::Legalize(step) => match step {
+                LegalizeStep::MergeReturn => "spirv-merge-return",
+                LegalizeStep::InlineAll => "spirv-inline-all",
+                LegalizeStep::PrivateToLocal => "spirv-private-to-local",
+                LegalizeStep::Sroa => "spirv-sroa",
+                LegalizeStep::Mem2Reg => "spirv-mem2reg",
+                LegalizeStep::Dce => "spirv-dce",
+                LegalizeStep::All => "spirv-legalize",
+            },
         }
     }
 
@@ -643,6 +685,13 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
                 "spirv-webgpu-prepare" => Pass::WebGpuPrepare,
                 "spirv-update-vce" => Pass::UpdateVce,
                 "spirv-unify-aliased-resource" => Pass::UnifyAliasedResource,
+                "spirv-merge-return" => Pass::Legalize(LegalizeStep::MergeReturn),
+                "spirv-inline-all" => Pass::Legalize(LegalizeStep::InlineAll),
+                "spirv-private-to-local" => Pass::Legalize(LegalizeStep::PrivateToLocal),
+                "spirv-sroa" => Pass::Legalize(LegalizeStep::Sroa),
+                "spirv-mem2reg" => Pass::Legalize(LegalizeStep::Mem2Reg),
+                "spirv-dce" => Pass::Legalize(LegalizeStep::Dce),
+                "spirv-legalize" => Pass::Legalize(LegalizeStep::All),
                 _ => Pass::Cse,
             };
             (pass, parse_options(options, &[], |_, _| {}))

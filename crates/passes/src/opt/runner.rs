@@ -226,6 +226,17 @@ impl<'t> PassRunner<'t> {
             Pass::LowerAbiAttrs => crate::lower_abi_attrs::run(ir, op, self.text),
             Pass::UnifyAliasedResource => crate::unify_aliased_resource::run(ir, op, self.text),
             Pass::Inline(options) => return self.run_inline(ir, op, options),
+            Pass::Legalize(step) => match crate::legalize::run_step(ir, op, *step) {
+                Ok(()) => Vec::new(),
+                Err(e) => {
+                    let offset = LineIndex::new(self.text).location_offset(&e.location);
+                    let mut d = Diagnostic::error(offset, e.message);
+                    if let Some(at) = e.op {
+                        d = d.with_note(offset, current_operation_note(ir, at));
+                    }
+                    vec![d]
+                }
+            },
         };
         // Any report from these passes (even a remark) means they gave up.
         if !errors.is_empty() {
