@@ -273,7 +273,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// A new block named as dxc names it.
-    pub fn new_block(&mut self, name: &'static str) -> BlockId {
+    pub fn new_block(&mut self, name: &str) -> BlockId {
         let block = self.ir.create_block();
         self.ir.set_block_name(block, name);
         block
@@ -565,8 +565,37 @@ impl<'t> Emitter<'t> {
         self.val_props("spirv.CompositeInsert", vec![object, composite], ty, vec![prop("indices", attr)])
     }
 
+    /// A composite of `parts`; of constants, a constant (dxc's OpConstantComposite).
     pub fn construct(&mut self, parts: Vec<Value>, ty: Type) -> Value {
+        if let Some(c) = self.constant_composite(&parts, ty) {
+            return c;
+        }
         self.val("spirv.CompositeConstruct", parts, ty)
+    }
+
+    /// The value attribute of a value defined by `spirv.Constant`.
+    pub fn constant_value(&self, v: Value) -> Option<Attribute> {
+        let spirvkit_ir::ir::ValueDef::Result { op, .. } = self.ir.value(v).def else { return None };
+        let op = self.ir.op(op);
+        if op.name != "spirv.Constant" {
+            return None;
+        }
+        op.attr("value").cloned()
+    }
+
+    fn constant_composite(&mut self, parts: &[Value], ty: Type) -> Option<Value> {
+        let values: Vec<Attribute> = parts.iter().map(|&p| self.constant_value(p)).collect::<Option<_>>()?;
+        match self.lower.store().kind(ty).clone() {
+            TypeKind::Vector { .. }
+                if values.iter().all(|a| matches!(a, Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Bool(_))) =>
+            {
+                Some(self.constant_attr(Attribute::Dense { elements: values, ty }, ty))
+            }
+            TypeKind::Matrix { .. } if values.iter().all(|a| matches!(a, Attribute::Dense { .. })) => {
+                Some(self.constant_attr(Attribute::Array(values), ty))
+            }
+            _ => None,
+        }
     }
 
     pub fn shuffle(&mut self, a: Value, b: Value, components: &[u32], ty: Type) -> Value {

@@ -83,6 +83,13 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         .map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
     let mut ir = generated.ir;
     let module = generated.module;
+    // dxc legalizes unless -fcgl: resources out of locals and parameters, calls
+    // inlined, memory promoted to values (crates/passes' legalization).
+    let fcgl = o.other.iter().any(|(n, _)| n == "-fcgl");
+    if !fcgl {
+        spirvkit_passes::legalize::legalize(&mut ir, module)
+            .map_err(|e| CompileError { span: None, message: e.to_string() })?;
+    }
     if emit_mlir {
         let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
         return Ok(Output::Text(text));

@@ -933,6 +933,8 @@ impl<'t> Emitter<'t> {
                 // The operation's type is the rhs's converted type (sema converts both
                 // sides to the common type; the result converts back to the lhs's).
                 let op_ty = self.tree.converted_type(rhs);
+                // dxc evaluates the right-hand side first.
+                let r = self.rvalue(rhs)?;
                 let place = self.place(lhs)?;
                 let old = self.load_place(&place)?;
                 let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
@@ -940,7 +942,6 @@ impl<'t> Emitter<'t> {
                 } else {
                     old
                 };
-                let r = self.rvalue(rhs)?;
                 let new = match op {
                     BinaryOp::Shl | BinaryOp::Shr => self.shift(op, old, r, lty, op_ty)?,
                     BinaryOp::Mul

@@ -281,8 +281,15 @@ impl<'t> Emitter<'t> {
         let mut default_block = None;
         let mut targets: Vec<(i64, BlockId)> = Vec::new();
         for (labels, _) in &groups {
-            let name: &'static str = if labels.contains(&None) { "switch.default" } else { "switch.n" };
-            let b = self.new_block(name);
+            // dxc names a case block by its first label: `switch.1`, `switch.n2` (for
+            // -2), `switch.default`.
+            let name = match labels.first() {
+                _ if labels.contains(&None) => "switch.default".to_string(),
+                Some(Some(v)) if *v < 0 => format!("switch.n{}", v.unsigned_abs()),
+                Some(Some(v)) => format!("switch.{v}"),
+                _ => "switch.default".to_string(),
+            };
+            let b = self.new_block(&name);
             for l in labels {
                 match l {
                     Some(v) => targets.push((*v, b)),
@@ -301,7 +308,10 @@ impl<'t> Emitter<'t> {
         let literal_ty = self.ir.value_type(selector);
         let values: Vec<spirvkit_ir::attr::Attribute> = targets
             .iter()
-            .map(|(v, _)| spirvkit_ir::attr::Attribute::Integer { value: i128::from(*v), ty: literal_ty })
+            .map(|(v, _)| spirvkit_ir::attr::Attribute::Integer {
+                value: self.lower.store().normalize_integer(i128::from(*v), literal_ty),
+                ty: literal_ty,
+            })
             .collect();
         let mut successors = vec![default];
         successors.extend(targets.iter().map(|(_, b)| *b));

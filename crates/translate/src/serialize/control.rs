@@ -482,10 +482,18 @@ impl<'a> Serializer<'a> {
                     _ => Vec::new(),
                 };
                 let splat = literals.len() == 1 && targets.len() > 1;
+                // A 64-bit selector takes two-word literals (low word first).
+                let wide = matches!(
+                    ir.types.kind(ir.value_type(o.operands[0])),
+                    spirvkit_ir::types::TypeKind::Integer { width: 64, .. }
+                );
                 for (i, &target) in targets.iter().enumerate() {
                     let literal = if splat { literals.first() } else { literals.get(i) };
                     let Some(&literal) = literal else { break };
                     words.push(literal as u32);
+                    if wide {
+                        words.push((literal as u64 >> 32) as u32);
+                    }
                     words.push(self.block_id(target));
                 }
                 self.emit_debug_line(false, op);
