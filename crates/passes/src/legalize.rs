@@ -26,6 +26,7 @@ pub mod mem2reg;
 pub mod merge_return;
 pub mod private_to_local;
 pub mod sroa;
+mod texel_pointer;
 pub(crate) mod util;
 
 use spirvkit_ir::ir::{Ir, Location, OpId};
@@ -65,6 +66,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
     inline_all::run(ir, module)?;
     private_to_local::run(ir, module);
     for func in util::functions(ir, module) {
+        texel_pointer::run(ir, func);
         sroa::run(ir, func)?;
         mem2reg::run(ir, func)?;
         dce::run(ir, func);
