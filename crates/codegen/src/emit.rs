@@ -756,6 +756,7 @@ impl<'t> Emitter<'t> {
             );
         }
         self.width_capabilities();
+        self.unknown_format_capabilities();
         let (major, minor) = self.options.spirv_version;
         let (major, minor) = if major == 0 { (1, 0) } else { (major, minor) };
         self.ir.op_mut(module).properties = vec![
@@ -787,7 +788,16 @@ impl<'t> Emitter<'t> {
         let builtins: Vec<String> =
             self.resources.builtins.keys().filter_map(|k| k.split(':').nth(1).map(str::to_string)).collect();
         let version = self.options.spirv_version;
+        let stage = self.entry.as_ref().map(|e| e.stage);
         for b in builtins {
+            // Layer and ViewportIndex before the geometry stage need their own
+            // capability (VUID-Layer-Layer-04273), as dxc declares it.
+            if matches!(b.as_str(), "Layer" | "ViewportIndex")
+                && matches!(stage, Some(Stage::Vertex | Stage::Domain | Stage::Hull))
+            {
+                self.require("ShaderViewportIndexLayerEXT", Some("SPV_EXT_shader_viewport_index_layer"));
+                continue;
+            }
             let Some(e) = kind.info().enumerant_by_name(&b) else { continue };
             let caps: Vec<&str> = e
                 .availability
@@ -806,6 +816,18 @@ impl<'t> Emitter<'t> {
                     self.require_extension(ext);
                 }
             }
+        }
+    }
+
+    /// Storage images without a format need the capabilities to read and write them
+    /// (spirv-val checks them apart from the instructions).
+    fn unknown_format_capabilities(&mut self) {
+        let unknown = self.lower.store().kinds().any(|k| {
+            matches!(k, TypeKind::Image { params, .. } if params[4] == "NoSampler" && params[5] == "Unknown" && params[0] != "SubpassData")
+        });
+        if unknown {
+            self.require("StorageImageReadWithoutFormat", None);
+            self.require("StorageImageWriteWithoutFormat", None);
         }
     }
 

@@ -30,8 +30,15 @@ impl<'t> Emitter<'t> {
                         crate::layout::BufferKind::TextureBuffer
                     };
                     let rule = LayoutRule::for_buffer(bk, self.options.layout);
-                    let loaded = self.load(v);
-                    let plain = self.from_layout(loaded, inner, rule)?;
+                    // A global's place already reads as T (plain); a pointer held by a
+                    // local still needs its load.
+                    let is_pointer = matches!(self.lower.store().kind(self.ir.value_type(v)), spirvkit_ir::types::TypeKind::Pointer { .. });
+                    let plain = if is_pointer {
+                        let loaded = self.load(v);
+                        self.from_layout(loaded, inner, rule)?
+                    } else {
+                        v
+                    };
                     return self.convert(plain, inner, to_c);
                 }
             }

@@ -421,6 +421,16 @@ impl<'t> Emitter<'t> {
         Ok(self.shuffle(v, v, components, t))
     }
 
+    /// An index's value as an integer (a float index is converted to uint, as dxc).
+    pub fn index_value(&mut self, index: ExprId) -> R<Value> {
+        let v = self.rvalue(index)?;
+        let ity = self.tree.converted_type(index);
+        match self.scalar_shape(ity) {
+            Some((s, 1)) if s.is_integer() => Ok(v),
+            _ => self.convert(v, ity, TypeTable::UINT),
+        }
+    }
+
     fn index_expr(&mut self, base: ExprId, index: ExprId, ty: Ty) -> R<Val> {
         let base_ty = self.tree.converted_type(base);
         if let TypeData::Object { kind, .. } = self.data(base_ty) {
@@ -454,11 +464,11 @@ impl<'t> Emitter<'t> {
                 }
                 let Place::Ptr { ptr, rule, .. } = place else {
                     let v = self.load_place(&place)?;
-                    let i = self.rvalue(index)?;
+                    let i = self.index_value(index)?;
                     let t = self.ty(ty)?;
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 };
-                let i = self.rvalue(index)?;
+                let i = self.index_value(index)?;
                 let element = if self.is_buffer_object(ty) && self.storage_class_of(ptr) != "Function" {
                     // An element of an array of buffers: the block itself.
                     let TypeData::Object { kind, .. } = self.data(ty).clone() else { unreachable!() };
@@ -489,14 +499,14 @@ impl<'t> Emitter<'t> {
                     return Ok(Val::R(self.extract(v, &[c.max(0) as u32], t), ty));
                 }
                 if matches!(self.data(base_ty), TypeData::Vector(..)) {
-                    let i = self.rvalue(index)?;
+                    let i = self.index_value(index)?;
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 }
                 // A dynamic index into an array or matrix value: through a temporary.
                 let bt = self.ty(base_ty)?;
                 let tmp = self.function_variable(bt, "temp.var");
                 self.store_to(tmp, v);
-                let i = self.rvalue(index)?;
+                let i = self.index_value(index)?;
                 let p = self.access_chain(tmp, vec![i], t);
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
             }

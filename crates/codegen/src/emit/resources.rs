@@ -689,7 +689,7 @@ impl<'t> Emitter<'t> {
             | Family::ConsumeBuffer => {
                 let ptr = self.buffer_pointer(base)?;
                 let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
-                let i = self.rvalue(index)?;
+                let i = self.index_value(index)?;
                 let zero = self.i32_constant(0);
                 let et = self.ty_in(ty, Some(rule))?;
                 let p = self.access_chain(ptr, vec![zero, i], et);
