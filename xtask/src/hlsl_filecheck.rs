@@ -407,7 +407,7 @@ fn later_feature(code: &str, args: &[String]) -> Option<&'static str> {
 /// spirv-val's options for a binary dxc compiled with `args`, as dxc validates its
 /// own output: the target environment, the block layout rules, and the patterns
 /// allowed before legalization with `-fcgl`.
-fn spirv_val_options(args: &[String]) -> Vec<String> {
+pub(crate) fn spirv_val_options(args: &[String]) -> Vec<String> {
     let env = args
         .iter()
         .rev()

@@ -57,6 +57,8 @@ pub fn parse_manifest(text: &str) -> Result<Vec<Job>> {
 struct Outcome {
     accepted: bool,
     stderr: String,
+    /// The compile to SPIR-V, when the front end accepted the job.
+    compiled: Option<Compiled>,
 }
 
 /// The text after `warning:` of each warning line, flag included.
@@ -77,6 +79,13 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
     let floor_rel = format!("conformance/{name}-floor.txt");
     println!("hlsl-conformance: {} jobs of {} ({jobs} workers)", list.len(), manifest.display());
     let started = Instant::now();
+    let scratch = crate::target_dir().join("hlsl-manifest-binaries");
+    std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
+    let validator = Some(crate::spirv_val_tool().to_path_buf())
+        .filter(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()));
+    if validator.is_none() {
+        println!("hlsl-conformance: no spirv-val found: binaries are not validated");
+    }
     let next = AtomicUsize::new(0);
     let outcomes: Vec<Mutex<Option<Outcome>>> = list.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
@@ -87,8 +96,11 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
                 let mut cmd = Command::new(binary);
                 cmd.args(&job.args).arg("-fsyntax-only").arg(&job.file).current_dir(corpus);
                 let (accepted, stderr) = run_with_timeout(cmd);
+                // Then the whole compile, its binary checked by spirv-val as dxc checks
+                // its own.
+                let compiled = accepted.then(|| compile_and_validate(binary, corpus, job, &scratch, i, validator.as_deref()));
                 if let Ok(mut slot) = outcomes[i].lock() {
-                    *slot = Some(Outcome { accepted, stderr });
+                    *slot = Some(Outcome { accepted, stderr, compiled });
                 }
             });
         }
@@ -121,8 +133,46 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
             entry.1 = format!("{} ({})", job.id, first.split(": error:").next().unwrap_or(""));
         }
     }
+    let mut compiled = 0;
+    let mut valid = 0;
+    let mut invalid: Vec<(String, String)> = Vec::new();
+    let mut compile_errors: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    for (job, outcome) in list.iter().zip(&outcomes) {
+        let Some(Some(c)) = outcome.as_ref().map(|o| &o.compiled) else { continue };
+        match c {
+            Compiled::Failed(message) => {
+                let entry = compile_errors.entry(strip_location(message)).or_insert_with(|| (0, job.id.clone()));
+                entry.0 += 1;
+            }
+            Compiled::Valid => {
+                compiled += 1;
+                valid += 1;
+            }
+            Compiled::Unchecked => compiled += 1,
+            Compiled::Invalid(message) => {
+                compiled += 1;
+                invalid.push((job.id.clone(), message.clone()));
+            }
+        }
+    }
     println!();
     println!("jobs accepted:                {accepted}/{total} ({:.1}%)", percent(accepted, total));
+    println!("jobs compiled to SPIR-V:      {compiled}/{total} ({:.1}%)", percent(compiled, total));
+    println!("binaries valid (spirv-val):   {valid}/{compiled}, INVALID: {}", invalid.len());
+    if !compile_errors.is_empty() {
+        let mut by_count: Vec<(&String, &(usize, String))> = compile_errors.iter().collect();
+        by_count.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(b.0)));
+        println!("most common compile errors ({} distinct), with a job that shows it:", by_count.len());
+        for (message, (n, example)) in by_count.iter().take(TOP_MESSAGES) {
+            println!("  {n:>4}  {}  (e.g. {example})", clip(message));
+        }
+    }
+    if !invalid.is_empty() {
+        println!("!!! INVALID BINARIES ({}): each is a bug", invalid.len());
+        for (id, message) in &invalid {
+            println!("  {id}: {}", clip(message));
+        }
+    }
     println!("jobs accepted with no warning: {clean}/{total} ({:.1}%)", percent(clean, total));
     println!("time: {:.1}s", elapsed.as_secs_f64());
     if !errors.is_empty() {
@@ -146,15 +196,64 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
     }
     println!();
 
-    let current: BTreeMap<String, usize> = [("accepted", accepted), ("accepted_without_warnings", clean)]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+    let current: BTreeMap<String, usize> = [
+        ("accepted", accepted),
+        ("accepted_without_warnings", clean),
+        ("compiled", compiled),
+        ("binaries_valid", valid),
+        ("binaries_invalid", invalid.len()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
     let header = format!(
         "# Minimum counts for `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name}` ({total} jobs).\n\
          # Regenerate with `cargo xtask hlsl-conformance --corpus ../shared/corpus/{name} --update-floor`.\n"
     );
-    crate::hlsl_conformance::settle_floor("hlsl-conformance", &floor_rel, &header, &current, floor_mode)
+    crate::hlsl_conformance::settle_bounds(
+        "hlsl-conformance",
+        &floor_rel,
+        &header,
+        &current,
+        &["binaries_invalid"],
+        floor_mode,
+    )
+}
+
+/// What compiling a job gave.
+enum Compiled {
+    Failed(String),
+    Valid,
+    Invalid(String),
+    /// No validator to ask.
+    Unchecked,
+}
+
+fn compile_and_validate(
+    binary: &Path,
+    corpus: &Path,
+    job: &Job,
+    scratch: &Path,
+    index: usize,
+    validator: Option<&Path>,
+) -> Compiled {
+    let out = scratch.join(format!("job{index}.spv"));
+    let mut cmd = Command::new(binary);
+    cmd.args(&job.args).arg(&job.file).arg("-Fo").arg(&out).current_dir(corpus);
+    let (ok, stderr) = run_with_timeout(cmd);
+    if !ok {
+        return Compiled::Failed(first_error(&stderr));
+    }
+    let Some(validator) = validator else { return Compiled::Unchecked };
+    let options = crate::hlsl_filecheck::spirv_val_options(&job.args);
+    match Command::new(validator).args(&options).arg(&out).output() {
+        Ok(o) if o.status.success() => Compiled::Valid,
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+            Compiled::Invalid(text.lines().next().unwrap_or("").to_string())
+        }
+        Err(e) => Compiled::Invalid(format!("spirv-val did not run: {e}")),
+    }
 }
 
 #[cfg(test)]
