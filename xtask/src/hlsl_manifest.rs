@@ -98,7 +98,8 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
                 let (accepted, stderr) = run_with_timeout(cmd);
                 // Then the whole compile, its binary checked by spirv-val as dxc checks
                 // its own.
-                let compiled = accepted.then(|| compile_and_validate(binary, corpus, job, &scratch, i, validator.as_deref()));
+                let compiled = accepted
+                    .then(|| compile_and_validate(binary, corpus, job, &scratch, i, validator.as_deref()));
                 if let Ok(mut slot) = outcomes[i].lock() {
                     *slot = Some(Outcome { accepted, stderr, compiled });
                 }
@@ -141,7 +142,8 @@ pub fn run(corpus: &Path, binary: &Path, jobs: usize, floor_mode: FloorMode) -> 
         let Some(Some(c)) = outcome.as_ref().map(|o| &o.compiled) else { continue };
         match c {
             Compiled::Failed(message) => {
-                let entry = compile_errors.entry(strip_location(message)).or_insert_with(|| (0, job.id.clone()));
+                let entry =
+                    compile_errors.entry(strip_location(message)).or_insert_with(|| (0, job.id.clone()));
                 entry.0 += 1;
             }
             Compiled::Valid => {

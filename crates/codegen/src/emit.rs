@@ -587,7 +587,9 @@ impl<'t> Emitter<'t> {
         let values: Vec<Attribute> = parts.iter().map(|&p| self.constant_value(p)).collect::<Option<_>>()?;
         match self.lower.store().kind(ty).clone() {
             TypeKind::Vector { .. }
-                if values.iter().all(|a| matches!(a, Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Bool(_))) =>
+                if values.iter().all(|a| {
+                    matches!(a, Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Bool(_))
+                }) =>
             {
                 Some(self.constant_attr(Attribute::Dense { elements: values, ty }, ty))
             }
@@ -805,7 +807,9 @@ impl<'t> Emitter<'t> {
                 .iter()
                 .filter_map(|&c| spirvkit_ir::target_env::capability_name(c))
                 .collect();
-            if !caps.is_empty() && !caps.iter().any(|c| *c == "Shader" || self.resources.capabilities.iter().any(|x| x == c)) {
+            if !caps.is_empty()
+                && !caps.iter().any(|c| *c == "Shader" || self.resources.capabilities.iter().any(|x| x == c))
+            {
                 if let Some(c) = caps.iter().find(|c| **c != "Kernel").or(caps.first()) {
                     self.require(c, None);
                 }

@@ -32,7 +32,10 @@ impl<'t> Emitter<'t> {
                     let rule = LayoutRule::for_buffer(bk, self.options.layout);
                     // A global's place already reads as T (plain); a pointer held by a
                     // local still needs its load.
-                    let is_pointer = matches!(self.lower.store().kind(self.ir.value_type(v)), spirvkit_ir::types::TypeKind::Pointer { .. });
+                    let is_pointer = matches!(
+                        self.lower.store().kind(self.ir.value_type(v)),
+                        spirvkit_ir::types::TypeKind::Pointer { .. }
+                    );
                     let plain = if is_pointer {
                         let loaded = self.load(v);
                         self.from_layout(loaded, inner, rule)?

@@ -42,7 +42,8 @@ pub(crate) fn run(ir: &mut Ir, func: OpId) {
         // The pointer must be visible at the texel pointer: defined in an enclosing
         // region (or earlier in the same block).
         let Some(def_block) = util::defining_block(ir, pointer) else { continue };
-        let (Some(def_region), Some(use_region)) = (ir.block(def_block).parent, ir.block(block).parent) else {
+        let (Some(def_region), Some(use_region)) = (ir.block(def_block).parent, ir.block(block).parent)
+        else {
             continue;
         };
         let visible = if def_block == block {
