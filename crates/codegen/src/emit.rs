@@ -27,7 +27,7 @@ use crate::builder::{self, enum_attr, prop, symbol};
 use crate::layout::LayoutRule;
 use crate::types::{CodegenError, LowerOptions, TypeLowering};
 use spirvkit_grammar::fxhash::FxHashMap;
-use spirvkit_hlsl::ast::{Ast, DeclId, DeclKind, ExprId, Modifiers, StmtId};
+use spirvkit_hlsl::ast::{Ast, DeclId, DeclKind, ExprId, Modifiers};
 use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, GlobalStorage, ParamDirection, Stage, TypedTree};
 use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
 use spirvkit_hlsl::source::Span;
@@ -141,8 +141,6 @@ pub(crate) struct Emitter<'t> {
     pub interface: Vec<String>,
     pub value_names: Vec<(Value, String)>,
     pub block_names: Vec<(BlockId, String)>,
-    /// How many blocks of each dxc name were made (`if_true`, `if_true_0`, ...).
-    pub block_name_counts: HashMap<&'static str, u32>,
     /// The span of the construct being emitted, for errors.
     pub span: Option<Span>,
     pub entry: Option<EntryPoint>,
@@ -189,7 +187,6 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             interface: Vec::new(),
             value_names: Vec::new(),
             block_names: Vec::new(),
-            block_name_counts: HashMap::new(),
             span: None,
             entry: None,
             execution_modes: Vec::new(),
@@ -1092,10 +1089,6 @@ impl<'t> Emitter<'t> {
 
     pub fn expr_ty(&self, e: ExprId) -> Ty {
         self.tree.expr(e).map_or(TypeTable::ERROR, |i| i.ty)
-    }
-
-    pub fn stmt_span(&self, s: StmtId) -> Span {
-        self.ast.stmt(s).span
     }
 }
 

@@ -1,11 +1,11 @@
 //! Calls: user functions and methods (dxc's copy-in/copy-out through `param.var.*`
 //! variables), constructors, intrinsics and object methods.
 
-use super::expr::{Place, Val};
+use super::expr::Place;
 use super::{Emitter, R};
 use crate::builder::{prop, symbol};
 use spirvkit_hlsl::ast::{ExprId, ExprKind};
-use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection, Resolution};
+use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection};
 use spirvkit_hlsl::sema::types::TypeTable;
 use spirvkit_ir::ir::Value;
 
@@ -113,8 +113,7 @@ impl<'t> Emitter<'t> {
         }
         // Default arguments sema filled in are not in `args`: evaluate the parameter's
         // default.
-        for i in args.len()..params.len() {
-            let p = params[i];
+        for &p in params.iter().skip(args.len()) {
             let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
             let init = match &self.ast.decl(p).kind {
                 spirvkit_hlsl::ast::DeclKind::Var(v) => v.init,
@@ -171,23 +170,11 @@ impl<'t> Emitter<'t> {
         Ok(tmp)
     }
 
-    /// Whether an expression names a method (`s.f`).
-    pub fn is_method_callee(&self, e: ExprId) -> bool {
-        matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Method(_)))
-    }
-
     /// The `i`th argument, or an error when the call has fewer.
     pub fn arg(&self, args: &[ExprId], i: usize) -> R<ExprId> {
         match args.get(i) {
             Some(&a) => Ok(a),
             None => self.unsupported(format!("this call with {} arguments", args.len())),
-        }
-    }
-
-    pub fn val_of(&mut self, v: Val) -> R<Value> {
-        match v {
-            Val::R(v, _) => Ok(v),
-            Val::P(p) => self.load_place(&p),
         }
     }
 }

@@ -38,7 +38,7 @@ impl<'t> Emitter<'t> {
                     );
                     let plain = if is_pointer {
                         let loaded = self.load(v);
-                        self.from_layout(loaded, inner, rule)?
+                        self.plain_of_laid_out(loaded, inner, rule)?
                     } else {
                         v
                     };
@@ -199,12 +199,12 @@ impl<'t> Emitter<'t> {
     }
 
     /// The plain form of a value loaded from a buffer laid out by `rule`.
-    pub fn from_layout(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
+    pub fn plain_of_laid_out(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
         self.relayout(v, ty, Some(rule), None, 0)
     }
 
     /// The form of a plain value to store into a buffer laid out by `rule`.
-    pub fn to_layout(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
+    pub fn laid_out_of_plain(&mut self, v: Value, ty: Ty, rule: LayoutRule) -> R<Value> {
         self.relayout(v, ty, None, Some(rule), 0)
     }
 

@@ -8,7 +8,7 @@ use super::{Emitter, Local, R};
 use crate::layout::LayoutRule;
 use spirvkit_hlsl::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
 use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Resolution};
-use spirvkit_hlsl::sema::types::{ObjectKind, Scalar, Ty, TypeData, TypeTable};
+use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
 /// Storage an expression designates.
@@ -525,7 +525,7 @@ impl<'t> Emitter<'t> {
                 }
                 let v = self.load(*ptr);
                 match rule {
-                    Some(rule) => self.from_layout(v, *ty, *rule),
+                    Some(rule) => self.plain_of_laid_out(v, *ty, *rule),
                     None => Ok(v),
                 }
             }
@@ -538,7 +538,7 @@ impl<'t> Emitter<'t> {
                     let cp = self.access_chain(*ptr, vec![i], t);
                     let v = self.load(cp);
                     return match rule {
-                        Some(rule) => self.from_layout(v, *ty, *rule),
+                        Some(rule) => self.plain_of_laid_out(v, *ty, *rule),
                         None => Ok(v),
                     };
                 }
@@ -554,7 +554,7 @@ impl<'t> Emitter<'t> {
         match p {
             Place::Ptr { ptr, ty, rule } => {
                 let v = match rule {
-                    Some(rule) => self.to_layout(v, *ty, *rule)?,
+                    Some(rule) => self.laid_out_of_plain(v, *ty, *rule)?,
                     None => v,
                 };
                 self.store_to(*ptr, v);
@@ -608,7 +608,7 @@ impl<'t> Emitter<'t> {
             UnaryOp::Not => {
                 let v = self.rvalue(operand)?;
                 let oty = self.tree.converted_type(operand);
-                let b = self.to_bool(v, oty)?;
+                let b = self.truth_value(v, oty)?;
                 let t = self.ty(ty)?;
                 Ok(Val::R(self.val("spirv.LogicalNot", vec![b], t), ty))
             }
@@ -854,7 +854,7 @@ impl<'t> Emitter<'t> {
             // if (lhs) tmp = rhs else tmp = false (for ||: if (!lhs) tmp = rhs else true)
             let a = self.rvalue(lhs)?;
             let lty = self.tree.converted_type(lhs);
-            let a = self.to_bool(a, lty)?;
+            let a = self.truth_value(a, lty)?;
             let tmp = self.function_variable(t, "temp.var.logical");
             let (rhs_block, merge) = if op == BinaryOp::LogicalAnd {
                 (self.new_block("logical.and.rhs"), self.new_block("logical.and.merge"))
@@ -871,7 +871,7 @@ impl<'t> Emitter<'t> {
             self.start_block(rhs_block);
             let b = self.rvalue(rhs)?;
             let rty = self.tree.converted_type(rhs);
-            let b = self.to_bool(b, rty)?;
+            let b = self.truth_value(b, rty)?;
             self.store_to(tmp, b);
             self.branch(merge);
             self.start_block(merge);
@@ -879,10 +879,10 @@ impl<'t> Emitter<'t> {
         }
         let a = self.rvalue(lhs)?;
         let lty = self.tree.converted_type(lhs);
-        let a = self.to_bool(a, lty)?;
+        let a = self.truth_value(a, lty)?;
         let b = self.rvalue(rhs)?;
         let rty = self.tree.converted_type(rhs);
-        let b = self.to_bool(b, rty)?;
+        let b = self.truth_value(b, rty)?;
         let name = if op == BinaryOp::LogicalAnd { "spirv.LogicalAnd" } else { "spirv.LogicalOr" };
         Ok(self.val(name, vec![a, b], t))
     }
@@ -895,7 +895,7 @@ impl<'t> Emitter<'t> {
             && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none())
         {
             let cond = self.rvalue(c)?;
-            let cond = self.to_bool(cond, cty)?;
+            let cond = self.truth_value(cond, cty)?;
             let tmp = self.function_variable(t, "temp.var.ternary");
             let then_block = self.new_block("ternary.lhs");
             let else_block = self.new_block("ternary.rhs");
@@ -914,7 +914,7 @@ impl<'t> Emitter<'t> {
             return Ok(self.load(tmp));
         }
         let cond = self.rvalue(c)?;
-        let cond = self.to_bool(cond, cty)?;
+        let cond = self.truth_value(cond, cty)?;
         let x = self.rvalue_as(a, ty)?;
         let y = self.rvalue_as(b, ty)?;
         // A scalar condition selecting vectors is splat (SPIR-V 1.4 allows scalar).
@@ -1130,7 +1130,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// `v != 0` for a numeric value (bools unchanged).
-    pub fn to_bool(&mut self, v: Value, ty: Ty) -> R<Value> {
+    pub fn truth_value(&mut self, v: Value, ty: Ty) -> R<Value> {
         let Some((s, n)) = self.scalar_shape(ty) else {
             return self.unsupported(format!("a condition of type '{}'", self.table.display(ty)));
         };
@@ -1143,12 +1143,6 @@ impl<'t> Emitter<'t> {
 
     pub fn bool_ty_of(&self, n: u32) -> Ty {
         self.vector_ty(Scalar::Bool, n)
-    }
-
-    /// Whether `kind` reads as an image (`Texture*`, `Buffer`) through `operator[]`.
-    pub fn is_texel_object(kind: ObjectKind) -> bool {
-        use spirvkit_hlsl::sema::types::Family;
-        matches!(kind.family(), Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer)
     }
 }
 

@@ -273,7 +273,7 @@ impl<'t> Emitter<'t> {
             "any" | "all" => {
                 let a = self.args(args, call)?;
                 let (_, n) = self.scalar_shape(p0).unwrap_or((Scalar::Bool, 1));
-                let b = self.to_bool(a[0], p0)?;
+                let b = self.truth_value(a[0], p0)?;
                 if n == 1 {
                     return Ok(b);
                 }

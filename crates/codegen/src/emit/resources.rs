@@ -1173,6 +1173,7 @@ impl<'t> Emitter<'t> {
         Ok(self.fallback_val(name, items, ty))
     }
 
+    #[allow(dead_code)] // for instructions without a result the dialect lacks
     pub fn fallback_effect(&mut self, name: &str, items: &[Opnd]) {
         let props = self.fallback_props(items);
         let operands: Vec<Value> = items

@@ -90,7 +90,7 @@ impl<'t> Emitter<'t> {
                 let control = self.selection_control(s);
                 let cty = self.tree.converted_type(condition);
                 let c = self.rvalue(condition)?;
-                let c = self.to_bool(c, cty)?;
+                let c = self.truth_value(c, cty)?;
                 let then_block = self.new_block("if.true");
                 let else_block = else_branch.map(|_| self.new_block("if.false"));
                 let merge = self.new_block("if.merge");
@@ -123,7 +123,7 @@ impl<'t> Emitter<'t> {
                     Some(c) => {
                         let cty = self.tree.converted_type(c);
                         let v = self.rvalue(c)?;
-                        let v = self.to_bool(v, cty)?;
+                        let v = self.truth_value(v, cty)?;
                         self.branch_conditional(v, body_block, merge);
                     }
                     None => self.branch(body_block),
@@ -152,7 +152,7 @@ impl<'t> Emitter<'t> {
                 self.loop_header(merge, cont, control);
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
-                let v = self.to_bool(v, cty)?;
+                let v = self.truth_value(v, cty)?;
                 self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
                 self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
@@ -182,7 +182,7 @@ impl<'t> Emitter<'t> {
                 self.start_block(cont);
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
-                let v = self.to_bool(v, cty)?;
+                let v = self.truth_value(v, cty)?;
                 self.branch_conditional(v, header, merge);
                 self.start_block(merge);
                 Ok(())
@@ -268,9 +268,9 @@ impl<'t> Emitter<'t> {
                 }
             }
             if labels.is_empty() {
-                match groups.last_mut() {
-                    Some(g) => g.1.push(st),
-                    None => {} // Statements before the first label never run.
+                // Statements before the first label never run.
+                if let Some(g) = groups.last_mut() {
+                    g.1.push(st);
                 }
             } else {
                 groups.push((labels, vec![st]));
