@@ -237,6 +237,23 @@ impl<'t> Emitter<'t> {
                 self.field_place(base, *decl, info.ty)
             }
             _ => {
+                // dxc's `vk::*Scope` constants (SPIR-V scope values).
+                if let ExprKind::Name { name, .. } = &self.ast.expr(e).kind {
+                    let text = self.ast.qualified_name_text(name);
+                    let scope = match text.trim_start_matches("::") {
+                        "vk::CrossDeviceScope" => Some(0),
+                        "vk::DeviceScope" => Some(1),
+                        "vk::WorkgroupScope" => Some(2),
+                        "vk::SubgroupScope" => Some(3),
+                        "vk::InvocationScope" => Some(4),
+                        "vk::QueueFamilyScope" => Some(5),
+                        "vk::ShaderCallScope" => Some(6),
+                        _ => None,
+                    };
+                    if let Some(v) = scope {
+                        return Ok(Val::R(self.u32_constant(v), TypeTable::UINT));
+                    }
+                }
                 if let Some(c) = info.constant {
                     let concrete = self.concrete(info.ty);
                     let t = self.ty(concrete)?;
@@ -423,8 +440,15 @@ impl<'t> Emitter<'t> {
 
     /// An index's value as an integer (a float index is converted to uint, as dxc).
     pub fn index_value(&mut self, index: ExprId) -> R<Value> {
-        let v = self.rvalue(index)?;
         let ity = self.tree.converted_type(index);
+        // A literal index is a uint, as dxc makes it.
+        if matches!(self.data(ity), TypeData::Scalar(Scalar::LiteralInt)) {
+            if let Some(c) = self.tree.expr(index).and_then(|i| i.constant) {
+                let t = self.u32_type();
+                return Ok(self.scalar_constant(c, t));
+            }
+        }
+        let v = self.rvalue(index)?;
         match self.scalar_shape(ity) {
             Some((s, 1)) if s.is_integer() => Ok(v),
             _ => self.convert(v, ity, TypeTable::UINT),
