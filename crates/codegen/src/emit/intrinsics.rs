@@ -11,7 +11,7 @@ use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue};
 use spirvkit_hlsl::sema::types::{Majorness, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Value;
-use spirvkit_ir::types::{FloatKind, StructBody, StructMember, Type, TypeKind};
+use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
 impl<'t> Emitter<'t> {
     /// The arguments converted to the chosen overload's parameter types.
@@ -334,14 +334,16 @@ impl<'t> Emitter<'t> {
                     let v = self.gl("SSign", a, p0)?;
                     return self.convert(v, p0, ret);
                 }
-                // Unsigned: x > 0 ? 1 : 0.
-                let bty = self.with_component(p0, Scalar::Bool);
-                let b = self.rowwise(&a, &[p0], bty, &mut |s, a, t| {
-                    let n = s.ir.value_type(a[0]);
-                    let zero = s.splat_constant(ConstValue::Int(0), n);
-                    Ok(s.val("spirv.UGreaterThan", vec![a[0], zero], t))
-                })?;
-                self.convert(b, bty, ret)
+                // Unsigned: x > 0 ? 1 : 0, row by row on matrices.
+                self.rowwise(&a, &[p0], ret, &mut |s, a, t| {
+                    let ut = s.ir.value_type(a[0]);
+                    let zero = s.splat_constant(ConstValue::Int(0), ut);
+                    let bt = s.bool_like(t);
+                    let gt = s.val("spirv.UGreaterThan", vec![a[0], zero], bt);
+                    let one = s.splat_constant(ConstValue::Int(1), t);
+                    let izero = s.splat_constant(ConstValue::Int(0), t);
+                    Ok(s.val("spirv.Select", vec![gt, one, izero], t))
+                })
             }
             "rcp" => {
                 let a = self.args(args, call)?;
@@ -418,21 +420,7 @@ impl<'t> Emitter<'t> {
                     return Ok(self.val("spirv.Transpose", a, t));
                 }
                 // Integer and bool matrices are arrays of vectors: element by element.
-                let st = self.ty(self.scalar_ty(s))?;
-                let mut elems = Vec::new();
-                for r in 0..rows {
-                    for c in 0..cols {
-                        elems.push(self.extract(a[0], &[r, c], st));
-                    }
-                }
-                let new_row = self.vector_ty(s, rows);
-                let rt = self.ty(new_row)?;
-                let mut out = Vec::new();
-                for c in 0..cols {
-                    let parts = (0..rows).map(|r| elems[(r * cols + c) as usize]).collect();
-                    out.push(self.construct(parts, rt));
-                }
-                Ok(self.construct(out, t))
+                self.int_transpose(a[0], s, rows, cols)
             }
             "isnan" | "isinf" => {
                 let a = self.args(args, call)?;
@@ -639,11 +627,40 @@ impl<'t> Emitter<'t> {
                 let (Some(&c), Some(&x), Some(&y)) = (args.first(), args.get(1), args.get(2)) else {
                     return self.unsupported("select without three arguments");
                 };
+                let cond_is_scalar = self.scalar_shape(self.tree.converted_type(c)).is_some_and(|s| s.1 == 1);
+                if cond_is_scalar && self.scalar_shape(ret).is_none() {
+                    // A scalar condition choosing whole matrices: a branch through a
+                    // temporary, as dxc emits it.
+                    let (b, _) = self.bool_of(c)?;
+                    let xv = self.rvalue_as(x, ret)?;
+                    let yv = self.rvalue_as(y, ret)?;
+                    let t = self.ty(ret)?;
+                    let tmp = self.function_variable(t, "temp.var.ternary");
+                    let (on_true, on_false) = (self.new_block("if.true"), self.new_block("if.false"));
+                    let merge = self.new_block("if.merge");
+                    self.selection_header(merge, 0);
+                    self.branch_conditional(b, on_true, on_false);
+                    for (block, v) in [(on_true, xv), (on_false, yv)] {
+                        self.start_block(block);
+                        self.store_to(tmp, v);
+                        self.branch(merge);
+                    }
+                    self.start_block(merge);
+                    return Ok(self.load(tmp));
+                }
+                if self.matrix_shape(ret).is_some() {
+                    let cty = self.tree.converted_type(c);
+                    let cv = self.rvalue(c)?;
+                    let bty = self.with_component(cty, Scalar::Bool);
+                    let b = self.convert(cv, cty, bty)?;
+                    let xv = self.rvalue_as(x, ret)?;
+                    let yv = self.rvalue_as(y, ret)?;
+                    return self.rowwise(&[b, xv, yv], &[bty, ret, ret], ret, &mut |s, a, t| {
+                        Ok(s.val("spirv.Select", a, t))
+                    });
+                }
                 let (b, n) = self.bool_of(c)?;
                 let m = self.scalar_shape(ret).map_or(1, |s| s.1);
-                if self.matrix_shape(ret).is_some() {
-                    return self.unsupported("select on matrices");
-                }
                 let b = if n == 1 && m > 1 { self.splat_bool(b, m)? } else { b };
                 let xv = self.rvalue_as(x, ret)?;
                 let yv = self.rvalue_as(y, ret)?;
@@ -698,13 +715,91 @@ impl<'t> Emitter<'t> {
                 let (major, minor) = self.options.spirv_version;
                 if (major, minor) >= (1, 6) {
                     // SPIR-V 1.6 makes the built-in volatile: a plain load reads it.
-                    let p = self.builtin_input("HelperInvocation", bt);
+                    let p = self.builtin_input("HelperInvocation", "gl_HelperInvocation", bt);
                     return Ok(self.load(p));
                 }
                 self.require("DemoteToHelperInvocation", Some("SPV_EXT_demote_to_helper_invocation"));
                 Ok(self.fallback_val("spirv.IsHelperInvocationEXT", &[], bt))
             }
-            "abort" => self.rejected("no equivalent for abort intrinsic function in Vulkan"),
+            "abort" | "GetRenderTargetSampleCount" | "GetRenderTargetSamplePosition" => {
+                self.rejected(&format!("no equivalent for {name} intrinsic function in Vulkan"))
+            }
+            "CheckAccessFullyMapped" => {
+                let a = self.args(args, call)?;
+                let bt = self.bool_type();
+                Ok(self.fallback_val("spirv.ImageSparseTexelsResident", &[Opnd::Id(a[0])], bt))
+            }
+            "pack_s8" | "pack_u8" | "pack_clamp_s8" | "pack_clamp_u8" => {
+                let a = self.args(args, call)?;
+                let vt = self.ir.value_type(a[0]);
+                let mut v = a[0];
+                if name.starts_with("pack_clamp") {
+                    let (lo, hi) = if name == "pack_clamp_s8" { (-128, 127) } else { (0, 255) };
+                    let lo = self.splat_constant(ConstValue::Int(lo), vt);
+                    let hi = self.splat_constant(ConstValue::Int(hi), vt);
+                    v = self.val("spirv.GL.SClamp", vec![v, lo, hi], vt);
+                }
+                let byte = if signed {
+                    self.store().integer(8, Signedness::Signed)
+                } else {
+                    self.store().integer(8, Signedness::Signless)
+                };
+                let bytes_t = self.vec_type(byte, 4);
+                let bytes =
+                    self.val(if signed { "spirv.SConvert" } else { "spirv.UConvert" }, vec![v], bytes_t);
+                let t = self.ty(ret)?;
+                Ok(self.val("spirv.Bitcast", vec![bytes], t))
+            }
+            "unpack_s8s16" | "unpack_s8s32" | "unpack_u8u16" | "unpack_u8u32" => {
+                let a = self.args(args, call)?;
+                let s8 = name.starts_with("unpack_s");
+                let byte = if s8 {
+                    self.store().integer(8, Signedness::Signed)
+                } else {
+                    self.store().integer(8, Signedness::Signless)
+                };
+                let bytes_t = self.vec_type(byte, 4);
+                let bytes = self.val("spirv.Bitcast", vec![a[0]], bytes_t);
+                let t = self.ty(ret)?;
+                Ok(self.val(if s8 { "spirv.SConvert" } else { "spirv.UConvert" }, vec![bytes], t))
+            }
+            "dot4add_u8packed" | "dot4add_i8packed" => {
+                let a = self.args(args, call)?;
+                let t = self.ty(ret)?;
+                let (Some(&x), Some(&y), Some(&acc)) = (a.first(), a.get(1), a.get(2)) else {
+                    return self.unsupported(format!("{name} without three arguments"));
+                };
+                let signed_dot = name == "dot4add_i8packed";
+                let format = prop("format", enum_attr("packed_vector_format", "PackedVectorFormat4x8Bit"));
+                let dot = if signed_dot {
+                    self.val_props("spirv.SDot", vec![x, y], t, vec![format])
+                } else {
+                    self.val_props("spirv.UDot", vec![x, y], t, vec![format])
+                };
+                if self.options.spirv_version < (1, 6) {
+                    self.require("DotProduct", Some("SPV_KHR_integer_dot_product"));
+                    self.require("DotProductInput4x8BitPacked", None);
+                }
+                Ok(self.val("spirv.IAdd", vec![dot, acc], t))
+            }
+            "isnormal" => {
+                let a = self.args(args, call)?;
+                let n = self.scalar_shape(p0).map_or(1, |s| s.1);
+                if self.matrix_shape(p0).is_some() || elem.bits(self.options.lower.sixteen_bit_types) != 32 {
+                    return self.unsupported("isnormal of this type");
+                }
+                // The exponent is neither all zeros nor all ones.
+                let ut = self.u32_type();
+                let u = self.vec_type(ut, n);
+                let bits = self.val("spirv.Bitcast", vec![a[0]], u);
+                let mask = self.splat_constant(ConstValue::Int(0x7f80_0000), u);
+                let zero = self.splat_constant(ConstValue::Int(0), u);
+                let exp = self.val("spirv.BitwiseAnd", vec![bits, mask], u);
+                let t = self.ty(ret)?;
+                let not_zero = self.val("spirv.INotEqual", vec![exp, zero], t);
+                let not_ones = self.val("spirv.INotEqual", vec![exp, mask], t);
+                Ok(self.val("spirv.LogicalAnd", vec![not_zero, not_ones], t))
+            }
             "clip" => {
                 let a = self.args(args, call)?;
                 let bool_t = self.bool_type();
@@ -784,20 +879,56 @@ impl<'t> Emitter<'t> {
 
     /// A pointer to the Input built-in variable `builtin` (declared once, added to the
     /// entry point's interface).
-    pub(super) fn builtin_input(&mut self, builtin: &str, ty: Type) -> Value {
+    pub(super) fn builtin_input(&mut self, builtin: &str, var_name: &str, ty: Type) -> Value {
         let pt = self.pointer(ty, "Input");
         let key = format!("Input:{builtin}");
         let symbol_name = match self.resources.builtins.get(&key) {
             Some(s) => s.clone(),
             None => {
-                let s = self.unique_symbol(&format!("gl_{builtin}"));
-                self.global_variable(&s, pt, vec![prop("built_in", Attribute::String(builtin.into()))]);
+                let s = self.unique_symbol(var_name);
+                let mut decorations = vec![prop("built_in", Attribute::String(builtin.into()))];
+                // Vulkan: integer fragment inputs are Flat, built-ins too.
+                let fragment =
+                    self.entry.as_ref().map(|e| e.stage) == Some(spirvkit_hlsl::sema::tree::Stage::Pixel);
+                if fragment && self.lower.store().is_integer(ty) && ty != self.bool_type() {
+                    decorations.push(prop("flat", Attribute::Unit));
+                }
+                self.global_variable(&s, pt, decorations);
                 self.interface.push(s.clone());
                 self.resources.builtins.insert(key, s.clone());
                 s
             }
         };
         self.addressof(&symbol_name, pt)
+    }
+
+    /// The bool type of the shape of scalar/vector IR type `t`.
+    fn bool_like(&mut self, t: Type) -> Type {
+        let n = match self.lower.store().kind(t) {
+            TypeKind::Vector { shape, .. } => shape.first().copied().unwrap_or(1) as u32,
+            _ => 1,
+        };
+        let b = self.bool_type();
+        self.vec_type(b, n)
+    }
+
+    /// Quad operations in a compute shader need a derivative group (dxc: quads when
+    /// the group's x and y are even, else linear).
+    fn quad_in_compute(&mut self) {
+        if self.entry.as_ref().map(|e| e.stage) != Some(spirvkit_hlsl::sema::tree::Stage::Compute) {
+            return;
+        }
+        let ext = Some("SPV_KHR_compute_shader_derivatives");
+        self.require("ComputeDerivativeGroupQuadsKHR", ext);
+        self.require("ComputeDerivativeGroupLinearKHR", ext);
+        if self.execution_modes.iter().any(|(m, _)| m.starts_with("DerivativeGroup")) {
+            return;
+        }
+        let size = self.execution_modes.iter().find(|(m, _)| m == "LocalSize").map(|(_, v)| v.clone());
+        let quads = size
+            .is_some_and(|v| v.first().is_some_and(|x| x % 2 == 0) && v.get(1).is_some_and(|y| y % 2 == 0));
+        let mode = if quads { "DerivativeGroupQuadsKHR" } else { "DerivativeGroupLinearKHR" };
+        self.execution_modes.push((mode.into(), vec![]));
     }
 
     /// Whether `OpDemoteToHelperInvocation` may replace `OpKill` (SPIR-V 1.6, or the
@@ -868,6 +999,31 @@ impl<'t> Emitter<'t> {
         self.store_out(hi_e, high, uty)?;
         let vt = self.void_type();
         Ok(self.undef(vt))
+    }
+
+    /// The transpose of an integer (array-of-rows) matrix value, element by element.
+    fn int_transpose(&mut self, m: Value, s: Scalar, rows: u32, cols: u32) -> R<Value> {
+        let st = self.ty(self.scalar_ty(s))?;
+        let mut elems = Vec::new();
+        for r in 0..rows {
+            for c in 0..cols {
+                elems.push(self.extract(m, &[r, c], st));
+            }
+        }
+        let new_row = self.ty(self.vector_ty(s, rows))?;
+        let mut out = Vec::new();
+        for c in 0..cols {
+            let parts = (0..rows).map(|r| elems[(r * cols + c) as usize]).collect();
+            out.push(self.construct(parts, new_row));
+        }
+        let mt = self.hlsl(TypeData::Matrix {
+            elem: s.concrete(),
+            rows: cols as u8,
+            cols: rows as u8,
+            major: Majorness::Default,
+        });
+        let t = self.ty(mt)?;
+        Ok(self.construct(out, t))
     }
 
     /// The dot product of two integer vectors of `n` components: products, then sums.
@@ -1035,6 +1191,67 @@ impl<'t> Emitter<'t> {
             (false, true, Some(_), _) if float => Ok(self.val("spirv.MatrixTimesVector", vec![y, x], t)),
             (true, false, _, Some(_)) if float => Ok(self.val("spirv.VectorTimesMatrix", vec![y, x], t)),
             (true, true, _, _) if float => Ok(self.val("spirv.MatrixTimesMatrix", vec![y, x], t)),
+            // Integer matrices are arrays of row vectors: dxc's expansion into
+            // per-row products and dot products.
+            (false, true, Some(1), _) | (true, false, _, Some(1)) => {
+                let (m, m_ty, sc) = if a_mat { (x, a_ty, y) } else { (y, b_ty, x) };
+                let Some((_, rows, cols)) = self.matrix_shape(m_ty) else { return self.unsupported("mul") };
+                let row_t = self.ty(self.vector_ty(self.component_of(m_ty), cols))?;
+                let splat = self.construct(vec![sc; cols as usize], row_t);
+                let mut out = Vec::new();
+                for r in 0..rows {
+                    let row = self.extract(m, &[r], row_t);
+                    out.push(self.val("spirv.IMul", vec![row, splat], row_t));
+                }
+                Ok(self.construct(out, t))
+            }
+            (false, true, Some(n), _) => {
+                // v * M: the dot of v with each column of M.
+                let Some((s, rows, cols)) = self.matrix_shape(b_ty) else { return self.unsupported("mul") };
+                let st = self.ty(self.scalar_ty(s))?;
+                let transposed = self.int_transpose(y, s, rows, cols)?;
+                let col_t = self.ty(self.vector_ty(s, rows))?;
+                let mut out = Vec::new();
+                for c in 0..cols {
+                    let col = self.extract(transposed, &[c], col_t);
+                    out.push(self.int_dot(x, col, n, st));
+                }
+                Ok(self.construct(out, t))
+            }
+            (true, false, _, Some(n)) => {
+                // M * v: the dot of each row of M with v.
+                let Some((s, rows, cols)) = self.matrix_shape(a_ty) else { return self.unsupported("mul") };
+                let st = self.ty(self.scalar_ty(s))?;
+                let row_t = self.ty(self.vector_ty(s, cols))?;
+                let mut out = Vec::new();
+                for r in 0..rows {
+                    let row = self.extract(x, &[r], row_t);
+                    out.push(self.int_dot(row, y, n, st));
+                }
+                Ok(self.construct(out, t))
+            }
+            (true, true, _, _) => {
+                let (Some((s, rows, inner)), Some((_, _, cols))) =
+                    (self.matrix_shape(a_ty), self.matrix_shape(b_ty))
+                else {
+                    return self.unsupported("mul");
+                };
+                let st = self.ty(self.scalar_ty(s))?;
+                let transposed = self.int_transpose(y, s, inner, cols)?;
+                let a_row_t = self.ty(self.vector_ty(s, inner))?;
+                let out_row_t = self.ty(self.vector_ty(s, cols))?;
+                let mut out = Vec::new();
+                for r in 0..rows {
+                    let row = self.extract(x, &[r], a_row_t);
+                    let mut parts = Vec::new();
+                    for c in 0..cols {
+                        let col = self.extract(transposed, &[c], a_row_t);
+                        parts.push(self.int_dot(row, col, inner, st));
+                    }
+                    out.push(self.construct(parts, out_row_t));
+                }
+                Ok(self.construct(out, t))
+            }
             _ => self.unsupported(format!(
                 "mul of '{}' and '{}'",
                 self.table.display(a_ty),
@@ -1050,12 +1267,23 @@ impl<'t> Emitter<'t> {
         let p0 = self.param_ty(call, 0);
         let elem = self.component_of(p0);
         let group = |op: &str| prop("group_operation", enum_attr("group_operation", op));
+        if self.options.spirv_version < (1, 3) {
+            return self.rejected(
+                "Vulkan 1.1 is required for Wave Operation but not permitted to use\n\
+                 note: please specify your target environment via command line option -fspv-target-env=",
+            );
+        }
+        if name.starts_with("Quad") {
+            self.quad_in_compute();
+        }
         match name {
             "WaveGetLaneIndex" | "WaveGetLaneCount" => {
                 let builtin =
                     if name == "WaveGetLaneIndex" { "SubgroupLocalInvocationId" } else { "SubgroupSize" };
+                // The built-ins' decorations need GroupNonUniform (spirv-val).
+                self.require("GroupNonUniform", None);
                 let ut = self.u32_type();
-                let p = self.builtin_input(builtin, ut);
+                let p = self.builtin_input(builtin, builtin, ut);
                 Ok(self.load(p))
             }
             "WaveIsFirstLane" => Ok(self.val_props("spirv.GroupNonUniformElect", vec![], t, vec![scope()])),
@@ -1119,6 +1347,50 @@ impl<'t> Emitter<'t> {
                 };
                 let d = self.u32_constant(dir);
                 Ok(self.val_props("spirv.GroupNonUniformQuadSwap", vec![a[0], d], t, vec![scope()]))
+            }
+            "QuadReadLaneAt" => {
+                let a = self.args(args, call)?;
+                let sc = self.u32_constant(3);
+                let (Some(&v), Some(&lane)) = (a.first(), a.get(1)) else {
+                    return self.unsupported("QuadReadLaneAt without two arguments");
+                };
+                Ok(self.fallback_val(
+                    "spirv.GroupNonUniformQuadBroadcast",
+                    &[Opnd::Id(sc), Opnd::Id(v), Opnd::Id(lane)],
+                    t,
+                ))
+            }
+            "WaveMatch" => {
+                let a = self.args(args, call)?;
+                self.require("GroupNonUniformPartitionedNV", Some("SPV_NV_shader_subgroup_partitioned"));
+                Ok(self.fallback_val("spirv.GroupNonUniformPartitionEXT", &[Opnd::Id(a[0])], t))
+            }
+            "WaveMultiPrefixSum"
+            | "WaveMultiPrefixProduct"
+            | "WaveMultiPrefixBitAnd"
+            | "WaveMultiPrefixBitOr"
+            | "WaveMultiPrefixBitXor" => {
+                let a = self.args(args, call)?;
+                let op = match name {
+                    "WaveMultiPrefixSum" if elem.is_float() => "FAdd",
+                    "WaveMultiPrefixSum" => "IAdd",
+                    "WaveMultiPrefixProduct" if elem.is_float() => "FMul",
+                    "WaveMultiPrefixProduct" => "IMul",
+                    "WaveMultiPrefixBitAnd" => "BitwiseAnd",
+                    "WaveMultiPrefixBitOr" => "BitwiseOr",
+                    _ => "BitwiseXor",
+                };
+                self.require("GroupNonUniformPartitionedNV", Some("SPV_NV_shader_subgroup_partitioned"));
+                let (Some(&v), Some(&mask)) = (a.first(), a.get(1)) else {
+                    return self.unsupported(format!("{name} without two arguments"));
+                };
+                let sc = self.u32_constant(3);
+                // PartitionedExclusiveScanNV = 8.
+                Ok(self.fallback_val(
+                    &format!("spirv.GroupNonUniform{op}"),
+                    &[Opnd::Id(sc), Opnd::Lit(8), Opnd::Id(v), Opnd::Id(mask)],
+                    t,
+                ))
             }
             _ => {
                 let (op_base, operation) = match name {
