@@ -565,6 +565,15 @@ impl<'t> Emitter<'t> {
                 if matches!(name, "ddx_fine" | "ddy_fine" | "ddx_coarse" | "ddy_coarse") {
                     self.require("DerivativeControl", None);
                 }
+                if elem.bits(self.options.lower.sixteen_bit_types) != 32 {
+                    // Vulkan's derivatives take 32-bit floats: convert there and back.
+                    let fty = self.with_component(p0, Scalar::Float);
+                    let x = self.convert(a[0], p0, fty)?;
+                    let d = self.rowwise(&[x], &[fty], fty, &mut |s, a, t| {
+                        Ok(s.fallback_val(op, &[Opnd::Id(a[0])], t))
+                    })?;
+                    return self.convert(d, fty, ret);
+                }
                 let tys = self.param_tys(call, 1);
                 self.rowwise(&a, &tys, ret, &mut |s, a, t| Ok(s.fallback_val(op, &[Opnd::Id(a[0])], t)))
             }
@@ -1093,7 +1102,16 @@ impl<'t> Emitter<'t> {
         };
         let elem = self.component_of(ty);
         let t = self.ty(ty)?;
-        let scope = if self.storage_class_of(ptr) == "Workgroup" { "Workgroup" } else { "Device" };
+        let class = self.storage_class_of(ptr);
+        if !matches!(
+            class.as_str(),
+            "Workgroup" | "StorageBuffer" | "Uniform" | "Image" | "PhysicalStorageBuffer"
+        ) {
+            return self.unsupported(format!(
+                "{name} on a value in {class} storage (not a buffer, groupshared or texel)"
+            ));
+        }
+        let scope = if class == "Workgroup" { "Workgroup" } else { "Device" };
         let scope_attr = enum_attr("scope", scope);
         let none = enum_attr("memory_semantics", "None");
         let (result, out_arg) = if name == "InterlockedCompareExchange" || name == "InterlockedCompareStore" {
@@ -1153,6 +1171,24 @@ impl<'t> Emitter<'t> {
         let a_n = self.scalar_shape(a_ty).map(|s| s.1);
         let b_n = self.scalar_shape(b_ty).map(|s| s.1);
         let mul = if float { "spirv.FMul" } else { "spirv.IMul" };
+        if !a_mat && !b_mat && a_n.is_some_and(|n| n > 1) && b_n.is_some_and(|n| n > 1) {
+            if let Some((s, rows, cols)) = self.matrix_shape(ret) {
+                // Column times row (Mx1 * 1xN): the outer product, row by row.
+                let st = self.ty(self.scalar_ty(s))?;
+                let row_t = self.ty(self.vector_ty(s, cols))?;
+                let mut out = Vec::new();
+                for r in 0..rows {
+                    let e = self.extract(x, &[r], st);
+                    out.push(if float {
+                        self.val("spirv.VectorTimesScalar", vec![y, e], row_t)
+                    } else {
+                        let splat = self.construct(vec![e; cols as usize], row_t);
+                        self.val("spirv.IMul", vec![y, splat], row_t)
+                    });
+                }
+                return Ok(self.construct(out, t));
+            }
+        }
         match (a_mat, b_mat, a_n, b_n) {
             (false, false, Some(1), Some(1)) => Ok(self.val(mul, vec![x, y], t)),
             (false, false, Some(1), Some(_)) if float => {
@@ -1384,12 +1420,12 @@ impl<'t> Emitter<'t> {
                 let (Some(&v), Some(&mask)) = (a.first(), a.get(1)) else {
                     return self.unsupported(format!("{name} without two arguments"));
                 };
-                let sc = self.u32_constant(3);
-                // PartitionedExclusiveScanNV = 8.
-                Ok(self.fallback_val(
+                // The ballot mask takes the cluster size's place.
+                Ok(self.val_props(
                     &format!("spirv.GroupNonUniform{op}"),
-                    &[Opnd::Id(sc), Opnd::Lit(8), Opnd::Id(v), Opnd::Id(mask)],
+                    vec![v, mask],
                     t,
+                    vec![scope(), group("PartitionedExclusiveScanNV")],
                 ))
             }
             _ => {
