@@ -927,16 +927,17 @@ impl<'t> Emitter<'t> {
         if self.entry.as_ref().map(|e| e.stage) != Some(spirvkit_hlsl::sema::tree::Stage::Compute) {
             return;
         }
-        let ext = Some("SPV_KHR_compute_shader_derivatives");
-        self.require("ComputeDerivativeGroupQuadsKHR", ext);
-        self.require("ComputeDerivativeGroupLinearKHR", ext);
+        // The dialect spells these by their first (NV) names; the words are the KHR
+        // ones', and the driver adds the extension the grammar names.
+        self.require("ComputeDerivativeGroupQuadsNV", None);
+        self.require("ComputeDerivativeGroupLinearNV", None);
         if self.execution_modes.iter().any(|(m, _)| m.starts_with("DerivativeGroup")) {
             return;
         }
         let size = self.execution_modes.iter().find(|(m, _)| m == "LocalSize").map(|(_, v)| v.clone());
         let quads = size
             .is_some_and(|v| v.first().is_some_and(|x| x % 2 == 0) && v.get(1).is_some_and(|y| y % 2 == 0));
-        let mode = if quads { "DerivativeGroupQuadsKHR" } else { "DerivativeGroupLinearKHR" };
+        let mode = if quads { "DerivativeGroupQuadsNV" } else { "DerivativeGroupLinearNV" };
         self.execution_modes.push((mode.into(), vec![]));
     }
 
