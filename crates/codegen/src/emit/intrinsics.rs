@@ -13,6 +13,9 @@ use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Value;
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind};
 
+/// Builds one row's (or the whole value's) result from its arguments and result type.
+type RowOp<'b, 't> = &'b mut dyn FnMut(&mut Emitter<'t>, Vec<Value>, Type) -> R<Value>;
+
 impl<'t> Emitter<'t> {
     /// The arguments converted to the chosen overload's parameter types.
     fn args(&mut self, args: &[ExprId], call: &CallInfo) -> R<Vec<Value>> {
@@ -48,7 +51,7 @@ impl<'t> Emitter<'t> {
         args: &[Value],
         arg_tys: &[Ty],
         ret: Ty,
-        build: &mut dyn FnMut(&mut Self, Vec<Value>, Type) -> R<Value>,
+        build: RowOp<'_, 't>,
     ) -> R<Value> {
         let t = self.ty(ret)?;
         let rows = std::iter::once(ret)
