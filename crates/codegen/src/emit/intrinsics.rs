@@ -46,13 +46,7 @@ impl<'t> Emitter<'t> {
     /// row by row as dxc does (SPIR-V defines these instructions on vectors only): each
     /// matrix argument's row is extracted in argument order, the row results are
     /// composed into the result.
-    fn rowwise(
-        &mut self,
-        args: &[Value],
-        arg_tys: &[Ty],
-        ret: Ty,
-        build: RowOp<'_, 't>,
-    ) -> R<Value> {
+    fn rowwise(&mut self, args: &[Value], arg_tys: &[Ty], ret: Ty, build: RowOp<'_, 't>) -> R<Value> {
         let t = self.ty(ret)?;
         let rows = std::iter::once(ret)
             .chain(arg_tys.iter().copied())
@@ -794,6 +788,23 @@ impl<'t> Emitter<'t> {
                 }
                 Ok(self.val("spirv.IAdd", vec![dot, acc], t))
             }
+            "dot2add" => {
+                // dot2add(half2 a, half2 b, float acc): the products in half, their
+                // sum and the accumulator in float.
+                let a = self.args(args, call)?;
+                let (Some(&x), Some(&y), Some(&acc)) = (a.first(), a.get(1), a.get(2)) else {
+                    return self.unsupported("dot2add without three arguments");
+                };
+                let ht = self.ir.value_type(x);
+                let prod = self.val("spirv.FMul", vec![x, y], ht);
+                let ft = self.f32_type();
+                let f2 = self.vec_type(ft, 2);
+                let wide = self.val("spirv.FConvert", vec![prod], f2);
+                let e0 = self.extract(wide, &[0], ft);
+                let e1 = self.extract(wide, &[1], ft);
+                let sum = self.val("spirv.FAdd", vec![e0, e1], ft);
+                Ok(self.val("spirv.FAdd", vec![sum, acc], ft))
+            }
             "isnormal" => {
                 let a = self.args(args, call)?;
                 let n = self.scalar_shape(p0).map_or(1, |s| s.1);
@@ -1166,10 +1177,17 @@ impl<'t> Emitter<'t> {
 
     fn mul(&mut self, args: &[ExprId], call: &CallInfo) -> R<Value> {
         let (a_ty, b_ty, ret) = (self.param_ty(call, 0), self.param_ty(call, 1), call.ret);
-        let a = self.args(args, call)?;
-        let (x, y) = (a[0], a[1]);
-        let t = self.ty(ret)?;
         let float = self.component_of(ret).is_float();
+        let scalar_first = self.scalar_shape(a_ty).is_some_and(|s| s.1 == 1)
+            && self.scalar_shape(b_ty).is_some_and(|s| s.1 > 1);
+        // dxc evaluates `mul(scalar, vector)` vector first.
+        let (x, y) = if scalar_first {
+            let y = self.arg_value(args, call, 1)?;
+            (self.arg_value(args, call, 0)?, y)
+        } else {
+            (self.arg_value(args, call, 0)?, self.arg_value(args, call, 1)?)
+        };
+        let t = self.ty(ret)?;
         let a_mat = self.matrix_shape(a_ty).is_some();
         let b_mat = self.matrix_shape(b_ty).is_some();
         let a_n = self.scalar_shape(a_ty).map(|s| s.1);
@@ -1205,7 +1223,9 @@ impl<'t> Emitter<'t> {
                 let (s, v, vty) = if a_n == Some(1) { (x, y, b_ty) } else { (y, x, a_ty) };
                 let n = self.scalar_shape(vty).map_or(1, |s| s.1);
                 let splat = self.construct(vec![s; n as usize], t);
-                Ok(self.val(mul, vec![v, splat], t))
+                // The operands in the source's order, the splat standing for the scalar.
+                let operands = if a_n == Some(1) { vec![splat, v] } else { vec![v, splat] };
+                Ok(self.val(mul, operands, t))
             }
             (false, false, Some(_), Some(_)) => {
                 let call2 =
@@ -1307,6 +1327,9 @@ impl<'t> Emitter<'t> {
         let p0 = self.param_ty(call, 0);
         let elem = self.component_of(p0);
         let group = |op: &str| prop("group_operation", enum_attr("group_operation", op));
+        if name == "WaveMultiPrefixCountBits" {
+            return self.rejected("WaveMultiPrefixCountBits intrinsic function unimplemented");
+        }
         if self.options.spirv_version < (1, 3) {
             return self.rejected(
                 "Vulkan 1.1 is required for Wave Operation but not permitted to use\n\
