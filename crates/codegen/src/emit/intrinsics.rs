@@ -1228,21 +1228,10 @@ impl<'t> Emitter<'t> {
                 Ok(self.val(mul, operands, t))
             }
             (false, false, Some(_), Some(_)) => {
-                let call2 =
-                    CallInfo { callee: call.callee.clone(), params: call.params.clone(), ret: call.ret };
-                let _ = call2;
                 if float {
                     Ok(self.val("spirv.Dot", vec![x, y], t))
                 } else {
-                    let vt = self.ty(a_ty)?;
-                    let m = self.val("spirv.IMul", vec![x, y], vt);
-                    let n = a_n.unwrap_or(1);
-                    let mut sum = self.extract(m, &[0], t);
-                    for i in 1..n {
-                        let e = self.extract(m, &[i], t);
-                        sum = self.val("spirv.IAdd", vec![sum, e], t);
-                    }
-                    Ok(sum)
+                    Ok(self.int_dot(x, y, a_n.unwrap_or(1), t))
                 }
             }
             (false, true, Some(1), _) if float => Ok(self.val("spirv.MatrixTimesScalar", vec![y, x], t)),
