@@ -369,8 +369,13 @@ impl Context {
             missing.push(Missing { offset, user: user(), requirement });
         }
         let by_extension = availability.extensions.iter().any(|e| self.extensions.contains(*e));
+        // As spirv-val: an instruction's version is met by a declared capability it
+        // takes (OpDemoteToHelperInvocation below 1.6: the capability's own version or
+        // extension is checked where it is declared).
+        let by_capability =
+            caps.iter().any(|&c| self.capabilities.contains(&c) && self.capability_available(c));
         match availability.min_version {
-            Some(min) if min <= self.version || by_extension => {}
+            Some(min) if min <= self.version || by_extension || by_capability => {}
             Some(min) if availability.extensions.is_empty() => {
                 missing.push(Missing { offset, user: user(), requirement: format!("version {min}") });
             }
@@ -384,6 +389,17 @@ impl Context {
                 missing.push(Missing { offset, user: user(), requirement });
             }
         }
+    }
+}
+
+impl Context {
+    /// Whether capability `cap` itself is in the version or brought by a declared
+    /// extension.
+    fn capability_available(&self, cap: u32) -> bool {
+        let Some(e) = OperandKind::Capability.info().enumerant(cap) else { return false };
+        let a = &e.availability;
+        a.min_version.is_some_and(|min| min <= self.version)
+            || a.extensions.iter().any(|x| self.extensions.contains(*x))
     }
 }
 
@@ -448,6 +464,13 @@ mod tests {
              %l = OpLabel\n%e = OpGroupNonUniformElect %bool %scope\nOpReturn\nOpFunctionEnd\n"
         );
         assert_eq!(missing_requirements(&module(&text, "spv1.3")), []);
+        // OpDemoteToHelperInvocation (1.6) below 1.6: its capability, by the extension.
+        let text = format!(
+            "OpCapability Shader\nOpCapability DemoteToHelperInvocation\n\
+             OpExtension \"SPV_EXT_demote_to_helper_invocation\"\n{HEAD}%fn = OpTypeFunction %void\n\
+             %f = OpFunction %void None %fn\n%l = OpLabel\nOpDemoteToHelperInvocation\nOpReturn\nOpFunctionEnd\n"
+        );
+        assert_eq!(missing_requirements(&module(&text, "spv1.0")), []);
     }
 
     /// The requirements by the plain rule, every instruction and enumerant judged

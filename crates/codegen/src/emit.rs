@@ -56,6 +56,10 @@ pub struct CodegenOptions {
     pub nonzero_base_instance: bool,
     /// `-HV` is 2021 or later: `&&`, `||` and `?:` on scalars short-circuit.
     pub short_circuit: bool,
+    /// `-ffinite-math-only`: `min`/`max` of floats as `FMin`/`FMax` (else `NMin`/`NMax`).
+    pub finite_math_only: bool,
+    /// The extensions `-fspv-extension` allows (empty: all).
+    pub extensions: Vec<String>,
 }
 
 /// A code generation error with where it happened.

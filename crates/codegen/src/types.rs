@@ -29,6 +29,9 @@ pub const MAX_NESTING: u32 = 64;
 pub enum CodegenError {
     #[error("not supported yet: {what}")]
     NotSupported { what: String },
+    /// A construct dxc rejects too, in dxc's words.
+    #[error("{message}")]
+    Rejected { message: String },
     #[error("type nested deeper than {limit} levels")]
     TooDeep { limit: u32 },
     #[error("{what} does not fit in 32 bits")]

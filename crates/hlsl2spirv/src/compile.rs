@@ -73,6 +73,8 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         dx_position_w: has("-fvk-use-dx-position-w"),
         nonzero_base_instance: has("-fvk-support-nonzero-base-instance"),
         short_circuit: o.hlsl_version >= 2021,
+        finite_math_only: has("-ffinite-math-only"),
+        extensions: o.extensions.clone(),
     }
 }
 

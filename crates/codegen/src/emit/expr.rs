@@ -400,6 +400,14 @@ impl<'t> Emitter<'t> {
             {
                 Ok(Val::P(Place::Components { ptr, vector: vty, rule, components: components.to_vec(), ty }))
             }
+            // `.r`/`.x` of a scalar texel stays the texel (an atomic's destination).
+            Val::P(Place::Texel { image, coord, ty: texel_ty, object })
+                if base_conv.is_none()
+                    && components == [0]
+                    && self.scalar_shape(texel_ty).is_some_and(|(_, n)| n == 1) =>
+            {
+                Ok(Val::P(Place::Texel { image, coord, ty, object }))
+            }
             Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
                 let composed: Vec<u32> =
                     components.iter().map(|&c| inner.get(c as usize).copied().unwrap_or(0)).collect();

@@ -1,0 +1,220 @@
+//! Intrinsic functions as dxc generates them (`-fcgl`): the instruction sequences its
+//! tests check, and every binary valid (when a validator is at hand).
+
+mod common;
+
+use common::run;
+use std::path::PathBuf;
+
+/// The disassembly of `source` compiled with `args` (and `-fcgl`).
+fn compile(profile: &str, args: &[&str], source: &str) -> String {
+    let mut all = vec!["-T", profile, "-E", "main", "-fcgl", "-spirv"];
+    all.extend_from_slice(args);
+    all.push("-");
+    let out = run(&all, source);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    validate(profile, args, source);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The error `source` gives.
+fn error(profile: &str, args: &[&str], source: &str) -> String {
+    let mut all = vec!["-T", profile, "-E", "main", "-fcgl", "-spirv"];
+    all.extend_from_slice(args);
+    all.push("-");
+    let out = run(&all, source);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A current spirv-val: `SPIRV_VAL`, or the repository's `.venv`.
+fn validator() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SPIRV_VAL") {
+        return Some(PathBuf::from(p));
+    }
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
+    p.exists().then_some(p)
+}
+
+fn validate(profile: &str, args: &[&str], source: &str) {
+    let Some(val) = validator() else {
+        eprintln!("spirv-val not found (SPIRV_VAL or .venv): binaries not validated");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("spirvkit-intrinsics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join(format!("{:x}.spv", fxhash(source) ^ fxhash(&args.join(" "))));
+    let file_s = file.to_string_lossy().into_owned();
+    let mut all = vec!["-T", profile, "-E", "main", "-fcgl", "-spirv"];
+    all.extend_from_slice(args);
+    all.extend(["-Fo", &file_s, "-"]);
+    let out = run(&all, source);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let env =
+        args.iter().find_map(|a| a.strip_prefix("-fspv-target-env=")).unwrap_or("vulkan1.0").to_string();
+    let v = std::process::Command::new(val)
+        .args(["--target-env", &env, "--before-hlsl-legalization", &file_s])
+        .output()
+        .expect("spirv-val runs");
+    assert!(
+        v.status.success(),
+        "invalid binary: {}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}
+
+fn fxhash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The instructions of `text` with result ids and spacing dropped: `OpDPdx %v3float %5`
+/// becomes `OpDPdx %v3float`, so sequences compare without numbering.
+fn ops(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| {
+            let l = l.trim();
+            let l = l.split_once(" = ").map_or(l, |(_, r)| r);
+            l.split_whitespace()
+                .filter(|w| !w.starts_with('%') || !w[1..].starts_with(char::is_numeric))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+fn assert_sequence(text: &str, expected: &[&str]) {
+    let ops = ops(text);
+    let found = ops.windows(expected.len()).any(|w| w.iter().zip(expected).all(|(a, b)| a == b));
+    assert!(found, "{expected:#?} not in\n{text}");
+}
+
+#[test]
+fn componentwise_intrinsics_go_row_by_row_on_matrices() {
+    let text = compile(
+        "ps_6_0",
+        &[],
+        "float4 main(float2x3 c : A, float2x3 d : B) : SV_Target {\n\
+           float2x3 r = ddx(c) + fmod(c, d) + rcp(c);\n\
+           bool2x3 n = isnan(c);\n\
+           return r._m00 + n._m01; }",
+    );
+    assert_sequence(
+        &text,
+        &[
+            "OpLoad %mat2v3float %c",
+            "OpCompositeExtract %v3float 0",
+            "OpDPdx %v3float",
+            "OpCompositeExtract %v3float 1",
+            "OpDPdx %v3float",
+            "OpCompositeConstruct %mat2v3float",
+        ],
+    );
+    assert!(text.contains("OpFRem %v3float"), "{text}");
+    assert!(text.contains("OpIsNan %v3bool"), "{text}");
+    assert!(text.contains("OpCompositeConstruct %_arr_v3bool_uint_2"), "{text}");
+}
+
+#[test]
+fn out_parameter_intrinsics_store_through_their_arguments() {
+    let text = compile(
+        "vs_6_0",
+        &[],
+        "float4 main(float4 a : A) : SV_Position {\n\
+           float4 s, c, ip, e;\n\
+           sincos(a, s, c);\n\
+           float4 f = modf(a, ip);\n\
+           float4 m = frexp(a, e);\n\
+           return s + c + f + ip + m + e; }",
+    );
+    assert_sequence(&text, &["OpLoad %v4float %a", "OpExtInst %v4float Sin", "OpStore %s"]);
+    assert!(text.contains("ModfStruct"), "{text}");
+    assert!(text.contains("FrexpStruct"), "{text}");
+    assert!(text.contains("OpMemberName %ModfStructType 1 \"ip\""), "{text}");
+}
+
+#[test]
+fn integer_matrices_multiply_by_dot_products() {
+    let text = compile(
+        "ps_6_0",
+        &[],
+        "int4 main(int2 v : A, int2x3 m : B, int3x2 n : C) : SV_Target {\n\
+           int3 a = mul(v, m);\n\
+           int2 b = mul(m, a);\n\
+           int2x2 c = mul(m, n);\n\
+           int2x3 d = mul(2, m);\n\
+           return int4(a.x + b.y + c._m11 + d._m12, 0, 0, 0); }",
+    );
+    assert!(text.contains("OpIMul %int"), "{text}");
+    assert!(text.contains("OpIAdd %int"), "{text}");
+    assert!(text.contains("OpIMul %v3int"), "{text}");
+    assert!(!text.contains("OpMatrixTimes"), "{text}");
+}
+
+#[test]
+fn sign_of_unsigned_and_mad_as_dxc() {
+    let text = compile(
+        "vs_6_0",
+        &[],
+        "float4 main(uint3 u : A, int3 i : B, float f : C) : SV_Position {\n\
+           int3 s = sign(u);\n\
+           int3 m = mad(i, i, i);\n\
+           return float4(s + m, mad(f, f, f)); }",
+    );
+    assert_sequence(&text, &["OpUGreaterThan %v3bool", "OpSelect %v3int"]);
+    assert!(text.contains("OpDecorate") && text.contains("NoContraction"), "{text}");
+}
+
+#[test]
+fn bit_intrinsics_on_wide_integers() {
+    let text = compile(
+        "vs_6_0",
+        &[],
+        "float4 main(uint64_t x : A, double d : B) : SV_Position {\n\
+           uint lo, hi;\n\
+           asuint(d, lo, hi);\n\
+           return float4(countbits(x), lo, hi, asdouble(lo, hi)); }",
+    );
+    assert!(text.contains("OpShiftRightLogical %ulong"), "{text}");
+    assert!(text.contains("OpBitCount %uint"), "{text}");
+    assert!(text.contains("OpBitcast %v2uint"), "{text}");
+    assert!(text.contains("OpBitcast %double"), "{text}");
+}
+
+#[test]
+fn clip_kills_or_demotes_as_the_target_allows() {
+    const CLIP: &str = "float4 main(float4 a : A) : SV_Target { clip(a); return a; }";
+    let kill = compile("ps_6_0", &[], CLIP);
+    assert!(kill.contains("OpKill"), "{kill}");
+    let demote = compile("ps_6_0", &["-fspv-target-env=vulkan1.3"], CLIP);
+    assert!(demote.contains("OpDemoteToHelperInvocation") && !demote.contains("OpKill"), "{demote}");
+    let demote = compile("ps_6_0", &["-fspv-extension=SPV_EXT_demote_to_helper_invocation"], CLIP);
+    assert!(demote.contains("OpDemoteToHelperInvocation"), "{demote}");
+}
+
+#[test]
+fn intrinsics_without_a_vulkan_equivalent_are_errors_in_dxcs_words() {
+    let e = error("ps_6_0", &[], "void main() {\n    abort();\n}");
+    assert!(e.contains(":2:5: error: no equivalent for abort intrinsic function in Vulkan"), "{e}");
+    let e = error("ps_6_0", &[], "uint main() : SV_Target { return GetRenderTargetSampleCount(); }");
+    assert!(e.contains("no equivalent for GetRenderTargetSampleCount intrinsic function in Vulkan"), "{e}");
+    let e = error(
+        "cs_6_0",
+        &[],
+        "RWStructuredBuffer<uint> b;\n[numthreads(1,1,1)] void main() { b[0] = WaveIsFirstLane(); }",
+    );
+    assert!(e.contains("error: Vulkan 1.1 is required for Wave Operation but not permitted to use"), "{e}");
+}
+
+#[test]
+fn wave_lane_builtins_declare_group_non_uniform() {
+    let text = compile(
+        "ps_6_0",
+        &["-fspv-target-env=vulkan1.1"],
+        "uint4 main() : SV_Target { return uint4(WaveGetLaneCount(), WaveGetLaneIndex(), QuadReadLaneAt(1u, 0), 0); }",
+    );
+    assert!(text.contains("OpCapability GroupNonUniform\n"), "{text}");
+    assert!(text.contains("OpDecorate %SubgroupSize Flat"), "{text}");
+    assert!(text.contains("OpGroupNonUniformQuadBroadcast %uint"), "{text}");
+}
