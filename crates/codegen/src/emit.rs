@@ -149,6 +149,8 @@ pub(crate) struct Emitter<'t> {
     /// Execution modes to add to the entry point: mode and values.
     pub execution_modes: Vec<(String, Vec<u32>)>,
     pub resources: resources::ResourceState,
+    /// Stage variables, streams and clip/cull layout of the entry (`entry.rs`).
+    pub stage: entry::StageState,
     /// Values of `static const` scalars, read by name.
     pub recursion: HashSet<DeclId>,
 }
@@ -194,6 +196,7 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             entry: None,
             execution_modes: Vec::new(),
             resources: resources::ResourceState::default(),
+            stage: entry::StageState::default(),
             recursion: HashSet::new(),
         };
         e.module(module)?;
