@@ -41,8 +41,11 @@ pub(crate) struct StageState {
     /// hull shaders.
     input_vertices: Option<u32>,
     output_vertices: Option<u32>,
-    /// Locations handed to system values sema left without one.
-    extra_locations: HashMap<(bool, String), u32>,
+    /// Entries of `EntryPoint::locations` taken (a semantic can appear twice: per
+    /// control point and per patch).
+    used_locations: Vec<usize>,
+    /// (input?, location, index) given to a variable so far.
+    taken_locations: Vec<(bool, u32, u32)>,
 }
 
 /// A stage variable: its symbol and pointer type, and what its per-vertex element is.
@@ -54,6 +57,9 @@ struct StageVar {
     elem_t: Type,
     /// The built-in it is, if any.
     builtin: Option<String>,
+    /// The HLSL type the variable holds when it differs from the leaf's (bool
+    /// values travel as uint: Vulkan has no bool stage variables).
+    stored: Option<Ty>,
     /// The variable holds one value per vertex (an array of `vertices`).
     vertices: Option<u32>,
 }
@@ -919,6 +925,35 @@ impl<'t> Emitter<'t> {
         out: &mut Vec<Leaf>,
         depth: u32,
     ) -> R<()> {
+        let start = out.len();
+        let forced = semantic.is_some() && matches!(self.data(ty), TypeData::Struct(_));
+        self.leaves_inner(ty, semantic, modifiers, vk_builtin, path, out, depth, forced)?;
+        // A semantic on a struct names its leaves in order: `X`, `X1`, `X2`, ... (or
+        // from the index written: `Y10`, `Y11`, ...); the members' own are ignored.
+        if let (true, Some(semantic)) = (forced, semantic) {
+            let digits = semantic.len() - semantic.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (base, index) = semantic.split_at(semantic.len() - digits);
+            let first: u32 = index.parse().unwrap_or(0);
+            for (i, leaf) in out[start..].iter_mut().enumerate() {
+                let n = first.saturating_add(i as u32);
+                leaf.semantic = if n == 0 && digits == 0 { base.to_string() } else { format!("{base}{n}") };
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn leaves_inner(
+        &self,
+        ty: Ty,
+        semantic: Option<&str>,
+        modifiers: Modifiers,
+        vk_builtin: Option<String>,
+        path: Vec<u32>,
+        out: &mut Vec<Leaf>,
+        depth: u32,
+        forced: bool,
+    ) -> R<()> {
         if depth > 32 {
             return self.unsupported("stage structs nested this deep");
         }
@@ -929,7 +964,16 @@ impl<'t> Emitter<'t> {
             for &b in &info.bases {
                 let mut p = path.clone();
                 p.push(index);
-                self.leaves(b, None, modifiers, None, p, out, depth + 1)?;
+                self.leaves_inner(
+                    b,
+                    semantic.filter(|_| forced),
+                    modifiers,
+                    None,
+                    p,
+                    out,
+                    depth + 1,
+                    forced,
+                )?;
                 index += 1;
             }
             for f in &info.fields {
@@ -943,7 +987,8 @@ impl<'t> Emitter<'t> {
                 p.push(index);
                 let mut m = modifiers;
                 m.insert(fmods);
-                self.leaves(f.ty, sem.as_deref().or(semantic), m, field_builtin, p, out, depth + 1)?;
+                let field_semantic = if forced { semantic } else { sem.as_deref().or(semantic) };
+                self.leaves_inner(f.ty, field_semantic, m, field_builtin, p, out, depth + 1, forced)?;
                 index += 1;
             }
             return Ok(());
@@ -1055,7 +1100,13 @@ impl<'t> Emitter<'t> {
                 p = self.access_chain(p, vec![i], var.elem_t);
             }
             match var.builtin.clone() {
-                None => self.store_to(p, x),
+                None => {
+                    let x = match var.stored {
+                        Some(stored) => self.convert(x, leaf.ty, stored)?,
+                        None => x,
+                    };
+                    self.store_to(p, x)
+                }
                 Some(b) => self.builtin_write(&b, p, x, leaf, var.elem_t)?,
             }
         }
@@ -1078,7 +1129,24 @@ impl<'t> Emitter<'t> {
     /// The value of a stage variable as the leaf's type (an array per vertex).
     fn read_var(&mut self, var: &StageVar, leaf: &Leaf, input: bool, vertices: Option<u32>) -> R<Value> {
         let p = self.addressof(&var.symbol, var.ptr_t);
-        let Some(b) = var.builtin.clone() else { return Ok(self.load(p)) };
+        let Some(b) = var.builtin.clone() else {
+            let v = self.load(p);
+            return match (var.stored, vertices.and(var.vertices)) {
+                (None, _) => Ok(v),
+                (Some(stored), None) => self.convert(v, stored, leaf.ty),
+                (Some(stored), Some(n)) => {
+                    let st = self.ty(stored)?;
+                    let lt = self.ty(leaf.ty)?;
+                    let mut elements = Vec::new();
+                    for i in 0..n {
+                        let x = self.extract(v, &[i], st);
+                        elements.push(self.convert(x, stored, leaf.ty)?);
+                    }
+                    let at = self.store().array(lt, n, None);
+                    Ok(self.construct(elements, at))
+                }
+            };
+        };
         match (vertices, var.vertices) {
             (Some(n), Some(_)) => {
                 let (_, hlsl) = self.builtin_type(&b, leaf.ty)?;
@@ -1112,11 +1180,15 @@ impl<'t> Emitter<'t> {
     ) -> R<StageVar> {
         let upper = leaf.semantic.to_ascii_uppercase();
         let builtin = leaf.vk_builtin.clone().or_else(|| builtin_for(&upper, stage, input).map(|b| b.name));
-        let key = (input, builtin.clone().unwrap_or_else(|| upper.clone()));
+        let mut key = (input, builtin.clone().unwrap_or_else(|| upper.clone()));
+        if patch && builtin.is_none() {
+            key.1.push_str("#patch");
+        }
         if let Some(v) = self.stage.vars.get(&key) {
             return Ok(v.clone());
         }
         let class = if input { "Input" } else { "Output" };
+        let mut stored = None;
         let (elem_t, decorations, base_name) = match &builtin {
             Some(b) => {
                 self.builtin_capability(b, stage, input);
@@ -1138,7 +1210,8 @@ impl<'t> Emitter<'t> {
             }
             None => {
                 let (location, index) = self.location_of(leaf, input, locations);
-                let t = self.ty(leaf.ty)?;
+                stored = self.bool_as_uint(leaf.ty)?;
+                let t = self.ty(stored.unwrap_or(leaf.ty))?;
                 let mut d = vec![prop("location", i32_attr(self.store(), i64::from(location)))];
                 if index != 0 {
                     d.push(prop("index", i32_attr(self.store(), i64::from(index))));
@@ -1167,28 +1240,43 @@ impl<'t> Emitter<'t> {
         let symbol_name = self.unique_symbol(&base_name);
         self.global_variable(&symbol_name, ptr_t, decorations);
         self.interface.push(symbol_name.clone());
-        let var = StageVar { symbol: symbol_name, ptr_t, elem_t, builtin, vertices };
+        let var = StageVar { symbol: symbol_name, ptr_t, elem_t, builtin, stored, vertices };
         self.stage.vars.insert(key, var.clone());
         Ok(var)
     }
 
     /// The `Location` (and `Index`) sema gave a semantic; a system value sema left
-    /// without one (not a built-in in this stage) takes the next free location.
+    /// without one (not a built-in in this stage), or a semantic both per control
+    /// point and per patch, takes the next free location.
     fn location_of(&mut self, leaf: &Leaf, input: bool, locations: &[StageLocation]) -> (u32, u32) {
-        if let Some(l) =
-            locations.iter().find(|l| l.input == input && l.semantic.eq_ignore_ascii_case(&leaf.semantic))
-        {
-            return (l.location, l.index);
+        let matching =
+            |l: &StageLocation| l.input == input && l.semantic.eq_ignore_ascii_case(&leaf.semantic);
+        let free =
+            locations.iter().enumerate().find(|(i, l)| matching(l) && !self.stage.used_locations.contains(i));
+        if let Some((i, l)) = free {
+            self.stage.used_locations.push(i);
+            let taken = (input, l.location, l.index);
+            if !self.stage.taken_locations.contains(&taken) {
+                self.stage.taken_locations.push(taken);
+                return (l.location, l.index);
+            }
         }
-        let key = (input, leaf.semantic.to_ascii_uppercase());
-        if let Some(&l) = self.stage.extra_locations.get(&key) {
-            return (l, 0);
-        }
-        let taken = locations.iter().filter(|l| l.input == input).map(|l| l.location + 1);
-        let extra = self.stage.extra_locations.iter().filter(|((i, _), _)| *i == input).map(|(_, l)| l + 1);
-        let next = taken.chain(extra).max().unwrap_or(0);
-        self.stage.extra_locations.insert(key, next);
+        let given = locations.iter().filter(|l| l.input == input).map(|l| l.location + 1);
+        let taken = self.stage.taken_locations.iter().filter(|(i, _, _)| *i == input).map(|(_, l, _)| l + 1);
+        let next = given.chain(taken).max().unwrap_or(0);
+        self.stage.taken_locations.push((input, next, 0));
         (next, 0)
+    }
+
+    /// The uint type standing for a bool scalar or vector stage value.
+    fn bool_as_uint(&self, ty: Ty) -> R<Option<Ty>> {
+        if self.table.component(ty) != Some(Scalar::Bool) {
+            return Ok(None);
+        }
+        match self.scalar_shape(ty) {
+            Some((_, n)) => Ok(Some(self.vector_ty(Scalar::UInt, n))),
+            None => self.unsupported(format!("the bool stage variable type '{}'", self.table.display(ty))),
+        }
     }
 
     /// A built-in's value as the leaf's type, from the pointer to one vertex's.
@@ -1408,6 +1496,16 @@ struct Builtin {
 /// The built-in a system-value semantic maps to in `stage` (SPIR-V.rst's table).
 fn builtin_for(semantic: &str, stage: Stage, input: bool) -> Option<Builtin> {
     let s = semantic.trim_end_matches(|c: char| c.is_ascii_digit());
+    // Vertex inputs and pixel outputs are plain locations except these.
+    let vertex_input =
+        ["SV_VERTEXID", "SV_INSTANCEID", "SV_STARTVERTEXLOCATION", "SV_STARTINSTANCELOCATION", "SV_VIEWID"];
+    let pixel_output =
+        ["SV_DEPTH", "SV_DEPTHGREATEREQUAL", "SV_DEPTHLESSEQUAL", "SV_COVERAGE", "SV_STENCILREF"];
+    if (stage == Stage::Vertex && input && !vertex_input.contains(&s))
+        || (stage == Stage::Pixel && !input && !pixel_output.contains(&s))
+    {
+        return None;
+    }
     let name = match (s, stage, input) {
         ("SV_POSITION", Stage::Pixel, true) => "FragCoord",
         ("SV_POSITION", Stage::Vertex, true) => return None,
