@@ -679,7 +679,7 @@ impl<'t> Emitter<'t> {
             Stage::Domain => "TessellationEvaluation",
             _ => "GLCompute",
         };
-        let interface: Vec<Attribute> = self.interface.iter().map(|s| symbol(s)).collect();
+        let interface: Vec<Attribute> = self.entry_interface().iter().map(|s| symbol(s)).collect();
         let (op, _) = builder::append(
             &mut self.ir,
             Some(self.module_block),

@@ -483,6 +483,26 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// The entry point's interface: its stage variables, and from SPIR-V 1.4 on
+    /// every global variable of the module (the call tree's globals must be listed).
+    pub(super) fn entry_interface(&self) -> Vec<String> {
+        let mut names = self.interface.clone();
+        if self.options.spirv_version >= (1, 4) {
+            for &op in &self.ir.block(self.module_block).ops {
+                let o = self.ir.op(op);
+                if o.name != "spirv.GlobalVariable" {
+                    continue;
+                }
+                if let Some(Attribute::String(name)) = o.attr("sym_name") {
+                    if !names.contains(name) {
+                        names.push(name.clone());
+                    }
+                }
+            }
+        }
+        names
+    }
+
     // ---- hull shaders --------------------------------------------------------------
 
     /// The function `[patchconstantfunc("F")]` names.
@@ -1203,6 +1223,10 @@ impl<'t> Emitter<'t> {
                     _ => t,
                 };
                 let mut d = vec![prop("built_in", Attribute::String(b.clone()))];
+                // Vulkan wants integer fragment inputs flat, the view index included.
+                if stage == Stage::Pixel && input && b == "ViewIndex" {
+                    d.push(prop("flat", Attribute::Unit));
+                }
                 if matches!(b.as_str(), "TessLevelOuter" | "TessLevelInner") {
                     d.push(prop("patch", Attribute::Unit));
                 }
