@@ -1066,6 +1066,16 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// The type of member `index` of a struct (bases first, as leaves count them).
+    fn member_ty(&self, ty: Ty, index: u32) -> R<Ty> {
+        let TypeData::Struct(id) = self.data(ty) else { return self.unsupported("this stage value") };
+        let members = self.lift(crate::layout::struct_members(self.table, *id))?;
+        match members.get(index as usize) {
+            Some(&m) => Ok(m),
+            None => self.unsupported("this stage value"),
+        }
+    }
+
     /// Builds a struct value from its leaves (by path).
     fn assemble(
         &mut self,
@@ -1110,9 +1120,26 @@ impl<'t> Emitter<'t> {
     ) -> R<()> {
         let mut leaves = Vec::new();
         self.leaves(ty, semantic, modifiers, vk_builtin, Vec::new(), &mut leaves, 0)?;
+        // dxc extracts member by member (a nested struct once, then its fields).
+        let mut parts: Vec<(Vec<u32>, Value, Ty)> = vec![(Vec::new(), v, ty)];
         for leaf in &leaves {
-            let lt = self.value_type_of(leaf.ty)?;
-            let x = if leaf.path.is_empty() { v } else { self.extract(v, &leaf.path, lt) };
+            for k in 1..=leaf.path.len() {
+                let prefix = &leaf.path[..k];
+                if parts.iter().any(|(p, _, _)| p == prefix) {
+                    continue;
+                }
+                let Some(&(_, parent, parent_ty)) = parts.iter().find(|(p, _, _)| p == &leaf.path[..k - 1])
+                else {
+                    return self.unsupported("this stage value");
+                };
+                let member_ty = self.member_ty(parent_ty, prefix[k - 1])?;
+                let mt = self.value_type_of(member_ty)?;
+                let member = self.extract(parent, &prefix[k - 1..k], mt);
+                parts.push((prefix.to_vec(), member, member_ty));
+            }
+            let Some(&(_, x, _)) = parts.iter().find(|(p, _, _)| *p == leaf.path) else {
+                return self.unsupported("this stage value");
+            };
             let vertices = if index.is_some() { self.stage.output_vertices } else { None };
             let var = self.stage_var(leaf, false, locations, stage, vertices, patch)?;
             let mut p = self.addressof(&var.symbol, var.ptr_t);
