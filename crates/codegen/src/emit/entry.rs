@@ -36,7 +36,7 @@ pub(crate) struct StageState {
     streams: Vec<DeclId>,
     /// Offsets of each `SV_ClipDistanceN`/`SV_CullDistanceN` (upper case) in its
     /// direction's array, and the arrays' sizes: key (input?, cull?).
-    distances: HashMap<(bool, bool), (u32, Vec<(String, u32)>)>,
+    distances: HashMap<(bool, bool), DistanceLayout>,
     /// Per-vertex array lengths: inputs of geometry/hull/domain shaders, outputs of
     /// hull shaders.
     input_vertices: Option<u32>,
@@ -47,6 +47,9 @@ pub(crate) struct StageState {
     /// (input?, location, index) given to a variable so far.
     taken_locations: Vec<(bool, u32, u32)>,
 }
+
+/// One direction's clip (or cull) distance array: its size and each semantic's offset.
+type DistanceLayout = (u32, Vec<(String, u32)>);
 
 /// A stage variable: its symbol and pointer type, and what its per-vertex element is.
 #[derive(Clone)]
@@ -335,7 +338,7 @@ impl<'t> Emitter<'t> {
     fn attr_int(&self, decl: DeclId, name: &str, arg: usize) -> Option<i64> {
         let a = self.entry_attr(decl, name)?;
         let &e = a.args.get(arg)?;
-        if let Some(c) = self.tree.expr(e).and_then(|i| i.constant.clone()).and_then(|c| c.as_int()) {
+        if let Some(c) = self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()) {
             return Some(c);
         }
         match &self.ast.expr(e).kind {
