@@ -580,9 +580,14 @@ impl<'t> Emitter<'t> {
                 args.push(var);
                 continue;
             }
-            let name = self.decl_name(p);
+            // The control points all invocations wrote, read back from the outputs
+            // (dxc's name).
+            let name = match family {
+                Some(Family::OutputPatch) => "temp.var.hullMainRetVal".to_string(),
+                _ => format!("param.var.{}", self.decl_name(p)),
+            };
             let t = self.value_type_of(pty)?;
-            let var = self.function_variable(t, &format!("param.var.{name}"));
+            let var = self.function_variable(t, &name);
             if dir != ParamDirection::Out {
                 let v = match (shape, family) {
                     (ParamShape::PerVertex { element, count }, Some(Family::OutputPatch)) => self
