@@ -1258,8 +1258,11 @@ impl<'t> Emitter<'t> {
                     _ => t,
                 };
                 let mut d = vec![prop("built_in", Attribute::String(b.clone()))];
-                // Vulkan wants integer fragment inputs flat, the view index included.
-                if stage == Stage::Pixel && input && b == "ViewIndex" {
+                // Vulkan wants integer fragment inputs flat, built-ins included.
+                let integer = self.lower.store().kind(t).clone();
+                let integer =
+                    matches!(integer, spirvkit_ir::types::TypeKind::Integer { width, .. } if width > 1);
+                if stage == Stage::Pixel && input && integer {
                     d.push(prop("flat", Attribute::Unit));
                 }
                 if matches!(b.as_str(), "TessLevelOuter" | "TessLevelInner") {
