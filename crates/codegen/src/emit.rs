@@ -151,6 +151,8 @@ pub(crate) struct Emitter<'t> {
     /// Execution modes to add to the entry point: mode and values.
     pub execution_modes: Vec<(String, Vec<u32>)>,
     pub resources: resources::ResourceState,
+    /// Stage variables, streams and clip/cull layout of the entry (`entry.rs`).
+    pub stage: entry::StageState,
     /// Values of `static const` scalars, read by name.
     pub recursion: HashSet<DeclId>,
 }
@@ -195,6 +197,7 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             entry: None,
             execution_modes: Vec::new(),
             resources: resources::ResourceState::default(),
+            stage: entry::StageState::default(),
             recursion: HashSet::new(),
         };
         e.module(module)?;
@@ -709,27 +712,8 @@ impl<'t> Emitter<'t> {
             _ => "GLCompute",
         };
         self.builtin_capabilities();
-        // From SPIR-V 1.4 the interface lists every global the entry point uses; list
-        // them all (in declaration order), as dxc does.
-        if self.options.spirv_version >= (1, 4) {
-            let globals: Vec<String> = self
-                .ir
-                .block(self.module_block)
-                .ops
-                .iter()
-                .filter(|&&o| self.ir.op(o).name == "spirv.GlobalVariable")
-                .filter_map(|&o| match self.ir.op(o).attr("sym_name") {
-                    Some(Attribute::String(s)) => Some(s.clone()),
-                    _ => None,
-                })
-                .collect();
-            for g in globals {
-                if !self.interface.contains(&g) {
-                    self.interface.push(g);
-                }
-            }
-        }
-        let interface: Vec<Attribute> = self.interface.iter().map(|s| symbol(s)).collect();
+        // From SPIR-V 1.4 the interface lists every global (entry.rs).
+        let interface: Vec<Attribute> = self.entry_interface().iter().map(|s| symbol(s)).collect();
         let (op, _) = builder::append(
             &mut self.ir,
             Some(self.module_block),

@@ -2,23 +2,92 @@
 //! `param.var.*` variables, calls the source entry function (`src.main`), and writes
 //! its results to the stage output variables. Semantics map to `Location`s (as sema
 //! assigned them) or to `BuiltIn`s (SPIR-V.rst's table).
+//!
+//! - Geometry shaders read per-vertex arrays; their output streams are Function
+//!   variables of the element type, and `Append` writes the stage outputs then emits
+//!   the vertex (`OpEmitVertex`, or `OpEmitStreamVertex` with several streams).
+//! - Hull shaders run the source entry per control point and write its result to
+//!   the output arrays at `gl_InvocationID`; after a control barrier invocation 0
+//!   runs the patch constant function, whose outputs are `Patch` variables
+//!   (`SV_TessFactor`/`SV_InsideTessFactor` go element by element to
+//!   `gl_TessLevelOuter`/`gl_TessLevelInner`, `float[4]`/`float[2]`).
+//! - Domain shaders read `OutputPatch` arrays and the patch constants.
+//! - All `SV_ClipDistanceN` (and `SV_CullDistanceN`) of a direction share one float
+//!   array built-in, each at its offset in ascending order of N.
 
 use super::{Emitter, FnState, R};
-use crate::builder::{i32_attr, prop, symbol};
-use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind, Modifiers};
-use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, ParamDirection, Stage};
-use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
+use crate::builder::{enum_attr, i32_attr, prop, symbol};
+use spirvkit_hlsl::ast::{
+    Annotation, Attribute as AstAttribute, DeclId, DeclKind, ExprId, ExprKind, Modifiers,
+};
+use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, ParamDirection, Resolution, Stage, StageLocation};
+use spirvkit_hlsl::sema::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::{Location, Value};
+use spirvkit_ir::types::Type;
 use std::collections::HashMap;
 
+/// What the stage I/O of the module being emitted remembers across functions.
+#[derive(Default)]
+pub(crate) struct StageState {
+    /// Stage variables made so far, by direction (input?) and built-in or semantic.
+    vars: HashMap<(bool, String), StageVar>,
+    /// The entry's output stream parameters, in order (their index is the stream).
+    streams: Vec<DeclId>,
+    /// Offsets of each `SV_ClipDistanceN`/`SV_CullDistanceN` (upper case) in its
+    /// direction's array, and the arrays' sizes: key (input?, cull?).
+    distances: HashMap<(bool, bool), DistanceLayout>,
+    /// Per-vertex array lengths: inputs of geometry/hull/domain shaders, outputs of
+    /// hull shaders.
+    input_vertices: Option<u32>,
+    output_vertices: Option<u32>,
+    /// Entries of `EntryPoint::locations` taken (a semantic can appear twice: per
+    /// control point and per patch).
+    used_locations: Vec<usize>,
+    /// (input?, location, index) given to a variable so far.
+    taken_locations: Vec<(bool, u32, u32)>,
+}
+
+/// One direction's clip (or cull) distance array: its size and each semantic's offset.
+type DistanceLayout = (u32, Vec<(String, u32)>);
+
+/// A stage variable: its symbol and pointer type, and what its per-vertex element is.
+#[derive(Clone)]
+struct StageVar {
+    symbol: String,
+    ptr_t: Type,
+    /// The type of one vertex's value (the variable's own type if not per vertex).
+    elem_t: Type,
+    /// The built-in it is, if any.
+    builtin: Option<String>,
+    /// The HLSL type the variable holds when it differs from the leaf's (bool
+    /// values travel as uint: Vulkan has no bool stage variables).
+    stored: Option<Ty>,
+    /// The variable holds one value per vertex (an array of `vertices`).
+    vertices: Option<u32>,
+}
+
 /// One leaf of a stage parameter: a value with a semantic.
+#[derive(Clone)]
 struct Leaf {
     /// The member path from the parameter's value.
     path: Vec<u32>,
     ty: Ty,
     semantic: String,
     modifiers: Modifiers,
+    /// `[[vk::builtin("X")]]`.
+    vk_builtin: Option<String>,
+}
+
+/// How a parameter of the entry reaches the stage.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ParamShape {
+    /// One value.
+    Plain,
+    /// One value per vertex: `InputPatch`/`OutputPatch` or a geometry input array.
+    PerVertex { element: Ty, count: u32 },
+    /// A geometry output stream of this element type.
+    Stream { element: Ty },
 }
 
 impl<'t> Emitter<'t> {
@@ -27,15 +96,13 @@ impl<'t> Emitter<'t> {
         self.span = Some(self.ast.decl(func_decl).span);
         let DeclKind::Function(func) = &self.ast.decl(func_decl).kind else { return Ok(()) };
         let func = func.clone();
-        let void = self.void_type();
-        let _ = void;
         let fn_type = self.store().function(vec![], vec![]);
         let op = self.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
         crate::builder::set_attributes(
             &mut self.ir,
             op,
             vec![
-                prop("function_control", crate::builder::enum_attr("function_control", "None")),
+                prop("function_control", enum_attr("function_control", "None")),
                 prop("function_type", Attribute::Type(fn_type)),
                 prop("sym_name", Attribute::String(entry.name.clone())),
             ],
@@ -55,38 +122,65 @@ impl<'t> Emitter<'t> {
             return_type: TypeTable::VOID,
             this: None,
         });
-        self.execution_modes_of(entry)?;
+        let stage = entry.stage;
+        self.execution_modes_of(entry, &func.params)?;
         self.initialize_statics()?;
+        let pcf = if stage == Stage::Hull { self.patch_constant_function(func_decl)? } else { None };
+        self.plan_distances(entry, &func.params, pcf)?;
         let locations = entry.locations.clone();
+        // dxc reads gl_InvocationID first; invocation 0 runs the patch constant function.
+        let invocation_id = if stage == Stage::Hull {
+            let leaf = Leaf {
+                path: Vec::new(),
+                ty: TypeTable::UINT,
+                semantic: "SV_OutputControlPointID".into(),
+                modifiers: Modifiers::default(),
+                vk_builtin: None,
+            };
+            Some(self.stage_input(&leaf, &locations, stage, None, false)?)
+        } else {
+            None
+        };
         let mut args = Vec::new();
         let mut outputs = Vec::new();
+        // The wrapper's parameter variables, for the patch constant function to reuse.
+        let mut param_vars: Vec<(DeclId, Value)> = Vec::new();
         for &p in &func.params {
             let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
             let dir = self.param_direction(p);
             let name = self.decl_name(p);
-            let t = self.value_type_of(pty)?;
-            let var = self.function_variable(t, &format!("param.var.{name}"));
-            let annotations = match &self.ast.decl(p).kind {
-                DeclKind::Var(v) => v.annotations.clone(),
-                _ => Vec::new(),
+            let shape = self.param_shape(pty, stage, dir);
+            let value_ty = match shape {
+                ParamShape::Stream { element } => element,
+                _ => pty,
             };
-            let modifiers = self.ast.decl(p).modifiers;
-            let semantic = semantic_of(self, &annotations);
+            let t = self.value_type_of(value_ty)?;
+            let var = self.function_variable(t, &format!("param.var.{name}"));
+            args.push(var);
+            param_vars.push((p, var));
+            if let ParamShape::Stream { .. } = shape {
+                self.stage.streams.push(p);
+                continue;
+            }
+            let (semantic, modifiers, vk_builtin) = self.stage_annotations(p);
+            // Domain shaders read the patch constants as `Patch` variables.
+            let patch = stage == Stage::Domain && shape == ParamShape::Plain;
             if dir != ParamDirection::Out {
-                let v = self.read_stage_value(
+                let v = self.read_param(
                     pty,
+                    shape,
                     semantic.as_deref(),
                     modifiers,
+                    vk_builtin.clone(),
                     &locations,
-                    entry.stage,
-                    &name,
+                    stage,
+                    patch,
                 )?;
                 self.store_to(var, v);
             }
             if dir != ParamDirection::In {
-                outputs.push((var, pty, semantic, modifiers));
+                outputs.push((var, pty, semantic, modifiers, vk_builtin));
             }
-            args.push(var);
         }
         let ret = self.tree.decl(func_decl).map_or(TypeTable::VOID, |d| d.ty);
         let callee = vec![prop("callee", symbol(src))];
@@ -96,23 +190,126 @@ impl<'t> Emitter<'t> {
             let t = self.value_type_of(ret)?;
             let result = self.val_props("spirv.FunctionCall", args, t, callee);
             let semantic = semantic_of(self, &func.annotations);
+            let vk_builtin = self.vk_builtin_of(&self.ast.decl(func_decl).attrs.clone());
             self.write_stage_value(
                 result,
                 ret,
                 semantic.as_deref(),
                 Modifiers::default(),
+                vk_builtin,
                 &locations,
-                entry.stage,
+                stage,
+                invocation_id,
+                false,
             )?;
         }
-        for (var, ty, semantic, modifiers) in outputs {
+        for (var, ty, semantic, modifiers, vk_builtin) in outputs {
             let v = self.load(var);
-            self.write_stage_value(v, ty, semantic.as_deref(), modifiers, &locations, entry.stage)?;
+            self.write_stage_value(
+                v,
+                ty,
+                semantic.as_deref(),
+                modifiers,
+                vk_builtin,
+                &locations,
+                stage,
+                invocation_id,
+                false,
+            )?;
+        }
+        if let (Some(id), Some(pcf)) = (invocation_id, pcf) {
+            self.run_patch_constant_function(pcf, id, &param_vars, &locations)?;
         }
         self.terminate("spirv.Return", vec![], &[], Vec::new());
         self.finish_function()?;
         self.f = None;
         Ok(())
+    }
+
+    /// How a parameter reaches the stage (see [`ParamShape`]).
+    fn param_shape(&self, ty: Ty, stage: Stage, dir: ParamDirection) -> ParamShape {
+        match self.data(ty) {
+            TypeData::Object { kind, args } => {
+                let element = args.iter().find_map(|a| match a {
+                    ObjectArg::Type(t) => Some(*t),
+                    _ => None,
+                });
+                let count = args.iter().find_map(|a| match a {
+                    ObjectArg::Int(n) => Some(*n),
+                    _ => None,
+                });
+                match (kind.family(), element) {
+                    (Family::Stream, Some(element)) => ParamShape::Stream { element },
+                    (Family::InputPatch | Family::OutputPatch, Some(element)) => ParamShape::PerVertex {
+                        element,
+                        count: count.map_or(1, |n| n.clamp(1, 1 << 16) as u32),
+                    },
+                    _ => ParamShape::Plain,
+                }
+            }
+            TypeData::Array { elem, len: Some(n) }
+                if stage == Stage::Geometry && dir == ParamDirection::In =>
+            {
+                ParamShape::PerVertex { element: *elem, count: (*n).clamp(1, 1 << 16) }
+            }
+            _ => ParamShape::Plain,
+        }
+    }
+
+    /// A declaration's semantic, interpolation modifiers and `[[vk::builtin]]`.
+    fn stage_annotations(&self, d: DeclId) -> (Option<String>, Modifiers, Option<String>) {
+        let decl = self.ast.decl(d);
+        let annotations = match &decl.kind {
+            DeclKind::Var(v) => v.annotations.clone(),
+            _ => Vec::new(),
+        };
+        (semantic_of(self, &annotations), decl.modifiers, self.vk_builtin_of(&decl.attrs))
+    }
+
+    /// `[[vk::builtin("X")]]` among attributes.
+    fn vk_builtin_of(&self, attrs: &[AstAttribute]) -> Option<String> {
+        let a = attrs.iter().find(|a| {
+            a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "builtin"
+        })?;
+        let &arg = a.args.first()?;
+        match &self.ast.expr(arg).kind {
+            ExprKind::StringLiteral(parts) => {
+                Some(parts.iter().map(|p| self.name(*p).trim_matches('"').to_string()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn read_param(
+        &mut self,
+        ty: Ty,
+        shape: ParamShape,
+        semantic: Option<&str>,
+        modifiers: Modifiers,
+        vk_builtin: Option<String>,
+        locations: &[StageLocation],
+        stage: Stage,
+        patch: bool,
+    ) -> R<Value> {
+        match shape {
+            ParamShape::PerVertex { element, count } => {
+                self.stage.input_vertices = Some(count);
+                self.read_stage_value(
+                    element,
+                    semantic,
+                    modifiers,
+                    vk_builtin,
+                    locations,
+                    stage,
+                    Some(count),
+                    patch,
+                    true,
+                )
+            }
+            _ => self
+                .read_stage_value(ty, semantic, modifiers, vk_builtin, locations, stage, None, patch, true),
+        }
     }
 
     /// dxc initializes `static` globals at the start of the wrapper.
@@ -127,19 +324,155 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
-    fn execution_modes_of(&mut self, entry: &EntryPoint) -> R<()> {
-        let attrs = self.ast.decl(entry.function).attrs.clone();
-        let names: Vec<String> = attrs.iter().map(|a| self.name(a.name.name).to_ascii_lowercase()).collect();
-        let has = |name: &str| names.iter().any(|n| n == name);
+    // ---- attributes and execution modes ----------------------------------------------
+
+    fn entry_attr(&self, decl: DeclId, name: &str) -> Option<AstAttribute> {
+        self.ast
+            .decl(decl)
+            .attrs
+            .iter()
+            .find(|a| a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case(name))
+            .cloned()
+    }
+
+    fn attr_int(&self, decl: DeclId, name: &str, arg: usize) -> Option<i64> {
+        let a = self.entry_attr(decl, name)?;
+        let &e = a.args.get(arg)?;
+        if let Some(c) = self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()) {
+            return Some(c);
+        }
+        match &self.ast.expr(e).kind {
+            ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
+            _ => None,
+        }
+    }
+
+    fn attr_str(&self, decl: DeclId, name: &str) -> Option<String> {
+        let a = self.entry_attr(decl, name)?;
+        let &e = a.args.first()?;
+        match &self.ast.expr(e).kind {
+            ExprKind::StringLiteral(parts) => {
+                Some(parts.iter().map(|p| self.name(*p).trim_matches('"').to_string()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    fn mode(&mut self, mode: &str, values: Vec<u32>) {
+        if !self.execution_modes.iter().any(|(m, _)| m == mode) {
+            self.execution_modes.push((mode.to_string(), values));
+        }
+    }
+
+    fn execution_modes_of(&mut self, entry: &EntryPoint, params: &[DeclId]) -> R<()> {
+        let f = entry.function;
+        let count =
+            |e: &Self, name: &str| e.attr_int(f, name, 0).map(|n| n.clamp(0, i64::from(u32::MAX)) as u32);
         match entry.stage {
             Stage::Compute => {
                 let [x, y, z] = entry.numthreads.unwrap_or([1, 1, 1]);
-                self.execution_modes.push(("LocalSize".into(), vec![x, y, z]));
+                self.mode("LocalSize", vec![x, y, z]);
             }
             Stage::Pixel => {
-                self.execution_modes.push(("OriginUpperLeft".into(), vec![]));
-                if has("earlydepthstencil") {
-                    self.execution_modes.push(("EarlyFragmentTests".into(), vec![]));
+                self.mode("OriginUpperLeft", vec![]);
+                if self.entry_attr(f, "earlydepthstencil").is_some() {
+                    self.mode("EarlyFragmentTests", vec![]);
+                }
+                let attrs = self.ast.decl(f).attrs.clone();
+                let has_vk = |e: &Self, n: &str| {
+                    attrs.iter().any(|a| {
+                        a.namespace.is_some_and(|ns| e.name(ns.name) == "vk") && e.name(a.name.name) == n
+                    })
+                };
+                if has_vk(self, "post_depth_coverage") {
+                    self.require("SampleMaskPostDepthCoverage", Some("SPV_KHR_post_depth_coverage"));
+                    self.mode("PostDepthCoverage", vec![]);
+                }
+                if has_vk(self, "early_and_late_tests") {
+                    self.require_extension("SPV_AMD_shader_early_and_late_fragment_tests");
+                    self.mode("EarlyAndLateFragmentTestsAMD", vec![]);
+                }
+                if has_vk(self, "depth_unchanged") {
+                    self.mode("DepthUnchanged", vec![]);
+                }
+                for (attr, mode) in [
+                    ("stencil_ref_unchanged_front", "StencilRefUnchangedFrontAMD"),
+                    ("stencil_ref_greater_equal_front", "StencilRefGreaterFrontAMD"),
+                    ("stencil_ref_less_equal_front", "StencilRefLessFrontAMD"),
+                    ("stencil_ref_unchanged_back", "StencilRefUnchangedBackAMD"),
+                    ("stencil_ref_greater_equal_back", "StencilRefGreaterBackAMD"),
+                    ("stencil_ref_less_equal_back", "StencilRefLessBackAMD"),
+                ] {
+                    if has_vk(self, attr) {
+                        self.require("StencilExportEXT", Some("SPV_EXT_shader_stencil_export"));
+                        self.require_extension("SPV_AMD_shader_early_and_late_fragment_tests");
+                        self.mode(mode, vec![]);
+                    }
+                }
+            }
+            Stage::Geometry => {
+                for &p in params {
+                    let m = self.ast.decl(p).modifiers;
+                    let primitive = [
+                        (Modifiers::POINT, "InputPoints"),
+                        (Modifiers::LINE, "InputLines"),
+                        (Modifiers::TRIANGLE, "Triangles"),
+                        (Modifiers::LINEADJ, "InputLinesAdjacency"),
+                        (Modifiers::TRIANGLEADJ, "InputTrianglesAdjacency"),
+                    ];
+                    if let Some((_, mode)) = primitive.iter().find(|(pm, _)| m.contains(*pm)) {
+                        self.mode(mode, vec![]);
+                    }
+                }
+                let n = count(self, "maxvertexcount").unwrap_or(1);
+                self.mode("OutputVertices", vec![n]);
+                let instances = count(self, "instance").unwrap_or(1);
+                self.mode("Invocations", vec![instances]);
+                for &p in params {
+                    let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
+                    if let TypeData::Object { kind, .. } = self.data(pty) {
+                        let mode = match kind.name() {
+                            "PointStream" => "OutputPoints",
+                            "LineStream" => "OutputLineStrip",
+                            "TriangleStream" => "OutputTriangleStrip",
+                            _ => continue,
+                        };
+                        self.mode(mode, vec![]);
+                    }
+                }
+            }
+            Stage::Hull | Stage::Domain => {
+                if let Some(domain) = self.attr_str(f, "domain") {
+                    let mode = match domain.as_str() {
+                        "tri" => "Triangles",
+                        "quad" => "Quads",
+                        "isoline" => "Isolines",
+                        other => return self.unsupported(format!("the domain '{other}'")),
+                    };
+                    self.mode(mode, vec![]);
+                }
+                if entry.stage == Stage::Hull {
+                    if let Some(p) = self.attr_str(f, "partitioning") {
+                        let mode = match p.as_str() {
+                            "integer" | "pow2" => "SpacingEqual",
+                            "fractional_even" => "SpacingFractionalEven",
+                            "fractional_odd" => "SpacingFractionalOdd",
+                            other => return self.unsupported(format!("the partitioning '{other}'")),
+                        };
+                        self.mode(mode, vec![]);
+                    }
+                    if let Some(t) = self.attr_str(f, "outputtopology") {
+                        match t.as_str() {
+                            "point" => self.mode("PointMode", vec![]),
+                            "triangle_cw" => self.mode("VertexOrderCw", vec![]),
+                            "triangle_ccw" => self.mode("VertexOrderCcw", vec![]),
+                            "line" => {}
+                            other => return self.unsupported(format!("the output topology '{other}'")),
+                        }
+                    }
+                    let n = count(self, "outputcontrolpoints").unwrap_or(1).max(1);
+                    self.stage.output_vertices = Some(n);
+                    self.mode("OutputVertices", vec![n]);
                 }
             }
             _ => {}
@@ -147,16 +480,501 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
+    /// The entry point's interface: its stage variables, and from SPIR-V 1.4 on
+    /// every global variable of the module (the call tree's globals must be listed).
+    pub(super) fn entry_interface(&self) -> Vec<String> {
+        let mut names = self.interface.clone();
+        if self.options.spirv_version >= (1, 4) {
+            for &op in &self.ir.block(self.module_block).ops {
+                let o = self.ir.op(op);
+                if o.name != "spirv.GlobalVariable" {
+                    continue;
+                }
+                if let Some(Attribute::String(name)) = o.attr("sym_name") {
+                    if !names.contains(name) {
+                        names.push(name.clone());
+                    }
+                }
+            }
+        }
+        names
+    }
+
+    // ---- hull shaders --------------------------------------------------------------
+
+    /// The function `[patchconstantfunc("F")]` names.
+    fn patch_constant_function(&self, f: DeclId) -> R<Option<DeclId>> {
+        let Some(name) = self.attr_str(f, "patchconstantfunc") else { return Ok(None) };
+        let found = self.ast.items.iter().copied().find(|&d| match &self.ast.decl(d).kind {
+            DeclKind::Function(func) => {
+                func.body.is_some()
+                    && func.name.segments.len() == 1
+                    && func.name.last().is_some_and(|n| self.name(n.name) == name)
+            }
+            _ => false,
+        });
+        match found {
+            Some(d) => Ok(Some(self.tree.decl(d).and_then(|i| i.definition).unwrap_or(d))),
+            None => self.unsupported(format!("the patch constant function '{name}' (not found)")),
+        }
+    }
+
+    /// dxc's tail of a hull wrapper: a control barrier, then invocation 0 calls the
+    /// patch constant function and writes its results.
+    fn run_patch_constant_function(
+        &mut self,
+        pcf: DeclId,
+        invocation_id: Value,
+        entry_params: &[(DeclId, Value)],
+        locations: &[StageLocation],
+    ) -> R<()> {
+        self.effect(
+            "spirv.ControlBarrier",
+            vec![],
+            vec![
+                prop("execution_scope", enum_attr("scope", "Workgroup")),
+                prop("memory_scope", enum_attr("scope", "Invocation")),
+                prop("memory_semantics", enum_attr("memory_semantics", "None")),
+            ],
+        );
+        let bool_t = self.bool_type();
+        let zero = self.u32_constant(0);
+        let cond = self.val("spirv.IEqual", vec![invocation_id, zero], bool_t);
+        let on_true = self.new_block("if.true");
+        let merge = self.new_block("if.merge");
+        self.selection_header(merge, 0);
+        self.branch_conditional(cond, on_true, merge);
+        self.start_block(on_true);
+        let DeclKind::Function(func) = &self.ast.decl(pcf).kind else { return Ok(()) };
+        let func = func.clone();
+        let mut args = Vec::new();
+        let mut outputs = Vec::new();
+        for &p in &func.params {
+            let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
+            let dir = self.param_direction(p);
+            let shape = self.param_shape(pty, Stage::Hull, dir);
+            let (semantic, modifiers, vk_builtin) = self.stage_annotations(p);
+            let family = match self.data(pty) {
+                TypeData::Object { kind, .. } => Some(kind.family()),
+                _ => None,
+            };
+            // The entry's input patch and system values are passed again as they are.
+            let reuse = entry_params.iter().find(|(q, _)| {
+                let qty = self.tree.decl(*q).map_or(TypeTable::ERROR, |d| d.ty);
+                match (shape, family) {
+                    (ParamShape::PerVertex { .. }, Some(Family::InputPatch)) => qty == pty,
+                    (ParamShape::Plain, _) if dir == ParamDirection::In => {
+                        let (qs, _, _) = self.stage_annotations(*q);
+                        matches!((&semantic, &qs), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+                    }
+                    _ => false,
+                }
+            });
+            if let Some(&(_, var)) = reuse {
+                args.push(var);
+                continue;
+            }
+            // The control points all invocations wrote, read back from the outputs
+            // (dxc's name).
+            let name = match family {
+                Some(Family::OutputPatch) => "temp.var.hullMainRetVal".to_string(),
+                _ => format!("param.var.{}", self.decl_name(p)),
+            };
+            let t = self.value_type_of(pty)?;
+            let var = self.function_variable(t, &name);
+            if dir != ParamDirection::Out {
+                let v = match (shape, family) {
+                    (ParamShape::PerVertex { element, count }, Some(Family::OutputPatch)) => self
+                        .read_stage_value(
+                            element,
+                            semantic.as_deref(),
+                            modifiers,
+                            vk_builtin.clone(),
+                            locations,
+                            Stage::Hull,
+                            Some(count),
+                            false,
+                            false,
+                        )?,
+                    _ => self.read_param(
+                        pty,
+                        shape,
+                        semantic.as_deref(),
+                        modifiers,
+                        vk_builtin.clone(),
+                        locations,
+                        Stage::Hull,
+                        false,
+                    )?,
+                };
+                self.store_to(var, v);
+            }
+            if dir != ParamDirection::In {
+                outputs.push((var, pty, semantic, modifiers, vk_builtin));
+            }
+            args.push(var);
+        }
+        let callee = self.request_function(pcf)?;
+        let ret = self.tree.decl(pcf).map_or(TypeTable::VOID, |d| d.ty);
+        let props = vec![prop("callee", symbol(&callee))];
+        if self.table.is_void(ret) {
+            self.effect("spirv.FunctionCall", args, props);
+        } else {
+            let t = self.value_type_of(ret)?;
+            let result = self.val_props("spirv.FunctionCall", args, t, props);
+            let semantic = semantic_of(self, &func.annotations);
+            let vk_builtin = self.vk_builtin_of(&self.ast.decl(pcf).attrs.clone());
+            self.write_stage_value(
+                result,
+                ret,
+                semantic.as_deref(),
+                Modifiers::default(),
+                vk_builtin,
+                locations,
+                Stage::Hull,
+                None,
+                true,
+            )?;
+        }
+        for (var, ty, semantic, modifiers, vk_builtin) in outputs {
+            let v = self.load(var);
+            self.write_stage_value(
+                v,
+                ty,
+                semantic.as_deref(),
+                modifiers,
+                vk_builtin,
+                locations,
+                Stage::Hull,
+                None,
+                true,
+            )?;
+        }
+        self.branch(merge);
+        self.start_block(merge);
+        Ok(())
+    }
+
+    // ---- geometry streams and patches (hooks of methods and operator[]) ---------------
+
+    /// `Stream.Append(v)` writes `v` to the stage outputs and emits a vertex;
+    /// `Stream.RestartStrip()` ends the primitive.
+    pub(super) fn stream_method(&mut self, name: &str, base: ExprId, args: &[ExprId]) -> R<Value> {
+        let stream = self.stream_index(base);
+        let several = self.stage.streams.len() > 1;
+        match name {
+            "Append" => {
+                let a = self.arg(args, 0)?;
+                let ty = self.tree.converted_type(a);
+                let v = self.rvalue(a)?;
+                let locations = self.entry.as_ref().map(|e| e.locations.clone()).unwrap_or_default();
+                self.write_stage_value(
+                    v,
+                    ty,
+                    None,
+                    Modifiers::default(),
+                    None,
+                    &locations,
+                    Stage::Geometry,
+                    None,
+                    false,
+                )?;
+                if several {
+                    let c = self.u32_constant(stream);
+                    self.fallback_effect("spirv.EmitStreamVertex", &[super::resources::Opnd::Id(c)]);
+                } else {
+                    self.effect("spirv.EmitVertex", vec![], Vec::new());
+                }
+            }
+            "RestartStrip" => {
+                if several {
+                    let c = self.u32_constant(stream);
+                    self.fallback_effect("spirv.EndStreamPrimitive", &[super::resources::Opnd::Id(c)]);
+                } else {
+                    self.effect("spirv.EndPrimitive", vec![], Vec::new());
+                }
+            }
+            other => return self.unsupported(format!("method '{other}' of a geometry stream")),
+        }
+        let t = self.void_type();
+        Ok(self.undef(t))
+    }
+
+    /// Which output stream (by parameter order) an expression names.
+    fn stream_index(&self, base: ExprId) -> u32 {
+        let decl = match self.tree.expr(base).map(|i| &i.resolution) {
+            Some(Resolution::Decl(d)) => Some(*d),
+            _ => None,
+        };
+        decl.and_then(|d| self.stage.streams.iter().position(|&s| s == d)).map_or(0, |i| i as u32)
+    }
+
+    /// `patch[i]` of an `InputPatch`/`OutputPatch` (arrays of their element).
+    pub(super) fn patch_index(&mut self, base: ExprId, index: ExprId, ty: Ty) -> R<super::expr::Val> {
+        use super::expr::{Place, Val};
+        let i = self.rvalue(index)?;
+        let et = self.ty(ty)?;
+        match self.expr(base)? {
+            Val::P(Place::Ptr { ptr, .. }) => {
+                let p = self.access_chain(ptr, vec![i], et);
+                Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
+            }
+            Val::R(v, _) => {
+                let t = self.ir.value_type(v);
+                let var = self.function_variable(t, "temp.var.patch");
+                self.store_to(var, v);
+                let p = self.access_chain(var, vec![i], et);
+                Ok(Val::R(self.load(p), ty))
+            }
+            _ => self.unsupported("this patch expression"),
+        }
+    }
+
+    /// The IR type of a stream (its element: `Append` writes the stage outputs) or a
+    /// patch (an array of its element) held in a variable.
+    pub(super) fn stage_object_type(&mut self, ty: Ty) -> R<Option<Type>> {
+        let TypeData::Object { kind, args } = self.data(ty).clone() else { return Ok(None) };
+        let element = args.iter().find_map(|a| match a {
+            ObjectArg::Type(t) => Some(*t),
+            _ => None,
+        });
+        let count = args.iter().find_map(|a| match a {
+            ObjectArg::Int(n) => Some(*n),
+            _ => None,
+        });
+        match (kind.family(), element) {
+            (Family::Stream, Some(e)) => Ok(Some(self.value_type_of(e)?)),
+            (Family::InputPatch | Family::OutputPatch, Some(e)) => {
+                let et = self.value_type_of(e)?;
+                let n = count.map_or(1, |n| n.clamp(1, 1 << 16) as u32);
+                Ok(Some(self.store().array(et, n, None)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    // ---- clip and cull distances ---------------------------------------------------
+
+    /// Lays out every `SV_ClipDistanceN`/`SV_CullDistanceN` of each direction in its
+    /// one float array: ascending N, packed tightly.
+    fn plan_distances(&mut self, entry: &EntryPoint, params: &[DeclId], pcf: Option<DeclId>) -> R<()> {
+        let stage = entry.stage;
+        let mut found: Vec<(bool, Leaf)> = Vec::new();
+        let mut functions = vec![entry.function];
+        functions.extend(pcf);
+        for (fi, &f) in functions.iter().enumerate() {
+            let params: Vec<DeclId> = if fi == 0 {
+                params.to_vec()
+            } else {
+                match &self.ast.decl(f).kind {
+                    DeclKind::Function(func) => func.params.clone(),
+                    _ => Vec::new(),
+                }
+            };
+            for p in params {
+                let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
+                let dir = self.param_direction(p);
+                let (semantic, modifiers, vk_builtin) = self.stage_annotations(p);
+                let mut leaves = Vec::new();
+                let (ty, input, output) = match self.param_shape(pty, stage, dir) {
+                    ParamShape::Stream { element } => (element, false, true),
+                    ParamShape::PerVertex { element, .. } => (element, fi == 0, false),
+                    ParamShape::Plain => {
+                        (pty, dir != ParamDirection::Out && fi == 0, dir != ParamDirection::In)
+                    }
+                };
+                if self
+                    .leaves(ty, semantic.as_deref(), modifiers, vk_builtin, Vec::new(), &mut leaves, 0)
+                    .is_err()
+                {
+                    continue;
+                }
+                for leaf in leaves {
+                    if input {
+                        found.push((true, leaf.clone()));
+                    }
+                    if output {
+                        found.push((false, leaf));
+                    }
+                }
+            }
+            let ret = self.tree.decl(f).map_or(TypeTable::VOID, |d| d.ty);
+            if !self.table.is_void(ret) {
+                let DeclKind::Function(func) = &self.ast.decl(f).kind else { continue };
+                let semantic = semantic_of(self, &func.annotations);
+                let mut leaves = Vec::new();
+                if self
+                    .leaves(ret, semantic.as_deref(), Modifiers::default(), None, Vec::new(), &mut leaves, 0)
+                    .is_ok()
+                {
+                    found.extend(leaves.into_iter().map(|l| (false, l)));
+                }
+            }
+        }
+        for input in [true, false] {
+            for cull in [false, true] {
+                let want = if cull { "CullDistance" } else { "ClipDistance" };
+                let mut items: Vec<(u32, String, u32)> = Vec::new();
+                for (dir, leaf) in &found {
+                    if *dir != input {
+                        continue;
+                    }
+                    let upper = leaf.semantic.to_ascii_uppercase();
+                    let builtin =
+                        leaf.vk_builtin.clone().or_else(|| builtin_for(&upper, stage, input).map(|b| b.name));
+                    if builtin.as_deref() != Some(want) || items.iter().any(|(_, s, _)| *s == upper) {
+                        continue;
+                    }
+                    let digits = upper.len() - upper.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                    let index = upper[upper.len() - digits..].parse().unwrap_or(0);
+                    let Some((outer, inner)) = self.float_shape(leaf.ty) else {
+                        return self.unsupported(format!("the type of {}", leaf.semantic));
+                    };
+                    items.push((index, upper, outer.unwrap_or(1) * inner));
+                }
+                if items.is_empty() {
+                    continue;
+                }
+                items.sort_by_key(|(index, _, _)| *index);
+                let mut offset = 0u32;
+                let mut offsets = Vec::new();
+                for (_, semantic, count) in items {
+                    offsets.push((semantic, offset));
+                    offset = offset.saturating_add(count);
+                }
+                self.stage.distances.insert((input, cull), (offset, offsets));
+            }
+        }
+        Ok(())
+    }
+
+    /// A float scalar, vector or array of them: (array length, components).
+    fn float_shape(&self, ty: Ty) -> Option<(Option<u32>, u32)> {
+        match self.data(ty) {
+            TypeData::Array { elem, len: Some(n) } => {
+                let (inner, n2) = self.scalar_shape(*elem)?;
+                inner.is_float().then_some((Some(*n), n2))
+            }
+            _ => {
+                let (s, n) = self.scalar_shape(ty)?;
+                s.is_float().then_some((None, n))
+            }
+        }
+    }
+
+    fn distance_offset(&self, input: bool, cull: bool, semantic: &str) -> u32 {
+        let upper = semantic.to_ascii_uppercase();
+        self.stage
+            .distances
+            .get(&(input, cull))
+            .and_then(|(_, offsets)| offsets.iter().find(|(s, _)| *s == upper))
+            .map_or(0, |(_, o)| *o)
+    }
+
+    /// Reads a float value of type `ty` element by element from the float array at
+    /// `ptr`, from `offset`.
+    fn read_floats(&mut self, ptr: Value, offset: u32, ty: Ty) -> R<Value> {
+        let Some((outer, inner)) = self.float_shape(ty) else {
+            return self.unsupported(format!("a '{}' in a float array built-in", self.table.display(ty)));
+        };
+        let ft = self.f32_type();
+        let mut scalars = Vec::new();
+        for k in 0..outer.unwrap_or(1) * inner {
+            let c = self.u32_constant(offset + k);
+            let p = self.access_chain(ptr, vec![c], ft);
+            scalars.push(self.load(p));
+        }
+        let t = self.ty(ty)?;
+        match outer {
+            None if inner == 1 => Ok(scalars[0]),
+            None => Ok(self.construct(scalars, t)),
+            Some(_) if inner == 1 => Ok(self.construct(scalars, t)),
+            Some(_) => {
+                let vt = self.vec_type(ft, inner);
+                let vectors: Vec<Value> = scalars
+                    .chunks(inner as usize)
+                    .map(|c| c.to_vec())
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .map(|c| self.construct(c, vt))
+                    .collect();
+                Ok(self.construct(vectors, t))
+            }
+        }
+    }
+
+    /// Writes a float value element by element to the float array at `ptr`, from
+    /// `offset` (dxc's access chain, extract, store per element).
+    fn write_floats(&mut self, ptr: Value, offset: u32, v: Value, ty: Ty, limit: Option<u32>) -> R<()> {
+        let Some((outer, inner)) = self.float_shape(ty) else {
+            return self.unsupported(format!("a '{}' in a float array built-in", self.table.display(ty)));
+        };
+        let ft = self.f32_type();
+        let mut k = 0u32;
+        for i in 0..outer.unwrap_or(1) {
+            for j in 0..inner {
+                if limit.is_some_and(|l| offset + k >= l) {
+                    return Ok(());
+                }
+                let path: Vec<u32> = match (outer, inner) {
+                    (None, 1) => vec![],
+                    (None, _) => vec![j],
+                    (Some(_), 1) => vec![i],
+                    (Some(_), _) => vec![i, j],
+                };
+                let c = self.u32_constant(offset + k);
+                let p = self.access_chain(ptr, vec![c], ft);
+                let x = if path.is_empty() { v } else { self.extract(v, &path, ft) };
+                self.store_to(p, x);
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    // ---- reading and writing stage values --------------------------------------------
+
     /// The leaves of a stage value: itself with its semantic, or for a struct each
     /// member (recursively) with its own.
+    #[allow(clippy::too_many_arguments)]
     fn leaves(
         &self,
         ty: Ty,
         semantic: Option<&str>,
         modifiers: Modifiers,
+        vk_builtin: Option<String>,
         path: Vec<u32>,
         out: &mut Vec<Leaf>,
         depth: u32,
+    ) -> R<()> {
+        let start = out.len();
+        let forced = semantic.is_some() && matches!(self.data(ty), TypeData::Struct(_));
+        self.leaves_inner(ty, semantic, modifiers, vk_builtin, path, out, depth, forced)?;
+        // A semantic on a struct names its leaves in order: `X`, `X1`, `X2`, ... (or
+        // from the index written: `Y10`, `Y11`, ...); the members' own are ignored.
+        if let (true, Some(semantic)) = (forced, semantic) {
+            let digits = semantic.len() - semantic.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (base, index) = semantic.split_at(semantic.len() - digits);
+            let first: u32 = index.parse().unwrap_or(0);
+            for (i, leaf) in out[start..].iter_mut().enumerate() {
+                let n = first.saturating_add(i as u32);
+                leaf.semantic = if n == 0 && digits == 0 { base.to_string() } else { format!("{base}{n}") };
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn leaves_inner(
+        &self,
+        ty: Ty,
+        semantic: Option<&str>,
+        modifiers: Modifiers,
+        vk_builtin: Option<String>,
+        path: Vec<u32>,
+        out: &mut Vec<Leaf>,
+        depth: u32,
+        forced: bool,
     ) -> R<()> {
         if depth > 32 {
             return self.unsupported("stage structs nested this deep");
@@ -168,7 +986,16 @@ impl<'t> Emitter<'t> {
             for &b in &info.bases {
                 let mut p = path.clone();
                 p.push(index);
-                self.leaves(b, None, modifiers, p, out, depth + 1)?;
+                self.leaves_inner(
+                    b,
+                    semantic.filter(|_| forced),
+                    modifiers,
+                    None,
+                    p,
+                    out,
+                    depth + 1,
+                    forced,
+                )?;
                 index += 1;
             }
             for f in &info.fields {
@@ -177,43 +1004,78 @@ impl<'t> Emitter<'t> {
                     _ => (Vec::new(), Modifiers::default()),
                 };
                 let sem = semantic_of(self, &annotations);
+                let field_builtin = self.vk_builtin_of(&self.ast.decl(f.decl).attrs);
                 let mut p = path.clone();
                 p.push(index);
                 let mut m = modifiers;
                 m.insert(fmods);
-                self.leaves(f.ty, sem.as_deref().or(semantic), m, p, out, depth + 1)?;
+                let field_semantic = if forced { semantic } else { sem.as_deref().or(semantic) };
+                self.leaves_inner(f.ty, field_semantic, m, field_builtin, p, out, depth + 1, forced)?;
                 index += 1;
             }
             return Ok(());
         }
-        let Some(semantic) = semantic else {
-            return self.unsupported("a stage input or output without a semantic");
+        let semantic = match (semantic, &vk_builtin) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(b)) => b.clone(),
+            (None, None) => return self.unsupported("a stage input or output without a semantic"),
         };
-        out.push(Leaf { path, ty, semantic: semantic.to_string(), modifiers });
+        out.push(Leaf { path, ty, semantic, modifiers, vk_builtin });
         Ok(())
     }
 
+    /// Reads a stage value (or one per vertex, an array, with `vertices`) from the
+    /// input variables, or with `input` false from the output variables (a patch
+    /// constant function's `OutputPatch`).
+    #[allow(clippy::too_many_arguments)]
     fn read_stage_value(
         &mut self,
         ty: Ty,
         semantic: Option<&str>,
         modifiers: Modifiers,
-        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        vk_builtin: Option<String>,
+        locations: &[StageLocation],
         stage: Stage,
-        param_name: &str,
+        vertices: Option<u32>,
+        patch: bool,
+        input: bool,
     ) -> R<Value> {
-        let _ = param_name;
         let mut leaves = Vec::new();
-        self.leaves(ty, semantic, modifiers, Vec::new(), &mut leaves, 0)?;
+        self.leaves(ty, semantic, modifiers, vk_builtin, Vec::new(), &mut leaves, 0)?;
         let mut values = Vec::new();
         for leaf in &leaves {
-            let v = self.stage_input(leaf, locations, stage)?;
-            values.push(v);
+            let var = self.stage_var(leaf, input, locations, stage, vertices, patch)?;
+            values.push(self.read_var(&var, leaf, input, vertices)?);
         }
-        if leaves.len() == 1 && leaves[0].path.is_empty() {
-            return Ok(values[0]);
+        let single = leaves.len() == 1 && leaves[0].path.is_empty();
+        match vertices {
+            _ if single => Ok(values[0]),
+            None => self.assemble(ty, &leaves, &values, &[], 0),
+            Some(n) => {
+                let et = self.value_type_of(ty)?;
+                let mut elements = Vec::new();
+                for i in 0..n {
+                    let mut per_vertex = Vec::new();
+                    for (leaf, &v) in leaves.iter().zip(&values) {
+                        let lt = self.ty(leaf.ty)?;
+                        per_vertex.push(self.extract(v, &[i], lt));
+                    }
+                    elements.push(self.assemble(ty, &leaves, &per_vertex, &[], 0)?);
+                }
+                let at = self.store().array(et, n, None);
+                Ok(self.construct(elements, at))
+            }
         }
-        self.assemble(ty, &leaves, &values, &[], 0)
+    }
+
+    /// The type of member `index` of a struct (bases first, as leaves count them).
+    fn member_ty(&self, ty: Ty, index: u32) -> R<Ty> {
+        let TypeData::Struct(id) = self.data(ty) else { return self.unsupported("this stage value") };
+        let members = self.lift(crate::layout::struct_members(self.table, *id))?;
+        match members.get(index as usize) {
+            Some(&m) => Ok(m),
+            None => self.unsupported("this stage value"),
+        }
     }
 
     /// Builds a struct value from its leaves (by path).
@@ -243,143 +1105,333 @@ impl<'t> Emitter<'t> {
         Ok(self.construct(parts, t))
     }
 
+    /// Writes a value to the stage outputs; `index` (hull shaders) selects the
+    /// control point of per-vertex outputs; `patch` marks patch constants.
+    #[allow(clippy::too_many_arguments)]
     fn write_stage_value(
         &mut self,
         v: Value,
         ty: Ty,
         semantic: Option<&str>,
         modifiers: Modifiers,
-        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        vk_builtin: Option<String>,
+        locations: &[StageLocation],
         stage: Stage,
+        index: Option<Value>,
+        patch: bool,
     ) -> R<()> {
         let mut leaves = Vec::new();
-        self.leaves(ty, semantic, modifiers, Vec::new(), &mut leaves, 0)?;
+        self.leaves(ty, semantic, modifiers, vk_builtin, Vec::new(), &mut leaves, 0)?;
+        // dxc extracts member by member (a nested struct once, then its fields).
+        let mut parts: Vec<(Vec<u32>, Value, Ty)> = vec![(Vec::new(), v, ty)];
         for leaf in &leaves {
-            let lt = self.value_type_of(leaf.ty)?;
-            let x = if leaf.path.is_empty() { v } else { self.extract(v, &leaf.path, lt) };
-            self.stage_output(leaf, x, locations, stage)?;
+            for k in 1..=leaf.path.len() {
+                let prefix = &leaf.path[..k];
+                if parts.iter().any(|(p, _, _)| p == prefix) {
+                    continue;
+                }
+                let Some(&(_, parent, parent_ty)) = parts.iter().find(|(p, _, _)| p == &leaf.path[..k - 1])
+                else {
+                    return self.unsupported("this stage value");
+                };
+                let member_ty = self.member_ty(parent_ty, prefix[k - 1])?;
+                let mt = self.value_type_of(member_ty)?;
+                let member = self.extract(parent, &prefix[k - 1..k], mt);
+                parts.push((prefix.to_vec(), member, member_ty));
+            }
+            let Some(&(_, x, _)) = parts.iter().find(|(p, _, _)| *p == leaf.path) else {
+                return self.unsupported("this stage value");
+            };
+            let vertices = if index.is_some() { self.stage.output_vertices } else { None };
+            let var = self.stage_var(leaf, false, locations, stage, vertices, patch)?;
+            let mut p = self.addressof(&var.symbol, var.ptr_t);
+            if let (Some(i), Some(_)) = (index, var.vertices) {
+                p = self.access_chain(p, vec![i], var.elem_t);
+            }
+            match var.builtin.clone() {
+                None => {
+                    let x = match var.stored {
+                        Some(stored) => self.convert(x, leaf.ty, stored)?,
+                        None => x,
+                    };
+                    self.store_to(p, x)
+                }
+                Some(b) => self.builtin_write(&b, p, x, leaf, var.elem_t)?,
+            }
         }
         Ok(())
     }
 
+    /// A stage input read on its own (the hull wrapper's `gl_InvocationID`).
     fn stage_input(
         &mut self,
         leaf: &Leaf,
-        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        locations: &[StageLocation],
         stage: Stage,
+        vertices: Option<u32>,
+        patch: bool,
     ) -> R<Value> {
-        let upper = leaf.semantic.to_ascii_uppercase();
-        if let Some(b) = builtin_for(&upper, stage, true) {
-            let (var_ty, hlsl_ty) = self.builtin_type(&b, leaf.ty)?;
-            let ptr_t = self.pointer(var_ty, "Input");
-            let symbol_name = self.builtin_symbol(&b.name, "Input", ptr_t);
-            let p = self.addressof(&symbol_name, ptr_t);
-            let mut v = self.load(p);
-            if b.name == "FragCoord" && self.options.dx_position_w {
-                // w = 1 / w.
-                let ft = self.f32_type();
-                let w = self.extract(v, &[3], ft);
-                let one = self.scalar_constant(ConstValue::Float(1.0), ft);
-                let inv = self.val("spirv.FDiv", vec![one, w], ft);
-                v = self.insert(inv, v, &[3]);
-            }
-            if b.name == "InstanceIndex" && self.options.nonzero_base_instance {
-                let bt = self.builtin_type(&Builtin { name: "BaseInstance".into() }, leaf.ty)?.0;
-                let bp_t = self.pointer(bt, "Input");
-                let bs = self.builtin_symbol("BaseInstance", "Input", bp_t);
-                let bp = self.addressof(&bs, bp_t);
-                let base = self.load(bp);
-                v = self.val("spirv.ISub", vec![v, base], var_ty);
-            }
-            return self.convert(v, hlsl_ty, leaf.ty);
-        }
-        let Some(location) =
-            locations.iter().find(|l| l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic))
-        else {
-            return self.unsupported(format!("the input semantic '{}'", leaf.semantic));
-        };
-        let (location, index) = (location.location, location.index);
-        let t = self.ty(leaf.ty)?;
-        let ptr_t = self.pointer(t, "Input");
-        let mut decorations = vec![prop("location", i32_attr(self.store(), i64::from(location)))];
-        let _ = index;
-        decorations.extend(self.interpolation(leaf, stage, true));
-        let symbol_name = self.unique_symbol(&format!("in.var.{}", leaf.semantic));
-        self.global_variable(&symbol_name, ptr_t, decorations);
-        self.interface.push(symbol_name.clone());
-        let p = self.addressof(&symbol_name, ptr_t);
-        Ok(self.load(p))
+        let var = self.stage_var(leaf, true, locations, stage, vertices, patch)?;
+        self.read_var(&var, leaf, true, vertices)
     }
 
-    fn stage_output(
+    /// The value of a stage variable as the leaf's type (an array per vertex).
+    fn read_var(&mut self, var: &StageVar, leaf: &Leaf, input: bool, vertices: Option<u32>) -> R<Value> {
+        let p = self.addressof(&var.symbol, var.ptr_t);
+        let Some(b) = var.builtin.clone() else {
+            let v = self.load(p);
+            return match (var.stored, vertices.and(var.vertices)) {
+                (None, _) => Ok(v),
+                (Some(stored), None) => self.convert(v, stored, leaf.ty),
+                (Some(stored), Some(n)) => {
+                    let st = self.ty(stored)?;
+                    let lt = self.ty(leaf.ty)?;
+                    let mut elements = Vec::new();
+                    for i in 0..n {
+                        let x = self.extract(v, &[i], st);
+                        elements.push(self.convert(x, stored, leaf.ty)?);
+                    }
+                    let at = self.store().array(lt, n, None);
+                    Ok(self.construct(elements, at))
+                }
+            };
+        };
+        match (vertices, var.vertices) {
+            (Some(n), Some(_)) => {
+                let (_, hlsl) = self.builtin_type(&b, leaf.ty)?;
+                if hlsl == Some(leaf.ty) && !is_float_array_builtin(&b) {
+                    return Ok(self.load(p));
+                }
+                let mut elements = Vec::new();
+                for i in 0..n {
+                    let c = self.u32_constant(i);
+                    let q = self.access_chain(p, vec![c], var.elem_t);
+                    elements.push(self.builtin_read(&b, q, leaf, input)?);
+                }
+                let lt = self.ty(leaf.ty)?;
+                let at = self.store().array(lt, n, None);
+                Ok(self.construct(elements, at))
+            }
+            _ => self.builtin_read(&b, p, leaf, input),
+        }
+    }
+
+    /// The stage variable of a leaf (made on first use, one per built-in or semantic
+    /// and direction).
+    fn stage_var(
         &mut self,
         leaf: &Leaf,
-        v: Value,
-        locations: &[spirvkit_hlsl::sema::tree::StageLocation],
+        input: bool,
+        locations: &[StageLocation],
         stage: Stage,
-    ) -> R<()> {
+        vertices: Option<u32>,
+        patch: bool,
+    ) -> R<StageVar> {
         let upper = leaf.semantic.to_ascii_uppercase();
-        if let Some(b) = builtin_for(&upper, stage, false) {
-            let (var_ty, hlsl_ty) = self.builtin_type(&b, leaf.ty)?;
-            let ptr_t = self.pointer(var_ty, "Output");
-            let symbol_name = self.builtin_symbol(&b.name, "Output", ptr_t);
-            let mut x = self.convert(v, leaf.ty, hlsl_ty)?;
-            if b.name == "Position" && self.options.invert_y {
-                let ft = self.f32_type();
-                let y = self.extract(x, &[1], ft);
-                let ny = self.val("spirv.FNegate", vec![y], ft);
-                x = self.insert(ny, x, &[1]);
-            }
-            if b.name == "SampleMask" {
-                let ut = self.u32_type();
-                let _ = ut;
-                let arr = self.construct(vec![x], var_ty);
-                x = arr;
-            }
-            match b.name.as_str() {
-                "FragDepth" => {
-                    let mode = match upper.as_str() {
-                        "SV_DEPTHGREATEREQUAL" => "DepthGreater",
-                        "SV_DEPTHLESSEQUAL" => "DepthLess",
-                        _ => "",
-                    };
-                    self.add_mode("DepthReplacing");
-                    if !mode.is_empty() {
-                        self.add_mode(mode);
+        let builtin = leaf.vk_builtin.clone().or_else(|| builtin_for(&upper, stage, input).map(|b| b.name));
+        let mut key = (input, builtin.clone().unwrap_or_else(|| upper.clone()));
+        if patch && builtin.is_none() {
+            key.1.push_str("#patch");
+        }
+        if let Some(v) = self.stage.vars.get(&key) {
+            return Ok(v.clone());
+        }
+        let class = if input { "Input" } else { "Output" };
+        let mut stored = None;
+        let (elem_t, decorations, base_name) = match &builtin {
+            Some(b) => {
+                self.builtin_capability(b, stage, input);
+                let (t, _) = self.builtin_type(b, leaf.ty)?;
+                let t = match b.as_str() {
+                    "ClipDistance" | "CullDistance" => {
+                        let cull = b == "CullDistance";
+                        let size = self.stage.distances.get(&(input, cull)).map_or(1, |(n, _)| (*n).max(1));
+                        let ft = self.f32_type();
+                        self.store().array(ft, size, None)
                     }
+                    _ => t,
+                };
+                let mut d = vec![prop("built_in", Attribute::String(b.clone()))];
+                // Vulkan wants integer fragment inputs flat, built-ins included.
+                let integer = self.lower.store().kind(t).clone();
+                let integer =
+                    matches!(integer, spirvkit_ir::types::TypeKind::Integer { width, .. } if width > 1);
+                if stage == Stage::Pixel && input && integer {
+                    d.push(prop("flat", Attribute::Unit));
                 }
-                "FragStencilRefEXT" => self.add_mode("StencilRefReplacingEXT"),
-                _ => {}
+                if matches!(b.as_str(), "TessLevelOuter" | "TessLevelInner") {
+                    d.push(prop("patch", Attribute::Unit));
+                }
+                (t, d, builtin_var_name(b))
             }
-            let p = self.addressof(&symbol_name, ptr_t);
-            self.store_to(p, x);
-            return Ok(());
-        }
-        let Some(location) =
-            locations.iter().find(|l| !l.input && l.semantic.eq_ignore_ascii_case(&leaf.semantic))
-        else {
-            return self.unsupported(format!("the output semantic '{}'", leaf.semantic));
+            None => {
+                let (location, index) = self.location_of(leaf, input, locations);
+                stored = self.bool_as_uint(leaf.ty)?;
+                let t = self.ty(stored.unwrap_or(leaf.ty))?;
+                let mut d = vec![prop("location", i32_attr(self.store(), i64::from(location)))];
+                if index != 0 {
+                    d.push(prop("index", i32_attr(self.store(), i64::from(index))));
+                }
+                d.extend(self.interpolation(leaf, stage, input));
+                if patch {
+                    d.push(prop("patch", Attribute::Unit));
+                }
+                (t, d, format!("{}.var.{}", if input { "in" } else { "out" }, leaf.semantic))
+            }
         };
-        let (location, index) = (location.location, location.index);
-        let t = self.ty(leaf.ty)?;
-        let ptr_t = self.pointer(t, "Output");
-        let mut decorations = vec![prop("location", i32_attr(self.store(), i64::from(location)))];
-        if index != 0 {
-            decorations.push(prop("index", i32_attr(self.store(), i64::from(index))));
-        }
-        decorations.extend(self.interpolation(leaf, stage, false));
-        let symbol_name = self.unique_symbol(&format!("out.var.{}", leaf.semantic));
+        // Per-patch built-ins are never per vertex.
+        let vertices = match builtin.as_deref() {
+            Some(
+                "TessLevelOuter" | "TessLevelInner" | "PrimitiveId" | "InvocationId" | "TessCoord"
+                | "ViewIndex",
+            ) => None,
+            _ if patch => None,
+            _ => vertices,
+        };
+        let var_t = match vertices {
+            Some(n) => self.store().array(elem_t, n, None),
+            None => elem_t,
+        };
+        let ptr_t = self.pointer(var_t, class);
+        let symbol_name = self.unique_symbol(&base_name);
         self.global_variable(&symbol_name, ptr_t, decorations);
         self.interface.push(symbol_name.clone());
-        let p = self.addressof(&symbol_name, ptr_t);
-        self.store_to(p, v);
-        Ok(())
+        let var = StageVar { symbol: symbol_name, ptr_t, elem_t, builtin, stored, vertices };
+        self.stage.vars.insert(key, var.clone());
+        Ok(var)
     }
 
-    fn add_mode(&mut self, mode: &str) {
-        if !self.execution_modes.iter().any(|(m, _)| m == mode) {
-            self.execution_modes.push((mode.to_string(), vec![]));
+    /// The `Location` (and `Index`) sema gave a semantic; a system value sema left
+    /// without one (not a built-in in this stage), or a semantic both per control
+    /// point and per patch, takes the next free location.
+    fn location_of(&mut self, leaf: &Leaf, input: bool, locations: &[StageLocation]) -> (u32, u32) {
+        let matching =
+            |l: &StageLocation| l.input == input && l.semantic.eq_ignore_ascii_case(&leaf.semantic);
+        let free =
+            locations.iter().enumerate().find(|(i, l)| matching(l) && !self.stage.used_locations.contains(i));
+        if let Some((i, l)) = free {
+            self.stage.used_locations.push(i);
+            let taken = (input, l.location, l.index);
+            if !self.stage.taken_locations.contains(&taken) {
+                self.stage.taken_locations.push(taken);
+                return (l.location, l.index);
+            }
         }
+        let given = locations.iter().filter(|l| l.input == input).map(|l| l.location + 1);
+        let taken = self.stage.taken_locations.iter().filter(|(i, _, _)| *i == input).map(|(_, l, _)| l + 1);
+        let next = given.chain(taken).max().unwrap_or(0);
+        self.stage.taken_locations.push((input, next, 0));
+        (next, 0)
+    }
+
+    /// The uint type standing for a bool scalar or vector stage value.
+    fn bool_as_uint(&self, ty: Ty) -> R<Option<Ty>> {
+        if self.table.component(ty) != Some(Scalar::Bool) {
+            return Ok(None);
+        }
+        match self.scalar_shape(ty) {
+            Some((_, n)) => Ok(Some(self.vector_ty(Scalar::UInt, n))),
+            None => self.unsupported(format!("the bool stage variable type '{}'", self.table.display(ty))),
+        }
+    }
+
+    /// A built-in's value as the leaf's type, from the pointer to one vertex's.
+    fn builtin_read(&mut self, b: &str, p: Value, leaf: &Leaf, input: bool) -> R<Value> {
+        match b {
+            "ClipDistance" | "CullDistance" => {
+                let offset = self.distance_offset(input, b == "CullDistance", &leaf.semantic);
+                self.read_floats(p, offset, leaf.ty)
+            }
+            "TessLevelOuter" | "TessLevelInner" => self.read_floats(p, 0, leaf.ty),
+            "SampleMask" => {
+                let v = self.load(p);
+                let ut = self.u32_type();
+                let m = self.extract(v, &[0], ut);
+                self.convert(m, TypeTable::UINT, leaf.ty)
+            }
+            _ => {
+                let (var_t, hlsl) = self.builtin_type(b, leaf.ty)?;
+                let hlsl = hlsl.unwrap_or(leaf.ty);
+                let mut v = self.load(p);
+                if b == "FragCoord" && self.options.dx_position_w {
+                    // w = 1 / w.
+                    let ft = self.f32_type();
+                    let w = self.extract(v, &[3], ft);
+                    let one = self.scalar_constant(ConstValue::Float(1.0), ft);
+                    let inv = self.val("spirv.FDiv", vec![one, w], ft);
+                    v = self.insert(inv, v, &[3]);
+                }
+                if b == "InstanceIndex" && self.options.nonzero_base_instance {
+                    let base_leaf = Leaf {
+                        path: Vec::new(),
+                        ty: hlsl,
+                        semantic: "SV_StartInstanceLocation".into(),
+                        modifiers: Modifiers::default(),
+                        vk_builtin: Some("BaseInstance".into()),
+                    };
+                    let stage = self.entry.as_ref().map_or(Stage::Vertex, |e| e.stage);
+                    let var = self.stage_var(&base_leaf, true, &[], stage, None, false)?;
+                    let bp = self.addressof(&var.symbol, var.ptr_t);
+                    let base = self.load(bp);
+                    v = self.val("spirv.ISub", vec![v, base], var_t);
+                }
+                if b == "TessCoord" {
+                    if let Some((_, n)) = self.scalar_shape(leaf.ty).filter(|(_, n)| *n < 3) {
+                        let ft = self.f32_type();
+                        let t = self.vec_type(ft, n);
+                        let comps: Vec<u32> = (0..n).collect();
+                        return Ok(if n == 1 {
+                            self.extract(v, &[0], ft)
+                        } else {
+                            self.shuffle(v, v, &comps, t)
+                        });
+                    }
+                }
+                self.convert(v, hlsl, leaf.ty)
+            }
+        }
+    }
+
+    /// Stores a leaf's value to a built-in (the pointer to one vertex's).
+    fn builtin_write(&mut self, b: &str, p: Value, v: Value, leaf: &Leaf, elem_t: Type) -> R<()> {
+        match b {
+            "ClipDistance" | "CullDistance" => {
+                let offset = self.distance_offset(false, b == "CullDistance", &leaf.semantic);
+                return self.write_floats(p, offset, v, leaf.ty, None);
+            }
+            "TessLevelOuter" => return self.write_floats(p, 0, v, leaf.ty, Some(4)),
+            "TessLevelInner" => return self.write_floats(p, 0, v, leaf.ty, Some(2)),
+            "SampleMask" => {
+                let m = self.convert(v, leaf.ty, TypeTable::UINT)?;
+                let arr = self.construct(vec![m], elem_t);
+                self.store_to(p, arr);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let (_, hlsl) = self.builtin_type(b, leaf.ty)?;
+        let mut x = self.convert(v, leaf.ty, hlsl.unwrap_or(leaf.ty))?;
+        if b == "Position" && self.options.invert_y {
+            let ft = self.f32_type();
+            let y = self.extract(x, &[1], ft);
+            let ny = self.val("spirv.FNegate", vec![y], ft);
+            x = self.insert(ny, x, &[1]);
+        }
+        match b {
+            "FragDepth" => {
+                let upper = leaf.semantic.to_ascii_uppercase();
+                self.mode("DepthReplacing", vec![]);
+                match upper.as_str() {
+                    "SV_DEPTHGREATEREQUAL" => self.mode("DepthGreater", vec![]),
+                    "SV_DEPTHLESSEQUAL" => self.mode("DepthLess", vec![]),
+                    _ => {}
+                }
+            }
+            "FragStencilRefEXT" => self.mode("StencilRefReplacingEXT", vec![]),
+            _ => {}
+        }
+        self.store_to(p, x);
+        Ok(())
     }
 
     /// Interpolation decorations of a stage variable: the qualifiers written, and
@@ -409,49 +1461,87 @@ impl<'t> Emitter<'t> {
         out
     }
 
-    /// The variable of a built-in (one per built-in and direction), named `gl_*`.
-    fn builtin_symbol(&mut self, builtin: &str, class: &str, ptr_t: spirvkit_ir::types::Type) -> String {
-        let key = format!("{class}:{builtin}");
-        if let Some(s) = self.resources.builtins.get(&key) {
-            return s.clone();
+    /// The capability (and extension) a built-in needs beyond its execution model.
+    fn builtin_capability(&mut self, b: &str, stage: Stage, input: bool) {
+        let (major, minor) = self.options.spirv_version;
+        let spirv_1_3 = (major, minor) >= (1, 3);
+        let spirv_1_5 = (major, minor) >= (1, 5);
+        let pre_raster = matches!(stage, Stage::Vertex | Stage::Domain) && !input;
+        match b {
+            "SampleId" | "SamplePosition" => self.require("SampleRateShading", None),
+            "PrimitiveId" if stage == Stage::Pixel => self.require("Geometry", None),
+            "Layer" if stage == Stage::Pixel => self.require("Geometry", None),
+            "ViewportIndex" if stage == Stage::Pixel || stage == Stage::Geometry => {
+                self.require("MultiViewport", None)
+            }
+            "Layer" | "ViewportIndex" if pre_raster => {
+                if spirv_1_5 {
+                    self.require(if b == "Layer" { "ShaderLayer" } else { "ShaderViewportIndex" }, None);
+                } else {
+                    self.require("ShaderViewportIndexLayerEXT", Some("SPV_EXT_shader_viewport_index_layer"));
+                }
+            }
+            "ViewIndex" => self.require("MultiView", (!spirv_1_3).then_some("SPV_KHR_multiview")),
+            "DeviceIndex" => self.require("DeviceGroup", (!spirv_1_3).then_some("SPV_KHR_device_group")),
+            "BaseVertex" | "BaseInstance" | "DrawIndex" => {
+                self.require("DrawParameters", (!spirv_1_3).then_some("SPV_KHR_shader_draw_parameters"))
+            }
+            "BaryCoordKHR" | "BaryCoordNoPerspKHR" => {
+                self.require("FragmentBarycentricKHR", Some("SPV_KHR_fragment_shader_barycentric"))
+            }
+            "FullyCoveredEXT" => {
+                self.require("FragmentFullyCoveredEXT", Some("SPV_EXT_fragment_fully_covered"))
+            }
+            "FragStencilRefEXT" => self.require("StencilExportEXT", Some("SPV_EXT_shader_stencil_export")),
+            "PrimitiveShadingRateKHR" | "ShadingRateKHR" => {
+                self.require("FragmentShadingRateKHR", Some("SPV_KHR_fragment_shading_rate"))
+            }
+            "ClipDistance" => self.require("ClipDistance", None),
+            "CullDistance" => self.require("CullDistance", None),
+            _ => {}
         }
-        let name = builtin_var_name(builtin);
-        let symbol_name = self.unique_symbol(&name);
-        self.global_variable(
-            &symbol_name,
-            ptr_t,
-            vec![prop("built_in", Attribute::String(builtin.to_string()))],
-        );
-        self.interface.push(symbol_name.clone());
-        self.resources.builtins.insert(key, symbol_name.clone());
-        symbol_name
     }
 
-    /// The IR type of a built-in variable and the HLSL type its value has.
-    fn builtin_type(&mut self, b: &Builtin, declared: Ty) -> R<(spirvkit_ir::types::Type, Ty)> {
-        let hlsl = match b.name.as_str() {
+    /// The IR type of a built-in variable (per vertex) and the HLSL type of its value
+    /// (`None` for the array built-ins read element by element).
+    fn builtin_type(&mut self, b: &str, declared: Ty) -> R<(Type, Option<Ty>)> {
+        let hlsl = match b {
             "Position" | "FragCoord" => self.vector_ty(Scalar::Float, 4),
-            "FrontFacing" | "HelperInvocation" => self.scalar_ty(Scalar::Bool),
-            "GlobalInvocationId" | "WorkgroupId" | "LocalInvocationId" => self.vector_ty(Scalar::UInt, 3),
-            "TessCoord" => self.vector_ty(Scalar::Float, 3),
-            "BaryCoordKHR" | "BaryCoordNoPerspKHR" => self.vector_ty(Scalar::Float, 3),
-            "FragDepth" => self.scalar_ty(Scalar::Float),
-            "VertexIndex" | "InstanceIndex" | "BaseVertex" | "BaseInstance" | "StencilRef"
-            | "FragStencilRefEXT" => self.scalar_ty(Scalar::Int),
-            "ClipDistance" | "CullDistance" | "TessLevelOuter" | "TessLevelInner" => {
-                return self.unsupported(format!("the {} built-in", b.name));
+            "FrontFacing" | "HelperInvocation" | "FullyCoveredEXT" => self.scalar_ty(Scalar::Bool),
+            "GlobalInvocationId" | "WorkgroupId" | "LocalInvocationId" | "NumWorkgroups" => {
+                self.vector_ty(Scalar::UInt, 3)
+            }
+            "TessCoord" | "BaryCoordKHR" | "BaryCoordNoPerspKHR" => self.vector_ty(Scalar::Float, 3),
+            "FragDepth" | "PointSize" => self.scalar_ty(Scalar::Float),
+            "ClipDistance" | "CullDistance" => {
+                let ft = self.f32_type();
+                return Ok((self.store().array(ft, 1, None), None));
+            }
+            "TessLevelOuter" | "TessLevelInner" => {
+                let ft = self.f32_type();
+                let n = if b == "TessLevelOuter" { 4 } else { 2 };
+                return Ok((self.store().array(ft, n, None), None));
             }
             "SampleMask" => {
                 let ut = self.u32_type();
-                let arr = self.store().array(ut, 1, None);
-                return Ok((arr, self.scalar_ty(Scalar::UInt)));
+                return Ok((self.store().array(ut, 1, None), None));
             }
-            _ => self.scalar_ty(Scalar::UInt),
+            _ => {
+                // Integer built-ins keep the declared signedness (dxc does too).
+                if declared == TypeTable::INT || self.data(declared) == &TypeData::Scalar(Scalar::Int) {
+                    self.scalar_ty(Scalar::Int)
+                } else {
+                    self.scalar_ty(Scalar::UInt)
+                }
+            }
         };
-        let _ = declared;
         let t = self.ty(hlsl)?;
-        Ok((t, hlsl))
+        Ok((t, Some(hlsl)))
     }
+}
+
+fn is_float_array_builtin(b: &str) -> bool {
+    matches!(b, "ClipDistance" | "CullDistance" | "TessLevelOuter" | "TessLevelInner")
 }
 
 /// A semantic's built-in.
@@ -462,37 +1552,53 @@ struct Builtin {
 /// The built-in a system-value semantic maps to in `stage` (SPIR-V.rst's table).
 fn builtin_for(semantic: &str, stage: Stage, input: bool) -> Option<Builtin> {
     let s = semantic.trim_end_matches(|c: char| c.is_ascii_digit());
+    // Vertex inputs and pixel outputs are plain locations except these.
+    let vertex_input =
+        ["SV_VERTEXID", "SV_INSTANCEID", "SV_STARTVERTEXLOCATION", "SV_STARTINSTANCELOCATION", "SV_VIEWID"];
+    let pixel_output =
+        ["SV_DEPTH", "SV_DEPTHGREATEREQUAL", "SV_DEPTHLESSEQUAL", "SV_COVERAGE", "SV_STENCILREF"];
+    if (stage == Stage::Vertex && input && !vertex_input.contains(&s))
+        || (stage == Stage::Pixel && !input && !pixel_output.contains(&s))
+    {
+        return None;
+    }
     let name = match (s, stage, input) {
         ("SV_POSITION", Stage::Pixel, true) => "FragCoord",
         ("SV_POSITION", Stage::Vertex, true) => return None,
         ("SV_POSITION", _, _) => "Position",
         ("SV_VERTEXID", Stage::Vertex, true) => "VertexIndex",
         ("SV_INSTANCEID", Stage::Vertex, true) => "InstanceIndex",
-        ("SV_STARTVERTEXLOCATION", _, true) => "BaseVertex",
-        ("SV_STARTINSTANCELOCATION", _, true) => "BaseInstance",
+        ("SV_STARTVERTEXLOCATION", Stage::Vertex, true) => "BaseVertex",
+        ("SV_STARTINSTANCELOCATION", Stage::Vertex, true) => "BaseInstance",
         ("SV_DEPTH" | "SV_DEPTHGREATEREQUAL" | "SV_DEPTHLESSEQUAL", Stage::Pixel, false) => "FragDepth",
         ("SV_ISFRONTFACE", Stage::Pixel, true) => "FrontFacing",
-        ("SV_DISPATCHTHREADID", _, true) => "GlobalInvocationId",
-        ("SV_GROUPID", _, true) => "WorkgroupId",
-        ("SV_GROUPTHREADID", _, true) => "LocalInvocationId",
-        ("SV_GROUPINDEX", _, true) => "LocalInvocationIndex",
+        ("SV_DISPATCHTHREADID", Stage::Compute, true) => "GlobalInvocationId",
+        ("SV_GROUPID", Stage::Compute, true) => "WorkgroupId",
+        ("SV_GROUPTHREADID", Stage::Compute, true) => "LocalInvocationId",
+        ("SV_GROUPINDEX", Stage::Compute, true) => "LocalInvocationIndex",
         ("SV_OUTPUTCONTROLPOINTID", Stage::Hull, true) => "InvocationId",
         ("SV_GSINSTANCEID", Stage::Geometry, true) => "InvocationId",
         ("SV_DOMAINLOCATION", Stage::Domain, true) => "TessCoord",
-        ("SV_PRIMITIVEID", _, _) => "PrimitiveId",
+        ("SV_PRIMITIVEID", Stage::Pixel | Stage::Hull | Stage::Domain, true) => "PrimitiveId",
+        ("SV_PRIMITIVEID", Stage::Geometry, _) => "PrimitiveId",
         ("SV_SAMPLEINDEX", Stage::Pixel, true) => "SampleId",
         ("SV_STENCILREF", Stage::Pixel, false) => "FragStencilRefEXT",
         ("SV_BARYCENTRICS", Stage::Pixel, true) => "BaryCoordKHR",
-        ("SV_RENDERTARGETARRAYINDEX", _, _) => "Layer",
-        ("SV_VIEWPORTARRAYINDEX", _, _) => "ViewportIndex",
+        ("SV_RENDERTARGETARRAYINDEX", Stage::Pixel, true) => "Layer",
+        ("SV_RENDERTARGETARRAYINDEX", Stage::Vertex | Stage::Domain | Stage::Geometry, false) => "Layer",
+        ("SV_VIEWPORTARRAYINDEX", Stage::Pixel, true) => "ViewportIndex",
+        ("SV_VIEWPORTARRAYINDEX", Stage::Vertex | Stage::Domain | Stage::Geometry, false) => "ViewportIndex",
         ("SV_COVERAGE", Stage::Pixel, _) => "SampleMask",
         ("SV_VIEWID", _, true) => "ViewIndex",
         ("SV_CLIPDISTANCE", _, _) => "ClipDistance",
         ("SV_CULLDISTANCE", _, _) => "CullDistance",
-        ("SV_TESSFACTOR", _, _) => "TessLevelOuter",
-        ("SV_INSIDETESSFACTOR", _, _) => "TessLevelInner",
+        ("SV_TESSFACTOR", Stage::Hull, false) | ("SV_TESSFACTOR", Stage::Domain, true) => "TessLevelOuter",
+        ("SV_INSIDETESSFACTOR", Stage::Hull, false) | ("SV_INSIDETESSFACTOR", Stage::Domain, true) => {
+            "TessLevelInner"
+        }
         ("SV_INNERCOVERAGE", Stage::Pixel, true) => "FullyCoveredEXT",
-        ("SV_SHADINGRATE", _, _) => "PrimitiveShadingRateKHR",
+        ("SV_SHADINGRATE", Stage::Pixel, true) => "ShadingRateKHR",
+        ("SV_SHADINGRATE", Stage::Vertex | Stage::Geometry, false) => "PrimitiveShadingRateKHR",
         _ => return None,
     };
     Some(Builtin { name: name.to_string() })
@@ -510,6 +1616,7 @@ fn builtin_var_name(builtin: &str) -> String {
         "ViewIndex" => "gl_ViewIndex".into(),
         "FragStencilRefEXT" => "gl_FragStencilRefARB".into(),
         "BaryCoordKHR" => "gl_BaryCoordEXT".into(),
+        "BaryCoordNoPerspKHR" => "gl_BaryCoordNoPerspEXT".into(),
         other => format!("gl_{other}"),
     }
 }
@@ -521,6 +1628,3 @@ pub(super) fn semantic_of(e: &Emitter<'_>, annotations: &[Annotation]) -> Option
         _ => None,
     })
 }
-
-#[allow(dead_code)]
-fn unused(_: DeclId) {}

@@ -560,6 +560,10 @@ impl<'t> Emitter<'t> {
                 let (pointee, class, _) = self.resource_pointee(ty, kind, family)?;
                 Ok(self.pointer(pointee, class))
             }
+            Family::Stream | Family::InputPatch | Family::OutputPatch => match self.stage_object_type(ty)? {
+                Some(t) => Ok(t),
+                None => self.unsupported(format!("a local of type '{}'", self.table.display(ty))),
+            },
             _ => self.unsupported(format!("a local of type '{}'", self.table.display(ty))),
         }
     }
@@ -709,6 +713,7 @@ impl<'t> Emitter<'t> {
                 let v = self.fetch(image, coord, None, ty, base_ty)?;
                 Ok(Val::R(v, ty))
             }
+            Family::InputPatch | Family::OutputPatch => self.patch_index(base, index, ty),
             _ => self.unsupported(format!("operator[] of {}", kind.name())),
         }
     }
@@ -944,6 +949,7 @@ impl<'t> Emitter<'t> {
             (Family::RWTexture | Family::RWBuffer | Family::Texture | Family::Buffer, "GetDimensions") => {
                 self.texture_dimensions(base, base_ty, args)
             }
+            (Family::Stream, _) => self.stream_method(name, base, args),
             _ => self.unsupported(format!("method '{}' of {}", name, kind.name())),
         }
     }
