@@ -67,6 +67,7 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
     CodegenOptions {
         lower: LowerOptions { sixteen_bit_types: o.enable_16bit_types, default_row_major: has("-Zpr") },
         spirv_version: (major as u8, minor as u8),
+        unknown_image_format: has("-fspv-use-unknown-image-format"),
         layout,
         bindings,
         invert_y: has("-fvk-invert-y"),

@@ -335,6 +335,9 @@ impl Serializer<'_> {
 
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
         let ir = self.ir;
+        if let Some(name) = ir.types.type_name(ty) {
+            self.process_name(id, name);
+        }
         let unsupported = |s: &Self| {
             s.error(
                 at,
