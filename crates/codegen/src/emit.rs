@@ -57,6 +57,8 @@ pub struct CodegenOptions {
     /// `-fspv-use-unknown-image-format`: storage images and typed buffers without
     /// `[[vk::image_format]]` get format `Unknown` rather than one inferred.
     pub unknown_image_format: bool,
+    /// `-fspv-extension=`: the extensions allowed (empty: all).
+    pub allowed_extensions: Vec<String>,
     /// `-HV` is 2021 or later: `&&`, `||` and `?:` on scalars short-circuit.
     pub short_circuit: bool,
 }

@@ -52,6 +52,9 @@ pub struct SerializeOptions {
     /// of which `spirv-val` accepts: MLIR's requirements are conservative), so the
     /// mlir-translate-compatible driver turns it off.
     pub check_requirements: bool,
+    /// Write a variable's `DescriptorSet` decoration before its `Binding` (dxc's
+    /// order) rather than in attribute-name order (mlir-translate's).
+    pub descriptor_set_first: bool,
 }
 
 impl Default for SerializeOptions {
@@ -61,6 +64,7 @@ impl Default for SerializeOptions {
             emit_op_names: false,
             emit_debug_info: false,
             check_requirements: true,
+            descriptor_set_first: false,
         }
     }
 }

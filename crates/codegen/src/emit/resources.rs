@@ -41,6 +41,14 @@ pub(crate) struct ResourceState {
     pub extensions: Vec<String>,
     /// `SparseResidencyStruct`s by texel type.
     pub sparse_structs: HashMap<Type, Type>,
+    /// The counter variable of each RW/Append/Consume structured buffer that has one.
+    pub counters: HashMap<DeclId, (String, Type)>,
+    /// `type.ACSBuffer.counter`.
+    pub counter_type: Option<Type>,
+    /// Specialization constants: symbol and type.
+    pub spec_constants: HashMap<DeclId, (String, Type)>,
+    /// The compute shader's derivative group mode has been added.
+    pub derivative_group_set: bool,
 }
 
 /// A resource waiting for a binding.
@@ -48,12 +56,16 @@ struct Pending {
     symbol: String,
     op: spirvkit_ir::OpId,
     explicit: Option<(u32, u32)>,
+    /// The set of an implicit binding when it is not the default one (a counter
+    /// shares its buffer's set).
+    implicit_set: Option<u32>,
 }
 
 impl<'t> Emitter<'t> {
     pub(super) fn resources_declare(&mut self, decls: &[DeclId]) -> R<()> {
         let mut pending: Vec<Pending> = Vec::new();
         let mut globals_members: Vec<DeclId> = Vec::new();
+        let counter_users = self.counter_users();
         for &d in decls {
             self.span = Some(self.ast.decl(d).span);
             match self.ast.decl(d).kind.clone() {
@@ -72,7 +84,7 @@ impl<'t> Emitter<'t> {
                     let symbol =
                         self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
                     if let Some(op) = self.symbol_op(&symbol) {
-                        pending.push(Pending { symbol, op, explicit });
+                        pending.push(Pending { symbol, op, explicit, implicit_set: None });
                     }
                 }
                 DeclKind::Var(v) => {
@@ -111,7 +123,23 @@ impl<'t> Emitter<'t> {
                             let (symbol, register) = self.resource_global(d, ty, &name)?;
                             let explicit = self.explicit_binding(d, &annotations, register);
                             if let Some(op) = self.symbol_op(&symbol) {
-                                pending.push(Pending { symbol, op, explicit });
+                                pending.push(Pending { symbol, op, explicit, implicit_set: None });
+                            }
+                            if self.needs_counter(d, ty, &counter_users) {
+                                let counter = self.counter_global(d, ty, &name)?;
+                                let set = explicit.map(|(set, _)| set);
+                                let binding = self
+                                    .int_attribute_args(d, "counter_binding")
+                                    .and_then(|a| a.first().copied())
+                                    .map(|b| (set.unwrap_or(0), b as u32));
+                                if let Some(op) = self.symbol_op(&counter) {
+                                    pending.push(Pending {
+                                        symbol: counter,
+                                        op,
+                                        explicit: binding,
+                                        implicit_set: set,
+                                    });
+                                }
                             }
                         }
                         Some(GlobalStorage::PushConstant) => {
@@ -137,9 +165,7 @@ impl<'t> Emitter<'t> {
                             );
                             self.resources_push_constant_wrapper(d);
                         }
-                        Some(GlobalStorage::SpecConstant) => {
-                            return self.unsupported("[[vk::constant_id]] specialization constants");
-                        }
+                        Some(GlobalStorage::SpecConstant) => self.spec_constant(d, ty, &name)?,
                         None => {}
                     }
                 }
@@ -157,12 +183,172 @@ impl<'t> Emitter<'t> {
             let explicit = self.options.bindings.globals;
             if let Some(op) = self.symbol_op(&symbol) {
                 // `-fvk-bind-globals` is (binding, set).
-                pending.push(Pending { symbol, op, explicit: explicit.map(|(b, s)| (s, b)) });
+                pending.push(Pending {
+                    symbol,
+                    op,
+                    explicit: explicit.map(|(b, s)| (s, b)),
+                    implicit_set: None,
+                });
             }
         }
         self.assign_bindings(pending);
         self.span = None;
         Ok(())
+    }
+
+    /// The declarations whose `IncrementCounter`/`DecrementCounter` is called (a
+    /// `RWStructuredBuffer` has a counter only then).
+    fn counter_users(&self) -> HashSet<DeclId> {
+        let mut users = HashSet::new();
+        for expr in &self.ast.exprs {
+            let ExprKind::Member { base, member, .. } = &expr.kind else { continue };
+            if !matches!(self.name(member.name), "IncrementCounter" | "DecrementCounter") {
+                continue;
+            }
+            let mut b = *base;
+            // Through indexing of an array of buffers.
+            while let ExprKind::Index { base, .. } = &self.ast.expr(b).kind {
+                b = *base;
+            }
+            if let Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) =
+                self.tree.expr(b).map(|i| i.resolution.clone())
+            {
+                users.insert(d);
+            }
+        }
+        users
+    }
+
+    fn needs_counter(&self, d: DeclId, ty: Ty, users: &HashSet<DeclId>) -> bool {
+        let base = match self.data(ty) {
+            TypeData::Array { elem, .. } => *elem,
+            _ => ty,
+        };
+        match self.data(base) {
+            TypeData::Object { kind, .. } => match kind.family() {
+                Family::AppendBuffer | Family::ConsumeBuffer => true,
+                Family::RWStructuredBuffer => users.contains(&d),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The counter of a RW/Append/Consume structured buffer: `counter.var.NAME`, a
+    /// block of one `int` (`type.ACSBuffer.counter`); an array of them for an array of
+    /// buffers.
+    fn counter_global(&mut self, d: DeclId, ty: Ty, name: &str) -> R<String> {
+        let block = match self.resources.counter_type {
+            Some(t) => t,
+            None => {
+                let it = self.i32_type();
+                let (_, deco) = self.storage_buffer_class();
+                let body = StructBody {
+                    members: vec![StructMember { ty: it, offset: Some(0), decorations: Vec::new() }],
+                    decorations: vec![(deco.to_string(), None)],
+                };
+                let t = self.identified_struct("type.ACSBuffer.counter", body);
+                self.resources.counter_type = Some(t);
+                t
+            }
+        };
+        let var_ty = match self.data(ty) {
+            TypeData::Array { len: Some(n), .. } => self.store().array(block, *n, None),
+            TypeData::Array { len: None, .. } => {
+                self.store().intern(TypeKind::RuntimeArray { element: block, stride: None, stride_id: None })
+            }
+            _ => block,
+        };
+        let (class, _) = self.storage_buffer_class();
+        let ptr = self.pointer(var_ty, class);
+        let symbol = self.unique_symbol(&format!("counter.var.{name}"));
+        self.global_variable(&symbol, ptr, Vec::new());
+        self.resources.counters.insert(d, (symbol.clone(), ptr));
+        Ok(symbol)
+    }
+
+    /// The pointer to the `int` counter of the buffer `base` refers to.
+    fn counter_pointer(&mut self, base: ExprId) -> R<Value> {
+        let (decl, index) = match &self.ast.expr(base).kind {
+            ExprKind::Index { base: b, index } => (*b, Some(*index)),
+            _ => (base, None),
+        };
+        let d = match self.tree.expr(decl).map(|i| i.resolution.clone()) {
+            Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) => d,
+            _ => return self.unsupported("the counter of a buffer that is not a global variable"),
+        };
+        let Some((symbol, ptr_ty)) = self.resources.counters.get(&d).cloned() else {
+            return self.unsupported("the counter of this buffer");
+        };
+        let base_ptr = self.addressof(&symbol, ptr_ty);
+        let it = self.i32_type();
+        let zero = self.u32_constant(0);
+        let indices = match index {
+            Some(i) => vec![self.rvalue(i)?, zero],
+            None => vec![zero],
+        };
+        Ok(self.access_chain(base_ptr, indices, it))
+    }
+
+    /// `IncrementCounter`/`DecrementCounter` and the index `Append`/`Consume` use:
+    /// the atomic add (the value before) or subtract (the value after).
+    fn counter_step(&mut self, base: ExprId, increment: bool) -> R<Value> {
+        let ptr = self.counter_pointer(base)?;
+        let it = self.i32_type();
+        let one = self.i32_constant(1);
+        let props = vec![
+            prop("memory_scope", crate::builder::enum_attr("scope", "Device")),
+            prop("semantics", crate::builder::enum_attr("memory_semantics", "None")),
+        ];
+        if increment {
+            return Ok(self.val_props("spirv.AtomicIAdd", vec![ptr, one], it, props));
+        }
+        let pre = self.val_props("spirv.AtomicISub", vec![ptr, one], it, props);
+        Ok(self.val("spirv.ISub", vec![pre, one], it))
+    }
+
+    /// A `[[vk::constant_id(N)]]` constant: a `spirv.SpecConstant` with its default.
+    fn spec_constant(&mut self, d: DeclId, ty: Ty, name: &str) -> R<()> {
+        let Some(id) = self.int_attribute_args(d, "constant_id").and_then(|a| a.first().copied()) else {
+            return self.unsupported("a specialization constant without an id");
+        };
+        let Some(value) = self.tree.decl(d).and_then(|i| i.constant) else {
+            return self.unsupported("a specialization constant without a constant default");
+        };
+        if self.scalar_shape(ty).is_none_or(|(_, n)| n != 1) {
+            return self.unsupported("a specialization constant that is not a scalar");
+        }
+        let t = self.ty(ty)?;
+        let attr = self.scalar_attr(value, t);
+        let symbol = self.unique_symbol(name);
+        let i32t = self.i32_type();
+        crate::builder::append(
+            &mut self.ir,
+            Some(self.module_block),
+            "spirv.SpecConstant",
+            vec![],
+            None,
+            vec![
+                prop("sym_name", Attribute::String(symbol.clone())),
+                prop("spec_id", Attribute::Integer { value: i128::from(id), ty: i32t }),
+                prop("default_value", attr),
+            ],
+        );
+        self.resources.spec_constants.insert(d, (symbol, t));
+        Ok(())
+    }
+
+    /// A use of a specialization constant.
+    pub fn spec_constant_ref(&mut self, d: DeclId) -> Option<Val> {
+        let (symbol, t) = self.resources.spec_constants.get(&d).cloned()?;
+        let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+        let v = self.val_props(
+            "spirv.mlir.referenceof",
+            vec![],
+            t,
+            vec![prop("spec_const", crate::builder::symbol(&symbol))],
+        );
+        Some(Val::R(v, ty))
     }
 
     /// Push-constant blocks are wrapped in a struct; members are reached through it.
@@ -191,16 +377,24 @@ impl<'t> Emitter<'t> {
     /// A struct type wrapping `inner` as member 0 (offset 0), decorated `Block`.
     fn wrap_block_type(&mut self, inner: Type, name: &str) -> R<Type> {
         let mut body = StructBody::default();
+        let mut member_names = None;
         match self.lower.store().kind(inner).clone() {
             TypeKind::IdentifiedStruct { name: inner_name } => {
                 if let Some(b) = self.lower.store().struct_body(&inner_name) {
                     body = b.clone();
                 }
+                member_names = self.lower.store().struct_member_names(&inner_name).map(<[String]>::to_vec);
             }
             _ => body.members.push(StructMember { ty: inner, offset: Some(0), decorations: Vec::new() }),
         }
         body.decorations.push(("Block".into(), None));
-        Ok(self.identified_struct(name, body))
+        let t = self.identified_struct(name, body);
+        if let (Some(names), TypeKind::IdentifiedStruct { name }) =
+            (member_names, self.lower.store().kind(t).clone())
+        {
+            self.store().set_struct_member_names(&name, names);
+        }
+        Ok(t)
     }
 
     fn identified_struct(&mut self, name: &str, body: StructBody) -> Type {
@@ -708,16 +902,18 @@ impl<'t> Emitter<'t> {
             }
         }
         let auto_set = self.options.bindings.auto_space.unwrap_or(0);
-        let mut next = 0u32;
+        let mut next: HashMap<u32, u32> = HashMap::new();
         for p in pending {
             let (set, binding) = match p.explicit {
                 Some(b) => b,
                 None => {
-                    while used.contains(&(auto_set, next)) {
-                        next += 1;
+                    let set = p.implicit_set.unwrap_or(auto_set);
+                    let n = next.entry(set).or_insert(0);
+                    while used.contains(&(set, *n)) {
+                        *n += 1;
                     }
-                    used.insert((auto_set, next));
-                    (auto_set, next)
+                    used.insert((set, *n));
+                    (set, *n)
                 }
             };
             let _ = &p.symbol;
@@ -908,6 +1104,34 @@ impl<'t> Emitter<'t> {
                 )?;
                 self.shrink_texel(v, s, n)
             }
+            (Family::RWStructuredBuffer, "IncrementCounter" | "DecrementCounter") => {
+                let v = self.counter_step(base, name == "IncrementCounter")?;
+                let ut = self.u32_type();
+                Ok(self.val("spirv.Bitcast", vec![v], ut))
+            }
+            (Family::AppendBuffer, "Append") => {
+                let index = self.counter_step(base, true)?;
+                let elem = self.object_element(base_ty);
+                let ptr = self.buffer_pointer(base)?;
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let et = self.ty_in(elem, Some(rule))?;
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], et);
+                let v = self.rvalue_as(self.arg(args, 0)?, elem)?;
+                self.store_place(&Place::Ptr { ptr: p, ty: elem, rule: Some(rule) }, v)?;
+                let t = self.void_type();
+                Ok(self.undef(t))
+            }
+            (Family::ConsumeBuffer, "Consume") => {
+                let index = self.counter_step(base, false)?;
+                let elem = self.object_element(base_ty);
+                let ptr = self.buffer_pointer(base)?;
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let et = self.ty_in(elem, Some(rule))?;
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], et);
+                self.load_place(&Place::Ptr { ptr: p, ty: elem, rule: Some(rule) })
+            }
             (Family::StructuredBuffer | Family::RWStructuredBuffer, "Load") => {
                 match self.object_index(base, base_ty, kind, self.arg(args, 0)?, ret)? {
                     Val::P(p) => self.load_place(&p),
@@ -987,14 +1211,16 @@ impl<'t> Emitter<'t> {
                 Family::ByteAddressBuffer
                 | Family::RWByteAddressBuffer
                 | Family::StructuredBuffer
-                | Family::RWStructuredBuffer,
+                | Family::RWStructuredBuffer
+                | Family::AppendBuffer
+                | Family::ConsumeBuffer,
                 "GetDimensions",
             ) => {
                 let ptr = self.buffer_pointer(base)?;
                 let ut = self.u32_type();
                 let len = self.array_length(ptr);
                 let structured =
-                    matches!(kind.family(), Family::StructuredBuffer | Family::RWStructuredBuffer);
+                    !matches!(kind.family(), Family::ByteAddressBuffer | Family::RWByteAddressBuffer);
                 if structured {
                     let out = self.place(self.arg(args, 0)?)?;
                     self.store_place(&out, len)?;
@@ -1332,12 +1558,44 @@ impl<'t> Emitter<'t> {
             }
             None => t4,
         };
+        if op.ends_with("ImplicitLod") {
+            self.implicit_lod_used();
+        }
         let v = self.image_instruction(&format!("spirv.ImageSample{op}"), base_ops, &ops, texel, status)?;
         let _ = ret;
         if dref.is_some() {
             return Ok(v);
         }
         self.shrink_texel(v, s, n)
+    }
+
+    /// An implicit-lod instruction in a compute shader takes derivatives over groups of
+    /// invocations: quads when the group's x and y are even, else lines (dxc's rule).
+    fn implicit_lod_used(&mut self) {
+        let Some(entry) = &self.entry else { return };
+        if entry.stage != spirvkit_hlsl::sema::tree::Stage::Compute || self.resources.derivative_group_set {
+            return;
+        }
+        self.resources.derivative_group_set = true;
+        let [x, y, _] = entry.numthreads.unwrap_or([1, 1, 1]);
+        let quads = x % 2 == 0 && y % 2 == 0;
+        let allowed = &self.options.allowed_extensions;
+        let nv = "SPV_NV_compute_shader_derivatives";
+        let extension = if allowed.iter().any(|e| e == nv)
+            && !allowed.iter().any(|e| e == "SPV_KHR_compute_shader_derivatives")
+        {
+            nv
+        } else {
+            "SPV_KHR_compute_shader_derivatives"
+        };
+        // The dialect spells them NV (the values of the KHR names).
+        let (capability, mode) = if quads {
+            ("ComputeDerivativeGroupQuadsNV", "DerivativeGroupQuadsNV")
+        } else {
+            ("ComputeDerivativeGroupLinearNV", "DerivativeGroupLinearNV")
+        };
+        self.require(capability, Some(extension));
+        self.execution_modes.push((mode.to_string(), Vec::new()));
     }
 
     /// `Gather*` methods: `OpImageGather` of a component, `OpImageDrefGather` for the
@@ -1479,6 +1737,7 @@ impl<'t> Emitter<'t> {
         let si = self.combine(si, pending);
         let ft = self.f32_type();
         let v2 = self.vec_type(ft, 2);
+        self.implicit_lod_used();
         let q = self.fallback_val("spirv.ImageQueryLod", &[Opnd::Id(si), Opnd::Id(coord)], v2);
         Ok(self.extract(q, &[u32::from(unclamped)], ft))
     }
