@@ -99,7 +99,7 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
     let mut serialize = SerializeOptions {
         check_requirements: false,
         emit_op_names: true,
-        descriptor_set_first: true,
+        dxc_decoration_order: true,
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;

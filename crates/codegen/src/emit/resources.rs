@@ -833,8 +833,15 @@ impl<'t> Emitter<'t> {
         Some(
             a.args
                 .iter()
-                .filter_map(|&e| self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()))
-                .map(|v| v as i64)
+                .filter_map(|&e| {
+                    // Attribute arguments are not always typed: fall back to the literal.
+                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(|| {
+                        match &self.ast.expr(e).kind {
+                            ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
+                            _ => None,
+                        }
+                    })
+                })
                 .collect(),
         )
     }

@@ -218,7 +218,7 @@ impl<'a> Serializer<'a> {
         self.emit_debug_line_globals(op);
         encode(&mut self.globals, variable, &operands);
         let mut attrs = sorted_attrs(self.ir, op);
-        if self.options.descriptor_set_first {
+        if self.options.dxc_decoration_order {
             // dxc's order: `DescriptorSet` before `Binding` (a stable partition).
             attrs.sort_by_key(|a| a.name != "descriptor_set");
         }
