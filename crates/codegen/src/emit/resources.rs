@@ -835,12 +835,12 @@ impl<'t> Emitter<'t> {
                 .iter()
                 .filter_map(|&e| {
                     // Attribute arguments are not always typed: fall back to the literal.
-                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(|| {
-                        match &self.ast.expr(e).kind {
+                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(
+                        || match &self.ast.expr(e).kind {
                             ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
                             _ => None,
-                        }
-                    })
+                        },
+                    )
                 })
                 .collect(),
         )
@@ -1435,12 +1435,13 @@ impl<'t> Emitter<'t> {
         texel: Type,
         status: Option<ExprId>,
     ) -> R<Value> {
-        let (mask, names, values) = ops.encode();
-        if ops.min_lod.is_some() {
-            self.require("MinLod", None);
+        let (mask, mut names, values) = ops.encode();
+        if names.is_empty() && ops.explicit_none {
+            names.push("None");
         }
+        // `MinLod` and `SparseResidency` come from the instructions themselves (the
+        // driver adds what the written words need), so dead code leaves none behind.
         if let Some(st) = status {
-            self.require("SparseResidency", None);
             let sparse = format!("spirv.ImageSparse{}", name.trim_start_matches("spirv.Image"));
             let rt = self.sparse_struct(texel);
             let mut items: Vec<Opnd> = base.iter().map(|&v| Opnd::Id(v)).collect();
@@ -1474,7 +1475,7 @@ impl<'t> Emitter<'t> {
             return Ok(self.val_props(name, operands, texel, props));
         }
         let mut items: Vec<Opnd> = base.iter().map(|&v| Opnd::Id(v)).collect();
-        if mask != 0 {
+        if mask != 0 || ops.explicit_none {
             items.push(Opnd::Lit(mask));
             items.extend(values.iter().map(|&v| Opnd::Id(v)));
         }
@@ -1489,7 +1490,7 @@ impl<'t> Emitter<'t> {
         let cube = kind.shape().is_some_and(|s| s.cube);
         let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
         let coord = self.rvalue(self.arg(&args, 0)?)?;
-        let mut ops = ImageOperands::default();
+        let mut ops = ImageOperands { explicit_none: pending.is_none(), ..ImageOperands::default() };
         let mut dref = None;
         let mut next = 1;
         let take = |e: &mut Self, next: &mut usize| -> R<Value> {
@@ -1673,6 +1674,30 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// A vector constructor of constant scalars (`float2(0.5, 1)`) is a constant
+    /// composite, as dxc writes it (texture coordinates and offsets are mostly these).
+    pub(super) fn constant_vector(&mut self, to: Ty, args: &[ExprId]) -> R<Option<Value>> {
+        let Some((s, n)) = self.scalar_shape(to) else { return Ok(None) };
+        if n < 2 || args.len() != n as usize || !matches!(self.data(to), TypeData::Vector(..)) {
+            return Ok(None);
+        }
+        let mut values = Vec::new();
+        for &a in args {
+            let from = self.tree.converted_type(a);
+            if self.scalar_shape(from).is_none_or(|(_, k)| k != 1) {
+                return Ok(None);
+            }
+            match self.tree.expr(a).and_then(|i| i.constant) {
+                Some(c) => values.push(c),
+                None => return Ok(None),
+            }
+        }
+        let t = self.ty(to)?;
+        let et = self.ty(self.scalar_ty(s))?;
+        let elements = values.into_iter().map(|c| self.scalar_attr(c, et)).collect();
+        Ok(Some(self.constant_attr(Attribute::Dense { elements, ty: t }, t)))
+    }
+
     /// The image of a texture value (`OpImage` of a `SampledTexture*`).
     fn plain_image(&mut self, v: Value) -> Value {
         let ty = self.ir.value_type(v);
@@ -1685,8 +1710,7 @@ impl<'t> Emitter<'t> {
     /// `Load` of a texture or typed buffer: `OpImageFetch` with the mip level (the last
     /// coordinate) or the sample index, an offset and a status.
     fn texture_load(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId], kind: ObjectKind) -> R<Value> {
-        let image = self.object_value(base)?;
-        let image = self.plain_image(image);
+        // dxc evaluates (and splits) the location before loading the image.
         let loc = self.rvalue(self.arg(args, 0)?)?;
         let loc_ty = self.tree.converted_type(self.arg(args, 0)?);
         let mut ops = ImageOperands::default();
@@ -1718,6 +1742,8 @@ impl<'t> Emitter<'t> {
             }
         }
         let status = args.get(next).copied();
+        let image = self.object_value(base)?;
+        let image = self.plain_image(image);
         let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
         let v = self.image_instruction("spirv.ImageFetch", vec![image, coord], &ops, t4, status)?;
         self.shrink_texel(v, s, n)
@@ -1804,7 +1830,7 @@ impl<'t> Emitter<'t> {
             let lod = if has_mip_arg {
                 self.rvalue_as(self.arg(args, 0)?, TypeTable::UINT)?
             } else {
-                self.u32_constant(0)
+                self.i32_constant(0)
             };
             self.fallback_val("spirv.ImageQuerySizeLod", &[Opnd::Id(image), Opnd::Id(lod)], size_ty)
         };
@@ -2019,6 +2045,8 @@ pub(crate) struct ImageOperands {
     pub const_offsets: Option<Value>,
     pub sample: Option<Value>,
     pub min_lod: Option<Value>,
+    /// Write an empty mask as `None` (dxc does for `SampledTexture*` sampling).
+    pub explicit_none: bool,
 }
 
 impl ImageOperands {
