@@ -1157,9 +1157,10 @@ impl<'t> Emitter<'t> {
                 let (s, n) = self.scalar_shape(ret).unwrap_or((Scalar::UInt, count));
                 if m == "Load"
                     && (s.bits(self.options.lower.sixteen_bit_types) != 32
-                        || self.scalar_shape(ret).is_none())
+                        || self.scalar_shape(ret).is_none()
+                        || matches!(self.data(ret), TypeData::Matrix { .. }))
                 {
-                    return self.unsupported(format!("{}.Load<{}>", kind.name(), self.table.display(ret)));
+                    return self.load_typed(ptr, addr, ret, 0);
                 }
                 let words = self.load_words(ptr, addr, n)?;
                 let ut = self.u32_type();
@@ -1186,6 +1187,11 @@ impl<'t> Emitter<'t> {
                 let v = self.rvalue(self.arg(args, 1)?)?;
                 let (s, n) = match self.scalar_shape(vty) {
                     Some(x) => x,
+                    None if m == "Store" => {
+                        self.store_typed(ptr, addr, v, vty, 0)?;
+                        let t = self.void_type();
+                        return Ok(self.undef(t));
+                    }
                     None => {
                         return self.unsupported(format!(
                             "{}.Store of '{}'",
@@ -1194,12 +1200,13 @@ impl<'t> Emitter<'t> {
                         ))
                     }
                 };
-                if s.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported(format!(
-                        "{}.Store of '{}'",
-                        kind.name(),
-                        self.table.display(vty)
-                    ));
+                if m == "Store"
+                    && (s.bits(self.options.lower.sixteen_bit_types) != 32
+                        || matches!(self.data(vty), TypeData::Matrix { .. }))
+                {
+                    self.store_typed(ptr, addr, v, vty, 0)?;
+                    let t = self.void_type();
+                    return Ok(self.undef(t));
                 }
                 let uty = self.vector_ty(Scalar::UInt, n);
                 let uv = if s == Scalar::UInt {
@@ -1273,6 +1280,192 @@ impl<'t> Emitter<'t> {
                 "GetDimensions",
             ) => self.texture_dimensions(base, base_ty, args),
             _ => self.unsupported(format!("method '{}' of {}", name, kind.name())),
+        }
+    }
+
+    /// `addr + k` (bytes).
+    fn byte_offset(&mut self, addr: Value, k: u32) -> Value {
+        if k == 0 {
+            return addr;
+        }
+        let ut = self.u32_type();
+        let kc = self.u32_constant(k);
+        self.val("spirv.IAdd", vec![addr, kc], ut)
+    }
+
+    /// The parts of an aggregate a byte-address access walks: (type, byte offset).
+    fn byte_parts(&mut self, ty: Ty) -> R<Vec<(Ty, u32)>> {
+        let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+        match self.data(ty).clone() {
+            TypeData::Array { elem, len: Some(n) } => {
+                let l = {
+                    let c = self.lower.calculator(rule);
+                    c.layout(elem)
+                };
+                let l = self.lift(l)?;
+                let stride = round_up(l.size.max(1), l.align);
+                Ok((0..n).map(|i| (elem, i * stride)).collect())
+            }
+            TypeData::Struct(id) => {
+                let Some(info) = self.table.struct_info(id) else { return self.unsupported("this struct") };
+                let mut members: Vec<(Ty, Option<DeclId>)> = info.bases.iter().map(|&b| (b, None)).collect();
+                members.extend(info.fields.iter().map(|f| (f.ty, Some(f.decl))));
+                let offsets = {
+                    let c = self.lower.calculator(rule);
+                    c.block_offsets(members.clone())
+                };
+                let offsets = self.lift(offsets)?;
+                Ok(members.into_iter().map(|(t, _)| t).zip(offsets).collect())
+            }
+            _ => self.unsupported(format!("a byte-address access of '{}'", self.table.display(ty))),
+        }
+    }
+
+    /// `Load<T>` of a byte-address buffer, split into words as dxc does: 16-bit values
+    /// from the half word at `addr`, 64-bit ones from two words, aggregates member by
+    /// member at their layout offsets.
+    fn load_typed(&mut self, ptr: Value, addr: Value, ty: Ty, depth: u32) -> R<Value> {
+        if depth > 64 {
+            return self.unsupported("a byte-address access of a type nested this deeply");
+        }
+        let t = self.ty(ty)?;
+        if let Some((s, n)) = self.scalar_shape(ty) {
+            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
+            if let TypeData::Matrix { .. } = self.data(ty) {
+                return self
+                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+            }
+            if n == 1 {
+                return self.load_scalar(ptr, addr, s);
+            }
+            let mut parts = Vec::new();
+            for i in 0..n {
+                let a = self.byte_offset(addr, i * bytes);
+                parts.push(self.load_scalar(ptr, a, s)?);
+            }
+            return Ok(self.val("spirv.CompositeConstruct", parts, t));
+        }
+        let parts = self.byte_parts(ty)?;
+        let mut values = Vec::new();
+        for (pt, off) in parts {
+            let a = self.byte_offset(addr, off);
+            values.push(self.load_typed(ptr, a, pt, depth + 1)?);
+        }
+        Ok(self.val("spirv.CompositeConstruct", values, t))
+    }
+
+    fn load_scalar(&mut self, ptr: Value, addr: Value, s: Scalar) -> R<Value> {
+        let t = self.ty(self.scalar_ty(s))?;
+        let ut = self.u32_type();
+        let bits = s.bits(self.options.lower.sixteen_bit_types);
+        let raw = match bits {
+            16 => {
+                let word = self.load_words(ptr, addr, 1)?[0];
+                let three = self.u32_constant(3);
+                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let w = self.val("spirv.ShiftRightLogical", vec![word, shift], ut);
+                let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
+                self.val("spirv.UConvert", vec![w], u16t)
+            }
+            64 => {
+                let words = self.load_words(ptr, addr, 2)?;
+                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
+                let lo = self.val("spirv.UConvert", vec![words[0]], u64t);
+                let hi = self.val("spirv.UConvert", vec![words[1]], u64t);
+                let c32 = self.u32_constant(32);
+                let hi = self.val("spirv.ShiftLeftLogical", vec![hi, c32], u64t);
+                self.val("spirv.BitwiseOr", vec![lo, hi], u64t)
+            }
+            _ => self.load_words(ptr, addr, 1)?[0],
+        };
+        let raw_ty = self.ir.value_type(raw);
+        if s == Scalar::Bool {
+            let zero = self.u32_constant(0);
+            return Ok(self.val("spirv.INotEqual", vec![raw, zero], t));
+        }
+        if raw_ty == t {
+            return Ok(raw);
+        }
+        Ok(self.val("spirv.Bitcast", vec![raw], t))
+    }
+
+    /// `Store<T>` of a byte-address buffer (see [`Self::load_typed`]).
+    fn store_typed(&mut self, ptr: Value, addr: Value, v: Value, ty: Ty, depth: u32) -> R<()> {
+        if depth > 64 {
+            return self.unsupported("a byte-address access of a type nested this deeply");
+        }
+        if let Some((s, n)) = self.scalar_shape(ty) {
+            if let TypeData::Matrix { .. } = self.data(ty) {
+                return self
+                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+            }
+            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
+            if n == 1 {
+                return self.store_scalar(ptr, addr, v, s);
+            }
+            let st = self.ty(self.scalar_ty(s))?;
+            for i in 0..n {
+                let a = self.byte_offset(addr, i * bytes);
+                let c = self.extract(v, &[i], st);
+                self.store_scalar(ptr, a, c, s)?;
+            }
+            return Ok(());
+        }
+        let parts = self.byte_parts(ty)?;
+        for (i, (pt, off)) in parts.into_iter().enumerate() {
+            let a = self.byte_offset(addr, off);
+            let pty = self.ty(pt)?;
+            let c = self.extract(v, &[i as u32], pty);
+            self.store_typed(ptr, a, c, pt, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn store_scalar(&mut self, ptr: Value, addr: Value, v: Value, s: Scalar) -> R<()> {
+        let ut = self.u32_type();
+        let bits = s.bits(self.options.lower.sixteen_bit_types);
+        match bits {
+            16 => {
+                // A read-modify-write of the word holding the half word.
+                let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
+                let raw = if s == Scalar::UInt16 { v } else { self.val("spirv.Bitcast", vec![v], u16t) };
+                let w = self.val("spirv.UConvert", vec![raw], ut);
+                let three = self.u32_constant(3);
+                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let shifted = self.val("spirv.ShiftLeftLogical", vec![w, shift], ut);
+                let mask16 = self.u32_constant(0xffff);
+                let mask = self.val("spirv.ShiftLeftLogical", vec![mask16, shift], ut);
+                let keep = self.val("spirv.Not", vec![mask], ut);
+                let old = self.load_words(ptr, addr, 1)?[0];
+                let kept = self.val("spirv.BitwiseAnd", vec![old, keep], ut);
+                let new = self.val("spirv.BitwiseOr", vec![kept, shifted], ut);
+                self.store_words(ptr, addr, new, 1)
+            }
+            64 => {
+                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
+                let raw = if s == Scalar::UInt64 { v } else { self.val("spirv.Bitcast", vec![v], u64t) };
+                let lo = self.val("spirv.UConvert", vec![raw], ut);
+                let c32 = self.u32_constant(32);
+                let hi = self.val("spirv.ShiftRightLogical", vec![raw, c32], u64t);
+                let hi = self.val("spirv.UConvert", vec![hi], ut);
+                let v2 = self.vec_type(ut, 2);
+                let both = self.val("spirv.CompositeConstruct", vec![lo, hi], v2);
+                self.store_words(ptr, addr, both, 2)
+            }
+            _ => {
+                let w = match s {
+                    Scalar::UInt => v,
+                    Scalar::Bool => {
+                        let one = self.u32_constant(1);
+                        let zero = self.u32_constant(0);
+                        self.val("spirv.Select", vec![v, one, zero], ut)
+                    }
+                    _ => self.val("spirv.Bitcast", vec![v], ut),
+                };
+                self.store_words(ptr, addr, w, 1)
+            }
         }
     }
 
