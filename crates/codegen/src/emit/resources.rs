@@ -1522,7 +1522,7 @@ impl<'t> Emitter<'t> {
         base: ExprId,
         base_ty: Ty,
         args: &[ExprId],
-    ) -> R<(Value, Vec<ExprId>, Option<(Value, Value)>)> {
+    ) -> R<(Value, Vec<ExprId>, PendingSampler)> {
         let combined =
             matches!(self.data(base_ty), TypeData::Object { kind, .. } if kind.name().starts_with("Sampled"));
         let image = self.object_value(base)?;
@@ -1533,7 +1533,7 @@ impl<'t> Emitter<'t> {
         Ok((image, args[1..].to_vec(), Some((image, sampler))))
     }
 
-    fn combine(&mut self, si: Value, pending: Option<(Value, Value)>) -> Value {
+    fn combine(&mut self, si: Value, pending: PendingSampler) -> Value {
         match pending {
             Some((image, sampler)) => {
                 let image_ty = self.ir.value_type(image);
@@ -2060,22 +2060,6 @@ impl<'t> Emitter<'t> {
         self.op(name, operands, Some(ty), props)
     }
 
-    pub fn fallback_val_r(&mut self, name: &str, items: &[Opnd], ty: Type) -> R<Value> {
-        Ok(self.fallback_val(name, items, ty))
-    }
-
-    pub fn fallback_effect(&mut self, name: &str, items: &[Opnd]) {
-        let props = self.fallback_props(items);
-        let operands: Vec<Value> = items
-            .iter()
-            .filter_map(|i| match i {
-                Opnd::Id(v) => Some(*v),
-                Opnd::Lit(_) => None,
-            })
-            .collect();
-        self.effect(name, operands, props);
-    }
-
     fn fallback_props(&mut self, items: &[Opnd]) -> Vec<NamedAttribute> {
         if !items.iter().any(|i| matches!(i, Opnd::Lit(_))) {
             return Vec::new();
@@ -2109,6 +2093,10 @@ impl<'t> Emitter<'t> {
                 }
     }
 }
+
+/// The image and sampler a sampling method combines (after its other arguments);
+/// `None` for a `SampledTexture*`, already combined.
+type PendingSampler = Option<(Value, Value)>;
 
 /// An operand of a fallback instruction: an SSA value or a literal word.
 #[derive(Clone, Copy, Debug)]
