@@ -1780,15 +1780,9 @@ impl<'t> Emitter<'t> {
         self.resources.derivative_group_set = true;
         let [x, y, _] = entry.numthreads.unwrap_or([1, 1, 1]);
         let quads = x % 2 == 0 && y % 2 == 0;
-        let allowed = &self.options.allowed_extensions;
-        let nv = "SPV_NV_compute_shader_derivatives";
-        let extension = if allowed.iter().any(|e| e == nv)
-            && !allowed.iter().any(|e| e == "SPV_KHR_compute_shader_derivatives")
-        {
-            nv
-        } else {
-            "SPV_KHR_compute_shader_derivatives"
-        };
+        // The NV extension: spirv-val (2025.5) does not accept these capabilities
+        // with the KHR one on Vulkan 1.0, and an invalid binary is worse than a name.
+        let extension = "SPV_NV_compute_shader_derivatives";
         // The dialect spells them NV (the values of the KHR names).
         let (capability, mode) = if quads {
             ("ComputeDerivativeGroupQuadsNV", "DerivativeGroupQuadsNV")
