@@ -54,6 +54,11 @@ pub struct CodegenOptions {
     pub dx_position_w: bool,
     /// `-fvk-support-nonzero-base-instance`.
     pub nonzero_base_instance: bool,
+    /// `-fspv-use-unknown-image-format`: storage images and typed buffers without
+    /// `[[vk::image_format]]` get format `Unknown` rather than one inferred.
+    pub unknown_image_format: bool,
+    /// `-fspv-extension=`: the extensions allowed (empty: all).
+    pub allowed_extensions: Vec<String>,
     /// `-HV` is 2021 or later: `&&`, `||` and `?:` on scalars short-circuit.
     pub short_circuit: bool,
     /// `-ffinite-math-only`: `min`/`max` of floats as `FMin`/`FMax` (else `NMin`/`NMax`).

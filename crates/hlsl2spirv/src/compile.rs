@@ -67,6 +67,8 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
     CodegenOptions {
         lower: LowerOptions { sixteen_bit_types: o.enable_16bit_types, default_row_major: has("-Zpr") },
         spirv_version: (major as u8, minor as u8),
+        unknown_image_format: has("-fspv-use-unknown-image-format"),
+        allowed_extensions: o.extensions.clone(),
         layout,
         bindings,
         invert_y: has("-fvk-invert-y"),
@@ -103,8 +105,12 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         module,
         &spirvkit_ir::source::ModuleSource { language: "HLSL".into(), version, file: None },
     );
-    let mut serialize =
-        SerializeOptions { check_requirements: false, emit_op_names: true, ..SerializeOptions::default() };
+    let mut serialize = SerializeOptions {
+        check_requirements: false,
+        emit_op_names: true,
+        dxc_decoration_order: true,
+        ..SerializeOptions::default()
+    };
     serialize.emit_symbol_names = true;
     for _ in 0..8 {
         let written = spirvkit_translate::serialize::serialize_read_back(&ir, module, &serialize)

@@ -279,6 +279,9 @@ pub struct TypeStore {
     /// serializer writes as `OpMemberName` (MLIR's types have no member names; the
     /// text form neither prints nor reads them).
     member_names: FxHashMap<String, Vec<String>>,
+    /// Debug names of other types (`OpName` of an image or sampler type, as dxc
+    /// writes `type.2d.image`); like member names, only the serializer reads them.
+    type_names: FxHashMap<Type, String>,
 }
 
 impl TypeStore {
@@ -361,6 +364,11 @@ impl TypeStore {
                 self.member_names.insert(name.clone(), members.clone());
             }
         }
+        for (ty, name) in &other.type_names {
+            if let Some(&mapped) = ids.get(ty.index()) {
+                self.type_names.entry(mapped).or_insert_with(|| name.clone());
+            }
+        }
         Ok(ids)
     }
 
@@ -369,6 +377,17 @@ impl TypeStore {
     /// names set before.
     pub fn set_struct_member_names(&mut self, name: &str, members: Vec<String>) {
         self.member_names.insert(name.to_string(), members);
+    }
+
+    /// Names a type that is not an identified struct (`OpName` when serialized with
+    /// symbol names). The first name given stays.
+    pub fn set_type_name(&mut self, ty: Type, name: &str) {
+        self.type_names.entry(ty).or_insert_with(|| name.to_string());
+    }
+
+    /// The debug name of a type set by [`TypeStore::set_type_name`].
+    pub fn type_name(&self, ty: Type) -> Option<&str> {
+        self.type_names.get(&ty).map(String::as_str)
     }
 
     /// The member names of identified struct `name`, if set.

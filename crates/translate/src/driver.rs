@@ -247,6 +247,7 @@ fn translate_chunk(
         emit_debug_info: options.mode == Mode::RoundtripDebug,
         // mlir-translate serializes modules whatever their VCE triple says.
         check_requirements: false,
+        dxc_decoration_order: false,
     };
     let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,

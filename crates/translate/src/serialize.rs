@@ -52,6 +52,11 @@ pub struct SerializeOptions {
     /// of which `spirv-val` accepts: MLIR's requirements are conservative), so the
     /// mlir-translate-compatible driver turns it off.
     pub check_requirements: bool,
+    /// Decorations in dxc's order rather than mlir-translate's: a variable's
+    /// `DescriptorSet` before its `Binding`, the decorations of types after all the
+    /// others, and a struct's member decorations member by member after its members'
+    /// types' own.
+    pub dxc_decoration_order: bool,
 }
 
 impl Default for SerializeOptions {
@@ -61,6 +66,7 @@ impl Default for SerializeOptions {
             emit_op_names: false,
             emit_debug_info: false,
             check_requirements: true,
+            dxc_decoration_order: false,
         }
     }
 }
@@ -468,6 +474,10 @@ struct Serializer<'a> {
     debug: Vec<u32>,
     names: Vec<u32>,
     decorations: Vec<u32>,
+    /// With `dxc_decoration_order`: the decorations of types, written after the others.
+    type_decorations: Vec<u32>,
+    /// How deep `process_type` is nested (its outermost call moves the decorations).
+    type_depth: u32,
     globals: Vec<u32>,
     functions: Vec<u32>,
     /// `spirv.ARM.Graph`s and their entry points, after the functions.
@@ -663,6 +673,8 @@ impl<'a> Serializer<'a> {
             debug: Vec::new(),
             names: Vec::new(),
             decorations: Vec::new(),
+            type_decorations: Vec::new(),
+            type_depth: 0,
             globals: Vec::new(),
             // The function section, by far the largest, becomes the whole module's
             // buffer (`collect`): with room for all of it, it never grows (each growth
@@ -867,6 +879,7 @@ impl<'a> Serializer<'a> {
             &self.debug,
             &self.names,
             &self.decorations,
+            &self.type_decorations,
             &self.globals,
         ];
         let prefix_len = Header::WORDS + before.iter().map(|s| s.len()).sum::<usize>();

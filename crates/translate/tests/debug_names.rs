@@ -18,6 +18,7 @@ const NAMED: SerializeOptions = SerializeOptions {
     emit_op_names: true,
     emit_debug_info: false,
     check_requirements: true,
+    dxc_decoration_order: false,
 };
 
 fn dis(words: &[u32]) -> String {

@@ -46,6 +46,9 @@ impl<'t> Emitter<'t> {
                 return self.convert(v, from, to);
             }
         }
+        if let Some(v) = self.constant_vector(to, args)? {
+            return Ok(v);
+        }
         let mut leaves = Vec::new();
         for &a in args {
             let ty = self.tree.converted_type(a);

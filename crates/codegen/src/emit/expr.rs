@@ -273,6 +273,9 @@ impl<'t> Emitter<'t> {
         if let Some(g) = self.globals.get(&d).cloned() {
             return Ok(Val::P(self.global_place(&g)?));
         }
+        if let Some(v) = self.spec_constant_ref(d) {
+            return Ok(v);
+        }
         let info = self.tree.decl(d).cloned().unwrap_or_default();
         if let Some(c) = info.constant {
             if self.scalar_shape(info.ty).is_some() {

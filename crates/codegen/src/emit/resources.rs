@@ -39,6 +39,16 @@ pub(crate) struct ResourceState {
     /// Capabilities and extensions beyond the instructions' own requirements.
     pub capabilities: Vec<String>,
     pub extensions: Vec<String>,
+    /// `SparseResidencyStruct`s by texel type.
+    pub sparse_structs: HashMap<Type, Type>,
+    /// The counter variable of each RW/Append/Consume structured buffer that has one.
+    pub counters: HashMap<DeclId, (String, Type)>,
+    /// `type.ACSBuffer.counter`.
+    pub counter_type: Option<Type>,
+    /// Specialization constants: symbol and type.
+    pub spec_constants: HashMap<DeclId, (String, Type)>,
+    /// The compute shader's derivative group mode has been added.
+    pub derivative_group_set: bool,
 }
 
 /// A resource waiting for a binding.
@@ -46,12 +56,16 @@ struct Pending {
     symbol: String,
     op: spirvkit_ir::OpId,
     explicit: Option<(u32, u32)>,
+    /// The set of an implicit binding when it is not the default one (a counter
+    /// shares its buffer's set).
+    implicit_set: Option<u32>,
 }
 
 impl<'t> Emitter<'t> {
     pub(super) fn resources_declare(&mut self, decls: &[DeclId]) -> R<()> {
         let mut pending: Vec<Pending> = Vec::new();
         let mut globals_members: Vec<DeclId> = Vec::new();
+        let counter_users = self.counter_users();
         for &d in decls {
             self.span = Some(self.ast.decl(d).span);
             match self.ast.decl(d).kind.clone() {
@@ -70,7 +84,7 @@ impl<'t> Emitter<'t> {
                     let symbol =
                         self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
                     if let Some(op) = self.symbol_op(&symbol) {
-                        pending.push(Pending { symbol, op, explicit });
+                        pending.push(Pending { symbol, op, explicit, implicit_set: None });
                     }
                 }
                 DeclKind::Var(v) => {
@@ -109,7 +123,23 @@ impl<'t> Emitter<'t> {
                             let (symbol, register) = self.resource_global(d, ty, &name)?;
                             let explicit = self.explicit_binding(d, &annotations, register);
                             if let Some(op) = self.symbol_op(&symbol) {
-                                pending.push(Pending { symbol, op, explicit });
+                                pending.push(Pending { symbol, op, explicit, implicit_set: None });
+                            }
+                            if self.needs_counter(d, ty, &counter_users) {
+                                let counter = self.counter_global(d, ty, &name)?;
+                                let set = explicit.map(|(set, _)| set);
+                                let binding = self
+                                    .int_attribute_args(d, "counter_binding")
+                                    .and_then(|a| a.first().copied())
+                                    .map(|b| (set.unwrap_or(0), b as u32));
+                                if let Some(op) = self.symbol_op(&counter) {
+                                    pending.push(Pending {
+                                        symbol: counter,
+                                        op,
+                                        explicit: binding,
+                                        implicit_set: set,
+                                    });
+                                }
                             }
                         }
                         Some(GlobalStorage::PushConstant) => {
@@ -135,9 +165,7 @@ impl<'t> Emitter<'t> {
                             );
                             self.resources_push_constant_wrapper(d);
                         }
-                        Some(GlobalStorage::SpecConstant) => {
-                            return self.unsupported("[[vk::constant_id]] specialization constants");
-                        }
+                        Some(GlobalStorage::SpecConstant) => self.spec_constant(d, ty, &name)?,
                         None => {}
                     }
                 }
@@ -155,12 +183,172 @@ impl<'t> Emitter<'t> {
             let explicit = self.options.bindings.globals;
             if let Some(op) = self.symbol_op(&symbol) {
                 // `-fvk-bind-globals` is (binding, set).
-                pending.push(Pending { symbol, op, explicit: explicit.map(|(b, s)| (s, b)) });
+                pending.push(Pending {
+                    symbol,
+                    op,
+                    explicit: explicit.map(|(b, s)| (s, b)),
+                    implicit_set: None,
+                });
             }
         }
         self.assign_bindings(pending);
         self.span = None;
         Ok(())
+    }
+
+    /// The declarations whose `IncrementCounter`/`DecrementCounter` is called (a
+    /// `RWStructuredBuffer` has a counter only then).
+    fn counter_users(&self) -> HashSet<DeclId> {
+        let mut users = HashSet::new();
+        for expr in &self.ast.exprs {
+            let ExprKind::Member { base, member, .. } = &expr.kind else { continue };
+            if !matches!(self.name(member.name), "IncrementCounter" | "DecrementCounter") {
+                continue;
+            }
+            let mut b = *base;
+            // Through indexing of an array of buffers.
+            while let ExprKind::Index { base, .. } = &self.ast.expr(b).kind {
+                b = *base;
+            }
+            if let Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) =
+                self.tree.expr(b).map(|i| i.resolution.clone())
+            {
+                users.insert(d);
+            }
+        }
+        users
+    }
+
+    fn needs_counter(&self, d: DeclId, ty: Ty, users: &HashSet<DeclId>) -> bool {
+        let base = match self.data(ty) {
+            TypeData::Array { elem, .. } => *elem,
+            _ => ty,
+        };
+        match self.data(base) {
+            TypeData::Object { kind, .. } => match kind.family() {
+                Family::AppendBuffer | Family::ConsumeBuffer => true,
+                Family::RWStructuredBuffer => users.contains(&d),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The counter of a RW/Append/Consume structured buffer: `counter.var.NAME`, a
+    /// block of one `int` (`type.ACSBuffer.counter`); an array of them for an array of
+    /// buffers.
+    fn counter_global(&mut self, d: DeclId, ty: Ty, name: &str) -> R<String> {
+        let block = match self.resources.counter_type {
+            Some(t) => t,
+            None => {
+                let it = self.i32_type();
+                let (_, deco) = self.storage_buffer_class();
+                let body = StructBody {
+                    members: vec![StructMember { ty: it, offset: Some(0), decorations: Vec::new() }],
+                    decorations: vec![(deco.to_string(), None)],
+                };
+                let t = self.identified_struct("type.ACSBuffer.counter", body);
+                self.resources.counter_type = Some(t);
+                t
+            }
+        };
+        let var_ty = match self.data(ty) {
+            TypeData::Array { len: Some(n), .. } => self.store().array(block, *n, None),
+            TypeData::Array { len: None, .. } => {
+                self.store().intern(TypeKind::RuntimeArray { element: block, stride: None, stride_id: None })
+            }
+            _ => block,
+        };
+        let (class, _) = self.storage_buffer_class();
+        let ptr = self.pointer(var_ty, class);
+        let symbol = self.unique_symbol(&format!("counter.var.{name}"));
+        self.global_variable(&symbol, ptr, Vec::new());
+        self.resources.counters.insert(d, (symbol.clone(), ptr));
+        Ok(symbol)
+    }
+
+    /// The pointer to the `int` counter of the buffer `base` refers to.
+    fn counter_pointer(&mut self, base: ExprId) -> R<Value> {
+        let (decl, index) = match &self.ast.expr(base).kind {
+            ExprKind::Index { base: b, index } => (*b, Some(*index)),
+            _ => (base, None),
+        };
+        let d = match self.tree.expr(decl).map(|i| i.resolution.clone()) {
+            Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) => d,
+            _ => return self.unsupported("the counter of a buffer that is not a global variable"),
+        };
+        let Some((symbol, ptr_ty)) = self.resources.counters.get(&d).cloned() else {
+            return self.unsupported("the counter of this buffer");
+        };
+        let base_ptr = self.addressof(&symbol, ptr_ty);
+        let it = self.i32_type();
+        let zero = self.u32_constant(0);
+        let indices = match index {
+            Some(i) => vec![self.rvalue(i)?, zero],
+            None => vec![zero],
+        };
+        Ok(self.access_chain(base_ptr, indices, it))
+    }
+
+    /// `IncrementCounter`/`DecrementCounter` and the index `Append`/`Consume` use:
+    /// the atomic add (the value before) or subtract (the value after).
+    fn counter_step(&mut self, base: ExprId, increment: bool) -> R<Value> {
+        let ptr = self.counter_pointer(base)?;
+        let it = self.i32_type();
+        let one = self.i32_constant(1);
+        let props = vec![
+            prop("memory_scope", crate::builder::enum_attr("scope", "Device")),
+            prop("semantics", crate::builder::enum_attr("memory_semantics", "None")),
+        ];
+        if increment {
+            return Ok(self.val_props("spirv.AtomicIAdd", vec![ptr, one], it, props));
+        }
+        let pre = self.val_props("spirv.AtomicISub", vec![ptr, one], it, props);
+        Ok(self.val("spirv.ISub", vec![pre, one], it))
+    }
+
+    /// A `[[vk::constant_id(N)]]` constant: a `spirv.SpecConstant` with its default.
+    fn spec_constant(&mut self, d: DeclId, ty: Ty, name: &str) -> R<()> {
+        let Some(id) = self.int_attribute_args(d, "constant_id").and_then(|a| a.first().copied()) else {
+            return self.unsupported("a specialization constant without an id");
+        };
+        let Some(value) = self.tree.decl(d).and_then(|i| i.constant) else {
+            return self.unsupported("a specialization constant without a constant default");
+        };
+        if self.scalar_shape(ty).is_none_or(|(_, n)| n != 1) {
+            return self.unsupported("a specialization constant that is not a scalar");
+        }
+        let t = self.ty(ty)?;
+        let attr = self.scalar_attr(value, t);
+        let symbol = self.unique_symbol(name);
+        let i32t = self.i32_type();
+        crate::builder::append(
+            &mut self.ir,
+            Some(self.module_block),
+            "spirv.SpecConstant",
+            vec![],
+            None,
+            vec![
+                prop("sym_name", Attribute::String(symbol.clone())),
+                prop("spec_id", Attribute::Integer { value: i128::from(id), ty: i32t }),
+                prop("default_value", attr),
+            ],
+        );
+        self.resources.spec_constants.insert(d, (symbol, t));
+        Ok(())
+    }
+
+    /// A use of a specialization constant.
+    pub fn spec_constant_ref(&mut self, d: DeclId) -> Option<Val> {
+        let (symbol, t) = self.resources.spec_constants.get(&d).cloned()?;
+        let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+        let v = self.val_props(
+            "spirv.mlir.referenceof",
+            vec![],
+            t,
+            vec![prop("spec_const", crate::builder::symbol(&symbol))],
+        );
+        Some(Val::R(v, ty))
     }
 
     /// Push-constant blocks are wrapped in a struct; members are reached through it.
@@ -189,16 +377,24 @@ impl<'t> Emitter<'t> {
     /// A struct type wrapping `inner` as member 0 (offset 0), decorated `Block`.
     fn wrap_block_type(&mut self, inner: Type, name: &str) -> R<Type> {
         let mut body = StructBody::default();
+        let mut member_names = None;
         match self.lower.store().kind(inner).clone() {
             TypeKind::IdentifiedStruct { name: inner_name } => {
                 if let Some(b) = self.lower.store().struct_body(&inner_name) {
                     body = b.clone();
                 }
+                member_names = self.lower.store().struct_member_names(&inner_name).map(<[String]>::to_vec);
             }
             _ => body.members.push(StructMember { ty: inner, offset: Some(0), decorations: Vec::new() }),
         }
         body.decorations.push(("Block".into(), None));
-        Ok(self.identified_struct(name, body))
+        let t = self.identified_struct(name, body);
+        if let (Some(names), TypeKind::IdentifiedStruct { name }) =
+            (member_names, self.lower.store().kind(t).clone())
+        {
+            self.store().set_struct_member_names(&name, names);
+        }
+        Ok(t)
     }
 
     fn identified_struct(&mut self, name: &str, body: StructBody) -> Type {
@@ -330,7 +526,13 @@ impl<'t> Emitter<'t> {
             | Family::RWByteAddressBuffer => 'u',
             _ => 't',
         };
-        let (pointee, class, rule) = self.resource_pointee(base_ty, kind, family)?;
+        let (mut pointee, class, rule) = self.resource_pointee(base_ty, kind, family)?;
+        if let Some(format) = self.string_attribute(d, "image_format") {
+            if matches!(family, Family::Texture | Family::RWTexture | Family::Buffer | Family::RWBuffer) {
+                let elem = self.object_element(base_ty);
+                pointee = self.image_type(kind, elem, Some(&format))?;
+            }
+        }
         if matches!(family, Family::ConstantBuffer | Family::TextureBuffer) {
             let elem = self.object_element(base_ty);
             let ptr = self.pointer(pointee, class);
@@ -491,7 +693,11 @@ impl<'t> Emitter<'t> {
         let TypeData::Object { kind, args } = self.data(ty).clone() else { return self.ty(ty) };
         let family = kind.family();
         match family {
-            Family::Sampler | Family::ComparisonSampler => Ok(self.store().intern(TypeKind::Sampler)),
+            Family::Sampler | Family::ComparisonSampler => {
+                let t = self.store().intern(TypeKind::Sampler);
+                self.store().set_type_name(t, "type.sampler");
+                Ok(t)
+            }
             Family::Texture
             | Family::RWTexture
             | Family::Buffer
@@ -501,51 +707,7 @@ impl<'t> Emitter<'t> {
                     Some(ObjectArg::Type(t)) => *t,
                     _ => self.vector_ty(Scalar::Float, 4),
                 };
-                let (s, n) = self.scalar_shape(elem).unwrap_or((Scalar::Float, 4));
-                let st = self.ty(self.scalar_ty(s))?;
-                let shape = kind.shape();
-                let dim = match (family, shape) {
-                    (Family::Buffer | Family::RWBuffer, _) => "Buffer",
-                    (Family::SubpassInput, _) => "SubpassData",
-                    (_, Some(sh)) if sh.cube => "Cube",
-                    (_, Some(sh)) => match sh.dims {
-                        1 => "Dim1D",
-                        3 => "Dim3D",
-                        _ => "Dim2D",
-                    },
-                    _ => "Dim2D",
-                };
-                let arrayed = shape.is_some_and(|sh| sh.array);
-                let ms = shape.is_some_and(|sh| sh.multisampled) || kind == ObjectKind::SubpassInputMS;
-                let storage = matches!(family, Family::RWTexture | Family::RWBuffer | Family::SubpassInput);
-                let sampled =
-                    if storage && family != Family::SubpassInput { "NoSampler" } else { "NeedSampler" };
-                let format =
-                    if storage && family != Family::SubpassInput { image_format(s, n) } else { "Unknown" };
-                let params = [
-                    dim.to_string(),
-                    if family == Family::Texture { "DepthUnknown".into() } else { "NoDepth".into() },
-                    if arrayed { "Arrayed".into() } else { "NonArrayed".into() },
-                    if ms { "MultiSampled".into() } else { "SingleSampled".into() },
-                    sampled.to_string(),
-                    format.to_string(),
-                ];
-                // Capabilities the image type itself needs (spirv-val checks them apart
-                // from the instructions' own).
-                match (dim, storage) {
-                    ("Buffer", true) => self.require("ImageBuffer", None),
-                    ("Buffer", false) => self.require("SampledBuffer", None),
-                    ("Dim1D", true) => self.require("Image1D", None),
-                    ("Dim1D", false) => self.require("Sampled1D", None),
-                    ("Cube", true) if arrayed => self.require("ImageCubeArray", None),
-                    ("Cube", false) if arrayed => self.require("SampledCubeArray", None),
-                    _ => {}
-                }
-                let image = self.store().intern(TypeKind::Image { element: st, params });
-                if kind.name().starts_with("Sampled") {
-                    return Ok(self.store().intern(TypeKind::SampledImage(image)));
-                }
-                Ok(image)
+                self.image_type(kind, elem, None)
             }
             Family::StructuredBuffer
             | Family::RWStructuredBuffer
@@ -566,6 +728,132 @@ impl<'t> Emitter<'t> {
             },
             _ => self.unsupported(format!("a local of type '{}'", self.table.display(ty))),
         }
+    }
+
+    /// The image type of a texture, typed buffer or subpass input with element `elem`,
+    /// as dxc builds it: depth unknown (0 for `SampledTexture*`), sampled 1, or 2 for
+    /// storage images and subpass inputs, the format given by `[[vk::image_format]]`
+    /// (`format`) or inferred from the element for storage images and typed buffers;
+    /// named `type.<dim>.image[.array]` and with the capabilities it needs.
+    pub fn image_type(&mut self, kind: ObjectKind, elem: Ty, format: Option<&str>) -> R<Type> {
+        let family = kind.family();
+        let (s, n) = self.scalar_shape(elem).unwrap_or((Scalar::Float, 4));
+        let s = match s {
+            // Sampled types are 32 or 64 bits; bool reads as uint.
+            Scalar::Bool => Scalar::UInt,
+            s if s.bits(self.options.lower.sixteen_bit_types) == 16 && !s.is_float() => {
+                if s.is_signed() {
+                    Scalar::Int
+                } else {
+                    Scalar::UInt
+                }
+            }
+            s => s,
+        };
+        let st = self.ty(self.scalar_ty(s))?;
+        let shape = kind.shape();
+        let combined = kind.name().starts_with("Sampled");
+        let (dim, dim_name) = match (family, shape) {
+            (Family::Buffer | Family::RWBuffer, _) => ("Buffer", "buffer"),
+            (Family::SubpassInput, _) => ("SubpassData", "subpass"),
+            (_, Some(sh)) if sh.cube => ("Cube", "cube"),
+            (_, Some(sh)) => match sh.dims {
+                1 => ("Dim1D", "1d"),
+                3 => ("Dim3D", "3d"),
+                _ => ("Dim2D", "2d"),
+            },
+            _ => ("Dim2D", "2d"),
+        };
+        let arrayed = shape.is_some_and(|sh| sh.array);
+        let ms = shape.is_some_and(|sh| sh.multisampled) || kind == ObjectKind::SubpassInputMS;
+        let storage = matches!(family, Family::RWTexture | Family::RWBuffer);
+        let no_sampler = storage || family == Family::SubpassInput;
+        let format = match format {
+            Some(f) => image_format_by_name(f).map_or("Unknown", |f| f),
+            None if (storage || family == Family::Buffer) && !self.options.unknown_image_format => {
+                image_format(s, n, self.options.lower.sixteen_bit_types)
+            }
+            None => "Unknown",
+        };
+        let params = [
+            dim.to_string(),
+            if combined { "NoDepth".into() } else { "DepthUnknown".into() },
+            if arrayed { "Arrayed".into() } else { "NonArrayed".into() },
+            if ms { "MultiSampled".into() } else { "SingleSampled".into() },
+            if no_sampler { "NoSampler".into() } else { "NeedSampler".into() },
+            format.to_string(),
+        ];
+        let image = self.store().intern(TypeKind::Image { element: st, params });
+        let name = format!("type.{dim_name}.image{}", if arrayed { ".array" } else { "" });
+        self.store().set_type_name(image, &name);
+        match (dim, no_sampler) {
+            ("Buffer", false) => self.require("SampledBuffer", None),
+            ("Buffer", true) => self.require("ImageBuffer", None),
+            ("Dim1D", false) => self.require("Sampled1D", None),
+            ("Dim1D", true) => self.require("Image1D", None),
+            ("Cube", false) if arrayed => self.require("SampledCubeArray", None),
+            ("Cube", true) if arrayed => self.require("ImageCubeArray", None),
+            ("SubpassData", _) => self.require("InputAttachment", None),
+            _ => {}
+        }
+        if storage && ms && arrayed {
+            self.require("ImageMSArray", None);
+        }
+        if is_extended_format(format) {
+            self.require("StorageImageExtendedFormats", None);
+        }
+        if matches!(s, Scalar::Int64 | Scalar::UInt64) {
+            self.require("Int64ImageEXT", Some("SPV_EXT_shader_image_int64"));
+        }
+        if combined {
+            let si = self.store().intern(TypeKind::SampledImage(image));
+            self.store().set_type_name(si, "type.sampled.image");
+            return Ok(si);
+        }
+        Ok(image)
+    }
+
+    /// The sampled image type of `image` (`OpSampledImage`'s result), named as dxc.
+    pub fn sampled_image_type(&mut self, image: Type) -> Type {
+        let si = self.store().intern(TypeKind::SampledImage(image));
+        self.store().set_type_name(si, "type.sampled.image");
+        si
+    }
+
+    /// The string argument of a declaration's `[[vk::NAME("...")]]`.
+    fn string_attribute(&self, d: DeclId, name: &str) -> Option<String> {
+        let a = self.vk_attribute(d, name)?;
+        let &arg = a.args.first()?;
+        let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { return None };
+        Some(parts.iter().map(|p| self.name(*p).trim_matches('"').to_string()).collect())
+    }
+
+    /// A declaration's `[[vk::NAME(...)]]` attribute.
+    fn vk_attribute(&self, d: DeclId, name: &str) -> Option<&'t spirvkit_hlsl::ast::Attribute> {
+        let ast: &'t spirvkit_hlsl::ast::Ast = self.ast;
+        ast.decl(d)
+            .attrs
+            .iter()
+            .find(|a| a.namespace.is_some_and(|n| ast.name(n.name) == "vk") && ast.name(a.name.name) == name)
+    }
+
+    /// The integer arguments of a declaration's `[[vk::NAME(...)]]`.
+    fn int_attribute_args(&self, d: DeclId, name: &str) -> Option<Vec<i64>> {
+        let a = self.vk_attribute(d, name)?;
+        Some(
+            a.args
+                .iter()
+                .filter_map(|&e| {
+                    // Attribute arguments are not always typed: fall back to the literal.
+                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(
+                        || match &self.ast.expr(e).kind {
+                            ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
+                            _ => None,
+                        },
+                    )
+                })
+                .collect(),
+        )
     }
 
     /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
@@ -631,16 +919,18 @@ impl<'t> Emitter<'t> {
             }
         }
         let auto_set = self.options.bindings.auto_space.unwrap_or(0);
-        let mut next = 0u32;
+        let mut next: HashMap<u32, u32> = HashMap::new();
         for p in pending {
             let (set, binding) = match p.explicit {
                 Some(b) => b,
                 None => {
-                    while used.contains(&(auto_set, next)) {
-                        next += 1;
+                    let set = p.implicit_set.unwrap_or(auto_set);
+                    let n = next.entry(set).or_insert(0);
+                    while used.contains(&(set, *n)) {
+                        *n += 1;
                     }
-                    used.insert((auto_set, next));
-                    (auto_set, next)
+                    used.insert((set, *n));
+                    (set, *n)
                 }
             };
             let _ = &p.symbol;
@@ -708,9 +998,33 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Texel { image, coord, ty, object: base_ty }))
             }
             Family::Texture | Family::Buffer => {
-                let image = self.object_value(base)?;
+                // `t.mips[level][coord]` / `t.sample[index][coord]`, or `t[coord]` (level
+                // or sample 0).
+                let (texture, selector) = match self.mips_or_sample(base) {
+                    Some((texture, select, mips)) => (texture, Some((select, mips))),
+                    None => (base, None),
+                };
+                let image = self.object_value(texture)?;
+                let image = self.plain_image(image);
+                let mut ops = ImageOperands::default();
+                let ms = kind.shape().is_some_and(|s| s.multisampled);
+                match selector {
+                    Some((select, mips)) => {
+                        let v = self.rvalue(select)?;
+                        if mips {
+                            ops.lod = Some(v);
+                        } else {
+                            ops.sample = Some(v);
+                        }
+                    }
+                    None if kind.family() == Family::Buffer => {}
+                    None if ms => ops.sample = Some(self.u32_constant(0)),
+                    None => ops.lod = Some(self.u32_constant(0)),
+                }
                 let coord = self.rvalue(index)?;
-                let v = self.fetch(image, coord, None, ty, base_ty)?;
+                let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+                let v = self.image_instruction("spirv.ImageFetch", vec![image, coord], &ops, t4, None)?;
+                let v = self.shrink_texel(v, s, n)?;
                 Ok(Val::R(v, ty))
             }
             Family::InputPatch | Family::OutputPatch => self.patch_index(base, index, ty),
@@ -740,27 +1054,9 @@ impl<'t> Emitter<'t> {
         Ok(self.shuffle(v, v, &comps, t))
     }
 
-    fn fetch(&mut self, image: Value, coord: Value, lod: Option<Value>, ty: Ty, object: Ty) -> R<Value> {
-        let (t4, s, n) = self.texel4(self.object_element(object))?;
-        let is_buffer =
-            matches!(self.data(object), TypeData::Object { kind, .. } if kind.family() == Family::Buffer);
-        let mut operands = vec![image, coord];
-        let mut props = Vec::new();
-        if !is_buffer {
-            let lod = match lod {
-                Some(l) => l,
-                None => self.i32_constant(0),
-            };
-            operands.push(lod);
-            props.push(prop("image_operands", crate::builder::enum_attr("image_operands", "Lod")));
-        }
-        let v = self.val_props("spirv.ImageFetch", operands, t4, props);
-        let _ = ty;
-        self.shrink_texel(v, s, n)
-    }
-
     pub fn read_texel(&mut self, image_ptr: Value, coord: Value, ty: Ty, object: Ty) -> R<Value> {
         let image = self.load(image_ptr);
+        self.storage_format_capability(image, false);
         let (t4, s, n) = self.texel4(self.object_element(object))?;
         let v = self.val("spirv.ImageRead", vec![image, coord], t4);
         let _ = ty;
@@ -769,6 +1065,7 @@ impl<'t> Emitter<'t> {
 
     pub fn write_texel(&mut self, image_ptr: Value, coord: Value, v: Value, ty: Ty, object: Ty) -> R<()> {
         let image = self.load(image_ptr);
+        self.storage_format_capability(image, true);
         let _ = (ty, object);
         self.effect("spirv.ImageWrite", vec![image, coord, v], Vec::new());
         Ok(())
@@ -793,35 +1090,65 @@ impl<'t> Emitter<'t> {
             (
                 Family::Texture,
                 "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad" | "SampleCmp" | "SampleCmpLevelZero"
-                | "SampleCmpLevel",
+                | "SampleCmpLevel" | "SampleCmpGrad" | "SampleCmpBias",
             ) => self.sample(name, base, base_ty, args, ret),
-            (Family::Texture | Family::Buffer, "Load") => {
-                let image = self.object_value(base)?;
-                let loc = self.rvalue(self.arg(args, 0)?)?;
-                let loc_ty = self.tree.converted_type(self.arg(args, 0)?);
-                let is_buffer = kind.family() == Family::Buffer;
-                let ms = kind.shape().is_some_and(|s| s.multisampled);
-                if is_buffer || ms {
-                    let _ = loc_ty;
-                    return self.fetch(image, loc, None, ret, base_ty);
-                }
-                // The last coordinate is the mip level.
-                let (s, n) = self.scalar_shape(loc_ty).unwrap_or((Scalar::Int, 3));
-                let st = self.ty(self.scalar_ty(s))?;
-                let ct = self.vec_type(st, n - 1);
-                let comps: Vec<u32> = (0..n - 1).collect();
-                let coord =
-                    if n - 1 == 1 { self.extract(loc, &[0], st) } else { self.shuffle(loc, loc, &comps, ct) };
-                let lod = self.extract(loc, &[n - 1], st);
-                self.fetch(image, coord, Some(lod), ret, base_ty)
+            (Family::Texture, m) if m.starts_with("Gather") => self.gather(name, base, base_ty, args),
+            (Family::Texture, "CalculateLevelOfDetail" | "CalculateLevelOfDetailUnclamped") => {
+                self.level_of_detail(base, base_ty, args, name.ends_with("Unclamped"))
             }
+            (Family::Texture | Family::Buffer, "Load") => self.texture_load(base, base_ty, args, kind),
+            (Family::SubpassInput, "SubpassLoad") => self.subpass_load(base, args),
             (Family::RWTexture | Family::RWBuffer, "Load") => {
                 let ptr = match self.expr(base)? {
                     Val::P(Place::Ptr { ptr, .. }) => ptr,
                     _ => return self.unsupported("this texture expression"),
                 };
                 let loc = self.rvalue(self.arg(args, 0)?)?;
-                self.read_texel(ptr, loc, ret, base_ty)
+                let mut ops = ImageOperands::default();
+                let mut next = 1;
+                if kind.shape().is_some_and(|s| s.multisampled) {
+                    ops.sample = Some(self.rvalue(self.arg(args, 1)?)?);
+                    next = 2;
+                }
+                let image = self.load(ptr);
+                self.storage_format_capability(image, false);
+                let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+                let v = self.image_instruction(
+                    "spirv.ImageRead",
+                    vec![image, loc],
+                    &ops,
+                    t4,
+                    args.get(next).copied(),
+                )?;
+                self.shrink_texel(v, s, n)
+            }
+            (Family::RWStructuredBuffer, "IncrementCounter" | "DecrementCounter") => {
+                let v = self.counter_step(base, name == "IncrementCounter")?;
+                let ut = self.u32_type();
+                Ok(self.val("spirv.Bitcast", vec![v], ut))
+            }
+            (Family::AppendBuffer, "Append") => {
+                let index = self.counter_step(base, true)?;
+                let elem = self.object_element(base_ty);
+                let ptr = self.buffer_pointer(base)?;
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let et = self.ty_in(elem, Some(rule))?;
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], et);
+                let v = self.rvalue_as(self.arg(args, 0)?, elem)?;
+                self.store_place(&Place::Ptr { ptr: p, ty: elem, rule: Some(rule) }, v)?;
+                let t = self.void_type();
+                Ok(self.undef(t))
+            }
+            (Family::ConsumeBuffer, "Consume") => {
+                let index = self.counter_step(base, false)?;
+                let elem = self.object_element(base_ty);
+                let ptr = self.buffer_pointer(base)?;
+                let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+                let et = self.ty_in(elem, Some(rule))?;
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], et);
+                self.load_place(&Place::Ptr { ptr: p, ty: elem, rule: Some(rule) })
             }
             (Family::StructuredBuffer | Family::RWStructuredBuffer, "Load") => {
                 match self.object_index(base, base_ty, kind, self.arg(args, 0)?, ret)? {
@@ -841,9 +1168,10 @@ impl<'t> Emitter<'t> {
                 let (s, n) = self.scalar_shape(ret).unwrap_or((Scalar::UInt, count));
                 if m == "Load"
                     && (s.bits(self.options.lower.sixteen_bit_types) != 32
-                        || self.scalar_shape(ret).is_none())
+                        || self.scalar_shape(ret).is_none()
+                        || matches!(self.data(ret), TypeData::Matrix { .. }))
                 {
-                    return self.unsupported(format!("{}.Load<{}>", kind.name(), self.table.display(ret)));
+                    return self.load_typed(ptr, addr, ret, 0);
                 }
                 let words = self.load_words(ptr, addr, n)?;
                 let ut = self.u32_type();
@@ -870,6 +1198,11 @@ impl<'t> Emitter<'t> {
                 let v = self.rvalue(self.arg(args, 1)?)?;
                 let (s, n) = match self.scalar_shape(vty) {
                     Some(x) => x,
+                    None if m == "Store" => {
+                        self.store_typed(ptr, addr, v, vty, 0)?;
+                        let t = self.void_type();
+                        return Ok(self.undef(t));
+                    }
                     None => {
                         return self.unsupported(format!(
                             "{}.Store of '{}'",
@@ -878,12 +1211,13 @@ impl<'t> Emitter<'t> {
                         ))
                     }
                 };
-                if s.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported(format!(
-                        "{}.Store of '{}'",
-                        kind.name(),
-                        self.table.display(vty)
-                    ));
+                if m == "Store"
+                    && (s.bits(self.options.lower.sixteen_bit_types) != 32
+                        || matches!(self.data(vty), TypeData::Matrix { .. }))
+                {
+                    self.store_typed(ptr, addr, v, vty, 0)?;
+                    let t = self.void_type();
+                    return Ok(self.undef(t));
                 }
                 let uty = self.vector_ty(Scalar::UInt, n);
                 let uv = if s == Scalar::UInt {
@@ -902,14 +1236,16 @@ impl<'t> Emitter<'t> {
                 Family::ByteAddressBuffer
                 | Family::RWByteAddressBuffer
                 | Family::StructuredBuffer
-                | Family::RWStructuredBuffer,
+                | Family::RWStructuredBuffer
+                | Family::AppendBuffer
+                | Family::ConsumeBuffer,
                 "GetDimensions",
             ) => {
                 let ptr = self.buffer_pointer(base)?;
                 let ut = self.u32_type();
                 let len = self.array_length(ptr);
                 let structured =
-                    matches!(kind.family(), Family::StructuredBuffer | Family::RWStructuredBuffer);
+                    !matches!(kind.family(), Family::ByteAddressBuffer | Family::RWByteAddressBuffer);
                 if structured {
                     let out = self.place(self.arg(args, 0)?)?;
                     self.store_place(&out, len)?;
@@ -946,11 +1282,202 @@ impl<'t> Emitter<'t> {
                 let place = Place::Ptr { ptr: p, ty: TypeTable::UINT, rule: None };
                 self.interlocked(m, place, &args[1..])
             }
-            (Family::RWTexture | Family::RWBuffer | Family::Texture | Family::Buffer, "GetDimensions") => {
-                self.texture_dimensions(base, base_ty, args)
-            }
+            (
+                Family::RWTexture
+                | Family::RWBuffer
+                | Family::Texture
+                | Family::Buffer
+                | Family::SubpassInput,
+                "GetDimensions",
+            ) => self.texture_dimensions(base, base_ty, args),
             (Family::Stream, _) => self.stream_method(name, base, args),
             _ => self.unsupported(format!("method '{}' of {}", name, kind.name())),
+        }
+    }
+
+    /// `addr + k` (bytes).
+    fn byte_offset(&mut self, addr: Value, k: u32) -> Value {
+        if k == 0 {
+            return addr;
+        }
+        let ut = self.u32_type();
+        let kc = self.u32_constant(k);
+        self.val("spirv.IAdd", vec![addr, kc], ut)
+    }
+
+    /// The parts of an aggregate a byte-address access walks: (type, byte offset).
+    fn byte_parts(&mut self, ty: Ty) -> R<Vec<(Ty, u32)>> {
+        let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+        match self.data(ty).clone() {
+            TypeData::Array { elem, len: Some(n) } => {
+                let l = {
+                    let c = self.lower.calculator(rule);
+                    c.layout(elem)
+                };
+                let l = self.lift(l)?;
+                let stride = round_up(l.size.max(1), l.align);
+                Ok((0..n).map(|i| (elem, i * stride)).collect())
+            }
+            TypeData::Struct(id) => {
+                let Some(info) = self.table.struct_info(id) else { return self.unsupported("this struct") };
+                let mut members: Vec<(Ty, Option<DeclId>)> = info.bases.iter().map(|&b| (b, None)).collect();
+                members.extend(info.fields.iter().map(|f| (f.ty, Some(f.decl))));
+                let offsets = {
+                    let c = self.lower.calculator(rule);
+                    c.block_offsets(members.clone())
+                };
+                let offsets = self.lift(offsets)?;
+                Ok(members.into_iter().map(|(t, _)| t).zip(offsets).collect())
+            }
+            _ => self.unsupported(format!("a byte-address access of '{}'", self.table.display(ty))),
+        }
+    }
+
+    /// `Load<T>` of a byte-address buffer, split into words as dxc does: 16-bit values
+    /// from the half word at `addr`, 64-bit ones from two words, aggregates member by
+    /// member at their layout offsets.
+    fn load_typed(&mut self, ptr: Value, addr: Value, ty: Ty, depth: u32) -> R<Value> {
+        if depth > 64 {
+            return self.unsupported("a byte-address access of a type nested this deeply");
+        }
+        let t = self.ty(ty)?;
+        if let Some((s, n)) = self.scalar_shape(ty) {
+            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
+            if let TypeData::Matrix { .. } = self.data(ty) {
+                return self
+                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+            }
+            if n == 1 {
+                return self.load_scalar(ptr, addr, s);
+            }
+            let mut parts = Vec::new();
+            for i in 0..n {
+                let a = self.byte_offset(addr, i * bytes);
+                parts.push(self.load_scalar(ptr, a, s)?);
+            }
+            return Ok(self.val("spirv.CompositeConstruct", parts, t));
+        }
+        let parts = self.byte_parts(ty)?;
+        let mut values = Vec::new();
+        for (pt, off) in parts {
+            let a = self.byte_offset(addr, off);
+            values.push(self.load_typed(ptr, a, pt, depth + 1)?);
+        }
+        Ok(self.val("spirv.CompositeConstruct", values, t))
+    }
+
+    fn load_scalar(&mut self, ptr: Value, addr: Value, s: Scalar) -> R<Value> {
+        let t = self.ty(self.scalar_ty(s))?;
+        let ut = self.u32_type();
+        let bits = s.bits(self.options.lower.sixteen_bit_types);
+        let raw = match bits {
+            16 => {
+                let word = self.load_words(ptr, addr, 1)?[0];
+                let three = self.u32_constant(3);
+                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let w = self.val("spirv.ShiftRightLogical", vec![word, shift], ut);
+                let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
+                self.val("spirv.UConvert", vec![w], u16t)
+            }
+            64 => {
+                let words = self.load_words(ptr, addr, 2)?;
+                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
+                let lo = self.val("spirv.UConvert", vec![words[0]], u64t);
+                let hi = self.val("spirv.UConvert", vec![words[1]], u64t);
+                let c32 = self.u32_constant(32);
+                let hi = self.val("spirv.ShiftLeftLogical", vec![hi, c32], u64t);
+                self.val("spirv.BitwiseOr", vec![lo, hi], u64t)
+            }
+            _ => self.load_words(ptr, addr, 1)?[0],
+        };
+        let raw_ty = self.ir.value_type(raw);
+        if s == Scalar::Bool {
+            let zero = self.u32_constant(0);
+            return Ok(self.val("spirv.INotEqual", vec![raw, zero], t));
+        }
+        if raw_ty == t {
+            return Ok(raw);
+        }
+        Ok(self.val("spirv.Bitcast", vec![raw], t))
+    }
+
+    /// `Store<T>` of a byte-address buffer (see [`Self::load_typed`]).
+    fn store_typed(&mut self, ptr: Value, addr: Value, v: Value, ty: Ty, depth: u32) -> R<()> {
+        if depth > 64 {
+            return self.unsupported("a byte-address access of a type nested this deeply");
+        }
+        if let Some((s, n)) = self.scalar_shape(ty) {
+            if let TypeData::Matrix { .. } = self.data(ty) {
+                return self
+                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+            }
+            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
+            if n == 1 {
+                return self.store_scalar(ptr, addr, v, s);
+            }
+            let st = self.ty(self.scalar_ty(s))?;
+            for i in 0..n {
+                let a = self.byte_offset(addr, i * bytes);
+                let c = self.extract(v, &[i], st);
+                self.store_scalar(ptr, a, c, s)?;
+            }
+            return Ok(());
+        }
+        let parts = self.byte_parts(ty)?;
+        for (i, (pt, off)) in parts.into_iter().enumerate() {
+            let a = self.byte_offset(addr, off);
+            let pty = self.ty(pt)?;
+            let c = self.extract(v, &[i as u32], pty);
+            self.store_typed(ptr, a, c, pt, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn store_scalar(&mut self, ptr: Value, addr: Value, v: Value, s: Scalar) -> R<()> {
+        let ut = self.u32_type();
+        let bits = s.bits(self.options.lower.sixteen_bit_types);
+        match bits {
+            16 => {
+                // A read-modify-write of the word holding the half word.
+                let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
+                let raw = if s == Scalar::UInt16 { v } else { self.val("spirv.Bitcast", vec![v], u16t) };
+                let w = self.val("spirv.UConvert", vec![raw], ut);
+                let three = self.u32_constant(3);
+                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let shifted = self.val("spirv.ShiftLeftLogical", vec![w, shift], ut);
+                let mask16 = self.u32_constant(0xffff);
+                let mask = self.val("spirv.ShiftLeftLogical", vec![mask16, shift], ut);
+                let keep = self.val("spirv.Not", vec![mask], ut);
+                let old = self.load_words(ptr, addr, 1)?[0];
+                let kept = self.val("spirv.BitwiseAnd", vec![old, keep], ut);
+                let new = self.val("spirv.BitwiseOr", vec![kept, shifted], ut);
+                self.store_words(ptr, addr, new, 1)
+            }
+            64 => {
+                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
+                let raw = if s == Scalar::UInt64 { v } else { self.val("spirv.Bitcast", vec![v], u64t) };
+                let lo = self.val("spirv.UConvert", vec![raw], ut);
+                let c32 = self.u32_constant(32);
+                let hi = self.val("spirv.ShiftRightLogical", vec![raw, c32], u64t);
+                let hi = self.val("spirv.UConvert", vec![hi], ut);
+                let v2 = self.vec_type(ut, 2);
+                let both = self.val("spirv.CompositeConstruct", vec![lo, hi], v2);
+                self.store_words(ptr, addr, both, 2)
+            }
+            _ => {
+                let w = match s {
+                    Scalar::UInt => v,
+                    Scalar::Bool => {
+                        let one = self.u32_constant(1);
+                        let zero = self.u32_constant(0);
+                        self.val("spirv.Select", vec![v, one, zero], ut)
+                    }
+                    _ => self.val("spirv.Bitcast", vec![v], ut),
+                };
+                self.store_words(ptr, addr, w, 1)
+            }
         }
     }
 
@@ -998,121 +1525,484 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
-    fn sample(&mut self, name: &str, base: ExprId, base_ty: Ty, all_args: &[ExprId], ret: Ty) -> R<Value> {
+    /// The sampled image of a sampling method, with the method's arguments after the
+    /// sampler: a `SampledTexture*` is its own sampled image; the others load the
+    /// image and the sampler (first argument), evaluate the remaining arguments
+    /// (`rest`, as dxc does before `OpSampledImage`) and combine them.
+    fn sampled_image_and_args(
+        &mut self,
+        base: ExprId,
+        base_ty: Ty,
+        args: &[ExprId],
+    ) -> R<(Value, Vec<ExprId>, PendingSampler)> {
         let combined =
             matches!(self.data(base_ty), TypeData::Object { kind, .. } if kind.name().starts_with("Sampled"));
         let image = self.object_value(base)?;
-        // A SampledTexture is its own sampled image; the others take a sampler first.
-        // `args` is then laid out as if the sampler were there.
-        let (si, args): (Value, Vec<ExprId>) = if combined {
-            let mut shifted = vec![base];
-            shifted.extend_from_slice(all_args);
-            (image, shifted)
-        } else {
-            let sampler = self.object_value(self.arg(all_args, 0)?)?;
-            let image_ty = self.ir.value_type(image);
-            let sit = self.store().intern(TypeKind::SampledImage(image_ty));
-            (
-                self.fallback_val("spirv.SampledImage", &[Opnd::Id(image), Opnd::Id(sampler)], sit),
-                all_args.to_vec(),
-            )
-        };
-        let args = &args[..];
-        let coord = self.rvalue(self.arg(args, 1)?)?;
-        let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
-        let ft = self.f32_type();
-        let v = match name {
-            "Sample" => {
-                let offset = args.get(2).map(|&a| self.rvalue(a)).transpose()?;
-                let mut operands = vec![si, coord];
-                let mut props = Vec::new();
-                if let Some(o) = offset {
-                    operands.push(o);
-                    props.push(prop(
-                        "image_operands",
-                        crate::builder::enum_attr("image_operands", "ConstOffset"),
-                    ));
-                }
-                self.val_props("spirv.ImageSampleImplicitLod", operands, t4, props)
+        if combined {
+            return Ok((image, args.to_vec(), None));
+        }
+        let sampler = self.object_value(self.arg(args, 0)?)?;
+        Ok((image, args[1..].to_vec(), Some((image, sampler))))
+    }
+
+    fn combine(&mut self, si: Value, pending: PendingSampler) -> Value {
+        match pending {
+            Some((image, sampler)) => {
+                let image_ty = self.ir.value_type(image);
+                let sit = self.sampled_image_type(image_ty);
+                self.fallback_val("spirv.SampledImage", &[Opnd::Id(image), Opnd::Id(sampler)], sit)
             }
-            "SampleBias" => {
-                let bias = self.rvalue(self.arg(args, 2)?)?;
-                let mut operands = vec![si, coord, bias];
-                let mut mask = "Bias".to_string();
-                if let Some(&o) = args.get(3) {
-                    operands.push(self.rvalue(o)?);
-                    mask.push_str("|ConstOffset");
+            None => si,
+        }
+    }
+
+    /// An offset operand: `ConstOffset` when it is a constant, else `Offset` (which
+    /// needs `ImageGatherExtended`, and legalization to make it constant for Vulkan).
+    fn offset_operand(&mut self, e: ExprId, ops: &mut ImageOperands) -> R<()> {
+        let v = self.rvalue(e)?;
+        match self.as_constant(v) {
+            Some(c) => ops.const_offset = Some(c),
+            None => {
+                self.require("ImageGatherExtended", None);
+                ops.offset = Some(v);
+            }
+        }
+        Ok(())
+    }
+
+    /// `v` as a constant: itself when it is one, or a constant composite of a
+    /// construct of constants.
+    fn as_constant(&mut self, v: Value) -> Option<Value> {
+        let attr = self.constant_attr_of(v)?;
+        if matches!(attr, Attribute::Dense { .. } | Attribute::Integer { .. } | Attribute::Float { .. })
+            && self.def_op(v).is_some_and(|op| self.ir.op(op).name == "spirv.Constant")
+        {
+            return Some(v);
+        }
+        let ty = self.ir.value_type(v);
+        Some(self.constant_attr(attr, ty))
+    }
+
+    fn def_op(&self, v: Value) -> Option<spirvkit_ir::OpId> {
+        match self.ir.value(v).def {
+            spirvkit_ir::ir::ValueDef::Result { op, .. } => Some(op),
+            spirvkit_ir::ir::ValueDef::Argument { .. } => None,
+        }
+    }
+
+    fn constant_attr_of(&self, v: Value) -> Option<Attribute> {
+        let op = self.def_op(v)?;
+        let o = self.ir.op(op);
+        if o.name == "spirv.Constant" {
+            return o.attr("value").cloned();
+        }
+        if o.name == "spirv.CompositeConstruct" {
+            let ty = self.ir.value_type(v);
+            let mut elements = Vec::new();
+            for &x in &o.operands {
+                match self.constant_attr_of(x)? {
+                    a @ (Attribute::Integer { .. } | Attribute::Float { .. } | Attribute::Bool(_)) => {
+                        elements.push(a)
+                    }
+                    _ => return None,
                 }
-                self.val_props(
-                    "spirv.ImageSampleImplicitLod",
-                    operands,
-                    t4,
-                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
-                )
+            }
+            return Some(Attribute::Dense { elements, ty });
+        }
+        None
+    }
+
+    /// dxc's `SparseResidencyStruct` of a texel type: `{ uint, texel }`.
+    fn sparse_struct(&mut self, texel: Type) -> Type {
+        if let Some(&t) = self.resources.sparse_structs.get(&texel) {
+            return t;
+        }
+        let ut = self.u32_type();
+        let body = StructBody {
+            members: vec![
+                StructMember { ty: ut, offset: None, decorations: Vec::new() },
+                StructMember { ty: texel, offset: None, decorations: Vec::new() },
+            ],
+            decorations: Vec::new(),
+        };
+        let t = self.identified_struct("SparseResidencyStruct", body);
+        self.resources.sparse_structs.insert(texel, t);
+        t
+    }
+
+    /// An image instruction with its image operands; with `status`, its sparse form
+    /// whose residency code goes to `status` and whose texel is returned.
+    fn image_instruction(
+        &mut self,
+        name: &str,
+        base: Vec<Value>,
+        ops: &ImageOperands,
+        texel: Type,
+        status: Option<ExprId>,
+    ) -> R<Value> {
+        let (mask, mut names, values) = ops.encode();
+        if names.is_empty() && ops.explicit_none {
+            names.push("None");
+        }
+        // `MinLod` and `SparseResidency` come from the instructions themselves (the
+        // driver adds what the written words need), so dead code leaves none behind.
+        if let Some(st) = status {
+            let sparse = format!("spirv.ImageSparse{}", name.trim_start_matches("spirv.Image"));
+            let rt = self.sparse_struct(texel);
+            let mut items: Vec<Opnd> = base.iter().map(|&v| Opnd::Id(v)).collect();
+            items.push(Opnd::Lit(mask));
+            items.extend(values.iter().map(|&v| Opnd::Id(v)));
+            let r = self.fallback_val(&sparse, &items, rt);
+            let ut = self.u32_type();
+            let code = self.extract(r, &[0], ut);
+            let place = self.place(st)?;
+            let pty = place.ty();
+            let code = self.convert(code, TypeTable::UINT, pty)?;
+            self.store_place(&place, code)?;
+            return Ok(self.extract(r, &[1], texel));
+        }
+        let modelled = matches!(
+            name,
+            "spirv.ImageSampleImplicitLod"
+                | "spirv.ImageSampleExplicitLod"
+                | "spirv.ImageFetch"
+                | "spirv.ImageRead"
+                | "spirv.ImageDrefGather"
+        );
+        if modelled {
+            let mut operands = base;
+            operands.extend(values);
+            let props = if names.is_empty() {
+                Vec::new()
+            } else {
+                vec![prop("image_operands", crate::builder::enum_attr("image_operands", &names.join("|")))]
+            };
+            return Ok(self.val_props(name, operands, texel, props));
+        }
+        let mut items: Vec<Opnd> = base.iter().map(|&v| Opnd::Id(v)).collect();
+        if mask != 0 || ops.explicit_none {
+            items.push(Opnd::Lit(mask));
+            items.extend(values.iter().map(|&v| Opnd::Id(v)));
+        }
+        Ok(self.fallback_val(name, &items, texel))
+    }
+
+    /// `Sample*` methods of textures.
+    fn sample(&mut self, name: &str, base: ExprId, base_ty: Ty, all_args: &[ExprId], ret: Ty) -> R<Value> {
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
+            return self.unsupported(format!("method '{name}'"));
+        };
+        let cube = kind.shape().is_some_and(|s| s.cube);
+        let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
+        let coord = self.rvalue(self.arg(&args, 0)?)?;
+        let mut ops = ImageOperands { explicit_none: pending.is_none(), ..ImageOperands::default() };
+        let mut dref = None;
+        let mut next = 1;
+        let take = |e: &mut Self, next: &mut usize| -> R<Value> {
+            let a = e.arg(&args, *next)?;
+            *next += 1;
+            e.rvalue(a)
+        };
+        let (op, clamp_allowed) = match name {
+            "Sample" => ("ImplicitLod", true),
+            "SampleBias" => {
+                ops.bias = Some(take(self, &mut next)?);
+                ("ImplicitLod", true)
             }
             "SampleLevel" => {
-                let lod = self.rvalue(self.arg(args, 2)?)?;
-                let mut operands = vec![si, coord, lod];
-                let mut mask = "Lod".to_string();
-                if let Some(&o) = args.get(3) {
-                    operands.push(self.rvalue(o)?);
-                    mask.push_str("|ConstOffset");
-                }
-                self.val_props(
-                    "spirv.ImageSampleExplicitLod",
-                    operands,
-                    t4,
-                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
-                )
+                ops.lod = Some(take(self, &mut next)?);
+                ("ExplicitLod", false)
             }
             "SampleGrad" => {
-                let dx = self.rvalue(self.arg(args, 2)?)?;
-                let dy = self.rvalue(self.arg(args, 3)?)?;
-                let mut operands = vec![si, coord, dx, dy];
-                let mut mask = "Grad".to_string();
-                if let Some(&o) = args.get(4) {
-                    operands.push(self.rvalue(o)?);
-                    mask.push_str("|ConstOffset");
-                }
-                self.val_props(
-                    "spirv.ImageSampleExplicitLod",
-                    operands,
-                    t4,
-                    vec![prop("image_operands", crate::builder::enum_attr("image_operands", &mask))],
-                )
+                let dx = take(self, &mut next)?;
+                let dy = take(self, &mut next)?;
+                ops.grad = Some((dx, dy));
+                ("ExplicitLod", true)
             }
             "SampleCmp" => {
-                let dref = self.rvalue(self.arg(args, 2)?)?;
-                let mut items = vec![Opnd::Id(si), Opnd::Id(coord), Opnd::Id(dref)];
-                if let Some(&o) = args.get(3) {
-                    let ov = self.rvalue(o)?;
-                    items.push(Opnd::Lit(0x8));
-                    items.push(Opnd::Id(ov));
-                }
-                return self.fallback_val_r("spirv.ImageSampleDrefImplicitLod", &items, ft);
+                dref = Some(take(self, &mut next)?);
+                ("DrefImplicitLod", true)
             }
-            "SampleCmpLevelZero" | "SampleCmpLevel" => {
-                let dref = self.rvalue(self.arg(args, 2)?)?;
-                let lod = if name == "SampleCmpLevel" {
-                    self.rvalue(self.arg(args, 3)?)?
-                } else {
-                    self.scalar_constant(ConstValue::Float(0.0), ft)
-                };
-                let mut items = vec![Opnd::Id(si), Opnd::Id(coord), Opnd::Id(dref)];
-                let offset_arg = if name == "SampleCmpLevel" { args.get(4) } else { args.get(3) };
-                match offset_arg {
-                    Some(&o) => {
-                        let ov = self.rvalue(o)?;
-                        items.extend([Opnd::Lit(0x2 | 0x8), Opnd::Id(lod), Opnd::Id(ov)]);
-                    }
-                    None => items.extend([Opnd::Lit(0x2), Opnd::Id(lod)]),
-                }
-                return self.fallback_val_r("spirv.ImageSampleDrefExplicitLod", &items, ft);
+            "SampleCmpBias" => {
+                dref = Some(take(self, &mut next)?);
+                ops.bias = Some(take(self, &mut next)?);
+                ("DrefImplicitLod", true)
             }
+            "SampleCmpLevelZero" => {
+                dref = Some(take(self, &mut next)?);
+                let ft = self.f32_type();
+                ops.lod = Some(self.scalar_constant(ConstValue::Float(0.0), ft));
+                ("DrefExplicitLod", false)
+            }
+            "SampleCmpLevel" => {
+                dref = Some(take(self, &mut next)?);
+                ops.lod = Some(take(self, &mut next)?);
+                ("DrefExplicitLod", false)
+            }
+            "SampleCmpGrad" => {
+                dref = Some(take(self, &mut next)?);
+                let dx = take(self, &mut next)?;
+                let dy = take(self, &mut next)?;
+                ops.grad = Some((dx, dy));
+                ("DrefExplicitLod", true)
+            }
+            _ => return self.unsupported(format!("method '{name}' of {}", kind.name())),
+        };
+        if !cube {
+            if let Some(&o) = args.get(next) {
+                self.offset_operand(o, &mut ops)?;
+                next += 1;
+            }
+        }
+        if clamp_allowed {
+            if let Some(&c) = args.get(next) {
+                ops.min_lod = Some(self.rvalue(c)?);
+                next += 1;
+            }
+        }
+        let status = args.get(next).copied();
+        let si = self.combine(si, pending);
+        let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+        let mut base_ops = vec![si, coord];
+        let texel = match dref {
+            Some(d) => {
+                base_ops.push(d);
+                self.ty(self.scalar_ty(s))?
+            }
+            None => t4,
+        };
+        if op.ends_with("ImplicitLod") {
+            self.implicit_lod_used();
+        }
+        let v = self.image_instruction(&format!("spirv.ImageSample{op}"), base_ops, &ops, texel, status)?;
+        let _ = ret;
+        if dref.is_some() {
+            return Ok(v);
+        }
+        self.shrink_texel(v, s, n)
+    }
+
+    /// An implicit-lod instruction in a compute shader takes derivatives over groups of
+    /// invocations: quads when the group's x and y are even, else lines (dxc's rule).
+    fn implicit_lod_used(&mut self) {
+        let Some(entry) = &self.entry else { return };
+        if entry.stage != spirvkit_hlsl::sema::tree::Stage::Compute || self.resources.derivative_group_set {
+            return;
+        }
+        self.resources.derivative_group_set = true;
+        let [x, y, _] = entry.numthreads.unwrap_or([1, 1, 1]);
+        let quads = x % 2 == 0 && y % 2 == 0;
+        // The NV extension: spirv-val (2025.5) does not accept these capabilities
+        // with the KHR one on Vulkan 1.0, and an invalid binary is worse than a name.
+        let extension = "SPV_NV_compute_shader_derivatives";
+        // The dialect spells them NV (the values of the KHR names).
+        let (capability, mode) = if quads {
+            ("ComputeDerivativeGroupQuadsNV", "DerivativeGroupQuadsNV")
+        } else {
+            ("ComputeDerivativeGroupLinearNV", "DerivativeGroupLinearNV")
+        };
+        self.require(capability, Some(extension));
+        self.execution_modes.push((mode.to_string(), Vec::new()));
+    }
+
+    /// `Gather*` methods: `OpImageGather` of a component, `OpImageDrefGather` for the
+    /// comparisons; one offset, or four (`ConstOffsets`).
+    fn gather(&mut self, name: &str, base: ExprId, base_ty: Ty, all_args: &[ExprId]) -> R<Value> {
+        let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
+            return self.unsupported(format!("method '{name}'"));
+        };
+        let cube = kind.shape().is_some_and(|s| s.cube);
+        let (cmp, channel) = match name.strip_prefix("GatherCmp") {
+            Some(c) => (true, c),
+            None => (false, name.trim_start_matches("Gather")),
+        };
+        let component = match channel {
+            "" | "Red" => 0,
+            "Green" => 1,
+            "Blue" => 2,
+            "Alpha" => 3,
             _ => return self.unsupported(format!("method '{name}'")),
         };
-        let _ = ret;
+        if cmp && component != 0 {
+            return self.unsupported(format!("{name} (no Vulkan equivalent)"));
+        }
+        let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
+        let coord = self.rvalue(self.arg(&args, 0)?)?;
+        let mut next = 1;
+        let dref = if cmp {
+            next += 1;
+            Some(self.rvalue(self.arg(&args, 1)?)?)
+        } else {
+            None
+        };
+        let mut ops = ImageOperands::default();
+        let remaining = args.len().saturating_sub(next);
+        if !cube && remaining >= 4 {
+            let mut offsets = Vec::new();
+            let mut attrs = Vec::new();
+            for k in 0..4 {
+                let v = self.rvalue(args[next + k])?;
+                match self.constant_attr_of(v) {
+                    Some(a) => attrs.push(a),
+                    None => {
+                        return self.unsupported(format!("{name} with four offsets that are not constant"))
+                    }
+                }
+                offsets.push(v);
+            }
+            next += 4;
+            let vt = self.ir.value_type(offsets[0]);
+            let at = self.store().array(vt, 4, None);
+            ops.const_offsets = Some(self.constant_attr(Attribute::Array(attrs), at));
+            self.require("ImageGatherExtended", None);
+        } else if !cube && remaining >= 1 {
+            let o = args[next];
+            next += 1;
+            self.offset_operand(o, &mut ops)?;
+            self.require("ImageGatherExtended", None);
+        }
+        let status = args.get(next).copied();
+        let si = self.combine(si, pending);
+        let (t4, _, _) = self.texel4(self.object_element(base_ty))?;
+        match dref {
+            Some(d) => self.image_instruction("spirv.ImageDrefGather", vec![si, coord, d], &ops, t4, status),
+            None => {
+                let c = self.i32_constant(component);
+                self.image_instruction("spirv.ImageGather", vec![si, coord, c], &ops, t4, status)
+            }
+        }
+    }
+
+    /// A vector constructor of constant scalars (`float2(0.5, 1)`) is a constant
+    /// composite, as dxc writes it (texture coordinates and offsets are mostly these).
+    pub(super) fn constant_vector(&mut self, to: Ty, args: &[ExprId]) -> R<Option<Value>> {
+        let Some((s, n)) = self.scalar_shape(to) else { return Ok(None) };
+        if n < 2 || args.len() != n as usize || !matches!(self.data(to), TypeData::Vector(..)) {
+            return Ok(None);
+        }
+        let mut values = Vec::new();
+        for &a in args {
+            let from = self.tree.converted_type(a);
+            if self.scalar_shape(from).is_none_or(|(_, k)| k != 1) {
+                return Ok(None);
+            }
+            match self.tree.expr(a).and_then(|i| i.constant) {
+                Some(c) => values.push(c),
+                None => return Ok(None),
+            }
+        }
+        let t = self.ty(to)?;
+        let et = self.ty(self.scalar_ty(s))?;
+        let elements = values.into_iter().map(|c| self.scalar_attr(c, et)).collect();
+        Ok(Some(self.constant_attr(Attribute::Dense { elements, ty: t }, t)))
+    }
+
+    /// The image of a texture value (`OpImage` of a `SampledTexture*`).
+    fn plain_image(&mut self, v: Value) -> Value {
+        let ty = self.ir.value_type(v);
+        if let TypeKind::SampledImage(image) = self.lower.store().kind(ty).clone() {
+            return self.val("spirv.Image", vec![v], image);
+        }
+        v
+    }
+
+    /// `Load` of a texture or typed buffer: `OpImageFetch` with the mip level (the last
+    /// coordinate) or the sample index, an offset and a status.
+    fn texture_load(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId], kind: ObjectKind) -> R<Value> {
+        // dxc evaluates (and splits) the location before loading the image.
+        let loc = self.rvalue(self.arg(args, 0)?)?;
+        let loc_ty = self.tree.converted_type(self.arg(args, 0)?);
+        let mut ops = ImageOperands::default();
+        let mut next = 1;
+        let coord = if kind.family() == Family::Buffer {
+            loc
+        } else if kind.shape().is_some_and(|s| s.multisampled) {
+            ops.sample = Some(self.rvalue(self.arg(args, 1)?)?);
+            next = 2;
+            loc
+        } else {
+            // The last coordinate is the mip level.
+            let (s, n) = self.scalar_shape(loc_ty).unwrap_or((Scalar::Int, 3));
+            if n < 2 {
+                return self.unsupported("Load with a scalar location");
+            }
+            let st = self.ty(self.scalar_ty(s))?;
+            let ct = self.vec_type(st, n - 1);
+            let comps: Vec<u32> = (0..n - 1).collect();
+            let coord =
+                if n - 1 == 1 { self.extract(loc, &[0], st) } else { self.shuffle(loc, loc, &comps, ct) };
+            ops.lod = Some(self.extract(loc, &[n - 1], st));
+            coord
+        };
+        if kind.family() != Family::Buffer {
+            if let Some(&o) = args.get(next) {
+                self.offset_operand(o, &mut ops)?;
+                next += 1;
+            }
+        }
+        let status = args.get(next).copied();
+        let image = self.object_value(base)?;
+        let image = self.plain_image(image);
+        let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+        let v = self.image_instruction("spirv.ImageFetch", vec![image, coord], &ops, t4, status)?;
         self.shrink_texel(v, s, n)
+    }
+
+    /// `t.mips[level][coord]` and `t.sample[index][coord]`: the selector expression
+    /// `t.mips[level]` and what it selects.
+    fn mips_or_sample(&self, e: ExprId) -> Option<(ExprId, ExprId, bool)> {
+        let info = self.tree.expr(e)?;
+        let m = match info.resolution {
+            spirvkit_hlsl::sema::tree::Resolution::BuiltinMember("mips[]") => true,
+            spirvkit_hlsl::sema::tree::Resolution::BuiltinMember("sample[]") => false,
+            _ => return None,
+        };
+        let ExprKind::Index { base, index } = &self.ast.expr(e).kind else { return None };
+        let ExprKind::Member { base: texture, .. } = &self.ast.expr(*base).kind else { return None };
+        Some((*texture, *index, m))
+    }
+
+    /// `CalculateLevelOfDetail(Unclamped)`: `OpImageQueryLod`'s first or second component.
+    fn level_of_detail(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId], unclamped: bool) -> R<Value> {
+        let (si, args, pending) = self.sampled_image_and_args(base, base_ty, args)?;
+        let coord = self.rvalue(self.arg(&args, 0)?)?;
+        let si = self.combine(si, pending);
+        let ft = self.f32_type();
+        let v2 = self.vec_type(ft, 2);
+        self.implicit_lod_used();
+        let q = self.fallback_val("spirv.ImageQueryLod", &[Opnd::Id(si), Opnd::Id(coord)], v2);
+        Ok(self.extract(q, &[u32::from(unclamped)], ft))
+    }
+
+    /// `SubpassLoad([sample])`: `OpImageRead` at coordinate (0, 0).
+    fn subpass_load(&mut self, base: ExprId, args: &[ExprId]) -> R<Value> {
+        let base_ty = self.tree.converted_type(base);
+        let image = self.object_value(base)?;
+        let it = self.i32_type();
+        let v2 = self.vec_type(it, 2);
+        let zero = self.splat_constant(ConstValue::Int(0), v2);
+        let mut ops = ImageOperands::default();
+        if let Some(&s) = args.first() {
+            ops.sample = Some(self.rvalue(s)?);
+        }
+        let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
+        let v = self.image_instruction("spirv.ImageRead", vec![image, zero], &ops, t4, None)?;
+        self.shrink_texel(v, s, n)
+    }
+
+    /// Capabilities a read or write of a storage image of unknown format needs.
+    fn storage_format_capability(&mut self, image: Value, write: bool) {
+        let ty = self.ir.value_type(image);
+        if let TypeKind::Image { params, .. } = self.lower.store().kind(ty).clone() {
+            let storage = params.get(4).is_some_and(|p| p == "NoSampler");
+            let subpass = params.first().is_some_and(|p| p == "SubpassData");
+            if storage && !subpass && params.get(5).is_some_and(|f| f == "Unknown") {
+                self.require(
+                    if write { "StorageImageWriteWithoutFormat" } else { "StorageImageReadWithoutFormat" },
+                    None,
+                );
+            }
+        }
     }
 
     fn texture_dimensions(&mut self, base: ExprId, base_ty: Ty, args: &[ExprId]) -> R<Value> {
@@ -1120,6 +2010,7 @@ impl<'t> Emitter<'t> {
             return self.unsupported("GetDimensions");
         };
         let image = self.object_value(base)?;
+        let image = self.plain_image(image);
         let shape = kind.shape();
         let dims = match shape {
             Some(s) => u32::from(s.dims) + u32::from(s.array),
@@ -1138,7 +2029,7 @@ impl<'t> Emitter<'t> {
             let lod = if has_mip_arg {
                 self.rvalue_as(self.arg(args, 0)?, TypeTable::UINT)?
             } else {
-                self.u32_constant(0)
+                self.i32_constant(0)
             };
             self.fallback_val("spirv.ImageQuerySizeLod", &[Opnd::Id(image), Opnd::Id(lod)], size_ty)
         };
@@ -1175,11 +2066,7 @@ impl<'t> Emitter<'t> {
         self.op(name, operands, Some(ty), props)
     }
 
-    pub fn fallback_val_r(&mut self, name: &str, items: &[Opnd], ty: Type) -> R<Value> {
-        Ok(self.fallback_val(name, items, ty))
-    }
-
-    #[allow(dead_code)] // for instructions without a result the dialect lacks
+    /// An instruction without a result that the dialect lacks, in the fallback form.
     pub fn fallback_effect(&mut self, name: &str, items: &[Opnd]) {
         let props = self.fallback_props(items);
         let operands: Vec<Value> = items
@@ -1226,6 +2113,10 @@ impl<'t> Emitter<'t> {
     }
 }
 
+/// The image and sampler a sampling method combines (after its other arguments);
+/// `None` for a `SampledTexture*`, already combined.
+type PendingSampler = Option<(Value, Value)>;
+
 /// An operand of a fallback instruction: an SSA value or a literal word.
 #[derive(Clone, Copy, Debug)]
 pub enum Opnd {
@@ -1247,8 +2138,11 @@ fn stride_align(e: &mut Emitter<'_>, elem: Ty, rule: LayoutRule) -> u32 {
     c.layout(elem).map_or(1, |l| l.align)
 }
 
-/// dxc's inferred storage image format of an element type.
-fn image_format(s: Scalar, n: u32) -> &'static str {
+/// dxc's inferred image format of an element type (32-bit 1, 2 or 4 components).
+fn image_format(s: Scalar, n: u32, sixteen_bit_types: bool) -> &'static str {
+    if s.bits(sixteen_bit_types) != 32 {
+        return "Unknown";
+    }
     match (s.is_float(), s.is_signed(), n) {
         (true, _, 1) => "R32f",
         (true, _, 2) => "Rg32f",
@@ -1260,5 +2154,133 @@ fn image_format(s: Scalar, n: u32) -> &'static str {
         (false, false, 2) => "Rg32ui",
         (false, false, 4) => "Rgba32ui",
         _ => "Unknown",
+    }
+}
+
+/// The SPIR-V image formats by their `[[vk::image_format]]` spelling (the grammar's
+/// name in lower case; `r11g11b10f` for `R11fG11fB10f`).
+const IMAGE_FORMATS: &[&str] = &[
+    "Unknown",
+    "Rgba32f",
+    "Rgba16f",
+    "R32f",
+    "Rgba8",
+    "Rgba8Snorm",
+    "Rg32f",
+    "Rg16f",
+    "R11fG11fB10f",
+    "R16f",
+    "Rgba16",
+    "Rgb10A2",
+    "Rg16",
+    "Rg8",
+    "R16",
+    "R8",
+    "Rgba16Snorm",
+    "Rg16Snorm",
+    "Rg8Snorm",
+    "R16Snorm",
+    "R8Snorm",
+    "Rgba32i",
+    "Rgba16i",
+    "Rgba8i",
+    "R32i",
+    "Rg32i",
+    "Rg16i",
+    "Rg8i",
+    "R16i",
+    "R8i",
+    "Rgba32ui",
+    "Rgba16ui",
+    "Rgba8ui",
+    "R32ui",
+    "Rgb10a2ui",
+    "Rg32ui",
+    "Rg16ui",
+    "Rg8ui",
+    "R16ui",
+    "R8ui",
+    "R64ui",
+    "R64i",
+];
+
+fn image_format_by_name(name: &str) -> Option<&'static str> {
+    if name.eq_ignore_ascii_case("r11g11b10f") {
+        return Some("R11fG11fB10f");
+    }
+    IMAGE_FORMATS.iter().copied().find(|f| f.eq_ignore_ascii_case(name))
+}
+
+/// Formats that need `StorageImageExtendedFormats`.
+fn is_extended_format(format: &str) -> bool {
+    !matches!(
+        format,
+        "Unknown"
+            | "Rgba32f"
+            | "Rgba16f"
+            | "R32f"
+            | "Rgba8"
+            | "Rgba8Snorm"
+            | "Rgba32i"
+            | "Rgba16i"
+            | "Rgba8i"
+            | "R32i"
+            | "Rgba32ui"
+            | "Rgba16ui"
+            | "Rgba8ui"
+            | "R32ui"
+            | "R64ui"
+            | "R64i"
+    )
+}
+
+/// Image operands of an image instruction, written in mask-bit order.
+#[derive(Default)]
+pub(crate) struct ImageOperands {
+    pub bias: Option<Value>,
+    pub lod: Option<Value>,
+    pub grad: Option<(Value, Value)>,
+    pub const_offset: Option<Value>,
+    pub offset: Option<Value>,
+    pub const_offsets: Option<Value>,
+    pub sample: Option<Value>,
+    pub min_lod: Option<Value>,
+    /// Write an empty mask as `None` (dxc does for `SampledTexture*` sampling).
+    pub explicit_none: bool,
+}
+
+impl ImageOperands {
+    /// The mask, the operands' grammar names and their values in order.
+    fn encode(&self) -> (u32, Vec<&'static str>, Vec<Value>) {
+        let mut mask = 0;
+        let mut names = Vec::new();
+        let mut values = Vec::new();
+        let mut one = |bit: u32, name: &'static str, v: Option<Value>| {
+            if let Some(v) = v {
+                mask |= bit;
+                names.push(name);
+                values.push(v);
+            }
+        };
+        one(0x1, "Bias", self.bias);
+        one(0x2, "Lod", self.lod);
+        if let Some((dx, dy)) = self.grad {
+            mask |= 0x4;
+            names.push("Grad");
+            values.extend([dx, dy]);
+        }
+        let mut one = |bit: u32, name: &'static str, v: Option<Value>| {
+            if let Some(v) = v {
+                mask |= bit;
+                names.push(name);
+                values.push(v);
+            }
+        };
+        one(0x8, "ConstOffset", self.const_offset);
+        one(0x10, "Offset", self.offset);
+        one(0x20, "ConstOffsets", self.const_offsets);
+        one(0x40, "Sample", self.sample);
+        one(0x80, "MinLod", self.min_lod);
+        (mask, names, values)
     }
 }

@@ -217,7 +217,12 @@ impl<'a> Serializer<'a> {
         }
         self.emit_debug_line_globals(op);
         encode(&mut self.globals, variable, &operands);
-        for attr in sorted_attrs(self.ir, op) {
+        let mut attrs = sorted_attrs(self.ir, op);
+        if self.options.dxc_decoration_order {
+            // dxc's order: `DescriptorSet` before `Binding` (a stable partition).
+            attrs.sort_by_key(|a| a.name != "descriptor_set");
+        }
+        for attr in attrs {
             if matches!(attr.name.as_str(), "type" | "sym_name" | "initializer")
                 || attr.name == crate::deserialize::CONSTANT_INITIALIZER_ATTR
             {

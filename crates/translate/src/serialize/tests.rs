@@ -1561,6 +1561,7 @@ const OP_NAMES: SerializeOptions = SerializeOptions {
     emit_op_names: true,
     emit_debug_info: false,
     check_requirements: true,
+    dxc_decoration_order: false,
 };
 
 /// A module built op by op, as a code generator does: `float src.main(float x)` with

@@ -72,6 +72,21 @@ impl Serializer<'_> {
         if let Some(&Some(id)) = self.type_cache.get(ty.index()) {
             return Ok(id);
         }
+        if !self.options.dxc_decoration_order {
+            return self.process_type_uncached(at, ty);
+        }
+        let start = self.decorations.len();
+        self.type_depth += 1;
+        let result = self.process_type_uncached(at, ty);
+        self.type_depth -= 1;
+        if self.type_depth == 0 && self.decorations.len() > start {
+            let moved: Vec<u32> = self.decorations.drain(start..).collect();
+            self.type_decorations.extend(moved);
+        }
+        result
+    }
+
+    fn process_type_uncached(&mut self, at: OpId, ty: Type) -> Result<u32> {
         let key = self.type_key(ty);
         let (id, uniqued) = self.process_key_uniqued(at, key)?;
         // A deferred pointer is not uniqued yet: it is looked up again next time.
@@ -335,6 +350,9 @@ impl Serializer<'_> {
 
     fn prepare_type(&mut self, at: OpId, ty: Type, id: u32, operands: &mut Vec<u32>) -> Result<Prepared> {
         let ir = self.ir;
+        if let Some(name) = ir.types.type_name(ty) {
+            self.process_name(id, name);
+        }
         let unsupported = |s: &Self| {
             s.error(
                 at,
@@ -385,24 +403,34 @@ impl Serializer<'_> {
                     self.struct_context.push(name.clone());
                 }
                 let has_offset = body.members.iter().any(|m| m.offset.is_some());
+                let dxc_order = self.options.dxc_decoration_order;
                 for (index, member) in body.members.iter().enumerate() {
                     let member_id = self.process_type(at, member.ty)?;
                     operands.push(member_id);
-                    if has_offset {
+                    if has_offset && !dxc_order {
                         let offset = member.offset.unwrap_or(0);
                         self.member_decoration(id, index as u32, decoration("Offset"), Some(offset));
                     }
                 }
                 let mut member_decorations = Vec::new();
                 for (index, member) in body.members.iter().enumerate() {
+                    if has_offset && dxc_order {
+                        // dxc writes each member's offset first, then its other decorations.
+                        member_decorations.push((
+                            index as u32,
+                            decoration("Offset"),
+                            Some(member.offset.unwrap_or(0).to_string()),
+                        ));
+                    }
                     for (name, value) in &member.decorations {
                         let Some(d) = enumerant("Decoration", name) else {
                             return Err(self.error(at, format!("unknown member decoration {name}")));
                         };
-                        member_decorations.push((index as u32, d, value.as_deref()));
+                        member_decorations.push((index as u32, d, value.clone()));
                     }
                 }
                 for (index, d, value) in member_decorations {
+                    let value = value.as_deref();
                     let Some(value) = value.map(str::trim) else {
                         self.member_decoration(id, index, d, None);
                         continue;

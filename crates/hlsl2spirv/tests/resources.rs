@@ -1,0 +1,198 @@
+//! Resources and their methods as dxc emits them (`-fcgl`): image types and their
+//! names, sampling with offsets, clamps and residency status, gathers, counter buffers,
+//! byte-address loads and stores of any type, specialization constants. Each case
+//! checks the disassembly and, when a `spirv-val` is found (`SPIRV_VAL`, or the
+//! project's `.venv`), that the binary is valid.
+
+mod common;
+
+use common::run;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The disassembly of `source` compiled with `args` (plus `-fcgl`), validated when a
+/// validator is at hand.
+fn compile(source: &str, args: &[&str]) -> String {
+    let mut all: Vec<&str> = vec!["-spirv", "-fcgl"];
+    all.extend_from_slice(args);
+    all.push("-");
+    let out = run(&all, source);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "hlsl2spirv failed: {stderr}");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    validate(source, &all);
+    text
+}
+
+fn spirv_val() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SPIRV_VAL") {
+        return Some(PathBuf::from(p));
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
+    root.exists().then_some(root)
+}
+
+fn validate(source: &str, args: &[&str]) {
+    let Some(val) = spirv_val() else {
+        eprintln!("no spirv-val (SPIRV_VAL or .venv): binaries not validated");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("spirvkit-resources-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let spv = dir.join(format!("{:x}.spv", fxhash(source, args)));
+    let spv_text = spv.to_string_lossy().to_string();
+    let mut with_out: Vec<&str> = args[..args.len() - 1].to_vec();
+    with_out.extend(["-Fo", &spv_text, "-"]);
+    let out = run(&with_out, source);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let checked = Command::new(val)
+        .args(["--target-env", "vulkan1.0", "--before-hlsl-legalization", "--relax-block-layout"])
+        .arg(&spv)
+        .output()
+        .expect("spirv-val runs");
+    let _ = std::fs::remove_file(&spv);
+    assert!(checked.status.success(), "invalid binary: {}", String::from_utf8_lossy(&checked.stderr));
+}
+
+fn fxhash(source: &str, args: &[&str]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut h);
+    args.hash(&mut h);
+    h.finish()
+}
+
+fn assert_has(text: &str, wanted: &[&str]) {
+    for w in wanted {
+        assert!(text.contains(w), "missing `{w}` in:\n{text}");
+    }
+}
+
+#[test]
+fn sampling_takes_offsets_clamps_and_status() {
+    let text = compile(
+        "Texture2D<float4> t : register(t0); SamplerState s : register(s1); TextureCube<float> c;\n\
+         float4 main(float2 uv : A, int2 o : B) : SV_Target {\n\
+           uint status;\n\
+           float4 a = t.Sample(s, uv, int2(1, 2), 0.5, status);\n\
+           float4 b = t.SampleLevel(s, uv, 2.0, o);\n\
+           float d = c.SampleLevel(s, float3(1, 2, 3), 1.0, status);\n\
+           return a + b + d;\n\
+         }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "%type_2d_image = OpTypeImage %float 2D 2 0 0 1 Unknown",
+            "%type_sampler = OpTypeSampler",
+            "%type_sampled_image = OpTypeSampledImage %type_2d_image",
+            "%SparseResidencyStruct = OpTypeStruct %uint %v4float",
+            "OpImageSparseSampleImplicitLod %SparseResidencyStruct",
+            "ConstOffset|MinLod",
+            // A variable offset is `Offset` (legalization makes it constant).
+            "Lod|Offset",
+            "OpCapability ImageGatherExtended",
+            // A cube has no offset parameter: the fourth argument is the status.
+            "OpImageSparseSampleExplicitLod",
+        ],
+    );
+}
+
+#[test]
+fn gathers_pick_a_component_and_take_four_offsets() {
+    let text = compile(
+        "Texture2D<float4> t; SamplerState s;\n\
+         float4 main(float2 uv : A) : SV_Target {\n\
+           return t.GatherGreen(s, uv, int2(1, 2), int2(3, 4), int2(5, 6), int2(7, 8))\n\
+                + t.GatherRed(s, uv, int2(1, 1));\n\
+         }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(&text, &["OpImageGather %v4float", "%int_1 ConstOffsets", "%int_0 ConstOffset"]);
+}
+
+#[test]
+fn append_buffers_get_counters_bound_after_them() {
+    let text = compile(
+        "struct S { float4 f; };\n\
+         AppendStructuredBuffer<S> abuf;\n\
+         RWStructuredBuffer<S> counted;\n\
+         RWStructuredBuffer<S> plain;\n\
+         [numthreads(1, 1, 1)] void main() {\n\
+           S s; s.f = 1; abuf.Append(s);\n\
+           uint i = counted.IncrementCounter();\n\
+           plain[i] = s;\n\
+         }\n",
+        &["-T", "cs_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpDecorate %abuf DescriptorSet 0\n               OpDecorate %abuf Binding 0\n               \
+             OpDecorate %counter_var_abuf DescriptorSet 0\n               OpDecorate %counter_var_abuf Binding 1",
+            "OpDecorate %counted Binding 2",
+            "OpDecorate %counter_var_counted Binding 3",
+            "OpDecorate %plain Binding 4",
+            "%type_ACSBuffer_counter = OpTypeStruct %int",
+            "OpAtomicIAdd %int",
+        ],
+    );
+    assert!(!text.contains("counter_var_plain"), "{text}");
+}
+
+#[test]
+fn storage_images_of_unknown_format_declare_what_they_do() {
+    let text = compile(
+        "RWTexture2D<float4> img;\n\
+         [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { img[id.xy] = img[id.xy] * 2; }\n",
+        &["-T", "cs_6_0", "-E", "main", "-fspv-use-unknown-image-format"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpCapability StorageImageReadWithoutFormat",
+            "OpCapability StorageImageWriteWithoutFormat",
+            "OpTypeImage %float 2D 2 0 0 2 Unknown",
+        ],
+    );
+    let inferred = compile(
+        "RWTexture2D<float2> img; RWBuffer<uint> buf;\n\
+         [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { img[id.xy] = 1; buf[id.x] = 2; }\n",
+        &["-T", "cs_6_0", "-E", "main"],
+    );
+    assert_has(
+        &inferred,
+        &[
+            "OpTypeImage %float 2D 2 0 0 2 Rg32f",
+            "OpCapability StorageImageExtendedFormats",
+            "OpCapability ImageBuffer",
+            "%type_buffer_image = OpTypeImage %uint Buffer 2 0 0 2 R32ui",
+        ],
+    );
+}
+
+#[test]
+fn byte_address_buffers_load_and_store_any_type() {
+    let text = compile(
+        "struct S { float16_t a; double b; uint3 c[2]; };\n\
+         ByteAddressBuffer src; RWByteAddressBuffer dst;\n\
+         [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+           S s = src.Load<S>(id.x);\n\
+           dst.Store<S>(id.x, s);\n\
+           dst.Store<half>(2, src.Load<half>(6));\n\
+         }\n",
+        &["-T", "cs_6_2", "-E", "main", "-enable-16bit-types"],
+    );
+    assert_has(&text, &["OpUConvert %ulong", "OpUConvert %ushort", "OpBitcast %double", "OpBitcast %half"]);
+}
+
+#[test]
+fn spec_constants_have_ids_and_uses() {
+    let text = compile(
+        "[[vk::constant_id(3)]] const int count = 5;\n\
+         float main() : A { return count * 2.0; }\n",
+        &["-T", "vs_6_0", "-E", "main"],
+    );
+    assert_has(&text, &["OpDecorate %count SpecId 3", "%count = OpSpecConstant %int 5"]);
+}
