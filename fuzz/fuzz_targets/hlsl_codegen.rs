@@ -59,7 +59,12 @@ fuzz_target!(|data: &[u8]| {
 /// The command line of the input's first `RUN: %dxc` line (up to a pipe), without
 /// the file placeholders and the options that touch files; the input file last.
 fn arguments(text: &str) -> Vec<String> {
-    let head = &text[..text.len().min(4096)];
+    // The first 4 KiB, cut at a character boundary.
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
     let run = head.lines().find_map(|line| {
         let (_, rest) = line.split_once("RUN:")?;
         let rest = rest.trim_start().strip_prefix("not ").unwrap_or(rest.trim_start());

@@ -335,9 +335,22 @@ fn peak_kb(
     out: &Path,
     cwd: &Path,
 ) -> Option<u64> {
+    resources(time_tool, program, args, out_flag, out, cwd).map(|r| r.0)
+}
+
+/// Peak resident set (KB) and CPU seconds (user + system, at 10 ms resolution) of one
+/// compile, by `/usr/bin/time`: on a loaded machine CPU time says what wall time hides.
+fn resources(
+    time_tool: Option<&Path>,
+    program: &Path,
+    args: &[String],
+    out_flag: &str,
+    out: &Path,
+    cwd: &Path,
+) -> Option<(u64, f64)> {
     let time_tool = time_tool?;
     let output = Command::new(time_tool)
-        .args(["-f", "%M"])
+        .args(["-f", "%M %U %S"])
         .arg(program)
         .args(args)
         .arg(out_flag)
@@ -348,7 +361,12 @@ fn peak_kb(
         .stderr(Stdio::piped())
         .output()
         .ok()?;
-    String::from_utf8_lossy(&output.stderr).lines().last()?.trim().parse().ok()
+    let text = String::from_utf8_lossy(&output.stderr);
+    let mut fields = text.lines().last()?.split_whitespace();
+    let kb = fields.next()?.parse().ok()?;
+    let user: f64 = fields.next()?.parse().ok()?;
+    let system: f64 = fields.next()?.parse().ok()?;
+    Some((kb, user + system))
 }
 
 fn bench_corpus(
@@ -577,8 +595,10 @@ fn bench_large(
     a.sort();
     b.sort();
     c.sort();
-    let ours_kb = peak_kb(time_tool, ours, &our_args, "-Fo", &our_out, &cwd);
-    let theirs_kb = peak_kb(time_tool, &glslang_program, &their_args, "-o", &their_out, &cwd);
+    let ours_res = resources(time_tool, ours, &our_args, "-Fo", &our_out, &cwd);
+    let theirs_res = resources(time_tool, &glslang_program, &their_args, "-o", &their_out, &cwd);
+    let unlegalized_res =
+        resources(time_tool, &glslang_program, &unlegalized_args, "-o", &unlegalized_out, &cwd);
     let calls = |p: &Path| std::fs::read(p).map(|bytes| count_opcode(&bytes, 57)).unwrap_or(0);
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
     let mut table =
@@ -588,7 +608,8 @@ fn bench_large(
         "hlsl2spirv".into(),
         ms(a[0]),
         ms(a[a.len() / 2]),
-        mb(ours_kb),
+        cpu(ours_res),
+        mb(ours_res),
         format!("{:.0}", size(&our_out) as f64 / 1024.0),
         calls(&our_out).to_string(),
     ]);
@@ -596,7 +617,8 @@ fn bench_large(
         "glslangValidator".into(),
         ms(b[0]),
         ms(b[b.len() / 2]),
-        mb(theirs_kb),
+        cpu(theirs_res),
+        mb(theirs_res),
         format!("{:.0}", size(&their_out) as f64 / 1024.0),
         calls(&their_out).to_string(),
     ]);
@@ -604,7 +626,8 @@ fn bench_large(
         "glslangValidator -Od".into(),
         ms(c[0]),
         ms(c[c.len() / 2]),
-        mb(peak_kb(time_tool, &glslang_program, &unlegalized_args, "-o", &unlegalized_out, &cwd)),
+        cpu(unlegalized_res),
+        mb(unlegalized_res),
         format!("{:.0}", size(&unlegalized_out) as f64 / 1024.0),
         calls(&unlegalized_out).to_string(),
     ]);
