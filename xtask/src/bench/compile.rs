@@ -509,7 +509,7 @@ fn bench_corpus(
     }
     report.table(&table);
     let mut by_time: Vec<_> = measured.iter().collect();
-    by_time.sort_by(|a, b| b.1.ours.cmp(&a.1.ours));
+    by_time.sort_by_key(|(_, m)| std::cmp::Reverse(m.ours));
     let mut table = Table::new(&["longest hlsl2spirv compiles", "hlsl2spirv", "glslang", "ratio"]);
     for (case, m) in by_time.iter().take(8) {
         table.row(vec![
@@ -601,9 +601,17 @@ fn bench_large(
         resources(time_tool, &glslang_program, &unlegalized_args, "-o", &unlegalized_out, &cwd);
     let calls = |p: &Path| std::fs::read(p).map(|bytes| count_opcode(&bytes, 57)).unwrap_or(0);
     let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
-    let mut table =
-        Table::new(&["large", "fastest", "median", "peak MB", "binary KB", "OpFunctionCall left"]);
-    let mb = |kb: Option<u64>| kb.map_or("-".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
+    let mut table = Table::new(&[
+        "large",
+        "fastest",
+        "median",
+        "CPU s (one run)",
+        "peak MB",
+        "binary KB",
+        "OpFunctionCall left",
+    ]);
+    let mb = |r: Option<(u64, f64)>| r.map_or("-".to_string(), |(k, _)| format!("{:.1}", k as f64 / 1024.0));
+    let cpu = |r: Option<(u64, f64)>| r.map_or("-".to_string(), |(_, s)| format!("{s:.2}"));
     table.row(vec![
         "hlsl2spirv".into(),
         ms(a[0]),
