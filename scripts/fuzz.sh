@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS
+# Runs one cargo-fuzz target for a while:  scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_OPTION...]
 #
-# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front, hlsl_options, codegen_types or deserialize (see fuzz/fuzz_targets/). The corpus
+# Extra options go to libFuzzer, e.g. `-fork=1 -ignore_crashes=1` to keep going after
+# a crash (each one still lands in fuzz/artifacts/TARGET/).
+#
+# TARGET is read, assemble, dis_roundtrip, mlir_text, serialize_text, hlsl_front, hlsl_options, codegen_types, hlsl_codegen or deserialize (see fuzz/fuzz_targets/). The corpus
 # directory fuzz/corpus/TARGET (gitignored) is seeded first from the SPIR-V corpus
 # (../shared/corpus/spv, or $SPIRVKIT_SPV_CORPUS): the .spv files for read and
 # dis_roundtrip; for assemble, the disassembly (target/release/spirvkit dis) of a
 # few dozen of them; for hlsl_front, the .hlsl/.hlsli files of the DXC SPIR-V tests
 # (../shared/corpus/dxc-codegen-spirv, or $SPIRVKIT_HLSL_CORPUS); for deserialize, a few
 # small modules assembled by spirv-as from the texts below plus the corpus's .spv
-# files under 64 KiB. Crashes land in
+# files under 64 KiB; for hlsl_codegen, the DXC tests as they are (the target reads
+# its arguments from their RUN lines) and the engine's preprocessed shaders with a
+# RUN line of their job's arguments; it validates every binary with spirv-val
+# (SPIRV_VAL, else the project's .venv; SPIRVKIT_FUZZ_VALIDATE_EVERY=N for one in N).
+# Crashes land in
 # fuzz/artifacts/TARGET/.
 #
 # Needs cargo-fuzz (installed here if missing) and a nightly compiler: the nightly
@@ -18,7 +25,7 @@
 # input, and AddressSanitizer would about halve the exec rate).
 set -euo pipefail
 
-usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | deserialize)"
+usage="usage: scripts/fuzz.sh TARGET SECONDS   (TARGET: read | assemble | dis_roundtrip | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | hlsl_codegen | deserialize)"
 target="${1:?$usage}"
 seconds="${2:?$usage}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,7 +33,7 @@ spv_corpus="${SPIRVKIT_SPV_CORPUS:-$root/../shared/corpus/spv}"
 seeds="$root/fuzz/corpus/$target"
 
 case "$target" in
-    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | deserialize) ;;
+    read | dis_roundtrip | assemble | mlir_text | serialize_text | hlsl_front | hlsl_options | codegen_types | hlsl_codegen | deserialize) ;;
     *) echo "$usage" >&2; exit 2 ;;
 esac
 case "$seconds" in
@@ -232,7 +239,7 @@ if [ "$target" = deserialize ]; then
             [ -e "$out" ] || cp "$file" "$out"
         done
     fi
-elif [ "$target" = hlsl_front ] || [ "$target" = codegen_types ]; then
+elif [ "$target" = hlsl_front ] || [ "$target" = codegen_types ] || [ "$target" = hlsl_codegen ]; then
     if [ -d "$hlsl_corpus" ]; then
         find "$hlsl_corpus" \( -name '*.hlsl' -o -name '*.hlsli' \) | while IFS= read -r file; do
             name="${file#"$hlsl_corpus"/}"
@@ -246,13 +253,26 @@ elif [ "$target" = hlsl_front ] || [ "$target" = codegen_types ]; then
     # one job in eight of the manifest, with the job's own arguments.
     if [ -f "$wicked_corpus/manifest.json" ]; then
         (cd "$root" && cargo build --release --quiet --package hlsl2spirv)
-        (cd "$wicked_corpus" && python3 - "$target_dir/release/hlsl2spirv" "$seeds" <<'PY'
+        (cd "$wicked_corpus" && python3 - "$target_dir/release/hlsl2spirv" "$seeds" "$target" <<'PY'
 import json, os, subprocess, sys
 binary, seeds = sys.argv[1], sys.argv[2]
+target = sys.argv[3]
 for job in json.load(open("manifest.json"))[::8]:
     out = os.path.join(seeds, "wicked__" + job["id"] + ".hlsl")
     if not os.path.exists(out):
         subprocess.run([binary, *job["args"], "-P", "-Fi", out, job["file"]], capture_output=True)
+        if target == "hlsl_codegen" and os.path.exists(out):
+            # hlsl_codegen reads its arguments from a DXC-style RUN line: the job's own
+            # (its defines are already applied).
+            args, rest = [], iter(job["args"])
+            for arg in rest:
+                if arg in ("-D", "-I"):
+                    next(rest, None)
+                else:
+                    args.append(arg)
+            text = open(out, errors="replace").read()
+            with open(out, "w") as f:
+                f.write("// RUN: %dxc " + " ".join(args) + " %s\n" + text)
 PY
         )
     fi
@@ -312,4 +332,4 @@ echo "fuzz.sh: $(find "$seeds" -type f | wc -l) inputs in $seeds" >&2
 
 cd "$root"
 exec cargo "${toolchain[@]}" fuzz run --sanitizer "${FUZZ_SANITIZER:-none}" "$target" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536
+    -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 "${@:3}"

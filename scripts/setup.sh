@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One-time set-up on a fresh Debian machine: installs dependencies, builds the
-# release binary, and round-trips the bundled example through the assembler and
-# disassembler, then through the structured IR (deserialize, serialize).
+# release binaries, compiles the bundled HLSL compute shader (examples/hlsl/sum.hlsl)
+# with `hlsl2spirv` and validates the binary with spirv-val, then round-trips the
+# bundled SPIR-V example through the assembler and disassembler, and through the
+# structured IR (deserialize, serialize).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -11,12 +13,22 @@ if [ -d "$cargo_bin" ]; then
     export PATH="$cargo_bin:$PATH"
 fi
 
-echo "==> cargo build --release -p spirvkit-cli"
-cargo build --release -p spirvkit-cli
+echo "==> cargo build --release -p spirvkit-cli -p hlsl2spirv"
+cargo build --release -p spirvkit-cli -p hlsl2spirv
 spirvkit="${CARGO_TARGET_DIR:-target}/release/spirvkit"
+hlsl2spirv="${CARGO_TARGET_DIR:-target}/release/hlsl2spirv"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# The main job: HLSL -> Vulkan SPIR-V, checked by the current SPIRV-Tools that
+# install-deps.sh put in .venv (SPIRV_VAL picks another).
+spirv_val="${SPIRV_VAL:-.venv/bin/spirv-val}"
+echo "==> hlsl2spirv -T cs_6_0 -E main examples/hlsl/sum.hlsl -Fo sum.spv"
+"$hlsl2spirv" -T cs_6_0 -E main examples/hlsl/sum.hlsl -Fo "$work/sum.spv"
+echo "==> spirv-val --target-env vulkan1.0 sum.spv"
+"$spirv_val" --target-env vulkan1.0 "$work/sum.spv"
+echo "    ($(stat -c %s "$work/sum.spv") bytes, valid according to $("$spirv_val" --version | head -n 1))"
 echo "==> spirvkit as examples/triangle.spvasm -o triangle.spv"
 "$spirvkit" as examples/triangle.spvasm -o "$work/triangle.spv"
 if command -v spirv-val >/dev/null 2>&1; then

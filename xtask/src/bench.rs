@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use spirvkit_binary::{AsmOptions, DisOptions};
 
+mod compile;
 mod hlsl;
 mod opt;
 mod translate;
@@ -70,6 +71,11 @@ impl Settings {
             }
         }
     }
+}
+
+/// `cargo xtask bench-hlsl`: see [`compile`].
+pub fn run_compile(args: &[String]) -> Result<()> {
+    compile::run(args)
 }
 
 pub fn run(args: &[String]) -> Result<()> {

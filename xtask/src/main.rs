@@ -26,6 +26,10 @@
 //!   with their expected outputs, against the floor in conformance/vk-kernels-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
+//! - `bench-hlsl [--runs N] [--quick] [--only corpus|large] [--filter S] [--functions N]`:
+//!   whole-process compile time and peak memory of `hlsl2spirv` against glslang's HLSL mode
+//!   per shader (the corpora's shaders both accept, one large generated shader), printed and
+//!   written to target/bench/hlsl-compile.md.
 
 mod bench;
 mod conformance;
@@ -132,7 +136,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench|bench-hlsl> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -145,6 +149,7 @@ fn main() -> Result<()> {
         "spv-roundtrip" => spv_roundtrip::run(rest),
         "vk-kernels" => vk_kernels::run(rest),
         "bench" => bench::run(rest),
+        "bench-hlsl" => bench::run_compile(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod builtin_headers;
 pub mod compile;
+pub mod frontend_options;
 pub mod option_table;
 pub mod options;
 pub mod spirv_values;

@@ -186,7 +186,7 @@ fn corpus_files(corpus: &Path) -> Result<Vec<(PathBuf, String)>> {
     Ok(out)
 }
 
-fn build(root: &Path) -> Result<PathBuf> {
+pub(super) fn build(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .args(["build", "--release", "--quiet", "--package", "hlsl2spirv"])
