@@ -716,6 +716,25 @@ impl<'t> Emitter<'t> {
             Stage::Domain => "TessellationEvaluation",
             _ => "GLCompute",
         };
+        // Compute shaders have no stage outputs (Vulkan forbids Output variables there).
+        if entry.stage == Stage::Compute {
+            let has_output = self.ir.block(self.module_block).ops.iter().any(|&o| {
+                let op = self.ir.op(o);
+                op.name == "spirv.GlobalVariable"
+                    && matches!(op.attr("type"), Some(Attribute::Type(t))
+                        if matches!(self.lower.store().kind(*t), TypeKind::Pointer { storage_class, .. } if storage_class == "Output"))
+            });
+            if has_output {
+                let span = Some(self.ast.decl(entry.function).span);
+                return err(
+                    span,
+                    CodegenError::Rejected {
+                        message: "a compute shader entry point cannot have outputs (out parameters or a return value)"
+                            .to_string(),
+                    },
+                );
+            }
+        }
         self.builtin_capabilities();
         // From SPIR-V 1.4 the interface lists every global (entry.rs).
         let interface: Vec<Attribute> = self.entry_interface().iter().map(|s| symbol(s)).collect();

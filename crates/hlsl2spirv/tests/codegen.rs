@@ -161,3 +161,19 @@ fn unsupported_constructs_are_named_errors_not_crashes() {
     let message = compile_error(&["-T", "lib_6_3"], "[shader(\"raygeneration\")] void main() {}");
     assert!(message.contains("not supported yet"), "{message}");
 }
+
+#[test]
+fn fuzz_findings_are_refused_not_written_invalid() {
+    // A zero thread-group size is no valid LocalSize: dxc's error.
+    let message = compile_error(&["-T", "cs_6_0", "-E", "main"], "[numthreads(0,1,1)] void main() {}");
+    assert!(message.contains("Declared Thread Group X size 0 outside valid range [1..1024]"), "{message}");
+    // Vulkan has no Output variables in compute shaders.
+    let message = compile_error(
+        &["-T", "cs_6_0", "-E", "main"],
+        "[numthreads(1,1,1)] void main(out float x : X) { x = 1; }",
+    );
+    assert!(message.contains("cannot have outputs"), "{message}");
+    // An unknown-format storage image read declares the capability.
+    let source = "RWTexture2D<int3> z;\nfloat4 main() : SV_Target { int3 v = z[uint2(0, 0)]; return v.x; }";
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source, "vulkan1.0");
+}

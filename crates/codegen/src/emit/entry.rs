@@ -371,6 +371,19 @@ impl<'t> Emitter<'t> {
         match entry.stage {
             Stage::Compute => {
                 let [x, y, z] = entry.numthreads.unwrap_or([1, 1, 1]);
+                // dxc's limits (a zero size is no valid LocalSize).
+                for (axis, n, max) in [("X", x, 1024), ("Y", y, 1024), ("Z", z, 64)] {
+                    if n == 0 || n > max {
+                        return Err(crate::emit::CodegenDiagnostic {
+                            span: Some(self.ast.decl(f).span),
+                            error: crate::types::CodegenError::Rejected {
+                                message: format!(
+                                    "Declared Thread Group {axis} size {n} outside valid range [1..{max}]"
+                                ),
+                            },
+                        });
+                    }
+                }
                 self.mode("LocalSize", vec![x, y, z]);
             }
             Stage::Pixel => {
