@@ -493,7 +493,7 @@ fn serialize_options(suite: Suite) -> SerializeOptions {
 
 /// The module the deserializer produced, and how to print it.
 enum Deserialized {
-    Spirvkit(Ir, OpId),
+    Spirvkit(Box<Ir>, OpId),
     Text(String),
 }
 
@@ -545,7 +545,7 @@ fn check_file(ctx: &Ctx, path: &Path, busy: &Mutex<Option<(usize, Instant)>>, in
             let outcome = in_process(|| {
                 let mut ir = Ir::new();
                 spirvkit_translate::deserialize(&bytes, &mut ir, &DeserializeOptions::default())
-                    .map(|op| Deserialized::Spirvkit(ir, op))
+                    .map(|op| Deserialized::Spirvkit(Box::new(ir), op))
                     .map_err(|e| e.to_string())
             });
             set_busy(false);
