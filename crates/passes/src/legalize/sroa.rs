@@ -59,6 +59,9 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
         }
     }
     let mut changed = false;
+    // Uses are rewritten once per round: a walk of the function per split variable
+    // would make the pass quadratic in a large inlined entry point.
+    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
     for var in vars {
         let ptr = ir.op(var).results[0];
         let u = uses.remove(&ptr).unwrap_or_default();
@@ -73,9 +76,10 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
         if indices.iter().any(|&i| i >= members.len()) {
             continue;
         }
-        split(ir, func, var, pointee, &members, &u, &indices);
+        split(ir, var, pointee, &members, &u, &indices, &mut replace);
         changed = true;
     }
+    util::replace_uses(ir, func, &replace);
     changed
 }
 
@@ -104,7 +108,15 @@ fn constant_index(ir: &Ir, v: Value) -> Option<usize> {
     }
 }
 
-fn split(ir: &mut Ir, func: OpId, var: OpId, aggregate: Type, members: &[Type], u: &Uses, indices: &[usize]) {
+fn split(
+    ir: &mut Ir,
+    var: OpId,
+    aggregate: Type,
+    members: &[Type],
+    u: &Uses,
+    indices: &[usize],
+    replace: &mut FxHashMap<Value, Value>,
+) {
     let entry = ir.op(var).parent.expect("a placed variable");
     let location = ir.op(var).location.clone();
     let mut pieces: Vec<Value> = Vec::with_capacity(members.len());
@@ -115,14 +127,14 @@ fn split(ir: &mut Ir, func: OpId, var: OpId, aggregate: Type, members: &[Type], 
         ir.insert_op_before(entry, var, op);
         pieces.push(ir.op(op).results[0]);
     }
-    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
     for (&chain, &index) in u.chains.iter().zip(indices) {
         let o = ir.op(chain).clone();
         if o.operands.len() == 2 {
             replace.insert(o.results[0], pieces[index]);
         } else {
             let mut operands = vec![pieces[index]];
-            operands.extend_from_slice(&o.operands[2..]);
+            // Values an earlier split of this round replaced are read through the map.
+            operands.extend(o.operands[2..].iter().map(|&v| util::resolve(replace, v)));
             let block = o.parent.expect("a placed chain");
             let ty = ir.value_type(o.results[0]);
             let new = util::insert_before(
@@ -157,7 +169,7 @@ fn split(ir: &mut Ir, func: OpId, var: OpId, aggregate: Type, members: &[Type], 
     for &store in &u.stores {
         let block = ir.op(store).parent.expect("a placed store");
         let loc = ir.op(store).location.clone();
-        let value = ir.op(store).operands[1];
+        let value = util::resolve(replace, ir.op(store).operands[1]);
         for (i, (&ty, &p)) in members.iter().zip(&pieces).enumerate() {
             let part = extract(ir, block, store, value, i, ty, loc.clone());
             util::insert_before(ir, block, store, "spirv.Store", vec![p, part], &[], loc.clone());
@@ -165,7 +177,6 @@ fn split(ir: &mut Ir, func: OpId, var: OpId, aggregate: Type, members: &[Type], 
         ir.erase_op(store);
     }
     ir.erase_op(var);
-    util::replace_uses(ir, func, &replace);
 }
 
 fn extract(
