@@ -608,41 +608,17 @@ impl<'t> Emitter<'t> {
                 let stride = self.lift(stride)?;
                 let stride = stride.size.max(1);
                 let stride = round_up(stride, stride_align(self, elem, rule));
-                let rt = self.store().intern(TypeKind::RuntimeArray {
-                    element: et,
-                    stride: Some(stride),
-                    stride_id: None,
-                });
-                let (class, deco) = self.storage_buffer_class();
-                let mut decorations = Vec::new();
-                if family == Family::StructuredBuffer {
-                    decorations.push(("NonWritable".to_string(), None));
-                }
-                let body = StructBody {
-                    members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
-                    decorations: vec![(deco.to_string(), None)],
-                };
                 let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
-                (self.identified_struct(&tname, body), class, Some(rule))
+                let read_only = family == Family::StructuredBuffer;
+                let (block, class) = self.runtime_array_block(et, stride, read_only, &tname);
+                (block, class, Some(rule))
             }
             Family::ByteAddressBuffer | Family::RWByteAddressBuffer => {
                 let u = self.u32_type();
-                let rt = self.store().intern(TypeKind::RuntimeArray {
-                    element: u,
-                    stride: Some(4),
-                    stride_id: None,
-                });
-                let (class, deco) = self.storage_buffer_class();
-                let mut decorations = Vec::new();
-                if family == Family::ByteAddressBuffer {
-                    decorations.push(("NonWritable".to_string(), None));
-                }
-                let body = StructBody {
-                    members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
-                    decorations: vec![(deco.to_string(), None)],
-                };
                 let tname = format!("type.{}", kind.name());
-                (self.identified_struct(&tname, body), class, None)
+                let read_only = family == Family::ByteAddressBuffer;
+                let (block, class) = self.runtime_array_block(u, 4, read_only, &tname);
+                (block, class, None)
             }
             Family::ConstantBuffer | Family::TextureBuffer => {
                 let elem = self.object_element(base_ty);
@@ -661,6 +637,26 @@ impl<'t> Emitter<'t> {
             }
             _ => return self.unsupported(format!("the resource type '{}'", self.table.display(base_ty))),
         })
+    }
+
+    /// A storage buffer block holding one runtime array of `element` (structured and
+    /// byte-address buffers): the block type and its storage class.
+    fn runtime_array_block(
+        &mut self,
+        element: Type,
+        stride: u32,
+        read_only: bool,
+        name: &str,
+    ) -> (Type, &'static str) {
+        let rt =
+            self.store().intern(TypeKind::RuntimeArray { element, stride: Some(stride), stride_id: None });
+        let (class, deco) = self.storage_buffer_class();
+        let decorations = if read_only { vec![("NonWritable".to_string(), None)] } else { Vec::new() };
+        let body = StructBody {
+            members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
+            decorations: vec![(deco.to_string(), None)],
+        };
+        (self.identified_struct(name, body), class)
     }
 
     /// The block struct a buffer object's variables point to.

@@ -31,6 +31,18 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// A loop's body: `break` goes to `merge`, `continue` to `cont`; falling off the
+    /// end enters the continue block, where emission goes on.
+    fn loop_body(&mut self, body: StmtId, merge: BlockId, cont: BlockId) -> R<()> {
+        self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
+        let emitted = self.stmt(body);
+        self.fs().targets.pop();
+        emitted?;
+        self.branch(cont);
+        self.start_block(cont);
+        Ok(())
+    }
+
     fn selection_control(&self, s: StmtId) -> u32 {
         let mut control = 0;
         for a in &self.ast.stmt(s).attrs {
@@ -129,11 +141,7 @@ impl<'t> Emitter<'t> {
                     None => self.branch(body_block),
                 }
                 self.start_block(body_block);
-                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
-                self.stmt(body)?;
-                self.fs().targets.pop();
-                self.branch(cont);
-                self.start_block(cont);
+                self.loop_body(body, merge, cont)?;
                 if let Some(step) = step {
                     self.discard_value(step)?;
                 }
@@ -155,11 +163,7 @@ impl<'t> Emitter<'t> {
                 let v = self.truth_value(v, cty)?;
                 self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
-                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
-                self.stmt(body)?;
-                self.fs().targets.pop();
-                self.branch(cont);
-                self.start_block(cont);
+                self.loop_body(body, merge, cont)?;
                 self.branch(check);
                 self.start_block(merge);
                 Ok(())
@@ -175,11 +179,7 @@ impl<'t> Emitter<'t> {
                 self.loop_header(merge, cont, control);
                 self.branch(body_block);
                 self.start_block(body_block);
-                self.fs().targets.push(BreakTargets { break_to: merge, continue_to: Some(cont) });
-                self.stmt(body)?;
-                self.fs().targets.pop();
-                self.branch(cont);
-                self.start_block(cont);
+                self.loop_body(body, merge, cont)?;
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
                 let v = self.truth_value(v, cty)?;
