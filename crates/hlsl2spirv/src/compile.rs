@@ -109,6 +109,7 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         check_requirements: false,
         emit_op_names: true,
         dxc_decoration_order: true,
+        dxc_constants_first: true,
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;

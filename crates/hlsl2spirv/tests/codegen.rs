@@ -177,3 +177,18 @@ fn fuzz_findings_are_refused_not_written_invalid() {
     let source = "RWTexture2D<int3> z;\nfloat4 main() : SV_Target { int3 v = z[uint2(0, 0)]; return v.x; }";
     assert_valid(&["-T", "ps_6_0", "-E", "main"], source, "vulkan1.0");
 }
+
+/// dxc writes the constants the functions use, in the order they use them, before
+/// the global variables (and the types only those need).
+#[test]
+fn constants_come_before_global_variables_in_first_use_order() {
+    let text = compile(
+        &["-T", "ps_6_0", "-E", "main", "-fcgl"],
+        "Texture2D<float4> tex; SamplerState s;\n\
+         float4 main() : SV_Target { float a = 7.0; int b = 3; return tex.Sample(s, float2(a, b)); }",
+    );
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} missing:\n{text}"));
+    assert!(at("%float_7 = OpConstant") < at("%int_3 = OpConstant"), "{text}");
+    assert!(at("%int_3 = OpConstant") < at("OpTypeImage"), "{text}");
+    assert!(at("OpTypeImage") < at("%tex = OpVariable"), "{text}");
+}

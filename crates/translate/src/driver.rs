@@ -248,6 +248,7 @@ fn translate_chunk(
         // mlir-translate serializes modules whatever their VCE triple says.
         check_requirements: false,
         dxc_decoration_order: false,
+        dxc_constants_first: false,
     };
     let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,

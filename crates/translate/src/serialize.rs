@@ -57,6 +57,10 @@ pub struct SerializeOptions {
     /// others, and a struct's member decorations member by member after its members'
     /// types' own.
     pub dxc_decoration_order: bool,
+    /// The global section in dxc's order: every constant the functions use, in the
+    /// order they first use it (with the types it needs), before the global
+    /// variables and the types only they and the functions need.
+    pub dxc_constants_first: bool,
 }
 
 impl Default for SerializeOptions {
@@ -67,6 +71,7 @@ impl Default for SerializeOptions {
             emit_debug_info: false,
             check_requirements: true,
             dxc_decoration_order: false,
+            dxc_constants_first: false,
         }
     }
 }
@@ -811,7 +816,45 @@ impl<'a> Serializer<'a> {
         let body: &'a [OpId] = ir.entry_block(module).map_or(&[], |block| &ir.block(block).ops);
         // Room for every function's symbol up front (no rehashing as they come).
         self.function_ids.reserve(body.len());
+        if self.options.dxc_constants_first && self.gate.is_none() {
+            self.constants_of_functions(body)?;
+        }
         self.body_ops(body, 0)
+    }
+
+    /// Writes the constants of the functions in `body`, in the order the functions'
+    /// ops use them (regions in place, depth first), ahead of everything else the
+    /// global section holds: dxc's order ([`SerializeOptions::dxc_constants_first`]).
+    fn constants_of_functions(&mut self, body: &'a [OpId]) -> Result<()> {
+        let ir = self.ir;
+        for &function in body {
+            if ir.op(function).name != "spirv.func" {
+                continue;
+            }
+            // An explicit stack of (ops, next index): nesting depth costs no native stack.
+            let mut stack: Vec<(&'a [OpId], usize)> = Vec::new();
+            let push_regions = |stack: &mut Vec<(&'a [OpId], usize)>, op: OpId| {
+                for &region in ir.op(op).regions.iter().rev() {
+                    for &block in ir.region(region).blocks.iter().rev() {
+                        stack.push((&ir.block(block).ops, 0));
+                    }
+                }
+            };
+            push_regions(&mut stack, function);
+            while let Some((ops, index)) = stack.pop() {
+                let Some(&op) = ops.get(index) else { continue };
+                stack.push((ops, index + 1));
+                let o = ir.op(op);
+                if o.name == "spirv.Constant" {
+                    if let (Some(&result), Some(value)) = (o.results.first(), o.attr("value")) {
+                        self.constant(op, ir.value_type(result), value)?;
+                    }
+                } else if !o.regions.is_empty() {
+                    push_regions(&mut stack, op);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The ops of the module's body from `from` on: function declarations (imported,

@@ -1562,6 +1562,7 @@ const OP_NAMES: SerializeOptions = SerializeOptions {
     emit_debug_info: false,
     check_requirements: true,
     dxc_decoration_order: false,
+    dxc_constants_first: false,
 };
 
 /// A module built op by op, as a code generator does: `float src.main(float x)` with
