@@ -192,3 +192,16 @@ fn constants_come_before_global_variables_in_first_use_order() {
     assert!(at("%int_3 = OpConstant") < at("OpTypeImage"), "{text}");
     assert!(at("OpTypeImage") < at("%tex = OpVariable"), "{text}");
 }
+
+/// A prototype after the definition (FidelityFX's headers redeclare functions the
+/// including shader defined) names that definition: the call compiles.
+#[test]
+fn prototype_after_the_definition_refers_to_it() {
+    let source = "typedef float4 F4; typedef int2 I2;\n\
+                  F4 load(I2 p) { return float4(p, 0, 1); }\n\
+                  float4 load(int2 p);\n\
+                  float4 main() : SV_Target { return load(int2(1, 2)); }";
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    assert!(text.contains("OpFunctionCall %v4float %load"), "{text}");
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source, "vulkan1.0");
+}

@@ -921,15 +921,31 @@ impl Sema<'_> {
         }
         self.function_signature(id, owner);
         let Some(name) = f.name.last() else { return };
-        // A definition after a prototype with the same parameter types replaces it.
+        // Declarations of one function (same parameter types) share its definition,
+        // whichever comes first: a definition after prototypes completes them, a
+        // prototype after the definition (FidelityFX headers redeclare what the
+        // including shader defined) refers to it.
         let params = self.decls.get(id.index()).map(|i| i.params.clone()).unwrap_or_default();
+        let has_body = |s: &Self, d: DeclId| matches!(&s.ast.decl(d).kind, DeclKind::Function(f) if f.body.is_some());
         if let Some(Found::Entity(Entity::Functions(set))) = self.lookup(name.name) {
             for other in set {
                 let same = self.decls.get(other.index()).is_some_and(|i| {
                     i.params.len() == params.len() && i.params.iter().zip(&params).all(|(a, b)| a.0 == b.0)
                 });
-                if same && other != id {
+                if !same || other == id {
+                    continue;
+                }
+                if f.body.is_some() {
                     self.decl_info(other).definition = Some(id);
+                } else {
+                    let earlier = if has_body(self, other) {
+                        Some(other)
+                    } else {
+                        self.decls.get(other.index()).and_then(|i| i.definition)
+                    };
+                    if earlier.is_some() {
+                        self.decl_info(id).definition = earlier;
+                    }
                 }
             }
         }
