@@ -310,8 +310,35 @@ impl<'t> Emitter<'t> {
             }
             _ => {}
         }
+        if rule.is_none() && !self.lower.is_lowered(ty, None) {
+            self.provide_member_objects(ty, 0)?;
+        }
         let r = self.lower.lower(ty, rule);
         self.lift(r)
+    }
+
+    /// Lowers the resource objects a struct holds (through arrays and nested
+    /// structs) ahead of the struct, which the type lowering then builds from them:
+    /// HLSL lets structs hold textures and samplers, legalization takes them apart.
+    fn provide_member_objects(&mut self, ty: Ty, depth: u32) -> R<()> {
+        if depth > 64 || self.lower.is_lowered(ty, None) {
+            return Ok(());
+        }
+        match self.data(ty).clone() {
+            TypeData::Object { .. } => {
+                let t = self.resource_value_type(ty)?;
+                self.lower.provide(ty, None, t);
+            }
+            TypeData::Array { elem, .. } => self.provide_member_objects(elem, depth + 1)?,
+            TypeData::Struct(id) => {
+                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                for m in members {
+                    self.provide_member_objects(m, depth + 1)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Whether a type is or holds (through arrays) a resource object.

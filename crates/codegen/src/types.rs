@@ -129,6 +129,17 @@ impl<'a> TypeLowering<'a> {
         })
     }
 
+    /// Whether `ty` was lowered (or provided) for `rule` already.
+    pub fn is_lowered(&self, ty: Ty, rule: Option<LayoutRule>) -> bool {
+        self.lowered.contains_key(&(ty, rule))
+    }
+
+    /// Records the lowering of `ty` made elsewhere (a resource object's type, which
+    /// codegen makes), so that structs and arrays holding it lower through it.
+    pub fn provide(&mut self, ty: Ty, rule: Option<LayoutRule>, lowered: Type) {
+        self.lowered.insert((ty, rule), lowered);
+    }
+
     /// Lowers `ty`; with a `rule`, as an explicitly laid out type (member offsets, array
     /// and matrix strides, majorness decorations).
     pub fn lower(&mut self, ty: Ty, rule: Option<LayoutRule>) -> Result<Type, CodegenError> {

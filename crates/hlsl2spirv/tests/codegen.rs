@@ -205,3 +205,22 @@ fn prototype_after_the_definition_refers_to_it() {
     assert!(text.contains("OpFunctionCall %v4float %load"), "{text}");
     assert_valid(&["-T", "ps_6_0", "-E", "main"], source, "vulkan1.0");
 }
+
+/// Structs may hold textures and samplers (FXAA's `FxaaTex tex = { s, t };`): the
+/// struct is built from the objects and legalization takes it apart again.
+#[test]
+fn structs_holding_resources_compile_and_legalize() {
+    let source = "struct Pair { SamplerState smp; Texture2D tex; };\n\
+                  SamplerState s0; Texture2D t0; RWTexture2D<float4> o;\n\
+                  float4 fetch(Pair p, float2 uv) { return p.tex.SampleLevel(p.smp, uv, 0); }\n\
+                  [numthreads(8, 8, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+                    Pair a = { s0, t0 };\n\
+                    Pair b; b.smp = s0; b.tex = t0;\n\
+                    o[id.xy] = fetch(a, id.xy * 0.5) + fetch(b, id.xy);\n\
+                  }";
+    let raw = compile(&["-T", "cs_6_0", "-E", "main", "-fcgl"], source);
+    assert!(raw.contains("%Pair = OpTypeStruct %type_sampler %type_2d_image"), "{raw}");
+    let legal = compile(&["-T", "cs_6_0", "-E", "main"], source);
+    assert!(!legal.contains("%Pair = OpTypeStruct"), "{legal}");
+    assert_valid(&["-T", "cs_6_0", "-E", "main"], source, "vulkan1.0");
+}
