@@ -211,7 +211,22 @@ impl Rewrite {
         let rest: Vec<OpId> = ir.block(block).ops[index + 1..].to_vec();
         // What stays after the guard: the function's final (load and) return, a
         // selection's branch to its merge; a return in a selection goes in the guard.
+        // A selection's block going on to another block of the selection (not its
+        // merge) leaves the selection when the flag is set, as a loop's block does.
+        let branches_within = |ir: &Ir, merge: BlockId| {
+            rest.last().is_some_and(|&t| {
+                !util::is_return(ir, t)
+                    && !ir.op(t).successors.is_empty()
+                    && ir.op(t).successors.iter().any(|&s| s != merge)
+            })
+        };
+        let exit_to = match exit {
+            Exit::Loop(merge) => Some(merge),
+            Exit::Selection(merge) if branches_within(ir, merge) => Some(merge),
+            _ => None,
+        };
         let tail_len = match exit {
+            _ if exit_to.is_some() => 0,
             Exit::Loop(_) => 0,
             Exit::Function => {
                 let reloads = rest.len() >= 2
@@ -228,19 +243,12 @@ impl Rewrite {
                 Some(&t) if util::is_return(ir, t) => 0,
                 Some(&t) if ir.op(t).successors.is_empty() => 1, // spirv.Kill, spirv.Unreachable
                 Some(&t) if ir.op(t).successors.iter().all(|&s| s == merge) => 1,
-                Some(&t) => {
-                    return Err(LegalizeError::at(
-                        ir,
-                        t,
-                        "not supported yet: an early return followed by a branch inside a selection",
-                    ))
-                }
-                None => 0,
+                Some(_) | None => 0,
             },
         };
         let tail_len = tail_len.min(rest.len());
         let (guarded, tail) = rest.split_at(rest.len() - tail_len);
-        if guarded.is_empty() && !matches!(exit, Exit::Loop(_)) {
+        if guarded.is_empty() && exit_to.is_none() {
             self.depth -= 1;
             return Ok(());
         }
@@ -250,9 +258,9 @@ impl Rewrite {
         }
         let load = util::append(ir, block, "spirv.Load", vec![self.flag], &[bool_type], location.clone());
         let flag = ir.op(load).results[0];
-        match exit {
-            Exit::Loop(merge) => {
-                // Break when the flag is set; the rest (terminator included) in a new block.
+        match exit_to {
+            Some(merge) => {
+                // Leave when the flag is set; the rest (terminator included) in a new block.
                 let continuation = ir.create_block();
                 let at = ir.region(region).blocks.iter().position(|&b| b == block).map_or(0, |p| p + 1);
                 ir.region_mut(region).blocks.insert(at, continuation);
@@ -268,7 +276,7 @@ impl Rewrite {
                 set_segments(ir, branch, &[1, args.len(), 0]);
                 self.block(ir, continuation, region, exit)?;
             }
-            Exit::Function | Exit::Selection(_) => {
+            None => {
                 let not =
                     util::append(ir, block, "spirv.LogicalNot", vec![flag], &[bool_type], location.clone());
                 let not_flag = ir.op(not).results[0];
@@ -384,5 +392,38 @@ mod tests {
         let guard = out.find("spirv.LogicalNot").expect("a guard");
         assert!(out[guard..].contains("spirv.IAdd"), "{out}");
         assert!(out.contains("spirv.Constant true"), "{out}");
+    }
+
+    #[test]
+    fn a_return_before_a_branch_within_a_selection_leaves_the_selection_when_set() {
+        // The outer selection's header holds a construct that may return, then
+        // branches within the selection: the flag leads to the outer merge.
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%c: i1, %d: i1, %a: i32) -> i32 "None" {
+    spirv.mlir.selection {
+      spirv.mlir.selection {
+        spirv.BranchConditional %d, ^ret, ^inner_merge
+      ^ret:
+        spirv.ReturnValue %a : i32
+      ^inner_merge:
+        spirv.mlir.merge
+      }
+      spirv.BranchConditional %c, ^then, ^merge
+    ^then:
+      %x = spirv.IAdd %a, %a : i32
+      spirv.Branch ^merge
+    ^merge:
+      spirv.mlir.merge
+    }
+    spirv.ReturnValue %a : i32
+  }
+}"#;
+        let out = merge_returns(source);
+        assert_eq!(out.matches("spirv.ReturnValue").count(), 1, "{out}");
+        // The flag's load picks between the outer merge and the rest of the header.
+        let load = out.find("spirv.Load").expect("the flag's load");
+        let after = &out[load..];
+        let cond = after.find("spirv.BranchConditional").expect("a flag branch");
+        assert!(after[..cond].lines().count() <= 2, "{out}");
     }
 }
