@@ -86,6 +86,9 @@ pub struct Generated {
     /// beside the IR until the IR carries names itself.
     pub value_names: Vec<(Value, String)>,
     pub block_names: Vec<(BlockId, String)>,
+    /// The HLSL name of each IR struct whose identifier is not that name (`S.std430`
+    /// is `S`), for `OpName` (`SerializeOptions::struct_names`).
+    pub struct_names: HashMap<String, String>,
 }
 
 /// A global variable of the module, by the declaration it comes from.
@@ -206,11 +209,12 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             recursion: HashSet::new(),
         };
         e.module(module)?;
-        (e.ir, top, module, e.value_names, e.block_names)
+        let struct_names = e.lower.struct_source_names().clone();
+        (e.ir, top, module, e.value_names, e.block_names, struct_names)
     };
-    let (mut ir, top, module, value_names, block_names) = generated;
+    let (mut ir, top, module, value_names, block_names, struct_names) = generated;
     ir.types = store;
-    Ok(Generated { ir, top, module, value_names, block_names })
+    Ok(Generated { ir, top, module, value_names, block_names, struct_names })
 }
 
 /// Interns the scalar, vector and matrix types of every component type, so that

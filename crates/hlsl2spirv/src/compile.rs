@@ -110,6 +110,7 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         emit_op_names: true,
         dxc_decoration_order: true,
         dxc_constants_first: true,
+        struct_names: generated.struct_names.into_iter().collect(),
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;

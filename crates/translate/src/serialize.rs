@@ -61,6 +61,10 @@ pub struct SerializeOptions {
     /// order they first use it (with the types it needs), before the global
     /// variables and the types only they and the functions need.
     pub dxc_constants_first: bool,
+    /// The `OpName` of identified structs whose identifier is not their source name:
+    /// a front end keeps one struct per memory layout (`S.std430`, `S.std140`) under
+    /// distinct identifiers, but names them all as the source does (dxc writes `S`).
+    pub struct_names: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for SerializeOptions {
@@ -72,6 +76,7 @@ impl Default for SerializeOptions {
             check_requirements: true,
             dxc_decoration_order: false,
             dxc_constants_first: false,
+            struct_names: std::collections::BTreeMap::new(),
         }
     }
 }
