@@ -81,3 +81,19 @@ fn laid_out_structs_keep_their_source_name() {
     );
     assert!(!text.contains(".std"), "a layout suffix leaked into a name:\n{text}");
 }
+
+#[test]
+fn global_variables_follow_every_type() {
+    // dxc keeps the global variables in a section of their own, after all the types
+    // and constants (the function types included).
+    let text = compile(
+        "Texture2D<float4> t1; Texture3D<uint4> t2; static int s = 3;\n\
+         float4 main(float2 uv : A) : SV_Target { return t1.Load(int3(uv, 0)) + t2.Load(int4(0, 0, 0, 0)).x + s; }",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let last_type = lines.iter().rposition(|l| l.contains("= OpType") || l.contains("= OpConstant"));
+    let first_variable = lines.iter().position(|l| l.contains("= OpVariable"));
+    assert!(last_type < first_variable, "a type or constant after a variable:\n{text}");
+    assert_has(&text, &["%t1 = OpVariable", "%s = OpVariable %_ptr_Private_int Private"]);
+}

@@ -58,8 +58,9 @@ pub struct SerializeOptions {
     /// types' own.
     pub dxc_decoration_order: bool,
     /// The global section in dxc's order: every constant the functions use, in the
-    /// order they first use it (with the types it needs), before the global
-    /// variables and the types only they and the functions need.
+    /// order they first use it (with the types it needs), before the types only the
+    /// global variables and the functions need; the global variables after every type
+    /// and constant (dxc keeps them in a section of their own).
     pub dxc_constants_first: bool,
     /// The `OpName` of identified structs whose identifier is not their source name:
     /// a front end keeps one struct per memory layout (`S.std430`, `S.std140`) under
@@ -489,6 +490,8 @@ struct Serializer<'a> {
     /// How deep `process_type` is nested (its outermost call moves the decorations).
     type_depth: u32,
     globals: Vec<u32>,
+    /// With `dxc_constants_first`: the global variables, after all of `globals`.
+    global_variables: Vec<u32>,
     functions: Vec<u32>,
     /// `spirv.ARM.Graph`s and their entry points, after the functions.
     graphs: Vec<u32>,
@@ -686,6 +689,7 @@ impl<'a> Serializer<'a> {
             type_decorations: Vec::new(),
             type_depth: 0,
             globals: Vec::new(),
+            global_variables: Vec::new(),
             // The function section, by far the largest, becomes the whole module's
             // buffer (`collect`): with room for all of it, it never grows (each growth
             // would copy it into fresh memory). Room not written is never touched.
@@ -929,6 +933,7 @@ impl<'a> Serializer<'a> {
             &self.decorations,
             &self.type_decorations,
             &self.globals,
+            &self.global_variables,
         ];
         let prefix_len = Header::WORDS + before.iter().map(|s| s.len()).sum::<usize>();
         let mut prefix = Vec::with_capacity(prefix_len);

@@ -216,7 +216,9 @@ impl<'a> Serializer<'a> {
             operands.push(init_id);
         }
         self.emit_debug_line_globals(op);
-        encode(&mut self.globals, variable, &operands);
+        let out =
+            if self.options.dxc_constants_first { &mut self.global_variables } else { &mut self.globals };
+        encode(out, variable, &operands);
         let mut attrs = sorted_attrs(self.ir, op);
         if self.options.dxc_decoration_order {
             // dxc's order: `DescriptorSet` before `Binding` (a stable partition).
@@ -238,7 +240,9 @@ impl<'a> Serializer<'a> {
             return;
         }
         if let spirvkit_ir::ir::Location::FileLineCol { line, column, .. } = self.ir.op(op).location {
-            encode(&mut self.globals, opcode::OpLine, &[self.file_id, line, column]);
+            let out =
+                if self.options.dxc_constants_first { &mut self.global_variables } else { &mut self.globals };
+            encode(out, opcode::OpLine, &[self.file_id, line, column]);
         }
     }
 
