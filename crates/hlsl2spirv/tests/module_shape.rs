@@ -97,3 +97,41 @@ fn global_variables_follow_every_type() {
     assert!(last_type < first_variable, "a type or constant after a variable:\n{text}");
     assert_has(&text, &["%t1 = OpVariable", "%s = OpVariable %_ptr_Private_int Private"]);
 }
+
+#[test]
+fn extension_built_ins_have_no_name_and_core_ones_do() {
+    let text = compile(
+        "float4 main(uint view : SV_ViewID, float4 pos : SV_Position) : SV_Target { return pos + view; }",
+        &["-T", "ps_6_1", "-E", "main"],
+    );
+    assert_has(&text, &["OpName %gl_FragCoord \"gl_FragCoord\"", "BuiltIn ViewIndex"]);
+    assert!(!text.contains("OpName %gl_ViewIndex"), "ViewIndex named:\n{text}");
+}
+
+#[test]
+fn compute_ids_keep_the_declared_signedness() {
+    let text = compile(
+        "RWBuffer<int2> b; [numthreads(1, 1, 1)] void main(int2 tid : SV_GroupID) { b[0] = tid; }",
+        &["-T", "cs_6_0", "-E", "main"],
+    );
+    assert_has(&text, &["%gl_WorkGroupID = OpVariable %_ptr_Input_v3int Input"]);
+}
+
+#[test]
+fn static_groupshared_is_groupshared() {
+    let text = compile(
+        "static groupshared float3 b; RWBuffer<float> o;\n\
+         [numthreads(1, 1, 1)] void main() { b = 1; o[0] = b.x; }",
+        &["-T", "cs_6_0", "-E", "main"],
+    );
+    assert_has(&text, &["%b = OpVariable %_ptr_Workgroup_v3float Workgroup"]);
+}
+
+#[test]
+fn entry_point_name_option_renames_the_entry_point_only() {
+    let text = compile(
+        "float4 PSMain(float4 c : COLOR) : SV_TARGET { return c; }",
+        &["-T", "ps_6_0", "-E", "PSMain", "-fspv-entrypoint-name=main"],
+    );
+    assert_has(&text, &["OpEntryPoint Fragment %PSMain \"main\""]);
+}
