@@ -66,6 +66,12 @@ pub struct SerializeOptions {
     /// a front end keeps one struct per memory layout (`S.std430`, `S.std140`) under
     /// distinct identifiers, but names them all as the source does (dxc writes `S`).
     pub struct_names: std::collections::BTreeMap<String, String>,
+    /// Global variables (by symbol) written without an `OpName`, as dxc leaves some
+    /// built-ins.
+    pub unnamed_variables: std::collections::BTreeSet<String>,
+    /// The name an entry point is written under, by its function's symbol, where the
+    /// two differ (dxc's `-fspv-entrypoint-name=`).
+    pub entry_point_names: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for SerializeOptions {
@@ -78,6 +84,8 @@ impl Default for SerializeOptions {
             dxc_decoration_order: false,
             dxc_constants_first: false,
             struct_names: std::collections::BTreeMap::new(),
+            unnamed_variables: std::collections::BTreeSet::new(),
+            entry_point_names: std::collections::BTreeMap::new(),
         }
     }
 }

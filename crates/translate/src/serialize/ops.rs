@@ -179,7 +179,9 @@ impl<'a> Serializer<'a> {
         let type_id = self.process_type(op, ty)?;
         let id = self.next();
         let name = string_attr(o.attr("sym_name")).to_string();
-        self.process_name(id, &name);
+        if !self.options.unnamed_variables.contains(&name) {
+            self.process_name(id, &name);
+        }
         self.variable_ids.insert(name, id);
         // An untyped pointer's variable is OpUntypedVariableKHR (without a data type).
         let untyped = spirvkit_ir::types::untyped_pointer_storage_class(self.ir.types.kind(ty));
@@ -488,7 +490,8 @@ impl<'a> Serializer<'a> {
             ));
         };
         let mut operands = vec![model, function];
-        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        let written_name = self.options.entry_point_names.get(name).map_or(name, String::as_str);
+        spirvkit_binary::write::encode_string(written_name.as_bytes(), &mut operands);
         if let Some(Attribute::Array(items)) = o.attr("interface") {
             for item in items {
                 let var = symbol(Some(item));
