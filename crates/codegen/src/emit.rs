@@ -86,6 +86,11 @@ pub struct Generated {
     /// beside the IR until the IR carries names itself.
     pub value_names: Vec<(Value, String)>,
     pub block_names: Vec<(BlockId, String)>,
+    /// The HLSL name of each IR struct whose identifier is not that name (`S.std430`
+    /// is `S`), for `OpName` (`SerializeOptions::struct_names`).
+    pub struct_names: HashMap<String, String>,
+    /// The global variables dxc writes no `OpName` for (`SerializeOptions::unnamed_variables`).
+    pub unnamed_symbols: Vec<String>,
 }
 
 /// A global variable of the module, by the declaration it comes from.
@@ -148,6 +153,8 @@ pub(crate) struct Emitter<'t> {
     pub f: Option<FnState>,
     /// The entry point's interface variables.
     pub interface: Vec<String>,
+    /// Global variables dxc leaves without an `OpName` (some built-ins).
+    pub unnamed_symbols: Vec<String>,
     pub value_names: Vec<(Value, String)>,
     pub block_names: Vec<(BlockId, String)>,
     /// The span of the construct being emitted, for errors.
@@ -196,6 +203,7 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             symbols: HashSet::new(),
             f: None,
             interface: Vec::new(),
+            unnamed_symbols: Vec::new(),
             value_names: Vec::new(),
             block_names: Vec::new(),
             span: None,
@@ -206,11 +214,12 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             recursion: HashSet::new(),
         };
         e.module(module)?;
-        (e.ir, top, module, e.value_names, e.block_names)
+        let struct_names = e.lower.struct_source_names().clone();
+        (e.ir, top, module, e.value_names, e.block_names, struct_names, e.unnamed_symbols)
     };
-    let (mut ir, top, module, value_names, block_names) = generated;
+    let (mut ir, top, module, value_names, block_names, struct_names, unnamed_symbols) = generated;
     ir.types = store;
-    Ok(Generated { ir, top, module, value_names, block_names })
+    Ok(Generated { ir, top, module, value_names, block_names, struct_names, unnamed_symbols })
 }
 
 /// Interns the scalar, vector and matrix types of every component type, so that

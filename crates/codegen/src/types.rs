@@ -67,6 +67,9 @@ pub struct TypeLowering<'a> {
     explicit_offsets: HashMap<DeclId, u32>,
     /// The front end's string table, for struct member names (`OpMemberName`).
     interner: Option<&'a spirvkit_hlsl::lexer::Interner>,
+    /// HLSL name of each IR struct whose identifier differs from it (a laid-out copy,
+    /// `S.std430`, or a second struct of the same name): dxc names them all `S`.
+    source_names: HashMap<String, String>,
 }
 
 impl<'a> TypeLowering<'a> {
@@ -79,7 +82,14 @@ impl<'a> TypeLowering<'a> {
             calculators: HashMap::new(),
             explicit_offsets: HashMap::new(),
             interner: None,
+            source_names: HashMap::new(),
         }
+    }
+
+    /// The HLSL name of every IR struct whose identifier is not that name (see
+    /// `source_names`), for the serializer's `OpName`.
+    pub fn struct_source_names(&self) -> &HashMap<String, String> {
+        &self.source_names
     }
 
     /// Honours `[[vk::offset]]` (the map from [`crate::layout::explicit_offsets`]).
@@ -231,6 +241,9 @@ impl<'a> TypeLowering<'a> {
                 let mut member_names: Vec<String> = vec![String::new(); info.bases.len()];
                 member_names.extend(info.fields.iter().map(|f| self.table_name(f.name)));
                 self.store.set_struct_member_names(&name, member_names);
+                if name != info.name {
+                    self.source_names.insert(name.clone(), info.name.clone());
+                }
                 self.store.intern(TypeKind::IdentifiedStruct { name })
             }
         };

@@ -110,9 +110,16 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         emit_op_names: true,
         dxc_decoration_order: true,
         dxc_constants_first: true,
+        struct_names: generated.struct_names.into_iter().collect(),
+        unnamed_variables: generated.unnamed_symbols.into_iter().collect(),
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;
+    // `-fspv-entrypoint-name=NAME`: the entry point's name, its function keeping its own.
+    let entry_name = o.other.iter().find(|(n, _)| n == "-fspv-entrypoint-name").and_then(|(_, v)| v.first());
+    if let (Some(entry_name), Some(function)) = (entry_name, o.entry.as_ref()) {
+        serialize.entry_point_names.insert(function.clone(), entry_name.clone());
+    }
     for _ in 0..8 {
         let written = spirvkit_translate::serialize::serialize_read_back(&ir, module, &serialize)
             .map_err(|e| CompileError(format!("internal error: {e}")))?;

@@ -249,6 +249,9 @@ fn translate_chunk(
         check_requirements: false,
         dxc_decoration_order: false,
         dxc_constants_first: false,
+        struct_names: std::collections::BTreeMap::new(),
+        unnamed_variables: std::collections::BTreeSet::new(),
+        entry_point_names: std::collections::BTreeMap::new(),
     };
     let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,

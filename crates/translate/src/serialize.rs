@@ -58,9 +58,20 @@ pub struct SerializeOptions {
     /// types' own.
     pub dxc_decoration_order: bool,
     /// The global section in dxc's order: every constant the functions use, in the
-    /// order they first use it (with the types it needs), before the global
-    /// variables and the types only they and the functions need.
+    /// order they first use it (with the types it needs), before the types only the
+    /// global variables and the functions need; the global variables after every type
+    /// and constant (dxc keeps them in a section of their own).
     pub dxc_constants_first: bool,
+    /// The `OpName` of identified structs whose identifier is not their source name:
+    /// a front end keeps one struct per memory layout (`S.std430`, `S.std140`) under
+    /// distinct identifiers, but names them all as the source does (dxc writes `S`).
+    pub struct_names: std::collections::BTreeMap<String, String>,
+    /// Global variables (by symbol) written without an `OpName`, as dxc leaves some
+    /// built-ins.
+    pub unnamed_variables: std::collections::BTreeSet<String>,
+    /// The name an entry point is written under, by its function's symbol, where the
+    /// two differ (dxc's `-fspv-entrypoint-name=`).
+    pub entry_point_names: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for SerializeOptions {
@@ -72,6 +83,9 @@ impl Default for SerializeOptions {
             check_requirements: true,
             dxc_decoration_order: false,
             dxc_constants_first: false,
+            struct_names: std::collections::BTreeMap::new(),
+            unnamed_variables: std::collections::BTreeSet::new(),
+            entry_point_names: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -484,6 +498,8 @@ struct Serializer<'a> {
     /// How deep `process_type` is nested (its outermost call moves the decorations).
     type_depth: u32,
     globals: Vec<u32>,
+    /// With `dxc_constants_first`: the global variables, after all of `globals`.
+    global_variables: Vec<u32>,
     functions: Vec<u32>,
     /// `spirv.ARM.Graph`s and their entry points, after the functions.
     graphs: Vec<u32>,
@@ -681,6 +697,7 @@ impl<'a> Serializer<'a> {
             type_decorations: Vec::new(),
             type_depth: 0,
             globals: Vec::new(),
+            global_variables: Vec::new(),
             // The function section, by far the largest, becomes the whole module's
             // buffer (`collect`): with room for all of it, it never grows (each growth
             // would copy it into fresh memory). Room not written is never touched.
@@ -924,6 +941,7 @@ impl<'a> Serializer<'a> {
             &self.decorations,
             &self.type_decorations,
             &self.globals,
+            &self.global_variables,
         ];
         let prefix_len = Header::WORDS + before.iter().map(|s| s.len()).sum::<usize>();
         let mut prefix = Vec::with_capacity(prefix_len);

@@ -1309,6 +1309,9 @@ impl<'t> Emitter<'t> {
         let symbol_name = self.unique_symbol(&base_name);
         self.global_variable(&symbol_name, ptr_t, decorations);
         self.interface.push(symbol_name.clone());
+        if builtin.as_deref().is_some_and(|b| !builtin_is_named(b)) {
+            self.unnamed_symbols.push(symbol_name.clone());
+        }
         let var = StageVar { symbol: symbol_name, ptr_t, elem_t, builtin, stored, vertices };
         self.stage.vars.insert(key, var.clone());
         Ok(var)
@@ -1522,7 +1525,12 @@ impl<'t> Emitter<'t> {
             "Position" | "FragCoord" => self.vector_ty(Scalar::Float, 4),
             "FrontFacing" | "HelperInvocation" | "FullyCoveredEXT" => self.scalar_ty(Scalar::Bool),
             "GlobalInvocationId" | "WorkgroupId" | "LocalInvocationId" | "NumWorkgroups" => {
-                self.vector_ty(Scalar::UInt, 3)
+                // dxc keeps the declared signedness: `int2 tid : SV_GroupID` reads a v3int.
+                let signed = matches!(
+                    self.data(declared),
+                    TypeData::Scalar(Scalar::Int) | TypeData::Vector(Scalar::Int, _)
+                );
+                self.vector_ty(if signed { Scalar::Int } else { Scalar::UInt }, 3)
             }
             "TessCoord" | "BaryCoordKHR" | "BaryCoordNoPerspKHR" => self.vector_ty(Scalar::Float, 3),
             "FragDepth" | "PointSize" => self.scalar_ty(Scalar::Float),
@@ -1632,6 +1640,27 @@ fn builtin_var_name(builtin: &str) -> String {
         "BaryCoordNoPerspKHR" => "gl_BaryCoordNoPerspEXT".into(),
         other => format!("gl_{other}"),
     }
+}
+
+/// Whether dxc names a built-in's variable: it names those of core Vulkan (`gl_Position`)
+/// and leaves those of extensions (`ViewIndex`, `FragStencilRefEXT`, barycentrics, draw
+/// parameters) without an `OpName`.
+fn builtin_is_named(builtin: &str) -> bool {
+    !matches!(
+        builtin,
+        "ViewIndex"
+            | "FragStencilRefEXT"
+            | "BaryCoordKHR"
+            | "BaryCoordNoPerspKHR"
+            | "BaseVertex"
+            | "DrawIndex"
+            | "DeviceIndex"
+            | "FullyCoveredEXT"
+            | "PrimitiveShadingRateKHR"
+            | "ShadingRateKHR"
+            | "CullPrimitiveEXT"
+            | "ViewportMaskNV"
+    )
 }
 
 /// The semantic among a declaration's annotations.

@@ -395,10 +395,11 @@ impl Sema<'_> {
         attrs: &[crate::ast::Attribute],
     ) -> GlobalStorage {
         let has_attr = |n: &str| attrs.iter().any(|a| self.name(a.name.name) == n);
-        if modifiers.contains(Modifiers::STATIC) {
-            GlobalStorage::Static
-        } else if modifiers.contains(Modifiers::GROUPSHARED) {
+        // `static groupshared` is groupshared: dxc ignores the `static`.
+        if modifiers.contains(Modifiers::GROUPSHARED) {
             GlobalStorage::GroupShared
+        } else if modifiers.contains(Modifiers::STATIC) {
+            GlobalStorage::Static
         } else if has_attr("push_constant") {
             GlobalStorage::PushConstant
         } else if has_attr("constant_id") {

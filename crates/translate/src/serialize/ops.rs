@@ -179,7 +179,9 @@ impl<'a> Serializer<'a> {
         let type_id = self.process_type(op, ty)?;
         let id = self.next();
         let name = string_attr(o.attr("sym_name")).to_string();
-        self.process_name(id, &name);
+        if !self.options.unnamed_variables.contains(&name) {
+            self.process_name(id, &name);
+        }
         self.variable_ids.insert(name, id);
         // An untyped pointer's variable is OpUntypedVariableKHR (without a data type).
         let untyped = spirvkit_ir::types::untyped_pointer_storage_class(self.ir.types.kind(ty));
@@ -216,7 +218,9 @@ impl<'a> Serializer<'a> {
             operands.push(init_id);
         }
         self.emit_debug_line_globals(op);
-        encode(&mut self.globals, variable, &operands);
+        let out =
+            if self.options.dxc_constants_first { &mut self.global_variables } else { &mut self.globals };
+        encode(out, variable, &operands);
         let mut attrs = sorted_attrs(self.ir, op);
         if self.options.dxc_decoration_order {
             // dxc's order: `DescriptorSet` before `Binding` (a stable partition).
@@ -238,7 +242,9 @@ impl<'a> Serializer<'a> {
             return;
         }
         if let spirvkit_ir::ir::Location::FileLineCol { line, column, .. } = self.ir.op(op).location {
-            encode(&mut self.globals, opcode::OpLine, &[self.file_id, line, column]);
+            let out =
+                if self.options.dxc_constants_first { &mut self.global_variables } else { &mut self.globals };
+            encode(out, opcode::OpLine, &[self.file_id, line, column]);
         }
     }
 
@@ -484,7 +490,8 @@ impl<'a> Serializer<'a> {
             ));
         };
         let mut operands = vec![model, function];
-        spirvkit_binary::write::encode_string(name.as_bytes(), &mut operands);
+        let written_name = self.options.entry_point_names.get(name).map_or(name, String::as_str);
+        spirvkit_binary::write::encode_string(written_name.as_bytes(), &mut operands);
         if let Some(Attribute::Array(items)) = o.attr("interface") {
             for item in items {
                 let var = symbol(Some(item));

@@ -1563,6 +1563,9 @@ const OP_NAMES: SerializeOptions = SerializeOptions {
     check_requirements: true,
     dxc_decoration_order: false,
     dxc_constants_first: false,
+    struct_names: std::collections::BTreeMap::new(),
+    unnamed_variables: std::collections::BTreeSet::new(),
+    entry_point_names: std::collections::BTreeMap::new(),
 };
 
 /// A module built op by op, as a code generator does: `float src.main(float x)` with

@@ -398,7 +398,8 @@ impl Serializer<'_> {
                 };
                 let Some(body) = self.struct_body(ty) else { return Err(unsupported(self)) };
                 if let Some(name) = &name {
-                    self.process_name(id, name);
+                    let source_name = self.options.struct_names.get(name).unwrap_or(name);
+                    self.process_name(id, &source_name.clone());
                     self.process_member_names(id, name, body.members.len());
                     self.struct_context.push(name.clone());
                 }
