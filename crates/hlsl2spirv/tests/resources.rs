@@ -196,3 +196,81 @@ fn spec_constants_have_ids_and_uses() {
     );
     assert_has(&text, &["OpDecorate %count SpecId 3", "%count = OpSpecConstant %int 5"]);
 }
+
+#[test]
+fn sampled_textures_write_the_empty_mask_and_fold_truncated_offsets() {
+    let text = compile(
+        "vk::SampledTexture2D<float4> t; vk::SampledTexture1DArray<float4> a;\n\
+         float4 main(float2 uv : A) : SV_Target {\n\
+           float4 g = t.Gather(uv);\n\
+           float c = t.GatherCmpRed(uv, 0.5).x;\n\
+           float4 l = a.Load(int3(1, 2, 3), int2(4, 5));\n\
+           return g + c + l;\n\
+         }\n",
+        &["-T", "ps_6_7", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpImageGather %v4float %",
+            "%int_0 None",
+            "OpImageDrefGather %v4float",
+            "%float_0_5 None",
+            // `int2(4, 5)` truncated to the 1D offset is the constant 4.
+            "Lod|ConstOffset",
+            "%int_4",
+        ],
+    );
+}
+
+#[test]
+fn texel_access_evaluates_the_coordinate_before_the_image() {
+    let text = compile(
+        "Texture2D<float4> t; Texture2DMS<float4> m;\n\
+         float4 main(uint2 p : A, uint s : B) : SV_Target { return t[p] + m.sample[s][p]; }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    let coord = text.find("OpLoad %v2uint %p").expect("coordinate load");
+    let image = text.find("OpLoad %type_2d_image %t").expect("image load");
+    assert!(coord < image, "coordinate after image:\n{text}");
+}
+
+#[test]
+fn sample_positions_come_from_the_standard_tables() {
+    let text = compile(
+        "Texture2DMS<float4> t;\n\
+         float2 main(int i : A) : SV_Target { return t.GetSamplePosition(i); }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "%var_GetSamplePosition_data_16 = OpVariable %_ptr_Function__arr_v2float_uint_16 Function",
+            "OpImageQuerySamples %uint",
+            "OpIEqual %bool %",
+            "OpSelectionMerge %if_GetSamplePosition_merge8 None",
+            "%if_GetSamplePosition_else16 = OpLabel",
+            "%float_n0_4375",
+        ],
+    );
+}
+
+#[test]
+fn vk_binding_of_any_resource_and_auto_binding_space() {
+    let text = compile(
+        "[[vk::binding(3, 2)]] Buffer<int> b : register(t1);\n\
+         [[vk::binding(4)]] RWBuffer<float4> w;\n\
+         SamplerState s : register(s2);\n\
+         float4 main() : SV_Target { return b.Load(0) + w[0] + float4(0, 0, 0, 0); }\n",
+        &["-T", "ps_6_0", "-E", "main", "-auto-binding-space", "5"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpDecorate %b DescriptorSet 2",
+            "OpDecorate %b Binding 3",
+            "OpDecorate %w DescriptorSet 5",
+            "OpDecorate %w Binding 4",
+        ],
+    );
+}

@@ -836,20 +836,18 @@ impl<'t> Emitter<'t> {
     /// The integer arguments of a declaration's `[[vk::NAME(...)]]`.
     fn int_attribute_args(&self, d: DeclId, name: &str) -> Option<Vec<i64>> {
         let a = self.vk_attribute(d, name)?;
-        Some(
-            a.args
-                .iter()
-                .filter_map(|&e| {
-                    // Attribute arguments are not always typed: fall back to the literal.
-                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(
-                        || match &self.ast.expr(e).kind {
-                            ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
-                            _ => None,
-                        },
-                    )
-                })
-                .collect(),
-        )
+        Some(a.args.iter().filter_map(|&e| self.attribute_int(e)).collect())
+    }
+
+    /// An integer attribute argument: its constant, or the literal itself (sema types
+    /// the arguments of some attributes only).
+    fn attribute_int(&self, e: ExprId) -> Option<i64> {
+        self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(|| {
+            match &self.ast.expr(e).kind {
+                ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
+                _ => None,
+            }
+        })
     }
 
     /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
@@ -865,11 +863,11 @@ impl<'t> Emitter<'t> {
             a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding"
         });
         if let Some(a) = vk {
-            let value = |e: Option<&ExprId>| {
-                e.and_then(|&e| self.tree.expr(e)).and_then(|i| i.constant).and_then(|c| c.as_int())
+            let binding = self.attribute_int(*a.args.first()?)? as u32;
+            let set = match a.args.get(1) {
+                Some(&e) => self.attribute_int(e)? as u32,
+                None => self.options.bindings.auto_space.unwrap_or(0),
             };
-            let binding = value(a.args.first())? as u32;
-            let set = value(a.args.get(1)).unwrap_or(0) as u32;
             return Some((set, binding));
         }
         for a in annotations {
@@ -881,6 +879,9 @@ impl<'t> Emitter<'t> {
                     Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
                     None => 0,
                 };
+                // Without a space, the set is `-auto-binding-space`'s.
+                let set =
+                    if space.is_some() { space_n } else { self.options.bindings.auto_space.unwrap_or(0) };
                 if let Some((_, _, b, s)) = self
                     .options
                     .bindings
@@ -899,7 +900,7 @@ impl<'t> Emitter<'t> {
                     .rev()
                     .find(|(r, _, sp)| *r == letter && sp.is_none_or(|sp| sp == space_n))
                     .map_or(0, |(_, s, _)| *s);
-                return Some((space_n, number + shift));
+                return Some((set, number + shift));
             }
         }
         None
@@ -1000,8 +1001,8 @@ impl<'t> Emitter<'t> {
                     Some((texture, select, mips)) => (texture, Some((select, mips))),
                     None => (base, None),
                 };
-                let image = self.object_value(texture)?;
-                let image = self.plain_image(image);
+                // dxc's order: the coordinate, the level or sample, then the image.
+                let coord = self.rvalue(index)?;
                 let mut ops = ImageOperands::default();
                 let ms = kind.shape().is_some_and(|s| s.multisampled);
                 match selector {
@@ -1017,7 +1018,8 @@ impl<'t> Emitter<'t> {
                     None if ms => ops.sample = Some(self.u32_constant(0)),
                     None => ops.lod = Some(self.u32_constant(0)),
                 }
-                let coord = self.rvalue(index)?;
+                let image = self.object_value(texture)?;
+                let image = self.plain_image(image);
                 let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
                 let v = self.image_instruction("spirv.ImageFetch", vec![image, coord], &ops, t4, None)?;
                 let v = self.shrink_texel(v, s, n)?;
@@ -1091,6 +1093,9 @@ impl<'t> Emitter<'t> {
             (Family::Texture, m) if m.starts_with("Gather") => self.gather(name, base, base_ty, args),
             (Family::Texture, "CalculateLevelOfDetail" | "CalculateLevelOfDetailUnclamped") => {
                 self.level_of_detail(base, base_ty, args, name.ends_with("Unclamped"))
+            }
+            (Family::Texture, "GetSamplePosition") if kind.shape().is_some_and(|s| s.multisampled) => {
+                self.sample_position(base, args)
             }
             (Family::Texture | Family::Buffer, "Load") => self.texture_load(base, base_ty, args, kind),
             (Family::SubpassInput, "SubpassLoad") => self.subpass_load(base, args),
@@ -1605,6 +1610,44 @@ impl<'t> Emitter<'t> {
             }
             return Some(Attribute::Dense { elements, ty });
         }
+        // A component or a shuffle of a constant vector (an implicit truncation of a
+        // constant offset, which dxc folds).
+        if matches!(o.name.as_str(), "spirv.CompositeExtract" | "spirv.VectorShuffle") {
+            let picks: Vec<usize> =
+                match o.attr(if o.name == "spirv.CompositeExtract" { "indices" } else { "components" })? {
+                    Attribute::Array(a) => a
+                        .iter()
+                        .map(|x| match x {
+                            Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+                            _ => None,
+                        })
+                        .collect::<Option<_>>()?,
+                    _ => return None,
+                };
+            let Attribute::Dense { elements, .. } = self.constant_attr_of(*o.operands.first()?)? else {
+                return None;
+            };
+            let element = |i: usize| {
+                if elements.len() == 1 {
+                    elements.first().cloned()
+                } else {
+                    elements.get(i).cloned()
+                }
+            };
+            let ty = self.ir.value_type(v);
+            if o.name == "spirv.CompositeExtract" {
+                return match picks.as_slice() {
+                    [i] => element(*i),
+                    _ => None,
+                };
+            }
+            // A shuffle of the constant with itself.
+            if o.operands.first() != o.operands.get(1) {
+                return None;
+            }
+            let elements = picks.into_iter().map(element).collect::<Option<Vec<_>>>()?;
+            return Some(Attribute::Dense { elements, ty });
+        }
         None
     }
 
@@ -1831,7 +1874,8 @@ impl<'t> Emitter<'t> {
         } else {
             None
         };
-        let mut ops = ImageOperands::default();
+        // dxc writes the empty mask (`None`) for the combined `SampledTexture*`.
+        let mut ops = ImageOperands { explicit_none: pending.is_none(), ..ImageOperands::default() };
         let remaining = args.len().saturating_sub(next);
         if !cube && remaining >= 4 {
             let mut offsets = Vec::new();
@@ -1968,6 +2012,94 @@ impl<'t> Emitter<'t> {
         self.implicit_lod_used();
         let q = self.fallback_val("spirv.ImageQueryLod", &[Opnd::Id(si), Opnd::Id(coord)], v2);
         Ok(self.extract(q, &[u32::from(unclamped)], ft))
+    }
+
+    /// `GetSamplePosition(index)` of a multisampled texture: SPIR-V has no query for it,
+    /// so, as dxc, the standard positions of 2, 4, 8 and 16 samples are selected by
+    /// the texture's sample count (`(0, 0)` for any other count).
+    fn sample_position(&mut self, base: ExprId, args: &[ExprId]) -> R<Value> {
+        const POSITIONS: [&[(f64, f64)]; 4] = [
+            &[(4.0, 4.0), (-4.0, -4.0)],
+            &[(-2.0, -6.0), (6.0, -2.0), (-6.0, 2.0), (2.0, 6.0)],
+            &[
+                (1.0, -3.0),
+                (-1.0, 3.0),
+                (5.0, 1.0),
+                (-3.0, -5.0),
+                (-5.0, 5.0),
+                (-7.0, -1.0),
+                (3.0, 7.0),
+                (7.0, -7.0),
+            ],
+            &[
+                (1.0, 1.0),
+                (-1.0, -3.0),
+                (-3.0, 2.0),
+                (4.0, -1.0),
+                (-5.0, -2.0),
+                (2.0, 5.0),
+                (5.0, 3.0),
+                (3.0, -5.0),
+                (-2.0, 6.0),
+                (0.0, -7.0),
+                (-4.0, -6.0),
+                (-6.0, 4.0),
+                (-8.0, 0.0),
+                (7.0, -4.0),
+                (6.0, 7.0),
+                (-7.0, -8.0),
+            ],
+        ];
+        let ft = self.f32_type();
+        let v2 = self.vec_type(ft, 2);
+        let ut = self.u32_type();
+        let bt = self.bool_type();
+        let mut tables = Vec::new();
+        for table in POSITIONS {
+            let at = self.store().array(v2, table.len() as u32, None);
+            let var = self.function_variable(at, &format!("var.GetSamplePosition.data.{}", table.len()));
+            tables.push((var, at, table));
+        }
+        let result = self.function_variable(v2, "var.GetSamplePosition.result");
+        let image = self.object_value(base)?;
+        let image = self.plain_image(image);
+        let count = self.fallback_val("spirv.ImageQuerySamples", &[Opnd::Id(image)], ut);
+        let index = self.rvalue(self.arg(args, 0)?)?;
+        for &(var, at, table) in &tables {
+            let mut rows = Vec::new();
+            for &(x, y) in table {
+                let x = self.scalar_attr(ConstValue::Float(x / 16.0), ft);
+                let y = self.scalar_attr(ConstValue::Float(y / 16.0), ft);
+                rows.push(Attribute::Dense { elements: vec![x, y], ty: v2 });
+            }
+            let data = self.constant_attr(Attribute::Array(rows), at);
+            self.store_to(var, data);
+        }
+        let mut merges = Vec::new();
+        for &(var, _, table) in &tables {
+            let n = table.len();
+            let wanted = self.u32_constant(n as u32);
+            let equal = self.val("spirv.IEqual", vec![count, wanted], bt);
+            let then_block = self.new_block(&format!("if.GetSamplePosition.then{n}"));
+            let else_block = self.new_block(&format!("if.GetSamplePosition.else{n}"));
+            let merge = self.new_block(&format!("if.GetSamplePosition.merge{n}"));
+            self.selection_header(merge, 0);
+            self.branch_conditional(equal, then_block, else_block);
+            self.start_block(then_block);
+            let element = self.access_chain(var, vec![index], v2);
+            let position = self.load(element);
+            self.store_to(result, position);
+            self.branch(merge);
+            self.start_block(else_block);
+            merges.push(merge);
+        }
+        let zero = self.splat_constant(ConstValue::Float(0.0), v2);
+        self.store_to(result, zero);
+        while let Some(merge) = merges.pop() {
+            self.branch(merge);
+            self.start_block(merge);
+        }
+        Ok(self.load(result))
     }
 
     /// `SubpassLoad([sample])`: `OpImageRead` at coordinate (0, 0).
