@@ -274,3 +274,84 @@ fn vk_binding_of_any_resource_and_auto_binding_space() {
         ],
     );
 }
+
+#[test]
+fn descriptor_heaps_are_runtime_arrays_bound_after_the_other_resources() {
+    let text = compile(
+        "RWStructuredBuffer<uint> a;\n\
+         RWStructuredBuffer<uint> get() { return ResourceDescriptorHeap[4]; }\n\
+         [numthreads(1, 1, 1)] void main() {\n\
+           RWStructuredBuffer<uint> b = ResourceDescriptorHeap[1];\n\
+           RWStructuredBuffer<uint> c = get();\n\
+           Texture2D t = ResourceDescriptorHeap[2];\n\
+           SamplerState s = SamplerDescriptorHeap[3];\n\
+           a.IncrementCounter();\n\
+           b.IncrementCounter();\n\
+           c.DecrementCounter();\n\
+           b[0] = (uint)t.SampleLevel(s, float2(0, 0), 0).x;\n\
+         }\n",
+        &["-T", "cs_6_6", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpCapability RuntimeDescriptorArray",
+            "OpExtension \"SPV_EXT_descriptor_indexing\"",
+            "OpDecorate %a Binding 0",
+            "OpDecorate %counter_var_a Binding 1",
+            "OpDecorate %ResourceDescriptorHeap Binding 2",
+            "OpDecorate %SamplerDescriptorHeap Binding 3",
+            "OpDecorate %counter_var_ResourceDescriptorHeap Binding 4",
+            "OpAccessChain %_ptr_Uniform_type_RWStructuredBuffer_uint %ResourceDescriptorHeap %uint_1",
+            "OpAccessChain %_ptr_UniformConstant_type_sampler %SamplerDescriptorHeap %uint_3",
+            // Counters share their buffer's index, through a function's return too.
+            "OpAccessChain %_ptr_Uniform_int %counter_var_ResourceDescriptorHeap %uint_1 %uint_0",
+            "OpAccessChain %_ptr_Uniform_int %counter_var_ResourceDescriptorHeap %uint_4 %uint_0",
+        ],
+    );
+}
+
+#[test]
+fn heap_bindings_from_the_command_line_are_reserved() {
+    let text = compile(
+        "RWStructuredBuffer<uint> a;\n\
+         [numthreads(1, 1, 1)] void main() { a.IncrementCounter(); }\n",
+        &[
+            "-T",
+            "cs_6_6",
+            "-E",
+            "main",
+            "-fvk-bind-resource-heap",
+            "0",
+            "0",
+            "-fvk-bind-counter-heap",
+            "1",
+            "0",
+        ],
+    );
+    assert_has(&text, &["OpDecorate %a Binding 2", "OpDecorate %counter_var_a Binding 3"]);
+}
+
+#[test]
+fn image_instructions_write_the_empty_operand_mask() {
+    let text = compile(
+        "Buffer<int> b; RWTexture2D<float4> w; Texture2D t; SamplerState s;\n\
+         float4 main(float2 uv : A) : SV_Target { w[uint2(0, 0)] = t.Sample(s, uv); return b[3] + w[uint2(1, 1)]; }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpImageSampleImplicitLod %v4float %",
+            "OpImageFetch %v4int %",
+            "%uint_3 None",
+            "OpImageWrite %",
+            "OpImageRead %v4float %",
+        ],
+    );
+    for line in text.lines().filter(|l| l.contains("= OpImage") && !l.contains("OpImageQuery")) {
+        if line.contains("OpImageSample") || line.contains("OpImageFetch") || line.contains("OpImageRead") {
+            assert!(line.trim_end().ends_with("None"), "no mask: {line}");
+        }
+    }
+}
