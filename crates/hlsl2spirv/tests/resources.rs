@@ -355,3 +355,16 @@ fn image_instructions_write_the_empty_operand_mask() {
         }
     }
 }
+
+#[test]
+fn disassembly_uses_the_canonical_enumerant_names() {
+    let text = compile(
+        "Texture2D t; SamplerState s; RWStructuredBuffer<float4> o;\n\
+         [numthreads(2, 2, 1)] void main(uint3 id : SV_GroupThreadID) { o[id.x] = t.Sample(s, float2(0.5, 0.5)); }\n",
+        &["-T", "cs_6_6", "-E", "main", "-fspv-extension=SPV_NV_compute_shader_derivatives"],
+    );
+    assert_has(
+        &text,
+        &["OpCapability ComputeDerivativeGroupQuadsKHR", "OpExecutionMode %main DerivativeGroupQuadsKHR"],
+    );
+}
