@@ -744,6 +744,7 @@ impl<'t> Emitter<'t> {
     }
 
     fn finish_module(&mut self, module: OpId, entry: &EntryPoint) -> R<()> {
+        self.bind_heaps();
         let model = match entry.stage {
             Stage::Vertex => "Vertex",
             Stage::Pixel => "Fragment",

@@ -58,6 +58,9 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         bindings.registers.push((r.register.clone(), r.space, r.binding, r.set));
     }
     bindings.globals = o.globals_binding.map(|g| (g.binding, g.set));
+    bindings.resource_heap = o.resource_heap_binding.map(|g| (g.binding, g.set));
+    bindings.sampler_heap = o.sampler_heap_binding.map(|g| (g.binding, g.set));
+    bindings.counter_heap = o.counter_heap_binding.map(|g| (g.binding, g.set));
     bindings.auto_space = o
         .other
         .iter()

@@ -196,3 +196,175 @@ fn spec_constants_have_ids_and_uses() {
     );
     assert_has(&text, &["OpDecorate %count SpecId 3", "%count = OpSpecConstant %int 5"]);
 }
+
+#[test]
+fn sampled_textures_write_the_empty_mask_and_fold_truncated_offsets() {
+    let text = compile(
+        "vk::SampledTexture2D<float4> t; vk::SampledTexture1DArray<float4> a;\n\
+         float4 main(float2 uv : A) : SV_Target {\n\
+           float4 g = t.Gather(uv);\n\
+           float c = t.GatherCmpRed(uv, 0.5).x;\n\
+           float4 l = a.Load(int3(1, 2, 3), int2(4, 5));\n\
+           return g + c + l;\n\
+         }\n",
+        &["-T", "ps_6_7", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpImageGather %v4float %",
+            "%int_0 None",
+            "OpImageDrefGather %v4float",
+            "%float_0_5 None",
+            // `int2(4, 5)` truncated to the 1D offset is the constant 4.
+            "Lod|ConstOffset",
+            "%int_4",
+        ],
+    );
+}
+
+#[test]
+fn texel_access_evaluates_the_coordinate_before_the_image() {
+    let text = compile(
+        "Texture2D<float4> t; Texture2DMS<float4> m;\n\
+         float4 main(uint2 p : A, uint s : B) : SV_Target { return t[p] + m.sample[s][p]; }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    let coord = text.find("OpLoad %v2uint %p").expect("coordinate load");
+    let image = text.find("OpLoad %type_2d_image %t").expect("image load");
+    assert!(coord < image, "coordinate after image:\n{text}");
+}
+
+#[test]
+fn sample_positions_come_from_the_standard_tables() {
+    let text = compile(
+        "Texture2DMS<float4> t;\n\
+         float2 main(int i : A) : SV_Target { return t.GetSamplePosition(i); }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "%var_GetSamplePosition_data_16 = OpVariable %_ptr_Function__arr_v2float_uint_16 Function",
+            "OpImageQuerySamples %uint",
+            "OpIEqual %bool %",
+            "OpSelectionMerge %if_GetSamplePosition_merge8 None",
+            "%if_GetSamplePosition_else16 = OpLabel",
+            "%float_n0_4375",
+        ],
+    );
+}
+
+#[test]
+fn vk_binding_of_any_resource_and_auto_binding_space() {
+    let text = compile(
+        "[[vk::binding(3, 2)]] Buffer<int> b : register(t1);\n\
+         [[vk::binding(4)]] RWBuffer<float4> w;\n\
+         SamplerState s : register(s2);\n\
+         float4 main() : SV_Target { return b.Load(0) + w[0] + float4(0, 0, 0, 0); }\n",
+        &["-T", "ps_6_0", "-E", "main", "-auto-binding-space", "5"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpDecorate %b DescriptorSet 2",
+            "OpDecorate %b Binding 3",
+            "OpDecorate %w DescriptorSet 5",
+            "OpDecorate %w Binding 4",
+        ],
+    );
+}
+
+#[test]
+fn descriptor_heaps_are_runtime_arrays_bound_after_the_other_resources() {
+    let text = compile(
+        "RWStructuredBuffer<uint> a;\n\
+         RWStructuredBuffer<uint> get() { return ResourceDescriptorHeap[4]; }\n\
+         [numthreads(1, 1, 1)] void main() {\n\
+           RWStructuredBuffer<uint> b = ResourceDescriptorHeap[1];\n\
+           RWStructuredBuffer<uint> c = get();\n\
+           Texture2D t = ResourceDescriptorHeap[2];\n\
+           SamplerState s = SamplerDescriptorHeap[3];\n\
+           a.IncrementCounter();\n\
+           b.IncrementCounter();\n\
+           c.DecrementCounter();\n\
+           b[0] = (uint)t.SampleLevel(s, float2(0, 0), 0).x;\n\
+         }\n",
+        &["-T", "cs_6_6", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpCapability RuntimeDescriptorArray",
+            "OpExtension \"SPV_EXT_descriptor_indexing\"",
+            "OpDecorate %a Binding 0",
+            "OpDecorate %counter_var_a Binding 1",
+            "OpDecorate %ResourceDescriptorHeap Binding 2",
+            "OpDecorate %SamplerDescriptorHeap Binding 3",
+            "OpDecorate %counter_var_ResourceDescriptorHeap Binding 4",
+            "OpAccessChain %_ptr_Uniform_type_RWStructuredBuffer_uint %ResourceDescriptorHeap %uint_1",
+            "OpAccessChain %_ptr_UniformConstant_type_sampler %SamplerDescriptorHeap %uint_3",
+            // Counters share their buffer's index, through a function's return too.
+            "OpAccessChain %_ptr_Uniform_int %counter_var_ResourceDescriptorHeap %uint_1 %uint_0",
+            "OpAccessChain %_ptr_Uniform_int %counter_var_ResourceDescriptorHeap %uint_4 %uint_0",
+        ],
+    );
+}
+
+#[test]
+fn heap_bindings_from_the_command_line_are_reserved() {
+    let text = compile(
+        "RWStructuredBuffer<uint> a;\n\
+         [numthreads(1, 1, 1)] void main() { a.IncrementCounter(); }\n",
+        &[
+            "-T",
+            "cs_6_6",
+            "-E",
+            "main",
+            "-fvk-bind-resource-heap",
+            "0",
+            "0",
+            "-fvk-bind-counter-heap",
+            "1",
+            "0",
+        ],
+    );
+    assert_has(&text, &["OpDecorate %a Binding 2", "OpDecorate %counter_var_a Binding 3"]);
+}
+
+#[test]
+fn image_instructions_write_the_empty_operand_mask() {
+    let text = compile(
+        "Buffer<int> b; RWTexture2D<float4> w; Texture2D t; SamplerState s;\n\
+         float4 main(float2 uv : A) : SV_Target { w[uint2(0, 0)] = t.Sample(s, uv); return b[3] + w[uint2(1, 1)]; }\n",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(
+        &text,
+        &[
+            "OpImageSampleImplicitLod %v4float %",
+            "OpImageFetch %v4int %",
+            "%uint_3 None",
+            "OpImageWrite %",
+            "OpImageRead %v4float %",
+        ],
+    );
+    for line in text.lines().filter(|l| l.contains("= OpImage") && !l.contains("OpImageQuery")) {
+        if line.contains("OpImageSample") || line.contains("OpImageFetch") || line.contains("OpImageRead") {
+            assert!(line.trim_end().ends_with("None"), "no mask: {line}");
+        }
+    }
+}
+
+#[test]
+fn disassembly_uses_the_canonical_enumerant_names() {
+    let text = compile(
+        "Texture2D t; SamplerState s; RWStructuredBuffer<float4> o;\n\
+         [numthreads(2, 2, 1)] void main(uint3 id : SV_GroupThreadID) { o[id.x] = t.Sample(s, float2(0.5, 0.5)); }\n",
+        &["-T", "cs_6_6", "-E", "main", "-fspv-extension=SPV_NV_compute_shader_derivatives"],
+    );
+    assert_has(
+        &text,
+        &["OpCapability ComputeDerivativeGroupQuadsKHR", "OpExecutionMode %main DerivativeGroupQuadsKHR"],
+    );
+}

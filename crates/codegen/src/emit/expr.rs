@@ -65,6 +65,10 @@ impl<'t> Emitter<'t> {
 
     /// The value of `e` converted to `to`.
     pub fn rvalue_as(&mut self, e: ExprId, to: Ty) -> R<Value> {
+        // A descriptor heap's element takes the type it is converted to.
+        if let Some((heap, index)) = self.heap_element(e) {
+            return self.heap_value(heap, index, to);
+        }
         let from = self.tree.converted_type(e);
         let v = self.rvalue(e)?;
         if from == to {

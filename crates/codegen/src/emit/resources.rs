@@ -26,6 +26,10 @@ pub struct BindingOptions {
     pub auto_space: Option<u32>,
     /// `-fvk-bind-globals BINDING SET`.
     pub globals: Option<(u32, u32)>,
+    /// `-fvk-bind-{resource,sampler,counter}-heap BINDING SET`.
+    pub resource_heap: Option<(u32, u32)>,
+    pub sampler_heap: Option<(u32, u32)>,
+    pub counter_heap: Option<(u32, u32)>,
 }
 
 #[derive(Default)]
@@ -49,6 +53,36 @@ pub(crate) struct ResourceState {
     pub spec_constants: HashMap<DeclId, (String, Type)>,
     /// The compute shader's derivative group mode has been added.
     pub derivative_group_set: bool,
+    /// The (set, binding) pairs the declared resources took.
+    pub used_bindings: HashSet<(u32, u32)>,
+    /// The runtime arrays the descriptor heaps are made of, one per heap and element
+    /// type: (heap, element type, symbol, variable op).
+    pub heap_variables: Vec<(Heap, Type, String, spirvkit_ir::OpId)>,
+    /// The index into the resource heap of each local buffer taken from it, for its
+    /// counter.
+    pub heap_counter_index: HashMap<DeclId, Value>,
+    /// The index of the last element taken from a heap.
+    pub last_heap_index: Option<Value>,
+}
+
+/// SM 6.6's descriptor heaps, as SPIR-V.rst maps them: one binding per heap (every
+/// element type a runtime array at that binding), and one for the counters of the
+/// buffers taken from the resource heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Heap {
+    Resource,
+    Sampler,
+    Counter,
+}
+
+impl Heap {
+    fn name(self) -> &'static str {
+        match self {
+            Heap::Resource => "ResourceDescriptorHeap",
+            Heap::Sampler => "SamplerDescriptorHeap",
+            Heap::Counter => "counter.var.ResourceDescriptorHeap",
+        }
+    }
 }
 
 /// A resource waiting for a binding.
@@ -238,20 +272,7 @@ impl<'t> Emitter<'t> {
     /// block of one `int` (`type.ACSBuffer.counter`); an array of them for an array of
     /// buffers.
     fn counter_global(&mut self, d: DeclId, ty: Ty, name: &str) -> R<String> {
-        let block = match self.resources.counter_type {
-            Some(t) => t,
-            None => {
-                let it = self.i32_type();
-                let (_, deco) = self.storage_buffer_class();
-                let body = StructBody {
-                    members: vec![StructMember { ty: it, offset: Some(0), decorations: Vec::new() }],
-                    decorations: vec![(deco.to_string(), None)],
-                };
-                let t = self.identified_struct("type.ACSBuffer.counter", body);
-                self.resources.counter_type = Some(t);
-                t
-            }
-        };
+        let block = self.counter_block_type();
         let var_ty = match self.data(ty) {
             TypeData::Array { len: Some(n), .. } => self.store().array(block, *n, None),
             TypeData::Array { len: None, .. } => {
@@ -267,6 +288,22 @@ impl<'t> Emitter<'t> {
         Ok(symbol)
     }
 
+    /// `type.ACSBuffer.counter`: the block of one `int` every counter is.
+    fn counter_block_type(&mut self) -> Type {
+        if let Some(t) = self.resources.counter_type {
+            return t;
+        }
+        let it = self.i32_type();
+        let (_, deco) = self.storage_buffer_class();
+        let body = StructBody {
+            members: vec![StructMember { ty: it, offset: Some(0), decorations: Vec::new() }],
+            decorations: vec![(deco.to_string(), None)],
+        };
+        let t = self.identified_struct("type.ACSBuffer.counter", body);
+        self.resources.counter_type = Some(t);
+        t
+    }
+
     /// The pointer to the `int` counter of the buffer `base` refers to.
     fn counter_pointer(&mut self, base: ExprId) -> R<Value> {
         let (decl, index) = match &self.ast.expr(base).kind {
@@ -277,6 +314,16 @@ impl<'t> Emitter<'t> {
             Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) => d,
             _ => return self.unsupported("the counter of a buffer that is not a global variable"),
         };
+        if index.is_none() {
+            if let Some(&heap_index) = self.resources.heap_counter_index.get(&d) {
+                // The counter of a buffer from the resource heap: the same index into
+                // the heap of counters.
+                let counters = self.heap_variable_pointer(Heap::Counter, None)?;
+                let it = self.i32_type();
+                let zero = self.u32_constant(0);
+                return Ok(self.access_chain(counters, vec![heap_index, zero], it));
+            }
+        }
         let Some((symbol, ptr_ty)) = self.resources.counters.get(&d).cloned() else {
             return self.unsupported("the counter of this buffer");
         };
@@ -836,20 +883,18 @@ impl<'t> Emitter<'t> {
     /// The integer arguments of a declaration's `[[vk::NAME(...)]]`.
     fn int_attribute_args(&self, d: DeclId, name: &str) -> Option<Vec<i64>> {
         let a = self.vk_attribute(d, name)?;
-        Some(
-            a.args
-                .iter()
-                .filter_map(|&e| {
-                    // Attribute arguments are not always typed: fall back to the literal.
-                    self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(
-                        || match &self.ast.expr(e).kind {
-                            ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
-                            _ => None,
-                        },
-                    )
-                })
-                .collect(),
-        )
+        Some(a.args.iter().filter_map(|&e| self.attribute_int(e)).collect())
+    }
+
+    /// An integer attribute argument: its constant, or the literal itself (sema types
+    /// the arguments of some attributes only).
+    fn attribute_int(&self, e: ExprId) -> Option<i64> {
+        self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(|| {
+            match &self.ast.expr(e).kind {
+                ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),
+                _ => None,
+            }
+        })
     }
 
     /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
@@ -865,11 +910,11 @@ impl<'t> Emitter<'t> {
             a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding"
         });
         if let Some(a) = vk {
-            let value = |e: Option<&ExprId>| {
-                e.and_then(|&e| self.tree.expr(e)).and_then(|i| i.constant).and_then(|c| c.as_int())
+            let binding = self.attribute_int(*a.args.first()?)? as u32;
+            let set = match a.args.get(1) {
+                Some(&e) => self.attribute_int(e)? as u32,
+                None => self.options.bindings.auto_space.unwrap_or(0),
             };
-            let binding = value(a.args.first())? as u32;
-            let set = value(a.args.get(1)).unwrap_or(0) as u32;
             return Some((set, binding));
         }
         for a in annotations {
@@ -881,6 +926,9 @@ impl<'t> Emitter<'t> {
                     Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
                     None => 0,
                 };
+                // Without a space, the set is `-auto-binding-space`'s.
+                let set =
+                    if space.is_some() { space_n } else { self.options.bindings.auto_space.unwrap_or(0) };
                 if let Some((_, _, b, s)) = self
                     .options
                     .bindings
@@ -899,7 +947,7 @@ impl<'t> Emitter<'t> {
                     .rev()
                     .find(|(r, _, sp)| *r == letter && sp.is_none_or(|sp| sp == space_n))
                     .map_or(0, |(_, s, _)| *s);
-                return Some((space_n, number + shift));
+                return Some((set, number + shift));
             }
         }
         None
@@ -913,6 +961,11 @@ impl<'t> Emitter<'t> {
             if let Some(b) = p.explicit {
                 used.insert(b);
             }
+        }
+        // Heap bindings given on the command line are taken even by unused heaps.
+        let b = &self.options.bindings;
+        for (binding, set) in [b.resource_heap, b.sampler_heap, b.counter_heap].into_iter().flatten() {
+            used.insert((set, binding));
         }
         let auto_set = self.options.bindings.auto_space.unwrap_or(0);
         let mut next: HashMap<u32, u32> = HashMap::new();
@@ -929,12 +982,182 @@ impl<'t> Emitter<'t> {
                     (set, *n)
                 }
             };
+            self.resources.used_bindings.insert((set, binding));
             let _ = &p.symbol;
             let mut attrs: Vec<NamedAttribute> = self.ir.op(p.op).properties.clone();
             attrs.extend(self.ir.op(p.op).attributes.iter().cloned());
             attrs.push(prop("descriptor_set", i32_attr(self.store(), i64::from(set))));
             attrs.push(prop("binding", i32_attr(self.store(), i64::from(binding))));
             crate::builder::set_attributes(&mut self.ir, p.op, attrs);
+        }
+    }
+
+    // ---- descriptor heaps -------------------------------------------------------------
+
+    /// `ResourceDescriptorHeap[i]` / `SamplerDescriptorHeap[i]` (through parentheses):
+    /// the heap and the index expression.
+    pub fn heap_element(&self, e: ExprId) -> Option<(Heap, ExprId)> {
+        let mut e = e;
+        while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
+            e = *inner;
+        }
+        let ExprKind::Index { base, index } = &self.ast.expr(e).kind else { return None };
+        match self.tree.expr(*base).map(|i| &i.resolution) {
+            Some(spirvkit_hlsl::sema::tree::Resolution::BuiltinMember("ResourceDescriptorHeap")) => {
+                Some((Heap::Resource, *index))
+            }
+            Some(spirvkit_hlsl::sema::tree::Resolution::BuiltinMember("SamplerDescriptorHeap")) => {
+                Some((Heap::Sampler, *index))
+            }
+            _ => None,
+        }
+    }
+
+    /// A heap element as a resource of type `to`: its element of the heap's runtime
+    /// array of that type (loaded for images and samplers; buffers are their pointer).
+    pub fn heap_value(&mut self, heap: Heap, index: ExprId, to: Ty) -> R<Value> {
+        let TypeData::Object { kind, .. } = self.data(to).clone() else {
+            return self
+                .unsupported(format!("a descriptor heap element of type '{}'", self.table.display(to)));
+        };
+        let family = kind.family();
+        let (pointee, _, _) = self.resource_pointee(to, kind, family)?;
+        let i = self.index_value(index)?;
+        self.resources.last_heap_index = Some(i);
+        let heap_ptr = self.heap_variable_pointer(heap, Some((to, kind)))?;
+        let element = self.access_chain(heap_ptr, vec![i], pointee);
+        Ok(match family {
+            Family::Texture
+            | Family::RWTexture
+            | Family::Buffer
+            | Family::RWBuffer
+            | Family::Sampler
+            | Family::ComparisonSampler => self.load(element),
+            _ => element,
+        })
+    }
+
+    /// The pointer to a heap's runtime array of `element` resources (`None`: the
+    /// counters), declared the first time it is used.
+    fn heap_variable_pointer(&mut self, heap: Heap, element: Option<(Ty, ObjectKind)>) -> R<Value> {
+        let (pointee, class) = match element {
+            Some((ty, kind)) => {
+                let (pointee, class, _) = self.resource_pointee(ty, kind, kind.family())?;
+                (pointee, class)
+            }
+            None => {
+                let block = self.counter_block_type();
+                (block, self.storage_buffer_class().0)
+            }
+        };
+        let rt =
+            self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None });
+        let ptr_ty = self.pointer(rt, class);
+        let found = self.resources.heap_variables.iter().find(|v| v.0 == heap && v.1 == pointee);
+        let symbol = match found {
+            Some(v) => v.2.clone(),
+            None => {
+                self.require("RuntimeDescriptorArray", Some("SPV_EXT_descriptor_indexing"));
+                let symbol = self.unique_symbol(heap.name());
+                let op = self.global_variable(&symbol, ptr_ty, Vec::new());
+                self.resources.heap_variables.push((heap, pointee, symbol.clone(), op));
+                symbol
+            }
+        };
+        Ok(self.addressof(&symbol, ptr_ty))
+    }
+
+    /// Binds the heaps used, once every other resource is bound: the bindings given on
+    /// the command line, else the first free ones of set 0, in the order resource
+    /// heap, sampler heap, counters (SPIR-V.rst).
+    pub(super) fn bind_heaps(&mut self) {
+        let options = self.options.bindings.clone();
+        let mut used = std::mem::take(&mut self.resources.used_bindings);
+        for (binding, set) in
+            [options.resource_heap, options.sampler_heap, options.counter_heap].into_iter().flatten()
+        {
+            used.insert((set, binding));
+        }
+        let variables = self.resources.heap_variables.clone();
+        for heap in [Heap::Resource, Heap::Sampler, Heap::Counter] {
+            let ops: Vec<spirvkit_ir::OpId> = variables.iter().filter(|v| v.0 == heap).map(|v| v.3).collect();
+            if ops.is_empty() {
+                continue;
+            }
+            let fixed = match heap {
+                Heap::Resource => options.resource_heap,
+                Heap::Sampler => options.sampler_heap,
+                Heap::Counter => options.counter_heap,
+            };
+            let (binding, set) = fixed.unwrap_or_else(|| {
+                let mut b = 0;
+                while used.contains(&(0, b)) {
+                    b += 1;
+                }
+                used.insert((0, b));
+                (b, 0)
+            });
+            for op in ops {
+                let mut attrs: Vec<NamedAttribute> = self.ir.op(op).properties.clone();
+                attrs.extend(self.ir.op(op).attributes.iter().cloned());
+                attrs.push(prop("descriptor_set", i32_attr(self.store(), i64::from(set))));
+                attrs.push(prop("binding", i32_attr(self.store(), i64::from(binding))));
+                crate::builder::set_attributes(&mut self.ir, op, attrs);
+            }
+        }
+        self.resources.used_bindings = used;
+    }
+
+    /// After a local buffer's initialization: when it came from the resource heap
+    /// (directly, or returned by functions that return one element of it), its
+    /// counter is the element of the counter heap at the same index.
+    pub fn note_heap_buffer(&mut self, d: DeclId, init: ExprId) {
+        let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+        let has_counter = matches!(self.data(ty), TypeData::Object { kind, .. }
+            if matches!(kind.family(), Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer));
+        if !has_counter {
+            return;
+        }
+        if self.heap_element(init).is_some() {
+            if let Some(i) = self.resources.last_heap_index {
+                self.resources.heap_counter_index.insert(d, i);
+            }
+        } else if let Some(c) = self.returned_heap_index(init, 0) {
+            let i = self.u32_constant(c);
+            self.resources.heap_counter_index.insert(d, i);
+        }
+    }
+
+    /// The constant resource-heap index a call returns when its function's body is
+    /// `return ResourceDescriptorHeap[C];` (or a call of such a function).
+    fn returned_heap_index(&self, e: ExprId, depth: u32) -> Option<u32> {
+        if depth > 8 {
+            return None;
+        }
+        if let Some((Heap::Resource, index)) = self.heap_element(e) {
+            let c = self.tree.expr(index)?.constant?.as_int()?;
+            return u32::try_from(c).ok();
+        }
+        let mut e = e;
+        while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
+            e = *inner;
+        }
+        let call = self.tree.calls.get(&e)?;
+        let spirvkit_hlsl::sema::tree::Callee::Function(f) = call.callee else { return None };
+        let DeclKind::Function(function) = &self.ast.decl(f).kind else { return None };
+        let body = function.body?;
+        let stmts = match &self.ast.stmt(body).kind {
+            spirvkit_hlsl::ast::StmtKind::Block(stmts) => stmts.as_slice(),
+            _ => return None,
+        };
+        match stmts {
+            [only] => match &self.ast.stmt(*only).kind {
+                spirvkit_hlsl::ast::StmtKind::Return(Some(value)) => {
+                    self.returned_heap_index(*value, depth + 1)
+                }
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -1000,8 +1223,8 @@ impl<'t> Emitter<'t> {
                     Some((texture, select, mips)) => (texture, Some((select, mips))),
                     None => (base, None),
                 };
-                let image = self.object_value(texture)?;
-                let image = self.plain_image(image);
+                // dxc's order: the coordinate, the level or sample, then the image.
+                let coord = self.rvalue(index)?;
                 let mut ops = ImageOperands::default();
                 let ms = kind.shape().is_some_and(|s| s.multisampled);
                 match selector {
@@ -1017,7 +1240,8 @@ impl<'t> Emitter<'t> {
                     None if ms => ops.sample = Some(self.u32_constant(0)),
                     None => ops.lod = Some(self.u32_constant(0)),
                 }
-                let coord = self.rvalue(index)?;
+                let image = self.object_value(texture)?;
+                let image = self.plain_image(image);
                 let (t4, s, n) = self.texel4(self.object_element(base_ty))?;
                 let v = self.image_instruction("spirv.ImageFetch", vec![image, coord], &ops, t4, None)?;
                 let v = self.shrink_texel(v, s, n)?;
@@ -1054,7 +1278,13 @@ impl<'t> Emitter<'t> {
         let image = self.load(image_ptr);
         self.storage_format_capability(image, false);
         let (t4, s, n) = self.texel4(self.object_element(object))?;
-        let v = self.val("spirv.ImageRead", vec![image, coord], t4);
+        let v = self.image_instruction(
+            "spirv.ImageRead",
+            vec![image, coord],
+            &ImageOperands::default(),
+            t4,
+            None,
+        )?;
         let _ = ty;
         self.shrink_texel(v, s, n)
     }
@@ -1063,7 +1293,9 @@ impl<'t> Emitter<'t> {
         let image = self.load(image_ptr);
         self.storage_format_capability(image, true);
         let _ = (ty, object);
-        self.effect("spirv.ImageWrite", vec![image, coord, v], Vec::new());
+        // dxc writes the image operand mask even when it is empty.
+        let none = prop("image_operands", crate::builder::enum_attr("image_operands", "None"));
+        self.effect("spirv.ImageWrite", vec![image, coord, v], vec![none]);
         Ok(())
     }
 
@@ -1091,6 +1323,9 @@ impl<'t> Emitter<'t> {
             (Family::Texture, m) if m.starts_with("Gather") => self.gather(name, base, base_ty, args),
             (Family::Texture, "CalculateLevelOfDetail" | "CalculateLevelOfDetailUnclamped") => {
                 self.level_of_detail(base, base_ty, args, name.ends_with("Unclamped"))
+            }
+            (Family::Texture, "GetSamplePosition") if kind.shape().is_some_and(|s| s.multisampled) => {
+                self.sample_position(base, args)
             }
             (Family::Texture | Family::Buffer, "Load") => self.texture_load(base, base_ty, args, kind),
             (Family::SubpassInput, "SubpassLoad") => self.subpass_load(base, args),
@@ -1605,6 +1840,44 @@ impl<'t> Emitter<'t> {
             }
             return Some(Attribute::Dense { elements, ty });
         }
+        // A component or a shuffle of a constant vector (an implicit truncation of a
+        // constant offset, which dxc folds).
+        if matches!(o.name.as_str(), "spirv.CompositeExtract" | "spirv.VectorShuffle") {
+            let picks: Vec<usize> =
+                match o.attr(if o.name == "spirv.CompositeExtract" { "indices" } else { "components" })? {
+                    Attribute::Array(a) => a
+                        .iter()
+                        .map(|x| match x {
+                            Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
+                            _ => None,
+                        })
+                        .collect::<Option<_>>()?,
+                    _ => return None,
+                };
+            let Attribute::Dense { elements, .. } = self.constant_attr_of(*o.operands.first()?)? else {
+                return None;
+            };
+            let element = |i: usize| {
+                if elements.len() == 1 {
+                    elements.first().cloned()
+                } else {
+                    elements.get(i).cloned()
+                }
+            };
+            let ty = self.ir.value_type(v);
+            if o.name == "spirv.CompositeExtract" {
+                return match picks.as_slice() {
+                    [i] => element(*i),
+                    _ => None,
+                };
+            }
+            // A shuffle of the constant with itself.
+            if o.operands.first() != o.operands.get(1) {
+                return None;
+            }
+            let elements = picks.into_iter().map(element).collect::<Option<Vec<_>>>()?;
+            return Some(Attribute::Dense { elements, ty });
+        }
         None
     }
 
@@ -1637,7 +1910,8 @@ impl<'t> Emitter<'t> {
         status: Option<ExprId>,
     ) -> R<Value> {
         let (mask, mut names, values) = ops.encode();
-        if names.is_empty() && ops.explicit_none {
+        // dxc writes the mask even when it is empty (`None`).
+        if names.is_empty() {
             names.push("None");
         }
         // `MinLod` and `SparseResidency` come from the instructions themselves (the
@@ -1676,7 +1950,7 @@ impl<'t> Emitter<'t> {
             return Ok(self.val_props(name, operands, texel, props));
         }
         let mut items: Vec<Opnd> = base.iter().map(|&v| Opnd::Id(v)).collect();
-        if mask != 0 || ops.explicit_none {
+        {
             items.push(Opnd::Lit(mask));
             items.extend(values.iter().map(|&v| Opnd::Id(v)));
         }
@@ -1691,7 +1965,7 @@ impl<'t> Emitter<'t> {
         let cube = kind.shape().is_some_and(|s| s.cube);
         let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
         let coord = self.rvalue(self.arg(&args, 0)?)?;
-        let mut ops = ImageOperands { explicit_none: pending.is_none(), ..ImageOperands::default() };
+        let mut ops = ImageOperands::default();
         let mut dref = None;
         let mut next = 1;
         let take = |e: &mut Self, next: &mut usize| -> R<Value> {
@@ -1970,6 +2244,94 @@ impl<'t> Emitter<'t> {
         Ok(self.extract(q, &[u32::from(unclamped)], ft))
     }
 
+    /// `GetSamplePosition(index)` of a multisampled texture: SPIR-V has no query for it,
+    /// so, as dxc, the standard positions of 2, 4, 8 and 16 samples are selected by
+    /// the texture's sample count (`(0, 0)` for any other count).
+    fn sample_position(&mut self, base: ExprId, args: &[ExprId]) -> R<Value> {
+        const POSITIONS: [&[(f64, f64)]; 4] = [
+            &[(4.0, 4.0), (-4.0, -4.0)],
+            &[(-2.0, -6.0), (6.0, -2.0), (-6.0, 2.0), (2.0, 6.0)],
+            &[
+                (1.0, -3.0),
+                (-1.0, 3.0),
+                (5.0, 1.0),
+                (-3.0, -5.0),
+                (-5.0, 5.0),
+                (-7.0, -1.0),
+                (3.0, 7.0),
+                (7.0, -7.0),
+            ],
+            &[
+                (1.0, 1.0),
+                (-1.0, -3.0),
+                (-3.0, 2.0),
+                (4.0, -1.0),
+                (-5.0, -2.0),
+                (2.0, 5.0),
+                (5.0, 3.0),
+                (3.0, -5.0),
+                (-2.0, 6.0),
+                (0.0, -7.0),
+                (-4.0, -6.0),
+                (-6.0, 4.0),
+                (-8.0, 0.0),
+                (7.0, -4.0),
+                (6.0, 7.0),
+                (-7.0, -8.0),
+            ],
+        ];
+        let ft = self.f32_type();
+        let v2 = self.vec_type(ft, 2);
+        let ut = self.u32_type();
+        let bt = self.bool_type();
+        let mut tables = Vec::new();
+        for table in POSITIONS {
+            let at = self.store().array(v2, table.len() as u32, None);
+            let var = self.function_variable(at, &format!("var.GetSamplePosition.data.{}", table.len()));
+            tables.push((var, at, table));
+        }
+        let result = self.function_variable(v2, "var.GetSamplePosition.result");
+        let image = self.object_value(base)?;
+        let image = self.plain_image(image);
+        let count = self.fallback_val("spirv.ImageQuerySamples", &[Opnd::Id(image)], ut);
+        let index = self.rvalue(self.arg(args, 0)?)?;
+        for &(var, at, table) in &tables {
+            let mut rows = Vec::new();
+            for &(x, y) in table {
+                let x = self.scalar_attr(ConstValue::Float(x / 16.0), ft);
+                let y = self.scalar_attr(ConstValue::Float(y / 16.0), ft);
+                rows.push(Attribute::Dense { elements: vec![x, y], ty: v2 });
+            }
+            let data = self.constant_attr(Attribute::Array(rows), at);
+            self.store_to(var, data);
+        }
+        let mut merges = Vec::new();
+        for &(var, _, table) in &tables {
+            let n = table.len();
+            let wanted = self.u32_constant(n as u32);
+            let equal = self.val("spirv.IEqual", vec![count, wanted], bt);
+            let then_block = self.new_block(&format!("if.GetSamplePosition.then{n}"));
+            let else_block = self.new_block(&format!("if.GetSamplePosition.else{n}"));
+            let merge = self.new_block(&format!("if.GetSamplePosition.merge{n}"));
+            self.selection_header(merge, 0);
+            self.branch_conditional(equal, then_block, else_block);
+            self.start_block(then_block);
+            let element = self.access_chain(var, vec![index], v2);
+            let position = self.load(element);
+            self.store_to(result, position);
+            self.branch(merge);
+            self.start_block(else_block);
+            merges.push(merge);
+        }
+        let zero = self.splat_constant(ConstValue::Float(0.0), v2);
+        self.store_to(result, zero);
+        while let Some(merge) = merges.pop() {
+            self.branch(merge);
+            self.start_block(merge);
+        }
+        Ok(self.load(result))
+    }
+
     /// `SubpassLoad([sample])`: `OpImageRead` at coordinate (0, 0).
     fn subpass_load(&mut self, base: ExprId, args: &[ExprId]) -> R<Value> {
         let base_ty = self.tree.converted_type(base);
@@ -2241,8 +2603,6 @@ pub(crate) struct ImageOperands {
     pub const_offsets: Option<Value>,
     pub sample: Option<Value>,
     pub min_lod: Option<Value>,
-    /// Write an empty mask as `None` (dxc does for `SampledTexture*` sampling).
-    pub explicit_none: bool,
 }
 
 impl ImageOperands {

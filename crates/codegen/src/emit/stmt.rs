@@ -388,6 +388,7 @@ impl<'t> Emitter<'t> {
         if let Some(init) = var.init {
             let v = self.init_value(init, ty)?;
             self.store_to(ptr, v);
+            self.note_heap_buffer(d, init);
         }
         Ok(())
     }
