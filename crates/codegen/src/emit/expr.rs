@@ -386,6 +386,31 @@ impl<'t> Emitter<'t> {
         None
     }
 
+    /// The member index path from struct `derived` to its base struct `base` (bases are
+    /// the first members, in order); empty when they are the same type.
+    pub fn base_path(&self, derived: Ty, base: Ty) -> Option<Vec<u32>> {
+        // Breadth first over the inheritance graph, with a budget against hostile input.
+        let mut queue = std::collections::VecDeque::from([(derived, Vec::new())]);
+        let mut budget = 256;
+        while let Some((at, path)) = queue.pop_front() {
+            if at == base {
+                return Some(path);
+            }
+            budget -= 1;
+            if budget == 0 {
+                return None;
+            }
+            let TypeData::Struct(id) = self.data(at) else { continue };
+            let Some(info) = self.table.struct_info(*id) else { continue };
+            for (i, &b) in info.bases.iter().enumerate() {
+                let mut next = path.clone();
+                next.push(i as u32);
+                queue.push_back((b, next));
+            }
+        }
+        None
+    }
+
     pub fn field_place(&mut self, base: Place, decl: spirvkit_hlsl::ast::DeclId, field_ty: Ty) -> R<Val> {
         let Place::Ptr { ptr, ty, rule } = base else {
             return self.unsupported("a member of this kind of place");
