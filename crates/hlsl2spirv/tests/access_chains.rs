@@ -197,3 +197,24 @@ fn a_base_method_takes_a_chain_to_the_base_part() {
     assert_valid(PS_FCGL, BASE_METHOD, "vulkan1.0");
     assert_valid(PS, BASE_METHOD, "vulkan1.0");
 }
+
+const RVALUE_INDEX: &str = r#"
+float4 main(float4 a : A, uint i : B) : SV_Target {
+    float1x3 row = (float1x3)a.x;
+    float3 whole = row[0];
+    return float4(whole, (a + a)[1] + (a * a)[i]);
+}
+"#;
+
+#[test]
+fn a_component_of_a_computed_vector_is_read_through_a_temporary() {
+    let text = compile(PS_FCGL, RVALUE_INDEX);
+    let chains = chains_of(&text, "src_main");
+    // `row[0]` of a 1xN matrix is the row itself: no chain.
+    assert!(!chains.iter().any(|c| c.starts_with("%row ")), "{chains:?}");
+    assert!(chains.iter().any(|c| c == "%temp_var_vector %uint_1"), "{chains:?}");
+    assert!(chains.iter().any(|c| c.starts_with("%temp_var_vector_0 %")), "{chains:?}");
+    assert!(!text.contains("OpVectorExtractDynamic"), "{text}");
+    assert_valid(PS_FCGL, RVALUE_INDEX, "vulkan1.0");
+    assert_valid(PS, RVALUE_INDEX, "vulkan1.0");
+}

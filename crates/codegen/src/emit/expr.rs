@@ -428,7 +428,7 @@ impl<'t> Emitter<'t> {
     fn swizzle(&mut self, base: ExprId, base_ty: Ty, components: &[u32], ty: Ty) -> R<Val> {
         if let TypeData::Matrix { elem, rows, cols, .. } = self.data(base_ty).clone() {
             if u32::from(rows) * u32::from(cols) > 1 {
-                return self.matrix_swizzle(base, base_ty, components, ty, (elem, rows.into(), cols.into()));
+                return self.matrix_swizzle(base, components, ty, (elem, rows.into(), cols.into()));
             }
         }
         let base_val = self.expr(base)?;
@@ -486,7 +486,6 @@ impl<'t> Emitter<'t> {
     fn matrix_swizzle(
         &mut self,
         base: ExprId,
-        base_ty: Ty,
         components: &[u32],
         ty: Ty,
         (elem, rows, cols): (Scalar, u32, u32),
@@ -518,13 +517,16 @@ impl<'t> Emitter<'t> {
             }
             None => v,
         };
-        if rows == 1 || cols == 1 {
-            return Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty));
-        }
-        // `._m01_m10`: row-major linear indices.
+        // `._m01_m10`: row-major linear indices, one extract each (a 1xN or Nx1 matrix
+        // is a vector: one index).
         let et = self.ty(self.scalar_ty(elem.concrete()))?;
-        let parts: Vec<Value> =
-            components.iter().map(|&c| self.extract(v, &[c / cols, c % cols], et)).collect();
+        let parts: Vec<Value> = components
+            .iter()
+            .map(|&c| {
+                let path = if rows == 1 || cols == 1 { vec![c] } else { vec![c / cols, c % cols] };
+                self.extract(v, &path, et)
+            })
+            .collect();
         let t = self.ty(ty)?;
         let v = if parts.len() == 1 { parts[0] } else { self.construct(parts, t) };
         Ok(Val::R(v, ty))
@@ -569,6 +571,9 @@ impl<'t> Emitter<'t> {
             let kind = *kind;
             return self.object_index(base, base_ty, kind, index, ty);
         }
+        if self.is_rvalue_expr(base) && self.indexes_components(base_ty) {
+            return self.rvalue_component(base, base_ty, index, ty);
+        }
         let base_val = self.expr(base)?;
         let base_conv =
             self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
@@ -577,8 +582,11 @@ impl<'t> Emitter<'t> {
             Val::P(place) if base_conv.is_none() => {
                 // An index of a vector place (`v[0] = x`, `v[i]`) is a pointer to the
                 // component, its index typed as written (a literal as uint), as dxc.
-                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
-                    // Indexing a size-1 vector: the index is ignored (SPIR-V.rst).
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1)
+                    || matches!(self.data(base_ty), TypeData::Matrix { rows: 1, .. })
+                {
+                    // Indexing a size-1 vector or the row of a 1xN matrix: the index
+                    // is ignored (SPIR-V.rst).
                     return Ok(Val::P(place));
                 }
                 let Place::Ptr { ptr, rule, .. } = place else {
@@ -647,6 +655,52 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
             }
         }
+    }
+
+    /// Whether `e` computes a value rather than naming storage (an operation or a
+    /// call, not a variable, member or element).
+    fn is_rvalue_expr(&self, mut e: ExprId) -> bool {
+        // Parentheses are looked through (bounded against hostile nesting).
+        for _ in 0..256 {
+            match &self.ast.expr(e).kind {
+                ExprKind::Paren(inner) => e = *inner,
+                ExprKind::Name { .. }
+                | ExprKind::TypeMember { .. }
+                | ExprKind::Member { .. }
+                | ExprKind::Index { .. }
+                | ExprKind::This
+                | ExprKind::DeclCondition(_)
+                | ExprKind::Assign { .. } => return false,
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// Whether indexing a value of `ty` selects a component: a vector of two or more,
+    /// or a matrix of two or more rows.
+    fn indexes_components(&self, ty: Ty) -> bool {
+        match self.data(ty) {
+            TypeData::Vector(_, n) => *n > 1,
+            TypeData::Matrix { rows, .. } => *rows > 1,
+            _ => false,
+        }
+    }
+
+    /// `(a + b)[i]`: dxc evaluates the index, then the value into a `temp.var.vector`
+    /// variable, and reads the component through an access chain.
+    fn rvalue_component(&mut self, base: ExprId, base_ty: Ty, index: ExprId, ty: Ty) -> R<Val> {
+        let i = match self.tree.expr(index).and_then(|i| i.constant).and_then(|c| c.as_int()) {
+            Some(c) => self.u32_constant(c.max(0) as u32),
+            None => self.index_value(index)?,
+        };
+        let v = self.rvalue_as(base, base_ty)?;
+        let bt = self.ty(base_ty)?;
+        let tmp = self.function_variable(bt, "temp.var.vector");
+        self.store_to(tmp, v);
+        let t = self.ty(ty)?;
+        let p = self.access_chain(tmp, vec![i], t);
+        Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
     }
 
     // ---- loads and stores ------------------------------------------------------------
