@@ -135,6 +135,15 @@ pub(crate) struct FnState {
     pub return_type: Ty,
     /// `this` of a method: a pointer to the object.
     pub this: Option<Local>,
+    /// Access chains another chain was folded from (`access_chain`); those left
+    /// unused are removed when the function is finished.
+    pub folded_chains: Vec<OpId>,
+    /// Access chains later chains start from instead of folding into: a cbuffer
+    /// member or a `ConstantBuffer` field, which dxc addresses by a chain of its own.
+    pub chain_roots: HashSet<Value>,
+    /// Addresses of cbuffers and `ConstantBuffer`/`TextureBuffer` views: a chain
+    /// directly over one is a root.
+    pub view_bases: HashSet<Value>,
 }
 
 pub(crate) struct Emitter<'t> {
@@ -573,12 +582,104 @@ impl<'t> Emitter<'t> {
         self.effect("spirv.Store", vec![ptr, value], Vec::new());
     }
 
+    /// An access chain to `result_pointee` through `indices`, from `base` as it is.
     pub fn access_chain(&mut self, base: Value, indices: Vec<Value>, result_pointee: Type) -> Value {
-        let class = self.storage_class_of(base);
+        let operands = std::iter::once(base).chain(indices).collect();
+        self.chain_op(base, operands, result_pointee)
+    }
+
+    /// An access chain to an element (member, buffer element, vector component or
+    /// matrix element) of the place `base` points to. Chains `base` was built from
+    /// are folded into it, as dxc collects every index of an lvalue expression into
+    /// one `OpAccessChain` from the base variable; the chains folded away are removed
+    /// at the end of the function when nothing else uses them. dxc starts a chain of
+    /// its own at a cbuffer member or a `ConstantBuffer` field (a root).
+    pub fn element_chain(&mut self, base: Value, indices: Vec<Value>, result_pointee: Type) -> Value {
+        let mut root = base;
+        let mut operands_rev: Vec<Value> = indices.into_iter().rev().collect();
+        while let spirvkit_ir::ir::ValueDef::Result { op, .. } = self.ir.value(root).def {
+            let Some(f) = self.f.as_mut() else { break };
+            let inner = self.ir.op(op);
+            if inner.name != "spirv.AccessChain" || f.chain_roots.contains(&root) || inner.operands.is_empty()
+            {
+                break;
+            }
+            f.folded_chains.push(op);
+            operands_rev.extend(inner.operands[1..].iter().rev().copied());
+            root = inner.operands[0];
+        }
+        operands_rev.push(root);
+        operands_rev.reverse();
+        self.chain_op(base, operands_rev, result_pointee)
+    }
+
+    /// The `spirv.AccessChain` op over `operands` (`base` is the chain's base before
+    /// folding: a chain directly over a buffer view is a root).
+    fn chain_op(&mut self, base: Value, operands: Vec<Value>, result_pointee: Type) -> Value {
+        let class = self.storage_class_of(operands[0]);
         let ptr = self.pointer(result_pointee, &class);
-        let mut operands = vec![base];
-        operands.extend(indices);
-        self.val("spirv.AccessChain", operands, ptr)
+        let chain = self.val("spirv.AccessChain", operands, ptr);
+        if let Some(f) = self.f.as_mut() {
+            if f.view_bases.contains(&base) {
+                f.chain_roots.insert(chain);
+            }
+        }
+        chain
+    }
+
+    /// Marks `chain` as a root: later element chains over it are not folded into it.
+    pub fn chain_root(&mut self, chain: Value) {
+        if let Some(f) = self.f.as_mut() {
+            f.chain_roots.insert(chain);
+        }
+    }
+
+    /// Marks `base` (a buffer view's address) as one whose chains are roots: later
+    /// chains over them are not folded into them.
+    pub fn view_base(&mut self, base: Value) {
+        if let Some(f) = self.f.as_mut() {
+            f.view_bases.insert(base);
+        }
+    }
+
+    /// Removes the folded access chains nothing uses any more.
+    fn remove_folded_chains(&mut self, func: OpId) {
+        let mut folded = std::mem::take(&mut self.fs().folded_chains);
+        if folded.is_empty() {
+            return;
+        }
+        // In creation order (ops are numbered as they are created), each once.
+        folded.sort_unstable_by_key(|op| op.index());
+        folded.dedup();
+        let mut uses: FxHashMap<Value, u32> = FxHashMap::default();
+        self.ir.for_each_op_under(func, |_, op| {
+            for &v in &self.ir.op(op).operands {
+                *uses.entry(v).or_default() += 1;
+            }
+        });
+        let mut dead: HashSet<OpId> = HashSet::new();
+        // Later chains first: removing one may leave the chain it was built on unused.
+        for &op in folded.iter().rev() {
+            let o = self.ir.op(op);
+            if o.parent.is_none() || uses.get(&o.results[0]).copied().unwrap_or(0) > 0 {
+                continue;
+            }
+            for &v in &o.operands {
+                if let Some(n) = uses.get_mut(&v) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+            dead.insert(op);
+        }
+        let mut blocks: HashSet<BlockId> = HashSet::new();
+        for &op in &dead {
+            if let Some(b) = self.ir.op_mut(op).parent.take() {
+                blocks.insert(b);
+            }
+        }
+        for b in blocks {
+            self.ir.block_mut(b).ops.retain(|o| !dead.contains(o));
+        }
     }
 
     pub fn storage_class_of(&self, ptr: Value) -> String {
@@ -982,6 +1083,9 @@ impl<'t> Emitter<'t> {
             targets: Vec::new(),
             return_type: ret,
             this: None,
+            folded_chains: Vec::new(),
+            chain_roots: HashSet::new(),
+            view_bases: HashSet::new(),
         };
         let mut args = inputs.iter();
         if let Some(owner) = owner {
@@ -1034,6 +1138,7 @@ impl<'t> Emitter<'t> {
     pub fn finish_function(&mut self) -> R<()> {
         let f = self.f.as_ref().expect("inside a function");
         let (func, headers) = (f.func, f.headers.clone());
+        self.remove_folded_chains(func);
         self.remove_unreachable_blocks(func);
         // The structurizer makes types (its guard flags' i1) in the IR's store, which
         // during codegen lives in the type lowering: lend it to the IR meanwhile.

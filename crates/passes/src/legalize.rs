@@ -14,17 +14,22 @@
 //! 4. `mem2reg`: Function variables only loaded and stored whole promoted to SSA
 //!    values across structured regions (construct results and loop header
 //!    arguments), after opaque sources (resource loads, global addresses, constants)
-//!    are hoisted and unified so handles copied around fold back to their global;
+//!    are hoisted and unified so handles copied around fold back to their global.
+//!    The hoisted chains and handle loads then go back next to their uses
+//!    (`sink`), and chains over chains become one chain (`combine_chains`), as
+//!    SPIRV-Tools' legalization leaves dxc's code;
 //! 5. `dce`: dead pure ops, unused variables, constant branches;
 //! 6. the check that no Function variable, parameter or phi holds an opaque handle
 //!    (image, sampler, sampled image, acceleration structure, pointer to non-Function
 //!    memory): what cannot be legalized is an error, never an invalid module.
 
+mod combine_chains;
 pub mod dce;
 pub mod inline_all;
 pub mod mem2reg;
 pub mod merge_return;
 pub mod private_to_local;
+mod sink;
 pub mod sroa;
 mod texel_pointer;
 pub(crate) mod util;
@@ -69,6 +74,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         texel_pointer::run(ir, func);
         sroa::run(ir, func)?;
         mem2reg::run(ir, func)?;
+        combine_chains::run(ir, func);
         dce::run(ir, func);
     }
     check_opaque_handles(ir, module)

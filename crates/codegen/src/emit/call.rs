@@ -78,16 +78,30 @@ impl<'t> Emitter<'t> {
         // `this` of a method call: the object's place.
         let is_method = !self.is_static_method(def) && self.method_owner(def).is_some();
         if is_method {
-            let this_ptr = match callee.map(|c| self.ast.expr(c).kind.clone()) {
+            let (this_ptr, object_ty) = match callee.map(|c| self.ast.expr(c).kind.clone()) {
                 Some(ExprKind::Member { base, .. }) => {
                     let place = self.place(base)?;
-                    self.function_pointer_of(place)?
+                    let ty = place.ty();
+                    (self.function_pointer_of(place)?, ty)
                 }
                 // An unqualified call inside a method: the same `this`.
                 _ => match self.f.as_ref().and_then(|f| f.this) {
-                    Some(l) => l.ptr,
+                    Some(l) => (l.ptr, l.ty),
                     None => return self.unsupported("a method call without an object"),
                 },
+            };
+            // A method of a base struct takes a pointer to the base part (the first
+            // members), as dxc's derived-to-base chain with uint indices.
+            let this_ptr = match self.method_owner(def) {
+                Some(owner) if owner != object_ty => match self.base_path(object_ty, owner) {
+                    Some(path) => {
+                        let indices: Vec<_> = path.iter().map(|&i| self.u32_constant(i)).collect();
+                        let t = self.ty(owner)?;
+                        self.element_chain(this_ptr, indices, t)
+                    }
+                    None => this_ptr,
+                },
+                _ => this_ptr,
             };
             operands.push(this_ptr);
         }

@@ -121,6 +121,9 @@ impl<'t> Emitter<'t> {
             targets: Vec::new(),
             return_type: TypeTable::VOID,
             this: None,
+            folded_chains: Vec::new(),
+            chain_roots: Default::default(),
+            view_bases: Default::default(),
         });
         let stage = entry.stage;
         self.execution_modes_of(entry, &func.params)?;

@@ -8,7 +8,7 @@ use super::{Emitter, Local, R};
 use crate::layout::LayoutRule;
 use spirvkit_hlsl::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
 use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Resolution};
-use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
+use spirvkit_hlsl::sema::types::{Family, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
 /// Storage an expression designates.
@@ -20,12 +20,18 @@ pub(crate) enum Place {
     Components { ptr: Value, vector: Ty, rule: Option<LayoutRule>, components: Vec<u32>, ty: Ty },
     /// A texel of a storage image or texel buffer (`RWTexture2D[uv]`).
     Texel { image: Value, coord: Value, ty: Ty, object: Ty },
+    /// Elements of the matrix behind `ptr` (`m._m01_m10`), each by its index path
+    /// (row and column, or one index for a 1xN/Nx1 matrix); `elem` is their scalar type.
+    MatrixElements { ptr: Value, rule: Option<LayoutRule>, paths: Vec<Vec<u32>>, elem: Ty, ty: Ty },
 }
 
 impl Place {
     pub fn ty(&self) -> Ty {
         match self {
-            Place::Ptr { ty, .. } | Place::Components { ty, .. } | Place::Texel { ty, .. } => *ty,
+            Place::Ptr { ty, .. }
+            | Place::Components { ty, .. }
+            | Place::Texel { ty, .. }
+            | Place::MatrixElements { ty, .. } => *ty,
         }
     }
 }
@@ -275,7 +281,16 @@ impl<'t> Emitter<'t> {
             return Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None }));
         }
         if let Some(g) = self.globals.get(&d).cloned() {
-            return Ok(Val::P(self.global_place(&g)?));
+            let place = self.global_place(&g)?;
+            // A ConstantBuffer/TextureBuffer view: dxc addresses each of its fields by
+            // a chain of its own, which later indices chain from.
+            let decl_ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+            if let (Place::Ptr { ptr, .. }, TypeData::Object { kind, .. }) = (&place, self.data(decl_ty)) {
+                if matches!(kind.family(), Family::ConstantBuffer | Family::TextureBuffer) {
+                    self.view_base(*ptr);
+                }
+            }
+            return Ok(Val::P(place));
         }
         if let Some(v) = self.spec_constant_ref(d) {
             return Ok(v);
@@ -299,6 +314,8 @@ impl<'t> Emitter<'t> {
                     return self.unsupported("a member of an unknown buffer");
                 };
                 let base = self.addressof(&block.symbol, block.ptr_type);
+                // A cbuffer member is its own chain; indices into it chain from it.
+                self.view_base(base);
                 let idx = self.i32_constant(index as i32);
                 let member = self.ty_in(g.ty, g.rule)?;
                 let ptr = self.access_chain(base, vec![idx], member);
@@ -373,6 +390,31 @@ impl<'t> Emitter<'t> {
         None
     }
 
+    /// The member index path from struct `derived` to its base struct `base` (bases are
+    /// the first members, in order); empty when they are the same type.
+    pub fn base_path(&self, derived: Ty, base: Ty) -> Option<Vec<u32>> {
+        // Breadth first over the inheritance graph, with a budget against hostile input.
+        let mut queue = std::collections::VecDeque::from([(derived, Vec::new())]);
+        let mut budget = 256;
+        while let Some((at, path)) = queue.pop_front() {
+            if at == base {
+                return Some(path);
+            }
+            budget -= 1;
+            if budget == 0 {
+                return None;
+            }
+            let TypeData::Struct(id) = self.data(at) else { continue };
+            let Some(info) = self.table.struct_info(*id) else { continue };
+            for (i, &b) in info.bases.iter().enumerate() {
+                let mut next = path.clone();
+                next.push(i as u32);
+                queue.push_back((b, next));
+            }
+        }
+        None
+    }
+
     pub fn field_place(&mut self, base: Place, decl: spirvkit_hlsl::ast::DeclId, field_ty: Ty) -> R<Val> {
         let Place::Ptr { ptr, ty, rule } = base else {
             return self.unsupported("a member of this kind of place");
@@ -383,25 +425,31 @@ impl<'t> Emitter<'t> {
         };
         let member = self.ty_in(field_ty, rule)?;
         let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
-        let p = self.access_chain(ptr, indices, member);
+        let p = self.element_chain(ptr, indices, member);
         Ok(Val::P(Place::Ptr { ptr: p, ty: field_ty, rule }))
     }
 
     fn swizzle(&mut self, base: ExprId, base_ty: Ty, components: &[u32], ty: Ty) -> R<Val> {
-        if let Some((elem, rows, cols)) = self.matrix_shape(base_ty) {
-            // `._m01_m10`: row-major linear indices.
-            let m = self.rvalue(base)?;
-            let et = self.ty(self.scalar_ty(elem))?;
-            let parts: Vec<Value> =
-                components.iter().map(|&c| self.extract(m, &[c / cols, c % cols], et)).collect();
-            let _ = rows;
-            let t = self.ty(ty)?;
-            let v = if parts.len() == 1 { parts[0] } else { self.construct(parts, t) };
-            return Ok(Val::R(v, ty));
+        if let TypeData::Matrix { elem, rows, cols, .. } = self.data(base_ty).clone() {
+            if u32::from(rows) * u32::from(cols) > 1 {
+                return self.matrix_swizzle(base, components, ty, (elem, rows.into(), cols.into()));
+            }
         }
         let base_val = self.expr(base)?;
         let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
         match base_val {
+            Val::P(Place::Ptr { ptr, ty: vty, rule })
+                if base_conv.is_none()
+                    && components.len() == 1
+                    && self.scalar_shape(vty).is_some_and(|(_, n)| n > 1) =>
+            {
+                // One component of a vector in memory: a pointer to it, by an access
+                // chain of its own (dxc does not fold a swizzle into its base's chain).
+                let t = self.ty_in(ty, rule)?;
+                let i = self.i32_constant(components[0] as i32);
+                let p = self.access_chain(ptr, vec![i], t);
+                Ok(Val::P(Place::Ptr { ptr: p, ty, rule }))
+            }
             Val::P(Place::Ptr { ptr, ty: vty, rule })
                 if base_conv.is_none() && self.scalar_shape(vty).is_some() =>
             {
@@ -435,6 +483,57 @@ impl<'t> Emitter<'t> {
                 Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty))
             }
         }
+    }
+
+    /// `m._m01_m10`: of a matrix in memory, a place of its elements (one access chain
+    /// each, as dxc); of a value, the elements extracted.
+    fn matrix_swizzle(
+        &mut self,
+        base: ExprId,
+        components: &[u32],
+        ty: Ty,
+        (elem, rows, cols): (Scalar, u32, u32),
+    ) -> R<Val> {
+        let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
+        let base_val = self.expr(base)?;
+        if let (None, Val::P(Place::Ptr { ptr, rule, .. })) = (base_conv, &base_val) {
+            let paths: Vec<Vec<u32>> = components
+                .iter()
+                .map(|&c| if rows > 1 && cols > 1 { vec![c / cols, c % cols] } else { vec![c] })
+                .collect();
+            let elem = self.scalar_ty(elem.concrete());
+            if let [path] = paths.as_slice() {
+                let t = self.ty_in(elem, *rule)?;
+                let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                let p = self.access_chain(*ptr, indices, t);
+                return Ok(Val::P(Place::Ptr { ptr: p, ty, rule: *rule }));
+            }
+            return Ok(Val::P(Place::MatrixElements { ptr: *ptr, rule: *rule, paths, elem, ty }));
+        }
+        let v = match base_val {
+            Val::R(v, _) => v,
+            Val::P(p) => self.load_place(&p)?,
+        };
+        let v = match base_conv {
+            Some(c) => {
+                let from = self.expr_ty(base);
+                self.convert(v, from, c.to)?
+            }
+            None => v,
+        };
+        // `._m01_m10`: row-major linear indices, one extract each (a 1xN or Nx1 matrix
+        // is a vector: one index).
+        let et = self.ty(self.scalar_ty(elem.concrete()))?;
+        let parts: Vec<Value> = components
+            .iter()
+            .map(|&c| {
+                let path = if rows == 1 || cols == 1 { vec![c] } else { vec![c / cols, c % cols] };
+                self.extract(v, &path, et)
+            })
+            .collect();
+        let t = self.ty(ty)?;
+        let v = if parts.len() == 1 { parts[0] } else { self.construct(parts, t) };
+        Ok(Val::R(v, ty))
     }
 
     /// Components of a vector (or scalar) value.
@@ -476,29 +575,22 @@ impl<'t> Emitter<'t> {
             let kind = *kind;
             return self.object_index(base, base_ty, kind, index, ty);
         }
+        if self.is_rvalue_expr(base) && self.indexes_components(base_ty) {
+            return self.rvalue_component(base, base_ty, index, ty);
+        }
         let base_val = self.expr(base)?;
         let base_conv =
             self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
-        // A constant index of a vector place is a component (so `v[0] = x` stays a
-        // store to one component).
         let constant = self.tree.expr(index).and_then(|i| i.constant).and_then(|c| c.as_int());
         match base_val {
             Val::P(place) if base_conv.is_none() => {
-                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n > 1)
-                    && matches!(self.data(base_ty), TypeData::Vector(..))
+                // An index of a vector place (`v[0] = x`, `v[i]`) is a pointer to the
+                // component, its index typed as written (a literal as uint), as dxc.
+                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1)
+                    || matches!(self.data(base_ty), TypeData::Matrix { rows: 1, .. })
                 {
-                    if let (Some(c), Place::Ptr { ptr, ty: vty, rule }) = (constant, &place) {
-                        return Ok(Val::P(Place::Components {
-                            ptr: *ptr,
-                            vector: *vty,
-                            rule: *rule,
-                            components: vec![c.max(0) as u32],
-                            ty,
-                        }));
-                    }
-                }
-                if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
-                    // Indexing a size-1 vector: the index is ignored (SPIR-V.rst).
+                    // Indexing a size-1 vector or the row of a 1xN matrix: the index
+                    // is ignored (SPIR-V.rst).
                     return Ok(Val::P(place));
                 }
                 let Place::Ptr { ptr, rule, .. } = place else {
@@ -507,15 +599,32 @@ impl<'t> Emitter<'t> {
                     let t = self.ty(ty)?;
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 };
-                let i = self.index_value(index)?;
-                let element = if self.is_buffer_object(ty) && self.storage_class_of(ptr) != "Function" {
+                // dxc indexes vectors and matrices through their `operator[](uint)`: a
+                // literal index is a uint there, and the component folds into the
+                // chain of the base; an array's element is a chain of its own.
+                let vector_or_matrix =
+                    matches!(self.data(base_ty), TypeData::Vector(..) | TypeData::Matrix { .. });
+                let i = match constant {
+                    Some(c) if vector_or_matrix => self.u32_constant(c.max(0) as u32),
+                    _ => self.index_value(index)?,
+                };
+                let buffer_element = self.is_buffer_object(ty) && self.storage_class_of(ptr) != "Function";
+                let element = if buffer_element {
                     // An element of an array of buffers: the block itself.
                     let TypeData::Object { kind, .. } = self.data(ty).clone() else { unreachable!() };
                     self.resource_block(ty, kind)?
                 } else {
                     self.ty_in(ty, rule)?
                 };
-                let p = self.access_chain(ptr, vec![i], element);
+                let p = if vector_or_matrix {
+                    self.element_chain(ptr, vec![i], element)
+                } else {
+                    self.access_chain(ptr, vec![i], element)
+                };
+                if buffer_element {
+                    // dxc indexes the buffer from the element's pointer, not the array.
+                    self.chain_root(p);
+                }
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule }))
             }
             other => {
@@ -552,6 +661,52 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// Whether `e` computes a value rather than naming storage (an operation or a
+    /// call, not a variable, member or element).
+    fn is_rvalue_expr(&self, mut e: ExprId) -> bool {
+        // Parentheses are looked through (bounded against hostile nesting).
+        for _ in 0..256 {
+            match &self.ast.expr(e).kind {
+                ExprKind::Paren(inner) => e = *inner,
+                ExprKind::Name { .. }
+                | ExprKind::TypeMember { .. }
+                | ExprKind::Member { .. }
+                | ExprKind::Index { .. }
+                | ExprKind::This
+                | ExprKind::DeclCondition(_)
+                | ExprKind::Assign { .. } => return false,
+                _ => return true,
+            }
+        }
+        false
+    }
+
+    /// Whether indexing a value of `ty` selects a component: a vector of two or more,
+    /// or a matrix of two or more rows.
+    fn indexes_components(&self, ty: Ty) -> bool {
+        match self.data(ty) {
+            TypeData::Vector(_, n) => *n > 1,
+            TypeData::Matrix { rows, .. } => *rows > 1,
+            _ => false,
+        }
+    }
+
+    /// `(a + b)[i]`: dxc evaluates the index, then the value into a `temp.var.vector`
+    /// variable, and reads the component through an access chain.
+    fn rvalue_component(&mut self, base: ExprId, base_ty: Ty, index: ExprId, ty: Ty) -> R<Val> {
+        let i = match self.tree.expr(index).and_then(|i| i.constant).and_then(|c| c.as_int()) {
+            Some(c) => self.u32_constant(c.max(0) as u32),
+            None => self.index_value(index)?,
+        };
+        let v = self.rvalue_as(base, base_ty)?;
+        let bt = self.ty(base_ty)?;
+        let tmp = self.function_variable(bt, "temp.var.vector");
+        self.store_to(tmp, v);
+        let t = self.ty(ty)?;
+        let p = self.access_chain(tmp, vec![i], t);
+        Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
+    }
+
     // ---- loads and stores ------------------------------------------------------------
 
     /// The plain value at a place.
@@ -585,6 +740,17 @@ impl<'t> Emitter<'t> {
                 self.select_components(v, *vector, components, *ty)
             }
             Place::Texel { image, coord, ty, object } => self.read_texel(*image, *coord, *ty, *object),
+            Place::MatrixElements { ptr, rule, paths, elem, ty } => {
+                let t = self.ty_in(*elem, *rule)?;
+                let mut parts = Vec::with_capacity(paths.len());
+                for path in paths {
+                    let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                    let p = self.access_chain(*ptr, indices, t);
+                    parts.push(self.load_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule })?);
+                }
+                let vt = self.ty(*ty)?;
+                Ok(if parts.len() == 1 { parts[0] } else { self.construct(parts, vt) })
+            }
         }
     }
 
@@ -631,6 +797,18 @@ impl<'t> Emitter<'t> {
                 self.store_place(&whole, merged)
             }
             Place::Texel { image, coord, ty, object } => self.write_texel(*image, *coord, v, *ty, *object),
+            Place::MatrixElements { ptr, rule, paths, elem, .. } => {
+                // Element by element, each extracted then stored through its own chain.
+                let st = self.ty(*elem)?;
+                let t = self.ty_in(*elem, *rule)?;
+                for (k, path) in paths.iter().enumerate() {
+                    let x = if paths.len() == 1 { v } else { self.extract(v, &[k as u32], st) };
+                    let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                    let p = self.access_chain(*ptr, indices, t);
+                    self.store_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule }, x)?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -678,7 +856,6 @@ impl<'t> Emitter<'t> {
 
     /// Whether `ty` is a buffer object (handled through the pointer to its block).
     pub fn is_buffer_object(&self, ty: Ty) -> bool {
-        use spirvkit_hlsl::sema::types::Family;
         matches!(self.data(ty), TypeData::Object { kind, .. } if matches!(kind.family(),
             Family::StructuredBuffer | Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer
             | Family::ByteAddressBuffer | Family::RWByteAddressBuffer | Family::ConstantBuffer | Family::TextureBuffer))

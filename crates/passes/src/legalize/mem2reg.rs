@@ -12,10 +12,12 @@
 //! and construct results that only forward an outer value are removed afterwards.
 //!
 //! Before that, the sources of opaque handles are hoisted to the entry block and
-//! unified: constants, `spirv.mlir.addressof`, loads of UniformConstant globals
-//! (images, samplers) and access chains over them. A handle copied through locals
-//! and parameters then reaches every load as the one value it started as, so the
-//! phis carrying it are trivial and vanish.
+//! unified: constants, `spirv.mlir.addressof`, and the loads of UniformConstant
+//! globals (images, samplers) and access chains over them whose values are stored
+//! (copied into a local or parameter). A handle copied through locals and parameters
+//! then reaches every load as the one value it started as, so the phis carrying it
+//! are trivial and vanish. Afterwards `sink` moves the hoisted loads and chains back
+//! next to their uses.
 
 use super::util;
 use super::LegalizeError;
@@ -30,37 +32,40 @@ const MAX_READ_DEPTH: usize = 2000;
 pub fn run(ir: &mut Ir, func: OpId) -> Result<(), LegalizeError> {
     let Some(body) = util::body(ir, func) else { return Ok(()) };
     super::inline_all::hoist_variables(ir, func);
-    let hoisted_end = hoist_sources(ir, func);
+    let (hoisted_end, hoisted) = hoist_sources(ir, func);
     initializers_to_stores(ir, func, hoisted_end);
     let candidates = promotable(ir, func);
-    if candidates.is_empty() {
-        return Ok(());
+    if !candidates.is_empty() {
+        let entry = ir.region(body).blocks[0];
+        let mut ssa = Ssa::new(ir, func, entry, candidates);
+        ssa.region(ir, body, None)?;
+        ssa.finish(ir, func)?;
     }
-    let entry = ir.region(body).blocks[0];
-    let mut ssa = Ssa::new(ir, func, entry, candidates);
-    ssa.region(ir, body, None)?;
-    ssa.finish(ir, func)
+    super::sink::run(ir, func, &hoisted);
+    Ok(())
 }
 
 // ---- hoisting the sources of handles --------------------------------------------------
 
 /// Hoists and unifies constants, global addresses, undefs, UniformConstant loads and
 /// access chains over hoisted values into `func`'s entry block, after its variables.
-/// Returns the index in the entry block after the hoisted ops.
-fn hoist_sources(ir: &mut Ir, func: OpId) -> usize {
-    let Some(body) = util::body(ir, func) else { return 0 };
+/// Returns the index in the entry block after the hoisted ops and the hoisted ops, in
+/// order (`sink` later moves the chains and loads back near their uses).
+fn hoist_sources(ir: &mut Ir, func: OpId) -> (usize, Vec<OpId>) {
+    let Some(body) = util::body(ir, func) else { return (0, Vec::new()) };
     let entry = ir.region(body).blocks[0];
     let at = ir.block(entry).ops.iter().take_while(|&&op| ir.op(op).name == "spirv.Variable").count();
     let mut group: Vec<OpId> = Vec::new();
     let mut known: FxHashMap<String, Value> = FxHashMap::default();
     let mut hoisted: FxHashSet<Value> = FxHashSet::default();
     let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+    let stored = stored_sources(ir, func);
     for (_, op) in ops_in_order(ir, body) {
         for i in 0..ir.op(op).operands.len() {
             let v = ir.op(op).operands[i];
             ir.op_mut(op).operands[i] = util::resolve(&replace, v);
         }
-        let Some(key) = source_key(ir, op, &hoisted) else { continue };
+        let Some(key) = source_key(ir, op, &hoisted, &stored) else { continue };
         let result = ir.op(op).results[0];
         match known.get(&key) {
             Some(&existing) => {
@@ -77,9 +82,9 @@ fn hoist_sources(ir: &mut Ir, func: OpId) -> usize {
     }
     util::compact(ir, func);
     let end = at + group.len();
-    util::splice_ops(ir, entry, at, group);
+    util::splice_ops(ir, entry, at, group.clone());
     util::replace_uses(ir, func, &replace);
-    end
+    (end, group)
 }
 
 /// Every op of `region` with its block: blocks in order, a nested region right after
@@ -98,10 +103,58 @@ fn ops_in_order(ir: &Ir, region: RegionId) -> Vec<(BlockId, OpId)> {
     out
 }
 
-/// The key unifying `op` with equal sources, if it is one.
-fn source_key(ir: &Ir, op: OpId, hoisted: &FxHashSet<Value>) -> Option<String> {
+/// The values that reach memory or a phi (stored, passed to a branch, a call or a
+/// composite) and, transitively, the pointers and bases of the loads and access chains
+/// they come from: the only handles whose copies need unifying. Other chains and loads
+/// stay where they are.
+fn stored_sources(ir: &Ir, func: OpId) -> FxHashSet<Value> {
+    let mut work: Vec<Value> = Vec::new();
+    ir.for_each_op_under(func, |_, op| {
+        let o = ir.op(op);
+        match o.name.as_str() {
+            "spirv.Store" => work.extend(o.operands.get(1).copied()),
+            "spirv.Load" | "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" => {}
+            "spirv.Branch"
+            | "spirv.BranchConditional"
+            | "spirv.mlir.merge"
+            | "spirv.FunctionCall"
+            | "spirv.CompositeConstruct"
+            | "spirv.CompositeInsert"
+            | "spirv.Select"
+            | "spirv.ReturnValue" => work.extend(o.operands.iter().copied()),
+            _ => {}
+        }
+    });
+    let mut stored: FxHashSet<Value> = FxHashSet::default();
+    while let Some(v) = work.pop() {
+        if !stored.insert(v) {
+            continue;
+        }
+        let Some(def) = util::defining_op(ir, v) else { continue };
+        let o = ir.op(def);
+        let handle_load = o.name == "spirv.Load"
+            && o.operands
+                .first()
+                .and_then(|&p| util::pointer_parts(ir, ir.value_type(p)))
+                .map(|(_, class)| class)
+                == Some("UniformConstant");
+        if handle_load || matches!(o.name.as_str(), "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain") {
+            work.extend(o.operands.iter().copied());
+        }
+    }
+    stored
+}
+
+/// The key unifying `op` with equal sources, if it is one (loads and access chains
+/// only when their value is `stored`).
+fn source_key(ir: &Ir, op: OpId, hoisted: &FxHashSet<Value>, stored: &FxHashSet<Value>) -> Option<String> {
     let o = ir.op(op);
     if o.results.len() != 1 || !o.regions.is_empty() {
+        return None;
+    }
+    if matches!(o.name.as_str(), "spirv.Load" | "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain")
+        && !stored.contains(&o.results[0])
+    {
         return None;
     }
     let ty = ir.value_type(o.results[0]).index();
