@@ -48,11 +48,34 @@ impl<'t> Emitter<'t> {
                 return Ok(self.splat_constant(c, t));
             }
         }
+        if let (ExprKind::Conditional { .. }, Some(c)) = (&self.ast.expr(e).kind, info.conversion) {
+            if self.literal_result_type(info.ty, c.to) != self.concrete(info.ty) {
+                return self.retyped_literal_conditional(e, c.to);
+            }
+        }
         let value = self.expr_value(e)?;
         match info.conversion {
             Some(c) if c.kind != CastKind::NoOp || c.to != info.ty => self.convert(value, info.ty, c.to),
             _ => Ok(value),
         }
+    }
+
+    /// A literal-typed `?:` whose result took its width from its target: converted
+    /// from that type. dxc casts even when the types already agree (the cast is chosen
+    /// before the literal's type is), so a same-type target still gets an OpBitcast.
+    fn retyped_literal_conditional(&mut self, e: ExprId, to: Ty) -> R<Value> {
+        let (value, from) = match self.expr(e)? {
+            Val::R(v, t) => (v, t),
+            Val::P(p) => {
+                let t = p.ty();
+                (self.load_place(&p)?, t)
+            }
+        };
+        if from == to && self.scalar_shape(to).is_some_and(|(s, _)| s.is_integer()) {
+            let t = self.ty(to)?;
+            return Ok(self.val("spirv.Bitcast", vec![value], t));
+        }
+        self.convert(value, from, to)
     }
 
     /// The value of `e` before its implicit conversion.
@@ -66,6 +89,18 @@ impl<'t> Emitter<'t> {
     /// The value of `e` converted to `to`.
     pub fn rvalue_as(&mut self, e: ExprId, to: Ty) -> R<Value> {
         let from = self.tree.converted_type(e);
+        // A literal constant is made in the type it goes to (dxc's literal typing),
+        // not in its default type and then converted.
+        if let (Some(c), Some((fs, _)), Some((ts, _))) =
+            (self.tree.expr(e).and_then(|i| i.constant), self.literal_scalar(from), self.scalar_shape(to))
+        {
+            let same_kind = (fs == Scalar::LiteralInt && ts.is_integer() && ts != Scalar::Bool)
+                || (fs == Scalar::LiteralFloat && ts.is_float());
+            if same_kind && !self.has_side_effects(e) {
+                let t = self.ty(to)?;
+                return Ok(self.splat_constant(c, t));
+            }
+        }
         let v = self.rvalue(e)?;
         if from == to {
             return Ok(v);
@@ -171,7 +206,9 @@ impl<'t> Emitter<'t> {
             }
             ExprKind::Conditional { condition, then_value, else_value } => {
                 let (c, a, b) = (*condition, *then_value, *else_value);
-                Ok(Val::R(self.conditional(c, a, b, ty)?, ty))
+                let target = info.conversion.map_or(ty, |conv| conv.to);
+                let result_ty = self.literal_result_type(ty, target);
+                Ok(Val::R(self.conditional(c, a, b, ty, target)?, result_ty))
             }
             ExprKind::Call { .. } | ExprKind::Construct { .. } => {
                 let v = self.call_expr(e)?;
@@ -195,6 +232,15 @@ impl<'t> Emitter<'t> {
                 }
             }
             ExprKind::Error => self.unsupported("an erroneous expression"),
+        }
+    }
+
+    /// The literal scalar of a literal scalar or vector type.
+    fn literal_scalar(&self, ty: Ty) -> Option<(Scalar, u32)> {
+        match self.data(ty) {
+            TypeData::Scalar(s) if s.is_literal() => Some((*s, 1)),
+            TypeData::Vector(s, n) if s.is_literal() => Some((*s, u32::from(*n))),
+            _ => None,
         }
     }
 
@@ -881,28 +927,25 @@ impl<'t> Emitter<'t> {
         Ok(self.val(name, vec![a, b], t))
     }
 
-    /// `&&`/`||`: short-circuit on scalars from HLSL 2021, component-wise otherwise.
+    /// `&&`/`||`: short-circuit on scalars from HLSL 2021 (dxc: a bool temporary set
+    /// to the left side's deciding value, the right side evaluated only when needed);
+    /// component-wise, both sides evaluated, before 2021 and on vectors.
     fn logical(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, ty: Ty) -> R<Value> {
         let t = self.ty(ty)?;
         let scalar = self.scalar_shape(ty).is_some_and(|(_, n)| n == 1);
-        if scalar && self.options.short_circuit && self.has_side_effects(rhs) {
-            // if (lhs) tmp = rhs else tmp = false (for ||: if (!lhs) tmp = rhs else true)
+        if scalar && self.options.short_circuit {
+            let and = op == BinaryOp::LogicalAnd;
+            let tmp = self.function_variable(t, "temp.var.logical");
             let a = self.rvalue(lhs)?;
             let lty = self.tree.converted_type(lhs);
             let a = self.truth_value(a, lty)?;
-            let tmp = self.function_variable(t, "temp.var.logical");
-            let (rhs_block, merge) = if op == BinaryOp::LogicalAnd {
-                (self.new_block("logical.and.rhs"), self.new_block("logical.and.merge"))
-            } else {
-                (self.new_block("logical.or.rhs"), self.new_block("logical.or.merge"))
-            };
-            self.store_to(tmp, a);
+            let decided = self.bool_constant(!and);
+            self.store_to(tmp, decided);
+            let cond = if and { a } else { self.val("spirv.LogicalNot", vec![a], t) };
+            let rhs_block = self.new_block("logical.lhs.cond");
+            let merge = self.new_block("logical.merge");
             self.selection_header(merge, 0);
-            if op == BinaryOp::LogicalAnd {
-                self.branch_conditional(a, rhs_block, merge);
-            } else {
-                self.branch_conditional(a, merge, rhs_block);
-            }
+            self.branch_conditional(cond, rhs_block, merge);
             self.start_block(rhs_block);
             let b = self.rvalue(rhs)?;
             let rty = self.tree.converted_type(rhs);
@@ -922,16 +965,53 @@ impl<'t> Emitter<'t> {
         Ok(self.val(name, vec![a, b], t))
     }
 
-    fn conditional(&mut self, c: ExprId, a: ExprId, b: ExprId, ty: Ty) -> R<Value> {
+    /// Whether evaluating `e` branches: a short-circuiting `&&`, `||` or `?:` (HLSL
+    /// 2021) not folded to a constant. A loop whose condition branches gets a separate
+    /// header block, as dxc builds it.
+    pub fn condition_branches(&self, e: ExprId) -> bool {
+        if !self.options.short_circuit {
+            return false;
+        }
+        self.branches_at(e, 0)
+    }
+
+    fn branches_at(&self, e: ExprId, depth: u32) -> bool {
+        if depth > 256 {
+            return false;
+        }
+        let info = self.tree.expr(e);
+        if info.is_some_and(|i| i.constant.is_some()) && !self.has_side_effects(e) {
+            return false;
+        }
+        let scalar = |ty: Ty| self.scalar_shape(ty).is_some_and(|(_, n)| n == 1);
+        match &self.ast.expr(e).kind {
+            ExprKind::Binary { op: BinaryOp::LogicalAnd | BinaryOp::LogicalOr, .. }
+                if info.is_some_and(|i| scalar(i.ty)) =>
+            {
+                true
+            }
+            ExprKind::Conditional { condition, .. } if scalar(self.tree.converted_type(*condition)) => true,
+            kind => {
+                spirvkit_hlsl::ast::expr_children(kind).into_iter().any(|c| self.branches_at(c, depth + 1))
+            }
+        }
+    }
+
+    /// `c ? a : b`. From HLSL 2021 a scalar condition short-circuits: only the chosen
+    /// side is evaluated, into a temporary (`ternary.lhs`/`ternary.rhs`). Before 2021
+    /// (and with a vector condition) both sides are evaluated first; scalars and
+    /// vectors are then selected, other types stored to the temporary by an if/else.
+    fn conditional(&mut self, c: ExprId, a: ExprId, b: ExprId, ty: Ty, target: Ty) -> R<Value> {
         let cty = self.tree.converted_type(c);
         let scalar_condition = self.scalar_shape(cty).is_some_and(|(_, n)| n == 1);
+        // A literal result takes its width from where it goes (dxc's literal typing):
+        // `uint64_t v = c ? 1 : 0` selects 64-bit integers.
+        let ty = self.literal_result_type(ty, target);
         let t = self.value_type_of(ty)?;
-        if scalar_condition
-            && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none())
-        {
+        if scalar_condition && self.options.short_circuit {
+            let tmp = self.function_variable(t, "temp.var.ternary");
             let cond = self.rvalue(c)?;
             let cond = self.truth_value(cond, cty)?;
-            let tmp = self.function_variable(t, "temp.var.ternary");
             let then_block = self.new_block("ternary.lhs");
             let else_block = self.new_block("ternary.rhs");
             let merge = self.new_block("ternary.merge");
@@ -952,6 +1032,22 @@ impl<'t> Emitter<'t> {
         let cond = self.truth_value(cond, cty)?;
         let x = self.rvalue_as(a, ty)?;
         let y = self.rvalue_as(b, ty)?;
+        if self.scalar_shape(ty).is_none() {
+            let tmp = self.function_variable(t, "temp.var.ternary");
+            let then_block = self.new_block("if.true");
+            let else_block = self.new_block("if.false");
+            let merge = self.new_block("if.merge");
+            self.selection_header(merge, 0);
+            self.branch_conditional(cond, then_block, else_block);
+            self.start_block(then_block);
+            self.store_to(tmp, x);
+            self.branch(merge);
+            self.start_block(else_block);
+            self.store_to(tmp, y);
+            self.branch(merge);
+            self.start_block(merge);
+            return Ok(self.load(tmp));
+        }
         // A scalar condition selecting vectors is splat (SPIR-V 1.4 allows scalar).
         let cond = match (self.scalar_shape(ty), self.scalar_shape(cty)) {
             (Some((_, n)), Some((_, 1))) if n > 1 => {
@@ -962,6 +1058,23 @@ impl<'t> Emitter<'t> {
             _ => cond,
         };
         Ok(self.val("spirv.Select", vec![cond, x, y], t))
+    }
+
+    /// The type a literal-typed result takes where it is converted to `target`: a
+    /// 64-bit integer (signed) for a 64-bit integer target, a double for a double one;
+    /// else the literal's default concrete type.
+    fn literal_result_type(&self, ty: Ty, target: Ty) -> Ty {
+        let (s, n) = match self.data(ty) {
+            TypeData::Scalar(s) => (*s, 1),
+            TypeData::Vector(s, n) => (*s, u32::from(*n)),
+            _ => return ty,
+        };
+        let target_scalar = self.scalar_shape(target).map(|(t, _)| t);
+        match (s, target_scalar) {
+            (Scalar::LiteralInt, Some(Scalar::Int64 | Scalar::UInt64)) => self.vector_ty(Scalar::Int64, n),
+            (Scalar::LiteralFloat, Some(Scalar::Double)) => self.vector_ty(Scalar::Double, n),
+            _ => self.concrete(ty),
+        }
     }
 
     fn assign(&mut self, op: Option<BinaryOp>, lhs: ExprId, rhs: ExprId) -> R<Val> {
