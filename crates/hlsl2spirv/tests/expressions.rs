@@ -231,3 +231,72 @@ float4 main(float4 c : COLOR) : SV_Target {
     assert!(text.contains("OpBranchConditional %true %for_body_0 %for_merge_0"), "{text}");
     assert_valid(&["-T", "ps_6_0", "-E", "main", "-HV", "2021"], source);
 }
+
+#[test]
+fn constant_initializers_of_vectors_fold_but_composites_are_constructed() {
+    let source = r#"
+struct S { uint a; bool2 b; float2x2 c; };
+float4 main(float4 c : COLOR) : SV_Target {
+    bool2 vb = {1, 15 - 15};
+    float4 v = float4(float2(1, 2), 3, 4);
+    float4 w = float4(0.5.xxxx);
+    int3 k = int3(3.xxx);
+    S s = {1, true, false, 1.0, 2.0, 3.0, 4.0};
+    float1x3 m = {1., 2., 3.};
+    return v + w + k.x + s.c[0][0] + vb.x;
+}
+"#;
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    // Vectors of constants (nested lists and constructors too) are one constant.
+    assert!(text.contains("OpConstantComposite %v2bool %true %false"), "{text}");
+    assert!(text.contains("OpConstantComposite %v4float %float_1 %float_2 %float_3 %float_4"), "{text}");
+    // A swizzled scalar is constructed, even from a constant.
+    assert!(
+        text.contains("OpCompositeConstruct %v4float %float_0_5 %float_0_5 %float_0_5 %float_0_5"),
+        "{text}"
+    );
+    assert!(text.contains("OpCompositeConstruct %v3int %int_3 %int_3 %int_3"), "{text}");
+    // Structs, matrices (1xN ones included) and their vector members are constructed.
+    assert_consecutive(
+        &text,
+        &[
+            "OpCompositeConstruct %v2bool %true %false",
+            "OpCompositeConstruct %v2float %float_1 %float_2",
+            "OpCompositeConstruct %v2float %float_3 %float_4",
+            "OpCompositeConstruct %mat2v2float",
+            "OpCompositeConstruct %S %uint_1",
+        ],
+    );
+    assert!(text.contains("OpCompositeConstruct %v3float %float_1 %float_2 %float_3"), "{text}");
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
+}
+
+#[test]
+fn vector_compound_assignment_with_a_scalar_applies_to_every_component() {
+    let source = r#"
+float4 main(float4 c : COLOR, int4 k : K) : SV_Target {
+    float4 v = c;
+    v.xyz *= 4.0;
+    int4 i = k;
+    i.xyz *= 4;
+    i.yz += 2;
+    return v + i;
+}
+"#;
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    assert_consecutive(
+        &text,
+        &[
+            "OpVectorShuffle %v3float",
+            "OpVectorTimesScalar %v3float",
+            "OpLoad %v4float %v",
+            "OpVectorShuffle %v4float",
+        ],
+    );
+    assert!(text.contains("OpConstantComposite %v3int %int_4 %int_4 %int_4"), "{text}");
+    assert_consecutive(&text, &["OpVectorShuffle %v3int", "OpIMul %v3int"]);
+    assert!(text.contains("OpConstantComposite %v2int %int_2 %int_2"), "{text}");
+    // No component is multiplied alone and splat back.
+    assert!(!text.contains("OpIMul %int") && !text.contains("OpFMul %float"), "{text}");
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
+}

@@ -6,7 +6,7 @@ use super::{Emitter, R};
 use crate::builder::{prop, symbol};
 use spirvkit_hlsl::ast::{ExprId, ExprKind};
 use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection};
-use spirvkit_hlsl::sema::types::TypeTable;
+use spirvkit_hlsl::sema::types::{TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
 impl<'t> Emitter<'t> {
@@ -39,14 +39,19 @@ impl<'t> Emitter<'t> {
         if args.len() == 1 {
             let from = self.tree.converted_type(self.arg(args, 0)?);
             let v = self.rvalue(self.arg(args, 0)?)?;
+            let same_vector_shape = matches!(
+                (self.data(from), self.data(to)),
+                (TypeData::Vector(_, a), TypeData::Vector(_, b)) if a == b
+            );
             if from == to
+                || same_vector_shape
                 || self.table.flat_count(from) != self.table.flat_count(to)
                 || self.scalar_shape(from).is_some_and(|(_, n)| n == 1)
             {
                 return self.convert(v, from, to);
             }
         }
-        if let Some(v) = self.constant_vector(to, args)? {
+        if let Some(v) = self.constant_initializer(to, args)? {
             return Ok(v);
         }
         let mut leaves = Vec::new();

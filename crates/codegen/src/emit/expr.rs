@@ -43,7 +43,7 @@ impl<'t> Emitter<'t> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let target = info.conversion.map_or(info.ty, |c| c.to);
         if let Some(c) = info.constant {
-            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) {
+            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) && !self.has_swizzle(e) {
                 let t = self.ty(target)?;
                 return Ok(self.splat_constant(c, t));
             }
@@ -119,6 +119,24 @@ impl<'t> Emitter<'t> {
                 Ok(Place::Ptr { ptr, ty, rule: None })
             }
         }
+    }
+
+    /// Whether `e` swizzles a value somewhere: dxc does not evaluate such an
+    /// expression as a constant (clang's evaluator stops at vector element access).
+    pub fn has_swizzle(&self, e: ExprId) -> bool {
+        self.has_swizzle_at(e, 0)
+    }
+
+    fn has_swizzle_at(&self, e: ExprId, depth: u32) -> bool {
+        if depth > 256 {
+            return true;
+        }
+        if matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Swizzle(_))) {
+            return true;
+        }
+        spirvkit_hlsl::ast::expr_children(&self.ast.expr(e).kind)
+            .into_iter()
+            .any(|c| self.has_swizzle_at(c, depth + 1))
     }
 
     /// Whether evaluating `e` may change state (assignments, calls, increments).
@@ -487,7 +505,8 @@ impl<'t> Emitter<'t> {
             if components.len() == 1 {
                 return Ok(v);
             }
-            return Ok(self.construct(vec![v; components.len()], t));
+            // dxc constructs a swizzled scalar even when it is a constant.
+            return Ok(self.composite(vec![v; components.len()], t));
         }
         if components.len() == 1 {
             return Ok(self.extract(v, &[components[0]], t));
@@ -1094,6 +1113,10 @@ impl<'t> Emitter<'t> {
                 // dxc evaluates the right-hand side first.
                 let r = self.rvalue(rhs)?;
                 let place = self.place(lhs)?;
+                if let Some(new) = self.vector_op_assign_scalar(op, &place, r, lty, op_ty)? {
+                    self.store_place(&place, new)?;
+                    return Ok(Val::P(place));
+                }
                 let old = self.load_place(&place)?;
                 let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                     self.convert(old, lty, op_ty)?
@@ -1121,9 +1144,43 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// `vector op= scalar` (the right side converted to a scalar): the scalar applies
+    /// to every component. A float `*=` is OpVectorTimesScalar, as dxc writes it; other
+    /// operators take the scalar splat to the vector. None for other shapes.
+    fn vector_op_assign_scalar(
+        &mut self,
+        op: BinaryOp,
+        place: &Place,
+        r: Value,
+        lty: Ty,
+        op_ty: Ty,
+    ) -> R<Option<Value>> {
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) || !matches!(self.data(lty), TypeData::Vector(..)) {
+            return Ok(None);
+        }
+        let (Some((elem, n)), Some((_, 1))) = (self.scalar_shape(lty), self.scalar_shape(op_ty)) else {
+            return Ok(None);
+        };
+        if n < 2 {
+            return Ok(None);
+        }
+        let elem_ty = self.scalar_ty(elem);
+        let scalar = if op_ty == elem_ty { r } else { self.convert(r, op_ty, elem_ty)? };
+        let old = self.load_place(place)?;
+        if op == BinaryOp::Mul && elem.is_float() {
+            let t = self.ty(lty)?;
+            return Ok(Some(self.val("spirv.VectorTimesScalar", vec![old, scalar], t)));
+        }
+        let splat = self.convert(scalar, elem_ty, lty)?;
+        Ok(Some(self.arith(op, old, splat, lty)?))
+    }
+
     /// A value of type `ty` from an initializer (an init list or an expression).
     pub fn init_value(&mut self, init: ExprId, ty: Ty) -> R<Value> {
         if let ExprKind::InitList(_) = &self.ast.expr(init).kind {
+            if let Some(v) = self.constant_initializer(ty, &[init])? {
+                return Ok(v);
+            }
             let mut scalars = Vec::new();
             self.flatten_init(init, &mut scalars, 0)?;
             let mut iter = scalars.into_iter();
@@ -1131,6 +1188,68 @@ impl<'t> Emitter<'t> {
             return Ok(v);
         }
         self.rvalue_as(init, ty)
+    }
+
+    /// An initializer list or vector constructor of a scalar or vector type whose
+    /// scalars are all constants, as one constant (dxc evaluates such initializers,
+    /// and only those: matrices, arrays and structs are constructed).
+    pub fn constant_initializer(&mut self, ty: Ty, items: &[ExprId]) -> R<Option<Value>> {
+        let (s, n) = match self.data(ty) {
+            TypeData::Scalar(s) => (s.concrete(), 1),
+            TypeData::Vector(s, n) => (s.concrete(), u32::from(*n)),
+            _ => return Ok(None),
+        };
+        let mut scalars = Vec::new();
+        for &item in items {
+            if !self.constant_leaves(item, &mut scalars, 0) {
+                return Ok(None);
+            }
+        }
+        if scalars.len() != n as usize {
+            return Ok(None);
+        }
+        let t = self.ty(ty)?;
+        let et = self.ty(self.scalar_ty(s))?;
+        let mut elements: Vec<_> = scalars.into_iter().map(|c| self.scalar_attr(c, et)).collect();
+        if n == 1 {
+            let attr = elements.remove(0);
+            return Ok(Some(self.constant_attr(attr, t)));
+        }
+        Ok(Some(self.constant_attr(spirvkit_ir::attr::Attribute::Dense { elements, ty: t }, t)))
+    }
+
+    /// Collects the constant scalars of an initializer item (nested lists and vector
+    /// constructors included); false when one is not a constant scalar.
+    fn constant_leaves(&self, e: ExprId, out: &mut Vec<ConstValue>, depth: u32) -> bool {
+        if depth > 64 || out.len() > 64 {
+            return false;
+        }
+        match &self.ast.expr(e).kind {
+            ExprKind::InitList(items) => items.iter().all(|&i| self.constant_leaves(i, out, depth + 1)),
+            ExprKind::Construct { args, .. }
+                if matches!(self.data(self.expr_ty(e)), TypeData::Vector(..)) =>
+            {
+                args.iter().all(|&a| self.constant_leaves(a, out, depth + 1))
+            }
+            ExprKind::Paren(inner) => self.constant_leaves(*inner, out, depth + 1),
+            _ => {
+                let ty = self.tree.converted_type(e);
+                let scalar = matches!(self.data(ty), TypeData::Scalar(_));
+                match self.tree.expr(e).and_then(|i| i.constant) {
+                    Some(c) if scalar && !self.has_side_effects(e) => {
+                        out.push(c);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// A composite built from parts, never folded to a constant (dxc constructs
+    /// initializer lists, swizzled scalars and matrices even from constants).
+    pub fn composite(&mut self, parts: Vec<Value>, ty: spirvkit_ir::types::Type) -> Value {
+        self.val("spirv.CompositeConstruct", parts, ty)
     }
 
     /// The leaves of an init list, each an element value with its type (objects and
@@ -1147,6 +1266,11 @@ impl<'t> Emitter<'t> {
         }
         let ty = self.tree.converted_type(e);
         let v = self.rvalue(e)?;
+        if matches!(self.literal_scalar(ty), Some((_, 1))) {
+            // Kept literal: the leaf's constant is made in its target's type.
+            out.push((v, ty));
+            return Ok(());
+        }
         self.flatten_value(v, ty, out, 0)
     }
 
@@ -1227,7 +1351,7 @@ impl<'t> Emitter<'t> {
                 for _ in 0..n {
                     parts.push(self.next_leaf(leaves, st)?);
                 }
-                Ok(if n == 1 { parts[0] } else { self.construct(parts, t) })
+                Ok(if n == 1 { parts[0] } else { self.composite(parts, t) })
             }
             TypeData::Matrix { elem, rows, cols, .. } => {
                 let st = self.scalar_ty(elem);
@@ -1237,22 +1361,22 @@ impl<'t> Emitter<'t> {
                     scalars.push(self.next_leaf(leaves, st)?);
                 }
                 if rows == 1 || cols == 1 {
-                    return Ok(if scalars.len() == 1 { scalars[0] } else { self.construct(scalars, t) });
+                    return Ok(if scalars.len() == 1 { scalars[0] } else { self.composite(scalars, t) });
                 }
                 let row_ty = self.store_row_type(t);
                 let mut row_values = Vec::new();
                 for r in 0..rows as usize {
                     let part = scalars[r * cols as usize..(r + 1) * cols as usize].to_vec();
-                    row_values.push(self.construct(part, row_ty));
+                    row_values.push(self.composite(part, row_ty));
                 }
-                Ok(self.construct(row_values, t))
+                Ok(self.composite(row_values, t))
             }
             TypeData::Array { elem, len: Some(n) } => {
                 let mut parts = Vec::new();
                 for _ in 0..n {
                     parts.push(self.build_from_flat(elem, leaves, depth + 1)?);
                 }
-                Ok(self.construct(parts, t))
+                Ok(self.composite(parts, t))
             }
             TypeData::Struct(id) => {
                 let members = self.lift(crate::layout::struct_members(self.table, id))?;
@@ -1260,7 +1384,7 @@ impl<'t> Emitter<'t> {
                 for m in members {
                     parts.push(self.build_from_flat(m, leaves, depth + 1)?);
                 }
-                Ok(self.construct(parts, t))
+                Ok(self.composite(parts, t))
             }
             _ => match leaves.next() {
                 Some((v, _)) => Ok(v),
@@ -1272,6 +1396,25 @@ impl<'t> Emitter<'t> {
     fn next_leaf(&mut self, leaves: &mut impl Iterator<Item = (Value, Ty)>, to: Ty) -> R<Value> {
         match leaves.next() {
             Some((v, from)) if from == to => Ok(v),
+            // A literal constant is made in its target type, not converted (dxc
+            // evaluates the literal's implicit cast).
+            Some((v, from)) if self.literal_scalar(from).is_some() && self.scalar_shape(to).is_some() => {
+                let value = match self.constant_value(v) {
+                    Some(spirvkit_ir::attr::Attribute::Integer { value, .. }) => {
+                        i64::try_from(value).ok().map(ConstValue::Int)
+                    }
+                    Some(spirvkit_ir::attr::Attribute::Float { value, .. }) => Some(ConstValue::Float(value)),
+                    Some(spirvkit_ir::attr::Attribute::Bool(b)) => Some(ConstValue::Bool(b)),
+                    _ => None,
+                };
+                match value {
+                    Some(c) => {
+                        let t = self.ty(to)?;
+                        Ok(self.scalar_constant(c, t))
+                    }
+                    None => self.convert(v, from, to),
+                }
+            }
             Some((v, from)) => self.convert(v, from, to),
             None => self.unsupported("an initializer with too few elements"),
         }
