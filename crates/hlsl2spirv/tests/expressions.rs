@@ -300,3 +300,42 @@ float4 main(float4 c : COLOR, int4 k : K) : SV_Target {
     assert!(!text.contains("OpIMul %int") && !text.contains("OpFMul %float"), "{text}");
     assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
 }
+
+#[test]
+fn matrix_increments_go_row_by_row_with_a_constant_row_of_ones() {
+    let source = r#"
+float4 main(float4 c : COLOR) : SV_Target {
+    float2x3 g = float2x3(c.xyz, c.xyz);
+    int2x3 m = int2x3(1, 2, 3, 4, 5, 6);
+    float2x1 d = float2x1(c.xy);
+    int3x2 e = 10;
+    --g;
+    m++;
+    ++d;
+    return g[0].x + m[1].y + d[0] + e[2][1];
+}
+"#;
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    assert!(text.contains("OpConstantComposite %v3float %float_1 %float_1 %float_1"), "{text}");
+    assert!(text.contains("OpConstantComposite %v3int %int_1 %int_1 %int_1"), "{text}");
+    assert!(text.contains("OpConstantComposite %v2float %float_1 %float_1"), "{text}");
+    // A constant splat of a non-float matrix is a constant too.
+    assert!(text.contains("OpConstantComposite %_arr_v2int_uint_3"), "{text}");
+    assert_consecutive(
+        &text,
+        &[
+            "OpLoad %mat2v3float %g",
+            "OpCompositeExtract %v3float",
+            "OpFSub %v3float",
+            "OpCompositeExtract %v3float",
+            "OpFSub %v3float",
+            "OpCompositeConstruct %mat2v3float",
+            "OpStore %g",
+        ],
+    );
+    assert_consecutive(
+        &text,
+        &["OpLoad %_arr_v3int_uint_2 %m", "OpCompositeExtract %v3int", "OpIAdd %v3int"],
+    );
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
+}

@@ -722,11 +722,26 @@ impl<'t> Emitter<'t> {
                 let pty = place.ty();
                 let old = self.load_place(&place)?;
                 let t = self.ty(pty)?;
-                let one = self.splat_constant(ConstValue::Int(1), t);
-                let one =
-                    if self.is_float_ty(pty) { self.splat_constant(ConstValue::Float(1.0), t) } else { one };
+                let one = if self.is_float_ty(pty) { ConstValue::Float(1.0) } else { ConstValue::Int(1) };
                 let add = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
-                let new = self.arith(if add { BinaryOp::Add } else { BinaryOp::Sub }, old, one, pty)?;
+                let bop = if add { BinaryOp::Add } else { BinaryOp::Sub };
+                let new = if let Some((elem, rows, _)) = self.matrix_shape(pty) {
+                    // Row by row with a constant row of ones, as dxc does.
+                    let row_ty = self.store_row_type(t);
+                    let one_row = self.splat_constant(one, row_ty);
+                    let Some(name) = arith_op(bop, elem) else {
+                        return self.unsupported(format!("'{}' on this matrix", op_spelling(op)));
+                    };
+                    let mut out = Vec::new();
+                    for r in 0..rows {
+                        let row = self.extract(old, &[r], row_ty);
+                        out.push(self.val(name, vec![row, one_row], row_ty));
+                    }
+                    self.composite(out, t)
+                } else {
+                    let one = self.splat_constant(one, t);
+                    self.arith(bop, old, one, pty)?
+                };
                 self.store_place(&place, new)?;
                 if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
                     Ok(Val::P(place))
@@ -1434,6 +1449,14 @@ impl<'t> Emitter<'t> {
 
     pub fn bool_ty_of(&self, n: u32) -> Ty {
         self.vector_ty(Scalar::Bool, n)
+    }
+}
+
+fn op_spelling(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::PreInc | UnaryOp::PostInc => "++",
+        UnaryOp::PreDec | UnaryOp::PostDec => "--",
+        _ => "unary operator",
     }
 }
 
