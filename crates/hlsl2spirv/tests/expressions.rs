@@ -339,3 +339,47 @@ float4 main(float4 c : COLOR) : SV_Target {
     );
     assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
 }
+
+#[test]
+fn vector_truncation_extracts_and_constructs_or_folds_a_constant() {
+    let source = r#"
+float4 main(int4 k : K) : SV_Target {
+    int3 a = k;
+    float3 b = float4(1, 2, 3, 4);
+    return float4(a, b.x);
+}
+"#;
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    assert_consecutive(
+        &text,
+        &[
+            "OpLoad %v4int %k",
+            "OpCompositeExtract %int",
+            "OpCompositeExtract %int",
+            "OpCompositeExtract %int",
+            "OpCompositeConstruct %v3int",
+        ],
+    );
+    assert!(text.contains("OpConstantComposite %v3float %float_1 %float_2 %float_3"), "{text}");
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
+}
+
+#[test]
+fn out_arguments_that_are_whole_locals_of_the_parameter_type_are_passed_without_copy() {
+    let source = r#"
+struct S { float4 val; };
+void foo(out int a, inout uint2 b, inout S d, out float e[4], inout float f) {
+    a = 0; b = 1; d.val = 3.0; e[0] = 4.0; f += 1;
+}
+float4 main(float4 c : COLOR) : SV_Target {
+    int a; uint2 b = 0; S d = (S)0; float e[4]; int g = 2;
+    foo(a, b, d, e, g);
+    return d.val + a + b.x + e[0] + g;
+}
+"#;
+    let text = compile(&["-T", "ps_6_0", "-E", "main", "-fcgl"], source);
+    // `g` is an int passed as a float: copied in and out.
+    assert!(text.contains("OpFunctionCall %void %foo %a %b %d %e %param_var_f"), "{text}");
+    assert!(!text.contains("%param_var_a"), "{text}");
+    assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
+}

@@ -100,6 +100,12 @@ impl<'t> Emitter<'t> {
         for (i, &a) in args.iter().enumerate() {
             let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
             let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
+            if dir != ParamDirection::In {
+                if let Some(ptr) = self.out_argument_without_copy(a, pty)? {
+                    operands.push(ptr);
+                    continue;
+                }
+            }
             let t = self.value_type_of(pty)?;
             let tmp = self.function_variable(t, &format!("param.var.{pname}"));
             match dir {
@@ -160,6 +166,35 @@ impl<'t> Emitter<'t> {
                 Ok(self.undef(t))
             }
         }
+    }
+
+    /// An `out`/`inout` argument that is a whole local variable or parameter of the
+    /// parameter's type: dxc passes its pointer itself, without a `param.var` copy.
+    fn out_argument_without_copy(
+        &mut self,
+        a: ExprId,
+        pty: spirvkit_hlsl::sema::types::Ty,
+    ) -> R<Option<Value>> {
+        let mut e = a;
+        while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
+            e = *inner;
+        }
+        let is_name = matches!(self.ast.expr(e).kind, ExprKind::Name { .. });
+        if !is_name || self.tree.converted_type(a) != pty || self.expr_ty(e) != pty {
+            return Ok(None);
+        }
+        let Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) =
+            self.tree.expr(e).map(|i| i.resolution.clone())
+        else {
+            return Ok(None);
+        };
+        let Some(local) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) else { return Ok(None) };
+        let whole_variable = match self.ir.value(local.ptr).def {
+            spirvkit_ir::ir::ValueDef::Result { op, .. } => self.ir.op(op).name == "spirv.Variable",
+            spirvkit_ir::ir::ValueDef::Argument { .. } => true,
+        };
+        let function_storage = self.storage_class_of(local.ptr) == "Function";
+        Ok((whole_variable && function_storage && local.ty == pty).then_some(local.ptr))
     }
 
     /// A Function-storage pointer to a place's value (a copy when the place is

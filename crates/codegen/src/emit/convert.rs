@@ -81,9 +81,16 @@ impl<'t> Emitter<'t> {
                         ));
                     }
                 }
-                let components: Vec<u32> = (0..tn).collect();
+                // Else dxc extracts the components kept and constructs the vector.
                 let truncated_ty = self.vector_ty(fs, tn);
-                let cut = self.select_components(v, from_c, &components, truncated_ty)?;
+                let cut = if tn == 1 {
+                    self.select_components(v, from_c, &[0], truncated_ty)?
+                } else {
+                    let et = self.ty(self.scalar_ty(fs))?;
+                    let parts: Vec<Value> = (0..tn).map(|i| self.extract(v, &[i], et)).collect();
+                    let t = self.ty(truncated_ty)?;
+                    self.composite(parts, t)
+                };
                 return self.convert_components(cut, fs, ts, tn);
             }
         }
