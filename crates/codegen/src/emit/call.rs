@@ -6,7 +6,7 @@ use super::{Emitter, R};
 use crate::builder::{prop, symbol};
 use spirvkit_hlsl::ast::{ExprId, ExprKind};
 use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection};
-use spirvkit_hlsl::sema::types::TypeTable;
+use spirvkit_hlsl::sema::types::{TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
 impl<'t> Emitter<'t> {
@@ -39,14 +39,19 @@ impl<'t> Emitter<'t> {
         if args.len() == 1 {
             let from = self.tree.converted_type(self.arg(args, 0)?);
             let v = self.rvalue(self.arg(args, 0)?)?;
+            let same_vector_shape = matches!(
+                (self.data(from), self.data(to)),
+                (TypeData::Vector(_, a), TypeData::Vector(_, b)) if a == b
+            );
             if from == to
+                || same_vector_shape
                 || self.table.flat_count(from) != self.table.flat_count(to)
                 || self.scalar_shape(from).is_some_and(|(_, n)| n == 1)
             {
                 return self.convert(v, from, to);
             }
         }
-        if let Some(v) = self.constant_vector(to, args)? {
+        if let Some(v) = self.constant_initializer(to, args)? {
             return Ok(v);
         }
         let mut leaves = Vec::new();
@@ -109,6 +114,12 @@ impl<'t> Emitter<'t> {
         for (i, &a) in args.iter().enumerate() {
             let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
             let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
+            if dir != ParamDirection::In {
+                if let Some(ptr) = self.out_argument_without_copy(a, pty)? {
+                    operands.push(ptr);
+                    continue;
+                }
+            }
             let t = self.value_type_of(pty)?;
             let tmp = self.function_variable(t, &format!("param.var.{pname}"));
             match dir {
@@ -169,6 +180,35 @@ impl<'t> Emitter<'t> {
                 Ok(self.undef(t))
             }
         }
+    }
+
+    /// An `out`/`inout` argument that is a whole local variable or parameter of the
+    /// parameter's type: dxc passes its pointer itself, without a `param.var` copy.
+    fn out_argument_without_copy(
+        &mut self,
+        a: ExprId,
+        pty: spirvkit_hlsl::sema::types::Ty,
+    ) -> R<Option<Value>> {
+        let mut e = a;
+        while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
+            e = *inner;
+        }
+        let is_name = matches!(self.ast.expr(e).kind, ExprKind::Name { .. });
+        if !is_name || self.tree.converted_type(a) != pty || self.expr_ty(e) != pty {
+            return Ok(None);
+        }
+        let Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) =
+            self.tree.expr(e).map(|i| i.resolution.clone())
+        else {
+            return Ok(None);
+        };
+        let Some(local) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) else { return Ok(None) };
+        let whole_variable = match self.ir.value(local.ptr).def {
+            spirvkit_ir::ir::ValueDef::Result { op, .. } => self.ir.op(op).name == "spirv.Variable",
+            spirvkit_ir::ir::ValueDef::Argument { .. } => true,
+        };
+        let function_storage = self.storage_class_of(local.ptr) == "Function";
+        Ok((whole_variable && function_storage && local.ty == pty).then_some(local.ptr))
     }
 
     /// A Function-storage pointer to a place's value (a copy when the place is

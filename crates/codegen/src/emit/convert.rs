@@ -69,10 +69,28 @@ impl<'t> Emitter<'t> {
                 return Ok(self.construct(vec![x; tn as usize], tt));
             }
             if tn < fnn {
-                // Truncation.
-                let components: Vec<u32> = (0..tn).collect();
+                // Truncation. Of a constant to a vector: a constant (dxc evaluates the
+                // cast; to a scalar it extracts).
+                if tn > 1 && fs == ts && matches!(td, TypeData::Vector(..)) {
+                    if let Some(spirvkit_ir::attr::Attribute::Dense { elements, .. }) = self.constant_value(v)
+                    {
+                        let kept = elements.into_iter().take(tn as usize).collect();
+                        return Ok(self.constant_attr(
+                            spirvkit_ir::attr::Attribute::Dense { elements: kept, ty: tt },
+                            tt,
+                        ));
+                    }
+                }
+                // Else dxc extracts the components kept and constructs the vector.
                 let truncated_ty = self.vector_ty(fs, tn);
-                let cut = self.select_components(v, from_c, &components, truncated_ty)?;
+                let cut = if tn == 1 {
+                    self.select_components(v, from_c, &[0], truncated_ty)?
+                } else {
+                    let et = self.ty(self.scalar_ty(fs))?;
+                    let parts: Vec<Value> = (0..tn).map(|i| self.extract(v, &[i], et)).collect();
+                    let t = self.ty(truncated_ty)?;
+                    self.composite(parts, t)
+                };
                 return self.convert_components(cut, fs, ts, tn);
             }
         }
@@ -82,6 +100,16 @@ impl<'t> Emitter<'t> {
             let x = self.convert_components(v, fs, ts, 1)?;
             let row_ty = self.store_row_type(tt);
             let row = self.construct(vec![x; cols as usize], row_ty);
+            // A constant splat is a constant even when the matrix is an array of
+            // vectors (non-float matrices), as dxc writes it.
+            if let (
+                Some(row_value @ spirvkit_ir::attr::Attribute::Dense { .. }),
+                spirvkit_ir::types::TypeKind::Array { .. },
+            ) = (self.constant_value(row), self.lower.store().kind(tt).clone())
+            {
+                return Ok(self
+                    .constant_attr(spirvkit_ir::attr::Attribute::Array(vec![row_value; rows as usize]), tt));
+            }
             return Ok(self.construct(vec![row; rows as usize], tt));
         }
         // Matrix to matrix of the same shape: row by row.

@@ -49,9 +49,14 @@ impl<'t> Emitter<'t> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let target = info.conversion.map_or(info.ty, |c| c.to);
         if let Some(c) = info.constant {
-            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) {
+            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) && !self.has_swizzle(e) {
                 let t = self.ty(target)?;
                 return Ok(self.splat_constant(c, t));
+            }
+        }
+        if let (ExprKind::Conditional { .. }, Some(c)) = (&self.ast.expr(e).kind, info.conversion) {
+            if self.literal_result_type(info.ty, c.to) != self.concrete(info.ty) {
+                return self.retyped_literal_conditional(e, c.to);
             }
         }
         let value = self.expr_value(e)?;
@@ -59,6 +64,24 @@ impl<'t> Emitter<'t> {
             Some(c) if c.kind != CastKind::NoOp || c.to != info.ty => self.convert(value, info.ty, c.to),
             _ => Ok(value),
         }
+    }
+
+    /// A literal-typed `?:` whose result took its width from its target: converted
+    /// from that type. dxc casts even when the types already agree (the cast is chosen
+    /// before the literal's type is), so a same-type target still gets an OpBitcast.
+    fn retyped_literal_conditional(&mut self, e: ExprId, to: Ty) -> R<Value> {
+        let (value, from) = match self.expr(e)? {
+            Val::R(v, t) => (v, t),
+            Val::P(p) => {
+                let t = p.ty();
+                (self.load_place(&p)?, t)
+            }
+        };
+        if from == to && self.scalar_shape(to).is_some_and(|(s, _)| s.is_integer()) {
+            let t = self.ty(to)?;
+            return Ok(self.val("spirv.Bitcast", vec![value], t));
+        }
+        self.convert(value, from, to)
     }
 
     /// The value of `e` before its implicit conversion.
@@ -76,6 +99,18 @@ impl<'t> Emitter<'t> {
             return self.heap_value(heap, index, to);
         }
         let from = self.tree.converted_type(e);
+        // A literal constant is made in the type it goes to (dxc's literal typing),
+        // not in its default type and then converted.
+        if let (Some(c), Some((fs, _)), Some((ts, _))) =
+            (self.tree.expr(e).and_then(|i| i.constant), self.literal_scalar(from), self.scalar_shape(to))
+        {
+            let same_kind = (fs == Scalar::LiteralInt && ts.is_integer() && ts != Scalar::Bool)
+                || (fs == Scalar::LiteralFloat && ts.is_float());
+            if same_kind && !self.has_side_effects(e) {
+                let t = self.ty(to)?;
+                return Ok(self.splat_constant(c, t));
+            }
+        }
         let v = self.rvalue(e)?;
         if from == to {
             return Ok(v);
@@ -94,6 +129,24 @@ impl<'t> Emitter<'t> {
                 Ok(Place::Ptr { ptr, ty, rule: None })
             }
         }
+    }
+
+    /// Whether `e` swizzles a value somewhere: dxc does not evaluate such an
+    /// expression as a constant (clang's evaluator stops at vector element access).
+    pub fn has_swizzle(&self, e: ExprId) -> bool {
+        self.has_swizzle_at(e, 0)
+    }
+
+    fn has_swizzle_at(&self, e: ExprId, depth: u32) -> bool {
+        if depth > 256 {
+            return true;
+        }
+        if matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Swizzle(_))) {
+            return true;
+        }
+        spirvkit_hlsl::ast::expr_children(&self.ast.expr(e).kind)
+            .into_iter()
+            .any(|c| self.has_swizzle_at(c, depth + 1))
     }
 
     /// Whether evaluating `e` may change state (assignments, calls, increments).
@@ -181,7 +234,9 @@ impl<'t> Emitter<'t> {
             }
             ExprKind::Conditional { condition, then_value, else_value } => {
                 let (c, a, b) = (*condition, *then_value, *else_value);
-                Ok(Val::R(self.conditional(c, a, b, ty)?, ty))
+                let target = info.conversion.map_or(ty, |conv| conv.to);
+                let result_ty = self.literal_result_type(ty, target);
+                Ok(Val::R(self.conditional(c, a, b, ty, target)?, result_ty))
             }
             ExprKind::Call { .. } | ExprKind::Construct { .. } => {
                 let v = self.call_expr(e)?;
@@ -205,6 +260,15 @@ impl<'t> Emitter<'t> {
                 }
             }
             ExprKind::Error => self.unsupported("an erroneous expression"),
+        }
+    }
+
+    /// The literal scalar of a literal scalar or vector type.
+    fn literal_scalar(&self, ty: Ty) -> Option<(Scalar, u32)> {
+        match self.data(ty) {
+            TypeData::Scalar(s) if s.is_literal() => Some((*s, 1)),
+            TypeData::Vector(s, n) if s.is_literal() => Some((*s, u32::from(*n))),
+            _ => None,
         }
     }
 
@@ -544,7 +608,8 @@ impl<'t> Emitter<'t> {
             if components.len() == 1 {
                 return Ok(v);
             }
-            return Ok(self.construct(vec![v; components.len()], t));
+            // dxc constructs a swizzled scalar even when it is a constant.
+            return Ok(self.composite(vec![v; components.len()], t));
         }
         if components.len() == 1 {
             return Ok(self.extract(v, &[components[0]], t));
@@ -839,11 +904,26 @@ impl<'t> Emitter<'t> {
                 let pty = place.ty();
                 let old = self.load_place(&place)?;
                 let t = self.ty(pty)?;
-                let one = self.splat_constant(ConstValue::Int(1), t);
-                let one =
-                    if self.is_float_ty(pty) { self.splat_constant(ConstValue::Float(1.0), t) } else { one };
+                let one = if self.is_float_ty(pty) { ConstValue::Float(1.0) } else { ConstValue::Int(1) };
                 let add = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
-                let new = self.arith(if add { BinaryOp::Add } else { BinaryOp::Sub }, old, one, pty)?;
+                let bop = if add { BinaryOp::Add } else { BinaryOp::Sub };
+                let new = if let Some((elem, rows, _)) = self.matrix_shape(pty) {
+                    // Row by row with a constant row of ones, as dxc does.
+                    let row_ty = self.store_row_type(t);
+                    let one_row = self.splat_constant(one, row_ty);
+                    let Some(name) = arith_op(bop, elem) else {
+                        return self.unsupported(format!("'{}' on this matrix", op_spelling(op)));
+                    };
+                    let mut out = Vec::new();
+                    for r in 0..rows {
+                        let row = self.extract(old, &[r], row_ty);
+                        out.push(self.val(name, vec![row, one_row], row_ty));
+                    }
+                    self.composite(out, t)
+                } else {
+                    let one = self.splat_constant(one, t);
+                    self.arith(bop, old, one, pty)?
+                };
                 self.store_place(&place, new)?;
                 if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
                     Ok(Val::P(place))
@@ -1062,28 +1142,25 @@ impl<'t> Emitter<'t> {
         Ok(self.val(name, vec![a, b], t))
     }
 
-    /// `&&`/`||`: short-circuit on scalars from HLSL 2021, component-wise otherwise.
+    /// `&&`/`||`: short-circuit on scalars from HLSL 2021 (dxc: a bool temporary set
+    /// to the left side's deciding value, the right side evaluated only when needed);
+    /// component-wise, both sides evaluated, before 2021 and on vectors.
     fn logical(&mut self, op: BinaryOp, lhs: ExprId, rhs: ExprId, ty: Ty) -> R<Value> {
         let t = self.ty(ty)?;
         let scalar = self.scalar_shape(ty).is_some_and(|(_, n)| n == 1);
-        if scalar && self.options.short_circuit && self.has_side_effects(rhs) {
-            // if (lhs) tmp = rhs else tmp = false (for ||: if (!lhs) tmp = rhs else true)
+        if scalar && self.options.short_circuit {
+            let and = op == BinaryOp::LogicalAnd;
+            let tmp = self.function_variable(t, "temp.var.logical");
             let a = self.rvalue(lhs)?;
             let lty = self.tree.converted_type(lhs);
             let a = self.truth_value(a, lty)?;
-            let tmp = self.function_variable(t, "temp.var.logical");
-            let (rhs_block, merge) = if op == BinaryOp::LogicalAnd {
-                (self.new_block("logical.and.rhs"), self.new_block("logical.and.merge"))
-            } else {
-                (self.new_block("logical.or.rhs"), self.new_block("logical.or.merge"))
-            };
-            self.store_to(tmp, a);
+            let decided = self.bool_constant(!and);
+            self.store_to(tmp, decided);
+            let cond = if and { a } else { self.val("spirv.LogicalNot", vec![a], t) };
+            let rhs_block = self.new_block("logical.lhs.cond");
+            let merge = self.new_block("logical.merge");
             self.selection_header(merge, 0);
-            if op == BinaryOp::LogicalAnd {
-                self.branch_conditional(a, rhs_block, merge);
-            } else {
-                self.branch_conditional(a, merge, rhs_block);
-            }
+            self.branch_conditional(cond, rhs_block, merge);
             self.start_block(rhs_block);
             let b = self.rvalue(rhs)?;
             let rty = self.tree.converted_type(rhs);
@@ -1103,16 +1180,53 @@ impl<'t> Emitter<'t> {
         Ok(self.val(name, vec![a, b], t))
     }
 
-    fn conditional(&mut self, c: ExprId, a: ExprId, b: ExprId, ty: Ty) -> R<Value> {
+    /// Whether evaluating `e` branches: a short-circuiting `&&`, `||` or `?:` (HLSL
+    /// 2021) not folded to a constant. A loop whose condition branches gets a separate
+    /// header block, as dxc builds it.
+    pub fn condition_branches(&self, e: ExprId) -> bool {
+        if !self.options.short_circuit {
+            return false;
+        }
+        self.branches_at(e, 0)
+    }
+
+    fn branches_at(&self, e: ExprId, depth: u32) -> bool {
+        if depth > 256 {
+            return false;
+        }
+        let info = self.tree.expr(e);
+        if info.is_some_and(|i| i.constant.is_some()) && !self.has_side_effects(e) {
+            return false;
+        }
+        let scalar = |ty: Ty| self.scalar_shape(ty).is_some_and(|(_, n)| n == 1);
+        match &self.ast.expr(e).kind {
+            ExprKind::Binary { op: BinaryOp::LogicalAnd | BinaryOp::LogicalOr, .. }
+                if info.is_some_and(|i| scalar(i.ty)) =>
+            {
+                true
+            }
+            ExprKind::Conditional { condition, .. } if scalar(self.tree.converted_type(*condition)) => true,
+            kind => {
+                spirvkit_hlsl::ast::expr_children(kind).into_iter().any(|c| self.branches_at(c, depth + 1))
+            }
+        }
+    }
+
+    /// `c ? a : b`. From HLSL 2021 a scalar condition short-circuits: only the chosen
+    /// side is evaluated, into a temporary (`ternary.lhs`/`ternary.rhs`). Before 2021
+    /// (and with a vector condition) both sides are evaluated first; scalars and
+    /// vectors are then selected, other types stored to the temporary by an if/else.
+    fn conditional(&mut self, c: ExprId, a: ExprId, b: ExprId, ty: Ty, target: Ty) -> R<Value> {
         let cty = self.tree.converted_type(c);
         let scalar_condition = self.scalar_shape(cty).is_some_and(|(_, n)| n == 1);
+        // A literal result takes its width from where it goes (dxc's literal typing):
+        // `uint64_t v = c ? 1 : 0` selects 64-bit integers.
+        let ty = self.literal_result_type(ty, target);
         let t = self.value_type_of(ty)?;
-        if scalar_condition
-            && (self.has_side_effects(a) || self.has_side_effects(b) || self.scalar_shape(ty).is_none())
-        {
+        if scalar_condition && self.options.short_circuit {
+            let tmp = self.function_variable(t, "temp.var.ternary");
             let cond = self.rvalue(c)?;
             let cond = self.truth_value(cond, cty)?;
-            let tmp = self.function_variable(t, "temp.var.ternary");
             let then_block = self.new_block("ternary.lhs");
             let else_block = self.new_block("ternary.rhs");
             let merge = self.new_block("ternary.merge");
@@ -1133,6 +1247,22 @@ impl<'t> Emitter<'t> {
         let cond = self.truth_value(cond, cty)?;
         let x = self.rvalue_as(a, ty)?;
         let y = self.rvalue_as(b, ty)?;
+        if self.scalar_shape(ty).is_none() {
+            let tmp = self.function_variable(t, "temp.var.ternary");
+            let then_block = self.new_block("if.true");
+            let else_block = self.new_block("if.false");
+            let merge = self.new_block("if.merge");
+            self.selection_header(merge, 0);
+            self.branch_conditional(cond, then_block, else_block);
+            self.start_block(then_block);
+            self.store_to(tmp, x);
+            self.branch(merge);
+            self.start_block(else_block);
+            self.store_to(tmp, y);
+            self.branch(merge);
+            self.start_block(merge);
+            return Ok(self.load(tmp));
+        }
         // A scalar condition selecting vectors is splat (SPIR-V 1.4 allows scalar).
         let cond = match (self.scalar_shape(ty), self.scalar_shape(cty)) {
             (Some((_, n)), Some((_, 1))) if n > 1 => {
@@ -1143,6 +1273,23 @@ impl<'t> Emitter<'t> {
             _ => cond,
         };
         Ok(self.val("spirv.Select", vec![cond, x, y], t))
+    }
+
+    /// The type a literal-typed result takes where it is converted to `target`: a
+    /// 64-bit integer (signed) for a 64-bit integer target, a double for a double one;
+    /// else the literal's default concrete type.
+    fn literal_result_type(&self, ty: Ty, target: Ty) -> Ty {
+        let (s, n) = match self.data(ty) {
+            TypeData::Scalar(s) => (*s, 1),
+            TypeData::Vector(s, n) => (*s, u32::from(*n)),
+            _ => return ty,
+        };
+        let target_scalar = self.scalar_shape(target).map(|(t, _)| t);
+        match (s, target_scalar) {
+            (Scalar::LiteralInt, Some(Scalar::Int64 | Scalar::UInt64)) => self.vector_ty(Scalar::Int64, n),
+            (Scalar::LiteralFloat, Some(Scalar::Double)) => self.vector_ty(Scalar::Double, n),
+            _ => self.concrete(ty),
+        }
     }
 
     fn assign(&mut self, op: Option<BinaryOp>, lhs: ExprId, rhs: ExprId) -> R<Val> {
@@ -1162,6 +1309,10 @@ impl<'t> Emitter<'t> {
                 // dxc evaluates the right-hand side first.
                 let r = self.rvalue(rhs)?;
                 let place = self.place(lhs)?;
+                if let Some(new) = self.vector_op_assign_scalar(op, &place, r, lty, op_ty)? {
+                    self.store_place(&place, new)?;
+                    return Ok(Val::P(place));
+                }
                 let old = self.load_place(&place)?;
                 let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                     self.convert(old, lty, op_ty)?
@@ -1189,9 +1340,43 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// `vector op= scalar` (the right side converted to a scalar): the scalar applies
+    /// to every component. A float `*=` is OpVectorTimesScalar, as dxc writes it; other
+    /// operators take the scalar splat to the vector. None for other shapes.
+    fn vector_op_assign_scalar(
+        &mut self,
+        op: BinaryOp,
+        place: &Place,
+        r: Value,
+        lty: Ty,
+        op_ty: Ty,
+    ) -> R<Option<Value>> {
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) || !matches!(self.data(lty), TypeData::Vector(..)) {
+            return Ok(None);
+        }
+        let (Some((elem, n)), Some((_, 1))) = (self.scalar_shape(lty), self.scalar_shape(op_ty)) else {
+            return Ok(None);
+        };
+        if n < 2 {
+            return Ok(None);
+        }
+        let elem_ty = self.scalar_ty(elem);
+        let scalar = if op_ty == elem_ty { r } else { self.convert(r, op_ty, elem_ty)? };
+        let old = self.load_place(place)?;
+        if op == BinaryOp::Mul && elem.is_float() {
+            let t = self.ty(lty)?;
+            return Ok(Some(self.val("spirv.VectorTimesScalar", vec![old, scalar], t)));
+        }
+        let splat = self.convert(scalar, elem_ty, lty)?;
+        Ok(Some(self.arith(op, old, splat, lty)?))
+    }
+
     /// A value of type `ty` from an initializer (an init list or an expression).
     pub fn init_value(&mut self, init: ExprId, ty: Ty) -> R<Value> {
         if let ExprKind::InitList(_) = &self.ast.expr(init).kind {
+            if let Some(v) = self.constant_initializer(ty, &[init])? {
+                return Ok(v);
+            }
             let mut scalars = Vec::new();
             self.flatten_init(init, &mut scalars, 0)?;
             let mut iter = scalars.into_iter();
@@ -1199,6 +1384,68 @@ impl<'t> Emitter<'t> {
             return Ok(v);
         }
         self.rvalue_as(init, ty)
+    }
+
+    /// An initializer list or vector constructor of a scalar or vector type whose
+    /// scalars are all constants, as one constant (dxc evaluates such initializers,
+    /// and only those: matrices, arrays and structs are constructed).
+    pub fn constant_initializer(&mut self, ty: Ty, items: &[ExprId]) -> R<Option<Value>> {
+        let (s, n) = match self.data(ty) {
+            TypeData::Scalar(s) => (s.concrete(), 1),
+            TypeData::Vector(s, n) => (s.concrete(), u32::from(*n)),
+            _ => return Ok(None),
+        };
+        let mut scalars = Vec::new();
+        for &item in items {
+            if !self.constant_leaves(item, &mut scalars, 0) {
+                return Ok(None);
+            }
+        }
+        if scalars.len() != n as usize {
+            return Ok(None);
+        }
+        let t = self.ty(ty)?;
+        let et = self.ty(self.scalar_ty(s))?;
+        let mut elements: Vec<_> = scalars.into_iter().map(|c| self.scalar_attr(c, et)).collect();
+        if n == 1 {
+            let attr = elements.remove(0);
+            return Ok(Some(self.constant_attr(attr, t)));
+        }
+        Ok(Some(self.constant_attr(spirvkit_ir::attr::Attribute::Dense { elements, ty: t }, t)))
+    }
+
+    /// Collects the constant scalars of an initializer item (nested lists and vector
+    /// constructors included); false when one is not a constant scalar.
+    fn constant_leaves(&self, e: ExprId, out: &mut Vec<ConstValue>, depth: u32) -> bool {
+        if depth > 64 || out.len() > 64 {
+            return false;
+        }
+        match &self.ast.expr(e).kind {
+            ExprKind::InitList(items) => items.iter().all(|&i| self.constant_leaves(i, out, depth + 1)),
+            ExprKind::Construct { args, .. }
+                if matches!(self.data(self.expr_ty(e)), TypeData::Vector(..)) =>
+            {
+                args.iter().all(|&a| self.constant_leaves(a, out, depth + 1))
+            }
+            ExprKind::Paren(inner) => self.constant_leaves(*inner, out, depth + 1),
+            _ => {
+                let ty = self.tree.converted_type(e);
+                let scalar = matches!(self.data(ty), TypeData::Scalar(_));
+                match self.tree.expr(e).and_then(|i| i.constant) {
+                    Some(c) if scalar && !self.has_side_effects(e) => {
+                        out.push(c);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// A composite built from parts, never folded to a constant (dxc constructs
+    /// initializer lists, swizzled scalars and matrices even from constants).
+    pub fn composite(&mut self, parts: Vec<Value>, ty: spirvkit_ir::types::Type) -> Value {
+        self.val("spirv.CompositeConstruct", parts, ty)
     }
 
     /// The leaves of an init list, each an element value with its type (objects and
@@ -1215,6 +1462,11 @@ impl<'t> Emitter<'t> {
         }
         let ty = self.tree.converted_type(e);
         let v = self.rvalue(e)?;
+        if matches!(self.literal_scalar(ty), Some((_, 1))) {
+            // Kept literal: the leaf's constant is made in its target's type.
+            out.push((v, ty));
+            return Ok(());
+        }
         self.flatten_value(v, ty, out, 0)
     }
 
@@ -1295,7 +1547,7 @@ impl<'t> Emitter<'t> {
                 for _ in 0..n {
                     parts.push(self.next_leaf(leaves, st)?);
                 }
-                Ok(if n == 1 { parts[0] } else { self.construct(parts, t) })
+                Ok(if n == 1 { parts[0] } else { self.composite(parts, t) })
             }
             TypeData::Matrix { elem, rows, cols, .. } => {
                 let st = self.scalar_ty(elem);
@@ -1305,22 +1557,22 @@ impl<'t> Emitter<'t> {
                     scalars.push(self.next_leaf(leaves, st)?);
                 }
                 if rows == 1 || cols == 1 {
-                    return Ok(if scalars.len() == 1 { scalars[0] } else { self.construct(scalars, t) });
+                    return Ok(if scalars.len() == 1 { scalars[0] } else { self.composite(scalars, t) });
                 }
                 let row_ty = self.store_row_type(t);
                 let mut row_values = Vec::new();
                 for r in 0..rows as usize {
                     let part = scalars[r * cols as usize..(r + 1) * cols as usize].to_vec();
-                    row_values.push(self.construct(part, row_ty));
+                    row_values.push(self.composite(part, row_ty));
                 }
-                Ok(self.construct(row_values, t))
+                Ok(self.composite(row_values, t))
             }
             TypeData::Array { elem, len: Some(n) } => {
                 let mut parts = Vec::new();
                 for _ in 0..n {
                     parts.push(self.build_from_flat(elem, leaves, depth + 1)?);
                 }
-                Ok(self.construct(parts, t))
+                Ok(self.composite(parts, t))
             }
             TypeData::Struct(id) => {
                 let members = self.lift(crate::layout::struct_members(self.table, id))?;
@@ -1328,7 +1580,7 @@ impl<'t> Emitter<'t> {
                 for m in members {
                     parts.push(self.build_from_flat(m, leaves, depth + 1)?);
                 }
-                Ok(self.construct(parts, t))
+                Ok(self.composite(parts, t))
             }
             _ => match leaves.next() {
                 Some((v, _)) => Ok(v),
@@ -1340,6 +1592,25 @@ impl<'t> Emitter<'t> {
     fn next_leaf(&mut self, leaves: &mut impl Iterator<Item = (Value, Ty)>, to: Ty) -> R<Value> {
         match leaves.next() {
             Some((v, from)) if from == to => Ok(v),
+            // A literal constant is made in its target type, not converted (dxc
+            // evaluates the literal's implicit cast).
+            Some((v, from)) if self.literal_scalar(from).is_some() && self.scalar_shape(to).is_some() => {
+                let value = match self.constant_value(v) {
+                    Some(spirvkit_ir::attr::Attribute::Integer { value, .. }) => {
+                        i64::try_from(value).ok().map(ConstValue::Int)
+                    }
+                    Some(spirvkit_ir::attr::Attribute::Float { value, .. }) => Some(ConstValue::Float(value)),
+                    Some(spirvkit_ir::attr::Attribute::Bool(b)) => Some(ConstValue::Bool(b)),
+                    _ => None,
+                };
+                match value {
+                    Some(c) => {
+                        let t = self.ty(to)?;
+                        Ok(self.scalar_constant(c, t))
+                    }
+                    None => self.convert(v, from, to),
+                }
+            }
             Some((v, from)) => self.convert(v, from, to),
             None => self.unsupported("an initializer with too few elements"),
         }
@@ -1359,6 +1630,14 @@ impl<'t> Emitter<'t> {
 
     pub fn bool_ty_of(&self, n: u32) -> Ty {
         self.vector_ty(Scalar::Bool, n)
+    }
+}
+
+fn op_spelling(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::PreInc | UnaryOp::PostInc => "++",
+        UnaryOp::PreDec | UnaryOp::PostDec => "--",
+        _ => "unary operator",
     }
 }
 

@@ -2143,30 +2143,6 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// A vector constructor of constant scalars (`float2(0.5, 1)`) is a constant
-    /// composite, as dxc writes it (texture coordinates and offsets are mostly these).
-    pub(super) fn constant_vector(&mut self, to: Ty, args: &[ExprId]) -> R<Option<Value>> {
-        let Some((s, n)) = self.scalar_shape(to) else { return Ok(None) };
-        if n < 2 || args.len() != n as usize || !matches!(self.data(to), TypeData::Vector(..)) {
-            return Ok(None);
-        }
-        let mut values = Vec::new();
-        for &a in args {
-            let from = self.tree.converted_type(a);
-            if self.scalar_shape(from).is_none_or(|(_, k)| k != 1) {
-                return Ok(None);
-            }
-            match self.tree.expr(a).and_then(|i| i.constant) {
-                Some(c) => values.push(c),
-                None => return Ok(None),
-            }
-        }
-        let t = self.ty(to)?;
-        let et = self.ty(self.scalar_ty(s))?;
-        let elements = values.into_iter().map(|c| self.scalar_attr(c, et)).collect();
-        Ok(Some(self.constant_attr(Attribute::Dense { elements, ty: t }, t)))
-    }
-
     /// The image of a texture value (`OpImage` of a `SampledTexture*`).
     fn plain_image(&mut self, v: Value) -> Value {
         let ty = self.ir.value_type(v);

@@ -43,6 +43,46 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
+    /// Enters a for/while loop at its condition block `check`. When the condition
+    /// branches (short-circuit), the loop header is a separate block before it, as
+    /// dxc makes it, since a header's merge instruction must be its block's only one.
+    fn enter_loop(
+        &mut self,
+        header: Option<BlockId>,
+        check: BlockId,
+        merge: BlockId,
+        cont: BlockId,
+        control: u32,
+    ) {
+        match header {
+            Some(h) => {
+                self.branch(h);
+                self.start_block(h);
+                self.loop_header(merge, cont, control);
+                self.branch(check);
+                self.start_block(check);
+            }
+            None => {
+                self.branch(check);
+                self.start_block(check);
+                self.loop_header(merge, cont, control);
+            }
+        }
+    }
+
+    /// The value of an `if` condition that is a constant without side effects.
+    fn constant_condition(&self, condition: spirvkit_hlsl::ast::ExprId) -> Option<bool> {
+        if matches!(self.ast.expr(condition).kind, ExprKind::DeclCondition(_))
+            || self.has_side_effects(condition)
+        {
+            return None;
+        }
+        let info = self.tree.expr(condition)?;
+        let ty = info.conversion.map_or(info.ty, |c| c.to);
+        self.scalar_shape(ty).filter(|&(_, n)| n == 1)?;
+        info.constant.map(ConstValue::as_bool)
+    }
+
     fn selection_control(&self, s: StmtId) -> u32 {
         let mut control = 0;
         for a in &self.ast.stmt(s).attrs {
@@ -99,6 +139,14 @@ impl<'t> Emitter<'t> {
             }
             StmtKind::Empty | StmtKind::Error => Ok(()),
             StmtKind::If { condition, then_branch, else_branch } => {
+                // dxc folds a constant condition: only the branch taken is emitted.
+                if let Some(taken) = self.constant_condition(condition) {
+                    return match (taken, else_branch) {
+                        (true, _) => self.stmt(then_branch),
+                        (false, Some(e)) => self.stmt(e),
+                        (false, None) => Ok(()),
+                    };
+                }
                 let control = self.selection_control(s);
                 let cty = self.tree.converted_type(condition);
                 let c = self.rvalue(condition)?;
@@ -124,47 +172,47 @@ impl<'t> Emitter<'t> {
                     self.stmt(init)?;
                 }
                 let control = self.loop_control(s);
+                let header =
+                    condition.filter(|&c| self.condition_branches(c)).map(|_| self.new_block("for.header"));
                 let check = self.new_block("for.check");
                 let body_block = self.new_block("for.body");
                 let cont = self.new_block("for.continue");
                 let merge = self.new_block("for.merge");
-                self.branch(check);
-                self.start_block(check);
-                self.loop_header(merge, cont, control);
-                match condition {
+                self.enter_loop(header, check, merge, cont, control);
+                let v = match condition {
                     Some(c) => {
                         let cty = self.tree.converted_type(c);
                         let v = self.rvalue(c)?;
-                        let v = self.truth_value(v, cty)?;
-                        self.branch_conditional(v, body_block, merge);
+                        self.truth_value(v, cty)?
                     }
-                    None => self.branch(body_block),
-                }
+                    // dxc branches on `true` when there is no condition.
+                    None => self.bool_constant(true),
+                };
+                self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
                 self.loop_body(body, merge, cont)?;
                 if let Some(step) = step {
                     self.discard_value(step)?;
                 }
-                self.branch(check);
+                self.branch(header.unwrap_or(check));
                 self.start_block(merge);
                 Ok(())
             }
             StmtKind::While { condition, body } => {
                 let control = self.loop_control(s);
+                let header = self.condition_branches(condition).then(|| self.new_block("while.header"));
                 let check = self.new_block("while.check");
                 let body_block = self.new_block("while.body");
                 let cont = self.new_block("while.continue");
                 let merge = self.new_block("while.merge");
-                self.branch(check);
-                self.start_block(check);
-                self.loop_header(merge, cont, control);
+                self.enter_loop(header, check, merge, cont, control);
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
                 let v = self.truth_value(v, cty)?;
                 self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
                 self.loop_body(body, merge, cont)?;
-                self.branch(check);
+                self.branch(header.unwrap_or(check));
                 self.start_block(merge);
                 Ok(())
             }
