@@ -297,6 +297,12 @@ impl<'t> Emitter<'t> {
     pub fn ty_in(&mut self, ty: Ty, rule: Option<LayoutRule>) -> R<Type> {
         match self.data(ty).clone() {
             TypeData::Object { .. } => return self.resource_value_type(ty),
+            TypeData::Array { elem, len: None } if matches!(self.data(elem), TypeData::Object { .. }) => {
+                // An unsized array of resources exists only as its global: a value of
+                // it (a parameter, a local) is the pointer to that global, as dxc
+                // passes it; Vulkan allows a runtime array in no Function variable.
+                return self.unsized_resource_array_pointer(elem);
+            }
             TypeData::Array { elem, len } if self.contains_object(elem, 0) => {
                 let e = self.ty_in(elem, rule)?;
                 return Ok(match len {
@@ -312,6 +318,16 @@ impl<'t> Emitter<'t> {
         }
         let r = self.lower.lower(ty, rule);
         self.lift(r)
+    }
+
+    /// Whether a value of `ty` is a pointer to a resource's memory rather than the
+    /// memory's contents: buffers, and unsized arrays of resources.
+    pub fn is_pointer_valued(&self, ty: Ty) -> bool {
+        match self.data(ty) {
+            TypeData::Array { elem, len: None } => matches!(self.data(*elem), TypeData::Object { .. }),
+            TypeData::Object { .. } => self.is_buffer_object(ty),
+            _ => false,
+        }
     }
 
     /// Whether a type is or holds (through arrays) a resource object.
@@ -550,6 +566,12 @@ impl<'t> Emitter<'t> {
             TypeKind::Pointer { storage_class, .. } => storage_class.clone(),
             _ => "Function".to_string(),
         }
+    }
+
+    /// Whether `ptr` points to a variable holding a pointer (a local, parameter or
+    /// static of a buffer type) rather than to the memory itself.
+    pub fn holds_pointer(&self, ptr: Value) -> bool {
+        self.pointee(ptr).is_some_and(|t| matches!(self.lower.store().kind(t), TypeKind::Pointer { .. }))
     }
 
     pub fn pointee(&self, ptr: Value) -> Option<Type> {

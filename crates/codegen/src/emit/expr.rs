@@ -59,6 +59,16 @@ impl<'t> Emitter<'t> {
     pub fn expr_value(&mut self, e: ExprId) -> R<Value> {
         match self.expr(e)? {
             Val::R(v, _) => Ok(v),
+            Val::P(Place::Ptr { ptr, .. })
+                if self.is_pointer_valued(
+                    self.concrete(self.tree.expr(e).map_or(TypeTable::ERROR, |i| i.ty)),
+                ) && !self.holds_pointer(ptr) =>
+            {
+                // A `ConstantBuffer`/`TextureBuffer` global's place reads as its
+                // contents, but the object itself (a local or parameter initialized
+                // from it) is the pointer to its block, as for every buffer.
+                Ok(ptr)
+            }
             Val::P(p) => self.load_place(&p),
         }
     }
@@ -91,6 +101,8 @@ impl<'t> Emitter<'t> {
         let expr = self.ast.expr(e);
         match &expr.kind {
             ExprKind::Assign { .. } | ExprKind::Call { .. } => true,
+            // An overloaded operator is a call.
+            ExprKind::Binary { .. } | ExprKind::Index { .. } if self.tree.calls.contains_key(&e) => true,
             ExprKind::Unary {
                 op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec,
                 ..
@@ -111,6 +123,9 @@ impl<'t> Emitter<'t> {
     fn expr_inner(&mut self, e: ExprId) -> R<Val> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let ty = info.ty;
+        if let Some(v) = self.overloaded_operator(e)? {
+            return Ok(Val::R(v, ty));
+        }
         match &self.ast.expr(e).kind {
             ExprKind::IntLiteral { .. } | ExprKind::FloatLiteral { .. } | ExprKind::BoolLiteral(_) => {
                 let c = info.constant.unwrap_or(ConstValue::Int(0));
@@ -196,6 +211,19 @@ impl<'t> Emitter<'t> {
             }
             ExprKind::Error => self.unsupported("an erroneous expression"),
         }
+    }
+
+    /// A binary or subscript operator sema resolved to a struct's `operator*`,
+    /// `operator[]`, ...: a call of that method on the left operand.
+    fn overloaded_operator(&mut self, e: ExprId) -> R<Option<Value>> {
+        let Some(call) = self.tree.calls.get(&e).cloned() else { return Ok(None) };
+        let spirvkit_hlsl::sema::tree::Callee::Function(f) = call.callee else { return Ok(None) };
+        let (object, arg) = match &self.ast.expr(e).kind {
+            ExprKind::Binary { lhs, rhs, .. } => (*lhs, *rhs),
+            ExprKind::Index { base, index } => (*base, *index),
+            _ => return Ok(None),
+        };
+        self.user_call(f, Some(object), &[arg], &call).map(Some)
     }
 
     /// The concrete type of a literal's type.
@@ -497,12 +525,23 @@ impl<'t> Emitter<'t> {
                     // Indexing a size-1 vector: the index is ignored (SPIR-V.rst).
                     return Ok(Val::P(place));
                 }
-                let Place::Ptr { ptr, rule, .. } = place else {
+                if let (TypeData::Matrix { rows: 1, .. }, Place::Ptr { ptr, rule, .. }) =
+                    (self.data(self.concrete(base_ty)), &place)
+                {
+                    // A 1xN matrix is a vector: its one row is the whole of it.
+                    return Ok(Val::P(Place::Ptr { ptr: *ptr, ty, rule: *rule }));
+                }
+                let Place::Ptr { mut ptr, rule, .. } = place else {
                     let v = self.load_place(&place)?;
                     let i = self.index_value(index)?;
                     let t = self.ty(ty)?;
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 };
+                if self.is_pointer_valued(self.concrete(base_ty)) && self.holds_pointer(ptr) {
+                    // A parameter or local holding the pointer to an unsized array of
+                    // resources: index the array it points to.
+                    ptr = self.load(ptr);
+                }
                 let i = self.index_value(index)?;
                 let element = if self.is_buffer_object(ty) && self.storage_class_of(ptr) != "Function" {
                     // An element of an array of buffers: the block itself.
@@ -554,8 +593,9 @@ impl<'t> Emitter<'t> {
     pub fn load_place(&mut self, p: &Place) -> R<Value> {
         match p {
             Place::Ptr { ptr, ty, rule } => {
-                if self.is_buffer_object(*ty) && self.storage_class_of(*ptr) != "Function" {
-                    // A buffer's value is the pointer to its block.
+                if self.is_pointer_valued(*ty) && !self.holds_pointer(*ptr) {
+                    // A buffer's value is the pointer to its block (an unsized array
+                    // of resources', the pointer to the array).
                     return Ok(*ptr);
                 }
                 let v = self.load(*ptr);
