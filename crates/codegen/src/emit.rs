@@ -900,7 +900,23 @@ impl<'t> Emitter<'t> {
                 self.ast.qualified_name_text(&func.name)
             ));
         }
-        let base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        let mut base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        if let Some(op) = base.strip_prefix("operator") {
+            // dxc spells operators by clang's operator kinds (`operator.Star`).
+            if let Some(kind) = operator_kind_name(op.trim()) {
+                base = format!("operator.{kind}");
+            }
+        }
+        // A method defined in its struct is named `Struct.method`, as dxc names it.
+        if !base.contains('.') || base.starts_with("operator.") {
+            if let Some(owner) = self.method_owner(decl) {
+                if let TypeData::Struct(id) = self.data(owner) {
+                    if let Some(info) = self.table.struct_info(*id) {
+                        base = format!("{}.{base}", info.name);
+                    }
+                }
+            }
+        }
         let is_entry = self.entry.as_ref().is_some_and(|e| e.function == decl);
         let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
         self.functions.insert(decl, symbol.clone());
@@ -1149,4 +1165,48 @@ fn half_round(v: f32) -> f32 {
         m = m.wrapping_add(1 << drop);
     }
     f32::from_bits(m)
+}
+
+/// Clang's name of an overloadable operator (`*` -> `Star`), which dxc's function
+/// names use.
+fn operator_kind_name(spelling: &str) -> Option<&'static str> {
+    Some(match spelling {
+        "+" => "Plus",
+        "-" => "Minus",
+        "*" => "Star",
+        "/" => "Slash",
+        "%" => "Percent",
+        "^" => "Caret",
+        "&" => "Amp",
+        "|" => "Pipe",
+        "~" => "Tilde",
+        "!" => "Exclaim",
+        "=" => "Equal",
+        "<" => "Less",
+        ">" => "Greater",
+        "+=" => "PlusEqual",
+        "-=" => "MinusEqual",
+        "*=" => "StarEqual",
+        "/=" => "SlashEqual",
+        "%=" => "PercentEqual",
+        "^=" => "CaretEqual",
+        "&=" => "AmpEqual",
+        "|=" => "PipeEqual",
+        "<<" => "LessLess",
+        ">>" => "GreaterGreater",
+        "<<=" => "LessLessEqual",
+        ">>=" => "GreaterGreaterEqual",
+        "==" => "EqualEqual",
+        "!=" => "ExclaimEqual",
+        "<=" => "LessEqual",
+        ">=" => "GreaterEqual",
+        "&&" => "AmpAmp",
+        "||" => "PipePipe",
+        "++" => "PlusPlus",
+        "--" => "MinusMinus",
+        "," => "Comma",
+        "()" => "Call",
+        "[]" => "Subscript",
+        _ => return None,
+    })
 }

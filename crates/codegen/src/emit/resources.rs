@@ -366,12 +366,25 @@ impl<'t> Emitter<'t> {
             .find(|&op| matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol))
     }
 
-    /// The HLSL name of a type, for dxc's type names (`type.ConstantBuffer.S`).
+    /// The name of a type in dxc's type names (`type.ConstantBuffer.S`,
+    /// `type.StructuredBuffer.v4float`, `type.StructuredBuffer.mat2v3float` for
+    /// `float2x3`, majorness left out), as dxc's `getAstTypeName` spells them.
     pub fn type_name(&self, ty: Ty) -> String {
+        let scalar = |s: Scalar| match s.concrete() {
+            Scalar::Int16 => "short",
+            Scalar::UInt16 => "ushort",
+            Scalar::Int64 => "int64",
+            Scalar::UInt64 => "uint64",
+            other => other.name(),
+        };
         match self.data(ty) {
             TypeData::Struct(id) => {
                 self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone())
             }
+            TypeData::Scalar(s) => scalar(*s).to_string(),
+            TypeData::Vector(s, 1) => scalar(*s).to_string(),
+            TypeData::Vector(s, n) => format!("v{n}{}", scalar(*s)),
+            TypeData::Matrix { elem, rows, cols, .. } => format!("mat{rows}v{cols}{}", scalar(*elem)),
             _ => self.table.display(ty).replace(['<', '>', ' ', ','], ""),
         }
     }
