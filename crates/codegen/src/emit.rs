@@ -315,6 +315,12 @@ impl<'t> Emitter<'t> {
     pub fn ty_in(&mut self, ty: Ty, rule: Option<LayoutRule>) -> R<Type> {
         match self.data(ty).clone() {
             TypeData::Object { .. } => return self.resource_value_type(ty),
+            TypeData::Array { elem, len: None } if matches!(self.data(elem), TypeData::Object { .. }) => {
+                // An unsized array of resources exists only as its global: a value of
+                // it (a parameter, a local) is the pointer to that global, as dxc
+                // passes it; Vulkan allows a runtime array in no Function variable.
+                return self.unsized_resource_array_pointer(elem);
+            }
             TypeData::Array { elem, len } if self.contains_object(elem, 0) => {
                 let e = self.ty_in(elem, rule)?;
                 return Ok(match len {
@@ -357,6 +363,16 @@ impl<'t> Emitter<'t> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether a value of `ty` is a pointer to a resource's memory rather than the
+    /// memory's contents: buffers, and unsized arrays of resources.
+    pub fn is_pointer_valued(&self, ty: Ty) -> bool {
+        match self.data(ty) {
+            TypeData::Array { elem, len: None } => matches!(self.data(*elem), TypeData::Object { .. }),
+            TypeData::Object { .. } => self.is_buffer_object(ty),
+            _ => false,
+        }
     }
 
     /// Whether a type is or holds (through arrays) a resource object.
@@ -689,6 +705,12 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// Whether `ptr` points to a variable holding a pointer (a local, parameter or
+    /// static of a buffer type) rather than to the memory itself.
+    pub fn holds_pointer(&self, ptr: Value) -> bool {
+        self.pointee(ptr).is_some_and(|t| matches!(self.lower.store().kind(t), TypeKind::Pointer { .. }))
+    }
+
     pub fn pointee(&self, ptr: Value) -> Option<Type> {
         match self.lower.store().kind(self.ir.value_type(ptr)) {
             TypeKind::Pointer { pointee, .. } => Some(*pointee),
@@ -1016,7 +1038,23 @@ impl<'t> Emitter<'t> {
                 self.ast.qualified_name_text(&func.name)
             ));
         }
-        let base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        let mut base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        if let Some(op) = base.strip_prefix("operator") {
+            // dxc spells operators by clang's operator kinds (`operator.Star`).
+            if let Some(kind) = operator_kind_name(op.trim()) {
+                base = format!("operator.{kind}");
+            }
+        }
+        // A method defined in its struct is named `Struct.method`, as dxc names it.
+        if !base.contains('.') || base.starts_with("operator.") {
+            if let Some(owner) = self.method_owner(decl) {
+                if let TypeData::Struct(id) = self.data(owner) {
+                    if let Some(info) = self.table.struct_info(*id) {
+                        base = format!("{}.{base}", info.name);
+                    }
+                }
+            }
+        }
         let is_entry = self.entry.as_ref().is_some_and(|e| e.function == decl);
         let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
         self.functions.insert(decl, symbol.clone());
@@ -1269,4 +1307,48 @@ fn half_round(v: f32) -> f32 {
         m = m.wrapping_add(1 << drop);
     }
     f32::from_bits(m)
+}
+
+/// Clang's name of an overloadable operator (`*` -> `Star`), which dxc's function
+/// names use.
+fn operator_kind_name(spelling: &str) -> Option<&'static str> {
+    Some(match spelling {
+        "+" => "Plus",
+        "-" => "Minus",
+        "*" => "Star",
+        "/" => "Slash",
+        "%" => "Percent",
+        "^" => "Caret",
+        "&" => "Amp",
+        "|" => "Pipe",
+        "~" => "Tilde",
+        "!" => "Exclaim",
+        "=" => "Equal",
+        "<" => "Less",
+        ">" => "Greater",
+        "+=" => "PlusEqual",
+        "-=" => "MinusEqual",
+        "*=" => "StarEqual",
+        "/=" => "SlashEqual",
+        "%=" => "PercentEqual",
+        "^=" => "CaretEqual",
+        "&=" => "AmpEqual",
+        "|=" => "PipeEqual",
+        "<<" => "LessLess",
+        ">>" => "GreaterGreater",
+        "<<=" => "LessLessEqual",
+        ">>=" => "GreaterGreaterEqual",
+        "==" => "EqualEqual",
+        "!=" => "ExclaimEqual",
+        "<=" => "LessEqual",
+        ">=" => "GreaterEqual",
+        "&&" => "AmpAmp",
+        "||" => "PipePipe",
+        "++" => "PlusPlus",
+        "--" => "MinusMinus",
+        "," => "Comma",
+        "()" => "Call",
+        "[]" => "Subscript",
+        _ => return None,
+    })
 }

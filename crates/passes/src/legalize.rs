@@ -19,12 +19,15 @@
 //!    (`sink`), and chains over chains become one chain (`combine_chains`), as
 //!    SPIRV-Tools' legalization leaves dxc's code;
 //! 5. `dce`: dead pure ops, unused variables, constant branches;
-//! 6. the check that no Function variable, parameter or phi holds an opaque handle
+//! 6. `image_offsets`: `Offset` image operands made constant become `ConstOffset`
+//!    (Vulkan takes `Offset` in gathers only); a variable one elsewhere is an error;
+//! 7. the check that no Function variable, parameter or phi holds an opaque handle
 //!    (image, sampler, sampled image, acceleration structure, pointer to non-Function
 //!    memory): what cannot be legalized is an error, never an invalid module.
 
 mod combine_chains;
 pub mod dce;
+pub mod image_offsets;
 pub mod inline_all;
 pub mod mem2reg;
 pub mod merge_return;
@@ -76,6 +79,7 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         mem2reg::run(ir, func)?;
         combine_chains::run(ir, func);
         dce::run(ir, func);
+        image_offsets::run(ir, func)?;
     }
     check_opaque_handles(ir, module)
 }

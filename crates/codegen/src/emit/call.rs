@@ -6,7 +6,7 @@ use super::{Emitter, R};
 use crate::builder::{prop, symbol};
 use spirvkit_hlsl::ast::{ExprId, ExprKind};
 use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection};
-use spirvkit_hlsl::sema::types::{TypeData, TypeTable};
+use spirvkit_hlsl::sema::types::{Ty, TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
 impl<'t> Emitter<'t> {
@@ -22,7 +22,13 @@ impl<'t> Emitter<'t> {
         };
         match call.callee.clone() {
             Callee::Constructor => self.constructor(&call, &args),
-            Callee::Function(f) => self.user_call(f, callee_expr, &args, &call),
+            Callee::Function(f) => {
+                let object = match callee_expr.map(|c| self.ast.expr(c).kind.clone()) {
+                    Some(ExprKind::Member { base, .. }) => Some(base),
+                    _ => None,
+                };
+                self.user_call(f, object, &args, &call)
+            }
             Callee::Intrinsic { name, .. } => self.intrinsic(name, e, &args, &call),
             Callee::ObjectMethod { name, .. } => {
                 let Some(callee) = callee_expr else { return self.unsupported("this method call") };
@@ -64,12 +70,13 @@ impl<'t> Emitter<'t> {
         self.build_from_flat(to, &mut iter, 0)
     }
 
-    /// A call of a user function or method: arguments copied into `param.var.*`
-    /// variables, `out`/`inout` ones copied back after the call.
-    fn user_call(
+    /// A call of a user function or method (on `object`, else on `this` inside a
+    /// method): arguments copied into `param.var.*` variables, `out`/`inout` ones
+    /// copied back after the call.
+    pub fn user_call(
         &mut self,
         f: spirvkit_hlsl::ast::DeclId,
-        callee: Option<ExprId>,
+        object: Option<ExprId>,
         args: &[ExprId],
         call: &CallInfo,
     ) -> R<Value> {
@@ -83,8 +90,8 @@ impl<'t> Emitter<'t> {
         // `this` of a method call: the object's place.
         let is_method = !self.is_static_method(def) && self.method_owner(def).is_some();
         if is_method {
-            let (this_ptr, object_ty) = match callee.map(|c| self.ast.expr(c).kind.clone()) {
-                Some(ExprKind::Member { base, .. }) => {
+            let (this_ptr, this_ty) = match object {
+                Some(base) => {
                     let place = self.place(base)?;
                     let ty = place.ty();
                     (self.function_pointer_of(place)?, ty)
@@ -95,19 +102,9 @@ impl<'t> Emitter<'t> {
                     None => return self.unsupported("a method call without an object"),
                 },
             };
-            // A method of a base struct takes a pointer to the base part (the first
-            // members), as dxc's derived-to-base chain with uint indices.
-            let this_ptr = match self.method_owner(def) {
-                Some(owner) if owner != object_ty => match self.base_path(object_ty, owner) {
-                    Some(path) => {
-                        let indices: Vec<_> = path.iter().map(|&i| self.u32_constant(i)).collect();
-                        let t = self.ty(owner)?;
-                        self.element_chain(this_ptr, indices, t)
-                    }
-                    None => this_ptr,
-                },
-                _ => this_ptr,
-            };
+            // A base's method takes the base sub-object (bases are leading members).
+            let owner = self.method_owner(def).unwrap_or(this_ty);
+            let this_ptr = self.base_subobject(this_ptr, this_ty, owner)?;
             operands.push(this_ptr);
         }
         let mut copy_back = Vec::new();
@@ -225,6 +222,54 @@ impl<'t> Emitter<'t> {
         let tmp = self.function_variable(t, "temp.var.this");
         self.store_to(tmp, v);
         Ok(tmp)
+    }
+
+    /// The pointer to the `base` sub-object of the struct of type `derived` behind
+    /// `ptr`: an access chain through the leading base members (`ptr` itself when the
+    /// types are the same).
+    pub fn base_subobject(&mut self, ptr: Value, derived: Ty, base: Ty) -> R<Value> {
+        let base = self.concrete(base);
+        let mut ty = self.concrete(derived);
+        let mut indices = Vec::new();
+        for _ in 0..64 {
+            if ty == base {
+                if indices.is_empty() {
+                    return Ok(ptr);
+                }
+                let t = self.ty(base)?;
+                return Ok(self.access_chain(ptr, indices, t));
+            }
+            let TypeData::Struct(id) = self.data(ty).clone() else { break };
+            let Some(info) = self.table.struct_info(id) else { break };
+            let found = info.bases.iter().position(|&b| self.derives_from(b, base, 0));
+            let Some(i) = found else { break };
+            let next = self.concrete(info.bases[i]);
+            indices.push(self.u32_constant(i as u32));
+            ty = next;
+        }
+        self.unsupported(format!(
+            "calling a method of '{}' on a '{}'",
+            self.table.display(base),
+            self.table.display(derived)
+        ))
+    }
+
+    /// Whether `ty` is `base` or derives from it.
+    fn derives_from(&self, ty: Ty, base: Ty, depth: u32) -> bool {
+        let ty = self.concrete(ty);
+        if ty == base {
+            return true;
+        }
+        if depth > 64 {
+            return false;
+        }
+        match self.data(ty) {
+            TypeData::Struct(id) => self
+                .table
+                .struct_info(*id)
+                .is_some_and(|info| info.bases.iter().any(|&b| self.derives_from(b, base, depth + 1))),
+            _ => false,
+        }
     }
 
     /// The `i`th argument, or an error when the call has fewer.

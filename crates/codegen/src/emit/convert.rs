@@ -37,7 +37,15 @@ impl<'t> Emitter<'t> {
                         spirvkit_ir::types::TypeKind::Pointer { .. }
                     );
                     let plain = if is_pointer {
-                        let loaded = self.load(v);
+                        // Through an access chain: the logical addressing model loads
+                        // only from pointers an instruction like it returns, never
+                        // straight from one loaded from a variable.
+                        let block = self.pointee(v);
+                        let whole = match block {
+                            Some(block) => self.access_chain(v, Vec::new(), block),
+                            None => v,
+                        };
+                        let loaded = self.load(whole);
                         self.plain_of_laid_out(loaded, inner, rule)?
                     } else {
                         v

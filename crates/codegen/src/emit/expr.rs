@@ -88,6 +88,16 @@ impl<'t> Emitter<'t> {
     pub fn expr_value(&mut self, e: ExprId) -> R<Value> {
         match self.expr(e)? {
             Val::R(v, _) => Ok(v),
+            Val::P(Place::Ptr { ptr, .. })
+                if self.is_pointer_valued(
+                    self.concrete(self.tree.expr(e).map_or(TypeTable::ERROR, |i| i.ty)),
+                ) && !self.holds_pointer(ptr) =>
+            {
+                // A `ConstantBuffer`/`TextureBuffer` global's place reads as its
+                // contents, but the object itself (a local or parameter initialized
+                // from it) is the pointer to its block, as for every buffer.
+                Ok(ptr)
+            }
             Val::P(p) => self.load_place(&p),
         }
     }
@@ -154,6 +164,8 @@ impl<'t> Emitter<'t> {
         let expr = self.ast.expr(e);
         match &expr.kind {
             ExprKind::Assign { .. } | ExprKind::Call { .. } => true,
+            // An overloaded operator is a call.
+            ExprKind::Binary { .. } | ExprKind::Index { .. } if self.tree.calls.contains_key(&e) => true,
             ExprKind::Unary {
                 op: UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec,
                 ..
@@ -174,6 +186,9 @@ impl<'t> Emitter<'t> {
     fn expr_inner(&mut self, e: ExprId) -> R<Val> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let ty = info.ty;
+        if let Some(v) = self.overloaded_operator(e)? {
+            return Ok(Val::R(v, ty));
+        }
         match &self.ast.expr(e).kind {
             ExprKind::IntLiteral { .. } | ExprKind::FloatLiteral { .. } | ExprKind::BoolLiteral(_) => {
                 let c = info.constant.unwrap_or(ConstValue::Int(0));
@@ -270,6 +285,19 @@ impl<'t> Emitter<'t> {
             TypeData::Vector(s, n) if s.is_literal() => Some((*s, u32::from(*n))),
             _ => None,
         }
+    }
+
+    /// A binary or subscript operator sema resolved to a struct's `operator*`,
+    /// `operator[]`, ...: a call of that method on the left operand.
+    fn overloaded_operator(&mut self, e: ExprId) -> R<Option<Value>> {
+        let Some(call) = self.tree.calls.get(&e).cloned() else { return Ok(None) };
+        let spirvkit_hlsl::sema::tree::Callee::Function(f) = call.callee else { return Ok(None) };
+        let (object, arg) = match &self.ast.expr(e).kind {
+            ExprKind::Binary { lhs, rhs, .. } => (*lhs, *rhs),
+            ExprKind::Index { base, index } => (*base, *index),
+            _ => return Ok(None),
+        };
+        self.user_call(f, Some(object), &[arg], &call).map(Some)
     }
 
     /// The concrete type of a literal's type.
@@ -454,31 +482,6 @@ impl<'t> Emitter<'t> {
         None
     }
 
-    /// The member index path from struct `derived` to its base struct `base` (bases are
-    /// the first members, in order); empty when they are the same type.
-    pub fn base_path(&self, derived: Ty, base: Ty) -> Option<Vec<u32>> {
-        // Breadth first over the inheritance graph, with a budget against hostile input.
-        let mut queue = std::collections::VecDeque::from([(derived, Vec::new())]);
-        let mut budget = 256;
-        while let Some((at, path)) = queue.pop_front() {
-            if at == base {
-                return Some(path);
-            }
-            budget -= 1;
-            if budget == 0 {
-                return None;
-            }
-            let TypeData::Struct(id) = self.data(at) else { continue };
-            let Some(info) = self.table.struct_info(*id) else { continue };
-            for (i, &b) in info.bases.iter().enumerate() {
-                let mut next = path.clone();
-                next.push(i as u32);
-                queue.push_back((b, next));
-            }
-        }
-        None
-    }
-
     pub fn field_place(&mut self, base: Place, decl: spirvkit_hlsl::ast::DeclId, field_ty: Ty) -> R<Val> {
         let Place::Ptr { ptr, ty, rule } = base else {
             return self.unsupported("a member of this kind of place");
@@ -658,12 +661,23 @@ impl<'t> Emitter<'t> {
                     // is ignored (SPIR-V.rst).
                     return Ok(Val::P(place));
                 }
-                let Place::Ptr { ptr, rule, .. } = place else {
+                if let (TypeData::Matrix { rows: 1, .. }, Place::Ptr { ptr, rule, .. }) =
+                    (self.data(self.concrete(base_ty)), &place)
+                {
+                    // A 1xN matrix is a vector: its one row is the whole of it.
+                    return Ok(Val::P(Place::Ptr { ptr: *ptr, ty, rule: *rule }));
+                }
+                let Place::Ptr { mut ptr, rule, .. } = place else {
                     let v = self.load_place(&place)?;
                     let i = self.index_value(index)?;
                     let t = self.ty(ty)?;
                     return Ok(Val::R(self.val("spirv.VectorExtractDynamic", vec![v, i], t), ty));
                 };
+                if self.is_pointer_valued(self.concrete(base_ty)) && self.holds_pointer(ptr) {
+                    // A parameter or local holding the pointer to an unsized array of
+                    // resources: index the array it points to.
+                    ptr = self.load(ptr);
+                }
                 // dxc indexes vectors and matrices through their `operator[](uint)`: a
                 // literal index is a uint there, and the component folds into the
                 // chain of the base; an array's element is a chain of its own.
@@ -778,8 +792,9 @@ impl<'t> Emitter<'t> {
     pub fn load_place(&mut self, p: &Place) -> R<Value> {
         match p {
             Place::Ptr { ptr, ty, rule } => {
-                if self.is_buffer_object(*ty) && self.storage_class_of(*ptr) != "Function" {
-                    // A buffer's value is the pointer to its block.
+                if self.is_pointer_valued(*ty) && !self.holds_pointer(*ptr) {
+                    // A buffer's value is the pointer to its block (an unsized array
+                    // of resources', the pointer to the array).
                     return Ok(*ptr);
                 }
                 let v = self.load(*ptr);

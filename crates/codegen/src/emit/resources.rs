@@ -189,6 +189,8 @@ impl<'t> Emitter<'t> {
                             let block = self.wrap_block_type(
                                 lowered,
                                 &format!("type.PushConstant.{}", self.type_name(t)),
+                                "Block",
+                                false,
                             )?;
                             let ptr = self.pointer(block, "PushConstant");
                             let symbol = self.unique_symbol(&name);
@@ -411,18 +413,33 @@ impl<'t> Emitter<'t> {
             .find(|&op| matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol))
     }
 
-    /// The HLSL name of a type, for dxc's type names (`type.ConstantBuffer.S`).
+    /// The name of a type in dxc's type names (`type.ConstantBuffer.S`,
+    /// `type.StructuredBuffer.v4float`, `type.StructuredBuffer.mat2v3float` for
+    /// `float2x3`, majorness left out), as dxc's `getAstTypeName` spells them.
     pub fn type_name(&self, ty: Ty) -> String {
+        let scalar = |s: Scalar| match s.concrete() {
+            Scalar::Int16 => "short",
+            Scalar::UInt16 => "ushort",
+            Scalar::Int64 => "int64",
+            Scalar::UInt64 => "uint64",
+            other => other.name(),
+        };
         match self.data(ty) {
             TypeData::Struct(id) => {
                 self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone())
             }
+            TypeData::Scalar(s) => scalar(*s).to_string(),
+            TypeData::Vector(s, 1) => scalar(*s).to_string(),
+            TypeData::Vector(s, n) => format!("v{n}{}", scalar(*s)),
+            TypeData::Matrix { elem, rows, cols, .. } => format!("mat{rows}v{cols}{}", scalar(*elem)),
             _ => self.table.display(ty).replace(['<', '>', ' ', ','], ""),
         }
     }
 
-    /// A struct type wrapping `inner` as member 0 (offset 0), decorated `Block`.
-    fn wrap_block_type(&mut self, inner: Type, name: &str) -> R<Type> {
+    /// A struct type wrapping `inner` as member 0 (offset 0), decorated `decoration`
+    /// (`Block`, or `BufferBlock` for a storage buffer before SPIR-V 1.4); the members
+    /// of a `read_only` block are `NonWritable`.
+    fn wrap_block_type(&mut self, inner: Type, name: &str, decoration: &str, read_only: bool) -> R<Type> {
         let mut body = StructBody::default();
         let mut member_names = None;
         match self.lower.store().kind(inner).clone() {
@@ -434,7 +451,12 @@ impl<'t> Emitter<'t> {
             }
             _ => body.members.push(StructMember { ty: inner, offset: Some(0), decorations: Vec::new() }),
         }
-        body.decorations.push(("Block".into(), None));
+        if read_only {
+            for m in &mut body.members {
+                m.decorations.push(("NonWritable".into(), None));
+            }
+        }
+        body.decorations.push((decoration.into(), None));
         let t = self.identified_struct(name, body);
         if let (Some(names), TypeKind::IdentifiedStruct { name }) =
             (member_names, self.lower.store().kind(t).clone())
@@ -552,6 +574,17 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// The type of the pointer to an unsized array of `elem` resources (the global's).
+    pub fn unsized_resource_array_pointer(&mut self, elem: Ty) -> R<Type> {
+        let TypeData::Object { kind, .. } = self.data(elem).clone() else {
+            return self.unsupported(format!("the resource type '{}'", self.table.display(elem)));
+        };
+        let (pointee, class, _) = self.resource_pointee(elem, kind, kind.family())?;
+        let array =
+            self.store().intern(TypeKind::RuntimeArray { element: pointee, stride: None, stride_id: None });
+        Ok(self.pointer(array, class))
+    }
+
     /// A resource global; returns its symbol and its register letter.
     fn resource_global(&mut self, d: DeclId, ty: Ty, name: &str) -> R<(String, char)> {
         let (base_ty, array_len) = match self.data(ty).clone() {
@@ -657,14 +690,20 @@ impl<'t> Emitter<'t> {
                 let stride = round_up(stride, stride_align(self, elem, rule));
                 let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
                 let read_only = family == Family::StructuredBuffer;
-                let (block, class) = self.runtime_array_block(et, stride, read_only, &tname);
+                // A matrix element (or array of matrices) needs its stride and
+                // majorness on the block's member, the only place SPIR-V takes them.
+                let matrix = {
+                    let r = self.lower.matrix_decorations(elem, rule);
+                    self.lift(r)?
+                };
+                let (block, class) = self.runtime_array_block(et, stride, read_only, matrix, &tname);
                 (block, class, Some(rule))
             }
             Family::ByteAddressBuffer | Family::RWByteAddressBuffer => {
                 let u = self.u32_type();
                 let tname = format!("type.{}", kind.name());
                 let read_only = family == Family::ByteAddressBuffer;
-                let (block, class) = self.runtime_array_block(u, 4, read_only, &tname);
+                let (block, class) = self.runtime_array_block(u, 4, read_only, Vec::new(), &tname);
                 (block, class, None)
             }
             Family::ConstantBuffer | Family::TextureBuffer => {
@@ -677,9 +716,15 @@ impl<'t> Emitter<'t> {
                 let rule = LayoutRule::for_buffer(bk, self.options.layout);
                 let inner = self.ty_in(elem, Some(rule))?;
                 let tname = format!("type.{}.{}", kind.name(), self.type_name(elem));
-                let block = self.wrap_block_type(inner, &tname)?;
-                let class =
-                    if family == Family::ConstantBuffer { "Uniform" } else { self.storage_buffer_class().0 };
+                // A TextureBuffer is a read-only storage buffer (dxc): `BufferBlock` in
+                // the Uniform class before SPIR-V 1.4, so its std430 layout is valid.
+                let (class, decoration) = if family == Family::ConstantBuffer {
+                    ("Uniform", "Block")
+                } else {
+                    self.storage_buffer_class()
+                };
+                let read_only = family == Family::TextureBuffer;
+                let block = self.wrap_block_type(inner, &tname, decoration, read_only)?;
                 (block, class, Some(rule))
             }
             _ => return self.unsupported(format!("the resource type '{}'", self.table.display(base_ty))),
@@ -687,18 +732,23 @@ impl<'t> Emitter<'t> {
     }
 
     /// A storage buffer block holding one runtime array of `element` (structured and
-    /// byte-address buffers): the block type and its storage class.
+    /// byte-address buffers): the block type and its storage class. `matrix` is the
+    /// member's `MatrixStride` and majorness when the element is a matrix.
     fn runtime_array_block(
         &mut self,
         element: Type,
         stride: u32,
         read_only: bool,
+        matrix: Vec<(String, Option<String>)>,
         name: &str,
     ) -> (Type, &'static str) {
         let rt =
             self.store().intern(TypeKind::RuntimeArray { element, stride: Some(stride), stride_id: None });
         let (class, deco) = self.storage_buffer_class();
-        let decorations = if read_only { vec![("NonWritable".to_string(), None)] } else { Vec::new() };
+        let mut decorations = matrix;
+        if read_only {
+            decorations.push(("NonWritable".to_string(), None));
+        }
         let body = StructBody {
             members: vec![StructMember { ty: rt, offset: Some(0), decorations }],
             decorations: vec![(deco.to_string(), None)],
@@ -1167,7 +1217,7 @@ impl<'t> Emitter<'t> {
     pub fn buffer_pointer(&mut self, e: ExprId) -> R<Value> {
         match self.expr(e)? {
             Val::P(Place::Ptr { ptr, .. }) => {
-                if self.storage_class_of(ptr) == "Function" {
+                if self.holds_pointer(ptr) {
                     Ok(self.load(ptr))
                 } else {
                     Ok(ptr)

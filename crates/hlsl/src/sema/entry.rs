@@ -606,6 +606,20 @@ impl Sema<'_> {
                     let n = n.min(1 << 16);
                     take(n, 1, &mut used);
                     out.push(StageLocation { semantic: sem, input, location: n, index: 0 });
+                } else if let TypeData::Struct(_) = self.types.get(v.ty) {
+                    // A semantic on a struct names its leaves `X`, `X1`, ... (or from
+                    // the index written), each taking its own locations, as codegen
+                    // names the leaves' stage variables.
+                    let mut leaves = Vec::new();
+                    self.struct_leaves(v.ty, &mut leaves, 0);
+                    let digits = sem.len() - sem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                    let (written, _) = sem.split_at(sem.len() - digits);
+                    for (i, leaf) in leaves.into_iter().enumerate() {
+                        let k = n.saturating_add(i as u32);
+                        let name =
+                            if k == 0 && digits == 0 { written.to_string() } else { format!("{written}{k}") };
+                        rest.push((name, self.location_count(leaf).clamp(1, 1 << 16)));
+                    }
                 } else {
                     rest.push((sem, self.location_count(v.ty).clamp(1, 1 << 16)));
                 }
@@ -669,6 +683,24 @@ impl Sema<'_> {
             if self.stage_attr_value(v, "index").is_some_and(|i| i != 0 && i != 1) {
                 self.error(index_span, "dual-source blending only accepts 0 or 1 as vk::index");
             }
+        }
+    }
+
+    /// The leaf types of a stage struct in order: bases, then fields, recursively.
+    fn struct_leaves(&self, ty: Ty, out: &mut Vec<Ty>, depth: u32) {
+        let TypeData::Struct(id) = self.types.get(ty) else {
+            out.push(ty);
+            return;
+        };
+        let Some(info) = self.types.struct_info(*id) else { return };
+        if depth > 32 {
+            return;
+        }
+        for &b in &info.bases {
+            self.struct_leaves(b, out, depth + 1);
+        }
+        for f in &info.fields {
+            self.struct_leaves(f.ty, out, depth + 1);
         }
     }
 
