@@ -135,3 +135,28 @@ fn entry_point_name_option_renames_the_entry_point_only() {
     );
     assert_has(&text, &["OpEntryPoint Fragment %PSMain \"main\""]);
 }
+
+#[test]
+fn buffers_of_vectors_and_matrices_are_named_by_their_spirv_types() {
+    let text = compile(
+        // (A buffer of matrices is named `type.StructuredBuffer.mat2v3float` too, but its
+        // binary lacks the member's MatrixStride yet, so it is not checked here.)
+        "StructuredBuffer<uint3> v; RWStructuredBuffer<half2> h;\n\
+         float4 main() : SV_Target { h[0] = v[0].xy; return v[0].x; }",
+        &["-T", "ps_6_0", "-E", "main"],
+    );
+    assert_has(&text, &["OpName %type_StructuredBuffer_v3uint ", "OpName %type_RWStructuredBuffer_v2float "]);
+}
+
+#[test]
+fn locations_follow_the_other_stage_variable_decorations() {
+    // dxc assigns locations once every stage variable exists: the built-ins' decorations
+    // come first.
+    let text = compile(
+        "uint main(uint i : SV_RenderTargetArrayIndex) : SV_RenderTargetArrayIndex { return i; }",
+        &["-T", "vs_6_0", "-E", "main"],
+    );
+    let layer = text.find("OpDecorate %gl_Layer BuiltIn Layer").expect("the Layer built-in");
+    let location = text.find("OpDecorate %in_var_SV_RenderTargetArrayIndex Location 0").expect("a location");
+    assert!(layer < location, "a location before a built-in:\n{text}");
+}

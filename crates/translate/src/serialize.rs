@@ -493,6 +493,9 @@ struct Serializer<'a> {
     debug: Vec<u32>,
     names: Vec<u32>,
     decorations: Vec<u32>,
+    /// With `dxc_decoration_order`: the `Location`s and `Index`es of variables, after
+    /// their other decorations (dxc assigns locations once every stage variable exists).
+    location_decorations: Vec<u32>,
     /// With `dxc_decoration_order`: the decorations of types, written after the others.
     type_decorations: Vec<u32>,
     /// How deep `process_type` is nested (its outermost call moves the decorations).
@@ -694,6 +697,7 @@ impl<'a> Serializer<'a> {
             debug: Vec::new(),
             names: Vec::new(),
             decorations: Vec::new(),
+            location_decorations: Vec::new(),
             type_decorations: Vec::new(),
             type_depth: 0,
             globals: Vec::new(),
@@ -939,6 +943,7 @@ impl<'a> Serializer<'a> {
             &self.debug,
             &self.names,
             &self.decorations,
+            &self.location_decorations,
             &self.type_decorations,
             &self.globals,
             &self.global_variables,

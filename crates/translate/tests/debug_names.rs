@@ -19,6 +19,10 @@ const NAMED: SerializeOptions = SerializeOptions {
     emit_debug_info: false,
     check_requirements: true,
     dxc_decoration_order: false,
+    dxc_constants_first: false,
+    struct_names: std::collections::BTreeMap::new(),
+    unnamed_variables: std::collections::BTreeSet::new(),
+    entry_point_names: std::collections::BTreeMap::new(),
 };
 
 fn dis(words: &[u32]) -> String {

@@ -413,26 +413,44 @@ impl<'t> Emitter<'t> {
             .find(|&op| matches!(self.ir.op(op).attr("sym_name"), Some(Attribute::String(s)) if s == symbol))
     }
 
-    /// The name of a type in dxc's type names (`type.ConstantBuffer.S`,
-    /// `type.StructuredBuffer.v4float`, `type.StructuredBuffer.mat2v3float` for
-    /// `float2x3`, majorness left out), as dxc's `getAstTypeName` spells them.
+    /// The HLSL name of a type, for dxc's type names (`type.ConstantBuffer.S`).
+    /// Scalars, vectors and matrices take the names of their SPIR-V types, as
+    /// `spirv-dis` spells them (`uint`, `v3uint`, `mat2v3float` for `float2x3`).
     pub fn type_name(&self, ty: Ty) -> String {
-        let scalar = |s: Scalar| match s.concrete() {
-            Scalar::Int16 => "short",
-            Scalar::UInt16 => "ushort",
-            Scalar::Int64 => "int64",
-            Scalar::UInt64 => "uint64",
-            other => other.name(),
-        };
         match self.data(ty) {
             TypeData::Struct(id) => {
                 self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone())
             }
-            TypeData::Scalar(s) => scalar(*s).to_string(),
-            TypeData::Vector(s, 1) => scalar(*s).to_string(),
-            TypeData::Vector(s, n) => format!("v{n}{}", scalar(*s)),
-            TypeData::Matrix { elem, rows, cols, .. } => format!("mat{rows}v{cols}{}", scalar(*elem)),
+            TypeData::Vector(s, 1) => self.scalar_type_name(*s).into(),
+            TypeData::Scalar(s) => self.scalar_type_name(*s).into(),
+            TypeData::Vector(s, n) => format!("v{n}{}", self.scalar_type_name(*s)),
+            // An HLSL `RxC` matrix is R SPIR-V vectors of C components.
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                format!("mat{rows}v{cols}{}", self.scalar_type_name(*elem))
+            }
             _ => self.table.display(ty).replace(['<', '>', ' ', ','], ""),
+        }
+    }
+
+    /// The name `spirv-dis` gives the SPIR-V type a scalar lowers to.
+    fn scalar_type_name(&self, scalar: Scalar) -> &'static str {
+        let sixteen = self.options.lower.sixteen_bit_types;
+        match scalar {
+            Scalar::Bool => "bool",
+            Scalar::Int | Scalar::LiteralInt => "int",
+            Scalar::UInt => "uint",
+            Scalar::Int16 => "short",
+            Scalar::UInt16 => "ushort",
+            Scalar::Int64 => "long",
+            Scalar::UInt64 => "ulong",
+            Scalar::Float | Scalar::LiteralFloat => "float",
+            Scalar::Double => "double",
+            Scalar::Half | Scalar::Min16Float | Scalar::Min10Float if sixteen => "half",
+            Scalar::Half | Scalar::Min16Float | Scalar::Min10Float => "float",
+            Scalar::Min16Int | Scalar::Min12Int if sixteen => "short",
+            Scalar::Min16Int | Scalar::Min12Int => "int",
+            Scalar::Min16UInt if sixteen => "ushort",
+            Scalar::Min16UInt => "uint",
         }
     }
 

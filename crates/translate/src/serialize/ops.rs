@@ -232,7 +232,14 @@ impl<'a> Serializer<'a> {
             {
                 continue;
             }
+            let late =
+                self.options.dxc_decoration_order && matches!(attr.name.as_str(), "location" | "index");
+            let start = self.decorations.len();
             self.process_decoration(op, id, attr)?;
+            if late {
+                let words: Vec<u32> = self.decorations.drain(start..).collect();
+                self.location_decorations.extend(words);
+            }
         }
         Ok(())
     }
