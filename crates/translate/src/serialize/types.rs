@@ -398,7 +398,11 @@ impl Serializer<'_> {
                 };
                 let Some(body) = self.struct_body(ty) else { return Err(unsupported(self)) };
                 if let Some(name) = &name {
-                    self.process_name(id, name);
+                    // A debug name set apart (several structs dxc names alike) replaces
+                    // the identifier.
+                    if ir.types.type_name(ty).is_none() {
+                        self.process_name(id, name);
+                    }
                     self.process_member_names(id, name, body.members.len());
                     self.struct_context.push(name.clone());
                 }
