@@ -128,7 +128,13 @@ fn compile(fe: &spirvkit_hlsl::Frontend, options: &Options) -> ExitCode {
                 let bytes = spirvkit_binary::write::words_to_bytes(&words, spirvkit_binary::Endian::Little);
                 match spirvkit_binary::read::read(&bytes) {
                     Ok(module) => {
-                        let text = spirvkit_binary::dis::disassemble(&module, &Default::default());
+                        // dxc's disassembly spells renamed enumerants as the current
+                        // grammar does (`ComputeDerivativeGroupQuadsKHR`).
+                        let options = spirvkit_binary::dis::DisOptions {
+                            naming: spirvkit_binary::dis::Naming::Canonical,
+                            ..Default::default()
+                        };
+                        let text = spirvkit_binary::dis::disassemble(&module, &options);
                         write_output(None, &String::from_utf8_lossy(&text))
                     }
                     Err(e) => {
