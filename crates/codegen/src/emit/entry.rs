@@ -1022,6 +1022,12 @@ impl<'t> Emitter<'t> {
                 p.push(index);
                 let mut m = modifiers;
                 m.insert(fmods);
+                if !forced && sem.is_some() && matches!(self.data(f.ty), TypeData::Struct(_)) {
+                    // A struct member with its own semantic names its leaves from it.
+                    self.leaves(f.ty, sem.as_deref(), m, field_builtin, p, out, depth + 1)?;
+                    index += 1;
+                    continue;
+                }
                 let field_semantic = if forced { semantic } else { sem.as_deref().or(semantic) };
                 self.leaves_inner(f.ty, field_semantic, m, field_builtin, p, out, depth + 1, forced)?;
                 index += 1;

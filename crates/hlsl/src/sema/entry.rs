@@ -245,6 +245,25 @@ impl Sema<'_> {
             out.push(var);
             return;
         };
+        if let (Some((semantic, span)), TypeData::Struct(_), true) =
+            (&var.semantic, self.types.get(var.ty), depth <= 16)
+        {
+            // A semantic on a struct names its leaves in order, `X`, `X1`, ... (or from
+            // the index written: `Y4`, `Y5`); each leaf takes its own locations.
+            let (semantic, span) = (semantic.clone(), *span);
+            let start = out.len();
+            let unnamed = StageVar { semantic: None, ..var };
+            self.struct_leaves(unnamed, out, depth + 1);
+            let digits = semantic.len() - semantic.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (base, index) = semantic.split_at(semantic.len() - digits);
+            let first: u32 = index.parse().unwrap_or(0);
+            for (i, leaf) in out[start..].iter_mut().enumerate() {
+                let n = first.saturating_add(i as u32);
+                let name = if n == 0 && digits == 0 { base.to_string() } else { format!("{base}{n}") };
+                leaf.semantic = Some((name, span));
+            }
+            return;
+        }
         if var.semantic.is_some() || depth > 16 {
             out.push(var);
             return;
@@ -264,6 +283,37 @@ impl Sema<'_> {
                 attrs: decl.attrs.clone(),
             };
             self.flatten_stage_var(f, out, depth + 1);
+        }
+    }
+
+    /// Every non-struct leaf of a struct-typed stage variable, the members' own
+    /// semantics ignored (the struct's names them).
+    fn struct_leaves(&self, var: StageVar, out: &mut Vec<StageVar>, depth: u32) {
+        let TypeData::Struct(sid) = self.types.get(var.ty) else {
+            out.push(var);
+            return;
+        };
+        if depth > 16 {
+            return;
+        }
+        let Some(info) = self.types.struct_info(*sid) else { return };
+        let members =
+            info.bases.iter().map(|&b| (b, None)).chain(info.fields.iter().map(|f| (f.ty, Some(f))));
+        for (ty, field) in members {
+            let leaf = match field {
+                Some(field) => {
+                    let decl = self.ast.decl(field.decl);
+                    StageVar {
+                        name: self.name(field.name).to_string(),
+                        ty,
+                        modifiers: Modifiers(decl.modifiers.0 | var.modifiers.0),
+                        attrs: decl.attrs.clone(),
+                        ..var.clone()
+                    }
+                }
+                None => StageVar { ty, ..var.clone() },
+            };
+            self.struct_leaves(leaf, out, depth + 1);
         }
     }
 
