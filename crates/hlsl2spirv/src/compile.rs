@@ -141,6 +141,17 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
                     .or_else(|| alternatives.next())
                     .unwrap_or(caps);
                 added |= add_to_vce(&mut ir, module, 1, cap);
+                // A capability outside the core version needs its extension declared
+                // too (spirv-val checks declarations; the requirement scan does not).
+                if let Some(ext) = capability_extension(cap, options.spirv_version) {
+                    if !o.extensions.is_empty() && !o.extensions.iter().any(|e| e == ext || e == "KHR") {
+                        return Err(CompileError(format!(
+                            "SPIR-V extension '{ext}' required for {} but not permitted to use",
+                            missing.user
+                        )));
+                    }
+                    added |= add_to_vce(&mut ir, module, 2, ext);
+                }
             } else if let Some(exts) = missing.requirement.strip_prefix("extension ") {
                 let ext = exts.split(" or ").next().unwrap_or(exts);
                 if !o.extensions.is_empty() && !o.extensions.iter().any(|e| e == ext || e == "KHR") {
@@ -163,6 +174,19 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
         }
     }
     Err(CompileError("internal error: the module's capabilities did not settle".into()))
+}
+
+/// The extension capability `cap` needs at SPIR-V `version`: none when the version
+/// has it, else the first the grammar lists (dxc's choice where there are several,
+/// `SPV_NV_shader_subgroup_partitioned` before the EXT one).
+fn capability_extension(cap: &str, version: (u8, u8)) -> Option<&'static str> {
+    let e = spirvkit_grammar::OperandKind::Capability.info().enumerant_by_name(cap)?;
+    let a = &e.availability;
+    let in_core = a.min_version.is_some_and(|v| (v.major, v.minor) <= version);
+    if in_core {
+        return None;
+    }
+    a.extensions.first().copied()
 }
 
 /// Adds a capability (part 1) or extension (part 2) to the module's `#spirv.vce<...>`.

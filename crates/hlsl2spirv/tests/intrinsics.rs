@@ -218,3 +218,56 @@ fn wave_lane_builtins_declare_group_non_uniform() {
     assert!(text.contains("OpDecorate %SubgroupSize Flat"), "{text}");
     assert!(text.contains("OpGroupNonUniformQuadBroadcast %uint"), "{text}");
 }
+
+#[test]
+fn vk_read_clock_takes_the_vk_scope_constants_and_declares_its_extension() {
+    let text = compile(
+        "vs_6_0",
+        &[],
+        "float4 main() : SV_Position {\n  uint s = vk::WorkgroupScope;\n  uint64_t c = vk::ReadClock(vk::SubgroupScope);\n  return float4(s, c, 0, 1);\n}",
+    );
+    assert!(text.contains("OpCapability ShaderClockKHR"), "{text}");
+    assert!(text.contains("OpExtension \"SPV_KHR_shader_clock\""), "{text}");
+    assert!(text.contains("OpStore %s %uint_2"), "{text}");
+    assert!(text.contains("OpReadClockKHR %ulong %uint_3"), "{text}");
+}
+
+#[test]
+fn modf_and_frexp_structs_share_dxcs_name_and_store_the_out_argument_first() {
+    let text = compile(
+        "vs_6_0",
+        &[],
+        "float4 main(float a : A, float4 b : B) : SV_Position {\n  float ia; float4 ib;\n  float fa = modf(a, ia);\n  float4 fb = modf(b, ib);\n  return fb + fa + ia + ib;\n}",
+    );
+    assert!(text.contains("OpName %ModfStructType \"ModfStructType\""), "{text}");
+    assert!(text.contains("OpName %ModfStructType_0 \"ModfStructType\""), "{text}");
+    let at = text.find("OpExtInst %ModfStructType ").expect("modf");
+    let rest = &text[at..];
+    let store = rest.find("OpStore %ia").expect("store");
+    let frac = rest.find("OpCompositeExtract %float").map(|i| rest[i..].find(" 0\n").map(|j| i + j));
+    assert!(frac.flatten().is_some_and(|f| f > store), "{text}");
+}
+
+#[test]
+fn intrinsic_narrowing_warnings_name_parameters_as_template_instances() {
+    let out = run(
+        &["-T", "ps_6_2", "-E", "main", "-fcgl", "-spirv", "-"],
+        "float2 main(double2 b : B) : SV_Target { return ddx(b); }",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("conversion from larger type 'double2' to smaller type 'vector<float, 2>'"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn quad_ops_in_compute_use_the_current_grammars_names() {
+    let text = compile(
+        "cs_6_0",
+        &["-fspv-target-env=vulkan1.1"],
+        "RWStructuredBuffer<uint> b;\n[numthreads(32,1,1)] void main(uint3 id : SV_DispatchThreadID) { b[0] = QuadReadAcrossX(id.x); }",
+    );
+    assert!(text.contains("OpCapability ComputeDerivativeGroupLinearKHR"), "{text}");
+    assert!(text.contains("OpExecutionMode %main DerivativeGroupLinearKHR"), "{text}");
+}

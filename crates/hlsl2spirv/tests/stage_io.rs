@@ -182,3 +182,23 @@ V main(InputPatch<V, 2> ip, uint i : SV_OutputControlPointID) { return ip[i]; }
         &["%in_var_FLAG = OpVariable %_ptr_Input__arr_uint_uint_2 Input", "OpExecutionMode %main Isolines"],
     );
 }
+
+#[test]
+fn a_struct_member_with_a_semantic_numbers_its_leaves_and_each_takes_its_locations() {
+    let text = compile(
+        // A profile no other test here uses: the validated binary's file is named
+        // by the arguments, and tests run in parallel.
+        &["-T", "vs_6_1", "-E", "main"],
+        "struct S { float4x3 m; float4 o; };\n\
+         struct VI { float3 p : POSITION; S s : TEXCOORD4; float4 c : COLOR; };\n\
+         float4 main(VI v) : SV_Position { return v.s.o + v.c + v.s.m[0].x; }",
+    );
+    assert_has(
+        &text,
+        &[
+            "OpDecorate %in_var_TEXCOORD4 Location 1",
+            "OpDecorate %in_var_TEXCOORD5 Location 5",
+            "OpDecorate %in_var_COLOR Location 6",
+        ],
+    );
+}

@@ -379,8 +379,9 @@ impl TypeStore {
         self.member_names.insert(name.to_string(), members);
     }
 
-    /// Names a type that is not an identified struct (`OpName` when serialized with
-    /// symbol names). The first name given stays.
+    /// Names a type (`OpName` when serialized with symbol names); for an identified
+    /// struct, instead of its identifier (identifiers are unique, debug names need not
+    /// be). The first name given stays.
     pub fn set_type_name(&mut self, ty: Type, name: &str) {
         self.type_names.entry(ty).or_insert_with(|| name.to_string());
     }

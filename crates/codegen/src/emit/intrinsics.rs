@@ -141,7 +141,10 @@ impl<'t> Emitter<'t> {
                 }
             }
         }
-        self.store().intern(TypeKind::IdentifiedStruct { name })
+        let ty = self.store().intern(TypeKind::IdentifiedStruct { name });
+        // dxc names every such struct alike (`ModfStructType`, `ModfStructType_0`, ...).
+        self.store().set_type_name(ty, base);
+        ty
     }
 
     /// The value of argument `i` converted to the overload's parameter type.
@@ -613,9 +616,12 @@ impl<'t> Emitter<'t> {
                     Ok((first, second))
                 };
                 if rows == 0 {
-                    let (first, second) = one(self, x)?;
+                    // dxc stores the out argument before extracting the result.
+                    let r = self.val(op, vec![x], st);
+                    let second = self.extract(r, &[1], second_t);
+                    let second = if modf { second } else { self.convert(second, int_part_ty, part_ty)? };
                     self.store_out(out, second, p0)?;
-                    return Ok(first);
+                    return Ok(self.extract(r, &[0], part_t));
                 }
                 let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
                 for r in 0..rows {
@@ -892,6 +898,12 @@ impl<'t> Emitter<'t> {
                 self.interlocked(n, place, &args[1..])
             }
             n if n.starts_with("Wave") || n.starts_with("Quad") => self.wave(n, args, call),
+            "ReadClock" => {
+                // vk::ReadClock(scope): the scope is an id (a constant from `vk::*Scope`).
+                let scope = self.arg_value(args, call, 0)?;
+                let t = self.ty(ret)?;
+                Ok(self.fallback_val("spirv.ReadClockKHR", &[Opnd::Id(scope)], t))
+            }
             "NonUniformResourceIndex" => {
                 let a = self.args(args, call)?;
                 Ok(a[0])

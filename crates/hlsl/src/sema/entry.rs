@@ -245,6 +245,25 @@ impl Sema<'_> {
             out.push(var);
             return;
         };
+        if let (Some((semantic, span)), TypeData::Struct(_), true) =
+            (&var.semantic, self.types.get(var.ty), depth <= 16)
+        {
+            // A semantic on a struct names its leaves in order, `X`, `X1`, ... (or from
+            // the index written: `Y4`, `Y5`); each leaf takes its own locations.
+            let (semantic, span) = (semantic.clone(), *span);
+            let start = out.len();
+            let unnamed = StageVar { semantic: None, ..var };
+            self.struct_leaves(unnamed, out, depth + 1);
+            let digits = semantic.len() - semantic.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let (base, index) = semantic.split_at(semantic.len() - digits);
+            let first: u32 = index.parse().unwrap_or(0);
+            for (i, leaf) in out[start..].iter_mut().enumerate() {
+                let n = first.saturating_add(i as u32);
+                let name = if n == 0 && digits == 0 { base.to_string() } else { format!("{base}{n}") };
+                leaf.semantic = Some((name, span));
+            }
+            return;
+        }
         if var.semantic.is_some() || depth > 16 {
             out.push(var);
             return;
@@ -264,6 +283,37 @@ impl Sema<'_> {
                 attrs: decl.attrs.clone(),
             };
             self.flatten_stage_var(f, out, depth + 1);
+        }
+    }
+
+    /// Every non-struct leaf of a struct-typed stage variable, the members' own
+    /// semantics ignored (the struct's names them).
+    fn struct_leaves(&self, var: StageVar, out: &mut Vec<StageVar>, depth: u32) {
+        let TypeData::Struct(sid) = self.types.get(var.ty) else {
+            out.push(var);
+            return;
+        };
+        if depth > 16 {
+            return;
+        }
+        let Some(info) = self.types.struct_info(*sid) else { return };
+        let members =
+            info.bases.iter().map(|&b| (b, None)).chain(info.fields.iter().map(|f| (f.ty, Some(f))));
+        for (ty, field) in members {
+            let leaf = match field {
+                Some(field) => {
+                    let decl = self.ast.decl(field.decl);
+                    StageVar {
+                        name: self.name(field.name).to_string(),
+                        ty,
+                        modifiers: Modifiers(decl.modifiers.0 | var.modifiers.0),
+                        attrs: decl.attrs.clone(),
+                        ..var.clone()
+                    }
+                }
+                None => StageVar { ty, ..var.clone() },
+            };
+            self.struct_leaves(leaf, out, depth + 1);
         }
     }
 
@@ -606,20 +656,6 @@ impl Sema<'_> {
                     let n = n.min(1 << 16);
                     take(n, 1, &mut used);
                     out.push(StageLocation { semantic: sem, input, location: n, index: 0 });
-                } else if let TypeData::Struct(_) = self.types.get(v.ty) {
-                    // A semantic on a struct names its leaves `X`, `X1`, ... (or from
-                    // the index written), each taking its own locations, as codegen
-                    // names the leaves' stage variables.
-                    let mut leaves = Vec::new();
-                    self.struct_leaves(v.ty, &mut leaves, 0);
-                    let digits = sem.len() - sem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-                    let (written, _) = sem.split_at(sem.len() - digits);
-                    for (i, leaf) in leaves.into_iter().enumerate() {
-                        let k = n.saturating_add(i as u32);
-                        let name =
-                            if k == 0 && digits == 0 { written.to_string() } else { format!("{written}{k}") };
-                        rest.push((name, self.location_count(leaf).clamp(1, 1 << 16)));
-                    }
                 } else {
                     rest.push((sem, self.location_count(v.ty).clamp(1, 1 << 16)));
                 }
@@ -683,24 +719,6 @@ impl Sema<'_> {
             if self.stage_attr_value(v, "index").is_some_and(|i| i != 0 && i != 1) {
                 self.error(index_span, "dual-source blending only accepts 0 or 1 as vk::index");
             }
-        }
-    }
-
-    /// The leaf types of a stage struct in order: bases, then fields, recursively.
-    fn struct_leaves(&self, ty: Ty, out: &mut Vec<Ty>, depth: u32) {
-        let TypeData::Struct(id) = self.types.get(ty) else {
-            out.push(ty);
-            return;
-        };
-        let Some(info) = self.types.struct_info(*id) else { return };
-        if depth > 32 {
-            return;
-        }
-        for &b in &info.bases {
-            self.struct_leaves(b, out, depth + 1);
-        }
-        for f in &info.fields {
-            self.struct_leaves(f.ty, out, depth + 1);
         }
     }
 

@@ -186,13 +186,13 @@ impl Sema<'_> {
     /// Records the conversion of `e` from `from` to `to` if HLSL allows it implicitly;
     /// warns on truncation. `None` when not convertible.
     pub(super) fn convert_implicit(&mut self, e: ExprId, from: Ty, to: Ty) -> Option<CastKind> {
-        self.convert_implicit_warning(e, from, to, true)
+        self.convert_implicit_warning(e, from, to, Narrowing::Warn)
     }
 
     /// `convert_implicit` for the elements of a constructor (`half2(f, f)`): dxc fits
     /// them as an initializer list, which converts without the narrowing warning.
     fn convert_constructor_element(&mut self, e: ExprId, from: Ty, to: Ty) -> Option<CastKind> {
-        self.convert_implicit_warning(e, from, to, false)
+        self.convert_implicit_warning(e, from, to, Narrowing::Silent)
     }
 
     fn convert_implicit_warning(
@@ -200,11 +200,11 @@ impl Sema<'_> {
         e: ExprId,
         from: Ty,
         to: Ty,
-        warn_narrowing: bool,
+        narrowing: Narrowing,
     ) -> Option<CastKind> {
         let conv = implicit_conversion(&self.types, from, to)?;
         if let (true, Some(source), Some(target)) =
-            (warn_narrowing, self.types.component(from), self.types.component(to))
+            (narrowing != Narrowing::Silent, self.types.component(from), self.types.component(to))
         {
             // dxc's narrowing warning: a (non-literal) number into a narrower one.
             let sixteen = self.opts.enable_16bit_types;
@@ -218,7 +218,11 @@ impl Sema<'_> {
                 let message = format!(
                     "conversion from larger type '{}' to smaller type '{}', possible loss of data",
                     self.types.display(from),
-                    self.types.display(to)
+                    if narrowing == Narrowing::WarnIntrinsic {
+                        self.types.display_template(to)
+                    } else {
+                        self.types.display(to)
+                    }
                 );
                 self.warning(span, "conversion", message);
             }
@@ -343,6 +347,10 @@ impl Sema<'_> {
                     return ExprInfo { ty: TypeTable::ERROR, ..ExprInfo::default() };
                 }
                 if self.is_vk_namespace(name) {
+                    // SPIR-V.rst: the scope constants `vk` predefines (`const uint`).
+                    if let Some((_, value)) = VK_SCOPE_CONSTANTS.iter().find(|(n, _)| *n == last) {
+                        return Self::constant(TypeTable::UINT, Some(ConstValue::Int(*value)));
+                    }
                     return ExprInfo { ty: TypeTable::ERROR, ..ExprInfo::default() };
                 }
                 if crate::parser::builtin_type_kind(&last).is_some() {
@@ -1589,7 +1597,7 @@ impl Sema<'_> {
         let target = self.decls.get(chosen.decl.index()).and_then(|i| i.definition).unwrap_or(chosen.decl);
         let (params, ret) = (chosen.params.clone(), chosen.ret);
         self.complete_function_instance(chosen.decl);
-        self.apply_params(args, arg_tys, &params, name, span);
+        self.apply_params(args, arg_tys, &params, name, span, Narrowing::Warn);
         self.check_nointerpolation_args(target, args, name);
         self.expr_info(callee).resolution = Resolution::Decl(target);
         self.calls.insert(id, CallInfo { callee: Callee::Function(target), params, ret });
@@ -1703,11 +1711,12 @@ impl Sema<'_> {
         params: &[(Ty, ParamDirection)],
         name: &str,
         span: Span,
+        narrowing: Narrowing,
     ) {
         for ((&a, &at), &(pt, dir)) in args.iter().zip(arg_tys).zip(params) {
             match dir {
                 ParamDirection::In => {
-                    self.convert_implicit(a, at, pt);
+                    self.convert_implicit_warning(a, at, pt, narrowing);
                 }
                 ParamDirection::Out | ParamDirection::InOut => {
                     if !self.types.is_error(at) && !self.is_lvalue(a) {
@@ -1951,7 +1960,7 @@ impl Sema<'_> {
         if skipped && !m.params.is_empty() {
             m.params.remove(0);
         }
-        self.apply_params(args, arg_tys, &m.params, name, span);
+        self.apply_params(args, arg_tys, &m.params, name, span, Narrowing::WarnIntrinsic);
         if name == "Load" && object.is_some() {
             self.check_load_offset(sig, args, skipped);
         }
@@ -2416,3 +2425,22 @@ mod tests {
         );
     }
 }
+
+/// Whether an implicit conversion warns when it narrows, and how it names the target.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Narrowing {
+    Warn,
+    /// An intrinsic's parameter: dxc names it as a template instance (`vector<float, 2>`).
+    WarnIntrinsic,
+    Silent,
+}
+
+/// The constants of the implicit `vk` namespace: SPIR-V's scope values.
+const VK_SCOPE_CONSTANTS: &[(&str, i64)] = &[
+    ("CrossDeviceScope", 0),
+    ("DeviceScope", 1),
+    ("WorkgroupScope", 2),
+    ("SubgroupScope", 3),
+    ("InvocationScope", 4),
+    ("QueueFamilyScope", 5),
+];

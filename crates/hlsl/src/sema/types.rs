@@ -714,6 +714,17 @@ impl TypeTable {
         out
     }
 
+    /// The type as dxc prints an intrinsic's parameter type: its vectors and matrices
+    /// are template instances (`vector<float, 2>`, `matrix<float, 2, 3>`), never the
+    /// short names.
+    pub fn display_template(&self, ty: Ty) -> String {
+        match self.get(ty) {
+            TypeData::Vector(s, n) => format!("vector<{}, {n}>", s.name()),
+            TypeData::Matrix { elem, rows, cols, .. } => format!("matrix<{}, {rows}, {cols}>", elem.name()),
+            _ => self.display(ty),
+        }
+    }
+
     fn write(&self, out: &mut String, ty: Ty, depth: u32) {
         if depth > 32 {
             out.push_str("...");

@@ -398,8 +398,12 @@ impl Serializer<'_> {
                 };
                 let Some(body) = self.struct_body(ty) else { return Err(unsupported(self)) };
                 if let Some(name) = &name {
-                    let source_name = self.options.struct_names.get(name).unwrap_or(name);
-                    self.process_name(id, &source_name.clone());
+                    // A debug name set apart (several structs dxc names alike) replaces
+                    // the identifier; a laid-out copy takes its source struct's name.
+                    if ir.types.type_name(ty).is_none() {
+                        let source_name = self.options.struct_names.get(name).unwrap_or(name);
+                        self.process_name(id, &source_name.clone());
+                    }
                     self.process_member_names(id, name, body.members.len());
                     self.struct_context.push(name.clone());
                 }
