@@ -5,6 +5,7 @@
 use crate::options::{Options, ShiftValue};
 use crate::spirv_values;
 use spirvkit_codegen::{BindingOptions, CodegenOptions, LayoutOption, LowerOptions};
+use spirvkit_hlsl::diag::{Diagnostic, Severity};
 use spirvkit_hlsl::sema::tree::TypedTree;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_translate::SerializeOptions;
@@ -77,14 +78,56 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         short_circuit: o.hlsl_version >= 2021,
         finite_math_only: has("-ffinite-math-only"),
         extensions: o.extensions.clone(),
+        universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
+        no_warn_ignored_features: has("-Wno-vk-ignored-features"),
     }
 }
 
 /// Compiles the typed tree: the binary (or with `emit_mlir`, the IR's text).
 pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output, CompileError> {
+    compile_reporting(tree, o, emit_mlir, &mut Vec::new())
+}
+
+/// [`compile`], with every diagnostic of code generation in `reported`, in order: the
+/// warnings, the errors after which generation went on, and the error that stopped
+/// it (a message's `\nnote: ` lines become notes). With errors there, the result is
+/// the first of them.
+pub fn compile_reporting(
+    tree: &TypedTree,
+    o: &Options,
+    emit_mlir: bool,
+    reported: &mut Vec<Diagnostic>,
+) -> Result<Output, CompileError> {
+    let result = compile_inner(tree, o, emit_mlir, reported);
+    if let Err(e) = &result {
+        let mut parts = e.message.split("\nnote: ");
+        let mut diag = Diagnostic::error(e.span, parts.next().unwrap_or_default());
+        for note in parts {
+            diag = diag.with_note(None, note);
+        }
+        reported.push(diag);
+    }
+    let first_error = reported.iter().find(|d| d.severity == Severity::Error);
+    match (result, first_error) {
+        (Ok(_), Some(first)) => Err(CompileError { span: first.span, message: first.message.clone() }),
+        (result, _) => result,
+    }
+}
+
+fn compile_inner(
+    tree: &TypedTree,
+    o: &Options,
+    emit_mlir: bool,
+    reported: &mut Vec<Diagnostic>,
+) -> Result<Output, CompileError> {
     let options = codegen_options(o);
-    let generated = spirvkit_codegen::generate(tree, &options)
-        .map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
+    let (generated, mut codegen_reported) = spirvkit_codegen::generate_reporting(tree, &options);
+    reported.append(&mut codegen_reported);
+    let generated = generated.map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
+    if reported.iter().any(|d| d.severity == Severity::Error) {
+        // Reported already; the module is not to be used.
+        return Ok(Output::Text(String::new()));
+    }
     let mut ir = generated.ir;
     let module = generated.module;
     // dxc legalizes unless -fcgl: resources out of locals and parameters, calls
