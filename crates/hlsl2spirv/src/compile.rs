@@ -136,6 +136,7 @@ fn compile_inner(
     if !fcgl {
         spirvkit_passes::legalize::legalize(&mut ir, module)
             .map_err(|e| CompileError { span: None, message: e.to_string() })?;
+        derivatives_in_stage(&ir, module, tree)?;
     }
     if emit_mlir {
         let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
@@ -196,6 +197,41 @@ fn compile_inner(
         }
     }
     Err(CompileError("internal error: the module's capabilities did not settle".into()))
+}
+
+/// Derivatives left after legalization (dead branches gone) outside the stages that
+/// have them make an invalid module: refused in spirv-val's words, as dxc's
+/// validation reports it.
+fn derivatives_in_stage(
+    ir: &spirvkit_ir::Ir,
+    module: spirvkit_ir::OpId,
+    tree: &TypedTree,
+) -> Result<(), CompileError> {
+    use spirvkit_hlsl::sema::tree::Stage;
+    let stage = tree.entry_points.first().map(|e| e.stage);
+    if matches!(stage, Some(Stage::Pixel | Stage::Compute | Stage::Mesh | Stage::Amplification) | None) {
+        return Ok(());
+    }
+    const DERIVATIVES: [&str; 9] = [
+        "DPdx",
+        "DPdy",
+        "Fwidth",
+        "DPdxFine",
+        "DPdyFine",
+        "FwidthFine",
+        "DPdxCoarse",
+        "DPdyCoarse",
+        "FwidthCoarse",
+    ];
+    for (_, op) in ir.ops_under(module) {
+        let name = ir.op(op).name.as_str();
+        if let Some(d) = name.strip_prefix("spirv.").filter(|d| DERIVATIVES.contains(d)) {
+            return Err(CompileError(format!(
+                "generated SPIR-V is invalid:\nDerivative instructions require Fragment, GLCompute, MeshEXT or TaskEXT execution model: {d}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Adds a capability (part 1) or extension (part 2) to the module's `#spirv.vce<...>`.

@@ -233,11 +233,15 @@ fn is_if_convertible(ir: &Ir, owner: OpId, block: spirvkit_ir::ir::BlockId) -> b
     if branch.name != "spirv.BranchConditional" || branch.successors.len() != 2 {
         return false;
     }
-    branch.successors.iter().all(|s| {
-        let target = *s;
+    // What a branch may hold and still be hoisted: the address of a global (a
+    // module-level id in SPIR-V) and constants.
+    let hoistable = |op: &OpId| matches!(ir.op(*op).name.as_str(), "spirv.mlir.addressof" | "spirv.Constant");
+    branch.successors.iter().all(|&target| {
         target == block
-            || matches!(ir.block(target).ops.as_slice(), [only]
-                if ir.op(*only).name == "spirv.Branch" && ir.op(*only).successors.first() == Some(&block))
+            || matches!(ir.block(target).ops.split_last(), Some((last, rest))
+                if ir.op(*last).name == "spirv.Branch"
+                    && ir.op(*last).successors.first() == Some(&block)
+                    && rest.iter().all(hoistable))
     })
 }
 

@@ -95,6 +95,7 @@ impl<'t> Emitter<'t> {
         for (i, &a) in args.iter().enumerate() {
             let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
             let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
+            self.check_unsized_array_parameter(a, pty)?;
             let t = self.value_type_of(pty)?;
             let tmp = self.function_variable(t, &format!("param.var.{pname}"));
             match dir {

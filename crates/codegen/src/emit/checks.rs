@@ -7,9 +7,11 @@ use crate::types::CodegenError;
 use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind};
 use spirvkit_hlsl::ast::{ExprId, ExprKind};
 use spirvkit_hlsl::diag::Diagnostic;
+use spirvkit_hlsl::sema::tree::GlobalStorage;
 use spirvkit_hlsl::sema::tree::Stage;
 use spirvkit_hlsl::sema::types::{Family, Majorness, Ty, TypeData};
 use spirvkit_hlsl::source::Span;
+use std::collections::HashSet;
 
 impl Emitter<'_> {
     /// Reports an error and goes on generating code; the compile fails at the end.
@@ -234,8 +236,8 @@ impl Emitter<'_> {
     pub(crate) fn check_buffer_matrices(&self, members: &[DeclId]) -> R<()> {
         for &m in members {
             let ty = self.tree.decl(m).map_or(spirvkit_hlsl::sema::types::TypeTable::ERROR, |i| i.ty);
-            if let Some(at) = self.column_major_int_matrix(ty, Some(self.ast.decl(m).span), 0) {
-                return self.rejected_at(at, NON_FLOAT_COLUMN_MAJOR);
+            if self.column_major_int_matrix(ty, 0) {
+                return self.rejected_at(self.decl_name_span(m), NON_FLOAT_COLUMN_MAJOR);
             }
         }
         Ok(())
@@ -243,7 +245,7 @@ impl Emitter<'_> {
 
     /// The same for the element struct of a `ConstantBuffer<T>`, `StructuredBuffer<T>`
     /// and the like.
-    pub(crate) fn check_element_matrices(&self, ty: Ty) -> R<()> {
+    pub(crate) fn check_element_matrices(&self, d: DeclId, ty: Ty) -> R<()> {
         let mut base = ty;
         while let TypeData::Array { elem, .. } = self.data(base) {
             base = *elem;
@@ -253,45 +255,143 @@ impl Emitter<'_> {
         if !matches!(self.data(*elem), TypeData::Struct(_)) {
             return Ok(());
         }
-        match self.column_major_int_matrix(*elem, None, 0) {
-            Some(at) => self.rejected_at(at, NON_FLOAT_COLUMN_MAJOR),
-            None => Ok(()),
+        if self.column_major_int_matrix(*elem, 0) {
+            return self.rejected_at(self.decl_name_span(d), NON_FLOAT_COLUMN_MAJOR);
         }
+        Ok(())
     }
 
-    /// Where a column-major non-float matrix is declared in `ty` (through structs and
-    /// arrays); `at` is the declaration of `ty` itself.
-    fn column_major_int_matrix(&self, ty: Ty, at: Option<Span>, depth: u32) -> Option<Span> {
+    /// Whether `ty` is or holds (through structs and arrays) a column-major
+    /// non-float matrix.
+    fn column_major_int_matrix(&self, ty: Ty, depth: u32) -> bool {
         if depth > 64 {
-            return None;
+            return false;
         }
         match self.data(ty) {
-            TypeData::Array { elem, .. } => self.column_major_int_matrix(*elem, at, depth + 1),
+            TypeData::Array { elem, .. } => self.column_major_int_matrix(*elem, depth + 1),
             TypeData::Matrix { elem, rows, cols, major } if !elem.is_float() && *rows > 1 && *cols > 1 => {
                 let column_major = match major {
                     Majorness::ColumnMajor => true,
                     Majorness::RowMajor => false,
                     Majorness::Default => !self.options.lower.default_row_major,
                 };
-                if column_major {
-                    at
-                } else {
-                    None
-                }
+                column_major
             }
-            TypeData::Struct(sid) => {
-                let info = self.table.struct_info(*sid)?;
-                info.fields.iter().find_map(|f| {
-                    self.column_major_int_matrix(f.ty, Some(self.ast.decl(f.decl).span), depth + 1)
-                })
-            }
-            _ => None,
+            TypeData::Struct(sid) => self.table.struct_info(*sid).is_some_and(|info| {
+                info.fields.iter().any(|f| self.column_major_int_matrix(f.ty, depth + 1))
+            }),
+            _ => false,
         }
     }
 }
 
 const NON_FLOAT_COLUMN_MAJOR: &str =
     "externally initialized non-floating-point column-major matrices not supported yet";
+
+impl Emitter<'_> {
+    /// `-fvk-bind-register` gives every binding: each resource needs a `register()`
+    /// the option maps, `$Globals` needs `-fvk-bind-globals`, and buffers with a
+    /// counter are not supported (dxc's rules and words).
+    pub(crate) fn check_bind_register(&mut self, decls: &[DeclId], with_counter: &HashSet<DeclId>) -> R<()> {
+        let mut has_globals = false;
+        for &d in decls {
+            let decl = self.ast.decl(d);
+            let annotations = match &decl.kind {
+                DeclKind::Buffer { annotations, .. } => annotations,
+                DeclKind::Var(v) => match self.tree.decl(d).and_then(|i| i.storage) {
+                    Some(GlobalStorage::Resource) => &v.annotations,
+                    Some(GlobalStorage::Globals) => {
+                        has_globals = true;
+                        continue;
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let at = match &decl.kind {
+                DeclKind::Buffer { name, .. } => name.span,
+                _ => self.decl_name_span(d),
+            };
+            let register = annotations.iter().find_map(|a| match a {
+                Annotation::Register { slot, space, profile: None, .. } => Some((*slot, *space)),
+                _ => None,
+            });
+            let Some((slot, space)) = register else {
+                return self
+                    .rejected_at(at, "-fvk-bind-register requires register annotations on all resources");
+            };
+            let slot = self.ast.name(slot.name).to_ascii_lowercase();
+            let space = match space {
+                Some(s) => self
+                    .ast
+                    .name(s.name)
+                    .to_ascii_lowercase()
+                    .strip_prefix("space")
+                    .and_then(|n| n.parse().ok()),
+                None => Some(0),
+            };
+            let mapped = self
+                .options
+                .bindings
+                .registers
+                .iter()
+                .any(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && Some(*sp) == space);
+            if !mapped {
+                return self.rejected_at(at, "missing -fvk-bind-register for resource");
+            }
+            if with_counter.contains(&d) {
+                // The counter variable has its buffer's register and no binding.
+                self.report_error(
+                    Some(at),
+                    "-fvk-bind-register for RW/Append/Consume StructuredBuffer unimplemented",
+                );
+            }
+        }
+        if has_globals && self.options.bindings.globals.is_none() {
+            return Err(CodegenDiagnostic {
+                span: None,
+                error: CodegenError::Rejected {
+                    message: "-fvk-bind-register requires Globals buffer to be bound with -fvk-bind-globals"
+                        .into(),
+                },
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Emitter<'_> {
+    /// dxc cannot initialize a parameter of unsized array type (`uint value[]`) from
+    /// an argument (resource arrays aside, which legalization replaces).
+    pub(crate) fn check_unsized_array_parameter(&self, arg: spirvkit_hlsl::ast::ExprId, param: Ty) -> R<()> {
+        let TypeData::Array { elem, len: None } = self.data(param) else { return Ok(()) };
+        if self.contains_object(*elem, 0) {
+            return Ok(());
+        }
+        let at = self.ast.expr(arg).span;
+        self.rejected_at(
+            at,
+            format!("initializer for type '{} []' unimplemented", self.clang_type_name(*elem)),
+        )
+    }
+
+    /// A type as clang spells it in dxc's messages (`unsigned int`, `vector<float, 3>`).
+    fn clang_type_name(&self, ty: Ty) -> String {
+        use spirvkit_hlsl::sema::types::Scalar;
+        let scalar = |s: Scalar| match s {
+            Scalar::UInt => "unsigned int".to_string(),
+            Scalar::UInt64 => "unsigned long long".to_string(),
+            Scalar::Int64 => "long long".to_string(),
+            s => s.name().to_string(),
+        };
+        match self.data(ty) {
+            TypeData::Scalar(s) => scalar(*s),
+            TypeData::Vector(s, n) => format!("vector<{}, {n}>", scalar(*s)),
+            TypeData::Matrix { elem, rows, cols, .. } => format!("matrix<{}, {rows}, {cols}>", scalar(*elem)),
+            _ => self.table.display(ty),
+        }
+    }
+}
 
 /// What a global struct holds (dxc rejects some mixes).
 #[derive(Default)]

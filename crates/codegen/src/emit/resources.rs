@@ -66,6 +66,18 @@ impl<'t> Emitter<'t> {
         let mut pending: Vec<Pending> = Vec::new();
         let mut globals_members: Vec<DeclId> = Vec::new();
         let counter_users = self.counter_users();
+        if !self.options.bindings.registers.is_empty() {
+            let with_counter: HashSet<DeclId> = decls
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+                    self.global_storage(d) == Some(GlobalStorage::Resource)
+                        && self.needs_counter(d, ty, &counter_users)
+                })
+                .collect();
+            self.check_bind_register(decls, &with_counter)?;
+        }
         for &d in decls {
             self.span = Some(self.ast.decl(d).span);
             match self.ast.decl(d).kind.clone() {
@@ -514,7 +526,7 @@ impl<'t> Emitter<'t> {
             _ => (ty, None),
         };
         self.check_resource_global(d, ty)?;
-        self.check_element_matrices(ty)?;
+        self.check_element_matrices(d, ty)?;
         let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
             return self.unsupported(format!("the resource type '{}'", self.table.display(ty)));
         };
