@@ -287,27 +287,6 @@ fn derivatives_left_in_a_vertex_shader_make_an_invalid_module() {
 }
 
 #[test]
-fn a_buffer_chosen_by_if_else_is_a_select_and_by_switch_a_phi() {
-    let shader = |choice: &str| {
-        format!(
-            "struct S {{ float4 f; }};\nint i;\nStructuredBuffer<S> a;\nStructuredBuffer<S> b;\nRWStructuredBuffer<S> o;\n\
-             [numthreads(1,1,1)] void main() {{ StructuredBuffer<S> l; {choice} o[i] = l[i]; }}\n"
-        )
-    };
-    let args = ["-T", "cs_6_0", "-E", "main", "-O3", "-spirv"];
-    fails_with(
-        &args,
-        &shader("if (0 > i) l = a; else l = b;"),
-        &["Using pointers with OpSelect requires capability"],
-    );
-    fails_with(
-        &args,
-        &shader("switch (i) { case 0: l = a; break; default: l = b; break; }"),
-        &["Using pointers with OpPhi requires capability"],
-    );
-}
-
-#[test]
 fn codegen_rejections_in_dxcs_words() {
     let cs = ["-T", "cs_6_0", "-E", "main", "-fcgl", "-spirv"];
     fails_with(

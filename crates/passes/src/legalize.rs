@@ -178,14 +178,8 @@ pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> 
             }
         }
         // Block arguments other than the parameters: phis of handles.
-        if let Some((owner, block, ty)) = handle_phi_owner(ir, func) {
-            let mut error = chosen_by_control_flow(ir, owner, ty);
-            if is_if_convertible(ir, owner, block) {
-                // dxc's optimizer turns a phi of an if/else whose branches are empty
-                // into OpSelect (spirv-opt's if-conversion) before validation.
-                error.message = error.message.replace("with OpPhi", "with OpSelect");
-            }
-            return Err(error);
+        if let Some((owner, ty)) = handle_phi_owner(ir, func) {
+            return Err(chosen_by_control_flow(ir, owner, ty));
         }
     }
     Ok(())
@@ -217,40 +211,9 @@ fn chosen_by_control_flow(ir: &Ir, op: OpId, ty: spirvkit_ir::types::Type) -> Le
     LegalizeError::at(ir, op, message)
 }
 
-/// Whether `block`, holding a phi, is the merge of an if/else (`owner` a selection
-/// whose header branches on a condition) reached from the header directly or
-/// through blocks holding nothing but the branch: spirv-opt's if-conversion makes
-/// such a phi an `OpSelect`.
-fn is_if_convertible(ir: &Ir, owner: OpId, block: spirvkit_ir::ir::BlockId) -> bool {
-    let o = ir.op(owner);
-    if o.name != "spirv.mlir.selection" {
-        return false;
-    }
-    let Some(&region) = o.regions.first() else { return false };
-    let Some(&header) = ir.region(region).blocks.first() else { return false };
-    let Some(&branch) = ir.block(header).ops.last() else { return false };
-    let branch = ir.op(branch);
-    if branch.name != "spirv.BranchConditional" || branch.successors.len() != 2 {
-        return false;
-    }
-    // What a branch may hold and still be hoisted: the address of a global (a
-    // module-level id in SPIR-V) and constants.
-    let hoistable = |op: &OpId| matches!(ir.op(*op).name.as_str(), "spirv.mlir.addressof" | "spirv.Constant");
-    branch.successors.iter().all(|&target| {
-        target == block
-            || matches!(ir.block(target).ops.split_last(), Some((last, rest))
-                if ir.op(*last).name == "spirv.Branch"
-                    && ir.op(*last).successors.first() == Some(&block)
-                    && rest.iter().all(hoistable))
-    })
-}
-
 /// The op whose region holds a block (not the function's entry) with an argument
 /// holding an opaque handle, and the argument's type.
-fn handle_phi_owner(
-    ir: &Ir,
-    func: OpId,
-) -> Option<(OpId, spirvkit_ir::ir::BlockId, spirvkit_ir::types::Type)> {
+fn handle_phi_owner(ir: &Ir, func: OpId) -> Option<(OpId, spirvkit_ir::types::Type)> {
     let entry = ir.entry_block(func);
     let mut regions: Vec<spirvkit_ir::ir::RegionId> = ir.op(func).regions.to_vec();
     while let Some(region) = regions.pop() {
@@ -263,7 +226,7 @@ fn handle_phi_owner(
                 .map(|&a| ir.value_type(a))
                 .find(|&t| util::is_opaque_handle(ir, t));
             if let (true, Some(ty)) = (is_phi_block, handle) {
-                return Some((ir.region(region).parent?, b, ty));
+                return Some((ir.region(region).parent?, ty));
             }
             for &op in &ir.block(b).ops {
                 regions.extend(ir.op(op).regions.iter().copied());
