@@ -270,12 +270,11 @@ impl Emitter<'_> {
         match self.data(ty) {
             TypeData::Array { elem, .. } => self.column_major_int_matrix(*elem, depth + 1),
             TypeData::Matrix { elem, rows, cols, major } if !elem.is_float() && *rows > 1 && *cols > 1 => {
-                let column_major = match major {
+                match major {
                     Majorness::ColumnMajor => true,
                     Majorness::RowMajor => false,
                     Majorness::Default => !self.options.lower.default_row_major,
-                };
-                column_major
+                }
             }
             TypeData::Struct(sid) => self.table.struct_info(*sid).is_some_and(|info| {
                 info.fields.iter().any(|f| self.column_major_int_matrix(f.ty, depth + 1))

@@ -524,7 +524,7 @@ impl Sema<'_> {
     pub(super) fn check_vk_attribute_subjects(&mut self, id: DeclId, subject: AttrSubject) {
         let attrs = self.ast.decl(id).attrs.clone();
         for a in &attrs {
-            if !a.namespace.is_some_and(|n| self.name(n.name) == "vk") {
+            if a.namespace.is_none_or(|n| self.name(n.name) != "vk") {
                 continue;
             }
             let span = a.namespace.map_or(a.name.span, |n| n.span);
