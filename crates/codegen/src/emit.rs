@@ -16,6 +16,7 @@
 //! - Resources are global variables with bindings (`resources.rs`).
 
 mod call;
+mod checks;
 mod convert;
 mod entry;
 mod expr;
@@ -65,6 +66,11 @@ pub struct CodegenOptions {
     pub finite_math_only: bool,
     /// The extensions `-fspv-extension` allows (empty: all).
     pub extensions: Vec<String>,
+    /// `-fspv-target-env=universal1.5`: not a Vulkan environment (Vulkan's rules,
+    /// such as 32-bit sampled types, do not apply).
+    pub universal_env: bool,
+    /// `-Wno-vk-ignored-features`: no warnings about what Vulkan ignores.
+    pub no_warn_ignored_features: bool,
 }
 
 /// A code generation error with where it happened.
@@ -176,10 +182,41 @@ pub(crate) struct Emitter<'t> {
     pub stage: entry::StageState,
     /// Values of `static const` scalars, read by name.
     pub recursion: HashSet<DeclId>,
+    /// Diagnostics reported without stopping (dxc reports every error of a pass):
+    /// warnings, and errors after which code generation goes on (`checks.rs`).
+    pub reported: Vec<spirvkit_hlsl::diag::Diagnostic>,
 }
 
-/// Generates the module of `tree`'s entry point.
+/// Generates the module of `tree`'s entry point. Errors reported without stopping
+/// come back as the first of them; [`generate_reporting`] gives all diagnostics.
 pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated, CodegenDiagnostic> {
+    let (result, reported) = generate_reporting(tree, options);
+    match reported.into_iter().find(|d| d.severity == spirvkit_hlsl::diag::Severity::Error) {
+        Some(first) => Err(CodegenDiagnostic {
+            span: first.span,
+            error: CodegenError::Rejected { message: first.message },
+        }),
+        None => result,
+    }
+}
+
+/// Generates the module of `tree`'s entry point, with the diagnostics reported on the
+/// way (warnings, and errors after which generation went on). When these hold an
+/// error, the module (if any) must not be used.
+pub fn generate_reporting(
+    tree: &TypedTree,
+    options: &CodegenOptions,
+) -> (Result<Generated, CodegenDiagnostic>, Vec<spirvkit_hlsl::diag::Diagnostic>) {
+    let mut reported = Vec::new();
+    let result = generate_into(tree, options, &mut reported);
+    (result, reported)
+}
+
+fn generate_into(
+    tree: &TypedTree,
+    options: &CodegenOptions,
+    reported: &mut Vec<spirvkit_hlsl::diag::Diagnostic>,
+) -> Result<Generated, CodegenDiagnostic> {
     let mut table = tree.types.clone();
     preintern(&mut table);
     let mut store = spirvkit_ir::types::TypeStore::new();
@@ -221,8 +258,11 @@ pub fn generate(tree: &TypedTree, options: &CodegenOptions) -> Result<Generated,
             resources: resources::ResourceState::default(),
             stage: entry::StageState::default(),
             recursion: HashSet::new(),
+            reported: Vec::new(),
         };
-        e.module(module)?;
+        let result = e.module(module);
+        reported.append(&mut e.reported);
+        result?;
         let struct_names = e.lower.struct_source_names().clone();
         (e.ir, top, module, e.value_names, e.block_names, struct_names, e.unnamed_symbols)
     };

@@ -37,11 +37,26 @@ pub struct Diagnostic {
     /// The warning group (`-Wflag`) a warning belongs to.
     pub flag: Option<&'static str>,
     pub notes: Vec<Note>,
+    /// An error clang calls fatal (`fatal error:`): it ends the compilation.
+    pub fatal: bool,
 }
 
 impl Diagnostic {
     pub fn error(span: Option<Span>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, message: message.into(), span, flag: None, notes: Vec::new() }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            flag: None,
+            notes: Vec::new(),
+            fatal: false,
+        }
+    }
+
+    /// An error printed as `fatal error:` (an include not found, a state dxc's
+    /// backend cannot go on from).
+    pub fn fatal(span: Option<Span>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { fatal: true, ..Diagnostic::error(span, message) }
     }
 
     pub fn warning(span: Option<Span>, flag: &'static str, message: impl Into<String>) -> Diagnostic {
@@ -51,6 +66,7 @@ impl Diagnostic {
             span,
             flag: Some(flag),
             notes: Vec::new(),
+            fatal: false,
         }
     }
 
@@ -98,6 +114,8 @@ pub struct Diagnostics {
     errors: usize,
     warnings: usize,
     limit_reached: bool,
+    /// A fatal error was reported: clang reports nothing after one.
+    fatal_reached: bool,
 }
 
 impl Diagnostics {
@@ -106,6 +124,9 @@ impl Diagnostics {
     }
 
     pub fn report(&mut self, mut diag: Diagnostic) {
+        if self.fatal_reached {
+            return;
+        }
         if diag.severity == Severity::Warning {
             let flag = diag.flag.unwrap_or("");
             if self.options.no_warnings || self.options.disabled_warnings.contains(flag) {
@@ -132,6 +153,7 @@ impl Diagnostics {
             Severity::Warning => self.warnings += 1,
             Severity::Note => {}
         }
+        self.fatal_reached = diag.fatal;
         self.list.push(diag);
     }
 
@@ -141,6 +163,11 @@ impl Diagnostics {
 
     pub fn warning(&mut self, span: Span, flag: &'static str, message: impl Into<String>) {
         self.report(Diagnostic::warning(Some(span), flag, message));
+    }
+
+    /// A fatal error: reported, and nothing after it is.
+    pub fn fatal(&mut self, span: Span, message: impl Into<String>) {
+        self.report(Diagnostic::fatal(Some(span), message));
     }
 
     pub fn error_count(&self) -> usize {
@@ -177,6 +204,7 @@ impl Diagnostics {
         self.list.truncate(len);
         self.errors = errors;
         self.warnings = warnings;
+        self.fatal_reached = self.list.iter().any(|d| d.fatal);
     }
 
     /// Where the diagnostics stand, to drop what a speculative check reports.
@@ -200,15 +228,21 @@ impl Diagnostics {
         self.errors = checkpoint.errors;
         self.warnings = checkpoint.warnings;
         self.limit_reached = checkpoint.limit_reached;
+        self.fatal_reached = self.list.iter().any(|d| d.fatal);
     }
 
     /// Every diagnostic rendered, then a count line as clang prints it.
     pub fn render(&self, sources: &SourceMap) -> String {
         let mut out = String::new();
         for diag in &self.list {
-            render_one(&mut out, sources, diag.severity, diag.span, &diag.message, diag.flag);
+            let label = if diag.fatal && diag.severity == Severity::Error {
+                "fatal error"
+            } else {
+                diag.severity.label()
+            };
+            render_one(&mut out, sources, label, diag.span, &diag.message, diag.flag);
             for note in &diag.notes {
-                render_one(&mut out, sources, Severity::Note, note.span, &note.message, None);
+                render_one(&mut out, sources, Severity::Note.label(), note.span, &note.message, None);
             }
         }
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -231,21 +265,21 @@ impl Diagnostics {
 fn render_one(
     out: &mut String,
     sources: &SourceMap,
-    severity: Severity,
+    label: &str,
     span: Option<Span>,
     message: &str,
     flag: Option<&str>,
 ) {
-    let flag_text = match (severity, flag) {
-        (Severity::Warning, Some(f)) if !f.is_empty() => format!(" [-W{f}]"),
-        (Severity::Error, Some(f)) if !f.is_empty() => format!(" [-Werror,-W{f}]"),
+    let flag_text = match (label, flag) {
+        ("warning", Some(f)) if !f.is_empty() => format!(" [-W{f}]"),
+        ("error", Some(f)) if !f.is_empty() => format!(" [-Werror,-W{f}]"),
         _ => String::new(),
     };
     let Some(span) = span.filter(|s| sources.file(s.file).is_some()) else {
-        let _ = writeln!(out, "{}: {message}{flag_text}", severity.label());
+        let _ = writeln!(out, "{label}: {message}{flag_text}");
         return;
     };
-    let _ = writeln!(out, "{}: {}: {message}{flag_text}", sources.location_string(span), severity.label());
+    let _ = writeln!(out, "{}: {label}: {message}{flag_text}", sources.location_string(span));
     let Some(file) = sources.file(span.file) else { return };
     let start = file.line_col(span.start);
     let line = file.line_text(start.line);
@@ -298,6 +332,19 @@ mod tests {
         strict.warning(Span::new(id, 0, 1), "loud", "now an error");
         assert!(strict.has_errors());
         assert!(strict.render(&map).contains("error: now an error [-Werror,-Wloud]"));
+    }
+
+    #[test]
+    fn fatal_errors_are_labelled_and_end_the_reporting() {
+        let mut map = SourceMap::new();
+        let id = map.add("t.hlsl", None, "#include \"x.h\"\n".to_string());
+        let mut diags = Diagnostics::default();
+        diags.fatal(Span::new(id, 9, 14), "'x.h' file not found");
+        diags.error(Span::new(id, 0, 1), "not shown after a fatal error");
+        assert_eq!(diags.error_count(), 1);
+        let text = diags.render(&map);
+        assert!(text.starts_with("t.hlsl:1:10: fatal error: 'x.h' file not found\n"), "{text}");
+        assert!(!text.contains("not shown"), "{text}");
     }
 
     #[test]

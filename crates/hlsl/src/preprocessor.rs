@@ -858,7 +858,8 @@ impl<'a> Preprocessor<'a> {
             return;
         }
         let Some((path, text)) = self.find_include(&target, angled) else {
-            self.diags.error(span, format!("'{target}' file not found"));
+            // clang's fatal error: nothing is reported after it.
+            self.diags.fatal(span, format!("'{target}' file not found"));
             return;
         };
         let identity = self.loader.identity(&path);

@@ -5,6 +5,7 @@
 use crate::options::{Options, ShiftValue};
 use crate::spirv_values;
 use spirvkit_codegen::{BindingOptions, CodegenOptions, LayoutOption, LowerOptions};
+use spirvkit_hlsl::diag::{Diagnostic, Severity};
 use spirvkit_hlsl::sema::tree::TypedTree;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_translate::SerializeOptions;
@@ -80,14 +81,56 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         short_circuit: o.hlsl_version >= 2021,
         finite_math_only: has("-ffinite-math-only"),
         extensions: o.extensions.clone(),
+        universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
+        no_warn_ignored_features: has("-Wno-vk-ignored-features"),
     }
 }
 
 /// Compiles the typed tree: the binary (or with `emit_mlir`, the IR's text).
 pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output, CompileError> {
+    compile_reporting(tree, o, emit_mlir, &mut Vec::new())
+}
+
+/// [`compile`], with every diagnostic of code generation in `reported`, in order: the
+/// warnings, the errors after which generation went on, and the error that stopped
+/// it (a message's `\nnote: ` lines become notes). With errors there, the result is
+/// the first of them.
+pub fn compile_reporting(
+    tree: &TypedTree,
+    o: &Options,
+    emit_mlir: bool,
+    reported: &mut Vec<Diagnostic>,
+) -> Result<Output, CompileError> {
+    let result = compile_inner(tree, o, emit_mlir, reported);
+    if let Err(e) = &result {
+        let mut parts = e.message.split("\nnote: ");
+        let mut diag = Diagnostic::error(e.span, parts.next().unwrap_or_default());
+        for note in parts {
+            diag = diag.with_note(None, note);
+        }
+        reported.push(diag);
+    }
+    let first_error = reported.iter().find(|d| d.severity == Severity::Error);
+    match (result, first_error) {
+        (Ok(_), Some(first)) => Err(CompileError { span: first.span, message: first.message.clone() }),
+        (result, _) => result,
+    }
+}
+
+fn compile_inner(
+    tree: &TypedTree,
+    o: &Options,
+    emit_mlir: bool,
+    reported: &mut Vec<Diagnostic>,
+) -> Result<Output, CompileError> {
     let options = codegen_options(o);
-    let generated = spirvkit_codegen::generate(tree, &options)
-        .map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
+    let (generated, mut codegen_reported) = spirvkit_codegen::generate_reporting(tree, &options);
+    reported.append(&mut codegen_reported);
+    let generated = generated.map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
+    if reported.iter().any(|d| d.severity == Severity::Error) {
+        // Reported already; the module is not to be used.
+        return Ok(Output::Text(String::new()));
+    }
     let mut ir = generated.ir;
     let module = generated.module;
     // dxc legalizes unless -fcgl: resources out of locals and parameters, calls
@@ -96,6 +139,7 @@ pub fn compile(tree: &TypedTree, o: &Options, emit_mlir: bool) -> Result<Output,
     if !fcgl {
         spirvkit_passes::legalize::legalize(&mut ir, module)
             .map_err(|e| CompileError { span: None, message: e.to_string() })?;
+        derivatives_in_stage(&ir, module, tree)?;
     }
     if emit_mlir {
         let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
@@ -187,6 +231,41 @@ fn capability_extension(cap: &str, version: (u8, u8)) -> Option<&'static str> {
         return None;
     }
     a.extensions.first().copied()
+}
+
+/// Derivatives left after legalization (dead branches gone) outside the stages that
+/// have them make an invalid module: refused in spirv-val's words, as dxc's
+/// validation reports it.
+fn derivatives_in_stage(
+    ir: &spirvkit_ir::Ir,
+    module: spirvkit_ir::OpId,
+    tree: &TypedTree,
+) -> Result<(), CompileError> {
+    use spirvkit_hlsl::sema::tree::Stage;
+    let stage = tree.entry_points.first().map(|e| e.stage);
+    if matches!(stage, Some(Stage::Pixel | Stage::Compute | Stage::Mesh | Stage::Amplification) | None) {
+        return Ok(());
+    }
+    const DERIVATIVES: [&str; 9] = [
+        "DPdx",
+        "DPdy",
+        "Fwidth",
+        "DPdxFine",
+        "DPdyFine",
+        "FwidthFine",
+        "DPdxCoarse",
+        "DPdyCoarse",
+        "FwidthCoarse",
+    ];
+    for (_, op) in ir.ops_under(module) {
+        let name = ir.op(op).name.as_str();
+        if let Some(d) = name.strip_prefix("spirv.").filter(|d| DERIVATIVES.contains(d)) {
+            return Err(CompileError(format!(
+                "generated SPIR-V is invalid:\nDerivative instructions require Fragment, GLCompute, MeshEXT or TaskEXT execution model: {d}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Adds a capability (part 1) or extension (part 2) to the module's `#spirv.vce<...>`.

@@ -91,10 +91,15 @@ pub fn frontend_options(o: &Options) -> FrontendOptions {
             warnings_as_errors: o.warnings_as_errors,
             no_warnings: o.no_warnings,
             disabled_warnings: o.disabled_warnings.iter().cloned().collect(),
-            ..DiagOptions::default()
+            // dxc sets no error limit (clang's 20 is its driver's); a high bound
+            // still stops floods.
+            error_limit: DXC_ERROR_LIMIT,
         },
     }
 }
+
+/// How many errors are reported before "too many errors emitted".
+const DXC_ERROR_LIMIT: usize = 1000;
 
 #[cfg(test)]
 mod tests {

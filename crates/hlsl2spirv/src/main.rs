@@ -92,6 +92,10 @@ fn run(args: &[String]) -> ExitCode {
         eprint!("{}", result.report);
         return if result.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE };
     }
+    if options.mode == Mode::Compile && !fe.diags.has_errors() {
+        // The front end's diagnostics and code generation's, rendered together.
+        return compile(&fe, &options);
+    }
     eprint!("{}", fe.render_diagnostics());
     if fe.diags.has_errors() {
         return ExitCode::FAILURE;
@@ -111,7 +115,17 @@ fn compile(fe: &spirvkit_hlsl::Frontend, options: &Options) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let emit_mlir = options.other.iter().any(|(n, _)| n == "-emit-mlir");
-    match hlsl2spirv::compile::compile(tree, options, emit_mlir) {
+    let mut reported = Vec::new();
+    let result = hlsl2spirv::compile::compile_reporting(tree, options, emit_mlir, &mut reported);
+    let mut diags = spirvkit_hlsl::diag::Diagnostics::new(fe.diags.options.clone());
+    for d in fe.diags.iter().chain(&reported) {
+        diags.report(d.clone());
+    }
+    eprint!("{}", diags.render(&fe.sources));
+    if diags.has_errors() {
+        return ExitCode::FAILURE;
+    }
+    match result {
         Ok(hlsl2spirv::compile::Output::Text(text)) => write_output(options.output.as_deref(), &text),
         Ok(hlsl2spirv::compile::Output::Binary(words)) => match options.output.as_deref() {
             Some(path) if path != "-" => {
@@ -144,18 +158,8 @@ fn compile(fe: &spirvkit_hlsl::Frontend, options: &Options) -> ExitCode {
                 }
             }
         },
-        Err(e) => {
-            eprintln!("{}", render_error(fe, &e));
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// A codegen error as dxc prints one: `file:line:col: error: message`.
-fn render_error(fe: &spirvkit_hlsl::Frontend, e: &hlsl2spirv::compile::CompileError) -> String {
-    match &e.span {
-        Some(span) => format!("{}: error: {}", fe.sources.location_string(*span), e.message),
-        None => format!("error: {}", e.message),
+        // Rendered with the diagnostics above.
+        Err(_) => ExitCode::FAILURE,
     }
 }
 

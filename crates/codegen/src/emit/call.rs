@@ -111,6 +111,7 @@ impl<'t> Emitter<'t> {
         for (i, &a) in args.iter().enumerate() {
             let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
             let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
+            self.check_unsized_array_parameter(a, pty)?;
             if dir != ParamDirection::In {
                 if let Some(ptr) = self.out_argument_without_copy(a, pty)? {
                     operands.push(ptr);

@@ -1263,7 +1263,10 @@ impl<'t> Emitter<'t> {
         let mut stored = None;
         let (elem_t, decorations, base_name) = match &builtin {
             Some(b) => {
+                let extensions_before = self.resources.extensions.len();
                 self.builtin_capability(b, stage, input);
+                let user = if leaf.vk_builtin.is_some() { b.clone() } else { leaf.semantic.clone() };
+                self.check_extensions_allowed(extensions_before, &user);
                 let (t, _) = self.builtin_type(b, leaf.ty)?;
                 let t = match b.as_str() {
                     "ClipDistance" | "CullDistance" => {

@@ -477,7 +477,9 @@ impl<'t> Emitter<'t> {
             "firstbithigh" | "firstbitlow" => {
                 let a = self.args(args, call)?;
                 if elem.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported(format!("{name} on 16- or 64-bit integers"));
+                    return self.rejected(&format!(
+                        "{name} is currently limited to 32-bit width components when targeting SPIR-V"
+                    ));
                 }
                 let op = match (name, signed) {
                     ("firstbitlow", _) => "FindILsb",

@@ -100,6 +100,18 @@ impl<'t> Emitter<'t> {
         let mut pending: Vec<Pending> = Vec::new();
         let mut globals_members: Vec<DeclId> = Vec::new();
         let counter_users = self.counter_users();
+        if !self.options.bindings.registers.is_empty() {
+            let with_counter: HashSet<DeclId> = decls
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    let ty = self.tree.decl(d).map_or(TypeTable::ERROR, |i| i.ty);
+                    self.global_storage(d) == Some(GlobalStorage::Resource)
+                        && self.needs_counter(d, ty, &counter_users)
+                })
+                .collect();
+            self.check_bind_register(decls, &with_counter)?;
+        }
         for &d in decls {
             self.span = Some(self.ast.decl(d).span);
             match self.ast.decl(d).kind.clone() {
@@ -114,6 +126,7 @@ impl<'t> Emitter<'t> {
                         .filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
                         .collect();
                     let block_name = self.name(name.name).to_string();
+                    self.check_buffer_matrices(&members)?;
                     let explicit = self.explicit_binding(d, &annotations, 'b');
                     let symbol =
                         self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
@@ -209,6 +222,7 @@ impl<'t> Emitter<'t> {
             }
         }
         if !globals_members.is_empty() {
+            self.check_globals_members(&globals_members);
             let symbol = self.block(
                 DeclId(u32::MAX),
                 "$Globals",
@@ -609,6 +623,8 @@ impl<'t> Emitter<'t> {
             TypeData::Array { elem, len } => (elem, Some(len)),
             _ => (ty, None),
         };
+        self.check_resource_global(d, ty)?;
+        self.check_element_matrices(d, ty)?;
         let TypeData::Object { kind, .. } = self.data(base_ty).clone() else {
             return self.unsupported(format!("the resource type '{}'", self.table.display(ty)));
         };
@@ -858,6 +874,14 @@ impl<'t> Emitter<'t> {
                 } else {
                     Scalar::UInt
                 }
+            }
+            s if s.is_float()
+                && s.bits(self.options.lower.sixteen_bit_types) == 16
+                && !self.options.universal_env =>
+            {
+                return self.rejected_here(
+                    "The sampled type for textures cannot be a floating point type smaller than 32-bits when targeting a Vulkan environment.",
+                );
             }
             s => s,
         };
@@ -1381,7 +1405,14 @@ impl<'t> Emitter<'t> {
             return self.unsupported(format!("method '{name}'"));
         };
         let ret = call.ret;
-        let _ = call_expr;
+        if let Some(channel) = name.strip_prefix("GatherCmp") {
+            // SPIR-V's OpImageDrefGather has no component operand: only red.
+            // dxc reports each call and goes on (the code emitted is not used).
+            if matches!(channel, "Green" | "Blue" | "Alpha") {
+                let span = self.method_name_span(call_expr).or(self.span);
+                self.report_error(span, format!("no equivalent for {name} intrinsic method in Vulkan"));
+            }
+        }
         match (kind.family(), name) {
             (
                 Family::Texture,
@@ -2031,6 +2062,9 @@ impl<'t> Emitter<'t> {
             return self.unsupported(format!("method '{name}'"));
         };
         let cube = kind.shape().is_some_and(|s| s.cube);
+        if matches!(name, "Sample" | "SampleBias" | "SampleCmp" | "SampleCmpBias") {
+            self.check_implicit_lod_stage();
+        }
         let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
         let coord = self.rvalue(self.arg(&args, 0)?)?;
         let mut ops = ImageOperands::default();
@@ -2161,9 +2195,8 @@ impl<'t> Emitter<'t> {
             "Alpha" => 3,
             _ => return self.unsupported(format!("method '{name}'")),
         };
-        if cmp && component != 0 {
-            return self.unsupported(format!("{name} (no Vulkan equivalent)"));
-        }
+        // GatherCmpGreen/Blue/Alpha: reported by `object_method`; OpImageDrefGather
+        // takes no component, so the code below is that of GatherCmpRed.
         let (si, args, pending) = self.sampled_image_and_args(base, base_ty, all_args)?;
         let coord = self.rvalue(self.arg(&args, 0)?)?;
         let mut next = 1;

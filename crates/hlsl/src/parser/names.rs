@@ -137,6 +137,8 @@ const PLAIN_TYPES: &[&str] = &[
     "RaytracingAccelerationStructure",
     "RayDesc",
     "BuiltInTriangleIntersectionAttributes",
+    "SAMPLER_FEEDBACK_MIN_MIP",
+    "SAMPLER_FEEDBACK_MIP_REGION_USED",
     "GlobalRootSignature",
     "LocalRootSignature",
     "StateObjectConfig",

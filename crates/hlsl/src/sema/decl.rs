@@ -25,6 +25,19 @@ pub(super) struct PendingInstance {
     owner: Option<Ty>,
 }
 
+/// What a `[[vk::...]]` attribute is attached to (clang's attribute subjects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AttrSubject {
+    GlobalVar(Ty),
+    /// `cbuffer` (constant) or `tbuffer`.
+    Buffer {
+        constant: bool,
+    },
+    Field,
+    Param,
+    Function,
+}
+
 /// Where a variable is declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VarContext {
@@ -39,8 +52,19 @@ impl Sema<'_> {
     pub(super) fn global_decl(&mut self, id: DeclId) {
         let decl = self.ast.decl(id).clone();
         match &decl.kind {
-            DeclKind::Var(_) => self.var_decl(id, VarContext::Global),
-            DeclKind::Function(_) => self.function_decl(id, None),
+            DeclKind::Var(_) => {
+                self.var_decl(id, VarContext::Global);
+                let ty = self.decl_ty(id);
+                self.check_vk_attribute_subjects(id, AttrSubject::GlobalVar(ty));
+            }
+            DeclKind::Function(f) => {
+                // clang checks the parameters' attributes before the function's.
+                for &p in &f.params {
+                    self.check_vk_attribute_subjects(p, AttrSubject::Param);
+                }
+                self.check_vk_attribute_subjects(id, AttrSubject::Function);
+                self.function_decl(id, None)
+            }
             DeclKind::Struct { .. } => {
                 self.struct_decl(id, None);
             }
@@ -69,7 +93,9 @@ impl Sema<'_> {
                 }
                 self.pop_scope();
             }
-            DeclKind::Buffer { decls, .. } => {
+            DeclKind::Buffer { decls, kind, .. } => {
+                let constant = matches!(kind, crate::ast::BufferKind::CBuffer);
+                self.check_vk_attribute_subjects(id, AttrSubject::Buffer { constant });
                 for d in decls {
                     match &self.ast.decl(*d).kind {
                         DeclKind::Var(_) => self.var_decl(*d, VarContext::Buffer(id)),
@@ -493,6 +519,80 @@ impl Sema<'_> {
         self.types.flat_count(ty).unwrap_or(1)
     }
 
+    /// The `[[vk::...]]` attributes that only apply to some declarations, with clang's
+    /// "'X' attribute only applies to ..." for the others, and the attributes that take
+    /// no arguments.
+    pub(super) fn check_vk_attribute_subjects(&mut self, id: DeclId, subject: AttrSubject) {
+        let attrs = self.ast.decl(id).attrs.clone();
+        for a in &attrs {
+            if a.namespace.is_none_or(|n| self.name(n.name) != "vk") {
+                continue;
+            }
+            let span = a.namespace.map_or(a.name.span, |n| n.span);
+            let name = self.name(a.name.name).to_string();
+            let object_family = |s: &Self, ty: Ty| {
+                let mut t = ty;
+                while let TypeData::Array { elem, .. } = s.types.get(t) {
+                    t = *elem;
+                }
+                match s.types.get(t) {
+                    TypeData::Object { kind, .. } => Some(kind.family()),
+                    _ => None,
+                }
+            };
+            use super::types::Family;
+            let (allowed, subjects) = match name.as_str() {
+                "binding" => (
+                    matches!(subject, AttrSubject::GlobalVar(_) | AttrSubject::Buffer { .. }),
+                    "global variables, cbuffers, and tbuffers",
+                ),
+                "counter_binding" => (
+                    matches!(subject, AttrSubject::GlobalVar(ty) if matches!(object_family(self, ty),
+                        Some(Family::RWStructuredBuffer | Family::AppendBuffer | Family::ConsumeBuffer))),
+                    "RWStructuredBuffers, AppendStructuredBuffers, and ConsumeStructuredBuffers",
+                ),
+                "location" => (
+                    matches!(subject, AttrSubject::Function | AttrSubject::Param | AttrSubject::Field),
+                    "functions, parameters, and fields",
+                ),
+                "push_constant" => (
+                    matches!(subject, AttrSubject::GlobalVar(ty)
+                        if matches!(self.types.get(ty), TypeData::Struct(_))
+                            || object_family(self, ty) == Some(Family::ConstantBuffer)),
+                    "global variables of struct type",
+                ),
+                "shader_record_nv" | "shader_record_ext" => (
+                    match subject {
+                        AttrSubject::Buffer { constant } => constant,
+                        AttrSubject::GlobalVar(ty) => {
+                            matches!(self.types.get(ty), TypeData::Struct(_))
+                                || object_family(self, ty) == Some(Family::ConstantBuffer)
+                                    && !matches!(self.types.get(ty), TypeData::Array { .. })
+                        }
+                        _ => false,
+                    },
+                    "cbuffer or ConstantBuffer",
+                ),
+                _ => continue,
+            };
+            if !allowed {
+                self.error(span, format!("'{name}' attribute only applies to {subjects}"));
+            } else if !a.args.is_empty()
+                && matches!(name.as_str(), "push_constant" | "shader_record_nv" | "shader_record_ext")
+            {
+                self.error(span, format!("'{name}' attribute takes no arguments"));
+            } else if matches!(name.as_str(), "push_constant" | "shader_record_nv" | "shader_record_ext")
+                && attrs.iter().any(|b| self.name(b.name.name) == "binding")
+            {
+                // Such a block has no descriptor binding (dxc's backend).
+                self.error(
+                    span,
+                    format!("vk::{name} attribute cannot be used together with vk::binding attribute"),
+                );
+            }
+        }
+    }
+
     fn check_global_var(&mut self, id: DeclId, ty: Ty) {
         let decl = self.ast.decl(id).clone();
         if decl.attrs.iter().any(|a| self.name(a.name.name) == "constant_id") {
@@ -501,13 +601,24 @@ impl Sema<'_> {
         for a in &decl.attrs {
             let attr_span = a.namespace.map_or(a.name.span, |n| n.span);
             match self.name(a.name.name) {
-                "push_constant" => {
-                    if self.push_constant_seen {
-                        self.error(attr_span, "cannot have more than one push constant block");
-                    }
-                    self.push_constant_seen = true;
+                "push_constant" => match self.push_constant_seen {
+                    Some(first) => self.report(
+                        crate::diag::Diagnostic::error(
+                            Some(attr_span),
+                            "cannot have more than one push constant block",
+                        )
+                        .with_note(Some(first), "push constant block previously defined here"),
+                    ),
+                    None => self.push_constant_seen = Some(attr_span),
+                },
+                "image_format" => {
+                    // dxc reports at the variable (its line shown), not the attribute.
+                    let at = match &decl.kind {
+                        DeclKind::Var(v) => v.name.map_or(decl.span, |n| n.span),
+                        _ => decl.span,
+                    };
+                    self.check_image_format(a, ty, at)
                 }
-                "image_format" => self.check_image_format(a, ty),
                 _ => {}
             }
         }
@@ -582,7 +693,7 @@ impl Sema<'_> {
     }
 
     /// `[[vk::image_format("...")]]` must agree with the element's component kind.
-    fn check_image_format(&mut self, attr: &crate::ast::Attribute, ty: Ty) {
+    fn check_image_format(&mut self, attr: &crate::ast::Attribute, ty: Ty, at: Span) {
         let Some(&arg) = attr.args.first() else { return };
         let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { return };
         let format: String = parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
@@ -615,7 +726,7 @@ impl Sema<'_> {
         };
         if !ok {
             self.error(
-                attr.span,
+                at,
                 "The image format and the sampled type are not compatible.\nFor the table of compatible types, see https://docs.vulkan.org/spec/latest/appendices/spirvenv.html#spirvenv-format-type-matching.",
             );
         }
@@ -765,14 +876,7 @@ impl Sema<'_> {
                     }
                     let fty = self.var_type(m, v, mdecl.modifiers);
                     self.decl_info(m).ty = fty;
-                    for a in &mdecl.attrs {
-                        if a.namespace.is_some_and(|n| self.name(n.name) == "vk")
-                            && self.name(a.name.name) == "binding"
-                        {
-                            let span = a.namespace.map_or(a.name.span, |n| n.span);
-                            self.error(span, "'binding' attribute only applies to global variables, cbuffers, and tbuffers");
-                        }
-                    }
+                    self.check_vk_attribute_subjects(m, AttrSubject::Field);
                     self.check_payload_access(&v.annotations);
                     if let Some(init) = v.init {
                         self.check_initializer(init, fty, mdecl.span);
@@ -1736,7 +1840,8 @@ impl Sema<'_> {
                 crate::diag::Diagnostic::warning(Some(member_span), "undefined-internal", message)
                     .with_note(Some(use_span), "used here"),
             );
-            self.error(member_span, "found unregistered decl");
+            // dxc's backend stops at it (a fatal error).
+            self.diags.fatal(member_span, "found unregistered decl");
         }
     }
 }
@@ -1816,7 +1921,8 @@ impl Sema<'_> {
                         DeclKind::Var(v) => v.name.map_or(self.ast.decl(other).span, |n| n.span),
                         _ => self.ast.decl(other).span,
                     };
-                    self.error(
+                    // A fatal error in dxc's backend.
+                    self.diags.fatal(
                         span,
                         format!(
                             "Texture or Sampler with vk::combinedImageSampler attribute is missing for descriptor set and binding: {}, {}",

@@ -344,6 +344,20 @@ impl Sema<'_> {
             if let Some((span, _)) = prims.iter().find(|(_, k)| *k != prims[0].1) {
                 self.error(*span, "only one input primitive type can be specified in the geometry shader");
             }
+            // Likewise one kind of output stream (PointStream, LineStream, TriangleStream).
+            let streams: Vec<(Span, super::types::ObjectKind)> = func
+                .params
+                .iter()
+                .filter_map(|&p| match self.types.get(self.decl_ty(p)) {
+                    TypeData::Object { kind, .. } if kind.family() == Family::Stream => {
+                        Some((self.ast.decl(p).span, *kind))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some((span, _)) = streams.iter().find(|(_, k)| *k != streams[0].1) {
+                self.error(*span, "only one output primitive type can be specified in the geometry shader");
+            }
         }
         let vars = self.stage_vars(f);
         if matches!(stage, Stage::Mesh | Stage::Amplification) {
@@ -445,7 +459,7 @@ impl Sema<'_> {
             }
         }
         self.dual_source_checks(stage, &vars);
-        self.builtin_and_location_checks(&vars);
+        self.builtin_and_location_checks(stage, &vars);
         let location_vars = self.location_vars(f, stage, &vars);
         let locations = self.assign_locations(stage, &location_vars);
         if let Some(entry) = self.entry_points.iter_mut().rev().find(|e| e.function == f) {
@@ -466,7 +480,7 @@ impl Sema<'_> {
     }
 
     /// `[[vk::builtin]]` placement and types; `[[vk::location]]` collisions.
-    fn builtin_and_location_checks(&mut self, vars: &[StageVar]) {
+    fn builtin_and_location_checks(&mut self, stage: Stage, vars: &[StageVar]) {
         // Conflicts are per direction, but the semantic named in the report is the
         // first one given the location in either direction (inputs first), as dxc does.
         let mut first_owner: Vec<(u32, String)> = Vec::new();
@@ -504,23 +518,130 @@ impl Sema<'_> {
             }
         }
         for v in vars {
-            let Some(b) = v.attrs.iter().find(|a| self.name(a.name.name) == "builtin") else { continue };
-            let span = b.namespace.map_or(b.name.span, |n| n.span);
-            let Some(&arg) = b.args.first() else { continue };
-            let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { continue };
-            let text: String =
-                parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
-            match text.as_str() {
-                "DeviceIndex" | "BaseVertex" | "BaseInstance" | "DrawIndex" | "ViewIndex" if v.output => {
-                    self.error(span, format!("{text} builtin can only be used as shader input"));
+            self.vk_builtin_checks(stage, v);
+        }
+    }
+
+    /// dxc's checks of a `[[vk::builtin("X")]]` stage variable, every one reported:
+    /// no `vk::location` with it, and the type and the signature point each built-in
+    /// allows.
+    fn vk_builtin_checks(&mut self, stage: Stage, v: &StageVar) {
+        let Some(b) = v.attrs.iter().find(|a| self.name(a.name.name) == "builtin") else { return };
+        let span = b.namespace.map_or(b.name.span, |n| n.span);
+        let Some(&arg) = b.args.first() else { return };
+        let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { return };
+        let text: String = parts.iter().map(|p| self.ast.name(*p).trim_matches('"').to_string()).collect();
+        if v.attrs.iter().any(|a| self.name(a.name.name) == "location") {
+            self.error(span, "cannot use vk::builtin and vk::location together");
+        }
+        let sig_point = self.sig_point(stage, v);
+        let int32 = v.ty == TypeTable::INT || v.ty == TypeTable::UINT;
+        match text.as_str() {
+            "HelperInvocation" => {
+                if v.ty != TypeTable::BOOL {
+                    self.error(span, "HelperInvocation builtin must be of boolean type");
                 }
-                "BaseVertex" | "BaseInstance" | "DrawIndex" | "DeviceIndex" | "ViewIndex"
-                    if v.ty != TypeTable::INT && v.ty != TypeTable::UINT =>
-                {
+                if sig_point != "PSIn" {
+                    self.error(span, "HelperInvocation builtin can only be used as pixel shader input");
+                }
+            }
+            "PointSize" => {
+                if !matches!(self.types.get(v.ty), TypeData::Scalar(s) if s.is_float()) {
+                    self.error(span, "PointSize builtin must be of float type");
+                }
+                if !matches!(
+                    sig_point,
+                    "VSOut" | "HSCPIn" | "HSCPOut" | "DSCPIn" | "DSOut" | "GSVIn" | "GSOut" | "PSIn"
+                ) {
+                    self.error(span, format!("PointSize builtin cannot be used as {sig_point}"));
+                }
+            }
+            "BaseVertex" | "BaseInstance" | "DrawIndex" => {
+                if !int32 {
                     self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
                 }
-                _ => {}
+                if sig_point != "VSIn" {
+                    self.error(span, format!("{text} builtin cannot be used as {sig_point}"));
+                }
             }
+            "DeviceIndex" | "ViewIndex" => {
+                if v.output {
+                    self.error(span, format!("{text} builtin can only be used as shader input"));
+                }
+                if !int32 {
+                    self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// dxc's name of the signature point of an entry point's stage variable (`VSIn`,
+    /// `PSOut`, `HSCPIn`, ...).
+    fn sig_point(&self, stage: Stage, v: &StageVar) -> &'static str {
+        let out = v.output;
+        let patch = |s: &Self| {
+            matches!(s.types.get(v.ty), TypeData::Object { kind, .. }
+                if matches!(kind.family(), Family::InputPatch | Family::OutputPatch))
+        };
+        match stage {
+            Stage::Vertex => {
+                if out {
+                    "VSOut"
+                } else {
+                    "VSIn"
+                }
+            }
+            Stage::Pixel => {
+                if out {
+                    "PSOut"
+                } else {
+                    "PSIn"
+                }
+            }
+            Stage::Hull if out => "HSCPOut",
+            Stage::Hull => {
+                if patch(self) {
+                    "HSCPIn"
+                } else {
+                    "HSIn"
+                }
+            }
+            Stage::Domain if out => "DSOut",
+            Stage::Domain => {
+                if patch(self) {
+                    "DSCPIn"
+                } else {
+                    "DSIn"
+                }
+            }
+            Stage::Geometry if out => "GSOut",
+            Stage::Geometry => {
+                // Per-vertex inputs are the primitive's arrays (their fields flattened).
+                let per_vertex = [
+                    Modifiers::POINT,
+                    Modifiers::LINE,
+                    Modifiers::TRIANGLE,
+                    Modifiers::LINEADJ,
+                    Modifiers::TRIANGLEADJ,
+                ]
+                .iter()
+                .any(|m| v.modifiers.contains(*m));
+                if per_vertex || matches!(self.types.get(v.ty), TypeData::Array { .. }) {
+                    "GSVIn"
+                } else {
+                    "GSIn"
+                }
+            }
+            Stage::Mesh => {
+                if out {
+                    "MSOut"
+                } else {
+                    "MSIn"
+                }
+            }
+            Stage::Amplification => "ASIn",
+            _ => "CSIn",
         }
     }
 

@@ -577,6 +577,13 @@ impl Sema<'_> {
                             _ => String::new(),
                         };
                         let ty = self.decl_ty(d);
+                        let explicit_const = self.ast.decl(d).modifiers.contains(Modifiers::CONST);
+                        if self.types.get(ty) == &TypeData::String && !explicit_const {
+                            // dxc's front end lets a global string be assigned; its SPIR-V
+                            // backend refuses (an OpString cannot change).
+                            self.codegen_error(span, "string variables are immutable in SPIR-V.");
+                            return false;
+                        }
                         self.error(
                             span,
                             format!(
@@ -1638,7 +1645,8 @@ impl Sema<'_> {
             .is_some_and(|i| matches!(self.types.get(i.ty), TypeData::Struct(_)));
         if is_array && in_struct {
             let span = self.ast.expr(base).span;
-            self.error(
+            // dxc's backend stops here (a fatal error).
+            self.diags.fatal(
                 span,
                 "Cannot access associated counter variable for an array of buffers in a struct.",
             );

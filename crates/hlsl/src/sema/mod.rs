@@ -141,7 +141,8 @@ pub(crate) struct Sema<'d> {
     /// The current `#pragma pack_matrix` default.
     pack_matrix_row_major: Option<bool>,
     entry_points: Vec<tree::EntryPoint>,
-    push_constant_seen: bool,
+    /// The `[[vk::push_constant]]` attribute of the first push constant block.
+    push_constant_seen: Option<Span>,
     /// Whether "payload access qualifiers ignored" was reported (dxc says it once).
     payload_access_warned: bool,
     /// `register(cN)` ranges of `$Globals` members and their names.
@@ -178,7 +179,7 @@ impl<'d> Sema<'d> {
             functions: Vec::new(),
             pack_matrix_row_major: None,
             entry_points: Vec::new(),
-            push_constant_seen: false,
+            push_constant_seen: None,
             payload_access_warned: false,
             constant_registers: Vec::new(),
             call_edges: Vec::new(),
@@ -310,6 +311,11 @@ impl<'d> Sema<'d> {
     /// Shader Execution Reordering built-ins (`dx::HitObject`, `dx::MaybeReorderThread`,
     /// the `dx` namespace), which this front end does not model; `otherwise` else.
     fn unknown_name_error(&mut self, span: Span, name: &str, otherwise: String) {
+        if name == "dx::IsDebuggingEnabled" && self.opts.shader_model >= (6, 10) {
+            // A shader model 6.10 intrinsic whose answer only a DXIL debugger knows.
+            self.codegen_error(span, "no equivalent for IsDebuggingEnabled intrinsic function in Vulkan");
+            return;
+        }
         let first = name.split("::").next().unwrap_or(name);
         let ser = matches!(first, "dx" | "HitObject" | "MaybeReorderThread");
         if ser && self.opts.shader_model >= (6, 9) {
@@ -345,13 +351,17 @@ impl<'d> Sema<'d> {
 
     /// `RayDesc` and `BuiltInTriangleIntersectionAttributes` are structs the language
     /// defines; they get synthesized declarations so fields resolve like any other.
+    /// The sampler feedback kinds (`FeedbackTexture2D<SAMPLER_FEEDBACK_MIN_MIP>`) are
+    /// empty structs, as in dxc.
     fn declare_builtin_structs(&mut self) {
-        let defs: [(&'static str, &[(&str, &str)]); 2] = [
+        let defs: [(&'static str, &[(&str, &str)]); 4] = [
             (
                 "RayDesc",
                 &[("float3", "Origin"), ("float", "TMin"), ("float3", "Direction"), ("float", "TMax")],
             ),
             ("BuiltInTriangleIntersectionAttributes", &[("float2", "barycentrics")]),
+            ("SAMPLER_FEEDBACK_MIN_MIP", &[]),
+            ("SAMPLER_FEEDBACK_MIP_REGION_USED", &[]),
         ];
         for (name, fields) in defs {
             let span = Span::default();
