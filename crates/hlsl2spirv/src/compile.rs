@@ -140,6 +140,8 @@ fn compile_inner(
         spirvkit_passes::legalize::legalize(&mut ir, module)
             .map_err(|e| CompileError { span: None, message: e.to_string() })?;
         derivatives_in_stage(&ir, module, tree)?;
+    } else {
+        raw_stores_match(&ir, module)?;
     }
     if emit_mlir {
         let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
@@ -231,6 +233,32 @@ fn capability_extension(cap: &str, version: (u8, u8)) -> Option<&'static str> {
         return None;
     }
     a.extensions.first().copied()
+}
+
+/// The raw (`-fcgl`) form keeps resources in locals; HLSL lets a local image of
+/// one format take an image of another (`[[vk::image_format]]`), which legalization
+/// resolves by removing the local, but which written raw would be a store of a
+/// mismatched type (an invalid binary): refused instead.
+fn raw_stores_match(ir: &spirvkit_ir::Ir, module: spirvkit_ir::OpId) -> Result<(), CompileError> {
+    use spirvkit_ir::types::TypeKind;
+    for (_, op) in ir.ops_under(module) {
+        let o = ir.op(op);
+        if o.name != "spirv.Store" || o.operands.len() != 2 {
+            continue;
+        }
+        let (ptr, value) = (o.operands[0], o.operands[1]);
+        if let TypeKind::Pointer { pointee, .. } = ir.types.kind(ir.value_type(ptr)) {
+            if *pointee != ir.value_type(value) {
+                return Err(CompileError {
+                    span: None,
+                    message: "not supported yet: -fcgl output storing a value of another type (an image of \
+                              another format) into a local; without -fcgl legalization removes the local"
+                        .into(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Derivatives left after legalization (dead branches gone) outside the stages that
