@@ -1031,7 +1031,8 @@ impl Sema<'_> {
         // prototype after the definition (FidelityFX headers redeclare what the
         // including shader defined) refers to it.
         let params = self.decls.get(id.index()).map(|i| i.params.clone()).unwrap_or_default();
-        let has_body = |s: &Self, d: DeclId| matches!(&s.ast.decl(d).kind, DeclKind::Function(f) if f.body.is_some());
+        let has_body =
+            |s: &Self, d: DeclId| matches!(&s.ast.decl(d).kind, DeclKind::Function(f) if f.body.is_some());
         if let Some(Found::Entity(Entity::Functions(set))) = self.lookup(name.name) {
             for other in set {
                 let same = self.decls.get(other.index()).is_some_and(|i| {
