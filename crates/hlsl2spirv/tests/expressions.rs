@@ -5,46 +5,14 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 /// The disassembly of `source` compiled with `args`.
 fn compile(args: &[&str], source: &str) -> String {
-    let mut all: Vec<&str> = args.to_vec();
-    all.push("-");
-    let out = common::run(&all, source);
-    assert!(out.status.success(), "hlsl2spirv failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("text")
-}
-
-fn validator() -> Option<PathBuf> {
-    let path = std::env::var_os("SPIRV_VAL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val"));
-    path.is_file().then_some(path)
+    common::disassemble(args, source)
 }
 
 /// Compiles `source` (legalized) to a binary and checks it with spirv-val.
 fn assert_valid(args: &[&str], source: &str) {
-    let Some(val) = validator() else {
-        eprintln!("skipped: no current spirv-val (run scripts/install-deps.sh)");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("hlsl2spirv-expressions-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let spv = dir.join(format!("{n}.spv"));
-    let spv_text = spv.to_string_lossy().into_owned();
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["-Fo", &spv_text, "-"]);
-    let out = common::run(&all, source);
-    assert!(out.status.success(), "hlsl2spirv failed: {}", String::from_utf8_lossy(&out.stderr));
-    let checked = std::process::Command::new(val)
-        .args(["--target-env", "vulkan1.0"])
-        .arg(&spv)
-        .output()
-        .expect("spirv-val runs");
-    assert!(checked.status.success(), "invalid binary: {}", String::from_utf8_lossy(&checked.stderr));
+    common::assert_valid_binary(args, source, &["--target-env", "vulkan1.0"]);
 }
 
 /// The lines of `text` from the first containing `from`, trimmed, for CHECK-NEXT-like
