@@ -271,3 +271,17 @@ fn quad_ops_in_compute_use_the_current_grammars_names() {
     assert!(text.contains("OpCapability ComputeDerivativeGroupLinearKHR"), "{text}");
     assert!(text.contains("OpExecutionMode %main DerivativeGroupLinearKHR"), "{text}");
 }
+
+/// `select` takes one shape for the condition and the values: a vector condition
+/// selects per component from scalars (Wicked Engine's SSR raytracing did this).
+#[test]
+fn select_of_a_vector_condition_and_scalars_selects_a_vector() {
+    let source = "RWStructuredBuffer<int2> o;\n\
+                  [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+                    bool2 c = bool2(id.x > 1, id.y > 2);\n\
+                    o[0] = select(c, 1, 2);\n\
+                  }";
+    let text = compile("cs_6_0", &[], source);
+    assert!(text.contains("OpSelect %v2int"), "{text}");
+    validate("cs_6_0", &[], source);
+}

@@ -852,6 +852,20 @@ pub fn match_signature(types: &mut TypeTable, sig: &Signature, args: &[Arg], env
             *s = types.with_component(*s, c);
         }
     }
+    if sig.name == "select" {
+        // The condition and the values share one shape (dxc's `$match` of the
+        // three): `select(bool2, int, int)` selects an int2, component by component.
+        if let (Some(cond), Some(value)) = (slots[0], slots[1]) {
+            let parts =
+                (types.shape(cond), types.shape(value), types.component(cond), types.component(value));
+            if let (Some(cs), Some(vs), Some(cc), Some(vc)) = parts {
+                if let Some((shape, _)) = common_shape(cs, vs) {
+                    slots[0] = Some(types.with_shape(cc, shape));
+                    slots[1] = Some(types.with_shape(vc, shape));
+                }
+            }
+        }
+    }
     let mut params = Vec::with_capacity(args.len());
     let mut cost: Cost = 0;
     let mut truncates = false;
