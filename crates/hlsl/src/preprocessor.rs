@@ -1328,7 +1328,7 @@ mod tests {
         assert_eq!(diags, "");
         assert_eq!(out, "int a ; int b ; int c ;");
         let (_, diags) = run_with("#include \"missing.h\"\n", &files, &options);
-        assert!(diags.contains("main.hlsl:1:10: error: 'missing.h' file not found"), "{diags}");
+        assert!(diags.contains("main.hlsl:1:10: fatal error: 'missing.h' file not found"), "{diags}");
     }
 
     #[test]
