@@ -406,3 +406,11 @@ fn combined_image_sampler_partners() {
     assert!(!r.contains("missing for descriptor set and binding: 2, 3"), "{r}");
     assert!(r.contains("1 error generated."), "{r}");
 }
+
+#[test]
+fn repeated_prototypes_and_a_prototype_after_the_definition_name_one_function() {
+    // Two identical prototypes (dxc's inline-SPIR-V tests declare one twice) are
+    // one function, not an ambiguous call.
+    ok("void f(int x);\nvoid f(int x);\nvoid g() { f(1); }\n");
+    ok("float h(int x) { return x; }\nfloat h(int x);\nfloat k() { return h(2); }\n");
+}

@@ -1049,8 +1049,11 @@ impl Sema<'_> {
                     } else {
                         self.decls.get(other.index()).and_then(|i| i.definition)
                     };
-                    if earlier.is_some() {
-                        self.decl_info(id).definition = earlier;
+                    match earlier {
+                        Some(_) => self.decl_info(id).definition = earlier,
+                        // Two prototypes: the same function (a later definition
+                        // completes both).
+                        None => self.decl_info(other).definition = Some(id),
                     }
                 }
             }

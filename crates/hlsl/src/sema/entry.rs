@@ -551,7 +551,15 @@ impl Sema<'_> {
                 }
                 if !matches!(
                     sig_point,
-                    "VSOut" | "HSCPIn" | "HSCPOut" | "DSCPIn" | "DSOut" | "GSVIn" | "GSOut" | "PSIn"
+                    "VSOut"
+                        | "HSCPIn"
+                        | "HSCPOut"
+                        | "DSCPIn"
+                        | "DSOut"
+                        | "GSVIn"
+                        | "GSOut"
+                        | "PSIn"
+                        | "MSOut"
                 ) {
                     self.error(span, format!("PointSize builtin cannot be used as {sig_point}"));
                 }
@@ -560,7 +568,11 @@ impl Sema<'_> {
                 if !int32 {
                     self.error(span, format!("{text} builtin must be of 32-bit scalar integer type"));
                 }
-                if sig_point != "VSIn" {
+                // DrawIndex is also a mesh and amplification shader input (dxc's
+                // mesh shading tests declare it there).
+                let allowed =
+                    sig_point == "VSIn" || (text == "DrawIndex" && matches!(sig_point, "MSIn" | "ASIn"));
+                if !allowed {
                     self.error(span, format!("{text} builtin cannot be used as {sig_point}"));
                 }
             }
