@@ -18,6 +18,7 @@
 mod call;
 mod checks;
 mod convert;
+mod debug_loc;
 mod entry;
 mod expr;
 mod intrinsics;
@@ -71,6 +72,9 @@ pub struct CodegenOptions {
     pub universal_env: bool,
     /// `-Wno-vk-ignored-features`: no warnings about what Vulkan ignores.
     pub no_warn_ignored_features: bool,
+    /// `-fspv-debug=line` (or `-Zi`): ops carry the `file:line:col` dxc gives the
+    /// instruction (with [`generate_with_sources`], which has the text to find it in).
+    pub debug_lines: bool,
 }
 
 /// A code generation error with where it happened.
@@ -185,6 +189,10 @@ pub(crate) struct Emitter<'t> {
     /// Diagnostics reported without stopping (dxc reports every error of a pass):
     /// warnings, and errors after which code generation goes on (`checks.rs`).
     pub reported: Vec<spirvkit_hlsl::diag::Diagnostic>,
+    /// The source files, when ops are to carry source locations (`debug_lines`).
+    pub lines: Option<debug_loc::LineTable<'t>>,
+    /// The location ops created now get (`Location::Unknown` without `lines`).
+    pub loc: Location,
 }
 
 /// Generates the module of `tree`'s entry point. Errors reported without stopping
@@ -207,14 +215,27 @@ pub fn generate_reporting(
     tree: &TypedTree,
     options: &CodegenOptions,
 ) -> (Result<Generated, CodegenDiagnostic>, Vec<spirvkit_hlsl::diag::Diagnostic>) {
+    generate_with_sources(tree, options, None)
+}
+
+/// [`generate_reporting`], with the files the tree was parsed from: with
+/// [`CodegenOptions::debug_lines`], ops carry the source location dxc gives each
+/// instruction (a `file:line:col` location, under the value's name location if any).
+pub fn generate_with_sources(
+    tree: &TypedTree,
+    options: &CodegenOptions,
+    sources: Option<&spirvkit_hlsl::source::SourceMap>,
+) -> (Result<Generated, CodegenDiagnostic>, Vec<spirvkit_hlsl::diag::Diagnostic>) {
     let mut reported = Vec::new();
-    let result = generate_into(tree, options, &mut reported);
+    let lines = sources.filter(|_| options.debug_lines).map(debug_loc::LineTable::new);
+    let result = generate_into(tree, options, lines, &mut reported);
     (result, reported)
 }
 
-fn generate_into(
-    tree: &TypedTree,
-    options: &CodegenOptions,
+fn generate_into<'t>(
+    tree: &'t TypedTree,
+    options: &'t CodegenOptions,
+    lines: Option<debug_loc::LineTable<'t>>,
     reported: &mut Vec<spirvkit_hlsl::diag::Diagnostic>,
 ) -> Result<Generated, CodegenDiagnostic> {
     let mut table = tree.types.clone();
@@ -259,6 +280,8 @@ fn generate_into(
             stage: entry::StageState::default(),
             recursion: HashSet::new(),
             reported: Vec::new(),
+            lines,
+            loc: Location::Unknown,
         };
         let result = e.module(module);
         reported.append(&mut e.reported);
@@ -329,11 +352,12 @@ impl<'t> Emitter<'t> {
         let name: String = name.into();
         match self.ir.value(value).def {
             spirvkit_ir::ir::ValueDef::Result { op, .. } => {
-                self.ir.op_mut(op).location = Location::named(name)
+                let at = &mut self.ir.op_mut(op).location;
+                *at = debug_loc::renamed(std::mem::take(at), name);
             }
             spirvkit_ir::ir::ValueDef::Argument { block, index } => {
                 if let Some(l) = self.ir.block_mut(block).argument_locations.get_mut(index as usize) {
-                    *l = Location::named(name);
+                    *l = debug_loc::renamed(std::mem::take(l), name);
                 }
             }
         }
@@ -526,6 +550,7 @@ impl<'t> Emitter<'t> {
     ) -> Value {
         let block = self.current();
         let (op, value) = builder::append(&mut self.ir, block, name, operands, result, props);
+        self.locate(op);
         match value {
             Some(v) => v,
             None => {
@@ -555,7 +580,8 @@ impl<'t> Emitter<'t> {
     /// An op without a result.
     pub fn effect(&mut self, name: &str, operands: Vec<Value>, props: Vec<NamedAttribute>) {
         let block = self.current();
-        builder::append(&mut self.ir, block, name, operands, None, props);
+        let (op, _) = builder::append(&mut self.ir, block, name, operands, None, props);
+        self.locate(op);
     }
 
     /// A value nobody reads (a detached `spirv.Undef`).
@@ -579,6 +605,7 @@ impl<'t> Emitter<'t> {
     ) {
         let Some(block) = self.current() else { return };
         let (op, _) = builder::append(&mut self.ir, Some(block), name, operands, None, props);
+        self.locate(op);
         self.ir.op_mut(op).successors.extend(successors.iter().copied());
         self.fs().current = None;
     }
@@ -1141,7 +1168,10 @@ impl<'t> Emitter<'t> {
             params.push((p, pty));
         }
         let fn_type = self.store().function(inputs.clone(), ret_type.into_iter().collect());
-        let op = self.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        // dxc: a function at its declaration's start, a parameter at its name.
+        let function_location =
+            self.location_at(self.ast.decl(decl).span.file, self.ast.decl(decl).span.start as usize);
+        let op = self.ir.create_op("spirv.func", vec![], &[], function_location.clone());
         self.ir.op_mut(op).properties = vec![
             prop("function_control", enum_attr("function_control", "None")),
             prop("function_type", Attribute::Type(fn_type)),
@@ -1168,12 +1198,18 @@ impl<'t> Emitter<'t> {
         let mut args = inputs.iter();
         if let Some(owner) = owner {
             let t = *args.next().expect("this");
-            let v = self.ir.add_block_argument(entry, t, Location::Unknown);
+            let v = self.ir.add_block_argument(entry, t, function_location.clone());
             self.name_value(v, "param.this");
             state.this = Some(Local { ptr: v, ty: owner });
         }
         for ((p, pty), &t) in params.iter().zip(args) {
-            let v = self.ir.add_block_argument(entry, t, Location::Unknown);
+            let param = self.ast.decl(*p);
+            let at = match &param.kind {
+                DeclKind::Var(v) => v.name.map_or(param.span, |n| n.span),
+                _ => param.span,
+            };
+            let location = self.location_at(at.file, at.start as usize);
+            let v = self.ir.add_block_argument(entry, t, location);
             let name = self.decl_name(*p);
             self.name_value(v, name);
             state.locals.insert(*p, Local { ptr: v, ty: *pty });
@@ -1185,7 +1221,11 @@ impl<'t> Emitter<'t> {
         if let Some(body) = func.body {
             self.stmt(body)?;
         }
-        // Falling off the end: return (void) or an undefined value (dxc does too).
+        // Falling off the end: return (void) or an undefined value (dxc does too), at
+        // the body's `}`.
+        if let Some(body) = func.body.filter(|_| self.has_lines()) {
+            self.locate_at_last_char(self.ast.stmt(body).span);
+        }
         if self.current().is_some() {
             match ret_type {
                 None => self.terminate("spirv.Return", vec![], &[], Vec::new()),
@@ -1195,6 +1235,7 @@ impl<'t> Emitter<'t> {
                 }
             }
         }
+        self.loc = Location::Unknown;
         self.finish_function()?;
         self.f = saved;
         Ok(())

@@ -12,7 +12,10 @@ pub mod emit;
 pub mod layout;
 pub mod types;
 
-pub use emit::{generate, generate_reporting, BindingOptions, CodegenDiagnostic, CodegenOptions, Generated};
+pub use emit::{
+    generate, generate_reporting, generate_with_sources, BindingOptions, CodegenDiagnostic, CodegenOptions,
+    Generated,
+};
 pub use layout::{BufferKind, LayoutOption, LayoutRule};
 pub use types::{CodegenError, LowerOptions, TypeLowering};
 

@@ -2,11 +2,12 @@
 //! the module's capabilities and extensions from what it uses, and serialization
 //! (`spirvkit-translate`); the binary, its disassembly or the IR's MLIR text.
 
-use crate::options::{Options, ShiftValue};
+use crate::options::{DebugCategories, Options, ShiftValue};
 use crate::spirv_values;
 use spirvkit_codegen::{BindingOptions, CodegenOptions, LayoutOption, LowerOptions};
 use spirvkit_hlsl::diag::{Diagnostic, Severity};
 use spirvkit_hlsl::sema::tree::TypedTree;
+use spirvkit_hlsl::source::{SourceFile, SourceMap};
 use spirvkit_ir::attr::Attribute;
 use spirvkit_translate::SerializeOptions;
 
@@ -83,6 +84,7 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         extensions: o.extensions.clone(),
         universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
+        debug_lines: o.debug_categories().line,
     }
 }
 
@@ -101,7 +103,19 @@ pub fn compile_reporting(
     emit_mlir: bool,
     reported: &mut Vec<Diagnostic>,
 ) -> Result<Output, CompileError> {
-    let result = compile_inner(tree, o, emit_mlir, reported);
+    compile_with_sources(tree, None, o, emit_mlir, reported)
+}
+
+/// [`compile_reporting`] with the files the tree was parsed from (the main file
+/// first), which debug output (`-Zi`, `-fspv-debug=`) names, embeds and points into.
+pub fn compile_with_sources(
+    tree: &TypedTree,
+    sources: Option<&SourceMap>,
+    o: &Options,
+    emit_mlir: bool,
+    reported: &mut Vec<Diagnostic>,
+) -> Result<Output, CompileError> {
+    let result = compile_inner(tree, sources, o, emit_mlir, reported);
     if let Err(e) = &result {
         let mut parts = e.message.split("\nnote: ");
         let mut diag = Diagnostic::error(e.span, parts.next().unwrap_or_default());
@@ -119,12 +133,13 @@ pub fn compile_reporting(
 
 fn compile_inner(
     tree: &TypedTree,
+    sources: Option<&SourceMap>,
     o: &Options,
     emit_mlir: bool,
     reported: &mut Vec<Diagnostic>,
 ) -> Result<Output, CompileError> {
     let options = codegen_options(o);
-    let (generated, mut codegen_reported) = spirvkit_codegen::generate_reporting(tree, &options);
+    let (generated, mut codegen_reported) = spirvkit_codegen::generate_with_sources(tree, &options, sources);
     reported.append(&mut codegen_reported);
     let generated = generated.map_err(|e| CompileError { span: e.span, message: e.to_string() })?;
     if reported.iter().any(|d| d.severity == Severity::Error) {
@@ -149,11 +164,8 @@ fn compile_inner(
     }
     // Capabilities and extensions: what the written words need, by the grammar.
     let version = o.profile.map_or(600, |p| p.major * 100 + p.minor * 10);
-    spirvkit_ir::source::set_module_source(
-        &mut ir,
-        module,
-        &spirvkit_ir::source::ModuleSource { language: "HLSL".into(), version, file: None },
-    );
+    let debug = o.debug_categories();
+    spirvkit_ir::source::set_module_sources(&mut ir, module, &module_sources(sources, debug, version));
     let mut serialize = SerializeOptions {
         check_requirements: false,
         emit_op_names: true,
@@ -164,6 +176,10 @@ fn compile_inner(
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;
+    serialize.dxc_debug_lines = debug.line;
+    if debug.tool && tool_target(o) {
+        serialize.module_processed = tool_records(o);
+    }
     // `-fspv-entrypoint-name=NAME`: the entry point's name, its function keeping its own.
     let entry_name = o.other.iter().find(|(n, _)| n == "-fspv-entrypoint-name").and_then(|(_, v)| v.first());
     if let (Some(entry_name), Some(function)) = (entry_name, o.entry.as_ref()) {
@@ -220,6 +236,52 @@ fn compile_inner(
         }
     }
     Err(CompileError("internal error: the module's capabilities did not settle".into()))
+}
+
+/// dxc's `OpSource`s: the main file's (named with `-fspv-debug=file`, with its text
+/// with `source`), then with `source` one per file it included from disk, in the
+/// order they were read.
+fn module_sources(
+    sources: Option<&SourceMap>,
+    debug: DebugCategories,
+    version: u32,
+) -> Vec<spirvkit_ir::source::ModuleSource> {
+    let hlsl = |file: Option<&str>, text: Option<&str>| spirvkit_ir::source::ModuleSource {
+        language: "HLSL".into(),
+        version,
+        file: file.map(str::to_string),
+        text: text.map(str::to_string),
+    };
+    let files: Vec<&SourceFile> = sources.map_or_else(Vec::new, |s| s.files().map(|(_, f)| f).collect());
+    let Some(main) = files.first().filter(|_| debug.file) else { return vec![hlsl(None, None)] };
+    let mut all = vec![hlsl(Some(&main.name), debug.source.then_some(main.text.as_str()))];
+    if debug.source {
+        for include in files.iter().skip(1).filter(|f| f.path.is_some()) {
+            all.push(hlsl(Some(&include.name), Some(&include.text)));
+        }
+    }
+    all
+}
+
+/// dxc records the tool only for Vulkan 1.1 and later.
+fn tool_target(o: &Options) -> bool {
+    o.target_env
+        .as_deref()
+        .is_some_and(|env| env.strip_prefix("vulkan").is_some_and(|v| v != "1.0" && !v.starts_with("1.0")))
+}
+
+/// The `OpModuleProcessed` strings of `-fspv-debug=tool`: the compiler, then the
+/// input file and the other options in dxc's form.
+fn tool_records(o: &Options) -> Vec<String> {
+    let mut records = vec![format!("hlsl2spirv-version: {}", env!("CARGO_PKG_VERSION"))];
+    let input = o.input.as_deref().unwrap_or("");
+    let mut line = format!("dxc-cl-option: {input}");
+    for argument in o.arguments.iter().filter(|a| a.as_str() != input) {
+        line.push(' ');
+        line.push_str(argument);
+    }
+    records.push(line);
+    records
 }
 
 /// The extension capability `cap` needs at SPIR-V `version`: none when the version

@@ -116,7 +116,8 @@ fn compile(fe: &spirvkit_hlsl::Frontend, options: &Options) -> ExitCode {
     };
     let emit_mlir = options.other.iter().any(|(n, _)| n == "-emit-mlir");
     let mut reported = Vec::new();
-    let result = hlsl2spirv::compile::compile_reporting(tree, options, emit_mlir, &mut reported);
+    let result =
+        hlsl2spirv::compile::compile_with_sources(tree, Some(&fe.sources), options, emit_mlir, &mut reported);
     let mut diags = spirvkit_hlsl::diag::Diagnostics::new(fe.diags.options.clone());
     for d in fe.diags.iter().chain(&reported) {
         diags.report(d.clone());

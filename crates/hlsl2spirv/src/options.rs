@@ -307,6 +307,8 @@ pub struct Options {
     pub spirv_debug: Vec<String>,
     /// `-fspv-max-id` (dxc's default is 0x3FFFFF).
     pub max_id: u32,
+    /// The command line's words as given (dxc records them with `-fspv-debug=tool`).
+    pub arguments: Vec<String>,
 }
 
 impl Default for Options {
@@ -343,6 +345,7 @@ impl Default for Options {
             counter_heap_binding: None,
             spirv_debug: Vec::new(),
             max_id: DEFAULT_MAX_ID,
+            arguments: Vec::new(),
         }
     }
 }
@@ -426,8 +429,9 @@ fn read_args(args: &[String]) -> Args {
 /// Parses the arguments (without the program name) and checks them as dxc does,
 /// in dxc's order, so the first problem reported is dxc's.
 pub fn parse_args(args: &[String]) -> Result<Options, OptionError> {
+    let arguments = args.to_vec();
     let args = read_args(args);
-    let mut o = Options::default();
+    let mut o = Options { arguments, ..Options::default() };
     for (spec, values) in &args.options {
         record(&mut o, spec, values);
     }
@@ -754,6 +758,44 @@ fn read_fixed_binding(args: &Args, name: &str, spirv: bool) -> Result<Option<Fix
             u32::try_from(number).map_err(|_| OptionError::NotPositive(option.clone(), value.to_string()))?;
     }
     Ok(Some(FixedBinding { binding: numbers[0], set: numbers[1] }))
+}
+
+/// What SPIR-V debug output `-Zi` and `-fspv-debug=` ask for (dxc's categories).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DebugCategories {
+    /// `OpString` with the main file's name, in `OpSource`.
+    pub file: bool,
+    /// The source text in `OpSource` (and one per included file).
+    pub source: bool,
+    /// `OpLine`/`OpNoLine`.
+    pub line: bool,
+    /// `OpModuleProcessed` with the command line (Vulkan 1.1 and later).
+    pub tool: bool,
+}
+
+impl Options {
+    /// dxc's reading: `-fspv-debug=file` is the file, `source` adds the text, `line`
+    /// adds lines, `tool` is the tool's record alone; `-Zi` alone is all four. The
+    /// rich categories (`rich`, `vulkan*`) are not these (not supported here).
+    pub fn debug_categories(&self) -> DebugCategories {
+        let mut c = DebugCategories::default();
+        if self.spirv_debug.is_empty() {
+            if self.other.iter().any(|(n, _)| n == "-Zi") {
+                c = DebugCategories { file: true, source: true, line: true, tool: true };
+            }
+            return c;
+        }
+        for category in &self.spirv_debug {
+            match category.as_str() {
+                "file" => c.file = true,
+                "source" => (c.file, c.source) = (true, true),
+                "line" => (c.file, c.source, c.line) = (true, true, true),
+                "tool" => c.tool = true,
+                _ => {}
+            }
+        }
+        c
+    }
 }
 
 /// dxc's checks after the SPIR-V options: debug info with `/Zi`, `/Zs`, `/Zss`.

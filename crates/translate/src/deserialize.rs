@@ -1074,8 +1074,12 @@ impl<'m, 'i> Deserializer<'m, 'i> {
         // debug information the IR cannot carry.
         let Some(language) = OperandKind::SourceLanguage.info().enumerant(language) else { return };
         let file = inst.words.get(3).and_then(|id| self.strings.get(id)).cloned();
-        self.source =
-            Some(spirvkit_ir::source::ModuleSource { language: language.name.to_string(), version, file });
+        self.source = Some(spirvkit_ir::source::ModuleSource {
+            language: language.name.to_string(),
+            version,
+            file,
+            text: None,
+        });
     }
 
     /// The module's addressing/memory model and `#spirv.vce<...>`.

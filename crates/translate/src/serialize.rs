@@ -72,6 +72,14 @@ pub struct SerializeOptions {
     /// The name an entry point is written under, by its function's symbol, where the
     /// two differ (dxc's `-fspv-entrypoint-name=`).
     pub entry_point_names: std::collections::BTreeMap<String, String>,
+    /// dxc's line information (`-fspv-debug=line`): an `OpLine` before each
+    /// instruction whose op has a `file:line:col` location when it differs from the
+    /// line in effect, `OpNoLine` before one without after a line; none for
+    /// variables, none after a merge instruction, none carried past a terminator;
+    /// an `OpString` per file named. Not `emit_debug_info` (MLIR's form).
+    pub dxc_debug_lines: bool,
+    /// `OpModuleProcessed` strings, in order (dxc's `-fspv-debug=tool`).
+    pub module_processed: Vec<String>,
 }
 
 impl Default for SerializeOptions {
@@ -86,6 +94,8 @@ impl Default for SerializeOptions {
             struct_names: std::collections::BTreeMap::new(),
             unnamed_variables: std::collections::BTreeSet::new(),
             entry_point_names: std::collections::BTreeMap::new(),
+            dxc_debug_lines: false,
+            module_processed: Vec::new(),
         }
     }
 }
@@ -492,6 +502,8 @@ struct Serializer<'a> {
     execution_modes: Vec<u32>,
     debug: Vec<u32>,
     names: Vec<u32>,
+    /// `OpModuleProcessed`: the last of the debug section, after the names.
+    module_processed: Vec<u32>,
     decorations: Vec<u32>,
     /// With `dxc_decoration_order`: the `Location`s and `Index`es of variables, after
     /// their other decorations (dxc assigns locations once every stage variable exists).
@@ -569,6 +581,8 @@ struct Serializer<'a> {
     /// Constructs whose header takes the label of the block they start.
     in_place: control::InPlace,
     last_was_merge: bool,
+    /// The `OpLine` in effect in dxc's form (`dxc_debug_lines`): file id, line, column.
+    line_in_effect: Option<(u32, u32, u32)>,
     depth: u32,
     /// The pointee types of global variables: the structs that may need `Block`.
     variable_pointees: FxHashSet<Type>,
@@ -696,6 +710,7 @@ impl<'a> Serializer<'a> {
             execution_modes: Vec::new(),
             debug: Vec::new(),
             names: Vec::new(),
+            module_processed: Vec::new(),
             decorations: Vec::new(),
             location_decorations: Vec::new(),
             type_decorations: Vec::new(),
@@ -745,6 +760,7 @@ impl<'a> Serializer<'a> {
             file_id: 0,
             in_place: control::InPlace::default(),
             last_was_merge: false,
+            line_in_effect: None,
             depth: 0,
             variable_pointees: variable_pointees(ir, module),
             named_ids: FxHashSet::default(),
@@ -942,6 +958,7 @@ impl<'a> Serializer<'a> {
             &self.execution_modes,
             &self.debug,
             &self.names,
+            &self.module_processed,
             &self.decorations,
             &self.location_decorations,
             &self.type_decorations,
@@ -969,21 +986,48 @@ impl<'a> Serializer<'a> {
         words
     }
 
-    /// `OpSource` for the module's source (`spirvkit_ir::source`), after an
-    /// `OpString` for its file if it names one.
+    /// `OpSource` for each of the module's sources (`spirvkit_ir::source`), after an
+    /// `OpString` for every file they name (in their order, as dxc writes them); a
+    /// source's text continues in `OpSourceContinued` past what one instruction holds.
+    /// Then the `OpModuleProcessed` strings.
     fn process_source(&mut self) -> Result<()> {
         let module = self.module;
-        let source =
-            spirvkit_ir::source::module_source(self.ir, module).map_err(|e| self.error(module, e))?;
-        let Some(source) = source else { return Ok(()) };
-        let Some(language) = attrs::enumerant("SourceLanguage", &source.language) else {
-            return Err(self.error(module, format!("unknown source language '{}'", source.language)));
-        };
-        let mut operands = vec![language, source.version];
-        if let Some(file) = &source.file {
-            operands.push(self.string_id(file));
+        let sources =
+            spirvkit_ir::source::module_sources(self.ir, module).map_err(|e| self.error(module, e))?;
+        let mut files = Vec::with_capacity(sources.len());
+        for source in &sources {
+            files.push(source.file.as_deref().map(|file| self.string_id(file)));
         }
-        encode(&mut self.debug, opcode::OpSource, &operands);
+        for (source, file) in sources.iter().zip(files) {
+            let Some(language) = attrs::enumerant("SourceLanguage", &source.language) else {
+                return Err(self.error(module, format!("unknown source language '{}'", source.language)));
+            };
+            let mut operands = vec![language, source.version];
+            operands.extend(file);
+            let text = source.text.as_deref().unwrap_or("").as_bytes();
+            // dxc's limits: what fits one instruction's word count with the operands.
+            const FIRST_PIECE: usize = 0xFFFA;
+            const CONTINUED_PIECE: usize = 0xFFFD;
+            let (first, mut rest) = text.split_at(text.len().min(FIRST_PIECE));
+            if file.is_some() && !first.is_empty() {
+                spirvkit_binary::write::encode_string(first, &mut operands);
+            } else {
+                rest = &[];
+            }
+            encode(&mut self.debug, opcode::OpSource, &operands);
+            while !rest.is_empty() {
+                let (piece, after) = rest.split_at(rest.len().min(CONTINUED_PIECE));
+                let mut operands = Vec::with_capacity(piece.len() / 4 + 1);
+                spirvkit_binary::write::encode_string(piece, &mut operands);
+                encode(&mut self.debug, opcode::OpSourceContinued, &operands);
+                rest = after;
+            }
+        }
+        for process in &self.options.module_processed {
+            let mut operands = Vec::new();
+            spirvkit_binary::write::encode_string(process.as_bytes(), &mut operands);
+            encode(&mut self.module_processed, opcode::OpModuleProcessed, &operands);
+        }
         Ok(())
     }
 
@@ -1032,6 +1076,26 @@ impl<'a> Serializer<'a> {
     /// `OpLine` for an op's location, with debug info on; none right after a merge
     /// instruction (the merge and its branch share a line).
     fn emit_debug_line(&mut self, into_header: bool, at: OpId) {
+        if self.options.dxc_debug_lines {
+            if self.ir.op(at).name == "spirv.Variable" {
+                // dxc writes no line for variables (their initialization has one).
+                return;
+            }
+            let terminator = matches!(
+                self.ir.op(at).name.as_str(),
+                "spirv.Branch"
+                    | "spirv.BranchConditional"
+                    | "spirv.Switch"
+                    | "spirv.Return"
+                    | "spirv.ReturnValue"
+                    | "spirv.Kill"
+                    | "spirv.Unreachable"
+                    | "spirv.TerminateInvocation"
+            );
+            let ir = self.ir;
+            self.dxc_line(into_header, &ir.op(at).location, terminator);
+            return;
+        }
         if !self.options.emit_debug_info {
             return;
         }
@@ -1044,6 +1108,41 @@ impl<'a> Serializer<'a> {
             let out = if into_header { &mut self.function_header } else { &mut self.function_body };
             encode(out, opcode::OpLine, &words);
         }
+    }
+
+    /// dxc's placement of `OpLine`/`OpNoLine` ([`SerializeOptions::dxc_debug_lines`])
+    /// before an instruction at `location` (a name location's child counts): none
+    /// right after a merge instruction (which must precede its branch), none when the
+    /// line in effect is the same, `OpNoLine` when the instruction has none and a line
+    /// is in effect; a terminator ends the line's effect.
+    fn dxc_line(&mut self, into_header: bool, location: &Location, terminator: bool) {
+        if !self.options.dxc_debug_lines {
+            return;
+        }
+        if self.last_was_merge {
+            self.last_was_merge = false;
+            self.line_in_effect = None;
+            return;
+        }
+        let Some((file, line, column)) = location.file_line_col().filter(|&(_, l, c)| l != 0 && c != 0)
+        else {
+            if self.line_in_effect.take().is_some() {
+                let out = if into_header { &mut self.function_header } else { &mut self.function_body };
+                encode(out, opcode::OpNoLine, &[]);
+            }
+            return;
+        };
+        let file = self.string_id(file);
+        let line = (file, line, column);
+        if self.line_in_effect == Some(line) {
+            if terminator {
+                self.line_in_effect = None;
+            }
+            return;
+        }
+        self.line_in_effect = (!terminator).then_some(line);
+        let out = if into_header { &mut self.function_header } else { &mut self.function_body };
+        encode(out, opcode::OpLine, &[line.0, line.1, line.2]);
     }
 }
 

@@ -23,6 +23,8 @@ const NAMED: SerializeOptions = SerializeOptions {
     struct_names: std::collections::BTreeMap::new(),
     unnamed_variables: std::collections::BTreeSet::new(),
     entry_point_names: std::collections::BTreeMap::new(),
+    dxc_debug_lines: false,
+    module_processed: Vec::new(),
 };
 
 fn dis(words: &[u32]) -> String {

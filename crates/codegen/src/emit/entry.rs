@@ -97,7 +97,40 @@ impl<'t> Emitter<'t> {
         let DeclKind::Function(func) = &self.ast.decl(func_decl).kind else { return Ok(()) };
         let func = func.clone();
         let fn_type = self.store().function(vec![], vec![]);
-        let op = self.ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        // dxc gives the wrapper's instructions no line but its OpFunction (the entry
+        // function's start) and OpReturn (its body's `}`): the line table is put
+        // aside meanwhile.
+        let decl_span = self.ast.decl(func_decl).span;
+        let function_location = self.location_at(decl_span.file, decl_span.start as usize);
+        let return_location = match func.body {
+            Some(body) => {
+                let span = self.ast.stmt(body).span;
+                self.location_at(span.file, span.end.saturating_sub(1).max(span.start) as usize)
+            }
+            None => Location::Unknown,
+        };
+        let lines = self.lines.take();
+        let result = self.entry_wrapper_body(entry, src, &func, fn_type, function_location);
+        self.lines = lines;
+        result?;
+        self.loc = return_location;
+        self.terminate("spirv.Return", vec![], &[], Vec::new());
+        self.loc = Location::Unknown;
+        self.finish_function()?;
+        self.f = None;
+        Ok(())
+    }
+
+    fn entry_wrapper_body(
+        &mut self,
+        entry: &EntryPoint,
+        src: &str,
+        func: &spirvkit_hlsl::ast::FunctionDecl,
+        fn_type: spirvkit_ir::types::Type,
+        function_location: Location,
+    ) -> R<()> {
+        let func_decl = entry.function;
+        let op = self.ir.create_op("spirv.func", vec![], &[], function_location);
         crate::builder::set_attributes(
             &mut self.ir,
             op,
@@ -223,9 +256,6 @@ impl<'t> Emitter<'t> {
         if let (Some(id), Some(pcf)) = (invocation_id, pcf) {
             self.run_patch_constant_function(pcf, id, &param_vars, &locations)?;
         }
-        self.terminate("spirv.Return", vec![], &[], Vec::new());
-        self.finish_function()?;
-        self.f = None;
         Ok(())
     }
 

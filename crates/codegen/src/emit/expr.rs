@@ -46,6 +46,18 @@ pub(crate) enum Val {
 impl<'t> Emitter<'t> {
     /// The value of `e` after its implicit conversion.
     pub fn rvalue(&mut self, e: ExprId) -> R<Value> {
+        // The load of an lvalue and an implicit conversion are at the expression.
+        if !self.has_lines() {
+            return self.rvalue_here(e);
+        }
+        let loc = self.expr_location(e);
+        let saved = std::mem::replace(&mut self.loc, loc);
+        let result = self.rvalue_here(e);
+        self.loc = saved;
+        result
+    }
+
+    fn rvalue_here(&mut self, e: ExprId) -> R<Value> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let target = info.conversion.map_or(info.ty, |c| c.to);
         if let Some(c) = info.constant {
@@ -178,8 +190,17 @@ impl<'t> Emitter<'t> {
         let expr = self.ast.expr(e);
         let saved = self.span;
         self.span = Some(expr.span);
+        let saved_loc = if self.has_lines() {
+            let loc = self.expr_location(e);
+            Some(std::mem::replace(&mut self.loc, loc))
+        } else {
+            None
+        };
         let result = self.expr_inner(e);
         self.span = saved;
+        if let Some(loc) = saved_loc {
+            self.loc = loc;
+        }
         result
     }
 
@@ -1314,6 +1335,10 @@ impl<'t> Emitter<'t> {
                 let init_list = matches!(self.ast.expr(rhs).kind, ExprKind::InitList(_));
                 let v = if init_list { self.init_value(rhs, lty)? } else { self.rvalue_as(rhs, lty)? };
                 let place = self.place(lhs)?;
+                // dxc: the store of `a = b` at the assignment's start.
+                if self.has_lines() {
+                    self.locate_at_start(self.ast.expr(lhs).span);
+                }
                 self.store_place(&place, v)?;
                 Ok(Val::P(place))
             }

@@ -5,6 +5,7 @@
 use super::{BreakTargets, Emitter, Local, R};
 use spirvkit_hlsl::ast::{DeclId, DeclKind, ExprKind, Modifiers, StmtId, StmtKind};
 use spirvkit_hlsl::sema::tree::ConstValue;
+use spirvkit_hlsl::source::Span;
 use spirvkit_ir::ir::BlockId;
 use spirvkit_translate::structurize::MergeInfo;
 
@@ -38,6 +39,7 @@ impl<'t> Emitter<'t> {
         let emitted = self.stmt(body);
         self.fs().targets.pop();
         emitted?;
+        self.locate_body_end(body);
         self.branch(cont);
         self.start_block(cont);
         Ok(())
@@ -109,10 +111,24 @@ impl<'t> Emitter<'t> {
 
     pub fn stmt(&mut self, s: StmtId) -> R<()> {
         let saved = self.span;
-        self.span = Some(self.ast.stmt(s).span);
+        let span = self.ast.stmt(s).span;
+        self.span = Some(span);
+        // `return`, `break`, `continue`, `discard`: at the statement.
+        let saved_loc = self.has_lines().then(|| self.locate_at_start(span));
         let r = self.stmt_inner(s);
         self.span = saved;
+        if let Some(loc) = saved_loc {
+            self.loc = loc;
+        }
         r
+    }
+
+    /// The location of a construct's end: its body's last character (a block's `}`).
+    fn locate_body_end(&mut self, body: StmtId) {
+        if self.has_lines() {
+            let span = self.ast.stmt(body).span;
+            self.locate_at_last_char(span);
+        }
     }
 
     fn stmt_inner(&mut self, s: StmtId) -> R<()> {
@@ -155,13 +171,19 @@ impl<'t> Emitter<'t> {
                 let else_block = else_branch.map(|_| self.new_block("if.false"));
                 let merge = self.new_block("if.merge");
                 self.selection_header(merge, control);
+                // dxc: the merge (and its branch) at the `then` statement's start.
+                if self.has_lines() {
+                    self.locate_at_start(self.ast.stmt(then_branch).span);
+                }
                 self.branch_conditional(c, then_block, else_block.unwrap_or(merge));
                 self.start_block(then_block);
                 self.stmt(then_branch)?;
+                self.locate_body_end(then_branch);
                 self.branch(merge);
                 if let (Some(eb), Some(es)) = (else_block, else_branch) {
                     self.start_block(eb);
                     self.stmt(es)?;
+                    self.locate_body_end(es);
                     self.branch(merge);
                 }
                 self.start_block(merge);
@@ -178,6 +200,11 @@ impl<'t> Emitter<'t> {
                 let body_block = self.new_block("for.body");
                 let cont = self.new_block("for.continue");
                 let merge = self.new_block("for.merge");
+                // dxc: entering at the condition's start, the merge at its last token.
+                let condition_span = condition.map(|c| self.ast.expr(c).span);
+                if let Some(span) = condition_span.filter(|_| self.has_lines()) {
+                    self.locate_at_start(span);
+                }
                 self.enter_loop(header, check, merge, cont, control);
                 let v = match condition {
                     Some(c) => {
@@ -188,12 +215,16 @@ impl<'t> Emitter<'t> {
                     // dxc branches on `true` when there is no condition.
                     None => self.bool_constant(true),
                 };
+                if let Some(span) = condition_span.filter(|_| self.has_lines()) {
+                    self.locate_at_last_token(span);
+                }
                 self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
                 self.loop_body(body, merge, cont)?;
                 if let Some(step) = step {
                     self.discard_value(step)?;
                 }
+                self.locate_body_end(body);
                 self.branch(header.unwrap_or(check));
                 self.start_block(merge);
                 Ok(())
@@ -209,9 +240,13 @@ impl<'t> Emitter<'t> {
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
                 let v = self.truth_value(v, cty)?;
+                if self.has_lines() {
+                    self.locate_at_start(self.ast.stmt(s).span);
+                }
                 self.branch_conditional(v, body_block, merge);
                 self.start_block(body_block);
                 self.loop_body(body, merge, cont)?;
+                self.locate_body_end(body);
                 self.branch(header.unwrap_or(check));
                 self.start_block(merge);
                 Ok(())
@@ -225,12 +260,19 @@ impl<'t> Emitter<'t> {
                 self.branch(header);
                 self.start_block(header);
                 self.loop_header(merge, cont, control);
+                // dxc: the merge at the body's start, the back edge at the `)`.
+                if self.has_lines() {
+                    self.locate_at_start(self.ast.stmt(body).span);
+                }
                 self.branch(body_block);
                 self.start_block(body_block);
                 self.loop_body(body, merge, cont)?;
                 let cty = self.tree.converted_type(condition);
                 let v = self.rvalue(condition)?;
                 let v = self.truth_value(v, cty)?;
+                if self.has_lines() {
+                    self.locate_after(self.ast.expr(condition).span);
+                }
                 self.branch_conditional(v, header, merge);
                 self.start_block(merge);
                 Ok(())
@@ -294,6 +336,8 @@ impl<'t> Emitter<'t> {
         }
         // Each top-level statement belongs to the last case label before it.
         let mut groups: Vec<(Vec<Option<i64>>, Vec<StmtId>)> = Vec::new();
+        // Where each group's first label is (a fall-through into it is there).
+        let mut group_starts: Vec<Span> = Vec::new();
         for item in items {
             let mut st = item;
             let mut labels = Vec::new();
@@ -322,6 +366,7 @@ impl<'t> Emitter<'t> {
                 }
             } else {
                 groups.push((labels, vec![st]));
+                group_starts.push(self.ast.stmt(item).span);
             }
         }
         let merge = self.new_block("switch.merge");
@@ -404,6 +449,12 @@ impl<'t> Emitter<'t> {
             }
             // Fall through to the next case, or leave.
             let next = blocks.get(i + 1).copied().unwrap_or(merge);
+            if self.has_lines() {
+                match group_starts.get(i + 1) {
+                    Some(&label) => self.locate_at_start(label),
+                    None => self.locate_at_last_char(self.ast.stmt(body).span),
+                };
+            }
             self.branch(next);
         }
         self.fs().targets.pop();
@@ -435,7 +486,15 @@ impl<'t> Emitter<'t> {
         self.fs().locals.insert(d, Local { ptr, ty });
         if let Some(init) = var.init {
             let v = self.init_value(init, ty)?;
+            // dxc: the initialization at the variable's name.
+            let saved = match var.name.filter(|_| self.has_lines()) {
+                Some(n) => Some(self.locate_at_start(n.span)),
+                None => None,
+            };
             self.store_to(ptr, v);
+            if let Some(loc) = saved {
+                self.loc = loc;
+            }
             self.note_heap_buffer(d, init);
         }
         Ok(())

@@ -18,7 +18,7 @@ use super::{encode, PendingMerge, Result, Serializer, MAX_DEPTH};
 use spirvkit_grammar::fxhash::FxHashMap as HashMap;
 use spirvkit_grammar::opcode;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{BlockId, Value, ValueDef};
+use spirvkit_ir::ir::{BlockId, Location, Value, ValueDef};
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::OpId;
 
@@ -84,6 +84,7 @@ impl<'a> Serializer<'a> {
         };
         let function_id = self.function_id(name);
         let control = o.attr("function_control").and_then(|a| self.enum_value(a)).unwrap_or(0);
+        self.dxc_line(true, &o.location, false);
         encode(
             &mut self.function_header,
             opcode::OpFunction,
@@ -118,18 +119,21 @@ impl<'a> Serializer<'a> {
                     self.process_argument_attr(op, id, attr)?;
                 }
             }
+            let location = entry.and_then(|e| ir.block(e).argument_locations.get(index));
             if let Some(arg) = arg {
                 self.value_ids.insert(arg, id);
-                if let Some(location) = entry.and_then(|e| ir.block(e).argument_locations.get(index)) {
+                if let Some(location) = location {
                     self.name_value(arg, location);
                 }
             }
+            self.dxc_line(true, location.unwrap_or(&Location::Unknown), false);
             encode(&mut self.function_header, opcode::OpFunctionParameter, &[type_id, id]);
         }
         self.count_argument_uses(op);
         if let Some(entry) = entry {
             let label = self.block_id(entry);
             self.name_label(entry, label);
+            self.dxc_line(true, &Location::Unknown, false);
             encode(&mut self.function_header, opcode::OpLabel, &[label]);
             self.in_place.current_label = label;
             self.process_block(entry, true, None)?;
@@ -148,6 +152,7 @@ impl<'a> Serializer<'a> {
                 }
             }
         }
+        self.dxc_line(false, &Location::Unknown, false);
         encode(&mut self.function_body, opcode::OpFunctionEnd, &[]);
         // Cleared, not taken: the buffers keep their capacity for the next function.
         self.functions.extend_from_slice(&self.function_header);
@@ -296,6 +301,7 @@ impl<'a> Serializer<'a> {
     }
 
     fn emit_label(&mut self, id: u32) {
+        self.dxc_line(false, &Location::Unknown, false);
         encode(&mut self.function_body, opcode::OpLabel, &[id]);
         self.in_place.current_label = id;
     }
