@@ -209,25 +209,108 @@ pub(crate) fn unsupported(table: &TypeTable, ty: Ty) -> CodegenError {
     CodegenError::NotSupported { what: format!("type '{}'", table.display(ty)) }
 }
 
-/// The member types of a struct as dxc lays it out: each base first, then the fields.
-pub(crate) fn struct_members(table: &TypeTable, id: StructId) -> Result<Vec<Ty>, CodegenError> {
-    Ok(struct_member_decls(table, id)?.into_iter().map(|(ty, _)| ty).collect())
+/// Where a bit-field's bits sit inside the integer member that stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    /// The lowest bit.
+    pub offset: u32,
+    /// How many bits.
+    pub width: u32,
 }
 
-/// [`struct_members`] with each field's declaration (bases have none).
-fn struct_member_decls(table: &TypeTable, id: StructId) -> Result<Vec<(Ty, Option<DeclId>)>, CodegenError> {
+/// Where one HLSL member (a base or a field) of a struct is stored: the index of the
+/// IR struct member, and the bits inside it when the field is a bit-field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberSlot {
+    pub member: u32,
+    pub bit_field: Option<BitField>,
+}
+
+/// A struct as dxc stores it: consecutive bit-fields of one integer type share a
+/// member while their bits fit (LowerTypeVisitor's `populateLayoutInformation`), so
+/// the IR members are fewer than the HLSL ones when bit-fields merge.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StructStorage {
+    /// The IR members: their HLSL types (a merged bit-field member has its first
+    /// field's type) and the declaration of the first field stored there.
+    pub members: Vec<(Ty, Option<DeclId>)>,
+    /// Per HLSL member (bases first, then the fields): where it is stored.
+    pub slots: Vec<MemberSlot>,
+}
+
+/// The storage of struct `id` (see [`StructStorage`]).
+pub(crate) fn struct_storage(
+    table: &TypeTable,
+    id: StructId,
+    options: &LowerOptions,
+) -> Result<StructStorage, CodegenError> {
     let info = table
         .struct_info(id)
         .ok_or_else(|| CodegenError::NotSupported { what: format!("struct #{}", id.0) })?;
     if !info.complete {
         return Err(CodegenError::NotSupported { what: format!("incomplete struct '{}'", info.name) });
     }
-    Ok(info
-        .bases
-        .iter()
-        .map(|&b| (b, None))
-        .chain(info.fields.iter().map(|f| (f.ty, Some(f.decl))))
-        .collect())
+    let mut storage = StructStorage::default();
+    for &base in &info.bases {
+        storage.slots.push(MemberSlot { member: storage.members.len() as u32, bit_field: None });
+        storage.members.push((base, None));
+    }
+    // The bits taken so far in the last member, when that member holds bit-fields.
+    let mut open: Option<(BitFieldKey, u32)> = None;
+    for field in &info.fields {
+        let Some(width) = field.bit_width else {
+            open = None;
+            storage.slots.push(MemberSlot { member: storage.members.len() as u32, bit_field: None });
+            storage.members.push((field.ty, Some(field.decl)));
+            continue;
+        };
+        let key = bit_field_key(table, field.ty, options)?;
+        match open {
+            // Merged only with a bit-field of the same lowered type that has room.
+            Some((open_key, used)) if open_key == key && used + width <= key.bits => {
+                let member = storage.members.len().saturating_sub(1) as u32;
+                storage.slots.push(MemberSlot { member, bit_field: Some(BitField { offset: used, width }) });
+                open = Some((key, used + width));
+            }
+            _ => {
+                storage.slots.push(MemberSlot {
+                    member: storage.members.len() as u32,
+                    bit_field: Some(BitField { offset: 0, width }),
+                });
+                storage.members.push((field.ty, Some(field.decl)));
+                open = Some((key, width));
+            }
+        }
+    }
+    Ok(storage)
+}
+
+/// What decides whether two bit-fields may share a member: their lowered integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BitFieldKey {
+    bits: u32,
+    signed: bool,
+}
+
+fn bit_field_key(table: &TypeTable, ty: Ty, options: &LowerOptions) -> Result<BitFieldKey, CodegenError> {
+    match fold(table, ty, options)? {
+        // A bool bit-field lowers to `bool` outside buffers and to `uint` inside, so
+        // dxc merges it differently per layout; it has no use worth that ambiguity.
+        Folded::Scalar(s) if s.is_integer() => {
+            Ok(BitFieldKey { bits: s.bits(options.sixteen_bit_types), signed: s.is_signed() })
+        }
+        _ => Err(CodegenError::NotSupported { what: format!("a bit-field of type '{}'", table.display(ty)) }),
+    }
+}
+
+/// The IR member types of a struct as dxc lays it out: each base first, then the
+/// fields (merged bit-fields are one member).
+pub(crate) fn struct_members(
+    table: &TypeTable,
+    id: StructId,
+    options: &LowerOptions,
+) -> Result<Vec<Ty>, CodegenError> {
+    Ok(struct_storage(table, id, options)?.members.into_iter().map(|(ty, _)| ty).collect())
 }
 
 /// The `[[vk::offset(N)]]` of every struct field that has one, by the field's
@@ -373,7 +456,8 @@ impl<'a> LayoutCalculator<'a> {
         Ok((align, size, stride))
     }
 
-    /// The byte offset of each member (bases first) of struct `id`.
+    /// The byte offset of each IR member (bases first, merged bit-fields once) of
+    /// struct `id`.
     pub fn member_offsets(&self, id: StructId) -> Result<Vec<u32>, CodegenError> {
         let (_, _, offsets) = self.struct_offsets_at(id, 0)?;
         offsets.into_iter().map(|o| to_u32(o, "member offset")).collect()
@@ -383,7 +467,7 @@ impl<'a> LayoutCalculator<'a> {
         if depth > MAX_NESTING {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
-        let members = struct_member_decls(self.table, id)?;
+        let members = struct_storage(self.table, id, &self.options)?.members;
         self.list_offsets_at(members, depth)
     }
 

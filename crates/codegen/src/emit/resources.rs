@@ -1649,9 +1649,9 @@ impl<'t> Emitter<'t> {
                 Ok((0..n).map(|i| (elem, i * stride)).collect())
             }
             TypeData::Struct(id) => {
-                let Some(info) = self.table.struct_info(id) else { return self.unsupported("this struct") };
-                let mut members: Vec<(Ty, Option<DeclId>)> = info.bases.iter().map(|&b| (b, None)).collect();
-                members.extend(info.fields.iter().map(|f| (f.ty, Some(f.decl))));
+                // Merged bit-fields are one member, loaded and stored whole.
+                let storage = crate::layout::struct_storage(self.table, id, &self.lower.options());
+                let members = self.lift(storage)?.members;
                 let offsets = {
                     let c = self.lower.calculator(rule);
                     c.block_offsets(members.clone())
