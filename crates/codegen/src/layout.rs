@@ -130,6 +130,18 @@ impl LayoutRule {
     }
 }
 
+/// Where a block member was asked to go (`cbuffer` members and `$Globals`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// Where the layout rule puts it.
+    #[default]
+    Auto,
+    /// `packoffset(cN.c)`: at byte `N * 16 + c * 4`.
+    PackOffset(u32),
+    /// `register(cN)` on a `$Globals` member: at byte `N * 16`.
+    Register(u32),
+}
+
 /// Alignment and size of a type under a rule, with the stride its decorations need:
 /// `ArrayStride` for arrays, `MatrixStride` for matrices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -391,6 +403,9 @@ impl<'a> LayoutCalculator<'a> {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
         let rule = self.rule;
+        if rule == LayoutRule::FxcCBuffer {
+            self.check_fxc_degenerate_matrix(ty)?;
+        }
         let (align, size, stride) = match fold(self.table, ty, &self.options)? {
             Folded::Scalar(s) => {
                 let n = self.scalar_bytes(s);
@@ -413,6 +428,11 @@ impl<'a> LayoutCalculator<'a> {
                 let (vector_len, vectors) = (u64::from(vector_len), u64::from(vectors));
                 if rule.packs_as_scalars() {
                     (n, n * vector_len * vectors, Some(n * vector_len))
+                } else if rule == LayoutRule::FxcCBuffer {
+                    // fxc: each stored vector starts a 16-byte register, and the last
+                    // one leaves the rest of its register to the next member.
+                    let align = round_up(n * if vector_len == 3 { 4 } else { vector_len }, VEC4_ALIGN);
+                    (align, VEC4_ALIGN * (vectors - 1) + vector_len * n, Some(align))
                 } else {
                     let mut align = n * if vector_len == 3 { 4 } else { vector_len };
                     if rule.rounds_to_vec4() {
@@ -456,6 +476,28 @@ impl<'a> LayoutCalculator<'a> {
         Ok((align, size, stride))
     }
 
+    /// fxc stores a `float1xN` (column-major) or row-major `floatNx1` as N registers
+    /// of one element, which dxc declares as an array and copies into a private clone
+    /// of the cbuffer; a vector in its place would move every later member.
+    fn check_fxc_degenerate_matrix(&self, ty: Ty) -> Result<(), CodegenError> {
+        let TypeData::Matrix { rows, cols, major, .. } = self.table.get(ty) else { return Ok(()) };
+        let row_major = match major {
+            Majorness::RowMajor => true,
+            Majorness::ColumnMajor => false,
+            Majorness::Default => self.options.default_row_major,
+        };
+        let stored_vectors = if row_major { *rows } else { *cols };
+        if (*rows == 1 || *cols == 1) && stored_vectors > 1 {
+            return Err(CodegenError::NotSupported {
+                what: format!(
+                    "matrix '{}' under -fvk-use-dx-layout in a cbuffer (fxc stores it one element per register)",
+                    self.table.display(ty)
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// The byte offset of each IR member (bases first, merged bit-fields once) of
     /// struct `id`.
     pub fn member_offsets(&self, id: StructId) -> Result<Vec<u32>, CodegenError> {
@@ -472,11 +514,77 @@ impl<'a> LayoutCalculator<'a> {
     }
 
     /// The byte offset of each of a block's members (a `cbuffer`'s declarations), laid
-    /// out as a struct of them would be; `[[vk::offset]]`/`packoffset` of a member's
-    /// declaration win.
-    pub fn block_offsets(&self, members: Vec<(Ty, Option<DeclId>)>) -> Result<Vec<u32>, CodegenError> {
-        let (_, _, offsets) = self.list_offsets_at(members, 0)?;
-        offsets.into_iter().map(|o| to_u32(o, "member offset")).collect()
+    /// out as a struct of them would be, except where `placements` (one per member, or
+    /// none) say otherwise. As dxc: members at `register(c#)` are placed first in
+    /// register order, the others after them in declaration order; `[[vk::offset]]` wins
+    /// over `packoffset`, which wins over `register(c#)`, and the next member follows
+    /// the end of the one placed before it.
+    pub fn block_offsets(
+        &self,
+        members: Vec<(Ty, Option<DeclId>)>,
+        placements: &[Placement],
+    ) -> Result<Vec<u32>, CodegenError> {
+        let placement = |i: usize| placements.get(i).copied().unwrap_or_default();
+        let mut order: Vec<usize> =
+            (0..members.len()).filter(|&i| matches!(placement(i), Placement::Register(_))).collect();
+        order.sort_by_key(|&i| match placement(i) {
+            Placement::Register(n) => n,
+            _ => 0,
+        });
+        if let Some(w) = order.windows(2).find(|w| placement(w[0]) == placement(w[1])) {
+            let Placement::Register(n) = placement(w[1]) else { unreachable!("register placements only") };
+            return Err(CodegenError::Rejected {
+                message: format!("field at register(c{n}) overlaps with previous members"),
+            });
+        }
+        order.extend((0..members.len()).filter(|&i| !matches!(placement(i), Placement::Register(_))));
+        let mut offsets = vec![0u32; members.len()];
+        let mut end = 0u64;
+        for i in order {
+            let Some(&(ty, decl)) = members.get(i) else { continue };
+            let (_, size, _) = self.layout_at(ty, 1)?;
+            let default = self.place_member(end, ty, None, 1)?;
+            let explicit = decl.and_then(|d| self.explicit.get(&d).copied());
+            let offset = match (explicit, placement(i)) {
+                (Some(offset), _) => u64::from(offset),
+                (None, Placement::PackOffset(offset)) => {
+                    if u64::from(offset) < end {
+                        return Err(CodegenError::Rejected {
+                            message: "packoffset caused overlap with previous members".to_string(),
+                        });
+                    }
+                    u64::from(offset)
+                }
+                (None, Placement::Register(n)) => {
+                    let offset = u64::from(n) * VEC4_ALIGN;
+                    if offset < end {
+                        return Err(CodegenError::Rejected {
+                            message: format!("found offset overlap when processing register(c{n}) assignment"),
+                        });
+                    }
+                    offset
+                }
+                (None, Placement::Auto) => default,
+            };
+            offsets[i] = to_u32(offset, "member offset")?;
+            end = offset.checked_add(size).ok_or_else(|| too_large("struct size"))?;
+        }
+        Ok(offsets)
+    }
+
+    /// Where a member goes after `end` under the rule (its `[[vk::offset]]` if `decl`
+    /// has one).
+    fn place_member(&self, end: u64, ty: Ty, decl: Option<DeclId>, depth: u32) -> Result<u64, CodegenError> {
+        if let Some(offset) = decl.and_then(|d| self.explicit.get(&d)) {
+            return Ok(u64::from(*offset));
+        }
+        let (align, size, _) = self.layout_at(ty, depth + 1)?;
+        Ok(match fold(self.table, ty, &self.options)? {
+            Folded::Vector(s, _) if self.rule.relaxed_vectors() => {
+                self.place_relaxed_vector(end, self.scalar_bytes(s), align, size)
+            }
+            _ => round_up(end, align),
+        })
     }
 
     fn list_offsets_at(
@@ -493,15 +601,7 @@ impl<'a> LayoutCalculator<'a> {
         let mut offsets = Vec::with_capacity(members.len());
         for (member, decl) in members {
             let (align, size, _) = self.layout_at(member, depth + 1)?;
-            offset = match fold(self.table, member, &self.options)? {
-                _ if decl.is_some_and(|d| self.explicit.contains_key(&d)) => {
-                    u64::from(decl.and_then(|d| self.explicit.get(&d).copied()).unwrap_or(0))
-                }
-                Folded::Vector(s, _) if rule.relaxed_vectors() => {
-                    self.place_relaxed_vector(offset, self.scalar_bytes(s), align, size)
-                }
-                _ => round_up(offset, align),
-            };
+            offset = self.place_member(offset, member, decl, depth)?;
             offsets.push(offset);
             max_align = max_align.max(align);
             offset = offset.checked_add(size).ok_or_else(|| too_large("struct size"))?;
