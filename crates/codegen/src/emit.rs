@@ -419,7 +419,7 @@ impl<'t> Emitter<'t> {
             }
             TypeData::Array { elem, .. } => self.provide_member_objects(elem, depth + 1)?,
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 for m in members {
                     self.provide_member_objects(m, depth + 1)?;
                 }
@@ -993,6 +993,7 @@ impl<'t> Emitter<'t> {
                 ],
             );
         }
+        self.sixteen_bit_storage_capabilities();
         self.width_capabilities();
         self.unknown_format_capabilities();
         let (major, minor) = self.options.spirv_version;
@@ -1068,6 +1069,87 @@ impl<'t> Emitter<'t> {
         if unknown {
             self.require("StorageImageReadWithoutFormat", None);
             self.require("StorageImageWriteWithoutFormat", None);
+        }
+    }
+
+    /// 16-bit values in interfaces need SPV_KHR_16bit_storage's capabilities, as dxc's
+    /// CapabilityVisitor grants them: a block holding 16-bit types by its kind (push
+    /// constant, uniform buffer, storage buffer) and 16-bit stage variables. dxc also
+    /// names the extension for any struct with 16-bit members; it is core from SPIR-V
+    /// 1.3 on.
+    fn sixteen_bit_storage_capabilities(&mut self) {
+        let kinds: Vec<TypeKind> = self.lower.store().kinds().cloned().collect();
+        let mut needed: Vec<&str> = Vec::new();
+        let mut extension = false;
+        for kind in &kinds {
+            match kind {
+                TypeKind::Pointer { pointee, storage_class, .. } => {
+                    if !self.holds_16_bit(*pointee, 0) {
+                        continue;
+                    }
+                    let block = match self.lower.store().kind(*pointee) {
+                        TypeKind::IdentifiedStruct { name } => self
+                            .lower
+                            .store()
+                            .struct_body(name)
+                            .map(|b| b.decorations.iter().map(|(d, _)| d.clone()).collect::<Vec<_>>()),
+                        _ => None,
+                    };
+                    let is = |d: &str| block.as_ref().is_some_and(|b| b.iter().any(|x| x == d));
+                    let capability = match storage_class.as_str() {
+                        "Input" | "Output" => Some("StorageInputOutput16"),
+                        "PushConstant" if block.is_some() => Some("StoragePushConstant16"),
+                        "Uniform" if is("BufferBlock") => Some("StorageBuffer16BitAccess"),
+                        "Uniform" if is("Block") => Some("UniformAndStorageBuffer16BitAccess"),
+                        "StorageBuffer" if is("Block") => Some("StorageBuffer16BitAccess"),
+                        _ => None,
+                    };
+                    if let Some(c) = capability {
+                        extension = true;
+                        if !needed.contains(&c) {
+                            needed.push(c);
+                        }
+                    }
+                }
+                TypeKind::IdentifiedStruct { name } => {
+                    let members: Vec<Type> = self
+                        .lower
+                        .store()
+                        .struct_body(name)
+                        .map(|b| b.members.iter().map(|m| m.ty).collect())
+                        .unwrap_or_default();
+                    if members.iter().any(|&m| self.holds_16_bit(m, 0)) {
+                        extension = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for c in needed {
+            self.require(c, None);
+        }
+        if extension && self.options.spirv_version < (1, 3) {
+            self.require_extension("SPV_KHR_16bit_storage");
+        }
+    }
+
+    /// Whether a value of IR type `t` holds 16-bit numbers (through vectors, matrices,
+    /// arrays and struct members).
+    fn holds_16_bit(&self, t: Type, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        let store = self.lower.store();
+        match store.kind(t) {
+            TypeKind::Integer { width: 16, .. } | TypeKind::Float(FloatKind::F16) => true,
+            TypeKind::Vector { element, .. }
+            | TypeKind::Matrix { column: element, .. }
+            | TypeKind::Array { element, .. }
+            | TypeKind::RuntimeArray { element, .. } => self.holds_16_bit(*element, depth + 1),
+            TypeKind::IdentifiedStruct { name } => store
+                .struct_body(name)
+                .is_some_and(|b| b.members.iter().any(|m| self.holds_16_bit(m.ty, depth + 1))),
+            _ => false,
         }
     }
 

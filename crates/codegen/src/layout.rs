@@ -130,6 +130,18 @@ impl LayoutRule {
     }
 }
 
+/// Where a block member was asked to go (`cbuffer` members and `$Globals`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// Where the layout rule puts it.
+    #[default]
+    Auto,
+    /// `packoffset(cN.c)`: at byte `N * 16 + c * 4`.
+    PackOffset(u32),
+    /// `register(cN)` on a `$Globals` member: at byte `N * 16`.
+    Register(u32),
+}
+
 /// Alignment and size of a type under a rule, with the stride its decorations need:
 /// `ArrayStride` for arrays, `MatrixStride` for matrices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,25 +221,108 @@ pub(crate) fn unsupported(table: &TypeTable, ty: Ty) -> CodegenError {
     CodegenError::NotSupported { what: format!("type '{}'", table.display(ty)) }
 }
 
-/// The member types of a struct as dxc lays it out: each base first, then the fields.
-pub(crate) fn struct_members(table: &TypeTable, id: StructId) -> Result<Vec<Ty>, CodegenError> {
-    Ok(struct_member_decls(table, id)?.into_iter().map(|(ty, _)| ty).collect())
+/// Where a bit-field's bits sit inside the integer member that stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    /// The lowest bit.
+    pub offset: u32,
+    /// How many bits.
+    pub width: u32,
 }
 
-/// [`struct_members`] with each field's declaration (bases have none).
-fn struct_member_decls(table: &TypeTable, id: StructId) -> Result<Vec<(Ty, Option<DeclId>)>, CodegenError> {
+/// Where one HLSL member (a base or a field) of a struct is stored: the index of the
+/// IR struct member, and the bits inside it when the field is a bit-field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberSlot {
+    pub member: u32,
+    pub bit_field: Option<BitField>,
+}
+
+/// A struct as dxc stores it: consecutive bit-fields of one integer type share a
+/// member while their bits fit (LowerTypeVisitor's `populateLayoutInformation`), so
+/// the IR members are fewer than the HLSL ones when bit-fields merge.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StructStorage {
+    /// The IR members: their HLSL types (a merged bit-field member has its first
+    /// field's type) and the declaration of the first field stored there.
+    pub members: Vec<(Ty, Option<DeclId>)>,
+    /// Per HLSL member (bases first, then the fields): where it is stored.
+    pub slots: Vec<MemberSlot>,
+}
+
+/// The storage of struct `id` (see [`StructStorage`]).
+pub(crate) fn struct_storage(
+    table: &TypeTable,
+    id: StructId,
+    options: &LowerOptions,
+) -> Result<StructStorage, CodegenError> {
     let info = table
         .struct_info(id)
         .ok_or_else(|| CodegenError::NotSupported { what: format!("struct #{}", id.0) })?;
     if !info.complete {
         return Err(CodegenError::NotSupported { what: format!("incomplete struct '{}'", info.name) });
     }
-    Ok(info
-        .bases
-        .iter()
-        .map(|&b| (b, None))
-        .chain(info.fields.iter().map(|f| (f.ty, Some(f.decl))))
-        .collect())
+    let mut storage = StructStorage::default();
+    for &base in &info.bases {
+        storage.slots.push(MemberSlot { member: storage.members.len() as u32, bit_field: None });
+        storage.members.push((base, None));
+    }
+    // The bits taken so far in the last member, when that member holds bit-fields.
+    let mut open: Option<(BitFieldKey, u32)> = None;
+    for field in &info.fields {
+        let Some(width) = field.bit_width else {
+            open = None;
+            storage.slots.push(MemberSlot { member: storage.members.len() as u32, bit_field: None });
+            storage.members.push((field.ty, Some(field.decl)));
+            continue;
+        };
+        let key = bit_field_key(table, field.ty, options)?;
+        match open {
+            // Merged only with a bit-field of the same lowered type that has room.
+            Some((open_key, used)) if open_key == key && used + width <= key.bits => {
+                let member = storage.members.len().saturating_sub(1) as u32;
+                storage.slots.push(MemberSlot { member, bit_field: Some(BitField { offset: used, width }) });
+                open = Some((key, used + width));
+            }
+            _ => {
+                storage.slots.push(MemberSlot {
+                    member: storage.members.len() as u32,
+                    bit_field: Some(BitField { offset: 0, width }),
+                });
+                storage.members.push((field.ty, Some(field.decl)));
+                open = Some((key, width));
+            }
+        }
+    }
+    Ok(storage)
+}
+
+/// What decides whether two bit-fields may share a member: their lowered integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BitFieldKey {
+    bits: u32,
+    signed: bool,
+}
+
+fn bit_field_key(table: &TypeTable, ty: Ty, options: &LowerOptions) -> Result<BitFieldKey, CodegenError> {
+    match fold(table, ty, options)? {
+        // A bool bit-field lowers to `bool` outside buffers and to `uint` inside, so
+        // dxc merges it differently per layout; it has no use worth that ambiguity.
+        Folded::Scalar(s) if s.is_integer() => {
+            Ok(BitFieldKey { bits: s.bits(options.sixteen_bit_types), signed: s.is_signed() })
+        }
+        _ => Err(CodegenError::NotSupported { what: format!("a bit-field of type '{}'", table.display(ty)) }),
+    }
+}
+
+/// The IR member types of a struct as dxc lays it out: each base first, then the
+/// fields (merged bit-fields are one member).
+pub(crate) fn struct_members(
+    table: &TypeTable,
+    id: StructId,
+    options: &LowerOptions,
+) -> Result<Vec<Ty>, CodegenError> {
+    Ok(struct_storage(table, id, options)?.members.into_iter().map(|(ty, _)| ty).collect())
 }
 
 /// The `[[vk::offset(N)]]` of every struct field that has one, by the field's
@@ -308,6 +403,9 @@ impl<'a> LayoutCalculator<'a> {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
         let rule = self.rule;
+        if rule == LayoutRule::FxcCBuffer {
+            self.check_fxc_degenerate_matrix(ty)?;
+        }
         let (align, size, stride) = match fold(self.table, ty, &self.options)? {
             Folded::Scalar(s) => {
                 let n = self.scalar_bytes(s);
@@ -330,6 +428,11 @@ impl<'a> LayoutCalculator<'a> {
                 let (vector_len, vectors) = (u64::from(vector_len), u64::from(vectors));
                 if rule.packs_as_scalars() {
                     (n, n * vector_len * vectors, Some(n * vector_len))
+                } else if rule == LayoutRule::FxcCBuffer {
+                    // fxc: each stored vector starts a 16-byte register, and the last
+                    // one leaves the rest of its register to the next member.
+                    let align = round_up(n * if vector_len == 3 { 4 } else { vector_len }, VEC4_ALIGN);
+                    (align, VEC4_ALIGN * (vectors - 1) + vector_len * n, Some(align))
                 } else {
                     let mut align = n * if vector_len == 3 { 4 } else { vector_len };
                     if rule.rounds_to_vec4() {
@@ -373,7 +476,30 @@ impl<'a> LayoutCalculator<'a> {
         Ok((align, size, stride))
     }
 
-    /// The byte offset of each member (bases first) of struct `id`.
+    /// fxc stores a `float1xN` (column-major) or row-major `floatNx1` as N registers
+    /// of one element, which dxc declares as an array and copies into a private clone
+    /// of the cbuffer; a vector in its place would move every later member.
+    fn check_fxc_degenerate_matrix(&self, ty: Ty) -> Result<(), CodegenError> {
+        let TypeData::Matrix { rows, cols, major, .. } = self.table.get(ty) else { return Ok(()) };
+        let row_major = match major {
+            Majorness::RowMajor => true,
+            Majorness::ColumnMajor => false,
+            Majorness::Default => self.options.default_row_major,
+        };
+        let stored_vectors = if row_major { *rows } else { *cols };
+        if (*rows == 1 || *cols == 1) && stored_vectors > 1 {
+            return Err(CodegenError::NotSupported {
+                what: format!(
+                    "matrix '{}' under -fvk-use-dx-layout in a cbuffer (fxc stores it one element per register)",
+                    self.table.display(ty)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The byte offset of each IR member (bases first, merged bit-fields once) of
+    /// struct `id`.
     pub fn member_offsets(&self, id: StructId) -> Result<Vec<u32>, CodegenError> {
         let (_, _, offsets) = self.struct_offsets_at(id, 0)?;
         offsets.into_iter().map(|o| to_u32(o, "member offset")).collect()
@@ -383,16 +509,82 @@ impl<'a> LayoutCalculator<'a> {
         if depth > MAX_NESTING {
             return Err(CodegenError::TooDeep { limit: MAX_NESTING });
         }
-        let members = struct_member_decls(self.table, id)?;
+        let members = struct_storage(self.table, id, &self.options)?.members;
         self.list_offsets_at(members, depth)
     }
 
     /// The byte offset of each of a block's members (a `cbuffer`'s declarations), laid
-    /// out as a struct of them would be; `[[vk::offset]]`/`packoffset` of a member's
-    /// declaration win.
-    pub fn block_offsets(&self, members: Vec<(Ty, Option<DeclId>)>) -> Result<Vec<u32>, CodegenError> {
-        let (_, _, offsets) = self.list_offsets_at(members, 0)?;
-        offsets.into_iter().map(|o| to_u32(o, "member offset")).collect()
+    /// out as a struct of them would be, except where `placements` (one per member, or
+    /// none) say otherwise. As dxc: members at `register(c#)` are placed first in
+    /// register order, the others after them in declaration order; `[[vk::offset]]` wins
+    /// over `packoffset`, which wins over `register(c#)`, and the next member follows
+    /// the end of the one placed before it.
+    pub fn block_offsets(
+        &self,
+        members: Vec<(Ty, Option<DeclId>)>,
+        placements: &[Placement],
+    ) -> Result<Vec<u32>, CodegenError> {
+        let placement = |i: usize| placements.get(i).copied().unwrap_or_default();
+        let mut order: Vec<usize> =
+            (0..members.len()).filter(|&i| matches!(placement(i), Placement::Register(_))).collect();
+        order.sort_by_key(|&i| match placement(i) {
+            Placement::Register(n) => n,
+            _ => 0,
+        });
+        if let Some(w) = order.windows(2).find(|w| placement(w[0]) == placement(w[1])) {
+            let Placement::Register(n) = placement(w[1]) else { unreachable!("register placements only") };
+            return Err(CodegenError::Rejected {
+                message: format!("field at register(c{n}) overlaps with previous members"),
+            });
+        }
+        order.extend((0..members.len()).filter(|&i| !matches!(placement(i), Placement::Register(_))));
+        let mut offsets = vec![0u32; members.len()];
+        let mut end = 0u64;
+        for i in order {
+            let Some(&(ty, decl)) = members.get(i) else { continue };
+            let (_, size, _) = self.layout_at(ty, 1)?;
+            let default = self.place_member(end, ty, None, 1)?;
+            let explicit = decl.and_then(|d| self.explicit.get(&d).copied());
+            let offset = match (explicit, placement(i)) {
+                (Some(offset), _) => u64::from(offset),
+                (None, Placement::PackOffset(offset)) => {
+                    if u64::from(offset) < end {
+                        return Err(CodegenError::Rejected {
+                            message: "packoffset caused overlap with previous members".to_string(),
+                        });
+                    }
+                    u64::from(offset)
+                }
+                (None, Placement::Register(n)) => {
+                    let offset = u64::from(n) * VEC4_ALIGN;
+                    if offset < end {
+                        return Err(CodegenError::Rejected {
+                            message: format!("found offset overlap when processing register(c{n}) assignment"),
+                        });
+                    }
+                    offset
+                }
+                (None, Placement::Auto) => default,
+            };
+            offsets[i] = to_u32(offset, "member offset")?;
+            end = offset.checked_add(size).ok_or_else(|| too_large("struct size"))?;
+        }
+        Ok(offsets)
+    }
+
+    /// Where a member goes after `end` under the rule (its `[[vk::offset]]` if `decl`
+    /// has one).
+    fn place_member(&self, end: u64, ty: Ty, decl: Option<DeclId>, depth: u32) -> Result<u64, CodegenError> {
+        if let Some(offset) = decl.and_then(|d| self.explicit.get(&d)) {
+            return Ok(u64::from(*offset));
+        }
+        let (align, size, _) = self.layout_at(ty, depth + 1)?;
+        Ok(match fold(self.table, ty, &self.options)? {
+            Folded::Vector(s, _) if self.rule.relaxed_vectors() => {
+                self.place_relaxed_vector(end, self.scalar_bytes(s), align, size)
+            }
+            _ => round_up(end, align),
+        })
     }
 
     fn list_offsets_at(
@@ -409,15 +601,7 @@ impl<'a> LayoutCalculator<'a> {
         let mut offsets = Vec::with_capacity(members.len());
         for (member, decl) in members {
             let (align, size, _) = self.layout_at(member, depth + 1)?;
-            offset = match fold(self.table, member, &self.options)? {
-                _ if decl.is_some_and(|d| self.explicit.contains_key(&d)) => {
-                    u64::from(decl.and_then(|d| self.explicit.get(&d).copied()).unwrap_or(0))
-                }
-                Folded::Vector(s, _) if rule.relaxed_vectors() => {
-                    self.place_relaxed_vector(offset, self.scalar_bytes(s), align, size)
-                }
-                _ => round_up(offset, align),
-            };
+            offset = self.place_member(offset, member, decl, depth)?;
             offsets.push(offset);
             max_align = max_align.max(align);
             offset = offset.checked_add(size).ok_or_else(|| too_large("struct size"))?;

@@ -13,7 +13,7 @@
 //!   matrices are arrays of R vectors.
 //! - A struct's bases become its first members; enums are their underlying integer.
 
-use crate::layout::{fold, struct_members, unsupported, Folded, LayoutCalculator, LayoutRule};
+use crate::layout::{fold, struct_storage, unsupported, Folded, LayoutCalculator, LayoutRule};
 use spirvkit_hlsl::ast::DeclId;
 use spirvkit_hlsl::sema::types::{Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::types::{FloatKind, Signedness, StructBody, StructMember, Type, TypeKind, TypeStore};
@@ -204,7 +204,8 @@ impl<'a> TypeLowering<'a> {
                 }
             }
             Folded::Struct(id) => {
-                let members = struct_members(self.table, id)?;
+                let storage = struct_storage(self.table, id, &self.options)?;
+                let members: Vec<Ty> = storage.members.iter().map(|&(ty, _)| ty).collect();
                 let offsets = match rule {
                     Some(rule) => Some(self.calculator(rule).member_offsets(id)?),
                     None => None,
@@ -238,8 +239,16 @@ impl<'a> TypeLowering<'a> {
                         });
                     }
                 }
-                let mut member_names: Vec<String> = vec![String::new(); info.bases.len()];
-                member_names.extend(info.fields.iter().map(|f| self.table_name(f.name)));
+                // A merged bit-field member takes its first field's name.
+                let field_names: HashMap<DeclId, spirvkit_hlsl::lexer::Symbol> =
+                    info.fields.iter().map(|f| (f.decl, f.name)).collect();
+                let member_names: Vec<String> = storage
+                    .members
+                    .iter()
+                    .map(|(_, decl)| {
+                        decl.and_then(|d| field_names.get(&d)).map_or_else(String::new, |&n| self.table_name(n))
+                    })
+                    .collect();
                 self.store.set_struct_member_names(&name, member_names);
                 if name != info.name {
                     self.source_names.insert(name.clone(), info.name.clone());

@@ -1044,6 +1044,9 @@ impl<'t> Emitter<'t> {
                 )?;
                 index += 1;
             }
+            if info.fields.iter().any(|f| f.bit_width.is_some()) {
+                return self.unsupported("bit-fields in stage input/output");
+            }
             for f in &info.fields {
                 let (annotations, fmods) = match &self.ast.decl(f.decl).kind {
                     DeclKind::Var(v) => (v.annotations.clone(), self.ast.decl(f.decl).modifiers),
@@ -1124,7 +1127,7 @@ impl<'t> Emitter<'t> {
     /// The type of member `index` of a struct (bases first, as leaves count them).
     fn member_ty(&self, ty: Ty, index: u32) -> R<Ty> {
         let TypeData::Struct(id) = self.data(ty) else { return self.unsupported("this stage value") };
-        let members = self.lift(crate::layout::struct_members(self.table, *id))?;
+        let members = self.lift(crate::layout::struct_members(self.table, *id, &self.lower.options()))?;
         match members.get(index as usize) {
             Some(&m) => Ok(m),
             None => self.unsupported("this stage value"),
@@ -1147,7 +1150,7 @@ impl<'t> Emitter<'t> {
             return self.unsupported("stage structs nested this deep");
         }
         let TypeData::Struct(id) = self.data(ty) else { return self.unsupported("this stage value") };
-        let members = self.lift(crate::layout::struct_members(self.table, *id))?;
+        let members = self.lift(crate::layout::struct_members(self.table, *id, &self.lower.options()))?;
         let t = self.value_type_of(ty)?;
         let mut parts = Vec::new();
         for (i, m) in members.into_iter().enumerate() {

@@ -5,7 +5,7 @@
 //! (`convert.rs`), as dxc does with member-wise copies.
 
 use super::{Emitter, Local, R};
-use crate::layout::LayoutRule;
+use crate::layout::{BitField, LayoutRule};
 use spirvkit_hlsl::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
 use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Resolution};
 use spirvkit_hlsl::sema::types::{Family, Scalar, Ty, TypeData, TypeTable};
@@ -23,6 +23,8 @@ pub(crate) enum Place {
     /// Elements of the matrix behind `ptr` (`m._m01_m10`), each by its index path
     /// (row and column, or one index for a 1xN/Nx1 matrix); `elem` is their scalar type.
     MatrixElements { ptr: Value, rule: Option<LayoutRule>, paths: Vec<Vec<u32>>, elem: Ty, ty: Ty },
+    /// A bit-field: `bits` of the integer member behind `ptr` (of the field's type).
+    BitField { ptr: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField },
 }
 
 impl Place {
@@ -31,7 +33,8 @@ impl Place {
             Place::Ptr { ty, .. }
             | Place::Components { ty, .. }
             | Place::Texel { ty, .. }
-            | Place::MatrixElements { ty, .. } => *ty,
+            | Place::MatrixElements { ty, .. }
+            | Place::BitField { ty, .. } => *ty,
         }
     }
 }
@@ -448,9 +451,20 @@ impl<'t> Emitter<'t> {
                 match base {
                     Val::P(p) => self.field_place(p, *decl, info.ty),
                     Val::R(v, bty) => {
-                        let Some(path) = self.field_path(bty, *decl) else {
+                        let Some((path, bits)) = self.field_path(bty, *decl) else {
                             return self.unsupported("this member access");
                         };
+                        if bits.is_some() {
+                            // dxc reads a bit-field of a value through a temporary.
+                            let name = match self.data(bty) {
+                                TypeData::Struct(id) => self.table.struct_info(*id).map(|i| i.name.clone()),
+                                _ => None,
+                            };
+                            let bt = self.ty(bty)?;
+                            let tmp = self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
+                            self.store_to(tmp, v);
+                            return self.field_place(Place::Ptr { ptr: tmp, ty: bty, rule: None }, *decl, info.ty);
+                        }
                         let t = self.ty(info.ty)?;
                         Ok(Val::R(self.extract(v, &path, t), info.ty))
                     }
@@ -478,26 +492,38 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// The member index path of field `decl` in struct `ty` (bases are the first
-    /// members).
-    pub fn field_path(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId) -> Option<Vec<u32>> {
+    /// The IR member index path of field `decl` in struct `ty` (bases are the first
+    /// members, merged bit-fields share one), and the field's bits when it is a
+    /// bit-field.
+    pub fn field_path(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId) -> Option<(Vec<u32>, Option<BitField>)> {
         self.field_path_at(ty, decl, 0)
     }
 
-    fn field_path_at(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId, depth: u32) -> Option<Vec<u32>> {
+    fn field_path_at(
+        &self,
+        ty: Ty,
+        decl: spirvkit_hlsl::ast::DeclId,
+        depth: u32,
+    ) -> Option<(Vec<u32>, Option<BitField>)> {
         if depth > 32 {
             return None;
         }
         let TypeData::Struct(id) = self.data(ty) else { return None };
         let info = self.table.struct_info(*id)?;
-        let bases = info.bases.len() as u32;
-        if let Some(i) = info.fields.iter().position(|f| f.decl == decl) {
-            return Some(vec![bases + i as u32]);
+        let bases = info.bases.len();
+        let field = info.fields.iter().position(|f| f.decl == decl);
+        if field.is_none() && !info.bases.iter().any(|&b| self.field_path_at(b, decl, depth + 1).is_some()) {
+            return None;
+        }
+        let storage = crate::layout::struct_storage(self.table, *id, &self.lower.options()).ok()?;
+        if let Some(i) = field {
+            let slot = storage.slots.get(bases + i)?;
+            return Some((vec![slot.member], slot.bit_field));
         }
         for (bi, &b) in info.bases.iter().enumerate() {
-            if let Some(mut rest) = self.field_path_at(b, decl, depth + 1) {
-                rest.insert(0, bi as u32);
-                return Some(rest);
+            if let Some((mut rest, bits)) = self.field_path_at(b, decl, depth + 1) {
+                rest.insert(0, storage.slots.get(bi)?.member);
+                return Some((rest, bits));
             }
         }
         None
@@ -507,14 +533,92 @@ impl<'t> Emitter<'t> {
         let Place::Ptr { ptr, ty, rule } = base else {
             return self.unsupported("a member of this kind of place");
         };
-        let Some(path) = self.field_path(ty, decl) else {
+        let Some((path, bits)) = self.field_path(ty, decl) else {
             // A static member: a global.
             return self.decl_ref(decl);
         };
         let member = self.ty_in(field_ty, rule)?;
         let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
         let p = self.element_chain(ptr, indices, member);
-        Ok(Val::P(Place::Ptr { ptr: p, ty: field_ty, rule }))
+        Ok(Val::P(match bits {
+            Some(bits) => Place::BitField { ptr: p, ty: field_ty, rule, bits },
+            None => Place::Ptr { ptr: p, ty: field_ty, rule },
+        }))
+    }
+
+    /// A bit-field's value, read through `ptr` to its member.
+    fn read_bit_field(&mut self, ptr: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField) -> R<Value> {
+        let raw = self.load(ptr);
+        self.extract_bits(raw, ty, rule, bits)
+    }
+
+    /// The bits of a bit-field out of its member's value: dxc extracts 32-bit ones with
+    /// `OpBitField[SU]Extract`, others (which Vulkan's bit-field instructions do not
+    /// take) by shifting the field to the top and back down.
+    pub fn extract_bits(&mut self, raw: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField) -> R<Value> {
+        let Some((scalar, _)) = self.scalar_shape(ty) else { return self.unsupported("this bit-field") };
+        let t = self.ty_in(ty, rule)?;
+        let width = self.int_width(t);
+        if width == 32 {
+            let offset = self.u32_constant(bits.offset);
+            let count = self.u32_constant(bits.width);
+            let op = if scalar.is_signed() { "spirv.BitFieldSExtract" } else { "spirv.BitFieldUExtract" };
+            return Ok(self.val(op, vec![raw, offset, count], t));
+        }
+        let up = self.u32_constant(width.saturating_sub(bits.offset + bits.width));
+        let down = self.u32_constant(width.saturating_sub(bits.width));
+        let top = self.val("spirv.ShiftLeftLogical", vec![raw, up], t);
+        let op = if scalar.is_signed() { "spirv.ShiftRightArithmetic" } else { "spirv.ShiftRightLogical" };
+        Ok(self.val(op, vec![top, down], t))
+    }
+
+    /// Writes a bit-field through `ptr` to its member (read, insert, write back).
+    fn write_bit_field(&mut self, ptr: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField, v: Value) -> R<()> {
+        let old = self.load(ptr);
+        let new = self.insert_bits(old, v, ty, rule, bits)?;
+        self.store_to(ptr, new);
+        Ok(())
+    }
+
+    /// `old` with a bit-field's bits replaced by `v`'s low bits: `OpBitFieldInsert` at
+    /// 32 bits, masks and shifts otherwise (as dxc).
+    pub fn insert_bits(&mut self, old: Value, v: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField) -> R<Value> {
+        let t = self.ty_in(ty, rule)?;
+        let width = self.int_width(t);
+        if width == 32 {
+            let offset = self.u32_constant(bits.offset);
+            let count = self.u32_constant(bits.width);
+            return Ok(self.val("spirv.BitFieldInsert", vec![old, v, offset, count], t));
+        }
+        let field_mask = if bits.width >= 64 { u64::MAX } else { (1u64 << bits.width) - 1 };
+        let mask = field_mask.checked_shl(bits.offset).unwrap_or(0);
+        // The masks are constants of the member's own type: the IR's bitwise ops take
+        // one type for operands and result (dxc writes unsigned masks for signed
+        // members too).
+        let keep = self.scalar_constant(ConstValue::Int(!mask as i64), t);
+        let place = self.scalar_constant(ConstValue::Int(mask as i64), t);
+        let kept = self.val("spirv.BitwiseAnd", vec![old, keep], t);
+        let value = self.val("spirv.Bitcast", vec![v], t);
+        let offset = self.u32_constant(bits.offset);
+        let shifted = self.val("spirv.ShiftLeftLogical", vec![value, offset], t);
+        let placed = self.val("spirv.BitwiseAnd", vec![shifted, place], t);
+        Ok(self.val("spirv.BitwiseOr", vec![kept, placed], t))
+    }
+
+    /// The HLSL members of struct `id`: its bases, then its fields.
+    fn hlsl_members(&self, id: spirvkit_hlsl::sema::types::StructId) -> R<Vec<Ty>> {
+        match self.table.struct_info(id) {
+            Some(info) => Ok(info.bases.iter().copied().chain(info.fields.iter().map(|f| f.ty)).collect()),
+            None => self.unsupported("this struct"),
+        }
+    }
+
+    /// The width of an integer IR type (32 for anything else).
+    fn int_width(&self, t: spirvkit_ir::types::Type) -> u32 {
+        match self.lower.store().kind(t) {
+            spirvkit_ir::types::TypeKind::Integer { width, .. } => *width,
+            _ => 32,
+        }
     }
 
     fn swizzle(&mut self, base: ExprId, base_ty: Ty, components: &[u32], ty: Ty) -> R<Val> {
@@ -841,6 +945,7 @@ impl<'t> Emitter<'t> {
                 self.select_components(v, *vector, components, *ty)
             }
             Place::Texel { image, coord, ty, object } => self.read_texel(*image, *coord, *ty, *object),
+            Place::BitField { ptr, ty, rule, bits } => self.read_bit_field(*ptr, *ty, *rule, *bits),
             Place::MatrixElements { ptr, rule, paths, elem, ty } => {
                 let t = self.ty_in(*elem, *rule)?;
                 let mut parts = Vec::with_capacity(paths.len());
@@ -898,6 +1003,7 @@ impl<'t> Emitter<'t> {
                 self.store_place(&whole, merged)
             }
             Place::Texel { image, coord, ty, object } => self.write_texel(*image, *coord, v, *ty, *object),
+            Place::BitField { ptr, ty, rule, bits } => self.write_bit_field(*ptr, *ty, *rule, *bits, v),
             Place::MatrixElements { ptr, rule, paths, elem, .. } => {
                 // Element by element, each extracted then stored through its own chain.
                 let st = self.ty(*elem)?;
@@ -1556,11 +1662,21 @@ impl<'t> Emitter<'t> {
                 }
             }
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id))?;
-                for (i, m) in members.into_iter().enumerate() {
+                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let hlsl_members = self.hlsl_members(id)?;
+                for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {
                     let mt = self.value_type_of(m)?;
-                    let x = self.extract(v, &[i as u32], mt);
-                    self.flatten_value(x, m, out, depth + 1)?;
+                    let stored = members.get(slot.member as usize).copied().unwrap_or(m);
+                    let st = self.value_type_of(stored)?;
+                    let x = self.extract(v, &[slot.member], if slot.bit_field.is_some() { st } else { mt });
+                    match slot.bit_field {
+                        Some(bits) => {
+                            let field = self.extract_bits(x, m, None, bits)?;
+                            out.push((field, m));
+                        }
+                        None => self.flatten_value(x, m, out, depth + 1)?,
+                    }
                 }
             }
             _ => out.push((v, ty)),
@@ -1615,10 +1731,30 @@ impl<'t> Emitter<'t> {
                 Ok(self.composite(parts, t))
             }
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id))?;
-                let mut parts = Vec::new();
-                for m in members {
-                    parts.push(self.build_from_flat(m, leaves, depth + 1)?);
+                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let hlsl_members = self.hlsl_members(id)?;
+                let mut parts: Vec<Value> = Vec::new();
+                for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {
+                    let part = self.build_from_flat(m, leaves, depth + 1)?;
+                    match slot.bit_field {
+                        // Bit-fields sharing a member are inserted into it one by one,
+                        // the first into zero.
+                        Some(bits) => {
+                            let base = match parts.get(slot.member as usize) {
+                                Some(&merged) => merged,
+                                None => {
+                                    let mt = self.ty(m)?;
+                                    self.scalar_constant(ConstValue::Int(0), mt)
+                                }
+                            };
+                            let merged = self.insert_bits(base, part, m, None, bits)?;
+                            match parts.get_mut(slot.member as usize) {
+                                Some(p) => *p = merged,
+                                None => parts.push(merged),
+                            }
+                        }
+                        None => parts.push(part),
+                    }
                 }
                 Ok(self.composite(parts, t))
             }

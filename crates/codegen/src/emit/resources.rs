@@ -6,7 +6,7 @@
 use super::expr::{Place, Val};
 use super::{Emitter, Global, R};
 use crate::builder::{i32_attr, prop};
-use crate::layout::{BufferKind, LayoutRule};
+use crate::layout::{BufferKind, LayoutRule, Placement};
 use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind, ExprId, ExprKind, Modifiers};
 use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue, GlobalStorage};
 use spirvkit_hlsl::sema::types::{Family, ObjectArg, ObjectKind, Scalar, Ty, TypeData, TypeTable};
@@ -498,6 +498,39 @@ impl<'t> Emitter<'t> {
         Ok(t)
     }
 
+    /// Where each block member asked to go: `packoffset(cN.c)`, or `register(cN)` on a
+    /// `$Globals` member (dxc honours it there only).
+    fn block_placements(&self, members: &[DeclId], globals: bool) -> Vec<Placement> {
+        let register = |text: &str| text.strip_prefix(['c', 'C']).and_then(|n| n.parse::<u32>().ok());
+        members
+            .iter()
+            .map(|&m| {
+                let DeclKind::Var(v) = &self.ast.decl(m).kind else { return Placement::Auto };
+                for a in &v.annotations {
+                    match a {
+                        Annotation::PackOffset { register: r, component, .. } => {
+                            let Some(n) = register(self.ast.name(r.name)) else { continue };
+                            let c = component.as_ref().map_or(0, |c| match self.ast.name(c.name) {
+                                "y" | "g" => 1,
+                                "z" | "b" => 2,
+                                "w" | "a" => 3,
+                                _ => 0,
+                            });
+                            return Placement::PackOffset(n.saturating_mul(16).saturating_add(c * 4));
+                        }
+                        Annotation::Register { slot, profile: None, .. } if globals => {
+                            if let Some(n) = register(self.ast.name(slot.name)) {
+                                return Placement::Register(n);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Placement::Auto
+            })
+            .collect()
+    }
+
     fn identified_struct(&mut self, name: &str, body: StructBody) -> Type {
         let mut n = name.to_string();
         let mut i = 0;
@@ -523,9 +556,10 @@ impl<'t> Emitter<'t> {
         for &m in members {
             tys.push((self.tree.decl(m).map_or(TypeTable::ERROR, |i| i.ty), Some(m)));
         }
+        let placements = self.block_placements(members, name == "$Globals");
         let offsets = {
             let calc = self.lower.calculator(rule);
-            calc.block_offsets(tys.clone())
+            calc.block_offsets(tys.clone(), &placements)
         };
         let offsets = self.lift(offsets)?;
         let mut body = StructBody::default();
@@ -1649,12 +1683,12 @@ impl<'t> Emitter<'t> {
                 Ok((0..n).map(|i| (elem, i * stride)).collect())
             }
             TypeData::Struct(id) => {
-                let Some(info) = self.table.struct_info(id) else { return self.unsupported("this struct") };
-                let mut members: Vec<(Ty, Option<DeclId>)> = info.bases.iter().map(|&b| (b, None)).collect();
-                members.extend(info.fields.iter().map(|f| (f.ty, Some(f.decl))));
+                // Merged bit-fields are one member, loaded and stored whole.
+                let storage = crate::layout::struct_storage(self.table, id, &self.lower.options());
+                let members = self.lift(storage)?.members;
                 let offsets = {
                     let c = self.lower.calculator(rule);
-                    c.block_offsets(members.clone())
+                    c.block_offsets(members.clone(), &[])
                 };
                 let offsets = self.lift(offsets)?;
                 Ok(members.into_iter().map(|(t, _)| t).zip(offsets).collect())

@@ -8,7 +8,7 @@ use super::tree::{
 };
 use super::types::{EnumInfo, Field, Scalar, StructId, StructInfo, Ty, TypeData, TypeTable};
 use super::{FunctionContext, Sema, TemplateInfo, MAX_INSTANTIATION_DEPTH};
-use crate::ast::{DeclId, DeclKind, ExprId, ExprKind, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
+use crate::ast::{DeclId, DeclKind, ExprId, ExprKind, Ident, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 
@@ -640,6 +640,41 @@ impl Sema<'_> {
     /// number) whose default value is a literal, possibly negated, parenthesized or
     /// converted, as dxc requires. Its value is recorded as the declaration's constant
     /// (the default codegen writes in `OpSpecConstant*`); uses do not fold it.
+    /// The width of a bit-field member, with clang's checks: an integral type, a
+    /// constant width that is neither negative nor zero (for a named field) nor wider
+    /// than the type.
+    fn bit_field_width(&mut self, width: ExprId, ty: Ty, name: Option<Ident>) -> Option<u32> {
+        let span = self.ast.expr(width).span;
+        let scalar = match self.types.get(ty) {
+            TypeData::Scalar(s) if s.is_integer() || *s == Scalar::Bool => Some(*s),
+            TypeData::Enum(id) => self.types.enums.get(id.0 as usize).map(|e| e.underlying),
+            _ => None,
+        };
+        let value = self.const_int(width, "bit-field width")?;
+        let field = name.map_or_else(String::new, |n| format!(" '{}'", self.ast.name(n.name)));
+        let Some(scalar) = scalar else {
+            self.error(span, format!("bit-field{field} has non-integral type {}", self.quoted(ty)));
+            return None;
+        };
+        let bits = scalar.bits(self.opts.enable_16bit_types);
+        if value < 0 {
+            self.error(span, format!("bit-field{field} has negative width ({value})"));
+            return None;
+        }
+        if value == 0 && name.is_some() {
+            self.error(span, format!("named bit-field{field} has zero width"));
+            return None;
+        }
+        if value > i64::from(bits) {
+            self.error(
+                span,
+                format!("width of bit-field{field} ({value} bits) exceeds width of its type ({bits} bits)"),
+            );
+            return None;
+        }
+        u32::try_from(value).ok()
+    }
+
     fn check_spec_constant(&mut self, id: DeclId, ty: Ty) {
         let decl = self.ast.decl(id).clone();
         let DeclKind::Var(v) = &decl.kind else { return };
@@ -881,8 +916,9 @@ impl Sema<'_> {
                     if let Some(init) = v.init {
                         self.check_initializer(init, fty, mdecl.span);
                     }
+                    let bit_width = v.bit_width.and_then(|w| self.bit_field_width(w, fty, v.name));
                     if let (Some(n), Some(info)) = (v.name, self.types.structs.get_mut(sid.0 as usize)) {
-                        info.fields.push(Field { name: n.name, ty: fty, decl: m });
+                        info.fields.push(Field { name: n.name, ty: fty, decl: m, bit_width });
                     }
                 }
                 DeclKind::Function(f) => {

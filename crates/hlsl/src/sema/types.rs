@@ -464,6 +464,8 @@ pub struct Field {
     pub name: Symbol,
     pub ty: Ty,
     pub decl: DeclId,
+    /// The width of a bit-field (`uint a : 4;`), checked to fit its integer type.
+    pub bit_width: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
