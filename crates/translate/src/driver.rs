@@ -252,6 +252,7 @@ fn translate_chunk(
         struct_names: std::collections::BTreeMap::new(),
         unnamed_variables: std::collections::BTreeSet::new(),
         entry_point_names: std::collections::BTreeMap::new(),
+        binding_order: Vec::new(),
     };
     let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,

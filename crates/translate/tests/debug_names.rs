@@ -23,6 +23,7 @@ const NAMED: SerializeOptions = SerializeOptions {
     struct_names: std::collections::BTreeMap::new(),
     unnamed_variables: std::collections::BTreeSet::new(),
     entry_point_names: std::collections::BTreeMap::new(),
+    binding_order: Vec::new(),
 };
 
 fn dis(words: &[u32]) -> String {

@@ -1566,6 +1566,7 @@ const OP_NAMES: SerializeOptions = SerializeOptions {
     struct_names: std::collections::BTreeMap::new(),
     unnamed_variables: std::collections::BTreeSet::new(),
     entry_point_names: std::collections::BTreeMap::new(),
+    binding_order: Vec::new(),
 };
 
 /// A module built op by op, as a code generator does: `float src.main(float x)` with
