@@ -159,11 +159,25 @@ impl<'t> Emitter<'t> {
                         spirvkit_hlsl::ast::BufferKind::CBuffer => BufferKind::ConstantBuffer,
                         spirvkit_hlsl::ast::BufferKind::TBuffer => BufferKind::TextureBuffer,
                     };
-                    let members: Vec<DeclId> = decls
-                        .iter()
-                        .copied()
-                        .filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
-                        .collect();
+                    let mut members: Vec<DeclId> = Vec::new();
+                    for &m in &decls {
+                        let DeclKind::Var(v) = &self.ast.decl(m).kind else { continue };
+                        let ty = self.tree.decl(m).map_or(TypeTable::ERROR, |i| i.ty);
+                        if !self.is_resource_type(ty) {
+                            members.push(m);
+                            continue;
+                        }
+                        // dxc takes a resource out of its buffer: a global of its own,
+                        // declared (and bound) before the buffer, with its own register.
+                        let annotations = v.annotations.clone();
+                        let member_name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
+                        self.declare_resource(m, ty, &member_name, &annotations, &counter_users, &mut pending)?;
+                    }
+                    if members.is_empty() && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
+                    {
+                        // Only resources: no block is left.
+                        continue;
+                    }
                     let block_name = self.name(name.name).to_string();
                     self.check_buffer_matrices(&members)?;
                     let source = self.binding_source(d, &annotations);
@@ -218,41 +232,7 @@ impl<'t> Emitter<'t> {
                                 // rejects their uses elsewhere).
                                 continue;
                             }
-                            let annotations = v.annotations.clone();
-                            let (symbol, register) = self.resource_global(d, ty, &name)?;
-                            let source = self.binding_source(d, &annotations);
-                            let count = self.bindings_used(ty);
-                            let buffer_op = self.symbol_op(&symbol);
-                            if let Some(op) = buffer_op {
-                                pending.push(Pending { op, symbol, source, count, register, globals: false });
-                            }
-                            if self.needs_counter(d, ty, &counter_users) {
-                                let counter = self.counter_global(d, ty, &name)?;
-                                let set = match source {
-                                    BindingSource::Attribute(set, _) if !self.binds_registers() => set,
-                                    BindingSource::Register(set, _) | BindingSource::SpaceOnly(set) => set,
-                                    _ => self.register_space(&annotations).unwrap_or(self.default_space()),
-                                };
-                                let binding = self
-                                    .int_attribute_args(d, "counter_binding")
-                                    .and_then(|a| a.first().copied())
-                                    .and_then(|b| u32::try_from(b).ok());
-                                if let Some(op) = self.symbol_op(&counter) {
-                                    // dxc declares a counter just before its buffer.
-                                    if let Some(before) = buffer_op {
-                                        self.ir.erase_op(op);
-                                        self.ir.insert_op_before(self.module_block, before, op);
-                                    }
-                                    pending.push(Pending {
-                                        op,
-                                        symbol: counter,
-                                        source: BindingSource::Counter { set, binding },
-                                        count: 1,
-                                        register: 'u',
-                                        globals: false,
-                                    });
-                                }
-                            }
+                            self.declare_resource(d, ty, &name, &v.annotations, &counter_users, &mut pending)?;
                         }
                         Some(GlobalStorage::PushConstant) => {
                             let t = match self.data(ty).clone() {
@@ -291,6 +271,15 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
+    /// A resource object or an array of them (what a buffer cannot hold).
+    fn is_resource_type(&self, ty: Ty) -> bool {
+        let mut t = ty;
+        while let TypeData::Array { elem, .. } = self.data(t) {
+            t = *elem;
+        }
+        matches!(self.data(t), TypeData::Object { .. })
+    }
+
     /// A `SubpassInput[MS]` or an array of them.
     fn is_subpass_input(&self, ty: Ty) -> bool {
         let mut t = ty;
@@ -298,6 +287,54 @@ impl<'t> Emitter<'t> {
             t = *elem;
         }
         matches!(self.data(t), TypeData::Object { kind, .. } if kind.family() == Family::SubpassInput)
+    }
+
+    /// A resource global and its counter (dxc declares the counter just before its
+    /// buffer), waiting for their bindings in `pending`.
+    fn declare_resource(
+        &mut self,
+        d: DeclId,
+        ty: Ty,
+        name: &str,
+        annotations: &[Annotation],
+        counter_users: &HashSet<DeclId>,
+        pending: &mut Vec<Pending>,
+    ) -> R<()> {
+        let (symbol, register) = self.resource_global(d, ty, name)?;
+        let source = self.binding_source(d, annotations);
+        let count = self.bindings_used(ty);
+        let buffer_op = self.symbol_op(&symbol);
+        if let Some(op) = buffer_op {
+            pending.push(Pending { op, symbol, source, count, register, globals: false });
+        }
+        if !self.needs_counter(d, ty, counter_users) {
+            return Ok(());
+        }
+        let counter = self.counter_global(d, ty, name)?;
+        let set = match source {
+            BindingSource::Attribute(set, _) if !self.binds_registers() => set,
+            BindingSource::Register(set, _) | BindingSource::SpaceOnly(set) => set,
+            _ => self.register_space(annotations).unwrap_or(self.default_space()),
+        };
+        let binding = self
+            .int_attribute_args(d, "counter_binding")
+            .and_then(|a| a.first().copied())
+            .and_then(|b| u32::try_from(b).ok());
+        if let Some(op) = self.symbol_op(&counter) {
+            if let Some(before) = buffer_op {
+                self.ir.erase_op(op);
+                self.ir.insert_op_before(self.module_block, before, op);
+            }
+            pending.push(Pending {
+                op,
+                symbol: counter,
+                source: BindingSource::Counter { set, binding },
+                count: 1,
+                register: 'u',
+                globals: false,
+            });
+        }
+        Ok(())
     }
 
     /// The `$Globals` block of `members`, waiting for its binding in `pending`.
@@ -1061,7 +1098,11 @@ impl<'t> Emitter<'t> {
         self.store().set_type_name(image, &name);
         match (dim, no_sampler) {
             ("Buffer", false) => self.require("SampledBuffer", None),
-            ("Buffer", true) => self.require("ImageBuffer", None),
+            ("Buffer", true) => {
+                // dxc declares SampledBuffer for every buffer image, then ImageBuffer.
+                self.require("SampledBuffer", None);
+                self.require("ImageBuffer", None);
+            }
             ("Dim1D", false) => self.require("Sampled1D", None),
             ("Dim1D", true) => self.require("Image1D", None),
             ("Cube", false) if arrayed => self.require("SampledCubeArray", None),
