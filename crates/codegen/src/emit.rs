@@ -101,6 +101,9 @@ pub struct Generated {
     pub struct_names: HashMap<String, String>,
     /// The global variables dxc writes no `OpName` for (`SerializeOptions::unnamed_variables`).
     pub unnamed_symbols: Vec<String>,
+    /// The resource variables in the order dxc decorates their descriptor set and
+    /// binding (`SerializeOptions::binding_order`).
+    pub binding_order: Vec<String>,
 }
 
 /// A global variable of the module, by the declaration it comes from.
@@ -174,6 +177,8 @@ pub(crate) struct Emitter<'t> {
     pub interface: Vec<String>,
     /// Global variables dxc leaves without an `OpName` (some built-ins).
     pub unnamed_symbols: Vec<String>,
+    /// The resources in the order their bindings were decorated.
+    pub binding_order: Vec<String>,
     pub value_names: Vec<(Value, String)>,
     pub block_names: Vec<(BlockId, String)>,
     /// The span of the construct being emitted, for errors.
@@ -271,6 +276,7 @@ fn generate_into<'t>(
             f: None,
             interface: Vec::new(),
             unnamed_symbols: Vec::new(),
+            binding_order: Vec::new(),
             value_names: Vec::new(),
             block_names: Vec::new(),
             span: None,
@@ -287,11 +293,21 @@ fn generate_into<'t>(
         reported.append(&mut e.reported);
         result?;
         let struct_names = e.lower.struct_source_names().clone();
-        (e.ir, top, module, e.value_names, e.block_names, struct_names, e.unnamed_symbols)
+        (e.ir, top, module, e.value_names, e.block_names, struct_names, e.unnamed_symbols, e.binding_order)
     };
-    let (mut ir, top, module, value_names, block_names, struct_names, unnamed_symbols) = generated;
+    let (mut ir, top, module, value_names, block_names, struct_names, unnamed_symbols, binding_order) =
+        generated;
     ir.types = store;
-    Ok(Generated { ir, top, module, value_names, block_names, struct_names, unnamed_symbols })
+    Ok(Generated {
+        ir,
+        top,
+        module,
+        value_names,
+        block_names,
+        struct_names,
+        unnamed_symbols,
+        binding_order,
+    })
 }
 
 /// Interns the scalar, vector and matrix types of every component type, so that
@@ -803,6 +819,9 @@ impl<'t> Emitter<'t> {
     /// A composite of `parts`; of constants, a constant (dxc's OpConstantComposite).
     pub fn construct(&mut self, parts: Vec<Value>, ty: Type) -> Value {
         if let Some(c) = self.constant_composite(&parts, ty) {
+            return c;
+        }
+        if let Some(c) = self.spec_constant_composite(&parts, ty) {
             return c;
         }
         self.val("spirv.CompositeConstruct", parts, ty)

@@ -63,6 +63,8 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
     bindings.resource_heap = o.resource_heap_binding.map(|g| (g.binding, g.set));
     bindings.sampler_heap = o.sampler_heap_binding.map(|g| (g.binding, g.set));
     bindings.counter_heap = o.counter_heap_binding.map(|g| (g.binding, g.set));
+    bindings.flatten_arrays = has("-fspv-flatten-resource-arrays");
+    bindings.auto_shift = has("-fvk-auto-shift-bindings");
     bindings.auto_space = o
         .other
         .iter()
@@ -173,6 +175,7 @@ fn compile_inner(
         dxc_constants_first: true,
         struct_names: generated.struct_names.into_iter().collect(),
         unnamed_variables: generated.unnamed_symbols.into_iter().collect(),
+        binding_order: generated.binding_order,
         ..SerializeOptions::default()
     };
     serialize.emit_symbol_names = true;

@@ -254,6 +254,7 @@ fn translate_chunk(
         entry_point_names: std::collections::BTreeMap::new(),
         dxc_debug_lines: false,
         module_processed: Vec::new(),
+        binding_order: Vec::new(),
     };
     let (ir, module, serialized) = match serialize_in_pieces(text, file_name, options, &serialize_options) {
         Some(done) => done,

@@ -80,6 +80,11 @@ pub struct SerializeOptions {
     pub dxc_debug_lines: bool,
     /// `OpModuleProcessed` strings, in order (dxc's `-fspv-debug=tool`).
     pub module_processed: Vec<String>,
+    /// With `dxc_decoration_order`: the global variables (by symbol) in the order
+    /// their `DescriptorSet`/`Binding` decorations are written, after the other
+    /// decorations of variables (dxc decorates bindings last, in its binding passes);
+    /// variables not listed follow in their own order.
+    pub binding_order: Vec<String>,
 }
 
 impl Default for SerializeOptions {
@@ -96,6 +101,7 @@ impl Default for SerializeOptions {
             entry_point_names: std::collections::BTreeMap::new(),
             dxc_debug_lines: false,
             module_processed: Vec::new(),
+            binding_order: Vec::new(),
         }
     }
 }
@@ -510,6 +516,9 @@ struct Serializer<'a> {
     location_decorations: Vec<u32>,
     /// With `dxc_decoration_order`: the decorations of types, written after the others.
     type_decorations: Vec<u32>,
+    /// With `dxc_decoration_order`: each variable's `DescriptorSet` and `Binding`
+    /// decorations with the variable's place in `SerializeOptions::binding_order`.
+    binding_decorations: Vec<(usize, Vec<u32>)>,
     /// How deep `process_type` is nested (its outermost call moves the decorations).
     type_depth: u32,
     globals: Vec<u32>,
@@ -714,6 +723,7 @@ impl<'a> Serializer<'a> {
             decorations: Vec::new(),
             location_decorations: Vec::new(),
             type_decorations: Vec::new(),
+            binding_decorations: Vec::new(),
             type_depth: 0,
             globals: Vec::new(),
             global_variables: Vec::new(),
@@ -949,6 +959,9 @@ impl<'a> Serializer<'a> {
     fn collect(mut self) -> Vec<u32> {
         let (version, _, _) = self.vce();
         let header = Header { version, generator: 0, bound: self.next_id, schema: 0 };
+        let mut bindings = std::mem::take(&mut self.binding_decorations);
+        bindings.sort_by_key(|(rank, _)| *rank);
+        let binding_decorations: Vec<u32> = bindings.into_iter().flat_map(|(_, words)| words).collect();
         let before = [
             &self.capabilities,
             &self.extensions,
@@ -960,6 +973,7 @@ impl<'a> Serializer<'a> {
             &self.names,
             &self.module_processed,
             &self.decorations,
+            &binding_decorations,
             &self.location_decorations,
             &self.type_decorations,
             &self.globals,

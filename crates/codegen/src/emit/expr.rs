@@ -826,6 +826,22 @@ impl<'t> Emitter<'t> {
                     self.access_chain(ptr, vec![i], element)
                 };
                 if buffer_element {
+                    if let TypeData::Object { kind, .. } = self.data(ty).clone() {
+                        if matches!(kind.family(), Family::ConstantBuffer | Family::TextureBuffer) {
+                            // An element of an array of views is a view: it reads as its
+                            // element type, each field a chain of its own over the
+                            // element's (as a view global's).
+                            self.view_base(p);
+                            let bk = if kind.family() == Family::ConstantBuffer {
+                                crate::layout::BufferKind::ConstantBuffer
+                            } else {
+                                crate::layout::BufferKind::TextureBuffer
+                            };
+                            let rule = LayoutRule::for_buffer(bk, self.options.layout);
+                            let elem = self.object_element(ty);
+                            return Ok(Val::P(Place::Ptr { ptr: p, ty: elem, rule: Some(rule) }));
+                        }
+                    }
                     // dxc indexes the buffer from the element's pointer, not the array.
                     self.chain_root(p);
                 }

@@ -8,7 +8,7 @@ use super::{Emitter, Global, R};
 use crate::builder::{i32_attr, prop};
 use crate::layout::{BufferKind, LayoutRule, Placement};
 use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind, ExprId, ExprKind, Modifiers};
-use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue, GlobalStorage};
+use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue, GlobalStorage, Stage};
 use spirvkit_hlsl::sema::types::{Family, ObjectArg, ObjectKind, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
 use spirvkit_ir::ir::Value;
@@ -26,6 +26,11 @@ pub struct BindingOptions {
     pub auto_space: Option<u32>,
     /// `-fvk-bind-globals BINDING SET`.
     pub globals: Option<(u32, u32)>,
+    /// `-fspv-flatten-resource-arrays`: an array of resources takes one binding per
+    /// element.
+    pub flatten_arrays: bool,
+    /// `-fvk-auto-shift-bindings`: implicit bindings start at their register's shift.
+    pub auto_shift: bool,
     /// `-fvk-bind-{resource,sampler,counter}-heap BINDING SET`.
     pub resource_heap: Option<(u32, u32)>,
     pub sampler_heap: Option<(u32, u32)>,
@@ -51,6 +56,8 @@ pub(crate) struct ResourceState {
     pub counter_type: Option<Type>,
     /// Specialization constants: symbol and type.
     pub spec_constants: HashMap<DeclId, (String, Type)>,
+    /// The spec constant composites made, by type and constituents.
+    pub spec_composites: Vec<((Type, Vec<Attribute>), String)>,
     /// The compute shader's derivative group mode has been added.
     pub derivative_group_set: bool,
     /// The (set, binding) pairs the declared resources took.
@@ -85,20 +92,52 @@ impl Heap {
     }
 }
 
+/// How a resource's declaration places it (dxc's cases, decorated in dxc's passes:
+/// `[[vk::binding]]` and `[[vk::counter_binding]]` first, then `register(xN)`, then
+/// the rest in the first free numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BindingSource {
+    /// `[[vk::binding(b, s)]]`, or `-fvk-bind-register`'s mapping: (set, binding).
+    Attribute(u32, u32),
+    /// `register(xN[, spaceM])` with its shift: (set, binding).
+    Register(u32, u32),
+    /// `register(spaceM)`: the first free binding of set M.
+    SpaceOnly(u32),
+    /// Nothing: the first free binding of the default set (or `-fvk-bind-globals`'s
+    /// for `$Globals`).
+    Implicit,
+    /// A counter: `[[vk::counter_binding(b)]]` if given, in its buffer's set.
+    Counter { set: u32, binding: Option<u32> },
+}
+
 /// A resource waiting for a binding.
 struct Pending {
-    symbol: String,
     op: spirvkit_ir::OpId,
-    explicit: Option<(u32, u32)>,
-    /// The set of an implicit binding when it is not the default one (a counter
-    /// shares its buffer's set).
-    implicit_set: Option<u32>,
+    symbol: String,
+    source: BindingSource,
+    /// The binding numbers it occupies (an array's element count with
+    /// `-fspv-flatten-resource-arrays`, else 1).
+    count: u32,
+    /// The register letter of the resource's kind, for `-fvk-auto-shift-bindings`.
+    register: char,
+    /// `$Globals`, which `-fvk-bind-globals` places.
+    globals: bool,
 }
 
 impl<'t> Emitter<'t> {
     pub(super) fn resources_declare(&mut self, decls: &[DeclId]) -> R<()> {
         let mut pending: Vec<Pending> = Vec::new();
-        let mut globals_members: Vec<DeclId> = Vec::new();
+        // dxc makes `$Globals` where its first member is declared (its place among
+        // the resources decides its binding), with every member.
+        let globals_members: Vec<DeclId> = decls
+            .iter()
+            .copied()
+            .filter(|&d| {
+                matches!(self.ast.decl(d).kind, DeclKind::Var(_))
+                    && self.global_storage(d) == Some(GlobalStorage::Globals)
+            })
+            .collect();
+        let mut globals_declared = false;
         let counter_users = self.counter_users();
         if !self.options.bindings.registers.is_empty() {
             let with_counter: HashSet<DeclId> = decls
@@ -120,18 +159,33 @@ impl<'t> Emitter<'t> {
                         spirvkit_hlsl::ast::BufferKind::CBuffer => BufferKind::ConstantBuffer,
                         spirvkit_hlsl::ast::BufferKind::TBuffer => BufferKind::TextureBuffer,
                     };
-                    let members: Vec<DeclId> = decls
-                        .iter()
-                        .copied()
-                        .filter(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
-                        .collect();
+                    let mut members: Vec<DeclId> = Vec::new();
+                    for &m in &decls {
+                        let DeclKind::Var(v) = &self.ast.decl(m).kind else { continue };
+                        let ty = self.tree.decl(m).map_or(TypeTable::ERROR, |i| i.ty);
+                        if !self.is_resource_type(ty) {
+                            members.push(m);
+                            continue;
+                        }
+                        // dxc takes a resource out of its buffer: a global of its own,
+                        // declared (and bound) before the buffer, with its own register.
+                        let annotations = v.annotations.clone();
+                        let member_name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
+                        self.declare_resource(m, ty, &member_name, &annotations, &counter_users, &mut pending)?;
+                    }
+                    if members.is_empty() && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
+                    {
+                        // Only resources: no block is left.
+                        continue;
+                    }
                     let block_name = self.name(name.name).to_string();
                     self.check_buffer_matrices(&members)?;
-                    let explicit = self.explicit_binding(d, &annotations, 'b');
+                    let source = self.binding_source(d, &annotations);
+                    let register = if buffer_kind == BufferKind::TextureBuffer { 't' } else { 'b' };
                     let symbol =
                         self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
                     if let Some(op) = self.symbol_op(&symbol) {
-                        pending.push(Pending { symbol, op, explicit, implicit_set: None });
+                        pending.push(Pending { op, symbol, source, count: 1, register, globals: false });
                     }
                 }
                 DeclKind::Var(v) => {
@@ -163,31 +217,22 @@ impl<'t> Emitter<'t> {
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                         }
-                        Some(GlobalStorage::Globals) => globals_members.push(d),
+                        Some(GlobalStorage::Globals) => {
+                            if !globals_declared {
+                                globals_declared = true;
+                                self.declare_globals_block(&globals_members, &mut pending)?;
+                            }
+                        }
                         Some(GlobalStorage::Buffer(_)) => {}
                         Some(GlobalStorage::Resource) => {
-                            let annotations = v.annotations.clone();
-                            let (symbol, register) = self.resource_global(d, ty, &name)?;
-                            let explicit = self.explicit_binding(d, &annotations, register);
-                            if let Some(op) = self.symbol_op(&symbol) {
-                                pending.push(Pending { symbol, op, explicit, implicit_set: None });
+                            if self.is_subpass_input(ty)
+                                && self.tree.entry_points.first().is_some_and(|e| e.stage != Stage::Pixel)
+                            {
+                                // dxc declares subpass inputs in pixel shaders only (sema
+                                // rejects their uses elsewhere).
+                                continue;
                             }
-                            if self.needs_counter(d, ty, &counter_users) {
-                                let counter = self.counter_global(d, ty, &name)?;
-                                let set = explicit.map(|(set, _)| set);
-                                let binding = self
-                                    .int_attribute_args(d, "counter_binding")
-                                    .and_then(|a| a.first().copied())
-                                    .map(|b| (set.unwrap_or(0), b as u32));
-                                if let Some(op) = self.symbol_op(&counter) {
-                                    pending.push(Pending {
-                                        symbol: counter,
-                                        op,
-                                        explicit: binding,
-                                        implicit_set: set,
-                                    });
-                                }
-                            }
+                            self.declare_resource(d, ty, &name, &v.annotations, &counter_users, &mut pending)?;
                         }
                         Some(GlobalStorage::PushConstant) => {
                             let t = match self.data(ty).clone() {
@@ -221,28 +266,92 @@ impl<'t> Emitter<'t> {
                 _ => {}
             }
         }
-        if !globals_members.is_empty() {
-            self.check_globals_members(&globals_members);
-            let symbol = self.block(
-                DeclId(u32::MAX),
-                "$Globals",
-                "type.$Globals",
-                &globals_members,
-                BufferKind::ConstantBuffer,
-            )?;
-            let explicit = self.options.bindings.globals;
-            if let Some(op) = self.symbol_op(&symbol) {
-                // `-fvk-bind-globals` is (binding, set).
-                pending.push(Pending {
-                    symbol,
-                    op,
-                    explicit: explicit.map(|(b, s)| (s, b)),
-                    implicit_set: None,
-                });
-            }
-        }
         self.assign_bindings(pending);
         self.span = None;
+        Ok(())
+    }
+
+    /// A resource object or an array of them (what a buffer cannot hold).
+    fn is_resource_type(&self, ty: Ty) -> bool {
+        let mut t = ty;
+        while let TypeData::Array { elem, .. } = self.data(t) {
+            t = *elem;
+        }
+        matches!(self.data(t), TypeData::Object { .. })
+    }
+
+    /// A `SubpassInput[MS]` or an array of them.
+    fn is_subpass_input(&self, ty: Ty) -> bool {
+        let mut t = ty;
+        while let TypeData::Array { elem, .. } = self.data(t) {
+            t = *elem;
+        }
+        matches!(self.data(t), TypeData::Object { kind, .. } if kind.family() == Family::SubpassInput)
+    }
+
+    /// A resource global and its counter (dxc declares the counter just before its
+    /// buffer), waiting for their bindings in `pending`.
+    fn declare_resource(
+        &mut self,
+        d: DeclId,
+        ty: Ty,
+        name: &str,
+        annotations: &[Annotation],
+        counter_users: &HashSet<DeclId>,
+        pending: &mut Vec<Pending>,
+    ) -> R<()> {
+        let (symbol, register) = self.resource_global(d, ty, name)?;
+        let source = self.binding_source(d, annotations);
+        let count = self.bindings_used(ty);
+        let buffer_op = self.symbol_op(&symbol);
+        if let Some(op) = buffer_op {
+            pending.push(Pending { op, symbol, source, count, register, globals: false });
+        }
+        if !self.needs_counter(d, ty, counter_users) {
+            return Ok(());
+        }
+        let counter = self.counter_global(d, ty, name)?;
+        let set = match source {
+            BindingSource::Attribute(set, _) if !self.binds_registers() => set,
+            BindingSource::Register(set, _) | BindingSource::SpaceOnly(set) => set,
+            _ => self.register_space(annotations).unwrap_or(self.default_space()),
+        };
+        let binding = self
+            .int_attribute_args(d, "counter_binding")
+            .and_then(|a| a.first().copied())
+            .and_then(|b| u32::try_from(b).ok());
+        if let Some(op) = self.symbol_op(&counter) {
+            if let Some(before) = buffer_op {
+                self.ir.erase_op(op);
+                self.ir.insert_op_before(self.module_block, before, op);
+            }
+            pending.push(Pending {
+                op,
+                symbol: counter,
+                source: BindingSource::Counter { set, binding },
+                count: 1,
+                register: 'u',
+                globals: false,
+            });
+        }
+        Ok(())
+    }
+
+    /// The `$Globals` block of `members`, waiting for its binding in `pending`.
+    fn declare_globals_block(&mut self, members: &[DeclId], pending: &mut Vec<Pending>) -> R<()> {
+        self.check_globals_members(members);
+        let symbol =
+            self.block(DeclId(u32::MAX), "$Globals", "type.$Globals", members, BufferKind::ConstantBuffer)?;
+        if let Some(op) = self.symbol_op(&symbol) {
+            pending.push(Pending {
+                op,
+                symbol,
+                source: BindingSource::Implicit,
+                count: 1,
+                register: 'b',
+                globals: true,
+            });
+        }
         Ok(())
     }
 
@@ -343,14 +452,16 @@ impl<'t> Emitter<'t> {
         let Some((symbol, ptr_ty)) = self.resources.counters.get(&d).cloned() else {
             return self.unsupported("the counter of this buffer");
         };
-        let base_ptr = self.addressof(&symbol, ptr_ty);
+        let mut base_ptr = self.addressof(&symbol, ptr_ty);
+        if let Some(i) = index {
+            // dxc takes the element's counter block first, then its `int`.
+            let i = self.rvalue(i)?;
+            let block = self.counter_block_type();
+            base_ptr = self.access_chain(base_ptr, vec![i], block);
+        }
         let it = self.i32_type();
         let zero = self.u32_constant(0);
-        let indices = match index {
-            Some(i) => vec![self.rvalue(i)?, zero],
-            None => vec![zero],
-        };
-        Ok(self.access_chain(base_ptr, indices, it))
+        Ok(self.access_chain(base_ptr, vec![zero], it))
     }
 
     /// `IncrementCounter`/`DecrementCounter` and the index `Append`/`Consume` use:
@@ -412,6 +523,63 @@ impl<'t> Emitter<'t> {
             vec![prop("spec_const", crate::builder::symbol(&symbol))],
         );
         Some(Val::R(v, ty))
+    }
+
+    /// A composite of specialization constants only (a spec constant splatted to a
+    /// vector): dxc's `OpSpecConstantComposite`, unnamed, one per type and parts.
+    pub fn spec_constant_composite(&mut self, parts: &[Value], ty: Type) -> Option<Value> {
+        if parts.is_empty() {
+            return None;
+        }
+        let mut constituents = Vec::with_capacity(parts.len());
+        for &p in parts {
+            let op = self.def_op(p)?;
+            let o = self.ir.op(op);
+            if o.name != "spirv.mlir.referenceof" {
+                return None;
+            }
+            constituents.push(o.attr("spec_const")?.clone());
+        }
+        let key = (ty, constituents.clone());
+        let symbol = match self.resources.spec_composites.iter().find(|(k, _)| *k == key) {
+            Some((_, symbol)) => symbol.clone(),
+            None => {
+                let symbol = self.unique_symbol("spec.composite");
+                let (op, _) = crate::builder::append(
+                    &mut self.ir,
+                    None,
+                    "spirv.SpecConstantComposite",
+                    vec![],
+                    None,
+                    vec![
+                        prop("type", Attribute::Type(ty)),
+                        prop("sym_name", Attribute::String(symbol.clone())),
+                        prop("constituents", Attribute::Array(constituents)),
+                    ],
+                );
+                // Before the functions, after the spec constants it is made of.
+                let first_function = self
+                    .ir
+                    .block(self.module_block)
+                    .ops
+                    .iter()
+                    .copied()
+                    .find(|&o| self.ir.op(o).name == "spirv.func");
+                match first_function {
+                    Some(f) => self.ir.insert_op_before(self.module_block, f, op),
+                    None => self.ir.append_op(self.module_block, op),
+                }
+                self.unnamed_symbols.push(symbol.clone());
+                self.resources.spec_composites.push((key, symbol.clone()));
+                symbol
+            }
+        };
+        Some(self.val_props(
+            "spirv.mlir.referenceof",
+            vec![],
+            ty,
+            vec![prop("spec_const", crate::builder::symbol(&symbol))],
+        ))
     }
 
     /// Push-constant blocks are wrapped in a struct; members are reached through it.
@@ -681,14 +849,13 @@ impl<'t> Emitter<'t> {
                 pointee = self.image_type(kind, elem, Some(&format))?;
             }
         }
-        if matches!(family, Family::ConstantBuffer | Family::TextureBuffer) {
+        if matches!(family, Family::ConstantBuffer | Family::TextureBuffer) && array_len.is_none() {
+            // A view reads as its element type; an array of them (below) is indexed to
+            // a view (`index_expr`).
             let elem = self.object_element(base_ty);
             let ptr = self.pointer(pointee, class);
             let symbol = self.unique_symbol(name);
             self.global_variable(&symbol, ptr, Vec::new());
-            if array_len.is_some() {
-                return self.unsupported("arrays of ConstantBuffer");
-            }
             self.globals
                 .insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty: elem, rule, member_of: None });
             return Ok((symbol, register));
@@ -707,7 +874,14 @@ impl<'t> Emitter<'t> {
         };
         let ptr = self.pointer(var_ty, class);
         let symbol = self.unique_symbol(name);
-        self.global_variable(&symbol, ptr, Vec::new());
+        let mut decorations = Vec::new();
+        if family == Family::SubpassInput {
+            if let Some(index) = self.int_attribute_args(d, "input_attachment_index").and_then(|a| a.first().copied())
+            {
+                decorations.push(prop("input_attachment_index", i32_attr(self.store(), index)));
+            }
+        }
+        self.global_variable(&symbol, ptr, decorations);
         self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
         Ok((symbol, register))
     }
@@ -899,6 +1073,7 @@ impl<'t> Emitter<'t> {
     pub fn image_type(&mut self, kind: ObjectKind, elem: Ty, format: Option<&str>) -> R<Type> {
         let family = kind.family();
         let (s, n) = self.scalar_shape(elem).unwrap_or((Scalar::Float, 4));
+        let declared_scalar = s;
         let s = match s {
             // Sampled types are 32 or 64 bits; bool reads as uint.
             Scalar::Bool => Scalar::UInt,
@@ -940,7 +1115,7 @@ impl<'t> Emitter<'t> {
         let format = match format {
             Some(f) => image_format_by_name(f).map_or("Unknown", |f| f),
             None if (storage || family == Family::Buffer) && !self.options.unknown_image_format => {
-                image_format(s, n, self.options.lower.sixteen_bit_types)
+                image_format(declared_scalar, s, n, self.options.lower.sixteen_bit_types)
             }
             None => "Unknown",
         };
@@ -957,7 +1132,11 @@ impl<'t> Emitter<'t> {
         self.store().set_type_name(image, &name);
         match (dim, no_sampler) {
             ("Buffer", false) => self.require("SampledBuffer", None),
-            ("Buffer", true) => self.require("ImageBuffer", None),
+            ("Buffer", true) => {
+                // dxc declares SampledBuffer for every buffer image, then ImageBuffer.
+                self.require("SampledBuffer", None);
+                self.require("ImageBuffer", None);
+            }
             ("Dim1D", false) => self.require("Sampled1D", None),
             ("Dim1D", true) => self.require("Image1D", None),
             ("Cube", false) if arrayed => self.require("SampledCubeArray", None),
@@ -1023,98 +1202,184 @@ impl<'t> Emitter<'t> {
         })
     }
 
-    /// The binding dxc takes from `[[vk::binding]]`, `-fvk-bind-register` or
-    /// `register()` with its shifts: (set, binding).
-    fn explicit_binding(
-        &self,
-        d: DeclId,
-        annotations: &[Annotation],
-        default_register: char,
-    ) -> Option<(u32, u32)> {
-        let decl = self.ast.decl(d);
-        let vk = decl.attrs.iter().find(|a| {
-            a.namespace.is_some_and(|n| self.name(n.name) == "vk") && self.name(a.name.name) == "binding"
-        });
-        if let Some(a) = vk {
-            let binding = self.attribute_int(*a.args.first()?)? as u32;
-            let set = match a.args.get(1) {
-                Some(&e) => self.attribute_int(e)? as u32,
-                None => self.options.bindings.auto_space.unwrap_or(0),
-            };
-            return Some((set, binding));
-        }
-        for a in annotations {
-            if let Annotation::Register { slot, space, profile: None, .. } = a {
-                let slot = self.name(slot.name).to_ascii_lowercase();
-                let letter = slot.chars().next()?;
-                let number: u32 = slot.get(1..)?.parse().ok()?;
-                let space_n: u32 = match space {
-                    Some(s) => self.name(s.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()?,
-                    None => 0,
-                };
-                // Without a space, the set is `-auto-binding-space`'s.
-                let set =
-                    if space.is_some() { space_n } else { self.options.bindings.auto_space.unwrap_or(0) };
-                if let Some((_, _, b, s)) = self
-                    .options
-                    .bindings
-                    .registers
-                    .iter()
-                    .find(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && *sp == space_n)
-                {
-                    return Some((*s, *b));
-                }
-                let _ = default_register;
-                let shift = self
-                    .options
-                    .bindings
-                    .shifts
-                    .iter()
-                    .rev()
-                    .find(|(r, _, sp)| *r == letter && sp.is_none_or(|sp| sp == space_n))
-                    .map_or(0, |(_, s, _)| *s);
-                return Some((set, number + shift));
-            }
-        }
-        None
+    /// `-auto-binding-space`, else 0: the set of what names none.
+    fn default_space(&self) -> u32 {
+        self.options.bindings.auto_space.unwrap_or(0)
     }
 
-    /// Explicit bindings first; the others take the lowest free binding of their set
-    /// (set 0, or `-auto-binding-space`) in declaration order.
-    fn assign_bindings(&mut self, pending: Vec<Pending>) {
-        let mut used: HashSet<(u32, u32)> = HashSet::new();
-        for p in &pending {
-            if let Some(b) = p.explicit {
-                used.insert(b);
+    /// `-fvk-bind-register` was given: every resource is bound through it.
+    fn binds_registers(&self) -> bool {
+        !self.options.bindings.registers.is_empty()
+    }
+
+    /// The space a declaration's `register(..., spaceN)` or `register(spaceN)` names.
+    fn register_space(&self, annotations: &[Annotation]) -> Option<u32> {
+        annotations.iter().find_map(|a| match a {
+            Annotation::Register { slot, space, profile: None, .. } => {
+                let named = space.map_or(*slot, |s| s);
+                self.name(named.name).to_ascii_lowercase().strip_prefix("space")?.parse().ok()
+            }
+            _ => None,
+        })
+    }
+
+    /// The binding numbers a resource of type `ty` occupies: one, or with
+    /// `-fspv-flatten-resource-arrays` one per element of an array (dxc's
+    /// `getNumBindingsUsedByResourceType`).
+    fn bindings_used(&self, ty: Ty) -> u32 {
+        if !self.options.bindings.flatten_arrays {
+            return 1;
+        }
+        let mut count: u32 = 1;
+        let mut t = ty;
+        while let TypeData::Array { elem, len } = self.data(t) {
+            count = count.saturating_mul(len.unwrap_or(1));
+            t = *elem;
+        }
+        count
+    }
+
+    /// The shift `-fvk-{b,t,s,u}-shift` gives register `letter` in `set`: the one for
+    /// that set, else the one for every set.
+    fn register_shift(&self, letter: char, set: u32) -> u32 {
+        let shifts = &self.options.bindings.shifts;
+        let of_letter = || shifts.iter().rev().filter(|(r, _, _)| *r == letter);
+        of_letter()
+            .find(|(_, _, sp)| *sp == Some(set))
+            .or_else(|| of_letter().find(|(_, _, sp)| sp.is_none()))
+            .map_or(0, |(_, s, _)| *s)
+    }
+
+    /// How a declaration places its resource: `[[vk::binding]]`, the
+    /// `-fvk-bind-register` mapping of its register, `register()` (shifted), a
+    /// space-only `register(spaceN)`, or nothing.
+    fn binding_source(&self, d: DeclId, annotations: &[Annotation]) -> BindingSource {
+        let default_space = self.default_space();
+        if let Some(a) = self.vk_attribute(d, "binding") {
+            let int = |i: usize| {
+                a.args.get(i).and_then(|&e| self.attribute_int(e)).and_then(|v| u32::try_from(v).ok())
+            };
+            if let Some(binding) = int(0) {
+                return BindingSource::Attribute(int(1).unwrap_or(default_space), binding);
             }
         }
-        // Heap bindings given on the command line are taken even by unused heaps.
-        let b = &self.options.bindings;
-        for (binding, set) in [b.resource_heap, b.sampler_heap, b.counter_heap].into_iter().flatten() {
-            used.insert((set, binding));
-        }
-        let auto_set = self.options.bindings.auto_space.unwrap_or(0);
-        let mut next: HashMap<u32, u32> = HashMap::new();
-        for p in pending {
-            let (set, binding) = match p.explicit {
-                Some(b) => b,
-                None => {
-                    let set = p.implicit_set.unwrap_or(auto_set);
-                    let n = next.entry(set).or_insert(0);
-                    while used.contains(&(set, *n)) {
-                        *n += 1;
+        for a in annotations {
+            let Annotation::Register { slot, space, profile: None, .. } = a else { continue };
+            let slot = self.name(slot.name).to_ascii_lowercase();
+            let set = match space {
+                Some(s) => {
+                    match self.name(s.name).to_ascii_lowercase().strip_prefix("space").and_then(|n| n.parse().ok())
+                    {
+                        Some(n) => n,
+                        None => continue,
                     }
-                    used.insert((set, *n));
-                    (set, *n)
                 }
+                None => default_space,
             };
-            self.resources.used_bindings.insert((set, binding));
-            let _ = &p.symbol;
+            // `register(spaceN)` (the parser leaves its slot empty).
+            if slot.is_empty() {
+                return BindingSource::SpaceOnly(set);
+            }
+            let Some(letter) = slot.chars().next() else { continue };
+            let Some(number) = slot.get(1..).and_then(|n| n.parse::<u32>().ok()) else { continue };
+            if let Some((_, _, b, s)) = self
+                .options
+                .bindings
+                .registers
+                .iter()
+                .find(|(r, sp, _, _)| r.eq_ignore_ascii_case(&slot) && *sp == set)
+            {
+                return BindingSource::Attribute(*s, *b);
+            }
+            // A combined image sampler takes the `t` shift for its `s` register.
+            let letter = if letter == 's' && self.vk_attribute(d, "combinedImageSampler").is_some() {
+                't'
+            } else {
+                letter
+            };
+            // `register(cN)` places a member of `$Globals`, never a binding.
+            if letter == 'c' {
+                continue;
+            }
+            return BindingSource::Register(set, number.saturating_add(self.register_shift(letter, set)));
+        }
+        BindingSource::Implicit
+    }
+
+    /// Decorates the resources in dxc's three passes (`decorateResourceBindings`):
+    /// `[[vk::binding]]` and `[[vk::counter_binding]]`, then `register()`, then in
+    /// declaration order the others, each taking the first run of free numbers of
+    /// its set (from its register's shift with `-fvk-auto-shift-bindings`). The order
+    /// of the passes is the order of the decorations (`binding_order`).
+    fn assign_bindings(&mut self, pending: Vec<Pending>) {
+        let mut used: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
+        let take = |used: &mut HashMap<u32, std::collections::BTreeSet<u32>>, set: u32, first: u32, n: u32| {
+            let numbers = used.entry(set).or_default();
+            for i in 0..n {
+                numbers.insert(first.saturating_add(i));
+            }
+        };
+        // Heap bindings given on the command line are taken even by unused heaps.
+        let b = self.options.bindings.clone();
+        for (binding, set) in [b.resource_heap, b.sampler_heap, b.counter_heap].into_iter().flatten() {
+            take(&mut used, set, binding, 1);
+        }
+        let mut decided: Vec<Option<(u32, u32)>> = vec![None; pending.len()];
+        let mut order: Vec<usize> = Vec::new();
+        for (i, p) in pending.iter().enumerate() {
+            let fixed = match p.source {
+                BindingSource::Counter { set, binding: Some(binding) } => Some((set, binding)),
+                BindingSource::Attribute(set, binding) => Some((set, binding)),
+                _ => None,
+            };
+            if let Some((set, binding)) = fixed {
+                take(&mut used, set, binding, p.count);
+                decided[i] = Some((set, binding));
+                order.push(i);
+            }
+        }
+        for (i, p) in pending.iter().enumerate() {
+            if let BindingSource::Register(set, binding) = p.source {
+                take(&mut used, set, binding, p.count);
+                decided[i] = Some((set, binding));
+                order.push(i);
+            }
+        }
+        let default_space = self.default_space();
+        for (i, p) in pending.iter().enumerate() {
+            let set = match p.source {
+                BindingSource::Counter { set, binding: None } => set,
+                BindingSource::SpaceOnly(set) => set,
+                BindingSource::Implicit => match b.globals {
+                    Some((binding, set)) if p.globals => {
+                        let shift = if b.auto_shift { self.register_shift(p.register, set) } else { 0 };
+                        decided[i] = Some((set, binding.saturating_add(shift)));
+                        order.push(i);
+                        continue;
+                    }
+                    _ => default_space,
+                },
+                _ => continue,
+            };
+            let shift = if b.auto_shift { self.register_shift(p.register, set) } else { 0 };
+            let numbers = used.entry(set).or_default();
+            let first = first_free_run(numbers, p.count, shift);
+            take(&mut used, set, first, p.count);
+            decided[i] = Some((set, first));
+            order.push(i);
+        }
+        for i in order {
+            let Some((set, binding)) = decided[i] else { continue };
+            let p = &pending[i];
+            self.binding_order.push(p.symbol.clone());
             let mut attrs: Vec<NamedAttribute> = self.ir.op(p.op).properties.clone();
             attrs.extend(self.ir.op(p.op).attributes.iter().cloned());
             attrs.push(prop("descriptor_set", i32_attr(self.store(), i64::from(set))));
             attrs.push(prop("binding", i32_attr(self.store(), i64::from(binding))));
             crate::builder::set_attributes(&mut self.ir, p.op, attrs);
+        }
+        for (set, numbers) in used {
+            self.resources.used_bindings.extend(numbers.into_iter().map(|n| (set, n)));
         }
     }
 
@@ -1224,6 +1489,9 @@ impl<'t> Emitter<'t> {
                 (b, 0)
             });
             for op in ops {
+                if let Some(Attribute::String(symbol)) = self.ir.op(op).attr("sym_name") {
+                    self.binding_order.push(symbol.clone());
+                }
                 let mut attrs: Vec<NamedAttribute> = self.ir.op(op).properties.clone();
                 attrs.extend(self.ir.op(op).attributes.iter().cloned());
                 attrs.push(prop("descriptor_set", i32_attr(self.store(), i64::from(set))));
@@ -1947,7 +2215,7 @@ impl<'t> Emitter<'t> {
         Some(self.constant_attr(attr, ty))
     }
 
-    fn def_op(&self, v: Value) -> Option<spirvkit_ir::OpId> {
+    pub(super) fn def_op(&self, v: Value) -> Option<spirvkit_ir::OpId> {
         match self.ir.value(v).def {
             spirvkit_ir::ir::ValueDef::Result { op, .. } => Some(op),
             spirvkit_ir::ir::ValueDef::Argument { .. } => None,
@@ -2593,6 +2861,18 @@ pub enum Opnd {
     Lit(u32),
 }
 
+/// The first of `n` consecutive numbers at or above `from` none of which is in `used`.
+fn first_free_run(used: &std::collections::BTreeSet<u32>, n: u32, from: u32) -> u32 {
+    let mut start = from;
+    for &u in used.range(from..) {
+        if u >= start.saturating_add(n) {
+            break;
+        }
+        start = u.saturating_add(1);
+    }
+    start
+}
+
 fn round_up(v: u32, a: u32) -> u32 {
     if a <= 1 {
         v
@@ -2608,20 +2888,48 @@ fn stride_align(e: &mut Emitter<'_>, elem: Ty, rule: LayoutRule) -> u32 {
 }
 
 /// dxc's inferred image format of an element type (32-bit 1, 2 or 4 components).
-fn image_format(s: Scalar, n: u32, sixteen_bit_types: bool) -> &'static str {
-    if s.bits(sixteen_bit_types) != 32 {
+/// The format dxc infers for a storage image or typed buffer of `n` components of
+/// the declared scalar `declared` (`sampled` is the sampled type it lowers to): the
+/// 32-bit formats, the 16-bit ones for `half` and the minimum precisions lowered to
+/// 32 bits (none for real 16-bit types), the 64-bit ones for 64-bit integer scalars;
+/// `Unknown` for three components and anything else.
+fn image_format(declared: Scalar, sampled: Scalar, n: u32, sixteen_bit_types: bool) -> &'static str {
+    if sixteen_bit_types && declared.bits(true) == 16 {
+        // A real 16-bit type (`-enable-16bit-types`): dxc infers no format.
         return "Unknown";
     }
-    match (s.is_float(), s.is_signed(), n) {
-        (true, _, 1) => "R32f",
-        (true, _, 2) => "Rg32f",
-        (true, _, 4) => "Rgba32f",
-        (false, true, 1) => "R32i",
-        (false, true, 2) => "Rg32i",
-        (false, true, 4) => "Rgba32i",
-        (false, false, 1) => "R32ui",
-        (false, false, 2) => "Rg32ui",
-        (false, false, 4) => "Rgba32ui",
+    let class = match declared {
+        Scalar::Half | Scalar::Min16Float | Scalar::Min10Float => "16f",
+        Scalar::Int16 | Scalar::Min16Int | Scalar::Min12Int => "16i",
+        Scalar::UInt16 | Scalar::Min16UInt => "16ui",
+        Scalar::Int64 => "64i",
+        Scalar::UInt64 => "64ui",
+        _ if sampled.is_float() && sampled != Scalar::Double => "32f",
+        _ if sampled.is_integer() && sampled.is_signed() => "32i",
+        _ if sampled.is_integer() => "32ui",
+        _ => return "Unknown",
+    };
+    match (class, n) {
+        ("32f", 1) => "R32f",
+        ("32f", 2) => "Rg32f",
+        ("32f", 4) => "Rgba32f",
+        ("32i", 1) => "R32i",
+        ("32i", 2) => "Rg32i",
+        ("32i", 4) => "Rgba32i",
+        ("32ui", 1) => "R32ui",
+        ("32ui", 2) => "Rg32ui",
+        ("32ui", 4) => "Rgba32ui",
+        ("16f", 1) => "R16f",
+        ("16f", 2) => "Rg16f",
+        ("16f", 4) => "Rgba16f",
+        ("16i", 1) => "R16i",
+        ("16i", 2) => "Rg16i",
+        ("16i", 4) => "Rgba16i",
+        ("16ui", 1) => "R16ui",
+        ("16ui", 2) => "Rg16ui",
+        ("16ui", 4) => "Rgba16ui",
+        ("64i", 1) => "R64i",
+        ("64ui", 1) => "R64ui",
         _ => "Unknown",
     }
 }

@@ -511,12 +511,8 @@ impl<'t> Emitter<'t> {
     ) -> R<()> {
         let t = self.value_type_of(ty)?;
         let ptr_t = self.pointer(t, "Private");
-        let func = self.fs().func;
-        let fname = self.ir.op(func).attr("sym_name").and_then(|a| match a {
-            spirvkit_ir::attr::Attribute::String(s) => Some(s.clone()),
-            _ => None,
-        });
-        let symbol = self.unique_symbol(&format!("{}.{name}", fname.unwrap_or_default()));
+        // dxc names it as the source does (`unique_symbol` tells same-named ones apart).
+        let symbol = self.unique_symbol(name);
         self.global_variable(&symbol, ptr_t, Vec::new());
         self.globals.insert(
             d,

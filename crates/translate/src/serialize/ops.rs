@@ -182,7 +182,7 @@ impl<'a> Serializer<'a> {
         if !self.options.unnamed_variables.contains(&name) {
             self.process_name(id, &name);
         }
-        self.variable_ids.insert(name, id);
+        self.variable_ids.insert(name.clone(), id);
         // An untyped pointer's variable is OpUntypedVariableKHR (without a data type).
         let untyped = spirvkit_ir::types::untyped_pointer_storage_class(self.ir.types.kind(ty));
         let storage = match self.ir.types.kind(ty) {
@@ -234,11 +234,17 @@ impl<'a> Serializer<'a> {
             }
             let late =
                 self.options.dxc_decoration_order && matches!(attr.name.as_str(), "location" | "index");
+            let binding = self.options.dxc_decoration_order
+                && matches!(attr.name.as_str(), "descriptor_set" | "binding");
             let start = self.decorations.len();
             self.process_decoration(op, id, attr)?;
             if late {
                 let words: Vec<u32> = self.decorations.drain(start..).collect();
                 self.location_decorations.extend(words);
+            } else if binding {
+                let words: Vec<u32> = self.decorations.drain(start..).collect();
+                let rank = self.options.binding_order.iter().position(|s| *s == name).unwrap_or(usize::MAX);
+                self.binding_decorations.push((rank, words));
             }
         }
         Ok(())
@@ -306,7 +312,9 @@ impl<'a> Serializer<'a> {
         }
         encode(&mut self.globals, opcode::OpSpecConstantComposite, &operands);
         let name = string_attr(o.attr("sym_name")).to_string();
-        self.process_name(id, &name);
+        if !self.options.unnamed_variables.contains(&name) {
+            self.process_name(id, &name);
+        }
         self.spec_constant_ids.insert(name, id);
         for attr in sorted_attrs(self.ir, op) {
             if !matches!(attr.name.as_str(), "constituents" | "sym_name" | "type") {
