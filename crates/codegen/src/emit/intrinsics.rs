@@ -832,21 +832,26 @@ impl<'t> Emitter<'t> {
             }
             "isnormal" => {
                 let a = self.args(args, call)?;
-                let n = self.scalar_shape(p0).map_or(1, |s| s.1);
-                if self.matrix_shape(p0).is_some() || elem.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported("isnormal of this type");
+                if elem.bits(self.options.lower.sixteen_bit_types) != 32 {
+                    return self.unsupported("isnormal of non-32-bit floats");
                 }
-                // The exponent is neither all zeros nor all ones.
-                let ut = self.u32_type();
-                let u = self.vec_type(ut, n);
-                let bits = self.val("spirv.Bitcast", vec![a[0]], u);
-                let mask = self.splat_constant(ConstValue::Int(0x7f80_0000), u);
-                let zero = self.splat_constant(ConstValue::Int(0), u);
-                let exp = self.val("spirv.BitwiseAnd", vec![bits, mask], u);
-                let t = self.ty(ret)?;
-                let not_zero = self.val("spirv.INotEqual", vec![exp, zero], t);
-                let not_ones = self.val("spirv.INotEqual", vec![exp, mask], t);
-                Ok(self.val("spirv.LogicalAnd", vec![not_zero, not_ones], t))
+                // OpIsNormal needs Kernel: the exponent is neither all zeros nor all
+                // ones, on matrices row by row.
+                self.rowwise(&a, &[p0], ret, &mut |s, a, t| {
+                    let n = match s.lower.store().kind(t) {
+                        TypeKind::Vector { shape, .. } => shape.first().copied().unwrap_or(1) as u32,
+                        _ => 1,
+                    };
+                    let ut = s.u32_type();
+                    let u = s.vec_type(ut, n);
+                    let bits = s.val("spirv.Bitcast", a, u);
+                    let mask = s.splat_constant(ConstValue::Int(0x7f80_0000), u);
+                    let zero = s.splat_constant(ConstValue::Int(0), u);
+                    let exp = s.val("spirv.BitwiseAnd", vec![bits, mask], u);
+                    let not_zero = s.val("spirv.INotEqual", vec![exp, zero], t);
+                    let not_ones = s.val("spirv.INotEqual", vec![exp, mask], t);
+                    Ok(s.val("spirv.LogicalAnd", vec![not_zero, not_ones], t))
+                })
             }
             "clip" => {
                 let a = self.args(args, call)?;
@@ -914,7 +919,7 @@ impl<'t> Emitter<'t> {
             }
             n if n.starts_with("Interlocked") => {
                 let place = self.place(self.arg(args, 0)?)?;
-                self.interlocked(n, place, &args[1..])
+                self.interlocked(n, place, &args[1..], false)
             }
             n if n.starts_with("Wave") || n.starts_with("Quad") => self.wave(n, args, call),
             "ReadClock" => {
@@ -1189,8 +1194,15 @@ impl<'t> Emitter<'t> {
     }
 
     /// `Interlocked*(dest, value[, original])` on a place (buffer element, groupshared,
-    /// texel).
-    pub(super) fn interlocked(&mut self, name: &str, place: Place, rest: &[ExprId]) -> R<Value> {
+    /// texel). `uint_operands`: the operands are `uint` parameters (the byte-address
+    /// methods), so an integer literal is a `uint` constant, not an `int` cast.
+    pub(super) fn interlocked(
+        &mut self,
+        name: &str,
+        place: Place,
+        rest: &[ExprId],
+        uint_operands: bool,
+    ) -> R<Value> {
         let (ptr, ty) = match &place {
             Place::Ptr { ptr, ty, .. } => (*ptr, *ty),
             Place::Components { ptr, vector, components, ty, rule } if components.len() == 1 => {
@@ -1228,8 +1240,8 @@ impl<'t> Emitter<'t> {
         let scope_attr = enum_attr("scope", scope);
         let none = enum_attr("memory_semantics", "None");
         let (result, out_arg) = if name == "InterlockedCompareExchange" || name == "InterlockedCompareStore" {
-            let cmp = self.rvalue_as(rest[0], ty)?;
-            let v = self.rvalue_as(rest[1], ty)?;
+            let cmp = self.atomic_operand(rest[0], ty, uint_operands)?;
+            let v = self.atomic_operand(rest[1], ty, uint_operands)?;
             let r = self.val_props(
                 "spirv.AtomicCompareExchange",
                 vec![ptr, v, cmp],
@@ -1254,7 +1266,7 @@ impl<'t> Emitter<'t> {
                 "InterlockedMax" => "spirv.AtomicUMax",
                 _ => return self.unsupported(format!("intrinsic '{name}'")),
             };
-            let v = self.rvalue_as(rest[0], ty)?;
+            let v = self.atomic_operand(rest[0], ty, uint_operands)?;
             let r = self.val_props(
                 op,
                 vec![ptr, v],
@@ -1271,6 +1283,21 @@ impl<'t> Emitter<'t> {
         }
         let vt = self.void_type();
         Ok(self.undef(vt))
+    }
+
+    /// An atomic's value operand converted to `ty`; an integer literal passed to a
+    /// `uint` parameter is made a constant of `ty` directly.
+    fn atomic_operand(&mut self, e: ExprId, ty: Ty, uint_operands: bool) -> R<Value> {
+        if uint_operands && self.component_of(ty) == Scalar::UInt {
+            if let (spirvkit_hlsl::ast::ExprKind::IntLiteral { value, .. }, Some((_, 1))) =
+                (&self.ast.expr(e).kind, self.scalar_shape(ty))
+            {
+                if let Ok(v) = u32::try_from(*value) {
+                    return Ok(self.u32_constant(v));
+                }
+            }
+        }
+        self.rvalue_as(e, ty)
     }
 
     fn mul(&mut self, args: &[ExprId], call: &CallInfo) -> R<Value> {

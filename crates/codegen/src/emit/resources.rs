@@ -1616,7 +1616,7 @@ impl<'t> Emitter<'t> {
                 let zero = self.u32_constant(0);
                 let p = self.access_chain(ptr, vec![zero, index], ut);
                 let place = Place::Ptr { ptr: p, ty: TypeTable::UINT, rule: None };
-                self.interlocked(m, place, &args[1..])
+                self.interlocked(m, place, &args[1..], true)
             }
             (
                 Family::RWTexture
