@@ -285,3 +285,98 @@ fn select_of_a_vector_condition_and_scalars_selects_a_vector() {
     assert!(text.contains("OpSelect %v2int"), "{text}");
     validate("cs_6_0", &[], source);
 }
+
+#[test]
+fn select_of_a_scalar_condition_on_matrices_branches_through_a_temporary() {
+    let text = compile(
+        "ps_6_0",
+        &["-HV", "2021"],
+        "float4 main(int c : A, float2x3 u : B, float2x3 v : C, float f : D) : SV_Target {\n\
+           float2x3 m = select(c, u, v);\n\
+           int3 w = select(f, int3(1, 2, 3), int3(4, 5, 6));\n\
+           return m._m00 + w.x; }",
+    );
+    assert_sequence(&text, &["OpINotEqual %bool %int_0", "OpLoad %mat2v3float %u", "OpLoad %mat2v3float %v"]);
+    assert!(text.contains("%temp_var_ternary = OpVariable %_ptr_Function_mat2v3float Function"), "{text}");
+    // A scalar condition becomes a bool before it is splat.
+    assert_sequence(&text, &["OpFOrdNotEqual %bool %float_0", "OpCompositeConstruct %v3bool"]);
+}
+
+#[test]
+fn select_of_literals_wider_than_32_bits_selects_64_bit_integers() {
+    let text = compile(
+        "ps_6_0",
+        &[],
+        "float4 main(bool c : A) : SV_Target { double d = select(c, 3000000000, 4000000000);\n\
+           return (float)d; }",
+    );
+    assert_sequence(&text, &["OpSelect %long %long_3000000000 %long_4000000000", "OpConvertSToF %double"]);
+}
+
+#[test]
+fn asuint_of_a_double_matrix_splits_every_element() {
+    let text =
+        compile("vs_6_0", &[], "void main() { double2x2 v; uint2x2 lo; uint2x2 hi; asuint(v, lo, hi); }");
+    assert_sequence(
+        &text,
+        &[
+            "OpLoad %mat2v2double %v",
+            "OpCompositeExtract %v2double 0",
+            "OpCompositeExtract %double 0",
+            "OpBitcast %v2uint",
+            "OpCompositeExtract %uint 0",
+            "OpCompositeExtract %uint 1",
+        ],
+    );
+    assert_sequence(
+        &text,
+        &[
+            "OpCompositeConstruct %_arr_v2uint_uint_2",
+            "OpCompositeConstruct %_arr_v2uint_uint_2",
+            "OpStore %lo",
+            "OpStore %hi",
+        ],
+    );
+}
+
+#[test]
+fn asdouble_of_constants_constructs_its_pair() {
+    let text = compile("vs_6_0", &[], "void main() { double a = asdouble(1u, 2u); }");
+    assert_sequence(&text, &["OpCompositeConstruct %v2uint %uint_1 %uint_2", "OpBitcast %double"]);
+}
+
+#[test]
+fn isnormal_of_a_matrix_tests_the_exponent_row_by_row() {
+    let text = compile("ps_6_0", &[], "void main() { float2x3 c; bool2x3 n = isnormal(c); }");
+    assert_sequence(
+        &text,
+        &[
+            "OpCompositeExtract %v3float 0",
+            "OpBitcast %v3uint",
+            "OpBitwiseAnd %v3uint",
+            "OpINotEqual %v3bool",
+            "OpINotEqual %v3bool",
+            "OpLogicalAnd %v3bool",
+            "OpCompositeExtract %v3float 1",
+        ],
+    );
+}
+
+#[test]
+fn byte_address_atomics_take_literals_as_uint_and_bools_are_stored_after_addressing() {
+    let text = compile(
+        "ps_6_0",
+        &[],
+        "RWByteAddressBuffer foo;\n\
+         void main() { float bar; foo.InterlockedAdd(16, 42, bar); bool b = bar > 0; foo.Store(0, b); }",
+    );
+    assert_sequence(&text, &["OpAtomicIAdd %uint %uint_1 %uint_0 %uint_42", "OpConvertUToF %float"]);
+    assert_sequence(
+        &text,
+        &[
+            "OpShiftRightLogical %uint %uint_0 %uint_2",
+            "OpAccessChain %_ptr_Uniform_uint %foo %uint_0",
+            "OpSelect %uint %uint_1 %uint_0",
+        ],
+    );
+}

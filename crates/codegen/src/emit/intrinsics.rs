@@ -511,7 +511,8 @@ impl<'t> Emitter<'t> {
                 let v2 = self.vec_type(ut, 2);
                 let dt = self.store().float(FloatKind::F64);
                 if n == 1 {
-                    let pair = self.construct(vec![lo, hi], v2);
+                    // Built even from constants, as dxc does.
+                    let pair = self.composite(vec![lo, hi], v2);
                     return Ok(self.val("spirv.Bitcast", vec![pair], dt));
                 }
                 let mut out = Vec::new();
@@ -641,11 +642,15 @@ impl<'t> Emitter<'t> {
                 let (Some(&c), Some(&x), Some(&y)) = (args.first(), args.get(1), args.get(2)) else {
                     return self.unsupported("select without three arguments");
                 };
-                let cond_is_scalar = self.scalar_shape(self.tree.converted_type(c)).is_some_and(|s| s.1 == 1);
-                if cond_is_scalar && self.scalar_shape(ret).is_none() {
+                // The condition as written (sema gives it the values' shape).
+                let written = self.tree.expr(c).map_or(TypeTable::ERROR, |i| i.ty);
+                let cond_is_scalar = self.scalar_shape(written).is_some_and(|s| s.1 == 1);
+                let whole = self.scalar_shape(ret).is_none() || self.matrix_shape(ret).is_some();
+                if cond_is_scalar && whole {
                     // A scalar condition choosing whole matrices: a branch through a
                     // temporary, as dxc emits it.
-                    let (b, _) = self.bool_of(c)?;
+                    let v = self.expr_value(c)?;
+                    let b = self.truth_value(v, written)?;
                     let xv = self.rvalue_as(x, ret)?;
                     let yv = self.rvalue_as(y, ret)?;
                     let t = self.ty(ret)?;
@@ -673,9 +678,21 @@ impl<'t> Emitter<'t> {
                         Ok(s.val("spirv.Select", a, t))
                     });
                 }
-                let (b, n) = self.bool_of(c)?;
+                // A scalar condition is made a bool, then splat (dxc's order).
+                let (b, n) = if cond_is_scalar {
+                    let v = self.expr_value(c)?;
+                    (self.truth_value(v, written)?, 1)
+                } else {
+                    self.bool_of(c)?
+                };
                 let m = self.scalar_shape(ret).map_or(1, |s| s.1);
                 let b = if n == 1 && m > 1 { self.splat_bool(b, m)? } else { b };
+                if let Some((wide, values)) = self.select_wide_literals(_e, ret, &[x, y]) {
+                    let t = self.ty(wide)?;
+                    let xv = self.splat_constant(values[0], t);
+                    let yv = self.splat_constant(values[1], t);
+                    return Ok(self.val("spirv.Select", vec![b, xv, yv], t));
+                }
                 let xv = self.rvalue_as(x, ret)?;
                 let yv = self.rvalue_as(y, ret)?;
                 let t = self.ty(ret)?;
@@ -815,21 +832,26 @@ impl<'t> Emitter<'t> {
             }
             "isnormal" => {
                 let a = self.args(args, call)?;
-                let n = self.scalar_shape(p0).map_or(1, |s| s.1);
-                if self.matrix_shape(p0).is_some() || elem.bits(self.options.lower.sixteen_bit_types) != 32 {
-                    return self.unsupported("isnormal of this type");
+                if elem.bits(self.options.lower.sixteen_bit_types) != 32 {
+                    return self.unsupported("isnormal of non-32-bit floats");
                 }
-                // The exponent is neither all zeros nor all ones.
-                let ut = self.u32_type();
-                let u = self.vec_type(ut, n);
-                let bits = self.val("spirv.Bitcast", vec![a[0]], u);
-                let mask = self.splat_constant(ConstValue::Int(0x7f80_0000), u);
-                let zero = self.splat_constant(ConstValue::Int(0), u);
-                let exp = self.val("spirv.BitwiseAnd", vec![bits, mask], u);
-                let t = self.ty(ret)?;
-                let not_zero = self.val("spirv.INotEqual", vec![exp, zero], t);
-                let not_ones = self.val("spirv.INotEqual", vec![exp, mask], t);
-                Ok(self.val("spirv.LogicalAnd", vec![not_zero, not_ones], t))
+                // OpIsNormal needs Kernel: the exponent is neither all zeros nor all
+                // ones, on matrices row by row.
+                self.rowwise(&a, &[p0], ret, &mut |s, a, t| {
+                    let n = match s.lower.store().kind(t) {
+                        TypeKind::Vector { shape, .. } => shape.first().copied().unwrap_or(1) as u32,
+                        _ => 1,
+                    };
+                    let ut = s.u32_type();
+                    let u = s.vec_type(ut, n);
+                    let bits = s.val("spirv.Bitcast", a, u);
+                    let mask = s.splat_constant(ConstValue::Int(0x7f80_0000), u);
+                    let zero = s.splat_constant(ConstValue::Int(0), u);
+                    let exp = s.val("spirv.BitwiseAnd", vec![bits, mask], u);
+                    let not_zero = s.val("spirv.INotEqual", vec![exp, zero], t);
+                    let not_ones = s.val("spirv.INotEqual", vec![exp, mask], t);
+                    Ok(s.val("spirv.LogicalAnd", vec![not_zero, not_ones], t))
+                })
             }
             "clip" => {
                 let a = self.args(args, call)?;
@@ -897,7 +919,7 @@ impl<'t> Emitter<'t> {
             }
             n if n.starts_with("Interlocked") => {
                 let place = self.place(self.arg(args, 0)?)?;
-                self.interlocked(n, place, &args[1..])
+                self.interlocked(n, place, &args[1..], false)
             }
             n if n.starts_with("Wave") || n.starts_with("Quad") => self.wave(n, args, call),
             "ReadClock" => {
@@ -937,6 +959,35 @@ impl<'t> Emitter<'t> {
             }
         };
         self.addressof(&symbol_name, pt)
+    }
+
+    /// `select` of integer literals of which one does not fit 32 bits: dxc selects
+    /// them as 64-bit integers (unless the result goes to a narrower integer). The
+    /// 64-bit type and the literals' values.
+    fn select_wide_literals(
+        &self,
+        call_expr: ExprId,
+        ret: Ty,
+        operands: &[ExprId],
+    ) -> Option<(Ty, Vec<ConstValue>)> {
+        let (Scalar::LiteralInt | Scalar::Int, n) = self.scalar_shape(ret)? else { return None };
+        // The literals as written (their recorded constants are already narrowed).
+        let mut values = Vec::new();
+        for &o in operands {
+            match &self.ast.expr(o).kind {
+                spirvkit_hlsl::ast::ExprKind::IntLiteral { value, .. } => {
+                    values.push(i64::try_from(*value).ok()?)
+                }
+                _ => return None,
+            }
+        }
+        let wide = values.iter().any(|v| i32::try_from(*v).is_err());
+        let target = self.tree.converted_type(call_expr);
+        let to_narrow_int = self
+            .scalar_shape(target)
+            .is_some_and(|(s, _)| s.is_integer() && s.bits(self.options.lower.sixteen_bit_types) < 64);
+        (wide && !to_narrow_int)
+            .then(|| (self.vector_ty(Scalar::Int64, n), values.into_iter().map(ConstValue::Int).collect()))
     }
 
     /// The bool type of the shape of scalar/vector IR type `t`.
@@ -1013,8 +1064,8 @@ impl<'t> Emitter<'t> {
     /// `asuint(double, out uint low, out uint high)`, component by component.
     fn asuint_split(&mut self, args: &[ExprId], call: &CallInfo) -> R<Value> {
         let p0 = self.param_ty(call, 0);
-        if self.matrix_shape(p0).is_some() {
-            return self.unsupported("asuint of a double matrix into two outputs");
+        if let Some((_, rows, cols)) = self.matrix_shape(p0) {
+            return self.asuint_split_matrix(args, call, rows, cols);
         }
         let v = self.arg_value(args, call, 0)?;
         let n = self.scalar_shape(p0).map_or(1, |s| s.1);
@@ -1032,6 +1083,44 @@ impl<'t> Emitter<'t> {
         let t = self.ty(uty)?;
         let (low, high) =
             if n == 1 { (lows[0], highs[0]) } else { (self.construct(lows, t), self.construct(highs, t)) };
+        let (lo_e, hi_e) = (self.arg(args, 1)?, self.arg(args, 2)?);
+        self.store_out(lo_e, low, uty)?;
+        self.store_out(hi_e, high, uty)?;
+        let vt = self.void_type();
+        Ok(self.undef(vt))
+    }
+
+    /// `asuint(doubleMxN, out uintMxN low, out uintMxN high)`: row by row, element by
+    /// element, the halves of each row composed, then the two matrices (dxc's order).
+    fn asuint_split_matrix(&mut self, args: &[ExprId], call: &CallInfo, rows: u32, cols: u32) -> R<Value> {
+        let v = self.arg_value(args, call, 0)?;
+        let ut = self.u32_type();
+        let v2 = self.vec_type(ut, 2);
+        let dt = self.store().float(FloatKind::F64);
+        let drow = self.vec_type(dt, cols);
+        let urow = self.vec_type(ut, cols);
+        let (mut low_rows, mut high_rows) = (Vec::new(), Vec::new());
+        for r in 0..rows {
+            let row = self.extract(v, &[r], drow);
+            let (mut lows, mut highs) = (Vec::new(), Vec::new());
+            for c in 0..cols {
+                let d = self.extract(row, &[c], dt);
+                let pair = self.val("spirv.Bitcast", vec![d], v2);
+                lows.push(self.extract(pair, &[0], ut));
+                highs.push(self.extract(pair, &[1], ut));
+            }
+            low_rows.push(self.composite(lows, urow));
+            high_rows.push(self.composite(highs, urow));
+        }
+        let uty = self.hlsl(TypeData::Matrix {
+            elem: Scalar::UInt,
+            rows: rows as u8,
+            cols: cols as u8,
+            major: Majorness::Default,
+        });
+        let t = self.ty(uty)?;
+        let low = self.composite(low_rows, t);
+        let high = self.composite(high_rows, t);
         let (lo_e, hi_e) = (self.arg(args, 1)?, self.arg(args, 2)?);
         self.store_out(lo_e, low, uty)?;
         self.store_out(hi_e, high, uty)?;
@@ -1105,8 +1194,15 @@ impl<'t> Emitter<'t> {
     }
 
     /// `Interlocked*(dest, value[, original])` on a place (buffer element, groupshared,
-    /// texel).
-    pub(super) fn interlocked(&mut self, name: &str, place: Place, rest: &[ExprId]) -> R<Value> {
+    /// texel). `uint_operands`: the operands are `uint` parameters (the byte-address
+    /// methods), so an integer literal is a `uint` constant, not an `int` cast.
+    pub(super) fn interlocked(
+        &mut self,
+        name: &str,
+        place: Place,
+        rest: &[ExprId],
+        uint_operands: bool,
+    ) -> R<Value> {
         let (ptr, ty) = match &place {
             Place::Ptr { ptr, ty, .. } => (*ptr, *ty),
             Place::Components { ptr, vector, components, ty, rule } if components.len() == 1 => {
@@ -1144,8 +1240,8 @@ impl<'t> Emitter<'t> {
         let scope_attr = enum_attr("scope", scope);
         let none = enum_attr("memory_semantics", "None");
         let (result, out_arg) = if name == "InterlockedCompareExchange" || name == "InterlockedCompareStore" {
-            let cmp = self.rvalue_as(rest[0], ty)?;
-            let v = self.rvalue_as(rest[1], ty)?;
+            let cmp = self.atomic_operand(rest[0], ty, uint_operands)?;
+            let v = self.atomic_operand(rest[1], ty, uint_operands)?;
             let r = self.val_props(
                 "spirv.AtomicCompareExchange",
                 vec![ptr, v, cmp],
@@ -1170,7 +1266,7 @@ impl<'t> Emitter<'t> {
                 "InterlockedMax" => "spirv.AtomicUMax",
                 _ => return self.unsupported(format!("intrinsic '{name}'")),
             };
-            let v = self.rvalue_as(rest[0], ty)?;
+            let v = self.atomic_operand(rest[0], ty, uint_operands)?;
             let r = self.val_props(
                 op,
                 vec![ptr, v],
@@ -1187,6 +1283,21 @@ impl<'t> Emitter<'t> {
         }
         let vt = self.void_type();
         Ok(self.undef(vt))
+    }
+
+    /// An atomic's value operand converted to `ty`; an integer literal passed to a
+    /// `uint` parameter is made a constant of `ty` directly.
+    fn atomic_operand(&mut self, e: ExprId, ty: Ty, uint_operands: bool) -> R<Value> {
+        if uint_operands && self.component_of(ty) == Scalar::UInt {
+            if let (spirvkit_hlsl::ast::ExprKind::IntLiteral { value, .. }, Some((_, 1))) =
+                (&self.ast.expr(e).kind, self.scalar_shape(ty))
+            {
+                if let Ok(v) = u32::try_from(*value) {
+                    return Ok(self.u32_constant(v));
+                }
+            }
+        }
+        self.rvalue_as(e, ty)
     }
 
     fn mul(&mut self, args: &[ExprId], call: &CallInfo) -> R<Value> {

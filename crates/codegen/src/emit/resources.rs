@@ -1851,6 +1851,12 @@ impl<'t> Emitter<'t> {
                     let t = self.void_type();
                     return Ok(self.undef(t));
                 }
+                if s == Scalar::Bool && n == 1 {
+                    // dxc addresses the word before it converts the bool.
+                    self.store_scalar(ptr, addr, v, s)?;
+                    let t = self.void_type();
+                    return Ok(self.undef(t));
+                }
                 let uty = self.vector_ty(Scalar::UInt, n);
                 let uv = if s == Scalar::UInt {
                     v
@@ -1912,7 +1918,7 @@ impl<'t> Emitter<'t> {
                 let zero = self.u32_constant(0);
                 let p = self.access_chain(ptr, vec![zero, index], ut);
                 let place = Place::Ptr { ptr: p, ty: TypeTable::UINT, rule: None };
-                self.interlocked(m, place, &args[1..])
+                self.interlocked(m, place, &args[1..], true)
             }
             (
                 Family::RWTexture
@@ -2098,14 +2104,20 @@ impl<'t> Emitter<'t> {
                 let both = self.val("spirv.CompositeConstruct", vec![lo, hi], v2);
                 self.store_words(ptr, addr, both, 2)
             }
+            _ if s == Scalar::Bool => {
+                // The word's address first, then the bool as 0 or 1 (dxc's order).
+                let two = self.u32_constant(2);
+                let index = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
+                let zero = self.u32_constant(0);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let one = self.u32_constant(1);
+                let w = self.val("spirv.Select", vec![v, one, zero], ut);
+                self.store_to(p, w);
+                Ok(())
+            }
             _ => {
                 let w = match s {
                     Scalar::UInt => v,
-                    Scalar::Bool => {
-                        let one = self.u32_constant(1);
-                        let zero = self.u32_constant(0);
-                        self.val("spirv.Select", vec![v, one, zero], ut)
-                    }
                     _ => self.val("spirv.Bitcast", vec![v], ut),
                 };
                 self.store_words(ptr, addr, w, 1)
