@@ -20,6 +20,9 @@ pub(crate) enum Place {
     Components { ptr: Value, vector: Ty, rule: Option<LayoutRule>, components: Vec<u32>, ty: Ty },
     /// A texel of a storage image or texel buffer (`RWTexture2D[uv]`).
     Texel { image: Value, coord: Value, ty: Ty, object: Ty },
+    /// Components of a storage image's or texel buffer's texel (`rw[uv].zx`): read,
+    /// merged and written back whole.
+    TexelComponents { image: Value, coord: Value, texel: Ty, object: Ty, components: Vec<u32>, ty: Ty },
     /// Elements of the matrix behind `ptr` (`m._m01_m10`), each by its index path
     /// (row and column, or one index for a 1xN/Nx1 matrix); `elem` is their scalar type.
     MatrixElements { ptr: Value, rule: Option<LayoutRule>, paths: Vec<Vec<u32>>, elem: Ty, ty: Ty },
@@ -33,6 +36,7 @@ impl Place {
             Place::Ptr { ty, .. }
             | Place::Components { ty, .. }
             | Place::Texel { ty, .. }
+            | Place::TexelComponents { ty, .. }
             | Place::MatrixElements { ty, .. }
             | Place::BitField { ty, .. } => *ty,
         }
@@ -64,7 +68,14 @@ impl<'t> Emitter<'t> {
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let target = info.conversion.map_or(info.ty, |c| c.to);
         if let Some(c) = info.constant {
-            if self.scalar_shape(target).is_some() && !self.has_side_effects(e) && !self.has_swizzle(e) {
+            // dxc folds a conversion whose operand evaluates to a constant (clang's
+            // evaluator handles a swizzled constant there: `float4 v = (1).xxxx`);
+            // a swizzle used unconverted is emitted as written.
+            let converted = info.conversion.is_some_and(|conv| conv.to != info.ty);
+            if self.scalar_shape(target).is_some()
+                && !self.has_side_effects(e)
+                && (converted || !self.has_swizzle(e))
+            {
                 let t = self.ty(target)?;
                 return Ok(self.splat_constant(c, t));
             }
@@ -626,6 +637,48 @@ impl<'t> Emitter<'t> {
             if u32::from(rows) * u32::from(cols) > 1 {
                 return self.matrix_swizzle(base, components, ty, (elem, rows.into(), cols.into()));
             }
+            if components.len() > 1 {
+                // `m._11_11` of a 1x1 matrix: its one element read (or written) once
+                // per component, as dxc does for every matrix swizzle.
+                if self.tree.expr(base).and_then(|i| i.conversion).is_none() {
+                    let v = match self.expr(base)? {
+                        Val::P(Place::Ptr { ptr, rule, .. }) => {
+                            let paths = vec![Vec::new(); components.len()];
+                            let elem = self.scalar_ty(elem.concrete());
+                            return Ok(Val::P(Place::MatrixElements { ptr, rule, paths, elem, ty }));
+                        }
+                        Val::P(p) => self.load_place(&p)?,
+                        Val::R(v, _) => v,
+                    };
+                    return Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty));
+                }
+            }
+        }
+        if let TypeData::Vector(_, n) = self.data(base_ty) {
+            let n = u32::from(*n);
+            if n > 1 && components.len() as u32 == n && components.iter().enumerate().all(|(i, &c)| c == i as u32)
+            {
+                // `v.xyzw`: every component in order is the vector itself (dxc emits
+                // no shuffle, and writes the whole vector).
+                let base_conv = self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
+                return match (base_conv, self.expr(base)?) {
+                    (None, Val::P(p)) => Ok(Val::P(p)),
+                    (conv, other) => {
+                        let v = match other {
+                            Val::R(v, _) => v,
+                            Val::P(p) => self.load_place(&p)?,
+                        };
+                        let v = match conv {
+                            Some(c) => {
+                                let from = self.expr_ty(base);
+                                self.convert(v, from, c.to)?
+                            }
+                            None => v,
+                        };
+                        Ok(Val::R(v, ty))
+                    }
+                };
+            }
         }
         let base_val = self.expr(base)?;
         let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
@@ -654,6 +707,9 @@ impl<'t> Emitter<'t> {
                     && self.scalar_shape(texel_ty).is_some_and(|(_, n)| n == 1) =>
             {
                 Ok(Val::P(Place::Texel { image, coord, ty, object }))
+            }
+            Val::P(Place::Texel { image, coord, ty: texel, object }) if base_conv.is_none() => {
+                Ok(Val::P(Place::TexelComponents { image, coord, texel, object, components: components.to_vec(), ty }))
             }
             Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
                 let composed: Vec<u32> =
@@ -962,12 +1018,20 @@ impl<'t> Emitter<'t> {
             }
             Place::Texel { image, coord, ty, object } => self.read_texel(*image, *coord, *ty, *object),
             Place::BitField { ptr, ty, rule, bits } => self.read_bit_field(*ptr, *ty, *rule, *bits),
+            Place::TexelComponents { image, coord, texel, object, components, ty } => {
+                let v = self.read_texel(*image, *coord, *texel, *object)?;
+                self.select_components(v, *texel, components, *ty)
+            }
             Place::MatrixElements { ptr, rule, paths, elem, ty } => {
                 let t = self.ty_in(*elem, *rule)?;
                 let mut parts = Vec::with_capacity(paths.len());
                 for path in paths {
-                    let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
-                    let p = self.access_chain(*ptr, indices, t);
+                    let p = if path.is_empty() {
+                        *ptr
+                    } else {
+                        let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                        self.access_chain(*ptr, indices, t)
+                    };
                     parts.push(self.load_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule })?);
                 }
                 let vt = self.ty(*ty)?;
@@ -1020,14 +1084,40 @@ impl<'t> Emitter<'t> {
             }
             Place::Texel { image, coord, ty, object } => self.write_texel(*image, *coord, v, *ty, *object),
             Place::BitField { ptr, ty, rule, bits } => self.write_bit_field(*ptr, *ty, *rule, *bits, v),
+            Place::TexelComponents { image, coord, texel, object, components, .. } => {
+                // dxc reads the texel, inserts the one component or shuffles in
+                // several, and writes the texel back.
+                let old = self.read_texel(*image, *coord, *texel, *object)?;
+                let vt = self.ty(*texel)?;
+                let (_, n) = self.scalar_shape(*texel).unwrap_or((Scalar::Float, 1));
+                let merged = match components.as_slice() {
+                    // `.xx` of a scalar texel: the last write wins.
+                    _ if n == 1 => self.extract(v, &[components.len().saturating_sub(1) as u32], vt),
+                    [c] => self.insert(v, old, &[*c]),
+                    _ => {
+                        let mut selector: Vec<u32> = (0..n).collect();
+                        for (k, &c) in components.iter().enumerate() {
+                            if let Some(slot) = selector.get_mut(c as usize) {
+                                *slot = n + k as u32;
+                            }
+                        }
+                        self.shuffle(old, v, &selector, vt)
+                    }
+                };
+                self.write_texel(*image, *coord, merged, *texel, *object)
+            }
             Place::MatrixElements { ptr, rule, paths, elem, .. } => {
                 // Element by element, each extracted then stored through its own chain.
                 let st = self.ty(*elem)?;
                 let t = self.ty_in(*elem, *rule)?;
                 for (k, path) in paths.iter().enumerate() {
                     let x = if paths.len() == 1 { v } else { self.extract(v, &[k as u32], st) };
-                    let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
-                    let p = self.access_chain(*ptr, indices, t);
+                    let p = if path.is_empty() {
+                        *ptr
+                    } else {
+                        let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                        self.access_chain(*ptr, indices, t)
+                    };
                     self.store_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule }, x)?;
                 }
                 Ok(())
@@ -1082,8 +1172,12 @@ impl<'t> Emitter<'t> {
                     let one = self.splat_constant(one, t);
                     self.arith(bop, old, one, pty)?
                 };
+                let place = self.refresh_texel(place, operand)?;
                 self.store_place(&place, new)?;
-                if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                if matches!(place, Place::Texel { .. } | Place::TexelComponents { .. }) {
+                    // A texel is no storage to read back: the value written.
+                    Ok(Val::R(if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) { new } else { old }, pty))
+                } else if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
                     Ok(Val::P(place))
                 } else {
                     Ok(Val::R(old, pty))
@@ -1462,7 +1556,12 @@ impl<'t> Emitter<'t> {
                     self.locate_at_start(self.ast.expr(lhs).span);
                 }
                 self.store_place(&place, v)?;
-                Ok(Val::P(place))
+                // dxc: a plain assignment's value is the stored value (`a = b = c`
+                // stores `c` twice), a compound assignment's is its left side.
+                if self.is_pointer_valued(self.concrete(lty)) {
+                    return Ok(Val::P(place));
+                }
+                Ok(Val::R(v, lty))
             }
             Some(op) => {
                 // The operation's type is the rhs's converted type (sema converts both
@@ -1472,8 +1571,9 @@ impl<'t> Emitter<'t> {
                 let r = self.rvalue(rhs)?;
                 let place = self.place(lhs)?;
                 if let Some(new) = self.vector_op_assign_scalar(op, &place, r, lty, op_ty)? {
+                    let place = self.refresh_texel(place, lhs)?;
                     self.store_place(&place, new)?;
-                    return Ok(Val::P(place));
+                    return Ok(Self::assigned(place, new, lty));
                 }
                 let old = self.load_place(&place)?;
                 let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
@@ -1496,10 +1596,50 @@ impl<'t> Emitter<'t> {
                 } else {
                     new
                 };
+                let place = self.refresh_texel(place, lhs)?;
                 self.store_place(&place, new)?;
-                Ok(Val::P(place))
+                Ok(Self::assigned(place, new, lty))
             }
         }
+    }
+
+    /// A compound assignment's result: its left side, or the value written to a texel.
+    fn assigned(place: Place, new: Value, ty: Ty) -> Val {
+        match place {
+            Place::Texel { .. } | Place::TexelComponents { .. } => Val::R(new, ty),
+            place => Val::P(place),
+        }
+    }
+
+    /// A texel read for a read-modify-write (`++rw[i]`, `rw[i] += x`) is written with
+    /// its coordinate evaluated again, as dxc evaluates the destination anew for the
+    /// write; a coordinate with side effects is kept (evaluated once).
+    fn refresh_texel(&mut self, place: Place, target: ExprId) -> R<Place> {
+        if !matches!(place, Place::Texel { .. } | Place::TexelComponents { .. }) {
+            return Ok(place);
+        }
+        let mut e = target;
+        let mut index = None;
+        for _ in 0..64 {
+            match &self.ast.expr(e).kind {
+                ExprKind::Paren(inner) => e = *inner,
+                ExprKind::Member { base, .. } => e = *base,
+                ExprKind::Index { index: i, .. } => {
+                    index = Some(*i);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let Some(index) = index.filter(|&i| !self.has_side_effects(i)) else { return Ok(place) };
+        let fresh = self.rvalue(index)?;
+        Ok(match place {
+            Place::Texel { image, ty, object, .. } => Place::Texel { image, coord: fresh, ty, object },
+            Place::TexelComponents { image, texel, object, components, ty, .. } => {
+                Place::TexelComponents { image, coord: fresh, texel, object, components, ty }
+            }
+            other => other,
+        })
     }
 
     /// `vector op= scalar` (the right side converted to a scalar): the scalar applies

@@ -156,25 +156,43 @@ impl Sema<'_> {
 
     /// The byte size `sizeof` gives (32-bit scalars unless 16/64-bit types).
     fn size_of(&self, ty: Ty) -> Option<u32> {
+        self.size_and_alignment(ty, 0).map(|(size, _)| size)
+    }
+
+    /// Size and alignment in clang's C layout, which dxc's `sizeof` follows: a vector
+    /// or matrix is aligned as its scalar, a struct member at its own alignment and the
+    /// struct rounded up to its largest; an empty struct has size 0. An enum is its
+    /// underlying type.
+    fn size_and_alignment(&self, ty: Ty, depth: u32) -> Option<(u32, u32)> {
+        if depth > 64 {
+            return None;
+        }
         let sixteen = self.opts.enable_16bit_types;
         let scalar_size = |s: Scalar| s.concrete().bits(sixteen) / 8;
         match self.types.get(ty) {
             TypeData::Scalar(s) | TypeData::Vector(s, _) | TypeData::Matrix { elem: s, .. } => {
-                Some(scalar_size(*s) * self.types.flat_count(ty)?)
+                let size = scalar_size(*s);
+                Some((size.checked_mul(self.types.flat_count(ty)?)?, size))
             }
-            TypeData::Array { elem, len: Some(n) } => Some(self.size_of(*elem)? * n),
+            TypeData::Enum(_) => {
+                let size = scalar_size(self.types.component(ty)?);
+                Some((size, size))
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                let (size, align) = self.size_and_alignment(*elem, depth + 1)?;
+                Some((size.checked_mul(*n)?, align))
+            }
             TypeData::Struct(sid) => {
                 let info = self.types.struct_info(*sid)?;
-                let mut total = 0;
-                for b in &info.bases {
-                    total += self.size_of(*b)?;
+                let (mut offset, mut max_align) = (0u32, 1u32);
+                for member in info.bases.iter().copied().chain(info.fields.iter().map(|f| f.ty)) {
+                    let (size, align) = self.size_and_alignment(member, depth + 1)?;
+                    let align = align.max(1);
+                    offset = offset.checked_next_multiple_of(align)?.checked_add(size)?;
+                    max_align = max_align.max(align);
                 }
-                for f in &info.fields {
-                    total += self.size_of(f.ty)?;
-                }
-                Some(total)
+                Some((offset.checked_next_multiple_of(max_align)?, max_align))
             }
-            TypeData::Enum(_) => Some(4),
             _ => None,
         }
     }
