@@ -21,6 +21,7 @@ mod convert;
 mod debug_loc;
 mod entry;
 mod expr;
+mod init_list;
 mod intrinsics;
 mod resources;
 mod stmt;
@@ -170,7 +171,8 @@ pub(crate) struct Emitter<'t> {
     pub globals: HashMap<DeclId, Global>,
     /// Emitted (or queued) functions: their symbol.
     pub functions: HashMap<DeclId, String>,
-    pub queue: Vec<DeclId>,
+    /// Functions to emit, in the order they were first called (dxc's work queue).
+    pub queue: std::collections::VecDeque<DeclId>,
     pub symbols: HashSet<String>,
     pub f: Option<FnState>,
     /// The entry point's interface variables.
@@ -271,7 +273,7 @@ fn generate_into<'t>(
             options,
             globals: HashMap::new(),
             functions: HashMap::new(),
-            queue: Vec::new(),
+            queue: std::collections::VecDeque::new(),
             symbols: HashSet::new(),
             f: None,
             interface: Vec::new(),
@@ -946,7 +948,7 @@ impl<'t> Emitter<'t> {
         self.declare_globals()?;
         let src = self.request_function(entry.function)?;
         self.entry_wrapper(&entry, &src)?;
-        while let Some(f) = self.queue.pop() {
+        while let Some(f) = self.queue.pop_front() {
             self.function(f)?;
         }
         self.finish_module(module, &entry)
@@ -1206,33 +1208,38 @@ impl<'t> Emitter<'t> {
                 self.ast.qualified_name_text(&func.name)
             ));
         }
-        let mut base = self.ast.qualified_name_text(&func.name).replace("::", ".");
+        // dxc's names: `Struct.method`, `ns::function`, `ns::Struct.method`.
+        let mut base = func.name.last().map_or(String::new(), |n| self.name(n.name).to_string());
         if let Some(op) = base.strip_prefix("operator") {
             // dxc spells operators by clang's operator kinds (`operator.Star`).
             if let Some(kind) = operator_kind_name(op.trim()) {
                 base = format!("operator.{kind}");
             }
         }
-        // A method defined in its struct is named `Struct.method`, as dxc names it.
-        if !base.contains('.') || base.starts_with("operator.") {
-            if let Some(owner) = self.method_owner(decl) {
-                if let TypeData::Struct(id) = self.data(owner) {
-                    if let Some(info) = self.table.struct_info(*id) {
-                        base = format!("{}.{base}", info.name);
-                    }
+        if let Some(owner) = self.method_owner(decl) {
+            if let TypeData::Struct(id) = self.data(owner) {
+                if let Some(info) = self.table.struct_info(*id) {
+                    base = format!("{}.{base}", info.name);
                 }
             }
+        }
+        let namespace = self.tree.decl(decl).map_or("", |d| d.namespace.as_str());
+        if !namespace.is_empty() {
+            base = format!("{namespace}::{base}");
         }
         let is_entry = self.entry.as_ref().is_some_and(|e| e.function == decl);
         let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
         self.functions.insert(decl, symbol.clone());
-        self.queue.push(decl);
+        self.queue.push_back(decl);
         Ok(symbol)
     }
 
     /// The method's struct, when `decl` is a member function (`this` is its first
     /// parameter).
     pub fn method_owner(&self, decl: DeclId) -> Option<Ty> {
+        if let Some(owner) = self.tree.decl(decl).and_then(|d| d.method_of) {
+            return Some(owner);
+        }
         let index = self.table.structs.iter().position(|s| {
             s.methods.values().any(|ms| ms.contains(&decl))
                 || s.methods
@@ -1272,9 +1279,17 @@ impl<'t> Emitter<'t> {
         // dxc: a function at its declaration's start, a parameter at its name.
         let function_location =
             self.location_at(self.ast.decl(decl).span.file, self.ast.decl(decl).span.start as usize);
+        // `[noinline]` asks the optimizer to keep the function (dxc: DontInline).
+        let noinline = self
+            .ast
+            .decl(decl)
+            .attrs
+            .iter()
+            .any(|a| a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case("noinline"));
+        let control = if noinline { "DontInline" } else { "None" };
         let op = self.ir.create_op("spirv.func", vec![], &[], function_location.clone());
         self.ir.op_mut(op).properties = vec![
-            prop("function_control", enum_attr("function_control", "None")),
+            prop("function_control", enum_attr("function_control", control)),
             prop("function_type", Attribute::Type(fn_type)),
             prop("sym_name", Attribute::String(symbol.clone())),
         ];

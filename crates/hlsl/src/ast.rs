@@ -218,6 +218,8 @@ pub enum BufferKind {
 pub struct VarDecl {
     pub ty: TypeId,
     pub name: Option<Ident>,
+    /// The `S::` of an out-of-line static member definition (`float S::x = 1;`).
+    pub qualifier: Vec<Ident>,
     /// `[N]` per dimension; `None` for `[]`.
     pub array_dims: Vec<Option<ExprId>>,
     pub annotations: Vec<Annotation>,

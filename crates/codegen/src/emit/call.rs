@@ -23,8 +23,15 @@ impl<'t> Emitter<'t> {
         match call.callee.clone() {
             Callee::Constructor => self.constructor(&call, &args),
             Callee::Function(f) => {
-                let object = match callee_expr.map(|c| self.ast.expr(c).kind.clone()) {
-                    Some(ExprKind::Member { base, .. }) => Some(base),
+                // `a()` on an object with an `operator()` (sema resolves the call
+                // itself to the method): the callee is the object.
+                let calls_operator = matches!(
+                    self.tree.expr(e).map(|i| &i.resolution),
+                    Some(spirvkit_hlsl::sema::tree::Resolution::Method(_))
+                );
+                let object = match callee_expr.map(|c| (c, self.ast.expr(c).kind.clone())) {
+                    Some((c, _)) if calls_operator => Some(c),
+                    Some((_, ExprKind::Member { base, .. })) => Some(base),
                     _ => None,
                 };
                 self.user_call(f, object, &args, &call)
@@ -60,14 +67,12 @@ impl<'t> Emitter<'t> {
         if let Some(v) = self.constant_initializer(to, args)? {
             return Ok(v);
         }
-        let mut leaves = Vec::new();
+        // A constructor is an initializer list of its arguments (as clang has it).
+        let mut items = Vec::new();
         for &a in args {
-            let ty = self.tree.converted_type(a);
-            let v = self.rvalue(a)?;
-            self.flatten_value(v, ty, &mut leaves, 0)?;
+            self.evaluate_init_items(a, &mut items, 0)?;
         }
-        let mut iter = leaves.into_iter();
-        self.build_from_flat(to, &mut iter, 0)
+        self.init_from_items(items, to)
     }
 
     /// A call of a user function or method (on `object`, else on `this` inside a
@@ -91,11 +96,21 @@ impl<'t> Emitter<'t> {
         let is_method = !self.is_static_method(def) && self.method_owner(def).is_some();
         if is_method {
             let (this_ptr, this_ty) = match object {
-                Some(base) => {
-                    let place = self.place(base)?;
-                    let ty = place.ty();
-                    (self.function_pointer_of(place)?, ty)
-                }
+                Some(base) => match self.expr(base)? {
+                    super::expr::Val::P(place) => {
+                        let ty = place.ty();
+                        (self.function_pointer_of(place)?, ty)
+                    }
+                    // A method called on a temporary (`getT().f()`): dxc's
+                    // `temp.var.<Type>` holds it.
+                    super::expr::Val::R(v, ty) => {
+                        let t = self.value_type_of(ty)?;
+                        let name = format!("temp.var.{}", self.type_name(ty));
+                        let tmp = self.function_variable(t, &name);
+                        self.store_to(tmp, v);
+                        (tmp, ty)
+                    }
+                },
                 // An unqualified call inside a method: the same `this`.
                 _ => match self.f.as_ref().and_then(|f| f.this) {
                     Some(l) => (l.ptr, l.ty),
@@ -112,30 +127,33 @@ impl<'t> Emitter<'t> {
             let (pty, dir) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
             let pname = params.get(i).map(|&p| self.decl_name(p)).unwrap_or_default();
             self.check_unsized_array_parameter(a, pty)?;
-            if dir != ParamDirection::In {
-                if let Some(ptr) = self.out_argument_without_copy(a, pty)? {
-                    operands.push(ptr);
-                    continue;
-                }
-            }
-            let t = self.value_type_of(pty)?;
-            let tmp = self.function_variable(t, &format!("param.var.{pname}"));
+            // The argument is evaluated before its `param.var` is declared (a call
+            // nested in an argument declares its own first), as dxc does.
             match dir {
                 ParamDirection::In => {
                     let v = self.init_value(a, pty)?;
+                    let t = self.value_type_of(pty)?;
+                    let tmp = self.function_variable(t, &format!("param.var.{pname}"));
                     self.store_to(tmp, v);
+                    operands.push(tmp);
                 }
                 ParamDirection::InOut | ParamDirection::Out => {
                     let place = self.place(a)?;
+                    if let Some(ptr) = self.out_argument_without_copy(a, &place, pty)? {
+                        operands.push(ptr);
+                        continue;
+                    }
+                    let t = self.value_type_of(pty)?;
+                    let tmp = self.function_variable(t, &format!("param.var.{pname}"));
                     if dir == ParamDirection::InOut {
                         let v = self.load_place(&place)?;
                         let v = self.convert(v, place.ty(), pty)?;
                         self.store_to(tmp, v);
                     }
                     copy_back.push((tmp, place, pty));
+                    operands.push(tmp);
                 }
             }
-            operands.push(tmp);
         }
         // Default arguments sema filled in are not in `args`: evaluate the parameter's
         // default.
@@ -146,10 +164,10 @@ impl<'t> Emitter<'t> {
                 _ => None,
             };
             let Some(init) = init else { return self.unsupported("a call with too few arguments") };
+            let v = self.init_value(init, pty)?;
             let t = self.value_type_of(pty)?;
             let pname = self.decl_name(p);
             let tmp = self.function_variable(t, &format!("param.var.{pname}"));
-            let v = self.init_value(init, pty)?;
             self.store_to(tmp, v);
             operands.push(tmp);
         }
@@ -180,33 +198,22 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// An `out`/`inout` argument that is a whole local variable or parameter of the
-    /// parameter's type: dxc passes its pointer itself, without a `param.var` copy.
-    fn out_argument_without_copy(
-        &mut self,
-        a: ExprId,
-        pty: spirvkit_hlsl::sema::types::Ty,
-    ) -> R<Option<Value>> {
+    /// An `out`/`inout` argument that is an lvalue of the parameter's type: dxc
+    /// passes its pointer itself, without a `param.var` copy. dxc does so for any
+    /// storage class (its legalization then fixes the callee's storage classes);
+    /// here only Function memory is passed so, other memory is copied in and out.
+    fn out_argument_without_copy(&mut self, a: ExprId, place: &Place, pty: Ty) -> R<Option<Value>> {
         let mut e = a;
         while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
             e = *inner;
         }
-        let is_name = matches!(self.ast.expr(e).kind, ExprKind::Name { .. });
-        if !is_name || self.tree.converted_type(a) != pty || self.expr_ty(e) != pty {
+        if self.tree.converted_type(a) != pty || self.expr_ty(e) != pty {
             return Ok(None);
         }
-        let Some(spirvkit_hlsl::sema::tree::Resolution::Decl(d)) =
-            self.tree.expr(e).map(|i| i.resolution.clone())
-        else {
-            return Ok(None);
-        };
-        let Some(local) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) else { return Ok(None) };
-        let whole_variable = match self.ir.value(local.ptr).def {
-            spirvkit_ir::ir::ValueDef::Result { op, .. } => self.ir.op(op).name == "spirv.Variable",
-            spirvkit_ir::ir::ValueDef::Argument { .. } => true,
-        };
-        let function_storage = self.storage_class_of(local.ptr) == "Function";
-        Ok((whole_variable && function_storage && local.ty == pty).then_some(local.ptr))
+        let Place::Ptr { ptr, ty, rule: None } = *place else { return Ok(None) };
+        let parameter_type = self.param_pointer_type(pty)?;
+        let passes = ty == pty && self.ir.value_type(ptr) == parameter_type;
+        Ok(passes.then_some(ptr))
     }
 
     /// A Function-storage pointer to a place's value (a copy when the place is

@@ -148,6 +148,33 @@ impl Emitter<'_> {
         }
     }
 
+    /// Initializers of `cbuffer`/`tbuffer` members (static ones too) have no Vulkan
+    /// equivalent: dxc warns at each (unless `-Wno-vk-ignored-features`) and drops it.
+    pub(crate) fn check_buffer_member_initializers(
+        &mut self,
+        kind: spirvkit_hlsl::ast::BufferKind,
+        members: &[DeclId],
+    ) {
+        let keyword = match kind {
+            spirvkit_hlsl::ast::BufferKind::CBuffer => "cbuffer",
+            spirvkit_hlsl::ast::BufferKind::TBuffer => "tbuffer",
+        };
+        if self.options.no_warn_ignored_features {
+            return;
+        }
+        for &m in members {
+            let DeclKind::Var(v) = &self.ast.decl(m).kind else { continue };
+            if let Some(init) = v.init {
+                let span = Some(self.ast.expr(init).span);
+                self.report_warning(
+                    span,
+                    "",
+                    format!("{keyword} member initializer ignored since no Vulkan equivalent"),
+                );
+            }
+        }
+    }
+
     /// The members of `$Globals`: their initializers are ignored (a warning) and
     /// they cannot take `[[vk::binding]]` (an error), as dxc reports.
     pub(crate) fn check_globals_members(&mut self, members: &[DeclId]) {

@@ -350,7 +350,13 @@ impl<'t> Emitter<'t> {
         let inits = std::mem::take(&mut self.resources.static_inits);
         for (decl, init) in inits {
             let Some(g) = self.globals.get(&decl).cloned() else { continue };
-            let v = self.init_value(init, g.ty)?;
+            let v = match init {
+                Some(init) => self.init_value(init, g.ty)?,
+                None => {
+                    let t = self.value_type_of(g.ty)?;
+                    self.constant_attr(spirvkit_ir::attr::Attribute::null_constant(), t)
+                }
+            };
             let p = self.addressof(&g.symbol, g.ptr_type);
             self.store_to(p, v);
         }
@@ -661,6 +667,13 @@ impl<'t> Emitter<'t> {
             args.push(var);
         }
         let callee = self.request_function(pcf)?;
+        // dxc emits the patch constant function with the wrapper, before the entry
+        // function's body.
+        let pcf_definition = self.tree.decl(pcf).and_then(|d| d.definition).unwrap_or(pcf);
+        if self.queue.back() == Some(&pcf_definition) {
+            self.queue.pop_back();
+            self.queue.push_front(pcf_definition);
+        }
         let ret = self.tree.decl(pcf).map_or(TypeTable::VOID, |d| d.ty);
         let props = vec![prop("callee", symbol(&callee))];
         if self.table.is_void(ret) {

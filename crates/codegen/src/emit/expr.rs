@@ -404,6 +404,8 @@ impl<'t> Emitter<'t> {
 
     /// A variable by its declaration: a local, a parameter or a global.
     pub fn decl_ref(&mut self, d: spirvkit_hlsl::ast::DeclId) -> R<Val> {
+        // A static data member is the variable its out-of-line definition declares.
+        let d = self.tree.decl(d).and_then(|i| i.definition).unwrap_or(d);
         if let Some(l) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) {
             return Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None }));
         }
@@ -1679,11 +1681,9 @@ impl<'t> Emitter<'t> {
             if let Some(v) = self.constant_initializer(ty, &[init])? {
                 return Ok(v);
             }
-            let mut scalars = Vec::new();
-            self.flatten_init(init, &mut scalars, 0)?;
-            let mut iter = scalars.into_iter();
-            let v = self.build_from_flat(ty, &mut iter, 0)?;
-            return Ok(v);
+            let mut items = Vec::new();
+            self.evaluate_init_items(init, &mut items, 0)?;
+            return self.init_from_items(items, ty);
         }
         self.rvalue_as(init, ty)
     }
@@ -1748,28 +1748,6 @@ impl<'t> Emitter<'t> {
     /// initializer lists, swizzled scalars and matrices even from constants).
     pub fn composite(&mut self, parts: Vec<Value>, ty: spirvkit_ir::types::Type) -> Value {
         self.val("spirv.CompositeConstruct", parts, ty)
-    }
-
-    /// The leaves of an init list, each an element value with its type (objects and
-    /// other non-numeric values are leaves too).
-    fn flatten_init(&mut self, e: ExprId, out: &mut Vec<(Value, Ty)>, depth: u32) -> R<()> {
-        if depth > 64 {
-            return self.unsupported("initializer lists nested this deep");
-        }
-        if let ExprKind::InitList(items) = &self.ast.expr(e).kind {
-            for &item in items.clone().iter() {
-                self.flatten_init(item, out, depth + 1)?;
-            }
-            return Ok(());
-        }
-        let ty = self.tree.converted_type(e);
-        let v = self.rvalue(e)?;
-        if matches!(self.literal_scalar(ty), Some((_, 1))) {
-            // Kept literal: the leaf's constant is made in its target's type.
-            out.push((v, ty));
-            return Ok(());
-        }
-        self.flatten_value(v, ty, out, 0)
     }
 
     /// The scalars (and opaque leaves) of a value, in HLSL's flattening order.
@@ -1923,10 +1901,18 @@ impl<'t> Emitter<'t> {
 
     fn next_leaf(&mut self, leaves: &mut impl Iterator<Item = (Value, Ty)>, to: Ty) -> R<Value> {
         match leaves.next() {
-            Some((v, from)) if from == to => Ok(v),
+            Some((v, from)) => self.convert_leaf(v, from, to),
+            None => self.unsupported("an initializer with too few elements"),
+        }
+    }
+
+    /// An initializer's scalar converted to its target's type.
+    pub(super) fn convert_leaf(&mut self, v: Value, from: Ty, to: Ty) -> R<Value> {
+        match (v, from) {
+            (v, from) if from == to => Ok(v),
             // A literal constant is made in its target type, not converted (dxc
             // evaluates the literal's implicit cast).
-            Some((v, from)) if self.literal_scalar(from).is_some() && self.scalar_shape(to).is_some() => {
+            (v, from) if self.literal_scalar(from).is_some() && self.scalar_shape(to).is_some() => {
                 let value = match self.constant_value(v) {
                     Some(spirvkit_ir::attr::Attribute::Integer { value, .. }) => {
                         i64::try_from(value).ok().map(ConstValue::Int)
@@ -1943,8 +1929,7 @@ impl<'t> Emitter<'t> {
                     None => self.convert(v, from, to),
                 }
             }
-            Some((v, from)) => self.convert(v, from, to),
-            None => self.unsupported("an initializer with too few elements"),
+            (v, from) => self.convert(v, from, to),
         }
     }
 

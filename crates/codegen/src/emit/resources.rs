@@ -42,7 +42,8 @@ pub(crate) struct ResourceState {
     /// Built-in variables by `class:builtin`.
     pub builtins: HashMap<String, String>,
     /// `static` globals with initializers, initialized by the wrapper.
-    pub static_inits: Vec<(DeclId, ExprId)>,
+    /// `static` globals and their initializers (none: zero-initialized).
+    pub static_inits: Vec<(DeclId, Option<ExprId>)>,
     /// The pointee of each resource type's variables.
     pub pointees: HashMap<Ty, (Type, &'static str, Option<LayoutRule>)>,
     /// Capabilities and extensions beyond the instructions' own requirements.
@@ -179,6 +180,7 @@ impl<'t> Emitter<'t> {
                         continue;
                     }
                     let block_name = self.name(name.name).to_string();
+                    self.check_buffer_member_initializers(kind, &members);
                     self.check_buffer_matrices(&members)?;
                     let source = self.binding_source(d, &annotations);
                     let register = if buffer_kind == BufferKind::TextureBuffer { 't' } else { 'b' };
@@ -205,8 +207,10 @@ impl<'t> Emitter<'t> {
                             self.global_variable(&symbol, ptr, Vec::new());
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
-                            if let Some(init) = v.init {
-                                self.resources.static_inits.push((d, init));
+                            // Without an initializer dxc stores the zero value (which
+                            // opaque handles have none of).
+                            if v.init.is_some() || !self.table.contains_object(ty) {
+                                self.resources.static_inits.push((d, v.init));
                             }
                         }
                         Some(GlobalStorage::GroupShared) => {

@@ -3,9 +3,11 @@
 //! structurizer.
 
 use super::{BreakTargets, Emitter, Local, R};
+use crate::builder::prop;
 use spirvkit_hlsl::ast::{DeclId, DeclKind, ExprKind, Modifiers, StmtId, StmtKind};
 use spirvkit_hlsl::sema::tree::ConstValue;
 use spirvkit_hlsl::source::Span;
+use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::BlockId;
 use spirvkit_translate::structurize::MergeInfo;
 
@@ -500,8 +502,10 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
-    /// A `static` local: a Private variable, initialized the first time control passes
-    /// its declaration (dxc: an init-done flag).
+    /// A `static` local: a Private variable of its own name, initialized the first
+    /// time control passes its declaration, as dxc does: an `init.done.<name>` flag
+    /// (a Private `false`) guards the initializer, or the zero value when it has
+    /// none.
     fn static_local(
         &mut self,
         d: DeclId,
@@ -518,31 +522,36 @@ impl<'t> Emitter<'t> {
             d,
             super::Global { symbol: symbol.clone(), ptr_type: ptr_t, ty, rule: None, member_of: None },
         );
-        if let Some(init) = init {
-            let is_constant = self.tree.expr(init).and_then(|i| i.constant).is_some()
-                || matches!(self.ast.expr(init).kind, ExprKind::InitList(_));
-            let bool_t = self.bool_type();
-            let flag_ptr_t = self.pointer(bool_t, "Private");
-            let flag = self.unique_symbol(&format!("{symbol}.init.done"));
-            let _ = is_constant;
-            let f = self.global_variable(&flag, flag_ptr_t, Vec::new());
-            let _ = f;
-            let flag_ptr = self.addressof(&flag, flag_ptr_t);
-            let done = self.load(flag_ptr);
-            let init_block = self.new_block("init");
-            let merge = self.new_block("init.done");
-            self.selection_header(merge, 0);
-            self.branch_conditional(done, merge, init_block);
-            self.start_block(init_block);
-            let v = self.init_value(init, ty)?;
-            let p = self.addressof(&symbol, ptr_t);
-            self.store_to(p, v);
-            let yes = self.bool_constant(true);
-            let fp = self.addressof(&flag, flag_ptr_t);
-            self.store_to(fp, yes);
-            self.branch(merge);
-            self.start_block(merge);
+        // Zero-initializing needs a null constant, which opaque handles have none of.
+        if init.is_none() && self.table.contains_object(ty) {
+            return Ok(());
         }
+        let bool_t = self.bool_type();
+        let flag_ptr_t = self.pointer(bool_t, "Private");
+        let flag = self.unique_symbol(&format!("init.done.{name}"));
+        let starts_false = prop(
+            spirvkit_translate::deserialize::CONSTANT_INITIALIZER_ATTR,
+            Attribute::Integer { value: 0, ty: bool_t },
+        );
+        self.global_variable(&flag, flag_ptr_t, vec![starts_false]);
+        let flag_ptr = self.addressof(&flag, flag_ptr_t);
+        let done = self.load(flag_ptr);
+        let init_block = self.new_block("if.init.todo");
+        let merge = self.new_block("if.init.done");
+        self.selection_header(merge, 0);
+        self.branch_conditional(done, merge, init_block);
+        self.start_block(init_block);
+        let v = match init {
+            Some(init) => self.init_value(init, ty)?,
+            None => self.constant_attr(Attribute::null_constant(), t),
+        };
+        let p = self.addressof(&symbol, ptr_t);
+        self.store_to(p, v);
+        let yes = self.bool_constant(true);
+        let fp = self.addressof(&flag, flag_ptr_t);
+        self.store_to(fp, yes);
+        self.branch(merge);
+        self.start_block(merge);
         Ok(())
     }
 }

@@ -522,7 +522,8 @@ impl Parser<'_> {
             };
             let _ = template_args;
             let Some(ident) = name.last() else { return out };
-            let var = self.parse_var_rest(ctx, ty, Some(ident));
+            let mut var = self.parse_var_rest(ctx, ty, Some(ident));
+            var.qualifier = name.segments[..name.segments.len() - 1].to_vec();
             // A variable shadows a type of the same name.
             if self.lookup(ident.name).is_some() {
                 self.declare(ident.name, NameKind::Value);
@@ -648,7 +649,16 @@ impl Parser<'_> {
             // Effect-style `sampler s { ... }` state blocks (and C++ brace init).
             init = Some(self.parse_init_list_or_state_block());
         }
-        VarDecl { ty, name, array_dims, annotations, init, bit_width, has_effect_annotations }
+        VarDecl {
+            ty,
+            name,
+            qualifier: Vec::new(),
+            array_dims,
+            annotations,
+            init,
+            bit_width,
+            has_effect_annotations,
+        }
     }
 
     fn parse_init_list_or_state_block(&mut self) -> ExprId {

@@ -96,6 +96,7 @@ impl Cloner<'_> {
         VarDecl {
             ty: self.ty(v.ty, d),
             name: v.name,
+            qualifier: v.qualifier,
             array_dims: v.array_dims.iter().map(|e| e.map(|e| self.expr(e, d))).collect(),
             annotations: v.annotations.iter().map(|a| self.annotation(a, d)).collect(),
             init: v.init.map(|e| self.expr(e, d)),

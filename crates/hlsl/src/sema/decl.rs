@@ -75,7 +75,17 @@ impl Sema<'_> {
                         match existing {
                             Some(ns) => ns,
                             None => {
-                                self.namespaces.push(super::lookup::Namespace::default());
+                                let parent = self
+                                    .namespaces
+                                    .get(self.current_namespace())
+                                    .map_or(String::new(), |p| p.path.clone());
+                                let own = self.name(n.name);
+                                let path = if parent.is_empty() {
+                                    own.to_string()
+                                } else {
+                                    format!("{parent}::{own}")
+                                };
+                                self.namespaces.push(super::lookup::Namespace { path, ..Default::default() });
                                 let ns = self.namespaces.len() - 1;
                                 self.declare(n.name, Entity::Namespace(ns));
                                 ns
@@ -354,12 +364,24 @@ impl Sema<'_> {
     pub(super) fn var_decl(&mut self, id: DeclId, context: VarContext) {
         let decl = self.ast.decl(id).clone();
         let DeclKind::Var(v) = &decl.kind else { return };
-        let ty = self.var_type(id, v, decl.modifiers);
+        // `auto x = e;` takes the type of its initializer (checked here, once).
+        let deduced = self.deduce_auto(v, decl.modifiers);
+        let ty = match deduced {
+            Some((ty, _)) => ty,
+            None => self.var_type(id, v, decl.modifiers),
+        };
         {
             let info = self.decl_info(id);
             info.ty = ty;
         }
+        // `float S::x = 1;`: the definition of a static data member, a static
+        // global the member's references use.
+        let member = if context == VarContext::Global { self.static_member_defined_by(id, v) } else { None };
+        if let Some(member) = member {
+            self.decl_info(member).definition = Some(id);
+        }
         let storage = match context {
+            VarContext::Global if member.is_some() => Some(GlobalStorage::Static),
             VarContext::Global => Some(self.global_storage(id, ty, decl.modifiers, &decl.attrs)),
             VarContext::Buffer(b) => Some(GlobalStorage::Buffer(b)),
             _ => None,
@@ -379,7 +401,7 @@ impl Sema<'_> {
         }
         // The name is visible in its own initializer (as in C++).
         if let Some(name) = v.name {
-            if context != VarContext::Param {
+            if context != VarContext::Param && member.is_none() {
                 self.declare(name.name, Entity::Var(id));
             }
         }
@@ -388,7 +410,10 @@ impl Sema<'_> {
                 // A default argument.
                 self.check_initializer(init, ty, decl.span);
             } else {
-                self.check_initializer(init, ty, decl.span);
+                match deduced {
+                    Some((_, from)) => self.coerce_init(init, from, ty),
+                    None => self.check_initializer(init, ty, decl.span),
+                }
                 let is_const = decl.modifiers.contains(Modifiers::CONST);
                 if is_const {
                     let c = self.constant_of(init);
@@ -409,6 +434,37 @@ impl Sema<'_> {
             if context == VarContext::Param {
                 self.declare(name.name, Entity::Var(id));
             }
+        }
+    }
+
+    /// `auto x = e;` (no array dimensions, an expression initializer): the type of
+    /// `e` with literals made `int`/`float` (as clang deduces it), and `e`'s type.
+    fn deduce_auto(&mut self, v: &VarDecl, modifiers: Modifiers) -> Option<(Ty, Ty)> {
+        let crate::ast::TypeKind::Named { name, args: None } = &self.ast.ty(v.ty).kind else { return None };
+        let [ident] = name.segments.as_slice() else { return None };
+        if self.name(ident.name) != "auto" || !v.array_dims.is_empty() {
+            return None;
+        }
+        let init = v.init?;
+        if matches!(self.ast.expr(init).kind, ExprKind::InitList(_)) {
+            return None;
+        }
+        let from = self.check_expr(init);
+        let ty = self.types.concrete(from);
+        Some((self.apply_type_modifiers(ty, modifiers), from))
+    }
+
+    /// The static data member an out-of-line definition (`float S::x = 1;`) defines.
+    fn static_member_defined_by(&mut self, id: DeclId, v: &VarDecl) -> Option<DeclId> {
+        let name = v.name?;
+        if v.qualifier.is_empty() {
+            return None;
+        }
+        let qualified = crate::ast::QualifiedName { global: false, segments: v.qualifier.clone() };
+        let Some(Found::Entity(Entity::Type(owner))) = self.lookup_qualified(&qualified) else { return None };
+        match self.lookup_member(owner, name.name, 0) {
+            Some(Found::Entity(Entity::Var(member))) if member != id => Some(member),
+            _ => None,
         }
     }
 
@@ -1003,6 +1059,7 @@ impl Sema<'_> {
 
     /// A function's parameter and return types, recorded before its body is checked.
     pub(super) fn function_signature(&mut self, id: DeclId, _owner: Option<Ty>) {
+        self.record_namespace(id);
         let DeclKind::Function(f) = self.ast.decl(id).kind.clone() else { return };
         let ret = self.resolve_type(f.ret);
         let mut params = Vec::new();
@@ -1059,7 +1116,27 @@ impl Sema<'_> {
                 self.pop_scope();
                 return;
             }
+            // `float3 A::B::f() { ... }`: the definition of a function the namespace
+            // declared; its body looks names up in that namespace.
+            if let Some(Found::Entity(Entity::Namespace(ns))) = self.lookup_qualified(&prefix) {
+                self.push_scope(ScopeKind::Namespace(ns));
+                self.unqualified_function_decl(id, owner);
+                self.pop_scope();
+                return;
+            }
         }
+        self.unqualified_function_decl(id, owner);
+    }
+
+    /// Records the namespace a function is declared in (dxc prefixes its name).
+    pub(super) fn record_namespace(&mut self, id: DeclId) {
+        let path = self.namespaces.get(self.current_namespace()).map_or(String::new(), |n| n.path.clone());
+        self.decl_info(id).namespace = path;
+    }
+
+    /// A function declared by its unqualified name in the innermost scope.
+    fn unqualified_function_decl(&mut self, id: DeclId, owner: Option<Ty>) {
+        let DeclKind::Function(f) = self.ast.decl(id).kind.clone() else { return };
         self.function_signature(id, owner);
         let Some(name) = f.name.last() else { return };
         // Declarations of one function (same parameter types) share its definition,
@@ -1069,8 +1146,24 @@ impl Sema<'_> {
         let params = self.decls.get(id.index()).map(|i| i.params.clone()).unwrap_or_default();
         let has_body =
             |s: &Self, d: DeclId| matches!(&s.ast.decl(d).kind, DeclKind::Function(f) if f.body.is_some());
-        if let Some(Found::Entity(Entity::Functions(set))) = self.lookup(name.name) {
-            for other in set {
+        // A prototype in a function body declares the enclosing namespace's function
+        // (as in C++), though its name is visible in that block only.
+        let namespace = self.current_namespace();
+        let in_block = self.scopes.last().is_some_and(|s| s.kind == ScopeKind::Block);
+        if in_block && f.body.is_none() {
+            self.block_prototypes.push((namespace, name.name, id));
+        }
+        let mut others = match self.lookup(name.name) {
+            Some(Found::Entity(Entity::Functions(set))) => set,
+            _ => Vec::new(),
+        };
+        if !in_block {
+            others.extend(
+                self.block_prototypes.iter().filter(|p| p.0 == namespace && p.1 == name.name).map(|p| p.2),
+            );
+        }
+        {
+            for other in others {
                 let same = self.decls.get(other.index()).is_some_and(|i| {
                     i.params.len() == params.len() && i.params.iter().zip(&params).all(|(a, b)| a.0 == b.0)
                 });
@@ -1560,6 +1653,7 @@ impl Sema<'_> {
             return None;
         }
         self.instances.push((template, values.clone(), Entity::Var(copy)));
+        self.decl_info(copy).method_of = owner;
         self.pending_instances.insert(copy, PendingInstance { template, values, bindings, owner });
         Some(copy)
     }

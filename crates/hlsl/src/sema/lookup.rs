@@ -29,6 +29,8 @@ pub struct Namespace {
     pub names: HashMap<Symbol, Entity>,
     /// `using namespace` directives inside it.
     pub using: Vec<usize>,
+    /// Its qualified name (`A::B`; empty for the global namespace).
+    pub path: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -152,6 +152,9 @@ pub(crate) struct Sema<'d> {
     /// Errors dxc's SPIR-V emitter gives, which it meets only in the functions it
     /// emits (those the entry point reaches), with the function they are in.
     codegen_errors: Vec<(DeclId, Span, String)>,
+    /// Function prototypes in function bodies: (namespace, name, declaration), for
+    /// the namespace-scope definition that follows them.
+    block_prototypes: Vec<(usize, crate::lexer::Symbol, DeclId)>,
 }
 
 impl<'d> Sema<'d> {
@@ -184,6 +187,7 @@ impl<'d> Sema<'d> {
             constant_registers: Vec::new(),
             call_edges: Vec::new(),
             codegen_errors: Vec::new(),
+            block_prototypes: Vec::new(),
         };
         s.declare_builtin_structs();
         s.declare_builtin_namespaces();
@@ -195,7 +199,7 @@ impl<'d> Sema<'d> {
     fn declare_builtin_namespaces(&mut self) {
         if self.opts.shader_model >= (6, 9) {
             let name = self.ast.interner.intern("dx");
-            self.namespaces.push(lookup::Namespace::default());
+            self.namespaces.push(lookup::Namespace { path: "dx".into(), ..Default::default() });
             let ns = self.namespaces.len() - 1;
             self.declare(name, Entity::Namespace(ns));
         }
@@ -372,6 +376,7 @@ impl<'d> Sema<'d> {
                 let var = VarDecl {
                     ty,
                     name: Some(ident),
+                    qualifier: Vec::new(),
                     array_dims: Vec::new(),
                     annotations: Vec::new(),
                     init: None,

@@ -213,8 +213,13 @@ pub struct DeclInfo {
     pub constant: Option<ConstValue>,
     /// Set for functions: the parameter types.
     pub params: Vec<(Ty, ParamDirection)>,
-    /// A prototype's definition.
+    /// A prototype's definition; an out-of-line static data member's definition.
     pub definition: Option<DeclId>,
+    /// The struct of an instance of a member function template (the instance is in
+    /// no struct's method table).
+    pub method_of: Option<Ty>,
+    /// The namespace a function is declared in (`A::B`; empty for the global one).
+    pub namespace: String,
 }
 
 impl Default for DeclInfo {
@@ -226,6 +231,8 @@ impl Default for DeclInfo {
             constant: None,
             params: Vec::new(),
             definition: None,
+            method_of: None,
+            namespace: String::new(),
         }
     }
 }

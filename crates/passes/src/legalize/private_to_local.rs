@@ -2,13 +2,18 @@
 //! included) that only one function uses becomes a Function variable of that
 //! function, as SPIRV-Tools' private-to-local pass does for DXC's legalization, so
 //! mem2reg can promote it. Run after inlining, when that function is an entry point.
-//! Globals with an initializer, or used other than through loads, stores and access
-//! chains, stay.
+//! Globals initialized by another global or a spec constant, or used other than
+//! through loads, stores and access chains, stay; a constant initializer becomes a
+//! store at the function's start.
 
 use super::util;
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{Ir, OpId, Value};
+
+/// A variable's constant initializer, held by value (translate's
+/// `CONSTANT_INITIALIZER_ATTR`: MLIR's `initializer` names symbols only).
+const CONSTANT_INITIALIZER_ATTR: &str = "initializer_constant";
 
 /// Localizes the Private globals of `module` used by a single function.
 pub fn run(ir: &mut Ir, module: OpId) {
@@ -64,6 +69,19 @@ pub fn run(ir: &mut Ir, module: OpId) {
         ir.set_property(var, "storage_class", super::sroa::function_storage());
         util::splice_ops(ir, entry, 0, vec![var]);
         let local = ir.op(var).results[0];
+        // A constant initializer (dxc's `init.done` flags start `false`) becomes a
+        // store after the entry block's variables.
+        let initial = ir.op(global).attr(CONSTANT_INITIALIZER_ATTR).cloned();
+        if let Some(value) = initial {
+            let location = ir.op(global).location.clone();
+            let constant = ir.create_op("spirv.Constant", vec![], &[pointee], location.clone());
+            ir.set_property(constant, "value", value);
+            let initial_value = ir.op(constant).results[0];
+            let store = ir.create_op("spirv.Store", vec![local, initial_value], &[], location);
+            let after_variables =
+                ir.block(entry).ops.iter().take_while(|&&o| ir.op(o).name == "spirv.Variable").count();
+            util::splice_ops(ir, entry, after_variables, vec![constant, store]);
+        }
         for v in retyped {
             let ty = ir.value_type(v);
             if let Some((element, _)) = util::pointer_parts(ir, ty) {
