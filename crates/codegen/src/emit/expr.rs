@@ -259,6 +259,19 @@ impl<'t> Emitter<'t> {
             }
             ExprKind::Cast { operand, .. } => {
                 let operand = *operand;
+                // dxc: a constant zero cast to a struct or array (a flat conversion)
+                // is that type's OpConstantNull rather than a splat.
+                let aggregate = matches!(self.data(self.concrete(ty)), TypeData::Struct(_) | TypeData::Array { .. });
+                let zero = self.tree.expr(operand).and_then(|i| i.constant).is_some_and(|c| match c {
+                    ConstValue::Int(v) => v == 0,
+                    ConstValue::Float(f) => f == 0.0,
+                    ConstValue::Bool(b) => !b,
+                });
+                if aggregate && zero && !self.contains_object(ty, 0) && !self.has_side_effects(operand) {
+                    let t = self.ty(ty)?;
+                    let null = self.constant_attr(spirvkit_ir::attr::Attribute::null_constant(), t);
+                    return Ok(Val::R(null, ty));
+                }
                 let v = self.rvalue(operand)?;
                 let from = self.tree.converted_type(operand);
                 Ok(Val::R(self.convert(v, from, ty)?, ty))
