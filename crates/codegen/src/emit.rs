@@ -57,6 +57,8 @@ pub struct CodegenOptions {
     pub dx_position_w: bool,
     /// `-fvk-support-nonzero-base-instance`.
     pub nonzero_base_instance: bool,
+    /// `-fvk-support-nonzero-base-vertex`.
+    pub nonzero_base_vertex: bool,
     /// `-fspv-use-unknown-image-format`: storage images and typed buffers without
     /// `[[vk::image_format]]` get format `Unknown` rather than one inferred.
     pub unknown_image_format: bool,
@@ -300,16 +302,7 @@ fn generate_into<'t>(
     let (mut ir, top, module, value_names, block_names, struct_names, unnamed_symbols, binding_order) =
         generated;
     ir.types = store;
-    Ok(Generated {
-        ir,
-        top,
-        module,
-        value_names,
-        block_names,
-        struct_names,
-        unnamed_symbols,
-        binding_order,
-    })
+    Ok(Generated { ir, top, module, value_names, block_names, struct_names, unnamed_symbols, binding_order })
 }
 
 /// Interns the scalar, vector and matrix types of every component type, so that
@@ -328,6 +321,14 @@ fn preintern(table: &mut TypeTable) {
             }
         }
     }
+}
+
+/// One entry point emitted: what its `OpEntryPoint` and `OpExecutionMode`s need.
+struct EmittedEntry {
+    entry: EntryPoint,
+    /// The stage variables its wrapper made or reused, in order.
+    own_interface: Vec<String>,
+    modes: Vec<(String, Vec<u32>)>,
 }
 
 fn err<T>(span: Option<Span>, error: CodegenError) -> R<T> {
@@ -437,7 +438,8 @@ impl<'t> Emitter<'t> {
             }
             TypeData::Array { elem, .. } => self.provide_member_objects(elem, depth + 1)?,
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 for m in members {
                     self.provide_member_objects(m, depth + 1)?;
                 }
@@ -933,47 +935,108 @@ impl<'t> Emitter<'t> {
     // ---- the module ----------------------------------------------------------------
 
     fn module(&mut self, module: OpId) -> R<()> {
-        let Some(entry) = self.tree.entry_points.first().cloned() else {
+        let entries = self.tree.entry_points.clone();
+        let exported = self.exported_functions();
+        if entries.is_empty() && exported.is_empty() {
             return err(None, CodegenError::NotSupported { what: "a module without an entry point".into() });
-        };
-        match entry.stage {
-            Stage::Pixel | Stage::Vertex | Stage::Geometry | Stage::Hull | Stage::Domain | Stage::Compute => {
-            }
-            other => {
-                return self.unsupported(format!("{other:?} shaders"));
+        }
+        for entry in &entries {
+            match entry.stage {
+                Stage::Pixel
+                | Stage::Vertex
+                | Stage::Geometry
+                | Stage::Hull
+                | Stage::Domain
+                | Stage::Compute => {}
+                other => {
+                    self.span = Some(self.ast.decl(entry.function).span);
+                    return self.unsupported(format!("{other:?} shaders"));
+                }
             }
         }
-        self.entry = Some(entry.clone());
-        self.symbols.insert(entry.name.clone());
+        for entry in &entries {
+            self.symbols.insert(entry.name.clone());
+        }
         self.declare_globals()?;
-        let src = self.request_function(entry.function)?;
-        self.entry_wrapper(&entry, &src)?;
-        while let Some(f) = self.queue.pop_front() {
-            self.function(f)?;
+        // A library has an entry point per `[shader("...")]` function: each its own
+        // wrapper, stage variables and execution modes; built-ins of the same type
+        // are shared between them (entry.rs).
+        let mut emitted = Vec::new();
+        for entry in &entries {
+            self.entry = Some(entry.clone());
+            self.stage = entry::StageState::for_next_entry(std::mem::take(&mut self.stage));
+            let src = self.request_function(entry.function)?;
+            self.entry_wrapper(entry, &src)?;
+            while let Some(f) = self.queue.pop_front() {
+                self.function(f)?;
+            }
+            emitted.push(EmittedEntry {
+                entry: entry.clone(),
+                own_interface: std::mem::take(&mut self.interface),
+                modes: std::mem::take(&mut self.execution_modes),
+            });
         }
-        self.finish_module(module, &entry)
+        self.entry = None;
+        self.export_functions(&exported)?;
+        self.entry = entries.first().cloned();
+        self.finish_module(module, &emitted)
     }
 
-    fn finish_module(&mut self, module: OpId, entry: &EntryPoint) -> R<()> {
-        self.bind_heaps();
-        let model = match entry.stage {
-            Stage::Vertex => "Vertex",
-            Stage::Pixel => "Fragment",
-            Stage::Geometry => "Geometry",
-            Stage::Hull => "TessellationControl",
-            Stage::Domain => "TessellationEvaluation",
-            _ => "GLCompute",
-        };
-        // Compute shaders have no stage outputs (Vulkan forbids Output variables there).
-        if entry.stage == Stage::Compute {
-            let has_output = self.ir.block(self.module_block).ops.iter().any(|&o| {
+    /// The `export` functions with a body among the top-level declarations.
+    fn exported_functions(&self) -> Vec<DeclId> {
+        self.ast
+            .items
+            .iter()
+            .copied()
+            .filter(|&d| {
+                let decl = self.ast.decl(d);
+                decl.modifiers.contains(Modifiers::EXPORT)
+                    && matches!(&decl.kind, DeclKind::Function(f) if f.body.is_some())
+            })
+            .collect()
+    }
+
+    /// dxc emits every `export` function, called or not, under its own name with
+    /// `LinkageAttributes "name" Export` (and the `Linkage` capability), so that a
+    /// library (with or without entry points) can be linked with other modules.
+    fn export_functions(&mut self, exported: &[DeclId]) -> R<()> {
+        for &decl in exported {
+            let symbol = self.request_function(decl)?;
+            while let Some(f) = self.queue.pop_front() {
+                self.function(f)?;
+            }
+            let name = match &self.ast.decl(decl).kind {
+                DeclKind::Function(func) => self.ast.qualified_name_text(&func.name),
+                _ => continue,
+            };
+            let found = self.ir.block(self.module_block).ops.iter().copied().find(|&o| {
                 let op = self.ir.op(o);
-                op.name == "spirv.GlobalVariable"
-                    && matches!(op.attr("type"), Some(Attribute::Type(t))
-                        if matches!(self.lower.store().kind(*t), TypeKind::Pointer { storage_class, .. } if storage_class == "Output"))
+                op.name == "spirv.func"
+                    && matches!(op.attr("sym_name"), Some(Attribute::String(n)) if *n == symbol)
             });
-            if has_output {
-                let span = Some(self.ast.decl(entry.function).span);
+            let Some(func) = found else { continue };
+            self.ir.op_mut(func).attributes.push(NamedAttribute::new(
+                "linkage_attributes",
+                Attribute::Dialect {
+                    name: "spirv.linkage_attributes".into(),
+                    body: Some(format!("linkage_name = \"{name}\", linkage_type = <Export>")),
+                },
+            ));
+            self.require("Linkage", None);
+        }
+        Ok(())
+    }
+
+    fn finish_module(&mut self, module: OpId, entries: &[EmittedEntry]) -> R<()> {
+        self.bind_heaps();
+        let mut interfaces = Vec::new();
+        for emitted in entries {
+            let interface = self.entry_interface(&emitted.own_interface, &emitted.entry.name);
+            // Compute shaders have no stage outputs (Vulkan forbids Output variables there).
+            if emitted.entry.stage == Stage::Compute
+                && interface.iter().any(|name| self.global_storage_class(name).as_deref() == Some("Output"))
+            {
+                let span = Some(self.ast.decl(emitted.entry.function).span);
                 return err(
                     span,
                     CodegenError::Rejected {
@@ -982,37 +1045,48 @@ impl<'t> Emitter<'t> {
                     },
                 );
             }
+            interfaces.push(interface);
         }
         self.builtin_capabilities();
-        // From SPIR-V 1.4 the interface lists every global (entry.rs).
-        let interface: Vec<Attribute> = self.entry_interface().iter().map(|s| symbol(s)).collect();
-        let (op, _) = builder::append(
-            &mut self.ir,
-            Some(self.module_block),
-            "spirv.EntryPoint",
-            vec![],
-            None,
-            vec![
-                prop("execution_model", enum_attr("execution_model", model)),
-                prop("fn", symbol(&entry.name)),
-                prop("interface", Attribute::Array(interface)),
-            ],
-        );
-        let _ = op;
-        for (mode, values) in std::mem::take(&mut self.execution_modes) {
-            let values = builder::i32_array(self.store(), &values);
+        for (emitted, interface) in entries.iter().zip(interfaces) {
+            let model = match emitted.entry.stage {
+                Stage::Vertex => "Vertex",
+                Stage::Pixel => "Fragment",
+                Stage::Geometry => "Geometry",
+                Stage::Hull => "TessellationControl",
+                Stage::Domain => "TessellationEvaluation",
+                _ => "GLCompute",
+            };
+            let interface: Vec<Attribute> = interface.iter().map(|s| symbol(s)).collect();
             builder::append(
                 &mut self.ir,
                 Some(self.module_block),
-                "spirv.ExecutionMode",
+                "spirv.EntryPoint",
                 vec![],
                 None,
                 vec![
-                    prop("execution_mode", enum_attr("execution_mode", &mode)),
-                    prop("fn", symbol(&entry.name)),
-                    prop("values", values),
+                    prop("execution_model", enum_attr("execution_model", model)),
+                    prop("fn", symbol(&emitted.entry.name)),
+                    prop("interface", Attribute::Array(interface)),
                 ],
             );
+        }
+        for emitted in entries {
+            for (mode, values) in &emitted.modes {
+                let values = builder::i32_array(self.store(), values);
+                builder::append(
+                    &mut self.ir,
+                    Some(self.module_block),
+                    "spirv.ExecutionMode",
+                    vec![],
+                    None,
+                    vec![
+                        prop("execution_mode", enum_attr("execution_mode", mode)),
+                        prop("fn", symbol(&emitted.entry.name)),
+                        prop("values", values),
+                    ],
+                );
+            }
         }
         self.sixteen_bit_storage_capabilities();
         self.width_capabilities();
@@ -1227,7 +1301,7 @@ impl<'t> Emitter<'t> {
         if !namespace.is_empty() {
             base = format!("{namespace}::{base}");
         }
-        let is_entry = self.entry.as_ref().is_some_and(|e| e.function == decl);
+        let is_entry = self.tree.entry_points.iter().any(|e| e.function == decl);
         let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
         self.functions.insert(decl, symbol.clone());
         self.queue.push_back(decl);

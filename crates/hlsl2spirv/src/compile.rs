@@ -81,6 +81,7 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         invert_y: has("-fvk-invert-y"),
         dx_position_w: has("-fvk-use-dx-position-w"),
         nonzero_base_instance: has("-fvk-support-nonzero-base-instance"),
+        nonzero_base_vertex: has("-fvk-support-nonzero-base-vertex"),
         short_circuit: o.hlsl_version >= 2021,
         finite_math_only: has("-ffinite-math-only"),
         extensions: o.extensions.clone(),

@@ -23,12 +23,9 @@ const NAMED: SerializeOptions = SerializeOptions {
     struct_names: std::collections::BTreeMap::new(),
     unnamed_variables: std::collections::BTreeSet::new(),
     entry_point_names: std::collections::BTreeMap::new(),
-<<<<<<< HEAD
     dxc_debug_lines: false,
     module_processed: Vec::new(),
-=======
     binding_order: Vec::new(),
->>>>>>> bindings
 };
 
 fn dis(words: &[u32]) -> String {

@@ -41,9 +41,8 @@ impl<'t> Emitter<'t> {
                         // only from pointers an instruction like it returns, never
                         // straight from one loaded from a variable.
                         let block = self.pointee(v);
-                        let chained = self
-                            .def_op(v)
-                            .is_some_and(|op| self.ir.op(op).name == "spirv.AccessChain");
+                        let chained =
+                            self.def_op(v).is_some_and(|op| self.ir.op(op).name == "spirv.AccessChain");
                         let whole = match block {
                             // An element of an array of views is a chain already.
                             Some(_) if chained => v,
@@ -309,7 +308,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.construct(out, tt))
             }
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let mut out = Vec::new();
                 for (i, m) in members.into_iter().enumerate() {
                     let fm = self.ty_in(m, from)?;

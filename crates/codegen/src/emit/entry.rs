@@ -23,9 +23,10 @@ use spirvkit_hlsl::ast::{
 use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, ParamDirection, Resolution, Stage, StageLocation};
 use spirvkit_hlsl::sema::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::OpId;
 use spirvkit_ir::ir::{Location, Value};
-use spirvkit_ir::types::Type;
-use std::collections::HashMap;
+use spirvkit_ir::types::{Type, TypeKind};
+use std::collections::{HashMap, HashSet};
 
 /// What the stage I/O of the module being emitted remembers across functions.
 #[derive(Default)]
@@ -46,6 +47,16 @@ pub(crate) struct StageState {
     used_locations: Vec<usize>,
     /// (input?, location, index) given to a variable so far.
     taken_locations: Vec<(bool, u32, u32)>,
+    /// Built-in variables made for any entry point of the module, for the next entries
+    /// to share: key (input?, built-in, pointer type, flat?).
+    shared_builtins: HashMap<(bool, String, Type, bool), StageVar>,
+}
+
+impl StageState {
+    /// The state for the module's next entry point: only the built-ins carry over.
+    pub(crate) fn for_next_entry(previous: StageState) -> StageState {
+        StageState { shared_builtins: previous.shared_builtins, ..StageState::default() }
+    }
 }
 
 /// One direction's clip (or cull) distance array: its size and each semantic's offset.
@@ -194,8 +205,15 @@ impl<'t> Emitter<'t> {
             let var = self.function_variable(t, &format!("param.var.{name}"));
             args.push(var);
             param_vars.push((p, var));
-            if let ParamShape::Stream { .. } = shape {
+            if let ParamShape::Stream { element } = shape {
                 self.stage.streams.push(p);
+                // dxc declares a stream's output variables with the entry's parameters,
+                // whether or not anything is appended.
+                let mut leaves = Vec::new();
+                self.leaves(element, None, Modifiers::default(), None, Vec::new(), &mut leaves, 0)?;
+                for leaf in &leaves {
+                    self.stage_var(leaf, false, &locations, stage, None, false)?;
+                }
                 continue;
             }
             let (semantic, modifiers, vk_builtin) = self.stage_annotations(p);
@@ -424,6 +442,17 @@ impl<'t> Emitter<'t> {
                     }
                 }
                 self.mode("LocalSize", vec![x, y, z]);
+                // Vulkan sets a subgroup size through the API, not the module.
+                let wave_size = self.ast.decl(f).attrs.iter().find(|a| {
+                    a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case("wavesize")
+                });
+                if let Some(span) = wave_size.map(|a| a.span) {
+                    self.report_warning(
+                        Some(span),
+                        "",
+                        "Wave size is not supported by Vulkan SPIR-V. Consider using VK_EXT_subgroup_size_control.",
+                    );
+                }
             }
             Stage::Pixel => {
                 self.mode("OriginUpperLeft", vec![]);
@@ -534,22 +563,103 @@ impl<'t> Emitter<'t> {
 
     /// The entry point's interface: its stage variables, and from SPIR-V 1.4 on
     /// every global variable of the module (the call tree's globals must be listed).
-    pub(super) fn entry_interface(&self) -> Vec<String> {
-        let mut names = self.interface.clone();
-        if self.options.spirv_version >= (1, 4) {
-            for &op in &self.ir.block(self.module_block).ops {
-                let o = self.ir.op(op);
-                if o.name != "spirv.GlobalVariable" {
-                    continue;
-                }
-                if let Some(Attribute::String(name)) = o.attr("sym_name") {
-                    if !names.contains(name) {
-                        names.push(name.clone());
-                    }
-                }
+    /// An entry point's interface: the stage variables its wrapper made or reused,
+    /// then the other `Input`/`Output` variables its call tree reads or writes (a
+    /// built-in an intrinsic made), and from SPIR-V 1.4 every global that is not a
+    /// stage variable, in module order.
+    pub(super) fn entry_interface(&self, own: &[String], entry_fn: &str) -> Vec<String> {
+        let mut names = own.to_vec();
+        let referenced = self.referenced_globals(entry_fn);
+        for &op in &self.ir.block(self.module_block).ops {
+            let o = self.ir.op(op);
+            if o.name != "spirv.GlobalVariable" {
+                continue;
+            }
+            let Some(Attribute::String(name)) = o.attr("sym_name") else { continue };
+            if names.contains(name) {
+                continue;
+            }
+            let stage_var = matches!(self.global_storage_class(name).as_deref(), Some("Input" | "Output"));
+            let listed = if stage_var {
+                referenced.contains(name.as_str())
+            } else {
+                self.options.spirv_version >= (1, 4)
+            };
+            if listed {
+                names.push(name.clone());
             }
         }
         names
+    }
+
+    /// The storage class of the global variable `name`.
+    pub(super) fn global_storage_class(&self, name: &str) -> Option<String> {
+        self.ir.block(self.module_block).ops.iter().find_map(|&op| {
+            let o = self.ir.op(op);
+            if o.name != "spirv.GlobalVariable"
+                || !matches!(o.attr("sym_name"), Some(Attribute::String(n)) if n == name)
+            {
+                return None;
+            }
+            match o.attr("type") {
+                Some(Attribute::Type(t)) => match self.lower.store().kind(*t) {
+                    TypeKind::Pointer { storage_class, .. } => Some(storage_class.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        })
+    }
+
+    /// The globals that function `root` and the functions it calls (transitively)
+    /// take the address of.
+    fn referenced_globals(&self, root: &str) -> HashSet<String> {
+        let functions: HashMap<&str, OpId> = self
+            .ir
+            .block(self.module_block)
+            .ops
+            .iter()
+            .filter_map(|&op| {
+                let o = self.ir.op(op);
+                match o.attr("sym_name") {
+                    Some(Attribute::String(n)) if o.name == "spirv.func" => Some((n.as_str(), op)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let symbol_of = |a: Option<&Attribute>| match a {
+            Some(Attribute::SymbolRef(parts)) => parts.first().cloned(),
+            _ => None,
+        };
+        let mut globals = HashSet::new();
+        let mut visited: HashSet<String> = HashSet::new();
+        let mut pending = vec![root.to_string()];
+        while let Some(f) = pending.pop() {
+            if !visited.insert(f.clone()) {
+                continue;
+            }
+            let Some(&func) = functions.get(f.as_str()) else { continue };
+            // An explicit stack of ops: regions nest as deep as the source does.
+            let mut ops: Vec<OpId> = Vec::new();
+            let push_regions = |op: OpId, ops: &mut Vec<OpId>| {
+                for &r in &self.ir.op(op).regions {
+                    for &b in &self.ir.region(r).blocks {
+                        ops.extend(self.ir.block(b).ops.iter().copied());
+                    }
+                }
+            };
+            push_regions(func, &mut ops);
+            while let Some(op) = ops.pop() {
+                let o = self.ir.op(op);
+                match o.name.as_str() {
+                    "spirv.FunctionCall" => pending.extend(symbol_of(o.attr("callee"))),
+                    "spirv.mlir.addressof" => globals.extend(symbol_of(o.attr("variable"))),
+                    _ => {}
+                }
+                push_regions(op, &mut ops);
+            }
+        }
+        globals
     }
 
     // ---- hull shaders --------------------------------------------------------------
@@ -943,6 +1053,33 @@ impl<'t> Emitter<'t> {
             let p = self.access_chain(ptr, vec![c], ft);
             scalars.push(self.load(p));
         }
+        self.assemble_floats(scalars, ty, outer, inner)
+    }
+
+    /// A tessellation level array read whole, as dxc reads it: the loaded array when
+    /// the HLSL type is the same array, else its leading elements extracted and
+    /// assembled into the HLSL type (`float Inside[1]` from `float[2]`).
+    fn read_tess_levels(&mut self, ptr: Value, b: &str, ty: Ty) -> R<Value> {
+        let Some((outer, inner)) = self.float_shape(ty) else {
+            return self.unsupported(format!("a '{}' in a float array built-in", self.table.display(ty)));
+        };
+        let size = if b == "TessLevelOuter" { 4 } else { 2 };
+        let whole = self.load(ptr);
+        let count = outer.unwrap_or(1) * inner;
+        if self.ty(ty)? == self.ir.value_type(whole) {
+            return Ok(whole);
+        }
+        if count > size {
+            return self.unsupported(format!("a '{}' in a float[{size}] built-in", self.table.display(ty)));
+        }
+        let ft = self.f32_type();
+        let scalars: Vec<Value> = (0..count).map(|k| self.extract(whole, &[k], ft)).collect();
+        self.assemble_floats(scalars, ty, outer, inner)
+    }
+
+    /// Builds a value of float type `ty` (shape `outer` x `inner`) from its scalars.
+    fn assemble_floats(&mut self, scalars: Vec<Value>, ty: Ty, outer: Option<u32>, inner: u32) -> R<Value> {
+        let ft = self.f32_type();
         let t = self.ty(ty)?;
         match outer {
             None if inner == 1 => Ok(scalars[0]),
@@ -1213,18 +1350,17 @@ impl<'t> Emitter<'t> {
             };
             let vertices = if index.is_some() { self.stage.output_vertices } else { None };
             let var = self.stage_var(leaf, false, locations, stage, vertices, patch)?;
+            // dxc converts a value (bool to uint) before taking the element's pointer.
+            let x = match (&var.builtin, var.stored) {
+                (None, Some(stored)) => self.convert(x, leaf.ty, stored)?,
+                _ => x,
+            };
             let mut p = self.addressof(&var.symbol, var.ptr_t);
             if let (Some(i), Some(_)) = (index, var.vertices) {
                 p = self.access_chain(p, vec![i], var.elem_t);
             }
             match var.builtin.clone() {
-                None => {
-                    let x = match var.stored {
-                        Some(stored) => self.convert(x, leaf.ty, stored)?,
-                        None => x,
-                    };
-                    self.store_to(p, x)
-                }
+                None => self.store_to(p, x),
                 Some(b) => self.builtin_write(&b, p, x, leaf, var.elem_t)?,
             }
         }
@@ -1365,6 +1501,17 @@ impl<'t> Emitter<'t> {
             None => elem_t,
         };
         let ptr_t = self.pointer(var_t, class);
+        let shared_key = builtin.as_ref().map(|b| {
+            let flat = decorations.iter().any(|d| d.name == "flat");
+            (input, b.clone(), ptr_t, flat)
+        });
+        if let Some(var) = shared_key.as_ref().and_then(|k| self.stage.shared_builtins.get(k)).cloned() {
+            if !self.interface.contains(&var.symbol) {
+                self.interface.push(var.symbol.clone());
+            }
+            self.stage.vars.insert(key, var.clone());
+            return Ok(var);
+        }
         let symbol_name = self.unique_symbol(&base_name);
         self.global_variable(&symbol_name, ptr_t, decorations);
         self.interface.push(symbol_name.clone());
@@ -1373,6 +1520,9 @@ impl<'t> Emitter<'t> {
         }
         let var = StageVar { symbol: symbol_name, ptr_t, elem_t, builtin, stored, vertices };
         self.stage.vars.insert(key, var.clone());
+        if let Some(k) = shared_key {
+            self.stage.shared_builtins.insert(k, var.clone());
+        }
         Ok(var)
     }
 
@@ -1417,7 +1567,7 @@ impl<'t> Emitter<'t> {
                 let offset = self.distance_offset(input, b == "CullDistance", &leaf.semantic);
                 self.read_floats(p, offset, leaf.ty)
             }
-            "TessLevelOuter" | "TessLevelInner" => self.read_floats(p, 0, leaf.ty),
+            "TessLevelOuter" | "TessLevelInner" => self.read_tess_levels(p, b, leaf.ty),
             "SampleMask" => {
                 let v = self.load(p);
                 let ut = self.u32_type();
@@ -1436,19 +1586,41 @@ impl<'t> Emitter<'t> {
                     let inv = self.val("spirv.FDiv", vec![one, w], ft);
                     v = self.insert(inv, v, &[3]);
                 }
-                if b == "InstanceIndex" && self.options.nonzero_base_instance {
+                // With nonzero bases, SV_InstanceID/SV_VertexID count from the draw's
+                // base as in D3D: dxc subtracts BaseInstance/BaseVertex into a
+                // Function variable named by the semantic, then reads that.
+                let base = match b {
+                    "InstanceIndex" if self.options.nonzero_base_instance => Some("BaseInstance"),
+                    "VertexIndex" if self.options.nonzero_base_vertex => Some("BaseVertex"),
+                    _ => None,
+                };
+                if let Some(base_builtin) = base {
                     let base_leaf = Leaf {
                         path: Vec::new(),
                         ty: hlsl,
-                        semantic: "SV_StartInstanceLocation".into(),
+                        semantic: format!("{base_builtin}.base"),
                         modifiers: Modifiers::default(),
-                        vk_builtin: Some("BaseInstance".into()),
+                        vk_builtin: Some(base_builtin.into()),
                     };
                     let stage = self.entry.as_ref().map_or(Stage::Vertex, |e| e.stage);
                     let var = self.stage_var(&base_leaf, true, &[], stage, None, false)?;
                     let bp = self.addressof(&var.symbol, var.ptr_t);
                     let base = self.load(bp);
-                    v = self.val("spirv.ISub", vec![v, base], var_t);
+                    let relative = self.val("spirv.ISub", vec![v, base], var_t);
+                    let local = self.function_variable(var_t, &leaf.semantic);
+                    self.store_to(local, relative);
+                    v = self.load(local);
+                }
+                // A narrower vector of the same component (`int2 tid : SV_DispatchThreadID`)
+                // takes the leading components with one shuffle, as dxc does.
+                if let (Some((from, n)), Some((to, m))) =
+                    (self.scalar_shape(hlsl), self.scalar_shape(leaf.ty))
+                {
+                    if from == to && m > 1 && m < n && b != "TessCoord" {
+                        let lt = self.ty(leaf.ty)?;
+                        let comps: Vec<u32> = (0..m).collect();
+                        return Ok(self.shuffle(v, v, &comps, lt));
+                    }
                 }
                 if b == "TessCoord" {
                     if let Some((_, n)) = self.scalar_shape(leaf.ty).filter(|(_, n)| *n < 3) {

@@ -294,6 +294,20 @@ impl<'t> Emitter<'t> {
             }
             ExprKind::Cast { operand, .. } => {
                 let operand = *operand;
+                // dxc: a constant zero cast to a struct or array (a flat conversion)
+                // is that type's OpConstantNull rather than a splat.
+                let aggregate =
+                    matches!(self.data(self.concrete(ty)), TypeData::Struct(_) | TypeData::Array { .. });
+                let zero = self.tree.expr(operand).and_then(|i| i.constant).is_some_and(|c| match c {
+                    ConstValue::Int(v) => v == 0,
+                    ConstValue::Float(f) => f == 0.0,
+                    ConstValue::Bool(b) => !b,
+                });
+                if aggregate && zero && !self.contains_object(ty, 0) && !self.has_side_effects(operand) {
+                    let t = self.ty(ty)?;
+                    let null = self.constant_attr(spirvkit_ir::attr::Attribute::null_constant(), t);
+                    return Ok(Val::R(null, ty));
+                }
                 let v = self.rvalue(operand)?;
                 let from = self.tree.converted_type(operand);
                 Ok(Val::R(self.convert(v, from, ty)?, ty))
@@ -474,9 +488,14 @@ impl<'t> Emitter<'t> {
                                 _ => None,
                             };
                             let bt = self.ty(bty)?;
-                            let tmp = self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
+                            let tmp =
+                                self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
                             self.store_to(tmp, v);
-                            return self.field_place(Place::Ptr { ptr: tmp, ty: bty, rule: None }, *decl, info.ty);
+                            return self.field_place(
+                                Place::Ptr { ptr: tmp, ty: bty, rule: None },
+                                *decl,
+                                info.ty,
+                            );
                         }
                         let t = self.ty(info.ty)?;
                         Ok(Val::R(self.extract(v, &path, t), info.ty))
@@ -508,7 +527,11 @@ impl<'t> Emitter<'t> {
     /// The IR member index path of field `decl` in struct `ty` (bases are the first
     /// members, merged bit-fields share one), and the field's bits when it is a
     /// bit-field.
-    pub fn field_path(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId) -> Option<(Vec<u32>, Option<BitField>)> {
+    pub fn field_path(
+        &self,
+        ty: Ty,
+        decl: spirvkit_hlsl::ast::DeclId,
+    ) -> Option<(Vec<u32>, Option<BitField>)> {
         self.field_path_at(ty, decl, 0)
     }
 
@@ -586,7 +609,14 @@ impl<'t> Emitter<'t> {
     }
 
     /// Writes a bit-field through `ptr` to its member (read, insert, write back).
-    fn write_bit_field(&mut self, ptr: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField, v: Value) -> R<()> {
+    fn write_bit_field(
+        &mut self,
+        ptr: Value,
+        ty: Ty,
+        rule: Option<LayoutRule>,
+        bits: BitField,
+        v: Value,
+    ) -> R<()> {
         let old = self.load(ptr);
         let new = self.insert_bits(old, v, ty, rule, bits)?;
         self.store_to(ptr, new);
@@ -595,7 +625,14 @@ impl<'t> Emitter<'t> {
 
     /// `old` with a bit-field's bits replaced by `v`'s low bits: `OpBitFieldInsert` at
     /// 32 bits, masks and shifts otherwise (as dxc).
-    pub fn insert_bits(&mut self, old: Value, v: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField) -> R<Value> {
+    pub fn insert_bits(
+        &mut self,
+        old: Value,
+        v: Value,
+        ty: Ty,
+        rule: Option<LayoutRule>,
+        bits: BitField,
+    ) -> R<Value> {
         let t = self.ty_in(ty, rule)?;
         let width = self.int_width(t);
         if width == 32 {
@@ -658,11 +695,14 @@ impl<'t> Emitter<'t> {
         }
         if let TypeData::Vector(_, n) = self.data(base_ty) {
             let n = u32::from(*n);
-            if n > 1 && components.len() as u32 == n && components.iter().enumerate().all(|(i, &c)| c == i as u32)
+            if n > 1
+                && components.len() as u32 == n
+                && components.iter().enumerate().all(|(i, &c)| c == i as u32)
             {
                 // `v.xyzw`: every component in order is the vector itself (dxc emits
                 // no shuffle, and writes the whole vector).
-                let base_conv = self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
+                let base_conv =
+                    self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
                 return match (base_conv, self.expr(base)?) {
                     (None, Val::P(p)) => Ok(Val::P(p)),
                     (conv, other) => {
@@ -711,7 +751,14 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Texel { image, coord, ty, object }))
             }
             Val::P(Place::Texel { image, coord, ty: texel, object }) if base_conv.is_none() => {
-                Ok(Val::P(Place::TexelComponents { image, coord, texel, object, components: components.to_vec(), ty }))
+                Ok(Val::P(Place::TexelComponents {
+                    image,
+                    coord,
+                    texel,
+                    object,
+                    components: components.to_vec(),
+                    ty,
+                }))
             }
             Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
                 let composed: Vec<u32> =
@@ -1796,8 +1843,10 @@ impl<'t> Emitter<'t> {
                 }
             }
             TypeData::Struct(id) => {
-                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let hlsl_members = self.hlsl_members(id)?;
                 for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {
                     let mt = self.value_type_of(m)?;
@@ -1865,7 +1914,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.composite(parts, t))
             }
             TypeData::Struct(id) => {
-                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
                 let hlsl_members = self.hlsl_members(id)?;
                 let mut parts: Vec<Value> = Vec::new();
                 for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {

@@ -1008,8 +1008,10 @@ impl<'t> Emitter<'t> {
         }
         // The dialect spells these by their first (NV) names; the words are the KHR
         // ones', and the driver adds the extension the grammar names.
-        self.require("ComputeDerivativeGroupQuadsNV", None);
-        self.require("ComputeDerivativeGroupLinearNV", None);
+        // The NV extension the grammar lists first comes with the driver's check.
+        let extension = Some(self.compute_derivatives_extension()).filter(|e| e.contains("KHR"));
+        self.require("ComputeDerivativeGroupQuadsNV", extension);
+        self.require("ComputeDerivativeGroupLinearNV", extension);
         if self.execution_modes.iter().any(|(m, _)| m.starts_with("DerivativeGroup")) {
             return;
         }

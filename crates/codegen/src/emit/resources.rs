@@ -172,9 +172,17 @@ impl<'t> Emitter<'t> {
                         // declared (and bound) before the buffer, with its own register.
                         let annotations = v.annotations.clone();
                         let member_name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
-                        self.declare_resource(m, ty, &member_name, &annotations, &counter_users, &mut pending)?;
+                        self.declare_resource(
+                            m,
+                            ty,
+                            &member_name,
+                            &annotations,
+                            &counter_users,
+                            &mut pending,
+                        )?;
                     }
-                    if members.is_empty() && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
+                    if members.is_empty()
+                        && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
                     {
                         // Only resources: no block is left.
                         continue;
@@ -236,7 +244,14 @@ impl<'t> Emitter<'t> {
                                 // rejects their uses elsewhere).
                                 continue;
                             }
-                            self.declare_resource(d, ty, &name, &v.annotations, &counter_users, &mut pending)?;
+                            self.declare_resource(
+                                d,
+                                ty,
+                                &name,
+                                &v.annotations,
+                                &counter_users,
+                                &mut pending,
+                            )?;
                         }
                         Some(GlobalStorage::PushConstant) => {
                             let t = match self.data(ty).clone() {
@@ -880,7 +895,8 @@ impl<'t> Emitter<'t> {
         let symbol = self.unique_symbol(name);
         let mut decorations = Vec::new();
         if family == Family::SubpassInput {
-            if let Some(index) = self.int_attribute_args(d, "input_attachment_index").and_then(|a| a.first().copied())
+            if let Some(index) =
+                self.int_attribute_args(d, "input_attachment_index").and_then(|a| a.first().copied())
             {
                 decorations.push(prop("input_attachment_index", i32_attr(self.store(), index)));
             }
@@ -1272,7 +1288,11 @@ impl<'t> Emitter<'t> {
             let slot = self.name(slot.name).to_ascii_lowercase();
             let set = match space {
                 Some(s) => {
-                    match self.name(s.name).to_ascii_lowercase().strip_prefix("space").and_then(|n| n.parse().ok())
+                    match self
+                        .name(s.name)
+                        .to_ascii_lowercase()
+                        .strip_prefix("space")
+                        .and_then(|n| n.parse().ok())
                     {
                         Some(n) => n,
                         None => continue,
@@ -1317,12 +1337,13 @@ impl<'t> Emitter<'t> {
     /// of the passes is the order of the decorations (`binding_order`).
     fn assign_bindings(&mut self, pending: Vec<Pending>) {
         let mut used: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
-        let take = |used: &mut HashMap<u32, std::collections::BTreeSet<u32>>, set: u32, first: u32, n: u32| {
-            let numbers = used.entry(set).or_default();
-            for i in 0..n {
-                numbers.insert(first.saturating_add(i));
-            }
-        };
+        let take =
+            |used: &mut HashMap<u32, std::collections::BTreeSet<u32>>, set: u32, first: u32, n: u32| {
+                let numbers = used.entry(set).or_default();
+                for i in 0..n {
+                    numbers.insert(first.saturating_add(i));
+                }
+            };
         // Heap bindings given on the command line are taken even by unused heaps.
         let b = self.options.bindings.clone();
         for (binding, set) in [b.resource_heap, b.sampler_heap, b.counter_heap].into_iter().flatten() {
@@ -2209,13 +2230,47 @@ impl<'t> Emitter<'t> {
     fn offset_operand(&mut self, e: ExprId, ops: &mut ImageOperands) -> R<()> {
         let v = self.rvalue(e)?;
         match self.as_constant(v) {
-            Some(c) => ops.const_offset = Some(c),
+            Some(c) => ops.const_offset = Some(self.signed_offset(c)),
             None => {
                 self.require("ImageGatherExtended", None);
                 ops.offset = Some(v);
             }
         }
         Ok(())
+    }
+
+    /// A constant offset of unsigned integers as the signed one the method takes
+    /// (`uint2(-5, 7)` is `int2(-5, 7)`, which dxc folds).
+    fn signed_offset(&mut self, c: Value) -> Value {
+        let ty = self.ir.value_type(c);
+        let (element, count) = match self.lower.store().kind(ty).clone() {
+            TypeKind::Vector { element, shape, .. } => (element, shape.first().copied().unwrap_or(1)),
+            _ => (ty, 1),
+        };
+        if element != self.u32_type() {
+            return c;
+        }
+        let signed = self.i32_type();
+        let wrap = |a: &Attribute| match a {
+            Attribute::Integer { value, .. } => {
+                Some(Attribute::Integer { value: i128::from(*value as u32 as i32), ty: signed })
+            }
+            _ => None,
+        };
+        let target = if count > 1 { self.vec_type(signed, count as u32) } else { signed };
+        let attr = match self.constant_attr_of(c) {
+            Some(a @ Attribute::Integer { .. }) => wrap(&a),
+            Some(Attribute::Dense { elements, .. }) => elements
+                .iter()
+                .map(wrap)
+                .collect::<Option<Vec<_>>>()
+                .map(|elements| Attribute::Dense { elements, ty: target }),
+            _ => None,
+        };
+        match attr {
+            Some(a) => self.constant_attr(a, target),
+            None => c,
+        }
     }
 
     /// `v` as a constant: itself when it is one, or a constant composite of a
@@ -2482,9 +2537,7 @@ impl<'t> Emitter<'t> {
         self.resources.derivative_group_set = true;
         let [x, y, _] = entry.numthreads.unwrap_or([1, 1, 1]);
         let quads = x % 2 == 0 && y % 2 == 0;
-        // The NV extension: spirv-val (2025.5) does not accept these capabilities
-        // with the KHR one on Vulkan 1.0, and an invalid binary is worse than a name.
-        let extension = "SPV_NV_compute_shader_derivatives";
+        let extension = self.compute_derivatives_extension();
         // The dialect spells them NV (the values of the KHR names).
         let (capability, mode) = if quads {
             ("ComputeDerivativeGroupQuadsNV", "DerivativeGroupQuadsNV")
@@ -2493,6 +2546,24 @@ impl<'t> Emitter<'t> {
         };
         self.require(capability, Some(extension));
         self.execution_modes.push((mode.to_string(), Vec::new()));
+    }
+
+    /// The extension of compute-shader derivatives: the KHR one when `-fspv-extension`
+    /// permits it and not the NV one (as dxc picks what the user allows), else the NV
+    /// one: spirv-val (2025.5) does not accept these capabilities with the KHR one on
+    /// Vulkan 1.0, and an invalid binary is worse than a name. The words of the
+    /// capabilities and modes are the same under both names.
+    pub(crate) fn compute_derivatives_extension(&self) -> &'static str {
+        const KHR: &str = "SPV_KHR_compute_shader_derivatives";
+        const NV: &str = "SPV_NV_compute_shader_derivatives";
+        let allowed = &self.options.allowed_extensions;
+        let permits =
+            |ext: &str| allowed.iter().any(|a| a == ext || (a == "KHR" && ext.starts_with("SPV_KHR_")));
+        if !allowed.is_empty() && permits(KHR) && !permits(NV) {
+            KHR
+        } else {
+            NV
+        }
     }
 
     /// `Gather*` methods: `OpImageGather` of a component, `OpImageDrefGather` for the
@@ -2531,13 +2602,20 @@ impl<'t> Emitter<'t> {
             let mut attrs = Vec::new();
             for k in 0..4 {
                 let v = self.rvalue(args[next + k])?;
+                offsets.push(v);
                 match self.constant_attr_of(v) {
                     Some(a) => attrs.push(a),
                     None => {
-                        return self.unsupported(format!("{name} with four offsets that are not constant"))
+                        let rest: Vec<ExprId> = args[next + k + 1..next + 4].to_vec();
+                        if args.len() > next + 4 {
+                            return self.unsupported(format!(
+                                "{name} with four offsets that are not constant and a status"
+                            ));
+                        }
+                        let si = self.combine(si, pending);
+                        return self.gather_per_offset(si, coord, dref, component, base_ty, offsets, &rest);
                     }
                 }
-                offsets.push(v);
             }
             next += 4;
             let vt = self.ir.value_type(offsets[0]);
@@ -2560,6 +2638,52 @@ impl<'t> Emitter<'t> {
                 self.image_instruction("spirv.ImageGather", vec![si, coord, c], &ops, t4, status)
             }
         }
+    }
+
+    /// A gather with four offsets that are not all constant, as dxc makes it: one
+    /// gather per offset (each an `Offset` operand, evaluated in turn), keeping texel
+    /// k of gather k. `offsets` holds the values evaluated so far, `rest` the
+    /// expressions of the others.
+    #[allow(clippy::too_many_arguments)]
+    fn gather_per_offset(
+        &mut self,
+        si: Value,
+        coord: Value,
+        dref: Option<Value>,
+        component: i32,
+        base_ty: Ty,
+        mut offsets: Vec<Value>,
+        rest: &[ExprId],
+    ) -> R<Value> {
+        self.require("ImageGatherExtended", None);
+        let (t4, s, _) = self.texel4(self.object_element(base_ty))?;
+        let st = self.ty(self.scalar_ty(s))?;
+        let mut texels = Vec::new();
+        let mut pending = rest.iter();
+        for k in 0..4u32 {
+            let offset = match offsets.get(k as usize) {
+                Some(&v) => v,
+                None => {
+                    let Some(&e) = pending.next() else { return self.unsupported("this gather") };
+                    let v = self.rvalue(e)?;
+                    offsets.push(v);
+                    v
+                }
+            };
+            let offset = self.as_constant(offset).unwrap_or(offset);
+            let ops = ImageOperands { offset: Some(offset), ..ImageOperands::default() };
+            let gathered = match dref {
+                Some(d) => {
+                    self.image_instruction("spirv.ImageDrefGather", vec![si, coord, d], &ops, t4, None)?
+                }
+                None => {
+                    let c = self.i32_constant(component);
+                    self.image_instruction("spirv.ImageGather", vec![si, coord, c], &ops, t4, None)?
+                }
+            };
+            texels.push(self.extract(gathered, &[k], st));
+        }
+        Ok(self.construct(texels, t4))
     }
 
     /// The image of a texture value (`OpImage` of a `SampledTexture*`).

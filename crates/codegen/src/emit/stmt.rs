@@ -11,6 +11,15 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::BlockId;
 use spirvkit_translate::structurize::MergeInfo;
 
+/// A case label of a switch.
+#[derive(Clone, Copy)]
+enum CaseLabel {
+    Constant(i64),
+    /// A label that is not an integer constant (an if series compares it).
+    Expr(spirvkit_hlsl::ast::ExprId),
+    Default,
+}
+
 /// SPIR-V selection control bits.
 const FLATTEN: u32 = 0x1;
 const DONT_FLATTEN: u32 = 0x2;
@@ -323,12 +332,6 @@ impl<'t> Emitter<'t> {
     fn switch(&mut self, s: StmtId, condition: spirvkit_hlsl::ast::ExprId, body: StmtId) -> R<()> {
         let control = self.selection_control(s);
         let cty = self.tree.converted_type(condition);
-        let selector = self.rvalue(condition)?;
-        let int_ty = spirvkit_hlsl::sema::types::TypeTable::INT;
-        let selector = match self.scalar_shape(cty) {
-            Some((s, 1)) if s.is_integer() => selector,
-            _ => self.convert(selector, cty, int_ty)?,
-        };
         // The case statements in order: their labels and bodies.
         let mut cases: Vec<(Option<i64>, StmtId)> = Vec::new();
         let mut items: Vec<StmtId> = Vec::new();
@@ -337,7 +340,7 @@ impl<'t> Emitter<'t> {
             _ => items.push(body),
         }
         // Each top-level statement belongs to the last case label before it.
-        let mut groups: Vec<(Vec<Option<i64>>, Vec<StmtId>)> = Vec::new();
+        let mut groups: Vec<(Vec<CaseLabel>, Vec<StmtId>)> = Vec::new();
         // Where each group's first label is (a fall-through into it is there).
         let mut group_starts: Vec<Span> = Vec::new();
         for item in items {
@@ -348,14 +351,14 @@ impl<'t> Emitter<'t> {
                 match &self.ast.stmt(st).kind {
                     StmtKind::Case { value, body } => {
                         let v = self.tree.expr(*value).and_then(|i| i.constant).and_then(ConstValue::as_int);
-                        let Some(v) = v else {
-                            return self.unsupported("a case label that is not an integer constant");
-                        };
-                        labels.push(Some(v));
+                        labels.push(match v {
+                            Some(v) => CaseLabel::Constant(v),
+                            None => CaseLabel::Expr(*value),
+                        });
                         st = *body;
                     }
                     StmtKind::Default { body } => {
-                        labels.push(None);
+                        labels.push(CaseLabel::Default);
                         st = *body;
                     }
                     _ => break,
@@ -371,6 +374,43 @@ impl<'t> Emitter<'t> {
                 group_starts.push(self.ast.stmt(item).span);
             }
         }
+        // SPIR-V.rst: OpSwitch when every case value is an integer constant and there
+        // is no attribute but `forcecase`; a series of if statements otherwise.
+        let constant_labels = groups.iter().flat_map(|(l, _)| l).all(|l| !matches!(l, CaseLabel::Expr(_)));
+        let if_attribute = self.ast.stmt(s).attrs.iter().any(|a| {
+            matches!(self.name(a.name.name).to_ascii_lowercase().as_str(), "flatten" | "branch" | "call")
+        });
+        if !constant_labels || if_attribute {
+            // A `break` nested in a case's statements would leave an if, which the
+            // if series cannot express; such a switch keeps OpSwitch when it can.
+            let nested_break =
+                groups.iter().flat_map(|(_, stmts)| stmts).any(|&st| self.has_nested_break(st, 0));
+            if !nested_break {
+                return self.switch_as_ifs(condition, &groups);
+            }
+            if !constant_labels {
+                return self.unsupported("a case label that is not an integer constant, with a nested break");
+            }
+        }
+        let groups: Vec<(Vec<Option<i64>>, Vec<StmtId>)> = groups
+            .into_iter()
+            .map(|(labels, stmts)| {
+                let labels = labels
+                    .into_iter()
+                    .map(|l| match l {
+                        CaseLabel::Constant(v) => Some(v),
+                        _ => None,
+                    })
+                    .collect();
+                (labels, stmts)
+            })
+            .collect();
+        let selector = self.rvalue(condition)?;
+        let int_ty = spirvkit_hlsl::sema::types::TypeTable::INT;
+        let selector = match self.scalar_shape(cty) {
+            Some((s, 1)) if s.is_integer() => selector,
+            _ => self.convert(selector, cty, int_ty)?,
+        };
         let merge = self.new_block("switch.merge");
         let mut blocks = Vec::new();
         let mut default_block = None;
@@ -463,6 +503,134 @@ impl<'t> Emitter<'t> {
         self.start_block(merge);
         let _ = cases;
         Ok(())
+    }
+
+    /// Whether `s` holds a `break` of the enclosing switch below its top level
+    /// (inside an if or a block; not one of a nested loop or switch).
+    fn has_nested_break(&self, s: StmtId, depth: u32) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match &self.ast.stmt(s).kind {
+            StmtKind::Break => depth > 0,
+            StmtKind::Block(stmts) => stmts.iter().any(|&st| self.has_nested_break(st, depth + 1)),
+            StmtKind::If { then_branch, else_branch, .. } => {
+                self.has_nested_break(*then_branch, depth + 1)
+                    || else_branch.is_some_and(|e| self.has_nested_break(e, depth + 1))
+            }
+            StmtKind::Case { body, .. } | StmtKind::Default { body } => {
+                self.has_nested_break(*body, depth + 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// A switch as dxc makes it with if statements: for each case label in order,
+    /// `if (selector == label) { statements }` else the next, the default's
+    /// statements in the last else. A case's statements run from its label through
+    /// the following cases (fall-through) up to the first `break`. The selector is
+    /// evaluated for each comparison, as dxc does, unless that would repeat a side
+    /// effect.
+    fn switch_as_ifs(
+        &mut self,
+        condition: spirvkit_hlsl::ast::ExprId,
+        groups: &[(Vec<CaseLabel>, Vec<StmtId>)],
+    ) -> R<()> {
+        let statements_from = |group: usize| -> Vec<StmtId> {
+            let mut out = Vec::new();
+            for (_, stmts) in &groups[group..] {
+                for &st in stmts {
+                    if matches!(self.ast.stmt(st).kind, StmtKind::Break) {
+                        return out;
+                    }
+                    out.push(st);
+                }
+            }
+            out
+        };
+        let mut cases: Vec<(CaseLabel, Vec<StmtId>)> = Vec::new();
+        let mut default = None;
+        for (i, (labels, _)) in groups.iter().enumerate() {
+            for &label in labels {
+                match label {
+                    CaseLabel::Default => default = Some(statements_from(i)),
+                    other => cases.push((other, statements_from(i))),
+                }
+            }
+        }
+        let once = if self.has_side_effects(condition) {
+            Some(self.switch_selector(condition, None)?)
+        } else {
+            None
+        };
+        let mut merges = Vec::new();
+        for (k, (label, stmts)) in cases.iter().enumerate() {
+            let selector = self.switch_selector(condition, once)?;
+            let selector_t = self.ir.value_type(selector);
+            let value = match *label {
+                CaseLabel::Constant(v) => self.scalar_constant(ConstValue::Int(v), selector_t),
+                CaseLabel::Expr(e) => {
+                    let v = self.rvalue(e)?;
+                    let from = self.tree.converted_type(e);
+                    let to = self.switch_selector_type(condition);
+                    self.convert(v, from, to)?
+                }
+                CaseLabel::Default => continue,
+            };
+            let bool_t = self.bool_type();
+            let cond = self.val("spirv.IEqual", vec![selector, value], bool_t);
+            let then_block = self.new_block("if.true");
+            let has_else = k + 1 < cases.len() || default.is_some();
+            let else_block = has_else.then(|| self.new_block("if.false"));
+            let merge = self.new_block("if.merge");
+            self.selection_header(merge, 0);
+            self.branch_conditional(cond, then_block, else_block.unwrap_or(merge));
+            self.start_block(then_block);
+            for &st in stmts {
+                self.stmt(st)?;
+            }
+            self.branch(merge);
+            merges.push(merge);
+            match else_block {
+                Some(eb) => self.start_block(eb),
+                None => break,
+            }
+        }
+        if let Some(stmts) = &default {
+            for &st in stmts {
+                self.stmt(st)?;
+            }
+        }
+        // Close the ifs innermost first: each merge falls into the enclosing one's.
+        for merge in merges.into_iter().rev() {
+            self.branch(merge);
+            self.start_block(merge);
+        }
+        Ok(())
+    }
+
+    /// The HLSL type the switch compares in (its integer condition type, else int).
+    fn switch_selector_type(&self, condition: spirvkit_hlsl::ast::ExprId) -> spirvkit_hlsl::sema::types::Ty {
+        let cty = self.tree.converted_type(condition);
+        match self.scalar_shape(cty) {
+            Some((s, 1)) if s.is_integer() => cty,
+            _ => spirvkit_hlsl::sema::types::TypeTable::INT,
+        }
+    }
+
+    /// The switch's selector value: `once` when given, else the condition evaluated.
+    fn switch_selector(
+        &mut self,
+        condition: spirvkit_hlsl::ast::ExprId,
+        once: Option<spirvkit_ir::ir::Value>,
+    ) -> R<spirvkit_ir::ir::Value> {
+        if let Some(v) = once {
+            return Ok(v);
+        }
+        let cty = self.tree.converted_type(condition);
+        let v = self.rvalue(condition)?;
+        let to = self.switch_selector_type(condition);
+        self.convert(v, cty, to)
     }
 
     /// A local variable declaration (with its initializer); `static` locals are

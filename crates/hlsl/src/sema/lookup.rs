@@ -263,7 +263,23 @@ impl Sema<'_> {
                 self.types.array(elem, len)
             }
         };
+        let ty = if tref.modifiers.contains(Modifiers::UNSIGNED) { self.unsigned_of(ty) } else { ty };
         self.apply_type_modifiers(ty, tref.modifiers)
+    }
+
+    /// `unsigned T`: the unsigned integer of T's width (`unsigned int` is `uint`).
+    fn unsigned_of(&mut self, ty: Ty) -> Ty {
+        let unsigned = |s: Scalar| match s {
+            Scalar::Int => Scalar::UInt,
+            Scalar::Int16 => Scalar::UInt16,
+            Scalar::Int64 => Scalar::UInt64,
+            Scalar::Min16Int | Scalar::Min12Int => Scalar::Min16UInt,
+            other => other,
+        };
+        match self.types.get(ty).clone() {
+            TypeData::Scalar(s) => self.types.scalar(unsigned(s)),
+            _ => ty,
+        }
     }
 
     /// `row_major`/`column_major` on a matrix (or an array of them).

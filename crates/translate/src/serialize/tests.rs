@@ -1566,12 +1566,9 @@ const OP_NAMES: SerializeOptions = SerializeOptions {
     struct_names: std::collections::BTreeMap::new(),
     unnamed_variables: std::collections::BTreeSet::new(),
     entry_point_names: std::collections::BTreeMap::new(),
-<<<<<<< HEAD
     dxc_debug_lines: false,
     module_processed: Vec::new(),
-=======
     binding_order: Vec::new(),
->>>>>>> bindings
 };
 
 /// A module built op by op, as a code generator does: `float src.main(float x)` with
