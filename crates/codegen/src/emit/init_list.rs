@@ -80,7 +80,7 @@ impl Emitter<'_> {
                     // struct being built.
                     self.split_struct(q)?;
                 }
-                let members = self.lift(crate::layout::struct_members(self.table, id))?;
+                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let mut parts = Vec::with_capacity(members.len());
                 for m in members {
                     parts.push(self.init_for_type(q, m, depth + 1)?);
@@ -214,7 +214,7 @@ impl Emitter<'_> {
         let Some(ty) = q.next_type() else { return Ok(false) };
         let TypeData::Struct(id) = self.data(ty).clone() else { return Ok(false) };
         let (v, _) = q.items.pop().expect("an item");
-        let members = self.lift(crate::layout::struct_members(self.table, id))?;
+        let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
         let mut parts = Vec::with_capacity(members.len());
         for (i, m) in members.into_iter().enumerate() {
             let t = self.value_type_of(m)?;
