@@ -275,16 +275,7 @@ fn generate_into(
     let (mut ir, top, module, value_names, block_names, struct_names, unnamed_symbols, binding_order) =
         generated;
     ir.types = store;
-    Ok(Generated {
-        ir,
-        top,
-        module,
-        value_names,
-        block_names,
-        struct_names,
-        unnamed_symbols,
-        binding_order,
-    })
+    Ok(Generated { ir, top, module, value_names, block_names, struct_names, unnamed_symbols, binding_order })
 }
 
 /// Interns the scalar, vector and matrix types of every component type, so that

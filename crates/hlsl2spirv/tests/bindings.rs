@@ -12,7 +12,11 @@ use common::{assert_valid_binary, disassemble};
 fn compile(args: &[&str], source: &str) -> String {
     let mut all = vec!["-spirv", "-fcgl"];
     all.extend_from_slice(args);
-    assert_valid_binary(&all, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
+    assert_valid_binary(
+        &all,
+        source,
+        &["--target-env", "vulkan1.0", "--before-hlsl-legalization", "--relax-block-layout"],
+    );
     disassemble(&all, source)
 }
 
@@ -81,11 +85,7 @@ AppendStructuredBuffer<S> a : register(space2);
 float4 main() : SV_Target { return 1.0; }
 "#;
     let text = compile(&["-T", "ps_6_0", "-E", "main"], source);
-    assert_eq!(
-        bindings(&text),
-        ["t0 1 0", "s0 1 1", "t1 1 2", "a 2 0", "counter_var_a 2 1"],
-        "{text}"
-    );
+    assert_eq!(bindings(&text), ["t0 1 0", "s0 1 1", "t1 1 2", "a 2 0", "counter_var_a 2 1"], "{text}");
 }
 
 #[test]
@@ -127,8 +127,14 @@ float main(uint i : A) : B {
 }
 "#;
     let text = compile(&["-T", "vs_6_0", "-E", "main"], source);
-    assert!(text.contains("%cbs = OpVariable %_ptr_Uniform__arr_type_ConstantBuffer_T_uint_3 Uniform"), "{text}");
-    assert!(text.contains("%tbs = OpVariable %_ptr_Uniform__runtimearr_type_TextureBuffer_T Uniform"), "{text}");
+    assert!(
+        text.contains("%cbs = OpVariable %_ptr_Uniform__arr_type_ConstantBuffer_T_uint_3 Uniform"),
+        "{text}"
+    );
+    assert!(
+        text.contains("%tbs = OpVariable %_ptr_Uniform__runtimearr_type_TextureBuffer_T Uniform"),
+        "{text}"
+    );
     assert!(text.contains("OpCapability RuntimeDescriptorArray"), "{text}");
     // An element's field is one chain from the array.
     assert!(text.contains("OpAccessChain %_ptr_Uniform_float %cbs %int_2 %int_0"), "{text}");

@@ -41,9 +41,8 @@ impl<'t> Emitter<'t> {
                         // only from pointers an instruction like it returns, never
                         // straight from one loaded from a variable.
                         let block = self.pointee(v);
-                        let chained = self
-                            .def_op(v)
-                            .is_some_and(|op| self.ir.op(op).name == "spirv.AccessChain");
+                        let chained =
+                            self.def_op(v).is_some_and(|op| self.ir.op(op).name == "spirv.AccessChain");
                         let whole = match block {
                             // An element of an array of views is a chain already.
                             Some(_) if chained => v,

@@ -171,9 +171,17 @@ impl<'t> Emitter<'t> {
                         // declared (and bound) before the buffer, with its own register.
                         let annotations = v.annotations.clone();
                         let member_name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
-                        self.declare_resource(m, ty, &member_name, &annotations, &counter_users, &mut pending)?;
+                        self.declare_resource(
+                            m,
+                            ty,
+                            &member_name,
+                            &annotations,
+                            &counter_users,
+                            &mut pending,
+                        )?;
                     }
-                    if members.is_empty() && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
+                    if members.is_empty()
+                        && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
                     {
                         // Only resources: no block is left.
                         continue;
@@ -217,12 +225,11 @@ impl<'t> Emitter<'t> {
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                         }
-                        Some(GlobalStorage::Globals) => {
-                            if !globals_declared {
-                                globals_declared = true;
-                                self.declare_globals_block(&globals_members, &mut pending)?;
-                            }
+                        Some(GlobalStorage::Globals) if !globals_declared => {
+                            globals_declared = true;
+                            self.declare_globals_block(&globals_members, &mut pending)?;
                         }
+                        Some(GlobalStorage::Globals) => {}
                         Some(GlobalStorage::Buffer(_)) => {}
                         Some(GlobalStorage::Resource) => {
                             if self.is_subpass_input(ty)
@@ -232,7 +239,14 @@ impl<'t> Emitter<'t> {
                                 // rejects their uses elsewhere).
                                 continue;
                             }
-                            self.declare_resource(d, ty, &name, &v.annotations, &counter_users, &mut pending)?;
+                            self.declare_resource(
+                                d,
+                                ty,
+                                &name,
+                                &v.annotations,
+                                &counter_users,
+                                &mut pending,
+                            )?;
                         }
                         Some(GlobalStorage::PushConstant) => {
                             let t = match self.data(ty).clone() {
@@ -842,7 +856,8 @@ impl<'t> Emitter<'t> {
         let symbol = self.unique_symbol(name);
         let mut decorations = Vec::new();
         if family == Family::SubpassInput {
-            if let Some(index) = self.int_attribute_args(d, "input_attachment_index").and_then(|a| a.first().copied())
+            if let Some(index) =
+                self.int_attribute_args(d, "input_attachment_index").and_then(|a| a.first().copied())
             {
                 decorations.push(prop("input_attachment_index", i32_attr(self.store(), index)));
             }
@@ -1234,7 +1249,11 @@ impl<'t> Emitter<'t> {
             let slot = self.name(slot.name).to_ascii_lowercase();
             let set = match space {
                 Some(s) => {
-                    match self.name(s.name).to_ascii_lowercase().strip_prefix("space").and_then(|n| n.parse().ok())
+                    match self
+                        .name(s.name)
+                        .to_ascii_lowercase()
+                        .strip_prefix("space")
+                        .and_then(|n| n.parse().ok())
                     {
                         Some(n) => n,
                         None => continue,
@@ -1279,12 +1298,13 @@ impl<'t> Emitter<'t> {
     /// of the passes is the order of the decorations (`binding_order`).
     fn assign_bindings(&mut self, pending: Vec<Pending>) {
         let mut used: HashMap<u32, std::collections::BTreeSet<u32>> = HashMap::new();
-        let take = |used: &mut HashMap<u32, std::collections::BTreeSet<u32>>, set: u32, first: u32, n: u32| {
-            let numbers = used.entry(set).or_default();
-            for i in 0..n {
-                numbers.insert(first.saturating_add(i));
-            }
-        };
+        let take =
+            |used: &mut HashMap<u32, std::collections::BTreeSet<u32>>, set: u32, first: u32, n: u32| {
+                let numbers = used.entry(set).or_default();
+                for i in 0..n {
+                    numbers.insert(first.saturating_add(i));
+                }
+            };
         // Heap bindings given on the command line are taken even by unused heaps.
         let b = self.options.bindings.clone();
         for (binding, set) in [b.resource_heap, b.sampler_heap, b.counter_heap].into_iter().flatten() {
