@@ -12,7 +12,11 @@ use common::{assert_valid_binary, disassemble};
 fn compile(args: &[&str], source: &str) -> String {
     let mut all = vec!["-spirv", "-fcgl"];
     all.extend_from_slice(args);
-    assert_valid_binary(&all, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
+    assert_valid_binary(
+        &all,
+        source,
+        &["--target-env", "vulkan1.0", "--before-hlsl-legalization", "--relax-block-layout"],
+    );
     disassemble(&all, source)
 }
 

@@ -229,12 +229,11 @@ impl<'t> Emitter<'t> {
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                         }
-                        Some(GlobalStorage::Globals) => {
-                            if !globals_declared {
-                                globals_declared = true;
-                                self.declare_globals_block(&globals_members, &mut pending)?;
-                            }
+                        Some(GlobalStorage::Globals) if !globals_declared => {
+                            globals_declared = true;
+                            self.declare_globals_block(&globals_members, &mut pending)?;
                         }
+                        Some(GlobalStorage::Globals) => {}
                         Some(GlobalStorage::Buffer(_)) => {}
                         Some(GlobalStorage::Resource) => {
                             if self.is_subpass_input(ty)
