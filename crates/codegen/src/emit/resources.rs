@@ -673,7 +673,13 @@ impl<'t> Emitter<'t> {
         };
         let ptr = self.pointer(var_ty, class);
         let symbol = self.unique_symbol(name);
-        self.global_variable(&symbol, ptr, Vec::new());
+        // `globallycoherent`: the GLSL450 memory model's Coherent (dxc; the Vulkan
+        // memory model, not supported yet, would use memory operands instead).
+        let mut decorations = Vec::new();
+        if self.ast.decl(d).modifiers.contains(Modifiers::GLOBALLYCOHERENT) {
+            decorations.push(prop("coherent", Attribute::Unit));
+        }
+        self.global_variable(&symbol, ptr, decorations);
         self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
         Ok((symbol, register))
     }
