@@ -380,3 +380,16 @@ fn byte_address_atomics_take_literals_as_uint_and_bools_are_stored_after_address
         ],
     );
 }
+
+#[test]
+fn globallycoherent_resources_are_coherent() {
+    let text = compile(
+        "ps_6_0",
+        &[],
+        "globallycoherent RWByteAddressBuffer a; RWByteAddressBuffer b; globallycoherent RWTexture2D<float> t;\n\
+         void main() { b.Store(0, a.Load(0)); t[uint2(0, 0)] = 1; }",
+    );
+    assert!(text.contains("OpDecorate %a Coherent"), "{text}");
+    assert!(text.contains("OpDecorate %t Coherent"), "{text}");
+    assert!(!text.contains("OpDecorate %b Coherent"), "{text}");
+}

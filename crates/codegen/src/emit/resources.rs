@@ -900,6 +900,11 @@ impl<'t> Emitter<'t> {
                 decorations.push(prop("input_attachment_index", i32_attr(self.store(), index)));
             }
         }
+        // `globallycoherent`: the GLSL450 memory model's Coherent (dxc; the Vulkan
+        // memory model, not supported yet, would use memory operands instead).
+        if self.ast.decl(d).modifiers.contains(Modifiers::GLOBALLYCOHERENT) {
+            decorations.push(prop("coherent", Attribute::Unit));
+        }
         self.global_variable(&symbol, ptr, decorations);
         self.globals.insert(d, Global { symbol: symbol.clone(), ptr_type: ptr, ty, rule, member_of: None });
         Ok((symbol, register))
