@@ -531,6 +531,10 @@ impl<'t> Emitter<'t> {
             let _ = is_constant;
             let f = self.global_variable(&flag, flag_ptr_t, Vec::new());
             let _ = f;
+            // dxc: the first-time check at the initializer.
+            if self.has_lines() {
+                self.locate_at_start(self.ast.expr(init).span);
+            }
             let flag_ptr = self.addressof(&flag, flag_ptr_t);
             let done = self.load(flag_ptr);
             let init_block = self.new_block("init");
