@@ -487,10 +487,8 @@ impl<'t> Emitter<'t> {
         if let Some(init) = var.init {
             let v = self.init_value(init, ty)?;
             // dxc: the initialization at the variable's name.
-            let saved = match var.name.filter(|_| self.has_lines()) {
-                Some(n) => Some(self.locate_at_start(n.span)),
-                None => None,
-            };
+            let at = var.name.filter(|_| self.has_lines());
+            let saved = at.map(|n| self.locate_at_start(n.span));
             self.store_to(ptr, v);
             if let Some(loc) = saved {
                 self.loc = loc;
