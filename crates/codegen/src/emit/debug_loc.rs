@@ -151,6 +151,19 @@ impl Emitter<'_> {
         std::mem::replace(&mut self.loc, loc)
     }
 
+    /// Runs `f` at the location of expression `e` (what it emits after evaluating
+    /// `e`, such as the load of an object, is at `e`).
+    pub fn at_expr<T>(&mut self, e: ExprId, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.lines.is_none() {
+            return f(self);
+        }
+        let loc = self.expr_location(e);
+        let saved = std::mem::replace(&mut self.loc, loc);
+        let result = f(self);
+        self.loc = saved;
+        result
+    }
+
     /// Where clang puts expression `e` (`Expr::getExprLoc`): an operator's token, a
     /// member's name, a constructor's `(`, else the expression's start.
     pub fn expr_location(&mut self, e: ExprId) -> Location {

@@ -57,11 +57,7 @@ impl<'t> Emitter<'t> {
         if !self.has_lines() {
             return self.rvalue_here(e);
         }
-        let loc = self.expr_location(e);
-        let saved = std::mem::replace(&mut self.loc, loc);
-        let result = self.rvalue_here(e);
-        self.loc = saved;
-        result
+        self.at_expr(e, |s| s.rvalue_here(e))
     }
 
     fn rvalue_here(&mut self, e: ExprId) -> R<Value> {
@@ -1199,7 +1195,8 @@ impl<'t> Emitter<'t> {
             UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec => {
                 let place = self.place(operand)?;
                 let pty = place.ty();
-                let old = self.load_place(&place)?;
+                // The operand's load at the operand, the arithmetic at the operator.
+                let old = self.at_expr(operand, |s| s.load_place(&place))?;
                 let t = self.ty(pty)?;
                 let one = if self.is_float_ty(pty) { ConstValue::Float(1.0) } else { ConstValue::Int(1) };
                 let add = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
@@ -1624,7 +1621,7 @@ impl<'t> Emitter<'t> {
                     self.store_place(&place, new)?;
                     return Ok(Self::assigned(place, new, lty));
                 }
-                let old = self.load_place(&place)?;
+                let old = self.at_expr(lhs, |s| s.load_place(&place))?;
                 let old = if op_ty != lty && !matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                     self.convert(old, lty, op_ty)?
                 } else {

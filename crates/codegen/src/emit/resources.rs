@@ -1603,11 +1603,11 @@ impl<'t> Emitter<'t> {
 
     /// An image or sampler object's value.
     pub fn object_value(&mut self, e: ExprId) -> R<Value> {
-        match self.expr(e)? {
-            Val::P(Place::Ptr { ptr, .. }) => Ok(self.load(ptr)),
+        self.at_expr(e, |s| match s.expr(e)? {
+            Val::P(Place::Ptr { ptr, .. }) => Ok(s.load(ptr)),
             Val::R(v, _) => Ok(v),
-            _ => self.unsupported("this object expression"),
-        }
+            _ => s.unsupported("this object expression"),
+        })
     }
 
     pub(super) fn object_index(

@@ -657,10 +657,8 @@ impl<'t> Emitter<'t> {
         if let Some(init) = var.init {
             let v = self.init_value(init, ty)?;
             // dxc: the initialization at the variable's name.
-            let saved = match var.name.filter(|_| self.has_lines()) {
-                Some(n) => Some(self.locate_at_start(n.span)),
-                None => None,
-            };
+            let at = var.name.filter(|_| self.has_lines());
+            let saved = at.map(|n| self.locate_at_start(n.span));
             self.store_to(ptr, v);
             if let Some(loc) = saved {
                 self.loc = loc;
@@ -702,6 +700,12 @@ impl<'t> Emitter<'t> {
             Attribute::Integer { value: 0, ty: bool_t },
         );
         self.global_variable(&flag, flag_ptr_t, vec![starts_false]);
+        // dxc: the first-time check at the initializer.
+        if let Some(init) = init {
+            if self.has_lines() {
+                self.locate_at_start(self.ast.expr(init).span);
+            }
+        }
         let flag_ptr = self.addressof(&flag, flag_ptr_t);
         let done = self.load(flag_ptr);
         let init_block = self.new_block("if.init.todo");
