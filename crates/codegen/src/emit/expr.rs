@@ -926,15 +926,25 @@ impl<'t> Emitter<'t> {
             Place::Texel { image, coord, ty, object } => self.read_texel(*image, *coord, *ty, *object),
             Place::BitField { ptr, ty, rule, bits } => self.read_bit_field(*ptr, *ty, *rule, *bits),
             Place::MatrixElements { ptr, rule, paths, elem, ty } => {
+                // The elements as stored, gathered, then converted once (a laid-out
+                // bool matrix's `uint`s become one `uint` vector, as dxc).
                 let t = self.ty_in(*elem, *rule)?;
                 let mut parts = Vec::with_capacity(paths.len());
                 for path in paths {
                     let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
                     let p = self.access_chain(*ptr, indices, t);
-                    parts.push(self.load_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule })?);
+                    parts.push(self.load(p));
                 }
-                let vt = self.ty(*ty)?;
-                Ok(if parts.len() == 1 { parts[0] } else { self.construct(parts, vt) })
+                let (v, vty) = if parts.len() == 1 {
+                    (parts[0], *elem)
+                } else {
+                    let vt = self.ty_in(*ty, *rule)?;
+                    (self.construct(parts, vt), *ty)
+                };
+                match rule {
+                    Some(rule) => self.plain_of_laid_out(v, vty, *rule),
+                    None => Ok(v),
+                }
             }
         }
     }

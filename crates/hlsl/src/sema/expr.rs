@@ -156,25 +156,38 @@ impl Sema<'_> {
 
     /// The byte size `sizeof` gives (32-bit scalars unless 16/64-bit types).
     fn size_of(&self, ty: Ty) -> Option<u32> {
+        self.size_and_align(ty, 0).map(|(size, _)| size)
+    }
+
+    /// `sizeof` as clang lays HLSL types out for dxc: every value aligned to its
+    /// scalars' size, a struct to its largest member alignment and its size rounded up
+    /// to that (`struct { uint64_t a; int b; }` is 16 bytes), empty structs 0 bytes.
+    fn size_and_align(&self, ty: Ty, depth: u32) -> Option<(u32, u32)> {
+        if depth > 64 {
+            return None;
+        }
         let sixteen = self.opts.enable_16bit_types;
         let scalar_size = |s: Scalar| s.concrete().bits(sixteen) / 8;
         match self.types.get(ty) {
             TypeData::Scalar(s) | TypeData::Vector(s, _) | TypeData::Matrix { elem: s, .. } => {
-                Some(scalar_size(*s) * self.types.flat_count(ty)?)
+                let n = scalar_size(*s);
+                Some((n.checked_mul(self.types.flat_count(ty)?)?, n))
             }
-            TypeData::Array { elem, len: Some(n) } => Some(self.size_of(*elem)? * n),
+            TypeData::Array { elem, len: Some(n) } => {
+                let (size, align) = self.size_and_align(*elem, depth + 1)?;
+                Some((size.checked_mul(*n)?, align))
+            }
             TypeData::Struct(sid) => {
                 let info = self.types.struct_info(*sid)?;
-                let mut total = 0;
-                for b in &info.bases {
-                    total += self.size_of(*b)?;
+                let (mut total, mut max_align) = (0u32, 1u32);
+                for &member in info.bases.iter().chain(info.fields.iter().map(|f| &f.ty)) {
+                    let (size, align) = self.size_and_align(member, depth + 1)?;
+                    total = total.checked_next_multiple_of(align.max(1))?.checked_add(size)?;
+                    max_align = max_align.max(align);
                 }
-                for f in &info.fields {
-                    total += self.size_of(f.ty)?;
-                }
-                Some(total)
+                Some((total.checked_next_multiple_of(max_align)?, max_align))
             }
-            TypeData::Enum(_) => Some(4),
+            TypeData::Enum(_) => Some((4, 4)),
             _ => None,
         }
     }
