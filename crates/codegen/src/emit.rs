@@ -395,7 +395,8 @@ impl<'t> Emitter<'t> {
             }
             TypeData::Array { elem, .. } => self.provide_member_objects(elem, depth + 1)?,
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 for m in members {
                     self.provide_member_objects(m, depth + 1)?;
                 }

@@ -559,7 +559,9 @@ impl<'a> LayoutCalculator<'a> {
                     let offset = u64::from(n) * VEC4_ALIGN;
                     if offset < end {
                         return Err(CodegenError::Rejected {
-                            message: format!("found offset overlap when processing register(c{n}) assignment"),
+                            message: format!(
+                                "found offset overlap when processing register(c{n}) assignment"
+                            ),
                         });
                     }
                     offset

@@ -246,7 +246,8 @@ impl<'a> TypeLowering<'a> {
                     .members
                     .iter()
                     .map(|(_, decl)| {
-                        decl.and_then(|d| field_names.get(&d)).map_or_else(String::new, |&n| self.table_name(n))
+                        decl.and_then(|d| field_names.get(&d))
+                            .map_or_else(String::new, |&n| self.table_name(n))
                     })
                     .collect();
                 self.store.set_struct_member_names(&name, member_names);

@@ -315,7 +315,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.construct(out, tt))
             }
             TypeData::Struct(id) => {
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let mut out = Vec::new();
                 for (i, m) in members.into_iter().enumerate() {
                     let fm = self.ty_in(m, from)?;

@@ -440,9 +440,14 @@ impl<'t> Emitter<'t> {
                                 _ => None,
                             };
                             let bt = self.ty(bty)?;
-                            let tmp = self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
+                            let tmp =
+                                self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
                             self.store_to(tmp, v);
-                            return self.field_place(Place::Ptr { ptr: tmp, ty: bty, rule: None }, *decl, info.ty);
+                            return self.field_place(
+                                Place::Ptr { ptr: tmp, ty: bty, rule: None },
+                                *decl,
+                                info.ty,
+                            );
                         }
                         let t = self.ty(info.ty)?;
                         Ok(Val::R(self.extract(v, &path, t), info.ty))
@@ -474,7 +479,11 @@ impl<'t> Emitter<'t> {
     /// The IR member index path of field `decl` in struct `ty` (bases are the first
     /// members, merged bit-fields share one), and the field's bits when it is a
     /// bit-field.
-    pub fn field_path(&self, ty: Ty, decl: spirvkit_hlsl::ast::DeclId) -> Option<(Vec<u32>, Option<BitField>)> {
+    pub fn field_path(
+        &self,
+        ty: Ty,
+        decl: spirvkit_hlsl::ast::DeclId,
+    ) -> Option<(Vec<u32>, Option<BitField>)> {
         self.field_path_at(ty, decl, 0)
     }
 
@@ -552,7 +561,14 @@ impl<'t> Emitter<'t> {
     }
 
     /// Writes a bit-field through `ptr` to its member (read, insert, write back).
-    fn write_bit_field(&mut self, ptr: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField, v: Value) -> R<()> {
+    fn write_bit_field(
+        &mut self,
+        ptr: Value,
+        ty: Ty,
+        rule: Option<LayoutRule>,
+        bits: BitField,
+        v: Value,
+    ) -> R<()> {
         let old = self.load(ptr);
         let new = self.insert_bits(old, v, ty, rule, bits)?;
         self.store_to(ptr, new);
@@ -561,7 +577,14 @@ impl<'t> Emitter<'t> {
 
     /// `old` with a bit-field's bits replaced by `v`'s low bits: `OpBitFieldInsert` at
     /// 32 bits, masks and shifts otherwise (as dxc).
-    pub fn insert_bits(&mut self, old: Value, v: Value, ty: Ty, rule: Option<LayoutRule>, bits: BitField) -> R<Value> {
+    pub fn insert_bits(
+        &mut self,
+        old: Value,
+        v: Value,
+        ty: Ty,
+        rule: Option<LayoutRule>,
+        bits: BitField,
+    ) -> R<Value> {
         let t = self.ty_in(ty, rule)?;
         let width = self.int_width(t);
         if width == 32 {
@@ -1647,8 +1670,10 @@ impl<'t> Emitter<'t> {
                 }
             }
             TypeData::Struct(id) => {
-                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let hlsl_members = self.hlsl_members(id)?;
                 for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {
                     let mt = self.value_type_of(m)?;
@@ -1716,7 +1741,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.composite(parts, t))
             }
             TypeData::Struct(id) => {
-                let storage = self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
                 let hlsl_members = self.hlsl_members(id)?;
                 let mut parts: Vec<Value> = Vec::new();
                 for (slot, m) in storage.slots.into_iter().zip(hlsl_members) {

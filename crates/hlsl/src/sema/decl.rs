@@ -8,7 +8,9 @@ use super::tree::{
 };
 use super::types::{EnumInfo, Field, Scalar, StructId, StructInfo, Ty, TypeData, TypeTable};
 use super::{FunctionContext, Sema, TemplateInfo, MAX_INSTANTIATION_DEPTH};
-use crate::ast::{DeclId, DeclKind, ExprId, ExprKind, Ident, Modifiers, TemplateArg, TemplateParamKind, VarDecl};
+use crate::ast::{
+    DeclId, DeclKind, ExprId, ExprKind, Ident, Modifiers, TemplateArg, TemplateParamKind, VarDecl,
+};
 use crate::source::Span;
 use std::collections::{HashMap, HashSet};
 
