@@ -18,6 +18,17 @@ impl<'t> Emitter<'t> {
         if from_c == to_c {
             return Ok(v);
         }
+        // Matrices that differ only in majorness are one value type (the layout of
+        // memory holds the majorness, not the value).
+        if let (
+            TypeData::Matrix { elem: fe, rows: fr, cols: fc, .. },
+            TypeData::Matrix { elem: te, rows: tr, cols: tc, .. },
+        ) = (self.data(from_c), self.data(to_c))
+        {
+            if (fe, fr, fc) == (te, tr, tc) {
+                return Ok(v);
+            }
+        }
         // ConstantBuffer<T>/TextureBuffer<T> to T: the block's contents.
         if self.is_buffer_object(from_c) {
             if let TypeData::Object { kind, .. } = self.data(from_c).clone() {

@@ -1068,6 +1068,8 @@ impl<'t> Emitter<'t> {
                 self.select_components(v, *texel, components, *ty)
             }
             Place::MatrixElements { ptr, rule, paths, elem, ty } => {
+                // The elements as stored, gathered, then converted once (a laid-out
+                // bool matrix's `uint`s become one `uint` vector, as dxc).
                 let t = self.ty_in(*elem, *rule)?;
                 let mut parts = Vec::with_capacity(paths.len());
                 for path in paths {
@@ -1077,10 +1079,18 @@ impl<'t> Emitter<'t> {
                         let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
                         self.access_chain(*ptr, indices, t)
                     };
-                    parts.push(self.load_place(&Place::Ptr { ptr: p, ty: *elem, rule: *rule })?);
+                    parts.push(self.load(p));
                 }
-                let vt = self.ty(*ty)?;
-                Ok(if parts.len() == 1 { parts[0] } else { self.construct(parts, vt) })
+                let (v, vty) = if parts.len() == 1 {
+                    (parts[0], *elem)
+                } else {
+                    let vt = self.ty_in(*ty, *rule)?;
+                    (self.construct(parts, vt), *ty)
+                };
+                match rule {
+                    Some(rule) => self.plain_of_laid_out(v, vty, *rule),
+                    None => Ok(v),
+                }
             }
         }
     }

@@ -262,9 +262,16 @@ impl<'t> Emitter<'t> {
                             };
                             let rule = LayoutRule::for_buffer(BufferKind::PushConstant, self.options.layout);
                             let lowered = self.ty_in(t, Some(rule))?;
+                            // dxc names the block by how it was declared.
+                            let prefix = match self.data(ty) {
+                                TypeData::Object { kind, .. } if kind.family() == Family::ConstantBuffer => {
+                                    "ConstantBuffer"
+                                }
+                                _ => "PushConstant",
+                            };
                             let block = self.wrap_block_type(
                                 lowered,
-                                &format!("type.PushConstant.{}", self.type_name(t)),
+                                &format!("type.{prefix}.{}", self.type_name(t)),
                                 "Block",
                                 false,
                             )?;
@@ -618,9 +625,11 @@ impl<'t> Emitter<'t> {
     /// `spirv-dis` spells them (`uint`, `v3uint`, `mat2v3float` for `float2x3`).
     pub fn type_name(&self, ty: Ty) -> String {
         match self.data(ty) {
-            TypeData::Struct(id) => {
-                self.table.struct_info(*id).map_or_else(|| "struct".into(), |s| s.name.clone())
-            }
+            // clang's name of an anonymous struct is empty (`type.PushConstant.`).
+            TypeData::Struct(id) => self.table.struct_info(*id).map_or_else(
+                || "struct".into(),
+                |s| if s.name.starts_with("(anonymous") { String::new() } else { s.name.clone() },
+            ),
             TypeData::Vector(s, 1) => self.scalar_type_name(*s).into(),
             TypeData::Scalar(s) => self.scalar_type_name(*s).into(),
             TypeData::Vector(s, n) => format!("v{n}{}", self.scalar_type_name(*s)),
