@@ -783,6 +783,9 @@ impl<'t> Emitter<'t> {
             let kind = *kind;
             return self.object_index(base, base_ty, kind, index, ty);
         }
+        if let Some(v) = self.rvalue_matrix_element(base, index, ty)? {
+            return Ok(v);
+        }
         if self.is_rvalue_expr(base) && self.indexes_components(base_ty) {
             return self.rvalue_component(base, base_ty, index, ty);
         }
@@ -934,6 +937,25 @@ impl<'t> Emitter<'t> {
         for _ in 0..256 {
             match &self.ast.expr(e).kind {
                 ExprKind::Paren(inner) => e = *inner,
+                // A field of a value is a value (dxc loads it from a temporary).
+                ExprKind::Member { base, .. }
+                    if matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Field { .. })) =>
+                {
+                    e = *base
+                }
+                // A read-only texture's or buffer's element is a fetched value.
+                ExprKind::Index { base, .. }
+                    if matches!(self.data(self.tree.converted_type(*base)), TypeData::Object { kind, .. }
+                        if matches!(kind.family(), Family::Texture | Family::Buffer)) =>
+                {
+                    return true
+                }
+                // An element of an array value is a value.
+                ExprKind::Index { base, .. }
+                    if matches!(self.data(self.tree.converted_type(*base)), TypeData::Array { .. }) =>
+                {
+                    e = *base
+                }
                 ExprKind::Name { .. }
                 | ExprKind::TypeMember { .. }
                 | ExprKind::Member { .. }
@@ -955,6 +977,38 @@ impl<'t> Emitter<'t> {
             TypeData::Matrix { rows, .. } => *rows > 1,
             _ => false,
         }
+    }
+
+    /// `(m + n)[r][c]` of a matrix value: dxc indexes it in one step, both indices
+    /// evaluated first, then the matrix into a `temp.var.vector` variable, read by one
+    /// access chain. None for other shapes.
+    fn rvalue_matrix_element(&mut self, base: ExprId, index: ExprId, ty: Ty) -> R<Option<Val>> {
+        let mut row_expr = base;
+        while let ExprKind::Paren(inner) = &self.ast.expr(row_expr).kind {
+            row_expr = *inner;
+        }
+        let ExprKind::Index { base: matrix, index: row } = self.ast.expr(row_expr).kind else {
+            return Ok(None);
+        };
+        let matrix_ty = self.tree.converted_type(matrix);
+        let Some((_, rows, cols)) = self.matrix_shape(matrix_ty) else { return Ok(None) };
+        if rows < 2 || cols < 2 || !self.is_rvalue_expr(matrix) || self.tree.calls.contains_key(&row_expr) {
+            return Ok(None);
+        }
+        let mut indices = Vec::with_capacity(2);
+        for i in [row, index] {
+            indices.push(match self.tree.expr(i).and_then(|info| info.constant).and_then(|c| c.as_int()) {
+                Some(c) => self.u32_constant(c.max(0) as u32),
+                None => self.index_value(i)?,
+            });
+        }
+        let v = self.rvalue_as(matrix, matrix_ty)?;
+        let mt = self.ty(matrix_ty)?;
+        let tmp = self.function_variable(mt, "temp.var.vector");
+        self.store_to(tmp, v);
+        let t = self.ty(ty)?;
+        let p = self.access_chain(tmp, indices, t);
+        Ok(Some(Val::P(Place::Ptr { ptr: p, ty, rule: None })))
     }
 
     /// `(a + b)[i]`: dxc evaluates the index, then the value into a `temp.var.vector`
