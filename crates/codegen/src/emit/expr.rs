@@ -561,11 +561,14 @@ impl<'t> Emitter<'t> {
         let components = composed.as_slice();
         if let TypeData::Vector(_, n) = self.data(base_ty) {
             let n = u32::from(*n);
-            if n > 1 && components.len() as u32 == n && components.iter().enumerate().all(|(i, &c)| c == i as u32)
+            if n > 1
+                && components.len() as u32 == n
+                && components.iter().enumerate().all(|(i, &c)| c == i as u32)
             {
                 // `v.xyzw`: every component in order is the vector itself (dxc emits
                 // no shuffle, and writes the whole vector).
-                let base_conv = self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
+                let base_conv =
+                    self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
                 return match (base_conv, self.expr(base)?) {
                     (None, Val::P(p)) if !load_base => Ok(Val::P(p)),
                     (conv, other) => {
@@ -620,7 +623,14 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Texel { image, coord, ty, object }))
             }
             Val::P(Place::Texel { image, coord, ty: texel, object }) if base_conv.is_none() => {
-                Ok(Val::P(Place::TexelComponents { image, coord, texel, object, components: components.to_vec(), ty }))
+                Ok(Val::P(Place::TexelComponents {
+                    image,
+                    coord,
+                    texel,
+                    object,
+                    components: components.to_vec(),
+                    ty,
+                }))
             }
             // A swizzle repeating a component reads its swizzled base as a value
             // (clang loads it there), so dxc shuffles twice: `v.yx.yxy`.
@@ -668,7 +678,9 @@ impl<'t> Emitter<'t> {
             else {
                 break;
             };
-            if info.conversion.is_some_and(|c| c.to != info.ty) || self.tree.expr(cur).and_then(|i| i.conversion).is_some_and(|c| c.to != info.ty) {
+            if info.conversion.is_some_and(|c| c.to != info.ty)
+                || self.tree.expr(cur).and_then(|i| i.conversion).is_some_and(|c| c.to != info.ty)
+            {
                 break;
             }
             let inner = *inner;
@@ -1130,22 +1142,7 @@ impl<'t> Emitter<'t> {
                 // dxc reads the texel, inserts the one component or shuffles in
                 // several, and writes the texel back.
                 let old = self.read_texel(*image, *coord, *texel, *object)?;
-                let vt = self.ty(*texel)?;
-                let (_, n) = self.scalar_shape(*texel).unwrap_or((Scalar::Float, 1));
-                let merged = match components.as_slice() {
-                    // `.xx` of a scalar texel: the last write wins.
-                    _ if n == 1 => self.extract(v, &[components.len().saturating_sub(1) as u32], vt),
-                    [c] => self.insert(v, old, &[*c]),
-                    _ => {
-                        let mut selector: Vec<u32> = (0..n).collect();
-                        for (k, &c) in components.iter().enumerate() {
-                            if let Some(slot) = selector.get_mut(c as usize) {
-                                *slot = n + k as u32;
-                            }
-                        }
-                        self.shuffle(old, v, &selector, vt)
-                    }
-                };
+                let merged = self.merge_texel_components(old, v, *texel, components)?;
                 self.write_texel(*image, *coord, merged, *texel, *object)
             }
             Place::MatrixElements { ptr, rule, paths, elem, .. } => {
@@ -1165,6 +1162,26 @@ impl<'t> Emitter<'t> {
                 Ok(())
             }
         }
+    }
+
+    /// A texel `old` with `components` replaced by those of `v`: one inserted, or
+    /// several shuffled in (the last of repeated writes to a scalar texel wins).
+    fn merge_texel_components(&mut self, old: Value, v: Value, texel: Ty, components: &[u32]) -> R<Value> {
+        let vt = self.ty(texel)?;
+        let (_, n) = self.scalar_shape(texel).unwrap_or((Scalar::Float, 1));
+        Ok(match components {
+            _ if n == 1 => self.extract(v, &[components.len().saturating_sub(1) as u32], vt),
+            [c] => self.insert(v, old, &[*c]),
+            _ => {
+                let mut selector: Vec<u32> = (0..n).collect();
+                for (k, &c) in components.iter().enumerate() {
+                    if let Some(slot) = selector.get_mut(c as usize) {
+                        *slot = n + k as u32;
+                    }
+                }
+                self.shuffle(old, v, &selector, vt)
+            }
+        })
     }
 
     // ---- operators -----------------------------------------------------------------
@@ -1581,6 +1598,17 @@ impl<'t> Emitter<'t> {
                 let init_list = matches!(self.ast.expr(rhs).kind, ExprKind::InitList(_));
                 let v = if init_list { self.init_value(rhs, lty)? } else { self.rvalue_as(rhs, lty)? };
                 let place = self.place(lhs)?;
+                if let Place::TexelComponents { image, coord, texel, object, components, .. } = &place {
+                    // The texel is read, merged, and written with its coordinate
+                    // evaluated anew (dxc evaluates the texel expression for each).
+                    let old = self.read_texel(*image, *coord, *texel, *object)?;
+                    let merged = self.merge_texel_components(old, v, *texel, components)?;
+                    let (texel, object) = (*texel, *object);
+                    if let Place::TexelComponents { image, coord, .. } = self.refresh_texel(place, lhs)? {
+                        self.write_texel(image, coord, merged, texel, object)?;
+                    }
+                    return Ok(Val::R(v, lty));
+                }
                 self.store_place(&place, v)?;
                 // dxc: a plain assignment's value is the stored value (`a = b = c`
                 // stores `c` twice), a compound assignment's is its left side.

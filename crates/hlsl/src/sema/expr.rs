@@ -997,12 +997,11 @@ impl Sema<'_> {
                         };
                         // A swizzled scalar constant (`(1).xxxx`) is that constant in
                         // every component (clang evaluates the splat).
-                        let constant =
-                            if matches!(self.types.get(bt), TypeData::Scalar(_)) {
-                                binfo.constant
-                            } else {
-                                None
-                            };
+                        let constant = if matches!(self.types.get(bt), TypeData::Scalar(_)) {
+                            binfo.constant
+                        } else {
+                            None
+                        };
                         ExprInfo {
                             ty,
                             category,
