@@ -194,6 +194,7 @@ fn matrices_truncate_by_rows_and_index_values_in_one_chain() {
     assert_consecutive(
         &text,
         &[
+            "OpStore %row",
             "OpLoad %mat3v4float %m34",
             "OpCompositeExtract %v4float",
             "OpCompositeExtract %float",
