@@ -51,7 +51,7 @@ impl<'t> Emitter<'t> {
         let to = call.ret;
         if args.len() == 1 {
             let from = self.tree.converted_type(self.arg(args, 0)?);
-            let v = self.rvalue(self.arg(args, 0)?)?;
+            let v = self.element_rvalue(self.arg(args, 0)?)?;
             let same_vector_shape = matches!(
                 (self.data(from), self.data(to)),
                 (TypeData::Vector(_, a), TypeData::Vector(_, b)) if a == b
@@ -227,7 +227,8 @@ impl<'t> Emitter<'t> {
         let ty = place.ty();
         let v = self.load_place(&place)?;
         let t = self.value_type_of(ty)?;
-        let tmp = self.function_variable(t, "temp.var.this");
+        let name = self.temp_var_name(ty);
+        let tmp = self.function_variable(t, &name);
         self.store_to(tmp, v);
         Ok(tmp)
     }

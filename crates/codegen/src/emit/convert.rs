@@ -81,6 +81,26 @@ impl<'t> Emitter<'t> {
         let ft = self.value_type_of(from_c)?;
         let tt = self.value_type_of(to_c)?;
         let (fd, td) = (self.data(from_c).clone(), self.data(to_c).clone());
+        if let (
+            TypeData::Matrix { elem: fs, rows: fr, cols: fc, .. },
+            TypeData::Matrix { elem: ts, rows: tr, cols: tc, .. },
+        ) = (&fd, &td)
+        {
+            let (from_shape, to_shape) = ((u32::from(*fr), u32::from(*fc)), (u32::from(*tr), u32::from(*tc)));
+            if to_shape != from_shape && to_shape.0 <= from_shape.0 && to_shape.1 <= from_shape.1 {
+                return self.truncate_matrix(v, (*fs, from_shape), (*ts, to_shape), tt);
+            }
+        }
+        // A 2x2 matrix to a 4-vector: its rows joined by one shuffle, then converted.
+        if let (Some((fs, 2, 2)), Some((ts, 4))) = (self.matrix_shape(from_c), self.scalar_shape(to_c)) {
+            let row_ty = self.store_row_type(ft);
+            let row0 = self.extract(v, &[0], row_ty);
+            let row1 = self.extract(v, &[1], row_ty);
+            let joined_ty = self.vector_ty(fs, 4);
+            let jt = self.ty(joined_ty)?;
+            let joined = self.shuffle(row0, row1, &[0, 1, 2, 3], jt);
+            return self.convert_components(joined, fs, ts, 4);
+        }
         // Same shape (scalar/vector): component conversion.
         if let (Some((fs, fnn)), Some((ts, tn))) = (self.scalar_shape(from_c), self.scalar_shape(to_c)) {
             if fnn == tn {
@@ -189,6 +209,48 @@ impl<'t> Emitter<'t> {
         }
         let mut iter = leaves.into_iter();
         self.build_from_flat(to_c, &mut iter, 0)
+    }
+
+    /// A matrix cut to its top-left `to` rows and columns, as dxc: each kept row
+    /// extracted, cut by a shuffle (one column: its first element), converted, and the
+    /// rows (or their elements) composed. A 1xN or Nx1 matrix is a vector here.
+    fn truncate_matrix(
+        &mut self,
+        v: Value,
+        (fs, (fr, fc)): (Scalar, (u32, u32)),
+        (ts, (tr, tc)): (Scalar, (u32, u32)),
+        tt: spirvkit_ir::types::Type,
+    ) -> R<Value> {
+        let scalar_t = self.ty(self.scalar_ty(fs))?;
+        let row_t = self.ty(self.vector_ty(fs, fc))?;
+        let cut_t = self.ty(self.vector_ty(fs, tc))?;
+        let keep: Vec<u32> = (0..tc).collect();
+        let mut parts = Vec::with_capacity(tr as usize);
+        for r in 0..tr {
+            let row = if fr == 1 {
+                v
+            } else if fc == 1 {
+                self.extract(v, &[r], scalar_t)
+            } else {
+                self.extract(v, &[r], row_t)
+            };
+            let cut = if tc == fc {
+                row
+            } else if tc == 1 {
+                self.extract(row, &[0], scalar_t)
+            } else {
+                self.shuffle(row, row, &keep, cut_t)
+            };
+            parts.push(self.convert_components(cut, fs, ts, tc)?);
+        }
+        Ok(match parts.as_slice() {
+            [one] => *one,
+            _ if tc == 1 => {
+                let t = self.ty(self.vector_ty(ts, tr))?;
+                self.construct(parts, t)
+            }
+            _ => self.construct(parts, tt),
+        })
     }
 
     /// Converts the `n` components of a scalar or vector value from `from` to `to`.

@@ -88,6 +88,24 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// The value of an initializer or constructor element: as `rvalue`, except that
+    /// a swizzled constant stays constructed (`float4(x, y, 0.0.xx)`): dxc fits each
+    /// element into the aggregate and folds no conversion there.
+    pub fn element_rvalue(&mut self, e: ExprId) -> R<Value> {
+        let info = self.tree.expr(e).cloned().unwrap_or_default();
+        if info.constant.is_none()
+            || !matches!(info.resolution, Resolution::Swizzle(_))
+            || self.scalar_shape(info.ty).is_none_or(|(_, n)| n < 2)
+        {
+            return self.rvalue(e);
+        }
+        let value = self.expr_value(e)?;
+        match info.conversion {
+            Some(c) if c.to != info.ty => self.convert(value, info.ty, c.to),
+            _ => Ok(value),
+        }
+    }
+
     /// A literal-typed `?:` whose result took its width from its target: converted
     /// from that type. dxc casts even when the types already agree (the cast is chosen
     /// before the literal's type is), so a same-type target still gets an OpBitcast.
@@ -156,7 +174,8 @@ impl<'t> Emitter<'t> {
             Val::R(v, ty) => {
                 // An rvalue used as storage (a method called on a temporary): a temporary.
                 let t = self.value_type_of(ty)?;
-                let ptr = self.function_variable(t, "temp.var");
+                let name = self.temp_var_name(ty);
+                let ptr = self.function_variable(t, &name);
                 self.store_to(ptr, v);
                 Ok(Place::Ptr { ptr, ty, rule: None })
             }
@@ -477,24 +496,19 @@ impl<'t> Emitter<'t> {
                         let Some((path, bits)) = self.field_path(bty, *decl) else {
                             return self.unsupported("this member access");
                         };
+                        // dxc reaches a member of a value through a temporary: stored,
+                        // addressed by an access chain and loaded.
+                        let bt = self.value_type_of(bty)?;
+                        let name = self.temp_var_name(bty);
+                        let tmp = self.function_variable(bt, &name);
+                        self.store_to(tmp, v);
                         if bits.is_some() {
-                            // dxc reads a bit-field of a value through a temporary.
-                            let name = match self.data(bty) {
-                                TypeData::Struct(id) => self.table.struct_info(*id).map(|i| i.name.clone()),
-                                _ => None,
-                            };
-                            let bt = self.ty(bty)?;
-                            let tmp =
-                                self.function_variable(bt, &format!("temp.var.{}", name.unwrap_or_default()));
-                            self.store_to(tmp, v);
-                            return self.field_place(
-                                Place::Ptr { ptr: tmp, ty: bty, rule: None },
-                                *decl,
-                                info.ty,
-                            );
+                            return self.field_place(Place::Ptr { ptr: tmp, ty: bty, rule: None }, *decl, info.ty);
                         }
                         let t = self.ty(info.ty)?;
-                        Ok(Val::R(self.extract(v, &path, t), info.ty))
+                        let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();
+                        let p = self.access_chain(tmp, indices, t);
+                        Ok(Val::R(self.load(p), info.ty))
                     }
                 }
             }
@@ -689,6 +703,9 @@ impl<'t> Emitter<'t> {
                 }
             }
         }
+        let (base, composed, load_base) = self.condensed_swizzle(base, components);
+        let base_ty = self.tree.converted_type(base);
+        let components = composed.as_slice();
         if let TypeData::Vector(_, n) = self.data(base_ty) {
             let n = u32::from(*n);
             if n > 1
@@ -700,7 +717,7 @@ impl<'t> Emitter<'t> {
                 let base_conv =
                     self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
                 return match (base_conv, self.expr(base)?) {
-                    (None, Val::P(p)) => Ok(Val::P(p)),
+                    (None, Val::P(p)) if !load_base => Ok(Val::P(p)),
                     (conv, other) => {
                         let v = match other {
                             Val::R(v, _) => v,
@@ -718,7 +735,13 @@ impl<'t> Emitter<'t> {
                 };
             }
         }
-        let base_val = self.expr(base)?;
+        let base_val = match self.expr(base)? {
+            Val::P(p) if load_base => {
+                let t = p.ty();
+                Val::R(self.load_place(&p)?, t)
+            }
+            v => v,
+        };
         let base_conv = self.tree.expr(base).and_then(|i| i.conversion);
         match base_val {
             Val::P(Place::Ptr { ptr, ty: vty, rule })
@@ -756,7 +779,11 @@ impl<'t> Emitter<'t> {
                     ty,
                 }))
             }
-            Val::P(Place::Components { ptr, vector, rule, components: inner, .. }) if base_conv.is_none() => {
+            // A swizzle repeating a component reads its swizzled base as a value
+            // (clang loads it there), so dxc shuffles twice: `v.yx.yxy`.
+            Val::P(Place::Components { ptr, vector, rule, components: inner, .. })
+                if base_conv.is_none() && !has_duplicates(components) =>
+            {
                 let composed: Vec<u32> =
                     components.iter().map(|&c| inner.get(c as usize).copied().unwrap_or(0)).collect();
                 Ok(Val::P(Place::Components { ptr, vector, rule, components: composed, ty }))
@@ -776,6 +803,52 @@ impl<'t> Emitter<'t> {
                 Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty))
             }
         }
+    }
+
+    /// dxc condenses a chain of swizzles (`v.wzyx.xy`) into one over the vector
+    /// under it, except where clang reads a swizzled lvalue as a value: the first
+    /// swizzle repeating a component (`v.gr.yxy`) takes its base loaded. Returns the
+    /// chain's base expression, the composed components over it, and whether that
+    /// base is read as a value.
+    fn condensed_swizzle(&self, base: ExprId, components: &[u32]) -> (ExprId, Vec<u32>, bool) {
+        // The levels from the outermost in: each one's components and base.
+        let mut levels: Vec<(Vec<u32>, ExprId)> = vec![(components.to_vec(), base)];
+        let mut cur = base;
+        for _ in 0..64 {
+            let mut e = cur;
+            while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
+                e = *inner;
+            }
+            let Some(info) = self.tree.expr(e) else { break };
+            let (ExprKind::Member { base: inner, .. }, Resolution::Swizzle(comps)) =
+                (&self.ast.expr(e).kind, &info.resolution)
+            else {
+                break;
+            };
+            if info.conversion.is_some_and(|c| c.to != info.ty)
+                || self.tree.expr(cur).and_then(|i| i.conversion).is_some_and(|c| c.to != info.ty)
+            {
+                break;
+            }
+            let inner = *inner;
+            let inner_ty = self.tree.converted_type(inner);
+            if !matches!(self.data(inner_ty), TypeData::Vector(..) | TypeData::Scalar(_)) {
+                break;
+            }
+            levels.push((comps.iter().map(|&c| u32::from(c)).collect(), inner));
+            cur = inner;
+        }
+        // Innermost first: the first repeating swizzle over an lvalue cuts the chain.
+        levels.reverse();
+        let root_is_lvalue = !self.is_rvalue_expr(levels[0].1);
+        let cut = if root_is_lvalue { levels.iter().position(|(c, _)| has_duplicates(c)) } else { None };
+        let start = cut.unwrap_or(0);
+        let root = levels[start].1;
+        let mut composed: Vec<u32> = levels[start].0.clone();
+        for (outer, _) in &levels[start + 1..] {
+            composed = outer.iter().map(|&c| composed.get(c as usize).copied().unwrap_or(0)).collect();
+        }
+        (root, composed, cut.is_some())
     }
 
     /// `m._m01_m10`: of a matrix in memory, a place of its elements (one access chain
@@ -868,6 +941,9 @@ impl<'t> Emitter<'t> {
         if let TypeData::Object { kind, .. } = self.data(base_ty) {
             let kind = *kind;
             return self.object_index(base, base_ty, kind, index, ty);
+        }
+        if let Some(v) = self.rvalue_matrix_element(base, index, ty)? {
+            return Ok(v);
         }
         if self.is_rvalue_expr(base) && self.indexes_components(base_ty) {
             return self.rvalue_component(base, base_ty, index, ty);
@@ -964,7 +1040,10 @@ impl<'t> Emitter<'t> {
                 if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
                     return Ok(Val::R(v, ty));
                 }
-                if let Some(c) = constant {
+                // An element of an array value goes through a temporary, as any index
+                // into it (dxc's access chain on a stored copy).
+                let array = matches!(self.data(base_ty), TypeData::Array { .. });
+                if let Some(c) = constant.filter(|_| !array) {
                     return Ok(Val::R(self.extract(v, &[c.max(0) as u32], t), ty));
                 }
                 if matches!(self.data(base_ty), TypeData::Vector(..)) {
@@ -973,13 +1052,57 @@ impl<'t> Emitter<'t> {
                 }
                 // A dynamic index into an array or matrix value: through a temporary.
                 let bt = self.ty(base_ty)?;
-                let tmp = self.function_variable(bt, "temp.var");
+                let name = self.temp_var_name(base_ty);
+                let tmp = self.function_variable(bt, &name);
                 self.store_to(tmp, v);
                 let i = self.index_value(index)?;
                 let p = self.access_chain(tmp, vec![i], t);
+                if array {
+                    // The element is read at once (dxc loads it where it makes the chain).
+                    return Ok(Val::R(self.load(p), ty));
+                }
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule: None }))
             }
         }
+    }
+
+    /// dxc's name for a temporary holding a value of `ty`: `temp.var.` and clang's
+    /// type name (`S`, `v4float`, `mat2v3float`, `RWBuffer`; empty for arrays).
+    pub fn temp_var_name(&self, ty: Ty) -> String {
+        let scalar_name = |s: Scalar| match s {
+            Scalar::Bool => "bool",
+            Scalar::Int => "int",
+            Scalar::UInt => "uint",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+            Scalar::Int64 => "int64",
+            Scalar::UInt64 => "uint64",
+            Scalar::Int16 => "short",
+            Scalar::UInt16 => "ushort",
+            Scalar::Half => "half",
+            Scalar::Min12Int => "min12int",
+            Scalar::Min16Int => "min16int",
+            Scalar::Min16UInt => "min16uint",
+            Scalar::Min16Float => "min16float",
+            Scalar::Min10Float => "min10float",
+            Scalar::LiteralInt | Scalar::LiteralFloat => "",
+        };
+        let name = match self.data(ty) {
+            TypeData::Scalar(s) | TypeData::Vector(s, 1) => scalar_name(*s).to_string(),
+            TypeData::Matrix { elem, rows: 1, cols: 1, .. } => scalar_name(*elem).to_string(),
+            TypeData::Vector(s, n) => format!("v{n}{}", scalar_name(*s)),
+            TypeData::Matrix { elem, rows, cols, .. } if *rows == 1 || *cols == 1 => {
+                format!("v{}{}", u32::from(*rows) * u32::from(*cols), scalar_name(*elem))
+            }
+            TypeData::Matrix { elem, rows, cols, .. } => format!("mat{rows}v{cols}{}", scalar_name(*elem)),
+            TypeData::Struct(id) => self.table.struct_info(*id).map_or_else(String::new, |s| s.name.clone()),
+            TypeData::Object { .. } => {
+                let shown = self.table.display(ty);
+                shown.split('<').next().unwrap_or_default().trim().to_string()
+            }
+            _ => String::new(),
+        };
+        format!("temp.var.{name}")
     }
 
     /// Whether `e` computes a value rather than naming storage (an operation or a
@@ -989,6 +1112,25 @@ impl<'t> Emitter<'t> {
         for _ in 0..256 {
             match &self.ast.expr(e).kind {
                 ExprKind::Paren(inner) => e = *inner,
+                // A field of a value is a value (dxc loads it from a temporary).
+                ExprKind::Member { base, .. }
+                    if matches!(self.tree.expr(e).map(|i| &i.resolution), Some(Resolution::Field { .. })) =>
+                {
+                    e = *base
+                }
+                // A read-only texture's or buffer's element is a fetched value.
+                ExprKind::Index { base, .. }
+                    if matches!(self.data(self.tree.converted_type(*base)), TypeData::Object { kind, .. }
+                        if matches!(kind.family(), Family::Texture | Family::Buffer)) =>
+                {
+                    return true
+                }
+                // An element of an array value is a value.
+                ExprKind::Index { base, .. }
+                    if matches!(self.data(self.tree.converted_type(*base)), TypeData::Array { .. }) =>
+                {
+                    e = *base
+                }
                 ExprKind::Name { .. }
                 | ExprKind::TypeMember { .. }
                 | ExprKind::Member { .. }
@@ -1010,6 +1152,38 @@ impl<'t> Emitter<'t> {
             TypeData::Matrix { rows, .. } => *rows > 1,
             _ => false,
         }
+    }
+
+    /// `(m + n)[r][c]` of a matrix value: dxc indexes it in one step, both indices
+    /// evaluated first, then the matrix into a `temp.var.vector` variable, read by one
+    /// access chain. None for other shapes.
+    fn rvalue_matrix_element(&mut self, base: ExprId, index: ExprId, ty: Ty) -> R<Option<Val>> {
+        let mut row_expr = base;
+        while let ExprKind::Paren(inner) = &self.ast.expr(row_expr).kind {
+            row_expr = *inner;
+        }
+        let ExprKind::Index { base: matrix, index: row } = self.ast.expr(row_expr).kind else {
+            return Ok(None);
+        };
+        let matrix_ty = self.tree.converted_type(matrix);
+        let Some((_, rows, cols)) = self.matrix_shape(matrix_ty) else { return Ok(None) };
+        if rows < 2 || cols < 2 || !self.is_rvalue_expr(matrix) || self.tree.calls.contains_key(&row_expr) {
+            return Ok(None);
+        }
+        let mut indices = Vec::with_capacity(2);
+        for i in [row, index] {
+            indices.push(match self.tree.expr(i).and_then(|info| info.constant).and_then(|c| c.as_int()) {
+                Some(c) => self.u32_constant(c.max(0) as u32),
+                None => self.index_value(i)?,
+            });
+        }
+        let v = self.rvalue_as(matrix, matrix_ty)?;
+        let mt = self.ty(matrix_ty)?;
+        let tmp = self.function_variable(mt, "temp.var.vector");
+        self.store_to(tmp, v);
+        let t = self.ty(ty)?;
+        let p = self.access_chain(tmp, indices, t);
+        Ok(Some(Val::P(Place::Ptr { ptr: p, ty, rule: None })))
     }
 
     /// `(a + b)[i]`: dxc evaluates the index, then the value into a `temp.var.vector`
@@ -1143,22 +1317,7 @@ impl<'t> Emitter<'t> {
                 // dxc reads the texel, inserts the one component or shuffles in
                 // several, and writes the texel back.
                 let old = self.read_texel(*image, *coord, *texel, *object)?;
-                let vt = self.ty(*texel)?;
-                let (_, n) = self.scalar_shape(*texel).unwrap_or((Scalar::Float, 1));
-                let merged = match components.as_slice() {
-                    // `.xx` of a scalar texel: the last write wins.
-                    _ if n == 1 => self.extract(v, &[components.len().saturating_sub(1) as u32], vt),
-                    [c] => self.insert(v, old, &[*c]),
-                    _ => {
-                        let mut selector: Vec<u32> = (0..n).collect();
-                        for (k, &c) in components.iter().enumerate() {
-                            if let Some(slot) = selector.get_mut(c as usize) {
-                                *slot = n + k as u32;
-                            }
-                        }
-                        self.shuffle(old, v, &selector, vt)
-                    }
-                };
+                let merged = self.merge_texel_components(old, v, *texel, components)?;
                 self.write_texel(*image, *coord, merged, *texel, *object)
             }
             Place::MatrixElements { ptr, rule, paths, elem, .. } => {
@@ -1178,6 +1337,26 @@ impl<'t> Emitter<'t> {
                 Ok(())
             }
         }
+    }
+
+    /// A texel `old` with `components` replaced by those of `v`: one inserted, or
+    /// several shuffled in (the last of repeated writes to a scalar texel wins).
+    fn merge_texel_components(&mut self, old: Value, v: Value, texel: Ty, components: &[u32]) -> R<Value> {
+        let vt = self.ty(texel)?;
+        let (_, n) = self.scalar_shape(texel).unwrap_or((Scalar::Float, 1));
+        Ok(match components {
+            _ if n == 1 => self.extract(v, &[components.len().saturating_sub(1) as u32], vt),
+            [c] => self.insert(v, old, &[*c]),
+            _ => {
+                let mut selector: Vec<u32> = (0..n).collect();
+                for (k, &c) in components.iter().enumerate() {
+                    if let Some(slot) = selector.get_mut(c as usize) {
+                        *slot = n + k as u32;
+                    }
+                }
+                self.shuffle(old, v, &selector, vt)
+            }
+        })
     }
 
     // ---- operators -----------------------------------------------------------------
@@ -1295,15 +1474,9 @@ impl<'t> Emitter<'t> {
                     && self.scalar_shape(scalar_ty).is_some_and(|(s, n)| n == 1 && s.is_float())
                     && self.tree.converted_type(vec_side) == ty
                 {
-                    let (v, s) = if vec_side == lhs {
-                        let v = self.rvalue(lhs)?;
-                        let s = self.scalar_operand(rhs, ty)?;
-                        (v, s)
-                    } else {
-                        let s = self.scalar_operand(lhs, ty)?;
-                        let v = self.rvalue(rhs)?;
-                        (v, s)
-                    };
+                    // dxc evaluates the vector operand first, on either side.
+                    let v = self.rvalue(vec_side)?;
+                    let s = self.scalar_operand(scalar_side, ty)?;
                     let t = self.ty(ty)?;
                     return Ok(self.val("spirv.VectorTimesScalar", vec![v, s], t));
                 }
@@ -1317,15 +1490,9 @@ impl<'t> Emitter<'t> {
                     .and_then(|i| i.conversion)
                     .is_some_and(|c| c.kind == CastKind::Splat);
                 if splat && self.tree.converted_type(mat_side) == ty {
-                    let (m, s) = if mat_side == lhs {
-                        let m = self.rvalue(lhs)?;
-                        let s = self.scalar_operand(rhs, ty)?;
-                        (m, s)
-                    } else {
-                        let s = self.scalar_operand(lhs, ty)?;
-                        let m = self.rvalue(rhs)?;
-                        (m, s)
-                    };
+                    // The matrix operand first, on either side (as dxc).
+                    let m = self.rvalue(mat_side)?;
+                    let s = self.scalar_operand(scalar_side, ty)?;
                     let t = self.ty(ty)?;
                     return Ok(self.val("spirv.MatrixTimesScalar", vec![m, s], t));
                 }
@@ -1611,6 +1778,17 @@ impl<'t> Emitter<'t> {
                 if self.has_lines() {
                     self.locate_at_start(self.ast.expr(lhs).span);
                 }
+                if let Place::TexelComponents { image, coord, texel, object, components, .. } = &place {
+                    // The texel is read, merged, and written with its coordinate
+                    // evaluated anew (dxc evaluates the texel expression for each).
+                    let old = self.read_texel(*image, *coord, *texel, *object)?;
+                    let merged = self.merge_texel_components(old, v, *texel, components)?;
+                    let (texel, object) = (*texel, *object);
+                    if let Place::TexelComponents { image, coord, .. } = self.refresh_texel(place, lhs)? {
+                        self.write_texel(image, coord, merged, texel, object)?;
+                    }
+                    return Ok(Val::R(v, lty));
+                }
                 self.store_place(&place, v)?;
                 // dxc: a plain assignment's value is the stored value (`a = b = c`
                 // stores `c` twice), a compound assignment's is its left side.
@@ -1720,12 +1898,15 @@ impl<'t> Emitter<'t> {
         }
         let elem_ty = self.scalar_ty(elem);
         let scalar = if op_ty == elem_ty { r } else { self.convert(r, op_ty, elem_ty)? };
-        let old = self.load_place(place)?;
         if op == BinaryOp::Mul && elem.is_float() {
+            let old = self.load_place(place)?;
             let t = self.ty(lty)?;
             return Ok(Some(self.val("spirv.VectorTimesScalar", vec![old, scalar], t)));
         }
+        // The scalar is splat before the left side is read (dxc converts the right
+        // side first).
         let splat = self.convert(scalar, elem_ty, lty)?;
+        let old = self.load_place(place)?;
         Ok(Some(self.arith(op, old, splat, lty)?))
     }
 
@@ -2005,6 +2186,10 @@ impl<'t> Emitter<'t> {
     pub fn bool_ty_of(&self, n: u32) -> Ty {
         self.vector_ty(Scalar::Bool, n)
     }
+}
+
+fn has_duplicates(components: &[u32]) -> bool {
+    components.iter().enumerate().any(|(i, c)| components[..i].contains(c))
 }
 
 fn op_spelling(op: UnaryOp) -> &'static str {

@@ -995,12 +995,13 @@ impl Sema<'_> {
                             ValueCategory::LValue if duplicates => ValueCategory::ConstLValue,
                             c => c,
                         };
-                        let constant =
-                            if indices.len() == 1 && matches!(self.types.get(bt), TypeData::Scalar(_)) {
-                                binfo.constant
-                            } else {
-                                None
-                            };
+                        // A swizzled scalar constant (`(1).xxxx`) is that constant in
+                        // every component (clang evaluates the splat).
+                        let constant = if matches!(self.types.get(bt), TypeData::Scalar(_)) {
+                            binfo.constant
+                        } else {
+                            None
+                        };
                         ExprInfo {
                             ty,
                             category,
