@@ -902,7 +902,12 @@ impl<'t> Emitter<'t> {
         }
         for entry in &entries {
             match entry.stage {
-                Stage::Pixel | Stage::Vertex | Stage::Geometry | Stage::Hull | Stage::Domain | Stage::Compute => {}
+                Stage::Pixel
+                | Stage::Vertex
+                | Stage::Geometry
+                | Stage::Hull
+                | Stage::Domain
+                | Stage::Compute => {}
                 other => {
                     self.span = Some(self.ast.decl(entry.function).span);
                     return self.unsupported(format!("{other:?} shaders"));
@@ -966,7 +971,8 @@ impl<'t> Emitter<'t> {
             };
             let found = self.ir.block(self.module_block).ops.iter().copied().find(|&o| {
                 let op = self.ir.op(o);
-                op.name == "spirv.func" && matches!(op.attr("sym_name"), Some(Attribute::String(n)) if *n == symbol)
+                op.name == "spirv.func"
+                    && matches!(op.attr("sym_name"), Some(Attribute::String(n)) if *n == symbol)
             });
             let Some(func) = found else { continue };
             self.ir.op_mut(func).attributes.push(NamedAttribute::new(

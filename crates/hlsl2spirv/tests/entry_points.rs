@@ -122,7 +122,11 @@ fn switches_with_attributes_or_variable_labels_are_if_series() {
     let text = disassemble(&args, BRANCH_SWITCH);
     assert!(!text.contains("OpSwitch"), "{text}");
     assert!(text.contains("OpIEqual %bool"), "{text}");
-    assert_valid_binary(&["-T", "ps_6_0", "-E", "main", "-spirv"], BRANCH_SWITCH, &["--target-env", "vulkan1.0"]);
+    assert_valid_binary(
+        &["-T", "ps_6_0", "-E", "main", "-spirv"],
+        BRANCH_SWITCH,
+        &["--target-env", "vulkan1.0"],
+    );
 }
 
 const STREAM: &str = r#"

@@ -23,8 +23,8 @@ use spirvkit_hlsl::ast::{
 use spirvkit_hlsl::sema::tree::{ConstValue, EntryPoint, ParamDirection, Resolution, Stage, StageLocation};
 use spirvkit_hlsl::sema::types::{Family, ObjectArg, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::ir::{Location, Value};
 use spirvkit_ir::ir::OpId;
+use spirvkit_ir::ir::{Location, Value};
 use spirvkit_ir::types::{Type, TypeKind};
 use std::collections::{HashMap, HashSet};
 
@@ -1567,7 +1567,9 @@ impl<'t> Emitter<'t> {
                 }
                 // A narrower vector of the same component (`int2 tid : SV_DispatchThreadID`)
                 // takes the leading components with one shuffle, as dxc does.
-                if let (Some((from, n)), Some((to, m))) = (self.scalar_shape(hlsl), self.scalar_shape(leaf.ty)) {
+                if let (Some((from, n)), Some((to, m))) =
+                    (self.scalar_shape(hlsl), self.scalar_shape(leaf.ty))
+                {
                     if from == to && m > 1 && m < n && b != "TessCoord" {
                         let lt = self.ty(leaf.ty)?;
                         let comps: Vec<u32> = (0..m).collect();

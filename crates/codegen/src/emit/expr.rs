@@ -261,7 +261,8 @@ impl<'t> Emitter<'t> {
                 let operand = *operand;
                 // dxc: a constant zero cast to a struct or array (a flat conversion)
                 // is that type's OpConstantNull rather than a splat.
-                let aggregate = matches!(self.data(self.concrete(ty)), TypeData::Struct(_) | TypeData::Array { .. });
+                let aggregate =
+                    matches!(self.data(self.concrete(ty)), TypeData::Struct(_) | TypeData::Array { .. });
                 let zero = self.tree.expr(operand).and_then(|i| i.constant).is_some_and(|c| match c {
                     ConstValue::Int(v) => v == 0,
                     ConstValue::Float(f) => f == 0.0,

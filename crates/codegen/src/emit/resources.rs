@@ -1928,9 +1928,11 @@ impl<'t> Emitter<'t> {
         let target = if count > 1 { self.vec_type(signed, count as u32) } else { signed };
         let attr = match self.constant_attr_of(c) {
             Some(a @ Attribute::Integer { .. }) => wrap(&a),
-            Some(Attribute::Dense { elements, .. }) => {
-                elements.iter().map(wrap).collect::<Option<Vec<_>>>().map(|elements| Attribute::Dense { elements, ty: target })
-            }
+            Some(Attribute::Dense { elements, .. }) => elements
+                .iter()
+                .map(wrap)
+                .collect::<Option<Vec<_>>>()
+                .map(|elements| Attribute::Dense { elements, ty: target }),
             _ => None,
         };
         match attr {
@@ -1989,7 +1991,9 @@ impl<'t> Emitter<'t> {
             let operand_t = self.ir.value_type(*o.operands.first()?);
             let shape_and_width = |t: Type| {
                 let (e, n) = match self.lower.store().kind(t) {
-                    TypeKind::Vector { element, shape, .. } => (*element, shape.first().copied().unwrap_or(1)),
+                    TypeKind::Vector { element, shape, .. } => {
+                        (*element, shape.first().copied().unwrap_or(1))
+                    }
                     _ => (t, 1),
                 };
                 match self.lower.store().kind(e) {
@@ -2261,7 +2265,8 @@ impl<'t> Emitter<'t> {
         const KHR: &str = "SPV_KHR_compute_shader_derivatives";
         const NV: &str = "SPV_NV_compute_shader_derivatives";
         let allowed = &self.options.allowed_extensions;
-        let permits = |ext: &str| allowed.iter().any(|a| a == ext || (a == "KHR" && ext.starts_with("SPV_KHR_")));
+        let permits =
+            |ext: &str| allowed.iter().any(|a| a == ext || (a == "KHR" && ext.starts_with("SPV_KHR_")));
         if !allowed.is_empty() && permits(KHR) && !permits(NV) {
             KHR
         } else {
@@ -2376,7 +2381,9 @@ impl<'t> Emitter<'t> {
             let offset = self.as_constant(offset).unwrap_or(offset);
             let ops = ImageOperands { offset: Some(offset), ..ImageOperands::default() };
             let gathered = match dref {
-                Some(d) => self.image_instruction("spirv.ImageDrefGather", vec![si, coord, d], &ops, t4, None)?,
+                Some(d) => {
+                    self.image_instruction("spirv.ImageDrefGather", vec![si, coord, d], &ops, t4, None)?
+                }
                 None => {
                     let c = self.i32_constant(component);
                     self.image_instruction("spirv.ImageGather", vec![si, coord, c], &ops, t4, None)?

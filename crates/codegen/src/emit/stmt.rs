@@ -480,7 +480,9 @@ impl<'t> Emitter<'t> {
                 self.has_nested_break(*then_branch, depth + 1)
                     || else_branch.is_some_and(|e| self.has_nested_break(e, depth + 1))
             }
-            StmtKind::Case { body, .. } | StmtKind::Default { body } => self.has_nested_break(*body, depth + 1),
+            StmtKind::Case { body, .. } | StmtKind::Default { body } => {
+                self.has_nested_break(*body, depth + 1)
+            }
             _ => false,
         }
     }

@@ -16,8 +16,9 @@ impl Sema<'_> {
             let functions = self.functions.clone();
             for f in functions {
                 let attrs = self.ast.decl(f).attrs.clone();
-                let shader =
-                    attrs.iter().find(|a| self.name(a.name.name).eq_ignore_ascii_case("shader") && a.namespace.is_none());
+                let shader = attrs
+                    .iter()
+                    .find(|a| self.name(a.name.name).eq_ignore_ascii_case("shader") && a.namespace.is_none());
                 let Some(shader) = shader else { continue };
                 let Some(&arg) = shader.args.first() else { continue };
                 let ExprKind::StringLiteral(parts) = &self.ast.expr(arg).kind else { continue };
