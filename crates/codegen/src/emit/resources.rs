@@ -2243,7 +2243,14 @@ impl<'t> Emitter<'t> {
     fn offset_operand(&mut self, e: ExprId, ops: &mut ImageOperands) -> R<()> {
         let v = self.rvalue(e)?;
         match self.as_constant(v) {
-            Some(c) => ops.const_offset = Some(self.signed_offset(c)),
+            Some(c) => {
+                // A conversion folded into the constant is not emitted (dxc folds it
+                // in the front end); nothing else uses the fresh value.
+                if let Some(op) = self.def_op(v).filter(|&op| self.ir.op(op).name == "spirv.Bitcast") {
+                    self.ir.erase_op(op);
+                }
+                ops.const_offset = Some(self.signed_offset(c))
+            }
             None => {
                 self.require("ImageGatherExtended", None);
                 ops.offset = Some(v);
@@ -2324,6 +2331,46 @@ impl<'t> Emitter<'t> {
                 }
             }
             return Some(Attribute::Dense { elements, ty });
+        }
+        // A bitcast between integers of one width (an implicit `uint2` to `int2` of a
+        // constant offset, which dxc folds).
+        if o.name == "spirv.Bitcast" {
+            let ty = self.ir.value_type(v);
+            let element = match self.lower.store().kind(ty) {
+                TypeKind::Vector { element, .. } => *element,
+                _ => ty,
+            };
+            let operand_t = self.ir.value_type(*o.operands.first()?);
+            let shape_and_width = |t: Type| {
+                let (e, n) = match self.lower.store().kind(t) {
+                    TypeKind::Vector { element, shape, .. } => {
+                        (*element, shape.first().copied().unwrap_or(1))
+                    }
+                    _ => (t, 1),
+                };
+                match self.lower.store().kind(e) {
+                    TypeKind::Integer { width, .. } => Some((*width, n)),
+                    _ => None,
+                }
+            };
+            if shape_and_width(ty).is_none() || shape_and_width(ty) != shape_and_width(operand_t) {
+                return None;
+            }
+            let retype = |a: &Attribute| match a {
+                Attribute::Integer { value, .. } => Some(Attribute::Integer {
+                    value: self.lower.store().normalize_integer(*value, element),
+                    ty: element,
+                }),
+                _ => None,
+            };
+            return match self.constant_attr_of(*o.operands.first()?)? {
+                a @ Attribute::Integer { .. } => retype(&a),
+                Attribute::Dense { elements, .. } => {
+                    let elements = elements.iter().map(retype).collect::<Option<Vec<_>>>()?;
+                    Some(Attribute::Dense { elements, ty })
+                }
+                _ => None,
+            };
         }
         // A component or a shuffle of a constant vector (an implicit truncation of a
         // constant offset, which dxc folds).

@@ -20,6 +20,13 @@ enum CaseLabel {
     Default,
 }
 
+/// A label or a statement of a flattened switch body.
+enum SwitchItem {
+    /// A label with where it is (a fall-through into its case is located there).
+    Label(CaseLabel, Span),
+    Stmt(StmtId),
+}
+
 /// SPIR-V selection control bits.
 const FLATTEN: u32 = 0x1;
 const DONT_FLATTEN: u32 = 0x2;
@@ -334,44 +341,26 @@ impl<'t> Emitter<'t> {
         let cty = self.tree.converted_type(condition);
         // The case statements in order: their labels and bodies.
         let mut cases: Vec<(Option<i64>, StmtId)> = Vec::new();
-        let mut items: Vec<StmtId> = Vec::new();
-        match &self.ast.stmt(body).kind {
-            StmtKind::Block(stmts) => items.extend(stmts.iter().copied()),
-            _ => items.push(body),
-        }
-        // Each top-level statement belongs to the last case label before it.
+        // The body flattened as dxc flattens it: blocks (a case's statements, `{ ... }`)
+        // opened, labels nested in them included, in source order.
+        let mut items: Vec<SwitchItem> = Vec::new();
+        self.flatten_switch_body(body, &mut items, 0);
+        // Each label its own case (dxc's block per label; an empty one falls through).
         let mut groups: Vec<(Vec<CaseLabel>, Vec<StmtId>)> = Vec::new();
         // Where each group's first label is (a fall-through into it is there).
         let mut group_starts: Vec<Span> = Vec::new();
         for item in items {
-            let mut st = item;
-            let mut labels = Vec::new();
-            // `case 1: case 2: stmt` nests cases.
-            for _ in 0..1024 {
-                match &self.ast.stmt(st).kind {
-                    StmtKind::Case { value, body } => {
-                        let v = self.tree.expr(*value).and_then(|i| i.constant).and_then(ConstValue::as_int);
-                        labels.push(match v {
-                            Some(v) => CaseLabel::Constant(v),
-                            None => CaseLabel::Expr(*value),
-                        });
-                        st = *body;
-                    }
-                    StmtKind::Default { body } => {
-                        labels.push(CaseLabel::Default);
-                        st = *body;
-                    }
-                    _ => break,
+            match item {
+                SwitchItem::Label(label, span) => {
+                    groups.push((vec![label], Vec::new()));
+                    group_starts.push(span);
                 }
-            }
-            if labels.is_empty() {
-                // Statements before the first label never run.
-                if let Some(g) = groups.last_mut() {
-                    g.1.push(st);
+                SwitchItem::Stmt(st) => {
+                    // Statements before the first label never run.
+                    if let Some(g) = groups.last_mut() {
+                        g.1.push(st);
+                    }
                 }
-            } else {
-                groups.push((labels, vec![st]));
-                group_starts.push(self.ast.stmt(item).span);
             }
         }
         // SPIR-V.rst: OpSwitch when every case value is an integer constant and there
@@ -505,6 +494,36 @@ impl<'t> Emitter<'t> {
         Ok(())
     }
 
+    /// Appends the labels and statements of a switch body in order, opening blocks
+    /// and the bodies of labels.
+    fn flatten_switch_body(&self, s: StmtId, out: &mut Vec<SwitchItem>, depth: u32) {
+        if depth > 64 {
+            out.push(SwitchItem::Stmt(s));
+            return;
+        }
+        match &self.ast.stmt(s).kind {
+            StmtKind::Block(stmts) => {
+                for &st in stmts {
+                    self.flatten_switch_body(st, out, depth + 1);
+                }
+            }
+            StmtKind::Case { value, body } => {
+                let v = self.tree.expr(*value).and_then(|i| i.constant).and_then(ConstValue::as_int);
+                let label = match v {
+                    Some(v) => CaseLabel::Constant(v),
+                    None => CaseLabel::Expr(*value),
+                };
+                out.push(SwitchItem::Label(label, self.ast.stmt(s).span));
+                self.flatten_switch_body(*body, out, depth + 1);
+            }
+            StmtKind::Default { body } => {
+                out.push(SwitchItem::Label(CaseLabel::Default, self.ast.stmt(s).span));
+                self.flatten_switch_body(*body, out, depth + 1);
+            }
+            _ => out.push(SwitchItem::Stmt(s)),
+        }
+    }
+
     /// Whether `s` holds a `break` of the enclosing switch below its top level
     /// (inside an if or a block; not one of a nested loop or switch).
     fn has_nested_break(&self, s: StmtId, depth: u32) -> bool {
@@ -558,7 +577,12 @@ impl<'t> Emitter<'t> {
                 }
             }
         }
-        let once = if self.has_side_effects(condition) {
+        // `switch (int d = x)`: d is declared once and read for each comparison.
+        let declared = matches!(self.ast.expr(condition).kind, ExprKind::DeclCondition(_));
+        if let ExprKind::DeclCondition(d) = self.ast.expr(condition).kind {
+            self.local_declaration(d)?;
+        }
+        let once = if !declared && self.has_side_effects(condition) {
             Some(self.switch_selector(condition, None)?)
         } else {
             None
@@ -627,9 +651,16 @@ impl<'t> Emitter<'t> {
         if let Some(v) = once {
             return Ok(v);
         }
+        let to = self.switch_selector_type(condition);
+        if let ExprKind::DeclCondition(d) = self.ast.expr(condition).kind {
+            let Some(local) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) else {
+                return self.unsupported("this switch condition declaration");
+            };
+            let v = self.load(local.ptr);
+            return self.convert(v, local.ty, to);
+        }
         let cty = self.tree.converted_type(condition);
         let v = self.rvalue(condition)?;
-        let to = self.switch_selector_type(condition);
         self.convert(v, cty, to)
     }
 
