@@ -68,10 +68,7 @@ impl<'t> Emitter<'t> {
             return Ok(v);
         }
         // A constructor is an initializer list of its arguments (as clang has it).
-        let mut items = Vec::new();
-        for &a in args {
-            self.evaluate_init_items(a, &mut items, 0)?;
-        }
+        let items = self.evaluate_init_items(to, args)?;
         self.init_from_items(items, to)
     }
 
@@ -85,7 +82,6 @@ impl<'t> Emitter<'t> {
         args: &[ExprId],
         call: &CallInfo,
     ) -> R<Value> {
-        let symbol_name = self.request_function(f)?;
         let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
         let params: Vec<spirvkit_hlsl::ast::DeclId> = match &self.ast.decl(def).kind {
             spirvkit_hlsl::ast::DeclKind::Function(func) => func.params.clone(),
@@ -171,6 +167,9 @@ impl<'t> Emitter<'t> {
             self.store_to(tmp, v);
             operands.push(tmp);
         }
+        // The callee joins the work queue after the object and arguments are
+        // evaluated (their calls first), as in dxc.
+        let symbol_name = self.request_function(f)?;
         let ret = call.ret;
         let result = if self.table.is_void(ret) {
             self.effect("spirv.FunctionCall", operands, vec![prop("callee", symbol(&symbol_name))]);

@@ -1916,8 +1916,7 @@ impl<'t> Emitter<'t> {
             if let Some(v) = self.constant_initializer(ty, &[init])? {
                 return Ok(v);
             }
-            let mut items = Vec::new();
-            self.evaluate_init_items(init, &mut items, 0)?;
+            let items = self.evaluate_init_items(ty, &[init])?;
             return self.init_from_items(items, ty);
         }
         self.rvalue_as(init, ty)

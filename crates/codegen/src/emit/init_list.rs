@@ -34,20 +34,78 @@ impl InitQueue {
 }
 
 impl Emitter<'_> {
-    /// Evaluates the items of an initializer list (nested lists flattened) in order.
-    pub(super) fn evaluate_init_items(&mut self, e: ExprId, out: &mut Vec<(Value, Ty)>, depth: u32) -> R<()> {
+    /// Evaluates the items of an initializer list of `target` (nested lists
+    /// flattened) in order. A (non-literal) scalar item is converted at once to the
+    /// scalar of `target` it initializes, as clang's HLSL initialization casts it;
+    /// other items are converted piecewise later.
+    pub(super) fn evaluate_init_items(&mut self, target: Ty, items: &[ExprId]) -> R<Vec<(Value, Ty)>> {
+        let mut slots = Vec::new();
+        self.flat_slot_types(target, &mut slots, 0)?;
+        let mut out = Vec::new();
+        let mut position = 0usize;
+        for &item in items {
+            self.evaluate_init_item(item, &slots, &mut position, &mut out, 0)?;
+        }
+        Ok(out)
+    }
+
+    fn evaluate_init_item(
+        &mut self,
+        e: ExprId,
+        slots: &[Ty],
+        position: &mut usize,
+        out: &mut Vec<(Value, Ty)>,
+        depth: u32,
+    ) -> R<()> {
         if depth > MAX_DEPTH {
             return self.unsupported("initializer lists nested this deep");
         }
         if let ExprKind::InitList(items) = &self.ast.expr(e).kind {
             for &item in items.clone().iter() {
-                self.evaluate_init_items(item, out, depth + 1)?;
+                self.evaluate_init_item(item, slots, position, out, depth + 1)?;
             }
             return Ok(());
         }
         let ty = self.tree.converted_type(e);
-        let v = self.rvalue(e)?;
-        out.push((v, ty));
+        let mut v = self.rvalue(e)?;
+        let mut item_ty = ty;
+        let plain_scalar = matches!(self.data(ty), TypeData::Scalar(s) if !s.is_literal());
+        if plain_scalar {
+            if let Some(&slot) = slots.get(*position) {
+                if matches!(self.data(slot), TypeData::Scalar(_)) && slot != ty {
+                    v = self.convert(v, ty, slot)?;
+                    item_ty = slot;
+                }
+            }
+        }
+        *position += self.table.flat_count(ty).unwrap_or(1) as usize;
+        out.push((v, item_ty));
+        Ok(())
+    }
+
+    /// The scalar (or opaque) slots of a type in initialization order (the first
+    /// 65536: items past them are converted piecewise).
+    fn flat_slot_types(&mut self, ty: Ty, out: &mut Vec<Ty>, depth: u32) -> R<()> {
+        if depth > MAX_DEPTH || out.len() > 1 << 16 {
+            return Ok(());
+        }
+        match self.data(ty).clone() {
+            TypeData::Vector(s, n) => out.extend((0..n).map(|_| self.scalar_ty(s))),
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                out.extend((0..u32::from(rows) * u32::from(cols)).map(|_| self.scalar_ty(elem)))
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                for _ in 0..n {
+                    self.flat_slot_types(elem, out, depth + 1)?;
+                }
+            }
+            TypeData::Struct(id) => {
+                for m in self.lift(crate::layout::struct_members(self.table, id))? {
+                    self.flat_slot_types(m, out, depth + 1)?;
+                }
+            }
+            _ => out.push(ty),
+        }
         Ok(())
     }
 
