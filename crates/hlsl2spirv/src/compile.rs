@@ -88,6 +88,8 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
         debug_lines: o.debug_categories().line,
+        maximal_reconvergence: has("-fspv-enable-maximal-reconvergence"),
+        denorm: o.other.iter().find(|(n, _)| n == "-denorm").and_then(|(_, v)| v.last()).cloned(),
     }
 }
 
@@ -154,12 +156,22 @@ fn compile_inner(
     // dxc legalizes unless -fcgl: resources out of locals and parameters, calls
     // inlined, memory promoted to values (crates/passes' legalization).
     let fcgl = o.other.iter().any(|(n, _)| n == "-fcgl");
-    if !fcgl {
+    // -O1..-O3 (the default) legalize and optimize; -O0/-Od legalize only a module
+    // that needs it (dxc's rule), leaving the others in the raw form.
+    let optimize = o.optimization_level > 0 && !o.disable_optimizations;
+    let legalize = !fcgl && (optimize || needs_legalization(&ir, module, o));
+    if legalize {
         spirvkit_passes::legalize::legalize(&mut ir, module)
             .map_err(|e| CompileError { span: None, message: e.to_string() })?;
+        if optimize {
+            spirvkit_passes::legalize::optimize(&mut ir, module);
+        }
         derivatives_in_stage(&ir, module, tree)?;
     } else {
         raw_stores_match(&ir, module)?;
+        if !fcgl {
+            derivatives_in_stage(&ir, module, tree)?;
+        }
     }
     if emit_mlir {
         let text = spirvkit_ir::text::printer::print_op(&ir, generated.top, Default::default());
@@ -305,6 +317,19 @@ fn capability_extension(cap: &str, version: (u8, u8)) -> Option<&'static str> {
 /// one format take an image of another (`[[vk::image_format]]`), which legalization
 /// resolves by removing the local, but which written raw would be a store of a
 /// mismatched type (an invalid binary): refused instead.
+/// Whether dxc legalizes this module at `-O0`: what the raw form holds needs it
+/// (`spirvkit_passes::legalize::needs_legalization`), a store of a value of another
+/// type (an image of another `[[vk::image_format]]`) is in it, or an option asks for
+/// what legalization does (flattened resource arrays, reduced load sizes, packed
+/// signatures).
+fn needs_legalization(ir: &spirvkit_ir::Ir, module: spirvkit_ir::OpId, o: &Options) -> bool {
+    const LEGALIZING_OPTIONS: [&str; 4] =
+        ["-fspv-flatten-resource-arrays", "-fspv-reduce-load-size", "-pack-optimized", "-pack_optimized"];
+    o.other.iter().any(|(n, _)| LEGALIZING_OPTIONS.contains(&n.as_str()))
+        || spirvkit_passes::legalize::needs_legalization(ir, module)
+        || raw_stores_match(ir, module).is_err()
+}
+
 fn raw_stores_match(ir: &spirvkit_ir::Ir, module: spirvkit_ir::OpId) -> Result<(), CompileError> {
     use spirvkit_ir::types::TypeKind;
     for (_, op) in ir.ops_under(module) {

@@ -985,6 +985,16 @@ pub(crate) fn clone_blocks(
     blocks: &[BlockId],
     map: &mut FxHashMap<Value, Value>,
 ) -> Vec<BlockId> {
+    clone_blocks_marking(ir, blocks, map, &mut FxHashSet::default())
+}
+
+/// [`clone_blocks`], the copy of each op of `marked` marked too.
+pub(crate) fn clone_blocks_marking(
+    ir: &mut Ir,
+    blocks: &[BlockId],
+    map: &mut FxHashMap<Value, Value>,
+    marked: &mut FxHashSet<OpId>,
+) -> Vec<BlockId> {
     let mut block_map: FxHashMap<BlockId, BlockId> = FxHashMap::default();
     let mut work = Vec::new();
     let mut created = Vec::new();
@@ -1018,6 +1028,9 @@ pub(crate) fn clone_blocks(
                 }
             }
             ir.append_op(to, copy);
+            if marked.contains(&op) {
+                marked.insert(copy);
+            }
             created.push(copy);
         }
     }

@@ -36,7 +36,9 @@ mod sink;
 pub mod sroa;
 mod texel_pointer;
 pub(crate) mod util;
+pub mod value_numbering;
 
+use spirvkit_grammar::fxhash::FxHashSet;
 use spirvkit_ir::ir::{Ir, Location, OpId};
 
 /// Why a module could not be legalized, with where. Displays as
@@ -71,7 +73,8 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         return Err(LegalizeError::at(ir, module, "legalization runs on a 'spirv.module'"));
     }
     check_shapes(ir, module)?;
-    inline_all::run(ir, module)?;
+    let mut routed_returns = FxHashSet::default();
+    inline_all::run_recording(ir, module, &mut routed_returns)?;
     private_to_local::run(ir, module);
     for func in util::functions(ir, module) {
         texel_pointer::run(ir, func);
@@ -81,7 +84,39 @@ pub fn legalize(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
         dce::run(ir, func);
         image_offsets::run(ir, func)?;
     }
-    check_opaque_handles(ir, module)
+    check_handles(ir, module, &routed_returns)
+}
+
+/// What dxc's optimization levels above `-O0` add to legalization and the driver
+/// runs after [`legalize`] unless optimizations are disabled: redundant
+/// computations (pure ops, loads of read-only memory) removed
+/// ([`value_numbering`]), then what that left dead.
+pub fn optimize(ir: &mut Ir, module: OpId) {
+    for func in util::functions(ir, module) {
+        if value_numbering::run(ir, func) {
+            dce::run(ir, func);
+        }
+    }
+}
+
+/// Whether `module` in dxc's raw form needs legalization to be valid for Vulkan: a
+/// Function variable, parameter, phi or composite holds a resource, a Private
+/// variable (an HLSL `static`) holds one, or an image instruction takes an `Offset`
+/// only legalization can make constant. dxc legalizes at `-O0` only then (its
+/// `needsLegalization`); with optimizations it always does.
+pub fn needs_legalization(ir: &Ir, module: OpId) -> bool {
+    let private_handle = util::module_ops(ir, module).into_iter().any(|op| {
+        let o = ir.op(op);
+        o.name == "spirv.GlobalVariable"
+            && o.attr("type").is_some_and(|t| match t {
+                spirvkit_ir::attr::Attribute::Type(ty) => util::pointer_parts(ir, *ty)
+                    .is_some_and(|(p, sc)| sc == "Private" && util::is_opaque_handle(ir, p)),
+                _ => false,
+            })
+    });
+    private_handle
+        || check_opaque_handles(ir, module).is_err()
+        || util::functions(ir, module).into_iter().any(|f| image_offsets::has_offsets_to_fold(ir, f))
 }
 
 /// Runs one legalization step on `module` (what `spirvkit opt --spirv-<step>` does).
@@ -111,6 +146,11 @@ pub fn run_step(ir: &mut Ir, module: OpId, step: crate::pipeline::LegalizeStep) 
         LegalizeStep::Dce => {
             for f in functions {
                 dce::run(ir, f);
+            }
+        }
+        LegalizeStep::ValueNumbering => {
+            for f in functions {
+                value_numbering::run(ir, f);
             }
         }
     }
@@ -148,6 +188,12 @@ fn check_shapes(ir: &Ir, module: OpId) -> Result<(), LegalizeError> {
 /// The rule Vulkan's validation enforces and legalization exists for: no Function
 /// variable, parameter, phi or construct result holds an opaque handle.
 pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> {
+    check_handles(ir, module, &FxHashSet::default())
+}
+
+/// [`check_opaque_handles`]; `routed_returns` are the branches merge-return made to
+/// carry returns out of selections.
+fn check_handles(ir: &Ir, module: OpId, routed_returns: &FxHashSet<OpId>) -> Result<(), LegalizeError> {
     for func in util::functions(ir, module) {
         if let Some(body) = util::body(ir, func) {
             let entry = ir.region(body).blocks[0];
@@ -183,13 +229,14 @@ pub fn check_opaque_handles(ir: &Ir, module: OpId) -> Result<(), LegalizeError> 
             }
             if util::is_construct(ir, op) {
                 if let Some(&r) = o.results.iter().find(|&&r| util::is_opaque_handle(ir, ir.value_type(r))) {
-                    return Err(chosen_by_control_flow(ir, op, ir.value_type(r)));
+                    let instruction = if if_converted(ir, op, routed_returns) { "OpSelect" } else { "OpPhi" };
+                    return Err(chosen_by_control_flow(ir, op, ir.value_type(r), instruction));
                 }
             }
         }
         // Block arguments other than the parameters: phis of handles.
         if let Some((owner, ty)) = handle_phi_owner(ir, func) {
-            return Err(chosen_by_control_flow(ir, owner, ty));
+            return Err(chosen_by_control_flow(ir, owner, ty, "OpPhi"));
         }
     }
     Ok(())
@@ -209,16 +256,52 @@ fn is_composite_of_handles(ir: &Ir, v: spirvkit_ir::ir::Value) -> bool {
 }
 
 /// The error for a handle a phi would carry. For a buffer, spirv-val's words (which
-/// DXC's tests check): such a phi needs variable pointers, which Vulkan shaders from
-/// HLSL do not enable.
-fn chosen_by_control_flow(ir: &Ir, op: OpId, ty: spirvkit_ir::types::Type) -> LegalizeError {
+/// DXC's tests check): such a phi, or the `OpSelect` SPIRV-Tools' if-conversion makes
+/// of it (`instruction`), needs variable pointers, which Vulkan shaders from HLSL do
+/// not enable.
+fn chosen_by_control_flow(
+    ir: &Ir,
+    op: OpId,
+    ty: spirvkit_ir::types::Type,
+    instruction: &str,
+) -> LegalizeError {
     let message = if util::pointer_parts(ir, ty).is_some() {
-        "cannot legalize: a buffer is chosen by control flow (Using pointers with OpPhi requires capability \
-         VariablePointers or VariablePointersStorageBuffer)"
+        format!(
+            "cannot legalize: a buffer is chosen by control flow (Using pointers with {instruction} requires \
+             capability VariablePointers or VariablePointersStorageBuffer)"
+        )
     } else {
         "cannot legalize: a resource (image, sampler, acceleration structure) is chosen by control flow"
+            .to_string()
     };
     LegalizeError::at(ir, op, message)
+}
+
+/// Whether SPIRV-Tools' if-conversion (part of dxc's optimization) would turn the
+/// results of `selection` into `OpSelect`s: its header ends in a two-way conditional
+/// branch, it is not `DontFlatten` (HLSL's `[branch]`), and its merge is reached
+/// from two blocks, neither by a return merge-return routed there (SPIRV-Tools
+/// sends those to the end of the function instead).
+fn if_converted(ir: &Ir, selection: OpId, routed_returns: &FxHashSet<OpId>) -> bool {
+    use spirvkit_ir::attr::Attribute;
+    if ir.op(selection).name != util::SELECTION {
+        return false;
+    }
+    if let Some(Attribute::Dialect { body: Some(control), .. }) = ir.op(selection).attr("selection_control") {
+        if control.contains("DontFlatten") {
+            return false;
+        }
+    }
+    let Some(&region) = ir.op(selection).regions.first() else { return false };
+    let blocks = &ir.region(region).blocks;
+    let (Some(&header), Some(&merge)) = (blocks.first(), blocks.last()) else { return false };
+    let two_way = util::terminator(ir, header).is_some_and(|t| ir.op(t).name == "spirv.BranchConditional");
+    let into_merge: Vec<OpId> = blocks
+        .iter()
+        .filter_map(|&b| util::terminator(ir, b))
+        .filter(|&t| ir.op(t).successors.contains(&merge))
+        .collect();
+    two_way && into_merge.len() == 2 && !into_merge.iter().any(|t| routed_returns.contains(t))
 }
 
 /// The op whose region holds a block (not the function's entry) with an argument

@@ -97,6 +97,9 @@ pub enum LegalizeStep {
     Dce,
     /// `--spirv-legalize`: all of the above, then the opaque-handle check.
     All,
+    /// `--spirv-value-numbering`: redundant pure ops and read-only loads removed
+    /// (not part of `--spirv-legalize`; dxc's optimization levels above `-O0`).
+    ValueNumbering,
 }
 
 /// `region-simplify` of `--canonicalize`.
@@ -252,6 +255,11 @@ const PASSES: &[PassInfo] = &[
     PassInfo { name: "spirv-mem2reg", restriction: Some("spirv.module"), class: "SPIRVMem2RegPass" },
     PassInfo { name: "spirv-dce", restriction: Some("spirv.module"), class: "SPIRVDeadCodeEliminationPass" },
     PassInfo { name: "spirv-legalize", restriction: Some("spirv.module"), class: "SPIRVLegalizePass" },
+    PassInfo {
+        name: "spirv-value-numbering",
+        restriction: Some("spirv.module"),
+        class: "SPIRVValueNumberingPass",
+    },
 ];
 
 fn pass_info(name: &str) -> Option<&'static PassInfo> {
@@ -286,6 +294,7 @@ impl Pass {
                 LegalizeStep::Mem2Reg => "spirv-mem2reg",
                 LegalizeStep::Dce => "spirv-dce",
                 LegalizeStep::All => "spirv-legalize",
+                LegalizeStep::ValueNumbering => "spirv-value-numbering",
             },
         }
     }
@@ -692,6 +701,7 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
                 "spirv-mem2reg" => Pass::Legalize(LegalizeStep::Mem2Reg),
                 "spirv-dce" => Pass::Legalize(LegalizeStep::Dce),
                 "spirv-legalize" => Pass::Legalize(LegalizeStep::All),
+                "spirv-value-numbering" => Pass::Legalize(LegalizeStep::ValueNumbering),
                 _ => Pass::Cse,
             };
             (pass, parse_options(options, &[], |_, _| {}))

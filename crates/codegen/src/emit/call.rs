@@ -82,6 +82,9 @@ impl<'t> Emitter<'t> {
         args: &[ExprId],
         call: &CallInfo,
     ) -> R<Value> {
+        if let Some(v) = self.inline_spirv_call(f, args, call)? {
+            return Ok(v);
+        }
         let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
         let params: Vec<spirvkit_hlsl::ast::DeclId> = match &self.ast.decl(def).kind {
             spirvkit_hlsl::ast::DeclKind::Function(func) => func.params.clone(),
@@ -285,6 +288,81 @@ impl<'t> Emitter<'t> {
         match args.get(i) {
             Some(&a) => Ok(a),
             None => self.unsupported(format!("this call with {} arguments", args.len())),
+        }
+    }
+
+    /// A call of a function declared `[[vk::ext_instruction(opcode)]]` without a body
+    /// (inline SPIR-V): the core instruction `opcode` applied to the arguments' values,
+    /// its result type the function's return type. Only instructions whose operands
+    /// are all ids are taken, from parameters passed by value; `None` for other calls.
+    fn inline_spirv_call(
+        &mut self,
+        f: spirvkit_hlsl::ast::DeclId,
+        args: &[ExprId],
+        call: &CallInfo,
+    ) -> R<Option<Value>> {
+        let Some(attr_args) = self.int_attribute_args(f, "ext_instruction") else { return Ok(None) };
+        let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
+        let spirvkit_hlsl::ast::DeclKind::Function(func) = &self.ast.decl(def).kind else { return Ok(None) };
+        if func.body.is_some() {
+            return Ok(None);
+        }
+        let params = func.params.clone();
+        let attr = self.vk_attribute(f, "ext_instruction").map_or(0, |a| a.args.len());
+        let [opcode] = attr_args.as_slice() else {
+            return if attr > 1 {
+                self.unsupported("inline SPIR-V instructions of an extended instruction set")
+            } else {
+                self.unsupported("an 'ext_instruction' attribute without a constant opcode")
+            };
+        };
+        let by_reference = params.iter().any(|&p| {
+            self.vk_attribute(p, "ext_reference").is_some() || self.vk_attribute(p, "ext_literal").is_some()
+        });
+        if by_reference
+            || ["ext_capability", "ext_extension"].iter().any(|a| self.vk_attribute(f, a).is_some())
+        {
+            return self.unsupported(
+                "inline SPIR-V with 'ext_reference', 'ext_literal', 'ext_capability' or 'ext_extension'",
+            );
+        }
+        let instruction = u16::try_from(*opcode).ok().and_then(spirvkit_grammar::instruction);
+        let Some(instruction) = instruction else {
+            return self
+                .unsupported(format!("inline SPIR-V opcode {opcode}, which the grammar does not know"));
+        };
+        let ids_only = instruction.has_result_type()
+            && instruction.operands.iter().skip(2).all(|o| o.kind == spirvkit_grammar::OperandKind::IdRef)
+            && instruction.operands.len() == args.len() + 2;
+        if !ids_only {
+            return self.unsupported(format!(
+                "inline SPIR-V '{}' here (only instructions with a result and id operands, one per argument)",
+                instruction.name
+            ));
+        }
+        let mut operands = Vec::new();
+        for (i, &a) in args.iter().enumerate() {
+            let (pty, _) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
+            operands.push(self.init_value(a, pty)?);
+        }
+        let ty = self.value_type_of(call.ret)?;
+        let name = format!("spirv.{}", instruction.name.trim_start_matches("Op"));
+        match spirvkit_ir::opdef::op_def(&name) {
+            // The dialect's op when it takes exactly these operands.
+            Some(d)
+                if d.spirv_name == Some(instruction.name)
+                    && d.results.len() == 1
+                    && d.arguments.len() == operands.len()
+                    && d.arguments.iter().all(|a| matches!(a, spirvkit_ir::opdef::Argument::Operand(_))) =>
+            {
+                Ok(Some(self.val(&name, operands, ty)))
+            }
+            Some(_) => self.unsupported(format!("inline SPIR-V '{}' with these operands", instruction.name)),
+            None => {
+                let items: Vec<super::resources::Opnd> =
+                    operands.into_iter().map(super::resources::Opnd::Id).collect();
+                Ok(Some(self.fallback_val(&name, &items, ty)))
+            }
         }
     }
 }

@@ -503,7 +503,11 @@ impl<'t> Emitter<'t> {
                         let tmp = self.function_variable(bt, &name);
                         self.store_to(tmp, v);
                         if bits.is_some() {
-                            return self.field_place(Place::Ptr { ptr: tmp, ty: bty, rule: None }, *decl, info.ty);
+                            return self.field_place(
+                                Place::Ptr { ptr: tmp, ty: bty, rule: None },
+                                *decl,
+                                info.ty,
+                            );
                         }
                         let t = self.ty(info.ty)?;
                         let indices: Vec<Value> = path.iter().map(|&i| self.i32_constant(i as i32)).collect();

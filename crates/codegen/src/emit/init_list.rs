@@ -100,7 +100,7 @@ impl Emitter<'_> {
                 }
             }
             TypeData::Struct(id) => {
-                for m in self.lift(crate::layout::struct_members(self.table, id))? {
+                for m in self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))? {
                     self.flat_slot_types(m, out, depth + 1)?;
                 }
             }
@@ -138,7 +138,8 @@ impl Emitter<'_> {
                     // struct being built.
                     self.split_struct(q)?;
                 }
-                let members = self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
+                let members =
+                    self.lift(crate::layout::struct_members(self.table, id, &self.lower.options()))?;
                 let mut parts = Vec::with_capacity(members.len());
                 for m in members {
                     parts.push(self.init_for_type(q, m, depth + 1)?);

@@ -1210,7 +1210,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// A declaration's `[[vk::NAME(...)]]` attribute.
-    fn vk_attribute(&self, d: DeclId, name: &str) -> Option<&'t spirvkit_hlsl::ast::Attribute> {
+    pub(super) fn vk_attribute(&self, d: DeclId, name: &str) -> Option<&'t spirvkit_hlsl::ast::Attribute> {
         let ast: &'t spirvkit_hlsl::ast::Ast = self.ast;
         ast.decl(d)
             .attrs
@@ -1219,7 +1219,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// The integer arguments of a declaration's `[[vk::NAME(...)]]`.
-    fn int_attribute_args(&self, d: DeclId, name: &str) -> Option<Vec<i64>> {
+    pub(super) fn int_attribute_args(&self, d: DeclId, name: &str) -> Option<Vec<i64>> {
         let a = self.vk_attribute(d, name)?;
         Some(a.args.iter().filter_map(|&e| self.attribute_int(e)).collect())
     }

@@ -104,6 +104,12 @@ fn remove_dead_ops(ir: &mut Ir, func: OpId) -> bool {
 fn forward_extracts(ir: &mut Ir, func: OpId) {
     let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
     for (block, op) in ir.ops_under(func) {
+        if ir.op(op).name == "spirv.CompositeConstruct" {
+            if let Some(whole) = reassembled_composite(ir, op, &replace) {
+                replace.insert(ir.op(op).results[0], whole);
+            }
+            continue;
+        }
         if ir.op(op).name != "spirv.CompositeExtract" {
             continue;
         }
@@ -135,6 +141,35 @@ fn forward_extracts(ir: &mut Ir, func: OpId) {
         }
     }
     util::replace_uses(ir, func, &replace);
+}
+
+/// A `spirv.CompositeConstruct` whose operands are the members `0..n` of one value of
+/// its own type, in order, is that value (a struct copied member by member between
+/// two places of one layout; SPIRV-Tools' simplification folds it the same way).
+fn reassembled_composite(ir: &Ir, construct: OpId, replace: &FxHashMap<Value, Value>) -> Option<Value> {
+    let o = ir.op(construct);
+    let ty = ir.value_type(*o.results.first()?);
+    if member_count(ir, ty) != Some(o.operands.len()) || o.operands.is_empty() {
+        return None;
+    }
+    let mut whole = None;
+    for (i, &part) in o.operands.iter().enumerate() {
+        let extract = util::defining_op(ir, util::resolve(replace, part))?;
+        let e = ir.op(extract);
+        if e.name != "spirv.CompositeExtract" {
+            return None;
+        }
+        let Some(Attribute::Array(indices)) = e.attr("indices") else { return None };
+        let [Attribute::Integer { value, .. }] = indices.as_slice() else { return None };
+        if usize::try_from(*value).ok() != Some(i) {
+            return None;
+        }
+        let source = util::resolve(replace, *e.operands.first()?);
+        if *whole.get_or_insert(source) != source {
+            return None;
+        }
+    }
+    whole.filter(|&w| ir.value_type(w) == ty)
 }
 
 /// Dead branches: a `spirv.Select` on a constant picks its operand, and a selection
@@ -204,7 +239,10 @@ fn fold_comparisons(ir: &mut Ir, func: OpId) -> bool {
             ("spirv.ULessThanEqual", _, Some(&[(_, a), (_, b)])) => a <= b,
             ("spirv.UGreaterThan", _, Some(&[(_, a), (_, b)])) => a > b,
             ("spirv.UGreaterThanEqual", _, Some(&[(_, a), (_, b)])) => a >= b,
-            _ => continue,
+            _ => match unsigned_against_zero(ir, op) {
+                Some(v) => v,
+                None => continue,
+            },
         };
         let o = ir.op_mut(op);
         o.name = "spirv.Constant".into();
@@ -215,6 +253,24 @@ fn fold_comparisons(ir: &mut Ir, func: OpId) -> bool {
         changed = true;
     }
     changed
+}
+
+/// An unsigned comparison with zero that holds or fails whatever the other operand
+/// is (`x < 0u` is false, `x >= 0u` true), with a scalar result.
+fn unsigned_against_zero(ir: &Ir, op: OpId) -> Option<bool> {
+    let o = ir.op(op);
+    let [a, b] = o.operands.as_slice() else { return None };
+    if !matches!(ir.types.kind(ir.value_type(o.results[0])), TypeKind::Integer { width: 1, .. }) {
+        return None;
+    }
+    let zero = |v: Value| constant_int(ir, v).is_some_and(|(_, u)| u == 0);
+    match o.name.as_str() {
+        "spirv.ULessThan" if zero(*b) => Some(false),
+        "spirv.UGreaterThanEqual" if zero(*b) => Some(true),
+        "spirv.UGreaterThan" if zero(*a) => Some(false),
+        "spirv.ULessThanEqual" if zero(*a) => Some(true),
+        _ => None,
+    }
 }
 
 /// The width of an integer type or of a vector of integers.
@@ -537,5 +593,26 @@ mod tests {
             assert!(!out.contains(gone), "{gone}: {out}");
         }
         assert!(out.contains("spirv.mlir.selection {"), "{out}");
+    }
+
+    #[test]
+    fn a_struct_rebuilt_from_its_own_members_is_the_struct() {
+        let source = r#"spirv.module Logical GLSL450 {
+  spirv.func @f(%s: !spirv.struct<(f32, i32)>, %t: !spirv.struct<(f32, i32)>) -> !spirv.struct<(f32, i32)> "None" {
+    %a = spirv.CompositeExtract %s[0 : i32] : !spirv.struct<(f32, i32)>
+    %b = spirv.CompositeExtract %s[1 : i32] : !spirv.struct<(f32, i32)>
+    %c = spirv.CompositeConstruct %a, %b : (f32, i32) -> !spirv.struct<(f32, i32)>
+    %d = spirv.CompositeExtract %t[1 : i32] : !spirv.struct<(f32, i32)>
+    %e = spirv.CompositeConstruct %a, %d : (f32, i32) -> !spirv.struct<(f32, i32)>
+    %x = spirv.CompositeExtract %e[0 : i32] : !spirv.struct<(f32, i32)>
+    %y = spirv.CompositeExtract %c[1 : i32] : !spirv.struct<(f32, i32)>
+    %z = spirv.CompositeConstruct %x, %y : (f32, i32) -> !spirv.struct<(f32, i32)>
+    spirv.ReturnValue %z : !spirv.struct<(f32, i32)>
+  }
+}"#;
+        // %z is %s member by member (through the constructs): it is %s.
+        let out = dce(source);
+        assert!(out.contains("spirv.ReturnValue %arg0"), "{out}");
+        assert!(!out.contains("spirv.CompositeConstruct"), "{out}");
     }
 }

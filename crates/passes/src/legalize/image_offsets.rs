@@ -52,6 +52,17 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<(), LegalizeError> {
     Ok(())
 }
 
+/// Whether an image instruction of `func` other than a gather takes an `Offset`
+/// operand (which Vulkan allows only once legalization made it `ConstOffset`).
+pub fn has_offsets_to_fold(ir: &Ir, func: OpId) -> bool {
+    ir.ops_under(func).into_iter().any(|(_, op)| {
+        let name = ir.op(op).name.as_str();
+        name.starts_with("spirv.Image")
+            && !name.contains("Gather")
+            && image_operands(ir, op).is_some_and(|o| o.mask & OFFSET != 0)
+    })
+}
+
 /// Where an image instruction keeps its operand mask.
 enum MaskForm {
     /// A dialect op's `image_operands` property (`Lod|Offset`).

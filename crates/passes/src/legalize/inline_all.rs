@@ -17,6 +17,16 @@ use spirvkit_ir::ir::{BlockId, Ir, OpId, Value};
 /// Inlines every call under `module`'s entry points (under every function when the
 /// module has none) and removes the functions left unreachable.
 pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
+    run_recording(ir, module, &mut FxHashSet::default())
+}
+
+/// [`run`], with the branches merge-return made to carry returns out of selections
+/// (`merge_return::run_recording`) recorded in `routed`, their inlined copies too.
+pub(crate) fn run_recording(
+    ir: &mut Ir,
+    module: OpId,
+    routed: &mut FxHashSet<OpId>,
+) -> Result<(), LegalizeError> {
     let functions = util::functions(ir, module);
     let by_name: FxHashMap<String, OpId> =
         functions.iter().filter_map(|&f| Some((util::symbol_name(ir, f)?.to_string(), f))).collect();
@@ -47,7 +57,7 @@ pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
             util::merge_block_chains(ir, body);
         }
         if !roots.contains(&f) {
-            super::merge_return::run(ir, f)?;
+            super::merge_return::run_recording(ir, f, routed)?;
         }
     }
     // Calls are inlined into the roots only, each cloning its callee's own body and
@@ -64,7 +74,7 @@ pub fn run(ir: &mut Ir, module: OpId) -> Result<(), LegalizeError> {
             if !ends_in_its_only_return(ir, callee) {
                 flush(ir, root, &mut expansions);
             }
-            let new_calls = inline_call(ir, call, callee, &mut replace, &mut expansions)?;
+            let new_calls = inline_call(ir, call, callee, &mut replace, &mut expansions, routed)?;
             pending.extend(new_calls.into_iter().rev());
         }
         flush(ir, root, &mut expansions);
@@ -174,6 +184,7 @@ fn inline_call(
     callee: OpId,
     replace: &mut FxHashMap<Value, Value>,
     expansions: &mut FxHashMap<OpId, Vec<OpId>>,
+    routed: &mut FxHashSet<OpId>,
 ) -> Result<Vec<OpId>, LegalizeError> {
     let Some(body) = util::body(ir, callee) else { return Ok(Vec::new()) };
     let callee_blocks = ir.region(body).blocks.clone();
@@ -187,7 +198,7 @@ fn inline_call(
         ));
     }
     let mut map: FxHashMap<Value, Value> = parameters.into_iter().zip(arguments).collect();
-    let copies = crate::inline::clone_blocks(ir, &callee_blocks, &mut map);
+    let copies = crate::inline::clone_blocks_marking(ir, &callee_blocks, &mut map, routed);
     let new_calls = calls_in(ir, &copies);
     let result = ir.op(call).results.first().copied();
     let location = ir.op(call).location.clone();

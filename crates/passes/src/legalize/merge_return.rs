@@ -14,6 +14,7 @@
 
 use super::util::{self, LOOP, SELECTION};
 use super::LegalizeError;
+use spirvkit_grammar::fxhash::FxHashSet;
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value};
 use spirvkit_ir::types::{Signedness, Type};
@@ -23,6 +24,19 @@ const MAX_DEPTH: usize = 200;
 
 /// Rewrites `func` when it returns from inside a construct; true when it changed.
 pub fn run(ir: &mut Ir, func: OpId) -> Result<bool, LegalizeError> {
+    run_recording(ir, func, &mut FxHashSet::default())
+}
+
+/// [`run`], recording in `routed` the branches that now carry a return out of a
+/// selection to its merge. SPIRV-Tools' merge-return sends such returns to the end
+/// of a loop wrapped around the body instead, so a value they choose meets there,
+/// not at the selection's merge (which decides dxc's wording of a handle chosen by
+/// control flow, see `check_opaque_handles`).
+pub(crate) fn run_recording(
+    ir: &mut Ir,
+    func: OpId,
+    routed: &mut FxHashSet<OpId>,
+) -> Result<bool, LegalizeError> {
     let Some(body) = util::body(ir, func) else { return Ok(false) };
     if !returns_inside_construct(ir, func) {
         return Ok(false);
@@ -52,7 +66,7 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<bool, LegalizeError> {
     if let Some(ptr) = value {
         store_final_return(ir, entry, ptr);
     }
-    let mut rewrite = Rewrite { flag, value, depth: 0 };
+    let mut rewrite = Rewrite { flag, value, depth: 0, routed };
     rewrite.block(ir, entry, body, Exit::Function)?;
     return_instead_of_unreachable(ir, entry, value);
     Ok(true)
@@ -119,13 +133,14 @@ enum Exit {
     Loop(BlockId),
 }
 
-struct Rewrite {
+struct Rewrite<'r> {
     flag: Value,
     value: Option<Value>,
     depth: usize,
+    routed: &'r mut FxHashSet<OpId>,
 }
 
-impl Rewrite {
+impl Rewrite<'_> {
     /// Rewrites `block` (of `region`) from its first op; true when it may return
     /// early (a return or a construct that may return was met).
     fn block(
@@ -191,7 +206,10 @@ impl Rewrite {
         util::insert_before(ir, block, op, "spirv.Store", vec![self.flag, t], &[], location.clone());
         ir.erase_op(op);
         let args = undefs_for(ir, block, merge, location.clone());
-        util::append_branch(ir, block, merge, args, location);
+        let branch = util::append_branch(ir, block, merge, args, location);
+        if matches!(exit, Exit::Selection(_)) {
+            self.routed.insert(branch);
+        }
     }
 
     /// Guards the ops after `index` in `block` (which holds a construct that may have
@@ -274,6 +292,9 @@ impl Rewrite {
                 ir.op_mut(branch).successors.push(continuation);
                 ir.op_mut(branch).operands.extend(args.iter().copied());
                 set_segments(ir, branch, &[1, args.len(), 0]);
+                if matches!(exit, Exit::Selection(_)) {
+                    self.routed.insert(branch);
+                }
                 self.block(ir, continuation, region, exit)?;
             }
             None => {

@@ -156,9 +156,10 @@ pub(crate) fn append_branch(
     target: BlockId,
     args: Vec<Value>,
     location: Location,
-) {
+) -> OpId {
     let op = append(ir, block, "spirv.Branch", args, &[], location);
     ir.op_mut(op).successors.push(target);
+    op
 }
 
 /// A `spirv.BranchConditional` without successor operands at the end of `block`.
