@@ -128,7 +128,8 @@ struct Number {
 [noinline] Number make() { Number r; r.n = 1; return r; }
 int main() : SV_Target {
   Number a = make();
-  return a() + make().next()();
+  Number b = make().next();
+  return a() + b();
 }
 "#,
     );
@@ -180,7 +181,12 @@ float4 main(float4 input : A) : SV_Target {
     assert!(text.contains("%init_done_zero = OpVariable %_ptr_Private_bool Private %false"), "{text}");
     assert_consecutive(
         &text,
-        &["OpBranchConditional", "%if_init_todo = OpLabel", "OpStore %calls %int_5", "OpStore %init_done_calls %true"],
+        &[
+            "OpBranchConditional",
+            "%if_init_todo = OpLabel",
+            "OpStore %calls %int_5",
+            "OpStore %init_done_calls %true",
+        ],
     );
     // Without an initializer: the zero value.
     assert!(text.contains("OpConstantNull %v4float"), "{text}");
@@ -225,8 +231,12 @@ fn buffer_member_initializers_are_ignored_with_a_warning() {
     let out = common::run(&["-T", "ps_6_0", "-E", "main", "-fcgl", "-"], source);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains(":1:23: warning: cbuffer member initializer ignored since no Vulkan equivalent"), "{stderr}");
-    let quiet = common::run(&["-T", "ps_6_0", "-E", "main", "-fcgl", "-Wno-vk-ignored-features", "-"], source);
+    assert!(
+        stderr.contains(":1:23: warning: cbuffer member initializer ignored since no Vulkan equivalent"),
+        "{stderr}"
+    );
+    let quiet =
+        common::run(&["-T", "ps_6_0", "-E", "main", "-fcgl", "-Wno-vk-ignored-features", "-"], source);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("initializer"));
 }
 
