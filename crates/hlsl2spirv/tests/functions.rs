@@ -128,7 +128,8 @@ struct Number {
 [noinline] Number make() { Number r; r.n = 1; return r; }
 int main() : SV_Target {
   Number a = make();
-  return a() + make().next()();
+  Number b = make().next();
+  return a() + b();
 }
 "#,
     );

@@ -1164,6 +1164,10 @@ impl Sema<'_> {
                 self.block_prototypes.iter().filter(|p| p.0 == namespace && p.1 == name.name).map(|p| p.2),
             );
         }
+        // Only declarations of the same namespace are this function (`A::f` is not
+        // the `f` of an enclosing namespace).
+        let own_namespace = self.decls.get(id.index()).map(|i| i.namespace.clone()).unwrap_or_default();
+        others.retain(|&other| self.decls.get(other.index()).is_some_and(|i| i.namespace == own_namespace));
         {
             for other in others {
                 let same = self.decls.get(other.index()).is_some_and(|i| {
