@@ -71,8 +71,6 @@ pub struct CodegenOptions {
     pub universal_env: bool,
     /// `-Wno-vk-ignored-features`: no warnings about what Vulkan ignores.
     pub no_warn_ignored_features: bool,
-    /// `-fspv-enable-maximal-reconvergence`: every entry point `MaximallyReconvergesKHR`.
-    pub maximal_reconvergence: bool,
     /// `-denorm preserve|ftz` (any other value: the default): the 32-bit float
     /// denormal mode of every entry point.
     pub denorm: Option<String>,

@@ -83,7 +83,6 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         extensions: o.extensions.clone(),
         universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
-        maximal_reconvergence: has("-fspv-enable-maximal-reconvergence"),
         denorm: o.other.iter().find(|(n, _)| n == "-denorm").and_then(|(_, v)| v.last()).cloned(),
     }
 }
