@@ -88,7 +88,6 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
         debug_lines: o.debug_categories().line,
-        maximal_reconvergence: has("-fspv-enable-maximal-reconvergence"),
         denorm: o.other.iter().find(|(n, _)| n == "-denorm").and_then(|(_, v)| v.last()).cloned(),
     }
 }
