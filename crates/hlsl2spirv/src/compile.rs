@@ -142,6 +142,12 @@ fn compile_inner(
     emit_mlir: bool,
     reported: &mut Vec<Diagnostic>,
 ) -> Result<Output, CompileError> {
+    // dxc's execution modes for these have no counterpart in the IR's enums yet.
+    for (flag, what) in [("-fspv-enable-maximal-reconvergence", "-fspv-enable-maximal-reconvergence")] {
+        if o.other.iter().any(|(n, _)| n == flag) {
+            return Err(CompileError { span: None, message: format!("not supported yet: {what}") });
+        }
+    }
     let options = codegen_options(o);
     let (generated, mut codegen_reported) = spirvkit_codegen::generate_with_sources(tree, &options, sources);
     reported.append(&mut codegen_reported);

@@ -116,7 +116,24 @@ pub fn needs_legalization(ir: &Ir, module: OpId) -> bool {
     });
     private_handle
         || check_opaque_handles(ir, module).is_err()
+        || passes_non_variable_pointer(ir, module)
         || util::functions(ir, module).into_iter().any(|f| image_offsets::has_offsets_to_fold(ir, f))
+}
+
+/// Whether a call passes a pointer that is not a variable (an access chain into one):
+/// SPIR-V wants memory object declarations as pointer arguments, and only inlining
+/// removes the call.
+fn passes_non_variable_pointer(ir: &Ir, module: OpId) -> bool {
+    ir.ops_under(module).into_iter().any(|(_, op)| {
+        let o = ir.op(op);
+        o.name == "spirv.FunctionCall"
+            && o.operands.iter().any(|&v| {
+                util::pointer_parts(ir, ir.value_type(v)).is_some()
+                    && util::defining_op(ir, v).is_some_and(|d| {
+                        !matches!(ir.op(d).name.as_str(), "spirv.Variable" | "spirv.mlir.addressof")
+                    })
+            })
+    })
 }
 
 /// Runs one legalization step on `module` (what `spirvkit opt --spirv-<step>` does).
