@@ -78,6 +78,8 @@ pub struct CodegenOptions {
     /// `-fspv-debug=line` (or `-Zi`): ops carry the `file:line:col` dxc gives the
     /// instruction (with [`generate_with_sources`], which has the text to find it in).
     pub debug_lines: bool,
+    /// `-fspv-enable-maximal-reconvergence`: every entry point `MaximallyReconvergesKHR`.
+    pub maximal_reconvergence: bool,
     /// `-denorm preserve|ftz` (any other value: the default): the 32-bit float
     /// denormal mode of every entry point.
     pub denorm: Option<String>,

@@ -88,6 +88,7 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         universal_env: o.target_env.as_deref().is_some_and(|e| e.starts_with("universal")),
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
         debug_lines: o.debug_categories().line,
+        maximal_reconvergence: has("-fspv-enable-maximal-reconvergence"),
         denorm: o.other.iter().find(|(n, _)| n == "-denorm").and_then(|(_, v)| v.last()).cloned(),
     }
 }
@@ -142,12 +143,6 @@ fn compile_inner(
     emit_mlir: bool,
     reported: &mut Vec<Diagnostic>,
 ) -> Result<Output, CompileError> {
-    // dxc's execution modes for these have no counterpart in the IR's enums yet.
-    for (flag, what) in [("-fspv-enable-maximal-reconvergence", "-fspv-enable-maximal-reconvergence")] {
-        if o.other.iter().any(|(n, _)| n == flag) {
-            return Err(CompileError { span: None, message: format!("not supported yet: {what}") });
-        }
-    }
     let options = codegen_options(o);
     let (generated, mut codegen_reported) = spirvkit_codegen::generate_with_sources(tree, &options, sources);
     reported.append(&mut codegen_reported);

@@ -171,7 +171,7 @@ impl<'t> Emitter<'t> {
         });
         let stage = entry.stage;
         self.execution_modes_of(entry, &func.params)?;
-        self.option_execution_modes();
+        self.option_execution_modes(entry);
         self.initialize_statics()?;
         let pcf = if stage == Stage::Hull { self.patch_constant_function(func_decl)? } else { None };
         self.plan_distances(entry, &func.params, pcf)?;
@@ -422,9 +422,18 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// The 32-bit denormal mode `-denorm` asks for. (Maximal reconvergence and
-    /// `[WaveOpsIncludeHelperLanes]` need execution modes MLIR's enum lacks: not yet.)
-    fn option_execution_modes(&mut self) {
+    /// The execution modes command-line options and `[WaveOpsIncludeHelperLanes]` ask
+    /// for: maximal reconvergence (which helper lanes in wave operations need too,
+    /// with full quads), and the 32-bit denormal mode of `-denorm`.
+    fn option_execution_modes(&mut self, entry: &EntryPoint) {
+        let helper_lanes = entry.stage == Stage::Pixel
+            && self.entry_attr(entry.function, "WaveOpsIncludeHelperLanes").is_some();
+        if self.options.maximal_reconvergence || helper_lanes {
+            self.mode("MaximallyReconvergesKHR", vec![]);
+        }
+        if helper_lanes {
+            self.mode("RequireFullQuadsKHR", vec![]);
+        }
         match self.options.denorm.as_deref().map(str::to_ascii_lowercase).as_deref() {
             Some("preserve") => self.mode("DenormPreserve", vec![32]),
             Some("ftz") => self.mode("DenormFlushToZero", vec![32]),

@@ -531,7 +531,18 @@ impl<'a> Serializer<'a> {
                 ),
             ));
         };
-        let Some(mode) = o.attr("execution_mode").and_then(enum_value) else {
+        // Modes newer than MLIR's enum (`MaximallyReconvergesKHR`) by the grammar's name.
+        let by_grammar = |attr: &Attribute| match attr {
+            Attribute::Dialect { name, body: Some(body) } if name == "spirv.execution_mode" => {
+                spirvkit_grammar::OperandKind::ExecutionMode
+                    .info()
+                    .enumerant_by_name(body.trim())
+                    .map(|e| e.value)
+            }
+            _ => None,
+        };
+        let Some(mode) = o.attr("execution_mode").and_then(|a| enum_value(a).or_else(|| by_grammar(a)))
+        else {
             return Err(self.error(op, "spirv.ExecutionMode needs an execution mode"));
         };
         // Modes whose grammar parameters are <id>s (`LocalSizeId`) need
