@@ -574,10 +574,20 @@ impl<'t> Emitter<'t> {
         props: Vec<NamedAttribute>,
     ) -> Value {
         let block = self.current();
+        let mut props = props;
+        let non_uniform = self.non_uniform_prop(name, &operands);
+        if let Some(p) = non_uniform.clone() {
+            props.push(p);
+        }
         let (op, value) = builder::append(&mut self.ir, block, name, operands, result, props);
         self.locate(op);
         match value {
-            Some(v) => v,
+            Some(v) => {
+                if non_uniform.is_some() {
+                    self.note_non_uniform(v);
+                }
+                v
+            }
             None => {
                 // Ops without a result return a dummy none value; it is never used.
                 let none = self.void_type();

@@ -111,3 +111,25 @@ fn stage_io_order_takes_decl_or_alpha() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("unknown Vulkan stage I/O location assignment order: random"), "{stderr}");
 }
+
+#[test]
+fn vulkan_memory_model_is_refused_rather_than_ignored() {
+    // Writing the GLSL450 model instead would silently drop the option's effect.
+    let out = run(
+        &[
+            "-T",
+            "ps_6_0",
+            "-E",
+            "main",
+            "-spirv",
+            "-fspv-use-vulkan-memory-model",
+            "-fspv-target-env=vulkan1.1",
+            "-",
+        ],
+        "float4 main() : SV_Target { return 0; }",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error: not supported yet: -fspv-use-vulkan-memory-model"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}

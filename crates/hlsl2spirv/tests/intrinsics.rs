@@ -393,3 +393,79 @@ fn globallycoherent_resources_are_coherent() {
     assert!(text.contains("OpDecorate %t Coherent"), "{text}");
     assert!(!text.contains("OpDecorate %b Coherent"), "{text}");
 }
+
+/// The opcodes of the instructions whose result `text` decorates `NonUniform`, in
+/// definition order.
+fn non_uniform_opcodes(text: &str) -> Vec<String> {
+    let decorated: std::collections::HashSet<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("OpDecorate ")?.strip_suffix(" NonUniform"))
+        .collect();
+    text.lines()
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(" = ")?;
+            decorated.contains(id).then(|| rest.split_whitespace().next().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+const NON_UNIFORM: &str = "Texture2D t[4]; SamplerState s[4]; RWStructuredBuffer<float4> b[4];\n\
+     Buffer<float4> tb[4];\n\
+     float4 main(uint i : A, float2 uv : B) : SV_Target {\n\
+       float4 r = t[NonUniformResourceIndex(i)].Sample(s[NonUniformResourceIndex(i + 1)], uv);\n\
+       r += b[NonUniformResourceIndex(i) % 3][0];\n\
+       r += tb[NonUniformResourceIndex(i)][2];\n\
+       return r + t[i].Sample(s[0], uv);\n\
+     }";
+
+#[test]
+fn non_uniform_resource_index_decorates_the_index_chain_load_and_sampled_image() {
+    let text = compile("ps_6_0", &[], NON_UNIFORM);
+    for capability in [
+        "ShaderNonUniform",
+        "SampledImageArrayNonUniformIndexing",
+        "StorageBufferArrayNonUniformIndexing",
+        "UniformTexelBufferArrayNonUniformIndexing",
+    ] {
+        assert!(text.contains(&format!("OpCapability {capability}\n")), "{capability}: {text}");
+    }
+    assert!(!text.contains("StorageImageArrayNonUniformIndexing"), "{text}");
+    assert!(text.contains("OpExtension \"SPV_EXT_descriptor_indexing\""), "{text}");
+    let decorated = non_uniform_opcodes(&text);
+    let count = |op: &str| decorated.iter().filter(|o| *o == op).count();
+    // The index copies, the modulo computed from one, the chains into the four
+    // arrays (and the one into the buffer's element), the loads through them and the
+    // sampled image; not the uniform `t[i]` / `s[0]` nor the image operations.
+    assert_eq!(count("OpCopyObject"), 4, "{decorated:?}\n{text}");
+    assert_eq!(count("OpUMod"), 1, "{decorated:?}");
+    assert_eq!(count("OpSampledImage"), 1, "{decorated:?}");
+    assert!(count("OpAccessChain") >= 4, "{decorated:?}");
+    assert!(count("OpLoad") >= 4, "{decorated:?}");
+    assert!(
+        !decorated.iter().any(|o| o.starts_with("OpImageSample") || o == "OpImageFetch"),
+        "{decorated:?}"
+    );
+}
+
+#[test]
+fn non_uniform_decorations_survive_legalization() {
+    let args = ["-T", "ps_6_0", "-E", "main", "-spirv"];
+    let text = common::disassemble(&args, NON_UNIFORM);
+    let decorated = non_uniform_opcodes(&text);
+    let count = |op: &str| decorated.iter().filter(|o| *o == op).count();
+    // One chain into each of the four descriptor arrays, the descriptors' loads (the
+    // structured buffer's load reads its element through the chain) and the sampled
+    // image.
+    assert!(count("OpAccessChain") >= 4, "{decorated:?}\n{text}");
+    assert!(count("OpLoad") >= 4, "{decorated:?}\n{text}");
+    assert_eq!(count("OpSampledImage"), 1, "{decorated:?}\n{text}");
+    assert!(text.contains("OpCapability ShaderNonUniform\n"), "{text}");
+    common::assert_valid_binary(&args, NON_UNIFORM, &["--target-env", "vulkan1.0"]);
+}
+
+#[test]
+fn descriptor_indexing_is_core_from_spirv_1_5() {
+    let text = compile("ps_6_0", &["-fspv-target-env=vulkan1.2"], NON_UNIFORM);
+    assert!(text.contains("OpCapability ShaderNonUniform\n"), "{text}");
+    assert!(!text.contains("SPV_EXT_descriptor_indexing"), "{text}");
+}

@@ -929,8 +929,8 @@ impl<'t> Emitter<'t> {
                 Ok(self.fallback_val("spirv.ReadClockKHR", &[Opnd::Id(scope)], t))
             }
             "NonUniformResourceIndex" => {
-                let a = self.args(args, call)?;
-                Ok(a[0])
+                let index = self.arg_value(args, call, 0)?;
+                Ok(self.non_uniform_index(index))
             }
             _ => self.unsupported(format!("intrinsic '{name}'")),
         }

@@ -39,6 +39,9 @@ pub struct BindingOptions {
 
 #[derive(Default)]
 pub(crate) struct ResourceState {
+    /// Values decorated `NonUniform`: `NonUniformResourceIndex`'s copies of their
+    /// index and what dxc propagates the decoration to (see [`propagates_non_uniform`]).
+    pub non_uniform: HashSet<Value>,
     /// Built-in variables by `class:builtin`.
     pub builtins: HashMap<String, String>,
     /// `static` globals with initializers, initialized by the wrapper.
@@ -890,7 +893,7 @@ impl<'t> Emitter<'t> {
         let var_ty = match array_len {
             Some(Some(n)) => self.store().array(pointee, n, None),
             Some(None) => {
-                self.require("RuntimeDescriptorArray", Some("SPV_EXT_descriptor_indexing"));
+                self.require("RuntimeDescriptorArray", self.descriptor_indexing_extension());
                 self.store().intern(TypeKind::RuntimeArray {
                     element: pointee,
                     stride: None,
@@ -1040,6 +1043,80 @@ impl<'t> Emitter<'t> {
         if !self.resources.extensions.iter().any(|x| x == extension) {
             self.resources.extensions.push(extension.to_string());
         }
+    }
+
+    /// `NonUniformResourceIndex(i)`: a copy of the index decorated `NonUniform`, from
+    /// which the decoration spreads to what is computed from it (dxc's rule).
+    pub fn non_uniform_index(&mut self, index: Value) -> Value {
+        let ty = self.ir.value_type(index);
+        let copy =
+            self.val_props("spirv.CopyObject", vec![index], ty, vec![prop("non_uniform", Attribute::Unit)]);
+        self.note_non_uniform(copy);
+        copy
+    }
+
+    /// The `NonUniform` decoration op `name` gets when one of `operands` has it.
+    pub(crate) fn non_uniform_prop(&self, name: &str, operands: &[Value]) -> Option<NamedAttribute> {
+        let flagged = !self.resources.non_uniform.is_empty()
+            && propagates_non_uniform(name)
+            && operands.iter().any(|v| self.resources.non_uniform.contains(v));
+        flagged.then(|| prop("non_uniform", Attribute::Unit))
+    }
+
+    /// Records `value` as decorated `NonUniform` with the capabilities that needs: an
+    /// access chain into an array of descriptors needs the indexing capability of
+    /// their kind.
+    pub(crate) fn note_non_uniform(&mut self, value: Value) {
+        self.resources.non_uniform.insert(value);
+        self.require("ShaderNonUniform", self.descriptor_indexing_extension());
+        let ty = self.ir.value_type(value);
+        let TypeKind::Pointer { pointee, storage_class, .. } = self.lower.store().kind(ty).clone() else {
+            return;
+        };
+        let capability = match (self.lower.store().kind(pointee).clone(), storage_class.as_str()) {
+            (TypeKind::SampledImage(_) | TypeKind::Sampler, _) => "SampledImageArrayNonUniformIndexing",
+            (TypeKind::Image { params, .. }, _) => {
+                let param = |i: usize| params.get(i).map_or("", String::as_str);
+                match (param(0), param(4)) {
+                    ("SubpassData", _) => "InputAttachmentArrayNonUniformIndexing",
+                    ("Buffer", "NoSampler") => "StorageTexelBufferArrayNonUniformIndexing",
+                    ("Buffer", _) => "UniformTexelBufferArrayNonUniformIndexing",
+                    (_, "NoSampler") => "StorageImageArrayNonUniformIndexing",
+                    _ => "SampledImageArrayNonUniformIndexing",
+                }
+            }
+            (TypeKind::IdentifiedStruct { .. } | TypeKind::LiteralStruct(_), "Uniform") => {
+                // A `BufferBlock` struct in Uniform is a storage buffer (before SPIR-V 1.3).
+                if self.is_buffer_block(pointee) {
+                    "StorageBufferArrayNonUniformIndexing"
+                } else {
+                    "UniformBufferArrayNonUniformIndexing"
+                }
+            }
+            (TypeKind::IdentifiedStruct { .. } | TypeKind::LiteralStruct(_), "StorageBuffer") => {
+                "StorageBufferArrayNonUniformIndexing"
+            }
+            _ => return,
+        };
+        self.require(capability, self.descriptor_indexing_extension());
+    }
+
+    /// `SPV_EXT_descriptor_indexing`, which brings the descriptor indexing capabilities
+    /// before SPIR-V 1.5 (core from then on).
+    fn descriptor_indexing_extension(&self) -> Option<&'static str> {
+        (self.options.spirv_version < (1, 5)).then_some("SPV_EXT_descriptor_indexing")
+    }
+
+    /// Whether struct type `ty` is decorated `BufferBlock` (a storage buffer in the
+    /// Uniform class).
+    fn is_buffer_block(&self, ty: Type) -> bool {
+        let store = self.lower.store();
+        let body = match store.kind(ty) {
+            TypeKind::IdentifiedStruct { name } => store.struct_body(name),
+            TypeKind::LiteralStruct(body) => Some(body),
+            _ => None,
+        };
+        body.is_some_and(|b| b.decorations.iter().any(|(d, _)| d == "BufferBlock"))
     }
 
     /// Declares a capability (and the extension bringing it) the module needs beyond
@@ -1486,7 +1563,7 @@ impl<'t> Emitter<'t> {
         let symbol = match found {
             Some(v) => v.2.clone(),
             None => {
-                self.require("RuntimeDescriptorArray", Some("SPV_EXT_descriptor_indexing"));
+                self.require("RuntimeDescriptorArray", self.descriptor_indexing_extension());
                 let symbol = self.unique_symbol(heap.name());
                 let op = self.global_variable(&symbol, ptr_ty, Vec::new());
                 self.resources.heap_variables.push((heap, pointee, symbol.clone(), op));
@@ -3258,4 +3335,36 @@ impl ImageOperands {
         one(0x80, "MinLod", self.min_lod);
         (mask, names, values)
     }
+}
+
+/// Ops whose result dxc decorates `NonUniform` when an operand is: arithmetic on the
+/// index, the access chain into the descriptor array, the load of the descriptor, the
+/// sampled image made of it, texel pointers and atomics through them. Image reads,
+/// samples and queries are not decorated.
+fn propagates_non_uniform(name: &str) -> bool {
+    matches!(
+        name,
+        "spirv.AccessChain"
+            | "spirv.InBoundsAccessChain"
+            | "spirv.Load"
+            | "spirv.SampledImage"
+            | "spirv.ImageTexelPointer"
+            | "spirv.IAdd"
+            | "spirv.ISub"
+            | "spirv.IMul"
+            | "spirv.UDiv"
+            | "spirv.SDiv"
+            | "spirv.UMod"
+            | "spirv.SMod"
+            | "spirv.SRem"
+            | "spirv.BitwiseAnd"
+            | "spirv.BitwiseOr"
+            | "spirv.BitwiseXor"
+            | "spirv.ShiftLeftLogical"
+            | "spirv.ShiftRightLogical"
+            | "spirv.ShiftRightArithmetic"
+            | "spirv.Bitcast"
+            | "spirv.UConvert"
+            | "spirv.SConvert"
+    ) || name.starts_with("spirv.Atomic")
 }
