@@ -1542,6 +1542,13 @@ impl<'t> Emitter<'t> {
         props.extend(decorations);
         let (op, _) = builder::append(&mut self.ir, None, "spirv.GlobalVariable", vec![], None, props);
         // Globals go before the functions (the serializer meets them first).
+        self.place_before_functions(op);
+        op
+    }
+
+    /// Moves a module-level op (just appended) before the first function: globals and
+    /// constants are declared before the functions that use them.
+    pub(crate) fn place_before_functions(&mut self, op: OpId) {
         let first_function = self
             .ir
             .block(self.module_block)
@@ -1553,7 +1560,6 @@ impl<'t> Emitter<'t> {
             Some(f) => self.ir.insert_op_before(self.module_block, f, op),
             None => self.ir.append_op(self.module_block, op),
         }
-        op
     }
 
     /// The storage of a global (`GlobalStorage` of sema).

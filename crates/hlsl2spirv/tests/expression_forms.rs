@@ -5,6 +5,7 @@
 //! spirv-val (skipped with a message when the project's `.venv` validator is absent).
 
 mod common;
+use common::assert_consecutive;
 
 const PS: [&str; 7] = ["-T", "ps_6_0", "-E", "main", "-HV", "2018", "-fcgl"];
 const PS_LEGAL: [&str; 4] = ["-T", "ps_6_0", "-E", "main"];
@@ -15,20 +16,6 @@ fn compile(source: &str) -> String {
 
 fn assert_valid(source: &str) {
     common::assert_valid_binary(&PS_LEGAL, source, &["--target-env", "vulkan1.0"]);
-}
-
-/// Asserts that `expected` appear in this order, each on the line after the previous
-/// (trimmed lines; `expected[0]` found anywhere).
-fn assert_consecutive(text: &str, expected: &[&str]) {
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    let start = lines
-        .iter()
-        .position(|l| l.contains(expected[0]))
-        .unwrap_or_else(|| panic!("no `{}` in:\n{text}", expected[0]));
-    for (i, want) in expected.iter().enumerate() {
-        let got = lines.get(start + i).copied().unwrap_or("<end>");
-        assert!(got.contains(want), "line {i}: expected `{want}`, got `{got}` in:\n{text}");
-    }
 }
 
 const MEMBERS_OF_VALUES: &str = r#"

@@ -5,6 +5,7 @@
 //! when the project's `.venv` validator is absent).
 
 mod common;
+use common::assert_consecutive;
 
 const PS: [&str; 7] = ["-T", "ps_6_0", "-E", "main", "-HV", "2021", "-fcgl"];
 const PS_LEGALIZED: [&str; 6] = ["-T", "ps_6_0", "-E", "main", "-HV", "2021"];
@@ -15,19 +16,6 @@ fn compile(source: &str) -> String {
     common::assert_valid_binary(&PS, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
     common::assert_valid_binary(&PS_LEGALIZED, source, &["--target-env", "vulkan1.0"]);
     common::disassemble(&PS, source)
-}
-
-/// Asserts that `expected` appear in this order, each on the line after the previous.
-fn assert_consecutive(text: &str, expected: &[&str]) {
-    let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    let start = lines
-        .iter()
-        .position(|l| l.contains(expected[0]))
-        .unwrap_or_else(|| panic!("no `{}` in:\n{text}", expected[0]));
-    for (i, want) in expected.iter().enumerate() {
-        let got = lines.get(start + i).copied().unwrap_or("<end>");
-        assert!(got.contains(want), "line {i}: expected `{want}`, got `{got}` in:\n{text}");
-    }
 }
 
 /// Asserts that `expected` appear in this order (not necessarily adjacent).

@@ -586,17 +586,7 @@ impl<'t> Emitter<'t> {
                     ],
                 );
                 // Before the functions, after the spec constants it is made of.
-                let first_function = self
-                    .ir
-                    .block(self.module_block)
-                    .ops
-                    .iter()
-                    .copied()
-                    .find(|&o| self.ir.op(o).name == "spirv.func");
-                match first_function {
-                    Some(f) => self.ir.insert_op_before(self.module_block, f, op),
-                    None => self.ir.append_op(self.module_block, op),
-                }
+                self.place_before_functions(op);
                 self.unnamed_symbols.push(symbol.clone());
                 self.resources.spec_composites.push((key, symbol.clone()));
                 symbol

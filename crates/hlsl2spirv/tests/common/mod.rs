@@ -64,3 +64,17 @@ pub fn assert_valid_binary(args: &[&str], source: &str, val_args: &[&str]) {
     let _ = std::fs::remove_file(&spv);
     assert!(checked.status.success(), "invalid binary: {}", String::from_utf8_lossy(&checked.stderr));
 }
+
+/// Asserts that `expected` appear in this order, each on the line after the previous
+/// (trimmed lines; `expected[0]` found anywhere).
+pub fn assert_consecutive(text: &str, expected: &[&str]) {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(expected[0]))
+        .unwrap_or_else(|| panic!("no `{}` in:\n{text}", expected[0]));
+    for (i, want) in expected.iter().enumerate() {
+        let got = lines.get(start + i).copied().unwrap_or("<end>");
+        assert!(got.contains(want), "line {i}: expected `{want}`, got `{got}` in:\n{text}");
+    }
+}
