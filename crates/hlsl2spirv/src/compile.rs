@@ -143,6 +143,15 @@ fn compile_inner(
     emit_mlir: bool,
     reported: &mut Vec<Diagnostic>,
 ) -> Result<Output, CompileError> {
+    // The Vulkan memory model changes more than the OpMemoryModel (QueueFamily scopes,
+    // availability/visibility operands instead of Coherent): refused, never ignored.
+    // (The front end accepts the option, as dxc's does.)
+    if o.other.iter().any(|(n, _)| n == "-fspv-use-vulkan-memory-model") {
+        return Err(CompileError {
+            span: None,
+            message: "not supported yet: -fspv-use-vulkan-memory-model".into(),
+        });
+    }
     let options = codegen_options(o);
     let (generated, mut codegen_reported) = spirvkit_codegen::generate_with_sources(tree, &options, sources);
     reported.append(&mut codegen_reported);

@@ -109,10 +109,6 @@ pub enum OptionError {
     OconfigNotAFlag(String),
     #[error("failed to optimize SPIR-V: Unknown flag '--{0}'. Use --help for a list of valid flags")]
     OconfigUnknownPass(String),
-    /// An option dxc accepts whose effect this compiler does not implement: refused
-    /// rather than silently ignored.
-    #[error("not supported yet: {0}")]
-    NotSupportedYet(&'static str),
 }
 
 impl OptionError {
@@ -127,7 +123,6 @@ impl OptionError {
                 | OptionError::InvalidBindGlobals { .. }
                 | OptionError::OconfigNotAFlag(_)
                 | OptionError::OconfigUnknownPass(_)
-                | OptionError::NotSupportedYet(_)
         )
     }
 
@@ -681,11 +676,6 @@ fn check_spirv_options(args: &Args, o: &mut Options) -> Result<(), OptionError> 
             return Err(OptionError::UnknownDebugInfo(category.to_string()));
         }
         o.spirv_debug.push(category.to_string());
-    }
-    // The Vulkan memory model changes more than the OpMemoryModel (QueueFamily scopes,
-    // availability/visibility operands instead of Coherent): not written yet.
-    if args.has("fspv-use-vulkan-memory-model") {
-        return Err(OptionError::NotSupportedYet("-fspv-use-vulkan-memory-model"));
     }
     if let Some(text) = args.last_value("fspv-max-id") {
         o.max_id = parse_hex(text).ok_or(OptionError::MaxIdNotHex)?;
