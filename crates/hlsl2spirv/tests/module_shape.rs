@@ -6,8 +6,6 @@
 mod common;
 
 use common::run;
-use std::path::PathBuf;
-use std::process::Command;
 
 /// The disassembly of `source` compiled with `args` (plus `-spirv -fcgl`), validated
 /// when a validator is at hand.
@@ -17,45 +15,13 @@ fn compile(source: &str, args: &[&str]) -> String {
     let out = run(&[all.as_slice(), &["-"]].concat(), source);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "hlsl2spirv failed: {stderr}");
-    validate(source, &all);
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-fn spirv_val() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("SPIRV_VAL") {
-        return Some(PathBuf::from(p));
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
-    root.exists().then_some(root)
-}
-
-fn validate(source: &str, args: &[&str]) {
-    let Some(val) = spirv_val() else {
-        eprintln!("no spirv-val (SPIRV_VAL or .venv): binaries not validated");
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("spirvkit-module-shape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let spv = dir.join(format!("{:x}.spv", hash(source, args)));
-    let spv_text = spv.to_string_lossy().to_string();
-    let out = run(&[args, &["-Fo", &spv_text, "-"]].concat(), source);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let env = if args.contains(&"-fspv-target-env=vulkan1.1") { "vulkan1.1" } else { "vulkan1.0" };
-    let checked = Command::new(val)
-        .args(["--target-env", env, "--before-hlsl-legalization", "--relax-block-layout"])
-        .arg(&spv)
-        .output()
-        .expect("spirv-val runs");
-    let _ = std::fs::remove_file(&spv);
-    assert!(checked.status.success(), "invalid binary: {}", String::from_utf8_lossy(&checked.stderr));
-}
-
-fn hash(source: &str, args: &[&str]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    source.hash(&mut h);
-    args.hash(&mut h);
-    h.finish()
+    common::assert_valid_binary(
+        &all,
+        source,
+        &["--target-env", env, "--before-hlsl-legalization", "--relax-block-layout"],
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
 }
 
 fn assert_has(text: &str, wanted: &[&str]) {

@@ -10,7 +10,6 @@
 mod interp;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::process::Command;
 
 use spirvkit_ir::ir::{Ir, OpId};
@@ -27,16 +26,9 @@ fn expand(src: &str) -> String {
     src.replace("SIMG", SIMG).replace("IMG", IMG).replace("BUF", BUF)
 }
 
-fn spirv_val() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SPIRV_VAL") {
-        return Some(PathBuf::from(path));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
-    if venv.exists() {
-        return Some(venv);
-    }
-    Command::new("spirv-val").arg("--version").output().ok().map(|_| PathBuf::from("spirv-val"))
-}
+#[path = "common/validator.rs"]
+mod validator;
+use validator::spirv_val;
 
 fn validate(words: &[u32], name: &str) -> Result<(), String> {
     let Some(val) = spirv_val() else {

@@ -14,16 +14,9 @@ use spirvkit_ir::ir::Ir;
 use spirvkit_passes::legalize::legalize;
 use spirvkit_translate::{deserialize, serialize, DeserializeOptions, SerializeOptions};
 
-fn spirv_val() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SPIRV_VAL") {
-        return Some(PathBuf::from(path));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
-    if venv.exists() {
-        return Some(venv);
-    }
-    Command::new("spirv-val").arg("--version").output().ok().map(|_| PathBuf::from("spirv-val"))
-}
+#[path = "common/validator.rs"]
+mod validator;
+use validator::spirv_val;
 
 fn corpus() -> PathBuf {
     match std::env::var_os("SPIRVKIT_SPV_CORPUS") {

@@ -5,7 +5,6 @@
 //! current spirv-val accepts (`SPIRV_VAL`, `<repo>/.venv/bin/spirv-val` or
 //! `spirv-val` on PATH; skipped with a message without one).
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use spirvkit_ir::ir::{Ir, OpId};
@@ -17,16 +16,9 @@ const BUF: &str = "!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>";
 const HEADER: &str =
     "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]> {";
 
-fn spirv_val() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SPIRV_VAL") {
-        return Some(PathBuf::from(path));
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/spirv-val");
-    if venv.exists() {
-        return Some(venv);
-    }
-    Command::new("spirv-val").arg("--version").output().ok().map(|_| PathBuf::from("spirv-val"))
-}
+#[path = "common/validator.rs"]
+mod validator;
+use validator::spirv_val;
 
 fn module_of(ir: &Ir, top: OpId) -> OpId {
     ir.ops_under(top)

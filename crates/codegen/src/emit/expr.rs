@@ -7,7 +7,7 @@
 use super::{Emitter, Local, R};
 use crate::layout::{BitField, LayoutRule};
 use spirvkit_hlsl::ast::{BinaryOp, ExprId, ExprKind, UnaryOp};
-use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Resolution};
+use spirvkit_hlsl::sema::tree::{CastKind, ConstValue, Conversion, Resolution};
 use spirvkit_hlsl::sema::types::{Family, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
 
@@ -256,14 +256,7 @@ impl<'t> Emitter<'t> {
                 let v = self.expr(inner)?;
                 // A conversion recorded on the parenthesized expression applies inside.
                 match self.tree.expr(inner).and_then(|i| i.conversion) {
-                    Some(c) => {
-                        let value = match v {
-                            Val::R(v, _) => v,
-                            Val::P(p) => self.load_place(&p)?,
-                        };
-                        let from = self.expr_ty(inner);
-                        Ok(Val::R(self.convert(value, from, c.to)?, c.to))
-                    }
+                    Some(c) => Ok(Val::R(self.converted_value(v, inner, Some(c))?, c.to)),
                     None => Ok(v),
                 }
             }
@@ -722,20 +715,7 @@ impl<'t> Emitter<'t> {
                     self.tree.expr(base).and_then(|i| i.conversion).filter(|c| c.to != self.expr_ty(base));
                 return match (base_conv, self.expr(base)?) {
                     (None, Val::P(p)) if !load_base => Ok(Val::P(p)),
-                    (conv, other) => {
-                        let v = match other {
-                            Val::R(v, _) => v,
-                            Val::P(p) => self.load_place(&p)?,
-                        };
-                        let v = match conv {
-                            Some(c) => {
-                                let from = self.expr_ty(base);
-                                self.convert(v, from, c.to)?
-                            }
-                            None => v,
-                        };
-                        Ok(Val::R(v, ty))
-                    }
+                    (conv, other) => Ok(Val::R(self.converted_value(other, base, conv)?, ty)),
                 };
             }
         }
@@ -793,17 +773,7 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Components { ptr, vector, rule, components: composed, ty }))
             }
             other => {
-                let v = match other {
-                    Val::R(v, _) => v,
-                    Val::P(p) => self.load_place(&p)?,
-                };
-                let v = match base_conv {
-                    Some(c) => {
-                        let from = self.expr_ty(base);
-                        self.convert(v, from, c.to)?
-                    }
-                    None => v,
-                };
+                let v = self.converted_value(other, base, base_conv)?;
                 Ok(Val::R(self.select_components(v, base_ty, components, ty)?, ty))
             }
         }
@@ -1029,17 +999,7 @@ impl<'t> Emitter<'t> {
                 Ok(Val::P(Place::Ptr { ptr: p, ty, rule }))
             }
             other => {
-                let v = match other {
-                    Val::R(v, _) => v,
-                    Val::P(p) => self.load_place(&p)?,
-                };
-                let v = match base_conv {
-                    Some(c) => {
-                        let from = self.expr_ty(base);
-                        self.convert(v, from, c.to)?
-                    }
-                    None => v,
-                };
+                let v = self.converted_value(other, base, base_conv)?;
                 let t = self.ty(ty)?;
                 if self.scalar_shape(base_ty).is_some_and(|(_, n)| n == 1) {
                     return Ok(Val::R(v, ty));
@@ -1270,6 +1230,22 @@ impl<'t> Emitter<'t> {
                     None => Ok(v),
                 }
             }
+        }
+    }
+
+    /// The value of `v`, the result of expression `e` (a place is loaded), converted by
+    /// the conversion sema recorded on `e`, if any.
+    fn converted_value(&mut self, v: Val, e: ExprId, conversion: Option<Conversion>) -> R<Value> {
+        let v = match v {
+            Val::R(v, _) => v,
+            Val::P(p) => self.load_place(&p)?,
+        };
+        match conversion {
+            Some(c) => {
+                let from = self.expr_ty(e);
+                self.convert(v, from, c.to)
+            }
+            None => Ok(v),
         }
     }
 

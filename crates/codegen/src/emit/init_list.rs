@@ -300,35 +300,18 @@ impl Emitter<'_> {
         Ok(true)
     }
 
-    /// Splits a vector or matrix value into the scalars queue (a matrix row by row).
+    /// Splits a vector or matrix value into the scalars queue (a matrix row by row,
+    /// HLSL's flattening order: `flatten_value`).
     fn split_into_scalars(&mut self, q: &mut InitQueue, v: Value, ty: Ty) -> R<()> {
-        match self.data(ty).clone() {
-            TypeData::Vector(s, n) => {
-                let st = self.scalar_ty(s);
-                let et = self.ty(st)?;
-                for i in 0..u32::from(n) {
-                    q.scalars.push_back((self.extract(v, &[i], et), st));
-                }
-            }
-            TypeData::Matrix { elem, rows, cols, .. } => {
-                let st = self.scalar_ty(elem);
-                let et = self.ty(st)?;
-                let (rows, cols) = (u32::from(rows), u32::from(cols));
-                for r in 0..rows {
-                    for c in 0..cols {
-                        // A 1xN or Nx1 matrix is one vector.
-                        let path = if rows == 1 || cols == 1 { vec![r * cols + c] } else { vec![r, c] };
-                        q.scalars.push_back((self.extract(v, &path, et), st));
-                    }
-                }
-            }
-            _ => {
-                return self.unsupported(format!(
-                    "an initializer item of type '{}' where a scalar is expected",
-                    self.table.display(ty)
-                ))
-            }
+        if !matches!(self.data(ty), TypeData::Vector(..) | TypeData::Matrix { .. }) {
+            return self.unsupported(format!(
+                "an initializer item of type '{}' where a scalar is expected",
+                self.table.display(ty)
+            ));
         }
+        let mut scalars = Vec::new();
+        self.flatten_value(v, ty, &mut scalars, 0)?;
+        q.scalars.extend(scalars);
         Ok(())
     }
 
