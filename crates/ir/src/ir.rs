@@ -8,6 +8,7 @@
 use crate::attr::{Attribute, NamedAttribute};
 pub use crate::opdef::OpName;
 use crate::types::{Type, TypeStore};
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 pub use thin_vec::{thin_vec, ThinVec};
 
 macro_rules! id_type {
@@ -146,6 +147,41 @@ pub struct Block {
 pub struct Region {
     pub blocks: Vec<BlockId>,
     pub parent: Option<OpId>,
+}
+
+/// Insertions before placed ops and erasures of placed ops, collected while a pass
+/// reads the IR and applied at once by [`Ir::apply_edits`]. Anchors are the ops placed
+/// when the edits were recorded; ops inserted before one anchor keep their order.
+#[derive(Default)]
+pub struct OpEdits {
+    before: FxHashMap<OpId, Vec<OpId>>,
+    erased: FxHashSet<OpId>,
+    blocks: Vec<BlockId>,
+    touched: FxHashSet<BlockId>,
+}
+
+impl OpEdits {
+    /// Records `op` (created, not placed) to go just before `anchor` (a placed op).
+    pub fn insert_before(&mut self, ir: &Ir, anchor: OpId, op: OpId) {
+        if let Some(block) = ir.op(anchor).parent {
+            self.touch(block);
+            self.before.entry(anchor).or_default().push(op);
+        }
+    }
+
+    /// Records the erasure of the placed op `op`.
+    pub fn erase(&mut self, ir: &Ir, op: OpId) {
+        if let Some(block) = ir.op(op).parent {
+            self.touch(block);
+            self.erased.insert(op);
+        }
+    }
+
+    fn touch(&mut self, block: BlockId) {
+        if self.touched.insert(block) {
+            self.blocks.push(block);
+        }
+    }
 }
 
 /// Where [`Ir::absorb`] moved an absorbed IR's entities: each arena's entities keep
@@ -442,6 +478,31 @@ impl Ir {
         ops.insert(at, op);
     }
 
+    /// Applies a batch of insertions and erasures, rebuilding each touched block's op
+    /// list once: a pass that inserts or erases thousands of ops in one large block
+    /// would be quadratic op by op.
+    pub fn apply_edits(&mut self, edits: OpEdits) {
+        let OpEdits { mut before, erased, blocks, .. } = edits;
+        for block in blocks {
+            let old = std::mem::take(&mut self.blocks[block.index()].ops);
+            let mut ops = Vec::with_capacity(old.len() + before.len());
+            for op in old {
+                if let Some(inserted) = before.remove(&op) {
+                    for new in inserted {
+                        self.ops[new.index()].parent = Some(block);
+                        ops.push(new);
+                    }
+                }
+                if erased.contains(&op) {
+                    self.ops[op.index()].parent = None;
+                } else {
+                    ops.push(op);
+                }
+            }
+            self.blocks[block.index()].ops = ops;
+        }
+    }
+
     /// Detaches `op` from its block (the op stays in the arena, unreachable).
     pub fn erase_op(&mut self, op: OpId) {
         if let Some(block) = self.ops[op.index()].parent.take() {
@@ -621,6 +682,36 @@ mod tests {
         let result = ir.op(add).results[0];
         assert_eq!(ir.value(result).def, ValueDef::Result { op: add, index: 0 });
         assert_eq!(ir.value_type(arg), i32t);
+    }
+
+    #[test]
+    fn batched_edits_insert_before_their_anchors_and_erase() {
+        let mut ir = Ir::new();
+        let func = ir.create_op("func.func", vec![], &[], Location::Unknown);
+        let region = ir.add_region(func);
+        let entry = ir.create_block();
+        ir.append_block(region, entry);
+        let placed: Vec<OpId> = ["x.a", "x.b", "x.c"]
+            .iter()
+            .map(|name| {
+                let op = ir.create_op(*name, vec![], &[], Location::Unknown);
+                ir.append_op(entry, op);
+                op
+            })
+            .collect();
+        let [a, b, c] = placed[..] else { unreachable!() };
+        let new: Vec<OpId> = (0..3).map(|_| ir.create_op("x.new", vec![], &[], Location::Unknown)).collect();
+        let mut edits = OpEdits::default();
+        edits.insert_before(&ir, b, new[0]);
+        edits.erase(&ir, b);
+        edits.insert_before(&ir, c, new[1]);
+        edits.insert_before(&ir, c, new[2]);
+        // An op not placed anywhere is no anchor: nothing is recorded.
+        edits.insert_before(&ir, new[0], new[1]);
+        ir.apply_edits(edits);
+        assert_eq!(ir.block(entry).ops, vec![a, new[0], new[1], new[2], c]);
+        assert_eq!(ir.op(b).parent, None);
+        assert!(new.iter().all(|&n| ir.op(n).parent == Some(entry)));
     }
 
     #[test]

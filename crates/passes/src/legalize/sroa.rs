@@ -11,7 +11,7 @@ use super::util;
 use super::LegalizeError;
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_ir::attr::Attribute;
-use spirvkit_ir::ir::{Ir, Location, OpId, Value};
+use spirvkit_ir::ir::{Ir, Location, OpEdits, OpId, Value};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 /// Aggregates with more members than this stay whole (as SPIRV-Tools' limit).
@@ -62,6 +62,9 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
     // Uses are rewritten once per round: a walk of the function per split variable
     // would make the pass quadratic in a large inlined entry point.
     let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
+    // Insertions and erasures are applied once at the end of the round, for the same
+    // reason: op by op, each one shifts the large entry block.
+    let mut edits = OpEdits::default();
     for var in vars {
         let ptr = ir.op(var).results[0];
         let u = uses.remove(&ptr).unwrap_or_default();
@@ -76,9 +79,10 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
         if indices.iter().any(|&i| i >= members.len()) {
             continue;
         }
-        split(ir, var, pointee, &members, &u, &indices, &mut replace);
+        split(ir, var, pointee, &members, &u, &indices, &mut replace, &mut edits);
         changed = true;
     }
+    ir.apply_edits(edits);
     util::replace_uses(ir, func, &replace);
     changed
 }
@@ -116,15 +120,15 @@ fn split(
     u: &Uses,
     indices: &[usize],
     replace: &mut FxHashMap<Value, Value>,
+    edits: &mut OpEdits,
 ) {
-    let entry = ir.op(var).parent.expect("a placed variable");
     let location = ir.op(var).location.clone();
     let mut pieces: Vec<Value> = Vec::with_capacity(members.len());
     for &ty in members {
         let ptr_type = ir.types.pointer(ty, "Function");
         let op = ir.create_op("spirv.Variable", vec![], &[ptr_type], location.clone());
         ir.set_property(op, "storage_class", function_storage());
-        ir.insert_op_before(entry, var, op);
+        edits.insert_before(ir, var, op);
         pieces.push(ir.op(op).results[0]);
     }
     for (&chain, &index) in u.chains.iter().zip(indices) {
@@ -135,60 +139,53 @@ fn split(
             let mut operands = vec![pieces[index]];
             // Values an earlier split of this round replaced are read through the map.
             operands.extend(o.operands[2..].iter().map(|&v| util::resolve(replace, v)));
-            let block = o.parent.expect("a placed chain");
             let ty = ir.value_type(o.results[0]);
-            let new = util::insert_before(
-                ir,
-                block,
-                chain,
-                "spirv.AccessChain",
-                operands,
-                &[ty],
-                o.location.clone(),
-            );
+            let new = ir.create_op("spirv.AccessChain", operands, &[ty], o.location.clone());
+            edits.insert_before(ir, chain, new);
             replace.insert(o.results[0], ir.op(new).results[0]);
         }
-        ir.erase_op(chain);
+        edits.erase(ir, chain);
     }
     for &load in &u.loads {
-        let block = ir.op(load).parent.expect("a placed load");
         let loc = ir.op(load).location.clone();
         let parts: Vec<Value> = members
             .iter()
             .zip(&pieces)
             .map(|(&ty, &p)| {
-                let l = util::insert_before(ir, block, load, "spirv.Load", vec![p], &[ty], loc.clone());
+                let l = ir.create_op("spirv.Load", vec![p], &[ty], loc.clone());
+                edits.insert_before(ir, load, l);
                 ir.op(l).results[0]
             })
             .collect();
-        let whole =
-            util::insert_before(ir, block, load, "spirv.CompositeConstruct", parts, &[aggregate], loc);
+        let whole = ir.create_op("spirv.CompositeConstruct", parts, &[aggregate], loc);
+        edits.insert_before(ir, load, whole);
         replace.insert(ir.op(load).results[0], ir.op(whole).results[0]);
-        ir.erase_op(load);
+        edits.erase(ir, load);
     }
     for &store in &u.stores {
-        let block = ir.op(store).parent.expect("a placed store");
         let loc = ir.op(store).location.clone();
         let value = util::resolve(replace, ir.op(store).operands[1]);
         for (i, (&ty, &p)) in members.iter().zip(&pieces).enumerate() {
-            let part = extract(ir, block, store, value, i, ty, loc.clone());
-            util::insert_before(ir, block, store, "spirv.Store", vec![p, part], &[], loc.clone());
+            let part = extract(ir, edits, store, value, i, ty, loc.clone());
+            let write = ir.create_op("spirv.Store", vec![p, part], &[], loc.clone());
+            edits.insert_before(ir, store, write);
         }
-        ir.erase_op(store);
+        edits.erase(ir, store);
     }
-    ir.erase_op(var);
+    edits.erase(ir, var);
 }
 
 fn extract(
     ir: &mut Ir,
-    block: spirvkit_ir::ir::BlockId,
+    edits: &mut OpEdits,
     before: OpId,
     value: Value,
     index: usize,
     ty: Type,
     loc: Location,
 ) -> Value {
-    let op = util::insert_before(ir, block, before, "spirv.CompositeExtract", vec![value], &[ty], loc);
+    let op = ir.create_op("spirv.CompositeExtract", vec![value], &[ty], loc);
+    edits.insert_before(ir, before, op);
     let i32t = ir.types.integer(32, Signedness::Signless);
     let indices = Attribute::Array(vec![Attribute::Integer { value: index as i128, ty: i32t }]);
     ir.set_property(op, "indices", indices);
