@@ -1495,7 +1495,8 @@ impl<'t> Emitter<'t> {
             // Terminators the dialect lacks (fallback ops) end their block too.
             let terminated = last.is_some_and(|op| {
                 let name = &self.ir.op(op).name;
-                name.def().is_some_and(|d| d.has_trait("Terminator")) || name.as_str() == "spirv.EmitMeshTasksEXT"
+                name.def().is_some_and(|d| d.has_trait("Terminator"))
+                    || name.as_str() == "spirv.EmitMeshTasksEXT"
             });
             if !terminated {
                 let (op, _) =

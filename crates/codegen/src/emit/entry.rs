@@ -1887,10 +1887,16 @@ fn builtin_for(semantic: &str, stage: Stage, input: bool) -> Option<Builtin> {
         ("SV_STARTINSTANCELOCATION", Stage::Vertex, true) => "BaseInstance",
         ("SV_DEPTH" | "SV_DEPTHGREATEREQUAL" | "SV_DEPTHLESSEQUAL", Stage::Pixel, false) => "FragDepth",
         ("SV_ISFRONTFACE", Stage::Pixel, true) => "FrontFacing",
-        ("SV_DISPATCHTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => "GlobalInvocationId",
+        ("SV_DISPATCHTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "GlobalInvocationId"
+        }
         ("SV_GROUPID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => "WorkgroupId",
-        ("SV_GROUPTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => "LocalInvocationId",
-        ("SV_GROUPINDEX", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => "LocalInvocationIndex",
+        ("SV_GROUPTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "LocalInvocationId"
+        }
+        ("SV_GROUPINDEX", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "LocalInvocationIndex"
+        }
         ("SV_PRIMITIVEID", Stage::Mesh, false) => "PrimitiveId",
         ("SV_RENDERTARGETARRAYINDEX", Stage::Mesh, false) => "Layer",
         ("SV_VIEWPORTARRAYINDEX", Stage::Mesh, false) => "ViewportIndex",

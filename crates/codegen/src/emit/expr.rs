@@ -435,7 +435,9 @@ impl<'t> Emitter<'t> {
         let d = self.tree.decl(d).and_then(|i| i.definition).unwrap_or(d);
         if self.stage.mesh_outputs.contains_key(&d) {
             // Only assignments reach a mesh output (straight to its stage variables).
-            return self.unsupported("reading a mesh shader output or passing it on (only assignments to its elements)");
+            return self.unsupported(
+                "reading a mesh shader output or passing it on (only assignments to its elements)",
+            );
         }
         if let Some(l) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) {
             return Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None }));

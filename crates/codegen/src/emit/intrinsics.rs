@@ -148,7 +148,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// The value of argument `i` converted to the overload's parameter type.
-    fn arg_value(&mut self, args: &[ExprId], call: &CallInfo, i: usize) -> R<Value> {
+    pub(crate) fn arg_value(&mut self, args: &[ExprId], call: &CallInfo, i: usize) -> R<Value> {
         let a = self.arg(args, i)?;
         let to = call.params.get(i).map_or_else(|| self.tree.converted_type(a), |p| p.0);
         self.rvalue_as(a, to)
@@ -912,11 +912,7 @@ impl<'t> Emitter<'t> {
                 Ok(self.undef(vt))
             }
             "DispatchMesh" => {
-                let x = self.arg_value(args, call, 0)?;
-                let y = self.arg_value(args, call, 1)?;
-                let z = self.arg_value(args, call, 2)?;
-                let payload = self.arg(args, 3)?;
-                self.dispatch_mesh([x, y, z], payload)?;
+                self.dispatch_mesh(args, call)?;
                 let vt = self.void_type();
                 Ok(self.undef(vt))
             }
@@ -1024,7 +1020,10 @@ impl<'t> Emitter<'t> {
     fn quad_in_compute(&mut self) {
         // Mesh and amplification shaders run in workgroups too (SPV_KHR_compute_shader_derivatives).
         use spirvkit_hlsl::sema::tree::Stage;
-        if !matches!(self.entry.as_ref().map(|e| e.stage), Some(Stage::Compute | Stage::Mesh | Stage::Amplification)) {
+        if !matches!(
+            self.entry.as_ref().map(|e| e.stage),
+            Some(Stage::Compute | Stage::Mesh | Stage::Amplification)
+        ) {
             return;
         }
         // The dialect spells these by their first (NV) names; the words are the KHR

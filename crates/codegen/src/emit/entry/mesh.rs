@@ -142,7 +142,8 @@ impl<'t> Emitter<'t> {
             let Some((builtin, n)) = indices_builtin(&topology) else {
                 return self.unsupported(format!("the mesh output topology '{topology}'"));
             };
-            if self.scalar_shape(element).map(|(s, m)| (s.is_float() || s == Scalar::Bool, m)) != Some((false, n))
+            if self.scalar_shape(element).map(|(s, m)| (s.is_float() || s == Scalar::Bool, m))
+                != Some((false, n))
             {
                 return self.unsupported(format!(
                     "mesh shader indices of type '{}' for this output topology",
@@ -396,7 +397,9 @@ impl<'t> Emitter<'t> {
                         _ => None,
                     };
                 }
-                ExprKind::Member { base, .. } | ExprKind::Index { base, .. } | ExprKind::Paren(base) => cur = *base,
+                ExprKind::Member { base, .. } | ExprKind::Index { base, .. } | ExprKind::Paren(base) => {
+                    cur = *base
+                }
                 _ => return None,
             }
         }
@@ -412,13 +415,15 @@ impl<'t> Emitter<'t> {
     }
 
     /// `DispatchMesh(x, y, z, payload)`: a workgroup barrier (the payload's writes),
-    /// then `OpEmitMeshTasksEXT`, which ends the invocation.
-    pub(in crate::emit) fn dispatch_mesh(&mut self, counts: [Value; 3], payload: ExprId) -> R<()> {
+    /// then `OpEmitMeshTasksEXT`, which ends the invocation. dxc reads the payload and
+    /// then the counts after the barrier.
+    pub(in crate::emit) fn dispatch_mesh(
+        &mut self,
+        args: &[ExprId],
+        call: &spirvkit_hlsl::sema::tree::CallInfo,
+    ) -> R<()> {
         self.require_mesh_shading(Stage::Amplification)?;
-        let place = self.place(payload)?;
-        let Place::Ptr { ptr, .. } = place else {
-            return self.unsupported("this DispatchMesh payload");
-        };
+        let payload = self.arg(args, 3)?;
         self.effect(
             "spirv.ControlBarrier",
             vec![],
@@ -431,7 +436,14 @@ impl<'t> Emitter<'t> {
                 ),
             ],
         );
-        let [x, y, z] = counts;
+        let place = self.place(payload)?;
+        let Place::Ptr { ptr, .. } = place else {
+            return self.unsupported("this DispatchMesh payload");
+        };
+        self.load_place(&place)?;
+        let x = self.arg_value(args, call, 0)?;
+        let y = self.arg_value(args, call, 1)?;
+        let z = self.arg_value(args, call, 2)?;
         self.terminate("spirv.EmitMeshTasksEXT", vec![x, y, z, ptr], &[], Vec::new());
         Ok(())
     }
