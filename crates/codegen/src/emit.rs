@@ -963,6 +963,10 @@ impl<'t> Emitter<'t> {
                 | Stage::Hull
                 | Stage::Domain
                 | Stage::Compute => {}
+                Stage::Mesh | Stage::Amplification => {
+                    self.span = Some(self.ast.decl(entry.function).span);
+                    self.require_mesh_shading(entry.stage)?;
+                }
                 other => {
                     self.span = Some(self.ast.decl(entry.function).span);
                     return self.unsupported(format!("{other:?} shaders"));
@@ -1070,6 +1074,8 @@ impl<'t> Emitter<'t> {
                 Stage::Geometry => "Geometry",
                 Stage::Hull => "TessellationControl",
                 Stage::Domain => "TessellationEvaluation",
+                Stage::Mesh => "MeshEXT",
+                Stage::Amplification => "TaskEXT",
                 _ => "GLCompute",
             };
             let interface: Vec<Attribute> = interface.iter().map(|s| symbol(s)).collect();
@@ -1486,8 +1492,12 @@ impl<'t> Emitter<'t> {
         // A block whose last op is not a terminator was left open: close it.
         for &b in &blocks {
             let last = self.ir.block(b).ops.last().copied();
-            let terminated =
-                last.is_some_and(|op| self.ir.op(op).name.def().is_some_and(|d| d.has_trait("Terminator")));
+            // Terminators the dialect lacks (fallback ops) end their block too.
+            let terminated = last.is_some_and(|op| {
+                let name = &self.ir.op(op).name;
+                name.def().is_some_and(|d| d.has_trait("Terminator"))
+                    || name.as_str() == "spirv.EmitMeshTasksEXT"
+            });
             if !terminated {
                 let (op, _) =
                     builder::append(&mut self.ir, Some(b), "spirv.Unreachable", vec![], None, Vec::new());

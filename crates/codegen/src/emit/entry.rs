@@ -28,6 +28,9 @@ use spirvkit_ir::ir::{Location, Value};
 use spirvkit_ir::types::{Type, TypeKind};
 use std::collections::{HashMap, HashSet};
 
+mod mesh;
+pub(crate) use mesh::MeshOutput;
+
 /// What the stage I/O of the module being emitted remembers across functions.
 #[derive(Default)]
 pub(crate) struct StageState {
@@ -50,6 +53,14 @@ pub(crate) struct StageState {
     /// Built-in variables made for any entry point of the module, for the next entries
     /// to share: key (input?, built-in, pointer type, flat?).
     shared_builtins: HashMap<(bool, String, Type, bool), StageVar>,
+    /// Mesh shader outputs (`out vertices/indices/primitives` parameters): assignments
+    /// to them write the stage variables directly (mesh.rs).
+    pub(super) mesh_outputs: HashMap<DeclId, MeshOutput>,
+    /// Stage variables made now are per primitive (`PerPrimitiveEXT`).
+    per_primitive: bool,
+    /// The place an expression designates, set while a mesh output is assigned
+    /// through a part of one of its stage variables.
+    pub(super) mesh_place: Option<(ExprId, super::expr::Place)>,
 }
 
 impl StageState {
@@ -193,6 +204,8 @@ impl<'t> Emitter<'t> {
         let mut outputs = Vec::new();
         // The wrapper's parameter variables, for the patch constant function to reuse.
         let mut param_vars: Vec<(DeclId, Value)> = Vec::new();
+        // Mesh outputs are declared after the inputs are read (dxc's interface order).
+        let mut mesh_outputs = Vec::new();
         for &p in &func.params {
             let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
             let dir = self.param_direction(p);
@@ -217,6 +230,18 @@ impl<'t> Emitter<'t> {
                 }
                 continue;
             }
+            if stage == Stage::Mesh {
+                let m = self.ast.decl(p).modifiers;
+                if mesh::output_kind(m).is_some() {
+                    mesh_outputs.push(p);
+                    continue;
+                }
+                if m.contains(Modifiers::PAYLOAD) {
+                    let v = self.read_mesh_payload(&name, pty)?;
+                    self.store_to(var, v);
+                    continue;
+                }
+            }
             let (semantic, modifiers, vk_builtin) = self.stage_annotations(p);
             // Domain shaders read the patch constants as `Patch` variables.
             let patch = stage == Stage::Domain && shape == ParamShape::Plain;
@@ -236,6 +261,9 @@ impl<'t> Emitter<'t> {
             if dir != ParamDirection::In {
                 outputs.push((var, pty, semantic, modifiers, vk_builtin));
             }
+        }
+        for p in mesh_outputs {
+            self.declare_mesh_output(p, &locations)?;
         }
         let ret = self.tree.decl(func_decl).map_or(TypeTable::VOID, |d| d.ty);
         let callee = vec![prop("callee", symbol(src))];
@@ -446,7 +474,7 @@ impl<'t> Emitter<'t> {
         let count =
             |e: &Self, name: &str| e.attr_int(f, name, 0).map(|n| n.clamp(0, i64::from(u32::MAX)) as u32);
         match entry.stage {
-            Stage::Compute => {
+            Stage::Compute | Stage::Mesh | Stage::Amplification => {
                 let [x, y, z] = entry.numthreads.unwrap_or([1, 1, 1]);
                 // dxc's limits (a zero size is no valid LocalSize).
                 for (axis, n, max) in [("X", x, 1024), ("Y", y, 1024), ("Z", z, 64)] {
@@ -462,6 +490,9 @@ impl<'t> Emitter<'t> {
                     }
                 }
                 self.mode("LocalSize", vec![x, y, z]);
+                if entry.stage == Stage::Mesh {
+                    self.mesh_execution_modes(f, params)?;
+                }
                 // Vulkan sets a subgroup size through the API, not the module.
                 let wave_size = self.ast.decl(f).attrs.iter().find(|a| {
                     a.namespace.is_none() && self.name(a.name.name).eq_ignore_ascii_case("wavesize")
@@ -1490,6 +1521,9 @@ impl<'t> Emitter<'t> {
                 if matches!(b.as_str(), "TessLevelOuter" | "TessLevelInner") {
                     d.push(prop("patch", Attribute::Unit));
                 }
+                if self.stage.per_primitive {
+                    d.push(prop("per_primitive_ext", Attribute::Unit));
+                }
                 (t, d, builtin_var_name(b))
             }
             None => {
@@ -1501,14 +1535,18 @@ impl<'t> Emitter<'t> {
                     d.push(prop("index", i32_attr(self.store(), i64::from(index))));
                 }
                 d.extend(self.interpolation(leaf, stage, input));
+                if self.stage.per_primitive {
+                    d.push(prop("per_primitive_ext", Attribute::Unit));
+                }
                 if patch {
                     d.push(prop("patch", Attribute::Unit));
                 }
                 (t, d, format!("{}.var.{}", if input { "in" } else { "out" }, leaf.semantic))
             }
         };
-        // Per-patch built-ins are never per vertex.
+        // Per-patch built-ins are never per vertex (mesh outputs are all arrays).
         let vertices = match builtin.as_deref() {
+            _ if stage == Stage::Mesh && !input => vertices,
             Some(
                 "TessLevelOuter" | "TessLevelInner" | "PrimitiveId" | "InvocationId" | "TessCoord"
                 | "ViewIndex",
@@ -1774,7 +1812,12 @@ impl<'t> Emitter<'t> {
     fn builtin_type(&mut self, b: &str, declared: Ty) -> R<(Type, Option<Ty>)> {
         let hlsl = match b {
             "Position" | "FragCoord" => self.vector_ty(Scalar::Float, 4),
-            "FrontFacing" | "HelperInvocation" | "FullyCoveredEXT" => self.scalar_ty(Scalar::Bool),
+            "FrontFacing" | "HelperInvocation" | "FullyCoveredEXT" | "CullPrimitiveEXT" => {
+                self.scalar_ty(Scalar::Bool)
+            }
+            "PrimitiveTriangleIndicesEXT" => self.vector_ty(Scalar::UInt, 3),
+            "PrimitiveLineIndicesEXT" => self.vector_ty(Scalar::UInt, 2),
+            "PrimitivePointIndicesEXT" => self.scalar_ty(Scalar::UInt),
             "GlobalInvocationId" | "WorkgroupId" | "LocalInvocationId" | "NumWorkgroups" => {
                 // dxc keeps the declared signedness: `int2 tid : SV_GroupID` reads a v3int.
                 let signed = matches!(
@@ -1844,10 +1887,21 @@ fn builtin_for(semantic: &str, stage: Stage, input: bool) -> Option<Builtin> {
         ("SV_STARTINSTANCELOCATION", Stage::Vertex, true) => "BaseInstance",
         ("SV_DEPTH" | "SV_DEPTHGREATEREQUAL" | "SV_DEPTHLESSEQUAL", Stage::Pixel, false) => "FragDepth",
         ("SV_ISFRONTFACE", Stage::Pixel, true) => "FrontFacing",
-        ("SV_DISPATCHTHREADID", Stage::Compute, true) => "GlobalInvocationId",
-        ("SV_GROUPID", Stage::Compute, true) => "WorkgroupId",
-        ("SV_GROUPTHREADID", Stage::Compute, true) => "LocalInvocationId",
-        ("SV_GROUPINDEX", Stage::Compute, true) => "LocalInvocationIndex",
+        ("SV_DISPATCHTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "GlobalInvocationId"
+        }
+        ("SV_GROUPID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => "WorkgroupId",
+        ("SV_GROUPTHREADID", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "LocalInvocationId"
+        }
+        ("SV_GROUPINDEX", Stage::Compute | Stage::Mesh | Stage::Amplification, true) => {
+            "LocalInvocationIndex"
+        }
+        ("SV_PRIMITIVEID", Stage::Mesh, false) => "PrimitiveId",
+        ("SV_RENDERTARGETARRAYINDEX", Stage::Mesh, false) => "Layer",
+        ("SV_VIEWPORTARRAYINDEX", Stage::Mesh, false) => "ViewportIndex",
+        ("SV_CULLPRIMITIVE", Stage::Mesh, false) => "CullPrimitiveEXT",
+        ("SV_SHADINGRATE", Stage::Mesh, false) => "PrimitiveShadingRateKHR",
         ("SV_OUTPUTCONTROLPOINTID", Stage::Hull, true) => "InvocationId",
         ("SV_GSINSTANCEID", Stage::Geometry, true) => "InvocationId",
         ("SV_DOMAINLOCATION", Stage::Domain, true) => "TessCoord",
@@ -1910,6 +1964,9 @@ fn builtin_is_named(builtin: &str) -> bool {
             | "PrimitiveShadingRateKHR"
             | "ShadingRateKHR"
             | "CullPrimitiveEXT"
+            | "PrimitiveTriangleIndicesEXT"
+            | "PrimitiveLineIndicesEXT"
+            | "PrimitivePointIndicesEXT"
             | "ViewportMaskNV"
     )
 }

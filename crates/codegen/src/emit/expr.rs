@@ -234,6 +234,11 @@ impl<'t> Emitter<'t> {
     }
 
     fn expr_inner(&mut self, e: ExprId) -> R<Val> {
+        if let Some((at, place)) = &self.stage.mesh_place {
+            if *at == e {
+                return Ok(Val::P(place.clone()));
+            }
+        }
         let info = self.tree.expr(e).cloned().unwrap_or_default();
         let ty = info.ty;
         if let Some(v) = self.overloaded_operator(e)? {
@@ -428,6 +433,12 @@ impl<'t> Emitter<'t> {
     pub fn decl_ref(&mut self, d: spirvkit_hlsl::ast::DeclId) -> R<Val> {
         // A static data member is the variable its out-of-line definition declares.
         let d = self.tree.decl(d).and_then(|i| i.definition).unwrap_or(d);
+        if self.stage.mesh_outputs.contains_key(&d) {
+            // Only assignments reach a mesh output (straight to its stage variables).
+            return self.unsupported(
+                "reading a mesh shader output or passing it on (only assignments to its elements)",
+            );
+        }
         if let Some(l) = self.f.as_ref().and_then(|f| f.locals.get(&d).copied()) {
             return Ok(Val::P(Place::Ptr { ptr: l.ptr, ty: l.ty, rule: None }));
         }
@@ -1748,6 +1759,9 @@ impl<'t> Emitter<'t> {
     }
 
     fn assign(&mut self, op: Option<BinaryOp>, lhs: ExprId, rhs: ExprId) -> R<Val> {
+        if let Some(assigned) = self.mesh_output_assign(op, lhs, rhs)? {
+            return Ok(assigned);
+        }
         let lty = self.expr_ty(lhs);
         match op {
             None => {

@@ -148,7 +148,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// The value of argument `i` converted to the overload's parameter type.
-    fn arg_value(&mut self, args: &[ExprId], call: &CallInfo, i: usize) -> R<Value> {
+    pub(crate) fn arg_value(&mut self, args: &[ExprId], call: &CallInfo, i: usize) -> R<Value> {
         let a = self.arg(args, i)?;
         let to = call.params.get(i).map_or_else(|| self.tree.converted_type(a), |p| p.0);
         self.rvalue_as(a, to)
@@ -565,6 +565,7 @@ impl<'t> Emitter<'t> {
                     "ddy_coarse" => "spirv.DPdyCoarse",
                     _ => "spirv.Fwidth",
                 };
+                self.implicit_lod_used();
                 if matches!(name, "ddx_fine" | "ddy_fine" | "ddx_coarse" | "ddy_coarse") {
                     self.require("DerivativeControl", None);
                 }
@@ -901,6 +902,20 @@ impl<'t> Emitter<'t> {
                 let vt = self.void_type();
                 Ok(self.undef(vt))
             }
+            "SetMeshOutputCounts" => {
+                let a = self.args(args, call)?;
+                let (Some(&vertices), Some(&primitives)) = (a.first(), a.get(1)) else {
+                    return self.unsupported("SetMeshOutputCounts without two arguments");
+                };
+                self.set_mesh_output_counts(vertices, primitives)?;
+                let vt = self.void_type();
+                Ok(self.undef(vt))
+            }
+            "DispatchMesh" => {
+                self.dispatch_mesh(args, call)?;
+                let vt = self.void_type();
+                Ok(self.undef(vt))
+            }
             "GroupMemoryBarrierWithGroupSync" => {
                 self.barrier(true, "Workgroup", "AcquireRelease|WorkgroupMemory")
             }
@@ -1003,7 +1018,12 @@ impl<'t> Emitter<'t> {
     /// Quad operations in a compute shader need a derivative group (dxc: quads when
     /// the group's x and y are even, else linear).
     fn quad_in_compute(&mut self) {
-        if self.entry.as_ref().map(|e| e.stage) != Some(spirvkit_hlsl::sema::tree::Stage::Compute) {
+        // Mesh and amplification shaders run in workgroups too (SPV_KHR_compute_shader_derivatives).
+        use spirvkit_hlsl::sema::tree::Stage;
+        if !matches!(
+            self.entry.as_ref().map(|e| e.stage),
+            Some(Stage::Compute | Stage::Mesh | Stage::Amplification)
+        ) {
             return;
         }
         // The dialect spells these by their first (NV) names; the words are the KHR

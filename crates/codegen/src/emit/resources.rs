@@ -226,7 +226,9 @@ impl<'t> Emitter<'t> {
                         }
                         Some(GlobalStorage::GroupShared) => {
                             let t = self.ty(ty)?;
-                            let ptr = self.pointer(t, "Workgroup");
+                            let class =
+                                if self.is_task_payload(d) { "TaskPayloadWorkgroupEXT" } else { "Workgroup" };
+                            let ptr = self.pointer(t, class);
                             let symbol = self.unique_symbol(&name);
                             self.global_variable(&symbol, ptr, Vec::new());
                             self.globals
@@ -2654,11 +2656,15 @@ impl<'t> Emitter<'t> {
         self.shrink_texel(v, s, n)
     }
 
-    /// An implicit-lod instruction in a compute shader takes derivatives over groups of
+    /// An implicit-lod instruction or a derivative in a compute, mesh or amplification
+    /// shader takes derivatives over groups of
     /// invocations: quads when the group's x and y are even, else lines (dxc's rule).
-    fn implicit_lod_used(&mut self) {
+    pub(crate) fn implicit_lod_used(&mut self) {
         let Some(entry) = &self.entry else { return };
-        if entry.stage != spirvkit_hlsl::sema::tree::Stage::Compute || self.resources.derivative_group_set {
+        use spirvkit_hlsl::sema::tree::Stage;
+        if !matches!(entry.stage, Stage::Compute | Stage::Mesh | Stage::Amplification)
+            || self.resources.derivative_group_set
+        {
             return;
         }
         self.resources.derivative_group_set = true;
