@@ -118,3 +118,35 @@ fn a_query_argument_is_the_callers_query() {
     let optimized = compile(&source, "vs_6_5", &[]);
     assert!(optimized.contains("OpRayQueryInitializeKHR"), "{optimized}");
 }
+
+#[test]
+fn ray_queries_need_their_extension_allowed() {
+    let source = format!(
+        "{RAY_DESC}[numthreads(1,1,1)] void main() {{\n\
+           RayQuery<0> q;\n\
+           q.TraceRayInline(accel, 0, 1, make_ray());\n\
+           output[0] = q.Proceed();\n\
+         }}\n"
+    );
+    let out = common::run(
+        &[
+            "-spirv",
+            "-T",
+            "cs_6_5",
+            "-E",
+            "main",
+            "-fspv-target-env=vulkan1.2",
+            "-fspv-extension=SPV_KHR_multiview",
+            "-",
+        ],
+        &source,
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "SPIR-V extension 'SPV_KHR_ray_query' required for RayQueryKHR but not permitted to use"
+        ),
+        "{stderr}"
+    );
+}

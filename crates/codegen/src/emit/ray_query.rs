@@ -35,14 +35,21 @@ impl<'t> Emitter<'t> {
     /// `OpTypeAccelerationStructureKHR`, with the ray-query capability (the only
     /// stages supported use it through ray queries).
     pub(super) fn acceleration_structure_type(&mut self) -> Type {
-        self.require("RayQueryKHR", Some("SPV_KHR_ray_query"));
+        self.require_ray_query();
         self.store().intern(TypeKind::Opaque("spirv.AccelerationStructureKHR".into()))
     }
 
     /// `OpTypeRayQueryKHR`.
     pub(super) fn ray_query_type(&mut self) -> Type {
-        self.require("RayQueryKHR", Some("SPV_KHR_ray_query"));
+        self.require_ray_query();
         self.store().intern(TypeKind::Opaque("spirv.RayQueryKHR".into()))
+    }
+
+    /// The RayQueryKHR capability and its extension, which `-fspv-extension=` must allow.
+    fn require_ray_query(&mut self) {
+        let before = self.resources.extensions.len();
+        self.require("RayQueryKHR", Some("SPV_KHR_ray_query"));
+        self.check_extensions_allowed(before, "RayQueryKHR");
     }
 
     /// Whether `ty` is a `RayQuery<...>`.
