@@ -23,6 +23,7 @@ mod entry;
 mod expr;
 mod init_list;
 mod intrinsics;
+mod ray_query;
 mod resources;
 mod stmt;
 

@@ -115,9 +115,24 @@ pub fn needs_legalization(ir: &Ir, module: OpId) -> bool {
             })
     });
     private_handle
+        || has_ray_query_variable(ir, module)
         || check_opaque_handles(ir, module).is_err()
         || passes_non_variable_pointer(ir, module)
         || util::functions(ir, module).into_iter().any(|f| image_offsets::has_offsets_to_fold(ir, f))
+}
+
+/// Whether a function holds a ray query: dxc legalizes every module with a local of
+/// an opaque type, ray queries included (`RayQuery<flags>` locals).
+fn has_ray_query_variable(ir: &Ir, module: OpId) -> bool {
+    ir.ops_under(module).into_iter().any(|(_, op)| {
+        let o = ir.op(op);
+        o.name == "spirv.Variable"
+            && o.results.first().is_some_and(|&v| {
+                util::pointer_parts(ir, ir.value_type(v)).is_some_and(|(pointee, _)| {
+                    matches!(ir.types.kind(pointee), spirvkit_ir::types::TypeKind::Opaque(t) if t == "spirv.RayQueryKHR")
+                })
+            })
+    })
 }
 
 /// Whether a call passes a pointer that is not a variable (an access chain into one):

@@ -129,6 +129,13 @@ impl<'t> Emitter<'t> {
             // The argument is evaluated before its `param.var` is declared (a call
             // nested in an argument declares its own first), as dxc does.
             match dir {
+                ParamDirection::In if self.is_ray_query(pty) => {
+                    // A query is a handle: the callee works on the caller's query.
+                    let Some(ptr) = self.ray_query_pointer(a)? else {
+                        return self.unsupported("a ray query argument that is not a variable");
+                    };
+                    operands.push(ptr);
+                }
                 ParamDirection::In => {
                     let v = self.init_value(a, pty)?;
                     let t = self.value_type_of(pty)?;

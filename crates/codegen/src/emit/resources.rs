@@ -944,6 +944,7 @@ impl<'t> Emitter<'t> {
             | Family::Sampler
             | Family::ComparisonSampler
             | Family::SubpassInput => (self.resource_value_type(base_ty)?, "UniformConstant", None),
+            Family::AccelerationStructure => (self.acceleration_structure_type(), "UniformConstant", None),
             Family::StructuredBuffer
             | Family::RWStructuredBuffer
             | Family::AppendBuffer
@@ -1159,6 +1160,8 @@ impl<'t> Emitter<'t> {
                 let (pointee, class, _) = self.resource_pointee(ty, kind, family)?;
                 Ok(self.pointer(pointee, class))
             }
+            Family::AccelerationStructure => Ok(self.acceleration_structure_type()),
+            Family::RayQuery => Ok(self.ray_query_type()),
             Family::Stream | Family::InputPatch | Family::OutputPatch => match self.stage_object_type(ty)? {
                 Some(t) => Ok(t),
                 None => self.unsupported(format!("a local of type '{}'", self.table.display(ty))),
@@ -1823,6 +1826,7 @@ impl<'t> Emitter<'t> {
             }
         }
         match (kind.family(), name) {
+            (Family::RayQuery, _) => self.ray_query_method(name, base, base_ty, args, call),
             (
                 Family::Texture,
                 "Sample" | "SampleLevel" | "SampleBias" | "SampleGrad" | "SampleCmp" | "SampleCmpLevelZero"

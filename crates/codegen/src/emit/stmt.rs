@@ -685,7 +685,9 @@ impl<'t> Emitter<'t> {
         let t = self.value_type_of(ty)?;
         let ptr = self.function_variable(t, &name);
         self.fs().locals.insert(d, Local { ptr, ty });
-        if let Some(init) = var.init {
+        // `RayQuery<0> q = RayQuery<0>();` creates the query the variable already is.
+        let init = var.init.filter(|&i| !(self.is_ray_query(ty) && self.is_default_construction(i)));
+        if let Some(init) = init {
             let v = self.init_value(init, ty)?;
             // dxc: the initialization at the variable's name.
             let at = var.name.filter(|_| self.has_lines());

@@ -199,6 +199,7 @@ fn inline_call(
     }
     let mut map: FxHashMap<Value, Value> = parameters.into_iter().zip(arguments).collect();
     let copies = crate::inline::clone_blocks_marking(ir, &callee_blocks, &mut map, routed);
+    drop_debug_names(ir, &copies);
     let new_calls = calls_in(ir, &copies);
     let result = ir.op(call).results.first().copied();
     let location = ir.op(call).location.clone();
@@ -358,4 +359,24 @@ pub(crate) fn hoist_variables(ir: &mut Ir, func: OpId) {
     }
     util::compact(ir, func);
     util::splice_ops(ir, entry, leading, moved);
+}
+
+/// The inlined copies of a callee's values are new values: like SPIRV-Tools' inliner
+/// (DXC's legalization), they carry no `OpName` (the names stay with the callee's own
+/// values); the file:line:col of a named location is kept.
+fn drop_debug_names(ir: &mut Ir, blocks: &[BlockId]) {
+    let mut pending: Vec<BlockId> = blocks.to_vec();
+    // Each block is visited once: regions nest finitely and are not shared.
+    while let Some(block) = pending.pop() {
+        for op in ir.block(block).ops.clone() {
+            let location = std::mem::take(&mut ir.op_mut(op).location);
+            ir.op_mut(op).location = match location {
+                spirvkit_ir::ir::Location::Name { child, .. } => child.map_or_else(Default::default, |c| *c),
+                other => other,
+            };
+            for region in ir.op(op).regions.clone() {
+                pending.extend(ir.region(region).blocks.iter().copied());
+            }
+        }
+    }
 }
