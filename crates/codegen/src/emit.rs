@@ -22,8 +22,10 @@ mod debug_loc;
 mod entry;
 mod expr;
 mod init_list;
+mod inline_spirv;
 mod intrinsics;
 mod ray_query;
+mod physical_buffer;
 mod resources;
 mod stmt;
 
@@ -196,6 +198,11 @@ pub(crate) struct Emitter<'t> {
     pub entry: Option<EntryPoint>,
     /// Execution modes to add to the entry point: mode and values.
     pub execution_modes: Vec<(String, Vec<u32>)>,
+    /// Execution modes whose operands are ids (`vk::ext_execution_mode_id`): mode and
+    /// the values of their integer constants with their signedness.
+    pub id_execution_modes: Vec<(String, Vec<(u32, bool)>)>,
+    /// The module reaches memory by address (`PhysicalStorageBuffer64` addressing).
+    pub physical_addressing: bool,
     pub resources: resources::ResourceState,
     /// Stage variables, streams and clip/cull layout of the entry (`entry.rs`).
     pub stage: entry::StageState,
@@ -292,6 +299,8 @@ fn generate_into<'t>(
             span: None,
             entry: None,
             execution_modes: Vec::new(),
+            id_execution_modes: Vec::new(),
+            physical_addressing: false,
             resources: resources::ResourceState::default(),
             stage: entry::StageState::default(),
             recursion: HashSet::new(),
@@ -335,6 +344,7 @@ struct EmittedEntry {
     /// The stage variables its wrapper made or reused, in order.
     own_interface: Vec<String>,
     modes: Vec<(String, Vec<u32>)>,
+    id_modes: Vec<(String, Vec<(u32, bool)>)>,
 }
 
 fn err<T>(span: Option<Span>, error: CodegenError) -> R<T> {
@@ -994,6 +1004,7 @@ impl<'t> Emitter<'t> {
                 entry: entry.clone(),
                 own_interface: std::mem::take(&mut self.interface),
                 modes: std::mem::take(&mut self.execution_modes),
+                id_modes: std::mem::take(&mut self.id_execution_modes),
             });
         }
         self.entry = None;
@@ -1109,6 +1120,28 @@ impl<'t> Emitter<'t> {
                     ],
                 );
             }
+            for (mode, values) in &emitted.id_modes {
+                let values = values
+                    .iter()
+                    .map(|&(value, signed)| {
+                        let signedness = if signed { Signedness::Signed } else { Signedness::Unsigned };
+                        let ty = self.store().integer(32, signedness);
+                        Attribute::Integer { value: i128::from(value as i32), ty }
+                    })
+                    .collect();
+                builder::append(
+                    &mut self.ir,
+                    Some(self.module_block),
+                    "spirv.ExecutionMode",
+                    vec![],
+                    None,
+                    vec![
+                        prop("execution_mode", enum_attr("execution_mode", mode)),
+                        prop("fn", symbol(&emitted.entry.name)),
+                        prop("values", Attribute::Array(values)),
+                    ],
+                );
+            }
         }
         self.sixteen_bit_storage_capabilities();
         self.width_capabilities();
@@ -1116,7 +1149,13 @@ impl<'t> Emitter<'t> {
         let (major, minor) = self.options.spirv_version;
         let (major, minor) = if major == 0 { (1, 0) } else { (major, minor) };
         self.ir.op_mut(module).properties = vec![
-            prop("addressing_model", enum_attr("addressing_model", "Logical")),
+            prop(
+                "addressing_model",
+                enum_attr(
+                    "addressing_model",
+                    if self.physical_addressing { "PhysicalStorageBuffer64" } else { "Logical" },
+                ),
+            ),
             prop("memory_model", enum_attr("memory_model", "GLSL450")),
             prop(
                 "vce_triple",
@@ -1355,6 +1394,7 @@ impl<'t> Emitter<'t> {
         let DeclKind::Function(func) = &self.ast.decl(decl).kind else { return Ok(()) };
         let func = func.clone();
         self.span = Some(self.ast.decl(decl).span);
+        self.decl_inline_requirements(decl)?;
         let info = self.tree.decl(decl).cloned().unwrap_or_default();
         let ret = info.ty;
         let ret_type = if self.table.is_void(ret) { None } else { Some(self.ty(ret)?) };
@@ -1389,6 +1429,20 @@ impl<'t> Emitter<'t> {
             prop("function_type", Attribute::Type(fn_type)),
             prop("sym_name", Attribute::String(symbol.clone())),
         ];
+        // Inline SPIR-V decorations of a function decorate it; an entry function's
+        // are its return value's (the stage variable's, entry.rs).
+        if !self.tree.entry_points.iter().any(|e| e.function == decl) {
+            let decorations = self.ext_decorations(decl)?;
+            self.ir.op_mut(op).attributes.extend(decorations);
+            for &p in &func.params {
+                if !self.ext_decorations(p)?.is_empty() {
+                    self.span = Some(self.ast.decl(p).span);
+                    return self.unsupported(
+                        "'ext_decorate' on a parameter of a function that is not the entry point",
+                    );
+                }
+            }
+        }
         self.ir.append_op(self.module_block, op);
         let region = self.ir.add_region(op);
         let entry = self.new_block("bb.entry");
@@ -1522,6 +1576,16 @@ impl<'t> Emitter<'t> {
         let items = self.ast.items.clone();
         let mut globals = Vec::new();
         self.collect_globals(&items, &mut globals, 0);
+        for &g in &globals {
+            self.decl_inline_requirements(g)?;
+            // Decorations of a resource or of a `$Globals` member are not written yet.
+            let static_or_shared =
+                matches!(self.global_storage(g), Some(GlobalStorage::Static | GlobalStorage::GroupShared));
+            if !static_or_shared && !self.ext_decorations(g)?.is_empty() {
+                self.span = Some(self.ast.decl(g).span);
+                return self.unsupported("'ext_decorate' on a resource or a global in $Globals");
+            }
+        }
         self.resources_declare(&globals)?;
         Ok(())
     }

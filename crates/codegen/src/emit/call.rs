@@ -298,78 +298,218 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// A call of a function declared `[[vk::ext_instruction(opcode)]]` without a body
-    /// (inline SPIR-V): the core instruction `opcode` applied to the arguments' values,
-    /// its result type the function's return type. Only instructions whose operands
-    /// are all ids are taken, from parameters passed by value; `None` for other calls.
+    /// A call of a function declared `[[vk::ext_instruction(opcode)]]` or
+    /// `[[vk::ext_instruction(number, "set")]]` without a body (inline SPIR-V): the
+    /// core instruction `opcode`, or the extended instruction `number` of `set`,
+    /// applied to the arguments: by value as ids, `[[vk::ext_literal]]` parameters as
+    /// literal words; the result type is the function's return type (none when it is
+    /// void). The function's `ext_capability`/`ext_extension` join the module. `None`
+    /// for other calls.
     fn inline_spirv_call(
         &mut self,
         f: spirvkit_hlsl::ast::DeclId,
         args: &[ExprId],
         call: &CallInfo,
     ) -> R<Option<Value>> {
-        let Some(attr_args) = self.int_attribute_args(f, "ext_instruction") else { return Ok(None) };
+        let Some(attribute) = self.vk_attribute(f, "ext_instruction") else { return Ok(None) };
         let def = self.tree.decl(f).and_then(|d| d.definition).unwrap_or(f);
         let spirvkit_hlsl::ast::DeclKind::Function(func) = &self.ast.decl(def).kind else { return Ok(None) };
         if func.body.is_some() {
             return Ok(None);
         }
         let params = func.params.clone();
-        let attr = self.vk_attribute(f, "ext_instruction").map_or(0, |a| a.args.len());
-        let [opcode] = attr_args.as_slice() else {
-            return if attr > 1 {
-                self.unsupported("inline SPIR-V instructions of an extended instruction set")
-            } else {
-                self.unsupported("an 'ext_instruction' attribute without a constant opcode")
-            };
+        let attribute_args = attribute.args.clone();
+        let number = attribute_args.first().and_then(|&e| self.attribute_int(e));
+        let Some(number) = number.and_then(|n| u32::try_from(n).ok()) else {
+            return self.unsupported("an 'ext_instruction' attribute without a constant opcode");
         };
-        let by_reference = params.iter().any(|&p| {
-            self.vk_attribute(p, "ext_reference").is_some() || self.vk_attribute(p, "ext_literal").is_some()
-        });
-        if by_reference
-            || ["ext_capability", "ext_extension"].iter().any(|a| self.vk_attribute(f, a).is_some())
-        {
-            return self.unsupported(
-                "inline SPIR-V with 'ext_reference', 'ext_literal', 'ext_capability' or 'ext_extension'",
-            );
+        let set = match attribute_args.as_slice() {
+            [_] => None,
+            [_, set] => match self.string_literal(*set) {
+                Some(s) => Some(s),
+                None => return self.unsupported("an 'ext_instruction' attribute whose set is not a string"),
+            },
+            _ => return self.unsupported("an 'ext_instruction' attribute with more than two arguments"),
+        };
+        self.decl_inline_requirements(f)?;
+        if def != f {
+            self.decl_inline_requirements(def)?;
         }
-        let instruction = u16::try_from(*opcode).ok().and_then(spirvkit_grammar::instruction);
+        let mut operands = Vec::new();
+        for (i, &a) in args.iter().enumerate() {
+            let param = params.get(i).copied();
+            if param.is_some_and(|p| self.vk_attribute(p, "ext_reference").is_some()) {
+                return self.unsupported("inline SPIR-V with an 'ext_reference' parameter");
+            }
+            if param.is_some_and(|p| self.vk_attribute(p, "ext_literal").is_some()) {
+                let constant = self.tree.expr(a).and_then(|i| i.constant).and_then(|c| c.as_int());
+                let word = constant
+                    .and_then(|v| u32::try_from(v).ok().or_else(|| i32::try_from(v).ok().map(|v| v as u32)));
+                let Some(word) = word else {
+                    return self
+                        .unsupported("an 'ext_literal' argument that is not a 32-bit integer constant");
+                };
+                operands.push(super::resources::Opnd::Lit(word));
+            } else {
+                let (pty, _) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
+                operands.push(super::resources::Opnd::Id(self.init_value(a, pty)?));
+            }
+        }
+        let void = self.table.is_void(call.ret);
+        let ty = if void { None } else { Some(self.value_type_of(call.ret)?) };
+        match set {
+            Some(set) => self.inline_ext_inst(&set, number, operands, ty).map(Some),
+            None => self.inline_core_instruction(number, operands, ty).map(Some),
+        }
+    }
+
+    /// Inline SPIR-V's core instruction `opcode` with `operands`, checked against its
+    /// grammar: ids where it takes ids, literal words where it takes literals or
+    /// enumerants, a result exactly when the function returns a value.
+    fn inline_core_instruction(
+        &mut self,
+        opcode: u32,
+        operands: Vec<super::resources::Opnd>,
+        ty: Option<spirvkit_ir::types::Type>,
+    ) -> R<Value> {
+        use super::resources::Opnd;
+        use spirvkit_grammar::{Category, OperandKind, Quantifier};
+        let instruction = u16::try_from(opcode).ok().and_then(spirvkit_grammar::instruction);
         let Some(instruction) = instruction else {
             return self
                 .unsupported(format!("inline SPIR-V opcode {opcode}, which the grammar does not know"));
         };
-        let ids_only = instruction.has_result_type()
-            && instruction.operands.iter().skip(2).all(|o| o.kind == spirvkit_grammar::OperandKind::IdRef)
-            && instruction.operands.len() == args.len() + 2;
-        if !ids_only {
+        if instruction.has_result_type() != ty.is_some() || instruction.has_result() != ty.is_some() {
             return self.unsupported(format!(
-                "inline SPIR-V '{}' here (only instructions with a result and id operands, one per argument)",
+                "inline SPIR-V '{}' declared {} a return value",
+                instruction.name,
+                if ty.is_some() { "with" } else { "without" }
+            ));
+        }
+        let slots: Vec<_> = instruction
+            .operands
+            .iter()
+            .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+            .collect();
+        let mut slot = 0usize;
+        for operand in &operands {
+            let Some(expected) = slots.get(slot) else {
+                return self.unsupported(format!(
+                    "inline SPIR-V '{}' with more operands than it takes",
+                    instruction.name
+                ));
+            };
+            let fits = match operand {
+                Opnd::Id(_) => expected.kind.category() == Category::Id,
+                Opnd::Lit(_) => {
+                    matches!(
+                        expected.kind.category(),
+                        Category::Literal | Category::ValueEnum | Category::BitEnum
+                    ) && !matches!(expected.kind, OperandKind::LiteralString)
+                }
+            };
+            if !fits {
+                return self.unsupported(format!(
+                    "inline SPIR-V '{}' with {} where it takes {}",
+                    instruction.name,
+                    if matches!(operand, Opnd::Id(_)) { "a value" } else { "a literal" },
+                    expected.kind.name()
+                ));
+            }
+            if expected.quantifier != Quantifier::Variadic {
+                slot += 1;
+            }
+        }
+        if slots.iter().skip(slot).any(|o| o.quantifier == Quantifier::One) {
+            return self.unsupported(format!(
+                "inline SPIR-V '{}' with fewer operands than it takes",
                 instruction.name
             ));
         }
-        let mut operands = Vec::new();
-        for (i, &a) in args.iter().enumerate() {
-            let (pty, _) = call.params.get(i).copied().unwrap_or((TypeTable::ERROR, ParamDirection::In));
-            operands.push(self.init_value(a, pty)?);
-        }
-        let ty = self.value_type_of(call.ret)?;
         let name = format!("spirv.{}", instruction.name.trim_start_matches("Op"));
-        match spirvkit_ir::opdef::op_def(&name) {
+        let ids: Option<Vec<Value>> =
+            operands.iter().map(|o| if let Opnd::Id(v) = o { Some(*v) } else { None }).collect();
+        match (spirvkit_ir::opdef::op_def(&name), ty) {
             // The dialect's op when it takes exactly these operands.
-            Some(d)
-                if d.spirv_name == Some(instruction.name)
-                    && d.results.len() == 1
-                    && d.arguments.len() == operands.len()
-                    && d.arguments.iter().all(|a| matches!(a, spirvkit_ir::opdef::Argument::Operand(_))) =>
+            (Some(d), Some(ty))
+                if ids.as_ref().is_some_and(|ids| {
+                    d.spirv_name == Some(instruction.name)
+                        && d.results.len() == 1
+                        && d.arguments.len() == ids.len()
+                        && d.arguments.iter().all(|a| matches!(a, spirvkit_ir::opdef::Argument::Operand(_)))
+                }) =>
             {
-                Ok(Some(self.val(&name, operands, ty)))
+                Ok(self.val(&name, ids.unwrap_or_default(), ty))
             }
-            Some(_) => self.unsupported(format!("inline SPIR-V '{}' with these operands", instruction.name)),
-            None => {
-                let items: Vec<super::resources::Opnd> =
-                    operands.into_iter().map(super::resources::Opnd::Id).collect();
-                Ok(Some(self.fallback_val(&name, &items, ty)))
+            (Some(_), _) => {
+                self.unsupported(format!("inline SPIR-V '{}' with these operands", instruction.name))
+            }
+            (None, Some(ty)) => Ok(self.fallback_val(&name, &operands, ty)),
+            (None, None) => {
+                self.fallback_effect(&name, &operands);
+                let vt = self.void_type();
+                Ok(self.undef(vt))
             }
         }
+    }
+
+    /// Inline SPIR-V's extended instruction `number` of the set imported as `set`:
+    /// the dialect's op for GLSL.std.450 and OpenCL.std instructions it models, else
+    /// the generic `spirv.ExtInst` (translate's fallback), whose operands are ids.
+    fn inline_ext_inst(
+        &mut self,
+        set: &str,
+        number: u32,
+        operands: Vec<super::resources::Opnd>,
+        ty: Option<spirvkit_ir::types::Type>,
+    ) -> R<Value> {
+        use super::resources::Opnd;
+        let ids: Option<Vec<Value>> =
+            operands.iter().map(|o| if let Opnd::Id(v) = o { Some(*v) } else { None }).collect();
+        let Some(ids) = ids else {
+            return self.unsupported("an 'ext_literal' operand of an extended instruction");
+        };
+        let prefix =
+            spirvkit_translate::fallback::EXT_SET_PREFIXES.iter().find(|(_, s)| *s == set).map(|(p, _)| *p);
+        if let Some(prefix) = prefix {
+            let known = spirvkit_grammar::ext_inst_set(set).and_then(|s| s.instruction(number));
+            let Some(known) = known else {
+                return self
+                    .unsupported(format!("instruction {number} of {set}, which the grammar does not know"));
+            };
+            let Some(ty) = ty else {
+                return self.unsupported(format!("the {set} instruction {} without a result", known.name));
+            };
+            let name = format!("{prefix}{}", known.name);
+            return match spirvkit_ir::opdef::op_def(&name) {
+                Some(d)
+                    if d.results.len() == 1
+                        && d.arguments.len() == ids.len()
+                        && d.arguments
+                            .iter()
+                            .all(|a| matches!(a, spirvkit_ir::opdef::Argument::Operand(_))) =>
+                {
+                    Ok(self.val(&name, ids, ty))
+                }
+                Some(_) => {
+                    self.unsupported(format!("the {set} instruction {} with these operands", known.name))
+                }
+                None => Ok(self.fallback_val(&name, &operands, ty)),
+            };
+        }
+        let i32_type = self.store().integer(32, spirvkit_ir::types::Signedness::Signless);
+        let instruction = spirvkit_translate::fallback::ext_instruction_attr(set, number, i32_type);
+        let props = vec![
+            crate::builder::prop(spirvkit_translate::fallback::EXT_INSTRUCTION_ATTR, instruction),
+            crate::builder::prop(
+                spirvkit_translate::fallback::EXT_SET_ATTR,
+                spirvkit_ir::attr::Attribute::String(set.to_string()),
+            ),
+        ];
+        let result = match ty {
+            Some(ty) => ty,
+            None => self.store().intern(spirvkit_ir::types::TypeKind::None),
+        };
+        Ok(self.op(spirvkit_translate::fallback::EXT_INST_OP, ids, Some(result), props))
     }
 }

@@ -182,6 +182,7 @@ impl<'t> Emitter<'t> {
         });
         let stage = entry.stage;
         self.execution_modes_of(entry, &func.params)?;
+        self.spv_execution_mode_attributes(func_decl)?;
         self.option_execution_modes(entry);
         self.initialize_statics()?;
         let pcf = if stage == Stage::Hull { self.patch_constant_function(func_decl)? } else { None };
@@ -447,6 +448,18 @@ impl<'t> Emitter<'t> {
     fn mode(&mut self, mode: &str, values: Vec<u32>) {
         if !self.execution_modes.iter().any(|(m, _)| m == mode) {
             self.execution_modes.push((mode.to_string(), values));
+        }
+    }
+
+    /// Execution mode `mode` of the entry point being emitted (once).
+    pub(super) fn add_execution_mode(&mut self, mode: &str, values: Vec<u32>) {
+        self.mode(mode, values);
+    }
+
+    /// Execution mode `mode` whose operands are integer constants (value, signed).
+    pub(super) fn add_execution_mode_ids(&mut self, mode: &str, values: Vec<(u32, bool)>) {
+        if !self.id_execution_modes.iter().any(|(m, _)| m == mode) {
+            self.id_execution_modes.push((mode.to_string(), values));
         }
     }
 
@@ -1931,11 +1944,12 @@ fn builtin_for(semantic: &str, stage: Stage, input: bool) -> Option<Builtin> {
 }
 
 /// dxc's name of a built-in's variable (`gl_Position`, `gl_GlobalInvocationID`).
-fn builtin_var_name(builtin: &str) -> String {
+pub(super) fn builtin_var_name(builtin: &str) -> String {
     match builtin {
         "GlobalInvocationId" => "gl_GlobalInvocationID".into(),
         "LocalInvocationId" => "gl_LocalInvocationID".into(),
         "WorkgroupId" => "gl_WorkGroupID".into(),
+        "NumWorkgroups" => "gl_NumWorkGroups".into(),
         "PrimitiveId" => "gl_PrimitiveID".into(),
         "InvocationId" => "gl_InvocationID".into(),
         "SampleId" => "gl_SampleID".into(),
@@ -1950,7 +1964,7 @@ fn builtin_var_name(builtin: &str) -> String {
 /// Whether dxc names a built-in's variable: it names those of core Vulkan (`gl_Position`)
 /// and leaves those of extensions (`ViewIndex`, `FragStencilRefEXT`, barycentrics, draw
 /// parameters) without an `OpName`.
-fn builtin_is_named(builtin: &str) -> bool {
+pub(super) fn builtin_is_named(builtin: &str) -> bool {
     !matches!(
         builtin,
         "ViewIndex"

@@ -27,7 +27,7 @@ impl<'t> Emitter<'t> {
         Ok(out)
     }
 
-    fn param_ty(&self, call: &CallInfo, i: usize) -> Ty {
+    pub(super) fn param_ty(&self, call: &CallInfo, i: usize) -> Ty {
         call.params.get(i).map_or(TypeTable::ERROR, |p| p.0)
     }
 
@@ -943,6 +943,10 @@ impl<'t> Emitter<'t> {
                 let t = self.ty(ret)?;
                 Ok(self.fallback_val("spirv.ReadClockKHR", &[Opnd::Id(scope)], t))
             }
+            "ext_execution_mode" => self.ext_execution_mode(args, call, false),
+            "RawBufferLoad" => self.raw_buffer_load(args, call),
+            "RawBufferStore" => self.raw_buffer_store(args, call),
+            "ext_execution_mode_id" => self.ext_execution_mode(args, call, true),
             "NonUniformResourceIndex" => {
                 let index = self.arg_value(args, call, 0)?;
                 Ok(self.non_uniform_index(index))

@@ -207,6 +207,37 @@ impl<'t> Emitter<'t> {
                     let name = v.name.map_or_else(String::new, |n| self.name(n.name).to_string());
                     match storage {
                         Some(GlobalStorage::Static) => {
+                            if let Some((class, builtin)) = self.ext_builtin(d)? {
+                                // Inline SPIR-V's built-in: the built-in's stage variable
+                                // itself, named as dxc names built-in variables.
+                                let t = self.value_type_of(ty)?;
+                                let ptr = self.pointer(t, class);
+                                let symbol = self.unique_symbol(&super::entry::builtin_var_name(builtin));
+                                if !super::entry::builtin_is_named(builtin) {
+                                    self.unnamed_symbols.push(symbol.clone());
+                                }
+                                let mut decorations =
+                                    vec![prop("built_in", Attribute::String(builtin.to_string()))];
+                                // Vulkan: integer fragment inputs are Flat, built-ins too.
+                                let fragment =
+                                    self.tree.entry_points.first().is_some_and(|e| e.stage == Stage::Pixel);
+                                if fragment
+                                    && class == "Input"
+                                    && self.lower.store().is_integer(t)
+                                    && t != self.bool_type()
+                                {
+                                    decorations.push(prop("flat", Attribute::Unit));
+                                }
+                                decorations.extend(self.ext_decorations(d)?);
+                                self.global_variable(&symbol, ptr, decorations);
+                                // Known as the built-in's variable (its capabilities, its reuse).
+                                self.resources.builtins.insert(format!("{class}:{builtin}"), symbol.clone());
+                                self.globals.insert(
+                                    d,
+                                    Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None },
+                                );
+                                continue;
+                            }
                             if self.tree.decl(d).and_then(|i| i.constant).is_some()
                                 && self.scalar_shape(ty).is_some()
                             {
@@ -215,7 +246,8 @@ impl<'t> Emitter<'t> {
                             let t = self.value_type_of(ty)?;
                             let ptr = self.pointer(t, "Private");
                             let symbol = self.unique_symbol(&name);
-                            self.global_variable(&symbol, ptr, Vec::new());
+                            let decorations = self.ext_decorations(d)?;
+                            self.global_variable(&symbol, ptr, decorations);
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                             // Without an initializer dxc stores the zero value (which
@@ -230,7 +262,8 @@ impl<'t> Emitter<'t> {
                                 if self.is_task_payload(d) { "TaskPayloadWorkgroupEXT" } else { "Workgroup" };
                             let ptr = self.pointer(t, class);
                             let symbol = self.unique_symbol(&name);
-                            self.global_variable(&symbol, ptr, Vec::new());
+                            let decorations = self.ext_decorations(d)?;
+                            self.global_variable(&symbol, ptr, decorations);
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                         }
@@ -1298,7 +1331,7 @@ impl<'t> Emitter<'t> {
 
     /// An integer attribute argument: its constant, or the literal itself (sema types
     /// the arguments of some attributes only).
-    fn attribute_int(&self, e: ExprId) -> Option<i64> {
+    pub(super) fn attribute_int(&self, e: ExprId) -> Option<i64> {
         self.tree.expr(e).and_then(|i| i.constant).and_then(|c| c.as_int()).or_else(|| {
             match &self.ast.expr(e).kind {
                 ExprKind::IntLiteral { value, .. } => i64::try_from(*value).ok(),

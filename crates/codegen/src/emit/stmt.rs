@@ -133,7 +133,14 @@ impl<'t> Emitter<'t> {
         self.span = Some(span);
         // `return`, `break`, `continue`, `discard`: at the statement.
         let saved_loc = self.has_lines().then(|| self.locate_at_start(span));
-        let r = self.stmt_inner(s);
+        let attrs = &self.ast.stmt(s).attrs;
+        let r = if attrs.is_empty() {
+            Ok(())
+        } else {
+            let attrs = attrs.clone();
+            self.inline_requirements(&attrs)
+        };
+        let r = r.and_then(|()| self.stmt_inner(s));
         self.span = saved;
         if let Some(loc) = saved_loc {
             self.loc = loc;
@@ -671,6 +678,7 @@ impl<'t> Emitter<'t> {
         let DeclKind::Var(var) = &decl.kind else { return Ok(()) };
         let var = var.clone();
         let modifiers = decl.modifiers;
+        self.decl_inline_requirements(d)?;
         let ty = self.tree.decl(d).map_or(spirvkit_hlsl::sema::types::TypeTable::ERROR, |i| i.ty);
         let name = var.name.map_or_else(String::new, |n| self.name(n.name).to_string());
         if modifiers.contains(Modifiers::STATIC) {
@@ -684,6 +692,10 @@ impl<'t> Emitter<'t> {
         }
         let t = self.value_type_of(ty)?;
         let ptr = self.function_variable(t, &name);
+        let decorations = self.ext_decorations(d)?;
+        if let spirvkit_ir::ir::ValueDef::Result { op, .. } = self.ir.value(ptr).def {
+            self.ir.op_mut(op).attributes.extend(decorations);
+        }
         self.fs().locals.insert(d, Local { ptr, ty });
         // `RayQuery<0> q = RayQuery<0>();` creates the query the variable already is.
         let init = var.init.filter(|&i| !(self.is_ray_query(ty) && self.is_default_construction(i)));

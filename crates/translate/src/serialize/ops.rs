@@ -556,9 +556,21 @@ impl<'a> Serializer<'a> {
         if let Some(Attribute::Array(values)) = o.attr("values") {
             for v in values {
                 match v {
-                    Attribute::Integer { value, .. } => {
-                        let word =
-                            if takes_ids { self.constant_i32(op, *value as u32)? } else { *value as u32 };
+                    Attribute::Integer { value, ty } => {
+                        // A signed or unsigned operand of an id mode is a constant of
+                        // its type (dxc's `%int_4`); a signless one a 32-bit integer.
+                        let typed = !matches!(
+                            self.ir.types.kind(*ty),
+                            spirvkit_ir::types::TypeKind::Integer {
+                                signedness: spirvkit_ir::types::Signedness::Signless,
+                                ..
+                            }
+                        );
+                        let word = match (takes_ids, typed) {
+                            (true, true) => self.constant(op, *ty, v)?,
+                            (true, false) => self.constant_i32(op, *value as u32)?,
+                            (false, _) => *value as u32,
+                        };
                         operands.push(word);
                     }
                     Attribute::SymbolRef(path) if takes_ids => {
