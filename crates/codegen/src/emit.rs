@@ -23,6 +23,7 @@ mod entry;
 mod expr;
 mod init_list;
 mod intrinsics;
+mod precise;
 mod resources;
 mod stmt;
 
@@ -78,6 +79,9 @@ pub struct CodegenOptions {
     /// `-fspv-debug=line` (or `-Zi`): ops carry the `file:line:col` dxc gives the
     /// instruction (with [`generate_with_sources`], which has the text to find it in).
     pub debug_lines: bool,
+    /// `-fspv-reflect`: dxc's reflection decorations (`UserSemantic` on stage
+    /// variables, `CounterBuffer` on buffers with a counter, `UserTypeGOOGLE`).
+    pub reflect: bool,
     /// `-fspv-enable-maximal-reconvergence`: every entry point `MaximallyReconvergesKHR`.
     pub maximal_reconvergence: bool,
     /// `-denorm preserve|ftz` (any other value: the default): the 32-bit float
@@ -207,6 +211,8 @@ pub(crate) struct Emitter<'t> {
     pub lines: Option<debug_loc::LineTable<'t>>,
     /// The location ops created now get (`Location::Unknown` without `lines`).
     pub loc: Location,
+    /// What was declared `precise` (`precise.rs`).
+    pub precise: precise::PreciseSeeds,
 }
 
 /// Generates the module of `tree`'s entry point. Errors reported without stopping
@@ -292,6 +298,7 @@ fn generate_into<'t>(
             entry: None,
             execution_modes: Vec::new(),
             resources: resources::ResourceState::default(),
+            precise: precise::PreciseSeeds::default(),
             stage: entry::StageState::default(),
             recursion: HashSet::new(),
             reported: Vec::new(),
@@ -1103,6 +1110,10 @@ impl<'t> Emitter<'t> {
                 );
             }
         }
+        self.apply_precise();
+        if self.resources.user_types {
+            self.require_extension("SPV_GOOGLE_user_type");
+        }
         self.sixteen_bit_storage_capabilities();
         self.width_capabilities();
         self.unknown_format_capabilities();
@@ -1383,6 +1394,9 @@ impl<'t> Emitter<'t> {
             prop("sym_name", Attribute::String(symbol.clone())),
         ];
         self.ir.append_op(self.module_block, op);
+        if self.declared_precise(decl) {
+            self.precise.functions.insert(symbol.clone());
+        }
         let region = self.ir.add_region(op);
         let entry = self.new_block("bb.entry");
         self.ir.append_block(region, entry);
@@ -1417,6 +1431,9 @@ impl<'t> Emitter<'t> {
             let v = self.ir.add_block_argument(entry, t, location);
             let name = self.decl_name(*p);
             self.name_value(v, name);
+            if self.declared_precise(*p) {
+                self.precise.values.insert(v);
+            }
             state.locals.insert(*p, Local { ptr: v, ty: *pty });
         }
         let saved = self.f.replace(state);

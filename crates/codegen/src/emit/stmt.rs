@@ -684,6 +684,9 @@ impl<'t> Emitter<'t> {
         }
         let t = self.value_type_of(ty)?;
         let ptr = self.function_variable(t, &name);
+        if self.declared_precise(d) {
+            self.precise.values.insert(ptr);
+        }
         self.fs().locals.insert(d, Local { ptr, ty });
         if let Some(init) = var.init {
             let v = self.init_value(init, ty)?;
