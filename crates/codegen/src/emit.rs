@@ -1112,6 +1112,8 @@ impl<'t> Emitter<'t> {
         }
         self.apply_precise();
         if self.resources.user_types {
+            // dxc writes `OpDecorateStringGOOGLE` of SPV_GOOGLE_hlsl_functionality1.
+            self.require_extension("SPV_GOOGLE_hlsl_functionality1");
             self.require_extension("SPV_GOOGLE_user_type");
         }
         self.sixteen_bit_storage_capabilities();

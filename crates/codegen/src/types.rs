@@ -81,6 +81,11 @@ impl<'a> TypeLowering<'a> {
         self.member_decls.get(name).and_then(|m| m.get(index).copied().flatten())
     }
 
+    /// The field declarations of every lowered struct's members.
+    pub fn member_decls(&self) -> impl Iterator<Item = DeclId> + '_ {
+        self.member_decls.values().flatten().filter_map(|d| *d)
+    }
+
     pub fn new(table: &'a TypeTable, store: &'a mut TypeStore, options: LowerOptions) -> Self {
         TypeLowering {
             table,
