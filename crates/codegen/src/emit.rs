@@ -26,6 +26,7 @@ mod inline_spirv;
 mod intrinsics;
 mod ray_query;
 mod physical_buffer;
+mod precise;
 mod resources;
 mod stmt;
 
@@ -81,6 +82,9 @@ pub struct CodegenOptions {
     /// `-fspv-debug=line` (or `-Zi`): ops carry the `file:line:col` dxc gives the
     /// instruction (with [`generate_with_sources`], which has the text to find it in).
     pub debug_lines: bool,
+    /// `-fspv-reflect`: dxc's reflection decorations (`UserSemantic` on stage
+    /// variables, `CounterBuffer` on buffers with a counter, `UserTypeGOOGLE`).
+    pub reflect: bool,
     /// `-fspv-enable-maximal-reconvergence`: every entry point `MaximallyReconvergesKHR`.
     pub maximal_reconvergence: bool,
     /// `-denorm preserve|ftz` (any other value: the default): the 32-bit float
@@ -215,6 +219,8 @@ pub(crate) struct Emitter<'t> {
     pub lines: Option<debug_loc::LineTable<'t>>,
     /// The location ops created now get (`Location::Unknown` without `lines`).
     pub loc: Location,
+    /// What was declared `precise` (`precise.rs`).
+    pub precise: precise::PreciseSeeds,
 }
 
 /// Generates the module of `tree`'s entry point. Errors reported without stopping
@@ -302,6 +308,7 @@ fn generate_into<'t>(
             id_execution_modes: Vec::new(),
             physical_addressing: false,
             resources: resources::ResourceState::default(),
+            precise: precise::PreciseSeeds::default(),
             stage: entry::StageState::default(),
             recursion: HashSet::new(),
             reported: Vec::new(),
@@ -1143,6 +1150,12 @@ impl<'t> Emitter<'t> {
                 );
             }
         }
+        self.apply_precise();
+        if self.resources.user_types {
+            // dxc writes `OpDecorateStringGOOGLE` of SPV_GOOGLE_hlsl_functionality1.
+            self.require_extension("SPV_GOOGLE_hlsl_functionality1");
+            self.require_extension("SPV_GOOGLE_user_type");
+        }
         self.sixteen_bit_storage_capabilities();
         self.width_capabilities();
         self.unknown_format_capabilities();
@@ -1444,6 +1457,9 @@ impl<'t> Emitter<'t> {
             }
         }
         self.ir.append_op(self.module_block, op);
+        if self.declared_precise(decl) {
+            self.precise.functions.insert(symbol.clone());
+        }
         let region = self.ir.add_region(op);
         let entry = self.new_block("bb.entry");
         self.ir.append_block(region, entry);
@@ -1478,6 +1494,9 @@ impl<'t> Emitter<'t> {
             let v = self.ir.add_block_argument(entry, t, location);
             let name = self.decl_name(*p);
             self.name_value(v, name);
+            if self.declared_precise(*p) {
+                self.precise.values.insert(v);
+            }
             state.locals.insert(*p, Local { ptr: v, ty: *pty });
         }
         let saved = self.f.replace(state);

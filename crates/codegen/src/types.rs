@@ -70,9 +70,22 @@ pub struct TypeLowering<'a> {
     /// HLSL name of each IR struct whose identifier differs from it (a laid-out copy,
     /// `S.std430`, or a second struct of the same name): dxc names them all `S`.
     source_names: HashMap<String, String>,
+    /// The field declaration of each member of each IR struct (by identifier), for
+    /// what depends on how a field was declared (`precise`).
+    member_decls: HashMap<String, Vec<Option<DeclId>>>,
 }
 
 impl<'a> TypeLowering<'a> {
+    /// The field declaration of member `index` of the IR struct `name`.
+    pub fn member_decl(&self, name: &str, index: usize) -> Option<DeclId> {
+        self.member_decls.get(name).and_then(|m| m.get(index).copied().flatten())
+    }
+
+    /// The field declarations of every lowered struct's members.
+    pub fn member_decls(&self) -> impl Iterator<Item = DeclId> + '_ {
+        self.member_decls.values().flatten().filter_map(|d| *d)
+    }
+
     pub fn new(table: &'a TypeTable, store: &'a mut TypeStore, options: LowerOptions) -> Self {
         TypeLowering {
             table,
@@ -83,6 +96,7 @@ impl<'a> TypeLowering<'a> {
             explicit_offsets: HashMap::new(),
             interner: None,
             source_names: HashMap::new(),
+            member_decls: HashMap::new(),
         }
     }
 
@@ -251,6 +265,7 @@ impl<'a> TypeLowering<'a> {
                     })
                     .collect();
                 self.store.set_struct_member_names(&name, member_names);
+                self.member_decls.insert(name.clone(), storage.members.iter().map(|&(_, d)| d).collect());
                 if name != info.name {
                     self.source_names.insert(name.clone(), info.name.clone());
                 }

@@ -89,6 +89,7 @@ pub fn codegen_options(o: &Options) -> CodegenOptions {
         no_warn_ignored_features: has("-Wno-vk-ignored-features"),
         debug_lines: o.debug_categories().line,
         maximal_reconvergence: has("-fspv-enable-maximal-reconvergence"),
+        reflect: has("-fspv-reflect"),
         denorm: o.other.iter().find(|(n, _)| n == "-denorm").and_then(|(_, v)| v.last()).cloned(),
     }
 }

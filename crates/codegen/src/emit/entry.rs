@@ -1498,6 +1498,13 @@ impl<'t> Emitter<'t> {
     ) -> R<StageVar> {
         let upper = leaf.semantic.to_ascii_uppercase();
         let builtin = leaf.vk_builtin.clone().or_else(|| builtin_for(&upper, stage, input).map(|b| b.name));
+        // `noperspective` picks the linear barycentrics (SPIR-V.rst: BaryCoord*KHR).
+        let builtin = match builtin.as_deref() {
+            Some("BaryCoordKHR") if leaf.modifiers.contains(Modifiers::NOPERSPECTIVE) => {
+                Some("BaryCoordNoPerspKHR".to_string())
+            }
+            _ => builtin,
+        };
         let mut key = (input, builtin.clone().unwrap_or_else(|| upper.clone()));
         if patch && builtin.is_none() {
             key.1.push_str("#patch");
@@ -1537,6 +1544,16 @@ impl<'t> Emitter<'t> {
                 if self.stage.per_primitive {
                     d.push(prop("per_primitive_ext", Attribute::Unit));
                 }
+                // The barycentric built-ins encode perspective in their choice but still
+                // take `centroid` and `sample` (dxc decorates both).
+                if matches!(b.as_str(), "BaryCoordKHR" | "BaryCoordNoPerspKHR") {
+                    if leaf.modifiers.contains(Modifiers::CENTROID) {
+                        d.push(prop("centroid", Attribute::Unit));
+                    }
+                    if leaf.modifiers.contains(Modifiers::SAMPLE) {
+                        d.push(prop("sample", Attribute::Unit));
+                    }
+                }
                 (t, d, builtin_var_name(b))
             }
             None => {
@@ -1557,6 +1574,20 @@ impl<'t> Emitter<'t> {
                 (t, d, format!("{}.var.{}", if input { "in" } else { "out" }, leaf.semantic))
             }
         };
+        let mut decorations = decorations;
+        if self.options.reflect {
+            // `-fspv-reflect`: the semantic as written (dxc's `UserSemantic`, right after
+            // the `BuiltIn` or `Location`); one array holds all clip (cull) distances.
+            let user = match builtin.as_deref() {
+                Some("ClipDistance" | "CullDistance") => {
+                    leaf.semantic.trim_end_matches(|c: char| c.is_ascii_digit()).to_string()
+                }
+                _ => leaf.semantic.clone(),
+            };
+            self.require_extension("SPV_GOOGLE_hlsl_functionality1");
+            let at = decorations.len().min(1);
+            decorations.insert(at, prop("user_semantic", Attribute::String(user)));
+        }
         // Per-patch built-ins are never per vertex (mesh outputs are all arrays).
         let vertices = match builtin.as_deref() {
             _ if stage == Stage::Mesh && !input => vertices,
@@ -1649,6 +1680,9 @@ impl<'t> Emitter<'t> {
                 let (var_t, hlsl) = self.builtin_type(b, leaf.ty)?;
                 let hlsl = hlsl.unwrap_or(leaf.ty);
                 let mut v = self.load(p);
+                if matches!(b, "BaryCoordKHR" | "BaryCoordNoPerspKHR") {
+                    v = self.barycentrics_from_two(v);
+                }
                 if b == "FragCoord" && self.options.dx_position_w {
                     // w = 1 / w.
                     let ft = self.f32_type();
@@ -1708,6 +1742,19 @@ impl<'t> Emitter<'t> {
                 self.convert(v, hlsl, leaf.ty)
             }
         }
+    }
+
+    /// dxc's barycentrics: the third weight is `1 - (x + y)` rather than the built-in's
+    /// own (the rule it kept from the two-component AMD built-ins).
+    fn barycentrics_from_two(&mut self, v: Value) -> Value {
+        let ft = self.f32_type();
+        let x = self.extract(v, &[0], ft);
+        let y = self.extract(v, &[1], ft);
+        let xy = self.val("spirv.FAdd", vec![x, y], ft);
+        let one = self.scalar_constant(ConstValue::Float(1.0), ft);
+        let z = self.val("spirv.FSub", vec![one, xy], ft);
+        let v3 = self.vec_type(ft, 3);
+        self.construct(vec![x, y, z], v3)
     }
 
     /// Stores a leaf's value to a built-in (the pointer to one vertex's).

@@ -110,6 +110,53 @@ impl<'t> Emitter<'t> {
         }
     }
 
+    /// `msad4(reference, source, accum)`, dxc's expansion: the four 4-byte windows of
+    /// `source.x:source.y` (by bit-field inserts), then per window the sum of absolute
+    /// byte differences against `reference`, skipping bytes where `reference` is 0.
+    fn msad4(&mut self, reference: Value, source: Value, accum: Value) -> R<Value> {
+        let ut = self.u32_type();
+        let it = self.i32_type();
+        let bt = self.bool_type();
+        let c = |s: &mut Self, n: u32| s.u32_constant(n);
+        let src0 = self.extract(source, &[0], ut);
+        let mut shifted = Vec::new();
+        for n in [8, 16, 24] {
+            let k = c(self, n);
+            shifted.push(self.val("spirv.ShiftLeftLogical", vec![src0, k], ut));
+        }
+        let src1 = self.extract(source, &[1], ut);
+        let mut windows = vec![src0];
+        for (i, (offset, count)) in [(24, 8), (16, 16), (8, 24)].into_iter().enumerate() {
+            let (o, n) = (c(self, offset), c(self, count));
+            windows.push(self.val("spirv.BitFieldInsert", vec![shifted[i], src1, o, n], ut));
+        }
+        let mut sums: Vec<Value> = (0..4).map(|i| self.extract(accum, &[i], ut)).collect();
+        let zero = c(self, 0);
+        let eight = c(self, 8);
+        let mut reference_bytes = Vec::new();
+        for byte in 0..4 {
+            let offset = c(self, 8 * byte);
+            let r = self.val("spirv.BitFieldUExtract", vec![reference, offset, eight], ut);
+            let signed = self.val("spirv.Bitcast", vec![r], it);
+            let is_zero = self.val("spirv.IEqual", vec![r, zero], bt);
+            reference_bytes.push((signed, is_zero));
+        }
+        for (window, sum) in windows.into_iter().zip(sums.iter_mut()) {
+            for (byte, &(signed_ref, is_zero)) in (0u32..).zip(&reference_bytes) {
+                let offset = c(self, 8 * byte);
+                let s = self.val("spirv.BitFieldUExtract", vec![window, offset, eight], ut);
+                let signed = self.val("spirv.Bitcast", vec![s], it);
+                let diff = self.val("spirv.ISub", vec![signed_ref, signed], it);
+                let abs = self.val("spirv.GL.SAbs", vec![diff], it);
+                let unsigned = self.val("spirv.Bitcast", vec![abs], ut);
+                let chosen = self.val("spirv.Select", vec![is_zero, zero, unsigned], ut);
+                *sum = self.val("spirv.IAdd", vec![*sum, chosen], ut);
+            }
+        }
+        let v4 = self.vec_type(ut, 4);
+        Ok(self.construct(sums, v4))
+    }
+
     fn no_contraction() -> NamedAttribute {
         prop("no_contraction", Attribute::Unit)
     }
@@ -813,6 +860,13 @@ impl<'t> Emitter<'t> {
                     self.require("DotProductInput4x8BitPacked", None);
                 }
                 Ok(self.val("spirv.IAdd", vec![dot, acc], t))
+            }
+            "msad4" => {
+                let a = self.args(args, call)?;
+                let (Some(&reference), Some(&source), Some(&accum)) = (a.first(), a.get(1), a.get(2)) else {
+                    return self.unsupported("msad4 without three arguments");
+                };
+                self.msad4(reference, source, accum)
             }
             "dot2add" => {
                 // dot2add(half2 a, half2 b, float acc): the products in half, their

@@ -11,7 +11,7 @@ use spirvkit_hlsl::ast::{Annotation, DeclId, DeclKind, ExprId, ExprKind, Modifie
 use spirvkit_hlsl::sema::tree::{CallInfo, ConstValue, GlobalStorage, Stage};
 use spirvkit_hlsl::sema::types::{Family, ObjectArg, ObjectKind, Scalar, Ty, TypeData, TypeTable};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::ir::Value;
+use spirvkit_ir::ir::{OpId, Value};
 use spirvkit_ir::types::{StructBody, StructMember, Type, TypeKind};
 use std::collections::{HashMap, HashSet};
 
@@ -54,6 +54,9 @@ pub(crate) struct ResourceState {
     pub extensions: Vec<String>,
     /// `SparseResidencyStruct`s by texel type.
     pub sparse_structs: HashMap<Type, Type>,
+    /// A resource was decorated `UserTypeGOOGLE` (the module declares
+    /// SPV_GOOGLE_user_type after the extensions of everything else).
+    pub(crate) user_types: bool,
     /// The counter variable of each RW/Append/Consume structured buffer that has one.
     pub counters: HashMap<DeclId, (String, Type)>,
     /// `type.ACSBuffer.counter`.
@@ -197,6 +200,13 @@ impl<'t> Emitter<'t> {
                     let register = if buffer_kind == BufferKind::TextureBuffer { 't' } else { 'b' };
                     let symbol =
                         self.block(d, &block_name, &format!("type.{block_name}"), &members, buffer_kind)?;
+                    if let (true, Some(op)) = (self.options.reflect, self.symbol_op(&symbol)) {
+                        let user_type = match kind {
+                            spirvkit_hlsl::ast::BufferKind::CBuffer => "cbuffer",
+                            spirvkit_hlsl::ast::BufferKind::TBuffer => "tbuffer",
+                        };
+                        self.reflect_user_type(op, user_type.to_string());
+                    }
                     if let Some(op) = self.symbol_op(&symbol) {
                         pending.push(Pending { op, symbol, source, count: 1, register, globals: false });
                     }
@@ -367,6 +377,10 @@ impl<'t> Emitter<'t> {
         let source = self.binding_source(d, annotations);
         let count = self.bindings_used(ty);
         let buffer_op = self.symbol_op(&symbol);
+        if let (true, Some(op)) = (self.options.reflect, buffer_op) {
+            let user_type = self.user_type_name(d, ty);
+            self.reflect_user_type(op, user_type);
+        }
         if let Some(op) = buffer_op {
             pending.push(Pending { op, symbol, source, count, register, globals: false });
         }
@@ -387,6 +401,14 @@ impl<'t> Emitter<'t> {
             if let Some(before) = buffer_op {
                 self.ir.erase_op(op);
                 self.ir.insert_op_before(self.module_block, before, op);
+                if self.options.reflect {
+                    // SPIR-V.rst: `-fspv-reflect` ties a buffer to its counter.
+                    self.require_extension("SPV_GOOGLE_hlsl_functionality1");
+                    self.ir.op_mut(before).attributes.push(NamedAttribute::new(
+                        "counter_buffer",
+                        Attribute::SymbolRef(vec![counter.clone()]),
+                    ));
+                }
             }
             pending.push(Pending {
                 op,
@@ -474,6 +496,49 @@ impl<'t> Emitter<'t> {
         self.global_variable(&symbol, ptr, Vec::new());
         self.resources.counters.insert(d, (symbol.clone(), ptr));
         Ok(symbol)
+    }
+
+    /// SPIR-V.rst's HLSL user types: the resource's type name in lower case, then its
+    /// template arguments as written (`texture2dmsarray:<float4,64>`; `texture2d` when
+    /// none were written), for `UserTypeGOOGLE`.
+    fn user_type_name(&self, d: DeclId, ty: Ty) -> String {
+        let mut base = ty;
+        while let TypeData::Array { elem, .. } = self.data(base) {
+            base = *elem;
+        }
+        let TypeData::Object { kind, args } = self.data(base) else {
+            return self.table.display(base).to_ascii_lowercase();
+        };
+        let mut name = kind.name().to_ascii_lowercase();
+        let written_args = match &self.ast.decl(d).kind {
+            DeclKind::Var(v) => {
+                matches!(&self.ast.ty(v.ty).kind, spirvkit_hlsl::ast::TypeKind::Named { args: Some(a), .. } if !a.is_empty())
+            }
+            _ => true,
+        };
+        if written_args && !args.is_empty() {
+            let shown: Vec<String> = args
+                .iter()
+                .map(|a| match a {
+                    ObjectArg::Type(t) => self.table.display(*t),
+                    ObjectArg::Int(n) => n.to_string(),
+                    ObjectArg::Opaque => String::new(),
+                })
+                .collect();
+            name.push_str(":<");
+            name.push_str(&shown.join(","));
+            name.push('>');
+        }
+        name
+    }
+
+    /// Decorates a resource variable with its `UserTypeGOOGLE` (`-fspv-reflect`).
+    fn reflect_user_type(&mut self, op: OpId, user_type: String) {
+        self.resources.user_types = true;
+        self.ir
+            .op_mut(op)
+            .attributes
+            .push(NamedAttribute::new("user_type_google", Attribute::String(user_type)));
     }
 
     /// `type.ACSBuffer.counter`: the block of one `int` every counter is.

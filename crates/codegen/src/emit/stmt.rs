@@ -696,6 +696,9 @@ impl<'t> Emitter<'t> {
         if let spirvkit_ir::ir::ValueDef::Result { op, .. } = self.ir.value(ptr).def {
             self.ir.op_mut(op).attributes.extend(decorations);
         }
+        if self.declared_precise(d) {
+            self.precise.values.insert(ptr);
+        }
         self.fs().locals.insert(d, Local { ptr, ty });
         // `RayQuery<0> q = RayQuery<0>();` creates the query the variable already is.
         let init = var.init.filter(|&i| !(self.is_ray_query(ty) && self.is_default_construction(i)));
