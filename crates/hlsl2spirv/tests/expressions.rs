@@ -361,14 +361,13 @@ fn flat_conversions_take_dxcs_shapes() {
     let source = "struct V { float4 p; uint3 n; int a[3]; float2x3 m; };
 struct A { float3 x[2]; int2 y; };
 struct B { float3 x[2]; int2 y; };
-struct P { float2 f[2]; };
 struct Q { float4 v; };
 ConstantBuffer<Q> cb;
-StructuredBuffer<P> sb;
 float4 main(int x : X) : SV_Target {
+  float2 f[2];
   V v = (V)x;
   A a; B b = (B)a;
-  float d[4] = (float[4])sb[0].f;
+  float d[4] = (float[4])f;
   Q q = cb;
   return v.p + b.x[0].x + d[0] + q.v;
 }
@@ -404,7 +403,7 @@ float4 main(int x : X) : SV_Target {
     assert_consecutive(
         &text,
         &[
-            "OpLoad %_arr_v2float_uint_2",
+            "OpLoad %_arr_v2float_uint_2 %f",
             "OpCompositeExtract %v2float",
             "OpCompositeExtract %v2float",
             "OpCompositeExtract %float",

@@ -297,8 +297,8 @@ impl<'t> Emitter<'t> {
             return Ok(None);
         };
         let (fm, tm) = (self.hlsl_members(fid)?, self.hlsl_members(tid)?);
-        let same = fm.len() == tm.len()
-            && fm.iter().zip(&tm).all(|(&a, &b)| self.concrete(a) == self.concrete(b));
+        let same =
+            fm.len() == tm.len() && fm.iter().zip(&tm).all(|(&a, &b)| self.concrete(a) == self.concrete(b));
         let options = self.lower.options();
         let fs = self.lift(crate::layout::struct_storage(self.table, fid, &options))?;
         let ts = self.lift(crate::layout::struct_storage(self.table, tid, &options))?;

@@ -1940,7 +1940,9 @@ impl<'t> Emitter<'t> {
                     // else is `Store<T>`.
                     Some((s, n))
                         if m != "Store"
-                            || (s == Scalar::UInt && n == 1 && !matches!(self.data(vty), TypeData::Matrix { .. })) =>
+                            || (s == Scalar::UInt
+                                && n == 1
+                                && !matches!(self.data(vty), TypeData::Matrix { .. })) =>
                     {
                         Some((s, n))
                     }
@@ -2126,7 +2128,11 @@ impl<'t> Emitter<'t> {
                     elems.push(self.load_typed(ptr, addr, st, depth + 1)?);
                 }
                 if rows == 1 || cols == 1 {
-                    return Ok(if elems.len() == 1 { elems[0] } else { self.val("spirv.CompositeConstruct", elems, t) });
+                    return Ok(if elems.len() == 1 {
+                        elems[0]
+                    } else {
+                        self.val("spirv.CompositeConstruct", elems, t)
+                    });
                 }
                 let row_ty = self.store_row_type(t);
                 let mut row_values = Vec::new();
