@@ -351,3 +351,77 @@ float4 main(float4 c : COLOR) : SV_Target {
     assert!(!text.contains("%param_var_a"), "{text}");
     assert_valid(&["-T", "ps_6_0", "-E", "main"], source);
 }
+
+/// dxc's flat conversions: a scalar is converted once per vector, array or member it
+/// fills; a struct to a struct of the same member types is rebuilt member by member;
+/// other aggregates are decomposed level by level; a `ConstantBuffer<T>` read as `T`
+/// is decomposed from its laid-out value, loaded straight from the global.
+#[test]
+fn flat_conversions_take_dxcs_shapes() {
+    let source = "struct V { float4 p; uint3 n; int a[3]; float2x3 m; };
+struct A { float3 x[2]; int2 y; };
+struct B { float3 x[2]; int2 y; };
+struct Q { float4 v; };
+ConstantBuffer<Q> cb;
+float4 main(int x : X) : SV_Target {
+  float2 f[2];
+  V v = (V)x;
+  A a; B b = (B)a;
+  float d[4] = (float[4])f;
+  Q q = cb;
+  return v.p + b.x[0].x + d[0] + q.v;
+}
+";
+    let args = ["-T", "ps_6_0", "-E", "main", "-fcgl"];
+    let text = compile(&args, source);
+    // The splat: one conversion per member, replicated.
+    assert_consecutive(
+        &text,
+        &[
+            "OpConvertSToF %float",
+            "OpCompositeConstruct %v4float",
+            "OpBitcast %uint",
+            "OpCompositeConstruct %v3uint",
+            "OpCompositeConstruct %_arr_int_uint_3",
+            "OpConvertSToF %float",
+            "OpCompositeConstruct %v3float",
+            "OpCompositeConstruct %mat2v3float",
+            "OpCompositeConstruct %V",
+        ],
+    );
+    // Same member types: members extracted and used as they are.
+    assert_consecutive(
+        &text,
+        &[
+            "OpLoad %A %a",
+            "OpCompositeExtract %_arr_v3float_uint_2",
+            "OpCompositeExtract %v2int",
+            "OpCompositeConstruct %B",
+        ],
+    );
+    // An array of vectors: the elements first, then their components.
+    assert_consecutive(
+        &text,
+        &[
+            "OpLoad %_arr_v2float_uint_2 %f",
+            "OpCompositeExtract %v2float",
+            "OpCompositeExtract %v2float",
+            "OpCompositeExtract %float",
+        ],
+    );
+    // The block loaded whole from the global, its vector decomposed and rebuilt.
+    assert_consecutive(
+        &text,
+        &[
+            "OpLoad %type_ConstantBuffer_Q %cb",
+            "OpCompositeExtract %v4float",
+            "OpCompositeExtract %float",
+            "OpCompositeExtract %float",
+            "OpCompositeExtract %float",
+            "OpCompositeExtract %float",
+            "OpCompositeConstruct %v4float",
+            "OpCompositeConstruct %Q",
+        ],
+    );
+    assert_valid(&args[..4], source);
+}

@@ -148,7 +148,88 @@ fn byte_address_buffers_load_and_store_any_type() {
          }\n",
         &["-T", "cs_6_2", "-E", "main", "-enable-16bit-types"],
     );
-    assert_has(&text, &["OpUConvert %ulong", "OpUConvert %ushort", "OpBitcast %double", "OpBitcast %half"]);
+    assert_has(
+        &text,
+        &[
+            "OpUMod %uint",
+            "OpUConvert %ushort",
+            "OpCompositeConstruct %v2uint",
+            "OpBitcast %double",
+            "OpBitcast %v2uint",
+            "OpBitcast %half",
+        ],
+    );
+    // A 64-bit value is two words joined by a bitcast, with no 64-bit integer.
+    assert!(!text.contains("OpCapability Int64"), "{text}");
+}
+
+#[test]
+fn byte_address_templated_accesses_walk_the_address_as_dxc() {
+    let text = compile(
+        "struct S { float16_t a; float b; };\n\
+         ByteAddressBuffer src; RWByteAddressBuffer dst;\n\
+         [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) {\n\
+           int2 i = src.Load<int2>(id.x);\n\
+           uint16_t2x3 m = src.Load<uint16_t2x3>(id.x);\n\
+           S s[2] = src.Load<S[2]>(id.x);\n\
+           uint2 w = uint2(1, 2);\n\
+           dst.Store2(id.y, w);\n\
+         }\n",
+        &["-T", "cs_6_2", "-E", "main", "-enable-16bit-types"],
+    );
+    // 32-bit elements advance the word index.
+    common::assert_consecutive(
+        &text,
+        &[
+            "OpShiftRightLogical %uint",
+            "OpAccessChain %_ptr_Uniform_uint %src %uint_0",
+            "OpLoad %uint",
+            "OpBitcast %int",
+            "OpIAdd %uint",
+            "OpAccessChain %_ptr_Uniform_uint %src %uint_0",
+        ],
+    );
+    // 16-bit elements: the byte address's word, shifted by its byte in the word, and
+    // the byte address advanced by 2; a matrix is read column-major.
+    assert_has(&text, &["OpUMod %uint", "OpUConvert %ushort", "%uint_2"]);
+    let columns = text.lines().filter(|l| l.contains("OpCompositeConstruct %v3ushort")).count();
+    assert_eq!(columns, 2, "{text}");
+    // A struct's end is its start plus its aligned size (4 + 4 bytes).
+    assert_has(&text, &["OpIAdd %uint", "%uint_8"]);
+    // StoreN: the word index before the value, then each word extracted and stored.
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let value = lines.iter().position(|l| l.contains("OpLoad %v2uint %w")).expect("Store2 loads its value");
+    assert!(lines[value - 1].contains("OpShiftRightLogical %uint"), "{text}");
+    common::assert_consecutive(
+        &text,
+        &[
+            "OpLoad %v2uint %w",
+            "OpCompositeExtract %uint",
+            "OpAccessChain %_ptr_Uniform_uint %dst %uint_0",
+            "OpStore",
+            "OpCompositeExtract %uint",
+            "OpIAdd %uint",
+            "OpAccessChain %_ptr_Uniform_uint %dst %uint_0",
+            "OpStore",
+        ],
+    );
+}
+
+#[test]
+fn an_empty_cbuffer_has_no_variable() {
+    let source = "cbuffer empty {};\n\
+         cbuffer only_resources { Texture2D t; };\n\
+         cbuffer full { float4 c; };\n\
+         float4 main(float2 uv : TEXCOORD) : SV_Target { return uv.xyxy + c; }\n";
+    let text = compile(source, &["-T", "ps_6_0", "-E", "main"]);
+    assert!(!text.contains("%empty = OpVariable"), "{text}");
+    assert!(!text.contains("%only_resources = OpVariable"), "{text}");
+    assert_has(&text, &["%t = OpVariable", "%full = OpVariable"]);
+    // Without optimization too (dxc had left an unbound variable there).
+    let args = ["-spirv", "-T", "ps_6_0", "-E", "main", "-O0"];
+    let optimized = common::disassemble(&args, source);
+    assert!(!optimized.contains("type_empty"), "{optimized}");
+    common::assert_valid_binary(&args, source, &["--target-env", "vulkan1.0"]);
 }
 
 #[test]

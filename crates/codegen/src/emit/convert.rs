@@ -47,25 +47,26 @@ impl<'t> Emitter<'t> {
                         self.lower.store().kind(self.ir.value_type(v)),
                         spirvkit_ir::types::TypeKind::Pointer { .. }
                     );
-                    let plain = if is_pointer {
-                        // Through an access chain: the logical addressing model loads
-                        // only from pointers an instruction like it returns, never
-                        // straight from one loaded from a variable.
-                        let block = self.pointee(v);
-                        let chained =
-                            self.def_op(v).is_some_and(|op| self.ir.op(op).name == "spirv.AccessChain");
-                        let whole = match block {
-                            // An element of an array of views is a chain already.
-                            Some(_) if chained => v,
-                            Some(block) => self.access_chain(v, Vec::new(), block),
-                            None => v,
-                        };
-                        let loaded = self.load(whole);
-                        self.plain_of_laid_out(loaded, inner, rule)?
-                    } else {
-                        v
+                    if !is_pointer {
+                        return self.convert(v, inner, to_c);
+                    }
+                    // Through an access chain: the logical addressing model loads only
+                    // from pointers an instruction like it returns, never straight from
+                    // one loaded from a variable. A global variable loads directly.
+                    let block = self.pointee(v);
+                    let direct = self.def_op(v).is_some_and(|op| {
+                        matches!(self.ir.op(op).name.as_str(), "spirv.AccessChain" | "spirv.mlir.addressof")
+                    });
+                    let whole = match block {
+                        // An element of an array of views is a chain already.
+                        Some(_) if direct => v,
+                        Some(block) => self.access_chain(v, Vec::new(), block),
+                        None => v,
                     };
-                    return self.convert(plain, inner, to_c);
+                    let loaded = self.load(whole);
+                    // dxc's flat conversion of the block's contents (decomposed from
+                    // the laid-out value) even to the block's own type.
+                    return self.flat_convert(loaded, inner, Some(rule), to_c);
                 }
             }
         }
@@ -184,10 +185,31 @@ impl<'t> Emitter<'t> {
         }
         let _ = (fd, td);
         // Everything else (struct/array/vector<->matrix of equal size, truncation to
-        // a scalar of an aggregate): flattened element-wise conversion.
+        // a scalar of an aggregate, a scalar splat into an aggregate): dxc's flat
+        // conversion.
+        self.flat_convert(v, from_c, None, to_c)
+    }
+
+    /// dxc's flat conversion of `v` (of HLSL type `from`, laid out by `layout` when
+    /// it was loaded whole from a buffer) to `to`: a scalar is converted once per
+    /// vector, array or member it fills and replicated; a struct to a struct with the
+    /// same member types is rebuilt member by member; anything else is decomposed to
+    /// its scalars (each level's elements extracted before the next level's) and
+    /// rebuilt from them.
+    pub fn flat_convert(&mut self, v: Value, from: Ty, layout: Option<LayoutRule>, to: Ty) -> R<Value> {
+        if layout.is_none() && self.scalar_shape(from).is_some_and(|(_, n)| n == 1) {
+            if let Some(splat) = self.splat_flat(v, from, to, 0)? {
+                return Ok(splat);
+            }
+        }
+        if layout.is_none() {
+            if let Some(rebuilt) = self.struct_to_same_struct(v, from, to)? {
+                return Ok(rebuilt);
+            }
+        }
         let mut leaves = Vec::new();
-        self.flatten_value(v, from_c, &mut leaves, 0)?;
-        let Some(needed) = self.table.flat_count(to_c) else {
+        self.decompose_for_cast(v, from, layout, &mut leaves, 0)?;
+        let Some(needed) = self.table.flat_count(to) else {
             return self.unsupported(format!(
                 "conversion from '{}' to '{}'",
                 self.table.display(from),
@@ -196,7 +218,7 @@ impl<'t> Emitter<'t> {
         };
         if (leaves.len() as u32) < needed {
             if leaves.len() == 1 {
-                // Splat of a scalar into an aggregate.
+                // Splat of a scalar into an aggregate with bit-fields.
                 let one = leaves[0];
                 leaves = vec![one; needed as usize];
             } else {
@@ -208,7 +230,168 @@ impl<'t> Emitter<'t> {
             }
         }
         let mut iter = leaves.into_iter();
-        self.build_from_flat(to_c, &mut iter, 0)
+        self.build_from_flat(to, &mut iter, 0)
+    }
+
+    /// A scalar `x` of type `from` splat into `to` as dxc's flat conversion does:
+    /// converted once per vector (and matrix row), each array's element built once and
+    /// repeated, each struct member built on its own. `None` for structs with
+    /// bit-fields (filled leaf by leaf).
+    fn splat_flat(&mut self, x: Value, from: Ty, to: Ty, depth: u32) -> R<Option<Value>> {
+        if depth > 64 {
+            return self.unsupported("types nested this deep");
+        }
+        let to = self.concrete(to);
+        let t = self.value_type_of(to)?;
+        Ok(Some(match self.data(to).clone() {
+            TypeData::Scalar(_) | TypeData::Enum(_) => self.convert_leaf(x, from, to)?,
+            TypeData::Vector(s, n) => {
+                let e = self.convert_leaf(x, from, self.scalar_ty(s))?;
+                if n == 1 {
+                    e
+                } else {
+                    self.composite(vec![e; usize::from(n)], t)
+                }
+            }
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                let e = self.convert_leaf(x, from, self.scalar_ty(elem))?;
+                let (rows, cols) = (usize::from(rows), usize::from(cols));
+                if rows == 1 || cols == 1 {
+                    if rows * cols == 1 {
+                        e
+                    } else {
+                        self.composite(vec![e; rows * cols], t)
+                    }
+                } else {
+                    let row_ty = self.store_row_type(t);
+                    let row = self.composite(vec![e; cols], row_ty);
+                    self.composite(vec![row; rows], t)
+                }
+            }
+            TypeData::Array { elem, len: Some(n) } => {
+                let Some(e) = self.splat_flat(x, from, elem, depth + 1)? else { return Ok(None) };
+                self.composite(vec![e; n as usize], t)
+            }
+            TypeData::Struct(id) => {
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                if storage.slots.iter().any(|s| s.bit_field.is_some()) {
+                    return Ok(None);
+                }
+                let mut parts = Vec::new();
+                for m in self.hlsl_members(id)? {
+                    let Some(part) = self.splat_flat(x, from, m, depth + 1)? else { return Ok(None) };
+                    parts.push(part);
+                }
+                self.composite(parts, t)
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// A struct converted to another struct whose members have the same types: each
+    /// member extracted and the target built from them (dxc does not decompose it).
+    fn struct_to_same_struct(&mut self, v: Value, from: Ty, to: Ty) -> R<Option<Value>> {
+        let (TypeData::Struct(fid), TypeData::Struct(tid)) = (self.data(from).clone(), self.data(to).clone())
+        else {
+            return Ok(None);
+        };
+        let (fm, tm) = (self.hlsl_members(fid)?, self.hlsl_members(tid)?);
+        let same =
+            fm.len() == tm.len() && fm.iter().zip(&tm).all(|(&a, &b)| self.concrete(a) == self.concrete(b));
+        let options = self.lower.options();
+        let fs = self.lift(crate::layout::struct_storage(self.table, fid, &options))?;
+        let ts = self.lift(crate::layout::struct_storage(self.table, tid, &options))?;
+        if !same
+            || fs.slots.iter().chain(&ts.slots).any(|s| s.bit_field.is_some())
+            || fs.slots.len() != fm.len()
+        {
+            return Ok(None);
+        }
+        let mut parts = Vec::new();
+        for (slot, m) in fs.slots.into_iter().zip(fm) {
+            let mt = self.value_type_of(m)?;
+            parts.push(self.extract(v, &[slot.member], mt));
+        }
+        let t = self.value_type_of(to)?;
+        Ok(Some(self.composite(parts, t)))
+    }
+
+    /// The scalars (and opaque leaves) of `v` for a flat conversion, in HLSL's
+    /// flattening order: an array's or struct's elements are all extracted before
+    /// each is decomposed (dxc's order). A value laid out by `layout` is extracted
+    /// with its laid-out types; its scalar, vector and matrix parts are brought to
+    /// their plain form first.
+    fn decompose_for_cast(
+        &mut self,
+        v: Value,
+        ty: Ty,
+        layout: Option<LayoutRule>,
+        out: &mut Vec<(Value, Ty)>,
+        depth: u32,
+    ) -> R<()> {
+        if depth > 64 {
+            return self.unsupported("types nested this deep");
+        }
+        match self.data(ty).clone() {
+            TypeData::Array { elem, len: Some(n) } => {
+                let et = self.ty_in(elem, layout)?;
+                let parts: Vec<Value> = (0..n).map(|i| self.extract(v, &[i], et)).collect();
+                for x in parts {
+                    self.decompose_for_cast(x, elem, layout, out, depth + 1)?;
+                }
+                Ok(())
+            }
+            TypeData::Struct(id) if layout.is_some() => {
+                // Laid-out structs have no bit-field packing differences to mind here:
+                // their members are the stored members, extracted by index.
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                if storage.slots.iter().any(|s| s.bit_field.is_some()) {
+                    let plain = self.relayout_plain(v, ty, layout)?;
+                    return self.flatten_value(plain, ty, out, depth);
+                }
+                let members = self.hlsl_members(id)?;
+                let mut parts = Vec::new();
+                for (slot, m) in storage.slots.iter().zip(&members) {
+                    let mt = self.ty_in(*m, layout)?;
+                    parts.push(self.extract(v, &[slot.member], mt));
+                }
+                for (x, m) in parts.into_iter().zip(members) {
+                    self.decompose_for_cast(x, m, layout, out, depth + 1)?;
+                }
+                Ok(())
+            }
+            TypeData::Struct(id) => {
+                let storage =
+                    self.lift(crate::layout::struct_storage(self.table, id, &self.lower.options()))?;
+                if storage.slots.iter().any(|s| s.bit_field.is_some()) {
+                    return self.flatten_value(v, ty, out, depth);
+                }
+                let members = self.hlsl_members(id)?;
+                let mut parts = Vec::new();
+                for (slot, m) in storage.slots.iter().zip(&members) {
+                    let mt = self.value_type_of(*m)?;
+                    parts.push(self.extract(v, &[slot.member], mt));
+                }
+                for (x, m) in parts.into_iter().zip(members) {
+                    self.decompose_for_cast(x, m, None, out, depth + 1)?;
+                }
+                Ok(())
+            }
+            _ => {
+                let plain = self.relayout_plain(v, ty, layout)?;
+                self.flatten_value(plain, ty, out, depth)
+            }
+        }
+    }
+
+    /// `v` in its plain form (laid out by `layout`, or plain already).
+    fn relayout_plain(&mut self, v: Value, ty: Ty, layout: Option<LayoutRule>) -> R<Value> {
+        match layout {
+            Some(rule) => self.plain_of_laid_out(v, ty, rule),
+            None => Ok(v),
+        }
     }
 
     /// A matrix cut to its top-left `to` rows and columns, as dxc: each kept row

@@ -674,7 +674,7 @@ impl<'t> Emitter<'t> {
     }
 
     /// The HLSL members of struct `id`: its bases, then its fields.
-    fn hlsl_members(&self, id: spirvkit_hlsl::sema::types::StructId) -> R<Vec<Ty>> {
+    pub(super) fn hlsl_members(&self, id: spirvkit_hlsl::sema::types::StructId) -> R<Vec<Ty>> {
         match self.table.struct_info(id) {
             Some(info) => Ok(info.bases.iter().copied().chain(info.fields.iter().map(|f| f.ty)).collect()),
             None => self.unsupported("this struct"),

@@ -187,10 +187,10 @@ impl<'t> Emitter<'t> {
                             &mut pending,
                         )?;
                     }
-                    if members.is_empty()
-                        && decls.iter().any(|&m| matches!(self.ast.decl(m).kind, DeclKind::Var(_)))
-                    {
-                        // Only resources: no block is left.
+                    if members.is_empty() {
+                        // Empty or only resources: no block is left (dxc makes no
+                        // variable for it since its fix of empty cbuffers, which had
+                        // no binding and were invalid without optimization).
                         continue;
                     }
                     let block_name = self.name(name.name).to_string();
@@ -2007,12 +2007,15 @@ impl<'t> Emitter<'t> {
                 let ptr = self.buffer_pointer(base)?;
                 let addr = self.rvalue(self.arg(args, 0)?)?;
                 let (s, n) = self.scalar_shape(ret).unwrap_or((Scalar::UInt, count));
+                // `Load` of a `uint` and `LoadN` read words; `Load` of anything else
+                // is `Load<T>`, element by element.
                 if m == "Load"
-                    && (s.bits(self.options.lower.sixteen_bit_types) != 32
+                    && (s != Scalar::UInt
+                        || n != 1
                         || self.scalar_shape(ret).is_none()
                         || matches!(self.data(ret), TypeData::Matrix { .. }))
                 {
-                    return self.load_typed(ptr, addr, ret, 0);
+                    return self.load_typed(ptr, &mut RawAddress::Byte(addr), ret, 0);
                 }
                 let words = self.load_words(ptr, addr, n)?;
                 let ut = self.u32_type();
@@ -2036,15 +2039,19 @@ impl<'t> Emitter<'t> {
                 let ptr = self.buffer_pointer(base)?;
                 let addr = self.rvalue(self.arg(args, 0)?)?;
                 let vty = self.tree.converted_type(self.arg(args, 1)?);
-                let v = self.rvalue(self.arg(args, 1)?)?;
-                let (s, n) = match self.scalar_shape(vty) {
-                    Some(x) => x,
-                    None if m == "Store" => {
-                        self.store_typed(ptr, addr, v, vty, 0)?;
-                        let t = self.void_type();
-                        return Ok(self.undef(t));
+                let words = match self.scalar_shape(vty) {
+                    // `Store` of a `uint` and `StoreN` write words; `Store` of anything
+                    // else is `Store<T>`.
+                    Some((s, n))
+                        if m != "Store"
+                            || (s == Scalar::UInt
+                                && n == 1
+                                && !matches!(self.data(vty), TypeData::Matrix { .. })) =>
+                    {
+                        Some((s, n))
                     }
-                    None => {
+                    Some(_) | None if m == "Store" => None,
+                    _ => {
                         return self.unsupported(format!(
                             "{}.Store of '{}'",
                             kind.name(),
@@ -2052,20 +2059,16 @@ impl<'t> Emitter<'t> {
                         ))
                     }
                 };
-                if m == "Store"
-                    && (s.bits(self.options.lower.sixteen_bit_types) != 32
-                        || matches!(self.data(vty), TypeData::Matrix { .. }))
-                {
-                    self.store_typed(ptr, addr, v, vty, 0)?;
+                let Some((s, n)) = words else {
+                    // Templated: the value first, then the walk of its parts.
+                    let v = self.rvalue(self.arg(args, 1)?)?;
+                    self.store_typed(ptr, &mut RawAddress::Byte(addr), v, vty, 0)?;
                     let t = self.void_type();
                     return Ok(self.undef(t));
-                }
-                if s == Scalar::Bool && n == 1 {
-                    // dxc addresses the word before it converts the bool.
-                    self.store_scalar(ptr, addr, v, s)?;
-                    let t = self.void_type();
-                    return Ok(self.undef(t));
-                }
+                };
+                // dxc computes the word index before it evaluates the value.
+                let first = self.raw_word_index(RawAddress::Byte(addr));
+                let v = self.rvalue(self.arg(args, 1)?)?;
                 let uty = self.vector_ty(Scalar::UInt, n);
                 let uv = if s == Scalar::UInt {
                     v
@@ -2075,7 +2078,7 @@ impl<'t> Emitter<'t> {
                     let t = self.ty(uty)?;
                     self.val("spirv.Bitcast", vec![v], t)
                 };
-                self.store_words(ptr, addr, uv, n)?;
+                self.store_words(ptr, first, uv, n);
                 let t = self.void_type();
                 Ok(self.undef(t))
             }
@@ -2142,16 +2145,6 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// `addr + k` (bytes).
-    fn byte_offset(&mut self, addr: Value, k: u32) -> Value {
-        if k == 0 {
-            return addr;
-        }
-        let ut = self.u32_type();
-        let kc = self.u32_constant(k);
-        self.val("spirv.IAdd", vec![addr, kc], ut)
-    }
-
     /// The parts of an aggregate a byte-address access walks: (type, byte offset).
     fn byte_parts(&mut self, ty: Ty) -> R<Vec<(Ty, u32)>> {
         let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
@@ -2180,158 +2173,284 @@ impl<'t> Emitter<'t> {
         }
     }
 
-    /// `Load<T>` of a byte-address buffer, split into words as dxc does: 16-bit values
-    /// from the half word at `addr`, 64-bit ones from two words, aggregates member by
-    /// member at their layout offsets.
-    fn load_typed(&mut self, ptr: Value, addr: Value, ty: Ty, depth: u32) -> R<Value> {
+    /// The word index of a raw-buffer address (a byte address shifted right by 2).
+    fn raw_word_index(&mut self, addr: RawAddress) -> Value {
+        match addr {
+            RawAddress::Word(index) => index,
+            RawAddress::Byte(byte) => {
+                let ut = self.u32_type();
+                let two = self.u32_constant(2);
+                self.val("spirv.ShiftRightLogical", vec![byte, two], ut)
+            }
+        }
+    }
+
+    /// The byte address of a raw-buffer address (a word index shifted left by 2).
+    fn raw_byte_address(&mut self, addr: RawAddress) -> Value {
+        match addr {
+            RawAddress::Byte(byte) => byte,
+            RawAddress::Word(index) => {
+                let ut = self.u32_type();
+                let two = self.u32_constant(2);
+                self.val("spirv.ShiftLeftLogical", vec![index, two], ut)
+            }
+        }
+    }
+
+    fn raw_add(&mut self, v: Value, k: u32) -> Value {
+        let ut = self.u32_type();
+        let kc = self.u32_constant(k);
+        self.val("spirv.IAdd", vec![v, kc], ut)
+    }
+
+    /// `Load<T>` of a byte-address buffer as dxc walks it: scalars, vector, array and
+    /// matrix elements (column-major) one after another from `addr`, which each
+    /// access advances (a 16-bit value: the byte address by 2, read from its word
+    /// shifted by `(addr % 4) * 8`; 32-bit: the word index by 1; 64-bit: two words
+    /// joined by a bitcast of a `uint2`); a struct's members at its start plus their
+    /// offsets, and the struct's end at its start plus its aligned size.
+    fn load_typed(&mut self, ptr: Value, addr: &mut RawAddress, ty: Ty, depth: u32) -> R<Value> {
         if depth > 64 {
             return self.unsupported("a byte-address access of a type nested this deeply");
         }
         let t = self.ty(ty)?;
-        if let Some((s, n)) = self.scalar_shape(ty) {
-            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
-            if let TypeData::Matrix { .. } = self.data(ty) {
-                return self
-                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+        match self.data(ty).clone() {
+            TypeData::Vector(s, n) if n > 1 => {
+                let st = self.scalar_ty(s);
+                let mut parts = Vec::new();
+                for _ in 0..n {
+                    parts.push(self.load_typed(ptr, addr, st, depth + 1)?);
+                }
+                Ok(self.val("spirv.CompositeConstruct", parts, t))
             }
-            if n == 1 {
-                return self.load_scalar(ptr, addr, s);
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                let st = self.scalar_ty(elem);
+                let (rows, cols) = (u32::from(rows), u32::from(cols));
+                // Stored column-major (dxc's default raw-buffer matrix order).
+                let mut elems = Vec::new();
+                for _ in 0..rows * cols {
+                    elems.push(self.load_typed(ptr, addr, st, depth + 1)?);
+                }
+                if rows == 1 || cols == 1 {
+                    return Ok(if elems.len() == 1 {
+                        elems[0]
+                    } else {
+                        self.val("spirv.CompositeConstruct", elems, t)
+                    });
+                }
+                let row_ty = self.store_row_type(t);
+                let mut row_values = Vec::new();
+                for i in 0..rows {
+                    let row: Vec<Value> = (0..cols).map(|j| elems[(j * rows + i) as usize]).collect();
+                    row_values.push(self.val("spirv.CompositeConstruct", row, row_ty));
+                }
+                Ok(self.val("spirv.CompositeConstruct", row_values, t))
             }
-            let mut parts = Vec::new();
-            for i in 0..n {
-                let a = self.byte_offset(addr, i * bytes);
-                parts.push(self.load_scalar(ptr, a, s)?);
+            TypeData::Array { elem, len: Some(n) } => {
+                let mut parts = Vec::new();
+                for _ in 0..n {
+                    parts.push(self.load_typed(ptr, addr, elem, depth + 1)?);
+                }
+                Ok(self.val("spirv.CompositeConstruct", parts, t))
             }
-            return Ok(self.val("spirv.CompositeConstruct", parts, t));
+            TypeData::Struct(_) => {
+                let base = self.raw_byte_address(*addr);
+                let mut values = Vec::new();
+                for (pt, off) in self.byte_parts(ty)? {
+                    let start = if off == 0 { base } else { self.raw_add(base, off) };
+                    let mut member = RawAddress::Byte(start);
+                    values.push(self.load_typed(ptr, &mut member, pt, depth + 1)?);
+                }
+                let end = self.raw_struct_size(ty)?;
+                *addr = RawAddress::Byte(self.raw_add(base, end));
+                Ok(self.val("spirv.CompositeConstruct", values, t))
+            }
+            _ => match self.scalar_shape(ty) {
+                Some((s, 1)) => self.load_scalar(ptr, addr, s),
+                _ => self.unsupported(format!("a byte-address access of '{}'", self.table.display(ty))),
+            },
         }
-        let parts = self.byte_parts(ty)?;
-        let mut values = Vec::new();
-        for (pt, off) in parts {
-            let a = self.byte_offset(addr, off);
-            values.push(self.load_typed(ptr, a, pt, depth + 1)?);
-        }
-        Ok(self.val("spirv.CompositeConstruct", values, t))
     }
 
-    fn load_scalar(&mut self, ptr: Value, addr: Value, s: Scalar) -> R<Value> {
+    /// A struct's size in a raw buffer rounded up to its alignment (where the next
+    /// element of an array of it starts).
+    fn raw_struct_size(&mut self, ty: Ty) -> R<u32> {
+        let rule = LayoutRule::for_buffer(BufferKind::StructuredBuffer, self.options.layout);
+        let l = {
+            let c = self.lower.calculator(rule);
+            c.layout(ty)
+        };
+        let l = self.lift(l)?;
+        Ok(round_up(l.size, l.align.max(1)))
+    }
+
+    fn load_scalar(&mut self, ptr: Value, addr: &mut RawAddress, s: Scalar) -> R<Value> {
         let t = self.ty(self.scalar_ty(s))?;
         let ut = self.u32_type();
-        let bits = s.bits(self.options.lower.sixteen_bit_types);
-        let raw = match bits {
+        let zero = self.u32_constant(0);
+        let raw = match s.bits(self.options.lower.sixteen_bit_types) {
             16 => {
-                let word = self.load_words(ptr, addr, 1)?[0];
+                let byte = self.raw_byte_address(*addr);
+                let index = self.raw_word_index(RawAddress::Byte(byte));
+                let four = self.u32_constant(4);
                 let three = self.u32_constant(3);
-                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
-                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let in_word = self.val("spirv.UMod", vec![byte, four], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![in_word, three], ut);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let word = self.load(p);
                 let w = self.val("spirv.ShiftRightLogical", vec![word, shift], ut);
                 let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
-                self.val("spirv.UConvert", vec![w], u16t)
+                let half = self.val("spirv.UConvert", vec![w], u16t);
+                *addr = RawAddress::Byte(self.raw_add(byte, 2));
+                half
             }
             64 => {
-                let words = self.load_words(ptr, addr, 2)?;
-                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
-                let lo = self.val("spirv.UConvert", vec![words[0]], u64t);
-                let hi = self.val("spirv.UConvert", vec![words[1]], u64t);
-                let c32 = self.u32_constant(32);
-                let hi = self.val("spirv.ShiftLeftLogical", vec![hi, c32], u64t);
-                self.val("spirv.BitwiseOr", vec![lo, hi], u64t)
+                let index = self.raw_word_index(*addr);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let word0 = self.load(p);
+                let next = self.raw_add(index, 1);
+                let p = self.access_chain(ptr, vec![zero, next], ut);
+                let word1 = self.load(p);
+                *addr = RawAddress::Word(self.raw_add(next, 1));
+                let v2 = self.vec_type(ut, 2);
+                self.val("spirv.CompositeConstruct", vec![word0, word1], v2)
             }
-            _ => self.load_words(ptr, addr, 1)?[0],
+            _ => {
+                let index = self.raw_word_index(*addr);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let word = self.load(p);
+                let value = if s == Scalar::Bool {
+                    self.val("spirv.INotEqual", vec![word, zero], t)
+                } else if s == Scalar::UInt {
+                    word
+                } else {
+                    self.val("spirv.Bitcast", vec![word], t)
+                };
+                *addr = RawAddress::Word(self.raw_add(index, 1));
+                return Ok(value);
+            }
         };
-        let raw_ty = self.ir.value_type(raw);
-        if s == Scalar::Bool {
-            let zero = self.u32_constant(0);
-            return Ok(self.val("spirv.INotEqual", vec![raw, zero], t));
-        }
-        if raw_ty == t {
+        if self.ir.value_type(raw) == t {
             return Ok(raw);
         }
         Ok(self.val("spirv.Bitcast", vec![raw], t))
     }
 
-    /// `Store<T>` of a byte-address buffer (see [`Self::load_typed`]).
-    fn store_typed(&mut self, ptr: Value, addr: Value, v: Value, ty: Ty, depth: u32) -> R<()> {
+    /// `Store<T>` of a byte-address buffer, walking `addr` as [`Self::load_typed`].
+    fn store_typed(&mut self, ptr: Value, addr: &mut RawAddress, v: Value, ty: Ty, depth: u32) -> R<()> {
         if depth > 64 {
             return self.unsupported("a byte-address access of a type nested this deeply");
         }
-        if let Some((s, n)) = self.scalar_shape(ty) {
-            if let TypeData::Matrix { .. } = self.data(ty) {
-                return self
-                    .unsupported(format!("a byte-address access of matrix '{}'", self.table.display(ty)));
+        match self.data(ty).clone() {
+            TypeData::Vector(s, n) if n > 1 => {
+                let st = self.scalar_ty(s);
+                let et = self.ty(st)?;
+                for i in 0..u32::from(n) {
+                    let c = self.extract(v, &[i], et);
+                    self.store_typed(ptr, addr, c, st, depth + 1)?;
+                }
+                Ok(())
             }
-            let bytes = s.bits(self.options.lower.sixteen_bit_types) / 8;
-            if n == 1 {
-                return self.store_scalar(ptr, addr, v, s);
+            TypeData::Matrix { elem, rows, cols, .. } => {
+                let st = self.scalar_ty(elem);
+                let et = self.ty(st)?;
+                let (rows, cols) = (u32::from(rows), u32::from(cols));
+                // Column-major, as loads read it.
+                for j in 0..cols {
+                    for i in 0..rows {
+                        let path = if rows == 1 || cols == 1 { vec![i * cols + j] } else { vec![i, j] };
+                        let c = if rows * cols == 1 { v } else { self.extract(v, &path, et) };
+                        self.store_typed(ptr, addr, c, st, depth + 1)?;
+                    }
+                }
+                Ok(())
             }
-            let st = self.ty(self.scalar_ty(s))?;
-            for i in 0..n {
-                let a = self.byte_offset(addr, i * bytes);
-                let c = self.extract(v, &[i], st);
-                self.store_scalar(ptr, a, c, s)?;
+            TypeData::Array { elem, len: Some(n) } => {
+                let et = self.ty(elem)?;
+                for i in 0..n {
+                    let c = self.extract(v, &[i], et);
+                    self.store_typed(ptr, addr, c, elem, depth + 1)?;
+                }
+                Ok(())
             }
-            return Ok(());
+            TypeData::Struct(_) => {
+                let base = self.raw_byte_address(*addr);
+                for (i, (pt, off)) in self.byte_parts(ty)?.into_iter().enumerate() {
+                    let pty = self.ty(pt)?;
+                    let c = self.extract(v, &[i as u32], pty);
+                    let start = if off == 0 { base } else { self.raw_add(base, off) };
+                    let mut member = RawAddress::Byte(start);
+                    self.store_typed(ptr, &mut member, c, pt, depth + 1)?;
+                }
+                let end = self.raw_struct_size(ty)?;
+                *addr = RawAddress::Byte(self.raw_add(base, end));
+                Ok(())
+            }
+            _ => match self.scalar_shape(ty) {
+                Some((s, 1)) => self.store_scalar(ptr, addr, v, s),
+                _ => self.unsupported(format!("a byte-address access of '{}'", self.table.display(ty))),
+            },
         }
-        let parts = self.byte_parts(ty)?;
-        for (i, (pt, off)) in parts.into_iter().enumerate() {
-            let a = self.byte_offset(addr, off);
-            let pty = self.ty(pt)?;
-            let c = self.extract(v, &[i as u32], pty);
-            self.store_typed(ptr, a, c, pt, depth + 1)?;
-        }
-        Ok(())
     }
 
-    fn store_scalar(&mut self, ptr: Value, addr: Value, v: Value, s: Scalar) -> R<()> {
+    fn store_scalar(&mut self, ptr: Value, addr: &mut RawAddress, v: Value, s: Scalar) -> R<()> {
         let ut = self.u32_type();
-        let bits = s.bits(self.options.lower.sixteen_bit_types);
-        match bits {
+        let zero = self.u32_constant(0);
+        match s.bits(self.options.lower.sixteen_bit_types) {
             16 => {
                 // A read-modify-write of the word holding the half word.
+                let byte = self.raw_byte_address(*addr);
                 let u16t = self.ty(self.scalar_ty(Scalar::UInt16))?;
                 let raw = if s == Scalar::UInt16 { v } else { self.val("spirv.Bitcast", vec![v], u16t) };
                 let w = self.val("spirv.UConvert", vec![raw], ut);
+                let index = self.raw_word_index(RawAddress::Byte(byte));
+                let four = self.u32_constant(4);
                 let three = self.u32_constant(3);
-                let byte = self.val("spirv.BitwiseAnd", vec![addr, three], ut);
-                let shift = self.val("spirv.ShiftLeftLogical", vec![byte, three], ut);
+                let in_word = self.val("spirv.UMod", vec![byte, four], ut);
+                let shift = self.val("spirv.ShiftLeftLogical", vec![in_word, three], ut);
                 let shifted = self.val("spirv.ShiftLeftLogical", vec![w, shift], ut);
                 let mask16 = self.u32_constant(0xffff);
                 let mask = self.val("spirv.ShiftLeftLogical", vec![mask16, shift], ut);
                 let keep = self.val("spirv.Not", vec![mask], ut);
-                let old = self.load_words(ptr, addr, 1)?[0];
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                let old = self.load(p);
                 let kept = self.val("spirv.BitwiseAnd", vec![old, keep], ut);
                 let new = self.val("spirv.BitwiseOr", vec![kept, shifted], ut);
-                self.store_words(ptr, addr, new, 1)
+                self.store_to(p, new);
+                *addr = RawAddress::Byte(self.raw_add(byte, 2));
             }
             64 => {
-                let u64t = self.ty(self.scalar_ty(Scalar::UInt64))?;
-                let raw = if s == Scalar::UInt64 { v } else { self.val("spirv.Bitcast", vec![v], u64t) };
-                let lo = self.val("spirv.UConvert", vec![raw], ut);
-                let c32 = self.u32_constant(32);
-                let hi = self.val("spirv.ShiftRightLogical", vec![raw, c32], u64t);
-                let hi = self.val("spirv.UConvert", vec![hi], ut);
+                // dxc: the value bitcast to two words, stored one after the other.
                 let v2 = self.vec_type(ut, 2);
-                let both = self.val("spirv.CompositeConstruct", vec![lo, hi], v2);
-                self.store_words(ptr, addr, both, 2)
+                let words = self.val("spirv.Bitcast", vec![v], v2);
+                let word0 = self.extract(words, &[0], ut);
+                let word1 = self.extract(words, &[1], ut);
+                let index = self.raw_word_index(*addr);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                self.store_to(p, word0);
+                let next = self.raw_add(index, 1);
+                let p = self.access_chain(ptr, vec![zero, next], ut);
+                self.store_to(p, word1);
+                *addr = RawAddress::Word(self.raw_add(next, 1));
             }
             _ if s == Scalar::Bool => {
                 // The word's address first, then the bool as 0 or 1 (dxc's order).
-                let two = self.u32_constant(2);
-                let index = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
-                let zero = self.u32_constant(0);
+                let index = self.raw_word_index(*addr);
                 let p = self.access_chain(ptr, vec![zero, index], ut);
                 let one = self.u32_constant(1);
                 let w = self.val("spirv.Select", vec![v, one, zero], ut);
                 self.store_to(p, w);
-                Ok(())
+                *addr = RawAddress::Word(self.raw_add(index, 1));
             }
             _ => {
-                let w = match s {
-                    Scalar::UInt => v,
-                    _ => self.val("spirv.Bitcast", vec![v], ut),
-                };
-                self.store_words(ptr, addr, w, 1)
+                let w = if s == Scalar::UInt { v } else { self.val("spirv.Bitcast", vec![v], ut) };
+                let index = self.raw_word_index(*addr);
+                let p = self.access_chain(ptr, vec![zero, index], ut);
+                self.store_to(p, w);
+                *addr = RawAddress::Word(self.raw_add(index, 1));
             }
         }
+        Ok(())
     }
 
     fn array_length(&mut self, ptr: Value) -> Value {
@@ -2359,23 +2478,17 @@ impl<'t> Emitter<'t> {
         Ok(out)
     }
 
-    fn store_words(&mut self, ptr: Value, addr: Value, v: Value, n: u32) -> R<()> {
+    /// Stores the `n` words of `v` from word `first` on: each word extracted, its
+    /// index computed, then stored (dxc's order).
+    fn store_words(&mut self, ptr: Value, first: Value, v: Value, n: u32) {
         let ut = self.u32_type();
-        let two = self.u32_constant(2);
-        let first = self.val("spirv.ShiftRightLogical", vec![addr, two], ut);
         let zero = self.u32_constant(0);
         for k in 0..n {
-            let index = if k == 0 {
-                first
-            } else {
-                let kc = self.u32_constant(k);
-                self.val("spirv.IAdd", vec![first, kc], ut)
-            };
-            let p = self.access_chain(ptr, vec![zero, index], ut);
             let w = if n == 1 { v } else { self.extract(v, &[k], ut) };
+            let index = if k == 0 { first } else { self.raw_add(first, k) };
+            let p = self.access_chain(ptr, vec![zero, index], ut);
             self.store_to(p, w);
         }
-        Ok(())
     }
 
     /// The sampled image of a sampling method, with the method's arguments after the
@@ -3465,4 +3578,12 @@ fn propagates_non_uniform(name: &str) -> bool {
             | "spirv.UConvert"
             | "spirv.SConvert"
     ) || name.starts_with("spirv.Atomic")
+}
+
+/// Where a raw-buffer access stands: a byte address, or the index of a 32-bit word
+/// once a 32- or 64-bit access has advanced it (dxc keeps the form it last used).
+#[derive(Clone, Copy)]
+enum RawAddress {
+    Byte(Value),
+    Word(Value),
 }
