@@ -534,9 +534,6 @@ impl NameBuilder {
             }
             opcode::OpTypePipeStorage => self.save(id, b"PipeStorage"),
             opcode::OpTypeNamedBarrier => self.save(id, b"NamedBarrier"),
-            // spirv-dis's names (the NV spelling is the opcode's first name).
-            opcode::OpTypeAccelerationStructureKHR => self.save(id, b"accelerationStructureNV"),
-            opcode::OpTypeRayQueryKHR => self.save(id, b"rayQueryKHR"),
             opcode::OpTypeStruct => self.save(id, format!("_struct_{id}").as_bytes()),
             opcode::OpConstantTrue => self.save(id, b"true"),
             opcode::OpConstantFalse => self.save(id, b"false"),

@@ -36,13 +36,18 @@ impl<'t> Emitter<'t> {
     /// stages supported use it through ray queries).
     pub(super) fn acceleration_structure_type(&mut self) -> Type {
         self.require_ray_query();
-        self.store().intern(TypeKind::Opaque("spirv.AccelerationStructureKHR".into()))
+        let t = self.store().intern(TypeKind::Opaque("spirv.AccelerationStructureKHR".into()));
+        // dxc's name for the type (an OpName, as for `type.sampler`).
+        self.store().set_type_name(t, "accelerationStructureNV");
+        t
     }
 
     /// `OpTypeRayQueryKHR`.
     pub(super) fn ray_query_type(&mut self) -> Type {
         self.require_ray_query();
-        self.store().intern(TypeKind::Opaque("spirv.RayQueryKHR".into()))
+        let t = self.store().intern(TypeKind::Opaque("spirv.RayQueryKHR".into()));
+        self.store().set_type_name(t, "rayQueryKHR");
+        t
     }
 
     /// The RayQueryKHR capability and its extension, which `-fspv-extension=` must allow.
