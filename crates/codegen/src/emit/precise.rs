@@ -126,9 +126,11 @@ impl Emitter<'_> {
 
     /// Marks what `precise` reaches and decorates its arithmetic `NoContraction`.
     pub(crate) fn apply_precise(&mut self) {
+        let precise_fields = self.lower.member_decls().any(|d| self.declared_precise(d));
         if self.precise.values.is_empty()
             && self.precise.globals.is_empty()
             && self.precise.functions.is_empty()
+            && !precise_fields
         {
             return;
         }

@@ -226,6 +226,9 @@ impl<'t> Emitter<'t> {
                             let ptr = self.pointer(t, "Private");
                             let symbol = self.unique_symbol(&name);
                             self.global_variable(&symbol, ptr, Vec::new());
+                            if self.declared_precise(d) {
+                                self.precise.globals.insert(symbol.clone());
+                            }
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                             // Without an initializer dxc stores the zero value (which
