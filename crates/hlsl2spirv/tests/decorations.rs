@@ -20,7 +20,9 @@ fn no_contraction_ids(dis: &str) -> Vec<String> {
 fn opcode_of(dis: &str, id: &str) -> String {
     let prefix = format!("{id} = ");
     dis.lines()
-        .find_map(|l| l.trim().strip_prefix(&prefix).map(|r| r.split_whitespace().next().unwrap_or("").to_string()))
+        .find_map(|l| {
+            l.trim().strip_prefix(&prefix).map(|r| r.split_whitespace().next().unwrap_or("").to_string())
+        })
         .unwrap_or_default()
 }
 
@@ -66,10 +68,10 @@ float4 main(float4 x : A) : SV_Target {
     let dis = disassemble(&args, source);
     let mut ops: Vec<String> = no_contraction_ids(&dis).iter().map(|id| opcode_of(&dis, id)).collect();
     ops.sort();
-    // s.ap's VectorTimesScalar, `x.y + 1` (passed to twice's i, which feeds precise
-    // k), `x * 3` (keep's precise parameter) and `i * i` in twice; s.a's multiply is
-    // not precise.
-    assert_eq!(ops, ["OpFAdd", "OpFMul", "OpVectorTimesScalar", "OpVectorTimesScalar"], "{dis}");
+    // s.ap's multiply, `x.y + 1` (passed to twice's i, which feeds precise k),
+    // `x * 3` (keep's precise parameter) and `i * i` in twice; not s.a's multiply nor
+    // the sums returned.
+    assert_eq!(ops, ["OpFAdd", "OpFMul", "OpFMul", "OpFMul"], "{dis}");
     assert_valid_binary(&args, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
 }
 
@@ -143,5 +145,28 @@ uint4 main(uint r : REF, uint2 s : SRC, uint4 acc : ACC) : SV_Target { return ms
     assert_eq!(count("OpBitFieldInsert"), 3, "{dis}");
     assert_eq!(count("SAbs"), 16, "{dis}");
     assert_eq!(count("OpSelect %uint"), 16, "{dis}");
+    assert_valid_binary(&args, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
+}
+
+#[test]
+fn a_precise_field_alone_makes_what_is_stored_to_it_precise() {
+    let source = r#"
+struct S { float4 a; precise float4 ap; };
+float4 main(float4 x : A) : SV_Target {
+  S s;
+  s.a = x * x;
+  s.ap = x + x;
+  return s.a + s.ap;
+}
+"#;
+    let args = ["-T", "ps_6_0", "-E", "main", "-fcgl", "-spirv"];
+    let dis = disassemble(&args, source);
+    let ops: Vec<String> = no_contraction_ids(&dis).iter().map(|id| opcode_of(&dis, id)).collect();
+    // The add stored to `ap`, not the multiply stored to `a` nor the sum returned.
+    assert_eq!(ops, ["OpFAdd"], "{dis}");
+    let add = &no_contraction_ids(&dis)[0];
+    let stored =
+        dis.lines().any(|l| l.trim().starts_with("OpStore ") && l.trim().ends_with(&format!(" {add}")));
+    assert!(stored, "the decorated add is the stored one:\n{dis}");
     assert_valid_binary(&args, source, &["--target-env", "vulkan1.0", "--before-hlsl-legalization"]);
 }

@@ -126,9 +126,11 @@ impl Emitter<'_> {
 
     /// Marks what `precise` reaches and decorates its arithmetic `NoContraction`.
     pub(crate) fn apply_precise(&mut self) {
+        let precise_fields = self.lower.member_decls().any(|d| self.declared_precise(d));
         if self.precise.values.is_empty()
             && self.precise.globals.is_empty()
             && self.precise.functions.is_empty()
+            && !precise_fields
         {
             return;
         }
@@ -271,18 +273,12 @@ impl Emitter<'_> {
                     self.set_mark(marks, v, result_marked);
                 }
             }
-            "spirv.CompositeConstruct" => {
-                if result_marked {
-                    for &v in &operands {
-                        self.set_mark(marks, v, true);
-                    }
+            "spirv.CompositeConstruct" if result_marked => {
+                for &v in &operands {
+                    self.set_mark(marks, v, true);
                 }
             }
-            "spirv.VectorShuffle" => {
-                if result_marked {
-                    self.mark_shuffled(op, &operands, marks);
-                }
-            }
+            "spirv.VectorShuffle" if result_marked => self.mark_shuffled(op, &operands, marks),
             "spirv.Load" => {
                 if let (true, Some(&p)) = (result_marked, operands.first()) {
                     self.set_mark(marks, p, true);
@@ -307,18 +303,15 @@ impl Emitter<'_> {
                     }
                 }
             }
-            _ if name.starts_with("spirv.GL.") => {
-                if result_marked {
-                    for &v in &operands {
-                        self.set_mark(marks, v, true);
-                    }
+            _ if name.starts_with("spirv.GL.") && result_marked => {
+                for &v in &operands {
+                    self.set_mark(marks, v, true);
                 }
             }
-            _ if name.starts_with("spirv.Atomic") => {
-                if result_marked && operands.len() > 1 {
-                    if let Some(&v) = operands.last() {
-                        self.set_mark(marks, v, true);
-                    }
+            _ if name.starts_with("spirv.Atomic") && result_marked => {
+                // The value operand (after the pointer), which every atomic with one has.
+                if let Some(&v) = operands.get(1) {
+                    self.set_mark(marks, v, true);
                 }
             }
             _ if passes_mark_to_operands(name) => {
@@ -372,8 +365,7 @@ impl Emitter<'_> {
         let mut indices: Vec<Value> = Vec::new();
         let mut base = pointer;
         let mut depth = 0;
-        loop {
-            let ValueDef::Result { op, .. } = self.ir.value(base).def else { break };
+        while let ValueDef::Result { op, .. } = self.ir.value(base).def {
             let o = self.ir.op(op);
             if o.name != "spirv.AccessChain" || depth > 1000 {
                 break;

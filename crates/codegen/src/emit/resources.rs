@@ -258,6 +258,9 @@ impl<'t> Emitter<'t> {
                             let symbol = self.unique_symbol(&name);
                             let decorations = self.ext_decorations(d)?;
                             self.global_variable(&symbol, ptr, decorations);
+                            if self.declared_precise(d) {
+                                self.precise.globals.insert(symbol.clone());
+                            }
                             self.globals
                                 .insert(d, Global { symbol, ptr_type: ptr, ty, rule: None, member_of: None });
                             // Without an initializer dxc stores the zero value (which
