@@ -324,9 +324,10 @@ impl<'t> Emitter<'t> {
             })
         };
         match class {
-            "" => None,
             "Function" => Some((ptr, class)),
-            _ => whole_variable().then_some((ptr, class)),
+            // Buffer memory is laid out: its copy is converted instead.
+            "Private" | "Workgroup" => whole_variable().then_some((ptr, class)),
+            _ => None,
         }
     }
 
