@@ -142,6 +142,17 @@ pub(crate) struct Local {
     pub ty: Ty,
 }
 
+/// A user function with the storage classes of its pointer parameters (`this`
+/// first): dxc passes an lvalue argument of another storage class (a `static`, a
+/// `groupshared` variable, a buffer element) by its pointer, so the callee takes a
+/// pointer of that class. Each signature is its own function; `classes` empty is the
+/// usual one, every parameter in Function memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FunctionVariant {
+    pub decl: DeclId,
+    pub classes: Vec<&'static str>,
+}
+
 /// Where `break` and `continue` go.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BreakTargets {
@@ -183,10 +194,10 @@ pub(crate) struct Emitter<'t> {
     pub module_block: BlockId,
     pub options: &'t CodegenOptions,
     pub globals: HashMap<DeclId, Global>,
-    /// Emitted (or queued) functions: their symbol.
-    pub functions: HashMap<DeclId, String>,
+    /// Emitted (or queued) functions, one per storage-class signature: their symbol.
+    pub functions: HashMap<FunctionVariant, String>,
     /// Functions to emit, in the order they were first called (dxc's work queue).
-    pub queue: std::collections::VecDeque<DeclId>,
+    pub queue: std::collections::VecDeque<FunctionVariant>,
     pub symbols: HashSet<String>,
     pub f: Option<FnState>,
     /// The entry point's interface variables.
@@ -211,7 +222,7 @@ pub(crate) struct Emitter<'t> {
     /// Stage variables, streams and clip/cull layout of the entry (`entry.rs`).
     pub stage: entry::StageState,
     /// Values of `static const` scalars, read by name.
-    pub recursion: HashSet<DeclId>,
+    pub recursion: HashSet<FunctionVariant>,
     /// Diagnostics reported without stopping (dxc reports every error of a pass):
     /// warnings, and errors after which code generation goes on (`checks.rs`).
     pub reported: Vec<spirvkit_hlsl::diag::Diagnostic>,
@@ -1343,8 +1354,18 @@ impl<'t> Emitter<'t> {
 
     /// The symbol of a user function, queuing it for emission on first request.
     pub fn request_function(&mut self, decl: DeclId) -> R<String> {
+        self.request_function_variant(decl, Vec::new())
+    }
+
+    /// The symbol of a user function whose pointer parameters (`this` first) are of
+    /// storage classes `classes` (empty: all Function), queuing it on first request.
+    pub fn request_function_variant(&mut self, decl: DeclId, mut classes: Vec<&'static str>) -> R<String> {
         let decl = self.tree.decl(decl).and_then(|d| d.definition).unwrap_or(decl);
-        if let Some(s) = self.functions.get(&decl) {
+        if classes.iter().all(|&c| c == "Function") {
+            classes.clear();
+        }
+        let variant = FunctionVariant { decl, classes };
+        if let Some(s) = self.functions.get(&variant) {
             return Ok(s.clone());
         }
         let DeclKind::Function(func) = &self.ast.decl(decl).kind else {
@@ -1377,8 +1398,8 @@ impl<'t> Emitter<'t> {
         }
         let is_entry = self.tree.entry_points.iter().any(|e| e.function == decl);
         let symbol = self.unique_symbol(&if is_entry { format!("src.{base}") } else { base });
-        self.functions.insert(decl, symbol.clone());
-        self.queue.push_back(decl);
+        self.functions.insert(variant.clone(), symbol.clone());
+        self.queue.push_back(variant);
         Ok(symbol)
     }
 
@@ -1402,8 +1423,10 @@ impl<'t> Emitter<'t> {
     }
 
     /// Emits one user function: `fn(ptr params...) -> ret`.
-    fn function(&mut self, decl: DeclId) -> R<()> {
-        let symbol = self.functions[&decl].clone();
+    fn function(&mut self, variant: FunctionVariant) -> R<()> {
+        let decl = variant.decl;
+        let Some(symbol) = self.functions.get(&variant).cloned() else { return Ok(()) };
+        let class_of = |i: usize| variant.classes.get(i).copied().unwrap_or("Function");
         let DeclKind::Function(func) = &self.ast.decl(decl).kind else { return Ok(()) };
         let func = func.clone();
         self.span = Some(self.ast.decl(decl).span);
@@ -1416,11 +1439,12 @@ impl<'t> Emitter<'t> {
         let mut params = Vec::new();
         if let Some(owner) = owner {
             let t = self.ty(owner)?;
-            inputs.push(self.pointer(t, "Function"));
+            inputs.push(self.pointer(t, class_of(0)));
         }
         for &p in &func.params {
             let pty = self.tree.decl(p).map_or(TypeTable::ERROR, |d| d.ty);
-            let t = self.param_pointer_type(pty)?;
+            let t = self.value_type_of(pty)?;
+            let t = self.pointer(t, class_of(inputs.len()));
             inputs.push(t);
             params.push((p, pty));
         }
@@ -1500,7 +1524,7 @@ impl<'t> Emitter<'t> {
             state.locals.insert(*p, Local { ptr: v, ty: *pty });
         }
         let saved = self.f.replace(state);
-        if !self.recursion.insert(decl) {
+        if !self.recursion.insert(variant) {
             return self.unsupported("recursion");
         }
         if let Some(body) = func.body {
@@ -1524,12 +1548,6 @@ impl<'t> Emitter<'t> {
         self.finish_function()?;
         self.f = saved;
         Ok(())
-    }
-
-    /// The pointer type a parameter of HLSL type `ty` is passed as.
-    pub fn param_pointer_type(&mut self, ty: Ty) -> R<Type> {
-        let t = self.value_type_of(ty)?;
-        Ok(self.pointer(t, "Function"))
     }
 
     /// The IR type of a value of HLSL type `ty` held in a Function variable: the plain

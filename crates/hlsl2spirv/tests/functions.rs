@@ -245,3 +245,76 @@ float4 main() : SV_Target {
     );
     assert!(text.contains("%param_this = OpFunctionParameter %_ptr_Function_Access"), "{text}");
 }
+
+#[test]
+fn a_method_on_a_buffer_element_writes_its_copy_back() {
+    let text = compile(
+        r#"
+struct C { int n; void incr() { n++; } };
+RWStructuredBuffer<C> b;
+float4 main() : SV_Target {
+  b[0].incr();
+  return 0;
+}
+"#,
+    );
+    // The element is copied into a Function variable, the method works on it, and
+    // the copy goes back to the element.
+    assert_consecutive(
+        &text,
+        &[
+            "= OpAccessChain %_ptr_Uniform_C %b %int_0 %uint_0",
+            "OpLoad %C ",
+            "OpCompositeExtract %int",
+            "OpCompositeConstruct %C_0",
+            "OpStore %temp_var_C",
+            "OpFunctionCall %void %C_incr %temp_var_C",
+            "OpLoad %C_0 %temp_var_C",
+            "OpCompositeExtract %int",
+            "OpCompositeConstruct %C ",
+            "OpStore %",
+        ],
+    );
+}
+
+#[test]
+fn a_method_on_a_static_takes_the_variable_in_a_function_of_its_storage_class() {
+    let text = compile(
+        r#"
+struct C { int n; void incr() { n++; } };
+static C s;
+float4 main() : SV_Target {
+  C local;
+  local.n = 1;
+  local.incr();
+  s.incr();
+  return float4(s.n, local.n, 0, 0);
+}
+"#,
+    );
+    // One function per storage-class signature: the static is passed itself.
+    assert_in_order(
+        &text,
+        &[
+            "OpFunctionCall %void %C_incr %local",
+            "OpFunctionCall %void %C_incr_0 %s",
+            "%C_incr = OpFunction",
+            "OpFunctionParameter %_ptr_Function_C",
+            "%C_incr_0 = OpFunction",
+            "OpFunctionParameter %_ptr_Private_C",
+        ],
+    );
+}
+
+#[test]
+fn a_constant_buffer_object_is_copied_for_a_method_and_not_written_back() {
+    let text = compile(
+        r#"
+struct A { float a; float get() { return a; } };
+ConstantBuffer<A> foo;
+float4 main() : SV_Target { return foo.get(); }
+"#,
+    );
+    assert_consecutive(&text, &["OpStore %temp_var_A", "OpFunctionCall %float %A_get %temp_var_A"]);
+    assert!(!text.contains("OpLoad %A %temp_var_A"), "no write-back into a constant buffer:\n{text}");
+}

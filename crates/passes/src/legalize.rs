@@ -135,16 +135,18 @@ fn has_ray_query_variable(ir: &Ir, module: OpId) -> bool {
     })
 }
 
-/// Whether a call passes a pointer that is not a variable (an access chain into one):
-/// SPIR-V wants memory object declarations as pointer arguments, and only inlining
-/// removes the call.
+/// Whether a call passes a pointer that is not a Function variable (an access chain,
+/// or memory of another storage class): SPIR-V wants Function memory object
+/// declarations as pointer arguments, and only inlining removes the call (dxc's rule:
+/// an argument outside Function memory needs legalization).
 fn passes_non_variable_pointer(ir: &Ir, module: OpId) -> bool {
     ir.ops_under(module).into_iter().any(|(_, op)| {
         let o = ir.op(op);
         o.name == "spirv.FunctionCall"
             && o.operands.iter().any(|&v| {
-                util::pointer_parts(ir, ir.value_type(v)).is_some()
-                    && util::defining_op(ir, v).is_some_and(|d| {
+                let Some((_, class)) = util::pointer_parts(ir, ir.value_type(v)) else { return false };
+                class != "Function"
+                    || util::defining_op(ir, v).is_some_and(|d| {
                         !matches!(ir.op(d).name.as_str(), "spirv.Variable" | "spirv.mlir.addressof")
                     })
             })

@@ -8,6 +8,7 @@ use spirvkit_hlsl::ast::{ExprId, ExprKind};
 use spirvkit_hlsl::sema::tree::{CallInfo, Callee, ParamDirection};
 use spirvkit_hlsl::sema::types::{Ty, TypeData, TypeTable};
 use spirvkit_ir::ir::Value;
+use spirvkit_ir::types::TypeKind;
 
 impl<'t> Emitter<'t> {
     /// The value of a call or constructor expression.
@@ -91,6 +92,10 @@ impl<'t> Emitter<'t> {
             _ => Vec::new(),
         };
         let mut operands = Vec::new();
+        // Storage classes of the pointers passed (`this` first): the callee's signature.
+        let mut classes: Vec<&'static str> = Vec::new();
+        // A copy of the object a method is called on that goes back to it afterwards.
+        let mut this_copy_back = None;
         // `this` of a method call: the object's place.
         let is_method = !self.is_static_method(def) && self.method_owner(def).is_some();
         if is_method {
@@ -98,7 +103,35 @@ impl<'t> Emitter<'t> {
                 Some(base) => match self.expr(base)? {
                     super::expr::Val::P(place) => {
                         let ty = place.ty();
-                        (self.function_pointer_of(place)?, ty)
+                        let plain = self.value_type_of(ty)?;
+                        // (A `ConstantBuffer<T>` object is a view, not a struct: its
+                        // value is converted to the plain struct.)
+                        let is_struct = matches!(self.data(self.concrete(ty)), TypeData::Struct(_));
+                        let direct = if is_struct { self.pointer_passed_as_is(&place, plain) } else { None };
+                        match direct {
+                            // dxc passes an lvalue object's pointer itself, whatever
+                            // its storage class: the method works on the object.
+                            Some((ptr, class)) => {
+                                classes.push(class);
+                                (ptr, ty)
+                            }
+                            // Laid-out memory (a buffer element) or a part of a
+                            // vector: a Function copy, written back after the call
+                            // when the object may be written.
+                            None => {
+                                let writable = is_struct
+                                    && self.tree.expr(base).is_some_and(|i| {
+                                        i.category == spirvkit_hlsl::sema::tree::ValueCategory::LValue
+                                    })
+                                    && self.writable_memory(&place);
+                                let tmp = self.function_pointer_of(place.clone())?;
+                                if writable && !matches!(&place, Place::Ptr { ptr, .. } if *ptr == tmp) {
+                                    this_copy_back = Some((tmp, place));
+                                }
+                                classes.push("Function");
+                                (tmp, ty)
+                            }
+                        }
                     }
                     // A method called on a temporary (`getT().f()`): dxc's
                     // `temp.var.<Type>` holds it.
@@ -107,12 +140,16 @@ impl<'t> Emitter<'t> {
                         let name = format!("temp.var.{}", self.type_name(ty));
                         let tmp = self.function_variable(t, &name);
                         self.store_to(tmp, v);
+                        classes.push("Function");
                         (tmp, ty)
                     }
                 },
                 // An unqualified call inside a method: the same `this`.
                 _ => match self.f.as_ref().and_then(|f| f.this) {
-                    Some(l) => (l.ptr, l.ty),
+                    Some(l) => {
+                        classes.push(self.static_storage_class(l.ptr));
+                        (l.ptr, l.ty)
+                    }
                     None => return self.unsupported("a method call without an object"),
                 },
             };
@@ -142,13 +179,16 @@ impl<'t> Emitter<'t> {
                     let tmp = self.function_variable(t, &format!("param.var.{pname}"));
                     self.store_to(tmp, v);
                     operands.push(tmp);
+                    classes.push("Function");
                 }
                 ParamDirection::InOut | ParamDirection::Out => {
                     let place = self.place(a)?;
-                    if let Some(ptr) = self.out_argument_without_copy(a, &place, pty)? {
+                    if let Some((ptr, class)) = self.out_argument_without_copy(a, &place, pty)? {
                         operands.push(ptr);
+                        classes.push(class);
                         continue;
                     }
+                    classes.push("Function");
                     let t = self.value_type_of(pty)?;
                     let tmp = self.function_variable(t, &format!("param.var.{pname}"));
                     if dir == ParamDirection::InOut {
@@ -179,7 +219,7 @@ impl<'t> Emitter<'t> {
         }
         // The callee joins the work queue after the object and arguments are
         // evaluated (their calls first), as in dxc.
-        let symbol_name = self.request_function(f)?;
+        let symbol_name = self.request_function_variant(f, classes)?;
         let ret = call.ret;
         let result = if self.table.is_void(ret) {
             self.effect("spirv.FunctionCall", operands, vec![prop("callee", symbol(&symbol_name))]);
@@ -193,6 +233,10 @@ impl<'t> Emitter<'t> {
                 vec![prop("callee", symbol(&symbol_name))],
             ))
         };
+        if let Some((tmp, place)) = this_copy_back {
+            let v = self.load(tmp);
+            self.store_place(&place, v)?;
+        }
         for (tmp, place, pty) in copy_back {
             let v = self.load(tmp);
             let v = self.convert(v, pty, place.ty())?;
@@ -211,7 +255,12 @@ impl<'t> Emitter<'t> {
     /// passes its pointer itself, without a `param.var` copy. dxc does so for any
     /// storage class (its legalization then fixes the callee's storage classes);
     /// here only Function memory is passed so, other memory is copied in and out.
-    fn out_argument_without_copy(&mut self, a: ExprId, place: &Place, pty: Ty) -> R<Option<Value>> {
+    fn out_argument_without_copy(
+        &mut self,
+        a: ExprId,
+        place: &Place,
+        pty: Ty,
+    ) -> R<Option<(Value, &'static str)>> {
         let mut e = a;
         while let ExprKind::Paren(inner) = &self.ast.expr(e).kind {
             e = *inner;
@@ -219,14 +268,91 @@ impl<'t> Emitter<'t> {
         if self.tree.converted_type(a) != pty || self.expr_ty(e) != pty {
             return Ok(None);
         }
-        let Place::Ptr { ptr, ty, rule: None } = *place else { return Ok(None) };
-        let parameter_type = self.param_pointer_type(pty)?;
-        let passes = ty == pty && self.ir.value_type(ptr) == parameter_type;
-        Ok(passes.then_some(ptr))
+        if place.ty() != pty {
+            return Ok(None);
+        }
+        let value_type = self.value_type_of(pty)?;
+        Ok(self.pointer_passed_as_is(place, value_type))
+    }
+
+    /// Whether the memory behind `place` may be written: not a constant buffer (a
+    /// `Block` in Uniform memory), a push constant, an input or read-only storage
+    /// (`NonWritable` members), judged at the variable its access chains start from.
+    fn writable_memory(&self, place: &Place) -> bool {
+        let Place::Ptr { ptr, .. } = *place else { return false };
+        let mut root = ptr;
+        for _ in 0..256 {
+            match self.def_op(root).map(|o| self.ir.op(o)) {
+                Some(o) if matches!(o.name.as_str(), "spirv.AccessChain" | "spirv.PtrAccessChain") => {
+                    match o.operands.first() {
+                        Some(&base) => root = base,
+                        None => return false,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let class = self.storage_class_of(root);
+        if !matches!(class.as_str(), "Function" | "Private" | "Workgroup" | "Uniform" | "StorageBuffer") {
+            return false;
+        }
+        let store = self.lower.store();
+        let body = self.pointee(root).and_then(|t| match store.kind(t) {
+            TypeKind::IdentifiedStruct { name } => store.struct_body(name),
+            _ => None,
+        });
+        let Some(body) = body else { return true };
+        let read_only_block = class == "Uniform" && body.decorations.iter().any(|(d, _)| d == "Block");
+        let non_writable = body.members.iter().any(|m| m.decorations.iter().any(|(d, _)| d == "NonWritable"));
+        !read_only_block && !non_writable
+    }
+
+    /// The pointer and storage class of a place passed to a callee as it is: a whole
+    /// value of the parameter's plain type `plain` (not a laid-out copy of it), in
+    /// Function memory, or a whole variable of a class a function parameter may point
+    /// to (a `static`, `groupshared` variable: dxc passes any lvalue, and its
+    /// legalization fixes the callee's storage classes; a part of such a variable is
+    /// copied in and out here, so that the callee, specialized to the class, takes a
+    /// memory object declaration).
+    fn pointer_passed_as_is(
+        &self,
+        place: &Place,
+        plain: spirvkit_ir::types::Type,
+    ) -> Option<(Value, &'static str)> {
+        let Place::Ptr { ptr, .. } = *place else { return None };
+        if self.pointee(ptr) != Some(plain) {
+            return None;
+        }
+        let class = self.static_storage_class(ptr);
+        let whole_variable = || {
+            // A variable, or a parameter (`def_op` is `None`).
+            self.def_op(ptr).is_none_or(|o| {
+                matches!(self.ir.op(o).name.as_str(), "spirv.mlir.addressof" | "spirv.Variable")
+            })
+        };
+        match class {
+            "Function" => Some((ptr, class)),
+            // Buffer memory is laid out: its copy is converted instead.
+            "Private" | "Workgroup" => whole_variable().then_some((ptr, class)),
+            _ => None,
+        }
+    }
+
+    /// The storage class of `ptr` when a function parameter may take it (Function,
+    /// Private, Workgroup, Uniform, StorageBuffer), else "".
+    fn static_storage_class(&self, ptr: Value) -> &'static str {
+        match self.storage_class_of(ptr).as_str() {
+            "Function" => "Function",
+            "Private" => "Private",
+            "Workgroup" => "Workgroup",
+            "Uniform" => "Uniform",
+            "StorageBuffer" => "StorageBuffer",
+            _ => "",
+        }
     }
 
     /// A Function-storage pointer to a place's value (a copy when the place is
-    /// elsewhere; methods called on buffer members then work on the copy, as dxc).
+    /// elsewhere).
     pub fn function_pointer_of(&mut self, place: Place) -> R<Value> {
         if let Place::Ptr { ptr, rule: None, .. } = &place {
             if self.storage_class_of(*ptr) == "Function" {

@@ -844,9 +844,10 @@ impl<'t> Emitter<'t> {
         // dxc emits the patch constant function with the wrapper, before the entry
         // function's body.
         let pcf_definition = self.tree.decl(pcf).and_then(|d| d.definition).unwrap_or(pcf);
-        if self.queue.back() == Some(&pcf_definition) {
-            self.queue.pop_back();
-            self.queue.push_front(pcf_definition);
+        if self.queue.back().is_some_and(|v| v.decl == pcf_definition) {
+            if let Some(v) = self.queue.pop_back() {
+                self.queue.push_front(v);
+            }
         }
         let ret = self.tree.decl(pcf).map_or(TypeTable::VOID, |d| d.ty);
         let props = vec![prop("callee", symbol(&callee))];
