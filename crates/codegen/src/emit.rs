@@ -24,9 +24,9 @@ mod expr;
 mod init_list;
 mod inline_spirv;
 mod intrinsics;
-mod ray_query;
 mod physical_buffer;
 mod precise;
+mod ray_query;
 mod resources;
 mod stmt;
 

@@ -61,10 +61,9 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
     let mut changed = false;
     // Uses are rewritten once per round: a walk of the function per split variable
     // would make the pass quadratic in a large inlined entry point.
-    let mut replace: FxHashMap<Value, Value> = FxHashMap::default();
     // Insertions and erasures are applied once at the end of the round, for the same
     // reason: op by op, each one shifts the large entry block.
-    let mut edits = OpEdits::default();
+    let mut round = Round::default();
     for var in vars {
         let ptr = ir.op(var).results[0];
         let u = uses.remove(&ptr).unwrap_or_default();
@@ -79,11 +78,11 @@ fn split_round(ir: &mut Ir, func: OpId) -> bool {
         if indices.iter().any(|&i| i >= members.len()) {
             continue;
         }
-        split(ir, var, pointee, &members, &u, &indices, &mut replace, &mut edits);
+        split(ir, var, pointee, &members, &u, &indices, &mut round);
         changed = true;
     }
-    ir.apply_edits(edits);
-    util::replace_uses(ir, func, &replace);
+    ir.apply_edits(round.edits);
+    util::replace_uses(ir, func, &round.replace);
     changed
 }
 
@@ -112,6 +111,14 @@ fn constant_index(ir: &Ir, v: Value) -> Option<usize> {
     }
 }
 
+/// A splitting round's rewrites: values replaced (uses rewritten at the round's end)
+/// and ops inserted and erased (applied at the round's end).
+#[derive(Default)]
+struct Round {
+    replace: FxHashMap<Value, Value>,
+    edits: OpEdits,
+}
+
 fn split(
     ir: &mut Ir,
     var: OpId,
@@ -119,9 +126,9 @@ fn split(
     members: &[Type],
     u: &Uses,
     indices: &[usize],
-    replace: &mut FxHashMap<Value, Value>,
-    edits: &mut OpEdits,
+    round: &mut Round,
 ) {
+    let Round { replace, edits } = round;
     let location = ir.op(var).location.clone();
     let mut pieces: Vec<Value> = Vec::with_capacity(members.len());
     for &ty in members {
