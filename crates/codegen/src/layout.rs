@@ -577,16 +577,28 @@ impl<'a> LayoutCalculator<'a> {
     /// Where a member goes after `end` under the rule (its `[[vk::offset]]` if `decl`
     /// has one).
     fn place_member(&self, end: u64, ty: Ty, decl: Option<DeclId>, depth: u32) -> Result<u64, CodegenError> {
-        if let Some(offset) = decl.and_then(|d| self.explicit.get(&d)) {
-            return Ok(u64::from(*offset));
-        }
         let (align, size, _) = self.layout_at(ty, depth + 1)?;
-        Ok(match fold(self.table, ty, &self.options)? {
-            Folded::Vector(s, _) if self.rule.relaxed_vectors() => {
-                self.place_relaxed_vector(end, self.scalar_bytes(s), align, size)
+        let place = |at: u64| -> Result<u64, CodegenError> {
+            Ok(match fold(self.table, ty, &self.options)? {
+                Folded::Vector(s, _) if self.rule.relaxed_vectors() => {
+                    self.place_relaxed_vector(at, self.scalar_bytes(s), align, size)
+                }
+                _ => round_up(at, align),
+            })
+        };
+        if let Some(&offset) = decl.and_then(|d| self.explicit.get(&d)) {
+            // A misplaced member would make the block break the layout rule Vulkan
+            // checks: dxc warns in these words and its validator then fails the
+            // compile; we refuse rather than write that binary.
+            let offset = u64::from(offset);
+            if place(offset)? != offset {
+                return Err(CodegenError::Rejected {
+                    message: format!("The offset provided in the attribute should be {align}-byte aligned."),
+                });
             }
-            _ => round_up(end, align),
-        })
+            return Ok(offset);
+        }
+        place(end)
     }
 
     fn list_offsets_at(

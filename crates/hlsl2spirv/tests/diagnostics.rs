@@ -311,3 +311,34 @@ fn codegen_rejections_in_dxcs_words() {
         &["error: only one output primitive type can be specified in the geometry shader"],
     );
 }
+
+/// Found by fuzzing: a second body of one function was taken silently (two pixel entry
+/// points named alike in a library made an invalid binary).
+#[test]
+fn a_function_defined_twice_is_a_redefinition() {
+    let err = fails_with(
+        &["-T", "lib_6_7", "-spirv"],
+        "float f() { return 1; }\nfloat f() { return 2; }\n[shader(\"pixel\")]\nfloat4 ps() : SV_Target0 { return f(); }\n",
+        &["<stdin>:2:7: error: redefinition of 'f'", "<stdin>:1:1: note: previous definition is here"],
+    );
+    assert!(!err.contains("ambiguous"), "the redefinition must stay out of lookup:\n{err}");
+    // Prototypes and one definition remain one function.
+    let (ok, err) = compile(
+        PS,
+        "float f();\nfloat f() { return 1; }\nfloat f();\nfloat4 main() : SV_Target { return f(); }\n",
+    );
+    assert!(ok, "{err}");
+}
+
+/// Found by fuzzing: a `[[vk::offset]]` that breaks the block's layout rule made an
+/// invalid binary; dxc's words, as an error (its validator fails the compile).
+#[test]
+fn a_misaligned_vk_offset_is_refused() {
+    let src = "struct C { float r; float i; };\nstruct E { float2 a; [[vk::offset(8)]] C b; };\ncbuffer Stuff { E e[2]; };\n[numthreads(1, 1, 1)]\nvoid main() { E v = e[0]; }\n";
+    let cs = ["-T", "cs_6_0", "-E", "main", "-spirv"];
+    fails_with(&cs, src, &["error: The offset provided in the attribute should be 16-byte aligned."]);
+    let mut scalar = cs.to_vec();
+    scalar.push("-fvk-use-scalar-layout");
+    let (ok, err) = compile(&scalar, src);
+    assert!(ok, "the scalar layout places a struct at 8:\n{err}");
+}

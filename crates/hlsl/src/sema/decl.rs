@@ -1168,12 +1168,25 @@ impl Sema<'_> {
         // the `f` of an enclosing namespace).
         let own_namespace = self.decls.get(id.index()).map(|i| i.namespace.clone()).unwrap_or_default();
         others.retain(|&other| self.decls.get(other.index()).is_some_and(|i| i.namespace == own_namespace));
+        let mut redefined = false;
         {
             for other in others {
                 let same = self.decls.get(other.index()).is_some_and(|i| {
                     i.params.len() == params.len() && i.params.iter().zip(&params).all(|(a, b)| a.0 == b.0)
                 });
                 if !same || other == id {
+                    continue;
+                }
+                if f.body.is_some() && has_body(self, other) {
+                    // Two bodies of one function: clang's error (the second would
+                    // otherwise silently replace the first, or both become entries).
+                    let previous = self.ast.decl(other).span;
+                    let text = format!("redefinition of '{}'", self.name(name.name));
+                    self.report(
+                        crate::diag::Diagnostic::error(Some(name.span), text)
+                            .with_note(Some(previous), "previous definition is here"),
+                    );
+                    redefined = true;
                     continue;
                 }
                 if f.body.is_some() {
@@ -1193,7 +1206,10 @@ impl Sema<'_> {
                 }
             }
         }
-        self.declare(name.name, Entity::Functions(vec![id]));
+        // A redefinition stays out of lookup (calls see the first), as in clang.
+        if !redefined {
+            self.declare(name.name, Entity::Functions(vec![id]));
+        }
         self.function_body(id, owner);
     }
 
