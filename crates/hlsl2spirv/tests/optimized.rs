@@ -149,3 +149,26 @@ void main() { s[0].x = first(s[1], 0); }
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not supported yet"), "{err}");
 }
+
+/// A texture offset computed from constants (`2 * int2(-1, 1)`, the Wicked Engine's
+/// shadow filter) is a constant for clang; legalization folds the arithmetic and writes
+/// `ConstOffset` (a variable `Offset` is for gathers only in Vulkan).
+#[test]
+fn an_offset_computed_from_constants_becomes_a_const_offset() {
+    let source = "Texture2D<float> t : register(t0);
+SamplerComparisonState s : register(s0);
+RWTexture2D<float> o : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint2 id : SV_DispatchThreadID) {
+  float2 uv = id / 8.0;
+  o[id] = t.SampleCmpLevelZero(s, uv, 0.5, 2 * int2(-1, 1) + -int2(0, 1)).r;
+}
+";
+    for level in ["-O0", "-O3"] {
+        let args = ["-T", "cs_6_0", "-E", "main", "-spirv", level];
+        let text = disassemble(&args, source);
+        assert!(text.contains("Lod|ConstOffset"), "{level}:\n{text}");
+        assert!(text.contains("OpConstantComposite %v2int %int_n2 %int_1"), "{level}:\n{text}");
+        assert_valid_binary(&args, source, &["--target-env", "vulkan1.0"]);
+    }
+}

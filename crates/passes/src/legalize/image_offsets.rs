@@ -10,6 +10,7 @@
 use super::{util, LegalizeError};
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{Ir, OpId, Value};
+use spirvkit_ir::types::TypeKind;
 
 const OFFSET: u32 = 0x10;
 /// The fallback form's attribute names (`spirvkit_translate::fallback`'s; passes does
@@ -38,6 +39,9 @@ pub fn run(ir: &mut Ir, func: OpId) -> Result<(), LegalizeError> {
             .map(|(_, n)| n)
             .sum::<usize>();
         let offset = ir.op(op).operands.get(operands.first_value + before).copied();
+        if let Some(v) = offset.filter(|&v| !is_constant(ir, v)) {
+            fold_integer_constant(ir, v);
+        }
         if !offset.is_some_and(|v| is_constant(ir, v)) {
             return Err(LegalizeError::at(
                 ir,
@@ -161,4 +165,97 @@ fn set_mask(ir: &mut Ir, op: OpId, operands: &ImageOperandsOf, mask: u32) {
 /// Whether `v` is a constant instruction's result (a scalar or a constant composite).
 fn is_constant(ir: &Ir, v: Value) -> bool {
     util::defining_op(ir, v).is_some_and(|op| ir.op(op).name == "spirv.Constant")
+}
+
+/// Arithmetic on constants deeper than this is left alone.
+const MAX_FOLD_DEPTH: u32 = 16;
+
+/// Makes `v` a constant when integer arithmetic on constants computes it: clang folds
+/// an offset such as `2 * int2(-1, 1)` to a constant, while the raw IR keeps the
+/// multiplication. The defining op becomes the `spirv.Constant` of its value in place.
+fn fold_integer_constant(ir: &mut Ir, v: Value) {
+    let Some(values) = integer_components(ir, v, 0) else { return };
+    let Some(op) = util::defining_op(ir, v) else { return };
+    let ty = ir.value_type(v);
+    let value = match ir.types.kind(ty) {
+        TypeKind::Vector { element, .. } => {
+            let element = *element;
+            Attribute::Dense {
+                elements: values.into_iter().map(|value| Attribute::Integer { value, ty: element }).collect(),
+                ty,
+            }
+        }
+        _ => match values[..] {
+            [value] => Attribute::Integer { value, ty },
+            _ => return,
+        },
+    };
+    let o = ir.op_mut(op);
+    o.name = "spirv.Constant".into();
+    o.operands.clear();
+    o.attributes.clear();
+    o.properties.clear();
+    ir.set_property(op, "value", value);
+}
+
+/// The components of a 32-bit integer scalar or vector computed from constants by
+/// `IAdd`, `ISub`, `IMul`, `SNegate` and `CompositeConstruct` (wrapping as SPIR-V does;
+/// two's complement makes the signed and unsigned results the same bits).
+fn integer_components(ir: &Ir, v: Value, depth: u32) -> Option<Vec<i128>> {
+    if depth > MAX_FOLD_DEPTH {
+        return None;
+    }
+    let ty = ir.value_type(v);
+    let (element, count) = match ir.types.kind(ty) {
+        TypeKind::Vector { element, shape, .. } => (*element, *shape.first()? as usize),
+        _ => (ty, 1),
+    };
+    if !matches!(ir.types.kind(element), TypeKind::Integer { width: 32, .. }) {
+        return None;
+    }
+    let op = util::defining_op(ir, v)?;
+    let o = ir.op(op);
+    let wrap = |x: i128| ir.types.normalize_integer(x, element);
+    let int = |a: &Attribute| match a {
+        Attribute::Integer { value, .. } => Some(wrap(*value)),
+        _ => None,
+    };
+    let values = match o.name.as_str() {
+        "spirv.Constant" => match o.attr("value")? {
+            Attribute::Dense { elements, .. } if elements.len() == 1 => vec![int(&elements[0])?; count],
+            Attribute::Dense { elements, .. } => elements.iter().map(int).collect::<Option<Vec<_>>>()?,
+            a => vec![int(a)?],
+        },
+        "spirv.IAdd" | "spirv.ISub" | "spirv.IMul" => {
+            let [a, b] = o.operands[..] else { return None };
+            let a = integer_components(ir, a, depth + 1)?;
+            let b = integer_components(ir, b, depth + 1)?;
+            if a.len() != b.len() {
+                return None;
+            }
+            a.iter()
+                .zip(&b)
+                .map(|(&x, &y)| {
+                    wrap(match o.name.as_str() {
+                        "spirv.IAdd" => x.wrapping_add(y),
+                        "spirv.ISub" => x.wrapping_sub(y),
+                        _ => x.wrapping_mul(y),
+                    })
+                })
+                .collect()
+        }
+        "spirv.SNegate" => {
+            let [a] = o.operands[..] else { return None };
+            integer_components(ir, a, depth + 1)?.into_iter().map(|x| wrap(x.wrapping_neg())).collect()
+        }
+        "spirv.CompositeConstruct" => {
+            let mut all = Vec::with_capacity(count);
+            for &part in &o.operands {
+                all.extend(integer_components(ir, part, depth + 1)?);
+            }
+            all
+        }
+        _ => return None,
+    };
+    (values.len() == count).then_some(values)
 }
