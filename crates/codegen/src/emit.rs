@@ -1125,18 +1125,7 @@ impl<'t> Emitter<'t> {
         for emitted in entries {
             for (mode, values) in &emitted.modes {
                 let values = builder::i32_array(self.store(), values);
-                builder::append(
-                    &mut self.ir,
-                    Some(self.module_block),
-                    "spirv.ExecutionMode",
-                    vec![],
-                    None,
-                    vec![
-                        prop("execution_mode", enum_attr("execution_mode", mode)),
-                        prop("fn", symbol(&emitted.entry.name)),
-                        prop("values", values),
-                    ],
-                );
+                self.append_execution_mode(&emitted.entry.name, mode, values);
             }
             for (mode, values) in &emitted.id_modes {
                 let values = values
@@ -1147,18 +1136,7 @@ impl<'t> Emitter<'t> {
                         Attribute::Integer { value: i128::from(value as i32), ty }
                     })
                     .collect();
-                builder::append(
-                    &mut self.ir,
-                    Some(self.module_block),
-                    "spirv.ExecutionMode",
-                    vec![],
-                    None,
-                    vec![
-                        prop("execution_mode", enum_attr("execution_mode", mode)),
-                        prop("fn", symbol(&emitted.entry.name)),
-                        prop("values", Attribute::Array(values)),
-                    ],
-                );
+                self.append_execution_mode(&emitted.entry.name, mode, Attribute::Array(values));
             }
         }
         self.apply_precise();
@@ -1250,6 +1228,22 @@ impl<'t> Emitter<'t> {
             self.require("StorageImageReadWithoutFormat", None);
             self.require("StorageImageWriteWithoutFormat", None);
         }
+    }
+
+    /// An `OpExecutionMode` of entry point `entry` at the module's end.
+    fn append_execution_mode(&mut self, entry: &str, mode: &str, values: Attribute) {
+        builder::append(
+            &mut self.ir,
+            Some(self.module_block),
+            "spirv.ExecutionMode",
+            vec![],
+            None,
+            vec![
+                prop("execution_mode", enum_attr("execution_mode", mode)),
+                prop("fn", symbol(entry)),
+                prop("values", values),
+            ],
+        );
     }
 
     /// 16-bit values in interfaces need SPV_KHR_16bit_storage's capabilities, as dxc's
