@@ -485,7 +485,7 @@ impl Ir {
         let OpEdits { mut before, erased, blocks, .. } = edits;
         for block in blocks {
             let old = std::mem::take(&mut self.blocks[block.index()].ops);
-            let mut ops = Vec::with_capacity(old.len() + before.len());
+            let mut ops = Vec::with_capacity(old.len());
             for op in old {
                 if let Some(inserted) = before.remove(&op) {
                     for new in inserted {
