@@ -244,12 +244,7 @@ fn fold_comparisons(ir: &mut Ir, func: OpId) -> bool {
                 None => continue,
             },
         };
-        let o = ir.op_mut(op);
-        o.name = "spirv.Constant".into();
-        o.operands.clear();
-        o.attributes.clear();
-        o.properties.clear();
-        ir.set_property(op, "value", Attribute::Bool(value));
+        util::become_constant(ir, op, Attribute::Bool(value));
         changed = true;
     }
     changed

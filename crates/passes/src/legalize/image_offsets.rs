@@ -190,12 +190,7 @@ fn fold_integer_constant(ir: &mut Ir, v: Value) {
             _ => return,
         },
     };
-    let o = ir.op_mut(op);
-    o.name = "spirv.Constant".into();
-    o.operands.clear();
-    o.attributes.clear();
-    o.properties.clear();
-    ir.set_property(op, "value", value);
+    util::become_constant(ir, op, value);
 }
 
 /// The components of a 32-bit integer scalar or vector computed from constants by

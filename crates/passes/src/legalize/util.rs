@@ -432,3 +432,14 @@ pub(crate) fn replace_ops_in_place(ir: &mut Ir, replaced: &FxHashMap<OpId, OpId>
         ir.block_mut(b).ops = ops;
     }
 }
+
+/// Rewrites `op` in place as the `spirv.Constant` of `value` (a folded result keeps its
+/// value id, so its uses need no rewriting).
+pub(crate) fn become_constant(ir: &mut Ir, op: OpId, value: Attribute) {
+    let o = ir.op_mut(op);
+    o.name = "spirv.Constant".into();
+    o.operands.clear();
+    o.attributes.clear();
+    o.properties.clear();
+    ir.set_property(op, "value", value);
+}
