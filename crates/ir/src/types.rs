@@ -226,7 +226,32 @@ pub enum TypeKind {
     IdentifiedStruct {
         name: String,
     },
-    /// A dialect type this IR does not model, kept as its text (`!llvm.ptr`).
+    /// `!llvm.ptr` (address space 0) or `!llvm.ptr<N>`: LLVM's opaque pointer.
+    LlvmPointer {
+        address_space: u32,
+    },
+    /// `!llvm.array<N x T>`.
+    LlvmArray {
+        count: u64,
+        element: Type,
+    },
+    /// `!llvm.struct<(T, ...)>`, `!llvm.struct<packed (T, ...)>`, or with a name
+    /// `!llvm.struct<"name", (T, ...)>` (identified structs are kept with their body:
+    /// recursive ones are not supported yet).
+    LlvmStruct {
+        name: Option<String>,
+        packed: bool,
+        members: Vec<Type>,
+    },
+    /// `!llvm.void`, the result type of a function returning nothing.
+    LlvmVoid,
+    /// `!llvm.func<R (A, B, ...)>`.
+    LlvmFunction {
+        result: Type,
+        params: Vec<Type>,
+        variadic: bool,
+    },
+    /// A dialect type this IR does not model, kept as its text (`!llvm.token`).
     Opaque(String),
 }
 
@@ -241,7 +266,15 @@ impl TypeKind {
             | TypeKind::None
             | TypeKind::Sampler
             | TypeKind::IdentifiedStruct { .. }
+            | TypeKind::LlvmPointer { .. }
+            | TypeKind::LlvmVoid
             | TypeKind::Opaque(_) => {}
+            TypeKind::LlvmArray { element, .. } => *element = map(*element),
+            TypeKind::LlvmStruct { members, .. } => members.iter_mut().for_each(|t| *t = map(*t)),
+            TypeKind::LlvmFunction { result, params, .. } => {
+                *result = map(*result);
+                params.iter_mut().for_each(|t| *t = map(*t));
+            }
             TypeKind::Vector { element, .. }
             | TypeKind::Tensor { element, .. }
             | TypeKind::MemRef { element, .. }
@@ -338,6 +371,30 @@ impl TypeStore {
 
     pub fn function(&mut self, inputs: Vec<Type>, results: Vec<Type>) -> Type {
         self.intern(TypeKind::Function { inputs, results })
+    }
+
+    /// `!llvm.ptr` in `address_space`.
+    pub fn llvm_pointer(&mut self, address_space: u32) -> Type {
+        self.intern(TypeKind::LlvmPointer { address_space })
+    }
+
+    /// `!llvm.array<count x element>`.
+    pub fn llvm_array(&mut self, count: u64, element: Type) -> Type {
+        self.intern(TypeKind::LlvmArray { count, element })
+    }
+
+    /// A literal `!llvm.struct<(...)>`, packed or not.
+    pub fn llvm_struct(&mut self, packed: bool, members: Vec<Type>) -> Type {
+        self.intern(TypeKind::LlvmStruct { name: None, packed, members })
+    }
+
+    pub fn llvm_void(&mut self) -> Type {
+        self.intern(TypeKind::LlvmVoid)
+    }
+
+    /// `!llvm.func<result (params...)>`; `result` is `!llvm.void` for none.
+    pub fn llvm_function(&mut self, result: Type, params: Vec<Type>, variadic: bool) -> Type {
+        self.intern(TypeKind::LlvmFunction { result, params, variadic })
     }
 
     /// Interns every type of `other` here. Returns, for each type index of `other`,

@@ -53,6 +53,31 @@ fn spirv_types_round_trip() {
 }
 
 #[test]
+fn llvm_types_round_trip_with_nested_types_in_short_form() {
+    for ty in [
+        "!llvm.ptr",
+        "!llvm.ptr<1>",
+        "!llvm.array<4 x struct<(i32, ptr)>>",
+        "!llvm.struct<packed (i8, array<2 x f32>)>",
+        "!llvm.struct<\"id\", (i32, vector<4xf32>)>",
+        "!llvm.struct<()>",
+        "!llvm.func<void (ptr, ptr<1>, i64)>",
+        "!llvm.func<i32 ()>",
+        "!llvm.void",
+    ] {
+        let src = format!("\"test.op\"() {{t = {ty}}} : () -> ()\n");
+        let (ir, top) = parse(&src, "t.mlir").unwrap_or_else(|e| panic!("{ty}: {e}"));
+        let text = print(&ir, top, PrintOptions { generic: true, ..Default::default() });
+        assert!(text.contains(&format!("{{t = {ty}}}")), "{ty}\n{text}");
+    }
+    // The long form of a nested type reads as the same type.
+    let src = "\"test.op\"() {t = !llvm.array<2 x !llvm.ptr>} : () -> ()\n";
+    let (ir, top) = parse(src, "t.mlir").unwrap();
+    let text = print(&ir, top, PrintOptions { generic: true, ..Default::default() });
+    assert!(text.contains("{t = !llvm.array<2 x ptr>}"), "{text}");
+}
+
+#[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     // Run on a thread with a small stack, like a library caller might.
     let result = std::thread::Builder::new()

@@ -1610,6 +1610,9 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                     | "spirv.matrix"
                     | "spirv.coopmatrix"
                     | "spirv.struct" => self.parse_spirv_type(name, t.offset),
+                    "llvm.ptr" | "llvm.array" | "llvm.struct" | "llvm.void" | "llvm.func" => {
+                        self.parse_llvm_type(&name["llvm.".len()..])
+                    }
                     _ => {
                         let body = if self.at("<") {
                             format!("<{}>", self.parse_angle_body()?)
@@ -1772,6 +1775,96 @@ impl<'s, 'ir> Parser<'s, 'ir> {
             offset: t.offset,
             message: "integer out of range".into(),
         })?)
+    }
+
+    /// An LLVM dialect type after its keyword (`ptr`, `array`, `struct`, `void`,
+    /// `func`), with or without the `!llvm.` prefix already read.
+    fn parse_llvm_type(&mut self, keyword: &str) -> PResult<Type> {
+        let kind = match keyword {
+            "ptr" => {
+                let mut address_space = 0;
+                if self.eat("<") {
+                    address_space = self.parse_u32()?;
+                    self.expect(">")?;
+                }
+                TypeKind::LlvmPointer { address_space }
+            }
+            "array" => {
+                self.expect("<")?;
+                let count = u64::from(self.parse_u32()?);
+                self.expect_x_word()?;
+                let element = self.nested(|p| p.parse_llvm_nested_type())?;
+                self.expect(">")?;
+                TypeKind::LlvmArray { count, element }
+            }
+            "struct" => {
+                self.expect("<")?;
+                let mut name = None;
+                if self.tok.kind == Tok::String {
+                    name = Some(unescape_to_string(self.bump().text));
+                    if self.at(">") {
+                        return self.error("not supported yet: a recursive or opaque identified LLVM struct");
+                    }
+                    self.expect(",")?;
+                }
+                let packed = self.eat_keyword("packed");
+                if self.at_keyword("opaque") {
+                    return self.error("not supported yet: an opaque LLVM struct");
+                }
+                self.expect("(")?;
+                let mut members = Vec::new();
+                if !self.at(")") {
+                    loop {
+                        members.push(self.nested(|p| p.parse_llvm_nested_type())?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect(")")?;
+                self.expect(">")?;
+                TypeKind::LlvmStruct { name, packed, members }
+            }
+            "void" => TypeKind::LlvmVoid,
+            "func" => {
+                self.expect("<")?;
+                let result = self.nested(|p| p.parse_llvm_nested_type())?;
+                self.expect("(")?;
+                let mut params = Vec::new();
+                let mut variadic = false;
+                if !self.at(")") {
+                    loop {
+                        if self.eat(".") {
+                            self.expect(".")?;
+                            self.expect(".")?;
+                            variadic = true;
+                            break;
+                        }
+                        params.push(self.nested(|p| p.parse_llvm_nested_type())?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                self.expect(")")?;
+                self.expect(">")?;
+                TypeKind::LlvmFunction { result, params, variadic }
+            }
+            other => return self.error(format!("unknown LLVM type: {other}")),
+        };
+        Ok(self.ir.types.intern(kind))
+    }
+
+    /// A type inside an LLVM dialect type: LLVM types may drop their `!llvm.` prefix.
+    fn parse_llvm_nested_type(&mut self) -> PResult<Type> {
+        if self.tok.kind == Tok::Ident {
+            let keyword = self.tok.text;
+            if matches!(keyword, "ptr" | "array" | "struct" | "void" | "func") {
+                self.bump();
+                return self.parse_llvm_type(keyword);
+            }
+        }
+        self.parse_type()
     }
 
     fn parse_spirv_type(&mut self, name: &str, offset: usize) -> PResult<Type> {

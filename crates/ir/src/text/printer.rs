@@ -1663,11 +1663,92 @@ fn write_type_in(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut V
             out.push_str(&inner);
             out.push('>');
         }
+        TypeKind::LlvmPointer { .. }
+        | TypeKind::LlvmArray { .. }
+        | TypeKind::LlvmStruct { .. }
+        | TypeKind::LlvmVoid
+        | TypeKind::LlvmFunction { .. } => {
+            out.push_str("!llvm.");
+            write_llvm_type_body(ir, t, out, structs_in_progress);
+        }
         TypeKind::Opaque(text) => {
             out.push('!');
             out.push_str(text);
         }
     }
+}
+
+/// An LLVM dialect type without its `!llvm.` prefix, as the dialect prints the types
+/// nested in its own (`!llvm.array<4 x struct<(i32, ptr)>>`); builtin types inside are
+/// printed as usual.
+fn write_llvm_type_body(ir: &Ir, t: Type, out: &mut String, structs_in_progress: &mut Vec<String>) {
+    let nested = |t: Type, out: &mut String, structs_in_progress: &mut Vec<String>| {
+        if is_llvm_type(ir, t) {
+            write_llvm_type_body(ir, t, out, structs_in_progress);
+        } else {
+            write_type_in(ir, t, out, structs_in_progress);
+        }
+    };
+    match ir.types.kind(t) {
+        TypeKind::LlvmPointer { address_space } => {
+            out.push_str("ptr");
+            if *address_space != 0 {
+                let _ = write!(out, "<{address_space}>");
+            }
+        }
+        TypeKind::LlvmArray { count, element } => {
+            let _ = write!(out, "array<{count} x ");
+            nested(*element, out, structs_in_progress);
+            out.push('>');
+        }
+        TypeKind::LlvmStruct { name, packed, members } => {
+            out.push_str("struct<");
+            if let Some(name) = name {
+                out.push('"');
+                out.push_str(name);
+                out.push_str("\", ");
+            }
+            if *packed {
+                out.push_str("packed ");
+            }
+            out.push('(');
+            for (i, &m) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                nested(m, out, structs_in_progress);
+            }
+            out.push_str(")>");
+        }
+        TypeKind::LlvmVoid => out.push_str("void"),
+        TypeKind::LlvmFunction { result, params, variadic } => {
+            out.push_str("func<");
+            nested(*result, out, structs_in_progress);
+            out.push_str(" (");
+            for (i, &p) in params.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                nested(p, out, structs_in_progress);
+            }
+            if *variadic {
+                out.push_str(if params.is_empty() { "..." } else { ", ..." });
+            }
+            out.push_str(")>");
+        }
+        _ => write_type_in(ir, t, out, structs_in_progress),
+    }
+}
+
+fn is_llvm_type(ir: &Ir, t: Type) -> bool {
+    matches!(
+        ir.types.kind(t),
+        TypeKind::LlvmPointer { .. }
+            | TypeKind::LlvmArray { .. }
+            | TypeKind::LlvmStruct { .. }
+            | TypeKind::LlvmVoid
+            | TypeKind::LlvmFunction { .. }
+    )
 }
 
 /// A constant an array type names by id (`@n`, `IAdd(@n, 1 : i32) : i32`,
