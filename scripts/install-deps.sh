@@ -10,7 +10,7 @@ set -euo pipefail
 # mesa-vulkan-drivers brings lavapipe, a Vulkan driver on the CPU, and libvulkan-dev the
 # loader: the semantics suite (`cargo xtask vk-kernels`, crates/vkcompute) runs compiled
 # compute shaders on them.
-apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22-tools mlir-22-tools mesa-vulkan-drivers libvulkan-dev)
+apt_packages=(spirv-tools spirv-headers glslang-tools hyperfine llvm-22 llvm-22-dev llvm-22-tools mlir-22-tools mesa-vulkan-drivers libvulkan-dev)
 # A Rust toolchain needs a C linker.
 command -v cc >/dev/null 2>&1 || apt_packages+=(build-essential)
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
