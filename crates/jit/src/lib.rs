@@ -31,6 +31,9 @@
 //! [`CompiledModule::address`] is a map lookup, and the code lives as long as the
 //! [`CompiledModule`].
 
+#![deny(unsafe_code)]
+
+#[allow(unsafe_code)] // the FFI module is the one place LLVM is called
 mod ffi;
 
 use std::collections::HashMap;
