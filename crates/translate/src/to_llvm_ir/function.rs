@@ -175,7 +175,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let operation = self.ir().op(op);
         let n = operation.operands.len();
         let ranges = match operation.name.as_str() {
-            "llvm.br" => vec![0..n],
+            "llvm.br" => std::iter::once(0..n).collect(),
             "llvm.cond_br" => {
                 let sizes = dense_counts(operation.attr("operandSegmentSizes"));
                 let Some([1, t, f]) = sizes.as_deref() else {
@@ -189,7 +189,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     return Err(Fail::new("llvm.switch without valid 'operandSegmentSizes'"));
                 };
                 let cases = dense_counts(operation.attr("case_operand_segments")).unwrap_or_default();
-                let mut ranges = vec![1..1 + d];
+                let mut ranges: Vec<std::ops::Range<usize>> = std::iter::once(1..1 + d).collect();
                 let mut start = 1 + d;
                 for count in cases {
                     ranges.push(start..start + count);
