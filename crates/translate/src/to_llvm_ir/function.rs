@@ -137,6 +137,15 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                                 "a branch passes fewer operands than its target has arguments",
                             ));
                         };
+                        // LLVM's phi has one value per predecessor block, whatever the edge.
+                        let conflicting = edges[..i]
+                            .iter()
+                            .any(|(other, earlier)| other == label && earlier.get(position) != Some(&value));
+                        if conflicting {
+                            return Err(Fail::unsupported(
+                                "a block branching twice to the same block with different arguments",
+                            ));
+                        }
                         if i > 0 {
                             line.push_str(", ");
                         }

@@ -228,3 +228,21 @@ fn identified_structs_are_defined_once() {
     assert!(out.starts_with("%Pair = type { i32, float }\n"), "{out}");
     assert!(out.contains("load %Pair, ptr %0"), "{out}");
 }
+
+#[test]
+fn two_edges_from_one_block_with_different_values_are_refused() {
+    let body = r#"  ^bb0(%c: i1, %a: i32, %b: i32):
+    "llvm.cond_br"(%c, %a, %b)[^bb1, ^bb1] <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (i1, i32, i32) -> ()
+  ^bb1(%0: i32):
+    "llvm.return"(%0) : (i32) -> ()"#;
+    let error = translate(&func("i32 (i1, i32, i32)", "f", body)).unwrap_err();
+    assert!(error.message.contains("branching twice to the same block"), "{}", error.message);
+}
+
+#[test]
+fn huge_splats_are_refused() {
+    let body = r#"    %0 = "llvm.mlir.constant"() <{value = 1 : i32}> : () -> vector<100000000xi32>
+    "llvm.return"() : () -> ()"#;
+    let error = translate(&func("void ()", "f", body)).unwrap_err();
+    assert!(error.message.starts_with("not supported yet: a splat constant"), "{}", error.message);
+}
