@@ -17,6 +17,13 @@
 //!   -passes=verify` are the same up to the module id, attribute group and metadata
 //!   numbering, phi entry order and the order of intrinsic declarations.
 //!
+//! Real shaders (`spv-` rows): every GLCompute shader of the `.spv` corpus
+//! (`--spv-corpus`, default ../shared/corpus/spv) is deserialized and converted by the
+//! workspace's own `spirvkit` binary (`spirvkit opt -convert-spirv-to-llvm`, the most
+//! recently built of the release and debug binaries); what converts (`spv-converted`) goes through the same
+//! `translate`, `llvm-as` and `verify` stages (no mlir-translate-22 comparison: the
+//! conversion writes nested modules). Skipped with a message without a built binary.
+//!
 //! Counts are compared with `conformance/llvmir-floor.txt` (non-zero exit when below);
 //! `--update-floor` rewrites it. Failures are listed in `<target>/llvmir-conformance.txt`.
 
@@ -29,15 +36,20 @@ use std::process::Command;
 
 const FLOOR_PATH: &str = "conformance/llvmir-floor.txt";
 const STAGES: [&str; 4] = ["translate", "llvm-as", "verify", "equivalent"];
+const SPV_STAGES: [&str; 4] = ["spv-converted", "spv-translate", "spv-llvm-as", "spv-verify"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = crate::workspace_root().join("../shared/corpus/mlir-spirv");
+    let mut spv_corpus = crate::workspace_root().join("../shared/corpus/spv");
     let mut update_floor = false;
     let mut filter: Option<String> = None;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--corpus" => corpus = PathBuf::from(iter.next().context("--corpus needs a directory")?),
+            "--spv-corpus" => {
+                spv_corpus = PathBuf::from(iter.next().context("--spv-corpus needs a directory")?)
+            }
             "--update-floor" => update_floor = true,
             "--filter" => filter = Some(iter.next().context("--filter needs a text")?.clone()),
             other => bail!("unknown option {other}"),
@@ -99,6 +111,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
     }
+    run_spv(&spv_corpus, filter.as_deref(), &scratch.0, &mut counts, &mut report)?;
     let report_path = crate::target_dir().join("llvmir-conformance.txt");
     std::fs::write(&report_path, &report)?;
     println!("llvmir-conformance over {} files ({})", files.len(), corpus.display());
@@ -115,8 +128,8 @@ pub fn run(args: &[String]) -> Result<()> {
             "# Minimum chunks passing each stage of `cargo xtask llvmir-conformance` (LLVM dialect from\n\
              # MLIR 22's SPIR-V -> LLVM tests, written as LLVM IR). Regenerate with --update-floor.\n",
         );
-        for stage in STAGES {
-            let _ = writeln!(text, "{stage} {}", counts.get(stage).copied().unwrap_or(0));
+        for stage in STAGES.iter().chain(SPV_STAGES.iter().filter(|s| counts.contains_key(**s))) {
+            let _ = writeln!(text, "{stage} {}", counts.get(*stage).copied().unwrap_or(0));
         }
         std::fs::write(&floor_path, text)?;
         println!("floor written to {}", floor_path.display());
@@ -134,6 +147,89 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("below the floor: {}", below.join(", "));
     }
     println!("at or above the floor ({})", floor_path.display());
+    Ok(())
+}
+
+/// The `spv-` rows: real compute shaders converted by the workspace's `spirvkit`.
+fn run_spv(
+    corpus: &Path,
+    filter: Option<&str>,
+    scratch: &Path,
+    counts: &mut BTreeMap<String, usize>,
+    report: &mut String,
+) -> Result<()> {
+    if !corpus.is_dir() {
+        println!("llvmir-conformance: spv rows skipped, no corpus at {}", corpus.display());
+        return Ok(());
+    }
+    // The most recently built of the release and debug binaries.
+    let spirvkit = ["release", "debug"]
+        .iter()
+        .map(|p| crate::built_binary(p, "spirvkit"))
+        .filter_map(|b| Some((std::fs::metadata(&b).ok()?.modified().ok()?, b)))
+        .max()
+        .map(|(_, b)| b);
+    let Some(spirvkit) = spirvkit else {
+        println!("llvmir-conformance: spv rows skipped, no spirvkit binary built (cargo build --release -p spirvkit-cli)");
+        return Ok(());
+    };
+    let mut files = files_with_extension(corpus, "spv")?;
+    files.retain(|f| filter.is_none_or(|s| f.to_string_lossy().contains(s)));
+    let deserialized = scratch.join("shader.mlir");
+    let converted = scratch.join("shader.llvm.mlir");
+    let ours_path = scratch.join("shader.ll");
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else { continue };
+        let Ok(module) = spirvkit_binary::read::read(&bytes) else { continue };
+        // OpEntryPoint (15) whose execution model (its first word) is GLCompute (5).
+        let compute = module.instructions().any(|i| i.opcode == 15 && i.words.get(1) == Some(&5));
+        if !compute {
+            continue;
+        }
+        let name = file.strip_prefix(corpus).unwrap_or(&file).display().to_string();
+        *counts.entry("spv-compute".into()).or_default() += 1;
+        let spirvkit = spirvkit.to_string_lossy();
+        if let Err(e) = tool(&spirvkit, &["translate", "--deserialize-spirv", "-o"], &[&deserialized, &file])
+        {
+            let _ = writeln!(report, "{name}: deserialize: {}", e.trim_end());
+            continue;
+        }
+        let conversion = tool(
+            &spirvkit,
+            &["opt", "-convert-spirv-to-llvm", "--mlir-print-op-generic", "-o"],
+            &[&converted, &deserialized],
+        );
+        if let Err(e) = conversion {
+            let first = e.lines().next().unwrap_or("").to_string();
+            let _ = writeln!(report, "{name}: spv-converted: {first}");
+            continue;
+        }
+        *counts.entry("spv-converted".into()).or_default() += 1;
+        let text = std::fs::read_to_string(&converted)?;
+        let ours = spirvkit_ir::parse(&text, "converted.mlir")
+            .map_err(|e| format!("{e:?}"))
+            .and_then(|(ir, top)| spirvkit_translate::to_llvm_ir(&ir, top).map_err(|e| e.to_string()));
+        let ours = match ours {
+            Ok(ours) => ours,
+            Err(e) => {
+                let _ = writeln!(report, "{name}: spv-translate: {e}");
+                continue;
+            }
+        };
+        *counts.entry("spv-translate".into()).or_default() += 1;
+        std::fs::write(&ours_path, ours)?;
+        if let Err(e) = tool("llvm-as-22", &["-o"], &[Path::new("/dev/null"), &ours_path]) {
+            let _ = writeln!(report, "{name}: spv-llvm-as: {}", e.trim_end());
+            continue;
+        }
+        *counts.entry("spv-llvm-as".into()).or_default() += 1;
+        if let Err(e) = tool("opt-22", &["-S", "-passes=verify", "-o"], &[Path::new("/dev/null"), &ours_path])
+        {
+            let _ = writeln!(report, "{name}: spv-verify: {}", e.trim_end());
+            continue;
+        }
+        *counts.entry("spv-verify".into()).or_default() += 1;
+    }
     Ok(())
 }
 
