@@ -24,6 +24,10 @@
 //! `translate`, `llvm-as` and `verify` stages (no mlir-translate-22 comparison: the
 //! conversion writes nested modules). Skipped with a message without a built binary.
 //!
+//! With a built `spirvkit`, each chunk also goes through the workspace's own conversion
+//! (`spirvkit opt`, rows prefixed `spirvkit-`): the chunks mlir-opt-22 refuses (ops newer
+//! than MLIR 22) are then compared with mlir-translate-22 too.
+//!
 //! Counts are compared with `conformance/llvmir-floor.txt` (non-zero exit when below);
 //! `--update-floor` rewrites it. Failures are listed in `<target>/llvmir-conformance.txt`.
 
@@ -73,6 +77,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     files.retain(|f| filter.as_deref().is_none_or(|s| f.to_string_lossy().contains(s)));
+    let spirvkit = built_spirvkit();
     let scratch = ScratchDir(crate::target_dir().join("llvmir-conformance-scratch"));
     std::fs::create_dir_all(&scratch.0)?;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -94,18 +99,29 @@ pub fn run(args: &[String]) -> Result<()> {
         for (index, chunk) in chunks.iter().enumerate() {
             let case = format!("{name}#{index}");
             *counts.entry("chunks".into()).or_default() += 1;
-            match check_chunk(chunk, pass, &scratch.0) {
-                Verdict::OracleRefused => *counts.entry("oracle-refused".into()).or_default() += 1,
-                Verdict::Reached { passed, nested, failure } => {
-                    if nested {
-                        *counts.entry("nested-module".into()).or_default() += 1;
+            // The oracle's conversion, then (when built) the workspace's own: chunks
+            // mlir-opt-22 refuses (the newer ops) still test the writer against
+            // mlir-translate-22 that way.
+            let mut converters = vec![("", Converter::MlirOpt)];
+            if let Some(spirvkit) = &spirvkit {
+                converters.push(("spirvkit-", Converter::Spirvkit(spirvkit)));
+            }
+            for (prefix, converter) in converters {
+                match check_chunk(chunk, pass, &scratch.0, converter) {
+                    Verdict::OracleRefused => {
+                        *counts.entry(format!("{prefix}oracle-refused")).or_default() += 1
                     }
-                    for stage in &STAGES[..passed] {
-                        *counts.entry((*stage).into()).or_default() += 1;
-                    }
-                    if let Some(failure) = failure {
-                        let stage = STAGES.get(passed).copied().unwrap_or("?");
-                        let _ = writeln!(report, "{case}: {stage}: {}", failure.trim_end());
+                    Verdict::Reached { passed, nested, failure } => {
+                        if nested {
+                            *counts.entry(format!("{prefix}nested-module")).or_default() += 1;
+                        }
+                        for stage in &STAGES[..passed] {
+                            *counts.entry(format!("{prefix}{stage}")).or_default() += 1;
+                        }
+                        if let Some(failure) = failure {
+                            let stage = STAGES.get(passed).copied().unwrap_or("?");
+                            let _ = writeln!(report, "{prefix}{case}: {stage}: {}", failure.trim_end());
+                        }
                     }
                 }
             }
@@ -128,8 +144,14 @@ pub fn run(args: &[String]) -> Result<()> {
             "# Minimum chunks passing each stage of `cargo xtask llvmir-conformance` (LLVM dialect from\n\
              # MLIR 22's SPIR-V -> LLVM tests, written as LLVM IR). Regenerate with --update-floor.\n",
         );
-        for stage in STAGES.iter().chain(SPV_STAGES.iter().filter(|s| counts.contains_key(**s))) {
-            let _ = writeln!(text, "{stage} {}", counts.get(*stage).copied().unwrap_or(0));
+        let spirvkit_stages: Vec<String> = STAGES.iter().map(|s| format!("spirvkit-{s}")).collect();
+        let rows = STAGES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(spirvkit_stages.into_iter().filter(|s| counts.contains_key(s)))
+            .chain(SPV_STAGES.iter().map(|s| s.to_string()).filter(|s| counts.contains_key(s)));
+        for stage in rows {
+            let _ = writeln!(text, "{stage} {}", counts.get(&stage).copied().unwrap_or(0));
         }
         std::fs::write(&floor_path, text)?;
         println!("floor written to {}", floor_path.display());
@@ -150,6 +172,22 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The most recently built of the workspace's release and debug `spirvkit` binaries.
+fn built_spirvkit() -> Option<PathBuf> {
+    ["release", "debug"]
+        .iter()
+        .map(|p| crate::built_binary(p, "spirvkit"))
+        .filter_map(|b| Some((std::fs::metadata(&b).ok()?.modified().ok()?, b)))
+        .max()
+        .map(|(_, b)| b)
+}
+
+#[derive(Clone, Copy)]
+enum Converter<'a> {
+    MlirOpt,
+    Spirvkit(&'a Path),
+}
+
 /// The `spv-` rows: real compute shaders converted by the workspace's `spirvkit`.
 fn run_spv(
     corpus: &Path,
@@ -162,14 +200,7 @@ fn run_spv(
         println!("llvmir-conformance: spv rows skipped, no corpus at {}", corpus.display());
         return Ok(());
     }
-    // The most recently built of the release and debug binaries.
-    let spirvkit = ["release", "debug"]
-        .iter()
-        .map(|p| crate::built_binary(p, "spirvkit"))
-        .filter_map(|b| Some((std::fs::metadata(&b).ok()?.modified().ok()?, b)))
-        .max()
-        .map(|(_, b)| b);
-    let Some(spirvkit) = spirvkit else {
+    let Some(spirvkit) = built_spirvkit() else {
         println!("llvmir-conformance: spv rows skipped, no spirvkit binary built (cargo build --release -p spirvkit-cli)");
         return Ok(());
     };
@@ -243,13 +274,22 @@ enum Verdict {
     },
 }
 
-fn check_chunk(chunk: &str, pass: &str, scratch: &Path) -> Verdict {
+fn check_chunk(chunk: &str, pass: &str, scratch: &Path, converter: Converter<'_>) -> Verdict {
     let input = scratch.join("input.mlir");
     let generic = scratch.join("generic.mlir");
     if std::fs::write(&input, chunk).is_err() {
         return Verdict::OracleRefused;
     }
-    let converted = tool("mlir-opt-22", &[pass, "--mlir-print-op-generic", "-o"], &[&generic, &input]);
+    let converted = match converter {
+        Converter::MlirOpt => {
+            tool("mlir-opt-22", &[pass, "--mlir-print-op-generic", "-o"], &[&generic, &input])
+        }
+        Converter::Spirvkit(spirvkit) => tool(
+            &spirvkit.to_string_lossy(),
+            &["opt", pass, "--mlir-print-op-generic", "-o"],
+            &[&generic, &input],
+        ),
+    };
     if converted.is_err() {
         return Verdict::OracleRefused;
     }

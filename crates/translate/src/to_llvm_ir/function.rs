@@ -43,6 +43,9 @@ pub(super) struct FunctionWriter<'w, 'a> {
     metadata: &'w mut Metadata,
     /// Operand text of each value: `%N` or a constant's text.
     values: HashMap<Value, String>,
+    /// Results of casts to their operand's own type: the operand itself (LLVM has no
+    /// same-type `addrspacecast`; MLIR's translation folds them all the same way).
+    aliases: HashMap<Value, Value>,
     labels: HashMap<BlockId, usize>,
     next_number: usize,
 }
@@ -65,6 +68,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             module,
             metadata,
             values: HashMap::new(),
+            aliases: HashMap::new(),
             labels: HashMap::new(),
             next_number: params,
         }
@@ -100,6 +104,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 if is_constant_op(operation.name.as_str()) {
                     let text = self.constant_op(op).map_err(|f| f.at(&operation.location))?;
                     self.values.insert(operation.results[0], text);
+                } else if let Some(source) = self.identity_cast(op) {
+                    self.aliases.insert(operation.results[0], source);
                 } else if let Some(&value) = operation.results.first() {
                     let number = self.take_number();
                     self.values.insert(value, format!("%{number}"));
@@ -161,7 +167,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             for &op in &ir.block(block).ops {
                 let operation = ir.op(op);
-                if is_constant_op(operation.name.as_str()) {
+                if is_constant_op(operation.name.as_str()) || self.identity_cast(op).is_some() {
                     continue;
                 }
                 let line = self.instruction(op, result).map_err(|f| f.at(&operation.location))?;
@@ -215,7 +221,37 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         Ok(ranges)
     }
 
-    fn operand(&self, value: Value) -> Result<String, Fail> {
+    /// The operand of a cast whose result has the operand's type.
+    fn identity_cast(&self, op: OpId) -> Option<Value> {
+        let operation = self.ir().op(op);
+        let cast = matches!(
+            operation.name.as_str(),
+            "llvm.bitcast"
+                | "llvm.addrspacecast"
+                | "llvm.zext"
+                | "llvm.sext"
+                | "llvm.trunc"
+                | "llvm.fpext"
+                | "llvm.fptrunc"
+        );
+        match (&operation.operands[..], &operation.results[..]) {
+            (&[source], &[result])
+                if cast && self.ir().value_type(source) == self.ir().value_type(result) =>
+            {
+                Some(source)
+            }
+            _ => None,
+        }
+    }
+
+    fn operand(&self, mut value: Value) -> Result<String, Fail> {
+        // Chains of identity casts are as long as the function (bounded by its ops).
+        for _ in 0..=self.aliases.len() {
+            match self.aliases.get(&value) {
+                Some(&source) => value = source,
+                None => break,
+            }
+        }
         self.values.get(&value).cloned().ok_or_else(|| Fail::new("an operand defined outside the function"))
     }
 

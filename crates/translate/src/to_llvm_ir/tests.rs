@@ -246,3 +246,16 @@ fn huge_splats_are_refused() {
     let error = translate(&func("void ()", "f", body)).unwrap_err();
     assert!(error.message.starts_with("not supported yet: a splat constant"), "{}", error.message);
 }
+
+#[test]
+fn casts_to_the_same_type_are_their_operand() {
+    let body = r#"  ^bb0(%p: !llvm.ptr):
+    %0 = "llvm.addrspacecast"(%p) : (!llvm.ptr) -> !llvm.ptr
+    %1 = "llvm.addrspacecast"(%0) : (!llvm.ptr) -> !llvm.ptr<1>
+    "llvm.return"(%1) : (!llvm.ptr<1>) -> ()"#;
+    let out = translate(&func("ptr<1> (ptr)", "f", body)).unwrap();
+    assert!(
+        out.contains("  %2 = addrspacecast ptr %0 to ptr addrspace(1)\n  ret ptr addrspace(1) %2\n"),
+        "{out}"
+    );
+}
