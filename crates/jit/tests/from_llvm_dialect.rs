@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use spirvkit_jit::Jit;
 
-/// `sum(ptr %data, i64 %n) -> f32`: a loop over block arguments; every element is also
+/// `sum(ptr %data, i64 %n) -> f32`: the sum of the magnitudes (`llvm.intr.fabs`, an
+/// intrinsic called by its unmangled name), a loop over block arguments; every element is also
 /// counted through a call to a host function (the way barriers and group operations
 /// reach the runtime).
 const SUM: &str = r#""builtin.module"() ({
@@ -24,7 +25,8 @@ const SUM: &str = r#""builtin.module"() ({
     ^bb2:
       %p = "llvm.getelementptr"(%data, %i) <{elem_type = f32, noWrapFlags = 3 : i32, rawConstantIndices = array<i32: -2147483648>}> : (!llvm.ptr, i64) -> !llvm.ptr
       %x = "llvm.load"(%p) <{alignment = 4 : i64, ordering = 0 : i64}> : (!llvm.ptr) -> f32
-      %next_acc = "llvm.fadd"(%acc, %x) <{fastmathFlags = #llvm.fastmath<none>}> : (f32, f32) -> f32
+      %magnitude = "llvm.intr.fabs"(%x) <{fastmathFlags = #llvm.fastmath<none>}> : (f32) -> f32
+      %next_acc = "llvm.fadd"(%acc, %magnitude) <{fastmathFlags = #llvm.fastmath<none>}> : (f32, f32) -> f32
       %c1 = "llvm.mlir.constant"() <{value = 1 : i32}> : () -> i32
       "llvm.call"(%c1) <{CConv = #llvm.cconv<ccc>, TailCallKind = #llvm.tailcallkind<none>, callee = @host_count, fastmathFlags = #llvm.fastmath<none>, op_bundle_sizes = array<i32>, operandSegmentSizes = array<i32: 1, 0>}> : (i32) -> ()
       %next = "llvm.add"(%i, %one) <{overflowFlags = 0 : i32}> : (i64, i64) -> i64
@@ -52,7 +54,7 @@ fn llvm_dialect_runs_as_machine_code() {
     // SAFETY: @sum has exactly this signature.
     let sum: extern "C" fn(*const f32, i64) -> f32 =
         unsafe { std::mem::transmute(module.address("sum").expect("sum is defined")) };
-    let data: Vec<f32> = (1..=100).map(|i| i as f32).collect();
+    let data: Vec<f32> = (1..=100).map(|i| if i % 2 == 0 { i as f32 } else { -(i as f32) }).collect();
     assert_eq!(sum(data.as_ptr(), data.len() as i64), 5050.0);
     assert_eq!(COUNTED.load(Ordering::SeqCst), 100);
 }

@@ -85,8 +85,22 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The text of a body whose entry block's arguments are the function's parameters.
     pub fn body(&mut self, blocks: &[BlockId], result: Type) -> Result<String, Fail> {
         let ir = self.ir();
-        // 1. Number the parameters, blocks, phis and instruction results in the order
-        // LLVM numbers unnamed values, and give each constant its text.
+        // 1. The incoming edges of each block: predecessor and forwarded operands.
+        let mut incoming: HashMap<BlockId, Vec<(BlockId, Vec<Value>)>> = HashMap::new();
+        for &block in blocks {
+            let Some(&terminator) = ir.block(block).ops.last() else {
+                return Err(Fail::new("a block without a terminator"));
+            };
+            let ranges = self.successor_ranges(terminator).map_err(|f| f.at(&ir.op(terminator).location))?;
+            for (successor, range) in ir.op(terminator).successors.iter().zip(ranges) {
+                let operands = ir.op(terminator).operands[range].to_vec();
+                incoming.entry(*successor).or_default().push((block, operands));
+            }
+        }
+        // 2. Number the parameters, blocks, phis and instruction results in the order
+        // LLVM numbers unnamed values, and give each constant its text. The arguments of
+        // a block nothing branches to (unreachable) are poison: LLVM's text has no phi
+        // without entries.
         for (i, argument) in ir.block(blocks[0]).arguments.iter().enumerate() {
             self.values.insert(*argument, format!("%{i}"));
         }
@@ -94,9 +108,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let label = self.take_number();
             self.labels.insert(block, label);
             if index > 0 {
+                let reachable = incoming.contains_key(&block);
                 for &argument in &ir.block(block).arguments {
-                    let number = self.take_number();
-                    self.values.insert(argument, format!("%{number}"));
+                    let text =
+                        if reachable { format!("%{}", self.take_number()) } else { "poison".to_string() };
+                    self.values.insert(argument, text);
                 }
             }
             for &op in &ir.block(block).ops {
@@ -112,18 +128,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 }
             }
         }
-        // 2. The incoming edges of each block with arguments.
-        let mut incoming: HashMap<BlockId, Vec<(usize, Vec<Value>)>> = HashMap::new();
-        for &block in blocks {
-            let Some(&terminator) = ir.block(block).ops.last() else {
-                return Err(Fail::new("a block without a terminator"));
-            };
-            let ranges = self.successor_ranges(terminator).map_err(|f| f.at(&ir.op(terminator).location))?;
-            for (successor, range) in ir.op(terminator).successors.iter().zip(ranges) {
-                let operands = ir.op(terminator).operands[range].to_vec();
-                incoming.entry(*successor).or_default().push((self.labels[&block], operands));
-            }
-        }
         // 3. The text.
         let mut out = String::new();
         for (index, &block) in blocks.iter().enumerate() {
@@ -133,8 +137,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 return Err(Fail::new("the entry block of a function is a branch target"));
             }
             if index > 0 {
-                let edges = incoming.get(&block).map(Vec::as_slice).unwrap_or(&[]);
-                for (position, &argument) in ir.block(block).arguments.iter().enumerate() {
+                let edges: Vec<(usize, &Vec<Value>)> = incoming
+                    .get(&block)
+                    .map(|edges| edges.iter().map(|(pred, operands)| (self.labels[pred], operands)).collect())
+                    .unwrap_or_default();
+                // An unreachable block's arguments are poison: it has no phis.
+                let arguments: &[Value] = if edges.is_empty() { &[] } else { &ir.block(block).arguments };
+                for (position, &argument) in arguments.iter().enumerate() {
                     let ty = ir.value_type(argument);
                     let mut line = format!("  {} = phi {} ", self.values[&argument], self.ty(ty)?);
                     for (i, (label, operands)) in edges.iter().enumerate() {
@@ -156,10 +165,6 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                             line.push_str(", ");
                         }
                         let _ = write!(line, "[ {}, %{label} ]", self.operand(value)?);
-                    }
-                    if edges.is_empty() {
-                        // An unreachable block: LLVM wants a phi without entries gone.
-                        return Err(Fail::unsupported("arguments on a block without predecessors"));
                     }
                     out.push_str(&line);
                     out.push('\n');
@@ -533,17 +538,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 format!("fence{} {ordering}", self.syncscope(op))
             }
             "call" => self.call(op)?,
-            "br" => {
-                format!("br label {}", self.label(operation.successors[0])?)
-            }
-            "cond_br" => {
-                format!(
+            "br" => match &operation.successors[..] {
+                [target] => format!("br label {}", self.label(*target)?),
+                _ => return Err(Fail::new("llvm.br needs one successor")),
+            },
+            "cond_br" => match (&operands[..], &operation.successors[..]) {
+                ([condition, ..], [on_true, on_false]) => format!(
                     "br {}, label {}, label {}",
-                    self.typed(operands[0])?,
-                    self.label(operation.successors[0])?,
-                    self.label(operation.successors[1])?
-                )
-            }
+                    self.typed(*condition)?,
+                    self.label(*on_true)?,
+                    self.label(*on_false)?
+                ),
+                _ => return Err(Fail::new("llvm.cond_br needs a condition and two successors")),
+            },
             "switch" => self.switch(op)?,
             "return" => match operands.len() {
                 0 if self.module.types.is_void(function_result) => "ret void".to_string(),
@@ -747,15 +754,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let Some(&value) = operation.operands.first() else {
             return Err(Fail::new("llvm.switch without a value"));
         };
+        let Some((&default, case_successors)) = operation.successors.split_first() else {
+            return Err(Fail::new("llvm.switch without a default successor"));
+        };
         let ty = self.ty(self.ir().value_type(value))?;
-        let mut text =
-            format!("switch {}, label {} [", self.typed(value)?, self.label(operation.successors[0])?);
+        let mut text = format!("switch {}, label {} [", self.typed(value)?, self.label(default)?);
         let cases: &[Attribute] = match self.property(op, "case_values") {
             Some(Attribute::Dense { elements, .. }) => elements,
             None => &[],
             Some(_) => return Err(Fail::new("'case_values' is not a dense attribute")),
         };
-        let case_successors = &operation.successors[1..];
         if cases.len() != case_successors.len() {
             return Err(Fail::new("llvm.switch case values do not match its successors"));
         }

@@ -259,3 +259,25 @@ fn casts_to_the_same_type_are_their_operand() {
         "{out}"
     );
 }
+
+#[test]
+fn arguments_of_unreachable_blocks_are_poison() {
+    let body = r#"  ^bb0(%a: i32):
+    "llvm.return"(%a) : (i32) -> ()
+  ^bb1(%0: i32):
+    %1 = "llvm.add"(%0, %0) <{overflowFlags = 0 : i32}> : (i32, i32) -> i32
+    "llvm.return"(%1) : (i32) -> ()"#;
+    let out = translate(&func("i32 (i32)", "f", body)).unwrap();
+    assert!(out.contains("\n2:\n  %3 = add i32 poison, poison\n  ret i32 %3\n"), "{out}");
+}
+
+#[test]
+fn malformed_terminators_are_errors_not_panics() {
+    let body = r#"  ^bb0(%c: i1):
+    "llvm.cond_br"(%c)[^bb1] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+  ^bb1:
+    "llvm.br"() : () -> ()"#;
+    assert!(translate(&func("void (i1)", "f", body)).is_err());
+    let body = r#"    "llvm.switch"() <{case_operand_segments = array<i32>, operandSegmentSizes = array<i32: 0, 0, 0>}> : () -> ()"#;
+    assert!(translate(&func("void ()", "g", body)).is_err());
+}
