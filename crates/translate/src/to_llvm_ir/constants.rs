@@ -230,6 +230,9 @@ impl<'a> TypePrinter<'a> {
     /// `base` with the member at `position` replaced by `value` (undef, poison and
     /// zero aggregates are expanded first).
     pub fn insert_value(&self, base: Const, ty: Type, position: &[i64], value: Const) -> Result<Const, Fail> {
+        if position.len() > 256 {
+            return Err(Fail::unsupported("insertvalue positions deeper than 256 levels"));
+        }
         let Some((&first, rest)) = position.split_first() else {
             return Ok(value);
         };

@@ -959,8 +959,18 @@ fn constant_value(module: &ModuleWriter<'_>, op: OpId) -> Result<Const, Fail> {
 pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Result<Const, Fail> {
     let ir = module.ir;
     let mut values: HashMap<Value, Const> = HashMap::new();
-    let get = |values: &HashMap<Value, Const>, v: Value| {
-        values.get(&v).cloned().ok_or_else(|| Fail::new("an initializer operand defined outside the region"))
+    // A value used once is moved, not copied, into its user: a long chain of
+    // insertvalues building a large aggregate stays linear.
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for &op in &ir.block(block).ops {
+        for &operand in &ir.op(op).operands {
+            *uses.entry(operand).or_default() += 1;
+        }
+    }
+    let get = |values: &mut HashMap<Value, Const>, v: Value| {
+        let last_use = uses.get(&v).is_some_and(|&n| n <= 1);
+        let found = if last_use { values.remove(&v) } else { values.get(&v).cloned() };
+        found.ok_or_else(|| Fail::new("an initializer operand defined outside the region"))
     };
     for &op in &ir.block(block).ops {
         let operation = ir.op(op);
@@ -972,7 +982,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                 let &[value] = &operation.operands[..] else {
                     return Err(located(Fail::new("an initializer must return one value")));
                 };
-                return get(&values, value).map_err(located);
+                return get(&mut values, value).map_err(located);
             }
             "llvm.insertvalue" => {
                 let &[base, value] = &operation.operands[..] else {
@@ -995,7 +1005,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                 let ty = ir.value_type(base);
                 module
                     .types
-                    .insert_value(get(&values, base)?, ty, &position, get(&values, value)?)
+                    .insert_value(get(&mut values, base)?, ty, &position, get(&mut values, value)?)
                     .map_err(located)?
             }
             "llvm.bitcast" | "llvm.addrspacecast" | "llvm.ptrtoint" | "llvm.inttoptr" => {
@@ -1003,7 +1013,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                     return Err(located(Fail::new(format!("{name} expects 1 operand"))));
                 };
                 let source_ty = ir.value_type(source);
-                let text = module.types.const_text(&get(&values, source)?, source_ty).map_err(located)?;
+                let text = module.types.const_text(&get(&mut values, source)?, source_ty).map_err(located)?;
                 let to = module.types.print(ir.value_type(operation.results[0])).map_err(located)?;
                 Const::Literal(format!(
                     "{} ({} {text} to {to})",
@@ -1030,7 +1040,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                     if flags & 1 != 0 { "inbounds " } else { "" },
                     module.types.print(*element).map_err(located)?,
                     module.types.print(base_ty).map_err(located)?,
-                    module.types.const_text(&get(&values, base)?, base_ty).map_err(located)?
+                    module.types.const_text(&get(&mut values, base)?, base_ty).map_err(located)?
                 );
                 let mut dynamic = dynamic.iter();
                 for index in indices {
@@ -1045,7 +1055,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                             text,
                             ", {} {}",
                             module.types.print(ty).map_err(located)?,
-                            module.types.const_text(&get(&values, value)?, ty).map_err(located)?
+                            module.types.const_text(&get(&mut values, value)?, ty).map_err(located)?
                         );
                     } else {
                         let _ = write!(text, ", i32 {value}");

@@ -114,13 +114,13 @@ fn nested_modules_are_written_whole() {
 fn a_symbol_in_two_nested_modules_is_an_error() {
     let module = |name: &str| {
         format!(
-            "  \"builtin.module\"() ({{\n    \"llvm.func\"() <{{CConv = #llvm.cconv<ccc>, function_type = !llvm.func<void ()>, linkage = #llvm.linkage<external>, sym_name = \"{name}\", visibility_ = 0 : i64}}> ({{\n    }}) : () -> ()\n  }}) : () -> ()\n"
+            "  \"builtin.module\"() ({{\n    \"llvm.func\"() <{{CConv = #llvm.cconv<ccc>, function_type = !llvm.func<void ()>, linkage = #llvm.linkage<external>, sym_name = \"{name}\", visibility_ = 0 : i64}}> ({{\n      \"llvm.return\"() : () -> ()\n    }}) : () -> ()\n  }}) : () -> ()\n"
         )
     };
     let text = format!("\"builtin.module\"() ({{\n{}{}}}) : () -> ()\n", module("f"), module("f"));
     let error = translate(&text).unwrap_err();
     assert!(error.message.contains("@f is defined twice"), "{}", error.message);
-    assert!(matches!(error.location, Location::FileLineCol { line: 7, .. }), "{:?}", error.location);
+    assert!(matches!(error.location, Location::FileLineCol { line: 8, .. }), "{:?}", error.location);
 }
 
 #[test]
@@ -280,4 +280,34 @@ fn malformed_terminators_are_errors_not_panics() {
     assert!(translate(&func("void (i1)", "f", body)).is_err());
     let body = r#"    "llvm.switch"() <{case_operand_segments = array<i32>, operandSegmentSizes = array<i32: 0, 0, 0>}> : () -> ()"#;
     assert!(translate(&func("void ()", "g", body)).is_err());
+}
+
+#[test]
+fn nested_modules_share_a_declaration() {
+    let module = |body: &str| {
+        format!(
+            "  \"builtin.module\"() ({{\n    \"llvm.func\"() <{{CConv = #llvm.cconv<ccc>, function_type = !llvm.func<void (i32)>, linkage = #llvm.linkage<external>, sym_name = \"barrier\", visibility_ = 0 : i64}}> ({{\n    }}) : () -> ()\n{body}  }}) : () -> ()\n"
+        )
+    };
+    let text = format!("\"builtin.module\"() ({{\n{}{}}}) : () -> ()\n", module(""), module(""));
+    let out = translate(&text).unwrap();
+    assert_eq!(out.matches("declare void @barrier(i32)").count(), 1, "{out}");
+}
+
+#[test]
+fn function_and_parameter_attributes() {
+    let text = r#""builtin.module"() ({
+  "llvm.func"() <{CConv = #llvm.cconv<ccc>, arg_attrs = [{llvm.noalias, llvm.align = 16 : i64}, {}], function_type = !llvm.func<void (ptr, i32)>, linkage = #llvm.linkage<internal>, no_unwind, passthrough = ["alwaysinline", ["frame-pointer", "all"], "spirvkit-kernel"], sym_name = "k", visibility_ = 0 : i64}> ({
+  ^bb0(%p: !llvm.ptr, %n: i32):
+    "llvm.return"() : () -> ()
+  }) : () -> ()
+}) : () -> ()
+"#;
+    let out = translate(text).unwrap();
+    assert!(
+        out.contains(
+            "define internal void @k(ptr noalias align 16 %0, i32 %1) nounwind alwaysinline \"frame-pointer\"=\"all\" \"spirvkit-kernel\" {"
+        ),
+        "{out}"
+    );
 }
