@@ -12,27 +12,32 @@ use spirvkit_ir::OpId;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Module-level metadata nodes the bodies refer to.
+/// Module-level metadata nodes the bodies refer to, numbered in order of first use.
 #[derive(Default)]
 pub(super) struct Metadata {
-    nontemporal: bool,
-    invariant_load: bool,
+    nodes: Vec<String>,
 }
 
 impl Metadata {
-    const NONTEMPORAL: &'static str = "!0";
-    const INVARIANT_LOAD: &'static str = "!1";
+    /// `!N` for a node with this body (`!{i32 1}`), made once.
+    fn node(&mut self, body: String) -> String {
+        let index = match self.nodes.iter().position(|n| *n == body) {
+            Some(index) => index,
+            None => {
+                self.nodes.push(body);
+                self.nodes.len() - 1
+            }
+        };
+        format!("!{index}")
+    }
 
     pub fn definitions(&self) -> String {
         let mut out = String::new();
-        if self.nontemporal || self.invariant_load {
-            out.push('\n');
-        }
-        if self.nontemporal {
-            out.push_str("!0 = !{i32 1}\n");
-        }
-        if self.invariant_load {
-            out.push_str("!1 = !{}\n");
+        for (index, body) in self.nodes.iter().enumerate() {
+            if index == 0 {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "!{index} = {body}");
         }
         out
     }
@@ -542,16 +547,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 [target] => format!("br label {}", self.label(*target)?),
                 _ => return Err(Fail::new("llvm.br needs one successor")),
             },
-            "cond_br" => match (&operands[..], &operation.successors[..]) {
-                ([condition, ..], [on_true, on_false]) => format!(
-                    "br {}, label {}, label {}",
-                    self.typed(*condition)?,
-                    self.label(*on_true)?,
-                    self.label(*on_false)?
-                ),
-                _ => return Err(Fail::new("llvm.cond_br needs a condition and two successors")),
-            },
-            "switch" => self.switch(op)?,
+            "cond_br" => {
+                let branch = match (&operands[..], &operation.successors[..]) {
+                    ([condition, ..], [on_true, on_false]) => format!(
+                        "br {}, label {}, label {}",
+                        self.typed(*condition)?,
+                        self.label(*on_true)?,
+                        self.label(*on_false)?
+                    ),
+                    _ => return Err(Fail::new("llvm.cond_br needs a condition and two successors")),
+                };
+                branch + &self.branch_weights(op)?
+            }
+            "switch" => self.switch(op)? + &self.branch_weights(op)?,
             "return" => match operands.len() {
                 0 if self.module.types.is_void(function_result) => "ret void".to_string(),
                 1 => format!("ret {}", self.typed(operands[0])?),
@@ -601,14 +609,31 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn memory_metadata(&mut self, op: OpId) -> String {
         let mut out = String::new();
         if self.flag(op, "nontemporal") {
-            self.metadata.nontemporal = true;
-            let _ = write!(out, ", !nontemporal {}", Metadata::NONTEMPORAL);
+            let node = self.metadata.node("!{i32 1}".into());
+            let _ = write!(out, ", !nontemporal {node}");
         }
         if self.flag(op, "invariant") {
-            self.metadata.invariant_load = true;
-            let _ = write!(out, ", !invariant.load {}", Metadata::INVARIANT_LOAD);
+            let node = self.metadata.node("!{}".into());
+            let _ = write!(out, ", !invariant.load {node}");
         }
         out
+    }
+
+    /// `, !prof !N` for a branch's `branch_weights`, if it has them.
+    fn branch_weights(&mut self, op: OpId) -> Result<String, Fail> {
+        let Some(weights) = self.property(op, "branch_weights") else { return Ok(String::new()) };
+        let Attribute::DenseArray { values, .. } = weights else {
+            return Err(Fail::new("'branch_weights' is not a dense array"));
+        };
+        let mut body = String::from("!{!\"branch_weights\"");
+        for value in values {
+            let Attribute::Integer { value, .. } = value else {
+                return Err(Fail::new("a branch weight is not an integer"));
+            };
+            let _ = write!(body, ", i32 {value}");
+        }
+        body.push('}');
+        Ok(format!(", !prof {}", self.metadata.node(body)))
     }
 
     /// `0, 1` from a `position` dense array.
