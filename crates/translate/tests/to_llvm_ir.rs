@@ -74,7 +74,7 @@ fn the_translate_driver_writes_llvm_ir() {
     assert!(result.success, "{}", result.diagnostics_text);
     assert_eq!(String::from_utf8(result.output.into_bytes()).unwrap(), translate(&fixture()));
 
-    let broken = "\"builtin.module\"() ({\n  \"llvm.mlir.global_ctors\"() <{ctors = [], priorities = []}> : () -> ()\n}) : () -> ()\n";
+    let broken = "\"builtin.module\"() ({\n  \"llvm.mlir.global_ctors\"() <{ctors = [], data = [], priorities = []}> : () -> ()\n}) : () -> ()\n";
     let result = run(broken.as_bytes(), "broken.mlir", &options);
     assert!(!result.success);
     assert!(
