@@ -95,7 +95,7 @@ enum Command {
         #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]
         args: Vec<String>,
     },
-    Run(run::RunCommand),
+    Run(Box<run::RunCommand>),
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, String> {
@@ -473,7 +473,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let output = output.unwrap_or_else(|| PathBuf::from("out.spv"));
             write_output(Some(&output), &bytes)
         }
-        Command::Run(command) => run::run(command),
+        Command::Run(command) => run::run(*command),
     }
 }
 

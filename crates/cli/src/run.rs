@@ -160,7 +160,7 @@ fn run_diff(files: &[PathBuf], ty: Option<&str>, rel: f64, shader_given: bool) -
     let Some(ty) = ty else { return Err("--diff needs --type T".into()) };
     let ty =
         ElemType::parse(ty).ok_or_else(|| format!("--type {ty}: unknown type ({})", ElemType::names()))?;
-    if !(rel >= 0.0) {
+    if rel.is_nan() || rel < 0.0 {
         return Err(format!("--rel {rel}: a tolerance is a non-negative number"));
     }
     let [a, b] = files else { return Err("--diff takes two files".into()) };
