@@ -316,4 +316,27 @@ mod tests {
         );
         assert_eq!(category("error: compile error: x"), "compile error: x");
     }
+
+    #[test]
+    fn buffers_compare_bit_exact_within_ulps_or_not() {
+        let dir = std::env::temp_dir().join(format!("spirvkit-run-corpus-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |device: &str, words: &[u32]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(dir.join(format!("{device}-0-1.bin")), bytes).unwrap();
+        };
+        let one = 1f32.to_bits();
+        let check = |vulkan: &[u32], cpu: &[u32]| {
+            write("vulkan", vulkan);
+            write("cpu", cpu);
+            compare(&dir, &[(0, 1)], 4).unwrap()
+        };
+        assert!(matches!(check(&[one, 7], &[one, 7]), Comparison::BitExact));
+        assert!(matches!(check(&[one, 7], &[one + 4, 7]), Comparison::WithinUlps));
+        assert!(matches!(check(&[one, 7], &[one + 5, 7]), Comparison::Differ(_)));
+        // Small integers are subnormal as floats: compared exactly.
+        assert!(matches!(check(&[one, 7], &[one, 8]), Comparison::Differ(_)));
+        assert!(matches!(check(&[one], &[one, 7]), Comparison::Differ(_)));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

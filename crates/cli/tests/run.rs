@@ -114,6 +114,60 @@ fn a_tiny_shader_runs_on_vulkan_with_push_spec_and_repeats() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// y[i] = a * x[i] + y[i], with N and a in a uniform buffer.
+const SAXPY_HLSL: &str = r#"
+[[vk::binding(0, 0)]] cbuffer Params { uint N; float a; };
+[[vk::binding(1, 0)]] StructuredBuffer<float> x;
+[[vk::binding(2, 0)]] RWStructuredBuffer<float> y;
+[numthreads(64, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    if (id.x < N)
+        y[id.x] = a * x[id.x] + y[id.x];
+}
+"#;
+
+#[test]
+fn hlsl_input_is_compiled_with_hlsl2spirv_and_run() {
+    let dir = scratch("hlsl");
+    std::fs::write(dir.join("saxpy.hlsl"), SAXPY_HLSL).unwrap();
+    let args = [
+        "run",
+        "saxpy.hlsl",
+        "--device",
+        "vulkan",
+        "--groups",
+        "2,1,1",
+        "--ubo",
+        "0:u32=100,f32=2",
+        "--buf",
+        "1:f32:128:ramp",
+        "--buf",
+        "2:f32:128:const:1",
+        "--dump",
+        "2:y.bin",
+    ];
+    let out = spirvkit(&args, &dir);
+    if report_or_skip(&out).is_none() {
+        return;
+    }
+    let y: Vec<f32> = std::fs::read(dir.join("y.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let expected: Vec<f32> = (0..128).map(|i| if i < 100 { 2.0 * i as f32 + 1.0 } else { 1.0 }).collect();
+    assert_eq!(y, expected);
+    // A compile error is reported with hlsl2spirv's diagnostics.
+    std::fs::write(dir.join("bad.hlsl"), "[numthreads(1,1,1)] void main() { undeclared = 1; }").unwrap();
+    let out = spirvkit(&["run", "bad.hlsl", "--groups", "1,1,1", "--device", "vulkan"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.hlsl") && stderr(&out).contains("undeclared"), "{}", stderr(&out));
+    let out =
+        spirvkit(&["run", "saxpy.hlsl", "-T", "ps_6_0", "--groups", "1,1,1", "--device", "vulkan"], &dir);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_runaway_dispatch_is_stopped_by_the_time_limit() {
     let dir = scratch("runaway");
