@@ -83,6 +83,11 @@ impl ElemType {
     /// (`1.5`, `-2e-3`, `inf`, `nan`), rounded to nearest even.
     pub fn parse_value(self, text: &str) -> Result<u64, String> {
         let text = text.trim();
+        if self == ElemType::F32 {
+            // Straight to f32: through f64 would round twice.
+            let value: f32 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
+            return Ok(u64::from(value.to_bits()));
+        }
         if self.is_float() {
             let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
             return Ok(self.float_bits(value));
@@ -275,6 +280,11 @@ mod tests {
     #[test]
     fn float_values_round_to_the_type() {
         assert_eq!(ElemType::F32.parse_value("1.5"), Ok(0x3fc0_0000));
+        // Halfway between two f32 values only after rounding to f64 first: read directly,
+        // it is just above the halfway point and rounds up.
+        let text = "1.00000005960464477550";
+        assert_eq!(ElemType::F32.parse_value(text), Ok(u64::from(text.parse::<f32>().unwrap().to_bits())));
+        assert_eq!(ElemType::F32.parse_value(text), Ok(0x3f80_0001));
         assert_eq!(ElemType::F64.parse_value("-2"), Ok((-2f64).to_bits()));
         assert_eq!(ElemType::F16.parse_value("1"), Ok(0x3c00));
         assert_eq!(ElemType::F16.parse_value("65504"), Ok(0x7bff));

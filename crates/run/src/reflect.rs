@@ -737,6 +737,31 @@ pub(crate) mod tests {
         }
     }
 
+    /// Thousands of corrupted variants of the sample (words replaced by seeded random
+    /// values, small ones included so ids and opcodes collide): errors, never panics.
+    #[test]
+    fn corrupted_modules_never_panic() {
+        let words = sample();
+        let mut state = 17;
+        for _ in 0..5000 {
+            let mut corrupt = words.clone();
+            for _ in 0..1 + crate::init::splitmix64(&mut state) % 4 {
+                let r = crate::init::splitmix64(&mut state);
+                let at = 5 + (r as usize % (corrupt.len() - 5));
+                corrupt[at] = match r >> 60 {
+                    0..=5 => (r >> 32) as u32 % 64,
+                    6..=9 => (corrupt[at] & 0xffff) | (((r >> 32) as u32 % 8) << 16),
+                    _ => (r >> 32) as u32,
+                };
+            }
+            if let Ok(r) = reflect(&corrupt) {
+                for e in &r.entry_points {
+                    let _ = r.workgroup_size(e);
+                }
+            }
+        }
+    }
+
     #[test]
     fn bytes_in_either_order() {
         let words = sample();
