@@ -16,7 +16,7 @@ use crate::corpus::{display_path, files_with_extension, ScratchDir};
 use crate::hlsl_conformance::{settle_bounds, FloorMode};
 use anyhow::{bail, Context as _, Result};
 use spirvkit_run::diff::ulp_distance;
-use spirvkit_run::reflect::{DescriptorKind, Reflection};
+use spirvkit_run::reflect::{DescriptorKind, EntryPoint, Reflection};
 use spirvkit_run::ElemType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -90,7 +90,7 @@ pub fn run(args: &[String]) -> Result<()> {
             let case = format!("{name}:{}", entry.name);
             let dir = scratch.0.join(format!("case{}", counts["found"]));
             std::fs::create_dir_all(&dir)?;
-            let (args, storage) = run_arguments(&file, &entry.name, &reflection, &dir);
+            let (args, storage) = run_arguments(&file, entry, &reflection, &dir);
             let vulkan = run_on(&spirvkit, &args, "vulkan", &dir)?;
             match &vulkan {
                 Outcome::Ran => *counts.get_mut("ran_vulkan").expect("counted") += 1,
@@ -184,7 +184,7 @@ type StorageBuffer = (u32, u32);
 /// `spirvkit run` arguments (without `--device` and the dumps' directory) for `entry`.
 fn run_arguments(
     file: &Path,
-    entry: &str,
+    entry: &EntryPoint,
     reflection: &Reflection,
     dir: &Path,
 ) -> (Vec<String>, Vec<StorageBuffer>) {
@@ -192,14 +192,14 @@ fn run_arguments(
         "run".to_string(),
         file.display().to_string(),
         "--entry".into(),
-        entry.into(),
+        entry.name.clone(),
         "--groups".into(),
         GROUPS.into(),
         "--time-limit".into(),
         TIME_LIMIT.into(),
     ];
     let mut storage = Vec::new();
-    for d in &reflection.descriptors {
+    for d in reflection.descriptors_of(entry) {
         let words = |bytes: u64| bytes.div_ceil(4).max(1);
         match d.kind {
             DescriptorKind::StorageBuffer => {
@@ -230,7 +230,7 @@ fn run_arguments(
             _ => {}
         }
     }
-    if let Some(size) = reflection.push_constant_size {
+    if let Some(size) = reflection.push_constant_size_of(entry) {
         let values: Vec<String> = (0..size.div_ceil(4).max(1)).map(|i| format!("u32={i}")).collect();
         args.push("--push".into());
         args.push(values.join(","));

@@ -123,7 +123,7 @@ pub fn prepare(
         }
         bindings.push(Binding { set: buffer.set, binding: buffer.binding, kind: buffer.kind, data });
     }
-    for declared in &reflection.descriptors {
+    for declared in reflection.descriptors_of(entry) {
         if bindings.iter().any(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
             continue;
         }
@@ -160,10 +160,10 @@ pub fn prepare(
             if declared.set == 0 { String::new() } else { format!(":{}", declared.set) }
         )));
     }
-    let push = match (&description.push, reflection.push_constant_size) {
+    let push = match (&description.push, reflection.push_constant_size_of(entry)) {
         (None, None) => Vec::new(),
         (Some(_), None) => {
-            return Err(arguments("--push: the shader declares no push constants".into()));
+            return Err(arguments(format!("--push: entry point `{}` uses no push constants", entry.name)));
         }
         (None, Some(size)) => {
             return Err(arguments(format!(

@@ -79,6 +79,9 @@ pub struct EntryPoint {
     /// The execution model (5: GLCompute).
     pub model: u32,
     pub function: u32,
+    /// The interface ids `OpEntryPoint` lists (from SPIR-V 1.4 on, every global the entry
+    /// point uses; before, only its inputs and outputs).
+    pub interface: Vec<u32>,
 }
 
 impl EntryPoint {
@@ -202,6 +205,10 @@ pub struct Reflection {
     pub spec_constants: Vec<SpecConstant>,
     /// The push-constant block's size in bytes (`None`: the module declares none).
     pub push_constant_size: Option<u64>,
+    /// The push-constant variable's id.
+    pub push_constant_variable: Option<u32>,
+    /// The module's SPIR-V version word (`0x00010400` is 1.4).
+    pub version: u32,
     /// Workgroup size per entry point function id.
     workgroup_sizes: HashMap<u32, [WorkgroupDim; 3]>,
     /// The `WorkgroupSize` built-in constant, which overrides every entry's size.
@@ -224,6 +231,26 @@ impl Reflection {
     /// The workgroup size of `entry` (the `WorkgroupSize` built-in when the module has one).
     pub fn workgroup_size(&self, entry: &EntryPoint) -> Option<[WorkgroupDim; 3]> {
         self.workgroup_size_builtin.or_else(|| self.workgroup_sizes.get(&entry.function).copied())
+    }
+
+    /// Whether `entry` may use the global `variable`: from SPIR-V 1.4 on, exactly the
+    /// globals its interface lists; before, any (the interface lists only inputs and
+    /// outputs, so every resource of the module counts).
+    pub fn uses(&self, entry: &EntryPoint, variable: u32) -> bool {
+        self.version < 0x0001_0400 || entry.interface.contains(&variable)
+    }
+
+    /// The descriptors `entry` may use (see [`Reflection::uses`]).
+    pub fn descriptors_of<'a>(&'a self, entry: &'a EntryPoint) -> impl Iterator<Item = &'a Descriptor> + 'a {
+        self.descriptors.iter().filter(move |d| self.uses(entry, d.variable))
+    }
+
+    /// The push-constant block's size when `entry` may use it.
+    pub fn push_constant_size_of(&self, entry: &EntryPoint) -> Option<u64> {
+        match self.push_constant_variable {
+            Some(variable) if self.uses(entry, variable) => self.push_constant_size,
+            _ => None,
+        }
     }
 
     /// The descriptor at `(set, binding)`.
@@ -320,7 +347,7 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
     // Scalar constants (value bits) and spec constants' results (spec id).
     let mut constants: HashMap<u32, u64> = HashMap::new();
     let mut composites: HashMap<u32, &[u32]> = HashMap::new();
-    let mut reflection = Reflection::default();
+    let mut reflection = Reflection { version: words[1], ..Reflection::default() };
     let mut local_size_ids = Vec::new();
     for inst in &instructions {
         let ops = inst.operands;
@@ -340,8 +367,14 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
         match inst.opcode {
             OP_ENTRY_POINT => {
                 let [model, function, name @ ..] = ops else { return Err(bad("OpEntryPoint is too short")) };
-                let (name, _) = literal_string(name);
-                reflection.entry_points.push(EntryPoint { name, model: *model, function: *function });
+                let (name, used) = literal_string(name);
+                let interface = ops[2 + used..].to_vec();
+                reflection.entry_points.push(EntryPoint {
+                    name,
+                    model: *model,
+                    function: *function,
+                    interface,
+                });
             }
             OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID => {
                 if let [entry, mode, x, y, z, ..] = ops {
@@ -419,6 +452,7 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                 if *storage == STORAGE_PUSH_CONSTANT {
                     let (size, _) = layout.block_size(pointee).map_err(|reason| bad(&reason))?;
                     reflection.push_constant_size = Some(size);
+                    reflection.push_constant_variable = Some(*result);
                     continue;
                 }
                 let Some(binding) = decorations.get(*result, DECORATION_BINDING) else { continue };
@@ -760,6 +794,34 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn from_spirv_1_4_an_entry_point_uses_the_globals_it_lists() {
+        let mut words = sample();
+        let r = reflect(&words).unwrap();
+        let main = r.entry_point("main").unwrap();
+        assert_eq!(r.descriptors_of(main).count(), 3, "1.3: every resource of the module");
+        assert_eq!(r.push_constant_size_of(main), Some(32));
+        words[1] = 0x0001_0400;
+        let r = reflect(&words).unwrap();
+        let main = r.entry_point("main").unwrap();
+        assert_eq!(r.descriptors_of(main).count(), 0, "1.4: its interface lists none");
+        assert_eq!(r.push_constant_size_of(main), None);
+        // An interface listing the storage buffer (%51) and the push constants (%53).
+        let mut entry = vec![EXECUTION_MODEL_GL_COMPUTE, 1];
+        entry.extend(string("main"));
+        entry.extend([51, 53]);
+        let mut with_interface = module(&[(OP_ENTRY_POINT, entry)]);
+        // The sample's own OpEntryPoint is 5 words (its name takes two).
+        with_interface.extend_from_slice(&words[5 + 5..]);
+        with_interface[1] = 0x0001_0400;
+        let r = reflect(&with_interface).unwrap();
+        let main = r.entry_point("main").unwrap();
+        assert_eq!(main.interface, [51, 53]);
+        let used: Vec<u32> = r.descriptors_of(main).map(|d| d.binding).collect();
+        assert_eq!(used, [1]);
+        assert_eq!(r.push_constant_size_of(main), Some(32));
     }
 
     #[test]

@@ -91,7 +91,7 @@ impl Context {
                 return fail(format!("{} bytes exceed the device's range {max}", b.data.len()));
             }
         }
-        for declared in &reflection.descriptors {
+        for declared in reflection.descriptors_of(entry) {
             let fail =
                 |reason: String| Err(Error::Binding { set: declared.set, binding: declared.binding, reason });
             let kind = match declared.kind {
@@ -122,7 +122,7 @@ impl Context {
                 Some(_) => {}
             }
         }
-        let push_size = reflection.push_constant_size.unwrap_or(0);
+        let push_size = reflection.push_constant_size_of(entry).unwrap_or(0);
         if (dispatch.push.len() as u64) < push_size {
             return Err(Error::Dispatch(format!(
                 "{} bytes of push constants, and the shader's block is {push_size} bytes",
