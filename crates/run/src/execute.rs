@@ -105,6 +105,17 @@ pub fn prepare(
                 .map_err(|reason| arguments(format!("{}: {reason}", buffer.name())))?,
             Contents::Values(bytes) => bytes.clone(),
         };
+        if declared.fixed_size > crate::args::MAX_BUFFER_BYTES {
+            return Err(Error::Run(RunError::NotSupported(format!(
+                "{}: the shader's {} at set {} binding {} is {} bytes, over the {}-byte limit",
+                buffer.name(),
+                declared.kind,
+                buffer.set,
+                buffer.binding,
+                declared.fixed_size,
+                crate::args::MAX_BUFFER_BYTES
+            ))));
+        }
         if matches!(buffer.contents, Contents::Values(_)) && (data.len() as u64) < declared.fixed_size {
             // `--ubo` gives the leading values; the rest of the block reads as zero.
             data.resize(declared.fixed_size as usize, 0);
@@ -443,6 +454,14 @@ mod tests {
         assert!(e.contains("--dump 4:0:x.bin: no buffer"), "{e}");
         let e = error(&description(|a| a.entry = Some("other".into())), &r);
         assert!(e.contains("no entry point `other`"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_declared_block_is_refused_not_allocated() {
+        let mut r = buffers_only();
+        r.descriptors[0].fixed_size = u64::MAX;
+        let e = error(&description(|_| {}), &r);
+        assert!(e.contains("over the 4294967296-byte limit"), "{e}");
     }
 
     #[test]
