@@ -43,6 +43,9 @@ else
 fi
 # The HLSL semantics suite on lavapipe (it prints why and skips without a Vulkan driver).
 step cargo xtask vk-kernels
+# `spirvkit run` over the corpus's compute shaders, vulkan against cpu (it prints why and
+# skips without the corpus).
+step cargo xtask run-corpus
 # One closing line over all cargo tests (the last `test result:` line cargo prints
 # is a crate's doc tests, often 0).
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } } END { print p + 0, f + 0 }' "$log")
