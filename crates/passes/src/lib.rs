@@ -12,6 +12,7 @@
 
 pub mod canonicalize;
 pub mod canonicalize_gl;
+pub mod cpu_kernel;
 pub mod cse;
 pub mod decorate_layout;
 pub mod inline;
