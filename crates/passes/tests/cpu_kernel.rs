@@ -109,7 +109,12 @@ fn execute(name: &str, text: &str, layout: &KernelLayout, driver: &str) -> Optio
         "the kernel's driver failed: {stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    // SPIRVKIT_KEEP_KERNELS=1 keeps the translated kernels for inspection.
+    if std::env::var_os("SPIRVKIT_KEEP_KERNELS").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        eprintln!("kept {}", dir.display());
+    }
     Some(stdout)
 }
 
@@ -163,6 +168,37 @@ int main(void) {
 }
 "#;
     if let Some(out) = execute("saxpy", &text, &layout, driver) {
+        assert_eq!(out.trim(), "ok");
+    }
+}
+
+#[test]
+fn reduce_with_barriers_in_a_loop_runs() {
+    let (text, layout) = kernel(&data("reduce.spirv.mlir"), &data("reduce.llvm.mlir"), &[]);
+    assert_eq!(layout.barriers, 2);
+    assert_eq!(layout.workgroup_bytes, 256);
+    assert!(layout.frame_bytes > 0, "values live across barriers need frames");
+    assert!(!text.contains("_Z22__spirv_ControlBarrieriii\""), "{text}");
+    // 1000 elements (i + 1), 16 groups of 64: the last group reads 40 past the end as zero.
+    let driver = r#"
+int main(void) {
+  enum { N = 1000, G = 16 };
+  float *src = malloc(N * 4), *partial = malloc(G * 4);
+  for (int i = 0; i < N; i++) src[i] = (float)(i + 1);
+  Slot slots[2] = { { src, N * 4 }, { partial, G * 4 } };
+  Ctx c = make_ctx(slots, WG_BYTES, FRAME_BYTES, INVOCATIONS);
+  c.num_workgroups[0] = G; c.num_workgroups[1] = 1; c.num_workgroups[2] = 1;
+  for (uint32_t g = 0; g < G; g++) spirvkit_workgroup(&c, g, 0, 0);
+  for (int g = 0; g < G; g++) {
+    double want = 0;
+    for (int i = g * 64; i < g * 64 + 64 && i < N; i++) want += i + 1;
+    if (partial[g] != (float)want) { printf("partial[%d] = %f, want %f\n", g, partial[g], want); return 1; }
+  }
+  printf("ok\n");
+  return 0;
+}
+"#;
+    if let Some(out) = execute("reduce", &text, &layout, driver) {
         assert_eq!(out.trim(), "ok");
     }
 }

@@ -606,6 +606,14 @@ pub fn build_workgroup_function(
     pass.ir.set_property(func, "sym_name", Attribute::String(cx::INVOCATION_FUNCTION.into()));
     pass.ir.set_property(func, "linkage", dialect("llvm.linkage", "internal"));
 
+    // The barrier declarations have no callers left.
+    for op in pass.ir.block(module_block).ops.clone() {
+        let name = symbol_of(pass.ir, op, "sym_name");
+        if pass.ir.op(op).name == "llvm.func" && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER)) {
+            pass.ir.erase_op(op);
+        }
+    }
+
     layout.frame_bytes = pass.frame_bytes.next_multiple_of(16);
     let frame_bytes = layout.frame_bytes;
     build_workgroup_loop(pass.ir, module_block, &pass.t, iface.workgroup_size, frame_bytes, &location);
