@@ -72,6 +72,9 @@ struct Types {
 struct Root {
     base: Value,
     bytes: Value,
+    /// Memory the shader cannot write (a uniform buffer, push constants): its loads
+    /// are `!invariant.load`, so LLVM hoists them out of the invocation loop.
+    read_only: bool,
 }
 
 struct Pass<'a> {
@@ -211,6 +214,27 @@ fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &L
         vec![("alignment", int(i128::from(align), i64)), ("ordering", int(0, i64))],
         location,
     );
+}
+
+/// A load of memory that does not change during the dispatch (the context, the buffer
+/// table): `!invariant.load`, so LLVM hoists it out of the invocation loop although
+/// the kernel's stores might alias it.
+fn load_invariant(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
+    let i64 = ir.types.integer(64, Signedness::Signless);
+    emit(
+        ir,
+        at,
+        "llvm.load",
+        vec![ptr],
+        &[ty],
+        vec![
+            ("alignment", int(i128::from(align), i64)),
+            ("invariant", Attribute::Unit),
+            ("ordering", int(0, i64)),
+        ],
+        location,
+    )
+    .expect("result")
 }
 
 /// `base + offset` bytes.
@@ -489,7 +513,7 @@ pub fn build_workgroup_function(
                                 KernelError::new(&location, format!("@{name}: a type without a size"))
                             })?;
                             let bytes = pass.i64_constant(size);
-                            roots.insert(result, Root { base: result, bytes });
+                            roots.insert(result, Root { base: result, bytes, read_only: false });
                         }
                     }
                 }
@@ -515,7 +539,7 @@ pub fn build_workgroup_function(
                     let bytes = pass.i64_constant(bytes);
                     replaced.insert(pass.ir.op(op).results[0], base);
                     pass.ir.erase_op(op);
-                    roots.insert(base, Root { base, bytes });
+                    roots.insert(base, Root { base, bytes, read_only: false });
                 }
                 _ => {}
             }
@@ -542,12 +566,14 @@ pub fn build_workgroup_function(
         }
     }
 
-    pass.bounds_checks(&blocks, &roots)?;
+    pass.bounds_checks(region, func, &roots)?;
 
     // Barriers: barrier k ends the segment with `return k`; the rest of its block is the
     // resume block of state k.
     let mut resume_blocks = Vec::new();
-    for (k, &(b, call)) in barriers.iter().enumerate() {
+    for (k, &(_, call)) in barriers.iter().enumerate() {
+        // The bounds checks may have split the barrier's original block.
+        let b = pass.ir.op(call).parent.expect("barrier in a block");
         let ops = pass.ir.block(b).ops.clone();
         let at = ops.iter().position(|&o| o == call).expect("barrier in its block");
         let rest: Vec<OpId> = ops[at + 1..].to_vec();
@@ -609,7 +635,9 @@ pub fn build_workgroup_function(
     // The barrier declarations have no callers left.
     for op in pass.ir.block(module_block).ops.clone() {
         let name = symbol_of(pass.ir, op, "sym_name");
-        if pass.ir.op(op).name == "llvm.func" && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER)) {
+        if pass.ir.op(op).name == "llvm.func"
+            && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER))
+        {
             pass.ir.erase_op(op);
         }
     }
@@ -659,7 +687,7 @@ impl Pass<'_> {
         let off = self.i64_constant(offset);
         let at = self.at_dispatch();
         let p = byte_gep(self.ir, at, self.ctx, off, &self.location);
-        let v = load(self.ir, at, p, ty, 8, &self.location);
+        let v = load_invariant(self.ir, at, p, ty, 8, &self.location);
         self.ctx_fields.insert(offset, v);
         v
     }
@@ -737,7 +765,7 @@ impl Pass<'_> {
                 )
                 .expect("result");
                 store(self.ir, at, value, slot, 4, &loc);
-                Root { base: slot, bytes: self.i64_constant(size) }
+                Root { base: slot, bytes: self.i64_constant(size), read_only: false }
             }
             GlobalKind::Descriptor(d) => {
                 let index = layout.descriptors.len() as u64;
@@ -752,17 +780,17 @@ impl Pass<'_> {
                 let table = self.ctx_field(cx::BUFFERS, self.t.ptr);
                 let off = self.i64_constant(index * cx::BUFFER_SLOT);
                 let slot = byte_gep(self.ir, at, table, off, &loc);
-                let base = load(self.ir, at, slot, self.t.ptr, 8, &loc);
+                let base = load_invariant(self.ir, at, slot, self.t.ptr, 8, &loc);
                 let eight = self.i64_constant(8);
                 let len_ptr = byte_gep(self.ir, at, slot, eight, &loc);
-                let bytes = load(self.ir, at, len_ptr, self.t.i64, 8, &loc);
-                Root { base, bytes }
+                let bytes = load_invariant(self.ir, at, len_ptr, self.t.i64, 8, &loc);
+                Root { base, bytes, read_only: !d.is_storage() }
             }
             GlobalKind::PushConstant { .. } => {
                 layout.push_constant_bytes = Some(size);
                 let base = self.ctx_field(cx::PUSH, self.t.ptr);
                 let bytes = self.ctx_field(cx::PUSH_BYTES, self.t.i64);
-                Root { base, bytes }
+                Root { base, bytes, read_only: true }
             }
             GlobalKind::Workgroup { .. } => {
                 let offset = layout.workgroup_bytes.next_multiple_of(align.clamp(1, 64));
@@ -773,7 +801,7 @@ impl Pass<'_> {
                 let memory = self.ctx_field(cx::WORKGROUP_MEMORY, self.t.ptr);
                 let off = self.i64_constant(offset);
                 let base = byte_gep(self.ir, at, memory, off, &loc);
-                Root { base, bytes: self.i64_constant(size) }
+                Root { base, bytes: self.i64_constant(size), read_only: false }
             }
             GlobalKind::Private => {
                 let has_initializer = self.ir.op(gop).regions.first().is_some_and(|&r| {
@@ -786,7 +814,7 @@ impl Pass<'_> {
                     ));
                 }
                 let base = self.per_invocation(size, align, gty, 1)?;
-                Root { base, bytes: self.i64_constant(size) }
+                Root { base, bytes: self.i64_constant(size), read_only: false }
             }
         }))
     }
@@ -837,7 +865,7 @@ impl Pass<'_> {
                     let off = self.i64_constant(cx::NUM_WORKGROUPS + 4 * i as u64);
                     let p = byte_gep(self.ir, at, self.ctx, off, &loc);
                     let _ = ptr;
-                    *part = load(self.ir, at, p, i32, 4, &loc);
+                    *part = load_invariant(self.ir, at, p, i32, 4, &loc);
                 }
                 lane(self, &parts)?
             }
@@ -852,22 +880,30 @@ impl Pass<'_> {
         })
     }
 
-    /// Bounds-checks every memory access of `blocks` against its root.
+    /// Bounds-checks every memory access of `blocks` against its root. A load or store
+    /// is predicated (`if in range: access`, a load's value zero otherwise), which LLVM's
+    /// loop vectorizer turns into masked vector accesses of contiguous memory; an atomic
+    /// is pointed at the sink page when out of range. Returns the blocks the checks
+    /// split off (to be placed in the region after their block).
     fn bounds_checks(
         &mut self,
-        blocks: &[BlockId],
+        region: RegionId,
+        func: OpId,
         roots: &FxHashMap<Value, Root>,
     ) -> Result<(), KernelError> {
         let mut limits: FxHashMap<(Value, u64), Value> = FxHashMap::default();
-        let zero_page = self.ctx_field(cx::ZERO_PAGE, self.t.ptr);
+        let mut zeros: FxHashMap<Type, Value> = FxHashMap::default();
         let sink_page = self.ctx_field(cx::SINK_PAGE, self.t.ptr);
-        for &b in blocks {
+        let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut work: Vec<BlockId> = self.ir.region(region).blocks[1..].to_vec();
+        work.reverse();
+        while let Some(b) = work.pop() {
             for op in self.ir.block(b).ops.clone() {
-                let (ptr_index, accessed, reads_only) = match self.ir.op(op).name.as_str() {
-                    "llvm.load" => (0, self.ir.value_type(self.ir.op(op).results[0]), true),
-                    "llvm.store" => (1, self.ir.value_type(self.ir.op(op).operands[0]), false),
-                    "llvm.atomicrmw" => (0, self.ir.value_type(self.ir.op(op).operands[1]), false),
-                    "llvm.cmpxchg" => (0, self.ir.value_type(self.ir.op(op).operands[1]), false),
+                let (ptr_index, accessed, kind) = match self.ir.op(op).name.as_str() {
+                    "llvm.load" => (0, self.ir.value_type(self.ir.op(op).results[0]), Access::Load),
+                    "llvm.store" => (1, self.ir.value_type(self.ir.op(op).operands[0]), Access::Store),
+                    "llvm.atomicrmw" => (0, self.ir.value_type(self.ir.op(op).operands[1]), Access::Atomic),
+                    "llvm.cmpxchg" => (0, self.ir.value_type(self.ir.op(op).operands[1]), Access::Atomic),
                     name if name.starts_with("llvm.intr.mem") => {
                         return Err(KernelError::new(
                             &self.ir.op(op).location,
@@ -912,9 +948,83 @@ impl Pass<'_> {
                     .expect("result");
                 let offset = arith(self.ir, at, "llvm.sub", p_int, base_int, &loc);
                 let ok = icmp(self.ir, at, ULT, offset, limit, &loc);
-                let safe = if reads_only { zero_page } else { sink_page };
-                let checked = select(self.ir, at, ok, pointer, safe, &loc);
-                self.ir.op_mut(op).operands[ptr_index] = checked;
+                if kind == Access::Atomic {
+                    let checked = select(self.ir, at, ok, pointer, sink_page, &loc);
+                    self.ir.op_mut(op).operands[ptr_index] = checked;
+                    continue;
+                }
+                // b: ...checks; cond_br ok, then, join(zero) | then: access; br join(v)
+                // | join(v): the rest of b.
+                let ops = self.ir.block(b).ops.clone();
+                let pos = ops.iter().position(|&o| o == op).expect("in its block");
+                let rest = ops[pos + 1..].to_vec();
+                self.ir.block_mut(b).ops.truncate(pos);
+                let then = self.ir.create_block();
+                let join = self.ir.create_block();
+                self.ir.append_op(then, op);
+                for o in rest {
+                    self.ir.append_op(join, o);
+                }
+                let blocks = &mut self.ir.region_mut(region).blocks;
+                let at_b = blocks.iter().position(|&x| x == b).expect("block in region");
+                blocks.insert(at_b + 1, join);
+                blocks.insert(at_b + 1, then);
+                self.ir.block_mut(then).parent = Some(region);
+                self.ir.block_mut(join).parent = Some(region);
+                if kind == Access::Load {
+                    if root.read_only {
+                        self.ir.set_property(op, "invariant", Attribute::Unit);
+                    }
+                    let zero = match zeros.get(&accessed) {
+                        Some(&z) => z,
+                        None => {
+                            let z = emit(
+                                self.ir,
+                                self.at_dispatch(),
+                                "llvm.mlir.zero",
+                                vec![],
+                                &[accessed],
+                                vec![],
+                                &self.location,
+                            )
+                            .expect("result");
+                            zeros.insert(accessed, z);
+                            z
+                        }
+                    };
+                    let value = self.ir.add_block_argument(join, accessed, loc.clone());
+                    let loaded = self.ir.op(op).results[0];
+                    replaced.insert(loaded, value);
+                    cond_branch(self.ir, At::End(b), ok, then, vec![], join, vec![zero], &loc);
+                    branch(self.ir, At::End(then), join, vec![loaded], &loc);
+                } else {
+                    cond_branch(self.ir, At::End(b), ok, then, vec![], join, vec![], &loc);
+                    branch(self.ir, At::End(then), join, vec![], &loc);
+                }
+                work.push(join);
+                break;
+            }
+        }
+        // The loaded values' other uses take the join's argument (the load itself
+        // feeds only the branch to the join).
+        let branches: FxHashSet<OpId> = replaced
+            .keys()
+            .filter_map(|&v| match self.ir.value(v).def {
+                ValueDef::Result { op, .. } => {
+                    self.ir.op(op).parent.and_then(|b| self.ir.block(b).ops.last().copied())
+                }
+                _ => None,
+            })
+            .collect();
+        for (_, op) in self.ir.ops_under(func) {
+            if branches.contains(&op) {
+                continue;
+            }
+            for i in 0..self.ir.op(op).operands.len() {
+                let v = self.ir.op(op).operands[i];
+                if let Some(&to) = replaced.get(&v) {
+                    self.ir.op_mut(op).operands[i] = to;
+                }
             }
         }
         Ok(())
@@ -1035,6 +1145,13 @@ impl Pass<'_> {
         }
         Ok(())
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    Atomic,
 }
 
 fn defined_in(ir: &Ir, v: Value, block: BlockId) -> bool {
@@ -1160,6 +1277,17 @@ fn build_workgroup_loop(
         &[],
         vec![
             ("CConv", dialect("llvm.cconv", "ccc")),
+            // The context is not written through any other pointer: its loads hoist
+            // out of the invocation loop.
+            (
+                "arg_attrs",
+                Attribute::Array(vec![
+                    Attribute::Dictionary(vec![NamedAttribute::new("llvm.noalias", Attribute::Unit)]),
+                    Attribute::Dictionary(vec![]),
+                    Attribute::Dictionary(vec![]),
+                    Attribute::Dictionary(vec![]),
+                ]),
+            ),
             ("function_type", Attribute::Type(fty)),
             ("linkage", dialect("llvm.linkage", "external")),
             ("sym_name", Attribute::String(cx::WORKGROUP_FUNCTION.into())),
@@ -1189,7 +1317,7 @@ fn build_workgroup_loop(
     let frames = if frame_bytes > 0 {
         let off = constant(ir, at, i128::from(cx::FRAMES), t.i64, loc);
         let p = byte_gep(ir, at, ctx, off, loc);
-        load(ir, at, p, t.ptr, 8, loc)
+        load_invariant(ir, at, p, t.ptr, 8, loc)
     } else {
         emit(ir, at, "llvm.mlir.zero", vec![], &[t.ptr], vec![], loc).expect("result")
     };
