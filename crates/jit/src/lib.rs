@@ -35,6 +35,7 @@
 
 #[allow(unsafe_code)] // the FFI module is the one place LLVM is called
 mod ffi;
+pub mod runtime;
 
 use std::collections::HashMap;
 

@@ -202,3 +202,10 @@ int main(void) {
         assert_eq!(out.trim(), "ok");
     }
 }
+
+#[test]
+fn runaway_loop_polls_the_cancel_flag() {
+    let (text, _) = kernel(&data("runaway.spirv.mlir"), &data("runaway.llvm.mlir"), &[]);
+    // One poll at the loop header: an atomic (monotonic) load of the flag.
+    assert_eq!(text.matches("ordering = 2 : i64").count(), 1, "{text}");
+}

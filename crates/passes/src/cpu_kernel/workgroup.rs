@@ -666,8 +666,14 @@ struct BuiltinInputs {
 }
 
 impl Pass<'_> {
+    /// The end of the dispatch block, before its branch once it has one.
     fn at_dispatch(&self) -> At {
-        At::End(self.dispatch)
+        match self.ir.block(self.dispatch).ops.last() {
+            Some(&last) if matches!(self.ir.op(last).name.as_str(), "llvm.br" | "llvm.switch") => {
+                At::Before(self.dispatch, last)
+            }
+            _ => At::End(self.dispatch),
+        }
     }
 
     fn i64_constant(&mut self, v: u64) -> Value {
