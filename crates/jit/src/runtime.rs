@@ -358,7 +358,7 @@ impl StagedBuffers {
         for &index in slots {
             let data = &mut bindings[index].data;
             let len = data.len() as u64;
-            if (data.as_ptr() as usize) % 64 == 0 {
+            if (data.as_ptr() as usize).is_multiple_of(64) {
                 out.push((index, None, len, data.as_mut_ptr()));
             } else {
                 let mut copy = Aligned::zeroed(len)?;

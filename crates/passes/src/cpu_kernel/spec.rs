@@ -44,6 +44,12 @@ pub fn set_spec_values(ir: &mut Ir, module: OpId, values: &[(u32, u64)]) -> Resu
                     TypeKind::Integer { width, .. } => *width,
                     _ => 32,
                 };
+                if width == 1 && bits > 1 {
+                    return Err(KernelError::new(
+                        &ir.op(op).location,
+                        format!("--spec {id}: a boolean takes 0 or 1, not {bits}"),
+                    ));
+                }
                 if width < 64 && bits >> width != 0 && (bits as i64) >> (width - 1) != -1 {
                     return Err(KernelError::new(
                         &ir.op(op).location,
