@@ -10,6 +10,9 @@
 //! - `mlir-conformance [--corpus DIR] [--update-floor] [--filter SUBSTR] [--compare-mlir-opt]
 //!   [--jobs N]`: run MLIR 22's own SPIR-V tests (their RUN lines) with `spirvkit opt` /
 //!   `spirvkit translate` against the floor in conformance/mlir-floor.txt.
+//! - `llvmir-conformance [--corpus DIR] [--update-floor] [--filter S]`: LLVM dialect from MLIR 22's
+//!   SPIR-V -> LLVM tests written as LLVM IR (`--mlir-to-llvmir`), checked by llvm-as-22 and
+//!   opt-22 and against mlir-translate-22, against the floor in conformance/llvmir-floor.txt.
 //! - `hlsl-conformance [--corpus DIR] [--update-floor] [--jobs N]`: `hlsl2spirv -fsyntax-only`
 //!   over DXC's SPIR-V tests against the floor in conformance/hlsl-floor.txt; with a corpus
 //!   holding a `manifest.json` (`--corpus ../shared/corpus/wicked-engine`), over its compile
@@ -40,6 +43,7 @@ mod hlsl_conformance;
 mod hlsl_filecheck;
 mod hlsl_manifest;
 mod lit;
+mod llvmir_conformance;
 mod mlir_conformance;
 mod mlir_print_compare;
 mod spv_roundtrip;
@@ -136,7 +140,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench|bench-hlsl> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|llvmir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench|bench-hlsl> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -144,6 +148,7 @@ fn main() -> Result<()> {
         "gen-dialect" => gen_dialect::run(rest),
         "conformance" => conformance::run(rest),
         "mlir-conformance" => mlir_conformance::run(rest),
+        "llvmir-conformance" => llvmir_conformance::run(rest),
         "hlsl-conformance" => hlsl_conformance::run(rest),
         "mlir-print-compare" => mlir_print_compare::run(rest),
         "spv-roundtrip" => spv_roundtrip::run(rest),

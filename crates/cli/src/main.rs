@@ -82,7 +82,7 @@ enum Command {
     /// `mlir-translate`).
     ///
     /// Usage: spirvkit translate (--serialize-spirv | --deserialize-spirv |
-    /// --test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module]
+    /// --test-spirv-roundtrip | --test-spirv-roundtrip-debug | --mlir-to-llvmir) [--no-implicit-module]
     /// [--split-input-file[=MARKER]] [--output-split-marker=MARKER] [--verify-diagnostics]
     /// [--spirv-emit-op-names] [--spirv-structurize-control-flow[=true|false]]
     /// [--spirv-save-validation-files-with-prefix=PREFIX] [--mlir-print-op-generic]
@@ -323,7 +323,7 @@ fn run_opt(args: &[String]) -> Result<bool, String> {
 }
 
 const TRANSLATE_USAGE: &str = "usage: spirvkit translate (--serialize-spirv | --deserialize-spirv | \
---test-spirv-roundtrip | --test-spirv-roundtrip-debug) [--no-implicit-module] [--split-input-file[=MARKER]] \
+--test-spirv-roundtrip | --test-spirv-roundtrip-debug | --mlir-to-llvmir) [--no-implicit-module] [--split-input-file[=MARKER]] \
 [--output-split-marker=MARKER] [--verify-diagnostics] [--spirv-emit-op-names] \
 [--spirv-structurize-control-flow[=true|false]] [--spirv-save-validation-files-with-prefix=PREFIX] \
 [--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-local-scope] \
@@ -362,6 +362,7 @@ fn run_translate(args: &[String]) -> Result<bool, String> {
             "deserialize-spirv" => Some(Mode::Deserialize),
             "test-spirv-roundtrip" => Some(Mode::Roundtrip),
             "test-spirv-roundtrip-debug" => Some(Mode::RoundtripDebug),
+            "mlir-to-llvmir" => Some(Mode::MlirToLlvmIr),
             _ => None,
         };
         if let Some(chosen) = chosen {

@@ -33,6 +33,8 @@ pub enum Mode {
     Roundtrip,
     /// Round trip with debug information (OpLine/OpString) carried through.
     RoundtripDebug,
+    /// `--mlir-to-llvmir`: LLVM dialect to LLVM IR text.
+    MlirToLlvmIr,
 }
 
 /// `mlir-translate` options this command understands.
@@ -241,6 +243,9 @@ fn translate_chunk(
     options: &TranslateOptions,
     validation_counter: &mut usize,
 ) -> (Option<Vec<u8>>, Vec<Diagnostic>) {
+    if options.mode == Mode::MlirToLlvmIr {
+        return translate_to_llvm_ir(text, file_name);
+    }
     let serialize_options = SerializeOptions {
         emit_symbol_names: true,
         emit_op_names: options.emit_op_names,
@@ -303,6 +308,24 @@ fn translate_chunk(
             (Some(text), warning.map(|w| Diagnostic::warning(None, w)).into_iter().collect())
         }
         Err(e) => (None, vec![Diagnostic::error(None, e.to_string())]),
+    }
+}
+
+/// Parses and verifies one chunk and writes it as LLVM IR text.
+fn translate_to_llvm_ir(text: &str, file_name: &str) -> (Option<Vec<u8>>, Vec<Diagnostic>) {
+    let (ir, top) = match spirvkit_ir::parse(text, file_name) {
+        Ok(parsed) => parsed,
+        Err(e) => return (None, vec![e.into()]),
+    };
+    if let Some((_, found)) = spirvkit_ir::verify::first_failure(&ir, top, text) {
+        return (None, found);
+    }
+    match crate::to_llvm_ir::to_llvm_ir(&ir, top) {
+        Ok(llvm_ir) => (Some(llvm_ir.into_bytes()), Vec::new()),
+        Err(e) => {
+            let index = LineIndex::new(text);
+            (None, vec![Diagnostic::error(located(&index, &e.location), e.message)])
+        }
     }
 }
 

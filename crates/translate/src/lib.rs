@@ -7,6 +7,7 @@
 //! - [`deserialize`]: SPIR-V words to a `spirv.module` op in an [`Ir`]; the control
 //!   flow of each function is structurized ([`structurize`]) into
 //!   `spirv.mlir.selection`/`spirv.mlir.loop` regions unless asked not to.
+//! - [`to_llvm_ir`]: an LLVM dialect module to LLVM IR text (`--mlir-to-llvmir`).
 //! - [`driver`]: the `spirvkit translate` command (mlir-translate's options).
 
 pub mod deserialize;
@@ -14,10 +15,12 @@ pub mod driver;
 pub mod fallback;
 pub mod serialize;
 pub mod structurize;
+pub mod to_llvm_ir;
 
 pub use deserialize::{deserialize, DeserializeError, DeserializeOptions};
 pub use serialize::{serialize, SerializeError, SerializeOptions};
 pub use spirvkit_ir::{Ir, OpId};
+pub use to_llvm_ir::{to_llvm_ir, ToLlvmIrError};
 
 /// Helpers the unit tests of every module share.
 #[cfg(test)]

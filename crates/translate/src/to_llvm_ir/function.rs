@@ -1,0 +1,1011 @@
+//! Function bodies: blocks, phis from block arguments, and every op of the LLVM dialect
+//! the SPIR-V conversion and the kernel pass produce; and the folding of a global's
+//! initializer region into a constant.
+
+use super::constants::{signed_in_width, Const};
+use super::types::{global_name, quoted};
+use super::{Fail, ModuleWriter};
+use spirvkit_ir::attr::{dense_counts, Attribute};
+use spirvkit_ir::ir::{BlockId, Value};
+use spirvkit_ir::types::{Type, TypeKind};
+use spirvkit_ir::OpId;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Module-level metadata nodes the bodies refer to.
+#[derive(Default)]
+pub(super) struct Metadata {
+    nontemporal: bool,
+    invariant_load: bool,
+}
+
+impl Metadata {
+    const NONTEMPORAL: &'static str = "!0";
+    const INVARIANT_LOAD: &'static str = "!1";
+
+    pub fn definitions(&self) -> String {
+        let mut out = String::new();
+        if self.nontemporal || self.invariant_load {
+            out.push('\n');
+        }
+        if self.nontemporal {
+            out.push_str("!0 = !{i32 1}\n");
+        }
+        if self.invariant_load {
+            out.push_str("!1 = !{}\n");
+        }
+        out
+    }
+}
+
+pub(super) struct FunctionWriter<'w, 'a> {
+    module: &'w ModuleWriter<'a>,
+    metadata: &'w mut Metadata,
+    /// Operand text of each value: `%N` or a constant's text.
+    values: HashMap<Value, String>,
+    labels: HashMap<BlockId, usize>,
+    next_number: usize,
+}
+
+/// Ops whose value is a constant written at each use, not an instruction.
+fn is_constant_op(name: &str) -> bool {
+    matches!(
+        name,
+        "llvm.mlir.constant"
+            | "llvm.mlir.undef"
+            | "llvm.mlir.poison"
+            | "llvm.mlir.zero"
+            | "llvm.mlir.addressof"
+    )
+}
+
+impl<'w, 'a> FunctionWriter<'w, 'a> {
+    pub fn new(module: &'w ModuleWriter<'a>, params: usize, metadata: &'w mut Metadata) -> Self {
+        FunctionWriter {
+            module,
+            metadata,
+            values: HashMap::new(),
+            labels: HashMap::new(),
+            next_number: params,
+        }
+    }
+
+    fn ir(&self) -> &'a spirvkit_ir::Ir {
+        self.module.ir
+    }
+
+    fn ty(&self, ty: Type) -> Result<String, Fail> {
+        self.module.types.print(ty)
+    }
+
+    /// The text of a body whose entry block's arguments are the function's parameters.
+    pub fn body(&mut self, blocks: &[BlockId], result: Type) -> Result<String, Fail> {
+        let ir = self.ir();
+        // 1. Number the parameters, blocks, phis and instruction results in the order
+        // LLVM numbers unnamed values, and give each constant its text.
+        for (i, argument) in ir.block(blocks[0]).arguments.iter().enumerate() {
+            self.values.insert(*argument, format!("%{i}"));
+        }
+        for (index, &block) in blocks.iter().enumerate() {
+            let label = self.take_number();
+            self.labels.insert(block, label);
+            if index > 0 {
+                for &argument in &ir.block(block).arguments {
+                    let number = self.take_number();
+                    self.values.insert(argument, format!("%{number}"));
+                }
+            }
+            for &op in &ir.block(block).ops {
+                let operation = ir.op(op);
+                if is_constant_op(operation.name.as_str()) {
+                    let text = self.constant_op(op).map_err(|f| f.at(&operation.location))?;
+                    self.values.insert(operation.results[0], text);
+                } else if let Some(&value) = operation.results.first() {
+                    let number = self.take_number();
+                    self.values.insert(value, format!("%{number}"));
+                }
+            }
+        }
+        // 2. The incoming edges of each block with arguments.
+        let mut incoming: HashMap<BlockId, Vec<(usize, Vec<Value>)>> = HashMap::new();
+        for &block in blocks {
+            let Some(&terminator) = ir.block(block).ops.last() else {
+                return Err(Fail::new("a block without a terminator"));
+            };
+            let ranges = self.successor_ranges(terminator).map_err(|f| f.at(&ir.op(terminator).location))?;
+            for (successor, range) in ir.op(terminator).successors.iter().zip(ranges) {
+                let operands = ir.op(terminator).operands[range].to_vec();
+                incoming.entry(*successor).or_default().push((self.labels[&block], operands));
+            }
+        }
+        // 3. The text.
+        let mut out = String::new();
+        for (index, &block) in blocks.iter().enumerate() {
+            if index > 0 {
+                let _ = writeln!(out, "\n{}:", self.labels[&block]);
+            } else if incoming.contains_key(&block) {
+                return Err(Fail::new("the entry block of a function is a branch target"));
+            }
+            if index > 0 {
+                let edges = incoming.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+                for (position, &argument) in ir.block(block).arguments.iter().enumerate() {
+                    let ty = ir.value_type(argument);
+                    let mut line = format!("  {} = phi {} ", self.values[&argument], self.ty(ty)?);
+                    for (i, (label, operands)) in edges.iter().enumerate() {
+                        let Some(&value) = operands.get(position) else {
+                            return Err(Fail::new(
+                                "a branch passes fewer operands than its target has arguments",
+                            ));
+                        };
+                        if i > 0 {
+                            line.push_str(", ");
+                        }
+                        let _ = write!(line, "[ {}, %{label} ]", self.operand(value)?);
+                    }
+                    if edges.is_empty() {
+                        // An unreachable block: LLVM wants a phi without entries gone.
+                        return Err(Fail::unsupported("arguments on a block without predecessors"));
+                    }
+                    out.push_str(&line);
+                    out.push('\n');
+                }
+            }
+            for &op in &ir.block(block).ops {
+                let operation = ir.op(op);
+                if is_constant_op(operation.name.as_str()) {
+                    continue;
+                }
+                let line = self.instruction(op, result).map_err(|f| f.at(&operation.location))?;
+                out.push_str("  ");
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        Ok(out)
+    }
+
+    fn take_number(&mut self) -> usize {
+        let number = self.next_number;
+        self.next_number += 1;
+        number
+    }
+
+    /// The operand range each successor of a terminator receives.
+    fn successor_ranges(&self, op: OpId) -> Result<Vec<std::ops::Range<usize>>, Fail> {
+        let operation = self.ir().op(op);
+        let n = operation.operands.len();
+        let ranges = match operation.name.as_str() {
+            "llvm.br" => vec![0..n],
+            "llvm.cond_br" => {
+                let sizes = dense_counts(operation.attr("operandSegmentSizes"));
+                let Some([1, t, f]) = sizes.as_deref() else {
+                    return Err(Fail::new("llvm.cond_br without valid 'operandSegmentSizes'"));
+                };
+                vec![1..1 + t, 1 + t..1 + t + f]
+            }
+            "llvm.switch" => {
+                let sizes = dense_counts(operation.attr("operandSegmentSizes"));
+                let Some([1, d, _]) = sizes.as_deref() else {
+                    return Err(Fail::new("llvm.switch without valid 'operandSegmentSizes'"));
+                };
+                let cases = dense_counts(operation.attr("case_operand_segments")).unwrap_or_default();
+                let mut ranges = vec![1..1 + d];
+                let mut start = 1 + d;
+                for count in cases {
+                    ranges.push(start..start + count);
+                    start += count;
+                }
+                ranges
+            }
+            _ if operation.successors.is_empty() => Vec::new(),
+            other => return Err(Fail::unsupported(format!("terminator {other}"))),
+        };
+        if ranges.len() != operation.successors.len() || ranges.iter().any(|r| r.end > n) {
+            return Err(Fail::new("successor operands do not match the successors"));
+        }
+        Ok(ranges)
+    }
+
+    fn operand(&self, value: Value) -> Result<String, Fail> {
+        self.values.get(&value).cloned().ok_or_else(|| Fail::new("an operand defined outside the function"))
+    }
+
+    /// `TYPE TEXT` of an operand.
+    fn typed(&self, value: Value) -> Result<String, Fail> {
+        Ok(format!("{} {}", self.ty(self.ir().value_type(value))?, self.operand(value)?))
+    }
+
+    fn label(&self, block: BlockId) -> Result<String, Fail> {
+        self.labels
+            .get(&block)
+            .map(|n| format!("%{n}"))
+            .ok_or_else(|| Fail::new("a branch to a block of another region"))
+    }
+
+    fn constant_op(&self, op: OpId) -> Result<String, Fail> {
+        let constant = constant_value(self.module, op)?;
+        let ty = self.ir().value_type(self.ir().op(op).results[0]);
+        self.module.types.const_text(&constant, ty)
+    }
+
+    fn property(&self, op: OpId, name: &str) -> Option<&'a Attribute> {
+        self.module.property(op, name)
+    }
+
+    fn flag(&self, op: OpId, name: &str) -> bool {
+        self.property(op, name).is_some()
+    }
+
+    fn integer(&self, op: OpId, name: &str) -> Option<i128> {
+        super::integer_value(self.property(op, name))
+    }
+
+    /// One instruction (without indentation or newline).
+    fn instruction(&mut self, op: OpId, function_result: Type) -> Result<String, Fail> {
+        let ir = self.ir();
+        let operation = ir.op(op);
+        let name = operation.name.as_str();
+        let operands = &operation.operands;
+        let assign = match operation.results.first() {
+            Some(result) => format!("{} = ", self.values[result]),
+            None => String::new(),
+        };
+        let result_type = || -> Result<Type, Fail> {
+            operation
+                .results
+                .first()
+                .map(|&r| ir.value_type(r))
+                .ok_or_else(|| Fail::new(format!("{name} without a result")))
+        };
+        let need = |count: usize| -> Result<(), Fail> {
+            if operands.len() == count {
+                Ok(())
+            } else {
+                Err(Fail::new(format!("{name} expects {count} operands, got {}", operands.len())))
+            }
+        };
+        let Some(short) = name.strip_prefix("llvm.") else {
+            return Err(Fail::unsupported(name));
+        };
+        let text = match short {
+            "add" | "sub" | "mul" | "shl" => {
+                need(2)?;
+                format!(
+                    "{short} {}{}, {}",
+                    overflow_flags(self.integer(op, "overflowFlags")),
+                    self.typed(operands[0])?,
+                    self.operand(operands[1])?
+                )
+            }
+            "udiv" | "sdiv" | "lshr" | "ashr" => {
+                need(2)?;
+                let exact = if self.flag(op, "isExact") { "exact " } else { "" };
+                format!("{short} {exact}{}, {}", self.typed(operands[0])?, self.operand(operands[1])?)
+            }
+            "or" => {
+                need(2)?;
+                let disjoint = if self.flag(op, "isDisjoint") { "disjoint " } else { "" };
+                format!("or {disjoint}{}, {}", self.typed(operands[0])?, self.operand(operands[1])?)
+            }
+            "urem" | "srem" | "and" | "xor" => {
+                need(2)?;
+                format!("{short} {}, {}", self.typed(operands[0])?, self.operand(operands[1])?)
+            }
+            "fadd" | "fsub" | "fmul" | "fdiv" | "frem" => {
+                need(2)?;
+                format!(
+                    "{short} {}{}, {}",
+                    self.fastmath(op)?,
+                    self.typed(operands[0])?,
+                    self.operand(operands[1])?
+                )
+            }
+            "fneg" => {
+                need(1)?;
+                format!("fneg {}{}", self.fastmath(op)?, self.typed(operands[0])?)
+            }
+            "icmp" => {
+                need(2)?;
+                let predicate = icmp_predicate(self.integer(op, "predicate"))?;
+                format!("icmp {predicate} {}, {}", self.typed(operands[0])?, self.operand(operands[1])?)
+            }
+            "fcmp" => {
+                need(2)?;
+                let predicate = fcmp_predicate(self.integer(op, "predicate"))?;
+                format!(
+                    "fcmp {}{predicate} {}, {}",
+                    self.fastmath(op)?,
+                    self.typed(operands[0])?,
+                    self.operand(operands[1])?
+                )
+            }
+            "select" => {
+                need(3)?;
+                format!(
+                    "select {}{}, {}, {}",
+                    self.fastmath(op)?,
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    self.typed(operands[2])?
+                )
+            }
+            "trunc" | "zext" | "sext" | "fptrunc" | "fpext" | "fptoui" | "fptosi" | "uitofp" | "sitofp"
+            | "ptrtoint" | "inttoptr" | "bitcast" | "addrspacecast" => {
+                need(1)?;
+                let mut flags = String::new();
+                if short == "trunc" {
+                    flags.push_str(&overflow_flags(self.integer(op, "overflowFlags")));
+                }
+                if self.flag(op, "nonNeg") {
+                    flags.push_str("nneg ");
+                }
+                if matches!(short, "fptrunc" | "fpext") {
+                    flags.push_str(&self.fastmath(op)?);
+                }
+                format!("{short} {flags}{} to {}", self.typed(operands[0])?, self.ty(result_type()?)?)
+            }
+            "freeze" => {
+                need(1)?;
+                format!("freeze {}", self.typed(operands[0])?)
+            }
+            "extractvalue" => {
+                need(1)?;
+                format!("extractvalue {}, {}", self.typed(operands[0])?, self.position(op)?)
+            }
+            "insertvalue" => {
+                need(2)?;
+                format!(
+                    "insertvalue {}, {}, {}",
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    self.position(op)?
+                )
+            }
+            "extractelement" => {
+                need(2)?;
+                format!("extractelement {}, {}", self.typed(operands[0])?, self.typed(operands[1])?)
+            }
+            "insertelement" => {
+                need(3)?;
+                format!(
+                    "insertelement {}, {}, {}",
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    self.typed(operands[2])?
+                )
+            }
+            "shufflevector" => {
+                need(2)?;
+                let Some(Attribute::DenseArray { values, .. }) = self.property(op, "mask") else {
+                    return Err(Fail::new("llvm.shufflevector without 'mask'"));
+                };
+                let mut mask = String::new();
+                for (i, value) in values.iter().enumerate() {
+                    let Attribute::Integer { value, .. } = value else {
+                        return Err(Fail::new("a shufflevector mask element is not an integer"));
+                    };
+                    if i > 0 {
+                        mask.push_str(", ");
+                    }
+                    if *value < 0 {
+                        mask.push_str("i32 poison");
+                    } else {
+                        let _ = write!(mask, "i32 {value}");
+                    }
+                }
+                format!(
+                    "shufflevector {}, {}, <{} x i32> <{mask}>",
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    values.len()
+                )
+            }
+            "alloca" => {
+                need(1)?;
+                let Some(Attribute::Type(element)) = self.property(op, "elem_type") else {
+                    return Err(Fail::new("llvm.alloca without 'elem_type'"));
+                };
+                let inalloca = if self.flag(op, "inalloca") { "inalloca " } else { "" };
+                format!(
+                    "alloca {inalloca}{}, {}{}",
+                    self.ty(*element)?,
+                    self.typed(operands[0])?,
+                    self.align(op)
+                )
+            }
+            "load" => {
+                need(1)?;
+                let ordering = atomic_ordering(self.integer(op, "ordering"))?;
+                let volatile = if self.flag(op, "volatile_") { "volatile " } else { "" };
+                let ty = self.ty(result_type()?)?;
+                let mut text = match ordering {
+                    None => format!("load {volatile}{ty}, {}", self.typed(operands[0])?),
+                    Some(ordering) => format!(
+                        "load atomic {volatile}{ty}, {}{} {ordering}",
+                        self.typed(operands[0])?,
+                        self.syncscope(op)
+                    ),
+                };
+                text.push_str(&self.align(op));
+                text.push_str(&self.memory_metadata(op));
+                text
+            }
+            "store" => {
+                need(2)?;
+                let ordering = atomic_ordering(self.integer(op, "ordering"))?;
+                let volatile = if self.flag(op, "volatile_") { "volatile " } else { "" };
+                let mut text = match ordering {
+                    None => {
+                        format!("store {volatile}{}, {}", self.typed(operands[0])?, self.typed(operands[1])?)
+                    }
+                    Some(ordering) => format!(
+                        "store atomic {volatile}{}, {}{} {ordering}",
+                        self.typed(operands[0])?,
+                        self.typed(operands[1])?,
+                        self.syncscope(op)
+                    ),
+                };
+                text.push_str(&self.align(op));
+                text.push_str(&self.memory_metadata(op));
+                text
+            }
+            "getelementptr" => self.getelementptr(op)?,
+            "atomicrmw" => {
+                need(2)?;
+                let operation_name = atomic_bin_op(self.integer(op, "bin_op"))?;
+                let ordering = atomic_ordering(self.integer(op, "ordering"))?
+                    .ok_or_else(|| Fail::new("llvm.atomicrmw with a non-atomic ordering"))?;
+                let volatile = if self.flag(op, "volatile_") { "volatile " } else { "" };
+                format!(
+                    "atomicrmw {volatile}{operation_name} {}, {}{} {ordering}{}",
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    self.syncscope(op),
+                    self.align(op)
+                )
+            }
+            "cmpxchg" => {
+                need(3)?;
+                let success = atomic_ordering(self.integer(op, "success_ordering"))?
+                    .ok_or_else(|| Fail::new("llvm.cmpxchg with a non-atomic success ordering"))?;
+                let failure = atomic_ordering(self.integer(op, "failure_ordering"))?
+                    .ok_or_else(|| Fail::new("llvm.cmpxchg with a non-atomic failure ordering"))?;
+                let weak = if self.flag(op, "weak") { "weak " } else { "" };
+                let volatile = if self.flag(op, "volatile_") { "volatile " } else { "" };
+                format!(
+                    "cmpxchg {weak}{volatile}{}, {}, {}{} {success} {failure}{}",
+                    self.typed(operands[0])?,
+                    self.typed(operands[1])?,
+                    self.typed(operands[2])?,
+                    self.syncscope(op),
+                    self.align(op)
+                )
+            }
+            "fence" => {
+                need(0)?;
+                let ordering = atomic_ordering(self.integer(op, "ordering"))?
+                    .ok_or_else(|| Fail::new("llvm.fence with a non-atomic ordering"))?;
+                format!("fence{} {ordering}", self.syncscope(op))
+            }
+            "call" => self.call(op)?,
+            "br" => {
+                format!("br label {}", self.label(operation.successors[0])?)
+            }
+            "cond_br" => {
+                format!(
+                    "br {}, label {}, label {}",
+                    self.typed(operands[0])?,
+                    self.label(operation.successors[0])?,
+                    self.label(operation.successors[1])?
+                )
+            }
+            "switch" => self.switch(op)?,
+            "return" => match operands.len() {
+                0 if self.module.types.is_void(function_result) => "ret void".to_string(),
+                1 => format!("ret {}", self.typed(operands[0])?),
+                _ => return Err(Fail::new("llvm.return operands do not match the function's result")),
+            },
+            "unreachable" => "unreachable".to_string(),
+            _ if short.starts_with("intr.") => self.intrinsic(op, &short["intr.".len()..])?,
+            _ => return Err(Fail::unsupported(name)),
+        };
+        Ok(format!("{assign}{text}"))
+    }
+
+    fn fastmath(&self, op: OpId) -> Result<String, Fail> {
+        let Some(attr) = self.property(op, "fastmathFlags") else { return Ok(String::new()) };
+        let Some(body) = super::dialect_body(Some(attr), "llvm.fastmath") else {
+            return Err(Fail::new("'fastmathFlags' is not an #llvm.fastmath"));
+        };
+        let mut out = String::new();
+        for flag in body.split(',').map(str::trim) {
+            match flag {
+                "none" | "" => {}
+                "nnan" | "ninf" | "nsz" | "arcp" | "contract" | "afn" | "reassoc" | "fast" => {
+                    out.push_str(flag);
+                    out.push(' ');
+                }
+                other => return Err(Fail::unsupported(format!("fast-math flag {other}"))),
+            }
+        }
+        Ok(out)
+    }
+
+    fn align(&self, op: OpId) -> String {
+        match self.integer(op, "alignment") {
+            Some(value) if value > 0 => format!(", align {value}"),
+            _ => String::new(),
+        }
+    }
+
+    fn syncscope(&self, op: OpId) -> String {
+        match self.property(op, "syncscope") {
+            Some(Attribute::String(scope)) if !scope.is_empty() => format!(" syncscope({})", quoted(scope)),
+            _ => String::new(),
+        }
+    }
+
+    /// `!nontemporal` and `!invariant.load` (the other memory hints are dropped).
+    fn memory_metadata(&mut self, op: OpId) -> String {
+        let mut out = String::new();
+        if self.flag(op, "nontemporal") {
+            self.metadata.nontemporal = true;
+            let _ = write!(out, ", !nontemporal {}", Metadata::NONTEMPORAL);
+        }
+        if self.flag(op, "invariant") {
+            self.metadata.invariant_load = true;
+            let _ = write!(out, ", !invariant.load {}", Metadata::INVARIANT_LOAD);
+        }
+        out
+    }
+
+    /// `0, 1` from a `position` dense array.
+    fn position(&self, op: OpId) -> Result<String, Fail> {
+        let Some(Attribute::DenseArray { values, .. }) = self.property(op, "position") else {
+            return Err(Fail::new("missing 'position'"));
+        };
+        let mut out = Vec::with_capacity(values.len());
+        for value in values {
+            match value {
+                Attribute::Integer { value, .. } if *value >= 0 => out.push(value.to_string()),
+                _ => return Err(Fail::new("a 'position' index is not a non-negative integer")),
+            }
+        }
+        Ok(out.join(", "))
+    }
+
+    fn getelementptr(&self, op: OpId) -> Result<String, Fail> {
+        let operation = self.ir().op(op);
+        let Some(Attribute::Type(element)) = self.property(op, "elem_type") else {
+            return Err(Fail::new("llvm.getelementptr without 'elem_type'"));
+        };
+        let Some(Attribute::DenseArray { values: indices, .. }) = self.property(op, "rawConstantIndices")
+        else {
+            return Err(Fail::new("llvm.getelementptr without 'rawConstantIndices'"));
+        };
+        let flags = self.integer(op, "noWrapFlags").unwrap_or(0);
+        let mut text = String::from("getelementptr ");
+        if flags & 1 != 0 {
+            text.push_str("inbounds ");
+        } else if flags & 2 != 0 {
+            text.push_str("nusw ");
+        }
+        if flags & 4 != 0 {
+            text.push_str("nuw ");
+        }
+        let Some((&base, dynamic)) = operation.operands.split_first() else {
+            return Err(Fail::new("llvm.getelementptr without a base"));
+        };
+        let _ = write!(text, "{}, {}", self.ty(*element)?, self.typed(base)?);
+        let mut dynamic = dynamic.iter();
+        for index in indices {
+            let Attribute::Integer { value, .. } = index else {
+                return Err(Fail::new("a GEP index is not an integer"));
+            };
+            if *value == i128::from(i32::MIN) {
+                let value = dynamic.next().ok_or_else(|| Fail::new("too few dynamic GEP indices"))?;
+                let _ = write!(text, ", {}", self.typed(*value)?);
+            } else {
+                let _ = write!(text, ", i32 {value}");
+            }
+        }
+        if dynamic.next().is_some() {
+            return Err(Fail::new("too many dynamic GEP indices"));
+        }
+        Ok(text)
+    }
+
+    fn call(&self, op: OpId) -> Result<String, Fail> {
+        let ir = self.ir();
+        let operation = ir.op(op);
+        if let Some(sizes) = dense_counts(self.property(op, "op_bundle_sizes")) {
+            if !sizes.is_empty() {
+                return Err(Fail::unsupported("operand bundles on llvm.call"));
+            }
+        }
+        let argument_count = match dense_counts(self.property(op, "operandSegmentSizes")).as_deref() {
+            Some([arguments, bundles]) if *bundles == 0 => *arguments,
+            Some(_) => return Err(Fail::unsupported("operand bundles on llvm.call")),
+            None => operation.operands.len(),
+        };
+        let operands = &operation.operands[..argument_count.min(operation.operands.len())];
+        let (callee, arguments) = match self.property(op, "callee") {
+            Some(Attribute::SymbolRef(path)) => {
+                let name = path.last().ok_or_else(|| Fail::new("an empty callee"))?;
+                (global_name(name), operands)
+            }
+            Some(_) => return Err(Fail::new("'callee' is not a symbol")),
+            None => {
+                let (&pointer, rest) =
+                    operands.split_first().ok_or_else(|| Fail::new("an indirect call without a callee"))?;
+                (self.operand(pointer)?, rest)
+            }
+        };
+        let mut text = match dialect_word(self.property(op, "TailCallKind"), "llvm.tailcallkind")? {
+            None | Some("none") => String::new(),
+            Some(kind @ ("tail" | "musttail" | "notail")) => format!("{kind} "),
+            Some(other) => return Err(Fail::unsupported(format!("tail call kind {other}"))),
+        };
+        text.push_str("call ");
+        text.push_str(&self.fastmath(op)?);
+        text.push_str(&super::calling_convention(self.property(op, "CConv"))?);
+        let result = match operation.results.first() {
+            Some(&r) => self.ty(ir.value_type(r))?,
+            None => "void".to_string(),
+        };
+        // A variadic callee is called through its function type.
+        match self.property(op, "var_callee_type") {
+            Some(Attribute::Type(function_type)) => {
+                let TypeKind::LlvmFunction { params, variadic, .. } = self.module.types.kind(*function_type)
+                else {
+                    return Err(Fail::new("'var_callee_type' is not a function type"));
+                };
+                let mut params_text = params.iter().map(|p| self.ty(*p)).collect::<Result<Vec<_>, _>>()?;
+                if *variadic {
+                    params_text.push("...".into());
+                }
+                let _ = write!(text, "{result} ({})", params_text.join(", "));
+            }
+            _ => text.push_str(&result),
+        }
+        let arguments = arguments.iter().map(|&a| self.typed(a)).collect::<Result<Vec<_>, _>>()?;
+        let _ = write!(text, " {callee}({})", arguments.join(", "));
+        let mut attributes = Vec::new();
+        for (property, word) in [
+            ("no_inline", "noinline"),
+            ("always_inline", "alwaysinline"),
+            ("no_unwind", "nounwind"),
+            ("will_return", "willreturn"),
+            ("convergent", "convergent"),
+        ] {
+            if self.flag(op, property) {
+                attributes.push(word.to_string());
+            }
+        }
+        if let Some(effects) = self.property(op, "memory_effects") {
+            attributes.push(super::memory_effects(effects)?);
+        }
+        for unsupported in ["arg_attrs", "res_attrs", "inline_hint"] {
+            if matches!(self.property(op, unsupported), Some(Attribute::Array(items)) if !items.is_empty()) {
+                return Err(Fail::unsupported(format!("'{unsupported}' on llvm.call")));
+            }
+        }
+        if !attributes.is_empty() {
+            text.push(' ');
+            text.push_str(&attributes.join(" "));
+        }
+        Ok(text)
+    }
+
+    fn switch(&self, op: OpId) -> Result<String, Fail> {
+        let operation = self.ir().op(op);
+        let Some(&value) = operation.operands.first() else {
+            return Err(Fail::new("llvm.switch without a value"));
+        };
+        let ty = self.ty(self.ir().value_type(value))?;
+        let mut text =
+            format!("switch {}, label {} [", self.typed(value)?, self.label(operation.successors[0])?);
+        let cases: &[Attribute] = match self.property(op, "case_values") {
+            Some(Attribute::Dense { elements, .. }) => elements,
+            None => &[],
+            Some(_) => return Err(Fail::new("'case_values' is not a dense attribute")),
+        };
+        let case_successors = &operation.successors[1..];
+        if cases.len() != case_successors.len() {
+            return Err(Fail::new("llvm.switch case values do not match its successors"));
+        }
+        let width = match self.module.types.kind(self.ir().value_type(value)) {
+            TypeKind::Integer { width, .. } => *width,
+            _ => return Err(Fail::new("llvm.switch on a non-integer")),
+        };
+        for (case, successor) in cases.iter().zip(case_successors) {
+            let Attribute::Integer { value, .. } = case else {
+                return Err(Fail::new("a switch case value is not an integer"));
+            };
+            let _ = write!(
+                text,
+                "\n    {ty} {}, label {}",
+                signed_in_width(*value, width),
+                self.label(*successor)?
+            );
+        }
+        text.push_str("\n  ]");
+        Ok(text)
+    }
+
+    /// `llvm.intr.NAME` as a call of `@llvm.NAME`, its immediate properties appended as
+    /// the trailing arguments LLVM's intrinsic takes.
+    fn intrinsic(&self, op: OpId, name: &str) -> Result<String, Fail> {
+        let ir = self.ir();
+        let operation = ir.op(op);
+        // The properties that are immediate arguments, in LLVM's argument order.
+        let immediates: &[(&str, &str)] = match name {
+            "ctlz" | "cttz" => &[("is_zero_poison", "i1")],
+            "abs" => &[("is_int_min_poison", "i1")],
+            "is.fpclass" => &[("bit", "i32")],
+            "memcpy" | "memmove" | "memset" | "memcpy.inline" | "memset.inline" => &[("isVolatile", "i1")],
+            "prefetch" => &[("rw", "i32"), ("hint", "i32"), ("cache", "i32")],
+            _ => &[],
+        };
+        let known: Vec<&str> = immediates
+            .iter()
+            .map(|(p, _)| *p)
+            .chain([
+                "fastmathFlags",
+                "access_groups",
+                "alias_scopes",
+                "noalias_scopes",
+                "tbaa",
+                "arg_attrs",
+                "res_attrs",
+            ])
+            .collect();
+        for property in &operation.properties {
+            if !known.contains(&property.name.as_str()) {
+                return Err(Fail::unsupported(format!("property '{}' of llvm.intr.{name}", property.name)));
+            }
+        }
+        let mut arguments =
+            operation.operands.iter().map(|&a| self.typed(a)).collect::<Result<Vec<_>, _>>()?;
+        for (property, ty) in immediates {
+            let value = match self.property(op, property) {
+                Some(Attribute::Integer { value, .. }) => *value,
+                Some(Attribute::Bool(b)) => i128::from(*b),
+                Some(Attribute::Unit) => 1,
+                None if *ty == "i1" => 0,
+                _ => return Err(Fail::new(format!("llvm.intr.{name} without '{property}'"))),
+            };
+            arguments.push(if *ty == "i1" {
+                format!("i1 {}", if value != 0 { "true" } else { "false" })
+            } else {
+                format!("{ty} {value}")
+            });
+        }
+        let result = match operation.results.first() {
+            Some(&r) => self.ty(ir.value_type(r))?,
+            None => "void".to_string(),
+        };
+        let flags =
+            if self.property(op, "fastmathFlags").is_some() { self.fastmath(op)? } else { String::new() };
+        Ok(format!("call {flags}{result} @llvm.{name}({})", arguments.join(", ")))
+    }
+}
+
+fn dialect_word<'a>(attr: Option<&'a Attribute>, name: &str) -> Result<Option<&'a str>, Fail> {
+    match attr {
+        None => Ok(None),
+        Some(_) => {
+            super::dialect_body(attr, name).map(Some).ok_or_else(|| Fail::new(format!("expected #{name}")))
+        }
+    }
+}
+
+fn overflow_flags(value: Option<i128>) -> String {
+    let value = value.unwrap_or(0);
+    let mut out = String::new();
+    if value & 2 != 0 {
+        out.push_str("nuw ");
+    }
+    if value & 1 != 0 {
+        out.push_str("nsw ");
+    }
+    out
+}
+
+fn icmp_predicate(value: Option<i128>) -> Result<&'static str, Fail> {
+    const NAMES: [&str; 10] = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"];
+    value
+        .and_then(|v| usize::try_from(v).ok())
+        .and_then(|v| NAMES.get(v).copied())
+        .ok_or_else(|| Fail::new("llvm.icmp without a valid 'predicate'"))
+}
+
+fn fcmp_predicate(value: Option<i128>) -> Result<&'static str, Fail> {
+    const NAMES: [&str; 16] = [
+        "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une",
+        "uno", "true",
+    ];
+    value
+        .and_then(|v| usize::try_from(v).ok())
+        .and_then(|v| NAMES.get(v).copied())
+        .ok_or_else(|| Fail::new("llvm.fcmp without a valid 'predicate'"))
+}
+
+/// `None` for not_atomic.
+fn atomic_ordering(value: Option<i128>) -> Result<Option<&'static str>, Fail> {
+    Ok(match value.unwrap_or(0) {
+        0 => None,
+        1 => Some("unordered"),
+        2 => Some("monotonic"),
+        4 => Some("acquire"),
+        5 => Some("release"),
+        6 => Some("acq_rel"),
+        7 => Some("seq_cst"),
+        other => return Err(Fail::new(format!("atomic ordering {other}"))),
+    })
+}
+
+fn atomic_bin_op(value: Option<i128>) -> Result<&'static str, Fail> {
+    const NAMES: [&str; 21] = [
+        "xchg",
+        "add",
+        "sub",
+        "and",
+        "nand",
+        "or",
+        "xor",
+        "max",
+        "min",
+        "umax",
+        "umin",
+        "fadd",
+        "fsub",
+        "fmax",
+        "fmin",
+        "uinc_wrap",
+        "udec_wrap",
+        "usub_cond",
+        "usub_sat",
+        "fmaximum",
+        "fminimum",
+    ];
+    value
+        .and_then(|v| usize::try_from(v).ok())
+        .and_then(|v| NAMES.get(v).copied())
+        .ok_or_else(|| Fail::new("llvm.atomicrmw without a valid 'bin_op'"))
+}
+
+/// The constant a constant op denotes.
+fn constant_value(module: &ModuleWriter<'_>, op: OpId) -> Result<Const, Fail> {
+    let operation = module.ir.op(op);
+    let Some(&result) = operation.results.first() else {
+        return Err(Fail::new(format!("{} without a result", operation.name.as_str())));
+    };
+    let ty = module.ir.value_type(result);
+    Ok(match operation.name.as_str() {
+        "llvm.mlir.constant" => {
+            let value = module
+                .property(op, "value")
+                .ok_or_else(|| Fail::new("llvm.mlir.constant without 'value'"))?;
+            module.types.attribute_const(value, ty)?
+        }
+        "llvm.mlir.undef" => Const::Undef,
+        "llvm.mlir.poison" => Const::Poison,
+        "llvm.mlir.zero" => Const::Zero,
+        "llvm.mlir.addressof" => match module.property(op, "global_name") {
+            Some(Attribute::SymbolRef(path)) => {
+                Const::Literal(global_name(path.last().ok_or_else(|| Fail::new("an empty symbol"))?))
+            }
+            _ => return Err(Fail::new("llvm.mlir.addressof without 'global_name'")),
+        },
+        other => return Err(Fail::unsupported(format!("{other} in a constant"))),
+    })
+}
+
+/// The constant a global's initializer region returns, folded from its ops.
+pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Result<Const, Fail> {
+    let ir = module.ir;
+    let mut values: HashMap<Value, Const> = HashMap::new();
+    let get = |values: &HashMap<Value, Const>, v: Value| {
+        values.get(&v).cloned().ok_or_else(|| Fail::new("an initializer operand defined outside the region"))
+    };
+    for &op in &ir.block(block).ops {
+        let operation = ir.op(op);
+        let located = |f: Fail| f.at(&operation.location);
+        let name = operation.name.as_str();
+        let constant = match name {
+            _ if is_constant_op(name) => constant_value(module, op).map_err(located)?,
+            "llvm.return" => {
+                let &[value] = &operation.operands[..] else {
+                    return Err(located(Fail::new("an initializer must return one value")));
+                };
+                return get(&values, value).map_err(located);
+            }
+            "llvm.insertvalue" => {
+                let &[base, value] = &operation.operands[..] else {
+                    return Err(located(Fail::new("llvm.insertvalue expects 2 operands")));
+                };
+                let Some(Attribute::DenseArray { values: position, .. }) = module.property(op, "position")
+                else {
+                    return Err(located(Fail::new("missing 'position'")));
+                };
+                let position = position
+                    .iter()
+                    .map(|p| match p {
+                        Attribute::Integer { value, .. } => {
+                            i64::try_from(*value).map_err(|_| Fail::new("bad position"))
+                        }
+                        _ => Err(Fail::new("bad position")),
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(located)?;
+                let ty = ir.value_type(base);
+                module
+                    .types
+                    .insert_value(get(&values, base)?, ty, &position, get(&values, value)?)
+                    .map_err(located)?
+            }
+            "llvm.bitcast" | "llvm.addrspacecast" | "llvm.ptrtoint" | "llvm.inttoptr" => {
+                let &[source] = &operation.operands[..] else {
+                    return Err(located(Fail::new(format!("{name} expects 1 operand"))));
+                };
+                let source_ty = ir.value_type(source);
+                let text = module.types.const_text(&get(&values, source)?, source_ty).map_err(located)?;
+                let to = module.types.print(ir.value_type(operation.results[0])).map_err(located)?;
+                Const::Literal(format!(
+                    "{} ({} {text} to {to})",
+                    &name["llvm.".len()..],
+                    module.types.print(source_ty).map_err(located)?
+                ))
+            }
+            "llvm.getelementptr" => {
+                let Some((&base, dynamic)) = operation.operands.split_first() else {
+                    return Err(located(Fail::new("llvm.getelementptr without a base")));
+                };
+                let Some(Attribute::Type(element)) = module.property(op, "elem_type") else {
+                    return Err(located(Fail::new("llvm.getelementptr without 'elem_type'")));
+                };
+                let Some(Attribute::DenseArray { values: indices, .. }) =
+                    module.property(op, "rawConstantIndices")
+                else {
+                    return Err(located(Fail::new("llvm.getelementptr without 'rawConstantIndices'")));
+                };
+                let flags = super::integer_value(module.property(op, "noWrapFlags")).unwrap_or(0);
+                let base_ty = ir.value_type(base);
+                let mut text = format!(
+                    "getelementptr {}({}, {} {}",
+                    if flags & 1 != 0 { "inbounds " } else { "" },
+                    module.types.print(*element).map_err(located)?,
+                    module.types.print(base_ty).map_err(located)?,
+                    module.types.const_text(&get(&values, base)?, base_ty).map_err(located)?
+                );
+                let mut dynamic = dynamic.iter();
+                for index in indices {
+                    let Attribute::Integer { value, .. } = index else {
+                        return Err(located(Fail::new("a GEP index is not an integer")));
+                    };
+                    if *value == i128::from(i32::MIN) {
+                        let value =
+                            *dynamic.next().ok_or_else(|| located(Fail::new("too few GEP indices")))?;
+                        let ty = ir.value_type(value);
+                        let _ = write!(
+                            text,
+                            ", {} {}",
+                            module.types.print(ty).map_err(located)?,
+                            module.types.const_text(&get(&values, value)?, ty).map_err(located)?
+                        );
+                    } else {
+                        let _ = write!(text, ", i32 {value}");
+                    }
+                }
+                text.push(')');
+                Const::Literal(text)
+            }
+            other => return Err(located(Fail::unsupported(format!("{other} in a global initializer")))),
+        };
+        if let Some(&result) = operation.results.first() {
+            values.insert(result, constant);
+        }
+    }
+    Err(Fail::new("a global initializer region without llvm.return"))
+}
