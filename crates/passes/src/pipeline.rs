@@ -78,6 +78,10 @@ pub enum Pass {
     Inline(InlineOptions),
     /// spirvkit's legalization passes for Vulkan (`--spirv-legalize` and its steps).
     Legalize(LegalizeStep),
+    /// `-convert-spirv-to-llvm`: the SPIR-V dialect lowered to the LLVM dialect.
+    ConvertSpirvToLlvm(crate::convert_spirv_to_llvm::ConvertOptions),
+    /// `--lower-host-to-llvm`: SPIR-V kernel symbols encoded with their module's name.
+    LowerHostToLlvm,
 }
 
 /// One of the legalization passes (see `crate::legalize`), each run on a `spirv.module`.
@@ -236,6 +240,16 @@ const PASSES: &[PassInfo] = &[
         class: "SPIRVWebGPUPreparePass",
     },
     PassInfo { name: "cse", restriction: None, class: "CSE" },
+    PassInfo {
+        name: "convert-spirv-to-llvm",
+        restriction: Some("builtin.module"),
+        class: "(anonymous namespace)::ConvertSPIRVToLLVMPass",
+    },
+    PassInfo {
+        name: "lower-host-to-llvm",
+        restriction: Some("builtin.module"),
+        class: "(anonymous namespace)::LowerHostCodeToLLVMPass",
+    },
     PassInfo { name: "spirv-update-vce", restriction: Some("spirv.module"), class: "SPIRVUpdateVCEPass" },
     PassInfo { name: "inline", restriction: None, class: "InlinerPass" },
     PassInfo {
@@ -285,6 +299,8 @@ impl Pass {
             Pass::Cse => "cse",
             Pass::UpdateVce => "spirv-update-vce",
             Pass::Inline(_) => "inline",
+            Pass::ConvertSpirvToLlvm(_) => "convert-spirv-to-llvm",
+            Pass::LowerHostToLlvm => "lower-host-to-llvm",
             Pass::UnifyAliasedResource => "spirv-unify-aliased-resource",
             Pass::Legalize(step) => match step {
                 LegalizeStep::MergeReturn => "spirv-merge-return",
@@ -642,6 +658,15 @@ const CANONICALIZE_OPTIONS: &[(&str, OptionKind)] = &[
     ("top-down", OptionKind::Bool),
 ];
 
+const CONVERT_SPIRV_TO_LLVM_OPTIONS: &[(&str, OptionKind)] = &[
+    ("client-api", OptionKind::Enum(&["Unknown", "Metal", "OpenCL", "Vulkan", "WebGPU"])),
+    // spirvkit's own: the options of the CPU pipeline (see `ConvertOptions::kernel`).
+    ("explicit-layout", OptionKind::Bool),
+    ("keep-global-names", OptionKind::Bool),
+    // Named by issue 17; MLIR 22 dropped it (opaque pointers only): `true` is accepted.
+    ("use-opaque-pointers", OptionKind::Bool),
+];
+
 const INLINE_OPTIONS: &[(&str, OptionKind)] = &[
     ("default-pipeline", OptionKind::Str),
     ("inlining-threshold", OptionKind::Uint),
@@ -684,9 +709,40 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
             });
             (Pass::Inline(o), parsed)
         }
+        "convert-spirv-to-llvm" => {
+            use crate::convert_spirv_to_llvm::{ClientApi, ConvertOptions};
+            let mut o = ConvertOptions::default();
+            let mut typed_pointers = false;
+            let mut parsed =
+                parse_options(options, CONVERT_SPIRV_TO_LLVM_OPTIONS, |key, value| match (key, value) {
+                    ("client-api", OptionValue::Str(s)) => {
+                        o.client_api = match s.as_str() {
+                            "Metal" => ClientApi::Metal,
+                            "OpenCL" => ClientApi::OpenCl,
+                            "Vulkan" => ClientApi::Vulkan,
+                            "WebGPU" => ClientApi::WebGpu,
+                            _ => ClientApi::Unknown,
+                        }
+                    }
+                    ("explicit-layout", OptionValue::Bool(b)) => o.explicit_layout = b,
+                    ("keep-global-names", OptionValue::Bool(b)) => o.keep_global_names = b,
+                    ("use-opaque-pointers", OptionValue::Bool(b)) => typed_pointers = !b,
+                    _ => {}
+                });
+            if parsed.is_ok() && typed_pointers {
+                parsed = Err(OptionError {
+                    raw: String::new(),
+                    message: "not supported yet: use-opaque-pointers=false (LLVM 22 and MLIR 22 have opaque \
+                              pointers only)\n"
+                        .to_string(),
+                });
+            }
+            (Pass::ConvertSpirvToLlvm(o), parsed)
+        }
         _ => {
             let pass = match name {
                 "test-spirv-op-availability" => Pass::TestOpAvailability,
+                "lower-host-to-llvm" => Pass::LowerHostToLlvm,
                 "spirv-rewrite-inserts" => Pass::RewriteInserts,
                 "decorate-spirv-composite-type-layout" => Pass::DecorateLayout,
                 "spirv-canonicalize-gl" => Pass::CanonicalizeGl,
