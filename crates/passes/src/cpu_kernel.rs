@@ -14,6 +14,7 @@
 pub mod context;
 pub mod interface;
 pub mod spec;
+pub mod subgroup;
 pub mod workgroup;
 
 #[cfg(test)]

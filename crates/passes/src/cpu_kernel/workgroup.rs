@@ -401,6 +401,7 @@ pub fn build_workgroup_function(
     // Calls: barriers, and what the CPU cannot run.
     let mut barriers = Vec::new();
     let mut memory_barriers = Vec::new();
+    let mut group_calls = Vec::new();
     for b in ir.region(region).blocks.clone() {
         for &op in &ir.block(b).ops {
             if ir.op(op).name != "llvm.call" {
@@ -410,6 +411,7 @@ pub fn build_workgroup_function(
             match callee.as_str() {
                 CONTROL_BARRIER => barriers.push((b, op)),
                 MEMORY_BARRIER => memory_barriers.push(op),
+                c if super::subgroup::group_builtin(c).is_some() => group_calls.push((op, c.to_string())),
                 c if defined_functions.contains(c) => {
                     return Err(KernelError::new(
                         &ir.op(op).location,
@@ -458,6 +460,12 @@ pub fn build_workgroup_function(
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
     };
+
+    // Group operations over a subgroup of one invocation.
+    for (op, callee) in &group_calls {
+        let builtin = super::subgroup::group_builtin(callee).expect("matched above");
+        super::subgroup::lower_group_call(pass.ir, *op, builtin)?;
+    }
 
     // Memory barriers: nothing to order within one thread.
     for op in memory_barriers {
