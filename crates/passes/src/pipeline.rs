@@ -82,6 +82,9 @@ pub enum Pass {
     ConvertSpirvToLlvm(crate::convert_spirv_to_llvm::ConvertOptions),
     /// `--lower-host-to-llvm`: SPIR-V kernel symbols encoded with their module's name.
     LowerHostToLlvm,
+    /// `--spirv-cpu-kernel-interface`: prints the compute entry point's interface as the
+    /// CPU runner sees it (spirvkit's own; the module is unchanged).
+    CpuKernelInterface,
 }
 
 /// One of the legalization passes (see `crate::legalize`), each run on a `spirv.module`.
@@ -251,6 +254,11 @@ const PASSES: &[PassInfo] = &[
         class: "(anonymous namespace)::LowerHostCodeToLLVMPass",
     },
     PassInfo { name: "spirv-update-vce", restriction: Some("spirv.module"), class: "SPIRVUpdateVCEPass" },
+    PassInfo {
+        name: "spirv-cpu-kernel-interface",
+        restriction: Some("spirv.module"),
+        class: "SPIRVCpuKernelInterfacePass",
+    },
     PassInfo { name: "inline", restriction: None, class: "InlinerPass" },
     PassInfo {
         name: "spirv-unify-aliased-resource",
@@ -301,6 +309,7 @@ impl Pass {
             Pass::Inline(_) => "inline",
             Pass::ConvertSpirvToLlvm(_) => "convert-spirv-to-llvm",
             Pass::LowerHostToLlvm => "lower-host-to-llvm",
+            Pass::CpuKernelInterface => "spirv-cpu-kernel-interface",
             Pass::UnifyAliasedResource => "spirv-unify-aliased-resource",
             Pass::Legalize(step) => match step {
                 LegalizeStep::MergeReturn => "spirv-merge-return",
@@ -743,6 +752,7 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
             let pass = match name {
                 "test-spirv-op-availability" => Pass::TestOpAvailability,
                 "lower-host-to-llvm" => Pass::LowerHostToLlvm,
+                "spirv-cpu-kernel-interface" => Pass::CpuKernelInterface,
                 "spirv-rewrite-inserts" => Pass::RewriteInserts,
                 "decorate-spirv-composite-type-layout" => Pass::DecorateLayout,
                 "spirv-canonicalize-gl" => Pass::CanonicalizeGl,

@@ -92,3 +92,14 @@ fn llvm_layouts_follow_the_x86_64_data_layout() {
     assert_eq!(workgroup::llvm_type_layout(&ir, s), Some((8, 8, 4)));
     assert_eq!(workgroup::llvm_type_layout(&ir, p), Some((5, 5, 1)));
 }
+
+#[test]
+fn the_opt_pass_prints_the_interface_and_keeps_the_module() {
+    let options =
+        crate::opt::OptOptions { passes: vec!["--spirv-cpu-kernel-interface".into()], ..Default::default() };
+    let r = crate::opt::run(SPEC, "spec.mlir", &options);
+    assert!(r.success, "{}", r.diagnostics_text);
+    assert!(r.output.starts_with("entry main (function @main), workgroup size 1x1x1\n"), "{}", r.output);
+    assert!(r.output.contains("@pc: push constants: 4 bytes"), "{}", r.output);
+    assert!(r.output.contains("spirv.SpecConstant @SCALE"), "the module is unchanged: {}", r.output);
+}

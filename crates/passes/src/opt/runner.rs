@@ -239,6 +239,16 @@ impl<'t> PassRunner<'t> {
             Pass::LowerAbiAttrs => crate::lower_abi_attrs::run(ir, op, self.text),
             Pass::UnifyAliasedResource => crate::unify_aliased_resource::run(ir, op, self.text),
             Pass::Inline(options) => return self.run_inline(ir, op, options),
+            Pass::CpuKernelInterface => match crate::cpu_kernel::kernel_interface(ir, op, None) {
+                Ok(interface) => {
+                    self.report.push_str(&interface.describe());
+                    Vec::new()
+                }
+                Err(e) => {
+                    let offset = LineIndex::new(self.text).location_offset(&e.location);
+                    vec![Diagnostic::error(offset, e.message)]
+                }
+            },
             Pass::LowerHostToLlvm => {
                 crate::convert_spirv_to_llvm::lower_host_to_llvm(ir, op);
                 Vec::new()
