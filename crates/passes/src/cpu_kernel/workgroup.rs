@@ -89,6 +89,8 @@ struct Pass<'a> {
     frame_bytes: u64,
     i64_constants: FxHashMap<u64, Value>,
     ctx_fields: FxHashMap<u64, Value>,
+    /// The built-ins' slots: written once per call in the dispatch block.
+    builtin_slots: FxHashSet<Value>,
 }
 
 fn int(value: i128, ty: Type) -> Attribute {
@@ -459,6 +461,7 @@ pub fn build_workgroup_function(
         frame_bytes: 0,
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
+        builtin_slots: FxHashSet::default(),
     };
 
     // Group operations over a subgroup of one invocation.
@@ -779,6 +782,7 @@ impl Pass<'_> {
                 )
                 .expect("result");
                 store(self.ir, at, value, slot, 4, &loc);
+                self.builtin_slots.insert(slot);
                 Root { base: slot, bytes: self.i64_constant(size), read_only: false }
             }
             GlobalKind::Descriptor(d) => {
@@ -929,6 +933,11 @@ impl Pass<'_> {
                 let loc = self.ir.op(op).location.clone();
                 let pointer = self.ir.op(op).operands[ptr_index];
                 let root = find_root(self.ir, pointer, roots).map_err(|m| KernelError::new(&loc, m))?;
+                // A built-in read whole: in range by construction (and left a plain load,
+                // so values computed from built-ins can be recomputed after a barrier).
+                if pointer == root.base && self.builtin_slots.contains(&pointer) {
+                    continue;
+                }
                 let (size, _, _) = llvm_type_layout(self.ir, accessed).ok_or_else(|| {
                     KernelError::new(&loc, "an access of a type without a size".to_string())
                 })?;
@@ -1075,6 +1084,23 @@ impl Pass<'_> {
                 }
             }
         }
+        // Values computed from what every call recomputes (the dispatch block's values,
+        // built-ins, read-only memory) by pure ops are recomputed after a barrier rather
+        // than kept in the frame.
+        let mut remat_memo: FxHashMap<Value, bool> = FxHashMap::default();
+        let (recomputed, spilled): (Vec<Value>, Vec<Value>) =
+            spilled.into_iter().partition(|&v| self.rematerializable(v, &mut remat_memo, 0));
+        for v in recomputed {
+            for &(b, op) in uses.get(&v).into_iter().flatten() {
+                let mut clones = FxHashMap::default();
+                let value = self.clone_tree(v, At::Before(b, op), &mut clones);
+                for operand in self.ir.op_mut(op).operands.iter_mut() {
+                    if *operand == v {
+                        *operand = value;
+                    }
+                }
+            }
+        }
         for v in spilled {
             let ty = self.ir.value_type(v);
             let (_, size, align) = llvm_type_layout(self.ir, ty).ok_or_else(|| {
@@ -1115,6 +1141,55 @@ impl Pass<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `v` can be recomputed anywhere in the function from the dispatch block's
+    /// values by pure ops (loads only of built-ins and read-only memory).
+    fn rematerializable(&self, v: Value, memo: &mut FxHashMap<Value, bool>, depth: u32) -> bool {
+        if defined_in(self.ir, v, self.dispatch) {
+            return true;
+        }
+        if let Some(&known) = memo.get(&v) {
+            return known;
+        }
+        let ValueDef::Result { op, .. } = self.ir.value(v).def else { return false };
+        let o = self.ir.op(op);
+        let pure = match o.name.as_str() {
+            "llvm.load" => {
+                o.attr("invariant").is_some()
+                    || o.operands.first().is_some_and(|p| self.builtin_slots.contains(p))
+            }
+            name => PURE_OPS.contains(&name) && o.regions.is_empty() && o.results.len() == 1,
+        };
+        let result = pure
+            && depth < 32
+            && o.operands.clone().into_iter().all(|operand| self.rematerializable(operand, memo, depth + 1));
+        memo.insert(v, result);
+        result
+    }
+
+    /// A copy of `v`'s computation at `at` (the dispatch block's values are used as
+    /// they are).
+    fn clone_tree(&mut self, v: Value, at: At, clones: &mut FxHashMap<Value, Value>) -> Value {
+        if defined_in(self.ir, v, self.dispatch) {
+            return v;
+        }
+        if let Some(&c) = clones.get(&v) {
+            return c;
+        }
+        let ValueDef::Result { op, .. } = self.ir.value(v).def else { return v };
+        let operands: Vec<Value> = self.ir.op(op).operands.clone();
+        let operands: Vec<Value> = operands.into_iter().map(|o| self.clone_tree(o, at, clones)).collect();
+        let original = self.ir.op(op).clone();
+        let result_types: Vec<Type> = original.results.iter().map(|&r| self.ir.value_type(r)).collect();
+        let new =
+            self.ir.create_op(original.name.clone(), operands, &result_types, original.location.clone());
+        self.ir.op_mut(new).properties = original.properties.clone();
+        self.ir.op_mut(new).attributes = original.attributes.clone();
+        place(self.ir, at, new);
+        let c = self.ir.op(new).results[0];
+        clones.insert(v, c);
+        c
     }
 
     /// At each loop header (the target of a back-edge), the cancel flag is read; when
@@ -1160,6 +1235,43 @@ impl Pass<'_> {
         Ok(())
     }
 }
+
+/// Ops without memory effects or control flow, safe to recompute.
+const PURE_OPS: &[&str] = &[
+    "llvm.mlir.constant",
+    "llvm.mlir.zero",
+    "llvm.mlir.poison",
+    "llvm.mlir.undef",
+    "llvm.getelementptr",
+    "llvm.extractelement",
+    "llvm.insertelement",
+    "llvm.extractvalue",
+    "llvm.insertvalue",
+    "llvm.shufflevector",
+    "llvm.add",
+    "llvm.sub",
+    "llvm.mul",
+    "llvm.and",
+    "llvm.or",
+    "llvm.xor",
+    "llvm.shl",
+    "llvm.lshr",
+    "llvm.ashr",
+    "llvm.zext",
+    "llvm.sext",
+    "llvm.trunc",
+    "llvm.icmp",
+    "llvm.select",
+    "llvm.bitcast",
+    "llvm.ptrtoint",
+    "llvm.inttoptr",
+    "llvm.uitofp",
+    "llvm.sitofp",
+    "llvm.fadd",
+    "llvm.fsub",
+    "llvm.fmul",
+    "llvm.fneg",
+];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {
