@@ -263,3 +263,53 @@ void main() {
         assert_eq!(got[i as usize * 8..i as usize * 8 + 8], want, "invocation {i}");
     }
 }
+
+#[test]
+fn hostile_indices_stay_inside_their_memory() {
+    // Out-of-range dynamic indices into workgroup memory, a local array and a buffer:
+    // reads give zero, writes are dropped, nothing else is touched.
+    let source = r#"#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+shared uint tile[4];
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint far = io.v[0];            // 1000000 from the host
+  uint local_array[2];
+  local_array[0] = 7; local_array[1] = 8;
+  tile[i] = 10 + i;
+  barrier();
+  tile[far + i] = 99;            // dropped
+  local_array[far] = 5;          // dropped
+  io.v[far + i] = 123;           // dropped
+  barrier();
+  io.v[1 + i] = tile[i] + tile[far] + local_array[far] + local_array[1] + io.v[far];
+}
+"#;
+    let Some(words) = glsl_words("hostile", source) else { return };
+    let mut data = u32s([1_000_000, 0, 0, 0, 0, 0, 0, 0]);
+    data.resize(32, 0);
+    let mut bindings = vec![storage(0, data)];
+    CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[0].data);
+    assert_eq!(got, [1_000_000, 18, 19, 20, 21, 0, 0, 0]);
+}
+
+#[test]
+fn a_runaway_shader_stops_at_the_time_limit() {
+    let source = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  while (io.v[1] == 0) { io.v[0] += 1; }
+}
+"#;
+    let Some(words) = glsl_words("runaway", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8])];
+    let mut d = dispatch(&words, [2, 1, 1]);
+    d.time_limit = Some(std::time::Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    let err = CpuDevice::new().run(&d, &mut bindings, None).unwrap_err();
+    assert!(matches!(err, RunError::TimeLimit { .. }), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
