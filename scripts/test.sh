@@ -23,6 +23,8 @@ step cargo xtask gen-grammar --check
 step cargo build --release -p spirvkit-cli
 step cargo xtask conformance
 step cargo xtask mlir-conformance
+# LLVM dialect -> LLVM IR (it prints why and skips without the corpus or LLVM 22's tools).
+step cargo xtask llvmir-conformance
 if [ -d ../shared/corpus/spv ]; then
     step cargo xtask spv-roundtrip
 else

@@ -11,11 +11,23 @@
 //! - `translate`: our writer accepts the LLVM dialect module;
 //! - `llvm-as`: `llvm-as-22` accepts our text;
 //! - `verify`: `opt-22 -passes=verify -S` accepts it;
-//! - `equivalent`: where `mlir-translate-22 --mlir-to-llvmir` writes the same module
-//!   (every chunk but those with nested modules, which it writes empty: the bug our
-//!   writer fixes, counted as `nested-module`), both texts after `opt-22 -S
-//!   -passes=verify` are the same up to the module id, attribute group and metadata
-//!   numbering, phi entry order and the order of intrinsic declarations.
+//! - `equivalent`: both texts after `opt-22 -S -passes=verify` are the same up to the
+//!   module id, attribute group and metadata numbering, phi entry order and the order of
+//!   intrinsic declarations. mlir-translate-22 writes a nested module empty (the bug our
+//!   writer fixes; such chunks are counted as `nested-module`), so where the chunk has
+//!   one nested module with contents, that module is printed alone (a top-level module)
+//!   for mlir-translate-22; chunks with several are only verified.
+//!
+//! Real shaders (`spv-` rows): every GLCompute shader of the `.spv` corpus
+//! (`--spv-corpus`, default ../shared/corpus/spv) is deserialized and converted by the
+//! workspace's own `spirvkit` binary (`spirvkit opt -convert-spirv-to-llvm`, the most
+//! recently built of the release and debug binaries); what converts (`spv-converted`) goes through the same
+//! `translate`, `llvm-as` and `verify` stages (no mlir-translate-22 comparison: the
+//! conversion writes nested modules). Skipped with a message without a built binary.
+//!
+//! With a built `spirvkit`, each chunk also goes through the workspace's own conversion
+//! (`spirvkit opt`, rows prefixed `spirvkit-`): the chunks mlir-opt-22 refuses (ops newer
+//! than MLIR 22) are then compared with mlir-translate-22 too.
 //!
 //! Counts are compared with `conformance/llvmir-floor.txt` (non-zero exit when below);
 //! `--update-floor` rewrites it. Failures are listed in `<target>/llvmir-conformance.txt`.
@@ -29,15 +41,20 @@ use std::process::Command;
 
 const FLOOR_PATH: &str = "conformance/llvmir-floor.txt";
 const STAGES: [&str; 4] = ["translate", "llvm-as", "verify", "equivalent"];
+const SPV_STAGES: [&str; 4] = ["spv-converted", "spv-translate", "spv-llvm-as", "spv-verify"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut corpus = crate::workspace_root().join("../shared/corpus/mlir-spirv");
+    let mut spv_corpus = crate::workspace_root().join("../shared/corpus/spv");
     let mut update_floor = false;
     let mut filter: Option<String> = None;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         match arg.as_str() {
             "--corpus" => corpus = PathBuf::from(iter.next().context("--corpus needs a directory")?),
+            "--spv-corpus" => {
+                spv_corpus = PathBuf::from(iter.next().context("--spv-corpus needs a directory")?)
+            }
             "--update-floor" => update_floor = true,
             "--filter" => filter = Some(iter.next().context("--filter needs a text")?.clone()),
             other => bail!("unknown option {other}"),
@@ -61,6 +78,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     files.retain(|f| filter.as_deref().is_none_or(|s| f.to_string_lossy().contains(s)));
+    let spirvkit = built_spirvkit();
     let scratch = ScratchDir(crate::target_dir().join("llvmir-conformance-scratch"));
     std::fs::create_dir_all(&scratch.0)?;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -82,23 +100,35 @@ pub fn run(args: &[String]) -> Result<()> {
         for (index, chunk) in chunks.iter().enumerate() {
             let case = format!("{name}#{index}");
             *counts.entry("chunks".into()).or_default() += 1;
-            match check_chunk(chunk, pass, &scratch.0) {
-                Verdict::OracleRefused => *counts.entry("oracle-refused".into()).or_default() += 1,
-                Verdict::Reached { passed, nested, failure } => {
-                    if nested {
-                        *counts.entry("nested-module".into()).or_default() += 1;
+            // The oracle's conversion, then (when built) the workspace's own: chunks
+            // mlir-opt-22 refuses (the newer ops) still test the writer against
+            // mlir-translate-22 that way.
+            let mut converters = vec![("", Converter::MlirOpt)];
+            if let Some(spirvkit) = &spirvkit {
+                converters.push(("spirvkit-", Converter::Spirvkit(spirvkit)));
+            }
+            for (prefix, converter) in converters {
+                match check_chunk(chunk, pass, &scratch.0, converter) {
+                    Verdict::OracleRefused => {
+                        *counts.entry(format!("{prefix}oracle-refused")).or_default() += 1
                     }
-                    for stage in &STAGES[..passed] {
-                        *counts.entry((*stage).into()).or_default() += 1;
-                    }
-                    if let Some(failure) = failure {
-                        let stage = STAGES.get(passed).copied().unwrap_or("?");
-                        let _ = writeln!(report, "{case}: {stage}: {}", failure.trim_end());
+                    Verdict::Reached { passed, nested, failure } => {
+                        if nested {
+                            *counts.entry(format!("{prefix}nested-module")).or_default() += 1;
+                        }
+                        for stage in &STAGES[..passed] {
+                            *counts.entry(format!("{prefix}{stage}")).or_default() += 1;
+                        }
+                        if let Some(failure) = failure {
+                            let stage = STAGES.get(passed).copied().unwrap_or("?");
+                            let _ = writeln!(report, "{prefix}{case}: {stage}: {}", failure.trim_end());
+                        }
                     }
                 }
             }
         }
     }
+    run_spv(&spv_corpus, filter.as_deref(), &scratch.0, &mut counts, &mut report)?;
     let report_path = crate::target_dir().join("llvmir-conformance.txt");
     std::fs::write(&report_path, &report)?;
     println!("llvmir-conformance over {} files ({})", files.len(), corpus.display());
@@ -115,8 +145,14 @@ pub fn run(args: &[String]) -> Result<()> {
             "# Minimum chunks passing each stage of `cargo xtask llvmir-conformance` (LLVM dialect from\n\
              # MLIR 22's SPIR-V -> LLVM tests, written as LLVM IR). Regenerate with --update-floor.\n",
         );
-        for stage in STAGES {
-            let _ = writeln!(text, "{stage} {}", counts.get(stage).copied().unwrap_or(0));
+        let spirvkit_stages: Vec<String> = STAGES.iter().map(|s| format!("spirvkit-{s}")).collect();
+        let rows = STAGES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(spirvkit_stages.into_iter().filter(|s| counts.contains_key(s)))
+            .chain(SPV_STAGES.iter().map(|s| s.to_string()).filter(|s| counts.contains_key(s)));
+        for stage in rows {
+            let _ = writeln!(text, "{stage} {}", counts.get(&stage).copied().unwrap_or(0));
         }
         std::fs::write(&floor_path, text)?;
         println!("floor written to {}", floor_path.display());
@@ -137,6 +173,98 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The most recently built of the workspace's release and debug `spirvkit` binaries.
+fn built_spirvkit() -> Option<PathBuf> {
+    ["release", "debug"]
+        .iter()
+        .map(|p| crate::built_binary(p, "spirvkit"))
+        .filter_map(|b| Some((std::fs::metadata(&b).ok()?.modified().ok()?, b)))
+        .max()
+        .map(|(_, b)| b)
+}
+
+#[derive(Clone, Copy)]
+enum Converter<'a> {
+    MlirOpt,
+    Spirvkit(&'a Path),
+}
+
+/// The `spv-` rows: real compute shaders converted by the workspace's `spirvkit`.
+fn run_spv(
+    corpus: &Path,
+    filter: Option<&str>,
+    scratch: &Path,
+    counts: &mut BTreeMap<String, usize>,
+    report: &mut String,
+) -> Result<()> {
+    if !corpus.is_dir() {
+        println!("llvmir-conformance: spv rows skipped, no corpus at {}", corpus.display());
+        return Ok(());
+    }
+    let Some(spirvkit) = built_spirvkit() else {
+        println!("llvmir-conformance: spv rows skipped, no spirvkit binary built (cargo build --release -p spirvkit-cli)");
+        return Ok(());
+    };
+    let mut files = files_with_extension(corpus, "spv")?;
+    files.retain(|f| filter.is_none_or(|s| f.to_string_lossy().contains(s)));
+    let deserialized = scratch.join("shader.mlir");
+    let converted = scratch.join("shader.llvm.mlir");
+    let ours_path = scratch.join("shader.ll");
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else { continue };
+        let Ok(module) = spirvkit_binary::read::read(&bytes) else { continue };
+        // OpEntryPoint (15) whose execution model (its first word) is GLCompute (5).
+        let compute = module.instructions().any(|i| i.opcode == 15 && i.words.get(1) == Some(&5));
+        if !compute {
+            continue;
+        }
+        let name = file.strip_prefix(corpus).unwrap_or(&file).display().to_string();
+        *counts.entry("spv-compute".into()).or_default() += 1;
+        let spirvkit = spirvkit.to_string_lossy();
+        if let Err(e) = tool(&spirvkit, &["translate", "--deserialize-spirv", "-o"], &[&deserialized, &file])
+        {
+            let _ = writeln!(report, "{name}: deserialize: {}", e.trim_end());
+            continue;
+        }
+        let conversion = tool(
+            &spirvkit,
+            &["opt", "-convert-spirv-to-llvm", "--mlir-print-op-generic", "-o"],
+            &[&converted, &deserialized],
+        );
+        if let Err(e) = conversion {
+            let first = e.lines().next().unwrap_or("").to_string();
+            let _ = writeln!(report, "{name}: spv-converted: {first}");
+            continue;
+        }
+        *counts.entry("spv-converted".into()).or_default() += 1;
+        let text = std::fs::read_to_string(&converted)?;
+        let ours = spirvkit_ir::parse(&text, "converted.mlir")
+            .map_err(|e| format!("{e:?}"))
+            .and_then(|(ir, top)| spirvkit_translate::to_llvm_ir(&ir, top).map_err(|e| e.to_string()));
+        let ours = match ours {
+            Ok(ours) => ours,
+            Err(e) => {
+                let _ = writeln!(report, "{name}: spv-translate: {e}");
+                continue;
+            }
+        };
+        *counts.entry("spv-translate".into()).or_default() += 1;
+        std::fs::write(&ours_path, ours)?;
+        if let Err(e) = tool("llvm-as-22", &["-o"], &[Path::new("/dev/null"), &ours_path]) {
+            let _ = writeln!(report, "{name}: spv-llvm-as: {}", e.trim_end());
+            continue;
+        }
+        *counts.entry("spv-llvm-as".into()).or_default() += 1;
+        if let Err(e) = tool("opt-22", &["-S", "-passes=verify", "-o"], &[Path::new("/dev/null"), &ours_path])
+        {
+            let _ = writeln!(report, "{name}: spv-verify: {}", e.trim_end());
+            continue;
+        }
+        *counts.entry("spv-verify".into()).or_default() += 1;
+    }
+    Ok(())
+}
+
 enum Verdict {
     OracleRefused,
     /// `passed` stages passed; `failure` says why the next one failed.
@@ -147,13 +275,22 @@ enum Verdict {
     },
 }
 
-fn check_chunk(chunk: &str, pass: &str, scratch: &Path) -> Verdict {
+fn check_chunk(chunk: &str, pass: &str, scratch: &Path, converter: Converter<'_>) -> Verdict {
     let input = scratch.join("input.mlir");
     let generic = scratch.join("generic.mlir");
     if std::fs::write(&input, chunk).is_err() {
         return Verdict::OracleRefused;
     }
-    let converted = tool("mlir-opt-22", &[pass, "--mlir-print-op-generic", "-o"], &[&generic, &input]);
+    let converted = match converter {
+        Converter::MlirOpt => {
+            tool("mlir-opt-22", &[pass, "--mlir-print-op-generic", "-o"], &[&generic, &input])
+        }
+        Converter::Spirvkit(spirvkit) => tool(
+            &spirvkit.to_string_lossy(),
+            &["opt", pass, "--mlir-print-op-generic", "-o"],
+            &[&generic, &input],
+        ),
+    };
     if converted.is_err() {
         return Verdict::OracleRefused;
     }
@@ -184,11 +321,28 @@ fn check_chunk(chunk: &str, pass: &str, scratch: &Path) -> Verdict {
         Ok(text) => text,
         Err(e) => return reached(2, e),
     };
+    // mlir-translate-22 writes a nested module empty, but translates a module that is
+    // the top-level op: one nested module with contents is compared through that.
+    let mut reference_input = generic.clone();
     if nested {
-        return Verdict::Reached { passed: 3, nested, failure: None };
+        let with_contents: Vec<_> = ir
+            .ops_under(top)
+            .into_iter()
+            .map(|(_, op)| op)
+            .filter(|&op| op != top && ir.op(op).name.as_str() == "builtin.module")
+            .filter(|&op| ir.ops_under(op).iter().any(|&(_, inner)| inner != op))
+            .collect();
+        let [only] = with_contents[..] else {
+            return Verdict::Reached { passed: 3, nested, failure: None };
+        };
+        let options = spirvkit_ir::PrintOptions { generic: true, debug_info: false, threads: 1 };
+        reference_input = scratch.join("nested.mlir");
+        if std::fs::write(&reference_input, spirvkit_ir::print(&ir, only, options)).is_err() {
+            return Verdict::Reached { passed: 3, nested, failure: None };
+        }
     }
     let reference = scratch.join("reference.ll");
-    if let Err(e) = tool("mlir-translate-22", &["--mlir-to-llvmir", "-o"], &[&reference, &generic]) {
+    if let Err(e) = tool("mlir-translate-22", &["--mlir-to-llvmir", "-o"], &[&reference, &reference_input]) {
         return reached(3, format!("mlir-translate-22 refused the module: {e}"));
     }
     let reference_verified = match tool("opt-22", &["-S", "-passes=verify", "-o", "-"], &[&reference]) {

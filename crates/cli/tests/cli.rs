@@ -140,3 +140,30 @@ fn binary_is_position_independent() {
     const ET_DYN: u16 = 3;
     assert_eq!(e_type, ET_DYN, "spirvkit is linked position-dependent (ET_EXEC = {ET_EXEC})");
 }
+
+#[test]
+fn translate_writes_llvm_ir_of_nested_modules() {
+    let module = r#""builtin.module"() ({
+  "builtin.module"() <{sym_name = "kernel"}> ({
+    "llvm.func"() <{CConv = #llvm.cconv<ccc>, function_type = !llvm.func<i32 (i32)>, linkage = #llvm.linkage<external>, sym_name = "twice", visibility_ = 0 : i64}> ({
+    ^bb0(%a: i32):
+      %0 = "llvm.add"(%a, %a) <{overflowFlags = 0 : i32}> : (i32, i32) -> i32
+      "llvm.return"(%0) : (i32) -> ()
+    }) : () -> ()
+  }) : () -> ()
+}) : () -> ()
+"#;
+    let out = spirvkit(&["translate", "--mlir-to-llvmir", "-"], Some(module.as_bytes()));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("define i32 @twice(i32 %0) {\n  %2 = add i32 %0, %0\n  ret i32 %2\n}"), "{text}");
+
+    let unsupported = module.replace(
+        "      %0 = \"llvm.add\"(%a, %a) <{overflowFlags = 0 : i32}> : (i32, i32) -> i32\n",
+        "      \"llvm.inline_asm\"() <{asm_string = \"nop\", constraints = \"\"}> : () -> ()\n      %0 = \"llvm.add\"(%a, %a) <{overflowFlags = 0 : i32}> : (i32, i32) -> i32\n",
+    );
+    assert_ne!(unsupported, module);
+    let out = spirvkit(&["translate", "--mlir-to-llvmir", "-"], Some(unsupported.as_bytes()));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet: llvm.inline_asm"));
+}

@@ -30,7 +30,7 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::Location;
 use spirvkit_ir::types::TypeKind;
 use spirvkit_ir::{Ir, OpId};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use types::{global_name, quoted, TypePrinter};
 
 /// Why a module could not be written as LLVM IR, and where.
@@ -95,14 +95,25 @@ impl<'a> ModuleWriter<'a> {
         }
         let mut items = Vec::new();
         self.collect_items(module, 0, &mut items)?;
-        let mut seen = HashSet::new();
+        // Nested modules may each declare the same external function (a runtime helper):
+        // one declaration serves all. Any other repeated symbol is an error.
+        let mut seen: HashMap<&str, OpId> = HashMap::new();
+        let mut unique = Vec::with_capacity(items.len());
         for &op in &items {
             let name = self.symbol_name(op)?;
-            if !seen.insert(name.to_string()) {
-                return Err(Fail::new(format!("symbol @{name} is defined twice (in nested modules)"))
-                    .at(&self.ir.op(op).location));
+            match seen.get(name) {
+                None => {
+                    seen.insert(name, op);
+                    unique.push(op);
+                }
+                Some(&first) if self.same_declaration(first, op) => {}
+                Some(_) => {
+                    return Err(Fail::new(format!("symbol @{name} is defined twice (in nested modules)"))
+                        .at(&self.ir.op(op).location))
+                }
             }
         }
+        let items = unique;
         let mut globals = String::new();
         let mut functions = String::new();
         let mut metadata = function::Metadata::default();
@@ -150,6 +161,19 @@ impl<'a> ModuleWriter<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether two `llvm.func`s are both declarations of the same function type.
+    fn same_declaration(&self, a: OpId, b: OpId) -> bool {
+        let declaration = |op: OpId| {
+            let operation = self.ir.op(op);
+            operation.name.as_str() == "llvm.func"
+                && operation.regions.iter().all(|&r| self.ir.region(r).blocks.is_empty())
+        };
+        declaration(a)
+            && declaration(b)
+            && self.property(a, "function_type") == self.property(b, "function_type")
+            && self.property(a, "linkage") == self.property(b, "linkage")
     }
 
     fn symbol_name(&self, op: OpId) -> Result<&'a str, Fail> {

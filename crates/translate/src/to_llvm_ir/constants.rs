@@ -204,7 +204,7 @@ impl<'a> TypePrinter<'a> {
     fn integer_const(&self, value: i128, ty: Type) -> Result<Const, Fail> {
         if let Some((element, count)) = self.vector(ty) {
             let scalar = self.integer_const(value, element)?;
-            return Ok(Const::Aggregate(vec![scalar; usize::try_from(count).unwrap_or(0)]));
+            return splat(scalar, count);
         }
         match self.kind(ty) {
             TypeKind::Integer { width: 1, .. } => {
@@ -219,7 +219,7 @@ impl<'a> TypePrinter<'a> {
     fn float_const(&self, value: f64, ty: Type) -> Result<Const, Fail> {
         if let Some((element, count)) = self.vector(ty) {
             let scalar = self.float_const(value, element)?;
-            return Ok(Const::Aggregate(vec![scalar; usize::try_from(count).unwrap_or(0)]));
+            return splat(scalar, count);
         }
         match self.kind(ty) {
             TypeKind::Float(kind) => Ok(Const::Literal(float_literal(value, *kind)?)),
@@ -230,6 +230,9 @@ impl<'a> TypePrinter<'a> {
     /// `base` with the member at `position` replaced by `value` (undef, poison and
     /// zero aggregates are expanded first).
     pub fn insert_value(&self, base: Const, ty: Type, position: &[i64], value: Const) -> Result<Const, Fail> {
+        if position.len() > 256 {
+            return Err(Fail::unsupported("insertvalue positions deeper than 256 levels"));
+        }
         let Some((&first, rest)) = position.split_first() else {
             return Ok(value);
         };
@@ -251,6 +254,14 @@ impl<'a> TypePrinter<'a> {
         items[index] = self.insert_value(old, element_types[index], rest, value)?;
         Ok(Const::Aggregate(items))
     }
+}
+
+/// `count` copies of `scalar` (bounded: a vector type may claim any length).
+fn splat(scalar: Const, count: u64) -> Result<Const, Fail> {
+    if count > 1 << 20 {
+        return Err(Fail::unsupported("a splat constant of more than 2^20 elements"));
+    }
+    Ok(Const::Aggregate(vec![scalar; count as usize]))
 }
 
 /// `value` as a signed number of `width` bits (MLIR keeps some as unsigned).

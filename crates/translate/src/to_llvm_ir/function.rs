@@ -12,27 +12,32 @@ use spirvkit_ir::OpId;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Module-level metadata nodes the bodies refer to.
+/// Module-level metadata nodes the bodies refer to, numbered in order of first use.
 #[derive(Default)]
 pub(super) struct Metadata {
-    nontemporal: bool,
-    invariant_load: bool,
+    nodes: Vec<String>,
 }
 
 impl Metadata {
-    const NONTEMPORAL: &'static str = "!0";
-    const INVARIANT_LOAD: &'static str = "!1";
+    /// `!N` for a node with this body (`!{i32 1}`), made once.
+    fn node(&mut self, body: String) -> String {
+        let index = match self.nodes.iter().position(|n| *n == body) {
+            Some(index) => index,
+            None => {
+                self.nodes.push(body);
+                self.nodes.len() - 1
+            }
+        };
+        format!("!{index}")
+    }
 
     pub fn definitions(&self) -> String {
         let mut out = String::new();
-        if self.nontemporal || self.invariant_load {
-            out.push('\n');
-        }
-        if self.nontemporal {
-            out.push_str("!0 = !{i32 1}\n");
-        }
-        if self.invariant_load {
-            out.push_str("!1 = !{}\n");
+        for (index, body) in self.nodes.iter().enumerate() {
+            if index == 0 {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "!{index} = {body}");
         }
         out
     }
@@ -43,6 +48,9 @@ pub(super) struct FunctionWriter<'w, 'a> {
     metadata: &'w mut Metadata,
     /// Operand text of each value: `%N` or a constant's text.
     values: HashMap<Value, String>,
+    /// Results of casts to their operand's own type: the operand itself (LLVM has no
+    /// same-type `addrspacecast`; MLIR's translation folds them all the same way).
+    aliases: HashMap<Value, Value>,
     labels: HashMap<BlockId, usize>,
     next_number: usize,
 }
@@ -65,6 +73,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             module,
             metadata,
             values: HashMap::new(),
+            aliases: HashMap::new(),
             labels: HashMap::new(),
             next_number: params,
         }
@@ -81,33 +90,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     /// The text of a body whose entry block's arguments are the function's parameters.
     pub fn body(&mut self, blocks: &[BlockId], result: Type) -> Result<String, Fail> {
         let ir = self.ir();
-        // 1. Number the parameters, blocks, phis and instruction results in the order
-        // LLVM numbers unnamed values, and give each constant its text.
-        for (i, argument) in ir.block(blocks[0]).arguments.iter().enumerate() {
-            self.values.insert(*argument, format!("%{i}"));
-        }
-        for (index, &block) in blocks.iter().enumerate() {
-            let label = self.take_number();
-            self.labels.insert(block, label);
-            if index > 0 {
-                for &argument in &ir.block(block).arguments {
-                    let number = self.take_number();
-                    self.values.insert(argument, format!("%{number}"));
-                }
-            }
-            for &op in &ir.block(block).ops {
-                let operation = ir.op(op);
-                if is_constant_op(operation.name.as_str()) {
-                    let text = self.constant_op(op).map_err(|f| f.at(&operation.location))?;
-                    self.values.insert(operation.results[0], text);
-                } else if let Some(&value) = operation.results.first() {
-                    let number = self.take_number();
-                    self.values.insert(value, format!("%{number}"));
-                }
-            }
-        }
-        // 2. The incoming edges of each block with arguments.
-        let mut incoming: HashMap<BlockId, Vec<(usize, Vec<Value>)>> = HashMap::new();
+        // 1. The incoming edges of each block: predecessor and forwarded operands.
+        let mut incoming: HashMap<BlockId, Vec<(BlockId, Vec<Value>)>> = HashMap::new();
         for &block in blocks {
             let Some(&terminator) = ir.block(block).ops.last() else {
                 return Err(Fail::new("a block without a terminator"));
@@ -115,7 +99,38 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let ranges = self.successor_ranges(terminator).map_err(|f| f.at(&ir.op(terminator).location))?;
             for (successor, range) in ir.op(terminator).successors.iter().zip(ranges) {
                 let operands = ir.op(terminator).operands[range].to_vec();
-                incoming.entry(*successor).or_default().push((self.labels[&block], operands));
+                incoming.entry(*successor).or_default().push((block, operands));
+            }
+        }
+        // 2. Number the parameters, blocks, phis and instruction results in the order
+        // LLVM numbers unnamed values, and give each constant its text. The arguments of
+        // a block nothing branches to (unreachable) are poison: LLVM's text has no phi
+        // without entries.
+        for (i, argument) in ir.block(blocks[0]).arguments.iter().enumerate() {
+            self.values.insert(*argument, format!("%{i}"));
+        }
+        for (index, &block) in blocks.iter().enumerate() {
+            let label = self.take_number();
+            self.labels.insert(block, label);
+            if index > 0 {
+                let reachable = incoming.contains_key(&block);
+                for &argument in &ir.block(block).arguments {
+                    let text =
+                        if reachable { format!("%{}", self.take_number()) } else { "poison".to_string() };
+                    self.values.insert(argument, text);
+                }
+            }
+            for &op in &ir.block(block).ops {
+                let operation = ir.op(op);
+                if is_constant_op(operation.name.as_str()) {
+                    let text = self.constant_op(op).map_err(|f| f.at(&operation.location))?;
+                    self.values.insert(operation.results[0], text);
+                } else if let Some(source) = self.identity_cast(op) {
+                    self.aliases.insert(operation.results[0], source);
+                } else if let Some(&value) = operation.results.first() {
+                    let number = self.take_number();
+                    self.values.insert(value, format!("%{number}"));
+                }
             }
         }
         // 3. The text.
@@ -127,8 +142,13 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 return Err(Fail::new("the entry block of a function is a branch target"));
             }
             if index > 0 {
-                let edges = incoming.get(&block).map(Vec::as_slice).unwrap_or(&[]);
-                for (position, &argument) in ir.block(block).arguments.iter().enumerate() {
+                let edges: Vec<(usize, &Vec<Value>)> = incoming
+                    .get(&block)
+                    .map(|edges| edges.iter().map(|(pred, operands)| (self.labels[pred], operands)).collect())
+                    .unwrap_or_default();
+                // An unreachable block's arguments are poison: it has no phis.
+                let arguments: &[Value] = if edges.is_empty() { &[] } else { &ir.block(block).arguments };
+                for (position, &argument) in arguments.iter().enumerate() {
                     let ty = ir.value_type(argument);
                     let mut line = format!("  {} = phi {} ", self.values[&argument], self.ty(ty)?);
                     for (i, (label, operands)) in edges.iter().enumerate() {
@@ -137,14 +157,19 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                                 "a branch passes fewer operands than its target has arguments",
                             ));
                         };
+                        // LLVM's phi has one value per predecessor block, whatever the edge.
+                        let conflicting = edges[..i]
+                            .iter()
+                            .any(|(other, earlier)| other == label && earlier.get(position) != Some(&value));
+                        if conflicting {
+                            return Err(Fail::unsupported(
+                                "a block branching twice to the same block with different arguments",
+                            ));
+                        }
                         if i > 0 {
                             line.push_str(", ");
                         }
                         let _ = write!(line, "[ {}, %{label} ]", self.operand(value)?);
-                    }
-                    if edges.is_empty() {
-                        // An unreachable block: LLVM wants a phi without entries gone.
-                        return Err(Fail::unsupported("arguments on a block without predecessors"));
                     }
                     out.push_str(&line);
                     out.push('\n');
@@ -152,7 +177,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             }
             for &op in &ir.block(block).ops {
                 let operation = ir.op(op);
-                if is_constant_op(operation.name.as_str()) {
+                if is_constant_op(operation.name.as_str()) || self.identity_cast(op).is_some() {
                     continue;
                 }
                 let line = self.instruction(op, result).map_err(|f| f.at(&operation.location))?;
@@ -175,7 +200,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let operation = self.ir().op(op);
         let n = operation.operands.len();
         let ranges = match operation.name.as_str() {
-            "llvm.br" => vec![0..n],
+            "llvm.br" => std::iter::once(0..n).collect(),
             "llvm.cond_br" => {
                 let sizes = dense_counts(operation.attr("operandSegmentSizes"));
                 let Some([1, t, f]) = sizes.as_deref() else {
@@ -189,7 +214,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     return Err(Fail::new("llvm.switch without valid 'operandSegmentSizes'"));
                 };
                 let cases = dense_counts(operation.attr("case_operand_segments")).unwrap_or_default();
-                let mut ranges = vec![1..1 + d];
+                let mut ranges: Vec<std::ops::Range<usize>> = std::iter::once(1..1 + d).collect();
                 let mut start = 1 + d;
                 for count in cases {
                     ranges.push(start..start + count);
@@ -206,7 +231,37 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         Ok(ranges)
     }
 
-    fn operand(&self, value: Value) -> Result<String, Fail> {
+    /// The operand of a cast whose result has the operand's type.
+    fn identity_cast(&self, op: OpId) -> Option<Value> {
+        let operation = self.ir().op(op);
+        let cast = matches!(
+            operation.name.as_str(),
+            "llvm.bitcast"
+                | "llvm.addrspacecast"
+                | "llvm.zext"
+                | "llvm.sext"
+                | "llvm.trunc"
+                | "llvm.fpext"
+                | "llvm.fptrunc"
+        );
+        match (&operation.operands[..], &operation.results[..]) {
+            (&[source], &[result])
+                if cast && self.ir().value_type(source) == self.ir().value_type(result) =>
+            {
+                Some(source)
+            }
+            _ => None,
+        }
+    }
+
+    fn operand(&self, mut value: Value) -> Result<String, Fail> {
+        // Chains of identity casts are as long as the function (bounded by its ops).
+        for _ in 0..=self.aliases.len() {
+            match self.aliases.get(&value) {
+                Some(&source) => value = source,
+                None => break,
+            }
+        }
         self.values.get(&value).cloned().ok_or_else(|| Fail::new("an operand defined outside the function"))
     }
 
@@ -488,18 +543,23 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 format!("fence{} {ordering}", self.syncscope(op))
             }
             "call" => self.call(op)?,
-            "br" => {
-                format!("br label {}", self.label(operation.successors[0])?)
-            }
+            "br" => match &operation.successors[..] {
+                [target] => format!("br label {}", self.label(*target)?),
+                _ => return Err(Fail::new("llvm.br needs one successor")),
+            },
             "cond_br" => {
-                format!(
-                    "br {}, label {}, label {}",
-                    self.typed(operands[0])?,
-                    self.label(operation.successors[0])?,
-                    self.label(operation.successors[1])?
-                )
+                let branch = match (&operands[..], &operation.successors[..]) {
+                    ([condition, ..], [on_true, on_false]) => format!(
+                        "br {}, label {}, label {}",
+                        self.typed(*condition)?,
+                        self.label(*on_true)?,
+                        self.label(*on_false)?
+                    ),
+                    _ => return Err(Fail::new("llvm.cond_br needs a condition and two successors")),
+                };
+                branch + &self.branch_weights(op)?
             }
-            "switch" => self.switch(op)?,
+            "switch" => self.switch(op)? + &self.branch_weights(op)?,
             "return" => match operands.len() {
                 0 if self.module.types.is_void(function_result) => "ret void".to_string(),
                 1 => format!("ret {}", self.typed(operands[0])?),
@@ -549,14 +609,31 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
     fn memory_metadata(&mut self, op: OpId) -> String {
         let mut out = String::new();
         if self.flag(op, "nontemporal") {
-            self.metadata.nontemporal = true;
-            let _ = write!(out, ", !nontemporal {}", Metadata::NONTEMPORAL);
+            let node = self.metadata.node("!{i32 1}".into());
+            let _ = write!(out, ", !nontemporal {node}");
         }
         if self.flag(op, "invariant") {
-            self.metadata.invariant_load = true;
-            let _ = write!(out, ", !invariant.load {}", Metadata::INVARIANT_LOAD);
+            let node = self.metadata.node("!{}".into());
+            let _ = write!(out, ", !invariant.load {node}");
         }
         out
+    }
+
+    /// `, !prof !N` for a branch's `branch_weights`, if it has them.
+    fn branch_weights(&mut self, op: OpId) -> Result<String, Fail> {
+        let Some(weights) = self.property(op, "branch_weights") else { return Ok(String::new()) };
+        let Attribute::DenseArray { values, .. } = weights else {
+            return Err(Fail::new("'branch_weights' is not a dense array"));
+        };
+        let mut body = String::from("!{!\"branch_weights\"");
+        for value in values {
+            let Attribute::Integer { value, .. } = value else {
+                return Err(Fail::new("a branch weight is not an integer"));
+            };
+            let _ = write!(body, ", i32 {value}");
+        }
+        body.push('}');
+        Ok(format!(", !prof {}", self.metadata.node(body)))
     }
 
     /// `0, 1` from a `position` dense array.
@@ -702,15 +779,16 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         let Some(&value) = operation.operands.first() else {
             return Err(Fail::new("llvm.switch without a value"));
         };
+        let Some((&default, case_successors)) = operation.successors.split_first() else {
+            return Err(Fail::new("llvm.switch without a default successor"));
+        };
         let ty = self.ty(self.ir().value_type(value))?;
-        let mut text =
-            format!("switch {}, label {} [", self.typed(value)?, self.label(operation.successors[0])?);
+        let mut text = format!("switch {}, label {} [", self.typed(value)?, self.label(default)?);
         let cases: &[Attribute] = match self.property(op, "case_values") {
             Some(Attribute::Dense { elements, .. }) => elements,
             None => &[],
             Some(_) => return Err(Fail::new("'case_values' is not a dense attribute")),
         };
-        let case_successors = &operation.successors[1..];
         if cases.len() != case_successors.len() {
             return Err(Fail::new("llvm.switch case values do not match its successors"));
         }
@@ -906,8 +984,18 @@ fn constant_value(module: &ModuleWriter<'_>, op: OpId) -> Result<Const, Fail> {
 pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Result<Const, Fail> {
     let ir = module.ir;
     let mut values: HashMap<Value, Const> = HashMap::new();
-    let get = |values: &HashMap<Value, Const>, v: Value| {
-        values.get(&v).cloned().ok_or_else(|| Fail::new("an initializer operand defined outside the region"))
+    // A value used once is moved, not copied, into its user: a long chain of
+    // insertvalues building a large aggregate stays linear.
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for &op in &ir.block(block).ops {
+        for &operand in &ir.op(op).operands {
+            *uses.entry(operand).or_default() += 1;
+        }
+    }
+    let get = |values: &mut HashMap<Value, Const>, v: Value| {
+        let last_use = uses.get(&v).is_some_and(|&n| n <= 1);
+        let found = if last_use { values.remove(&v) } else { values.get(&v).cloned() };
+        found.ok_or_else(|| Fail::new("an initializer operand defined outside the region"))
     };
     for &op in &ir.block(block).ops {
         let operation = ir.op(op);
@@ -919,7 +1007,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                 let &[value] = &operation.operands[..] else {
                     return Err(located(Fail::new("an initializer must return one value")));
                 };
-                return get(&values, value).map_err(located);
+                return get(&mut values, value).map_err(located);
             }
             "llvm.insertvalue" => {
                 let &[base, value] = &operation.operands[..] else {
@@ -942,7 +1030,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                 let ty = ir.value_type(base);
                 module
                     .types
-                    .insert_value(get(&values, base)?, ty, &position, get(&values, value)?)
+                    .insert_value(get(&mut values, base)?, ty, &position, get(&mut values, value)?)
                     .map_err(located)?
             }
             "llvm.bitcast" | "llvm.addrspacecast" | "llvm.ptrtoint" | "llvm.inttoptr" => {
@@ -950,7 +1038,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                     return Err(located(Fail::new(format!("{name} expects 1 operand"))));
                 };
                 let source_ty = ir.value_type(source);
-                let text = module.types.const_text(&get(&values, source)?, source_ty).map_err(located)?;
+                let text = module.types.const_text(&get(&mut values, source)?, source_ty).map_err(located)?;
                 let to = module.types.print(ir.value_type(operation.results[0])).map_err(located)?;
                 Const::Literal(format!(
                     "{} ({} {text} to {to})",
@@ -977,7 +1065,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                     if flags & 1 != 0 { "inbounds " } else { "" },
                     module.types.print(*element).map_err(located)?,
                     module.types.print(base_ty).map_err(located)?,
-                    module.types.const_text(&get(&values, base)?, base_ty).map_err(located)?
+                    module.types.const_text(&get(&mut values, base)?, base_ty).map_err(located)?
                 );
                 let mut dynamic = dynamic.iter();
                 for index in indices {
@@ -992,7 +1080,7 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
                             text,
                             ", {} {}",
                             module.types.print(ty).map_err(located)?,
-                            module.types.const_text(&get(&values, value)?, ty).map_err(located)?
+                            module.types.const_text(&get(&mut values, value)?, ty).map_err(located)?
                         );
                     } else {
                         let _ = write!(text, ", i32 {value}");
