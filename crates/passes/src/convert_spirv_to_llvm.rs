@@ -196,6 +196,8 @@ pub(crate) struct Converter<'a> {
     pub(crate) global_names: FxHashMap<String, String>,
     /// Types of `spirv.SpecConstant`s, by symbol.
     pub(crate) spec_constant_types: FxHashMap<String, Type>,
+    /// Integer default values of `spirv.SpecConstant`s, by symbol.
+    pub(crate) spec_constant_values: FxHashMap<String, i128>,
     pub(crate) type_cache: FxHashMap<Type, Option<Type>>,
     /// Index remaps of explicitly laid-out SPIR-V composites (see `types`).
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
@@ -222,6 +224,7 @@ impl<'a> Converter<'a> {
             declared: FxHashMap::default(),
             global_names: FxHashMap::default(),
             spec_constant_types: FxHashMap::default(),
+            spec_constant_values: FxHashMap::default(),
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
         }
@@ -431,6 +434,9 @@ impl<'a> Converter<'a> {
                 if let (Some(Attribute::String(name)), Some(value)) =
                     (self.ir.op(op).attr("sym_name").cloned(), self.ir.op(op).attr("default_value").cloned())
                 {
+                    if let Attribute::Integer { value, .. } = &value {
+                        self.spec_constant_values.insert(name.clone(), *value);
+                    }
                     if let Some(ty) = attribute_type(&value, self.ir) {
                         self.spec_constant_types.insert(name, ty);
                     }
