@@ -26,6 +26,9 @@ use spirvkit_ir::diag::{current_operation_note, Diagnostic, LineIndex};
 use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
+/// How deep selections and loops may nest.
+const MAX_CONSTRUCT_DEPTH: usize = 512;
+
 /// The client API whose storage class -> address space mapping is used (MLIR's
 /// `client-api` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -57,18 +60,27 @@ pub struct ConvertOptions {
     pub client_api: ClientApi,
     /// Structs with explicit offsets and arrays with strides that are not natural
     /// (std140/std430 `Block`s) become LLVM structs with padding members, with member
-    /// indices remapped. MLIR refuses them (`spirv-types-to-llvm-invalid.mlir`).
+    /// indices remapped; `Block` structs and strided runtime arrays are taken. MLIR
+    /// refuses them (`spirv-types-to-llvm-invalid.mlir`).
     pub explicit_layout: bool,
     /// Bound globals keep their symbol name (MLIR renames them
     /// `<module>_<name>_descriptor_set<S>_binding<B>`).
     pub keep_global_names: bool,
+    /// Globals of every storage class convert (MLIR 22 takes Input, Output, Private,
+    /// StorageBuffer and UniformConstant only: not Uniform, PushConstant, Workgroup).
+    pub all_storage_classes: bool,
 }
 
 impl ConvertOptions {
     /// The options of the CPU pipeline (session 5's contract): every global keeps its
     /// symbol name, and std140/std430 layouts are converted with padding.
     pub fn kernel() -> Self {
-        ConvertOptions { client_api: ClientApi::Unknown, explicit_layout: true, keep_global_names: true }
+        ConvertOptions {
+            client_api: ClientApi::Unknown,
+            explicit_layout: true,
+            keep_global_names: true,
+            all_storage_classes: true,
+        }
     }
 }
 
@@ -613,6 +625,14 @@ impl<'a> Converter<'a> {
             let v = self.ir.add_block_argument(cont, ty, self.loc.clone());
             self.map_value(r, v);
         }
+        // Constructs nest as deep as the input does: bounded, so that IR built in
+        // memory (not parsed, which bounds nesting) cannot overflow the stack.
+        if self.merge_targets.len() >= MAX_CONSTRUCT_DEPTH {
+            return Err(self.error(
+                op,
+                format!("not supported yet: constructs nested deeper than {MAX_CONSTRUCT_DEPTH}"),
+            ));
+        }
         self.merge_targets.push(cont);
         // The header (selection) or entry (loop) block's ops continue the current block.
         if !self.ir.block(blocks[0]).arguments.is_empty() {
@@ -678,3 +698,6 @@ pub(crate) fn defining_op(ir: &Ir, v: Value) -> Option<OpId> {
         ValueDef::Argument { .. } => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

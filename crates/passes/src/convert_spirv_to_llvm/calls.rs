@@ -173,6 +173,13 @@ impl Converter<'_> {
         ) {
             return Err(self.error(op, "not supported yet: spirv.GlobalVariable of an image or sampler type"));
         }
+        let mlir_storage = matches!(
+            storage_class.as_str(),
+            "Input" | "Output" | "Private" | "StorageBuffer" | "UniformConstant"
+        );
+        if !mlir_storage && !self.options.all_storage_classes {
+            return Err(self.illegal(op));
+        }
         let global_type = self.convert_type(pointee).ok_or_else(|| self.illegal(op))?;
         let Some(Attribute::String(name)) = self.ir.op(op).attr("sym_name").cloned() else {
             return Err(self.illegal(op));

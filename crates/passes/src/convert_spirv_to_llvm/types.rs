@@ -88,7 +88,9 @@ impl Converter<'_> {
                 let llvm_element = self.convert_type(element)?;
                 let natural = self.spirv_size(element);
                 match stride {
-                    Some(s) if s != 0 && natural != Some(u64::from(s)) && self.options.explicit_layout => {
+                    // MLIR 22 refuses any strided runtime array.
+                    Some(_) if !self.options.explicit_layout => return None,
+                    Some(s) if s != 0 && natural != Some(u64::from(s)) => {
                         let wrapped = self.wrap_element(llvm_element, u64::from(s))?;
                         self.remaps.insert(ty, Remap::WrappedElements);
                         self.ir.types.llvm_array(0, wrapped)
@@ -127,6 +129,10 @@ impl Converter<'_> {
                 "Offset" | "NonWritable" | "NonReadable" | "RowMajor" | "ColMajor" | "MatrixStride"
             )
         };
+        // MLIR 22 refuses struct decorations (`Block`) as member ones.
+        if !body.decorations.is_empty() && !self.options.explicit_layout {
+            return None;
+        }
         let decorated = body.members.iter().any(|m| !m.decorations.is_empty());
         if decorated
             && !(self.options.explicit_layout
