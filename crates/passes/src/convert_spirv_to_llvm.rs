@@ -116,6 +116,36 @@ pub fn convert(ir: &mut Ir, top: OpId, options: &ConvertOptions) -> Result<Vec<C
     Ok(warnings)
 }
 
+/// Converts a detached `spirv.module` (as `spirvkit_translate::deserialize` returns
+/// it) and returns the detached `builtin.module` it became: the entry point of the
+/// CPU pipeline (with [`ConvertOptions::kernel`]).
+pub fn convert_spirv_module(
+    ir: &mut Ir,
+    module: OpId,
+    options: &ConvertOptions,
+) -> Result<OpId, ConvertError> {
+    if ir.op(module).parent.is_some() || ir.op(module).name != "spirv.module" {
+        return Err(ConvertError {
+            message: "convert_spirv_module expects a detached spirv.module".into(),
+            location: ir.op(module).location.clone(),
+            op: Some(module),
+        });
+    }
+    let holder = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+    let region = ir.add_region(holder);
+    let body = ir.create_block();
+    ir.append_block(region, body);
+    ir.append_op(body, module);
+    convert(ir, holder, options)?;
+    let converted = ir.block(body).ops.first().copied().ok_or_else(|| ConvertError {
+        message: "the conversion left no module".into(),
+        location: Location::Unknown,
+        op: None,
+    })?;
+    ir.erase_op(converted);
+    Ok(converted)
+}
+
 /// The pass as `spirvkit opt` runs it: diagnostics located in `text`. `Ok` holds
 /// warnings; `Err` the error that stopped the conversion.
 pub fn run(
