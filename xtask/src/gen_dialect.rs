@@ -579,10 +579,11 @@ pub fn generate(dump: &str) -> Result<Generated> {
         .values()
         .filter(|r| {
             // Dialect enum attributes (`#spirv.storage_class<…>`, `#llvm.fastmath<…>`), and the
-            // LLVM dialect's enums stored as plain integers (`I64EnumAttr`: `llvm.icmp`'s
-            // predicate, atomic orderings), whose records are their own enum info.
+            // LLVM dialect's other enums (stored as plain integers, `I64EnumAttr`: `llvm.icmp`'s
+            // predicate, atomic orderings; or as properties: GEP and overflow flags), whose
+            // records are their own enum info.
             (r.is_a("EnumAttr") && r.reference("dialect").is_some_and(|d| dialects.contains_key(d)))
-                || (r.is_a("EnumAttrInfo")
+                || (r.is_a("EnumInfo")
                     && !r.is_a("EnumAttr")
                     && r.str("cppNamespace").is_some_and(|ns| ns.starts_with("::mlir::LLVM"))
                     && r.get("enumerants").is_some())
@@ -1031,7 +1032,7 @@ impl<'a> Gen<'a> {
         // grammar for some values), as `OpAvailability`.
         let info = match r.reference("enum") {
             Some(name) => self.records.get(name)?,
-            None if r.is_a("EnumAttrInfo") => r,
+            None if r.is_a("EnumInfo") => r,
             None => bail!("no enum"),
         };
         let mut cases = Vec::new();

@@ -8,7 +8,7 @@ use crate::opdef::*;
 /// The dialects of the tables, the prefixes of their op names.
 pub const DIALECTS: [&str; 2] = ["spirv", "llvm"];
 
-pub static ENUM_ATTRS: [EnumAttrDef; 64] = [
+pub static ENUM_ATTRS: [EnumAttrDef; 66] = [
     EnumAttrDef {
         record: "AsmATTOrIntel",
         mnemonic: None,
@@ -1858,6 +1858,69 @@ pub static ENUM_ATTRS: [EnumAttrDef; 64] = [
         ],
     },
     EnumAttrDef {
+        record: "GEPNoWrapFlags",
+        mnemonic: None,
+        enum_name: "GEPNoWrapFlags",
+        bit_enum: true,
+        cases: &[
+            EnumCaseDef {
+                symbol: "none",
+                str: "none",
+                value: 0,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "inboundsFlag",
+                str: "inbounds_flag",
+                value: 1,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "nusw",
+                str: "nusw",
+                value: 2,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "nuw",
+                str: "nuw",
+                value: 4,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "inbounds",
+                str: "inbounds",
+                value: 3,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+        ],
+    },
+    EnumAttrDef {
         record: "ICmpPredicate",
         mnemonic: None,
         enum_name: "ICmpPredicate",
@@ -1966,6 +2029,47 @@ pub static ENUM_ATTRS: [EnumAttrDef; 64] = [
                 symbol: "uge",
                 str: "uge",
                 value: 9,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+        ],
+    },
+    EnumAttrDef {
+        record: "IntegerOverflowFlags",
+        mnemonic: None,
+        enum_name: "IntegerOverflowFlags",
+        bit_enum: true,
+        cases: &[
+            EnumCaseDef {
+                symbol: "none",
+                str: "none",
+                value: 0,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "nsw",
+                str: "nsw",
+                value: 1,
+                availability: OpAvailability {
+                    min_version: None,
+                    max_version: None,
+                    extensions: &[],
+                    capabilities: &[],
+                },
+            },
+            EnumCaseDef {
+                symbol: "nuw",
+                str: "nuw",
+                value: 2,
                 availability: OpAvailability {
                     min_version: None,
                     max_version: None,
@@ -15687,7 +15791,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::ICmpPredicateAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(11),
+        enum_attr: Some(12),
         property: false,
     },
     AttrConstraint {
@@ -15767,7 +15871,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::AddressingModelAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(21),
+        enum_attr: Some(23),
         property: false,
     },
     AttrConstraint {
@@ -15777,7 +15881,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::ExecutionModeAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(30),
+        enum_attr: Some(32),
         property: false,
     },
     AttrConstraint {
@@ -15787,7 +15891,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::ExecutionModelAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(31),
+        enum_attr: Some(33),
         property: false,
     },
     AttrConstraint {
@@ -15797,7 +15901,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::FunctionControlAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(36),
+        enum_attr: Some(38),
         property: false,
     },
     AttrConstraint {
@@ -15807,7 +15911,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::GroupOperationAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(37),
+        enum_attr: Some(39),
         property: false,
     },
     AttrConstraint {
@@ -15817,7 +15921,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::ImageOperandsAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(41),
+        enum_attr: Some(43),
         property: false,
     },
     AttrConstraint {
@@ -15827,7 +15931,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::CooperativeMatrixLayoutKHRAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(42),
+        enum_attr: Some(44),
         property: false,
     },
     AttrConstraint {
@@ -15837,7 +15941,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::LoopControlAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(46),
+        enum_attr: Some(48),
         property: false,
     },
     AttrConstraint {
@@ -15847,7 +15951,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::MemoryModelAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(49),
+        enum_attr: Some(51),
         property: false,
     },
     AttrConstraint {
@@ -15857,7 +15961,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::MemorySemanticsAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(50),
+        enum_attr: Some(52),
         property: false,
     },
     AttrConstraint {
@@ -15867,7 +15971,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::ScopeAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(55),
+        enum_attr: Some(57),
         property: false,
     },
     AttrConstraint {
@@ -15877,7 +15981,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::SelectionControlAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(56),
+        enum_attr: Some(58),
         property: false,
     },
     AttrConstraint {
@@ -15887,7 +15991,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::StorageClassAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(57),
+        enum_attr: Some(59),
         property: false,
     },
     AttrConstraint {
@@ -15977,7 +16081,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::RoundingModeAttr",
         optional: false,
         default_value: None,
-        enum_attr: Some(20),
+        enum_attr: Some(22),
         property: false,
     },
     AttrConstraint {
@@ -16027,7 +16131,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::MemoryAccessAttr",
         optional: true,
         default_value: None,
-        enum_attr: Some(48),
+        enum_attr: Some(50),
         property: false,
     },
     AttrConstraint {
@@ -16048,7 +16152,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::CooperativeMatrixOperandsKHRAttr",
         optional: true,
         default_value: None,
-        enum_attr: Some(43),
+        enum_attr: Some(45),
         property: false,
     },
     AttrConstraint {
@@ -16078,7 +16182,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::ImageOperandsAttr",
         optional: true,
         default_value: None,
-        enum_attr: Some(41),
+        enum_attr: Some(43),
         property: false,
     },
     AttrConstraint {
@@ -16088,7 +16192,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::spirv::PackedVectorFormatAttr",
         optional: true,
         default_value: None,
-        enum_attr: Some(52),
+        enum_attr: Some(54),
         property: false,
     },
     AttrConstraint {
@@ -16198,7 +16302,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::FastmathFlagsAttr",
         optional: false,
         default_value: Some("{}"),
-        enum_attr: Some(14),
+        enum_attr: Some(16),
         property: false,
     },
     AttrConstraint {
@@ -16328,7 +16432,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::UnnamedAddrAttr",
         optional: true,
         default_value: None,
-        enum_attr: Some(62),
+        enum_attr: Some(64),
         property: false,
     },
     AttrConstraint {
@@ -16358,7 +16462,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::VisibilityAttr",
         optional: false,
         default_value: Some("mlir::LLVM::Visibility::Default"),
-        enum_attr: Some(63),
+        enum_attr: Some(65),
         property: false,
     },
     AttrConstraint {
@@ -16368,7 +16472,7 @@ pub static ATTR_CONSTRAINTS: [AttrConstraint; 97] = [
         storage_type: "::mlir::LLVM::UnnamedAddrAttr",
         optional: false,
         default_value: Some("mlir::LLVM::UnnamedAddr::None"),
-        enum_attr: Some(62),
+        enum_attr: Some(64),
         property: false,
     },
     AttrConstraint {
