@@ -1429,7 +1429,9 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mnemonic = enum_def.mnemonic.unwrap_or(enum_def.enum_name);
         return Ok(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(body) });
     }
-    if matches!(p.tok.kind, Tok::Integer) && c.storage_type.contains("IntegerAttr") || p.at("-") {
+    // A bare integer for an integer attribute of fixed type (`I32Attr`); any other
+    // attribute (`llvm.mlir.constant(-1 : i32)`) is read in full, its type included.
+    if (matches!(p.tok.kind, Tok::Integer) || p.at("-")) && c.storage_type.contains("IntegerAttr") {
         let negative = p.eat("-");
         let width = if c.summary.contains("64-bit") {
             64
@@ -1647,6 +1649,10 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
                     TypeKind::CooperativeMatrix { element, .. } => Some(*element),
                     _ => Some(src_ty),
                 },
+                InferDerive::ValueAndFlag => {
+                    let i1 = p.integer_type(1, Signedness::Signless);
+                    Some(p.ir.types.llvm_struct(false, vec![src_ty, i1]))
+                }
             };
             if let Some(t) = derived {
                 changed |= set(st, di, t);
@@ -1699,6 +1705,9 @@ enum InferDerive {
     BoolEquivalent,
     ImageOfSampledImage,
     ElementType,
+    /// `!llvm.struct<(T, i1)>`: `llvm.cmpxchg`'s result, which MLIR infers in C++
+    /// (`inferReturnTypes`) from the value's type.
+    ValueAndFlag,
 }
 
 impl InferPlan {
@@ -1737,6 +1746,11 @@ impl InferPlan {
         for t in def.traits {
             if let Some(list) = t.strip_prefix("AllTypesMatch<").and_then(|r| r.strip_suffix('>')) {
                 plan.same_type.push(list.split(", ").filter_map(index).collect());
+            }
+        }
+        if def.name == "llvm.cmpxchg" {
+            if let (Some(val), Some(res)) = (index("val"), index("res")) {
+                plan.derived.push((val, res, InferDerive::ValueAndFlag));
             }
         }
         for pt in def.pred_traits {

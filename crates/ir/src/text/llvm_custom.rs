@@ -633,9 +633,14 @@ fn parse_call(p: &mut Parser, start: usize) -> PResult<OpId> {
     p.expect("(")?;
     let args = parse_operand_list(p)?;
     p.expect(")")?;
-    if p.at_keyword("vararg") {
-        return p.error("not supported yet: variadic llvm.call");
-    }
+    let var_callee_type = if p.eat_keyword("vararg") {
+        p.expect("(")?;
+        let t = p.parse_type()?;
+        p.expect(")")?;
+        Some(t)
+    } else {
+        None
+    };
     if p.at("[") {
         return p.error("not supported yet: llvm.call's operand bundles");
     }
@@ -673,6 +678,9 @@ fn parse_call(p: &mut Parser, start: usize) -> PResult<OpId> {
     if let Some(callee) = callee {
         props.push(NamedAttribute::new("callee", Attribute::SymbolRef(vec![callee])));
     }
+    if let Some(t) = var_callee_type {
+        props.push(NamedAttribute::new("var_callee_type", Attribute::Type(t)));
+    }
     set_attrs(p, op, props, extra);
     Ok(op)
 }
@@ -680,10 +688,7 @@ fn parse_call(p: &mut Parser, start: usize) -> PResult<OpId> {
 fn print_call(p: &mut Printer, op: OpId) -> bool {
     let ir = p.ir;
     let o = ir.op(op);
-    if o.attr("var_callee_type").is_some()
-        || integer_values(o.attr("op_bundle_sizes")).is_some_and(|s| !s.is_empty())
-        || o.results.len() > 1
-    {
+    if integer_values(o.attr("op_bundle_sizes")).is_some_and(|s| !s.is_empty()) || o.results.len() > 1 {
         return false;
     }
     let callee = match o.attr("callee") {
@@ -718,6 +723,15 @@ fn print_call(p: &mut Printer, op: OpId) -> bool {
     p.out.push('(');
     p.values(args);
     p.out.push(')');
+    match o.attr("var_callee_type") {
+        Some(Attribute::Type(t)) => {
+            p.out.push_str(" vararg(");
+            p.ty(*t);
+            p.out.push(')');
+        }
+        Some(_) => return false,
+        None => {}
+    }
     print_attrs(
         p,
         o,
@@ -1174,6 +1188,13 @@ fn print_switch(p: &mut Printer, op: OpId) -> bool {
     p.out.push_str(", ");
     print_successor_and_operands(p, o.successors[0], &o.operands[1..1 + segments[1]]);
     p.out.push_str(" [");
+    if cases.is_empty() {
+        // MLIR breaks the line before the closing bracket even with no cases.
+        p.newline();
+        p.out.push(']');
+        p.merged_attr_dict(o, &["case_operand_segments", "case_values", "operandSegmentSizes"], false);
+        return true;
+    }
     p.indent += 1;
     p.newline();
     let mut at = 1 + segments[1];

@@ -1844,9 +1844,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let mut variadic = false;
                 if !self.at(")") {
                     loop {
-                        if self.eat(".") {
-                            self.expect(".")?;
-                            self.expect(".")?;
+                        // The lexer reads `...` as one punctuation token.
+                        if self.eat("...") {
                             variadic = true;
                             break;
                         }
