@@ -143,6 +143,9 @@ impl Converter<'_> {
         if name.starts_with("spirv.GL.") {
             return self.lower_glsl(op, &name);
         }
+        if name.starts_with("spirv.CL.") {
+            return self.lower_cl(op, &name);
+        }
         if let Some(done) = self.lower_call_like(op, &name)? {
             return Ok(done);
         }
