@@ -132,7 +132,8 @@ impl Converter<'_> {
         if self.ir.value_type(v) == scalar {
             return v;
         }
-        let zero = self.const_of_type(scalar, 0, 0.0);
+        // -0.0 is fadd's identity (0.0 would turn a sum of -0.0s into +0.0).
+        let zero = self.const_of_type(scalar, 0, -0.0);
         self.emit_value("llvm.intr.vector.reduce.fadd", vec![zero, v], scalar, self.fm())
     }
 

@@ -236,6 +236,25 @@ impl Converter<'_> {
             "spirv.CompositeInsert" => self.lower_composite_insert(op),
             "spirv.CompositeConstruct" => self.lower_composite_construct(op),
             "spirv.CopyLogical" => self.lower_copy_logical(op),
+            "spirv.SpecConstantOperation" => {
+                // Its region computes the value here, from the spec constants' values.
+                let body: Vec<_> =
+                    self.ir.op(op).regions.iter().flat_map(|&r| self.ir.region(r).blocks.clone()).collect();
+                for b in body {
+                    for inner in self.ir.block(b).ops.clone() {
+                        if self.ir.op(inner).name == "spirv.mlir.yield" {
+                            let Some(&y) = self.ir.op(inner).operands.first() else {
+                                return Err(self.illegal(op));
+                            };
+                            let v = self.value(y)?;
+                            self.replace(op, v);
+                        } else {
+                            self.lower_op(inner, region)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
             "spirv.VectorShuffle" => self.lower_vector_shuffle(op),
             "spirv.VectorExtractDynamic" => {
                 let operands = self.operands(op)?;
@@ -324,7 +343,7 @@ impl Converter<'_> {
                     vty,
                     vec![("fastmathFlags", Converter::fastmath_none())],
                 );
-                let zero = self.const_of_type(ty, 0, 0.0);
+                let zero = self.const_of_type(ty, 0, -0.0);
                 let v = self.emit_value(
                     "llvm.intr.vector.reduce.fadd",
                     vec![zero, mul],

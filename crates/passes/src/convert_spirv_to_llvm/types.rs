@@ -285,13 +285,26 @@ impl Converter<'_> {
     }
 
     /// The value of a spec-constant expression (a symbol takes its spec constant's
-    /// default value; operations are not evaluated).
+    /// default value; integer arithmetic is evaluated).
     fn constant_expr_value(&self, e: &spirvkit_ir::types::ConstantExpr) -> Option<i128> {
         use spirvkit_ir::types::ConstantExpr;
         match e {
             ConstantExpr::Constant { value, .. } => Some(*value),
             ConstantExpr::Symbol(name) => self.spec_constant_values.get(name).copied(),
-            _ => None,
+            ConstantExpr::Operation { name, operands, .. } => {
+                let values: Vec<i128> =
+                    operands.iter().map(|o| self.constant_expr_value(o)).collect::<Option<_>>()?;
+                match (name.as_str(), &values[..]) {
+                    ("IAdd", [a, b]) => a.checked_add(*b),
+                    ("ISub", [a, b]) => a.checked_sub(*b),
+                    ("IMul", [a, b]) => a.checked_mul(*b),
+                    ("UDiv" | "SDiv", [a, b]) => a.checked_div(*b),
+                    ("UMod" | "SRem", [a, b]) => a.checked_rem(*b),
+                    ("ShiftLeftLogical", [a, b]) => u32::try_from(*b).ok().and_then(|b| a.checked_shl(b)),
+                    _ => None,
+                }
+            }
+            ConstantExpr::SizeOf { .. } => None,
         }
     }
 
