@@ -191,3 +191,47 @@ fn real_compute_shaders_convert_for_the_cpu() {
     );
     assert!(converted >= REAL_SHADER_FLOOR, "{converted} converted, floor {REAL_SHADER_FLOOR}");
 }
+
+/// The seven benchmark kernels (`../shared/kernels`), compiled by glslang, convert
+/// with the kernel options to modules LLVM 22 accepts. Skipped without the kernels
+/// or `glslangValidator`.
+#[test]
+fn benchmark_kernels_convert_for_the_cpu() {
+    let dir = shared().join("../kernels");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("no kernels at {}: test skipped", dir.display());
+        return;
+    };
+    let mut kernels: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "hlsl"))
+        .collect();
+    kernels.sort();
+    let out = std::env::temp_dir().join(format!("spirvkit-kernel-{}.spv", std::process::id()));
+    for kernel in kernels {
+        let compiled = Command::new("glslangValidator")
+            .args(["-D", "-V", "-S", "comp", "-e", "main", "-o"])
+            .arg(&out)
+            .arg(&kernel)
+            .output();
+        match compiled {
+            Err(_) => {
+                eprintln!("glslangValidator not found: test skipped");
+                return;
+            }
+            Ok(o) => assert!(
+                o.status.success(),
+                "{}: glslang: {}",
+                kernel.display(),
+                String::from_utf8_lossy(&o.stdout)
+            ),
+        }
+        let bytes = std::fs::read(&out).unwrap();
+        let mut ir = Ir::new();
+        let module = deserialize(&bytes, &mut ir, &DeserializeOptions::default()).unwrap();
+        let llvm = convert_spirv_module(&mut ir, module, &ConvertOptions::kernel())
+            .unwrap_or_else(|e| panic!("{}: {}", kernel.display(), e.message));
+        llvm_accepts(&ir, llvm).unwrap_or_else(|e| panic!("{}: {e}", kernel.display()));
+    }
+    let _ = std::fs::remove_file(&out);
+}
