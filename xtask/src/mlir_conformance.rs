@@ -156,6 +156,11 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let mut files = Vec::new();
     for (dir_index, dir) in DIRS.iter().enumerate() {
+        // mlir-opt-22 fails the newer MLIR's tests by definition: the sanity mode
+        // checks the harness on the folders MLIR 22 passes.
+        if mode == Mode::MlirOpt && dir.starts_with("newer-than-mlir22/") {
+            continue;
+        }
         let path = corpus.join(dir);
         if !path.is_dir() {
             bail!("{} is missing from the corpus", path.display());
@@ -221,17 +226,17 @@ pub fn run(args: &[String]) -> Result<()> {
         file_pass[r.dir] += usize::from(r.passed());
     }
     println!();
-    println!("{:<32} {:>13} {:>13} {:>6}", "directory", "RUN lines", "files", "floor");
+    println!("{:<46} {:>13} {:>13} {:>6}", "directory", "RUN lines", "files", "floor");
     for i in 0..ROWS {
         let dir = row_name(i);
         let fl = floor.get(dir).map_or("-".to_string(), |n| n.to_string());
         let files =
             if i < DIRS.len() { format!("{}/{}", file_pass[i], file_total[i]) } else { String::new() };
-        println!("{dir:<32} {:>13} {files:>13} {fl:>6}", format!("{}/{}", run_pass[i], run_total[i]));
+        println!("{dir:<46} {:>13} {files:>13} {fl:>6}", format!("{}/{}", run_pass[i], run_total[i]));
     }
     let (rp, rt): (usize, usize) = (run_pass.iter().sum(), run_total.iter().sum());
     let (fp, ft): (usize, usize) = (file_pass.iter().sum(), file_total.iter().sum());
-    println!("{:<32} {:>13} {:>13}", "total", format!("{rp}/{rt}"), format!("{fp}/{ft}"));
+    println!("{:<46} {:>13} {:>13}", "total", format!("{rp}/{rt}"), format!("{fp}/{ft}"));
     println!("time: {:.1}s", elapsed.as_secs_f64());
 
     // Failing files, then the most common first failures.

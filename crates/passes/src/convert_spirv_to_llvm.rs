@@ -26,6 +26,9 @@ use spirvkit_ir::diag::{current_operation_note, Diagnostic, LineIndex};
 use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
+/// How deep selections and loops may nest.
+const MAX_CONSTRUCT_DEPTH: usize = 512;
+
 /// The client API whose storage class -> address space mapping is used (MLIR's
 /// `client-api` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -57,18 +60,27 @@ pub struct ConvertOptions {
     pub client_api: ClientApi,
     /// Structs with explicit offsets and arrays with strides that are not natural
     /// (std140/std430 `Block`s) become LLVM structs with padding members, with member
-    /// indices remapped. MLIR refuses them (`spirv-types-to-llvm-invalid.mlir`).
+    /// indices remapped; `Block` structs and strided runtime arrays are taken. MLIR
+    /// refuses them (`spirv-types-to-llvm-invalid.mlir`).
     pub explicit_layout: bool,
     /// Bound globals keep their symbol name (MLIR renames them
     /// `<module>_<name>_descriptor_set<S>_binding<B>`).
     pub keep_global_names: bool,
+    /// Globals of every storage class convert (MLIR 22 takes Input, Output, Private,
+    /// StorageBuffer and UniformConstant only: not Uniform, PushConstant, Workgroup).
+    pub all_storage_classes: bool,
 }
 
 impl ConvertOptions {
     /// The options of the CPU pipeline (session 5's contract): every global keeps its
     /// symbol name, and std140/std430 layouts are converted with padding.
     pub fn kernel() -> Self {
-        ConvertOptions { client_api: ClientApi::Unknown, explicit_layout: true, keep_global_names: true }
+        ConvertOptions {
+            client_api: ClientApi::Unknown,
+            explicit_layout: true,
+            keep_global_names: true,
+            all_storage_classes: true,
+        }
     }
 }
 
@@ -102,6 +114,36 @@ pub fn convert(ir: &mut Ir, top: OpId, options: &ConvertOptions) -> Result<Vec<C
         converter.convert_symbol_table_body(block, "")?;
     }
     Ok(warnings)
+}
+
+/// Converts a detached `spirv.module` (as `spirvkit_translate::deserialize` returns
+/// it) and returns the detached `builtin.module` it became: the entry point of the
+/// CPU pipeline (with [`ConvertOptions::kernel`]).
+pub fn convert_spirv_module(
+    ir: &mut Ir,
+    module: OpId,
+    options: &ConvertOptions,
+) -> Result<OpId, ConvertError> {
+    if ir.op(module).parent.is_some() || ir.op(module).name != "spirv.module" {
+        return Err(ConvertError {
+            message: "convert_spirv_module expects a detached spirv.module".into(),
+            location: ir.op(module).location.clone(),
+            op: Some(module),
+        });
+    }
+    let holder = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+    let region = ir.add_region(holder);
+    let body = ir.create_block();
+    ir.append_block(region, body);
+    ir.append_op(body, module);
+    convert(ir, holder, options)?;
+    let converted = ir.block(body).ops.first().copied().ok_or_else(|| ConvertError {
+        message: "the conversion left no module".into(),
+        location: Location::Unknown,
+        op: None,
+    })?;
+    ir.erase_op(converted);
+    Ok(converted)
 }
 
 /// The pass as `spirvkit opt` runs it: diagnostics located in `text`. `Ok` holds
@@ -196,6 +238,8 @@ pub(crate) struct Converter<'a> {
     pub(crate) global_names: FxHashMap<String, String>,
     /// Types of `spirv.SpecConstant`s, by symbol.
     pub(crate) spec_constant_types: FxHashMap<String, Type>,
+    /// Integer default values of `spirv.SpecConstant`s, by symbol.
+    pub(crate) spec_constant_values: FxHashMap<String, i128>,
     pub(crate) type_cache: FxHashMap<Type, Option<Type>>,
     /// Index remaps of explicitly laid-out SPIR-V composites (see `types`).
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
@@ -222,6 +266,7 @@ impl<'a> Converter<'a> {
             declared: FxHashMap::default(),
             global_names: FxHashMap::default(),
             spec_constant_types: FxHashMap::default(),
+            spec_constant_values: FxHashMap::default(),
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
         }
@@ -431,6 +476,9 @@ impl<'a> Converter<'a> {
                 if let (Some(Attribute::String(name)), Some(value)) =
                     (self.ir.op(op).attr("sym_name").cloned(), self.ir.op(op).attr("default_value").cloned())
                 {
+                    if let Attribute::Integer { value, .. } = &value {
+                        self.spec_constant_values.insert(name.clone(), *value);
+                    }
                     if let Some(ty) = attribute_type(&value, self.ir) {
                         self.spec_constant_types.insert(name, ty);
                     }
@@ -607,6 +655,14 @@ impl<'a> Converter<'a> {
             let v = self.ir.add_block_argument(cont, ty, self.loc.clone());
             self.map_value(r, v);
         }
+        // Constructs nest as deep as the input does: bounded, so that IR built in
+        // memory (not parsed, which bounds nesting) cannot overflow the stack.
+        if self.merge_targets.len() >= MAX_CONSTRUCT_DEPTH {
+            return Err(self.error(
+                op,
+                format!("not supported yet: constructs nested deeper than {MAX_CONSTRUCT_DEPTH}"),
+            ));
+        }
         self.merge_targets.push(cont);
         // The header (selection) or entry (loop) block's ops continue the current block.
         if !self.ir.block(blocks[0]).arguments.is_empty() {
@@ -672,3 +728,6 @@ pub(crate) fn defining_op(ir: &Ir, v: Value) -> Option<OpId> {
         ValueDef::Argument { .. } => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -167,6 +167,19 @@ impl Converter<'_> {
         let TypeKind::Pointer { pointee, storage_class, .. } = self.ir.types.kind(ptr_ty).clone() else {
             return Err(self.illegal(op));
         };
+        if matches!(
+            self.ir.types.kind(pointee),
+            TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
+        ) {
+            return Err(self.error(op, "not supported yet: spirv.GlobalVariable of an image or sampler type"));
+        }
+        let mlir_storage = matches!(
+            storage_class.as_str(),
+            "Input" | "Output" | "Private" | "StorageBuffer" | "UniformConstant"
+        );
+        if !mlir_storage && !self.options.all_storage_classes {
+            return Err(self.illegal(op));
+        }
         let global_type = self.convert_type(pointee).ok_or_else(|| self.illegal(op))?;
         let Some(Attribute::String(name)) = self.ir.op(op).attr("sym_name").cloned() else {
             return Err(self.illegal(op));

@@ -43,7 +43,69 @@ fn intrinsic(name: &str) -> Option<(&'static str, bool)> {
     })
 }
 
+/// OpenCL.std ops with an LLVM intrinsic of the same meaning (newer MLIR's mapping).
+fn cl_intrinsic(name: &str) -> Option<(&'static str, bool)> {
+    let op = name.strip_prefix("spirv.CL.")?;
+    Some(match op {
+        "s_max" => ("llvm.intr.smax", false),
+        "s_min" => ("llvm.intr.smin", false),
+        "u_max" => ("llvm.intr.umax", false),
+        "u_min" => ("llvm.intr.umin", false),
+        "fmax" => ("llvm.intr.maxnum", true),
+        "fmin" => ("llvm.intr.minnum", true),
+        "acos" => ("llvm.intr.acos", true),
+        "asin" => ("llvm.intr.asin", true),
+        "atan" => ("llvm.intr.atan", true),
+        "atan2" => ("llvm.intr.atan2", true),
+        "ceil" => ("llvm.intr.ceil", true),
+        "cos" => ("llvm.intr.cos", true),
+        "cosh" => ("llvm.intr.cosh", true),
+        "exp" => ("llvm.intr.exp", true),
+        "exp10" => ("llvm.intr.exp10", true),
+        "exp2" => ("llvm.intr.exp2", true),
+        "fabs" => ("llvm.intr.fabs", true),
+        "floor" => ("llvm.intr.floor", true),
+        "fma" => ("llvm.intr.fma", true),
+        "log" => ("llvm.intr.log", true),
+        "log10" => ("llvm.intr.log10", true),
+        "log2" => ("llvm.intr.log2", true),
+        "pow" => ("llvm.intr.pow", true),
+        "rint" => ("llvm.intr.rint", true),
+        "round" => ("llvm.intr.round", true),
+        "sin" => ("llvm.intr.sin", true),
+        "sinh" => ("llvm.intr.sinh", true),
+        "sqrt" => ("llvm.intr.sqrt", true),
+        "tan" => ("llvm.intr.tan", true),
+        "tanh" => ("llvm.intr.tanh", true),
+        "trunc" => ("llvm.intr.trunc", true),
+        _ => return None,
+    })
+}
+
 impl Converter<'_> {
+    /// `spirv.CL.*` ops.
+    pub(crate) fn lower_cl(&mut self, op: OpId, name: &str) -> Result<(), ConvertError> {
+        let operands = self.operands(op)?;
+        let ty = self.result_type(op, 0)?;
+        let v = match (cl_intrinsic(name), name) {
+            (Some((intr, fastmath)), _) => self.call_intr(intr, operands, ty, fastmath),
+            (None, "spirv.CL.s_abs") => self.emit_value(
+                "llvm.intr.abs",
+                operands,
+                ty,
+                vec![("is_int_min_poison", Attribute::Bool(false))],
+            ),
+            (None, "spirv.CL.rsqrt") => {
+                let one = self.const_of_type(ty, 1, 1.0);
+                let sqrt = self.call_intr("llvm.intr.sqrt", operands, ty, true);
+                self.fbin("llvm.fdiv", one, sqrt, ty)
+            }
+            _ => return Err(self.unsupported(op)),
+        };
+        self.replace(op, v);
+        Ok(())
+    }
+
     fn fm(&self) -> Vec<(&'static str, Attribute)> {
         vec![("fastmathFlags", Converter::fastmath_none())]
     }
@@ -70,7 +132,8 @@ impl Converter<'_> {
         if self.ir.value_type(v) == scalar {
             return v;
         }
-        let zero = self.const_of_type(scalar, 0, 0.0);
+        // -0.0 is fadd's identity (0.0 would turn a sum of -0.0s into +0.0).
+        let zero = self.const_of_type(scalar, 0, -0.0);
         self.emit_value("llvm.intr.vector.reduce.fadd", vec![zero, v], scalar, self.fm())
     }
 

@@ -143,6 +143,9 @@ impl Converter<'_> {
         if name.starts_with("spirv.GL.") {
             return self.lower_glsl(op, &name);
         }
+        if name.starts_with("spirv.CL.") {
+            return self.lower_cl(op, &name);
+        }
         if let Some(done) = self.lower_call_like(op, &name)? {
             return Ok(done);
         }
@@ -225,12 +228,33 @@ impl Converter<'_> {
                 self.emit("llvm.store", vec![loaded, target], &[], vec![("ordering", self.int_attr(0, 64))]);
                 Ok(())
             }
-            "spirv.AccessChain" | "spirv.InBoundsPtrAccessChain" | "spirv.PtrAccessChain" => {
-                self.lower_access_chain(op, &name)
-            }
+            "spirv.AccessChain"
+            | "spirv.InBoundsAccessChain"
+            | "spirv.InBoundsPtrAccessChain"
+            | "spirv.PtrAccessChain" => self.lower_access_chain(op, &name),
             "spirv.CompositeExtract" => self.lower_composite_extract(op),
             "spirv.CompositeInsert" => self.lower_composite_insert(op),
             "spirv.CompositeConstruct" => self.lower_composite_construct(op),
+            "spirv.CopyLogical" => self.lower_copy_logical(op),
+            "spirv.SpecConstantOperation" => {
+                // Its region computes the value here, from the spec constants' values.
+                let body: Vec<_> =
+                    self.ir.op(op).regions.iter().flat_map(|&r| self.ir.region(r).blocks.clone()).collect();
+                for b in body {
+                    for inner in self.ir.block(b).ops.clone() {
+                        if self.ir.op(inner).name == "spirv.mlir.yield" {
+                            let Some(&y) = self.ir.op(inner).operands.first() else {
+                                return Err(self.illegal(op));
+                            };
+                            let v = self.value(y)?;
+                            self.replace(op, v);
+                        } else {
+                            self.lower_op(inner, region)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
             "spirv.VectorShuffle" => self.lower_vector_shuffle(op),
             "spirv.VectorExtractDynamic" => {
                 let operands = self.operands(op)?;
@@ -319,7 +343,7 @@ impl Converter<'_> {
                     vty,
                     vec![("fastmathFlags", Converter::fastmath_none())],
                 );
-                let zero = self.const_of_type(ty, 0, 0.0);
+                let zero = self.const_of_type(ty, 0, -0.0);
                 let v = self.emit_value(
                     "llvm.intr.vector.reduce.fadd",
                     vec![zero, mul],
@@ -644,7 +668,7 @@ impl Converter<'_> {
         let element = self.convert_type(pointee).ok_or_else(|| self.illegal(op))?;
         let ty = self.result_type(op, 0)?;
         let mut gep_indices: Vec<Value> = Vec::new();
-        if name == "spirv.AccessChain" {
+        if matches!(name, "spirv.AccessChain" | "spirv.InBoundsAccessChain") {
             let Some(&first) = old_operands.get(1) else {
                 // No index: the same pointer.
                 self.replace(op, base);
@@ -722,7 +746,8 @@ impl Converter<'_> {
         operands.extend(dynamic);
         let props = vec![
             ("elem_type", Attribute::Type(element)),
-            ("noWrapFlags", self.int_attr(if name == "spirv.InBoundsPtrAccessChain" { 3 } else { 0 }, 32)),
+            // `inbounds` (with its implied `nusw`) where SPIR-V says in bounds.
+            ("noWrapFlags", self.int_attr(if name.starts_with("spirv.InBounds") { 3 } else { 0 }, 32)),
             (
                 "rawConstantIndices",
                 Attribute::DenseArray {
@@ -795,11 +820,192 @@ impl Converter<'_> {
             return Ok(());
         }
         let composite_ty = self.ir.value_type(old_composite);
-        let positions = self.positions(op, composite_ty, &indices)?;
-        let position = self.position_attr(positions);
-        let v = self.emit_value("llvm.extractvalue", vec![operands[0]], ty, vec![("position", position)]);
+        let v = self.extract_path(op, operands[0], composite_ty, &indices, ty)?;
         self.replace(op, v);
         Ok(())
+    }
+
+    /// The SPIR-V type reached by `indices` from `ty`, and whether the last index is
+    /// into a vector.
+    fn walk_indices(&mut self, op: OpId, ty: Type, indices: &[i64]) -> Result<(Type, bool), ConvertError> {
+        let mut current = ty;
+        let mut into_vector = false;
+        for (i, &index) in indices.iter().enumerate() {
+            into_vector = matches!(self.ir.types.kind(current), TypeKind::Vector { .. });
+            if into_vector && i + 1 != indices.len() {
+                return Err(self.illegal(op));
+            }
+            current = self.member_step(current, index).ok_or_else(|| self.illegal(op))?.0;
+        }
+        Ok((current, into_vector))
+    }
+
+    /// The LLVM type at `positions` inside LLVM aggregate `ty`.
+    fn slot_type(&self, ty: Type, positions: &[i64]) -> Option<Type> {
+        let mut current = ty;
+        for &p in positions {
+            current = match self.ir.types.kind(current) {
+                TypeKind::LlvmArray { element, .. } => *element,
+                TypeKind::LlvmStruct { members, .. } => *members.get(usize::try_from(p).ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(current)
+    }
+
+    /// `extractvalue` along SPIR-V `indices` (remapped), the result as `result` (a
+    /// vector kept as an array inside a laid-out struct is rebuilt).
+    fn extract_path(
+        &mut self,
+        op: OpId,
+        aggregate: Value,
+        aggregate_spirv: Type,
+        indices: &[i64],
+        result: Type,
+    ) -> Result<Value, ConvertError> {
+        let (_, into_vector) = self.walk_indices(op, aggregate_spirv, indices)?;
+        let agg_ty = self.ir.value_type(aggregate);
+        if into_vector {
+            let (prefix, last) = indices.split_at(indices.len() - 1);
+            let positions = self.positions(op, aggregate_spirv, prefix)?;
+            let slot = self.slot_type(agg_ty, &positions).ok_or_else(|| self.illegal(op))?;
+            let position = self.position_attr(positions);
+            let vector =
+                self.emit_value("llvm.extractvalue", vec![aggregate], slot, vec![("position", position)]);
+            if matches!(self.ir.types.kind(slot), TypeKind::LlvmArray { .. }) {
+                let position = self.position_attr(vec![last[0]]);
+                return Ok(self.emit_value(
+                    "llvm.extractvalue",
+                    vec![vector],
+                    result,
+                    vec![("position", position)],
+                ));
+            }
+            let index = self.const_int(i128::from(last[0]), 32);
+            return Ok(self.emit_value("llvm.extractelement", vec![vector, index], result, vec![]));
+        }
+        let positions = self.positions(op, aggregate_spirv, indices)?;
+        let slot = self.slot_type(agg_ty, &positions).unwrap_or(result);
+        let position = self.position_attr(positions);
+        let v = self.emit_value("llvm.extractvalue", vec![aggregate], slot, vec![("position", position)]);
+        Ok(self.adapt(v, result))
+    }
+
+    /// `insertvalue` of `value` along SPIR-V `indices` (remapped).
+    fn insert_path(
+        &mut self,
+        op: OpId,
+        aggregate: Value,
+        aggregate_spirv: Type,
+        indices: &[i64],
+        value: Value,
+    ) -> Result<Value, ConvertError> {
+        let (_, into_vector) = self.walk_indices(op, aggregate_spirv, indices)?;
+        let agg_ty = self.ir.value_type(aggregate);
+        if into_vector {
+            let (prefix, last) = indices.split_at(indices.len() - 1);
+            let positions = self.positions(op, aggregate_spirv, prefix)?;
+            let slot = self.slot_type(agg_ty, &positions).ok_or_else(|| self.illegal(op))?;
+            let position = self.position_attr(positions.clone());
+            let vector =
+                self.emit_value("llvm.extractvalue", vec![aggregate], slot, vec![("position", position)]);
+            let updated = if matches!(self.ir.types.kind(slot), TypeKind::LlvmArray { .. }) {
+                let position = self.position_attr(vec![last[0]]);
+                self.emit_value("llvm.insertvalue", vec![vector, value], slot, vec![("position", position)])
+            } else {
+                let index = self.const_int(i128::from(last[0]), 32);
+                self.emit_value("llvm.insertelement", vec![vector, value, index], slot, vec![])
+            };
+            let position = self.position_attr(positions);
+            return Ok(self.emit_value(
+                "llvm.insertvalue",
+                vec![aggregate, updated],
+                agg_ty,
+                vec![("position", position)],
+            ));
+        }
+        let positions = self.positions(op, aggregate_spirv, indices)?;
+        let value_ty = self.ir.value_type(value);
+        let slot = self.slot_type(agg_ty, &positions).unwrap_or(value_ty);
+        let value = self.adapt(value, slot);
+        let position = self.position_attr(positions);
+        Ok(self.emit_value("llvm.insertvalue", vec![aggregate, value], agg_ty, vec![("position", position)]))
+    }
+
+    /// `v` as type `to` where a vector and the array a laid-out struct keeps it as
+    /// differ; other values are returned as they are.
+    pub(crate) fn adapt(&mut self, v: Value, to: Type) -> Value {
+        let from = self.ir.value_type(v);
+        if from == to {
+            return v;
+        }
+        match (self.ir.types.kind(from).clone(), self.ir.types.kind(to).clone()) {
+            (TypeKind::LlvmArray { count, element }, TypeKind::Vector { .. }) => {
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], to, vec![]);
+                for i in 0..count {
+                    let position = self.position_attr(vec![i as i64]);
+                    let e =
+                        self.emit_value("llvm.extractvalue", vec![v], element, vec![("position", position)]);
+                    let index = self.const_int(i128::from(i as i64), 32);
+                    acc = self.emit_value("llvm.insertelement", vec![acc, e, index], to, vec![]);
+                }
+                acc
+            }
+            (TypeKind::Vector { element, .. }, TypeKind::LlvmArray { count, .. }) => {
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], to, vec![]);
+                for i in 0..count {
+                    let index = self.const_int(i128::from(i as i64), 32);
+                    let e = self.emit_value("llvm.extractelement", vec![v, index], element, vec![]);
+                    let position = self.position_attr(vec![i as i64]);
+                    acc = self.emit_value("llvm.insertvalue", vec![acc, e], to, vec![("position", position)]);
+                }
+                acc
+            }
+            _ => v,
+        }
+    }
+
+    /// `spirv.CopyLogical`: a value of a laid-out composite as the logical composite
+    /// of the same shape, member by member.
+    fn lower_copy_logical(&mut self, op: OpId) -> Result<(), ConvertError> {
+        let operands = self.operands(op)?;
+        let from = self.ir.value_type(self.ir.op(op).operands[0]);
+        let to = self.ir.value_type(self.ir.op(op).results[0]);
+        let v = self.copy_logical(op, operands[0], from, to, 0)?;
+        self.replace(op, v);
+        Ok(())
+    }
+
+    fn copy_logical(
+        &mut self,
+        op: OpId,
+        v: Value,
+        from: Type,
+        to: Type,
+        depth: usize,
+    ) -> Result<Value, ConvertError> {
+        let to_llvm = self.convert_type(to).ok_or_else(|| self.illegal(op))?;
+        if self.ir.value_type(v) == to_llvm || depth > 64 {
+            return Ok(v);
+        }
+        let count = match self.ir.types.kind(to) {
+            TypeKind::Array { count, .. } => *count as usize,
+            TypeKind::LiteralStruct(body) => body.members.len(),
+            TypeKind::IdentifiedStruct { name } => {
+                self.ir.types.struct_body(name).map_or(0, |b| b.members.len())
+            }
+            _ => return Ok(self.adapt(v, to_llvm)),
+        };
+        let mut acc = self.emit_value("llvm.mlir.poison", vec![], to_llvm, vec![]);
+        for i in 0..count as i64 {
+            let (from_member, _) = self.member_step(from, i).ok_or_else(|| self.illegal(op))?;
+            let (to_member, _) = self.member_step(to, i).ok_or_else(|| self.illegal(op))?;
+            let from_value_ty = self.convert_type(from_member).ok_or_else(|| self.illegal(op))?;
+            let e = self.extract_path(op, v, from, &[i], from_value_ty)?;
+            let e = self.copy_logical(op, e, from_member, to_member, depth + 1)?;
+            acc = self.insert_path(op, acc, to, &[i], e)?;
+        }
+        Ok(acc)
     }
 
     fn lower_composite_insert(&mut self, op: OpId) -> Result<(), ConvertError> {
@@ -814,14 +1020,7 @@ impl Converter<'_> {
             return Ok(());
         }
         let composite_ty = self.ir.value_type(old_composite);
-        let positions = self.positions(op, composite_ty, &indices)?;
-        let position = self.position_attr(positions);
-        let v = self.emit_value(
-            "llvm.insertvalue",
-            vec![operands[1], operands[0]],
-            ty,
-            vec![("position", position)],
-        );
+        let v = self.insert_path(op, operands[1], composite_ty, &indices, operands[0])?;
         self.replace(op, v);
         Ok(())
     }
@@ -856,9 +1055,7 @@ impl Converter<'_> {
             }
         } else {
             for (i, &v) in operands.iter().enumerate() {
-                let positions = self.positions(op, old_ty, &[i as i64])?;
-                let position = self.position_attr(positions);
-                acc = self.emit_value("llvm.insertvalue", vec![acc, v], ty, vec![("position", position)]);
+                acc = self.insert_path(op, acc, old_ty, &[i as i64], v)?;
             }
         }
         self.replace(op, acc);

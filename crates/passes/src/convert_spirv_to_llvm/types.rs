@@ -71,11 +71,26 @@ impl Converter<'_> {
                     _ => self.ir.types.llvm_array(u64::from(count), llvm_element),
                 }
             }
+            TypeKind::Array { element, stride, spec_length: Some(length), .. } => {
+                // Beyond MLIR: an array sized by a specialization constant takes the
+                // constant's value (spec constants are substituted before conversion).
+                let count = self.constant_expr_value(&length)?;
+                let count = u32::try_from(count).ok()?;
+                let fixed =
+                    self.ir.types.intern(TypeKind::Array { element, count, stride, spec_length: None });
+                let converted = self.convert_type(fixed)?;
+                if let Some(remap) = self.remaps.get(&fixed).cloned() {
+                    self.remaps.insert(ty, remap);
+                }
+                converted
+            }
             TypeKind::RuntimeArray { element, stride, stride_id: None } => {
                 let llvm_element = self.convert_type(element)?;
                 let natural = self.spirv_size(element);
                 match stride {
-                    Some(s) if s != 0 && natural != Some(u64::from(s)) && self.options.explicit_layout => {
+                    // MLIR 22 refuses any strided runtime array.
+                    Some(_) if !self.options.explicit_layout => return None,
+                    Some(s) if s != 0 && natural != Some(u64::from(s)) => {
                         let wrapped = self.wrap_element(llvm_element, u64::from(s))?;
                         self.remaps.insert(ty, Remap::WrappedElements);
                         self.ir.types.llvm_array(0, wrapped)
@@ -114,6 +129,10 @@ impl Converter<'_> {
                 "Offset" | "NonWritable" | "NonReadable" | "RowMajor" | "ColMajor" | "MatrixStride"
             )
         };
+        // MLIR 22 refuses struct decorations (`Block`) as member ones.
+        if !body.decorations.is_empty() && !self.options.explicit_layout {
+            return None;
+        }
         let decorated = body.members.iter().any(|m| !m.decorations.is_empty());
         if decorated
             && !(self.options.explicit_layout
@@ -129,14 +148,15 @@ impl Converter<'_> {
         if !has_offsets {
             return Some(self.ir.types.intern(TypeKind::LlvmStruct { name, packed: true, members }));
         }
-        // MLIR accepts the offsets Vulkan's layout rules give (then LLVM's natural
-        // layout places the members there).
-        let bare = self.without_offsets(ty);
-        let (vulkan, _, _) = crate::decorate_layout::decorate(self.ir, bare);
-        if vulkan == ty && !decorated {
-            return Some(self.ir.types.intern(TypeKind::LlvmStruct { name, packed: false, members }));
-        }
         if !self.options.explicit_layout {
+            // MLIR accepts the offsets Vulkan's layout rules give (then LLVM's natural
+            // layout is taken to place the members there, which a `vector<3xT>`
+            // followed by a scalar contradicts: the explicit layout below is exact).
+            let bare = self.without_offsets(ty);
+            let (vulkan, _, _) = crate::decorate_layout::decorate(self.ir, bare);
+            if vulkan == ty && !decorated {
+                return Some(self.ir.types.intern(TypeKind::LlvmStruct { name, packed: false, members }));
+            }
             return None;
         }
         // Packed, with padding where the next offset is further than the members so far.
@@ -261,6 +281,30 @@ impl Converter<'_> {
                 Some((at.div_ceil(max_align) * max_align, max_align))
             }
             _ => None,
+        }
+    }
+
+    /// The value of a spec-constant expression (a symbol takes its spec constant's
+    /// default value; integer arithmetic is evaluated).
+    fn constant_expr_value(&self, e: &spirvkit_ir::types::ConstantExpr) -> Option<i128> {
+        use spirvkit_ir::types::ConstantExpr;
+        match e {
+            ConstantExpr::Constant { value, .. } => Some(*value),
+            ConstantExpr::Symbol(name) => self.spec_constant_values.get(name).copied(),
+            ConstantExpr::Operation { name, operands, .. } => {
+                let values: Vec<i128> =
+                    operands.iter().map(|o| self.constant_expr_value(o)).collect::<Option<_>>()?;
+                match (name.as_str(), &values[..]) {
+                    ("IAdd", [a, b]) => a.checked_add(*b),
+                    ("ISub", [a, b]) => a.checked_sub(*b),
+                    ("IMul", [a, b]) => a.checked_mul(*b),
+                    ("UDiv" | "SDiv", [a, b]) => a.checked_div(*b),
+                    ("UMod" | "SRem", [a, b]) => a.checked_rem(*b),
+                    ("ShiftLeftLogical", [a, b]) => u32::try_from(*b).ok().and_then(|b| a.checked_shl(b)),
+                    _ => None,
+                }
+            }
+            ConstantExpr::SizeOf { .. } => None,
         }
     }
 
