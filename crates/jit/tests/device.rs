@@ -313,3 +313,22 @@ void main() {
     assert!(matches!(err, RunError::TimeLimit { .. }), "{err}");
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
 }
+
+#[test]
+fn spec_constants_set_the_workgroup_size_and_values() {
+    let source = r#"#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint SCALE = 2;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  io.v[gl_GlobalInvocationID.x] = gl_WorkGroupSize.x * 1000 + gl_LocalInvocationID.x * SCALE;
+}
+"#;
+    let Some(words) = glsl_words("spec", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8 * 4])];
+    let spec = [spirvkit_run::SpecValue { id: 0, bits: 4 }, spirvkit_run::SpecValue { id: 1, bits: 10 }];
+    let mut d = dispatch(&words, [2, 1, 1]);
+    d.spec = &spec;
+    CpuDevice::new().run(&d, &mut bindings, None).expect("runs");
+    assert_eq!(read_u32s(&bindings[0].data), [4000, 4010, 4020, 4030, 4000, 4010, 4020, 4030]);
+}
