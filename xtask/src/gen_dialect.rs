@@ -360,8 +360,18 @@ pub fn parse_records(dump: &str) -> Result<Records> {
 // Obtaining the input.
 // ---------------------------------------------------------------------------------------
 
-/// `SPIRVOps.td` relative to an LLVM include directory.
-const OPS_TD: &str = "mlir/Dialect/SPIRV/IR/SPIRVOps.td";
+/// The ODS files of the dialects, relative to an LLVM include directory: MLIR 22's SPIR-V
+/// dialect and its LLVM dialect (ops and intrinsic ops). They are read as one TableGen
+/// input, so every record (shared constraints, traits) has one name in one dump. The
+/// SPIR-V file comes first, which keeps its anonymous records' numbers as they were when
+/// it was read alone.
+const ODS_FILES: &[&str] = &[
+    "mlir/Dialect/SPIRV/IR/SPIRVOps.td",
+    "mlir/Dialect/LLVMIR/LLVMOps.td",
+    "mlir/Dialect/LLVMIR/LLVMIntrinsicOps.td",
+];
+/// The file whose presence says an include directory holds MLIR's ODS sources.
+const OPS_TD: &str = ODS_FILES[0];
 const SYSTEM_INCLUDE: &str = "/usr/lib/llvm-22/include";
 const TBLGEN: &str = "mlir-tblgen-22";
 const DEV_PACKAGE: &str = "libmlir-22-dev";
@@ -376,7 +386,7 @@ fn download_dir() -> PathBuf {
 pub fn existing_include() -> Option<PathBuf> {
     [PathBuf::from(SYSTEM_INCLUDE), download_dir().join("usr/lib/llvm-22/include")]
         .into_iter()
-        .find(|dir| dir.join(OPS_TD).exists())
+        .find(|dir| ODS_FILES.iter().all(|file| dir.join(file).exists()))
 }
 
 /// The installed package's include directory, or Debian's `libmlir-22-dev` downloaded and
@@ -425,15 +435,23 @@ fn run_command(command: &mut std::process::Command) -> Result<()> {
     Ok(())
 }
 
-/// `mlir-tblgen-22 --print-records` over `SPIRVOps.td`.
+/// `mlir-tblgen-22 --print-records` over the dialects' ODS files, included from one input
+/// given on standard input.
 pub fn dump_records(include: &Path) -> Result<String> {
-    let output = std::process::Command::new(TBLGEN)
+    use std::io::Write;
+    let input: String = ODS_FILES.iter().map(|file| format!("include \"{file}\"\n")).collect();
+    let mut child = std::process::Command::new(TBLGEN)
         .arg("--print-records")
         .arg("-I")
         .arg(include)
-        .arg(include.join(OPS_TD))
-        .output()
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .with_context(|| format!("running {TBLGEN} (install Debian's mlir-22-tools)"))?;
+    child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?.write_all(input.as_bytes())?;
+    let output = child.wait_with_output()?;
     if !output.status.success() {
         bail!("{TBLGEN} failed: {}", String::from_utf8_lossy(&output.stderr));
     }
@@ -477,12 +495,13 @@ pub fn run(args: &[String]) -> Result<()> {
     let s = &generated.summary;
     println!(
         "{} ops: {} with a declarative assembly format ({} of them also set hasCustomAssemblyFormat, \
-         which the declarative format overrides), {} with a custom parser/printer; \
-         {} type constraints, {} attribute constraints, {} enum attributes",
+         which the declarative format overrides), {} with a custom parser/printer, {} in the generic \
+         form only; {} type constraints, {} attribute constraints, {} enum attributes",
         s.ops,
         s.declarative,
         s.declarative_and_custom,
         s.custom.len(),
+        s.generic_only,
         s.type_constraints,
         s.attr_constraints,
         s.enum_attrs
@@ -503,6 +522,8 @@ pub struct Summary {
     pub declarative_and_custom: usize,
     /// Full names of the ops with a custom parser/printer.
     pub custom: Vec<String>,
+    /// Ops with neither (generic form only, as `llvm.intr.abs`).
+    pub generic_only: usize,
     pub type_constraints: usize,
     pub attr_constraints: usize,
     pub enum_attrs: usize,
@@ -513,12 +534,17 @@ pub struct Generated {
     pub summary: Summary,
 }
 
-/// The dialect's ODS record and the name MLIR gives it.
-const DIALECT_RECORD: &str = "SPIRV_Dialect";
+/// The dialects' ODS records, in the order of `ODS_FILES`.
+const DIALECT_RECORDS: &[&str] = &["SPIRV_Dialect", "LLVM_Dialect"];
 
 pub fn generate(dump: &str) -> Result<Generated> {
     let records = parse_records(dump)?;
-    let dialect = records.get(DIALECT_RECORD)?.str("name").ok_or_else(|| anyhow!("dialect has no name"))?;
+    // Dialect record -> the name MLIR gives the dialect (`spirv`, `llvm`).
+    let mut dialects: HashMap<&str, &str> = HashMap::new();
+    for record in DIALECT_RECORDS {
+        let name = records.get(record)?.str("name").ok_or_else(|| anyhow!("{record} has no name"))?;
+        dialects.insert(record, name);
+    }
     let mut g = Gen {
         records: &records,
         op_classes: HashMap::new(),
@@ -534,8 +560,10 @@ pub fn generate(dump: &str) -> Result<Generated> {
     let mut ops: Vec<(String, &Record)> = records
         .by_name
         .values()
-        .filter(|r| r.reference("opDialect") == Some(DIALECT_RECORD) && r.str("opName").is_some())
-        .map(|r| (format!("{dialect}.{}", r.str("opName").unwrap()), r))
+        .filter_map(|r| {
+            let dialect = dialects.get(r.reference("opDialect")?)?;
+            Some((format!("{dialect}.{}", r.str("opName")?), r))
+        })
         .collect();
     ops.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some(w) = ops.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -549,7 +577,17 @@ pub fn generate(dump: &str) -> Result<Generated> {
     let mut enum_attrs: Vec<&Record> = records
         .by_name
         .values()
-        .filter(|r| r.is_a("EnumAttr") && r.reference("dialect") == Some(DIALECT_RECORD))
+        .filter(|r| {
+            // Dialect enum attributes (`#spirv.storage_class<…>`, `#llvm.fastmath<…>`), and the
+            // LLVM dialect's other enums (stored as plain integers, `I64EnumAttr`: `llvm.icmp`'s
+            // predicate, atomic orderings; or as properties: GEP and overflow flags), whose
+            // records are their own enum info.
+            (r.is_a("EnumAttr") && r.reference("dialect").is_some_and(|d| dialects.contains_key(d)))
+                || (r.is_a("EnumInfo")
+                    && !r.is_a("EnumAttr")
+                    && r.str("cppNamespace").is_some_and(|ns| ns.starts_with("::mlir::LLVM"))
+                    && r.get("enumerants").is_some())
+        })
         .collect();
     enum_attrs.sort_by(|a, b| a.name.cmp(&b.name));
     g.enum_index = enum_attrs.iter().enumerate().map(|(i, r)| (r.name.clone(), i)).collect();
@@ -560,13 +598,19 @@ pub fn generate(dump: &str) -> Result<Generated> {
     }
 
     let mut out = String::new();
-    out.push_str("// @generated by `cargo xtask gen-dialect` from MLIR 22's SPIR-V dialect definitions\n");
-    out.push_str("// (ODS records of SPIRVOps.td, as `mlir-tblgen-22 --print-records` resolves them).\n");
+    out.push_str(
+        "// @generated by `cargo xtask gen-dialect` from MLIR 22's SPIR-V and LLVM dialect definitions\n",
+    );
+    out.push_str("// (ODS records of SPIRVOps.td, LLVMOps.td and LLVMIntrinsicOps.td, as\n");
+    out.push_str("// `mlir-tblgen-22 --print-records` resolves them).\n");
     out.push_str("// Do not edit by hand.\n");
     out.push_str("#![allow(clippy::all)]\n");
     out.push_str("use crate::opdef::*;\n\n");
+    let names: Vec<String> = DIALECT_RECORDS.iter().map(|r| format!("{:?}", dialects[r])).collect();
     out.push_str(&format!(
-        "/// The dialect's name, the prefix of every op name.\npub const DIALECT: &str = {dialect:?};\n\n"
+        "/// The dialects of the tables, the prefixes of their op names.\npub const DIALECTS: [&str; {}] = [{}];\n\n",
+        names.len(),
+        names.join(", ")
     ));
 
     // Enum attributes.
@@ -662,12 +706,14 @@ impl<'a> Gen<'a> {
         let mut attributes = Vec::new();
         let args = op.dag("arguments").ok_or_else(|| anyhow!("no arguments dag"))?;
         for (value, arg_name) in &args.args {
-            let constraint = self.records.get(ref_name(value)?)?;
+            let constraint = self.unwrap_variable(self.records.get(ref_name(value)?)?)?;
             let arg_name = arg_name.as_deref().unwrap_or("");
             if constraint.is_a("TypeConstraint") {
                 arguments.push(format!("Argument::Operand({})", operands.len()));
                 operands.push(self.operand(arg_name, constraint));
-            } else if constraint.is_a("Attr") {
+            } else if constraint.is_a("Attr") || constraint.is_a("Property") {
+                // A property (`LLVM_IntegerOverflowFlagsProp`) is stored natively by MLIR but
+                // reads and prints as an attribute of the op's property dictionary.
                 arguments.push(format!("Argument::Attribute({})", attributes.len()));
                 self.attr_constraints.entry(constraint.name.clone()).or_insert(0);
                 attributes.push(format!(
@@ -684,7 +730,7 @@ impl<'a> Gen<'a> {
         let mut results = Vec::new();
         if let Some(dag) = op.dag("results") {
             for (value, result_name) in &dag.args {
-                let constraint = self.records.get(ref_name(value)?)?;
+                let constraint = self.unwrap_variable(self.records.get(ref_name(value)?)?)?;
                 if !constraint.is_a("TypeConstraint") {
                     bail!("result {result_name:?} is not a type constraint");
                 }
@@ -742,7 +788,8 @@ impl<'a> Gen<'a> {
             }
             (Some(_), false) => self.summary.declarative += 1,
             (None, true) => self.summary.custom.push(name.to_string()),
-            (None, false) => bail!("neither an assembly format nor a custom one"),
+            // MLIR prints and parses such an op in the generic form only.
+            (None, false) => self.summary.generic_only += 1,
         }
 
         let mut traits = Vec::new();
@@ -779,6 +826,16 @@ impl<'a> Gen<'a> {
             format!("availability: &[{availability}]"),
         ];
         Ok(format!("    OpDef {{\n        {},\n    }},\n", fields.join(",\n        ")))
+    }
+
+    /// `Arg<…>`/`Res<…>` (ODS `OpVariable`s carrying decorators such as memory effects)
+    /// stand for the constraint they wrap.
+    fn unwrap_variable(&self, r: &'a Record) -> Result<&'a Record> {
+        if r.is_a("OpVariable") {
+            let inner = r.reference("constraint").ok_or_else(|| anyhow!("{}: no constraint", r.name))?;
+            return self.records.get(inner);
+        }
+        Ok(r)
     }
 
     fn operand(&mut self, name: &str, constraint: &Record) -> String {
@@ -959,20 +1016,25 @@ impl<'a> Gen<'a> {
         }
         Ok(format!(
             "    AttrConstraint {{ record: {:?}, summary: {:?}, pred: {pred}, storage_type: {:?}, optional: {}, \
-             default_value: {}, enum_attr: {} }},\n",
+             default_value: {}, enum_attr: {}, property: {} }},\n",
             r.name,
             r.str("summary").unwrap_or(""),
             r.str("storageType").unwrap_or("").trim(),
             r.bit("isOptional"),
-            opt_str(r.str("defaultValue")),
-            enum_attr.map_or("None".to_string(), |i| format!("Some({i})"))
+            opt_str(r.str("defaultValue").filter(|d| !d.trim().is_empty())),
+            enum_attr.map_or("None".to_string(), |i| format!("Some({i})")),
+            r.is_a("Property")
         ))
     }
 
     fn enum_attr(&self, r: &Record) -> Result<String> {
         // Each case carries MLIR's own availability (which differs from the Khronos
         // grammar for some values), as `OpAvailability`.
-        let info = self.records.get(r.reference("enum").ok_or_else(|| anyhow!("no enum"))?)?;
+        let info = match r.reference("enum") {
+            Some(name) => self.records.get(name)?,
+            None if r.is_a("EnumInfo") => r,
+            None => bail!("no enum"),
+        };
         let mut cases = Vec::new();
         for case in info.list("enumerants") {
             let case = self.records.get(ref_name(case)?)?;
@@ -981,7 +1043,8 @@ impl<'a> Gen<'a> {
             cases.push(format!(
                 "EnumCaseDef {{ symbol: {symbol:?}, str: {:?}, value: {}, availability: {} }}",
                 case.str("str").unwrap_or(symbol),
-                u64::try_from(value)?,
+                // A negative case (`RoundInvalid = -1`) is its 64-bit two's complement.
+                value as u64,
                 self.availability(case)?
             ));
         }

@@ -9,6 +9,7 @@ pub mod availability;
 pub mod diag;
 pub mod generated;
 pub mod ir;
+pub mod llvm;
 pub mod opdef;
 pub mod parallel;
 pub mod source;

@@ -58,6 +58,9 @@ pub struct AttrConstraint {
     pub default_value: Option<&'static str>,
     /// For enum attributes: index into `ENUM_ATTRS`.
     pub enum_attr: Option<u16>,
+    /// An ODS property (`LLVM_IntegerOverflowFlagsProp`) rather than an attribute: MLIR
+    /// always holds a value (its default when none is given).
+    pub property: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,7 +182,7 @@ pub struct EnumCaseDef {
     pub availability: OpAvailability,
 }
 
-pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECT, ENUM_ATTRS, OP_DEFS, TYPE_CONSTRAINTS};
+pub use crate::generated::ops::{ATTR_CONSTRAINTS, DIALECTS, ENUM_ATTRS, OP_DEFS, TYPE_CONSTRAINTS};
 
 /// The op named `name` (`spirv.IAdd`, `spirv.GL.Sqrt`). O(1) through a hash index
 /// built on first use.
@@ -492,9 +495,14 @@ impl EnumAttrDef {
 }
 
 impl OpDef {
-    /// The name without the dialect prefix (`IAdd`, `GL.Sqrt`, `mlir.loop`).
+    /// The name without the dialect prefix (`IAdd`, `GL.Sqrt`, `mlir.loop`, `intr.fma`).
     pub fn short_name(&self) -> &'static str {
-        self.name.strip_prefix(DIALECT).and_then(|n| n.strip_prefix('.')).unwrap_or(self.name)
+        self.name.split_once('.').map_or(self.name, |(_, rest)| rest)
+    }
+
+    /// The dialect the op belongs to (`spirv`, `llvm`).
+    pub fn dialect(&self) -> &'static str {
+        self.name.split_once('.').map_or(self.name, |(dialect, _)| dialect)
     }
 
     pub fn operand(&self, name: &str) -> Option<&'static OperandDef> {
@@ -601,7 +609,7 @@ mod tests {
         assert!(TYPE_CONSTRAINTS.windows(2).all(|w| w[0].record < w[1].record));
         assert!(ATTR_CONSTRAINTS.windows(2).all(|w| w[0].record < w[1].record));
         for op in &OP_DEFS {
-            assert!(op.name.starts_with("spirv."), "{}", op.name);
+            assert!(DIALECTS.contains(&op.dialect()), "{}", op.name);
             for arg in op.arguments {
                 match *arg {
                     Argument::Operand(i) => assert!((i as usize) < op.operands.len()),

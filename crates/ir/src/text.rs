@@ -4,6 +4,7 @@
 pub mod custom;
 pub mod format;
 pub mod lexer;
+pub mod llvm_custom;
 pub mod parser;
 pub mod printer;
 pub mod spirv_custom;

@@ -1672,7 +1672,8 @@ impl<'a> Verifier<'a> {
                 }
                 expected_name.as_deref().is_some_and(|e| name == e)
             }
-            AttrLeaf::Integer => matches!(a, Attribute::Integer { .. }),
+            // A `BoolAttr` is an `IntegerAttr` of type i1 in MLIR.
+            AttrLeaf::Integer => matches!(a, Attribute::Integer { .. } | Attribute::Bool(_)),
             AttrLeaf::Bool => matches!(a, Attribute::Bool(_)),
             AttrLeaf::String => matches!(a, Attribute::String(_)),
             AttrLeaf::Array => matches!(a, Attribute::Array(_)),

@@ -33,8 +33,12 @@
 
 #![deny(unsafe_code)]
 
+pub mod device;
 #[allow(unsafe_code)] // the FFI module is the one place LLVM is called
 mod ffi;
+pub mod runtime;
+
+pub use device::CpuDevice;
 
 use std::collections::HashMap;
 

@@ -78,6 +78,13 @@ pub enum Pass {
     Inline(InlineOptions),
     /// spirvkit's legalization passes for Vulkan (`--spirv-legalize` and its steps).
     Legalize(LegalizeStep),
+    /// `-convert-spirv-to-llvm`: the SPIR-V dialect lowered to the LLVM dialect.
+    ConvertSpirvToLlvm(crate::convert_spirv_to_llvm::ConvertOptions),
+    /// `--lower-host-to-llvm`: SPIR-V kernel symbols encoded with their module's name.
+    LowerHostToLlvm,
+    /// `--spirv-cpu-kernel-interface`: prints the compute entry point's interface as the
+    /// CPU runner sees it (spirvkit's own; the module is unchanged).
+    CpuKernelInterface,
 }
 
 /// One of the legalization passes (see `crate::legalize`), each run on a `spirv.module`.
@@ -236,7 +243,22 @@ const PASSES: &[PassInfo] = &[
         class: "SPIRVWebGPUPreparePass",
     },
     PassInfo { name: "cse", restriction: None, class: "CSE" },
+    PassInfo {
+        name: "convert-spirv-to-llvm",
+        restriction: Some("builtin.module"),
+        class: "(anonymous namespace)::ConvertSPIRVToLLVMPass",
+    },
+    PassInfo {
+        name: "lower-host-to-llvm",
+        restriction: Some("builtin.module"),
+        class: "(anonymous namespace)::LowerHostCodeToLLVMPass",
+    },
     PassInfo { name: "spirv-update-vce", restriction: Some("spirv.module"), class: "SPIRVUpdateVCEPass" },
+    PassInfo {
+        name: "spirv-cpu-kernel-interface",
+        restriction: Some("spirv.module"),
+        class: "SPIRVCpuKernelInterfacePass",
+    },
     PassInfo { name: "inline", restriction: None, class: "InlinerPass" },
     PassInfo {
         name: "spirv-unify-aliased-resource",
@@ -285,6 +307,9 @@ impl Pass {
             Pass::Cse => "cse",
             Pass::UpdateVce => "spirv-update-vce",
             Pass::Inline(_) => "inline",
+            Pass::ConvertSpirvToLlvm(_) => "convert-spirv-to-llvm",
+            Pass::LowerHostToLlvm => "lower-host-to-llvm",
+            Pass::CpuKernelInterface => "spirv-cpu-kernel-interface",
             Pass::UnifyAliasedResource => "spirv-unify-aliased-resource",
             Pass::Legalize(step) => match step {
                 LegalizeStep::MergeReturn => "spirv-merge-return",
@@ -642,6 +667,16 @@ const CANONICALIZE_OPTIONS: &[(&str, OptionKind)] = &[
     ("top-down", OptionKind::Bool),
 ];
 
+const CONVERT_SPIRV_TO_LLVM_OPTIONS: &[(&str, OptionKind)] = &[
+    ("client-api", OptionKind::Enum(&["Unknown", "Metal", "OpenCL", "Vulkan", "WebGPU"])),
+    // spirvkit's own: the options of the CPU pipeline (see `ConvertOptions::kernel`).
+    ("all-storage-classes", OptionKind::Bool),
+    ("explicit-layout", OptionKind::Bool),
+    ("keep-global-names", OptionKind::Bool),
+    // Named by issue 17; MLIR 22 dropped it (opaque pointers only): `true` is accepted.
+    ("use-opaque-pointers", OptionKind::Bool),
+];
+
 const INLINE_OPTIONS: &[(&str, OptionKind)] = &[
     ("default-pipeline", OptionKind::Str),
     ("inlining-threshold", OptionKind::Uint),
@@ -684,9 +719,42 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
             });
             (Pass::Inline(o), parsed)
         }
+        "convert-spirv-to-llvm" => {
+            use crate::convert_spirv_to_llvm::{ClientApi, ConvertOptions};
+            let mut o = ConvertOptions::default();
+            let mut typed_pointers = false;
+            let mut parsed =
+                parse_options(options, CONVERT_SPIRV_TO_LLVM_OPTIONS, |key, value| match (key, value) {
+                    ("client-api", OptionValue::Str(s)) => {
+                        o.client_api = match s.as_str() {
+                            "Metal" => ClientApi::Metal,
+                            "OpenCL" => ClientApi::OpenCl,
+                            "Vulkan" => ClientApi::Vulkan,
+                            "WebGPU" => ClientApi::WebGpu,
+                            _ => ClientApi::Unknown,
+                        }
+                    }
+                    ("explicit-layout", OptionValue::Bool(b)) => o.explicit_layout = b,
+                    ("all-storage-classes", OptionValue::Bool(b)) => o.all_storage_classes = b,
+                    ("keep-global-names", OptionValue::Bool(b)) => o.keep_global_names = b,
+                    ("use-opaque-pointers", OptionValue::Bool(b)) => typed_pointers = !b,
+                    _ => {}
+                });
+            if parsed.is_ok() && typed_pointers {
+                parsed = Err(OptionError {
+                    raw: String::new(),
+                    message: "not supported yet: use-opaque-pointers=false (LLVM 22 and MLIR 22 have opaque \
+                              pointers only)\n"
+                        .to_string(),
+                });
+            }
+            (Pass::ConvertSpirvToLlvm(o), parsed)
+        }
         _ => {
             let pass = match name {
                 "test-spirv-op-availability" => Pass::TestOpAvailability,
+                "lower-host-to-llvm" => Pass::LowerHostToLlvm,
+                "spirv-cpu-kernel-interface" => Pass::CpuKernelInterface,
                 "spirv-rewrite-inserts" => Pass::RewriteInserts,
                 "decorate-spirv-composite-type-layout" => Pass::DecorateLayout,
                 "spirv-canonicalize-gl" => Pass::CanonicalizeGl,

@@ -69,6 +69,9 @@ fn parse_generated_at(
     if let Some(result) = crate::text::spirv_custom::parse_at(p, index, start) {
         return Some(result);
     }
+    if let Some(result) = crate::text::llvm_custom::parse_at(p, index, start) {
+        return Some(result);
+    }
     let result = crate::text::format::parse_at(p, index, start);
     if result.is_none() && name == full {
         return Some(Err(Box::new(ParseError {
@@ -89,7 +92,9 @@ pub fn print(p: &mut Printer, op: OpId) -> bool {
     let name = &ir.op(op).name;
     // The dialect's own ops (but the graph ones printed here) go straight to theirs.
     if name.def_index().is_some_and(|index| !is_graph_op(index)) {
-        return crate::text::spirv_custom::print(p, op).unwrap_or_else(|| crate::text::format::print(p, op));
+        return crate::text::spirv_custom::print(p, op)
+            .or_else(|| crate::text::llvm_custom::print(p, op))
+            .unwrap_or_else(|| crate::text::format::print(p, op));
     }
     match name.as_str() {
         "builtin.module" => print_module(p, op),
@@ -126,7 +131,8 @@ fn short_name(p: &Printer, op: OpId, full: &'static str) -> &'static str {
 fn print_module(p: &mut Printer, op: OpId) -> bool {
     let o = p.ir.op(op);
     p.out.push_str("module");
-    let mut attrs = o.attributes.clone();
+    let mut attrs: Vec<NamedAttribute> = o.properties.iter().chain(o.attributes.iter()).cloned().collect();
+    attrs.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(pos) = attrs.iter().position(|a| a.name == "sym_name") {
         if let Attribute::String(n) = &attrs[pos].value {
             p.out.push_str(" @");
@@ -181,7 +187,7 @@ fn parse_signature_args<'s>(
 }
 
 /// After `->`: result types with optional attribute dicts.
-fn parse_result_list(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttribute>>)> {
+pub(crate) fn parse_result_list(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttribute>>)> {
     let mut types = Vec::new();
     let mut attrs = Vec::new();
     if p.eat("->") {
@@ -204,7 +210,7 @@ fn parse_result_list(p: &mut Parser) -> PResult<(Vec<Type>, Vec<Vec<NamedAttribu
     Ok((types, attrs))
 }
 
-fn dict_array(attrs: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
+pub(crate) fn dict_array(attrs: Vec<Vec<NamedAttribute>>) -> Option<Attribute> {
     if attrs.iter().all(|a| a.is_empty()) {
         return None;
     }

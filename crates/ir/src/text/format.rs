@@ -502,8 +502,16 @@ fn is_present(p: &Printer, op: OpId, def: &OpDef, groups: &[Range<usize>], e: &E
     match e {
         Elem::Var(Var::Operand(i)) | Elem::Type(Var::Operand(i)) => !groups[*i].is_empty(),
         Elem::Var(Var::Attr(i)) => {
-            let attr = o.attr(def.attributes[*i].name);
-            !matches!(attr, None | Some(Attribute::Bool(false)))
+            let ad = &def.attributes[*i];
+            let attr = o.attr(ad.name);
+            if matches!(attr, None | Some(Attribute::Bool(false))) {
+                return false;
+            }
+            // An attribute holding its default (no overflow flags) is not shown, as in MLIR.
+            match (attr, crate::llvm::default_text(ad.constraint())) {
+                (Some(a), Some(default)) => crate::text::printer::attribute_to_string(p.ir, a) != default,
+                _ => true,
+            }
         }
         Elem::Var(Var::Result(i)) | Elem::Type(Var::Result(i)) => o.results.len() > *i,
         Elem::Var(Var::Region(i)) => o.regions.get(*i).is_some_and(|&r| !p.ir.region(r).blocks.is_empty()),
@@ -571,6 +579,9 @@ fn print_elems(
                 st.should_emit_space = true;
                 st.last_was_punctuation = false;
             }
+            // A unit attribute anchoring an optional group prints nothing, not even a space.
+            Elem::Var(Var::Attr(i))
+                if matches!(p.ir.op(op).attr(def.attributes[*i].name), Some(Attribute::Unit)) => {}
             Elem::Var(v) => {
                 emit_space(p, st);
                 print_var(p, op, def, v, groups);
@@ -667,6 +678,41 @@ fn print_var(p: &mut Printer, op: OpId, def: &OpDef, v: &Var, groups: &[Range<us
 /// An attribute inside a format: enum attributes print stripped (`<Workgroup>`),
 /// integer attributes of a fixed type (`I32Attr`) without it; others in full.
 fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attribute) {
+    match (llvm_attr_form(c), a) {
+        // A unit attribute anchoring an optional group is its keyword alone.
+        (_, Attribute::Unit) => return,
+        (LlvmAttrForm::IntEnum(e), Attribute::Integer { value, .. }) => {
+            if let Some(case) = u64::try_from(*value).ok().and_then(|v| e.case_by_value(v)) {
+                p.out.push_str(case.str);
+                return;
+            }
+        }
+        (LlvmAttrForm::OverflowFlags, Attribute::Integer { value, .. }) => {
+            if let Some(text) =
+                u64::try_from(*value).ok().and_then(|v| bit_enum_text("IntegerOverflowFlags", v, ", "))
+            {
+                p.out.push_str("overflow<");
+                p.out.push_str(&text);
+                p.out.push('>');
+                return;
+            }
+        }
+        (LlvmAttrForm::DenseArray(_), Attribute::DenseArray { values, .. }) => {
+            p.out.push('[');
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                match v {
+                    Attribute::Integer { value, .. } => crate::text::printer::push_i128(&mut p.out, *value),
+                    other => p.attr(other),
+                }
+            }
+            p.out.push(']');
+            return;
+        }
+        _ => {}
+    }
     match a {
         Attribute::Dialect { body: Some(b), .. } if c.enum_attr.is_some() => {
             p.out.push('<');
@@ -678,6 +724,54 @@ fn print_format_attr(p: &mut Printer, c: &crate::opdef::AttrConstraint, a: &Attr
         }
         other => p.attr(other),
     }
+}
+
+/// How the LLVM dialect's attribute kinds read and print inside a declarative format.
+#[derive(Clone, Copy)]
+enum LlvmAttrForm {
+    /// An integer-stored enum (`AtomicOrdering`): its keyword (`seq_cst`).
+    IntEnum(&'static crate::opdef::EnumAttrDef),
+    /// The `IntegerOverflowFlags` property: `overflow<nsw, nuw>`.
+    OverflowFlags,
+    /// `DenseI32ArrayAttr`/`DenseI64ArrayAttr` (element width): `[1, 2]`.
+    DenseArray(u32),
+    Other,
+}
+
+fn llvm_attr_form(c: &crate::opdef::AttrConstraint) -> LlvmAttrForm {
+    match c.storage_type {
+        "::mlir::DenseI32ArrayAttr" => return LlvmAttrForm::DenseArray(32),
+        "::mlir::DenseI64ArrayAttr" => return LlvmAttrForm::DenseArray(64),
+        "::mlir::LLVM::IntegerOverflowFlags" => return LlvmAttrForm::OverflowFlags,
+        _ => {}
+    }
+    match c.enum_attr() {
+        Some(e) if e.mnemonic.is_none() && c.storage_type.starts_with("::mlir::LLVM::") => {
+            LlvmAttrForm::IntEnum(e)
+        }
+        _ => LlvmAttrForm::Other,
+    }
+}
+
+/// A bit enum value of the LLVM dialect as MLIR spells it: multi-bit groups first, then
+/// single flags, joined by `separator`; the zero case's name for 0; `None` for bits no
+/// case names.
+pub(crate) fn bit_enum_text(enum_name: &str, value: u64, separator: &str) -> Option<String> {
+    let e = crate::opdef::ENUM_ATTRS.iter().find(|e| e.enum_name == enum_name && e.mnemonic.is_none())?;
+    if value == 0 {
+        return e.case_by_value(0).map(|c| c.str.to_string());
+    }
+    let mut rest = value;
+    let mut words = Vec::new();
+    let groups = e.cases.iter().filter(|c| c.value.count_ones() > 1);
+    let singles = e.cases.iter().filter(|c| c.value.count_ones() == 1);
+    for case in groups.chain(singles) {
+        if rest & case.value == case.value && rest & case.value != 0 {
+            words.push(case.str);
+            rest &= !case.value;
+        }
+    }
+    (rest == 0).then(|| words.join(separator))
 }
 
 // ---- parsing --------------------------------------------------------------------
@@ -1073,6 +1167,14 @@ fn can_start(p: &Parser, def: &OpDef, e: &Elem) -> bool {
         Elem::Var(Var::Operand(_)) | Elem::Var(Var::AllOperands) => p.tok.kind == Tok::ValueId,
         Elem::Var(Var::Attr(i)) => {
             let ad = &def.attributes[*i];
+            match llvm_attr_form(ad.constraint()) {
+                LlvmAttrForm::IntEnum(e) => {
+                    return p.tok.kind == Tok::Ident && e.case_by_str(p.tok.text).is_some()
+                }
+                LlvmAttrForm::OverflowFlags => return p.at_keyword("overflow"),
+                LlvmAttrForm::DenseArray(_) => return p.at("["),
+                LlvmAttrForm::Other => {}
+            }
             if ad.constraint().enum_attr.is_some() {
                 p.at("<")
             } else {
@@ -1260,6 +1362,54 @@ fn assign_types(st: &mut ParseState, v: &Var, types: Range<usize>) {
 
 fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attribute> {
     let c = ad.constraint();
+    match llvm_attr_form(c) {
+        LlvmAttrForm::IntEnum(e) => {
+            let Some(case) = (p.tok.kind == Tok::Ident).then(|| e.case_by_str(p.tok.text)).flatten() else {
+                let cases: Vec<&str> = e.cases.iter().map(|c| c.str).collect();
+                return p.error(format!("expected {} to be one of: {}", e.enum_name, cases.join(", ")));
+            };
+            p.bump();
+            let ty = p.integer_type(64, Signedness::Signless);
+            return Ok(Attribute::Integer { value: i128::from(case.value), ty });
+        }
+        LlvmAttrForm::OverflowFlags => {
+            p.expect_keyword("overflow")?;
+            p.expect("<")?;
+            let mut value = 0u64;
+            let flags = crate::opdef::ENUM_ATTRS
+                .iter()
+                .find(|e| e.enum_name == "IntegerOverflowFlags" && e.mnemonic.is_none());
+            loop {
+                let case = flags.and_then(|f| f.case_by_str(p.tok.text)).filter(|_| p.tok.kind == Tok::Ident);
+                let Some(case) = case else { return p.error("expected ::mlir::LLVM::IntegerOverflowFlags") };
+                p.bump();
+                value |= case.value;
+                if !p.eat(",") {
+                    break;
+                }
+            }
+            p.expect(">")?;
+            let ty = p.integer_type(32, Signedness::Signless);
+            return Ok(Attribute::Integer { value: i128::from(value), ty });
+        }
+        LlvmAttrForm::DenseArray(width) => {
+            let element = p.integer_type(width, Signedness::Signless);
+            p.expect("[")?;
+            let mut values = Vec::new();
+            if !p.at("]") {
+                loop {
+                    let negative = p.eat("-");
+                    values.push(p.parse_typed_number(negative, element)?);
+                    if !p.eat(",") {
+                        break;
+                    }
+                }
+            }
+            p.expect("]")?;
+            return Ok(Attribute::DenseArray { element, values });
+        }
+        LlvmAttrForm::Other => {}
+    }
     if let Some(e) = c.enum_attr {
         let enum_def = &crate::opdef::ENUM_ATTRS[e as usize];
         let start = p.tok.offset;
@@ -1279,7 +1429,9 @@ fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attr
         let mnemonic = enum_def.mnemonic.unwrap_or(enum_def.enum_name);
         return Ok(Attribute::Dialect { name: format!("spirv.{mnemonic}"), body: Some(body) });
     }
-    if matches!(p.tok.kind, Tok::Integer) && c.storage_type.contains("IntegerAttr") || p.at("-") {
+    // A bare integer for an integer attribute of fixed type (`I32Attr`); any other
+    // attribute (`llvm.mlir.constant(-1 : i32)`) is read in full, its type included.
+    if (matches!(p.tok.kind, Tok::Integer) || p.at("-")) && c.storage_type.contains("IntegerAttr") {
         let negative = p.eat("-");
         let width = if c.summary.contains("64-bit") {
             64
@@ -1497,6 +1649,10 @@ fn infer_types(p: &mut Parser, def: &OpDef, st: &mut ParseState) {
                     TypeKind::CooperativeMatrix { element, .. } => Some(*element),
                     _ => Some(src_ty),
                 },
+                InferDerive::ValueAndFlag => {
+                    let i1 = p.integer_type(1, Signedness::Signless);
+                    Some(p.ir.types.llvm_struct(false, vec![src_ty, i1]))
+                }
             };
             if let Some(t) = derived {
                 changed |= set(st, di, t);
@@ -1549,6 +1705,9 @@ enum InferDerive {
     BoolEquivalent,
     ImageOfSampledImage,
     ElementType,
+    /// `!llvm.struct<(T, i1)>`: `llvm.cmpxchg`'s result, which MLIR infers in C++
+    /// (`inferReturnTypes`) from the value's type.
+    ValueAndFlag,
 }
 
 impl InferPlan {
@@ -1589,6 +1748,11 @@ impl InferPlan {
                 plan.same_type.push(list.split(", ").filter_map(index).collect());
             }
         }
+        if def.name == "llvm.cmpxchg" {
+            if let (Some(val), Some(res)) = (index("val"), index("res")) {
+                plan.derived.push((val, res, InferDerive::ValueAndFlag));
+            }
+        }
         for pt in def.pred_traits {
             let Some((src, dst)) = pt
                 .name
@@ -1599,6 +1763,11 @@ impl InferPlan {
                 continue;
             };
             let (Some(si), Some(di)) = (index(src), index(dst)) else { continue };
+            // `TypesMatchWith` without a transform (`llvm.atomicrmw`'s value and result).
+            if pt.summary.ends_with("have the same type") {
+                plan.same_type.push(vec![si, di]);
+                continue;
+            }
             let derive = if pt.name.starts_with("PointeeTypeMatchTrait") {
                 InferDerive::Pointee
             } else if pt.summary.contains("`i1` equivalent") {

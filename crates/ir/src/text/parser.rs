@@ -807,6 +807,15 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         let mut attributes = if self.at("{") { self.parse_attribute_dict()? } else { Vec::new() };
         // Inherent attributes given in the discardable dictionary become properties,
         // as MLIR does when it parses the generic form of a registered op.
+        if name == "builtin.module" {
+            // MLIR 22's module has its symbol name and visibility as properties.
+            let (inherent, rest): (Vec<_>, Vec<_>) = attributes
+                .into_iter()
+                .partition(|a| matches!(a.name.as_str(), "sym_name" | "sym_visibility"));
+            properties.extend(inherent);
+            properties.sort_by(|a, b| a.name.cmp(&b.name));
+            attributes = rest;
+        }
         if let Some(def) = crate::opdef::op_def(&name) {
             let (inherent, rest): (Vec<_>, Vec<_>) =
                 attributes.into_iter().partition(|a| def.attributes.iter().any(|d| d.name == a.name));
@@ -1074,7 +1083,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
         if self.tok.kind == Tok::AtId {
             let t = self.bump();
             let name = symbol_name(t.text);
-            self.ir.op_mut(op).attributes.push(NamedAttribute::new("sym_name", Attribute::String(name)));
+            // An inherent attribute of MLIR 22's module (a property in the generic form).
+            self.ir.op_mut(op).properties.push(NamedAttribute::new("sym_name", Attribute::String(name)));
         }
         if self.eat_keyword("attributes") {
             let attrs = self.parse_attribute_dict()?;
@@ -1834,9 +1844,8 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 let mut variadic = false;
                 if !self.at(")") {
                     loop {
-                        if self.eat(".") {
-                            self.expect(".")?;
-                            self.expect(".")?;
+                        // The lexer reads `...` as one punctuation token.
+                        if self.eat("...") {
                             variadic = true;
                             break;
                         }

@@ -911,7 +911,24 @@ impl<'a> Printer<'a> {
     }
 
     fn merged_attr_dict_of(&mut self, o: &crate::ir::Operation, elided: &[&str], with_keyword: bool) {
-        let shown = |a: &&NamedAttribute| !elided.contains(&a.name.as_str());
+        // An LLVM dialect attribute holding its default is not shown, as MLIR elides it.
+        let mut at_default: Vec<&str> = Vec::new();
+        if let Some(def) = o.name.def().filter(|d| crate::llvm::has_defaults(d)) {
+            for ad in def.attributes {
+                if let (Some(text), Some(value)) =
+                    (crate::llvm::default_text(ad.constraint()), o.attr(ad.name))
+                {
+                    let mut printed = String::new();
+                    write_attribute_in(self.ir, value, &mut printed, &mut self.type_texts);
+                    if printed == text {
+                        at_default.push(ad.name);
+                    }
+                }
+            }
+        }
+        let shown = |a: &&NamedAttribute| {
+            !elided.contains(&a.name.as_str()) && !at_default.contains(&a.name.as_str())
+        };
         if !o.properties.iter().chain(&o.attributes).any(|a| shown(&a)) {
             return;
         }
@@ -999,13 +1016,35 @@ impl<'a> Printer<'a> {
             }
             self.out.push(']');
         }
-        if !o.properties.is_empty() {
+        // The LLVM dialect's defaults an op leaves unset, which MLIR materializes.
+        let defaults = match o.name.def() {
+            Some(def) => crate::llvm::missing_defaults(def, o),
+            None => Vec::new(),
+        };
+        if !o.properties.is_empty() || !defaults.is_empty() {
             self.out.push_str(" <{");
-            for (i, a) in o.properties.iter().enumerate() {
-                if i > 0 {
+            let mut given = o.properties.iter().peekable();
+            let mut defaults = defaults.iter().peekable();
+            let mut first = true;
+            loop {
+                let take_default = match (given.peek(), defaults.peek()) {
+                    (None, None) => break,
+                    (Some(a), Some((name, _))) => *name < a.name.as_str(),
+                    (None, Some(_)) => true,
+                    (Some(_), None) => false,
+                };
+                if !first {
                     self.out.push_str(", ");
                 }
-                self.attr_entry(a);
+                first = false;
+                if take_default {
+                    let (name, text) = defaults.next().expect("peeked");
+                    self.out.push_str(name);
+                    self.out.push_str(" = ");
+                    self.out.push_str(text);
+                } else {
+                    self.attr_entry(given.next().expect("peeked"));
+                }
             }
             self.out.push_str("}>");
         }

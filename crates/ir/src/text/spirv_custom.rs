@@ -316,7 +316,12 @@ fn print_memory_access(p: &mut Printer, op: OpId, access_name: &str, alignment_n
     }
 }
 
-fn set_attrs(p: &mut Parser, op: OpId, mut props: Vec<NamedAttribute>, extra: Vec<NamedAttribute>) {
+pub(crate) fn set_attrs(
+    p: &mut Parser,
+    op: OpId,
+    mut props: Vec<NamedAttribute>,
+    extra: Vec<NamedAttribute>,
+) {
     // Mostly there is no dictionary to split.
     let discardable = if extra.is_empty() {
         extra
@@ -1059,7 +1064,7 @@ fn print_structured(p: &mut Printer, op: OpId) -> bool {
 }
 
 /// `^bb1(%a, %b : i32, i32)` or `^bb1`.
-fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockId, Vec<Value>)> {
+pub(crate) fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockId, Vec<Value>)> {
     let block = p.parse_successor()?;
     let mut values = Vec::new();
     if p.eat("(") {
@@ -1084,7 +1089,7 @@ fn parse_successor_and_operands(p: &mut Parser, start: usize) -> PResult<(BlockI
     Ok((block, values))
 }
 
-fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value]) {
+pub(crate) fn print_successor_and_operands(p: &mut Printer, block: BlockId, values: &[Value]) {
     p.names.write_block(block, &mut p.out);
     if !values.is_empty() {
         p.out.push('(');

@@ -96,6 +96,19 @@ impl<'t> PassRunner<'t> {
         }
     }
 
+    /// Keeps a diagnostic a pass reported on `op` without failing (a warning); one on
+    /// the implicit module (no location) goes where the runner puts its errors.
+    fn located(&mut self, ir: &Ir, op: OpId, mut d: Diagnostic) {
+        if d.offset.is_none() && ir.op(op).parent.is_none() {
+            d.offset = self.implicit_module_offset;
+        }
+        if d.offset.is_some() {
+            self.diagnostics.push(d);
+        } else if !self.verify_diagnostics {
+            self.raw.push_str(&format!("{}:0:0: {}: {}\n", self.file_name, d.severity.as_str(), d.message));
+        }
+    }
+
     /// Keeps the errors a pass reported (their `see current operation` notes only
     /// where mlir-opt would show them).
     fn pass_errors(&mut self, errors: Vec<Diagnostic>) {
@@ -226,6 +239,31 @@ impl<'t> PassRunner<'t> {
             Pass::LowerAbiAttrs => crate::lower_abi_attrs::run(ir, op, self.text),
             Pass::UnifyAliasedResource => crate::unify_aliased_resource::run(ir, op, self.text),
             Pass::Inline(options) => return self.run_inline(ir, op, options),
+            Pass::CpuKernelInterface => match crate::cpu_kernel::kernel_interface(ir, op, None) {
+                Ok(interface) => {
+                    self.report.push_str(&interface.describe());
+                    Vec::new()
+                }
+                Err(e) => {
+                    let offset = LineIndex::new(self.text).location_offset(&e.location);
+                    vec![Diagnostic::error(offset, e.message)]
+                }
+            },
+            Pass::LowerHostToLlvm => {
+                crate::convert_spirv_to_llvm::lower_host_to_llvm(ir, op);
+                Vec::new()
+            }
+            Pass::ConvertSpirvToLlvm(options) => {
+                match crate::convert_spirv_to_llvm::run(ir, op, options, self.text) {
+                    Ok(warnings) => {
+                        for w in warnings {
+                            self.located(ir, op, w);
+                        }
+                        Vec::new()
+                    }
+                    Err(errors) => errors,
+                }
+            }
             Pass::Legalize(step) => match crate::legalize::run_step(ir, op, *step) {
                 Ok(()) => Vec::new(),
                 Err(e) => {

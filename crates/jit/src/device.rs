@@ -1,0 +1,130 @@
+//! `spirvkit run --device cpu`: [`CpuDevice`] implements `spirvkit_run::Device` with
+//! the whole pipeline: the module's words deserialized to the SPIR-V IR, `--spec`
+//! values substituted and the kernel interface read (`spirvkit_passes::cpu_kernel`),
+//! the conversion to the LLVM dialect, the kernel pass (one function per workgroup),
+//! LLVM IR text, the JIT (compile_ms ends here), then [`CompiledKernel::dispatch`] per
+//! repetition.
+
+use std::time::Instant;
+
+use spirvkit_ir::ir::{Ir, Location, OpId};
+use spirvkit_passes::convert_spirv_to_llvm::{self, ConvertOptions};
+use spirvkit_passes::cpu_kernel::{self, KernelError};
+use spirvkit_run::{Binding, BufferKind, Device, Dispatch, Refill, RunError, Timings};
+
+use crate::runtime::{CompiledKernel, DeclaredDescriptor};
+use crate::Jit;
+
+/// The CPU device: compute shaders JIT-compiled for the host and run on all cores.
+#[derive(Default)]
+pub struct CpuDevice {
+    jit: Option<Jit>,
+}
+
+impl CpuDevice {
+    pub fn new() -> Self {
+        CpuDevice::default()
+    }
+
+    fn jit(&mut self) -> Result<&Jit, RunError> {
+        if self.jit.is_none() {
+            self.jit = Some(Jit::new().map_err(|e| RunError::Device(e.to_string()))?);
+        }
+        Ok(self.jit.as_ref().expect("set above"))
+    }
+}
+
+fn kernel_error(e: KernelError) -> RunError {
+    not_supported_or(e.to_string(), RunError::Compile)
+}
+
+/// A message starting "not supported yet: " becomes [`RunError::NotSupported`].
+fn not_supported_or(message: String, other: fn(String) -> RunError) -> RunError {
+    match message.find("not supported yet: ") {
+        Some(at) => RunError::NotSupported(format!(
+            "{}{}",
+            &message[..at],
+            &message[at + "not supported yet: ".len()..]
+        )),
+        None => other(message),
+    }
+}
+
+/// The LLVM IR text of `dispatch`'s kernel, with what the runtime must bind.
+pub fn kernel_llvm_ir(
+    spirv: &[u32],
+    entry: &str,
+    spec: &[(u32, u64)],
+) -> Result<(String, cpu_kernel::KernelLayout, Vec<DeclaredDescriptor>), RunError> {
+    let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut ir = Ir::new();
+    let module = spirvkit_translate::deserialize(&bytes, &mut ir, &Default::default())
+        .map_err(|e| RunError::Compile(format!("the module does not deserialize: {e}")))?;
+    let iface = cpu_kernel::prepare_spirv(&mut ir, module, Some(entry), spec).map_err(|e| {
+        if e.message.contains("entry point") {
+            RunError::Arguments(e.message)
+        } else {
+            kernel_error(e)
+        }
+    })?;
+    let declared = iface
+        .descriptors()
+        .map(|(_, d)| DeclaredDescriptor {
+            set: d.set,
+            binding: d.binding,
+            kind: if d.is_storage() { BufferKind::Storage } else { BufferKind::Uniform },
+        })
+        .collect();
+    let top = wrap_in_builtin_module(&mut ir, module);
+    convert_spirv_to_llvm::convert(&mut ir, top, &ConvertOptions::kernel())
+        .map_err(|e| not_supported_or(format!("converting to LLVM: {e}"), RunError::Compile))?;
+    let layout = cpu_kernel::build_workgroup_function(&mut ir, top, &iface).map_err(kernel_error)?;
+    let text = spirvkit_translate::to_llvm_ir(&ir, top)
+        .map_err(|e| not_supported_or(format!("writing LLVM IR: {e}"), RunError::Compile))?;
+    Ok((text, layout, declared))
+}
+
+/// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit
+/// opt` parses a bare one).
+fn wrap_in_builtin_module(ir: &mut Ir, module: OpId) -> OpId {
+    let top = ir.create_op("builtin.module", vec![], &[], Location::Unknown);
+    let region = ir.add_region(top);
+    let block = ir.create_block();
+    ir.append_block(region, block);
+    ir.append_op(block, module);
+    top
+}
+
+impl Device for CpuDevice {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn run(
+        &mut self,
+        dispatch: &Dispatch<'_>,
+        bindings: &mut [Binding],
+        mut before_each: Option<Refill<'_>>,
+    ) -> Result<Timings, RunError> {
+        let start = Instant::now();
+        let spec: Vec<(u32, u64)> = dispatch.spec.iter().map(|s| (s.id, s.bits)).collect();
+        let (text, layout, declared) = kernel_llvm_ir(dispatch.spirv, dispatch.entry, &spec)?;
+        let kernel = CompiledKernel::new(self.jit()?, &text, layout, declared)?;
+        let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+        // Bad arguments are reported before anything runs.
+        kernel.check_arguments(bindings, dispatch.push)?;
+        let threads = dispatch.threads.unwrap_or_else(spirvkit_threads::cores).max(1);
+        let mut dispatch_ms = Vec::new();
+        for i in 0..dispatch.repeat.max(1) {
+            if i > 0 {
+                if let Some(refill) = before_each.as_mut() {
+                    refill(bindings);
+                }
+            }
+            let took =
+                kernel.dispatch(dispatch.groups, bindings, dispatch.push, threads, dispatch.time_limit)?;
+            dispatch_ms.push(took.as_secs_f64() * 1e3);
+        }
+        Ok(Timings { compile_ms, dispatch_ms })
+    }
+}

@@ -1,0 +1,399 @@
+//! The CPU runtime: a compiled kernel (the `spirvkit_workgroup` function the kernel
+//! pass builds, see `spirvkit_passes::cpu_kernel`) dispatched over a grid of
+//! workgroups on several threads.
+//!
+//! Each thread takes the next workgroup from an atomic counter and runs it with its own
+//! context ([`KernelContext`], the layout `spirvkit_passes::cpu_kernel::context`
+//! defines): its own workgroup memory, invocation frames and sink page, the shared
+//! buffer table and zero page. A watchdog sets the cancel flag at the time limit; the
+//! compiled code polls it at its loop back-edges and the threads between workgroups.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use spirvkit_passes::cpu_kernel::context as cx;
+use spirvkit_passes::cpu_kernel::workgroup::KernelLayout;
+use spirvkit_run::{Binding, BufferKind, RunError};
+
+use crate::{CompiledModule, Jit};
+
+/// One buffer of the context's table.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct BufferSlot {
+    base: *mut u8,
+    bytes: u64,
+}
+
+/// The context the compiled workgroup function reads (see
+/// `spirvkit_passes::cpu_kernel::context` for the layout this mirrors).
+#[repr(C)]
+struct KernelContext {
+    buffers: *const BufferSlot,
+    push: *const u8,
+    push_bytes: u64,
+    workgroup_memory: *mut u8,
+    frames: *mut u8,
+    zero_page: *const u8,
+    sink_page: *mut u8,
+    cancel: *const AtomicU32,
+    num_workgroups: [u32; 3],
+    _padding: u32,
+}
+
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(KernelContext, buffers) == cx::BUFFERS as usize);
+    assert!(offset_of!(KernelContext, push) == cx::PUSH as usize);
+    assert!(offset_of!(KernelContext, push_bytes) == cx::PUSH_BYTES as usize);
+    assert!(offset_of!(KernelContext, workgroup_memory) == cx::WORKGROUP_MEMORY as usize);
+    assert!(offset_of!(KernelContext, frames) == cx::FRAMES as usize);
+    assert!(offset_of!(KernelContext, zero_page) == cx::ZERO_PAGE as usize);
+    assert!(offset_of!(KernelContext, sink_page) == cx::SINK_PAGE as usize);
+    assert!(offset_of!(KernelContext, cancel) == cx::CANCEL as usize);
+    assert!(offset_of!(KernelContext, num_workgroups) == cx::NUM_WORKGROUPS as usize);
+    assert!(std::mem::size_of::<KernelContext>() == cx::SIZE as usize);
+    assert!(std::mem::size_of::<BufferSlot>() == cx::BUFFER_SLOT as usize);
+};
+
+/// `void spirvkit_workgroup(ptr ctx, i32 gx, i32 gy, i32 gz)`.
+type WorkgroupFunction = unsafe extern "C" fn(*const KernelContext, u32, u32, u32);
+
+/// The zero page: never written (out-of-bounds writes go to each thread's sink page).
+static ZERO_PAGE: [u8; cx::ZERO_PAGE_BYTES as usize] = [0; cx::ZERO_PAGE_BYTES as usize];
+
+/// Memory aligned to 64 bytes (a cache line; every vector the kernel may load).
+struct Aligned {
+    words: Vec<[u64; 8]>,
+}
+
+impl Aligned {
+    fn zeroed(bytes: u64) -> Result<Aligned, RunError> {
+        let lines = usize::try_from(bytes.div_ceil(64).max(1))
+            .map_err(|_| RunError::Device(format!("cannot allocate {bytes} bytes")))?;
+        let mut words = Vec::new();
+        words
+            .try_reserve_exact(lines)
+            .map_err(|_| RunError::Device(format!("cannot allocate {bytes} bytes")))?;
+        words.resize(lines, [0u64; 8]);
+        Ok(Aligned { words })
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+}
+
+/// A descriptor the shader declares (for the argument checks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredDescriptor {
+    pub set: u32,
+    pub binding: u32,
+    pub kind: BufferKind,
+}
+
+/// A kernel compiled to machine code, ready to dispatch.
+pub struct CompiledKernel {
+    _module: CompiledModule,
+    workgroup: usize,
+    layout: KernelLayout,
+    declared: Vec<DeclaredDescriptor>,
+}
+
+impl std::fmt::Debug for CompiledKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledKernel").field("layout", &self.layout).finish()
+    }
+}
+
+impl CompiledKernel {
+    /// Compiles the LLVM IR text of a module the kernel pass produced. `declared`: every
+    /// descriptor the shader declares (a binding outside it is refused).
+    pub fn new(
+        jit: &Jit,
+        llvm_ir: &str,
+        layout: KernelLayout,
+        declared: Vec<DeclaredDescriptor>,
+    ) -> Result<Self, RunError> {
+        let module = jit.compile(llvm_ir, &[]).map_err(|e| RunError::Compile(e.to_string()))?;
+        let workgroup = module.address(cx::WORKGROUP_FUNCTION).ok_or_else(|| {
+            RunError::Compile(format!("the compiled module has no {}", cx::WORKGROUP_FUNCTION))
+        })?;
+        Ok(CompiledKernel { _module: module, workgroup, layout, declared })
+    }
+
+    pub fn layout(&self) -> &KernelLayout {
+        &self.layout
+    }
+
+    /// Checks `bindings` against what the shader declares and reads, and returns for
+    /// each context buffer slot the index of its binding.
+    pub fn check_arguments(&self, bindings: &[Binding], push: &[u8]) -> Result<Vec<usize>, RunError> {
+        for (i, b) in bindings.iter().enumerate() {
+            let Some(d) = self.declared.iter().find(|d| d.set == b.set && d.binding == b.binding) else {
+                return Err(RunError::Arguments(format!(
+                    "binding {}:{} (set {}): the shader declares no buffer there",
+                    b.binding, b.set, b.set
+                )));
+            };
+            if d.kind != b.kind {
+                return Err(RunError::Arguments(format!(
+                    "binding {}:{}: the shader declares a {} buffer there, given a {} one",
+                    b.binding,
+                    b.set,
+                    kind_name(d.kind),
+                    kind_name(b.kind)
+                )));
+            }
+            if bindings[..i].iter().any(|o| o.set == b.set && o.binding == b.binding) {
+                return Err(RunError::Arguments(format!("binding {}:{} is given twice", b.binding, b.set)));
+            }
+        }
+        let mut slots = Vec::with_capacity(self.layout.descriptors.len());
+        for d in &self.layout.descriptors {
+            let Some(index) = bindings.iter().position(|b| b.set == d.set && b.binding == d.binding) else {
+                return Err(RunError::Arguments(format!(
+                    "binding {}:{} (@{}) is missing: the shader reads it",
+                    d.binding, d.set, d.name
+                )));
+            };
+            let len = bindings[index].data.len() as u64;
+            if len < d.fixed_size {
+                return Err(RunError::Arguments(format!(
+                    "binding {}:{} (@{}) holds {len} bytes, the shader's block needs at least {}",
+                    d.binding, d.set, d.name, d.fixed_size
+                )));
+            }
+            slots.push(index);
+        }
+        if let Some(bytes) = self.layout.push_constant_bytes {
+            if push.is_empty() && bytes > 0 {
+                return Err(RunError::Arguments(format!(
+                    "the shader reads {bytes} bytes of push constants: none given"
+                )));
+            }
+        }
+        Ok(slots)
+    }
+
+    /// Runs every workgroup of `groups` on `threads` threads (at least 1). The bindings'
+    /// bytes are used in place when 64-byte aligned, otherwise through an aligned copy.
+    pub fn dispatch(
+        &self,
+        groups: [u32; 3],
+        bindings: &mut [Binding],
+        push: &[u8],
+        threads: usize,
+        time_limit: Option<Duration>,
+    ) -> Result<Duration, RunError> {
+        let slots = self.check_arguments(bindings, push)?;
+        let mut staged = StagedBuffers::new(bindings, &slots)?;
+        let result = self.dispatch_staged(groups, &mut staged, push, threads, time_limit);
+        staged.write_back(bindings);
+        result
+    }
+
+    fn dispatch_staged(
+        &self,
+        groups: [u32; 3],
+        staged: &mut StagedBuffers,
+        push: &[u8],
+        threads: usize,
+        time_limit: Option<Duration>,
+    ) -> Result<Duration, RunError> {
+        let total = groups.iter().map(|&g| u64::from(g)).product::<u64>();
+        if total == 0 {
+            return Ok(Duration::ZERO);
+        }
+        let table: Vec<BufferSlot> = staged.slots();
+        let table_address = table.as_ptr() as usize;
+        let push_address = push.as_ptr() as usize;
+        let push_bytes = push.len() as u64;
+        let invocations: u64 = self.layout.workgroup_size.iter().map(|&d| u64::from(d)).product();
+        let frame_bytes = self
+            .layout
+            .frame_bytes
+            .checked_mul(invocations)
+            .ok_or_else(|| RunError::Device("frames too large".into()))?;
+        let workgroup_bytes = self.layout.workgroup_bytes;
+        let threads = threads.clamp(1, 256).min(usize::try_from(total).unwrap_or(usize::MAX));
+        // Per-thread memory, allocated before the clock starts.
+        let mut memories = Vec::with_capacity(threads);
+        for _ in 0..threads {
+            memories.push((
+                Aligned::zeroed(workgroup_bytes)?,
+                Aligned::zeroed(frame_bytes)?,
+                Aligned::zeroed(cx::ZERO_PAGE_BYTES)?,
+            ));
+        }
+        let cancel = AtomicU32::new(0);
+        let next = AtomicU64::new(0);
+        let function = self.workgroup;
+        let start = Instant::now();
+        std::thread::scope(|scope| {
+            let (done, finished) = mpsc::channel::<()>();
+            if let Some(limit) = time_limit {
+                let cancel = &cancel;
+                scope.spawn(move || {
+                    if let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(limit) {
+                        cancel.store(1, Ordering::Relaxed);
+                    }
+                });
+            }
+            let mut workers = Vec::new();
+            let mut memories = memories.into_iter();
+            let own = memories.next().expect("one thread at least");
+            for memory in memories {
+                let (cancel, next) = (&cancel, &next);
+                workers.push(scope.spawn(move || {
+                    run_workgroups(
+                        function,
+                        memory,
+                        table_address,
+                        push_address,
+                        push_bytes,
+                        groups,
+                        total,
+                        cancel,
+                        next,
+                    )
+                }));
+            }
+            run_workgroups(
+                function,
+                own,
+                table_address,
+                push_address,
+                push_bytes,
+                groups,
+                total,
+                &cancel,
+                &next,
+            );
+            for w in workers {
+                let _ = w.join();
+            }
+            drop(done);
+        });
+        drop(table);
+        if cancel.load(Ordering::Relaxed) != 0 {
+            return Err(RunError::TimeLimit { seconds: time_limit.map_or(0.0, |d| d.as_secs_f64()) });
+        }
+        Ok(start.elapsed())
+    }
+}
+
+fn kind_name(kind: BufferKind) -> &'static str {
+    match kind {
+        BufferKind::Storage => "storage",
+        BufferKind::Uniform => "uniform",
+    }
+}
+
+/// One thread's loop: the next workgroup from the counter until none is left or the
+/// dispatch is cancelled.
+#[allow(clippy::too_many_arguments)]
+fn run_workgroups(
+    function: usize,
+    (mut workgroup_memory, mut frames, mut sink): (Aligned, Aligned, Aligned),
+    table_address: usize,
+    push_address: usize,
+    push_bytes: u64,
+    groups: [u32; 3],
+    total: u64,
+    cancel: &AtomicU32,
+    next: &AtomicU64,
+) {
+    let context = KernelContext {
+        buffers: table_address as *const BufferSlot,
+        push: push_address as *const u8,
+        push_bytes,
+        workgroup_memory: workgroup_memory.ptr(),
+        frames: frames.ptr(),
+        zero_page: ZERO_PAGE.as_ptr(),
+        sink_page: sink.ptr(),
+        cancel,
+        num_workgroups: groups,
+        _padding: 0,
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: `function` is the address of `spirvkit_workgroup` in a module the JIT
+    // compiled and the caller keeps alive; its signature is `WorkgroupFunction` (the
+    // kernel pass builds it so).
+    let workgroup: WorkgroupFunction = unsafe { std::mem::transmute::<usize, WorkgroupFunction>(function) };
+    let [x, y, _] = groups.map(u64::from);
+    loop {
+        if cancel.load(Ordering::Relaxed) != 0 {
+            break;
+        }
+        let g = next.fetch_add(1, Ordering::Relaxed);
+        if g >= total {
+            break;
+        }
+        let (gx, gy, gz) = (g % x, (g / x) % y, g / (x * y));
+        #[allow(unsafe_code)]
+        // SAFETY: the context's pointers are valid for the whole dispatch: the buffer
+        // table and the buffers it points to (kept by the caller until every thread is
+        // joined), the push constants, this thread's own workgroup memory, frames and
+        // sink page, the shared zero page (never written: the compiled code sends every
+        // write out of bounds to the sink page) and the cancel flag. Every access the
+        // compiled code makes is bounds-checked against these sizes.
+        unsafe {
+            workgroup(&context, gx as u32, gy as u32, gz as u32)
+        };
+    }
+}
+
+/// The bindings' bytes as the kernel sees them: in place when 64-byte aligned,
+/// otherwise an aligned copy written back after the dispatch.
+struct StagedBuffers {
+    /// Per context slot: (binding index, copy if any, length).
+    slots: Vec<(usize, Option<Aligned>, u64, *mut u8)>,
+}
+
+impl StagedBuffers {
+    fn new(bindings: &mut [Binding], slots: &[usize]) -> Result<StagedBuffers, RunError> {
+        let mut out = Vec::with_capacity(slots.len());
+        for &index in slots {
+            let data = &mut bindings[index].data;
+            let len = data.len() as u64;
+            if (data.as_ptr() as usize).is_multiple_of(64) {
+                out.push((index, None, len, data.as_mut_ptr()));
+            } else {
+                let mut copy = Aligned::zeroed(len)?;
+                let p = copy.ptr();
+                // The copy's lines hold at least `len` bytes.
+                let bytes: &mut [u8] = bytemuck_lines(&mut copy.words, data.len());
+                bytes.copy_from_slice(data);
+                out.push((index, Some(copy), len, p));
+            }
+        }
+        Ok(StagedBuffers { slots: out })
+    }
+
+    fn slots(&self) -> Vec<BufferSlot> {
+        self.slots.iter().map(|&(_, _, len, p)| BufferSlot { base: p, bytes: len }).collect()
+    }
+
+    fn write_back(mut self, bindings: &mut [Binding]) {
+        for (index, copy, _, _) in self.slots.iter_mut() {
+            if let Some(copy) = copy {
+                let data = &mut bindings[*index].data;
+                let n = data.len();
+                data.copy_from_slice(bytemuck_lines(&mut copy.words, n));
+            }
+        }
+    }
+}
+
+/// The first `len` bytes of 64-byte lines, as bytes.
+fn bytemuck_lines(lines: &mut [[u64; 8]], len: usize) -> &mut [u8] {
+    let total = lines.len() * 64;
+    assert!(len <= total);
+    #[allow(unsafe_code)]
+    // SAFETY: `[u64; 8]` has no padding and any byte pattern is valid; the slice covers
+    // `total` initialized bytes of the same allocation, borrowed mutably for its life.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr().cast::<u8>(), total) };
+    &mut bytes[..len]
+}

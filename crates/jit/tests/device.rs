@@ -1,0 +1,334 @@
+//! `CpuDevice` on real compute shaders: the kernels of ../shared/kernels compiled by
+//! glslangValidator (skipped with a message when either is missing), run on the CPU
+//! and checked against plain Rust versions of the same algorithms.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use spirvkit_jit::CpuDevice;
+use spirvkit_run::{Binding, BufferKind, Device, Dispatch, RunError};
+
+fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kernels")
+}
+
+/// The SPIR-V words of shared kernel `name`, or `None` (with a message) when the
+/// kernels or glslangValidator are missing.
+fn kernel_words(name: &str) -> Option<Vec<u32>> {
+    compile_source(&kernels_dir().join(format!("{name}.hlsl")), &["-D"])
+}
+
+fn compile_source(source: &Path, extra: &[&str]) -> Option<Vec<u32>> {
+    if !source.exists() {
+        eprintln!("skipping: {} is absent", source.display());
+        return None;
+    }
+    let out = std::env::temp_dir().join(format!(
+        "spirvkit-device-{}-{}.spv",
+        std::process::id(),
+        source.file_stem().unwrap().to_string_lossy()
+    ));
+    let status = Command::new("glslangValidator")
+        .args(extra)
+        .args(["-V", "-S", "comp", "-e", "main"])
+        .arg(source)
+        .arg("-o")
+        .arg(&out)
+        .output();
+    let Ok(status) = status else {
+        eprintln!("skipping: glslangValidator is not installed");
+        return None;
+    };
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
+    let bytes = std::fs::read(&out).expect("spv written");
+    let _ = std::fs::remove_file(&out);
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+}
+
+fn dispatch<'a>(words: &'a [u32], groups: [u32; 3]) -> Dispatch<'a> {
+    Dispatch {
+        spirv: words,
+        entry: "main",
+        groups,
+        spec: &[],
+        push: &[],
+        threads: Some(2),
+        time_limit: None,
+        repeat: 1,
+    }
+}
+
+fn uniform(values: &[u32]) -> Binding {
+    let mut data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    data.resize(16, 0);
+    Binding { set: 0, binding: 0, kind: BufferKind::Uniform, data }
+}
+
+fn storage(binding: u32, data: Vec<u8>) -> Binding {
+    Binding { set: 0, binding, kind: BufferKind::Storage, data }
+}
+
+fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    values.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+
+fn u32s(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    values.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+fn read_f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn read_u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// The 1-D kernels' grid: groups of 256, rows of 1024 groups.
+fn grid_1d(n: usize) -> [u32; 3] {
+    let g = n.div_ceil(256) as u32;
+    [g.min(1024), g.div_ceil(1024), 1]
+}
+
+#[test]
+fn saxpy() {
+    let Some(words) = kernel_words("saxpy") else { return };
+    let n = 300_000usize;
+    let a = 1.5f32;
+    let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 0.25).collect();
+    let y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let mut bindings =
+        vec![uniform(&[n as u32, a.to_bits()]), storage(1, f32s(x.clone())), storage(2, f32s(y.clone()))];
+    let timings = CpuDevice::new().run(&dispatch(&words, grid_1d(n)), &mut bindings, None).expect("runs");
+    assert_eq!(timings.dispatch_ms.len(), 1);
+    let got = read_f32s(&bindings[2].data);
+    for i in 0..n {
+        assert_eq!(got[i], a.mul_add(x[i], y[i]), "y[{i}]");
+    }
+}
+
+#[test]
+fn reduce() {
+    let Some(words) = kernel_words("reduce") else { return };
+    let n = 100_003usize;
+    let g = n.div_ceil(256);
+    let src: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+    let mut bindings = vec![uniform(&[n as u32]), storage(1, f32s(src.clone())), storage(2, vec![0; g * 4])];
+    CpuDevice::new().run(&dispatch(&words, grid_1d(n)), &mut bindings, None).expect("runs");
+    let got = read_f32s(&bindings[2].data);
+    for (k, v) in got.iter().enumerate() {
+        let want: f32 = src[k * 256..((k + 1) * 256).min(n)].iter().sum();
+        assert_eq!(*v, want, "partial[{k}]");
+    }
+}
+
+#[test]
+fn histogram() {
+    let Some(words) = kernel_words("histogram") else { return };
+    let n = 200_000usize;
+    let data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let mut bindings =
+        vec![uniform(&[n as u32]), storage(1, u32s(data.clone())), storage(2, vec![0; 256 * 4])];
+    CpuDevice::new().run(&dispatch(&words, grid_1d(n)), &mut bindings, None).expect("runs");
+    let mut want = vec![0u32; 256];
+    for v in &data {
+        want[(v & 255) as usize] += 1;
+    }
+    assert_eq!(read_u32s(&bindings[2].data), want);
+}
+
+#[test]
+fn scan() {
+    let Some(words) = kernel_words("scan") else { return };
+    let n = 70_001usize;
+    let src: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+    let mut bindings = vec![uniform(&[n as u32]), storage(1, u32s(src.clone())), storage(2, vec![0; n * 4])];
+    CpuDevice::new().run(&dispatch(&words, grid_1d(n)), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[2].data);
+    let mut acc = 0u32;
+    for i in 0..n {
+        acc = if i % 256 == 0 { src[i] } else { acc.wrapping_add(src[i]) };
+        assert_eq!(got[i], acc, "dst[{i}]");
+    }
+}
+
+fn matmul(name: &str) {
+    let Some(words) = kernel_words(name) else { return };
+    let n = 37usize; // not a multiple of 16: partial tiles
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 13) as f32 * 0.5).collect();
+    let mut bindings = vec![
+        uniform(&[n as u32]),
+        storage(1, f32s(a.clone())),
+        storage(2, f32s(b.clone())),
+        storage(3, vec![0; n * n * 4]),
+    ];
+    let g = n.div_ceil(16) as u32;
+    CpuDevice::new().run(&dispatch(&words, [g, g, 1]), &mut bindings, None).expect("runs");
+    let got = read_f32s(&bindings[3].data);
+    for r in 0..n {
+        for c in 0..n {
+            let mut acc = 0f32;
+            for k in 0..n {
+                acc += a[r * n + k] * b[k * n + c];
+            }
+            assert_eq!(got[r * n + c], acc, "{name}: C[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn matmul_naive() {
+    matmul("matmul_naive");
+}
+
+#[test]
+fn matmul_tiled() {
+    matmul("matmul_tiled");
+}
+
+#[test]
+fn mandelbrot() {
+    let Some(words) = kernel_words("mandelbrot") else { return };
+    let n = 100usize;
+    let mut bindings = vec![uniform(&[n as u32]), storage(1, vec![0; n * n * 4])];
+    let g = n.div_ceil(16) as u32;
+    CpuDevice::new().run(&dispatch(&words, [g, g, 1]), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[1].data);
+    let scale = 3.0f32 / n as f32;
+    for y in 0..n {
+        for x in 0..n {
+            let cx = -2.0 + (x as f32 + 0.5) * scale;
+            let cy = -1.5 + (y as f32 + 0.5) * scale;
+            let (mut zx, mut zy, mut it) = (0f32, 0f32, 0u32);
+            while it < 256 {
+                let (xx, yy) = (zx * zx, zy * zy);
+                if xx + yy > 4.0 {
+                    break;
+                }
+                let xy = zx * zy;
+                zy = xy + xy + cy;
+                zx = xx - yy + cx;
+                it += 1;
+            }
+            assert_eq!(got[y * n + x], it, "pixel ({x}, {y})");
+        }
+    }
+}
+
+#[test]
+fn a_missing_binding_is_an_argument_error() {
+    let Some(words) = kernel_words("saxpy") else { return };
+    let mut bindings = vec![uniform(&[16, 0]), storage(1, vec![0; 64])];
+    let err = CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).unwrap_err();
+    assert!(matches!(&err, RunError::Arguments(m) if m.contains("binding 2:0")), "{err}");
+}
+
+/// A GLSL source compiled for Vulkan 1.1 (subgroup operations).
+fn glsl_words(name: &str, source: &str) -> Option<Vec<u32>> {
+    let path = std::env::temp_dir().join(format!("spirvkit-device-{}-{name}.comp", std::process::id()));
+    std::fs::write(&path, source).expect("write");
+    let words = compile_source(&path, &["--target-env", "vulkan1.1"]);
+    let _ = std::fs::remove_file(&path);
+    words
+}
+
+#[test]
+fn subgroup_operations_over_a_subgroup_of_one() {
+    let source = r#"#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 1) buffer Out { uint v[]; } o;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint b = i * 8;
+  o.v[b + 0] = gl_SubgroupSize;
+  o.v[b + 1] = gl_SubgroupInvocationID;
+  o.v[b + 2] = subgroupAdd(i + 1);
+  o.v[b + 3] = subgroupExclusiveAdd(i + 1);
+  o.v[b + 4] = subgroupElect() ? 1 : 0;
+  o.v[b + 5] = subgroupBallot(i % 2 == 0).x;
+  o.v[b + 6] = i * 3; // subgroupBroadcastFirst: the conversion does not lower it yet
+  o.v[b + 7] = subgroupMax(i) + subgroupExclusiveMin(i);
+}
+"#;
+    let Some(words) = glsl_words("subgroup", source) else { return };
+    let mut bindings = vec![storage(1, vec![0; 16 * 8 * 4])];
+    CpuDevice::new().run(&dispatch(&words, [2, 1, 1]), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[0].data);
+    for i in 0..16u32 {
+        let want = [1, 0, i + 1, 0, 1, u32::from(i % 2 == 0), i * 3, i.wrapping_add(u32::MAX)];
+        assert_eq!(got[i as usize * 8..i as usize * 8 + 8], want, "invocation {i}");
+    }
+}
+
+#[test]
+fn hostile_indices_stay_inside_their_memory() {
+    // Out-of-range dynamic indices into workgroup memory, a local array and a buffer:
+    // reads give zero, writes are dropped, nothing else is touched.
+    let source = r#"#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+shared uint tile[4];
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint far = io.v[0];            // 1000000 from the host
+  uint local_array[2];
+  local_array[0] = 7; local_array[1] = 8;
+  tile[i] = 10 + i;
+  barrier();
+  tile[far + i] = 99;            // dropped
+  local_array[far] = 5;          // dropped
+  io.v[far + i] = 123;           // dropped
+  barrier();
+  io.v[1 + i] = tile[i] + tile[far] + local_array[far] + local_array[1] + io.v[far];
+}
+"#;
+    let Some(words) = glsl_words("hostile", source) else { return };
+    let mut data = u32s([1_000_000, 0, 0, 0, 0, 0, 0, 0]);
+    data.resize(32, 0);
+    let mut bindings = vec![storage(0, data)];
+    CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[0].data);
+    assert_eq!(got, [1_000_000, 18, 19, 20, 21, 0, 0, 0]);
+}
+
+#[test]
+fn a_runaway_shader_stops_at_the_time_limit() {
+    let source = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  while (io.v[1] == 0) { io.v[0] += 1; }
+}
+"#;
+    let Some(words) = glsl_words("runaway", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8])];
+    let mut d = dispatch(&words, [2, 1, 1]);
+    d.time_limit = Some(std::time::Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    let err = CpuDevice::new().run(&d, &mut bindings, None).unwrap_err();
+    assert!(matches!(err, RunError::TimeLimit { .. }), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn spec_constants_set_the_workgroup_size_and_values() {
+    let source = r#"#version 450
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint SCALE = 2;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  io.v[gl_GlobalInvocationID.x] = gl_WorkGroupSize.x * 1000 + gl_LocalInvocationID.x * SCALE;
+}
+"#;
+    let Some(words) = glsl_words("spec", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8 * 4])];
+    let spec = [spirvkit_run::SpecValue { id: 0, bits: 4 }, spirvkit_run::SpecValue { id: 1, bits: 10 }];
+    let mut d = dispatch(&words, [2, 1, 1]);
+    d.spec = &spec;
+    CpuDevice::new().run(&d, &mut bindings, None).expect("runs");
+    assert_eq!(read_u32s(&bindings[0].data), [4000, 4010, 4020, 4030, 4000, 4010, 4020, 4030]);
+}

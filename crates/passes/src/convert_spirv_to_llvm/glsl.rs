@@ -1,0 +1,339 @@
+//! GLSL.std.450 ops: LLVM intrinsics where one has GLSL's meaning (MLIR 22's and
+//! newer MLIR's mappings), expansions with GLSL's semantics for the rest.
+
+use super::{ConvertError, Converter};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{OpId, Value};
+use spirvkit_ir::types::{Type, TypeKind};
+
+/// One-to-one intrinsics: GL op, intrinsic, whether it takes fastmath flags.
+fn intrinsic(name: &str) -> Option<(&'static str, bool)> {
+    Some(match name {
+        "spirv.GL.Ceil" => ("llvm.intr.ceil", true),
+        "spirv.GL.Cos" => ("llvm.intr.cos", true),
+        "spirv.GL.Exp" => ("llvm.intr.exp", true),
+        "spirv.GL.Exp2" => ("llvm.intr.exp2", true),
+        "spirv.GL.FAbs" => ("llvm.intr.fabs", true),
+        "spirv.GL.Floor" => ("llvm.intr.floor", true),
+        "spirv.GL.Log" => ("llvm.intr.log", true),
+        "spirv.GL.Log2" => ("llvm.intr.log2", true),
+        "spirv.GL.FMax" | "spirv.GL.NMax" => ("llvm.intr.maxnum", true),
+        "spirv.GL.FMin" | "spirv.GL.NMin" => ("llvm.intr.minnum", true),
+        "spirv.GL.Sin" => ("llvm.intr.sin", true),
+        "spirv.GL.Sqrt" => ("llvm.intr.sqrt", true),
+        "spirv.GL.Tan" => ("llvm.intr.tan", true),
+        "spirv.GL.Tanh" => ("llvm.intr.tanh", true),
+        "spirv.GL.Sinh" => ("llvm.intr.sinh", true),
+        "spirv.GL.Cosh" => ("llvm.intr.cosh", true),
+        "spirv.GL.Asin" => ("llvm.intr.asin", true),
+        "spirv.GL.Acos" => ("llvm.intr.acos", true),
+        "spirv.GL.Atan" => ("llvm.intr.atan", true),
+        "spirv.GL.Atan2" => ("llvm.intr.atan2", true),
+        "spirv.GL.Pow" => ("llvm.intr.pow", true),
+        "spirv.GL.Fma" => ("llvm.intr.fma", true),
+        "spirv.GL.Round" => ("llvm.intr.round", true),
+        "spirv.GL.RoundEven" => ("llvm.intr.roundeven", true),
+        "spirv.GL.Trunc" => ("llvm.intr.trunc", true),
+        "spirv.GL.Ldexp" => ("llvm.intr.ldexp", true),
+        "spirv.GL.SMax" => ("llvm.intr.smax", false),
+        "spirv.GL.SMin" => ("llvm.intr.smin", false),
+        "spirv.GL.UMax" => ("llvm.intr.umax", false),
+        "spirv.GL.UMin" => ("llvm.intr.umin", false),
+        _ => return None,
+    })
+}
+
+/// OpenCL.std ops with an LLVM intrinsic of the same meaning (newer MLIR's mapping).
+fn cl_intrinsic(name: &str) -> Option<(&'static str, bool)> {
+    let op = name.strip_prefix("spirv.CL.")?;
+    Some(match op {
+        "s_max" => ("llvm.intr.smax", false),
+        "s_min" => ("llvm.intr.smin", false),
+        "u_max" => ("llvm.intr.umax", false),
+        "u_min" => ("llvm.intr.umin", false),
+        "fmax" => ("llvm.intr.maxnum", true),
+        "fmin" => ("llvm.intr.minnum", true),
+        "acos" => ("llvm.intr.acos", true),
+        "asin" => ("llvm.intr.asin", true),
+        "atan" => ("llvm.intr.atan", true),
+        "atan2" => ("llvm.intr.atan2", true),
+        "ceil" => ("llvm.intr.ceil", true),
+        "cos" => ("llvm.intr.cos", true),
+        "cosh" => ("llvm.intr.cosh", true),
+        "exp" => ("llvm.intr.exp", true),
+        "exp10" => ("llvm.intr.exp10", true),
+        "exp2" => ("llvm.intr.exp2", true),
+        "fabs" => ("llvm.intr.fabs", true),
+        "floor" => ("llvm.intr.floor", true),
+        "fma" => ("llvm.intr.fma", true),
+        "log" => ("llvm.intr.log", true),
+        "log10" => ("llvm.intr.log10", true),
+        "log2" => ("llvm.intr.log2", true),
+        "pow" => ("llvm.intr.pow", true),
+        "rint" => ("llvm.intr.rint", true),
+        "round" => ("llvm.intr.round", true),
+        "sin" => ("llvm.intr.sin", true),
+        "sinh" => ("llvm.intr.sinh", true),
+        "sqrt" => ("llvm.intr.sqrt", true),
+        "tan" => ("llvm.intr.tan", true),
+        "tanh" => ("llvm.intr.tanh", true),
+        "trunc" => ("llvm.intr.trunc", true),
+        _ => return None,
+    })
+}
+
+impl Converter<'_> {
+    /// `spirv.CL.*` ops.
+    pub(crate) fn lower_cl(&mut self, op: OpId, name: &str) -> Result<(), ConvertError> {
+        let operands = self.operands(op)?;
+        let ty = self.result_type(op, 0)?;
+        let v = match (cl_intrinsic(name), name) {
+            (Some((intr, fastmath)), _) => self.call_intr(intr, operands, ty, fastmath),
+            (None, "spirv.CL.s_abs") => self.emit_value(
+                "llvm.intr.abs",
+                operands,
+                ty,
+                vec![("is_int_min_poison", Attribute::Bool(false))],
+            ),
+            (None, "spirv.CL.rsqrt") => {
+                let one = self.const_of_type(ty, 1, 1.0);
+                let sqrt = self.call_intr("llvm.intr.sqrt", operands, ty, true);
+                self.fbin("llvm.fdiv", one, sqrt, ty)
+            }
+            _ => return Err(self.unsupported(op)),
+        };
+        self.replace(op, v);
+        Ok(())
+    }
+
+    fn fm(&self) -> Vec<(&'static str, Attribute)> {
+        vec![("fastmathFlags", Converter::fastmath_none())]
+    }
+
+    fn call_intr(&mut self, name: &str, args: Vec<Value>, ty: Type, fastmath: bool) -> Value {
+        let props = if fastmath { self.fm() } else { vec![] };
+        self.emit_value(name, args, ty, props)
+    }
+
+    fn fcmp(&mut self, predicate: i128, a: Value, b: Value, ty: Type) -> Value {
+        let bool_ty = self.bool_like(ty);
+        let props =
+            vec![("fastmathFlags", Converter::fastmath_none()), ("predicate", self.int_attr(predicate, 64))];
+        self.emit_value("llvm.fcmp", vec![a, b], bool_ty, props)
+    }
+
+    fn fbin(&mut self, name: &str, a: Value, b: Value, ty: Type) -> Value {
+        let props = self.fm();
+        self.emit_value(name, vec![a, b], ty, props)
+    }
+
+    /// The sum of a float vector's elements (a scalar stays).
+    fn reduce_add(&mut self, v: Value, scalar: Type) -> Value {
+        if self.ir.value_type(v) == scalar {
+            return v;
+        }
+        // -0.0 is fadd's identity (0.0 would turn a sum of -0.0s into +0.0).
+        let zero = self.const_of_type(scalar, 0, -0.0);
+        self.emit_value("llvm.intr.vector.reduce.fadd", vec![zero, v], scalar, self.fm())
+    }
+
+    fn dot(&mut self, a: Value, b: Value) -> Value {
+        let ty = self.ir.value_type(a);
+        let scalar = self.ir.types.scalar_of(ty);
+        let product = self.fbin("llvm.fmul", a, b, ty);
+        self.reduce_add(product, scalar)
+    }
+
+    pub(crate) fn lower_glsl(&mut self, op: OpId, name: &str) -> Result<(), ConvertError> {
+        let operands = self.operands(op)?;
+        let ty = self.result_type(op, 0)?;
+        if let Some((intr, fastmath)) = intrinsic(name) {
+            let v = self.call_intr(intr, operands, ty, fastmath);
+            self.replace(op, v);
+            return Ok(());
+        }
+        let arg = |i: usize| operands.get(i).copied();
+        let v = match (name, arg(0), arg(1), arg(2)) {
+            ("spirv.GL.InverseSqrt", Some(x), _, _) => {
+                let one = self.const_of_type(ty, 1, 1.0);
+                let sqrt = self.call_intr("llvm.intr.sqrt", vec![x], ty, true);
+                self.fbin("llvm.fdiv", one, sqrt, ty)
+            }
+            ("spirv.GL.SAbs", Some(x), _, _) => self.emit_value(
+                "llvm.intr.abs",
+                vec![x],
+                ty,
+                vec![("is_int_min_poison", Attribute::Bool(false))],
+            ),
+            ("spirv.GL.FClamp" | "spirv.GL.NClamp", Some(x), Some(lo), Some(hi)) => {
+                let m = self.call_intr("llvm.intr.maxnum", vec![x, lo], ty, true);
+                self.call_intr("llvm.intr.minnum", vec![m, hi], ty, true)
+            }
+            ("spirv.GL.UClamp", Some(x), Some(lo), Some(hi)) => {
+                let m = self.call_intr("llvm.intr.umax", vec![x, lo], ty, false);
+                self.call_intr("llvm.intr.umin", vec![m, hi], ty, false)
+            }
+            ("spirv.GL.SClamp", Some(x), Some(lo), Some(hi)) => {
+                let m = self.call_intr("llvm.intr.smax", vec![x, lo], ty, false);
+                self.call_intr("llvm.intr.smin", vec![m, hi], ty, false)
+            }
+            ("spirv.GL.FMix", Some(x), Some(y), Some(a)) => {
+                // x + a * (y - x), GLSL's mix.
+                let d = self.fbin("llvm.fsub", y, x, ty);
+                let p = self.fbin("llvm.fmul", a, d, ty);
+                self.fbin("llvm.fadd", x, p, ty)
+            }
+            ("spirv.GL.Step", Some(edge), Some(x), _) => {
+                let less = self.fcmp(4, x, edge, ty);
+                let zero = self.const_of_type(ty, 0, 0.0);
+                let one = self.const_of_type(ty, 1, 1.0);
+                self.emit_value("llvm.select", vec![less, zero, one], ty, self.fm())
+            }
+            ("spirv.GL.SmoothStep", Some(e0), Some(e1), Some(x)) => {
+                // t = clamp((x - e0) / (e1 - e0), 0, 1); t * t * (3 - 2 * t).
+                let num = self.fbin("llvm.fsub", x, e0, ty);
+                let den = self.fbin("llvm.fsub", e1, e0, ty);
+                let q = self.fbin("llvm.fdiv", num, den, ty);
+                let zero = self.const_of_type(ty, 0, 0.0);
+                let one = self.const_of_type(ty, 1, 1.0);
+                let lo = self.call_intr("llvm.intr.maxnum", vec![q, zero], ty, true);
+                let t = self.call_intr("llvm.intr.minnum", vec![lo, one], ty, true);
+                let two = self.const_of_type(ty, 2, 2.0);
+                let three = self.const_of_type(ty, 3, 3.0);
+                let tt = self.fbin("llvm.fmul", t, t, ty);
+                let t2 = self.fbin("llvm.fmul", two, t, ty);
+                let s = self.fbin("llvm.fsub", three, t2, ty);
+                self.fbin("llvm.fmul", tt, s, ty)
+            }
+            ("spirv.GL.Fract", Some(x), _, _) => {
+                let f = self.call_intr("llvm.intr.floor", vec![x], ty, true);
+                self.fbin("llvm.fsub", x, f, ty)
+            }
+            ("spirv.GL.Length", Some(x), _, _) => {
+                let d = self.dot(x, x);
+                self.call_intr("llvm.intr.sqrt", vec![d], ty, true)
+            }
+            ("spirv.GL.Distance", Some(a), Some(b), _) => {
+                let vty = self.ir.value_type(a);
+                let d = self.fbin("llvm.fsub", a, b, vty);
+                let s = self.dot(d, d);
+                self.call_intr("llvm.intr.sqrt", vec![s], ty, true)
+            }
+            ("spirv.GL.Normalize", Some(x), _, _) => {
+                let scalar = self.ir.types.scalar_of(ty);
+                let d = self.dot(x, x);
+                let len = self.call_intr("llvm.intr.sqrt", vec![d], scalar, true);
+                let len = self.splat(len, ty);
+                self.fbin("llvm.fdiv", x, len, ty)
+            }
+            ("spirv.GL.Reflect", Some(i), Some(n), _) => {
+                // i - 2 * dot(n, i) * n
+                let scalar = self.ir.types.scalar_of(ty);
+                let d = self.dot(n, i);
+                let two = self.const_of_type(scalar, 2, 2.0);
+                let d2 = self.fbin("llvm.fmul", two, d, scalar);
+                let d2 = self.splat(d2, ty);
+                let s = self.fbin("llvm.fmul", d2, n, ty);
+                self.fbin("llvm.fsub", i, s, ty)
+            }
+            ("spirv.GL.Cross", Some(a), Some(b), _) => {
+                let scalar = self.ir.types.scalar_of(ty);
+                let i32t = self.int_type(32);
+                let shuffle = |c: &mut Self, v: Value, mask: [i128; 3]| {
+                    let m = Attribute::DenseArray {
+                        element: i32t,
+                        values: mask.iter().map(|&x| Attribute::Integer { value: x, ty: i32t }).collect(),
+                    };
+                    c.emit_value("llvm.shufflevector", vec![v, v], ty, vec![("mask", m)])
+                };
+                let _ = scalar;
+                let a1 = shuffle(self, a, [1, 2, 0]);
+                let b2 = shuffle(self, b, [2, 0, 1]);
+                let a2 = shuffle(self, a, [2, 0, 1]);
+                let b1 = shuffle(self, b, [1, 2, 0]);
+                let l = self.fbin("llvm.fmul", a1, b2, ty);
+                let r = self.fbin("llvm.fmul", a2, b1, ty);
+                self.fbin("llvm.fsub", l, r, ty)
+            }
+            ("spirv.GL.FSign", Some(x), _, _) => {
+                let zero = self.const_of_type(ty, 0, 0.0);
+                let one = self.const_of_type(ty, 1, 1.0);
+                let minus = self.const_of_type(ty, -1, -1.0);
+                let pos = self.fcmp(2, x, zero, ty);
+                let neg = self.fcmp(4, x, zero, ty);
+                let s = self.emit_value("llvm.select", vec![neg, minus, zero], ty, self.fm());
+                self.emit_value("llvm.select", vec![pos, one, s], ty, self.fm())
+            }
+            ("spirv.GL.SSign", Some(x), _, _) => {
+                // smin(smax(x, -1), 1)
+                let minus = self.const_of_type(ty, -1, 0.0);
+                let one = self.const_of_type(ty, 1, 0.0);
+                let m = self.call_intr("llvm.intr.smax", vec![x, minus], ty, false);
+                self.call_intr("llvm.intr.smin", vec![m, one], ty, false)
+            }
+            ("spirv.GL.FindILsb", Some(x), _, _) => {
+                // cttz, with -1 for 0.
+                let tz = self.emit_value(
+                    "llvm.intr.cttz",
+                    vec![x],
+                    ty,
+                    vec![("is_zero_poison", Attribute::Bool(false))],
+                );
+                let zero = self.const_of_type(ty, 0, 0.0);
+                let minus = self.const_of_type(ty, -1, 0.0);
+                let is_zero = self.icmp(0, x, zero, ty);
+                self.emit_value("llvm.select", vec![is_zero, minus, tz], ty, self.fm())
+            }
+            ("spirv.GL.FindUMsb" | "spirv.GL.FindSMsb", Some(x), _, _) => {
+                // width - 1 - ctlz(x) (of ~x for negative signed values): -1 when none.
+                let width = self.element_bits(ty);
+                let source = if name == "spirv.GL.FindSMsb" {
+                    let zero = self.const_of_type(ty, 0, 0.0);
+                    let negative = self.icmp(2, x, zero, ty);
+                    let ones = self.const_of_type(ty, -1, 0.0);
+                    let inverted = self.emit_value("llvm.xor", vec![x, ones], ty, vec![]);
+                    self.emit_value("llvm.select", vec![negative, inverted, x], ty, self.fm())
+                } else {
+                    x
+                };
+                let lz = self.emit_value(
+                    "llvm.intr.ctlz",
+                    vec![source],
+                    ty,
+                    vec![("is_zero_poison", Attribute::Bool(false))],
+                );
+                let top = self.const_of_type(ty, i128::from(width) - 1, 0.0);
+                let props = vec![("overflowFlags", self.int_attr(0, 32))];
+                self.emit_value("llvm.sub", vec![top, lz], ty, props)
+            }
+            ("spirv.GL.PackHalf2x16", Some(v), _, _) => {
+                let f16 = self.ir.types.float(spirvkit_ir::types::FloatKind::F16);
+                let h2 = self.ir.types.vector(2, f16);
+                let t = self.emit_value("llvm.fptrunc", vec![v], h2, vec![]);
+                self.emit_value("llvm.bitcast", vec![t], ty, vec![])
+            }
+            ("spirv.GL.UnpackHalf2x16", Some(v), _, _) => {
+                let f16 = self.ir.types.float(spirvkit_ir::types::FloatKind::F16);
+                let h2 = self.ir.types.vector(2, f16);
+                let t = self.emit_value("llvm.bitcast", vec![v], h2, vec![]);
+                self.emit_value("llvm.fpext", vec![t], ty, vec![])
+            }
+            _ => return Err(self.unsupported(op)),
+        };
+        self.replace(op, v);
+        Ok(())
+    }
+
+    fn icmp(&mut self, predicate: i128, a: Value, b: Value, ty: Type) -> Value {
+        let bool_ty = self.bool_like(ty);
+        self.emit_value("llvm.icmp", vec![a, b], bool_ty, vec![("predicate", self.int_attr(predicate, 64))])
+    }
+
+    fn element_bits(&self, ty: Type) -> u32 {
+        match self.ir.types.kind(self.ir.types.scalar_of(ty)) {
+            TypeKind::Integer { width, .. } => *width,
+            TypeKind::Float(k) => k.width(),
+            _ => 32,
+        }
+    }
+}

@@ -1,0 +1,1534 @@
+//! The kernel pass over the converted LLVM dialect module: the entry function becomes
+//! `spirvkit_invocation` (one invocation, one segment between barriers) and a new
+//! `spirvkit_workgroup(ctx, gx, gy, gz)` runs every invocation of a workgroup in a
+//! counter-based loop nest (z, y, x) that LLVM inlines the invocation into and can
+//! vectorize across invocations.
+//!
+//! - Built-ins are computed from the loop counters and the group id; the subgroup size
+//!   is 1 (legal in Vulkan), so each invocation is its own subgroup.
+//! - Descriptors and push constants come from the context (see [`super::context`]),
+//!   Workgroup globals point into the thread's workgroup memory, Private globals and
+//!   Function variables are per invocation.
+//! - Every load, store and atomic is bounds-checked against its root (the buffer,
+//!   workgroup variable, private variable or local it points into), branch-free: an
+//!   out-of-range pointer is replaced by the zero page (reads: zero) or the sink page
+//!   (writes dropped), as Vulkan's robust buffer access. A pointer whose root cannot be
+//!   found is an error.
+//! - Barriers (`_Z22__spirv_ControlBarrieriii`) split the function: barrier k returns
+//!   state k, and the next round of the invocation loop resumes every invocation at
+//!   the block after barrier k. Values live across a barrier, Function variables and
+//!   Private globals live in the invocation's frame (context `frames`). Barriers are in
+//!   workgroup-uniform control flow (SPIR-V's rule), so every invocation returns the
+//!   same state. Memory barriers are dropped: one thread runs the whole workgroup.
+//! - The cancel flag is polled at every loop back-edge of the kernel.
+
+use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
+use spirvkit_ir::attr::{Attribute, NamedAttribute};
+use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
+use spirvkit_ir::types::{FloatKind, Signedness, Type, TypeKind};
+
+use super::context as cx;
+use super::interface::{BuiltIn, GlobalKind, KernelInterface};
+use super::KernelError;
+
+const CONTROL_BARRIER: &str = "_Z22__spirv_ControlBarrieriii";
+const MEMORY_BARRIER: &str = "_Z21__spirv_MemoryBarrierjj";
+
+/// A descriptor the runtime binds in slot `index` of the context's buffer table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescriptorSlot {
+    pub name: String,
+    pub set: u32,
+    pub binding: u32,
+    pub storage: bool,
+    pub fixed_size: u64,
+    pub runtime_stride: Option<u64>,
+}
+
+/// What the runtime must allocate and bind for the compiled kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelLayout {
+    /// Context buffer slot i holds `descriptors[i]`.
+    pub descriptors: Vec<DescriptorSlot>,
+    pub push_constant_bytes: Option<u64>,
+    pub workgroup_bytes: u64,
+    /// Bytes of one invocation's frame (0 without barriers).
+    pub frame_bytes: u64,
+    pub workgroup_size: [u32; 3],
+    pub barriers: usize,
+}
+
+struct Types {
+    i1: Type,
+    i8: Type,
+    i32: Type,
+    i64: Type,
+    ptr: Type,
+}
+
+/// A pointer's root: its base address and length in bytes (values available in the
+/// dispatch block).
+#[derive(Clone, Copy)]
+struct Root {
+    base: Value,
+    bytes: Value,
+    /// Memory the shader cannot write (a uniform buffer, push constants): its loads
+    /// are `!invariant.load`, so LLVM hoists them out of the invocation loop.
+    read_only: bool,
+}
+
+struct Pass<'a> {
+    ir: &'a mut Ir,
+    t: Types,
+    location: Location,
+    /// The new entry block of the invocation function.
+    dispatch: BlockId,
+    ctx: Value,
+    frame_arg: Value,
+    frame_mode: bool,
+    frame_bytes: u64,
+    i64_constants: FxHashMap<u64, Value>,
+    ctx_fields: FxHashMap<u64, Value>,
+    /// The built-ins' slots: written once per call in the dispatch block.
+    builtin_slots: FxHashSet<Value>,
+}
+
+fn int(value: i128, ty: Type) -> Attribute {
+    Attribute::Integer { value, ty }
+}
+
+fn dialect(name: &str, body: &str) -> Attribute {
+    Attribute::Dialect { name: name.into(), body: Some(body.into()) }
+}
+
+fn dense_i32(ir: &mut Ir, values: &[i64]) -> Attribute {
+    let i32 = ir.types.integer(32, Signedness::Signless);
+    Attribute::DenseArray { element: i32, values: values.iter().map(|&v| int(i128::from(v), i32)).collect() }
+}
+
+/// Creates an op with properties (sorted by name, as MLIR prints them).
+fn make(
+    ir: &mut Ir,
+    name: &str,
+    operands: Vec<Value>,
+    results: &[Type],
+    props: Vec<(&str, Attribute)>,
+    location: &Location,
+) -> OpId {
+    let op = ir.create_op(name, operands, results, location.clone());
+    let mut props: Vec<NamedAttribute> = props.into_iter().map(|(n, v)| NamedAttribute::new(n, v)).collect();
+    props.sort_by(|a, b| a.name.cmp(&b.name));
+    ir.op_mut(op).properties = props;
+    op
+}
+
+/// Where new ops go: the end of a block, or before an op.
+#[derive(Clone, Copy)]
+enum At {
+    End(BlockId),
+    Before(BlockId, OpId),
+}
+
+fn place(ir: &mut Ir, at: At, op: OpId) {
+    match at {
+        At::End(b) => ir.append_op(b, op),
+        At::Before(b, before) => ir.insert_op_before(b, before, op),
+    }
+}
+
+fn emit(
+    ir: &mut Ir,
+    at: At,
+    name: &str,
+    operands: Vec<Value>,
+    results: &[Type],
+    props: Vec<(&str, Attribute)>,
+    location: &Location,
+) -> Option<Value> {
+    let op = make(ir, name, operands, results, props, location);
+    place(ir, at, op);
+    ir.op(op).results.first().copied()
+}
+
+fn constant(ir: &mut Ir, at: At, value: i128, ty: Type, location: &Location) -> Value {
+    emit(ir, at, "llvm.mlir.constant", vec![], &[ty], vec![("value", int(value, ty))], location)
+        .expect("result")
+}
+
+fn arith(ir: &mut Ir, at: At, name: &str, a: Value, b: Value, location: &Location) -> Value {
+    let ty = ir.value_type(a);
+    let props = if matches!(name, "llvm.add" | "llvm.sub" | "llvm.mul") {
+        let i32 = ir.types.integer(32, Signedness::Signless);
+        vec![("overflowFlags", int(0, i32))]
+    } else {
+        vec![]
+    };
+    emit(ir, at, name, vec![a, b], &[ty], props, location).expect("result")
+}
+
+fn icmp(ir: &mut Ir, at: At, predicate: i128, a: Value, b: Value, location: &Location) -> Value {
+    let i1 = ir.types.integer(1, Signedness::Signless);
+    let i64 = ir.types.integer(64, Signedness::Signless);
+    emit(ir, at, "llvm.icmp", vec![a, b], &[i1], vec![("predicate", int(predicate, i64))], location)
+        .expect("result")
+}
+
+const ULT: i128 = 6;
+const UGE: i128 = 9;
+const NE: i128 = 1;
+
+fn select(ir: &mut Ir, at: At, c: Value, a: Value, b: Value, location: &Location) -> Value {
+    let ty = ir.value_type(a);
+    emit(
+        ir,
+        at,
+        "llvm.select",
+        vec![c, a, b],
+        &[ty],
+        vec![("fastmathFlags", dialect("llvm.fastmath", "none"))],
+        location,
+    )
+    .expect("result")
+}
+
+fn load(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
+    let i64 = ir.types.integer(64, Signedness::Signless);
+    emit(
+        ir,
+        at,
+        "llvm.load",
+        vec![ptr],
+        &[ty],
+        vec![("alignment", int(i128::from(align), i64)), ("ordering", int(0, i64))],
+        location,
+    )
+    .expect("result")
+}
+
+fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &Location) {
+    let i64 = ir.types.integer(64, Signedness::Signless);
+    emit(
+        ir,
+        at,
+        "llvm.store",
+        vec![value, ptr],
+        &[],
+        vec![("alignment", int(i128::from(align), i64)), ("ordering", int(0, i64))],
+        location,
+    );
+}
+
+/// A load of memory that does not change during the dispatch (the context, the buffer
+/// table): `!invariant.load`, so LLVM hoists it out of the invocation loop although
+/// the kernel's stores might alias it.
+fn load_invariant(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
+    let i64 = ir.types.integer(64, Signedness::Signless);
+    emit(
+        ir,
+        at,
+        "llvm.load",
+        vec![ptr],
+        &[ty],
+        vec![
+            ("alignment", int(i128::from(align), i64)),
+            ("invariant", Attribute::Unit),
+            ("ordering", int(0, i64)),
+        ],
+        location,
+    )
+    .expect("result")
+}
+
+/// `base + offset` bytes.
+fn byte_gep(ir: &mut Ir, at: At, base: Value, offset: Value, location: &Location) -> Value {
+    let ptr = ir.types.llvm_pointer(0);
+    let i8 = ir.types.integer(8, Signedness::Signless);
+    let raw = dense_i32(ir, &[i64::from(i32::MIN)]);
+    let i32 = ir.types.integer(32, Signedness::Signless);
+    emit(
+        ir,
+        at,
+        "llvm.getelementptr",
+        vec![base, offset],
+        &[ptr],
+        vec![("elem_type", Attribute::Type(i8)), ("noWrapFlags", int(0, i32)), ("rawConstantIndices", raw)],
+        location,
+    )
+    .expect("result")
+}
+
+fn branch(ir: &mut Ir, at: At, target: BlockId, args: Vec<Value>, location: &Location) {
+    let op = make(ir, "llvm.br", args, &[], vec![], location);
+    ir.op_mut(op).successors.push(target);
+    place(ir, at, op);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cond_branch(
+    ir: &mut Ir,
+    at: At,
+    c: Value,
+    t: BlockId,
+    t_args: Vec<Value>,
+    f: BlockId,
+    f_args: Vec<Value>,
+    location: &Location,
+) {
+    let sizes = dense_i32(ir, &[1, t_args.len() as i64, f_args.len() as i64]);
+    let mut operands = vec![c];
+    operands.extend(t_args);
+    operands.extend(f_args);
+    let op = make(ir, "llvm.cond_br", operands, &[], vec![("operandSegmentSizes", sizes)], location);
+    ir.op_mut(op).successors.extend([t, f]);
+    place(ir, at, op);
+}
+
+fn ret(ir: &mut Ir, at: At, value: Option<Value>, location: &Location) {
+    emit(ir, at, "llvm.return", value.into_iter().collect(), &[], vec![], location);
+}
+
+/// LLVM's (x86-64 data layout) store size, allocation size and alignment of a type.
+pub fn llvm_type_layout(ir: &Ir, ty: Type) -> Option<(u64, u64, u64)> {
+    llvm_layout(ir, ty, 0)
+}
+
+fn llvm_layout(ir: &Ir, ty: Type, depth: u32) -> Option<(u64, u64, u64)> {
+    if depth > 64 {
+        return None;
+    }
+    Some(match ir.types.kind(ty) {
+        TypeKind::Integer { width, .. } => {
+            let store = u64::from(width.div_ceil(8));
+            let alloc = store.next_power_of_two().min(16).max(store);
+            (store, alloc, alloc.min(16))
+        }
+        TypeKind::Float(k) => {
+            let b = match k {
+                FloatKind::F16 | FloatKind::BF16 => 2,
+                FloatKind::F32 => 4,
+                FloatKind::F64 => 8,
+                _ => 1,
+            };
+            (b, b, b)
+        }
+        TypeKind::LlvmPointer { .. } => (8, 8, 8),
+        TypeKind::Vector { shape, element, .. } => {
+            let (e, _, _) = llvm_layout(ir, *element, depth + 1)?;
+            let store = shape.iter().product::<u64>() * e;
+            let alloc = store.next_power_of_two();
+            (store, alloc, alloc)
+        }
+        TypeKind::LlvmArray { count, element } => {
+            let (_, e, a) = llvm_layout(ir, *element, depth + 1)?;
+            let bytes = count.checked_mul(e)?;
+            (bytes, bytes, a)
+        }
+        TypeKind::LlvmStruct { packed, members, .. } => {
+            let (mut size, mut align) = (0u64, 1u64);
+            for &m in members {
+                let (_, s, a) = llvm_layout(ir, m, depth + 1)?;
+                let a = if *packed { 1 } else { a };
+                size = size.next_multiple_of(a).checked_add(s)?;
+                align = align.max(a);
+            }
+            let size = size.next_multiple_of(align);
+            (size, size, align)
+        }
+        _ => return None,
+    })
+}
+
+fn symbol_of(ir: &Ir, op: OpId, name: &str) -> Option<String> {
+    match ir.op(op).attr(name)? {
+        Attribute::String(s) => Some(s.clone()),
+        Attribute::SymbolRef(p) if p.len() == 1 => Some(p[0].clone()),
+        _ => None,
+    }
+}
+
+/// Turns the entry function of the converted module under `top` into the workgroup
+/// function (see the module docs) and returns what the runtime must bind.
+pub fn build_workgroup_function(
+    ir: &mut Ir,
+    top: OpId,
+    iface: &KernelInterface,
+) -> Result<KernelLayout, KernelError> {
+    let mut entry = None;
+    for (block, op) in ir.ops_under(top) {
+        if ir.op(op).name == "llvm.func"
+            && symbol_of(ir, op, "sym_name").as_deref() == Some(iface.function.as_str())
+        {
+            entry = Some((block, op));
+        }
+    }
+    let Some((module_block, func)) = entry else {
+        return Err(KernelError::new(
+            &ir.op(top).location,
+            format!("the converted module has no function @{}", iface.function),
+        ));
+    };
+    let location = ir.op(func).location.clone();
+    let err = |m: String| KernelError::new(&location, m);
+    let Some(&region) = ir.op(func).regions.first() else {
+        return Err(err("the entry function has no body".into()));
+    };
+    if ir.region(region).blocks.is_empty() {
+        return Err(err("the entry function has no body".into()));
+    }
+    let old_entry = ir.region(region).blocks[0];
+    if !ir.block(old_entry).arguments.is_empty() {
+        return Err(err("the entry function takes arguments".into()));
+    }
+
+    // Globals of the module by name.
+    let mut globals: FxHashMap<String, OpId> = FxHashMap::default();
+    for &op in &ir.block(module_block).ops {
+        if ir.op(op).name == "llvm.mlir.global" {
+            if let Some(name) = symbol_of(ir, op, "sym_name") {
+                globals.insert(name, op);
+            }
+        }
+    }
+    let defined_functions: FxHashSet<String> = ir
+        .block(module_block)
+        .ops
+        .iter()
+        .filter(|&&op| {
+            ir.op(op).name == "llvm.func"
+                && ir.op(op).regions.first().is_some_and(|&r| !ir.region(r).blocks.is_empty())
+        })
+        .filter_map(|&op| symbol_of(ir, op, "sym_name"))
+        .collect();
+
+    // Calls: barriers, and what the CPU cannot run.
+    let mut barriers = Vec::new();
+    let mut memory_barriers = Vec::new();
+    let mut group_calls = Vec::new();
+    for b in ir.region(region).blocks.clone() {
+        for &op in &ir.block(b).ops {
+            if ir.op(op).name != "llvm.call" {
+                continue;
+            }
+            let callee = symbol_of(ir, op, "callee").unwrap_or_default();
+            match callee.as_str() {
+                CONTROL_BARRIER => barriers.push((b, op)),
+                MEMORY_BARRIER => memory_barriers.push(op),
+                c if super::subgroup::group_builtin(c).is_some() => group_calls.push((op, c.to_string())),
+                c if defined_functions.contains(c) => {
+                    return Err(KernelError::new(
+                        &ir.op(op).location,
+                        format!("not supported yet: a call to @{c} in the kernel (inline the module's functions first)"),
+                    ))
+                }
+                c => return Err(KernelError::new(&ir.op(op).location, format!("not supported yet: the call to @{c} on the CPU"))),
+            }
+        }
+    }
+
+    let t = Types {
+        i1: ir.types.integer(1, Signedness::Signless),
+        i8: ir.types.integer(8, Signedness::Signless),
+        i32: ir.types.integer(32, Signedness::Signless),
+        i64: ir.types.integer(64, Signedness::Signless),
+        ptr: ir.types.llvm_pointer(0),
+    };
+    let _ = (t.i1, t.i8);
+
+    // The new entry block: the dispatch on the resume state.
+    let dispatch = ir.create_block();
+    let ctx = ir.add_block_argument(dispatch, t.ptr, location.clone());
+    let mut local_ids = Vec::new();
+    for _ in 0..3 {
+        local_ids.push(ir.add_block_argument(dispatch, t.i32, location.clone()));
+    }
+    let mut group_ids = Vec::new();
+    for _ in 0..3 {
+        group_ids.push(ir.add_block_argument(dispatch, t.i32, location.clone()));
+    }
+    let frame_arg = ir.add_block_argument(dispatch, t.ptr, location.clone());
+    let state_arg = ir.add_block_argument(dispatch, t.i32, location.clone());
+    ir.region_mut(region).blocks.insert(0, dispatch);
+    ir.block_mut(dispatch).parent = Some(region);
+
+    let mut pass = Pass {
+        ir,
+        t,
+        location: location.clone(),
+        dispatch,
+        ctx,
+        frame_arg,
+        frame_mode: !barriers.is_empty(),
+        frame_bytes: 0,
+        i64_constants: FxHashMap::default(),
+        ctx_fields: FxHashMap::default(),
+        builtin_slots: FxHashSet::default(),
+    };
+
+    // Group operations over a subgroup of one invocation.
+    for (op, callee) in &group_calls {
+        let builtin = super::subgroup::group_builtin(callee).expect("matched above");
+        super::subgroup::lower_group_call(pass.ir, *op, builtin)?;
+    }
+
+    // Memory barriers: nothing to order within one thread.
+    for op in memory_barriers {
+        pass.ir.erase_op(op);
+    }
+
+    // Roots: every addressof of the function, and its allocas.
+    let mut layout = KernelLayout {
+        descriptors: Vec::new(),
+        push_constant_bytes: None,
+        workgroup_bytes: 0,
+        frame_bytes: 0,
+        workgroup_size: iface.workgroup_size,
+        barriers: barriers.len(),
+    };
+    let mut roots: FxHashMap<Value, Root> = FxHashMap::default();
+    let mut global_roots: FxHashMap<String, Root> = FxHashMap::default();
+    let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
+    let builtin_values = BuiltinInputs { local: local_ids, group: group_ids, size: iface.workgroup_size };
+    let blocks: Vec<BlockId> = pass.ir.region(region).blocks[1..].to_vec();
+    for &b in &blocks {
+        for op in pass.ir.block(b).ops.clone() {
+            match pass.ir.op(op).name.as_str() {
+                "llvm.mlir.addressof" => {
+                    let name = symbol_of(pass.ir, op, "global_name").unwrap_or_default();
+                    let result = pass.ir.op(op).results[0];
+                    let root = match global_roots.get(&name) {
+                        Some(r) => Some(*r),
+                        None => {
+                            let r = pass.global_root(&name, iface, &globals, &builtin_values, &mut layout)?;
+                            if let Some(r) = r {
+                                global_roots.insert(name.clone(), r);
+                            }
+                            r
+                        }
+                    };
+                    match root {
+                        Some(r) => {
+                            replaced.insert(result, r.base);
+                            pass.ir.erase_op(op);
+                        }
+                        None => {
+                            // A global outside the interface (a constant table): its own
+                            // address, bounded by its type.
+                            let g = globals[&name];
+                            let Some(Attribute::Type(gt)) = pass.ir.op(g).attr("global_type").cloned() else {
+                                return Err(KernelError::new(
+                                    &pass.ir.op(op).location,
+                                    format!("@{name} has no type"),
+                                ));
+                            };
+                            let (_, size, _) = llvm_type_layout(pass.ir, gt).ok_or_else(|| {
+                                KernelError::new(&location, format!("@{name}: a type without a size"))
+                            })?;
+                            let bytes = pass.i64_constant(size);
+                            roots.insert(result, Root { base: result, bytes, read_only: false });
+                        }
+                    }
+                }
+                "llvm.alloca" => {
+                    let Some(Attribute::Type(elem)) = pass.ir.op(op).attr("elem_type").cloned() else {
+                        continue;
+                    };
+                    let count =
+                        pass.ir.op(op).operands.first().copied().and_then(|c| constant_value(pass.ir, c));
+                    let Some(count) = count.and_then(|c| u64::try_from(c).ok()) else {
+                        return Err(KernelError::new(
+                            &pass.ir.op(op).location,
+                            "not supported yet: an alloca of a non-constant count",
+                        ));
+                    };
+                    let (_, size, align) = llvm_type_layout(pass.ir, elem).ok_or_else(|| {
+                        KernelError::new(&location, "an alloca of a type without a size".to_string())
+                    })?;
+                    let bytes = size
+                        .checked_mul(count)
+                        .ok_or_else(|| KernelError::new(&location, "an alloca too large".to_string()))?;
+                    let base = pass.per_invocation(bytes, align, elem, count)?;
+                    let bytes = pass.i64_constant(bytes);
+                    replaced.insert(pass.ir.op(op).results[0], base);
+                    pass.ir.erase_op(op);
+                    roots.insert(base, Root { base, bytes, read_only: false });
+                }
+                _ => {}
+            }
+        }
+    }
+    for r in global_roots.values() {
+        roots.insert(r.base, *r);
+    }
+    crate::legalize::util::replace_uses(pass.ir, func, &replaced);
+
+    // Void returns become "done".
+    for &b in &blocks {
+        for op in pass.ir.block(b).ops.clone() {
+            if pass.ir.op(op).name == "llvm.return" {
+                let done = constant(
+                    pass.ir,
+                    At::Before(b, op),
+                    i128::from(cx::STATE_DONE as i32),
+                    pass.t.i32,
+                    &location,
+                );
+                pass.ir.op_mut(op).operands = vec![done];
+            }
+        }
+    }
+
+    pass.bounds_checks(region, func, &roots)?;
+
+    // Barriers: barrier k ends the segment with `return k`; the rest of its block is the
+    // resume block of state k.
+    let mut resume_blocks = Vec::new();
+    for (k, &(_, call)) in barriers.iter().enumerate() {
+        // The bounds checks may have split the barrier's original block.
+        let b = pass.ir.op(call).parent.expect("barrier in a block");
+        let ops = pass.ir.block(b).ops.clone();
+        let at = ops.iter().position(|&o| o == call).expect("barrier in its block");
+        let rest: Vec<OpId> = ops[at + 1..].to_vec();
+        let resume = pass.ir.create_block();
+        pass.ir.block_mut(b).ops.truncate(at);
+        for &o in &rest {
+            pass.ir.append_op(resume, o);
+        }
+        pass.ir.append_block(region, resume);
+        let state = constant(pass.ir, At::End(b), (k + 1) as i128, pass.t.i32, &location);
+        ret(pass.ir, At::End(b), Some(state), &location);
+        pass.ir.op_mut(call).parent = None;
+        resume_blocks.push(resume);
+    }
+    if !resume_blocks.is_empty() {
+        pass.spill_live_values(region, &resume_blocks)?;
+    }
+
+    // The dispatch: state 0 starts at the old entry, state k resumes after barrier k.
+    if resume_blocks.is_empty() {
+        branch(pass.ir, At::End(dispatch), old_entry, vec![], &location);
+    } else {
+        let values: Vec<i128> = (1..=resume_blocks.len() as i128).collect();
+        let n = values.len() as u64;
+        let vty = pass.ir.types.vector(n, pass.t.i32);
+        let case_values =
+            Attribute::Dense { elements: values.iter().map(|&v| int(v, pass.t.i32)).collect(), ty: vty };
+        let segments = dense_i32(pass.ir, &vec![0; resume_blocks.len()]);
+        let sizes = dense_i32(pass.ir, &[1, 0, 0]);
+        let op = make(
+            pass.ir,
+            "llvm.switch",
+            vec![state_arg],
+            &[],
+            vec![
+                ("case_operand_segments", segments),
+                ("case_values", case_values),
+                ("operandSegmentSizes", sizes),
+            ],
+            &location,
+        );
+        pass.ir.op_mut(op).successors.push(old_entry);
+        pass.ir.op_mut(op).successors.extend(resume_blocks.iter().copied());
+        pass.ir.append_op(dispatch, op);
+    }
+
+    pass.poll_cancel_at_back_edges(region)?;
+
+    // The invocation function's new signature.
+    let params = vec![
+        pass.t.ptr, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.ptr,
+        pass.t.i32,
+    ];
+    let fty = pass.ir.types.llvm_function(pass.t.i32, params, false);
+    pass.ir.set_property(func, "function_type", Attribute::Type(fty));
+    pass.ir.set_property(func, "sym_name", Attribute::String(cx::INVOCATION_FUNCTION.into()));
+    pass.ir.set_property(func, "linkage", dialect("llvm.linkage", "internal"));
+
+    // The barrier declarations have no callers left.
+    for op in pass.ir.block(module_block).ops.clone() {
+        let name = symbol_of(pass.ir, op, "sym_name");
+        if pass.ir.op(op).name == "llvm.func"
+            && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER))
+        {
+            pass.ir.erase_op(op);
+        }
+    }
+
+    layout.frame_bytes = pass.frame_bytes.next_multiple_of(16);
+    let frame_bytes = layout.frame_bytes;
+    build_workgroup_loop(pass.ir, module_block, &pass.t, iface.workgroup_size, frame_bytes, &location);
+    Ok(layout)
+}
+
+fn constant_value(ir: &Ir, v: Value) -> Option<i128> {
+    let ValueDef::Result { op, .. } = ir.value(v).def else { return None };
+    if ir.op(op).name != "llvm.mlir.constant" {
+        return None;
+    }
+    match ir.op(op).attr("value")? {
+        Attribute::Integer { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+struct BuiltinInputs {
+    local: Vec<Value>,
+    group: Vec<Value>,
+    size: [u32; 3],
+}
+
+impl Pass<'_> {
+    /// The end of the dispatch block, before its branch once it has one.
+    fn at_dispatch(&self) -> At {
+        match self.ir.block(self.dispatch).ops.last() {
+            Some(&last) if matches!(self.ir.op(last).name.as_str(), "llvm.br" | "llvm.switch") => {
+                At::Before(self.dispatch, last)
+            }
+            _ => At::End(self.dispatch),
+        }
+    }
+
+    fn i64_constant(&mut self, v: u64) -> Value {
+        if let Some(&c) = self.i64_constants.get(&v) {
+            return c;
+        }
+        let c = constant(self.ir, self.at_dispatch(), i128::from(v), self.t.i64, &self.location);
+        self.i64_constants.insert(v, c);
+        c
+    }
+
+    /// A pointer-sized field of the context, loaded once in the dispatch block.
+    fn ctx_field(&mut self, offset: u64, ty: Type) -> Value {
+        if let Some(&v) = self.ctx_fields.get(&offset) {
+            return v;
+        }
+        let off = self.i64_constant(offset);
+        let at = self.at_dispatch();
+        let p = byte_gep(self.ir, at, self.ctx, off, &self.location);
+        let v = load_invariant(self.ir, at, p, ty, 8, &self.location);
+        self.ctx_fields.insert(offset, v);
+        v
+    }
+
+    /// Storage for one invocation: an alloca in the dispatch block, or a slot of the
+    /// invocation's frame when the kernel has barriers (values must survive a return).
+    fn per_invocation(
+        &mut self,
+        bytes: u64,
+        align: u64,
+        elem: Type,
+        count: u64,
+    ) -> Result<Value, KernelError> {
+        if self.frame_mode {
+            let align = align.clamp(1, 16);
+            let offset = self.frame_bytes.next_multiple_of(align);
+            self.frame_bytes = offset.checked_add(bytes).filter(|&e| e <= 1 << 24).ok_or_else(|| {
+                KernelError::new(&self.location, "per-invocation memory over 16 MiB".to_string())
+            })?;
+            let off = self.i64_constant(offset);
+            let at = self.at_dispatch();
+            Ok(byte_gep(self.ir, at, self.frame_arg, off, &self.location))
+        } else {
+            let at = self.at_dispatch();
+            let n = constant(self.ir, at, i128::from(count), self.t.i32, &self.location);
+            let i64 = self.t.i64;
+            Ok(emit(
+                self.ir,
+                at,
+                "llvm.alloca",
+                vec![n],
+                &[self.t.ptr],
+                vec![("alignment", int(i128::from(align), i64)), ("elem_type", Attribute::Type(elem))],
+                &self.location,
+            )
+            .expect("result"))
+        }
+    }
+
+    fn global_root(
+        &mut self,
+        name: &str,
+        iface: &KernelInterface,
+        globals: &FxHashMap<String, OpId>,
+        builtins: &BuiltinInputs,
+        layout: &mut KernelLayout,
+    ) -> Result<Option<Root>, KernelError> {
+        let Some(global) = iface.global(name) else { return Ok(None) };
+        let Some(&gop) = globals.get(name) else {
+            return Err(KernelError::new(
+                &self.location,
+                format!("the converted module has no global @{name}"),
+            ));
+        };
+        let gty = match self.ir.op(gop).attr("global_type") {
+            Some(Attribute::Type(t)) => *t,
+            _ => return Err(KernelError::new(&self.location, format!("@{name} has no type"))),
+        };
+        let (_, size, align) = llvm_type_layout(self.ir, gty)
+            .ok_or_else(|| KernelError::new(&self.location, format!("@{name}: a type without a size")))?;
+        let at = self.at_dispatch();
+        let loc = self.location.clone();
+        Ok(Some(match &global.kind {
+            GlobalKind::BuiltIn(b) => {
+                let value = self.builtin_value(*b, builtins, gty)?;
+                let one = constant(self.ir, at, 1, self.t.i32, &loc);
+                let slot = emit(
+                    self.ir,
+                    at,
+                    "llvm.alloca",
+                    vec![one],
+                    &[self.t.ptr],
+                    vec![("alignment", int(16, self.t.i64)), ("elem_type", Attribute::Type(gty))],
+                    &loc,
+                )
+                .expect("result");
+                store(self.ir, at, value, slot, 4, &loc);
+                self.builtin_slots.insert(slot);
+                Root { base: slot, bytes: self.i64_constant(size), read_only: false }
+            }
+            GlobalKind::Descriptor(d) => {
+                let index = layout.descriptors.len() as u64;
+                layout.descriptors.push(DescriptorSlot {
+                    name: name.to_string(),
+                    set: d.set,
+                    binding: d.binding,
+                    storage: d.is_storage(),
+                    fixed_size: d.fixed_size,
+                    runtime_stride: d.runtime_stride,
+                });
+                let table = self.ctx_field(cx::BUFFERS, self.t.ptr);
+                let off = self.i64_constant(index * cx::BUFFER_SLOT);
+                let slot = byte_gep(self.ir, at, table, off, &loc);
+                let base = load_invariant(self.ir, at, slot, self.t.ptr, 8, &loc);
+                let eight = self.i64_constant(8);
+                let len_ptr = byte_gep(self.ir, at, slot, eight, &loc);
+                let bytes = load_invariant(self.ir, at, len_ptr, self.t.i64, 8, &loc);
+                Root { base, bytes, read_only: !d.is_storage() }
+            }
+            GlobalKind::PushConstant { .. } => {
+                layout.push_constant_bytes = Some(size);
+                let base = self.ctx_field(cx::PUSH, self.t.ptr);
+                let bytes = self.ctx_field(cx::PUSH_BYTES, self.t.i64);
+                Root { base, bytes, read_only: true }
+            }
+            GlobalKind::Workgroup { .. } => {
+                let offset = layout.workgroup_bytes.next_multiple_of(align.clamp(1, 64));
+                layout.workgroup_bytes = offset + size;
+                if layout.workgroup_bytes > 1 << 30 {
+                    return Err(KernelError::new(&self.location, "workgroup memory over 1 GiB".to_string()));
+                }
+                let memory = self.ctx_field(cx::WORKGROUP_MEMORY, self.t.ptr);
+                let off = self.i64_constant(offset);
+                let base = byte_gep(self.ir, at, memory, off, &loc);
+                Root { base, bytes: self.i64_constant(size), read_only: false }
+            }
+            GlobalKind::Private => {
+                let has_initializer = self.ir.op(gop).regions.first().is_some_and(|&r| {
+                    self.ir.region(r).blocks.iter().any(|&b| !self.ir.block(b).ops.is_empty())
+                });
+                if has_initializer {
+                    return Err(KernelError::new(
+                        &self.location,
+                        format!("not supported yet: the Private variable @{name} with an initializer"),
+                    ));
+                }
+                let base = self.per_invocation(size, align, gty, 1)?;
+                Root { base, bytes: self.i64_constant(size), read_only: false }
+            }
+        }))
+    }
+
+    fn builtin_value(&mut self, b: BuiltIn, inputs: &BuiltinInputs, ty: Type) -> Result<Value, KernelError> {
+        let at = self.at_dispatch();
+        let loc = self.location.clone();
+        let i32 = self.t.i32;
+        let size: Vec<Value> =
+            inputs.size.iter().map(|&s| constant(self.ir, at, i128::from(s), i32, &loc)).collect();
+        let lane = |p: &mut Self, parts: &[Value; 3]| -> Result<Value, KernelError> {
+            if !matches!(p.ir.types.kind(ty), TypeKind::Vector { .. }) {
+                return Err(KernelError::new(
+                    &p.location,
+                    format!("the built-in {b:?} is not a vector<3xi32>"),
+                ));
+            }
+            let mut v = emit(p.ir, at, "llvm.mlir.poison", vec![], &[ty], vec![], &loc).expect("result");
+            for (i, &part) in parts.iter().enumerate() {
+                let idx = constant(p.ir, at, i as i128, i32, &loc);
+                v = emit(p.ir, at, "llvm.insertelement", vec![v, part, idx], &[ty], vec![], &loc)
+                    .expect("result");
+            }
+            Ok(v)
+        };
+        let local_index = |p: &mut Self| {
+            let yz = arith(p.ir, at, "llvm.mul", inputs.local[2], size[1], &loc);
+            let yz = arith(p.ir, at, "llvm.add", yz, inputs.local[1], &loc);
+            let x = arith(p.ir, at, "llvm.mul", yz, size[0], &loc);
+            arith(p.ir, at, "llvm.add", x, inputs.local[0], &loc)
+        };
+        Ok(match b {
+            BuiltIn::LocalInvocationId => lane(self, &[inputs.local[0], inputs.local[1], inputs.local[2]])?,
+            BuiltIn::WorkgroupId => lane(self, &[inputs.group[0], inputs.group[1], inputs.group[2]])?,
+            BuiltIn::WorkgroupSize => lane(self, &[size[0], size[1], size[2]])?,
+            BuiltIn::GlobalInvocationId => {
+                let mut parts = [inputs.local[0]; 3];
+                for (i, part) in parts.iter_mut().enumerate() {
+                    let base = arith(self.ir, at, "llvm.mul", inputs.group[i], size[i], &loc);
+                    *part = arith(self.ir, at, "llvm.add", base, inputs.local[i], &loc);
+                }
+                lane(self, &parts)?
+            }
+            BuiltIn::NumWorkgroups => {
+                let mut parts = [inputs.local[0]; 3];
+                let ptr = self.t.ptr;
+                for (i, part) in parts.iter_mut().enumerate() {
+                    let off = self.i64_constant(cx::NUM_WORKGROUPS + 4 * i as u64);
+                    let p = byte_gep(self.ir, at, self.ctx, off, &loc);
+                    let _ = ptr;
+                    *part = load_invariant(self.ir, at, p, i32, 4, &loc);
+                }
+                lane(self, &parts)?
+            }
+            BuiltIn::LocalInvocationIndex | BuiltIn::SubgroupId => local_index(self),
+            // Subgroups of one invocation.
+            BuiltIn::SubgroupSize => constant(self.ir, at, 1, i32, &loc),
+            BuiltIn::SubgroupLocalInvocationId => constant(self.ir, at, 0, i32, &loc),
+            BuiltIn::NumSubgroups => {
+                let n = u64::from(inputs.size[0]) * u64::from(inputs.size[1]) * u64::from(inputs.size[2]);
+                constant(self.ir, at, i128::from(n), i32, &loc)
+            }
+        })
+    }
+
+    /// Bounds-checks every memory access of `blocks` against its root. A load or store
+    /// is predicated (`if in range: access`, a load's value zero otherwise), which LLVM's
+    /// loop vectorizer turns into masked vector accesses of contiguous memory; an atomic
+    /// is pointed at the sink page when out of range. Returns the blocks the checks
+    /// split off (to be placed in the region after their block).
+    fn bounds_checks(
+        &mut self,
+        region: RegionId,
+        func: OpId,
+        roots: &FxHashMap<Value, Root>,
+    ) -> Result<(), KernelError> {
+        let mut limits: FxHashMap<(Value, u64), Value> = FxHashMap::default();
+        let mut zeros: FxHashMap<Type, Value> = FxHashMap::default();
+        let sink_page = self.ctx_field(cx::SINK_PAGE, self.t.ptr);
+        let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut work: Vec<BlockId> = self.ir.region(region).blocks[1..].to_vec();
+        work.reverse();
+        while let Some(b) = work.pop() {
+            for op in self.ir.block(b).ops.clone() {
+                let (ptr_index, accessed, kind) = match self.ir.op(op).name.as_str() {
+                    "llvm.load" => (0, self.ir.value_type(self.ir.op(op).results[0]), Access::Load),
+                    "llvm.store" => (1, self.ir.value_type(self.ir.op(op).operands[0]), Access::Store),
+                    "llvm.atomicrmw" => (0, self.ir.value_type(self.ir.op(op).operands[1]), Access::Atomic),
+                    "llvm.cmpxchg" => (0, self.ir.value_type(self.ir.op(op).operands[1]), Access::Atomic),
+                    name if name.starts_with("llvm.intr.mem") => {
+                        return Err(KernelError::new(
+                            &self.ir.op(op).location,
+                            format!("not supported yet: {name} in a kernel"),
+                        ));
+                    }
+                    _ => continue,
+                };
+                let loc = self.ir.op(op).location.clone();
+                let pointer = self.ir.op(op).operands[ptr_index];
+                let root = find_root(self.ir, pointer, roots).map_err(|m| KernelError::new(&loc, m))?;
+                // A built-in read whole: in range by construction (and left a plain load,
+                // so values computed from built-ins can be recomputed after a barrier).
+                if pointer == root.base && self.builtin_slots.contains(&pointer) {
+                    continue;
+                }
+                let (size, _, _) = llvm_type_layout(self.ir, accessed).ok_or_else(|| {
+                    KernelError::new(&loc, "an access of a type without a size".to_string())
+                })?;
+                if size > cx::ZERO_PAGE_BYTES {
+                    return Err(KernelError::new(
+                        &loc,
+                        format!("not supported yet: one access of {size} bytes"),
+                    ));
+                }
+                let limit = match limits.get(&(root.bytes, size)) {
+                    Some(&l) => l,
+                    None => {
+                        // off < limit  <=>  off + size <= bytes, with limit 0 when the
+                        // root is smaller than the access.
+                        let at = self.at_dispatch();
+                        let size_v = self.i64_constant(size);
+                        let fits = icmp(self.ir, at, UGE, root.bytes, size_v, &self.location);
+                        let minus = self.i64_constant(size - 1);
+                        let room = arith(self.ir, at, "llvm.sub", root.bytes, minus, &self.location);
+                        let zero = self.i64_constant(0);
+                        let l = select(self.ir, at, fits, room, zero, &self.location);
+                        limits.insert((root.bytes, size), l);
+                        l
+                    }
+                };
+                let at = At::Before(b, op);
+                let i64 = self.t.i64;
+                let p_int =
+                    emit(self.ir, at, "llvm.ptrtoint", vec![pointer], &[i64], vec![], &loc).expect("result");
+                let base_int = emit(self.ir, at, "llvm.ptrtoint", vec![root.base], &[i64], vec![], &loc)
+                    .expect("result");
+                let offset = arith(self.ir, at, "llvm.sub", p_int, base_int, &loc);
+                let ok = icmp(self.ir, at, ULT, offset, limit, &loc);
+                if kind == Access::Atomic {
+                    let checked = select(self.ir, at, ok, pointer, sink_page, &loc);
+                    self.ir.op_mut(op).operands[ptr_index] = checked;
+                    continue;
+                }
+                // b: ...checks; cond_br ok, then, join(zero) | then: access; br join(v)
+                // | join(v): the rest of b.
+                let ops = self.ir.block(b).ops.clone();
+                let pos = ops.iter().position(|&o| o == op).expect("in its block");
+                let rest = ops[pos + 1..].to_vec();
+                self.ir.block_mut(b).ops.truncate(pos);
+                let then = self.ir.create_block();
+                let join = self.ir.create_block();
+                self.ir.append_op(then, op);
+                for o in rest {
+                    self.ir.append_op(join, o);
+                }
+                let blocks = &mut self.ir.region_mut(region).blocks;
+                let at_b = blocks.iter().position(|&x| x == b).expect("block in region");
+                blocks.insert(at_b + 1, join);
+                blocks.insert(at_b + 1, then);
+                self.ir.block_mut(then).parent = Some(region);
+                self.ir.block_mut(join).parent = Some(region);
+                if kind == Access::Load {
+                    if root.read_only {
+                        self.ir.set_property(op, "invariant", Attribute::Unit);
+                    }
+                    let zero = match zeros.get(&accessed) {
+                        Some(&z) => z,
+                        None => {
+                            let z = emit(
+                                self.ir,
+                                self.at_dispatch(),
+                                "llvm.mlir.zero",
+                                vec![],
+                                &[accessed],
+                                vec![],
+                                &self.location,
+                            )
+                            .expect("result");
+                            zeros.insert(accessed, z);
+                            z
+                        }
+                    };
+                    let value = self.ir.add_block_argument(join, accessed, loc.clone());
+                    let loaded = self.ir.op(op).results[0];
+                    replaced.insert(loaded, value);
+                    cond_branch(self.ir, At::End(b), ok, then, vec![], join, vec![zero], &loc);
+                    branch(self.ir, At::End(then), join, vec![loaded], &loc);
+                } else {
+                    cond_branch(self.ir, At::End(b), ok, then, vec![], join, vec![], &loc);
+                    branch(self.ir, At::End(then), join, vec![], &loc);
+                }
+                work.push(join);
+                break;
+            }
+        }
+        // The loaded values' other uses take the join's argument (the load itself
+        // feeds only the branch to the join).
+        let branches: FxHashSet<OpId> = replaced
+            .keys()
+            .filter_map(|&v| match self.ir.value(v).def {
+                ValueDef::Result { op, .. } => {
+                    self.ir.op(op).parent.and_then(|b| self.ir.block(b).ops.last().copied())
+                }
+                _ => None,
+            })
+            .collect();
+        for (_, op) in self.ir.ops_under(func) {
+            if branches.contains(&op) {
+                continue;
+            }
+            for i in 0..self.ir.op(op).operands.len() {
+                let v = self.ir.op(op).operands[i];
+                if let Some(&to) = replaced.get(&v) {
+                    self.ir.op_mut(op).operands[i] = to;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Values live into a resume block are kept in the invocation's frame: stored
+    /// where they are defined, loaded where they are used (each segment's SSA values
+    /// then dominate their uses again).
+    fn spill_live_values(&mut self, region: RegionId, resume_blocks: &[BlockId]) -> Result<(), KernelError> {
+        let blocks: Vec<BlockId> = self.ir.region(region).blocks.clone();
+        let live_in = liveness(self.ir, &blocks);
+        let mut spilled: Vec<Value> = Vec::new();
+        let mut seen = FxHashSet::default();
+        for b in resume_blocks {
+            for &v in live_in.get(b).into_iter().flatten() {
+                if seen.insert(v) && !defined_in(self.ir, v, self.dispatch) {
+                    spilled.push(v);
+                }
+            }
+        }
+        spilled.sort_by_key(|v| v.index());
+        // Uses, found once.
+        let mut uses: FxHashMap<Value, Vec<(BlockId, OpId)>> = FxHashMap::default();
+        let wanted: FxHashSet<Value> = spilled.iter().copied().collect();
+        for &b in &blocks {
+            for &op in &self.ir.block(b).ops {
+                for &v in &self.ir.op(op).operands {
+                    if wanted.contains(&v) {
+                        let list = uses.entry(v).or_default();
+                        if list.last() != Some(&(b, op)) {
+                            list.push((b, op));
+                        }
+                    }
+                }
+            }
+        }
+        // Values computed from what every call recomputes (the dispatch block's values,
+        // built-ins, read-only memory) by pure ops are recomputed after a barrier rather
+        // than kept in the frame.
+        let mut remat_memo: FxHashMap<Value, bool> = FxHashMap::default();
+        let (recomputed, spilled): (Vec<Value>, Vec<Value>) =
+            spilled.into_iter().partition(|&v| self.rematerializable(v, &mut remat_memo, 0));
+        for v in recomputed {
+            for &(b, op) in uses.get(&v).into_iter().flatten() {
+                let mut clones = FxHashMap::default();
+                let value = self.clone_tree(v, At::Before(b, op), &mut clones);
+                for operand in self.ir.op_mut(op).operands.iter_mut() {
+                    if *operand == v {
+                        *operand = value;
+                    }
+                }
+            }
+        }
+        for v in spilled {
+            let ty = self.ir.value_type(v);
+            let (_, size, align) = llvm_type_layout(self.ir, ty).ok_or_else(|| {
+                KernelError::new(
+                    &self.location,
+                    "a value live across a barrier has a type without a size".to_string(),
+                )
+            })?;
+            let slot = self.per_invocation(size, align, ty, 1)?;
+            let loc = self.location.clone();
+            for &(b, op) in uses.get(&v).into_iter().flatten() {
+                let loaded = load(self.ir, At::Before(b, op), slot, ty, align, &loc);
+                for operand in self.ir.op_mut(op).operands.iter_mut() {
+                    if *operand == v {
+                        *operand = loaded;
+                    }
+                }
+            }
+            // The store right after the definition.
+            match self.ir.value(v).def {
+                ValueDef::Argument { block, .. } => {
+                    let at = match self.ir.block(block).ops.first() {
+                        Some(&first) => At::Before(block, first),
+                        None => At::End(block),
+                    };
+                    store(self.ir, at, v, slot, align, &loc);
+                }
+                ValueDef::Result { op, .. } => {
+                    let block = self.ir.op(op).parent.expect("defined in a block");
+                    let ops = &self.ir.block(block).ops;
+                    let pos = ops.iter().position(|&o| o == op).expect("in its block");
+                    let at = match ops.get(pos + 1) {
+                        Some(&next) => At::Before(block, next),
+                        None => At::End(block),
+                    };
+                    store(self.ir, at, v, slot, align, &loc);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `v` can be recomputed anywhere in the function from the dispatch block's
+    /// values by pure ops (loads only of built-ins and read-only memory).
+    fn rematerializable(&self, v: Value, memo: &mut FxHashMap<Value, bool>, depth: u32) -> bool {
+        if defined_in(self.ir, v, self.dispatch) {
+            return true;
+        }
+        if let Some(&known) = memo.get(&v) {
+            return known;
+        }
+        let ValueDef::Result { op, .. } = self.ir.value(v).def else { return false };
+        let o = self.ir.op(op);
+        let pure = match o.name.as_str() {
+            "llvm.load" => {
+                o.attr("invariant").is_some()
+                    || o.operands.first().is_some_and(|p| self.builtin_slots.contains(p))
+            }
+            name => PURE_OPS.contains(&name) && o.regions.is_empty() && o.results.len() == 1,
+        };
+        let result = pure
+            && depth < 32
+            && o.operands.clone().into_iter().all(|operand| self.rematerializable(operand, memo, depth + 1));
+        memo.insert(v, result);
+        result
+    }
+
+    /// A copy of `v`'s computation at `at` (the dispatch block's values are used as
+    /// they are).
+    fn clone_tree(&mut self, v: Value, at: At, clones: &mut FxHashMap<Value, Value>) -> Value {
+        if defined_in(self.ir, v, self.dispatch) {
+            return v;
+        }
+        if let Some(&c) = clones.get(&v) {
+            return c;
+        }
+        let ValueDef::Result { op, .. } = self.ir.value(v).def else { return v };
+        let operands: Vec<Value> = self.ir.op(op).operands.clone();
+        let operands: Vec<Value> = operands.into_iter().map(|o| self.clone_tree(o, at, clones)).collect();
+        let original = self.ir.op(op).clone();
+        let result_types: Vec<Type> = original.results.iter().map(|&r| self.ir.value_type(r)).collect();
+        let new =
+            self.ir.create_op(original.name.clone(), operands, &result_types, original.location.clone());
+        self.ir.op_mut(new).properties = original.properties.clone();
+        self.ir.op_mut(new).attributes = original.attributes.clone();
+        place(self.ir, at, new);
+        let c = self.ir.op(new).results[0];
+        clones.insert(v, c);
+        c
+    }
+
+    /// At each loop header (the target of a back-edge), the cancel flag is read; when
+    /// set the invocation returns `STATE_CANCELLED`.
+    fn poll_cancel_at_back_edges(&mut self, region: RegionId) -> Result<(), KernelError> {
+        let headers = loop_headers(self.ir, region, self.dispatch);
+        if headers.is_empty() {
+            return Ok(());
+        }
+        let loc = self.location.clone();
+        let flag_ptr = self.ctx_field(cx::CANCEL, self.t.ptr);
+        let exit = self.ir.create_block();
+        self.ir.append_block(region, exit);
+        let cancelled =
+            constant(self.ir, At::End(exit), i128::from(cx::STATE_CANCELLED as i32), self.t.i32, &loc);
+        ret(self.ir, At::End(exit), Some(cancelled), &loc);
+        for h in headers {
+            let rest = self.ir.create_block();
+            let ops = std::mem::take(&mut self.ir.block_mut(h).ops);
+            for o in ops {
+                self.ir.append_op(rest, o);
+            }
+            // Keep the region's block order readable: the rest follows its header.
+            let blocks = &mut self.ir.region_mut(region).blocks;
+            let pos = blocks.iter().position(|&b| b == h).expect("header in region");
+            blocks.insert(pos + 1, rest);
+            self.ir.block_mut(rest).parent = Some(region);
+            let i64 = self.t.i64;
+            let flag = emit(
+                self.ir,
+                At::End(h),
+                "llvm.load",
+                vec![flag_ptr],
+                &[self.t.i32],
+                vec![("alignment", int(4, i64)), ("ordering", int(2, i64))],
+                &loc,
+            )
+            .expect("result");
+            let zero = constant(self.ir, At::End(h), 0, self.t.i32, &loc);
+            let stop = icmp(self.ir, At::End(h), NE, flag, zero, &loc);
+            cond_branch(self.ir, At::End(h), stop, exit, vec![], rest, vec![], &loc);
+        }
+        Ok(())
+    }
+}
+
+/// Ops without memory effects or control flow, safe to recompute.
+const PURE_OPS: &[&str] = &[
+    "llvm.mlir.constant",
+    "llvm.mlir.zero",
+    "llvm.mlir.poison",
+    "llvm.mlir.undef",
+    "llvm.getelementptr",
+    "llvm.extractelement",
+    "llvm.insertelement",
+    "llvm.extractvalue",
+    "llvm.insertvalue",
+    "llvm.shufflevector",
+    "llvm.add",
+    "llvm.sub",
+    "llvm.mul",
+    "llvm.and",
+    "llvm.or",
+    "llvm.xor",
+    "llvm.shl",
+    "llvm.lshr",
+    "llvm.ashr",
+    "llvm.zext",
+    "llvm.sext",
+    "llvm.trunc",
+    "llvm.icmp",
+    "llvm.select",
+    "llvm.bitcast",
+    "llvm.ptrtoint",
+    "llvm.inttoptr",
+    "llvm.uitofp",
+    "llvm.sitofp",
+    "llvm.fadd",
+    "llvm.fsub",
+    "llvm.fmul",
+    "llvm.fneg",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    Atomic,
+}
+
+fn defined_in(ir: &Ir, v: Value, block: BlockId) -> bool {
+    match ir.value(v).def {
+        ValueDef::Argument { block: b, .. } => b == block,
+        ValueDef::Result { op, .. } => ir.op(op).parent == Some(block),
+    }
+}
+
+fn find_root(ir: &Ir, mut v: Value, roots: &FxHashMap<Value, Root>) -> Result<Root, String> {
+    for _ in 0..10_000 {
+        if let Some(r) = roots.get(&v) {
+            return Ok(*r);
+        }
+        match ir.value(v).def {
+            ValueDef::Result { op, .. } => match ir.op(op).name.as_str() {
+                "llvm.getelementptr" | "llvm.bitcast" | "llvm.addrspacecast" => v = ir.op(op).operands[0],
+                other => return Err(format!("not supported yet: a memory access through a pointer made by {other} (its buffer cannot be determined)")),
+            },
+            ValueDef::Argument { .. } => {
+                return Err("not supported yet: a memory access through a pointer chosen by control flow (its buffer cannot be determined)".into())
+            }
+        }
+    }
+    Err("a pointer chain too long".into())
+}
+
+fn successors_of(ir: &Ir, b: BlockId) -> Vec<BlockId> {
+    ir.block(b).ops.last().map(|&t| ir.op(t).successors.to_vec()).unwrap_or_default()
+}
+
+/// Live-in values per block (block arguments are defined by their block; successor
+/// operands are used by the predecessor's terminator).
+fn liveness(ir: &Ir, blocks: &[BlockId]) -> FxHashMap<BlockId, Vec<Value>> {
+    let mut uses: FxHashMap<BlockId, FxHashSet<Value>> = FxHashMap::default();
+    let mut defs: FxHashMap<BlockId, FxHashSet<Value>> = FxHashMap::default();
+    for &b in blocks {
+        let mut d: FxHashSet<Value> = ir.block(b).arguments.iter().copied().collect();
+        let mut u = FxHashSet::default();
+        for &op in &ir.block(b).ops {
+            for &v in &ir.op(op).operands {
+                if !d.contains(&v) {
+                    u.insert(v);
+                }
+            }
+            d.extend(ir.op(op).results.iter().copied());
+        }
+        uses.insert(b, u);
+        defs.insert(b, d);
+    }
+    let mut live_in: FxHashMap<BlockId, FxHashSet<Value>> =
+        blocks.iter().map(|&b| (b, uses[&b].clone())).collect();
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 10_000 {
+        changed = false;
+        rounds += 1;
+        for &b in blocks.iter().rev() {
+            let mut out: FxHashSet<Value> = FxHashSet::default();
+            for s in successors_of(ir, b) {
+                if let Some(l) = live_in.get(&s) {
+                    out.extend(l.iter().copied());
+                }
+            }
+            let entry = live_in.get_mut(&b).expect("block");
+            for v in out {
+                if !defs[&b].contains(&v) && entry.insert(v) {
+                    changed = true;
+                }
+            }
+        }
+    }
+    live_in.into_iter().map(|(b, s)| (b, s.into_iter().collect())).collect()
+}
+
+/// Targets of back-edges in a depth-first walk from `entry`.
+fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
+    let _ = region;
+    let mut headers = Vec::new();
+    let mut state: FxHashMap<BlockId, u8> = FxHashMap::default(); // 1 on stack, 2 done
+    let mut stack: Vec<(BlockId, Vec<BlockId>)> = vec![(entry, successors_of(ir, entry))];
+    state.insert(entry, 1);
+    while let Some((b, succs)) = stack.last_mut() {
+        let b = *b;
+        if let Some(s) = succs.pop() {
+            match state.get(&s) {
+                Some(1) => {
+                    if !headers.contains(&s) {
+                        headers.push(s);
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    state.insert(s, 1);
+                    let next = successors_of(ir, s);
+                    stack.push((s, next));
+                }
+            }
+        } else {
+            state.insert(b, 2);
+            stack.pop();
+        }
+    }
+    headers
+}
+
+/// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
+/// until the invocations return done (one round without barriers).
+fn build_workgroup_loop(
+    ir: &mut Ir,
+    module_block: BlockId,
+    t: &Types,
+    size: [u32; 3],
+    frame_bytes: u64,
+    loc: &Location,
+) {
+    let void = ir.types.llvm_void();
+    let fty = ir.types.llvm_function(void, vec![t.ptr, t.i32, t.i32, t.i32], false);
+    let func = make(
+        ir,
+        "llvm.func",
+        vec![],
+        &[],
+        vec![
+            ("CConv", dialect("llvm.cconv", "ccc")),
+            // The context is not written through any other pointer: its loads hoist
+            // out of the invocation loop.
+            (
+                "arg_attrs",
+                Attribute::Array(vec![
+                    Attribute::Dictionary(vec![NamedAttribute::new("llvm.noalias", Attribute::Unit)]),
+                    Attribute::Dictionary(vec![]),
+                    Attribute::Dictionary(vec![]),
+                    Attribute::Dictionary(vec![]),
+                ]),
+            ),
+            ("function_type", Attribute::Type(fty)),
+            ("linkage", dialect("llvm.linkage", "external")),
+            ("sym_name", Attribute::String(cx::WORKGROUP_FUNCTION.into())),
+            ("unnamed_addr", int(0, t.i64)),
+            ("visibility_", int(0, t.i64)),
+        ],
+        loc,
+    );
+    ir.append_op(module_block, func);
+    let region = ir.add_region(func);
+    let entry = ir.create_block();
+    ir.append_block(region, entry);
+    let ctx = ir.add_block_argument(entry, t.ptr, loc.clone());
+    let groups: Vec<Value> = (0..3).map(|_| ir.add_block_argument(entry, t.i32, loc.clone())).collect();
+    let at = At::End(entry);
+    let one = constant(ir, at, 1, t.i32, loc);
+    let next_slot = emit(
+        ir,
+        at,
+        "llvm.alloca",
+        vec![one],
+        &[t.ptr],
+        vec![("alignment", int(4, t.i64)), ("elem_type", Attribute::Type(t.i32))],
+        loc,
+    )
+    .expect("result");
+    let frames = if frame_bytes > 0 {
+        let off = constant(ir, at, i128::from(cx::FRAMES), t.i64, loc);
+        let p = byte_gep(ir, at, ctx, off, loc);
+        load_invariant(ir, at, p, t.ptr, 8, loc)
+    } else {
+        emit(ir, at, "llvm.mlir.zero", vec![], &[t.ptr], vec![], loc).expect("result")
+    };
+    let dims: Vec<Value> = size.iter().map(|&s| constant(ir, at, i128::from(s), t.i32, loc)).collect();
+    let zero = constant(ir, at, 0, t.i32, loc);
+    let frame_size = constant(ir, at, i128::from(frame_bytes), t.i64, loc);
+
+    let round = ir.create_block();
+    ir.append_block(region, round);
+    let state = ir.add_block_argument(round, t.i32, loc.clone());
+    branch(ir, at, round, vec![zero], loc);
+
+    // Three counted loops: header(i) -> body or exit; latch adds one.
+    let mut headers = Vec::new();
+    let mut counters = Vec::new();
+    let mut outer = round;
+    for _ in 0..3 {
+        let header = ir.create_block();
+        ir.append_block(region, header);
+        let i = ir.add_block_argument(header, t.i32, loc.clone());
+        branch(ir, At::End(outer), header, vec![zero], loc);
+        let body = ir.create_block();
+        ir.append_block(region, body);
+        headers.push((header, body));
+        counters.push(i);
+        outer = body;
+    }
+    let [x_dim, y_dim, z_dim] = [dims[0], dims[1], dims[2]];
+    let (z, y, x) = (counters[0], counters[1], counters[2]);
+    // Innermost body: the invocation.
+    let body = outer;
+    let bat = At::End(body);
+    let zy = arith(ir, bat, "llvm.mul", z, y_dim, loc);
+    let zy = arith(ir, bat, "llvm.add", zy, y, loc);
+    let zyx = arith(ir, bat, "llvm.mul", zy, x_dim, loc);
+    let index = arith(ir, bat, "llvm.add", zyx, x, loc);
+    let index64 = emit(ir, bat, "llvm.zext", vec![index], &[t.i64], vec![], loc).expect("result");
+    let offset = arith(ir, bat, "llvm.mul", index64, frame_size, loc);
+    let frame = byte_gep(ir, bat, frames, offset, loc);
+    let i32 = ir.types.integer(32, Signedness::Signless);
+    let operands = vec![ctx, x, y, z, groups[0], groups[1], groups[2], frame, state];
+    let segments = dense_i32(ir, &[operands.len() as i64, 0]);
+    let bundles = dense_i32(ir, &[]);
+    let r = emit(
+        ir,
+        bat,
+        "llvm.call",
+        operands,
+        &[i32],
+        vec![
+            ("CConv", dialect("llvm.cconv", "ccc")),
+            ("TailCallKind", dialect("llvm.tailcallkind", "none")),
+            ("callee", Attribute::SymbolRef(vec![cx::INVOCATION_FUNCTION.into()])),
+            ("fastmathFlags", dialect("llvm.fastmath", "none")),
+            ("op_bundle_sizes", bundles),
+            ("operandSegmentSizes", segments),
+        ],
+        loc,
+    )
+    .expect("result");
+    store(ir, bat, r, next_slot, 4, loc);
+
+    // Headers' conditions and latches, innermost first.
+    let limits = [z_dim, y_dim, x_dim];
+    let mut after_inner = body;
+    let round_end = ir.create_block();
+    for level in (0..3).rev() {
+        let (header, inner_body) = headers[level];
+        let i = counters[level];
+        // The latch: at the end of what runs inside this level.
+        let next = arith(ir, At::End(after_inner), "llvm.add", i, one, loc);
+        branch(ir, At::End(after_inner), header, vec![next], loc);
+        let exit = if level == 0 { round_end } else { ir.create_block() };
+        let c = icmp(ir, At::End(header), ULT, i, limits[level], loc);
+        cond_branch(ir, At::End(header), c, inner_body, vec![], exit, vec![], loc);
+        ir.append_block(region, exit);
+        after_inner = exit;
+    }
+    // After all invocations ran this round: another round on a barrier state.
+    let rat = At::End(round_end);
+    let n = load(ir, rat, next_slot, t.i32, 4, loc);
+    let cancelled = constant(ir, rat, i128::from(cx::STATE_CANCELLED as i32), t.i32, loc);
+    let again = icmp(ir, rat, ULT, n, cancelled, loc);
+    let done = ir.create_block();
+    cond_branch(ir, rat, again, round, vec![n], done, vec![], loc);
+    ir.append_block(region, done);
+    ret(ir, At::End(done), None, loc);
+}
