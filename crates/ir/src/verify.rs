@@ -1621,6 +1621,37 @@ impl<'a> Verifier<'a> {
             );
         }
         Some(match e {
+            // The LLVM dialect's constraints.
+            "$_self.isSignlessInteger()" => {
+                matches!(kind, TypeKind::Integer { signedness: Signedness::Signless, .. })
+            }
+            "::llvm::isa<::mlir::IntegerType>($_self)" => matches!(kind, TypeKind::Integer { .. }),
+            "::llvm::isa<::mlir::FloatType>($_self)"
+            | "::mlir::LLVM::isCompatibleFloatingPointType($_self)" => {
+                matches!(kind, TypeKind::Float(_))
+            }
+            // A vector of signless integers, floats or LLVM pointers.
+            "::mlir::LLVM::isCompatibleVectorType($_self)" => match kind {
+                TypeKind::Vector { element, .. } => matches!(
+                    self.ir.types.kind(*element),
+                    TypeKind::Integer { signedness: Signedness::Signless, .. }
+                        | TypeKind::Float(_)
+                        | TypeKind::LlvmPointer { .. }
+                ),
+                _ => false,
+            },
+            "::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)" => {
+                matches!(kind, TypeKind::LlvmPointer { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType, ::mlir::LLVM::LLVMArrayType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. } | TypeKind::LlvmArray { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMFunctionType>($_self)" => {
+                matches!(kind, TypeKind::LlvmFunction { .. })
+            }
             "$_self.isF16()" => matches!(kind, TypeKind::Float(FloatKind::F16)),
             "$_self.isF32()" => matches!(kind, TypeKind::Float(FloatKind::F32)),
             "$_self.isF64()" => matches!(kind, TypeKind::Float(FloatKind::F64)),
