@@ -124,6 +124,36 @@ fn ods_constraints_are_verified() {
     );
 }
 
+/// mlir-opt-22's messages for the LLVM dialect's trait predicates and block rule.
+#[test]
+fn trait_predicates_and_terminators_are_verified() {
+    for (body, message) in [
+        (
+            "%0 = \"llvm.atomicrmw\"(%p, %i) <{bin_op = 1 : i64, ordering = 7 : i64}> : (!llvm.ptr, i32) -> i64\n  \
+             llvm.return",
+            "'llvm.atomicrmw' op failed to verify that result #0 and operand #1 have the same type",
+        ),
+        (
+            "%0 = \"llvm.icmp\"(%i, %i) <{predicate = 2 : i64}> : (i32, i32) -> i32\n  llvm.return",
+            "'llvm.icmp' op result #0 must be 1-bit signless integer or LLVM dialect-compatible vector of \
+             1-bit signless integer, but got 'i32'",
+        ),
+        (
+            "%0 = \"llvm.load\"(%i) <{ordering = 0 : i64}> : (i32) -> f32\n  llvm.return",
+            "'llvm.load' op operand #0 must be LLVM pointer type, but got 'i32'",
+        ),
+        ("%0 = \"llvm.icmp\"(%i, %i) : (i32, i32) -> i1\n  llvm.return", "'llvm.icmp' op requires attribute 'predicate'"),
+        (
+            "%0 = llvm.mlir.constant(1 : i32) : i32",
+            "block with no terminator, has %0 = \"llvm.mlir.constant\"() <{value = 1 : i32}> : () -> i32",
+        ),
+    ] {
+        let text = format!("llvm.func @f(%p: !llvm.ptr, %i: i32) {{\n  {body}\n}}\n");
+        let r = run(&text, "t.mlir", &OptOptions::default());
+        assert!(!r.success && r.diagnostics_text.contains(message), "{body}\n{}", r.diagnostics_text);
+    }
+}
+
 #[test]
 fn malformed_custom_forms_are_errors_not_panics() {
     for text in [
