@@ -236,6 +236,7 @@ impl<'a> Verifier<'a> {
             type_constraints: Vec::new(),
             compiled_leaves: RefCell::default(),
             passed: Signatures::default(),
+            symbol_tables: RefCell::default(),
         }
     }
 }
@@ -255,6 +256,9 @@ struct Verifier<'a> {
     compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
     /// Signatures of ops whose checks that depend only on the signature passed.
     passed: Signatures,
+    /// Symbols of the symbol tables looked up so far (LLVM dialect symbol uses): by
+    /// table op, its body's ops by symbol name.
+    symbol_tables: RefCell<FxHashMap<OpId, FxHashMap<String, OpId>>>,
 }
 
 /// A set of op signatures: an op's definition, operand count and value types (what
@@ -600,6 +604,12 @@ impl<'a> Verifier<'a> {
 
     /// Op-specific rules (MLIR's hand-written `verify()` methods) that the tests check.
     fn op_rules(&mut self, op: OpId, def: &OpDef, rule: Rule) {
+        if matches!(rule, Rule::LlvmCall | Rule::LlvmAddressOf) {
+            if let Some(message) = self.llvm_symbol_use(op, rule) {
+                self.error(op, message);
+            }
+            return;
+        }
         if rule == Rule::Structured {
             if let Some(message) = structured_region_error(self.ir, op, def.name) {
                 self.error(op, message.into());
@@ -1104,6 +1114,91 @@ impl<'a> Verifier<'a> {
             },
             _ if value.is_null_constant() => (!crate::attr::null_constant_allowed(&self.ir.types, ty))
                 .then(|| format!("null value cannot have type '{}'", text(ty))),
+            _ => None,
+        }
+    }
+
+    /// The op named `name` in the symbol table nearest above `op` (MLIR's
+    /// `lookupNearestSymbolFrom`: that table only).
+    fn nearest_symbol(&self, op: OpId, name: &str) -> Option<OpId> {
+        let ir = self.ir;
+        let mut table = ir.parent_op(op)?;
+        while !crate::opdef::op_has_trait(&ir.op(table).name, "SymbolTable") {
+            table = ir.parent_op(table)?;
+        }
+        let mut tables = self.symbol_tables.borrow_mut();
+        let symbols = tables.entry(table).or_insert_with(|| {
+            let mut symbols = FxHashMap::default();
+            for &r in &ir.op(table).regions {
+                for &b in &ir.region(r).blocks {
+                    for &o in &ir.block(b).ops {
+                        if let Some(Attribute::String(s)) = ir.op(o).attr("sym_name") {
+                            symbols.entry(s.clone()).or_insert(o);
+                        }
+                    }
+                }
+            }
+            symbols
+        });
+        symbols.get(name).copied()
+    }
+
+    /// MLIR's `verifySymbolUses` of `llvm.call` (a direct callee is an `llvm.func` whose
+    /// signature the call matches) and `llvm.mlir.addressof` (it names a global or a
+    /// function), in MLIR's words.
+    fn llvm_symbol_use(&self, op: OpId, rule: Rule) -> Option<String> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let attr = if rule == Rule::LlvmCall { "callee" } else { "global_name" };
+        let Some(Attribute::SymbolRef(path)) = o.attr(attr) else { return None };
+        let [name] = path.as_slice() else { return None };
+        let text = |t: Type| type_to_string(ir, t);
+        let target = self.nearest_symbol(op, name);
+        if rule == Rule::LlvmAddressOf {
+            let known = ["llvm.mlir.global", "llvm.mlir.alias", "llvm.func", "llvm.mlir.ifunc"];
+            let found = target.is_some_and(|t| known.contains(&ir.op(t).name.as_str()));
+            return (!found).then(|| {
+                "must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or 'llvm.func' \
+                 or 'llvm.mlir.ifunc'"
+                    .to_string()
+            });
+        }
+        let Some(target) = target else {
+            return Some(format!("'{name}' does not reference a symbol in the current scope"));
+        };
+        let target_name = &ir.op(target).name;
+        if target_name != "llvm.func" && target_name != "llvm.mlir.ifunc" {
+            return Some(format!("'{name}' does not reference a valid LLVM function or IFunc"));
+        }
+        let Some(Attribute::Type(fn_ty)) = ir.op(target).attr("function_type") else { return None };
+        let TypeKind::LlvmFunction { result, params, variadic } = ir.types.kind(*fn_ty) else { return None };
+        if *variadic {
+            return None;
+        }
+        if o.operands.len() != params.len() {
+            return Some(format!(
+                "incorrect number of operands ({}) for callee (expecting: {})",
+                o.operands.len(),
+                params.len()
+            ));
+        }
+        for (i, (&v, &param)) in o.operands.iter().zip(params).enumerate() {
+            let got = ir.value_type(v);
+            if got != param {
+                return Some(format!(
+                    "operand type mismatch for operand {i}: '{}' != '{}'",
+                    text(got),
+                    text(param)
+                ));
+            }
+        }
+        let void = matches!(ir.types.kind(*result), TypeKind::LlvmVoid);
+        match (o.results.first(), void) {
+            (Some(_), true) => Some("calling function with void result must not produce values".into()),
+            (None, false) => Some("expected function call to produce a value".into()),
+            (Some(&r), false) if ir.value_type(r) != *result => {
+                Some(format!("result type mismatch: '{}' != '{}'", text(ir.value_type(r)), text(*result)))
+            }
             _ => None,
         }
     }
@@ -2027,6 +2122,8 @@ enum Rule {
     Variable,
     Dot,
     EmitMeshTasks,
+    LlvmCall,
+    LlvmAddressOf,
 }
 
 impl Rule {
@@ -2049,6 +2146,8 @@ impl Rule {
             "spirv.SDot" | "spirv.SUDot" | "spirv.UDot" | "spirv.SDotAccSat" | "spirv.SUDotAccSat"
             | "spirv.UDotAccSat" => Rule::Dot,
             "spirv.EXT.EmitMeshTasks" => Rule::EmitMeshTasks,
+            "llvm.call" => Rule::LlvmCall,
+            "llvm.mlir.addressof" => Rule::LlvmAddressOf,
             _ => Rule::None,
         }
     }
@@ -2123,6 +2222,8 @@ impl OpPlan {
                     | "spirv.Return"
                     | "spirv.ReturnValue"
                     | "spirv.Unreachable"
+                    | "llvm.call"
+                    | "llvm.mlir.addressof"
             ),
             rule: Rule::of(def.name),
         }

@@ -154,6 +154,37 @@ fn trait_predicates_and_terminators_are_verified() {
     }
 }
 
+/// `llvm.call` and `llvm.mlir.addressof` name existing symbols of the right kind and
+/// signature (MLIR's `verifySymbolUses`), in mlir-opt-22's words.
+#[test]
+fn symbol_uses_are_verified() {
+    for (module, message) in [
+        ("%0 = llvm.call @nope(%a) : (i32) -> f32", "'llvm.call' op 'nope' does not reference a symbol in the current scope"),
+        ("%0 = llvm.call @g(%a, %a) : (i32, i32) -> f32", "'llvm.call' op incorrect number of operands (2) for callee (expecting: 1)"),
+        ("%0 = llvm.call @g(%b) : (f32) -> f32", "'llvm.call' op operand type mismatch for operand 0: 'f32' != 'i32'"),
+        ("%0 = llvm.call @g(%a) : (i32) -> i32", "'llvm.call' op result type mismatch: 'i32' != 'f32'"),
+        ("%0 = llvm.call @v(%a) : (i32) -> i32", "'llvm.call' op calling function with void result must not produce values"),
+        ("%0 = llvm.call @x(%a) : (i32) -> i32", "'llvm.call' op 'x' does not reference a valid LLVM function or IFunc"),
+        (
+            "%0 = llvm.mlir.addressof @nope : !llvm.ptr",
+            "'llvm.mlir.addressof' op must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or \
+             'llvm.func' or 'llvm.mlir.ifunc'",
+        ),
+    ] {
+        let text = format!(
+            "llvm.func @g(i32) -> f32\nllvm.func @v(i32)\nllvm.mlir.global internal @x() {{addr_space = 0 : i32}} : i32\n\
+             llvm.func @f(%a: i32, %b: f32) {{\n  {module}\n  llvm.return\n}}\n"
+        );
+        let r = run(&text, "t.mlir", &OptOptions::default());
+        assert!(!r.success && r.diagnostics_text.contains(message), "{module}\n{}", r.diagnostics_text);
+    }
+    let fine = "llvm.func @g(i32) -> f32\nllvm.mlir.global internal @x() {addr_space = 0 : i32} : i32\n\
+                llvm.func @f(%a: i32) -> f32 {\n  %0 = llvm.mlir.addressof @x : !llvm.ptr\n  \
+                %1 = llvm.mlir.addressof @g : !llvm.ptr\n  %2 = llvm.call @g(%a) : (i32) -> f32\n  llvm.return %2 : f32\n}\n";
+    let r = run(fine, "t.mlir", &OptOptions::default());
+    assert!(r.success, "{}", r.diagnostics_text);
+}
+
 #[test]
 fn malformed_custom_forms_are_errors_not_panics() {
     for text in [
