@@ -1,9 +1,10 @@
-//! Generates `crates/ir/src/generated/ops.rs` from MLIR's SPIR-V dialect definitions.
+//! Generates `crates/ir/src/generated/ops.rs` from MLIR's SPIR-V and LLVM dialect definitions.
 //!
-//! The input is MLIR's ODS (TableGen) sources for the dialect, as Debian's `libmlir-22-dev`
-//! ships them. `mlir-tblgen-22 --print-records` resolves every record of `SPIRVOps.td` (all
-//! class arguments substituted, all `let`s applied); this module parses that dump and reads
-//! the ops, their constraints and the dialect's enum attributes out of it.
+//! The input is MLIR's ODS (TableGen) sources for the dialects, as Debian's `libmlir-22-dev`
+//! ships them. `mlir-tblgen-22 --print-records` resolves every record of `SPIRVOps.td`,
+//! `LLVMOps.td` and `LLVMIntrinsicOps.td`, read as one input (all class arguments
+//! substituted, all `let`s applied); this module parses that dump and reads the ops, their
+//! constraints (properties read as attributes) and the dialects' enums out of it.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashMap;

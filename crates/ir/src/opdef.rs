@@ -1,5 +1,5 @@
-//! Static descriptions of the dialect's ops, generated from MLIR's operation
-//! definitions (ODS) by `cargo xtask gen-dialect` into `generated/ops.rs`.
+//! Static descriptions of the ops of MLIR 22's SPIR-V and LLVM dialects, generated from
+//! MLIR's operation definitions (ODS) by `cargo xtask gen-dialect` into `generated/ops.rs`.
 
 /// How many values an operand or result slot takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -302,7 +302,7 @@ impl OpName {
         }
     }
 
-    /// The op's generated definition (the SPIR-V dialect's ops).
+    /// The op's generated definition (the SPIR-V and LLVM dialects' ops).
     pub fn def(&self) -> Option<&'static OpDef> {
         match self.0 {
             OpNameRepr::Known(i) => OP_DEFS.get(usize::from(i)),
@@ -722,6 +722,31 @@ mod tests {
         assert!(enum_attr_by_mnemonic("memory_access").unwrap().bit_enum);
         let version = enum_attr_by_enum_name("Version").unwrap();
         assert_eq!(version.case_by_str("v1.3").unwrap().symbol, "V_1_3");
+    }
+
+    #[test]
+    fn llvm_dialect_ops_come_from_ods() {
+        assert_eq!(DIALECTS, ["spirv", "llvm"]);
+        let load = op_def("llvm.load").unwrap();
+        assert_eq!(load.dialect(), "llvm");
+        assert_eq!(load.short_name(), "load");
+        assert!(load.assembly_format.unwrap().starts_with("(`volatile` $volatile_^)? $addr"));
+        let ordering = load.attribute("ordering").unwrap().constraint();
+        assert_eq!(ordering.enum_attr().unwrap().enum_name, "AtomicOrdering");
+        assert!(ordering.default_value.is_some());
+        // A property reads as an attribute of the op.
+        let overflow = op_def("llvm.add").unwrap().attribute("overflowFlags").unwrap().constraint();
+        assert!(overflow.property && !overflow.optional);
+        // C++ forms, and the ops MLIR prints in the generic form only.
+        assert_eq!(op_def("llvm.func").unwrap().assembly_format, None);
+        assert!(op_def("llvm.func").unwrap().has_trait("IsolatedFromAbove"));
+        assert_eq!(op_def("llvm.intr.abs").unwrap().assembly_format, None);
+        let cond_br = op_def("llvm.cond_br").unwrap();
+        assert_eq!(cond_br.successors.len(), 2);
+        assert!(cond_br.has_trait("Terminator") && cond_br.has_trait("AttrSizedOperandSegments"));
+        assert!(op_def("llvm.intr.fma").is_some() && op_def("llvm.mlir.global").unwrap().regions.len() == 1);
+        let icmp = enum_attr_by_enum_name("ICmpPredicate").unwrap();
+        assert_eq!(icmp.case_by_value(2).unwrap().str, "slt");
     }
 
     #[test]

@@ -236,6 +236,7 @@ impl<'a> Verifier<'a> {
             type_constraints: Vec::new(),
             compiled_leaves: RefCell::default(),
             passed: Signatures::default(),
+            symbol_tables: RefCell::default(),
         }
     }
 }
@@ -255,6 +256,9 @@ struct Verifier<'a> {
     compiled_leaves: RefCell<FxHashMap<usize, &'static CompiledLeaf>>,
     /// Signatures of ops whose checks that depend only on the signature passed.
     passed: Signatures,
+    /// Symbols of the symbol tables looked up so far (LLVM dialect symbol uses): by
+    /// table op, its body's ops by symbol name.
+    symbol_tables: RefCell<FxHashMap<OpId, FxHashMap<String, OpId>>>,
 }
 
 /// A set of op signatures: an op's definition, operand count and value types (what
@@ -326,6 +330,9 @@ impl<'a> Verifier<'a> {
     fn op(&mut self, op: OpId) {
         let ir = self.ir;
         let o = ir.op(op);
+        if self.missing_llvm_terminator(op) {
+            return;
+        }
         // The op itself first (invariants, traits, its own rules), then its blocks.
         let Some(index) = o.name.def_index() else {
             if self.function_signature(op) || self.graph_results(op) {
@@ -597,6 +604,12 @@ impl<'a> Verifier<'a> {
 
     /// Op-specific rules (MLIR's hand-written `verify()` methods) that the tests check.
     fn op_rules(&mut self, op: OpId, def: &OpDef, rule: Rule) {
+        if matches!(rule, Rule::LlvmCall | Rule::LlvmAddressOf) {
+            if let Some(message) = self.llvm_symbol_use(op, rule) {
+                self.error(op, message);
+            }
+            return;
+        }
         if rule == Rule::Structured {
             if let Some(message) = structured_region_error(self.ir, op, def.name) {
                 self.error(op, message.into());
@@ -850,6 +863,27 @@ impl<'a> Verifier<'a> {
         false
     }
 
+    /// A block of an LLVM dialect op ends in a terminator: its last op, when its traits
+    /// are known (an unknown op might be one, as MLIR assumes), is reported otherwise,
+    /// on itself, as MLIR does.
+    fn missing_llvm_terminator(&mut self, op: OpId) -> bool {
+        let ir = self.ir;
+        let Some(block) = ir.op(op).parent else { return false };
+        if ir.block(block).ops.last() != Some(&op) {
+            return false;
+        }
+        let parent_is_llvm = ir.parent_op(op).is_some_and(|p| ir.op(p).name.starts_with("llvm."));
+        let traits = crate::opdef::op_traits(&ir.op(op).name);
+        if !parent_is_llvm || traits.is_none_or(|t| t.contains(&"Terminator")) {
+            return false;
+        }
+        let offset = self.offset(op);
+        let note = crate::diag::current_operation_note(ir, op);
+        let printed = note.strip_prefix("see current operation: ").unwrap_or(&note);
+        self.out.push(Diagnostic::error(offset, format!("block with no terminator, has {printed}")));
+        true
+    }
+
     /// `spirv.ARM.Graph`: tensor arguments and results, at least one result, and
     /// `spirv.ARM.GraphOutputs` returning what the graph declares.
     fn graph_results(&mut self, op: OpId) -> bool {
@@ -1080,6 +1114,91 @@ impl<'a> Verifier<'a> {
             },
             _ if value.is_null_constant() => (!crate::attr::null_constant_allowed(&self.ir.types, ty))
                 .then(|| format!("null value cannot have type '{}'", text(ty))),
+            _ => None,
+        }
+    }
+
+    /// The op named `name` in the symbol table nearest above `op` (MLIR's
+    /// `lookupNearestSymbolFrom`: that table only).
+    fn nearest_symbol(&self, op: OpId, name: &str) -> Option<OpId> {
+        let ir = self.ir;
+        let mut table = ir.parent_op(op)?;
+        while !crate::opdef::op_has_trait(&ir.op(table).name, "SymbolTable") {
+            table = ir.parent_op(table)?;
+        }
+        let mut tables = self.symbol_tables.borrow_mut();
+        let symbols = tables.entry(table).or_insert_with(|| {
+            let mut symbols = FxHashMap::default();
+            for &r in &ir.op(table).regions {
+                for &b in &ir.region(r).blocks {
+                    for &o in &ir.block(b).ops {
+                        if let Some(Attribute::String(s)) = ir.op(o).attr("sym_name") {
+                            symbols.entry(s.clone()).or_insert(o);
+                        }
+                    }
+                }
+            }
+            symbols
+        });
+        symbols.get(name).copied()
+    }
+
+    /// MLIR's `verifySymbolUses` of `llvm.call` (a direct callee is an `llvm.func` whose
+    /// signature the call matches) and `llvm.mlir.addressof` (it names a global or a
+    /// function), in MLIR's words.
+    fn llvm_symbol_use(&self, op: OpId, rule: Rule) -> Option<String> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let attr = if rule == Rule::LlvmCall { "callee" } else { "global_name" };
+        let Some(Attribute::SymbolRef(path)) = o.attr(attr) else { return None };
+        let [name] = path.as_slice() else { return None };
+        let text = |t: Type| type_to_string(ir, t);
+        let target = self.nearest_symbol(op, name);
+        if rule == Rule::LlvmAddressOf {
+            let known = ["llvm.mlir.global", "llvm.mlir.alias", "llvm.func", "llvm.mlir.ifunc"];
+            let found = target.is_some_and(|t| known.contains(&ir.op(t).name.as_str()));
+            return (!found).then(|| {
+                "must reference a global defined by 'llvm.mlir.global', 'llvm.mlir.alias' or 'llvm.func' \
+                 or 'llvm.mlir.ifunc'"
+                    .to_string()
+            });
+        }
+        let Some(target) = target else {
+            return Some(format!("'{name}' does not reference a symbol in the current scope"));
+        };
+        let target_name = &ir.op(target).name;
+        if target_name != "llvm.func" && target_name != "llvm.mlir.ifunc" {
+            return Some(format!("'{name}' does not reference a valid LLVM function or IFunc"));
+        }
+        let Some(Attribute::Type(fn_ty)) = ir.op(target).attr("function_type") else { return None };
+        let TypeKind::LlvmFunction { result, params, variadic } = ir.types.kind(*fn_ty) else { return None };
+        if *variadic {
+            return None;
+        }
+        if o.operands.len() != params.len() {
+            return Some(format!(
+                "incorrect number of operands ({}) for callee (expecting: {})",
+                o.operands.len(),
+                params.len()
+            ));
+        }
+        for (i, (&v, &param)) in o.operands.iter().zip(params).enumerate() {
+            let got = ir.value_type(v);
+            if got != param {
+                return Some(format!(
+                    "operand type mismatch for operand {i}: '{}' != '{}'",
+                    text(got),
+                    text(param)
+                ));
+            }
+        }
+        let void = matches!(ir.types.kind(*result), TypeKind::LlvmVoid);
+        match (o.results.first(), void) {
+            (Some(_), true) => Some("calling function with void result must not produce values".into()),
+            (None, false) => Some("expected function call to produce a value".into()),
+            (Some(&r), false) if ir.value_type(r) != *result => {
+                Some(format!("result type mismatch: '{}' != '{}'", text(ir.value_type(r)), text(*result)))
+            }
             _ => None,
         }
     }
@@ -1621,6 +1740,37 @@ impl<'a> Verifier<'a> {
             );
         }
         Some(match e {
+            // The LLVM dialect's constraints.
+            "$_self.isSignlessInteger()" => {
+                matches!(kind, TypeKind::Integer { signedness: Signedness::Signless, .. })
+            }
+            "::llvm::isa<::mlir::IntegerType>($_self)" => matches!(kind, TypeKind::Integer { .. }),
+            "::llvm::isa<::mlir::FloatType>($_self)"
+            | "::mlir::LLVM::isCompatibleFloatingPointType($_self)" => {
+                matches!(kind, TypeKind::Float(_))
+            }
+            // A vector of signless integers, floats or LLVM pointers.
+            "::mlir::LLVM::isCompatibleVectorType($_self)" => match kind {
+                TypeKind::Vector { element, .. } => matches!(
+                    self.ir.types.kind(*element),
+                    TypeKind::Integer { signedness: Signedness::Signless, .. }
+                        | TypeKind::Float(_)
+                        | TypeKind::LlvmPointer { .. }
+                ),
+                _ => false,
+            },
+            "::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)" => {
+                matches!(kind, TypeKind::LlvmPointer { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType, ::mlir::LLVM::LLVMArrayType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. } | TypeKind::LlvmArray { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMFunctionType>($_self)" => {
+                matches!(kind, TypeKind::LlvmFunction { .. })
+            }
             "$_self.isF16()" => matches!(kind, TypeKind::Float(FloatKind::F16)),
             "$_self.isF32()" => matches!(kind, TypeKind::Float(FloatKind::F32)),
             "$_self.isF64()" => matches!(kind, TypeKind::Float(FloatKind::F64)),
@@ -1746,6 +1896,14 @@ impl<'a> Verifier<'a> {
                 TypeKind::SampledImage(image) => *image,
                 _ => return Some(false),
             },
+            Derive::ValueAndFlag => {
+                let i1 = self.find_i1();
+                return Some(
+                    matches!(self.ir.types.kind(dst), TypeKind::LlvmStruct { packed: false, members, .. }
+                    if members.len() == 2 && members[0] == src && Some(members[1]) == i1),
+                );
+            }
+            Derive::Same => src,
         };
         Some(derived == dst)
     }
@@ -1964,6 +2122,8 @@ enum Rule {
     Variable,
     Dot,
     EmitMeshTasks,
+    LlvmCall,
+    LlvmAddressOf,
 }
 
 impl Rule {
@@ -1986,6 +2146,8 @@ impl Rule {
             "spirv.SDot" | "spirv.SUDot" | "spirv.UDot" | "spirv.SDotAccSat" | "spirv.SUDotAccSat"
             | "spirv.UDotAccSat" => Rule::Dot,
             "spirv.EXT.EmitMeshTasks" => Rule::EmitMeshTasks,
+            "llvm.call" => Rule::LlvmCall,
+            "llvm.mlir.addressof" => Rule::LlvmAddressOf,
             _ => Rule::None,
         }
     }
@@ -2060,6 +2222,8 @@ impl OpPlan {
                     | "spirv.Return"
                     | "spirv.ReturnValue"
                     | "spirv.Unreachable"
+                    | "llvm.call"
+                    | "llvm.mlir.addressof"
             ),
             rule: Rule::of(def.name),
         }
@@ -2203,6 +2367,10 @@ enum Derive {
     Pointee,
     ElementOrSelf,
     SampledImageImage,
+    /// `getValAndBoolStructType` (`llvm.cmpxchg`): `!llvm.struct<(T, i1)>`.
+    ValueAndFlag,
+    /// The type itself (`TypesMatchWith` without a transform: `llvm.atomicrmw`).
+    Same,
 }
 
 impl CompiledLeaf {
@@ -2245,7 +2413,7 @@ impl OpLeaf {
         let (lhs, rhs) = body.rsplit_once(",$")?;
         let dst = rhs.strip_suffix(".getType()")?;
         let src = lhs.split('$').nth(1)?.split('.').next()?;
-        let derive = if lhs.starts_with("getUnaryOpResultType(") {
+        let derive = if lhs.starts_with("getUnaryOpResultType(") || lhs.starts_with("::getI1SameShape(") {
             Derive::UnaryResult
         } else if lhs.contains("getPointeeType") {
             Derive::Pointee
@@ -2255,6 +2423,10 @@ impl OpLeaf {
             Derive::ElementOrSelf
         } else if lhs.contains("SampledImageType>($") && lhs.ends_with("getImageType()") {
             Derive::SampledImageImage
+        } else if lhs.starts_with("getValAndBoolStructType($") {
+            Derive::ValueAndFlag
+        } else if lhs.strip_suffix(".getType()").is_some_and(|v| v.starts_with('$') && !v.contains('(')) {
+            Derive::Same
         } else {
             return None;
         };

@@ -27,6 +27,7 @@ enum Form {
     ICmp,
     FCmp,
     Call,
+    CallIntrinsic,
     Alloca,
     ExtractValue,
     InsertValue,
@@ -42,6 +43,7 @@ fn form_of(name: &str) -> Option<Form> {
         "llvm.icmp" => Form::ICmp,
         "llvm.fcmp" => Form::FCmp,
         "llvm.call" => Form::Call,
+        "llvm.call_intrinsic" => Form::CallIntrinsic,
         "llvm.alloca" => Form::Alloca,
         "llvm.extractvalue" => Form::ExtractValue,
         "llvm.insertvalue" => Form::InsertValue,
@@ -69,6 +71,7 @@ pub(crate) fn parse_at(p: &mut Parser, index: usize, start: usize) -> Option<PRe
         Form::ICmp => parse_cmp(p, start, "llvm.icmp", "ICmpPredicate"),
         Form::FCmp => parse_cmp(p, start, "llvm.fcmp", "FCmpPredicate"),
         Form::Call => parse_call(p, start),
+        Form::CallIntrinsic => parse_call_intrinsic(p, start),
         Form::Alloca => parse_alloca(p, start),
         Form::ExtractValue => parse_extractvalue(p, start),
         Form::InsertValue => parse_insertvalue(p, start),
@@ -88,6 +91,7 @@ pub(crate) fn print(p: &mut Printer, op: OpId) -> Option<bool> {
         Form::ICmp => print_cmp(p, op, "llvm.icmp", "ICmpPredicate"),
         Form::FCmp => print_cmp(p, op, "llvm.fcmp", "FCmpPredicate"),
         Form::Call => print_call(p, op),
+        Form::CallIntrinsic => print_call_intrinsic(p, op),
         Form::Alloca => print_alloca(p, op),
         Form::ExtractValue => print_extractvalue(p, op),
         Form::InsertValue => print_insertvalue(p, op),
@@ -756,6 +760,69 @@ fn print_call(p: &mut Printer, op: OpId) -> bool {
     }
     p.out.push('(');
     p.value_types(args);
+    p.out.push_str(") -> ");
+    match o.results.first() {
+        Some(&r) => p.ty(ir.value_type(r)),
+        None => p.out.push_str("()"),
+    }
+    true
+}
+
+// ---- llvm.call_intrinsic ---------------------------------------------------------------
+
+/// `llvm.call_intrinsic "llvm.name"(%a, %b) {attrs} : (T, U) -> R`.
+fn parse_call_intrinsic(p: &mut Parser, start: usize) -> PResult<OpId> {
+    if p.tok.kind != Tok::String {
+        return p.error("expected string");
+    }
+    let intrin = unescape_to_string(p.bump().text);
+    p.expect("(")?;
+    let args = parse_operand_list(p)?;
+    p.expect(")")?;
+    if p.at("[") {
+        return p.error("not supported yet: llvm.call_intrinsic's operand bundles");
+    }
+    let extra = optional_attr_dict(p)?;
+    p.expect(":")?;
+    p.expect("(")?;
+    let inputs = if p.at(")") { Vec::new() } else { parse_type_list(p)? };
+    p.expect(")")?;
+    p.expect("->")?;
+    let results = p.parse_function_result_types()?;
+    let operands = p.resolve_operands(&args, &inputs, start)?;
+    let count = operands.len() as i128;
+    let op = p.ir.create_op("llvm.call_intrinsic", vec![], &[], Location::Unknown);
+    p.finish_op(op, operands, &results);
+    let props = vec![
+        NamedAttribute::new("intrin", Attribute::String(intrin)),
+        NamedAttribute::new("op_bundle_sizes", i32_array(p, [])),
+        NamedAttribute::new("operandSegmentSizes", i32_array(p, [count, 0])),
+    ];
+    set_attrs(p, op, props, extra);
+    Ok(op)
+}
+
+fn print_call_intrinsic(p: &mut Printer, op: OpId) -> bool {
+    let ir = p.ir;
+    let o = ir.op(op);
+    let Some(Attribute::String(intrin)) = o.attr("intrin") else { return false };
+    if integer_values(o.attr("op_bundle_sizes")).is_some_and(|s| !s.is_empty()) || o.results.len() > 1 {
+        return false;
+    }
+    p.out.push_str("llvm.call_intrinsic ");
+    p.string(intrin);
+    p.out.push('(');
+    p.values(&o.operands);
+    p.out.push(')');
+    print_attrs(
+        p,
+        o,
+        &["intrin", "operandSegmentSizes", "op_bundle_sizes", "op_bundle_tags", "arg_attrs", "res_attrs"],
+        &["fastmathFlags"],
+        false,
+    );
+    p.out.push_str(" : (");
+    p.value_types(&o.operands);
     p.out.push_str(") -> ");
     match o.results.first() {
         Some(&r) => p.ty(ir.value_type(r)),
