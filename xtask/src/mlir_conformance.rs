@@ -21,8 +21,15 @@
 //! check the harness itself (the corpus README says MLIR 22 passes every file); it
 //! fails if anything fails and leaves the floor alone. `--filter` keeps the files
 //! whose path (relative to the corpus) contains the text, and skips the floor.
+//!
+//! One more row, `llvm-dialect:print-identical` (with its floor in the same file), counts
+//! the LLVM dialect texts `spirvkit opt` prints exactly as `mlir-opt-22` does, custom and
+//! generic, reading its generic output back (`mlir_print_compare::llvm_dialect_print`:
+//! the conversion's output for the SPIRVToLLVM cases, and `crates/ir/tests/llvm`); it is
+//! skipped, floor kept, when mlir-opt-22 is not installed.
 
 use crate::corpus::{display_path, files_with_extension, read_floor};
+use crate::mlir_print_compare::LLVM_PRINT_ROW;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -238,6 +245,29 @@ pub fn run(args: &[String]) -> Result<()> {
     let (fp, ft): (usize, usize) = (file_pass.iter().sum(), file_total.iter().sum());
     println!("{:<46} {:>13} {:>13}", "total", format!("{rp}/{rt}"), format!("{fp}/{ft}"));
     println!("time: {:.1}s", elapsed.as_secs_f64());
+    // The LLVM dialect row: spirvkit prints the conversion's output (and our own LLVM
+    // dialect texts) exactly as mlir-opt-22 does; it needs mlir-opt-22 as the oracle.
+    let llvm_print = if mode == Mode::Spirvkit && filter.is_none() {
+        let ours = crate::built_binary("release", "spirvkit");
+        let report = crate::mlir_print_compare::llvm_dialect_print(&corpus, &ours)?;
+        match &report {
+            Some(r) => {
+                let fl = floor.get(LLVM_PRINT_ROW).map_or("-".to_string(), |n| n.to_string());
+                println!(
+                    "{LLVM_PRINT_ROW:<32} {:>13} {:>13} {fl:>6}",
+                    format!("{}/{}", r.identical, r.cases),
+                    ""
+                );
+                for d in r.differing.iter().take(10) {
+                    println!("  differs: {d}");
+                }
+            }
+            None => println!("{LLVM_PRINT_ROW}: skipped (mlir-opt-22, its oracle, is not installed)"),
+        }
+        report.map(|r| r.identical)
+    } else {
+        None
+    };
 
     // Failing files, then the most common first failures.
     let failing: Vec<(&PathBuf, &FileReport)> =
@@ -293,6 +323,12 @@ pub fn run(args: &[String]) -> Result<()> {
         for (i, pass) in run_pass.iter().enumerate() {
             text.push_str(&format!("{} {pass}\n", row_name(i)));
         }
+        match (llvm_print, floor.get(LLVM_PRINT_ROW)) {
+            (Some(identical), _) => text.push_str(&format!("{LLVM_PRINT_ROW} {identical}\n")),
+            // Without the oracle the row keeps its floor.
+            (None, Some(old)) => text.push_str(&format!("{LLVM_PRINT_ROW} {old}\n")),
+            (None, None) => {}
+        }
         if let Some(dir) = floor_path.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -311,6 +347,14 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut below = Vec::new();
     let mut above = Vec::new();
     for (dir, &min) in &floor {
+        if dir == LLVM_PRINT_ROW {
+            match llvm_print {
+                Some(identical) if identical < min => below.push(format!("{dir} {identical} < {min}")),
+                Some(identical) if identical > min => above.push(dir.as_str()),
+                _ => {}
+            }
+            continue;
+        }
         let Some(i) = (0..ROWS).position(|i| row_name(i) == dir) else {
             bail!("{FLOOR_PATH} names unknown directory `{dir}`");
         };

@@ -51,6 +51,30 @@ pub fn missing_defaults(def: &'static OpDef, o: &Operation) -> Vec<(&'static str
     missing
 }
 
+/// The canonical body of an LLVM dialect enum attribute, as MLIR prints it: bit flags
+/// in the enum's order with their groups folded (`#llvm.fastmath<ninf, nnan>` prints
+/// `nnan, ninf`, all flags `fast`). `None` for attributes other than these;
+/// `Some(Err(message))` for a flag the enum lacks.
+pub fn canonical_attr_body(name: &str, body: &str) -> Option<Result<String, String>> {
+    let enum_name = match name {
+        "llvm.fastmath" => "FastmathFlags",
+        "llvm.overflow" => "IntegerOverflowFlags",
+        _ => return None,
+    };
+    let cases = crate::opdef::ENUM_ATTRS.iter().find(|e| e.enum_name == enum_name && e.mnemonic.is_none())?;
+    let mut value = 0u64;
+    for word in body.split(',').map(str::trim) {
+        match cases.case_by_str(word) {
+            Some(case) => value |= case.value,
+            None => return Some(Err(format!("expected {enum_name} to be one of its flags, got '{word}'"))),
+        }
+    }
+    Some(
+        crate::text::format::bit_enum_text(enum_name, value, ", ")
+            .ok_or_else(|| format!("invalid {enum_name}")),
+    )
+}
+
 /// The value of an integer-stored enum attribute (`predicate = 5 : i64`).
 pub fn enum_value(a: Option<&Attribute>) -> Option<usize> {
     match a? {
@@ -95,6 +119,19 @@ mod tests {
         assert!(has_defaults(op_def("llvm.func").unwrap()));
         assert!(!has_defaults(op_def("llvm.return").unwrap()));
         assert!(!has_defaults(op_def("spirv.IAdd").unwrap()));
+    }
+
+    #[test]
+    fn bit_enum_attributes_are_canonical() {
+        let canonical = |n, b| canonical_attr_body(n, b).map(|r| r.unwrap());
+        assert_eq!(canonical("llvm.fastmath", "ninf,nnan").as_deref(), Some("nnan, ninf"));
+        assert_eq!(
+            canonical("llvm.fastmath", "nnan, ninf, nsz, arcp, contract, afn, reassoc").as_deref(),
+            Some("fast")
+        );
+        assert_eq!(canonical("llvm.fastmath", "none").as_deref(), Some("none"));
+        assert!(canonical_attr_body("llvm.fastmath", "bogus").unwrap().is_err());
+        assert!(canonical_attr_body("llvm.linkage", "internal").is_none());
     }
 
     #[test]

@@ -326,6 +326,9 @@ impl<'a> Verifier<'a> {
     fn op(&mut self, op: OpId) {
         let ir = self.ir;
         let o = ir.op(op);
+        if self.missing_llvm_terminator(op) {
+            return;
+        }
         // The op itself first (invariants, traits, its own rules), then its blocks.
         let Some(index) = o.name.def_index() else {
             if self.function_signature(op) || self.graph_results(op) {
@@ -848,6 +851,27 @@ impl<'a> Verifier<'a> {
             }
         }
         false
+    }
+
+    /// A block of an LLVM dialect op ends in a terminator: its last op, when its traits
+    /// are known (an unknown op might be one, as MLIR assumes), is reported otherwise,
+    /// on itself, as MLIR does.
+    fn missing_llvm_terminator(&mut self, op: OpId) -> bool {
+        let ir = self.ir;
+        let Some(block) = ir.op(op).parent else { return false };
+        if ir.block(block).ops.last() != Some(&op) {
+            return false;
+        }
+        let parent_is_llvm = ir.parent_op(op).is_some_and(|p| ir.op(p).name.starts_with("llvm."));
+        let traits = crate::opdef::op_traits(&ir.op(op).name);
+        if !parent_is_llvm || traits.is_none_or(|t| t.contains(&"Terminator")) {
+            return false;
+        }
+        let offset = self.offset(op);
+        let note = crate::diag::current_operation_note(ir, op);
+        let printed = note.strip_prefix("see current operation: ").unwrap_or(&note);
+        self.out.push(Diagnostic::error(offset, format!("block with no terminator, has {printed}")));
+        true
     }
 
     /// `spirv.ARM.Graph`: tensor arguments and results, at least one result, and
@@ -1621,6 +1645,37 @@ impl<'a> Verifier<'a> {
             );
         }
         Some(match e {
+            // The LLVM dialect's constraints.
+            "$_self.isSignlessInteger()" => {
+                matches!(kind, TypeKind::Integer { signedness: Signedness::Signless, .. })
+            }
+            "::llvm::isa<::mlir::IntegerType>($_self)" => matches!(kind, TypeKind::Integer { .. }),
+            "::llvm::isa<::mlir::FloatType>($_self)"
+            | "::mlir::LLVM::isCompatibleFloatingPointType($_self)" => {
+                matches!(kind, TypeKind::Float(_))
+            }
+            // A vector of signless integers, floats or LLVM pointers.
+            "::mlir::LLVM::isCompatibleVectorType($_self)" => match kind {
+                TypeKind::Vector { element, .. } => matches!(
+                    self.ir.types.kind(*element),
+                    TypeKind::Integer { signedness: Signedness::Signless, .. }
+                        | TypeKind::Float(_)
+                        | TypeKind::LlvmPointer { .. }
+                ),
+                _ => false,
+            },
+            "::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)" => {
+                matches!(kind, TypeKind::LlvmPointer { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMStructType, ::mlir::LLVM::LLVMArrayType>($_self)" => {
+                matches!(kind, TypeKind::LlvmStruct { .. } | TypeKind::LlvmArray { .. })
+            }
+            "::llvm::isa<::mlir::LLVM::LLVMFunctionType>($_self)" => {
+                matches!(kind, TypeKind::LlvmFunction { .. })
+            }
             "$_self.isF16()" => matches!(kind, TypeKind::Float(FloatKind::F16)),
             "$_self.isF32()" => matches!(kind, TypeKind::Float(FloatKind::F32)),
             "$_self.isF64()" => matches!(kind, TypeKind::Float(FloatKind::F64)),
@@ -1746,6 +1801,14 @@ impl<'a> Verifier<'a> {
                 TypeKind::SampledImage(image) => *image,
                 _ => return Some(false),
             },
+            Derive::ValueAndFlag => {
+                let i1 = self.find_i1();
+                return Some(
+                    matches!(self.ir.types.kind(dst), TypeKind::LlvmStruct { packed: false, members, .. }
+                    if members.len() == 2 && members[0] == src && Some(members[1]) == i1),
+                );
+            }
+            Derive::Same => src,
         };
         Some(derived == dst)
     }
@@ -2203,6 +2266,10 @@ enum Derive {
     Pointee,
     ElementOrSelf,
     SampledImageImage,
+    /// `getValAndBoolStructType` (`llvm.cmpxchg`): `!llvm.struct<(T, i1)>`.
+    ValueAndFlag,
+    /// The type itself (`TypesMatchWith` without a transform: `llvm.atomicrmw`).
+    Same,
 }
 
 impl CompiledLeaf {
@@ -2245,7 +2312,7 @@ impl OpLeaf {
         let (lhs, rhs) = body.rsplit_once(",$")?;
         let dst = rhs.strip_suffix(".getType()")?;
         let src = lhs.split('$').nth(1)?.split('.').next()?;
-        let derive = if lhs.starts_with("getUnaryOpResultType(") {
+        let derive = if lhs.starts_with("getUnaryOpResultType(") || lhs.starts_with("::getI1SameShape(") {
             Derive::UnaryResult
         } else if lhs.contains("getPointeeType") {
             Derive::Pointee
@@ -2255,6 +2322,10 @@ impl OpLeaf {
             Derive::ElementOrSelf
         } else if lhs.contains("SampledImageType>($") && lhs.ends_with("getImageType()") {
             Derive::SampledImageImage
+        } else if lhs.starts_with("getValAndBoolStructType($") {
+            Derive::ValueAndFlag
+        } else if lhs.strip_suffix(".getType()").is_some_and(|v| v.starts_with('$') && !v.contains('(')) {
+            Derive::Same
         } else {
             return None;
         };

@@ -1194,6 +1194,13 @@ impl<'s, 'ir> Parser<'s, 'ir> {
                 if name == "spirv.target_env" {
                     body = body.map(|b| canonical_target_env(&b));
                 }
+                if let Some(b) = &body {
+                    match crate::llvm::canonical_attr_body(&name, b) {
+                        Some(Ok(canonical)) => body = Some(canonical),
+                        Some(Err(message)) => return self.error(message),
+                        None => {}
+                    }
+                }
                 Ok(Attribute::Dialect { name, body })
             }
             Tok::Ident => match t.text {
