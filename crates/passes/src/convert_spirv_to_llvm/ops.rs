@@ -665,24 +665,30 @@ impl Converter<'_> {
     }
 
     fn lower_constant(&mut self, op: OpId) -> Result<(), ConvertError> {
-        let ty = self.result_type(op, 0)?;
         let Some(value) = self.ir.op(op).attr("value").cloned() else { return Err(self.illegal(op)) };
-        if value.is_null_constant() {
-            let v = self.emit_value("llvm.mlir.zero", vec![], ty, vec![]);
-            self.replace(op, v);
-            return Ok(());
-        }
-        if let Attribute::Array(items) = &value {
-            // Beyond MLIR 22: a composite constant built member by member.
-            let old_ty = self.ir.value_type(self.ir.op(op).results[0]);
-            let v = self.composite_constant(op, items, old_ty, ty)?;
-            self.replace(op, v);
-            return Ok(());
-        }
-        let value = self.constant_attribute(&value).ok_or_else(|| self.illegal(op))?;
-        let v = self.emit_value("llvm.mlir.constant", vec![], ty, vec![("value", value)]);
+        let old_ty = self.ir.value_type(self.ir.op(op).results[0]);
+        let v = self.materialize_constant(op, &value, old_ty)?;
         self.replace(op, v);
         Ok(())
+    }
+
+    /// The ops computing constant `value` of SPIR-V type `old_ty` (a null constant is
+    /// `llvm.mlir.zero`, a composite is built member by member, beyond MLIR 22).
+    pub(crate) fn materialize_constant(
+        &mut self,
+        op: OpId,
+        value: &Attribute,
+        old_ty: Type,
+    ) -> Result<Value, ConvertError> {
+        let ty = self.convert_type(old_ty).ok_or_else(|| self.illegal(op))?;
+        if value.is_null_constant() {
+            return Ok(self.emit_value("llvm.mlir.zero", vec![], ty, vec![]));
+        }
+        if let Attribute::Array(items) = value {
+            return self.composite_constant(op, items, old_ty, ty);
+        }
+        let value = self.constant_attribute(value).ok_or_else(|| self.illegal(op))?;
+        Ok(self.emit_value("llvm.mlir.constant", vec![], ty, vec![("value", value)]))
     }
 
     fn composite_constant(

@@ -230,3 +230,17 @@ fn matrices_glsl_expansions_atomics_and_switches_lower() {
         assert!(r.output.contains(want), "{want} missing:\n{}", r.output);
     }
 }
+
+/// A Private global with a constant initializer (kept by value by the deserializer)
+/// gets a region computing it.
+#[test]
+fn constant_initializers_become_global_regions() {
+    let source = "spirv.module Logical GLSL450 {\n\
+        spirv.GlobalVariable @lut {initializer_constant = [1.500000e+00 : f32, 2.500000e+00 : f32]} : !spirv.ptr<!spirv.array<2 x f32>, Private>\n\
+      }\n";
+    let r = kernel(source);
+    assert!(r.success, "{}", r.diagnostics_text);
+    assert!(r.output.contains("\"llvm.insertvalue\""), "{}", r.output);
+    assert!(r.output.contains("\"llvm.return\"(%"), "{}", r.output);
+    assert!(r.output.contains("linkage = #llvm.linkage<private>, sym_name = \"lut\""), "{}", r.output);
+}
