@@ -25,6 +25,54 @@ fn ordering_of_bits(bits: i128) -> u32 {
     }
 }
 
+/// The operands and results the patterns read of an op, at least.
+fn minimum_arity(name: &str) -> (usize, usize) {
+    match name {
+        "spirv.Constant" | "spirv.Variable" | "spirv.CompositeConstruct" | "spirv.Undef" => (0, 1),
+        "spirv.Not"
+        | "spirv.LogicalNot"
+        | "spirv.SNegate"
+        | "spirv.Bitcast"
+        | "spirv.IsNan"
+        | "spirv.IsInf"
+        | "spirv.FConvert"
+        | "spirv.SConvert"
+        | "spirv.UConvert"
+        | "spirv.CopyLogical"
+        | "spirv.Transpose"
+        | "spirv.CompositeExtract"
+        | "spirv.Any"
+        | "spirv.All"
+        | "spirv.AccessChain"
+        | "spirv.InBoundsAccessChain"
+        | "spirv.PtrAccessChain"
+        | "spirv.InBoundsPtrAccessChain"
+        | "spirv.Load" => (1, 1),
+        "spirv.Dot"
+        | "spirv.VectorTimesScalar"
+        | "spirv.CompositeInsert"
+        | "spirv.ShiftLeftLogical"
+        | "spirv.ShiftRightArithmetic"
+        | "spirv.ShiftRightLogical"
+        | "spirv.VectorExtractDynamic"
+        | "spirv.SMod"
+        | "spirv.FMod"
+        | "spirv.MatrixTimesScalar"
+        | "spirv.MatrixTimesVector"
+        | "spirv.VectorTimesMatrix"
+        | "spirv.MatrixTimesMatrix"
+        | "spirv.VectorShuffle" => (2, 1),
+        "spirv.VectorInsertDynamic" | "spirv.BitFieldSExtract" | "spirv.BitFieldUExtract" => (3, 1),
+        "spirv.BitFieldInsert" => (4, 1),
+        "spirv.Switch" | "spirv.BranchConditional" => (1, 0),
+        "spirv.Store" | "spirv.CopyMemory" => (2, 0),
+        "spirv.AtomicLoad" => (3, 1),
+        "spirv.AtomicStore" => (4, 0),
+        _ if name.starts_with("spirv.Atomic") => (1, 1),
+        _ => (0, 0),
+    }
+}
+
 /// `rawConstantIndices` marks a dynamic index with this value (`GEPOp::kDynamicIndex`).
 const GEP_DYNAMIC_INDEX: i128 = i32::MIN as i128;
 
@@ -134,6 +182,12 @@ impl Converter<'_> {
     /// Lowers one op into the current block (constructs add blocks to `region`).
     pub(crate) fn lower_op(&mut self, op: OpId, region: RegionId) -> Result<(), ConvertError> {
         let name = self.ir.op(op).name.to_string();
+        // The patterns index operands and results: IR that did not verify (the
+        // library path takes it) must still have the counts they read.
+        let (operands, results) = minimum_arity(&name);
+        if self.ir.op(op).operands.len() < operands || self.ir.op(op).results.len() < results {
+            return Err(self.illegal(op));
+        }
         if let Some((llvm, props)) = direct(&name) {
             let operands = self.operands(op)?;
             let ty = self.result_type(op, 0)?;

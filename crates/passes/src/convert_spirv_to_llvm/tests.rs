@@ -244,3 +244,34 @@ fn constant_initializers_become_global_regions() {
     assert!(r.output.contains("\"llvm.return\"(%"), "{}", r.output);
     assert!(r.output.contains("linkage = #llvm.linkage<private>, sym_name = \"lut\""), "{}", r.output);
 }
+
+/// IR that does not verify (the library path takes the deserializer's output as it
+/// is) is refused op by op, never indexed out of bounds.
+#[test]
+fn ops_missing_operands_are_refused_not_panicked_on() {
+    use spirvkit_ir::ir::{Ir, Location};
+    let mut ir = Ir::new();
+    let i32t = ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+    let module = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+    let body = ir.add_region(module);
+    let block = ir.create_block();
+    ir.append_block(body, block);
+    let fn_ty = ir.types.function(vec![], vec![]);
+    for name in ["spirv.SNegate", "spirv.Store", "spirv.AtomicStore", "spirv.VectorShuffle", "spirv.Constant"]
+    {
+        let f = ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        ir.set_property(f, "function_type", spirvkit_ir::attr::Attribute::Type(fn_ty));
+        ir.set_property(f, "sym_name", spirvkit_ir::attr::Attribute::String(format!("f_{name}")));
+        let r = ir.add_region(f);
+        let entry = ir.create_block();
+        ir.append_block(r, entry);
+        let bad = ir.create_op(name, vec![], &[i32t], Location::Unknown);
+        ir.append_op(entry, bad);
+        ir.append_op(block, f);
+        let mut copy = ir.clone();
+        let err =
+            super::convert_spirv_module(&mut copy, module, &super::ConvertOptions::kernel()).unwrap_err();
+        assert!(err.message.contains(name), "{name}: {}", err.message);
+        ir.block_mut(block).ops.clear();
+    }
+}
