@@ -243,6 +243,8 @@ pub(crate) struct Converter<'a> {
     pub(crate) type_cache: FxHashMap<Type, Option<Type>>,
     /// Index remaps of explicitly laid-out SPIR-V composites (see `types`).
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
+    /// Row-major matrix members (struct type, member index): accesses are refused.
+    pub(crate) row_major_members: FxHashSet<(Type, usize)>,
 }
 
 impl<'a> Converter<'a> {
@@ -269,6 +271,7 @@ impl<'a> Converter<'a> {
             spec_constant_values: FxHashMap::default(),
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
+            row_major_members: FxHashSet::default(),
         }
     }
 

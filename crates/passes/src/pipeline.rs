@@ -1115,9 +1115,9 @@ mod tests {
     #[test]
     fn unimplemented_passes_are_not_supported() {
         assert_eq!(
-            error_text("builtin.module(spirv.module(loop-invariant-code-motion),convert-spirv-to-llvm)"),
+            error_text("builtin.module(spirv.module(loop-invariant-code-motion),convert-gpu-to-spirv)"),
             "error: not supported yet: pass loop-invariant-code-motion\nerror: not supported yet: pass \
-             convert-spirv-to-llvm\n"
+             convert-gpu-to-spirv\n"
         );
     }
 

@@ -207,9 +207,23 @@ impl Converter<'_> {
                 .attributes
                 .push(spirvkit_ir::attr::NamedAttribute::new("location", location));
         }
-        self.ir.add_region(global);
+        let region = self.ir.add_region(global);
         if self.ir.op(op).attr("initializer").is_some() {
-            return Err(self.unsupported(op));
+            return Err(self.error(op, "not supported yet: a spirv.GlobalVariable initialized by a symbol"));
+        }
+        // The deserializer keeps a constant initializer by value: the global's region
+        // computes it.
+        if let Some(value) = self.ir.op(op).attr("initializer_constant").cloned() {
+            let body = self.ir.create_block();
+            self.ir.append_block(region, body);
+            let saved = self.cur;
+            self.cur = body;
+            let v = self.materialize_constant(op, &value, pointee);
+            self.cur = saved;
+            let v = v?;
+            let saved = std::mem::replace(&mut self.cur, body);
+            self.emit("llvm.return", vec![v], &[], vec![]);
+            self.cur = saved;
         }
         Ok(global)
     }

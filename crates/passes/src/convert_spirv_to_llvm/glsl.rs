@@ -318,10 +318,104 @@ impl Converter<'_> {
                 let t = self.emit_value("llvm.bitcast", vec![v], h2, vec![]);
                 self.emit_value("llvm.fpext", vec![t], ty, vec![])
             }
+            ("spirv.GL.Radians", Some(x), _, _) => {
+                let k = self.const_of_type(ty, 0, std::f64::consts::PI / 180.0);
+                self.fbin("llvm.fmul", x, k, ty)
+            }
+            ("spirv.GL.Degrees", Some(x), _, _) => {
+                let k = self.const_of_type(ty, 0, 180.0 / std::f64::consts::PI);
+                self.fbin("llvm.fmul", x, k, ty)
+            }
+            ("spirv.GL.FaceForward", Some(n), Some(i), Some(nref)) => {
+                // dot(nref, i) < 0 ? n : -n
+                let scalar = self.ir.types.scalar_of(ty);
+                let d = self.dot(nref, i);
+                let zero = self.const_of_type(scalar, 0, 0.0);
+                let less = self.fcmp(4, d, zero, scalar);
+                let neg = self.emit_value("llvm.fneg", vec![n], ty, self.fm());
+                self.emit_value("llvm.select", vec![less, n, neg], ty, self.fm())
+            }
+            ("spirv.GL.Refract", Some(i), Some(n), Some(eta)) => {
+                // k = 1 - eta^2 (1 - dot(n, i)^2); k < 0 ? 0 : eta i - (eta dot(n, i) + sqrt(k)) n
+                let scalar = self.ir.types.scalar_of(ty);
+                let d = self.dot(n, i);
+                let one = self.const_of_type(scalar, 1, 1.0);
+                let dd = self.fbin("llvm.fmul", d, d, scalar);
+                let t = self.fbin("llvm.fsub", one, dd, scalar);
+                let ee = self.fbin("llvm.fmul", eta, eta, scalar);
+                let et = self.fbin("llvm.fmul", ee, t, scalar);
+                let k = self.fbin("llvm.fsub", one, et, scalar);
+                let zero = self.const_of_type(scalar, 0, 0.0);
+                let negative = self.fcmp(4, k, zero, scalar);
+                let sk = self.call_intr("llvm.intr.sqrt", vec![k], scalar, true);
+                let ed = self.fbin("llvm.fmul", eta, d, scalar);
+                let f = self.fbin("llvm.fadd", ed, sk, scalar);
+                let eta_v = self.splat(eta, ty);
+                let f_v = self.splat(f, ty);
+                let a = self.fbin("llvm.fmul", eta_v, i, ty);
+                let b = self.fbin("llvm.fmul", f_v, n, ty);
+                let r = self.fbin("llvm.fsub", a, b, ty);
+                let zero_v = self.const_of_type(ty, 0, 0.0);
+                self.emit_value("llvm.select", vec![negative, zero_v, r], ty, self.fm())
+            }
+            ("spirv.GL.Determinant", Some(m), _, _) => {
+                let elements = self.matrix_elements(m).ok_or_else(|| self.unsupported(op))?;
+                if elements.len() > 4 || elements.iter().any(|c| c.len() != elements.len()) {
+                    return Err(self.unsupported(op));
+                }
+                let columns: Vec<usize> = (0..elements.len()).collect();
+                self.determinant(&elements, &columns, 0, ty)
+            }
             _ => return Err(self.unsupported(op)),
         };
         self.replace(op, v);
         Ok(())
+    }
+
+    /// The scalar elements of a matrix value, by column then row.
+    pub(crate) fn matrix_elements(&mut self, m: Value) -> Option<Vec<Vec<Value>>> {
+        let TypeKind::LlvmArray { count, element: column } =
+            self.ir.types.kind(self.ir.value_type(m)).clone()
+        else {
+            return None;
+        };
+        let TypeKind::Vector { shape, element, .. } = self.ir.types.kind(column).clone() else { return None };
+        let rows = shape.iter().product::<u64>();
+        let mut out = Vec::new();
+        for c in 0..count {
+            let i64t = self.int_type(64);
+            let position = Attribute::DenseArray {
+                element: i64t,
+                values: vec![Attribute::Integer { value: i128::from(c), ty: i64t }],
+            };
+            let col = self.emit_value("llvm.extractvalue", vec![m], column, vec![("position", position)]);
+            let mut values = Vec::new();
+            for r in 0..rows {
+                let index = self.const_int(i128::from(r), 32);
+                values.push(self.emit_value("llvm.extractelement", vec![col, index], element, vec![]));
+            }
+            out.push(values);
+        }
+        Some(out)
+    }
+
+    /// Laplace expansion along row `row` over the given columns.
+    fn determinant(&mut self, m: &[Vec<Value>], columns: &[usize], row: usize, ty: Type) -> Value {
+        if columns.len() == 1 {
+            return m[columns[0]][row];
+        }
+        let mut acc: Option<Value> = None;
+        for (k, &c) in columns.iter().enumerate() {
+            let rest: Vec<usize> = columns.iter().copied().filter(|&x| x != c).collect();
+            let minor = self.determinant(m, &rest, row + 1, ty);
+            let term = self.fbin("llvm.fmul", m[c][row], minor, ty);
+            acc = Some(match acc {
+                None => term,
+                Some(a) if k % 2 == 1 => self.fbin("llvm.fsub", a, term, ty),
+                Some(a) => self.fbin("llvm.fadd", a, term, ty),
+            });
+        }
+        acc.expect("at least one column")
     }
 
     fn icmp(&mut self, predicate: i128, a: Value, b: Value, ty: Type) -> Value {

@@ -7,6 +7,72 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{OpId, RegionId, Value};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
+/// LLVM's `AtomicOrdering` for SPIR-V memory semantics bits: monotonic (2) unless
+/// acquire (4), release (5), acquire-release (6) or sequentially consistent (7) is
+/// asked.
+fn ordering_of_bits(bits: i128) -> u32 {
+    let has = |bit: i128| bits & bit != 0;
+    if has(0x10) {
+        7
+    } else if has(0x8) || (has(0x2) && has(0x4)) {
+        6
+    } else if has(0x4) {
+        5
+    } else if has(0x2) {
+        4
+    } else {
+        2
+    }
+}
+
+/// The operands and results the patterns read of an op, at least.
+fn minimum_arity(name: &str) -> (usize, usize) {
+    match name {
+        "spirv.Constant" | "spirv.Variable" | "spirv.CompositeConstruct" | "spirv.Undef" => (0, 1),
+        "spirv.Not"
+        | "spirv.LogicalNot"
+        | "spirv.SNegate"
+        | "spirv.Bitcast"
+        | "spirv.IsNan"
+        | "spirv.IsInf"
+        | "spirv.FConvert"
+        | "spirv.SConvert"
+        | "spirv.UConvert"
+        | "spirv.CopyLogical"
+        | "spirv.Transpose"
+        | "spirv.CompositeExtract"
+        | "spirv.Any"
+        | "spirv.All"
+        | "spirv.AccessChain"
+        | "spirv.InBoundsAccessChain"
+        | "spirv.PtrAccessChain"
+        | "spirv.InBoundsPtrAccessChain"
+        | "spirv.Load" => (1, 1),
+        "spirv.Dot"
+        | "spirv.VectorTimesScalar"
+        | "spirv.CompositeInsert"
+        | "spirv.ShiftLeftLogical"
+        | "spirv.ShiftRightArithmetic"
+        | "spirv.ShiftRightLogical"
+        | "spirv.VectorExtractDynamic"
+        | "spirv.SMod"
+        | "spirv.FMod"
+        | "spirv.MatrixTimesScalar"
+        | "spirv.MatrixTimesVector"
+        | "spirv.VectorTimesMatrix"
+        | "spirv.MatrixTimesMatrix"
+        | "spirv.VectorShuffle" => (2, 1),
+        "spirv.VectorInsertDynamic" | "spirv.BitFieldSExtract" | "spirv.BitFieldUExtract" => (3, 1),
+        "spirv.BitFieldInsert" => (4, 1),
+        "spirv.Switch" | "spirv.BranchConditional" => (1, 0),
+        "spirv.Store" | "spirv.CopyMemory" => (2, 0),
+        "spirv.AtomicLoad" => (3, 1),
+        "spirv.AtomicStore" => (4, 0),
+        _ if name.starts_with("spirv.Atomic") => (1, 1),
+        _ => (0, 0),
+    }
+}
+
 /// `rawConstantIndices` marks a dynamic index with this value (`GEPOp::kDynamicIndex`).
 const GEP_DYNAMIC_INDEX: i128 = i32::MIN as i128;
 
@@ -116,6 +182,12 @@ impl Converter<'_> {
     /// Lowers one op into the current block (constructs add blocks to `region`).
     pub(crate) fn lower_op(&mut self, op: OpId, region: RegionId) -> Result<(), ConvertError> {
         let name = self.ir.op(op).name.to_string();
+        // The patterns index operands and results: IR that did not verify (the
+        // library path takes it) must still have the counts they read.
+        let (operands, results) = minimum_arity(&name);
+        if self.ir.op(op).operands.len() < operands || self.ir.op(op).results.len() < results {
+            return Err(self.illegal(op));
+        }
         if let Some((llvm, props)) = direct(&name) {
             let operands = self.operands(op)?;
             let ty = self.result_type(op, 0)?;
@@ -378,9 +450,135 @@ impl Converter<'_> {
                 self.replace(op, v);
                 Ok(())
             }
+            "spirv.MatrixTimesScalar"
+            | "spirv.MatrixTimesVector"
+            | "spirv.VectorTimesMatrix"
+            | "spirv.MatrixTimesMatrix"
+            | "spirv.Transpose" => self.lower_matrix(op, &name),
             _ if name.starts_with("spirv.Atomic") => self.lower_atomic(op, &name),
             _ => Err(self.unsupported(op)),
         }
+    }
+
+    fn column(&mut self, m: Value, c: u64) -> Value {
+        let ty = match self.ir.types.kind(self.ir.value_type(m)) {
+            TypeKind::LlvmArray { element, .. } => *element,
+            _ => self.ir.value_type(m),
+        };
+        let position = self.position_attr(vec![c as i64]);
+        self.emit_value("llvm.extractvalue", vec![m], ty, vec![("position", position)])
+    }
+
+    fn columns_of(&self, m: Value) -> u64 {
+        match self.ir.types.kind(self.ir.value_type(m)) {
+            TypeKind::LlvmArray { count, .. } => *count,
+            _ => 0,
+        }
+    }
+
+    /// `m * v` for a column-major matrix: the sum of the columns scaled by `v`'s
+    /// elements.
+    fn matrix_times_vector(&mut self, m: Value, v: Value, ty: Type) -> Value {
+        let element = self.ir.types.scalar_of(ty);
+        let fm = || ("fastmathFlags", Converter::fastmath_none());
+        let mut acc: Option<Value> = None;
+        for c in 0..self.columns_of(m) {
+            let col = self.column(m, c);
+            let index = self.const_int(i128::from(c), 32);
+            let e = self.emit_value("llvm.extractelement", vec![v, index], element, vec![]);
+            let s = self.splat(e, ty);
+            let p = self.emit_value("llvm.fmul", vec![col, s], ty, vec![fm()]);
+            acc = Some(match acc {
+                None => p,
+                Some(a) => self.emit_value("llvm.fadd", vec![a, p], ty, vec![fm()]),
+            });
+        }
+        acc.unwrap_or(v)
+    }
+
+    /// Matrix ops on column-major `!llvm.array<C x vector<R x T>>` values.
+    fn lower_matrix(&mut self, op: OpId, name: &str) -> Result<(), ConvertError> {
+        let operands = self.operands(op)?;
+        let ty = self.result_type(op, 0)?;
+        let fm = || ("fastmathFlags", Converter::fastmath_none());
+        let column_ty = |c: &Self, t: Type| match c.ir.types.kind(t) {
+            TypeKind::LlvmArray { element, .. } => *element,
+            _ => t,
+        };
+        let v = match name {
+            "spirv.MatrixTimesScalar" => {
+                let [m, s] = operands[..] else { return Err(self.illegal(op)) };
+                let col_ty = column_ty(self, ty);
+                let splat = self.splat(s, col_ty);
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+                for c in 0..self.columns_of(m) {
+                    let col = self.column(m, c);
+                    let p = self.emit_value("llvm.fmul", vec![col, splat], col_ty, vec![fm()]);
+                    let position = self.position_attr(vec![c as i64]);
+                    acc = self.emit_value("llvm.insertvalue", vec![acc, p], ty, vec![("position", position)]);
+                }
+                acc
+            }
+            "spirv.MatrixTimesVector" => {
+                let [m, v] = operands[..] else { return Err(self.illegal(op)) };
+                self.matrix_times_vector(m, v, ty)
+            }
+            "spirv.VectorTimesMatrix" => {
+                // result[c] = dot(v, m[c])
+                let [v, m] = operands[..] else { return Err(self.illegal(op)) };
+                let element = self.ir.types.scalar_of(ty);
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+                for c in 0..self.columns_of(m) {
+                    let col = self.column(m, c);
+                    let vty = self.ir.value_type(v);
+                    let p = self.emit_value("llvm.fmul", vec![v, col], vty, vec![fm()]);
+                    let zero = self.const_of_type(element, 0, -0.0);
+                    let d =
+                        self.emit_value("llvm.intr.vector.reduce.fadd", vec![zero, p], element, vec![fm()]);
+                    let index = self.const_int(i128::from(c), 32);
+                    acc = self.emit_value("llvm.insertelement", vec![acc, d, index], ty, vec![]);
+                }
+                acc
+            }
+            "spirv.MatrixTimesMatrix" => {
+                let [a, b] = operands[..] else { return Err(self.illegal(op)) };
+                let col_ty = column_ty(self, ty);
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+                for c in 0..self.columns_of(b) {
+                    let col = self.column(b, c);
+                    let p = self.matrix_times_vector(a, col, col_ty);
+                    let position = self.position_attr(vec![c as i64]);
+                    acc = self.emit_value("llvm.insertvalue", vec![acc, p], ty, vec![("position", position)]);
+                }
+                acc
+            }
+            _ => {
+                // Transpose: result[r][c] = m[c][r].
+                let m = operands[0];
+                let elements = self.matrix_elements(m).ok_or_else(|| self.illegal(op))?;
+                let col_ty = column_ty(self, ty);
+                let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+                let rows = elements.first().map_or(0, Vec::len);
+                for r in 0..rows {
+                    let mut col = self.emit_value("llvm.mlir.poison", vec![], col_ty, vec![]);
+                    for (c, column) in elements.iter().enumerate() {
+                        let index = self.const_int(c as i128, 32);
+                        col = self.emit_value(
+                            "llvm.insertelement",
+                            vec![col, column[r], index],
+                            col_ty,
+                            vec![],
+                        );
+                    }
+                    let position = self.position_attr(vec![r as i64]);
+                    acc =
+                        self.emit_value("llvm.insertvalue", vec![acc, col], ty, vec![("position", position)]);
+                }
+                acc
+            }
+        };
+        self.replace(op, v);
+        Ok(())
     }
 
     /// `v` (a scalar) splat to vector type `ty`.
@@ -521,24 +719,30 @@ impl Converter<'_> {
     }
 
     fn lower_constant(&mut self, op: OpId) -> Result<(), ConvertError> {
-        let ty = self.result_type(op, 0)?;
         let Some(value) = self.ir.op(op).attr("value").cloned() else { return Err(self.illegal(op)) };
-        if value.is_null_constant() {
-            let v = self.emit_value("llvm.mlir.zero", vec![], ty, vec![]);
-            self.replace(op, v);
-            return Ok(());
-        }
-        if let Attribute::Array(items) = &value {
-            // Beyond MLIR 22: a composite constant built member by member.
-            let old_ty = self.ir.value_type(self.ir.op(op).results[0]);
-            let v = self.composite_constant(op, items, old_ty, ty)?;
-            self.replace(op, v);
-            return Ok(());
-        }
-        let value = self.constant_attribute(&value).ok_or_else(|| self.illegal(op))?;
-        let v = self.emit_value("llvm.mlir.constant", vec![], ty, vec![("value", value)]);
+        let old_ty = self.ir.value_type(self.ir.op(op).results[0]);
+        let v = self.materialize_constant(op, &value, old_ty)?;
         self.replace(op, v);
         Ok(())
+    }
+
+    /// The ops computing constant `value` of SPIR-V type `old_ty` (a null constant is
+    /// `llvm.mlir.zero`, a composite is built member by member, beyond MLIR 22).
+    pub(crate) fn materialize_constant(
+        &mut self,
+        op: OpId,
+        value: &Attribute,
+        old_ty: Type,
+    ) -> Result<Value, ConvertError> {
+        let ty = self.convert_type(old_ty).ok_or_else(|| self.illegal(op))?;
+        if value.is_null_constant() {
+            return Ok(self.emit_value("llvm.mlir.zero", vec![], ty, vec![]));
+        }
+        if let Attribute::Array(items) = value {
+            return self.composite_constant(op, items, old_ty, ty);
+        }
+        let value = self.constant_attribute(value).ok_or_else(|| self.illegal(op))?;
+        Ok(self.emit_value("llvm.mlir.constant", vec![], ty, vec![("value", value)]))
     }
 
     fn composite_constant(
@@ -582,6 +786,9 @@ impl Converter<'_> {
             _ => return None,
         };
         self.convert_type(ty)?;
+        if self.row_major_members.contains(&(ty, usize::try_from(index).ok()?)) {
+            return None;
+        }
         Some(match self.remaps.get(&ty) {
             Some(Remap::Members(map)) => (member, vec![*map.get(usize::try_from(index).ok()?)?]),
             Some(Remap::WrappedElements) => (member, vec![index, 0]),
@@ -693,6 +900,9 @@ impl Converter<'_> {
             match self.remaps.get(&current).cloned() {
                 Some(Remap::Members(map)) => {
                     let c = constant.ok_or_else(|| self.illegal(op))?;
+                    if self.row_major_members.contains(&(current, usize::try_from(c).unwrap_or(usize::MAX))) {
+                        return Err(self.error(op, "not supported yet: access to a RowMajor matrix member"));
+                    }
                     let m = *map
                         .get(usize::try_from(c).map_err(|_| self.illegal(op))?)
                         .ok_or_else(|| self.illegal(op))?;
@@ -1350,6 +1560,7 @@ impl Converter<'_> {
             "spirv.AtomicCompareExchange" | "spirv.AtomicCompareExchangeWeak" => {
                 let ty = self.result_type(op, 0)?;
                 let [ptr, value, comparator] = operands[..] else { return Err(self.illegal(op)) };
+                let ordering = self.atomic_ordering(op, "equal_semantics");
                 let failure = self.atomic_ordering(op, "unequal_semantics").min(ordering);
                 // LLVM forbids release orderings on failure.
                 let failure = match failure {
@@ -1373,7 +1584,42 @@ impl Converter<'_> {
                 self.replace(op, v);
                 return Ok(());
             }
-            "spirv.AtomicLoad" | "spirv.AtomicStore" => return Err(self.unsupported(op)),
+            "spirv.AtomicLoad" | "spirv.AtomicStore" => {
+                // MLIR 22 lacks both: the deserializer keeps them generic, scope and
+                // semantics as constant operands (pointer, scope, semantics[, value]).
+                if operands.len() < 3 {
+                    return Err(self.illegal(op));
+                }
+                let bits = self.constant_int(operands[2]).ok_or_else(|| self.unsupported(op))?;
+                let ordering = ordering_of_bits(bits);
+                // LLVM wants atomic loads and stores aligned: the value's natural size.
+                let (ptr, value) = (operands[0], operands.get(3).copied());
+                let value_ty = match value {
+                    Some(v) => self.ir.value_type(v),
+                    None => self.result_type(op, 0)?,
+                };
+                let align = self.alloc_size(value_ty).ok_or_else(|| self.illegal(op))?;
+                // Loads take no release ordering, stores no acquire one.
+                let ordering = match (value.is_some(), ordering) {
+                    (false, 5 | 6) => 4,
+                    (true, 4 | 6) => 5,
+                    (_, o) => o,
+                };
+                let props = vec![
+                    ("alignment", self.int_attr(i128::from(align), 64)),
+                    ("ordering", self.int_attr(i128::from(ordering.max(2)), 64)),
+                ];
+                match value {
+                    Some(v) => {
+                        self.emit("llvm.store", vec![v, ptr], &[], props);
+                    }
+                    None => {
+                        let v = self.emit_value("llvm.load", vec![ptr], value_ty, props);
+                        self.replace(op, v);
+                    }
+                }
+                return Ok(());
+            }
             _ => return Err(self.unsupported(op)),
         };
         let ty = self.result_type(op, 0)?;
@@ -1391,24 +1637,14 @@ impl Converter<'_> {
         Ok(())
     }
 
-    /// LLVM's `AtomicOrdering` for memory semantics: monotonic (2) unless acquire (4),
-    /// release (5), acquire-release (6) or sequentially consistent (7) is asked.
+    /// LLVM's `AtomicOrdering` for the memory semantics attribute `key`.
     fn atomic_ordering(&self, op: OpId, key: &str) -> u32 {
-        let semantics = match self.ir.op(op).attr(key) {
-            Some(Attribute::Dialect { body: Some(b), .. }) => b.clone(),
-            _ => String::new(),
+        let bits = match self.ir.op(op).attr(key) {
+            Some(Attribute::Dialect { body: Some(b), .. }) => {
+                super::calls::enum_value("MemorySemantics", b).unwrap_or(0)
+            }
+            _ => 0,
         };
-        let has = |f: &str| semantics.split('|').any(|s| s.trim() == f);
-        if has("SequentiallyConsistent") {
-            7
-        } else if has("AcquireRelease") || (has("Acquire") && has("Release")) {
-            6
-        } else if has("Release") {
-            5
-        } else if has("Acquire") {
-            4
-        } else {
-            2
-        }
+        ordering_of_bits(i128::from(bits))
     }
 }

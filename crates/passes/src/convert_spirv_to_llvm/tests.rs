@@ -190,3 +190,88 @@ fn hostile_inputs_do_not_panic() {
     assert!(r.success, "{}", r.diagnostics_text);
     assert!(r.output.contains("\"llvm.return\"(%0)"), "{}", r.output);
 }
+
+/// Beyond MLIR 22: matrices, GLSL expansions, generic atomics and a switch lower
+/// with no SPIR-V op left (their LLVM validity is checked by the integration tests
+/// on real shaders).
+#[test]
+fn matrices_glsl_expansions_atomics_and_switches_lower() {
+    let source = "spirv.module Logical GLSL450 {\n\
+        spirv.GlobalVariable @w : !spirv.ptr<i32, Workgroup>\n\
+        spirv.func @f(%m: !spirv.matrix<3 x vector<3xf32>>, %v: vector<3xf32>, %s: f32, %i: i32) -> f32 \"None\" {\n\
+          %a = spirv.MatrixTimesVector %m, %v : !spirv.matrix<3 x vector<3xf32>>, vector<3xf32> -> vector<3xf32>\n\
+          %b = spirv.VectorTimesMatrix %a, %m : vector<3xf32>, !spirv.matrix<3 x vector<3xf32>> -> vector<3xf32>\n\
+          %t = spirv.Transpose %m : !spirv.matrix<3 x vector<3xf32>> -> !spirv.matrix<3 x vector<3xf32>>\n\
+          %mm = spirv.MatrixTimesMatrix %t, %m : !spirv.matrix<3 x vector<3xf32>>, !spirv.matrix<3 x vector<3xf32>> -> !spirv.matrix<3 x vector<3xf32>>\n\
+          %ms = spirv.MatrixTimesScalar %mm, %s : !spirv.matrix<3 x vector<3xf32>>, f32\n\
+          %c = spirv.GL.Cross %a, %b : vector<3xf32>\n\
+          %n = spirv.GL.Normalize %c : vector<3xf32>\n\
+          %l = spirv.GL.Length %n : vector<3xf32> -> f32\n\
+          %cl = spirv.GL.FClamp %l, %s, %s : f32\n\
+          %sm = \"spirv.GL.SmoothStep\"(%s, %cl, %l) : (f32, f32, f32) -> f32\n\
+          %msb = spirv.GL.FindUMsb %i : i32\n\
+          %p = spirv.mlir.addressof @w : !spirv.ptr<i32, Workgroup>\n\
+          %old = spirv.AtomicCompareExchange <Workgroup> <AcquireRelease> <Acquire> %p, %msb, %i : !spirv.ptr<i32, Workgroup>\n\
+          %r = spirv.SMod %old, %i : i32\n\
+          %f = spirv.FMod %sm, %s : f32\n\
+          spirv.ReturnValue %f : f32\n\
+        }\n\
+      }\n";
+    let r = kernel(source);
+    assert!(r.success, "{}", r.diagnostics_text);
+    assert!(!r.output.contains("\"spirv."), "{}", r.output);
+    for want in [
+        "\"llvm.cmpxchg\"",
+        "failure_ordering = 4 : i64, success_ordering = 6 : i64",
+        "llvm.intr.ctlz",
+        "llvm.srem",
+        "llvm.frem",
+    ] {
+        assert!(r.output.contains(want), "{want} missing:\n{}", r.output);
+    }
+}
+
+/// A Private global with a constant initializer (kept by value by the deserializer)
+/// gets a region computing it.
+#[test]
+fn constant_initializers_become_global_regions() {
+    let source = "spirv.module Logical GLSL450 {\n\
+        spirv.GlobalVariable @lut {initializer_constant = [1.500000e+00 : f32, 2.500000e+00 : f32]} : !spirv.ptr<!spirv.array<2 x f32>, Private>\n\
+      }\n";
+    let r = kernel(source);
+    assert!(r.success, "{}", r.diagnostics_text);
+    assert!(r.output.contains("\"llvm.insertvalue\""), "{}", r.output);
+    assert!(r.output.contains("\"llvm.return\"(%"), "{}", r.output);
+    assert!(r.output.contains("linkage = #llvm.linkage<private>, sym_name = \"lut\""), "{}", r.output);
+}
+
+/// IR that does not verify (the library path takes the deserializer's output as it
+/// is) is refused op by op, never indexed out of bounds.
+#[test]
+fn ops_missing_operands_are_refused_not_panicked_on() {
+    use spirvkit_ir::ir::{Ir, Location};
+    let mut ir = Ir::new();
+    let i32t = ir.types.integer(32, spirvkit_ir::types::Signedness::Signless);
+    let module = ir.create_op("spirv.module", vec![], &[], Location::Unknown);
+    let body = ir.add_region(module);
+    let block = ir.create_block();
+    ir.append_block(body, block);
+    let fn_ty = ir.types.function(vec![], vec![]);
+    for name in ["spirv.SNegate", "spirv.Store", "spirv.AtomicStore", "spirv.VectorShuffle", "spirv.Constant"]
+    {
+        let f = ir.create_op("spirv.func", vec![], &[], Location::Unknown);
+        ir.set_property(f, "function_type", spirvkit_ir::attr::Attribute::Type(fn_ty));
+        ir.set_property(f, "sym_name", spirvkit_ir::attr::Attribute::String(format!("f_{name}")));
+        let r = ir.add_region(f);
+        let entry = ir.create_block();
+        ir.append_block(r, entry);
+        let bad = ir.create_op(name, vec![], &[i32t], Location::Unknown);
+        ir.append_op(entry, bad);
+        ir.append_op(block, f);
+        let mut copy = ir.clone();
+        let err =
+            super::convert_spirv_module(&mut copy, module, &super::ConvertOptions::kernel()).unwrap_err();
+        assert!(err.message.contains(name), "{name}: {}", err.message);
+        ir.block_mut(block).ops.clear();
+    }
+}

@@ -126,7 +126,7 @@ impl Converter<'_> {
         let layout_only = |d: &(String, Option<String>)| {
             matches!(
                 d.0.as_str(),
-                "Offset" | "NonWritable" | "NonReadable" | "RowMajor" | "ColMajor" | "MatrixStride"
+                "Offset" | "NonWritable" | "NonReadable" | "ColMajor" | "RowMajor" | "MatrixStride"
             )
         };
         // MLIR 22 refuses struct decorations (`Block`) as member ones.
@@ -163,7 +163,18 @@ impl Converter<'_> {
         let mut laid_out = Vec::with_capacity(members.len());
         let mut remap = Vec::with_capacity(members.len());
         let mut at: u64 = 0;
-        for (m, &llvm) in body.members.iter().zip(&members) {
+        for (index, (m, &llvm)) in body.members.iter().zip(&members).enumerate() {
+            // A row-major matrix's memory is not the column arrays the conversion
+            // reads: a square one takes the same room (the members after it stay in
+            // place) and any access to it is refused; other shapes are refused here.
+            if m.decorations.iter().any(|d| d.0 == "RowMajor") {
+                match self.ir.types.kind(m.ty) {
+                    TypeKind::Matrix { column, columns } if matches!(self.ir.types.kind(*column), TypeKind::Vector { shape, .. } if shape.iter().product::<u64>() == u64::from(*columns)) =>
+                        {}
+                    _ => return None,
+                }
+                self.row_major_members.insert((ty, index));
+            }
             let offset = u64::from(m.offset.unwrap_or(at as u32));
             if offset < at {
                 return None;
