@@ -24,6 +24,9 @@
 //! - `vk-kernels [--compiler hlsl2spirv|glslang] [--filter S] [--update-floor] [--debug]`: the
 //!   HLSL compute kernels of crates/vkcompute compiled, validated, run on lavapipe and compared
 //!   with their expected outputs, against the floor in conformance/vk-kernels-floor.txt.
+//! - `run-corpus [DIR] [--filter S] [--ulps N] [--update-floor [--allow-lower]] [--debug]`: every
+//!   GLCompute shader of the .spv corpus run with `spirvkit run` on vulkan and cpu from inputs
+//!   derived from its descriptors, buffers compared, against conformance/run-corpus-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 //! - `bench-hlsl [--runs N] [--quick] [--only corpus|large] [--filter S] [--functions N]`:
@@ -48,6 +51,7 @@ mod hlsl_manifest;
 mod lit;
 mod mlir_conformance;
 mod mlir_print_compare;
+mod run_corpus;
 mod spv_roundtrip;
 mod vk_kernels;
 
@@ -142,7 +146,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|bench|bench-hlsl|bench-kernels> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|run-corpus|bench|bench-hlsl|bench-kernels> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -154,6 +158,7 @@ fn main() -> Result<()> {
         "mlir-print-compare" => mlir_print_compare::run(rest),
         "spv-roundtrip" => spv_roundtrip::run(rest),
         "vk-kernels" => vk_kernels::run(rest),
+        "run-corpus" => run_corpus::run(rest),
         "bench" => bench::run(rest),
         "bench-hlsl" => bench::run_compile(rest),
         "bench-kernels" => bench_kernels::run(rest),

@@ -6,6 +6,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod run;
+
 // The IR allocates many small vectors and strings; mimalloc handles that pattern
 // markedly faster than glibc's allocator.
 #[global_allocator]
@@ -93,6 +95,7 @@ enum Command {
         #[arg(allow_hyphen_values = true, trailing_var_arg = true, num_args = 0..)]
         args: Vec<String>,
     },
+    Run(Box<run::RunCommand>),
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, String> {
@@ -470,6 +473,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let output = output.unwrap_or_else(|| PathBuf::from("out.spv"));
             write_output(Some(&output), &bytes)
         }
+        Command::Run(command) => run::run(*command),
     }
 }
 

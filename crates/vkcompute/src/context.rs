@@ -1,6 +1,8 @@
 //! The Vulkan side: instance and device on a compute queue, and one dispatch per
 //! [`Context::run`], every object it creates owned by a guard that destroys it.
 
+mod repeated;
+
 use crate::{AddressMode, Binding, Dispatch, Error, Filter, Image2d, Outputs, Resource, SamplerDesc};
 use ash::vk;
 use std::ffi::CString;

@@ -12,11 +12,13 @@
 //! [`Error::Unavailable`], which callers report as a skip.
 
 mod context;
+mod device;
 mod format;
 mod interface;
 pub mod suite;
 
 pub use context::{lavapipe_icd_path, Context, DeviceInfo, DevicePreference, SubgroupFeatures};
+pub use device::VulkanDevice;
 pub use format::Format;
 
 /// Why a run could not be done.

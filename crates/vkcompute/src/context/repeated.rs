@@ -1,0 +1,394 @@
+//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, push constants
+//! and specialization constants, one pipeline compiled once and dispatched `repeat` times,
+//! each dispatch timed around its submit and wait.
+
+use super::{vk_error, Context, Objects};
+use crate::Error;
+use ash::vk;
+use spirvkit_run::reflect::{DescriptorKind, Reflection};
+use spirvkit_run::{Binding, BufferKind, Dispatch, Refill, Timings};
+use std::ffi::CString;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+fn milliseconds(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+impl Context {
+    /// Runs `dispatch` over `bindings` (see [`spirvkit_run::Device::run`]): compiles the
+    /// pipeline once (timed as `compile_ms`: shader module and pipeline creation), then
+    /// submits the recorded dispatch `repeat` times, each timed from submit to the end of
+    /// its wait. Every binding's `data` then holds what the last dispatch left.
+    pub fn run_repeated(
+        &self,
+        dispatch: &Dispatch<'_>,
+        bindings: &mut [Binding],
+        mut before_each: Option<Refill<'_>>,
+    ) -> Result<Timings, Error> {
+        if self.stuck.load(Ordering::SeqCst) {
+            return Err(Error::Dispatch("the device is still busy with a dispatch that timed out".into()));
+        }
+        let entry_point =
+            CString::new(dispatch.entry).map_err(|_| Error::EntryPoint(dispatch.entry.to_string()))?;
+        let reflection = spirvkit_run::reflect(dispatch.spirv).map_err(|e| Error::Binary(e.to_string()))?;
+        self.check_repeated(dispatch, bindings, &reflection)?;
+        let mut objects = Objects::default_for(&self.device);
+        let result = self.submit_repeated(
+            dispatch,
+            bindings,
+            &reflection,
+            &entry_point,
+            &mut objects,
+            &mut before_each,
+        );
+        if matches!(result, Err(Error::Timeout(_))) {
+            // The device may still use them: leaking is the only safe choice.
+            self.stuck.store(true, Ordering::SeqCst);
+            std::mem::forget(objects);
+        }
+        result
+    }
+
+    /// What would be undefined behaviour on the driver, refused: a descriptor the shader
+    /// declares and the run does not bind (or binds as another kind), a push-constant
+    /// block larger than the bytes given, buffers over the device's limits.
+    fn check_repeated(
+        &self,
+        dispatch: &Dispatch<'_>,
+        bindings: &[Binding],
+        reflection: &Reflection,
+    ) -> Result<(), Error> {
+        let entry = reflection.entry_point(dispatch.entry).map_err(Error::Dispatch)?;
+        if !entry.is_compute() {
+            return Err(Error::Dispatch(format!("entry point `{}` is not a compute shader", entry.name)));
+        }
+        self.check_job(&crate::Dispatch {
+            spirv: &[],
+            entry_point: dispatch.entry,
+            bindings: &[],
+            groups: dispatch.groups,
+        })?;
+        for (i, b) in bindings.iter().enumerate() {
+            let fail = |reason: String| Err(Error::Binding { set: b.set, binding: b.binding, reason });
+            if bindings[..i].iter().any(|o| (o.set, o.binding) == (b.set, b.binding)) {
+                return fail("given twice".into());
+            }
+            if b.set >= self.limits.max_bound_descriptor_sets {
+                return fail(format!(
+                    "the device binds at most {} descriptor sets",
+                    self.limits.max_bound_descriptor_sets
+                ));
+            }
+            if b.data.is_empty() {
+                return fail("a buffer needs at least one byte".into());
+            }
+            let max = match b.kind {
+                BufferKind::Uniform => self.limits.max_uniform_buffer_range,
+                BufferKind::Storage => self.limits.max_storage_buffer_range,
+            };
+            if b.data.len() as u64 > u64::from(max) {
+                return fail(format!("{} bytes exceed the device's range {max}", b.data.len()));
+            }
+        }
+        for declared in &reflection.descriptors {
+            let fail =
+                |reason: String| Err(Error::Binding { set: declared.set, binding: declared.binding, reason });
+            let kind = match declared.kind {
+                DescriptorKind::StorageBuffer => BufferKind::Storage,
+                DescriptorKind::UniformBuffer => BufferKind::Uniform,
+                other => return fail(format!("not supported yet: binding a {other}")),
+            };
+            match bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
+                None => {
+                    return fail(format!(
+                        "the shader declares a {} here, and the run binds nothing",
+                        declared.kind
+                    ))
+                }
+                Some(b) if b.kind != kind => {
+                    return fail(format!(
+                        "the shader declares a {} here, and the run binds a {:?} buffer",
+                        declared.kind, b.kind
+                    ))
+                }
+                Some(b) if (b.data.len() as u64) < declared.fixed_size => {
+                    return fail(format!(
+                        "{} bytes, and the shader's block needs at least {}",
+                        b.data.len(),
+                        declared.fixed_size
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let push_size = reflection.push_constant_size.unwrap_or(0);
+        if (dispatch.push.len() as u64) < push_size {
+            return Err(Error::Dispatch(format!(
+                "{} bytes of push constants, and the shader's block is {push_size} bytes",
+                dispatch.push.len()
+            )));
+        }
+        if dispatch.push.len() as u64 > u64::from(self.limits.max_push_constants_size) {
+            return Err(Error::Dispatch(format!(
+                "{} bytes of push constants exceed the device's limit {}",
+                dispatch.push.len(),
+                self.limits.max_push_constants_size
+            )));
+        }
+        for spec in dispatch.spec {
+            if reflection.spec_constant(spec.id).is_none() {
+                return Err(Error::Dispatch(format!("the shader has no spec constant {}", spec.id)));
+            }
+        }
+        if dispatch.repeat == 0 {
+            return Err(Error::Dispatch("at least one dispatch".into()));
+        }
+        Ok(())
+    }
+
+    fn submit_repeated(
+        &self,
+        dispatch: &Dispatch<'_>,
+        bindings: &mut [Binding],
+        reflection: &Reflection,
+        entry_point: &CString,
+        objects: &mut Objects<'_>,
+        before_each: &mut Option<Refill<'_>>,
+    ) -> Result<Timings, Error> {
+        let mut created = Vec::with_capacity(bindings.len());
+        for b in bindings.iter() {
+            let (usage, kind) = match b.kind {
+                BufferKind::Storage => {
+                    (vk::BufferUsageFlags::STORAGE_BUFFER, vk::DescriptorType::STORAGE_BUFFER)
+                }
+                BufferKind::Uniform => {
+                    (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
+                }
+            };
+            let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
+            created.push((buffer, memory, kind));
+        }
+
+        // Set layouts for sets 0..=max (sets the shader skips stay empty).
+        let set_count = bindings.iter().map(|b| b.set + 1).max().unwrap_or(0);
+        let mut layouts = Vec::with_capacity(set_count as usize);
+        for set in 0..set_count {
+            let entries: Vec<vk::DescriptorSetLayoutBinding> = bindings
+                .iter()
+                .zip(&created)
+                .filter(|(b, _)| b.set == set)
+                .map(|(b, (_, _, kind))| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b.binding)
+                        .descriptor_type(*kind)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
+            // SAFETY: valid create info; the layout is owned by `objects`.
+            let layout = unsafe { self.device.create_descriptor_set_layout(&info, None) }
+                .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
+            objects.set_layouts.push(layout);
+            layouts.push(layout);
+        }
+        // Push constants: the bytes given, rounded up to whole words as Vulkan requires.
+        let mut push = dispatch.push.to_vec();
+        push.resize(push.len().next_multiple_of(4), 0);
+        let push_ranges = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: push.len() as u32,
+        }];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&layouts);
+        if !push.is_empty() {
+            layout_info = layout_info.push_constant_ranges(&push_ranges);
+        }
+        // SAFETY: valid create info; owned by `objects`.
+        let pipeline_layout = unsafe { self.device.create_pipeline_layout(&layout_info, None) }
+            .map_err(vk_error("vkCreatePipelineLayout"))?;
+        objects.pipeline_layout = pipeline_layout;
+
+        let mut sets = Vec::new();
+        if set_count > 0 {
+            let mut pool_sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+            for (_, _, ty) in &created {
+                match pool_sizes.iter_mut().find(|s| s.ty == *ty) {
+                    Some(size) => size.descriptor_count += 1,
+                    None => pool_sizes.push(vk::DescriptorPoolSize { ty: *ty, descriptor_count: 1 }),
+                }
+            }
+            let pool_info =
+                vk::DescriptorPoolCreateInfo::default().max_sets(set_count).pool_sizes(&pool_sizes);
+            // SAFETY: valid create info; owned by `objects`.
+            let pool = unsafe { self.device.create_descriptor_pool(&pool_info, None) }
+                .map_err(vk_error("vkCreateDescriptorPool"))?;
+            objects.descriptor_pool = pool;
+            let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
+            // SAFETY: the pool was sized for exactly these sets.
+            sets = unsafe { self.device.allocate_descriptor_sets(&alloc) }
+                .map_err(vk_error("vkAllocateDescriptorSets"))?;
+        }
+        let buffer_infos: Vec<vk::DescriptorBufferInfo> = created
+            .iter()
+            .map(|(buffer, _, _)| vk::DescriptorBufferInfo {
+                buffer: *buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            })
+            .collect();
+        let writes: Vec<vk::WriteDescriptorSet> = bindings
+            .iter()
+            .zip(&created)
+            .zip(&buffer_infos)
+            .map(|((b, (_, _, kind)), info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(sets[b.set as usize])
+                    .dst_binding(b.binding)
+                    .descriptor_type(*kind)
+                    .buffer_info(std::slice::from_ref(info))
+            })
+            .collect();
+        // SAFETY: every write names a live set, a matching type and a live buffer.
+        unsafe { self.device.update_descriptor_sets(&writes, &[]) };
+
+        // Specialization: each constant's bits in the size its type has (a bool is a
+        // 4-byte VkBool32).
+        let mut spec_data = Vec::new();
+        let mut spec_entries = Vec::new();
+        for value in dispatch.spec {
+            let Some(constant) = reflection.spec_constant(value.id) else { continue };
+            let size = constant.ty.size().clamp(1, 8) as usize;
+            spec_entries.push(vk::SpecializationMapEntry {
+                constant_id: value.id,
+                offset: spec_data.len() as u32,
+                size,
+            });
+            spec_data.extend_from_slice(&value.bits.to_le_bytes()[..size]);
+        }
+        let specialization = vk::SpecializationInfo::default().map_entries(&spec_entries).data(&spec_data);
+
+        let compile_start = Instant::now();
+        let module_info = vk::ShaderModuleCreateInfo::default().code(dispatch.spirv);
+        // SAFETY: a module of whole words with the SPIR-V magic (checked by `reflect`).
+        let module = unsafe { self.device.create_shader_module(&module_info, None) }
+            .map_err(vk_error("vkCreateShaderModule"))?;
+        objects.shader_module = module;
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(entry_point.as_c_str());
+        if !spec_entries.is_empty() {
+            stage = stage.specialization_info(&specialization);
+        }
+        let pipeline_info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)];
+        // SAFETY: valid create info.
+        let pipelines =
+            unsafe { self.device.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
+                .map_err(|(pipelines, result)| {
+                    objects.pipelines.extend(pipelines.into_iter().filter(|p| *p != vk::Pipeline::null()));
+                    Error::Vulkan { call: "vkCreateComputePipelines", result }
+                })?;
+        objects.pipelines.extend(pipelines.iter().copied());
+        let pipeline = pipelines[0];
+        let compile_ms = milliseconds(compile_start.elapsed());
+
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family);
+        // SAFETY: valid create info; owned by `objects`.
+        let command_pool = unsafe { self.device.create_command_pool(&pool_info, None) }
+            .map_err(vk_error("vkCreateCommandPool"))?;
+        objects.command_pool = command_pool;
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: a valid pool.
+        let command_buffer = unsafe { self.device.allocate_command_buffers(&alloc) }
+            .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+        // SAFETY: recording a reusable command buffer whose objects live until the last
+        // fence signals; the barrier makes the shader's writes visible to the host.
+        unsafe {
+            self.device
+                .begin_command_buffer(command_buffer, &vk::CommandBufferBeginInfo::default())
+                .map_err(vk_error("vkBeginCommandBuffer"))?;
+            self.device.cmd_bind_pipeline(command_buffer, vk::PipelineBindPoint::COMPUTE, pipeline);
+            if !sets.is_empty() {
+                self.device.cmd_bind_descriptor_sets(
+                    command_buffer,
+                    vk::PipelineBindPoint::COMPUTE,
+                    pipeline_layout,
+                    0,
+                    &sets,
+                    &[],
+                );
+            }
+            if !push.is_empty() {
+                self.device.cmd_push_constants(
+                    command_buffer,
+                    pipeline_layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    &push,
+                );
+            }
+            let [x, y, z] = dispatch.groups;
+            self.device.cmd_dispatch(command_buffer, x, y, z);
+            let to_host = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            self.device.cmd_pipeline_barrier(
+                command_buffer,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[to_host],
+                &[],
+                &[],
+            );
+            self.device.end_command_buffer(command_buffer).map_err(vk_error("vkEndCommandBuffer"))?;
+            objects.fence = self
+                .device
+                .create_fence(&vk::FenceCreateInfo::default(), None)
+                .map_err(vk_error("vkCreateFence"))?;
+        }
+
+        let timeout = dispatch.time_limit.unwrap_or(self.dispatch_timeout);
+        let nanoseconds = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        let mut dispatch_ms = Vec::with_capacity(dispatch.repeat as usize);
+        for index in 0..dispatch.repeat {
+            if index > 0 {
+                if let Some(refill) = before_each.as_mut() {
+                    refill(bindings);
+                    for (b, (_, memory, _)) in bindings.iter().zip(&created) {
+                        self.write_memory(*memory, b.data.len(), &b.data)?;
+                    }
+                }
+            }
+            let submit = vk::SubmitInfo::default().command_buffers(std::slice::from_ref(&command_buffer));
+            let start = Instant::now();
+            // SAFETY: the command buffer is complete and not pending (the previous
+            // submission's fence was waited for); host writes before a submit are visible
+            // to it.
+            unsafe {
+                self.device
+                    .queue_submit(self.queue, &[submit], objects.fence)
+                    .map_err(vk_error("vkQueueSubmit"))?;
+                match self.device.wait_for_fences(&[objects.fence], true, nanoseconds) {
+                    Ok(()) => {}
+                    Err(vk::Result::TIMEOUT) => return Err(Error::Timeout(timeout)),
+                    Err(result) => return Err(Error::Vulkan { call: "vkWaitForFences", result }),
+                }
+            }
+            dispatch_ms.push(milliseconds(start.elapsed()));
+            // SAFETY: the fence has signalled and nothing waits on it.
+            unsafe { self.device.reset_fences(&[objects.fence]) }.map_err(vk_error("vkResetFences"))?;
+        }
+        for (b, (_, memory, kind)) in bindings.iter_mut().zip(&created) {
+            if *kind == vk::DescriptorType::STORAGE_BUFFER {
+                b.data = self.read_memory(*memory, b.data.len())?;
+            }
+        }
+        Ok(Timings { compile_ms, dispatch_ms })
+    }
+}
