@@ -1,5 +1,5 @@
 //! `cargo xtask bench-kernels [--kernels DIR] [--repeat N] [--scale F] [--only NAME,...]
-//! [--devices cpu,vulkan] [--vulkan-direct] [--baseline-native]`: issue 17's kernel
+//! [--devices cpu,vulkan] [--baseline-native]`: issue 17's kernel
 //! benchmark. A benchmark, not a timed test: it asserts nothing on timings.
 //!
 //! Each kernel of `../shared/kernels` is compiled by `hlsl2spirv -T cs_6_0 -E main` (release)
@@ -13,13 +13,11 @@
 //!   user runs it, with its `key=value` report parsed and its `--dump` files compared with
 //!   the native result.
 //!
-//! Where the CLI has no `run` command yet, or with `--vulkan-direct`, the lavapipe column is
-//! measured through `crates/vkcompute` instead ([`direct`]); a device that is not built or
-//! fails is reported as such in its column. The table (medians, ratios, compile times,
+//! A device that is not built or fails is reported as such in its column (with the
+//! reason under the table), never left out. The table (medians, ratios, compile times,
 //! agreement, the issue's targets) is printed and written to `<target>/bench/kernels.md`.
 
 mod cli;
-mod direct;
 mod native;
 mod spec;
 
@@ -33,7 +31,7 @@ use std::time::Instant;
 
 const USAGE: &str =
     "usage: cargo xtask bench-kernels [--kernels DIR] [--repeat N] [--scale F] [--only NAME,...] \
-                     [--devices cpu,vulkan] [--vulkan-direct] [--baseline-native]";
+                     [--devices cpu,vulkan] [--baseline-native]";
 
 struct Options {
     kernels_dir: PathBuf,
@@ -42,7 +40,6 @@ struct Options {
     only: Option<Vec<Kernel>>,
     cpu: bool,
     vulkan: bool,
-    vulkan_direct: bool,
     isa: Isa,
 }
 
@@ -54,7 +51,6 @@ fn parse_options(args: &[String]) -> Result<Options> {
         only: None,
         cpu: true,
         vulkan: true,
-        vulkan_direct: false,
         isa: Isa::detect(),
     };
     let mut iter = args.iter();
@@ -95,7 +91,6 @@ fn parse_options(args: &[String]) -> Result<Options> {
                     }
                 }
             }
-            "--vulkan-direct" => options.vulkan_direct = true,
             "--baseline-native" => options.isa = Isa::Baseline,
             other => bail!("unknown option `{other}`; {USAGE}"),
         }
@@ -140,11 +135,10 @@ impl Data {
     }
 }
 
-/// The native column of one kernel: per-dispatch times and the output after the first
-/// and after the last dispatch.
+/// The native column of one kernel: per-dispatch times and the output after the last
+/// dispatch.
 struct NativeRun {
     dispatch_ms: Vec<f64>,
-    after_first: Vec<u8>,
     after_last: Vec<u8>,
 }
 
@@ -156,9 +150,8 @@ fn run_native(kernel: Kernel, n: u32, repeat: u32, isa: Isa, threads: usize) -> 
     // histogram's bins are shared atomics across dispatches, read back at the end.
     let bins: [AtomicU32; 256] = std::array::from_fn(|_| AtomicU32::new(0));
     let mut dispatch_ms = Vec::new();
-    let mut after_first = Vec::new();
     let n = n as usize;
-    for round in 0..repeat {
+    for _ in 0..repeat {
         let start = Instant::now();
         match kernel {
             Kernel::Saxpy => {
@@ -191,11 +184,8 @@ fn run_native(kernel: Kernel, n: u32, repeat: u32, isa: Isa, threads: usize) -> 
         if kernel == Kernel::Histogram {
             data[output] = Data::U32(bins.iter().map(|b| b.load(Ordering::Relaxed)).collect());
         }
-        if round == 0 {
-            after_first = data[output].to_le_bytes();
-        }
     }
-    NativeRun { dispatch_ms, after_first, after_last: data[output].to_le_bytes() }
+    NativeRun { dispatch_ms, after_last: data[output].to_le_bytes() }
 }
 
 fn median(values: &[f64]) -> f64 {
@@ -221,10 +211,6 @@ enum Verdict {
 }
 
 impl Verdict {
-    fn agrees(&self) -> bool {
-        !matches!(self, Verdict::Differ { .. })
-    }
-
     fn describe(&self) -> String {
         match self {
             Verdict::Exact => "exact".into(),
@@ -286,7 +272,6 @@ enum Column {
     Ran {
         timings: cli::Report,
         verdict: Verdict,
-        how: &'static str,
     },
     /// Not built, not available, or failed: the reason, shown in the table.
     Missing(String),
@@ -300,10 +285,13 @@ impl Column {
         }
     }
 
-    fn compile(&self) -> Option<f64> {
+    /// `compile_ms + first-dispatch extra`, as `A + B` (either may be missing).
+    fn compile(&self) -> String {
         match self {
-            Column::Ran { timings, .. } => timings.compile_ms,
-            Column::Missing(_) => None,
+            Column::Ran { timings, .. } => {
+                format!("{} + {}", ms(timings.compile_ms), ms(timings.first_extra_ms()))
+            }
+            Column::Missing(_) => "-".into(),
         }
     }
 }
@@ -329,11 +317,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let scratch = crate::target_dir().join("bench-kernels");
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating {}", scratch.display()))?;
     let hlsl2spirv = crate::vk_kernels::build_hlsl2spirv(false)?;
-    let spirvkit = if options.cpu || (options.vulkan && !options.vulkan_direct) {
-        Some(cli::Spirvkit::build()?)
-    } else {
-        None
-    };
+    let spirvkit = if options.cpu || options.vulkan { Some(cli::Spirvkit::build()?) } else { None };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let kernels: Vec<Kernel> = options.only.clone().unwrap_or_else(|| spec::ALL.to_vec());
     println!(
@@ -348,7 +332,6 @@ pub fn run(args: &[String]) -> Result<()> {
             None => "not used",
         }
     );
-    let mut direct_vulkan = None;
     let mut rows = Vec::new();
     for kernel in kernels {
         let n = kernel.scaled_n(options.scale);
@@ -362,26 +345,10 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         let native = run_native(kernel, n, options.repeat, options.isa, threads);
         let native_ms = median(&native.dispatch_ms);
-        let output = kernel.buffers(n).into_iter().find(|b| b.output).expect("an output");
-        let judge = |got: &[u8], want: &[u8]| compare(kernel.agreement(), output.elem, got, want);
-
-        let vulkan = if !options.vulkan {
-            Column::Missing("not asked".into())
-        } else if options.vulkan_direct || !spirvkit.as_ref().is_some_and(|s| s.has_run) {
-            let context = direct_vulkan.get_or_insert_with(direct::open);
-            match context {
-                Ok(context) => match direct::run(context, kernel, n, &spv, options.repeat) {
-                    Ok(run) => Column::Ran {
-                        verdict: judge(&run.output, &native.after_first),
-                        timings: run.report,
-                        how: "vkcompute",
-                    },
-                    Err(error) => Column::Missing(format!("failed: {error:#}")),
-                },
-                Err(error) => Column::Missing(error.clone()),
-            }
-        } else {
+        let vulkan = if options.vulkan {
             device_column(spirvkit.as_ref(), "vulkan", kernel, n, &spv, &scratch, options.repeat, &native)
+        } else {
+            Column::Missing("not asked".into())
         };
         let cpu = if options.cpu {
             device_column(spirvkit.as_ref(), "cpu", kernel, n, &spv, &scratch, options.repeat, &native)
@@ -432,7 +399,7 @@ fn device_column(
                     };
                 }
             }
-            Column::Ran { timings: run.report, verdict, how: "spirvkit run" }
+            Column::Ran { timings: run.report, verdict }
         }
         Err(error) => Column::Missing(format!("failed: {error:#}")),
     }
@@ -536,11 +503,7 @@ fn table(rows: &[Row], options: &Options, threads: usize) -> String {
         let native = Some(row.native_ms).filter(|v| v.is_finite());
         let (lvp, cpu) = (row.vulkan.median(), row.cpu.median());
         let mut output = |c: &Column| match c {
-            Column::Ran { verdict, how, .. } => {
-                let mark = if verdict.agrees() { "" } else { " **" };
-                let via = if *how == "vkcompute" { " (vkcompute)" } else { "" };
-                format!("{}{via}{mark}", verdict.describe())
-            }
+            Column::Ran { verdict, .. } => verdict.describe(),
             Column::Missing(why) => {
                 if !notes.contains(why) {
                     notes.push(why.clone());
@@ -572,8 +535,8 @@ fn table(rows: &[Row], options: &Options, threads: usize) -> String {
             ratio(lvp, cpu),
             ratio(cpu, native),
             ratio(lvp, native),
-            ms(row.cpu.compile()),
-            ms(row.vulkan.compile()),
+            row.cpu.compile(),
+            row.vulkan.compile(),
             output(&row.vulkan),
             output(&row.cpu),
             targets.join("; ")
@@ -584,17 +547,11 @@ fn table(rows: &[Row], options: &Options, threads: usize) -> String {
         "\nRatios: lavapipe/cpu > 1 means the CPU device is faster than lavapipe; x/native > 1 means \
          slower than the native loops. Outputs are compared with the native result: integers and \
          mandelbrot bit for bit, saxpy and reduce within 1e-5 relative, matmul within 1e-4 relative \
-         (a driver may fuse multiply-adds)."
+         (a driver may fuse multiply-adds). Compile ms: the device's `compile_ms` + what its first \
+         dispatch took beyond the median (lavapipe's llvmpipe JIT-compiles the shader at its first \
+         dispatch, so its pipeline creation alone understates its compile time); Mesa's shader cache \
+         is disabled for the runs."
     );
-    if rows.iter().any(|r| matches!(&r.vulkan, Column::Ran { how: "vkcompute", .. })) {
-        let _ = writeln!(
-            out,
-            "lavapipe (vkcompute): measured through crates/vkcompute, one submission per dispatch: \
-             the dispatch is the median of whole runs minus the median of the same runs with zero \
-             workgroups (buffer upload, pipeline creation and read-back cancel out); its compile \
-             column is that zero-workgroup run (pipeline creation plus buffer set-up)."
-        );
-    }
     for note in notes {
         let _ = writeln!(out, "- missing column: {note}");
     }
@@ -625,41 +582,48 @@ mod tests {
         };
         assert!(max_rel > 0.0 && max_rel < 1e-5);
         let far = f32_bytes(&[1.0, 100.1, 0.0]);
-        assert!(!compare(Agreement::Relative(1e-5), ElemType::F32, &far, &want).agrees());
+        assert!(matches!(
+            compare(Agreement::Relative(1e-5), ElemType::F32, &far, &want),
+            Verdict::Differ { .. }
+        ));
         // A NaN never agrees; nor does a float where exactness is asked.
         let nan = f32_bytes(&[f32::NAN, 100.0, 0.0]);
-        assert!(!compare(Agreement::Relative(1e-5), ElemType::F32, &nan, &want).agrees());
-        assert!(!compare(Agreement::Exact, ElemType::F32, &close, &want).agrees());
+        assert!(matches!(
+            compare(Agreement::Relative(1e-5), ElemType::F32, &nan, &want),
+            Verdict::Differ { .. }
+        ));
+        assert!(matches!(compare(Agreement::Exact, ElemType::F32, &close, &want), Verdict::Differ { .. }));
         // So does a dump of the wrong size.
-        assert!(!compare(Agreement::Exact, ElemType::U32, &ints(&[1]), &ints(&[1, 2])).agrees());
+        assert!(matches!(
+            compare(Agreement::Exact, ElemType::U32, &ints(&[1]), &ints(&[1, 2])),
+            Verdict::Differ { .. }
+        ));
     }
 
     #[test]
     fn native_runs_accumulate_across_dispatches_like_a_device() {
-        // saxpy: y = a*x + y twice.
+        // saxpy: y = a*x + y once per dispatch.
         let n = 1000;
-        let run = run_native(Kernel::Saxpy, n, 2, Isa::detect(), 2);
         let x = spec::init_f32(spec::Init::Random { seed: 1 }, n as usize);
         let mut y = spec::init_f32(spec::Init::Random { seed: 2 }, n as usize);
-        for (y, x) in y.iter_mut().zip(&x) {
-            *y = 1.5 * x + *y;
+        for repeat in 1..=2 {
+            for (y, x) in y.iter_mut().zip(&x) {
+                *y = 1.5 * x + *y;
+            }
+            let run = run_native(Kernel::Saxpy, n, repeat, Isa::detect(), 2);
+            assert_eq!(run.after_last, f32_bytes(&y));
+            assert_eq!(run.dispatch_ms.len(), repeat as usize);
         }
-        assert_eq!(run.after_first, f32_bytes(&y));
-        for (y, x) in y.iter_mut().zip(&x) {
-            *y = 1.5 * x + *y;
-        }
-        assert_eq!(run.after_last, f32_bytes(&y));
-        assert_eq!(run.dispatch_ms.len(), 2);
-        // histogram: the bins double; they count every element.
-        let run = run_native(Kernel::Histogram, 5000, 2, Isa::Baseline, 2);
+        // histogram: the bins count every element, and double with a second dispatch.
         let words =
             |b: &[u8]| b.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect::<Vec<_>>();
-        let (first, last) = (words(&run.after_first), words(&run.after_last));
+        let first = words(&run_native(Kernel::Histogram, 5000, 1, Isa::Baseline, 2).after_last);
+        let last = words(&run_native(Kernel::Histogram, 5000, 2, Isa::Baseline, 2).after_last);
         assert_eq!(first.iter().sum::<u32>(), 5000);
         assert_eq!(last, first.iter().map(|c| c * 2).collect::<Vec<_>>());
         // mandelbrot: idempotent.
-        let run = run_native(Kernel::Mandelbrot, 20, 3, Isa::detect(), 2);
-        assert_eq!(run.after_first, run.after_last);
+        let once = run_native(Kernel::Mandelbrot, 20, 1, Isa::detect(), 2);
+        assert_eq!(run_native(Kernel::Mandelbrot, 20, 3, Isa::detect(), 2).after_last, once.after_last);
     }
 
     #[test]

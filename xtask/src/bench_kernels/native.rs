@@ -5,7 +5,8 @@
 //! - saxpy: `y = a * x + y`, unfused (Rust never contracts `a * b + c`);
 //! - reduce: per 256-element block, the kernel's tree (stride 128, 64, ..., 1), so the
 //!   partial sums are the same floats;
-//! - histogram: one atomic add per element on the shared 256 bins, the kernel's algorithm;
+//! - histogram: per-thread bins added to the shared ones at the end (the kernel's one
+//!   atomic add per element on shared bins is a GPU's way; see [`histogram`]);
 //! - scan: per 256-element block, a sequential inclusive sum (the same integers as the
 //!   kernel's Hillis-Steele steps, with the work a CPU would do);
 //! - matmul (both kernels): each C element summed over k = 0 .. N-1 in order, computed a row
@@ -81,20 +82,6 @@ fn par_chunks_mut<T: Send>(
     });
 }
 
-/// Read-only form of [`par_chunks_mut`].
-fn par_chunks<T: Sync>(data: &[T], chunk: usize, threads: usize, work: impl Fn(usize, &[T]) + Sync) {
-    let pieces = Mutex::new(data.chunks(chunk.max(1)).enumerate());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let next = pieces.lock().unwrap_or_else(|e| e.into_inner()).next();
-                let Some((index, piece)) = next else { break };
-                work(index, piece);
-            });
-        }
-    });
-}
-
 // ---- saxpy ----
 
 #[inline(always)]
@@ -158,23 +145,40 @@ pub fn reduce(isa: Isa, threads: usize, src: &[f32], partial: &mut [f32]) {
 // ---- histogram ----
 
 #[inline(always)]
-fn histogram_body(data: &[u32], bins: &[AtomicU32]) {
+fn histogram_body(data: &[u32], bins: &mut [u32; 256]) {
     for &v in data {
-        bins[(v & 255) as usize].fetch_add(1, Ordering::Relaxed);
+        bins[(v & 255) as usize] += 1;
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn histogram_avx2(data: &[u32], bins: &[AtomicU32]) {
+fn histogram_avx2(data: &[u32], bins: &mut [u32; 256]) {
     histogram_body(data, bins)
 }
 
-/// One histogram dispatch: `bins[v & 255] += 1` for every `v`, atomically on the shared
-/// bins (which accumulate across dispatches, as the kernel's do).
+/// One histogram dispatch: `bins[v & 255] += 1` for every `v`. The plain loop a CPU
+/// runs: each thread counts into its own 256 bins, added to the shared bins (which
+/// accumulate across dispatches, as the kernel's do) once at its end. (The kernel's
+/// one atomic add per element on the shared bins costs 2 threads 15-30x more here: the
+/// bins' cache lines move between the cores on almost every element.)
 pub fn histogram(isa: Isa, threads: usize, data: &[u32], bins: &[AtomicU32; 256]) {
-    par_chunks(data, 1 << 16, threads, |_, data| {
-        with_isa!(isa, histogram_body, histogram_avx2, (data, bins))
+    const CHUNK: usize = 1 << 16;
+    let pieces = Mutex::new(data.chunks(CHUNK));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                let mut own = [0u32; 256];
+                loop {
+                    let next = pieces.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let Some(piece) = next else { break };
+                    with_isa!(isa, histogram_body, histogram_avx2, (piece, &mut own));
+                }
+                for (bin, count) in bins.iter().zip(own) {
+                    bin.fetch_add(count, Ordering::Relaxed);
+                }
+            });
+        }
     });
 }
 

@@ -158,12 +158,6 @@ impl Kernel {
         }
     }
 
-    /// The `Params` uniform buffer's four 32-bit words: N, then saxpy's `a`.
-    pub fn params(self, n: u32) -> [u32; 4] {
-        let a = if self == Kernel::Saxpy { SAXPY_A.to_bits() } else { 0 };
-        [n, a, 0, 0]
-    }
-
     /// `spirvkit run`'s `--ubo` argument for the `Params` buffer (16 bytes, as declared).
     pub fn ubo_arg(self, n: u32) -> String {
         if self == Kernel::Saxpy {
@@ -392,8 +386,7 @@ mod tests {
 
     #[test]
     fn params_carry_n_and_saxpys_a() {
-        assert_eq!(Kernel::Saxpy.params(9), [9, 1.5f32.to_bits(), 0, 0]);
-        assert_eq!(Kernel::Scan.params(9), [9, 0, 0, 0]);
+        assert_eq!(Kernel::Scan.ubo_arg(9), "0:u32=9,u32=0,u32=0,u32=0");
         assert_eq!(Kernel::Saxpy.ubo_arg(9), "0:u32=9,f32=1.5,u32=0,u32=0");
     }
 
