@@ -608,7 +608,7 @@ mod tests {
         let mut y = spec::init_f32(spec::Init::Random { seed: 2 }, n as usize);
         for repeat in 1..=2 {
             for (y, x) in y.iter_mut().zip(&x) {
-                *y = 1.5 * x + *y;
+                *y += 1.5 * x;
             }
             let run = run_native(Kernel::Saxpy, n, repeat, Isa::detect(), 2);
             assert_eq!(run.after_last, f32_bytes(&y));

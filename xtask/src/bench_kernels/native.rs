@@ -2,7 +2,7 @@
 //! native column. Each computes what one dispatch of its HLSL kernel computes, with the
 //! same arithmetic where the result depends on it:
 //!
-//! - saxpy: `y = a * x + y`, unfused (Rust never contracts `a * b + c`);
+//! - saxpy: `y += a * x`, unfused (Rust never contracts a multiply and an add);
 //! - reduce: per 256-element block, the kernel's tree (stride 128, 64, ..., 1), so the
 //!   partial sums are the same floats;
 //! - histogram: per-thread bins added to the shared ones at the end (the kernel's one
@@ -87,7 +87,7 @@ fn par_chunks_mut<T: Send>(
 #[inline(always)]
 fn saxpy_body(a: f32, x: &[f32], y: &mut [f32]) {
     for (y, &x) in y.iter_mut().zip(x) {
-        *y = a * x + *y;
+        *y += a * x;
     }
 }
 
@@ -220,7 +220,7 @@ fn matmul_body(n: usize, first_row: usize, a: &[f32], b: &[f32], c: &mut [f32]) 
         for (k, &a_rk) in a_row.iter().enumerate() {
             let b_row = &b[k * n..][..n];
             for (acc, &b_kc) in c_row.iter_mut().zip(b_row) {
-                *acc = *acc + a_rk * b_kc;
+                *acc += a_rk * b_kc;
             }
         }
     }
@@ -422,7 +422,7 @@ mod tests {
                 for col in 0..n {
                     let mut acc = 0.0f32;
                     for k in 0..n {
-                        acc = acc + a[row * n + k] * b[k * n + col];
+                        acc += a[row * n + k] * b[k * n + col];
                     }
                     want[row * n + col] = acc;
                 }
