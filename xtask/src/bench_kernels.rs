@@ -272,6 +272,8 @@ enum Column {
     Ran {
         timings: cli::Report,
         verdict: Verdict,
+        /// The compile figures of a one-workgroup run (see [`compile_probe`]), when it ran.
+        probe: Option<cli::Report>,
     },
     /// Not built, not available, or failed: the reason, shown in the table.
     Missing(String),
@@ -288,8 +290,9 @@ impl Column {
     /// `compile_ms + first-dispatch extra`, as `A + B` (either may be missing).
     fn compile(&self) -> String {
         match self {
-            Column::Ran { timings, .. } => {
-                format!("{} + {}", ms(timings.compile_ms), ms(timings.first_extra_ms()))
+            Column::Ran { timings, probe, .. } => {
+                let figures = probe.as_ref().unwrap_or(timings);
+                format!("{} + {}", ms(figures.compile_ms), ms(figures.first_extra_ms()))
             }
             Column::Missing(_) => "-".into(),
         }
@@ -399,7 +402,8 @@ fn device_column(
                     };
                 }
             }
-            Column::Ran { timings: run.report, verdict }
+            let probe = compile_probe(spirvkit, device, kernel, spv, scratch);
+            Column::Ran { timings: run.report, verdict, probe }
         }
         Err(error) => Column::Missing(format!("failed: {error:#}")),
     }
@@ -407,6 +411,22 @@ fn device_column(
 
 /// Compiles `source` to `spv`, validates it, and checks that its `LocalSize` is the
 /// workgroup shape the spec (and the dispatch formulas) assume.
+/// A run of one workgroup, three dispatches: its first dispatch's excess over the median
+/// is the work a driver defers to the first dispatch, measured without the noise of a
+/// large dispatch on a loaded machine. `None` when it fails (the main run's figures are
+/// shown instead).
+fn compile_probe(
+    spirvkit: &cli::Spirvkit,
+    device: &str,
+    kernel: Kernel,
+    spv: &Path,
+    scratch: &Path,
+) -> Option<cli::Report> {
+    let one_group = kernel.workgroup()[0] * kernel.workgroup()[1];
+    let n = if kernel.workgroup()[1] > 1 { kernel.workgroup()[0] } else { one_group };
+    spirvkit.run(device, kernel, n, spv, scratch, 3).ok().map(|run| run.report)
+}
+
 fn compile_and_validate(hlsl2spirv: &Path, source: &Path, spv: &Path, workgroup: [u32; 3]) -> Result<()> {
     let output = std::process::Command::new(hlsl2spirv)
         .args(["-T", "cs_6_0", "-E", "main"])
@@ -547,8 +567,8 @@ fn table(rows: &[Row], options: &Options, threads: usize) -> String {
         "\nRatios: lavapipe/cpu > 1 means the CPU device is faster than lavapipe; x/native > 1 means \
          slower than the native loops. Outputs are compared with the native result: integers and \
          mandelbrot bit for bit, saxpy and reduce within 1e-5 relative, matmul within 1e-4 relative \
-         (a driver may fuse multiply-adds). Compile ms: the device's `compile_ms` + what its first \
-         dispatch took beyond the median (lavapipe's llvmpipe JIT-compiles the shader at its first \
+         (a driver may fuse multiply-adds). Compile ms, from a one-workgroup run of 3 dispatches: the device's `compile_ms` + what its \
+         first dispatch took beyond the median (lavapipe's llvmpipe JIT-compiles the shader at its first \
          dispatch, so its pipeline creation alone understates its compile time); Mesa's shader cache \
          is disabled for the runs."
     );
