@@ -288,6 +288,7 @@ fn kind_name(kind: BufferKind) -> &'static str {
     match kind {
         BufferKind::Storage => "storage",
         BufferKind::Uniform => "uniform",
+        BufferKind::StorageImage(_) => "storage image",
     }
 }
 

@@ -2,8 +2,9 @@
 //! declares ([`prepare`]), the dispatch on a device ([`execute`]), the dumps and the
 //! `key=value` report.
 
-use crate::args::{Contents, RunDescription};
+use crate::args::{Contents, ImageArg, RunDescription};
 use crate::elem::ElemType;
+use crate::image::ImageShape;
 use crate::init::fill;
 use crate::reflect::{DescriptorKind, Reflection, SpecType};
 use crate::{ArgError, Binding, BufferKind, Device, Dispatch, ReflectError, RunError, SpecValue, Timings};
@@ -91,6 +92,7 @@ pub fn prepare(
             let use_instead = match expected {
                 BufferKind::Storage => "--buf",
                 BufferKind::Uniform => "--ubuf or --ubo",
+                BufferKind::StorageImage(_) => "--img",
             };
             return Err(arguments(format!(
                 "{}: the shader declares a {} at set {} binding {}: give it with {use_instead}",
@@ -134,6 +136,9 @@ pub fn prepare(
         }
         bindings.push(Binding { set: buffer.set, binding: buffer.binding, kind: buffer.kind, data });
     }
+    for image in &description.images {
+        bindings.push(prepare_image(image, reflection, base)?);
+    }
     for declared in reflection.descriptors_of(entry) {
         if bindings.iter().any(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
             continue;
@@ -141,6 +146,16 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
+            DescriptorKind::StorageImage => {
+                let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
+                return Err(arguments(format!(
+                    "the shader declares a storage image at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    declared.set,
+                    declared.binding,
+                    declared.binding,
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) }
+                )));
+            }
             other => {
                 return Err(Error::Run(RunError::NotSupported(format!(
                     "{}: the shader declares a {other} at set {} binding {}, and `spirvkit run` binds buffers only",
@@ -230,6 +245,73 @@ pub fn prepare(
         })
     });
     Ok(Prepared { bindings, push, spec, workgroup_size })
+}
+
+/// A `--img` checked against the storage image the shader declares there, with its texels.
+fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Result<Binding, Error> {
+    let Some(declared) = reflection.descriptor(image.set, image.binding) else {
+        return Err(arguments(format!(
+            "{}: the shader declares nothing at set {} binding {}",
+            image.name(),
+            image.set,
+            image.binding
+        )));
+    };
+    let decl = match (declared.kind, declared.image) {
+        (DescriptorKind::StorageImage, Some(decl)) => decl,
+        (other, _) => {
+            return Err(arguments(format!(
+                "{}: the shader declares a {other} at set {} binding {}, not a storage image",
+                image.name(),
+                image.set,
+                image.binding
+            )))
+        }
+    };
+    let Some(dim) = decl.dim else {
+        return Err(Error::Run(RunError::NotSupported(format!(
+            "images: {}: the shader's storage image at set {} binding {} is not 1D, 2D, 3D or a 1D/2D array",
+            image.name(),
+            image.set,
+            image.binding
+        ))));
+    };
+    match decl.format {
+        Some(format) if format != image.format => {
+            return Err(arguments(format!(
+                "{}: the shader declares a {format} image at set {} binding {}",
+                image.name(),
+                image.set,
+                image.binding
+            )))
+        }
+        None if decl.format_code != 0 => {
+            return Err(Error::Run(RunError::NotSupported(format!(
+                "images: {}: image format {} of the storage image at set {} binding {}",
+                image.name(),
+                decl.format_code,
+                image.set,
+                image.binding
+            ))))
+        }
+        _ => {}
+    }
+    if image.extent.len() > dim.extent_dims() {
+        return Err(arguments(format!(
+            "{}: the shader's image at set {} binding {} is {dim}: give {} size(s)",
+            image.name(),
+            image.set,
+            image.binding,
+            dim.extent_dims()
+        )));
+    }
+    let mut extent = [1u32; 3];
+    extent[..image.extent.len()].copy_from_slice(&image.extent);
+    let shape = ImageShape { format: image.format, dim, extent };
+    let components = shape.texels() as usize * image.format.components() as usize;
+    let data = fill(image.format.component_type(), components, &image.init, base)
+        .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
+    Ok(Binding { set: image.set, binding: image.binding, kind: BufferKind::StorageImage(shape), data })
 }
 
 /// A spec constant's value text as bits of its type.
