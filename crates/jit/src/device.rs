@@ -10,7 +10,9 @@ use std::time::Instant;
 use spirvkit_ir::ir::{Ir, Location, OpId};
 use spirvkit_passes::convert_spirv_to_llvm::{self, ConvertOptions};
 use spirvkit_passes::cpu_kernel::{self, KernelError};
-use spirvkit_run::{Binding, BufferKind, Device, Dispatch, Refill, RunError, Timings};
+use spirvkit_run::{
+    Binding, BufferKind, Device, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, RunError, Timings,
+};
 
 use crate::runtime::{CompiledKernel, DeclaredDescriptor};
 use crate::Jit;
@@ -69,12 +71,18 @@ pub fn kernel_llvm_ir(
     })?;
     let declared = iface
         .descriptors()
-        .map(|(_, d)| DeclaredDescriptor {
-            set: d.set,
-            binding: d.binding,
-            kind: if d.is_storage() { BufferKind::Storage } else { BufferKind::Uniform },
+        .map(|(_, d)| -> Result<DeclaredDescriptor, RunError> {
+            Ok(DeclaredDescriptor {
+                set: d.set,
+                binding: d.binding,
+                kind: match &d.image {
+                    Some(image) => declared_image(image)?,
+                    None if d.is_storage() => BufferKind::Storage,
+                    None => BufferKind::Uniform,
+                },
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let top = wrap_in_builtin_module(&mut ir, module);
     convert_spirv_to_llvm::convert(&mut ir, top, &ConvertOptions::kernel())
         .map_err(|e| not_supported_or(format!("converting to LLVM: {e}"), RunError::Compile))?;
@@ -82,6 +90,23 @@ pub fn kernel_llvm_ir(
     let text = spirvkit_translate::to_llvm_ir(&ir, top)
         .map_err(|e| not_supported_or(format!("writing LLVM IR: {e}"), RunError::Compile))?;
     Ok((text, layout, declared))
+}
+
+/// A storage image as the shader declares it: its format and dimensionality (the
+/// extent is the run's; [`crate::runtime::CompiledKernel::check_arguments`] compares the rest).
+fn declared_image(image: &cpu_kernel::interface::ImageDescriptor) -> Result<BufferKind, RunError> {
+    let dim = match image.dim.as_str() {
+        "Dim1D" => 0,
+        "Dim2D" => 1,
+        "Dim3D" => 2,
+        _ => u32::MAX,
+    };
+    let dim = ImageDim::from_spirv(dim, image.arrayed)
+        .ok_or_else(|| RunError::NotSupported(format!("images: {} storage images", image.dim)))?;
+    let format = ImageFormat::parse(&image.format).ok_or_else(|| {
+        RunError::NotSupported(format!("images: storage images of format {}", image.format))
+    })?;
+    Ok(BufferKind::StorageImage(ImageShape { format, dim, extent: [0; 3] }))
 }
 
 /// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit

@@ -17,6 +17,7 @@
 
 mod calls;
 mod glsl;
+pub mod images;
 mod ops;
 mod types;
 
@@ -69,6 +70,11 @@ pub struct ConvertOptions {
     /// Globals of every storage class convert (MLIR 22 takes Input, Output, Private,
     /// StorageBuffer and UniformConstant only: not Uniform, PushConstant, Workgroup).
     pub all_storage_classes: bool,
+    /// Storage images (`NoSampler` images of 1D, 2D, 3D or 1D/2D arrays in a format with
+    /// a lowering) convert to a pointer to their descriptor's memory, and `ImageRead`,
+    /// `ImageWrite` and `ImageQuerySize` on them to texel accesses (see [`images`]). MLIR
+    /// refuses images.
+    pub storage_images: bool,
 }
 
 impl ConvertOptions {
@@ -80,6 +86,7 @@ impl ConvertOptions {
             explicit_layout: true,
             keep_global_names: true,
             all_storage_classes: true,
+            storage_images: true,
         }
     }
 }

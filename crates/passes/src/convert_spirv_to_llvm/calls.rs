@@ -167,7 +167,13 @@ impl Converter<'_> {
         let TypeKind::Pointer { pointee, storage_class, .. } = self.ir.types.kind(ptr_ty).clone() else {
             return Err(self.illegal(op));
         };
-        if matches!(
+        if let (true, TypeKind::Image { params, .. }) =
+            (self.options.storage_images, self.ir.types.kind(pointee))
+        {
+            if let Err(what) = super::images::storage_image(params) {
+                return Err(self.error(op, format!("not supported yet: {what}")));
+            }
+        } else if matches!(
             self.ir.types.kind(pointee),
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
         ) {
@@ -180,7 +186,13 @@ impl Converter<'_> {
         if !mlir_storage && !self.options.all_storage_classes {
             return Err(self.illegal(op));
         }
-        let global_type = self.convert_type(pointee).ok_or_else(|| self.illegal(op))?;
+        let global_type = if matches!(self.ir.types.kind(pointee), TypeKind::Image { .. }) {
+            // The descriptor's header (its texels follow, as a runtime array would).
+            let i32t = self.int_type(32);
+            self.ir.types.llvm_array(4, i32t)
+        } else {
+            self.convert_type(pointee).ok_or_else(|| self.illegal(op))?
+        };
         let Some(Attribute::String(name)) = self.ir.op(op).attr("sym_name").cloned() else {
             return Err(self.illegal(op));
         };
