@@ -12,8 +12,8 @@
 //! write (robust image access). Texels convert as Vulkan's fixed-point and float rules
 //! say: unorm `c * (1 / (2^b - 1))` and snorm `max(c * (1 / (2^(b-1) - 1)), -1)` on read
 //! (the reciprocal product Mesa's lavapipe computes, within Vulkan's precision for the
-//! division), clamping and round-to-nearest-even on write, floats narrowed to half with
-//! round-to-nearest-even and finite values clamped to half's range (as lavapipe), integers
+//! division), clamping and round-to-nearest-even on write, floats narrowed to half
+//! rounding toward zero (as lavapipe; Vulkan allows either rounding), integers
 //! truncated on write and zero- or sign-extended on read. Components the format lacks
 //! read as 0 (green, blue) and 1 (alpha).
 
@@ -435,28 +435,34 @@ impl Converter<'_> {
             Numeric::Float => {
                 let c = self.float_to(c, f32t);
                 if image.bits == 16 {
-                    // Finite values beyond half's range clamp to its largest finite value.
-                    let max = self.const_of_type(f32t, 0, 65504.0);
-                    let min = self.const_of_type(f32t, 0, -65504.0);
+                    // Rounded toward zero (so finite values beyond half's range become its
+                    // largest finite value), as lavapipe: the nearest half, stepped one unit
+                    // toward zero when it lies farther from zero than the value.
+                    let nearest = self.emit_value("llvm.fptrunc", vec![c], element, vec![]);
+                    let back = self.emit_value("llvm.fpext", vec![nearest], f32t, vec![]);
+                    let back_abs = self.emit_value("llvm.intr.fabs", vec![back], f32t, Converter::fm_props());
                     let abs = self.emit_value("llvm.intr.fabs", vec![c], f32t, Converter::fm_props());
-                    let inf = self.const_of_type(f32t, 0, f64::INFINITY);
                     let i1 = self.int_type(1);
-                    // one (ordered, not equal): finite and not NaN.
-                    let finite = self.emit_value(
+                    let farther = self.emit_value(
                         "llvm.fcmp",
-                        vec![abs, inf],
+                        vec![back_abs, abs],
                         i1,
                         vec![
                             ("fastmathFlags", Converter::fastmath_none()),
-                            ("predicate", self.int_attr(6, 64)),
+                            ("predicate", self.int_attr(2, 64)),
                         ],
                     );
-                    let low = self.emit_value("llvm.intr.maxnum", vec![c, min], f32t, Converter::fm_props());
-                    let both =
-                        self.emit_value("llvm.intr.minnum", vec![low, max], f32t, Converter::fm_props());
-                    let c =
-                        self.emit_value("llvm.select", vec![finite, both, c], f32t, Converter::fm_props());
-                    self.emit_value("llvm.fptrunc", vec![c], element, vec![])
+                    let i16t = self.int_type(16);
+                    let bits = self.emit_value("llvm.bitcast", vec![nearest], i16t, vec![]);
+                    let one = self.const_int(1, 16);
+                    let smaller = self.arith("llvm.sub", bits, one);
+                    let smaller = self.emit_value("llvm.bitcast", vec![smaller], element, vec![]);
+                    self.emit_value(
+                        "llvm.select",
+                        vec![farther, smaller, nearest],
+                        element,
+                        Converter::fm_props(),
+                    )
                 } else {
                     c
                 }
