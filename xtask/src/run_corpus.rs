@@ -20,7 +20,7 @@ use crate::hlsl_conformance::{settle_bounds, FloorMode};
 use anyhow::{bail, Context as _, Result};
 use spirvkit_run::diff::ulp_distance;
 use spirvkit_run::reflect::{DescriptorKind, EntryPoint, ImageDecl, Reflection};
-use spirvkit_run::{ElemType, ImageDim, Numeric};
+use spirvkit_run::{ElemType, ImageDim, ImageFormat, Numeric};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -227,9 +227,15 @@ fn run_arguments(
                 ));
                 storage.push((d.set, d.binding, true));
             }
-            DescriptorKind::StorageImage => {
-                // Not given (so refused with its reason) when the format or Dim has no binding.
-                let Some(ImageDecl { dim: Some(dim), format: Some(format), .. }) = d.image else { continue };
+            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                // Not given (so refused with its reason) when the Dim or format has no binding;
+                // `Unknown` (slang's) is Rgba8, what the glslang builds of the same samples declare.
+                let format = match d.image {
+                    Some(ImageDecl { format: Some(format), .. }) => format,
+                    Some(ImageDecl { format_code: 0, .. }) => ImageFormat::Rgba8,
+                    _ => continue,
+                };
+                let Some(ImageDecl { dim: Some(dim), .. }) = d.image else { continue };
                 let extent = match dim {
                     ImageDim::D1 => IMAGE_EXTENT_1D,
                     ImageDim::D2 => IMAGE_EXTENT_2D,
@@ -240,15 +246,19 @@ fn run_arguments(
                 let seed = u64::from(d.set) * 1000 + u64::from(d.binding) + 1;
                 args.push("--img".into());
                 args.push(format!("{}:{}:{}:{extent}:random:{seed}", d.binding, d.set, format.name()));
-                args.push("--dump".into());
-                args.push(format!(
-                    "{}:{}:{}",
-                    d.binding,
-                    d.set,
-                    dir.join(format!("DEVICE-{}-{}.bin", d.set, d.binding)).display()
-                ));
-                let float32 = format.numeric() == Numeric::Float && format.component_bits() == 32;
-                storage.push((d.set, d.binding, float32));
+                if d.kind == DescriptorKind::StorageImage {
+                    args.push("--dump".into());
+                    args.push(format!(
+                        "{}:{}:{}",
+                        d.binding,
+                        d.set,
+                        dir.join(format!("DEVICE-{}-{}.bin", d.set, d.binding)).display()
+                    ));
+                }
+                if d.kind == DescriptorKind::StorageImage {
+                    let float32 = format.numeric() == Numeric::Float && format.component_bits() == 32;
+                    storage.push((d.set, d.binding, float32));
+                }
             }
             DescriptorKind::UniformBuffer => {
                 args.push("--ubuf".into());

@@ -58,6 +58,17 @@ pub fn kernel_llvm_ir(
     entry: &str,
     spec: &[(u32, u64)],
 ) -> Result<(String, cpu_kernel::KernelLayout, Vec<DeclaredDescriptor>), RunError> {
+    kernel_llvm_ir_with_images(spirv, entry, spec, &[])
+}
+
+/// [`kernel_llvm_ir`] with the formats of the images bound at (set, binding): an image
+/// the shader declares with the `Unknown` format has the bound one.
+pub fn kernel_llvm_ir_with_images(
+    spirv: &[u32],
+    entry: &str,
+    spec: &[(u32, u64)],
+    image_formats: &[(u32, u32, ImageFormat)],
+) -> Result<(String, cpu_kernel::KernelLayout, Vec<DeclaredDescriptor>), RunError> {
     let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut ir = Ir::new();
     let module = spirvkit_translate::deserialize(&bytes, &mut ir, &Default::default())
@@ -76,7 +87,10 @@ pub fn kernel_llvm_ir(
                 set: d.set,
                 binding: d.binding,
                 kind: match &d.image {
-                    Some(image) => declared_image(image)?,
+                    Some(image) => {
+                        let bound = image_formats.iter().find(|(s, b, _)| (*s, *b) == (d.set, d.binding));
+                        declared_image(image, bound.map(|(_, _, f)| *f))?
+                    }
                     None if d.is_storage() => BufferKind::Storage,
                     None => BufferKind::Uniform,
                 },
@@ -84,7 +98,11 @@ pub fn kernel_llvm_ir(
         })
         .collect::<Result<_, _>>()?;
     let top = wrap_in_builtin_module(&mut ir, module);
-    convert_spirv_to_llvm::convert(&mut ir, top, &ConvertOptions::kernel())
+    let options = ConvertOptions {
+        image_formats: image_formats.iter().map(|(s, b, f)| (*s, *b, f.name().to_string())).collect(),
+        ..ConvertOptions::kernel()
+    };
+    convert_spirv_to_llvm::convert(&mut ir, top, &options)
         .map_err(|e| not_supported_or(format!("converting to LLVM: {e}"), RunError::Compile))?;
     let layout = cpu_kernel::build_workgroup_function(&mut ir, top, &iface).map_err(kernel_error)?;
     let text = spirvkit_translate::to_llvm_ir(&ir, top)
@@ -94,7 +112,10 @@ pub fn kernel_llvm_ir(
 
 /// A storage image as the shader declares it: its format and dimensionality (the
 /// extent is the run's; [`crate::runtime::CompiledKernel::check_arguments`] compares the rest).
-fn declared_image(image: &cpu_kernel::interface::ImageDescriptor) -> Result<BufferKind, RunError> {
+fn declared_image(
+    image: &cpu_kernel::interface::ImageDescriptor,
+    bound: Option<ImageFormat>,
+) -> Result<BufferKind, RunError> {
     let dim = match image.dim.as_str() {
         "Dim1D" => 0,
         "Dim2D" => 1,
@@ -103,10 +124,15 @@ fn declared_image(image: &cpu_kernel::interface::ImageDescriptor) -> Result<Buff
     };
     let dim = ImageDim::from_spirv(dim, image.arrayed)
         .ok_or_else(|| RunError::NotSupported(format!("images: {} storage images", image.dim)))?;
-    let format = ImageFormat::parse(&image.format).ok_or_else(|| {
+    let format = match (image.format.as_str(), bound) {
+        ("Unknown", Some(bound)) => Some(bound),
+        (name, _) => ImageFormat::parse(name),
+    };
+    let format = format.ok_or_else(|| {
         RunError::NotSupported(format!("images: storage images of format {}", image.format))
     })?;
-    Ok(BufferKind::StorageImage(ImageShape { format, dim, extent: [0; 3] }))
+    let shape = ImageShape { format, dim, extent: [0; 3] };
+    Ok(if image.sampled { BufferKind::SampledImage(shape) } else { BufferKind::StorageImage(shape) })
 }
 
 /// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit
@@ -133,7 +159,17 @@ impl Device for CpuDevice {
     ) -> Result<Timings, RunError> {
         let start = Instant::now();
         let spec: Vec<(u32, u64)> = dispatch.spec.iter().map(|s| (s.id, s.bits)).collect();
-        let (text, layout, declared) = kernel_llvm_ir(dispatch.spirv, dispatch.entry, &spec)?;
+        let image_formats: Vec<(u32, u32, ImageFormat)> = bindings
+            .iter()
+            .filter_map(|b| match b.kind {
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
+                    Some((b.set, b.binding, shape.format))
+                }
+                _ => None,
+            })
+            .collect();
+        let (text, layout, declared) =
+            kernel_llvm_ir_with_images(dispatch.spirv, dispatch.entry, &spec, &image_formats)?;
         let kernel = CompiledKernel::new(self.jit()?, &text, layout, declared)?;
         let compile_ms = start.elapsed().as_secs_f64() * 1e3;
         // Bad arguments are reported before anything runs.

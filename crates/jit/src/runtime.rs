@@ -138,7 +138,8 @@ impl CompiledKernel {
                 )));
             };
             let same_kind = match (d.kind, b.kind) {
-                (BufferKind::StorageImage(declared), BufferKind::StorageImage(given)) => {
+                (BufferKind::StorageImage(declared), BufferKind::StorageImage(given))
+                | (BufferKind::SampledImage(declared), BufferKind::SampledImage(given)) => {
                     if (declared.format, declared.dim) != (given.format, given.dim) {
                         return Err(RunError::Arguments(format!(
                             "binding {}:{}: the shader declares a {} {} storage image there, given {}",
@@ -185,7 +186,8 @@ impl CompiledKernel {
                 )));
             };
             let len = bindings[index].data.len() as u64;
-            let is_image = matches!(bindings[index].kind, BufferKind::StorageImage(_));
+            let is_image =
+                matches!(bindings[index].kind, BufferKind::StorageImage(_) | BufferKind::SampledImage(_));
             if len < d.fixed_size && !is_image {
                 return Err(RunError::Arguments(format!(
                     "binding {}:{} (@{}) holds {len} bytes, the shader's block needs at least {}",
@@ -316,6 +318,7 @@ fn kind_name(kind: BufferKind) -> &'static str {
         BufferKind::Storage => "storage",
         BufferKind::Uniform => "uniform",
         BufferKind::StorageImage(_) => "storage image",
+        BufferKind::SampledImage(_) => "sampled image",
     }
 }
 
@@ -388,7 +391,7 @@ impl StagedBuffers {
     fn new(bindings: &mut [Binding], slots: &[usize]) -> Result<StagedBuffers, RunError> {
         let mut out = Vec::with_capacity(slots.len());
         for &index in slots {
-            if let BufferKind::StorageImage(shape) = bindings[index].kind {
+            if let BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) = bindings[index].kind {
                 let data = &bindings[index].data;
                 let len = (IMAGE_HEADER + data.len()) as u64;
                 let mut copy = Aligned::zeroed(len)?;

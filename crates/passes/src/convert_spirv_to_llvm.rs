@@ -75,6 +75,9 @@ pub struct ConvertOptions {
     /// `ImageWrite` and `ImageQuerySize` on them to texel accesses (see [`images`]). MLIR
     /// refuses images.
     pub storage_images: bool,
+    /// The formats of images bound at (set, binding) (SPIR-V names, `Rgba8`): what an
+    /// image of `Unknown` format is.
+    pub image_formats: Vec<(u32, u32, String)>,
 }
 
 impl ConvertOptions {
@@ -87,6 +90,7 @@ impl ConvertOptions {
             keep_global_names: true,
             all_storage_classes: true,
             storage_images: true,
+            image_formats: Vec::new(),
         }
     }
 }
@@ -250,6 +254,8 @@ pub(crate) struct Converter<'a> {
     pub(crate) type_cache: FxHashMap<Type, Option<Type>>,
     /// Index remaps of explicitly laid-out SPIR-V composites (see `types`).
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
+    /// Image globals of `Unknown` format by symbol: the format bound to them.
+    pub(crate) image_formats_by_symbol: FxHashMap<String, String>,
 }
 
 impl<'a> Converter<'a> {
@@ -276,6 +282,7 @@ impl<'a> Converter<'a> {
             spec_constant_values: FxHashMap::default(),
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
+            image_formats_by_symbol: FxHashMap::default(),
         }
     }
 

@@ -14,6 +14,9 @@ pub enum BufferKind {
     /// `data` holds its texels tightly packed (x fastest, then y, then z or the layer),
     /// `shape.byte_size()` bytes, and what the shader left in them after the run.
     StorageImage(ImageShape),
+    /// A sampled image read without a sampler (`OpImageFetch`; Vulkan's
+    /// `SAMPLED_IMAGE` descriptor): texels as for a storage image, never written.
+    SampledImage(ImageShape),
 }
 
 /// One buffer or storage image bound for a dispatch. `data` holds its bytes, little-endian:

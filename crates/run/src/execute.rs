@@ -92,7 +92,7 @@ pub fn prepare(
             let use_instead = match expected {
                 BufferKind::Storage => "--buf",
                 BufferKind::Uniform => "--ubuf or --ubo",
-                BufferKind::StorageImage(_) => "--img",
+                BufferKind::StorageImage(_) | BufferKind::SampledImage(_) => "--img",
             };
             return Err(arguments(format!(
                 "{}: the shader declares a {} at set {} binding {}: give it with {use_instead}",
@@ -146,10 +146,11 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
-            DescriptorKind::StorageImage => {
+            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
                 let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
                 return Err(arguments(format!(
-                    "the shader declares a storage image at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    declared.kind,
                     declared.set,
                     declared.binding,
                     declared.binding,
@@ -158,7 +159,7 @@ pub fn prepare(
             }
             other => {
                 return Err(Error::Run(RunError::NotSupported(format!(
-                    "{}: the shader declares a {other} at set {} binding {}, and `spirvkit run` binds buffers only",
+                    "{}: the shader declares a {other} at set {} binding {}, and `spirvkit run` binds buffers, storage images and sampled images (read without a sampler) only",
                     if matches!(
                         other,
                         DescriptorKind::StorageImage
@@ -258,10 +259,10 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
         )));
     };
     let decl = match (declared.kind, declared.image) {
-        (DescriptorKind::StorageImage, Some(decl)) => decl,
+        (DescriptorKind::StorageImage | DescriptorKind::SampledImage, Some(decl)) => decl,
         (other, _) => {
             return Err(arguments(format!(
-                "{}: the shader declares a {other} at set {} binding {}, not a storage image",
+                "{}: the shader declares a {other} at set {} binding {}, not a storage or sampled image",
                 image.name(),
                 image.set,
                 image.binding
@@ -311,7 +312,12 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     let components = shape.texels() as usize * image.format.components() as usize;
     let data = fill(image.format.component_type(), components, &image.init, base)
         .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
-    Ok(Binding { set: image.set, binding: image.binding, kind: BufferKind::StorageImage(shape), data })
+    let kind = if declared.kind == DescriptorKind::SampledImage {
+        BufferKind::SampledImage(shape)
+    } else {
+        BufferKind::StorageImage(shape)
+    };
+    Ok(Binding { set: image.set, binding: image.binding, kind, data })
 }
 
 /// A spec constant's value text as bits of its type.

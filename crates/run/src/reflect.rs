@@ -140,7 +140,7 @@ pub struct Descriptor {
     pub runtime_stride: Option<u64>,
     /// The variable's result id.
     pub variable: u32,
-    /// Storage images: the declared dimensionality and format.
+    /// Storage and sampled images: the declared dimensionality and format.
     pub image: Option<ImageDecl>,
 }
 
@@ -495,7 +495,7 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                 let image = match (kind, types.get(&pointee)) {
                     // Operands after the result: sampled type, dim, depth, arrayed, ms, sampled, format.
                     (
-                        DescriptorKind::StorageImage,
+                        DescriptorKind::StorageImage | DescriptorKind::SampledImage,
                         Some((OP_TYPE_IMAGE, [_, dim, _, arrayed, ms, _, format, ..])),
                     ) => Some(ImageDecl {
                         dim: if *ms == 0 { ImageDim::from_spirv(*dim, *arrayed != 0) } else { None },

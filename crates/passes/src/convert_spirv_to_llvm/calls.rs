@@ -168,10 +168,26 @@ impl Converter<'_> {
             return Err(self.illegal(op));
         };
         if let (true, TypeKind::Image { params, .. }) =
-            (self.options.storage_images, self.ir.types.kind(pointee))
+            (self.options.storage_images, self.ir.types.kind(pointee).clone())
         {
-            if let Err(what) = super::images::storage_image(params) {
+            let attr = |key: &str| match self.ir.op(op).attr(key) {
+                Some(Attribute::Integer { value, .. }) => u32::try_from(*value).ok(),
+                _ => None,
+            };
+            let (set, binding) = (attr("descriptor_set").unwrap_or(0), attr("binding"));
+            let bound = self
+                .options
+                .image_formats
+                .iter()
+                .find(|(s, b, _)| (*s, Some(*b)) == (set, binding))
+                .map(|(_, _, format)| format.clone());
+            if let Err(what) = super::images::storage_image(&params, bound.as_deref()) {
                 return Err(self.error(op, format!("not supported yet: {what}")));
+            }
+            if let (Some(bound), Some(Attribute::String(name))) =
+                (bound, self.ir.op(op).attr("sym_name").cloned())
+            {
+                self.image_formats_by_symbol.insert(name, bound);
             }
         } else if matches!(
             self.ir.types.kind(pointee),

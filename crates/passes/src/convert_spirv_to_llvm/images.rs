@@ -97,11 +97,27 @@ impl StorageImage {
     }
 }
 
-/// The storage image `ty` is, or why it is not supported yet.
-pub fn storage_image(params: &[String; 6]) -> Result<StorageImage, String> {
-    let [dim, _depth, arrayed, ms, sampled, format] = params;
-    if sampled != "NoSampler" {
-        return Err("sampled images".into());
+/// The storage image (or sampled image read without a sampler, by `ImageFetch`) of
+/// `!spirv.image` parameters `params`, in format `bound` when the type's is `Unknown`;
+/// or why it is not supported yet.
+pub fn storage_image(params: &[String; 6], bound: Option<&str>) -> Result<StorageImage, String> {
+    let [_, _, _, _, _, format] = params;
+    let dims = image_dims(params)?;
+    let format = match (format.as_str(), bound) {
+        ("Unknown", Some(bound)) => bound,
+        (format, _) => format,
+    };
+    let (components, bits, numeric) =
+        image_format(format).ok_or_else(|| format!("storage images of format {format}"))?;
+    Ok(StorageImage { dims, components, bits, numeric })
+}
+
+/// The coordinates a storage or sampled image of `params` takes (1 to 3), or why it is
+/// not supported yet.
+pub fn image_dims(params: &[String; 6]) -> Result<u32, String> {
+    let [dim, _depth, arrayed, ms, sampled, _format] = params;
+    if sampled != "NoSampler" && sampled != "NeedSampler" {
+        return Err("images whose use (sampled or storage) is known only at run time".into());
     }
     if ms != "SingleSampled" {
         return Err("multisampled storage images".into());
@@ -113,9 +129,7 @@ pub fn storage_image(params: &[String; 6]) -> Result<StorageImage, String> {
         ("Dim3D", false) | ("Dim2D", true) => 3,
         _ => return Err(format!("{dim}{} storage images", if arrayed { " arrayed" } else { "" })),
     };
-    let (components, bits, numeric) =
-        image_format(format).ok_or_else(|| format!("storage images of format {format}"))?;
-    Ok(StorageImage { dims, components, bits, numeric })
+    Ok(dims)
 }
 
 impl Converter<'_> {
@@ -125,7 +139,24 @@ impl Converter<'_> {
         let TypeKind::Image { params, .. } = self.ir.types.kind(ty).clone() else {
             return Err(self.illegal(op));
         };
-        storage_image(&params).map_err(|what| self.error(op, format!("not supported yet: {what}")))
+        // An `Unknown` format is the run's: found through the variable the image was loaded from.
+        let bound = match super::defining_op(self.ir, image) {
+            Some(load) if self.ir.op(load).name == "spirv.Load" => {
+                match super::defining_op(self.ir, self.ir.op(load).operands[0]) {
+                    Some(address) => match self.ir.op(address).attr("variable") {
+                        Some(Attribute::SymbolRef(path)) => path
+                            .last()
+                            .and_then(|name| self.image_formats_by_symbol.get(name.as_str()))
+                            .cloned(),
+                        _ => None,
+                    },
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        storage_image(&params, bound.as_deref())
+            .map_err(|what| self.error(op, format!("not supported yet: {what}")))
     }
 
     fn fm_props() -> Vec<(&'static str, Attribute)> {

@@ -217,7 +217,9 @@ impl Converter<'_> {
             }
             "spirv.Variable" => self.lower_variable(op),
             "spirv.Load" => self.lower_load(op),
-            "spirv.ImageRead" if self.options.storage_images => self.lower_image_read(op),
+            "spirv.ImageRead" | "spirv.ImageFetch" if self.options.storage_images => {
+                self.lower_image_read(op)
+            }
             "spirv.ImageWrite" if self.options.storage_images => self.lower_image_write(op),
             "spirv.ImageQuerySize" if self.options.storage_images => self.lower_image_query_size(op),
             "spirv.Store" => self.lower_store(op),

@@ -53,7 +53,7 @@ impl Converter<'_> {
                 self.ir.types.intern(TypeKind::Vector { shape, scalable, element })
             }
             TypeKind::Image { params, .. }
-                if self.options.storage_images && super::images::storage_image(&params).is_ok() =>
+                if self.options.storage_images && super::images::image_dims(&params).is_ok() =>
             {
                 self.ir.types.llvm_pointer(0)
             }

@@ -86,8 +86,10 @@ pub struct ImageDescriptor {
     /// `Dim1D`, `Dim2D`, `Dim3D`.
     pub dim: String,
     pub arrayed: bool,
-    /// The SPIR-V format name (`Rgba8`).
+    /// The SPIR-V format name (`Rgba8`; `Unknown`: the run's).
     pub format: String,
+    /// Read without a sampler (`ImageFetch`): a sampled image, not a storage one.
+    pub sampled: bool,
 }
 
 impl Descriptor {
@@ -358,8 +360,12 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                     "not supported yet: UniformConstant globals other than storage images on the CPU".into(),
                 );
             };
-            let image = crate::convert_spirv_to_llvm::images::storage_image(params)
+            crate::convert_spirv_to_llvm::images::image_dims(params)
                 .map_err(|what| format!("not supported yet: {what} on the CPU"))?;
+            // `Unknown`: the run's format (the conversion is told it).
+            let texel = crate::convert_spirv_to_llvm::images::storage_image(params, None)
+                .ok()
+                .map(|i| i.texel_bytes());
             let (Some(set), Some(binding)) = (set, binding) else {
                 return Err("a storage image without a descriptor set and binding".into());
             };
@@ -369,11 +375,12 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                 storage_class: storage_class.clone(),
                 block: BlockKind::Block,
                 fixed_size: crate::convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES,
-                runtime_stride: Some(image.texel_bytes()),
+                runtime_stride: texel,
                 image: Some(ImageDescriptor {
                     dim: params[0].clone(),
                     arrayed: params[2] == "Arrayed",
                     format: params[5].clone(),
+                    sampled: params[4] == "NeedSampler",
                 }),
             })))
         }

@@ -88,7 +88,7 @@ impl Context {
             let max = match b.kind {
                 BufferKind::Uniform => self.limits.max_uniform_buffer_range,
                 BufferKind::Storage => self.limits.max_storage_buffer_range,
-                BufferKind::StorageImage(shape) => {
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
                     self.check_storage_image(b, &shape)?;
                     continue;
                 }
@@ -103,24 +103,35 @@ impl Context {
             let kind = match declared.kind {
                 DescriptorKind::StorageBuffer => BufferKind::Storage,
                 DescriptorKind::UniformBuffer => BufferKind::Uniform,
-                DescriptorKind::StorageImage => {
-                    match bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
-                        Some(Binding { kind: BufferKind::StorageImage(shape), .. }) => {
-                            let decl = declared.image;
-                            if decl.and_then(|d| d.dim) != Some(shape.dim) {
-                                return fail(format!("the shader's storage image is not {}", shape.dim));
-                            }
-                            if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
-                                return fail(format!("the shader's storage image is not {}", shape.format));
-                            }
-                            continue;
+                DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                    let bound =
+                        bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
+                    let shape = match bound.map(|b| b.kind) {
+                        Some(BufferKind::StorageImage(shape))
+                            if declared.kind == DescriptorKind::StorageImage =>
+                        {
+                            shape
+                        }
+                        Some(BufferKind::SampledImage(shape))
+                            if declared.kind == DescriptorKind::SampledImage =>
+                        {
+                            shape
                         }
                         _ => {
-                            return fail(
-                                "the shader declares a storage image here, and the run binds none".into(),
-                            )
+                            return fail(format!(
+                                "the shader declares a {} here, and the run binds none",
+                                declared.kind
+                            ))
                         }
+                    };
+                    let decl = declared.image;
+                    if decl.and_then(|d| d.dim) != Some(shape.dim) {
+                        return fail(format!("the shader's {} is not {}", declared.kind, shape.dim));
                     }
+                    if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
+                        return fail(format!("the shader's {} is not {}", declared.kind, shape.format));
+                    }
+                    continue;
                 }
                 other => return fail(format!("not supported yet: binding a {other}")),
             };
@@ -193,9 +204,15 @@ impl Context {
                 BufferKind::Uniform => {
                     (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
                 }
-                BufferKind::StorageImage(shape) => {
-                    let image = self.storage_image(objects, &shape, &b.data)?;
-                    created.push((image.staging, image.staging_memory, vk::DescriptorType::STORAGE_IMAGE));
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
+                    let storage = matches!(b.kind, BufferKind::StorageImage(_));
+                    let image = self.storage_image(objects, &shape, &b.data, storage)?;
+                    let kind = if storage {
+                        vk::DescriptorType::STORAGE_IMAGE
+                    } else {
+                        vk::DescriptorType::SAMPLED_IMAGE
+                    };
+                    created.push((image.staging, image.staging_memory, kind));
                     images.push(Some(image));
                     continue;
                 }
@@ -279,7 +296,7 @@ impl Context {
                 Some(image) => vk::DescriptorImageInfo {
                     sampler: vk::Sampler::null(),
                     image_view: image.view,
-                    image_layout: vk::ImageLayout::GENERAL,
+                    image_layout: image.shader_layout(),
                 },
                 None => vk::DescriptorImageInfo::default(),
             })
@@ -381,7 +398,7 @@ impl Context {
                 self.image_barrier(
                     command_buffer,
                     image.image,
-                    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::ImageLayout::GENERAL),
+                    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, image.shader_layout()),
                     (
                         vk::AccessFlags::TRANSFER_WRITE,
                         vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
@@ -423,8 +440,8 @@ impl Context {
                 &[],
                 &[],
             );
-            // Images back to their staging buffer, then visible to the host.
-            for image in images.iter().flatten() {
+            // Storage images back to their staging buffer, then visible to the host.
+            for image in images.iter().flatten().filter(|i| i.storage) {
                 self.image_barrier(
                     command_buffer,
                     image.image,
@@ -440,7 +457,7 @@ impl Context {
                     &[image.copy_region()],
                 );
             }
-            if images.iter().any(Option::is_some) {
+            if images.iter().flatten().any(|i| i.storage) {
                 let transfer_to_host = vk::MemoryBarrier::default()
                     .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                     .dst_access_mask(vk::AccessFlags::HOST_READ);
@@ -534,8 +551,12 @@ impl Context {
             self.instance
                 .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
         };
-        if !properties.optimal_tiling_features.contains(vk::FormatFeatureFlags::STORAGE_IMAGE) {
-            return fail(format!("not supported yet: {} storage images on this device", shape.format));
+        let (needed, what) = match b.kind {
+            BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
+            _ => (vk::FormatFeatureFlags::STORAGE_IMAGE, "storage"),
+        };
+        if !properties.optimal_tiling_features.contains(needed) {
+            return fail(format!("not supported yet: {} {what} images on this device", shape.format));
         }
         Ok(())
     }
@@ -547,6 +568,7 @@ impl Context {
         objects: &mut Objects<'_>,
         shape: &ImageShape,
         data: &[u8],
+        storage: bool,
     ) -> Result<ImageObjects, Error> {
         let (extent, layers) = image_extent(shape);
         let (image_type, view_type) = match shape.dim {
@@ -568,7 +590,7 @@ impl Context {
             .usage(
                 vk::ImageUsageFlags::TRANSFER_DST
                     | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::STORAGE,
+                    | if storage { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED },
             )
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
@@ -605,7 +627,7 @@ impl Context {
             data,
             vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        Ok(ImageObjects { image: handle, view, staging, staging_memory, extent, layers, storage: true })
+        Ok(ImageObjects { image: handle, view, staging, staging_memory, extent, layers, storage })
     }
 }
 
