@@ -476,6 +476,7 @@ mod tests {
     use super::*;
     use crate::args::RunArgs;
     use crate::reflect::{reflect, tests::sample};
+    use crate::image::{ImageDim, ImageFormat};
 
     fn description(extra: impl FnOnce(&mut RunArgs)) -> RunDescription {
         let mut args = RunArgs {
@@ -553,11 +554,27 @@ mod tests {
     }
 
     #[test]
-    fn images_are_not_supported_yet() {
+    fn storage_images_are_given_with_img_and_checked_against_the_shader() {
         let r = reflect(&sample()).unwrap();
-        let e = prepare(&description(|_| {}), &r, Path::new(".")).unwrap_err();
-        assert!(matches!(e, Error::Run(RunError::NotSupported(_))), "{e}");
-        assert!(e.to_string().starts_with("not supported yet: images"), "{e}");
+        let image = r.descriptors.iter().find(|d| d.kind == DescriptorKind::StorageImage).unwrap().clone();
+        assert_eq!(image.image.and_then(|i| i.format), Some(ImageFormat::Rgba32f));
+        assert_eq!(image.image.and_then(|i| i.dim), Some(ImageDim::D2));
+        let e = error(&description(|_| {}), &r);
+        assert!(e.contains("give it with --img"), "{e}");
+        let given = |text: String| description(move |a| a.img = vec![text]);
+        let (b, s) = (image.binding, image.set);
+        let p = prepare(&given(format!("{b}:{s}:rgba32f:4x2:ramp")), &r, Path::new(".")).unwrap();
+        let bound = p.bindings.iter().find(|x| (x.set, x.binding) == (s, b)).unwrap();
+        let shape = ImageShape { format: ImageFormat::Rgba32f, dim: ImageDim::D2, extent: [4, 2, 1] };
+        assert_eq!(bound.kind, BufferKind::StorageImage(shape));
+        assert_eq!(bound.data.len(), 4 * 2 * 16);
+        assert_eq!(&bound.data[4..8], &1f32.to_le_bytes(), "ramp over the components");
+        let e = error(&given(format!("{b}:{s}:rgba8:4x2")), &r);
+        assert!(e.contains("declares a Rgba32f image"), "{e}");
+        let e = error(&given(format!("{b}:{s}:rgba32f:4x2x2")), &r);
+        assert!(e.contains("is 2D: give 2 size(s)"), "{e}");
+        let e = error(&description(|a| a.img = vec!["9:rgba32f:4x4".into()]), &r);
+        assert!(e.contains("declares nothing at set 0 binding 9"), "{e}");
     }
 
     /// A device that adds one to every u32 of every storage buffer per dispatch.

@@ -222,7 +222,9 @@ impl Converter<'_> {
             ("sym_name", Attribute::String(name)),
             ("visibility_", self.int_attr(0, 64)),
         ];
-        if matches!(storage_class.as_str(), "Input" | "UniformConstant") {
+        // A storage image's memory is written through its value (see `images`).
+        let is_image = matches!(self.ir.types.kind(pointee), TypeKind::Image { .. });
+        if matches!(storage_class.as_str(), "Input" | "UniformConstant") && !is_image {
             props.push(("constant", Attribute::Unit));
         }
         for (k, v) in props {
