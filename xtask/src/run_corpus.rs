@@ -6,18 +6,21 @@
 //! storage buffer its fixed part plus a runtime array of RUNTIME_ELEMENTS elements, filled
 //! with `random:SEED` f32 data (the INIT rule); uniform buffers and push constants `ramp`
 //! u32 (small integers, so sizes and loop counts read from them stay small); spec constants
-//! at their defaults; a grid of GROUPS workgroups. Buffers compare as 32-bit words: bit-exact,
-//! or both normal f32 values at most `--ulps` (default 4) units in the last place apart. The
-//! counts are held to conformance/run-corpus-floor.txt (a ratchet; `images`, the shaders
-//! refused for their storage images, is a ceiling). Without DIR it prints
+//! at their defaults; storage images of their declared format and dimensionality at a
+//! harness-chosen extent (IMAGE_EXTENT_*), texels `random:SEED` per component; a grid of
+//! GROUPS workgroups. Buffers and 32-bit float images compare as 32-bit words: bit-exact,
+//! or both normal f32 values at most `--ulps` (default 4) units in the last place apart;
+//! other images (rgba8, half, integer formats) compare exactly. The counts are held to
+//! conformance/run-corpus-floor.txt (a ratchet; `images`, the shaders refused for their
+//! images, is a ceiling). Without DIR it prints
 //! why and succeeds (a skip).
 
 use crate::corpus::{display_path, files_with_extension, ScratchDir};
 use crate::hlsl_conformance::{settle_bounds, FloorMode};
 use anyhow::{bail, Context as _, Result};
 use spirvkit_run::diff::ulp_distance;
-use spirvkit_run::reflect::{DescriptorKind, EntryPoint, Reflection};
-use spirvkit_run::ElemType;
+use spirvkit_run::reflect::{DescriptorKind, EntryPoint, ImageDecl, Reflection};
+use spirvkit_run::{ElemType, ImageDim, ImageFormat, Numeric};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,6 +30,12 @@ const USAGE: &str =
     "usage: run-corpus [DIR] [--filter SUBSTR] [--ulps N] [--update-floor [--allow-lower]] [--debug]";
 /// Elements of each runtime array.
 const RUNTIME_ELEMENTS: u64 = 1024;
+/// Storage image extents by dimensionality (an array's layers last).
+const IMAGE_EXTENT_1D: &str = "256";
+const IMAGE_EXTENT_2D: &str = "64x64";
+const IMAGE_EXTENT_3D: &str = "16x16x16";
+const IMAGE_EXTENT_1D_ARRAY: &str = "64x4";
+const IMAGE_EXTENT_2D_ARRAY: &str = "32x32x4";
 /// Workgroups per dispatch.
 const GROUPS: &str = "2,1,1";
 /// Seconds a dispatch may run (a shader looping on its random inputs is stopped).
@@ -178,8 +187,9 @@ fn build_spirvkit(debug: bool) -> Result<PathBuf> {
     Ok(crate::built_binary(if debug { "debug" } else { "release" }, "spirvkit"))
 }
 
-/// A storage buffer whose dumps are compared: (set, binding).
-type StorageBuffer = (u32, u32);
+/// A storage buffer or image whose dumps are compared: (set, binding), and whether its
+/// 32-bit words may differ by `--ulps` as f32 values (buffers, 32-bit float images).
+type StorageBuffer = (u32, u32, bool);
 
 /// `spirvkit run` arguments (without `--device` and the dumps' directory) for `entry`.
 fn run_arguments(
@@ -215,7 +225,40 @@ fn run_arguments(
                     d.set,
                     dir.join(format!("DEVICE-{}-{}.bin", d.set, d.binding)).display()
                 ));
-                storage.push((d.set, d.binding));
+                storage.push((d.set, d.binding, true));
+            }
+            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                // Not given (so refused with its reason) when the Dim or format has no binding;
+                // `Unknown` (slang's) is Rgba8, what the glslang builds of the same samples declare.
+                let format = match d.image {
+                    Some(ImageDecl { format: Some(format), .. }) => format,
+                    Some(ImageDecl { format_code: 0, .. }) => ImageFormat::Rgba8,
+                    _ => continue,
+                };
+                let Some(ImageDecl { dim: Some(dim), .. }) = d.image else { continue };
+                let extent = match dim {
+                    ImageDim::D1 => IMAGE_EXTENT_1D,
+                    ImageDim::D2 => IMAGE_EXTENT_2D,
+                    ImageDim::D3 => IMAGE_EXTENT_3D,
+                    ImageDim::D1Array => IMAGE_EXTENT_1D_ARRAY,
+                    ImageDim::D2Array => IMAGE_EXTENT_2D_ARRAY,
+                };
+                let seed = u64::from(d.set) * 1000 + u64::from(d.binding) + 1;
+                args.push("--img".into());
+                args.push(format!("{}:{}:{}:{extent}:random:{seed}", d.binding, d.set, format.name()));
+                if d.kind == DescriptorKind::StorageImage {
+                    args.push("--dump".into());
+                    args.push(format!(
+                        "{}:{}:{}",
+                        d.binding,
+                        d.set,
+                        dir.join(format!("DEVICE-{}-{}.bin", d.set, d.binding)).display()
+                    ));
+                }
+                if d.kind == DescriptorKind::StorageImage {
+                    let float32 = format.numeric() == Numeric::Float && format.component_bits() == 32;
+                    storage.push((d.set, d.binding, float32));
+                }
             }
             DescriptorKind::UniformBuffer => {
                 args.push("--ubuf".into());
@@ -272,7 +315,7 @@ enum Comparison {
 
 fn compare(dir: &Path, storage: &[StorageBuffer], ulps: u64) -> Result<Comparison> {
     let mut exact = true;
-    for (set, binding) in storage {
+    for &(set, binding, tolerant) in storage {
         let read = |device: &str| {
             let path = dir.join(format!("{device}-{set}-{binding}.bin"));
             std::fs::read(&path).with_context(|| format!("reading {}", path.display()))
@@ -284,6 +327,13 @@ fn compare(dir: &Path, storage: &[StorageBuffer], ulps: u64) -> Result<Compariso
         exact = false;
         if vulkan.len() != cpu.len() {
             return Ok(Comparison::Differ(format!("set {set} binding {binding}: sizes differ")));
+        }
+        if !tolerant {
+            let at = vulkan.iter().zip(&cpu).position(|(a, b)| a != b).unwrap_or(0);
+            return Ok(Comparison::Differ(format!(
+                "set {set} binding {binding} byte {at}: vulkan {:#04x} cpu {:#04x} (compared exactly)",
+                vulkan[at], cpu[at]
+            )));
         }
         for (index, (a, b)) in vulkan.chunks_exact(4).zip(cpu.chunks_exact(4)).enumerate() {
             let (a, b) = (u32::from_le_bytes(a.try_into()?), u32::from_le_bytes(b.try_into()?));
@@ -329,7 +379,7 @@ mod tests {
         let check = |vulkan: &[u32], cpu: &[u32]| {
             write("vulkan", vulkan);
             write("cpu", cpu);
-            compare(&dir, &[(0, 1)], 4).unwrap()
+            compare(&dir, &[(0, 1, true)], 4).unwrap()
         };
         assert!(matches!(check(&[one, 7], &[one, 7]), Comparison::BitExact));
         assert!(matches!(check(&[one, 7], &[one + 4, 7]), Comparison::WithinUlps));
@@ -337,6 +387,10 @@ mod tests {
         // Small integers are subnormal as floats: compared exactly.
         assert!(matches!(check(&[one, 7], &[one, 8]), Comparison::Differ(_)));
         assert!(matches!(check(&[one], &[one, 7]), Comparison::Differ(_)));
+        // Images of 8-bit or integer formats compare exactly.
+        write("vulkan", &[one]);
+        write("cpu", &[one + 1]);
+        assert!(matches!(compare(&dir, &[(0, 1, false)], 4).unwrap(), Comparison::Differ(_)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

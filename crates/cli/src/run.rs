@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 ///
 /// spirvkit run SHADER(.spv|.hlsl) [--entry NAME] [-T cs_6_0] --groups X,Y,Z
 /// [--buf BINDING[:SET]:TYPE:COUNT[:INIT]]... [--ubuf BINDING[:SET]:TYPE:COUNT[:INIT]]...
-/// [--ubo BINDING[:SET]:TYPE=V,...]... [--push TYPE=V,...] [--spec ID=VALUE]...
+/// [--ubo BINDING[:SET]:TYPE=V,...]... [--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]]...
+/// [--push TYPE=V,...] [--spec ID=VALUE]...
 /// [--dump BINDING[:SET]:FILE]... [--repeat N] [--fresh] [--threads N]
 /// [--device cpu|vulkan] [--time-limit SECONDS]
 ///
@@ -17,6 +18,10 @@ use std::path::{Path, PathBuf};
 ///
 /// TYPE: u8 i8 u16 i16 f16 u32 i32 f32 u64 i64 f64. COUNT: a number or a product
 /// (1024*1024). INIT: zero (default) | ramp | const:V | file:PATH | random:SEED.
+/// FORMAT: SPIR-V's image format names (Rgba8, Rgba8Snorm, Rgba16f, Rgba32f, R32f, R32ui,
+/// R32i, Rg32f, ...; any case); an image's INIT fills its texels' components as elements
+/// of the format's component type (Rgba8: u8, Rgba16f: f16, R32f: f32); a 2D array's
+/// layers are its third size, a 1D array's its second.
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunCommand {
@@ -40,13 +45,16 @@ pub struct RunCommand {
     /// A uniform buffer of 4-byte values from offset 0: BINDING[:SET]:TYPE=V,...
     #[arg(long)]
     ubo: Vec<String>,
+    /// A storage image: BINDING[:SET]:FORMAT:W[xH[xD]][:INIT] (texels tightly packed).
+    #[arg(long)]
+    img: Vec<String>,
     /// The push-constant block, 4-byte values from offset 0: TYPE=V,...
     #[arg(long, allow_hyphen_values = true)]
     push: Option<String>,
     /// A specialization constant: ID=VALUE (typed by the shader's constant).
     #[arg(long, allow_hyphen_values = true)]
     spec: Vec<String>,
-    /// Write a buffer's bytes after the last dispatch: BINDING[:SET]:FILE.
+    /// Write a buffer's bytes (an image's texels) after the last dispatch: BINDING[:SET]:FILE.
     #[arg(long)]
     dump: Vec<String>,
     /// Dispatches to run and time (default 1).
@@ -116,6 +124,7 @@ fn run_inner(command: RunCommand) -> Result<(), String> {
         buf: command.buf,
         ubuf: command.ubuf,
         ubo: command.ubo,
+        img: command.img,
         push: command.push,
         spec: command.spec,
         dump: command.dump,

@@ -255,3 +255,121 @@ fn without_the_cpu_feature_the_cpu_device_is_a_clear_error() {
     assert!(stderr(&out).contains("this spirvkit was built without the cpu device"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `images.comp` compiled by glslangValidator into `dir`, or None (with a message).
+fn images_shader(dir: &Path) -> Option<String> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/images.comp");
+    let spv = dir.join("images.spv");
+    let Ok(out) = Command::new("glslangValidator").arg("-V").arg(&source).arg("-o").arg(&spv).output() else {
+        eprintln!("skipping: glslangValidator is not installed");
+        return None;
+    };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    Some("images.spv".into())
+}
+
+/// The image arguments of `images.comp` and the dumps of every image, as `DEVICE-N.bin`.
+const IMAGE_ARGS: &[&str] = &[
+    "--groups",
+    "2,2,1",
+    "--img",
+    "0:rgba8:8x8:random:1",
+    "--img",
+    "1:rgba8_snorm:8x8",
+    "--img",
+    "2:Rgba16f:8x8",
+    "--img",
+    "3:r32ui:8x8:random:3",
+    "--img",
+    "4:rg32f:8x8x3:random:4",
+    "--img",
+    "5:r32i:8x8x2:ramp",
+    "--img",
+    "6:r32f:16:random:6",
+];
+
+fn run_images(device: &str, spv: &str, dir: &Path) -> Output {
+    let dumps: Vec<String> = (0..7).map(|b| format!("{b}:{device}-{b}.bin")).collect();
+    let mut args = vec!["run", spv, "--device", device];
+    args.extend_from_slice(IMAGE_ARGS);
+    for dump in &dumps {
+        args.extend(["--dump", dump.as_str()]);
+    }
+    spirvkit(&args, dir)
+}
+
+#[cfg(feature = "cpu")]
+#[test]
+fn storage_images_run_on_the_cpu_and_match_vulkan() {
+    let dir = scratch("images");
+    let Some(spv) = images_shader(&dir) else { return };
+    let out = run_images("cpu", &spv, &dir);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = |device: &str, b: u32| std::fs::read(dir.join(format!("{device}-{b}.bin"))).unwrap();
+    // What the CPU wrote, checked against the shader's meaning.
+    let counts_before: Vec<u32> = {
+        let mut state = 3u64;
+        (0..64).map(|_| (spirvkit_run::init::splitmix64(&mut state) >> 32) as u32).collect()
+    };
+    let counts = u32s(&read("cpu", 3));
+    for (i, (&after, &before)) in counts.iter().zip(&counts_before).enumerate() {
+        assert_eq!(after, before.wrapping_mul(3).wrapping_add((i % 8) as u32), "counts texel {i}");
+    }
+    // Column 0 reads left of the image (zero): snorm of 2*0-1 is -127 in every component.
+    let snorm = read("cpu", 1);
+    for y in 0..8 {
+        assert_eq!(&snorm[y * 32..y * 32 + 4], &[0x81; 4], "row {y}");
+    }
+    // imageSize(src).x in alpha: 8.0 as half is 0x4800; 70000 clamps to 65504 (0x7bff).
+    let half = read("cpu", 2);
+    assert_eq!(&half[6..8], &0x4800u16.to_le_bytes());
+    let layers = read("cpu", 5);
+    // Layer 0 texel 0: layer 1's texel 0 (ramp: 64) - 2 * 1000 + 8.
+    assert_eq!(i32::from_le_bytes(layers[..4].try_into().unwrap()), 64 - 2000 + 8);
+    // The same run on Vulkan gives the same bytes.
+    let out = run_images("vulkan", &spv, &dir);
+    if report_or_skip(&out).is_none() {
+        return;
+    }
+    for b in 0..7 {
+        assert_eq!(read("cpu", b), read("vulkan", b), "image at binding {b} differs between cpu and vulkan");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn image_arguments_that_do_not_fit_the_shader_are_errors_naming_them() {
+    let dir = scratch("image-args");
+    let Some(spv) = images_shader(&dir) else { return };
+    let mut args = vec!["run", spv.as_str(), "--device", "vulkan"];
+    args.extend_from_slice(IMAGE_ARGS);
+    fn with<'a>(args: &[&'a str], (from, to): (&str, &'a str)) -> Vec<&'a str> {
+        args.iter().map(|a| if *a == from { to } else { *a }).collect()
+    }
+    let out = spirvkit(&with(&args, ("0:rgba8:8x8:random:1", "0:r32f:8x8")), &dir);
+    assert!(
+        stderr(&out).contains("the shader declares a Rgba8 image at set 0 binding 0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = spirvkit(&with(&args, ("0:rgba8:8x8:random:1", "0:rgba8:8x8x2")), &dir);
+    assert!(stderr(&out).contains("is 2D: give 2 size(s)"), "{}", stderr(&out));
+    let out = spirvkit(&with(&args, ("0:rgba8:8x8:random:1", "9:rgba8:8x8")), &dir);
+    assert!(stderr(&out).contains("the shader declares nothing at set 0 binding 9"), "{}", stderr(&out));
+    let missing: Vec<&str> =
+        args.iter().copied().filter(|a| *a != "--img" && *a != "6:r32f:16:random:6").collect();
+    let missing: Vec<&str> = {
+        // Keep the other --img options: re-add the flag before each image value.
+        let mut out = Vec::new();
+        for a in missing {
+            if a.contains(':') && a.starts_with(|c: char| c.is_ascii_digit()) {
+                out.push("--img");
+            }
+            out.push(a);
+        }
+        out
+    };
+    let out = spirvkit(&missing, &dir);
+    assert!(stderr(&out).contains("give it with --img 6:R32f:WxH"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,7 +10,9 @@ use std::time::Instant;
 use spirvkit_ir::ir::{Ir, Location, OpId};
 use spirvkit_passes::convert_spirv_to_llvm::{self, ConvertOptions};
 use spirvkit_passes::cpu_kernel::{self, KernelError};
-use spirvkit_run::{Binding, BufferKind, Device, Dispatch, Refill, RunError, Timings};
+use spirvkit_run::{
+    Binding, BufferKind, Device, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, RunError, Timings,
+};
 
 use crate::runtime::{CompiledKernel, DeclaredDescriptor};
 use crate::Jit;
@@ -56,6 +58,17 @@ pub fn kernel_llvm_ir(
     entry: &str,
     spec: &[(u32, u64)],
 ) -> Result<(String, cpu_kernel::KernelLayout, Vec<DeclaredDescriptor>), RunError> {
+    kernel_llvm_ir_with_images(spirv, entry, spec, &[])
+}
+
+/// [`kernel_llvm_ir`] with the formats of the images bound at (set, binding): an image
+/// the shader declares with the `Unknown` format has the bound one.
+pub fn kernel_llvm_ir_with_images(
+    spirv: &[u32],
+    entry: &str,
+    spec: &[(u32, u64)],
+    image_formats: &[(u32, u32, ImageFormat)],
+) -> Result<(String, cpu_kernel::KernelLayout, Vec<DeclaredDescriptor>), RunError> {
     let bytes: Vec<u8> = spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut ir = Ir::new();
     let module = spirvkit_translate::deserialize(&bytes, &mut ir, &Default::default())
@@ -69,19 +82,57 @@ pub fn kernel_llvm_ir(
     })?;
     let declared = iface
         .descriptors()
-        .map(|(_, d)| DeclaredDescriptor {
-            set: d.set,
-            binding: d.binding,
-            kind: if d.is_storage() { BufferKind::Storage } else { BufferKind::Uniform },
+        .map(|(_, d)| -> Result<DeclaredDescriptor, RunError> {
+            Ok(DeclaredDescriptor {
+                set: d.set,
+                binding: d.binding,
+                kind: match &d.image {
+                    Some(image) => {
+                        let bound = image_formats.iter().find(|(s, b, _)| (*s, *b) == (d.set, d.binding));
+                        declared_image(image, bound.map(|(_, _, f)| *f))?
+                    }
+                    None if d.is_storage() => BufferKind::Storage,
+                    None => BufferKind::Uniform,
+                },
+            })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let top = wrap_in_builtin_module(&mut ir, module);
-    convert_spirv_to_llvm::convert(&mut ir, top, &ConvertOptions::kernel())
+    let options = ConvertOptions {
+        image_formats: image_formats.iter().map(|(s, b, f)| (*s, *b, f.name().to_string())).collect(),
+        ..ConvertOptions::kernel()
+    };
+    convert_spirv_to_llvm::convert(&mut ir, top, &options)
         .map_err(|e| not_supported_or(format!("converting to LLVM: {e}"), RunError::Compile))?;
     let layout = cpu_kernel::build_workgroup_function(&mut ir, top, &iface).map_err(kernel_error)?;
     let text = spirvkit_translate::to_llvm_ir(&ir, top)
         .map_err(|e| not_supported_or(format!("writing LLVM IR: {e}"), RunError::Compile))?;
     Ok((text, layout, declared))
+}
+
+/// A storage image as the shader declares it: its format and dimensionality (the
+/// extent is the run's; [`crate::runtime::CompiledKernel::check_arguments`] compares the rest).
+fn declared_image(
+    image: &cpu_kernel::interface::ImageDescriptor,
+    bound: Option<ImageFormat>,
+) -> Result<BufferKind, RunError> {
+    let dim = match image.dim.as_str() {
+        "Dim1D" => 0,
+        "Dim2D" => 1,
+        "Dim3D" => 2,
+        _ => u32::MAX,
+    };
+    let dim = ImageDim::from_spirv(dim, image.arrayed)
+        .ok_or_else(|| RunError::NotSupported(format!("images: {} storage images", image.dim)))?;
+    let format = match (image.format.as_str(), bound) {
+        ("Unknown", Some(bound)) => Some(bound),
+        (name, _) => ImageFormat::parse(name),
+    };
+    let format = format.ok_or_else(|| {
+        RunError::NotSupported(format!("images: storage images of format {}", image.format))
+    })?;
+    let shape = ImageShape { format, dim, extent: [0; 3] };
+    Ok(if image.sampled { BufferKind::SampledImage(shape) } else { BufferKind::StorageImage(shape) })
 }
 
 /// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit
@@ -108,7 +159,17 @@ impl Device for CpuDevice {
     ) -> Result<Timings, RunError> {
         let start = Instant::now();
         let spec: Vec<(u32, u64)> = dispatch.spec.iter().map(|s| (s.id, s.bits)).collect();
-        let (text, layout, declared) = kernel_llvm_ir(dispatch.spirv, dispatch.entry, &spec)?;
+        let image_formats: Vec<(u32, u32, ImageFormat)> = bindings
+            .iter()
+            .filter_map(|b| match b.kind {
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
+                    Some((b.set, b.binding, shape.format))
+                }
+                _ => None,
+            })
+            .collect();
+        let (text, layout, declared) =
+            kernel_llvm_ir_with_images(dispatch.spirv, dispatch.entry, &spec, &image_formats)?;
         let kernel = CompiledKernel::new(self.jit()?, &text, layout, declared)?;
         let compile_ms = start.elapsed().as_secs_f64() * 1e3;
         // Bad arguments are reported before anything runs.

@@ -137,7 +137,34 @@ impl CompiledKernel {
                     b.binding, b.set, b.set
                 )));
             };
-            if d.kind != b.kind {
+            let same_kind = match (d.kind, b.kind) {
+                (BufferKind::StorageImage(declared), BufferKind::StorageImage(given))
+                | (BufferKind::SampledImage(declared), BufferKind::SampledImage(given)) => {
+                    if (declared.format, declared.dim) != (given.format, given.dim) {
+                        return Err(RunError::Arguments(format!(
+                            "binding {}:{}: the shader declares a {} {} storage image there, given {}",
+                            b.binding,
+                            b.set,
+                            declared.format,
+                            declared.dim,
+                            given.describe()
+                        )));
+                    }
+                    if b.data.len() as u64 != given.byte_size() {
+                        return Err(RunError::Arguments(format!(
+                            "binding {}:{}: {} needs {} bytes, given {}",
+                            b.binding,
+                            b.set,
+                            given.describe(),
+                            given.byte_size(),
+                            b.data.len()
+                        )));
+                    }
+                    true
+                }
+                (declared, given) => declared == given,
+            };
+            if !same_kind {
                 return Err(RunError::Arguments(format!(
                     "binding {}:{}: the shader declares a {} buffer there, given a {} one",
                     b.binding,
@@ -159,7 +186,9 @@ impl CompiledKernel {
                 )));
             };
             let len = bindings[index].data.len() as u64;
-            if len < d.fixed_size {
+            let is_image =
+                matches!(bindings[index].kind, BufferKind::StorageImage(_) | BufferKind::SampledImage(_));
+            if len < d.fixed_size && !is_image {
                 return Err(RunError::Arguments(format!(
                     "binding {}:{} (@{}) holds {len} bytes, the shader's block needs at least {}",
                     d.binding, d.set, d.name, d.fixed_size
@@ -288,6 +317,8 @@ fn kind_name(kind: BufferKind) -> &'static str {
     match kind {
         BufferKind::Storage => "storage",
         BufferKind::Uniform => "uniform",
+        BufferKind::StorageImage(_) => "storage image",
+        BufferKind::SampledImage(_) => "sampled image",
     }
 }
 
@@ -348,14 +379,31 @@ fn run_workgroups(
 /// The bindings' bytes as the kernel sees them: in place when 64-byte aligned,
 /// otherwise an aligned copy written back after the dispatch.
 struct StagedBuffers {
-    /// Per context slot: (binding index, copy if any, length).
+    /// Per context slot: (binding index, copy if any, length, base). An image's copy is
+    /// its 16-byte header (the extent, as the conversion reads it) and its texels.
     slots: Vec<(usize, Option<Aligned>, u64, *mut u8)>,
 }
+
+/// Bytes of a storage image's header (`convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES`).
+const IMAGE_HEADER: usize = spirvkit_passes::convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES as usize;
 
 impl StagedBuffers {
     fn new(bindings: &mut [Binding], slots: &[usize]) -> Result<StagedBuffers, RunError> {
         let mut out = Vec::with_capacity(slots.len());
         for &index in slots {
+            if let BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) = bindings[index].kind {
+                let data = &bindings[index].data;
+                let len = (IMAGE_HEADER + data.len()) as u64;
+                let mut copy = Aligned::zeroed(len)?;
+                let p = copy.ptr();
+                let bytes: &mut [u8] = bytemuck_lines(&mut copy.words, IMAGE_HEADER + data.len());
+                for (word, e) in bytes[..12].chunks_exact_mut(4).zip(shape.extent) {
+                    word.copy_from_slice(&e.to_le_bytes());
+                }
+                bytes[IMAGE_HEADER..].copy_from_slice(data);
+                out.push((index, Some(copy), len, p));
+                continue;
+            }
             let data = &mut bindings[index].data;
             let len = data.len() as u64;
             if (data.as_ptr() as usize).is_multiple_of(64) {
@@ -379,9 +427,14 @@ impl StagedBuffers {
     fn write_back(mut self, bindings: &mut [Binding]) {
         for (index, copy, _, _) in self.slots.iter_mut() {
             if let Some(copy) = copy {
+                let skip = if matches!(bindings[*index].kind, BufferKind::StorageImage(_)) {
+                    IMAGE_HEADER
+                } else {
+                    0
+                };
                 let data = &mut bindings[*index].data;
                 let n = data.len();
-                data.copy_from_slice(bytemuck_lines(&mut copy.words, n));
+                data.copy_from_slice(&bytemuck_lines(&mut copy.words, skip + n)[skip..]);
             }
         }
     }

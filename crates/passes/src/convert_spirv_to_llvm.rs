@@ -17,6 +17,7 @@
 
 mod calls;
 mod glsl;
+pub mod images;
 mod ops;
 mod types;
 
@@ -69,6 +70,14 @@ pub struct ConvertOptions {
     /// Globals of every storage class convert (MLIR 22 takes Input, Output, Private,
     /// StorageBuffer and UniformConstant only: not Uniform, PushConstant, Workgroup).
     pub all_storage_classes: bool,
+    /// Storage images (`NoSampler` images of 1D, 2D, 3D or 1D/2D arrays in a format with
+    /// a lowering) convert to a pointer to their descriptor's memory, and `ImageRead`,
+    /// `ImageWrite` and `ImageQuerySize` on them to texel accesses (see [`images`]). MLIR
+    /// refuses images.
+    pub storage_images: bool,
+    /// The formats of images bound at (set, binding) (SPIR-V names, `Rgba8`): what an
+    /// image of `Unknown` format is.
+    pub image_formats: Vec<(u32, u32, String)>,
 }
 
 impl ConvertOptions {
@@ -80,6 +89,8 @@ impl ConvertOptions {
             explicit_layout: true,
             keep_global_names: true,
             all_storage_classes: true,
+            storage_images: true,
+            image_formats: Vec::new(),
         }
     }
 }
@@ -245,6 +256,8 @@ pub(crate) struct Converter<'a> {
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
     /// Row-major matrix members (struct type, member index): accesses are refused.
     pub(crate) row_major_members: FxHashSet<(Type, usize)>,
+    /// Image globals of `Unknown` format by symbol: the format bound to them.
+    pub(crate) image_formats_by_symbol: FxHashMap<String, String>,
 }
 
 impl<'a> Converter<'a> {
@@ -272,6 +285,7 @@ impl<'a> Converter<'a> {
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
             row_major_members: FxHashSet::default(),
+            image_formats_by_symbol: FxHashMap::default(),
         }
     }
 

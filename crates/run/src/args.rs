@@ -3,6 +3,7 @@
 //! them against what the shader declares.
 
 use crate::elem::ElemType;
+use crate::image::ImageFormat;
 use crate::init::Init;
 use crate::BufferKind;
 use std::fmt;
@@ -29,6 +30,8 @@ pub struct RunArgs {
     pub buf: Vec<String>,
     pub ubuf: Vec<String>,
     pub ubo: Vec<String>,
+    /// `--img BINDING[:SET]:FORMAT:WxH[xD][:INIT]`.
+    pub img: Vec<String>,
     pub push: Option<String>,
     pub spec: Vec<String>,
     pub dump: Vec<String>,
@@ -66,6 +69,26 @@ impl BufferArg {
     }
 }
 
+/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]`: a storage image whose texels INIT fills,
+/// component by component, as elements of the format's component type (see
+/// [`ImageFormat::component_type`]). Its dimensionality comes from the shader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageArg {
+    pub text: String,
+    pub set: u32,
+    pub binding: u32,
+    pub format: ImageFormat,
+    /// The sizes given (1 to 3 of them).
+    pub extent: Vec<u32>,
+    pub init: Init,
+}
+
+impl ImageArg {
+    pub fn name(&self) -> String {
+        format!("--img {}", self.text)
+    }
+}
+
 /// `--dump BINDING[:SET]:FILE`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpArg {
@@ -87,6 +110,7 @@ pub struct RunDescription {
     pub entry: String,
     pub groups: [u32; 3],
     pub buffers: Vec<BufferArg>,
+    pub images: Vec<ImageArg>,
     /// `--push`: the packed bytes.
     pub push: Option<Vec<u8>>,
     pub spec: Vec<SpecArg>,
@@ -109,6 +133,24 @@ impl RunDescription {
         }
         for text in &args.ubo {
             buffers.push(parse_ubo(text)?);
+        }
+        let images = args.img.iter().map(|t| parse_image(t)).collect::<Result<Vec<_>, _>>()?;
+        for (i, image) in images.iter().enumerate() {
+            let given_before =
+                buffers.iter().find(|o| (o.set, o.binding) == (image.set, image.binding)).map(|o| o.name());
+            let given_before = given_before.or_else(|| {
+                images[..i]
+                    .iter()
+                    .find(|o| (o.set, o.binding) == (image.set, image.binding))
+                    .map(|o| o.name())
+            });
+            if let Some(first) = given_before {
+                return Err(arg(
+                    "--img",
+                    &image.text,
+                    format!("set {} binding {} is already given by {first}", image.set, image.binding),
+                ));
+            }
         }
         for (i, b) in buffers.iter().enumerate() {
             if let Some(first) = buffers[..i].iter().find(|o| (o.set, o.binding) == (b.set, b.binding)) {
@@ -160,6 +202,7 @@ impl RunDescription {
             entry: args.entry.clone().unwrap_or_else(|| "main".into()),
             groups: parse_groups(&args.groups)?,
             buffers,
+            images,
             push,
             spec,
             dumps,
@@ -242,6 +285,47 @@ pub fn parse_buffer(option: &'static str, text: &str, kind: BufferKind) -> Resul
         kind,
         contents: Contents::Filled { ty, count, init },
     })
+}
+
+/// The largest extent of one image dimension `--img` accepts (Vulkan's required
+/// `maxImageDimension3D` is 256; drivers allow more in 2D).
+pub const MAX_IMAGE_DIMENSION: u32 = 1 << 16;
+
+/// `BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]` (INIT defaults to `zero`).
+pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
+    let fail = |reason: String| arg("--img", text, reason);
+    let fields: Vec<&str> = text.splitn(3, ':').collect();
+    let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+    let (binding, set, rest) = if has_set {
+        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
+    } else {
+        (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
+    };
+    let binding = parse_u32(binding, "binding").map_err(fail)?;
+    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    let mut rest = rest.splitn(3, ':');
+    let (Some(format), Some(size)) = (rest.next(), rest.next()) else {
+        return Err(fail("expected BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]".into()));
+    };
+    let format = ImageFormat::parse(format)
+        .ok_or_else(|| fail(format!("unknown image format `{format}` ({})", ImageFormat::names())))?;
+    let extent: Vec<u32> = size
+        .split('x')
+        .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_IMAGE_DIMENSION).contains(n)))
+        .collect::<Option<_>>()
+        .filter(|e: &Vec<u32>| (1..=3).contains(&e.len()))
+        .ok_or_else(|| {
+            fail(format!("`{size}` is not an extent W[xH[xD]] (each from 1 to {MAX_IMAGE_DIMENSION})"))
+        })?;
+    let bytes = extent.iter().map(|&e| u64::from(e)).product::<u64>() * format.texel_size() as u64;
+    if bytes > MAX_BUFFER_BYTES {
+        return Err(fail(format!("{bytes} bytes of texels exceed the {MAX_BUFFER_BYTES}-byte limit")));
+    }
+    let init = match rest.next() {
+        Some(init) => Init::parse(init, format.component_type()).map_err(fail)?,
+        None => Init::Zero,
+    };
+    Ok(ImageArg { text: text.to_string(), set, binding, format, extent, init })
 }
 
 /// `BINDING[:SET]:TYPE=V,...`: a uniform buffer holding the values.
@@ -378,6 +462,30 @@ mod tests {
         assert!(parse_ubo("0:u32").unwrap_err().reason.contains("TYPE=VALUE"));
         assert!(parse_ubo("0").is_err());
         assert_eq!(pack_values("--push", "u32=7", "u32=7").unwrap(), 7u32.to_le_bytes());
+    }
+
+    #[test]
+    fn images_with_and_without_set_and_init() {
+        let i = parse_image("1:rgba8:64x32:random:3").unwrap();
+        assert_eq!((i.set, i.binding, i.format), (0, 1, ImageFormat::Rgba8));
+        assert_eq!(i.extent, vec![64, 32]);
+        assert_eq!(i.init, Init::Random(3));
+        let i = parse_image("2:1:R32f:8x8x4").unwrap();
+        assert_eq!((i.set, i.binding, i.format, i.init.clone()), (1, 2, ImageFormat::R32f, Init::Zero));
+        assert_eq!(i.extent, vec![8, 8, 4]);
+        assert!(parse_image("1:rgb9:4x4").unwrap_err().reason.contains("unknown image format"));
+        assert!(parse_image("1:rgba8:4x0").unwrap_err().reason.contains("extent"));
+        assert!(parse_image("1:rgba8:4x4x4x4").unwrap_err().reason.contains("extent"));
+        assert!(parse_image("1:rgba8").unwrap_err().reason.contains("FORMAT"));
+        assert!(parse_image("1:rgba8:65536x65536").unwrap_err().reason.contains("limit"));
+        let args = RunArgs {
+            groups: "1,1,1".into(),
+            buf: vec!["1:f32:4".into()],
+            img: vec!["1:rgba8:4x4".into()],
+            ..RunArgs::default()
+        };
+        let e = RunDescription::from_args(&args).unwrap_err();
+        assert!(e.reason.contains("already given by --buf 1:f32:4"), "{e}");
     }
 
     #[test]

@@ -1,18 +1,26 @@
 //! The interface between `spirvkit run` and a device that executes compute shaders.
 
+use crate::image::ImageShape;
 use std::time::Duration;
 
-/// How a buffer is bound: the descriptor type the shader declares for it.
+/// How a binding is bound: the descriptor type the shader declares for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BufferKind {
     /// A storage buffer (`StorageBuffer` storage class, or `Uniform` + `BufferBlock`).
     Storage,
     /// A uniform buffer (`Uniform` storage class with `Block`).
     Uniform,
+    /// A storage image (`OpTypeImage` with Sampled 2, not a texel buffer): the binding's
+    /// `data` holds its texels tightly packed (x fastest, then y, then z or the layer),
+    /// `shape.byte_size()` bytes, and what the shader left in them after the run.
+    StorageImage(ImageShape),
+    /// A sampled image read without a sampler (`OpImageFetch`; Vulkan's
+    /// `SAMPLED_IMAGE` descriptor): texels as for a storage image, never written.
+    SampledImage(ImageShape),
 }
 
-/// One buffer bound for a dispatch. `data` holds its bytes, little-endian: the initial
-/// contents before the run and what the shader left in them after it.
+/// One buffer or storage image bound for a dispatch. `data` holds its bytes, little-endian:
+/// the initial contents before the run and what the shader left in them after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     pub set: u32,

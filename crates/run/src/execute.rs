@@ -2,8 +2,9 @@
 //! declares ([`prepare`]), the dispatch on a device ([`execute`]), the dumps and the
 //! `key=value` report.
 
-use crate::args::{Contents, RunDescription};
+use crate::args::{Contents, ImageArg, RunDescription};
 use crate::elem::ElemType;
+use crate::image::ImageShape;
 use crate::init::fill;
 use crate::reflect::{DescriptorKind, Reflection, SpecType};
 use crate::{ArgError, Binding, BufferKind, Device, Dispatch, ReflectError, RunError, SpecValue, Timings};
@@ -91,6 +92,7 @@ pub fn prepare(
             let use_instead = match expected {
                 BufferKind::Storage => "--buf",
                 BufferKind::Uniform => "--ubuf or --ubo",
+                BufferKind::StorageImage(_) | BufferKind::SampledImage(_) => "--img",
             };
             return Err(arguments(format!(
                 "{}: the shader declares a {} at set {} binding {}: give it with {use_instead}",
@@ -134,6 +136,9 @@ pub fn prepare(
         }
         bindings.push(Binding { set: buffer.set, binding: buffer.binding, kind: buffer.kind, data });
     }
+    for image in &description.images {
+        bindings.push(prepare_image(image, reflection, base)?);
+    }
     for declared in reflection.descriptors_of(entry) {
         if bindings.iter().any(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
             continue;
@@ -141,9 +146,20 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
+            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
+                return Err(arguments(format!(
+                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    declared.kind,
+                    declared.set,
+                    declared.binding,
+                    declared.binding,
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) }
+                )));
+            }
             other => {
                 return Err(Error::Run(RunError::NotSupported(format!(
-                    "{}: the shader declares a {other} at set {} binding {}, and `spirvkit run` binds buffers only",
+                    "{}: the shader declares a {other} at set {} binding {}, and `spirvkit run` binds buffers, storage images and sampled images (read without a sampler) only",
                     if matches!(
                         other,
                         DescriptorKind::StorageImage
@@ -230,6 +246,78 @@ pub fn prepare(
         })
     });
     Ok(Prepared { bindings, push, spec, workgroup_size })
+}
+
+/// A `--img` checked against the storage image the shader declares there, with its texels.
+fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Result<Binding, Error> {
+    let Some(declared) = reflection.descriptor(image.set, image.binding) else {
+        return Err(arguments(format!(
+            "{}: the shader declares nothing at set {} binding {}",
+            image.name(),
+            image.set,
+            image.binding
+        )));
+    };
+    let decl = match (declared.kind, declared.image) {
+        (DescriptorKind::StorageImage | DescriptorKind::SampledImage, Some(decl)) => decl,
+        (other, _) => {
+            return Err(arguments(format!(
+                "{}: the shader declares a {other} at set {} binding {}, not a storage or sampled image",
+                image.name(),
+                image.set,
+                image.binding
+            )))
+        }
+    };
+    let Some(dim) = decl.dim else {
+        return Err(Error::Run(RunError::NotSupported(format!(
+            "images: {}: the shader's storage image at set {} binding {} is not 1D, 2D, 3D or a 1D/2D array",
+            image.name(),
+            image.set,
+            image.binding
+        ))));
+    };
+    match decl.format {
+        Some(format) if format != image.format => {
+            return Err(arguments(format!(
+                "{}: the shader declares a {format} image at set {} binding {}",
+                image.name(),
+                image.set,
+                image.binding
+            )))
+        }
+        None if decl.format_code != 0 => {
+            return Err(Error::Run(RunError::NotSupported(format!(
+                "images: {}: image format {} of the storage image at set {} binding {}",
+                image.name(),
+                decl.format_code,
+                image.set,
+                image.binding
+            ))))
+        }
+        _ => {}
+    }
+    if image.extent.len() > dim.extent_dims() {
+        return Err(arguments(format!(
+            "{}: the shader's image at set {} binding {} is {dim}: give {} size(s)",
+            image.name(),
+            image.set,
+            image.binding,
+            dim.extent_dims()
+        )));
+    }
+    let mut extent = [1u32; 3];
+    extent[..image.extent.len()].copy_from_slice(&image.extent);
+    let shape = ImageShape { format: image.format, dim, extent };
+    let components = shape.texels() as usize * image.format.components() as usize;
+    let data = fill(image.format.component_type(), components, &image.init, base)
+        .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
+    let kind = if declared.kind == DescriptorKind::SampledImage {
+        BufferKind::SampledImage(shape)
+    } else {
+        BufferKind::StorageImage(shape)
+    };
+    Ok(Binding { set: image.set, binding: image.binding, kind, data })
 }
 
 /// A spec constant's value text as bits of its type.
@@ -388,6 +476,7 @@ mod tests {
     use super::*;
     use crate::args::RunArgs;
     use crate::reflect::{reflect, tests::sample};
+    use crate::image::{ImageDim, ImageFormat};
 
     fn description(extra: impl FnOnce(&mut RunArgs)) -> RunDescription {
         let mut args = RunArgs {
@@ -465,11 +554,27 @@ mod tests {
     }
 
     #[test]
-    fn images_are_not_supported_yet() {
+    fn storage_images_are_given_with_img_and_checked_against_the_shader() {
         let r = reflect(&sample()).unwrap();
-        let e = prepare(&description(|_| {}), &r, Path::new(".")).unwrap_err();
-        assert!(matches!(e, Error::Run(RunError::NotSupported(_))), "{e}");
-        assert!(e.to_string().starts_with("not supported yet: images"), "{e}");
+        let image = r.descriptors.iter().find(|d| d.kind == DescriptorKind::StorageImage).unwrap().clone();
+        assert_eq!(image.image.and_then(|i| i.format), Some(ImageFormat::Rgba32f));
+        assert_eq!(image.image.and_then(|i| i.dim), Some(ImageDim::D2));
+        let e = error(&description(|_| {}), &r);
+        assert!(e.contains("give it with --img"), "{e}");
+        let given = |text: String| description(move |a| a.img = vec![text]);
+        let (b, s) = (image.binding, image.set);
+        let p = prepare(&given(format!("{b}:{s}:rgba32f:4x2:ramp")), &r, Path::new(".")).unwrap();
+        let bound = p.bindings.iter().find(|x| (x.set, x.binding) == (s, b)).unwrap();
+        let shape = ImageShape { format: ImageFormat::Rgba32f, dim: ImageDim::D2, extent: [4, 2, 1] };
+        assert_eq!(bound.kind, BufferKind::StorageImage(shape));
+        assert_eq!(bound.data.len(), 4 * 2 * 16);
+        assert_eq!(&bound.data[4..8], &1f32.to_le_bytes(), "ramp over the components");
+        let e = error(&given(format!("{b}:{s}:rgba8:4x2")), &r);
+        assert!(e.contains("declares a Rgba32f image"), "{e}");
+        let e = error(&given(format!("{b}:{s}:rgba32f:4x2x2")), &r);
+        assert!(e.contains("is 2D: give 2 size(s)"), "{e}");
+        let e = error(&description(|a| a.img = vec!["9:rgba32f:4x4".into()]), &r);
+        assert!(e.contains("declares nothing at set 0 binding 9"), "{e}");
     }
 
     /// A device that adds one to every u32 of every storage buffer per dispatch.

@@ -10,6 +10,7 @@ mod device;
 pub mod diff;
 pub mod elem;
 pub mod execute;
+pub mod image;
 pub mod init;
 pub mod reflect;
 
@@ -17,4 +18,5 @@ pub use args::{ArgError, RunArgs, RunDescription};
 pub use device::{Binding, BufferKind, Device, Dispatch, Refill, RunError, SpecValue, Timings};
 pub use elem::ElemType;
 pub use execute::{execute, prepare, write_dumps, Error, Outcome, Prepared, Report};
+pub use image::{ImageDim, ImageFormat, ImageShape, Numeric};
 pub use reflect::{reflect, words_from_bytes, ReflectError, Reflection};

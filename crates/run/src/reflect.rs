@@ -6,6 +6,7 @@
 //! every read is bounds-checked and type recursion is depth-limited, so a hostile binary
 //! gives an error, never a panic.
 
+use crate::image::{ImageDim, ImageFormat};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -139,6 +140,19 @@ pub struct Descriptor {
     pub runtime_stride: Option<u64>,
     /// The variable's result id.
     pub variable: u32,
+    /// Storage and sampled images: the declared dimensionality and format.
+    pub image: Option<ImageDecl>,
+}
+
+/// What a storage image's `OpTypeImage` declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageDecl {
+    /// `None`: a Dim `spirvkit run` cannot bind (cube, rect, a multisampled image).
+    pub dim: Option<ImageDim>,
+    /// The format's enumerant (0: `Unknown`).
+    pub format_code: u32,
+    /// The format, when it is one `spirvkit run` binds.
+    pub format: Option<ImageFormat>,
 }
 
 impl Descriptor {
@@ -478,6 +492,18 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                     } else {
                         (0, None)
                     };
+                let image = match (kind, types.get(&pointee)) {
+                    // Operands after the result: sampled type, dim, depth, arrayed, ms, sampled, format.
+                    (
+                        DescriptorKind::StorageImage | DescriptorKind::SampledImage,
+                        Some((OP_TYPE_IMAGE, [_, dim, _, arrayed, ms, _, format, ..])),
+                    ) => Some(ImageDecl {
+                        dim: if *ms == 0 { ImageDim::from_spirv(*dim, *arrayed != 0) } else { None },
+                        format_code: *format,
+                        format: ImageFormat::from_spirv(*format),
+                    }),
+                    _ => None,
+                };
                 reflection.descriptors.push(Descriptor {
                     set,
                     binding,
@@ -485,6 +511,7 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                     fixed_size,
                     runtime_stride,
                     variable: *result,
+                    image,
                 });
             }
             _ => {}

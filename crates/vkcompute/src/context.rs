@@ -563,6 +563,7 @@ impl Context {
             staging,
             staging_memory,
             extent: vk::Extent3D { width: image.width, height: image.height, depth: 1 },
+            layers: 1,
             storage,
         })
     }
@@ -963,7 +964,8 @@ const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
     base_mip_level: 0,
     level_count: 1,
     base_array_layer: 0,
-    layer_count: 1,
+    // Every layer: image arrays (`spirvkit run --img` of a 1D or 2D array) are transitioned whole.
+    layer_count: vk::REMAINING_ARRAY_LAYERS,
 };
 
 /// The words of a SPIR-V binary (either byte order), checked for the magic number.
@@ -1008,6 +1010,8 @@ struct ImageObjects {
     staging: vk::Buffer,
     staging_memory: vk::DeviceMemory,
     extent: vk::Extent3D,
+    /// Array layers (1 for an image that is not an array).
+    layers: u32,
     storage: bool,
 }
 
@@ -1029,7 +1033,7 @@ impl ImageObjects {
                 aspect_mask: vk::ImageAspectFlags::COLOR,
                 mip_level: 0,
                 base_array_layer: 0,
-                layer_count: 1,
+                layer_count: self.layers,
             },
             image_offset: vk::Offset3D::default(),
             image_extent: self.extent,

@@ -167,7 +167,29 @@ impl Converter<'_> {
         let TypeKind::Pointer { pointee, storage_class, .. } = self.ir.types.kind(ptr_ty).clone() else {
             return Err(self.illegal(op));
         };
-        if matches!(
+        if let (true, TypeKind::Image { params, .. }) =
+            (self.options.storage_images, self.ir.types.kind(pointee).clone())
+        {
+            let attr = |key: &str| match self.ir.op(op).attr(key) {
+                Some(Attribute::Integer { value, .. }) => u32::try_from(*value).ok(),
+                _ => None,
+            };
+            let (set, binding) = (attr("descriptor_set").unwrap_or(0), attr("binding"));
+            let bound = self
+                .options
+                .image_formats
+                .iter()
+                .find(|(s, b, _)| (*s, Some(*b)) == (set, binding))
+                .map(|(_, _, format)| format.clone());
+            if let Err(what) = super::images::storage_image(&params, bound.as_deref()) {
+                return Err(self.error(op, format!("not supported yet: {what}")));
+            }
+            if let (Some(bound), Some(Attribute::String(name))) =
+                (bound, self.ir.op(op).attr("sym_name").cloned())
+            {
+                self.image_formats_by_symbol.insert(name, bound);
+            }
+        } else if matches!(
             self.ir.types.kind(pointee),
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
         ) {
@@ -180,7 +202,13 @@ impl Converter<'_> {
         if !mlir_storage && !self.options.all_storage_classes {
             return Err(self.illegal(op));
         }
-        let global_type = self.convert_type(pointee).ok_or_else(|| self.illegal(op))?;
+        let global_type = if matches!(self.ir.types.kind(pointee), TypeKind::Image { .. }) {
+            // The descriptor's header (its texels follow, as a runtime array would).
+            let i32t = self.int_type(32);
+            self.ir.types.llvm_array(4, i32t)
+        } else {
+            self.convert_type(pointee).ok_or_else(|| self.illegal(op))?
+        };
         let Some(Attribute::String(name)) = self.ir.op(op).attr("sym_name").cloned() else {
             return Err(self.illegal(op));
         };
@@ -194,7 +222,9 @@ impl Converter<'_> {
             ("sym_name", Attribute::String(name)),
             ("visibility_", self.int_attr(0, 64)),
         ];
-        if matches!(storage_class.as_str(), "Input" | "UniformConstant") {
+        // A storage image's memory is written through its value (see `images`).
+        let is_image = matches!(self.ir.types.kind(pointee), TypeKind::Image { .. });
+        if matches!(storage_class.as_str(), "Input" | "UniformConstant") && !is_image {
             props.push(("constant", Attribute::Unit));
         }
         for (k, v) in props {

@@ -289,6 +289,11 @@ impl Converter<'_> {
             }
             "spirv.Variable" => self.lower_variable(op),
             "spirv.Load" => self.lower_load(op),
+            "spirv.ImageRead" | "spirv.ImageFetch" if self.options.storage_images => {
+                self.lower_image_read(op)
+            }
+            "spirv.ImageWrite" if self.options.storage_images => self.lower_image_write(op),
+            "spirv.ImageQuerySize" if self.options.storage_images => self.lower_image_query_size(op),
             "spirv.Store" => self.lower_store(op),
             "spirv.CopyMemory" => {
                 let operands = self.operands(op)?;
@@ -840,6 +845,14 @@ impl Converter<'_> {
 
     fn lower_load(&mut self, op: OpId) -> Result<(), ConvertError> {
         let operands = self.operands(op)?;
+        // A storage image's value is its descriptor's address (see `images`).
+        if self.options.storage_images {
+            let result = self.ir.op(op).results[0];
+            if matches!(self.ir.types.kind(self.ir.value_type(result)), TypeKind::Image { .. }) {
+                self.replace(op, operands[0]);
+                return Ok(());
+            }
+        }
         let ty = self.result_type(op, 0)?;
         let props = self.memory_access_props(op)?;
         let v = self.emit_value("llvm.load", operands, ty, props);

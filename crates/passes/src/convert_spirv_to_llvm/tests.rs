@@ -146,6 +146,51 @@ fn an_op_without_lowering_is_a_clear_error() {
 }
 
 #[test]
+fn storage_images_convert_to_texel_accesses_with_the_option() {
+    let source = "spirv.module Logical GLSL450 {\n  spirv.GlobalVariable @img bind(0, 0) : \
+                  !spirv.ptr<!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, UniformConstant>\n\
+                  spirv.func @f(%c: vector<2xsi32>) \"None\" {\n\
+                  %a = spirv.mlir.addressof @img : !spirv.ptr<!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, UniformConstant>\n\
+                  %i = spirv.Load \"UniformConstant\" %a : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>\n\
+                  %t = spirv.ImageRead %i, %c : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, vector<2xsi32> -> vector<4xf32>\n\
+                  spirv.ImageWrite %i, %c, %t : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, vector<2xsi32>, vector<4xf32>\n\
+                  %s = spirv.ImageQuerySize %i : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8> -> vector<2xsi32>\n\
+                  spirv.Return\n  }\n}\n";
+    let r = convert(
+        source,
+        "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1 storage-images=1",
+        false,
+    );
+    assert!(r.success, "{}", r.diagnostics_text);
+    // The header global, texels loaded as 4 x i8 and converted, stored rounded to even.
+    for expected in [
+        "global_type = !llvm.array<4 x i32>, linkage = #llvm.linkage<external>, sym_name = \"img\"",
+        "vector<4xi8>",
+        "llvm.intr.roundeven",
+        "llvm.uitofp",
+    ] {
+        assert!(r.output.contains(expected), "{expected} in:\n{}", r.output);
+    }
+    // Without the option (MLIR's pass) images stay refused.
+    let r = kernel(source);
+    assert!(r
+        .diagnostics_text
+        .contains("not supported yet: spirv.GlobalVariable of an image or sampler type"));
+    // A format without a lowering is named.
+    let packed = source.replace("Rgba8>", "R11fG11fB10f>");
+    let r = convert(
+        &packed,
+        "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1 storage-images=1",
+        false,
+    );
+    assert!(
+        r.diagnostics_text.contains("not supported yet: storage images of format R11fG11fB10f"),
+        "{}",
+        r.diagnostics_text
+    );
+}
+
+#[test]
 fn options_as_mlir_opt_22_takes_them() {
     let r = convert("module {}\n", "-convert-spirv-to-llvm=client-api=Vulkan", false);
     assert!(r.success);

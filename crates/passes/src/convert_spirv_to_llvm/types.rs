@@ -52,6 +52,11 @@ impl Converter<'_> {
                 let element = self.convert_type(element)?;
                 self.ir.types.intern(TypeKind::Vector { shape, scalable, element })
             }
+            TypeKind::Image { params, .. }
+                if self.options.storage_images && super::images::image_dims(&params).is_ok() =>
+            {
+                self.ir.types.llvm_pointer(0)
+            }
             TypeKind::Pointer { storage_class, .. } => {
                 let space = self.address_space(&storage_class);
                 self.ir.types.llvm_pointer(space)

@@ -75,12 +75,28 @@ pub struct Descriptor {
     pub fixed_size: u64,
     /// The runtime array's stride, when the block ends in one.
     pub runtime_stride: Option<u64>,
+    /// A storage image (`UniformConstant`): its memory is the conversion's 16-byte
+    /// header and the texels (`fixed_size` is the header, `runtime_stride` the texel).
+    pub image: Option<ImageDescriptor>,
+}
+
+/// A storage image's type, as `!spirv.image` names its parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageDescriptor {
+    /// `Dim1D`, `Dim2D`, `Dim3D`.
+    pub dim: String,
+    pub arrayed: bool,
+    /// The SPIR-V format name (`Rgba8`; `Unknown`: the run's).
+    pub format: String,
+    /// Read without a sampler (`ImageFetch`): a sampled image, not a storage one.
+    pub sampled: bool,
 }
 
 impl Descriptor {
-    /// Whether the shader may write it (a storage buffer rather than a uniform one).
+    /// Whether the shader may write it (a storage buffer or image rather than a uniform
+    /// buffer).
     pub fn is_storage(&self) -> bool {
-        self.storage_class == "StorageBuffer" || self.block == BlockKind::BufferBlock
+        self.storage_class == "StorageBuffer" || self.block == BlockKind::BufferBlock || self.image.is_some()
     }
 }
 
@@ -324,6 +340,7 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                 block,
                 fixed_size,
                 runtime_stride,
+                image: None,
             })))
         }
         "PushConstant" => {
@@ -338,7 +355,34 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
         // Images, samplers and the like: not buffers; the conversion refuses what it
         // cannot lower.
         "UniformConstant" => {
-            Err("not supported yet: UniformConstant globals (images, samplers) on the CPU".into())
+            let TypeKind::Image { params, .. } = ir.types.kind(pointee) else {
+                return Err(
+                    "not supported yet: UniformConstant globals other than storage images on the CPU".into(),
+                );
+            };
+            crate::convert_spirv_to_llvm::images::image_dims(params)
+                .map_err(|what| format!("not supported yet: {what} on the CPU"))?;
+            // `Unknown`: the run's format (the conversion is told it).
+            let texel = crate::convert_spirv_to_llvm::images::storage_image(params, None)
+                .ok()
+                .map(|i| i.texel_bytes());
+            let (Some(set), Some(binding)) = (set, binding) else {
+                return Err("a storage image without a descriptor set and binding".into());
+            };
+            Ok(Some(GlobalKind::Descriptor(Descriptor {
+                set,
+                binding,
+                storage_class: storage_class.clone(),
+                block: BlockKind::Block,
+                fixed_size: crate::convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES,
+                runtime_stride: texel,
+                image: Some(ImageDescriptor {
+                    dim: params[0].clone(),
+                    arrayed: params[2] == "Arrayed",
+                    format: params[5].clone(),
+                    sampled: params[4] == "NeedSampler",
+                }),
+            })))
         }
         other => Err(format!("not supported yet: {other} globals in a compute shader")),
     }

@@ -37,6 +37,7 @@ fn interface_of_a_glslang_shader() {
             block: BlockKind::BufferBlock,
             fixed_size: 4,
             runtime_stride: Some(4),
+            image: None,
         }))
     );
     assert!(iface.descriptors().all(|(_, d)| d.is_storage()));

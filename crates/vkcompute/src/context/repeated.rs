@@ -1,12 +1,14 @@
-//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, push constants
-//! and specialization constants, one pipeline compiled once and dispatched `repeat` times,
+//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, storage images
+//! (uploaded from and read back to a host buffer inside every dispatch's command buffer, so
+//! that each dispatch starts from what the previous one left), push constants and
+//! specialization constants, one pipeline compiled once and dispatched `repeat` times,
 //! each dispatch timed around its submit and wait.
 
-use super::{vk_error, Context, Objects};
+use super::{vk_error, Context, ImageObjects, Objects, COLOR_RANGE};
 use crate::Error;
 use ash::vk;
 use spirvkit_run::reflect::{DescriptorKind, Reflection};
-use spirvkit_run::{Binding, BufferKind, Dispatch, Refill, Timings};
+use spirvkit_run::{Binding, BufferKind, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, Timings};
 use std::ffi::CString;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -86,6 +88,10 @@ impl Context {
             let max = match b.kind {
                 BufferKind::Uniform => self.limits.max_uniform_buffer_range,
                 BufferKind::Storage => self.limits.max_storage_buffer_range,
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
+                    self.check_storage_image(b, &shape)?;
+                    continue;
+                }
             };
             if b.data.len() as u64 > u64::from(max) {
                 return fail(format!("{} bytes exceed the device's range {max}", b.data.len()));
@@ -97,6 +103,36 @@ impl Context {
             let kind = match declared.kind {
                 DescriptorKind::StorageBuffer => BufferKind::Storage,
                 DescriptorKind::UniformBuffer => BufferKind::Uniform,
+                DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                    let bound =
+                        bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
+                    let shape = match bound.map(|b| b.kind) {
+                        Some(BufferKind::StorageImage(shape))
+                            if declared.kind == DescriptorKind::StorageImage =>
+                        {
+                            shape
+                        }
+                        Some(BufferKind::SampledImage(shape))
+                            if declared.kind == DescriptorKind::SampledImage =>
+                        {
+                            shape
+                        }
+                        _ => {
+                            return fail(format!(
+                                "the shader declares a {} here, and the run binds none",
+                                declared.kind
+                            ))
+                        }
+                    };
+                    let decl = declared.image;
+                    if decl.and_then(|d| d.dim) != Some(shape.dim) {
+                        return fail(format!("the shader's {} is not {}", declared.kind, shape.dim));
+                    }
+                    if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
+                        return fail(format!("the shader's {} is not {}", declared.kind, shape.format));
+                    }
+                    continue;
+                }
                 other => return fail(format!("not supported yet: binding a {other}")),
             };
             match bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
@@ -156,7 +192,10 @@ impl Context {
         objects: &mut Objects<'_>,
         before_each: &mut Option<Refill<'_>>,
     ) -> Result<Timings, Error> {
+        // Per binding: its host buffer (an image's staging buffer), that buffer's memory and
+        // the descriptor type; and the image itself for storage images.
         let mut created = Vec::with_capacity(bindings.len());
+        let mut images: Vec<Option<ImageObjects>> = Vec::with_capacity(bindings.len());
         for b in bindings.iter() {
             let (usage, kind) = match b.kind {
                 BufferKind::Storage => {
@@ -165,9 +204,22 @@ impl Context {
                 BufferKind::Uniform => {
                     (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
                 }
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
+                    let storage = matches!(b.kind, BufferKind::StorageImage(_));
+                    let image = self.storage_image(objects, &shape, &b.data, storage)?;
+                    let kind = if storage {
+                        vk::DescriptorType::STORAGE_IMAGE
+                    } else {
+                        vk::DescriptorType::SAMPLED_IMAGE
+                    };
+                    created.push((image.staging, image.staging_memory, kind));
+                    images.push(Some(image));
+                    continue;
+                }
             };
             let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
             created.push((buffer, memory, kind));
+            images.push(None);
         }
 
         // Set layouts for sets 0..=max (sets the shader skips stay empty).
@@ -238,16 +290,31 @@ impl Context {
                 range: vk::WHOLE_SIZE,
             })
             .collect();
+        let image_infos: Vec<vk::DescriptorImageInfo> = images
+            .iter()
+            .map(|image| match image {
+                Some(image) => vk::DescriptorImageInfo {
+                    sampler: vk::Sampler::null(),
+                    image_view: image.view,
+                    image_layout: image.shader_layout(),
+                },
+                None => vk::DescriptorImageInfo::default(),
+            })
+            .collect();
         let writes: Vec<vk::WriteDescriptorSet> = bindings
             .iter()
             .zip(&created)
-            .zip(&buffer_infos)
-            .map(|((b, (_, _, kind)), info)| {
-                vk::WriteDescriptorSet::default()
+            .enumerate()
+            .map(|(i, (b, (_, _, kind)))| {
+                let write = vk::WriteDescriptorSet::default()
                     .dst_set(sets[b.set as usize])
                     .dst_binding(b.binding)
-                    .descriptor_type(*kind)
-                    .buffer_info(std::slice::from_ref(info))
+                    .descriptor_type(*kind);
+                if images[i].is_some() {
+                    write.image_info(std::slice::from_ref(&image_infos[i]))
+                } else {
+                    write.buffer_info(std::slice::from_ref(&buffer_infos[i]))
+                }
             })
             .collect();
         // SAFETY: every write names a live set, a matching type and a live buffer.
@@ -312,6 +379,33 @@ impl Context {
             self.device
                 .begin_command_buffer(command_buffer, &vk::CommandBufferBeginInfo::default())
                 .map_err(vk_error("vkBeginCommandBuffer"))?;
+            // Images start each dispatch from their staging buffer (what the binding holds).
+            for image in images.iter().flatten() {
+                self.image_barrier(
+                    command_buffer,
+                    image.image,
+                    (vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+                    (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
+                    (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER),
+                );
+                self.device.cmd_copy_buffer_to_image(
+                    command_buffer,
+                    image.staging,
+                    image.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &[image.copy_region()],
+                );
+                self.image_barrier(
+                    command_buffer,
+                    image.image,
+                    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, image.shader_layout()),
+                    (
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                    ),
+                    (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER),
+                );
+            }
             self.device.cmd_bind_pipeline(command_buffer, vk::PipelineBindPoint::COMPUTE, pipeline);
             if !sets.is_empty() {
                 self.device.cmd_bind_descriptor_sets(
@@ -346,6 +440,37 @@ impl Context {
                 &[],
                 &[],
             );
+            // Storage images back to their staging buffer, then visible to the host.
+            for image in images.iter().flatten().filter(|i| i.storage) {
+                self.image_barrier(
+                    command_buffer,
+                    image.image,
+                    (vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+                    (vk::AccessFlags::SHADER_WRITE, vk::AccessFlags::TRANSFER_READ),
+                    (vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER),
+                );
+                self.device.cmd_copy_image_to_buffer(
+                    command_buffer,
+                    image.image,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    image.staging,
+                    &[image.copy_region()],
+                );
+            }
+            if images.iter().flatten().any(|i| i.storage) {
+                let transfer_to_host = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::HOST_READ);
+                self.device.cmd_pipeline_barrier(
+                    command_buffer,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::HOST,
+                    vk::DependencyFlags::empty(),
+                    &[transfer_to_host],
+                    &[],
+                    &[],
+                );
+            }
             self.device.end_command_buffer(command_buffer).map_err(vk_error("vkEndCommandBuffer"))?;
             objects.fence = self
                 .device
@@ -385,10 +510,180 @@ impl Context {
             unsafe { self.device.reset_fences(&[objects.fence]) }.map_err(vk_error("vkResetFences"))?;
         }
         for (b, (_, memory, kind)) in bindings.iter_mut().zip(&created) {
-            if *kind == vk::DescriptorType::STORAGE_BUFFER {
+            if matches!(*kind, vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_IMAGE) {
                 b.data = self.read_memory(*memory, b.data.len())?;
             }
         }
         Ok(Timings { compile_ms, dispatch_ms })
+    }
+}
+
+impl Context {
+    /// A storage image's extent, layers and format against the device's limits and
+    /// format features.
+    fn check_storage_image(&self, b: &Binding, shape: &ImageShape) -> Result<(), Error> {
+        let fail = |reason: String| Err(Error::Binding { set: b.set, binding: b.binding, reason });
+        if b.data.len() as u64 != shape.byte_size() {
+            return fail(format!(
+                "{} needs {} bytes, not {}",
+                shape.describe(),
+                shape.byte_size(),
+                b.data.len()
+            ));
+        }
+        let (extent, layers) = image_extent(shape);
+        let max = match shape.dim {
+            ImageDim::D1 | ImageDim::D1Array => self.limits.max_image_dimension1_d,
+            ImageDim::D2 | ImageDim::D2Array => self.limits.max_image_dimension2_d,
+            ImageDim::D3 => self.limits.max_image_dimension3_d,
+        };
+        if extent.width > max || extent.height > max || extent.depth > max {
+            return fail(format!("{} exceeds the device's limit {max}", shape.describe()));
+        }
+        if layers > self.limits.max_image_array_layers {
+            return fail(format!(
+                "{layers} layers exceed the device's limit {}",
+                self.limits.max_image_array_layers
+            ));
+        }
+        // SAFETY: a valid physical device.
+        let properties = unsafe {
+            self.instance
+                .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
+        };
+        let (needed, what) = match b.kind {
+            BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
+            _ => (vk::FormatFeatureFlags::STORAGE_IMAGE, "storage"),
+        };
+        if !properties.optimal_tiling_features.contains(needed) {
+            return fail(format!("not supported yet: {} {what} images on this device", shape.format));
+        }
+        Ok(())
+    }
+
+    /// An optimal-tiling storage image of `shape`, its view, and a host staging buffer
+    /// holding `data` (the upload source and the read-back target).
+    fn storage_image(
+        &self,
+        objects: &mut Objects<'_>,
+        shape: &ImageShape,
+        data: &[u8],
+        storage: bool,
+    ) -> Result<ImageObjects, Error> {
+        let (extent, layers) = image_extent(shape);
+        let (image_type, view_type) = match shape.dim {
+            ImageDim::D1 => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
+            ImageDim::D1Array => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D_ARRAY),
+            ImageDim::D2 => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D),
+            ImageDim::D2Array => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D_ARRAY),
+            ImageDim::D3 => (vk::ImageType::TYPE_3D, vk::ImageViewType::TYPE_3D),
+        };
+        let format = vk_image_format(shape.format);
+        let info = vk::ImageCreateInfo::default()
+            .image_type(image_type)
+            .format(format)
+            .extent(extent)
+            .mip_levels(1)
+            .array_layers(layers)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::TRANSFER_DST
+                    | vk::ImageUsageFlags::TRANSFER_SRC
+                    | if storage { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED },
+            )
+            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: valid create info; the image is owned by `objects`.
+        let handle = unsafe { self.device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
+        objects.images.push(handle);
+        // SAFETY: a valid image.
+        let requirements = unsafe { self.device.get_image_memory_requirements(handle) };
+        let memory_type = self
+            .memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|| self.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::empty()))
+            .ok_or(Error::Unavailable("the device has no memory type for images".into()))?;
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(requirements.size)
+            .memory_type_index(memory_type);
+        // SAFETY: valid allocate info; the memory is owned by `objects`.
+        let memory =
+            unsafe { self.device.allocate_memory(&alloc, None) }.map_err(vk_error("vkAllocateMemory"))?;
+        objects.memories.push(memory);
+        // SAFETY: fresh image and memory of the required size and type.
+        unsafe { self.device.bind_image_memory(handle, memory, 0) }.map_err(vk_error("vkBindImageMemory"))?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(handle)
+            .view_type(view_type)
+            .format(format)
+            .subresource_range(COLOR_RANGE);
+        // SAFETY: a view of the whole image; owned by `objects`.
+        let view = unsafe { self.device.create_image_view(&view_info, None) }
+            .map_err(vk_error("vkCreateImageView"))?;
+        objects.image_views.push(view);
+        let (staging, staging_memory) = self.host_buffer(
+            objects,
+            data.len(),
+            data,
+            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        Ok(ImageObjects { image: handle, view, staging, staging_memory, extent, layers, storage })
+    }
+}
+
+/// Vulkan's extent and layer count of `shape` (an array's layers are the dimension after
+/// its last one).
+fn image_extent(shape: &ImageShape) -> (vk::Extent3D, u32) {
+    let [w, h, d] = shape.extent;
+    match shape.dim {
+        ImageDim::D1 => (vk::Extent3D { width: w, height: 1, depth: 1 }, 1),
+        ImageDim::D1Array => (vk::Extent3D { width: w, height: 1, depth: 1 }, h),
+        ImageDim::D2 => (vk::Extent3D { width: w, height: h, depth: 1 }, 1),
+        ImageDim::D2Array => (vk::Extent3D { width: w, height: h, depth: 1 }, d),
+        ImageDim::D3 => (vk::Extent3D { width: w, height: h, depth: d }, 1),
+    }
+}
+
+/// The Vulkan format of a SPIR-V image format (the one Vulkan's "compatibility between
+/// SPIR-V image formats and Vulkan formats" table pairs it with).
+pub(crate) fn vk_image_format(format: ImageFormat) -> vk::Format {
+    use ImageFormat as F;
+    match format {
+        F::Rgba32f => vk::Format::R32G32B32A32_SFLOAT,
+        F::Rgba16f => vk::Format::R16G16B16A16_SFLOAT,
+        F::R32f => vk::Format::R32_SFLOAT,
+        F::Rgba8 => vk::Format::R8G8B8A8_UNORM,
+        F::Rgba8Snorm => vk::Format::R8G8B8A8_SNORM,
+        F::Rg32f => vk::Format::R32G32_SFLOAT,
+        F::Rg16f => vk::Format::R16G16_SFLOAT,
+        F::R16f => vk::Format::R16_SFLOAT,
+        F::Rgba16 => vk::Format::R16G16B16A16_UNORM,
+        F::Rg16 => vk::Format::R16G16_UNORM,
+        F::Rg8 => vk::Format::R8G8_UNORM,
+        F::R16 => vk::Format::R16_UNORM,
+        F::R8 => vk::Format::R8_UNORM,
+        F::Rgba16Snorm => vk::Format::R16G16B16A16_SNORM,
+        F::Rg16Snorm => vk::Format::R16G16_SNORM,
+        F::Rg8Snorm => vk::Format::R8G8_SNORM,
+        F::R16Snorm => vk::Format::R16_SNORM,
+        F::R8Snorm => vk::Format::R8_SNORM,
+        F::Rgba32i => vk::Format::R32G32B32A32_SINT,
+        F::Rgba16i => vk::Format::R16G16B16A16_SINT,
+        F::Rgba8i => vk::Format::R8G8B8A8_SINT,
+        F::R32i => vk::Format::R32_SINT,
+        F::Rg32i => vk::Format::R32G32_SINT,
+        F::Rg16i => vk::Format::R16G16_SINT,
+        F::Rg8i => vk::Format::R8G8_SINT,
+        F::R16i => vk::Format::R16_SINT,
+        F::R8i => vk::Format::R8_SINT,
+        F::Rgba32ui => vk::Format::R32G32B32A32_UINT,
+        F::Rgba16ui => vk::Format::R16G16B16A16_UINT,
+        F::Rgba8ui => vk::Format::R8G8B8A8_UINT,
+        F::R32ui => vk::Format::R32_UINT,
+        F::Rg32ui => vk::Format::R32G32_UINT,
+        F::Rg16ui => vk::Format::R16G16_UINT,
+        F::Rg8ui => vk::Format::R8G8_UINT,
+        F::R16ui => vk::Format::R16_UINT,
+        F::R8ui => vk::Format::R8_UINT,
     }
 }

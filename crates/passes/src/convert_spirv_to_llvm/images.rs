@@ -1,0 +1,534 @@
+//! Storage images for the CPU kernel (`ConvertOptions::storage_images`; MLIR has no
+//! lowering of images). A storage image is a descriptor whose memory is a 16-byte header
+//! `{u32 width, u32 height, u32 depth-or-layers, u32 0}` followed by its texels, tightly
+//! packed (x fastest, then y, then z or the layer). The image value is a pointer to that
+//! memory: loading the `UniformConstant` image variable is its address, so every texel
+//! access is a GEP from the bound global, which the kernel pass bounds-checks against the
+//! descriptor like any buffer access.
+//!
+//! `spirv.ImageRead`/`spirv.ImageWrite` compare every coordinate with the extent
+//! (unsigned, so negative ones are out of range); an access outside the image is pointed
+//! past the descriptor's end, where the kernel pass's check makes a read zero and drops a
+//! write (robust image access). Texels convert as Vulkan's fixed-point and float rules
+//! say: unorm `c * (1 / (2^b - 1))` and snorm `max(c * (1 / (2^(b-1) - 1)), -1)` on read
+//! (the reciprocal product Mesa's lavapipe computes, within Vulkan's precision for the
+//! division), clamping and round-to-nearest-even on write, floats narrowed to half
+//! rounding toward zero (as lavapipe; Vulkan allows either rounding), integers
+//! truncated on write and zero- or sign-extended on read. Components the format lacks
+//! read as 0 (green, blue) and 1 (alpha).
+
+use super::{ConvertError, Converter};
+use spirvkit_ir::attr::Attribute;
+use spirvkit_ir::ir::{OpId, Value};
+use spirvkit_ir::types::{FloatKind, Type, TypeKind};
+
+/// Bytes of the header before an image's texels.
+pub const IMAGE_HEADER_BYTES: u64 = 16;
+
+/// How a format's components are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numeric {
+    Unorm,
+    Snorm,
+    Float,
+    Uint,
+    Sint,
+}
+
+/// A storage image format: components, bits per component, numeric kind. `None`: a
+/// format without a lowering yet (packed formats, 64-bit, `Unknown`).
+pub fn image_format(name: &str) -> Option<(u32, u32, Numeric)> {
+    use Numeric::*;
+    Some(match name {
+        "Rgba32f" => (4, 32, Float),
+        "Rgba16f" => (4, 16, Float),
+        "R32f" => (1, 32, Float),
+        "Rgba8" => (4, 8, Unorm),
+        "Rgba8Snorm" => (4, 8, Snorm),
+        "Rg32f" => (2, 32, Float),
+        "Rg16f" => (2, 16, Float),
+        "R16f" => (1, 16, Float),
+        "Rgba16" => (4, 16, Unorm),
+        "Rg16" => (2, 16, Unorm),
+        "Rg8" => (2, 8, Unorm),
+        "R16" => (1, 16, Unorm),
+        "R8" => (1, 8, Unorm),
+        "Rgba16Snorm" => (4, 16, Snorm),
+        "Rg16Snorm" => (2, 16, Snorm),
+        "Rg8Snorm" => (2, 8, Snorm),
+        "R16Snorm" => (1, 16, Snorm),
+        "R8Snorm" => (1, 8, Snorm),
+        "Rgba32i" => (4, 32, Sint),
+        "Rgba16i" => (4, 16, Sint),
+        "Rgba8i" => (4, 8, Sint),
+        "R32i" => (1, 32, Sint),
+        "Rg32i" => (2, 32, Sint),
+        "Rg16i" => (2, 16, Sint),
+        "Rg8i" => (2, 8, Sint),
+        "R16i" => (1, 16, Sint),
+        "R8i" => (1, 8, Sint),
+        "Rgba32ui" => (4, 32, Uint),
+        "Rgba16ui" => (4, 16, Uint),
+        "Rgba8ui" => (4, 8, Uint),
+        "R32ui" => (1, 32, Uint),
+        "Rg32ui" => (2, 32, Uint),
+        "Rg16ui" => (2, 16, Uint),
+        "Rg8ui" => (2, 8, Uint),
+        "R16ui" => (1, 16, Uint),
+        "R8ui" => (1, 8, Uint),
+        _ => return None,
+    })
+}
+
+/// What a storage image type is, from its `!spirv.image` parameters (Dim, Depth,
+/// Arrayed, MS, Sampled, Format).
+#[derive(Clone, Copy, Debug)]
+pub struct StorageImage {
+    /// Coordinates (and extent values) the image takes: 1, 2 or 3.
+    pub dims: u32,
+    pub components: u32,
+    pub bits: u32,
+    pub numeric: Numeric,
+}
+
+impl StorageImage {
+    pub fn texel_bytes(&self) -> u64 {
+        u64::from(self.components * self.bits / 8)
+    }
+}
+
+/// The storage image (or sampled image read without a sampler, by `ImageFetch`) of
+/// `!spirv.image` parameters `params`, in format `bound` when the type's is `Unknown`;
+/// or why it is not supported yet.
+pub fn storage_image(params: &[String; 6], bound: Option<&str>) -> Result<StorageImage, String> {
+    let [_, _, _, _, _, format] = params;
+    let dims = image_dims(params)?;
+    let format = match (format.as_str(), bound) {
+        ("Unknown", Some(bound)) => bound,
+        (format, _) => format,
+    };
+    let (components, bits, numeric) =
+        image_format(format).ok_or_else(|| format!("storage images of format {format}"))?;
+    Ok(StorageImage { dims, components, bits, numeric })
+}
+
+/// The coordinates a storage or sampled image of `params` takes (1 to 3), or why it is
+/// not supported yet.
+pub fn image_dims(params: &[String; 6]) -> Result<u32, String> {
+    let [dim, _depth, arrayed, ms, sampled, _format] = params;
+    if sampled != "NoSampler" && sampled != "NeedSampler" {
+        return Err("images whose use (sampled or storage) is known only at run time".into());
+    }
+    if ms != "SingleSampled" {
+        return Err("multisampled storage images".into());
+    }
+    let arrayed = arrayed == "Arrayed";
+    let dims = match (dim.as_str(), arrayed) {
+        ("Dim1D", false) => 1,
+        ("Dim2D", false) | ("Dim1D", true) => 2,
+        ("Dim3D", false) | ("Dim2D", true) => 3,
+        _ => return Err(format!("{dim}{} storage images", if arrayed { " arrayed" } else { "" })),
+    };
+    Ok(dims)
+}
+
+impl Converter<'_> {
+    fn image_of(&mut self, op: OpId) -> Result<StorageImage, ConvertError> {
+        let image = self.ir.op(op).operands[0];
+        let ty = self.ir.value_type(image);
+        let TypeKind::Image { params, .. } = self.ir.types.kind(ty).clone() else {
+            return Err(self.illegal(op));
+        };
+        // An `Unknown` format is the run's: found through the variable the image was loaded from.
+        let bound = match super::defining_op(self.ir, image) {
+            Some(load) if self.ir.op(load).name == "spirv.Load" => {
+                match super::defining_op(self.ir, self.ir.op(load).operands[0]) {
+                    Some(address) => match self.ir.op(address).attr("variable") {
+                        Some(Attribute::SymbolRef(path)) => path
+                            .last()
+                            .and_then(|name| self.image_formats_by_symbol.get(name.as_str()))
+                            .cloned(),
+                        _ => None,
+                    },
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        storage_image(&params, bound.as_deref())
+            .map_err(|what| self.error(op, format!("not supported yet: {what}")))
+    }
+
+    fn fm_props() -> Vec<(&'static str, Attribute)> {
+        vec![("fastmathFlags", Converter::fastmath_none())]
+    }
+
+    fn raw_gep(&mut self, base: Value, offset: Value) -> Value {
+        let i8t = self.int_type(8);
+        let i32t = self.int_type(32);
+        let ptr = self.ir.value_type(base);
+        let props = vec![
+            ("elem_type", Attribute::Type(i8t)),
+            ("noWrapFlags", self.int_attr(0, 32)),
+            (
+                "rawConstantIndices",
+                Attribute::DenseArray {
+                    element: i32t,
+                    values: vec![Attribute::Integer { value: i128::from(i32::MIN), ty: i32t }],
+                },
+            ),
+        ];
+        self.emit_value("llvm.getelementptr", vec![base, offset], ptr, props)
+    }
+
+    /// Component `i` of an integer coordinate scalar or vector, as i64 (negative values
+    /// become huge: out of range).
+    fn coordinate(&mut self, coords: Value, i: u32) -> Value {
+        let ty = self.ir.value_type(coords);
+        let i32t = self.int_type(32);
+        let i64t = self.int_type(64);
+        let c = match self.ir.types.kind(ty) {
+            TypeKind::Vector { .. } => {
+                let element = self.ir.types.scalar_of(ty);
+                let index = self.const_int(i128::from(i), 32);
+                let v = self.emit_value("llvm.extractelement", vec![coords, index], element, vec![]);
+                self.adapt_int(v, i32t)
+            }
+            _ => self.adapt_int(coords, i32t),
+        };
+        self.emit_value("llvm.zext", vec![c], i64t, vec![])
+    }
+
+    fn adapt_int(&mut self, v: Value, to: Type) -> Value {
+        let from = self.ir.value_type(v);
+        let (fw, tw) = (self.int_bits(from), self.int_bits(to));
+        match fw.cmp(&tw) {
+            std::cmp::Ordering::Equal => v,
+            std::cmp::Ordering::Less => self.emit_value("llvm.zext", vec![v], to, vec![]),
+            std::cmp::Ordering::Greater => {
+                let props = vec![("overflowFlags", self.int_attr(0, 32))];
+                self.emit_value("llvm.trunc", vec![v], to, props)
+            }
+        }
+    }
+
+    fn int_bits(&self, ty: Type) -> u32 {
+        match self.ir.types.kind(ty) {
+            TypeKind::Integer { width, .. } => *width,
+            _ => 32,
+        }
+    }
+
+    fn arith(&mut self, name: &str, a: Value, b: Value) -> Value {
+        let ty = self.ir.value_type(a);
+        let props = vec![("overflowFlags", self.int_attr(0, 32))];
+        self.emit_value(name, vec![a, b], ty, props)
+    }
+
+    /// The extent value `i` of the image at `base` (header word i), as i32.
+    fn extent(&mut self, base: Value, i: u32) -> Value {
+        let i32t = self.int_type(32);
+        let offset = self.const_int(i128::from(i) * 4, 64);
+        let at = self.raw_gep(base, offset);
+        let props = vec![("alignment", self.int_attr(4, 64)), ("ordering", self.int_attr(0, 64))];
+        self.emit_value("llvm.load", vec![at], i32t, props)
+    }
+
+    /// The address of the texel at `coords`, or past any descriptor's end when a
+    /// coordinate is out of range.
+    fn texel_address(&mut self, base: Value, coords: Value, image: StorageImage) -> Value {
+        let i64t = self.int_type(64);
+        let i1 = self.int_type(1);
+        let mut index = self.const_int(0, 64);
+        let mut in_range: Option<Value> = None;
+        // index = x + w * (y + h * z), built from the last dimension down.
+        for i in (0..image.dims).rev() {
+            let c = self.coordinate(coords, i);
+            let e = self.extent(base, i);
+            let e = self.emit_value("llvm.zext", vec![e], i64t, vec![]);
+            let ult = self.emit_value("llvm.icmp", vec![c, e], i1, vec![("predicate", self.int_attr(6, 64))]);
+            in_range = Some(match in_range {
+                Some(ok) => self.emit_value("llvm.and", vec![ok, ult], i1, vec![]),
+                None => ult,
+            });
+            let scaled = self.arith("llvm.mul", index, e);
+            index = self.arith("llvm.add", scaled, c);
+        }
+        let texel = self.const_int(i128::from(image.texel_bytes()), 64);
+        let bytes = self.arith("llvm.mul", index, texel);
+        let header = self.const_int(i128::from(IMAGE_HEADER_BYTES), 64);
+        let offset = self.arith("llvm.add", bytes, header);
+        // Out of range: an offset no descriptor reaches (the kernel pass then reads zero
+        // and drops the write).
+        let outside = self.const_int(i128::from(i64::MAX / 2), 64);
+        let ok = in_range.expect("at least one dimension");
+        let offset = self.emit_value("llvm.select", vec![ok, offset, outside], i64t, Converter::fm_props());
+        self.raw_gep(base, offset)
+    }
+
+    fn stored_type(&mut self, image: StorageImage) -> (Type, Type) {
+        let element = match image.numeric {
+            Numeric::Float if image.bits == 16 => self.ir.types.intern(TypeKind::Float(FloatKind::F16)),
+            Numeric::Float => self.ir.types.intern(TypeKind::Float(FloatKind::F32)),
+            _ => self.int_type(image.bits),
+        };
+        let ty = if image.components == 1 {
+            element
+        } else {
+            self.ir.types.intern(TypeKind::Vector {
+                shape: vec![u64::from(image.components)],
+                scalable: vec![false],
+                element,
+            })
+        };
+        (ty, element)
+    }
+
+    pub(crate) fn lower_image_read(&mut self, op: OpId) -> Result<(), ConvertError> {
+        let image = self.image_of(op)?;
+        let operands = self.operands(op)?;
+        let (&[base, coords], _) = operands.split_at(2.min(operands.len())) else {
+            return Err(self.illegal(op));
+        };
+        if self.ir.op(op).operands.len() > 2 {
+            return Err(self.error(op, "not supported yet: image operands on spirv.ImageRead"));
+        }
+        let result = self.result_type(op, 0)?;
+        let out_element = self.ir.types.scalar_of(result);
+        let out_count = match self.ir.types.kind(result) {
+            TypeKind::Vector { shape, .. } => shape.iter().product::<u64>() as u32,
+            _ => 1,
+        };
+        let address = self.texel_address(base, coords, image);
+        let (stored, element) = self.stored_type(image);
+        let props = vec![("alignment", self.int_attr(1, 64)), ("ordering", self.int_attr(0, 64))];
+        let texel = self.emit_value("llvm.load", vec![address], stored, props);
+        let out_is_float = matches!(self.ir.types.kind(out_element), TypeKind::Float(_));
+        let mut value = if out_count == 1 { None } else { Some(self.const_of_type(result, 0, 0.0)) };
+        let mut scalar_result = None;
+        for i in 0..out_count {
+            let component = if i < image.components {
+                let c = if image.components == 1 {
+                    texel
+                } else {
+                    let index = self.const_int(i128::from(i), 32);
+                    self.emit_value("llvm.extractelement", vec![texel, index], element, vec![])
+                };
+                self.texel_to_value(c, image, out_element)
+            } else if i == 3 {
+                self.const_of_type(out_element, 1, 1.0)
+            } else {
+                self.const_of_type(out_element, 0, 0.0)
+            };
+            let _ = out_is_float;
+            match value {
+                Some(v) => {
+                    let index = self.const_int(i128::from(i), 32);
+                    value = Some(self.emit_value(
+                        "llvm.insertelement",
+                        vec![v, component, index],
+                        result,
+                        vec![],
+                    ));
+                }
+                None => scalar_result = Some(component),
+            }
+        }
+        let v = value.or(scalar_result).expect("one component at least");
+        self.replace(op, v);
+        Ok(())
+    }
+
+    /// A stored component as the shader sees it (`to`: f32, f16 or an integer type).
+    fn texel_to_value(&mut self, c: Value, image: StorageImage, to: Type) -> Value {
+        let f32t = self.ir.types.intern(TypeKind::Float(FloatKind::F32));
+        let as_float = match image.numeric {
+            Numeric::Unorm | Numeric::Snorm => {
+                let signed = image.numeric == Numeric::Snorm;
+                let max = if signed { (1i64 << (image.bits - 1)) - 1 } else { (1i64 << image.bits) - 1 };
+                let name = if signed { "llvm.sitofp" } else { "llvm.uitofp" };
+                let f = self.emit_value(name, vec![c], f32t, vec![]);
+                let reciprocal = self.const_of_type(f32t, 0, f64::from(1.0f32 / max as f32));
+                let scaled = self.emit_value("llvm.fmul", vec![f, reciprocal], f32t, Converter::fm_props());
+                if signed {
+                    let minus_one = self.const_of_type(f32t, 0, -1.0);
+                    self.emit_value("llvm.intr.maxnum", vec![scaled, minus_one], f32t, Converter::fm_props())
+                } else {
+                    scaled
+                }
+            }
+            Numeric::Float => c,
+            Numeric::Uint | Numeric::Sint => {
+                let to_bits = self.int_bits(to);
+                let from_bits = self.int_bits(self.ir.value_type(c));
+                if !matches!(self.ir.types.kind(to), TypeKind::Integer { .. }) {
+                    return c;
+                }
+                return match from_bits.cmp(&to_bits) {
+                    std::cmp::Ordering::Equal => c,
+                    std::cmp::Ordering::Less => {
+                        let name = if image.numeric == Numeric::Sint { "llvm.sext" } else { "llvm.zext" };
+                        self.emit_value(name, vec![c], to, vec![])
+                    }
+                    std::cmp::Ordering::Greater => {
+                        let props = vec![("overflowFlags", self.int_attr(0, 32))];
+                        self.emit_value("llvm.trunc", vec![c], to, props)
+                    }
+                };
+            }
+        };
+        self.float_to(as_float, to)
+    }
+
+    fn float_bits(&self, ty: Type) -> Option<u32> {
+        match self.ir.types.kind(ty) {
+            TypeKind::Float(FloatKind::F16) => Some(16),
+            TypeKind::Float(FloatKind::F32) => Some(32),
+            TypeKind::Float(FloatKind::F64) => Some(64),
+            _ => None,
+        }
+    }
+
+    fn float_to(&mut self, v: Value, to: Type) -> Value {
+        let from = self.ir.value_type(v);
+        match (self.float_bits(from), self.float_bits(to)) {
+            (Some(a), Some(b)) if a < b => self.emit_value("llvm.fpext", vec![v], to, vec![]),
+            (Some(a), Some(b)) if a > b => self.emit_value("llvm.fptrunc", vec![v], to, vec![]),
+            _ => v,
+        }
+    }
+
+    pub(crate) fn lower_image_write(&mut self, op: OpId) -> Result<(), ConvertError> {
+        let image = self.image_of(op)?;
+        if self.ir.op(op).operands.len() != 3 {
+            return Err(self.error(op, "not supported yet: image operands on spirv.ImageWrite"));
+        }
+        let operands = self.operands(op)?;
+        let [base, coords, texel] = operands[..] else { return Err(self.illegal(op)) };
+        let texel_ty = self.ir.value_type(texel);
+        let in_element = self.ir.types.scalar_of(texel_ty);
+        let in_count = match self.ir.types.kind(texel_ty) {
+            TypeKind::Vector { shape, .. } => shape.iter().product::<u64>() as u32,
+            _ => 1,
+        };
+        let (stored, element) = self.stored_type(image);
+        let mut packed = if image.components == 1 { None } else { Some(self.const_of_type(stored, 0, 0.0)) };
+        let mut scalar = None;
+        for i in 0..image.components {
+            let c = if i < in_count {
+                if in_count == 1 {
+                    texel
+                } else {
+                    let index = self.const_int(i128::from(i), 32);
+                    self.emit_value("llvm.extractelement", vec![texel, index], in_element, vec![])
+                }
+            } else {
+                self.const_of_type(in_element, 0, 0.0)
+            };
+            let c = self.value_to_texel(c, image, element);
+            match packed {
+                Some(p) => {
+                    let index = self.const_int(i128::from(i), 32);
+                    packed = Some(self.emit_value("llvm.insertelement", vec![p, c, index], stored, vec![]));
+                }
+                None => scalar = Some(c),
+            }
+        }
+        let value = packed.or(scalar).expect("one component at least");
+        let address = self.texel_address(base, coords, image);
+        let props = vec![("alignment", self.int_attr(1, 64)), ("ordering", self.int_attr(0, 64))];
+        self.emit("llvm.store", vec![value, address], &[], props);
+        Ok(())
+    }
+
+    /// A shader value as a stored component (`element`: the format's component type).
+    fn value_to_texel(&mut self, c: Value, image: StorageImage, element: Type) -> Value {
+        let f32t = self.ir.types.intern(TypeKind::Float(FloatKind::F32));
+        match image.numeric {
+            Numeric::Unorm | Numeric::Snorm => {
+                let signed = image.numeric == Numeric::Snorm;
+                let c = self.float_to(c, f32t);
+                let max = if signed { (1i64 << (image.bits - 1)) - 1 } else { (1i64 << image.bits) - 1 };
+                let low = self.const_of_type(f32t, 0, if signed { -1.0 } else { 0.0 });
+                let one = self.const_of_type(f32t, 0, 1.0);
+                // maxnum(NaN, low) is low: NaN stores as 0 (unorm) or -max (snorm)... Vulkan
+                // leaves NaN undefined; lavapipe stores 0 for unorm.
+                let clamped = self.emit_value("llvm.intr.maxnum", vec![c, low], f32t, Converter::fm_props());
+                let clamped =
+                    self.emit_value("llvm.intr.minnum", vec![clamped, one], f32t, Converter::fm_props());
+                let scale = self.const_of_type(f32t, 0, max as f64);
+                let scaled = self.emit_value("llvm.fmul", vec![clamped, scale], f32t, Converter::fm_props());
+                let rounded =
+                    self.emit_value("llvm.intr.roundeven", vec![scaled], f32t, Converter::fm_props());
+                let name = if signed { "llvm.fptosi" } else { "llvm.fptoui" };
+                self.emit_value(name, vec![rounded], element, vec![])
+            }
+            Numeric::Float => {
+                let c = self.float_to(c, f32t);
+                if image.bits == 16 {
+                    // Rounded toward zero (so finite values beyond half's range become its
+                    // largest finite value), as lavapipe: the nearest half, stepped one unit
+                    // toward zero when it lies farther from zero than the value.
+                    let nearest = self.emit_value("llvm.fptrunc", vec![c], element, vec![]);
+                    let back = self.emit_value("llvm.fpext", vec![nearest], f32t, vec![]);
+                    let back_abs = self.emit_value("llvm.intr.fabs", vec![back], f32t, Converter::fm_props());
+                    let abs = self.emit_value("llvm.intr.fabs", vec![c], f32t, Converter::fm_props());
+                    let i1 = self.int_type(1);
+                    let farther = self.emit_value(
+                        "llvm.fcmp",
+                        vec![back_abs, abs],
+                        i1,
+                        vec![
+                            ("fastmathFlags", Converter::fastmath_none()),
+                            ("predicate", self.int_attr(2, 64)),
+                        ],
+                    );
+                    let i16t = self.int_type(16);
+                    let bits = self.emit_value("llvm.bitcast", vec![nearest], i16t, vec![]);
+                    let one = self.const_int(1, 16);
+                    let smaller = self.arith("llvm.sub", bits, one);
+                    let smaller = self.emit_value("llvm.bitcast", vec![smaller], element, vec![]);
+                    self.emit_value(
+                        "llvm.select",
+                        vec![farther, smaller, nearest],
+                        element,
+                        Converter::fm_props(),
+                    )
+                } else {
+                    c
+                }
+            }
+            Numeric::Uint | Numeric::Sint => {
+                if !matches!(self.ir.types.kind(self.ir.value_type(c)), TypeKind::Integer { .. }) {
+                    let name = if image.numeric == Numeric::Sint { "llvm.fptosi" } else { "llvm.fptoui" };
+                    return self.emit_value(name, vec![c], element, vec![]);
+                }
+                self.adapt_int(c, element)
+            }
+        }
+    }
+
+    pub(crate) fn lower_image_query_size(&mut self, op: OpId) -> Result<(), ConvertError> {
+        let image = self.image_of(op)?;
+        let operands = self.operands(op)?;
+        let base = operands[0];
+        let result = self.result_type(op, 0)?;
+        let element = self.ir.types.scalar_of(result);
+        let mut value = if image.dims == 1 { None } else { Some(self.const_of_type(result, 0, 0.0)) };
+        let mut scalar = None;
+        for i in 0..image.dims {
+            let e = self.extent(base, i);
+            let e = self.adapt_int(e, element);
+            match value {
+                Some(v) => {
+                    let index = self.const_int(i128::from(i), 32);
+                    value = Some(self.emit_value("llvm.insertelement", vec![v, e, index], result, vec![]));
+                }
+                None => scalar = Some(e),
+            }
+        }
+        let v = value.or(scalar).expect("one dimension at least");
+        self.replace(op, v);
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! Storage images as `spirvkit run` binds them: SPIR-V's image formats (the enumerant,
+//! its name, the texel's layout and how its components convert), and an image's shape
+//! (dimensionality, extent). Texel data is tightly packed: x fastest, then y, then z or the
+//! array layer.
+
+use crate::elem::ElemType;
+use std::fmt;
+
+/// How a format's components are stored and what a shader reads from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Numeric {
+    /// Unsigned normalized: stored integers read as [0, 1] floats.
+    Unorm,
+    /// Signed normalized: stored integers read as [-1, 1] floats.
+    Snorm,
+    /// IEEE floats (16 or 32 bits).
+    Float,
+    Uint,
+    Sint,
+}
+
+macro_rules! image_formats {
+    ($($variant:ident = $code:literal, $name:literal, $components:literal, $bits:literal, $numeric:ident;)*) => {
+        /// A SPIR-V image format (`ImageFormat` enumerant) `spirvkit run` can bind: every
+        /// format of one to four components of 8, 16 or 32 bits (the packed ones, such as
+        /// `R11fG11fB10f` or `Rgb10A2`, and the 64-bit ones are not supported yet).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ImageFormat {
+            $($variant,)*
+        }
+
+        impl ImageFormat {
+            pub const ALL: &'static [ImageFormat] = &[$(ImageFormat::$variant,)*];
+
+            /// The SPIR-V enumerant's value.
+            pub fn spirv(self) -> u32 {
+                match self { $(ImageFormat::$variant => $code,)* }
+            }
+
+            /// The SPIR-V enumerant's name (`Rgba8`, `R32f`).
+            pub fn name(self) -> &'static str {
+                match self { $(ImageFormat::$variant => $name,)* }
+            }
+
+            /// Components per texel (1 to 4).
+            pub fn components(self) -> u32 {
+                match self { $(ImageFormat::$variant => $components,)* }
+            }
+
+            /// Bits per component (8, 16 or 32).
+            pub fn component_bits(self) -> u32 {
+                match self { $(ImageFormat::$variant => $bits,)* }
+            }
+
+            pub fn numeric(self) -> Numeric {
+                match self { $(ImageFormat::$variant => Numeric::$numeric,)* }
+            }
+        }
+    };
+}
+
+image_formats! {
+    Rgba32f = 1, "Rgba32f", 4, 32, Float;
+    Rgba16f = 2, "Rgba16f", 4, 16, Float;
+    R32f = 3, "R32f", 1, 32, Float;
+    Rgba8 = 4, "Rgba8", 4, 8, Unorm;
+    Rgba8Snorm = 5, "Rgba8Snorm", 4, 8, Snorm;
+    Rg32f = 6, "Rg32f", 2, 32, Float;
+    Rg16f = 7, "Rg16f", 2, 16, Float;
+    R16f = 9, "R16f", 1, 16, Float;
+    Rgba16 = 10, "Rgba16", 4, 16, Unorm;
+    Rg16 = 12, "Rg16", 2, 16, Unorm;
+    Rg8 = 13, "Rg8", 2, 8, Unorm;
+    R16 = 14, "R16", 1, 16, Unorm;
+    R8 = 15, "R8", 1, 8, Unorm;
+    Rgba16Snorm = 16, "Rgba16Snorm", 4, 16, Snorm;
+    Rg16Snorm = 17, "Rg16Snorm", 2, 16, Snorm;
+    Rg8Snorm = 18, "Rg8Snorm", 2, 8, Snorm;
+    R16Snorm = 19, "R16Snorm", 1, 16, Snorm;
+    R8Snorm = 20, "R8Snorm", 1, 8, Snorm;
+    Rgba32i = 21, "Rgba32i", 4, 32, Sint;
+    Rgba16i = 22, "Rgba16i", 4, 16, Sint;
+    Rgba8i = 23, "Rgba8i", 4, 8, Sint;
+    R32i = 24, "R32i", 1, 32, Sint;
+    Rg32i = 25, "Rg32i", 2, 32, Sint;
+    Rg16i = 26, "Rg16i", 2, 16, Sint;
+    Rg8i = 27, "Rg8i", 2, 8, Sint;
+    R16i = 28, "R16i", 1, 16, Sint;
+    R8i = 29, "R8i", 1, 8, Sint;
+    Rgba32ui = 30, "Rgba32ui", 4, 32, Uint;
+    Rgba16ui = 31, "Rgba16ui", 4, 16, Uint;
+    Rgba8ui = 32, "Rgba8ui", 4, 8, Uint;
+    R32ui = 33, "R32ui", 1, 32, Uint;
+    Rg32ui = 35, "Rg32ui", 2, 32, Uint;
+    Rg16ui = 36, "Rg16ui", 2, 16, Uint;
+    Rg8ui = 37, "Rg8ui", 2, 8, Uint;
+    R16ui = 38, "R16ui", 1, 16, Uint;
+    R8ui = 39, "R8ui", 1, 8, Uint;
+}
+
+impl ImageFormat {
+    /// The format of SPIR-V enumerant `code` (`None`: `Unknown` or not supported yet).
+    pub fn from_spirv(code: u32) -> Option<ImageFormat> {
+        ImageFormat::ALL.iter().copied().find(|f| f.spirv() == code)
+    }
+
+    /// A format by its SPIR-V name, in any case (`rgba8`, `R32f`, `rgba8_snorm` too).
+    pub fn parse(text: &str) -> Option<ImageFormat> {
+        let wanted: String = text.chars().filter(|c| *c != '_').collect();
+        ImageFormat::ALL.iter().copied().find(|f| f.name().eq_ignore_ascii_case(&wanted))
+    }
+
+    /// Every name, for messages.
+    pub fn names() -> String {
+        let names: Vec<&str> = ImageFormat::ALL.iter().map(|f| f.name()).collect();
+        names.join(", ")
+    }
+
+    /// Bytes per texel.
+    pub fn texel_size(self) -> usize {
+        (self.components() * self.component_bits() / 8) as usize
+    }
+
+    /// The element type of one stored component: what `INIT` fills the texels with
+    /// (`Rgba8`: u8, `Rgba8Snorm`: i8, `Rgba16f`: f16, `R32f`: f32, `R32ui`: u32).
+    pub fn component_type(self) -> ElemType {
+        match (self.numeric(), self.component_bits()) {
+            (Numeric::Unorm | Numeric::Uint, 8) => ElemType::U8,
+            (Numeric::Snorm | Numeric::Sint, 8) => ElemType::I8,
+            (Numeric::Unorm | Numeric::Uint, 16) => ElemType::U16,
+            (Numeric::Snorm | Numeric::Sint, 16) => ElemType::I16,
+            (Numeric::Float, 16) => ElemType::F16,
+            (Numeric::Float, _) => ElemType::F32,
+            (Numeric::Sint | Numeric::Snorm, _) => ElemType::I32,
+            (Numeric::Uint | Numeric::Unorm, _) => ElemType::U32,
+        }
+    }
+}
+
+impl fmt::Display for ImageFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An image's dimensionality (SPIR-V's `Dim` with the `Arrayed` flag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImageDim {
+    D1,
+    D2,
+    D3,
+    D1Array,
+    D2Array,
+}
+
+impl ImageDim {
+    /// From `OpTypeImage`'s Dim and Arrayed operands (`None`: cube, rect, buffer, subpass,
+    /// a 3D array).
+    pub fn from_spirv(dim: u32, arrayed: bool) -> Option<ImageDim> {
+        Some(match (dim, arrayed) {
+            (0, false) => ImageDim::D1,
+            (1, false) => ImageDim::D2,
+            (2, false) => ImageDim::D3,
+            (0, true) => ImageDim::D1Array,
+            (1, true) => ImageDim::D2Array,
+            _ => return None,
+        })
+    }
+
+    /// How many of width, height, depth the extent uses (an array's layers count: a 1D
+    /// array is width x layers, a 2D array width x height x layers).
+    pub fn extent_dims(self) -> usize {
+        match self {
+            ImageDim::D1 => 1,
+            ImageDim::D2 | ImageDim::D1Array => 2,
+            ImageDim::D3 | ImageDim::D2Array => 3,
+        }
+    }
+
+    pub fn is_arrayed(self) -> bool {
+        matches!(self, ImageDim::D1Array | ImageDim::D2Array)
+    }
+}
+
+impl fmt::Display for ImageDim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ImageDim::D1 => "1D",
+            ImageDim::D2 => "2D",
+            ImageDim::D3 => "3D",
+            ImageDim::D1Array => "1D array",
+            ImageDim::D2Array => "2D array",
+        })
+    }
+}
+
+/// A storage image's format and extent. `extent` is width, height, depth; an array's
+/// layers take the place of the next dimension (1D array: `[width, layers, 1]`, 2D array:
+/// `[width, height, layers]`); unused dimensions are 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ImageShape {
+    pub format: ImageFormat,
+    pub dim: ImageDim,
+    pub extent: [u32; 3],
+}
+
+impl ImageShape {
+    pub fn texels(&self) -> u64 {
+        self.extent.iter().map(|&e| u64::from(e)).product()
+    }
+
+    /// The bytes of its tightly packed texels.
+    pub fn byte_size(&self) -> u64 {
+        self.texels() * self.format.texel_size() as u64
+    }
+
+    /// `Rgba8 2D 64x64`.
+    pub fn describe(&self) -> String {
+        let dims: Vec<String> = self.extent[..self.dim.extent_dims()].iter().map(|e| e.to_string()).collect();
+        format!("{} {} {}", self.format, self.dim, dims.join("x"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_name_and_enumerant() {
+        assert_eq!(ImageFormat::parse("rgba8"), Some(ImageFormat::Rgba8));
+        assert_eq!(ImageFormat::parse("rgba8_snorm"), Some(ImageFormat::Rgba8Snorm));
+        assert_eq!(ImageFormat::parse("R32UI"), Some(ImageFormat::R32ui));
+        assert_eq!(ImageFormat::parse("r11fg11fb10f"), None);
+        assert_eq!(ImageFormat::from_spirv(4), Some(ImageFormat::Rgba8));
+        assert_eq!(ImageFormat::from_spirv(0), None);
+        assert_eq!(ImageFormat::Rgba16f.texel_size(), 8);
+        assert_eq!(ImageFormat::Rg32f.texel_size(), 8);
+        assert_eq!(ImageFormat::Rgba8Snorm.component_type(), ElemType::I8);
+        for f in ImageFormat::ALL {
+            assert_eq!(ImageFormat::from_spirv(f.spirv()), Some(*f));
+            assert_eq!(ImageFormat::parse(f.name()), Some(*f));
+        }
+    }
+
+    #[test]
+    fn shapes_count_their_bytes() {
+        let shape = ImageShape { format: ImageFormat::Rgba8, dim: ImageDim::D2Array, extent: [4, 3, 2] };
+        assert_eq!(shape.byte_size(), 4 * 3 * 2 * 4);
+        assert_eq!(shape.describe(), "Rgba8 2D array 4x3x2");
+        assert_eq!(ImageDim::from_spirv(1, true), Some(ImageDim::D2Array));
+        assert_eq!(ImageDim::from_spirv(3, false), None);
+    }
+}
