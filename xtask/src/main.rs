@@ -36,8 +36,14 @@
 //!   whole-process compile time and peak memory of `hlsl2spirv` against glslang's HLSL mode
 //!   per shader (the corpora's shaders both accept, one large generated shader), printed and
 //!   written to target/bench/hlsl-compile.md.
+//! - `bench-kernels [--kernels DIR] [--repeat N] [--scale F] [--only NAME,...] [--devices cpu,vulkan]
+//!   [--vulkan-direct] [--baseline-native]`: issue 17's kernel benchmark (../shared/kernels):
+//!   native Rust loops vs `spirvkit run --device vulkan` (lavapipe) vs `--device cpu`, medians,
+//!   ratios, compile times, output agreement and the issue's targets, printed and written to
+//!   target/bench/kernels.md.
 
 mod bench;
+mod bench_kernels;
 mod conformance;
 mod corpus;
 mod gen_dialect;
@@ -144,7 +150,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|llvmir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|run-corpus|bench|bench-hlsl> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|llvmir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|run-corpus|bench|bench-hlsl|bench-kernels> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -160,6 +166,7 @@ fn main() -> Result<()> {
         "run-corpus" => run_corpus::run(rest),
         "bench" => bench::run(rest),
         "bench-hlsl" => bench::run_compile(rest),
+        "bench-kernels" => bench_kernels::run(rest),
         other => bail!("unknown xtask command `{other}`"),
     }
 }

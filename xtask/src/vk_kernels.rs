@@ -96,7 +96,7 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Makes Mesa's lavapipe the only driver the Vulkan loader sees (unless the caller chose
 /// drivers already), so results do not depend on a GPU. Runs before any Vulkan call and
 /// before any thread starts.
-fn force_lavapipe() {
+pub(crate) fn force_lavapipe() {
     if std::env::var_os("VK_DRIVER_FILES").is_some() || std::env::var_os("VK_ICD_FILENAMES").is_some() {
         return;
     }
@@ -107,7 +107,7 @@ fn force_lavapipe() {
     }
 }
 
-fn build_hlsl2spirv(debug: bool) -> Result<PathBuf> {
+pub(crate) fn build_hlsl2spirv(debug: bool) -> Result<PathBuf> {
     let profile_args: &[&str] = if debug { &[] } else { &["--release"] };
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .arg("build")
