@@ -78,9 +78,7 @@ pub struct RunCommand {
 /// The cpu device (`spirvkit-jit`), when this binary has it.
 #[cfg(feature = "cpu")]
 fn cpu_device() -> Result<Box<dyn Device>, String> {
-    // The `cpu` feature gains `dep:spirvkit-jit` where `crates/jit` exists (merged by the
-    // lead); until then this build says so rather than pretending to run.
-    Err("the cpu device (spirvkit-jit) is not linked into this build yet: use --device vulkan".into())
+    Ok(Box::new(spirvkit_jit::CpuDevice::new()))
 }
 
 #[cfg(not(feature = "cpu"))]
