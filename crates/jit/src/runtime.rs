@@ -6,7 +6,8 @@
 //! context ([`KernelContext`], the layout `spirvkit_passes::cpu_kernel::context`
 //! defines): its own workgroup memory, invocation frames and sink page, the shared
 //! buffer table and zero page. A watchdog sets the cancel flag at the time limit; the
-//! compiled code polls it at its loop back-edges and the threads between workgroups.
+//! compiled code polls it at loop headers (behind a countdown) and between barrier rounds,
+//! and the threads between workgroups.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc;

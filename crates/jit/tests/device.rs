@@ -315,6 +315,70 @@ void main() {
 }
 
 #[test]
+fn a_runaway_loop_around_a_barrier_stops_at_the_time_limit() {
+    // Each iteration ends at the barrier, so no call of the invocation function loops:
+    // the workgroup's rounds are the runaway loop, and the flag is read between rounds.
+    let source = r#"#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+shared uint s[4];
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  while (io.v[4] == 0) {
+    s[i] = io.v[i] + 1;
+    barrier();
+    io.v[i] = s[(i + 1) % 4];
+    barrier();
+  }
+}
+"#;
+    let Some(words) = glsl_words("runaway-barrier", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8 * 4])];
+    let mut d = dispatch(&words, [2, 1, 1]);
+    d.time_limit = Some(std::time::Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    let err = CpuDevice::new().run(&d, &mut bindings, None).unwrap_err();
+    assert!(matches!(err, RunError::TimeLimit { .. }), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn constant_trip_loops_and_a_long_loop_give_the_same_results_as_before() {
+    // A constant-trip inner loop (its poll folds away), nested in a loop whose trip count
+    // comes from the buffer and runs past the poll interval (the countdown resets):
+    // the results must not depend on where the flag is read.
+    let source = r#"#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint n = io.v[0];
+  uint acc = i;
+  for (uint k = 0; k < n; k++) {
+    for (uint j = 0; j < 16; j++) { acc = acc * 3u + j; }
+  }
+  io.v[1 + i] = acc;
+}
+"#;
+    let Some(words) = glsl_words("poll-results", source) else { return };
+    let n = 70_000u32; // more than 65536 header passes per invocation
+    let mut data = vec![0u32; 17];
+    data[0] = n;
+    let mut bindings = vec![storage(0, u32s(data))];
+    CpuDevice::new().run(&dispatch(&words, [2, 1, 1]), &mut bindings, None).expect("runs");
+    let got = read_u32s(&bindings[0].data);
+    for i in 0..16u32 {
+        let mut acc = i;
+        for _ in 0..n {
+            for j in 0..16u32 {
+                acc = acc.wrapping_mul(3).wrapping_add(j);
+            }
+        }
+        assert_eq!(got[1 + i as usize], acc, "invocation {i}");
+    }
+}
+
+#[test]
 fn spec_constants_set_the_workgroup_size_and_values() {
     let source = r#"#version 450
 layout(local_size_x_id = 0) in;

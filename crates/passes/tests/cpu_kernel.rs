@@ -207,6 +207,9 @@ int main(void) {
 #[test]
 fn runaway_loop_polls_the_cancel_flag() {
     let (text, _) = kernel(&data("runaway.spirv.mlir"), &data("runaway.llvm.mlir"), &[]);
-    // One poll at the loop header: an atomic (monotonic) load of the flag.
-    assert_eq!(text.matches("ordering = 2 : i64").count(), 1, "{text}");
+    // Two atomic (monotonic) loads of the flag: one at the loop header, behind a
+    // countdown from the poll interval, and one before a further round of the workgroup.
+    assert_eq!(text.matches("ordering = 2 : i64").count(), 2, "{text}");
+    let interval = format!("value = {} : i64", cpu_kernel::workgroup::POLL_INTERVAL);
+    assert_eq!(text.matches(&interval).count(), 1, "the countdown starts once per call: {text}");
 }

@@ -17,7 +17,7 @@
 //!                                                out-of-bounds read reads here
 //!     48  sink_page        *mut u8               ZERO_PAGE_BYTES scratch: an out-of-bounds
 //!                                                write or atomic goes here
-//!     56  cancel           *const u32            nonzero: stop (polled at loop back-edges)
+//!     56  cancel           *const u32            nonzero: stop (polled at loop headers)
 //!     64  num_workgroups   [u32; 3]              the dispatch's group counts
 //!     76  (padding to 80)
 //! ```

@@ -20,7 +20,9 @@
 //!   Private globals live in the invocation's frame (context `frames`). Barriers are in
 //!   workgroup-uniform control flow (SPIR-V's rule), so every invocation returns the
 //!   same state. Memory barriers are dropped: one thread runs the whole workgroup.
-//! - The cancel flag is polled at every loop back-edge of the kernel.
+//! - The cancel flag is read at loop headers once a per-call countdown of header passes
+//!   runs out (LLVM folds the test away in loops it can bound, so they unroll and
+//!   vectorize), and before each further round of a workgroup's barrier states.
 
 use spirvkit_grammar::fxhash::{FxHashMap, FxHashSet};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
@@ -173,6 +175,8 @@ fn icmp(ir: &mut Ir, at: At, predicate: i128, a: Value, b: Value, location: &Loc
         .expect("result")
 }
 
+const EQ: i128 = 0;
+const SLT: i128 = 2;
 const ULT: i128 = 6;
 const UGE: i128 = 9;
 const NE: i128 = 1;
@@ -1192,49 +1196,93 @@ impl Pass<'_> {
         c
     }
 
-    /// At each loop header (the target of a back-edge), the cancel flag is read; when
-    /// set the invocation returns `STATE_CANCELLED`.
+    /// At each loop header (the target of a back-edge) a per-call countdown is
+    /// decremented; once it is below one, the cancel flag is read at every header pass,
+    /// and when the flag is set the invocation returns `STATE_CANCELLED`.
+    ///
+    /// A run that does not end passes loop headers without bound, so after
+    /// [`POLL_INTERVAL`] passes in one call it reads the flag at each pass (as often as
+    /// an unconditional poll; the countdown is an i64, it never wraps back). The countdown
+    /// starts at a constant and is never reset, so it is an affine induction variable:
+    /// in a loop whose trip count LLVM can bound below the interval (constant-trip
+    /// loops, not nested in another loop of the same segment) the test folds to false
+    /// and the poll disappears, and the loop unrolls or vectorizes as if it had none.
+    /// An atomic read at every back-edge blocked both.
     fn poll_cancel_at_back_edges(&mut self, region: RegionId) -> Result<(), KernelError> {
         let headers = loop_headers(self.ir, region, self.dispatch);
         if headers.is_empty() {
             return Ok(());
         }
         let loc = self.location.clone();
-        let flag_ptr = self.ctx_field(cx::CANCEL, self.t.ptr);
+        let (i32, i64, ptr) = (self.t.i32, self.t.i64, self.t.ptr);
+        let flag_ptr = self.ctx_field(cx::CANCEL, ptr);
+        // The countdown's slot: an alloca in the entry block, which LLVM promotes to SSA.
+        let at = self.at_dispatch();
+        let one = constant(self.ir, at, 1, i32, &loc);
+        let slot = emit(
+            self.ir,
+            at,
+            "llvm.alloca",
+            vec![one],
+            &[ptr],
+            vec![("alignment", int(8, i64)), ("elem_type", Attribute::Type(i64))],
+            &loc,
+        )
+        .expect("result");
+        let interval = constant(self.ir, at, i128::from(POLL_INTERVAL), i64, &loc);
+        store(self.ir, at, interval, slot, 8, &loc);
         let exit = self.ir.create_block();
         self.ir.append_block(region, exit);
-        let cancelled =
-            constant(self.ir, At::End(exit), i128::from(cx::STATE_CANCELLED as i32), self.t.i32, &loc);
+        let cancelled = constant(self.ir, At::End(exit), i128::from(cx::STATE_CANCELLED as i32), i32, &loc);
         ret(self.ir, At::End(exit), Some(cancelled), &loc);
         for h in headers {
             let rest = self.ir.create_block();
+            let poll = self.ir.create_block();
             let ops = std::mem::take(&mut self.ir.block_mut(h).ops);
             for o in ops {
                 self.ir.append_op(rest, o);
             }
-            // Keep the region's block order readable: the rest follows its header.
+            // Keep the region's block order readable: the poll and the rest follow
+            // their header.
             let blocks = &mut self.ir.region_mut(region).blocks;
             let pos = blocks.iter().position(|&b| b == h).expect("header in region");
-            blocks.insert(pos + 1, rest);
+            blocks.insert(pos + 1, poll);
+            blocks.insert(pos + 2, rest);
+            self.ir.block_mut(poll).parent = Some(region);
             self.ir.block_mut(rest).parent = Some(region);
-            let i64 = self.t.i64;
+
+            let hat = At::End(h);
+            let count = load(self.ir, hat, slot, i64, 8, &loc);
+            let one = constant(self.ir, hat, 1, i64, &loc);
+            let left = arith(self.ir, hat, "llvm.sub", count, one, &loc);
+            store(self.ir, hat, left, slot, 8, &loc);
+            let due = icmp(self.ir, hat, SLT, left, one, &loc);
+            cond_branch(self.ir, hat, due, poll, vec![], rest, vec![], &loc);
+
+            let pat = At::End(poll);
             let flag = emit(
                 self.ir,
-                At::End(h),
+                pat,
                 "llvm.load",
                 vec![flag_ptr],
-                &[self.t.i32],
+                &[i32],
                 vec![("alignment", int(4, i64)), ("ordering", int(2, i64))],
                 &loc,
             )
             .expect("result");
-            let zero = constant(self.ir, At::End(h), 0, self.t.i32, &loc);
-            let stop = icmp(self.ir, At::End(h), NE, flag, zero, &loc);
-            cond_branch(self.ir, At::End(h), stop, exit, vec![], rest, vec![], &loc);
+            let zero = constant(self.ir, pat, 0, i32, &loc);
+            let stop = icmp(self.ir, pat, NE, flag, zero, &loc);
+            cond_branch(self.ir, pat, stop, exit, vec![], rest, vec![], &loc);
         }
         Ok(())
     }
 }
+
+/// Loop header passes in one call before the cancel flag is read (then at every
+/// pass). Large enough that loops with constant trip counts (tiles, unrolled inner
+/// loops) never reach it, small enough that a runaway loop reads the flag within
+/// about a millisecond per instruction of its body.
+pub const POLL_INTERVAL: u32 = 1 << 16;
 
 /// Ops without memory effects or control flow, safe to recompute.
 const PURE_OPS: &[&str] = &[
@@ -1526,9 +1574,31 @@ fn build_workgroup_loop(
     let rat = At::End(round_end);
     let n = load(ir, rat, next_slot, t.i32, 4, loc);
     let cancelled = constant(ir, rat, i128::from(cx::STATE_CANCELLED as i32), t.i32, loc);
-    let again = icmp(ir, rat, ULT, n, cancelled, loc);
+    let barrier_state = icmp(ir, rat, ULT, n, cancelled, loc);
     let done = ir.create_block();
-    cond_branch(ir, rat, again, round, vec![n], done, vec![], loc);
+    // A loop around a barrier runs as rounds without a back-edge inside any call: the
+    // cancel flag is read before each further round (rare: once per round of the
+    // whole workgroup).
+    let poll = ir.create_block();
+    cond_branch(ir, rat, barrier_state, poll, vec![], done, vec![], loc);
+    ir.append_block(region, poll);
+    let pat = At::End(poll);
+    let off = constant(ir, pat, i128::from(cx::CANCEL), t.i64, loc);
+    let p = byte_gep(ir, pat, ctx, off, loc);
+    let flag_ptr = load_invariant(ir, pat, p, t.ptr, 8, loc);
+    let flag = emit(
+        ir,
+        pat,
+        "llvm.load",
+        vec![flag_ptr],
+        &[t.i32],
+        vec![("alignment", int(4, t.i64)), ("ordering", int(2, t.i64))],
+        loc,
+    )
+    .expect("result");
+    let zero_flag = constant(ir, pat, 0, t.i32, loc);
+    let go_on = icmp(ir, pat, EQ, flag, zero_flag, loc);
+    cond_branch(ir, pat, go_on, round, vec![n], done, vec![], loc);
     ir.append_block(region, done);
     ret(ir, At::End(done), None, loc);
 }
