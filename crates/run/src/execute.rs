@@ -475,8 +475,8 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
     use crate::args::RunArgs;
-    use crate::reflect::{reflect, tests::sample};
     use crate::image::{ImageDim, ImageFormat};
+    use crate::reflect::{reflect, tests::sample};
 
     fn description(extra: impl FnOnce(&mut RunArgs)) -> RunDescription {
         let mut args = RunArgs {
