@@ -228,7 +228,14 @@ fn run_spv(
         }
         let conversion = tool(
             &spirvkit,
-            &["opt", "-convert-spirv-to-llvm", "--mlir-print-op-generic", "-o"],
+            &[
+                "opt",
+                // The options of the CPU pipeline (`ConvertOptions::kernel()`): real shaders'
+                // layouts, storage classes and images, which MLIR 22's defaults refuse.
+                "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1 storage-images=1",
+                "--mlir-print-op-generic",
+                "-o",
+            ],
             &[&converted, &deserialized],
         );
         if let Err(e) = conversion {
