@@ -786,30 +786,7 @@ impl Context {
                 .map_err(vk_error("vkBeginCommandBuffer"))?;
             for made in &created {
                 if let Created::Image(image, _) = made {
-                    self.image_barrier(
-                        command_buffer,
-                        image.image,
-                        (vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-                        (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
-                        (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER),
-                    );
-                    self.device.cmd_copy_buffer_to_image(
-                        command_buffer,
-                        image.staging,
-                        image.image,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &[image.copy_region()],
-                    );
-                    self.image_barrier(
-                        command_buffer,
-                        image.image,
-                        (vk::ImageLayout::TRANSFER_DST_OPTIMAL, image.shader_layout()),
-                        (
-                            vk::AccessFlags::TRANSFER_WRITE,
-                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                        ),
-                        (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER),
-                    );
+                    self.record_image_upload(command_buffer, image);
                 }
             }
             self.device.cmd_bind_pipeline(command_buffer, vk::PipelineBindPoint::COMPUTE, pipeline);
@@ -842,34 +819,10 @@ impl Context {
                     if !image.storage {
                         continue;
                     }
-                    self.image_barrier(
-                        command_buffer,
-                        image.image,
-                        (vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-                        (vk::AccessFlags::SHADER_WRITE, vk::AccessFlags::TRANSFER_READ),
-                        (vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER),
-                    );
-                    self.device.cmd_copy_image_to_buffer(
-                        command_buffer,
-                        image.image,
-                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                        image.staging,
-                        &[image.copy_region()],
-                    );
+                    self.record_image_readback(command_buffer, image);
                 }
             }
-            let transfer_to_host = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ);
-            self.device.cmd_pipeline_barrier(
-                command_buffer,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[transfer_to_host],
-                &[],
-                &[],
-            );
+            self.record_transfer_to_host(command_buffer);
             self.device.end_command_buffer(command_buffer).map_err(vk_error("vkEndCommandBuffer"))?;
 
             let fence = self
@@ -908,6 +861,75 @@ impl Context {
             outputs.contents.push(((b.set, b.binding), bytes));
         }
         Ok(outputs)
+    }
+
+    /// Records the upload of an image from its staging buffer and its transition to the
+    /// layout the shader uses.
+    ///
+    /// # Safety
+    /// `command_buffer` is recording and `image`'s objects are alive.
+    unsafe fn record_image_upload(&self, command_buffer: vk::CommandBuffer, image: &ImageObjects) {
+        self.image_barrier(
+            command_buffer,
+            image.image,
+            (vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+            (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
+            (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER),
+        );
+        self.device.cmd_copy_buffer_to_image(
+            command_buffer,
+            image.staging,
+            image.image,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            &[image.copy_region()],
+        );
+        self.image_barrier(
+            command_buffer,
+            image.image,
+            (vk::ImageLayout::TRANSFER_DST_OPTIMAL, image.shader_layout()),
+            (vk::AccessFlags::TRANSFER_WRITE, vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE),
+            (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER),
+        );
+    }
+
+    /// Records the copy of a storage image the shader wrote back to its staging buffer.
+    ///
+    /// # Safety
+    /// `command_buffer` is recording and `image`'s objects are alive.
+    unsafe fn record_image_readback(&self, command_buffer: vk::CommandBuffer, image: &ImageObjects) {
+        self.image_barrier(
+            command_buffer,
+            image.image,
+            (vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+            (vk::AccessFlags::SHADER_WRITE, vk::AccessFlags::TRANSFER_READ),
+            (vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER),
+        );
+        self.device.cmd_copy_image_to_buffer(
+            command_buffer,
+            image.image,
+            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+            image.staging,
+            &[image.copy_region()],
+        );
+    }
+
+    /// Records a barrier making transfer writes (image read-backs) visible to the host.
+    ///
+    /// # Safety
+    /// `command_buffer` is recording.
+    unsafe fn record_transfer_to_host(&self, command_buffer: vk::CommandBuffer) {
+        let transfer_to_host = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        self.device.cmd_pipeline_barrier(
+            command_buffer,
+            vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[transfer_to_host],
+            &[],
+            &[],
+        );
     }
 
     /// Records a layout transition of a whole color image.

@@ -381,30 +381,7 @@ impl Context {
                 .map_err(vk_error("vkBeginCommandBuffer"))?;
             // Images start each dispatch from their staging buffer (what the binding holds).
             for image in images.iter().flatten() {
-                self.image_barrier(
-                    command_buffer,
-                    image.image,
-                    (vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-                    (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
-                    (vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER),
-                );
-                self.device.cmd_copy_buffer_to_image(
-                    command_buffer,
-                    image.staging,
-                    image.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[image.copy_region()],
-                );
-                self.image_barrier(
-                    command_buffer,
-                    image.image,
-                    (vk::ImageLayout::TRANSFER_DST_OPTIMAL, image.shader_layout()),
-                    (
-                        vk::AccessFlags::TRANSFER_WRITE,
-                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                    ),
-                    (vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER),
-                );
+                self.record_image_upload(command_buffer, image);
             }
             self.device.cmd_bind_pipeline(command_buffer, vk::PipelineBindPoint::COMPUTE, pipeline);
             if !sets.is_empty() {
@@ -442,34 +419,10 @@ impl Context {
             );
             // Storage images back to their staging buffer, then visible to the host.
             for image in images.iter().flatten().filter(|i| i.storage) {
-                self.image_barrier(
-                    command_buffer,
-                    image.image,
-                    (vk::ImageLayout::GENERAL, vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-                    (vk::AccessFlags::SHADER_WRITE, vk::AccessFlags::TRANSFER_READ),
-                    (vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER),
-                );
-                self.device.cmd_copy_image_to_buffer(
-                    command_buffer,
-                    image.image,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    image.staging,
-                    &[image.copy_region()],
-                );
+                self.record_image_readback(command_buffer, image);
             }
             if images.iter().flatten().any(|i| i.storage) {
-                let transfer_to_host = vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::HOST_READ);
-                self.device.cmd_pipeline_barrier(
-                    command_buffer,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::HOST,
-                    vk::DependencyFlags::empty(),
-                    &[transfer_to_host],
-                    &[],
-                    &[],
-                );
+                self.record_transfer_to_host(command_buffer);
             }
             self.device.end_command_buffer(command_buffer).map_err(vk_error("vkEndCommandBuffer"))?;
             objects.fence = self
