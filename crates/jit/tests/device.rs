@@ -396,3 +396,35 @@ void main() {
     CpuDevice::new().run(&d, &mut bindings, None).expect("runs");
     assert_eq!(read_u32s(&bindings[0].data), [4000, 4010, 4020, 4030, 4000, 4010, 4020, 4030]);
 }
+
+#[test]
+fn a_workgroup_array_sized_by_a_spec_constant_takes_the_given_value() {
+    // The nbody sample's shape: `shared vec4 data[SIZE]` with SIZE a spec constant. The
+    // array type names the constant, so its declaration must survive the substitution.
+    let source = r#"#version 450
+layout(local_size_x = 4) in;
+layout(constant_id = 0) const uint SIZE = 2;
+shared uint data[SIZE];
+layout(set = 0, binding = 0) buffer Io { uint v[]; } io;
+void main() {
+  uint l = gl_LocalInvocationID.x;
+  data[l % SIZE] = 0;
+  barrier();
+  atomicAdd(data[l % SIZE], l + 1);
+  barrier();
+  io.v[gl_GlobalInvocationID.x] = data[l % SIZE] * 100 + SIZE;
+}
+"#;
+    let Some(words) = glsl_words("spec_array", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 4 * 4])];
+    let spec = [spirvkit_run::SpecValue { id: 0, bits: 4 }];
+    let mut d = dispatch(&words, [1, 1, 1]);
+    d.spec = &spec;
+    CpuDevice::new().run(&d, &mut bindings, None).expect("runs");
+    // With SIZE = 4 every invocation has its own element.
+    assert_eq!(read_u32s(&bindings[0].data), [104, 204, 304, 404]);
+    // With the default SIZE = 2, invocations 0 and 2 share one, 1 and 3 the other.
+    let mut bindings = vec![storage(0, vec![0; 4 * 4])];
+    CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
+    assert_eq!(read_u32s(&bindings[0].data), [402, 602, 402, 602]);
+}

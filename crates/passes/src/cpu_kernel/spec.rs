@@ -101,7 +101,7 @@ fn half_to_f64(h: u16) -> f64 {
     }
 }
 
-/// Replaces every use of a spec constant by its value and drops the declarations.
+/// Replaces every use of a spec constant by its value and drops the composite declarations.
 pub fn fold_spec_constants(ir: &mut Ir, module: OpId) -> Result<(), KernelError> {
     let ops = module_ops(ir, module);
     let mut decls: FxHashMap<String, OpId> = FxHashMap::default();
@@ -144,8 +144,12 @@ pub fn fold_spec_constants(ir: &mut Ir, module: OpId) -> Result<(), KernelError>
         }
     }
     util::replace_uses(ir, module, &replaced);
+    // Scalar declarations stay: an array type may be sized by one (`!spirv.array<@n x T>`),
+    // and the conversion reads its (substituted) value from the declaration.
     for (_, op) in decls {
-        util::detach(ir, op);
+        if ir.op(op).name != "spirv.SpecConstant" {
+            util::detach(ir, op);
+        }
     }
     util::compact(ir, module);
     Ok(())
