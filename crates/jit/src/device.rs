@@ -105,6 +105,16 @@ pub fn kernel_llvm_ir_with_images(
     convert_spirv_to_llvm::convert(&mut ir, top, &options)
         .map_err(|e| not_supported_or(format!("converting to LLVM: {e}"), RunError::Compile))?;
     let layout = cpu_kernel::build_workgroup_function(&mut ir, top, &iface).map_err(kernel_error)?;
+    // A module that breaks SPIR-V's typing rules (operands of another type, an intrinsic on
+    // a pointer) converts to LLVM dialect that breaks LLVM's: refused here, by op, rather
+    // than written as LLVM IR that LLVM's parser rejects.
+    if let Some((op, diagnostics)) = spirvkit_ir::verify::first_failure(&ir, top, "") {
+        let message = diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
+        return Err(RunError::Compile(format!(
+            "the converted kernel does not verify ({}): {message}",
+            ir.op(op).name.as_str()
+        )));
+    }
     let text = spirvkit_translate::to_llvm_ir(&ir, top)
         .map_err(|e| not_supported_or(format!("writing LLVM IR: {e}"), RunError::Compile))?;
     Ok((text, layout, declared))

@@ -428,3 +428,43 @@ void main() {
     CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
     assert_eq!(read_u32s(&bindings[0].data), [402, 602, 402, 602]);
 }
+
+#[test]
+fn an_ill_typed_module_is_refused_before_llvm_sees_it() {
+    // `OpIMul` of a uint by a bool: the reader takes it (SPIR-V's typing rules are the
+    // validator's), so the conversion would write `mul i32 %x, %flag` with an i1 operand.
+    // The converted kernel is verified first and refused by op.
+    let source = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+     %uint_3 = OpConstant %uint 3
+       %true = OpConstantTrue %bool
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %m = OpIMul %uint %uint_3 %true
+               OpReturn
+               OpFunctionEnd
+"#;
+    let dir = std::env::temp_dir();
+    let asm = dir.join(format!("spirvkit-ill-typed-{}.spvasm", std::process::id()));
+    let spv = asm.with_extension("spv");
+    std::fs::write(&asm, source).expect("write");
+    let assembled = std::process::Command::new("spirv-as").arg(&asm).arg("-o").arg(&spv).status();
+    let _ = std::fs::remove_file(&asm);
+    if !assembled.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: spirv-as is not installed");
+        return;
+    }
+    let bytes = std::fs::read(&spv).expect("read");
+    let _ = std::fs::remove_file(&spv);
+    let words: Vec<u32> =
+        bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let err = spirvkit_jit::device::kernel_llvm_ir(&words, "main", &[]).expect_err("refused");
+    assert!(err.to_string().contains("does not verify"), "{err}");
+}
