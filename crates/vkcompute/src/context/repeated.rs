@@ -547,24 +547,7 @@ impl Context {
             )
             .sharing_mode(vk::SharingMode::EXCLUSIVE)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        // SAFETY: valid create info; the image is owned by `objects`.
-        let handle = unsafe { self.device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
-        objects.images.push(handle);
-        // SAFETY: a valid image.
-        let requirements = unsafe { self.device.get_image_memory_requirements(handle) };
-        let memory_type = self
-            .memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|| self.memory_type(requirements.memory_type_bits, vk::MemoryPropertyFlags::empty()))
-            .ok_or(Error::Unavailable("the device has no memory type for images".into()))?;
-        let alloc = vk::MemoryAllocateInfo::default()
-            .allocation_size(requirements.size)
-            .memory_type_index(memory_type);
-        // SAFETY: valid allocate info; the memory is owned by `objects`.
-        let memory =
-            unsafe { self.device.allocate_memory(&alloc, None) }.map_err(vk_error("vkAllocateMemory"))?;
-        objects.memories.push(memory);
-        // SAFETY: fresh image and memory of the required size and type.
-        unsafe { self.device.bind_image_memory(handle, memory, 0) }.map_err(vk_error("vkBindImageMemory"))?;
+        let handle = self.create_bound_image(objects, &info)?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(handle)
             .view_type(view_type)
