@@ -2623,6 +2623,54 @@ mod tests {
     }
 
     #[test]
+    fn vector_shuffle_selectors_stay_within_the_two_vectors() {
+        // mlir-opt-22's messages; 0xffffffff (-1 as i32) is an undefined component.
+        let shuffle = |components: &str, result: &str| {
+            check(&format!(
+                "%v = spirv.Undef : vector<2xf32>\n\
+                 %s = spirv.VectorShuffle [{components}] %v, %v : vector<2xf32>, vector<2xf32> -> {result}"
+            ))
+        };
+        assert_eq!(shuffle("0 : i32, 3 : i32", "vector<2xf32>"), "");
+        assert_eq!(shuffle("0 : i32, -1 : i32", "vector<2xf32>"), "");
+        let out_of_range = shuffle("0 : i32, 4 : i32", "vector<2xf32>");
+        assert!(
+            out_of_range.contains(
+                "'spirv.VectorShuffle' op component selector 4 out of range: expected to be in [0, 4) or 0xffffffff"
+            ),
+            "{out_of_range}"
+        );
+        let count = shuffle("0 : i32, 1 : i32, 2 : i32", "vector<2xf32>");
+        assert!(
+            count.contains(
+                "result type element count (2) mismatch with the number of component selectors (3)"
+            ),
+            "{count}"
+        );
+    }
+
+    #[test]
+    fn branch_operands_match_their_successors_arguments() {
+        // MLIR's BranchOpInterface check, without the op prefix (as mlir-opt-22 gives it).
+        let mismatch = check("%i = spirv.Undef : i32\nspirv.Branch ^b(%i : i32)\n^b(%x: i1):");
+        assert!(mismatch.contains("error: type mismatch for bb argument #0 of successor #0"), "{mismatch}");
+        let count = check("%i = spirv.Undef : i32\nspirv.BranchConditional %c, ^b, ^b(%i : i32)\n^b:");
+        assert!(
+            count.contains("error: branch has 1 operands for successor #1, but target block has 0"),
+            "{count}"
+        );
+        assert_eq!(check("%i = spirv.Undef : i32\nspirv.Branch ^b(%i : i32)\n^b(%x: i32):"), "");
+        // The LLVM dialect's branches too.
+        let llvm = "llvm.func @g(%a: i32) {\n  llvm.br ^b(%a : i32)\n^b(%x: i1):\n  llvm.return\n}\n";
+        let r = spirvkit_passes::opt::run(llvm, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
+        assert!(
+            r.diagnostics_text.contains("type mismatch for bb argument #0 of successor #0"),
+            "{}",
+            r.diagnostics_text
+        );
+    }
+
+    #[test]
     fn loop_regions_need_entry_header_continue_and_merge() {
         let ok = check(
             "spirv.mlir.loop {\n spirv.Branch ^h\n^h:\n spirv.BranchConditional %c, ^b, ^m\n^b:\n spirv.Branch ^k\n^k:\n spirv.Branch ^h\n^m:\n spirv.mlir.merge\n}",
