@@ -255,22 +255,23 @@ impl Ir {
         self.regions.reserve(ops / 8);
     }
 
-    /// For each successor of a branch op of the dialect (`spirv.Branch`,
-    /// `spirv.BranchConditional`, `spirv.Switch`: MLIR's `BranchOpInterface`), the range
-    /// of its operands forwarded to that successor's arguments; `None` for any other op
-    /// or one whose segment sizes do not fit its operands.
+    /// For each successor of a branch op (`spirv.Branch`, `spirv.BranchConditional`,
+    /// `spirv.Switch` and the LLVM dialect's `llvm.br`, `llvm.cond_br`, `llvm.switch`:
+    /// MLIR's `BranchOpInterface`), the range of its operands forwarded to that
+    /// successor's arguments; `None` for any other op or one whose segment sizes do not
+    /// fit its operands.
     pub fn successor_operand_ranges(&self, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
         use crate::attr::dense_counts;
         let o = self.op(op);
         let n = o.operands.len();
         let ranges: Vec<std::ops::Range<usize>> = match o.name.as_str() {
-            "spirv.Branch" => std::iter::once(0..n).collect(),
-            "spirv.BranchConditional" => {
+            "spirv.Branch" | "llvm.br" => std::iter::once(0..n).collect(),
+            "spirv.BranchConditional" | "llvm.cond_br" => {
                 let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
                 let [1, t, f] = sizes[..] else { return None };
                 vec![1..1 + t, 1 + t..1 + t + f]
             }
-            "spirv.Switch" => {
+            "spirv.Switch" | "llvm.switch" => {
                 let sizes = dense_counts(o.attr("operandSegmentSizes"))?;
                 let cases = dense_counts(o.attr("case_operand_segments"))?;
                 let [1, d, _] = sizes[..] else { return None };

@@ -7,6 +7,7 @@
 pub mod attr;
 pub mod availability;
 pub mod diag;
+pub mod dominance;
 pub mod generated;
 pub mod ir;
 pub mod llvm;

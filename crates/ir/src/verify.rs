@@ -237,6 +237,7 @@ impl<'a> Verifier<'a> {
             compiled_leaves: RefCell::default(),
             passed: Signatures::default(),
             symbol_tables: RefCell::default(),
+            dominance: Default::default(),
         }
     }
 }
@@ -259,6 +260,8 @@ struct Verifier<'a> {
     /// Symbols of the symbol tables looked up so far (LLVM dialect symbol uses): by
     /// table op, its body's ops by symbol name.
     symbol_tables: RefCell<FxHashMap<OpId, FxHashMap<String, OpId>>>,
+    /// Dominator trees and op positions computed so far, for operand dominance.
+    dominance: crate::dominance::Dominance,
 }
 
 /// A set of op signatures: an op's definition, operand count and value types (what
@@ -327,7 +330,23 @@ impl<'a> Verifier<'a> {
         self.out.push(Diagnostic::error(offset, format!("'{name}' op {message}")));
     }
 
+    /// Every check of `op` itself: its invariants, then (MLIR checks it last) the
+    /// dominance of its operands.
     fn op(&mut self, op: OpId) {
+        self.op_invariants(op);
+        if self.out.is_empty() && !self.ir.op(op).successors.is_empty() {
+            self.successor_operands(op);
+        }
+        if self.out.is_empty() {
+            if let Some(index) =
+                crate::dominance::first_non_dominating_operand(&mut self.dominance, self.ir, op)
+            {
+                self.error(op, format!("operand #{index} does not dominate this use"));
+            }
+        }
+    }
+
+    fn op_invariants(&mut self, op: OpId) {
         let ir = self.ir;
         let o = ir.op(op);
         if self.missing_llvm_terminator(op) {
@@ -385,6 +404,44 @@ impl<'a> Verifier<'a> {
             }
         }
         self.terminators(op, !plan.no_terminator);
+    }
+
+    /// MLIR's `BranchOpInterface` check: the operands a branch forwards to each
+    /// successor match that block's arguments in number and type (the operands'
+    /// signature alone cannot tell, so this is never skipped for a known signature).
+    fn successor_operands(&mut self, op: OpId) {
+        let ir = self.ir;
+        let is_branch = ir
+            .op(op)
+            .name
+            .def_index()
+            .is_some_and(|i| crate::opdef::OP_DEFS[i].has_trait("BranchOpInterface"));
+        if !is_branch {
+            return;
+        }
+        let Some(ranges) = ir.successor_operand_ranges(op) else { return };
+        let o = ir.op(op);
+        for (successor, (range, &block)) in ranges.into_iter().zip(&o.successors).enumerate() {
+            let forwarded = &o.operands[range];
+            let arguments = &ir.block(block).arguments;
+            // Reported without the op prefix, as MLIR's `emitError` does.
+            let message = if forwarded.len() != arguments.len() {
+                format!(
+                    "branch has {} operands for successor #{successor}, but target block has {}",
+                    forwarded.len(),
+                    arguments.len()
+                )
+            } else if let Some(i) =
+                forwarded.iter().zip(arguments).position(|(&v, &a)| ir.value_type(v) != ir.value_type(a))
+            {
+                format!("type mismatch for bb argument #{i} of successor #{successor}")
+            } else {
+                continue;
+            };
+            let offset = self.offset(op);
+            self.out.push(Diagnostic::error(offset, message));
+            return;
+        }
     }
 
     /// A non-SPIR-V op inside a `spirv.func` of a `spirv.module`.
@@ -693,6 +750,12 @@ impl<'a> Verifier<'a> {
         }
         if rule == Rule::Composite && self.composite_indices(op) {
             return;
+        }
+        if rule == Rule::VectorShuffle {
+            if let Some(message) = self.vector_shuffle_error(op) {
+                self.error(op, message);
+                return;
+            }
         }
         // MLIR's verifyLoadStorePtrAndValTypes: the value is of the pointee type.
         let load_store = match rule {
@@ -1293,6 +1356,46 @@ impl<'a> Verifier<'a> {
             };
         }
         false
+    }
+
+    /// `spirv.VectorShuffle` (MLIR's `VectorShuffleOp::verify`): one selector per
+    /// result component, each selecting a component of the two vectors or undefined
+    /// (0xFFFFFFFF).
+    fn vector_shuffle_error(&self, op: OpId) -> Option<String> {
+        let ir = self.ir;
+        let o = ir.op(op);
+        let (Some(Attribute::Array(selectors)), [vector1, vector2], [result]) =
+            (o.attr("components"), &o.operands[..], &o.results[..])
+        else {
+            return None;
+        };
+        let components = |v: Value| match ir.types.kind(ir.value_type(v)) {
+            TypeKind::Vector { shape, .. } => Some(shape.iter().product::<u64>()),
+            _ => None,
+        };
+        let (Some(n1), Some(n2), Some(result_components)) =
+            (components(*vector1), components(*vector2), components(*result))
+        else {
+            return None;
+        };
+        if result_components != selectors.len() as u64 {
+            return Some(format!(
+                "result type element count ({result_components}) mismatch with the number of component selectors ({})",
+                selectors.len()
+            ));
+        }
+        let total = n1 + n2;
+        for selector in selectors {
+            let Attribute::Integer { value, .. } = selector else { continue };
+            // MLIR reads the selector as a 32-bit unsigned value.
+            let index = *value as u32;
+            if u64::from(index) >= total && index != u32::MAX {
+                return Some(format!(
+                    "component selector {index} out of range: expected to be in [0, {total}) or 0xffffffff"
+                ));
+            }
+        }
+        None
     }
 
     /// `spirv.CompositeExtract`/`spirv.CompositeInsert`: the indices walk the composite
@@ -2122,6 +2225,7 @@ enum Rule {
     Variable,
     Dot,
     EmitMeshTasks,
+    VectorShuffle,
     LlvmCall,
     LlvmAddressOf,
 }
@@ -2146,6 +2250,7 @@ impl Rule {
             "spirv.SDot" | "spirv.SUDot" | "spirv.UDot" | "spirv.SDotAccSat" | "spirv.SUDotAccSat"
             | "spirv.UDotAccSat" => Rule::Dot,
             "spirv.EXT.EmitMeshTasks" => Rule::EmitMeshTasks,
+            "spirv.VectorShuffle" => Rule::VectorShuffle,
             "llvm.call" => Rule::LlvmCall,
             "llvm.mlir.addressof" => Rule::LlvmAddressOf,
             _ => Rule::None,
@@ -2219,6 +2324,7 @@ impl OpPlan {
                     | "spirv.SUDotAccSat"
                     | "spirv.UDotAccSat"
                     | "spirv.EXT.EmitMeshTasks"
+                    | "spirv.VectorShuffle"
                     | "spirv.Return"
                     | "spirv.ReturnValue"
                     | "spirv.Unreachable"
@@ -2514,6 +2620,54 @@ mod tests {
         let source = format!("func.func @f(%c: i1) -> () {{\n{body}\n  spirv.Return\n}}");
         let r = spirvkit_passes::opt::run(&source, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
         r.diagnostics_text
+    }
+
+    #[test]
+    fn vector_shuffle_selectors_stay_within_the_two_vectors() {
+        // mlir-opt-22's messages; 0xffffffff (-1 as i32) is an undefined component.
+        let shuffle = |components: &str, result: &str| {
+            check(&format!(
+                "%v = spirv.Undef : vector<2xf32>\n\
+                 %s = spirv.VectorShuffle [{components}] %v, %v : vector<2xf32>, vector<2xf32> -> {result}"
+            ))
+        };
+        assert_eq!(shuffle("0 : i32, 3 : i32", "vector<2xf32>"), "");
+        assert_eq!(shuffle("0 : i32, -1 : i32", "vector<2xf32>"), "");
+        let out_of_range = shuffle("0 : i32, 4 : i32", "vector<2xf32>");
+        assert!(
+            out_of_range.contains(
+                "'spirv.VectorShuffle' op component selector 4 out of range: expected to be in [0, 4) or 0xffffffff"
+            ),
+            "{out_of_range}"
+        );
+        let count = shuffle("0 : i32, 1 : i32, 2 : i32", "vector<2xf32>");
+        assert!(
+            count.contains(
+                "result type element count (2) mismatch with the number of component selectors (3)"
+            ),
+            "{count}"
+        );
+    }
+
+    #[test]
+    fn branch_operands_match_their_successors_arguments() {
+        // MLIR's BranchOpInterface check, without the op prefix (as mlir-opt-22 gives it).
+        let mismatch = check("%i = spirv.Undef : i32\nspirv.Branch ^b(%i : i32)\n^b(%x: i1):");
+        assert!(mismatch.contains("error: type mismatch for bb argument #0 of successor #0"), "{mismatch}");
+        let count = check("%i = spirv.Undef : i32\nspirv.BranchConditional %c, ^b, ^b(%i : i32)\n^b:");
+        assert!(
+            count.contains("error: branch has 1 operands for successor #1, but target block has 0"),
+            "{count}"
+        );
+        assert_eq!(check("%i = spirv.Undef : i32\nspirv.Branch ^b(%i : i32)\n^b(%x: i32):"), "");
+        // The LLVM dialect's branches too.
+        let llvm = "llvm.func @g(%a: i32) {\n  llvm.br ^b(%a : i32)\n^b(%x: i1):\n  llvm.return\n}\n";
+        let r = spirvkit_passes::opt::run(llvm, "t.mlir", &spirvkit_passes::opt::OptOptions::default());
+        assert!(
+            r.diagnostics_text.contains("type mismatch for bb argument #0 of successor #0"),
+            "{}",
+            r.diagnostics_text
+        );
     }
 
     #[test]

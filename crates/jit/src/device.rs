@@ -73,6 +73,17 @@ pub fn kernel_llvm_ir_with_images(
     let mut ir = Ir::new();
     let module = spirvkit_translate::deserialize(&bytes, &mut ir, &Default::default())
         .map_err(|e| RunError::Compile(format!("the module does not deserialize: {e}")))?;
+    // SPIR-V's validity rules that the conversion relies on (values dominate their uses,
+    // shuffle selectors in range, branch operands of the target's types, operand types)
+    // are the verifier's: a module breaking them is refused by op before it is converted,
+    // as MLIR verifies a deserialized module before any pass sees it.
+    if let Some((op, diagnostics)) = spirvkit_ir::verify::first_failure(&ir, module, "") {
+        let message = diagnostics.first().map(|d| d.message.clone()).unwrap_or_default();
+        return Err(RunError::Compile(format!(
+            "the module is not valid SPIR-V ({}): {message}",
+            ir.op(op).name.as_str()
+        )));
+    }
     let iface = cpu_kernel::prepare_spirv(&mut ir, module, Some(entry), spec).map_err(|e| {
         if e.message.contains("entry point") {
             RunError::Arguments(e.message)
