@@ -231,8 +231,9 @@ fn run_spv(
             &[
                 "opt",
                 // The options of the CPU pipeline (`ConvertOptions::kernel()`): real shaders'
-                // layouts, storage classes and images, which MLIR 22's defaults refuse.
-                "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1 storage-images=1",
+                // layouts, storage classes, images and runtime-array lengths, which MLIR 22's
+                // defaults refuse.
+                "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1 storage-images=1 buffer-lengths=1",
                 "--mlir-print-op-generic",
                 "-o",
             ],

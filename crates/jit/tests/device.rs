@@ -451,20 +451,203 @@ fn an_ill_typed_module_is_refused_before_llvm_sees_it() {
                OpReturn
                OpFunctionEnd
 "#;
+    let Some(words) = assembled_words("ill-typed", source) else { return };
+    let err = spirvkit_jit::device::kernel_llvm_ir(&words, "main", &[]).expect_err("refused");
+    assert!(err.to_string().contains("does not verify"), "{err}");
+}
+
+#[test]
+fn runtime_array_lengths_come_from_the_bound_buffers_sizes() {
+    // OpArrayLength: the elements of the trailing runtime array that fit in the bound
+    // buffer after the members before it (Vulkan's rule; a partial element does not
+    // count, nor does one with too few bytes for an element).
+    let source = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer Items { uint header; vec4 items[]; } items;
+layout(set = 0, binding = 1) buffer Short { uvec4 head; uint rest[]; } short_buffer;
+layout(set = 0, binding = 2) buffer Out { uint v[]; } o;
+void main() {
+  o.v[0] = items.items.length();
+  o.v[1] = short_buffer.rest.length();
+  o.v[2] = o.v.length();
+  uint sum = 0;
+  for (int i = 0; i < items.items.length(); i++) sum += uint(items.items[i].x);
+  o.v[3] = sum;
+}
+"#;
+    let Some(words) = glsl_words("array_length", source) else { return };
+    // 16 bytes of header, then 5 whole vec4s and half of a sixth.
+    let mut items = vec![0u8; 16 + 5 * 16 + 8];
+    for i in 0..5 {
+        items[16 + i * 16..16 + i * 16 + 4].copy_from_slice(&((i + 1) as f32).to_le_bytes());
+    }
+    let mut bindings = vec![storage(0, items), storage(1, vec![0; 16 + 3]), storage(2, vec![0; 6 * 4])];
+    CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
+    assert_eq!(read_u32s(&bindings[2].data), [5, 0, 6, 15, 0, 0]);
+}
+
+#[test]
+fn glsl_std_450_modf_frexp_inverse_and_packing_give_glsls_answers() {
+    let source = r#"#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer In { float x[4]; mat3 m3; mat4 m4; } src;
+layout(set = 0, binding = 1) buffer Out { float f[32]; uint u[8]; int e[4]; } o;
+struct Parts { float fraction; float whole; };
+void main() {
+  float whole;
+  o.f[0] = modf(src.x[0], whole);              // -2.75: -0.75, -2
+  o.f[1] = whole;
+  vec2 wv;
+  vec2 fv = modf(vec2(src.x[1], src.x[2]), wv); // 5.5, -3: 0.5 / -0, 5 / -3
+  o.f[2] = fv.x; o.f[3] = fv.y; o.f[4] = wv.x; o.f[5] = wv.y;
+  int ex;
+  o.f[6] = frexp(src.x[3], ex);                 // 48: 0.75 * 2^6
+  o.e[0] = ex;
+  ivec2 exs;
+  vec2 sig = frexp(vec2(src.x[0], 0.0), exs);  // -2.75: -0.6875 * 2^2; 0: 0, 0
+  o.f[7] = sig.x; o.f[8] = sig.y; o.e[1] = exs.x; o.e[2] = exs.y;
+  mat3 i3 = inverse(src.m3);
+  o.f[9] = i3[0][0]; o.f[10] = i3[1][0]; o.f[11] = i3[2][2]; o.f[12] = i3[0][1];
+  mat4 i4 = inverse(src.m4);
+  o.f[13] = i4[0][0]; o.f[14] = i4[3][3]; o.f[15] = i4[3][0];
+  mat2 i2 = inverse(mat2(src.x[3], 1.0, 2.0, 1.0)); // [[48,1],[2,1]]: det 46
+  o.f[16] = i2[0][0]; o.f[17] = i2[0][1]; o.f[18] = i2[1][0]; o.f[19] = i2[1][1];
+  o.u[0] = packUnorm4x8(vec4(0.0, 0.5, 1.5, 1.0 / 255.0));
+  o.u[1] = packSnorm4x8(vec4(-1.0, -0.5, 0.25, 2.0));
+  o.u[2] = packUnorm2x16(vec2(0.25, 1.0));
+  o.u[3] = packSnorm2x16(vec2(-0.25, 1.0));
+  vec4 un = unpackUnorm4x8(0x80ff0033u);
+  o.f[20] = un.x; o.f[21] = un.y; o.f[22] = un.z; o.f[23] = un.w;
+  vec4 sn = unpackSnorm4x8(0x8081007fu);
+  o.f[24] = sn.x; o.f[25] = sn.y; o.f[26] = sn.z; o.f[27] = sn.w;
+  o.f[28] = asinh(src.x[1]);
+  o.f[29] = acosh(src.x[1]);
+  o.f[30] = atanh(0.5);
+  o.f[31] = asinh(-src.x[1]);
+}
+"#;
+    let Some(words) = glsl_words("glsl_ops", source) else { return };
+    // m3 (std430: three vec3 columns at a 16-byte stride) = diag(2, 4, 8) with m3[1][0] = 1;
+    // m4 = diag(1, 2, 4, 8) with m4[3][0] = 3 (a translation).
+    let mut input = f32s([-2.75, 5.5, -3.0, 48.0]);
+    let m3 = [[2.0, 0.0, 0.0, 0.0], [1.0, 4.0, 0.0, 0.0], [0.0, 0.0, 8.0, 0.0]];
+    input.extend(f32s(m3.iter().flatten().copied()));
+    let m4 = [[1.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 4.0, 0.0], [3.0, 0.0, 0.0, 8.0]];
+    input.extend(f32s(m4.iter().flatten().copied()));
+    let mut bindings = vec![storage(0, input), storage(1, vec![0; (32 + 8 + 4) * 4])];
+    CpuDevice::new().run(&dispatch(&words, [1, 1, 1]), &mut bindings, None).expect("runs");
+    let out = &bindings[1].data;
+    let f = read_f32s(&out[..128]);
+    let u = read_u32s(&out[128..160]);
+    let e: Vec<i32> = read_u32s(&out[160..176]).into_iter().map(|v| v as i32).collect();
+    let bits = |v: f32| v.to_bits();
+    // modf: the fraction keeps x's sign (-0.0 for -3.0).
+    assert_eq!(
+        f[..6].iter().map(|&v| bits(v)).collect::<Vec<_>>(),
+        [-0.75f32, -2.0, 0.5, -0.0, 5.0, -3.0].map(bits)
+    );
+    assert_eq!((f[6], e[0]), (0.75, 6));
+    assert_eq!((f[7], e[1], f[8], e[2]), (-0.6875, 2, 0.0, 0));
+    // inverse(m3): [[0.5, 0, 0], [-0.125, 0.25, 0], [0, 0, 0.125]] by columns.
+    assert_eq!(f[9..13], [0.5, -0.125, 0.125, 0.0]);
+    // inverse(m4): diag(1, 0.5, 0.25, 0.125), translation -3 * 1 / 1 scaled: i4[3][0] = -3 / 8.
+    assert_eq!(f[13..16], [1.0, 0.125, -0.375]);
+    let want2 = [1.0 / 46.0, -1.0 / 46.0, -2.0 / 46.0, 48.0 / 46.0];
+    for (got, want) in f[16..20].iter().zip(want2) {
+        assert!((got - want).abs() <= f32::EPSILON * want.abs(), "{got} vs {want}");
+    }
+    // Packing: clamped, scaled, rounded to even, first component lowest.
+    assert_eq!(u[0], 0x01ff_8000);
+    assert_eq!(u[1], 0x7f20_c081);
+    assert_eq!(u[2], 0xffff_4000);
+    assert_eq!(u[3], 0x7fff_e000);
+    assert_eq!(f[20..24], [0x33 as f32 / 255.0, 0.0, 1.0, 128.0 / 255.0]);
+    assert_eq!(f[24..28], [1.0, 0.0, -1.0, -1.0]);
+    for (got, want) in [
+        (f[28], 5.5f32.asinh()),
+        (f[29], 5.5f32.acosh()),
+        (f[30], 0.5f32.atanh()),
+        (f[31], -(5.5f32.asinh())),
+    ] {
+        assert!((got - want).abs() <= 4.0 * f32::EPSILON * want.abs(), "{got} vs {want}");
+    }
+}
+
+/// The words of a SPIR-V assembly text, or `None` (with a message) without spirv-as.
+fn assembled_words(name: &str, source: &str) -> Option<Vec<u32>> {
     let dir = std::env::temp_dir();
-    let asm = dir.join(format!("spirvkit-ill-typed-{}.spvasm", std::process::id()));
+    let asm = dir.join(format!("spirvkit-{name}-{}.spvasm", std::process::id()));
     let spv = asm.with_extension("spv");
     std::fs::write(&asm, source).expect("write");
-    let assembled = std::process::Command::new("spirv-as").arg(&asm).arg("-o").arg(&spv).status();
+    let assembled = Command::new("spirv-as").arg(&asm).arg("-o").arg(&spv).status();
     let _ = std::fs::remove_file(&asm);
     if !assembled.is_ok_and(|s| s.success()) {
         eprintln!("skipped: spirv-as is not installed");
-        return;
+        return None;
     }
     let bytes = std::fs::read(&spv).expect("read");
     let _ = std::fs::remove_file(&spv);
-    let words: Vec<u32> =
-        bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let err = spirvkit_jit::device::kernel_llvm_ir(&words, "main", &[]).expect_err("refused");
-    assert!(err.to_string().contains("does not verify"), "{err}");
+    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+#[test]
+fn private_variables_start_from_their_initializer_in_every_invocation() {
+    // `Private uint table[3] = {10, 20, 30}`: each invocation adds its index to element
+    // id % 3 and writes it; every invocation must see the initial table, also after a
+    // barrier (the frame keeps the variable, the initializer runs once per invocation).
+    let source = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %gid
+               OpExecutionMode %main LocalSize 4 1 1
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %rta ArrayStride 4
+               OpMemberDecorate %Out 0 Offset 0
+               OpDecorate %Out Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+      %v3int = OpTypeVector %uint 3
+     %uint_0 = OpConstant %uint 0
+     %uint_2 = OpConstant %uint 2
+     %uint_3 = OpConstant %uint 3
+   %uint_264 = OpConstant %uint 264
+    %uint_10 = OpConstant %uint 10
+    %uint_20 = OpConstant %uint 20
+    %uint_30 = OpConstant %uint 30
+      %table = OpTypeArray %uint %uint_3
+       %init = OpConstantComposite %table %uint_10 %uint_20 %uint_30
+  %ptr_table = OpTypePointer Private %table
+   %ptr_elem = OpTypePointer Private %uint
+        %rta = OpTypeRuntimeArray %uint
+        %Out = OpTypeStruct %rta
+    %ptr_out = OpTypePointer StorageBuffer %Out
+    %ptr_buf = OpTypePointer StorageBuffer %uint
+     %ptr_id = OpTypePointer Input %v3int
+        %gid = OpVariable %ptr_id Input
+        %out = OpVariable %ptr_out StorageBuffer
+          %g = OpVariable %ptr_table Private %init
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+         %id = OpLoad %v3int %gid
+          %x = OpCompositeExtract %uint %id 0
+          %k = OpUMod %uint %x %uint_3
+          %p = OpAccessChain %ptr_elem %g %k
+          %v = OpLoad %uint %p
+          %s = OpIAdd %uint %v %x
+               OpStore %p %s
+               OpControlBarrier %uint_2 %uint_2 %uint_264
+         %v2 = OpLoad %uint %p
+          %q = OpAccessChain %ptr_buf %out %uint_0 %x
+               OpStore %q %v2
+               OpReturn
+               OpFunctionEnd
+"#;
+    let Some(words) = assembled_words("private_init", source) else { return };
+    let mut bindings = vec![storage(0, vec![0; 8 * 4])];
+    CpuDevice::new().run(&dispatch(&words, [2, 1, 1]), &mut bindings, None).expect("runs");
+    let want: Vec<u32> = (0..8u32).map(|x| [10, 20, 30][(x % 3) as usize] + x).collect();
+    assert_eq!(read_u32s(&bindings[0].data), want);
 }

@@ -13,8 +13,10 @@
 //! order is not dominance order) gets a placeholder patched once the function is done.
 //!
 //! Parts: `types` (the type converter and layouts), `ops` (op patterns), `calls`
-//! (barriers, group and non-uniform ops as `__spirv_*` calls), `glsl` (GLSL.std.450).
+//! (barriers, group and non-uniform ops as `__spirv_*` calls), `glsl` (GLSL.std.450),
+//! `array_length` (runtime-array lengths from the bound buffer's size).
 
+mod array_length;
 mod calls;
 mod glsl;
 pub mod images;
@@ -78,11 +80,21 @@ pub struct ConvertOptions {
     /// The formats of images bound at (set, binding) (SPIR-V names, `Rgba8`): what an
     /// image of `Unknown` format is.
     pub image_formats: Vec<(u32, u32, String)>,
+    /// `spirv.ArrayLength` converts to the element count that fits in the bound buffer:
+    /// its size in bytes comes from a call of [`BUFFER_BYTES_FUNCTION`] on the buffer's
+    /// address, which the CPU kernel pass replaces with the size of the descriptor the
+    /// address points into. MLIR has no lowering of it.
+    pub buffer_lengths: bool,
 }
+
+/// `i64 @spirvkit_buffer_bytes(ptr)`: the size in bytes of the buffer a pointer points
+/// into (see [`ConvertOptions::buffer_lengths`]); never a real function.
+pub const BUFFER_BYTES_FUNCTION: &str = "spirvkit_buffer_bytes";
 
 impl ConvertOptions {
     /// The options of the CPU pipeline (session 5's contract): every global keeps its
-    /// symbol name, and std140/std430 layouts are converted with padding.
+    /// symbol name, std140/std430 layouts are converted with padding, storage images and
+    /// runtime-array lengths are lowered.
     pub fn kernel() -> Self {
         ConvertOptions {
             client_api: ClientApi::Unknown,
@@ -91,6 +103,7 @@ impl ConvertOptions {
             all_storage_classes: true,
             storage_images: true,
             image_formats: Vec::new(),
+            buffer_lengths: true,
         }
     }
 }

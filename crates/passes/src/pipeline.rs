@@ -672,6 +672,7 @@ const CONVERT_SPIRV_TO_LLVM_OPTIONS: &[(&str, OptionKind)] = &[
     // spirvkit's own: the options of the CPU pipeline (see `ConvertOptions::kernel`).
     ("all-storage-classes", OptionKind::Bool),
     ("storage-images", OptionKind::Bool),
+    ("buffer-lengths", OptionKind::Bool),
     ("explicit-layout", OptionKind::Bool),
     ("keep-global-names", OptionKind::Bool),
     // Named by issue 17; MLIR 22 dropped it (opaque pointers only): `true` is accepted.
@@ -738,6 +739,7 @@ fn build_pass(name: &str, options: &str) -> (Pass, Result<(), OptionError>) {
                     ("explicit-layout", OptionValue::Bool(b)) => o.explicit_layout = b,
                     ("all-storage-classes", OptionValue::Bool(b)) => o.all_storage_classes = b,
                     ("storage-images", OptionValue::Bool(b)) => o.storage_images = b,
+                    ("buffer-lengths", OptionValue::Bool(b)) => o.buffer_lengths = b,
                     ("keep-global-names", OptionValue::Bool(b)) => o.keep_global_names = b,
                     ("use-opaque-pointers", OptionValue::Bool(b)) => typed_pointers = !b,
                     _ => {}

@@ -358,18 +358,294 @@ impl Converter<'_> {
                 let zero_v = self.const_of_type(ty, 0, 0.0);
                 self.emit_value("llvm.select", vec![negative, zero_v, r], ty, self.fm())
             }
+            ("spirv.GL.Asinh", Some(x), _, _) => {
+                // sign(x) * log(|x| + sqrt(x^2 + 1)) (Mesa's expansion: odd, no
+                // cancellation for negative x).
+                let one = self.const_of_type(ty, 1, 1.0);
+                let a = self.call_intr("llvm.intr.fabs", vec![x], ty, true);
+                let xx = self.fbin("llvm.fmul", x, x, ty);
+                let r = self.fbin("llvm.fadd", xx, one, ty);
+                let root = self.call_intr("llvm.intr.sqrt", vec![r], ty, true);
+                let sum = self.fbin("llvm.fadd", a, root, ty);
+                let log = self.call_intr("llvm.intr.log", vec![sum], ty, true);
+                self.call_intr("llvm.intr.copysign", vec![log, x], ty, true)
+            }
+            ("spirv.GL.Acosh", Some(x), _, _) => {
+                // log(x + sqrt(x^2 - 1)); NaN below 1, as GLSL leaves undefined.
+                let one = self.const_of_type(ty, 1, 1.0);
+                let xx = self.fbin("llvm.fmul", x, x, ty);
+                let r = self.fbin("llvm.fsub", xx, one, ty);
+                let root = self.call_intr("llvm.intr.sqrt", vec![r], ty, true);
+                let sum = self.fbin("llvm.fadd", x, root, ty);
+                self.call_intr("llvm.intr.log", vec![sum], ty, true)
+            }
+            ("spirv.GL.Atanh", Some(x), _, _) => {
+                // 0.5 * log((1 + x) / (1 - x))
+                let one = self.const_of_type(ty, 1, 1.0);
+                let half = self.const_of_type(ty, 0, 0.5);
+                let num = self.fbin("llvm.fadd", one, x, ty);
+                let den = self.fbin("llvm.fsub", one, x, ty);
+                let q = self.fbin("llvm.fdiv", num, den, ty);
+                let log = self.call_intr("llvm.intr.log", vec![q], ty, true);
+                self.fbin("llvm.fmul", half, log, ty)
+            }
+            ("spirv.GL.Modf", Some(x), Some(whole_ptr), _) => {
+                let (fraction, whole) = self.modf(x, ty);
+                self.emit(
+                    "llvm.store",
+                    vec![whole, whole_ptr],
+                    &[],
+                    vec![("ordering", self.int_attr(0, 64))],
+                );
+                fraction
+            }
+            ("spirv.GL.ModfStruct", Some(x), _, _) => {
+                let member = self.struct_member_type(ty, 0).ok_or_else(|| self.illegal(op))?;
+                let (fraction, whole) = self.modf(x, member);
+                self.build_struct(ty, &[fraction, whole])
+            }
+            ("spirv.GL.Frexp", Some(x), Some(exp_ptr), _) => {
+                let exp_ty = self.pointee_llvm_type(op, 1)?;
+                let pair_ty = self.ir.types.llvm_struct(false, vec![ty, exp_ty]);
+                let pair = self.call_intr("llvm.intr.frexp", vec![x], pair_ty, true);
+                let significand = self.extract_member(pair, 0, ty);
+                let exponent = self.extract_member(pair, 1, exp_ty);
+                self.emit(
+                    "llvm.store",
+                    vec![exponent, exp_ptr],
+                    &[],
+                    vec![("ordering", self.int_attr(0, 64))],
+                );
+                significand
+            }
+            ("spirv.GL.FrexpStruct", Some(x), _, _) => {
+                let significand_ty = self.struct_member_type(ty, 0).ok_or_else(|| self.illegal(op))?;
+                let exp_ty = self.struct_member_type(ty, 1).ok_or_else(|| self.illegal(op))?;
+                let pair_ty = self.ir.types.llvm_struct(false, vec![significand_ty, exp_ty]);
+                let pair = self.call_intr("llvm.intr.frexp", vec![x], pair_ty, true);
+                let significand = self.extract_member(pair, 0, significand_ty);
+                let exponent = self.extract_member(pair, 1, exp_ty);
+                self.build_struct(ty, &[significand, exponent])
+            }
+            ("spirv.GL.MatrixInverse", Some(m), _, _) => {
+                let elements = self.matrix_elements(m).ok_or_else(|| self.unsupported(op))?;
+                let n = elements.len();
+                if !(2..=4).contains(&n) || elements.iter().any(|c| c.len() != n) {
+                    return Err(self.unsupported(op));
+                }
+                self.matrix_inverse(&elements, ty).ok_or_else(|| self.illegal(op))?
+            }
+            (
+                "spirv.GL.PackUnorm4x8"
+                | "spirv.GL.PackSnorm4x8"
+                | "spirv.GL.PackUnorm2x16"
+                | "spirv.GL.PackSnorm2x16",
+                Some(v),
+                _,
+                _,
+            ) => self.pack_normalized(v, name, ty).ok_or_else(|| self.illegal(op))?,
+            (
+                "spirv.GL.UnpackUnorm4x8"
+                | "spirv.GL.UnpackSnorm4x8"
+                | "spirv.GL.UnpackUnorm2x16"
+                | "spirv.GL.UnpackSnorm2x16",
+                Some(p),
+                _,
+                _,
+            ) => self.unpack_normalized(p, name, ty).ok_or_else(|| self.illegal(op))?,
+            ("spirv.GL.PackDouble2x32" | "spirv.GL.UnpackDouble2x32", Some(v), _, _) => {
+                self.emit_value("llvm.bitcast", vec![v], ty, vec![])
+            }
             ("spirv.GL.Determinant", Some(m), _, _) => {
                 let elements = self.matrix_elements(m).ok_or_else(|| self.unsupported(op))?;
                 if elements.len() > 4 || elements.iter().any(|c| c.len() != elements.len()) {
                     return Err(self.unsupported(op));
                 }
-                let columns: Vec<usize> = (0..elements.len()).collect();
-                self.determinant(&elements, &columns, 0, ty)
+                let all: Vec<usize> = (0..elements.len()).collect();
+                self.minor_determinant(&elements, &all, &all, ty)
             }
             _ => return Err(self.unsupported(op)),
         };
         self.replace(op, v);
         Ok(())
+    }
+
+    /// GLSL's modf: (x - trunc(x), trunc(x)) with the fraction signed as x (so -2.0
+    /// gives -0.0) and 0 for infinities, as C's modf and Mesa's lowering give.
+    fn modf(&mut self, x: Value, ty: Type) -> (Value, Value) {
+        let whole = self.call_intr("llvm.intr.trunc", vec![x], ty, true);
+        let difference = self.fbin("llvm.fsub", x, whole, ty);
+        let magnitude = self.call_intr("llvm.intr.fabs", vec![x], ty, true);
+        let infinity = self.const_of_type(ty, 0, f64::INFINITY);
+        let is_infinite = self.fcmp(1, magnitude, infinity, ty);
+        let zero = self.const_of_type(ty, 0, 0.0);
+        let fraction = self.emit_value("llvm.select", vec![is_infinite, zero, difference], ty, self.fm());
+        let fraction = self.call_intr("llvm.intr.copysign", vec![fraction, x], ty, true);
+        (fraction, whole)
+    }
+
+    /// Member `index` of an LLVM struct type.
+    fn struct_member_type(&self, ty: Type, index: usize) -> Option<Type> {
+        match self.ir.types.kind(ty) {
+            TypeKind::LlvmStruct { members, .. } => members.get(index).copied(),
+            _ => None,
+        }
+    }
+
+    /// The LLVM type of what pointer operand `operand` of `op` points to.
+    fn pointee_llvm_type(&mut self, op: OpId, operand: usize) -> Result<Type, ConvertError> {
+        let pointee = self.pointee_of(op, operand)?;
+        self.convert_type(pointee).ok_or_else(|| self.illegal(op))
+    }
+
+    fn position(&mut self, index: usize) -> Attribute {
+        let i64t = self.int_type(64);
+        Attribute::DenseArray {
+            element: i64t,
+            values: vec![Attribute::Integer { value: index as i128, ty: i64t }],
+        }
+    }
+
+    fn extract_member(&mut self, aggregate: Value, index: usize, ty: Type) -> Value {
+        let position = self.position(index);
+        self.emit_value("llvm.extractvalue", vec![aggregate], ty, vec![("position", position)])
+    }
+
+    /// A struct (or array) value of type `ty` from its members.
+    fn build_struct(&mut self, ty: Type, members: &[Value]) -> Value {
+        let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+        for (i, &m) in members.iter().enumerate() {
+            let position = self.position(i);
+            acc = self.emit_value("llvm.insertvalue", vec![acc, m], ty, vec![("position", position)]);
+        }
+        acc
+    }
+
+    /// A vector of type `ty` from its scalars.
+    fn build_vector(&mut self, ty: Type, elements: &[Value]) -> Value {
+        let mut acc = self.emit_value("llvm.mlir.poison", vec![], ty, vec![]);
+        for (i, &e) in elements.iter().enumerate() {
+            let index = self.const_int(i as i128, 32);
+            acc = self.emit_value("llvm.insertelement", vec![acc, e, index], ty, vec![]);
+        }
+        acc
+    }
+
+    /// The determinant of the submatrix of `m` (`m[column][row]`) on `rows` x `columns`,
+    /// by Laplace expansion along its first row.
+    fn minor_determinant(&mut self, m: &[Vec<Value>], rows: &[usize], columns: &[usize], ty: Type) -> Value {
+        if columns.len() == 1 {
+            return m[columns[0]][rows[0]];
+        }
+        let mut acc: Option<Value> = None;
+        for (k, &c) in columns.iter().enumerate() {
+            let rest: Vec<usize> = columns.iter().copied().filter(|&x| x != c).collect();
+            let minor = self.minor_determinant(m, &rows[1..], &rest, ty);
+            let term = self.fbin("llvm.fmul", m[c][rows[0]], minor, ty);
+            acc = Some(match acc {
+                None => term,
+                Some(a) if k % 2 == 1 => self.fbin("llvm.fsub", a, term, ty),
+                Some(a) => self.fbin("llvm.fadd", a, term, ty),
+            });
+        }
+        acc.expect("at least one column")
+    }
+
+    /// GLSL's inverse: the adjugate divided by the determinant (a singular matrix gives
+    /// infinities or NaNs, as GLSL leaves it undefined). `ty` is the LLVM matrix type
+    /// (an array of column vectors).
+    fn matrix_inverse(&mut self, m: &[Vec<Value>], ty: Type) -> Option<Value> {
+        let n = m.len();
+        let TypeKind::LlvmArray { element: column_ty, .. } = self.ir.types.kind(ty).clone() else {
+            return None;
+        };
+        let scalar = self.ir.types.scalar_of(column_ty);
+        // cofactor[row][column] = (-1)^(row + column) * minor(row, column).
+        let mut cofactors = vec![vec![None; n]; n];
+        for (row, cofactor_row) in cofactors.iter_mut().enumerate() {
+            for (column, cofactor) in cofactor_row.iter_mut().enumerate() {
+                let rows: Vec<usize> = (0..n).filter(|&r| r != row).collect();
+                let columns: Vec<usize> = (0..n).filter(|&c| c != column).collect();
+                let minor = self.minor_determinant(m, &rows, &columns, scalar);
+                *cofactor = Some(if (row + column) % 2 == 1 {
+                    self.emit_value("llvm.fneg", vec![minor], scalar, self.fm())
+                } else {
+                    minor
+                });
+            }
+        }
+        // The determinant along the first row, from the cofactors.
+        let mut det: Option<Value> = None;
+        for (column, cofactor) in cofactors[0].iter().enumerate() {
+            let term = self.fbin("llvm.fmul", m[column][0], (*cofactor)?, scalar);
+            det = Some(match det {
+                None => term,
+                Some(d) => self.fbin("llvm.fadd", d, term, scalar),
+            });
+        }
+        let det = det?;
+        // inverse[row i][column j] = cofactor[j][i] / det: column j is row j's cofactors.
+        let mut columns = Vec::with_capacity(n);
+        for cofactor_row in &cofactors {
+            let mut elements = Vec::with_capacity(n);
+            for cofactor in cofactor_row {
+                elements.push(self.fbin("llvm.fdiv", (*cofactor)?, det, scalar));
+            }
+            columns.push(self.build_vector(column_ty, &elements));
+        }
+        Some(self.build_struct(ty, &columns))
+    }
+
+    /// packUnorm4x8/packSnorm4x8/packUnorm2x16/packSnorm2x16: each component clamped,
+    /// scaled, rounded to even and stored in ascending bits.
+    fn pack_normalized(&mut self, v: Value, name: &str, ty: Type) -> Option<Value> {
+        let signed = name.contains("Snorm");
+        let bits: u32 = if name.ends_with("4x8") { 8 } else { 16 };
+        let vty = self.ir.value_type(v);
+        let TypeKind::Vector { shape, .. } = self.ir.types.kind(vty).clone() else { return None };
+        let lanes = shape.iter().product::<u64>();
+        let scale = if signed { (1u32 << (bits - 1)) - 1 } else { (1u32 << bits) - 1 };
+        let lo = self.const_of_type(vty, 0, if signed { -1.0 } else { 0.0 });
+        let hi = self.const_of_type(vty, 1, 1.0);
+        let k = self.const_of_type(vty, 0, f64::from(scale));
+        let clamped = self.call_intr("llvm.intr.maxnum", vec![v, lo], vty, true);
+        let clamped = self.call_intr("llvm.intr.minnum", vec![clamped, hi], vty, true);
+        let scaled = self.fbin("llvm.fmul", clamped, k, vty);
+        let rounded = self.call_intr("llvm.intr.roundeven", vec![scaled], vty, true);
+        let i32t = self.int_type(32);
+        let narrow = self.int_type(bits);
+        let wide_ty = self.ir.types.vector(lanes, i32t);
+        let narrow_ty = self.ir.types.vector(lanes, narrow);
+        let whole = self.emit_value("llvm.fptosi", vec![rounded], wide_ty, vec![]);
+        let cut = self.emit_value(
+            "llvm.trunc",
+            vec![whole],
+            narrow_ty,
+            vec![("overflowFlags", self.int_attr(0, 32))],
+        );
+        Some(self.emit_value("llvm.bitcast", vec![cut], ty, vec![]))
+    }
+
+    /// unpackUnorm4x8/...: each component divided by its scale (snorm clamped to -1).
+    fn unpack_normalized(&mut self, p: Value, name: &str, ty: Type) -> Option<Value> {
+        let signed = name.contains("Snorm");
+        let bits: u32 = if name.ends_with("4x8") { 8 } else { 16 };
+        let TypeKind::Vector { shape, .. } = self.ir.types.kind(ty).clone() else { return None };
+        let lanes = shape.iter().product::<u64>();
+        let narrow = self.int_type(bits);
+        let narrow_ty = self.ir.types.vector(lanes, narrow);
+        let parts = self.emit_value("llvm.bitcast", vec![p], narrow_ty, vec![]);
+        let convert = if signed { "llvm.sitofp" } else { "llvm.uitofp" };
+        let f = self.emit_value(convert, vec![parts], ty, vec![]);
+        let scale = if signed { (1u32 << (bits - 1)) - 1 } else { (1u32 << bits) - 1 };
+        let k = self.const_of_type(ty, 0, f64::from(scale));
+        let q = self.fbin("llvm.fdiv", f, k, ty);
+        Some(if signed {
+            let minus = self.const_of_type(ty, -1, -1.0);
+            self.call_intr("llvm.intr.maxnum", vec![q, minus], ty, true)
+        } else {
+            q
+        })
     }
 
     /// The scalar elements of a matrix value, by column then row.
@@ -397,25 +673,6 @@ impl Converter<'_> {
             out.push(values);
         }
         Some(out)
-    }
-
-    /// Laplace expansion along row `row` over the given columns.
-    fn determinant(&mut self, m: &[Vec<Value>], columns: &[usize], row: usize, ty: Type) -> Value {
-        if columns.len() == 1 {
-            return m[columns[0]][row];
-        }
-        let mut acc: Option<Value> = None;
-        for (k, &c) in columns.iter().enumerate() {
-            let rest: Vec<usize> = columns.iter().copied().filter(|&x| x != c).collect();
-            let minor = self.determinant(m, &rest, row + 1, ty);
-            let term = self.fbin("llvm.fmul", m[c][row], minor, ty);
-            acc = Some(match acc {
-                None => term,
-                Some(a) if k % 2 == 1 => self.fbin("llvm.fsub", a, term, ty),
-                Some(a) => self.fbin("llvm.fadd", a, term, ty),
-            });
-        }
-        acc.expect("at least one column")
     }
 
     fn icmp(&mut self, predicate: i128, a: Value, b: Value, ty: Type) -> Value {

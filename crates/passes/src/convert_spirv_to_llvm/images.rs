@@ -508,10 +508,24 @@ impl Converter<'_> {
         }
     }
 
+    /// `ImageQuerySize`, and `ImageQuerySizeLod` (operand 1 the level): an image here
+    /// has one level, whose extent is the header's; level `lod` of it would be
+    /// `max(1, extent >> lod)` in each dimension but the array layers, as Vulkan's mip
+    /// chain is defined (a level the image lacks is undefined in SPIR-V).
     pub(crate) fn lower_image_query_size(&mut self, op: OpId) -> Result<(), ConvertError> {
         let image = self.image_of(op)?;
+        let arrayed = match self.ir.types.kind(self.ir.value_type(self.ir.op(op).operands[0])) {
+            TypeKind::Image { params, .. } => params[2] == "Arrayed",
+            _ => false,
+        };
         let operands = self.operands(op)?;
         let base = operands[0];
+        let lod = if self.ir.op(op).name == "spirv.ImageQuerySizeLod" {
+            let Some(&lod) = operands.get(1) else { return Err(self.illegal(op)) };
+            Some(lod)
+        } else {
+            None
+        };
         let result = self.result_type(op, 0)?;
         let element = self.ir.types.scalar_of(result);
         let mut value = if image.dims == 1 { None } else { Some(self.const_of_type(result, 0, 0.0)) };
@@ -519,6 +533,19 @@ impl Converter<'_> {
         for i in 0..image.dims {
             let e = self.extent(base, i);
             let e = self.adapt_int(e, element);
+            let is_layer = arrayed && i + 1 == image.dims;
+            let e = match lod {
+                Some(lod) if !is_layer => {
+                    // A shift by the width or more is poison: levels past 31 are 1 wide.
+                    let lod = self.adapt_int(lod, element);
+                    let last = self.const_of_type(element, i128::from(self.int_bits(element)) - 1, 0.0);
+                    let lod = self.emit_value("llvm.intr.umin", vec![lod, last], element, vec![]);
+                    let shifted = self.emit_value("llvm.lshr", vec![e, lod], element, vec![]);
+                    let one = self.const_of_type(element, 1, 0.0);
+                    self.emit_value("llvm.intr.umax", vec![shifted, one], element, vec![])
+                }
+                _ => e,
+            };
             match value {
                 Some(v) => {
                     let index = self.const_int(i128::from(i), 32);

@@ -293,8 +293,11 @@ impl Converter<'_> {
                 self.lower_image_read(op)
             }
             "spirv.ImageWrite" if self.options.storage_images => self.lower_image_write(op),
-            "spirv.ImageQuerySize" if self.options.storage_images => self.lower_image_query_size(op),
+            "spirv.ImageQuerySize" | "spirv.ImageQuerySizeLod" if self.options.storage_images => {
+                self.lower_image_query_size(op)
+            }
             "spirv.Store" => self.lower_store(op),
+            "spirv.ArrayLength" if self.options.buffer_lengths => self.lower_array_length(op),
             "spirv.CopyMemory" => {
                 let operands = self.operands(op)?;
                 let [target, source] = operands[..] else { return Err(self.illegal(op)) };
@@ -597,7 +600,7 @@ impl Converter<'_> {
         acc
     }
 
-    fn pointee_of(&mut self, op: OpId, operand: usize) -> Result<Type, ConvertError> {
+    pub(crate) fn pointee_of(&mut self, op: OpId, operand: usize) -> Result<Type, ConvertError> {
         let Some(&p) = self.ir.op(op).operands.get(operand) else { return Err(self.illegal(op)) };
         match self.ir.types.kind(self.ir.value_type(p)) {
             TypeKind::Pointer { pointee, .. } => Ok(*pointee),

@@ -155,6 +155,8 @@ fn storage_images_convert_to_texel_accesses_with_the_option() {
                   %t = spirv.ImageRead %i, %c : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, vector<2xsi32> -> vector<4xf32>\n\
                   spirv.ImageWrite %i, %c, %t : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, vector<2xsi32>, vector<4xf32>\n\
                   %s = spirv.ImageQuerySize %i : !spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8> -> vector<2xsi32>\n\
+                  %l = spirv.CompositeExtract %c[0 : i32] : vector<2xsi32>\n\
+                  %z = \"spirv.ImageQuerySizeLod\"(%i, %l) : (!spirv.image<f32, Dim2D, NoDepth, NonArrayed, SingleSampled, NoSampler, Rgba8>, si32) -> vector<2xsi32>\n\
                   spirv.Return\n  }\n}\n";
     let r = convert(
         source,
@@ -168,6 +170,8 @@ fn storage_images_convert_to_texel_accesses_with_the_option() {
         "vector<4xi8>",
         "llvm.intr.roundeven",
         "llvm.uitofp",
+        // ImageQuerySizeLod: max(1, extent >> lod).
+        "llvm.lshr",
     ] {
         assert!(r.output.contains(expected), "{expected} in:\n{}", r.output);
     }
@@ -319,4 +323,69 @@ fn ops_missing_operands_are_refused_not_panicked_on() {
         assert!(err.message.contains(name), "{name}: {}", err.message);
         ir.block_mut(block).ops.clear();
     }
+}
+
+#[test]
+fn array_length_is_the_bound_buffers_room_after_the_header_divided_by_the_stride() {
+    let block = "!spirv.ptr<!spirv.struct<(i32 [0], !spirv.rtarray<vector<4xf32>, stride=32> [16]), Block>, StorageBuffer>";
+    let source = format!(
+        "spirv.module Logical GLSL450 {{\n  spirv.GlobalVariable @buf bind(0, 0) : {block}\n\
+         spirv.func @f() -> i32 \"None\" {{\n\
+         %a = spirv.mlir.addressof @buf : {block}\n\
+         %n = \"spirv.ArrayLength\"(%a) {{literals = [1 : i32], operand_layout = \"il\"}} : ({block}) -> i32\n\
+         spirv.ReturnValue %n : i32\n  }}\n}}\n"
+    );
+    let options = "-convert-spirv-to-llvm=explicit-layout=1 keep-global-names=1 all-storage-classes=1";
+    let r = convert(&source, &format!("{options} buffer-lengths=1"), false);
+    assert!(r.success, "{}", r.diagnostics_text);
+    // The size query on the buffer's address, the header's 16 bytes, the padded stride.
+    for expected in [
+        "callee = @spirvkit_buffer_bytes",
+        "sym_name = \"spirvkit_buffer_bytes\"",
+        "value = 16 : i64",
+        "value = 32 : i64",
+        "\"llvm.udiv\"",
+        "\"llvm.intr.umax\"",
+        "\"llvm.trunc\"",
+    ] {
+        assert!(r.output.contains(expected), "{expected} in:\n{}", r.output);
+    }
+    // Without the option (MLIR has no lowering) it is named as not supported.
+    let r = convert(&source, options, false);
+    assert!(r.diagnostics_text.contains("not supported yet: spirv.ArrayLength"), "{}", r.diagnostics_text);
+}
+
+#[test]
+fn glsl_ops_beyond_mlir_convert_to_verifying_llvm_dialect() {
+    // Modf/Frexp (pointer and struct forms), MatrixInverse, the inverse hyperbolics and
+    // the normalized packings: each converts (the runner's verifier then checks types).
+    let source = "spirv.func @f(%x: f32, %v: vector<4xf32>, %m: !spirv.matrix<3 x vector<3xf32>>, %p: i32, %wp: !spirv.ptr<f32, Function>, %ep: !spirv.ptr<i32, Function>) \"None\" {\n\
+        %0 = \"spirv.GL.Modf\"(%x, %wp) : (f32, !spirv.ptr<f32, Function>) -> f32\n\
+        %1 = \"spirv.GL.ModfStruct\"(%x) : (f32) -> !spirv.struct<(f32, f32)>\n\
+        %2 = \"spirv.GL.Frexp\"(%x, %ep) : (f32, !spirv.ptr<i32, Function>) -> f32\n\
+        %3 = spirv.GL.FrexpStruct %x : f32 -> !spirv.struct<(f32, i32)>\n\
+        %4 = \"spirv.GL.MatrixInverse\"(%m) : (!spirv.matrix<3 x vector<3xf32>>) -> !spirv.matrix<3 x vector<3xf32>>\n\
+        %5 = spirv.GL.Asinh %x : f32\n\
+        %6 = spirv.GL.Acosh %x : f32\n\
+        %7 = spirv.GL.Atanh %x : f32\n\
+        %8 = spirv.GL.PackSnorm4x8 %v : vector<4xf32> -> i32\n\
+        %9 = \"spirv.GL.PackUnorm4x8\"(%v) : (vector<4xf32>) -> i32\n\
+        %10 = spirv.GL.UnpackSnorm4x8 %p : i32 -> vector<4xf32>\n\
+        %11 = \"spirv.GL.UnpackUnorm2x16\"(%p) : (i32) -> vector<2xf32>\n\
+        spirv.Return\n\
+      }\n";
+    let r = kernel(source);
+    assert!(r.success, "{}", r.diagnostics_text);
+    for expected in [
+        "\"llvm.intr.frexp\"",
+        "\"llvm.intr.trunc\"",
+        "\"llvm.intr.copysign\"",
+        "\"llvm.intr.roundeven\"",
+        "\"llvm.fdiv\"",
+    ] {
+        assert!(r.output.contains(expected), "{expected} in:\n{}", r.output);
+    }
+    // Interpolation has no meaning in a compute kernel: still refused by name.
+    let interp = "spirv.func @g(%x: f32) \"None\" {\n  %0 = \"spirv.GL.InterpolateAtCentroid\"(%x) : (f32) -> f32\n  spirv.Return\n}\n";
+    assert!(kernel(interp).diagnostics_text.contains("not supported yet: spirv.GL.InterpolateAtCentroid"));
 }

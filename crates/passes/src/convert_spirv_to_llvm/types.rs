@@ -263,7 +263,7 @@ impl Converter<'_> {
         Some(size.div_ceil(align) * align)
     }
 
-    fn size_align(&self, ty: Type) -> Option<(u64, u64)> {
+    pub(crate) fn size_align(&self, ty: Type) -> Option<(u64, u64)> {
         match self.ir.types.kind(ty) {
             TypeKind::Integer { width, .. } => {
                 let bytes = u64::from(width.div_ceil(8).max(1)).next_power_of_two();

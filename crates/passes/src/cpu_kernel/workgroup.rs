@@ -35,6 +35,7 @@ use super::KernelError;
 
 const CONTROL_BARRIER: &str = "_Z22__spirv_ControlBarrieriii";
 const MEMORY_BARRIER: &str = "_Z21__spirv_MemoryBarrierjj";
+const BUFFER_BYTES: &str = crate::convert_spirv_to_llvm::BUFFER_BYTES_FUNCTION;
 
 /// A descriptor the runtime binds in slot `index` of the context's buffer table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +94,9 @@ struct Pass<'a> {
     ctx_fields: FxHashMap<u64, Value>,
     /// The built-ins' slots: written once per call in the dispatch block.
     builtin_slots: FxHashSet<Value>,
+    /// Private variables with an initializer: (storage, global, alignment), written when
+    /// an invocation starts.
+    private_initializers: Vec<(Value, OpId, u64)>,
 }
 
 fn int(value: i128, ty: Type) -> Attribute {
@@ -408,6 +412,7 @@ pub fn build_workgroup_function(
     let mut barriers = Vec::new();
     let mut memory_barriers = Vec::new();
     let mut group_calls = Vec::new();
+    let mut buffer_bytes_calls = Vec::new();
     for b in ir.region(region).blocks.clone() {
         for &op in &ir.block(b).ops {
             if ir.op(op).name != "llvm.call" {
@@ -417,6 +422,7 @@ pub fn build_workgroup_function(
             match callee.as_str() {
                 CONTROL_BARRIER => barriers.push((b, op)),
                 MEMORY_BARRIER => memory_barriers.push(op),
+                BUFFER_BYTES => buffer_bytes_calls.push(op),
                 c if super::subgroup::group_builtin(c).is_some() => group_calls.push((op, c.to_string())),
                 c if defined_functions.contains(c) => {
                     return Err(KernelError::new(
@@ -466,6 +472,7 @@ pub fn build_workgroup_function(
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
+        private_initializers: Vec::new(),
     };
 
     // Group operations over a subgroup of one invocation.
@@ -564,6 +571,25 @@ pub fn build_workgroup_function(
         roots.insert(r.base, *r);
     }
     crate::legalize::util::replace_uses(pass.ir, func, &replaced);
+    pass.initialize_private_variables(old_entry)?;
+
+    // Buffer sizes (`spirv.ArrayLength`): the size of the memory the pointer points into.
+    let mut sizes: FxHashMap<Value, Value> = FxHashMap::default();
+    for call in buffer_bytes_calls {
+        let (Some(&pointer), Some(&result)) =
+            (pass.ir.op(call).operands.first(), pass.ir.op(call).results.first())
+        else {
+            return Err(KernelError::new(
+                &pass.ir.op(call).location,
+                format!("a call to @{BUFFER_BYTES} without its pointer"),
+            ));
+        };
+        let root = find_root(pass.ir, pointer, &roots)
+            .map_err(|m| KernelError::new(&pass.ir.op(call).location, m))?;
+        sizes.insert(result, root.bytes);
+        pass.ir.erase_op(call);
+    }
+    crate::legalize::util::replace_uses(pass.ir, func, &sizes);
 
     // Void returns become "done".
     for &b in &blocks {
@@ -651,7 +677,7 @@ pub fn build_workgroup_function(
     for op in pass.ir.block(module_block).ops.clone() {
         let name = symbol_of(pass.ir, op, "sym_name");
         if pass.ir.op(op).name == "llvm.func"
-            && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER))
+            && matches!(name.as_deref(), Some(CONTROL_BARRIER | MEMORY_BARRIER | BUFFER_BYTES))
         {
             pass.ir.erase_op(op);
         }
@@ -748,6 +774,33 @@ impl Pass<'_> {
         }
     }
 
+    /// Private variables with an initializer get its value when the invocation starts
+    /// (the old entry block runs once per invocation, in state 0): the global's
+    /// initializer region is copied there and stored.
+    fn initialize_private_variables(&mut self, entry: BlockId) -> Result<(), KernelError> {
+        let initializers = std::mem::take(&mut self.private_initializers);
+        for (base, global, align) in initializers {
+            let location = self.ir.op(global).location.clone();
+            let body =
+                self.ir.op(global).regions.first().and_then(|&r| self.ir.region(r).blocks.first().copied());
+            let value = body
+                .and_then(|b| self.ir.block(b).ops.last().copied())
+                .filter(|&ret| self.ir.op(ret).name == "llvm.return")
+                .and_then(|ret| self.ir.op(ret).operands.first().copied())
+                .ok_or_else(|| {
+                    KernelError::new(&location, "a Private initializer region without its value".to_string())
+                })?;
+            let at = match self.ir.block(entry).ops.first() {
+                Some(&first) => At::Before(entry, first),
+                None => At::End(entry),
+            };
+            let mut clones = FxHashMap::default();
+            let v = self.clone_tree(value, at, &mut clones);
+            store(self.ir, at, v, base, align.clamp(1, 16), &location);
+        }
+        Ok(())
+    }
+
     fn global_root(
         &mut self,
         name: &str,
@@ -829,13 +882,10 @@ impl Pass<'_> {
                 let has_initializer = self.ir.op(gop).regions.first().is_some_and(|&r| {
                     self.ir.region(r).blocks.iter().any(|&b| !self.ir.block(b).ops.is_empty())
                 });
-                if has_initializer {
-                    return Err(KernelError::new(
-                        &self.location,
-                        format!("not supported yet: the Private variable @{name} with an initializer"),
-                    ));
-                }
                 let base = self.per_invocation(size, align, gty, 1)?;
+                if has_initializer {
+                    self.private_initializers.push((base, gop, align));
+                }
                 Root { base, bytes: self.i64_constant(size), read_only: false }
             }
         }))
