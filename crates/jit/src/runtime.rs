@@ -2,7 +2,8 @@
 //! pass builds, see `spirvkit_passes::cpu_kernel`) dispatched over a grid of
 //! workgroups on several threads.
 //!
-//! Each thread takes the next workgroup from an atomic counter and runs it with its own
+//! Each thread claims runs of workgroups from an atomic counter (guided scheduling:
+//! shrinking shares of what is left) and runs them with its own
 //! context ([`KernelContext`], the layout `spirvkit_passes::cpu_kernel::context`
 //! defines): its own workgroup memory, invocation frames and sink page, the shared
 //! buffer table and zero page. A watchdog sets the cancel flag at the time limit; the
@@ -13,6 +14,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use spirvkit_passes::cpu_kernel::atomics::{self, ReductionOp};
 use spirvkit_passes::cpu_kernel::context as cx;
 use spirvkit_passes::cpu_kernel::workgroup::KernelLayout;
 use spirvkit_run::{Binding, BufferKind, RunError};
@@ -41,6 +43,7 @@ struct KernelContext {
     cancel: *const AtomicU32,
     num_workgroups: [u32; 3],
     _padding: u32,
+    private_buffers: *const *mut u8,
 }
 
 const _: () = {
@@ -54,6 +57,7 @@ const _: () = {
     assert!(offset_of!(KernelContext, sink_page) == cx::SINK_PAGE as usize);
     assert!(offset_of!(KernelContext, cancel) == cx::CANCEL as usize);
     assert!(offset_of!(KernelContext, num_workgroups) == cx::NUM_WORKGROUPS as usize);
+    assert!(offset_of!(KernelContext, private_buffers) == cx::PRIVATE_BUFFERS as usize);
     assert!(std::mem::size_of::<KernelContext>() == cx::SIZE as usize);
     assert!(std::mem::size_of::<BufferSlot>() == cx::BUFFER_SLOT as usize);
 };
@@ -219,15 +223,54 @@ impl CompiledKernel {
     ) -> Result<Duration, RunError> {
         let slots = self.check_arguments(bindings, push)?;
         let mut staged = StagedBuffers::new(bindings, &slots)?;
-        let result = self.dispatch_staged(groups, &mut staged, push, threads, time_limit);
+        let private = self.private_copies(bindings, &slots, &staged);
+        let result = self.dispatch_staged(groups, &mut staged, &private, push, threads, time_limit);
         staged.write_back(bindings);
         result
     }
 
+    /// The reduction buffers (see `spirvkit_passes::cpu_kernel::atomics`) each thread
+    /// of this dispatch accumulates into a private copy of: storage buffers bound to no
+    /// other slot, within the size caps; the others keep real atomics.
+    fn private_copies(
+        &self,
+        bindings: &[Binding],
+        slots: &[usize],
+        staged: &StagedBuffers,
+    ) -> Vec<PrivateCopy> {
+        let mut out = Vec::new();
+        let mut total = 0u64;
+        for r in &self.layout.reductions {
+            let Some(&binding) = slots.get(r.slot) else { continue };
+            let bytes = bindings[binding].data.len() as u64;
+            let alone = slots.iter().filter(|&&b| b == binding).count() == 1;
+            if bindings[binding].kind != BufferKind::Storage
+                || !alone
+                || !matches!(r.element_bytes, 4 | 8)
+                || bytes < r.element_bytes
+                || bytes > atomics::MAX_PRIVATE_BYTES
+                || total + bytes > atomics::MAX_PRIVATE_BYTES_PER_THREAD
+            {
+                continue;
+            }
+            total += bytes;
+            out.push(PrivateCopy {
+                slot: r.slot,
+                real: staged.slots[r.slot].3 as usize,
+                bytes,
+                element_bytes: r.element_bytes,
+                op: r.op,
+            });
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn dispatch_staged(
         &self,
         groups: [u32; 3],
         staged: &mut StagedBuffers,
+        private: &[PrivateCopy],
         push: &[u8],
         threads: usize,
         time_limit: Option<Duration>,
@@ -237,6 +280,7 @@ impl CompiledKernel {
             return Ok(Duration::ZERO);
         }
         let table: Vec<BufferSlot> = staged.slots();
+        let slot_count = table.len();
         let table_address = table.as_ptr() as usize;
         let push_address = push.as_ptr() as usize;
         let push_bytes = push.len() as u64;
@@ -251,11 +295,16 @@ impl CompiledKernel {
         // Per-thread memory, allocated before the clock starts.
         let mut memories = Vec::with_capacity(threads);
         for _ in 0..threads {
-            memories.push((
-                Aligned::zeroed(workgroup_bytes)?,
-                Aligned::zeroed(frame_bytes)?,
-                Aligned::zeroed(cx::ZERO_PAGE_BYTES)?,
-            ));
+            let mut copies = Vec::with_capacity(private.len());
+            for p in private {
+                copies.push(p.filled_copy()?);
+            }
+            memories.push(ThreadMemory {
+                workgroup: Aligned::zeroed(workgroup_bytes)?,
+                frames: Aligned::zeroed(frame_bytes)?,
+                sink: Aligned::zeroed(cx::ZERO_PAGE_BYTES)?,
+                private: copies,
+            });
         }
         let cancel = AtomicU32::new(0);
         let next = AtomicU64::new(0);
@@ -287,6 +336,9 @@ impl CompiledKernel {
                         total,
                         cancel,
                         next,
+                        threads,
+                        private,
+                        slot_count,
                     )
                 }));
             }
@@ -300,6 +352,9 @@ impl CompiledKernel {
                 total,
                 &cancel,
                 &next,
+                threads,
+                private,
+                slot_count,
             );
             for w in workers {
                 let _ = w.join();
@@ -328,7 +383,7 @@ fn kind_name(kind: BufferKind) -> &'static str {
 #[allow(clippy::too_many_arguments)]
 fn run_workgroups(
     function: usize,
-    (mut workgroup_memory, mut frames, mut sink): (Aligned, Aligned, Aligned),
+    memory: ThreadMemory,
     table_address: usize,
     push_address: usize,
     push_bytes: u64,
@@ -336,7 +391,16 @@ fn run_workgroups(
     total: u64,
     cancel: &AtomicU32,
     next: &AtomicU64,
+    threads: usize,
+    private: &[PrivateCopy],
+    slot_count: usize,
 ) {
+    let ThreadMemory { workgroup: mut workgroup_memory, mut frames, mut sink, private: mut copies } = memory;
+    // This thread's private copies by slot; null where the slot has none.
+    let mut private_table = vec![std::ptr::null_mut::<u8>(); slot_count];
+    for (p, copy) in private.iter().zip(copies.iter_mut()) {
+        private_table[p.slot] = copy.ptr();
+    }
     let context = KernelContext {
         buffers: table_address as *const BufferSlot,
         push: push_address as *const u8,
@@ -348,6 +412,7 @@ fn run_workgroups(
         cancel,
         num_workgroups: groups,
         _padding: 0,
+        private_buffers: private_table.as_ptr(),
     };
     #[allow(unsafe_code)]
     // SAFETY: `function` is the address of `spirvkit_workgroup` in a module the JIT
@@ -355,27 +420,194 @@ fn run_workgroups(
     // kernel pass builds it so).
     let workgroup: WorkgroupFunction = unsafe { std::mem::transmute::<usize, WorkgroupFunction>(function) };
     let [x, y, _] = groups.map(u64::from);
-    loop {
-        if cancel.load(Ordering::Relaxed) != 0 {
-            break;
+    'claims: while let Some(claimed) = claim_workgroups(next, total, threads) {
+        let (mut gx, mut gy, mut gz) = (claimed.start % x, (claimed.start / x) % y, claimed.start / (x * y));
+        for _ in claimed {
+            if cancel.load(Ordering::Relaxed) != 0 {
+                break 'claims;
+            }
+            #[allow(unsafe_code)]
+            // SAFETY: the context's pointers are valid for the whole dispatch: the buffer
+            // table and the buffers it points to (kept by the caller until every thread is
+            // joined), the push constants, this thread's own workgroup memory, frames and
+            // sink page, the shared zero page (never written: the compiled code sends every
+            // write out of bounds to the sink page) and the cancel flag. Every access the
+            // compiled code makes is bounds-checked against these sizes.
+            unsafe {
+                workgroup(&context, gx as u32, gy as u32, gz as u32)
+            };
+            // The next workgroup in x, then y, then z order (no division per group).
+            gx += 1;
+            if gx == x {
+                gx = 0;
+                gy += 1;
+                if gy == y {
+                    gy = 0;
+                    gz += 1;
+                }
+            }
         }
-        let g = next.fetch_add(1, Ordering::Relaxed);
-        if g >= total {
-            break;
-        }
-        let (gx, gy, gz) = (g % x, (g / x) % y, g / (x * y));
-        #[allow(unsafe_code)]
-        // SAFETY: the context's pointers are valid for the whole dispatch: the buffer
-        // table and the buffers it points to (kept by the caller until every thread is
-        // joined), the push constants, this thread's own workgroup memory, frames and
-        // sink page, the shared zero page (never written: the compiled code sends every
-        // write out of bounds to the sink page) and the cancel flag. Every access the
-        // compiled code makes is bounds-checked against these sizes.
-        unsafe {
-            workgroup(&context, gx as u32, gy as u32, gz as u32)
-        };
+    }
+    for (p, copy) in private.iter().zip(copies.iter_mut()) {
+        p.flush(copy);
     }
 }
+
+/// One thread's memory for a dispatch.
+struct ThreadMemory {
+    workgroup: Aligned,
+    frames: Aligned,
+    sink: Aligned,
+    /// One copy per `PrivateCopy` of the dispatch, in its order.
+    private: Vec<Aligned>,
+}
+
+/// A reduction buffer each thread accumulates into a private copy of.
+struct PrivateCopy {
+    slot: usize,
+    /// The real buffer's address (staged: 64-byte aligned).
+    real: usize,
+    bytes: u64,
+    element_bytes: u64,
+    op: ReductionOp,
+}
+
+impl PrivateCopy {
+    /// A copy of the buffer's size with every element the operation's identity.
+    fn filled_copy(&self) -> Result<Aligned, RunError> {
+        let mut copy = Aligned::zeroed(self.bytes)?;
+        let identity = self.op.identity(self.element_bytes);
+        let word = if self.element_bytes == 4 { identity | (identity << 32) } else { identity };
+        for line in &mut copy.words {
+            *line = [word; 8];
+        }
+        Ok(copy)
+    }
+
+    /// Folds every element of `copy` that is not the identity into the real buffer,
+    /// one atomic each (other threads flush theirs at the same time).
+    fn flush(&self, copy: &mut Aligned) {
+        let identity = self.op.identity(self.element_bytes);
+        let elements = (self.bytes / self.element_bytes) as usize;
+        let copy_bytes = bytemuck_lines(&mut copy.words, elements * self.element_bytes as usize);
+        for (k, element) in copy_bytes.chunks_exact(self.element_bytes as usize).enumerate() {
+            let mut raw = [0u8; 8];
+            raw[..element.len()].copy_from_slice(element);
+            let value = u64::from_le_bytes(raw);
+            if value == identity {
+                continue;
+            }
+            let address = self.real + k * self.element_bytes as usize;
+            #[allow(unsafe_code)]
+            // SAFETY: `address` is element k of the real buffer, inside its `bytes`
+            // (k < bytes / element_bytes), aligned to the element (the staged buffer is
+            // 64-byte aligned), and kept alive by the caller until every thread is
+            // joined; during the dispatch it is only accessed atomically (the kernel
+            // accesses it only through atomics, and the threads' flushes are atomics).
+            unsafe {
+                if self.element_bytes == 4 {
+                    fold_u32(
+                        std::sync::atomic::AtomicU32::from_ptr(address as *mut u32),
+                        value as u32,
+                        self.op,
+                    );
+                } else {
+                    fold_u64(AtomicU64::from_ptr(address as *mut u64), value, self.op);
+                }
+            }
+        }
+    }
+}
+
+fn fold_u32(target: &AtomicU32, value: u32, op: ReductionOp) {
+    let o = Ordering::Relaxed;
+    #[allow(unsafe_code)]
+    // SAFETY: an AtomicI32 has the same size and alignment as the AtomicU32 it views.
+    let signed = unsafe { std::sync::atomic::AtomicI32::from_ptr(target.as_ptr().cast()) };
+    match op {
+        ReductionOp::Add => {
+            target.fetch_add(value, o);
+        }
+        ReductionOp::And => {
+            target.fetch_and(value, o);
+        }
+        ReductionOp::Or => {
+            target.fetch_or(value, o);
+        }
+        ReductionOp::Xor => {
+            target.fetch_xor(value, o);
+        }
+        ReductionOp::UMin => {
+            target.fetch_min(value, o);
+        }
+        ReductionOp::UMax => {
+            target.fetch_max(value, o);
+        }
+        ReductionOp::SMin => {
+            signed.fetch_min(value as i32, o);
+        }
+        ReductionOp::SMax => {
+            signed.fetch_max(value as i32, o);
+        }
+    }
+}
+
+fn fold_u64(target: &AtomicU64, value: u64, op: ReductionOp) {
+    let o = Ordering::Relaxed;
+    #[allow(unsafe_code)]
+    // SAFETY: an AtomicI64 has the same size and alignment as the AtomicU64 it views.
+    let signed = unsafe { std::sync::atomic::AtomicI64::from_ptr(target.as_ptr().cast()) };
+    match op {
+        ReductionOp::Add => {
+            target.fetch_add(value, o);
+        }
+        ReductionOp::And => {
+            target.fetch_and(value, o);
+        }
+        ReductionOp::Or => {
+            target.fetch_or(value, o);
+        }
+        ReductionOp::Xor => {
+            target.fetch_xor(value, o);
+        }
+        ReductionOp::UMin => {
+            target.fetch_min(value, o);
+        }
+        ReductionOp::UMax => {
+            target.fetch_max(value, o);
+        }
+        ReductionOp::SMin => {
+            signed.fetch_min(value as i64, o);
+        }
+        ReductionOp::SMax => {
+            signed.fetch_max(value as i64, o);
+        }
+    }
+}
+
+/// Claims the next run of workgroups: guided self-scheduling, each claim taking a
+/// share of what is left (`left / (CLAIMS_PER_THREAD * threads)`, at least one), so a
+/// dispatch of many small workgroups costs a few dozen claims of the shared counter
+/// instead of one per workgroup, and the last claims are single workgroups that keep
+/// the threads' finishing times even when workgroups differ in cost (mandelbrot).
+fn claim_workgroups(next: &AtomicU64, total: u64, threads: usize) -> Option<std::ops::Range<u64>> {
+    let share = CLAIMS_PER_THREAD * threads as u64;
+    let mut start = next.load(Ordering::Relaxed);
+    loop {
+        if start >= total {
+            return None;
+        }
+        let count = ((total - start) / share).max(1);
+        match next.compare_exchange_weak(start, start + count, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(start..start + count),
+            Err(now) => start = now,
+        }
+    }
+}
+
+/// How finely guided scheduling splits what is left: each claim takes 1/(this x
+/// threads) of the remaining workgroups.
+const CLAIMS_PER_THREAD: u64 = 4;
 
 /// The bindings' bytes as the kernel sees them: in place when 64-byte aligned,
 /// otherwise an aligned copy written back after the dispatch.

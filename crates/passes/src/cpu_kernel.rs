@@ -11,6 +11,7 @@
 //! 3. [`workgroup::build_workgroup_function`] on the converted module;
 //! 4. LLVM IR text, JIT, and the runtime's dispatch over all cores.
 
+pub mod atomics;
 pub mod context;
 pub mod divergence;
 pub mod interface;

@@ -20,6 +20,10 @@
 //!     56  cancel           *const u32            nonzero: stop (polled at loop headers)
 //!     64  num_workgroups   [u32; 3]              the dispatch's group counts
 //!     76  (padding to 80)
+//!     80  private_buffers  *const *mut u8        one pointer per descriptor slot: this
+//!                                                thread's private copy of a reduction
+//!                                                buffer (see `atomics`), null when the
+//!                                                slot is not privatized in this dispatch
 //! ```
 //!
 //! `void spirvkit_workgroup(ptr ctx, i32 gx, i32 gy, i32 gz)` runs every invocation of
@@ -34,8 +38,9 @@ pub const ZERO_PAGE: u64 = 40;
 pub const SINK_PAGE: u64 = 48;
 pub const CANCEL: u64 = 56;
 pub const NUM_WORKGROUPS: u64 = 64;
+pub const PRIVATE_BUFFERS: u64 = 80;
 /// The context's size in bytes.
-pub const SIZE: u64 = 80;
+pub const SIZE: u64 = 88;
 /// Bytes of one `BufferSlot` ({ptr base, u64 bytes}).
 pub const BUFFER_SLOT: u64 = 16;
 /// Bytes of the zero and sink pages: the largest single access the kernel may make.

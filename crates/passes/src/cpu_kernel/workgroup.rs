@@ -59,6 +59,9 @@ pub struct KernelLayout {
     pub frame_bytes: u64,
     pub workgroup_size: [u32; 3],
     pub barriers: usize,
+    /// Storage buffers the kernel only accumulates into with atomics: a thread may
+    /// work on a private copy (see [`super::atomics`]).
+    pub reductions: Vec<super::atomics::Reduction>,
 }
 
 struct Types {
@@ -72,12 +75,12 @@ struct Types {
 /// A pointer's root: its base address and length in bytes (values available in the
 /// dispatch block).
 #[derive(Clone, Copy)]
-struct Root {
-    base: Value,
-    bytes: Value,
+pub(super) struct Root {
+    pub(super) base: Value,
+    pub(super) bytes: Value,
     /// Memory the shader cannot write (a uniform buffer, push constants): its loads
     /// are `!invariant.load`, so LLVM hoists them out of the invocation loop.
-    read_only: bool,
+    pub(super) read_only: bool,
 }
 
 struct Pass<'a> {
@@ -99,15 +102,15 @@ struct Pass<'a> {
     private_initializers: Vec<(Value, OpId, u64)>,
 }
 
-fn int(value: i128, ty: Type) -> Attribute {
+pub(super) fn int(value: i128, ty: Type) -> Attribute {
     Attribute::Integer { value, ty }
 }
 
-fn dialect(name: &str, body: &str) -> Attribute {
+pub(super) fn dialect(name: &str, body: &str) -> Attribute {
     Attribute::Dialect { name: name.into(), body: Some(body.into()) }
 }
 
-fn dense_i32(ir: &mut Ir, values: &[i64]) -> Attribute {
+pub(super) fn dense_i32(ir: &mut Ir, values: &[i64]) -> Attribute {
     let i32 = ir.types.integer(32, Signedness::Signless);
     Attribute::DenseArray { element: i32, values: values.iter().map(|&v| int(i128::from(v), i32)).collect() }
 }
@@ -130,7 +133,7 @@ fn make(
 
 /// Where new ops go: the end of a block, or before an op.
 #[derive(Clone, Copy)]
-enum At {
+pub(super) enum At {
     End(BlockId),
     Before(BlockId, OpId),
 }
@@ -142,7 +145,7 @@ fn place(ir: &mut Ir, at: At, op: OpId) {
     }
 }
 
-fn emit(
+pub(super) fn emit(
     ir: &mut Ir,
     at: At,
     name: &str,
@@ -156,12 +159,12 @@ fn emit(
     ir.op(op).results.first().copied()
 }
 
-fn constant(ir: &mut Ir, at: At, value: i128, ty: Type, location: &Location) -> Value {
+pub(super) fn constant(ir: &mut Ir, at: At, value: i128, ty: Type, location: &Location) -> Value {
     emit(ir, at, "llvm.mlir.constant", vec![], &[ty], vec![("value", int(value, ty))], location)
         .expect("result")
 }
 
-fn arith(ir: &mut Ir, at: At, name: &str, a: Value, b: Value, location: &Location) -> Value {
+pub(super) fn arith(ir: &mut Ir, at: At, name: &str, a: Value, b: Value, location: &Location) -> Value {
     let ty = ir.value_type(a);
     let props = if matches!(name, "llvm.add" | "llvm.sub" | "llvm.mul") {
         let i32 = ir.types.integer(32, Signedness::Signless);
@@ -172,20 +175,20 @@ fn arith(ir: &mut Ir, at: At, name: &str, a: Value, b: Value, location: &Locatio
     emit(ir, at, name, vec![a, b], &[ty], props, location).expect("result")
 }
 
-fn icmp(ir: &mut Ir, at: At, predicate: i128, a: Value, b: Value, location: &Location) -> Value {
+pub(super) fn icmp(ir: &mut Ir, at: At, predicate: i128, a: Value, b: Value, location: &Location) -> Value {
     let i1 = ir.types.integer(1, Signedness::Signless);
     let i64 = ir.types.integer(64, Signedness::Signless);
     emit(ir, at, "llvm.icmp", vec![a, b], &[i1], vec![("predicate", int(predicate, i64))], location)
         .expect("result")
 }
 
-const EQ: i128 = 0;
-const SLT: i128 = 2;
-const ULT: i128 = 6;
+pub(super) const EQ: i128 = 0;
+pub(super) const SLT: i128 = 2;
+pub(super) const ULT: i128 = 6;
 const UGE: i128 = 9;
-const NE: i128 = 1;
+pub(super) const NE: i128 = 1;
 
-fn select(ir: &mut Ir, at: At, c: Value, a: Value, b: Value, location: &Location) -> Value {
+pub(super) fn select(ir: &mut Ir, at: At, c: Value, a: Value, b: Value, location: &Location) -> Value {
     let ty = ir.value_type(a);
     emit(
         ir,
@@ -199,7 +202,7 @@ fn select(ir: &mut Ir, at: At, c: Value, a: Value, b: Value, location: &Location
     .expect("result")
 }
 
-fn load(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
+pub(super) fn load(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
     let i64 = ir.types.integer(64, Signedness::Signless);
     emit(
         ir,
@@ -213,7 +216,7 @@ fn load(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Locati
     .expect("result")
 }
 
-fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &Location) {
+pub(super) fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &Location) {
     let i64 = ir.types.integer(64, Signedness::Signless);
     emit(
         ir,
@@ -229,7 +232,14 @@ fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &L
 /// A load of memory that does not change during the dispatch (the context, the buffer
 /// table): `!invariant.load`, so LLVM hoists it out of the invocation loop although
 /// the kernel's stores might alias it.
-fn load_invariant(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, location: &Location) -> Value {
+pub(super) fn load_invariant(
+    ir: &mut Ir,
+    at: At,
+    ptr: Value,
+    ty: Type,
+    align: u64,
+    location: &Location,
+) -> Value {
     let i64 = ir.types.integer(64, Signedness::Signless);
     emit(
         ir,
@@ -248,7 +258,7 @@ fn load_invariant(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, locatio
 }
 
 /// `base + offset` bytes.
-fn byte_gep(ir: &mut Ir, at: At, base: Value, offset: Value, location: &Location) -> Value {
+pub(super) fn byte_gep(ir: &mut Ir, at: At, base: Value, offset: Value, location: &Location) -> Value {
     let ptr = ir.types.llvm_pointer(0);
     let i8 = ir.types.integer(8, Signedness::Signless);
     let raw = dense_i32(ir, &[i64::from(i32::MIN)]);
@@ -265,14 +275,14 @@ fn byte_gep(ir: &mut Ir, at: At, base: Value, offset: Value, location: &Location
     .expect("result")
 }
 
-fn branch(ir: &mut Ir, at: At, target: BlockId, args: Vec<Value>, location: &Location) {
+pub(super) fn branch(ir: &mut Ir, at: At, target: BlockId, args: Vec<Value>, location: &Location) {
     let op = make(ir, "llvm.br", args, &[], vec![], location);
     ir.op_mut(op).successors.push(target);
     place(ir, at, op);
 }
 
 #[allow(clippy::too_many_arguments)]
-fn cond_branch(
+pub(super) fn cond_branch(
     ir: &mut Ir,
     at: At,
     c: Value,
@@ -346,7 +356,7 @@ fn llvm_layout(ir: &Ir, ty: Type, depth: u32) -> Option<(u64, u64, u64)> {
     })
 }
 
-fn symbol_of(ir: &Ir, op: OpId, name: &str) -> Option<String> {
+pub(super) fn symbol_of(ir: &Ir, op: OpId, name: &str) -> Option<String> {
     match ir.op(op).attr(name)? {
         Attribute::String(s) => Some(s.clone()),
         Attribute::SymbolRef(p) if p.len() == 1 => Some(p[0].clone()),
@@ -481,6 +491,9 @@ pub fn build_workgroup_function(
         super::subgroup::lower_group_call(pass.ir, *op, builtin)?;
     }
 
+    // Atomics on workgroup memory: one thread runs the workgroup, plain RMW will do.
+    super::atomics::plain_workgroup_atomics(pass.ir, func, iface)?;
+
     // Memory barriers: nothing to order within one thread.
     for op in memory_barriers {
         pass.ir.erase_op(op);
@@ -494,6 +507,7 @@ pub fn build_workgroup_function(
         frame_bytes: 0,
         workgroup_size: iface.workgroup_size,
         barriers: barriers.len(),
+        reductions: Vec::new(),
     };
     let mut roots: FxHashMap<Value, Root> = FxHashMap::default();
     let mut global_roots: FxHashMap<String, Root> = FxHashMap::default();
@@ -605,6 +619,18 @@ pub fn build_workgroup_function(
                 pass.ir.op_mut(op).operands = vec![done];
             }
         }
+    }
+
+    // Storage buffers that only accumulate: per-thread private copies (`atomics`).
+    let storage_roots: Vec<(usize, Root)> = (layout.descriptors.iter().enumerate())
+        .filter(|(_, d)| d.storage)
+        .filter_map(|(slot, d)| global_roots.get(&d.name).map(|r| (slot, *r)))
+        .collect();
+    let candidates = super::atomics::reduction_candidates(pass.ir, func, &storage_roots);
+    if !candidates.is_empty() {
+        let table = pass.ctx_field(cx::PRIVATE_BUFFERS, pass.t.ptr);
+        let at = pass.at_dispatch();
+        layout.reductions = super::atomics::privatize(pass.ir, region, at, table, candidates, &mut roots);
     }
 
     pass.bounds_checks(region, func, &roots)?;
