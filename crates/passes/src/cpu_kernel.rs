@@ -13,6 +13,7 @@
 
 pub mod context;
 pub mod interface;
+pub mod simd;
 pub mod spec;
 pub mod subgroup;
 pub mod workgroup;
