@@ -1923,3 +1923,6 @@ pub fn build_simd_workgroup_loop(
     ir.op_mut(cb).successors.extend([done, header]);
     new_op(ir, done, "llvm.return", vec![], &[], vec![], loc);
 }
+
+#[cfg(test)]
+mod tests;
