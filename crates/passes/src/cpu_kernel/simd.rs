@@ -498,21 +498,30 @@ fn varying_values(ir: &Ir, cfg: &Cfg, loops: &[Loop], seeds: &[Value]) -> FxHash
                     if divergent_branch && !divergent[i] {
                         divergent[i] = true;
                         changed = true;
-                        // The blocks up to the join: their arguments merge lanes that
-                        // came different ways.
+                        // Where paths from different successors meet again (up to the
+                        // join, the immediate post-dominator), block arguments merge
+                        // lanes that came different ways. A block reached from one
+                        // successor only (a loop after an early return) is not a join.
                         let join = ipdom[i];
-                        let mut seen = vec![false; n];
-                        let mut work: Vec<usize> = cfg.succs[i].clone();
-                        while let Some(x) = work.pop() {
-                            if seen[x] {
-                                continue;
+                        let mut reached_from = vec![0u8; n];
+                        for (k, &s) in cfg.succs[i].iter().enumerate() {
+                            let bit = 1u8 << k.min(7);
+                            let mut work = vec![s];
+                            while let Some(x) = work.pop() {
+                                if reached_from[x] & bit != 0 {
+                                    continue;
+                                }
+                                reached_from[x] |= bit;
+                                if Some(x) != join {
+                                    work.extend(cfg.succs[x].iter().copied());
+                                }
                             }
-                            seen[x] = true;
-                            for &a in &ir.block(cfg.blocks[x]).arguments {
-                                varying.insert(a);
-                            }
-                            if Some(x) != join {
-                                work.extend(cfg.succs[x].iter().copied());
+                        }
+                        for x in 0..n {
+                            if reached_from[x].count_ones() >= 2 {
+                                for &a in &ir.block(cfg.blocks[x]).arguments {
+                                    varying.insert(a);
+                                }
                             }
                         }
                     }
@@ -1136,6 +1145,17 @@ fn gep_props(ir: &mut Ir, i8: Type) -> Vec<(&'static str, Attribute)> {
 impl Emitter<'_> {
     fn item(&mut self, cfg: &Cfg, loops: &[Loop], item: Item) -> Result<(), NotApplicable> {
         match item {
+            Item::Block(0) => {
+                self.block(cfg, loops, 0)?;
+                // The entry block keeps only the prologue (allocas, context loads) and
+                // ends in a plain branch, where the cancel polls add their set-up.
+                let next = self.ir.create_block();
+                self.ir.append_block(self.region, next);
+                let op = self.op("llvm.br", vec![], &[], vec![]);
+                self.ir.op_mut(op).successors.push(next);
+                self.cur = next;
+                Ok(())
+            }
             Item::Block(b) => self.block(cfg, loops, b),
             Item::LoopStart(l) => self.loop_start(cfg, loops, l),
             Item::LoopEnd(l) => self.loop_end(cfg, loops, l),
@@ -1452,6 +1472,14 @@ impl Emitter<'_> {
                         }
                         let lane_ptrs = ps[0];
                         let comps = self.components_of(ty)?;
+                        if !in_entry
+                            && comps.len() == 1
+                            && !matches!(self.ir.types.kind(ty), TypeKind::Vector { .. })
+                        {
+                            let v = self.load_lanes(lane_ptrs, ty, mask, &o)?;
+                            self.vmap.insert(o.results[0], Wide::Varying(vec![v]));
+                            return Ok(());
+                        }
                         let mut out = Vec::new();
                         for (k, &elem) in comps.iter().enumerate() {
                             let (size, _, _) = llvm_type_layout(self.ir, elem)
@@ -1665,6 +1693,98 @@ impl Emitter<'_> {
         }
         self.vmap.insert(o.results[0], Wide::Varying(comps));
         Ok(())
+    }
+
+    /// A scalar load in every lane: one vector load when the active lanes' addresses
+    /// are consecutive, one scalar load when they are all the same, a gather otherwise
+    /// (checked at run time on the bounds-checked lane pointers, so every load touches
+    /// only what the active lanes would).
+    fn load_lanes(
+        &mut self,
+        lane_ptrs: Value,
+        ty: Type,
+        mask: Value,
+        o: &spirvkit_ir::ir::Operation,
+    ) -> Result<Value, NotApplicable> {
+        let (size, _, _) = llvm_type_layout(self.ir, ty).ok_or_else(|| NotApplicable("no size".into()))?;
+        let align = element_alignment(o, size);
+        let (i32, i64) = (self.i32, self.i64);
+        let vty = self.vec_of(ty);
+        let v_i64 = self.vec_of(i64);
+        // Inactive lanes may hold poison: frozen before they are compared.
+        let frozen = self.val("llvm.freeze", vec![lane_ptrs], self.ir.value_type(lane_ptrs), vec![]);
+        let ints = self.val("llvm.ptrtoint", vec![frozen], v_i64, vec![]);
+        let zero = self.constant(0, i32);
+        let first = self.val("llvm.extractelement", vec![ints, zero], i64, vec![]);
+        let first_ptr = self.val("llvm.extractelement", vec![frozen, zero], self.ptr, vec![]);
+        let first_all = self.splat(first);
+        let size_c = self.constant(i128::from(size), i64);
+        let size_all = self.splat(size_c);
+        let lanes = self.lane_ids;
+        let steps = self.binary("llvm.mul", lanes, size_all);
+        let expected = self.binary("llvm.add", first_all, steps);
+        let off = self.mask_not(mask);
+        let all_lanes = |e: &mut Self, a: Value, b: Value| -> Value {
+            let mask_ty = e.mask_ty;
+            let eq = e.val("llvm.icmp", vec![a, b], mask_ty, vec![("predicate", int(0, e.i64))]);
+            let fine = e.binary("llvm.or", eq, off);
+            let i1 = e.i1;
+            e.val("llvm.intr.vector.reduce.and", vec![fine], i1, vec![])
+        };
+        let consecutive = all_lanes(self, ints, expected);
+        let same = all_lanes(self, ints, first_all);
+        let [vector_bb, test_bb, scalar_bb, gather_bb, join] = [(); 5].map(|_| {
+            let b = self.ir.create_block();
+            self.ir.append_block(self.region, b);
+            b
+        });
+        let result = self.ir.add_block_argument(join, vty, self.loc.clone());
+        let cond_br = |e: &mut Self, c: Value, t: BlockId, f: BlockId| {
+            let sizes = dense_i32(e.ir, &[1, 0, 0]);
+            let op = e.op("llvm.cond_br", vec![c], &[], vec![("operandSegmentSizes", sizes)]);
+            e.ir.op_mut(op).successors.extend([t, f]);
+        };
+        let br = |e: &mut Self, v: Value| {
+            let op = e.op("llvm.br", vec![v], &[], vec![]);
+            e.ir.op_mut(op).successors.push(join);
+        };
+        cond_br(self, consecutive, vector_bb, test_bb);
+        // Values made in these blocks stay local to them (no caches).
+        self.cur = vector_bb;
+        let passthru = self.val("llvm.mlir.zero", vec![], vty, vec![]);
+        let v = self.val(
+            "llvm.intr.masked.load",
+            vec![first_ptr, mask, passthru],
+            vty,
+            vec![("alignment", int(align, i32))],
+        );
+        br(self, v);
+        self.cur = test_bb;
+        cond_br(self, same, scalar_bb, gather_bb);
+        self.cur = scalar_bb;
+        let x = self.val(
+            "llvm.load",
+            vec![first_ptr],
+            ty,
+            vec![("alignment", int(align, i64)), ("ordering", int(0, i64))],
+        );
+        let poison = self.val("llvm.mlir.poison", vec![], vty, vec![]);
+        let zero = self.constant(0, i32);
+        let inserted = self.val("llvm.insertelement", vec![poison, x, zero], vty, vec![]);
+        let splat_mask = dense_i32(self.ir, &vec![0; LANES as usize]);
+        let v = self.val("llvm.shufflevector", vec![inserted, poison], vty, vec![("mask", splat_mask)]);
+        br(self, v);
+        self.cur = gather_bb;
+        let passthru = self.val("llvm.mlir.zero", vec![], vty, vec![]);
+        let v = self.val(
+            "llvm.intr.masked.gather",
+            vec![lane_ptrs, mask, passthru],
+            vty,
+            vec![("alignment", int(align, i32))],
+        );
+        br(self, v);
+        self.cur = join;
+        Ok(result)
     }
 
     /// Lane pointers moved by `offset` bytes.

@@ -53,7 +53,14 @@ fn loops_stay_contiguous_in_the_linear_order() {
     let order = schedule(&cfg, &loops, &inner).expect("schedule");
     assert_eq!(
         order,
-        vec![Item::Block(0), Item::LoopStart(0), Item::Block(1), Item::Block(2), Item::LoopEnd(0), Item::Block(3)]
+        vec![
+            Item::Block(0),
+            Item::LoopStart(0),
+            Item::Block(1),
+            Item::Block(2),
+            Item::LoopEnd(0),
+            Item::Block(3)
+        ]
     );
 }
 
