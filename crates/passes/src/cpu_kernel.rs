@@ -15,6 +15,7 @@ pub mod atomics;
 pub mod context;
 pub mod divergence;
 pub mod interface;
+pub mod simd;
 pub mod spec;
 pub mod subgroup;
 pub mod workgroup;

@@ -62,6 +62,11 @@ pub struct KernelLayout {
     /// Storage buffers the kernel only accumulates into with atomics: a thread may
     /// work on a private copy (see [`super::atomics`]).
     pub reductions: Vec<super::atomics::Reduction>,
+    /// Invocations per call of the invocation function: [`super::simd::LANES`] on the
+    /// SIMD path, 1 on the scalar path.
+    pub lanes: u64,
+    /// Why the SIMD path was not taken (on the scalar path).
+    pub simd_refused: Option<String>,
 }
 
 struct Types {
@@ -508,6 +513,8 @@ pub fn build_workgroup_function(
         workgroup_size: iface.workgroup_size,
         barriers: barriers.len(),
         reductions: Vec::new(),
+        lanes: 1,
+        simd_refused: None,
     };
     let mut roots: FxHashMap<Value, Root> = FxHashMap::default();
     let mut global_roots: FxHashMap<String, Root> = FxHashMap::default();
@@ -687,6 +694,21 @@ pub fn build_workgroup_function(
         pass.ir.append_op(dispatch, op);
     }
 
+    // SIMD across invocations (kernels without barriers; see `simd.rs`).
+    let simd = if resume_blocks.is_empty() {
+        let mode = super::simd::SimdMode::from_env();
+        match super::simd::build_simd_function(pass.ir, module_block, func, iface.workgroup_size, mode) {
+            Ok(simd) => Some(simd),
+            Err(refused) => {
+                layout.simd_refused = Some(refused.0);
+                None
+            }
+        }
+    } else {
+        layout.simd_refused = Some("barriers".into());
+        None
+    };
+
     pass.poll_cancel_at_back_edges(region)?;
 
     // The invocation function's new signature.
@@ -711,8 +733,49 @@ pub fn build_workgroup_function(
 
     layout.frame_bytes = pass.frame_bytes.next_multiple_of(16);
     let frame_bytes = layout.frame_bytes;
+    if let Some(simd) = simd {
+        let ir = pass.ir;
+        ir.erase_op(func);
+        let simd_region = ir.op(simd.func).regions[0];
+        poll_cancel_in(ir, simd_region, simd.entry, simd.ctx, &location)?;
+        super::simd::build_simd_workgroup_loop(ir, module_block, &simd, iface.workgroup_size, &location);
+        layout.lanes = super::simd::LANES;
+        return Ok(layout);
+    }
     build_workgroup_loop(pass.ir, module_block, &pass.t, iface.workgroup_size, frame_bytes, &location);
     Ok(layout)
+}
+
+/// The cancel polls of [`Pass::poll_cancel_at_back_edges`] in another function built
+/// like the invocation function (the SIMD one): `dispatch` its entry, `ctx` its context.
+fn poll_cancel_in(
+    ir: &mut Ir,
+    region: RegionId,
+    dispatch: BlockId,
+    ctx: Value,
+    location: &Location,
+) -> Result<(), KernelError> {
+    let t = Types {
+        i1: ir.types.integer(1, Signedness::Signless),
+        i8: ir.types.integer(8, Signedness::Signless),
+        i32: ir.types.integer(32, Signedness::Signless),
+        i64: ir.types.integer(64, Signedness::Signless),
+        ptr: ir.types.llvm_pointer(0),
+    };
+    let mut pass = Pass {
+        ir,
+        t,
+        location: location.clone(),
+        dispatch,
+        ctx,
+        frame_arg: ctx,
+        frame_mode: false,
+        frame_bytes: 0,
+        i64_constants: FxHashMap::default(),
+        ctx_fields: FxHashMap::default(),
+        builtin_slots: FxHashSet::default(),
+    };
+    pass.poll_cancel_at_back_edges(region)
 }
 
 fn constant_value(ir: &Ir, v: Value) -> Option<i128> {

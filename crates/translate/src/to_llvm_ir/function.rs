@@ -825,9 +825,17 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             "prefetch" => &[("rw", "i32"), ("hint", "i32"), ("cache", "i32")],
             _ => &[],
         };
+        // Masked memory intrinsics: the alignment is an `align` attribute of the pointer
+        // argument in LLVM 22 (it was an immediate before).
+        let aligned_pointer = match name {
+            "masked.gather" | "masked.load" => Some(0),
+            "masked.scatter" | "masked.store" => Some(1),
+            _ => None,
+        };
         let known: Vec<&str> = immediates
             .iter()
             .map(|(p, _)| *p)
+            .chain(aligned_pointer.map(|_| "alignment"))
             .chain([
                 "fastmathFlags",
                 "access_groups",
@@ -845,6 +853,21 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
         let mut arguments =
             operation.operands.iter().map(|&a| self.typed(a)).collect::<Result<Vec<_>, _>>()?;
+        if let (Some(index), Some(Attribute::Integer { value, .. })) =
+            (aligned_pointer, self.property(op, "alignment"))
+        {
+            if let (Some(argument), Some(&pointer)) =
+                (arguments.get_mut(index), operation.operands.get(index))
+            {
+                if *value > 0 {
+                    *argument = format!(
+                        "{} align {value} {}",
+                        self.ty(ir.value_type(pointer))?,
+                        self.operand(pointer)?
+                    );
+                }
+            }
+        }
         for (property, ty) in immediates {
             let value = match self.property(op, property) {
                 Some(Attribute::Integer { value, .. }) => *value,
