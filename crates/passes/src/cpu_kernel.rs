@@ -12,6 +12,7 @@
 //! 4. LLVM IR text, JIT, and the runtime's dispatch over all cores.
 
 pub mod context;
+pub mod divergence;
 pub mod interface;
 pub mod spec;
 pub mod subgroup;
