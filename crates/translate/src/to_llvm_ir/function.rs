@@ -16,9 +16,34 @@ use std::fmt::Write as _;
 #[derive(Default)]
 pub(super) struct Metadata {
     nodes: Vec<String>,
+    /// `#llvm.access_group<BODY>` by body: its distinct node's index.
+    access_groups: HashMap<String, usize>,
 }
 
 impl Metadata {
+    /// `!N`, the distinct node of the access group with this body, made once.
+    fn access_group(&mut self, body: &str) -> String {
+        let index = match self.access_groups.get(body) {
+            Some(&index) => index,
+            None => {
+                self.nodes.push("distinct !{}".into());
+                self.access_groups.insert(body.to_string(), self.nodes.len() - 1);
+                self.nodes.len() - 1
+            }
+        };
+        format!("!{index}")
+    }
+
+    /// A new loop ID (`distinct !{!L, !{!"llvm.loop.parallel_accesses", groups...}}`):
+    /// one per annotated branch, as LLVM wants one per loop.
+    fn parallel_loop(&mut self, groups: &[String]) -> String {
+        let index = self.nodes.len();
+        self.nodes.push(String::new());
+        let property = self.node(format!("!{{!\"llvm.loop.parallel_accesses\", {}}}", groups.join(", ")));
+        self.nodes[index] = format!("distinct !{{!{index}, {property}}}");
+        format!("!{index}")
+    }
+
     /// `!N` for a node with this body (`!{i32 1}`), made once.
     fn node(&mut self, body: String) -> String {
         let index = match self.nodes.iter().position(|n| *n == body) {
@@ -483,6 +508,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 };
                 text.push_str(&self.align(op));
                 text.push_str(&self.memory_metadata(op));
+                text.push_str(&self.access_groups(op)?);
                 text
             }
             "store" => {
@@ -502,6 +528,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                 };
                 text.push_str(&self.align(op));
                 text.push_str(&self.memory_metadata(op));
+                text.push_str(&self.access_groups(op)?);
                 text
             }
             "getelementptr" => self.getelementptr(op)?,
@@ -542,9 +569,9 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     .ok_or_else(|| Fail::new("llvm.fence with a non-atomic ordering"))?;
                 format!("fence{} {ordering}", self.syncscope(op))
             }
-            "call" => self.call(op)?,
+            "call" => self.call(op)? + &self.access_groups(op)?,
             "br" => match &operation.successors[..] {
-                [target] => format!("br label {}", self.label(*target)?),
+                [target] => format!("br label {}", self.label(*target)?) + &self.loop_annotation(op)?,
                 _ => return Err(Fail::new("llvm.br needs one successor")),
             },
             "cond_br" => {
@@ -557,7 +584,7 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
                     ),
                     _ => return Err(Fail::new("llvm.cond_br needs a condition and two successors")),
                 };
-                branch + &self.branch_weights(op)?
+                branch + &self.branch_weights(op)? + &self.loop_annotation(op)?
             }
             "switch" => self.switch(op)? + &self.branch_weights(op)?,
             "return" => match operands.len() {
@@ -617,6 +644,39 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
             let _ = write!(out, ", !invariant.load {node}");
         }
         out
+    }
+
+    /// `, !llvm.access.group !N` for an op's `access_groups` (a list node for several).
+    fn access_groups(&mut self, op: OpId) -> Result<String, Fail> {
+        let Some(groups) = self.property(op, "access_groups") else { return Ok(String::new()) };
+        let Attribute::Array(items) = groups else {
+            return Err(Fail::new("'access_groups' is not an array"));
+        };
+        let mut nodes = Vec::new();
+        for item in items {
+            let Some(body) = super::dialect_body(Some(item), "llvm.access_group") else {
+                return Err(Fail::new("an 'access_groups' entry is not an #llvm.access_group"));
+            };
+            nodes.push(self.metadata.access_group(body));
+        }
+        Ok(match nodes.len() {
+            0 => String::new(),
+            1 => format!(", !llvm.access.group {}", nodes[0]),
+            _ => format!(", !llvm.access.group {}", self.metadata.node(format!("!{{{}}}", nodes.join(", ")))),
+        })
+    }
+
+    /// `, !llvm.loop !L` for a branch's `loop_annotation` (only `parallelAccesses` is
+    /// written; any other loop property is refused rather than dropped).
+    fn loop_annotation(&mut self, op: OpId) -> Result<String, Fail> {
+        let Some(annotation) = self.property(op, "loop_annotation") else { return Ok(String::new()) };
+        let Some(body) = super::dialect_body(Some(annotation), "llvm.loop_annotation") else {
+            return Err(Fail::new("'loop_annotation' is not an #llvm.loop_annotation"));
+        };
+        let groups = parallel_access_groups(body)
+            .ok_or_else(|| Fail::unsupported(format!("the loop annotation <{body}>")))?;
+        let nodes: Vec<String> = groups.iter().map(|g| self.metadata.access_group(g)).collect();
+        Ok(format!(", !llvm.loop {}", self.metadata.parallel_loop(&nodes)))
     }
 
     /// `, !prof !N` for a branch's `branch_weights`, if it has them.
@@ -1119,4 +1179,31 @@ pub(super) fn fold_initializer(module: &ModuleWriter<'_>, block: BlockId) -> Res
         }
     }
     Err(Fail::new("a global initializer region without llvm.return"))
+}
+
+/// The access groups' bodies of a loop annotation `parallelAccesses = #llvm.access_group<B>,
+/// ...`; `None` for any other form.
+fn parallel_access_groups(body: &str) -> Option<Vec<String>> {
+    const OPEN: &str = "#llvm.access_group<";
+    let mut rest = body.trim().strip_prefix("parallelAccesses")?.trim_start().strip_prefix('=')?.trim_start();
+    let mut groups = Vec::new();
+    loop {
+        rest = rest.strip_prefix(OPEN)?;
+        // The body ends at the '>' that closes the group's '<'.
+        let mut depth = 1usize;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        groups.push(rest[..end].trim().to_string());
+        rest = rest[end + 1..].trim_start();
+        if rest.is_empty() {
+            return Some(groups);
+        }
+        rest = rest.strip_prefix(',')?.trim_start();
+    }
 }

@@ -311,3 +311,32 @@ fn function_and_parameter_attributes() {
         "{out}"
     );
 }
+
+#[test]
+fn access_groups_and_parallel_loops_become_metadata() {
+    let body = r#"  ^bb0(%p: !llvm.ptr):
+    %c0 = "llvm.mlir.constant"() <{value = 0 : i64}> : () -> i64
+    "llvm.br"(%c0) [^bb1] : (i64) -> ()
+  ^bb1(%i: i64):
+    %q = "llvm.getelementptr"(%p, %i) <{elem_type = i32, noWrapFlags = 0 : i32, rawConstantIndices = array<i32: -2147483648>}> : (!llvm.ptr, i64) -> !llvm.ptr
+    %v = "llvm.load"(%q) <{access_groups = [#llvm.access_group<id = distinct[0]<>>], ordering = 0 : i64}> : (!llvm.ptr) -> i32
+    "llvm.store"(%v, %q) <{access_groups = [#llvm.access_group<id = distinct[0]<>>, #llvm.access_group<id = distinct[1]<>>], ordering = 0 : i64}> : (i32, !llvm.ptr) -> ()
+    %c1 = "llvm.mlir.constant"() <{value = 1 : i64}> : () -> i64
+    %n = "llvm.add"(%i, %c1) <{overflowFlags = #llvm.overflow<none>}> : (i64, i64) -> i64
+    %c = "llvm.icmp"(%n, %c1) <{predicate = 6 : i64}> : (i64, i64) -> i1
+    "llvm.cond_br"(%c, %n) [^bb1, ^bb2] <{loop_annotation = #llvm.loop_annotation<parallelAccesses = #llvm.access_group<id = distinct[0]<>>>, operandSegmentSizes = array<i32: 1, 1, 0>}> : (i1, i64) -> ()
+  ^bb2:
+    "llvm.return"() : () -> ()"#;
+    let out = translate(&func("void (ptr)", "f", body)).unwrap();
+    assert!(out.contains("%5 = load i32, ptr %4, !llvm.access.group !0\n"), "{out}");
+    assert!(out.contains("store i32 %5, ptr %4, !llvm.access.group !2\n"), "{out}");
+    assert!(out.contains("label %2, label %8, !llvm.loop !3\n"), "{out}");
+    assert!(
+        out.ends_with(
+            "!0 = distinct !{}\n!1 = distinct !{}\n!2 = !{!0, !1}\n!3 = distinct !{!3, !4}\n!4 = !{!\"llvm.loop.parallel_accesses\", !0}\n"
+        ),
+        "{out}"
+    );
+    let unknown = body.replace("parallelAccesses = ", "mustProgress = true, parallelAccesses = ");
+    assert!(translate(&func("void (ptr)", "f", &unknown)).is_err());
+}
