@@ -774,6 +774,7 @@ fn poll_cancel_in(
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
+        private_initializers: Vec::new(),
     };
     pass.poll_cancel_at_back_edges(region)
 }
