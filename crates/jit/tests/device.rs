@@ -429,12 +429,12 @@ void main() {
     assert_eq!(read_u32s(&bindings[0].data), [402, 602, 402, 602]);
 }
 
-#[test]
-fn an_ill_typed_module_is_refused_before_llvm_sees_it() {
-    // `OpIMul` of a uint by a bool: the reader takes it (SPIR-V's typing rules are the
-    // validator's), so the conversion would write `mul i32 %x, %flag` with an i1 operand.
-    // The converted kernel is verified first and refused by op.
-    let source = r#"
+/// The CPU device's LLVM IR for the compute kernel `main` in SPIR-V assembly `body`
+/// (after a shared header declaring `%void`, `%fn`, `%uint`, `%v2uint`, `%bool`,
+/// `%uint_3`, `%true` and `%v`, a `uvec2` constant); `None` when spirv-as is absent.
+fn kernel_ir_of(name: &str, body: &str) -> Option<Result<String, RunError>> {
+    let source = format!(
+        r#"
                OpCapability Shader
                OpMemoryModel Logical GLSL450
                OpEntryPoint GLCompute %main "main"
@@ -442,18 +442,65 @@ fn an_ill_typed_module_is_refused_before_llvm_sees_it() {
        %void = OpTypeVoid
          %fn = OpTypeFunction %void
        %uint = OpTypeInt 32 0
+     %v2uint = OpTypeVector %uint 2
        %bool = OpTypeBool
      %uint_3 = OpConstant %uint 3
        %true = OpConstantTrue %bool
+          %v = OpConstantComposite %v2uint %uint_3 %uint_3
        %main = OpFunction %void None %fn
       %entry = OpLabel
-          %m = OpIMul %uint %uint_3 %true
-               OpReturn
+{body}
                OpFunctionEnd
-"#;
-    let Some(words) = assembled_words("ill-typed", source) else { return };
-    let err = spirvkit_jit::device::kernel_llvm_ir(&words, "main", &[]).expect_err("refused");
-    assert!(err.to_string().contains("does not verify"), "{err}");
+"#
+    );
+    let words = assembled_words(name, &source)?;
+    Some(spirvkit_jit::device::kernel_llvm_ir(&words, "main", &[]).map(|(text, _, _)| text))
+}
+
+/// [`kernel_ir_of`]'s refusal (the test fails if the kernel is accepted).
+fn refusal(name: &str, body: &str) -> Option<String> {
+    kernel_ir_of(name, body).map(|r| r.expect_err("refused").to_string())
+}
+
+#[test]
+fn an_ill_typed_module_is_refused_before_llvm_sees_it() {
+    // `OpIMul` of a uint by a bool: the reader takes it (SPIR-V's typing rules are the
+    // validator's), so the conversion would write `mul i32 %x, %flag` with an i1 operand.
+    // The deserialized module is verified first and refused by op.
+    let Some(err) = refusal("ill-typed", "%m = OpIMul %uint %uint_3 %true\nOpReturn") else { return };
+    assert!(err.contains("is not valid SPIR-V (spirv.IMul)"), "{err}");
+}
+
+#[test]
+fn a_value_used_where_its_definition_does_not_dominate_is_refused() {
+    // Fuzz finding class: a use ahead of its definition, which LLVM's verifier rejects
+    // ("Instruction does not dominate all uses"). (A value defined on one arm of a
+    // selection and used after it is not this class: the reader gives it an undefined
+    // value on the other path, as SPIR-V's structured form allows.)
+    let body = "%b = OpIAdd %uint %a %uint_3\n%a = OpIAdd %uint %uint_3 %uint_3\nOpReturn";
+    let Some(err) = refusal("dominance", body) else { return };
+    assert!(err.contains("is not valid SPIR-V (spirv.IAdd)"), "{err}");
+    assert!(err.contains("operand #0 does not dominate this use"), "{err}");
+}
+
+#[test]
+fn a_vector_shuffle_selector_out_of_range_is_refused() {
+    // Fuzz finding class: a selector past both vectors became an invalid `shufflevector`.
+    let Some(err) = refusal("shuffle", "%s = OpVectorShuffle %v2uint %v %v 0 4\nOpReturn") else { return };
+    assert!(err.contains("component selector 4 out of range: expected to be in [0, 4)"), "{err}");
+    // 0xFFFFFFFF (an undefined component) is valid, and so are both vectors' components.
+    let undefined =
+        kernel_ir_of("shuffle-undef", "%s = OpVectorShuffle %v2uint %v %v 3 4294967295\nOpReturn");
+    assert!(undefined.as_ref().is_none_or(|r| r.is_ok()), "{undefined:?}");
+}
+
+#[test]
+fn a_phi_of_another_type_than_its_incoming_value_is_refused() {
+    // Fuzz finding class: an `OpPhi` of uint fed a bool became `phi i32 [true, ...]`;
+    // the branch forwarding it does not match its target's argument.
+    let body = "OpBranch %next\n%next = OpLabel\n%p = OpPhi %uint %true %entry\nOpReturn";
+    let Some(err) = refusal("phi", body) else { return };
+    assert!(err.contains("type mismatch for bb argument #0 of successor #0"), "{err}");
 }
 
 #[test]
