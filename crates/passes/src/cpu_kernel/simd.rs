@@ -179,7 +179,7 @@ fn successor_ranges(ir: &Ir, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
     let o = ir.op(op);
     let n = o.operands.len();
     let ranges = match o.name.as_str() {
-        "llvm.br" => vec![0..n],
+        "llvm.br" => std::iter::once(0..n).collect(),
         "llvm.cond_br" => {
             let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else {
                 return None;
@@ -517,8 +517,8 @@ fn varying_values(ir: &Ir, cfg: &Cfg, loops: &[Loop], seeds: &[Value]) -> FxHash
                                 }
                             }
                         }
-                        for x in 0..n {
-                            if reached_from[x].count_ones() >= 2 {
+                        for (x, reached) in reached_from.iter().enumerate() {
+                            if reached.count_ones() >= 2 {
                                 for &a in &ir.block(cfg.blocks[x]).arguments {
                                     varying.insert(a);
                                 }
@@ -731,7 +731,7 @@ impl Emitter<'_> {
     }
 
     /// A value as a varying one (a uniform one in every lane).
-    fn to_varying(&mut self, w: &Wide, ty: Type) -> Result<Vec<Value>, NotApplicable> {
+    fn as_varying(&mut self, w: &Wide, ty: Type) -> Result<Vec<Value>, NotApplicable> {
         match w {
             Wide::Varying(vs) => Ok(vs.clone()),
             Wide::Uniform(_) => {
@@ -818,9 +818,9 @@ impl Emitter<'_> {
                 let acc = state.exits[e].1;
                 state.exits[e].1 = self.mask_or(acc, mask);
                 let any = self.any(mask);
-                for k in 0..args.len() {
+                for (k, arg) in args.iter().enumerate() {
                     let old = state.exits[e].2[k].clone();
-                    state.exits[e].2[k] = self.capture(mask, any, &args[k], &old)?;
+                    state.exits[e].2[k] = self.capture(mask, any, arg, &old)?;
                 }
                 for c in 0..state.captures.len() {
                     let v = state.captures[c].0;
@@ -1014,7 +1014,7 @@ pub fn build_simd_function(
     let order = schedule(&cfg, &loops, &inner)?;
 
     let old_args = ir.block(cfg.blocks[0]).arguments.clone();
-    let uniform_yz = workgroup_size[0] as u64 % LANES == 0;
+    let uniform_yz = u64::from(workgroup_size[0]).is_multiple_of(LANES);
     let mut seeds = vec![old_args[1]];
     if !uniform_yz {
         seeds.extend([old_args[2], old_args[3]]);
@@ -1256,7 +1256,7 @@ impl Emitter<'_> {
         let mut initial = vec![m_in];
         let mut arg_types = vec![self.mask_ty];
         for (w, (&ty, &v)) in args_in.iter().zip(types.iter().zip(&varying)) {
-            let vals = if v { self.to_varying(w, ty)? } else { flatten(w) };
+            let vals = if v { self.as_varying(w, ty)? } else { flatten(w) };
             for &x in &vals {
                 arg_types.push(self.ir.value_type(x));
             }
@@ -1340,7 +1340,7 @@ impl Emitter<'_> {
         let state = self.loop_stack.pop().expect("the loop");
         let mut operands = vec![cont];
         for (w, (&ty, &v)) in next.iter().zip(types.iter().zip(&varying)) {
-            operands.extend(if v { self.to_varying(w, ty)? } else { flatten(w) });
+            operands.extend(if v { self.as_varying(w, ty)? } else { flatten(w) });
         }
         for (_, acc, caps) in &state.exits {
             operands.push(*acc);
@@ -1416,7 +1416,7 @@ impl Emitter<'_> {
             | "llvm.inline_asm" => {
                 return refuse(format!("{name} (atomics and calls run one invocation at a time)"));
             }
-            _ if name.starts_with("llvm.intr.mem") => return refuse(format!("{name}")),
+            _ if name.starts_with("llvm.intr.mem") => return refuse(name.to_string()),
             "llvm.alloca" => {
                 if !in_entry {
                     return refuse("an alloca outside the entry block");
@@ -1430,7 +1430,7 @@ impl Emitter<'_> {
                 let per_lane =
                     u64::try_from(count).ok().and_then(|c| c.checked_mul(size)).filter(|&b| b <= 1 << 20);
                 let Some(per_lane) = per_lane else { return refuse("a large alloca") };
-                let n = self.constant(i128::from(count) * i128::from(LANES), self.i32);
+                let n = self.constant(count * i128::from(LANES), self.i32);
                 let mut p = o.properties.clone();
                 p.retain(|a| a.name != "elem_type" && a.name != "alignment");
                 let align = match o.attr("alignment") {
