@@ -370,7 +370,7 @@ pub(super) fn privatize(
         let copy = load_invariant(ir, at, slot_pointer, ptr, 8, &location);
         let null = emit(ir, at, "llvm.mlir.zero", vec![], &[ptr], vec![], &location).expect("result");
         let has_copy = icmp(ir, at, NE, copy, null, &location);
-        roots.insert(copy, Root { base: copy, bytes: c.root.bytes, read_only: false });
+        roots.insert(copy, Root { base: copy, bytes: c.root.bytes, read_only: false, parallel: false });
         for &atomic in &c.atomics {
             let location = ir.op(atomic).location.clone();
             let block = ir.op(atomic).parent.expect("atomic in a block");

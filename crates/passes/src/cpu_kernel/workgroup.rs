@@ -86,6 +86,11 @@ pub(super) struct Root {
     /// Memory the shader cannot write (a uniform buffer, push constants): its loads
     /// are `!invariant.load`, so LLVM hoists them out of the invocation loop.
     pub(super) read_only: bool,
+    /// Memory with a distinct address per invocation or shared by the workgroup, whose
+    /// accesses may carry the invocation loops' access group: within one segment no
+    /// two invocations race on it (SPIR-V's rule). Not an alloca of the invocation
+    /// function, which becomes one slot for every invocation once inlined.
+    pub(super) parallel: bool,
 }
 
 struct Pass<'a> {
@@ -95,8 +100,15 @@ struct Pass<'a> {
     /// The new entry block of the invocation function.
     dispatch: BlockId,
     ctx: Value,
-    frame_arg: Value,
+    /// The workgroup's frames: each per-invocation slot is an array over the
+    /// invocations (slot-major), so a segment's accesses to it are contiguous across
+    /// the invocation loop.
+    frames_arg: Value,
     frame_mode: bool,
+    /// The invocation's linear index (i64), computed once in the dispatch block.
+    local_index: Option<Value>,
+    local_ids: Vec<Value>,
+    workgroup_size: [u32; 3],
     frame_bytes: u64,
     i64_constants: FxHashMap<u64, Value>,
     ctx_fields: FxHashMap<u64, Value>,
@@ -105,6 +117,31 @@ struct Pass<'a> {
     /// Private variables with an initializer: (storage, global, alignment), written when
     /// an invocation starts.
     private_initializers: Vec<(Value, OpId, u64)>,
+    /// The per-invocation variables kept in the frames (their slots' addresses).
+    frame_variables: Vec<Value>,
+    /// Read-only memory (uniform buffers, push constants) by base: loads of it can be
+    /// repeated anywhere.
+    read_only_bases: FxHashSet<Value>,
+    roots: FxHashMap<Value, Root>,
+    /// Values uniform across the workgroup kept across a barrier: one slot each (not
+    /// one per invocation) in two areas after the invocations' frames.
+    uniform_spills: UniformSpills,
+}
+
+/// The uniform values kept across barriers. Every invocation that defines one writes
+/// the same value to its slot in the write area; uses in later segments read the read
+/// area, which the workgroup function refreshes from the write area after each round.
+/// So no invocation of a round reads what another wrote in the same round (no
+/// dependence between the iterations of an invocation loop), and the read is a
+/// loop-invariant load LLVM hoists out of the loop.
+#[derive(Default)]
+struct UniformSpills {
+    /// Offsets in the frames of the read and write areas.
+    read_area: u64,
+    write_area: u64,
+    bytes: u64,
+    /// Each value's slot: offset in an area, type, alignment.
+    slots: Vec<(u64, Type, u64)>,
 }
 
 pub(super) fn int(value: i128, ty: Type) -> Attribute {
@@ -221,17 +258,35 @@ pub(super) fn load(ir: &mut Ir, at: At, ptr: Value, ty: Type, align: u64, locati
     .expect("result")
 }
 
-pub(super) fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &Location) {
+pub(super) fn store(ir: &mut Ir, at: At, value: Value, ptr: Value, align: u64, location: &Location) -> OpId {
     let i64 = ir.types.integer(64, Signedness::Signless);
-    emit(
+    let op = make(
         ir,
-        at,
         "llvm.store",
         vec![value, ptr],
         &[],
         vec![("alignment", int(i128::from(align), i64)), ("ordering", int(0, i64))],
         location,
     );
+    place(ir, at, op);
+    op
+}
+
+/// The access group of the memory accesses that no two invocations of one segment
+/// make to the same address in conflict (see [`Root::parallel`]); the invocation loops
+/// of the workgroup function declare it parallel (`llvm.loop.parallel_accesses`), so
+/// LLVM vectorizes across invocations without proving the accesses independent.
+fn invocation_access_groups() -> Attribute {
+    Attribute::Array(vec![dialect("llvm.access_group", INVOCATION_ACCESS_GROUP)])
+}
+
+const INVOCATION_ACCESS_GROUP: &str = "id = distinct[0]<>";
+
+/// Puts the load that defines `loaded` into the invocations' access group.
+fn mark_parallel(ir: &mut Ir, loaded: Value) {
+    if let ValueDef::Result { op, .. } = ir.value(loaded).def {
+        ir.set_property(op, "access_groups", invocation_access_groups());
+    }
 }
 
 /// A load of memory that does not change during the dispatch (the context, the buffer
@@ -470,7 +525,7 @@ pub fn build_workgroup_function(
     for _ in 0..3 {
         group_ids.push(ir.add_block_argument(dispatch, t.i32, location.clone()));
     }
-    let frame_arg = ir.add_block_argument(dispatch, t.ptr, location.clone());
+    let frames_arg = ir.add_block_argument(dispatch, t.ptr, location.clone());
     let state_arg = ir.add_block_argument(dispatch, t.i32, location.clone());
     ir.region_mut(region).blocks.insert(0, dispatch);
     ir.block_mut(dispatch).parent = Some(region);
@@ -481,13 +536,20 @@ pub fn build_workgroup_function(
         location: location.clone(),
         dispatch,
         ctx,
-        frame_arg,
+        frames_arg,
         frame_mode: !barriers.is_empty(),
+        local_index: None,
+        local_ids: local_ids.clone(),
+        workgroup_size: iface.workgroup_size,
         frame_bytes: 0,
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
         private_initializers: Vec::new(),
+        frame_variables: Vec::new(),
+        read_only_bases: FxHashSet::default(),
+        roots: FxHashMap::default(),
+        uniform_spills: UniformSpills::default(),
     };
 
     // Group operations over a subgroup of one invocation.
@@ -556,7 +618,10 @@ pub fn build_workgroup_function(
                                 KernelError::new(&location, format!("@{name}: a type without a size"))
                             })?;
                             let bytes = pass.i64_constant(size);
-                            roots.insert(result, Root { base: result, bytes, read_only: false });
+                            roots.insert(
+                                result,
+                                Root { base: result, bytes, read_only: false, parallel: true },
+                            );
                         }
                     }
                 }
@@ -582,7 +647,8 @@ pub fn build_workgroup_function(
                     let bytes = pass.i64_constant(bytes);
                     replaced.insert(pass.ir.op(op).results[0], base);
                     pass.ir.erase_op(op);
-                    roots.insert(base, Root { base, bytes, read_only: false });
+                    let parallel = pass.frame_mode;
+                    roots.insert(base, Root { base, bytes, read_only: false, parallel });
                 }
                 _ => {}
             }
@@ -611,6 +677,12 @@ pub fn build_workgroup_function(
         pass.ir.erase_op(call);
     }
     crate::legalize::util::replace_uses(pass.ir, func, &sizes);
+
+    pass.read_only_bases = roots.values().filter(|r| r.read_only).map(|r| r.base).collect();
+    pass.roots = roots.clone();
+    if pass.frame_mode {
+        pass.forward_write_once_variables(region, func, old_entry);
+    }
 
     // Void returns become "done".
     for &b in &blocks {
@@ -720,6 +792,8 @@ pub fn build_workgroup_function(
     pass.ir.set_property(func, "function_type", Attribute::Type(fty));
     pass.ir.set_property(func, "sym_name", Attribute::String(cx::INVOCATION_FUNCTION.into()));
     pass.ir.set_property(func, "linkage", dialect("llvm.linkage", "internal"));
+    // Inlined into each state's loop nest, where the constant state selects one segment.
+    pass.ir.set_property(func, "always_inline", Attribute::Unit);
 
     // The barrier declarations have no callers left.
     for op in pass.ir.block(module_block).ops.clone() {
@@ -732,6 +806,18 @@ pub fn build_workgroup_function(
     }
 
     layout.frame_bytes = pass.frame_bytes.next_multiple_of(16);
+    let invocations: u64 = iface.workgroup_size.iter().map(|&d| u64::from(d)).product();
+    let uniform = &pass.uniform_spills;
+    if !uniform.slots.is_empty() {
+        // The runtime allocates frame_bytes per invocation: room for both areas too.
+        let total = uniform.write_area + uniform.bytes;
+        layout.frame_bytes = total.div_ceil(invocations.max(1)).next_multiple_of(16);
+    }
+    let uniform_copies: Vec<(u64, u64, Type, u64)> = uniform
+        .slots
+        .iter()
+        .map(|&(offset, ty, align)| (uniform.read_area + offset, uniform.write_area + offset, ty, align))
+        .collect();
     let frame_bytes = layout.frame_bytes;
     if let Some(simd) = simd {
         let ir = pass.ir;
@@ -742,7 +828,17 @@ pub fn build_workgroup_function(
         layout.lanes = super::simd::LANES;
         return Ok(layout);
     }
-    build_workgroup_loop(pass.ir, module_block, &pass.t, iface.workgroup_size, frame_bytes, &location);
+    let states = barriers.len() + 1;
+    build_workgroup_loop(
+        pass.ir,
+        module_block,
+        &pass.t,
+        iface.workgroup_size,
+        states,
+        frame_bytes,
+        &uniform_copies,
+        &location,
+    );
     Ok(layout)
 }
 
@@ -768,15 +864,47 @@ fn poll_cancel_in(
         location: location.clone(),
         dispatch,
         ctx,
-        frame_arg: ctx,
+        frames_arg: ctx,
         frame_mode: false,
         frame_bytes: 0,
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
         private_initializers: Vec::new(),
+        frame_variables: Vec::new(),
+        read_only_bases: FxHashSet::default(),
+        roots: FxHashMap::default(),
+        uniform_spills: UniformSpills::default(),
+        local_index: None,
+        local_ids: Vec::new(),
+        workgroup_size: [1, 1, 1],
     };
     pass.poll_cancel_at_back_edges(region)
+}
+
+/// The component index of a GEP `(vector<N x T>) p[0][i]` with constant indices.
+fn vector_component(ir: &Ir, gep: OpId) -> Option<i128> {
+    let o = ir.op(gep);
+    let Some(Attribute::Type(elem)) = o.attr("elem_type") else { return None };
+    if !matches!(ir.types.kind(*elem), TypeKind::Vector { .. }) {
+        return None;
+    }
+    let Attribute::DenseArray { values, .. } = o.attr("rawConstantIndices")? else { return None };
+    // Each raw index is a constant, or (i32::MIN) the next operand, itself a constant.
+    let mut dynamic = o.operands[1..].iter();
+    let mut indices = Vec::new();
+    for raw in values {
+        let Attribute::Integer { value, .. } = raw else { return None };
+        indices.push(if *value == i128::from(i32::MIN) {
+            constant_value(ir, *dynamic.next()?)?
+        } else {
+            *value
+        });
+    }
+    match indices[..] {
+        [0, index] if index >= 0 => Some(index),
+        _ => None,
+    }
 }
 
 fn constant_value(ir: &Ir, v: Value) -> Option<i128> {
@@ -805,6 +933,25 @@ impl Pass<'_> {
             }
             _ => At::End(self.dispatch),
         }
+    }
+
+    /// The invocation's linear index in the workgroup, as an i64.
+    fn local_index(&mut self) -> Value {
+        if let Some(v) = self.local_index {
+            return v;
+        }
+        let at = self.at_dispatch();
+        let loc = self.location.clone();
+        let [sx, sy, _] = self.workgroup_size;
+        let sx = constant(self.ir, at, i128::from(sx), self.t.i32, &loc);
+        let sy = constant(self.ir, at, i128::from(sy), self.t.i32, &loc);
+        let zy = arith(self.ir, at, "llvm.mul", self.local_ids[2], sy, &loc);
+        let zy = arith(self.ir, at, "llvm.add", zy, self.local_ids[1], &loc);
+        let zyx = arith(self.ir, at, "llvm.mul", zy, sx, &loc);
+        let index = arith(self.ir, at, "llvm.add", zyx, self.local_ids[0], &loc);
+        let index = emit(self.ir, at, "llvm.zext", vec![index], &[self.t.i64], vec![], &loc).expect("result");
+        self.local_index = Some(index);
+        index
     }
 
     fn i64_constant(&mut self, v: u64) -> Value {
@@ -839,14 +986,24 @@ impl Pass<'_> {
         count: u64,
     ) -> Result<Value, KernelError> {
         if self.frame_mode {
+            // Slot-major: the slot at `offset` of an invocation frame is the array
+            // `frames[offset * invocations ..]` of one `bytes` element per invocation
+            // (`bytes` is a multiple of `align`, so every element stays aligned).
             let align = align.clamp(1, 16);
             let offset = self.frame_bytes.next_multiple_of(align);
             self.frame_bytes = offset.checked_add(bytes).filter(|&e| e <= 1 << 24).ok_or_else(|| {
                 KernelError::new(&self.location, "per-invocation memory over 16 MiB".to_string())
             })?;
-            let off = self.i64_constant(offset);
+            let invocations: u64 = self.workgroup_size.iter().map(|&d| u64::from(d)).product();
+            let array = self.i64_constant(offset * invocations);
+            let element = self.i64_constant(bytes);
+            let index = self.local_index();
             let at = self.at_dispatch();
-            Ok(byte_gep(self.ir, at, self.frame_arg, off, &self.location))
+            let start = byte_gep(self.ir, at, self.frames_arg, array, &self.location);
+            let within = arith(self.ir, at, "llvm.mul", index, element, &self.location);
+            let slot = byte_gep(self.ir, at, start, within, &self.location);
+            self.frame_variables.push(slot);
+            Ok(slot)
         } else {
             let at = self.at_dispatch();
             let n = constant(self.ir, at, i128::from(count), self.t.i32, &self.location);
@@ -930,7 +1087,7 @@ impl Pass<'_> {
                 .expect("result");
                 store(self.ir, at, value, slot, 4, &loc);
                 self.builtin_slots.insert(slot);
-                Root { base: slot, bytes: self.i64_constant(size), read_only: false }
+                Root { base: slot, bytes: self.i64_constant(size), read_only: false, parallel: false }
             }
             GlobalKind::Descriptor(d) => {
                 let index = layout.descriptors.len() as u64;
@@ -949,13 +1106,13 @@ impl Pass<'_> {
                 let eight = self.i64_constant(8);
                 let len_ptr = byte_gep(self.ir, at, slot, eight, &loc);
                 let bytes = load_invariant(self.ir, at, len_ptr, self.t.i64, 8, &loc);
-                Root { base, bytes, read_only: !d.is_storage() }
+                Root { base, bytes, read_only: !d.is_storage(), parallel: true }
             }
             GlobalKind::PushConstant { .. } => {
                 layout.push_constant_bytes = Some(size);
                 let base = self.ctx_field(cx::PUSH, self.t.ptr);
                 let bytes = self.ctx_field(cx::PUSH_BYTES, self.t.i64);
-                Root { base, bytes, read_only: true }
+                Root { base, bytes, read_only: true, parallel: true }
             }
             GlobalKind::Workgroup { .. } => {
                 let offset = layout.workgroup_bytes.next_multiple_of(align.clamp(1, 64));
@@ -966,7 +1123,7 @@ impl Pass<'_> {
                 let memory = self.ctx_field(cx::WORKGROUP_MEMORY, self.t.ptr);
                 let off = self.i64_constant(offset);
                 let base = byte_gep(self.ir, at, memory, off, &loc);
-                Root { base, bytes: self.i64_constant(size), read_only: false }
+                Root { base, bytes: self.i64_constant(size), read_only: false, parallel: true }
             }
             GlobalKind::Private => {
                 let has_initializer = self.ir.op(gop).regions.first().is_some_and(|&r| {
@@ -976,7 +1133,7 @@ impl Pass<'_> {
                 if has_initializer {
                     self.private_initializers.push((base, gop, align));
                 }
-                Root { base, bytes: self.i64_constant(size), read_only: false }
+                Root { base, bytes: self.i64_constant(size), read_only: false, parallel: self.frame_mode }
             }
         }))
     }
@@ -1115,10 +1272,23 @@ impl Pass<'_> {
                     .expect("result");
                 let offset = arith(self.ir, at, "llvm.sub", p_int, base_int, &loc);
                 let ok = icmp(self.ir, at, ULT, offset, limit, &loc);
+                if kind == Access::Load && root.read_only {
+                    // Read-only memory: branch-free, an out-of-range read reads the zero
+                    // page, so the load stays a pure value (recomputed after a barrier).
+                    let zero_page = self.ctx_field(cx::ZERO_PAGE, self.t.ptr);
+                    let checked = select(self.ir, at, ok, pointer, zero_page, &loc);
+                    self.ir.op_mut(op).operands[ptr_index] = checked;
+                    self.ir.set_property(op, "invariant", Attribute::Unit);
+                    continue;
+                }
                 if kind == Access::Atomic {
                     let checked = select(self.ir, at, ok, pointer, sink_page, &loc);
                     self.ir.op_mut(op).operands[ptr_index] = checked;
                     continue;
+                }
+                // Atomics stay out of the group: two invocations may hit one word.
+                if root.parallel {
+                    self.ir.set_property(op, "access_groups", invocation_access_groups());
                 }
                 // b: ...checks; cond_br ok, then, join(zero) | then: access; br join(v)
                 // | join(v): the rest of b.
@@ -1245,7 +1415,23 @@ impl Pass<'_> {
                 }
             }
         }
+        // Uniform values whose later uses cannot see the same call's definition get one
+        // slot for the workgroup.
+        let divergence = super::divergence::Divergence::analyze(self.ir, region, &self.local_ids);
+        let mut uniform = Vec::new();
+        let mut varying = Vec::new();
         for v in spilled {
+            let direct = if divergence.is_uniform(v) {
+                direct_uses(self.ir, &divergence.cfg, v, uses.get(&v).map(Vec::as_slice).unwrap_or(&[]))
+            } else {
+                None
+            };
+            match direct {
+                Some(direct) => uniform.push((v, direct)),
+                None => varying.push(v),
+            }
+        }
+        for v in varying {
             let ty = self.ir.value_type(v);
             let (_, size, align) = llvm_type_layout(self.ir, ty).ok_or_else(|| {
                 KernelError::new(
@@ -1257,6 +1443,7 @@ impl Pass<'_> {
             let loc = self.location.clone();
             for &(b, op) in uses.get(&v).into_iter().flatten() {
                 let loaded = load(self.ir, At::Before(b, op), slot, ty, align, &loc);
+                mark_parallel(self.ir, loaded);
                 for operand in self.ir.op_mut(op).operands.iter_mut() {
                     if *operand == v {
                         *operand = loaded;
@@ -1270,7 +1457,8 @@ impl Pass<'_> {
                         Some(&first) => At::Before(block, first),
                         None => At::End(block),
                     };
-                    store(self.ir, at, v, slot, align, &loc);
+                    let stored = store(self.ir, at, v, slot, align, &loc);
+                    self.ir.set_property(stored, "access_groups", invocation_access_groups());
                 }
                 ValueDef::Result { op, .. } => {
                     let block = self.ir.op(op).parent.expect("defined in a block");
@@ -1280,11 +1468,193 @@ impl Pass<'_> {
                         Some(&next) => At::Before(block, next),
                         None => At::End(block),
                     };
-                    store(self.ir, at, v, slot, align, &loc);
+                    let stored = store(self.ir, at, v, slot, align, &loc);
+                    self.ir.set_property(stored, "access_groups", invocation_access_groups());
                 }
             }
         }
+        self.spill_uniform_values(&uniform, &uses)
+    }
+
+    /// Gives each uniform value of `values` (with, per use, whether the definition
+    /// reaches it within the call) a slot in the uniform areas: a store to the write
+    /// area after the definition, loads of the read area at the uses it does not reach.
+    #[allow(clippy::type_complexity)]
+    fn spill_uniform_values(
+        &mut self,
+        values: &[(Value, Vec<bool>)],
+        uses: &FxHashMap<Value, Vec<(BlockId, OpId)>>,
+    ) -> Result<(), KernelError> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let mut slots = Vec::new();
+        let mut bytes = 0u64;
+        for &(v, _) in values {
+            let ty = self.ir.value_type(v);
+            let (_, size, align) = llvm_type_layout(self.ir, ty).ok_or_else(|| {
+                KernelError::new(
+                    &self.location,
+                    "a value live across a barrier has a type without a size".to_string(),
+                )
+            })?;
+            let align = align.clamp(1, 16);
+            let offset = bytes.next_multiple_of(align);
+            bytes = offset + size;
+            slots.push((offset, ty, align));
+        }
+        let invocations: u64 = self.workgroup_size.iter().map(|&d| u64::from(d)).product();
+        let read_area = self.frame_bytes.next_multiple_of(16) * invocations;
+        let bytes = bytes.next_multiple_of(16);
+        let write_area = read_area + bytes;
+        if write_area + bytes > 1 << 32 {
+            return Err(KernelError::new(&self.location, "frames over 4 GiB".to_string()));
+        }
+        let loc = self.location.clone();
+        for (&(v, ref direct), &(offset, ty, align)) in values.iter().zip(&slots) {
+            let at = self.at_dispatch();
+            let read_offset = self.i64_constant(read_area + offset);
+            let write_offset = self.i64_constant(write_area + offset);
+            let read = byte_gep(self.ir, at, self.frames_arg, read_offset, &loc);
+            let write = byte_gep(self.ir, at, self.frames_arg, write_offset, &loc);
+            for (&(b, op), &direct) in uses.get(&v).into_iter().flatten().zip(direct) {
+                if direct {
+                    continue;
+                }
+                let loaded = load(self.ir, At::Before(b, op), read, ty, align, &loc);
+                mark_parallel(self.ir, loaded);
+                for operand in self.ir.op_mut(op).operands.iter_mut() {
+                    if *operand == v {
+                        *operand = loaded;
+                    }
+                }
+            }
+            let at = match self.ir.value(v).def {
+                ValueDef::Argument { block, .. } => match self.ir.block(block).ops.first() {
+                    Some(&first) => At::Before(block, first),
+                    None => At::End(block),
+                },
+                ValueDef::Result { op, .. } => {
+                    let block = self.ir.op(op).parent.expect("defined in a block");
+                    let ops = &self.ir.block(block).ops;
+                    let pos = ops.iter().position(|&o| o == op).expect("in its block");
+                    match ops.get(pos + 1) {
+                        Some(&next) => At::Before(block, next),
+                        None => At::End(block),
+                    }
+                }
+            };
+            let stored = store(self.ir, at, v, write, align, &loc);
+            self.ir.set_property(stored, "access_groups", invocation_access_groups());
+        }
+        self.uniform_spills = UniformSpills { read_area, write_area, bytes, slots };
         Ok(())
+    }
+
+    /// A per-invocation variable written once, whole, in the kernel's first block (before
+    /// any barrier) with a value every call can recompute (a copy of a built-in, a value
+    /// of the group id or of a uniform buffer) is not kept in the frame: its loads (whole,
+    /// or of one vector component) become the recomputation. Frame slots read in every
+    /// segment would otherwise be strided or gathered across the invocation loop.
+    fn forward_write_once_variables(&mut self, region: RegionId, func: OpId, first: BlockId) {
+        let blocks: Vec<BlockId> = self.ir.region(region).blocks[1..].to_vec();
+        let variables: FxHashSet<Value> = self.frame_variables.iter().copied().collect();
+        // Per variable: its stores, its whole loads, its component loads (load, index);
+        // a variable used any other way is left alone.
+        #[derive(Default)]
+        struct Uses {
+            stores: Vec<OpId>,
+            whole: Vec<OpId>,
+            parts: Vec<(OpId, i128)>,
+            other: bool,
+        }
+        let mut uses: FxHashMap<Value, Uses> = FxHashMap::default();
+        let mut components: FxHashMap<Value, (Value, i128)> = FxHashMap::default();
+        for &b in &blocks {
+            for &op in &self.ir.block(b).ops {
+                let o = self.ir.op(op);
+                for (i, &v) in o.operands.iter().enumerate() {
+                    if let Some(&(var, index)) = components.get(&v) {
+                        let u = uses.entry(var).or_default();
+                        if o.name == "llvm.load" && i == 0 {
+                            u.parts.push((op, index));
+                        } else {
+                            u.other = true;
+                        }
+                        continue;
+                    }
+                    if !variables.contains(&v) {
+                        continue;
+                    }
+                    let u = uses.entry(v).or_default();
+                    match (o.name.as_str(), i) {
+                        ("llvm.load", 0) => u.whole.push(op),
+                        ("llvm.store", 1) => u.stores.push(op),
+                        ("llvm.getelementptr", 0) => match vector_component(self.ir, op) {
+                            Some(index) => {
+                                components.insert(o.results[0], (v, index));
+                            }
+                            None => u.other = true,
+                        },
+                        _ => u.other = true,
+                    }
+                }
+            }
+        }
+        let first_barrier = self.ir.block(first).ops.iter().position(|&op| {
+            self.ir.op(op).name == "llvm.call"
+                && symbol_of(self.ir, op, "callee").as_deref() == Some(CONTROL_BARRIER)
+        });
+        let mut memo = FxHashMap::default();
+        let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
+        let mut variables: Vec<Value> = uses.keys().copied().collect();
+        variables.sort_by_key(|v| v.index());
+        for var in variables {
+            let u = &uses[&var];
+            let [store] = u.stores[..] else { continue };
+            if u.other || self.ir.op(store).parent != Some(first) {
+                continue;
+            }
+            let position = self.ir.block(first).ops.iter().position(|&o| o == store);
+            if first_barrier.is_some_and(|barrier| position > Some(barrier)) {
+                continue;
+            }
+            let value = self.ir.op(store).operands[0];
+            let ty = self.ir.value_type(value);
+            let whole_ok = u.whole.iter().all(|&l| self.ir.value_type(self.ir.op(l).results[0]) == ty);
+            let element = match self.ir.types.kind(ty) {
+                TypeKind::Vector { element, .. } => Some(*element),
+                _ => None,
+            };
+            let parts_ok =
+                u.parts.iter().all(|&(l, _)| Some(self.ir.value_type(self.ir.op(l).results[0])) == element);
+            if !whole_ok || !parts_ok || !self.rematerializable(value, &mut memo, 0) {
+                continue;
+            }
+            let (whole, parts) = (u.whole.clone(), u.parts.clone());
+            for l in whole {
+                let b = self.ir.op(l).parent.expect("in a block");
+                let mut clones = FxHashMap::default();
+                let v = self.clone_tree(value, At::Before(b, l), &mut clones);
+                replaced.insert(self.ir.op(l).results[0], v);
+                self.ir.erase_op(l);
+            }
+            for (l, index) in parts {
+                let b = self.ir.op(l).parent.expect("in a block");
+                let at = At::Before(b, l);
+                let mut clones = FxHashMap::default();
+                let v = self.clone_tree(value, at, &mut clones);
+                let i = constant(self.ir, at, index, self.t.i32, &self.location);
+                let el = element.expect("a vector");
+                let part =
+                    emit(self.ir, at, "llvm.extractelement", vec![v, i], &[el], vec![], &self.location)
+                        .expect("result");
+                replaced.insert(self.ir.op(l).results[0], part);
+                self.ir.erase_op(l);
+            }
+            self.ir.erase_op(store);
+        }
+        crate::legalize::util::replace_uses(self.ir, func, &replaced);
     }
 
     /// Whether `v` can be recomputed anywhere in the function from the dispatch block's
@@ -1301,7 +1671,16 @@ impl Pass<'_> {
         let pure = match o.name.as_str() {
             "llvm.load" => {
                 o.attr("invariant").is_some()
-                    || o.operands.first().is_some_and(|p| self.builtin_slots.contains(p))
+                    || o.operands.first().is_some_and(|&p| {
+                        self.builtin_slots.contains(&p)
+                            || (o.attr("volatile_").is_none()
+                                && matches!(
+                                    o.attr("ordering"),
+                                    None | Some(Attribute::Integer { value: 0, .. })
+                                )
+                                && find_root(self.ir, p, &self.roots)
+                                    .is_ok_and(|r| self.read_only_bases.contains(&r.base)))
+                    })
             }
             name => PURE_OPS.contains(&name) && o.regions.is_empty() && o.results.len() == 1,
         };
@@ -1493,6 +1872,37 @@ fn find_root(ir: &Ir, mut v: Value, roots: &FxHashMap<Value, Root>) -> Result<Ro
     Err("a pointer chain too long".into())
 }
 
+/// For a value kept across a barrier, per use: whether its definition dominates the
+/// use within a call (the use reads the value itself). `None` when some use is reached
+/// from the definition in the same call without being dominated by it: such a use
+/// could see either a fresh or a kept value, which one slot per workgroup cannot give.
+fn direct_uses(
+    ir: &Ir,
+    cfg: &super::divergence::Cfg,
+    v: Value,
+    uses: &[(BlockId, OpId)],
+) -> Option<Vec<bool>> {
+    let def_block = match ir.value(v).def {
+        ValueDef::Argument { block, .. } => block,
+        ValueDef::Result { op, .. } => ir.op(op).parent?,
+    };
+    let d = cfg.index_of(def_block)?;
+    let mut reached: FxHashSet<usize> = FxHashSet::default();
+    let mut work: Vec<usize> = cfg.successors(d).to_vec();
+    while let Some(b) = work.pop() {
+        if reached.insert(b) {
+            work.extend(cfg.successors(b).iter().copied());
+        }
+    }
+    uses.iter()
+        .map(|&(b, _)| match cfg.index_of(b) {
+            Some(u) if cfg.dominates(d, u) => Some(true),
+            Some(u) if reached.contains(&u) => None,
+            _ => Some(false),
+        })
+        .collect()
+}
+
 fn successors_of(ir: &Ir, b: BlockId) -> Vec<BlockId> {
     ir.block(b).ops.last().map(|&t| ir.op(t).successors.to_vec()).unwrap_or_default()
 }
@@ -1574,12 +1984,21 @@ fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
 
 /// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
 /// until the invocations return done (one round without barriers).
+///
+/// The resume state is uniform (barriers are in uniform control flow), so each round
+/// switches on it *outside* the invocation loops: state k has its own loop nest calling
+/// the (always inlined) invocation with the constant k, which LLVM folds to that one
+/// segment. The loops are parallel for the invocations' access group, and the round's
+/// next state is the minimum the invocations return (all equal in a valid shader; a
+/// cancelled invocation never hides behind "done").
 fn build_workgroup_loop(
     ir: &mut Ir,
     module_block: BlockId,
     t: &Types,
     size: [u32; 3],
+    states: usize,
     frame_bytes: u64,
+    uniform_copies: &[(u64, u64, Type, u64)],
     loc: &Location,
 ) {
     let void = ir.types.llvm_void();
@@ -1637,81 +2056,60 @@ fn build_workgroup_loop(
     };
     let dims: Vec<Value> = size.iter().map(|&s| constant(ir, at, i128::from(s), t.i32, loc)).collect();
     let zero = constant(ir, at, 0, t.i32, loc);
-    let frame_size = constant(ir, at, i128::from(frame_bytes), t.i64, loc);
+    let done_state = constant(ir, at, i128::from(cx::STATE_DONE as i32), t.i32, loc);
 
     let round = ir.create_block();
     ir.append_block(region, round);
     let state = ir.add_block_argument(round, t.i32, loc.clone());
     branch(ir, at, round, vec![zero], loc);
-
-    // Three counted loops: header(i) -> body or exit; latch adds one.
-    let mut headers = Vec::new();
-    let mut counters = Vec::new();
-    let mut outer = round;
-    for _ in 0..3 {
-        let header = ir.create_block();
-        ir.append_block(region, header);
-        let i = ir.add_block_argument(header, t.i32, loc.clone());
-        branch(ir, At::End(outer), header, vec![zero], loc);
-        let body = ir.create_block();
-        ir.append_block(region, body);
-        headers.push((header, body));
-        counters.push(i);
-        outer = body;
-    }
-    let [x_dim, y_dim, z_dim] = [dims[0], dims[1], dims[2]];
-    let (z, y, x) = (counters[0], counters[1], counters[2]);
-    // Innermost body: the invocation.
-    let body = outer;
-    let bat = At::End(body);
-    let zy = arith(ir, bat, "llvm.mul", z, y_dim, loc);
-    let zy = arith(ir, bat, "llvm.add", zy, y, loc);
-    let zyx = arith(ir, bat, "llvm.mul", zy, x_dim, loc);
-    let index = arith(ir, bat, "llvm.add", zyx, x, loc);
-    let index64 = emit(ir, bat, "llvm.zext", vec![index], &[t.i64], vec![], loc).expect("result");
-    let offset = arith(ir, bat, "llvm.mul", index64, frame_size, loc);
-    let frame = byte_gep(ir, bat, frames, offset, loc);
-    let i32 = ir.types.integer(32, Signedness::Signless);
-    let operands = vec![ctx, x, y, z, groups[0], groups[1], groups[2], frame, state];
-    let segments = dense_i32(ir, &[operands.len() as i64, 0]);
-    let bundles = dense_i32(ir, &[]);
-    let r = emit(
-        ir,
-        bat,
-        "llvm.call",
-        operands,
-        &[i32],
-        vec![
-            ("CConv", dialect("llvm.cconv", "ccc")),
-            ("TailCallKind", dialect("llvm.tailcallkind", "none")),
-            ("callee", Attribute::SymbolRef(vec![cx::INVOCATION_FUNCTION.into()])),
-            ("fastmathFlags", dialect("llvm.fastmath", "none")),
-            ("op_bundle_sizes", bundles),
-            ("operandSegmentSizes", segments),
-        ],
-        loc,
-    )
-    .expect("result");
-    store(ir, bat, r, next_slot, 4, loc);
-
-    // Headers' conditions and latches, innermost first.
-    let limits = [z_dim, y_dim, x_dim];
-    let mut after_inner = body;
     let round_end = ir.create_block();
-    for level in (0..3).rev() {
-        let (header, inner_body) = headers[level];
-        let i = counters[level];
-        // The latch: at the end of what runs inside this level.
-        let next = arith(ir, At::End(after_inner), "llvm.add", i, one, loc);
-        branch(ir, At::End(after_inner), header, vec![next], loc);
-        let exit = if level == 0 { round_end } else { ir.create_block() };
-        let c = icmp(ir, At::End(header), ULT, i, limits[level], loc);
-        cond_branch(ir, At::End(header), c, inner_body, vec![], exit, vec![], loc);
-        ir.append_block(region, exit);
-        after_inner = exit;
+
+    // One loop nest per state.
+    let mut nests = Vec::new();
+    for k in 0..states.max(1) {
+        let nest = ir.create_block();
+        ir.append_block(region, nest);
+        nests.push(nest);
+        store(ir, At::End(nest), done_state, next_slot, 4, loc);
+        build_invocation_nest(ir, region, nest, round_end, k, t, &dims, ctx, &groups, frames, next_slot, loc);
     }
+    if nests.len() == 1 {
+        branch(ir, At::End(round), nests[0], vec![], loc);
+    } else {
+        let n = nests.len() as u64 - 1;
+        let vty = ir.types.vector(n, t.i32);
+        let case_values =
+            Attribute::Dense { elements: (1..=n).map(|v| int(i128::from(v), t.i32)).collect(), ty: vty };
+        let segments = dense_i32(ir, &vec![0; n as usize]);
+        let sizes = dense_i32(ir, &[1, 0, 0]);
+        let op = make(
+            ir,
+            "llvm.switch",
+            vec![state],
+            &[],
+            vec![
+                ("case_operand_segments", segments),
+                ("case_values", case_values),
+                ("operandSegmentSizes", sizes),
+            ],
+            loc,
+        );
+        ir.op_mut(op).successors.extend(nests.iter().copied());
+        ir.append_op(round, op);
+    }
+
     // After all invocations ran this round: another round on a barrier state.
+    ir.append_block(region, round_end);
     let rat = At::End(round_end);
+    // The uniform values this round wrote become the next round's to read.
+    for &(read, write, ty, align) in uniform_copies {
+        let from = constant(ir, rat, i128::from(write), t.i64, loc);
+        let from = byte_gep(ir, rat, frames, from, loc);
+        let value = load(ir, rat, from, ty, align, loc);
+        let to = constant(ir, rat, i128::from(read), t.i64, loc);
+        let to = byte_gep(ir, rat, frames, to, loc);
+        store(ir, rat, value, to, align, loc);
+    }
     let n = load(ir, rat, next_slot, t.i32, 4, loc);
     let cancelled = constant(ir, rat, i128::from(cx::STATE_CANCELLED as i32), t.i32, loc);
     let barrier_state = icmp(ir, rat, ULT, n, cancelled, loc);
@@ -1741,4 +2139,98 @@ fn build_workgroup_loop(
     cond_branch(ir, pat, go_on, round, vec![n], done, vec![], loc);
     ir.append_block(region, done);
     ret(ir, At::End(done), None, loc);
+}
+
+/// The z, y, x loops over the workgroup's invocations that `from` enters, calling the
+/// invocation function with the constant `state`, then branching to `exit`. Each
+/// call's result is folded into `next_slot` by unsigned minimum (a reduction LLVM
+/// vectorizes).
+#[allow(clippy::too_many_arguments)]
+fn build_invocation_nest(
+    ir: &mut Ir,
+    region: RegionId,
+    from: BlockId,
+    exit: BlockId,
+    state: usize,
+    t: &Types,
+    dims: &[Value],
+    ctx: Value,
+    groups: &[Value],
+    frames: Value,
+    next_slot: Value,
+    loc: &Location,
+) {
+    let at = At::End(from);
+    let zero = constant(ir, at, 0, t.i32, loc);
+    let one = constant(ir, at, 1, t.i32, loc);
+    let state = constant(ir, at, state as i128, t.i32, loc);
+    // Three counted loops: header(i) -> body or exit; latch adds one.
+    let mut headers = Vec::new();
+    let mut counters = Vec::new();
+    let mut outer = from;
+    for _ in 0..3 {
+        let header = ir.create_block();
+        ir.append_block(region, header);
+        let i = ir.add_block_argument(header, t.i32, loc.clone());
+        branch(ir, At::End(outer), header, vec![zero], loc);
+        let body = ir.create_block();
+        ir.append_block(region, body);
+        headers.push((header, body));
+        counters.push(i);
+        outer = body;
+    }
+    let [x_dim, y_dim, z_dim] = [dims[0], dims[1], dims[2]];
+    let (z, y, x) = (counters[0], counters[1], counters[2]);
+    // Innermost body: the invocation.
+    let body = outer;
+    let bat = At::End(body);
+    let operands = vec![ctx, x, y, z, groups[0], groups[1], groups[2], frames, state];
+    let segments = dense_i32(ir, &[operands.len() as i64, 0]);
+    let bundles = dense_i32(ir, &[]);
+    let r = emit(
+        ir,
+        bat,
+        "llvm.call",
+        operands,
+        &[t.i32],
+        vec![
+            ("CConv", dialect("llvm.cconv", "ccc")),
+            ("TailCallKind", dialect("llvm.tailcallkind", "none")),
+            ("callee", Attribute::SymbolRef(vec![cx::INVOCATION_FUNCTION.into()])),
+            ("fastmathFlags", dialect("llvm.fastmath", "none")),
+            ("op_bundle_sizes", bundles),
+            ("operandSegmentSizes", segments),
+        ],
+        loc,
+    )
+    .expect("result");
+    let so_far = load(ir, bat, next_slot, t.i32, 4, loc);
+    let lower = icmp(ir, bat, ULT, r, so_far, loc);
+    let next = select(ir, bat, lower, r, so_far, loc);
+    store(ir, bat, next, next_slot, 4, loc);
+
+    // Headers' conditions and latches, innermost first; every latch declares the
+    // invocations' accesses parallel.
+    let parallel = dialect(
+        "llvm.loop_annotation",
+        &format!("parallelAccesses = #llvm.access_group<{INVOCATION_ACCESS_GROUP}>"),
+    );
+    let limits = [z_dim, y_dim, x_dim];
+    let mut after_inner = body;
+    for level in (0..3).rev() {
+        let (header, inner_body) = headers[level];
+        let i = counters[level];
+        // The latch: at the end of what runs inside this level.
+        let next = arith(ir, At::End(after_inner), "llvm.add", i, one, loc);
+        branch(ir, At::End(after_inner), header, vec![next], loc);
+        let latch = *ir.block(after_inner).ops.last().expect("the latch branch");
+        ir.set_property(latch, "loop_annotation", parallel.clone());
+        let level_exit = if level == 0 { exit } else { ir.create_block() };
+        let c = icmp(ir, At::End(header), ULT, i, limits[level], loc);
+        cond_branch(ir, At::End(header), c, inner_body, vec![], level_exit, vec![], loc);
+        if level != 0 {
+            ir.append_block(region, level_exit);
+        }
+        after_inner = level_exit;
+    }
 }
