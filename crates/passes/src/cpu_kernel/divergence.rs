@@ -327,6 +327,7 @@ fn branch_selector(ir: &Ir, terminator: OpId) -> Option<Value> {
 #[derive(Clone, Debug)]
 pub struct Divergence {
     pub cfg: Cfg,
+    uniform_allocas: FxHashSet<Value>,
     varying: FxHashSet<Value>,
     divergent_branches: FxHashSet<OpId>,
     divergent_loops: FxHashSet<BlockId>,
@@ -335,8 +336,21 @@ pub struct Divergence {
 impl Divergence {
     /// Analyzes `region` (a function body) with `seeds` varying.
     pub fn analyze(ir: &Ir, region: RegionId, seeds: &[Value]) -> Divergence {
+        Self::analyze_with_uniform_allocas(ir, region, seeds, &FxHashSet::default())
+    }
+
+    /// [`Divergence::analyze`] where the allocas `uniform_allocas` hold the same value in
+    /// every invocation (a built-in such as the workgroup id, stored once per call):
+    /// their addresses, and so the loads of them, are uniform.
+    pub fn analyze_with_uniform_allocas(
+        ir: &Ir,
+        region: RegionId,
+        seeds: &[Value],
+        uniform_allocas: &FxHashSet<Value>,
+    ) -> Divergence {
         let cfg = Cfg::new(ir, region);
         let mut d = Divergence {
+            uniform_allocas: uniform_allocas.clone(),
             varying: seeds.iter().copied().collect(),
             divergent_branches: FxHashSet::default(),
             divergent_loops: FxHashSet::default(),
@@ -391,7 +405,8 @@ impl Divergence {
             return false;
         }
         match o.name.as_str() {
-            "llvm.alloca" | "llvm.atomicrmw" | "llvm.cmpxchg" | "llvm.call" | "llvm.inline_asm" => true,
+            "llvm.alloca" => !self.uniform_allocas.contains(&o.results[0]),
+            "llvm.atomicrmw" | "llvm.cmpxchg" | "llvm.call" | "llvm.inline_asm" => true,
             "llvm.load" => {
                 let atomic =
                     matches!(o.attr("ordering"), Some(Attribute::Integer { value, .. }) if *value != 0);
