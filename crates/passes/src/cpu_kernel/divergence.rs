@@ -606,6 +606,36 @@ mod tests {
         assert!(d.is_uniform(loads[1]));
     }
 
+    /// An alloca declared uniform (a built-in slot holding the workgroup id) gives
+    /// uniform loads; another alloca's loads stay varying.
+    #[test]
+    fn loads_of_a_uniform_alloca_are_uniform() {
+        let source = r#"llvm.func @f(%g: i32) {
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %group = llvm.alloca %c1 x i32 : (i32) -> !llvm.ptr
+  %other = llvm.alloca %c1 x i32 : (i32) -> !llvm.ptr
+  llvm.store %g, %group : i32, !llvm.ptr
+  %a = llvm.load %group : !llvm.ptr -> i32
+  %b = llvm.load %other : !llvm.ptr -> i32
+  llvm.return
+}"#;
+        let (ir, region, _) = analyze(source, &[]);
+        let entry = ir.region(region).blocks[0];
+        let ops = |name: &str| -> Vec<Value> {
+            (ir.block(entry).ops.iter())
+                .filter(|&&o| ir.op(o).name == name)
+                .map(|&o| ir.op(o).results[0])
+                .collect()
+        };
+        let (allocas, loads) = (ops("llvm.alloca"), ops("llvm.load"));
+        let uniform: FxHashSet<Value> = [allocas[0]].into_iter().collect();
+        let d = Divergence::analyze_with_uniform_allocas(&ir, region, &[], &uniform);
+        assert!(d.is_uniform(loads[0]));
+        assert!(d.is_varying(loads[1]));
+        let plain = Divergence::analyze(&ir, region, &[]);
+        assert!(plain.is_varying(loads[0]));
+    }
+
     #[test]
     fn dominators_post_dominators_and_loops_of_a_diamond_in_a_loop() {
         let (ir, region, d) = analyze(

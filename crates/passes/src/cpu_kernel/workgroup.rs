@@ -839,16 +839,8 @@ pub fn build_workgroup_function(
         return Ok(layout);
     }
     let states = barriers.len() + 1;
-    build_workgroup_loop(
-        pass.ir,
-        module_block,
-        &pass.t,
-        iface.workgroup_size,
-        states,
-        frame_bytes,
-        &uniform_copies,
-        &location,
-    );
+    let rounds = Rounds { size: iface.workgroup_size, states, frame_bytes, uniform_copies: &uniform_copies };
+    build_workgroup_loop(pass.ir, module_block, &pass.t, &rounds, &location);
     Ok(layout)
 }
 
@@ -2018,6 +2010,18 @@ fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
     headers
 }
 
+/// What the workgroup function's rounds are made of.
+struct Rounds<'a> {
+    /// The workgroup size.
+    size: [u32; 3],
+    /// The resume states: 1 + the number of barriers.
+    states: usize,
+    /// Each invocation's frame, in bytes.
+    frame_bytes: u64,
+    /// The uniform values' (read offset, write offset, type, alignment) in the frames.
+    uniform_copies: &'a [(u64, u64, Type, u64)],
+}
+
 /// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
 /// until the invocations return done (one round without barriers).
 ///
@@ -2027,16 +2031,8 @@ fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
 /// segment. The loops are parallel for the invocations' access group, and the round's
 /// next state is the minimum the invocations return (all equal in a valid shader; a
 /// cancelled invocation never hides behind "done").
-fn build_workgroup_loop(
-    ir: &mut Ir,
-    module_block: BlockId,
-    t: &Types,
-    size: [u32; 3],
-    states: usize,
-    frame_bytes: u64,
-    uniform_copies: &[(u64, u64, Type, u64)],
-    loc: &Location,
-) {
+fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &Rounds, loc: &Location) {
+    let &Rounds { size, states, frame_bytes, uniform_copies } = rounds;
     let void = ir.types.llvm_void();
     let fty = ir.types.llvm_function(void, vec![t.ptr, t.i32, t.i32, t.i32], false);
     let func = make(
