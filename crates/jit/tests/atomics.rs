@@ -333,3 +333,60 @@ void main() {
         assert_eq!(summary[5], 5, "group {g}");
     }
 }
+
+/// The lines of `text` accessing memory (loads and stores) of the LLVM type `ty`.
+fn accesses_of<'t>(text: &'t str, ty: &str) -> Vec<&'t str> {
+    let load = format!("load {ty}, ");
+    let store = format!("store {ty} ");
+    text.lines().filter(|l| l.contains(&load) || l.trim_start().starts_with(&store)).collect()
+}
+
+/// The plain read-modify-writes of workgroup atomics (here the only `i32` accesses
+/// besides the built-ins) stay out of the invocation loops' access group: two
+/// invocations update one word. The kernel's other workgroup accesses (`float`) are in it.
+#[test]
+fn workgroup_atomics_stay_out_of_the_parallel_access_group() {
+    let source = r#"#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { float v[]; } o;
+shared float slots[64];
+shared uint count;
+void main() {
+  uint l = gl_LocalInvocationID.x;
+  slots[l] = float(l);
+  uint ticket = atomicAdd(count, 1u);
+  atomicCompSwap(count, 1000u, 0u);
+  o.v[gl_GlobalInvocationID.x] = slots[l] + float(ticket);
+}
+"#;
+    let Some(words) = glsl_words("shared-atomics-groups", source) else { return };
+    let (text, _, _) = kernel_llvm_ir(&words, "main", &[]).expect("compiles");
+    let ints = accesses_of(&text, "i32");
+    assert!(ints.len() >= 4, "the read-modify-writes: {text}");
+    assert!(ints.iter().all(|l| !l.contains("!llvm.access.group")), "{text}");
+    let floats = accesses_of(&text, "float");
+    assert!(floats.len() >= 3 && floats.iter().all(|l| l.contains("!llvm.access.group")), "{text}");
+}
+
+/// A privatized reduction's accesses to the thread's copy stay out of the access group
+/// (invocations add to the same bin); the input read is in it.
+#[test]
+fn private_copy_accesses_stay_out_of_the_parallel_access_group() {
+    let source = r#"#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer In { float x[]; } i;
+layout(set = 0, binding = 1) buffer Bins { uint b[]; } o;
+void main() {
+  uint id = gl_GlobalInvocationID.x;
+  atomicAdd(o.b[uint(i.x[id]) % 16u], 1u);
+}
+"#;
+    let Some(words) = glsl_words("private-copy-groups", source) else { return };
+    assert_eq!(reductions(&words).len(), 1);
+    let (text, _, _) = kernel_llvm_ir(&words, "main", &[]).expect("compiles");
+    let ints = accesses_of(&text, "i32");
+    assert!(ints.len() >= 2, "the copy's read-modify-write: {text}");
+    assert!(ints.iter().all(|l| !l.contains("!llvm.access.group")), "{text}");
+    let floats = accesses_of(&text, "float");
+    assert!(!floats.is_empty() && floats.iter().all(|l| l.contains("!llvm.access.group")), "{text}");
+}

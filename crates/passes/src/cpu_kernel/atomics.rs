@@ -184,7 +184,14 @@ fn natural_alignment(ir: &Ir, ty: Type) -> Option<u64> {
 
 /// Every atomic of `func` on a Workgroup variable of `iface` becomes a plain load,
 /// operation and store (see the module docs). Atomics it has no plain form for stay.
-pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface) -> Result<(), KernelError> {
+///
+/// Returns the loads and stores it made or left of former atomics: they must stay
+/// out of the invocation loops' access group (two invocations may update one word).
+pub fn plain_workgroup_atomics(
+    ir: &mut Ir,
+    func: OpId,
+    iface: &KernelInterface,
+) -> Result<FxHashSet<OpId>, KernelError> {
     // The addressof results of workgroup variables.
     let mut workgroup: FxHashSet<Value> = FxHashSet::default();
     let ops = ir.ops_under(func);
@@ -196,8 +203,9 @@ pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface)
             }
         }
     }
+    let mut serial: FxHashSet<OpId> = FxHashSet::default();
     if workgroup.is_empty() {
-        return Ok(());
+        return Ok(serial);
     }
     let mut replaced: FxHashMap<Value, Value> = FxHashMap::default();
     for (block, op) in ops {
@@ -217,6 +225,7 @@ pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface)
                 if integer_property(ir, op, "ordering").unwrap_or(0) != 0 {
                     let i64 = ir.types.integer(64, Signedness::Signless);
                     ir.set_property(op, "ordering", int(0, i64));
+                    serial.insert(op);
                 }
             }
             "llvm.atomicrmw" => {
@@ -225,11 +234,12 @@ pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface)
                 let Some(bin) = integer_property(ir, op, "bin_op") else { continue };
                 let Some(align) = natural_alignment(ir, ty) else { continue };
                 let old = load(ir, at, pointer, ty, align, &location);
+                insert_defining_op(ir, old, &mut serial);
                 let Some(new) = combine(ir, at, bin, old, value, &location) else {
                     // Unused load left for LLVM to delete; the atomic stays.
                     continue;
                 };
-                store(ir, at, new, pointer, align, &location);
+                serial.insert(store(ir, at, new, pointer, align, &location));
                 replaced.insert(ir.op(op).results[0], old);
                 ir.erase_op(op);
             }
@@ -240,9 +250,10 @@ pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface)
                 let pair_ty = ir.value_type(ir.op(op).results[0]);
                 let Some(align) = natural_alignment(ir, ty) else { continue };
                 let old = load(ir, at, pointer, ty, align, &location);
+                insert_defining_op(ir, old, &mut serial);
                 let equal = icmp(ir, at, EQ, old, expected, &location);
                 let new = super::workgroup::select(ir, at, equal, value, old, &location);
-                store(ir, at, new, pointer, align, &location);
+                serial.insert(store(ir, at, new, pointer, align, &location));
                 let i64 = ir.types.integer(64, Signedness::Signless);
                 let position = |i: i128| Attribute::DenseArray { element: i64, values: vec![int(i, i64)] };
                 let pair =
@@ -273,7 +284,14 @@ pub fn plain_workgroup_atomics(ir: &mut Ir, func: OpId, iface: &KernelInterface)
         }
     }
     crate::legalize::util::replace_uses(ir, func, &replaced);
-    Ok(())
+    Ok(serial)
+}
+
+/// Adds the operation defining `v` (when an operation does) to `ops`.
+fn insert_defining_op(ir: &Ir, v: Value, ops: &mut FxHashSet<OpId>) {
+    if let ValueDef::Result { op, .. } = ir.value(v).def {
+        ops.insert(op);
+    }
 }
 
 /// A storage buffer found to be a reduction, with its atomics.

@@ -327,6 +327,7 @@ fn branch_selector(ir: &Ir, terminator: OpId) -> Option<Value> {
 #[derive(Clone, Debug)]
 pub struct Divergence {
     pub cfg: Cfg,
+    uniform_allocas: FxHashSet<Value>,
     varying: FxHashSet<Value>,
     divergent_branches: FxHashSet<OpId>,
     divergent_loops: FxHashSet<BlockId>,
@@ -335,8 +336,21 @@ pub struct Divergence {
 impl Divergence {
     /// Analyzes `region` (a function body) with `seeds` varying.
     pub fn analyze(ir: &Ir, region: RegionId, seeds: &[Value]) -> Divergence {
+        Self::analyze_with_uniform_allocas(ir, region, seeds, &FxHashSet::default())
+    }
+
+    /// [`Divergence::analyze`] where the allocas `uniform_allocas` hold the same value in
+    /// every invocation (a built-in such as the workgroup id, stored once per call):
+    /// their addresses, and so the loads of them, are uniform.
+    pub fn analyze_with_uniform_allocas(
+        ir: &Ir,
+        region: RegionId,
+        seeds: &[Value],
+        uniform_allocas: &FxHashSet<Value>,
+    ) -> Divergence {
         let cfg = Cfg::new(ir, region);
         let mut d = Divergence {
+            uniform_allocas: uniform_allocas.clone(),
             varying: seeds.iter().copied().collect(),
             divergent_branches: FxHashSet::default(),
             divergent_loops: FxHashSet::default(),
@@ -391,7 +405,8 @@ impl Divergence {
             return false;
         }
         match o.name.as_str() {
-            "llvm.alloca" | "llvm.atomicrmw" | "llvm.cmpxchg" | "llvm.call" | "llvm.inline_asm" => true,
+            "llvm.alloca" => !self.uniform_allocas.contains(&o.results[0]),
+            "llvm.atomicrmw" | "llvm.cmpxchg" | "llvm.call" | "llvm.inline_asm" => true,
             "llvm.load" => {
                 let atomic =
                     matches!(o.attr("ordering"), Some(Attribute::Integer { value, .. }) if *value != 0);
@@ -589,6 +604,36 @@ mod tests {
             .collect();
         assert!(d.is_varying(loads[0]));
         assert!(d.is_uniform(loads[1]));
+    }
+
+    /// An alloca declared uniform (a built-in slot holding the workgroup id) gives
+    /// uniform loads; another alloca's loads stay varying.
+    #[test]
+    fn loads_of_a_uniform_alloca_are_uniform() {
+        let source = r#"llvm.func @f(%g: i32) {
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %group = llvm.alloca %c1 x i32 : (i32) -> !llvm.ptr
+  %other = llvm.alloca %c1 x i32 : (i32) -> !llvm.ptr
+  llvm.store %g, %group : i32, !llvm.ptr
+  %a = llvm.load %group : !llvm.ptr -> i32
+  %b = llvm.load %other : !llvm.ptr -> i32
+  llvm.return
+}"#;
+        let (ir, region, _) = analyze(source, &[]);
+        let entry = ir.region(region).blocks[0];
+        let ops = |name: &str| -> Vec<Value> {
+            (ir.block(entry).ops.iter())
+                .filter(|&&o| ir.op(o).name == name)
+                .map(|&o| ir.op(o).results[0])
+                .collect()
+        };
+        let (allocas, loads) = (ops("llvm.alloca"), ops("llvm.load"));
+        let uniform: FxHashSet<Value> = [allocas[0]].into_iter().collect();
+        let d = Divergence::analyze_with_uniform_allocas(&ir, region, &[], &uniform);
+        assert!(d.is_uniform(loads[0]));
+        assert!(d.is_varying(loads[1]));
+        let plain = Divergence::analyze(&ir, region, &[]);
+        assert!(plain.is_varying(loads[0]));
     }
 
     #[test]

@@ -25,6 +25,20 @@ pub enum BuiltIn {
 }
 
 impl BuiltIn {
+    /// Whether every invocation of a workgroup reads the same value (on the CPU, with
+    /// subgroups of one invocation).
+    pub fn is_workgroup_uniform(self) -> bool {
+        matches!(
+            self,
+            BuiltIn::WorkgroupId
+                | BuiltIn::NumWorkgroups
+                | BuiltIn::WorkgroupSize
+                | BuiltIn::SubgroupSize
+                | BuiltIn::SubgroupLocalInvocationId
+                | BuiltIn::NumSubgroups
+        )
+    }
+
     pub fn from_name(name: &str) -> Option<BuiltIn> {
         Some(match name {
             "GlobalInvocationId" => BuiltIn::GlobalInvocationId,

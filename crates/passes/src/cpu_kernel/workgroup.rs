@@ -114,6 +114,9 @@ struct Pass<'a> {
     ctx_fields: FxHashMap<u64, Value>,
     /// The built-ins' slots: written once per call in the dispatch block.
     builtin_slots: FxHashSet<Value>,
+    /// The slots of built-ins with one value for the whole workgroup (the workgroup id,
+    /// sizes, counts): loads of them are uniform.
+    uniform_builtin_slots: FxHashSet<Value>,
     /// Private variables with an initializer: (storage, global, alignment), written when
     /// an invocation starts.
     private_initializers: Vec<(Value, OpId, u64)>,
@@ -126,6 +129,10 @@ struct Pass<'a> {
     /// Values uniform across the workgroup kept across a barrier: one slot each (not
     /// one per invocation) in two areas after the invocations' frames.
     uniform_spills: UniformSpills,
+    /// Accesses that stay out of the invocations' access group although their root is
+    /// parallel: the plain read-modify-writes of workgroup atomics (two invocations
+    /// may update one word).
+    serial_accesses: FxHashSet<OpId>,
 }
 
 /// The uniform values kept across barriers. Every invocation that defines one writes
@@ -545,11 +552,13 @@ pub fn build_workgroup_function(
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
+        uniform_builtin_slots: FxHashSet::default(),
         private_initializers: Vec::new(),
         frame_variables: Vec::new(),
         read_only_bases: FxHashSet::default(),
         roots: FxHashMap::default(),
         uniform_spills: UniformSpills::default(),
+        serial_accesses: FxHashSet::default(),
     };
 
     // Group operations over a subgroup of one invocation.
@@ -559,7 +568,7 @@ pub fn build_workgroup_function(
     }
 
     // Atomics on workgroup memory: one thread runs the workgroup, plain RMW will do.
-    super::atomics::plain_workgroup_atomics(pass.ir, func, iface)?;
+    pass.serial_accesses = super::atomics::plain_workgroup_atomics(pass.ir, func, iface)?;
 
     // Memory barriers: nothing to order within one thread.
     for op in memory_barriers {
@@ -734,9 +743,6 @@ pub fn build_workgroup_function(
         pass.ir.op_mut(call).parent = None;
         resume_blocks.push(resume);
     }
-    if !resume_blocks.is_empty() {
-        pass.spill_live_values(region, &resume_blocks)?;
-    }
 
     // The dispatch: state 0 starts at the old entry, state k resumes after barrier k.
     if resume_blocks.is_empty() {
@@ -764,6 +770,10 @@ pub fn build_workgroup_function(
         pass.ir.op_mut(op).successors.push(old_entry);
         pass.ir.op_mut(op).successors.extend(resume_blocks.iter().copied());
         pass.ir.append_op(dispatch, op);
+        // After the dispatch switch: the divergence analysis and the uses' dominance
+        // need every segment reachable from the entry (an unreachable block has no
+        // place in the CFG, and a value used there could not be kept once).
+        pass.spill_live_values(region, &resume_blocks)?;
     }
 
     // SIMD across invocations (kernels without barriers; see `simd.rs`).
@@ -829,16 +839,8 @@ pub fn build_workgroup_function(
         return Ok(layout);
     }
     let states = barriers.len() + 1;
-    build_workgroup_loop(
-        pass.ir,
-        module_block,
-        &pass.t,
-        iface.workgroup_size,
-        states,
-        frame_bytes,
-        &uniform_copies,
-        &location,
-    );
+    let rounds = Rounds { size: iface.workgroup_size, states, frame_bytes, uniform_copies: &uniform_copies };
+    build_workgroup_loop(pass.ir, module_block, &pass.t, &rounds, &location);
     Ok(layout)
 }
 
@@ -870,11 +872,13 @@ fn poll_cancel_in(
         i64_constants: FxHashMap::default(),
         ctx_fields: FxHashMap::default(),
         builtin_slots: FxHashSet::default(),
+        uniform_builtin_slots: FxHashSet::default(),
         private_initializers: Vec::new(),
         frame_variables: Vec::new(),
         read_only_bases: FxHashSet::default(),
         roots: FxHashMap::default(),
         uniform_spills: UniformSpills::default(),
+        serial_accesses: FxHashSet::default(),
         local_index: None,
         local_ids: Vec::new(),
         workgroup_size: [1, 1, 1],
@@ -1087,6 +1091,9 @@ impl Pass<'_> {
                 .expect("result");
                 store(self.ir, at, value, slot, 4, &loc);
                 self.builtin_slots.insert(slot);
+                if b.is_workgroup_uniform() {
+                    self.uniform_builtin_slots.insert(slot);
+                }
                 Root { base: slot, bytes: self.i64_constant(size), read_only: false, parallel: false }
             }
             GlobalKind::Descriptor(d) => {
@@ -1234,9 +1241,10 @@ impl Pass<'_> {
                 let loc = self.ir.op(op).location.clone();
                 let pointer = self.ir.op(op).operands[ptr_index];
                 let root = find_root(self.ir, pointer, roots).map_err(|m| KernelError::new(&loc, m))?;
-                // A built-in read whole: in range by construction (and left a plain load,
-                // so values computed from built-ins can be recomputed after a barrier).
-                if pointer == root.base && self.builtin_slots.contains(&pointer) {
+                // A built-in read whole or by a constant component: in range by
+                // construction (and left a plain load, so values computed from built-ins
+                // can be recomputed after a barrier).
+                if self.builtin_slots.contains(&root.base) && self.builtin_read_in_range(pointer, root.base) {
                     continue;
                 }
                 let (size, _, _) = llvm_type_layout(self.ir, accessed).ok_or_else(|| {
@@ -1287,7 +1295,7 @@ impl Pass<'_> {
                     continue;
                 }
                 // Atomics stay out of the group: two invocations may hit one word.
-                if root.parallel {
+                if root.parallel && !self.serial_accesses.contains(&op) {
                     self.ir.set_property(op, "access_groups", invocation_access_groups());
                 }
                 // b: ...checks; cond_br ok, then, join(zero) | then: access; br join(v)
@@ -1417,7 +1425,12 @@ impl Pass<'_> {
         }
         // Uniform values whose later uses cannot see the same call's definition get one
         // slot for the workgroup.
-        let divergence = super::divergence::Divergence::analyze(self.ir, region, &self.local_ids);
+        let divergence = super::divergence::Divergence::analyze_with_uniform_allocas(
+            self.ir,
+            region,
+            &self.local_ids,
+            &self.uniform_builtin_slots,
+        );
         let mut uniform = Vec::new();
         let mut varying = Vec::new();
         for v in spilled {
@@ -1672,7 +1685,10 @@ impl Pass<'_> {
             "llvm.load" => {
                 o.attr("invariant").is_some()
                     || o.operands.first().is_some_and(|&p| {
-                        self.builtin_slots.contains(&p)
+                        (self.builtin_slots.contains(&p)
+                            || find_root(self.ir, p, &self.roots).is_ok_and(|r| {
+                                self.builtin_slots.contains(&r.base) && self.builtin_read_in_range(p, r.base)
+                            }))
                             || (o.attr("volatile_").is_none()
                                 && matches!(
                                     o.attr("ordering"),
@@ -1689,6 +1705,18 @@ impl Pass<'_> {
             && o.operands.clone().into_iter().all(|operand| self.rematerializable(operand, memo, depth + 1));
         memo.insert(v, result);
         result
+    }
+
+    /// Whether `pointer` is the built-in slot `slot` itself or a constant component of
+    /// its vector (`slot[0][i]`, i < 3): a read that cannot leave the slot.
+    fn builtin_read_in_range(&self, pointer: Value, slot: Value) -> bool {
+        if pointer == slot {
+            return true;
+        }
+        let ValueDef::Result { op, .. } = self.ir.value(pointer).def else { return false };
+        self.ir.op(op).name == "llvm.getelementptr"
+            && self.ir.op(op).operands.first() == Some(&slot)
+            && vector_component(self.ir, op).is_some_and(|i| i < 3)
     }
 
     /// A copy of `v`'s computation at `at` (the dispatch block's values are used as
@@ -1982,6 +2010,18 @@ fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
     headers
 }
 
+/// What the workgroup function's rounds are made of.
+struct Rounds<'a> {
+    /// The workgroup size.
+    size: [u32; 3],
+    /// The resume states: 1 + the number of barriers.
+    states: usize,
+    /// Each invocation's frame, in bytes.
+    frame_bytes: u64,
+    /// The uniform values' (read offset, write offset, type, alignment) in the frames.
+    uniform_copies: &'a [(u64, u64, Type, u64)],
+}
+
 /// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
 /// until the invocations return done (one round without barriers).
 ///
@@ -1991,16 +2031,8 @@ fn loop_headers(ir: &Ir, region: RegionId, entry: BlockId) -> Vec<BlockId> {
 /// segment. The loops are parallel for the invocations' access group, and the round's
 /// next state is the minimum the invocations return (all equal in a valid shader; a
 /// cancelled invocation never hides behind "done").
-fn build_workgroup_loop(
-    ir: &mut Ir,
-    module_block: BlockId,
-    t: &Types,
-    size: [u32; 3],
-    states: usize,
-    frame_bytes: u64,
-    uniform_copies: &[(u64, u64, Type, u64)],
-    loc: &Location,
-) {
+fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &Rounds, loc: &Location) {
+    let &Rounds { size, states, frame_bytes, uniform_copies } = rounds;
     let void = ir.types.llvm_void();
     let fty = ir.types.llvm_function(void, vec![t.ptr, t.i32, t.i32, t.i32], false);
     let func = make(
