@@ -14,9 +14,11 @@
 //!   SPIR-V);
 //! - any other result is varying when one of its operands is;
 //! - a conditional branch or switch on a varying value is divergent. The arguments of
-//!   the blocks where its paths may meet again (within its influence region: the
-//!   blocks reachable from it before its immediate post-dominator, and that
-//!   post-dominator) are varying: different invocations arrive from different edges;
+//!   the blocks where paths from two of its successor edges may meet again (within its
+//!   influence region: the blocks reachable from it before its immediate
+//!   post-dominator, and that post-dominator) are varying: different invocations
+//!   arrive from different edges. A block only one edge leads to (a loop after an early
+//!   return) is no join: its uniform loop counter stays uniform;
 //! - a loop that invocations may leave in different iterations (a divergent branch in
 //!   its body whose influence region leaves the loop) is divergent, and every value it
 //!   defines that is used outside it is varying (each invocation sees its own last
@@ -388,10 +390,10 @@ impl Divergence {
                     }
                 }
                 let divergent = branch_selector(ir, terminator).is_some_and(|c| d.varying.contains(&c))
-                    && d.cfg.succs[i].len() > 1;
+                    && ir.op(terminator).successors.len() > 1; // one target twice still merges
                 if divergent && d.divergent_branches.insert(terminator) {
                     changed = true;
-                    d.mark_joins(ir, i);
+                    d.mark_joins(ir, i, terminator);
                     d.mark_divergent_loops(ir, i, &def_block);
                 }
             }
@@ -418,16 +420,37 @@ impl Divergence {
     }
 
     /// The arguments of the blocks where the paths of the divergent branch at block `i`
-    /// meet again are varying.
-    fn mark_joins(&mut self, ir: &Ir, i: usize) {
-        let region = self.cfg.influence_region(i);
-        let mut joins: Vec<usize> = region.iter().copied().filter(|&b| self.cfg.preds[b].len() > 1).collect();
-        if let Some(p) = self.cfg.ipdom[i] {
-            joins.push(p);
+    /// meet again are varying: the blocks of its influence region (and its immediate
+    /// post-dominator) reached from two or more of its successor edges. A block reached
+    /// from one edge only (a loop after an early return) sees invocations that all came
+    /// the same way, so its arguments keep their own uniformity.
+    fn mark_joins(&mut self, ir: &Ir, i: usize, terminator: OpId) {
+        let stop = self.cfg.ipdom[i];
+        let n = self.cfg.blocks.len();
+        // Per block: the last edge whose walk reached it, and how many edges did.
+        let mut last_edge = vec![usize::MAX; n];
+        let mut edges_reaching = vec![0u32; n];
+        // The terminator's own successor list: one target twice is a join of its edges.
+        let targets: Vec<usize> =
+            ir.op(terminator).successors.iter().filter_map(|&s| self.cfg.index_of(s)).collect();
+        for (edge, &target) in targets.iter().enumerate() {
+            let mut work = vec![target];
+            while let Some(b) = work.pop() {
+                if last_edge[b] == edge {
+                    continue;
+                }
+                last_edge[b] = edge;
+                edges_reaching[b] += 1;
+                if Some(b) != stop {
+                    work.extend(self.cfg.succs[b].iter().copied());
+                }
+            }
         }
-        for j in joins {
-            for &a in &ir.block(self.cfg.blocks[j]).arguments {
-                self.varying.insert(a);
+        for (b, &count) in edges_reaching.iter().enumerate() {
+            if count >= 2 {
+                for &a in &ir.block(self.cfg.blocks[b]).arguments {
+                    self.varying.insert(a);
+                }
             }
         }
     }
@@ -577,6 +600,57 @@ mod tests {
         assert!(d.is_varying(arg(&ir, region, 4, 0)), "merged after a divergent if");
         assert!(d.is_uniform(result(&ir, region, 3, "llvm.load")), "a load of a uniform address");
         assert!(d.is_uniform(result(&ir, region, 4, "llvm.lshr")));
+    }
+
+    /// matmul's shape behind a bounds check: invocations out of range return early, the
+    /// rest run a loop with a uniform trip count. The loop header is reached from one
+    /// edge of the divergent check only, so its counter is no join and stays uniform.
+    #[test]
+    fn a_loop_after_an_early_return_keeps_its_counter_uniform() {
+        let (ir, region, d) = analyze(
+            r#"llvm.func @f(%lid: i32, %n: i32, %p: !llvm.ptr) {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %out = llvm.icmp "uge" %lid, %n : i32
+  llvm.cond_br %out, ^bb4, ^bb1(%c0 : i32)
+^bb1(%i: i32):
+  %more = llvm.icmp "ult" %i, %n : i32
+  llvm.cond_br %more, ^bb2, ^bb3
+^bb2:
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %next = llvm.add %i, %c1 : i32
+  llvm.br ^bb1(%next : i32)
+^bb3:
+  llvm.store %i, %p : i32, !llvm.ptr
+  llvm.return
+^bb4:
+  llvm.return
+}"#,
+            &[0],
+        );
+        assert!(d.is_divergent_branch(*ir.block(ir.region(region).blocks[0]).ops.last().unwrap()));
+        let header = ir.region(region).blocks[1];
+        assert!(d.is_uniform(arg(&ir, region, 1, 0)), "the counter");
+        assert!(!d.is_divergent_branch(*ir.block(header).ops.last().unwrap()));
+        assert!(!d.is_divergent_loop(header));
+        assert!(d.is_uniform(result(&ir, region, 2, "llvm.add")));
+    }
+
+    /// A divergent branch to one block by both edges with different arguments merges
+    /// invocations that chose differently.
+    #[test]
+    fn both_edges_of_a_divergent_branch_to_one_block_are_a_join() {
+        let (ir, region, d) = analyze(
+            r#"llvm.func @f(%lid: i32, %n: i32) {
+  %c0 = llvm.mlir.constant(0 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %low = llvm.icmp "ult" %lid, %n : i32
+  llvm.cond_br %low, ^bb1(%c0 : i32), ^bb1(%c1 : i32)
+^bb1(%x: i32):
+  llvm.return
+}"#,
+            &[0],
+        );
+        assert!(d.is_varying(arg(&ir, region, 1, 0)));
     }
 
     /// Atomics and allocas give each invocation its own value; an atomic load too.

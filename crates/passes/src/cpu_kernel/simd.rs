@@ -6,10 +6,11 @@
 //!
 //! Built from the scalar invocation function after the bounds checks (so every access
 //! is already guarded by a branch on its range), for kernels without barriers:
-//! - A uniformity analysis: lane-varying values are the local ids (x only when the
-//!   workgroup's x size is a multiple of the lane count, so y and z are shared by the
-//!   lanes), per-invocation memory, what is computed from them, block arguments joined
-//!   after a divergent branch, and values leaving a loop with a divergent branch.
+//! - Uniformity is the kernel pass's divergence analysis ([`Divergence`]) seeded with
+//!   the local ids (x only when the workgroup's x size is a multiple of the lane count,
+//!   so y and z are shared by the lanes): per-invocation memory, what is computed from
+//!   it, block arguments where a divergent branch's paths meet, and values leaving a
+//!   loop that lanes leave in different iterations.
 //! - Uniform values stay scalar; a varying value of scalar type T becomes
 //!   `vector<LANES x T>` (pointers: vectors of pointers) and a varying `vector<N x T>` is
 //!   kept as N such vectors, one per component. Varying structs or arrays are refused.
@@ -32,6 +33,7 @@ use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 use super::context as cx;
+use super::divergence::Divergence;
 use super::workgroup::llvm_type_layout;
 
 /// Invocations per SIMD call.
@@ -414,133 +416,6 @@ fn schedule_level(
 }
 
 // ---------------------------------------------------------------------------------------
-// Uniformity.
-
-/// Immediate post-dominators (`None`: the virtual exit or no post-dominator).
-fn immediate_post_dominators(cfg: &Cfg) -> Vec<Option<usize>> {
-    let n = cfg.blocks.len();
-    let words = (n + 1).div_ceil(64);
-    let full = vec![u64::MAX; words];
-    let exit = n;
-    let mut pdom: Vec<Vec<u64>> = vec![full; n];
-    let set = |s: &mut Vec<u64>, i: usize| s[i / 64] |= 1 << (i % 64);
-    let has = |s: &Vec<u64>, i: usize| s[i / 64] & (1 << (i % 64)) != 0;
-    let mut exit_set = vec![0u64; words];
-    set(&mut exit_set, exit);
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 1000 {
-        changed = false;
-        rounds += 1;
-        for b in (0..n).rev() {
-            let mut acc: Option<Vec<u64>> = if cfg.returns[b] { Some(exit_set.clone()) } else { None };
-            for &s in &cfg.succs[b] {
-                acc = Some(match acc {
-                    None => pdom[s].clone(),
-                    Some(a) => a.iter().zip(&pdom[s]).map(|(x, y)| x & y).collect(),
-                });
-            }
-            let mut new = acc.unwrap_or_else(|| vec![u64::MAX; words]);
-            set(&mut new, b);
-            if new != pdom[b] {
-                pdom[b] = new;
-                changed = true;
-            }
-        }
-    }
-    let count = |s: &Vec<u64>| s.iter().map(|w| w.count_ones()).sum::<u32>();
-    (0..n)
-        .map(|b| {
-            // The strict post-dominator with the most post-dominators is the closest.
-            (0..n).filter(|&c| c != b && has(&pdom[b], c)).max_by_key(|&c| count(&pdom[c]))
-        })
-        .collect()
-}
-
-/// Which values differ between lanes.
-fn varying_values(ir: &Ir, cfg: &Cfg, loops: &[Loop], seeds: &[Value]) -> FxHashSet<Value> {
-    let n = cfg.blocks.len();
-    let ipdom = immediate_post_dominators(cfg);
-    let mut varying: FxHashSet<Value> = seeds.iter().copied().collect();
-    let mut divergent = vec![false; n];
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 10_000 {
-        changed = false;
-        rounds += 1;
-        for (i, &b) in cfg.blocks.iter().enumerate() {
-            for &op in &ir.block(b).ops {
-                let o = ir.op(op);
-                let makes_varying =
-                    matches!(o.name.as_str(), "llvm.alloca" | "llvm.atomicrmw" | "llvm.cmpxchg")
-                        || o.operands.iter().any(|v| varying.contains(v));
-                if makes_varying && !o.successors.is_empty() {
-                    // A branch: successor operands flow into block arguments.
-                } else if makes_varying {
-                    for &r in &o.results {
-                        changed |= varying.insert(r);
-                    }
-                }
-                if !o.successors.is_empty() {
-                    if let Some(ranges) = successor_ranges(ir, op) {
-                        for (k, range) in ranges.into_iter().enumerate() {
-                            let target = o.successors[k];
-                            for (j, oi) in range.enumerate() {
-                                if varying.contains(&o.operands[oi]) {
-                                    let arg = ir.block(target).arguments[j];
-                                    changed |= varying.insert(arg);
-                                }
-                            }
-                        }
-                    }
-                    let divergent_branch =
-                        o.name == "llvm.cond_br" && o.operands.first().is_some_and(|c| varying.contains(c));
-                    if divergent_branch && !divergent[i] {
-                        divergent[i] = true;
-                        changed = true;
-                        // Where paths from different successors meet again (up to the
-                        // join, the immediate post-dominator), block arguments merge
-                        // lanes that came different ways. A block reached from one
-                        // successor only (a loop after an early return) is not a join.
-                        let join = ipdom[i];
-                        let mut reached_from = vec![0u8; n];
-                        for (k, &s) in cfg.succs[i].iter().enumerate() {
-                            let bit = 1u8 << k.min(7);
-                            let mut work = vec![s];
-                            while let Some(x) = work.pop() {
-                                if reached_from[x] & bit != 0 {
-                                    continue;
-                                }
-                                reached_from[x] |= bit;
-                                if Some(x) != join {
-                                    work.extend(cfg.succs[x].iter().copied());
-                                }
-                            }
-                        }
-                        for (x, reached) in reached_from.iter().enumerate() {
-                            if reached.count_ones() >= 2 {
-                                for &a in &ir.block(cfg.blocks[x]).arguments {
-                                    varying.insert(a);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        // Lanes leave a loop with a divergent branch at different iterations.
-        for l in loops {
-            if (0..n).any(|b| l.body[b] && divergent[b]) {
-                for &v in &l.live_out {
-                    changed |= varying.insert(v);
-                }
-            }
-        }
-    }
-    varying
-}
-
-// ---------------------------------------------------------------------------------------
 // Emission.
 
 /// A value of the SIMD function: scalar (the same in every lane) or one
@@ -569,7 +444,8 @@ struct Emitter<'a> {
     ptr: Type,
     mask_ty: Type,
     vmap: FxHashMap<Value, Wide>,
-    varying: FxHashSet<Value>,
+    /// Which values differ between lanes.
+    divergence: Divergence,
     edge_in: FxHashMap<usize, Vec<(Value, Vec<Wide>)>>,
     header_masks: FxHashMap<usize, Value>,
     loop_stack: Vec<LoopState>,
@@ -1019,7 +895,7 @@ pub fn build_simd_function(
     if !uniform_yz {
         seeds.extend([old_args[2], old_args[3]]);
     }
-    let varying = varying_values(ir, &cfg, &loops, &seeds);
+    let divergence = Divergence::analyze(ir, region, &seeds);
 
     // The new function: (ctx, lx, ly, lz, gx, gy, gz, frame, state, mask) -> i32.
     let i1 = ir.types.integer(1, Signedness::Signless);
@@ -1060,7 +936,7 @@ pub fn build_simd_function(
             ptr,
             mask_ty,
             vmap: FxHashMap::default(),
-            varying,
+            divergence,
             edge_in: FxHashMap::default(),
             header_masks: FxHashMap::default(),
             loop_stack: Vec::new(),
@@ -1109,7 +985,7 @@ pub fn build_simd_function(
             }
         }
         for (k, &a) in old_args.iter().enumerate() {
-            let w = if e.varying.contains(&a) {
+            let w = if e.divergence.is_varying(a) {
                 Wide::Varying(vec![new_args[k]])
             } else {
                 Wide::Uniform(new_args[k])
@@ -1165,7 +1041,7 @@ impl Emitter<'_> {
     fn arg_shapes(&mut self, block: BlockId) -> Result<(Vec<Type>, Vec<bool>), NotApplicable> {
         let args = self.ir.block(block).arguments.clone();
         let types: Vec<Type> = args.iter().map(|&a| self.ir.value_type(a)).collect();
-        let varying: Vec<bool> = args.iter().map(|a| self.varying.contains(a)).collect();
+        let varying: Vec<bool> = args.iter().map(|a| self.divergence.is_varying(*a)).collect();
         Ok((types, varying))
     }
 
@@ -1282,7 +1158,7 @@ impl Emitter<'_> {
         let mut capture_shapes = Vec::new();
         for &v in &lp.live_out {
             let ty = self.ir.value_type(v);
-            let vary = self.varying.contains(&v);
+            let vary = self.divergence.is_varying(v);
             let (p, ptys) = self.poison_like(ty, vary)?;
             initial.extend(flatten(&p));
             arg_types.extend(ptys.iter().copied());
