@@ -83,14 +83,23 @@ pub(crate) fn differ_only_in_signedness(types: &TypeStore, a: Type, b: Type) -> 
     }
 }
 
+/// The discardable attribute that marks the bitcasts the deserializer made: an
+/// `OpBitcast` of the input (`asuint(i) + u`) must stay one.
+pub(crate) const MARKER: &str = "spirvkit.mixed_signedness";
+
+pub(crate) fn marker() -> spirvkit_ir::attr::NamedAttribute {
+    spirvkit_ir::attr::NamedAttribute::new(MARKER, spirvkit_ir::attr::Attribute::Unit)
+}
+
 /// The `spirv.Bitcast`s under `module` the serializer writes no instruction for: each
-/// changes only signedness, carries no attributes, and every use is in a position of
+/// changes only signedness, carries only [`MARKER`], and every use is in a position of
 /// a [`same_type_groups`] group, where SPIR-V takes the bitcast's operand as it is.
 pub(crate) fn elidable_bitcasts(ir: &Ir, module: OpId) -> FxHashSet<OpId> {
     let mut candidates: FxHashMap<Value, OpId> = FxHashMap::default();
     ir.for_each_op_under(module, |_, op| {
         let o = ir.op(op);
-        if o.name != "spirv.Bitcast" || !o.properties.is_empty() || !o.attributes.is_empty() {
+        let marked = matches!(o.attributes.as_slice(), [a] if a.name == MARKER);
+        if o.name != "spirv.Bitcast" || !o.properties.is_empty() || !marked {
             return;
         }
         if let ([source], [result]) = (o.operands.as_slice(), o.results.as_slice()) {

@@ -21,6 +21,7 @@ const MIXED: &str = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n\
     %eq = OpIEqual %bool %int_3 %uint_5\n%lt = OpSLessThan %bool %uint_5 %int_3\n\
     %and = OpBitwiseAnd %uint %diff %uint_5\n%vsum = OpIAdd %v2uint %vi %vu\n\
     %veq = OpINotEqual %v2bool %vu %vi\n%own = OpBitcast %uint %diff\nOpStore %var %own\n\
+    %asuint = OpBitcast %uint %diff\n%kept = OpIAdd %uint %asuint %uint_5\nOpStore %var %kept\n\
     OpStore %var %and\nOpReturn\nOpFunctionEnd\n";
 
 #[test]
@@ -33,13 +34,13 @@ fn mixed_signedness_deserializes_to_verifying_ir_and_round_trips() {
     let text = spirvkit_ir::text::printer::print_op(&ir, module, PrintOptions::default());
     let diagnostics = spirvkit_ir::verify::verify(&ir, module, &text);
     assert!(diagnostics.is_empty(), "{diagnostics:?}\n{text}");
-    // One bitcast per mixed operand, and the module's own OpBitcast.
-    assert_eq!(text.matches("spirv.Bitcast").count(), 8, "{text}");
+    // One bitcast per mixed operand, and the module's own two OpBitcasts.
+    assert_eq!(text.matches("spirv.Bitcast").count(), 9, "{text}");
     let out = write(&ir, module);
     // Ids are numbered anew (as MLIR does), the instructions are the original ones:
-    // the only OpBitcast is the module's own.
+    // the only OpBitcasts are the module's own (one feeding an OpIAdd).
     assert_eq!(opcodes(&out), opcodes(&words), "{text}");
-    assert_eq!(opcodes(&out).iter().filter(|&&op| op == 124).count(), 1);
+    assert_eq!(opcodes(&out).iter().filter(|&&op| op == 124).count(), 2);
     common::validate(&words_to_bytes(&out, Endian::Little), "spv1.0", "mixed signedness").expect("validates");
     // And from then on the same words.
     let mut again = Ir::new();

@@ -1160,6 +1160,7 @@ impl Deserializer<'_, '_> {
                 }
                 let cast =
                     self.ir.create_op(op_name!("spirv.Bitcast"), vec![value], &[target], self.line.clone());
+                self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
                 self.insert(state, cast);
                 operands[position] = self.ir.op(cast).results[0];
             }
