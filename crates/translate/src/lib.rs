@@ -14,6 +14,7 @@ pub mod deserialize;
 pub mod driver;
 pub mod fallback;
 pub mod serialize;
+mod signedness;
 pub mod structurize;
 pub mod to_llvm_ir;
 

@@ -599,6 +599,9 @@ struct Serializer<'a> {
     /// shared by several (a uniqued constant, a label a construct's header takes) is
     /// named once, by the first.
     named_ids: FxHashSet<u32>,
+    /// Bitcasts that only change signedness for ops SPIR-V lets mix it: their result
+    /// is written as their operand (`crate::signedness`).
+    elided_bitcasts: FxHashSet<OpId>,
 }
 
 /// Op names the control-flow walks compare often, interned once: comparing
@@ -774,6 +777,7 @@ impl<'a> Serializer<'a> {
             depth: 0,
             variable_pointees: variable_pointees(ir, module),
             named_ids: FxHashSet::default(),
+            elided_bitcasts: crate::signedness::elidable_bitcasts(ir, module),
         }
     }
 

@@ -1120,11 +1120,51 @@ impl Deserializer<'_, '_> {
             (false, true) => Some(self.result_type(inst)?),
             _ => return not_supported(inst, &format!("{} with this result", opcode_name(inst.opcode))),
         };
+        self.match_signedness(state, def, &mut operands, result);
         self.emit(state, inst, info.name.clone(), operands, result, props)?;
         if info.terminator {
             state.current = None;
         }
         Ok(())
+    }
+
+    /// Bitcasts the integer operands that differ from their type group's only in
+    /// signedness (which SPIR-V allows and the dialect's ODS does not) to the group's
+    /// type: the result's when it is in the group, else the first operand's.
+    fn match_signedness(
+        &mut self,
+        state: &FunctionState,
+        def: &'static OpDef,
+        operands: &mut [Value],
+        result: Option<Type>,
+    ) {
+        let groups = crate::signedness::same_type_groups(def);
+        if groups.is_empty() || operands.len() != def.operands.len() {
+            return;
+        }
+        let n_operands = operands.len();
+        for group in groups {
+            let target = match (group.contains(&n_operands), result) {
+                (true, Some(ty)) => ty,
+                (true, None) => continue,
+                (false, _) => match group.first().and_then(|&p| operands.get(p)) {
+                    Some(&v) => self.ir.value_type(v),
+                    None => continue,
+                },
+            };
+            for &position in group {
+                let Some(&value) = operands.get(position) else { continue };
+                let ty = self.ir.value_type(value);
+                if !crate::signedness::differ_only_in_signedness(&self.ir.types, ty, target) {
+                    continue;
+                }
+                let cast =
+                    self.ir.create_op(op_name!("spirv.Bitcast"), vec![value], &[target], self.line.clone());
+                self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
+                self.insert(state, cast);
+                operands[position] = self.ir.op(cast).results[0];
+            }
+        }
     }
 
     /// `operandSegmentSizes` of a conditional branch or switch: the condition or

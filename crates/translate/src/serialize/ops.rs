@@ -26,6 +26,14 @@ impl<'a> Serializer<'a> {
     /// An op, and with `emit_op_names` the `OpName` of its result when its location
     /// is a name (not of a symbol reference's, which is the symbol's id).
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
+        if !self.elided_bitcasts.is_empty() && self.elided_bitcasts.contains(&op) {
+            let o = self.ir.op(op);
+            if let Some(&source) = o.operands.first() {
+                let id = self.value_id(op, source)?;
+                self.map_result(op, id);
+                return Ok(());
+            }
+        }
         self.encode_op(op)?;
         if self.options.emit_op_names {
             let ir = self.ir;
