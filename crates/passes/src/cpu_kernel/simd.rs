@@ -886,6 +886,12 @@ pub fn build_simd_function(
     if loops.is_empty() && mode == SimdMode::Auto {
         return refuse("no loop (LLVM's loop vectorizer runs the invocation loop as SIMD already)");
     }
+    let invocations: u64 = workgroup_size.iter().map(|&d| u64::from(d)).product();
+    if invocations < LANES && mode == SimdMode::Auto {
+        // The lanes past the workgroup would run every iteration of the longest lane for
+        // nothing (a one-invocation workgroup ran 40x slower as SIMD).
+        return refuse("fewer invocations in a workgroup than lanes");
+    }
     let inner = innermost_loops(&loops, cfg.blocks.len());
     let order = schedule(&cfg, &loops, &inner)?;
 

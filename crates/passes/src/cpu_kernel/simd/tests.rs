@@ -112,3 +112,11 @@ fn atomics_keep_the_scalar_path() {
     // Nothing is left behind.
     assert_eq!(ir.block(module_block).ops.len(), before);
 }
+
+#[test]
+fn a_workgroup_smaller_than_the_lanes_keeps_the_scalar_path_unless_asked() {
+    let (mut ir, module_block, func) = parsed(LOOP);
+    let refused = build_simd_function(&mut ir, module_block, func, [1, 1, 1], SimdMode::Auto);
+    assert!(refused.is_err_and(|e| e.0.contains("fewer invocations")));
+    assert!(build_simd_function(&mut ir, module_block, func, [1, 1, 1], SimdMode::Always).is_ok());
+}
