@@ -48,6 +48,7 @@ typedef struct { void *base; uint64_t bytes; } Slot;
 typedef struct {
   Slot *buffers; const void *push; uint64_t push_bytes; void *workgroup_memory; void *frames;
   const void *zero_page; void *sink_page; const uint32_t *cancel; uint32_t num_workgroups[3]; uint32_t pad;
+  void **private_buffers;
 } Ctx;
 extern void spirvkit_workgroup(Ctx *, uint32_t, uint32_t, uint32_t);
 static uint8_t zero_page[4096], sink_page[4096];
@@ -123,8 +124,16 @@ fn context_offsets_match_the_c_layout() {
     // The C mirror above and the runtime's repr(C) struct follow these numbers.
     assert_eq!((cx::BUFFERS, cx::PUSH, cx::PUSH_BYTES, cx::WORKGROUP_MEMORY), (0, 8, 16, 24));
     assert_eq!(
-        (cx::FRAMES, cx::ZERO_PAGE, cx::SINK_PAGE, cx::CANCEL, cx::NUM_WORKGROUPS, cx::SIZE),
-        (32, 40, 48, 56, 64, 80)
+        (
+            cx::FRAMES,
+            cx::ZERO_PAGE,
+            cx::SINK_PAGE,
+            cx::CANCEL,
+            cx::NUM_WORKGROUPS,
+            cx::PRIVATE_BUFFERS,
+            cx::SIZE
+        ),
+        (32, 40, 48, 56, 64, 80, 88)
     );
 }
 
