@@ -648,11 +648,12 @@ mod tests {
 
     #[test]
     fn modules_the_verifier_rejects_print_generic_with_a_warning() {
-        // Valid SPIR-V: OpIAdd of an `int` and a `uint`; MLIR's types cannot hold it.
+        // Valid SPIR-V: OpSelect of an `int` and a `uint`; MLIR's types cannot hold it.
         let text = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n\
                     %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%int = OpTypeInt 32 1\n\
                     %u1 = OpConstant %uint 1\n%i1 = OpConstant %int 1\n%fn = OpTypeFunction %void\n\
-                    %f = OpFunction %void None %fn\n%entry = OpLabel\n%sum = OpIAdd %uint %u1 %i1\n\
+                    %bool = OpTypeBool\n%t = OpConstantTrue %bool\n\
+                    %f = OpFunction %void None %fn\n%entry = OpLabel\n%sum = OpSelect %uint %t %u1 %i1\n\
                     OpReturn\nOpFunctionEnd\n";
         let words = spirvkit_binary::assemble(text, &Default::default()).expect("assembles");
         let bytes = spirvkit_binary::words_to_bytes(&words, spirvkit_binary::Endian::Little);
@@ -662,12 +663,12 @@ mod tests {
         assert!(
             result
                 .diagnostics_text
-                .starts_with("<unknown>:0: warning: the deserialized module does not verify ('spirv.IAdd'"),
+                .starts_with("<unknown>:0: warning: the deserialized module does not verify ('spirv.Select'"),
             "{}",
             result.diagnostics_text
         );
         let printed = String::from_utf8(result.output.into_bytes()).expect("text");
-        assert!(printed.contains("\"spirv.IAdd\"(%0, %1) : (i32, si32) -> i32"), "{printed}");
+        assert!(printed.contains("\"spirv.Select\"(%0, %1, %2) : (i1, i32, si32) -> i32"), "{printed}");
         spirvkit_ir::parse(&printed, "m.mlir").expect("the generic form reads back");
     }
 

@@ -290,7 +290,19 @@ fn serialize_halves_from(
     });
     let ext_inst =
         |ir: &Ir, body: &[OpId]| body.iter().any(|&op| ir.op(op).name == crate::fallback::EXT_INST_OP);
-    if !second_fits || ext_inst(first, first_body) || ext_inst(second, second_body) {
+    // The bitcasts the reader made for mixed signedness are elided by a whole-module
+    // analysis: such modules are serialized whole.
+    let marked = |ir: &Ir, module: OpId| {
+        let mut any = false;
+        ir.for_each_op_under(module, |_, op| any |= crate::signedness::is_marked(ir, op));
+        any
+    };
+    if !second_fits
+        || ext_inst(first, first_body)
+        || ext_inst(second, second_body)
+        || marked(first, first_module)
+        || marked(second, second_module)
+    {
         return None;
     }
     second.adopt_types(&mut first.types).ok()?;

@@ -91,6 +91,11 @@ pub(crate) fn marker() -> spirvkit_ir::attr::NamedAttribute {
     spirvkit_ir::attr::NamedAttribute::new(MARKER, spirvkit_ir::attr::Attribute::Unit)
 }
 
+/// Whether `op` is a bitcast the reader made for mixed signedness.
+pub(crate) fn is_marked(ir: &Ir, op: OpId) -> bool {
+    ir.op(op).attributes.iter().any(|a| a.name == MARKER)
+}
+
 /// The `spirv.Bitcast`s under `module` the serializer writes no instruction for: each
 /// changes only signedness, carries only [`MARKER`], and every use is in a position of
 /// a [`same_type_groups`] group, where SPIR-V takes the bitcast's operand as it is.

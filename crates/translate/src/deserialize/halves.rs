@@ -495,12 +495,15 @@ mod tests {
              %uint = OpTypeInt 32 0\n%u1 = OpConstant %uint 1\n",
         );
         for i in 0..count {
-            let odd =
-                if bad == Some(i) { format!("%odd{i} = OpIAdd %uint %u1 %c1\n") } else { String::new() };
+            let odd = if bad == Some(i) {
+                format!("%odd{i} = OpSelect %uint %lt{i} %u1 %c1\n")
+            } else {
+                String::new()
+            };
             text.push_str(&format!(
                 "%f{i} = OpFunction %int None %fn\n%a{i} = OpFunctionParameter %int\n%e{i} = OpLabel\n\
                  OpBranch %h{i}\n%h{i} = OpLabel\n%p{i} = OpPhi %int %a{i} %e{i} %n{i} %b{i}\n\
-                 {odd}%lt{i} = OpSLessThan %bool %p{i} %c1\nOpLoopMerge %m{i} %b{i} None\n\
+                 %lt{i} = OpSLessThan %bool %p{i} %c1\n{odd}OpLoopMerge %m{i} %b{i} None\n\
                  OpBranchConditional %lt{i} %b{i} %m{i}\n%b{i} = OpLabel\n%n{i} = OpIAdd %int %p{i} %c1\n\
                  OpStore %g %n{i}\nOpBranch %h{i}\n%m{i} = OpLabel\nOpReturnValue %p{i}\nOpFunctionEnd\n"
             ));
