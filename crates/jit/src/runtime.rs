@@ -519,71 +519,48 @@ impl PrivateCopy {
     }
 }
 
-fn fold_u32(target: &AtomicU32, value: u32, op: ReductionOp) {
-    let o = Ordering::Relaxed;
-    #[allow(unsafe_code)]
-    // SAFETY: an AtomicI32 has the same size and alignment as the AtomicU32 it views.
-    let signed = unsafe { std::sync::atomic::AtomicI32::from_ptr(target.as_ptr().cast()) };
-    match op {
-        ReductionOp::Add => {
-            target.fetch_add(value, o);
+/// `fold_u32`/`fold_u64`: one relaxed atomic that folds `value` into `target` by `op`
+/// (the signed min/max view the same word as signed).
+macro_rules! fold_atomic {
+    ($name:ident, $atomic:ty, $signed_atomic:ty, $unsigned:ty, $signed:ty) => {
+        fn $name(target: &$atomic, value: $unsigned, op: ReductionOp) {
+            let o = Ordering::Relaxed;
+            #[allow(unsafe_code)]
+            // SAFETY: the signed atomic has the same size and alignment as the unsigned
+            // one it views.
+            let signed = unsafe { <$signed_atomic>::from_ptr(target.as_ptr().cast()) };
+            match op {
+                ReductionOp::Add => {
+                    target.fetch_add(value, o);
+                }
+                ReductionOp::And => {
+                    target.fetch_and(value, o);
+                }
+                ReductionOp::Or => {
+                    target.fetch_or(value, o);
+                }
+                ReductionOp::Xor => {
+                    target.fetch_xor(value, o);
+                }
+                ReductionOp::UMin => {
+                    target.fetch_min(value, o);
+                }
+                ReductionOp::UMax => {
+                    target.fetch_max(value, o);
+                }
+                ReductionOp::SMin => {
+                    signed.fetch_min(value as $signed, o);
+                }
+                ReductionOp::SMax => {
+                    signed.fetch_max(value as $signed, o);
+                }
+            }
         }
-        ReductionOp::And => {
-            target.fetch_and(value, o);
-        }
-        ReductionOp::Or => {
-            target.fetch_or(value, o);
-        }
-        ReductionOp::Xor => {
-            target.fetch_xor(value, o);
-        }
-        ReductionOp::UMin => {
-            target.fetch_min(value, o);
-        }
-        ReductionOp::UMax => {
-            target.fetch_max(value, o);
-        }
-        ReductionOp::SMin => {
-            signed.fetch_min(value as i32, o);
-        }
-        ReductionOp::SMax => {
-            signed.fetch_max(value as i32, o);
-        }
-    }
+    };
 }
 
-fn fold_u64(target: &AtomicU64, value: u64, op: ReductionOp) {
-    let o = Ordering::Relaxed;
-    #[allow(unsafe_code)]
-    // SAFETY: an AtomicI64 has the same size and alignment as the AtomicU64 it views.
-    let signed = unsafe { std::sync::atomic::AtomicI64::from_ptr(target.as_ptr().cast()) };
-    match op {
-        ReductionOp::Add => {
-            target.fetch_add(value, o);
-        }
-        ReductionOp::And => {
-            target.fetch_and(value, o);
-        }
-        ReductionOp::Or => {
-            target.fetch_or(value, o);
-        }
-        ReductionOp::Xor => {
-            target.fetch_xor(value, o);
-        }
-        ReductionOp::UMin => {
-            target.fetch_min(value, o);
-        }
-        ReductionOp::UMax => {
-            target.fetch_max(value, o);
-        }
-        ReductionOp::SMin => {
-            signed.fetch_min(value as i64, o);
-        }
-        ReductionOp::SMax => {
-            signed.fetch_max(value as i64, o);
-        }
-    }
-}
+fold_atomic!(fold_u32, AtomicU32, std::sync::atomic::AtomicI32, u32, i32);
+fold_atomic!(fold_u64, AtomicU64, std::sync::atomic::AtomicI64, u64, i64);
 
 /// Claims the next run of workgroups: guided self-scheduling, each claim taking a
 /// share of what is left (`left / (CLAIMS_PER_THREAD * threads)`, at least one), so a
