@@ -1735,37 +1735,9 @@ pub fn build_simd_workgroup_loop(
     let i32 = ir.types.integer(32, Signedness::Signless);
     let i64 = ir.types.integer(64, Signedness::Signless);
     let ptr = ir.types.llvm_pointer(0);
-    let void = ir.types.llvm_void();
     let v_i32 = ir.types.vector(LANES, i32);
     let mask_ty = ir.types.vector(LANES, i1);
-    let fty = ir.types.llvm_function(void, vec![ptr, i32, i32, i32], false);
-    let func = ir.create_op("llvm.func", vec![], &[], loc.clone());
-    ir.op_mut(func).properties = props(vec![
-        ("CConv", dialect("llvm.cconv", "ccc")),
-        (
-            "arg_attrs",
-            Attribute::Array(vec![
-                Attribute::Dictionary(vec![NamedAttribute::new("llvm.noalias", Attribute::Unit)]),
-                Attribute::Dictionary(vec![]),
-                Attribute::Dictionary(vec![]),
-                Attribute::Dictionary(vec![]),
-            ]),
-        ),
-        ("function_type", Attribute::Type(fty)),
-        ("linkage", dialect("llvm.linkage", "external")),
-        ("sym_name", Attribute::String(cx::WORKGROUP_FUNCTION.into())),
-        ("unnamed_addr", int(0, i64)),
-        ("visibility_", int(0, i64)),
-    ]);
-    let mut sorted = ir.op(func).properties.clone();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name));
-    ir.op_mut(func).properties = sorted;
-    ir.append_op(module_block, func);
-    let region = ir.add_region(func);
-    let entry = ir.create_block();
-    ir.append_block(region, entry);
-    let ctx = ir.add_block_argument(entry, ptr, loc.clone());
-    let groups: Vec<Value> = (0..3).map(|_| ir.add_block_argument(entry, i32, loc.clone())).collect();
+    let (region, entry, ctx, groups) = super::workgroup::workgroup_function_shell(ir, module_block, loc);
     let header = ir.create_block();
     let body = ir.create_block();
     let done = ir.create_block();

@@ -70,8 +70,6 @@ pub struct KernelLayout {
 }
 
 struct Types {
-    i1: Type,
-    i8: Type,
     i32: Type,
     i64: Type,
     ptr: Type,
@@ -512,14 +510,7 @@ pub fn build_workgroup_function(
         }
     }
 
-    let t = Types {
-        i1: ir.types.integer(1, Signedness::Signless),
-        i8: ir.types.integer(8, Signedness::Signless),
-        i32: ir.types.integer(32, Signedness::Signless),
-        i64: ir.types.integer(64, Signedness::Signless),
-        ptr: ir.types.llvm_pointer(0),
-    };
-    let _ = (t.i1, t.i8);
+    let t = Types::new(ir);
 
     // The new entry block: the dispatch on the resume state.
     let dispatch = ir.create_block();
@@ -537,29 +528,11 @@ pub fn build_workgroup_function(
     ir.region_mut(region).blocks.insert(0, dispatch);
     ir.block_mut(dispatch).parent = Some(region);
 
-    let mut pass = Pass {
-        ir,
-        t,
-        location: location.clone(),
-        dispatch,
-        ctx,
-        frames_arg,
-        frame_mode: !barriers.is_empty(),
-        local_index: None,
-        local_ids: local_ids.clone(),
-        workgroup_size: iface.workgroup_size,
-        frame_bytes: 0,
-        i64_constants: FxHashMap::default(),
-        ctx_fields: FxHashMap::default(),
-        builtin_slots: FxHashSet::default(),
-        uniform_builtin_slots: FxHashSet::default(),
-        private_initializers: Vec::new(),
-        frame_variables: Vec::new(),
-        read_only_bases: FxHashSet::default(),
-        roots: FxHashMap::default(),
-        uniform_spills: UniformSpills::default(),
-        serial_accesses: FxHashSet::default(),
-    };
+    let mut pass = Pass::new(ir, &location, dispatch, ctx);
+    pass.frames_arg = frames_arg;
+    pass.frame_mode = !barriers.is_empty();
+    pass.local_ids = local_ids.clone();
+    pass.workgroup_size = iface.workgroup_size;
 
     // Group operations over a subgroup of one invocation.
     for (op, callee) in &group_calls {
@@ -853,36 +826,7 @@ fn poll_cancel_in(
     ctx: Value,
     location: &Location,
 ) -> Result<(), KernelError> {
-    let t = Types {
-        i1: ir.types.integer(1, Signedness::Signless),
-        i8: ir.types.integer(8, Signedness::Signless),
-        i32: ir.types.integer(32, Signedness::Signless),
-        i64: ir.types.integer(64, Signedness::Signless),
-        ptr: ir.types.llvm_pointer(0),
-    };
-    let mut pass = Pass {
-        ir,
-        t,
-        location: location.clone(),
-        dispatch,
-        ctx,
-        frames_arg: ctx,
-        frame_mode: false,
-        frame_bytes: 0,
-        i64_constants: FxHashMap::default(),
-        ctx_fields: FxHashMap::default(),
-        builtin_slots: FxHashSet::default(),
-        uniform_builtin_slots: FxHashSet::default(),
-        private_initializers: Vec::new(),
-        frame_variables: Vec::new(),
-        read_only_bases: FxHashSet::default(),
-        roots: FxHashMap::default(),
-        uniform_spills: UniformSpills::default(),
-        serial_accesses: FxHashSet::default(),
-        local_index: None,
-        local_ids: Vec::new(),
-        workgroup_size: [1, 1, 1],
-    };
+    let mut pass = Pass::new(ir, location, dispatch, ctx);
     pass.poll_cancel_at_back_edges(region)
 }
 
@@ -926,6 +870,47 @@ struct BuiltinInputs {
     local: Vec<Value>,
     group: Vec<Value>,
     size: [u32; 3],
+}
+
+impl Types {
+    fn new(ir: &mut Ir) -> Types {
+        Types {
+            i32: ir.types.integer(32, Signedness::Signless),
+            i64: ir.types.integer(64, Signedness::Signless),
+            ptr: ir.types.llvm_pointer(0),
+        }
+    }
+}
+
+impl<'a> Pass<'a> {
+    /// A pass over a function whose entry block is `dispatch` and whose context is
+    /// `ctx`: no frames, no local ids (the caller sets them for the invocation function).
+    fn new(ir: &'a mut Ir, location: &Location, dispatch: BlockId, ctx: Value) -> Pass<'a> {
+        let t = Types::new(ir);
+        Pass {
+            ir,
+            t,
+            location: location.clone(),
+            dispatch,
+            ctx,
+            frames_arg: ctx,
+            frame_mode: false,
+            local_index: None,
+            local_ids: Vec::new(),
+            workgroup_size: [1, 1, 1],
+            frame_bytes: 0,
+            i64_constants: FxHashMap::default(),
+            ctx_fields: FxHashMap::default(),
+            builtin_slots: FxHashSet::default(),
+            uniform_builtin_slots: FxHashSet::default(),
+            private_initializers: Vec::new(),
+            frame_variables: Vec::new(),
+            read_only_bases: FxHashSet::default(),
+            roots: FxHashMap::default(),
+            uniform_spills: UniformSpills::default(),
+            serial_accesses: FxHashSet::default(),
+        }
+    }
 }
 
 impl Pass<'_> {
@@ -2022,19 +2007,19 @@ struct Rounds<'a> {
     uniform_copies: &'a [(u64, u64, Type, u64)],
 }
 
-/// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
-/// until the invocations return done (one round without barriers).
-///
-/// The resume state is uniform (barriers are in uniform control flow), so each round
-/// switches on it *outside* the invocation loops: state k has its own loop nest calling
-/// the (always inlined) invocation with the constant k, which LLVM folds to that one
-/// segment. The loops are parallel for the invocations' access group, and the round's
-/// next state is the minimum the invocations return (all equal in a valid shader; a
-/// cancelled invocation never hides behind "done").
-fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &Rounds, loc: &Location) {
-    let &Rounds { size, states, frame_bytes, uniform_copies } = rounds;
+/// The `spirvkit_workgroup(ptr noalias ctx, i32 gx, i32 gy, i32 gz)` function the
+/// runtime calls, appended to the module with an empty entry block: (body, entry,
+/// ctx, group ids). Its loop over the invocations is the caller's.
+pub(super) fn workgroup_function_shell(
+    ir: &mut Ir,
+    module_block: BlockId,
+    loc: &Location,
+) -> (RegionId, BlockId, Value, Vec<Value>) {
+    let ptr = ir.types.llvm_pointer(0);
+    let i32 = ir.types.integer(32, Signedness::Signless);
+    let i64 = ir.types.integer(64, Signedness::Signless);
     let void = ir.types.llvm_void();
-    let fty = ir.types.llvm_function(void, vec![t.ptr, t.i32, t.i32, t.i32], false);
+    let fty = ir.types.llvm_function(void, vec![ptr, i32, i32, i32], false);
     let func = make(
         ir,
         "llvm.func",
@@ -2056,8 +2041,8 @@ fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &
             ("function_type", Attribute::Type(fty)),
             ("linkage", dialect("llvm.linkage", "external")),
             ("sym_name", Attribute::String(cx::WORKGROUP_FUNCTION.into())),
-            ("unnamed_addr", int(0, t.i64)),
-            ("visibility_", int(0, t.i64)),
+            ("unnamed_addr", int(0, i64)),
+            ("visibility_", int(0, i64)),
         ],
         loc,
     );
@@ -2065,8 +2050,23 @@ fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &
     let region = ir.add_region(func);
     let entry = ir.create_block();
     ir.append_block(region, entry);
-    let ctx = ir.add_block_argument(entry, t.ptr, loc.clone());
-    let groups: Vec<Value> = (0..3).map(|_| ir.add_block_argument(entry, t.i32, loc.clone())).collect();
+    let ctx = ir.add_block_argument(entry, ptr, loc.clone());
+    let groups: Vec<Value> = (0..3).map(|_| ir.add_block_argument(entry, i32, loc.clone())).collect();
+    (region, entry, ctx, groups)
+}
+
+/// `spirvkit_workgroup(ctx, gx, gy, gz)`: rounds of the z, y, x invocation loops
+/// until the invocations return done (one round without barriers).
+///
+/// The resume state is uniform (barriers are in uniform control flow), so each round
+/// switches on it *outside* the invocation loops: state k has its own loop nest calling
+/// the (always inlined) invocation with the constant k, which LLVM folds to that one
+/// segment. The loops are parallel for the invocations' access group, and the round's
+/// next state is the minimum the invocations return (all equal in a valid shader; a
+/// cancelled invocation never hides behind "done").
+fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &Rounds, loc: &Location) {
+    let &Rounds { size, states, frame_bytes, uniform_copies } = rounds;
+    let (region, entry, ctx, groups) = workgroup_function_shell(ir, module_block, loc);
     let at = At::End(entry);
     let one = constant(ir, at, 1, t.i32, loc);
     let next_slot = emit(
