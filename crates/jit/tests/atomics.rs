@@ -4,7 +4,7 @@
 //! two threads, so the flushes of both threads meet in the same buffer. GLSL sources
 //! are compiled by glslangValidator (skipped with a message when it is missing).
 
-use std::process::Command;
+mod common;
 
 use spirvkit_jit::device::kernel_llvm_ir;
 use spirvkit_jit::CpuDevice;
@@ -12,21 +12,7 @@ use spirvkit_passes::cpu_kernel::atomics::ReductionOp;
 use spirvkit_run::{Binding, BufferKind, Device, Dispatch};
 
 fn glsl_words(name: &str, source: &str) -> Option<Vec<u32>> {
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!("spirvkit-atomics-{}-{name}.comp", std::process::id()));
-    let out = dir.join(format!("spirvkit-atomics-{}-{name}.spv", std::process::id()));
-    std::fs::write(&path, source).expect("write");
-    let status =
-        Command::new("glslangValidator").args(["-V", "-S", "comp"]).arg(&path).arg("-o").arg(&out).output();
-    let _ = std::fs::remove_file(&path);
-    let Ok(status) = status else {
-        eprintln!("skipping: glslangValidator is not installed");
-        return None;
-    };
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
-    let bytes = std::fs::read(&out).expect("spv written");
-    let _ = std::fs::remove_file(&out);
-    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    common::glsl_words("atomics", name, source)
 }
 
 fn dispatch(words: &[u32], groups: [u32; 3], repeat: u32) -> Dispatch<'_> {

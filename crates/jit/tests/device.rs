@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 use spirvkit_jit::CpuDevice;
 use spirvkit_run::{Binding, BufferKind, Device, Dispatch, RunError};
 
@@ -23,26 +25,7 @@ fn compile_source(source: &Path, extra: &[&str]) -> Option<Vec<u32>> {
         eprintln!("skipping: {} is absent", source.display());
         return None;
     }
-    let out = std::env::temp_dir().join(format!(
-        "spirvkit-device-{}-{}.spv",
-        std::process::id(),
-        source.file_stem().unwrap().to_string_lossy()
-    ));
-    let status = Command::new("glslangValidator")
-        .args(extra)
-        .args(["-V", "-S", "comp", "-e", "main"])
-        .arg(source)
-        .arg("-o")
-        .arg(&out)
-        .output();
-    let Ok(status) = status else {
-        eprintln!("skipping: glslangValidator is not installed");
-        return None;
-    };
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
-    let bytes = std::fs::read(&out).expect("spv written");
-    let _ = std::fs::remove_file(&out);
-    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    common::glslang_words(source, extra)
 }
 
 fn dispatch<'a>(words: &'a [u32], groups: [u32; 3]) -> Dispatch<'a> {

@@ -4,32 +4,14 @@
 //! Each test first checks that the kernel does take the SIMD path. Skipped with a
 //! message when glslangValidator is missing.
 
-use std::process::Command;
+mod common;
 
 use spirvkit_jit::device::kernel_llvm_ir;
 use spirvkit_jit::CpuDevice;
 use spirvkit_run::{Binding, BufferKind, Device, Dispatch, RunError};
 
 fn glsl_words(name: &str, source: &str) -> Option<Vec<u32>> {
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!("spirvkit-simd-{}-{name}.comp", std::process::id()));
-    let out = dir.join(format!("spirvkit-simd-{}-{name}.spv", std::process::id()));
-    std::fs::write(&path, source).expect("write");
-    let status = Command::new("glslangValidator")
-        .args(["-V", "-S", "comp", "-e", "main"])
-        .arg(&path)
-        .arg("-o")
-        .arg(&out)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let Ok(status) = status else {
-        eprintln!("skipping: glslangValidator is not installed");
-        return None;
-    };
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stdout));
-    let bytes = std::fs::read(&out).expect("spv written");
-    let _ = std::fs::remove_file(&out);
-    Some(bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
+    common::glsl_words("simd", name, source)
 }
 
 fn assert_simd(words: &[u32]) {
