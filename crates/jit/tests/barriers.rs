@@ -1,6 +1,6 @@
 //! Barriers on the CPU device: one invocation loop nest per barrier state, values live
 //! across a barrier kept in slot-major frames (varying) or once per workgroup (uniform,
-//! double-buffered), built-ins recomputed (see `spirvkit_passes::cpu_kernel::workgroup`).
+//! passed to the next rounds' invocations as parameters), built-ins recomputed (see `spirvkit_passes::cpu_kernel::workgroup`).
 //! Kernels are checked against Rust. GLSL is compiled by glslangValidator and optimized
 //! by spirv-opt (so values live across barriers are SSA values, not variables); each is
 //! skipped with a message when missing.
@@ -131,10 +131,10 @@ fn uniform_and_varying_values_across_barriers_match_rust() {
     assert_eq!(words_of(&bindings[0]), expected(&x, groups));
 }
 
-/// The four uniform vectors and `s` (68 bytes) are kept once per workgroup, twice
-/// (read and write areas): the frames hold the varying `w` per invocation and 2 x 80
-/// bytes for the workgroup, 32 bytes per invocation once spread. Kept per invocation
-/// they would need at least 72.
+/// The four uniform vectors and `s` (68 bytes) are kept once per workgroup: the frames
+/// hold the varying `w` per invocation (16 bytes each, aligned) and 80 bytes for the
+/// workgroup, 32 bytes per invocation once spread. Kept per invocation they would need
+/// at least 72.
 #[test]
 fn uniform_values_are_kept_once_per_workgroup() {
     let Some(words) = optimized_glsl_words("uniform-once", UNIFORM_AND_VARYING) else { return };
@@ -180,4 +180,76 @@ void main() {
     let want: Vec<u32> =
         (0..groups).flat_map(|g| (0..32).map(move |l| (31 - l) * 3 + g + groups * 1000 + l)).collect();
     assert_eq!(words_of(&bindings[0]), want);
+}
+
+/// A tree reduction: the stride `s` is uniform, changes every round and is kept across
+/// the barrier in its loop; each round's invocations must see the value the previous
+/// round left, never the one their own round writes.
+const TREE_SUM: &str = r#"#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint v[]; } o;
+layout(set = 0, binding = 1) buffer In { uint x[]; } i;
+shared uint part[64];
+void main() {
+  uint l = gl_LocalInvocationID.x;
+  uint g = gl_WorkGroupID.x;
+  part[l] = i.x[g * 64u + l];
+  barrier();
+  for (uint s = 32u; s > 0u; s >>= 1u) {
+    if (l < s)
+      part[l] = part[l] * 3u + part[l + s];
+    barrier();
+  }
+  if (l == 0u)
+    o.v[g] = part[0];
+}
+"#;
+
+fn tree_sum(x: &[u32]) -> u32 {
+    let mut part = x.to_vec();
+    let mut s = part.len() / 2;
+    while s > 0 {
+        for l in 0..s {
+            part[l] = part[l].wrapping_mul(3).wrapping_add(part[l + s]);
+        }
+        s /= 2;
+    }
+    part[0]
+}
+
+#[test]
+fn a_uniform_value_changed_every_round_reaches_the_next_round() {
+    let Some(words) = optimized_glsl_words("tree-sum", TREE_SUM) else { return };
+    let groups = 19usize;
+    let x: Vec<u32> = (0..groups as u32 * 64).map(|j| j.wrapping_mul(2_654_435_761) >> 9).collect();
+    let mut bindings = vec![storage(0, &vec![0; groups]), storage(1, &x)];
+    let dispatch = Dispatch {
+        spirv: &words,
+        entry: "main",
+        groups: [groups as u32, 1, 1],
+        spec: &[],
+        push: &[],
+        threads: Some(2),
+        time_limit: None,
+        repeat: 1,
+    };
+    CpuDevice::new().run(&dispatch, &mut bindings, None).expect("runs");
+    let expected: Vec<u32> = x.chunks(64).map(tree_sum).collect();
+    assert_eq!(words_of(&bindings[0]), expected);
+}
+
+/// The uniform values kept across barriers enter the invocation function as parameters
+/// after its state, loaded once per round before the loops (so LLVM needs no alias
+/// facts to keep them out of the loops), and the frames are `noalias`.
+#[test]
+fn uniform_values_kept_across_barriers_are_parameters_of_the_invocation() {
+    let Some(words) = optimized_glsl_words("tree-sum-ir", TREE_SUM) else { return };
+    let (text, _, _) = kernel_llvm_ir(&words, "main", &[]).expect("compiles");
+    let define = text
+        .lines()
+        .find(|l| l.starts_with("define internal i32 @spirvkit_invocation("))
+        .expect("the invocation function");
+    let parameters = define.split('(').nth(1).expect("parameters").split(',').count();
+    assert!(parameters > 9, "{define}");
+    assert!(define.contains("ptr noalias"), "{define}");
 }

@@ -134,18 +134,20 @@ struct Pass<'a> {
 }
 
 /// The uniform values kept across barriers. Every invocation that defines one writes
-/// the same value to its slot in the write area; uses in later segments read the read
-/// area, which the workgroup function refreshes from the write area after each round.
-/// So no invocation of a round reads what another wrote in the same round (no
-/// dependence between the iterations of an invocation loop), and the read is a
-/// loop-invariant load LLVM hoists out of the loop.
+/// the same value to its slot in the area after the invocations' frames; uses in later
+/// segments read a parameter of the invocation function, which the workgroup function
+/// loads from the slot once per round, before the state's invocation loops. So no
+/// invocation of a round reads what another wrote in the same round (no dependence
+/// between the iterations of an invocation loop), and the value is invariant in the
+/// loops without LLVM having to prove that no store of the segment (to workgroup memory,
+/// a buffer, a frame) changes it: addresses computed from it stay affine in the
+/// invocation index, which the loop vectorizer needs.
 #[derive(Default)]
 struct UniformSpills {
-    /// Offsets in the frames of the read and write areas.
-    read_area: u64,
-    write_area: u64,
+    /// Offset in the frames of the uniform area.
+    area: u64,
     bytes: u64,
-    /// Each value's slot: offset in an area, type, alignment.
+    /// Each value's slot: offset in the area, type, alignment.
     slots: Vec<(u64, Type, u64)>,
 }
 
@@ -286,6 +288,8 @@ fn invocation_access_groups() -> Attribute {
 }
 
 const INVOCATION_ACCESS_GROUP: &str = "id = distinct[0]<>";
+/// The invocation function's parameters: ctx, local x/y/z, group x/y/z, frames, state.
+const FRAMES_PARAMETER: usize = 7;
 
 /// Puts the load that defines `loaded` into the invocations' access group.
 fn mark_parallel(ir: &mut Ir, loaded: Value) {
@@ -767,12 +771,22 @@ pub fn build_workgroup_function(
     pass.poll_cancel_at_back_edges(region)?;
 
     // The invocation function's new signature.
-    let params = vec![
+    let mut params = vec![
         pass.t.ptr, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.i32, pass.t.ptr,
         pass.t.i32,
     ];
-    let fty = pass.ir.types.llvm_function(pass.t.i32, params, false);
+    // Then the uniform values kept across barriers (see `UniformSpills`).
+    params.extend(pass.uniform_spills.slots.iter().map(|&(_, ty, _)| ty));
+    let fty = pass.ir.types.llvm_function(pass.t.i32, params.clone(), false);
     pass.ir.set_property(func, "function_type", Attribute::Type(fty));
+    // The frames are their own allocation (the runtime's), reached through no other
+    // argument or loaded pointer: when LLVM inlines the invocation, `noalias` becomes
+    // scope metadata telling it that workgroup-memory and buffer stores leave the
+    // frames' uniform slots unchanged, so their loads leave the invocation loops.
+    let mut arg_attrs = vec![Attribute::Dictionary(vec![]); params.len()];
+    arg_attrs[FRAMES_PARAMETER] =
+        Attribute::Dictionary(vec![NamedAttribute::new("llvm.noalias", Attribute::Unit)]);
+    pass.ir.set_property(func, "arg_attrs", Attribute::Array(arg_attrs));
     pass.ir.set_property(func, "sym_name", Attribute::String(cx::INVOCATION_FUNCTION.into()));
     pass.ir.set_property(func, "linkage", dialect("llvm.linkage", "internal"));
     // Inlined into each state's loop nest, where the constant state selects one segment.
@@ -792,15 +806,12 @@ pub fn build_workgroup_function(
     let invocations: u64 = iface.workgroup_size.iter().map(|&d| u64::from(d)).product();
     let uniform = &pass.uniform_spills;
     if !uniform.slots.is_empty() {
-        // The runtime allocates frame_bytes per invocation: room for both areas too.
-        let total = uniform.write_area + uniform.bytes;
+        // The runtime allocates frame_bytes per invocation: room for the uniform area too.
+        let total = uniform.area + uniform.bytes;
         layout.frame_bytes = total.div_ceil(invocations.max(1)).next_multiple_of(16);
     }
-    let uniform_copies: Vec<(u64, u64, Type, u64)> = uniform
-        .slots
-        .iter()
-        .map(|&(offset, ty, align)| (uniform.read_area + offset, uniform.write_area + offset, ty, align))
-        .collect();
+    let uniform_slots: Vec<(u64, Type, u64)> =
+        uniform.slots.iter().map(|&(offset, ty, align)| (uniform.area + offset, ty, align)).collect();
     let frame_bytes = layout.frame_bytes;
     if let Some(simd) = simd {
         let ir = pass.ir;
@@ -812,7 +823,7 @@ pub fn build_workgroup_function(
         return Ok(layout);
     }
     let states = barriers.len() + 1;
-    let rounds = Rounds { size: iface.workgroup_size, states, frame_bytes, uniform_copies: &uniform_copies };
+    let rounds = Rounds { size: iface.workgroup_size, states, frame_bytes, uniform_slots: &uniform_slots };
     build_workgroup_loop(pass.ir, module_block, &pass.t, &rounds, &location);
     Ok(layout)
 }
@@ -1092,6 +1103,17 @@ impl Pass<'_> {
                     runtime_stride: d.runtime_stride,
                 });
                 let table = self.ctx_field(cx::BUFFERS, self.t.ptr);
+                // The table holds a slot per descriptor: its loads may be hoisted out of
+                // the branches they sink into (a bounds check's length, read by every
+                // invocation of a loop, is then read once).
+                if let ValueDef::Result { op, .. } = self.ir.value(table).def {
+                    let bytes = (index + 1) * cx::BUFFER_SLOT;
+                    self.ir.set_property(
+                        op,
+                        "dereferenceable",
+                        dialect("llvm.dereferenceable", &format!("bytes = {bytes}")),
+                    );
+                }
                 let off = self.i64_constant(index * cx::BUFFER_SLOT);
                 let slot = byte_gep(self.ir, at, table, off, &loc);
                 let base = load_invariant(self.ir, at, slot, self.t.ptr, 8, &loc);
@@ -1502,28 +1524,24 @@ impl Pass<'_> {
             slots.push((offset, ty, align));
         }
         let invocations: u64 = self.workgroup_size.iter().map(|&d| u64::from(d)).product();
-        let read_area = self.frame_bytes.next_multiple_of(16) * invocations;
+        let area = self.frame_bytes.next_multiple_of(16) * invocations;
         let bytes = bytes.next_multiple_of(16);
-        let write_area = read_area + bytes;
-        if write_area + bytes > 1 << 32 {
+        if area + bytes > 1 << 32 {
             return Err(KernelError::new(&self.location, "frames over 4 GiB".to_string()));
         }
         let loc = self.location.clone();
         for (&(v, ref direct), &(offset, ty, align)) in values.iter().zip(&slots) {
             let at = self.at_dispatch();
-            let read_offset = self.i64_constant(read_area + offset);
-            let write_offset = self.i64_constant(write_area + offset);
-            let read = byte_gep(self.ir, at, self.frames_arg, read_offset, &loc);
+            let write_offset = self.i64_constant(area + offset);
             let write = byte_gep(self.ir, at, self.frames_arg, write_offset, &loc);
-            for (&(b, op), &direct) in uses.get(&v).into_iter().flatten().zip(direct) {
+            let parameter = self.ir.add_block_argument(self.dispatch, ty, loc.clone());
+            for (&(_, op), &direct) in uses.get(&v).into_iter().flatten().zip(direct) {
                 if direct {
                     continue;
                 }
-                let loaded = load(self.ir, At::Before(b, op), read, ty, align, &loc);
-                mark_parallel(self.ir, loaded);
                 for operand in self.ir.op_mut(op).operands.iter_mut() {
                     if *operand == v {
-                        *operand = loaded;
+                        *operand = parameter;
                     }
                 }
             }
@@ -1545,7 +1563,7 @@ impl Pass<'_> {
             let stored = store(self.ir, at, v, write, align, &loc);
             self.ir.set_property(stored, "access_groups", invocation_access_groups());
         }
-        self.uniform_spills = UniformSpills { read_area, write_area, bytes, slots };
+        self.uniform_spills = UniformSpills { area, bytes, slots };
         Ok(())
     }
 
@@ -2003,8 +2021,9 @@ struct Rounds<'a> {
     states: usize,
     /// Each invocation's frame, in bytes.
     frame_bytes: u64,
-    /// The uniform values' (read offset, write offset, type, alignment) in the frames.
-    uniform_copies: &'a [(u64, u64, Type, u64)],
+    /// The uniform values' (offset, type, alignment) in the frames: loaded before each
+    /// state's invocation loops and passed to every invocation after its state.
+    uniform_slots: &'a [(u64, Type, u64)],
 }
 
 /// The `spirvkit_workgroup(ptr noalias ctx, i32 gx, i32 gy, i32 gz)` function the
@@ -2028,11 +2047,15 @@ pub(super) fn workgroup_function_shell(
         vec![
             ("CConv", dialect("llvm.cconv", "ccc")),
             // The context is not written through any other pointer: its loads hoist
-            // out of the invocation loop.
+            // out of the invocation loop, also from branches (it is dereferenceable).
             (
                 "arg_attrs",
                 Attribute::Array(vec![
-                    Attribute::Dictionary(vec![NamedAttribute::new("llvm.noalias", Attribute::Unit)]),
+                    Attribute::Dictionary(vec![
+                        NamedAttribute::new("llvm.align", int(8, i64)),
+                        NamedAttribute::new("llvm.dereferenceable", int(i128::from(cx::SIZE), i64)),
+                        NamedAttribute::new("llvm.noalias", Attribute::Unit),
+                    ]),
                     Attribute::Dictionary(vec![]),
                     Attribute::Dictionary(vec![]),
                     Attribute::Dictionary(vec![]),
@@ -2065,7 +2088,7 @@ pub(super) fn workgroup_function_shell(
 /// next state is the minimum the invocations return (all equal in a valid shader; a
 /// cancelled invocation never hides behind "done").
 fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &Rounds, loc: &Location) {
-    let &Rounds { size, states, frame_bytes, uniform_copies } = rounds;
+    let &Rounds { size, states, frame_bytes, uniform_slots } = rounds;
     let (region, entry, ctx, groups) = workgroup_function_shell(ir, module_block, loc);
     let at = At::End(entry);
     let one = constant(ir, at, 1, t.i32, loc);
@@ -2103,7 +2126,17 @@ fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &
         ir.append_block(region, nest);
         nests.push(nest);
         store(ir, At::End(nest), done_state, next_slot, 4, loc);
-        build_invocation_nest(ir, region, nest, round_end, k, t, &dims, ctx, &groups, frames, next_slot, loc);
+        // What the previous rounds kept, invariant in this round's loops.
+        let uniforms: Vec<Value> = uniform_slots
+            .iter()
+            .map(|&(offset, ty, align)| {
+                let offset = constant(ir, At::End(nest), i128::from(offset), t.i64, loc);
+                let slot = byte_gep(ir, At::End(nest), frames, offset, loc);
+                load(ir, At::End(nest), slot, ty, align, loc)
+            })
+            .collect();
+        let nest_values = NestValues { ctx, groups: &groups, frames, next_slot, uniforms: &uniforms };
+        build_invocation_nest(ir, region, nest, round_end, k, t, &dims, &nest_values, loc);
     }
     if nests.len() == 1 {
         branch(ir, At::End(round), nests[0], vec![], loc);
@@ -2133,15 +2166,6 @@ fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &
     // After all invocations ran this round: another round on a barrier state.
     ir.append_block(region, round_end);
     let rat = At::End(round_end);
-    // The uniform values this round wrote become the next round's to read.
-    for &(read, write, ty, align) in uniform_copies {
-        let from = constant(ir, rat, i128::from(write), t.i64, loc);
-        let from = byte_gep(ir, rat, frames, from, loc);
-        let value = load(ir, rat, from, ty, align, loc);
-        let to = constant(ir, rat, i128::from(read), t.i64, loc);
-        let to = byte_gep(ir, rat, frames, to, loc);
-        store(ir, rat, value, to, align, loc);
-    }
     let n = load(ir, rat, next_slot, t.i32, 4, loc);
     let cancelled = constant(ir, rat, i128::from(cx::STATE_CANCELLED as i32), t.i32, loc);
     let barrier_state = icmp(ir, rat, ULT, n, cancelled, loc);
@@ -2173,6 +2197,17 @@ fn build_workgroup_loop(ir: &mut Ir, module_block: BlockId, t: &Types, rounds: &
     ret(ir, At::End(done), None, loc);
 }
 
+/// What a state's invocation loops pass to each invocation besides its ids and state.
+struct NestValues<'a> {
+    ctx: Value,
+    groups: &'a [Value],
+    frames: Value,
+    /// The alloca folding the invocations' next states.
+    next_slot: Value,
+    /// The uniform values kept across barriers, loaded before the loops.
+    uniforms: &'a [Value],
+}
+
 /// The z, y, x loops over the workgroup's invocations that `from` enters, calling the
 /// invocation function with the constant `state`, then branching to `exit`. Each
 /// call's result is folded into `next_slot` by unsigned minimum (a reduction LLVM
@@ -2186,12 +2221,10 @@ fn build_invocation_nest(
     state: usize,
     t: &Types,
     dims: &[Value],
-    ctx: Value,
-    groups: &[Value],
-    frames: Value,
-    next_slot: Value,
+    values: &NestValues,
     loc: &Location,
 ) {
+    let &NestValues { ctx, groups, frames, next_slot, uniforms } = values;
     let at = At::End(from);
     let zero = constant(ir, at, 0, t.i32, loc);
     let one = constant(ir, at, 1, t.i32, loc);
@@ -2216,7 +2249,8 @@ fn build_invocation_nest(
     // Innermost body: the invocation.
     let body = outer;
     let bat = At::End(body);
-    let operands = vec![ctx, x, y, z, groups[0], groups[1], groups[2], frames, state];
+    let mut operands = vec![ctx, x, y, z, groups[0], groups[1], groups[2], frames, state];
+    operands.extend_from_slice(uniforms);
     let segments = dense_i32(ir, &[operands.len() as i64, 0]);
     let bundles = dense_i32(ir, &[]);
     let r = emit(

@@ -632,7 +632,8 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         }
     }
 
-    /// `!nontemporal` and `!invariant.load` (the other memory hints are dropped).
+    /// `!nontemporal`, `!invariant.load` and `!dereferenceable`/`!dereferenceable_or_null`
+    /// (the other memory hints are dropped).
     fn memory_metadata(&mut self, op: OpId) -> String {
         let mut out = String::new();
         if self.flag(op, "nontemporal") {
@@ -642,6 +643,11 @@ impl<'w, 'a> FunctionWriter<'w, 'a> {
         if self.flag(op, "invariant") {
             let node = self.metadata.node("!{}".into());
             let _ = write!(out, ", !invariant.load {node}");
+        }
+        if let Some((bytes, may_be_null)) = self.property(op, "dereferenceable").and_then(dereferenceable) {
+            let kind = if may_be_null { "dereferenceable_or_null" } else { "dereferenceable" };
+            let node = self.metadata.node(format!("!{{i64 {bytes}}}"));
+            let _ = write!(out, ", !{kind} {node}");
         }
         out
     }
@@ -1206,4 +1212,23 @@ fn parallel_access_groups(body: &str) -> Option<Vec<String>> {
         }
         rest = rest.strip_prefix(',')?.trim_start();
     }
+}
+
+/// `#llvm.dereferenceable<bytes = N[, mayBeNull = true]>`: (N, may be null).
+fn dereferenceable(attr: &Attribute) -> Option<(u64, bool)> {
+    let Attribute::Dialect { name, body: Some(body) } = attr else { return None };
+    if name != "llvm.dereferenceable" {
+        return None;
+    }
+    let mut bytes = None;
+    let mut may_be_null = false;
+    for field in body.split(',') {
+        let (key, value) = field.split_once('=')?;
+        match (key.trim(), value.trim()) {
+            ("bytes", v) => bytes = v.split(':').next()?.trim().parse().ok(),
+            ("mayBeNull", v) => may_be_null = v == "true",
+            _ => return None,
+        }
+    }
+    Some((bytes?, may_be_null))
 }

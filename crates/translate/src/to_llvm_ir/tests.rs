@@ -340,3 +340,15 @@ fn access_groups_and_parallel_loops_become_metadata() {
     let unknown = body.replace("parallelAccesses = ", "mustProgress = true, parallelAccesses = ");
     assert!(translate(&func("void (ptr)", "f", &unknown)).is_err());
 }
+
+#[test]
+fn dereferenceable_loads_become_metadata() {
+    let body = r#"  ^bb0(%p: !llvm.ptr):
+    %q = "llvm.load"(%p) <{dereferenceable = #llvm.dereferenceable<bytes = 48>, ordering = 0 : i64}> : (!llvm.ptr) -> !llvm.ptr
+    %r = "llvm.load"(%q) <{dereferenceable = #llvm.dereferenceable<bytes = 8, mayBeNull = true>, ordering = 0 : i64}> : (!llvm.ptr) -> !llvm.ptr
+    "llvm.return"() : () -> ()"#;
+    let out = translate(&func("void (ptr)", "f", body)).unwrap();
+    assert!(out.contains("= load ptr, ptr %0, !dereferenceable !0\n"), "{out}");
+    assert!(out.contains(", !dereferenceable_or_null !1\n"), "{out}");
+    assert!(out.ends_with("!0 = !{i64 48}\n!1 = !{i64 8}\n"), "{out}");
+}
