@@ -555,8 +555,20 @@ impl Deserializer<'_, '_> {
         for &id in ids {
             operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
         }
-        let location = Location::Unknown;
-        let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], location.clone());
+        // Mixed signedness is bridged as in a function body, by a marked bitcast; here
+        // a spec constant operation itself, as the wrapped op's operands must be.
+        let types: Vec<Type> = operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        for (position, target) in crate::signedness::bridges(&self.ir.types, def, &types, Some(ty)) {
+            let cast = self.ir.create_op(
+                op_name!("spirv.Bitcast"),
+                vec![operands[position]],
+                &[target],
+                Location::Unknown,
+            );
+            self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
+            operands[position] = self.wrap_spec_operation(state, cast, target);
+        }
+        let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], Location::Unknown);
         if has_indices {
             let i32t = self.i32_type();
             let indices = words
@@ -568,6 +580,13 @@ impl Deserializer<'_, '_> {
             self.ir.op_mut(inner_op).properties =
                 vec![NamedAttribute::new("indices", Attribute::Array(indices))];
         }
+        Ok(self.wrap_spec_operation(state, inner_op, ty))
+    }
+
+    /// `spirv.SpecConstantOperation wraps` `inner_op` (of result type `ty`), inserted
+    /// at the insertion point; its result.
+    fn wrap_spec_operation(&mut self, state: &FunctionState, inner_op: OpId, ty: Type) -> Value {
+        let location = Location::Unknown;
         let wrapper = self.ir.create_op("spirv.SpecConstantOperation", vec![], &[ty], location.clone());
         let region = self.ir.add_region(wrapper);
         let block = self.ir.create_block();
@@ -577,7 +596,7 @@ impl Deserializer<'_, '_> {
         let yield_op = self.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
         self.ir.append_op(block, yield_op);
         self.insert(state, wrapper);
-        Ok(self.ir.op(wrapper).results[0])
+        self.ir.op(wrapper).results[0]
     }
 
     fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
@@ -1138,32 +1157,17 @@ impl Deserializer<'_, '_> {
         operands: &mut [Value],
         result: Option<Type>,
     ) {
-        let groups = crate::signedness::same_type_groups(def);
-        if groups.is_empty() || operands.len() != def.operands.len() {
-            return;
-        }
-        let n_operands = operands.len();
-        for group in groups {
-            let target = match (group.contains(&n_operands), result) {
-                (true, Some(ty)) => ty,
-                (true, None) => continue,
-                (false, _) => match group.first().and_then(|&p| operands.get(p)) {
-                    Some(&v) => self.ir.value_type(v),
-                    None => continue,
-                },
-            };
-            for &position in group {
-                let Some(&value) = operands.get(position) else { continue };
-                let ty = self.ir.value_type(value);
-                if !crate::signedness::differ_only_in_signedness(&self.ir.types, ty, target) {
-                    continue;
-                }
-                let cast =
-                    self.ir.create_op(op_name!("spirv.Bitcast"), vec![value], &[target], self.line.clone());
-                self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
-                self.insert(state, cast);
-                operands[position] = self.ir.op(cast).results[0];
-            }
+        let types: Vec<Type> = operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        for (position, target) in crate::signedness::bridges(&self.ir.types, def, &types, result) {
+            let cast = self.ir.create_op(
+                op_name!("spirv.Bitcast"),
+                vec![operands[position]],
+                &[target],
+                self.line.clone(),
+            );
+            self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
+            self.insert(state, cast);
+            operands[position] = self.ir.op(cast).results[0];
         }
     }
 
