@@ -128,11 +128,6 @@ pub(crate) fn marker() -> spirvkit_ir::attr::NamedAttribute {
     spirvkit_ir::attr::NamedAttribute::new(MARKER, spirvkit_ir::attr::Attribute::Unit)
 }
 
-/// Whether `op` is a bitcast the reader made for mixed signedness.
-pub(crate) fn is_marked(ir: &Ir, op: OpId) -> bool {
-    ir.op(op).attributes.iter().any(|a| a.name == MARKER)
-}
-
 /// The operand of `op` when `op` is one of the reader's bridges: a `spirv.Bitcast` that
 /// changes only signedness and carries only [`MARKER`], or a
 /// `spirv.SpecConstantOperation` wrapping such a bitcast (the bridge of an operand of

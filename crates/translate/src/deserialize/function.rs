@@ -11,11 +11,12 @@ use spirvkit_binary::module::Inst;
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
+use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::opdef::{
     Argument, Arity, AttrConstraint, OpDef, OpName, ATTR_CONSTRAINTS, ENUM_ATTRS, OP_DEFS,
 };
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
+use spirvkit_ir::Ir;
 
 /// One OpPhi: the block it starts, its argument index, and its (value, predecessor) pairs.
 struct Phi {
@@ -1311,6 +1312,7 @@ impl Deserializer<'_, '_> {
             }
         }
         state.used_edges = used_edges;
+        self.check_dominance(state, symbol, end_offset)?;
         if self.options.structurize && !state.headers.is_empty() {
             crate::structurize::structurize(self.ir, state.func, &state.headers).map_err(|e| {
                 super::DeserializeError {
@@ -1318,6 +1320,67 @@ impl Deserializer<'_, '_> {
                     message: format!("failed to structurize function {symbol}: {}", e.message),
                 }
             })?;
+        }
+        Ok(())
+    }
+}
+
+impl Deserializer<'_, '_> {
+    /// Refuses a use its definition does not dominate (an OpPhi's value: the edge's
+    /// block), as spirv-val does: both blocks reachable from the entry. The structurizer
+    /// would otherwise thread the value out of a construct with a `spirv.Undef` on the
+    /// paths that do not define it, silently giving invalid input a meaning. Uses in
+    /// their definition's block are in order by construction (a later id is not
+    /// defined yet), so only uses across blocks are judged.
+    fn check_dominance(&self, state: &FunctionState, symbol: &str, end_offset: usize) -> Result<()> {
+        let ir: &Ir = self.ir;
+        let mut dominance = spirvkit_ir::dominance::Dominance::default();
+        for local in &state.blocks {
+            let block = local.block;
+            for &user in &ir.block(block).ops {
+                for (position, &value) in ir.op(user).operands.iter().enumerate() {
+                    let def_block = match ir.value(value).def {
+                        ValueDef::Result { op, .. } => ir.op(op).parent,
+                        ValueDef::Argument { block, .. } => Some(block),
+                    };
+                    let Some(def_block) = def_block else { continue };
+                    if def_block == block || ir.block(def_block).parent != Some(state.region) {
+                        continue;
+                    }
+                    let def_reachable = match ir.block(def_block).ops.first() {
+                        Some(&first) => dominance.is_checked(ir, first),
+                        None => false,
+                    };
+                    if !def_reachable
+                        || !dominance.is_checked(ir, user)
+                        || dominance.dominates_use(ir, value, user)
+                    {
+                        continue;
+                    }
+                    let label =
+                        |b: BlockId| state.blocks.iter().find(|l| l.block == b).map_or(0, |l| l.label);
+                    let id = state.values.id_of(value).unwrap_or(0);
+                    let name = match self.names.get(&id) {
+                        Some(name) => format!(" ({name})"),
+                        None => String::new(),
+                    };
+                    let o = ir.op(user);
+                    let phi_value = !o.successors.is_empty() && (o.name == "spirv.Branch" || position > 0);
+                    let role = if phi_value {
+                        format!("as an OpPhi value from block <id> {}", local.label)
+                    } else {
+                        format!("in block <id> {} ({})", local.label, o.name)
+                    };
+                    return error(
+                        end_offset,
+                        format!(
+                            "in function {symbol}: <id> {id}{name} is defined in block <id> {}, which does \
+                             not dominate its use {role}",
+                            label(def_block)
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }
