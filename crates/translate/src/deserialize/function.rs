@@ -1333,6 +1333,9 @@ impl Deserializer<'_, '_> {
     /// their definition's block are in order by construction (a later id is not
     /// defined yet), so only uses across blocks are judged.
     fn check_dominance(&self, state: &FunctionState, symbol: &str, end_offset: usize) -> Result<()> {
+        if state.blocks.len() < 2 {
+            return Ok(());
+        }
         let ir: &Ir = self.ir;
         let mut dominance = spirvkit_ir::dominance::Dominance::default();
         for local in &state.blocks {
