@@ -246,7 +246,8 @@ fn serialize_verifying_from(
 /// or has a shape this does not take (declarations or anything but functions, entry
 /// points and execution modes in the second piece; module-level extended
 /// instructions, whose placement looks across the module): the caller then parses
-/// and serializes as usual, which also reports exactly.
+/// and serializes as usual, which also reports exactly. `text` is the source the
+/// halves were parsed from.
 pub fn serialize_halves(
     halves: &mut spirvkit_ir::text::split_parse::Halves,
     text: &str,
@@ -291,18 +292,12 @@ fn serialize_halves_from(
     let ext_inst =
         |ir: &Ir, body: &[OpId]| body.iter().any(|&op| ir.op(op).name == crate::fallback::EXT_INST_OP);
     // The bitcasts the reader made for mixed signedness are elided by a whole-module
-    // analysis: such modules are serialized whole.
-    let marked = |ir: &Ir, module: OpId| {
-        let mut any = false;
-        ir.for_each_op_under(module, |_, op| any |= crate::signedness::is_marked(ir, op));
-        any
-    };
-    if !second_fits
-        || ext_inst(first, first_body)
-        || ext_inst(second, second_body)
-        || marked(first, first_module)
-        || marked(second, second_module)
-    {
+    // analysis: such modules are serialized whole. Every op carrying the marker has it
+    // in the text the pieces were parsed from, so the text tells, at the speed of a
+    // substring search rather than a walk of both pieces (a mention elsewhere, in a
+    // string, only costs the parallelism).
+    let marked = text.contains(crate::signedness::MARKER);
+    if !second_fits || ext_inst(first, first_body) || ext_inst(second, second_body) || marked {
         return None;
     }
     second.adopt_types(&mut first.types).ok()?;

@@ -64,6 +64,43 @@ fn groups_of(def: &OpDef) -> Vec<Vec<usize>> {
     groups
 }
 
+/// The operands of an op of `def` (typed `operand_types`, result typed `result`) that
+/// differ from their type group's only in signedness, each with the group's type it
+/// must be bitcast to: the result's when the result is in the group, else the first
+/// operand's. Empty unless every operand of `def` is given.
+pub(crate) fn bridges(
+    types: &TypeStore,
+    def: &OpDef,
+    operand_types: &[Type],
+    result: Option<Type>,
+) -> Vec<(usize, Type)> {
+    let groups = same_type_groups(def);
+    if groups.is_empty() || operand_types.len() != def.operands.len() {
+        return Vec::new();
+    }
+    let n_operands = operand_types.len();
+    let mut current = operand_types.to_vec();
+    let mut casts = Vec::new();
+    for group in groups {
+        let target = match (group.contains(&n_operands), result) {
+            (true, Some(ty)) => ty,
+            (true, None) => continue,
+            (false, _) => match group.first().and_then(|&p| current.get(p)) {
+                Some(&ty) => ty,
+                None => continue,
+            },
+        };
+        for &position in group {
+            let Some(ty) = current.get_mut(position) else { continue };
+            if differ_only_in_signedness(types, *ty, target) {
+                *ty = target;
+                casts.push((position, target));
+            }
+        }
+    }
+    casts
+}
+
 /// Whether `a` and `b` are integers (or vectors of integers of one shape) that differ
 /// only in signedness.
 pub(crate) fn differ_only_in_signedness(types: &TypeStore, a: Type, b: Type) -> bool {
@@ -91,26 +128,44 @@ pub(crate) fn marker() -> spirvkit_ir::attr::NamedAttribute {
     spirvkit_ir::attr::NamedAttribute::new(MARKER, spirvkit_ir::attr::Attribute::Unit)
 }
 
-/// Whether `op` is a bitcast the reader made for mixed signedness.
-pub(crate) fn is_marked(ir: &Ir, op: OpId) -> bool {
-    ir.op(op).attributes.iter().any(|a| a.name == MARKER)
+/// The operand of `op` when `op` is one of the reader's bridges: a `spirv.Bitcast` that
+/// changes only signedness and carries only [`MARKER`], or a
+/// `spirv.SpecConstantOperation` wrapping such a bitcast (the bridge of an operand of
+/// an `OpSpecConstantOp`).
+pub(crate) fn bridged_source(ir: &Ir, op: OpId) -> Option<Value> {
+    let o = ir.op(op);
+    let bitcast = match o.name.as_str() {
+        "spirv.Bitcast" => op,
+        "spirv.SpecConstantOperation" if o.attributes.is_empty() => {
+            let block = ir.entry_block(op)?;
+            match ir.block(block).ops.as_slice() {
+                [inner, yield_op]
+                    if ir.op(*yield_op).operands.as_slice() == ir.op(*inner).results.as_slice() =>
+                {
+                    *inner
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let b = ir.op(bitcast);
+    let marked = matches!(b.attributes.as_slice(), [a] if a.name == MARKER);
+    if b.name != "spirv.Bitcast" || !b.properties.is_empty() || !marked {
+        return None;
+    }
+    let ([source], [result]) = (b.operands.as_slice(), o.results.as_slice()) else { return None };
+    differ_only_in_signedness(&ir.types, ir.value_type(*source), ir.value_type(*result)).then_some(*source)
 }
 
-/// The `spirv.Bitcast`s under `module` the serializer writes no instruction for: each
+/// The bridges ([`bridged_source`]) under `module` the serializer writes no instruction for: each
 /// changes only signedness, carries only [`MARKER`], and every use is in a position of
 /// a [`same_type_groups`] group, where SPIR-V takes the bitcast's operand as it is.
 pub(crate) fn elidable_bitcasts(ir: &Ir, module: OpId) -> FxHashSet<OpId> {
     let mut candidates: FxHashMap<Value, OpId> = FxHashMap::default();
     ir.for_each_op_under(module, |_, op| {
-        let o = ir.op(op);
-        let marked = matches!(o.attributes.as_slice(), [a] if a.name == MARKER);
-        if o.name != "spirv.Bitcast" || !o.properties.is_empty() || !marked {
-            return;
-        }
-        if let ([source], [result]) = (o.operands.as_slice(), o.results.as_slice()) {
-            if differ_only_in_signedness(&ir.types, ir.value_type(*source), ir.value_type(*result)) {
-                candidates.insert(*result, op);
-            }
+        if bridged_source(ir, op).is_some() {
+            candidates.insert(ir.op(op).results[0], op);
         }
     });
     if candidates.is_empty() {

@@ -66,6 +66,34 @@ fn spec_values_set_the_workgroup_size_and_fold_into_constants() {
     assert!(text.contains("spirv.CompositeConstruct"), "{text}");
 }
 
+/// The reader's bridge of an `OpSpecConstantOp` operand of mixed signedness (glslang's
+/// `OpSpecConstantOp %uint IAdd %int_spec %uint_0`): a spec constant operation wrapping
+/// a marked bitcast, which folds into a plain bitcast of the given value.
+#[test]
+fn spec_constant_operations_of_mixed_signedness_fold() {
+    let source = "spirv.module Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {\n\
+        spirv.SpecConstant @lod spec_id(0) = 5 : si32\n\
+        spirv.func @main() \"None\" {\n\
+        %0 = spirv.Variable : !spirv.ptr<i32, Function>\n\
+        %1 = spirv.mlir.referenceof @lod : si32\n\
+        %cst0_i32 = spirv.Constant 0 : i32\n\
+        %2 = spirv.SpecConstantOperation wraps \"spirv.Bitcast\"(%1) {spirvkit.mixed_signedness} : (si32) -> i32\n\
+        %3 = spirv.SpecConstantOperation wraps \"spirv.IAdd\"(%2, %cst0_i32) : (i32, i32) -> i32\n\
+        spirv.Store \"Function\" %0, %3 : i32\n\
+        spirv.Return\n\
+        }\n\
+        spirv.EntryPoint \"GLCompute\" @main\n\
+        spirv.ExecutionMode @main \"LocalSize\", 1, 1, 1\n\
+        }\n";
+    let (mut ir, module) = module_of(source);
+    prepare_spirv(&mut ir, module, None, &[(0, 9)]).expect("prepares");
+    let text = printed(&ir, module);
+    assert!(!text.contains("SpecConstantOperation") && !text.contains("referenceof"), "{text}");
+    assert!(text.contains("spirv.Constant 9 : si32"), "{text}");
+    assert!(text.contains("{spirvkit.mixed_signedness} : si32 to i32"), "{text}");
+    assert!(text.contains("spirv.IAdd"), "{text}");
+}
+
 #[test]
 fn spec_errors_name_the_id() {
     let (mut ir, module) = module_of(SPEC);

@@ -11,11 +11,12 @@ use spirvkit_binary::module::Inst;
 use spirvkit_grammar::fxhash::FxHashMap;
 use spirvkit_grammar::{opcode, OperandKind};
 use spirvkit_ir::attr::{Attribute, NamedAttribute};
-use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value};
+use spirvkit_ir::ir::{BlockId, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::opdef::{
     Argument, Arity, AttrConstraint, OpDef, OpName, ATTR_CONSTRAINTS, ENUM_ATTRS, OP_DEFS,
 };
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
+use spirvkit_ir::Ir;
 
 /// One OpPhi: the block it starts, its argument index, and its (value, predecessor) pairs.
 struct Phi {
@@ -555,8 +556,20 @@ impl Deserializer<'_, '_> {
         for &id in ids {
             operands.push(self.materialize(state, id, offset, depth + 1, budget)?);
         }
-        let location = Location::Unknown;
-        let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], location.clone());
+        // Mixed signedness is bridged as in a function body, by a marked bitcast; here
+        // a spec constant operation itself, as the wrapped op's operands must be.
+        let types: Vec<Type> = operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        for (position, target) in crate::signedness::bridges(&self.ir.types, def, &types, Some(ty)) {
+            let cast = self.ir.create_op(
+                op_name!("spirv.Bitcast"),
+                vec![operands[position]],
+                &[target],
+                Location::Unknown,
+            );
+            self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
+            operands[position] = self.wrap_spec_operation(state, cast, target);
+        }
+        let inner_op = self.ir.create_op(OpName::of_def(def), operands, &[ty], Location::Unknown);
         if has_indices {
             let i32t = self.i32_type();
             let indices = words
@@ -568,6 +581,13 @@ impl Deserializer<'_, '_> {
             self.ir.op_mut(inner_op).properties =
                 vec![NamedAttribute::new("indices", Attribute::Array(indices))];
         }
+        Ok(self.wrap_spec_operation(state, inner_op, ty))
+    }
+
+    /// `spirv.SpecConstantOperation wraps` `inner_op` (of result type `ty`), inserted
+    /// at the insertion point; its result.
+    fn wrap_spec_operation(&mut self, state: &FunctionState, inner_op: OpId, ty: Type) -> Value {
+        let location = Location::Unknown;
         let wrapper = self.ir.create_op("spirv.SpecConstantOperation", vec![], &[ty], location.clone());
         let region = self.ir.add_region(wrapper);
         let block = self.ir.create_block();
@@ -577,7 +597,7 @@ impl Deserializer<'_, '_> {
         let yield_op = self.ir.create_op("spirv.mlir.yield", vec![result], &[], location);
         self.ir.append_op(block, yield_op);
         self.insert(state, wrapper);
-        Ok(self.ir.op(wrapper).results[0])
+        self.ir.op(wrapper).results[0]
     }
 
     fn operands(&mut self, state: &FunctionState, ids: &[u32], offset: usize) -> Result<Vec<Value>> {
@@ -1138,32 +1158,17 @@ impl Deserializer<'_, '_> {
         operands: &mut [Value],
         result: Option<Type>,
     ) {
-        let groups = crate::signedness::same_type_groups(def);
-        if groups.is_empty() || operands.len() != def.operands.len() {
-            return;
-        }
-        let n_operands = operands.len();
-        for group in groups {
-            let target = match (group.contains(&n_operands), result) {
-                (true, Some(ty)) => ty,
-                (true, None) => continue,
-                (false, _) => match group.first().and_then(|&p| operands.get(p)) {
-                    Some(&v) => self.ir.value_type(v),
-                    None => continue,
-                },
-            };
-            for &position in group {
-                let Some(&value) = operands.get(position) else { continue };
-                let ty = self.ir.value_type(value);
-                if !crate::signedness::differ_only_in_signedness(&self.ir.types, ty, target) {
-                    continue;
-                }
-                let cast =
-                    self.ir.create_op(op_name!("spirv.Bitcast"), vec![value], &[target], self.line.clone());
-                self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
-                self.insert(state, cast);
-                operands[position] = self.ir.op(cast).results[0];
-            }
+        let types: Vec<Type> = operands.iter().map(|&v| self.ir.value_type(v)).collect();
+        for (position, target) in crate::signedness::bridges(&self.ir.types, def, &types, result) {
+            let cast = self.ir.create_op(
+                op_name!("spirv.Bitcast"),
+                vec![operands[position]],
+                &[target],
+                self.line.clone(),
+            );
+            self.ir.op_mut(cast).attributes.push(crate::signedness::marker());
+            self.insert(state, cast);
+            operands[position] = self.ir.op(cast).results[0];
         }
     }
 
@@ -1307,6 +1312,7 @@ impl Deserializer<'_, '_> {
             }
         }
         state.used_edges = used_edges;
+        self.check_dominance(state, symbol, end_offset)?;
         if self.options.structurize && !state.headers.is_empty() {
             crate::structurize::structurize(self.ir, state.func, &state.headers).map_err(|e| {
                 super::DeserializeError {
@@ -1314,6 +1320,70 @@ impl Deserializer<'_, '_> {
                     message: format!("failed to structurize function {symbol}: {}", e.message),
                 }
             })?;
+        }
+        Ok(())
+    }
+}
+
+impl Deserializer<'_, '_> {
+    /// Refuses a use its definition does not dominate (an OpPhi's value: the edge's
+    /// block), as spirv-val does: both blocks reachable from the entry. The structurizer
+    /// would otherwise thread the value out of a construct with a `spirv.Undef` on the
+    /// paths that do not define it, silently giving invalid input a meaning. Uses in
+    /// their definition's block are in order by construction (a later id is not
+    /// defined yet), so only uses across blocks are judged.
+    fn check_dominance(&self, state: &FunctionState, symbol: &str, end_offset: usize) -> Result<()> {
+        if state.blocks.len() < 2 {
+            return Ok(());
+        }
+        let ir: &Ir = self.ir;
+        let mut dominance = spirvkit_ir::dominance::Dominance::default();
+        for local in &state.blocks {
+            let block = local.block;
+            for &user in &ir.block(block).ops {
+                for (position, &value) in ir.op(user).operands.iter().enumerate() {
+                    let def_block = match ir.value(value).def {
+                        ValueDef::Result { op, .. } => ir.op(op).parent,
+                        ValueDef::Argument { block, .. } => Some(block),
+                    };
+                    let Some(def_block) = def_block else { continue };
+                    if def_block == block || ir.block(def_block).parent != Some(state.region) {
+                        continue;
+                    }
+                    let def_reachable = match ir.block(def_block).ops.first() {
+                        Some(&first) => dominance.is_checked(ir, first),
+                        None => false,
+                    };
+                    if !def_reachable
+                        || !dominance.is_checked(ir, user)
+                        || dominance.dominates_use(ir, value, user)
+                    {
+                        continue;
+                    }
+                    let label =
+                        |b: BlockId| state.blocks.iter().find(|l| l.block == b).map_or(0, |l| l.label);
+                    let id = state.values.id_of(value).unwrap_or(0);
+                    let name = match self.names.get(&id) {
+                        Some(name) => format!(" ({name})"),
+                        None => String::new(),
+                    };
+                    let o = ir.op(user);
+                    let phi_value = !o.successors.is_empty() && (o.name == "spirv.Branch" || position > 0);
+                    let role = if phi_value {
+                        format!("as an OpPhi value from block <id> {}", local.label)
+                    } else {
+                        format!("in block <id> {} ({})", local.label, o.name)
+                    };
+                    return error(
+                        end_offset,
+                        format!(
+                            "in function {symbol}: <id> {id}{name} is defined in block <id> {}, which does \
+                             not dominate its use {role}",
+                            label(def_block)
+                        ),
+                    );
+                }
+            }
         }
         Ok(())
     }

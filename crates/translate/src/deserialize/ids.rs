@@ -80,6 +80,21 @@ impl<T: Copy> IdTable<T> {
         self.slots.resize(len, 0);
     }
 
+    /// The id set to `value`, if any (a search: for error messages).
+    #[cold]
+    pub(super) fn id_of(&self, value: T) -> Option<u32>
+    where
+        T: PartialEq,
+    {
+        let current = |&(id, v): &(u32, T)| v == value && self.get(id) == Some(value);
+        self.entries
+            .iter()
+            .copied()
+            .find(current)
+            .or_else(|| self.sparse.iter().map(|(&id, &v)| (id, v)).find(current))
+            .map(|(id, _)| id)
+    }
+
     /// Forgets every entry (keeping the storage).
     pub(super) fn clear(&mut self) {
         self.entries.clear();

@@ -190,6 +190,76 @@ fn use_of_a_value_from_an_unreachable_block_is_an_error() {
     assert!(translate(&binary(&text.replace("USE", "%c")), true).is_ok());
 }
 
+/// A value defined on one arm of a selection and used after its merge: the other arm
+/// also leads there, so the definition does not dominate the use (spirv-val refuses
+/// it). Refused with the value named, not given a `spirv.Undef` on the other path;
+/// an OpPhi value from a block its definition does not dominate likewise.
+#[test]
+fn a_value_defined_on_one_arm_and_used_after_the_merge_is_an_error() {
+    let text = "OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\nOpName %v \"v\"\n%void = OpTypeVoid\n%fn = OpTypeFunction %void\n\
+        %bool = OpTypeBool\n%uint = OpTypeInt 32 0\n%uint_1 = OpConstant %uint 1\n%true = OpConstantTrue %bool\n\
+        %pu = OpTypePointer Function %uint\n%main = OpFunction %void None %fn\n%entry = OpLabel\n\
+        %var = OpVariable %pu Function\nOpSelectionMerge %merge None\nOpBranchConditional %true %then %else\n\
+        %then = OpLabel\n%v = OpIAdd %uint %uint_1 %uint_1\nOpBranch %merge\n%else = OpLabel\nOpBranch %merge\n\
+        %merge = OpLabel\nUSE\nOpReturn\nOpFunctionEnd\n";
+    for structurize in [true, false] {
+        let err = translate(&binary(&text.replace("USE", "OpStore %var %v")), structurize)
+            .expect_err("a use out of dominance");
+        assert!(err.message.contains("<id> 2 (v) is defined in block <id> 13"), "{err}");
+        assert!(err.message.contains("does not dominate its use in block <id> 12 (spirv.Store)"), "{err}");
+    }
+    let phi = "%p = OpPhi %uint %v %then %v %else\nOpStore %var %p";
+    let err = translate(&binary(&text.replace("USE", phi)), true).expect_err("a phi value out of dominance");
+    assert!(err.message.contains("its use as an OpPhi value from block <id> 14"), "{err}");
+    // From its own arm only, the value is fine.
+    let phi = "%p = OpPhi %uint %v %then %uint_1 %else\nOpStore %var %p";
+    assert!(translate(&binary(&text.replace("USE", phi)), true).is_ok());
+}
+
+/// A value defined before a `break` out of a loop from a nested selection and used
+/// after the loop is valid: the structurizer threads it out of the selection with a
+/// `spirv.Undef` on the path that does not break (and does not use it).
+#[test]
+fn a_value_defined_before_a_break_is_used_after_the_loop() {
+    let text = "OpCapability Shader\n\
+        OpMemoryModel Logical GLSL450\n\
+        OpEntryPoint GLCompute %main \"main\"\n\
+        OpExecutionMode %main LocalSize 1 1 1\n\
+        OpName %v \"v\"\n\
+        %void = OpTypeVoid\n\
+        %fn = OpTypeFunction %void\n\
+        %bool = OpTypeBool\n\
+        %uint = OpTypeInt 32 0\n\
+        %uint_1 = OpConstant %uint 1\n\
+        %pu = OpTypePointer Function %uint\n\
+        %main = OpFunction %void None %fn\n\
+        %entry = OpLabel\n\
+        %var = OpVariable %pu Function\n\
+        OpBranch %header\n\
+        %header = OpLabel\n\
+        OpLoopMerge %exit %latch None\n\
+        OpBranch %body\n\
+        %body = OpLabel\n\
+        %x = OpLoad %uint %var\n\
+        %c = OpULessThan %bool %x %uint_1\n\
+        OpSelectionMerge %sm None\n\
+        OpBranchConditional %c %then %sm\n\
+        %then = OpLabel\n\
+        %v = OpIAdd %uint %x %uint_1\n\
+        OpBranch %exit\n\
+        %sm = OpLabel\n\
+        OpBranch %latch\n\
+        %latch = OpLabel\n\
+        OpBranch %header\n\
+        %exit = OpLabel\n\
+        OpStore %var %v\n\
+        OpReturn\n\
+        OpFunctionEnd\n";
+    let out = translate(&binary(text), true).expect("deserializes");
+    assert!(out.contains("spirv.Undef"), "{out}");
+}
+
 #[test]
 fn truncations_and_bit_flips_never_panic() {
     let bytes = binary(COMPUTE);

@@ -27,8 +27,7 @@ impl<'a> Serializer<'a> {
     /// is a name (not of a symbol reference's, which is the symbol's id).
     pub(super) fn process_op(&mut self, op: OpId) -> Result<()> {
         if !self.elided_bitcasts.is_empty() && self.elided_bitcasts.contains(&op) {
-            let o = self.ir.op(op);
-            if let Some(&source) = o.operands.first() {
+            if let Some(source) = crate::signedness::bridged_source(self.ir, op) {
                 let id = self.value_id(op, source)?;
                 self.map_result(op, id);
                 return Ok(());
