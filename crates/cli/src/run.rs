@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 /// FORMAT: SPIR-V's image format names (Rgba8, Rgba8Snorm, Rgba16f, Rgba32f, R32f, R32ui,
 /// R32i, Rg32f, ...; any case); an image's INIT fills its texels' components as elements
 /// of the format's component type (Rgba8: u8, Rgba16f: f16, R32f: f32); a 2D array's
-/// layers are its third size, a 1D array's its second.
+/// layers are its third size, a 1D array's its second. --img binds whatever image the
+/// shader declares at the binding: a storage image, a sampled image (read with
+/// OpImageFetch), or a texel buffer (HLSL Buffer<T>/RWBuffer<T>, GLSL
+/// samplerBuffer/imageBuffer; one size W, its element count, up to 2^27).
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunCommand {
@@ -45,7 +48,8 @@ pub struct RunCommand {
     /// A uniform buffer of 4-byte values from offset 0: BINDING[:SET]:TYPE=V,...
     #[arg(long)]
     ubo: Vec<String>,
-    /// A storage image: BINDING[:SET]:FORMAT:W[xH[xD]][:INIT] (texels tightly packed).
+    /// An image or texel buffer: BINDING[:SET]:FORMAT:W[xH[xD]][:INIT] (texels tightly
+    /// packed; its kind and dimensionality are the shader's).
     #[arg(long)]
     img: Vec<String>,
     /// The push-constant block, 4-byte values from offset 0: TYPE=V,...

@@ -141,6 +141,7 @@ fn declared_image(
         "Dim1D" => 0,
         "Dim2D" => 1,
         "Dim3D" => 2,
+        "Buffer" => 5,
         _ => u32::MAX,
     };
     let dim = ImageDim::from_spirv(dim, image.arrayed)
@@ -152,8 +153,16 @@ fn declared_image(
     let format = format.ok_or_else(|| {
         RunError::NotSupported(format!("images: storage images of format {}", image.format))
     })?;
+    if image.combined && dim != ImageDim::Buffer {
+        return Err(RunError::NotSupported("images: combined image samplers".into()));
+    }
     let shape = ImageShape { format, dim, extent: [0; 3] };
-    Ok(if image.sampled { BufferKind::SampledImage(shape) } else { BufferKind::StorageImage(shape) })
+    // A combined sampler of a texel buffer (GLSL `samplerBuffer`) is a uniform texel buffer.
+    Ok(if image.sampled || image.combined {
+        BufferKind::SampledImage(shape)
+    } else {
+        BufferKind::StorageImage(shape)
+    })
 }
 
 /// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit

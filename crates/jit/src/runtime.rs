@@ -637,7 +637,12 @@ impl StagedBuffers {
     fn write_back(mut self, bindings: &mut [Binding]) {
         for (index, copy, _, _) in self.slots.iter_mut() {
             if let Some(copy) = copy {
-                let skip = if matches!(bindings[*index].kind, BufferKind::StorageImage(_)) {
+                // Every image kind was staged after its header (a sampled image's bytes
+                // too, though the shader cannot change them).
+                let skip = if matches!(
+                    bindings[*index].kind,
+                    BufferKind::StorageImage(_) | BufferKind::SampledImage(_)
+                ) {
                     IMAGE_HEADER
                 } else {
                     0

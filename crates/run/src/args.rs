@@ -69,9 +69,10 @@ impl BufferArg {
     }
 }
 
-/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]`: a storage image whose texels INIT fills,
-/// component by component, as elements of the format's component type (see
-/// [`ImageFormat::component_type`]). Its dimensionality comes from the shader.
+/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]`: a storage or sampled image, or a
+/// storage or uniform texel buffer of W elements, whose texels INIT fills, component by
+/// component, as elements of the format's component type (see
+/// [`ImageFormat::component_type`]). Its dimensionality and kind come from the shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageArg {
     pub text: String,
@@ -291,6 +292,11 @@ pub fn parse_buffer(option: &'static str, text: &str, kind: BufferKind) -> Resul
 /// `maxImageDimension3D` is 256; drivers allow more in 2D).
 pub const MAX_IMAGE_DIMENSION: u32 = 1 << 16;
 
+/// The most elements a texel buffer (`--img` with one size) may have (Vulkan requires
+/// `maxTexelBufferElements` of at least 65536; lavapipe allows 2^27). The device checks
+/// its own limit.
+pub const MAX_TEXEL_BUFFER_ELEMENTS: u32 = 1 << 27;
+
 /// `BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]` (INIT defaults to `zero`).
 pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     let fail = |reason: String| arg("--img", text, reason);
@@ -309,13 +315,18 @@ pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     };
     let format = ImageFormat::parse(format)
         .ok_or_else(|| fail(format!("unknown image format `{format}` ({})", ImageFormat::names())))?;
+    // One size may be a texel buffer's element count; an image's sizes are checked
+    // against MAX_IMAGE_DIMENSION once the shader says which it is.
     let extent: Vec<u32> = size
         .split('x')
-        .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_IMAGE_DIMENSION).contains(n)))
+        .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_TEXEL_BUFFER_ELEMENTS).contains(n)))
         .collect::<Option<_>>()
         .filter(|e: &Vec<u32>| (1..=3).contains(&e.len()))
+        .filter(|e: &Vec<u32>| e.len() == 1 || e.iter().all(|&n| n <= MAX_IMAGE_DIMENSION))
         .ok_or_else(|| {
-            fail(format!("`{size}` is not an extent W[xH[xD]] (each from 1 to {MAX_IMAGE_DIMENSION})"))
+            fail(format!(
+                "`{size}` is not an extent W[xH[xD]] (each from 1 to {MAX_IMAGE_DIMENSION}; one size, a texel buffer's elements, up to {MAX_TEXEL_BUFFER_ELEMENTS})"
+            ))
         })?;
     let bytes = extent.iter().map(|&e| u64::from(e)).product::<u64>() * format.texel_size() as u64;
     if bytes > MAX_BUFFER_BYTES {
@@ -478,6 +489,9 @@ mod tests {
         assert!(parse_image("1:rgba8:4x4x4x4").unwrap_err().reason.contains("extent"));
         assert!(parse_image("1:rgba8").unwrap_err().reason.contains("FORMAT"));
         assert!(parse_image("1:rgba8:65536x65536").unwrap_err().reason.contains("limit"));
+        assert_eq!(parse_image("1:r32f:1048576").unwrap().extent, vec![1 << 20]);
+        assert!(parse_image("1:r32f:70000x2").unwrap_err().reason.contains("extent"));
+        assert!(parse_image("1:r8:200000000").unwrap_err().reason.contains("extent"));
         let args = RunArgs {
             groups: "1,1,1".into(),
             buf: vec!["1:f32:4".into()],

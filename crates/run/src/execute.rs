@@ -4,7 +4,7 @@
 
 use crate::args::{Contents, ImageArg, RunDescription};
 use crate::elem::ElemType;
-use crate::image::ImageShape;
+use crate::image::{ImageDim, ImageShape};
 use crate::init::fill;
 use crate::reflect::{DescriptorKind, Reflection, SpecType};
 use crate::{ArgError, Binding, BufferKind, Device, Dispatch, ReflectError, RunError, SpecValue, Timings};
@@ -146,15 +146,19 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
-            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+            DescriptorKind::StorageImage
+            | DescriptorKind::SampledImage
+            | DescriptorKind::StorageTexelBuffer
+            | DescriptorKind::UniformTexelBuffer => {
                 let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
                 return Err(arguments(format!(
-                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:{}",
                     declared.kind,
                     declared.set,
                     declared.binding,
                     declared.binding,
-                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) }
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) },
+                    if declared.image.and_then(|i| i.dim) == Some(ImageDim::Buffer) { "N" } else { "WxH..." }
                 )));
             }
             other => {
@@ -259,10 +263,16 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
         )));
     };
     let decl = match (declared.kind, declared.image) {
-        (DescriptorKind::StorageImage | DescriptorKind::SampledImage, Some(decl)) => decl,
+        (
+            DescriptorKind::StorageImage
+            | DescriptorKind::SampledImage
+            | DescriptorKind::StorageTexelBuffer
+            | DescriptorKind::UniformTexelBuffer,
+            Some(decl),
+        ) => decl,
         (other, _) => {
             return Err(arguments(format!(
-                "{}: the shader declares a {other} at set {} binding {}, not a storage or sampled image",
+                "{}: the shader declares a {other} at set {} binding {}, not an image or texel buffer",
                 image.name(),
                 image.set,
                 image.binding
@@ -271,7 +281,7 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     };
     let Some(dim) = decl.dim else {
         return Err(Error::Run(RunError::NotSupported(format!(
-            "images: {}: the shader's storage image at set {} binding {} is not 1D, 2D, 3D or a 1D/2D array",
+            "images: {}: the shader's image at set {} binding {} is not 1D, 2D, 3D, a 1D/2D array or a texel buffer",
             image.name(),
             image.set,
             image.binding
@@ -306,13 +316,22 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
             dim.extent_dims()
         )));
     }
+    if dim != ImageDim::Buffer && image.extent.iter().any(|&e| e > crate::args::MAX_IMAGE_DIMENSION) {
+        return Err(arguments(format!(
+            "{}: the shader's image at set {} binding {} is {dim}: each size from 1 to {}",
+            image.name(),
+            image.set,
+            image.binding,
+            crate::args::MAX_IMAGE_DIMENSION
+        )));
+    }
     let mut extent = [1u32; 3];
     extent[..image.extent.len()].copy_from_slice(&image.extent);
     let shape = ImageShape { format: image.format, dim, extent };
     let components = shape.texels() as usize * image.format.components() as usize;
     let data = fill(image.format.component_type(), components, &image.init, base)
         .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
-    let kind = if declared.kind == DescriptorKind::SampledImage {
+    let kind = if matches!(declared.kind, DescriptorKind::SampledImage | DescriptorKind::UniformTexelBuffer) {
         BufferKind::SampledImage(shape)
     } else {
         BufferKind::StorageImage(shape)
@@ -475,7 +494,7 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
     use crate::args::RunArgs;
-    use crate::image::{ImageDim, ImageFormat};
+    use crate::image::ImageFormat;
     use crate::reflect::{reflect, tests::sample};
 
     fn description(extra: impl FnOnce(&mut RunArgs)) -> RunDescription {

@@ -151,11 +151,14 @@ pub enum ImageDim {
     D3,
     D1Array,
     D2Array,
+    /// A texel buffer (`Dim Buffer`: HLSL `Buffer<T>`/`RWBuffer<T>`, GLSL
+    /// `samplerBuffer`/`imageBuffer`): one dimension, its width the element count.
+    Buffer,
 }
 
 impl ImageDim {
-    /// From `OpTypeImage`'s Dim and Arrayed operands (`None`: cube, rect, buffer, subpass,
-    /// a 3D array).
+    /// From `OpTypeImage`'s Dim and Arrayed operands (`None`: cube, rect, subpass, a 3D
+    /// array, an arrayed buffer).
     pub fn from_spirv(dim: u32, arrayed: bool) -> Option<ImageDim> {
         Some(match (dim, arrayed) {
             (0, false) => ImageDim::D1,
@@ -163,6 +166,7 @@ impl ImageDim {
             (2, false) => ImageDim::D3,
             (0, true) => ImageDim::D1Array,
             (1, true) => ImageDim::D2Array,
+            (5, false) => ImageDim::Buffer,
             _ => return None,
         })
     }
@@ -171,7 +175,7 @@ impl ImageDim {
     /// array is width x layers, a 2D array width x height x layers).
     pub fn extent_dims(self) -> usize {
         match self {
-            ImageDim::D1 => 1,
+            ImageDim::D1 | ImageDim::Buffer => 1,
             ImageDim::D2 | ImageDim::D1Array => 2,
             ImageDim::D3 | ImageDim::D2Array => 3,
         }
@@ -190,6 +194,7 @@ impl fmt::Display for ImageDim {
             ImageDim::D3 => "3D",
             ImageDim::D1Array => "1D array",
             ImageDim::D2Array => "2D array",
+            ImageDim::Buffer => "texel buffer",
         })
     }
 }
@@ -249,5 +254,9 @@ mod tests {
         assert_eq!(shape.describe(), "Rgba8 2D array 4x3x2");
         assert_eq!(ImageDim::from_spirv(1, true), Some(ImageDim::D2Array));
         assert_eq!(ImageDim::from_spirv(3, false), None);
+        assert_eq!(ImageDim::from_spirv(5, false), Some(ImageDim::Buffer));
+        assert_eq!(ImageDim::from_spirv(5, true), None);
+        let texels = ImageShape { format: ImageFormat::R32f, dim: ImageDim::Buffer, extent: [100, 1, 1] };
+        assert_eq!((texels.byte_size(), texels.describe().as_str()), (400, "R32f texel buffer 100"));
     }
 }

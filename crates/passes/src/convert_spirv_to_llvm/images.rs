@@ -1,5 +1,5 @@
-//! Storage images for the CPU kernel (`ConvertOptions::storage_images`; MLIR has no
-//! lowering of images). A storage image is a descriptor whose memory is a 16-byte header
+//! Storage images, sampled images read without a sampler and texel buffers for the CPU
+//! kernel (`ConvertOptions::storage_images`; MLIR has no lowering of images). A storage image is a descriptor whose memory is a 16-byte header
 //! `{u32 width, u32 height, u32 depth-or-layers, u32 0}` followed by its texels, tightly
 //! packed (x fastest, then y, then z or the layer). The image value is a pointer to that
 //! memory: loading the `UniformConstant` image variable is its address, so every texel
@@ -112,8 +112,8 @@ pub fn storage_image(params: &[String; 6], bound: Option<&str>) -> Result<Storag
     Ok(StorageImage { dims, components, bits, numeric })
 }
 
-/// The coordinates a storage or sampled image of `params` takes (1 to 3), or why it is
-/// not supported yet.
+/// The coordinates a storage or sampled image, or a texel buffer, of `params` takes (1 to
+/// 3), or why it is not supported yet.
 pub fn image_dims(params: &[String; 6]) -> Result<u32, String> {
     let [dim, _depth, arrayed, ms, sampled, _format] = params;
     if sampled != "NoSampler" && sampled != "NeedSampler" {
@@ -124,7 +124,9 @@ pub fn image_dims(params: &[String; 6]) -> Result<u32, String> {
     }
     let arrayed = arrayed == "Arrayed";
     let dims = match (dim.as_str(), arrayed) {
-        ("Dim1D", false) => 1,
+        // A texel buffer (`Buffer`/`RWBuffer`) is a 1D image: its header's width is the
+        // element count.
+        ("Dim1D", false) | ("Buffer", false) => 1,
         ("Dim2D", false) | ("Dim1D", true) => 2,
         ("Dim3D", false) | ("Dim2D", true) => 3,
         _ => return Err(format!("{dim}{} storage images", if arrayed { " arrayed" } else { "" })),
@@ -139,7 +141,15 @@ impl Converter<'_> {
         let TypeKind::Image { params, .. } = self.ir.types.kind(ty).clone() else {
             return Err(self.illegal(op));
         };
-        // An `Unknown` format is the run's: found through the variable the image was loaded from.
+        // An `Unknown` format is the run's: found through the variable the image was loaded
+        // from (through `spirv.Image` of a combined image sampler).
+        let mut image = image;
+        while let Some(def) = super::defining_op(self.ir, image) {
+            if self.ir.op(def).name != "spirv.Image" {
+                break;
+            }
+            image = self.ir.op(def).operands[0];
+        }
         let bound = match super::defining_op(self.ir, image) {
             Some(load) if self.ir.op(load).name == "spirv.Load" => {
                 match super::defining_op(self.ir, self.ir.op(load).operands[0]) {

@@ -293,6 +293,13 @@ impl Converter<'_> {
                 self.lower_image_read(op)
             }
             "spirv.ImageWrite" if self.options.storage_images => self.lower_image_write(op),
+            // The image of a sampled image is the same memory.
+            "spirv.Image" if self.options.storage_images => {
+                let operands = self.operands(op)?;
+                let [image] = operands[..] else { return Err(self.illegal(op)) };
+                self.replace(op, image);
+                Ok(())
+            }
             "spirv.ImageQuerySize" | "spirv.ImageQuerySizeLod" if self.options.storage_images => {
                 self.lower_image_query_size(op)
             }
@@ -851,7 +858,10 @@ impl Converter<'_> {
         // A storage image's value is its descriptor's address (see `images`).
         if self.options.storage_images {
             let result = self.ir.op(op).results[0];
-            if matches!(self.ir.types.kind(self.ir.value_type(result)), TypeKind::Image { .. }) {
+            if matches!(
+                self.ir.types.kind(self.ir.value_type(result)),
+                TypeKind::Image { .. } | TypeKind::SampledImage(_)
+            ) {
                 self.replace(op, operands[0]);
                 return Ok(());
             }

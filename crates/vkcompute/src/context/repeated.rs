@@ -1,6 +1,7 @@
-//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, storage images
-//! (uploaded from and read back to a host buffer inside every dispatch's command buffer, so
-//! that each dispatch starts from what the previous one left), push constants and
+//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, storage and
+//! sampled images (uploaded from and read back to a host buffer inside every dispatch's
+//! command buffer, so that each dispatch starts from what the previous one left), texel
+//! buffers (host buffers with a buffer view), push constants and
 //! specialization constants, one pipeline compiled once and dispatched `repeat` times,
 //! each dispatch timed around its submit and wait.
 
@@ -103,17 +104,26 @@ impl Context {
             let kind = match declared.kind {
                 DescriptorKind::StorageBuffer => BufferKind::Storage,
                 DescriptorKind::UniformBuffer => BufferKind::Uniform,
-                DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                DescriptorKind::StorageImage
+                | DescriptorKind::SampledImage
+                | DescriptorKind::StorageTexelBuffer
+                | DescriptorKind::UniformTexelBuffer => {
                     let bound =
                         bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
                     let shape = match bound.map(|b| b.kind) {
                         Some(BufferKind::StorageImage(shape))
-                            if declared.kind == DescriptorKind::StorageImage =>
+                            if matches!(
+                                declared.kind,
+                                DescriptorKind::StorageImage | DescriptorKind::StorageTexelBuffer
+                            ) =>
                         {
                             shape
                         }
                         Some(BufferKind::SampledImage(shape))
-                            if declared.kind == DescriptorKind::SampledImage =>
+                            if matches!(
+                                declared.kind,
+                                DescriptorKind::SampledImage | DescriptorKind::UniformTexelBuffer
+                            ) =>
                         {
                             shape
                         }
@@ -196,6 +206,7 @@ impl Context {
         // the descriptor type; and the image itself for storage images.
         let mut created = Vec::with_capacity(bindings.len());
         let mut images: Vec<Option<ImageObjects>> = Vec::with_capacity(bindings.len());
+        let mut texel_views: Vec<Option<vk::BufferView>> = Vec::with_capacity(bindings.len());
         for b in bindings.iter() {
             let (usage, kind) = match b.kind {
                 BufferKind::Storage => {
@@ -203,6 +214,30 @@ impl Context {
                 }
                 BufferKind::Uniform => {
                     (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
+                }
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape)
+                    if shape.dim == ImageDim::Buffer =>
+                {
+                    let storage = matches!(b.kind, BufferKind::StorageImage(_));
+                    let (usage, kind) = if storage {
+                        (vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER, vk::DescriptorType::STORAGE_TEXEL_BUFFER)
+                    } else {
+                        (vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                    };
+                    let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
+                    let view_info = vk::BufferViewCreateInfo::default()
+                        .buffer(buffer)
+                        .format(vk_image_format(shape.format))
+                        .offset(0)
+                        .range(vk::WHOLE_SIZE);
+                    // SAFETY: a view of a whole texel buffer; owned by `objects`.
+                    let view = unsafe { self.device.create_buffer_view(&view_info, None) }
+                        .map_err(vk_error("vkCreateBufferView"))?;
+                    objects.buffer_views.push(view);
+                    created.push((buffer, memory, kind));
+                    texel_views.push(Some(view));
+                    images.push(None);
+                    continue;
                 }
                 BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
                     let storage = matches!(b.kind, BufferKind::StorageImage(_));
@@ -214,12 +249,14 @@ impl Context {
                     };
                     created.push((image.staging, image.staging_memory, kind));
                     images.push(Some(image));
+                    texel_views.push(None);
                     continue;
                 }
             };
             let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
             created.push((buffer, memory, kind));
             images.push(None);
+            texel_views.push(None);
         }
 
         // Set layouts for sets 0..=max (sets the shader skips stay empty).
@@ -312,6 +349,8 @@ impl Context {
                     .descriptor_type(*kind);
                 if images[i].is_some() {
                     write.image_info(std::slice::from_ref(&image_infos[i]))
+                } else if let Some(view) = &texel_views[i] {
+                    write.texel_buffer_view(std::slice::from_ref(view))
                 } else {
                     write.buffer_info(std::slice::from_ref(&buffer_infos[i]))
                 }
@@ -463,7 +502,12 @@ impl Context {
             unsafe { self.device.reset_fences(&[objects.fence]) }.map_err(vk_error("vkResetFences"))?;
         }
         for (b, (_, memory, kind)) in bindings.iter_mut().zip(&created) {
-            if matches!(*kind, vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_IMAGE) {
+            if matches!(
+                *kind,
+                vk::DescriptorType::STORAGE_BUFFER
+                    | vk::DescriptorType::STORAGE_IMAGE
+                    | vk::DescriptorType::STORAGE_TEXEL_BUFFER
+            ) {
                 b.data = self.read_memory(*memory, b.data.len())?;
             }
         }
@@ -472,8 +516,8 @@ impl Context {
 }
 
 impl Context {
-    /// A storage image's extent, layers and format against the device's limits and
-    /// format features.
+    /// An image's (or texel buffer's) extent, layers and format against the device's
+    /// limits and format features.
     fn check_storage_image(&self, b: &Binding, shape: &ImageShape) -> Result<(), Error> {
         let fail = |reason: String| Err(Error::Binding { set: b.set, binding: b.binding, reason });
         if b.data.len() as u64 != shape.byte_size() {
@@ -484,11 +528,34 @@ impl Context {
                 b.data.len()
             ));
         }
+        // SAFETY: a valid physical device.
+        let properties = unsafe {
+            self.instance
+                .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
+        };
+        if shape.dim == ImageDim::Buffer {
+            let max = self.limits.max_texel_buffer_elements;
+            if shape.extent[0] > max {
+                return fail(format!("{} exceeds the device's limit {max} elements", shape.describe()));
+            }
+            let (needed, what) = match b.kind {
+                BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER, "uniform"),
+                _ => (vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER, "storage"),
+            };
+            if !properties.buffer_features.contains(needed) {
+                return fail(format!(
+                    "not supported yet: {} {what} texel buffers on this device",
+                    shape.format
+                ));
+            }
+            return Ok(());
+        }
         let (extent, layers) = image_extent(shape);
         let max = match shape.dim {
             ImageDim::D1 | ImageDim::D1Array => self.limits.max_image_dimension1_d,
             ImageDim::D2 | ImageDim::D2Array => self.limits.max_image_dimension2_d,
             ImageDim::D3 => self.limits.max_image_dimension3_d,
+            ImageDim::Buffer => self.limits.max_texel_buffer_elements,
         };
         if extent.width > max || extent.height > max || extent.depth > max {
             return fail(format!("{} exceeds the device's limit {max}", shape.describe()));
@@ -499,11 +566,6 @@ impl Context {
                 self.limits.max_image_array_layers
             ));
         }
-        // SAFETY: a valid physical device.
-        let properties = unsafe {
-            self.instance
-                .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
-        };
         let (needed, what) = match b.kind {
             BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
             _ => (vk::FormatFeatureFlags::STORAGE_IMAGE, "storage"),
@@ -525,7 +587,8 @@ impl Context {
     ) -> Result<ImageObjects, Error> {
         let (extent, layers) = image_extent(shape);
         let (image_type, view_type) = match shape.dim {
-            ImageDim::D1 => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
+            // Texel buffers are buffer views, never images (`submit_repeated`).
+            ImageDim::D1 | ImageDim::Buffer => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
             ImageDim::D1Array => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D_ARRAY),
             ImageDim::D2 => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D),
             ImageDim::D2Array => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D_ARRAY),
@@ -572,7 +635,7 @@ impl Context {
 fn image_extent(shape: &ImageShape) -> (vk::Extent3D, u32) {
     let [w, h, d] = shape.extent;
     match shape.dim {
-        ImageDim::D1 => (vk::Extent3D { width: w, height: 1, depth: 1 }, 1),
+        ImageDim::D1 | ImageDim::Buffer => (vk::Extent3D { width: w, height: 1, depth: 1 }, 1),
         ImageDim::D1Array => (vk::Extent3D { width: w, height: 1, depth: 1 }, h),
         ImageDim::D2 => (vk::Extent3D { width: w, height: h, depth: 1 }, 1),
         ImageDim::D2Array => (vk::Extent3D { width: w, height: h, depth: 1 }, d),
