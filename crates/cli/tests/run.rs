@@ -447,3 +447,84 @@ fn texel_buffer_arguments_that_do_not_fit_are_errors_naming_them() {
     assert!(stderr(&out).contains("is texel buffer: give 1 size(s)"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(feature = "cpu")]
+#[test]
+fn hlsl_texture_load_reads_mip_levels_on_the_cpu_as_on_vulkan() {
+    let dir = scratch("texture-load");
+    std::fs::write(dir.join("texture_load.hlsl"), include_str!("data/texture_load.hlsl")).unwrap();
+    let run = |device: &str| {
+        let dump = format!("1:{device}.bin");
+        let args = [
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4/3:ramp",
+            "--img",
+            "1:rgba32f:8",
+            "--dump",
+            &dump,
+            "--device",
+            device,
+        ];
+        spirvkit(&args, &dir)
+    };
+    let out = run("cpu");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Vec<f32> = std::fs::read(dir.join("cpu.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // The ramp fills level 0 (8x4 texels, 128 components), then level 1 (4x2), then 2.
+    for (i, texel) in got.chunks_exact(4).enumerate() {
+        let (x, y) = (i % 4, i / 4);
+        for c in 0..4 {
+            let level1 = if x < 4 && y < 2 { 128 + (y * 4 + x) * 4 + c } else { 0 };
+            let level0 = (y * 8 + x) * 4 + c;
+            let dims = [4.0, 2.0, 3.0, 0.0][c];
+            assert_eq!(
+                texel[c],
+                level1 as f32 + level0 as f32 * 1000.0 + dims * 100000.0,
+                "texel {i} component {c}"
+            );
+        }
+    }
+    // A level past the last, or levels on a storage texel buffer, are refused clearly.
+    let out = spirvkit(
+        &[
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4/5",
+            "--img",
+            "1:rgba32f:8",
+        ],
+        &dir,
+    );
+    assert!(stderr(&out).contains("a 8x4 image has at most 4 levels"), "{}", stderr(&out));
+    let out = spirvkit(
+        &[
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4",
+            "--img",
+            "1:rgba32f:8/2",
+        ],
+        &dir,
+    );
+    assert!(stderr(&out).contains("mip levels on a storage texel buffer"), "{}", stderr(&out));
+    let out = run("vulkan");
+    if report_or_skip(&out).is_none() {
+        return;
+    }
+    assert_eq!(std::fs::read(dir.join("cpu.bin")).unwrap(), std::fs::read(dir.join("vulkan.bin")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -156,7 +156,7 @@ fn declared_image(
     if image.combined && dim != ImageDim::Buffer {
         return Err(RunError::NotSupported("images: combined image samplers".into()));
     }
-    let shape = ImageShape { format, dim, extent: [0; 3] };
+    let shape = ImageShape::new(format, dim, [0; 3]);
     // A combined sampler of a texel buffer (GLSL `samplerBuffer`) is a uniform texel buffer.
     Ok(if image.sampled || image.combined {
         BufferKind::SampledImage(shape)

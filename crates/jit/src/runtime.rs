@@ -595,7 +595,9 @@ struct StagedBuffers {
 }
 
 /// Bytes of a storage image's header (`convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES`).
-const IMAGE_HEADER: usize = spirvkit_passes::convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES as usize;
+const IMAGE_HEADER: usize = images::IMAGE_HEADER_BYTES as usize;
+
+use spirvkit_passes::convert_spirv_to_llvm::images;
 
 impl StagedBuffers {
     fn new(bindings: &mut [Binding], slots: &[usize]) -> Result<StagedBuffers, RunError> {
@@ -607,8 +609,16 @@ impl StagedBuffers {
                 let mut copy = Aligned::zeroed(len)?;
                 let p = copy.ptr();
                 let bytes: &mut [u8] = bytemuck_lines(&mut copy.words, IMAGE_HEADER + data.len());
+                // The header `convert_spirv_to_llvm::images` reads: level 0's extent, the
+                // level count, and each level's byte offset from level 0.
                 for (word, e) in bytes[..12].chunks_exact_mut(4).zip(shape.extent) {
                     word.copy_from_slice(&e.to_le_bytes());
+                }
+                bytes[12..16].copy_from_slice(&shape.levels.to_le_bytes());
+                for level in 0..shape.levels.min(images::MAX_LEVELS) {
+                    let at = images::LEVEL_OFFSETS_BYTE as usize + level as usize * 4;
+                    let offset = u32::try_from(shape.level_offset(level)).unwrap_or(u32::MAX);
+                    bytes[at..at + 4].copy_from_slice(&offset.to_le_bytes());
                 }
                 bytes[IMAGE_HEADER..].copy_from_slice(data);
                 out.push((index, Some(copy), len, p));

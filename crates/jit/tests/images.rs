@@ -58,7 +58,7 @@ fn image(binding: u32, kind: fn(ImageShape) -> BufferKind, shape: ImageShape, da
 }
 
 fn shape(format: ImageFormat, dim: ImageDim, extent: [u32; 3]) -> ImageShape {
-    ImageShape { format, dim, extent }
+    ImageShape::new(format, dim, extent)
 }
 
 fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
@@ -141,5 +141,84 @@ void main() {
         assert_eq!(got[i], counts[i] * 3 + n + n * 1000, "counts[{i}]");
     }
     assert_eq!(&got[n as usize..], &counts[n as usize..], "writes past the end are dropped");
+    assert_same(&cpu, &vulkan);
+}
+
+/// `texelFetch` of sampled images without a sampler at every level of 1D, 2D, 3D and
+/// array images, with `textureSize` per level and `textureQueryLevels`.
+#[test]
+fn sampled_images_fetch_every_level_as_on_lavapipe() {
+    let source = r#"#version 450
+#extension GL_EXT_samplerless_texture_functions : require
+layout(local_size_x = 4, local_size_y = 4) in;
+layout(set = 0, binding = 0) uniform texture2D t2;
+layout(set = 0, binding = 1) uniform utexture1D t1;
+layout(set = 0, binding = 2) uniform texture3D t3;
+layout(set = 0, binding = 3) uniform itexture2DArray ta;
+layout(set = 0, binding = 4, r32f) uniform writeonly image2D out2;
+layout(set = 0, binding = 5) buffer Out { uint v[]; } o;
+void main() {
+  ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+  int i = p.y * 8 + p.x;
+  // Every level of t2 (level 3 is 1x1; level 4 does not exist: zero).
+  float sum = 0.0;
+  for (int l = 0; l < 5; l++) sum += texelFetch(t2, p >> l, l).x * float(1 << (4 * l));
+  imageStore(out2, p, vec4(sum));
+  o.v[i * 4 + 0] = texelFetch(t1, p.x, p.y % 3).x;
+  o.v[i * 4 + 1] = uint(texelFetch(t3, ivec3(p.x, p.y, p.x ^ p.y) >> 1, 1).w * 255.0);
+  o.v[i * 4 + 2] = uint(texelFetch(ta, ivec3(p >> 1, p.x & 1), 1).y + 1000);
+  // Coordinates past the level's extent read zero.
+  o.v[i * 4 + 3] = uint(texelFetch(t2, p + ivec2(8, 0), 0).x * 16.0) + 7u;
+  if (i == 0) {
+    o.v[256] = uint(textureQueryLevels(t2));
+    o.v[257] = uint(textureSize(t2, 2).x * 100 + textureSize(t2, 2).y);
+    o.v[258] = uint(textureSize(t3, 1).x * 10000 + textureSize(t3, 1).y * 100 + textureSize(t3, 1).z);
+    o.v[259] = uint(textureSize(ta, 2).x * 10000 + textureSize(ta, 2).y * 100 + textureSize(ta, 2).z);
+    o.v[260] = uint(textureQueryLevels(t1) * 10 + textureQueryLevels(ta));
+  }
+}
+"#;
+    let Some(words) = common::glsl_words("images", "sampled_levels", source) else { return };
+    let with_levels = |shape: ImageShape, levels| ImageShape { levels, ..shape };
+    let t2 = with_levels(shape(ImageFormat::R32f, ImageDim::D2, [8, 8, 1]), 4);
+    let t1 = with_levels(shape(ImageFormat::R32ui, ImageDim::D1, [8, 1, 1]), 3);
+    let t3 = with_levels(shape(ImageFormat::Rgba8, ImageDim::D3, [8, 8, 8]), 2);
+    let ta = with_levels(shape(ImageFormat::Rg16i, ImageDim::D2Array, [8, 8, 2]), 3);
+    // Each texel tells its level and place.
+    let t2_data: Vec<f32> = (0..t2.texels()).map(|i| (i % 16) as f32 / 16.0 + (i / 64) as f32).collect();
+    let t1_data: Vec<u32> = (0..t1.texels() as u32).map(|i| i * 3 + 1).collect();
+    let t3_data: Vec<u8> = (0..t3.byte_size()).map(|i| (i * 7 % 251) as u8).collect();
+    let ta_data: Vec<u8> = (0..ta.byte_size()).map(|i| (i * 13 % 256) as u8).collect();
+    let bindings = vec![
+        image(0, BufferKind::SampledImage, t2, f32s(t2_data.clone())),
+        image(1, BufferKind::SampledImage, t1, u32s(t1_data.clone())),
+        image(2, BufferKind::SampledImage, t3, t3_data),
+        image(3, BufferKind::SampledImage, ta, ta_data),
+        image(4, BufferKind::StorageImage, shape(ImageFormat::R32f, ImageDim::D2, [8, 8, 1]), vec![0; 256]),
+        Binding { set: 0, binding: 5, kind: BufferKind::Storage, data: vec![0; 261 * 4] },
+    ];
+    let (cpu, vulkan) = run_both(&words, [2, 2, 1], &bindings);
+    let o = read_u32s(&cpu[5].data);
+    assert_eq!(&o[256..], &[4, 2 * 100 + 2, 4 * 10000 + 4 * 100 + 4, 2 * 10000 + 2 * 100 + 2, 3 * 10 + 3]);
+    // t1: level l of an 8-wide 1D image starts at texel 0, 8, 12.
+    for i in 0..64usize {
+        let (x, y) = (i % 8, i / 8);
+        let level = y % 3;
+        let start = [0, 8, 12][level];
+        let want = if x < (8 >> level) { t1_data[start + x] } else { 0 };
+        assert_eq!(o[i * 4], want, "t1 at x {x} level {level}");
+        assert_eq!(o[i * 4 + 3], 7, "out of range at {i}");
+    }
+    let sums = read_f32s(&cpu[4].data);
+    let level_start = [0usize, 64, 80, 84];
+    for (i, &sum) in sums.iter().enumerate() {
+        let (x, y) = (i % 8, i / 8);
+        let mut want = 0.0f32;
+        for l in 0..4 {
+            let w = 8 >> l;
+            want += t2_data[level_start[l] + (y >> l) * w + (x >> l)] * (1 << (4 * l)) as f32;
+        }
+        assert_eq!(sum, want, "t2 sum at {x},{y}");
+    }
     assert_same(&cpu, &vulkan);
 }

@@ -69,8 +69,9 @@ impl BufferArg {
     }
 }
 
-/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]`: a storage or sampled image, or a
-/// storage or uniform texel buffer of W elements, whose texels INIT fills, component by
+/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]`: a storage or sampled image
+/// (a sampled one may have mip levels), or a storage or uniform texel buffer of W
+/// elements, whose texels (every level's, level 0 first) INIT fills, component by
 /// component, as elements of the format's component type (see
 /// [`ImageFormat::component_type`]). Its dimensionality and kind come from the shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +82,8 @@ pub struct ImageArg {
     pub format: ImageFormat,
     /// The sizes given (1 to 3 of them).
     pub extent: Vec<u32>,
+    /// Mip levels (`W[xH[xD]]/LEVELS`; 1 when not given).
+    pub levels: u32,
     pub init: Init,
 }
 
@@ -297,7 +300,7 @@ pub const MAX_IMAGE_DIMENSION: u32 = 1 << 16;
 /// its own limit.
 pub const MAX_TEXEL_BUFFER_ELEMENTS: u32 = 1 << 27;
 
-/// `BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]` (INIT defaults to `zero`).
+/// `BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]` (INIT defaults to `zero`).
 pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     let fail = |reason: String| arg("--img", text, reason);
     let fields: Vec<&str> = text.splitn(3, ':').collect();
@@ -317,6 +320,20 @@ pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
         .ok_or_else(|| fail(format!("unknown image format `{format}` ({})", ImageFormat::names())))?;
     // One size may be a texel buffer's element count; an image's sizes are checked
     // against MAX_IMAGE_DIMENSION once the shader says which it is.
+    let (size, levels) = match size.split_once('/') {
+        Some((size, text)) => {
+            let levels =
+                text.trim().parse::<u32>().ok().filter(|n| (1..=crate::image::MAX_LEVELS).contains(n));
+            let levels = levels.ok_or_else(|| {
+                fail(format!(
+                    "`{size}/{text}`: LEVELS is a number of mip levels from 1 to {}",
+                    crate::image::MAX_LEVELS
+                ))
+            })?;
+            (size, levels)
+        }
+        None => (size, 1),
+    };
     let extent: Vec<u32> = size
         .split('x')
         .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_TEXEL_BUFFER_ELEMENTS).contains(n)))
@@ -336,7 +353,7 @@ pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
         Some(init) => Init::parse(init, format.component_type()).map_err(fail)?,
         None => Init::Zero,
     };
-    Ok(ImageArg { text: text.to_string(), set, binding, format, extent, init })
+    Ok(ImageArg { text: text.to_string(), set, binding, format, extent, levels, init })
 }
 
 /// `BINDING[:SET]:TYPE=V,...`: a uniform buffer holding the values.
@@ -490,6 +507,11 @@ mod tests {
         assert!(parse_image("1:rgba8").unwrap_err().reason.contains("FORMAT"));
         assert!(parse_image("1:rgba8:65536x65536").unwrap_err().reason.contains("limit"));
         assert_eq!(parse_image("1:r32f:1048576").unwrap().extent, vec![1 << 20]);
+        let i = parse_image("3:rgba8:64x32/7:random:2").unwrap();
+        assert_eq!((i.extent.clone(), i.levels, i.init), (vec![64, 32], 7, Init::Random(2)));
+        assert_eq!(parse_image("3:rgba8:64x32").unwrap().levels, 1);
+        assert!(parse_image("3:rgba8:64x32/0").unwrap_err().reason.contains("LEVELS"));
+        assert!(parse_image("3:rgba8:64x32/18").unwrap_err().reason.contains("LEVELS"));
         assert!(parse_image("1:r32f:70000x2").unwrap_err().reason.contains("extent"));
         assert!(parse_image("1:r8:200000000").unwrap_err().reason.contains("extent"));
         let args = RunArgs {

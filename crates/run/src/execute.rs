@@ -327,7 +327,22 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     }
     let mut extent = [1u32; 3];
     extent[..image.extent.len()].copy_from_slice(&image.extent);
-    let shape = ImageShape { format: image.format, dim, extent };
+    let shape = ImageShape { format: image.format, dim, extent, levels: image.levels };
+    if shape.levels > 1 && !matches!(declared.kind, DescriptorKind::SampledImage) {
+        return Err(Error::Run(RunError::NotSupported(format!(
+            "images: {}: mip levels on a {} (sampled images may have them)",
+            image.name(),
+            declared.kind
+        ))));
+    }
+    if shape.levels > shape.max_levels() {
+        return Err(arguments(format!(
+            "{}: a {} image has at most {} levels",
+            image.name(),
+            shape.extent[..dim.extent_dims()].iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
+            shape.max_levels()
+        )));
+    }
     let components = shape.texels() as usize * image.format.components() as usize;
     let data = fill(image.format.component_type(), components, &image.init, base)
         .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
@@ -584,7 +599,7 @@ mod tests {
         let (b, s) = (image.binding, image.set);
         let p = prepare(&given(format!("{b}:{s}:rgba32f:4x2:ramp")), &r, Path::new(".")).unwrap();
         let bound = p.bindings.iter().find(|x| (x.set, x.binding) == (s, b)).unwrap();
-        let shape = ImageShape { format: ImageFormat::Rgba32f, dim: ImageDim::D2, extent: [4, 2, 1] };
+        let shape = ImageShape::new(ImageFormat::Rgba32f, ImageDim::D2, [4, 2, 1]);
         assert_eq!(bound.kind, BufferKind::StorageImage(shape));
         assert_eq!(bound.data.len(), 4 * 2 * 16);
         assert_eq!(&bound.data[4..8], &1f32.to_le_bytes(), "ramp over the components");

@@ -211,7 +211,7 @@ impl Converter<'_> {
         let global_type = if is_image {
             // The descriptor's header (its texels follow, as a runtime array would).
             let i32t = self.int_type(32);
-            self.ir.types.llvm_array(4, i32t)
+            self.ir.types.llvm_array(super::images::IMAGE_HEADER_BYTES / 4, i32t)
         } else {
             self.convert_type(pointee).ok_or_else(|| self.illegal(op))?
         };

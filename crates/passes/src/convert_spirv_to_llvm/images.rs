@@ -1,7 +1,9 @@
 //! Storage images, sampled images read without a sampler and texel buffers for the CPU
-//! kernel (`ConvertOptions::storage_images`; MLIR has no lowering of images). A storage image is a descriptor whose memory is a 16-byte header
-//! `{u32 width, u32 height, u32 depth-or-layers, u32 0}` followed by its texels, tightly
-//! packed (x fastest, then y, then z or the layer). The image value is a pointer to that
+//! kernel (`ConvertOptions::storage_images`; MLIR has no lowering of images). An image
+//! (or texel buffer) is a descriptor whose memory is a header of
+//! [`IMAGE_HEADER_BYTES`] (level 0's extent, the mip levels, a combined sampler's state,
+//! the levels' offsets) followed by its texels, tightly packed (x fastest, then y, then z
+//! or the layer; level 0, then level 1, ...). The image value is a pointer to that
 //! memory: loading the `UniformConstant` image variable is its address, so every texel
 //! access is a GEP from the bound global, which the kernel pass bounds-checks against the
 //! descriptor like any buffer access.
@@ -22,8 +24,19 @@ use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{OpId, Value};
 use spirvkit_ir::types::{FloatKind, Type, TypeKind};
 
-/// Bytes of the header before an image's texels.
-pub const IMAGE_HEADER_BYTES: u64 = 16;
+/// Bytes of the header before an image's texels: words 0-2 level 0's extent, word 3 the
+/// mip levels, words 4-11 a combined image sampler's sampler, words 12-28 each level's
+/// byte offset from level 0's texels.
+pub const IMAGE_HEADER_BYTES: u64 = 128;
+
+/// Where a combined image sampler's sampler state starts in the header.
+pub const SAMPLER_BYTE: u64 = 16;
+
+/// Where the level offsets start in the header.
+pub const LEVEL_OFFSETS_BYTE: u64 = 48;
+
+/// The most mip levels an image has (`spirvkit_run::image::MAX_LEVELS`).
+pub const MAX_LEVELS: u32 = 17;
 
 /// How a format's components are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +99,8 @@ pub fn image_format(name: &str) -> Option<(u32, u32, Numeric)> {
 pub struct StorageImage {
     /// Coordinates (and extent values) the image takes: 1, 2 or 3.
     pub dims: u32,
+    /// The last coordinate is an array layer (it keeps its extent at every level).
+    pub arrayed: bool,
     pub components: u32,
     pub bits: u32,
     pub numeric: Numeric,
@@ -109,7 +124,7 @@ pub fn storage_image(params: &[String; 6], bound: Option<&str>) -> Result<Storag
     };
     let (components, bits, numeric) =
         image_format(format).ok_or_else(|| format!("storage images of format {format}"))?;
-    Ok(StorageImage { dims, components, bits, numeric })
+    Ok(StorageImage { dims, arrayed: params[2] == "Arrayed", components, bits, numeric })
 }
 
 /// The coordinates a storage or sampled image, or a texel buffer, of `params` takes (1 to
@@ -244,19 +259,56 @@ impl Converter<'_> {
         self.emit_value("llvm.load", vec![at], i32t, props)
     }
 
-    /// The address of the texel at `coords`, or past any descriptor's end when a
-    /// coordinate is out of range.
-    fn texel_address(&mut self, base: Value, coords: Value, image: StorageImage) -> Value {
+    /// The address of the texel at `coords` of level `lod` (level 0 when `None`), or past
+    /// any descriptor's end when a coordinate or the level is out of range.
+    fn texel_address(
+        &mut self,
+        base: Value,
+        coords: Value,
+        image: StorageImage,
+        lod: Option<Value>,
+    ) -> Value {
+        let i32t = self.int_type(32);
         let i64t = self.int_type(64);
         let i1 = self.int_type(1);
+        let ult = self.int_attr(6, 64);
         let mut index = self.const_int(0, 64);
         let mut in_range: Option<Value> = None;
+        // The level's place: its number checked against the image's levels, its offset
+        // from the header's table (at a clamped index, so the load stays in the header).
+        let level = lod.map(|lod| {
+            let lod = self.adapt_int(lod, i32t);
+            let levels = self.extent(base, 3);
+            let ok = self.emit_value("llvm.icmp", vec![lod, levels], i1, vec![("predicate", ult.clone())]);
+            in_range = Some(ok);
+            let last = self.const_int(i128::from(MAX_LEVELS - 1), 32);
+            let clamped = self.emit_value("llvm.intr.umin", vec![lod, last], i32t, vec![]);
+            let wide = self.emit_value("llvm.zext", vec![clamped], i64t, vec![]);
+            let four = self.const_int(4, 64);
+            let table = self.const_int(i128::from(LEVEL_OFFSETS_BYTE), 64);
+            let at = self.arith("llvm.mul", wide, four);
+            let at = self.arith("llvm.add", at, table);
+            let at = self.raw_gep(base, at);
+            let props = vec![("alignment", self.int_attr(4, 64)), ("ordering", self.int_attr(0, 64))];
+            let offset = self.emit_value("llvm.load", vec![at], i32t, props);
+            (clamped, self.emit_value("llvm.zext", vec![offset], i64t, vec![]))
+        });
         // index = x + w * (y + h * z), built from the last dimension down.
         for i in (0..image.dims).rev() {
             let c = self.coordinate(coords, i);
             let e = self.extent(base, i);
+            let is_layer = image.arrayed && i + 1 == image.dims;
+            let e = match level {
+                // Level l is max(1, e >> l) wide (the clamped level is below 32).
+                Some((level, _)) if !is_layer => {
+                    let shifted = self.emit_value("llvm.lshr", vec![e, level], i32t, vec![]);
+                    let one = self.const_int(1, 32);
+                    self.emit_value("llvm.intr.umax", vec![shifted, one], i32t, vec![])
+                }
+                _ => e,
+            };
             let e = self.emit_value("llvm.zext", vec![e], i64t, vec![]);
-            let ult = self.emit_value("llvm.icmp", vec![c, e], i1, vec![("predicate", self.int_attr(6, 64))]);
+            let ult = self.emit_value("llvm.icmp", vec![c, e], i1, vec![("predicate", ult.clone())]);
             in_range = Some(match in_range {
                 Some(ok) => self.emit_value("llvm.and", vec![ok, ult], i1, vec![]),
                 None => ult,
@@ -266,6 +318,10 @@ impl Converter<'_> {
         }
         let texel = self.const_int(i128::from(image.texel_bytes()), 64);
         let bytes = self.arith("llvm.mul", index, texel);
+        let bytes = match level {
+            Some((_, level_offset)) => self.arith("llvm.add", bytes, level_offset),
+            None => bytes,
+        };
         let header = self.const_int(i128::from(IMAGE_HEADER_BYTES), 64);
         let offset = self.arith("llvm.add", bytes, header);
         // Out of range: an offset no descriptor reaches (the kernel pass then reads zero
@@ -297,19 +353,32 @@ impl Converter<'_> {
     pub(crate) fn lower_image_read(&mut self, op: OpId) -> Result<(), ConvertError> {
         let image = self.image_of(op)?;
         let operands = self.operands(op)?;
-        let (&[base, coords], _) = operands.split_at(2.min(operands.len())) else {
+        let (&[base, coords], rest) = operands.split_at(2.min(operands.len())) else {
             return Err(self.illegal(op));
         };
-        if self.ir.op(op).operands.len() > 2 {
-            return Err(self.error(op, "not supported yet: image operands on spirv.ImageRead"));
-        }
+        // `Lod` (ImageFetch of a sampled image): the level read; no other operand yet.
+        let names = image_operand_names(self.ir, op);
+        let lod = match (names.as_slice(), rest) {
+            ([], []) => None,
+            ([lod], &[value]) if lod == "Lod" && self.ir.op(op).name == "spirv.ImageFetch" => Some(value),
+            _ => {
+                return Err(self.error(
+                    op,
+                    format!(
+                        "not supported yet: image operands {} on {}",
+                        names.join("|"),
+                        self.ir.op(op).name
+                    ),
+                ))
+            }
+        };
         let result = self.result_type(op, 0)?;
         let out_element = self.ir.types.scalar_of(result);
         let out_count = match self.ir.types.kind(result) {
             TypeKind::Vector { shape, .. } => shape.iter().product::<u64>() as u32,
             _ => 1,
         };
-        let address = self.texel_address(base, coords, image);
+        let address = self.texel_address(base, coords, image, lod);
         let (stored, element) = self.stored_type(image);
         let props = vec![("alignment", self.int_attr(1, 64)), ("ordering", self.int_attr(0, 64))];
         let texel = self.emit_value("llvm.load", vec![address], stored, props);
@@ -445,7 +514,7 @@ impl Converter<'_> {
             }
         }
         let value = packed.or(scalar).expect("one component at least");
-        let address = self.texel_address(base, coords, image);
+        let address = self.texel_address(base, coords, image, None);
         let props = vec![("alignment", self.int_attr(1, 64)), ("ordering", self.int_attr(0, 64))];
         self.emit("llvm.store", vec![value, address], &[], props);
         Ok(())
@@ -518,10 +587,21 @@ impl Converter<'_> {
         }
     }
 
-    /// `ImageQuerySize`, and `ImageQuerySizeLod` (operand 1 the level): an image here
-    /// has one level, whose extent is the header's; level `lod` of it would be
-    /// `max(1, extent >> lod)` in each dimension but the array layers, as Vulkan's mip
-    /// chain is defined (a level the image lacks is undefined in SPIR-V).
+    /// `ImageQueryLevels`: the header's level count.
+    pub(crate) fn lower_image_query_levels(&mut self, op: OpId) -> Result<(), ConvertError> {
+        self.image_of(op)?;
+        let operands = self.operands(op)?;
+        let result = self.result_type(op, 0)?;
+        let levels = self.extent(operands[0], 3);
+        let levels = self.adapt_int(levels, result);
+        self.replace(op, levels);
+        Ok(())
+    }
+
+    /// `ImageQuerySize`, and `ImageQuerySizeLod` (operand 1 the level): level 0's extent
+    /// is the header's; level `lod` is `max(1, extent >> lod)` in each dimension but the
+    /// array layers, as Vulkan's mip chain is defined (a level the image lacks is
+    /// undefined in SPIR-V).
     pub(crate) fn lower_image_query_size(&mut self, op: OpId) -> Result<(), ConvertError> {
         let image = self.image_of(op)?;
         let arrayed = match self.ir.types.kind(self.ir.value_type(self.ir.op(op).operands[0])) {
@@ -567,5 +647,22 @@ impl Converter<'_> {
         let v = value.or(scalar).expect("one dimension at least");
         self.replace(op, v);
         Ok(())
+    }
+}
+
+/// The names in an image instruction's `image_operands` property (`["Lod"]`), none for
+/// `None` or no property.
+fn image_operand_names(ir: &spirvkit_ir::ir::Ir, op: OpId) -> Vec<String> {
+    let Some(property) = ir.op(op).properties.iter().find(|p| p.name == "image_operands") else {
+        return Vec::new();
+    };
+    match &property.value {
+        Attribute::Dialect { body: Some(body), .. } => body
+            .split('|')
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && *n != "None")
+            .map(String::from)
+            .collect(),
+        _ => vec!["(unreadable)".into()],
     }
 }

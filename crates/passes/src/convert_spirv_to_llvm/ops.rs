@@ -303,6 +303,7 @@ impl Converter<'_> {
             "spirv.ImageQuerySize" | "spirv.ImageQuerySizeLod" if self.options.storage_images => {
                 self.lower_image_query_size(op)
             }
+            "spirv.ImageQueryLevels" if self.options.storage_images => self.lower_image_query_levels(op),
             "spirv.Store" => self.lower_store(op),
             "spirv.ArrayLength" if self.options.buffer_lengths => self.lower_array_length(op),
             "spirv.CopyMemory" => {

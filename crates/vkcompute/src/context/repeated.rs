@@ -599,7 +599,7 @@ impl Context {
             .image_type(image_type)
             .format(format)
             .extent(extent)
-            .mip_levels(1)
+            .mip_levels(shape.levels)
             .array_layers(layers)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
@@ -626,7 +626,17 @@ impl Context {
             data,
             vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        Ok(ImageObjects { image: handle, view, staging, staging_memory, extent, layers, storage })
+        Ok(ImageObjects {
+            image: handle,
+            view,
+            staging,
+            staging_memory,
+            extent,
+            layers,
+            levels: shape.levels,
+            texel_size: shape.format.texel_size() as u64,
+            storage,
+        })
     }
 }
 
