@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 ///
 /// spirvkit run SHADER(.spv|.hlsl) [--entry NAME] [-T cs_6_0] --groups X,Y,Z
 /// [--buf BINDING[:SET]:TYPE:COUNT[:INIT]]... [--ubuf BINDING[:SET]:TYPE:COUNT[:INIT]]...
-/// [--ubo BINDING[:SET]:TYPE=V,...]... [--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]]...
+/// [--ubo BINDING[:SET]:TYPE=V,...]... [--img BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]]...
+/// [--sampler BINDING[:SET]:FILTER[:ADDRESS]]...
 /// [--push TYPE=V,...] [--spec ID=VALUE]...
 /// [--dump BINDING[:SET]:FILE]... [--repeat N] [--fresh] [--threads N]
 /// [--device cpu|vulkan] [--time-limit SECONDS]
@@ -24,7 +25,12 @@ use std::path::{Path, PathBuf};
 /// layers are its third size, a 1D array's its second. --img binds whatever image the
 /// shader declares at the binding: a storage image, a sampled image (read with
 /// OpImageFetch), or a texel buffer (HLSL Buffer<T>/RWBuffer<T>, GLSL
-/// samplerBuffer/imageBuffer; one size W, its element count, up to 2^27).
+/// samplerBuffer/imageBuffer; one size W, its element count, up to 2^27). /LEVELS gives a
+/// sampled image mip levels (each half the previous, at least 1; INIT fills level 0 first).
+/// --sampler: FILTER nearest | linear, ADDRESS repeat | mirrored-repeat | clamp-to-edge
+/// (default) | clamp-to-border (transparent black); nearest mip level, normalized
+/// coordinates. A combined image sampler (GLSL sampler2D) takes an --img and a --sampler at
+/// its binding.
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunCommand {
@@ -52,6 +58,10 @@ pub struct RunCommand {
     /// packed; its kind and dimensionality are the shader's).
     #[arg(long)]
     img: Vec<String>,
+    /// A sampler (or, at an --img's binding, a combined image sampler's):
+    /// BINDING[:SET]:FILTER[:ADDRESS].
+    #[arg(long)]
+    sampler: Vec<String>,
     /// The push-constant block, 4-byte values from offset 0: TYPE=V,...
     #[arg(long, allow_hyphen_values = true)]
     push: Option<String>,
@@ -129,6 +139,7 @@ fn run_inner(command: RunCommand) -> Result<(), String> {
         ubuf: command.ubuf,
         ubo: command.ubo,
         img: command.img,
+        sampler: command.sampler,
         push: command.push,
         spec: command.spec,
         dump: command.dump,

@@ -528,3 +528,59 @@ fn hlsl_texture_load_reads_mip_levels_on_the_cpu_as_on_vulkan() {
     assert_eq!(std::fs::read(dir.join("cpu.bin")).unwrap(), std::fs::read(dir.join("vulkan.bin")).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[cfg(feature = "cpu")]
+#[test]
+fn hlsl_sample_level_with_a_sampler_state_matches_vulkan_within_the_filtering_tolerance() {
+    let dir = scratch("sample-level");
+    std::fs::write(dir.join("sample_level.hlsl"), include_str!("data/sample_level.hlsl")).unwrap();
+    let run = |device: &str, sampler: &str| {
+        let dump = format!("2:{device}.bin");
+        let args = [
+            "run",
+            "sample_level.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:4x4:random:5",
+            "--sampler",
+            sampler,
+            "--img",
+            "2:rgba32f:64",
+            "--dump",
+            &dump,
+            "--device",
+            device,
+        ];
+        spirvkit(&args, &dir)
+    };
+    let floats = |name: &str| -> Vec<f32> {
+        std::fs::read(dir.join(name))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for sampler in ["1:nearest:repeat", "1:linear:mirrored-repeat", "1:linear:clamp-to-border"] {
+        let out = run("cpu", sampler);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let out = run("vulkan", sampler);
+        if report_or_skip(&out).is_none() {
+            return;
+        }
+        let (cpu, vulkan) = (floats("cpu.bin"), floats("vulkan.bin"));
+        for (i, (a, b)) in cpu.iter().zip(&vulkan).enumerate() {
+            // Linear filtering may differ from lavapipe's in the last bits.
+            assert!((a - b).abs() <= 1e-5, "{sampler}: component {i}: cpu {a}, vulkan {b}");
+        }
+    }
+    // A sampler the run does not give is named.
+    let out = spirvkit(
+        &["run", "sample_level.hlsl", "--groups", "1,1,1", "--img", "0:rgba32f:4x4", "--img", "2:rgba32f:64"],
+        &dir,
+    );
+    assert!(stderr(&out).contains("give it with --sampler 1:FILTER[:ADDRESS]"), "{}", stderr(&out));
+    let out = run("cpu", "1:cubic");
+    assert!(stderr(&out).contains("unknown filter `cubic`"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

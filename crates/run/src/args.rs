@@ -32,6 +32,8 @@ pub struct RunArgs {
     pub ubo: Vec<String>,
     /// `--img BINDING[:SET]:FORMAT:WxH[xD][:INIT]`.
     pub img: Vec<String>,
+    /// `--sampler BINDING[:SET]:FILTER[:ADDRESS]`.
+    pub sampler: Vec<String>,
     pub push: Option<String>,
     pub spec: Vec<String>,
     pub dump: Vec<String>,
@@ -93,6 +95,41 @@ impl ImageArg {
     }
 }
 
+/// `--sampler BINDING[:SET]:FILTER[:ADDRESS]`: a sampler (or, with an `--img` at the
+/// same binding, the sampler of a combined image sampler).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SamplerArg {
+    pub text: String,
+    pub set: u32,
+    pub binding: u32,
+    pub desc: crate::sampler::SamplerDesc,
+}
+
+impl SamplerArg {
+    pub fn name(&self) -> String {
+        format!("--sampler {}", self.text)
+    }
+}
+
+/// `BINDING[:SET]:FILTER[:ADDRESS]`.
+pub fn parse_sampler(text: &str) -> Result<SamplerArg, ArgError> {
+    let fail = |reason: String| arg("--sampler", text, reason);
+    let fields: Vec<&str> = text.splitn(3, ':').collect();
+    let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+    let (binding, set, rest) = if has_set {
+        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
+    } else {
+        (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
+    };
+    let binding = parse_u32(binding, "binding").map_err(fail)?;
+    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    if rest.is_empty() {
+        return Err(fail("expected BINDING[:SET]:FILTER[:ADDRESS]".into()));
+    }
+    let desc = crate::sampler::SamplerDesc::parse(rest).map_err(fail)?;
+    Ok(SamplerArg { text: text.to_string(), set, binding, desc })
+}
+
 /// `--dump BINDING[:SET]:FILE`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpArg {
@@ -115,6 +152,7 @@ pub struct RunDescription {
     pub groups: [u32; 3],
     pub buffers: Vec<BufferArg>,
     pub images: Vec<ImageArg>,
+    pub samplers: Vec<SamplerArg>,
     /// `--push`: the packed bytes.
     pub push: Option<Vec<u8>>,
     pub spec: Vec<SpecArg>,
@@ -170,6 +208,21 @@ impl RunDescription {
                 });
             }
         }
+        let samplers = args.sampler.iter().map(|t| parse_sampler(t)).collect::<Result<Vec<_>, _>>()?;
+        for (i, sampler) in samplers.iter().enumerate() {
+            let at = (sampler.set, sampler.binding);
+            // A sampler may share its binding with an image only (a combined image sampler).
+            let first = buffers.iter().find(|o| (o.set, o.binding) == at).map(|o| o.name());
+            let first =
+                first.or_else(|| samplers[..i].iter().find(|o| (o.set, o.binding) == at).map(|o| o.name()));
+            if let Some(first) = first {
+                return Err(arg(
+                    "--sampler",
+                    &sampler.text,
+                    format!("set {} binding {} is already given by {first}", sampler.set, sampler.binding),
+                ));
+            }
+        }
         let push = match &args.push {
             Some(text) => Some(pack_values("--push", text, text)?),
             None => None,
@@ -207,6 +260,7 @@ impl RunDescription {
             groups: parse_groups(&args.groups)?,
             buffers,
             images,
+            samplers,
             push,
             spec,
             dumps,
@@ -510,6 +564,10 @@ mod tests {
         let i = parse_image("3:rgba8:64x32/7:random:2").unwrap();
         assert_eq!((i.extent.clone(), i.levels, i.init), (vec![64, 32], 7, Init::Random(2)));
         assert_eq!(parse_image("3:rgba8:64x32").unwrap().levels, 1);
+        let s = parse_sampler("2:1:linear:repeat").unwrap();
+        assert_eq!((s.set, s.binding, s.desc.words()), (1, 2, [1, 0]));
+        assert_eq!(parse_sampler("4:nearest").unwrap().desc.words(), [0, 2]);
+        assert!(parse_sampler("4").unwrap_err().reason.contains("FILTER"));
         assert!(parse_image("3:rgba8:64x32/0").unwrap_err().reason.contains("LEVELS"));
         assert!(parse_image("3:rgba8:64x32/18").unwrap_err().reason.contains("LEVELS"));
         assert!(parse_image("1:r32f:70000x2").unwrap_err().reason.contains("extent"));

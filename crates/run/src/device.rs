@@ -1,6 +1,7 @@
 //! The interface between `spirvkit run` and a device that executes compute shaders.
 
 use crate::image::ImageShape;
+use crate::sampler::SamplerDesc;
 use std::time::Duration;
 
 /// How a binding is bound: the descriptor type the shader declares for it.
@@ -21,6 +22,11 @@ pub enum BufferKind {
     /// `shape.dim` [`crate::ImageDim::Buffer`] a uniform texel buffer (Vulkan's
     /// `UNIFORM_TEXEL_BUFFER`; HLSL `Buffer<T>`).
     SampledImage(ImageShape),
+    /// A sampler (`OpTypeSampler`; HLSL `SamplerState`): `data` is empty.
+    Sampler(SamplerDesc),
+    /// A combined image sampler (`OpTypeSampledImage`; GLSL `sampler2D`): a sampled image
+    /// (`data` its texels) and its sampler.
+    CombinedImageSampler(ImageShape, SamplerDesc),
 }
 
 /// One buffer or storage image bound for a dispatch. `data` holds its bytes, little-endian:

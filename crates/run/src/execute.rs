@@ -2,7 +2,7 @@
 //! declares ([`prepare`]), the dispatch on a device ([`execute`]), the dumps and the
 //! `key=value` report.
 
-use crate::args::{Contents, ImageArg, RunDescription};
+use crate::args::{Contents, ImageArg, RunDescription, SamplerArg};
 use crate::elem::ElemType;
 use crate::image::{ImageDim, ImageShape};
 use crate::init::fill;
@@ -93,6 +93,8 @@ pub fn prepare(
                 BufferKind::Storage => "--buf",
                 BufferKind::Uniform => "--ubuf or --ubo",
                 BufferKind::StorageImage(_) | BufferKind::SampledImage(_) => "--img",
+                BufferKind::Sampler(_) => "--sampler",
+                BufferKind::CombinedImageSampler(..) => "--img and --sampler",
             };
             return Err(arguments(format!(
                 "{}: the shader declares a {} at set {} binding {}: give it with {use_instead}",
@@ -137,7 +139,45 @@ pub fn prepare(
         bindings.push(Binding { set: buffer.set, binding: buffer.binding, kind: buffer.kind, data });
     }
     for image in &description.images {
-        bindings.push(prepare_image(image, reflection, base)?);
+        bindings.push(prepare_image(image, &description.samplers, reflection, base)?);
+    }
+    for sampler in &description.samplers {
+        let at = (sampler.set, sampler.binding);
+        match reflection.descriptor(sampler.set, sampler.binding).map(|d| d.kind) {
+            Some(DescriptorKind::Sampler) => bindings.push(Binding {
+                set: sampler.set,
+                binding: sampler.binding,
+                kind: BufferKind::Sampler(sampler.desc),
+                data: Vec::new(),
+            }),
+            // The image at the binding took it.
+            Some(DescriptorKind::CombinedImageSampler)
+                if bindings.iter().any(|b| (b.set, b.binding) == at) => {}
+            Some(DescriptorKind::CombinedImageSampler) => {
+                return Err(arguments(format!(
+                    "{}: the shader declares a combined image sampler at set {} binding {}: give its image with --img too",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+            Some(other) => {
+                return Err(arguments(format!(
+                    "{}: the shader declares a {other} at set {} binding {}, not a sampler",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+            None => {
+                return Err(arguments(format!(
+                    "{}: the shader declares nothing at set {} binding {}",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+        }
     }
     for declared in reflection.descriptors_of(entry) {
         if bindings.iter().any(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
@@ -146,10 +186,20 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
+            DescriptorKind::Sampler => {
+                return Err(arguments(format!(
+                    "the shader declares a sampler at set {} binding {}: give it with --sampler {}{}:FILTER[:ADDRESS]",
+                    declared.set,
+                    declared.binding,
+                    declared.binding,
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) },
+                )));
+            }
             DescriptorKind::StorageImage
             | DescriptorKind::SampledImage
             | DescriptorKind::StorageTexelBuffer
-            | DescriptorKind::UniformTexelBuffer => {
+            | DescriptorKind::UniformTexelBuffer
+            | DescriptorKind::CombinedImageSampler => {
                 let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
                 return Err(arguments(format!(
                     "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:{}",
@@ -159,7 +209,11 @@ pub fn prepare(
                     declared.binding,
                     if declared.set == 0 { String::new() } else { format!(":{}", declared.set) },
                     if declared.image.and_then(|i| i.dim) == Some(ImageDim::Buffer) { "N" } else { "WxH..." }
-                )));
+                ) + if declared.kind == DescriptorKind::CombinedImageSampler {
+                    " and --sampler BINDING[:SET]:FILTER[:ADDRESS]"
+                } else {
+                    ""
+                }));
             }
             other => {
                 return Err(Error::Run(RunError::NotSupported(format!(
@@ -253,7 +307,12 @@ pub fn prepare(
 }
 
 /// A `--img` checked against the storage image the shader declares there, with its texels.
-fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Result<Binding, Error> {
+fn prepare_image(
+    image: &ImageArg,
+    samplers: &[SamplerArg],
+    reflection: &Reflection,
+    base: &Path,
+) -> Result<Binding, Error> {
     let Some(declared) = reflection.descriptor(image.set, image.binding) else {
         return Err(arguments(format!(
             "{}: the shader declares nothing at set {} binding {}",
@@ -267,7 +326,8 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
             DescriptorKind::StorageImage
             | DescriptorKind::SampledImage
             | DescriptorKind::StorageTexelBuffer
-            | DescriptorKind::UniformTexelBuffer,
+            | DescriptorKind::UniformTexelBuffer
+            | DescriptorKind::CombinedImageSampler,
             Some(decl),
         ) => decl,
         (other, _) => {
@@ -328,7 +388,9 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     let mut extent = [1u32; 3];
     extent[..image.extent.len()].copy_from_slice(&image.extent);
     let shape = ImageShape { format: image.format, dim, extent, levels: image.levels };
-    if shape.levels > 1 && !matches!(declared.kind, DescriptorKind::SampledImage) {
+    if shape.levels > 1
+        && !matches!(declared.kind, DescriptorKind::SampledImage | DescriptorKind::CombinedImageSampler)
+    {
         return Err(Error::Run(RunError::NotSupported(format!(
             "images: {}: mip levels on a {} (sampled images may have them)",
             image.name(),
@@ -346,6 +408,24 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     let components = shape.texels() as usize * image.format.components() as usize;
     let data = fill(image.format.component_type(), components, &image.init, base)
         .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
+    if declared.kind == DescriptorKind::CombinedImageSampler {
+        let Some(sampler) = samplers.iter().find(|s| (s.set, s.binding) == (image.set, image.binding)) else {
+            return Err(arguments(format!(
+                "{}: the shader declares a combined image sampler at set {} binding {}: give its sampler with --sampler {}{}:FILTER[:ADDRESS]",
+                image.name(),
+                image.set,
+                image.binding,
+                image.binding,
+                if image.set == 0 { String::new() } else { format!(":{}", image.set) }
+            )));
+        };
+        return Ok(Binding {
+            set: image.set,
+            binding: image.binding,
+            kind: BufferKind::CombinedImageSampler(shape, sampler.desc),
+            data,
+        });
+    }
     let kind = if matches!(declared.kind, DescriptorKind::SampledImage | DescriptorKind::UniformTexelBuffer) {
         BufferKind::SampledImage(shape)
     } else {

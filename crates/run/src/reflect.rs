@@ -503,7 +503,8 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                         DescriptorKind::StorageImage
                         | DescriptorKind::SampledImage
                         | DescriptorKind::StorageTexelBuffer
-                        | DescriptorKind::UniformTexelBuffer,
+                        | DescriptorKind::UniformTexelBuffer
+                        | DescriptorKind::CombinedImageSampler,
                         Some((OP_TYPE_IMAGE, [_, dim, _, arrayed, ms, _, format, ..])),
                     ) => Some(ImageDecl {
                         dim: if *ms == 0 { ImageDim::from_spirv(*dim, *arrayed != 0) } else { None },

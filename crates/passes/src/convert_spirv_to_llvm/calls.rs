@@ -195,6 +195,8 @@ impl Converter<'_> {
             {
                 self.image_formats_by_symbol.insert(name, bound);
             }
+        } else if matches!(self.ir.types.kind(pointee), TypeKind::Sampler) && self.options.storage_images {
+            // A sampler: its state words (`images::SAMPLER_BYTES`).
         } else if matches!(
             self.ir.types.kind(pointee),
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
@@ -212,6 +214,9 @@ impl Converter<'_> {
             // The descriptor's header (its texels follow, as a runtime array would).
             let i32t = self.int_type(32);
             self.ir.types.llvm_array(super::images::IMAGE_HEADER_BYTES / 4, i32t)
+        } else if matches!(self.ir.types.kind(pointee), TypeKind::Sampler) && self.options.storage_images {
+            let i32t = self.int_type(32);
+            self.ir.types.llvm_array(super::images::SAMPLER_BYTES / 4, i32t)
         } else {
             self.convert_type(pointee).ok_or_else(|| self.illegal(op))?
         };

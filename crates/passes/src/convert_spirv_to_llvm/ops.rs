@@ -304,6 +304,8 @@ impl Converter<'_> {
                 self.lower_image_query_size(op)
             }
             "spirv.ImageQueryLevels" if self.options.storage_images => self.lower_image_query_levels(op),
+            "spirv.SampledImage" if self.options.storage_images => self.lower_sampled_image(op),
+            "spirv.ImageSampleExplicitLod" if self.options.storage_images => self.lower_image_sample_lod(op),
             "spirv.Store" => self.lower_store(op),
             "spirv.ArrayLength" if self.options.buffer_lengths => self.lower_array_length(op),
             "spirv.CopyMemory" => {
@@ -861,7 +863,7 @@ impl Converter<'_> {
             let result = self.ir.op(op).results[0];
             if matches!(
                 self.ir.types.kind(self.ir.value_type(result)),
-                TypeKind::Image { .. } | TypeKind::SampledImage(_)
+                TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
             ) {
                 self.replace(op, operands[0]);
                 return Ok(());

@@ -57,6 +57,8 @@ impl Converter<'_> {
             {
                 self.ir.types.llvm_pointer(0)
             }
+            // A sampler is its descriptor's memory (the state words, see `images`).
+            TypeKind::Sampler if self.options.storage_images => self.ir.types.llvm_pointer(0),
             // A combined image sampler (or `OpSampledImage`'s result) is its image's
             // memory too; the sampler is found where it was made (see `images`).
             TypeKind::SampledImage(image)

@@ -92,6 +92,9 @@ pub struct Descriptor {
     /// A storage image (`UniformConstant`): its memory is the conversion's 16-byte
     /// header and the texels (`fixed_size` is the header, `runtime_stride` the texel).
     pub image: Option<ImageDescriptor>,
+    /// A sampler (`UniformConstant` `!spirv.sampler`): its memory is the run's sampler
+    /// state (`convert_spirv_to_llvm::images`).
+    pub sampler: bool,
 }
 
 /// A storage image's type, as `!spirv.image` names its parameters.
@@ -358,6 +361,7 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                 fixed_size,
                 runtime_stride,
                 image: None,
+                sampler: false,
             })))
         }
         "PushConstant" => {
@@ -375,6 +379,21 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
             // A combined image sampler is a sampled image whose descriptor holds its sampler.
             let (image, combined) = match ir.types.kind(pointee) {
                 TypeKind::SampledImage(image) => (*image, true),
+                TypeKind::Sampler => {
+                    let (Some(set), Some(binding)) = (set, binding) else {
+                        return Err("a sampler without a descriptor set and binding".into());
+                    };
+                    return Ok(Some(GlobalKind::Descriptor(Descriptor {
+                        set,
+                        binding,
+                        storage_class: storage_class.clone(),
+                        block: BlockKind::Block,
+                        fixed_size: crate::convert_spirv_to_llvm::images::SAMPLER_BYTES,
+                        runtime_stride: None,
+                        image: None,
+                        sampler: true,
+                    })));
+                }
                 _ => (pointee, false),
             };
             let TypeKind::Image { params, .. } = ir.types.kind(image) else {
@@ -403,6 +422,7 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                     sampled: params[4] == "NeedSampler",
                     combined,
                 }),
+                sampler: false,
             })))
         }
         other => Err(format!("not supported yet: {other} globals in a compute shader")),

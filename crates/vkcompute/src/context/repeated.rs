@@ -9,7 +9,10 @@ use super::{vk_error, Context, ImageObjects, Objects, COLOR_RANGE};
 use crate::Error;
 use ash::vk;
 use spirvkit_run::reflect::{DescriptorKind, Reflection};
-use spirvkit_run::{Binding, BufferKind, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, Timings};
+use spirvkit_run::{
+    AddressMode, Binding, BufferKind, Dispatch, Filter, ImageDim, ImageFormat, ImageShape, Refill,
+    SamplerDesc, Timings,
+};
 use std::ffi::CString;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -83,10 +86,15 @@ impl Context {
                     self.limits.max_bound_descriptor_sets
                 ));
             }
-            if b.data.is_empty() {
+            if b.data.is_empty() && !matches!(b.kind, BufferKind::Sampler(_)) {
                 return fail("a buffer needs at least one byte".into());
             }
             let max = match b.kind {
+                BufferKind::Sampler(_) => continue,
+                BufferKind::CombinedImageSampler(shape, _) => {
+                    self.check_storage_image(b, &shape)?;
+                    continue;
+                }
                 BufferKind::Uniform => self.limits.max_uniform_buffer_range,
                 BufferKind::Storage => self.limits.max_storage_buffer_range,
                 BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
@@ -140,6 +148,35 @@ impl Context {
                     }
                     if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
                         return fail(format!("the shader's {} is not {}", declared.kind, shape.format));
+                    }
+                    continue;
+                }
+                DescriptorKind::Sampler | DescriptorKind::CombinedImageSampler => {
+                    let bound =
+                        bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
+                    match (declared.kind, bound.map(|b| b.kind)) {
+                        (DescriptorKind::Sampler, Some(BufferKind::Sampler(_))) => {}
+                        (
+                            DescriptorKind::CombinedImageSampler,
+                            Some(BufferKind::CombinedImageSampler(shape, _)),
+                        ) => {
+                            let decl = declared.image;
+                            if decl.and_then(|d| d.dim) != Some(shape.dim) {
+                                return fail(format!("the shader's {} is not {}", declared.kind, shape.dim));
+                            }
+                            if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
+                                return fail(format!(
+                                    "the shader's {} is not {}",
+                                    declared.kind, shape.format
+                                ));
+                            }
+                        }
+                        _ => {
+                            return fail(format!(
+                                "the shader declares a {} here, and the run binds none",
+                                declared.kind
+                            ))
+                        }
                     }
                     continue;
                 }
@@ -207,8 +244,28 @@ impl Context {
         let mut created = Vec::with_capacity(bindings.len());
         let mut images: Vec<Option<ImageObjects>> = Vec::with_capacity(bindings.len());
         let mut texel_views: Vec<Option<vk::BufferView>> = Vec::with_capacity(bindings.len());
+        let mut samplers: Vec<Option<vk::Sampler>> = Vec::with_capacity(bindings.len());
         for b in bindings.iter() {
             let (usage, kind) = match b.kind {
+                BufferKind::Sampler(desc) => {
+                    samplers.push(Some(self.run_sampler(objects, desc)?));
+                    created.push((vk::Buffer::null(), vk::DeviceMemory::null(), vk::DescriptorType::SAMPLER));
+                    images.push(None);
+                    texel_views.push(None);
+                    continue;
+                }
+                BufferKind::CombinedImageSampler(shape, desc) => {
+                    samplers.push(Some(self.run_sampler(objects, desc)?));
+                    let image = self.storage_image(objects, &shape, &b.data, false)?;
+                    created.push((
+                        image.staging,
+                        image.staging_memory,
+                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                    ));
+                    images.push(Some(image));
+                    texel_views.push(None);
+                    continue;
+                }
                 BufferKind::Storage => {
                     (vk::BufferUsageFlags::STORAGE_BUFFER, vk::DescriptorType::STORAGE_BUFFER)
                 }
@@ -237,6 +294,7 @@ impl Context {
                     created.push((buffer, memory, kind));
                     texel_views.push(Some(view));
                     images.push(None);
+                    samplers.push(None);
                     continue;
                 }
                 BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
@@ -250,6 +308,7 @@ impl Context {
                     created.push((image.staging, image.staging_memory, kind));
                     images.push(Some(image));
                     texel_views.push(None);
+                    samplers.push(None);
                     continue;
                 }
             };
@@ -257,6 +316,7 @@ impl Context {
             created.push((buffer, memory, kind));
             images.push(None);
             texel_views.push(None);
+            samplers.push(None);
         }
 
         // Set layouts for sets 0..=max (sets the shader skips stay empty).
@@ -329,13 +389,16 @@ impl Context {
             .collect();
         let image_infos: Vec<vk::DescriptorImageInfo> = images
             .iter()
-            .map(|image| match image {
+            .zip(&samplers)
+            .map(|(image, sampler)| match image {
                 Some(image) => vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
+                    sampler: sampler.unwrap_or_default(),
                     image_view: image.view,
                     image_layout: image.shader_layout(),
                 },
-                None => vk::DescriptorImageInfo::default(),
+                None => {
+                    vk::DescriptorImageInfo { sampler: sampler.unwrap_or_default(), ..Default::default() }
+                }
             })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = bindings
@@ -347,7 +410,7 @@ impl Context {
                     .dst_set(sets[b.set as usize])
                     .dst_binding(b.binding)
                     .descriptor_type(*kind);
-                if images[i].is_some() {
+                if images[i].is_some() || samplers[i].is_some() {
                     write.image_info(std::slice::from_ref(&image_infos[i]))
                 } else if let Some(view) = &texel_views[i] {
                     write.texel_buffer_view(std::slice::from_ref(view))
@@ -477,7 +540,9 @@ impl Context {
             if index > 0 {
                 if let Some(refill) = before_each.as_mut() {
                     refill(bindings);
-                    for (b, (_, memory, _)) in bindings.iter().zip(&created) {
+                    for (b, (_, memory, _)) in
+                        bindings.iter().zip(&created).filter(|(b, _)| !b.data.is_empty())
+                    {
                         self.write_memory(*memory, b.data.len(), &b.data)?;
                     }
                 }
@@ -516,6 +581,36 @@ impl Context {
 }
 
 impl Context {
+    /// The Vulkan sampler of a run's sampler: one filter for magnification and
+    /// minification, nearest mip level, no level clamp, a transparent black border.
+    fn run_sampler(&self, objects: &mut Objects<'_>, desc: SamplerDesc) -> Result<vk::Sampler, Error> {
+        let filter = match desc.filter {
+            Filter::Nearest => vk::Filter::NEAREST,
+            Filter::Linear => vk::Filter::LINEAR,
+        };
+        let address = match desc.address {
+            AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
+            AddressMode::MirroredRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
+            AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+        };
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(filter)
+            .min_filter(filter)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .address_mode_u(address)
+            .address_mode_v(address)
+            .address_mode_w(address)
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK)
+            .min_lod(0.0)
+            .max_lod(vk::LOD_CLAMP_NONE);
+        // SAFETY: valid create info; the sampler is owned by `objects`.
+        let sampler =
+            unsafe { self.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
+        objects.samplers.push(sampler);
+        Ok(sampler)
+    }
+
     /// An image's (or texel buffer's) extent, layers and format against the device's
     /// limits and format features.
     fn check_storage_image(&self, b: &Binding, shape: &ImageShape) -> Result<(), Error> {
@@ -568,6 +663,11 @@ impl Context {
         }
         let (needed, what) = match b.kind {
             BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
+            BufferKind::CombinedImageSampler(_, SamplerDesc { filter: Filter::Linear, .. }) => (
+                vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR,
+                "linearly filtered",
+            ),
+            BufferKind::CombinedImageSampler(..) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
             _ => (vk::FormatFeatureFlags::STORAGE_IMAGE, "storage"),
         };
         if !properties.optimal_tiling_features.contains(needed) {
