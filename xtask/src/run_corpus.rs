@@ -36,6 +36,7 @@ const IMAGE_EXTENT_2D: &str = "64x64";
 const IMAGE_EXTENT_3D: &str = "16x16x16";
 const IMAGE_EXTENT_1D_ARRAY: &str = "64x4";
 const IMAGE_EXTENT_2D_ARRAY: &str = "32x32x4";
+const IMAGE_EXTENT_BUFFER: &str = "4096";
 /// Workgroups per dispatch.
 const GROUPS: &str = "2,1,1";
 /// Seconds a dispatch may run (a shader looping on its random inputs is stopped).
@@ -227,7 +228,16 @@ fn run_arguments(
                 ));
                 storage.push((d.set, d.binding, true));
             }
-            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+            DescriptorKind::Sampler => {
+                // Nearest filtering: results the harness can compare exactly.
+                args.push("--sampler".into());
+                args.push(format!("{}:{}:nearest:clamp-to-edge", d.binding, d.set));
+            }
+            DescriptorKind::StorageImage
+            | DescriptorKind::SampledImage
+            | DescriptorKind::StorageTexelBuffer
+            | DescriptorKind::UniformTexelBuffer
+            | DescriptorKind::CombinedImageSampler => {
                 // Not given (so refused with its reason) when the Dim or format has no binding;
                 // `Unknown` (slang's) is Rgba8, what the glslang builds of the same samples declare.
                 let format = match d.image {
@@ -242,11 +252,18 @@ fn run_arguments(
                     ImageDim::D3 => IMAGE_EXTENT_3D,
                     ImageDim::D1Array => IMAGE_EXTENT_1D_ARRAY,
                     ImageDim::D2Array => IMAGE_EXTENT_2D_ARRAY,
+                    ImageDim::Buffer => IMAGE_EXTENT_BUFFER,
                 };
+                if d.kind == DescriptorKind::CombinedImageSampler {
+                    args.push("--sampler".into());
+                    args.push(format!("{}:{}:nearest:clamp-to-edge", d.binding, d.set));
+                }
+                let writable =
+                    matches!(d.kind, DescriptorKind::StorageImage | DescriptorKind::StorageTexelBuffer);
                 let seed = u64::from(d.set) * 1000 + u64::from(d.binding) + 1;
                 args.push("--img".into());
                 args.push(format!("{}:{}:{}:{extent}:random:{seed}", d.binding, d.set, format.name()));
-                if d.kind == DescriptorKind::StorageImage {
+                if writable {
                     args.push("--dump".into());
                     args.push(format!(
                         "{}:{}:{}",
@@ -255,7 +272,7 @@ fn run_arguments(
                         dir.join(format!("DEVICE-{}-{}.bin", d.set, d.binding)).display()
                     ));
                 }
-                if d.kind == DescriptorKind::StorageImage {
+                if writable {
                     let float32 = format.numeric() == Numeric::Float && format.component_bits() == 32;
                     storage.push((d.set, d.binding, float32));
                 }

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 ///
 /// spirvkit run SHADER(.spv|.hlsl) [--entry NAME] [-T cs_6_0] --groups X,Y,Z
 /// [--buf BINDING[:SET]:TYPE:COUNT[:INIT]]... [--ubuf BINDING[:SET]:TYPE:COUNT[:INIT]]...
-/// [--ubo BINDING[:SET]:TYPE=V,...]... [--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]]...
+/// [--ubo BINDING[:SET]:TYPE=V,...]... [--img BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]]...
+/// [--sampler BINDING[:SET]:FILTER[:ADDRESS]]...
 /// [--push TYPE=V,...] [--spec ID=VALUE]...
 /// [--dump BINDING[:SET]:FILE]... [--repeat N] [--fresh] [--threads N]
 /// [--device cpu|vulkan] [--time-limit SECONDS]
@@ -21,7 +22,15 @@ use std::path::{Path, PathBuf};
 /// FORMAT: SPIR-V's image format names (Rgba8, Rgba8Snorm, Rgba16f, Rgba32f, R32f, R32ui,
 /// R32i, Rg32f, ...; any case); an image's INIT fills its texels' components as elements
 /// of the format's component type (Rgba8: u8, Rgba16f: f16, R32f: f32); a 2D array's
-/// layers are its third size, a 1D array's its second.
+/// layers are its third size, a 1D array's its second. --img binds whatever image the
+/// shader declares at the binding: a storage image, a sampled image (read with
+/// OpImageFetch), or a texel buffer (HLSL Buffer<T>/RWBuffer<T>, GLSL
+/// samplerBuffer/imageBuffer; one size W, its element count, up to 2^27). /LEVELS gives a
+/// sampled image mip levels (each half the previous, at least 1; INIT fills level 0 first).
+/// --sampler: FILTER nearest | linear, ADDRESS repeat | mirrored-repeat | clamp-to-edge
+/// (default) | clamp-to-border (transparent black); nearest mip level, normalized
+/// coordinates. A combined image sampler (GLSL sampler2D) takes an --img and a --sampler at
+/// its binding.
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct RunCommand {
@@ -45,9 +54,14 @@ pub struct RunCommand {
     /// A uniform buffer of 4-byte values from offset 0: BINDING[:SET]:TYPE=V,...
     #[arg(long)]
     ubo: Vec<String>,
-    /// A storage image: BINDING[:SET]:FORMAT:W[xH[xD]][:INIT] (texels tightly packed).
+    /// An image or texel buffer: BINDING[:SET]:FORMAT:W[xH[xD]][:INIT] (texels tightly
+    /// packed; its kind and dimensionality are the shader's).
     #[arg(long)]
     img: Vec<String>,
+    /// A sampler (or, at an --img's binding, a combined image sampler's):
+    /// BINDING[:SET]:FILTER[:ADDRESS].
+    #[arg(long)]
+    sampler: Vec<String>,
     /// The push-constant block, 4-byte values from offset 0: TYPE=V,...
     #[arg(long, allow_hyphen_values = true)]
     push: Option<String>,
@@ -125,6 +139,7 @@ fn run_inner(command: RunCommand) -> Result<(), String> {
         ubuf: command.ubuf,
         ubo: command.ubo,
         img: command.img,
+        sampler: command.sampler,
         push: command.push,
         spec: command.spec,
         dump: command.dump,

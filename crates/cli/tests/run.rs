@@ -373,3 +373,214 @@ fn image_arguments_that_do_not_fit_the_shader_are_errors_naming_them() {
     assert!(stderr(&out).contains("give it with --img 6:R32f:WxH"), "{}", stderr(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+const TEXEL_BUFFERS_HLSL: &str = include_str!("data/texel_buffers.hlsl");
+
+/// The arguments of `texel_buffers.hlsl` on DEVICE, dumping bindings 1 and 2.
+fn texel_buffer_args(device: &str) -> Vec<String> {
+    let args = "run texel_buffers.hlsl --groups 2,1,1 --img 0:rgba32f:16:random:1 --img 1:r32f:16 \
+                --img 2:r32ui:16:ramp --img 3:rg32i:16:ramp";
+    let mut args: Vec<String> = args.split_whitespace().map(String::from).collect();
+    args.extend(["--device", device, "--dump"].map(String::from));
+    args.push(format!("1:{device}-dst.bin"));
+    args.push("--dump".into());
+    args.push(format!("2:{device}-counts.bin"));
+    args
+}
+
+#[cfg(feature = "cpu")]
+#[test]
+fn hlsl_texel_buffers_run_on_the_cpu_with_known_answers_and_match_vulkan() {
+    let dir = scratch("texel-buffers");
+    std::fs::write(dir.join("texel_buffers.hlsl"), TEXEL_BUFFERS_HLSL).unwrap();
+    let run = |device: &str| {
+        let args = texel_buffer_args(device);
+        spirvkit(&args.iter().map(String::as_str).collect::<Vec<_>>(), &dir)
+    };
+    let out = run("cpu");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    // counts (ramp) * 3 + GetDimensions of dst (16).
+    let counts = u32s(&read("cpu-counts.bin"));
+    assert_eq!(counts, (0..16).map(|i| i * 3 + 16).collect::<Vec<u32>>());
+    // src is random:1 (f32 = (r >> 40) * 2^-24); pairs is a ramp, so p.x - p.y = -1.
+    let mut state = 1u64;
+    let src: Vec<f32> = (0..64)
+        .map(|_| (spirvkit_run::init::splitmix64(&mut state) >> 40) as f32 / (1u64 << 24) as f32)
+        .collect();
+    let dst: Vec<f32> =
+        read("cpu-dst.bin").chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    for (i, got) in dst.iter().enumerate() {
+        let v = &src[i * 4..i * 4 + 4];
+        let want = v[0] + 2.0 * v[1] + 3.0 * v[2] + 4.0 * v[3] - 1.0;
+        assert!((got - want).abs() <= 1e-5, "dst[{i}] = {got}, want {want}");
+    }
+    let out = run("vulkan");
+    if report_or_skip(&out).is_none() {
+        return;
+    }
+    assert_eq!(read("cpu-dst.bin"), read("vulkan-dst.bin"));
+    assert_eq!(read("cpu-counts.bin"), read("vulkan-counts.bin"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn texel_buffer_arguments_that_do_not_fit_are_errors_naming_them() {
+    let dir = scratch("texel-buffer-args");
+    std::fs::write(dir.join("texel_buffers.hlsl"), TEXEL_BUFFERS_HLSL).unwrap();
+    let args = texel_buffer_args("vulkan");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let without: Vec<&str> = args.iter().copied().filter(|a| *a != "1:r32f:16").collect();
+    let mut missing = without.clone();
+    // Drop the "--img" left before the removed value.
+    if let Some(i) = missing.windows(2).position(|w| w == ["--img", "--img"]) {
+        missing.remove(i);
+    }
+    let out = spirvkit(&missing, &dir);
+    assert!(
+        stderr(&out).contains("storage texel buffer at set 0 binding 1: give it with --img 1:R32f:N"),
+        "{}",
+        stderr(&out)
+    );
+    let swapped: Vec<&str> = args.iter().map(|a| if *a == "1:r32f:16" { "1:r32f:4x4" } else { a }).collect();
+    let out = spirvkit(&swapped, &dir);
+    assert!(stderr(&out).contains("is texel buffer: give 1 size(s)"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(feature = "cpu")]
+#[test]
+fn hlsl_texture_load_reads_mip_levels_on_the_cpu_as_on_vulkan() {
+    let dir = scratch("texture-load");
+    std::fs::write(dir.join("texture_load.hlsl"), include_str!("data/texture_load.hlsl")).unwrap();
+    let run = |device: &str| {
+        let dump = format!("1:{device}.bin");
+        let args = [
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4/3:ramp",
+            "--img",
+            "1:rgba32f:8",
+            "--dump",
+            &dump,
+            "--device",
+            device,
+        ];
+        spirvkit(&args, &dir)
+    };
+    let out = run("cpu");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Vec<f32> = std::fs::read(dir.join("cpu.bin"))
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // The ramp fills level 0 (8x4 texels, 128 components), then level 1 (4x2), then 2.
+    for (i, texel) in got.chunks_exact(4).enumerate() {
+        let (x, y) = (i % 4, i / 4);
+        for c in 0..4 {
+            let level1 = if x < 4 && y < 2 { 128 + (y * 4 + x) * 4 + c } else { 0 };
+            let level0 = (y * 8 + x) * 4 + c;
+            let dims = [4.0, 2.0, 3.0, 0.0][c];
+            assert_eq!(
+                texel[c],
+                level1 as f32 + level0 as f32 * 1000.0 + dims * 100000.0,
+                "texel {i} component {c}"
+            );
+        }
+    }
+    // A level past the last, or levels on a storage texel buffer, are refused clearly.
+    let out = spirvkit(
+        &[
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4/5",
+            "--img",
+            "1:rgba32f:8",
+        ],
+        &dir,
+    );
+    assert!(stderr(&out).contains("a 8x4 image has at most 4 levels"), "{}", stderr(&out));
+    let out = spirvkit(
+        &[
+            "run",
+            "texture_load.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:8x4",
+            "--img",
+            "1:rgba32f:8/2",
+        ],
+        &dir,
+    );
+    assert!(stderr(&out).contains("mip levels on a storage texel buffer"), "{}", stderr(&out));
+    let out = run("vulkan");
+    if report_or_skip(&out).is_none() {
+        return;
+    }
+    assert_eq!(std::fs::read(dir.join("cpu.bin")).unwrap(), std::fs::read(dir.join("vulkan.bin")).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(feature = "cpu")]
+#[test]
+fn hlsl_sample_level_with_a_sampler_state_matches_vulkan_within_the_filtering_tolerance() {
+    let dir = scratch("sample-level");
+    std::fs::write(dir.join("sample_level.hlsl"), include_str!("data/sample_level.hlsl")).unwrap();
+    let run = |device: &str, sampler: &str| {
+        let dump = format!("2:{device}.bin");
+        let args = [
+            "run",
+            "sample_level.hlsl",
+            "--groups",
+            "1,1,1",
+            "--img",
+            "0:rgba32f:4x4:random:5",
+            "--sampler",
+            sampler,
+            "--img",
+            "2:rgba32f:64",
+            "--dump",
+            &dump,
+            "--device",
+            device,
+        ];
+        spirvkit(&args, &dir)
+    };
+    let floats = |name: &str| -> Vec<f32> {
+        std::fs::read(dir.join(name))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for sampler in ["1:nearest:repeat", "1:linear:mirrored-repeat", "1:linear:clamp-to-border"] {
+        let out = run("cpu", sampler);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let out = run("vulkan", sampler);
+        if report_or_skip(&out).is_none() {
+            return;
+        }
+        let (cpu, vulkan) = (floats("cpu.bin"), floats("vulkan.bin"));
+        for (i, (a, b)) in cpu.iter().zip(&vulkan).enumerate() {
+            // Linear filtering may differ from lavapipe's in the last bits.
+            assert!((a - b).abs() <= 1e-5, "{sampler}: component {i}: cpu {a}, vulkan {b}");
+        }
+    }
+    // A sampler the run does not give is named.
+    let out = spirvkit(
+        &["run", "sample_level.hlsl", "--groups", "1,1,1", "--img", "0:rgba32f:4x4", "--img", "2:rgba32f:64"],
+        &dir,
+    );
+    assert!(stderr(&out).contains("give it with --sampler 1:FILTER[:ADDRESS]"), "{}", stderr(&out));
+    let out = run("cpu", "1:cubic");
+    assert!(stderr(&out).contains("unknown filter `cubic`"), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,7 +11,8 @@ use spirvkit_ir::ir::{Ir, Location, OpId};
 use spirvkit_passes::convert_spirv_to_llvm::{self, ConvertOptions};
 use spirvkit_passes::cpu_kernel::{self, KernelError};
 use spirvkit_run::{
-    Binding, BufferKind, Device, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, RunError, Timings,
+    AddressMode, Binding, BufferKind, Device, Dispatch, Filter, ImageDim, ImageFormat, ImageShape, Refill,
+    RunError, SamplerDesc, Timings,
 };
 
 use crate::runtime::{CompiledKernel, DeclaredDescriptor};
@@ -102,6 +103,11 @@ pub fn kernel_llvm_ir_with_images(
                         let bound = image_formats.iter().find(|(s, b, _)| (*s, *b) == (d.set, d.binding));
                         declared_image(image, bound.map(|(_, _, f)| *f))?
                     }
+                    // The sampler's state is the run's (compared by kind only).
+                    None if d.sampler => BufferKind::Sampler(SamplerDesc {
+                        filter: Filter::Nearest,
+                        address: AddressMode::ClampToEdge,
+                    }),
                     None if d.is_storage() => BufferKind::Storage,
                     None => BufferKind::Uniform,
                 },
@@ -141,6 +147,7 @@ fn declared_image(
         "Dim1D" => 0,
         "Dim2D" => 1,
         "Dim3D" => 2,
+        "Buffer" => 5,
         _ => u32::MAX,
     };
     let dim = ImageDim::from_spirv(dim, image.arrayed)
@@ -152,8 +159,17 @@ fn declared_image(
     let format = format.ok_or_else(|| {
         RunError::NotSupported(format!("images: storage images of format {}", image.format))
     })?;
-    let shape = ImageShape { format, dim, extent: [0; 3] };
-    Ok(if image.sampled { BufferKind::SampledImage(shape) } else { BufferKind::StorageImage(shape) })
+    let shape = ImageShape::new(format, dim, [0; 3]);
+    if image.combined && dim != ImageDim::Buffer {
+        let any = SamplerDesc { filter: Filter::Nearest, address: AddressMode::ClampToEdge };
+        return Ok(BufferKind::CombinedImageSampler(shape, any));
+    }
+    // A combined sampler of a texel buffer (GLSL `samplerBuffer`) is a uniform texel buffer.
+    Ok(if image.sampled || image.combined {
+        BufferKind::SampledImage(shape)
+    } else {
+        BufferKind::StorageImage(shape)
+    })
 }
 
 /// The conversion works on a `builtin.module` holding the `spirv.module` (as `spirvkit
@@ -183,9 +199,9 @@ impl Device for CpuDevice {
         let image_formats: Vec<(u32, u32, ImageFormat)> = bindings
             .iter()
             .filter_map(|b| match b.kind {
-                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
-                    Some((b.set, b.binding, shape.format))
-                }
+                BufferKind::StorageImage(shape)
+                | BufferKind::SampledImage(shape)
+                | BufferKind::CombinedImageSampler(shape, _) => Some((b.set, b.binding, shape.format)),
                 _ => None,
             })
             .collect();

@@ -143,8 +143,13 @@ impl CompiledKernel {
                 )));
             };
             let same_kind = match (d.kind, b.kind) {
+                (BufferKind::Sampler(_), BufferKind::Sampler(_)) => true,
                 (BufferKind::StorageImage(declared), BufferKind::StorageImage(given))
-                | (BufferKind::SampledImage(declared), BufferKind::SampledImage(given)) => {
+                | (BufferKind::SampledImage(declared), BufferKind::SampledImage(given))
+                | (
+                    BufferKind::CombinedImageSampler(declared, _),
+                    BufferKind::CombinedImageSampler(given, _),
+                ) => {
                     if (declared.format, declared.dim) != (given.format, given.dim) {
                         return Err(RunError::Arguments(format!(
                             "binding {}:{}: the shader declares a {} {} storage image there, given {}",
@@ -191,8 +196,7 @@ impl CompiledKernel {
                 )));
             };
             let len = bindings[index].data.len() as u64;
-            let is_image =
-                matches!(bindings[index].kind, BufferKind::StorageImage(_) | BufferKind::SampledImage(_));
+            let is_image = !matches!(bindings[index].kind, BufferKind::Storage | BufferKind::Uniform);
             if len < d.fixed_size && !is_image {
                 return Err(RunError::Arguments(format!(
                     "binding {}:{} (@{}) holds {len} bytes, the shader's block needs at least {}",
@@ -375,6 +379,8 @@ fn kind_name(kind: BufferKind) -> &'static str {
         BufferKind::Uniform => "uniform",
         BufferKind::StorageImage(_) => "storage image",
         BufferKind::SampledImage(_) => "sampled image",
+        BufferKind::Sampler(_) => "sampler",
+        BufferKind::CombinedImageSampler(..) => "combined image sampler",
     }
 }
 
@@ -595,20 +601,50 @@ struct StagedBuffers {
 }
 
 /// Bytes of a storage image's header (`convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES`).
-const IMAGE_HEADER: usize = spirvkit_passes::convert_spirv_to_llvm::images::IMAGE_HEADER_BYTES as usize;
+const IMAGE_HEADER: usize = images::IMAGE_HEADER_BYTES as usize;
+
+use spirvkit_passes::convert_spirv_to_llvm::images;
 
 impl StagedBuffers {
     fn new(bindings: &mut [Binding], slots: &[usize]) -> Result<StagedBuffers, RunError> {
         let mut out = Vec::with_capacity(slots.len());
         for &index in slots {
-            if let BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) = bindings[index].kind {
+            if let BufferKind::Sampler(desc) = bindings[index].kind {
+                // A sampler's memory: its state words (`images::SAMPLER_BYTE` of a combined one).
+                let mut copy = Aligned::zeroed(16)?;
+                let p = copy.ptr();
+                let bytes: &mut [u8] = bytemuck_lines(&mut copy.words, 16);
+                for (word, w) in bytes.chunks_exact_mut(4).zip(desc.words()) {
+                    word.copy_from_slice(&w.to_le_bytes());
+                }
+                out.push((index, Some(copy), 16, p));
+                continue;
+            }
+            if let BufferKind::StorageImage(shape)
+            | BufferKind::SampledImage(shape)
+            | BufferKind::CombinedImageSampler(shape, _) = bindings[index].kind
+            {
                 let data = &bindings[index].data;
                 let len = (IMAGE_HEADER + data.len()) as u64;
                 let mut copy = Aligned::zeroed(len)?;
                 let p = copy.ptr();
                 let bytes: &mut [u8] = bytemuck_lines(&mut copy.words, IMAGE_HEADER + data.len());
+                // The header `convert_spirv_to_llvm::images` reads: level 0's extent, the
+                // level count, and each level's byte offset from level 0.
                 for (word, e) in bytes[..12].chunks_exact_mut(4).zip(shape.extent) {
                     word.copy_from_slice(&e.to_le_bytes());
+                }
+                bytes[12..16].copy_from_slice(&shape.levels.to_le_bytes());
+                if let BufferKind::CombinedImageSampler(_, desc) = bindings[index].kind {
+                    let at = images::SAMPLER_BYTE as usize;
+                    for (word, w) in bytes[at..at + 8].chunks_exact_mut(4).zip(desc.words()) {
+                        word.copy_from_slice(&w.to_le_bytes());
+                    }
+                }
+                for level in 0..shape.levels.min(images::MAX_LEVELS) {
+                    let at = images::LEVEL_OFFSETS_BYTE as usize + level as usize * 4;
+                    let offset = u32::try_from(shape.level_offset(level)).unwrap_or(u32::MAX);
+                    bytes[at..at + 4].copy_from_slice(&offset.to_le_bytes());
                 }
                 bytes[IMAGE_HEADER..].copy_from_slice(data);
                 out.push((index, Some(copy), len, p));
@@ -637,7 +673,14 @@ impl StagedBuffers {
     fn write_back(mut self, bindings: &mut [Binding]) {
         for (index, copy, _, _) in self.slots.iter_mut() {
             if let Some(copy) = copy {
-                let skip = if matches!(bindings[*index].kind, BufferKind::StorageImage(_)) {
+                // Every image kind was staged after its header (a sampled image's bytes
+                // too, though the shader cannot change them).
+                let skip = if matches!(
+                    bindings[*index].kind,
+                    BufferKind::StorageImage(_)
+                        | BufferKind::SampledImage(_)
+                        | BufferKind::CombinedImageSampler(..)
+                ) {
                     IMAGE_HEADER
                 } else {
                     0

@@ -32,6 +32,8 @@ pub struct RunArgs {
     pub ubo: Vec<String>,
     /// `--img BINDING[:SET]:FORMAT:WxH[xD][:INIT]`.
     pub img: Vec<String>,
+    /// `--sampler BINDING[:SET]:FILTER[:ADDRESS]`.
+    pub sampler: Vec<String>,
     pub push: Option<String>,
     pub spec: Vec<String>,
     pub dump: Vec<String>,
@@ -69,9 +71,11 @@ impl BufferArg {
     }
 }
 
-/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]`: a storage image whose texels INIT fills,
-/// component by component, as elements of the format's component type (see
-/// [`ImageFormat::component_type`]). Its dimensionality comes from the shader.
+/// `--img BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]`: a storage or sampled image
+/// (a sampled one may have mip levels), or a storage or uniform texel buffer of W
+/// elements, whose texels (every level's, level 0 first) INIT fills, component by
+/// component, as elements of the format's component type (see
+/// [`ImageFormat::component_type`]). Its dimensionality and kind come from the shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageArg {
     pub text: String,
@@ -80,6 +84,8 @@ pub struct ImageArg {
     pub format: ImageFormat,
     /// The sizes given (1 to 3 of them).
     pub extent: Vec<u32>,
+    /// Mip levels (`W[xH[xD]]/LEVELS`; 1 when not given).
+    pub levels: u32,
     pub init: Init,
 }
 
@@ -87,6 +93,41 @@ impl ImageArg {
     pub fn name(&self) -> String {
         format!("--img {}", self.text)
     }
+}
+
+/// `--sampler BINDING[:SET]:FILTER[:ADDRESS]`: a sampler (or, with an `--img` at the
+/// same binding, the sampler of a combined image sampler).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SamplerArg {
+    pub text: String,
+    pub set: u32,
+    pub binding: u32,
+    pub desc: crate::sampler::SamplerDesc,
+}
+
+impl SamplerArg {
+    pub fn name(&self) -> String {
+        format!("--sampler {}", self.text)
+    }
+}
+
+/// `BINDING[:SET]:FILTER[:ADDRESS]`.
+pub fn parse_sampler(text: &str) -> Result<SamplerArg, ArgError> {
+    let fail = |reason: String| arg("--sampler", text, reason);
+    let fields: Vec<&str> = text.splitn(3, ':').collect();
+    let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
+    let (binding, set, rest) = if has_set {
+        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
+    } else {
+        (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
+    };
+    let binding = parse_u32(binding, "binding").map_err(fail)?;
+    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    if rest.is_empty() {
+        return Err(fail("expected BINDING[:SET]:FILTER[:ADDRESS]".into()));
+    }
+    let desc = crate::sampler::SamplerDesc::parse(rest).map_err(fail)?;
+    Ok(SamplerArg { text: text.to_string(), set, binding, desc })
 }
 
 /// `--dump BINDING[:SET]:FILE`.
@@ -111,6 +152,7 @@ pub struct RunDescription {
     pub groups: [u32; 3],
     pub buffers: Vec<BufferArg>,
     pub images: Vec<ImageArg>,
+    pub samplers: Vec<SamplerArg>,
     /// `--push`: the packed bytes.
     pub push: Option<Vec<u8>>,
     pub spec: Vec<SpecArg>,
@@ -166,6 +208,21 @@ impl RunDescription {
                 });
             }
         }
+        let samplers = args.sampler.iter().map(|t| parse_sampler(t)).collect::<Result<Vec<_>, _>>()?;
+        for (i, sampler) in samplers.iter().enumerate() {
+            let at = (sampler.set, sampler.binding);
+            // A sampler may share its binding with an image only (a combined image sampler).
+            let first = buffers.iter().find(|o| (o.set, o.binding) == at).map(|o| o.name());
+            let first =
+                first.or_else(|| samplers[..i].iter().find(|o| (o.set, o.binding) == at).map(|o| o.name()));
+            if let Some(first) = first {
+                return Err(arg(
+                    "--sampler",
+                    &sampler.text,
+                    format!("set {} binding {} is already given by {first}", sampler.set, sampler.binding),
+                ));
+            }
+        }
         let push = match &args.push {
             Some(text) => Some(pack_values("--push", text, text)?),
             None => None,
@@ -203,6 +260,7 @@ impl RunDescription {
             groups: parse_groups(&args.groups)?,
             buffers,
             images,
+            samplers,
             push,
             spec,
             dumps,
@@ -291,7 +349,12 @@ pub fn parse_buffer(option: &'static str, text: &str, kind: BufferKind) -> Resul
 /// `maxImageDimension3D` is 256; drivers allow more in 2D).
 pub const MAX_IMAGE_DIMENSION: u32 = 1 << 16;
 
-/// `BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]` (INIT defaults to `zero`).
+/// The most elements a texel buffer (`--img` with one size) may have (Vulkan requires
+/// `maxTexelBufferElements` of at least 65536; lavapipe allows 2^27). The device checks
+/// its own limit.
+pub const MAX_TEXEL_BUFFER_ELEMENTS: u32 = 1 << 27;
+
+/// `BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]` (INIT defaults to `zero`).
 pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     let fail = |reason: String| arg("--img", text, reason);
     let fields: Vec<&str> = text.splitn(3, ':').collect();
@@ -309,13 +372,32 @@ pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     };
     let format = ImageFormat::parse(format)
         .ok_or_else(|| fail(format!("unknown image format `{format}` ({})", ImageFormat::names())))?;
+    // One size may be a texel buffer's element count; an image's sizes are checked
+    // against MAX_IMAGE_DIMENSION once the shader says which it is.
+    let (size, levels) = match size.split_once('/') {
+        Some((size, text)) => {
+            let levels =
+                text.trim().parse::<u32>().ok().filter(|n| (1..=crate::image::MAX_LEVELS).contains(n));
+            let levels = levels.ok_or_else(|| {
+                fail(format!(
+                    "`{size}/{text}`: LEVELS is a number of mip levels from 1 to {}",
+                    crate::image::MAX_LEVELS
+                ))
+            })?;
+            (size, levels)
+        }
+        None => (size, 1),
+    };
     let extent: Vec<u32> = size
         .split('x')
-        .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_IMAGE_DIMENSION).contains(n)))
+        .map(|e| e.trim().parse::<u32>().ok().filter(|n| (1..=MAX_TEXEL_BUFFER_ELEMENTS).contains(n)))
         .collect::<Option<_>>()
         .filter(|e: &Vec<u32>| (1..=3).contains(&e.len()))
+        .filter(|e: &Vec<u32>| e.len() == 1 || e.iter().all(|&n| n <= MAX_IMAGE_DIMENSION))
         .ok_or_else(|| {
-            fail(format!("`{size}` is not an extent W[xH[xD]] (each from 1 to {MAX_IMAGE_DIMENSION})"))
+            fail(format!(
+                "`{size}` is not an extent W[xH[xD]] (each from 1 to {MAX_IMAGE_DIMENSION}; one size, a texel buffer's elements, up to {MAX_TEXEL_BUFFER_ELEMENTS})"
+            ))
         })?;
     let bytes = extent.iter().map(|&e| u64::from(e)).product::<u64>() * format.texel_size() as u64;
     if bytes > MAX_BUFFER_BYTES {
@@ -325,7 +407,7 @@ pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
         Some(init) => Init::parse(init, format.component_type()).map_err(fail)?,
         None => Init::Zero,
     };
-    Ok(ImageArg { text: text.to_string(), set, binding, format, extent, init })
+    Ok(ImageArg { text: text.to_string(), set, binding, format, extent, levels, init })
 }
 
 /// `BINDING[:SET]:TYPE=V,...`: a uniform buffer holding the values.
@@ -478,6 +560,18 @@ mod tests {
         assert!(parse_image("1:rgba8:4x4x4x4").unwrap_err().reason.contains("extent"));
         assert!(parse_image("1:rgba8").unwrap_err().reason.contains("FORMAT"));
         assert!(parse_image("1:rgba8:65536x65536").unwrap_err().reason.contains("limit"));
+        assert_eq!(parse_image("1:r32f:1048576").unwrap().extent, vec![1 << 20]);
+        let i = parse_image("3:rgba8:64x32/7:random:2").unwrap();
+        assert_eq!((i.extent.clone(), i.levels, i.init), (vec![64, 32], 7, Init::Random(2)));
+        assert_eq!(parse_image("3:rgba8:64x32").unwrap().levels, 1);
+        let s = parse_sampler("2:1:linear:repeat").unwrap();
+        assert_eq!((s.set, s.binding, s.desc.words()), (1, 2, [1, 0]));
+        assert_eq!(parse_sampler("4:nearest").unwrap().desc.words(), [0, 2]);
+        assert!(parse_sampler("4").unwrap_err().reason.contains("FILTER"));
+        assert!(parse_image("3:rgba8:64x32/0").unwrap_err().reason.contains("LEVELS"));
+        assert!(parse_image("3:rgba8:64x32/18").unwrap_err().reason.contains("LEVELS"));
+        assert!(parse_image("1:r32f:70000x2").unwrap_err().reason.contains("extent"));
+        assert!(parse_image("1:r8:200000000").unwrap_err().reason.contains("extent"));
         let args = RunArgs {
             groups: "1,1,1".into(),
             buf: vec!["1:f32:4".into()],

@@ -1,6 +1,7 @@
 //! The interface between `spirvkit run` and a device that executes compute shaders.
 
 use crate::image::ImageShape;
+use crate::sampler::SamplerDesc;
 use std::time::Duration;
 
 /// How a binding is bound: the descriptor type the shader declares for it.
@@ -10,13 +11,22 @@ pub enum BufferKind {
     Storage,
     /// A uniform buffer (`Uniform` storage class with `Block`).
     Uniform,
-    /// A storage image (`OpTypeImage` with Sampled 2, not a texel buffer): the binding's
-    /// `data` holds its texels tightly packed (x fastest, then y, then z or the layer),
-    /// `shape.byte_size()` bytes, and what the shader left in them after the run.
+    /// A storage image (`OpTypeImage` with Sampled 2): the binding's `data` holds its
+    /// texels tightly packed (x fastest, then y, then z or the layer),
+    /// `shape.byte_size()` bytes, and what the shader left in them after the run. With
+    /// `shape.dim` [`crate::ImageDim::Buffer`] a storage texel buffer (Vulkan's
+    /// `STORAGE_TEXEL_BUFFER`; HLSL `RWBuffer<T>`).
     StorageImage(ImageShape),
     /// A sampled image read without a sampler (`OpImageFetch`; Vulkan's
-    /// `SAMPLED_IMAGE` descriptor): texels as for a storage image, never written.
+    /// `SAMPLED_IMAGE` descriptor): texels as for a storage image, never written. With
+    /// `shape.dim` [`crate::ImageDim::Buffer`] a uniform texel buffer (Vulkan's
+    /// `UNIFORM_TEXEL_BUFFER`; HLSL `Buffer<T>`).
     SampledImage(ImageShape),
+    /// A sampler (`OpTypeSampler`; HLSL `SamplerState`): `data` is empty.
+    Sampler(SamplerDesc),
+    /// A combined image sampler (`OpTypeSampledImage`; GLSL `sampler2D`): a sampled image
+    /// (`data` its texels) and its sampler.
+    CombinedImageSampler(ImageShape, SamplerDesc),
 }
 
 /// One buffer or storage image bound for a dispatch. `data` holds its bytes, little-endian:

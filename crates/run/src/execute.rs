@@ -2,9 +2,9 @@
 //! declares ([`prepare`]), the dispatch on a device ([`execute`]), the dumps and the
 //! `key=value` report.
 
-use crate::args::{Contents, ImageArg, RunDescription};
+use crate::args::{Contents, ImageArg, RunDescription, SamplerArg};
 use crate::elem::ElemType;
-use crate::image::ImageShape;
+use crate::image::{ImageDim, ImageShape};
 use crate::init::fill;
 use crate::reflect::{DescriptorKind, Reflection, SpecType};
 use crate::{ArgError, Binding, BufferKind, Device, Dispatch, ReflectError, RunError, SpecValue, Timings};
@@ -93,6 +93,8 @@ pub fn prepare(
                 BufferKind::Storage => "--buf",
                 BufferKind::Uniform => "--ubuf or --ubo",
                 BufferKind::StorageImage(_) | BufferKind::SampledImage(_) => "--img",
+                BufferKind::Sampler(_) => "--sampler",
+                BufferKind::CombinedImageSampler(..) => "--img and --sampler",
             };
             return Err(arguments(format!(
                 "{}: the shader declares a {} at set {} binding {}: give it with {use_instead}",
@@ -137,7 +139,45 @@ pub fn prepare(
         bindings.push(Binding { set: buffer.set, binding: buffer.binding, kind: buffer.kind, data });
     }
     for image in &description.images {
-        bindings.push(prepare_image(image, reflection, base)?);
+        bindings.push(prepare_image(image, &description.samplers, reflection, base)?);
+    }
+    for sampler in &description.samplers {
+        let at = (sampler.set, sampler.binding);
+        match reflection.descriptor(sampler.set, sampler.binding).map(|d| d.kind) {
+            Some(DescriptorKind::Sampler) => bindings.push(Binding {
+                set: sampler.set,
+                binding: sampler.binding,
+                kind: BufferKind::Sampler(sampler.desc),
+                data: Vec::new(),
+            }),
+            // The image at the binding took it.
+            Some(DescriptorKind::CombinedImageSampler)
+                if bindings.iter().any(|b| (b.set, b.binding) == at) => {}
+            Some(DescriptorKind::CombinedImageSampler) => {
+                return Err(arguments(format!(
+                    "{}: the shader declares a combined image sampler at set {} binding {}: give its image with --img too",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+            Some(other) => {
+                return Err(arguments(format!(
+                    "{}: the shader declares a {other} at set {} binding {}, not a sampler",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+            None => {
+                return Err(arguments(format!(
+                    "{}: the shader declares nothing at set {} binding {}",
+                    sampler.name(),
+                    sampler.set,
+                    sampler.binding
+                )))
+            }
+        }
     }
     for declared in reflection.descriptors_of(entry) {
         if bindings.iter().any(|b| (b.set, b.binding) == (declared.set, declared.binding)) {
@@ -146,16 +186,34 @@ pub fn prepare(
         let option = match declared.kind {
             DescriptorKind::StorageBuffer => "--buf",
             DescriptorKind::UniformBuffer => "--ubuf or --ubo",
-            DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+            DescriptorKind::Sampler => {
+                return Err(arguments(format!(
+                    "the shader declares a sampler at set {} binding {}: give it with --sampler {}{}:FILTER[:ADDRESS]",
+                    declared.set,
+                    declared.binding,
+                    declared.binding,
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) },
+                )));
+            }
+            DescriptorKind::StorageImage
+            | DescriptorKind::SampledImage
+            | DescriptorKind::StorageTexelBuffer
+            | DescriptorKind::UniformTexelBuffer
+            | DescriptorKind::CombinedImageSampler => {
                 let format = declared.image.and_then(|i| i.format).map_or("FORMAT", |f| f.name());
                 return Err(arguments(format!(
-                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:WxH...",
+                    "the shader declares a {} at set {} binding {}: give it with --img {}{}:{format}:{}",
                     declared.kind,
                     declared.set,
                     declared.binding,
                     declared.binding,
-                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) }
-                )));
+                    if declared.set == 0 { String::new() } else { format!(":{}", declared.set) },
+                    if declared.image.and_then(|i| i.dim) == Some(ImageDim::Buffer) { "N" } else { "WxH..." }
+                ) + if declared.kind == DescriptorKind::CombinedImageSampler {
+                    " and --sampler BINDING[:SET]:FILTER[:ADDRESS]"
+                } else {
+                    ""
+                }));
             }
             other => {
                 return Err(Error::Run(RunError::NotSupported(format!(
@@ -249,7 +307,12 @@ pub fn prepare(
 }
 
 /// A `--img` checked against the storage image the shader declares there, with its texels.
-fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Result<Binding, Error> {
+fn prepare_image(
+    image: &ImageArg,
+    samplers: &[SamplerArg],
+    reflection: &Reflection,
+    base: &Path,
+) -> Result<Binding, Error> {
     let Some(declared) = reflection.descriptor(image.set, image.binding) else {
         return Err(arguments(format!(
             "{}: the shader declares nothing at set {} binding {}",
@@ -259,10 +322,17 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
         )));
     };
     let decl = match (declared.kind, declared.image) {
-        (DescriptorKind::StorageImage | DescriptorKind::SampledImage, Some(decl)) => decl,
+        (
+            DescriptorKind::StorageImage
+            | DescriptorKind::SampledImage
+            | DescriptorKind::StorageTexelBuffer
+            | DescriptorKind::UniformTexelBuffer
+            | DescriptorKind::CombinedImageSampler,
+            Some(decl),
+        ) => decl,
         (other, _) => {
             return Err(arguments(format!(
-                "{}: the shader declares a {other} at set {} binding {}, not a storage or sampled image",
+                "{}: the shader declares a {other} at set {} binding {}, not an image or texel buffer",
                 image.name(),
                 image.set,
                 image.binding
@@ -271,7 +341,7 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
     };
     let Some(dim) = decl.dim else {
         return Err(Error::Run(RunError::NotSupported(format!(
-            "images: {}: the shader's storage image at set {} binding {} is not 1D, 2D, 3D or a 1D/2D array",
+            "images: {}: the shader's image at set {} binding {} is not 1D, 2D, 3D, a 1D/2D array or a texel buffer",
             image.name(),
             image.set,
             image.binding
@@ -306,13 +376,57 @@ fn prepare_image(image: &ImageArg, reflection: &Reflection, base: &Path) -> Resu
             dim.extent_dims()
         )));
     }
+    if dim != ImageDim::Buffer && image.extent.iter().any(|&e| e > crate::args::MAX_IMAGE_DIMENSION) {
+        return Err(arguments(format!(
+            "{}: the shader's image at set {} binding {} is {dim}: each size from 1 to {}",
+            image.name(),
+            image.set,
+            image.binding,
+            crate::args::MAX_IMAGE_DIMENSION
+        )));
+    }
     let mut extent = [1u32; 3];
     extent[..image.extent.len()].copy_from_slice(&image.extent);
-    let shape = ImageShape { format: image.format, dim, extent };
+    let shape = ImageShape { format: image.format, dim, extent, levels: image.levels };
+    if shape.levels > 1
+        && !matches!(declared.kind, DescriptorKind::SampledImage | DescriptorKind::CombinedImageSampler)
+    {
+        return Err(Error::Run(RunError::NotSupported(format!(
+            "images: {}: mip levels on a {} (sampled images may have them)",
+            image.name(),
+            declared.kind
+        ))));
+    }
+    if shape.levels > shape.max_levels() {
+        return Err(arguments(format!(
+            "{}: a {} image has at most {} levels",
+            image.name(),
+            shape.extent[..dim.extent_dims()].iter().map(u32::to_string).collect::<Vec<_>>().join("x"),
+            shape.max_levels()
+        )));
+    }
     let components = shape.texels() as usize * image.format.components() as usize;
     let data = fill(image.format.component_type(), components, &image.init, base)
         .map_err(|reason| arguments(format!("{}: {reason}", image.name())))?;
-    let kind = if declared.kind == DescriptorKind::SampledImage {
+    if declared.kind == DescriptorKind::CombinedImageSampler {
+        let Some(sampler) = samplers.iter().find(|s| (s.set, s.binding) == (image.set, image.binding)) else {
+            return Err(arguments(format!(
+                "{}: the shader declares a combined image sampler at set {} binding {}: give its sampler with --sampler {}{}:FILTER[:ADDRESS]",
+                image.name(),
+                image.set,
+                image.binding,
+                image.binding,
+                if image.set == 0 { String::new() } else { format!(":{}", image.set) }
+            )));
+        };
+        return Ok(Binding {
+            set: image.set,
+            binding: image.binding,
+            kind: BufferKind::CombinedImageSampler(shape, sampler.desc),
+            data,
+        });
+    }
+    let kind = if matches!(declared.kind, DescriptorKind::SampledImage | DescriptorKind::UniformTexelBuffer) {
         BufferKind::SampledImage(shape)
     } else {
         BufferKind::StorageImage(shape)
@@ -475,7 +589,7 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
     use crate::args::RunArgs;
-    use crate::image::{ImageDim, ImageFormat};
+    use crate::image::ImageFormat;
     use crate::reflect::{reflect, tests::sample};
 
     fn description(extra: impl FnOnce(&mut RunArgs)) -> RunDescription {
@@ -565,7 +679,7 @@ mod tests {
         let (b, s) = (image.binding, image.set);
         let p = prepare(&given(format!("{b}:{s}:rgba32f:4x2:ramp")), &r, Path::new(".")).unwrap();
         let bound = p.bindings.iter().find(|x| (x.set, x.binding) == (s, b)).unwrap();
-        let shape = ImageShape { format: ImageFormat::Rgba32f, dim: ImageDim::D2, extent: [4, 2, 1] };
+        let shape = ImageShape::new(ImageFormat::Rgba32f, ImageDim::D2, [4, 2, 1]);
         assert_eq!(bound.kind, BufferKind::StorageImage(shape));
         assert_eq!(bound.data.len(), 4 * 2 * 16);
         assert_eq!(&bound.data[4..8], &1f32.to_le_bytes(), "ramp over the components");

@@ -151,11 +151,14 @@ pub enum ImageDim {
     D3,
     D1Array,
     D2Array,
+    /// A texel buffer (`Dim Buffer`: HLSL `Buffer<T>`/`RWBuffer<T>`, GLSL
+    /// `samplerBuffer`/`imageBuffer`): one dimension, its width the element count.
+    Buffer,
 }
 
 impl ImageDim {
-    /// From `OpTypeImage`'s Dim and Arrayed operands (`None`: cube, rect, buffer, subpass,
-    /// a 3D array).
+    /// From `OpTypeImage`'s Dim and Arrayed operands (`None`: cube, rect, subpass, a 3D
+    /// array, an arrayed buffer).
     pub fn from_spirv(dim: u32, arrayed: bool) -> Option<ImageDim> {
         Some(match (dim, arrayed) {
             (0, false) => ImageDim::D1,
@@ -163,6 +166,7 @@ impl ImageDim {
             (2, false) => ImageDim::D3,
             (0, true) => ImageDim::D1Array,
             (1, true) => ImageDim::D2Array,
+            (5, false) => ImageDim::Buffer,
             _ => return None,
         })
     }
@@ -171,7 +175,7 @@ impl ImageDim {
     /// array is width x layers, a 2D array width x height x layers).
     pub fn extent_dims(self) -> usize {
         match self {
-            ImageDim::D1 => 1,
+            ImageDim::D1 | ImageDim::Buffer => 1,
             ImageDim::D2 | ImageDim::D1Array => 2,
             ImageDim::D3 | ImageDim::D2Array => 3,
         }
@@ -190,34 +194,78 @@ impl fmt::Display for ImageDim {
             ImageDim::D3 => "3D",
             ImageDim::D1Array => "1D array",
             ImageDim::D2Array => "2D array",
+            ImageDim::Buffer => "texel buffer",
         })
     }
 }
 
-/// A storage image's format and extent. `extent` is width, height, depth; an array's
-/// layers take the place of the next dimension (1D array: `[width, layers, 1]`, 2D array:
-/// `[width, height, layers]`); unused dimensions are 1.
+/// The most mip levels an image may have: a full chain of a 65536-wide image.
+pub const MAX_LEVELS: u32 = 17;
+
+/// An image's format, extent and mip levels. `extent` is width, height, depth (of level
+/// 0); an array's layers take the place of the next dimension (1D array: `[width, layers,
+/// 1]`, 2D array: `[width, height, layers]`); unused dimensions are 1. Level `l` is
+/// `max(1, e >> l)` in each dimension but the layers, as Vulkan's mip chain; the texels
+/// hold level 0, then level 1, ..., each tightly packed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ImageShape {
     pub format: ImageFormat,
     pub dim: ImageDim,
     pub extent: [u32; 3],
+    /// Mip levels, at least 1.
+    pub levels: u32,
 }
 
 impl ImageShape {
-    pub fn texels(&self) -> u64 {
-        self.extent.iter().map(|&e| u64::from(e)).product()
+    /// A one-level image.
+    pub fn new(format: ImageFormat, dim: ImageDim, extent: [u32; 3]) -> ImageShape {
+        ImageShape { format, dim, extent, levels: 1 }
     }
 
-    /// The bytes of its tightly packed texels.
+    /// The extent of level `level` (layers keep their count).
+    pub fn level_extent(&self, level: u32) -> [u32; 3] {
+        let layer = if self.dim.is_arrayed() { self.dim.extent_dims() - 1 } else { usize::MAX };
+        let mut extent = self.extent;
+        for (i, e) in extent.iter_mut().enumerate() {
+            if i != layer {
+                *e = e.checked_shr(level).unwrap_or(0).max(1);
+            }
+        }
+        extent
+    }
+
+    /// Texels of level `level`.
+    pub fn level_texels(&self, level: u32) -> u64 {
+        self.level_extent(level).iter().map(|&e| u64::from(e)).product()
+    }
+
+    /// The byte offset of level `level`'s texels from level 0's.
+    pub fn level_offset(&self, level: u32) -> u64 {
+        (0..level).map(|l| self.level_texels(l)).sum::<u64>() * self.format.texel_size() as u64
+    }
+
+    /// Texels of every level.
+    pub fn texels(&self) -> u64 {
+        (0..self.levels).map(|l| self.level_texels(l)).sum()
+    }
+
+    /// The most levels an extent allows: until every dimension but the layers is 1.
+    pub fn max_levels(&self) -> u32 {
+        let layer = if self.dim.is_arrayed() { self.dim.extent_dims() - 1 } else { usize::MAX };
+        let largest = (0..self.dim.extent_dims()).filter(|&i| i != layer).map(|i| self.extent[i]).max();
+        32 - largest.unwrap_or(1).max(1).leading_zeros()
+    }
+
+    /// The bytes of its tightly packed texels (every level).
     pub fn byte_size(&self) -> u64 {
         self.texels() * self.format.texel_size() as u64
     }
 
-    /// `Rgba8 2D 64x64`.
+    /// `Rgba8 2D 64x64`, `Rgba8 2D 64x64, 7 levels`.
     pub fn describe(&self) -> String {
         let dims: Vec<String> = self.extent[..self.dim.extent_dims()].iter().map(|e| e.to_string()).collect();
-        format!("{} {} {}", self.format, self.dim, dims.join("x"))
+        let levels = if self.levels > 1 { format!(", {} levels", self.levels) } else { String::new() };
+        format!("{} {} {}{levels}", self.format, self.dim, dims.join("x"))
     }
 }
 
@@ -244,10 +292,30 @@ mod tests {
 
     #[test]
     fn shapes_count_their_bytes() {
-        let shape = ImageShape { format: ImageFormat::Rgba8, dim: ImageDim::D2Array, extent: [4, 3, 2] };
+        let shape = ImageShape::new(ImageFormat::Rgba8, ImageDim::D2Array, [4, 3, 2]);
         assert_eq!(shape.byte_size(), 4 * 3 * 2 * 4);
         assert_eq!(shape.describe(), "Rgba8 2D array 4x3x2");
         assert_eq!(ImageDim::from_spirv(1, true), Some(ImageDim::D2Array));
         assert_eq!(ImageDim::from_spirv(3, false), None);
+        assert_eq!(ImageDim::from_spirv(5, false), Some(ImageDim::Buffer));
+        assert_eq!(ImageDim::from_spirv(5, true), None);
+        let texels = ImageShape::new(ImageFormat::R32f, ImageDim::Buffer, [100, 1, 1]);
+        assert_eq!((texels.byte_size(), texels.describe().as_str()), (400, "R32f texel buffer 100"));
+        assert_eq!(texels.max_levels(), 7);
+    }
+
+    #[test]
+    fn mip_levels_halve_every_dimension_but_the_layers() {
+        let shape =
+            ImageShape { levels: 4, ..ImageShape::new(ImageFormat::R32f, ImageDim::D2Array, [8, 3, 5]) };
+        assert_eq!(shape.level_extent(1), [4, 1, 5]);
+        assert_eq!(shape.level_extent(3), [1, 1, 5]);
+        assert_eq!(shape.texels(), 8 * 3 * 5 + 4 * 5 + 2 * 5 + 5);
+        assert_eq!(shape.level_offset(2), (8 * 3 * 5 + 4 * 5) * 4);
+        assert_eq!(shape.max_levels(), 4);
+        let d3 = ImageShape::new(ImageFormat::Rgba8, ImageDim::D3, [2, 16, 4]);
+        assert_eq!((d3.max_levels(), d3.level_extent(2)), (5, [1, 4, 1]));
+        assert_eq!(d3.describe(), "Rgba8 3D 2x16x4");
+        assert_eq!(ImageShape { levels: 5, ..d3 }.describe(), "Rgba8 3D 2x16x4, 5 levels");
     }
 }

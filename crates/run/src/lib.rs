@@ -13,6 +13,7 @@ pub mod execute;
 pub mod image;
 pub mod init;
 pub mod reflect;
+pub mod sampler;
 
 pub use args::{ArgError, RunArgs, RunDescription};
 pub use device::{Binding, BufferKind, Device, Dispatch, Refill, RunError, SpecValue, Timings};
@@ -20,3 +21,4 @@ pub use elem::ElemType;
 pub use execute::{execute, prepare, write_dumps, Error, Outcome, Prepared, Report};
 pub use image::{ImageDim, ImageFormat, ImageShape, Numeric};
 pub use reflect::{reflect, words_from_bytes, ReflectError, Reflection};
+pub use sampler::{AddressMode, Filter, SamplerDesc};

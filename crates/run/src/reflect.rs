@@ -492,10 +492,19 @@ pub fn reflect(words: &[u32]) -> Result<Reflection, ReflectError> {
                     } else {
                         (0, None)
                     };
-                let image = match (kind, types.get(&pointee)) {
+                // A combined image sampler's image (GLSL `samplerBuffer` is one).
+                let image_type = match types.get(&pointee) {
+                    Some((OP_TYPE_SAMPLED_IMAGE, [image, ..])) => *image,
+                    _ => pointee,
+                };
+                let image = match (kind, types.get(&image_type)) {
                     // Operands after the result: sampled type, dim, depth, arrayed, ms, sampled, format.
                     (
-                        DescriptorKind::StorageImage | DescriptorKind::SampledImage,
+                        DescriptorKind::StorageImage
+                        | DescriptorKind::SampledImage
+                        | DescriptorKind::StorageTexelBuffer
+                        | DescriptorKind::UniformTexelBuffer
+                        | DescriptorKind::CombinedImageSampler,
                         Some((OP_TYPE_IMAGE, [_, dim, _, arrayed, ms, _, format, ..])),
                     ) => Some(ImageDecl {
                         dim: if *ms == 0 { ImageDim::from_spirv(*dim, *arrayed != 0) } else { None },
@@ -552,6 +561,13 @@ fn spec_constant(
 fn opaque_kind(types: &HashMap<u32, (u16, &[u32])>, pointee: u32) -> DescriptorKind {
     match types.get(&pointee) {
         Some((OP_TYPE_SAMPLER, _)) => DescriptorKind::Sampler,
+        // GLSL's `samplerBuffer` is a sampled image of a texel buffer: Vulkan binds a
+        // uniform texel buffer there.
+        Some((OP_TYPE_SAMPLED_IMAGE, [image, ..]))
+            if matches!(types.get(image), Some((OP_TYPE_IMAGE, [_, DIM_BUFFER, ..]))) =>
+        {
+            DescriptorKind::UniformTexelBuffer
+        }
         Some((OP_TYPE_SAMPLED_IMAGE, _)) => DescriptorKind::CombinedImageSampler,
         // Operands after the result: sampled type, dim, depth, arrayed, ms, sampled, format.
         Some((OP_TYPE_IMAGE, [_, dim, _, _, _, sampled, ..])) => match (*dim, *sampled) {

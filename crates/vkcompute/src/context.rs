@@ -547,6 +547,8 @@ impl Context {
             staging_memory,
             extent: vk::Extent3D { width: image.width, height: image.height, depth: 1 },
             layers: 1,
+            levels: 1,
+            texel_size: image.format.texel_size() as u64,
             storage,
         })
     }
@@ -892,7 +894,7 @@ impl Context {
             image.staging,
             image.image,
             vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            &[image.copy_region()],
+            &image.copy_regions(),
         );
         self.image_barrier(
             command_buffer,
@@ -920,7 +922,7 @@ impl Context {
             image.image,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             image.staging,
-            &[image.copy_region()],
+            &image.copy_regions(),
         );
     }
 
@@ -995,7 +997,8 @@ impl Drop for Context {
 const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
     aspect_mask: vk::ImageAspectFlags::COLOR,
     base_mip_level: 0,
-    level_count: 1,
+    // Every level: sampled images may have mip levels (`--img .../LEVELS`).
+    level_count: vk::REMAINING_MIP_LEVELS,
     base_array_layer: 0,
     // Every layer: image arrays (`spirvkit run --img` of a 1D or 2D array) are transitioned whole.
     layer_count: vk::REMAINING_ARRAY_LAYERS,
@@ -1045,6 +1048,10 @@ struct ImageObjects {
     extent: vk::Extent3D,
     /// Array layers (1 for an image that is not an array).
     layers: u32,
+    /// Mip levels: level l is `max(1, extent >> l)` (layers kept), its texels in the
+    /// staging buffer after level l - 1's.
+    levels: u32,
+    texel_size: u64,
     storage: bool,
 }
 
@@ -1057,20 +1064,38 @@ impl ImageObjects {
         }
     }
 
-    fn copy_region(&self) -> vk::BufferImageCopy {
-        vk::BufferImageCopy {
-            buffer_offset: 0,
-            buffer_row_length: 0,
-            buffer_image_height: 0,
-            image_subresource: vk::ImageSubresourceLayers {
-                aspect_mask: vk::ImageAspectFlags::COLOR,
-                mip_level: 0,
-                base_array_layer: 0,
-                layer_count: self.layers,
-            },
-            image_offset: vk::Offset3D::default(),
-            image_extent: self.extent,
-        }
+    /// One copy per level between the staging buffer and the image.
+    fn copy_regions(&self) -> Vec<vk::BufferImageCopy> {
+        let mut offset = 0u64;
+        (0..self.levels)
+            .map(|level| {
+                let half = |e: u32| e.checked_shr(level).unwrap_or(0).max(1);
+                let extent = vk::Extent3D {
+                    width: half(self.extent.width),
+                    height: half(self.extent.height),
+                    depth: half(self.extent.depth),
+                };
+                let region = vk::BufferImageCopy {
+                    buffer_offset: offset,
+                    buffer_row_length: 0,
+                    buffer_image_height: 0,
+                    image_subresource: vk::ImageSubresourceLayers {
+                        aspect_mask: vk::ImageAspectFlags::COLOR,
+                        mip_level: level,
+                        base_array_layer: 0,
+                        layer_count: self.layers,
+                    },
+                    image_offset: vk::Offset3D::default(),
+                    image_extent: extent,
+                };
+                offset += u64::from(extent.width)
+                    * u64::from(extent.height)
+                    * u64::from(extent.depth)
+                    * u64::from(self.layers)
+                    * self.texel_size;
+                region
+            })
+            .collect()
     }
 }
 

@@ -167,8 +167,14 @@ impl Converter<'_> {
         let TypeKind::Pointer { pointee, storage_class, .. } = self.ir.types.kind(ptr_ty).clone() else {
             return Err(self.illegal(op));
         };
+        // A combined image sampler's descriptor is its image's (`images`).
+        let image_type = match self.ir.types.kind(pointee) {
+            TypeKind::SampledImage(image) if self.options.storage_images => *image,
+            _ => pointee,
+        };
+        let is_image = matches!(self.ir.types.kind(image_type), TypeKind::Image { .. });
         if let (true, TypeKind::Image { params, .. }) =
-            (self.options.storage_images, self.ir.types.kind(pointee).clone())
+            (self.options.storage_images, self.ir.types.kind(image_type).clone())
         {
             let attr = |key: &str| match self.ir.op(op).attr(key) {
                 Some(Attribute::Integer { value, .. }) => u32::try_from(*value).ok(),
@@ -189,6 +195,8 @@ impl Converter<'_> {
             {
                 self.image_formats_by_symbol.insert(name, bound);
             }
+        } else if matches!(self.ir.types.kind(pointee), TypeKind::Sampler) && self.options.storage_images {
+            // A sampler: its state words (`images::SAMPLER_BYTES`).
         } else if matches!(
             self.ir.types.kind(pointee),
             TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
@@ -202,10 +210,13 @@ impl Converter<'_> {
         if !mlir_storage && !self.options.all_storage_classes {
             return Err(self.illegal(op));
         }
-        let global_type = if matches!(self.ir.types.kind(pointee), TypeKind::Image { .. }) {
+        let global_type = if is_image {
             // The descriptor's header (its texels follow, as a runtime array would).
             let i32t = self.int_type(32);
-            self.ir.types.llvm_array(4, i32t)
+            self.ir.types.llvm_array(super::images::IMAGE_HEADER_BYTES / 4, i32t)
+        } else if matches!(self.ir.types.kind(pointee), TypeKind::Sampler) && self.options.storage_images {
+            let i32t = self.int_type(32);
+            self.ir.types.llvm_array(super::images::SAMPLER_BYTES / 4, i32t)
         } else {
             self.convert_type(pointee).ok_or_else(|| self.illegal(op))?
         };
@@ -223,7 +234,6 @@ impl Converter<'_> {
             ("visibility_", self.int_attr(0, 64)),
         ];
         // A storage image's memory is written through its value (see `images`).
-        let is_image = matches!(self.ir.types.kind(pointee), TypeKind::Image { .. });
         if matches!(storage_class.as_str(), "Input" | "UniformConstant") && !is_image {
             props.push(("constant", Attribute::Unit));
         }

@@ -293,9 +293,19 @@ impl Converter<'_> {
                 self.lower_image_read(op)
             }
             "spirv.ImageWrite" if self.options.storage_images => self.lower_image_write(op),
+            // The image of a sampled image is the same memory.
+            "spirv.Image" if self.options.storage_images => {
+                let operands = self.operands(op)?;
+                let [image] = operands[..] else { return Err(self.illegal(op)) };
+                self.replace(op, image);
+                Ok(())
+            }
             "spirv.ImageQuerySize" | "spirv.ImageQuerySizeLod" if self.options.storage_images => {
                 self.lower_image_query_size(op)
             }
+            "spirv.ImageQueryLevels" if self.options.storage_images => self.lower_image_query_levels(op),
+            "spirv.SampledImage" if self.options.storage_images => self.lower_sampled_image(op),
+            "spirv.ImageSampleExplicitLod" if self.options.storage_images => self.lower_image_sample_lod(op),
             "spirv.Store" => self.lower_store(op),
             "spirv.ArrayLength" if self.options.buffer_lengths => self.lower_array_length(op),
             "spirv.CopyMemory" => {
@@ -851,7 +861,10 @@ impl Converter<'_> {
         // A storage image's value is its descriptor's address (see `images`).
         if self.options.storage_images {
             let result = self.ir.op(op).results[0];
-            if matches!(self.ir.types.kind(self.ir.value_type(result)), TypeKind::Image { .. }) {
+            if matches!(
+                self.ir.types.kind(self.ir.value_type(result)),
+                TypeKind::Image { .. } | TypeKind::SampledImage(_) | TypeKind::Sampler
+            ) {
                 self.replace(op, operands[0]);
                 return Ok(());
             }

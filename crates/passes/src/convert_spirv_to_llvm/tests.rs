@@ -166,7 +166,7 @@ fn storage_images_convert_to_texel_accesses_with_the_option() {
     assert!(r.success, "{}", r.diagnostics_text);
     // The header global, texels loaded as 4 x i8 and converted, stored rounded to even.
     for expected in [
-        "global_type = !llvm.array<4 x i32>, linkage = #llvm.linkage<external>, sym_name = \"img\"",
+        "global_type = !llvm.array<32 x i32>, linkage = #llvm.linkage<external>, sym_name = \"img\"",
         "vector<4xi8>",
         "llvm.intr.roundeven",
         "llvm.uitofp",

@@ -57,6 +57,17 @@ impl Converter<'_> {
             {
                 self.ir.types.llvm_pointer(0)
             }
+            // A sampler is its descriptor's memory (the state words, see `images`).
+            TypeKind::Sampler if self.options.storage_images => self.ir.types.llvm_pointer(0),
+            // A combined image sampler (or `OpSampledImage`'s result) is its image's
+            // memory too; the sampler is found where it was made (see `images`).
+            TypeKind::SampledImage(image)
+                if self.options.storage_images
+                    && matches!(self.ir.types.kind(image), TypeKind::Image { params, .. }
+                        if super::images::image_dims(params).is_ok()) =>
+            {
+                self.ir.types.llvm_pointer(0)
+            }
             TypeKind::Pointer { storage_class, .. } => {
                 let space = self.address_space(&storage_class);
                 self.ir.types.llvm_pointer(space)

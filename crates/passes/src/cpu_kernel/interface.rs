@@ -92,18 +92,24 @@ pub struct Descriptor {
     /// A storage image (`UniformConstant`): its memory is the conversion's 16-byte
     /// header and the texels (`fixed_size` is the header, `runtime_stride` the texel).
     pub image: Option<ImageDescriptor>,
+    /// A sampler (`UniformConstant` `!spirv.sampler`): its memory is the run's sampler
+    /// state (`convert_spirv_to_llvm::images`).
+    pub sampler: bool,
 }
 
 /// A storage image's type, as `!spirv.image` names its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageDescriptor {
-    /// `Dim1D`, `Dim2D`, `Dim3D`.
+    /// `Dim1D`, `Dim2D`, `Dim3D`, `Buffer` (a texel buffer).
     pub dim: String,
     pub arrayed: bool,
     /// The SPIR-V format name (`Rgba8`; `Unknown`: the run's).
     pub format: String,
     /// Read without a sampler (`ImageFetch`): a sampled image, not a storage one.
     pub sampled: bool,
+    /// A combined image sampler (`!spirv.sampled_image`; GLSL `sampler2D`,
+    /// `samplerBuffer`): its descriptor holds the sampler too.
+    pub combined: bool,
 }
 
 impl Descriptor {
@@ -355,6 +361,7 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                 fixed_size,
                 runtime_stride,
                 image: None,
+                sampler: false,
             })))
         }
         "PushConstant" => {
@@ -369,10 +376,28 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
         // Images, samplers and the like: not buffers; the conversion refuses what it
         // cannot lower.
         "UniformConstant" => {
-            let TypeKind::Image { params, .. } = ir.types.kind(pointee) else {
-                return Err(
-                    "not supported yet: UniformConstant globals other than storage images on the CPU".into(),
-                );
+            // A combined image sampler is a sampled image whose descriptor holds its sampler.
+            let (image, combined) = match ir.types.kind(pointee) {
+                TypeKind::SampledImage(image) => (*image, true),
+                TypeKind::Sampler => {
+                    let (Some(set), Some(binding)) = (set, binding) else {
+                        return Err("a sampler without a descriptor set and binding".into());
+                    };
+                    return Ok(Some(GlobalKind::Descriptor(Descriptor {
+                        set,
+                        binding,
+                        storage_class: storage_class.clone(),
+                        block: BlockKind::Block,
+                        fixed_size: crate::convert_spirv_to_llvm::images::SAMPLER_BYTES,
+                        runtime_stride: None,
+                        image: None,
+                        sampler: true,
+                    })));
+                }
+                _ => (pointee, false),
+            };
+            let TypeKind::Image { params, .. } = ir.types.kind(image) else {
+                return Err("not supported yet: UniformConstant globals other than images on the CPU".into());
             };
             crate::convert_spirv_to_llvm::images::image_dims(params)
                 .map_err(|what| format!("not supported yet: {what} on the CPU"))?;
@@ -395,7 +420,9 @@ fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
                     arrayed: params[2] == "Arrayed",
                     format: params[5].clone(),
                     sampled: params[4] == "NeedSampler",
+                    combined,
                 }),
+                sampler: false,
             })))
         }
         other => Err(format!("not supported yet: {other} globals in a compute shader")),

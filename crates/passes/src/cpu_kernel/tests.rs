@@ -38,6 +38,7 @@ fn interface_of_a_glslang_shader() {
             fixed_size: 4,
             runtime_stride: Some(4),
             image: None,
+            sampler: false,
         }))
     );
     assert!(iface.descriptors().all(|(_, d)| d.is_storage()));

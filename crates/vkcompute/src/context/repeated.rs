@@ -1,6 +1,7 @@
-//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, storage images
-//! (uploaded from and read back to a host buffer inside every dispatch's command buffer, so
-//! that each dispatch starts from what the previous one left), push constants and
+//! `spirvkit run --device vulkan`'s dispatches: storage and uniform buffers, storage and
+//! sampled images (uploaded from and read back to a host buffer inside every dispatch's
+//! command buffer, so that each dispatch starts from what the previous one left), texel
+//! buffers (host buffers with a buffer view), push constants and
 //! specialization constants, one pipeline compiled once and dispatched `repeat` times,
 //! each dispatch timed around its submit and wait.
 
@@ -8,7 +9,10 @@ use super::{vk_error, Context, ImageObjects, Objects, COLOR_RANGE};
 use crate::Error;
 use ash::vk;
 use spirvkit_run::reflect::{DescriptorKind, Reflection};
-use spirvkit_run::{Binding, BufferKind, Dispatch, ImageDim, ImageFormat, ImageShape, Refill, Timings};
+use spirvkit_run::{
+    AddressMode, Binding, BufferKind, Dispatch, Filter, ImageDim, ImageFormat, ImageShape, Refill,
+    SamplerDesc, Timings,
+};
 use std::ffi::CString;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -82,10 +86,15 @@ impl Context {
                     self.limits.max_bound_descriptor_sets
                 ));
             }
-            if b.data.is_empty() {
+            if b.data.is_empty() && !matches!(b.kind, BufferKind::Sampler(_)) {
                 return fail("a buffer needs at least one byte".into());
             }
             let max = match b.kind {
+                BufferKind::Sampler(_) => continue,
+                BufferKind::CombinedImageSampler(shape, _) => {
+                    self.check_storage_image(b, &shape)?;
+                    continue;
+                }
                 BufferKind::Uniform => self.limits.max_uniform_buffer_range,
                 BufferKind::Storage => self.limits.max_storage_buffer_range,
                 BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
@@ -103,17 +112,26 @@ impl Context {
             let kind = match declared.kind {
                 DescriptorKind::StorageBuffer => BufferKind::Storage,
                 DescriptorKind::UniformBuffer => BufferKind::Uniform,
-                DescriptorKind::StorageImage | DescriptorKind::SampledImage => {
+                DescriptorKind::StorageImage
+                | DescriptorKind::SampledImage
+                | DescriptorKind::StorageTexelBuffer
+                | DescriptorKind::UniformTexelBuffer => {
                     let bound =
                         bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
                     let shape = match bound.map(|b| b.kind) {
                         Some(BufferKind::StorageImage(shape))
-                            if declared.kind == DescriptorKind::StorageImage =>
+                            if matches!(
+                                declared.kind,
+                                DescriptorKind::StorageImage | DescriptorKind::StorageTexelBuffer
+                            ) =>
                         {
                             shape
                         }
                         Some(BufferKind::SampledImage(shape))
-                            if declared.kind == DescriptorKind::SampledImage =>
+                            if matches!(
+                                declared.kind,
+                                DescriptorKind::SampledImage | DescriptorKind::UniformTexelBuffer
+                            ) =>
                         {
                             shape
                         }
@@ -130,6 +148,35 @@ impl Context {
                     }
                     if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
                         return fail(format!("the shader's {} is not {}", declared.kind, shape.format));
+                    }
+                    continue;
+                }
+                DescriptorKind::Sampler | DescriptorKind::CombinedImageSampler => {
+                    let bound =
+                        bindings.iter().find(|b| (b.set, b.binding) == (declared.set, declared.binding));
+                    match (declared.kind, bound.map(|b| b.kind)) {
+                        (DescriptorKind::Sampler, Some(BufferKind::Sampler(_))) => {}
+                        (
+                            DescriptorKind::CombinedImageSampler,
+                            Some(BufferKind::CombinedImageSampler(shape, _)),
+                        ) => {
+                            let decl = declared.image;
+                            if decl.and_then(|d| d.dim) != Some(shape.dim) {
+                                return fail(format!("the shader's {} is not {}", declared.kind, shape.dim));
+                            }
+                            if decl.is_some_and(|d| d.format_code != 0 && d.format != Some(shape.format)) {
+                                return fail(format!(
+                                    "the shader's {} is not {}",
+                                    declared.kind, shape.format
+                                ));
+                            }
+                        }
+                        _ => {
+                            return fail(format!(
+                                "the shader declares a {} here, and the run binds none",
+                                declared.kind
+                            ))
+                        }
                     }
                     continue;
                 }
@@ -196,13 +243,59 @@ impl Context {
         // the descriptor type; and the image itself for storage images.
         let mut created = Vec::with_capacity(bindings.len());
         let mut images: Vec<Option<ImageObjects>> = Vec::with_capacity(bindings.len());
+        let mut texel_views: Vec<Option<vk::BufferView>> = Vec::with_capacity(bindings.len());
+        let mut samplers: Vec<Option<vk::Sampler>> = Vec::with_capacity(bindings.len());
         for b in bindings.iter() {
             let (usage, kind) = match b.kind {
+                BufferKind::Sampler(desc) => {
+                    samplers.push(Some(self.run_sampler(objects, desc)?));
+                    created.push((vk::Buffer::null(), vk::DeviceMemory::null(), vk::DescriptorType::SAMPLER));
+                    images.push(None);
+                    texel_views.push(None);
+                    continue;
+                }
+                BufferKind::CombinedImageSampler(shape, desc) => {
+                    samplers.push(Some(self.run_sampler(objects, desc)?));
+                    let image = self.storage_image(objects, &shape, &b.data, false)?;
+                    created.push((
+                        image.staging,
+                        image.staging_memory,
+                        vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                    ));
+                    images.push(Some(image));
+                    texel_views.push(None);
+                    continue;
+                }
                 BufferKind::Storage => {
                     (vk::BufferUsageFlags::STORAGE_BUFFER, vk::DescriptorType::STORAGE_BUFFER)
                 }
                 BufferKind::Uniform => {
                     (vk::BufferUsageFlags::UNIFORM_BUFFER, vk::DescriptorType::UNIFORM_BUFFER)
+                }
+                BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape)
+                    if shape.dim == ImageDim::Buffer =>
+                {
+                    let storage = matches!(b.kind, BufferKind::StorageImage(_));
+                    let (usage, kind) = if storage {
+                        (vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER, vk::DescriptorType::STORAGE_TEXEL_BUFFER)
+                    } else {
+                        (vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER, vk::DescriptorType::UNIFORM_TEXEL_BUFFER)
+                    };
+                    let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
+                    let view_info = vk::BufferViewCreateInfo::default()
+                        .buffer(buffer)
+                        .format(vk_image_format(shape.format))
+                        .offset(0)
+                        .range(vk::WHOLE_SIZE);
+                    // SAFETY: a view of a whole texel buffer; owned by `objects`.
+                    let view = unsafe { self.device.create_buffer_view(&view_info, None) }
+                        .map_err(vk_error("vkCreateBufferView"))?;
+                    objects.buffer_views.push(view);
+                    created.push((buffer, memory, kind));
+                    texel_views.push(Some(view));
+                    images.push(None);
+                    samplers.push(None);
+                    continue;
                 }
                 BufferKind::StorageImage(shape) | BufferKind::SampledImage(shape) => {
                     let storage = matches!(b.kind, BufferKind::StorageImage(_));
@@ -214,12 +307,16 @@ impl Context {
                     };
                     created.push((image.staging, image.staging_memory, kind));
                     images.push(Some(image));
+                    texel_views.push(None);
+                    samplers.push(None);
                     continue;
                 }
             };
             let (buffer, memory) = self.host_buffer(objects, b.data.len(), &b.data, usage)?;
             created.push((buffer, memory, kind));
             images.push(None);
+            texel_views.push(None);
+            samplers.push(None);
         }
 
         // Set layouts for sets 0..=max (sets the shader skips stay empty).
@@ -292,13 +389,16 @@ impl Context {
             .collect();
         let image_infos: Vec<vk::DescriptorImageInfo> = images
             .iter()
-            .map(|image| match image {
+            .zip(&samplers)
+            .map(|(image, sampler)| match image {
                 Some(image) => vk::DescriptorImageInfo {
-                    sampler: vk::Sampler::null(),
+                    sampler: sampler.unwrap_or_default(),
                     image_view: image.view,
                     image_layout: image.shader_layout(),
                 },
-                None => vk::DescriptorImageInfo::default(),
+                None => {
+                    vk::DescriptorImageInfo { sampler: sampler.unwrap_or_default(), ..Default::default() }
+                }
             })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = bindings
@@ -310,8 +410,10 @@ impl Context {
                     .dst_set(sets[b.set as usize])
                     .dst_binding(b.binding)
                     .descriptor_type(*kind);
-                if images[i].is_some() {
+                if images[i].is_some() || samplers[i].is_some() {
                     write.image_info(std::slice::from_ref(&image_infos[i]))
+                } else if let Some(view) = &texel_views[i] {
+                    write.texel_buffer_view(std::slice::from_ref(view))
                 } else {
                     write.buffer_info(std::slice::from_ref(&buffer_infos[i]))
                 }
@@ -438,7 +540,9 @@ impl Context {
             if index > 0 {
                 if let Some(refill) = before_each.as_mut() {
                     refill(bindings);
-                    for (b, (_, memory, _)) in bindings.iter().zip(&created) {
+                    for (b, (_, memory, _)) in
+                        bindings.iter().zip(&created).filter(|(b, _)| !b.data.is_empty())
+                    {
                         self.write_memory(*memory, b.data.len(), &b.data)?;
                     }
                 }
@@ -463,7 +567,12 @@ impl Context {
             unsafe { self.device.reset_fences(&[objects.fence]) }.map_err(vk_error("vkResetFences"))?;
         }
         for (b, (_, memory, kind)) in bindings.iter_mut().zip(&created) {
-            if matches!(*kind, vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_IMAGE) {
+            if matches!(
+                *kind,
+                vk::DescriptorType::STORAGE_BUFFER
+                    | vk::DescriptorType::STORAGE_IMAGE
+                    | vk::DescriptorType::STORAGE_TEXEL_BUFFER
+            ) {
                 b.data = self.read_memory(*memory, b.data.len())?;
             }
         }
@@ -472,8 +581,38 @@ impl Context {
 }
 
 impl Context {
-    /// A storage image's extent, layers and format against the device's limits and
-    /// format features.
+    /// The Vulkan sampler of a run's sampler: one filter for magnification and
+    /// minification, nearest mip level, no level clamp, a transparent black border.
+    fn run_sampler(&self, objects: &mut Objects<'_>, desc: SamplerDesc) -> Result<vk::Sampler, Error> {
+        let filter = match desc.filter {
+            Filter::Nearest => vk::Filter::NEAREST,
+            Filter::Linear => vk::Filter::LINEAR,
+        };
+        let address = match desc.address {
+            AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
+            AddressMode::MirroredRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
+            AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
+        };
+        let info = vk::SamplerCreateInfo::default()
+            .mag_filter(filter)
+            .min_filter(filter)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .address_mode_u(address)
+            .address_mode_v(address)
+            .address_mode_w(address)
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK)
+            .min_lod(0.0)
+            .max_lod(vk::LOD_CLAMP_NONE);
+        // SAFETY: valid create info; the sampler is owned by `objects`.
+        let sampler =
+            unsafe { self.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
+        objects.samplers.push(sampler);
+        Ok(sampler)
+    }
+
+    /// An image's (or texel buffer's) extent, layers and format against the device's
+    /// limits and format features.
     fn check_storage_image(&self, b: &Binding, shape: &ImageShape) -> Result<(), Error> {
         let fail = |reason: String| Err(Error::Binding { set: b.set, binding: b.binding, reason });
         if b.data.len() as u64 != shape.byte_size() {
@@ -484,11 +623,34 @@ impl Context {
                 b.data.len()
             ));
         }
+        // SAFETY: a valid physical device.
+        let properties = unsafe {
+            self.instance
+                .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
+        };
+        if shape.dim == ImageDim::Buffer {
+            let max = self.limits.max_texel_buffer_elements;
+            if shape.extent[0] > max {
+                return fail(format!("{} exceeds the device's limit {max} elements", shape.describe()));
+            }
+            let (needed, what) = match b.kind {
+                BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER, "uniform"),
+                _ => (vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER, "storage"),
+            };
+            if !properties.buffer_features.contains(needed) {
+                return fail(format!(
+                    "not supported yet: {} {what} texel buffers on this device",
+                    shape.format
+                ));
+            }
+            return Ok(());
+        }
         let (extent, layers) = image_extent(shape);
         let max = match shape.dim {
             ImageDim::D1 | ImageDim::D1Array => self.limits.max_image_dimension1_d,
             ImageDim::D2 | ImageDim::D2Array => self.limits.max_image_dimension2_d,
             ImageDim::D3 => self.limits.max_image_dimension3_d,
+            ImageDim::Buffer => self.limits.max_texel_buffer_elements,
         };
         if extent.width > max || extent.height > max || extent.depth > max {
             return fail(format!("{} exceeds the device's limit {max}", shape.describe()));
@@ -499,13 +661,13 @@ impl Context {
                 self.limits.max_image_array_layers
             ));
         }
-        // SAFETY: a valid physical device.
-        let properties = unsafe {
-            self.instance
-                .get_physical_device_format_properties(self.physical_device, vk_image_format(shape.format))
-        };
         let (needed, what) = match b.kind {
             BufferKind::SampledImage(_) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
+            BufferKind::CombinedImageSampler(_, SamplerDesc { filter: Filter::Linear, .. }) => (
+                vk::FormatFeatureFlags::SAMPLED_IMAGE | vk::FormatFeatureFlags::SAMPLED_IMAGE_FILTER_LINEAR,
+                "linearly filtered",
+            ),
+            BufferKind::CombinedImageSampler(..) => (vk::FormatFeatureFlags::SAMPLED_IMAGE, "sampled"),
             _ => (vk::FormatFeatureFlags::STORAGE_IMAGE, "storage"),
         };
         if !properties.optimal_tiling_features.contains(needed) {
@@ -525,7 +687,8 @@ impl Context {
     ) -> Result<ImageObjects, Error> {
         let (extent, layers) = image_extent(shape);
         let (image_type, view_type) = match shape.dim {
-            ImageDim::D1 => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
+            // Texel buffers are buffer views, never images (`submit_repeated`).
+            ImageDim::D1 | ImageDim::Buffer => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D),
             ImageDim::D1Array => (vk::ImageType::TYPE_1D, vk::ImageViewType::TYPE_1D_ARRAY),
             ImageDim::D2 => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D),
             ImageDim::D2Array => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D_ARRAY),
@@ -536,7 +699,7 @@ impl Context {
             .image_type(image_type)
             .format(format)
             .extent(extent)
-            .mip_levels(1)
+            .mip_levels(shape.levels)
             .array_layers(layers)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
@@ -563,7 +726,17 @@ impl Context {
             data,
             vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        Ok(ImageObjects { image: handle, view, staging, staging_memory, extent, layers, storage })
+        Ok(ImageObjects {
+            image: handle,
+            view,
+            staging,
+            staging_memory,
+            extent,
+            layers,
+            levels: shape.levels,
+            texel_size: shape.format.texel_size() as u64,
+            storage,
+        })
     }
 }
 
@@ -572,7 +745,7 @@ impl Context {
 fn image_extent(shape: &ImageShape) -> (vk::Extent3D, u32) {
     let [w, h, d] = shape.extent;
     match shape.dim {
-        ImageDim::D1 => (vk::Extent3D { width: w, height: 1, depth: 1 }, 1),
+        ImageDim::D1 | ImageDim::Buffer => (vk::Extent3D { width: w, height: 1, depth: 1 }, 1),
         ImageDim::D1Array => (vk::Extent3D { width: w, height: 1, depth: 1 }, h),
         ImageDim::D2 => (vk::Extent3D { width: w, height: h, depth: 1 }, 1),
         ImageDim::D2Array => (vk::Extent3D { width: w, height: h, depth: 1 }, d),
