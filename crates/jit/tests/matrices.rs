@@ -91,7 +91,10 @@ fn row_major_and_strided_matrices_read_whole_by_column_and_by_element() {
         let want = expected(i);
         for (k, &w) in want.iter().enumerate() {
             let g = got[i * 20 + k];
-            assert!((g - w).abs() <= 1e-4 * w.abs().max(1.0), "invocation {i}, output {k}: got {g}, want {w}");
+            assert!(
+                (g - w).abs() <= 1e-4 * w.abs().max(1.0),
+                "invocation {i}, output {k}: got {g}, want {w}"
+            );
         }
     }
 }

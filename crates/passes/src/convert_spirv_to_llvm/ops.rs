@@ -938,7 +938,8 @@ impl Converter<'_> {
                         let (column, row) = (rest.next(), rest.next());
                         match (column, row) {
                             (Some(column), Some(row)) => {
-                                let (vector, at) = if layout.row_major { (row, column) } else { (column, row) };
+                                let (vector, at) =
+                                    if layout.row_major { (row, column) } else { (column, row) };
                                 walk.extend([vector, zero, at]);
                             }
                             (Some(column), None) if !layout.row_major => walk.extend([column, zero]),
@@ -1057,7 +1058,10 @@ impl Converter<'_> {
                         "rawConstantIndices",
                         Attribute::DenseArray {
                             element: i32t,
-                            values: raw.into_iter().map(|v| Attribute::Integer { value: v, ty: i32t }).collect(),
+                            values: raw
+                                .into_iter()
+                                .map(|v| Attribute::Integer { value: v, ty: i32t })
+                                .collect(),
                         },
                     ),
                 ];
@@ -1071,7 +1075,12 @@ impl Converter<'_> {
                 return vector;
             }
             let position = self.position_attr(vec![c as i64]);
-            matrix = self.emit_value("llvm.insertvalue", vec![matrix, vector], result, vec![("position", position)]);
+            matrix = self.emit_value(
+                "llvm.insertvalue",
+                vec![matrix, vector],
+                result,
+                vec![("position", position)],
+            );
         }
         matrix
     }
@@ -1753,4 +1762,3 @@ impl Converter<'_> {
         ordering_of_bits(i128::from(bits))
     }
 }
-
