@@ -931,6 +931,12 @@ impl Converter<'_> {
                     let width = self.int_width(index);
                     walk.push(self.const_int(i128::from(m), width));
                     if let Some(&layout) = self.laid_out_matrices.get(&(current, c as usize)) {
+                        if layout.in_array {
+                            return Err(self.error(
+                                op,
+                                "not supported yet: access into an array of RowMajor or strided matrices",
+                            ));
+                        }
                         // Into the matrix's memory: (column, row) reordered for its rows,
                         // a column of a column-major one is its (padded) vector, anything
                         // else is gathered by the load.

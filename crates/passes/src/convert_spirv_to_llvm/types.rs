@@ -30,6 +30,8 @@ pub(crate) struct MatrixLayout {
     pub element: Type,
     /// The member's memory type.
     pub memory: Type,
+    /// The member is an array of such matrices (accesses into it are not supported yet).
+    pub in_array: bool,
 }
 
 /// A new pointer into a laid-out matrix that only a load may use: the whole matrix, or
@@ -229,6 +231,19 @@ impl Converter<'_> {
             .iter()
             .find(|d| d.0 == "MatrixStride")
             .and_then(|d| d.1.as_deref()?.trim().parse::<u64>().ok());
+        // An array of matrices (`float4x4 bones[N]` in a cbuffer): the decorations apply
+        // to each element, laid out at the array's stride.
+        if let TypeKind::Array { element, count, stride: Some(array_stride), spec_length: None } =
+            self.ir.types.kind(m.ty).clone()
+        {
+            if matches!(self.ir.types.kind(element), TypeKind::Matrix { .. }) {
+                let each = spirvkit_ir::types::StructMember { ty: element, ..m.clone() };
+                let Some(inner) = self.matrix_layout(&each)? else { return Some(None) };
+                let wrapped = self.wrap_element(inner.memory, u64::from(array_stride))?;
+                let memory = self.ir.types.llvm_array(u64::from(count), wrapped);
+                return Some(Some(MatrixLayout { memory, in_array: true, ..inner }));
+            }
+        }
         let TypeKind::Matrix { column, columns } = self.ir.types.kind(m.ty).clone() else {
             return if row_major { None } else { Some(None) };
         };
@@ -247,7 +262,7 @@ impl Converter<'_> {
         let stride = stride.unwrap_or(size);
         let wrapped = self.wrap_element(vector, stride)?;
         let memory = self.ir.types.llvm_array(u64::from(vectors), wrapped);
-        Some(Some(MatrixLayout { row_major, columns, rows, element, memory }))
+        Some(Some(MatrixLayout { row_major, columns, rows, element, memory, in_array: false }))
     }
 
     /// A vector whose LLVM allocation is larger than its elements (`vector<3xf32>`
