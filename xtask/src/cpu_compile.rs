@@ -314,7 +314,7 @@ mod tests {
         );
         assert_eq!(
             refusal_class("loc(callsite(\"x\"(\"a\":1:2))) vector<4xf32> of cs_6_0"),
-            "loc(..) vector<4xf32> of cs_6_0"
+            "loc(..) vector<Nxf32> of cs_6_0"
         );
         assert_eq!(refusal_class("binding 3 of set 12"), "binding N of set N");
     }
