@@ -41,6 +41,9 @@ if [ -d ../shared/corpus/wicked-engine ]; then
 else
     echo "==> hlsl-conformance (wicked-engine) skipped: no corpus at ../shared/corpus/wicked-engine"
 fi
+# The engine's compute shaders through the CPU device's compile path (it prints why and
+# skips without the corpus).
+step cargo xtask cpu-compile
 # The HLSL semantics suite on lavapipe (it prints why and skips without a Vulkan driver).
 step cargo xtask vk-kernels
 # `spirvkit run` over the corpus's compute shaders, vulkan against cpu (it prints why and

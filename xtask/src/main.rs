@@ -30,6 +30,10 @@
 //! - `run-corpus [DIR] [--filter S] [--ulps N] [--update-floor [--allow-lower]] [--debug]`: every
 //!   GLCompute shader of the .spv corpus run with `spirvkit run` on vulkan and cpu from inputs
 //!   derived from its descriptors, buffers compared, against conformance/run-corpus-floor.txt.
+//! - `cpu-compile [--corpus DIR] [--filter S] [--jobs N] [--update-floor [--allow-lower]] [--debug]`:
+//!   the compute jobs of an engine's `manifest.json` (../shared/corpus/wicked-engine) compiled by
+//!   hlsl2spirv, then by the CPU device (to machine code, without running), refusals grouped by
+//!   message, against conformance/cpu-compile-floor.txt.
 //! - `bench [--corpus DIR] [--quick]`: throughput report (in-process and against
 //!   spirv-dis/spirv-as), printed and written to target/bench/report.md.
 //! - `bench-hlsl [--runs N] [--quick] [--only corpus|large] [--filter S] [--functions N]`:
@@ -46,6 +50,7 @@ mod bench;
 mod bench_kernels;
 mod conformance;
 mod corpus;
+mod cpu_compile;
 mod gen_dialect;
 mod gen_grammar;
 mod hlsl_conformance;
@@ -150,7 +155,7 @@ const GENERATED_PATH: &str = "crates/grammar/src/generated.rs";
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else {
-        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|llvmir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|run-corpus|bench|bench-hlsl|bench-kernels> [options]");
+        bail!("usage: cargo xtask <gen-grammar|gen-dialect|conformance|mlir-conformance|llvmir-conformance|hlsl-conformance|spv-roundtrip|vk-kernels|run-corpus|cpu-compile|bench|bench-hlsl|bench-kernels> [options]");
     };
     let rest = &args[1..];
     match command.as_str() {
@@ -164,6 +169,7 @@ fn main() -> Result<()> {
         "spv-roundtrip" => spv_roundtrip::run(rest),
         "vk-kernels" => vk_kernels::run(rest),
         "run-corpus" => run_corpus::run(rest),
+        "cpu-compile" => cpu_compile::run(rest),
         "bench" => bench::run(rest),
         "bench-hlsl" => bench::run_compile(rest),
         "bench-kernels" => bench_kernels::run(rest),

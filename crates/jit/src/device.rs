@@ -35,6 +35,22 @@ impl CpuDevice {
         }
         Ok(self.jit.as_ref().expect("set above"))
     }
+
+    /// `spirv`'s entry point compiled to machine code without binding anything: the whole
+    /// compile path of [`Device::run`] (deserialize, verify, kernel preparation,
+    /// conversion, workgroup function, LLVM IR, JIT), for harnesses that check what
+    /// compiles. `image_formats` gives the formats of images declared `Unknown`, as bound
+    /// images do in a run.
+    pub fn compile(
+        &mut self,
+        spirv: &[u32],
+        entry: &str,
+        spec: &[(u32, u64)],
+        image_formats: &[(u32, u32, ImageFormat)],
+    ) -> Result<CompiledKernel, RunError> {
+        let (text, layout, declared) = kernel_llvm_ir_with_images(spirv, entry, spec, image_formats)?;
+        CompiledKernel::new(self.jit()?, &text, layout, declared)
+    }
 }
 
 fn kernel_error(e: KernelError) -> RunError {
@@ -205,9 +221,7 @@ impl Device for CpuDevice {
                 _ => None,
             })
             .collect();
-        let (text, layout, declared) =
-            kernel_llvm_ir_with_images(dispatch.spirv, dispatch.entry, &spec, &image_formats)?;
-        let kernel = CompiledKernel::new(self.jit()?, &text, layout, declared)?;
+        let kernel = self.compile(dispatch.spirv, dispatch.entry, &spec, &image_formats)?;
         let compile_ms = start.elapsed().as_secs_f64() * 1e3;
         // Bad arguments are reported before anything runs.
         kernel.check_arguments(bindings, dispatch.push)?;

@@ -267,8 +267,13 @@ pub(crate) struct Converter<'a> {
     pub(crate) type_cache: FxHashMap<Type, Option<Type>>,
     /// Index remaps of explicitly laid-out SPIR-V composites (see `types`).
     pub(crate) remaps: FxHashMap<Type, types::Remap>,
-    /// Row-major matrix members (struct type, member index): accesses are refused.
-    pub(crate) row_major_members: FxHashSet<(Type, usize)>,
+    /// Matrix members whose memory is not the column arrays a matrix value is (RowMajor,
+    /// or a MatrixStride other than the column's size), by (struct type, member index):
+    /// access chains reorder their indices, loads gather (see `types::MatrixLayout`).
+    pub(crate) laid_out_matrices: FxHashMap<(Type, usize), types::MatrixLayout>,
+    /// New pointers to a laid-out matrix or to a RowMajor matrix's (strided) column: only
+    /// `spirv.Load` may use them.
+    pub(crate) laid_out_pointers: FxHashMap<Value, types::LaidOutPointer>,
     /// Image globals of `Unknown` format by symbol: the format bound to them.
     pub(crate) image_formats_by_symbol: FxHashMap<String, String>,
 }
@@ -297,7 +302,8 @@ impl<'a> Converter<'a> {
             spec_constant_values: FxHashMap::default(),
             type_cache: FxHashMap::default(),
             remaps: FxHashMap::default(),
-            row_major_members: FxHashSet::default(),
+            laid_out_matrices: FxHashMap::default(),
+            laid_out_pointers: FxHashMap::default(),
             image_formats_by_symbol: FxHashMap::default(),
         }
     }
@@ -408,7 +414,21 @@ impl<'a> Converter<'a> {
 
     pub(crate) fn operands(&mut self, op: OpId) -> Result<Vec<Value>, ConvertError> {
         let old = self.ir.op(op).operands.clone();
-        old.into_iter().map(|v| self.value(v)).collect()
+        let new: Vec<Value> = old.into_iter().map(|v| self.value(v)).collect::<Result<_, _>>()?;
+        // A pointer into a laid-out matrix is not an address of its pointee's value form.
+        if !self.laid_out_pointers.is_empty()
+            && self.ir.op(op).name != "spirv.Load"
+            && new.iter().any(|v| self.laid_out_pointers.contains_key(v))
+        {
+            return Err(self.error(
+                op,
+                format!(
+                    "not supported yet: {} of a whole RowMajor or strided matrix, or of a RowMajor matrix's column",
+                    self.ir.op(op).name.as_str()
+                ),
+            ));
+        }
+        Ok(new)
     }
 
     pub(crate) fn map_value(&mut self, old: Value, new: Value) {

@@ -18,6 +18,7 @@ pub mod interface;
 pub mod simd;
 pub mod spec;
 pub mod subgroup;
+mod unused_globals;
 pub mod workgroup;
 
 #[cfg(test)]
@@ -51,7 +52,8 @@ impl KernelError {
 }
 
 /// Makes a deserialized `spirv.module` ready for the conversion and returns its
-/// kernel interface: `spec` values (SpecId, raw bits) applied, the interface read
+/// kernel interface: `spec` values (SpecId, raw bits) applied, unused globals the CPU
+/// cannot bind removed (`unused_globals`), the interface read
 /// (workgroup size with its spec constants), spec constants folded into constants and
 /// every function inlined into the entry point.
 pub fn prepare_spirv(
@@ -61,6 +63,7 @@ pub fn prepare_spirv(
     spec: &[(u32, u64)],
 ) -> Result<KernelInterface, KernelError> {
     spec::set_spec_values(ir, module, spec)?;
+    unused_globals::remove_unbindable(ir, module, |ir, op| interface::global_kind(ir, op).is_err());
     let interface = interface::kernel_interface(ir, module, entry)?;
     spec::fold_spec_constants(ir, module)?;
     crate::legalize::inline_all::run(ir, module)

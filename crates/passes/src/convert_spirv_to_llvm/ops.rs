@@ -1,7 +1,7 @@
 //! The op patterns: each SPIR-V op lowered to the LLVM dialect ops MLIR 22 creates,
 //! in the order it creates them (the value numbering of the output depends on it).
 
-use super::types::Remap;
+use super::types::{LaidOutPointer, Remap};
 use super::{defining_op, dialect_attr, ConvertError, Converter};
 use spirvkit_ir::attr::Attribute;
 use spirvkit_ir::ir::{OpId, RegionId, Value};
@@ -804,7 +804,8 @@ impl Converter<'_> {
             _ => return None,
         };
         self.convert_type(ty)?;
-        if self.row_major_members.contains(&(ty, usize::try_from(index).ok()?)) {
+        // A laid-out matrix's memory is not a matrix value (no value-level path yet).
+        if self.laid_out_matrices.contains_key(&(ty, usize::try_from(index).ok()?)) {
             return None;
         }
         Some(match self.remaps.get(&ty) {
@@ -871,6 +872,11 @@ impl Converter<'_> {
         }
         let ty = self.result_type(op, 0)?;
         let props = self.memory_access_props(op)?;
+        if let Some(&at) = self.laid_out_pointers.get(&operands[0]) {
+            let v = self.load_laid_out(operands[0], at, ty);
+            self.replace(op, v);
+            return Ok(());
+        }
         let v = self.emit_value("llvm.load", operands, ty, props);
         self.replace(op, v);
         Ok(())
@@ -924,19 +930,46 @@ impl Converter<'_> {
         let mut walk = Vec::with_capacity(gep_indices.len() + 2);
         walk.push(gep_indices[0]);
         let mut current = pointee;
-        for &index in &gep_indices[1..] {
+        // The pointer ends at a laid-out matrix (or one column of it): only a load may use it.
+        let mut laid_out_end: Option<LaidOutPointer> = None;
+        let mut rest = gep_indices[1..].iter().copied();
+        while let Some(index) = rest.next() {
             let constant = self.constant_int(index).and_then(|c| i64::try_from(c).ok());
             match self.remaps.get(&current).cloned() {
                 Some(Remap::Members(map)) => {
                     let c = constant.ok_or_else(|| self.illegal(op))?;
-                    if self.row_major_members.contains(&(current, usize::try_from(c).unwrap_or(usize::MAX))) {
-                        return Err(self.error(op, "not supported yet: access to a RowMajor matrix member"));
-                    }
                     let m = *map
                         .get(usize::try_from(c).map_err(|_| self.illegal(op))?)
                         .ok_or_else(|| self.illegal(op))?;
                     let width = self.int_width(index);
                     walk.push(self.const_int(i128::from(m), width));
+                    if let Some(&layout) = self.laid_out_matrices.get(&(current, c as usize)) {
+                        if layout.in_array {
+                            return Err(self.error(
+                                op,
+                                "not supported yet: access into an array of RowMajor or strided matrices",
+                            ));
+                        }
+                        // Into the matrix's memory: (column, row) reordered for its rows,
+                        // a column of a column-major one is its (padded) vector, anything
+                        // else is gathered by the load.
+                        let zero = self.const_int(0, 32);
+                        let (column, row) = (rest.next(), rest.next());
+                        match (column, row) {
+                            (Some(column), Some(row)) => {
+                                let (vector, at) =
+                                    if layout.row_major { (row, column) } else { (column, row) };
+                                walk.extend([vector, zero, at]);
+                            }
+                            (Some(column), None) if !layout.row_major => walk.extend([column, zero]),
+                            (column, _) => laid_out_end = Some(LaidOutPointer { layout, column }),
+                        }
+                        // Nothing goes deeper than a matrix element.
+                        if rest.next().is_some() {
+                            return Err(self.illegal(op));
+                        }
+                        break;
+                    }
                 }
                 Some(Remap::WrappedElements) => {
                     walk.push(index);
@@ -996,8 +1029,79 @@ impl Converter<'_> {
             ),
         ];
         let v = self.emit_value("llvm.getelementptr", operands, ty, props);
+        if let Some(end) = laid_out_end {
+            self.laid_out_pointers.insert(v, end);
+        }
         self.replace(op, v);
         Ok(())
+    }
+
+    /// `spirv.Load` through a pointer to a laid-out matrix (the whole matrix value, as
+    /// its column vectors) or to one column of a row-major one: each element loaded
+    /// from its place.
+    fn load_laid_out(&mut self, ptr: Value, at: LaidOutPointer, result: Type) -> Value {
+        let layout = at.layout;
+        let column_ty = self.ir.types.vector(u64::from(layout.rows), layout.element);
+        let columns: Vec<Value> = match at.column {
+            Some(c) => vec![c],
+            None => (0..layout.columns).map(|c| self.const_int(i128::from(c), 32)).collect(),
+        };
+        let mut matrix = self.emit_value("llvm.mlir.poison", vec![], result, vec![]);
+        let ptr_ty = self.ir.value_type(ptr);
+        for (c, &column) in columns.iter().enumerate() {
+            let mut vector = self.emit_value("llvm.mlir.poison", vec![], column_ty, vec![]);
+            for r in 0..layout.rows {
+                let row = self.const_int(i128::from(r), 32);
+                let zero = self.const_int(0, 32);
+                let (outer, inner) = if layout.row_major { (row, column) } else { (column, row) };
+                let indices = [zero, outer, zero, inner];
+                let mut raw = Vec::with_capacity(4);
+                let mut dynamic = Vec::new();
+                for (i, &index) in indices.iter().enumerate() {
+                    // The wrapper struct's index must be a raw constant; the others may be.
+                    match self.constant_int(index) {
+                        Some(k) if i == 2 || i32::try_from(k).is_ok() => raw.push(k),
+                        _ => {
+                            raw.push(GEP_DYNAMIC_INDEX);
+                            dynamic.push(index);
+                        }
+                    }
+                }
+                let i32t = self.int_type(32);
+                let mut gep_operands = vec![ptr];
+                gep_operands.extend(dynamic);
+                let props = vec![
+                    ("elem_type", Attribute::Type(layout.memory)),
+                    ("noWrapFlags", self.int_attr(0, 32)),
+                    (
+                        "rawConstantIndices",
+                        Attribute::DenseArray {
+                            element: i32t,
+                            values: raw
+                                .into_iter()
+                                .map(|v| Attribute::Integer { value: v, ty: i32t })
+                                .collect(),
+                        },
+                    ),
+                ];
+                let element_ptr = self.emit_value("llvm.getelementptr", gep_operands, ptr_ty, props);
+                let ordering = vec![("ordering", self.int_attr(0, 64))];
+                let e = self.emit_value("llvm.load", vec![element_ptr], layout.element, ordering);
+                let lane = self.const_int(i128::from(r), 32);
+                vector = self.emit_value("llvm.insertelement", vec![vector, e, lane], column_ty, vec![]);
+            }
+            if at.column.is_some() {
+                return vector;
+            }
+            let position = self.position_attr(vec![c as i64]);
+            matrix = self.emit_value(
+                "llvm.insertvalue",
+                vec![matrix, vector],
+                result,
+                vec![("position", position)],
+            );
+        }
+        matrix
     }
 
     fn int_width(&self, v: Value) -> u32 {

@@ -14,7 +14,34 @@
 //! element index remaps are kept for GEPs and `extractvalue`/`insertvalue`.
 
 use super::Converter;
+use spirvkit_ir::ir::Value;
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
+
+/// The memory of a matrix member decorated RowMajor, or ColMajor with a MatrixStride
+/// other than its column's LLVM size: `[vectors x <{memory vector, padding}>]`, each
+/// vector (a row when row-major, else a column) `stride` bytes apart. Element (column
+/// c, row r) is at `[r, 0, c]` when row-major, `[c, 0, r]` otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MatrixLayout {
+    pub row_major: bool,
+    pub columns: u32,
+    pub rows: u32,
+    /// The scalar type (LLVM's).
+    pub element: Type,
+    /// The member's memory type.
+    pub memory: Type,
+    /// The member is an array of such matrices (accesses into it are not supported yet).
+    pub in_array: bool,
+}
+
+/// A new pointer into a laid-out matrix that only a load may use: the whole matrix, or
+/// a column (a strided vector when row-major).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LaidOutPointer {
+    pub layout: MatrixLayout,
+    /// The column index (an LLVM value), when the pointer is to one column.
+    pub column: Option<Value>,
+}
 
 /// How a SPIR-V composite's indices map onto its LLVM type under an explicit layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,17 +207,6 @@ impl Converter<'_> {
         let mut remap = Vec::with_capacity(members.len());
         let mut at: u64 = 0;
         for (index, (m, &llvm)) in body.members.iter().zip(&members).enumerate() {
-            // A row-major matrix's memory is not the column arrays the conversion
-            // reads: a square one takes the same room (the members after it stay in
-            // place) and any access to it is refused; other shapes are refused here.
-            if m.decorations.iter().any(|d| d.0 == "RowMajor") {
-                match self.ir.types.kind(m.ty) {
-                    TypeKind::Matrix { column, columns } if matches!(self.ir.types.kind(*column), TypeKind::Vector { shape, .. } if shape.iter().product::<u64>() == u64::from(*columns)) =>
-                        {}
-                    _ => return None,
-                }
-                self.row_major_members.insert((ty, index));
-            }
             let offset = u64::from(m.offset.unwrap_or(at as u32));
             if offset < at {
                 return None;
@@ -200,12 +216,64 @@ impl Converter<'_> {
                 laid_out.push(self.ir.types.llvm_array(offset - at, i8t));
             }
             remap.push(laid_out.len() as i64);
-            let memory = self.memory_type(llvm);
+            // A row-major or strided matrix's memory is not the column arrays its value
+            // is: the member holds its rows (or strided columns), see `MatrixLayout`.
+            let memory = match self.matrix_layout(m)? {
+                Some(layout) => {
+                    self.laid_out_matrices.insert((ty, index), layout);
+                    layout.memory
+                }
+                None => self.memory_type(llvm),
+            };
             laid_out.push(memory);
             at = offset + self.alloc_size(memory)?;
         }
         self.remaps.insert(ty, Remap::Members(remap));
         Some(self.ir.types.intern(TypeKind::LlvmStruct { name, packed: true, members: laid_out }))
+    }
+
+    /// The layout of matrix member `m` when its memory differs from a matrix value's
+    /// (`Some(None)` when it does not; `None` refuses the struct: a RowMajor or
+    /// MatrixStride decoration on a member that is not a matrix, e.g. an array of them).
+    fn matrix_layout(&mut self, m: &spirvkit_ir::types::StructMember) -> Option<Option<MatrixLayout>> {
+        let row_major = m.decorations.iter().any(|d| d.0 == "RowMajor");
+        let stride = m
+            .decorations
+            .iter()
+            .find(|d| d.0 == "MatrixStride")
+            .and_then(|d| d.1.as_deref()?.trim().parse::<u64>().ok());
+        // An array of matrices (`float4x4 bones[N]` in a cbuffer): the decorations apply
+        // to each element, laid out at the array's stride.
+        if let TypeKind::Array { element, count, stride: Some(array_stride), spec_length: None } =
+            self.ir.types.kind(m.ty).clone()
+        {
+            if matches!(self.ir.types.kind(element), TypeKind::Matrix { .. }) {
+                let each = spirvkit_ir::types::StructMember { ty: element, ..m.clone() };
+                let Some(inner) = self.matrix_layout(&each)? else { return Some(None) };
+                let wrapped = self.wrap_element(inner.memory, u64::from(array_stride))?;
+                let memory = self.ir.types.llvm_array(u64::from(count), wrapped);
+                return Some(Some(MatrixLayout { memory, in_array: true, ..inner }));
+            }
+        }
+        let TypeKind::Matrix { column, columns } = self.ir.types.kind(m.ty).clone() else {
+            return if row_major { None } else { Some(None) };
+        };
+        let TypeKind::Vector { shape, element, .. } = self.ir.types.kind(column).clone() else { return None };
+        let rows = u32::try_from(shape.iter().product::<u64>()).ok()?;
+        let element = self.convert_type(element)?;
+        let column_value = self.convert_type(column)?;
+        let natural = self.alloc_size(column_value)?;
+        if !row_major && stride.is_none_or(|s| s == natural) {
+            return Some(None);
+        }
+        let (vectors, length) = if row_major { (rows, columns) } else { (columns, rows) };
+        let vector = self.ir.types.vector(u64::from(length), element);
+        let memory_vector = self.memory_type(vector);
+        let size = self.alloc_size(memory_vector)?;
+        let stride = stride.unwrap_or(size);
+        let wrapped = self.wrap_element(vector, stride)?;
+        let memory = self.ir.types.llvm_array(u64::from(vectors), wrapped);
+        Some(Some(MatrixLayout { row_major, columns, rows, element, memory, in_array: false }))
     }
 
     /// A vector whose LLVM allocation is larger than its elements (`vector<3xf32>`

@@ -332,7 +332,7 @@ fn dialect_body(attr: Option<&Attribute>) -> Option<&str> {
     }
 }
 
-fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
+pub(super) fn global_kind(ir: &Ir, op: OpId) -> Result<Option<GlobalKind>, String> {
     let o = ir.op(op);
     let Some(Attribute::Type(ptr)) = o.attr("type") else { return Err("no pointer type".into()) };
     let TypeKind::Pointer { pointee, storage_class, .. } = ir.types.kind(*ptr) else {
