@@ -508,6 +508,7 @@ pub fn run(args: &[String]) -> Result<()> {
         s.enum_attrs
     );
     println!("custom-format ops: {}", s.custom.join(" "));
+    println!("ops derived from the Khronos grammar: {}", s.derived.join(" "));
     Ok(())
 }
 
@@ -528,6 +529,8 @@ pub struct Summary {
     pub type_constraints: usize,
     pub attr_constraints: usize,
     pub enum_attrs: usize,
+    /// Full names of the ops derived from the Khronos grammar (not in MLIR 22's ODS).
+    pub derived: Vec<String>,
 }
 
 pub struct Generated {
@@ -558,21 +561,28 @@ pub fn generate(dump: &str) -> Result<Generated> {
     };
 
     // Ops, by full name.
-    let mut ops: Vec<(String, &Record)> = records
+    let mut ops: Vec<(String, &Record, Option<Derived>)> = records
         .by_name
         .values()
         .filter_map(|r| {
             let dialect = dialects.get(r.reference("opDialect")?)?;
-            Some((format!("{dialect}.{}", r.str("opName")?), r))
+            Some((format!("{dialect}.{}", r.str("opName")?), r, None))
         })
         .collect();
+    ops.sort_by(|a, b| a.0.cmp(&b.0));
+    // Instructions of the Khronos grammar newer than MLIR 22's ODS, shaped like an ODS op.
+    let derived = derived_ops(&ops)?;
+    g.summary.derived = derived.iter().map(|(name, _, _)| name.clone()).collect();
+    ops.extend(derived);
     ops.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some(w) = ops.windows(2).find(|w| w[0].0 == w[1].0) {
         bail!("two ops named {}", w[0].0);
     }
     // C++ op class names (`SelectionOp`) to op names, for traits like `HasParent<…>`.
-    for (name, r) in &ops {
-        g.op_classes.insert(cpp_class_name(&r.name).to_string(), name.clone());
+    for (name, r, derived) in &ops {
+        if derived.is_none() {
+            g.op_classes.insert(cpp_class_name(&r.name).to_string(), name.clone());
+        }
     }
     // Enum attributes of the dialect, by record name.
     let mut enum_attrs: Vec<&Record> = records
@@ -594,8 +604,9 @@ pub fn generate(dump: &str) -> Result<Generated> {
     g.enum_index = enum_attrs.iter().enumerate().map(|(i, r)| (r.name.clone(), i)).collect();
 
     let mut ops_src = String::new();
-    for (name, op) in &ops {
-        ops_src.push_str(&g.op(name, op).with_context(|| format!("op {name} ({})", op.name))?);
+    for (name, op, derived) in &ops {
+        ops_src
+            .push_str(&g.op(name, op, derived.as_ref()).with_context(|| format!("op {name} ({})", op.name))?);
     }
 
     let mut out = String::new();
@@ -695,11 +706,17 @@ struct Gen<'a> {
 const PLACEHOLDER: char = '@';
 
 impl<'a> Gen<'a> {
-    fn op(&mut self, name: &str, op: &Record) -> Result<String> {
-        let spirv_name = if op.bit("hasOpcode") { op.str("spirvOpName") } else { None };
+    /// One op's table entry; a `derived` op takes `op`'s shape with its own name,
+    /// instruction, summary and availability.
+    fn op(&mut self, name: &str, op: &Record, derived: Option<&Derived>) -> Result<String> {
+        let mut spirv_name = if op.bit("hasOpcode") { op.str("spirvOpName") } else { None };
         // Some op summaries are code blocks over several lines; they are collapsed to one.
         // (Constraint summaries, which diagnostics quote, are kept verbatim.)
-        let summary = op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut summary = op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(d) = derived {
+            spirv_name = d.spirv_name.as_deref();
+            summary = d.summary.clone();
+        }
 
         // Arguments: operands and attributes interleaved.
         let mut arguments = Vec::new();
@@ -808,7 +825,11 @@ impl<'a> Gen<'a> {
             traits.push(format!("{trait_name:?}"));
         }
 
-        let availability = if op.bit("autogenAvailability") { self.availability(op)? } else { String::new() };
+        let mut availability =
+            if op.bit("autogenAvailability") { self.availability(op)? } else { String::new() };
+        if let Some(Derived { availability: Some(a), .. }) = derived {
+            availability = a.render(&availability);
+        }
 
         let fields = [
             format!("name: {name:?}"),
@@ -1179,6 +1200,166 @@ fn normalize_format(format: &str) -> String {
         out.push(c);
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------
+// Ops derived from the Khronos grammar.
+// ---------------------------------------------------------------------------------------
+
+/// An op MLIR 22's ODS lacks, derived from a grammar instruction: it takes an ODS op's
+/// shape (operands, attributes, results, format, traits) with these fields of its own.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    spirv_name: Option<String>,
+    summary: String,
+    /// Replaces the template's extensions and capabilities (its versions are kept).
+    availability: Option<DerivedAvailability>,
+}
+
+#[derive(Debug, Clone)]
+struct DerivedAvailability {
+    extensions: Vec<String>,
+    capabilities: Vec<String>,
+}
+
+impl DerivedAvailability {
+    /// The template's `OpAvailability { … }` with this op's extensions and capabilities.
+    fn render(&self, template: &str) -> String {
+        let versions = template
+            .split_once(", extensions:")
+            .map(|(head, _)| head.to_string())
+            .unwrap_or_else(|| "OpAvailability { min_version: None, max_version: None".to_string());
+        let group = |names: &[String]| if names.is_empty() { String::new() } else { format!("&{names:?}") };
+        format!(
+            "{versions}, extensions: &[{}], capabilities: &[{}] }}",
+            group(&self.extensions),
+            group(&self.capabilities)
+        )
+    }
+}
+
+/// The OpenCL.std instructions of the spec's math group (opcodes 0..=94) whose operands
+/// and result are not all one floating-point gentype (an integer exponent or result, a
+/// pointer): the grammar records no types, so these cannot take a float op's shape.
+const OPENCL_MATH_MIXED_TYPES: &[&str] =
+    &["fract", "frexp", "ilogb", "ldexp", "lgamma_r", "modf", "nan", "pown", "remquo", "rootn", "sincos"];
+/// The last opcode of OpenCL.std's math group.
+const OPENCL_MATH_LAST: u32 = 94;
+/// The vendor suffix of grammar instructions MLIR names `spirv.<VENDOR>.<stem>`.
+const VENDORS: &[&str] = &["INTEL"];
+
+/// Ops of the Khronos grammar absent from the ODS, each with the ODS op whose shape it
+/// takes:
+/// - an OpenCL.std math instruction over one float gentype takes the shape of an ODS
+///   `spirv.CL` op of that group with as many operands, all of one float constraint
+///   (the one its name extends, `exp` for `exp2`, else the nearest lower opcode);
+/// - a vendor core instruction (`OpControlBarrierArriveINTEL`) that extends an ODS
+///   op's instruction (same class, same operand kinds, its name a prefix) takes that
+///   op's shape as `spirv.INTEL.<stem>`, with the grammar's capability and extension.
+fn derived_ops<'r>(
+    ods: &[(String, &'r Record, Option<Derived>)],
+) -> Result<Vec<(String, &'r Record, Option<Derived>)>> {
+    let by_name: HashMap<&str, &Record> = ods.iter().map(|(n, r, _)| (n.as_str(), *r)).collect();
+    let mut out = Vec::new();
+
+    // OpenCL.std.
+    let set =
+        spirvkit_grammar::ext_inst_set("OpenCL.std").ok_or_else(|| anyhow!("grammar lacks OpenCL.std"))?;
+    let math = |i: &spirvkit_grammar::ExtInstruction| {
+        i.opcode <= OPENCL_MATH_LAST && !OPENCL_MATH_MIXED_TYPES.contains(&i.name)
+    };
+    let single_float_shape = |r: &Record| -> Option<usize> {
+        let args = r.dag("arguments")?;
+        let results = r.dag("results")?;
+        let mut constraints = args.args.iter().chain(&results.args).map(|(v, _)| ref_name(v).ok());
+        let first = constraints.next()??;
+        (first.contains("Float") && constraints.all(|c| c == Some(first))).then_some(args.args.len())
+    };
+    let templates: Vec<(&spirvkit_grammar::ExtInstruction, &Record, usize)> = set
+        .instructions
+        .iter()
+        .filter(|i| math(i))
+        .filter_map(|i| {
+            let r = by_name.get(format!("spirv.CL.{}", i.name).as_str())?;
+            Some((i, *r, single_float_shape(r)?))
+        })
+        .collect();
+    for inst in set.instructions.iter().filter(|i| math(i)) {
+        let name = format!("spirv.CL.{}", inst.name);
+        if by_name.contains_key(name.as_str()) {
+            continue;
+        }
+        let arity = inst.operands.len();
+        let same_arity = templates.iter().filter(|(_, _, n)| *n == arity);
+        let template = same_arity
+            .clone()
+            .filter(|(t, _, _)| inst.name.starts_with(t.name))
+            .max_by_key(|(t, _, _)| t.name.len())
+            .or_else(|| {
+                same_arity.filter(|(t, _, _)| t.opcode < inst.opcode).max_by_key(|(t, _, _)| t.opcode)
+            });
+        let Some((t, record, _)) = template else { continue };
+        let summary = format!(
+            "OpenCL.std {} (extended instruction {} of the Khronos grammar, shaped like spirv.CL.{})",
+            inst.name, inst.opcode, t.name
+        );
+        out.push((name, *record, Some(Derived { spirv_name: None, summary, availability: None })));
+    }
+
+    // Vendor extensions of core instructions.
+    let ods_instructions: Vec<(&Record, &spirvkit_grammar::Instruction)> = ods
+        .iter()
+        .filter(|(n, r, _)| n.starts_with("spirv.") && r.bit("hasOpcode"))
+        .filter_map(|(_, r, _)| Some((*r, spirvkit_grammar::instruction_by_name(r.str("spirvOpName")?)?)))
+        .collect();
+    let modeled: std::collections::HashSet<u16> = ods_instructions.iter().map(|(_, i)| i.opcode).collect();
+    let capability_kind = spirvkit_grammar::OperandKind::Capability.info();
+    for inst in spirvkit_grammar::INSTRUCTIONS.iter().filter(|i| !modeled.contains(&i.opcode)) {
+        let names = std::iter::once(inst.name).chain(inst.aliases.iter().copied());
+        let Some((vendor, vendor_name)) =
+            names.clone().find_map(|n| VENDORS.iter().find(|v| n.ends_with(*v)).map(|v| (*v, n)))
+        else {
+            continue;
+        };
+        let stem = vendor_name.strip_prefix("Op").unwrap_or(vendor_name).strip_suffix(vendor).unwrap_or("");
+        let kinds = |i: &spirvkit_grammar::Instruction| {
+            i.operands.iter().map(|o| (o.kind, o.quantifier)).collect::<Vec<_>>()
+        };
+        let template = ods_instructions
+            .iter()
+            .filter(|(_, t)| t.class == inst.class && kinds(t) == kinds(inst))
+            .filter(|(_, t)| stem.starts_with(t.name.strip_prefix("Op").unwrap_or(t.name)))
+            .max_by_key(|(_, t)| t.name.len());
+        let Some((record, t)) = template else { continue };
+        // The grammar's capabilities by their vendor name, and the vendor's extensions.
+        let vendor_named = |e: &spirvkit_grammar::Enumerant| {
+            e.aliases.iter().copied().find(|a| a.ends_with(vendor)).unwrap_or(e.name).to_string()
+        };
+        let enumerants: Vec<_> =
+            inst.availability.capabilities.iter().filter_map(|c| capability_kind.enumerant(*c)).collect();
+        let capabilities: Vec<String> = enumerants.iter().map(|e| vendor_named(e)).collect();
+        let mut extensions: Vec<String> = inst
+            .availability
+            .extensions
+            .iter()
+            .chain(enumerants.iter().flat_map(|e| e.availability.extensions))
+            .filter(|x| x.contains(&format!("_{vendor}_")))
+            .map(|x| x.to_string())
+            .collect();
+        extensions.dedup();
+        let summary =
+            format!("{vendor_name} (opcode {} of the Khronos grammar, shaped like {})", inst.opcode, t.name);
+        out.push((
+            format!("spirv.{vendor}.{stem}"),
+            *record,
+            Some(Derived {
+                spirv_name: Some(vendor_name.to_string()),
+                summary,
+                availability: Some(DerivedAvailability { extensions, capabilities }),
+            }),
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
