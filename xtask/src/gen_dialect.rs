@@ -571,7 +571,7 @@ pub fn generate(dump: &str) -> Result<Generated> {
         .collect();
     ops.sort_by(|a, b| a.0.cmp(&b.0));
     // Instructions of the Khronos grammar newer than MLIR 22's ODS, shaped like an ODS op.
-    let derived = derived_ops(&ops)?;
+    let derived = derived_ops(&records, &ops)?;
     g.summary.derived = derived.iter().map(|(name, _, _)| name.clone()).collect();
     ops.extend(derived);
     ops.sort_by(|a, b| a.0.cmp(&b.0));
@@ -706,17 +706,16 @@ struct Gen<'a> {
 const PLACEHOLDER: char = '@';
 
 impl<'a> Gen<'a> {
-    /// One op's table entry; a `derived` op takes `op`'s shape with its own name,
-    /// instruction, summary and availability.
+    /// One op's table entry; a `derived` op takes `op`'s shape with its own name and
+    /// summary.
     fn op(&mut self, name: &str, op: &Record, derived: Option<&Derived>) -> Result<String> {
-        let mut spirv_name = if op.bit("hasOpcode") { op.str("spirvOpName") } else { None };
+        let spirv_name = if op.bit("hasOpcode") { op.str("spirvOpName") } else { None };
         // Some op summaries are code blocks over several lines; they are collapsed to one.
         // (Constraint summaries, which diagnostics quote, are kept verbatim.)
-        let mut summary = op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
-        if let Some(d) = derived {
-            spirv_name = d.spirv_name.as_deref();
-            summary = d.summary.clone();
-        }
+        let summary = match derived {
+            Some(d) => d.summary.clone(),
+            None => op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "),
+        };
 
         // Arguments: operands and attributes interleaved.
         let mut arguments = Vec::new();
@@ -825,11 +824,7 @@ impl<'a> Gen<'a> {
             traits.push(format!("{trait_name:?}"));
         }
 
-        let mut availability =
-            if op.bit("autogenAvailability") { self.availability(op)? } else { String::new() };
-        if let Some(Derived { availability: Some(a), .. }) = derived {
-            availability = a.render(&availability);
-        }
+        let availability = if op.bit("autogenAvailability") { self.availability(op)? } else { String::new() };
 
         let fields = [
             format!("name: {name:?}"),
@@ -1207,90 +1202,69 @@ fn normalize_format(format: &str) -> String {
 // ---------------------------------------------------------------------------------------
 
 /// An op MLIR 22's ODS lacks, derived from a grammar instruction: it takes an ODS op's
-/// shape (operands, attributes, results, format, traits) with these fields of its own.
+/// shape (operands, attributes, results, format, traits, availability) with its own name
+/// and summary. The (de)serializer finds its instruction by name in the grammar, as for
+/// every `spirv.CL.*` op.
 #[derive(Debug, Clone)]
 pub struct Derived {
-    spirv_name: Option<String>,
     summary: String,
-    /// Replaces the template's extensions and capabilities (its versions are kept).
-    availability: Option<DerivedAvailability>,
 }
 
-#[derive(Debug, Clone)]
-struct DerivedAvailability {
-    extensions: Vec<String>,
-    capabilities: Vec<String>,
-}
-
-impl DerivedAvailability {
-    /// The template's `OpAvailability { … }` with this op's extensions and capabilities.
-    fn render(&self, template: &str) -> String {
-        let versions = template
-            .split_once(", extensions:")
-            .map(|(head, _)| head.to_string())
-            .unwrap_or_else(|| "OpAvailability { min_version: None, max_version: None".to_string());
-        let group = |names: &[String]| if names.is_empty() { String::new() } else { format!("&{names:?}") };
-        format!(
-            "{versions}, extensions: &[{}], capabilities: &[{}] }}",
-            group(&self.extensions),
-            group(&self.capabilities)
-        )
-    }
-}
-
-/// The OpenCL.std instructions of the spec's math group (opcodes 0..=94) whose operands
-/// and result are not all one floating-point gentype (an integer exponent or result, a
-/// pointer): the grammar records no types, so these cannot take a float op's shape.
-const OPENCL_MATH_MIXED_TYPES: &[&str] =
-    &["fract", "frexp", "ilogb", "ldexp", "lgamma_r", "modf", "nan", "pown", "remquo", "rootn", "sincos"];
-/// The last opcode of OpenCL.std's math group.
+/// The last opcode of OpenCL.std's math group (section 2.1 of the OpenCL extended
+/// instruction set specification).
 const OPENCL_MATH_LAST: u32 = 94;
-/// The vendor suffix of grammar instructions MLIR names `spirv.<VENDOR>.<stem>`.
-const VENDORS: &[&str] = &["INTEL"];
+/// The grammar's operand names for operands of the instruction's float gentype (`x`, `y`;
+/// `a`, `b`, `c` of fma and mad). Others name a pointer or an integer (`ptr`, `exp`, `k`,
+/// `nancode`, `quo`, ...).
+const OPENCL_FLOAT_OPERAND_NAMES: &[&str] = &["x", "y", "a", "b", "c"];
+/// Math instructions whose operands are named like float operands but whose types the
+/// specification makes integers (the grammar records no types): `pown(x, int y)`,
+/// `rootn(x, int y)`, `int ilogb(x)`.
+const OPENCL_INTEGER_TYPED: &[&str] = &["ilogb", "pown", "rootn"];
+/// Math instructions defined for `float` only, not for every float gentype as the
+/// dialect's float constraints are: no ODS op has their shape.
+const OPENCL_FLOAT32_ONLY_PREFIXES: &[&str] = &["half_", "native_"];
 
-/// Ops of the Khronos grammar absent from the ODS, each with the ODS op whose shape it
-/// takes:
-/// - an OpenCL.std math instruction over one float gentype takes the shape of an ODS
-///   `spirv.CL` op of that group with as many operands, all of one float constraint
-///   (the one its name extends, `exp` for `exp2`, else the nearest lower opcode);
-/// - a vendor core instruction (`OpControlBarrierArriveINTEL`) that extends an ODS
-///   op's instruction (same class, same operand kinds, its name a prefix) takes that
-///   op's shape as `spirv.INTEL.<stem>`, with the grammar's capability and extension.
+/// OpenCL.std instructions absent from the ODS, each with the ODS op whose shape it takes
+/// (as newer MLIR defines them: `spirv.CL.exp2` is shaped like `spirv.CL.exp`).
+///
+/// A math instruction whose operands and result are all of one float gentype (judged by
+/// the grammar's operand names and the specification's integer-typed exceptions above)
+/// takes the shape of an ODS `spirv.CL` op with as many operands, all operands and the
+/// result of one float-only type constraint (judged by the constraint's summary): the
+/// op whose name its name extends (`exp` for `exp2` and `exp10`, `log` for `log2`), else
+/// the one of the nearest lower opcode (`tanh` for `trunc`).
 fn derived_ops<'r>(
+    records: &'r Records,
     ods: &[(String, &'r Record, Option<Derived>)],
 ) -> Result<Vec<(String, &'r Record, Option<Derived>)>> {
     let by_name: HashMap<&str, &Record> = ods.iter().map(|(n, r, _)| (n.as_str(), *r)).collect();
-    let mut out = Vec::new();
-
-    // OpenCL.std.
     let set =
         spirvkit_grammar::ext_inst_set("OpenCL.std").ok_or_else(|| anyhow!("grammar lacks OpenCL.std"))?;
-    let math = |i: &spirvkit_grammar::ExtInstruction| {
-        i.opcode <= OPENCL_MATH_LAST && !OPENCL_MATH_MIXED_TYPES.contains(&i.name)
+    let one_float_gentype = |i: &spirvkit_grammar::ExtInstruction| {
+        i.opcode <= OPENCL_MATH_LAST
+            && !OPENCL_INTEGER_TYPED.contains(&i.name)
+            && !OPENCL_FLOAT32_ONLY_PREFIXES.iter().any(|p| i.name.starts_with(p))
+            && !i.operands.is_empty()
+            && i.operands.iter().all(|o| {
+                o.kind == spirvkit_grammar::OperandKind::IdRef
+                    && OPENCL_FLOAT_OPERAND_NAMES.contains(&o.name.trim_matches('\''))
+            })
     };
-    let single_float_shape = |r: &Record| -> Option<usize> {
-        let args = r.dag("arguments")?;
-        let results = r.dag("results")?;
-        let mut constraints = args.args.iter().chain(&results.args).map(|(v, _)| ref_name(v).ok());
-        let first = constraints.next()??;
-        (first.contains("Float") && constraints.all(|c| c == Some(first))).then_some(args.args.len())
-    };
-    let templates: Vec<(&spirvkit_grammar::ExtInstruction, &Record, usize)> = set
-        .instructions
-        .iter()
-        .filter(|i| math(i))
-        .filter_map(|i| {
-            let r = by_name.get(format!("spirv.CL.{}", i.name).as_str())?;
-            Some((i, *r, single_float_shape(r)?))
-        })
-        .collect();
-    for inst in set.instructions.iter().filter(|i| math(i)) {
+    let mut templates = Vec::new();
+    for inst in set.instructions.iter().filter(|i| one_float_gentype(i)) {
+        let Some(record) = by_name.get(format!("spirv.CL.{}", inst.name).as_str()) else { continue };
+        if let Some(arity) = float_only_shape(records, record)? {
+            templates.push((inst, *record, arity));
+        }
+    }
+    let mut out = Vec::new();
+    for inst in set.instructions.iter().filter(|i| one_float_gentype(i)) {
         let name = format!("spirv.CL.{}", inst.name);
         if by_name.contains_key(name.as_str()) {
             continue;
         }
-        let arity = inst.operands.len();
-        let same_arity = templates.iter().filter(|(_, _, n)| *n == arity);
+        let same_arity = templates.iter().filter(|(_, _, n)| *n == inst.operands.len());
         let template = same_arity
             .clone()
             .filter(|(t, _, _)| inst.name.starts_with(t.name))
@@ -1300,66 +1274,39 @@ fn derived_ops<'r>(
             });
         let Some((t, record, _)) = template else { continue };
         let summary = format!(
-            "OpenCL.std {} (extended instruction {} of the Khronos grammar, shaped like spirv.CL.{})",
+            "OpenCL.std {} (extended instruction {} of the Khronos grammar; shaped like spirv.CL.{})",
             inst.name, inst.opcode, t.name
         );
-        out.push((name, *record, Some(Derived { spirv_name: None, summary, availability: None })));
-    }
-
-    // Vendor extensions of core instructions.
-    let ods_instructions: Vec<(&Record, &spirvkit_grammar::Instruction)> = ods
-        .iter()
-        .filter(|(n, r, _)| n.starts_with("spirv.") && r.bit("hasOpcode"))
-        .filter_map(|(_, r, _)| Some((*r, spirvkit_grammar::instruction_by_name(r.str("spirvOpName")?)?)))
-        .collect();
-    let modeled: std::collections::HashSet<u16> = ods_instructions.iter().map(|(_, i)| i.opcode).collect();
-    let capability_kind = spirvkit_grammar::OperandKind::Capability.info();
-    for inst in spirvkit_grammar::INSTRUCTIONS.iter().filter(|i| !modeled.contains(&i.opcode)) {
-        let names = std::iter::once(inst.name).chain(inst.aliases.iter().copied());
-        let Some((vendor, vendor_name)) =
-            names.clone().find_map(|n| VENDORS.iter().find(|v| n.ends_with(*v)).map(|v| (*v, n)))
-        else {
-            continue;
-        };
-        let stem = vendor_name.strip_prefix("Op").unwrap_or(vendor_name).strip_suffix(vendor).unwrap_or("");
-        let kinds = |i: &spirvkit_grammar::Instruction| {
-            i.operands.iter().map(|o| (o.kind, o.quantifier)).collect::<Vec<_>>()
-        };
-        let template = ods_instructions
-            .iter()
-            .filter(|(_, t)| t.class == inst.class && kinds(t) == kinds(inst))
-            .filter(|(_, t)| stem.starts_with(t.name.strip_prefix("Op").unwrap_or(t.name)))
-            .max_by_key(|(_, t)| t.name.len());
-        let Some((record, t)) = template else { continue };
-        // The grammar's capabilities by their vendor name, and the vendor's extensions.
-        let vendor_named = |e: &spirvkit_grammar::Enumerant| {
-            e.aliases.iter().copied().find(|a| a.ends_with(vendor)).unwrap_or(e.name).to_string()
-        };
-        let enumerants: Vec<_> =
-            inst.availability.capabilities.iter().filter_map(|c| capability_kind.enumerant(*c)).collect();
-        let capabilities: Vec<String> = enumerants.iter().map(|e| vendor_named(e)).collect();
-        let mut extensions: Vec<String> = inst
-            .availability
-            .extensions
-            .iter()
-            .chain(enumerants.iter().flat_map(|e| e.availability.extensions))
-            .filter(|x| x.contains(&format!("_{vendor}_")))
-            .map(|x| x.to_string())
-            .collect();
-        extensions.dedup();
-        let summary =
-            format!("{vendor_name} (opcode {} of the Khronos grammar, shaped like {})", inst.opcode, t.name);
-        out.push((
-            format!("spirv.{vendor}.{stem}"),
-            *record,
-            Some(Derived {
-                spirv_name: Some(vendor_name.to_string()),
-                summary,
-                availability: Some(DerivedAvailability { extensions, capabilities }),
-            }),
-        ));
+        out.push((name, *record, Some(Derived { summary })));
     }
     Ok(out)
+}
+
+/// The operand count of an op whose operands and single result all have one type
+/// constraint of float values only (`16/32/64-bit float or fixed-length vector of
+/// 16/32/64-bit float values ...`), without attributes.
+fn float_only_shape(records: &Records, op: &Record) -> Result<Option<usize>> {
+    let (Some(args), Some(results)) = (op.dag("arguments"), op.dag("results")) else { return Ok(None) };
+    if args.args.is_empty() || results.args.len() != 1 {
+        return Ok(None);
+    }
+    let mut constraints = Vec::new();
+    for (value, _) in args.args.iter().chain(&results.args) {
+        let mut constraint = records.get(ref_name(value)?)?;
+        if constraint.is_a("OpVariable") {
+            let inner = constraint.reference("constraint").ok_or_else(|| anyhow!("no constraint"))?;
+            constraint = records.get(inner)?;
+        }
+        if !constraint.is_a("TypeConstraint") {
+            return Ok(None);
+        }
+        constraints.push(constraint);
+    }
+    let first = constraints[0];
+    let summary = first.str("summary").unwrap_or("");
+    let float_only = summary.contains("float")
+        && !["integer", "bool", "Cooperative", "pointer"].iter().any(|other| summary.contains(other));
+    Ok((float_only && constraints.iter().all(|c| c.name == first.name)).then_some(args.args.len()))
 }
 
 #[cfg(test)]
@@ -1388,6 +1335,38 @@ mod tests {
         let text = crate::rustfmt(&generate(&dump).unwrap().text).unwrap();
         let committed = std::fs::read_to_string(crate::workspace_root().join(GENERATED_PATH)).unwrap();
         assert!(text == committed, "run `cargo xtask gen-dialect`");
+    }
+
+    /// The OpenCL.std math instructions newer MLIR has and MLIR 22's ODS lacks are derived
+    /// from the grammar in an ODS op's shape; those whose types are not one float gentype,
+    /// and the float-only `half_`/`native_` ones, are not.
+    #[test]
+    fn opencl_math_instructions_missing_from_the_ods_are_derived_from_the_grammar() {
+        let Some(include) = existing_include() else {
+            eprintln!("skipping: MLIR's ODS files not found ({DEV_PACKAGE})");
+            return;
+        };
+        let dump = match dump_records(&include) {
+            Ok(dump) => dump,
+            Err(e) => {
+                eprintln!("skipping: {e:#}");
+                return;
+            }
+        };
+        let generated = generate(&dump).unwrap();
+        let derived = &generated.summary.derived;
+        for name in ["exp2", "exp10", "log2", "log10", "trunc", "mad", "atan2pi"] {
+            assert!(derived.contains(&format!("spirv.CL.{name}")), "{name} not derived: {derived:?}");
+        }
+        for name in
+            ["pown", "rootn", "ilogb", "ldexp", "frexp", "sincos", "nan", "half_exp2", "native_log2", "exp"]
+        {
+            assert!(!derived.contains(&format!("spirv.CL.{name}")), "{name} derived: {derived:?}");
+        }
+        // Shaped like the op their name extends, with the grammar's instruction number.
+        let exp10 = generated.text.split("OpDef {").find(|d| d.contains("\"spirv.CL.exp10\"")).unwrap();
+        assert!(exp10.contains("extended instruction 21 of the Khronos grammar; shaped like spirv.CL.exp)"));
+        assert!(exp10.contains("assembly_format: Some(\"$operand `:` type($operand) attr-dict\")"));
     }
 
     const DUMP: &str = "------------- Classes -----------------
