@@ -575,7 +575,7 @@ fn print_elems(
             }
             Elem::AttrDict { with_keyword } => {
                 let ir = p.ir;
-                p.merged_attr_dict(ir.op(op), used, *with_keyword);
+                p.format_attr_dict(ir.op(op), def, used, *with_keyword, print_format_attr);
                 st.should_emit_space = true;
                 st.last_was_punctuation = false;
             }
@@ -1052,6 +1052,8 @@ fn parse_fast(p: &mut Parser, def: &'static OpDef, fast: &FastPlan) -> Option<PR
                 }
                 here
             }
+            // A property list (newer MLIR's syntax) is the interpreter's to read.
+            FastStep::AttrDict { .. } if p.at("<") => false,
             FastStep::AttrDict { with_keyword } => {
                 if (!*with_keyword || p.eat_keyword("attributes")) && p.at("{") {
                     match p.parse_attribute_dict() {
@@ -1252,6 +1254,9 @@ fn parse_elems<'s>(
             }
             Elem::Space | Elem::NoSpace | Elem::Newline => {}
             Elem::AttrDict { with_keyword } => {
+                if p.at("<") && !def.attributes.is_empty() {
+                    parse_property_list(p, def, &mut st.properties)?;
+                }
                 if *with_keyword && !p.eat_keyword("attributes") {
                     continue;
                 }
@@ -1358,6 +1363,37 @@ fn assign_types(st: &mut ParseState, v: &Var, types: Range<usize>) {
         Var::Result(i) => st.result_types[*i] = st.types.get(types).and_then(|t| t.first().copied()),
         _ => {}
     }
+}
+
+/// The properties a declarative format leaves to its `attr-dict`, in newer MLIR's syntax
+/// (see [`crate::PrintOptions::strict_properties`]): `<name = value, name, ...>`, each
+/// value as the format variable of that name reads it, a name alone a unit attribute;
+/// or the generic form's `<{name = value, ...}>`, which newer MLIR also reads.
+fn parse_property_list(p: &mut Parser, def: &OpDef, properties: &mut Vec<NamedAttribute>) -> PResult<()> {
+    p.expect("<")?;
+    if p.at("{") {
+        properties.extend(p.parse_attribute_dict()?);
+        return p.expect(">");
+    }
+    loop {
+        let name = p.tok.text;
+        let Some(ad) = (matches!(p.tok.kind, Tok::Ident | Tok::String) && !name.is_empty())
+            .then(|| def.attributes.iter().find(|ad| ad.name == name.trim_matches('"')))
+            .flatten()
+        else {
+            return p.error(format!("expected a property of '{}'", def.name));
+        };
+        if properties.iter().any(|a| a.name == ad.name) {
+            return p.error(format!("duplicate property '{}'", ad.name));
+        }
+        p.bump();
+        let value = if p.eat("=") { parse_format_attr(p, ad)? } else { Attribute::Unit };
+        properties.push(NamedAttribute::new(ad.name, value));
+        if !p.eat(",") {
+            break;
+        }
+    }
+    p.expect(">")
 }
 
 fn parse_format_attr(p: &mut Parser, ad: &crate::opdef::AttrDef) -> PResult<Attribute> {
