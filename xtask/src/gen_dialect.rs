@@ -508,6 +508,7 @@ pub fn run(args: &[String]) -> Result<()> {
         s.enum_attrs
     );
     println!("custom-format ops: {}", s.custom.join(" "));
+    println!("ops derived from the Khronos grammar: {}", s.derived.join(" "));
     Ok(())
 }
 
@@ -528,6 +529,8 @@ pub struct Summary {
     pub type_constraints: usize,
     pub attr_constraints: usize,
     pub enum_attrs: usize,
+    /// Full names of the ops derived from the Khronos grammar (not in MLIR 22's ODS).
+    pub derived: Vec<String>,
 }
 
 pub struct Generated {
@@ -558,21 +561,28 @@ pub fn generate(dump: &str) -> Result<Generated> {
     };
 
     // Ops, by full name.
-    let mut ops: Vec<(String, &Record)> = records
+    let mut ops: Vec<(String, &Record, Option<Derived>)> = records
         .by_name
         .values()
         .filter_map(|r| {
             let dialect = dialects.get(r.reference("opDialect")?)?;
-            Some((format!("{dialect}.{}", r.str("opName")?), r))
+            Some((format!("{dialect}.{}", r.str("opName")?), r, None))
         })
         .collect();
+    ops.sort_by(|a, b| a.0.cmp(&b.0));
+    // Instructions of the Khronos grammar newer than MLIR 22's ODS, shaped like an ODS op.
+    let derived = derived_ops(&records, &ops)?;
+    g.summary.derived = derived.iter().map(|(name, _, _)| name.clone()).collect();
+    ops.extend(derived);
     ops.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some(w) = ops.windows(2).find(|w| w[0].0 == w[1].0) {
         bail!("two ops named {}", w[0].0);
     }
     // C++ op class names (`SelectionOp`) to op names, for traits like `HasParent<…>`.
-    for (name, r) in &ops {
-        g.op_classes.insert(cpp_class_name(&r.name).to_string(), name.clone());
+    for (name, r, derived) in &ops {
+        if derived.is_none() {
+            g.op_classes.insert(cpp_class_name(&r.name).to_string(), name.clone());
+        }
     }
     // Enum attributes of the dialect, by record name.
     let mut enum_attrs: Vec<&Record> = records
@@ -594,8 +604,9 @@ pub fn generate(dump: &str) -> Result<Generated> {
     g.enum_index = enum_attrs.iter().enumerate().map(|(i, r)| (r.name.clone(), i)).collect();
 
     let mut ops_src = String::new();
-    for (name, op) in &ops {
-        ops_src.push_str(&g.op(name, op).with_context(|| format!("op {name} ({})", op.name))?);
+    for (name, op, derived) in &ops {
+        ops_src
+            .push_str(&g.op(name, op, derived.as_ref()).with_context(|| format!("op {name} ({})", op.name))?);
     }
 
     let mut out = String::new();
@@ -695,11 +706,16 @@ struct Gen<'a> {
 const PLACEHOLDER: char = '@';
 
 impl<'a> Gen<'a> {
-    fn op(&mut self, name: &str, op: &Record) -> Result<String> {
+    /// One op's table entry; a `derived` op takes `op`'s shape with its own name and
+    /// summary.
+    fn op(&mut self, name: &str, op: &Record, derived: Option<&Derived>) -> Result<String> {
         let spirv_name = if op.bit("hasOpcode") { op.str("spirvOpName") } else { None };
         // Some op summaries are code blocks over several lines; they are collapsed to one.
         // (Constraint summaries, which diagnostics quote, are kept verbatim.)
-        let summary = op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        let summary = match derived {
+            Some(d) => d.summary.clone(),
+            None => op.str("summary").unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" "),
+        };
 
         // Arguments: operands and attributes interleaved.
         let mut arguments = Vec::new();
@@ -1181,6 +1197,118 @@ fn normalize_format(format: &str) -> String {
     out
 }
 
+// ---------------------------------------------------------------------------------------
+// Ops derived from the Khronos grammar.
+// ---------------------------------------------------------------------------------------
+
+/// An op MLIR 22's ODS lacks, derived from a grammar instruction: it takes an ODS op's
+/// shape (operands, attributes, results, format, traits, availability) with its own name
+/// and summary. The (de)serializer finds its instruction by name in the grammar, as for
+/// every `spirv.CL.*` op.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    summary: String,
+}
+
+/// The last opcode of OpenCL.std's math group (section 2.1 of the OpenCL extended
+/// instruction set specification).
+const OPENCL_MATH_LAST: u32 = 94;
+/// The grammar's operand names for operands of the instruction's float gentype (`x`, `y`;
+/// `a`, `b`, `c` of fma and mad). Others name a pointer or an integer (`ptr`, `exp`, `k`,
+/// `nancode`, `quo`, ...).
+const OPENCL_FLOAT_OPERAND_NAMES: &[&str] = &["x", "y", "a", "b", "c"];
+/// Math instructions whose operands are named like float operands but whose types the
+/// specification makes integers (the grammar records no types): `pown(x, int y)`,
+/// `rootn(x, int y)`, `int ilogb(x)`.
+const OPENCL_INTEGER_TYPED: &[&str] = &["ilogb", "pown", "rootn"];
+/// Math instructions defined for `float` only, not for every float gentype as the
+/// dialect's float constraints are: no ODS op has their shape.
+const OPENCL_FLOAT32_ONLY_PREFIXES: &[&str] = &["half_", "native_"];
+
+/// OpenCL.std instructions absent from the ODS, each with the ODS op whose shape it takes
+/// (as newer MLIR defines them: `spirv.CL.exp2` is shaped like `spirv.CL.exp`).
+///
+/// A math instruction whose operands and result are all of one float gentype (judged by
+/// the grammar's operand names and the specification's integer-typed exceptions above)
+/// takes the shape of an ODS `spirv.CL` op with as many operands, all operands and the
+/// result of one float-only type constraint (judged by the constraint's summary): the
+/// op whose name its name extends (`exp` for `exp2` and `exp10`, `log` for `log2`), else
+/// the one of the nearest lower opcode (`tanh` for `trunc`).
+fn derived_ops<'r>(
+    records: &'r Records,
+    ods: &[(String, &'r Record, Option<Derived>)],
+) -> Result<Vec<(String, &'r Record, Option<Derived>)>> {
+    let by_name: HashMap<&str, &Record> = ods.iter().map(|(n, r, _)| (n.as_str(), *r)).collect();
+    let set =
+        spirvkit_grammar::ext_inst_set("OpenCL.std").ok_or_else(|| anyhow!("grammar lacks OpenCL.std"))?;
+    let one_float_gentype = |i: &spirvkit_grammar::ExtInstruction| {
+        i.opcode <= OPENCL_MATH_LAST
+            && !OPENCL_INTEGER_TYPED.contains(&i.name)
+            && !OPENCL_FLOAT32_ONLY_PREFIXES.iter().any(|p| i.name.starts_with(p))
+            && !i.operands.is_empty()
+            && i.operands.iter().all(|o| {
+                o.kind == spirvkit_grammar::OperandKind::IdRef
+                    && OPENCL_FLOAT_OPERAND_NAMES.contains(&o.name.trim_matches('\''))
+            })
+    };
+    let mut templates = Vec::new();
+    for inst in set.instructions.iter().filter(|i| one_float_gentype(i)) {
+        let Some(record) = by_name.get(format!("spirv.CL.{}", inst.name).as_str()) else { continue };
+        if let Some(arity) = float_only_shape(records, record)? {
+            templates.push((inst, *record, arity));
+        }
+    }
+    let mut out = Vec::new();
+    for inst in set.instructions.iter().filter(|i| one_float_gentype(i)) {
+        let name = format!("spirv.CL.{}", inst.name);
+        if by_name.contains_key(name.as_str()) {
+            continue;
+        }
+        let same_arity = templates.iter().filter(|(_, _, n)| *n == inst.operands.len());
+        let template = same_arity
+            .clone()
+            .filter(|(t, _, _)| inst.name.starts_with(t.name))
+            .max_by_key(|(t, _, _)| t.name.len())
+            .or_else(|| {
+                same_arity.filter(|(t, _, _)| t.opcode < inst.opcode).max_by_key(|(t, _, _)| t.opcode)
+            });
+        let Some((t, record, _)) = template else { continue };
+        let summary = format!(
+            "OpenCL.std {} (extended instruction {} of the Khronos grammar; shaped like spirv.CL.{})",
+            inst.name, inst.opcode, t.name
+        );
+        out.push((name, *record, Some(Derived { summary })));
+    }
+    Ok(out)
+}
+
+/// The operand count of an op whose operands and single result all have one type
+/// constraint of float values only (`16/32/64-bit float or fixed-length vector of
+/// 16/32/64-bit float values ...`), without attributes.
+fn float_only_shape(records: &Records, op: &Record) -> Result<Option<usize>> {
+    let (Some(args), Some(results)) = (op.dag("arguments"), op.dag("results")) else { return Ok(None) };
+    if args.args.is_empty() || results.args.len() != 1 {
+        return Ok(None);
+    }
+    let mut constraints = Vec::new();
+    for (value, _) in args.args.iter().chain(&results.args) {
+        let mut constraint = records.get(ref_name(value)?)?;
+        if constraint.is_a("OpVariable") {
+            let inner = constraint.reference("constraint").ok_or_else(|| anyhow!("no constraint"))?;
+            constraint = records.get(inner)?;
+        }
+        if !constraint.is_a("TypeConstraint") {
+            return Ok(None);
+        }
+        constraints.push(constraint);
+    }
+    let first = constraints[0];
+    let summary = first.str("summary").unwrap_or("");
+    let float_only = summary.contains("float")
+        && !["integer", "bool", "Cooperative", "pointer"].iter().any(|other| summary.contains(other));
+    Ok((float_only && constraints.iter().all(|c| c.name == first.name)).then_some(args.args.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1207,6 +1335,38 @@ mod tests {
         let text = crate::rustfmt(&generate(&dump).unwrap().text).unwrap();
         let committed = std::fs::read_to_string(crate::workspace_root().join(GENERATED_PATH)).unwrap();
         assert!(text == committed, "run `cargo xtask gen-dialect`");
+    }
+
+    /// The OpenCL.std math instructions newer MLIR has and MLIR 22's ODS lacks are derived
+    /// from the grammar in an ODS op's shape; those whose types are not one float gentype,
+    /// and the float-only `half_`/`native_` ones, are not.
+    #[test]
+    fn opencl_math_instructions_missing_from_the_ods_are_derived_from_the_grammar() {
+        let Some(include) = existing_include() else {
+            eprintln!("skipping: MLIR's ODS files not found ({DEV_PACKAGE})");
+            return;
+        };
+        let dump = match dump_records(&include) {
+            Ok(dump) => dump,
+            Err(e) => {
+                eprintln!("skipping: {e:#}");
+                return;
+            }
+        };
+        let generated = generate(&dump).unwrap();
+        let derived = &generated.summary.derived;
+        for name in ["exp2", "exp10", "log2", "log10", "trunc", "mad", "atan2pi"] {
+            assert!(derived.contains(&format!("spirv.CL.{name}")), "{name} not derived: {derived:?}");
+        }
+        for name in
+            ["pown", "rootn", "ilogb", "ldexp", "frexp", "sincos", "nan", "half_exp2", "native_log2", "exp"]
+        {
+            assert!(!derived.contains(&format!("spirv.CL.{name}")), "{name} derived: {derived:?}");
+        }
+        // Shaped like the op their name extends, with the grammar's instruction number.
+        let exp10 = generated.text.split("OpDef {").find(|d| d.contains("\"spirv.CL.exp10\"")).unwrap();
+        assert!(exp10.contains("extended instruction 21 of the Khronos grammar; shaped like spirv.CL.exp)"));
+        assert!(exp10.contains("assembly_format: Some(\"$operand `:` type($operand) attr-dict\")"));
     }
 
     const DUMP: &str = "------------- Classes -----------------

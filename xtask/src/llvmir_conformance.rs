@@ -343,7 +343,7 @@ fn check_chunk(chunk: &str, pass: &str, scratch: &Path, converter: Converter<'_>
         let [only] = with_contents[..] else {
             return Verdict::Reached { passed: 3, nested, failure: None };
         };
-        let options = spirvkit_ir::PrintOptions { generic: true, debug_info: false, threads: 1 };
+        let options = spirvkit_ir::PrintOptions { generic: true, threads: 1, ..Default::default() };
         reference_input = scratch.join("nested.mlir");
         if std::fs::write(&reference_input, spirvkit_ir::print(&ir, only, options)).is_err() {
             return Verdict::Reached { passed: 3, nested, failure: None };

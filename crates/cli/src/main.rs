@@ -68,8 +68,12 @@ enum Command {
     ///
     /// Usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]]
     /// [--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]]
-    /// [--mlir-print-op-generic] [--mlir-print-debuginfo] [--allow-unregistered-dialect]
-    /// [--mlir-disable-threading] [--pass-pipeline=PIPELINE | PASS FLAGS...]
+    /// [--mlir-print-op-generic] [--mlir-print-debuginfo] [--mlir-print-strict-properties]
+    /// [--allow-unregistered-dialect] [--mlir-disable-threading] [--pass-pipeline=PIPELINE | PASS FLAGS...]
+    ///
+    /// `--mlir-print-strict-properties` prints the properties a declarative format leaves to
+    /// its attribute dictionary as newer MLIR does (`llvm.load %p <alignment = 4>`), not as
+    /// MLIR 22 (`{alignment = 4 : i64}`); both forms are always read.
     ///
     /// Options take one or two dashes, as in mlir-opt. Anything else that starts with
     /// `-` is a pass flag (`--canonicalize`, `--inline=default-pipeline=`); a pass
@@ -244,8 +248,8 @@ struct OptArgs {
 
 const OPT_USAGE: &str = "usage: spirvkit opt [FILE|-] [-o OUT] [--split-input-file[=MARKER]] \
 [--output-split-marker=MARKER] [--verify-diagnostics[=all|only-expected]] [--mlir-print-op-generic] \
-[--mlir-print-debuginfo] [--allow-unregistered-dialect] [--mlir-disable-threading] \
-[--pass-pipeline=PIPELINE | PASS FLAGS...]";
+[--mlir-print-debuginfo] [--mlir-print-strict-properties] [--allow-unregistered-dialect] \
+[--mlir-disable-threading] [--pass-pipeline=PIPELINE | PASS FLAGS...]";
 
 fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
     let mut input = None;
@@ -297,6 +301,8 @@ fn parse_opt_args(args: &[String]) -> Result<Option<OptArgs>, String> {
             }
             ("mlir-print-op-generic", None) => options.generic = true,
             ("mlir-print-debuginfo", None) => options.debug_info = true,
+            // Newer MLIR's property syntax (`llvm.load %p <alignment = 4>`), not mlir-opt-22's.
+            ("mlir-print-strict-properties", None) => options.strict_properties = true,
             ("allow-unregistered-dialect", None) => options.allow_unregistered_dialect = true,
             // Threading does not change the output.
             ("mlir-disable-threading", None) => {}

@@ -202,3 +202,69 @@ fn malformed_custom_forms_are_errors_not_panics() {
         assert!(r.diagnostics_text.contains("error"), "{text}: {}", r.diagnostics_text);
     }
 }
+
+fn opt_with(text: &str, options: &OptOptions) -> Result<String, String> {
+    let r = run(text, "t.mlir", options);
+    if r.success {
+        Ok(r.output)
+    } else {
+        Err(r.diagnostics_text)
+    }
+}
+
+/// Newer MLIR's property list (strict property assembly formats): read always, printed
+/// with `--mlir-print-strict-properties`; MLIR 22's attribute-dictionary form otherwise.
+#[test]
+fn properties_read_in_both_syntaxes_and_print_in_the_chosen_one() {
+    let mlir22 = "llvm.func @f(%arg0: !llvm.ptr, %arg1: f32) -> f32 {\n\
+                  \x20 %0 = llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr -> f32\n\
+                  \x20 %1 = llvm.load volatile %arg0 {nontemporal} : !llvm.ptr -> f32\n\
+                  \x20 llvm.store %arg1, %arg0 {alignment = 8 : i64, nontemporal} : f32, !llvm.ptr\n\
+                  \x20 %2 = llvm.load %arg0 atomic acquire {alignment = 4 : i64, foo = 1 : i32} : !llvm.ptr -> f32\n\
+                  \x20 llvm.return %0 : f32\n}\n";
+    let newer = "llvm.func @f(%arg0: !llvm.ptr, %arg1: f32) -> f32 {\n\
+                 \x20 %0 = llvm.load %arg0 <alignment = 4> : !llvm.ptr -> f32\n\
+                 \x20 %1 = llvm.load volatile %arg0 <nontemporal> : !llvm.ptr -> f32\n\
+                 \x20 llvm.store %arg1, %arg0 <alignment = 8, nontemporal> : f32, !llvm.ptr\n\
+                 \x20 %2 = llvm.load %arg0 atomic acquire <alignment = 4> {foo = 1 : i32} : !llvm.ptr -> f32\n\
+                 \x20 llvm.return %0 : f32\n}\n";
+    // The generic form's `<{...}>` is newer MLIR's legacy input in that position.
+    let legacy = newer.replace("<alignment = 4> :", "<{alignment = 4 : i64}> :");
+    let default = OptOptions::default();
+    let strict = OptOptions { strict_properties: true, ..Default::default() };
+    let printed_22 = opt_with(mlir22, &default).unwrap();
+    assert!(printed_22.contains("llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr -> f32"), "{printed_22}");
+    let printed_newer = opt_with(mlir22, &strict).unwrap();
+    for expected in [
+        "llvm.load %arg0 <alignment = 4> : !llvm.ptr -> f32",
+        "llvm.load volatile %arg0 <nontemporal> : !llvm.ptr -> f32",
+        "llvm.store %arg1, %arg0 <alignment = 8, nontemporal> : f32, !llvm.ptr",
+        "llvm.load %arg0 atomic acquire <alignment = 4> {foo = 1 : i32} : !llvm.ptr -> f32",
+    ] {
+        assert!(printed_newer.contains(expected), "missing `{expected}` in\n{printed_newer}");
+    }
+    for text in [newer, legacy.as_str()] {
+        assert_eq!(opt_with(text, &default).unwrap(), printed_22, "{text}");
+        assert_eq!(opt_with(text, &strict).unwrap(), printed_newer, "{text}");
+    }
+    // The generic form is the same in both modes.
+    let generic = OptOptions { generic: true, ..Default::default() };
+    let generic_strict = OptOptions { generic: true, strict_properties: true, ..Default::default() };
+    assert_eq!(opt_with(newer, &generic).unwrap(), opt_with(mlir22, &generic_strict).unwrap());
+}
+
+#[test]
+fn malformed_property_lists_are_errors() {
+    for (list, message) in [
+        ("<bogus = 4>", "expected a property of 'llvm.load'"),
+        ("<alignment = 4, alignment = 8>", "duplicate property 'alignment'"),
+        ("<alignment = 4", "expected '>'"),
+        ("<>", "expected a property of 'llvm.load'"),
+    ] {
+        let text = format!(
+            "llvm.func @f(%arg0: !llvm.ptr) -> f32 {{\n  %0 = llvm.load %arg0 {list} : !llvm.ptr -> f32\n  llvm.return %0 : f32\n}}\n"
+        );
+        let error = opt_with(&text, &OptOptions::default()).unwrap_err();
+        assert!(error.contains(message), "{list}: {error}");
+    }
+}

@@ -59,6 +59,9 @@ pub struct OptOptions {
     pub generic: bool,
     /// `--mlir-print-debuginfo`.
     pub debug_info: bool,
+    /// `--mlir-print-strict-properties`: newer MLIR's property syntax in custom forms
+    /// (see `spirvkit_ir::PrintOptions::strict_properties`).
+    pub strict_properties: bool,
     /// Pass flags, in order, as given (`--canonicalize`, `-inline=default-pipeline=`).
     pub passes: Vec<String>,
     /// `--pass-pipeline=` (exclusive with pass flags).
@@ -110,8 +113,12 @@ pub fn run(source: &str, file_name: &str, options: &OptOptions) -> OptResult {
     };
 
     let index = std::cell::OnceCell::new();
-    let print_options =
-        PrintOptions { generic: options.generic, debug_info: options.debug_info, ..Default::default() };
+    let print_options = PrintOptions {
+        generic: options.generic,
+        debug_info: options.debug_info,
+        strict_properties: options.strict_properties,
+        ..Default::default()
+    };
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
     let mut unexpected = false;

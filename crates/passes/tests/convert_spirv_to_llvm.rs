@@ -112,7 +112,7 @@ fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `mlir-translate-22 --mlir-to-llvmir` and `opt-22 -passes=verify` accept the
 /// converted module (checked when both tools are installed).
 fn llvm_accepts(ir: &Ir, module: spirvkit_ir::ir::OpId) -> Result<(), String> {
-    let options = PrintOptions { generic: true, debug_info: false, threads: 1 };
+    let options = PrintOptions { generic: true, threads: 1, ..Default::default() };
     let text = print_op(ir, module, options);
     let dir = std::env::temp_dir();
     let mlir = dir.join(format!("spirvkit-convert-{}.mlir", std::process::id()));

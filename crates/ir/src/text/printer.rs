@@ -18,6 +18,14 @@ pub struct PrintOptions {
     /// Threads for printing a large module's functions: 0 picks the core count for
     /// large IR, 1 prints on the calling thread only.
     pub threads: usize,
+    /// `--mlir-print-strict-properties`: newer MLIR's syntax for the inherent attributes
+    /// (properties) a declarative format does not bind itself. MLIR 22 prints them in
+    /// the `attr-dict` (`llvm.load %p {alignment = 4 : i64}`); newer MLIR (strict
+    /// property assembly formats, the default since llvm-project c495a9b, with the
+    /// key-value `prop-dict` of #217589) prints them as a property list before it, each
+    /// value as its format variable prints (`llvm.load %p <alignment = 4>`, `<nontemporal>`).
+    /// The parser reads both forms whatever this says.
+    pub strict_properties: bool,
 }
 
 /// Below this many ops in the IR, printing stays on one thread (starting threads
@@ -946,6 +954,58 @@ impl<'a> Printer<'a> {
             self.attr_entry(a);
         }
         self.out.push('}');
+    }
+
+    /// The attributes a declarative format's `attr-dict` prints: with
+    /// [`PrintOptions::strict_properties`], the op's properties that are shown go in a
+    /// ` <name = value, ...>` list first (in the op's declaration order, each `value`
+    /// printed by `value_text` as its format variable would be; a unit one as its name
+    /// alone), and only the other attributes in the dictionary.
+    pub(crate) fn format_attr_dict(
+        &mut self,
+        o: &crate::ir::Operation,
+        def: &crate::opdef::OpDef,
+        elided: &[&str],
+        with_keyword: bool,
+        value_text: fn(&mut Printer, &crate::opdef::AttrConstraint, &Attribute),
+    ) {
+        if !self.options.strict_properties {
+            return self.merged_attr_dict(o, elided, with_keyword);
+        }
+        let shown: Vec<&crate::opdef::AttrDef> = def
+            .attributes
+            .iter()
+            .filter(|ad| !elided.contains(&ad.name))
+            .filter(|ad| match (o.attr(ad.name), crate::llvm::default_text(ad.constraint())) {
+                (None, _) => false,
+                (Some(value), Some(default)) if crate::llvm::has_defaults(def) => {
+                    let mut printed = String::new();
+                    write_attribute_in(self.ir, value, &mut printed, &mut self.type_texts);
+                    printed != default
+                }
+                _ => true,
+            })
+            .collect();
+        if !shown.is_empty() {
+            self.out.push_str(" <");
+            for (i, ad) in shown.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.out.push_str(ad.name);
+                match o.attr(ad.name) {
+                    Some(Attribute::Unit) | None => {}
+                    Some(value) => {
+                        self.out.push_str(" = ");
+                        value_text(self, ad.constraint(), value);
+                    }
+                }
+            }
+            self.out.push('>');
+        }
+        let mut rest: Vec<&str> = elided.to_vec();
+        rest.extend(def.attributes.iter().map(|ad| ad.name));
+        self.merged_attr_dict(o, &rest, with_keyword);
     }
 
     /// `name = value`, or just `name` for unit attributes.

@@ -389,3 +389,23 @@ fn glsl_ops_beyond_mlir_convert_to_verifying_llvm_dialect() {
     let interp = "spirv.func @g(%x: f32) \"None\" {\n  %0 = \"spirv.GL.InterpolateAtCentroid\"(%x) : (f32) -> f32\n  spirv.Return\n}\n";
     assert!(kernel(interp).diagnostics_text.contains("not supported yet: spirv.GL.InterpolateAtCentroid"));
 }
+
+/// The OpenCL.std ops the dialect tables derive from the grammar (newer MLIR's ops)
+/// lower to the intrinsics of the same meaning, as newer MLIR lowers them.
+#[test]
+fn opencl_ops_derived_from_the_grammar_lower_to_intrinsics() {
+    let source = "spirv.func @f(%x: f32, %v: vector<3xf32>) \"None\" {\n\
+        %0 = spirv.CL.exp2 %x : f32\n\
+        %1 = spirv.CL.exp10 %0 : f32\n\
+        %2 = spirv.CL.log2 %1 : f32\n\
+        %3 = spirv.CL.log10 %2 : f32\n\
+        %4 = spirv.CL.trunc %v : vector<3xf32>\n\
+        spirv.Return\n\
+      }\n";
+    let r = convert(source, "-convert-spirv-to-llvm", false);
+    assert!(r.success, "{}", r.diagnostics_text);
+    for intrinsic in ["exp2", "exp10", "log2", "log10", "trunc"] {
+        assert!(r.output.contains(&format!("\"llvm.intr.{intrinsic}\"(")), "{intrinsic}: {}", r.output);
+    }
+    assert!(r.output.contains("(vector<3xf32>) -> vector<3xf32>"), "{}", r.output);
+}

@@ -1288,6 +1288,44 @@ OpFunctionEnd
     assert!(text.contains("spirv.CL.vstoren"), "{text}");
 }
 
+/// OpenCL.std instructions MLIR 22's ODS lacks and the dialect tables derive from the
+/// grammar (`exp2` shaped like `exp`, ...) read as their ops, in the custom form, and
+/// write back as the same extended instructions.
+#[test]
+fn opencl_instructions_derived_from_the_grammar_round_trip_as_ops() {
+    let text = assert_kernel_round_trips(&format!(
+        "{KERNEL_PRELUDE}%void = OpTypeVoid
+%float = OpTypeFloat 32
+%ptr = OpTypePointer CrossWorkgroup %float
+%fn = OpTypeFunction %void %ptr
+%main = OpFunction %void None %fn
+%p = OpFunctionParameter %ptr
+%l = OpLabel
+%x = OpLoad %float %p
+%a = OpExtInst %float %cl exp2 %x
+%b = OpExtInst %float %cl exp10 %a
+%c = OpExtInst %float %cl log2 %b
+%d = OpExtInst %float %cl log10 %c
+%e = OpExtInst %float %cl trunc %d
+%f = OpExtInst %float %cl mad %e %e %x
+OpStore %p %f
+OpReturn
+OpFunctionEnd
+"
+    ));
+    for expected in [
+        "spirv.CL.exp2 %",
+        "spirv.CL.exp10 %",
+        "spirv.CL.log2 %",
+        "spirv.CL.log10 %",
+        "spirv.CL.trunc %",
+        "spirv.CL.mad %",
+    ] {
+        assert!(text.contains(expected), "{expected}: {text}");
+    }
+    assert!(!text.contains("\"spirv.CL."), "generic fallback ops: {text}");
+}
+
 #[test]
 fn opencl_parameter_decorations_of_every_kind_round_trip() {
     let text = assert_kernel_round_trips(&format!(
