@@ -139,6 +139,69 @@ impl Cfg {
         &self.loops
     }
 
+    /// Whether every cycle is a natural loop: each retreating edge of the depth-first
+    /// order (to a block not after its source in reverse post-order) goes to a block
+    /// that dominates its source. Irreducible cycles have no header and are in no loop.
+    pub fn is_reducible(&self) -> bool {
+        self.succs.iter().enumerate().all(|(b, ss)| ss.iter().all(|&s| s > b || self.dominates(s, b)))
+    }
+
+    /// Where control leaves a loop `body` (a body from [`Cfg::loops`]): the blocks
+    /// outside it that blocks inside branch to, and `None` when a block inside has no
+    /// successor (the function returns), in block order, each once.
+    pub fn loop_exits(&self, body: &FxHashSet<usize>) -> Vec<Option<usize>> {
+        let mut exits = Vec::new();
+        for b in (0..self.blocks.len()).filter(|b| body.contains(b)) {
+            if self.succs[b].is_empty() && !exits.contains(&None) {
+                exits.push(None);
+            }
+            for &s in &self.succs[b] {
+                if !body.contains(&s) && !exits.contains(&Some(s)) {
+                    exits.push(Some(s));
+                }
+            }
+        }
+        exits
+    }
+
+    /// The block index defining each value of the reachable blocks (block arguments and
+    /// op results), for [`Cfg::live_outs`].
+    pub fn defining_blocks(&self, ir: &Ir) -> FxHashMap<Value, usize> {
+        let mut def_block = FxHashMap::default();
+        for (i, &b) in self.blocks.iter().enumerate() {
+            def_block.extend(ir.block(b).arguments.iter().map(|&a| (a, i)));
+            for &op in &ir.block(b).ops {
+                def_block.extend(ir.op(op).results.iter().map(|&r| (r, i)));
+            }
+        }
+        def_block
+    }
+
+    /// The values defined in a loop `body` and used outside it, by value number.
+    pub fn live_outs(
+        &self,
+        ir: &Ir,
+        body: &FxHashSet<usize>,
+        def_block: &FxHashMap<Value, usize>,
+    ) -> Vec<Value> {
+        let mut live = Vec::new();
+        let mut seen = FxHashSet::default();
+        for (i, &b) in self.blocks.iter().enumerate() {
+            if body.contains(&i) {
+                continue;
+            }
+            for &op in &ir.block(b).ops {
+                for &v in &ir.op(op).operands {
+                    if def_block.get(&v).is_some_and(|d| body.contains(d)) && seen.insert(v) {
+                        live.push(v);
+                    }
+                }
+            }
+        }
+        live.sort_by_key(|v| v.index());
+        live
+    }
+
     /// The blocks a branch at block `i` influences: those reachable from its
     /// successors before its immediate post-dominator (which is not included).
     pub fn influence_region(&self, i: usize) -> FxHashSet<usize> {
@@ -358,14 +421,7 @@ impl Divergence {
             divergent_loops: FxHashSet::default(),
             cfg,
         };
-        // Which block defines each value, for the loops' live-outs.
-        let mut def_block: FxHashMap<Value, usize> = FxHashMap::default();
-        for (i, &b) in d.cfg.blocks.iter().enumerate() {
-            def_block.extend(ir.block(b).arguments.iter().map(|&a| (a, i)));
-            for &op in &ir.block(b).ops {
-                def_block.extend(ir.op(op).results.iter().map(|&r| (r, i)));
-            }
-        }
+        let def_block = d.cfg.defining_blocks(ir);
         let mut changed = true;
         while changed {
             changed = false;
@@ -469,18 +525,8 @@ impl Divergence {
                 continue;
             }
             self.divergent_loops.insert(self.cfg.blocks[header]);
-            for (b, &block) in self.cfg.blocks.iter().enumerate() {
-                if body.contains(&b) {
-                    continue;
-                }
-                for &op in &ir.block(block).ops {
-                    for &v in &ir.op(op).operands {
-                        if def_block.get(&v).is_some_and(|d| body.contains(d)) {
-                            self.varying.insert(v);
-                        }
-                    }
-                }
-            }
+            let live_outs = self.cfg.live_outs(ir, &body, def_block);
+            self.varying.extend(live_outs);
         }
     }
 
@@ -738,5 +784,59 @@ mod tests {
         assert_eq!(cfg.loops()[0].0, at(1));
         assert_eq!(cfg.loops()[0].1.len(), 4);
         assert_eq!(cfg.influence_region(at(1)).len(), 2);
+        assert!(cfg.is_reducible());
+        assert_eq!(cfg.loop_exits(&cfg.loops()[0].1), vec![Some(at(5))]);
+    }
+
+    #[test]
+    fn a_cycle_entered_at_two_blocks_is_irreducible_and_no_loop() {
+        let (_, _, d) = analyze(
+            r#"llvm.func @f(%c: i1) {
+  llvm.cond_br %c, ^bb1, ^bb2
+^bb1:
+  llvm.cond_br %c, ^bb2, ^bb3
+^bb2:
+  llvm.br ^bb1
+^bb3:
+  llvm.return
+}"#,
+            &[],
+        );
+        assert!(!d.cfg.is_reducible());
+        assert!(d.cfg.loops().is_empty());
+    }
+
+    #[test]
+    fn loop_exits_are_the_blocks_left_to_and_live_outs_the_values_used_after_the_loop() {
+        let (ir, region, d) = analyze(
+            r#"llvm.func @f(%c: i1, %x: i32) -> i32 {
+  llvm.br ^bb1(%x : i32)
+^bb1(%i: i32):
+  %n = llvm.add %i, %x : i32
+  %dead = llvm.add %n, %x : i32
+  llvm.cond_br %c, ^bb2, ^bb3
+^bb2:
+  llvm.cond_br %c, ^bb1(%n : i32), ^bb4
+^bb3:
+  llvm.return %i : i32
+^bb4:
+  llvm.return %n : i32
+}"#,
+            &[],
+        );
+        let cfg = &d.cfg;
+        let at = |k: usize| cfg.index_of(ir.region(region).blocks[k]).unwrap();
+        let (header, body) = &cfg.loops()[0];
+        assert_eq!(*header, at(1));
+        let mut exits = cfg.loop_exits(body);
+        exits.sort();
+        let mut expected = vec![Some(at(3)), Some(at(4))];
+        expected.sort();
+        assert_eq!(exits, expected);
+        // A returning block reaches no latch, so it is outside the loop, an exit block.
+        assert!(!exits.contains(&None));
+        let live = cfg.live_outs(&ir, body, &cfg.defining_blocks(&ir));
+        // %i (returned at ^bb3) and %n (at ^bb4); %dead is used nowhere.
+        assert_eq!(live, vec![arg(&ir, region, 1, 0), result(&ir, region, 1, "llvm.add")]);
     }
 }

@@ -33,7 +33,7 @@ use spirvkit_ir::ir::{BlockId, Ir, Location, OpId, RegionId, Value, ValueDef};
 use spirvkit_ir::types::{Signedness, Type, TypeKind};
 
 use super::context as cx;
-use super::divergence::Divergence;
+use super::divergence::{successor_operands, Cfg, Divergence};
 use super::workgroup::llvm_type_layout;
 
 /// Invocations per SIMD call.
@@ -118,16 +118,8 @@ fn props(list: Vec<(&str, Attribute)>) -> Vec<NamedAttribute> {
 }
 
 // ---------------------------------------------------------------------------------------
-// The control-flow graph of the scalar invocation function.
-
-struct Cfg {
-    blocks: Vec<BlockId>,
-    index: FxHashMap<BlockId, usize>,
-    /// Successor block indices, in the terminator's successor order.
-    succs: Vec<Vec<usize>>,
-    preds: Vec<Vec<usize>>,
-    returns: Vec<bool>,
-}
+// The control-flow graph of the scalar invocation function: `divergence::Cfg` (blocks in
+// reverse post-order), with the loops' nesting, exits and live-outs the emitter needs.
 
 struct Loop {
     header: usize,
@@ -143,13 +135,12 @@ fn terminator(ir: &Ir, b: BlockId) -> Option<OpId> {
     ir.block(b).ops.last().copied()
 }
 
-fn build_cfg(ir: &Ir, region: RegionId) -> Result<Cfg, NotApplicable> {
-    let blocks = ir.region(region).blocks.clone();
-    let index: FxHashMap<BlockId, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-    let mut succs = vec![Vec::new(); blocks.len()];
-    let mut preds = vec![Vec::new(); blocks.len()];
-    let mut returns = vec![false; blocks.len()];
-    for (i, &b) in blocks.iter().enumerate() {
+/// Refuses the terminators the emitter does not handle: anything but branches inside
+/// the function and a `done` return, a conditional branch with one target twice, and
+/// a branch whose operands do not match its target's arguments.
+fn check_terminators(ir: &Ir, region: RegionId) -> Result<(), NotApplicable> {
+    let blocks: FxHashSet<BlockId> = ir.region(region).blocks.iter().copied().collect();
+    for &b in &ir.region(region).blocks {
         let Some(t) = terminator(ir, b) else { return refuse("a block without a terminator") };
         match ir.op(t).name.as_str() {
             "llvm.br" | "llvm.cond_br" => {
@@ -157,10 +148,13 @@ fn build_cfg(ir: &Ir, region: RegionId) -> Result<Cfg, NotApplicable> {
                 if targets.len() == 2 && targets[0] == targets[1] {
                     return refuse("a conditional branch with one target");
                 }
-                for s in targets.iter() {
-                    let Some(&si) = index.get(s) else { return refuse("a branch out of the function") };
-                    succs[i].push(si);
-                    preds[si].push(i);
+                for (k, s) in targets.iter().enumerate() {
+                    if !blocks.contains(s) {
+                        return refuse("a branch out of the function");
+                    }
+                    if successor_operands(ir, t, k).len() != ir.block(*s).arguments.len() {
+                        return refuse("a branch whose operands do not fit its successors");
+                    }
                 }
             }
             "llvm.return" => {
@@ -168,38 +162,11 @@ fn build_cfg(ir: &Ir, region: RegionId) -> Result<Cfg, NotApplicable> {
                 if done != Some(i128::from(cx::STATE_DONE as i32)) {
                     return refuse("a return other than 'done'");
                 }
-                returns[i] = true;
             }
             other => return refuse(format!("the terminator {other}")),
         }
     }
-    Ok(Cfg { blocks, index, succs, preds, returns })
-}
-
-/// The operands an `llvm.br` / `llvm.cond_br` passes to each successor.
-fn successor_ranges(ir: &Ir, op: OpId) -> Option<Vec<std::ops::Range<usize>>> {
-    let o = ir.op(op);
-    let n = o.operands.len();
-    let ranges = match o.name.as_str() {
-        "llvm.br" => std::iter::once(0..n).collect(),
-        "llvm.cond_br" => {
-            let Some(Attribute::DenseArray { values, .. }) = o.attr("operandSegmentSizes") else {
-                return None;
-            };
-            let sizes: Vec<usize> = values
-                .iter()
-                .map(|v| match v {
-                    Attribute::Integer { value, .. } => usize::try_from(*value).ok(),
-                    _ => None,
-                })
-                .collect::<Option<_>>()?;
-            let [1, t, f] = sizes[..] else { return None };
-            vec![1..1 + t, 1 + t..1 + t + f]
-        }
-        _ => return None,
-    };
-    let fits = ranges.len() == o.successors.len() && ranges.iter().all(|r| r.end <= n);
-    fits.then_some(ranges)
+    Ok(())
 }
 
 fn constant_int(ir: &Ir, v: Value) -> Option<i128> {
@@ -213,99 +180,30 @@ fn constant_int(ir: &Ir, v: Value) -> Option<i128> {
     }
 }
 
-/// Natural loops from the back edges of a depth-first walk; refuses irreducible flow.
+/// The natural loops of `cfg` with their nesting, exits and live-outs; refuses
+/// irreducible flow (a cycle entered other than through one header).
 fn find_loops(ir: &Ir, cfg: &Cfg) -> Result<Vec<Loop>, NotApplicable> {
+    if !cfg.is_reducible() {
+        return refuse("irreducible control flow");
+    }
     let n = cfg.blocks.len();
-    let mut back: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
-    let mut state = vec![0u8; n];
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    state[0] = 1;
-    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-        if let Some(&s) = cfg.succs[b].get(*next) {
-            *next += 1;
-            match state[s] {
-                1 => back.entry(s).or_default().push(b),
-                0 => {
-                    state[s] = 1;
-                    stack.push((s, 0));
-                }
-                _ => {}
-            }
-        } else {
-            state[b] = 2;
-            stack.pop();
-        }
-    }
-    let mut headers: Vec<usize> = back.keys().copied().collect();
-    headers.sort_unstable();
-    let mut loops = Vec::new();
-    for h in headers {
-        let mut body = vec![false; n];
-        body[h] = true;
-        let mut work: Vec<usize> = back[&h].clone();
-        while let Some(b) = work.pop() {
-            if !body[b] {
-                body[b] = true;
-                work.extend(cfg.preds[b].iter().copied());
-            }
-        }
-        for (b, &inside) in body.iter().enumerate() {
-            if inside && b != h && cfg.preds[b].iter().any(|&p| !body[p]) {
-                return refuse("irreducible control flow");
-            }
-        }
-        loops.push(Loop { header: h, body, parent: None, exits: Vec::new(), live_out: Vec::new() });
-    }
+    let def_block = cfg.defining_blocks(ir);
+    let mut loops: Vec<Loop> = cfg
+        .loops()
+        .iter()
+        .map(|(header, body)| Loop {
+            header: *header,
+            body: (0..n).map(|b| body.contains(&b)).collect(),
+            parent: None,
+            exits: cfg.loop_exits(body),
+            live_out: cfg.live_outs(ir, body, &def_block),
+        })
+        .collect();
     // Parents: the smallest other loop containing the header.
     let sizes: Vec<usize> = loops.iter().map(|l| l.body.iter().filter(|&&x| x).count()).collect();
     for i in 0..loops.len() {
         let h = loops[i].header;
         loops[i].parent = (0..loops.len()).filter(|&j| j != i && loops[j].body[h]).min_by_key(|&j| sizes[j]);
-    }
-    // Exits and live-out values.
-    let mut def_block: FxHashMap<Value, usize> = FxHashMap::default();
-    for (i, &b) in cfg.blocks.iter().enumerate() {
-        for &a in &ir.block(b).arguments {
-            def_block.insert(a, i);
-        }
-        for &op in &ir.block(b).ops {
-            for &r in &ir.op(op).results {
-                def_block.insert(r, i);
-            }
-        }
-    }
-    for l in loops.iter_mut() {
-        let mut exits = Vec::new();
-        for b in 0..n {
-            if !l.body[b] {
-                continue;
-            }
-            if cfg.returns[b] && !exits.contains(&None) {
-                exits.push(None);
-            }
-            for &s in &cfg.succs[b] {
-                if !l.body[s] && !exits.contains(&Some(s)) {
-                    exits.push(Some(s));
-                }
-            }
-        }
-        l.exits = exits;
-        let mut live = Vec::new();
-        let mut seen = FxHashSet::default();
-        for (i, &b) in cfg.blocks.iter().enumerate() {
-            if l.body[i] {
-                continue;
-            }
-            for &op in &ir.block(b).ops {
-                for &v in &ir.op(op).operands {
-                    if def_block.get(&v).is_some_and(|&d| l.body[d]) && seen.insert(v) {
-                        live.push(v);
-                    }
-                }
-            }
-        }
-        live.sort_by_key(|v| v.index());
-        l.live_out = live;
     }
     Ok(loops)
 }
@@ -367,7 +265,7 @@ fn schedule_level(
     let mut edges: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
     for b in 0..n {
         let Some(nb) = node_of(b) else { continue };
-        for &s in &cfg.succs[b] {
+        for &s in cfg.successors(b) {
             if s == entry && level.is_some() {
                 continue; // a back edge of this level's loop
             }
@@ -878,7 +776,11 @@ pub fn build_simd_function(
     }
     let location = ir.op(scalar).location.clone();
     let Some(&region) = ir.op(scalar).regions.first() else { return refuse("no body") };
-    let cfg = build_cfg(ir, region)?;
+    check_terminators(ir, region)?;
+    let cfg = Cfg::new(ir, region);
+    if cfg.blocks.len() != ir.region(region).blocks.len() {
+        return refuse("a block not reached from the function entry");
+    }
     if cfg.blocks.is_empty() || ir.block(cfg.blocks[0]).arguments.len() != 9 {
         return refuse("not an invocation function");
     }
@@ -1085,9 +987,6 @@ impl Emitter<'_> {
         match o.name.as_str() {
             "llvm.return" => self.resolve(loops, None, mask, vec![]),
             "llvm.br" | "llvm.cond_br" => {
-                let Some(ranges) = successor_ranges(self.ir, op) else {
-                    return refuse("a branch whose operands do not fit its successors");
-                };
                 let mut edge_masks = vec![mask];
                 if o.name == "llvm.cond_br" {
                     let c = self.wide(o.operands[0])?;
@@ -1105,13 +1004,13 @@ impl Emitter<'_> {
                     edge_masks = vec![t, f];
                 }
                 for (k, &target) in o.successors.iter().enumerate() {
-                    let args: Vec<Wide> = ranges
-                        .get(k)
-                        .cloned()
-                        .unwrap_or(0..0)
-                        .map(|i| self.wide(o.operands[i]))
+                    let args: Vec<Wide> = successor_operands(self.ir, op, k)
+                        .into_iter()
+                        .map(|v| self.wide(v))
                         .collect::<Result<_, _>>()?;
-                    let s = cfg.index[&target];
+                    let Some(s) = cfg.index_of(target) else {
+                        return refuse("a branch to an unreached block");
+                    };
                     self.resolve(loops, Some(s), edge_masks[k], args)?;
                 }
                 Ok(())

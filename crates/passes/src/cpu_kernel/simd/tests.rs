@@ -42,7 +42,7 @@ fn printed(ir: &Ir, op: OpId) -> String {
 fn loops_stay_contiguous_in_the_linear_order() {
     let (ir, _, func) = parsed(LOOP);
     let region = ir.op(func).regions[0];
-    let cfg = build_cfg(&ir, region).expect("cfg");
+    let cfg = Cfg::new(&ir, region);
     let loops = find_loops(&ir, &cfg).expect("loops");
     assert_eq!(loops.len(), 1);
     assert_eq!(loops[0].header, 1);
@@ -119,4 +119,39 @@ fn a_workgroup_smaller_than_the_lanes_keeps_the_scalar_path_unless_asked() {
     let refused = build_simd_function(&mut ir, module_block, func, [1, 1, 1], SimdMode::Auto);
     assert!(refused.is_err_and(|e| e.0.contains("fewer invocations")));
     assert!(build_simd_function(&mut ir, module_block, func, [1, 1, 1], SimdMode::Always).is_ok());
+}
+
+#[test]
+fn irreducible_flow_and_unreached_blocks_keep_the_scalar_path() {
+    let irreducible = r#"module {
+  llvm.func @k(%ctx: !llvm.ptr, %lx: i32, %ly: i32, %lz: i32, %gx: i32, %gy: i32, %gz: i32, %frame: !llvm.ptr, %state: i32) -> i32 {
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %done = llvm.mlir.constant(-1 : i32) : i32
+    %odd = llvm.icmp "ult" %lx, %gx : i32
+    llvm.cond_br %odd, ^a, ^b
+  ^a:
+    %more = llvm.icmp "ult" %lx, %gy : i32
+    llvm.cond_br %more, ^b, ^exit
+  ^b:
+    llvm.br ^a
+  ^exit:
+    llvm.return %done : i32
+  }
+}
+"#;
+    let (mut ir, module_block, func) = parsed(irreducible);
+    let refused = build_simd_function(&mut ir, module_block, func, [16, 1, 1], SimdMode::Always)
+        .err()
+        .expect("refused");
+    assert!(refused.0.contains("irreducible"), "{}", refused.0);
+
+    let unreached = LOOP.replace(
+        "    llvm.return %done : i32\n  }",
+        "    llvm.return %done : i32\n  ^dead:\n    llvm.return %done : i32\n  }",
+    );
+    let (mut ir, module_block, func) = parsed(&unreached);
+    let refused = build_simd_function(&mut ir, module_block, func, [16, 1, 1], SimdMode::Always)
+        .err()
+        .expect("refused");
+    assert!(refused.0.contains("not reached"), "{}", refused.0);
 }
