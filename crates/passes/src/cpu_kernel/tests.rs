@@ -139,16 +139,16 @@ fn the_opt_pass_prints_the_interface_and_keeps_the_module() {
     assert!(r.output.contains("spirv.SpecConstant @SCALE"), "the module is unchanged: {}", r.output);
 }
 
-/// A module declaring samplers (as engines' shared headers do): an unused one is removed
-/// from the module and its entry point's interface, a used one is still refused, and an
-/// unused storage buffer stays (a run may bind what the binary declares).
+/// A module declaring a bindless sampler array (as engines' shared headers do): unused, it
+/// is removed from the module and its entry point's interface; used, it is still refused;
+/// an unused storage buffer stays (a run may bind what the binary declares).
 #[test]
 fn unused_globals_the_cpu_cannot_bind_are_removed() {
     let module_text = |use_sampler: bool| {
         format!(
             r#"spirv.module Logical GLSL450 requires #spirv.vce<v1.5, [Shader], []> {{
   spirv.GlobalVariable @gl_GlobalInvocationID built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
-  spirv.GlobalVariable @smp bind(0, 3) : !spirv.ptr<!spirv.sampler, UniformConstant>
+  spirv.GlobalVariable @smp bind(0, 3) : !spirv.ptr<!spirv.rtarray<!spirv.sampler>, UniformConstant>
   spirv.GlobalVariable @unused_buf bind(0, 1) : !spirv.ptr<!spirv.struct<U, (!spirv.rtarray<i32, stride=4> [0]), Block>, StorageBuffer>
   spirv.func @main() "None" {{
     %id = spirv.mlir.addressof @gl_GlobalInvocationID : !spirv.ptr<vector<3xi32>, Input>
@@ -160,14 +160,14 @@ fn unused_globals_the_cpu_cannot_bind_are_removed() {
 }}
 "#,
             if use_sampler {
-                "%s = spirv.mlir.addressof @smp : !spirv.ptr<!spirv.sampler, UniformConstant>"
+                "%s = spirv.mlir.addressof @smp : !spirv.ptr<!spirv.rtarray<!spirv.sampler>, UniformConstant>"
             } else {
                 ""
             }
         )
     };
     let (mut ir, module) = module_of(&module_text(false));
-    let iface = prepare_spirv(&mut ir, module, None, &[]).expect("the unused sampler is dropped");
+    let iface = prepare_spirv(&mut ir, module, None, &[]).expect("the unused sampler array is dropped");
     assert!(iface.global("smp").is_none());
     assert!(iface.global("unused_buf").is_some());
     let text = printed(&ir, module);
@@ -178,6 +178,6 @@ fn unused_globals_the_cpu_cannot_bind_are_removed() {
     );
 
     let (mut ir, module) = module_of(&module_text(true));
-    let err = prepare_spirv(&mut ir, module, None, &[]).expect_err("a used sampler is refused");
-    assert!(err.message.contains("@smp: not supported yet"), "{}", err.message);
+    let err = prepare_spirv(&mut ir, module, None, &[]).expect_err("a used sampler array is refused");
+    assert!(err.message.contains("@smp") && err.message.contains("not supported yet"), "{}", err.message);
 }
