@@ -114,15 +114,7 @@ impl SamplerArg {
 /// `BINDING[:SET]:FILTER[:ADDRESS]`.
 pub fn parse_sampler(text: &str) -> Result<SamplerArg, ArgError> {
     let fail = |reason: String| arg("--sampler", text, reason);
-    let fields: Vec<&str> = text.splitn(3, ':').collect();
-    let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
-    let (binding, set, rest) = if has_set {
-        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
-    } else {
-        (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
-    };
-    let binding = parse_u32(binding, "binding").map_err(fail)?;
-    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    let (binding, set, rest) = binding_set_rest(text).map_err(fail)?;
     if rest.is_empty() {
         return Err(fail("expected BINDING[:SET]:FILTER[:ADDRESS]".into()));
     }
@@ -308,19 +300,23 @@ fn parse_u32(text: &str, what: &str) -> Result<u32, String> {
     text.parse().map_err(|_| format!("`{text}` is not a {what} (a non-negative integer)"))
 }
 
-/// `BINDING[:SET]:TYPE:COUNT[:INIT]` (INIT defaults to `zero`; `file:PATH` may contain `:`).
-pub fn parse_buffer(option: &'static str, text: &str, kind: BufferKind) -> Result<BufferArg, ArgError> {
-    let fail = |reason: String| arg(option, text, reason);
-    let fields: Vec<&str> = text.splitn(5, ':').collect();
-    // The set is there when the second field is a number (a type never is).
+/// The `BINDING[:SET]:` prefix every descriptor option starts with, and the text after it.
+/// The set is there when the second field is a number (a type, format or filter never is).
+fn binding_set_rest(text: &str) -> Result<(u32, u32, &str), String> {
+    let fields: Vec<&str> = text.splitn(3, ':').collect();
     let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
     let (binding, set, rest) = if has_set {
-        (fields[0], fields[1], text.splitn(3, ':').nth(2).unwrap_or(""))
+        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
     } else {
         (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
     };
-    let binding = parse_u32(binding, "binding").map_err(fail)?;
-    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    Ok((parse_u32(binding, "binding")?, parse_u32(set, "descriptor set")?, rest))
+}
+
+/// `BINDING[:SET]:TYPE:COUNT[:INIT]` (INIT defaults to `zero`; `file:PATH` may contain `:`).
+pub fn parse_buffer(option: &'static str, text: &str, kind: BufferKind) -> Result<BufferArg, ArgError> {
+    let fail = |reason: String| arg(option, text, reason);
+    let (binding, set, rest) = binding_set_rest(text).map_err(fail)?;
     let mut rest = rest.splitn(3, ':');
     let (Some(ty), Some(count)) = (rest.next(), rest.next()) else {
         return Err(fail("expected BINDING[:SET]:TYPE:COUNT[:INIT]".into()));
@@ -357,15 +353,7 @@ pub const MAX_TEXEL_BUFFER_ELEMENTS: u32 = 1 << 27;
 /// `BINDING[:SET]:FORMAT:W[xH[xD]][/LEVELS][:INIT]` (INIT defaults to `zero`).
 pub fn parse_image(text: &str) -> Result<ImageArg, ArgError> {
     let fail = |reason: String| arg("--img", text, reason);
-    let fields: Vec<&str> = text.splitn(3, ':').collect();
-    let has_set = fields.get(1).is_some_and(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()));
-    let (binding, set, rest) = if has_set {
-        (fields[0], fields[1], fields.get(2).copied().unwrap_or(""))
-    } else {
-        (fields[0], "0", text.split_once(':').map_or("", |(_, rest)| rest))
-    };
-    let binding = parse_u32(binding, "binding").map_err(fail)?;
-    let set = parse_u32(set, "descriptor set").map_err(fail)?;
+    let (binding, set, rest) = binding_set_rest(text).map_err(fail)?;
     let mut rest = rest.splitn(3, ':');
     let (Some(format), Some(size)) = (rest.next(), rest.next()) else {
         return Err(fail("expected BINDING[:SET]:FORMAT:W[xH[xD]][:INIT]".into()));
