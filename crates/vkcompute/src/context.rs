@@ -487,6 +487,20 @@ impl Context {
             AddressMode::Repeat => vk::SamplerAddressMode::REPEAT,
             AddressMode::MirroredRepeat => vk::SamplerAddressMode::MIRRORED_REPEAT,
         };
+        // The suite's kernels sample a single mip level.
+        self.create_sampler(objects, filter, address, 0.0)
+    }
+
+    /// A sampler with one filter for magnification and minification, nearest mip level
+    /// selection, one address mode for every coordinate, a transparent black border and
+    /// levels up to `max_lod`: the shape both the suite's and `spirvkit run`'s samplers take.
+    fn create_sampler(
+        &self,
+        objects: &mut Objects<'_>,
+        filter: vk::Filter,
+        address: vk::SamplerAddressMode,
+        max_lod: f32,
+    ) -> Result<vk::Sampler, Error> {
         let info = vk::SamplerCreateInfo::default()
             .mag_filter(filter)
             .min_filter(filter)
@@ -494,7 +508,9 @@ impl Context {
             .address_mode_u(address)
             .address_mode_v(address)
             .address_mode_w(address)
-            .max_lod(0.0);
+            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK)
+            .min_lod(0.0)
+            .max_lod(max_lod);
         // SAFETY: valid create info; the sampler is owned by `objects`.
         let sampler =
             unsafe { self.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;

@@ -594,21 +594,7 @@ impl Context {
             AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
             AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
         };
-        let info = vk::SamplerCreateInfo::default()
-            .mag_filter(filter)
-            .min_filter(filter)
-            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-            .address_mode_u(address)
-            .address_mode_v(address)
-            .address_mode_w(address)
-            .border_color(vk::BorderColor::FLOAT_TRANSPARENT_BLACK)
-            .min_lod(0.0)
-            .max_lod(vk::LOD_CLAMP_NONE);
-        // SAFETY: valid create info; the sampler is owned by `objects`.
-        let sampler =
-            unsafe { self.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
-        objects.samplers.push(sampler);
-        Ok(sampler)
+        self.create_sampler(objects, filter, address, vk::LOD_CLAMP_NONE)
     }
 
     /// An image's (or texel buffer's) extent, layers and format against the device's
