@@ -16,16 +16,7 @@ fn glsl_words(name: &str, source: &str) -> Option<Vec<u32>> {
 }
 
 fn dispatch(words: &[u32], groups: [u32; 3], repeat: u32) -> Dispatch<'_> {
-    Dispatch {
-        spirv: words,
-        entry: "main",
-        groups,
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat,
-    }
+    Dispatch { repeat, ..common::dispatch(words, groups) }
 }
 
 fn storage(binding: u32, values: &[u32]) -> Binding {

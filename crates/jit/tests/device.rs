@@ -7,8 +7,10 @@ use std::process::Command;
 
 mod common;
 
+use common::{dispatch, f32s, read_f32s, read_u32s, u32s};
+
 use spirvkit_jit::CpuDevice;
-use spirvkit_run::{Binding, BufferKind, Device, Dispatch, RunError};
+use spirvkit_run::{Binding, BufferKind, Device, RunError};
 
 fn kernels_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kernels")
@@ -28,19 +30,6 @@ fn compile_source(source: &Path, extra: &[&str]) -> Option<Vec<u32>> {
     common::glslang_words(source, extra)
 }
 
-fn dispatch<'a>(words: &'a [u32], groups: [u32; 3]) -> Dispatch<'a> {
-    Dispatch {
-        spirv: words,
-        entry: "main",
-        groups,
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat: 1,
-    }
-}
-
 fn uniform(values: &[u32]) -> Binding {
     let mut data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     data.resize(16, 0);
@@ -49,22 +38,6 @@ fn uniform(values: &[u32]) -> Binding {
 
 fn storage(binding: u32, data: Vec<u8>) -> Binding {
     Binding { set: 0, binding, kind: BufferKind::Storage, data }
-}
-
-fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
-    values.into_iter().flat_map(f32::to_le_bytes).collect()
-}
-
-fn u32s(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
-    values.into_iter().flat_map(u32::to_le_bytes).collect()
-}
-
-fn read_f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
-fn read_u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 /// The 1-D kernels' grid: groups of 256, rows of 1024 groups.

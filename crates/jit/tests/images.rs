@@ -5,25 +5,13 @@
 
 mod common;
 
+use common::{dispatch, f32s, read_f32s, read_u32s, u32s};
+
 use spirvkit_jit::CpuDevice;
 use spirvkit_run::{
-    AddressMode, Binding, BufferKind, Device, Dispatch, Filter, ImageDim, ImageFormat, ImageShape,
-    SamplerDesc,
+    AddressMode, Binding, BufferKind, Device, Filter, ImageDim, ImageFormat, ImageShape, SamplerDesc,
 };
 use spirvkit_vkcompute::{lavapipe_icd_path, Context, DevicePreference, VulkanDevice};
-
-fn dispatch(words: &[u32], groups: [u32; 3]) -> Dispatch<'_> {
-    Dispatch {
-        spirv: words,
-        entry: "main",
-        groups,
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat: 1,
-    }
-}
 
 /// Vulkan on lavapipe alone, or None (with a message).
 fn lavapipe() -> Option<VulkanDevice> {
@@ -62,22 +50,6 @@ fn image(binding: u32, kind: fn(ImageShape) -> BufferKind, shape: ImageShape, da
 
 fn shape(format: ImageFormat, dim: ImageDim, extent: [u32; 3]) -> ImageShape {
     ImageShape::new(format, dim, extent)
-}
-
-fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
-    values.into_iter().flat_map(f32::to_le_bytes).collect()
-}
-
-fn u32s(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
-    values.into_iter().flat_map(u32::to_le_bytes).collect()
-}
-
-fn read_f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
-fn read_u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 /// CPU and lavapipe left the same bytes in every binding.

@@ -4,6 +4,7 @@
 // Each test binary uses a part of this module.
 #![allow(dead_code)]
 
+use spirvkit_run::Dispatch;
 use std::path::Path;
 use std::process::Command;
 
@@ -36,4 +37,34 @@ pub fn glsl_words(test: &str, name: &str, source: &str) -> Option<Vec<u32>> {
     let words = glslang_words(&path, &[]);
     let _ = std::fs::remove_file(&path);
     words
+}
+
+/// A dispatch of `words`' `main` over `groups` on two threads, once.
+pub fn dispatch(words: &[u32], groups: [u32; 3]) -> Dispatch<'_> {
+    Dispatch {
+        spirv: words,
+        entry: "main",
+        groups,
+        spec: &[],
+        push: &[],
+        threads: Some(2),
+        time_limit: None,
+        repeat: 1,
+    }
+}
+
+pub fn f32s(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    values.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+
+pub fn u32s(values: impl IntoIterator<Item = u32>) -> Vec<u8> {
+    values.into_iter().flat_map(u32::to_le_bytes).collect()
+}
+
+pub fn read_f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+pub fn read_u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
