@@ -5,11 +5,13 @@
 //! by spirv-opt (so values live across barriers are SSA values, not variables); each is
 //! skipped with a message when missing.
 
+mod common;
+
 use std::process::Command;
 
 use spirvkit_jit::device::kernel_llvm_ir;
 use spirvkit_jit::CpuDevice;
-use spirvkit_run::{Binding, BufferKind, Device, Dispatch};
+use spirvkit_run::{Binding, BufferKind, Device};
 
 fn tool(name: &str, args: &[&str]) -> Option<()> {
     match Command::new(name).args(args).output() {
@@ -51,12 +53,11 @@ fn path(p: &std::path::Path) -> &str {
 }
 
 fn storage(binding: u32, values: &[u32]) -> Binding {
-    let data = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    Binding { set: 0, binding, kind: BufferKind::Storage, data }
+    Binding { set: 0, binding, kind: BufferKind::Storage, data: common::u32s(values.iter().copied()) }
 }
 
 fn words_of(b: &Binding) -> Vec<u32> {
-    b.data.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    common::read_u32s(&b.data)
 }
 
 /// Uniform values (four vectors from the group's inputs, and one read from workgroup
@@ -117,16 +118,7 @@ fn uniform_and_varying_values_across_barriers_match_rust() {
     let groups = 37usize;
     let x: Vec<u32> = (0..groups as u32 * 64).map(|j| j.wrapping_mul(2_654_435_761) >> 7).collect();
     let mut bindings = vec![storage(0, &vec![0; groups * 64]), storage(1, &x)];
-    let dispatch = Dispatch {
-        spirv: &words,
-        entry: "main",
-        groups: [groups as u32, 1, 1],
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat: 1,
-    };
+    let dispatch = common::dispatch(&words, [groups as u32, 1, 1]);
     CpuDevice::new().run(&dispatch, &mut bindings, None).expect("runs");
     assert_eq!(words_of(&bindings[0]), expected(&x, groups));
 }
@@ -166,16 +158,7 @@ void main() {
     assert_eq!(layout.frame_bytes, 0, "{layout:?}");
     let groups = 5u32;
     let mut bindings = vec![storage(0, &vec![0; groups as usize * 32])];
-    let dispatch = Dispatch {
-        spirv: &words,
-        entry: "main",
-        groups: [groups, 1, 1],
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat: 1,
-    };
+    let dispatch = common::dispatch(&words, [groups, 1, 1]);
     CpuDevice::new().run(&dispatch, &mut bindings, None).expect("runs");
     let want: Vec<u32> =
         (0..groups).flat_map(|g| (0..32).map(move |l| (31 - l) * 3 + g + groups * 1000 + l)).collect();
@@ -223,16 +206,7 @@ fn a_uniform_value_changed_every_round_reaches_the_next_round() {
     let groups = 19usize;
     let x: Vec<u32> = (0..groups as u32 * 64).map(|j| j.wrapping_mul(2_654_435_761) >> 9).collect();
     let mut bindings = vec![storage(0, &vec![0; groups]), storage(1, &x)];
-    let dispatch = Dispatch {
-        spirv: &words,
-        entry: "main",
-        groups: [groups as u32, 1, 1],
-        spec: &[],
-        push: &[],
-        threads: Some(2),
-        time_limit: None,
-        repeat: 1,
-    };
+    let dispatch = common::dispatch(&words, [groups as u32, 1, 1]);
     CpuDevice::new().run(&dispatch, &mut bindings, None).expect("runs");
     let expected: Vec<u32> = x.chunks(64).map(tree_sum).collect();
     assert_eq!(words_of(&bindings[0]), expected);
